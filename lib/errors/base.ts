@@ -1,0 +1,59 @@
+/**
+ * One error contract for the whole project (after viem's `BaseError`):
+ * - `shortMessage`: one sentence a person can read in the UI;
+ * - `metaMessages`: optional hints (how to fix it);
+ * - `details`: optional technical detail (never a secret);
+ * - `cause`: the underlying error, kept in the context that threw it.
+ *
+ * Across extension contexts only `{ name, shortMessage, code? }` travels (see `toWireError`);
+ * `cause`, `details` and `metaMessages` stay where they were created.
+ */
+export class BaseError extends Error {
+  override name = 'BaseError';
+  readonly shortMessage: string;
+  readonly metaMessages: readonly string[];
+  readonly details: string | undefined;
+
+  constructor(
+    shortMessage: string,
+    options: { cause?: unknown; metaMessages?: readonly string[]; details?: string } = {},
+  ) {
+    const parts = [shortMessage];
+    if (options.metaMessages?.length) parts.push('', ...options.metaMessages);
+    if (options.details) parts.push('', `Details: ${options.details}`);
+    super(parts.join('\n'), options.cause === undefined ? undefined : { cause: options.cause });
+    this.shortMessage = shortMessage;
+    this.metaMessages = options.metaMessages ?? [];
+    this.details = options.details;
+  }
+
+  /** Walks the `cause` chain; returns the first error for which `fn` is true (or the deepest one). */
+  walk(fn?: (err: unknown) => boolean): unknown {
+    let err: unknown = this;
+    for (;;) {
+      if (fn?.(err)) return err;
+      const next = err instanceof Error ? err.cause : undefined;
+      if (next === undefined) return fn ? undefined : err;
+      err = next;
+    }
+  }
+}
+
+/** The shape of an error that may cross a context boundary: nothing from `cause` or `details`. */
+export type WireError = { name: string; shortMessage: string; code?: number | string };
+
+/**
+ * Reduces any thrown value to a `WireError`. Unknown errors become a generic internal error so that a
+ * message from a library (which might quote input) never leaves the context that threw it.
+ */
+export function toWireError(err: unknown): WireError {
+  if (err instanceof BaseError) {
+    const code = (err as { code?: unknown }).code;
+    return {
+      name: err.name,
+      shortMessage: err.shortMessage,
+      ...(typeof code === 'number' || typeof code === 'string' ? { code } : {}),
+    };
+  }
+  return { name: 'InternalError', shortMessage: 'An internal error occurred.' };
+}

@@ -1,0 +1,1 @@
+export { BaseError, toWireError, type WireError } from './base';

@@ -1,0 +1,5 @@
+/** Perps gateway protocol: commands, signing, envelope, verification, weights, errors. */
+export * from './commands';
+export * from './signing';
+export * from './envelope';
+export * from './verify';
