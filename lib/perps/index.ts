@@ -3,3 +3,5 @@ export * from './commands';
 export * from './signing';
 export * from './envelope';
 export * from './verify';
+export * from './errors';
+export * from './reads';

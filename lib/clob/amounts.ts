@@ -1,0 +1,164 @@
+/**
+ * Maker/taker amounts of an order-book order from price, size and tick size, in exact bigint decimal
+ * math (never binary floats). Source: PROTOCOL.md §2.3.
+ *
+ * Units: inputs are human decimal strings (price in collateral per outcome token, size in outcome
+ * tokens, market BUY `amount` in collateral); outputs are integer **base units** (6 decimals for both
+ * the collateral and outcome tokens) as decimal strings.
+ *
+ * Rounding:
+ * - size is rounded down to 2 decimals (and must stay > 0);
+ * - limit price: rounded to the nearest tick (half up); market-style (FOK/FAK) price: rounded down;
+ *   the price must lie in [tick, 1 − tick];
+ * - the product is cut to (price decimals + 2) decimals; a market BUY's share amount is truncated.
+ */
+import * as v from 'valibot';
+import { InvalidFieldError, parseOrThrow, positiveDecimalString } from '../validation';
+
+/** Decimals of collateral and outcome tokens. */
+export const CLOB_TOKEN_DECIMALS = 6;
+/** Decimals a size is kept to. */
+export const CLOB_SIZE_DECIMALS = 2;
+
+/** Order side. */
+export type Side = 'BUY' | 'SELL';
+
+/** Result of an amounts computation: base units as decimal strings, plus the rounded price and size. */
+export type OrderAmounts = {
+  makerAmount: string;
+  takerAmount: string;
+  /** The price actually used (rounded to the tick), as a decimal string. */
+  price: string;
+  /** The size in outcome tokens actually used (2 decimals), as a decimal string. */
+  size: string;
+};
+
+/** A parsed non-negative decimal: `units / 10^scale`. */
+type Dec = { units: bigint; scale: number };
+
+const pow10 = (n: number): bigint => 10n ** BigInt(n);
+
+function parseDec(s: string): Dec {
+  const [int, frac = ''] = s.split('.');
+  return { units: BigInt(int! + frac), scale: frac.length };
+}
+
+function formatUnits(units: bigint, scale: number): string {
+  if (scale === 0) return units.toString();
+  const s = units.toString().padStart(scale + 1, '0');
+  return `${s.slice(0, -scale)}.${s.slice(-scale)}`;
+}
+
+/** floor(value × 10^scale) as an integer. */
+function floorTo(d: Dec, scale: number): bigint {
+  return scale >= d.scale ? d.units * pow10(scale - d.scale) : d.units / pow10(d.scale - scale);
+}
+
+const tickSizeSchema = v.pipe(
+  positiveDecimalString,
+  v.check((s) => {
+    const d = parseDec(s);
+    return d.scale >= 1 && d.scale <= 4 && d.units < pow10(d.scale);
+  }, 'must be a tick below 1 with at most 4 decimals (e.g. "0.01")'),
+);
+
+const inputSchema = v.object({
+  side: v.picklist(['BUY', 'SELL'], 'must be "BUY" or "SELL"'),
+  price: positiveDecimalString,
+  size: positiveDecimalString,
+  tickSize: tickSizeSchema,
+});
+
+const marketInputSchema = v.object({
+  side: v.picklist(['BUY', 'SELL'], 'must be "BUY" or "SELL"'),
+  price: positiveDecimalString,
+  amount: positiveDecimalString,
+  tickSize: tickSizeSchema,
+});
+
+/** Price decimals of a tick: the tick's own decimals (0.1 → 1, 0.01 → 2, 0.005 → 3, 0.0025 → 4). */
+export function priceDecimals(tickSize: string): number {
+  return parseDec(tickSize).scale;
+}
+
+/** Rounds `price` to the tick: 'nearest' (half up) for limit orders, 'down' for market-style orders. Units at price decimals. */
+function priceUnits(price: string, tickSize: string, mode: 'nearest' | 'down'): { units: bigint; pd: number; tick: bigint } {
+  const t = parseDec(tickSize);
+  const pd = t.scale;
+  const p = parseDec(price);
+  const num = p.units * pow10(pd); // price × 10^pd × 10^p.scale
+  const den = pow10(p.scale) * t.units;
+  const ticks = mode === 'nearest' ? (2n * num + den) / (2n * den) : num / den;
+  const units = ticks * t.units;
+  if (units < t.units || units > pow10(pd) - t.units) {
+    throw new InvalidFieldError({
+      field: 'price',
+      reason: `must lie between ${tickSize} and ${formatUnits(pow10(pd) - t.units, pd)} (tick ${tickSize})`,
+    });
+  }
+  return { units, pd, tick: t.units };
+}
+
+/**
+ * Limit-order amounts (GTC / GTD). BUY: `makerAmount = size × price` collateral for
+ * `takerAmount = size` tokens; SELL: `makerAmount = size` tokens for `takerAmount = size × price`.
+ * `price`, `size`, `tickSize` are decimal strings. Throws `InvalidFieldError` (`price`, `size`, `tickSize`, `side`).
+ */
+export function toOrderAmounts(input: { side: Side; price: string; size: string; tickSize: string }): OrderAmounts {
+  const i = parseOrThrow(inputSchema, input);
+  const { units: pu, pd } = priceUnits(i.price, i.tickSize, 'nearest');
+  const size2 = floorTo(parseDec(i.size), CLOB_SIZE_DECIMALS);
+  if (size2 === 0n) throw new InvalidFieldError({ field: 'size', reason: 'rounds down to zero at 2 decimals' });
+  const productScale = pd + CLOB_SIZE_DECIMALS; // ≤ 6
+  const product = size2 * pu; // exact at productScale
+  const collateral = product * pow10(CLOB_TOKEN_DECIMALS - productScale);
+  const shares = size2 * pow10(CLOB_TOKEN_DECIMALS - CLOB_SIZE_DECIMALS);
+  return {
+    makerAmount: (i.side === 'BUY' ? collateral : shares).toString(),
+    takerAmount: (i.side === 'BUY' ? shares : collateral).toString(),
+    price: formatUnits(pu, pd),
+    size: formatUnits(size2, CLOB_SIZE_DECIMALS),
+  };
+}
+
+/**
+ * Market-style amounts (FOK / FAK). BUY: `amount` is collateral to spend (2 decimals), the price is
+ * rounded down to the tick and the share amount `amount / price` is truncated to (price decimals + 2)
+ * decimals. SELL: `amount` is shares (2 decimals) and `takerAmount = amount × price`.
+ * Throws `InvalidFieldError` (`amount`, `price`, `tickSize`, `side`).
+ */
+export function toMarketOrderAmounts(input: { side: Side; amount: string; price: string; tickSize: string }): OrderAmounts {
+  const i = parseOrThrow(marketInputSchema, input);
+  const { units: pu, pd } = priceUnits(i.price, i.tickSize, 'down');
+  const amount2 = floorTo(parseDec(i.amount), CLOB_SIZE_DECIMALS);
+  if (amount2 === 0n) throw new InvalidFieldError({ field: 'amount', reason: 'rounds down to zero at 2 decimals' });
+  const productScale = pd + CLOB_SIZE_DECIMALS;
+  const toBase = (units: bigint, scale: number) => units * pow10(CLOB_TOKEN_DECIMALS - scale);
+  if (i.side === 'BUY') {
+    // shares = amount2 / 100 / (pu / 10^pd), truncated at productScale decimals.
+    const sharesUnits = (amount2 * pow10(pd) * pow10(productScale)) / (pow10(CLOB_SIZE_DECIMALS) * pu);
+    if (sharesUnits === 0n) throw new InvalidFieldError({ field: 'amount', reason: 'buys no shares at this price' });
+    return {
+      makerAmount: toBase(amount2, CLOB_SIZE_DECIMALS).toString(),
+      takerAmount: toBase(sharesUnits, productScale).toString(),
+      price: formatUnits(pu, pd),
+      size: formatUnits(sharesUnits, productScale),
+    };
+  }
+  return {
+    makerAmount: toBase(amount2, CLOB_SIZE_DECIMALS).toString(),
+    takerAmount: toBase(amount2 * pu, productScale).toString(),
+    price: formatUnits(pu, pd),
+    size: formatUnits(amount2, CLOB_SIZE_DECIMALS),
+  };
+}
+
+/** True when `price` is an exact multiple of `tickSize` inside [tick, 1 − tick] (what the exchange checks). */
+export function isPriceOnTick(price: string, tickSize: string): boolean {
+  const p = parseDec(price);
+  const t = parseDec(tickSize);
+  const scale = Math.max(p.scale, t.scale);
+  const pu = p.units * pow10(scale - p.scale);
+  const tu = t.units * pow10(scale - t.scale);
+  return pu % tu === 0n && pu >= tu && pu <= pow10(scale) - tu;
+}
