@@ -1,0 +1,191 @@
+/**
+ * The sandbox order-book exchange: markets, API credentials, balances and a price-time-priority book
+ * per outcome token. Amounts are bigint base units (6 decimals); prices bigint at 6 decimals.
+ */
+import type { Address, Hex } from 'viem';
+import type { OrderType } from '../../clob/order';
+
+export const PRICE_SCALE = 1_000_000n;
+
+export type ClobMarket = {
+  eventId: number;
+  marketId: number;
+  conditionId: Hex;
+  question: string;
+  slug: string;
+  outcomes: [string, string];
+  tokenIds: [string, string];
+  tickSize: string;
+  minSize: string;
+  negRisk: boolean;
+  closed: boolean;
+};
+
+export type ApiCreds = { apiKey: string; secret: string; passphrase: string; address: Address; nonce: number };
+
+export type ExchangeMode = 'normal' | 'disabled' | 'cancel-only' | 'post-only' | 'restarting';
+
+export type ClobOrderRec = {
+  id: Hex;
+  owner: string;
+  address: string;
+  maker: string;
+  tokenId: string;
+  side: 'BUY' | 'SELL';
+  price: bigint;
+  originalSize: bigint;
+  matched: bigint;
+  status: 'live' | 'matched' | 'canceled' | 'unmatched';
+  orderType: OrderType;
+  postOnly: boolean;
+  expiration: number;
+  created: number;
+  seq: number;
+};
+
+export type Trade = { id: string; tokenId: string; side: 'BUY' | 'SELL'; price: bigint; size: bigint; address: string; at: number };
+
+export class ClobVenue {
+  readonly markets: ClobMarket[] = [];
+  readonly tokenIndex = new Map<string, ClobMarket>();
+  readonly creds = new Map<string, ApiCreds>();
+  readonly credsByNonce = new Map<string, string>();
+  readonly collateral = new Map<string, bigint>();
+  readonly tokens = new Map<string, Map<string, bigint>>();
+  readonly funders = new Map<string, string>();
+  readonly orders = new Map<string, ClobOrderRec>();
+  readonly trades: Trade[] = [];
+  mode: ExchangeMode = 'normal';
+  retryAfterSeconds = 30;
+  private seq = 1;
+  private books = new Map<string, { bids: ClobOrderRec[]; asks: ClobOrderRec[] }>();
+
+  constructor(readonly now: () => number) {}
+
+  addMarket(m: ClobMarket): void {
+    this.markets.push(m);
+    for (const t of m.tokenIds) {
+      this.tokenIndex.set(t, m);
+      this.books.set(t, { bids: [], asks: [] });
+    }
+  }
+
+  book(tokenId: string) {
+    return this.books.get(tokenId)!;
+  }
+
+  balanceOf(address: string): bigint {
+    return this.collateral.get(address.toLowerCase()) ?? 0n;
+  }
+
+  tokenBalance(address: string, tokenId: string): bigint {
+    return this.tokens.get(address.toLowerCase())?.get(tokenId) ?? 0n;
+  }
+
+  credit(address: string, amount: bigint): void {
+    const k = address.toLowerCase();
+    this.collateral.set(k, (this.collateral.get(k) ?? 0n) + amount);
+  }
+
+  creditToken(address: string, tokenId: string, amount: bigint): void {
+    const k = address.toLowerCase();
+    const m = this.tokens.get(k) ?? new Map<string, bigint>();
+    m.set(tokenId, (m.get(tokenId) ?? 0n) + amount);
+    this.tokens.set(k, m);
+  }
+
+  /** Collateral (BUY) or tokens (SELL) reserved by the maker's live orders. */
+  reserved(maker: string, tokenId: string | undefined, side: 'BUY' | 'SELL'): bigint {
+    let r = 0n;
+    for (const o of this.orders.values()) {
+      if (o.maker !== maker.toLowerCase() || o.status !== 'live' || o.side !== side) continue;
+      const remaining = o.originalSize - o.matched;
+      if (side === 'BUY') r += (remaining * o.price) / PRICE_SCALE;
+      else if (o.tokenId === tokenId) r += remaining;
+    }
+    return r;
+  }
+
+  /**
+   * Places a verified order. Returns the record (status live / matched / unmatched) or throws an
+   * exchange error message (the caller answers 400 or puts it in the batch item's `errorMsg`).
+   */
+  place(rec: Omit<ClobOrderRec, 'matched' | 'status' | 'seq'>): ClobOrderRec {
+    if (this.orders.has(rec.id)) throw new Error(`order ${rec.id} is invalid. Duplicated.`);
+    const need = rec.side === 'BUY' ? (rec.originalSize * rec.price) / PRICE_SCALE : rec.originalSize;
+    const have =
+      rec.side === 'BUY'
+        ? this.balanceOf(rec.maker) - this.reserved(rec.maker, undefined, 'BUY')
+        : this.tokenBalance(rec.maker, rec.tokenId) - this.reserved(rec.maker, rec.tokenId, 'SELL');
+    if (need > have) throw new Error('not enough balance / allowance');
+    const book = this.book(rec.tokenId);
+    const opposite = rec.side === 'BUY' ? book.asks : book.bids;
+    const crosses = (m: ClobOrderRec) => (rec.side === 'BUY' ? m.price <= rec.price : m.price >= rec.price);
+    if (rec.postOnly && opposite.length > 0 && crosses(opposite[0]!)) {
+      throw new Error('invalid post-only order: order crosses book');
+    }
+    if (rec.orderType === 'FOK') {
+      let fillable = 0n;
+      for (const m of opposite) {
+        if (!crosses(m)) break;
+        fillable += m.originalSize - m.matched;
+      }
+      if (fillable < rec.originalSize) throw new Error("order couldn't be fully filled. FOK orders are fully filled or killed.");
+    }
+    if (rec.orderType === 'FAK' && !(opposite.length > 0 && crosses(opposite[0]!))) {
+      throw new Error('no orders found to match with FAK order. FAK orders are partially filled or killed if no match is found.');
+    }
+    const o: ClobOrderRec = { ...rec, matched: 0n, status: 'live', seq: this.seq++ };
+    this.orders.set(o.id, o);
+    while (o.matched < o.originalSize && opposite.length > 0 && crosses(opposite[0]!)) {
+      const m = opposite[0]!;
+      const q = [o.originalSize - o.matched, m.originalSize - m.matched].reduce((a, b) => (a < b ? a : b));
+      this.settle(o, m, q, m.price);
+      if (m.matched === m.originalSize) {
+        m.status = 'matched';
+        opposite.shift();
+      }
+    }
+    if (o.matched === o.originalSize) o.status = 'matched';
+    else if (o.orderType === 'GTC' || o.orderType === 'GTD') {
+      const same = o.side === 'BUY' ? book.bids : book.asks;
+      const idx = same.findIndex((x) => (o.side === 'BUY' ? x.price < o.price : x.price > o.price));
+      same.splice(idx === -1 ? same.length : idx, 0, o);
+    } else o.status = o.matched > 0n ? 'matched' : 'unmatched';
+    return o;
+  }
+
+  private settle(taker: ClobOrderRec, maker: ClobOrderRec, q: bigint, price: bigint): void {
+    taker.matched += q;
+    maker.matched += q;
+    const cost = (q * price) / PRICE_SCALE;
+    const [buyer, seller] = taker.side === 'BUY' ? [taker.maker, maker.maker] : [maker.maker, taker.maker];
+    this.credit(buyer, -cost);
+    this.credit(seller, cost);
+    this.creditToken(buyer, taker.tokenId, q);
+    this.creditToken(seller, taker.tokenId, -q);
+    const at = this.now();
+    this.trades.push({ id: `t${this.trades.length + 1}`, tokenId: taker.tokenId, side: taker.side, price, size: q, address: taker.maker, at });
+    this.trades.push({ id: `t${this.trades.length + 1}`, tokenId: taker.tokenId, side: maker.side, price, size: q, address: maker.maker, at });
+  }
+
+  cancel(id: string, address: string): string | undefined {
+    const o = this.orders.get(id);
+    if (!o || o.address !== address.toLowerCase()) return 'order not found';
+    if (o.status !== 'live') return 'order is not live';
+    const book = this.book(o.tokenId);
+    const side = o.side === 'BUY' ? book.bids : book.asks;
+    const i = side.indexOf(o);
+    if (i >= 0) side.splice(i, 1);
+    o.status = 'canceled';
+    return undefined;
+  }
+
+  /** Expires GTD orders whose expiration has passed. */
+  expire(): void {
+    const nowS = Math.floor(this.now() / 1000);
+    for (const o of this.orders.values()) {
+      if (o.status === 'live' && o.orderType === 'GTD' && o.expiration > 0 && o.expiration <= nowS) this.cancel(o.id, o.address);
+    }
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Shared state and configuration of one sandbox instance. Everything is in memory; `now()` is the
+ * sandbox clock (injectable, so tests can move time).
+ */
+import type { Address } from 'viem';
+import type { PerpsCommandDomain, PerpsWithdrawDomain } from '../perps/signing';
+import { MultiWindow, SlidingWindow, type Budget } from './limiter';
+import { PerpsVenue } from './perps/engine';
+import { ClobVenue } from './clob/venue';
+
+/** Sandbox configuration. Times in ms unless the name says otherwise. */
+export type SandboxConfig = {
+  perpsDomain: PerpsCommandDomain;
+  perpsWithdrawDomain: PerpsWithdrawDomain;
+  /** Collateral token of the perps venue (6 decimals). */
+  usdc: Address;
+  /** The gateway's default command timeout: oldest accepted `ts`, furthest accepted `exp`. */
+  commandTimeoutMs: number;
+  /** Newest accepted `ts` ahead of the sandbox clock. */
+  clockSkewMs: number;
+  /** Perps request-weight budget per account (public reads share one key). */
+  perpsRequestBudget: Budget;
+  /** Perps action-weight budget per account. */
+  perpsActionBudget: Budget;
+  /** Time for one deposit confirmation. */
+  depositConfirmationMs: number;
+  maxProxyLifetimeMs: number;
+  maxProxiesPerAccount: number;
+  referralCap: number;
+  /** Demo collateral credited to an account opened by its first createProxy (base units). */
+  newAccountBalance: bigint;
+  /** CLOB chain id (ClobAuth and exchange domains). */
+  clobChainId: number;
+  /** Accepted distance of an L1 / L2 `SVC_TIMESTAMP` from the sandbox clock, in seconds. */
+  clobTimestampWindowS: number;
+  /** Multiplies every order-book rate limit of the seed (tests use a small factor). */
+  clobRateLimitFactor: number;
+  /** Time the relayer takes to mine a submitted transaction. */
+  relayerMineMs: number;
+};
+
+export const DEFAULT_CONFIG: SandboxConfig = {
+  perpsDomain: { name: 'Countersign Sandbox', version: '1', chainId: 80002 },
+  perpsWithdrawDomain: {
+    name: 'Countersign Sandbox',
+    version: '1',
+    chainId: 80002,
+    verifyingContract: '0x5a9D5a9D5a9d5a9d5A9d5a9D5A9D5A9D5a9d5A9D',
+  },
+  usdc: '0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB',
+  commandTimeoutMs: 30_000,
+  clockSkewMs: 5_000,
+  perpsRequestBudget: { limit: 1_200, windowMs: 60_000 },
+  perpsActionBudget: { limit: 600, windowMs: 60_000 },
+  depositConfirmationMs: 5_000,
+  maxProxyLifetimeMs: 180 * 24 * 3_600_000,
+  maxProxiesPerAccount: 10,
+  referralCap: 50,
+  newAccountBalance: 10_000_000_000n,
+  clobChainId: 80002,
+  clobTimestampWindowS: 300,
+  clobRateLimitFactor: 1,
+  relayerMineMs: 2_000,
+};
+
+/** One entry of the request log (what reached the sandbox), readable at `GET /admin/requests`. */
+export type RequestLogEntry = { at: number; method: string; path: string; status: number };
+
+export class SandboxContext {
+  readonly venue: PerpsVenue;
+  readonly clob: ClobVenue;
+  readonly proxyIndex = new Map<string, string>();
+  readonly seenCommands = new Map<string, number>();
+  readonly perpsRequestWeight: SlidingWindow;
+  readonly perpsActionWeight: SlidingWindow;
+  readonly clobLimits = new Map<string, MultiWindow>();
+  readonly requestLog: RequestLogEntry[] = [];
+  readonly relayer = new Map<string, { id: string; submitted: number; hash: string; payload: unknown }>();
+  readonly bridgeWithdrawals: { id: string; address: string; amount: string; toChainId: number; recipient: string; at: number }[] = [];
+
+  constructor(
+    readonly config: SandboxConfig,
+    readonly now: () => number,
+  ) {
+    this.venue = new PerpsVenue(now);
+    this.clob = new ClobVenue(now);
+    this.perpsRequestWeight = new SlidingWindow(config.perpsRequestBudget);
+    this.perpsActionWeight = new SlidingWindow(config.perpsActionBudget);
+  }
+
+  /** Opens an account (demo collateral unless `balance` is given). */
+  openAccount(owner: Address, balance = this.config.newAccountBalance) {
+    const a = this.venue.account(owner);
+    a.balance += balance;
+    return a;
+  }
+
+  /** Deterministic hourly funding rate of an instrument (a small decimal, ± a few bp). */
+  fundingRate(iid: number, ts: number): string {
+    const h = Math.floor(ts / 3_600_000);
+    const x = Math.sin(h * 0.37 + iid * 1.7) * 0.0004 + Math.cos(h * 0.11 + iid) * 0.0002;
+    return x.toFixed(6);
+  }
+
+  /** Forgets replay keys older than the command window (they would be refused as stale anyway). */
+  pruneReplay(): void {
+    const cutoff = this.now() - this.config.commandTimeoutMs - this.config.clockSkewMs - 1_000;
+    for (const [k, at] of this.seenCommands) if (at < cutoff) this.seenCommands.delete(k);
+  }
+}
