@@ -3,3 +3,4 @@ export * from './auth';
 export * from './amounts';
 export * from './order';
 export * from './errors';
+export * from './client';

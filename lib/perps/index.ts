@@ -5,3 +5,4 @@ export * from './envelope';
 export * from './verify';
 export * from './errors';
 export * from './reads';
+export * from './client';

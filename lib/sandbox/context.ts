@@ -45,7 +45,7 @@ export const DEFAULT_CONFIG: SandboxConfig = {
     name: 'Countersign Sandbox',
     version: '1',
     chainId: 80002,
-    verifyingContract: '0x5a9D5a9D5a9d5a9d5A9d5a9D5A9D5A9D5a9d5A9D',
+    verifyingContract: '0x5a9d5a9d5a9d5a9d5a9d5a9d5a9d5a9d5a9d5a9d',
   },
   usdc: '0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB',
   commandTimeoutMs: 30_000,

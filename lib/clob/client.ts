@@ -1,0 +1,67 @@
+/**
+ * Calling the order-book exchange (`baseUrl` = the exchange root, e.g. `http://127.0.0.1:8787/clob`):
+ * L1 credential creation / derivation, and L2-signed requests whose HMAC covers the exact body text
+ * sent. Failures throw the typed errors of `./errors`; no answer throws `NetworkError`.
+ */
+import * as v from 'valibot';
+import type { Address, LocalAccount } from 'viem';
+import { requestJson } from '../http/json';
+import { buildL1Headers, buildL2Headers, type ApiCredentials } from './auth';
+import { classifyClobAnswer, ClobMalformedAnswerError } from './errors';
+
+const credsSchema = v.object({
+  apiKey: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
+  secret: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
+  passphrase: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
+});
+
+function parseCreds(body: unknown): ApiCredentials {
+  const p = v.safeParse(credsSchema, body);
+  if (!p.success) throw new ClobMalformedAnswerError('The exchange answered credentials in an unexpected shape.', { status: 200, exchangeMessage: '' });
+  return p.output;
+}
+
+/**
+ * Creates API credentials for `nonce` (`POST /auth/api-key`); when the exchange refuses because the
+ * nonce is used (400), derives the existing ones (`GET /auth/derive-api-key`, same nonce).
+ * `timestamp` Unix seconds (the exchange's clock). Source: PROTOCOL.md §2.1.
+ */
+export async function createOrDeriveApiKey(
+  baseUrl: string,
+  account: LocalAccount,
+  input: { chainId: number; timestamp: number; nonce: number },
+  fetchFn?: typeof fetch,
+): Promise<{ credentials: ApiCredentials; derived: boolean }> {
+  const create = await requestJson(baseUrl + '/auth/api-key', { method: 'POST', headers: { ...(await buildL1Headers(account, input)) } }, fetchFn);
+  if (create.status === 200) return { credentials: parseCreds(create.body), derived: false };
+  const err = classifyClobAnswer(create);
+  if (create.status !== 400) throw err!;
+  const derive = await requestJson(baseUrl + '/auth/derive-api-key', { method: 'GET', headers: { ...(await buildL1Headers(account, input)) } }, fetchFn);
+  const derr = classifyClobAnswer(derive);
+  if (derr) throw derr;
+  return { credentials: parseCreds(derive.body), derived: true };
+}
+
+/**
+ * Sends an L2-authenticated request: serialises `body` once, signs exactly that text and sends it.
+ * `requestPath` includes the query string. Returns the parsed 2xx body or throws a typed error.
+ */
+export async function clobL2Request(
+  baseUrl: string,
+  input: { address: Address; credentials: ApiCredentials; method: string; requestPath: string; body?: unknown; timestamp?: number },
+  fetchFn?: typeof fetch,
+): Promise<unknown> {
+  const text = input.body === undefined ? undefined : JSON.stringify(input.body);
+  const headers = buildL2Headers({
+    address: input.address,
+    credentials: input.credentials,
+    timestamp: input.timestamp ?? Math.floor(Date.now() / 1000),
+    method: input.method,
+    requestPath: input.requestPath,
+    ...(text === undefined ? {} : { body: text }),
+  });
+  const answer = await requestJson(baseUrl + input.requestPath, { method: input.method, headers: { ...headers }, ...(text === undefined ? {} : { body: text }) }, fetchFn);
+  const err = classifyClobAnswer(answer);
+  if (err) throw err;
+  return answer.body;
+}
