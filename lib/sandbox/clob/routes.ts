@@ -207,7 +207,7 @@ export function clobRoutes(ctx: SandboxContext, prefix: string): Hono {
     let order;
     try {
       const { expiration: _e, signature: _s, ...fields } = b.order;
-      order = parseClobOrder(fields);
+      order = parseClobOrder({ ...fields, salt: String(fields.salt) });
     } catch {
       throw new Error('Invalid order payload');
     }

@@ -1,0 +1,93 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildL1Headers } from '../clob/auth';
+import { startHarness, type Harness } from './testkit';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+const get = async (path: string) => {
+  const res = await fetch(h.url + path);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+};
+
+describe('catalogue', () => {
+  it('pages markets with keyset cursors and refuses offset and limit > 100', async () => {
+    const first = await get('/gamma/markets/keyset?limit=3');
+    const markets = first.body.markets as { clobTokenIds: string; orderPriceMinTickSize: number; negRisk: boolean }[];
+    expect(markets).toHaveLength(3);
+    expect(JSON.parse(markets[0]!.clobTokenIds)).toHaveLength(2);
+    expect(first.body.next_cursor).toBeTypeOf('string');
+    const second = await get(`/gamma/markets/keyset?limit=3&after_cursor=${first.body.next_cursor}`);
+    expect((second.body.markets as unknown[]).length).toBe(1);
+    expect(second.body.next_cursor).toBeNull();
+    expect((await get('/gamma/markets/keyset?offset=3')).status).toBe(400);
+    expect((await get('/gamma/markets/keyset?limit=101')).status).toBe(400);
+  });
+
+  it('serves events with nested markets and finds them by id; searches by text', async () => {
+    const events = (await get('/gamma/events/keyset?limit=100')).body.events as { id: string; negRisk: boolean; markets: unknown[] }[];
+    const negRisk = events.find((e) => e.negRisk)!;
+    expect(negRisk.markets).toHaveLength(2);
+    expect((await get(`/gamma/events/${negRisk.id}`)).body).toMatchObject({ id: negRisk.id, negRisk: true });
+    expect((await get('/gamma/events/999')).status).toBe(404);
+    const found = (await get('/gamma/markets/keyset?q=quarter')).body.markets as { orderPriceMinTickSize: number }[];
+    expect(found.map((m) => m.orderPriceMinTickSize)).toEqual([0.0025]);
+  });
+});
+
+describe('data service v2', () => {
+  it('wraps positions, value and activity in the data / pagination envelope', async () => {
+    const user = h.demo.owner.address;
+    const positions = await get(`/data/v2/positions?user=${user}`);
+    expect(positions.body.pagination).toEqual({ next_cursor: null });
+    expect((positions.body.data as { size: string }[])[0]).toMatchObject({ size: '50', redeemable: false });
+    expect((await get(`/data/v2/value?user=${user}`)).body.data).toMatchObject({ user: user.toLowerCase() });
+    expect((await get('/data/v2/value?user=nobody')).body).toEqual({ data: null });
+    expect((await get(`/data/v2/activity?user=${user}`)).body).toEqual({ data: [], pagination: { next_cursor: null } });
+  });
+});
+
+describe('relayer and bridge', () => {
+  it('answers /submit at once with STATE_NEW and reports the hash once mined', async () => {
+    const res = await fetch(`${h.url}/relayer/submit`, { method: 'POST', body: JSON.stringify({ to: '0x0', data: '0x' }) });
+    const { transactionID, state } = (await res.json()) as { transactionID: string; state: string };
+    expect(state).toBe('STATE_NEW');
+    expect(((await get(`/relayer/transaction?id=${transactionID}`)).body as unknown as { state: string }[])[0]!.state).toBe('STATE_NEW');
+    h.clock.advance(h.ctx.config.relayerMineMs);
+    const mined = (await get(`/relayer/transaction?id=${transactionID}`)).body as unknown as { state: string; transactionHash: string }[];
+    expect(mined[0]).toMatchObject({ state: 'STATE_MINED', transactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+  });
+
+  it('accepts a bridge withdraw signed with L1 headers and refuses a forged one', async () => {
+    const body = JSON.stringify({ address: h.owner.address, toChainId: 1, toTokenAddress: h.ctx.config.usdc, recipientAddr: h.demo.counterparty.address, amount: '1000000' });
+    const headers = await buildL1Headers(h.owner, { chainId: h.ctx.config.clobChainId, timestamp: Math.floor(h.clock.now / 1000), nonce: 0 });
+    const ok = await fetch(`${h.url}/bridge/withdraw`, { method: 'POST', headers: { ...headers }, body });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ status: 'pending' });
+    const forged = await fetch(`${h.url}/bridge/withdraw`, { method: 'POST', headers: { ...headers, SVC_ADDRESS: h.demo.counterparty.address }, body });
+    expect(forged.status).toBe(401);
+    expect(h.ctx.bridgeWithdrawals).toHaveLength(1);
+  });
+});
+
+describe('isolation', () => {
+  it('no extension entrypoint or component imports lib/sandbox', () => {
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const p = join(dir, name);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (/\.(ts|tsx)$/.test(name) && /from ['"][^'"]*sandbox/.test(readFileSync(p, 'utf8'))) offenders.push(p);
+      }
+    };
+    walk('entrypoints');
+    walk('components');
+    expect(offenders).toEqual([]);
+  });
+});
