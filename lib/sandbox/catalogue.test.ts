@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildL1Headers } from '../clob/auth';
 import { startHarness, type Harness } from './testkit';
@@ -80,6 +80,7 @@ describe('isolation', () => {
   it('no extension entrypoint or component imports lib/sandbox', () => {
     const offenders: string[] = [];
     const walk = (dir: string) => {
+      if (!existsSync(dir)) return;
       for (const name of readdirSync(dir)) {
         const p = join(dir, name);
         if (statSync(p).isDirectory()) walk(p);

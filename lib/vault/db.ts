@@ -1,0 +1,107 @@
+/**
+ * The vault's IndexedDB database (`idb`), with a versioned schema and written migrations.
+ *
+ * Stores (v1):
+ * - `meta`: `vault` (KDF name and parameters, salt, wrapped master key, verifier) and `backoff`
+ *   (failed unlock attempts, next allowed time — survives a worker restart);
+ * - `secrets`: encrypted records (owner keys; proxy keys with their secret; CLOB API credentials),
+ *   each with non-secret metadata in clear and the secret part sealed; index `byAccount`;
+ * - `settings`: gateway URLs, auto-lock minutes;
+ * - `audit`: append-only signing log (what, for which origin, when, result — never a secret);
+ * - `connections`: per-origin connections.
+ */
+import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
+import type { KdfParams, Sealed } from './crypto';
+
+export const DB_NAME = 'countersign-vault';
+
+/** Vault metadata. `salt` 16 bytes; `wrapped` is the master key sealed by the password key. */
+export type VaultMeta = {
+  id: 'vault';
+  kdf: KdfParams;
+  salt: Uint8Array<ArrayBuffer>;
+  wrapped: Sealed;
+  /** A constant sealed by the master key: proves an unwrapped master key is the right one. */
+  verifier: Sealed;
+  createdAt: number;
+};
+
+/** Failed unlock attempts and the earliest time (ms) the next attempt is allowed. */
+export type BackoffRecord = { id: 'backoff'; failures: number; nextAllowedAt: number };
+
+/** Kinds of secret record. */
+export type SecretKind = 'owner' | 'proxy' | 'clob';
+
+/**
+ * An encrypted secret record. `meta` is non-secret and readable while locked (addresses, labels,
+ * expiry, nonce, signature type, funder); `sealed` holds the secret part, bound to (store, id, account).
+ */
+export type SecretRecord = {
+  id: string;
+  kind: SecretKind;
+  account: string;
+  meta: Record<string, string | number | boolean | null>;
+  sealed: Sealed;
+  createdAt: number;
+};
+
+/** One signing audit entry. Never holds a key, secret or signature material beyond the digest. */
+export type AuditEntry = {
+  id?: number;
+  at: number;
+  origin: string;
+  account: string;
+  kind: string;
+  summary: string;
+  digest?: string;
+  result: 'ok' | 'rejected' | 'error' | 'unknown';
+  detail?: string;
+};
+
+/** A connected origin and the accounts it may see. */
+export type Connection = { origin: string; accounts: string[]; connectedAt: number };
+
+export interface VaultSchema extends DBSchema {
+  meta: { key: string; value: VaultMeta | BackoffRecord };
+  secrets: { key: string; value: SecretRecord; indexes: { byAccount: string } };
+  settings: { key: string; value: unknown };
+  audit: { key: number; value: AuditEntry };
+  connections: { key: string; value: Connection };
+}
+
+export type VaultDb = IDBPDatabase<VaultSchema>;
+
+/** A migration from `version - 1` to `version`. */
+export type Migration = {
+  version: number;
+  migrate: (db: IDBPDatabase<VaultSchema>, tx: IDBPTransaction<VaultSchema, StoreNames<VaultSchema>[], 'versionchange'>) => void;
+};
+
+/** v1: the initial schema. */
+export const V1: Migration = {
+  version: 1,
+  migrate(db) {
+    db.createObjectStore('meta', { keyPath: 'id' });
+    const secrets = db.createObjectStore('secrets', { keyPath: 'id' });
+    secrets.createIndex('byAccount', 'account');
+    db.createObjectStore('settings');
+    db.createObjectStore('audit', { keyPath: 'id', autoIncrement: true });
+    db.createObjectStore('connections', { keyPath: 'origin' });
+  },
+};
+
+/** The migrations of this build, in order. Add one per schema change; never edit a shipped one. */
+export const MIGRATIONS: readonly Migration[] = [V1];
+
+/**
+ * Opens (creating or upgrading) the vault database. Each migration above the stored version runs in
+ * the one upgrade transaction; a failure aborts it and leaves the old version intact.
+ */
+export function openVaultDb(name = DB_NAME, migrations: readonly Migration[] = MIGRATIONS): Promise<VaultDb> {
+  const target = migrations[migrations.length - 1]!.version;
+  return openDB<VaultSchema>(name, target, {
+    upgrade(db, oldVersion, _newVersion, tx) {
+      for (const m of migrations) if (m.version > oldVersion) m.migrate(db, tx);
+    },
+  });
+}

@@ -1,0 +1,62 @@
+/** Typed errors of the vault (names `Vault.*`; only `{ name, shortMessage, code? }` leaves the background). */
+import { BaseError } from '../errors/base';
+
+export class VaultLockedError extends BaseError {
+  override name = 'Vault.LockedError';
+  readonly code = 4900;
+  constructor() {
+    super('The vault is locked. Unlock it to continue.');
+  }
+}
+export class VaultNotInitializedError extends BaseError {
+  override name = 'Vault.NotInitializedError';
+  constructor() {
+    super('No vault exists yet. Create one first.');
+  }
+}
+export class VaultExistsError extends BaseError {
+  override name = 'Vault.ExistsError';
+  constructor() {
+    super('A vault already exists in this profile.');
+  }
+}
+export class WrongPasswordError extends BaseError {
+  override name = 'Vault.WrongPasswordError';
+  readonly retryAfterMs: number;
+  constructor(retryAfterMs: number) {
+    super(`Wrong password. Try again in ${Math.ceil(retryAfterMs / 1000)} s.`);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+export class UnlockBackoffError extends BaseError {
+  override name = 'Vault.UnlockBackoffError';
+  readonly retryAfterMs: number;
+  constructor(retryAfterMs: number) {
+    super(`Too many wrong passwords. Try again in ${Math.ceil(retryAfterMs / 1000)} s.`);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+export class WeakPasswordError extends BaseError {
+  override name = 'Vault.WeakPasswordError';
+  constructor() {
+    super('The password must be at least 8 characters.');
+  }
+}
+export class ProxyKeyMismatchError extends BaseError {
+  override name = 'Vault.ProxyKeyMismatchError';
+  constructor() {
+    super('The proxy private key does not belong to the given proxy address.');
+  }
+}
+export class KeyNotFoundError extends BaseError {
+  override name = 'Vault.KeyNotFoundError';
+  constructor(what: string) {
+    super(`No ${what} is stored for this account.`);
+  }
+}
+export class BackupInvalidError extends BaseError {
+  override name = 'Vault.BackupInvalidError';
+  constructor() {
+    super('This file is not a Countersign backup, or it is damaged.');
+  }
+}

@@ -1,0 +1,473 @@
+/**
+ * The vault: create, unlock, lock, change password, and the encrypted key records (owner keys, proxy
+ * keys with their secret, CLOB API credentials), backup and restore. Background only.
+ *
+ * Lock state: after unlock the master key lives in this object and, exported, in the session store
+ * (`browser.storage.session`, trusted contexts only) together with the vault's salt, so a service-worker
+ * restart does not ask again; `restoreSession` re-imports it only when the salt still matches the vault
+ * and the verifier opens. `lock()` clears both.
+ *
+ * Wrong passwords back off 1 s, 2 s, 4 s … capped at 5 min; the counter and the next allowed time are in
+ * IndexedDB, so a worker restart does not reset them.
+ */
+import type { Address, Hex, LocalAccount } from 'viem';
+import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
+import {
+  checkKdfParams,
+  DecryptError,
+  DEFAULT_KDF,
+  DEFAULT_KDF_BOUNDS,
+  deriveKek,
+  importMasterKey,
+  kdfWeaker,
+  MASTER_KEY_AAD,
+  open,
+  randomBytes,
+  recordAad,
+  seal,
+  type KdfBounds,
+  type KdfParams,
+  type Sealed,
+} from './crypto';
+import type { BackoffRecord, SecretRecord, VaultDb, VaultMeta } from './db';
+import {
+  BackupInvalidError,
+  KeyNotFoundError,
+  ProxyKeyMismatchError,
+  UnlockBackoffError,
+  VaultExistsError,
+  VaultLockedError,
+  VaultNotInitializedError,
+  WeakPasswordError,
+  WrongPasswordError,
+} from './errors';
+
+/** What survives a worker restart while unlocked (`storage.session`). Base64 strings. */
+export type SessionState = { mk: string; salt: string };
+
+/** The session store (in the extension: `browser.storage.session`, access level trusted contexts only). */
+export type SessionStore = {
+  get: () => Promise<SessionState | undefined>;
+  set: (s: SessionState) => Promise<void>;
+  clear: () => Promise<void>;
+};
+
+/** A session store in memory (tests, and Firefox builds without `storage.session`). */
+export function memorySessionStore(): SessionStore {
+  let s: SessionState | undefined;
+  return { get: async () => s, set: async (v) => void (s = v), clear: async () => void (s = undefined) };
+}
+
+const VERIFIER = new TextEncoder().encode('countersign-vault-verifier-v1');
+const BACKOFF_CAP_MS = 5 * 60_000;
+/** Shortest password accepted. */
+export const MIN_PASSWORD_LENGTH = 8;
+
+const b64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
+const unb64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+const enc = (x: unknown) => new TextEncoder().encode(JSON.stringify(x));
+const dec = <T>(b: Uint8Array) => JSON.parse(new TextDecoder().decode(b)) as T;
+
+/** Non-secret view of an owner key. */
+export type OwnerInfo = { address: Address; label: string; createdAt: number };
+/** Non-secret view of a proxy key. `expiry` Unix ms. */
+export type ProxyInfo = { id: string; account: Address; proxy: Address; expiry: number; label: string };
+/** Non-secret view of CLOB credentials. */
+export type ClobInfo = { id: string; account: Address; nonce: number; signatureType: 0 | 1 | 2; funder: Address | null };
+
+export type VaultOptions = {
+  db: VaultDb;
+  session?: SessionStore;
+  now?: () => number;
+  kdf?: KdfParams;
+  bounds?: KdfBounds;
+};
+
+/** Hooks for tests (simulating a crash between steps). */
+export type ChangePasswordHooks = { beforeCommit?: () => void };
+
+export class Vault {
+  private mk: CryptoKey | undefined;
+  private readonly db: VaultDb;
+  private readonly session: SessionStore;
+  private readonly now: () => number;
+  readonly kdf: KdfParams;
+  readonly bounds: KdfBounds;
+
+  constructor(o: VaultOptions) {
+    this.db = o.db;
+    this.session = o.session ?? memorySessionStore();
+    this.now = o.now ?? Date.now;
+    this.kdf = o.kdf ?? DEFAULT_KDF;
+    this.bounds = o.bounds ?? DEFAULT_KDF_BOUNDS;
+  }
+
+  private async meta(): Promise<VaultMeta | undefined> {
+    return (await this.db.get('meta', 'vault')) as VaultMeta | undefined;
+  }
+
+  /** `{ initialized, unlocked, retryAfterMs }` — no secrets. */
+  async status(): Promise<{ initialized: boolean; unlocked: boolean; retryAfterMs: number }> {
+    const meta = await this.meta();
+    const backoff = (await this.db.get('meta', 'backoff')) as BackoffRecord | undefined;
+    return {
+      initialized: !!meta,
+      unlocked: !!this.mk,
+      retryAfterMs: Math.max(0, (backoff?.nextAllowedAt ?? 0) - this.now()),
+    };
+  }
+
+  get unlocked(): boolean {
+    return !!this.mk;
+  }
+
+  /** Creates a new vault protected by `password`. Throws `VaultExistsError`, `WeakPasswordError`. Leaves it unlocked. */
+  async create(password: string): Promise<void> {
+    if (password.length < MIN_PASSWORD_LENGTH) throw new WeakPasswordError();
+    if (await this.meta()) throw new VaultExistsError();
+    const mkRaw = randomBytes(32);
+    const mk = await importMasterKey(mkRaw);
+    const salt = randomBytes(16);
+    const kek = await deriveKek(password, salt, this.kdf);
+    const meta: VaultMeta = {
+      id: 'vault',
+      kdf: this.kdf,
+      salt,
+      wrapped: await seal(kek, mkRaw, MASTER_KEY_AAD),
+      verifier: await seal(mk, VERIFIER, 'verifier'),
+      createdAt: this.now(),
+    };
+    mkRaw.fill(0);
+    const tx = this.db.transaction('meta', 'readwrite');
+    if (await tx.store.get('vault')) {
+      tx.abort();
+      throw new VaultExistsError();
+    }
+    await tx.store.put(meta);
+    await tx.done;
+    await this.setUnlocked(mk, salt);
+  }
+
+  private async setUnlocked(mk: CryptoKey, salt: Uint8Array): Promise<void> {
+    this.mk = mk;
+    const raw = new Uint8Array(await crypto.subtle.exportKey('raw', mk));
+    await this.session.set({ mk: b64(raw), salt: b64(salt) });
+    raw.fill(0);
+  }
+
+  /** Unwraps the master key with `password` (no state change). Throws `DecryptError` on a wrong password. */
+  private async unwrap(meta: VaultMeta, password: string): Promise<{ mk: CryptoKey; raw: Uint8Array<ArrayBuffer> }> {
+    const kdf = checkKdfParams(meta.kdf, this.bounds);
+    const kek = await deriveKek(password, meta.salt, kdf);
+    const raw = await open(kek, meta.wrapped, MASTER_KEY_AAD);
+    const mk = await importMasterKey(raw);
+    await open(mk, meta.verifier, 'verifier');
+    return { mk, raw };
+  }
+
+  /**
+   * Unlocks with `password`. Throws `VaultNotInitializedError`, `UnlockBackoffError` (too soon after a
+   * failure — nothing is derived), `WrongPasswordError` (with the next delay), `KdfParamsError`. When the
+   * vault's KDF cost is below the current default it is re-wrapped with the default.
+   */
+  async unlock(password: string): Promise<void> {
+    const meta = await this.meta();
+    if (!meta) throw new VaultNotInitializedError();
+    const backoff = ((await this.db.get('meta', 'backoff')) as BackoffRecord | undefined) ?? { id: 'backoff', failures: 0, nextAllowedAt: 0 };
+    const wait = backoff.nextAllowedAt - this.now();
+    if (wait > 0) throw new UnlockBackoffError(wait);
+    let unwrapped;
+    try {
+      unwrapped = await this.unwrap(meta, password);
+    } catch (err) {
+      if (!(err instanceof DecryptError)) throw err;
+      const failures = backoff.failures + 1;
+      const delay = Math.min(1000 * 2 ** (failures - 1), BACKOFF_CAP_MS);
+      await this.db.put('meta', { id: 'backoff', failures, nextAllowedAt: this.now() + delay });
+      throw new WrongPasswordError(delay);
+    }
+    if (backoff.failures > 0) await this.db.put('meta', { id: 'backoff', failures: 0, nextAllowedAt: 0 });
+    if (kdfWeaker(meta.kdf, this.kdf)) await this.rewrap(meta, unwrapped.raw, password, this.kdf);
+    unwrapped.raw.fill(0);
+    await this.setUnlocked(unwrapped.mk, meta.salt);
+  }
+
+  private async rewrap(meta: VaultMeta, mkRaw: Uint8Array<ArrayBuffer>, password: string, kdf: KdfParams, hooks: ChangePasswordHooks = {}) {
+    const salt = randomBytes(16);
+    const kek = await deriveKek(password, salt, kdf);
+    const next: VaultMeta = { ...meta, kdf, salt, wrapped: await seal(kek, mkRaw, MASTER_KEY_AAD) };
+    const tx = this.db.transaction('meta', 'readwrite');
+    await tx.store.put(next);
+    try {
+      hooks.beforeCommit?.();
+    } catch (err) {
+      tx.abort();
+      await tx.done.catch(() => undefined);
+      throw err;
+    }
+    await tx.done;
+    return salt;
+  }
+
+  /**
+   * Restores the unlocked state after a worker restart from the session store. Returns false (and clears
+   * the session) when nothing is stored, the vault's salt changed, or the verifier does not open.
+   */
+  async restoreSession(): Promise<boolean> {
+    if (this.mk) return true;
+    const s = await this.session.get();
+    const meta = await this.meta();
+    if (!s || !meta || s.salt !== b64(meta.salt)) {
+      await this.session.clear();
+      return false;
+    }
+    try {
+      const mk = await importMasterKey(unb64(s.mk) as Uint8Array<ArrayBuffer>);
+      await open(mk, meta.verifier, 'verifier');
+      this.mk = mk;
+      return true;
+    } catch {
+      await this.session.clear();
+      return false;
+    }
+  }
+
+  /** Forgets the master key here and in the session store. */
+  async lock(): Promise<void> {
+    this.mk = undefined;
+    await this.session.clear();
+  }
+
+  /**
+   * Changes the password: re-wraps only the master key (records stay as they are) in one IndexedDB
+   * transaction, so a crash before commit leaves the old password working. Throws `WrongPasswordError`
+   * (old password), `WeakPasswordError`.
+   */
+  async changePassword(oldPassword: string, newPassword: string, hooks: ChangePasswordHooks = {}): Promise<void> {
+    if (newPassword.length < MIN_PASSWORD_LENGTH) throw new WeakPasswordError();
+    const meta = await this.meta();
+    if (!meta) throw new VaultNotInitializedError();
+    let unwrapped;
+    try {
+      unwrapped = await this.unwrap(meta, oldPassword);
+    } catch (err) {
+      if (err instanceof DecryptError) throw new WrongPasswordError(0);
+      throw err;
+    }
+    const salt = await this.rewrap(meta, unwrapped.raw, newPassword, this.kdf, hooks);
+    unwrapped.raw.fill(0);
+    await this.setUnlocked(unwrapped.mk, salt);
+  }
+
+  private key(): CryptoKey {
+    if (!this.mk) throw new VaultLockedError();
+    return this.mk;
+  }
+
+  private async put(kind: SecretRecord['kind'], id: string, account: string, meta: SecretRecord['meta'], secret: unknown) {
+    const rec: SecretRecord = {
+      id,
+      kind,
+      account: account.toLowerCase(),
+      meta,
+      sealed: await seal(this.key(), enc(secret), recordAad('secrets', id, account)),
+      createdAt: this.now(),
+    };
+    await this.db.put('secrets', rec);
+  }
+
+  private async read<T>(id: string): Promise<{ rec: SecretRecord; secret: T }> {
+    const rec = await this.db.get('secrets', id);
+    if (!rec) throw new KeyNotFoundError('key');
+    const secret = dec<T>(await open(this.key(), rec.sealed, recordAad('secrets', rec.id, rec.account)));
+    return { rec, secret };
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Owner keys
+
+  /** Stores an owner private key (0x + 64 hex). Returns its address. Requires unlock. */
+  async importOwnerKey(privateKey: Hex, label = ''): Promise<OwnerInfo> {
+    this.key();
+    const account = privateKeyToAccount(privateKey);
+    const info = { address: account.address, label, createdAt: this.now() };
+    await this.put('owner', `owner:${account.address.toLowerCase()}`, account.address, { address: account.address, label }, { privateKey });
+    return info;
+  }
+
+  /** Generates and stores a new owner key (viem `generatePrivateKey`). Returns its address only. */
+  async generateOwnerKey(label = ''): Promise<OwnerInfo> {
+    return this.importOwnerKey(generatePrivateKey(), label);
+  }
+
+  /** Owner keys (metadata only; works while locked). */
+  async listOwners(): Promise<OwnerInfo[]> {
+    const all = await this.db.getAll('secrets');
+    return all
+      .filter((r) => r.kind === 'owner')
+      .map((r) => ({ address: r.meta.address as Address, label: String(r.meta.label ?? ''), createdAt: r.createdAt }));
+  }
+
+  /** The signing account of an owner key. Background only — never send its key anywhere. */
+  async ownerAccount(address: string): Promise<LocalAccount> {
+    const { secret } = await this.read<{ privateKey: Hex }>(`owner:${address.toLowerCase()}`);
+    return privateKeyToAccount(secret.privateKey);
+  }
+
+  /** The owner private key, for a person who re-entered the password (reveal-after-reauth). */
+  async revealOwnerKey(address: string, password: string): Promise<Hex> {
+    const meta = await this.meta();
+    if (!meta) throw new VaultNotInitializedError();
+    try {
+      await this.unwrap(meta, password);
+    } catch (err) {
+      if (err instanceof DecryptError) throw new WrongPasswordError(0);
+      throw err;
+    }
+    return (await this.read<{ privateKey: Hex }>(`owner:${address.toLowerCase()}`)).secret.privateKey;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Proxy keys
+
+  /**
+   * Stores a proxy key and its secret for `account`. When `proxy` is given, checks that `privateKey`
+   * belongs to it (`ProxyKeyMismatchError`). `expiry` Unix ms.
+   */
+  async putProxy(input: { account: string; privateKey: Hex; secret: string; proxy?: string; expiry: number; label?: string }): Promise<ProxyInfo> {
+    this.key();
+    const acct = privateKeyToAccount(input.privateKey);
+    if (input.proxy && acct.address.toLowerCase() !== input.proxy.toLowerCase()) throw new ProxyKeyMismatchError();
+    const id = `proxy:${acct.address.toLowerCase()}`;
+    const info: ProxyInfo = { id, account: input.account as Address, proxy: acct.address, expiry: input.expiry, label: input.label ?? '' };
+    await this.put('proxy', id, input.account, { proxy: acct.address, expiry: input.expiry, label: info.label, account: input.account }, {
+      privateKey: input.privateKey,
+      secret: input.secret,
+    });
+    return info;
+  }
+
+  /** Proxy keys of `account` (metadata only). */
+  async listProxies(account?: string): Promise<ProxyInfo[]> {
+    const all = account ? await this.db.getAllFromIndex('secrets', 'byAccount', account.toLowerCase()) : await this.db.getAll('secrets');
+    return all
+      .filter((r) => r.kind === 'proxy')
+      .map((r) => ({ id: r.id, account: r.meta.account as Address, proxy: r.meta.proxy as Address, expiry: Number(r.meta.expiry), label: String(r.meta.label ?? '') }));
+  }
+
+  /** The unexpired proxy of `account` with the latest expiry: its signing account and secret. Background only. */
+  async proxyFor(account: string): Promise<{ info: ProxyInfo; signer: LocalAccount; secret: string }> {
+    const live = (await this.listProxies(account)).filter((p) => p.expiry > this.now()).sort((a, b) => b.expiry - a.expiry);
+    if (!live[0]) throw new KeyNotFoundError('unexpired proxy key');
+    const { secret } = await this.read<{ privateKey: Hex; secret: string }>(live[0].id);
+    return { info: live[0], signer: privateKeyToAccount(secret.privateKey), secret: secret.secret };
+  }
+
+  /** Removes a proxy record. */
+  async deleteProxy(proxy: string): Promise<void> {
+    await this.db.delete('secrets', `proxy:${proxy.toLowerCase()}`);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // CLOB credentials
+
+  /** Stores CLOB API credentials of `account` (with nonce, signature type and funder). */
+  async putClobCredentials(input: {
+    account: string;
+    apiKey: string;
+    secret: string;
+    passphrase: string;
+    nonce: number;
+    signatureType?: 0 | 1 | 2;
+    funder?: string | null;
+  }): Promise<ClobInfo> {
+    this.key();
+    const id = `clob:${input.account.toLowerCase()}`;
+    const info: ClobInfo = {
+      id,
+      account: input.account as Address,
+      nonce: input.nonce,
+      signatureType: input.signatureType ?? 0,
+      funder: (input.funder ?? null) as Address | null,
+    };
+    await this.put('clob', id, input.account, { account: input.account, nonce: info.nonce, signatureType: info.signatureType, funder: info.funder }, {
+      apiKey: input.apiKey,
+      secret: input.secret,
+      passphrase: input.passphrase,
+    });
+    return info;
+  }
+
+  /** CLOB credentials of `account`. Background only. */
+  async clobCredentials(account: string): Promise<{ info: ClobInfo; apiKey: string; secret: string; passphrase: string }> {
+    const { rec, secret } = await this.read<{ apiKey: string; secret: string; passphrase: string }>(`clob:${account.toLowerCase()}`);
+    return {
+      info: { id: rec.id, account: rec.meta.account as Address, nonce: Number(rec.meta.nonce), signatureType: Number(rec.meta.signatureType) as 0 | 1 | 2, funder: rec.meta.funder as Address | null },
+      ...secret,
+    };
+  }
+
+  /** Whether CLOB credentials are stored for `account` (works while locked). */
+  async hasClobCredentials(account: string): Promise<boolean> {
+    return !!(await this.db.get('secrets', `clob:${account.toLowerCase()}`));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Backup
+
+  /**
+   * An encrypted backup: the vault metadata (KDF, salt, wrapped master key, verifier) and every sealed
+   * record, as JSON. Useless without the password. Requires unlock (so a person proves presence).
+   */
+  async exportBackup(): Promise<string> {
+    this.key();
+    const meta = await this.meta();
+    const secrets = await this.db.getAll('secrets');
+    const sealed = (s: Sealed) => ({ iv: b64(s.iv), ct: b64(s.ct) });
+    return JSON.stringify({
+      format: 'countersign-backup',
+      version: 1,
+      meta: { kdf: meta!.kdf, salt: b64(meta!.salt), wrapped: sealed(meta!.wrapped), verifier: sealed(meta!.verifier), createdAt: meta!.createdAt },
+      secrets: secrets.map((r) => ({ ...r, sealed: sealed(r.sealed) })),
+    });
+  }
+
+  /**
+   * Restores a backup into this profile (replacing any vault here) after checking `password` opens it.
+   * Throws `BackupInvalidError`, `WrongPasswordError`, `KdfParamsError`. Leaves the vault unlocked.
+   */
+  async restoreBackup(json: string, password: string): Promise<void> {
+    type B = { format: string; version: number; meta: { kdf: unknown; salt: string; wrapped: { iv: string; ct: string }; verifier: { iv: string; ct: string }; createdAt: number }; secrets: (Omit<SecretRecord, 'sealed'> & { sealed: { iv: string; ct: string } })[] };
+    let b: B;
+    const unsealed = (s: { iv: string; ct: string }): Sealed => ({ iv: unb64(s.iv) as Uint8Array<ArrayBuffer>, ct: unb64(s.ct) as Uint8Array<ArrayBuffer> });
+    let meta: VaultMeta;
+    let secrets: SecretRecord[];
+    try {
+      b = JSON.parse(json) as B;
+      if (b.format !== 'countersign-backup' || b.version !== 1 || !Array.isArray(b.secrets)) throw new Error('format');
+      meta = { id: 'vault', kdf: b.meta.kdf as KdfParams, salt: unb64(b.meta.salt) as Uint8Array<ArrayBuffer>, wrapped: unsealed(b.meta.wrapped), verifier: unsealed(b.meta.verifier), createdAt: b.meta.createdAt };
+      secrets = b.secrets.map((r) => ({ id: String(r.id), kind: r.kind, account: String(r.account), meta: r.meta, sealed: unsealed(r.sealed), createdAt: Number(r.createdAt) }));
+    } catch {
+      throw new BackupInvalidError();
+    }
+    checkKdfParams(meta.kdf, this.bounds);
+    let unwrapped;
+    try {
+      unwrapped = await this.unwrap(meta, password);
+    } catch (err) {
+      if (err instanceof DecryptError) throw new WrongPasswordError(0);
+      throw err;
+    }
+    for (const r of secrets) await open(unwrapped.mk, r.sealed, recordAad('secrets', r.id, r.account)).catch(() => {
+      throw new BackupInvalidError();
+    });
+    const tx = this.db.transaction(['meta', 'secrets'], 'readwrite');
+    await tx.objectStore('secrets').clear();
+    await tx.objectStore('meta').put(meta);
+    await tx.objectStore('meta').put({ id: 'backoff', failures: 0, nextAllowedAt: 0 });
+    for (const r of secrets) await tx.objectStore('secrets').put(r);
+    await tx.done;
+    unwrapped.raw.fill(0);
+    await this.setUnlocked(unwrapped.mk, meta.salt);
+  }
+}
