@@ -4,7 +4,7 @@
  */
 import type { Address } from 'viem';
 import type { PerpsCommandDomain, PerpsWithdrawDomain } from '../perps/signing';
-import { MultiWindow, SlidingWindow, type Budget } from './limiter';
+import { MultiWindow, SlidingWindow, type Budget } from '../ratelimit/sliding-window';
 import { PerpsVenue } from './perps/engine';
 import { ClobVenue } from './clob/venue';
 

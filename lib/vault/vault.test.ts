@@ -130,7 +130,7 @@ describe('Vault records', () => {
     const rb = (await db.get('secrets', `owner:${b.address.toLowerCase()}`))!;
     // Tamper: flip one ciphertext bit.
     const ct = ra.sealed.ct.slice();
-    ct[0] ^= 1;
+    ct[0] = ct[0]! ^ 1;
     await db.put('secrets', { ...ra, sealed: { ...ra.sealed, ct } });
     await expect(vault.ownerAccount(a.address)).rejects.toBeInstanceOf(DecryptError);
     // Swap: b's sealed secret under a's id.
@@ -231,7 +231,7 @@ describe('vault database migrations', () => {
     const V2_FIXTURE: Migration = {
       version: 2,
       migrate(_db, tx) {
-        tx.objectStore('connections').createIndex('byConnectedAt', 'connectedAt');
+        (tx.objectStore('connections') as unknown as IDBObjectStore).createIndex('byConnectedAt', 'connectedAt');
         void tx.objectStore('settings').put({ autoLockMinutes: 5, theme: 'system' }, 'prefs');
       },
     };

@@ -16,7 +16,7 @@ import { recoverTypedDataAddress, type Address, type Hex } from 'viem';
 import { buildL2SignatureSync, clobAuthTypedData, l2SignaturesEqual } from '../../clob/auth';
 import { CLOB_MAX_BATCH, clobOrderDigest, clobOrderTypedData, exchangeAddress, parseClobOrder, type OrderType } from '../../clob/order';
 import { isAddress } from 'viem';
-import { MultiWindow } from '../limiter';
+import { MultiWindow } from '../../ratelimit/sliding-window';
 import type { SandboxContext } from '../context';
 import { PRICE_SCALE, type ApiCreds, type ClobOrderRec } from './venue';
 import { fromUnits, toUnits } from '../decimal';

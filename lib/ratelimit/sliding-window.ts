@@ -1,5 +1,5 @@
 /**
- * Sliding-window budgets (sandbox only). Each key (an account, an API key, an IP) has a log of
+ * Sliding-window budgets (shared by the sandbox gateway and the client-side weight meter). Each key (an account, an API key, an IP) has a log of
  * (time, cost) entries; a request fits when the costs within the last `windowMs` plus its own cost stay
  * within `limit`. A refused request is not recorded, so a 429 changes no state.
  */

@@ -1,0 +1,131 @@
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cancelOrders, createOrders, internalTransfer, updateLeverage, withdraw } from '../perps/commands';
+import { openVaultDb, type VaultDb } from '../vault/db';
+import { memorySessionStore, Vault } from '../vault/vault';
+import { startHarness, type Harness } from '../sandbox/testkit';
+import { OutcomeUnknownError, SigningService, WeightBudgetError } from './service';
+
+let h: Harness;
+let db: VaultDb;
+let vault: Vault;
+let service: SigningService;
+let owner: string;
+
+beforeAll(async () => {
+  h = await startHarness();
+  db = await openVaultDb('signer-service-test');
+  vault = new Vault({ db, session: memorySessionStore(), now: () => h.clock.now, kdf: { name: 'scrypt', N: 2 ** 10, r: 8, p: 1, dkLen: 32 }, bounds: { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 } });
+  await vault.create('integration password');
+  owner = (await vault.generateOwnerKey('test')).address;
+  service = new SigningService({
+    vault,
+    db,
+    settings: async () => ({ perpsUrl: h.perps, clobUrl: h.clobUrl, clobChainId: h.ctx.config.clobChainId }),
+    now: () => h.clock.now,
+    sleep: async () => undefined,
+  });
+});
+afterAll(async () => {
+  await h.close();
+});
+
+type OrderView = { oid: number; status: string };
+
+describe('SigningService against the sandbox', () => {
+  it('issues a proxy key (owner-signed CreateProxy) and stores key + secret', async () => {
+    const info = await service.issueProxy(owner, { expiry: h.clock.now + 86_400_000, label: 'test desk' });
+    expect(info.account).toBe(owner);
+    const creds = (await service.perpsRead(owner, 'credentials')) as { address: string; keys: { proxy: string }[] };
+    expect(creds.address).toBe(owner);
+    expect(creds.keys.map((k) => k.proxy)).toContain(info.proxy);
+  });
+
+  it('places and cancels a perps order with the proxy key', async () => {
+    const [ack] = (await service.perpsSend(owner, createOrders({ orders: [{ iid: 2, buy: true, qty: '1', p: '3000', tif: 'gtc', po: true }] }), { origin: 'test' })) as { oid: number }[];
+    const open = ((await service.perpsRead(owner, 'orders', { oid: ack!.oid })) as { data: OrderView[] }).data[0]!;
+    expect(open.status).toBe('open');
+    await service.perpsSend(owner, cancelOrders({ oids: [ack!.oid] }), { origin: 'test' });
+    expect(((await service.perpsRead(owner, 'orders', { oid: ack!.oid })) as { data: OrderView[] }).data[0]!.status).toBe('cancelled');
+  });
+
+  it('updates leverage, transfers internally and withdraws (owner key for the last two)', async () => {
+    expect(await service.perpsSend(owner, updateLeverage({ iid: 1, lev: 3, cross: true }), { origin: 'test' })).toMatchObject({ status: 'ok', leverage: 3 });
+    const t = (await service.perpsSend(owner, internalTransfer({ account: owner, token: h.ctx.config.usdc, amount: '5', to: h.demo.counterparty.address, label: 'x' }), { origin: 'test' })) as { status: string };
+    expect(t.status).toBe('ok');
+    const w = (await service.perpsSend(owner, withdraw({ account: owner, token: h.ctx.config.usdc, amount: '1000000', to: owner }), { origin: 'test' })) as { status: string };
+    expect(w.status).toBe('ok');
+    const audit = await db.getAll('audit');
+    expect(audit.map((a) => a.kind)).toEqual(expect.arrayContaining(['perps.internalTransfer', 'perps.withdraw']));
+    expect(JSON.stringify(audit)).not.toMatch(/secret|privateKey/i);
+  });
+
+  it('creates, then derives, CLOB credentials', async () => {
+    expect((await service.clobCreateOrDerive(owner)).derived).toBe(false);
+    expect((await service.clobCreateOrDerive(owner)).derived).toBe(true);
+  });
+
+  it('posts and cancels an order-book order with L2 headers', async () => {
+    const tokenId = h.ctx.clob.markets[0]!.tokenIds[0];
+    const [result] = await service.clobPostOrders(owner, [{ tokenId, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }], { origin: 'test' });
+    expect(result!.ok).toBe(true);
+    const open = (await service.clobOpenOrders(owner)) as { data: { id: string }[] };
+    expect(open.data.map((o) => o.id)).toEqual([result!.orderID]);
+    expect(await service.clobCancel(owner, [result!.orderID])).toMatchObject({ canceled: [result!.orderID] });
+  });
+
+  it('returns L2 headers that the exchange accepts, without exposing the secret', async () => {
+    const headers = await service.clobSignRequest(owner, { method: 'GET', requestPath: '/orders' });
+    expect(JSON.stringify(headers)).not.toContain((await vault.clobCredentials(owner)).secret);
+    const res = await fetch(`${h.clobUrl}/orders`, { headers: { ...headers } });
+    expect(res.status).toBe(200);
+  });
+
+  it('deletes the proxy at the gateway, then locally', async () => {
+    const [p] = await vault.listProxies(owner);
+    await service.deleteProxy(owner, p!.proxy);
+    expect(await vault.listProxies(owner)).toEqual([]);
+  });
+
+  it('never retries a withdraw without an answer: the outcome is unknown', async () => {
+    const dead = new SigningService({
+      vault,
+      db,
+      settings: async () => ({ perpsUrl: h.perps, clobUrl: h.clobUrl, clobChainId: h.ctx.config.clobChainId }),
+      now: () => h.clock.now,
+      fetchFn: async (input, init) => {
+        if (String(input).endsWith('/v1/account/withdraw')) {
+          calls++;
+          throw new TypeError('network down');
+        }
+        return fetch(input, init);
+      },
+    });
+    let calls = 0;
+    await expect(dead.perpsSend(owner, withdraw({ account: owner, token: h.ctx.config.usdc, amount: '1', to: owner }), { origin: 'test' })).rejects.toBeInstanceOf(OutcomeUnknownError);
+    expect(calls).toBe(1);
+  });
+
+  it('meters weight client-side and refuses before the gateway would answer 429', async () => {
+    const h2 = await startHarness();
+    try {
+      const settings = async () => ({ perpsUrl: h2.perps, clobUrl: h2.clobUrl, clobChainId: 1 });
+      const meterTest = new SigningService({ vault, db, settings, now: () => h2.clock.now });
+      const fresh = (await vault.generateOwnerKey('meter')).address;
+      await meterTest.issueProxy(fresh, { expiry: h2.clock.now + 3_600_000 });
+      const big = createOrders({ orders: Array.from({ length: 100 }, () => ({ iid: 2, buy: true, qty: '0.01', p: '100', tif: 'gtc' as const })) });
+      const before = h2.ctx.requestLog.length;
+      let refused: unknown;
+      let sent = 0;
+      for (let i = 0; i < 8 && !refused; i++) {
+        await meterTest.perpsSend(fresh, big, { origin: 'test' }).then(() => sent++, (e) => (refused = e));
+      }
+      // 600 action weight per minute: six batches of 100 pass, the seventh is refused before sending.
+      expect(refused).toBeInstanceOf(WeightBudgetError);
+      expect(sent).toBe(6);
+      expect(h2.ctx.requestLog.length - before).toBe(6);
+    } finally {
+      await h2.close();
+    }
+  });
+});
