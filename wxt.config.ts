@@ -15,5 +15,13 @@ export default defineConfig({
     name: 'Countersign',
     description: 'Keeps trading keys encrypted and signs exactly what the venue verifies, only with your approval.',
     permissions: ['storage', 'alarms', 'unlimitedStorage'],
+    // The background talks to the sandbox on loopback; other gateways are asked for when configured.
+    host_permissions: ['http://127.0.0.1/*', 'http://localhost/*'],
+    optional_host_permissions: ['https://*/*'],
+    // No other extension and no web page may connect to us directly; pages go through the content script.
+    externally_connectable: { ids: [] },
+    content_security_policy: {
+      extension_pages: "script-src 'self'; object-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    },
   },
 });

@@ -1,0 +1,159 @@
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { PROCEDURES, type ProcedureName } from '../messaging/protocol';
+import { startHarness, type Harness } from '../sandbox/testkit';
+import { AUTOLOCK_ALARM, startBackground, type BackgroundBrowser } from './index';
+
+const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
+const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
+const browser = fakeBrowser as unknown as BackgroundBrowser;
+const EXT = () => fakeBrowser.runtime.getURL('/');
+const popup = () => ({ id: fakeBrowser.runtime.id, url: `${EXT().replace(/\/$/, '')}/popup.html` });
+const contentScript = { id: fakeBrowser.runtime.id, url: 'https://evil.example/page', frameId: 0, tab: { id: 7, url: 'https://evil.example/page' } };
+let n = 0;
+
+function start(dbName = `bg-${n++}`) {
+  return startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS });
+}
+type Reply = { ok: boolean; result?: unknown; error?: { name: string; code?: number } };
+const call = async (bg: ReturnType<typeof start>, type: string, payload: unknown = {}, sender: object = popup()) =>
+  (await bg.handle({ type, payload }, sender)) as Reply;
+
+beforeEach(() => {
+  fakeBrowser.reset();
+});
+
+describe('background: lock state', () => {
+  it('creates a vault, arms the auto-lock alarm, and locks when it fires', async () => {
+    const bg = start();
+    expect((await call(bg, 'vault.create', { password: 'a good password' })).ok).toBe(true);
+    const alarm = await fakeBrowser.alarms.get(AUTOLOCK_ALARM);
+    expect(alarm).toBeTruthy();
+    await fakeBrowser.alarms.onAlarm.trigger({ name: AUTOLOCK_ALARM, scheduledTime: Date.now() });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(((await call(bg, 'vault.status')).result as { unlocked: boolean }).unlocked).toBe(false);
+  });
+
+  it('survives a worker restart without asking again, but not a browser restart', async () => {
+    const name = `bg-${n++}`;
+    const bg = start(name);
+    await call(bg, 'vault.create', { password: 'a good password' });
+    const { result } = await call(bg, 'vault.generateOwnerKey', {});
+    const restarted = start(name); // same storage.session, new worker
+    expect(((await call(restarted, 'vault.status')).result as { unlocked: boolean }).unlocked).toBe(true);
+    expect((await call(restarted, 'proxy.list', { account: (result as { address: string }).address })).ok).toBe(true);
+    await fakeBrowser.runtime.onStartup.trigger();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(((await call(start(name), 'vault.status')).result as { unlocked: boolean }).unlocked).toBe(false);
+  });
+});
+
+describe('background: senders', () => {
+  it('refuses every key operation from a content-script sender (4100) and changes nothing', async () => {
+    const bg = start();
+    for (const type of ['vault.create', 'vault.unlock', 'vault.generateOwnerKey', 'vault.revealOwnerKey', 'vault.exportBackup', 'perps.send', 'clob.postOrders', 'proxy.issue', 'settings.set']) {
+      const r = await call(bg, type, {}, contentScript);
+      expect(r.ok).toBe(false);
+      expect(r.error).toMatchObject({ name: 'Messaging.UnauthorizedSenderError', code: 4100 });
+    }
+    expect(((await call(bg, 'vault.status')).result as { initialized: boolean }).initialized).toBe(false);
+  });
+
+  it('refuses another extension, a sub-frame, and an unknown extension page', async () => {
+    const bg = start();
+    const other = { ...popup(), id: 'another-extension' };
+    const subframe = { ...contentScript, frameId: 3 };
+    const options = { id: fakeBrowser.runtime.id, url: `${EXT()}options.html` };
+    for (const sender of [other, subframe, options]) expect((await call(bg, 'vault.status', {}, sender)).error?.code).toBe(4100);
+  });
+
+  it('does not trust a sender claimed inside the message', async () => {
+    const bg = start();
+    const r = (await bg.handle({ type: 'vault.status', payload: {}, sender: popup() }, contentScript)) as Reply;
+    expect(r.error?.code).toBe(4100);
+  });
+
+  it('names the field of an invalid payload and refuses unknown procedures', async () => {
+    const bg = start();
+    const r = await call(bg, 'settings.set', { autoLockMinutes: 0 });
+    expect(r.error).toMatchObject({ name: 'InvalidFieldError' });
+    expect((r.error as unknown as { shortMessage: string }).shortMessage).toContain('payload.autoLockMinutes');
+    expect((await call(bg, 'vault.nope')).error?.code).toBe(4200);
+    expect((await call(bg, '__proto__')).error?.code).toBe(4200);
+  });
+});
+
+describe('background: replies never carry secrets', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ now: undefined });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('walks every procedure and finds no private key, proxy secret or API secret in any reply', async () => {
+    const bg = start();
+    const ownerKey = generatePrivateKey();
+    const owner = privateKeyToAccount(ownerKey).address;
+    const proxyKey = generatePrivateKey();
+    const proxy = privateKeyToAccount(proxyKey).address;
+    await call(bg, 'vault.create', { password: 'a good password' });
+    await call(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
+    await call(bg, 'vault.importOwnerKey', { privateKey: ownerKey });
+    const replies: Record<string, unknown> = {};
+    const fixtures: { [N in ProcedureName]: unknown } = {
+      'vault.status': {},
+      'vault.create': { password: 'another password' },
+      'vault.unlock': { password: 'a good password' },
+      'vault.lock': {},
+      'vault.changePassword': { oldPassword: 'a good password', newPassword: 'a good password' },
+      'vault.importOwnerKey': { privateKey: ownerKey },
+      'vault.generateOwnerKey': {},
+      'vault.revealOwnerKey': { address: owner, password: 'a good password' },
+      'vault.accounts': {},
+      'vault.exportBackup': {},
+      'vault.restoreBackup': { backup: '{}', password: 'a good password' },
+      'settings.get': {},
+      'settings.set': { autoLockMinutes: 20 },
+      'proxy.issue': { account: owner, expiry: Date.now() + 86_400_000, label: 'issued' },
+      'proxy.import': { account: owner, privateKey: proxyKey, proxy, secret: 'imported-proxy-secret', expiry: Date.now() + 3_600_000 },
+      'proxy.list': { account: owner },
+      'proxy.delete': { account: owner, proxy },
+      'clob.createOrDerive': { account: owner },
+      'clob.postOrders': { account: owner, orders: [{ tokenId: h.ctx.clob.markets[0]!.tokenIds[0], side: 'BUY', price: '0.4', size: '10', orderType: 'GTC' }] },
+      'clob.openOrders': { account: owner },
+      'clob.cancel': { account: owner, orderIds: ['0x01'] },
+      'perps.send': { account: owner, op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '1', p: '3000', tif: 'gtc' }] } },
+      'perps.read': { account: owner, name: 'credentials' },
+      'perps.book': { iid: 2 },
+      'audit.list': {},
+      'page.request': { id: '1', method: 'eth_accounts' },
+    };
+    for (const type of Object.keys(PROCEDURES) as ProcedureName[]) {
+      expect(fixtures, `fixture for ${type}`).toHaveProperty(type);
+      if (type === 'vault.revealOwnerKey') continue; // exists to show the owner key after re-authentication (checked below)
+      replies[type] = await call(bg, type, fixtures[type], type === 'page.request' ? contentScript : popup());
+    }
+    expect(replies['proxy.issue']).toMatchObject({ ok: true });
+    expect(replies['clob.createOrDerive']).toMatchObject({ ok: true });
+    expect(replies['clob.postOrders']).toMatchObject({ ok: true });
+    expect(replies['perps.send']).toMatchObject({ ok: true });
+    const vault = bg.vault();
+    const secrets = [
+      ownerKey.slice(2),
+      proxyKey.slice(2),
+      'imported-proxy-secret',
+      (await vault.clobCredentials(owner)).secret,
+      (await vault.clobCredentials(owner)).passphrase,
+      (await vault.proxyFor(owner)).secret, // the issued proxy's secret (latest expiry)
+    ];
+    const text = JSON.stringify(replies);
+    for (const s of secrets) expect(text).not.toContain(s);
+    // The one reveal procedure needs the password again.
+    expect((await call(bg, 'vault.revealOwnerKey', { address: owner, password: 'wrong password' })).ok).toBe(false);
+    expect(((await call(bg, 'vault.revealOwnerKey', { address: owner, password: 'a good password' })).result as { privateKey: string }).privateKey).toBe(ownerKey);
+  });
+});

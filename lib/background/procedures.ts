@@ -1,0 +1,133 @@
+/**
+ * Handlers of the popup / approval-window procedures (one small handler per procedure; the table and
+ * schemas live in `lib/messaging/protocol.ts`). Replies carry addresses, labels, expiries and gateway
+ * answers — never a private key, proxy secret or API secret (except `vault.revealOwnerKey`).
+ */
+
+import { privateKeyToAccount } from 'viem/accounts';
+import { commandFromBody } from '../perps/commands';
+import { requestJson } from '../http/json';
+import type { Handlers, IdentifiedSender } from '../messaging/router';
+import { readSettings, writeSettings } from '../settings';
+import type { SigningService } from '../signer/service';
+import type { VaultDb } from '../vault/db';
+import { ProxyKeyMismatchError } from '../vault/errors';
+import type { Vault } from '../vault/vault';
+import { BaseError } from '../errors/base';
+
+export type ProcedureDeps = {
+  vault: Vault;
+  db: VaultDb;
+  service: SigningService;
+  /** Called after the vault becomes unlocked (arm auto-lock, announce to pages). */
+  onUnlocked: () => Promise<void>;
+  /** Called after the vault locks (reject pending approvals, tell pages). */
+  onLocked: () => Promise<void>;
+  /** Called when settings change. */
+  onSettings: () => Promise<void>;
+  /** Page requests (the approval flow); refuses everything until the bridge is wired. */
+  pageRequest: (input: { id: string; method: string; params?: unknown }, sender: IdentifiedSender) => Promise<unknown>;
+};
+
+/** Accounts view: owners with their proxies and CLOB credential info (non-secret). */
+async function accounts(vault: Vault) {
+  const owners = await vault.listOwners();
+  const proxies = await vault.listProxies();
+  return Promise.all(
+    owners.map(async (o) => ({
+      address: o.address,
+      label: o.label,
+      proxies: proxies.filter((p) => p.account.toLowerCase() === o.address.toLowerCase()).map(({ proxy, expiry, label }) => ({ proxy, expiry, label })),
+      hasClobCredentials: await vault.hasClobCredentials(o.address),
+    })),
+  );
+}
+
+export function createProcedures(d: ProcedureDeps): Handlers {
+  const { vault, db, service } = d;
+  return {
+    'vault.status': async () => ({ ...(await vault.status()), accounts: await accounts(vault) }),
+    'vault.create': async ({ password }) => {
+      await vault.create(password);
+      await d.onUnlocked();
+      return null;
+    },
+    'vault.unlock': async ({ password }) => {
+      await vault.unlock(password);
+      await d.onUnlocked();
+      return null;
+    },
+    'vault.lock': async () => {
+      await vault.lock();
+      await d.onLocked();
+      return null;
+    },
+    'vault.changePassword': async ({ oldPassword, newPassword }) => {
+      await vault.changePassword(oldPassword, newPassword);
+      return null;
+    },
+    'vault.importOwnerKey': async ({ privateKey, label }) => {
+      const o = await vault.importOwnerKey(privateKey as `0x${string}`, label ?? '');
+      return { address: o.address };
+    },
+    'vault.generateOwnerKey': async ({ label }) => {
+      const o = await vault.generateOwnerKey(label ?? '');
+      return { address: o.address };
+    },
+    'vault.revealOwnerKey': async ({ address, password }) => ({ privateKey: await vault.revealOwnerKey(address, password) }),
+    'vault.accounts': async () => accounts(vault),
+    'vault.exportBackup': async () => ({ backup: await vault.exportBackup() }),
+    'vault.restoreBackup': async ({ backup, password }) => {
+      await vault.restoreBackup(backup, password);
+      await d.onUnlocked();
+      return null;
+    },
+    'settings.get': async () => readSettings(db),
+    'settings.set': async (patch) => {
+      const s = await writeSettings(db, patch);
+      await d.onSettings();
+      return s;
+    },
+    'proxy.issue': async ({ account, expiry, label }) => {
+      const p = await service.issueProxy(account, { expiry, ...(label ? { label } : {}) });
+      return { proxy: p.proxy, expiry: p.expiry, label: p.label };
+    },
+    'proxy.import': async ({ account, privateKey, proxy, secret, expiry, label }) => {
+      if (privateKeyToAccount(privateKey as `0x${string}`).address.toLowerCase() !== proxy.toLowerCase()) throw new ProxyKeyMismatchError();
+      const p = await vault.putProxy({ account, privateKey: privateKey as `0x${string}`, proxy, secret, expiry, ...(label ? { label } : {}) });
+      return { proxy: p.proxy, expiry: p.expiry, label: p.label };
+    },
+    'proxy.delete': async ({ account, proxy }) => {
+      await service.deleteProxy(account, proxy, 'extension');
+      return null;
+    },
+    'proxy.list': async ({ account }) => (await vault.listProxies(account)).map(({ account: a, proxy, expiry, label }) => ({ account: a, proxy, expiry, label })),
+    'clob.createOrDerive': async ({ account, nonce }) => {
+      const { info, derived } = await service.clobCreateOrDerive(account, nonce === undefined ? {} : { nonce });
+      return { account: info.account, nonce: info.nonce, derived };
+    },
+    'clob.postOrders': async ({ account, orders }) => {
+      const results = await service.clobPostOrders(account, orders, { origin: 'extension' });
+      return results.map((r) => (r.ok ? { ok: true, orderID: r.orderID, status: r.status } : { ok: false, error: r.error.shortMessage }));
+    },
+    'clob.cancel': async ({ account, orderIds }) => service.clobCancel(account, orderIds),
+    'clob.openOrders': async ({ account }) => service.clobOpenOrders(account),
+    'perps.send': async ({ account, op, label, exp }) => {
+      const command = commandFromBody(op, label);
+      return service.perpsSend(account, command, { origin: 'extension', ...(exp === undefined ? {} : { exp }) });
+    },
+    'perps.read': async ({ account, name, query }) => service.perpsRead(account, name, query),
+    'perps.book': async ({ iid }) => {
+      const { perpsUrl } = await readSettings(db);
+      const res = await requestJson(`${perpsUrl}/v1/info/book?instrument_id=${iid}`, { method: 'GET' });
+      if (res.status !== 200) throw new BaseError('The gateway has no book for this instrument.');
+      return res.body;
+    },
+    'audit.list': async ({ limit }) => {
+      const all = await db.getAll('audit');
+      return all.slice(-(limit ?? 100)).reverse();
+    },
+    'page.request': (input, sender) => d.pageRequest(input, sender),
+  };
+}
+
