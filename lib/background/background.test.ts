@@ -31,7 +31,7 @@ describe('background: lock state', () => {
     expect((await call(bg, 'vault.create', { password: 'a good password' })).ok).toBe(true);
     const alarm = await fakeBrowser.alarms.get(AUTOLOCK_ALARM);
     expect(alarm).toBeTruthy();
-    await fakeBrowser.alarms.onAlarm.trigger({ name: AUTOLOCK_ALARM, scheduledTime: Date.now() });
+    await fakeBrowser.alarms.onAlarm.trigger({ name: AUTOLOCK_ALARM, scheduledTime: Date.now() } as Parameters<typeof fakeBrowser.alarms.onAlarm.trigger>[0]);
     await new Promise((r) => setTimeout(r, 10));
     expect(((await call(bg, 'vault.status')).result as { unlocked: boolean }).unlocked).toBe(false);
   });
