@@ -1,4 +1,6 @@
 /** `npm run bench`: prints benchmark figures (never a pass/fail on timing). */
 import { benchSigning, printSigning } from './signing';
+import { benchVault } from './vault';
 
 printSigning(await benchSigning());
+await benchVault();
