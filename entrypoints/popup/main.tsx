@@ -1,7 +1,5 @@
 import { render } from 'preact';
-
-function App() {
-  return <main><h1>Countersign</h1><p>Locked.</p></main>;
-}
+import { App } from './app';
+import './style.css';
 
 render(<App />, document.getElementById('app')!);

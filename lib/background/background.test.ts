@@ -130,6 +130,8 @@ describe('background: replies never carry secrets', () => {
       'perps.read': { account: owner, name: 'credentials' },
       'perps.book': { iid: 2 },
       'audit.list': {},
+      'catalogue.markets': { q: 'sandbox' },
+      'clob.book': { tokenId: h.ctx.clob.markets[0]!.tokenIds[0] },
       'page.request': { id: '1', method: 'eth_accounts' },
     };
     for (const type of Object.keys(PROCEDURES) as ProcedureName[]) {

@@ -123,6 +123,41 @@ export function createProcedures(d: ProcedureDeps): Handlers {
       if (res.status !== 200) throw new BaseError('The gateway has no book for this instrument.');
       return res.body;
     },
+    'catalogue.markets': async ({ q, cursor }) => {
+      const { gammaUrl } = await readSettings(db);
+      const qs = new URLSearchParams({ limit: '10', closed: 'false' });
+      if (q) qs.set('q', q);
+      if (cursor) qs.set('after_cursor', cursor);
+      const res = await requestJson(`${gammaUrl}/markets/keyset?${qs}`, { method: 'GET' });
+      const body = res.body as { markets?: unknown[]; next_cursor?: unknown } | undefined;
+      if (res.status !== 200 || !Array.isArray(body?.markets)) throw new BaseError('The catalogue did not answer.');
+      const markets = body.markets.flatMap((raw) => {
+        const m = raw as Record<string, unknown>;
+        try {
+          const tokenIds = JSON.parse(String(m.clobTokenIds)) as unknown;
+          const outcomes = JSON.parse(String(m.outcomes)) as unknown;
+          if (!Array.isArray(tokenIds) || !Array.isArray(outcomes) || !tokenIds.every((t) => typeof t === 'string' && /^\d{1,78}$/.test(t))) return [];
+          return [{ question: String(m.question ?? '').slice(0, 200), slug: String(m.slug ?? '').slice(0, 100), tokenIds: tokenIds as string[], outcomes: outcomes.map((o) => String(o).slice(0, 40)), negRisk: m.negRisk === true }];
+        } catch {
+          return [];
+        }
+      });
+      return { markets, next_cursor: typeof body.next_cursor === 'string' ? body.next_cursor : null };
+    },
+    'clob.book': async ({ tokenId }) => {
+      const { clobUrl } = await readSettings(db);
+      const res = await requestJson(`${clobUrl}/book?token_id=${tokenId}`, { method: 'GET' });
+      const b = res.body as { bids?: { price: string }[]; asks?: { price: string }[]; tick_size?: unknown; min_order_size?: unknown; neg_risk?: unknown } | undefined;
+      if (res.status !== 200 || !b) throw new BaseError('The exchange has no order book for this token.');
+      const last = <T,>(xs: T[] | undefined) => (xs && xs.length ? xs[xs.length - 1] : undefined);
+      return {
+        tickSize: String(b.tick_size ?? '0.01'),
+        minSize: String(b.min_order_size ?? '0'),
+        negRisk: b.neg_risk === true,
+        bestBid: last(b.bids)?.price ?? null,
+        bestAsk: last(b.asks)?.price ?? null,
+      };
+    },
     'audit.list': async ({ limit }) => {
       const all = await db.getAll('audit');
       return all.slice(-(limit ?? 100)).reverse();

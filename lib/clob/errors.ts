@@ -117,7 +117,8 @@ export function classifyClobAnswer(answer: HttpAnswer, nowMs = Date.now()): Clob
       return new ClobRateLimitedError('Too many requests; slowing down.', { ...base, retryable: true, retryAfterMs });
     case 503:
       if (code === 'post_only_mode') {
-        return new ClobPostOnlyModeError('The exchange is in post-only mode: only post-only orders and cancels are accepted.', {
+        const wait = retryAfterMs === undefined ? '' : ` Normal trading resumes in about ${Math.ceil(retryAfterMs / 1000)} s.`;
+        return new ClobPostOnlyModeError(`The exchange is in post-only mode: only post-only orders and cancels are accepted.${wait}`, {
           ...base,
           retryAfterMs,
         });

@@ -3,7 +3,7 @@
  * message through `runtime.sendMessage` and returns the result or throws a `RemoteError` carrying the
  * background's `{ name, shortMessage, code? }`.
  */
-import type { ProcedureInput, ProcedureName, Reply } from './protocol';
+import type { ProcedureCallInput, ProcedureName, Reply } from './protocol';
 import type { WireError } from '../errors/base';
 
 /** An error reported by the background. */
@@ -24,7 +24,7 @@ export type Send = (message: unknown) => Promise<unknown>;
 
 /** Creates a typed caller over `send`. */
 export function createCaller(send: Send) {
-  return async function call<N extends ProcedureName, R = unknown>(type: N, payload: ProcedureInput<N>): Promise<R> {
+  return async function call<N extends ProcedureName, R = unknown>(type: N, payload: ProcedureCallInput<N>): Promise<R> {
     const reply = (await send({ type, payload })) as Reply<R> | undefined;
     if (!reply || typeof reply !== 'object') throw new RemoteError({ name: 'NoReply', shortMessage: 'The extension did not answer. Try again.' });
     if (!reply.ok) throw new RemoteError(reply.error);

@@ -70,6 +70,11 @@ export const PROCEDURES = {
     senders: POPUP,
   },
   'perps.book': { input: v.strictObject({ iid: nonNegativeSafeInteger }), senders: POPUP },
+  'catalogue.markets': {
+    input: v.strictObject({ q: v.optional(v.pipe(v.string(), v.maxLength(100))), cursor: v.optional(v.pipe(v.string(), v.maxLength(200))) }),
+    senders: POPUP,
+  },
+  'clob.book': { input: v.strictObject({ tokenId: uint256String }), senders: POPUP },
   'audit.list': { input: v.strictObject({ limit: v.optional(v.pipe(nonNegativeSafeInteger, v.maxValue(500))) }), senders: POPUP },
   'page.request': {
     input: v.strictObject({ id: v.pipe(v.string(), v.maxLength(64)), method: v.pipe(v.string(), v.maxLength(64)), params: v.optional(v.unknown()) }),
@@ -78,7 +83,10 @@ export const PROCEDURES = {
 } as const;
 
 export type ProcedureName = keyof typeof PROCEDURES;
+/** What a handler receives (after validation and transforms). */
 export type ProcedureInput<N extends ProcedureName> = v.InferOutput<(typeof PROCEDURES)[N]['input']>;
+/** What a caller sends (before validation). */
+export type ProcedureCallInput<N extends ProcedureName> = v.InferInput<(typeof PROCEDURES)[N]['input']>;
 
 /** A message on the wire. */
 export type Message = { type: string; payload?: unknown };

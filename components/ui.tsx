@@ -1,0 +1,110 @@
+/**
+ * Small presentational building blocks for the popup and approval window. They take props and render;
+ * they know nothing of messaging, storage or the browser API.
+ */
+import type { ComponentChildren, JSX } from 'preact';
+
+export function Button(props: JSX.ButtonHTMLAttributes<HTMLButtonElement> & { kind?: 'primary' | 'danger' | 'plain' }) {
+  const { kind = 'plain', class: cls, ...rest } = props;
+  return <button type="button" class={`btn btn-${kind} ${cls ?? ''}`} {...rest} />;
+}
+
+export function Field(props: { label: string; hint?: ComponentChildren; children: ComponentChildren }) {
+  return (
+    <label class="field">
+      <span class="field-label">{props.label}</span>
+      {props.children}
+      {props.hint ? <span class="field-hint">{props.hint}</span> : null}
+    </label>
+  );
+}
+
+export function ErrorText({ error }: { error: string | undefined | null }) {
+  return error ? (
+    <p class="error" role="alert">
+      {error}
+    </p>
+  ) : null;
+}
+
+export function Notice({ children }: { children: ComponentChildren }) {
+  return (
+    <p class="notice" role="status">
+      {children}
+    </p>
+  );
+}
+
+export function Tabs<T extends string>(props: { tabs: readonly { id: T; label: string }[]; active: T; onChange: (id: T) => void }) {
+  return (
+    <nav class="tabs" role="tablist">
+      {props.tabs.map((t) => (
+        <button
+          type="button"
+          role="tab"
+          aria-selected={t.id === props.active}
+          class={t.id === props.active ? 'tab active' : 'tab'}
+          onClick={() => props.onChange(t.id)}
+          key={t.id}
+        >
+          {t.label}
+        </button>
+      ))}
+    </nav>
+  );
+}
+
+/** A progress bar of `value` out of `max` with a text label (e.g. confirmations). */
+export function ProgressBar({ value, max, label }: { value: number; max: number; label: string }) {
+  const pct = max > 0 ? Math.min(100, Math.round((value / max) * 100)) : 0;
+  return (
+    <div class="progress" role="progressbar" aria-valuenow={value} aria-valuemin={0} aria-valuemax={max} aria-label={label}>
+      <div class="progress-fill" style={{ width: `${pct}%` }} />
+      <span class="progress-text">{label}</span>
+    </div>
+  );
+}
+
+/** "in 3 d 4 h", "in 12 min", "expired" for a Unix-ms time relative to `now`. */
+export function formatCountdown(target: number, now: number): string {
+  const ms = target - now;
+  if (ms <= 0) return 'expired';
+  const min = Math.floor(ms / 60_000);
+  if (min < 60) return `in ${Math.max(1, min)} min`;
+  const h = Math.floor(min / 60);
+  if (h < 48) return `in ${h} h ${min % 60} min`;
+  return `in ${Math.floor(h / 24)} d ${h % 24} h`;
+}
+
+/** A confirmation panel: what will happen, then Confirm / Back. */
+export function ConfirmPanel(props: { title: string; rows: [string, ComponentChildren][]; onConfirm: () => void; onBack: () => void; busy?: boolean; confirmLabel?: string }) {
+  return (
+    <section class="confirm" aria-label={props.title}>
+      <h3>{props.title}</h3>
+      <dl>
+        {props.rows.map(([k, val]) => (
+          <div class="row" key={k}>
+            <dt>{k}</dt>
+            <dd>{val}</dd>
+          </div>
+        ))}
+      </dl>
+      <div class="actions">
+        <Button onClick={props.onBack}>Back</Button>
+        <Button kind="primary" onClick={props.onConfirm} disabled={props.busy}>
+          {props.confirmLabel ?? 'Confirm'}
+        </Button>
+      </div>
+    </section>
+  );
+}
+
+/** Password strength hint (length and character classes; a hint, not a rule). */
+export function passwordStrength(pw: string): { score: 0 | 1 | 2 | 3; label: string } {
+  let classes = 0;
+  for (const re of [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/]) if (re.test(pw)) classes++;
+  if (pw.length < 8) return { score: 0, label: 'Too short (at least 8 characters)' };
+  if (pw.length >= 16 || (pw.length >= 12 && classes >= 3)) return { score: 3, label: 'Strong' };
+  if (pw.length >= 10 && classes >= 2) return { score: 2, label: 'Fair' };
+  return { score: 1, label: 'Weak: longer is better' };
+}

@@ -1,0 +1,48 @@
+/** Unlock screen: password, clear message on a wrong one, and the back-off countdown. */
+import { useEffect, useState } from 'preact/hooks';
+import { Button, ErrorText, Field } from '../../components/ui';
+import { call, messageOf } from './api';
+import { RemoteError } from '../../lib/messaging/client';
+
+export function Unlock({ retryAfterMs, onUnlocked }: { retryAfterMs: number; onUnlocked: () => void }) {
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string>();
+  const [waitUntil, setWaitUntil] = useState(Date.now() + retryAfterMs);
+  const [now, setNow] = useState(Date.now());
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 250);
+    return () => clearInterval(t);
+  }, []);
+  const wait = Math.max(0, Math.ceil((waitUntil - now) / 1000));
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (wait > 0 || busy) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      await call('vault.unlock', { password });
+      onUnlocked();
+    } catch (err) {
+      setError(messageOf(err));
+      const match = err instanceof RemoteError ? /in (\d+) s/.exec(err.shortMessage) : null;
+      if (match) setWaitUntil(Date.now() + Number(match[1]) * 1000);
+      setPassword('');
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main class="panel unlock">
+      <h1>Countersign</h1>
+      <form onSubmit={submit}>
+        <Field label="Password">
+          <input type="password" name="password" autoFocus value={password} onInput={(e) => setPassword(e.currentTarget.value)} autocomplete="current-password" />
+        </Field>
+        <ErrorText error={error} />
+        {wait > 0 ? <p class="muted" role="status">You can try again in {wait} s.</p> : null}
+        <Button kind="primary" type="submit" disabled={wait > 0 || busy || !password}>Unlock</Button>
+      </form>
+    </main>
+  );
+}
