@@ -1,6 +1,8 @@
 /** `npm run bench`: prints benchmark figures (never a pass/fail on timing). */
 import { benchSigning, printSigning } from './signing';
 import { benchVault } from './vault';
+import { printSizes } from './size';
 
+printSizes();
 printSigning(await benchSigning());
 await benchVault();

@@ -1,0 +1,88 @@
+/**
+ * Real-browser harness (issue #5; reused by the bridge tests): Debian's Chromium through
+ * playwright-core with a fresh persistent profile and the built extension loaded, plus an in-process
+ * sandbox gateway on an ephemeral loopback port. Flags from the machine notes.
+ */
+import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startSandbox, type RunningSandbox } from '../../lib/sandbox/server';
+
+export const EXTENSION_DIR = resolve(import.meta.dirname, '../../.output/chrome-mv3');
+export const ARTIFACTS = resolve(import.meta.dirname, '../../test-results');
+const CHROMIUM = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'].find((p) => existsSync(p));
+
+export type Harness = {
+  ctx: BrowserContext;
+  sandbox: RunningSandbox;
+  extensionId: string;
+  worker: Worker;
+  userDataDir: string;
+  /** Opens the popup as a page (380 px wide like the toolbar popup). */
+  openPopup: () => Promise<Page>;
+  /** Saves a screenshot under test-results/screens/NAME.png. */
+  screenshot: (page: Page, name: string) => Promise<void>;
+  close: () => Promise<void>;
+};
+
+export async function launchHarness(): Promise<Harness> {
+  if (!CHROMIUM) throw new Error('Chromium is not installed (apt-get install -y chromium).');
+  if (!existsSync(join(EXTENSION_DIR, 'manifest.json'))) throw new Error('Build the extension first (npm run build).');
+  const sandbox = await startSandbox(0);
+  const userDataDir = mkdtempSync(join(tmpdir(), 'countersign-e2e-'));
+  const ctx = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 380, height: 600 },
+    args: [
+      `--disable-extensions-except=${EXTENSION_DIR}`,
+      `--load-extension=${EXTENSION_DIR}`,
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  const worker = ctx.serviceWorkers()[0] ?? (await ctx.waitForEvent('serviceworker', { timeout: 15_000 }));
+  const extensionId = new URL(worker.url()).host;
+  const shots = join(ARTIFACTS, 'screens');
+  mkdirSync(shots, { recursive: true });
+  const h: Harness = {
+    ctx,
+    sandbox,
+    extensionId,
+    worker,
+    userDataDir,
+    openPopup: async () => {
+      const page = await ctx.newPage();
+      await page.goto(`chrome-extension://${extensionId}/popup.html`);
+      return page;
+    },
+    screenshot: async (page, name) => {
+      await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+    },
+    close: async () => {
+      await ctx.close();
+      await sandbox.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+  // Point the extension at this sandbox (the default is 127.0.0.1:8787).
+  const page = await h.openPopup();
+  const base = sandbox.url;
+  await page.evaluate(async (b) => {
+    const reply = await chrome.runtime.sendMessage({
+      type: 'settings.set',
+      payload: { perpsUrl: `${b}/perps`, clobUrl: `${b}/clob`, gammaUrl: `${b}/gamma`, dataUrl: `${b}/data` },
+    });
+    if (!reply?.ok) throw new Error(JSON.stringify(reply));
+  }, base);
+  await page.close();
+  return h;
+}
+
+declare const chrome: { runtime: { sendMessage: (m: unknown) => Promise<{ ok: boolean }> } };
