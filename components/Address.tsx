@@ -2,9 +2,9 @@
  * An address shown the way traders read it: `0x99…A4dc` (first 4 and last 4 hex characters), with the
  * full checksummed address in the title. Presentational: no messaging, no storage.
  */
-export function shortAddress(address: string): string {
-  return address.length > 12 ? `${address.slice(0, 4)}…${address.slice(-4)}` : address;
-}
+import { shortAddress } from '../lib/format';
+
+export { shortAddress };
 
 export function Address({ address }: { address: string }) {
   return (

@@ -12,4 +12,4 @@ export function messageOf(err: unknown): string {
 }
 
 export type Account = { address: string; label: string; proxies: { proxy: string; expiry: number; label: string }[]; hasClobCredentials: boolean };
-export type Status = { initialized: boolean; unlocked: boolean; retryAfterMs: number; accounts: Account[] };
+export type Status = { initialized: boolean; unlocked: boolean; retryAfterMs: number; accounts: Account[]; pendingApprovals: number };

@@ -9,6 +9,7 @@ import { PerpsTicket } from './perps';
 import { ClobTicket } from './clob';
 import { AccountView } from './account';
 import { SettingsView } from './settings';
+import { ApprovalQueue } from '../approval/queue';
 
 type TabId = 'perps' | 'clob' | 'account' | 'settings';
 const TABS = [
@@ -37,6 +38,8 @@ export function App() {
   if (!status) return <main class="loading">Loading…</main>;
   if (onboarding) return <Onboarding status={status} onDone={() => { setOnboarding(false); void refresh(); }} refresh={refresh} />;
   if (!status.unlocked) return <Unlock retryAfterMs={status.retryAfterMs} onUnlocked={refresh} />;
+  // While approvals are pending the popup opens on the approval queue (the same view as the window).
+  if (status.pendingApprovals > 0) return <ApprovalQueue call={call} onEmpty={() => void refresh()} />;
   const account = status.accounts[0];
   const lock = async () => {
     await call('vault.lock', {});

@@ -8,13 +8,16 @@
  * (N from settings, default 15); when it fires the vault locks. A browser restart locks too
  * (`runtime.onStartup`, and `storage.session` is emptied by the browser anyway).
  */
-import { createRouter, type BrowserSender } from '../messaging/router';
+import { createRouter, identifySender, type BrowserSender } from '../messaging/router';
+import { ApprovalRegistry } from '../approvals/registry';
+import { MAX_REQUEST_BYTES, PORT_NAME } from '../bridge/framing';
+import { disconnected, invalidParams, toRpcError } from '../provider/errors';
+import { ProviderService } from '../provider/service';
 import { readSettings } from '../settings';
 import { SigningService } from '../signer/service';
 import { openVaultDb, type VaultDb } from '../vault/db';
 import { Vault, type SessionState, type SessionStore } from '../vault/vault';
 import { createProcedures, type ProcedureDeps } from './procedures';
-import { BaseError } from '../errors/base';
 import type { KdfBounds, KdfParams } from '../vault/crypto';
 
 /** The parts of the WebExtension API the background uses (webextension-polyfill or WXT's fake browser). */
@@ -24,7 +27,14 @@ export type BackgroundBrowser = {
     getURL: (path: string) => string;
     onMessage: { addListener: (fn: (message: unknown, sender: BrowserSender) => Promise<unknown> | undefined) => void };
     onStartup: { addListener: (fn: () => void) => void };
+    onConnect?: { addListener: (fn: (port: BrowserPort) => void) => void };
   };
+  windows?: {
+    create: (o: { url: string; type: 'popup'; width: number; height: number; focused?: boolean }) => Promise<{ id?: number }>;
+    update: (id: number, o: { focused: boolean }) => Promise<unknown>;
+    onRemoved: { addListener: (fn: (id: number) => void) => void };
+  };
+  action?: { setBadgeText: (o: { text: string }) => Promise<void> | void; setBadgeBackgroundColor?: (o: { color: string }) => Promise<void> | void };
   storage: {
     session: {
       get: (key: string) => Promise<Record<string, unknown>>;
@@ -40,14 +50,18 @@ export type BackgroundBrowser = {
   };
 };
 
+/** A runtime port (content script ↔ background). */
+export type BrowserPort = {
+  name: string;
+  sender?: BrowserSender;
+  postMessage: (m: unknown) => void;
+  disconnect: () => void;
+  onMessage: { addListener: (fn: (m: unknown) => void) => void };
+  onDisconnect: { addListener: (fn: () => void) => void };
+};
+
 export const AUTOLOCK_ALARM = 'autolock';
 const SESSION_KEY = 'vault.session';
-
-/** Thrown for page requests until the approval bridge handles them. */
-class PageRequestsUnavailableError extends BaseError {
-  override name = 'Provider.UnsupportedMethodError';
-  readonly code = 4200;
-}
 
 function sessionStore(browser: BackgroundBrowser): SessionStore {
   return {
@@ -65,7 +79,6 @@ export type BackgroundOptions = {
   bounds?: KdfBounds;
   fetchFn?: typeof fetch;
   now?: () => number;
-  pageRequest?: ProcedureDeps['pageRequest'];
   /** Extra work after lock (the bridge rejects pending approvals and tells pages). */
   onLocked?: () => Promise<void>;
 };
@@ -76,7 +89,10 @@ export type Background = {
   vault: () => Vault;
   db: () => VaultDb;
   service: () => SigningService;
+  registry: ApprovalRegistry;
   lock: () => Promise<void>;
+  /** Handles one page request as if it came over a port from `sender` (tests). */
+  pageRequest: (sender: BrowserSender, method: string, params: unknown) => Promise<unknown>;
 };
 
 /** Wires the background. Call once from `defineBackground`'s `main` (synchronously). */
@@ -86,16 +102,74 @@ export function startBackground(o: BackgroundOptions): Background {
   let db!: VaultDb;
   let service!: SigningService;
   let route!: ReturnType<typeof createRouter>;
+  let provider!: ProviderService;
+  const extensionOrigin = browser.runtime.getURL('/');
+  const ports = new Set<{ port: BrowserPort; origin: string }>();
+  let approvalWindowId: number | undefined;
+
+  const registry = new ApprovalRegistry({
+    onChange: (pending) => {
+      void browser.action?.setBadgeText({ text: pending.length ? String(pending.length) : '' });
+    },
+  });
+  void browser.action?.setBadgeBackgroundColor?.({ color: '#b45309' });
+
+  const emit = (origin: string | undefined, event: string, data: unknown) => {
+    for (const p of ports) {
+      if (origin === undefined || p.origin === origin) {
+        try {
+          p.port.postMessage({ event, data });
+        } catch {
+          ports.delete(p);
+        }
+      }
+    }
+  };
+
+  const showApprovals = async () => {
+    if (!browser.windows) return;
+    if (approvalWindowId !== undefined) {
+      try {
+        await browser.windows.update(approvalWindowId, { focused: true });
+        return;
+      } catch {
+        approvalWindowId = undefined;
+      }
+    }
+    const w = await browser.windows.create({ url: browser.runtime.getURL('/approval.html'), type: 'popup', width: 420, height: 640, focused: true });
+    approvalWindowId = w.id;
+  };
+
+  const pageRequest = async (sender: BrowserSender, method: string, params: unknown) => {
+    await ready;
+    await vault.restoreSession();
+    const who = identifySender(sender, browser.runtime.id, extensionOrigin);
+    if (!who || who.kind !== 'content') throw invalidParams('Requests must come from a page.');
+    let size = 0;
+    try {
+      size = new TextEncoder().encode(JSON.stringify(params ?? null)).length;
+    } catch {
+      throw invalidParams('params must be JSON.');
+    }
+    if (size > MAX_REQUEST_BYTES) throw invalidParams('The request is larger than 64 KiB.');
+    return provider.request(who.origin, method, params);
+  };
 
   const armAutoLock = async () => {
     const { autoLockMinutes } = await readSettings(db);
     await browser.alarms.clear(AUTOLOCK_ALARM);
     await browser.alarms.create(AUTOLOCK_ALARM, { delayInMinutes: autoLockMinutes });
   };
+  const afterLock = async () => {
+    await browser.alarms.clear(AUTOLOCK_ALARM);
+    registry.rejectAll(() => disconnected('Countersign was locked; the request was cancelled.'));
+    emit(undefined, 'accountsChanged', []);
+    emit(undefined, 'disconnect', { code: 4900, message: 'Countersign is locked.' });
+    await o.onLocked?.();
+  };
   const lock = async () => {
     await vault.lock();
-    await browser.alarms.clear(AUTOLOCK_ALARM);
-    await o.onLocked?.();
+    await afterLock();
   };
 
   const ready = (async () => {
@@ -115,26 +189,30 @@ export function startBackground(o: BackgroundOptions): Background {
       ...(o.fetchFn ? { fetchFn: o.fetchFn } : {}),
       ...(o.now ? { now: o.now } : {}),
     });
+    provider = new ProviderService({ vault, db, service, registry, showApprovals, emit });
     route = createRouter(
       createProcedures({
         vault,
         db,
         service,
-        onUnlocked: armAutoLock,
-        onLocked: async () => {
-          await browser.alarms.clear(AUTOLOCK_ALARM);
-          await o.onLocked?.();
+        registry,
+        onUnlocked: async () => {
+          await armAutoLock();
+          for (const c of await db.getAll('connections')) emit(c.origin, 'accountsChanged', c.accounts);
         },
+        onLocked: afterLock,
         onSettings: async () => {
           if (vault.unlocked) await armAutoLock();
         },
-        pageRequest:
-          o.pageRequest ??
-          (async () => {
-            throw new PageRequestsUnavailableError('Page requests are not available yet.');
-          }),
+        pageRequest: async (input, sender) => {
+          try {
+            return { id: input.id, result: await provider.request(sender.origin, input.method, input.params) };
+          } catch (err) {
+            return { id: input.id, error: toRpcError(err) };
+          }
+        },
       }),
-      { extensionId: browser.runtime.id, extensionOrigin: browser.runtime.getURL('/') },
+      { extensionId: browser.runtime.id, extensionOrigin },
     );
   })();
 
@@ -153,5 +231,48 @@ export function startBackground(o: BackgroundOptions): Background {
   });
   browser.runtime.onStartup.addListener(() => void ready.then(lock));
 
-  return { ready, handle, vault: () => vault, db: () => db, service: () => service, lock };
+  // Pages talk over a port from the content script; the origin is the port sender's tab URL.
+  browser.runtime.onConnect?.addListener((port) => {
+    const who = port.sender ? identifySender(port.sender, browser.runtime.id, extensionOrigin) : undefined;
+    if (port.name !== PORT_NAME || !who || who.kind !== 'content') {
+      port.disconnect();
+      return;
+    }
+    const entry = { port, origin: who.origin };
+    ports.add(entry);
+    port.onDisconnect.addListener(() => ports.delete(entry));
+    port.onMessage.addListener((m) => {
+      const msg = m as { id?: unknown; method?: unknown; params?: unknown } | null;
+      if (!msg || typeof msg.id !== 'string' || msg.id.length > 64) return;
+      const id = msg.id;
+      const method = typeof msg.method === 'string' ? msg.method : '';
+      pageRequest(port.sender!, method, msg.params).then(
+        (result) => {
+          try {
+            port.postMessage({ id, result: result ?? null });
+          } catch {
+            /* page went away */
+          }
+        },
+        (err) => {
+          try {
+            port.postMessage({ id, error: toRpcError(err) });
+          } catch {
+            /* page went away */
+          }
+        },
+      );
+    });
+  });
+
+  // Closing the approval window rejects the request it was showing.
+  browser.windows?.onRemoved.addListener((id) => {
+    if (id !== approvalWindowId) return;
+    approvalWindowId = undefined;
+    const head = registry.list()[0];
+    if (head) registry.decide(head.id, { approve: false });
+    if (registry.size > 0) void showApprovals();
+  });
+
+  return { ready, handle, vault: () => vault, db: () => db, service: () => service, registry, lock, pageRequest };
 }

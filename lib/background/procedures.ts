@@ -14,6 +14,7 @@ import type { VaultDb } from '../vault/db';
 import { ProxyKeyMismatchError } from '../vault/errors';
 import type { Vault } from '../vault/vault';
 import { BaseError } from '../errors/base';
+import type { ApprovalRegistry } from '../approvals/registry';
 
 export type ProcedureDeps = {
   vault: Vault;
@@ -25,8 +26,10 @@ export type ProcedureDeps = {
   onLocked: () => Promise<void>;
   /** Called when settings change. */
   onSettings: () => Promise<void>;
-  /** Page requests (the approval flow); refuses everything until the bridge is wired. */
+  /** Page requests sent as one-off messages (the bridge uses a port; this path answers the same way). */
   pageRequest: (input: { id: string; method: string; params?: unknown }, sender: IdentifiedSender) => Promise<unknown>;
+  /** Pending approvals. */
+  registry: ApprovalRegistry;
 };
 
 /** Accounts view: owners with their proxies and CLOB credential info (non-secret). */
@@ -46,7 +49,7 @@ async function accounts(vault: Vault) {
 export function createProcedures(d: ProcedureDeps): Handlers {
   const { vault, db, service } = d;
   return {
-    'vault.status': async () => ({ ...(await vault.status()), accounts: await accounts(vault) }),
+    'vault.status': async () => ({ ...(await vault.status()), accounts: await accounts(vault), pendingApprovals: d.registry.size }),
     'vault.create': async ({ password }) => {
       await vault.create(password);
       await d.onUnlocked();
@@ -161,6 +164,11 @@ export function createProcedures(d: ProcedureDeps): Handlers {
     'audit.list': async ({ limit }) => {
       const all = await db.getAll('audit');
       return all.slice(-(limit ?? 100)).reverse();
+    },
+    'approval.list': async () => d.registry.list(),
+    'approval.decide': async ({ id, approve, digest }) => {
+      d.registry.decide(id, { approve, ...(digest === undefined ? {} : { digest }) });
+      return null;
     },
     'page.request': (input, sender) => d.pageRequest(input, sender),
   };

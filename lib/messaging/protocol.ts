@@ -64,7 +64,7 @@ export const PROCEDURES = {
   'perps.read': {
     input: v.strictObject({
       account: v.optional(address),
-      name: v.picklist(['invite', 'deposits', 'internalTransfers', 'config', 'funding', 'referral', 'credentials', 'exchange', 'orders', 'instruments']),
+      name: v.picklist(['invite', 'deposits', 'internalTransfers', 'config', 'funding', 'referral', 'credentials', 'exchange', 'orders', 'instruments', 'summary']),
       query: v.optional(v.record(v.pipe(v.string(), v.regex(/^[a-z_]{1,32}$/)), v.union([v.pipe(v.string(), v.maxLength(100)), nonNegativeSafeInteger]))),
     }),
     senders: POPUP,
@@ -76,6 +76,11 @@ export const PROCEDURES = {
   },
   'clob.book': { input: v.strictObject({ tokenId: uint256String }), senders: POPUP },
   'audit.list': { input: v.strictObject({ limit: v.optional(v.pipe(nonNegativeSafeInteger, v.maxValue(500))) }), senders: POPUP },
+  'approval.list': { input: v.strictObject({}), senders: EXT },
+  'approval.decide': {
+    input: v.strictObject({ id: v.pipe(v.string(), v.maxLength(64)), approve: v.boolean(), digest: v.optional(v.pipe(v.string(), v.regex(/^0x[0-9a-f]{64}$/))) }),
+    senders: EXT,
+  },
   'page.request': {
     input: v.strictObject({ id: v.pipe(v.string(), v.maxLength(64)), method: v.pipe(v.string(), v.maxLength(64)), params: v.optional(v.unknown()) }),
     senders: ['content'] as SenderKind[],

@@ -11,7 +11,8 @@ export type PerpsRead = { method: 'GET' | 'POST'; path: string; auth: PerpsReadA
 
 /**
  * The reads, keyed by name. The seed does not give the credentials read's weight; we count it as 1.
- * `orders` (get-orders) and `instruments` are not in the seed; the sandbox serves them with weight 2.
+ * `orders` (get-orders), `instruments` and `summary` (balance and positions) are not in the seed; the
+ * sandbox serves them with weight 2.
  */
 export const PERPS_READS = {
   invite: { method: 'POST', path: '/v1/account/invite', auth: 'proxy-headers', weight: 1 },
@@ -24,6 +25,7 @@ export const PERPS_READS = {
   exchange: { method: 'GET', path: '/v1/info/exchange', auth: 'none', weight: 2 },
   orders: { method: 'GET', path: '/v1/account/orders', auth: 'proxy-headers', weight: 2 },
   instruments: { method: 'GET', path: '/v1/info/instruments', auth: 'none', weight: 2 },
+  summary: { method: 'GET', path: '/v1/account/summary', auth: 'proxy-headers', weight: 2 },
 } as const satisfies Record<string, PerpsRead>;
 
 /** Name of a perps read. */

@@ -163,6 +163,14 @@ export class SigningService {
     return perpsRead(perpsUrl, name, { ...(auth ? { auth } : {}), ...(query ? { query } : {}), ...(this.o.fetchFn ? { fetchFn: this.o.fetchFn } : {}) });
   }
 
+  /** The public book of a perps instrument (`GET /v1/info/book`, sandbox read). */
+  async perpsBook(iid: number): Promise<unknown> {
+    const { perpsUrl } = await this.o.settings();
+    const res = await requestJson(`${perpsUrl}/v1/info/book?instrument_id=${iid}`, { method: 'GET' }, this.o.fetchFn);
+    if (res.status !== 200) throw new BaseError('The gateway has no book for this instrument.');
+    return res.body;
+  }
+
   /**
    * Issues a new proxy key: generates it here, has the owner sign `CreateProxy`, sends it, and stores
    * the key with the secret the gateway returns. `expiry` Unix ms. Returns non-secret info only.
@@ -221,6 +229,23 @@ export class SigningService {
       this.marketInfo.set(key, m);
     }
     return m;
+  }
+
+  /**
+   * Maker/taker amounts of order requests at each token's tick size (nothing signed): what an approval
+   * shows before the orders are built and signed.
+   */
+  async clobQuote(orders: readonly ClobOrderRequest[]) {
+    const out = [];
+    for (const req of orders) {
+      const m = await this.market(req.tokenId);
+      const marketStyle = req.orderType === 'FOK' || req.orderType === 'FAK';
+      const amounts = marketStyle && req.side === 'BUY'
+        ? toMarketOrderAmounts({ side: req.side, amount: req.size, price: req.price, tickSize: m.tickSize })
+        : toOrderAmounts({ side: req.side, price: req.price, size: req.size, tickSize: m.tickSize });
+      out.push({ ...m, amounts });
+    }
+    return out;
   }
 
   /**

@@ -1,0 +1,91 @@
+/**
+ * The main-world provider (`window.countersign`): EIP-1193 `request`, `on` / `removeListener`, and
+ * EIP-6963 discovery (`eip6963:announceProvider` on load and on every `eip6963:requestProvider`).
+ * Only framing: it holds no secrets and decides nothing; every request goes to the content script.
+ */
+import { CONTENT_TARGET, PAGE_TARGET } from './framing';
+
+/** Error a page receives: an `Error` with EIP-1193 `code` and optional `data`. */
+export class ProviderError extends Error {
+  code: number;
+  data: unknown;
+  constructor(message: string, code: number, data?: unknown) {
+    super(message);
+    this.name = 'ProviderRpcError';
+    this.code = code;
+    this.data = data;
+  }
+}
+
+const ICON =
+  'data:image/svg+xml;base64,' +
+  btoa('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#065f46"/><path d="M8 17l5 5 11-12" stroke="#ecfdf5" stroke-width="3.5" fill="none" stroke-linecap="round" stroke-linejoin="round"/></svg>');
+
+export const PROVIDER_INFO = { name: 'Countersign', rdns: 'xyz.countersign', icon: ICON } as const;
+
+export function installProvider(win: Window & { countersign?: unknown }): void {
+  if (win.countersign) return;
+  const waiting = new Map<string, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  const listeners = new Map<string, Set<(data: unknown) => void>>();
+  let seq = 0;
+  const prefix = Math.random().toString(36).slice(2, 10);
+
+  win.addEventListener('message', (event: MessageEvent) => {
+    if (event.source !== win) return;
+    const d = event.data as { target?: unknown; id?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown }; event?: unknown; data?: unknown } | null;
+    if (!d || d.target !== PAGE_TARGET) return;
+    if (typeof d.id === 'string') {
+      const w = waiting.get(d.id);
+      if (!w) return;
+      waiting.delete(d.id);
+      if (d.error) w.reject(new ProviderError(String(d.error.message), Number(d.error.code), d.error.data));
+      else w.resolve(d.result);
+    } else if (typeof d.event === 'string') {
+      for (const fn of listeners.get(d.event) ?? []) {
+        try {
+          fn(d.data);
+        } catch {
+          /* a listener's error is the page's business */
+        }
+      }
+    }
+  });
+
+  const provider = Object.freeze({
+    isCountersign: true,
+    request(args: { method: string; params?: unknown }): Promise<unknown> {
+      if (!args || typeof args !== 'object' || typeof args.method !== 'string') {
+        return Promise.reject(new ProviderError('request expects { method, params? }.', -32600));
+      }
+      const id = `${prefix}-${++seq}`;
+      return new Promise((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        const frame: Record<string, unknown> = { target: CONTENT_TARGET, id, method: args.method };
+        if ('params' in args && args.params !== undefined) frame.params = args.params;
+        try {
+          win.postMessage(frame, win.location.origin);
+        } catch {
+          waiting.delete(id);
+          reject(new ProviderError('params must be serialisable.', -32602));
+        }
+      });
+    },
+    on(event: string, fn: (data: unknown) => void) {
+      if (typeof fn !== 'function') return provider;
+      const set = listeners.get(event) ?? new Set();
+      set.add(fn);
+      listeners.set(event, set);
+      return provider;
+    },
+    removeListener(event: string, fn: (data: unknown) => void) {
+      listeners.get(event)?.delete(fn);
+      return provider;
+    },
+  });
+
+  Object.defineProperty(win, 'countersign', { value: provider, writable: false, configurable: false, enumerable: true });
+  const info = Object.freeze({ uuid: crypto.randomUUID(), ...PROVIDER_INFO });
+  const announce = () => win.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail: Object.freeze({ info, provider }) }));
+  win.addEventListener('eip6963:requestProvider', announce);
+  announce();
+}

@@ -1,0 +1,53 @@
+/**
+ * Plain-words descriptions of what a page asks to sign (issue #6 §4), e.g.
+ * "Buy 2.5 ETH-PERP at 3,120.50, good-til-cancelled, post-only — request weight 1, action weight 1" and
+ * "Withdraw 10.00 USDC (10000000 base units) to 0x99…A4dc". Pure.
+ */
+import type { PerpsCommand, PerpsOrderInput } from '../perps/commands';
+import { formatUnitsMin2, groupDecimal, shortAddress } from '../format';
+
+const TIF: Record<string, string> = { gtc: 'good-til-cancelled', ioc: 'immediate-or-cancel', fok: 'fill-or-kill' };
+
+/** One line per order of a createOrders. `symbol` names an instrument id. */
+export function describeOrder(o: PerpsOrderInput, symbol: (iid: number) => string): string {
+  const parts = [`${o.buy ? 'Buy' : 'Sell'} ${groupDecimal(o.qty)} ${symbol(o.iid)} ${o.p ? `at ${groupDecimal(o.p)}` : 'at market'}`];
+  if (o.tif) parts.push(TIF[o.tif] ?? o.tif);
+  if (o.tr) parts.push(`${o.tr.tpsl === 'tp' ? 'take-profit' : 'stop-loss'} trigger at ${groupDecimal(o.tr.trp)}${o.tr.market ? ' (market)' : ''}`);
+  if (o.po) parts.push('post-only');
+  if (o.ro) parts.push('reduce-only');
+  return parts.join(', ');
+}
+
+/** Title and lines of a perps command. Amounts of withdraw are shown in USDC and in base units (6 decimals). */
+export function describePerpsCommand(cmd: PerpsCommand, symbol: (iid: number) => string): { title: string; lines: string[] } {
+  const w = `request weight ${cmd.weight.request}, action weight ${cmd.weight.action}`;
+  const args = cmd.body.args as Record<string, unknown>;
+  switch (cmd.type) {
+    case 'createOrders': {
+      const orders = cmd.body.args as PerpsOrderInput[];
+      const lines = orders.map((o) => describeOrder(o, symbol));
+      if (lines.length === 1) return { title: 'Place an order', lines: [`${lines[0]} — ${w}`] };
+      return { title: `Place ${lines.length} orders`, lines: [...lines, `— ${w}`] };
+    }
+    case 'cancelOrders':
+      return { title: 'Cancel orders', lines: [`Cancel ${(cmd.body.args as number[]).map((x) => `#${x}`).join(', ')} — ${w}`] };
+    case 'cancelOrdersCOID':
+      return { title: 'Cancel orders', lines: [`Cancel client order ids ${(cmd.body.args as string[]).map((c) => `${c.slice(0, 8)}…`).join(', ')} — ${w}`] };
+    case 'cancelAll':
+      return { title: 'Cancel all orders', lines: [`Cancel every open order${args.iid !== undefined ? ` on ${symbol(args.iid as number)}` : ''} — ${w}`] };
+    case 'autoCancel':
+      return { title: 'Dead-man switch', lines: [args.time === 0 ? 'Disarm automatic cancel' : `Cancel all orders automatically at ${new Date(args.time as number).toISOString()}`] };
+    case 'updateLeverage':
+      return { title: 'Change leverage', lines: [`Set ${symbol(args.iid as number)} leverage to ${args.lev}× (${args.cross ? 'cross' : 'isolated'} margin) — ${w}`] };
+    case 'updateMargin':
+      return { title: 'Change isolated margin', lines: [`${String(args.amt).startsWith('-') ? 'Remove' : 'Add'} ${groupDecimal(String(args.amt).replace('-', ''))} USDC margin on ${symbol(args.iid as number)}`] };
+    case 'internalTransfer':
+      return { title: 'Transfer funds', lines: [`Transfer ${groupDecimal(String(args.amount))} USDC to ${shortAddress(String(args.to))}${cmd.label ? ` — “${cmd.label}”` : ''}`] };
+    case 'withdraw':
+      return { title: 'Withdraw funds', lines: [`Withdraw ${formatUnitsMin2(String(args.amount), 6)} USDC (${args.amount} base units) to ${shortAddress(String(args.to))}`] };
+    case 'deleteProxy':
+      return { title: 'Delete a trading key', lines: [`Delete proxy key ${shortAddress(String(args.proxy))}`] };
+    case 'createProxy':
+      return { title: 'Issue a trading key', lines: [`Issue proxy key ${shortAddress(String(args.proxy))}, valid until ${new Date(args.expiry as number).toISOString()}`] };
+  }
+}
