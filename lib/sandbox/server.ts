@@ -10,6 +10,7 @@
  * | `/data` | data service v2 |
  * | `/relayer`, `/bridge` | relayer and bridge |
  * | `/admin` | sandbox-only controls (exchange mode, clock, deposits, request log) |
+ * | `/demo` | the demo dapp page |
  */
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -21,6 +22,7 @@ import { clobRoutes } from './clob/routes';
 import { DEFAULT_CONFIG, SandboxContext, type SandboxConfig } from './context';
 import { perpsRoutes } from './perps/routes';
 import { seed, type DemoAccounts } from './seed';
+import { mountDemo } from './demo';
 import type { ExchangeMode } from './clob/venue';
 
 export type SandboxOptions = {
@@ -60,6 +62,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   app.route('/relayer', relayer);
   app.route('/bridge', bridge);
   app.route('/admin', adminRoutes(ctx));
+  mountDemo(app, ctx, { counterparty: demo.counterparty.address });
   options.extend?.(app, ctx);
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError((err, c) => {

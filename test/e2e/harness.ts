@@ -66,7 +66,7 @@ export async function launchHarness(): Promise<Harness> {
       await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
     },
     close: async () => {
-      await ctx.close();
+      await ctx.close().catch(() => undefined);
       await sandbox.close();
       rmSync(userDataDir, { recursive: true, force: true });
     },
