@@ -91,4 +91,23 @@ describe('isolation', () => {
     walk('components');
     expect(offenders).toEqual([]);
   });
+
+  it('no component, and no popup screen but its message caller, reaches into browser.* or IndexedDB', () => {
+    const offenders: string[] = [];
+    const check = (dir: string, allowed: string[]) => {
+      if (!existsSync(dir)) return;
+      for (const name of readdirSync(dir)) {
+        const p = join(dir, name);
+        if (statSync(p).isDirectory()) check(p, allowed);
+        else if (/\.(ts|tsx)$/.test(name) && !allowed.includes(p)) {
+          const text = readFileSync(p, 'utf8');
+          if (/webextension-polyfill|from ['"]idb['"]|indexedDB|\bbrowser\.|\bchrome\./.test(text)) offenders.push(p);
+        }
+      }
+    };
+    check('components', []);
+    check('entrypoints/popup', ['entrypoints/popup/api.ts']);
+    check('entrypoints/approval', ['entrypoints/approval/main.tsx']);
+    expect(offenders).toEqual([]);
+  });
 });

@@ -103,6 +103,12 @@ describe('bridge in Chromium', () => {
     await w.getByTestId('approval-lines').filter({ hasText: 'Buy 0.5 ETH-PERP at 3,000, good-til-cancelled, post-only — request weight 1, action weight 1' }).waitFor();
     await w.getByText('proxy key').waitFor();
     await h.screenshot(w, '21-approval-order');
+    // Clickjacking guard: a blur disarms Approve at once; focus re-arms it only after 1 s.
+    const approveBtn = w.getByTestId('approve');
+    await w.evaluate(() => window.dispatchEvent(new Event('blur')));
+    expect(await approveBtn.isDisabled()).toBe(true);
+    await w.evaluate(() => window.dispatchEvent(new Event('focus')));
+    expect(await approveBtn.isDisabled()).toBe(true);
     await approve(w);
     const r = await lastResult('order');
     expect(r.ok).toBe(true);
@@ -140,6 +146,22 @@ describe('bridge in Chromium', () => {
     await approve(w2);
     const r = await lastResult('clob');
     expect((r.value as { success: boolean }[])[0]!.success).toBe(true);
+  });
+
+  it('while a request is pending the badge counts it and the popup opens on the same approval queue', async () => {
+    const before = tradingRequests();
+    const w = await clickAndApprovalWindow('order');
+    await w.getByTestId('approval-lines').waitFor();
+    const text = await h.worker.evaluate(() => (globalThis as unknown as { chrome: { action: { getBadgeText: (o: object) => Promise<string> } } }).chrome.action.getBadgeText({}));
+    expect(text).toBe('1');
+    const p = await h.openPopup();
+    await p.getByTestId('approval-origin').filter({ hasText: h.sandbox.url }).waitFor();
+    await h.screenshot(p, '23-popup-approval-queue');
+    await p.getByRole('button', { name: 'Reject' }).click();
+    expect(await lastResult('order')).toMatchObject({ ok: false, code: 4001 });
+    expect(tradingRequests()).toBe(before);
+    await p.close();
+    await w.close().catch(() => undefined);
   });
 
   it('a page of another origin that did not connect gets 4100', async () => {
