@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Button, ErrorText, Field, Notice } from '../../components/ui';
-import { toMarketOrderAmounts, toOrderAmounts, type OrderAmounts } from '../../lib/clob/amounts';
+import { orderRequestAmounts, type OrderAmounts } from '../../lib/clob/amounts';
 import type { OrderType } from '../../lib/clob/order';
 import { InvalidFieldError } from '../../lib/validation';
 import { call, messageOf, type Account } from './api';
@@ -65,12 +65,7 @@ export function ClobTicket({ account, onCredentials }: { account: Account; onCre
   const preview = useMemo((): { amounts?: OrderAmounts; problem?: string } => {
     if (!info || !price || !size) return {};
     try {
-      const marketStyle = orderType === 'FOK' || orderType === 'FAK';
-      return {
-        amounts: marketStyle && side === 'BUY'
-          ? toMarketOrderAmounts({ side, amount: size, price, tickSize: info.tickSize })
-          : toOrderAmounts({ side, price, size, tickSize: info.tickSize }),
-      };
+      return { amounts: orderRequestAmounts({ side, price, size, orderType, tickSize: info.tickSize }) };
     } catch (err) {
       return { problem: err instanceof InvalidFieldError ? `${err.field}: ${err.reason}` : 'Invalid order' };
     }

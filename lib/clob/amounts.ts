@@ -162,3 +162,15 @@ export function isPriceOnTick(price: string, tickSize: string): boolean {
   const tu = t.units * pow10(scale - t.scale);
   return pu % tu === 0n && pu >= tu && pu <= pow10(scale) - tu;
 }
+
+/**
+ * Amounts of an order request by its type: FOK / FAK BUY orders are sized in collateral (`size` is the
+ * USDC to spend, market-style rounding); everything else is a limit order sized in shares.
+ * Throws `InvalidFieldError` like the two functions above.
+ */
+export function orderRequestAmounts(req: { side: Side; price: string; size: string; orderType: 'GTC' | 'GTD' | 'FOK' | 'FAK'; tickSize: string }): OrderAmounts {
+  const marketStyle = req.orderType === 'FOK' || req.orderType === 'FAK';
+  return marketStyle && req.side === 'BUY'
+    ? toMarketOrderAmounts({ side: req.side, amount: req.size, price: req.price, tickSize: req.tickSize })
+    : toOrderAmounts({ side: req.side, price: req.price, size: req.size, tickSize: req.tickSize });
+}

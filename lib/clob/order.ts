@@ -215,21 +215,7 @@ export function buildClobOrder(input: {
 export type OrderType = 'GTC' | 'GTD' | 'FOK' | 'FAK';
 
 /** `order` inside a `POST /order` body: `salt` and `signatureType` are numbers, everything else strings. */
-export type SignedOrderJson = {
-  salt: number;
-  maker: Address;
-  signer: Address;
-  tokenId: string;
-  makerAmount: string;
-  takerAmount: string;
-  side: Side;
-  signatureType: SignatureType;
-  timestamp: string;
-  expiration: string;
-  metadata: Hex;
-  builder: Hex;
-  signature: Hex;
-};
+export type SignedOrderJson = Omit<ClobOrder, 'salt'> & { salt: number; expiration: string; signature: Hex };
 
 /** A `POST /order` body (PROTOCOL.md §2.3). */
 export type PostOrderBody = {

@@ -11,8 +11,9 @@
  * just re-entered the password (popup only).
  */
 import * as v from 'valibot';
-import { address, nonNegativeSafeInteger, positiveDecimalString, uint256String } from '../validation';
+import { address, nonNegativeSafeInteger, uint256String } from '../validation';
 import { settingsSchema } from '../settings';
+import { clobOrderRequestsSchema } from '../clob/request';
 import type { WireError } from '../errors/base';
 
 /** Who sent a message, from the browser's `sender`. */
@@ -22,15 +23,6 @@ const password = v.pipe(v.string('must be a string'), v.minLength(1, 'is require
 const privateKey = v.pipe(v.string('must be a string'), v.regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex characters'));
 const label = v.optional(v.pipe(v.string(), v.maxLength(64, 'must be at most 64 characters')));
 const perpsOp = v.strictObject({ type: v.string('must be a command type'), args: v.unknown(), grp: v.optional(v.unknown()) });
-const clobOrder = v.strictObject({
-  tokenId: uint256String,
-  side: v.picklist(['BUY', 'SELL'], 'must be BUY or SELL'),
-  price: positiveDecimalString,
-  size: positiveDecimalString,
-  orderType: v.picklist(['GTC', 'GTD', 'FOK', 'FAK'], 'must be GTC, GTD, FOK or FAK'),
-  postOnly: v.optional(v.boolean('must be a boolean')),
-  expiration: v.optional(nonNegativeSafeInteger),
-});
 const EXT: SenderKind[] = ['popup', 'approval'];
 const POPUP: SenderKind[] = ['popup'];
 
@@ -57,7 +49,7 @@ export const PROCEDURES = {
   'proxy.delete': { input: v.strictObject({ account: address, proxy: address }), senders: POPUP },
   'proxy.list': { input: v.strictObject({ account: v.optional(address) }), senders: EXT },
   'clob.createOrDerive': { input: v.strictObject({ account: address, nonce: v.optional(nonNegativeSafeInteger) }), senders: POPUP },
-  'clob.postOrders': { input: v.strictObject({ account: address, orders: v.pipe(v.array(clobOrder), v.minLength(1), v.maxLength(15)) }), senders: POPUP },
+  'clob.postOrders': { input: v.strictObject({ account: address, orders: clobOrderRequestsSchema }), senders: POPUP },
   'clob.cancel': { input: v.strictObject({ account: address, orderIds: v.pipe(v.array(v.pipe(v.string(), v.maxLength(100))), v.minLength(1), v.maxLength(100)) }), senders: POPUP },
   'clob.openOrders': { input: v.strictObject({ account: address }), senders: POPUP },
   'perps.send': { input: v.strictObject({ account: address, op: perpsOp, label: v.optional(v.unknown()), exp: v.optional(nonNegativeSafeInteger) }), senders: POPUP },

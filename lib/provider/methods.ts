@@ -4,7 +4,8 @@
  * are refused (4200); nothing is forwarded anywhere by default.
  */
 import * as v from 'valibot';
-import { nonNegativeSafeInteger, positiveDecimalString, uint256String } from '../validation';
+import { nonNegativeSafeInteger } from '../validation';
+import { clobOrderRequestsSchema } from '../clob/request';
 
 export type MethodPolicy = { connected: boolean; unlocked: boolean; approval: 'none' | 'connect' | 'sign' };
 
@@ -34,20 +35,9 @@ export const perpsParamsSchema = v.strictObject({
   label: v.optional(v.unknown()),
 });
 
-const clobOrderSchema = v.strictObject({
-  tokenId: uint256String,
-  side: v.picklist(['BUY', 'SELL'], 'must be "BUY" or "SELL"'),
-  price: positiveDecimalString,
-  size: positiveDecimalString,
-  orderType: v.picklist(['GTC', 'GTD', 'FOK', 'FAK'], 'must be GTC, GTD, FOK or FAK'),
-  postOnly: v.optional(v.boolean('must be a boolean')),
-  expiration: v.optional(nonNegativeSafeInteger),
-});
 
 /** `clob_postOrders` params: 1-15 orders. */
-export const clobOrdersParamsSchema = v.strictObject({
-  orders: v.pipe(v.array(clobOrderSchema, 'must be an array of orders'), v.minLength(1, 'must hold at least one order'), v.maxLength(15, 'must hold at most 15 orders')),
-});
+export const clobOrdersParamsSchema = v.strictObject({ orders: clobOrderRequestsSchema });
 
 /** `clob_signRequest` params: method, path (with query) and the exact body text. */
 export const clobSignParamsSchema = v.strictObject({

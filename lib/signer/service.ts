@@ -22,7 +22,8 @@ import type { PerpsReadName } from '../perps/reads';
 import { PERPS_READS } from '../perps/reads';
 import type { PerpsCommandDomain, PerpsWithdrawDomain } from '../perps/signing';
 import { buildL2Headers, type L2Headers } from '../clob/auth';
-import { toMarketOrderAmounts, toOrderAmounts, type Side } from '../clob/amounts';
+import { orderRequestAmounts } from '../clob/amounts';
+import type { ClobOrderRequest } from '../clob/request';
 import { clobL2Request, createOrDeriveApiKey } from '../clob/client';
 import { ClobError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
 import { buildClobOrder, clobOrderDigest, exchangeAddress, signClobOrder, toPostOrderBody, toPostOrdersBody, type OrderType, type PostOrderBody } from '../clob/order';
@@ -51,17 +52,7 @@ export class WeightBudgetError extends BaseError {
   }
 }
 
-/** A page or popup order-book order request (`clob_postOrders` item). Decimals as strings. */
-export type ClobOrderRequest = {
-  tokenId: string;
-  side: Side;
-  price: string;
-  size: string;
-  orderType: OrderType;
-  postOnly?: boolean;
-  /** GTD only: Unix seconds. */
-  expiration?: number;
-};
+export type { ClobOrderRequest };
 
 /** Budgets the client meter keeps per gateway (the sandbox's defaults; the real ones are unshown). */
 export const CLIENT_WEIGHT_BUDGETS = {
@@ -239,11 +230,7 @@ export class SigningService {
     const out = [];
     for (const req of orders) {
       const m = await this.market(req.tokenId);
-      const marketStyle = req.orderType === 'FOK' || req.orderType === 'FAK';
-      const amounts = marketStyle && req.side === 'BUY'
-        ? toMarketOrderAmounts({ side: req.side, amount: req.size, price: req.price, tickSize: m.tickSize })
-        : toOrderAmounts({ side: req.side, price: req.price, size: req.size, tickSize: m.tickSize });
-      out.push({ ...m, amounts });
+      out.push({ ...m, amounts: orderRequestAmounts({ ...req, tickSize: m.tickSize }) });
     }
     return out;
   }
@@ -260,10 +247,7 @@ export class SigningService {
     const digests: Hex[] = [];
     for (const req of orders) {
       const m = await this.market(req.tokenId);
-      const market = req.orderType === 'FOK' || req.orderType === 'FAK';
-      const amounts = market && req.side === 'BUY'
-        ? toMarketOrderAmounts({ side: req.side, amount: req.size, price: req.price, tickSize: m.tickSize })
-        : toOrderAmounts({ side: req.side, price: req.price, size: req.size, tickSize: m.tickSize });
+      const amounts = orderRequestAmounts({ ...req, tickSize: m.tickSize });
       const order = buildClobOrder({
         signer: owner.address,
         signatureType: creds.info.signatureType,

@@ -165,6 +165,16 @@ export class Vault {
     return { mk, raw };
   }
 
+  /** `unwrap` for a re-authentication: a wrong password is a `WrongPasswordError` (no back-off counted). */
+  private async reauthenticate(meta: VaultMeta, password: string): Promise<{ mk: CryptoKey; raw: Uint8Array<ArrayBuffer> }> {
+    try {
+      return await this.unwrap(meta, password);
+    } catch (err) {
+      if (err instanceof DecryptError) throw new WrongPasswordError(0);
+      throw err;
+    }
+  }
+
   /**
    * Unlocks with `password`. Throws `VaultNotInitializedError`, `UnlockBackoffError` (too soon after a
    * failure — nothing is derived), `WrongPasswordError` (with the next delay), `KdfParamsError`. When the
@@ -247,13 +257,7 @@ export class Vault {
     if (newPassword.length < MIN_PASSWORD_LENGTH) throw new WeakPasswordError();
     const meta = await this.meta();
     if (!meta) throw new VaultNotInitializedError();
-    let unwrapped;
-    try {
-      unwrapped = await this.unwrap(meta, oldPassword);
-    } catch (err) {
-      if (err instanceof DecryptError) throw new WrongPasswordError(0);
-      throw err;
-    }
+    const unwrapped = await this.reauthenticate(meta, oldPassword);
     const salt = await this.rewrap(meta, unwrapped.raw, newPassword, this.kdf, hooks);
     unwrapped.raw.fill(0);
     await this.setUnlocked(unwrapped.mk, salt);
@@ -318,12 +322,7 @@ export class Vault {
   async revealOwnerKey(address: string, password: string): Promise<Hex> {
     const meta = await this.meta();
     if (!meta) throw new VaultNotInitializedError();
-    try {
-      await this.unwrap(meta, password);
-    } catch (err) {
-      if (err instanceof DecryptError) throw new WrongPasswordError(0);
-      throw err;
-    }
+    (await this.reauthenticate(meta, password)).raw.fill(0);
     return (await this.read<{ privateKey: Hex }>(`owner:${address.toLowerCase()}`)).secret.privateKey;
   }
 
@@ -451,13 +450,7 @@ export class Vault {
       throw new BackupInvalidError();
     }
     checkKdfParams(meta.kdf, this.bounds);
-    let unwrapped;
-    try {
-      unwrapped = await this.unwrap(meta, password);
-    } catch (err) {
-      if (err instanceof DecryptError) throw new WrongPasswordError(0);
-      throw err;
-    }
+    const unwrapped = await this.reauthenticate(meta, password);
     for (const r of secrets) await open(unwrapped.mk, r.sealed, recordAad('secrets', r.id, r.account)).catch(() => {
       throw new BackupInvalidError();
     });
