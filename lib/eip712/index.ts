@@ -6,7 +6,8 @@
  * `index.test.ts` pins that for each struct the project signs. Deep generics stay out: callers pass
  * already-encoded 32-byte words.
  */
-import { keccak256, stringToBytes, hexToBytes, bytesToHex, type Hex, type LocalAccount, type TypedDataDefinition } from 'viem';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { stringToBytes, hexToBytes, bytesToHex, type Hex, type LocalAccount, type TypedDataDefinition } from 'viem';
 
 /** EIP-712 domain as the venue uses it: `verifyingContract` only for the withdraw and exchange domains. */
 export type Eip712Domain = {
@@ -16,9 +17,9 @@ export type Eip712Domain = {
   verifyingContract?: Hex;
 };
 
-/** keccak256 of bytes, returning bytes. */
+/** keccak256 of bytes, returning bytes (`@noble/hashes`, audited; faster here than going through viem's hex API). */
 export function keccak(bytes: Uint8Array): Uint8Array {
-  return keccak256(bytes, 'bytes');
+  return keccak_256(bytes);
 }
 
 /** keccak256 of a UTF-8 string (EIP-712 `string` members and type strings). */

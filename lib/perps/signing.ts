@@ -11,7 +11,7 @@
  * and the digest is signed directly (see `lib/eip712`), which matches viem's `signTypedData` byte for
  * byte (pinned in `signing.test.ts`).
  */
-import { encode } from '@msgpack/msgpack';
+import { Encoder } from '@msgpack/msgpack';
 import { bytesToHex, type Address, type Hex, type LocalAccount } from 'viem';
 import {
   addressWord,
@@ -83,9 +83,12 @@ export function compact(value: unknown): unknown {
   return value;
 }
 
+// One encoder with the default options (identical output to `encode()`), reused to avoid a buffer per call.
+const encoder = new Encoder();
+
 /** msgpack bytes of the compacted tuple (`@msgpack/msgpack` defaults). */
 export function encodePerpsOp(op: PerpsOpTuple): Uint8Array {
-  return encode(compact(op));
+  return encoder.encode(compact(op));
 }
 
 /**

@@ -159,4 +159,3 @@ function fromPx(units: bigint): string {
   return frac ? `${int}.${frac}` : int;
 }
 
-export type { PerpsOrder };
