@@ -17,7 +17,7 @@ import { readSettings } from '../settings';
 import { SigningService } from '../signer/service';
 import { openVaultDb, type VaultDb } from '../vault/db';
 import { Vault, type SessionState, type SessionStore } from '../vault/vault';
-import { createProcedures, type ProcedureDeps } from './procedures';
+import { createProcedures } from './procedures';
 import type { KdfBounds, KdfParams } from '../vault/crypto';
 
 /** The parts of the WebExtension API the background uses (webextension-polyfill or WXT's fake browser). */

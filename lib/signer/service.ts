@@ -26,7 +26,7 @@ import { orderRequestAmounts } from '../clob/amounts';
 import type { ClobOrderRequest } from '../clob/request';
 import { clobL2Request, createOrDeriveApiKey } from '../clob/client';
 import { ClobError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
-import { buildClobOrder, clobOrderDigest, exchangeAddress, signClobOrder, toPostOrderBody, toPostOrdersBody, type OrderType, type PostOrderBody } from '../clob/order';
+import { buildClobOrder, clobOrderDigest, exchangeAddress, signClobOrder, toPostOrderBody, toPostOrdersBody, type PostOrderBody } from '../clob/order';
 import { requestJson } from '../http/json';
 import type { AuditEntry, VaultDb } from '../vault/db';
 import type { Vault } from '../vault/vault';
