@@ -51,7 +51,8 @@ export function ApprovalQueue({ call, onEmpty }: { call: ReturnType<typeof creat
       clearTimeout(armTimer.current);
     };
   }, []);
-  useEffect(() => arm(), [head?.id]);
+  // A refreshed artifact (new digest) must be looked at again: re-arm.
+  useEffect(() => arm(), [head?.id, head?.digest]);
 
   const decide = async (approve: boolean) => {
     if (!head || busy) return;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApprovalRegistry, MAX_PENDING_TOTAL } from './registry';
+import { ApprovalChangedError, ApprovalRegistry, MAX_PENDING_TOTAL } from './registry';
 import { disconnected } from '../provider/errors';
 
 function registry() {
@@ -26,7 +26,7 @@ function registry() {
   };
   return { r, advance };
 }
-const view = (origin = 'https://a.example') => ({ origin, kind: 'perps' as const, title: 't', lines: [], flags: [], signer: 'proxy key' as const, digest: `0x${'1'.repeat(64)}` as const });
+const view = (origin = 'https://a.example') => ({ origin, kind: 'perps' as const, title: 't', lines: [], flags: [], signer: 'proxy key' as const, account: null, digest: `0x${'1'.repeat(64)}` as const });
 
 describe('ApprovalRegistry', () => {
   it('expires a request after its TTL with 4001', async () => {
@@ -65,5 +65,37 @@ describe('ApprovalRegistry', () => {
     r.rejectAll(() => disconnected('locked'));
     await expect(approved).rejects.toMatchObject({ code: 4900 });
     expect(() => r.decide(id, { approve: true, digest: view().digest })).toThrow(/no longer pending/);
+  });
+
+  it('rebuilds a pending artifact at refreshAt; the superseded digest cannot be approved, the new one can', async () => {
+    const { r, advance } = registry();
+    const d1 = `0x${'1'.repeat(64)}` as const;
+    const d2 = `0x${'2'.repeat(64)}` as const;
+    let rebuilds = 0;
+    const { id, approved } = r.add({ ...view(), refreshAt: 1_000_000 + 20_000 }, 60_000, async () => {
+      rebuilds++;
+      return { lines: ['fresh'], flags: [], digest: d2, refreshAt: 1_000_000 + 40_000 };
+    });
+    advance(19_999);
+    expect(rebuilds).toBe(0);
+    advance(1);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(rebuilds).toBe(1);
+    expect(r.list()[0]).toMatchObject({ digest: d2, lines: ['fresh'] });
+    expect(() => r.decide(id, { approve: true, digest: d1 })).toThrow(ApprovalChangedError);
+    expect(r.size).toBe(1);
+    r.decide(id, { approve: true, digest: d2 });
+    await expect(approved).resolves.toMatchObject({ digest: d2 });
+  });
+
+  it('cancels a pending request whose artifact cannot be rebuilt', async () => {
+    const { r, advance } = registry();
+    const { approved } = r.add({ ...view(), refreshAt: 1_000_000 + 20_000 }, 60_000, async () => {
+      throw new Error('exp passed');
+    });
+    advance(20_000);
+    await expect(approved).rejects.toMatchObject({ code: 4001, shortMessage: expect.stringContaining('ask again') });
+    expect(r.size).toBe(0);
   });
 });

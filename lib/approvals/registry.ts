@@ -6,13 +6,21 @@
  * (-32002) and 20 in all (-32005); requests expire (the caller gives the TTL: trading 60 s, withdraw
  * and transfer 300 s); an origin the person rejected 3 times within 30 s is blocked for 60 s; nothing
  * here is persisted — after a worker restart there is nothing to approve, so nothing is signed
- * without a fresh approval; `rejectAll` (on lock) rejects everything pending.
+ * without a fresh approval; `rejectAll` (on lock, on account switch) rejects everything pending.
+ *
+ * Signing requests carry their artifact (issue #14 §1): the exact thing that will be signed, built
+ * before the window opens. An artifact that would go stale before the person decides (a perps `ts`
+ * older than the gateway accepts) is rebuilt while still pending (`rebuild`, at `refreshAt`): the
+ * window shows the new digest and re-arms, and an approval carrying the superseded digest is answered
+ * `ApprovalChangedError` (not a rejection) so the person can look again. Nothing is rebuilt after
+ * consent: `approved` resolves with the view — artifact and digest — that was approved.
  */
 import type { Hex } from 'viem';
+import type { SigningArtifact } from '../signer/artifact';
 import { BaseError } from '../errors/base';
 import { limitExceeded, resourceUnavailable, userRejected, type ProviderRpcError } from '../provider/errors';
 
-export type ApprovalKind = 'connect' | 'perps' | 'clob' | 'l2' | 'typedData';
+export type ApprovalKind = 'connect' | 'perps' | 'clob' | 'l2';
 
 /** What the approval window shows. `digest` is what will be signed (or a hash of the canonical request). */
 export type ApprovalView = {
@@ -24,9 +32,18 @@ export type ApprovalView = {
   flags: string[];
   signer: 'owner key' | 'proxy key' | 'API key' | null;
   digest: Hex;
+  /** The account the request acts for (address and label), shown in the window. */
+  account: { address: string; label: string } | null;
+  /** What will be signed, exactly (absent for a connection request). */
+  artifact?: SigningArtifact;
+  /** When the artifact will be rebuilt while pending (Unix ms). */
+  refreshAt?: number;
   createdAt: number;
   expiresAt: number;
 };
+
+/** The parts of a view that a rebuild replaces. */
+export type ApprovalRefresh = Pick<ApprovalView, 'lines' | 'flags' | 'digest' | 'artifact' | 'refreshAt'>;
 
 export class ApprovalNotFoundError extends BaseError {
   override name = 'Approvals.NotFoundError';
@@ -43,13 +60,30 @@ export class ApprovalMismatchError extends BaseError {
   }
 }
 
+/** Thrown when an approval names a digest the request had before it was rebuilt: look again. */
+export class ApprovalChangedError extends BaseError {
+  override name = 'Approvals.ChangedError';
+  readonly code = 4001;
+  constructor() {
+    super('The request was refreshed while you were looking at it. Review it again and approve.');
+  }
+}
+
 export const MAX_PENDING_PER_ORIGIN = 5;
 export const MAX_PENDING_TOTAL = 20;
 const REJECTION_WINDOW_MS = 30_000;
 const REJECTIONS_TO_BLOCK = 3;
 const BLOCK_MS = 60_000;
 
-type Entry = { view: ApprovalView; resolve: () => void; reject: (e: ProviderRpcError) => void; timer: unknown };
+type Entry = {
+  view: ApprovalView;
+  resolve: (v: ApprovalView) => void;
+  reject: (e: ProviderRpcError) => void;
+  timer: unknown;
+  refreshTimer?: unknown;
+  rebuild?: () => Promise<ApprovalRefresh>;
+  superseded: Set<string>;
+};
 
 export type RegistryOptions = {
   now?: () => number;
@@ -83,23 +117,49 @@ export class ApprovalRegistry {
   }
 
   /**
-   * Adds a request; returns its id and a promise that resolves when approved, or rejects with a
-   * `ProviderRpcError` (4001 rejected or expired, or whatever `rejectAll` gives).
+   * Adds a request; returns its id and a promise that resolves with the approved view (artifact and
+   * digest as approved), or rejects with a `ProviderRpcError` (4001 rejected or expired, or whatever
+   * `rejectAll` gives). `rebuild` refreshes the artifact at `view.refreshAt` while pending.
    */
-  add(view: Omit<ApprovalView, 'id' | 'createdAt' | 'expiresAt'>, ttlMs: number): { id: string; approved: Promise<void> } {
+  add(view: Omit<ApprovalView, 'id' | 'createdAt' | 'expiresAt'>, ttlMs: number, rebuild?: () => Promise<ApprovalRefresh>): { id: string; approved: Promise<ApprovalView> } {
     this.checkCapacity(view.origin);
     const id = crypto.randomUUID();
     const createdAt = this.now();
-    let resolve!: () => void;
+    let resolve!: (v: ApprovalView) => void;
     let reject!: (e: ProviderRpcError) => void;
-    const approved = new Promise<void>((res, rej) => {
+    const approved = new Promise<ApprovalView>((res, rej) => {
       resolve = res;
       reject = rej;
     });
     const timer = this.setTimer(() => this.finish(id, userRejected('The request expired before it was approved.')), ttlMs);
-    this.entries.set(id, { view: { ...view, id, createdAt, expiresAt: createdAt + ttlMs }, resolve, reject, timer });
+    const entry: Entry = { view: { ...view, id, createdAt, expiresAt: createdAt + ttlMs }, resolve, reject, timer, superseded: new Set(), ...(rebuild ? { rebuild } : {}) };
+    this.entries.set(id, entry);
+    this.scheduleRefresh(entry);
     this.changed();
     return { id, approved };
+  }
+
+  private scheduleRefresh(e: Entry): void {
+    if (!e.rebuild || e.view.refreshAt === undefined || e.view.refreshAt >= e.view.expiresAt) return;
+    e.refreshTimer = this.setTimer(() => void this.refresh(e.view.id), Math.max(0, e.view.refreshAt - this.now()));
+  }
+
+  /** Rebuilds a pending request's artifact (its old digest can no longer be approved). */
+  async refresh(id: string): Promise<void> {
+    const e = this.entries.get(id);
+    if (!e?.rebuild) return;
+    let next: ApprovalRefresh;
+    try {
+      next = await e.rebuild();
+    } catch {
+      this.finish(id, userRejected('The request could not be kept fresh and was cancelled; ask again.'));
+      return;
+    }
+    if (this.entries.get(id) !== e) return;
+    e.superseded.add(e.view.digest);
+    e.view = { ...e.view, ...next };
+    this.scheduleRefresh(e);
+    this.changed();
   }
 
   /** Pending requests, oldest first. */
@@ -124,13 +184,15 @@ export class ApprovalRegistry {
       return;
     }
     if (decision.digest !== e.view.digest) {
+      if (decision.digest && e.superseded.has(decision.digest)) throw new ApprovalChangedError();
       this.finish(id, userRejected('What was approved does not match the pending request.'));
       throw new ApprovalMismatchError();
     }
     this.entries.delete(id);
     this.clearTimer(e.timer);
+    if (e.refreshTimer !== undefined) this.clearTimer(e.refreshTimer);
     this.changed();
-    e.resolve();
+    e.resolve(e.view);
   }
 
   /** Rejects every pending request with `err` (e.g. 4900 on lock). */
@@ -143,6 +205,7 @@ export class ApprovalRegistry {
     if (!e) return;
     this.entries.delete(id);
     this.clearTimer(e.timer);
+    if (e.refreshTimer !== undefined) this.clearTimer(e.refreshTimer);
     this.changed();
     e.reject(err);
   }

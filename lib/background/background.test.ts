@@ -157,6 +157,8 @@ describe('background: replies never carry secrets', () => {
       'catalogue.markets': { q: 'sandbox' },
       'approval.list': {},
       'approval.decide': { id: 'nope', approve: false },
+      'account.select': { address: owner },
+      'session.activity': {},
       'clob.book': { tokenId: h.ctx.clob.markets[0]!.tokenIds[0] },
       'page.request': { id: '1', method: 'eth_accounts' },
     };

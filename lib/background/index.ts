@@ -4,16 +4,22 @@
  * session store. Listeners are registered synchronously (MV3 may start the worker for an event) and
  * each awaits `ready`.
  *
- * Auto-lock: every request from an extension page re-arms a one-shot `autolock` alarm N minutes ahead
- * (N from settings, default 15); when it fires the vault locks. A browser restart locks too
- * (`runtime.onStartup`, and `storage.session` is emptied by the browser anyway).
+ * Auto-lock (issue #14 §2): a person's actions re-arm a one-shot `autolock` alarm N minutes ahead (N
+ * from settings, default 15): the procedures marked `activity` in the message contract (unlock, sign,
+ * approve, change settings, search, and `session.activity`, which the popup sends on real input).
+ * Scheduled reads (`vault.status`, `approval.list`, books, orders) never re-arm it, so an approval
+ * window or popup left open still locks at the deadline. When the alarm fires the vault locks and every
+ * pending approval is rejected with 4900. A browser restart locks too (`runtime.onStartup`, and
+ * `storage.session` is emptied by the browser anyway).
  */
 import { createRouter, identifySender, type BrowserSender } from '../messaging/router';
+import { PROCEDURES } from '../messaging/protocol';
 import { ApprovalRegistry } from '../approvals/registry';
 import { MAX_REQUEST_BYTES, PORT_NAME } from '../bridge/framing';
-import { disconnected, invalidParams, toRpcError } from '../provider/errors';
+import { disconnected, invalidParams, toRpcError, userRejected } from '../provider/errors';
 import { ProviderService } from '../provider/service';
 import { readSettings } from '../settings';
+import { activeAccount } from '../accounts';
 import { SigningService } from '../signer/service';
 import { openVaultDb, type VaultDb } from '../vault/db';
 import { Vault, type SessionState, type SessionStore } from '../vault/vault';
@@ -198,11 +204,20 @@ export function startBackground(o: BackgroundOptions): Background {
         registry,
         onUnlocked: async () => {
           await armAutoLock();
-          for (const c of await db.getAll('connections')) emit(c.origin, 'accountsChanged', c.accounts);
+          const active = await activeAccount(db, vault);
+          for (const c of await db.getAll('connections')) {
+            if (c.accounts[0]?.toLowerCase() === active?.address.toLowerCase()) emit(c.origin, 'accountsChanged', c.accounts);
+          }
         },
         onLocked: afterLock,
         onSettings: async () => {
           if (vault.unlocked) await armAutoLock();
+        },
+        onAccountChanged: async (active) => {
+          registry.rejectAll(() => userRejected('You switched accounts in Countersign; the request was cancelled.'));
+          for (const c of await db.getAll('connections')) {
+            emit(c.origin, 'accountsChanged', c.accounts[0]?.toLowerCase() === active.toLowerCase() && vault.unlocked ? c.accounts : []);
+          }
         },
         pageRequest: async (input, sender) => {
           try {
@@ -220,8 +235,10 @@ export function startBackground(o: BackgroundOptions): Background {
     await ready;
     await vault.restoreSession();
     const reply = await route(message, sender);
-    // Activity from an extension page while unlocked re-arms the auto-lock timer.
-    if (vault.unlocked && sender.url?.startsWith(browser.runtime.getURL('/'))) await armAutoLock();
+    // A person's action from an extension page (not a scheduled read) re-arms the auto-lock timer.
+    const type = (message as { type?: unknown } | null)?.type;
+    const activity = typeof type === 'string' && Object.hasOwn(PROCEDURES, type) && PROCEDURES[type as keyof typeof PROCEDURES].activity;
+    if (activity && reply.ok && vault.unlocked && sender.url?.startsWith(browser.runtime.getURL('/'))) await armAutoLock();
     return reply;
   };
 

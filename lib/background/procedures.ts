@@ -15,6 +15,16 @@ import { ProxyKeyMismatchError } from '../vault/errors';
 import type { Vault } from '../vault/vault';
 import { BaseError } from '../errors/base';
 import type { ApprovalRegistry } from '../approvals/registry';
+import { activeAccount, selectAccount } from '../accounts';
+
+/** Thrown when the popup asks to trade for an account that is not the active one (a stale popup). */
+export class NotActiveAccountError extends BaseError {
+  override name = 'Accounts.NotActiveAccountError';
+  readonly code = 4100;
+  constructor() {
+    super('That account is not the active one. Switch accounts first.');
+  }
+}
 
 export type ProcedureDeps = {
   vault: Vault;
@@ -26,6 +36,8 @@ export type ProcedureDeps = {
   onLocked: () => Promise<void>;
   /** Called when settings change. */
   onSettings: () => Promise<void>;
+  /** Called after the person switched the active account (reject pending, tell sites). */
+  onAccountChanged: (active: string) => Promise<void>;
   /** Page requests sent as one-off messages (the bridge uses a port; this path answers the same way). */
   pageRequest: (input: { id: string; method: string; params?: unknown }, sender: IdentifiedSender) => Promise<unknown>;
   /** Pending approvals. */
@@ -48,8 +60,18 @@ async function accounts(vault: Vault) {
 
 export function createProcedures(d: ProcedureDeps): Handlers {
   const { vault, db, service } = d;
+  /** Popup trading acts for the active account only (a popup left open on another account cannot). */
+  const requireActive = async (account: string) => {
+    const active = await activeAccount(db, vault);
+    if (!active || active.address.toLowerCase() !== account.toLowerCase()) throw new NotActiveAccountError();
+  };
   return {
-    'vault.status': async () => ({ ...(await vault.status()), accounts: await accounts(vault), pendingApprovals: d.registry.size }),
+    'vault.status': async () => ({
+      ...(await vault.status()),
+      accounts: await accounts(vault),
+      activeAccount: (await activeAccount(db, vault))?.address ?? null,
+      pendingApprovals: d.registry.size,
+    }),
     'vault.create': async ({ password }) => {
       await vault.create(password);
       await d.onUnlocked();
@@ -71,10 +93,12 @@ export function createProcedures(d: ProcedureDeps): Handlers {
     },
     'vault.importOwnerKey': async ({ privateKey, label }) => {
       const o = await vault.importOwnerKey(privateKey as `0x${string}`, label ?? '');
+      await activeAccount(db, vault); // the first key becomes active; later keys never change it
       return { address: o.address };
     },
     'vault.generateOwnerKey': async ({ label }) => {
       const o = await vault.generateOwnerKey(label ?? '');
+      await activeAccount(db, vault);
       return { address: o.address };
     },
     'vault.revealOwnerKey': async ({ address, password }) => ({ privateKey: await vault.revealOwnerKey(address, password) }),
@@ -110,12 +134,14 @@ export function createProcedures(d: ProcedureDeps): Handlers {
       return { account: info.account, nonce: info.nonce, derived };
     },
     'clob.postOrders': async ({ account, orders }) => {
+      await requireActive(account);
       const results = await service.clobPostOrders(account, orders, { origin: 'extension' });
       return results.map((r) => (r.ok ? { ok: true, orderID: r.orderID, status: r.status } : { ok: false, error: r.error.shortMessage }));
     },
     'clob.cancel': async ({ account, orderIds }) => service.clobCancel(account, orderIds),
     'clob.openOrders': async ({ account }) => service.clobOpenOrders(account),
     'perps.send': async ({ account, op, label, exp }) => {
+      await requireActive(account);
       const command = commandFromBody(op, label);
       return service.perpsSend(account, command, { origin: 'extension', ...(exp === undefined ? {} : { exp }) });
     },
@@ -166,6 +192,15 @@ export function createProcedures(d: ProcedureDeps): Handlers {
       return all.slice(-(limit ?? 100)).reverse();
     },
     'approval.list': async () => d.registry.list(),
+    'account.select': async ({ address }) => {
+      const { active, changed } = await selectAccount(db, vault, address);
+      if (changed) {
+        await db.add('audit', { at: Date.now(), origin: 'extension', account: active.address.toLowerCase(), kind: 'account.switch', summary: `Switched the active account to ${active.address}`, result: 'ok' });
+        await d.onAccountChanged(active.address);
+      }
+      return { activeAccount: active.address, changed };
+    },
+    'session.activity': async () => null,
     'approval.decide': async ({ id, approve, digest }) => {
       d.registry.decide(id, { approve, ...(digest === undefined ? {} : { digest }) });
       return null;

@@ -9,6 +9,10 @@
  * `{ ok: true, result } | { ok: false, error: { name, shortMessage, code? } }` and never carry key
  * material — except `vault.revealOwnerKey`, which exists to show the owner key to a person who has
  * just re-entered the password (popup only).
+ *
+ * `activity: true` marks the procedures that are a person's actions (issue #14 §2): only they re-arm
+ * the auto-lock timer. Reads the popup and the approval window make on a schedule (`vault.status`,
+ * `approval.list`, books, orders) do not, so an open window cannot keep the vault unlocked.
  */
 import * as v from 'valibot';
 import { address, nonNegativeSafeInteger, uint256String } from '../validation';
@@ -26,33 +30,34 @@ const perpsOp = v.strictObject({ type: v.string('must be a command type'), args:
 const EXT: SenderKind[] = ['popup', 'approval'];
 const POPUP: SenderKind[] = ['popup'];
 
-/** Procedure table: payload schema and allowed senders. */
+/** Procedure table: payload schema, allowed senders, and whether a call is a person's activity. */
 export const PROCEDURES = {
-  'vault.status': { input: v.strictObject({}), senders: EXT },
-  'vault.create': { input: v.strictObject({ password }), senders: POPUP },
-  'vault.unlock': { input: v.strictObject({ password }), senders: EXT },
-  'vault.lock': { input: v.strictObject({}), senders: EXT },
-  'vault.changePassword': { input: v.strictObject({ oldPassword: password, newPassword: password }), senders: POPUP },
-  'vault.importOwnerKey': { input: v.strictObject({ privateKey, label }), senders: POPUP },
-  'vault.generateOwnerKey': { input: v.strictObject({ label }), senders: POPUP },
-  'vault.revealOwnerKey': { input: v.strictObject({ address, password }), senders: POPUP },
-  'vault.accounts': { input: v.strictObject({}), senders: EXT },
-  'vault.exportBackup': { input: v.strictObject({}), senders: POPUP },
-  'vault.restoreBackup': { input: v.strictObject({ backup: v.pipe(v.string(), v.maxLength(5_000_000)), password }), senders: POPUP },
-  'settings.get': { input: v.strictObject({}), senders: EXT },
-  'settings.set': { input: v.partial(settingsSchema), senders: POPUP },
-  'proxy.issue': { input: v.strictObject({ account: address, expiry: nonNegativeSafeInteger, label }), senders: POPUP },
+  'vault.status': { input: v.strictObject({}), senders: EXT, activity: false },
+  'vault.create': { input: v.strictObject({ password }), senders: POPUP, activity: true },
+  'vault.unlock': { input: v.strictObject({ password }), senders: EXT, activity: true },
+  'vault.lock': { input: v.strictObject({}), senders: EXT, activity: false },
+  'vault.changePassword': { input: v.strictObject({ oldPassword: password, newPassword: password }), senders: POPUP, activity: true },
+  'vault.importOwnerKey': { input: v.strictObject({ privateKey, label }), senders: POPUP, activity: true },
+  'vault.generateOwnerKey': { input: v.strictObject({ label }), senders: POPUP, activity: true },
+  'vault.revealOwnerKey': { input: v.strictObject({ address, password }), senders: POPUP, activity: true },
+  'vault.accounts': { input: v.strictObject({}), senders: EXT, activity: false },
+  'vault.exportBackup': { input: v.strictObject({}), senders: POPUP, activity: true },
+  'vault.restoreBackup': { input: v.strictObject({ backup: v.pipe(v.string(), v.maxLength(5_000_000)), password }), senders: POPUP, activity: true },
+  'settings.get': { input: v.strictObject({}), senders: EXT, activity: false },
+  'settings.set': { input: v.partial(settingsSchema), senders: POPUP, activity: true },
+  'proxy.issue': { input: v.strictObject({ account: address, expiry: nonNegativeSafeInteger, label }), senders: POPUP, activity: true },
   'proxy.import': {
     input: v.strictObject({ account: address, privateKey, proxy: address, secret: v.pipe(v.string(), v.minLength(1), v.maxLength(512)), expiry: nonNegativeSafeInteger, label }),
     senders: POPUP,
+    activity: true,
   },
-  'proxy.delete': { input: v.strictObject({ account: address, proxy: address }), senders: POPUP },
-  'proxy.list': { input: v.strictObject({ account: v.optional(address) }), senders: EXT },
-  'clob.createOrDerive': { input: v.strictObject({ account: address, nonce: v.optional(nonNegativeSafeInteger) }), senders: POPUP },
-  'clob.postOrders': { input: v.strictObject({ account: address, orders: clobOrderRequestsSchema }), senders: POPUP },
-  'clob.cancel': { input: v.strictObject({ account: address, orderIds: v.pipe(v.array(v.pipe(v.string(), v.maxLength(100))), v.minLength(1), v.maxLength(100)) }), senders: POPUP },
-  'clob.openOrders': { input: v.strictObject({ account: address }), senders: POPUP },
-  'perps.send': { input: v.strictObject({ account: address, op: perpsOp, label: v.optional(v.unknown()), exp: v.optional(nonNegativeSafeInteger) }), senders: POPUP },
+  'proxy.delete': { input: v.strictObject({ account: address, proxy: address }), senders: POPUP, activity: true },
+  'proxy.list': { input: v.strictObject({ account: v.optional(address) }), senders: EXT, activity: false },
+  'clob.createOrDerive': { input: v.strictObject({ account: address, nonce: v.optional(nonNegativeSafeInteger) }), senders: POPUP, activity: true },
+  'clob.postOrders': { input: v.strictObject({ account: address, orders: clobOrderRequestsSchema }), senders: POPUP, activity: true },
+  'clob.cancel': { input: v.strictObject({ account: address, orderIds: v.pipe(v.array(v.pipe(v.string(), v.maxLength(100))), v.minLength(1), v.maxLength(100)) }), senders: POPUP, activity: true },
+  'clob.openOrders': { input: v.strictObject({ account: address }), senders: POPUP, activity: false },
+  'perps.send': { input: v.strictObject({ account: address, op: perpsOp, label: v.optional(v.unknown()), exp: v.optional(nonNegativeSafeInteger) }), senders: POPUP, activity: true },
   'perps.read': {
     input: v.strictObject({
       account: v.optional(address),
@@ -60,22 +65,28 @@ export const PROCEDURES = {
       query: v.optional(v.record(v.pipe(v.string(), v.regex(/^[a-z_]{1,32}$/)), v.union([v.pipe(v.string(), v.maxLength(100)), nonNegativeSafeInteger]))),
     }),
     senders: POPUP,
+    activity: false,
   },
-  'perps.book': { input: v.strictObject({ iid: nonNegativeSafeInteger }), senders: POPUP },
+  'perps.book': { input: v.strictObject({ iid: nonNegativeSafeInteger }), senders: POPUP, activity: false },
   'catalogue.markets': {
     input: v.strictObject({ q: v.optional(v.pipe(v.string(), v.maxLength(100))), cursor: v.optional(v.pipe(v.string(), v.maxLength(200))) }),
     senders: POPUP,
+    activity: true,
   },
-  'clob.book': { input: v.strictObject({ tokenId: uint256String }), senders: POPUP },
-  'audit.list': { input: v.strictObject({ limit: v.optional(v.pipe(nonNegativeSafeInteger, v.maxValue(500))) }), senders: POPUP },
-  'approval.list': { input: v.strictObject({}), senders: EXT },
+  'clob.book': { input: v.strictObject({ tokenId: uint256String }), senders: POPUP, activity: false },
+  'audit.list': { input: v.strictObject({ limit: v.optional(v.pipe(nonNegativeSafeInteger, v.maxValue(500))) }), senders: POPUP, activity: false },
+  'approval.list': { input: v.strictObject({}), senders: EXT, activity: false },
+  'account.select': { input: v.strictObject({ address }), senders: POPUP, activity: true },
+  'session.activity': { input: v.strictObject({}), senders: POPUP, activity: true },
   'approval.decide': {
     input: v.strictObject({ id: v.pipe(v.string(), v.maxLength(64)), approve: v.boolean(), digest: v.optional(v.pipe(v.string(), v.regex(/^0x[0-9a-f]{64}$/))) }),
     senders: EXT,
+    activity: true,
   },
   'page.request': {
     input: v.strictObject({ id: v.pipe(v.string(), v.maxLength(64)), method: v.pipe(v.string(), v.maxLength(64)), params: v.optional(v.unknown()) }),
     senders: ['content'] as SenderKind[],
+    activity: false,
   },
 } as const;
 

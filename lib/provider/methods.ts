@@ -2,12 +2,16 @@
  * The page-facing method table (issue #6 §3): a literal policy per method — whether it needs a
  * connected origin, an unlocked vault, and which approval — plus the params schema. Unknown methods
  * are refused (4200); nothing is forwarded anywhere by default.
+ *
+ * `eth_signTypedData_v4` is listed only to be refused with a reason (issue #13): a page never hands
+ * Countersign bytes or structs to sign, only decoded requests (`perps_*`, `clob_*`).
  */
 import * as v from 'valibot';
+import { ProviderRpcError, unsupported } from './errors';
 import { nonNegativeSafeInteger } from '../validation';
 import { clobOrderRequestsSchema } from '../clob/request';
 
-export type MethodPolicy = { connected: boolean; unlocked: boolean; approval: 'none' | 'connect' | 'sign' };
+export type MethodPolicy = { connected: boolean; unlocked: boolean; approval: 'none' | 'connect' | 'sign' | 'refused' };
 
 export const METHOD_POLICY = {
   eth_chainId: { connected: false, unlocked: false, approval: 'none' },
@@ -19,7 +23,7 @@ export const METHOD_POLICY = {
   perps_signCommand: { connected: true, unlocked: true, approval: 'sign' },
   clob_postOrders: { connected: true, unlocked: true, approval: 'sign' },
   clob_signRequest: { connected: true, unlocked: true, approval: 'sign' },
-  eth_signTypedData_v4: { connected: true, unlocked: true, approval: 'sign' },
+  eth_signTypedData_v4: { connected: false, unlocked: false, approval: 'refused' },
 } as const satisfies Record<string, MethodPolicy>;
 
 export type PageMethod = keyof typeof METHOD_POLICY;
@@ -49,4 +53,64 @@ export const clobSignParamsSchema = v.strictObject({
 /** Accepts params as an object or as a one-element array holding it (both EIP-1193 styles). */
 export function unwrapParams(params: unknown): unknown {
   return Array.isArray(params) && params.length === 1 ? params[0] : params;
+}
+
+/** Why `eth_signTypedData_v4` refuses a payload, by its primary type (issue #13 §1). */
+const TYPED_DATA_REFUSALS = new Map<string, string>([
+  ['Op', 'Countersign does not sign perps Op typed data from sites: send the command itself with perps_sendCommand or perps_signCommand, which show it decoded and build the signed data in the extension.'],
+  ['Withdraw', 'Countersign does not sign Withdraw typed data from sites: send a withdraw command with perps_sendCommand, which shows the destination and amount.'],
+  ['CreateProxy', 'Sites cannot issue proxy keys; use the extension.'],
+  ['ClobAuth', 'Order-book API credentials are created only in the extension; sites cannot obtain a ClobAuth signature.'],
+  ['Order', 'Countersign does not sign exchange Order typed data from sites: use clob_postOrders, which shows each order decoded.'],
+]);
+
+/** The 4200 message for an `eth_signTypedData_v4` request (every payload is refused). */
+export function typedDataRefusal(params: unknown): string {
+  let primary = '';
+  try {
+    const raw = Array.isArray(params) ? params[1] : undefined;
+    const td = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { primaryType?: unknown } | undefined;
+    if (typeof td?.primaryType === 'string') primary = td.primaryType;
+  } catch {
+    /* not JSON: the generic refusal */
+  }
+  return TYPED_DATA_REFUSALS.get(primary) ?? "Countersign does not sign typed data for sites; use the venue's methods (perps_sendCommand, perps_signCommand, clob_postOrders).";
+}
+
+/**
+ * Order-book routes a page may get L2 headers for (issue #13 §3): order placement and cancels, the
+ * account's orders and trades reads, balance-allowance and heartbeats. Never the credential and
+ * key-management routes (`/auth/…`): their answers carry the API secret. Queries only on reads.
+ */
+export const L2_PAGE_ROUTES: readonly { method: 'GET' | 'POST' | 'DELETE'; path: RegExp }[] = [
+  { method: 'POST', path: /^\/orders?$/ },
+  { method: 'DELETE', path: /^\/orders?$/ },
+  { method: 'DELETE', path: /^\/cancel-all$/ },
+  { method: 'DELETE', path: /^\/cancel-market-orders$/ },
+  { method: 'GET', path: /^\/data\/(orders|trades)$/ },
+  { method: 'GET', path: /^\/(data\/)?order\/[0-9A-Za-z_-]{1,100}$/ },
+  { method: 'GET', path: /^\/orders$/ },
+  { method: 'GET', path: /^\/balance-allowance$/ },
+  { method: 'POST', path: /^\/v1\/heartbeats$/ },
+];
+
+/** Throws 4200 unless `method requestPath` is one of `L2_PAGE_ROUTES`. */
+export function checkL2Route(method: string, requestPath: string): void {
+  const q = requestPath.indexOf('?');
+  const path = q === -1 ? requestPath : requestPath.slice(0, q);
+  if (/^\/+auth(\/|$)/i.test(path) || /auth/i.test(decodeURIComponentSafe(path))) {
+    throw unsupported('Sites cannot get L2 headers for the API-key routes (/auth/…); credentials are managed only in the extension.');
+  }
+  if (q !== -1 && method !== 'GET') throw new ProviderRpcError(-32602, 'requestPath may carry a query string only with GET.');
+  if (!L2_PAGE_ROUTES.some((r) => r.method === method && r.path.test(path))) {
+    throw unsupported(`Countersign does not sign ${method} ${path.slice(0, 64)} for sites (order, cancel and account-read routes only).`);
+  }
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }

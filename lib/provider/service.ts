@@ -1,24 +1,31 @@
 /**
- * Page requests (issue #6): the origin comes from the browser's sender (the content script's tab URL),
- * never from the message. Every request is checked against the method policy (connected origin,
- * unlocked vault), validated, described in plain words, and — for anything that signs — approved one
- * by one in the approval window before the background signs exactly what was shown (the approval is
- * bound to the request id and to its digest). Connections are per origin and persisted.
+ * Page requests (issue #6; issues #13, #14): the origin comes from the browser's sender (the content
+ * script's tab URL), never from the message. Every request is checked against the method policy
+ * (connected origin, unlocked vault), validated and decoded into one canonical request. For anything
+ * that signs, the signing service builds the complete artifact first (`lib/signer/artifact.ts`); the
+ * approval window shows that artifact decoded in plain words with its binding digest; on approval the
+ * service signs exactly that artifact and sends exactly its body. Nothing is rebuilt after consent.
+ *
+ * One rule for every page-reachable signing path: a page names *what* it wants (a perps command, order
+ * requests, an L2 route), never bytes to sign. `eth_signTypedData_v4` therefore signs nothing: each
+ * venue struct is refused with the method that shows it decoded (4200), and so is anything else.
+ *
+ * Accounts (issue #14 §3): a connection records the account it was granted; a site acts only while
+ * that account is the active one (otherwise 4100 and `eth_accounts` is empty).
  */
-import * as v from 'valibot';
-import { keccak256, numberToHex, toHex, type Address, type Hex, type TypedDataDefinition } from 'viem';
+import { keccak256, numberToHex, toHex, type Address } from 'viem';
 import { commandFromBody, type PerpsCommand, type PerpsOrderInput } from '../perps/commands';
-import { hashPerpsOp } from '../perps/signing';
-import { parseOrThrow } from '../validation';
-import type { ApprovalKind, ApprovalRegistry } from '../approvals/registry';
+import { InvalidFieldError, parseOrThrow } from '../validation';
+import type { ApprovalKind, ApprovalRefresh, ApprovalRegistry, ApprovalView } from '../approvals/registry';
 import type { SigningService, ClobOrderRequest } from '../signer/service';
-import type { Vault } from '../vault/vault';
+import { describeArtifact, perpsArtifactCommand, type SigningArtifact } from '../signer/artifact';
+import type { OwnerInfo, Vault } from '../vault/vault';
 import type { VaultDb } from '../vault/db';
 import { readSettings } from '../settings';
-import { formatUnitsMin2, groupDecimal, shortAddress } from '../format';
-import { describePerpsCommand } from './describe';
-import { disconnected, invalidParams, ProviderRpcError, unauthorized, unsupported } from './errors';
-import { clobOrdersParamsSchema, clobSignParamsSchema, isPageMethod, METHOD_POLICY, perpsParamsSchema, unwrapParams } from './methods';
+import { activeAccount } from '../accounts';
+import { groupDecimal, shortAddress } from '../format';
+import { disconnected, unauthorized, unsupported } from './errors';
+import { checkL2Route, clobOrdersParamsSchema, clobSignParamsSchema, isPageMethod, METHOD_POLICY, perpsParamsSchema, typedDataRefusal, unwrapParams } from './methods';
 
 /** Approval time-to-live: trading 60 s; withdraw and transfer 300 s. */
 export const TTL_TRADING_MS = 60_000;
@@ -57,10 +64,6 @@ export class ProviderService {
     return this.d.db.get('connections', origin);
   }
 
-  private async account(): Promise<Address | undefined> {
-    return (await this.d.vault.listOwners())[0]?.address;
-  }
-
   private async symbol(): Promise<(iid: number) => string> {
     if (!this.symbols) {
       try {
@@ -79,17 +82,21 @@ export class ProviderService {
     if (!isAllowedOrigin(origin)) throw unauthorized('Countersign only serves https sites (and localhost).');
     if (!isPageMethod(method)) throw unsupported(`Countersign does not support ${method.slice(0, 64)}.`);
     const policy = METHOD_POLICY[method];
+    if (policy.approval === 'refused') throw unsupported(typedDataRefusal(params));
     const conn = await this.connection(origin);
+    const active = await activeAccount(this.d.db, this.d.vault);
+    const granted = conn && active && conn.accounts[0]?.toLowerCase() === active.address.toLowerCase() ? active : undefined;
     if (policy.connected && !conn) throw unauthorized();
+    if (policy.connected && !granted) throw unauthorized('This site is connected to another account than the active one. Switch back in Countersign, or connect again.');
     if (policy.unlocked && !this.d.vault.unlocked) throw disconnected('Countersign is locked. Open the extension and unlock it.');
     switch (method) {
       case 'eth_chainId':
         return numberToHex((await readSettings(this.d.db)).clobChainId);
       case 'eth_accounts':
-        return conn && this.d.vault.unlocked ? conn.accounts : [];
+        return granted && this.d.vault.unlocked ? [granted.address] : [];
       case 'eth_requestAccounts':
       case 'wallet_connect':
-        return this.connect(origin);
+        return this.connect(origin, active);
       case 'wallet_revokePermissions':
         await this.d.db.delete('connections', origin);
         this.d.emit(origin, 'accountsChanged', []);
@@ -97,42 +104,73 @@ export class ProviderService {
         return null;
       case 'perps_sendCommand':
       case 'perps_signCommand':
-        return this.perps(origin, conn!.accounts[0]! as Address, method === 'perps_sendCommand', params);
+        return this.perps(origin, granted!, method === 'perps_sendCommand', params);
       case 'clob_postOrders':
-        return this.clobPost(origin, conn!.accounts[0]! as Address, params);
+        return this.clobPost(origin, granted!, params);
       case 'clob_signRequest':
-        return this.clobSign(origin, conn!.accounts[0]! as Address, params);
+        return this.clobSign(origin, granted!, params);
       case 'eth_signTypedData_v4':
-        return this.typedData(origin, conn!.accounts[0]! as Address, params);
+        throw unsupported(typedDataRefusal(params));
     }
   }
 
-  private async approve(origin: string, kind: ApprovalKind, view: { title: string; lines: string[]; flags: string[]; signer: 'owner key' | 'proxy key' | 'API key' | null; digest: Hex }, ttlMs: number): Promise<Hex> {
-    const { approved } = this.d.registry.add({ origin, kind, ...view }, ttlMs);
+  /**
+   * Builds the artifact, shows it decoded, waits for the person, and returns the approved view (its
+   * artifact and digest exactly as approved). The artifact is rebuilt only while pending, when it
+   * would go stale (`validUntil`); the window then shows the new digest and re-arms.
+   */
+  private async approveArtifact(
+    origin: string,
+    kind: ApprovalKind,
+    account: OwnerInfo,
+    build: () => Promise<SigningArtifact>,
+    flagsFor: (a: SigningArtifact) => Promise<string[]>,
+    ttlMs: number,
+  ): Promise<ApprovalView & { artifact: SigningArtifact }> {
+    this.d.registry.checkCapacity(origin);
+    const symbol = await this.symbol();
+    const make = async () => {
+      const artifact = await build();
+      const { title, lines, signer } = describeArtifact(artifact, symbol);
+      const refresh: ApprovalRefresh = { artifact, digest: artifact.digest, lines, flags: await flagsFor(artifact), refreshAt: artifact.validUntil };
+      return { title, signer, refresh };
+    };
+    const first = await make();
+    const { approved } = this.d.registry.add(
+      { origin, kind, title: first.title, signer: first.signer, account: { address: account.address, label: account.label }, ...first.refresh },
+      ttlMs,
+      async () => (await make()).refresh,
+    );
     await this.d.showApprovals();
-    await approved;
-    return view.digest;
+    const view = await approved;
+    if (!view.artifact) throw disconnected('The approved request carried nothing to sign.');
+    return view as ApprovalView & { artifact: SigningArtifact };
   }
 
-  private async connect(origin: string): Promise<string[]> {
+  private async connect(origin: string, active: OwnerInfo | undefined): Promise<string[]> {
+    if (!active) throw unauthorized('Countersign has no account yet. Finish setup in the extension first.');
     const existing = await this.connection(origin);
-    if (existing) return existing.accounts;
-    const account = await this.account();
-    if (!account) throw unauthorized('Countersign has no account yet. Finish setup in the extension first.');
-    await this.approve(
-      origin,
-      'connect',
-      { title: 'Connect this site', lines: [`Let ${origin} see your address ${shortAddress(account)} and ask you to sign trades.`, 'Every signature still needs your approval.'], flags: [], signer: null, digest: keccak256(toHex(`connect:${origin}:${account}`)) },
+    if (existing && existing.accounts[0]?.toLowerCase() === active.address.toLowerCase()) return existing.accounts;
+    this.d.registry.checkCapacity(origin);
+    const { approved } = this.d.registry.add(
+      {
+        origin,
+        kind: 'connect',
+        title: 'Connect this site',
+        lines: [`Let ${origin} see your address ${shortAddress(active.address)}${active.label ? ` (“${active.label}”)` : ''} and ask you to sign trades.`, 'Every signature still needs your approval.'],
+        flags: existing ? ['This site was connected to another of your accounts; it will now act for this one.'] : [],
+        signer: null,
+        account: { address: active.address, label: active.label },
+        digest: keccak256(toHex(`connect:${origin}:${active.address}`)),
+      },
       TTL_FUNDS_MS,
     );
-    await this.d.db.put('connections', { origin, accounts: [account], connectedAt: Date.now() });
+    await this.d.showApprovals();
+    await approved;
+    await this.d.db.put('connections', { origin, accounts: [active.address], connectedAt: Date.now() });
     this.d.emit(origin, 'connect', { chainId: numberToHex((await readSettings(this.d.db)).clobChainId) });
-    this.d.emit(origin, 'accountsChanged', [account]);
-    return [account];
-  }
-
-  private static commandDigest(cmd: PerpsCommand): Hex {
-    return cmd.struct === 'Op' ? hashPerpsOp(cmd.op) : keccak256(toHex(JSON.stringify(cmd.op)));
+    this.d.emit(origin, 'accountsChanged', [active.address]);
+    return [active.address];
   }
 
   private async perpsFlags(account: Address, cmd: PerpsCommand): Promise<string[]> {
@@ -177,19 +215,24 @@ export class ProviderService {
     return flags;
   }
 
-  private async perps(origin: string, account: Address, submit: boolean, params: unknown): Promise<unknown> {
+  private async perps(origin: string, account: OwnerInfo, submit: boolean, params: unknown): Promise<unknown> {
     const p = parseOrThrow(perpsParamsSchema, unwrapParams(params), 'params');
     const cmd = commandFromBody(p.op, p.label);
     if (cmd.type === 'createProxy') throw unsupported('Sites cannot issue proxy keys; use the extension.');
-    const digest = ProviderService.commandDigest(cmd);
-    const { title, lines } = describePerpsCommand(cmd, await this.symbol());
     const funds = cmd.type === 'withdraw' || cmd.type === 'internalTransfer';
-    const flags = await this.perpsFlags(account, cmd);
-    await this.approve(origin, 'perps', { title, lines: submit ? lines : [...lines, 'The signed command is returned to the site, which may submit it.'], flags, signer: cmd.signer === 'owner' ? 'owner key' : 'proxy key', digest }, funds ? TTL_FUNDS_MS : TTL_TRADING_MS);
-    if (ProviderService.commandDigest(cmd) !== digest) throw new ProviderRpcError(-32603, 'The command changed after approval.');
-    if (!submit) return this.d.service.perpsSign(account, cmd, p.exp === undefined ? {} : { exp: p.exp });
-    const result = await this.d.service.perpsSend(account, cmd, { origin, ...(p.exp === undefined ? {} : { exp: p.exp }), summary: lines[0] ?? cmd.type });
-    if (funds) {
+    if (funds && String((cmd.body.args as { account?: unknown }).account).toLowerCase() !== account.address.toLowerCase()) {
+      throw new InvalidFieldError({ field: 'op.args.account', reason: 'must be the connected account' });
+    }
+    const view = await this.approveArtifact(
+      origin,
+      'perps',
+      account,
+      () => this.d.service.preparePerps(account.address, cmd, { submit, ...(p.exp === undefined ? {} : { exp: p.exp }) }),
+      (a) => (a.kind === 'perps' ? this.perpsFlags(account.address, perpsArtifactCommand(a)) : Promise.resolve([])),
+      funds ? TTL_FUNDS_MS : TTL_TRADING_MS,
+    );
+    const result = await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? cmd.type });
+    if (funds && submit) {
       const used = ((await this.d.db.get('settings', DESTINATIONS_KEY)) as string[] | undefined) ?? [];
       const to = String((cmd.body.args as Record<string, unknown>).to).toLowerCase();
       if (!used.includes(to)) await this.d.db.put('settings', [...used, to].slice(-500), DESTINATIONS_KEY);
@@ -197,59 +240,26 @@ export class ProviderService {
     return result;
   }
 
-  private async clobPost(origin: string, account: Address, params: unknown): Promise<unknown> {
+  private async clobPost(origin: string, account: OwnerInfo, params: unknown): Promise<unknown> {
     const p = parseOrThrow(clobOrdersParamsSchema, unwrapParams(params), 'params');
     const orders = p.orders as ClobOrderRequest[];
-    const quotes = await this.d.service.clobQuote(orders);
-    const lines = orders.map((o, i) => {
-      const q = quotes[i]!;
-      const pay = o.side === 'BUY' ? `pay ${formatUnitsMin2(q.amounts.makerAmount, 6)} USDC` : `receive ${formatUnitsMin2(q.amounts.takerAmount, 6)} USDC`;
-      return `${o.side === 'BUY' ? 'Buy' : 'Sell'} ${q.amounts.size} shares of token ${o.tokenId.slice(0, 6)}…${o.tokenId.slice(-4)} at ${q.amounts.price} (${pay}), ${o.orderType}${o.postOnly ? ', post-only' : ''}${q.negRisk ? ', negative-risk market' : ''}`;
-    });
-    const canonical = JSON.stringify(orders.map((o, i) => ({ ...o, makerAmount: quotes[i]!.amounts.makerAmount, takerAmount: quotes[i]!.amounts.takerAmount })));
-    const digest = keccak256(toHex(canonical));
-    const flags = orders.length > 1 ? [`A batch of ${orders.length} orders.`] : [];
-    await this.approve(origin, 'clob', { title: orders.length > 1 ? `Place ${orders.length} order-book orders` : 'Place an order-book order', lines, flags, signer: 'owner key', digest }, TTL_TRADING_MS);
-    const results = await this.d.service.clobPostOrders(account, orders, { origin });
+    const view = await this.approveArtifact(
+      origin,
+      'clob',
+      account,
+      () => this.d.service.prepareClob(account.address, orders),
+      async (a) => (a.kind === 'clob' && a.orders.length > 1 ? [`A batch of ${a.orders.length} orders.`] : []),
+      TTL_TRADING_MS,
+    );
+    const results = (await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? 'orders' })) as Awaited<ReturnType<SigningService['clobPostOrders']>>;
     return results.map((r) => (r.ok ? { success: true, orderID: r.orderID, status: r.status, errorMsg: '' } : { success: false, orderID: r.orderID, errorMsg: r.error.exchangeMessage }));
   }
 
-  private async clobSign(origin: string, account: Address, params: unknown): Promise<unknown> {
+  private async clobSign(origin: string, account: OwnerInfo, params: unknown): Promise<unknown> {
     const p = parseOrThrow(clobSignParamsSchema, unwrapParams(params), 'params');
-    const digest = keccak256(toHex(JSON.stringify([p.method, p.requestPath, p.body ?? ''])));
-    await this.approve(origin, 'l2', { title: 'Authenticate a request', lines: [`Sign ${p.method} ${p.requestPath.slice(0, 120)} for the order-book exchange with your API key.`, p.body ? `Body: ${p.body.slice(0, 200)}${p.body.length > 200 ? '…' : ''}` : 'No body.'], flags: [], signer: 'API key', digest }, TTL_TRADING_MS);
-    return this.d.service.clobSignRequest(account, { method: p.method, requestPath: p.requestPath, ...(p.body === undefined ? {} : { body: p.body }) });
-  }
-
-  private async typedData(origin: string, account: Address, params: unknown): Promise<unknown> {
-    if (!Array.isArray(params) || params.length !== 2) throw invalidParams('eth_signTypedData_v4 takes [address, typedData].');
-    const [addr, raw] = params as [unknown, unknown];
-    if (typeof addr !== 'string' || addr.toLowerCase() !== account.toLowerCase()) throw unauthorized('That address is not connected to this site.');
-    let td: TypedDataDefinition & { domain?: Record<string, unknown> };
-    try {
-      td = (typeof raw === 'string' ? JSON.parse(raw) : raw) as typeof td;
-    } catch {
-      throw invalidParams('typedData must be JSON.');
-    }
-    const schema = v.object({ domain: v.record(v.string(), v.unknown()), types: v.record(v.string(), v.array(v.object({ name: v.string(), type: v.string() }))), primaryType: v.string(), message: v.record(v.string(), v.unknown()) });
-    if (!v.safeParse(schema, td).success) throw invalidParams('typedData must have domain, types, primaryType and message.');
-    const d = td.domain ?? {};
-    const { domain: perpsDomain } = await this.d.service.perpsDomains().catch(() => ({ domain: undefined }));
-    const venue =
-      (d.name === 'ClobAuthDomain' && d.version === '1' && td.primaryType === 'ClobAuth') ||
-      (d.name === 'Polymarket CTF Exchange' && d.version === '2' && td.primaryType === 'Order') ||
-      (!!perpsDomain && d.name === perpsDomain.name && d.version === perpsDomain.version && Number(d.chainId) === perpsDomain.chainId && ['Op', 'CreateProxy', 'Withdraw'].includes(String(td.primaryType)));
-    if (!venue) throw unsupported("Countersign only signs the venue's own typed data (ClobAuth, exchange V2 orders, perps commands); this domain is not one of them.");
-    if (td.primaryType === 'CreateProxy') throw unsupported('Sites cannot issue proxy keys; use the extension.');
-    const { hashTypedData } = await import('viem');
-    let digest: Hex;
-    try {
-      digest = hashTypedData(td as Parameters<typeof hashTypedData>[0]);
-    } catch {
-      throw invalidParams('typedData does not encode.');
-    }
-    await this.approve(origin, 'typedData', { title: `Sign ${String(td.primaryType)} typed data`, lines: [`Domain: ${String(d.name)} v${String(d.version)} (chain ${String(d.chainId)})`, `Message: ${JSON.stringify(td.message).slice(0, 300)}`], flags: [], signer: 'owner key', digest }, TTL_TRADING_MS);
-    const owner = await this.d.vault.ownerAccount(account);
-    return owner.signTypedData(td as Parameters<typeof owner.signTypedData>[0]);
+    checkL2Route(p.method, p.requestPath);
+    const req = { method: p.method, requestPath: p.requestPath, ...(p.body === undefined ? {} : { body: p.body }) };
+    const view = await this.approveArtifact(origin, 'l2', account, () => this.d.service.prepareL2(account.address, req), async () => [], TTL_TRADING_MS);
+    return this.d.service.execute(view.artifact, view.digest, { origin, summary: `${p.method} ${p.requestPath.slice(0, 100)}` });
   }
 }

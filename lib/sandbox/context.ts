@@ -64,7 +64,8 @@ export const DEFAULT_CONFIG: SandboxConfig = {
 };
 
 /** One entry of the request log (what reached the sandbox), readable at `GET /admin/requests`. */
-export type RequestLogEntry = { at: number; method: string; path: string; status: number };
+/** One request the sandbox answered: `at` Unix ms, `body` the exact text received (≤ 64 KiB; absent for GET). */
+export type RequestLogEntry = { at: number; method: string; path: string; status: number; body?: string };
 
 export class SandboxContext {
   readonly venue: PerpsVenue;

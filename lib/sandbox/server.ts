@@ -43,10 +43,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const app = new Hono();
 
   app.use('*', async (c, next) => {
+    // The exact body text received (tests compare it with what the extension showed for approval).
+    const body = c.req.method === 'GET' || c.req.method === 'OPTIONS' ? '' : (await c.req.text()).slice(0, 65_536);
     await next();
     const path = new URL(c.req.url).pathname;
     if (!path.startsWith('/admin/')) {
-      ctx.requestLog.push({ at: ctx.now(), method: c.req.method, path, status: c.res.status });
+      ctx.requestLog.push({ at: ctx.now(), method: c.req.method, path, status: c.res.status, ...(body ? { body } : {}) });
       if (ctx.requestLog.length > 10_000) ctx.requestLog.splice(0, 5_000);
     }
     ctx.pruneReplay();

@@ -5,6 +5,7 @@ import { openVaultDb, type VaultDb } from '../vault/db';
 import { memorySessionStore, Vault } from '../vault/vault';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { OutcomeUnknownError, SigningService, WeightBudgetError } from './service';
+import { ArtifactMismatchError, type SigningArtifact } from './artifact';
 
 let h: Harness;
 let db: VaultDb;
@@ -127,5 +128,53 @@ describe('SigningService against the sandbox', () => {
     } finally {
       await h2.close();
     }
+  });
+
+  it('sends exactly the stored artifact: the body the sandbox received is the approved envelope plus the signature', async () => {
+    await service.issueProxy(owner, { expiry: h.clock.now + 3_600_000 });
+    const a = await service.preparePerps(owner, createOrders({ orders: [{ iid: 2, buy: true, qty: '1', p: '2900', tif: 'gtc', po: true }] }), { submit: true });
+    const before = h.ctx.requestLog.length;
+    await service.execute(a, a.digest, { origin: 'test' });
+    const [received] = h.ctx.requestLog.slice(before).filter((r) => r.path === '/perps/v1/trade/orders');
+    const { sig, ...rest } = JSON.parse(received!.body!) as { sig: string };
+    expect(rest).toEqual(a.envelope);
+    expect(sig).toMatch(/^0x[0-9a-f]{130}$/);
+
+    const c = await service.prepareClob(owner, [{ tokenId: h.ctx.clob.markets[0]!.tokenIds[0]!, side: 'BUY', price: '0.30', size: '10', orderType: 'GTC' }]);
+    const mark = h.ctx.requestLog.length;
+    await service.execute(c, c.digest, { origin: 'test' });
+    const [posted] = h.ctx.requestLog.slice(mark).filter((r) => r.path === '/clob/order');
+    const body = JSON.parse(posted!.body!) as { order: { signature: string } };
+    const { signature: _s, ...order } = body.order;
+    expect({ ...body, order }).toEqual(c.orders[0]!.body);
+  });
+
+  it('signs nothing and sends nothing when an artifact was altered after approval', async () => {
+    let sent = 0;
+    const spy = new SigningService({
+      vault,
+      db,
+      settings: async () => ({ perpsUrl: h.perps, clobUrl: h.clobUrl, clobChainId: h.ctx.config.clobChainId }),
+      now: () => h.clock.now,
+      fetchFn: async (input, init) => {
+        if ((init?.method ?? 'GET') !== 'GET') sent++;
+        return fetch(input, init);
+      },
+    });
+    const auditBefore = (await db.getAll('audit')).length;
+    const perps = await spy.preparePerps(owner, withdraw({ account: owner, token: h.ctx.config.usdc, amount: '1000000', to: owner }), { submit: true });
+    const clob = await spy.prepareClob(owner, [{ tokenId: h.ctx.clob.markets[0]!.tokenIds[0]!, side: 'BUY', price: '0.30', size: '10', orderType: 'GTC' }]);
+    const tampered: SigningArtifact[] = [
+      { ...perps, envelope: { ...perps.envelope, op: { ...perps.envelope.op, args: { ...(perps.envelope.op.args as object), to: h.demo.counterparty.address } } } },
+      { ...clob, orders: [{ ...clob.orders[0]!, body: { ...clob.orders[0]!.body, order: { ...clob.orders[0]!.body.order, makerAmount: '9000000' } } }] },
+    ];
+    for (const [i, t] of tampered.entries()) {
+      await expect(spy.execute(t, [perps, clob][i]!.digest, { origin: 'test' })).rejects.toBeInstanceOf(ArtifactMismatchError);
+    }
+    expect(sent).toBe(0);
+    expect((await db.getAll('audit')).length).toBe(auditBefore);
+    // The untouched artifact still goes through with the same digest.
+    await expect(spy.execute(perps, perps.digest, { origin: 'test' })).resolves.toMatchObject({ status: 'ok' });
+    expect(sent).toBe(1);
   });
 });

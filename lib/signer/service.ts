@@ -10,13 +10,13 @@
  * 429 (honouring `Retry-After`) and 500 "order timed out"; never on 503.
  * A client-side weight meter per gateway refuses a perps command before the gateway would answer 429.
  */
-import type { Address, Hex, LocalAccount } from 'viem';
+import { getAddress, type Address, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { BaseError } from '../errors/base';
 import { NetworkError } from '../http/json';
 import { SlidingWindow } from '../ratelimit/sliding-window';
 import { createProxy, deleteProxy as deleteProxyCommand, type PerpsCommand } from '../perps/commands';
-import { signPerpsCommand, type PerpsEnvelope } from '../perps/envelope';
+import { assertExp, commandTs, randomSalt, type PerpsEnvelope } from '../perps/envelope';
 import { fetchPerpsDomains, perpsRead, sendPerpsCommand } from '../perps/client';
 import type { PerpsReadName } from '../perps/reads';
 import { PERPS_READS } from '../perps/reads';
@@ -26,7 +26,19 @@ import { orderRequestAmounts } from '../clob/amounts';
 import type { ClobOrderRequest } from '../clob/request';
 import { clobL2Request, createOrDeriveApiKey } from '../clob/client';
 import { ClobError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
-import { buildClobOrder, clobOrderDigest, exchangeAddress, signClobOrder, toPostOrderBody, toPostOrdersBody, type PostOrderBody } from '../clob/order';
+import { buildClobOrder, CLOB_MAX_BATCH, exchangeAddress, toPostOrderBody, toPostOrdersBody, type PostOrderBody } from '../clob/order';
+import {
+  ArtifactMismatchError,
+  clobArtifact,
+  l2Artifact,
+  perpsArtifact,
+  perpsArtifactCommand,
+  verifyArtifact,
+  type ClobArtifact,
+  type L2Artifact,
+  type PerpsArtifact,
+  type SigningArtifact,
+} from './artifact';
 import { requestJson } from '../http/json';
 import type { AuditEntry, VaultDb } from '../vault/db';
 import type { Vault } from '../vault/vault';
@@ -53,6 +65,12 @@ export class WeightBudgetError extends BaseError {
 }
 
 export type { ClobOrderRequest };
+
+/** Signs exactly `digest` (a 32-byte EIP-712 digest) with a local key. */
+async function signExact(account: LocalAccount, digest: Hex): Promise<Hex> {
+  if (!account.sign) throw new BaseError('This key cannot sign a digest.');
+  return account.sign({ hash: digest });
+}
 
 /** Budgets the client meter keeps per gateway (the sandbox's defaults; the real ones are unshown). */
 export const CLIENT_WEIGHT_BUDGETS = {
@@ -98,10 +116,6 @@ export class SigningService {
     return d;
   }
 
-  private async signerFor(account: string, command: Pick<PerpsCommand, 'signer'>): Promise<LocalAccount> {
-    return command.signer === 'owner' ? this.o.vault.ownerAccount(account) : (await this.o.vault.proxyFor(account)).signer;
-  }
-
   private meter(gateway: string, request: number, action: number): void {
     const t = this.now();
     const wait = Math.max(this.requestMeter.check(gateway, request, t), this.actionMeter.check(gateway, action, t));
@@ -110,35 +124,168 @@ export class SigningService {
     this.actionMeter.record(gateway, action, t);
   }
 
-  /** Signs `command` for `account` with the right key; returns the envelope (nothing sent). */
-  async perpsSign(account: string, command: PerpsCommand, opts: { exp?: number } = {}): Promise<PerpsEnvelope> {
-    const signer = await this.signerFor(account, command);
+  /**
+   * Builds the perps artifact for `command` (issue #14 §1): fresh salt, `ts` now (ms; seconds for
+   * withdraw), optional `exp` (Unix ms, checked against now), the domain and the key that will sign.
+   * Nothing is signed. Throws `InvalidFieldError` (`exp`), `KeyNotFoundError` (no unexpired proxy).
+   */
+  async preparePerps(account: string, command: PerpsCommand, opts: { submit: boolean; exp?: number }): Promise<PerpsArtifact> {
+    const now = this.now();
+    if (opts.exp !== undefined) assertExp(opts.exp, now);
     const { domain, withdrawDomain } = await this.perpsDomains();
-    return signPerpsCommand(signer, { command, domain, withdrawDomain, ...(opts.exp === undefined ? {} : { exp: opts.exp }) });
+    const signerAddress = command.signer === 'owner' ? getAddress(account) : (await this.o.vault.proxyFor(account)).info.proxy;
+    return perpsArtifact({
+      account: getAddress(account),
+      key: command.signer,
+      signerAddress,
+      domain: command.struct === 'Withdraw' ? withdrawDomain : domain,
+      endpoint: command.endpoint,
+      envelope: {
+        op: command.body,
+        salt: randomSalt(),
+        ts: commandTs(command, now),
+        ...(opts.exp === undefined ? {} : { exp: opts.exp }),
+        ...(command.label === undefined ? {} : { label: command.label }),
+      },
+      submit: opts.submit,
+      builtAt: now,
+    });
   }
 
   /**
-   * Signs and submits `command` for `account`; returns the gateway's success body. Throws the gateway's
-   * typed error, `WeightBudgetError`, or (fund-moving commands without an answer) `OutcomeUnknownError`.
+   * Builds the order-book artifact for 1-15 order requests: amounts at each token's tick size, the
+   * order structs (salt, timestamp ms, maker/signer by signature type), the exchange contract by the
+   * market's negative-risk flag, and the unsigned `POST /order` bodies. Nothing is signed.
+   */
+  async prepareClob(account: string, orders: readonly ClobOrderRequest[]): Promise<ClobArtifact> {
+    if (orders.length < 1 || orders.length > CLOB_MAX_BATCH) toPostOrdersBody(new Array(orders.length));
+    const { clobChainId } = await this.o.settings();
+    const creds = await this.o.vault.clobCredentials(account);
+    const signer = getAddress(account);
+    const now = this.now();
+    const out: ClobArtifact['orders'][number][] = [];
+    for (const req of orders) {
+      const m = await this.market(req.tokenId);
+      const amounts = orderRequestAmounts({ ...req, tickSize: m.tickSize });
+      const order = buildClobOrder({
+        signer,
+        signatureType: creds.info.signatureType,
+        ...(creds.info.funder ? { funder: creds.info.funder } : {}),
+        tokenId: req.tokenId,
+        side: req.side,
+        makerAmount: amounts.makerAmount,
+        takerAmount: amounts.takerAmount,
+        timestampMs: now,
+      });
+      const full = toPostOrderBody({
+        order,
+        signature: '0x',
+        owner: creds.apiKey,
+        orderType: req.orderType,
+        postOnly: req.postOnly ?? false,
+        ...(req.expiration === undefined ? {} : { expiration: req.expiration }),
+        nowMs: now,
+      });
+      const { signature: _placeholder, ...unsigned } = full.order;
+      out.push({ verifyingContract: exchangeAddress({ negRisk: m.negRisk }), negRisk: m.negRisk, tickSize: m.tickSize, body: { ...full, order: unsigned } });
+    }
+    return clobArtifact({ account: signer, signerAddress: signer, chainId: clobChainId, orders: out, builtAt: now });
+  }
+
+  /** Builds the L2 artifact of a request the caller sends itself (`timestamp` now, Unix s). */
+  async prepareL2(account: string, req: { method: string; requestPath: string; body?: string }): Promise<L2Artifact> {
+    await this.o.vault.clobCredentials(account); // fails early when there are none
+    const now = this.now();
+    return l2Artifact({ account: getAddress(account), ...req, timestamp: Math.floor(now / 1000), builtAt: now });
+  }
+
+  /**
+   * Signs exactly `artifact` — after `verifyArtifact` recomputed every digest from its content and
+   * matched the binding digest against `approvedDigest` — and, when it says so, sends exactly its body.
+   * Returns: perps, the gateway's success body (submit) or the signed envelope; clob, one result per
+   * order; l2, the five headers. Throws `ArtifactMismatchError` (nothing signed) when the artifact, the
+   * key or the API key changed since it was built, and the gateway's typed errors otherwise.
+   */
+  async execute(artifact: SigningArtifact, approvedDigest: Hex, opts: { origin: string; summary?: string }): Promise<unknown> {
+    const digests = verifyArtifact(artifact, approvedDigest);
+    const base = { origin: opts.origin, account: artifact.account.toLowerCase(), summary: opts.summary ?? artifact.kind, digest: artifact.digest };
+    switch (artifact.kind) {
+      case 'perps': {
+        const signer = artifact.key === 'owner' ? await this.o.vault.ownerAccount(artifact.account) : (await this.o.vault.proxyFor(artifact.account)).signer;
+        if (signer.address.toLowerCase() !== artifact.signerAddress.toLowerCase()) throw new ArtifactMismatchError('the signing key changed');
+        const { op, salt, ts, exp, label } = artifact.envelope;
+        const envelope: PerpsEnvelope = { op, sig: await signExact(signer, digests[0]!), salt, ts, ...(exp === undefined ? {} : { exp }), ...(label === undefined ? {} : { label }) };
+        const kind = `perps.${op.type}`;
+        if (!artifact.submit) {
+          await this.audit({ ...base, kind: `${kind}.sign`, result: 'ok' });
+          return envelope;
+        }
+        const { perpsUrl } = await this.o.settings();
+        const { weight } = perpsArtifactCommand(artifact);
+        this.meter(perpsUrl, weight.request, weight.action);
+        try {
+          const result = await sendPerpsCommand(perpsUrl, artifact, envelope, this.o.fetchFn);
+          await this.audit({ ...base, kind, result: 'ok' });
+          return result;
+        } catch (err) {
+          if (err instanceof NetworkError) {
+            await this.audit({ ...base, kind, result: 'unknown' });
+            throw new OutcomeUnknownError(op.type === 'withdraw' ? 'withdrawal' : op.type === 'internalTransfer' ? 'transfer' : op.type, err);
+          }
+          await this.audit({ ...base, kind, result: 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
+          throw err;
+        }
+      }
+      case 'clob': {
+        const owner = await this.o.vault.ownerAccount(artifact.account);
+        if (owner.address.toLowerCase() !== artifact.signerAddress.toLowerCase()) throw new ArtifactMismatchError('the signing key changed');
+        const creds = await this.o.vault.clobCredentials(artifact.account);
+        if (artifact.orders.some((o) => o.body.owner !== creds.apiKey)) throw new ArtifactMismatchError('the API key changed');
+        const bodies: PostOrderBody[] = [];
+        for (const [i, o] of artifact.orders.entries()) bodies.push({ ...o.body, order: { ...o.body.order, signature: await signExact(owner, digests[i]!) } });
+        const audit = { ...base, kind: 'clob.postOrders' };
+        try {
+          const results =
+            artifact.path === '/order'
+              ? parseBatchResults([await this.l2(artifact.account, 'POST', '/order', bodies[0])], 1)
+              : parseBatchResults(await this.l2(artifact.account, 'POST', '/orders', bodies), bodies.length);
+          await this.audit({ ...audit, result: 'ok' });
+          return results;
+        } catch (err) {
+          await this.audit({ ...audit, result: err instanceof NetworkError ? 'unknown' : 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
+          throw err;
+        }
+      }
+      case 'l2': {
+        const creds = await this.o.vault.clobCredentials(artifact.account);
+        const headers = buildL2Headers({
+          address: creds.info.account as Address,
+          credentials: creds,
+          timestamp: artifact.timestamp,
+          method: artifact.method,
+          requestPath: artifact.requestPath,
+          ...(artifact.body === undefined ? {} : { body: artifact.body }),
+        });
+        await this.audit({ ...base, kind: 'clob.l2', result: 'ok' });
+        return headers;
+      }
+    }
+  }
+
+  /** Signs `command` for `account` with the right key; returns the envelope (nothing sent). */
+  async perpsSign(account: string, command: PerpsCommand, opts: { exp?: number; origin?: string } = {}): Promise<PerpsEnvelope> {
+    const a = await this.preparePerps(account, command, { submit: false, ...(opts.exp === undefined ? {} : { exp: opts.exp }) });
+    return (await this.execute(a, a.digest, { origin: opts.origin ?? 'extension', summary: command.type })) as PerpsEnvelope;
+  }
+
+  /**
+   * Signs and submits `command` for `account` (the popup path: the click is the consent); returns the
+   * gateway's success body. Throws the gateway's typed error, `WeightBudgetError`, or (no answer)
+   * `OutcomeUnknownError`.
    */
   async perpsSend(account: string, command: PerpsCommand, opts: { origin: string; exp?: number; summary?: string }): Promise<unknown> {
-    const { perpsUrl } = await this.o.settings();
-    const envelope = await this.perpsSign(account, command, opts);
-    this.meter(perpsUrl, command.weight.request, command.weight.action);
-    const base = { origin: opts.origin, account: account.toLowerCase(), kind: `perps.${command.type}`, summary: opts.summary ?? command.type };
-    try {
-      const result = await sendPerpsCommand(perpsUrl, command, envelope, this.o.fetchFn);
-      await this.audit({ ...base, result: 'ok' });
-      return result;
-    } catch (err) {
-      if (err instanceof NetworkError) {
-        await this.audit({ ...base, result: 'unknown' });
-        if (command.type === 'withdraw' || command.type === 'internalTransfer') throw new OutcomeUnknownError(command.type === 'withdraw' ? 'withdrawal' : 'transfer', err);
-        throw new OutcomeUnknownError(command.type, err);
-      }
-      await this.audit({ ...base, result: 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
-      throw err;
-    }
+    const a = await this.preparePerps(account, command, { submit: true, ...(opts.exp === undefined ? {} : { exp: opts.exp }) });
+    return this.execute(a, a.digest, { origin: opts.origin, summary: opts.summary ?? command.type });
   }
 
   /** A proxy-header read for `account` with its proxy key (PROTOCOL.md §1.4). */
@@ -235,47 +382,6 @@ export class SigningService {
     return out;
   }
 
-  /**
-   * Builds and signs order bodies for `account` (amounts from price, size and the token's tick size;
-   * the negative-risk exchange for negative-risk markets). Returns the bodies and their digests.
-   */
-  async clobBuildOrders(account: string, orders: readonly ClobOrderRequest[]): Promise<{ bodies: PostOrderBody[]; digests: Hex[] }> {
-    const { clobChainId } = await this.o.settings();
-    const creds = await this.o.vault.clobCredentials(account);
-    const owner = await this.o.vault.ownerAccount(account);
-    const bodies: PostOrderBody[] = [];
-    const digests: Hex[] = [];
-    for (const req of orders) {
-      const m = await this.market(req.tokenId);
-      const amounts = orderRequestAmounts({ ...req, tickSize: m.tickSize });
-      const order = buildClobOrder({
-        signer: owner.address,
-        signatureType: creds.info.signatureType,
-        ...(creds.info.funder ? { funder: creds.info.funder } : {}),
-        tokenId: req.tokenId,
-        side: req.side,
-        makerAmount: amounts.makerAmount,
-        takerAmount: amounts.takerAmount,
-        timestampMs: this.now(),
-      });
-      const input = { chainId: clobChainId, verifyingContract: exchangeAddress({ negRisk: m.negRisk }), order };
-      digests.push(clobOrderDigest(input));
-      const signature = await signClobOrder(owner, input);
-      bodies.push(
-        toPostOrderBody({
-          order,
-          signature,
-          owner: creds.apiKey,
-          orderType: req.orderType,
-          postOnly: req.postOnly ?? false,
-          ...(req.expiration === undefined ? {} : { expiration: req.expiration }),
-          nowMs: this.now(),
-        }),
-      );
-    }
-    return { bodies, digests };
-  }
-
   private async l2(account: string, method: string, requestPath: string, body?: unknown): Promise<unknown> {
     const { clobUrl } = await this.o.settings();
     const creds = await this.o.vault.clobCredentials(account);
@@ -298,27 +404,12 @@ export class SigningService {
   }
 
   /**
-   * Signs and posts 1-15 orders for `account` (`POST /order` for one, `POST /orders` for more) with L2
-   * headers; returns one result per order (per-order exchange errors inside a 200 are results, not throws).
+   * Signs and posts 1-15 orders for `account` (the popup path); one result per order (per-order
+   * exchange errors inside a 200 are results, not throws).
    */
   async clobPostOrders(account: string, orders: readonly ClobOrderRequest[], opts: { origin: string }): Promise<BatchOrderResult[]> {
-    const { bodies, digests } = await this.clobBuildOrders(account, orders);
-    toPostOrdersBody(bodies);
-    const base = { origin: opts.origin, account: account.toLowerCase(), kind: 'clob.postOrders', summary: `${bodies.length} order(s)`, digest: digests.join(',') };
-    try {
-      let results: BatchOrderResult[];
-      if (bodies.length === 1) {
-        const r = (await this.l2(account, 'POST', '/order', bodies[0])) as { orderID: string; status: string; takingAmount: string; makingAmount: string };
-        results = parseBatchResults([r], 1);
-      } else {
-        results = parseBatchResults(await this.l2(account, 'POST', '/orders', bodies), bodies.length);
-      }
-      await this.audit({ ...base, result: 'ok' });
-      return results;
-    } catch (err) {
-      await this.audit({ ...base, result: err instanceof NetworkError ? 'unknown' : 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
-      throw err;
-    }
+    const a = await this.prepareClob(account, orders);
+    return (await this.execute(a, a.digest, { origin: opts.origin, summary: `${orders.length} order(s)` })) as BatchOrderResult[];
   }
 
   /** Cancels order-book orders by id (`DELETE /orders`). */
@@ -331,19 +422,9 @@ export class SigningService {
     return this.l2(account, 'GET', '/orders');
   }
 
-  /**
-   * The five L2 headers for a request the caller will send itself (`clob_signRequest`). The API secret
-   * stays here; `timestamp` Unix seconds.
-   */
+  /** The five L2 headers for a request the caller sends itself; the API secret stays here. */
   async clobSignRequest(account: string, req: { method: string; requestPath: string; body?: string }): Promise<L2Headers> {
-    const creds = await this.o.vault.clobCredentials(account);
-    return buildL2Headers({
-      address: creds.info.account as Address,
-      credentials: creds,
-      timestamp: Math.floor(this.now() / 1000),
-      method: req.method,
-      requestPath: req.requestPath,
-      ...(req.body === undefined ? {} : { body: req.body }),
-    });
+    const a = await this.prepareL2(account, req);
+    return (await this.execute(a, a.digest, { origin: 'extension', summary: `${req.method} ${req.requestPath}` })) as L2Headers;
   }
 }

@@ -1,0 +1,45 @@
+/**
+ * The active account (issue #14 §3): the owner key the popup trades with and that sites connect to.
+ *
+ * It is a person's choice, stored in the vault database (`settings` store, key `activeAccount`, not
+ * secret). The first owner key ever added becomes active; adding or generating another key never
+ * changes it; only `selectAccount` (the popup's account switch) does. When the stored account no
+ * longer exists (a backup restored without it), the oldest key becomes active and is persisted.
+ */
+import type { Address } from 'viem';
+import { BaseError } from '../errors/base';
+import type { VaultDb } from '../vault/db';
+import type { OwnerInfo, Vault } from '../vault/vault';
+
+export const ACTIVE_ACCOUNT_KEY = 'activeAccount';
+
+/** Thrown when the person picks an address that is not one of the vault's owner keys. */
+export class UnknownAccountError extends BaseError {
+  override name = 'Accounts.UnknownAccountError';
+  constructor() {
+    super('That account is not in this vault.');
+  }
+}
+
+/** The active owner key (address, label), or `undefined` when the vault holds none. Works while locked. */
+export async function activeAccount(db: VaultDb, vault: Vault): Promise<OwnerInfo | undefined> {
+  const owners = await vault.listOwners();
+  const stored = await db.get('settings', ACTIVE_ACCOUNT_KEY);
+  const found = typeof stored === 'string' ? owners.find((o) => o.address.toLowerCase() === stored.toLowerCase()) : undefined;
+  if (found) return found;
+  const oldest = [...owners].sort((a, b) => a.createdAt - b.createdAt)[0];
+  if (oldest) await db.put('settings', oldest.address, ACTIVE_ACCOUNT_KEY);
+  return oldest;
+}
+
+/**
+ * Makes `address` the active account. Returns the previous and the new one (`changed` false when it was
+ * already active). Throws `UnknownAccountError`.
+ */
+export async function selectAccount(db: VaultDb, vault: Vault, address: string): Promise<{ previous: Address | undefined; active: OwnerInfo; changed: boolean }> {
+  const owner = (await vault.listOwners()).find((o) => o.address.toLowerCase() === address.toLowerCase());
+  if (!owner) throw new UnknownAccountError();
+  const previous = (await activeAccount(db, vault))?.address;
+  await db.put('settings', owner.address, ACTIVE_ACCOUNT_KEY);
+  return { previous, active: owner, changed: previous?.toLowerCase() !== owner.address.toLowerCase() };
+}

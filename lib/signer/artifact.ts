@@ -1,0 +1,321 @@
+/**
+ * Signing artifacts (issue #14 §1): everything a signature and a submission need, built **before**
+ * consent, stored with the approval, rendered by the approval window, and signed exactly as stored.
+ *
+ * One canonical request type per path — a perps command (popup or page), order-book orders (popup or
+ * page), an L2 request a page will send itself — becomes one artifact:
+ * - `perps`: the envelope without `sig` (`op` JSON, `salt` uint32, `ts` Unix ms — seconds for
+ *   withdraw —, optional `exp` Unix ms and `label`), the EIP-712 domain and which key signs;
+ * - `clob`: each `POST /order` body without `signature` (salt, timestamp ms, amounts in base units,
+ *   owner = API key, order type, post-only, expiration seconds) with its exchange contract;
+ * - `l2`: method, path, the exact body text, the timestamp (Unix s) and the HMAC message.
+ *
+ * `signDigests` are the EIP-712 digests the keys sign (none for `l2`: an HMAC, keyed by the API
+ * secret, over `message`). `digest` (the *binding digest*) is keccak256 of the artifact's canonical
+ * JSON without `digest`: what the approval binds and what the window shows. `verifyArtifact` recomputes
+ * every digest from the artifact's content through the same decoders that built it (the perps tuple is
+ * rebuilt from the JSON `op` that will be sent, each order struct from the body that will be sent), so
+ * an artifact altered after approval — one byte anywhere — is refused before anything is signed.
+ * Pure: no keys, no I/O.
+ */
+import { keccak256, stringToHex, type Address, type Hex } from 'viem';
+import { BaseError } from '../errors/base';
+import { commandFromBody, type PerpsBodyOp, type PerpsCommand, type PerpsEndpoint } from '../perps/commands';
+import { DEFAULT_COMMAND_TIMEOUT_MS } from '../perps/envelope';
+import { createProxyDigest, perpsOpDigest, withdrawDigest, type PerpsCommandDomain, type PerpsWithdrawDomain } from '../perps/signing';
+import { l2Message } from '../clob/auth';
+import { clobOrderDigest, exchangeAddress, parseClobOrder, type OrderType, type SignedOrderJson } from '../clob/order';
+import { formatUnitsMin2, shortAddress } from '../format';
+import { describePerpsCommand } from '../provider/describe';
+
+/** Which key signs: the owner key, the account's proxy key, or (HMAC) the API key's secret. */
+export type ArtifactKey = 'owner' | 'proxy' | 'api';
+
+/** The unsigned perps envelope: what is sent once `sig` is added. */
+export type UnsignedPerpsEnvelope = { op: PerpsBodyOp; salt: number; ts: number; exp?: number; label?: string };
+
+/** A perps command ready to sign. `domain` is the withdraw domain (with `verifyingContract`) for withdraw. */
+export type PerpsArtifact = {
+  kind: 'perps';
+  account: Address;
+  key: 'owner' | 'proxy';
+  /** The address whose key signs (owner, or the proxy key in use when the artifact was built). */
+  signerAddress: Address;
+  domain: PerpsCommandDomain | PerpsWithdrawDomain;
+  endpoint: PerpsEndpoint;
+  envelope: UnsignedPerpsEnvelope;
+  /** true: sign and send to the gateway; false: sign and hand the envelope back (perps_signCommand). */
+  submit: boolean;
+  signDigests: readonly Hex[];
+  digest: Hex;
+  /** When the artifact was built and until when its `ts` is fresh enough for the gateway (Unix ms). */
+  builtAt: number;
+  validUntil: number;
+};
+
+/** A `POST /order` body without the signature. */
+export type UnsignedOrderBody = {
+  deferExec: false;
+  postOnly: boolean;
+  order: Omit<SignedOrderJson, 'signature'>;
+  owner: string;
+  orderType: OrderType;
+};
+
+/** Order-book orders ready to sign and post (`POST /order` for one, `POST /orders` for more). */
+export type ClobArtifact = {
+  kind: 'clob';
+  account: Address;
+  key: 'owner';
+  signerAddress: Address;
+  chainId: number;
+  path: '/order' | '/orders';
+  orders: readonly { verifyingContract: Address; negRisk: boolean; tickSize: string; body: UnsignedOrderBody }[];
+  signDigests: readonly Hex[];
+  digest: Hex;
+  builtAt: number;
+  validUntil: number;
+};
+
+/** L2 headers for a request the page sends itself. `timestamp` Unix s; `body` the exact text. */
+export type L2Artifact = {
+  kind: 'l2';
+  account: Address;
+  key: 'api';
+  method: string;
+  requestPath: string;
+  body?: string;
+  timestamp: number;
+  message: string;
+  signDigests: readonly Hex[];
+  digest: Hex;
+  builtAt: number;
+  validUntil: number;
+};
+
+export type SigningArtifact = PerpsArtifact | ClobArtifact | L2Artifact;
+
+/** How long a perps artifact stays fresh: the gateway accepts a `ts` up to the command timeout old; 10 s margin. */
+export const PERPS_ARTIFACT_TTL_MS = DEFAULT_COMMAND_TIMEOUT_MS - 10_000;
+/** Order-book orders and L2 messages: the exchange accepts an L2 timestamp within 300 s; 60 s margin. */
+export const CLOB_ARTIFACT_TTL_MS = 240_000;
+
+/** Thrown when an artifact's content does not reproduce the digests that were approved. Nothing is signed. */
+export class ArtifactMismatchError extends BaseError {
+  override name = 'Signer.ArtifactMismatchError';
+  readonly code = 4001;
+  constructor(what: string) {
+    super('What would be signed differs from what was approved; nothing was signed.', { details: what });
+  }
+}
+
+/** keccak256 of the artifact's canonical JSON (every field but `digest`, in construction order). */
+export function bindingDigest(a: Omit<SigningArtifact, 'digest'> & { digest?: Hex }): Hex {
+  const { digest: _omit, ...rest } = a;
+  return keccak256(stringToHex(JSON.stringify(rest)));
+}
+
+/** Freezes an artifact and everything in it. */
+export function freezeArtifact<T extends SigningArtifact>(a: T): T {
+  const deep = (x: unknown): void => {
+    if (x && typeof x === 'object' && !Object.isFrozen(x)) {
+      Object.freeze(x);
+      for (const v of Object.values(x)) deep(v);
+    }
+  };
+  deep(a);
+  return a;
+}
+
+/** The perps command the envelope's `op` (and `label`) decode to. Throws `InvalidFieldError`. */
+export function perpsArtifactCommand(a: Pick<PerpsArtifact, 'envelope'>): PerpsCommand {
+  return commandFromBody(a.envelope.op, a.envelope.label);
+}
+
+/** The EIP-712 digest of a perps envelope on `domain`, recomputed from the JSON `op` that is sent. */
+export function perpsEnvelopeDigest(domain: PerpsCommandDomain | PerpsWithdrawDomain, envelope: UnsignedPerpsEnvelope): { command: PerpsCommand; digest: Hex } {
+  const command = commandFromBody(envelope.op, envelope.label);
+  const { salt, ts } = envelope;
+  if (command.struct === 'Withdraw') {
+    if (!('verifyingContract' in domain)) throw new ArtifactMismatchError('withdraw without the withdraw domain');
+    return { command, digest: withdrawDigest({ domain, ...command.withdraw!, salt, ts }) };
+  }
+  if (command.struct === 'CreateProxy') {
+    const p = command.createProxy!;
+    return { command, digest: createProxyDigest({ domain, proxy: p.proxy, expiry: p.expiry, salt, ts }) };
+  }
+  return { command, digest: perpsOpDigest({ domain, op: command.op, salt, ts }) };
+}
+
+/** The order struct inside an unsigned body (the 11 signed fields), validated. */
+export function orderStructOf(body: UnsignedOrderBody) {
+  const { expiration: _e, ...signed } = body.order;
+  return parseClobOrder({ ...signed, salt: String(signed.salt) });
+}
+
+/** Builds a perps artifact (digests filled in, frozen). `builtAt` Unix ms. */
+export function perpsArtifact(input: Omit<PerpsArtifact, 'kind' | 'signDigests' | 'digest' | 'validUntil'>): PerpsArtifact {
+  const { digest: sd } = perpsEnvelopeDigest(input.domain, input.envelope);
+  const base = { kind: 'perps' as const, ...input, signDigests: [sd], validUntil: input.builtAt + PERPS_ARTIFACT_TTL_MS };
+  return freezeArtifact({ ...base, digest: bindingDigest(base) });
+}
+
+/** Builds an order-book artifact (digests filled in, frozen). */
+export function clobArtifact(input: Omit<ClobArtifact, 'kind' | 'key' | 'signDigests' | 'digest' | 'validUntil' | 'path'>): ClobArtifact {
+  const signDigests = input.orders.map((o) => clobOrderDigest({ chainId: input.chainId, verifyingContract: o.verifyingContract, order: orderStructOf(o.body) }));
+  const base = {
+    kind: 'clob' as const,
+    account: input.account,
+    key: 'owner' as const,
+    signerAddress: input.signerAddress,
+    chainId: input.chainId,
+    path: (input.orders.length === 1 ? '/order' : '/orders') as ClobArtifact['path'],
+    orders: input.orders,
+    signDigests,
+    builtAt: input.builtAt,
+    validUntil: input.builtAt + CLOB_ARTIFACT_TTL_MS,
+  };
+  return freezeArtifact({ ...base, digest: bindingDigest(base) });
+}
+
+/** Builds an L2 artifact (message and digest filled in, frozen). */
+export function l2Artifact(input: { account: Address; method: string; requestPath: string; body?: string; timestamp: number; builtAt: number }): L2Artifact {
+  const base = {
+    kind: 'l2' as const,
+    account: input.account,
+    key: 'api' as const,
+    method: input.method,
+    requestPath: input.requestPath,
+    ...(input.body === undefined ? {} : { body: input.body }),
+    timestamp: input.timestamp,
+    message: l2Message(input),
+    signDigests: [] as Hex[],
+    builtAt: input.builtAt,
+    validUntil: input.builtAt + CLOB_ARTIFACT_TTL_MS,
+  };
+  return freezeArtifact({ ...base, digest: bindingDigest(base) });
+}
+
+/**
+ * Recomputes every digest of `a` from its content and checks them against the stored ones and the
+ * binding digest against `approvedDigest`. Returns the digests to sign. Throws `ArtifactMismatchError`
+ * (or the decoder's `InvalidFieldError`) — before anything is signed.
+ */
+export function verifyArtifact(a: SigningArtifact, approvedDigest: Hex): readonly Hex[] {
+  let digests: Hex[];
+  switch (a.kind) {
+    case 'perps': {
+      const { command, digest } = perpsEnvelopeDigest(a.domain, a.envelope);
+      if (command.signer !== a.key) throw new ArtifactMismatchError('signing key');
+      if (command.endpoint.method !== a.endpoint.method || command.endpoint.path !== a.endpoint.path) throw new ArtifactMismatchError('endpoint');
+      digests = [digest];
+      break;
+    }
+    case 'clob': {
+      if (a.orders.length < 1 || a.path !== (a.orders.length === 1 ? '/order' : '/orders')) throw new ArtifactMismatchError('path');
+      digests = a.orders.map((o) => {
+        if (o.verifyingContract !== exchangeAddress({ negRisk: o.negRisk })) throw new ArtifactMismatchError('exchange contract');
+        const order = orderStructOf(o.body);
+        if (order.signer.toLowerCase() !== a.signerAddress.toLowerCase()) throw new ArtifactMismatchError('order signer');
+        return clobOrderDigest({ chainId: a.chainId, verifyingContract: o.verifyingContract, order });
+      });
+      break;
+    }
+    case 'l2':
+      if (a.message !== l2Message(a)) throw new ArtifactMismatchError('L2 message');
+      digests = [];
+      break;
+    default:
+      throw new ArtifactMismatchError('kind');
+  }
+  if (digests.length !== a.signDigests.length || digests.some((d, i) => d !== a.signDigests[i])) throw new ArtifactMismatchError('signed digests');
+  const binding = bindingDigest(a);
+  if (binding !== a.digest || binding !== approvedDigest) throw new ArtifactMismatchError('binding digest');
+  return digests;
+}
+
+/** What the approval window and the audit log say about an artifact: title, plain-words lines, key. */
+export type ArtifactDescription = { title: string; lines: string[]; signer: 'owner key' | 'proxy key' | 'API key' };
+
+/** Scales a base-unit amount ratio `num / den` to `decimals` places; `exact` when nothing was cut. */
+function ratio(num: bigint, den: bigint, decimals: number): { text: string; exact: boolean } {
+  if (den === 0n) return { text: '—', exact: false };
+  const scale = 10n ** BigInt(decimals);
+  const q = (num * scale) / den;
+  const exact = (num * scale) % den === 0n;
+  const s = q.toString().padStart(decimals + 1, '0');
+  return { text: decimals ? `${s.slice(0, -decimals)}.${s.slice(-decimals)}` : s, exact };
+}
+
+/** One line per order, decoded from the signed amounts: side, shares, price, USDC, order type. */
+export function describeOrderBody(o: { body: UnsignedOrderBody; tickSize?: string; negRisk?: boolean }): string {
+  const b = o.body;
+  const buy = b.order.side === 'BUY';
+  const shares = BigInt(buy ? b.order.takerAmount : b.order.makerAmount);
+  const usdc = BigInt(buy ? b.order.makerAmount : b.order.takerAmount);
+  const decimals = o.tickSize ? Math.max(2, (o.tickSize.split('.')[1] ?? '').length) : 4;
+  const price = ratio(usdc, shares, decimals);
+  const pay = buy ? `pay ${formatUnitsMin2(String(usdc), 6)} USDC` : `receive ${formatUnitsMin2(String(usdc), 6)} USDC`;
+  const token = `${b.order.tokenId.slice(0, 6)}…${b.order.tokenId.slice(-4)}`;
+  const parts = [`${buy ? 'Buy' : 'Sell'} ${formatUnitsMin2(String(shares), 6)} shares of token ${token} at ${price.exact ? '' : '≈'}${price.text} (${pay}), ${b.orderType}`];
+  if (b.postOnly) parts.push('post-only');
+  if (b.orderType === 'GTD') parts.push(`until ${new Date(Number(b.order.expiration) * 1000).toISOString()}`);
+  if (o.negRisk) parts.push('negative-risk market');
+  if (b.order.maker.toLowerCase() !== b.order.signer.toLowerCase()) parts.push(`maker ${shortAddress(b.order.maker)}`);
+  return parts.join(', ');
+}
+
+/** Plain words for an L2 request body the page will send (orders decoded, cancels listed). */
+function describeL2Body(method: string, path: string, body: string | undefined): string[] {
+  if (!body) return ['No body.'];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return [`Body (not JSON): ${body.slice(0, 200)}${body.length > 200 ? '…' : ''}`];
+  }
+  const route = path.split('?')[0];
+  if (method === 'POST' && (route === '/order' || route === '/orders')) {
+    const list = Array.isArray(parsed) ? parsed : [parsed];
+    return list.slice(0, 15).map((x) => {
+      try {
+        const b = x as UnsignedOrderBody;
+        return describeOrderBody({ body: b });
+      } catch {
+        return `An order this window cannot decode: ${JSON.stringify(x).slice(0, 200)}`;
+      }
+    });
+  }
+  if (method === 'DELETE' && route === '/order' && parsed && typeof parsed === 'object' && 'orderID' in parsed) return [`Cancel order ${String((parsed as { orderID: unknown }).orderID).slice(0, 80)}`];
+  if (method === 'DELETE' && route === '/orders' && Array.isArray(parsed)) return [`Cancel ${parsed.length} order(s): ${parsed.slice(0, 5).map((x) => String(x).slice(0, 20)).join(', ')}${parsed.length > 5 ? ', …' : ''}`];
+  return [`Body: ${body.slice(0, 200)}${body.length > 200 ? '…' : ''}`];
+}
+
+/**
+ * Decodes an artifact into what the approval window shows. `symbol` names a perps instrument id.
+ * Throws the decoder's `InvalidFieldError` for an artifact that does not decode (nothing to approve).
+ */
+export function describeArtifact(a: SigningArtifact, symbol: (iid: number) => string): ArtifactDescription {
+  switch (a.kind) {
+    case 'perps': {
+      const { title, lines } = describePerpsCommand(perpsArtifactCommand(a), symbol);
+      return {
+        title,
+        lines: a.submit ? lines : [...lines, 'The signed command is returned to the site, which may submit it.'],
+        signer: a.key === 'owner' ? 'owner key' : 'proxy key',
+      };
+    }
+    case 'clob':
+      return {
+        title: a.orders.length > 1 ? `Place ${a.orders.length} order-book orders` : 'Place an order-book order',
+        lines: a.orders.map((o) => describeOrderBody(o)),
+        signer: 'owner key',
+      };
+    case 'l2':
+      return {
+        title: 'Authenticate a request',
+        lines: [`Sign ${a.method} ${a.requestPath.slice(0, 120)} for the order-book exchange with your API key.`, ...describeL2Body(a.method, a.requestPath, a.body)],
+        signer: 'API key',
+      };
+  }
+}
