@@ -1,14 +1,20 @@
 import 'fake-indexeddb/auto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { PROCEDURES, type ProcedureName } from '../messaging/protocol';
 import { startHarness, type Harness } from '../sandbox/testkit';
-import { AUTOLOCK_ALARM, startBackground, type BackgroundBrowser } from './index';
+import { AUTOLOCK_ALARM, startBackground, type BackgroundBrowser, type BrowserPort } from './index';
+import { PORT_NAME } from '../bridge/framing';
+import { internalTransfer, createProxy as createProxyCommand } from '../perps/commands';
+import { hashPerpsOp, perpsOpTypedData, withdrawTypedData, createProxyTypedData } from '../perps/signing';
+import { clobAuthTypedData } from '../clob/auth';
+import { buildClobOrder, clobOrderTypedData, EXCHANGE_V2 } from '../clob/order';
 
 const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
 const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
 let badge = '';
+let connectListener: ((port: BrowserPort) => void) | undefined;
 let windowsOpened = 0;
 const browser: BackgroundBrowser = {
   runtime: {
@@ -18,7 +24,11 @@ const browser: BackgroundBrowser = {
     getURL: (p: string) => fakeBrowser.runtime.getURL(p as '/'),
     onMessage: fakeBrowser.runtime.onMessage as unknown as BackgroundBrowser['runtime']['onMessage'],
     onStartup: fakeBrowser.runtime.onStartup,
-    onConnect: { addListener: () => undefined },
+    onConnect: {
+      addListener: (fn: (port: BrowserPort) => void) => {
+        connectListener = fn;
+      },
+    },
   },
   storage: { session: fakeBrowser.storage.session as unknown as BackgroundBrowser['storage']['session'] },
   alarms: fakeBrowser.alarms as unknown as BackgroundBrowser['alarms'],
@@ -298,10 +308,165 @@ describe('background: page requests and approvals', () => {
     await expect(bg.pageRequest(page(SITE), 'perps_sendCommand', { op: { type: 'cancelOrders', args: ['x'.repeat(70_000)] } })).rejects.toMatchObject({ code: -32602 });
   });
 
-  it('signs typed data only for the venue domains', async () => {
+  /** Opens a page port for `origin` (as the content script would) and returns the events pages receive. */
+  const pagePort = (origin: string) => {
+    const events: { event: string; data: unknown }[] = [];
+    const port: BrowserPort = {
+      name: PORT_NAME,
+      sender: page(origin),
+      postMessage: (m) => void events.push(m as { event: string; data: unknown }),
+      disconnect: () => undefined,
+      onMessage: { addListener: () => undefined },
+      onDisconnect: { addListener: () => undefined },
+    };
+    connectListener!(port);
+    return events;
+  };
+  const json = (x: unknown) => JSON.stringify(x, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+  const trading = () => h.ctx.requestLog.filter((r) => r.method !== 'GET' && /^\/perps\/v1\/(trade|account)|^\/clob\/(orders?|auth)/.test(r.path)).length;
+
+  it('eth_signTypedData_v4 signs nothing: Op, Withdraw, CreateProxy, ClobAuth and Order are each refused (4200) with the method that shows them decoded', async () => {
     const bg = await ready();
     await connect(bg);
-    const foreign = { domain: { name: 'Uniswap', version: '1', chainId: 1 }, types: { Permit: [{ name: 'x', type: 'uint256' }] }, primaryType: 'Permit', message: { x: '1' } };
-    await expect(bg.pageRequest(page(SITE), 'eth_signTypedData_v4', [h.demo.owner.address, JSON.stringify(foreign)])).rejects.toMatchObject({ code: 4200, shortMessage: expect.stringContaining("venue's own typed data") });
+    const owner = h.demo.owner.address;
+    const { domain, withdrawDomain } = await bg.service().perpsDomains();
+    // The attack from issue #13: an Op whose data is the hash of an internal transfer to the site's address.
+    const transfer = internalTransfer({ account: owner, token: h.ctx.config.usdc, amount: '5000', to: h.demo.counterparty.address });
+    expect(perpsOpTypedData({ domain, op: transfer.op, salt: 77, ts: Date.now() }).message.data).toBe(hashPerpsOp(transfer.op));
+    const order = buildClobOrder({ signer: owner, signatureType: 0, tokenId: h.ctx.clob.markets[0]!.tokenIds[0]!, side: 'BUY', makerAmount: '1000000', takerAmount: '2000000', timestampMs: Date.now() });
+    const proxy = createProxyCommand({ owner, proxy: h.demo.counterparty.address, expiry: Date.now() + 60_000 }).createProxy!;
+    const payloads: [string, unknown, RegExp][] = [
+      ['Op', perpsOpTypedData({ domain, op: transfer.op, salt: 77, ts: Date.now() }), /perps_sendCommand/],
+      ['Withdraw', withdrawTypedData({ domain: withdrawDomain, account: owner, token: h.ctx.config.usdc, amount: 10_000_000n, to: h.demo.counterparty.address, salt: 1, ts: Math.floor(Date.now() / 1000) }), /perps_sendCommand/],
+      ['CreateProxy', createProxyTypedData({ domain, proxy: proxy.proxy, expiry: proxy.expiry, salt: 1, ts: Date.now() }), /proxy keys/],
+      ['ClobAuth', clobAuthTypedData(owner, { chainId: 80002, timestamp: Math.floor(Date.now() / 1000), nonce: 0 }), /only in the extension/],
+      ['Order', clobOrderTypedData({ chainId: 80002, verifyingContract: EXCHANGE_V2, order }), /clob_postOrders/],
+      ['Permit', { domain: { name: 'Uniswap', version: '1', chainId: 1 }, types: { Permit: [{ name: 'x', type: 'uint256' }] }, primaryType: 'Permit', message: { x: '1' } }, /does not sign typed data/],
+    ];
+    const auditBefore = (await bg.db().getAll('audit')).length;
+    const before = trading();
+    for (const [primary, td, message] of payloads) {
+      for (const form of [json(td), JSON.parse(json(td))]) {
+        const err = await bg.pageRequest(page(SITE), 'eth_signTypedData_v4', [owner, form]).catch((e) => e);
+        expect(err, primary).toMatchObject({ code: 4200, shortMessage: expect.stringMatching(message) });
+      }
+    }
+    expect(bg.registry.size).toBe(0);
+    expect((await bg.db().getAll('audit')).length).toBe(auditBefore);
+    expect(trading()).toBe(before);
+  });
+
+  it('gives a page L2 headers only for order and account-read routes, never for /auth/… (the API secret cannot be derived)', async () => {
+    const bg = await ready();
+    await call(bg, 'clob.createOrDerive', { account: h.demo.owner.address });
+    await connect(bg);
+    for (const [method, requestPath] of [
+      ['POST', '/auth/api-key'],
+      ['GET', '/auth/derive-api-key'],
+      ['GET', '/auth/api-keys'],
+      ['DELETE', '/auth/api-key'],
+      ['GET', '//auth/api-key'],
+      ['GET', '/AUTH/derive-api-key'],
+      ['GET', '/%61uth/derive-api-key'],
+      ['GET', '/data/../auth/derive-api-key'],
+      ['POST', '/order?x=1'],
+    ] as const) {
+      const err = (await bg.pageRequest(page(SITE), "clob_signRequest", { method, requestPath }).catch((e: unknown) => e)) as { code: number };
+      expect(err.code, `${method} ${requestPath}`).toBe(requestPath.includes('?') ? -32602 : 4200);
+    }
+    expect(bg.registry.size).toBe(0);
+    const p = bg.pageRequest(page(SITE), 'clob_signRequest', { method: 'DELETE', requestPath: '/order', body: '{"orderID":"0xabc"}' });
+    const [view] = await waitPending(bg);
+    expect(view!.lines).toEqual(['Sign DELETE /order for the order-book exchange with your API key.', 'Cancel order 0xabc']);
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    const headers = (await p) as Record<string, string>;
+    expect(Object.keys(headers).sort()).toEqual(['SVC_ADDRESS', 'SVC_API_KEY', 'SVC_PASSPHRASE', 'SVC_SIGNATURE', 'SVC_TIMESTAMP']);
+    expect(headers.SVC_TIMESTAMP).toBe(String((view!.artifact as { timestamp: number }).timestamp));
+  });
+
+  it('what the sandbox receives from a page request is exactly the artifact the window showed', async () => {
+    const bg = await ready();
+    await call(bg, 'clob.createOrDerive', { account: h.demo.owner.address });
+    await connect(bg);
+    const mark = h.ctx.requestLog.length;
+    const p = bg.pageRequest(page(SITE), 'perps_sendCommand', order);
+    const [view] = await waitPending(bg);
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    await p;
+    const got = h.ctx.requestLog.slice(mark).find((r) => r.path === '/perps/v1/trade/orders')!;
+    const { sig: _sig, ...sent } = JSON.parse(got.body!) as Record<string, unknown>;
+    expect(sent).toEqual((view!.artifact as { envelope: unknown }).envelope);
+
+    const p2 = bg.pageRequest(page(SITE), 'clob_postOrders', { orders: [{ tokenId: h.ctx.clob.markets[0]!.tokenIds[0], side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] });
+    const [v2] = await waitPending(bg);
+    expect(v2!.lines).toEqual([expect.stringMatching(/^Buy 10\.00 shares of token .* at 0\.40 \(pay 4\.00 USDC\), GTC$/)]);
+    bg.registry.decide(v2!.id, { approve: true, digest: v2!.digest });
+    await p2;
+    const posted = h.ctx.requestLog.slice(mark).find((r) => r.path === '/clob/order')!;
+    const body = JSON.parse(posted.body!) as { order: Record<string, unknown> };
+    const { signature: _s, ...orderSent } = body.order;
+    expect({ ...body, order: orderSent }).toEqual((v2!.artifact as unknown as { orders: { body: unknown }[] }).orders[0]!.body);
+  });
+
+  it('an open approval window polling the queue does not keep the vault unlocked: it locks at the deadline and the request gets 4900', async () => {
+    const bg = await ready();
+    await connect(bg);
+    const arm = vi.spyOn(fakeBrowser.alarms, 'create');
+    const p = bg.pageRequest(page(SITE), 'perps_sendCommand', order).catch((e) => e);
+    await waitPending(bg);
+    const approvalWindow = { id: fakeBrowser.runtime.id, url: `${EXT().replace(/\/$/, '')}/approval.html` };
+    for (let i = 0; i < 5; i++) {
+      expect((await call(bg, 'approval.list', {}, approvalWindow)).ok).toBe(true);
+      expect((await call(bg, 'vault.status', {}, popup())).ok).toBe(true);
+      expect((await call(bg, 'settings.get', {}, popup())).ok).toBe(true);
+    }
+    expect(arm).not.toHaveBeenCalled();
+    // A person's input in the popup does re-arm it.
+    await call(bg, 'session.activity');
+    expect(arm).toHaveBeenCalledTimes(1);
+    arm.mockRestore();
+    await fakeBrowser.alarms.onAlarm.trigger({ name: AUTOLOCK_ALARM, scheduledTime: Date.now() } as Parameters<typeof fakeBrowser.alarms.onAlarm.trigger>[0]);
+    expect(await p).toMatchObject({ code: 4900 });
+    expect(((await call(bg, 'vault.status')).result as { unlocked: boolean }).unlocked).toBe(false);
+  });
+
+  it('adding a key never changes the active account; only the person switches it, which cancels pending requests and tells sites', async () => {
+    const bg = await ready();
+    const a = h.demo.owner.address;
+    const status = async () => (await call(bg, 'vault.status')).result as { activeAccount: string; accounts: { address: string }[] };
+    expect((await status()).activeAccount).toBe(a);
+    const b = ((await call(bg, 'vault.generateOwnerKey', { label: 'second' })).result as { address: string }).address;
+    expect((await status()).activeAccount).toBe(a);
+    expect((await status()).accounts).toHaveLength(2);
+    const events = pagePort(SITE);
+    await connect(bg);
+    const pending = bg.pageRequest(page(SITE), 'perps_sendCommand', order).catch((e) => e);
+    const [view] = await waitPending(bg);
+    expect(view!.account).toEqual({ address: a, label: '' });
+    events.length = 0;
+    expect(((await call(bg, 'account.select', { address: b })).result as { changed: boolean }).changed).toBe(true);
+    expect(await pending).toMatchObject({ code: 4001, shortMessage: expect.stringContaining('switched accounts') });
+    expect(events).toContainEqual({ event: 'accountsChanged', data: [] });
+    expect((await status()).activeAccount).toBe(b);
+    // The site was granted account A: while B is active it sees no account and can sign nothing.
+    await expect(bg.pageRequest(page(SITE), 'eth_accounts', undefined)).resolves.toEqual([]);
+    await expect(bg.pageRequest(page(SITE), 'perps_sendCommand', order)).rejects.toMatchObject({ code: 4100 });
+    // The popup cannot trade for A either while B is active.
+    expect((await call(bg, 'perps.send', { account: a, op: order.op })).error).toMatchObject({ name: 'Accounts.NotActiveAccountError' });
+    // The switch is in the audit log.
+    expect(((await call(bg, 'audit.list')).result as { kind: string }[])[0]).toMatchObject({ kind: 'account.switch' });
+    events.length = 0;
+    await call(bg, 'account.select', { address: a });
+    expect(events).toContainEqual({ event: 'accountsChanged', data: [a] });
+    await expect(bg.pageRequest(page(SITE), 'eth_accounts', undefined)).resolves.toEqual([a]);
+    expect((await call(bg, 'account.select', { address: h.demo.counterparty.address })).error).toMatchObject({ name: 'Accounts.UnknownAccountError' });
+  });
+
+  it('a withdraw for another account than the connected one is refused before anything is built', async () => {
+    const bg = await ready();
+    await connect(bg);
+    const err = await bg.pageRequest(page(SITE), 'perps_sendCommand', { op: { type: 'withdraw', args: { account: h.demo.counterparty.address, token: h.ctx.config.usdc, amount: '1', to: h.demo.counterparty.address } } }).catch((e) => e);
+    expect(err).toMatchObject({ code: -32602, shortMessage: expect.stringContaining('op.args.account') });
+    expect(bg.registry.size).toBe(0);
   });
 });
