@@ -30,8 +30,8 @@ export function App() {
   }, []);
   useEffect(() => {
     void refresh();
-    void call<'settings.get', { theme: string }>('settings.get', {}).then((s) => {
-      document.documentElement.dataset.theme = s.theme;
+    void call<'settings.get', { settings: { theme: string } }>('settings.get', {}).then((r) => {
+      document.documentElement.dataset.theme = r.settings.theme;
     });
   }, [refresh]);
 

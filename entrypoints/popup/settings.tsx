@@ -16,7 +16,15 @@ export function SettingsView({ onChanged, onAddKey }: { onChanged: () => Promise
   const [newPw, setNewPw] = useState('');
   const [restorePw, setRestorePw] = useState('');
   const [restoreText, setRestoreText] = useState<string>();
-  useEffect(() => void call<'settings.get', Settings>('settings.get', {}).then(setS), []);
+  const [invalid, setInvalid] = useState<{ field: string; reason: string }[]>([]);
+  useEffect(
+    () =>
+      void call<'settings.get', { settings: Settings; invalid: { field: string; reason: string }[] }>('settings.get', {}).then((r) => {
+        setS(r.settings);
+        setInvalid(r.invalid);
+      }),
+    [],
+  );
   const run = async (fn: () => Promise<string>) => {
     setError(undefined);
     setNotice(undefined);
@@ -32,6 +40,7 @@ export function SettingsView({ onChanged, onAddKey }: { onChanged: () => Promise
     void run(async () => {
       const next = await call<'settings.set', Settings>('settings.set', s);
       setS(next);
+      setInvalid([]);
       document.documentElement.dataset.theme = next.theme;
       return 'Settings saved';
     });
@@ -39,6 +48,11 @@ export function SettingsView({ onChanged, onAddKey }: { onChanged: () => Promise
   return (
     <section class="panel settings">
       <form onSubmit={save}>
+        {invalid.length ? (
+          <p class="error" role="alert" data-testid="invalid-settings">
+            Some stored settings were invalid and were reset to their defaults: {invalid.map((i) => `${i.field} (${i.reason})`).join('; ')}. Check them and save.
+          </p>
+        ) : null}
         <h3>Gateways</h3>
         <Field label="Perps gateway"><input name="perpsUrl" value={s.perpsUrl} onInput={(e) => setS({ ...s, perpsUrl: e.currentTarget.value })} /></Field>
         <Field label="Order-book exchange"><input name="clobUrl" value={s.clobUrl} onInput={(e) => setS({ ...s, clobUrl: e.currentTarget.value })} /></Field>

@@ -25,8 +25,8 @@ export function Unlock({ retryAfterMs, onUnlocked }: { retryAfterMs: number; onU
       onUnlocked();
     } catch (err) {
       setError(messageOf(err));
-      const match = err instanceof RemoteError ? /in (\d+) s/.exec(err.shortMessage) : null;
-      if (match) setWaitUntil(Date.now() + Number(match[1]) * 1000);
+      const retryAfterMs = err instanceof RemoteError ? err.data.retryAfterMs : undefined;
+      if (typeof retryAfterMs === 'number') setWaitUntil(Date.now() + retryAfterMs);
       setPassword('');
     } finally {
       setBusy(false);

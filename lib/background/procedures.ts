@@ -8,7 +8,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { commandFromBody } from '../perps/commands';
 import { requestJson } from '../http/json';
 import type { Handlers, IdentifiedSender } from '../messaging/router';
-import { readSettings, writeSettings } from '../settings';
+import { readSettings, readSettingsReport, writeSettings } from '../settings';
 import type { SigningService } from '../signer/service';
 import type { VaultDb } from '../vault/db';
 import { ProxyKeyMismatchError } from '../vault/errors';
@@ -109,7 +109,7 @@ export function createProcedures(d: ProcedureDeps): Handlers {
       await d.onUnlocked();
       return null;
     },
-    'settings.get': async () => readSettings(db),
+    'settings.get': async () => readSettingsReport(db),
     'settings.set': async (patch) => {
       const s = await writeSettings(db, patch);
       await d.onSettings();

@@ -18,7 +18,7 @@ export class ClobError extends BaseError {
     shortMessage: string,
     o: { status: number; exchangeMessage: string; retryable?: boolean; retryAfterMs?: number | undefined },
   ) {
-    super(shortMessage, { details: o.exchangeMessage || undefined });
+    super(shortMessage, { details: o.exchangeMessage || undefined, ...(o.retryAfterMs === undefined ? {} : { data: { retryAfterMs: o.retryAfterMs } }) });
     this.status = o.status;
     this.exchangeMessage = o.exchangeMessage;
     this.retryable = o.retryable ?? false;

@@ -3,9 +3,11 @@
  * - `shortMessage`: one sentence a person can read in the UI;
  * - `metaMessages`: optional hints (how to fix it);
  * - `details`: optional technical detail (never a secret);
- * - `cause`: the underlying error, kept in the context that threw it.
+ * - `cause`: the underlying error, kept in the context that threw it;
+ * - `data`: optional structured, non-secret values a caller acts on (e.g. `{ retryAfterMs }`), so no
+ *   context ever parses them back out of the message text (issue #14 §5).
  *
- * Across extension contexts only `{ name, shortMessage, code? }` travels (see `toWireError`);
+ * Across extension contexts only `{ name, shortMessage, code?, data? }` travels (see `toWireError`);
  * `cause`, `details` and `metaMessages` stay where they were created.
  */
 export class BaseError extends Error {
@@ -13,10 +15,12 @@ export class BaseError extends Error {
   readonly shortMessage: string;
   readonly metaMessages: readonly string[];
   readonly details: string | undefined;
+  /** Structured values for callers (numbers, strings, booleans only; never a secret). */
+  readonly data: Record<string, string | number | boolean> | undefined;
 
   constructor(
     shortMessage: string,
-    options: { cause?: unknown; metaMessages?: readonly string[]; details?: string } = {},
+    options: { cause?: unknown; metaMessages?: readonly string[]; details?: string; data?: Record<string, string | number | boolean> } = {},
   ) {
     const parts = [shortMessage];
     if (options.metaMessages?.length) parts.push('', ...options.metaMessages);
@@ -25,6 +29,7 @@ export class BaseError extends Error {
     this.shortMessage = shortMessage;
     this.metaMessages = options.metaMessages ?? [];
     this.details = options.details;
+    this.data = options.data;
   }
 
   /** Walks the `cause` chain; returns the first error for which `fn` is true (or the deepest one). */
@@ -40,7 +45,7 @@ export class BaseError extends Error {
 }
 
 /** The shape of an error that may cross a context boundary: nothing from `cause` or `details`. */
-export type WireError = { name: string; shortMessage: string; code?: number | string };
+export type WireError = { name: string; shortMessage: string; code?: number | string; data?: Record<string, string | number | boolean> };
 
 /**
  * Reduces any thrown value to a `WireError`. Unknown errors become a generic internal error so that a
@@ -49,10 +54,12 @@ export type WireError = { name: string; shortMessage: string; code?: number | st
 export function toWireError(err: unknown): WireError {
   if (err instanceof BaseError) {
     const code = (err as { code?: unknown }).code;
+    const data = err.data && Object.fromEntries(Object.entries(err.data).filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v)));
     return {
       name: err.name,
       shortMessage: err.shortMessage,
       ...(typeof code === 'number' || typeof code === 'string' ? { code } : {}),
+      ...(data && Object.keys(data).length ? { data } : {}),
     };
   }
   return { name: 'InternalError', shortMessage: 'An internal error occurred.' };

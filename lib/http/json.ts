@@ -4,10 +4,31 @@
  * callers classify answers with `classifyPerpsAnswer` / `classifyClobAnswer`.
  */
 import type { HttpAnswer } from './retry-after';
+import { BaseError } from '../errors/base';
 
-/** Thrown when the request never got an answer (network error, timeout). The outcome is **unknown**. */
-export class NetworkError extends Error {
-  override name = 'NetworkError';
+/** The gateway a URL belongs to, as a person configured it: origin plus the first path segment. */
+export function gatewayOf(url: string): string {
+  try {
+    const u = new URL(url);
+    const first = u.pathname.split('/').filter(Boolean)[0];
+    return `${u.origin}${first ? `/${first}` : ''}`;
+  } catch {
+    return 'the gateway';
+  }
+}
+
+/**
+ * Thrown when the request never got an answer (network error, timeout). The outcome is **unknown**.
+ * `data.gateway` names which gateway did not answer (origin + first path segment).
+ */
+export class NetworkError extends BaseError {
+  override name = 'Http.NetworkError';
+  readonly gateway: string;
+  constructor(url: string, options: { cause?: unknown } = {}) {
+    const gateway = gatewayOf(url);
+    super(`No answer from ${gateway}. Check your connection and the gateway URL in Settings.`, { ...options, data: { gateway } });
+    this.gateway = gateway;
+  }
 }
 
 /** Performs a request and reads the answer. `body` is sent as-is (the exact text that was signed). */
@@ -25,7 +46,7 @@ export async function requestJson(
       ...(init.signal ? { signal: init.signal } : {}),
     });
   } catch (err) {
-    throw new NetworkError(`No answer from ${new URL(url).origin}`, { cause: err });
+    throw new NetworkError(url, { cause: err });
   }
   const text = await res.text();
   let body: unknown = text;

@@ -11,11 +11,14 @@ export class RemoteError extends Error {
   override name: string;
   readonly shortMessage: string;
   readonly code: number | string | undefined;
+  /** Structured values the background attached (e.g. `retryAfterMs`); never parsed from the text. */
+  readonly data: Readonly<Record<string, string | number | boolean>>;
   constructor(e: WireError) {
     super(e.shortMessage);
     this.name = e.name;
     this.shortMessage = e.shortMessage;
     this.code = e.code;
+    this.data = e.data ?? {};
   }
 }
 

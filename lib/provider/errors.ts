@@ -7,11 +7,9 @@ import { BaseError } from '../errors/base';
 export class ProviderRpcError extends BaseError {
   override name = 'ProviderRpcError';
   readonly code: number;
-  readonly data: Record<string, unknown> | undefined;
-  constructor(code: number, message: string, data?: Record<string, unknown>) {
-    super(message);
+  constructor(code: number, message: string, data?: Record<string, string | number | boolean>) {
+    super(message, data ? { data } : {});
     this.code = code;
-    this.data = data;
   }
 }
 
@@ -22,7 +20,7 @@ export const unauthorized = (message = 'This site is not connected to Countersig
 /** 4200: unknown or unsupported method. */
 export const unsupported = (message = 'Countersign does not support this method.') => new ProviderRpcError(4200, message);
 /** 4900: disconnected (locked, or the extension restarted). */
-export const disconnected = (message = 'Countersign is locked.', data?: Record<string, unknown>) => new ProviderRpcError(4900, message, data);
+export const disconnected = (message = 'Countersign is locked.', data?: Record<string, string | number | boolean>) => new ProviderRpcError(4900, message, data);
 /** -32602: invalid params. */
 export const invalidParams = (message: string) => new ProviderRpcError(-32602, message);
 /** -32603: internal error. */
@@ -33,7 +31,7 @@ export const resourceUnavailable = (message: string) => new ProviderRpcError(-32
 export const limitExceeded = (message: string) => new ProviderRpcError(-32005, message);
 
 /** The page-visible form of any error. Unknown errors become -32603 with a generic message. */
-export function toRpcError(err: unknown): { code: number; message: string; data?: Record<string, unknown> } {
+export function toRpcError(err: unknown): { code: number; message: string; data?: Record<string, string | number | boolean> } {
   if (err instanceof ProviderRpcError) return { code: err.code, message: err.shortMessage, ...(err.data ? { data: err.data } : {}) };
   if (err instanceof BaseError) {
     const code = (err as { code?: unknown }).code;

@@ -1,7 +1,12 @@
 /**
  * User settings kept in the vault database's `settings` store (not secret): gateway URLs, the
- * order-book chain id, auto-lock minutes and theme. Validated on every write and read.
- * Defaults point at the sandbox on 127.0.0.1:8787.
+ * order-book chain id, auto-lock minutes and theme. Defaults point at the sandbox on 127.0.0.1:8787.
+ *
+ * Stored as `{ version, values }` under `prefs` (issue #14 §4), with written migrations from each
+ * version to the next (v1 was the bare values object). Every field is validated on its own when read:
+ * a field that is missing takes its default silently; a field that is present but invalid takes its
+ * default **and is reported** (`readSettingsReport().invalid`, shown in the popup's Settings) — the
+ * other fields, gateway URLs included, keep their stored values.
  */
 import * as v from 'valibot';
 import type { VaultDb } from '../vault/db';
@@ -46,17 +51,65 @@ export const DEFAULT_SETTINGS: Settings = {
   theme: 'system',
 };
 
-/** Reads settings (defaults for anything missing or invalid). */
-export async function readSettings(db: VaultDb): Promise<Settings> {
-  const stored = await db.get('settings', 'prefs');
-  const merged = { ...DEFAULT_SETTINGS, ...(typeof stored === 'object' && stored ? stored : {}) };
-  const parsed = v.safeParse(settingsSchema, merged);
-  return parsed.success ? parsed.output : DEFAULT_SETTINGS;
+/** The stored settings format version of this build. */
+export const SETTINGS_VERSION = 2;
+
+/** Migrations: `SETTINGS_MIGRATIONS[n]` turns version n − 1 values into version n values. Never edit a shipped one. */
+export const SETTINGS_MIGRATIONS: Readonly<Record<number, (values: Record<string, unknown>) => Record<string, unknown>>> = {
+  // v1 stored the bare values object under `prefs`; v2 wraps it as `{ version, values }` (same fields).
+  2: (values) => values,
+};
+
+/** A stored field that failed validation and fell back to its default. */
+export type InvalidSetting = { field: keyof Settings; reason: string };
+
+/** Settings and the stored fields that were invalid (each replaced by its default). */
+export type SettingsReport = { settings: Settings; invalid: InvalidSetting[] };
+
+const FIELDS = Object.keys(settingsSchema.entries) as (keyof Settings)[];
+
+/** Reads stored settings record (any version) and migrates its values to `SETTINGS_VERSION`. */
+function migrate(stored: unknown): Record<string, unknown> {
+  if (!stored || typeof stored !== 'object') return {};
+  const rec = stored as { version?: unknown; values?: unknown };
+  let version = 1;
+  let values = stored as Record<string, unknown>;
+  if (typeof rec.version === 'number' && Number.isInteger(rec.version) && rec.values && typeof rec.values === 'object') {
+    version = rec.version;
+    values = rec.values as Record<string, unknown>;
+  }
+  for (let n = version + 1; n <= SETTINGS_VERSION; n++) values = SETTINGS_MIGRATIONS[n]?.(values) ?? values;
+  return values;
 }
 
-/** Writes a validated patch and returns the new settings. */
+/** Reads settings field by field: defaults for missing fields; invalid ones fall back and are reported. */
+export async function readSettingsReport(db: VaultDb): Promise<SettingsReport> {
+  const values = migrate(await db.get('settings', 'prefs'));
+  const out: Record<string, unknown> = {};
+  const invalid: InvalidSetting[] = [];
+  for (const field of FIELDS) {
+    if (!Object.hasOwn(values, field) || values[field] === undefined) {
+      out[field] = DEFAULT_SETTINGS[field];
+      continue;
+    }
+    const parsed = v.safeParse(settingsSchema.entries[field], values[field]);
+    if (parsed.success) out[field] = parsed.output;
+    else {
+      out[field] = DEFAULT_SETTINGS[field];
+      invalid.push({ field, reason: parsed.issues[0]?.message ?? 'is invalid' });
+    }
+  }
+  return { settings: out as Settings, invalid };
+}
+
+/** Reads settings (see `readSettingsReport`). */
+export async function readSettings(db: VaultDb): Promise<Settings> {
+  return (await readSettingsReport(db)).settings;
+}
+
+/** Writes a validated patch (current version) and returns the new settings. Throws `InvalidFieldError`. */
 export async function writeSettings(db: VaultDb, patch: Partial<Settings>): Promise<Settings> {
   const next = parseOrThrow(settingsSchema, { ...(await readSettings(db)), ...patch });
-  await db.put('settings', next, 'prefs');
+  await db.put('settings', { version: SETTINGS_VERSION, values: next }, 'prefs');
   return next;
 }

@@ -59,7 +59,7 @@ export class WeightBudgetError extends BaseError {
   override name = 'Signer.WeightBudgetError';
   readonly retryAfterMs: number;
   constructor(retryAfterMs: number) {
-    super(`Slow down: this would exceed the gateway's rate budget. Try again in ${Math.ceil(retryAfterMs / 1000)} s.`);
+    super(`Slow down: this would exceed the gateway's rate budget. Try again in ${Math.ceil(retryAfterMs / 1000)} s.`, { data: { retryAfterMs } });
     this.retryAfterMs = retryAfterMs;
   }
 }

@@ -24,7 +24,7 @@ export class WrongPasswordError extends BaseError {
   override name = 'Vault.WrongPasswordError';
   readonly retryAfterMs: number;
   constructor(retryAfterMs: number) {
-    super(`Wrong password. Try again in ${Math.ceil(retryAfterMs / 1000)} s.`);
+    super(`Wrong password. Try again in ${Math.ceil(retryAfterMs / 1000)} s.`, { data: { retryAfterMs } });
     this.retryAfterMs = retryAfterMs;
   }
 }
@@ -32,7 +32,7 @@ export class UnlockBackoffError extends BaseError {
   override name = 'Vault.UnlockBackoffError';
   readonly retryAfterMs: number;
   constructor(retryAfterMs: number) {
-    super(`Too many wrong passwords. Try again in ${Math.ceil(retryAfterMs / 1000)} s.`);
+    super(`Too many wrong passwords. Try again in ${Math.ceil(retryAfterMs / 1000)} s.`, { data: { retryAfterMs } });
     this.retryAfterMs = retryAfterMs;
   }
 }
