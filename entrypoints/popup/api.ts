@@ -12,4 +12,5 @@ export function messageOf(err: unknown): string {
 }
 
 export type Account = { address: string; label: string; proxies: { proxy: string; expiry: number; label: string }[]; hasClobCredentials: boolean };
-export type Status = { initialized: boolean; unlocked: boolean; retryAfterMs: number; accounts: Account[]; pendingApprovals: number };
+/** `vault.status`: lock state, owner keys, the active account (the person's choice) and pending approvals. */
+export type Status = { initialized: boolean; unlocked: boolean; retryAfterMs: number; accounts: Account[]; activeAccount: string | null; pendingApprovals: number };

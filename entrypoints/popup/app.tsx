@@ -1,8 +1,8 @@
 /** Popup root: loads the vault status and shows onboarding, unlock, or the unlocked tabs. */
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { Address } from '../../components/Address';
-import { Button, Tabs } from '../../components/ui';
-import { call, type Status } from './api';
+import { AccountSwitcher } from '../../components/AccountSwitcher';
+import { Button, Notice, Tabs } from '../../components/ui';
+import { call, messageOf, type Status } from './api';
 import { Onboarding } from './onboarding';
 import { Unlock } from './unlock';
 import { PerpsTicket } from './perps';
@@ -19,14 +19,33 @@ const TABS = [
   { id: 'settings', label: 'Settings' },
 ] as const;
 
+/** A person's input re-arms auto-lock (at most every 30 s); the popup's scheduled reads never do. */
+const ACTIVITY_THROTTLE_MS = 30_000;
+
 export function App() {
   const [status, setStatus] = useState<Status | undefined>();
+  const [switched, setSwitched] = useState<string>();
   const [tab, setTab] = useState<TabId>('perps');
   const [onboarding, setOnboarding] = useState(false);
   const refresh = useCallback(async () => {
     const s = await call<'vault.status', Status>('vault.status', {});
     setStatus(s);
     if (!s.initialized) setOnboarding(true);
+  }, []);
+  useEffect(() => {
+    let last = 0;
+    const activity = () => {
+      if (Date.now() - last < ACTIVITY_THROTTLE_MS) return;
+      last = Date.now();
+      void call('session.activity', {}).catch(() => undefined);
+    };
+    activity(); // opening the popup is a person's action
+    window.addEventListener('keydown', activity, true);
+    window.addEventListener('pointerdown', activity, true);
+    return () => {
+      window.removeEventListener('keydown', activity, true);
+      window.removeEventListener('pointerdown', activity, true);
+    };
   }, []);
   useEffect(() => {
     void refresh();
@@ -40,30 +59,41 @@ export function App() {
   if (!status.unlocked) return <Unlock retryAfterMs={status.retryAfterMs} onUnlocked={refresh} />;
   // While approvals are pending the popup opens on the approval queue (the same view as the window).
   if (status.pendingApprovals > 0) return <ApprovalQueue call={call} onEmpty={() => void refresh()} />;
-  const account = status.accounts[0];
+  const account = status.accounts.find((a) => a.address === status.activeAccount);
   const lock = async () => {
     await call('vault.lock', {});
+    await refresh();
+  };
+  const select = async (address: string) => {
+    try {
+      const r = await call<'account.select', { changed: boolean }>('account.select', { address });
+      const a = status.accounts.find((x) => x.address === address);
+      if (r.changed) setSwitched(`Now acting as ${a?.label || address}. Pending site requests were cancelled and connected sites were told.`);
+    } catch (err) {
+      setSwitched(messageOf(err));
+    }
     await refresh();
   };
   return (
     <main class="app">
       <header class="top">
         <strong class="brand">Countersign</strong>
-        {account ? <Address address={account.address} /> : <span class="muted">no key</span>}
+        {account ? <AccountSwitcher accounts={status.accounts} active={account.address} onSelect={(a) => void select(a)} /> : <span class="muted">no key</span>}
         <Button onClick={lock} aria-label="Lock" title="Lock (Ctrl+L)">Lock</Button>
       </header>
       <Tabs tabs={TABS} active={tab} onChange={setTab} />
+      {switched ? <Notice>{switched}</Notice> : null}
       {!account ? (
         <section class="panel">
           <p>No owner key yet.</p>
           <Button kind="primary" onClick={() => setOnboarding(true)}>Add a key</Button>
         </section>
       ) : tab === 'perps' ? (
-        <PerpsTicket account={account} />
+        <PerpsTicket key={account.address} account={account} />
       ) : tab === 'clob' ? (
-        <ClobTicket account={account} onCredentials={refresh} />
+        <ClobTicket key={account.address} account={account} onCredentials={refresh} />
       ) : tab === 'account' ? (
-        <AccountView account={account} onChanged={refresh} />
+        <AccountView key={account.address} account={account} onChanged={refresh} />
       ) : (
         <SettingsView onChanged={refresh} onAddKey={() => setOnboarding(true)} />
       )}
