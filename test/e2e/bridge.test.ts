@@ -10,6 +10,10 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { launchHarness, type Harness } from './harness';
+import { internalTransfer } from '../../lib/perps/commands';
+import { createProxyTypedData, perpsOpTypedData, withdrawTypedData } from '../../lib/perps/signing';
+import { clobAuthTypedData } from '../../lib/clob/auth';
+import { buildClobOrder, clobOrderTypedData, EXCHANGE_V2 } from '../../lib/clob/order';
 
 const PASSWORD = 'correct horse battery staple';
 let h: Harness;
@@ -102,7 +106,11 @@ describe('bridge in Chromium', () => {
     const w = await clickAndApprovalWindow('order');
     await w.getByTestId('approval-lines').filter({ hasText: 'Buy 0.5 ETH-PERP at 3,000, good-til-cancelled, post-only — request weight 1, action weight 1' }).waitFor();
     await w.getByText('proxy key').waitFor();
+    await w.getByTestId('approval-account').filter({ hasText: '0x5a' }).waitFor();
     await h.screenshot(w, '21-approval-order');
+    const [pending] = (await send('approval.list')).result as { artifact: { envelope: Record<string, unknown>; signDigests: string[] }; digest: string }[];
+    await w.getByTestId('approval-digest').filter({ hasText: pending!.digest.slice(0, 10) }).waitFor();
+    const mark = h.sandbox.ctx.requestLog.length;
     // Clickjacking guard: a blur disarms Approve at once; focus re-arms it only after 1 s.
     const approveBtn = w.getByTestId('approve');
     await w.evaluate(() => window.dispatchEvent(new Event('blur')));
@@ -113,6 +121,10 @@ describe('bridge in Chromium', () => {
     const r = await lastResult('order');
     expect(r.ok).toBe(true);
     const oid = (r.value as { oid: number }[])[0]!.oid;
+    // What the sandbox received is byte for byte the artifact the window showed, plus the signature.
+    const received = h.sandbox.ctx.requestLog.slice(mark).find((x) => x.path === '/perps/v1/trade/orders')!;
+    const { sig: _sig, ...sent } = JSON.parse(received.body!) as Record<string, unknown>;
+    expect(sent).toEqual(pending!.artifact.envelope);
     const o = h.sandbox.ctx.venue.orders.get(oid)!;
     expect(o).toMatchObject({ status: 'open', iid: 2, po: true, qty: 50_000_000n });
   });
@@ -207,33 +219,90 @@ describe('bridge in Chromium', () => {
     expect((await send('approval.list')).result).toEqual([]);
   });
 
-  it('answers 2 000 malformed requests with EIP-1193 errors, opens no approval window, and sends nothing to the sandbox', async () => {
+  it('answers 2 400 malformed or refused requests with the EIP-1193 code of their class (never -32603), opens no window, and sends nothing', async () => {
     const before = tradingRequests();
     const windowsBefore = approvalWindows;
-    const codes = await demo.evaluate(async () => {
+    const results = await demo.evaluate(async () => {
       const p = (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign;
-      const bad: unknown[] = [];
+      const bad: [string, unknown][] = [];
       const decimals = ['1e2', '+1', '1 ', 'NaN', 'Infinity', '-1', '٣', '', '0x10', '1..2'];
-      for (let i = 0; i < 2000; i++) {
-        const k = i % 10;
+      const typed = ['Op', 'Withdraw', 'CreateProxy', 'ClobAuth', 'Order', 'Permit'];
+      for (let i = 0; i < 2400; i++) {
+        const k = i % 12;
         const d = decimals[i % decimals.length];
-        if (k === 0) bad.push({ method: 'perps_sendCommand', params: { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: d, tif: 'ioc' }] } } });
-        else if (k === 1) bad.push({ method: 'perps_sendCommand', params: { op: { type: 'cancelOrdersCOID', args: ['a'.repeat(33)] } } });
-        else if (k === 2) bad.push({ method: 'perps_sendCommand', params: JSON.parse('{"__proto__":{"x":1},"op":{"type":"cancelOrders","args":[1]}}') });
-        else if (k === 3) bad.push({ method: 'perps_sendCommand', params: { op: { type: 'createOrders', args: [{ iid: '2', buy: 'yes', qty: 1 }] } } });
-        else if (k === 4) bad.push({ method: 'perps_sendCommand' });
-        else if (k === 5) bad.push({ method: `eth_unknown_${i}`, params: [] });
-        else if (k === 6) bad.push({ method: 'clob_postOrders', params: { orders: 'x'.repeat(70_000 + i) } });
-        else if (k === 7) bad.push({ method: 'clob_postOrders', params: { orders: [{ tokenId: '1', side: 'buy', price: d, size: '10', orderType: 'GTC' }] } });
-        else if (k === 8) bad.push({ method: 'perps_sendCommand', params: { op: { type: 'withdraw', args: { account: '0x1', token: 1, amount: '1.5', to: null } } } });
-        else bad.push({ method: 42, params: i });
+        if (k === 0) bad.push(['bad decimal', { method: 'perps_sendCommand', params: { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: d, tif: 'ioc' }] } } }]);
+        else if (k === 1) bad.push(['long coid', { method: 'perps_sendCommand', params: { op: { type: 'cancelOrdersCOID', args: ['a'.repeat(33)] } } }]);
+        else if (k === 2) bad.push(['__proto__ key', { method: 'perps_sendCommand', params: JSON.parse('{"__proto__":{"x":1},"op":{"type":"cancelOrders","args":[1]}}') }]);
+        else if (k === 3) bad.push(['wrong types', { method: 'perps_sendCommand', params: { op: { type: 'createOrders', args: [{ iid: '2', buy: 'yes', qty: 1 }] } } }]);
+        else if (k === 4) bad.push(['no params', { method: 'perps_sendCommand' }]);
+        else if (k === 5) bad.push(['unknown method', { method: `eth_unknown_${i}`, params: [] }]);
+        else if (k === 6) bad.push(['oversize', { method: 'clob_postOrders', params: { orders: 'x'.repeat(70_000 + i) } }]);
+        else if (k === 7) bad.push(['bad clob order', { method: 'clob_postOrders', params: { orders: [{ tokenId: '1', side: 'buy', price: d, size: '10', orderType: 'GTC' }] } }]);
+        else if (k === 8) bad.push(['bad withdraw', { method: 'perps_sendCommand', params: { op: { type: 'withdraw', args: { account: '0x1', token: 1, amount: '1.5', to: null } } } }]);
+        else if (k === 9) bad.push(['method not a string', { method: 42, params: i }]);
+        else if (k === 10) {
+          const primaryType = typed[i % typed.length];
+          bad.push(['typed data', { method: 'eth_signTypedData_v4', params: ['0x0000000000000000000000000000000000000001', JSON.stringify({ domain: { name: 'x', version: '1', chainId: 80002 }, types: { [primaryType!]: [{ name: 'data', type: 'bytes32' }] }, primaryType, message: { data: `0x${'ab'.repeat(32)}` } })] }]);
+        } else bad.push(['auth route', { method: 'clob_signRequest', params: { method: i % 2 ? 'GET' : 'POST', requestPath: i % 3 ? '/auth/derive-api-key' : '/auth/api-key' } }]);
       }
-      return Promise.all(bad.map((b) => p.request(b).then(() => 'resolved', (e: { code?: unknown }) => e.code)));
+      return Promise.all(bad.map(([cls, b]) => p.request(b).then(() => [cls, 'resolved'] as const, (e: { code?: unknown }) => [cls, e.code] as const)));
     });
-    expect(codes).toHaveLength(2000);
-    const allowed = new Set([4001, 4100, 4200, 4900, -32600, -32602, -32603, -32002, -32005]);
-    for (const c of codes) expect(allowed.has(c as number), `code ${String(c)}`).toBe(true);
+    const expected: Record<string, number> = {
+      'bad decimal': -32602,
+      'long coid': -32602,
+      '__proto__ key': -32602,
+      'wrong types': -32602,
+      'no params': -32602,
+      'unknown method': 4200,
+      oversize: -32602,
+      'bad clob order': -32602,
+      'bad withdraw': -32602,
+      'method not a string': -32600,
+      'typed data': 4200,
+      'auth route': 4200,
+    };
+    expect(results).toHaveLength(2400);
+    const seen: Record<string, Record<string, number>> = {};
+    for (const [cls, code] of results) {
+      seen[cls] ??= {};
+      seen[cls]![String(code)] = (seen[cls]![String(code)] ?? 0) + 1;
+    }
+    console.log('fuzz: codes per input class', JSON.stringify(seen));
+    for (const [cls, code] of results) expect(code, cls).toBe(expected[cls]);
     expect(approvalWindows).toBe(windowsBefore);
+    expect(tradingRequests()).toBe(before);
+  });
+
+  it("a connected page cannot get an owner-key signature over Op, Withdraw, CreateProxy, ClobAuth or Order typed data: 4200, no window, nothing signed", async () => {
+    const owner = h.sandbox.demo.owner.address;
+    const domain = h.sandbox.ctx.config.perpsDomain;
+    const transfer = internalTransfer({ account: owner, token: h.sandbox.ctx.config.usdc, amount: '5000', to: h.sandbox.demo.counterparty.address });
+    const order = buildClobOrder({ signer: owner, signatureType: 0, tokenId: h.sandbox.ctx.clob.markets[0]!.tokenIds[0]!, side: 'BUY', makerAmount: '1000000', takerAmount: '2000000', timestampMs: Date.now() });
+    const nowS = Math.floor(Date.now() / 1000);
+    const payloads = [
+      perpsOpTypedData({ domain, op: transfer.op, salt: 77, ts: Date.now() }),
+      withdrawTypedData({ domain: h.sandbox.ctx.config.perpsWithdrawDomain, account: owner, token: h.sandbox.ctx.config.usdc, amount: 5_000_000_000n, to: h.sandbox.demo.counterparty.address as `0x${string}`, salt: 1, ts: nowS }),
+      createProxyTypedData({ domain, proxy: h.sandbox.demo.counterparty.address as `0x${string}`, expiry: Date.now() + 3_600_000, salt: 1, ts: Date.now() }),
+      clobAuthTypedData(owner as `0x${string}`, { chainId: 80002, timestamp: nowS, nonce: 0 }),
+      clobOrderTypedData({ chainId: 80002, verifyingContract: EXCHANGE_V2, order }),
+    ].map((td) => JSON.stringify(td, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+    const auditBefore = ((await send('audit.list', { limit: 500 })).result as unknown[]).length;
+    const before = tradingRequests();
+    const windowsBefore = approvalWindows;
+    const answers = await demo.evaluate(
+      async ([account, list]) => {
+        const p = (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign;
+        return Promise.all(list.map((td) => p.request({ method: 'eth_signTypedData_v4', params: [account, td] }).then((r) => ({ signed: r }), (e: { code: number; message: string }) => ({ code: e.code, message: e.message }))));
+      },
+      [owner, payloads] as const,
+    );
+    expect(answers.map((a) => (a as { code?: number }).code)).toEqual([4200, 4200, 4200, 4200, 4200]);
+    expect((answers[0] as { message: string }).message).toContain('perps_sendCommand');
+    expect((answers[3] as { message: string }).message).toContain('only in the extension');
+    expect((answers[4] as { message: string }).message).toContain('clob_postOrders');
+    await demo.waitForTimeout(300);
+    expect(approvalWindows).toBe(windowsBefore);
+    expect(((await send('audit.list', { limit: 500 })).result as unknown[]).length).toBe(auditBefore);
     expect(tradingRequests()).toBe(before);
   });
 

@@ -127,9 +127,29 @@ describe('popup in Chromium', () => {
     expect(withdrawals[0]!.amount).toBe(10_000_000n);
   });
 
-  it('shows the settings screen', async () => {
+  it('shows the settings screen with the gateway it trades against', async () => {
     await popup.getByRole('tab', { name: 'Settings' }).click();
-    await popup.locator('input[name="perpsUrl"]').waitFor();
+    expect(await popup.locator('input[name="perpsUrl"]').inputValue()).toBe(`${h.sandbox.url}/perps`);
     await h.screenshot(popup, '11-settings');
   });
+
+  it('adding a second key keeps the active account; switching is the person\'s choice and shows in the header', async () => {
+    const status = () => popup.evaluate(() => chrome.runtime.sendMessage({ type: 'vault.status', payload: {} })) as Promise<{ result: { activeAccount: string } }>;
+    const first = (await status()).result.activeAccount;
+    const added = (await popup.evaluate(() => chrome.runtime.sendMessage({ type: 'vault.generateOwnerKey', payload: { label: 'Desk 2' } }))) as { result: { address: string } };
+    await popup.reload();
+    const select = popup.getByLabel('Active account');
+    await select.waitFor();
+    expect(await select.inputValue()).toBe(first);
+    expect((await status()).result.activeAccount).toBe(first);
+    await select.selectOption(added.result.address);
+    await popup.getByText('Now acting as Desk 2').waitFor();
+    expect((await status()).result.activeAccount).toBe(added.result.address);
+    await h.screenshot(popup, '12-account-switched');
+    await popup.getByLabel('Active account').selectOption(first);
+    await popup.getByText(/^Now acting as/).filter({ hasNotText: 'Desk 2' }).waitFor();
+    expect((await status()).result.activeAccount).toBe(first);
+  });
 });
+
+declare const chrome: { runtime: { sendMessage: (m: unknown) => Promise<unknown> } };
