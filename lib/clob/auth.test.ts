@@ -68,13 +68,15 @@ describe('buildL2Signature', () => {
     expect(await buildL2Signature({ ...input, secret: 'ab-_cd-_ef8' })).toBe(std);
   });
 
-  it('changes with the query string and the body', async () => {
+  it('signs the path without its query string (PROTOCOL.md §2.2), and changes with the path and the body', async () => {
     const base = { secret: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=', timestamp: 5, method: 'GET' };
-    const a = await buildL2Signature({ ...base, requestPath: '/orders' });
-    const b = await buildL2Signature({ ...base, requestPath: '/orders?market=1' });
-    const c = await buildL2Signature({ ...base, requestPath: '/orders', body: '' });
-    expect(a).not.toBe(b);
-    expect(a).toBe(c);
+    const a = await buildL2Signature({ ...base, requestPath: '/data/orders' });
+    const b = await buildL2Signature({ ...base, requestPath: '/data/orders?market=1&next_cursor=MA==' });
+    const c = await buildL2Signature({ ...base, requestPath: '/data/orders', body: '' });
+    expect(b).toBe(a);
+    expect(c).toBe(a);
+    expect(await buildL2Signature({ ...base, requestPath: '/data/trades' })).not.toBe(a);
+    expect(await buildL2Signature({ ...base, requestPath: '/data/orders', body: '{}' })).not.toBe(a);
   });
 
   it('refuses a secret that is not base64', async () => {

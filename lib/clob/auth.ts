@@ -122,7 +122,10 @@ export function toUrlSafeBase64(bytes: Uint8Array): string {
   return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_');
 }
 
-/** Inputs of an L2 signature: `timestamp` Unix seconds; `requestPath` with its query string as sent; `body` the exact JSON text sent. */
+/**
+ * Inputs of an L2 signature: `timestamp` Unix seconds; `requestPath` the path as sent (a query string,
+ * if any, is not signed — PROTOCOL.md §2.2); `body` the exact JSON text sent.
+ */
 export type L2SignatureInput = {
   secret: string;
   timestamp: number;
@@ -131,9 +134,14 @@ export type L2SignatureInput = {
   body?: string;
 };
 
-/** The HMAC message `String(timestamp) + method + requestPath + (body ?? "")`. */
+/**
+ * The HMAC message `String(timestamp) + method + path + (body ?? "")`, where `path` is `requestPath`
+ * without its query string: the official client signs the path alone and sends the query separately
+ * (PROTOCOL.md §2.2).
+ */
 export function l2Message({ timestamp, method, requestPath, body }: Omit<L2SignatureInput, 'secret'>): string {
-  return String(timestamp) + method + requestPath + (body ?? '');
+  const q = requestPath.indexOf('?');
+  return String(timestamp) + method + (q === -1 ? requestPath : requestPath.slice(0, q)) + (body ?? '');
 }
 
 /**

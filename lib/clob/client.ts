@@ -44,7 +44,8 @@ export async function createOrDeriveApiKey(
 
 /**
  * Sends an L2-authenticated request: serialises `body` once, signs exactly that text and sends it.
- * `requestPath` includes the query string. Returns the parsed 2xx body or throws a typed error.
+ * `requestPath` may carry a query string: it is sent, but only the path is signed (PROTOCOL.md §2.2).
+ * Returns the parsed 2xx body or throws a typed error.
  */
 export async function clobL2Request(
   baseUrl: string,

@@ -88,8 +88,7 @@ export const L2_PAGE_ROUTES: readonly { method: 'GET' | 'POST' | 'DELETE'; path:
   { method: 'DELETE', path: /^\/cancel-all$/ },
   { method: 'DELETE', path: /^\/cancel-market-orders$/ },
   { method: 'GET', path: /^\/data\/(orders|trades)$/ },
-  { method: 'GET', path: /^\/(data\/)?order\/[0-9A-Za-z_-]{1,100}$/ },
-  { method: 'GET', path: /^\/orders$/ },
+  { method: 'GET', path: /^\/data\/order\/[0-9A-Za-z_-]{1,100}$/ },
   { method: 'GET', path: /^\/balance-allowance$/ },
   { method: 'POST', path: /^\/v1\/heartbeats$/ },
 ];

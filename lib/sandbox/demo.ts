@@ -45,7 +45,7 @@ document.getElementById('connect').onclick = run('connect', async () => { const 
 document.getElementById('order').onclick = run('order', async () => { const r = await provider.request({ method: 'perps_sendCommand', params: { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true }] } } }); lastOid = r[0].oid; return r; });
 document.getElementById('cancel').onclick = run('cancel', () => provider.request({ method: 'perps_sendCommand', params: { op: { type: 'cancelOrders', args: [lastOid] } } }));
 document.getElementById('clob').onclick = run('clob', () => provider.request({ method: 'clob_postOrders', params: { orders: [{ tokenId: CFG.tokenId, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] } }));
-document.getElementById('l2').onclick = run('l2', async () => { const h = await provider.request({ method: 'clob_signRequest', params: { method: 'GET', requestPath: '/orders' } }); const res = await fetch('/clob/orders', { headers: h }); return { status: res.status, body: await res.json() }; });
+document.getElementById('l2').onclick = run('l2', async () => { const h = await provider.request({ method: 'clob_signRequest', params: { method: 'GET', requestPath: '/data/orders' } }); const res = await fetch('/clob/data/orders', { headers: h }); return { status: res.status, body: await res.json() }; });
 document.getElementById('withdraw').onclick = run('withdraw', () => provider.request({ method: 'perps_sendCommand', params: { op: { type: 'withdraw', args: { account, token: CFG.usdc, amount: '10000000', to: CFG.counterparty } } } }));
 </script>
 </body></html>`);

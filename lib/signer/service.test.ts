@@ -76,9 +76,9 @@ describe('SigningService against the sandbox', () => {
   });
 
   it('returns L2 headers that the exchange accepts, without exposing the secret', async () => {
-    const headers = await service.clobSignRequest(owner, { method: 'GET', requestPath: '/orders' });
+    const headers = await service.clobSignRequest(owner, { method: 'GET', requestPath: '/data/orders?next_cursor=MA==' });
     expect(JSON.stringify(headers)).not.toContain((await vault.clobCredentials(owner)).secret);
-    const res = await fetch(`${h.clobUrl}/orders`, { headers: { ...headers } });
+    const res = await fetch(`${h.clobUrl}/data/orders?next_cursor=MA==`, { headers: { ...headers } });
     expect(res.status).toBe(200);
   });
 

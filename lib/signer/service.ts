@@ -25,7 +25,7 @@ import { buildL2Headers, type L2Headers } from '../clob/auth';
 import { orderRequestAmounts } from '../clob/amounts';
 import type { ClobOrderRequest } from '../clob/request';
 import { clobL2Request, createOrDeriveApiKey } from '../clob/client';
-import { ClobError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
+import { ClobError, ClobMalformedAnswerError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
 import { buildClobOrder, CLOB_MAX_BATCH, exchangeAddress, toPostOrderBody, toPostOrdersBody, type PostOrderBody } from '../clob/order';
 import {
   ArtifactMismatchError,
@@ -417,9 +417,20 @@ export class SigningService {
     return this.l2(account, 'DELETE', '/orders', orderIds);
   }
 
-  /** Open order-book orders of `account`. */
-  async clobOpenOrders(account: string): Promise<unknown> {
-    return this.l2(account, 'GET', '/orders');
+  /**
+   * Open order-book orders of `account`: every page of `GET /data/orders` (cursor `MA==` first, `LTE=`
+   * after the last page; PROTOCOL.md §3.1), at most 20 pages. Returns the venue's order objects.
+   */
+  async clobOpenOrders(account: string): Promise<{ data: unknown[] }> {
+    const data: unknown[] = [];
+    let cursor = 'MA==';
+    for (let i = 0; i < 20 && cursor !== 'LTE='; i++) {
+      const page = (await this.l2(account, 'GET', `/data/orders?next_cursor=${encodeURIComponent(cursor)}`)) as { data?: unknown; next_cursor?: unknown };
+      if (!Array.isArray(page?.data) || typeof page.next_cursor !== 'string') throw new ClobMalformedAnswerError('The exchange answered open orders in an unexpected shape.', { status: 200, exchangeMessage: '' });
+      data.push(...page.data);
+      cursor = page.next_cursor;
+    }
+    return { data };
   }
 
   /** The five L2 headers for a request the caller sends itself; the API secret stays here. */

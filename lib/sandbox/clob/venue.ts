@@ -43,7 +43,28 @@ export type ClobOrderRec = {
   seq: number;
 };
 
-export type Trade = { id: string; tokenId: string; side: 'BUY' | 'SELL'; price: bigint; size: bigint; address: string; at: number };
+/**
+ * One side of a fill (a match writes two rows, the taker's and the maker's). `matchId` names the match
+ * (the venue's trade id); `takerOrderId` / `makerOrderId` the two orders; `role` the row's side of it.
+ */
+export type Trade = {
+  id: string;
+  matchId: string;
+  tokenId: string;
+  side: 'BUY' | 'SELL';
+  price: bigint;
+  size: bigint;
+  address: string;
+  owner: string;
+  role: 'TAKER' | 'MAKER';
+  orderId: string;
+  takerOrderId: string;
+  makerOrderId: string;
+  at: number;
+};
+
+/** A heartbeat session of an account (venue: orders are cancelled when heartbeats lapse). `lastAt` Unix ms. */
+export type HeartbeatSession = { id: string; lastAt: number };
 
 export class ClobVenue {
   readonly markets: ClobMarket[] = [];
@@ -55,6 +76,10 @@ export class ClobVenue {
   readonly funders = new Map<string, string>();
   readonly orders = new Map<string, ClobOrderRec>();
   readonly trades: Trade[] = [];
+  /** Heartbeat sessions by account address (lowercase). */
+  readonly heartbeats = new Map<string, HeartbeatSession>();
+  /** Last fill price per token (6-decimal bigint) and its taker side. */
+  readonly lastTrade = new Map<string, { price: bigint; side: 'BUY' | 'SELL'; at: number }>();
   mode: ExchangeMode = 'normal';
   retryAfterSeconds = 30;
   private seq = 1;
@@ -165,8 +190,43 @@ export class ClobVenue {
     this.creditToken(buyer, taker.tokenId, q);
     this.creditToken(seller, taker.tokenId, -q);
     const at = this.now();
-    this.trades.push({ id: `t${this.trades.length + 1}`, tokenId: taker.tokenId, side: taker.side, price, size: q, address: taker.maker, at });
-    this.trades.push({ id: `t${this.trades.length + 1}`, tokenId: taker.tokenId, side: maker.side, price, size: q, address: maker.maker, at });
+    const matchId = `trade-${this.trades.length / 2 + 1}`;
+    const common = { matchId, tokenId: taker.tokenId, price, size: q, takerOrderId: taker.id, makerOrderId: maker.id, at };
+    this.trades.push({ ...common, id: `t${this.trades.length + 1}`, side: taker.side, address: taker.maker, owner: taker.owner, role: 'TAKER', orderId: taker.id });
+    this.trades.push({ ...common, id: `t${this.trades.length + 1}`, side: maker.side, address: maker.maker, owner: maker.owner, role: 'MAKER', orderId: maker.id });
+    this.lastTrade.set(taker.tokenId, { price, side: taker.side, at });
+  }
+
+  /** The match ids an order took part in. */
+  matchesOf(orderId: string): string[] {
+    return [...new Set(this.trades.filter((t) => t.orderId === orderId).map((t) => t.matchId))];
+  }
+
+  /**
+   * Starts or renews the heartbeat session of `address`: an empty `id` starts one; otherwise it must be
+   * the current id. Returns the session id, or undefined for an unknown id. `now` Unix ms.
+   */
+  heartbeat(address: string, id: string, now: number): string | undefined {
+    const k = address.toLowerCase();
+    const cur = this.heartbeats.get(k);
+    if (id === '' || !cur) {
+      if (id !== '' && !cur) return undefined;
+      const session = { id: crypto.randomUUID(), lastAt: now };
+      this.heartbeats.set(k, session);
+      return session.id;
+    }
+    if (cur.id !== id) return undefined;
+    cur.lastAt = now;
+    return cur.id;
+  }
+
+  /** Cancels every live order of accounts whose last heartbeat is older than `timeoutMs` at `now`. */
+  lapseHeartbeats(now: number, timeoutMs = 10_000): void {
+    for (const [address, s] of this.heartbeats) {
+      if (now - s.lastAt <= timeoutMs) continue;
+      this.heartbeats.delete(address);
+      for (const o of this.orders.values()) if (o.address === address && o.status === 'live') this.cancel(o.id, address);
+    }
   }
 
   cancel(id: string, address: string): string | undefined {
