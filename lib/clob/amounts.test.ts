@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPriceOnTick, priceDecimals, toMarketOrderAmounts, toOrderAmounts } from './amounts';
+import { isPriceOnTick, orderRequestAmounts, priceDecimals, toMarketOrderAmounts, toOrderAmounts } from './amounts';
 import { InvalidFieldError } from '../validation';
 
 describe('toOrderAmounts', () => {
@@ -96,5 +96,13 @@ describe('isPriceOnTick / priceDecimals', () => {
     expect(isPriceOnTick('0.99', '0.01')).toBe(true);
     expect(isPriceOnTick('1', '0.01')).toBe(false);
     expect(priceDecimals('0.0025')).toBe(4);
+  });
+});
+
+describe('orderRequestAmounts', () => {
+  it('rounds a market-style SELL price down to the tick, like the official client (PROTOCOL.md §3.4)', () => {
+    expect(orderRequestAmounts({ side: 'SELL', price: '0.615', size: '12.5', orderType: 'FAK', tickSize: '0.01' })).toMatchObject({ makerAmount: '12500000', takerAmount: '7625000', price: '0.61' });
+    // A limit SELL at the same price still rounds to the nearest tick.
+    expect(orderRequestAmounts({ side: 'SELL', price: '0.615', size: '12.5', orderType: 'GTC', tickSize: '0.01' })).toMatchObject({ takerAmount: '7750000', price: '0.62' });
   });
 });

@@ -164,13 +164,14 @@ export function isPriceOnTick(price: string, tickSize: string): boolean {
 }
 
 /**
- * Amounts of an order request by its type: FOK / FAK BUY orders are sized in collateral (`size` is the
- * USDC to spend, market-style rounding); everything else is a limit order sized in shares.
- * Throws `InvalidFieldError` like the two functions above.
+ * Amounts of an order request by its type: FOK / FAK orders are market-style — a BUY is sized in
+ * collateral (`size` is the USDC to spend), a SELL in shares, and the price is rounded **down** to the
+ * tick for both sides, as the official client does (PROTOCOL.md §3.4); GTC / GTD are limit orders sized
+ * in shares with the price rounded to the nearest tick. Throws `InvalidFieldError` like the two above.
  */
 export function orderRequestAmounts(req: { side: Side; price: string; size: string; orderType: 'GTC' | 'GTD' | 'FOK' | 'FAK'; tickSize: string }): OrderAmounts {
   const marketStyle = req.orderType === 'FOK' || req.orderType === 'FAK';
-  return marketStyle && req.side === 'BUY'
+  return marketStyle
     ? toMarketOrderAmounts({ side: req.side, amount: req.size, price: req.price, tickSize: req.tickSize })
     : toOrderAmounts({ side: req.side, price: req.price, size: req.size, tickSize: req.tickSize });
 }
