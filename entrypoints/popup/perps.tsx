@@ -1,8 +1,9 @@
 /**
  * Perps quick order entry: instrument, side, quantity (focused first), price (prefilled from the book;
  * empty = market-style IOC), time in force, post-only, reduce-only, leverage and margin mode, client
- * order id, request weight. Enter submits, Escape clears. After the acknowledgement it polls get-orders
- * until the order rests, fills or is rejected. Open orders can be cancelled by id, by client id, or all.
+ * order id, request weight. Enter submits, Escape clears. After the acknowledgement it polls the venue's
+ * orders read (`/v1/account/orders?order_id=`) until the order rests, fills or is rejected. Open orders
+ * (`/v1/account/open-orders`) can be cancelled by id, by client id, or all.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Button, ErrorText, Field, Notice } from '../../components/ui';
@@ -10,20 +11,38 @@ import { cancelAll, cancelOrders, cancelOrdersCOID, createOrders, updateLeverage
 import { InvalidFieldError } from '../../lib/validation';
 import { call, messageOf, type Account } from './api';
 
-type Instrument = { instrument_id: number; symbol: string; tick_size: string; mark_price: string; max_leverage: number };
-type OrderView = { oid: number; coid?: string; iid: number; buy: boolean; p?: string; qty: string; filled_qty: string; resting_qty: string; status: string; reason?: string };
+/** A venue instrument (`/v1/info/instruments`); `tick_size` is a sandbox extra, else derived from `price_decimals`. */
+type Instrument = { instrument_id: number; symbol: string; price_decimals: number; tick_size?: string; max_leverage: number };
+const tickOf = (i: Instrument) => i.tick_size ?? (i.price_decimals > 0 ? `0.${'0'.repeat(i.price_decimals - 1)}1` : '1');
+/** The venue's order shape (`@polymarket/bindings/perps` `PerpsOrderSchema`). */
+type OrderView = { order_id: number; client_order_id?: string; instrument_id: number; buy: boolean; price: string; quantity: string; filled_quantity: string; resting_quantity: string; status: string };
 type Book = { bids: [string, string][]; asks: [string, string][] };
 
 function newCoid(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+/** Plain words for a venue order status. */
 export function describeStatus(o: OrderView): string {
-  if (o.status === 'open') return Number(o.filled_qty) > 0 ? `Resting (${o.filled_qty} filled)` : 'Resting on the book';
-  if (o.status === 'filled') return `Filled ${o.filled_qty}`;
-  if (o.status === 'rejected') return `Rejected: ${(o.reason ?? '').replace(/_/g, ' ')}`;
-  if (o.status === 'cancelled') return Number(o.filled_qty) > 0 ? `Partly filled (${o.filled_qty}), rest cancelled` : `Cancelled${o.reason ? `: ${o.reason.replace(/_/g, ' ')}` : ''}`;
-  return o.status;
+  const filled = Number(o.filled_quantity) > 0;
+  switch (o.status) {
+    case 'open':
+      return 'Resting on the book';
+    case 'partial':
+      return `Resting (${o.filled_quantity} filled)`;
+    case 'filled':
+      return `Filled ${o.filled_quantity}`;
+    case 'accepted':
+      return 'Accepted, waiting for its trigger';
+    case 'ioc_expired':
+    case 'cancelled':
+    case 'auto_cancelled':
+      return filled ? `Partly filled (${o.filled_quantity}), rest cancelled` : `Cancelled${o.status === 'auto_cancelled' ? ' by the dead-man switch' : ''}`;
+    case 'ioc_no_fill':
+      return 'Cancelled: no liquidity at that price';
+    default:
+      return `Rejected: ${o.status.replace(/_/g, ' ')}`;
+  }
 }
 
 export function PerpsTicket({ account }: { account: Account }) {
@@ -48,8 +67,7 @@ export function PerpsTicket({ account }: { account: Account }) {
 
   const loadOrders = async () => {
     if (!hasProxy) return;
-    const r = await call<'perps.read', { data: OrderView[] }>('perps.read', { account: account.address, name: 'orders', query: { status: 'open' } });
-    setOrders(r.data);
+    setOrders(await call<'perps.read', OrderView[]>('perps.read', { account: account.address, name: 'openOrders' }));
   };
 
   useEffect(() => {
@@ -121,9 +139,8 @@ export function PerpsTicket({ account }: { account: Account }) {
       const oid = acks[0]!.oid;
       setResult(`Acknowledged: order #${oid}`);
       for (let i = 0; i < 20; i++) {
-        const r = await call<'perps.read', { data: OrderView[] }>('perps.read', { account: account.address, name: 'orders', query: { oid } });
-        const o = r.data[0];
-        if (o && o.status !== 'untriggered') {
+        const [o] = await call<'perps.read', OrderView[]>('perps.read', { account: account.address, name: 'orders', query: { order_id: oid } });
+        if (o && o.status !== 'accepted') {
           setResult(`Order #${oid}: ${describeStatus(o)}`);
           break;
         }
@@ -175,7 +192,7 @@ export function PerpsTicket({ account }: { account: Account }) {
         </div>
         <div class="grid2">
           <Field label="Quantity"><input ref={qtyRef} name="qty" inputMode="decimal" value={qty} onInput={(e) => setQty(e.currentTarget.value.trim())} autocomplete="off" /></Field>
-          <Field label="Price" hint={inst ? `tick ${inst.tick_size}; empty = market (IOC)` : undefined}><input name="price" inputMode="decimal" value={price} onInput={(e) => setPrice(e.currentTarget.value.trim())} autocomplete="off" /></Field>
+          <Field label="Price" hint={inst ? `tick ${tickOf(inst)}; empty = market (IOC)` : undefined}><input name="price" inputMode="decimal" value={price} onInput={(e) => setPrice(e.currentTarget.value.trim())} autocomplete="off" /></Field>
         </div>
         <div class="grid3">
           <Field label="Time in force">
@@ -217,11 +234,11 @@ export function PerpsTicket({ account }: { account: Account }) {
         {orders.length === 0 ? <p class="muted">No open orders.</p> : null}
         <ul class="orders">
           {orders.map((o) => (
-            <li key={o.oid} data-oid={o.oid}>
-              <span class={o.buy ? 'buy-text' : 'sell-text'}>{o.buy ? 'Buy' : 'Sell'}</span> {o.resting_qty} {instruments.find((i) => i.instrument_id === o.iid)?.symbol} @ {o.p ?? 'market'}
-              <span class="muted small"> #{o.oid}</span>
-              <Button onClick={() => void act(cancelOrders({ oids: [o.oid] }), `Order #${o.oid} cancelled`)} aria-label={`Cancel order ${o.oid}`}>Cancel</Button>
-              {o.coid ? <Button onClick={() => void act(cancelOrdersCOID({ coids: [o.coid!] }), `Order ${o.coid!.slice(0, 8)}… cancelled`)} aria-label={`Cancel by client id ${o.coid}`}>By client id</Button> : null}
+            <li key={o.order_id} data-oid={o.order_id}>
+              <span class={o.buy ? 'buy-text' : 'sell-text'}>{o.buy ? 'Buy' : 'Sell'}</span> {o.resting_quantity} {instruments.find((i) => i.instrument_id === o.instrument_id)?.symbol} @ {o.price === '0' ? 'market' : o.price}
+              <span class="muted small"> #{o.order_id}</span>
+              <Button onClick={() => void act(cancelOrders({ oids: [o.order_id] }), `Order #${o.order_id} cancelled`)} aria-label={`Cancel order ${o.order_id}`}>Cancel</Button>
+              {o.client_order_id ? <Button onClick={() => void act(cancelOrdersCOID({ coids: [o.client_order_id!] }), `Order ${o.client_order_id!.slice(0, 8)}… cancelled`)} aria-label={`Cancel by client id ${o.client_order_id}`}>By client id</Button> : null}
             </li>
           ))}
         </ul>

@@ -18,6 +18,7 @@ import * as v from 'valibot';
 import { address, nonNegativeSafeInteger, uint256String } from '../validation';
 import { settingsSchema } from '../settings';
 import { clobOrderRequestsSchema } from '../clob/request';
+import { PERPS_READS, type PerpsReadName } from '../perps/reads';
 import type { WireError } from '../errors/base';
 
 /** Who sent a message, from the browser's `sender`. */
@@ -61,8 +62,8 @@ export const PROCEDURES = {
   'perps.read': {
     input: v.strictObject({
       account: v.optional(address),
-      name: v.picklist(['invite', 'deposits', 'internalTransfers', 'config', 'funding', 'referral', 'credentials', 'exchange', 'orders', 'instruments', 'summary']),
-      query: v.optional(v.record(v.pipe(v.string(), v.regex(/^[a-z_]{1,32}$/)), v.union([v.pipe(v.string(), v.maxLength(100)), nonNegativeSafeInteger]))),
+      name: v.picklist(Object.keys(PERPS_READS) as PerpsReadName[]),
+      query: v.optional(v.record(v.pipe(v.string(), v.regex(/^[a-z0-9_]{1,32}$/)), v.union([v.pipe(v.string(), v.maxLength(100)), nonNegativeSafeInteger]))),
     }),
     senders: POPUP,
     activity: false,

@@ -185,9 +185,9 @@ export class ProviderService {
       if (orders.length > 1) flags.push(`A batch of ${orders.length} orders.`);
       let positions: { instrument_id: number; size: string }[] = [];
       try {
-        positions = ((await this.d.service.perpsRead(account, 'summary')) as { positions: { instrument_id: number; size: string }[] }).positions ?? [];
+        positions = ((await this.d.service.perpsRead(account, 'portfolio')) as { positions: { instrument_id: number; size: string }[] }).positions ?? [];
       } catch {
-        /* the real gateway's positions read is unshown; skip the flip check */
+        /* no portfolio read: skip the flip check */
       }
       for (const o of orders) {
         if (o.p) {

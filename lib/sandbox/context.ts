@@ -84,6 +84,7 @@ export class SandboxContext {
     readonly now: () => number,
   ) {
     this.venue = new PerpsVenue(now);
+    this.venue.fundingRate = (iid, ts) => this.fundingRate(iid, ts);
     this.clob = new ClobVenue(now);
     this.perpsRequestWeight = new SlidingWindow(config.perpsRequestBudget);
     this.perpsActionWeight = new SlidingWindow(config.perpsActionBudget);

@@ -31,7 +31,7 @@ afterAll(async () => {
   await h.close();
 });
 
-type OrderView = { oid: number; status: string };
+type OrderView = { order_id: number; status: string };
 
 describe('SigningService against the sandbox', () => {
   it('issues a proxy key (owner-signed CreateProxy) and stores key + secret', async () => {
@@ -44,10 +44,10 @@ describe('SigningService against the sandbox', () => {
 
   it('places and cancels a perps order with the proxy key', async () => {
     const [ack] = (await service.perpsSend(owner, createOrders({ orders: [{ iid: 2, buy: true, qty: '1', p: '3000', tif: 'gtc', po: true }] }), { origin: 'test' })) as { oid: number }[];
-    const open = ((await service.perpsRead(owner, 'orders', { oid: ack!.oid })) as { data: OrderView[] }).data[0]!;
+    const open = ((await service.perpsRead(owner, 'orders', { order_id: ack!.oid })) as OrderView[])[0]!;
     expect(open.status).toBe('open');
     await service.perpsSend(owner, cancelOrders({ oids: [ack!.oid] }), { origin: 'test' });
-    expect(((await service.perpsRead(owner, 'orders', { oid: ack!.oid })) as { data: OrderView[] }).data[0]!.status).toBe('cancelled');
+    expect(((await service.perpsRead(owner, 'orders', { order_id: ack!.oid })) as OrderView[])[0]!.status).toBe('cancelled');
   });
 
   it('updates leverage, transfers internally and withdraws (owner key for the last two)', async () => {

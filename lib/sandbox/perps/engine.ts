@@ -10,13 +10,21 @@
  * used margin = Σ |position| × entry / leverage + Σ resting-order remaining × price / leverage;
  * an order (or the part of it that grows the position) needs notional / leverage of free collateral,
  * else the whole command fails with `insufficient_margin` and nothing changes.
+ *
+ * Fees, funding and risk (the venue's values are unshown; chosen here and documented in README): taker
+ * fee 5 bp and maker fee 1 bp of notional, charged on each fill; funding settles every hour on the hour
+ * (`fundingRate`): a long pays `size × mark × rate`, a short receives it; maintenance margin is half the
+ * initial margin at the instrument's maximum leverage (`notional / (2 × maxLeverage)`); the liquidation
+ * price is where account value (balance + unrealised PnL) equals the maintenance margin, other positions
+ * held at their mark.
  */
 import type { Address } from 'viem';
 import type { PerpsOrderInput } from '../../perps/commands';
 import { abs, fromUnits, minB, toUnits } from '../decimal';
 
 export const PX_SCALE = 8;
-const NOTIONAL_DIV = 10n ** BigInt(2 * PX_SCALE - 6);
+/** Divisor from price × quantity (PX units each) to USDC base units. */
+export const NOTIONAL_DIV = 10n ** BigInt(2 * PX_SCALE - 6);
 
 /** An instrument. `tick` / `lot` / `mark` in PX units. */
 export type Instrument = {
@@ -51,7 +59,31 @@ export type PerpsOrder = {
   updated: number;
 };
 
-export type Position = { size: bigint; entry: bigint };
+/** A position: `size` signed (PX units), `entry` price (PX units), cumulative `funding` (USDC base units, + received). */
+export type Position = { size: bigint; entry: bigint; funding?: bigint };
+
+/** One fill of an account's order. Prices / quantities PX units; `fee`, `pnl` USDC base units; `ts` ms. */
+export type Fill = {
+  tradeId: number;
+  oid: number;
+  iid: number;
+  buy: boolean;
+  price: bigint;
+  qty: bigint;
+  taker: boolean;
+  fee: bigint;
+  prevSize: bigint;
+  prevEntry: bigint;
+  pnl: bigint;
+  ts: number;
+};
+
+/** One hourly funding payment: `amount` USDC base units (+ received, − paid); `rate` decimal string; `ts` ms. */
+export type FundingPayment = { id: number; iid: number; size: bigint; rate: string; amount: bigint; ts: number };
+
+/** Taker and maker fee rates (fractions) charged on notional. */
+export const TAKER_FEE = { num: 5n, den: 10_000n };
+export const MAKER_FEE = { num: 1n, den: 10_000n };
 
 export type Proxy = { proxy: Address; secret: string; expiry: number; label: string };
 
@@ -86,6 +118,13 @@ export type Account = {
   deposits: Deposit[];
   transfers: Transfer[];
   withdrawals: { withdraw_id: number; amount: bigint; to: string; token: string; ts: number }[];
+  fills: Fill[];
+  funding: FundingPayment[];
+  /** Funding is settled up to this hour boundary (ms). */
+  fundingSettledTo: number;
+  /** Equity and cumulative PnL (realised + funding − fees) after each change: `[ts, equity, pnl]`, base units. */
+  history: [number, bigint, bigint][];
+  realized: bigint;
   invite?: string;
   parent?: string;
   children: number;
@@ -116,6 +155,14 @@ export class PerpsVenue {
   private nextSeq = 1;
   nextTransferId = 1;
   nextWithdrawId = 1;
+  private nextTradeId = 1;
+  /** Increases with every change to any book (the book read's `sequence`). */
+  bookSequence = 0;
+  private nextFundingId = 1;
+  /** Public trades (taker side), newest last. */
+  readonly trades: { tradeId: number; iid: number; buy: boolean; price: bigint; qty: bigint; ts: number }[] = [];
+  /** Hourly funding rate of an instrument at `ts` (decimal string); the context sets it. */
+  fundingRate: (iid: number, ts: number) => string = () => '0';
 
   constructor(readonly now: () => number) {}
 
@@ -139,6 +186,11 @@ export class PerpsVenue {
         transfers: [],
         withdrawals: [],
         children: 0,
+        fills: [],
+        funding: [],
+        fundingSettledTo: Math.floor(this.now() / 3_600_000) * 3_600_000,
+        history: [],
+        realized: 0n,
       };
       this.accounts.set(key, a);
     }
@@ -183,6 +235,7 @@ export class PerpsVenue {
       if (!d.credited && !d.removed && this.confirmations(d, confirmationMs) >= d.requiredConfirmations) {
         d.credited = true;
         a.balance += d.amount;
+        this.snapshot(a);
       }
     }
   }
@@ -195,7 +248,7 @@ export class PerpsVenue {
   checkAutoCancel(a: Account): void {
     if (a.autoCancelAt && this.now() >= a.autoCancelAt) {
       a.autoCancelAt = undefined;
-      this.cancelAll(a);
+      this.cancelAll(a, undefined, 'auto_cancel');
     }
   }
 
@@ -295,8 +348,8 @@ export class PerpsVenue {
     while (o.filled < o.qty && opposite.length > 0 && crosses(opposite[0]!)) {
       const m = opposite[0]!;
       const q = minB(o.qty - o.filled, m.qty - m.filled);
-      this.fill(a, o, q, m.price!);
-      this.fill(this.account(m.owner), m, q, m.price!);
+      this.fill(a, o, q, m.price!, true);
+      this.fill(this.account(m.owner), m, q, m.price!, false);
       if (m.filled === m.qty) {
         m.status = 'filled';
         opposite.shift();
@@ -315,32 +368,113 @@ export class PerpsVenue {
     }
   }
 
-  private fill(a: Account, o: PerpsOrder, qty: bigint, price: bigint): void {
+  private fill(a: Account, o: PerpsOrder, qty: bigint, price: bigint, taker: boolean): void {
+    this.settleFunding(a);
     o.filled += qty;
     o.updated = this.now();
+    this.bookSequence++;
     const inst = this.instruments.get(o.iid)!;
     inst.mark = price;
-    const p = a.positions.get(o.iid) ?? { size: 0n, entry: 0n };
+    const p = a.positions.get(o.iid) ?? { size: 0n, entry: 0n, funding: 0n };
+    const prevSize = p.size;
+    const prevEntry = p.entry;
     const signed = o.buy ? qty : -qty;
+    let pnl = 0n;
     if (p.size === 0n || p.size > 0n === signed > 0n) {
       const size = abs(p.size) + qty;
       p.entry = (abs(p.size) * p.entry + qty * price) / size;
       p.size += signed;
     } else {
       const closing = minB(qty, abs(p.size));
-      const pnl = (closing * (price - p.entry) * (p.size > 0n ? 1n : -1n)) / NOTIONAL_DIV;
+      pnl = (closing * (price - p.entry) * (p.size > 0n ? 1n : -1n)) / NOTIONAL_DIV;
       a.balance += pnl;
       const newSize = p.size + signed;
       if (newSize === 0n) p.entry = 0n;
       else if (newSize > 0n !== p.size > 0n) p.entry = price;
       p.size = newSize;
     }
+    const rate = taker ? TAKER_FEE : MAKER_FEE;
+    const fee = ((qty * price) / NOTIONAL_DIV) * rate.num / rate.den;
+    a.balance -= fee;
+    a.realized += pnl - fee;
     if (p.size === 0n) a.positions.delete(o.iid);
     else a.positions.set(o.iid, p);
+    const tradeId = taker ? this.nextTradeId++ : this.nextTradeId - 1;
+    if (taker) this.trades.push({ tradeId, iid: o.iid, buy: o.buy, price, qty, ts: this.now() });
+    a.fills.push({ tradeId, oid: o.oid, iid: o.iid, buy: o.buy, price, qty, taker, fee, prevSize, prevEntry, pnl, ts: this.now() });
+    this.snapshot(a);
+  }
+
+  /** Settles hourly funding of `a`'s positions up to now (at most 30 days of hours at once). */
+  settleFunding(a: Account): void {
+    const HOUR = 3_600_000;
+    const last = Math.floor(this.now() / HOUR) * HOUR;
+    let changed = false;
+    for (let h = Math.max(a.fundingSettledTo + HOUR, last - 720 * HOUR); h <= last; h += HOUR) {
+      for (const [iid, p] of a.positions) {
+        const rate = this.fundingRate(iid, h);
+        const mark = this.instruments.get(iid)!.mark;
+        const r = toUnits(rate.replace(/^-/, ''), 8) ?? 0n;
+        const value = (abs(p.size) * mark) / NOTIONAL_DIV;
+        const paid = (value * r) / 10n ** 8n;
+        // Positive rate: longs pay, shorts receive.
+        const amount = (rate.startsWith('-') ? 1n : -1n) * (p.size > 0n ? 1n : -1n) * paid;
+        a.balance += amount;
+        a.realized += amount;
+        p.funding = (p.funding ?? 0n) + amount;
+        a.funding.push({ id: this.nextFundingId++, iid, size: p.size, rate, amount, ts: h });
+        changed = true;
+      }
+    }
+    a.fundingSettledTo = Math.max(a.fundingSettledTo, last);
+    if (changed) this.snapshot(a);
+  }
+
+  /** Unrealised PnL of a position at the instrument's mark (USDC base units). */
+  unrealized(iid: number, p: Position): bigint {
+    return (p.size * (this.instruments.get(iid)!.mark - p.entry)) / NOTIONAL_DIV;
+  }
+
+  /** Account value: balance + Σ unrealised PnL (base units). */
+  equity(a: Account): bigint {
+    let e = a.balance;
+    for (const [iid, p] of a.positions) e += this.unrealized(iid, p);
+    return e;
+  }
+
+  /** Maintenance margin of a position: notional at mark / (2 × max leverage), base units. */
+  maintenance(iid: number, p: Position): bigint {
+    const inst = this.instruments.get(iid)!;
+    return (abs(p.size) * inst.mark) / NOTIONAL_DIV / BigInt(2 * inst.maxLeverage);
+  }
+
+  /**
+   * Liquidation price of the position in `iid` (PX units; 0 when none is reachable): where account
+   * value equals total maintenance margin, the other positions held at their mark.
+   * Solves `B + s·(P − e) = |s|·P·m + M_others` for P, with m = 1 / (2 × max leverage).
+   */
+  liquidationPrice(a: Account, iid: number): bigint {
+    const p = a.positions.get(iid);
+    if (!p || p.size === 0n) return 0n;
+    const inst = this.instruments.get(iid)!;
+    let rest = a.balance;
+    for (const [j, q] of a.positions) if (j !== iid) rest += this.unrealized(j, q) - this.maintenance(j, q);
+    // In PX units: s·P − |s|·P/(2L) = s·e − rest·DIV  →  P = (s·e − rest·DIV) / (s − |s|/(2L)).
+    const twoL = BigInt(2 * inst.maxLeverage);
+    const num = (p.size * p.entry - rest * NOTIONAL_DIV) * twoL;
+    const den = p.size * twoL - abs(p.size);
+    const price = num / den;
+    return price > 0n ? price : 0n;
+  }
+
+  /** Records an equity / PnL point for `a` now. */
+  snapshot(a: Account): void {
+    a.history.push([this.now(), this.equity(a), a.realized]);
+    if (a.history.length > 5_000) a.history.splice(0, 1_000);
   }
 
   /** Cancels one open (or untriggered) order of `a`; false when it is not there. */
-  cancel(a: Account, o: PerpsOrder | undefined): boolean {
+  cancel(a: Account, o: PerpsOrder | undefined, reason = 'cancelled_by_user'): boolean {
     if (!o || o.owner !== a.owner.toLowerCase() || (o.status !== 'open' && o.status !== 'untriggered')) return false;
     if (o.status === 'open') {
       const book = this.book(o.iid);
@@ -349,38 +483,53 @@ export class PerpsVenue {
       if (i >= 0) side.splice(i, 1);
     }
     o.status = 'cancelled';
-    o.reason = 'cancelled_by_user';
+    o.reason = reason;
     o.updated = this.now();
     return true;
   }
 
-  cancelAll(a: Account, iid?: number): number[] {
+  cancelAll(a: Account, iid?: number, reason = 'cancelled_by_user'): number[] {
     const out: number[] = [];
     for (const o of this.orders.values()) {
-      if ((iid === undefined || o.iid === iid) && this.cancel(a, o)) out.push(o.oid);
+      if ((iid === undefined || o.iid === iid) && this.cancel(a, o, reason)) out.push(o.oid);
     }
     return out;
   }
 
-  /** The order view get-orders returns (decimals as strings, times in ms). */
+  /**
+   * The order as the venue's reads answer it (`@polymarket/bindings/perps` `PerpsOrderSchema`): status
+   * `open` / `partial` / `filled` / `cancelled` / `auto_cancelled` / `ioc_expired` / `ioc_no_fill` /
+   * `post_only_rejected` / `fok_unfilled` / `reduce_only_invalid`, and `accepted` for an untriggered
+   * trigger order. Market orders show price `0`; trigger orders carry `tpsl`.
+   */
   view(o: PerpsOrder) {
+    const STATUS: Record<string, string> = {
+      cancelled_by_user: 'cancelled',
+      auto_cancel: 'auto_cancelled',
+      ioc_remainder_cancelled: 'ioc_expired',
+      no_liquidity: 'ioc_no_fill',
+      post_only_would_cross: 'post_only_rejected',
+      fok_not_filled: 'fok_unfilled',
+      reduce_only_would_increase_position: 'reduce_only_invalid',
+    };
+    const status =
+      o.status === 'open' ? (o.filled > 0n ? 'partial' : 'open') : o.status === 'untriggered' ? 'accepted' : o.status === 'filled' ? 'filled' : (STATUS[o.reason ?? ''] ?? (o.status === 'rejected' ? 'rejected' : 'cancelled'));
     return {
-      oid: o.oid,
-      ...(o.coid ? { coid: o.coid } : {}),
-      iid: o.iid,
+      order_id: o.oid,
+      instrument_id: o.iid,
       buy: o.buy,
-      ...(o.price === undefined ? {} : { p: fromUnits(o.price, PX_SCALE) }),
-      qty: fromUnits(o.qty, PX_SCALE),
-      filled_qty: fromUnits(o.filled, PX_SCALE),
-      resting_qty: o.status === 'open' ? fromUnits(o.qty - o.filled, PX_SCALE) : '0',
-      ...(o.tif ? { tif: o.tif } : {}),
-      po: o.po,
+      price: o.price === undefined ? '0' : fromUnits(o.price, PX_SCALE),
+      quantity: fromUnits(o.qty, PX_SCALE),
+      tif: o.tif ?? 'gtc',
+      post_only: o.po,
       ro: o.ro,
-      ...(o.trigger ? { tr: { tpsl: o.trigger.tpsl, trp: fromUnits(o.trigger.trp, PX_SCALE), market: o.trigger.market } } : {}),
-      status: o.status,
-      ...(o.reason ? { reason: o.reason } : {}),
+      status,
+      resting_quantity: o.status === 'open' ? fromUnits(o.qty - o.filled, PX_SCALE) : '0',
+      filled_quantity: fromUnits(o.filled, PX_SCALE),
       created_timestamp: o.created,
       updated_timestamp: o.updated,
+      ...(o.coid ? { client_order_id: o.coid } : {}),
+      ...(o.trigger ? { tpsl: { kind: o.trigger.tpsl, scope: 'order', trp: fromUnits(o.trigger.trp, PX_SCALE) } } : {}),
     };
   }
 
