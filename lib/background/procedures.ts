@@ -163,8 +163,10 @@ export function createProcedures(d: ProcedureDeps): Handlers {
       const markets = body.markets.flatMap((raw) => {
         const m = raw as Record<string, unknown>;
         try {
-          const tokenIds = JSON.parse(String(m.clobTokenIds)) as unknown;
-          const outcomes = JSON.parse(String(m.outcomes)) as unknown;
+          // The catalogue sends these lists as JSON-encoded strings; accept arrays too (PROTOCOL.md §3.3).
+          const list = (x: unknown): unknown => (Array.isArray(x) ? x : JSON.parse(String(x)));
+          const tokenIds = list(m.clobTokenIds);
+          const outcomes = list(m.outcomes);
           if (!Array.isArray(tokenIds) || !Array.isArray(outcomes) || !tokenIds.every((t) => typeof t === 'string' && /^\d{1,78}$/.test(t))) return [];
           return [{ question: String(m.question ?? '').slice(0, 200), slug: String(m.slug ?? '').slice(0, 100), tokenIds: tokenIds as string[], outcomes: outcomes.map((o) => String(o).slice(0, 40)), negRisk: m.negRisk === true }];
         } catch {

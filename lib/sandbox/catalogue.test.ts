@@ -25,7 +25,7 @@ describe('catalogue', () => {
     expect(first.body.next_cursor).toBeTypeOf('string');
     const second = await get(`/gamma/markets/keyset?limit=3&after_cursor=${first.body.next_cursor}`);
     expect((second.body.markets as unknown[]).length).toBe(1);
-    expect(second.body.next_cursor).toBeNull();
+    expect(second.body).not.toHaveProperty('next_cursor'); // the last page carries no cursor
     expect((await get('/gamma/markets/keyset?offset=3')).status).toBe(400);
     expect((await get('/gamma/markets/keyset?limit=101')).status).toBe(400);
   });
@@ -45,11 +45,11 @@ describe('data service v2', () => {
   it('wraps positions, value and activity in the data / pagination envelope', async () => {
     const user = h.demo.owner.address;
     const positions = await get(`/data/v2/positions?user=${user}`);
-    expect(positions.body.pagination).toEqual({ next_cursor: null });
-    expect((positions.body.data as { size: string }[])[0]).toMatchObject({ size: '50', redeemable: false });
-    expect((await get(`/data/v2/value?user=${user}`)).body.data).toMatchObject({ user: user.toLowerCase() });
+    expect(positions.body.pagination).toEqual({ limit: 100, offset: 0, has_more: false, next_cursor: null });
+    expect((positions.body.data as { current_size: string }[])[0]).toMatchObject({ current_size: '50', redeemable: false, status: 'OPEN' });
+    expect((await get(`/data/v2/value?user=${user}`)).body.data).toMatchObject({ proxy_wallet: user.toLowerCase() });
     expect((await get('/data/v2/value?user=nobody')).body).toEqual({ data: null });
-    expect((await get(`/data/v2/activity?user=${user}`)).body).toEqual({ data: [], pagination: { next_cursor: null } });
+    expect((await get(`/data/v2/activity?user=${user}`)).body).toEqual({ data: [], pagination: { limit: 100, offset: 0, has_more: false, next_cursor: null } });
   });
 });
 

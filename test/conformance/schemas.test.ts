@@ -134,3 +134,23 @@ describe('order-book reads validate under @polymarket/bindings/clob', () => {
     valid(clob.ClosedOnlyModeSchema, await get(`${h.clobUrl}/auth/ban-status/closed-only`, l2('GET', '/auth/ban-status/closed-only')), 'closed-only');
   });
 });
+
+describe('catalogue and data reads validate under @polymarket/bindings/gamma and /data', () => {
+  it('events and markets (plain and keyset)', async () => {
+    const gamma = await import('@polymarket/bindings/gamma');
+    const m = h.ctx.clob.markets[0]!;
+    valid(gamma.ListMarketsKeysetResponseSchema, await get(`${h.url}/gamma/markets/keyset?limit=5`), 'markets/keyset');
+    valid(gamma.ListEventsKeysetResponseSchema, await get(`${h.url}/gamma/events/keyset?limit=5`), 'events/keyset');
+    valid(gamma.ListMarketsResponseSchema, await get(`${h.url}/gamma/markets?limit=5`), 'markets');
+    valid(gamma.ListEventsResponseSchema, await get(`${h.url}/gamma/events?limit=5`), 'events');
+    valid(gamma.EventSchema, await get(`${h.url}/gamma/events/${m.eventId}`), 'events/{id}');
+  });
+
+  it('positions, value and activity', async () => {
+    const data = await import('@polymarket/bindings/data');
+    const user = h.demo.owner.address;
+    valid(data.ListPositionsResponseSchema, await get(`${h.url}/data/v2/positions?user=${user}`), 'v2/positions');
+    valid(data.FetchPortfolioValueResponseSchema, await get(`${h.url}/data/v2/value?user=${user}`), 'v2/value');
+    valid(data.ListActivityResponseSchema, await get(`${h.url}/data/v2/activity?user=${user}`), 'v2/activity');
+  });
+});
