@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { Button, ErrorText, Field, Notice } from '../../components/ui';
 import { call, messageOf } from './api';
 
-type Settings = { perpsUrl: string; clobUrl: string; gammaUrl: string; dataUrl: string; clobChainId: number; autoLockMinutes: number; theme: 'system' | 'light' | 'dark' };
+type Settings = { perpsUrl: string; clobUrl: string; gammaUrl: string; dataUrl: string; clobChainId: number; autoLockMinutes: number; theme: 'system' | 'light' | 'dark'; headerSet: 'seed' | 'venue' };
 
 export function SettingsView({ onChanged, onAddKey }: { onChanged: () => Promise<void>; onAddKey: () => void }) {
   const [s, setS] = useState<Settings>();
@@ -58,6 +58,11 @@ export function SettingsView({ onChanged, onAddKey }: { onChanged: () => Promise
         <Field label="Order-book exchange"><input name="clobUrl" value={s.clobUrl} onInput={(e) => setS({ ...s, clobUrl: e.currentTarget.value })} /></Field>
         <Field label="Catalogue"><input name="gammaUrl" value={s.gammaUrl} onInput={(e) => setS({ ...s, gammaUrl: e.currentTarget.value })} /></Field>
         <Field label="Data service"><input name="dataUrl" value={s.dataUrl} onInput={(e) => setS({ ...s, dataUrl: e.currentTarget.value })} /></Field>
+        <Field label="Authentication header names">
+          <select name="headerSet" value={s.headerSet} onChange={(e) => setS({ ...s, headerSet: e.currentTarget.value as Settings['headerSet'] })}>
+            <option value="seed">SVC_* / SERVICE-* (sandbox, default)</option><option value="venue">POLY_* / POLYMARKET-* (the venue's gateways)</option>
+          </select>
+        </Field>
         <div class="grid3">
           <Field label="Auto-lock (minutes)"><input name="autoLockMinutes" inputMode="numeric" value={String(s.autoLockMinutes)} onInput={(e) => setS({ ...s, autoLockMinutes: Number(e.currentTarget.value) })} /></Field>
           <Field label="Theme">

@@ -1,6 +1,8 @@
 /**
  * User settings kept in the vault database's `settings` store (not secret): gateway URLs, the
- * order-book chain id, auto-lock minutes and theme. Defaults point at the sandbox on 127.0.0.1:8787.
+ * order-book chain id, auto-lock minutes, theme, and the gateway profile's header set (`seed`: the
+ * seeds' `SVC_*` / `SERVICE-*` names, the default; `venue`: the venue's `POLY_*` / `POLYMARKET-*`,
+ * `lib/http/headers.ts`). Defaults point at the sandbox on 127.0.0.1:8787.
  *
  * Stored as `{ version, values }` under `prefs` (issue #14 §4), with written migrations from each
  * version to the next (v1 was the bare values object). Every field is validated on its own when read:
@@ -34,6 +36,7 @@ export const settingsSchema = v.strictObject({
   clobChainId: v.pipe(v.number('must be a number'), v.safeInteger('must be an integer'), v.minValue(1, 'must be positive')),
   autoLockMinutes: v.pipe(v.number('must be a number'), v.integer('must be whole minutes'), v.minValue(1, 'must be at least 1'), v.maxValue(24 * 60, 'must be at most 1440')),
   theme: v.picklist(['system', 'light', 'dark'], 'must be system, light or dark'),
+  headerSet: v.picklist(['seed', 'venue'], 'must be seed or venue'),
 });
 
 /** Settings. URLs are service roots without a trailing slash; `autoLockMinutes` 1-1440. */
@@ -49,6 +52,7 @@ export const DEFAULT_SETTINGS: Settings = {
   clobChainId: 80002,
   autoLockMinutes: 15,
   theme: 'system',
+  headerSet: 'seed',
 };
 
 /** The stored settings format version of this build. */

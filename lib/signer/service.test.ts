@@ -177,4 +177,30 @@ describe('SigningService against the sandbox', () => {
     await expect(spy.execute(perps, perps.digest, { origin: 'test' })).resolves.toMatchObject({ status: 'ok' });
     expect(sent).toBe(1);
   });
+
+  it("reaches a gateway that uses the venue's header names when the profile says so", async () => {
+    const seen: string[] = [];
+    const SEED: Record<string, string> = { poly_address: 'SVC_ADDRESS', poly_signature: 'SVC_SIGNATURE', poly_timestamp: 'SVC_TIMESTAMP', poly_nonce: 'SVC_NONCE', poly_api_key: 'SVC_API_KEY', poly_passphrase: 'SVC_PASSPHRASE', 'polymarket-proxy': 'SERVICE-PROXY', 'polymarket-secret': 'SERVICE-SECRET' };
+    // A venue-named gateway in front of the sandbox: it refuses seed names and translates venue names.
+    const venueGateway: typeof fetch = async (input, init) => {
+      const headers = Object.fromEntries(new Headers(init?.headers).entries());
+      for (const k of Object.keys(headers)) seen.push(k);
+      if (Object.keys(headers).some((k) => k.startsWith('svc_') || k.startsWith('service-'))) return new Response(JSON.stringify({ error: 'unknown headers' }), { status: 401 });
+      return fetch(input, { ...init, headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [SEED[k] ?? k, v])) });
+    };
+    const venue = new SigningService({
+      vault,
+      db,
+      settings: async () => ({ perpsUrl: h.perps, clobUrl: h.clobUrl, clobChainId: h.ctx.config.clobChainId, headerSet: 'venue' }),
+      now: () => h.clock.now,
+      fetchFn: venueGateway,
+    });
+    await venue.issueProxy(owner, { expiry: h.clock.now + 3_600_000 });
+    expect(await venue.perpsRead(owner, 'balances')).toEqual([expect.objectContaining({ asset: 'USDC' })]);
+    const [r] = await venue.clobPostOrders(owner, [{ tokenId: h.ctx.clob.markets[0]!.tokenIds[0]!, side: 'BUY', price: '0.20', size: '10', orderType: 'GTC' }], { origin: 'test' });
+    expect(r!.ok).toBe(true);
+    expect(seen).toContain('polymarket-proxy');
+    expect(seen).toContain('poly_api_key');
+    expect(Object.keys(await venue.clobSignRequest(owner, { method: 'GET', requestPath: '/data/orders' })).sort()).toEqual(['POLY_ADDRESS', 'POLY_API_KEY', 'POLY_PASSPHRASE', 'POLY_SIGNATURE', 'POLY_TIMESTAMP']);
+  });
 });

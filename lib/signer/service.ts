@@ -40,11 +40,12 @@ import {
   type SigningArtifact,
 } from './artifact';
 import { requestJson } from '../http/json';
+import { applyHeaderSet, fetchWithHeaderSet, type HeaderSet } from '../http/headers';
 import type { AuditEntry, VaultDb } from '../vault/db';
 import type { Vault } from '../vault/vault';
 
-/** Gateway settings (issue #4 §1: settings store). URLs are service roots. */
-export type GatewaySettings = { perpsUrl: string; clobUrl: string; clobChainId: number };
+/** Gateway settings (issue #4 §1: settings store). URLs are service roots; `headerSet` names the auth headers (default `seed`). */
+export type GatewaySettings = { perpsUrl: string; clobUrl: string; clobChainId: number; headerSet?: HeaderSet };
 
 /** Thrown when a fund-moving command got no answer: it may or may not have happened. */
 export class OutcomeUnknownError extends BaseError {
@@ -95,7 +96,11 @@ export class SigningService {
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
 
+  /** The transport: the configured fetch, with auth headers renamed for the profile's header set. */
+  private readonly fetchFn: typeof fetch;
+
   constructor(private readonly o: SigningServiceOptions) {
+    this.fetchFn = fetchWithHeaderSet(o.fetchFn ?? ((input, init) => fetch(input, init)), async () => (await o.settings()).headerSet ?? 'seed');
     this.now = o.now ?? Date.now;
     this.sleep = o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   }
@@ -109,7 +114,7 @@ export class SigningService {
     const { perpsUrl } = await this.o.settings();
     let d = this.domains.get(perpsUrl);
     if (!d) {
-      d = fetchPerpsDomains(perpsUrl, this.o.fetchFn);
+      d = fetchPerpsDomains(perpsUrl, this.fetchFn);
       d.catch(() => this.domains.delete(perpsUrl));
       this.domains.set(perpsUrl, d);
     }
@@ -224,7 +229,7 @@ export class SigningService {
         const { weight } = perpsArtifactCommand(artifact);
         this.meter(perpsUrl, weight.request, weight.action);
         try {
-          const result = await sendPerpsCommand(perpsUrl, artifact, envelope, this.o.fetchFn);
+          const result = await sendPerpsCommand(perpsUrl, artifact, envelope, this.fetchFn);
           await this.audit({ ...base, kind, result: 'ok' });
           return result;
         } catch (err) {
@@ -267,7 +272,8 @@ export class SigningService {
           ...(artifact.body === undefined ? {} : { body: artifact.body }),
         });
         await this.audit({ ...base, kind: 'clob.l2', result: 'ok' });
-        return headers;
+        // The caller sends these itself: name them as the configured gateway expects.
+        return applyHeaderSet(headers, (await this.o.settings()).headerSet ?? 'seed');
       }
     }
   }
@@ -298,13 +304,13 @@ export class SigningService {
       auth = { proxy: p.info.proxy, secret: p.secret };
     }
     this.meter(perpsUrl, r.weight, 0);
-    return perpsRead(perpsUrl, name, { ...(auth ? { auth } : {}), ...(query ? { query } : {}), ...(this.o.fetchFn ? { fetchFn: this.o.fetchFn } : {}) });
+    return perpsRead(perpsUrl, name, { ...(auth ? { auth } : {}), ...(query ? { query } : {}), ...(this.fetchFn ? { fetchFn: this.fetchFn } : {}) });
   }
 
   /** The public book of a perps instrument (`GET /v1/info/book`, sandbox read). */
   async perpsBook(iid: number): Promise<unknown> {
     const { perpsUrl } = await this.o.settings();
-    const res = await requestJson(`${perpsUrl}/v1/info/book?instrument_id=${iid}`, { method: 'GET' }, this.o.fetchFn);
+    const res = await requestJson(`${perpsUrl}/v1/info/book?instrument_id=${iid}`, { method: 'GET' }, this.fetchFn);
     if (res.status !== 200) throw new BaseError('The gateway has no book for this instrument.');
     return res.body;
   }
@@ -339,7 +345,7 @@ export class SigningService {
       clobUrl,
       owner,
       { chainId: clobChainId, timestamp: Math.floor(this.now() / 1000), nonce: opts.nonce ?? 0 },
-      this.o.fetchFn,
+      this.fetchFn,
     );
     const info = await this.o.vault.putClobCredentials({ account, ...credentials, nonce: opts.nonce ?? 0 });
     return { info, derived };
@@ -353,8 +359,8 @@ export class SigningService {
       m = (async () => {
         const q = `?token_id=${encodeURIComponent(tokenId)}`;
         const [tick, neg] = await Promise.all([
-          requestJson(`${clobUrl}/tick-size${q}`, { method: 'GET' }, this.o.fetchFn),
-          requestJson(`${clobUrl}/neg-risk${q}`, { method: 'GET' }, this.o.fetchFn),
+          requestJson(`${clobUrl}/tick-size${q}`, { method: 'GET' }, this.fetchFn),
+          requestJson(`${clobUrl}/neg-risk${q}`, { method: 'GET' }, this.fetchFn),
         ]);
         const t = (tick.body as { minimum_tick_size?: unknown })?.minimum_tick_size;
         const n = (neg.body as { neg_risk?: unknown })?.neg_risk;
@@ -392,7 +398,7 @@ export class SigningService {
         return await clobL2Request(
           clobUrl,
           { address: owner, credentials: creds, method, requestPath, ...(body === undefined ? {} : { body }), timestamp: Math.floor(this.now() / 1000) },
-          this.o.fetchFn,
+          this.fetchFn,
         );
       } catch (err) {
         attempt++;
@@ -433,9 +439,12 @@ export class SigningService {
     return { data };
   }
 
-  /** The five L2 headers for a request the caller sends itself; the API secret stays here. */
-  async clobSignRequest(account: string, req: { method: string; requestPath: string; body?: string }): Promise<L2Headers> {
+  /**
+   * The five L2 headers for a request the caller sends itself, named for the profile's header set
+   * (`SVC_*` by default, `POLY_*` for `venue`); the API secret stays here.
+   */
+  async clobSignRequest(account: string, req: { method: string; requestPath: string; body?: string }): Promise<Record<keyof L2Headers, string> | Record<string, string>> {
     const a = await this.prepareL2(account, req);
-    return (await this.execute(a, a.digest, { origin: 'extension', summary: `${req.method} ${req.requestPath}` })) as L2Headers;
+    return (await this.execute(a, a.digest, { origin: 'extension', summary: `${req.method} ${req.requestPath}` })) as Record<string, string>;
   }
 }
