@@ -10,6 +10,7 @@ import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { AssetType, ClobClient, OrderType, PriceHistoryInterval, Side } from '@polymarket/clob-client-v2';
 import { startHarness, type Harness } from '../../lib/sandbox/testkit';
 import { translateHeadersAtTransport } from './official';
+import * as clob from '@polymarket/bindings/clob';
 
 let h: Harness;
 let wallet: WalletClient;
@@ -92,10 +93,18 @@ describe('official CLOB client against the sandbox', () => {
 
   it('fills market orders sized in USDC (FOK BUY) and in shares (FAK SELL), and lists the trades', async () => {
     const [yes] = binary().tokenIds;
-    const buy = await client.createAndPostMarketOrder({ tokenID: yes, amount: 5, side: Side.BUY }, undefined, OrderType.FOK);
+    const buy = await client.createAndPostMarketOrder({ tokenID: yes, amount: 10, side: Side.BUY }, undefined, OrderType.FOK);
     expect(buy).toMatchObject({ success: true, status: 'matched' });
     const sell = await client.createAndPostMarketOrder({ tokenID: yes, amount: 5, side: Side.SELL }, undefined, OrderType.FAK);
     expect(sell).toMatchObject({ success: true, status: 'matched' });
+    // Limit orders on the other side and with the immediate types: a resting SELL, a crossing FOK and FAK BUY.
+    const sellRest = await client.createAndPostOrder({ tokenID: yes, price: 0.95, size: 5, side: Side.SELL }, undefined, OrderType.GTC);
+    expect(sellRest).toMatchObject({ success: true, status: 'live' });
+    expect(clob.OrderResponseSchema.safeParse(sellRest).success).toBe(true);
+    const fokLimit = await client.postOrder(await client.createOrder({ tokenID: yes, price: 0.7, size: 5, side: Side.BUY }), OrderType.FOK);
+    expect(fokLimit).toMatchObject({ success: true, status: 'matched' });
+    const fakLimit = await client.postOrder(await client.createOrder({ tokenID: yes, price: 0.7, size: 5, side: Side.BUY }), OrderType.FAK);
+    expect(fakLimit).toMatchObject({ success: true, status: 'matched' });
     const trades = await client.getTrades();
     expect(trades.length).toBeGreaterThanOrEqual(2);
     expect(trades.every((t: { trader_side: string }) => t.trader_side === 'TAKER' || t.trader_side === 'MAKER')).toBe(true);
@@ -116,7 +125,9 @@ describe('official CLOB client against the sandbox', () => {
     const [a, b, c] = [(await place(yes, 0.1)).orderID, (await place(yes, 0.11)).orderID, (await place(yes, 0.12)).orderID];
     await place(yes, 0.13);
     await place(no, 0.1);
-    expect((await client.cancelOrder({ orderID: a })).canceled).toEqual([a]);
+    const one = await client.cancelOrder({ orderID: a });
+    expect(one.canceled).toEqual([a]);
+    expect(clob.CancelOrdersResponseSchema.safeParse(one).success).toBe(true);
     expect((await client.cancelOrders([b, c])).canceled).toEqual([b, c]);
     const byMarket = await client.cancelMarketOrders({ asset_id: yes });
     expect(byMarket.canceled.length).toBeGreaterThanOrEqual(1);
