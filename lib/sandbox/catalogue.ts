@@ -8,7 +8,7 @@ import { Hono, type Context } from 'hono';
 import { isAddress, keccak256, recoverTypedDataAddress, toHex, type Address, type Hex } from 'viem';
 import { clobAuthTypedData } from '../clob/auth';
 import type { SandboxContext } from './context';
-import { fromUnits } from './decimal';
+import { fromUnits } from '../decimal';
 import { PRICE_SCALE, type ClobMarket } from './clob/venue';
 
 const KEYSET_MAX = 100;

@@ -6,7 +6,7 @@ import { keccak256, toHex, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { SandboxContext } from './context';
 import { PX_SCALE } from './perps/engine';
-import { toUnits } from './decimal';
+import { toUnits } from '../decimal';
 import type { ClobMarket } from './clob/venue';
 
 const key = (label: string): Hex => keccak256(toHex(`countersign-sandbox:${label}`));

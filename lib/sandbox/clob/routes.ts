@@ -35,7 +35,7 @@ import { isAddress } from 'viem';
 import { MultiWindow } from '../../ratelimit/sliding-window';
 import type { SandboxContext } from '../context';
 import { PRICE_SCALE, type ApiCreds, type ClobOrderRec } from './venue';
-import { fromUnits, toUnits } from '../decimal';
+import { fromUnits, toUnits } from '../../decimal';
 
 const L1_ERROR = 'Invalid L1 Request headers';
 const UNAUTHORIZED = 'Unauthorized/Invalid api key';

@@ -20,7 +20,7 @@
  */
 import type { Address } from 'viem';
 import type { PerpsOrderInput } from '../../perps/commands';
-import { abs, fromUnits, minB, toUnits } from '../decimal';
+import { abs, fromUnits, minB, toUnits } from '../../decimal';
 
 export const PX_SCALE = 8;
 /** Divisor from price × quantity (PX units each) to USDC base units. */

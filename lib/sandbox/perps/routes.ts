@@ -15,7 +15,7 @@ import type { PerpsCommandType, PerpsOrderInput } from '../../perps/commands';
 import { parsePerpsEnvelope, recoverPerpsSigner, type ParsedPerpsEnvelope } from '../../perps/verify';
 import { PERPS_READS } from '../../perps/reads';
 import { l2SignaturesEqual } from '../../clob/auth';
-import { abs, fromUnits, toUnits } from '../decimal';
+import { abs, fromUnits, toUnits } from '../../decimal';
 import type { SandboxContext } from '../context';
 import { MAKER_FEE, NOTIONAL_DIV as NOTIONAL_DIV_6, PX_SCALE, TAKER_FEE, VenueError, type Account } from './engine';
 

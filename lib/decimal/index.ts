@@ -1,6 +1,7 @@
 /**
- * Fixed-point helpers for the sandbox engines: decimal strings ↔ bigint units at a given scale.
- * Inputs are already validated decimal strings (see `lib/validation`).
+ * Fixed-point helpers: decimal strings ↔ bigint units at a given scale (prices, sizes, USDC), so that
+ * no amount ever passes through a binary float. Inputs are already validated decimal strings (see
+ * `lib/validation`); a leading `-` is allowed.
  */
 
 /** Units of `s` at `scale` decimals, or `undefined` when `s` has more decimals than `scale`. */
