@@ -20,6 +20,8 @@ export default defineConfig({
     optional_host_permissions: ['https://*/*'],
     // No other extension and no web page may connect to us directly; pages go through the content script.
     externally_connectable: { ids: [] },
+    // Opens the popup on the ticket from the keyboard (issue #10 §4).
+    commands: { _execute_action: { suggested_key: { default: 'Alt+Shift+K' }, description: 'Open Countersign on the order ticket' } },
     content_security_policy: {
       extension_pages: "script-src 'self'; object-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
     },

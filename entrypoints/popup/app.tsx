@@ -1,19 +1,22 @@
 /** Popup root: loads the vault status and shows onboarding, unlock, or the unlocked tabs. */
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { AccountSwitcher } from '../../components/AccountSwitcher';
 import { Button, Notice, Tabs } from '../../components/ui';
 import { call, messageOf, type Status } from './api';
 import { Onboarding } from './onboarding';
 import { Unlock } from './unlock';
 import { PerpsTicket } from './perps';
+import { PositionsView } from './positions';
+import { createPerpsStore } from './stores/perps';
 import { ClobTicket } from './clob';
 import { AccountView } from './account';
 import { SettingsView } from './settings';
 import { ApprovalQueue } from '../approval/queue';
 
-type TabId = 'perps' | 'clob' | 'account' | 'settings';
+type TabId = 'perps' | 'positions' | 'clob' | 'account' | 'settings';
 const TABS = [
   { id: 'perps', label: 'Perps' },
+  { id: 'positions', label: 'Positions' },
   { id: 'clob', label: 'Order book' },
   { id: 'account', label: 'Account' },
   { id: 'settings', label: 'Settings' },
@@ -25,6 +28,7 @@ const ACTIVITY_THROTTLE_MS = 30_000;
 export function App() {
   const [status, setStatus] = useState<Status | undefined>();
   const [switched, setSwitched] = useState<string>();
+  const [maxPositionUsdc, setMaxPositionUsdc] = useState(50_000);
   const [tab, setTab] = useState<TabId>('perps');
   const [onboarding, setOnboarding] = useState(false);
   const refresh = useCallback(async () => {
@@ -49,8 +53,9 @@ export function App() {
   }, []);
   useEffect(() => {
     void refresh();
-    void call<'settings.get', { settings: { theme: string } }>('settings.get', {}).then((r) => {
+    void call<'settings.get', { settings: { theme: string; maxPositionUsdc: number } }>('settings.get', {}).then((r) => {
       document.documentElement.dataset.theme = r.settings.theme;
+      setMaxPositionUsdc(r.settings.maxPositionUsdc);
     });
   }, [refresh]);
 
@@ -60,6 +65,27 @@ export function App() {
   // While approvals are pending the popup opens on the approval queue (the same view as the window).
   if (status.pendingApprovals > 0) return <ApprovalQueue call={call} onEmpty={() => void refresh()} />;
   const account = status.accounts.find((a) => a.address === status.activeAccount);
+  return <Unlocked status={status} account={account} tab={tab} setTab={setTab} refresh={refresh} switched={switched} setSwitched={setSwitched} maxPositionUsdc={maxPositionUsdc} onAddKey={() => setOnboarding(true)} />;
+}
+
+/** The unlocked popup: header, tabs, and one perps store shared by the ticket and the positions view. */
+function Unlocked({ status, account, tab, setTab, refresh, switched, setSwitched, maxPositionUsdc, onAddKey }: {
+  status: Status;
+  account: Status['accounts'][number] | undefined;
+  tab: TabId;
+  setTab: (t: TabId) => void;
+  refresh: () => Promise<void>;
+  switched: string | undefined;
+  setSwitched: (s: string | undefined) => void;
+  maxPositionUsdc: number;
+  onAddKey: () => void;
+}) {
+  const hasProxy = !!account?.proxies.some((p) => p.expiry > Date.now());
+  const store = useMemo(() => createPerpsStore(hasProxy ? account!.address : undefined), [account?.address, hasProxy]);
+  useEffect(() => {
+    void store.start();
+    return () => store.stop();
+  }, [store]);
   const lock = async () => {
     await call('vault.lock', {});
     await refresh();
@@ -86,16 +112,18 @@ export function App() {
       {!account ? (
         <section class="panel">
           <p>No owner key yet.</p>
-          <Button kind="primary" onClick={() => setOnboarding(true)}>Add a key</Button>
+          <Button kind="primary" onClick={onAddKey}>Add a key</Button>
         </section>
       ) : tab === 'perps' ? (
-        <PerpsTicket key={account.address} account={account} />
+        <PerpsTicket key={account.address} account={account} store={store} maxPositionUsdc={maxPositionUsdc} />
+      ) : tab === 'positions' ? (
+        <PositionsView key={account.address} account={account} store={store} />
       ) : tab === 'clob' ? (
         <ClobTicket key={account.address} account={account} onCredentials={refresh} />
       ) : tab === 'account' ? (
         <AccountView key={account.address} account={account} onChanged={refresh} />
       ) : (
-        <SettingsView onChanged={refresh} onAddKey={() => setOnboarding(true)} />
+        <SettingsView onChanged={refresh} onAddKey={onAddKey} />
       )}
     </main>
   );

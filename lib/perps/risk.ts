@@ -56,7 +56,7 @@ export type OrderPreviewInput = {
   otherMaintenance?: string;
 };
 
-/** What the order would do. USDC amounts at 2 decimals except `fee` (6); prices at the input's precision. */
+/** What the order would do. USDC amounts at 2 decimals except `fee` (4); prices at the input's precision. */
 export type OrderPreview = {
   notional: string;
   marginRequired: string;
@@ -121,7 +121,7 @@ export function previewOrder(i: OrderPreviewInput): OrderPreview {
   return {
     notional: out(notional, 2),
     marginRequired: out(marginRequired, 2),
-    fee: out(fee, 6),
+    fee: out(fee, 4),
     newSize: out(after.size, 8),
     newEntry: out(after.entry, priceDp),
     liquidationPrice: liq === null ? null : out(liq, priceDp),
@@ -154,4 +154,23 @@ export function contractsForUsdc(usdc: string, price: string, lot: string): stri
   let size = div(fx(usdc), p);
   size -= size % l;
   return fromUnits(size > 0n ? size : 0n, SCALE);
+}
+
+/**
+ * Average fill price of `qty` contracts against book levels (`[price, quantity]`, best first), or
+ * `null` when the book is too thin. Used to estimate a market order's price.
+ */
+export function bookAveragePrice(levels: readonly (readonly [string, string])[], qty: string): string | null {
+  let want = fx(qty);
+  if (want <= 0n) return null;
+  const total = want;
+  let cost = 0n;
+  for (const [p, q] of levels) {
+    const take = fx(q) < want ? fx(q) : want;
+    cost += mul(take, fx(p));
+    want -= take;
+    if (want === 0n) break;
+  }
+  if (want > 0n) return null;
+  return out(div(cost, total), 8);
 }

@@ -37,6 +37,7 @@ export const settingsSchema = v.strictObject({
   autoLockMinutes: v.pipe(v.number('must be a number'), v.integer('must be whole minutes'), v.minValue(1, 'must be at least 1'), v.maxValue(24 * 60, 'must be at most 1440')),
   theme: v.picklist(['system', 'light', 'dark'], 'must be system, light or dark'),
   headerSet: v.picklist(['seed', 'venue'], 'must be seed or venue'),
+  maxPositionUsdc: v.pipe(v.number('must be a number'), v.safeInteger('must be whole USDC'), v.minValue(1, 'must be at least 1'), v.maxValue(1_000_000_000, 'is too large')),
 });
 
 /** Settings. URLs are service roots without a trailing slash; `autoLockMinutes` 1-1440. */
@@ -53,6 +54,7 @@ export const DEFAULT_SETTINGS: Settings = {
   autoLockMinutes: 15,
   theme: 'system',
   headerSet: 'seed',
+  maxPositionUsdc: 50_000,
 };
 
 /** The stored settings format version of this build. */

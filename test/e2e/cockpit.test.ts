@@ -1,0 +1,114 @@
+/**
+ * The trader's cockpit in real Chromium against the sandbox (issue #10): before an order is signed the
+ * ticket shows position, available margin, fee and the estimated liquidation price, computed from the
+ * venue's reads (asserted against the sandbox); a fill moves the position, its liquidation price and
+ * PnL in the Positions view; a stop-loss is set; the position closes in one action; an order is entered
+ * with the keyboard alone. Screenshots of each new screen land in test-results/screens/.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { launchHarness, type Harness } from './harness';
+import { maxOrderSize } from '../../lib/perps/risk';
+
+const PASSWORD = 'correct horse battery staple';
+let h: Harness;
+let popup: Page;
+
+declare const chrome: { runtime: { sendMessage: (m: unknown) => Promise<{ ok: boolean }> } };
+const send = (type: string, payload: unknown = {}) => popup.evaluate(([t, p]) => chrome.runtime.sendMessage({ type: t, payload: p }), [type, payload] as const);
+
+/** The sandbox's own portfolio answer for the demo account (what the venue's read says). */
+async function sandboxPortfolio() {
+  const res = await fetch(`${h.sandbox.url}/perps/v1/account/portfolio`, { headers: { 'SERVICE-PROXY': h.sandbox.demo.proxy.address, 'SERVICE-SECRET': h.sandbox.demo.proxy.secret } });
+  return (await res.json()) as { positions: { instrument_id: number; size: string; liquidation_price: string; unrealized_pnl: string }[]; withdrawable: string };
+}
+const btcPosition = () => [...h.sandbox.ctx.venue.findAccount(h.sandbox.demo.owner.address)!.positions].find(([iid]) => iid === 1)?.[1];
+const text = async (id: string) => (await popup.getByTestId(id).textContent())!.trim();
+
+beforeAll(async () => {
+  h = await launchHarness();
+  popup = await h.openPopup();
+  expect((await send('vault.create', { password: PASSWORD })).ok).toBe(true);
+  expect((await send('vault.importOwnerKey', { privateKey: h.sandbox.demo.owner.privateKey, label: 'Demo' })).ok).toBe(true);
+  const p = h.sandbox.demo.proxy;
+  expect((await send('proxy.import', { account: h.sandbox.demo.owner.address, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry })).ok).toBe(true);
+  await popup.reload();
+  await popup.locator('input[name="qty"]').waitFor();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('trader cockpit in Chromium', () => {
+  it('shows position, available margin, fee and estimated liquidation before signing; after the fill the position, liquidation price and PnL match the sandbox', async () => {
+    await popup.locator('select[name="instrument"]').selectOption({ label: 'BTC-PERP' });
+    await popup.getByTestId('ticker').filter({ hasText: 'mark' }).waitFor();
+    await popup.locator('input[name="qty"]').fill('2');
+    await popup.locator('input[name="price"]').fill('');
+    await popup.getByTestId('risk-liq').waitFor();
+    const before = await sandboxPortfolio();
+    expect(await text('risk-position')).toBe('none');
+    expect(await text('risk-available')).toBe(`${before.withdrawable} USDC`);
+    // Market buy of 2 BTC walks the asks: notional from the book, fee 5 bp of it.
+    const notional = Number((await text('risk-notional')).replace(' USDC', ''));
+    expect(notional).toBeGreaterThan(130_000);
+    expect(Number((await text('risk-fee')).split(' ')[0])).toBeCloseTo(notional * 0.0005, 4);
+    const estimated = Number(await text('risk-liq'));
+    expect(estimated).toBeGreaterThan(10_000);
+    await h.screenshot(popup, '30-cockpit-risk-before-signing');
+    await popup.locator('input[name="qty"]').press('Enter');
+    await popup.getByText(/Filled 2/).waitFor();
+    expect(btcPosition()?.size).toBe(200_000_000n);
+
+    await popup.getByRole('tab', { name: 'Positions' }).click();
+    const row = popup.getByTestId('position-1');
+    await row.waitFor();
+    const after = (await sandboxPortfolio()).positions.find((x) => x.instrument_id === 1)!;
+    await row.getByTestId('position-liq').filter({ hasText: after.liquidation_price }).waitFor();
+    // The estimate before signing is within 0.5% of the liquidation price the venue reports after the fill.
+    expect(Math.abs(estimated - Number(after.liquidation_price)) / Number(after.liquidation_price)).toBeLessThan(0.005);
+    await row.getByTestId('position-pnl').filter({ hasText: 'USDC' }).waitFor();
+    await popup.getByTestId('fills').locator('tr').first().waitFor();
+    expect(await popup.locator('.chart canvas').count()).toBeGreaterThan(0);
+    await h.screenshot(popup, '31-positions');
+  });
+
+  it('sets a stop-loss (reduce-only trigger) and closes the position in one action', async () => {
+    const row = popup.getByTestId('position-1');
+    await row.locator('input[name="trp"]').fill('50000');
+    await row.getByRole('button', { name: 'Set' }).click();
+    await popup.getByText('Stop-loss set at 50000 for BTC-PERP').waitFor();
+    const trigger = [...h.sandbox.ctx.venue.orders.values()].find((o) => o.iid === 1 && o.trigger?.tpsl === 'sl');
+    expect(trigger).toMatchObject({ status: 'untriggered', ro: true, buy: false, qty: 200_000_000n, trigger: { trp: 5_000_000_000_000n } });
+    await h.screenshot(popup, '32-stop-loss');
+    await row.getByRole('button', { name: 'Close BTC-PERP at market' }).click();
+    await popup.getByText('Closed BTC-PERP').waitFor();
+    expect(btcPosition()).toBeUndefined();
+    await popup.getByText('No open positions.').waitFor();
+  });
+
+  it('places an order with the keyboard alone: S, a size preset, ↑ one tick, Enter', async () => {
+    await popup.getByRole('tab', { name: 'Perps' }).click();
+    const qty = popup.locator('input[name="qty"]');
+    await qty.waitFor();
+    await popup.locator('select[name="instrument"]').selectOption({ label: 'ETH-PERP' });
+    await popup.waitForFunction(() => (document.querySelector('input[name="price"]') as HTMLInputElement).value.startsWith('31'));
+    await qty.focus();
+    await popup.keyboard.press('Escape'); // leaves the field: shortcuts act on the ticket
+    await popup.keyboard.press('s');
+    expect(await popup.getByRole('radio', { name: 'Sell' }).getAttribute('aria-checked')).toBe('true');
+    const bestBid = await popup.locator('input[name="price"]').inputValue();
+    await popup.keyboard.press('1'); // 25% of what the free margin allows
+    const withdrawable = (await sandboxPortfolio()).withdrawable;
+    expect(await qty.inputValue()).toBe(maxOrderSize({ withdrawable, price: bestBid, leverage: 10, feeRate: '0.0005', lot: '0.01', fraction: '0.25' }));
+    await popup.keyboard.press('ArrowUp'); // one tick above the best bid: rests as a maker order
+    const price = await popup.locator('input[name="price"]').inputValue();
+    expect(Number(price)).toBeCloseTo(Number(bestBid) + 0.05, 6);
+    await h.screenshot(popup, '33-keyboard-ticket');
+    await popup.keyboard.press('Enter');
+    await popup.getByText(/Resting on the book/).waitFor();
+    const placed = [...h.sandbox.ctx.venue.orders.values()].filter((o) => o.iid === 2 && !o.buy && o.status === 'open' && o.owner === h.sandbox.demo.owner.address.toLowerCase());
+    expect(placed).toHaveLength(1);
+    expect(placed[0]!.price).toBe(BigInt(Math.round(Number(price) * 1e8)));
+  });
+});
