@@ -1,7 +1,9 @@
 /**
- * Order-book quick order entry: market search (catalogue keyset), outcome, price in ticks, size, order
- * type (GTC, GTD, FOK, FAK), post-only. Shows the maker/taker amounts before signing, posts with L2
- * headers in the background, and shows per-order errors and exchange modes in plain words.
+ * Order-book quick order entry: market search (catalogue keyset), outcome, a 10-level ladder (click to
+ * take a price), price in ticks, size (market-style BUY orders are sized in USDC), order type (GTC, GTD,
+ * FOK, FAK), post-only. Shows the maker/taker amounts and the fee before signing, posts with L2 headers
+ * in the background, and shows per-order errors and exchange modes in plain words. Below: portfolio
+ * value and positions from the data service (with paging), open orders and recent trades.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Button, ErrorText, Field, Notice } from '../../components/ui';
@@ -9,12 +11,18 @@ import { orderRequestAmounts, type OrderAmounts } from '../../lib/clob/amounts';
 import type { OrderType } from '../../lib/clob/order';
 import { InvalidFieldError } from '../../lib/validation';
 import { call, messageOf, type Account } from './api';
+import { BookLadder } from '../../components/BookLadder';
+import { formatUnitsMin2 } from '../../lib/format';
+import { fromUnits, toUnits } from '../../lib/decimal';
 
 type Market = { question: string; slug: string; tokenIds: string[]; outcomes: string[]; negRisk: boolean };
-type BookInfo = { tickSize: string; minSize: string; negRisk: boolean; bestBid: string | null; bestAsk: string | null };
+type BookInfo = { tickSize: string; minSize: string; negRisk: boolean; bestBid: string | null; bestAsk: string | null; bids: [string, string][]; asks: [string, string][]; feeRateBps: number };
+type DataPosition = { token_id: string; title: string; outcome: string; current_size: string; avg_price: string; current_price: string; current_value: string; unrealized_pnl: string };
+type Trade = { id: string; side: string; size: string; price: string; outcome: string; match_time: string; trader_side: string };
 type OpenOrder = { id: string; side: string; price: string; original_size: string; size_matched: string; outcome: string };
 
-const units = (base: string) => (Number(base) / 1e6).toLocaleString('en-US', { maximumFractionDigits: 6 });
+/** Base units (6 decimals) as a human amount, exactly (never through a float). */
+const units = (base: string) => formatUnitsMin2(base, 6);
 
 export function ClobTicket({ account, onCredentials }: { account: Account; onCredentials: () => void }) {
   const [q, setQ] = useState('');
@@ -33,6 +41,21 @@ export function ClobTicket({ account, onCredentials }: { account: Account; onCre
   const [results, setResults] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const [open, setOpen] = useState<OpenOrder[]>([]);
+  const [positions, setPositions] = useState<DataPosition[]>([]);
+  const [value, setValue] = useState<string | null>(null);
+  const [posCursor, setPosCursor] = useState<string | null>(null);
+  const [trades, setTrades] = useState<Trade[]>([]);
+
+  const loadPortfolio = async (more = false) => {
+    const r = await call<'data.portfolio', { positions: DataPosition[]; value: string | null; next_cursor: string | null }>('data.portfolio', { account: account.address, ...(more && posCursor ? { cursor: posCursor } : {}) });
+    setPositions((cur) => (more ? [...cur, ...r.positions] : r.positions));
+    setValue(r.value);
+    setPosCursor(r.next_cursor);
+  };
+  const loadTrades = async () => {
+    if (!account.hasClobCredentials) return;
+    setTrades(await call<'clob.trades', Trade[]>('clob.trades', { account: account.address }));
+  };
 
   const search = async (more = false) => {
     try {
@@ -51,6 +74,8 @@ export function ClobTicket({ account, onCredentials }: { account: Account; onCre
   useEffect(() => {
     void search();
     void loadOpen().catch(() => undefined);
+    void loadPortfolio().catch(() => undefined);
+    void loadTrades().catch(() => undefined);
   }, []);
 
   const tokenId = market?.tokenIds[outcome];
@@ -83,7 +108,7 @@ export function ClobTicket({ account, onCredentials }: { account: Account; onCre
         orders: [{ tokenId, side, price, size, orderType, ...(postOnly ? { postOnly } : {}), ...(orderType === 'GTD' ? { expiration: Math.floor(Date.now() / 1000) + Number(gtdHours) * 3600 } : {}) }],
       });
       setResults(r.map((x) => (x.ok ? `Order ${x.orderID!.slice(0, 10)}… ${x.status === 'live' ? 'is resting on the book' : x.status}` : `Refused: ${x.error}`)));
-      await loadOpen();
+      await Promise.all([loadOpen(), loadPortfolio().catch(() => undefined), loadTrades().catch(() => undefined)]);
     } catch (err) {
       setError(messageOf(err));
     } finally {
@@ -147,9 +172,14 @@ export function ClobTicket({ account, onCredentials }: { account: Account; onCre
             {orderType === 'GTD' ? <Field label="Expires in (h)"><input value={gtdHours} onInput={(e) => setGtdHours(e.currentTarget.value)} /></Field> : null}
             <label class="check"><input type="checkbox" name="clob-po" checked={postOnly} disabled={orderType === 'FOK' || orderType === 'FAK'} onChange={(e) => setPostOnly(e.currentTarget.checked)} /> Post-only</label>
           </div>
+          {info && info.bids.length + info.asks.length > 0 ? <BookLadder bids={info.bids} asks={info.asks} {...(info.bestAsk && info.bestBid ? { spread: fromUnits((toUnits(info.bestAsk, 6) ?? 0n) - (toUnits(info.bestBid, 6) ?? 0n), 6) } : {})} depth={10} onPick={setPrice} /> : null}
           {preview.amounts ? (
             <p class="muted small" data-testid="amounts">
               You pay {units(preview.amounts.makerAmount)} {side === 'BUY' ? 'USDC' : 'shares'} ({preview.amounts.makerAmount} base units) for {units(preview.amounts.takerAmount)} {side === 'BUY' ? 'shares' : 'USDC'} ({preview.amounts.takerAmount} base units) at {preview.amounts.price}
+              {' · '}
+              <span data-testid="clob-fee">
+                fee {info?.feeRateBps ?? 0} bp ≈ {units(((BigInt(side === 'BUY' ? preview.amounts.makerAmount : preview.amounts.takerAmount) * BigInt(info?.feeRateBps ?? 0)) / 10_000n).toString())} USDC
+              </span>
             </p>
           ) : null}
           {preview.problem ? <p class="warn">{preview.problem}</p> : null}
@@ -158,6 +188,18 @@ export function ClobTicket({ account, onCredentials }: { account: Account; onCre
           <Button kind={side === 'BUY' ? 'primary' : 'danger'} type="submit" disabled={!preview.amounts || busy}>{side === 'BUY' ? 'Buy' : 'Sell'} {market.outcomes[outcome]}</Button>
         </form>
       )}
+      <section aria-label="Order-book portfolio" data-testid="clob-portfolio">
+        <h3>Portfolio {value !== null ? <span class="num muted">· {value} USDC</span> : null}</h3>
+        {positions.length === 0 ? <p class="muted">No positions.</p> : null}
+        <ul class="orders num">
+          {positions.map((p) => (
+            <li key={p.token_id}>
+              {p.current_size} {p.outcome} · {p.title.slice(0, 40)} · avg {p.avg_price} · now {p.current_price} · <span class={p.unrealized_pnl.startsWith('-') ? 'sell-text' : 'buy-text'}>{p.unrealized_pnl} USDC</span>
+            </li>
+          ))}
+        </ul>
+        {posCursor ? <Button onClick={() => void loadPortfolio(true)}>More positions</Button> : null}
+      </section>
       <section aria-label="Open order-book orders">
         <h3>Open orders</h3>
         {open.length === 0 ? <p class="muted">No open orders.</p> : null}
@@ -167,6 +209,15 @@ export function ClobTicket({ account, onCredentials }: { account: Account; onCre
               {o.side} {o.original_size} {o.outcome} @ {o.price}
               <Button onClick={() => void call('clob.cancel', { account: account.address, orderIds: [o.id] }).then(loadOpen, (e) => setError(messageOf(e)))}>Cancel</Button>
             </li>
+          ))}
+        </ul>
+      </section>
+      <section aria-label="Recent order-book trades">
+        <h3>Trades</h3>
+        {trades.length === 0 ? <p class="muted">No trades yet.</p> : null}
+        <ul class="orders num" data-testid="clob-trades">
+          {trades.map((t) => (
+            <li key={`${t.id}${t.trader_side}`}>{new Date(Number(t.match_time) * 1000).toISOString().slice(5, 16).replace('T', ' ')} · {t.side} {t.size} {t.outcome} @ {t.price} · {t.trader_side.toLowerCase()}</li>
           ))}
         </ul>
       </section>

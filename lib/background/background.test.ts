@@ -168,6 +168,8 @@ describe('background: replies never carry secrets', () => {
       'approval.list': {},
       'approval.decide': { id: 'nope', approve: false },
       'account.select': { address: owner },
+      'clob.trades': { account: owner },
+      'data.portfolio': { account: owner },
       'session.activity': {},
       'clob.book': { tokenId: h.ctx.clob.markets[0]!.tokenIds[0] },
       'page.request': { id: '1', method: 'eth_accounts' },

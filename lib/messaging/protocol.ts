@@ -75,6 +75,8 @@ export const PROCEDURES = {
     activity: true,
   },
   'clob.book': { input: v.strictObject({ tokenId: uint256String }), senders: POPUP, activity: false },
+  'clob.trades': { input: v.strictObject({ account: address }), senders: POPUP, activity: false },
+  'data.portfolio': { input: v.strictObject({ account: address, cursor: v.optional(v.pipe(v.string(), v.maxLength(200))) }), senders: POPUP, activity: false },
   'audit.list': { input: v.strictObject({ limit: v.optional(v.pipe(nonNegativeSafeInteger, v.maxValue(500))) }), senders: POPUP, activity: false },
   'approval.list': { input: v.strictObject({}), senders: EXT, activity: false },
   'account.select': { input: v.strictObject({ address }), senders: POPUP, activity: true },

@@ -423,6 +423,11 @@ export class SigningService {
     return this.l2(account, 'DELETE', '/orders', orderIds);
   }
 
+  /** The first page of `account`'s order-book trades (`GET /data/trades`, newest first). */
+  async clobTrades(account: string): Promise<unknown> {
+    return this.l2(account, 'GET', '/data/trades?next_cursor=MA%3D%3D');
+  }
+
   /**
    * Open order-book orders of `account`: every page of `GET /data/orders` (cursor `MA==` first, `LTE=`
    * after the last page; PROTOCOL.md §3.1), at most 20 pages. Returns the venue's order objects.

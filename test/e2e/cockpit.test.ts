@@ -32,6 +32,7 @@ beforeAll(async () => {
   expect((await send('vault.importOwnerKey', { privateKey: h.sandbox.demo.owner.privateKey, label: 'Demo' })).ok).toBe(true);
   const p = h.sandbox.demo.proxy;
   expect((await send('proxy.import', { account: h.sandbox.demo.owner.address, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry })).ok).toBe(true);
+  expect((await send('clob.createOrDerive', { account: h.sandbox.demo.owner.address })).ok).toBe(true);
   await popup.reload();
   await popup.locator('input[name="qty"]').waitFor();
 });
@@ -97,7 +98,9 @@ describe('trader cockpit in Chromium', () => {
     await popup.keyboard.press('Escape'); // leaves the field: shortcuts act on the ticket
     await popup.keyboard.press('s');
     expect(await popup.getByRole('radio', { name: 'Sell' }).getAttribute('aria-checked')).toBe('true');
-    const bestBid = await popup.locator('input[name="price"]').inputValue();
+    // Selling prefills the best bid of the sandbox's book.
+    const bestBid = h.sandbox.ctx.venue.levels(2).bids[0]![0];
+    await popup.waitForFunction((b) => (document.querySelector('input[name="price"]') as HTMLInputElement).value === b, bestBid);
     await popup.keyboard.press('1'); // 25% of what the free margin allows
     const withdrawable = (await sandboxPortfolio()).withdrawable;
     expect(await qty.inputValue()).toBe(maxOrderSize({ withdrawable, price: bestBid, leverage: 10, feeRate: '0.0005', lot: '0.01', fraction: '0.25' }));
@@ -110,5 +113,23 @@ describe('trader cockpit in Chromium', () => {
     const placed = [...h.sandbox.ctx.venue.orders.values()].filter((o) => o.iid === 2 && !o.buy && o.status === 'open' && o.owner === h.sandbox.demo.owner.address.toLowerCase());
     expect(placed).toHaveLength(1);
     expect(placed[0]!.price).toBe(BigInt(Math.round(Number(price) * 1e8)));
+  });
+
+  it('order book: a ladder for the outcome, a market BUY sized in USDC with its fee shown before signing, then the position and the trade', async () => {
+    await popup.getByRole('tab', { name: 'Order book' }).click();
+    await popup.locator('ul.markets button').first().click();
+    await popup.locator('.ladder .level').first().waitFor();
+    await popup.locator('select[name="order-type"]').selectOption('FOK');
+    await popup.locator('input[name="clob-size"]').fill('10');
+    const ask = (await popup.locator('.ladder .ask').last().locator('span').first().textContent())!.trim();
+    await popup.locator('.ladder .ask').last().click(); // the best ask (nearest the spread)
+    expect(await popup.locator('input[name="clob-price"]').inputValue()).toBe(ask);
+    await popup.getByTestId('clob-fee').filter({ hasText: 'fee 0 bp ≈ 0.00 USDC' }).waitFor();
+    await h.screenshot(popup, '34-clob-ladder-fee');
+    await popup.locator('input[name="clob-size"]').press('Enter');
+    await popup.getByText(/matched/).waitFor();
+    await popup.getByTestId('clob-trades').locator('li').first().waitFor();
+    await popup.getByTestId('clob-portfolio').locator('li').first().waitFor();
+    await h.screenshot(popup, '35-clob-portfolio');
   });
 });

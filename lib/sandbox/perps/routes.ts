@@ -564,7 +564,8 @@ export function perpsRoutes(ctx: SandboxContext): Hono {
         initial_margin: USD(initial),
         maintenance_margin: USD(maint),
         position_value: USD(value),
-        liquidation_price: PX(venue.liquidationPrice(a!, iid)),
+        // At the instrument's price precision, rounded toward the entry (the conservative side).
+        liquidation_price: PX(((liq) => (p.size > 0n ? liq + ((i.tick - (liq % i.tick)) % i.tick) : liq - (liq % i.tick)))(venue.liquidationPrice(a!, iid))),
         unrealized_pnl: USD(upnl),
         return_on_equity: initial === 0n ? '0' : fromUnits((upnl * 10n ** 6n) / initial, 6),
         cumulative_funding: USD(p.funding ?? 0n),
