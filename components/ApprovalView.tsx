@@ -20,6 +20,9 @@ export type ApprovalViewData = {
   account: { address: string; label: string } | null;
   /** The artifact's EIP-712 digests (what the key signs), when it has any. */
   artifact?: { signDigests: readonly string[] };
+  /** The window may offer a standing grant; `markets` are the request's instruments or tokens. */
+  grantable?: boolean;
+  markets?: string[];
   expiresAt: number;
 };
 

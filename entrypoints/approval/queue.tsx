@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApprovalView, type ApprovalViewData } from '../../components/ApprovalView';
 import { ErrorText, Notice } from '../../components/ui';
+import { GrantForm, type GrantFormLimits } from '../../components/GrantForm';
 import type { createCaller } from '../../lib/messaging/client';
 
 export const ARM_DELAY_MS = 1_000;
@@ -16,6 +17,8 @@ export function ApprovalQueue({ call, onEmpty }: { call: ReturnType<typeof creat
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const [now, setNow] = useState(Date.now());
+  const [granting, setGranting] = useState(false);
+  const [granted, setGranted] = useState<string>();
   const armTimer = useRef<ReturnType<typeof setTimeout>>();
   const head = queue?.[0];
 
@@ -53,6 +56,10 @@ export function ApprovalQueue({ call, onEmpty }: { call: ReturnType<typeof creat
   }, []);
   // A refreshed artifact (new digest) must be looked at again: re-arm.
   useEffect(() => arm(), [head?.id, head?.digest]);
+  useEffect(() => {
+    setGranting(false);
+    setGranted(undefined);
+  }, [head?.id]);
 
   const decide = async (approve: boolean) => {
     if (!head || busy) return;
@@ -69,12 +76,32 @@ export function ApprovalQueue({ call, onEmpty }: { call: ReturnType<typeof creat
     }
   };
 
+  const grant = async (limits: GrantFormLimits, minutes: number) => {
+    if (!head) return;
+    setError(undefined);
+    try {
+      await call('grant.create', { approvalId: head.id, limits, minutes });
+      setGranting(false);
+      setGranted(`Saved for ${minutes / 60} h. Approve this request to send it; later requests within the limits will not ask.`);
+    } catch (err) {
+      setError((err as { shortMessage?: string }).shortMessage ?? 'The permission could not be saved.');
+    }
+  };
+
   if (!queue) return <main class="panel">Loading…</main>;
   if (!head) return <main class="panel"><Notice>Nothing is waiting for your approval.</Notice></main>;
   return (
     <main class="panel">
       <ApprovalView view={head} armed={armed} busy={busy} queueLength={queue.length} now={now} onApprove={() => void decide(true)} onReject={() => void decide(false)} />
       <ErrorText error={error} />
+      {granted ? <Notice>{granted}</Notice> : null}
+      {head.grantable && !granted ? (
+        granting ? (
+          <GrantForm venue={head.kind === 'clob' ? 'clob' : 'perps'} markets={head.markets ?? []} onSubmit={(l, m) => void grant(l, m)} />
+        ) : (
+          <button type="button" class="link" onClick={() => setGranting(true)}>Allow this site within limits…</button>
+        )
+      ) : null}
     </main>
   );
 }

@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Button, ErrorText, Field, Notice } from '../../components/ui';
 import { call, messageOf } from './api';
+import { Permissions } from './permissions';
 
 type Settings = { perpsUrl: string; clobUrl: string; gammaUrl: string; dataUrl: string; clobChainId: number; autoLockMinutes: number; theme: 'system' | 'light' | 'dark'; headerSet: 'seed' | 'venue'; maxPositionUsdc: number };
 
@@ -47,6 +48,7 @@ export function SettingsView({ onChanged, onAddKey }: { onChanged: () => Promise
   };
   return (
     <section class="panel settings">
+      <Permissions />
       <form onSubmit={save}>
         {invalid.length ? (
           <p class="error" role="alert" data-testid="invalid-settings">

@@ -38,6 +38,10 @@ export type ApprovalView = {
   artifact?: SigningArtifact;
   /** When the artifact will be rebuilt while pending (Unix ms). */
   refreshAt?: number;
+  /** The window may offer a standing grant for requests like this one (trading, never funds). */
+  grantable?: boolean;
+  /** The request's instruments (perps ids) or tokens (order book), to prefill a grant. */
+  markets?: string[];
   createdAt: number;
   expiresAt: number;
 };

@@ -169,6 +169,9 @@ describe('background: replies never carry secrets', () => {
       'approval.decide': { id: 'nope', approve: false },
       'account.select': { address: owner },
       'clob.trades': { account: owner },
+      'grant.create': { approvalId: 'nope', limits: { allow: { order: true, cancel: true, leverage: false } }, minutes: 60 },
+      'grant.list': {},
+      'grant.revoke': { id: 'nope' },
       'data.portfolio': { account: owner },
       'session.activity': {},
       'clob.book': { tokenId: h.ctx.clob.markets[0]!.tokenIds[0] },
@@ -470,5 +473,68 @@ describe('background: page requests and approvals', () => {
     const err = await bg.pageRequest(page(SITE), 'perps_sendCommand', { op: { type: 'withdraw', args: { account: h.demo.counterparty.address, token: h.ctx.config.usdc, amount: '1', to: h.demo.counterparty.address } } }).catch((e) => e);
     expect(err).toMatchObject({ code: -32602, shortMessage: expect.stringContaining('op.args.account') });
     expect(bg.registry.size).toBe(0);
+  });
+
+  it('a standing grant signs requests inside its limits without a window, opens one naming the limit outside, always asks for funds, and is revoked by disconnect and lock', async () => {
+    const bg = await ready();
+    await connect(bg);
+    // Offered from the approval window of a first order.
+    const first = bg.pageRequest(page(SITE), 'perps_sendCommand', order);
+    const [view] = await waitPending(bg);
+    expect(view!.grantable).toBe(true);
+    const limits = { allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '20000', dailyNotional: '100000' };
+    const created = await call(bg, 'grant.create', { approvalId: view!.id, limits, minutes: 60 }, { id: fakeBrowser.runtime.id, url: `${EXT().replace(/\/$/, '')}/approval.html` });
+    expect(created.ok).toBe(true);
+    expect(badge).toBe('1');
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    await first;
+    expect(badge).toBe('ON');
+    // Inside the grant: no window, the sandbox verifies every one.
+    const before = h.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/orders' && r.status === 200).length;
+    for (let i = 0; i < 5; i++) {
+      const acks = (await bg.pageRequest(page(SITE), 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '1', p: String(3000 - i), tif: 'gtc', po: true }] } })) as { status: string }[];
+      expect(acks[0]!.status).toBe('ok');
+    }
+    expect(bg.registry.size).toBe(0);
+    expect(h.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/orders' && r.status === 200).length - before).toBe(5);
+    expect((((await call(bg, 'audit.list')).result) as { summary: string }[])[0]!.summary).toContain('(standing permission)');
+    // Outside: a window that names the limit.
+    const over = bg.pageRequest(page(SITE), 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: '60000', tif: 'gtc', po: true }] } }).catch((e) => e);
+    const [v2] = await waitPending(bg);
+    expect(v2!.flags).toContain('Outside your standing permission for this site: instrument 1 is not allowed.');
+    bg.registry.decide(v2!.id, { approve: false });
+    expect(await over).toMatchObject({ code: 4001 });
+    // Funds always ask.
+    const w = bg.pageRequest(page(SITE), 'perps_sendCommand', { op: { type: 'withdraw', args: { account: h.demo.owner.address, token: h.ctx.config.usdc, amount: '1', to: h.demo.owner.address } } }).catch((e) => e);
+    const [v3] = await waitPending(bg);
+    expect(v3!.flags).toContain('Outside your standing permission for this site: A withdrawal always needs your approval.');
+    expect(v3!.grantable).toBe(false);
+    bg.registry.decide(v3!.id, { approve: false });
+    await w;
+    // Disconnect revokes; so does lock.
+    expect(((await call(bg, 'grant.list')).result as unknown[]).length).toBe(1);
+    await bg.pageRequest(page(SITE), 'wallet_revokePermissions', undefined);
+    expect(((await call(bg, 'grant.list')).result as unknown[]).length).toBe(0);
+    await connect(bg);
+    const again = bg.pageRequest(page(SITE), 'perps_sendCommand', order);
+    const [v4] = await waitPending(bg);
+    await call(bg, 'grant.create', { approvalId: v4!.id, limits, minutes: 60 });
+    bg.registry.decide(v4!.id, { approve: true, digest: v4!.digest });
+    await again;
+    expect(((await call(bg, 'grant.list')).result as unknown[]).length).toBe(1);
+    await call(bg, 'vault.lock');
+    expect(await bg.vault().deleteAllGrants()).toBe(0);
+    expect(badge).toBe('');
+  });
+
+  it('refuses a grant for a request id that is not pending, and one longer than 24 h', async () => {
+    const bg = await ready();
+    await connect(bg);
+    expect((await call(bg, 'grant.create', { approvalId: 'nope', limits: { allow: { order: true, cancel: true, leverage: false } }, minutes: 60 })).error).toMatchObject({ name: 'Approvals.NotFoundError' });
+    const p = bg.pageRequest(page(SITE), 'perps_sendCommand', order).catch((e) => e);
+    const [v] = await waitPending(bg);
+    expect((await call(bg, 'grant.create', { approvalId: v!.id, limits: { allow: { order: true, cancel: true, leverage: false } }, minutes: 24 * 60 + 1 })).ok).toBe(false);
+    bg.registry.decide(v!.id, { approve: false });
+    await p;
   });
 });

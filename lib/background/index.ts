@@ -18,6 +18,7 @@ import { ApprovalRegistry } from '../approvals/registry';
 import { MAX_REQUEST_BYTES, PORT_NAME } from '../bridge/framing';
 import { disconnected, invalidParams, toRpcError, userRejected } from '../provider/errors';
 import { ProviderService } from '../provider/service';
+import { GrantService } from '../grants/service';
 import { readSettings } from '../settings';
 import { activeAccount } from '../accounts';
 import { SigningService } from '../signer/service';
@@ -95,6 +96,7 @@ export type Background = {
   vault: () => Vault;
   db: () => VaultDb;
   service: () => SigningService;
+  grants: () => GrantService;
   registry: ApprovalRegistry;
   lock: () => Promise<void>;
   /** Handles one page request as if it came over a port from `sender` (tests). */
@@ -113,12 +115,20 @@ export function startBackground(o: BackgroundOptions): Background {
   const ports = new Set<{ port: BrowserPort; origin: string }>();
   let approvalWindowId: number | undefined;
 
+  // The badge: pending approvals (amber count) first; otherwise "ON" (green) while a standing grant is live.
+  let pendingCount = 0;
+  let liveGrants = 0;
+  const badge = () => {
+    void browser.action?.setBadgeText({ text: pendingCount ? String(pendingCount) : liveGrants ? 'ON' : '' });
+    void browser.action?.setBadgeBackgroundColor?.({ color: pendingCount ? '#b45309' : '#047857' });
+  };
   const registry = new ApprovalRegistry({
     onChange: (pending) => {
-      void browser.action?.setBadgeText({ text: pending.length ? String(pending.length) : '' });
+      pendingCount = pending.length;
+      badge();
     },
   });
-  void browser.action?.setBadgeBackgroundColor?.({ color: '#b45309' });
+  let grants!: GrantService;
 
   const emit = (origin: string | undefined, event: string, data: unknown) => {
     for (const p of ports) {
@@ -168,6 +178,7 @@ export function startBackground(o: BackgroundOptions): Background {
   };
   const afterLock = async () => {
     await browser.alarms.clear(AUTOLOCK_ALARM);
+    await grants.revokeAll(); // lock revokes every standing grant
     registry.rejectAll(() => disconnected('Countersign was locked; the request was cancelled.'));
     emit(undefined, 'accountsChanged', []);
     emit(undefined, 'disconnect', { code: 4900, message: 'Countersign is locked.' });
@@ -195,13 +206,22 @@ export function startBackground(o: BackgroundOptions): Background {
       ...(o.fetchFn ? { fetchFn: o.fetchFn } : {}),
       ...(o.now ? { now: o.now } : {}),
     });
-    provider = new ProviderService({ vault, db, service, registry, showApprovals, emit });
+    grants = new GrantService({
+      vault,
+      ...(o.now ? { now: o.now } : {}),
+      onChange: (n) => {
+        liveGrants = n;
+        badge();
+      },
+    });
+    provider = new ProviderService({ vault, db, service, registry, showApprovals, emit, grants });
     route = createRouter(
       createProcedures({
         vault,
         db,
         service,
         registry,
+        grants,
         onUnlocked: async () => {
           await armAutoLock();
           const active = await activeAccount(db, vault);
@@ -291,5 +311,5 @@ export function startBackground(o: BackgroundOptions): Background {
     if (registry.size > 0) void showApprovals();
   });
 
-  return { ready, handle, vault: () => vault, db: () => db, service: () => service, registry, lock, pageRequest };
+  return { ready, handle, vault: () => vault, db: () => db, service: () => service, grants: () => grants, registry, lock, pageRequest };
 }

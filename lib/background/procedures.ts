@@ -51,6 +51,8 @@ const dataPositionsSchema = v.object({
   pagination: v.object({ next_cursor: v.nullable(v.pipe(v.string(), v.maxLength(200))) }),
 });
 import { activeAccount, selectAccount } from '../accounts';
+import type { GrantService } from '../grants/service';
+import { ApprovalNotFoundError } from '../approvals/registry';
 
 /** Thrown when the popup asks to trade for an account that is not the active one (a stale popup). */
 export class NotActiveAccountError extends BaseError {
@@ -77,6 +79,8 @@ export type ProcedureDeps = {
   pageRequest: (input: { id: string; method: string; params?: unknown }, sender: IdentifiedSender) => Promise<unknown>;
   /** Pending approvals. */
   registry: ApprovalRegistry;
+  /** Standing grants. */
+  grants: GrantService;
 };
 
 /** Accounts view: owners with their proxies and CLOB credential info (non-secret). */
@@ -264,6 +268,19 @@ export function createProcedures(d: ProcedureDeps): Handlers {
       return { activeAccount: active.address, changed };
     },
     'session.activity': async () => null,
+    'grant.create': async ({ approvalId, limits, minutes }) => {
+      // The origin and account come from the pending request the window shows, never from the message.
+      const view = d.registry.list().find((x) => x.id === approvalId);
+      if (!view || !view.account || !view.grantable) throw new ApprovalNotFoundError();
+      const grant = await d.grants.create({ origin: view.origin, account: view.account.address, limits, durationMs: minutes * 60_000 });
+      await db.add('audit', { at: Date.now(), origin: view.origin, account: view.account.address.toLowerCase(), kind: 'grant.create', summary: `Standing permission for ${view.origin} until ${new Date(grant.expiresAt).toISOString()}`, result: 'ok' });
+      return grant;
+    },
+    'grant.list': async () => d.grants.list(),
+    'grant.revoke': async ({ id }) => {
+      await d.grants.revoke(id);
+      return null;
+    },
     'approval.decide': async ({ id, approve, digest }) => {
       d.registry.decide(id, { approve, ...(digest === undefined ? {} : { digest }) });
       return null;

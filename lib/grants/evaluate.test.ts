@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateGrant, type Grant, type GrantRequest, type GrantUse } from './evaluate';
+import { evaluateGrant, type Grant, type GrantOrder, type GrantRequest, type GrantUse } from './evaluate';
 
 const NOW = 1_800_000_000_000;
 const grant = (over: Partial<Grant> = {}): Grant => ({
@@ -13,7 +13,7 @@ const grant = (over: Partial<Grant> = {}): Grant => ({
 });
 const mids: Record<string, string> = { '1': '65000', '2': '3000', tok: '0.5' };
 const ctx = (uses: GrantUse[] = [], now = NOW) => ({ now, uses, mid: (m: string) => mids[m] });
-const order = (o: Partial<GrantRequest & { kind: 'order' }['orders'][number]> = {}, venue: 'perps' | 'clob' = 'perps'): GrantRequest => ({ kind: 'order', venue, orders: [{ market: '2', buy: true, size: '0.5', price: '3000', ...o }] });
+const order = (o: Partial<GrantOrder> = {}, venue: 'perps' | 'clob' = 'perps'): GrantRequest => ({ kind: 'order', venue, orders: [{ market: '2', buy: true, size: '0.5', price: '3000', ...o }] });
 
 describe('evaluateGrant', () => {
   it('covers an order inside every limit and counts its notional', () => {

@@ -19,6 +19,7 @@ import { address, nonNegativeSafeInteger, uint256String } from '../validation';
 import { settingsSchema } from '../settings';
 import { clobOrderRequestsSchema } from '../clob/request';
 import { PERPS_READS, type PerpsReadName } from '../perps/reads';
+import { grantLimitsSchema } from '../grants/schema';
 import type { WireError } from '../errors/base';
 
 /** Who sent a message, from the browser's `sender`. */
@@ -81,6 +82,13 @@ export const PROCEDURES = {
   'approval.list': { input: v.strictObject({}), senders: EXT, activity: false },
   'account.select': { input: v.strictObject({ address }), senders: POPUP, activity: true },
   'session.activity': { input: v.strictObject({}), senders: POPUP, activity: true },
+  'grant.create': {
+    input: v.strictObject({ approvalId: v.pipe(v.string(), v.maxLength(64)), limits: grantLimitsSchema, minutes: v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(24 * 60)) }),
+    senders: EXT,
+    activity: true,
+  },
+  'grant.list': { input: v.strictObject({}), senders: POPUP, activity: false },
+  'grant.revoke': { input: v.strictObject({ id: v.pipe(v.string(), v.maxLength(64)) }), senders: POPUP, activity: true },
   'approval.decide': {
     input: v.strictObject({ id: v.pipe(v.string(), v.maxLength(64)), approve: v.boolean(), digest: v.optional(v.pipe(v.string(), v.regex(/^0x[0-9a-f]{64}$/))) }),
     senders: EXT,

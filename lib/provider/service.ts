@@ -12,6 +12,11 @@
  *
  * Accounts (issue #14 §3): a connection records the account it was granted; a site acts only while
  * that account is the active one (otherwise 4100 and `eth_accounts` is empty).
+ *
+ * Standing grants (issue #11): a `perps_sendCommand` or `clob_postOrders` that the origin's live grant
+ * covers is signed without a window (the same artifact pipeline, counted against the grant and marked
+ * in the audit log); one outside the grant opens the window, which says which limit it exceeds.
+ * Fund-moving and key commands, `perps_signCommand` and `clob_signRequest` always ask.
  */
 import { keccak256, numberToHex, toHex, type Address } from 'viem';
 import { commandFromBody, type PerpsCommand, type PerpsOrderInput } from '../perps/commands';
@@ -23,6 +28,8 @@ import type { OwnerInfo, Vault } from '../vault/vault';
 import type { VaultDb } from '../vault/db';
 import { readSettings } from '../settings';
 import { activeAccount } from '../accounts';
+import type { GrantService } from '../grants/service';
+import type { GrantRequest } from '../grants/evaluate';
 import { groupDecimal, shortAddress } from '../format';
 import { disconnected, unauthorized, unsupported } from './errors';
 import { checkL2Route, clobOrdersParamsSchema, clobSignParamsSchema, isPageMethod, METHOD_POLICY, perpsParamsSchema, typedDataRefusal, unwrapParams } from './methods';
@@ -43,6 +50,8 @@ export function isAllowedOrigin(origin: string): boolean {
 }
 
 export type ProviderDeps = {
+  /** Standing grants; absent: every signature asks. */
+  grants?: GrantService;
   vault: Vault;
   db: VaultDb;
   service: SigningService;
@@ -99,6 +108,7 @@ export class ProviderService {
         return this.connect(origin, active);
       case 'wallet_revokePermissions':
         await this.d.db.delete('connections', origin);
+        await this.d.grants?.revokeOrigin(origin);
         this.d.emit(origin, 'accountsChanged', []);
         this.d.emit(origin, 'disconnect', { code: 4900, message: 'Disconnected by the site.' });
         return null;
@@ -119,6 +129,59 @@ export class ProviderService {
    * artifact and digest exactly as approved). The artifact is rebuilt only while pending, when it
    * would go stale (`validUntil`); the window then shows the new digest and re-arms.
    */
+  /** The perps command as the grant evaluator sees it. */
+  private static perpsGrantRequest(cmd: PerpsCommand): GrantRequest {
+    switch (cmd.type) {
+      case 'createOrders':
+        return {
+          kind: 'order',
+          venue: 'perps',
+          orders: (cmd.body.args as PerpsOrderInput[]).map((o) => ({
+            market: String(o.iid),
+            buy: o.buy,
+            size: o.qty,
+            ...(o.p ? { price: o.p } : o.tr ? { price: o.tr.trp } : {}),
+            ...(o.po ? { postOnly: true } : {}),
+            ...(o.ro ? { reduceOnly: true } : {}),
+          })),
+        };
+      case 'cancelOrders':
+      case 'cancelOrdersCOID':
+      case 'cancelAll':
+      case 'autoCancel':
+        return { kind: 'cancel' };
+      case 'updateLeverage': {
+        const a = cmd.body.args as { iid: number; lev: number };
+        return { kind: 'leverage', market: String(a.iid), leverage: a.lev };
+      }
+      default:
+        return { kind: 'never', what: cmd.type === 'withdraw' ? 'A withdrawal' : cmd.type === 'internalTransfer' ? 'A transfer' : 'Managing keys and margin' };
+    }
+  }
+
+  /** The instruments or tokens an artifact trades (to prefill a grant). */
+  private static marketsOf(a: SigningArtifact | undefined): string[] {
+    if (a?.kind === 'clob') return [...new Set(a.orders.map((o) => o.body.order.tokenId))];
+    if (a?.kind === 'perps' && a.envelope.op.type === 'createOrders') return [...new Set((a.envelope.op.args as PerpsOrderInput[]).map((o) => String(o.iid)))];
+    return [];
+  }
+
+  /** Mid price of a perps instrument (ticker read) for grant checks. */
+  private async perpsMid(market: string): Promise<string | undefined> {
+    const t = (await this.d.service.perpsRead(undefined, 'tickers', { instrument_id: Number(market) })) as { mid_price?: unknown }[];
+    return typeof t[0]?.mid_price === 'string' ? t[0].mid_price : undefined;
+  }
+
+  /**
+   * Asks the origin's grant about `req`: `covered` when it may be signed without a window; otherwise
+   * the flag for the window (`undefined` when there is no grant).
+   */
+  private async grantCheck(origin: string, account: OwnerInfo, req: GrantRequest, mid: (m: string) => Promise<string | undefined>): Promise<{ covered: boolean; flag?: string }> {
+    const verdict = await this.d.grants?.consume(origin, account.address, req, mid);
+    if (!verdict) return { covered: false };
+    return verdict.ok ? { covered: true } : { covered: false, flag: `Outside your standing permission for this site: ${verdict.limit}.` };
+  }
+
   private async approveArtifact(
     origin: string,
     kind: ApprovalKind,
@@ -136,8 +199,9 @@ export class ProviderService {
       return { title, signer, refresh };
     };
     const first = await make();
+    const grantable = (kind === 'clob' || (kind === 'perps' && first.refresh.artifact?.kind === 'perps' && first.refresh.artifact.submit && ProviderService.perpsGrantRequest(perpsArtifactCommand(first.refresh.artifact)).kind !== 'never')) && !!this.d.grants;
     const { approved } = this.d.registry.add(
-      { origin, kind, title: first.title, signer: first.signer, account: { address: account.address, label: account.label }, ...first.refresh },
+      { origin, kind, title: first.title, signer: first.signer, account: { address: account.address, label: account.label }, grantable, markets: ProviderService.marketsOf(first.refresh.artifact), ...first.refresh },
       ttlMs,
       async () => (await make()).refresh,
     );
@@ -223,12 +287,19 @@ export class ProviderService {
     if (funds && String((cmd.body.args as { account?: unknown }).account).toLowerCase() !== account.address.toLowerCase()) {
       throw new InvalidFieldError({ field: 'op.args.account', reason: 'must be the connected account' });
     }
+    const prepare = () => this.d.service.preparePerps(account.address, cmd, { submit, ...(p.exp === undefined ? {} : { exp: p.exp }) });
+    const grant = submit ? await this.grantCheck(origin, account, ProviderService.perpsGrantRequest(cmd), (m) => this.perpsMid(m)) : { covered: false };
+    if (grant.covered) {
+      const artifact = await prepare();
+      const { lines } = describeArtifact(artifact, await this.symbol());
+      return this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)` });
+    }
     const view = await this.approveArtifact(
       origin,
       'perps',
       account,
-      () => this.d.service.preparePerps(account.address, cmd, { submit, ...(p.exp === undefined ? {} : { exp: p.exp }) }),
-      (a) => (a.kind === 'perps' ? this.perpsFlags(account.address, perpsArtifactCommand(a)) : Promise.resolve([])),
+      prepare,
+      async (a) => [...(grant.flag ? [grant.flag] : []), ...(a.kind === 'perps' ? await this.perpsFlags(account.address, perpsArtifactCommand(a)) : [])],
       funds ? TTL_FUNDS_MS : TTL_TRADING_MS,
     );
     const result = await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? cmd.type });
@@ -243,15 +314,24 @@ export class ProviderService {
   private async clobPost(origin: string, account: OwnerInfo, params: unknown): Promise<unknown> {
     const p = parseOrThrow(clobOrdersParamsSchema, unwrapParams(params), 'params');
     const orders = p.orders as ClobOrderRequest[];
-    const view = await this.approveArtifact(
-      origin,
-      'clob',
-      account,
-      () => this.d.service.prepareClob(account.address, orders),
-      async (a) => (a.kind === 'clob' && a.orders.length > 1 ? [`A batch of ${a.orders.length} orders.`] : []),
-      TTL_TRADING_MS,
-    );
-    const results = (await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? 'orders' })) as Awaited<ReturnType<SigningService['clobPostOrders']>>;
+    const req: GrantRequest = { kind: 'order', venue: 'clob', orders: orders.map((o) => ({ market: o.tokenId, buy: o.side === 'BUY', size: o.size, price: o.price, ...(o.postOnly ? { postOnly: true } : {}) })) };
+    const grant = await this.grantCheck(origin, account, req, (m) => this.d.service.clobMid(m));
+    let results: Awaited<ReturnType<SigningService['clobPostOrders']>>;
+    if (grant.covered) {
+      const artifact = await this.d.service.prepareClob(account.address, orders);
+      const { lines } = describeArtifact(artifact, await this.symbol());
+      results = (await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)` })) as typeof results;
+    } else {
+      const view = await this.approveArtifact(
+        origin,
+        'clob',
+        account,
+        () => this.d.service.prepareClob(account.address, orders),
+        async (a) => [...(grant.flag ? [grant.flag] : []), ...(a.kind === 'clob' && a.orders.length > 1 ? [`A batch of ${a.orders.length} orders.`] : [])],
+        TTL_TRADING_MS,
+      );
+      results = (await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? 'orders' })) as typeof results;
+    }
     return results.map((r) => (r.ok ? { success: true, orderID: r.orderID, status: r.status, errorMsg: '' } : { success: false, orderID: r.orderID, errorMsg: r.error.exchangeMessage }));
   }
 

@@ -423,6 +423,14 @@ export class SigningService {
     return this.l2(account, 'DELETE', '/orders', orderIds);
   }
 
+  /** The midpoint of an order-book token (`GET /midpoint`), or undefined when the book is one-sided. */
+  async clobMid(tokenId: string): Promise<string | undefined> {
+    const { clobUrl } = await this.o.settings();
+    const res = await requestJson(`${clobUrl}/midpoint?token_id=${encodeURIComponent(tokenId)}`, { method: 'GET' }, this.fetchFn);
+    const mid = (res.body as { mid?: unknown } | undefined)?.mid;
+    return res.status === 200 && typeof mid === 'string' && /^\d{1,20}(\.\d{1,20})?$/.test(mid) ? mid : undefined;
+  }
+
   /** The first page of `account`'s order-book trades (`GET /data/trades`, newest first). */
   async clobTrades(account: string): Promise<unknown> {
     return this.l2(account, 'GET', '/data/trades?next_cursor=MA%3D%3D');

@@ -29,8 +29,8 @@ export type VaultMeta = {
 /** Failed unlock attempts and the earliest time (ms) the next attempt is allowed. */
 export type BackoffRecord = { id: 'backoff'; failures: number; nextAllowedAt: number };
 
-/** Kinds of secret record. */
-export type SecretKind = 'owner' | 'proxy' | 'clob';
+/** Kinds of secret record. `grant`: a site's standing grant and its uses (sealed: origin and limits are private). */
+export type SecretKind = 'owner' | 'proxy' | 'clob' | 'grant';
 
 /**
  * An encrypted secret record. `meta` is non-secret and readable while locked (addresses, labels,

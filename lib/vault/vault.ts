@@ -30,6 +30,7 @@ import {
   type Sealed,
 } from './crypto';
 import type { BackoffRecord, SecretRecord, VaultDb, VaultMeta } from './db';
+import type { Grant, GrantUse } from '../grants/evaluate';
 import {
   BackupInvalidError,
   KeyNotFoundError,
@@ -409,6 +410,32 @@ export class Vault {
   /** Whether CLOB credentials are stored for `account` (works while locked). */
   async hasClobCredentials(account: string): Promise<boolean> {
     return !!(await this.db.get('secrets', `clob:${account.toLowerCase()}`));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Standing grants (issue #11): sealed like keys, so a site's limits and usage are private at rest.
+
+  /** Stores (or replaces) a grant with its uses. Requires unlock. */
+  async putGrant(grant: Grant, uses: GrantUse[]): Promise<void> {
+    await this.put('grant', `grant:${grant.id}`, grant.account, {}, { grant, uses });
+  }
+
+  /** Every grant with its uses (requires unlock: the records are sealed). */
+  async listGrants(): Promise<{ grant: Grant; uses: GrantUse[] }[]> {
+    const recs = (await this.db.getAll('secrets')).filter((r) => r.kind === 'grant');
+    return Promise.all(recs.map(async (r) => (await this.read<{ grant: Grant; uses: GrantUse[] }>(r.id)).secret));
+  }
+
+  /** Removes one grant (no error when it is gone). */
+  async deleteGrant(id: string): Promise<void> {
+    await this.db.delete('secrets', `grant:${id}`);
+  }
+
+  /** Removes every grant (works while locked: lock revokes them all). */
+  async deleteAllGrants(): Promise<number> {
+    const ids = (await this.db.getAll('secrets')).filter((r) => r.kind === 'grant').map((r) => r.id);
+    for (const id of ids) await this.db.delete('secrets', id);
+    return ids.length;
   }
 
   // ------------------------------------------------------------------------------------------
