@@ -21,7 +21,10 @@ export default defineConfig({
     // No other extension and no web page may connect to us directly; pages go through the content script.
     externally_connectable: { ids: [] },
     // Opens the popup on the ticket from the keyboard (issue #10 §4).
-    commands: { _execute_action: { suggested_key: { default: 'Alt+Shift+K' }, description: 'Open Countersign on the order ticket' } },
+    commands: {
+      _execute_action: { suggested_key: { default: 'Alt+Shift+K' }, description: 'Open Countersign on the order ticket' },
+      panic: { suggested_key: { default: 'Alt+Shift+X' }, description: 'Panic: cancel every order, revoke permissions and lock (asks once)' },
+    },
     content_security_policy: {
       extension_pages: "script-src 'self'; object-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
     },

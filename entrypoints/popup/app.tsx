@@ -12,6 +12,7 @@ import { ClobTicket } from './clob';
 import { AccountView } from './account';
 import { SettingsView } from './settings';
 import { ApprovalQueue } from '../approval/queue';
+import { PanicConfirm, PanicReportView, type PanicReport } from './panic';
 
 type TabId = 'perps' | 'positions' | 'clob' | 'account' | 'settings';
 const TABS = [
@@ -29,6 +30,9 @@ export function App() {
   const [status, setStatus] = useState<Status | undefined>();
   const [switched, setSwitched] = useState<string>();
   const [maxPositionUsdc, setMaxPositionUsdc] = useState(50_000);
+  // The panic shortcut opens the popup at #panic: the confirmation is shown first.
+  const [panic, setPanic] = useState(location.hash === '#panic');
+  const [report, setReport] = useState<PanicReport>();
   const [tab, setTab] = useState<TabId>('perps');
   const [onboarding, setOnboarding] = useState(false);
   const refresh = useCallback(async () => {
@@ -60,16 +64,18 @@ export function App() {
   }, [refresh]);
 
   if (!status) return <main class="loading">Loading…</main>;
+  if (report) return <PanicReportView report={report} onDismiss={() => { setReport(undefined); void refresh(); }} />;
+  if (panic && status.unlocked) return <PanicConfirm onCancel={() => setPanic(false)} onDone={(r) => { setPanic(false); setReport(r); }} />;
   if (onboarding) return <Onboarding status={status} onDone={() => { setOnboarding(false); void refresh(); }} refresh={refresh} />;
   if (!status.unlocked) return <Unlock retryAfterMs={status.retryAfterMs} onUnlocked={refresh} />;
   // While approvals are pending the popup opens on the approval queue (the same view as the window).
   if (status.pendingApprovals > 0) return <ApprovalQueue call={call} onEmpty={() => void refresh()} />;
   const account = status.accounts.find((a) => a.address === status.activeAccount);
-  return <Unlocked status={status} account={account} tab={tab} setTab={setTab} refresh={refresh} switched={switched} setSwitched={setSwitched} maxPositionUsdc={maxPositionUsdc} onAddKey={() => setOnboarding(true)} />;
+  return <Unlocked status={status} account={account} tab={tab} setTab={setTab} refresh={refresh} switched={switched} setSwitched={setSwitched} maxPositionUsdc={maxPositionUsdc} onAddKey={() => setOnboarding(true)} onPanic={() => setPanic(true)} />;
 }
 
 /** The unlocked popup: header, tabs, and one perps store shared by the ticket and the positions view. */
-function Unlocked({ status, account, tab, setTab, refresh, switched, setSwitched, maxPositionUsdc, onAddKey }: {
+function Unlocked({ status, account, tab, setTab, refresh, switched, setSwitched, maxPositionUsdc, onAddKey, onPanic }: {
   status: Status;
   account: Status['accounts'][number] | undefined;
   tab: TabId;
@@ -79,6 +85,7 @@ function Unlocked({ status, account, tab, setTab, refresh, switched, setSwitched
   setSwitched: (s: string | undefined) => void;
   maxPositionUsdc: number;
   onAddKey: () => void;
+  onPanic: () => void;
 }) {
   const hasProxy = !!account?.proxies.some((p) => p.expiry > Date.now());
   const store = useMemo(() => createPerpsStore(hasProxy ? account!.address : undefined), [account?.address, hasProxy]);
@@ -105,6 +112,7 @@ function Unlocked({ status, account, tab, setTab, refresh, switched, setSwitched
       <header class="top">
         <strong class="brand">Countersign</strong>
         {account ? <AccountSwitcher accounts={status.accounts} active={account.address} onSelect={(a) => void select(a)} /> : <span class="muted">no key</span>}
+        <Button kind="danger" onClick={onPanic} title="Cancel everything at both venues, revoke permissions and lock (Alt+Shift+X)">Panic</Button>
         <Button onClick={lock} aria-label="Lock" title="Lock (Ctrl+L)">Lock</Button>
       </header>
       <Tabs tabs={TABS} active={tab} onChange={setTab} />

@@ -164,6 +164,8 @@ describe('background: replies never carry secrets', () => {
       'perps.read': { account: owner, name: 'credentials' },
       'perps.book': { iid: 2 },
       'audit.list': {},
+      'audit.verify': {},
+      'audit.export': { format: 'json' },
       'catalogue.markets': { q: 'sandbox' },
       'approval.list': {},
       'approval.decide': { id: 'nope', approve: false },
@@ -171,6 +173,7 @@ describe('background: replies never carry secrets', () => {
       'clob.trades': { account: owner },
       'grant.create': { approvalId: 'nope', limits: { allow: { order: true, cancel: true, leverage: false } }, minutes: 60 },
       'grant.list': {},
+      'panic.run': { closePositions: false },
       'grant.revoke': { id: 'nope' },
       'data.portfolio': { account: owner },
       'session.activity': {},
@@ -180,6 +183,7 @@ describe('background: replies never carry secrets', () => {
     for (const type of Object.keys(PROCEDURES) as ProcedureName[]) {
       expect(fixtures, `fixture for ${type}`).toHaveProperty(type);
       if (type === 'vault.revealOwnerKey') continue; // exists to show the owner key after re-authentication (checked below)
+      if (type === 'panic.run') continue; // locks the vault: run last (below)
       replies[type] = await call(bg, type, fixtures[type], type === 'page.request' ? contentScript : popup());
     }
     expect(replies['proxy.issue']).toMatchObject({ ok: true });
@@ -195,9 +199,12 @@ describe('background: replies never carry secrets', () => {
       (await vault.clobCredentials(owner)).passphrase,
       (await vault.proxyFor(owner)).secret, // the issued proxy's secret (latest expiry)
     ];
+    replies['panic.run'] = await call(bg, 'panic.run', { closePositions: true });
+    expect(replies['panic.run']).toMatchObject({ ok: true, result: { locked: true } });
     const text = JSON.stringify(replies);
     for (const s of secrets) expect(text).not.toContain(s);
     // The one reveal procedure needs the password again.
+    expect((await call(bg, 'vault.unlock', { password: 'a good password' })).ok).toBe(true);
     expect((await call(bg, 'vault.revealOwnerKey', { address: owner, password: 'wrong password' })).ok).toBe(false);
     expect(((await call(bg, 'vault.revealOwnerKey', { address: owner, password: 'a good password' })).result as { privateKey: string }).privateKey).toBe(ownerKey);
   });

@@ -19,6 +19,7 @@ import { MAX_REQUEST_BYTES, PORT_NAME } from '../bridge/framing';
 import { disconnected, invalidParams, toRpcError, userRejected } from '../provider/errors';
 import { ProviderService } from '../provider/service';
 import { GrantService } from '../grants/service';
+import { pruneAudit } from '../audit';
 import { readSettings } from '../settings';
 import { activeAccount } from '../accounts';
 import { SigningService } from '../signer/service';
@@ -41,6 +42,7 @@ export type BackgroundBrowser = {
     update: (id: number, o: { focused: boolean }) => Promise<unknown>;
     onRemoved: { addListener: (fn: (id: number) => void) => void };
   };
+  commands?: { onCommand: { addListener: (fn: (command: string) => void) => void } };
   action?: { setBadgeText: (o: { text: string }) => Promise<void> | void; setBadgeBackgroundColor?: (o: { color: string }) => Promise<void> | void };
   storage: {
     session: {
@@ -224,6 +226,7 @@ export function startBackground(o: BackgroundOptions): Background {
         grants,
         onUnlocked: async () => {
           await armAutoLock();
+          await pruneAudit(db, (await readSettings(db)).auditRetentionDays);
           const active = await activeAccount(db, vault);
           for (const c of await db.getAll('connections')) {
             if (c.accounts[0]?.toLowerCase() === active?.address.toLowerCase()) emit(c.origin, 'accountsChanged', c.accounts);
@@ -267,6 +270,10 @@ export function startBackground(o: BackgroundOptions): Background {
     if (alarm.name === AUTOLOCK_ALARM) void ready.then(lock);
   });
   browser.runtime.onStartup.addListener(() => void ready.then(lock));
+  // The panic shortcut opens the popup on the panic confirmation (one click away, never automatic).
+  browser.commands?.onCommand.addListener((command) => {
+    if (command === 'panic') void browser.windows?.create({ url: browser.runtime.getURL('/popup.html#panic'), type: 'popup', width: 400, height: 600, focused: true });
+  });
 
   // Pages talk over a port from the content script; the origin is the port sender's tab URL.
   browser.runtime.onConnect?.addListener((port) => {

@@ -53,6 +53,9 @@ const dataPositionsSchema = v.object({
 import { activeAccount, selectAccount } from '../accounts';
 import type { GrantService } from '../grants/service';
 import { ApprovalNotFoundError } from '../approvals/registry';
+import { runPanic } from './panic';
+import { appendAudit, auditCsv, verifyAudit } from '../audit';
+import { disconnected } from '../provider/errors';
 
 /** Thrown when the popup asks to trade for an account that is not the active one (a stale popup). */
 export class NotActiveAccountError extends BaseError {
@@ -254,15 +257,20 @@ export function createProcedures(d: ProcedureDeps): Handlers {
       const value = (val.body as { data?: { value?: unknown } | null } | undefined)?.data?.value;
       return { positions: p.output.data, value: typeof value === 'string' || typeof value === 'number' ? String(value) : null, next_cursor: p.output.pagination.next_cursor };
     },
-    'audit.list': async ({ limit }) => {
-      const all = await db.getAll('audit');
+    'audit.list': async ({ limit, origin, kind }) => {
+      const all = (await db.getAll('audit')).filter((e) => (!origin || e.origin === origin) && (!kind || e.kind.startsWith(kind)));
       return all.slice(-(limit ?? 100)).reverse();
+    },
+    'audit.verify': async () => verifyAudit(db),
+    'audit.export': async ({ format }) => {
+      const all = await db.getAll('audit');
+      return { text: format === 'csv' ? auditCsv(all) : JSON.stringify(all, null, 2), verification: await verifyAudit(db) };
     },
     'approval.list': async () => d.registry.list(),
     'account.select': async ({ address }) => {
       const { active, changed } = await selectAccount(db, vault, address);
       if (changed) {
-        await db.add('audit', { at: Date.now(), origin: 'extension', account: active.address.toLowerCase(), kind: 'account.switch', summary: `Switched the active account to ${active.address}`, result: 'ok' });
+        await appendAudit(db, { at: Date.now(), origin: 'extension', account: active.address.toLowerCase(), kind: 'account.switch', summary: `Switched the active account to ${active.address}`, result: 'ok' });
         await d.onAccountChanged(active.address);
       }
       return { activeAccount: active.address, changed };
@@ -273,10 +281,31 @@ export function createProcedures(d: ProcedureDeps): Handlers {
       const view = d.registry.list().find((x) => x.id === approvalId);
       if (!view || !view.account || !view.grantable) throw new ApprovalNotFoundError();
       const grant = await d.grants.create({ origin: view.origin, account: view.account.address, limits, durationMs: minutes * 60_000 });
-      await db.add('audit', { at: Date.now(), origin: view.origin, account: view.account.address.toLowerCase(), kind: 'grant.create', summary: `Standing permission for ${view.origin} until ${new Date(grant.expiresAt).toISOString()}`, result: 'ok' });
+      await appendAudit(db, { at: Date.now(), origin: view.origin, account: view.account.address.toLowerCase(), kind: 'grant.create', summary: `Standing permission for ${view.origin} until ${new Date(grant.expiresAt).toISOString()}`, result: 'ok' });
       return grant;
     },
     'grant.list': async () => d.grants.list(),
+    'panic.run': async ({ closePositions }) => {
+      const active = await activeAccount(db, vault);
+      const report = await runPanic({
+        account: active?.address,
+        vault,
+        service,
+        closePositions,
+        revokeGrants: () => d.grants.revokeAll(),
+        rejectPending: () => {
+          const n = d.registry.size;
+          d.registry.rejectAll(() => disconnected('Countersign was locked by its panic switch; the request was cancelled.'));
+          return n;
+        },
+        lock: async () => {
+          await vault.lock();
+          await d.onLocked();
+        },
+      });
+      await appendAudit(db, { at: Date.now(), origin: 'extension', account: active?.address.toLowerCase() ?? '', kind: 'panic', summary: `Panic switch: perps ${JSON.stringify(report.perps)}, order book ${JSON.stringify(report.clob)}`, result: 'ok' });
+      return report;
+    },
     'grant.revoke': async ({ id }) => {
       await d.grants.revoke(id);
       return null;

@@ -78,7 +78,13 @@ export const PROCEDURES = {
   'clob.book': { input: v.strictObject({ tokenId: uint256String }), senders: POPUP, activity: false },
   'clob.trades': { input: v.strictObject({ account: address }), senders: POPUP, activity: false },
   'data.portfolio': { input: v.strictObject({ account: address, cursor: v.optional(v.pipe(v.string(), v.maxLength(200))) }), senders: POPUP, activity: false },
-  'audit.list': { input: v.strictObject({ limit: v.optional(v.pipe(nonNegativeSafeInteger, v.maxValue(500))) }), senders: POPUP, activity: false },
+  'audit.list': {
+    input: v.strictObject({ limit: v.optional(v.pipe(nonNegativeSafeInteger, v.maxValue(500))), origin: v.optional(v.pipe(v.string(), v.maxLength(300))), kind: v.optional(v.pipe(v.string(), v.maxLength(64))) }),
+    senders: POPUP,
+    activity: false,
+  },
+  'audit.verify': { input: v.strictObject({}), senders: POPUP, activity: false },
+  'audit.export': { input: v.strictObject({ format: v.picklist(['csv', 'json']) }), senders: POPUP, activity: true },
   'approval.list': { input: v.strictObject({}), senders: EXT, activity: false },
   'account.select': { input: v.strictObject({ address }), senders: POPUP, activity: true },
   'session.activity': { input: v.strictObject({}), senders: POPUP, activity: true },
@@ -88,6 +94,7 @@ export const PROCEDURES = {
     activity: true,
   },
   'grant.list': { input: v.strictObject({}), senders: POPUP, activity: false },
+  'panic.run': { input: v.strictObject({ closePositions: v.boolean() }), senders: POPUP, activity: true },
   'grant.revoke': { input: v.strictObject({ id: v.pipe(v.string(), v.maxLength(64)) }), senders: POPUP, activity: true },
   'approval.decide': {
     input: v.strictObject({ id: v.pipe(v.string(), v.maxLength(64)), approve: v.boolean(), digest: v.optional(v.pipe(v.string(), v.regex(/^0x[0-9a-f]{64}$/))) }),

@@ -37,6 +37,7 @@ export const settingsSchema = v.strictObject({
   autoLockMinutes: v.pipe(v.number('must be a number'), v.integer('must be whole minutes'), v.minValue(1, 'must be at least 1'), v.maxValue(24 * 60, 'must be at most 1440')),
   theme: v.picklist(['system', 'light', 'dark'], 'must be system, light or dark'),
   headerSet: v.picklist(['seed', 'venue'], 'must be seed or venue'),
+  auditRetentionDays: v.pipe(v.number('must be a number'), v.safeInteger('must be whole days'), v.minValue(0, 'must be 0 (forever) or more'), v.maxValue(3650, 'must be at most 3650')),
   maxPositionUsdc: v.pipe(v.number('must be a number'), v.safeInteger('must be whole USDC'), v.minValue(1, 'must be at least 1'), v.maxValue(1_000_000_000, 'is too large')),
 });
 
@@ -55,6 +56,7 @@ export const DEFAULT_SETTINGS: Settings = {
   theme: 'system',
   headerSet: 'seed',
   maxPositionUsdc: 50_000,
+  auditRetentionDays: 90,
 };
 
 /** The stored settings format version of this build. */

@@ -42,6 +42,7 @@ import {
 import { requestJson } from '../http/json';
 import { applyHeaderSet, fetchWithHeaderSet, type HeaderSet } from '../http/headers';
 import type { AuditEntry, VaultDb } from '../vault/db';
+import { appendAudit } from '../audit';
 import type { Vault } from '../vault/vault';
 
 /** Gateway settings (issue #4 §1: settings store). URLs are service roots; `headerSet` names the auth headers (default `seed`). */
@@ -106,7 +107,7 @@ export class SigningService {
   }
 
   private async audit(entry: Omit<AuditEntry, 'at'>): Promise<void> {
-    await this.o.db.add('audit', { at: this.now(), ...entry });
+    await appendAudit(this.o.db, { at: this.now(), ...entry });
   }
 
   /** Cached command and withdraw domains of the configured perps gateway (PROTOCOL.md §1.1). */
@@ -416,6 +417,18 @@ export class SigningService {
   async clobPostOrders(account: string, orders: readonly ClobOrderRequest[], opts: { origin: string }): Promise<BatchOrderResult[]> {
     const a = await this.prepareClob(account, orders);
     return (await this.execute(a, a.digest, { origin: opts.origin, summary: `${orders.length} order(s)` })) as BatchOrderResult[];
+  }
+
+  /** Cancels every order-book order of `account` (`DELETE /cancel-all`): `{ canceled, not_canceled }`. */
+  async clobCancelAll(account: string): Promise<{ canceled: string[]; not_canceled: Record<string, string> }> {
+    return (await this.l2(account, 'DELETE', '/cancel-all')) as { canceled: string[]; not_canceled: Record<string, string> };
+  }
+
+  /** Posts an order-book heartbeat (`POST /v1/heartbeats`); returns the session id to send next time. */
+  async clobHeartbeat(account: string, heartbeatId: string): Promise<string> {
+    const r = (await this.l2(account, 'POST', '/v1/heartbeats', { heartbeat_id: heartbeatId })) as { heartbeat_id?: unknown };
+    if (typeof r?.heartbeat_id !== 'string') throw new ClobMalformedAnswerError('The exchange answered the heartbeat in an unexpected shape.', { status: 200, exchangeMessage: '' });
+    return r.heartbeat_id;
   }
 
   /** Cancels order-book orders by id (`DELETE /orders`). */

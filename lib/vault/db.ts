@@ -56,6 +56,9 @@ export type AuditEntry = {
   digest?: string;
   result: 'ok' | 'rejected' | 'error' | 'unknown';
   detail?: string;
+  /** Hash chain (lib/audit): the previous entry's hash and this entry's. */
+  prev?: string;
+  hash?: string;
 };
 
 /** A connected origin and the accounts it may see. */
