@@ -7,6 +7,7 @@ import { Onboarding } from './onboarding';
 import { Unlock } from './unlock';
 import { PerpsTicket } from './perps';
 import { PositionsView } from './positions';
+import { AuditView } from './audit';
 import { createPerpsStore } from './stores/perps';
 import { ClobTicket } from './clob';
 import { AccountView } from './account';
@@ -14,12 +15,13 @@ import { SettingsView } from './settings';
 import { ApprovalQueue } from '../approval/queue';
 import { PanicConfirm, PanicReportView, type PanicReport } from './panic';
 
-type TabId = 'perps' | 'positions' | 'clob' | 'account' | 'settings';
+type TabId = 'perps' | 'positions' | 'clob' | 'account' | 'audit' | 'settings';
 const TABS = [
   { id: 'perps', label: 'Perps' },
   { id: 'positions', label: 'Positions' },
   { id: 'clob', label: 'Order book' },
   { id: 'account', label: 'Account' },
+  { id: 'audit', label: 'Audit' },
   { id: 'settings', label: 'Settings' },
 ] as const;
 
@@ -128,6 +130,8 @@ function Unlocked({ status, account, tab, setTab, refresh, switched, setSwitched
         <PositionsView key={account.address} account={account} store={store} />
       ) : tab === 'clob' ? (
         <ClobTicket key={account.address} account={account} onCredentials={refresh} />
+      ) : tab === 'audit' ? (
+        <AuditView />
       ) : tab === 'account' ? (
         <AccountView key={account.address} account={account} onChanged={refresh} />
       ) : (

@@ -12,7 +12,11 @@ type GrantSummary = Grant & { used24h: string; uses24h: number };
 export function Permissions() {
   const [grants, setGrants] = useState<GrantSummary[]>();
   const [error, setError] = useState<string>();
-  const load = () => call<'grant.list', GrantSummary[]>('grant.list', {}).then(setGrants, (e) => setError(messageOf(e)));
+  const [dead, setDead] = useState<{ armed: boolean; perpsCancelAt?: number; lastHeartbeat?: number; error?: string }>();
+  const load = () => {
+    void call<'deadman.status', typeof dead>('deadman.status', {}).then(setDead, () => undefined);
+    return call<'grant.list', GrantSummary[]>('grant.list', {}).then(setGrants, (e) => setError(messageOf(e)));
+  };
   useEffect(() => void load(), []);
   if (!grants) return null;
   return (
@@ -20,6 +24,12 @@ export function Permissions() {
       <h3>Standing permissions</h3>
       <ErrorText error={error} />
       {grants.length === 0 ? <p class="muted">No site may sign without asking.</p> : null}
+      {dead?.armed ? (
+        <p class="muted small" data-testid="deadman">
+          Dead-man timer armed: perps orders cancel at {dead.perpsCancelAt ? new Date(dead.perpsCancelAt).toLocaleTimeString() : '…'} unless renewed ({dead.perpsCancelAt ? Math.max(0, Math.round((dead.perpsCancelAt - Date.now()) / 1000)) : '…'} s left); order-book heartbeat {dead.lastHeartbeat ? `${Math.round((Date.now() - dead.lastHeartbeat) / 1000)} s ago` : 'starting'}.
+          {dead.error ? ` Last renewal failed: ${dead.error}` : ''}
+        </p>
+      ) : null}
       <ul class="orders">
         {grants.map((g) => (
           <li key={g.id} data-testid="grant">

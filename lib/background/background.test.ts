@@ -173,6 +173,7 @@ describe('background: replies never carry secrets', () => {
       'clob.trades': { account: owner },
       'grant.create': { approvalId: 'nope', limits: { allow: { order: true, cancel: true, leverage: false } }, minutes: 60 },
       'grant.list': {},
+      'deadman.status': {},
       'panic.run': { closePositions: false },
       'grant.revoke': { id: 'nope' },
       'data.portfolio': { account: owner },

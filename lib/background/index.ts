@@ -20,6 +20,7 @@ import { disconnected, invalidParams, toRpcError, userRejected } from '../provid
 import { ProviderService } from '../provider/service';
 import { GrantService } from '../grants/service';
 import { pruneAudit } from '../audit';
+import { DeadMan } from './deadman';
 import { readSettings } from '../settings';
 import { activeAccount } from '../accounts';
 import { SigningService } from '../signer/service';
@@ -131,6 +132,7 @@ export function startBackground(o: BackgroundOptions): Background {
     },
   });
   let grants!: GrantService;
+  let deadman!: DeadMan;
 
   const emit = (origin: string | undefined, event: string, data: unknown) => {
     for (const p of ports) {
@@ -214,8 +216,11 @@ export function startBackground(o: BackgroundOptions): Background {
       onChange: (n) => {
         liveGrants = n;
         badge();
+        // While a grant is live the venues' kill switches stay armed (issue #11 §3).
+        void (n > 0 ? deadman.arm() : deadman.disarm()).catch(() => undefined);
       },
     });
+    deadman = new DeadMan({ service, vault, account: async () => (await activeAccount(db, vault))?.address, ...(o.now ? { now: o.now } : {}) });
     provider = new ProviderService({ vault, db, service, registry, showApprovals, emit, grants });
     route = createRouter(
       createProcedures({
@@ -224,6 +229,7 @@ export function startBackground(o: BackgroundOptions): Background {
         service,
         registry,
         grants,
+        deadman: () => deadman.state,
         onUnlocked: async () => {
           await armAutoLock();
           await pruneAudit(db, (await readSettings(db)).auditRetentionDays);

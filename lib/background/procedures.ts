@@ -54,6 +54,7 @@ import { activeAccount, selectAccount } from '../accounts';
 import type { GrantService } from '../grants/service';
 import { ApprovalNotFoundError } from '../approvals/registry';
 import { runPanic } from './panic';
+import type { DeadManStatus } from './deadman';
 import { appendAudit, auditCsv, verifyAudit } from '../audit';
 import { disconnected } from '../provider/errors';
 
@@ -84,6 +85,8 @@ export type ProcedureDeps = {
   registry: ApprovalRegistry;
   /** Standing grants. */
   grants: GrantService;
+  /** The dead-man timer's state. */
+  deadman: () => DeadManStatus;
 };
 
 /** Accounts view: owners with their proxies and CLOB credential info (non-secret). */
@@ -285,6 +288,7 @@ export function createProcedures(d: ProcedureDeps): Handlers {
       return grant;
     },
     'grant.list': async () => d.grants.list(),
+    'deadman.status': async () => d.deadman(),
     'panic.run': async ({ closePositions }) => {
       const active = await activeAccount(db, vault);
       const report = await runPanic({

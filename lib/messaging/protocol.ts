@@ -94,6 +94,7 @@ export const PROCEDURES = {
     activity: true,
   },
   'grant.list': { input: v.strictObject({}), senders: POPUP, activity: false },
+  'deadman.status': { input: v.strictObject({}), senders: POPUP, activity: false },
   'panic.run': { input: v.strictObject({ closePositions: v.boolean() }), senders: POPUP, activity: true },
   'grant.revoke': { input: v.strictObject({ id: v.pipe(v.string(), v.maxLength(64)) }), senders: POPUP, activity: true },
   'approval.decide': {

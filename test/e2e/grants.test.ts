@@ -1,0 +1,164 @@
+/**
+ * Standing grants, the panic switch, the dead-man timer and the audit log in real Chromium against the
+ * sandbox (issue #11): a site trades 50 orders inside a grant without a window and the sandbox verifies
+ * them all; an order over a limit opens a window that names the limit; a withdrawal under a grant
+ * still opens a window; the audit export lists every signature with its origin; the panic switch leaves
+ * no open order at either venue and locks (which revokes the grant); the dead-man timer has the venues
+ * cancel the orders after the browser is closed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { launchHarness, type Harness } from './harness';
+
+const PASSWORD = 'correct horse battery staple';
+let h: Harness;
+let demo: Page;
+let popup: Page;
+let windows = 0;
+
+declare const chrome: { runtime: { sendMessage: (m: unknown) => Promise<{ ok: boolean; result?: unknown; error?: unknown }> } };
+const send = (type: string, payload: unknown = {}) => popup.evaluate(([t, p]) => chrome.runtime.sendMessage({ type: t, payload: p }), [type, payload] as const);
+type Provider = { request: (a: unknown) => Promise<unknown> };
+const pageRequest = (method: string, params?: unknown) =>
+  demo.evaluate(
+    ([m, p]) => (window as unknown as { countersign: Provider }).countersign.request({ method: m, ...(p === undefined ? {} : { params: p }) }).then((r) => ({ ok: true, r }), (e: { code: number; message: string }) => ({ ok: false, code: e.code, message: e.message })),
+    [method, params] as const,
+  ) as Promise<{ ok: boolean; r?: unknown; code?: number; message?: string }>;
+const nextWindow = () => h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
+async function approveIn(w: Page) {
+  await w.bringToFront();
+  await w.waitForFunction(() => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled, undefined, { timeout: 5_000 });
+  await w.getByTestId('approve').click();
+}
+const owner = () => h.sandbox.demo.owner.address.toLowerCase();
+const openPerps = () => [...h.sandbox.ctx.venue.orders.values()].filter((o) => o.owner === owner() && (o.status === 'open' || o.status === 'untriggered'));
+const liveClob = () => [...h.sandbox.ctx.clob.orders.values()].filter((o) => o.address === owner() && o.status === 'live');
+const ethOrder = (price: string, qty = '0.1') => ({ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty, p: price, tif: 'gtc', po: true }] } });
+
+beforeAll(async () => {
+  h = await launchHarness();
+  h.ctx.on('page', (p) => {
+    if (p.url().endsWith('/approval.html')) windows++;
+  });
+  popup = await h.openPopup();
+  expect((await send('vault.create', { password: PASSWORD })).ok).toBe(true);
+  expect((await send('vault.importOwnerKey', { privateKey: h.sandbox.demo.owner.privateKey })).ok).toBe(true);
+  const p = h.sandbox.demo.proxy;
+  expect((await send('proxy.import', { account: h.sandbox.demo.owner.address, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry })).ok).toBe(true);
+  expect((await send('clob.createOrDerive', { account: h.sandbox.demo.owner.address })).ok).toBe(true);
+  demo = await h.ctx.newPage();
+  await demo.goto(`${h.sandbox.url}/demo`);
+  await demo.getByText('Found Countersign').first().waitFor();
+  const w = nextWindow();
+  const connected = pageRequest('eth_requestAccounts');
+  await approveIn(await w);
+  expect((await connected).ok).toBe(true);
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('standing grants in Chromium', () => {
+  it('offered from the approval window; then 50 orders inside the grant are signed without a window and verified by the sandbox', async () => {
+    const opened = nextWindow();
+    const first = pageRequest('perps_sendCommand', ethOrder('3100'));
+    const w = await opened;
+    await w.getByRole('button', { name: 'Allow this site within limits…' }).click();
+    await w.getByRole('button', { name: 'Save permission' }).click();
+    await w.getByText(/Saved for 8 h/).waitFor();
+    await h.screenshot(w, '40-grant-offer');
+    await approveIn(w);
+    expect((await first).ok).toBe(true);
+    const badge = await h.worker.evaluate(() => (globalThis as unknown as { chrome: { action: { getBadgeText: (o: object) => Promise<string> } } }).chrome.action.getBadgeText({}));
+    expect(badge).toBe('ON');
+
+    const windowsBefore = windows;
+    const accepted = () => h.sandbox.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/orders' && r.status === 200).length;
+    const before = accepted();
+    const results = await demo.evaluate(async () => {
+      const p = (window as unknown as { countersign: Provider }).countersign;
+      const out: boolean[] = [];
+      for (let i = 0; i < 50; i++) {
+        const r = await p.request({ method: 'perps_sendCommand', params: { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: (3100 - i * 0.05).toFixed(2), tif: 'gtc', po: true }] } } }).then(() => true, () => false);
+        out.push(r);
+      }
+      return out;
+    });
+    expect(results.every(Boolean)).toBe(true);
+    expect(windows).toBe(windowsBefore);
+    expect(accepted() - before).toBe(50);
+  });
+
+  it('an order over a limit opens a window that names the limit; a withdrawal under the grant still asks', async () => {
+    const opened = nextWindow();
+    const over = pageRequest('perps_sendCommand', ethOrder('3100', '1'));
+    const w = await opened;
+    await w.getByText(/Outside your standing permission for this site: notional 3100 USDC is above the 2000 USDC allowed per order/).waitFor();
+    await h.screenshot(w, '41-grant-limit-exceeded');
+    await w.getByRole('button', { name: 'Reject' }).click();
+    expect(await over).toMatchObject({ ok: false, code: 4001 });
+    const opened2 = nextWindow();
+    const wd = pageRequest('perps_sendCommand', { op: { type: 'withdraw', args: { account: h.sandbox.demo.owner.address, token: h.sandbox.ctx.config.usdc, amount: '1000000', to: h.sandbox.demo.counterparty.address } } });
+    const w2 = await opened2;
+    await w2.getByText(/A withdrawal always needs your approval/).waitFor();
+    expect(await w2.getByRole('button', { name: 'Allow this site within limits…' }).count()).toBe(0);
+    await w2.getByRole('button', { name: 'Reject' }).click();
+    expect(await wd).toMatchObject({ ok: false, code: 4001 });
+  });
+
+  it('the audit export lists every signature with its origin, and the chain verifies', async () => {
+    const r = (await send('audit.export', { format: 'json' })) as { result: { text: string; verification: { ok: boolean } } };
+    const entries = JSON.parse(r.result.text) as { origin: string; summary: string; kind: string; hash: string }[];
+    const fromSite = entries.filter((e) => e.origin === h.sandbox.url && e.kind === 'perps.createOrders');
+    expect(fromSite.length).toBeGreaterThanOrEqual(51);
+    expect(fromSite.filter((e) => e.summary.endsWith('(standing permission)'))).toHaveLength(50);
+    expect(r.result.verification.ok).toBe(true);
+    await popup.reload();
+    await popup.getByRole('tab', { name: 'Audit' }).click();
+    await popup.getByText(/Chain verified/).waitFor();
+    await popup.getByTestId('audit-entries').locator('li').first().waitFor();
+    await h.screenshot(popup, '42-audit-log');
+    await popup.getByRole('tab', { name: 'Settings' }).click();
+    await popup.getByTestId('grant').waitFor();
+    await popup.getByTestId('deadman').waitFor();
+    await h.screenshot(popup, '43-permissions');
+  });
+
+  it('the panic switch empties both venues, revokes the grant and locks', async () => {
+    expect((await send('clob.postOrders', { account: h.sandbox.demo.owner.address, orders: [{ tokenId: h.sandbox.ctx.clob.markets[0]!.tokenIds[0], side: 'BUY', price: '0.30', size: '10', orderType: 'GTC' }] })).ok).toBe(true);
+    expect(openPerps().length).toBeGreaterThanOrEqual(51);
+    expect(liveClob().length).toBeGreaterThanOrEqual(1);
+    await popup.getByRole('button', { name: 'Panic' }).click();
+    await h.screenshot(popup, '44-panic-confirm');
+    await popup.getByTestId('panic-confirm').click();
+    await popup.getByTestId('panic-report').waitFor();
+    await h.screenshot(popup, '45-panic-report');
+    expect(openPerps()).toEqual([]);
+    expect(liveClob()).toEqual([]);
+    expect(((await send('vault.status')) as { result: { unlocked: boolean } }).result.unlocked).toBe(false);
+    expect((await send('vault.unlock', { password: PASSWORD })).ok).toBe(true);
+    expect(((await send('grant.list')) as { result: unknown[] }).result).toEqual([]);
+  });
+
+  it('the dead-man timer: with a grant live, closing the browser leaves the venues to cancel the orders', async () => {
+    const opened = nextWindow();
+    const first = pageRequest('perps_sendCommand', ethOrder('3100'));
+    const w = await opened;
+    await w.getByRole('button', { name: 'Allow this site within limits…' }).click();
+    await w.getByRole('button', { name: 'Save permission' }).click();
+    await w.getByText(/Saved for 8 h/).waitFor();
+    await approveIn(w);
+    expect((await first).ok).toBe(true);
+    expect((await send('clob.postOrders', { account: h.sandbox.demo.owner.address, orders: [{ tokenId: h.sandbox.ctx.clob.markets[0]!.tokenIds[0], side: 'BUY', price: '0.31', size: '10', orderType: 'GTC' }] })).ok).toBe(true);
+    await popup.waitForTimeout(1_500); // the first renewal and heartbeat have gone out
+    expect(openPerps().length).toBe(1);
+    expect(liveClob().length).toBe(1);
+    await h.ctx.close(); // the browser dies: nothing renews any more
+    await new Promise((r) => setTimeout(r, 21_000));
+    // The venues apply their timers on the next request of the account (any read does).
+    await fetch(`${h.sandbox.url}/perps/v1/account/open-orders`, { headers: { 'SERVICE-PROXY': h.sandbox.demo.proxy.address, 'SERVICE-SECRET': h.sandbox.demo.proxy.secret } });
+    await fetch(`${h.sandbox.url}/clob/ok`);
+    expect(openPerps()).toEqual([]);
+    expect(liveClob()).toEqual([]);
+  }, 60_000);
+});
