@@ -23,6 +23,8 @@ export type GrantSummary = Grant & { used24h: string; uses24h: number };
 export class GrantService {
   private lock: Promise<unknown> = Promise.resolve();
   private readonly now: () => number;
+  /** Decrypted grants while unlocked (the vault's sealed records are the truth; this saves a decrypt per request). */
+  private cache: { grant: Grant; uses: GrantUse[] }[] | undefined;
 
   constructor(private readonly o: { vault: Vault; now?: () => number; onChange?: (live: number) => void }) {
     this.now = o.now ?? Date.now;
@@ -36,11 +38,26 @@ export class GrantService {
   }
 
   private async live(): Promise<{ grant: Grant; uses: GrantUse[] }[]> {
-    if (!this.o.vault.unlocked) return [];
-    const all = await this.o.vault.listGrants();
+    if (!this.o.vault.unlocked) {
+      this.cache = undefined;
+      return [];
+    }
+    const all = this.cache ?? (await this.o.vault.listGrants());
     const now = this.now();
     for (const g of all.filter((x) => x.grant.expiresAt <= now)) await this.o.vault.deleteGrant(g.grant.id);
-    return all.filter((x) => x.grant.expiresAt > now);
+    this.cache = all.filter((x) => x.grant.expiresAt > now);
+    return this.cache;
+  }
+
+  /** Writes a grant through to the vault and the cache. */
+  private async save(grant: Grant, uses: GrantUse[]): Promise<void> {
+    await this.o.vault.putGrant(grant, uses);
+    if (this.cache) this.cache = [...this.cache.filter((x) => x.grant.id !== grant.id), { grant, uses }];
+  }
+
+  private async remove(id: string): Promise<void> {
+    await this.o.vault.deleteGrant(id);
+    if (this.cache) this.cache = this.cache.filter((x) => x.grant.id !== id);
   }
 
   private changed(n: number) {
@@ -52,9 +69,9 @@ export class GrantService {
     if (!(input.durationMs >= 60_000 && input.durationMs <= MAX_GRANT_MS)) throw new GrantDurationError();
     return this.exclusive(async () => {
       const now = this.now();
-      for (const g of await this.live()) if (g.grant.origin === input.origin && g.grant.account.toLowerCase() === input.account.toLowerCase()) await this.o.vault.deleteGrant(g.grant.id);
+      for (const g of await this.live()) if (g.grant.origin === input.origin && g.grant.account.toLowerCase() === input.account.toLowerCase()) await this.remove(g.grant.id);
       const grant: Grant = { ...input.limits, id: crypto.randomUUID(), origin: input.origin, account: input.account, createdAt: now, expiresAt: now + input.durationMs };
-      await this.o.vault.putGrant(grant, []);
+      await this.save(grant, []);
       this.changed((await this.live()).length);
       return grant;
     });
@@ -74,7 +91,7 @@ export class GrantService {
       const verdict = evaluateGrant(found.grant, req, { now, uses: found.uses, mid: (m) => mids.get(m) });
       if (verdict.ok) {
         const uses = [...found.uses.filter((u) => u.at > now - 24 * 3_600_000), { at: now, notional: verdict.notional }];
-        await this.o.vault.putGrant(found.grant, uses);
+        await this.save(found.grant, uses);
       }
       return verdict;
     });
@@ -98,7 +115,7 @@ export class GrantService {
 
   async revoke(id: string): Promise<void> {
     await this.exclusive(async () => {
-      await this.o.vault.deleteGrant(id);
+      await this.remove(id);
       this.changed((await this.live()).length);
     });
   }
@@ -106,7 +123,7 @@ export class GrantService {
   async revokeOrigin(origin: string): Promise<number> {
     return this.exclusive(async () => {
       const mine = (await this.live()).filter((g) => g.grant.origin === origin);
-      for (const g of mine) await this.o.vault.deleteGrant(g.grant.id);
+      for (const g of mine) await this.remove(g.grant.id);
       this.changed((await this.live()).length);
       return mine.length;
     });
@@ -116,6 +133,7 @@ export class GrantService {
   async revokeAll(): Promise<number> {
     return this.exclusive(async () => {
       const n = await this.o.vault.deleteAllGrants();
+      this.cache = undefined;
       this.changed(0);
       return n;
     });

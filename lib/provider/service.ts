@@ -166,10 +166,19 @@ export class ProviderService {
     return [];
   }
 
-  /** Mid price of a perps instrument (ticker read) for grant checks. */
+  private readonly mids = new Map<string, { at: number; mid: Promise<string | undefined> }>();
+
+  /** Mid price of a perps instrument (ticker read, reused for 1 s) for grant checks. */
   private async perpsMid(market: string): Promise<string | undefined> {
-    const t = (await this.d.service.perpsRead(undefined, 'tickers', { instrument_id: Number(market) })) as { mid_price?: unknown }[];
-    return typeof t[0]?.mid_price === 'string' ? t[0].mid_price : undefined;
+    const hit = this.mids.get(market);
+    if (hit && Date.now() - hit.at < 1_000) return hit.mid;
+    const mid = this.d.service.perpsRead(undefined, 'tickers', { instrument_id: Number(market) }).then((t) => {
+      const m = (t as { mid_price?: unknown }[])[0]?.mid_price;
+      return typeof m === 'string' && /^\d{1,20}(\.\d{1,20})?$/.test(m) ? m : undefined;
+    });
+    this.mids.set(market, { at: Date.now(), mid });
+    mid.catch(() => this.mids.delete(market));
+    return mid;
   }
 
   /**

@@ -2,7 +2,9 @@
 import { benchSigning, printSigning } from './signing';
 import { benchVault } from './vault';
 import { printSizes } from './size';
+import { benchGrant } from './grant';
 
 printSizes();
 printSigning(await benchSigning());
 await benchVault();
+await benchGrant();
