@@ -7,7 +7,7 @@ import { Button, ErrorText, Field, Notice } from '../../components/ui';
 import { call, messageOf } from './api';
 import { Permissions } from './permissions';
 
-type Settings = { perpsUrl: string; clobUrl: string; gammaUrl: string; dataUrl: string; clobChainId: number; autoLockMinutes: number; theme: 'system' | 'light' | 'dark'; headerSet: 'seed' | 'venue'; maxPositionUsdc: number };
+type Settings = { perpsUrl: string; clobUrl: string; gammaUrl: string; dataUrl: string; clobChainId: number; autoLockMinutes: number; theme: 'system' | 'light' | 'dark'; headerSet: 'seed' | 'venue'; maxPositionUsdc: number; auditRetentionDays: number };
 
 export function SettingsView({ onChanged, onAddKey }: { onChanged: () => Promise<void>; onAddKey: () => void }) {
   const [s, setS] = useState<Settings>();
@@ -65,6 +65,7 @@ export function SettingsView({ onChanged, onAddKey }: { onChanged: () => Promise
             <option value="seed">SVC_* / SERVICE-* (sandbox, default)</option><option value="venue">POLY_* / POLYMARKET-* (the venue's gateways)</option>
           </select>
         </Field>
+        <Field label="Keep the audit log (days, 0 = forever)"><input name="auditRetentionDays" inputMode="numeric" value={String(s.auditRetentionDays)} onInput={(e) => setS({ ...s, auditRetentionDays: Number(e.currentTarget.value) })} /></Field>
         <Field label="Warn when a position would exceed (USDC notional)"><input name="maxPositionUsdc" inputMode="numeric" value={String(s.maxPositionUsdc)} onInput={(e) => setS({ ...s, maxPositionUsdc: Number(e.currentTarget.value) })} /></Field>
         <div class="grid3">
           <Field label="Auto-lock (minutes)"><input name="autoLockMinutes" inputMode="numeric" value={String(s.autoLockMinutes)} onInput={(e) => setS({ ...s, autoLockMinutes: Number(e.currentTarget.value) })} /></Field>
