@@ -11,7 +11,10 @@ export default defineConfig({
   publicDir: 'public',
   imports: false,
   vite: () => ({ plugins: [preact()] }),
-  manifest: {
+  manifest: ({ browser }) => ({
+    // Firefox: a fixed add-on id (storage and the browser tests address the extension by it) and the
+    // first ESR with MV3 main-world content scripts and storage.session.
+    ...(browser === 'firefox' ? { browser_specific_settings: { gecko: { id: 'countersign@countersign.xyz', strict_min_version: '128.0' } } } : {}),
     name: 'Countersign',
     description: 'Keeps trading keys encrypted and signs exactly what the venue verifies, only with your approval.',
     permissions: ['storage', 'alarms', 'unlimitedStorage'],
@@ -28,5 +31,5 @@ export default defineConfig({
     content_security_policy: {
       extension_pages: "script-src 'self'; object-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
     },
-  },
+  }),
 });

@@ -36,6 +36,7 @@ export type BackgroundBrowser = {
     getURL: (path: string) => string;
     onMessage: { addListener: (fn: (message: unknown, sender: BrowserSender) => Promise<unknown> | undefined) => void };
     onStartup: { addListener: (fn: () => void) => void };
+    onInstalled?: { addListener: (fn: (details: { reason: string }) => void) => void };
     onConnect?: { addListener: (fn: (port: BrowserPort) => void) => void };
   };
   windows?: {
@@ -43,6 +44,7 @@ export type BackgroundBrowser = {
     update: (id: number, o: { focused: boolean }) => Promise<unknown>;
     onRemoved: { addListener: (fn: (id: number) => void) => void };
   };
+  tabs?: { create: (o: { url: string }) => Promise<unknown> };
   commands?: { onCommand: { addListener: (fn: (command: string) => void) => void } };
   action?: { setBadgeText: (o: { text: string }) => Promise<void> | void; setBadgeBackgroundColor?: (o: { color: string }) => Promise<void> | void };
   storage: {
@@ -276,6 +278,10 @@ export function startBackground(o: BackgroundOptions): Background {
     if (alarm.name === AUTOLOCK_ALARM) void ready.then(lock);
   });
   browser.runtime.onStartup.addListener(() => void ready.then(lock));
+  // First install: open the onboarding in a tab (a person sees where to start; the popup is small).
+  browser.runtime.onInstalled?.addListener(({ reason }) => {
+    if (reason === 'install') void browser.tabs?.create({ url: browser.runtime.getURL('/popup.html#welcome') });
+  });
   // The panic shortcut opens the popup on the panic confirmation (one click away, never automatic).
   browser.commands?.onCommand.addListener((command) => {
     if (command === 'panic') void browser.windows?.create({ url: browser.runtime.getURL('/popup.html#panic'), type: 'popup', width: 400, height: 600, focused: true });
