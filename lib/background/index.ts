@@ -233,6 +233,9 @@ export function startBackground(o: BackgroundOptions): Background {
         grants,
         deadman: () => deadman.state,
         onUnlocked: async () => {
+          // Grants never outlive a lock: one left on disk by a browser restart (locked without running
+          // the lock path) is revoked at the next unlock.
+          await grants.revokeAll();
           await armAutoLock();
           await pruneAudit(db, (await readSettings(db)).auditRetentionDays);
           const active = await activeAccount(db, vault);

@@ -29,6 +29,12 @@ export type VaultMeta = {
 /** Failed unlock attempts and the earliest time (ms) the next attempt is allowed. */
 export type BackoffRecord = { id: 'backoff'; failures: number; nextAllowedAt: number };
 
+/**
+ * The sealed index of every secret record's digest (`id → sha256(iv ‖ ct)`), sealed by the master key:
+ * a record replaced by an older copy of itself (rolled back) no longer matches it.
+ */
+export type RecordIndex = { id: 'index'; sealed: Sealed };
+
 /** Kinds of secret record. `grant`: a site's standing grant and its uses (sealed: origin and limits are private). */
 export type SecretKind = 'owner' | 'proxy' | 'clob' | 'grant';
 
@@ -65,7 +71,7 @@ export type AuditEntry = {
 export type Connection = { origin: string; accounts: string[]; connectedAt: number };
 
 export interface VaultSchema extends DBSchema {
-  meta: { key: string; value: VaultMeta | BackoffRecord };
+  meta: { key: string; value: VaultMeta | BackoffRecord | RecordIndex };
   secrets: { key: string; value: SecretRecord; indexes: { byAccount: string } };
   settings: { key: string; value: unknown };
   audit: { key: number; value: AuditEntry };

@@ -60,3 +60,11 @@ export class BackupInvalidError extends BaseError {
     super('This file is not a Countersign backup, or it is damaged.');
   }
 }
+
+/** A stored record does not match the vault's sealed index: changed, replaced by an older copy, or injected. */
+export class TamperedRecordError extends BaseError {
+  override name = 'Vault.TamperedRecordError';
+  constructor() {
+    super('A stored key record was changed or rolled back. Nothing was signed; restore from your backup.');
+  }
+}

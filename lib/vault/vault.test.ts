@@ -5,6 +5,7 @@ import { openDB } from 'idb';
 import { KdfParamsError, DecryptError, type KdfParams } from './crypto';
 import { MIGRATIONS, openVaultDb, V1, type Migration, type VaultMeta } from './db';
 import {
+  TamperedRecordError,
   BackupInvalidError,
   ProxyKeyMismatchError,
   UnlockBackoffError,
@@ -121,7 +122,7 @@ describe('Vault.changePassword', () => {
 });
 
 describe('Vault records', () => {
-  it('detects a tampered record, a swapped record and a moved record', async () => {
+  it('detects a tampered record, a swapped record, a moved record and a rolled-back record', async () => {
     const { vault, db } = await fresh();
     await vault.create(PASSWORD);
     const a = await vault.generateOwnerKey();
@@ -132,13 +133,28 @@ describe('Vault records', () => {
     const ct = ra.sealed.ct.slice();
     ct[0] = ct[0]! ^ 1;
     await db.put('secrets', { ...ra, sealed: { ...ra.sealed, ct } });
-    await expect(vault.ownerAccount(a.address)).rejects.toBeInstanceOf(DecryptError);
+    await expect(vault.ownerAccount(a.address)).rejects.toBeInstanceOf(TamperedRecordError);
     // Swap: b's sealed secret under a's id.
     await db.put('secrets', { ...ra, sealed: rb.sealed });
-    await expect(vault.ownerAccount(a.address)).rejects.toBeInstanceOf(DecryptError);
+    await expect(vault.ownerAccount(a.address)).rejects.toBeInstanceOf(TamperedRecordError);
+    // Put a's record back as it was: it reads again.
+    await db.put('secrets', ra);
+    expect((await vault.ownerAccount(a.address)).address).toBe(a.address);
     // Move: a's record re-assigned to another account.
     await db.put('secrets', { ...rb, account: a.address.toLowerCase() });
     await expect(vault.ownerAccount(b.address)).rejects.toBeInstanceOf(DecryptError);
+    // Roll back: a proxy record replaced by its older copy (an older secret) is refused, also after a restart.
+    const owner = a.address;
+    const proxyKey = generatePrivateKey();
+    await vault.putProxy({ account: owner, privateKey: proxyKey, secret: 'old-secret', expiry: 9_000_000_000_000 });
+    const id = `proxy:${privateKeyToAccount(proxyKey).address.toLowerCase()}`;
+    const old = (await db.get('secrets', id))!;
+    await vault.putProxy({ account: owner, privateKey: proxyKey, secret: 'new-secret', expiry: 9_000_000_000_001 });
+    await db.put('secrets', old);
+    await expect(vault.proxyFor(owner)).rejects.toBeInstanceOf(TamperedRecordError);
+    await vault.lock();
+    await vault.unlock(PASSWORD);
+    await expect(vault.proxyFor(owner)).rejects.toMatchObject({ name: 'Vault.TamperedRecordError', shortMessage: expect.stringContaining('Nothing was signed') });
   });
 
   it('never stores a private key, proxy secret or API secret in clear', async () => {

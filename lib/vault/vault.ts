@@ -29,7 +29,9 @@ import {
   type KdfParams,
   type Sealed,
 } from './crypto';
-import type { BackoffRecord, SecretRecord, VaultDb, VaultMeta } from './db';
+import type { BackoffRecord, RecordIndex, SecretRecord, VaultDb, VaultMeta } from './db';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import type { Grant, GrantUse } from '../grants/evaluate';
 import {
   BackupInvalidError,
@@ -41,6 +43,7 @@ import {
   VaultNotInitializedError,
   WeakPasswordError,
   WrongPasswordError,
+  TamperedRecordError,
 } from './errors';
 
 /** What survives a worker restart while unlocked (`storage.session`). Base64 strings. */
@@ -87,7 +90,10 @@ export type VaultOptions = {
 /** Hooks for tests (simulating a crash between steps). */
 export type ChangePasswordHooks = { beforeCommit?: () => void };
 
+const INDEX_AAD = 'countersign/v1/meta/index';
+
 export class Vault {
+  private index: Map<string, string> | undefined;
   private mk: CryptoKey | undefined;
   private readonly db: VaultDb;
   private readonly session: SessionStore;
@@ -246,6 +252,7 @@ export class Vault {
   /** Forgets the master key here and in the session store. */
   async lock(): Promise<void> {
     this.mk = undefined;
+    this.index = undefined;
     await this.session.clear();
   }
 
@@ -269,6 +276,51 @@ export class Vault {
     return this.mk;
   }
 
+  // ------------------------------------------------------------------------------------------
+  // The sealed record index (rollback detection, issue #12 §3)
+
+  /** Digest of a sealed record: sha256(iv ‖ ct), hex. */
+  private static digestOf(s: Sealed): string {
+    const buf = new Uint8Array(s.iv.length + s.ct.length);
+    buf.set(s.iv);
+    buf.set(s.ct, s.iv.length);
+    return bytesToHex(sha256(buf));
+  }
+
+  /** The index, loaded (or, for a vault that has none yet, built from the records on first use). */
+  private async loadIndex(): Promise<Map<string, string>> {
+    if (this.index) return this.index;
+    const rec = (await this.db.get('meta', 'index')) as RecordIndex | undefined;
+    if (rec) {
+      this.index = new Map(Object.entries(dec<Record<string, string>>(await open(this.key(), rec.sealed, INDEX_AAD))));
+    } else {
+      const all = await this.db.getAll('secrets');
+      this.index = new Map(all.map((r) => [r.id, Vault.digestOf(r.sealed)]));
+      await this.db.put('meta', { id: 'index', sealed: await seal(this.key(), enc(Object.fromEntries(this.index)), INDEX_AAD) });
+    }
+    return this.index;
+  }
+
+  /** Writes `put` records and deletes `del` ids together with the updated index, in one transaction. */
+  private async commit(put: SecretRecord[], del: string[]): Promise<void> {
+    const next = new Map(await this.loadIndex());
+    for (const id of del) next.delete(id);
+    for (const r of put) next.set(r.id, Vault.digestOf(r.sealed));
+    const sealedIndex = await seal(this.key(), enc(Object.fromEntries(next)), INDEX_AAD);
+    const tx = this.db.transaction(['secrets', 'meta'], 'readwrite');
+    for (const id of del) await tx.objectStore('secrets').delete(id);
+    for (const r of put) await tx.objectStore('secrets').put(r);
+    await tx.objectStore('meta').put({ id: 'index', sealed: sealedIndex });
+    await tx.done;
+    this.index = next;
+  }
+
+  /** Deletes records: with the index while unlocked; the records alone while locked (lock revokes grants). */
+  private async remove(ids: string[]): Promise<void> {
+    if (this.mk) await this.commit([], ids);
+    else for (const id of ids) await this.db.delete('secrets', id);
+  }
+
   private async put(kind: SecretRecord['kind'], id: string, account: string, meta: SecretRecord['meta'], secret: unknown) {
     const rec: SecretRecord = {
       id,
@@ -278,12 +330,18 @@ export class Vault {
       sealed: await seal(this.key(), enc(secret), recordAad('secrets', id, account)),
       createdAt: this.now(),
     };
-    await this.db.put('secrets', rec);
+    await this.commit([rec], []);
   }
 
+  /**
+   * Reads and opens a record. Throws `KeyNotFoundError`, `TamperedRecordError` (not the record the
+   * index sealed: changed, rolled back or injected) or `DecryptError` (corrupted, swapped or moved).
+   */
   private async read<T>(id: string): Promise<{ rec: SecretRecord; secret: T }> {
     const rec = await this.db.get('secrets', id);
     if (!rec) throw new KeyNotFoundError('key');
+    const index = await this.loadIndex();
+    if (index.get(id) !== Vault.digestOf(rec.sealed)) throw new TamperedRecordError();
     const secret = dec<T>(await open(this.key(), rec.sealed, recordAad('secrets', rec.id, rec.account)));
     return { rec, secret };
   }
@@ -365,7 +423,7 @@ export class Vault {
 
   /** Removes a proxy record. */
   async deleteProxy(proxy: string): Promise<void> {
-    await this.db.delete('secrets', `proxy:${proxy.toLowerCase()}`);
+    await this.remove([`proxy:${proxy.toLowerCase()}`]);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -428,13 +486,13 @@ export class Vault {
 
   /** Removes one grant (no error when it is gone). */
   async deleteGrant(id: string): Promise<void> {
-    await this.db.delete('secrets', `grant:${id}`);
+    await this.remove([`grant:${id}`]);
   }
 
   /** Removes every grant (works while locked: lock revokes them all). */
   async deleteAllGrants(): Promise<number> {
     const ids = (await this.db.getAll('secrets')).filter((r) => r.kind === 'grant').map((r) => r.id);
-    for (const id of ids) await this.db.delete('secrets', id);
+    await this.remove(ids);
     return ids.length;
   }
 
@@ -485,8 +543,11 @@ export class Vault {
     await tx.objectStore('secrets').clear();
     await tx.objectStore('meta').put(meta);
     await tx.objectStore('meta').put({ id: 'backoff', failures: 0, nextAllowedAt: 0 });
+    // The restored records are trusted (the person restored them): the index is rebuilt from them.
+    await tx.objectStore('meta').delete('index');
     for (const r of secrets) await tx.objectStore('secrets').put(r);
     await tx.done;
+    this.index = undefined;
     unwrapped.raw.fill(0);
     await this.setUnlocked(unwrapped.mk, meta.salt);
   }
