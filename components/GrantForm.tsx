@@ -6,19 +6,10 @@
 import { useState } from 'preact/hooks';
 import { Button, Field } from './ui';
 
-export type GrantFormLimits = {
-  allow: { order: boolean; cancel: boolean; leverage: boolean };
-  instruments?: number[];
-  markets?: string[];
-  maxSize?: string;
-  maxNotional?: string;
-  dailyNotional?: string;
-  maxLeverage?: number;
-  priceBandPct?: string;
-  postOnly?: boolean;
-  reduceOnly?: boolean;
-  ratePerMinute?: number;
-};
+import type { GrantLimits } from '../lib/grants/evaluate';
+
+/** The limits the form produces (those of `lib/grants`). */
+export type GrantFormLimits = GrantLimits;
 
 const DEC = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 

@@ -8,10 +8,10 @@
  * requests left unanswered (0). Invariants: lib/approvals/README.md.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { launchHarness, type Harness } from './harness';
+import { launchHarness, onboardDemo, scanFiles, type Harness } from './harness';
 
 const PASSWORD = 'correct horse battery staple';
 let h: Harness;
@@ -22,7 +22,7 @@ const stats = { sent: 0, withoutConsent: 0, unanswered: 0, approvals: 0, submiss
 
 declare const chrome: { runtime: { sendMessage: (m: unknown) => Promise<{ ok: boolean; result?: unknown; error?: { name: string } }> } };
 type Provider = { request: (a: unknown) => Promise<unknown> };
-const send = (type: string, payload: unknown = {}) => popup.evaluate(([t, p]) => chrome.runtime.sendMessage({ type: t, payload: p }), [type, payload] as const);
+let send: Awaited<ReturnType<typeof onboardDemo>>['send'];
 const trades = () => h.sandbox.ctx.requestLog.filter((r) => r.method !== 'GET' && /^\/perps\/v1\/(trade|account)|^\/clob\/(orders?|auth|cancel)/.test(r.path)).length;
 const audits = async () => ((await send('audit.list', { limit: 500 })).result as unknown[]).length;
 const nextWindow = () => h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
@@ -45,12 +45,7 @@ beforeAll(async () => {
   h.ctx.on('page', (p) => {
     if (p.url().endsWith('/approval.html')) windows++;
   });
-  popup = await h.openPopup();
-  expect((await send('vault.create', { password: PASSWORD })).ok).toBe(true);
-  expect((await send('vault.importOwnerKey', { privateKey: h.sandbox.demo.owner.privateKey })).ok).toBe(true);
-  const p = h.sandbox.demo.proxy;
-  expect((await send('proxy.import', { account: h.sandbox.demo.owner.address, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry })).ok).toBe(true);
-  expect((await send('clob.createOrDerive', { account: h.sandbox.demo.owner.address })).ok).toBe(true);
+  ({ popup, send } = await onboardDemo(h, PASSWORD, { clob: true }));
   demo = await h.ctx.newPage();
   await demo.goto(`${h.sandbox.url}/demo`);
   await demo.getByText('Found Countersign').first().waitFor();
@@ -269,22 +264,7 @@ describe('adversarial browser suite', () => {
       ...strings.flatMap(forms),
       ...creds.map((c) => Buffer.from(c.secret.replace(/-/g, '+').replace(/_/g, '/'), 'base64')),
     ];
-    const hits: string[] = [];
-    let files = 0;
-    const walk = (dir: string) => {
-      for (const name of readdirSync(dir)) {
-        const p = join(dir, name);
-        const st = statSync(p, { throwIfNoEntry: false });
-        if (!st) continue;
-        if (st.isDirectory()) walk(p);
-        else if (st.isFile() && st.size < 64 * 1024 * 1024) {
-          files++;
-          const buf = readFileSync(p);
-          for (const n of needles) if (n.length >= 16 && buf.includes(n)) hits.push(p);
-        }
-      }
-    };
-    walk(h.userDataDir);
+    const { files, hits } = scanFiles(h.userDataDir, needles);
     console.log(`at rest: scanned ${files} files for ${needles.length} secret forms, found ${hits.length}`);
     expect(files).toBeGreaterThan(10);
     expect(hits).toEqual([]);

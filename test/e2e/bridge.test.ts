@@ -6,10 +6,8 @@
  * pending (4900), a fuzz of malformed requests, and scans for secrets in messages and in the profile.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { launchHarness, type Harness } from './harness';
+import { launchHarness, scanFiles, type Harness } from './harness';
 import { internalTransfer } from '../../lib/perps/commands';
 import { createProxyTypedData, perpsOpTypedData, withdrawTypedData } from '../../lib/perps/signing';
 import { clobAuthTypedData } from '../../lib/clob/auth';
@@ -322,22 +320,7 @@ describe('bridge in Chromium', () => {
     const creds = [...h.sandbox.ctx.clob.creds.values()].filter((c) => c.address === h.sandbox.demo.owner.address);
     const secrets = [h.sandbox.demo.owner.privateKey.slice(2), h.sandbox.demo.proxy.privateKey.slice(2), h.sandbox.demo.proxy.secret, ...creds.flatMap((c) => [c.secret, c.passphrase])];
     const needles = secrets.flatMap((s) => [Buffer.from(s, 'latin1'), Buffer.from(s, 'utf16le')]);
-    const hits: string[] = [];
-    let files = 0;
-    const walk = (dir: string) => {
-      for (const name of readdirSync(dir)) {
-        const p = join(dir, name);
-        const st = statSync(p, { throwIfNoEntry: false });
-        if (!st) continue;
-        if (st.isDirectory()) walk(p);
-        else if (st.isFile() && st.size < 64 * 1024 * 1024) {
-          files++;
-          const buf = readFileSync(p);
-          for (const n of needles) if (buf.includes(n)) hits.push(p);
-        }
-      }
-    };
-    walk(h.userDataDir);
+    const { files, hits } = scanFiles(h.userDataDir, needles);
     expect(files).toBeGreaterThan(10);
     expect(hits).toEqual([]);
   });

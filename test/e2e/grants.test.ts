@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launchHarness, type Harness } from './harness';
+import { launchHarness, onboardDemo, type Harness } from './harness';
 
 const PASSWORD = 'correct horse battery staple';
 let h: Harness;
@@ -16,8 +16,7 @@ let demo: Page;
 let popup: Page;
 let windows = 0;
 
-declare const chrome: { runtime: { sendMessage: (m: unknown) => Promise<{ ok: boolean; result?: unknown; error?: unknown }> } };
-const send = (type: string, payload: unknown = {}) => popup.evaluate(([t, p]) => chrome.runtime.sendMessage({ type: t, payload: p }), [type, payload] as const);
+let send: Awaited<ReturnType<typeof onboardDemo>>['send'];
 type Provider = { request: (a: unknown) => Promise<unknown> };
 const pageRequest = (method: string, params?: unknown) =>
   demo.evaluate(
@@ -33,6 +32,18 @@ async function approveIn(w: Page) {
 const owner = () => h.sandbox.demo.owner.address.toLowerCase();
 const openPerps = () => [...h.sandbox.ctx.venue.orders.values()].filter((o) => o.owner === owner() && (o.status === 'open' || o.status === 'untriggered'));
 const liveClob = () => [...h.sandbox.ctx.clob.orders.values()].filter((o) => o.address === owner() && o.status === 'live');
+/** Sends an order whose approval window offers a grant; saves the default limits and approves. */
+async function grantViaWindow(price: string): Promise<void> {
+  const opened = nextWindow();
+  const first = pageRequest('perps_sendCommand', ethOrder(price));
+  const w = await opened;
+  await w.getByRole('button', { name: 'Allow this site within limits…' }).click();
+  await w.getByRole('button', { name: 'Save permission' }).click();
+  await w.getByText(/Saved for 8 h/).waitFor();
+  await h.screenshot(w, '40-grant-offer');
+  await approveIn(w);
+  expect((await first).ok).toBe(true);
+}
 const ethOrder = (price: string, qty = '0.1') => ({ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty, p: price, tif: 'gtc', po: true }] } });
 
 beforeAll(async () => {
@@ -40,12 +51,7 @@ beforeAll(async () => {
   h.ctx.on('page', (p) => {
     if (p.url().endsWith('/approval.html')) windows++;
   });
-  popup = await h.openPopup();
-  expect((await send('vault.create', { password: PASSWORD })).ok).toBe(true);
-  expect((await send('vault.importOwnerKey', { privateKey: h.sandbox.demo.owner.privateKey })).ok).toBe(true);
-  const p = h.sandbox.demo.proxy;
-  expect((await send('proxy.import', { account: h.sandbox.demo.owner.address, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry })).ok).toBe(true);
-  expect((await send('clob.createOrDerive', { account: h.sandbox.demo.owner.address })).ok).toBe(true);
+  ({ popup, send } = await onboardDemo(h, PASSWORD, { clob: true }));
   demo = await h.ctx.newPage();
   await demo.goto(`${h.sandbox.url}/demo`);
   await demo.getByText('Found Countersign').first().waitFor();
@@ -60,15 +66,7 @@ afterAll(async () => {
 
 describe('standing grants in Chromium', () => {
   it('offered from the approval window; then 50 orders inside the grant are signed without a window and verified by the sandbox', async () => {
-    const opened = nextWindow();
-    const first = pageRequest('perps_sendCommand', ethOrder('3100'));
-    const w = await opened;
-    await w.getByRole('button', { name: 'Allow this site within limits…' }).click();
-    await w.getByRole('button', { name: 'Save permission' }).click();
-    await w.getByText(/Saved for 8 h/).waitFor();
-    await h.screenshot(w, '40-grant-offer');
-    await approveIn(w);
-    expect((await first).ok).toBe(true);
+    await grantViaWindow('3100');
     const badge = await h.worker.evaluate(() => (globalThis as unknown as { chrome: { action: { getBadgeText: (o: object) => Promise<string> } } }).chrome.action.getBadgeText({}));
     expect(badge).toBe('ON');
 
@@ -141,14 +139,7 @@ describe('standing grants in Chromium', () => {
   });
 
   it('the dead-man timer: with a grant live, closing the browser leaves the venues to cancel the orders', async () => {
-    const opened = nextWindow();
-    const first = pageRequest('perps_sendCommand', ethOrder('3100'));
-    const w = await opened;
-    await w.getByRole('button', { name: 'Allow this site within limits…' }).click();
-    await w.getByRole('button', { name: 'Save permission' }).click();
-    await w.getByText(/Saved for 8 h/).waitFor();
-    await approveIn(w);
-    expect((await first).ok).toBe(true);
+    await grantViaWindow('3100');
     expect((await send('clob.postOrders', { account: h.sandbox.demo.owner.address, orders: [{ tokenId: h.sandbox.ctx.clob.markets[0]!.tokenIds[0], side: 'BUY', price: '0.31', size: '10', orderType: 'GTC' }] })).ok).toBe(true);
     await popup.waitForTimeout(1_500); // the first renewal and heartbeat have gone out
     expect(openPerps().length).toBe(1);

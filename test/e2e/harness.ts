@@ -4,7 +4,7 @@
  * sandbox gateway on an ephemeral loopback port. Flags from the machine notes.
  */
 import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startSandbox, type RunningSandbox } from '../../lib/sandbox/server';
@@ -86,3 +86,49 @@ export async function launchHarness(): Promise<Harness> {
 }
 
 declare const chrome: { runtime: { sendMessage: (m: unknown) => Promise<{ ok: boolean }> } };
+
+/** Sends one message to the background from an extension page (as the popup does). */
+export function messenger(page: Page) {
+  return (type: string, payload: unknown = {}) =>
+    page.evaluate(([t, p]) => (globalThis as unknown as { chrome: { runtime: { sendMessage: (m: unknown) => Promise<{ ok: boolean; result?: unknown; error?: { name: string } }> } } }).chrome.runtime.sendMessage({ type: t, payload: p }), [type, payload] as const);
+}
+
+/**
+ * Creates a vault with `password` and imports the sandbox's demo owner key and proxy key (and, with
+ * `clob`, derives its order-book credentials) through the popup's messages. Returns the popup and its sender.
+ */
+export async function onboardDemo(h: Harness, password: string, opts: { clob?: boolean; label?: string } = {}) {
+  const popup = await h.openPopup();
+  const send = messenger(popup);
+  const ok = async (type: string, payload: unknown) => {
+    const r = await send(type, payload);
+    if (!r.ok) throw new Error(`${type}: ${JSON.stringify(r.error)}`);
+  };
+  await ok('vault.create', { password });
+  await ok('vault.importOwnerKey', { privateKey: h.sandbox.demo.owner.privateKey, ...(opts.label ? { label: opts.label } : {}) });
+  const p = h.sandbox.demo.proxy;
+  await ok('proxy.import', { account: h.sandbox.demo.owner.address, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry });
+  if (opts.clob) await ok('clob.createOrDerive', { account: h.sandbox.demo.owner.address });
+  return { popup, send };
+}
+
+/** Files of `dir` (recursively, < 64 MiB) containing any of `needles` (each at least 16 bytes), and how many were read. */
+export function scanFiles(dir: string, needles: Buffer[]): { files: number; hits: string[] } {
+  const hits: string[] = [];
+  let files = 0;
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      const st = statSync(p, { throwIfNoEntry: false });
+      if (!st) continue;
+      if (st.isDirectory()) walk(p);
+      else if (st.isFile() && st.size < 64 * 1024 * 1024) {
+        files++;
+        const buf = readFileSync(p);
+        for (const n of needles) if (n.length >= 16 && buf.includes(n)) hits.push(p);
+      }
+    }
+  };
+  walk(dir);
+  return { files, hits };
+}
