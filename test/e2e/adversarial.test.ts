@@ -11,18 +11,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { launchHarness, onboardDemo, scanFiles, type Harness } from './harness';
+import { startDemoSession, scanFiles, type Harness } from './harness';
 
 const PASSWORD = 'correct horse battery staple';
 let h: Harness;
 let demo: Page;
 let popup: Page;
-let windows = 0;
+let windowCount: () => number = () => 0;
 const stats = { sent: 0, withoutConsent: 0, unanswered: 0, approvals: 0, submissions: 0 };
 
 declare const chrome: { runtime: { sendMessage: (m: unknown) => Promise<{ ok: boolean; result?: unknown; error?: { name: string } }> } };
 type Provider = { request: (a: unknown) => Promise<unknown> };
-let send: Awaited<ReturnType<typeof onboardDemo>>['send'];
+let send: Awaited<ReturnType<typeof startDemoSession>>['send'];
 const trades = () => h.sandbox.ctx.requestLog.filter((r) => r.method !== 'GET' && /^\/perps\/v1\/(trade|account)|^\/clob\/(orders?|auth|cancel)/.test(r.path)).length;
 const audits = async () => ((await send('audit.list', { limit: 500 })).result as unknown[]).length;
 const nextWindow = () => h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
@@ -41,21 +41,7 @@ const ask = (body: unknown) =>
   demo.evaluate((b) => (window as unknown as { countersign: Provider }).countersign.request(b).then((r) => ({ ok: true, r }), (e: { code: number }) => ({ ok: false, code: e.code })), body) as Promise<{ ok: boolean; code?: number }>;
 
 beforeAll(async () => {
-  h = await launchHarness();
-  h.ctx.on('page', (p) => {
-    if (p.url().endsWith('/approval.html')) windows++;
-  });
-  ({ popup, send } = await onboardDemo(h, PASSWORD, { clob: true }));
-  demo = await h.ctx.newPage();
-  await demo.goto(`${h.sandbox.url}/demo`);
-  await demo.getByText('Found Countersign').first().waitFor();
-  const w = nextWindow();
-  const c = ask({ method: 'eth_requestAccounts' });
-  const win = await w;
-  await win.bringToFront();
-  await win.waitForFunction(() => { const b = document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null; return !!b && !b.disabled; });
-  await win.getByTestId('approve').click();
-  expect((await c).ok).toBe(true);
+  ({ h, popup, send, demo, windows: windowCount } = await startDemoSession(PASSWORD));
 });
 afterAll(async () => {
   console.log(
@@ -68,7 +54,7 @@ describe('adversarial browser suite', () => {
   it('10 000 fuzzed requests across methods: every one answered with its class code, no window, no signature, nothing sent', async () => {
     const tradesBefore = trades();
     const auditBefore = await audits();
-    const windowsBefore = windows;
+    const windowsBefore = windowCount();
     const N = 10_000;
     const results = await demo.evaluate(async (n) => {
       const p = (window as unknown as { countersign: Provider }).countersign;
@@ -140,14 +126,14 @@ describe('adversarial browser suite', () => {
     console.log('adversarial fuzz: codes per class', JSON.stringify(seen));
     for (const [cls, code] of results) expect(code, cls).toBe(expected[cls]);
     expect(results.length).toBe(N);
-    expect(windows).toBe(windowsBefore);
+    expect(windowCount()).toBe(windowsBefore);
     expect(trades()).toBe(tradesBefore);
     expect(await audits()).toBe(auditBefore);
   }, 240_000);
 
   it('forged frames from the page, a cross-origin iframe and a sandboxed iframe never reach the background', async () => {
     const before = trades();
-    const windowsBefore = windows;
+    const windowsBefore = windowCount();
     const replies = await demo.evaluate(async (other) => {
       const got: unknown[] = [];
       window.addEventListener('message', (e) => {
@@ -170,7 +156,7 @@ describe('adversarial browser suite', () => {
       return got.filter((g) => (g as { id: string }).id !== 'forged-reply');
     }, h.sandbox.url.replace('127.0.0.1', 'localhost'));
     expect(replies).toEqual([]);
-    expect(windows).toBe(windowsBefore);
+    expect(windowCount()).toBe(windowsBefore);
     expect(trades()).toBe(before);
   });
 

@@ -8,15 +8,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launchHarness, onboardDemo, type Harness } from './harness';
+import { startDemoSession, type Harness } from './harness';
 
 const PASSWORD = 'correct horse battery staple';
 let h: Harness;
 let demo: Page;
 let popup: Page;
-let windows = 0;
+let windowCount: () => number = () => 0;
 
-let send: Awaited<ReturnType<typeof onboardDemo>>['send'];
+let send: Awaited<ReturnType<typeof startDemoSession>>['send'];
 type Provider = { request: (a: unknown) => Promise<unknown> };
 const pageRequest = (method: string, params?: unknown) =>
   demo.evaluate(
@@ -47,18 +47,7 @@ async function grantViaWindow(price: string): Promise<void> {
 const ethOrder = (price: string, qty = '0.1') => ({ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty, p: price, tif: 'gtc', po: true }] } });
 
 beforeAll(async () => {
-  h = await launchHarness();
-  h.ctx.on('page', (p) => {
-    if (p.url().endsWith('/approval.html')) windows++;
-  });
-  ({ popup, send } = await onboardDemo(h, PASSWORD, { clob: true }));
-  demo = await h.ctx.newPage();
-  await demo.goto(`${h.sandbox.url}/demo`);
-  await demo.getByText('Found Countersign').first().waitFor();
-  const w = nextWindow();
-  const connected = pageRequest('eth_requestAccounts');
-  await approveIn(await w);
-  expect((await connected).ok).toBe(true);
+  ({ h, popup, send, demo, windows: windowCount } = await startDemoSession(PASSWORD));
 });
 afterAll(async () => {
   await h?.close();
@@ -70,7 +59,7 @@ describe('standing grants in Chromium', () => {
     const badge = await h.worker.evaluate(() => (globalThis as unknown as { chrome: { action: { getBadgeText: (o: object) => Promise<string> } } }).chrome.action.getBadgeText({}));
     expect(badge).toBe('ON');
 
-    const windowsBefore = windows;
+    const windowsBefore = windowCount();
     const accepted = () => h.sandbox.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/orders' && r.status === 200).length;
     const before = accepted();
     const results = await demo.evaluate(async () => {
@@ -83,7 +72,7 @@ describe('standing grants in Chromium', () => {
       return out;
     });
     expect(results.every(Boolean)).toBe(true);
-    expect(windows).toBe(windowsBefore);
+    expect(windowCount()).toBe(windowsBefore);
     expect(accepted() - before).toBe(50);
   });
 

@@ -132,3 +132,39 @@ export function scanFiles(dir: string, needles: Buffer[]): { files: number; hits
   walk(dir);
   return { files, hits };
 }
+
+/**
+ * Opens the sandbox's demo page and connects it: `eth_requestAccounts`, approved in the approval window
+ * once Approve arms. Returns the demo page.
+ */
+export async function connectDemo(h: Harness): Promise<Page> {
+  const demo = await h.ctx.newPage();
+  await demo.goto(`${h.sandbox.url}/demo`);
+  await demo.getByText('Found Countersign').first().waitFor();
+  const opened = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
+  const connected = demo.evaluate(() => (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({ method: 'eth_requestAccounts' }));
+  const w = await opened;
+  await w.bringToFront();
+  await w.waitForFunction(() => {
+    const b = document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null;
+    return !!b && !b.disabled;
+  });
+  await w.getByTestId('approve').click();
+  await connected;
+  return demo;
+}
+
+/**
+ * A ready session for the bridge suites: the browser with the extension, the demo account onboarded
+ * (with order-book credentials) and the demo page connected. `windows()` counts approval windows opened.
+ */
+export async function startDemoSession(password: string) {
+  const h = await launchHarness();
+  let opened = 0;
+  h.ctx.on('page', (p) => {
+    if (p.url().endsWith('/approval.html')) opened++;
+  });
+  const { popup, send } = await onboardDemo(h, password, { clob: true });
+  const demo = await connectDemo(h);
+  return { h, popup, send, demo, windows: () => opened };
+}
