@@ -2,6 +2,7 @@ import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cancelOrders, createOrders, internalTransfer, updateLeverage, withdraw } from '../perps/commands';
 import { openVaultDb, type VaultDb } from '../vault/db';
+import { generatePrivateKey } from 'viem/accounts';
 import { memorySessionStore, Vault } from '../vault/vault';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { OutcomeUnknownError, SigningService, WeightBudgetError } from './service';
@@ -202,5 +203,18 @@ describe('SigningService against the sandbox', () => {
     expect(seen).toContain('polymarket-proxy');
     expect(seen).toContain('poly_api_key');
     expect(Object.keys(await venue.clobSignRequest(owner, { method: 'GET', requestPath: '/data/orders' })).sort()).toEqual(['POLY_ADDRESS', 'POLY_API_KEY', 'POLY_PASSPHRASE', 'POLY_SIGNATURE', 'POLY_TIMESTAMP']);
+  });
+
+  it('signs and sends nothing when a key record was rolled back to an older copy', async () => {
+    const fresh = (await vault.generateOwnerKey('rollback')).address;
+    const pk = generatePrivateKey();
+    const p = await vault.putProxy({ account: fresh, privateKey: pk, secret: 'old-secret', expiry: h.clock.now + 3_600_000 });
+    const id = `proxy:${p.proxy.toLowerCase()}`;
+    const old = (await db.get('secrets', id))!;
+    await vault.putProxy({ account: fresh, privateKey: pk, secret: 'new-secret', expiry: h.clock.now + 7_200_000 });
+    await db.put('secrets', old); // the older copy back on disk
+    const before = h.ctx.requestLog.length;
+    await expect(service.perpsSend(fresh, cancelOrders({ oids: [1] }), { origin: 'test' })).rejects.toMatchObject({ name: 'Vault.TamperedRecordError' });
+    expect(h.ctx.requestLog.length).toBe(before);
   });
 });

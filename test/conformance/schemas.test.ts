@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ZodType } from 'zod';
 import * as perps from '@polymarket/bindings/perps';
 import * as clob from '@polymarket/bindings/clob';
-import { createOrders } from '../../lib/perps/commands';
+import { autoCancel, cancelAll, cancelOrders, createOrders, createProxy, deleteProxy, updateLeverage, withdraw } from '../../lib/perps/commands';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { buildL2Headers } from '../../lib/clob/auth';
 import { startHarness, type Harness } from '../../lib/sandbox/testkit';
 
@@ -97,6 +98,22 @@ describe('perps reads validate under @polymarket/bindings/perps', () => {
     valid(perps.FetchPerpsOpenOrdersResponseSchema, open, 'open');
     expect(open.some((o) => o.status === 'accepted' && o.tpsl)).toBe(true);
     expect(now()).toBeGreaterThan(0);
+  });
+});
+
+describe('perps command answers validate under @polymarket/bindings/perps', () => {
+  it('createOrders, cancelOrders, cancelAll, updateLeverage, autoCancel, withdraw, createProxy and deleteProxy', async () => {
+    const acks = await h.send(h.proxy, createOrders({ orders: [{ iid: 3, buy: true, qty: '1', p: '100', tif: 'gtc' }] }));
+    for (const a of acks as unknown[]) valid(perps.PerpsPostOrderAckSchema, a, 'createOrders ack');
+    const oid = (acks as { oid: number }[])[0]!.oid;
+    for (const r of (await h.send(h.proxy, cancelOrders({ oids: [oid, 999_999] }))) as unknown[]) valid(perps.PerpsCancelOrderResultSchema, r, 'cancel result');
+    valid(perps.PerpsCancelAllOrdersResponseSchema, await h.send(h.proxy, cancelAll({})), 'cancelAll');
+    valid(perps.PerpsUpdateLeverageResultSchema, await h.send(h.proxy, updateLeverage({ iid: 3, lev: 4, cross: true })), 'updateLeverage');
+    valid(perps.PerpsAutoCancelResponseSchema, await h.send(h.proxy, autoCancel({ time: h.clock.now + 60_000 })), 'autoCancel');
+    valid(perps.PerpsWithdrawResponseSchema, await h.send(h.owner, withdraw({ account: h.owner.address, token: h.ctx.config.usdc, amount: '1000000', to: h.owner.address })), 'withdraw');
+    const proxy = privateKeyToAccount(generatePrivateKey()).address;
+    valid(perps.PerpsCreateProxyResponseSchema, await h.send(h.owner, createProxy({ owner: h.owner.address, proxy, expiry: h.clock.now + 3_600_000 })), 'createProxy');
+    valid(perps.PerpsDeleteProxyResponseSchema, await h.send(h.owner, deleteProxy({ proxy })), 'deleteProxy');
   });
 });
 

@@ -142,6 +142,10 @@ describe('adversarial browser suite', () => {
       const frame = { target: 'countersign:content', method: 'perps_sendCommand', params: { op: { type: 'cancelAll', args: {} } } };
       // A reply frame forged by the page itself is not an answer the provider waits for.
       window.postMessage({ target: 'countersign:page', id: 'forged-reply', result: 'ok' }, '*');
+      // Two frames with one id: the second is refused while the first is pending (-32600).
+      const dup = { target: 'countersign:content', id: 'forged-dup', method: 'eth_chainId' };
+      window.postMessage(dup, '*');
+      window.postMessage({ ...dup, method: 'perps_sendCommand', params: { op: { type: 'cancelAll', args: {} } } }, '*');
       // Frames from a sandboxed (null-origin) and a cross-origin iframe to the parent.
       const sandboxed = document.createElement('iframe');
       sandboxed.setAttribute('sandbox', 'allow-scripts');
@@ -155,7 +159,10 @@ describe('adversarial browser suite', () => {
       await new Promise((r) => setTimeout(r, 1_000));
       return got.filter((g) => (g as { id: string }).id !== 'forged-reply');
     }, h.sandbox.url.replace('127.0.0.1', 'localhost'));
-    expect(replies).toEqual([]);
+    // Only the page's own frames are answered: the duplicate id once with -32600, the first with the chain id.
+    const dups = (replies as { id: string; result?: unknown; error?: { code: number } }[]).filter((r) => r.id === 'forged-dup');
+    expect(dups.map((r) => r.error?.code ?? r.result).sort()).toEqual([-32600, '0x13882'].sort());
+    expect(replies.filter((r) => (r as { id: string }).id !== 'forged-dup')).toEqual([]);
     expect(windowCount()).toBe(windowsBefore);
     expect(trades()).toBe(before);
   });

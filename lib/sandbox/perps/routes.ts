@@ -195,7 +195,7 @@ export function perpsRoutes(ctx: SandboxContext): Hono {
         const time = args.time as number;
         if (time !== 0 && time < t + 5_000) throw new VenueError('auto_cancel_too_soon');
         acct.autoCancelAt = time === 0 ? undefined : time;
-        return { status: 'ok', time };
+        return { status: 'ok', deadline: time };
       }
       case 'updateLeverage': {
         const inst = venue.instruments.get(args.iid as number);
