@@ -26,7 +26,7 @@ import { createProxyDigest, perpsOpDigest, withdrawDigest, type PerpsCommandDoma
 import { l2Message } from '../clob/auth';
 import { clobOrderDigest, exchangeAddress, parseClobOrder, type OrderType, type SignedOrderJson } from '../clob/order';
 import { formatUnitsMin2, shortAddress } from '../format';
-import { describePerpsCommand } from '../provider/describe';
+import { describePerpsCommand } from '../perps/describe';
 
 /** Which key signs: the owner key, the account's proxy key, or (HMAC) the API key's secret. */
 export type ArtifactKey = 'owner' | 'proxy' | 'api';

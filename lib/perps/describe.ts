@@ -3,7 +3,7 @@
  * "Buy 2.5 ETH-PERP at 3,120.50, good-til-cancelled, post-only — request weight 1, action weight 1" and
  * "Withdraw 10.00 USDC (10000000 base units) to 0x99…A4dc". Pure.
  */
-import type { PerpsCommand, PerpsOrderInput } from '../perps/commands';
+import type { PerpsCommand, PerpsOrderInput } from './commands';
 import { formatUnitsMin2, groupDecimal, shortAddress } from '../format';
 
 const TIF: Record<string, string> = { gtc: 'good-til-cancelled', ioc: 'immediate-or-cancel', fok: 'fill-or-kill' };
