@@ -7,7 +7,6 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
-import { generatePrivateKey } from 'viem/accounts';
 import { openVaultDb } from '../vault/db';
 import { memorySessionStore, Vault } from '../vault/vault';
 import { ApprovalRegistry } from '../approvals/registry';

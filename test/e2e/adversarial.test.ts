@@ -25,7 +25,6 @@ type Provider = { request: (a: unknown) => Promise<unknown> };
 let send: Awaited<ReturnType<typeof startDemoSession>>['send'];
 const trades = () => h.sandbox.ctx.requestLog.filter((r) => r.method !== 'GET' && /^\/perps\/v1\/(trade|account)|^\/clob\/(orders?|auth|cancel)/.test(r.path)).length;
 const audits = async () => ((await send('audit.list', { limit: 500 })).result as unknown[]).length;
-const nextWindow = () => h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
 /** The real approval window showing a pending request (not a blocked tab a page tried to open). */
 async function approvalWindow(): Promise<Page> {
   for (let i = 0; i < 100; i++) {
