@@ -12,6 +12,10 @@ type GrantSummary = Grant & { used24h: string; uses24h: number };
 export function Permissions() {
   const [grants, setGrants] = useState<GrantSummary[]>();
   const [error, setError] = useState<string>();
+  const [symbols, setSymbols] = useState<Map<number, string>>(new Map());
+  useEffect(() => {
+    void call<'perps.read', { instrument_id: number; symbol: string }[]>('perps.read', { name: 'instruments' }).then((list) => setSymbols(new Map(list.map((i) => [i.instrument_id, i.symbol]))), () => undefined);
+  }, []);
   const [dead, setDead] = useState<{ armed: boolean; perpsCancelAt?: number; lastHeartbeat?: number; error?: string }>();
   const load = () => {
     void call<'deadman.status', typeof dead>('deadman.status', {}).then(setDead, () => undefined);
@@ -34,7 +38,7 @@ export function Permissions() {
         {grants.map((g) => (
           <li key={g.id} data-testid="grant">
             <strong>{g.origin}</strong> · {Math.max(0, Math.round((g.expiresAt - Date.now()) / 60_000))} min left · used {g.used24h} USDC in {g.uses24h} request(s)
-            <ul class="muted small">{describeGrant(g).map((l) => <li key={l}>{l}</li>)}</ul>
+            <ul class="muted small">{describeGrant(g, { instrument: (i) => symbols.get(i) ?? `#${i}` }).map((l) => <li key={l}>{l}</li>)}</ul>
             <Button kind="danger" onClick={() => void call('grant.revoke', { id: g.id }).then(load, (e) => setError(messageOf(e)))} aria-label={`Revoke the permission of ${g.origin}`}>Revoke</Button>
           </li>
         ))}
