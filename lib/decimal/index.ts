@@ -25,3 +25,19 @@ export const abs = (x: bigint): bigint => (x < 0n ? -x : x);
 
 /** min for bigint. */
 export const minB = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+
+/**
+ * Units of a (possibly signed) decimal string at `scale`, extra decimals truncated toward zero; `0n`
+ * for anything that is not a decimal. For arithmetic on values already validated elsewhere.
+ */
+export function truncUnits(s: string, scale: number): bigint {
+  const neg = s.startsWith('-');
+  const [int = '0', frac = ''] = (neg ? s.slice(1) : s).split('.');
+  if (!/^\d+$/.test(int) || !/^\d*$/.test(frac)) return 0n;
+  const v = BigInt(int + frac.slice(0, scale).padEnd(scale, '0'));
+  return neg ? -v : v;
+}
+
+/** Fixed-point product and quotient at `scale` (both truncate toward zero; division by zero gives 0). */
+export const mulUnits = (a: bigint, b: bigint, scale: number): bigint => (a * b) / 10n ** BigInt(scale);
+export const divUnits = (a: bigint, b: bigint, scale: number): bigint => (b === 0n ? 0n : (a * 10n ** BigInt(scale)) / b);

@@ -10,7 +10,7 @@
  * internal transfer, proxy issuance and deletion, isolated margin changes), and L2 headers for
  * requests the site sends itself. Those always open a window.
  */
-import { toUnits } from '../decimal';
+import { fromUnits, mulUnits, truncUnits } from '../decimal';
 
 /** Most a grant may last: 24 h. */
 export const MAX_GRANT_MS = 24 * 3_600_000;
@@ -61,17 +61,9 @@ export type GrantRequest =
 export type GrantVerdict = { ok: true; notional: string } | { ok: false; limit: string };
 
 const S = 10;
-const fx = (s: string): bigint => {
-  const [int = '0', frac = ''] = s.split('.');
-  return toUnits(`${int}.${frac.slice(0, S)}`.replace(/\.$/, ''), S) ?? 0n;
-};
-const ONE = 10n ** BigInt(S);
-const mul = (a: bigint, b: bigint) => (a * b) / ONE;
-const fmt = (v: bigint) => {
-  const s = v.toString().padStart(S + 1, '0');
-  const frac = s.slice(-S).replace(/0+$/, '');
-  return `${s.slice(0, -S)}${frac ? `.${frac}` : ''}`;
-};
+const fx = (s: string): bigint => truncUnits(s, S);
+const mul = (a: bigint, b: bigint) => mulUnits(a, b, S);
+const fmt = (v: bigint) => fromUnits(v, S);
 
 /**
  * Decides whether `grant` covers `req` at `now`. `uses` are the grant's past uses (any age; only the

@@ -13,21 +13,15 @@
  *   position's size and entry after the fill and R = account value − this position's unrealised PnL −
  *   the fee − the other positions' maintenance margin (other positions held at their mark).
  */
-import { abs, fromUnits, toUnits } from '../decimal';
+import { abs, divUnits, fromUnits, mulUnits, truncUnits } from '../decimal';
 
 const SCALE = 8;
 const ONE = 10n ** BigInt(SCALE);
 
 /** Decimal string → fixed-point bigint at 8 decimals (extra decimals truncated toward zero). */
-function fx(s: string): bigint {
-  const neg = s.startsWith('-');
-  const body = neg ? s.slice(1) : s;
-  const [int, frac = ''] = body.split('.');
-  const v = toUnits(`${int}.${frac.slice(0, SCALE)}`.replace(/\.$/, ''), SCALE) ?? 0n;
-  return neg ? -v : v;
-}
-const mul = (a: bigint, b: bigint) => (a * b) / ONE;
-const div = (a: bigint, b: bigint) => (b === 0n ? 0n : (a * ONE) / b);
+const fx = (s: string): bigint => truncUnits(s, SCALE);
+const mul = (a: bigint, b: bigint) => mulUnits(a, b, SCALE);
+const div = (a: bigint, b: bigint) => divUnits(a, b, SCALE);
 /** A fixed-point value as a decimal string rounded to `dp` decimals (toward zero). */
 function out(v: bigint, dp: number): string {
   const cut = 10n ** BigInt(SCALE - dp);
