@@ -11,6 +11,7 @@ import { BaseError } from '../errors/base';
 import type { VaultDb } from '../vault/db';
 import type { OwnerInfo, Vault } from '../vault/vault';
 
+/** Key of the active account's address in the vault database's `settings` store. */
 export const ACTIVE_ACCOUNT_KEY = 'activeAccount';
 
 /** Thrown when the person picks an address that is not one of the vault's owner keys. */

@@ -9,6 +9,7 @@
 import { keccak256, stringToHex, type Hex } from 'viem';
 import type { AuditEntry, VaultDb } from '../vault/db';
 
+/** Key (in `settings`) of the hash the chain starts from after retention dropped older entries. */
 export const AUDIT_ANCHOR_KEY = 'auditAnchor';
 const ZERO: Hex = `0x${'0'.repeat(64)}`;
 

@@ -15,13 +15,17 @@ import { BaseError } from '../errors/base';
 import type { SigningService } from '../signer/service';
 import type { Vault } from '../vault/vault';
 
+/** How far ahead the perps auto-cancel is set (ms). */
 export const PERPS_LEAD_MS = 20_000;
+/** How often it is renewed (ms). */
 export const PERPS_RENEW_MS = 8_000;
+/** How often an order-book heartbeat is sent (ms). */
 export const HEARTBEAT_MS = 5_000;
 
 /** What the popup shows. Times Unix ms. */
 export type DeadManStatus = { armed: boolean; account?: string; perpsCancelAt?: number; lastHeartbeat?: number; error?: string };
 
+/** Arms and renews both venues' kill switches for the active account while a grant is live; `state` for the popup. */
 export class DeadMan {
   private timers: ReturnType<typeof setInterval>[] = [];
   private status: DeadManStatus = { armed: false };

@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { positiveDecimalString } from '../validation';
 
+/** Valibot schema of `GrantLimits` (lib/grants/evaluate): decimal strings, integers, at most 50 markets. */
 export const grantLimitsSchema = v.strictObject({
   allow: v.strictObject({ order: v.boolean(), cancel: v.boolean(), leverage: v.boolean() }),
   instruments: v.optional(v.pipe(v.array(v.pipe(v.number(), v.safeInteger(), v.minValue(0))), v.maxLength(50))),

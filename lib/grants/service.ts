@@ -20,6 +20,7 @@ export class GrantDurationError extends BaseError {
 /** A grant as the popup lists it: limits, expiry and what was used in the last 24 h. */
 export type GrantSummary = Grant & { used24h: string; uses24h: number };
 
+/** The grants of this vault: create, consume (serialised), list, revoke. Throws `GrantDurationError` on create. */
 export class GrantService {
   private lock: Promise<unknown> = Promise.resolve();
   private readonly now: () => number;
