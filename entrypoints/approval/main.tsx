@@ -5,4 +5,13 @@ import { ApprovalQueue } from './queue';
 import '../popup/style.css';
 
 const call = createCaller((m) => browser.runtime.sendMessage(m));
-render(<ApprovalQueue call={call} onEmpty={() => window.close()} />, document.getElementById('app')!);
+// When the queue is empty the background closes this window (forgetting it first, so a request that
+// arrives now gets a new window), unless a request arrived meanwhile: then it stays and shows it.
+const onEmpty = () =>
+  void call<'approval.empty', { closed: boolean }>('approval.empty', {}).then(
+    (r) => {
+      if (r.closed) window.close();
+    },
+    () => window.close(),
+  );
+render(<ApprovalQueue call={call} onEmpty={onEmpty} reportShown />, document.getElementById('app')!);

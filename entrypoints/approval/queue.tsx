@@ -11,7 +11,11 @@ import type { createCaller } from '../../lib/messaging/client';
 
 export const ARM_DELAY_MS = 1_000;
 
-export function ApprovalQueue({ call, onEmpty }: { call: ReturnType<typeof createCaller>; onEmpty: () => void }) {
+/**
+ * `reportShown`: the approval window tells the background which request (id, digest) it displays, so
+ * closing the window rejects that request only (issue #17 §10). The popup's copy of the queue does not.
+ */
+export function ApprovalQueue({ call, onEmpty, reportShown = false }: { call: ReturnType<typeof createCaller>; onEmpty: () => void; reportShown?: boolean }) {
   const [queue, setQueue] = useState<ApprovalViewData[] | undefined>();
   const [armed, setArmed] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -56,6 +60,9 @@ export function ApprovalQueue({ call, onEmpty }: { call: ReturnType<typeof creat
   }, []);
   // A refreshed artifact (new digest) must be looked at again: re-arm.
   useEffect(() => arm(), [head?.id, head?.digest]);
+  useEffect(() => {
+    if (reportShown && head) void call('approval.showing', { id: head.id, digest: head.digest }).catch(() => undefined);
+  }, [head?.id, head?.digest]);
   useEffect(() => {
     setGranting(false);
     setGranted(undefined);

@@ -16,6 +16,7 @@ const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
 let badge = '';
 let connectListener: ((port: BrowserPort) => void) | undefined;
 let windowsOpened = 0;
+let windowRemoved: ((id: number) => void) | undefined;
 const browser: BackgroundBrowser = {
   runtime: {
     get id() {
@@ -35,7 +36,11 @@ const browser: BackgroundBrowser = {
   windows: {
     create: async () => ({ id: ++windowsOpened }),
     update: async () => undefined,
-    onRemoved: { addListener: () => undefined },
+    onRemoved: {
+      addListener: (fn: (id: number) => void) => {
+        windowRemoved = fn;
+      },
+    },
   },
   action: {
     setBadgeText: (o) => {
@@ -169,6 +174,8 @@ describe('background: replies never carry secrets', () => {
       'catalogue.markets': { q: 'sandbox' },
       'approval.list': {},
       'approval.decide': { id: 'nope', approve: false },
+      'approval.showing': { id: 'nope', digest: `0x${'0'.repeat(64)}` },
+      'approval.empty': {},
       'account.select': { address: owner },
       'clob.trades': { account: owner },
       'grant.create': { approvalId: 'nope', limits: { allow: { order: true, cancel: true, leverage: false } }, minutes: 60 },
@@ -241,6 +248,29 @@ describe('background: page requests and approvals', () => {
     return p;
   };
   const order = { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '2.5', p: '3120.50', tif: 'gtc', po: true }] } };
+
+  it('closing the approval window rejects only the request it displayed; one that arrived while it closed stays pending (issue #17 §10)', async () => {
+    const bg = await ready();
+    const approval = { id: fakeBrowser.runtime.id, url: `${EXT().replace(/\/$/, '')}/approval.html` };
+    const a = bg.pageRequest(page('https://one.example'), 'eth_requestAccounts', undefined);
+    const [shown] = await waitPending(bg);
+    expect((await call(bg, 'approval.showing', { id: shown!.id, digest: shown!.digest }, approval)).ok).toBe(true);
+    // The popup cannot claim what the window shows.
+    expect((await call(bg, 'approval.showing', { id: shown!.id, digest: shown!.digest })).error?.code).toBe(4100);
+    bg.registry.decide(shown!.id, { approve: true, digest: shown!.digest });
+    await a;
+    // A second request arrives while the (now empty) window is closing: it was never shown.
+    const b = bg.pageRequest(page('https://two.example'), 'eth_requestAccounts', undefined);
+    const [late] = await waitPending(bg);
+    windowRemoved?.(windowsOpened);
+    expect(bg.registry.list().map((x) => x.id)).toEqual([late!.id]);
+    // Shown in the next window, then that window is closed: this one is rejected (4001).
+    windowRemoved?.(-1); // another window: nothing happens
+    expect(bg.registry.size).toBe(1);
+    await call(bg, 'approval.showing', { id: late!.id, digest: late!.digest }, approval);
+    windowRemoved?.(windowsOpened);
+    await expect(b).rejects.toMatchObject({ code: 4001 });
+  });
 
   it('answers eth_chainId without a connection and refuses unknown methods with 4200', async () => {
     const bg = await ready();

@@ -42,6 +42,7 @@ export type BackgroundBrowser = {
   windows?: {
     create: (o: { url: string; type: 'popup'; width: number; height: number; focused?: boolean }) => Promise<{ id?: number }>;
     update: (id: number, o: { focused: boolean }) => Promise<unknown>;
+    remove?: (id: number) => Promise<unknown>;
     onRemoved: { addListener: (fn: (id: number) => void) => void };
   };
   tabs?: { create: (o: { url: string }) => Promise<unknown> };
@@ -119,6 +120,8 @@ export function startBackground(o: BackgroundOptions): Background {
   const extensionOrigin = browser.runtime.getURL('/');
   const ports = new Set<{ port: BrowserPort; origin: string }>();
   let approvalWindowId: number | undefined;
+  /** The request the approval window last said it displays (issue #17 §10): closing the window ends only this one. */
+  let shownInWindow: { id: string; digest: string } | undefined;
 
   // The badge: pending approvals (amber count) first; otherwise "ON" (green) while a standing grant is live.
   let pendingCount = 0;
@@ -148,8 +151,12 @@ export function startBackground(o: BackgroundOptions): Background {
     }
   };
 
-  const showApprovals = async () => {
+  // One approval window at a time: concurrent requests share one `windows.create`; a window the
+  // background is closing is never reused (`approval.empty` forgets its id before removing it).
+  let opening: Promise<void> | undefined;
+  const showApprovals = async (): Promise<void> => {
     if (!browser.windows) return;
+    if (opening) return opening;
     if (approvalWindowId !== undefined) {
       try {
         await browser.windows.update(approvalWindowId, { focused: true });
@@ -158,8 +165,11 @@ export function startBackground(o: BackgroundOptions): Background {
         approvalWindowId = undefined;
       }
     }
-    const w = await browser.windows.create({ url: browser.runtime.getURL('/approval.html'), type: 'popup', width: 420, height: 640, focused: true });
-    approvalWindowId = w.id;
+    opening = (async () => {
+      const w = await browser.windows!.create({ url: browser.runtime.getURL('/approval.html'), type: 'popup', width: 420, height: 640, focused: true });
+      approvalWindowId = w.id;
+    })().finally(() => (opening = undefined));
+    return opening;
   };
 
   const pageRequest = async (sender: BrowserSender, method: string, params: unknown) => {
@@ -232,6 +242,17 @@ export function startBackground(o: BackgroundOptions): Background {
         registry,
         grants,
         deadman: () => deadman.state,
+        onApprovalEmpty: async () => {
+          if (registry.size > 0) return false;
+          const id = approvalWindowId;
+          approvalWindowId = undefined;
+          shownInWindow = undefined;
+          if (id !== undefined) await browser.windows?.remove?.(id).catch(() => undefined);
+          return true;
+        },
+        onApprovalShown: (id, digest) => {
+          if (registry.list().some((x) => x.id === id)) shownInWindow = { id, digest };
+        },
         onUnlocked: async () => {
           // Grants never outlive a lock: one left on disk by a browser restart (locked without running
           // the lock path) is revoked at the next unlock.
@@ -324,12 +345,15 @@ export function startBackground(o: BackgroundOptions): Background {
     });
   });
 
-  // Closing the approval window rejects the request it was showing.
+  // Closing the approval window rejects only the request it said it was displaying (by id; the person saw
+  // that request, at this or an earlier digest of the same request). A request that arrived while the
+  // window was closing was never shown: it stays pending and gets a new window.
   browser.windows?.onRemoved.addListener((id) => {
     if (id !== approvalWindowId) return;
     approvalWindowId = undefined;
-    const head = registry.list()[0];
-    if (head) registry.decide(head.id, { approve: false });
+    const shown = shownInWindow;
+    shownInWindow = undefined;
+    if (shown && registry.list().some((x) => x.id === shown.id)) registry.decide(shown.id, { approve: false });
     if (registry.size > 0) void showApprovals();
   });
 

@@ -54,6 +54,10 @@ export type ProcedureDeps = {
   grants: GrantService;
   /** The dead-man timer's state. */
   deadman: () => DeadManStatus;
+  /** The approval window displays request `id` at `digest` (closing the window rejects only that one). */
+  onApprovalShown?: (id: string, digest: string) => void;
+  /** The approval window's queue is empty: close it (background-side, so a request arriving now gets a fresh window). */
+  onApprovalEmpty?: () => Promise<boolean>;
 };
 
 /** Accounts view: owners with their proxies and CLOB credential info (non-secret). */
@@ -213,6 +217,11 @@ export function createProcedures(d: ProcedureDeps): Handlers {
       await d.grants.revoke(id);
       return null;
     },
+    'approval.showing': async ({ id, digest }) => {
+      d.onApprovalShown?.(id, digest);
+      return null;
+    },
+    'approval.empty': async () => ({ closed: (await d.onApprovalEmpty?.()) ?? false }),
     'approval.decide': async ({ id, approve, digest }) => {
       d.registry.decide(id, { approve, ...(digest === undefined ? {} : { digest }) });
       return null;

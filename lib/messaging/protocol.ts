@@ -86,6 +86,14 @@ export const PROCEDURES = {
   'audit.verify': { input: v.strictObject({}), senders: POPUP, activity: false },
   'audit.export': { input: v.strictObject({ format: v.picklist(['csv', 'json']) }), senders: POPUP, activity: true },
   'approval.list': { input: v.strictObject({}), senders: EXT, activity: false },
+  /** The approval window names the request (id and digest) it is displaying: closing it ends only that one (issue #17 §10). */
+  'approval.showing': {
+    input: v.strictObject({ id: v.pipe(v.string(), v.maxLength(64)), digest: v.pipe(v.string(), v.regex(/^0x[0-9a-f]{64}$/)) }),
+    senders: ['approval'] as SenderKind[],
+    activity: false,
+  },
+  /** The approval window found the queue empty: the background closes it unless a request arrived meanwhile (`{ closed }`). */
+  'approval.empty': { input: v.strictObject({}), senders: ['approval'] as SenderKind[], activity: false },
   'account.select': { input: v.strictObject({ address }), senders: POPUP, activity: true },
   'session.activity': { input: v.strictObject({}), senders: POPUP, activity: true },
   'grant.create': {

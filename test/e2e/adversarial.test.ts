@@ -217,7 +217,8 @@ describe('adversarial browser suite', () => {
         await win.getByTestId('approve').dblclick();
       } else {
         await win.getByTestId('approve').focus();
-        await win.keyboard.press('Enter');
+        // The first Enter approves; the window may close before its keyup (the background closes an empty window).
+        await win.keyboard.press('Enter').catch(() => undefined);
         await win.keyboard.press('Enter').catch(() => undefined);
       }
       expect((await req).ok).toBe(true);
@@ -228,6 +229,30 @@ describe('adversarial browser suite', () => {
       expect(submitted, how).toBe(1);
       await win.close().catch(() => undefined);
     }
+  });
+
+  it('closing the approval window rejects only what it showed: a request that arrived meanwhile gets its own window (issue #17 §10)', async () => {
+    const first = ask(order('2995'));
+    const win = await approvalWindow();
+    await win.bringToFront();
+    // Freeze the window on the first request (no more polling), as a window does in its last moments.
+    await win.evaluate(() => {
+      for (let i = 0; i < 10_000; i++) clearInterval(i);
+    });
+    const [shown] = (await send('approval.list')).result as { id: string; digest: string }[];
+    expect((await send('approval.decide', { id: shown!.id, approve: true, digest: shown!.digest })).ok).toBe(true);
+    expect((await first).ok).toBe(true);
+    // A second request arrives; the window closes before it ever showed it.
+    const second = ask(order('2994'));
+    for (let i = 0; i < 50 && ((await send('approval.list')).result as unknown[]).length === 0; i++) await demo.waitForTimeout(50);
+    const next = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
+    await win.close();
+    // Not rejected: it is shown in a new window and can be approved.
+    const w2 = await next;
+    await w2.bringToFront();
+    await w2.waitForFunction(() => { const b = document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null; return !!b && !b.disabled; });
+    await w2.getByTestId('approve').click();
+    expect(await second).toMatchObject({ ok: true });
   });
 
   it('approving after lock signs nothing', async () => {
