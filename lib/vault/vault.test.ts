@@ -635,3 +635,20 @@ describe('Vault trading session', () => {
     expect(await make().restoreSession()).toBe(false);
   });
 });
+
+describe('Vault.deleteAllGrants', () => {
+  it('revokes every grant even when the sealed index was damaged', async () => {
+    const { vault, db } = await fresh();
+    await vault.create(PASSWORD);
+    const owner = await vault.generateOwnerKey();
+    await vault.putGrant(grantFor(owner.address, 'g1'), []);
+    const index = (await db.get('meta', 'index')) as { id: 'index'; sealed: { iv: Uint8Array<ArrayBuffer>; ct: Uint8Array<ArrayBuffer> } };
+    const ct = index.sealed.ct.slice();
+    ct[0] = ct[0]! ^ 1;
+    await db.put('meta', { ...index, sealed: { ...index.sealed, ct } });
+    const restarted = new Vault({ db, session: memorySessionStore(), kdf: FAST, bounds: BOUNDS });
+    await restarted.unlock(PASSWORD);
+    expect(await restarted.deleteAllGrants()).toBe(1);
+    expect((await db.getAll('secrets')).filter((r) => r.kind === 'grant')).toEqual([]);
+  });
+});

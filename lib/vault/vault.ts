@@ -875,7 +875,10 @@ export class Vault {
     });
   }
 
-  /** Removes every grant, in every state (lock and panic revoke them all). Returns how many there were. */
+  /**
+   * Removes every grant, in every state (lock and panic revoke them all); never blocked by a damaged
+   * index (then the records alone are deleted). Returns how many there were.
+   */
   async deleteAllGrants(): Promise<number> {
     return this.exclusive(async () => {
       const b = this.bundle;
@@ -885,8 +888,15 @@ export class Vault {
         return n;
       }
       const ids = (await this.db.getAll('secrets')).filter((r) => r.kind === 'grant').map((r) => r.id);
-      if (this.mk) await this.commit(this.mk, [], ids, { dropIndexPrefix: GRANT_PREFIX });
-      else await this.remove(ids);
+      if (this.mk) {
+        try {
+          await this.commit(this.mk, [], ids, { dropIndexPrefix: GRANT_PREFIX });
+          return ids.length;
+        } catch {
+          /* an unreadable index must not keep a grant alive: delete the records alone */
+        }
+      }
+      for (const id of ids) await this.db.delete('secrets', id);
       return ids.length;
     });
   }
