@@ -652,3 +652,23 @@ describe('Vault.deleteAllGrants', () => {
     expect((await db.getAll('secrets')).filter((r) => r.kind === 'grant')).toEqual([]);
   });
 });
+
+describe('Vault reads during writes', () => {
+  it('never reports a signing key as tampered while it is being rewritten', async () => {
+    const { vault } = await fresh();
+    await vault.create(PASSWORD);
+    const owner = await vault.generateOwnerKey();
+    const proxyKey = generatePrivateKey();
+    await vault.putProxy({ account: owner.address, privateKey: proxyKey, secret: 's0', expiry: 9_000_000_000_000 });
+    const ops: Promise<unknown>[] = [];
+    for (let i = 1; i <= 8; i++) {
+      ops.push(vault.putProxy({ account: owner.address, privateKey: proxyKey, secret: `s${i}`, expiry: 9_000_000_000_000 }));
+      ops.push(vault.proxyFor(owner.address));
+      ops.push(vault.putClobCredentials({ account: owner.address, apiKey: 'k', secret: `c${i}`, passphrase: 'p', nonce: i }));
+      ops.push(vault.clobCredentials(owner.address).catch((e: Error) => (e.name === 'Vault.KeyNotFoundError' ? undefined : Promise.reject(e))));
+    }
+    await Promise.all(ops);
+    expect((await vault.proxyFor(owner.address)).secret).toBe('s8');
+    expect((await vault.clobCredentials(owner.address)).secret).toBe('c8');
+  });
+});
