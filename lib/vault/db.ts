@@ -2,8 +2,9 @@
  * The vault's IndexedDB database (`idb`), with a versioned schema and written migrations.
  *
  * Stores (v1):
- * - `meta`: `vault` (KDF name and parameters, salt, wrapped master key, verifier) and `backoff`
- *   (failed unlock attempts, next allowed time — survives a worker restart);
+ * - `meta`: `vault` (KDF name and parameters, salt, wrapped master key, verifier), `backoff`
+ *   (failed password checks, next allowed time — survives a worker restart), `index` (the sealed record
+ *   index) and, during a trading session only, `session` (the sealed session bundle);
  * - `secrets`: encrypted records (owner keys; proxy keys with their secret; CLOB API credentials),
  *   each with non-secret metadata in clear and the secret part sealed; index `byAccount`;
  * - `settings`: gateway URLs, auto-lock minutes;
@@ -26,7 +27,7 @@ export type VaultMeta = {
   createdAt: number;
 };
 
-/** Failed unlock attempts and the earliest time (ms) the next attempt is allowed. */
+/** Failed password checks (unlock, reveal, change password, restore) and the earliest time (Unix ms) the next is allowed. */
 export type BackoffRecord = { id: 'backoff'; failures: number; nextAllowedAt: number };
 
 /**
@@ -34,6 +35,13 @@ export type BackoffRecord = { id: 'backoff'; failures: number; nextAllowedAt: nu
  * a record replaced by an older copy of itself (rolled back) no longer matches it.
  */
 export type RecordIndex = { id: 'index'; sealed: Sealed };
+
+/**
+ * The trading-session bundle (issue #17, "a grant outlives auto-lock"): what the live grants need,
+ * sealed by a random session key that lives only in memory and in `storage.session`. Present only while
+ * the vault is in its 'session' state.
+ */
+export type SessionRecord = { id: 'session'; sealed: Sealed };
 
 /** Kinds of secret record. `grant`: a site's standing grant and its uses (sealed: origin and limits are private). */
 export type SecretKind = 'owner' | 'proxy' | 'clob' | 'grant';
@@ -71,7 +79,7 @@ export type AuditEntry = {
 export type Connection = { origin: string; accounts: string[]; connectedAt: number };
 
 export interface VaultSchema extends DBSchema {
-  meta: { key: string; value: VaultMeta | BackoffRecord | RecordIndex };
+  meta: { key: string; value: VaultMeta | BackoffRecord | RecordIndex | SessionRecord };
   secrets: { key: string; value: SecretRecord; indexes: { byAccount: string } };
   settings: { key: string; value: unknown };
   audit: { key: number; value: AuditEntry };

@@ -1,11 +1,19 @@
 /** Typed errors of the vault (names `Vault.*`; only `{ name, shortMessage, code? }` leaves the background). */
 import { BaseError } from '../errors/base';
 
+/**
+ * The vault cannot do this in its current state: it is locked, or (`inSession`) a trading session keeps
+ * only what the live standing permissions need, and this needs the password (issue #17).
+ */
 export class VaultLockedError extends BaseError {
   override name = 'Vault.LockedError';
   readonly code = 4900;
-  constructor() {
-    super('The vault is locked. Unlock it to continue.');
+  constructor(o: { inSession?: boolean } = {}) {
+    super(
+      o.inSession
+        ? 'A trading session is running: only the standing permissions\' keys are open. Enter your password to do this.'
+        : 'The vault is locked. Unlock it to continue.',
+    );
   }
 }
 export class VaultNotInitializedError extends BaseError {
@@ -20,6 +28,7 @@ export class VaultExistsError extends BaseError {
     super('A vault already exists in this profile.');
   }
 }
+/** A password check failed (unlock, reveal, change password, backup restore). `retryAfterMs`: the back-off before the next try. */
 export class WrongPasswordError extends BaseError {
   override name = 'Vault.WrongPasswordError';
   readonly retryAfterMs: number;
@@ -28,6 +37,7 @@ export class WrongPasswordError extends BaseError {
     this.retryAfterMs = retryAfterMs;
   }
 }
+/** A password check came too soon after a wrong password; nothing was derived. `retryAfterMs`: time left. */
 export class UnlockBackoffError extends BaseError {
   override name = 'Vault.UnlockBackoffError';
   readonly retryAfterMs: number;

@@ -4,6 +4,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { openDB } from 'idb';
 import { KdfParamsError, DecryptError, type KdfParams } from './crypto';
 import { MIGRATIONS, openVaultDb, V1, type Migration, type VaultMeta } from './db';
+import type { Grant, GrantUse } from '../grants/evaluate';
 import {
   TamperedRecordError,
   BackupInvalidError,
@@ -114,9 +115,10 @@ describe('Vault.changePassword', () => {
   });
 
   it('refuses a wrong old password and changes nothing', async () => {
-    const { vault, make } = await fresh();
+    const { vault, make, clock } = await fresh();
     await vault.create(PASSWORD);
     await expect(vault.changePassword('not the password', 'a brand new password')).rejects.toBeInstanceOf(WrongPasswordError);
+    clock.now += 1000; // the back-off of the wrong password
     await make().unlock(PASSWORD);
   });
 });
@@ -217,6 +219,17 @@ describe('Vault KDF parameters', () => {
     await stronger.lock();
     await stronger.unlock(PASSWORD);
   });
+
+  it('stays unlocked across a worker restart after unlock re-wrapped the vault', async () => {
+    const { vault, make } = await fresh();
+    await vault.create(PASSWORD);
+    const owner = await vault.generateOwnerKey();
+    await vault.lock();
+    await make({ ...FAST, N: 2 ** 11 }).unlock(PASSWORD);
+    const restarted = make({ ...FAST, N: 2 ** 11 });
+    expect(await restarted.restoreSession()).toBe(true);
+    expect((await restarted.ownerAccount(owner.address)).address).toBe(owner.address);
+  });
 });
 
 describe('Vault backup', () => {
@@ -230,6 +243,7 @@ describe('Vault backup', () => {
     const other = await fresh();
     await expect(other.vault.restoreBackup(backup, 'wrong password!!')).rejects.toBeInstanceOf(WrongPasswordError);
     await expect(other.vault.restoreBackup('{"format":"nope"}', PASSWORD)).rejects.toBeInstanceOf(BackupInvalidError);
+    other.clock.now += 1000; // the back-off of the wrong password
     await other.vault.restoreBackup(backup, PASSWORD);
     expect((await other.vault.ownerAccount(owner.address)).address).toBe(owner.address);
     await other.vault.lock();
@@ -259,5 +273,402 @@ describe('vault database migrations', () => {
     expect(await v2.get('connections', 'https://a.example')).toMatchObject({ connectedAt: 1 });
     raw.close();
     v2.close();
+  });
+});
+
+/** Every value in the vault database, with bytes as latin1, for "not in clear" scans. */
+async function profileDump(db: Awaited<ReturnType<typeof openVaultDb>>): Promise<string> {
+  const stores = ['meta', 'secrets', 'settings', 'audit', 'connections'] as const;
+  const all = await Promise.all(stores.map((s) => db.getAll(s)));
+  return JSON.stringify(all, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v));
+}
+
+const GRANT_ORIGIN = 'https://dapp.example';
+function grantFor(account: string, id: string, expiresAt = 9_000_000_000_000): Grant {
+  return {
+    id,
+    origin: GRANT_ORIGIN,
+    account,
+    createdAt: 1_800_000_000_000,
+    expiresAt,
+    allow: { order: true, cancel: true, leverage: false },
+    instruments: [1],
+    maxNotional: '2000',
+  };
+}
+
+describe('Vault one writer at a time', () => {
+  it('keeps all six owner keys readable and signable after six concurrent imports, lock and unlock', async () => {
+    const { vault } = await fresh();
+    await vault.create(PASSWORD);
+    const keys = Array.from({ length: 6 }, () => generatePrivateKey());
+    const owners = await Promise.all(keys.map((k, i) => vault.importOwnerKey(k, `k${i}`)));
+    await vault.lock();
+    await vault.unlock(PASSWORD);
+    for (const o of owners) {
+      const account = await vault.ownerAccount(o.address);
+      expect(account.address).toBe(o.address);
+      await expect(account.signMessage({ message: 'hi' })).resolves.toMatch(/^0x/);
+    }
+    expect((await vault.listOwners()).length).toBe(6);
+  });
+
+  it('keeps both keys when an import and a generate run at once', async () => {
+    const { vault } = await fresh();
+    await vault.create(PASSWORD);
+    const [imported, generated] = await Promise.all([vault.importOwnerKey(generatePrivateKey()), vault.generateOwnerKey()]);
+    await vault.lock();
+    await vault.unlock(PASSWORD);
+    expect((await vault.ownerAccount(imported.address)).address).toBe(imported.address);
+    expect((await vault.ownerAccount(generated.address)).address).toBe(generated.address);
+  });
+
+  it('keeps every grant use, owner key, proxy and credential when grant writes race popup writes', async () => {
+    const { vault } = await fresh();
+    await vault.create(PASSWORD);
+    const owner = await vault.generateOwnerKey();
+    const grant = grantFor(owner.address, 'g1');
+    await vault.putGrant(grant, []);
+    const uses: GrantUse[] = [];
+    const writes: Promise<unknown>[] = [];
+    const imported: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      uses.push({ at: 1_800_000_000_000 + i, notional: String(i) });
+      writes.push(vault.putGrant(grant, [...uses]));
+      if (i % 3 === 0) writes.push(vault.generateOwnerKey(`bot ${i}`).then((o) => imported.push(o.address)));
+    }
+    writes.push(vault.putProxy({ account: owner.address, privateKey: generatePrivateKey(), secret: 'proxy-secret', expiry: 9_000_000_000_000 }));
+    writes.push(vault.putClobCredentials({ account: owner.address, apiKey: 'k', secret: 'clob-secret', passphrase: 'p', nonce: 0 }));
+    await Promise.all(writes);
+    await vault.lock();
+    await vault.unlock(PASSWORD);
+    // lock ends every grant; what the popup wrote survives
+    expect(await vault.listGrants()).toEqual([]);
+    for (const a of imported) expect((await vault.ownerAccount(a)).address).toBe(a);
+    expect((await vault.proxyFor(owner.address)).secret).toBe('proxy-secret');
+    expect((await vault.clobCredentials(owner.address)).secret).toBe('clob-secret');
+  });
+
+  it('keeps the last grant write (with all its uses) readable when grant writes race popup writes', async () => {
+    const { vault, make } = await fresh();
+    await vault.create(PASSWORD);
+    const owner = await vault.generateOwnerKey();
+    const grant = grantFor(owner.address, 'g1');
+    const uses: GrantUse[] = [];
+    const writes: Promise<unknown>[] = [];
+    for (let i = 0; i < 10; i++) {
+      uses.push({ at: 1_800_000_000_000 + i, notional: String(i) });
+      writes.push(vault.putGrant(grant, [...uses]));
+      writes.push(vault.generateOwnerKey(`bot ${i}`));
+    }
+    await Promise.all(writes);
+    // a worker restart (new object, same db and session store) reads the sealed records afresh
+    const restarted = make();
+    expect(await restarted.restoreSession()).toBe(true);
+    expect(await restarted.listGrants()).toEqual([{ grant, uses }]);
+    for (const o of await restarted.listOwners()) expect((await restarted.ownerAccount(o.address)).address).toBe(o.address);
+  });
+});
+
+describe('Vault password checks share the persisted back-off', () => {
+  it('counts wrong passwords given to revealOwnerKey, and delays the next unlock', async () => {
+    const { vault, clock, make } = await fresh();
+    await vault.create(PASSWORD);
+    const pk = generatePrivateKey();
+    const owner = await vault.importOwnerKey(pk);
+    await expect(vault.revealOwnerKey(owner.address, 'guess number 1')).rejects.toMatchObject({ name: 'Vault.WrongPasswordError', retryAfterMs: 1000 });
+    await expect(vault.revealOwnerKey(owner.address, PASSWORD)).rejects.toBeInstanceOf(UnlockBackoffError);
+    clock.now += 1000;
+    await expect(vault.revealOwnerKey(owner.address, 'guess number 2')).rejects.toMatchObject({ retryAfterMs: 2000 });
+    // the same counter after a worker restart, and for unlock
+    const restarted = make();
+    await restarted.lock();
+    await expect(restarted.unlock(PASSWORD)).rejects.toBeInstanceOf(UnlockBackoffError);
+    clock.now += 2000;
+    await restarted.unlock(PASSWORD);
+    expect(await restarted.revealOwnerKey(owner.address, PASSWORD)).toBe(pk);
+    expect((await restarted.status()).retryAfterMs).toBe(0);
+  });
+
+  it('gives concurrent guesses one try per back-off slot', async () => {
+    const { vault } = await fresh();
+    await vault.create(PASSWORD);
+    const owner = await vault.generateOwnerKey();
+    const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => vault.revealOwnerKey(owner.address, `wrong guess ${i}`)));
+    const names = results.map((r) => (r.status === 'rejected' ? (r.reason as Error).name : 'revealed'));
+    expect(names.filter((x) => x === 'Vault.WrongPasswordError')).toHaveLength(1);
+    expect(names.filter((x) => x === 'Vault.UnlockBackoffError')).toHaveLength(4);
+  });
+
+  it('counts wrong old passwords given to changePassword', async () => {
+    const { vault, clock } = await fresh();
+    await vault.create(PASSWORD);
+    await expect(vault.changePassword('guess number 1', 'a brand new password')).rejects.toMatchObject({ name: 'Vault.WrongPasswordError', retryAfterMs: 1000 });
+    await expect(vault.changePassword(PASSWORD, 'a brand new password')).rejects.toBeInstanceOf(UnlockBackoffError);
+    expect((await vault.status()).retryAfterMs).toBe(1000);
+    clock.now += 1000;
+    await expect(vault.changePassword('guess number 2', 'a brand new password')).rejects.toMatchObject({ retryAfterMs: 2000 });
+    clock.now += 2000;
+    await vault.changePassword(PASSWORD, 'a brand new password');
+    expect((await vault.status()).retryAfterMs).toBe(0);
+  });
+
+  it('counts wrong passwords given to restoreBackup', async () => {
+    const { vault } = await fresh();
+    await vault.create(PASSWORD);
+    await vault.generateOwnerKey();
+    const backup = await vault.exportBackup();
+    const other = await fresh();
+    await expect(other.vault.restoreBackup(backup, 'guess number 1')).rejects.toMatchObject({ name: 'Vault.WrongPasswordError', retryAfterMs: 1000 });
+    await expect(other.vault.restoreBackup(backup, PASSWORD)).rejects.toBeInstanceOf(UnlockBackoffError);
+    other.clock.now += 1000;
+    await other.vault.restoreBackup(backup, PASSWORD);
+    expect(other.vault.unlocked).toBe(true);
+  });
+});
+
+describe('Vault.changePassword keeps the vault in its state', () => {
+  it('leaves a locked vault locked, also after a worker restart', async () => {
+    const { vault, make } = await fresh();
+    await vault.create(PASSWORD);
+    const owner = await vault.generateOwnerKey();
+    await vault.lock();
+    await vault.changePassword(PASSWORD, 'a brand new password');
+    expect(vault.unlocked).toBe(false);
+    expect((await vault.status()).unlocked).toBe(false);
+    await expect(vault.ownerAccount(owner.address)).rejects.toBeInstanceOf(VaultLockedError);
+    const restarted = make();
+    expect(await restarted.restoreSession()).toBe(false);
+    await restarted.unlock('a brand new password');
+    expect((await restarted.ownerAccount(owner.address)).address).toBe(owner.address);
+  });
+
+  it('leaves an unlocked vault unlocked, also after a worker restart', async () => {
+    const { vault, make } = await fresh();
+    await vault.create(PASSWORD);
+    const owner = await vault.generateOwnerKey();
+    await vault.changePassword(PASSWORD, 'a brand new password');
+    expect(vault.state).toBe('unlocked');
+    const restarted = make();
+    expect(await restarted.restoreSession()).toBe(true);
+    expect((await restarted.ownerAccount(owner.address)).address).toBe(owner.address);
+  });
+
+  it('leaves a trading session a trading session', async () => {
+    const { vault, make } = await fresh();
+    await vault.create(PASSWORD);
+    const owner = await vault.generateOwnerKey();
+    await vault.putProxy({ account: owner.address, privateKey: generatePrivateKey(), secret: 'proxy-secret', expiry: 9_000_000_000_000 });
+    await vault.enterTradingSession({ accounts: [owner.address] });
+    await vault.changePassword(PASSWORD, 'a brand new password');
+    expect(vault.state).toBe('session');
+    await expect(vault.ownerAccount(owner.address)).rejects.toBeInstanceOf(VaultLockedError);
+    const restarted = make();
+    expect(await restarted.restoreSession()).toBe(true);
+    expect(restarted.state).toBe('session');
+    expect((await restarted.proxyFor(owner.address)).secret).toBe('proxy-secret');
+    await restarted.unlock('a brand new password');
+    expect(restarted.state).toBe('unlocked');
+  });
+});
+
+describe('Vault trading session', () => {
+  async function withSession() {
+    const f = await fresh();
+    const { vault, clock } = f;
+    await vault.create(PASSWORD);
+    const kept = await vault.generateOwnerKey('kept');
+    const other = await vault.generateOwnerKey('other');
+    const proxyKey = generatePrivateKey();
+    await vault.putProxy({ account: kept.address, privateKey: proxyKey, secret: 'proxy-secret-KEPT', expiry: clock.now + 3_600_000 });
+    const expiredProxy = generatePrivateKey();
+    await vault.putProxy({ account: kept.address, privateKey: expiredProxy, secret: 'proxy-secret-OLD', expiry: clock.now - 1 });
+    const otherProxy = generatePrivateKey();
+    await vault.putProxy({ account: other.address, privateKey: otherProxy, secret: 'proxy-secret-OTHER', expiry: clock.now + 3_600_000 });
+    await vault.putClobCredentials({ account: kept.address, apiKey: 'api-key-KEPT', secret: 'clob-secret-KEPT', passphrase: 'pass-KEPT', nonce: 0 });
+    await vault.putClobCredentials({ account: other.address, apiKey: 'api-key-OTHER', secret: 'clob-secret-OTHER', passphrase: 'pass-OTHER', nonce: 0 });
+    const grant = grantFor(kept.address, 'g1');
+    const uses: GrantUse[] = [{ at: clock.now - 5, notional: '100' }];
+    await vault.putGrant(grant, uses);
+    await vault.enterTradingSession({ accounts: [kept.address] });
+    return { ...f, kept, other, proxyKey, otherProxy, grant, uses };
+  }
+
+  it('keeps proxy and order-book signing for the kept account and refuses owner keys, reveal, backup and new keys', async () => {
+    const { vault, kept, other, proxyKey } = await withSession();
+    expect(vault.state).toBe('session');
+    expect(vault.unlocked).toBe(false);
+    expect(vault.sessionLive).toBe(true);
+    expect((await vault.status()).state).toBe('session');
+    const proxy = await vault.proxyFor(kept.address);
+    expect(proxy.secret).toBe('proxy-secret-KEPT');
+    expect(proxy.signer.address).toBe(privateKeyToAccount(proxyKey).address);
+    await expect(proxy.signer.signMessage({ message: 'order' })).resolves.toMatch(/^0x/);
+    expect((await vault.clobCredentials(kept.address)).secret).toBe('clob-secret-KEPT');
+    expect(await vault.hasClobCredentials(kept.address)).toBe(true);
+    expect((await vault.listProxies(kept.address)).map((p) => p.proxy)).toEqual([privateKeyToAccount(proxyKey).address]);
+    expect((await vault.listOwners()).map((o) => o.address)).toContain(kept.address);
+    // the other account's keys were not kept: they need the password
+    await expect(vault.proxyFor(other.address)).rejects.toBeInstanceOf(VaultLockedError);
+    await expect(vault.clobCredentials(other.address)).rejects.toMatchObject({ name: 'Vault.LockedError', shortMessage: expect.stringContaining('password') });
+    expect(await vault.hasClobCredentials(other.address)).toBe(false);
+    // everything that needs the password
+    await expect(vault.ownerAccount(kept.address)).rejects.toBeInstanceOf(VaultLockedError);
+    await expect(vault.revealOwnerKey(kept.address, PASSWORD)).rejects.toBeInstanceOf(VaultLockedError);
+    await expect(vault.exportBackup()).rejects.toBeInstanceOf(VaultLockedError);
+    await expect(vault.importOwnerKey(generatePrivateKey())).rejects.toBeInstanceOf(VaultLockedError);
+    await expect(vault.generateOwnerKey()).rejects.toBeInstanceOf(VaultLockedError);
+    await expect(vault.putProxy({ account: kept.address, privateKey: generatePrivateKey(), secret: 's', expiry: 9_000_000_000_000 })).rejects.toBeInstanceOf(VaultLockedError);
+    await expect(vault.putClobCredentials({ account: kept.address, apiKey: 'a', secret: 'b', passphrase: 'c', nonce: 1 })).rejects.toBeInstanceOf(VaultLockedError);
+    await expect(vault.enterTradingSession({ accounts: [kept.address] })).rejects.toBeInstanceOf(VaultLockedError);
+    expect((await vault.listOwners()).length).toBe(2);
+  });
+
+  it('persists grant writes made in the session across a worker restart', async () => {
+    const { vault, make, grant, uses, kept } = await withSession();
+    expect(await vault.listGrants()).toEqual([{ grant, uses }]);
+    const more = [...uses, { at: 1_800_000_000_001, notional: '250' }];
+    await vault.putGrant(grant, more);
+    const second = grantFor(kept.address, 'g2');
+    await vault.putGrant(second, []);
+    await vault.deleteGrant('g2');
+    const restarted = make();
+    expect(await restarted.restoreSession()).toBe(true);
+    expect(restarted.state).toBe('session');
+    expect(await restarted.listGrants()).toEqual([{ grant, uses: more }]);
+    expect((await restarted.proxyFor(kept.address)).secret).toBe('proxy-secret-KEPT');
+    await expect(restarted.ownerAccount(kept.address)).rejects.toBeInstanceOf(VaultLockedError);
+  });
+
+  it('keeps all six grant writes made at once in the session', async () => {
+    const { vault, make, kept } = await withSession();
+    const grants = Array.from({ length: 6 }, (_, i) => grantFor(kept.address, `c${i}`));
+    await Promise.all(grants.map((g, i) => vault.putGrant(g, [{ at: 1_800_000_000_000 + i, notional: String(i) }])));
+    const restarted = make();
+    await restarted.restoreSession();
+    const ids = (await restarted.listGrants()).map((g) => g.grant.id).sort();
+    expect(ids).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'g1']);
+  });
+
+  it('stays in the session after a wrong password, and counts it in the back-off', async () => {
+    const { vault, kept, clock } = await withSession();
+    await expect(vault.unlock('not the password')).rejects.toMatchObject({ name: 'Vault.WrongPasswordError', retryAfterMs: 1000 });
+    expect(vault.state).toBe('session');
+    expect((await vault.proxyFor(kept.address)).secret).toBe('proxy-secret-KEPT');
+    await expect(vault.unlock(PASSWORD)).rejects.toBeInstanceOf(UnlockBackoffError);
+    clock.now += 1000;
+    await vault.unlock(PASSWORD);
+    expect(vault.state).toBe('unlocked');
+  });
+
+  it('unlocks from the session into the full vault with the grants and their uses', async () => {
+    const { vault, make, grant, uses, kept, other, clock } = await withSession();
+    const more = [...uses, { at: clock.now, notional: '42' }];
+    await vault.putGrant(grant, more);
+    await vault.unlock(PASSWORD);
+    expect(vault.state).toBe('unlocked');
+    expect(await vault.listGrants()).toEqual([{ grant, uses: more }]);
+    expect((await vault.ownerAccount(kept.address)).address).toBe(kept.address);
+    expect((await vault.proxyFor(other.address)).secret).toBe('proxy-secret-OTHER');
+    const restarted = make();
+    expect(await restarted.restoreSession()).toBe(true);
+    expect(restarted.state).toBe('unlocked');
+    expect(await restarted.listGrants()).toEqual([{ grant, uses: more }]);
+    await restarted.lock();
+    await restarted.unlock(PASSWORD);
+    expect(await restarted.listGrants()).toEqual([]);
+  });
+
+  it('leaves nothing after lock from the session: no keys, no grants, no secret in clear', async () => {
+    const { vault, make, db, kept, proxyKey, otherProxy } = await withSession();
+    expect(await vault.auditKey()).toBeDefined();
+    await vault.lock();
+    expect(vault.state).toBe('locked');
+    expect(await vault.auditKey()).toBeUndefined();
+    await expect(vault.proxyFor(kept.address)).rejects.toBeInstanceOf(VaultLockedError);
+    await expect(vault.clobCredentials(kept.address)).rejects.toBeInstanceOf(VaultLockedError);
+    await expect(vault.putGrant(grantFor(kept.address, 'g9'), [])).rejects.toBeInstanceOf(VaultLockedError);
+    expect(await make().restoreSession()).toBe(false);
+    const dump = await profileDump(db);
+    for (const secret of [proxyKey.slice(2), otherProxy.slice(2), 'proxy-secret-KEPT', 'clob-secret-KEPT', 'pass-KEPT', 'api-key-KEPT', GRANT_ORIGIN]) {
+      expect(dump).not.toContain(secret);
+    }
+    expect(await db.get('meta', 'session')).toBeUndefined();
+    await vault.unlock(PASSWORD);
+    expect(await vault.listGrants()).toEqual([]);
+  });
+
+  it('stores no proxy key, API secret or grant in clear while the session is live', async () => {
+    const { db, session, proxyKey } = await withSession();
+    const dump = (await profileDump(db)) + JSON.stringify(await session.get());
+    for (const secret of [proxyKey.slice(2), 'proxy-secret-KEPT', 'clob-secret-KEPT', 'pass-KEPT', 'api-key-KEPT', GRANT_ORIGIN]) {
+      expect(dump).not.toContain(secret);
+    }
+    expect(await session.get()).not.toHaveProperty('mk');
+  });
+
+  it('hands out the same non-extractable audit key unlocked and in the session, none when locked', async () => {
+    const { vault } = await fresh();
+    expect(await vault.auditKey()).toBeUndefined();
+    await vault.create(PASSWORD);
+    const owner = await vault.generateOwnerKey();
+    const data = new TextEncoder().encode('audit entry');
+    const k1 = (await vault.auditKey())!;
+    expect(k1.extractable).toBe(false);
+    expect(k1.algorithm).toMatchObject({ name: 'HMAC' });
+    const mac = await crypto.subtle.sign('HMAC', k1, data);
+    await vault.enterTradingSession({ accounts: [owner.address] });
+    const k2 = (await vault.auditKey())!;
+    expect(k2.extractable).toBe(false);
+    expect(await crypto.subtle.verify('HMAC', k2, mac, data)).toBe(true);
+    await vault.unlock(PASSWORD);
+    expect(await crypto.subtle.verify('HMAC', (await vault.auditKey())!, mac, data)).toBe(true);
+  });
+
+  it('a browser restart (session store emptied) ends the session: locked, bundle gone', async () => {
+    const { db, make } = await withSession();
+    const restarted = new Vault({ db, session: memorySessionStore(), kdf: FAST, bounds: BOUNDS });
+    expect(await restarted.restoreSession()).toBe(false);
+    expect(restarted.state).toBe('locked');
+    expect(await db.get('meta', 'session')).toBeUndefined();
+    // the old worker's store still holds the session key, but the bundle it opened is gone
+    expect(await make().restoreSession()).toBe(false);
+  });
+});
+
+describe('Vault.deleteAllGrants', () => {
+  it('revokes every grant even when the sealed index was damaged', async () => {
+    const { vault, db } = await fresh();
+    await vault.create(PASSWORD);
+    const owner = await vault.generateOwnerKey();
+    await vault.putGrant(grantFor(owner.address, 'g1'), []);
+    const index = (await db.get('meta', 'index')) as { id: 'index'; sealed: { iv: Uint8Array<ArrayBuffer>; ct: Uint8Array<ArrayBuffer> } };
+    const ct = index.sealed.ct.slice();
+    ct[0] = ct[0]! ^ 1;
+    await db.put('meta', { ...index, sealed: { ...index.sealed, ct } });
+    const restarted = new Vault({ db, session: memorySessionStore(), kdf: FAST, bounds: BOUNDS });
+    await restarted.unlock(PASSWORD);
+    expect(await restarted.deleteAllGrants()).toBe(1);
+    expect((await db.getAll('secrets')).filter((r) => r.kind === 'grant')).toEqual([]);
+  });
+});
+
+describe('Vault reads during writes', () => {
+  it('never reports a signing key as tampered while it is being rewritten', async () => {
+    const { vault } = await fresh();
+    await vault.create(PASSWORD);
+    const owner = await vault.generateOwnerKey();
+    const proxyKey = generatePrivateKey();
+    await vault.putProxy({ account: owner.address, privateKey: proxyKey, secret: 's0', expiry: 9_000_000_000_000 });
+    const ops: Promise<unknown>[] = [];
+    for (let i = 1; i <= 8; i++) {
+      ops.push(vault.putProxy({ account: owner.address, privateKey: proxyKey, secret: `s${i}`, expiry: 9_000_000_000_000 }));
+      ops.push(vault.proxyFor(owner.address));
+      ops.push(vault.putClobCredentials({ account: owner.address, apiKey: 'k', secret: `c${i}`, passphrase: 'p', nonce: i }));
+      ops.push(vault.clobCredentials(owner.address).catch((e: Error) => (e.name === 'Vault.KeyNotFoundError' ? undefined : Promise.reject(e))));
+    }
+    await Promise.all(ops);
+    expect((await vault.proxyFor(owner.address)).secret).toBe('s8');
+    expect((await vault.clobCredentials(owner.address)).secret).toBe('c8');
   });
 });

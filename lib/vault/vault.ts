@@ -1,14 +1,46 @@
 /**
  * The vault: create, unlock, lock, change password, and the encrypted key records (owner keys, proxy
- * keys with their secret, CLOB API credentials), backup and restore. Background only.
+ * keys with their secret, CLOB API credentials, standing grants), backup and restore. Background only.
  *
- * Lock state: after unlock the master key lives in this object and, exported, in the session store
- * (`browser.storage.session`, trusted contexts only) together with the vault's salt, so a service-worker
- * restart does not ask again; `restoreSession` re-imports it only when the salt still matches the vault
- * and the verifier opens. `lock()` clears both.
+ * ## States (issue #17)
+ * - **'locked'**: no key in memory or in the session store. Metadata (addresses, labels, expiries) is
+ *   readable; nothing can be signed or decrypted.
+ * - **'unlocked'**: the master key lives in this object and, exported, in the session store
+ *   (`browser.storage.session`, trusted contexts only) with the vault's salt, so a service-worker restart
+ *   does not ask again. Everything works.
+ * - **'session'** (a trading session): entered by `enterTradingSession` when auto-lock fires while
+ *   standing grants are live. The master key is forgotten (here and in the session store). What the live
+ *   grants need — their accounts' unexpired proxy keys with their secrets, those accounts' CLOB API
+ *   credentials, every grant with its uses, and the audit MAC key — is kept in a bundle sealed (AES-GCM)
+ *   by a fresh random session key, stored in IndexedDB (`meta/session`); the session key lives in memory
+ *   and in the session store. `restoreSession` restores whichever state was live after a worker restart.
+ *   `unlock(password)` returns to 'unlocked' (the grants and their uses are written back as sealed
+ *   records); `lock()` ends everything.
  *
- * Wrong passwords back off 1 s, 2 s, 4 s … capped at 5 min; the counter and the next allowed time are in
- * IndexedDB, so a worker restart does not reset them.
+ * What someone holding the unlocked browser can do in the 'session' state: what the live grants allow
+ * the granted site (proxy-signed perps commands and order-book orders for the kept accounts, within the
+ * grants' limits — enforced by `lib/grants`, not here), read the grants' limits and usage, and revoke
+ * grants or lock. What they cannot do without the password: use or reveal an owner key (withdrawals,
+ * transfers, proxy issuance, any owner-signed command), export a backup, import or generate keys, add
+ * proxy keys or API credentials, use the keys of an account no grant names, create a new grant (needs
+ * 'unlocked'), or change a setting that needs the password. A person (or malware) reading the profile's
+ * disk finds only sealed data: the session key is in `storage.session`, which the browser keeps in
+ * memory and empties when it closes — a browser restart ends the session (locked).
+ *
+ * ## One writer at a time
+ * Every mutation (create, unlock and its back-off and re-wrap writes, change password, restore, key and
+ * grant writes, the session transitions, lock) and every read of a sealed record runs alone, through one
+ * promise chain in this object (`exclusive`): the sealed record index is read and updated in the same
+ * critical section as the record it covers, so concurrent calls all succeed and never leave a record
+ * that the index does not vouch for. Password checks hold the chain while the KDF runs (about a second
+ * with the default cost); reads queued behind one wait for it.
+ *
+ * ## Password back-off
+ * Every password check — `unlock`, `revealOwnerKey`, `changePassword`, `restoreBackup` — goes through one
+ * persisted back-off: wrong passwords wait 1 s, 2 s, 4 s … capped at 5 min; the counter and the next
+ * allowed time are in IndexedDB (`meta/backoff`), so a worker restart does not reset them. Too soon →
+ * `UnlockBackoffError` before anything is derived; wrong → `WrongPasswordError` with the next delay;
+ * right → the counter resets. Checks are serialised, so concurrent guesses get one try per delay.
  */
 import type { Address, Hex, LocalAccount } from 'viem';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
@@ -29,7 +61,7 @@ import {
   type KdfParams,
   type Sealed,
 } from './crypto';
-import type { BackoffRecord, RecordIndex, SecretRecord, VaultDb, VaultMeta } from './db';
+import type { BackoffRecord, RecordIndex, SecretRecord, SessionRecord, VaultDb, VaultMeta } from './db';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { Grant, GrantUse } from '../grants/evaluate';
@@ -46,8 +78,12 @@ import {
   TamperedRecordError,
 } from './errors';
 
-/** What survives a worker restart while unlocked (`storage.session`). Base64 strings. */
-export type SessionState = { mk: string; salt: string };
+/**
+ * What survives a worker restart (`storage.session`), base64 strings: the master key while 'unlocked'
+ * (`mk`) or the trading session's key while in 'session' (`sk`), with the vault's salt at that time (a
+ * restored, re-created or re-keyed vault no longer matches, and the state is not restored).
+ */
+export type SessionState = { mk: string; salt: string } | { sk: string; salt: string };
 
 /** The session store (in the extension: `browser.storage.session`, access level trusted contexts only). */
 export type SessionStore = {
@@ -62,13 +98,16 @@ export function memorySessionStore(): SessionStore {
   return { get: async () => s, set: async (v) => void (s = v), clear: async () => void (s = undefined) };
 }
 
+/** The vault's state (see the module docstring): nothing usable, a trading session, or everything. */
+export type VaultState = 'locked' | 'session' | 'unlocked';
+
 const VERIFIER = new TextEncoder().encode('countersign-vault-verifier-v1');
 const BACKOFF_CAP_MS = 5 * 60_000;
 /** Shortest password accepted. */
 export const MIN_PASSWORD_LENGTH = 8;
 
 const b64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
-const unb64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+const unb64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0)) as Uint8Array<ArrayBuffer>;
 const enc = (x: unknown) => new TextEncoder().encode(JSON.stringify(x));
 const dec = <T>(b: Uint8Array) => JSON.parse(new TextDecoder().decode(b)) as T;
 
@@ -91,10 +130,57 @@ export type VaultOptions = {
 export type ChangePasswordHooks = { beforeCommit?: () => void };
 
 const INDEX_AAD = 'countersign/v1/meta/index';
+const SESSION_AAD = 'countersign/v1/meta/session';
+/** HKDF-SHA256 `info` of the audit chain's MAC key (derived from the master key; issue #17). */
+const AUDIT_INFO = 'countersign/audit/v1';
+const GRANT_PREFIX = 'grant:';
+
+/**
+ * The trading session's bundle, sealed by the session key in `meta/session` (AAD `SESSION_AAD`).
+ * `accounts` lower-case; `auditKey` the audit MAC key's 32 raw bytes, base64.
+ */
+type SessionBundle = {
+  v: 1;
+  accounts: string[];
+  proxies: { info: ProxyInfo; privateKey: Hex; secret: string }[];
+  clob: { info: ClobInfo; apiKey: string; secret: string; passphrase: string }[];
+  grants: { grant: Grant; uses: GrantUse[] }[];
+  auditKey: string;
+};
+
+type ProxySecret = { privateKey: Hex; secret: string };
+type ClobSecret = { apiKey: string; secret: string; passphrase: string };
+
+/** Imports a trading session key (AES-256-GCM, extractable so it can live in `storage.session`). */
+function importSessionKey(raw: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
+  return crypto.subtle.importKey('raw', raw, 'AES-GCM', true, ['encrypt', 'decrypt']);
+}
+
+const proxyInfoOf = (r: SecretRecord): ProxyInfo => ({
+  id: r.id,
+  account: r.meta.account as Address,
+  proxy: r.meta.proxy as Address,
+  expiry: Number(r.meta.expiry),
+  label: String(r.meta.label ?? ''),
+});
+const clobInfoOf = (r: SecretRecord): ClobInfo => ({
+  id: r.id,
+  account: r.meta.account as Address,
+  nonce: Number(r.meta.nonce),
+  signatureType: Number(r.meta.signatureType) as 0 | 1 | 2,
+  funder: r.meta.funder as Address | null,
+});
 
 export class Vault {
   private index: Map<string, string> | undefined;
+  /** The master key ('unlocked'). */
   private mk: CryptoKey | undefined;
+  /** The trading session's key and its opened bundle ('session'). */
+  private sk: CryptoKey | undefined;
+  private bundle: SessionBundle | undefined;
+  /** The writer lock: every mutation and sealed read runs after the previous one settled. */
+  private chain: Promise<unknown> = Promise.resolve();
+  private auditCache: { of: CryptoKey; key: CryptoKey } | undefined;
   private readonly db: VaultDb;
   private readonly session: SessionStore;
   private readonly now: () => number;
@@ -109,54 +195,79 @@ export class Vault {
     this.bounds = o.bounds ?? DEFAULT_KDF_BOUNDS;
   }
 
+  /** Runs `fn` alone: after every earlier call queued here settled (one writer at a time, issue #17). Never nest. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
   private async meta(): Promise<VaultMeta | undefined> {
     return (await this.db.get('meta', 'vault')) as VaultMeta | undefined;
   }
 
-  /** `{ initialized, unlocked, retryAfterMs }` — no secrets. */
-  async status(): Promise<{ initialized: boolean; unlocked: boolean; retryAfterMs: number }> {
+  /** `{ initialized, unlocked, state, retryAfterMs }` — no secrets. `retryAfterMs`: the password back-off left. */
+  async status(): Promise<{ initialized: boolean; unlocked: boolean; state: VaultState; retryAfterMs: number }> {
     const meta = await this.meta();
     const backoff = (await this.db.get('meta', 'backoff')) as BackoffRecord | undefined;
     return {
       initialized: !!meta,
-      unlocked: !!this.mk,
+      unlocked: this.unlocked,
+      state: this.state,
       retryAfterMs: Math.max(0, (backoff?.nextAllowedAt ?? 0) - this.now()),
     };
   }
 
+  /** 'locked': nothing usable; 'session': a trading session (see the module docstring); 'unlocked': everything. */
+  get state(): VaultState {
+    return this.mk ? 'unlocked' : this.sk ? 'session' : 'locked';
+  }
+
+  /** `state === 'unlocked'`: the master key is present, everything works. */
   get unlocked(): boolean {
-    return !!this.mk;
+    return this.state === 'unlocked';
+  }
+
+  /** `state === 'session'`: a trading session keeps only what the live grants need. */
+  get sessionLive(): boolean {
+    return this.state === 'session';
   }
 
   /** Creates a new vault protected by `password`. Throws `VaultExistsError`, `WeakPasswordError`. Leaves it unlocked. */
   async create(password: string): Promise<void> {
     if (password.length < MIN_PASSWORD_LENGTH) throw new WeakPasswordError();
-    if (await this.meta()) throw new VaultExistsError();
-    const mkRaw = randomBytes(32);
-    const mk = await importMasterKey(mkRaw);
-    const salt = randomBytes(16);
-    const kek = await deriveKek(password, salt, this.kdf);
-    const meta: VaultMeta = {
-      id: 'vault',
-      kdf: this.kdf,
-      salt,
-      wrapped: await seal(kek, mkRaw, MASTER_KEY_AAD),
-      verifier: await seal(mk, VERIFIER, 'verifier'),
-      createdAt: this.now(),
-    };
-    mkRaw.fill(0);
-    const tx = this.db.transaction('meta', 'readwrite');
-    if (await tx.store.get('vault')) {
-      tx.abort();
-      throw new VaultExistsError();
-    }
-    await tx.store.put(meta);
-    await tx.done;
-    await this.setUnlocked(mk, salt);
+    return this.exclusive(async () => {
+      if (await this.meta()) throw new VaultExistsError();
+      const mkRaw = randomBytes(32);
+      const mk = await importMasterKey(mkRaw);
+      const salt = randomBytes(16);
+      const kek = await deriveKek(password, salt, this.kdf);
+      const meta: VaultMeta = {
+        id: 'vault',
+        kdf: this.kdf,
+        salt,
+        wrapped: await seal(kek, mkRaw, MASTER_KEY_AAD),
+        verifier: await seal(mk, VERIFIER, 'verifier'),
+        createdAt: this.now(),
+      };
+      mkRaw.fill(0);
+      const tx = this.db.transaction('meta', 'readwrite');
+      if (await tx.store.get('vault')) {
+        tx.abort();
+        throw new VaultExistsError();
+      }
+      await tx.store.put(meta);
+      await tx.done;
+      this.index = undefined;
+      await this.setUnlocked(mk, salt);
+    });
   }
 
+  /** Enters 'unlocked' with `mk` (forgets any session key) and stores it in the session store. */
   private async setUnlocked(mk: CryptoKey, salt: Uint8Array): Promise<void> {
     this.mk = mk;
+    this.sk = undefined;
+    this.bundle = undefined;
     const raw = new Uint8Array(await crypto.subtle.exportKey('raw', mk));
     await this.session.set({ mk: b64(raw), salt: b64(salt) });
     raw.fill(0);
@@ -172,24 +283,13 @@ export class Vault {
     return { mk, raw };
   }
 
-  /** `unwrap` for a re-authentication: a wrong password is a `WrongPasswordError` (no back-off counted). */
-  private async reauthenticate(meta: VaultMeta, password: string): Promise<{ mk: CryptoKey; raw: Uint8Array<ArrayBuffer> }> {
-    try {
-      return await this.unwrap(meta, password);
-    } catch (err) {
-      if (err instanceof DecryptError) throw new WrongPasswordError(0);
-      throw err;
-    }
-  }
-
   /**
-   * Unlocks with `password`. Throws `VaultNotInitializedError`, `UnlockBackoffError` (too soon after a
-   * failure — nothing is derived), `WrongPasswordError` (with the next delay), `KdfParamsError`. When the
-   * vault's KDF cost is below the current default it is re-wrapped with the default.
+   * Every password check (unlock, reveal, change password, backup restore): the persisted back-off,
+   * then `unwrap`. Throws `UnlockBackoffError` (too soon; nothing derived), `WrongPasswordError` (with
+   * the next delay, counted in `meta/backoff`), `KdfParamsError` (not counted). A right password resets
+   * the counter. Call inside `exclusive` only (so concurrent guesses cannot share one slot).
    */
-  async unlock(password: string): Promise<void> {
-    const meta = await this.meta();
-    if (!meta) throw new VaultNotInitializedError();
+  private async checkPassword(meta: VaultMeta, password: string): Promise<{ mk: CryptoKey; raw: Uint8Array<ArrayBuffer> }> {
     const backoff = ((await this.db.get('meta', 'backoff')) as BackoffRecord | undefined) ?? { id: 'backoff', failures: 0, nextAllowedAt: 0 };
     const wait = backoff.nextAllowedAt - this.now();
     if (wait > 0) throw new UnlockBackoffError(wait);
@@ -203,10 +303,37 @@ export class Vault {
       await this.db.put('meta', { id: 'backoff', failures, nextAllowedAt: this.now() + delay });
       throw new WrongPasswordError(delay);
     }
-    if (backoff.failures > 0) await this.db.put('meta', { id: 'backoff', failures: 0, nextAllowedAt: 0 });
-    if (kdfWeaker(meta.kdf, this.kdf)) await this.rewrap(meta, unwrapped.raw, password, this.kdf);
-    unwrapped.raw.fill(0);
-    await this.setUnlocked(unwrapped.mk, meta.salt);
+    if (backoff.failures > 0 || backoff.nextAllowedAt > 0) await this.db.put('meta', { id: 'backoff', failures: 0, nextAllowedAt: 0 });
+    return unwrapped;
+  }
+
+  /**
+   * Unlocks with `password`, from 'locked' or from 'session' (then the session's grants, with their uses,
+   * become sealed records again and the bundle is deleted). Throws `VaultNotInitializedError`,
+   * `UnlockBackoffError` (too soon after a failure — nothing is derived), `WrongPasswordError` (with the
+   * next delay; the state does not change), `KdfParamsError`. When the vault's KDF cost is below the
+   * current default it is re-wrapped with the default.
+   */
+  async unlock(password: string): Promise<void> {
+    return this.exclusive(async () => {
+      const meta = await this.meta();
+      if (!meta) throw new VaultNotInitializedError();
+      const { mk, raw } = await this.checkPassword(meta, password);
+      try {
+        const salt = kdfWeaker(meta.kdf, this.kdf) ? await this.rewrap(meta, raw, password, this.kdf) : meta.salt;
+        if (this.bundle) await this.leaveSession(mk, this.bundle);
+        this.index = undefined;
+        await this.setUnlocked(mk, salt);
+      } finally {
+        raw.fill(0);
+      }
+    });
+  }
+
+  /** Writes the session's grants back as records sealed by `mk` and deletes the bundle, in one transaction. */
+  private async leaveSession(mk: CryptoKey, bundle: SessionBundle): Promise<void> {
+    const recs = await Promise.all(bundle.grants.map((g) => this.sealRecord(mk, 'grant', `${GRANT_PREFIX}${g.grant.id}`, g.grant.account, {}, g)));
+    await this.commit(mk, recs, [], { delMeta: ['session'] });
   }
 
   private async rewrap(meta: VaultMeta, mkRaw: Uint8Array<ArrayBuffer>, password: string, kdf: KdfParams, hooks: ChangePasswordHooks = {}) {
@@ -227,53 +354,223 @@ export class Vault {
   }
 
   /**
-   * Restores the unlocked state after a worker restart from the session store. Returns false (and clears
-   * the session) when nothing is stored, the vault's salt changed, or the verifier does not open.
+   * Restores the state that was live before a worker restart, from the session store: 'unlocked' (the
+   * master key opens the verifier) or 'session' (the session key opens the bundle). Returns true when the
+   * vault is (now) unlocked or in a session. Returns false — and clears the session store and any
+   * session bundle — when nothing is stored (a browser restart), the vault's salt changed, or nothing opens.
    */
   async restoreSession(): Promise<boolean> {
-    if (this.mk) return true;
-    const s = await this.session.get();
-    const meta = await this.meta();
-    if (!s || !meta || s.salt !== b64(meta.salt)) {
-      await this.session.clear();
-      return false;
-    }
-    try {
-      const mk = await importMasterKey(unb64(s.mk) as Uint8Array<ArrayBuffer>);
-      await open(mk, meta.verifier, 'verifier');
-      this.mk = mk;
-      return true;
-    } catch {
-      await this.session.clear();
-      return false;
-    }
+    if (this.state !== 'locked') return true;
+    return this.exclusive(async () => {
+      if (this.state !== 'locked') return true;
+      const s = await this.session.get();
+      const meta = await this.meta();
+      const fail = async () => {
+        await this.session.clear();
+        await this.db.delete('meta', 'session');
+        return false;
+      };
+      if (!s || !meta || typeof s.salt !== 'string' || s.salt !== b64(meta.salt)) return fail();
+      try {
+        if ('mk' in s && typeof s.mk === 'string') {
+          const mk = await importMasterKey(unb64(s.mk));
+          await open(mk, meta.verifier, 'verifier');
+          await this.db.delete('meta', 'session'); // a bundle left by an interrupted transition: nobody can open it
+          this.index = undefined;
+          this.mk = mk;
+          return true;
+        }
+        if ('sk' in s && typeof s.sk === 'string') {
+          const rec = (await this.db.get('meta', 'session')) as SessionRecord | undefined;
+          if (!rec) return fail();
+          const sk = await importSessionKey(unb64(s.sk));
+          const bundle = dec<SessionBundle>(await open(sk, rec.sealed, SESSION_AAD));
+          if (bundle.v !== 1) return fail();
+          this.sk = sk;
+          this.bundle = bundle;
+          return true;
+        }
+      } catch {
+        /* fall through: nothing opens */
+      }
+      return fail();
+    });
   }
 
-  /** Forgets the master key here and in the session store. */
+  /**
+   * Locks, from any state: forgets the master key and the session key (here and in the session store),
+   * deletes the session bundle and every grant record (lock ends every grant). Each step runs even when
+   * an earlier one failed; the first failure is rethrown at the end — the keys are forgotten regardless.
+   */
   async lock(): Promise<void> {
-    this.mk = undefined;
-    this.index = undefined;
-    await this.session.clear();
+    return this.exclusive(async () => {
+      const mk = this.mk;
+      this.mk = undefined;
+      this.sk = undefined;
+      this.bundle = undefined;
+      let failure: unknown;
+      const step = async (fn: () => Promise<unknown>) => {
+        try {
+          await fn();
+        } catch (err) {
+          failure ??= err;
+        }
+      };
+      await step(() => this.session.clear());
+      await step(async () => {
+        const grantIds = (await this.db.getAll('secrets')).filter((r) => r.kind === 'grant').map((r) => r.id);
+        if (mk) {
+          try {
+            await this.commit(mk, [], grantIds, { delMeta: ['session'], dropIndexPrefix: GRANT_PREFIX });
+            return;
+          } catch {
+            /* an unreadable index: delete the records alone below */
+          }
+        }
+        const tx = this.db.transaction(['secrets', 'meta'], 'readwrite');
+        for (const id of grantIds) await tx.objectStore('secrets').delete(id);
+        await tx.objectStore('meta').delete('session');
+        await tx.done;
+      });
+      this.index = undefined;
+      if (failure) throw failure;
+    });
+  }
+
+  /**
+   * Auto-lock while standing grants are live (issue #17): keeps only what the live grants need and
+   * forgets the master key. Requires 'unlocked' (else `VaultLockedError`). `accounts`: the accounts of
+   * the live grants. Kept: those accounts' unexpired proxy keys (with their secret), their CLOB API
+   * credentials, every grant record with its uses, and the audit MAC key — re-sealed under a fresh
+   * random session key (bundle in `meta/session`, key in the session store); the grant records leave the
+   * `secrets` store in the same transaction. The master key is dropped from memory and from the session
+   * store. Throws `TamperedRecordError` / `DecryptError` when a record to keep does not open; then the
+   * state is unchanged ('unlocked') and the caller should `lock()`.
+   */
+  async enterTradingSession(o: { accounts: string[] }): Promise<void> {
+    return this.exclusive(async () => {
+      const mk = this.key();
+      const meta = await this.meta();
+      if (!meta) throw new VaultNotInitializedError();
+      const keep = new Set(o.accounts.map((a) => a.toLowerCase()));
+      const now = this.now();
+      const all = await this.db.getAll('secrets');
+      const bundle: SessionBundle = { v: 1, accounts: [...keep], proxies: [], clob: [], grants: [], auditKey: '' };
+      for (const r of all) {
+        if (r.kind === 'proxy' && keep.has(r.account.toLowerCase()) && Number(r.meta.expiry) > now) {
+          const { secret } = await this.read<ProxySecret>(r.id);
+          bundle.proxies.push({ info: proxyInfoOf(r), privateKey: secret.privateKey, secret: secret.secret });
+        } else if (r.kind === 'clob' && keep.has(r.account.toLowerCase())) {
+          const { secret } = await this.read<ClobSecret>(r.id);
+          bundle.clob.push({ info: clobInfoOf(r), ...secret });
+        } else if (r.kind === 'grant') {
+          bundle.grants.push((await this.read<{ grant: Grant; uses: GrantUse[] }>(r.id)).secret);
+        }
+      }
+      const auditRaw = await this.deriveAuditRaw(mk);
+      bundle.auditKey = b64(auditRaw);
+      auditRaw.fill(0);
+      const skRaw = randomBytes(32);
+      const sk = await importSessionKey(skRaw);
+      const sealed = await seal(sk, enc(bundle), SESSION_AAD);
+      // The session store first: a crash before the bundle is written restores nothing (locked), never
+      // a master key beside a half-made session.
+      await this.session.set({ sk: b64(skRaw), salt: b64(meta.salt) });
+      skRaw.fill(0);
+      try {
+        const grantIds = all.filter((r) => r.kind === 'grant').map((r) => r.id);
+        await this.commit(mk, [], grantIds, { putMeta: [{ id: 'session', sealed }], dropIndexPrefix: GRANT_PREFIX });
+      } catch (err) {
+        await this.setUnlocked(mk, meta.salt).catch(() => undefined);
+        throw err;
+      }
+      this.mk = undefined;
+      this.index = undefined;
+      this.sk = sk;
+      this.bundle = bundle;
+    });
+  }
+
+  /** Re-seals the session bundle after a change and writes it (call inside `exclusive`, in 'session'). */
+  private async saveBundle(next: SessionBundle): Promise<void> {
+    const sealed = await seal(this.sk!, enc(next), SESSION_AAD);
+    await this.db.put('meta', { id: 'session', sealed });
+    this.bundle = next;
   }
 
   /**
    * Changes the password: re-wraps only the master key (records stay as they are) in one IndexedDB
-   * transaction, so a crash before commit leaves the old password working. Throws `WrongPasswordError`
-   * (old password), `WeakPasswordError`.
+   * transaction, so a crash before commit leaves the old password working. The old password goes
+   * through the back-off. The state does not change: locked stays locked, unlocked stays unlocked, a
+   * trading session stays a trading session. Throws `WrongPasswordError`, `UnlockBackoffError` (old
+   * password), `WeakPasswordError`, `VaultNotInitializedError`.
    */
   async changePassword(oldPassword: string, newPassword: string, hooks: ChangePasswordHooks = {}): Promise<void> {
     if (newPassword.length < MIN_PASSWORD_LENGTH) throw new WeakPasswordError();
-    const meta = await this.meta();
-    if (!meta) throw new VaultNotInitializedError();
-    const unwrapped = await this.reauthenticate(meta, oldPassword);
-    const salt = await this.rewrap(meta, unwrapped.raw, newPassword, this.kdf, hooks);
-    unwrapped.raw.fill(0);
-    await this.setUnlocked(unwrapped.mk, salt);
+    return this.exclusive(async () => {
+      const meta = await this.meta();
+      if (!meta) throw new VaultNotInitializedError();
+      const { raw } = await this.checkPassword(meta, oldPassword);
+      try {
+        const salt = await this.rewrap(meta, raw, newPassword, this.kdf, hooks);
+        // The session store names the vault's salt: keep it current for whichever state is live.
+        if (this.mk) await this.setUnlocked(this.mk, salt);
+        else if (this.sk) {
+          const skRaw = new Uint8Array(await crypto.subtle.exportKey('raw', this.sk));
+          await this.session.set({ sk: b64(skRaw), salt: b64(salt) });
+          skRaw.fill(0);
+        }
+      } finally {
+        raw.fill(0);
+      }
+    });
   }
 
+  /** The master key; `VaultLockedError` (saying a password is needed in a trading session) otherwise. */
   private key(): CryptoKey {
-    if (!this.mk) throw new VaultLockedError();
+    if (!this.mk) throw new VaultLockedError({ inSession: !!this.sk });
     return this.mk;
+  }
+
+  /** The session bundle's part for `account`; `VaultLockedError` when no live grant names it. */
+  private keptAccount(account: string): void {
+    if (!this.bundle!.accounts.includes(account.toLowerCase())) throw new VaultLockedError({ inSession: true });
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // The audit chain's key (issue #17)
+
+  /** The audit MAC key's 32 raw bytes: HKDF-SHA256(master key, salt = empty, info = `countersign/audit/v1`). */
+  private async deriveAuditRaw(mk: CryptoKey): Promise<Uint8Array<ArrayBuffer>> {
+    const mkRaw = new Uint8Array(await crypto.subtle.exportKey('raw', mk));
+    try {
+      const ikm = await crypto.subtle.importKey('raw', mkRaw, 'HKDF', false, ['deriveBits']);
+      const bits = await crypto.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: new TextEncoder().encode(AUDIT_INFO) }, ikm, 256);
+      return new Uint8Array(bits);
+    } finally {
+      mkRaw.fill(0);
+    }
+  }
+
+  /**
+   * The audit chain's MAC key: HMAC-SHA256, non-extractable, usages sign and verify; derived from the
+   * master key with HKDF-SHA256 (info `countersign/audit/v1`), so it is the same in every state and
+   * after a password change, and only someone who can unlock the vault has it. Available in 'unlocked'
+   * and 'session' (carried in the bundle); `undefined` when 'locked'.
+   */
+  async auditKey(): Promise<CryptoKey | undefined> {
+    const of = this.mk ?? this.sk;
+    if (!of) return undefined;
+    if (this.auditCache?.of === of) return this.auditCache.key;
+    const raw = this.mk ? await this.deriveAuditRaw(this.mk) : this.bundle ? unb64(this.bundle.auditKey) : undefined;
+    if (!raw) return undefined;
+    try {
+      const key = await crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+      this.auditCache = { of, key };
+      return key;
+    } finally {
+      raw.fill(0);
+    }
   }
 
   // ------------------------------------------------------------------------------------------
@@ -287,70 +584,102 @@ export class Vault {
     return bytesToHex(sha256(buf));
   }
 
-  /** The index, loaded (or, for a vault that has none yet, built from the records on first use). */
-  private async loadIndex(): Promise<Map<string, string>> {
-    if (this.index) return this.index;
+  /**
+   * The index sealed by `key` (cached while it is the live master key), or, for a vault that has none
+   * yet, built from the records on first use. Call inside `exclusive`.
+   */
+  private async loadIndex(key: CryptoKey): Promise<Map<string, string>> {
+    if (this.index && key === this.mk) return this.index;
     const rec = (await this.db.get('meta', 'index')) as RecordIndex | undefined;
+    let index: Map<string, string>;
     if (rec) {
-      this.index = new Map(Object.entries(dec<Record<string, string>>(await open(this.key(), rec.sealed, INDEX_AAD))));
+      index = new Map(Object.entries(dec<Record<string, string>>(await open(key, rec.sealed, INDEX_AAD))));
     } else {
       const all = await this.db.getAll('secrets');
-      this.index = new Map(all.map((r) => [r.id, Vault.digestOf(r.sealed)]));
-      await this.db.put('meta', { id: 'index', sealed: await seal(this.key(), enc(Object.fromEntries(this.index)), INDEX_AAD) });
+      index = new Map(all.map((r) => [r.id, Vault.digestOf(r.sealed)]));
+      await this.db.put('meta', { id: 'index', sealed: await seal(key, enc(Object.fromEntries(index)), INDEX_AAD) });
     }
-    return this.index;
+    if (key === this.mk) this.index = index;
+    return index;
   }
 
-  /** Writes `put` records and deletes `del` ids together with the updated index, in one transaction. */
-  private async commit(put: SecretRecord[], del: string[]): Promise<void> {
-    const next = new Map(await this.loadIndex());
+  /**
+   * Writes `put` records and deletes `del` ids together with the updated index (sealed by `key`) in one
+   * transaction; `putMeta` / `delMeta` join it; `dropIndexPrefix` also drops index entries of records
+   * already gone. Call inside `exclusive`, so the index read here is still current when it is written.
+   */
+  private async commit(
+    key: CryptoKey,
+    put: SecretRecord[],
+    del: string[],
+    o: { putMeta?: SessionRecord[]; delMeta?: string[]; dropIndexPrefix?: string } = {},
+  ): Promise<void> {
+    const next = new Map(await this.loadIndex(key));
+    if (o.dropIndexPrefix) for (const id of [...next.keys()]) if (id.startsWith(o.dropIndexPrefix)) next.delete(id);
     for (const id of del) next.delete(id);
     for (const r of put) next.set(r.id, Vault.digestOf(r.sealed));
-    const sealedIndex = await seal(this.key(), enc(Object.fromEntries(next)), INDEX_AAD);
+    const sealedIndex = await seal(key, enc(Object.fromEntries(next)), INDEX_AAD);
     const tx = this.db.transaction(['secrets', 'meta'], 'readwrite');
     for (const id of del) await tx.objectStore('secrets').delete(id);
     for (const r of put) await tx.objectStore('secrets').put(r);
+    for (const m of o.putMeta ?? []) await tx.objectStore('meta').put(m);
+    for (const id of o.delMeta ?? []) await tx.objectStore('meta').delete(id);
     await tx.objectStore('meta').put({ id: 'index', sealed: sealedIndex });
     await tx.done;
-    this.index = next;
+    if (key === this.mk) this.index = next;
   }
 
   /** Deletes records: with the index while unlocked; the records alone while locked (lock revokes grants). */
   private async remove(ids: string[]): Promise<void> {
-    if (this.mk) await this.commit([], ids);
+    if (this.mk) await this.commit(this.mk, [], ids);
     else for (const id of ids) await this.db.delete('secrets', id);
   }
 
-  private async put(kind: SecretRecord['kind'], id: string, account: string, meta: SecretRecord['meta'], secret: unknown) {
-    const rec: SecretRecord = {
+  private async sealRecord(key: CryptoKey, kind: SecretRecord['kind'], id: string, account: string, meta: SecretRecord['meta'], secret: unknown): Promise<SecretRecord> {
+    return {
       id,
       kind,
       account: account.toLowerCase(),
       meta,
-      sealed: await seal(this.key(), enc(secret), recordAad('secrets', id, account)),
+      sealed: await seal(key, enc(secret), recordAad('secrets', id, account)),
       createdAt: this.now(),
     };
-    await this.commit([rec], []);
+  }
+
+  private async put(kind: SecretRecord['kind'], id: string, account: string, meta: SecretRecord['meta'], secret: unknown) {
+    const key = this.key();
+    await this.commit(key, [await this.sealRecord(key, kind, id, account, meta, secret)], []);
   }
 
   /**
-   * Reads and opens a record. Throws `KeyNotFoundError`, `TamperedRecordError` (not the record the
-   * index sealed: changed, rolled back or injected) or `DecryptError` (corrupted, swapped or moved).
+   * Reads and opens a record (call inside `exclusive`). Throws `VaultLockedError`, `KeyNotFoundError`,
+   * `TamperedRecordError` (not the record the index sealed: changed, rolled back or injected) or
+   * `DecryptError` (corrupted, swapped or moved).
    */
   private async read<T>(id: string): Promise<{ rec: SecretRecord; secret: T }> {
+    const key = this.key();
     const rec = await this.db.get('secrets', id);
     if (!rec) throw new KeyNotFoundError('key');
-    const index = await this.loadIndex();
+    const index = await this.loadIndex(key);
     if (index.get(id) !== Vault.digestOf(rec.sealed)) throw new TamperedRecordError();
-    const secret = dec<T>(await open(this.key(), rec.sealed, recordAad('secrets', rec.id, rec.account)));
+    const secret = dec<T>(await open(key, rec.sealed, recordAad('secrets', rec.id, rec.account)));
     return { rec, secret };
   }
 
   // ------------------------------------------------------------------------------------------
   // Owner keys
 
-  /** Stores an owner private key (0x + 64 hex). Returns its address. Requires unlock. */
+  /** Stores an owner private key (0x + 64 hex). Returns its address. Requires 'unlocked' (`VaultLockedError`). */
   async importOwnerKey(privateKey: Hex, label = ''): Promise<OwnerInfo> {
+    return this.exclusive(() => this.storeOwnerKey(privateKey, label));
+  }
+
+  /** Generates and stores a new owner key (viem `generatePrivateKey`). Returns its address only. Requires 'unlocked'. */
+  async generateOwnerKey(label = ''): Promise<OwnerInfo> {
+    return this.exclusive(() => this.storeOwnerKey(generatePrivateKey(), label));
+  }
+
+  private async storeOwnerKey(privateKey: Hex, label: string): Promise<OwnerInfo> {
     this.key();
     const account = privateKeyToAccount(privateKey);
     const info = { address: account.address, label, createdAt: this.now() };
@@ -358,12 +687,7 @@ export class Vault {
     return info;
   }
 
-  /** Generates and stores a new owner key (viem `generatePrivateKey`). Returns its address only. */
-  async generateOwnerKey(label = ''): Promise<OwnerInfo> {
-    return this.importOwnerKey(generatePrivateKey(), label);
-  }
-
-  /** Owner keys (metadata only; works while locked). */
+  /** Owner keys (metadata only; works in every state — in a trading session too, though only the password opens them). */
   async listOwners(): Promise<OwnerInfo[]> {
     const all = await this.db.getAll('secrets');
     return all
@@ -371,18 +695,27 @@ export class Vault {
       .map((r) => ({ address: r.meta.address as Address, label: String(r.meta.label ?? ''), createdAt: r.createdAt }));
   }
 
-  /** The signing account of an owner key. Background only — never send its key anywhere. */
+  /** The signing account of an owner key. Requires 'unlocked'. Background only — never send its key anywhere. */
   async ownerAccount(address: string): Promise<LocalAccount> {
-    const { secret } = await this.read<{ privateKey: Hex }>(`owner:${address.toLowerCase()}`);
-    return privateKeyToAccount(secret.privateKey);
+    return this.exclusive(async () => {
+      const { secret } = await this.read<{ privateKey: Hex }>(`owner:${address.toLowerCase()}`);
+      return privateKeyToAccount(secret.privateKey);
+    });
   }
 
-  /** The owner private key, for a person who re-entered the password (reveal-after-reauth). */
+  /**
+   * The owner private key, for a person who re-entered the password (reveal-after-reauth). Requires
+   * 'unlocked' (`VaultLockedError` first, nothing counted); the password goes through the back-off
+   * (`UnlockBackoffError`, `WrongPasswordError`).
+   */
   async revealOwnerKey(address: string, password: string): Promise<Hex> {
-    const meta = await this.meta();
-    if (!meta) throw new VaultNotInitializedError();
-    (await this.reauthenticate(meta, password)).raw.fill(0);
-    return (await this.read<{ privateKey: Hex }>(`owner:${address.toLowerCase()}`)).secret.privateKey;
+    return this.exclusive(async () => {
+      this.key();
+      const meta = await this.meta();
+      if (!meta) throw new VaultNotInitializedError();
+      (await this.checkPassword(meta, password)).raw.fill(0);
+      return (await this.read<{ privateKey: Hex }>(`owner:${address.toLowerCase()}`)).secret.privateKey;
+    });
   }
 
   // ------------------------------------------------------------------------------------------
@@ -390,46 +723,68 @@ export class Vault {
 
   /**
    * Stores a proxy key and its secret for `account`. When `proxy` is given, checks that `privateKey`
-   * belongs to it (`ProxyKeyMismatchError`). `expiry` Unix ms.
+   * belongs to it (`ProxyKeyMismatchError`). `expiry` Unix ms. Requires 'unlocked'.
    */
   async putProxy(input: { account: string; privateKey: Hex; secret: string; proxy?: string; expiry: number; label?: string }): Promise<ProxyInfo> {
-    this.key();
-    const acct = privateKeyToAccount(input.privateKey);
-    if (input.proxy && acct.address.toLowerCase() !== input.proxy.toLowerCase()) throw new ProxyKeyMismatchError();
-    const id = `proxy:${acct.address.toLowerCase()}`;
-    const info: ProxyInfo = { id, account: input.account as Address, proxy: acct.address, expiry: input.expiry, label: input.label ?? '' };
-    await this.put('proxy', id, input.account, { proxy: acct.address, expiry: input.expiry, label: info.label, account: input.account }, {
-      privateKey: input.privateKey,
-      secret: input.secret,
+    return this.exclusive(async () => {
+      this.key();
+      const acct = privateKeyToAccount(input.privateKey);
+      if (input.proxy && acct.address.toLowerCase() !== input.proxy.toLowerCase()) throw new ProxyKeyMismatchError();
+      const id = `proxy:${acct.address.toLowerCase()}`;
+      const info: ProxyInfo = { id, account: input.account as Address, proxy: acct.address, expiry: input.expiry, label: input.label ?? '' };
+      await this.put('proxy', id, input.account, { proxy: acct.address, expiry: input.expiry, label: info.label, account: input.account }, {
+        privateKey: input.privateKey,
+        secret: input.secret,
+      });
+      return info;
     });
-    return info;
   }
 
-  /** Proxy keys of `account` (metadata only). */
+  /**
+   * Proxy keys of `account` (or all), metadata only. In a trading session: only the kept ones (the
+   * accounts of the live grants, unexpired when the session began) — the ones that can sign.
+   */
   async listProxies(account?: string): Promise<ProxyInfo[]> {
+    if (this.bundle) return this.bundle.proxies.map((p) => ({ ...p.info })).filter((p) => !account || p.account.toLowerCase() === account.toLowerCase());
     const all = account ? await this.db.getAllFromIndex('secrets', 'byAccount', account.toLowerCase()) : await this.db.getAll('secrets');
-    return all
-      .filter((r) => r.kind === 'proxy')
-      .map((r) => ({ id: r.id, account: r.meta.account as Address, proxy: r.meta.proxy as Address, expiry: Number(r.meta.expiry), label: String(r.meta.label ?? '') }));
+    return all.filter((r) => r.kind === 'proxy').map(proxyInfoOf);
   }
 
-  /** The unexpired proxy of `account` with the latest expiry: its signing account and secret. Background only. */
+  /**
+   * The unexpired proxy of `account` with the latest expiry: its signing account and secret. Background
+   * only. Works in 'unlocked' and, for the kept accounts, in 'session'. Throws `KeyNotFoundError` (none
+   * unexpired), `VaultLockedError` (locked, or an account the session did not keep), `TamperedRecordError`.
+   */
   async proxyFor(account: string): Promise<{ info: ProxyInfo; signer: LocalAccount; secret: string }> {
-    const live = (await this.listProxies(account)).filter((p) => p.expiry > this.now()).sort((a, b) => b.expiry - a.expiry);
-    if (!live[0]) throw new KeyNotFoundError('unexpired proxy key');
-    const { secret } = await this.read<{ privateKey: Hex; secret: string }>(live[0].id);
-    return { info: live[0], signer: privateKeyToAccount(secret.privateKey), secret: secret.secret };
+    return this.exclusive(async () => {
+      const now = this.now();
+      if (this.bundle) {
+        this.keptAccount(account);
+        const live = this.bundle.proxies
+          .filter((p) => p.info.account.toLowerCase() === account.toLowerCase() && p.info.expiry > now)
+          .sort((a, b) => b.info.expiry - a.info.expiry)[0];
+        if (!live) throw new KeyNotFoundError('unexpired proxy key');
+        return { info: { ...live.info }, signer: privateKeyToAccount(live.privateKey), secret: live.secret };
+      }
+      const live = (await this.listProxies(account)).filter((p) => p.expiry > now).sort((a, b) => b.expiry - a.expiry);
+      if (!live[0]) throw new KeyNotFoundError('unexpired proxy key');
+      const { secret } = await this.read<ProxySecret>(live[0].id);
+      return { info: live[0], signer: privateKeyToAccount(secret.privateKey), secret: secret.secret };
+    });
   }
 
-  /** Removes a proxy record. */
+  /** Removes a proxy record. Requires 'unlocked' or 'locked' (a trading session needs the password: `VaultLockedError`). */
   async deleteProxy(proxy: string): Promise<void> {
-    await this.remove([`proxy:${proxy.toLowerCase()}`]);
+    return this.exclusive(async () => {
+      if (this.sk) throw new VaultLockedError({ inSession: true });
+      await this.remove([`proxy:${proxy.toLowerCase()}`]);
+    });
   }
 
   // ------------------------------------------------------------------------------------------
   // CLOB credentials
 
-  /** Stores CLOB API credentials of `account` (with nonce, signature type and funder). */
+  /** Stores CLOB API credentials of `account` (with nonce, signature type and funder). Requires 'unlocked'. */
   async putClobCredentials(input: {
     account: string;
     apiKey: string;
@@ -439,61 +794,111 @@ export class Vault {
     signatureType?: 0 | 1 | 2;
     funder?: string | null;
   }): Promise<ClobInfo> {
-    this.key();
-    const id = `clob:${input.account.toLowerCase()}`;
-    const info: ClobInfo = {
-      id,
-      account: input.account as Address,
-      nonce: input.nonce,
-      signatureType: input.signatureType ?? 0,
-      funder: (input.funder ?? null) as Address | null,
-    };
-    await this.put('clob', id, input.account, { account: input.account, nonce: info.nonce, signatureType: info.signatureType, funder: info.funder }, {
-      apiKey: input.apiKey,
-      secret: input.secret,
-      passphrase: input.passphrase,
+    return this.exclusive(async () => {
+      this.key();
+      const id = `clob:${input.account.toLowerCase()}`;
+      const info: ClobInfo = {
+        id,
+        account: input.account as Address,
+        nonce: input.nonce,
+        signatureType: input.signatureType ?? 0,
+        funder: (input.funder ?? null) as Address | null,
+      };
+      await this.put('clob', id, input.account, { account: input.account, nonce: info.nonce, signatureType: info.signatureType, funder: info.funder }, {
+        apiKey: input.apiKey,
+        secret: input.secret,
+        passphrase: input.passphrase,
+      });
+      return info;
     });
-    return info;
   }
 
-  /** CLOB credentials of `account`. Background only. */
+  /**
+   * CLOB credentials of `account`. Background only. Works in 'unlocked' and, for the kept accounts, in
+   * 'session'. Throws `KeyNotFoundError`, `VaultLockedError`, `TamperedRecordError`.
+   */
   async clobCredentials(account: string): Promise<{ info: ClobInfo; apiKey: string; secret: string; passphrase: string }> {
-    const { rec, secret } = await this.read<{ apiKey: string; secret: string; passphrase: string }>(`clob:${account.toLowerCase()}`);
-    return {
-      info: { id: rec.id, account: rec.meta.account as Address, nonce: Number(rec.meta.nonce), signatureType: Number(rec.meta.signatureType) as 0 | 1 | 2, funder: rec.meta.funder as Address | null },
-      ...secret,
-    };
+    return this.exclusive(async () => {
+      if (this.bundle) {
+        this.keptAccount(account);
+        const found = this.bundle.clob.find((c) => c.info.account.toLowerCase() === account.toLowerCase());
+        if (!found) throw new KeyNotFoundError('CLOB API credential');
+        return { ...found, info: { ...found.info } };
+      }
+      const { rec, secret } = await this.read<ClobSecret>(`clob:${account.toLowerCase()}`);
+      return { info: clobInfoOf(rec), ...secret };
+    });
   }
 
-  /** Whether CLOB credentials are stored for `account` (works while locked). */
+  /** Whether CLOB credentials are stored for `account` (works while locked; in a trading session: kept ones only). */
   async hasClobCredentials(account: string): Promise<boolean> {
+    if (this.bundle) return this.bundle.clob.some((c) => c.info.account.toLowerCase() === account.toLowerCase());
     return !!(await this.db.get('secrets', `clob:${account.toLowerCase()}`));
   }
 
   // ------------------------------------------------------------------------------------------
   // Standing grants (issue #11): sealed like keys, so a site's limits and usage are private at rest.
+  // In a trading session they live in the session bundle, re-sealed on every write.
 
-  /** Stores (or replaces) a grant with its uses. Requires unlock. */
+  /** Stores (or replaces, by `grant.id`) a grant with its uses. Requires 'unlocked' or 'session'. */
   async putGrant(grant: Grant, uses: GrantUse[]): Promise<void> {
-    await this.put('grant', `grant:${grant.id}`, grant.account, {}, { grant, uses });
+    return this.exclusive(async () => {
+      const b = this.bundle;
+      if (b) {
+        await this.saveBundle({ ...b, grants: [...b.grants.filter((g) => g.grant.id !== grant.id), structuredClone({ grant, uses })] });
+        return;
+      }
+      await this.put('grant', `${GRANT_PREFIX}${grant.id}`, grant.account, {}, { grant, uses });
+    });
   }
 
-  /** Every grant with its uses (requires unlock: the records are sealed). */
+  /** Every grant with its uses (requires 'unlocked' or 'session' when there is any: the records are sealed). */
   async listGrants(): Promise<{ grant: Grant; uses: GrantUse[] }[]> {
-    const recs = (await this.db.getAll('secrets')).filter((r) => r.kind === 'grant');
-    return Promise.all(recs.map(async (r) => (await this.read<{ grant: Grant; uses: GrantUse[] }>(r.id)).secret));
+    return this.exclusive(async () => {
+      if (this.bundle) return structuredClone(this.bundle.grants);
+      const recs = (await this.db.getAll('secrets')).filter((r) => r.kind === 'grant');
+      const out: { grant: Grant; uses: GrantUse[] }[] = [];
+      for (const r of recs) out.push((await this.read<{ grant: Grant; uses: GrantUse[] }>(r.id)).secret);
+      return out;
+    });
   }
 
   /** Removes one grant (no error when it is gone). */
   async deleteGrant(id: string): Promise<void> {
-    await this.remove([`grant:${id}`]);
+    return this.exclusive(async () => {
+      const b = this.bundle;
+      if (b) {
+        if (b.grants.some((g) => g.grant.id === id)) await this.saveBundle({ ...b, grants: b.grants.filter((g) => g.grant.id !== id) });
+        return;
+      }
+      await this.remove([`${GRANT_PREFIX}${id}`]);
+    });
   }
 
-  /** Removes every grant (works while locked: lock revokes them all). */
+  /**
+   * Removes every grant, in every state (lock and panic revoke them all); never blocked by a damaged
+   * index (then the records alone are deleted). Returns how many there were.
+   */
   async deleteAllGrants(): Promise<number> {
-    const ids = (await this.db.getAll('secrets')).filter((r) => r.kind === 'grant').map((r) => r.id);
-    await this.remove(ids);
-    return ids.length;
+    return this.exclusive(async () => {
+      const b = this.bundle;
+      if (b) {
+        const n = b.grants.length;
+        if (n) await this.saveBundle({ ...b, grants: [] });
+        return n;
+      }
+      const ids = (await this.db.getAll('secrets')).filter((r) => r.kind === 'grant').map((r) => r.id);
+      if (this.mk) {
+        try {
+          await this.commit(this.mk, [], ids, { dropIndexPrefix: GRANT_PREFIX });
+          return ids.length;
+        } catch {
+          /* an unreadable index must not keep a grant alive: delete the records alone */
+        }
+      }
+      for (const id of ids) await this.db.delete('secrets', id);
+      return ids.length;
+    });
   }
 
   // ------------------------------------------------------------------------------------------
@@ -501,54 +906,65 @@ export class Vault {
 
   /**
    * An encrypted backup: the vault metadata (KDF, salt, wrapped master key, verifier) and every sealed
-   * record, as JSON. Useless without the password. Requires unlock (so a person proves presence).
+   * record, as JSON. Useless without the password. Requires 'unlocked' (so a person proves presence).
    */
   async exportBackup(): Promise<string> {
-    this.key();
-    const meta = await this.meta();
-    const secrets = await this.db.getAll('secrets');
-    const sealed = (s: Sealed) => ({ iv: b64(s.iv), ct: b64(s.ct) });
-    return JSON.stringify({
-      format: 'countersign-backup',
-      version: 1,
-      meta: { kdf: meta!.kdf, salt: b64(meta!.salt), wrapped: sealed(meta!.wrapped), verifier: sealed(meta!.verifier), createdAt: meta!.createdAt },
-      secrets: secrets.map((r) => ({ ...r, sealed: sealed(r.sealed) })),
+    return this.exclusive(async () => {
+      this.key();
+      const meta = await this.meta();
+      const secrets = await this.db.getAll('secrets');
+      const sealed = (s: Sealed) => ({ iv: b64(s.iv), ct: b64(s.ct) });
+      return JSON.stringify({
+        format: 'countersign-backup',
+        version: 1,
+        meta: { kdf: meta!.kdf, salt: b64(meta!.salt), wrapped: sealed(meta!.wrapped), verifier: sealed(meta!.verifier), createdAt: meta!.createdAt },
+        secrets: secrets.map((r) => ({ ...r, sealed: sealed(r.sealed) })),
+      });
     });
   }
 
   /**
-   * Restores a backup into this profile (replacing any vault here) after checking `password` opens it.
-   * Throws `BackupInvalidError`, `WrongPasswordError`, `KdfParamsError`. Leaves the vault unlocked.
+   * Restores a backup into this profile (replacing any vault here, and ending any trading session) after
+   * checking `password` opens it; the password goes through the back-off. Throws `BackupInvalidError`,
+   * `WrongPasswordError`, `UnlockBackoffError`, `KdfParamsError`. Leaves the vault unlocked.
    */
   async restoreBackup(json: string, password: string): Promise<void> {
     type B = { format: string; version: number; meta: { kdf: unknown; salt: string; wrapped: { iv: string; ct: string }; verifier: { iv: string; ct: string }; createdAt: number }; secrets: (Omit<SecretRecord, 'sealed'> & { sealed: { iv: string; ct: string } })[] };
     let b: B;
-    const unsealed = (s: { iv: string; ct: string }): Sealed => ({ iv: unb64(s.iv) as Uint8Array<ArrayBuffer>, ct: unb64(s.ct) as Uint8Array<ArrayBuffer> });
+    const unsealed = (s: { iv: string; ct: string }): Sealed => ({ iv: unb64(s.iv), ct: unb64(s.ct) });
     let meta: VaultMeta;
     let secrets: SecretRecord[];
     try {
       b = JSON.parse(json) as B;
       if (b.format !== 'countersign-backup' || b.version !== 1 || !Array.isArray(b.secrets)) throw new Error('format');
-      meta = { id: 'vault', kdf: b.meta.kdf as KdfParams, salt: unb64(b.meta.salt) as Uint8Array<ArrayBuffer>, wrapped: unsealed(b.meta.wrapped), verifier: unsealed(b.meta.verifier), createdAt: b.meta.createdAt };
+      meta = { id: 'vault', kdf: b.meta.kdf as KdfParams, salt: unb64(b.meta.salt), wrapped: unsealed(b.meta.wrapped), verifier: unsealed(b.meta.verifier), createdAt: b.meta.createdAt };
       secrets = b.secrets.map((r) => ({ id: String(r.id), kind: r.kind, account: String(r.account), meta: r.meta, sealed: unsealed(r.sealed), createdAt: Number(r.createdAt) }));
     } catch {
       throw new BackupInvalidError();
     }
     checkKdfParams(meta.kdf, this.bounds);
-    const unwrapped = await this.reauthenticate(meta, password);
-    for (const r of secrets) await open(unwrapped.mk, r.sealed, recordAad('secrets', r.id, r.account)).catch(() => {
-      throw new BackupInvalidError();
+    return this.exclusive(async () => {
+      const unwrapped = await this.checkPassword(meta, password);
+      try {
+        for (const r of secrets) {
+          await open(unwrapped.mk, r.sealed, recordAad('secrets', r.id, r.account)).catch(() => {
+            throw new BackupInvalidError();
+          });
+        }
+        const tx = this.db.transaction(['meta', 'secrets'], 'readwrite');
+        await tx.objectStore('secrets').clear();
+        await tx.objectStore('meta').put(meta);
+        await tx.objectStore('meta').put({ id: 'backoff', failures: 0, nextAllowedAt: 0 });
+        // The restored records are trusted (the person restored them): the index is rebuilt from them.
+        await tx.objectStore('meta').delete('index');
+        await tx.objectStore('meta').delete('session');
+        for (const r of secrets) await tx.objectStore('secrets').put(r);
+        await tx.done;
+        this.index = undefined;
+        await this.setUnlocked(unwrapped.mk, meta.salt);
+      } finally {
+        unwrapped.raw.fill(0);
+      }
     });
-    const tx = this.db.transaction(['meta', 'secrets'], 'readwrite');
-    await tx.objectStore('secrets').clear();
-    await tx.objectStore('meta').put(meta);
-    await tx.objectStore('meta').put({ id: 'backoff', failures: 0, nextAllowedAt: 0 });
-    // The restored records are trusted (the person restored them): the index is rebuilt from them.
-    await tx.objectStore('meta').delete('index');
-    for (const r of secrets) await tx.objectStore('secrets').put(r);
-    await tx.done;
-    this.index = undefined;
-    unwrapped.raw.fill(0);
-    await this.setUnlocked(unwrapped.mk, meta.salt);
   }
 }
