@@ -13,4 +13,15 @@ export function messageOf(err: unknown): string {
 
 export type Account = { address: string; label: string; proxies: { proxy: string; expiry: number; label: string }[]; hasClobCredentials: boolean };
 /** `vault.status`: lock state, owner keys, the active account (the person's choice) and pending approvals. */
-export type Status = { initialized: boolean; unlocked: boolean; retryAfterMs: number; accounts: Account[]; activeAccount: string | null; pendingApprovals: number };
+export type Status = {
+  initialized: boolean;
+  unlocked: boolean;
+  /** 'session': auto-lock kept only the live grants' keys (trading session). */
+  state: 'locked' | 'session' | 'unlocked';
+  retryAfterMs: number;
+  accounts: Account[];
+  activeAccount: string | null;
+  pendingApprovals: number;
+  /** Live standing grants (site, expiry Unix ms): the trading-session banner. */
+  session: { origin: string; expiresAt: number }[];
+};

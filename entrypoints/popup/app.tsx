@@ -13,6 +13,7 @@ import { ClobTicket } from './clob';
 import { AccountView } from './account';
 import { SettingsView } from './settings';
 import { ApprovalQueue } from '../approval/queue';
+import { TradingSessionBanner } from '../../components/TradingSession';
 import { PanicConfirm, PanicReportView, type PanicReport } from './panic';
 
 type TabId = 'perps' | 'positions' | 'clob' | 'account' | 'audit' | 'settings';
@@ -67,9 +68,9 @@ export function App() {
 
   if (!status) return <main class="loading">Loading…</main>;
   if (report) return <PanicReportView report={report} onDismiss={() => { setReport(undefined); void refresh(); }} />;
-  if (panic && status.unlocked) return <PanicConfirm onCancel={() => setPanic(false)} onDone={(r) => { setPanic(false); setReport(r); }} />;
+  if (panic && status.state !== 'locked') return <PanicConfirm onCancel={() => setPanic(false)} onDone={(r) => { setPanic(false); setReport(r); }} />;
   if (onboarding) return <Onboarding status={status} onDone={() => { setOnboarding(false); void refresh(); }} refresh={refresh} />;
-  if (!status.unlocked) return <Unlock retryAfterMs={status.retryAfterMs} onUnlocked={refresh} />;
+  if (!status.unlocked) return <Unlock retryAfterMs={status.retryAfterMs} onUnlocked={refresh} session={status.state === 'session' ? status.session : []} onPanic={() => setPanic(true)} />;
   // While approvals are pending the popup opens on the approval queue (the same view as the window).
   if (status.pendingApprovals > 0) return <ApprovalQueue call={call} onEmpty={() => void refresh()} />;
   const account = status.accounts.find((a) => a.address === status.activeAccount);
@@ -117,6 +118,7 @@ function Unlocked({ status, account, tab, setTab, refresh, switched, setSwitched
         <Button kind="danger" onClick={onPanic} title="Cancel everything at both venues, revoke permissions and lock (Alt+Shift+X)">Panic</Button>
         <Button onClick={lock} aria-label="Lock" title="Lock (Ctrl+L)">Lock</Button>
       </header>
+      <TradingSessionBanner sites={status.session} now={Date.now()} />
       <Tabs tabs={TABS} active={tab} onChange={setTab} />
       {switched ? <Notice>{switched}</Notice> : null}
       {!account ? (

@@ -3,8 +3,13 @@ import { useEffect, useState } from 'preact/hooks';
 import { Button, ErrorText, Field } from '../../components/ui';
 import { call, messageOf } from './api';
 import { RemoteError } from '../../lib/messaging/client';
+import { TradingSessionBanner, type SessionSite } from '../../components/TradingSession';
 
-export function Unlock({ retryAfterMs, onUnlocked }: { retryAfterMs: number; onUnlocked: () => void }) {
+/**
+ * In a trading session (`session` non-empty: auto-lock kept only the live grants' keys) the screen says
+ * so, and offers Lock (ends the session and every grant) and Panic without the password.
+ */
+export function Unlock({ retryAfterMs, onUnlocked, session = [], onPanic }: { retryAfterMs: number; onUnlocked: () => void; session?: SessionSite[]; onPanic?: () => void }) {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string>();
   const [waitUntil, setWaitUntil] = useState(Date.now() + retryAfterMs);
@@ -35,6 +40,15 @@ export function Unlock({ retryAfterMs, onUnlocked }: { retryAfterMs: number; onU
   return (
     <main class="panel unlock">
       <h1>Countersign</h1>
+      {session.length ? (
+        <div>
+          <TradingSessionBanner sites={session} now={now} sealed />
+          <div class="row">
+            <Button kind="danger" onClick={onPanic} title="Cancel everything at both venues, revoke permissions and lock">Panic</Button>
+            <Button onClick={() => void call('vault.lock', {}).then(onUnlocked)}>End session and lock</Button>
+          </div>
+        </div>
+      ) : null}
       <form onSubmit={submit}>
         <Field label="Password">
           <input type="password" name="password" autoFocus value={password} onInput={(e) => setPassword(e.currentTarget.value)} autocomplete="current-password" />

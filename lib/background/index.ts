@@ -23,10 +23,13 @@ import { pruneAudit } from '../audit';
 import { DeadMan } from './deadman';
 import { readSettings } from '../settings';
 import { activeAccount } from '../accounts';
+import { sessionText } from '../../components/TradingSession';
 import { SigningService } from '../signer/service';
 import { openVaultDb, type VaultDb } from '../vault/db';
 import { Vault, type SessionState, type SessionStore } from '../vault/vault';
-import { createProcedures } from './procedures';
+import { createProcedures, SESSION_PROCEDURES } from './procedures';
+import { VaultLockedError } from '../vault/errors';
+import { toWireError } from '../errors/base';
 import type { KdfBounds, KdfParams } from '../vault/crypto';
 
 /** The parts of the WebExtension API the background uses (webextension-polyfill or WXT's fake browser). */
@@ -47,7 +50,11 @@ export type BackgroundBrowser = {
   };
   tabs?: { create: (o: { url: string }) => Promise<unknown> };
   commands?: { onCommand: { addListener: (fn: (command: string) => void) => void } };
-  action?: { setBadgeText: (o: { text: string }) => Promise<void> | void; setBadgeBackgroundColor?: (o: { color: string }) => Promise<void> | void };
+  action?: {
+    setBadgeText: (o: { text: string }) => Promise<void> | void;
+    setBadgeBackgroundColor?: (o: { color: string }) => Promise<void> | void;
+    setTitle?: (o: { title: string }) => Promise<void> | void;
+  };
   storage: {
     session: {
       get: (key: string) => Promise<Record<string, unknown>>;
@@ -74,6 +81,8 @@ export type BrowserPort = {
 };
 
 export const AUTOLOCK_ALARM = 'autolock';
+/** Minute alarm while a grant is live: expiry sweep and the trading-session title. */
+export const GRANTS_ALARM = 'grants.tick';
 const SESSION_KEY = 'vault.session';
 
 function sessionStore(browser: BackgroundBrowser): SessionStore {
@@ -205,6 +214,52 @@ export function startBackground(o: BackgroundOptions): Background {
     await afterLock();
   };
 
+  /**
+   * Auto-lock (issue #17, "A grant outlives auto-lock, the owner key does not"): with no live grant the
+   * vault locks. While a grant is live it enters a trading session instead: the owner key and everything
+   * the live grants do not use are sealed (the master key is forgotten); the grants' proxy keys and API
+   * credentials stay so the granted site keeps trading within its limits and the kill switches keep
+   * being renewed. Pending approvals are rejected (4900) and sites without a grant see no account.
+   * The session ends when the last grant ends or expires (then the vault locks), on Lock and on Panic.
+   */
+  const autoLock = async () => {
+    if (vault.unlocked) {
+      const live = await grants.list().catch(() => []);
+      if (live.length) {
+        try {
+          await vault.enterTradingSession({ accounts: [...new Set(live.map((g) => g.account.toLowerCase()))] });
+          await browser.alarms.clear(AUTOLOCK_ALARM);
+          registry.rejectAll(() => disconnected('Countersign auto-locked (a trading session keeps only standing permissions); unlock to approve this request.'));
+          const granted = new Set(live.map((g) => g.origin));
+          for (const c of await db.getAll('connections')) if (!granted.has(c.origin)) emit(c.origin, 'accountsChanged', []);
+          await sessionTick();
+          return;
+        } catch {
+          /* could not keep what the grants need: lock fully (the safe side) */
+        }
+      }
+    }
+    await lock();
+  };
+
+  /**
+   * Every minute while a grant is live: sweeps expired grants (the last one ending locks a trading
+   * session) and shows "Trading session: <site>, <time left>" in the toolbar button's title.
+   */
+  const sessionTick = async () => {
+    if (vault.state === 'locked') return;
+    const live = await grants.list();
+    if (!live.length) {
+      await browser.alarms.clear(GRANTS_ALARM);
+      void browser.action?.setTitle?.({ title: 'Countersign' });
+      if (vault.sessionLive) await lock();
+      return;
+    }
+    await browser.alarms.create(GRANTS_ALARM, { delayInMinutes: 1 });
+    const text = sessionText(live.map((g) => ({ origin: g.origin, expiresAt: g.expiresAt })), Date.now());
+    void browser.action?.setTitle?.({ title: `Countersign — trading session: ${text}${vault.sessionLive ? ' (owner key locked)' : ''}` });
+  };
+
   const ready = (async () => {
     try {
       // Content scripts must never read the session store (it holds the exported master key).
@@ -228,6 +283,7 @@ export function startBackground(o: BackgroundOptions): Background {
       onChange: (n) => {
         liveGrants = n;
         badge();
+        void sessionTick().catch(() => undefined);
         // While a grant is live the venues' kill switches stay armed (issue #11 §3).
         void (n > 0 ? deadman.arm() : deadman.disarm()).catch(() => undefined);
       },
@@ -253,10 +309,11 @@ export function startBackground(o: BackgroundOptions): Background {
         onApprovalShown: (id, digest) => {
           if (registry.list().some((x) => x.id === id)) shownInWindow = { id, digest };
         },
-        onUnlocked: async () => {
+        onUnlocked: async ({ fromSession }) => {
           // Grants never outlive a lock: one left on disk by a browser restart (locked without running
-          // the lock path) is revoked at the next unlock.
-          await grants.revokeAll();
+          // the lock path) is revoked at the next unlock. Unlocking a trading session keeps its grants.
+          if (!fromSession) await grants.revokeAll();
+          else await sessionTick();
           await armAutoLock();
           await pruneAudit(db, (await readSettings(db)).auditRetentionDays);
           const active = await activeAccount(db, vault);
@@ -289,9 +346,13 @@ export function startBackground(o: BackgroundOptions): Background {
   const handle = async (message: unknown, sender: BrowserSender) => {
     await ready;
     await vault.restoreSession();
+    const type = (message as { type?: unknown } | null)?.type;
+    // A trading session serves only what SESSION_PROCEDURES lists; the rest needs the password again.
+    if (vault.sessionLive && typeof type === 'string' && Object.hasOwn(PROCEDURES, type) && !SESSION_PROCEDURES.has(type)) {
+      return { ok: false, error: toWireError(new VaultLockedError({ inSession: true })) };
+    }
     const reply = await route(message, sender);
     // A person's action from an extension page (not a scheduled read) re-arms the auto-lock timer.
-    const type = (message as { type?: unknown } | null)?.type;
     const activity = typeof type === 'string' && Object.hasOwn(PROCEDURES, type) && PROCEDURES[type as keyof typeof PROCEDURES].activity;
     if (activity && reply.ok && vault.unlocked && sender.url?.startsWith(browser.runtime.getURL('/'))) await armAutoLock();
     return reply;
@@ -299,7 +360,8 @@ export function startBackground(o: BackgroundOptions): Background {
 
   browser.runtime.onMessage.addListener((message, sender) => handle(message, sender));
   browser.alarms.onAlarm.addListener((alarm) => {
-    if (alarm.name === AUTOLOCK_ALARM) void ready.then(lock);
+    if (alarm.name === AUTOLOCK_ALARM) void ready.then(autoLock);
+    if (alarm.name === GRANTS_ALARM) void ready.then(sessionTick).catch(() => undefined);
   });
   browser.runtime.onStartup.addListener(() => void ready.then(lock));
   // First install: open the onboarding in a tab (a person sees where to start; the popup is small).

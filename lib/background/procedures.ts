@@ -25,6 +25,29 @@ import type { DeadManStatus } from './deadman';
 import { appendAudit, auditCsv, verifyAudit } from '../audit';
 import { disconnected } from '../provider/errors';
 
+/**
+ * What an extension page may call during a trading session (issue #17): status, unlock, lock, the
+ * grants list and revoke, the dead-man status, panic, and the approval window's own calls. Everything
+ * else (owner-key commands, reveal, backup, settings, new grants, popup trading, audit) needs the
+ * password again: `VaultLockedError` (4900).
+ */
+export const SESSION_PROCEDURES: ReadonlySet<string> = new Set([
+  'vault.status',
+  'vault.unlock',
+  'vault.lock',
+  'grant.list',
+  'grant.revoke',
+  'deadman.status',
+  'panic.run',
+  'approval.list',
+  'approval.showing',
+  'approval.empty',
+  'approval.decide',
+  'session.activity',
+  'settings.get',
+  'page.request',
+]);
+
 /** Thrown when the popup asks to trade for an account that is not the active one (a stale popup). */
 export class NotActiveAccountError extends BaseError {
   override name = 'Accounts.NotActiveAccountError';
@@ -38,8 +61,8 @@ export type ProcedureDeps = {
   vault: Vault;
   db: VaultDb;
   service: SigningService;
-  /** Called after the vault becomes unlocked (arm auto-lock, announce to pages). */
-  onUnlocked: () => Promise<void>;
+  /** Called after the vault becomes unlocked (arm auto-lock, announce to pages); `fromSession`: it was a trading session. */
+  onUnlocked: (o: { fromSession: boolean }) => Promise<void>;
   /** Called after the vault locks (reject pending approvals, tell pages). */
   onLocked: () => Promise<void>;
   /** Called when settings change. */
@@ -87,15 +110,18 @@ export function createProcedures(d: ProcedureDeps): Handlers {
       accounts: await accounts(vault),
       activeAccount: (await activeAccount(db, vault))?.address ?? null,
       pendingApprovals: d.registry.size,
+      // Live grants' sites and expiry: "Trading session: <site>, <time left>" (issue #17).
+      session: vault.state === 'locked' ? [] : (await d.grants.list()).map((g) => ({ origin: g.origin, expiresAt: g.expiresAt })),
     }),
     'vault.create': async ({ password }) => {
       await vault.create(password);
-      await d.onUnlocked();
+      await d.onUnlocked({ fromSession: false });
       return null;
     },
     'vault.unlock': async ({ password }) => {
+      const fromSession = vault.sessionLive;
       await vault.unlock(password);
-      await d.onUnlocked();
+      await d.onUnlocked({ fromSession });
       return null;
     },
     'vault.lock': async () => {
@@ -122,7 +148,7 @@ export function createProcedures(d: ProcedureDeps): Handlers {
     'vault.exportBackup': async () => ({ backup: await vault.exportBackup() }),
     'vault.restoreBackup': async ({ backup, password }) => {
       await vault.restoreBackup(backup, password);
-      await d.onUnlocked();
+      await d.onUnlocked({ fromSession: false });
       return null;
     },
     'settings.get': async () => readSettingsReport(db),

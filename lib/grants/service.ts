@@ -39,14 +39,16 @@ export class GrantService {
   }
 
   private async live(): Promise<{ grant: Grant; uses: GrantUse[] }[]> {
-    if (!this.o.vault.unlocked) {
+    if (this.o.vault.state === 'locked') {
       this.cache = undefined;
       return [];
     }
     const all = this.cache ?? (await this.o.vault.listGrants());
     const now = this.now();
-    for (const g of all.filter((x) => x.grant.expiresAt <= now)) await this.o.vault.deleteGrant(g.grant.id);
+    const expired = all.filter((x) => x.grant.expiresAt <= now);
+    for (const g of expired) await this.o.vault.deleteGrant(g.grant.id);
     this.cache = all.filter((x) => x.grant.expiresAt > now);
+    if (expired.length) this.changed(this.cache.length); // the badge, the dead-man and a trading session follow expiry
     return this.cache;
   }
 

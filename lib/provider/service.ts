@@ -64,6 +64,9 @@ export type ProviderDeps = {
 
 const DESTINATIONS_KEY = 'usedDestinations';
 
+/** Page methods a trading session serves (only what a live grant covers; the rest is 4900). */
+const SESSION_METHODS: ReadonlySet<string> = new Set(['perps_sendCommand', 'clob_postOrders', 'eth_accounts']);
+
 export class ProviderService {
   private symbols: Map<number, string> | undefined;
 
@@ -97,12 +100,13 @@ export class ProviderService {
     const granted = conn && active && conn.accounts[0]?.toLowerCase() === active.address.toLowerCase() ? active : undefined;
     if (policy.connected && !conn) throw unauthorized();
     if (policy.connected && !granted) throw unauthorized('This site is connected to another account than the active one. Switch back in Countersign, or connect again.');
-    if (policy.unlocked && !this.d.vault.unlocked) throw disconnected('Countersign is locked. Open the extension and unlock it.');
+    // A trading session (auto-lock with a live grant, issue #17) serves only requests its grants cover.
+    if (policy.unlocked && !this.d.vault.unlocked && !(this.d.vault.sessionLive && SESSION_METHODS.has(method))) throw disconnected('Countersign is locked. Open the extension and unlock it.');
     switch (method) {
       case 'eth_chainId':
         return numberToHex((await readSettings(this.d.db)).clobChainId);
       case 'eth_accounts':
-        return granted && this.d.vault.unlocked ? [granted.address] : [];
+        return granted && (this.d.vault.unlocked || (this.d.vault.sessionLive && (await this.d.grants?.list())?.some((g) => g.origin === origin))) ? [granted.address] : [];
       case 'eth_requestAccounts':
       case 'wallet_connect':
         return this.connect(origin, active);
@@ -199,6 +203,7 @@ export class ProviderService {
     flagsFor: (a: SigningArtifact) => Promise<string[]>,
     ttlMs: number,
   ): Promise<ApprovalView & { artifact: SigningArtifact }> {
+    if (!this.d.vault.unlocked) throw disconnected("Countersign is in a trading session: only requests within this site's standing permission are signed. Unlock Countersign to approve this one.");
     this.d.registry.checkCapacity(origin);
     const symbol = await this.symbol();
     const make = async () => {
