@@ -27,6 +27,7 @@ import { SigningService } from '../signer/service';
 import { openVaultDb, type VaultDb } from '../vault/db';
 import { Vault, type SessionState, type SessionStore } from '../vault/vault';
 import { createProcedures } from './procedures';
+import type { PanicTiming } from './panic';
 import type { KdfBounds, KdfParams } from '../vault/crypto';
 
 /** The parts of the WebExtension API the background uses (webextension-polyfill or WXT's fake browser). */
@@ -93,6 +94,8 @@ export type BackgroundOptions = {
   now?: () => number;
   /** Extra work after lock (the bridge rejects pending approvals and tells pages). */
   onLocked?: () => Promise<void>;
+  /** Panic's time limits (tests lower them; default `PANIC_TIMING` in ./panic). */
+  panicTiming?: Partial<PanicTiming>;
 };
 
 export type Background = {
@@ -232,6 +235,7 @@ export function startBackground(o: BackgroundOptions): Background {
         registry,
         grants,
         deadman: () => deadman.state,
+        ...(o.panicTiming ? { panicTiming: o.panicTiming } : {}),
         onUnlocked: async () => {
           // Grants never outlive a lock: one left on disk by a browser restart (locked without running
           // the lock path) is revoked at the next unlock.
