@@ -337,7 +337,8 @@ export class SigningService {
         }
         const { perpsUrl } = await this.o.settings();
         const { weight } = perpsArtifactCommand(artifact);
-        this.meter(perpsUrl, weight.request, weight.action);
+        // Panic's cancels and closes skip the client-side meter: a site that spent the budget must not block them (the gateway decides).
+        if (opts.pass !== PANIC_PASS) this.meter(perpsUrl, weight.request, weight.action);
         try {
           const result = await sendPerpsCommand(perpsUrl, artifact, envelope, this.fetchFor(opts.timeoutMs));
           await this.audit({ ...base, kind, result: 'ok' });
