@@ -44,7 +44,8 @@ export { ORDER_BOOK_HEARTBEAT_LAPSE_MS, PANIC_TIMING, panicBoundMs, type PanicTi
  * - `{ ok: false, error }` the venue answered with an error, or only part was done;
  * - `{ ok: false, noAnswer: true, error, killSwitch, cancelWithinS? }` the venue did not answer;
  *   `error` is the plain sentence, `killSwitch` which switch will cancel (`'none'`: none was armed) and
- *   `cancelWithinS` within how many seconds (0 when its time has already passed);
+ *   `cancelWithinS` within how many seconds (0 when its time has already passed: a silent venue is
+ *   often silent for longer than the kill switch's lead, so "already due" is a normal outcome);
  * - `{ skipped }` nothing to do (no account, no key, not asked).
  */
 export type PanicStep =
@@ -122,7 +123,10 @@ function silentVenue(venue: 'perps' | 'clob', at: number | undefined, now: numbe
     noAnswer: true,
     killSwitch: name,
     cancelWithinS: s,
-    error: s > 0 ? `did not answer — its kill switch (${name}) will cancel within ${s} s` : `did not answer — its kill switch (${name}) was due already, so the venue should have cancelled — check the venue`,
+    error:
+      s > 0
+        ? `did not answer — its kill switch (${name}) will cancel within ${s} s`
+        : `did not answer — its kill switch (${name}) is already due (for ${Math.floor((now - at) / 1000)} s): the venue cancels as soon as it runs again — check the venue`,
   };
 }
 

@@ -20,7 +20,7 @@
  * (cancels, heartbeats, reads), API-key creation — with `Signer.HaltedError` before anything is signed,
  * and resolves once the submissions already in flight have settled (at most `HALT_DRAIN_MS`). The only
  * exemption is the panic switch's own cancel and close commands, passed with `PANIC_PASS`: perps
- * `cancelAll` / `cancelOrders`, perps reduce-only IOC orders, order-book `DELETE /cancel-all`.
+ * `cancelAll` / `cancelOrders`, perps reduce-only IOC orders without trigger, order-book `DELETE /cancel-all`.
  * `resume()` lifts the gate (called by the next successful unlock).
  */
 import { getAddress, type Address, type Hex, type LocalAccount } from 'viem';
@@ -164,7 +164,8 @@ export class SigningService {
    * Closes the signing gate at once (synchronously, before the returned promise settles): from this
    * call on, every sign / execute / send path throws `HaltedError` before signing, except the panic
    * switch's own cancel and close commands passed with `PANIC_PASS`. Resolves when the submissions
-   * that were already in flight have settled, or after `drainMs` (default `HALT_DRAIN_MS`, 5 s) —
+   * already in flight that can open exposure (orders, leverage, transfers — not cancels, kill-switch
+   * renewals, heartbeats or reads) have settled, or after `drainMs` (default `HALT_DRAIN_MS`, 5 s) —
    * `unsettled` counts those still without an answer then. Idempotent.
    */
   halt(reason: string, drainMs = HALT_DRAIN_MS): Promise<{ unsettled: number }> {
@@ -199,7 +200,7 @@ export class SigningService {
     throw new HaltedError(this.haltReason);
   }
 
-  /** Counts `p` as in flight until it settles. */
+  /** Counts `p` as in flight until it settles (only submissions that can open exposure: see `opensExposure`). */
   private track<T>(p: Promise<T>): Promise<T> {
     this.inflight.add(p);
     const done = () => void this.inflight.delete(p);
@@ -316,7 +317,8 @@ export class SigningService {
   execute(artifact: SigningArtifact, approvedDigest: Hex, opts: { origin: string; summary?: string } & GateOptions): Promise<unknown> {
     const exempt = () => panicExempt(artifact);
     this.gate(opts.pass, exempt);
-    return this.track(this.run(artifact, approvedDigest, opts, () => this.gate(opts.pass, exempt)));
+    const running = this.run(artifact, approvedDigest, opts, () => this.gate(opts.pass, exempt));
+    return opensExposure(artifact) ? this.track(running) : running;
   }
 
   /** `execute` past the gate; `recheck` runs again right before each signature (a halt may have come meanwhile). */
@@ -509,7 +511,7 @@ export class SigningService {
   private l2(account: string, method: string, requestPath: string, body?: unknown, opts: GateOptions = {}): Promise<unknown> {
     const exempt = () => method === 'DELETE' && requestPath === '/cancel-all' && body === undefined;
     this.gate(opts.pass, exempt);
-    return this.track(this.l2Run(account, method, requestPath, body, opts, () => this.gate(opts.pass, exempt)));
+    return this.l2Run(account, method, requestPath, body, opts, () => this.gate(opts.pass, exempt));
   }
 
   private async l2Run(account: string, method: string, requestPath: string, body: unknown, opts: GateOptions, recheck: () => void): Promise<unknown> {
@@ -605,12 +607,23 @@ export class SigningService {
 /**
  * Whether `artifact` is one of the panic switch's own commands — the only ones `PANIC_PASS` lets through
  * a halted gate: a submitted perps `cancelAll` / `cancelOrders`, or a submitted perps `createOrders`
- * whose every order is reduce-only and immediate-or-cancel (closing positions).
+ * whose every order is reduce-only and immediate-or-cancel with no trigger (closing positions).
  */
 function panicExempt(artifact: SigningArtifact): boolean {
   if (artifact.kind !== 'perps' || !artifact.submit) return false;
   const op = artifact.envelope.op as { type: string; args: unknown };
   if (op.type === 'cancelAll' || op.type === 'cancelOrders') return true;
   if (op.type !== 'createOrders' || !Array.isArray(op.args) || op.args.length === 0) return false;
-  return op.args.every((o: unknown) => !!o && typeof o === 'object' && (o as { ro?: unknown }).ro === true && (o as { tif?: unknown }).tif === 'ioc');
+  return op.args.every((o: unknown) => !!o && typeof o === 'object' && (o as { ro?: unknown }).ro === true && (o as { tif?: unknown }).tif === 'ioc' && !('tr' in o));
+}
+
+/**
+ * Whether a submission of `artifact` can open or move exposure, so that `halt` must wait for it: every
+ * order-book order batch and every submitted perps command except cancels and the dead-man's
+ * `autoCancel`. Sign-only perps envelopes and L2 headers are sent by the page itself (nothing to wait for).
+ */
+function opensExposure(artifact: SigningArtifact): boolean {
+  if (artifact.kind === 'clob') return true;
+  if (artifact.kind !== 'perps' || !artifact.submit) return false;
+  return !['cancelAll', 'cancelOrders', 'cancelOrdersCOID', 'autoCancel'].includes((artifact.envelope.op as { type: string }).type);
 }
