@@ -86,6 +86,8 @@ export class SandboxContext {
   readonly bridgeWithdrawals: { id: string; address: string; amount: string; toChainId: number; recipient: string; at: number }[] = [];
   /** Services that answer nothing right now (see `setSilent`). */
   readonly silent = new Set<SilentService>();
+  /** Services that answer late: extra delay before each request is handled (ms; test hook, e.g. a slow venue during panic). */
+  readonly delayMs = new Map<SilentService, number>();
   private readonly silenceWaiters: { service: SilentService; release: () => void }[] = [];
 
   constructor(

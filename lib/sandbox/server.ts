@@ -42,11 +42,15 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const demo = seed(ctx);
   const app = new Hono();
 
-  // A silent service (test hook, `ctx.setSilent`): the request is logged with status 0 and held unanswered.
+  // A slow service (test hook, `ctx.delayMs`) answers late; a silent one (`ctx.setSilent`) logs the
+  // request with status 0 and holds it unanswered.
   app.use('*', async (c, next) => {
     const path = new URL(c.req.url).pathname;
     const service = SILENCEABLE.find((s) => path.startsWith(`/${s}/`));
-    if (!service || !ctx.silent.has(service)) return next();
+    if (!service) return next();
+    const delay = ctx.delayMs.get(service);
+    if (delay) await new Promise((r) => setTimeout(r, delay));
+    if (!ctx.silent.has(service)) return next();
     const body = c.req.method === 'GET' || c.req.method === 'OPTIONS' ? '' : (await c.req.text()).slice(0, 65_536);
     ctx.requestLog.push({ at: ctx.now(), method: c.req.method, path, status: 0, ...(body ? { body } : {}) });
     await ctx.untilSpeaking(service);
@@ -108,6 +112,14 @@ function adminRoutes(ctx: SandboxContext): Hono {
     if (!SILENCEABLE.includes(b.service as SilentService) || typeof b.silent !== 'boolean') return c.json({ error: `service must be one of ${SILENCEABLE.join(', ')}; silent a boolean` }, 400);
     ctx.setSilent(b.service as SilentService, b.silent);
     return c.json({ silent: [...ctx.silent] });
+  });
+  // Test hook: `{ service: 'perps' | 'clob', ms }` delays every answer of a venue by `ms` (0 ends it).
+  admin.post('/delay', async (c) => {
+    const b = (await c.req.json().catch(() => ({}))) as { service?: unknown; ms?: unknown };
+    if (!SILENCEABLE.includes(b.service as SilentService) || typeof b.ms !== 'number' || !Number.isSafeInteger(b.ms) || b.ms < 0 || b.ms > 120_000) return c.json({ error: `service must be one of ${SILENCEABLE.join(', ')}; ms an integer from 0 to 120000` }, 400);
+    if (b.ms === 0) ctx.delayMs.delete(b.service as SilentService);
+    else ctx.delayMs.set(b.service as SilentService, b.ms);
+    return c.json({ service: b.service, ms: b.ms });
   });
   admin.get('/requests', (c) => c.json(ctx.requestLog));
   admin.delete('/requests', (c) => {

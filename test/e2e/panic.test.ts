@@ -52,6 +52,11 @@ const postClob = async (k: number) => {
   const orders = Array.from({ length: k }, (_, i) => ({ tokenId, side: 'BUY', price: (0.2 + i / 100).toFixed(2), size: '10', orderType: 'GTC' }));
   expect((await send('clob.postOrders', { account: h.sandbox.demo.owner.address, orders })).ok).toBe(true);
 };
+/** The sandbox's test hooks (`/admin/silence`, `/admin/delay`). */
+const admin = async (hook: string, body: unknown) => {
+  const r = await fetch(`${h.sandbox.url}/admin/${hook}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  expect(r.status).toBe(200);
+};
 const text = async (testId: string) => (await popup.getByTestId(testId).textContent())?.trim();
 const unlocked = async () => ((await send('vault.status')) as { result: { unlocked: boolean } }).result.unlocked;
 
@@ -85,7 +90,10 @@ describe('panic switch in Chromium', () => {
     const accepted = () => log().filter((r) => r.method === 'POST' && r.path === '/perps/v1/trade/orders' && r.status === 200).length;
     const before = accepted();
     await expect.poll(() => accepted() - before, { timeout: 10_000 }).toBeGreaterThanOrEqual(10);
+    // The order book answers slowly (1.5 s): a panic that revoked the grant only after its cancels would let the flood through meanwhile.
+    await admin('delay', { service: 'clob', ms: 1_500 });
     await pressPanic();
+    await admin('delay', { service: 'clob', ms: 0 });
     const atReport = accepted();
     await h.screenshot(popup, '46-panic-report-flood');
     const flood = await demo.evaluate(() => {
@@ -117,8 +125,7 @@ describe('panic switch in Chromium', () => {
     await postClob(2);
     // Let the dead-man's first heartbeat reach the order book, then silence it (the sandbox's test hook).
     await expect.poll(async () => ((await send('deadman.status')) as { result: { lastHeartbeat?: number } }).result.lastHeartbeat, { timeout: 10_000 }).toBeGreaterThan(0);
-    const r = await fetch(`${h.sandbox.url}/admin/silence`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ service: 'clob', silent: true }) });
-    expect(r.status).toBe(200);
+    await admin('silence', { service: 'clob', silent: true });
     const ms = await pressPanic();
     await h.screenshot(popup, '47-panic-report-silent-venue');
     expect(ms).toBeLessThan(panicBoundMs() + 5_000);
@@ -130,7 +137,7 @@ describe('panic switch in Chromium', () => {
     expect(openPerps()).toEqual([]);
     // The order-book orders wait for the heartbeat lapse the report announced (the sandbox applies it on the next request).
     expect(liveClob().length).toBe(2);
-    await fetch(`${h.sandbox.url}/admin/silence`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ service: 'clob', silent: false }) });
+    await admin('silence', { service: 'clob', silent: false });
     h.sandbox.ctx.clob.lapseHeartbeats(Date.now() + 11_000, 10_000);
     expect(liveClob()).toEqual([]);
   });
