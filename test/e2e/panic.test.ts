@@ -23,12 +23,13 @@ const log = () => h.sandbox.ctx.requestLog;
 const ethOrder = (price: string, qty = '0.1') => ({ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty, p: price, tif: 'gtc', po: true }] } });
 const nextWindow = () => h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
 
-/** Sends an order whose approval window offers a grant; saves the default limits and approves. */
-async function grantViaWindow(price: string): Promise<void> {
+/** Sends an order whose approval window offers a grant; saves the default limits (with `fields` changed: input name → value) and approves. */
+async function grantViaWindow(price: string, fields: Record<string, string> = {}): Promise<void> {
   const opened = nextWindow();
   const first = demo.evaluate((p) => (window as unknown as { countersign: Provider }).countersign.request({ method: 'perps_sendCommand', params: p }).then(() => true, () => false), ethOrder(price));
   const w = await opened;
   await w.getByRole('button', { name: 'Allow this site within limits…' }).click();
+  for (const [name, value] of Object.entries(fields)) await w.locator(`input[name="${name}"]`).fill(value);
   await w.getByRole('button', { name: 'Save permission' }).click();
   await w.getByText(/Saved for/).waitFor();
   await w.bringToFront();
@@ -69,7 +70,8 @@ afterAll(async () => {
 
 describe('panic switch in Chromium', () => {
   it('a granted page floods orders while panic runs: when panic returns nothing is open at either venue and nothing was accepted after the cancel', async () => {
-    await grantViaWindow('3100');
+    // A grant wide enough that the flood is not stopped by its own caps (daily notional, rate).
+    await grantViaWindow('3100', { 'grant-daily': '1000000', 'grant-rate': '9999' });
     await postClob(5);
     // Three loops of orders under the grant, as fast as the page can send them.
     await demo.evaluate(() => {
@@ -79,7 +81,7 @@ describe('panic switch in Chromium', () => {
         void (async () => {
           for (let i = 0; !w.flood.stop && i < 3_000; i++) {
             const p = (3099 - ((i * 3 + loop) % 60) * 0.05).toFixed(2);
-            await w.countersign.request({ method: 'perps_sendCommand', params: { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p, tif: 'gtc', po: true }] } } }).then(
+            await w.countersign.request({ method: 'perps_sendCommand', params: { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.01', p, tif: 'gtc', po: true }] } } }).then(
               () => w.flood.ok++,
               () => w.flood.refused++,
             );
