@@ -144,6 +144,9 @@ describe('panic switch: a venue that does not answer', () => {
     // The grant is gone for good.
     expect((await call(bg, 'vault.unlock', { password: PASSWORD })).ok).toBe(true);
     expect((await call(bg, 'grant.list')).result).toEqual([]);
+    // The audit log says what panic did, venue by venue (written before the lock).
+    const [entry] = (await call(bg, 'audit.list', { kind: 'panic' })).result as { summary: string }[];
+    expect(entry!.summary).toMatch(/^Panic switch: perps 4 open order\(s\) cancelled; order book did not answer — its kill switch \(heartbeat lapse\) will cancel within \d+ s;/);
   });
 
   it('perps silent: every order-book order is still cancelled; the report names the perps auto-cancel, which then cancels', async () => {
