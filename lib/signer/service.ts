@@ -141,7 +141,7 @@ export class SigningService {
   private readonly requestTimeoutMs: number;
   /** Why the gate is closed (`halt`), or undefined while it is open. */
   private haltReason: string | undefined;
-  /** Signing paths that passed the gate and have not settled yet (what `halt` waits for). */
+  /** Submissions that passed the gate, can open exposure and have not settled yet (what `halt` waits for). */
   private readonly inflight = new Set<Promise<unknown>>();
 
   constructor(private readonly o: SigningServiceOptions) {
