@@ -30,6 +30,7 @@ import { Vault, type SessionState, type SessionStore } from '../vault/vault';
 import { createProcedures, SESSION_PROCEDURES } from './procedures';
 import { VaultLockedError } from '../vault/errors';
 import { toWireError } from '../errors/base';
+import type { PanicTiming } from './panic';
 import type { KdfBounds, KdfParams } from '../vault/crypto';
 
 /** The parts of the WebExtension API the background uses (webextension-polyfill or WXT's fake browser). */
@@ -103,6 +104,8 @@ export type BackgroundOptions = {
   now?: () => number;
   /** Extra work after lock (the bridge rejects pending approvals and tells pages). */
   onLocked?: () => Promise<void>;
+  /** Panic's time limits (tests lower them; default `PANIC_TIMING` in ./panic). */
+  panicTiming?: Partial<PanicTiming>;
 };
 
 export type Background = {
@@ -252,7 +255,8 @@ export function startBackground(o: BackgroundOptions): Background {
     if (!live.length) {
       await browser.alarms.clear(GRANTS_ALARM);
       void browser.action?.setTitle?.({ title: 'Countersign' });
-      if (vault.sessionLive) await lock();
+      // (Panic revokes the grants first and locks itself after its cancels: never lock under it.)
+      if (vault.sessionLive && !service.halted) await lock();
       return;
     }
     await browser.alarms.create(GRANTS_ALARM, { delayInMinutes: 1 });
@@ -298,6 +302,7 @@ export function startBackground(o: BackgroundOptions): Background {
         registry,
         grants,
         deadman: () => deadman.state,
+        ...(o.panicTiming ? { panicTiming: o.panicTiming } : {}),
         onApprovalEmpty: async () => {
           if (registry.size > 0) return false;
           const id = approvalWindowId;

@@ -19,7 +19,7 @@ import type { ApprovalRegistry } from '../approvals/registry';
 import { activeAccount, selectAccount } from '../accounts';
 import type { GrantService } from '../grants/service';
 import { ApprovalNotFoundError } from '../approvals/registry';
-import { runPanic } from './panic';
+import { runPanic, type PanicReport, type PanicStep, type PanicTiming } from './panic';
 import { gatewayReads } from './reads';
 import type { DeadManStatus } from './deadman';
 import { appendAudit, auditCsv, verifyAudit } from '../audit';
@@ -81,7 +81,17 @@ export type ProcedureDeps = {
   onApprovalShown?: (id: string, digest: string) => void;
   /** The approval window's queue is empty: close it (background-side, so a request arriving now gets a fresh window). */
   onApprovalEmpty?: () => Promise<boolean>;
+  /** Stops the dead-man's renewals without disarming the venues' kill switches (panic; `DeadMan.halt`). */
+  haltKillSwitches?: () => void;
+  /** Panic's time limits (tests lower them; default `PANIC_TIMING`). */
+  panicTiming?: Partial<PanicTiming>;
 };
+
+/** The panic audit entry's summary: each venue's outcome in plain words. */
+function panicSummary(r: PanicReport): string {
+  const line = (s: PanicStep) => ('skipped' in s ? `skipped (${s.skipped})` : s.ok ? s.detail : s.error);
+  return `Panic switch: perps ${line(r.perps)}; order book ${line(r.clob)}; positions ${line(r.positions)}; ${r.grants} permission(s) revoked, ${r.pending} request(s) rejected${r.problems.length ? `; problems: ${r.problems.join(' ')}` : ''}`;
+}
 
 /** Accounts view: owners with their proxies and CLOB credential info (non-secret). */
 async function accounts(vault: Vault) {
@@ -115,12 +125,14 @@ export function createProcedures(d: ProcedureDeps): Handlers {
     }),
     'vault.create': async ({ password }) => {
       await vault.create(password);
+      service.resume(); // a panic's signing gate lasts until the next successful unlock
       await d.onUnlocked({ fromSession: false });
       return null;
     },
     'vault.unlock': async ({ password }) => {
       const fromSession = vault.sessionLive;
       await vault.unlock(password);
+      service.resume(); // a panic's signing gate lasts until the next successful unlock
       await d.onUnlocked({ fromSession });
       return null;
     },
@@ -148,6 +160,7 @@ export function createProcedures(d: ProcedureDeps): Handlers {
     'vault.exportBackup': async () => ({ backup: await vault.exportBackup() }),
     'vault.restoreBackup': async ({ backup, password }) => {
       await vault.restoreBackup(backup, password);
+      service.resume(); // a panic's signing gate lasts until the next successful unlock
       await d.onUnlocked({ fromSession: false });
       return null;
     },
@@ -219,9 +232,10 @@ export function createProcedures(d: ProcedureDeps): Handlers {
     'grant.list': async () => d.grants.list(),
     'deadman.status': async () => d.deadman(),
     'panic.run': async ({ closePositions }) => {
-      const active = await activeAccount(db, vault);
-      const report = await runPanic({
-        account: active?.address,
+      // Panic closes the signing gate before its first await (lib/background/panic.ts); everything else follows.
+      let account: string | undefined;
+      return runPanic({
+        account: async () => (account = (await activeAccount(db, vault))?.address),
         vault,
         service,
         closePositions,
@@ -231,13 +245,16 @@ export function createProcedures(d: ProcedureDeps): Handlers {
           d.registry.rejectAll(() => disconnected('Countersign was locked by its panic switch; the request was cancelled.'));
           return n;
         },
+        ...(d.haltKillSwitches ? { haltKillSwitches: d.haltKillSwitches } : {}),
+        killSwitches: d.deadman,
+        audit: (report) =>
+          appendAudit(db, { at: Date.now(), origin: 'extension', account: account?.toLowerCase() ?? '', kind: 'panic', summary: panicSummary(report), result: report.problems.length ? 'error' : 'ok' }),
         lock: async () => {
           await vault.lock();
           await d.onLocked();
         },
+        ...(d.panicTiming ? { timing: d.panicTiming } : {}),
       });
-      await appendAudit(db, { at: Date.now(), origin: 'extension', account: active?.address.toLowerCase() ?? '', kind: 'panic', summary: `Panic switch: perps ${JSON.stringify(report.perps)}, order book ${JSON.stringify(report.clob)}`, result: 'ok' });
-      return report;
     },
     'grant.revoke': async ({ id }) => {
       await d.grants.revoke(id);

@@ -102,6 +102,8 @@ export class ProviderService {
     if (policy.connected && !granted) throw unauthorized('This site is connected to another account than the active one. Switch back in Countersign, or connect again.');
     // A trading session (auto-lock with a live grant, issue #17) serves only requests its grants cover.
     if (policy.unlocked && !this.d.vault.unlocked && !(this.d.vault.sessionLive && SESSION_METHODS.has(method))) throw disconnected('Countersign is locked. Open the extension and unlock it.');
+    // While the panic switch runs (the signing gate is closed) nothing asks the person: it is refused at once.
+    if (policy.approval === 'sign' && this.d.service.halted) throw disconnected('Countersign is stopping everything (panic switch); nothing is signed until it is unlocked again.');
     switch (method) {
       case 'eth_chainId':
         return numberToHex((await readSettings(this.d.db)).clobChainId);

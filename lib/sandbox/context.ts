@@ -64,8 +64,14 @@ export const DEFAULT_CONFIG: SandboxConfig = {
 };
 
 /** One entry of the request log (what reached the sandbox), readable at `GET /admin/requests`. */
-/** One request the sandbox answered: `at` Unix ms, `body` the exact text received (≤ 64 KiB; absent for GET). */
+/**
+ * One request the sandbox answered: `at` Unix ms, `body` the exact text received (≤ 64 KiB; absent for
+ * GET). `status` 0: the request reached a silent service (`SandboxContext.setSilent`) and got no answer.
+ */
 export type RequestLogEntry = { at: number; method: string; path: string; status: number; body?: string };
+
+/** The services the sandbox can make silent (test hook, issue #17 finding 7). */
+export type SilentService = 'perps' | 'clob';
 
 export class SandboxContext {
   readonly venue: PerpsVenue;
@@ -78,6 +84,11 @@ export class SandboxContext {
   readonly requestLog: RequestLogEntry[] = [];
   readonly relayer = new Map<string, { id: string; submitted: number; hash: string; payload: unknown }>();
   readonly bridgeWithdrawals: { id: string; address: string; amount: string; toChainId: number; recipient: string; at: number }[] = [];
+  /** Services that answer nothing right now (see `setSilent`). */
+  readonly silent = new Set<SilentService>();
+  /** Services that answer late: extra delay before each request is handled (ms; test hook, e.g. a slow venue during panic). */
+  readonly delayMs = new Map<SilentService, number>();
+  private readonly silenceWaiters: { service: SilentService; release: () => void }[] = [];
 
   constructor(
     readonly config: SandboxConfig,
@@ -88,6 +99,31 @@ export class SandboxContext {
     this.clob = new ClobVenue(now);
     this.perpsRequestWeight = new SlidingWindow(config.perpsRequestBudget);
     this.perpsActionWeight = new SlidingWindow(config.perpsActionBudget);
+  }
+
+  /**
+   * Test hook (issue #17 finding 7): while `service` is silent, every request to it is logged with status
+   * 0 and held without an answer — a venue that stopped answering. Nothing it asked is processed. Making
+   * it speak again answers the held requests `503` (still unprocessed); later requests are served.
+   */
+  setSilent(service: SilentService, silent: boolean): void {
+    if (silent) {
+      this.silent.add(service);
+      return;
+    }
+    this.silent.delete(service);
+    for (let i = this.silenceWaiters.length - 1; i >= 0; i--) {
+      const w = this.silenceWaiters[i]!;
+      if (w.service === service) {
+        this.silenceWaiters.splice(i, 1);
+        w.release();
+      }
+    }
+  }
+
+  /** Resolves when `service` speaks again (`setSilent(service, false)`). */
+  untilSpeaking(service: SilentService): Promise<void> {
+    return this.silent.has(service) ? new Promise((release) => this.silenceWaiters.push({ service, release })) : Promise.resolve();
   }
 
   /** Opens an account (demo collateral unless `balance` is given). */

@@ -9,7 +9,7 @@
  * | `/gamma` | catalogue |
  * | `/data` | data service v2 |
  * | `/relayer`, `/bridge` | relayer and bridge |
- * | `/admin` | sandbox-only controls (exchange mode, clock, deposits, request log) |
+ * | `/admin` | sandbox-only controls (exchange mode, clock, deposits, request log, silent venue) |
  * | `/demo` | the demo dapp page |
  */
 import { serve } from '@hono/node-server';
@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { isAddress, type Address } from 'viem';
 import { catalogueRoutes } from './catalogue';
 import { clobRoutes } from './clob/routes';
-import { DEFAULT_CONFIG, SandboxContext, type SandboxConfig } from './context';
+import { DEFAULT_CONFIG, SandboxContext, type SandboxConfig, type SilentService } from './context';
 import { perpsRoutes } from './perps/routes';
 import { seed, type DemoAccounts } from './seed';
 import { mountDemo } from './demo';
@@ -42,6 +42,20 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const demo = seed(ctx);
   const app = new Hono();
 
+  // A slow service (test hook, `ctx.delayMs`) answers late; a silent one (`ctx.setSilent`) logs the
+  // request with status 0 and holds it unanswered.
+  app.use('*', async (c, next) => {
+    const path = new URL(c.req.url).pathname;
+    const service = SILENCEABLE.find((s) => path.startsWith(`/${s}/`));
+    if (!service) return next();
+    const delay = ctx.delayMs.get(service);
+    if (delay) await new Promise((r) => setTimeout(r, delay));
+    if (!ctx.silent.has(service)) return next();
+    const body = c.req.method === 'GET' || c.req.method === 'OPTIONS' ? '' : (await c.req.text()).slice(0, 65_536);
+    ctx.requestLog.push({ at: ctx.now(), method: c.req.method, path, status: 0, ...(body ? { body } : {}) });
+    await ctx.untilSpeaking(service);
+    return c.json({ error: 'sandbox: the service was silent' }, 503);
+  });
   app.use('*', async (c, next) => {
     // The exact body text received (tests compare it with what the extension showed for approval).
     const body = c.req.method === 'GET' || c.req.method === 'OPTIONS' ? '' : (await c.req.text()).slice(0, 65_536);
@@ -74,6 +88,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   return { app, ctx, demo };
 }
 
+const SILENCEABLE: SilentService[] = ['perps', 'clob'];
+
 const MODES: ExchangeMode[] = ['normal', 'disabled', 'cancel-only', 'post-only', 'restarting'];
 
 function adminRoutes(ctx: SandboxContext): Hono {
@@ -89,6 +105,21 @@ function adminRoutes(ctx: SandboxContext): Hono {
       ctx.clob.retryAfterSeconds = b.retry_after_seconds;
     }
     return c.json({ mode: ctx.clob.mode, retry_after_seconds: ctx.clob.retryAfterSeconds });
+  });
+  // Test hook (issue #17 finding 7): `{ service: 'perps' | 'clob', silent: boolean }` makes a venue stop answering.
+  admin.post('/silence', async (c) => {
+    const b = (await c.req.json().catch(() => ({}))) as { service?: unknown; silent?: unknown };
+    if (!SILENCEABLE.includes(b.service as SilentService) || typeof b.silent !== 'boolean') return c.json({ error: `service must be one of ${SILENCEABLE.join(', ')}; silent a boolean` }, 400);
+    ctx.setSilent(b.service as SilentService, b.silent);
+    return c.json({ silent: [...ctx.silent] });
+  });
+  // Test hook: `{ service: 'perps' | 'clob', ms }` delays every answer of a venue by `ms` (0 ends it).
+  admin.post('/delay', async (c) => {
+    const b = (await c.req.json().catch(() => ({}))) as { service?: unknown; ms?: unknown };
+    if (!SILENCEABLE.includes(b.service as SilentService) || typeof b.ms !== 'number' || !Number.isSafeInteger(b.ms) || b.ms < 0 || b.ms > 120_000) return c.json({ error: `service must be one of ${SILENCEABLE.join(', ')}; ms an integer from 0 to 120000` }, 400);
+    if (b.ms === 0) ctx.delayMs.delete(b.service as SilentService);
+    else ctx.delayMs.set(b.service as SilentService, b.ms);
+    return c.json({ service: b.service, ms: b.ms });
   });
   admin.get('/requests', (c) => c.json(ctx.requestLog));
   admin.delete('/requests', (c) => {
@@ -145,6 +176,7 @@ export function startSandbox(port = 0, options: SandboxOptions = {}): Promise<Ru
         url: `http://127.0.0.1:${info.port}`,
         close: () =>
           new Promise<void>((done) => {
+            for (const s of SILENCEABLE) sandbox.ctx.setSilent(s, false);
             (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
             server.close(() => done());
           }),

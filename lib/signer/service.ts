@@ -9,11 +9,25 @@
  * Order-book orders are resent unchanged (same signature) on 425 (exponential backoff with jitter),
  * 429 (honouring `Retry-After`) and 500 "order timed out"; never on 503.
  * A client-side weight meter per gateway refuses a perps command before the gateway would answer 429.
+ *
+ * Timeouts (issue #17 finding 7): every gateway request has a deadline (`requestTimeoutMs`, default
+ * `DEFAULT_REQUEST_TIMEOUT_MS` = 15 s, covering headers and body); past it the call fails as "no answer"
+ * (`Http.NetworkError`; `OutcomeUnknownError` for a perps command). The order-book retry loop above is
+ * bounded too (at most 4 attempts), so no call of this service waits forever.
+ *
+ * The signing gate (issue #17, "Panic is total and bounded"): `halt(reason)` refuses every new signature
+ * — `execute` (every perps / order-book / L2 artifact, page or popup), the order-book L2 requests
+ * (cancels, heartbeats, reads), API-key creation — with `Signer.HaltedError` before anything is signed,
+ * and resolves once the submissions already in flight have settled (at most `HALT_DRAIN_MS`). The only
+ * exemption is the panic switch's own cancel and close commands, passed with `PANIC_PASS`: perps
+ * `cancelAll` / `cancelOrders`, perps reduce-only IOC orders without trigger, order-book `DELETE /cancel-all`.
+ * `resume()` lifts the gate (called by the next successful unlock).
  */
 import { getAddress, type Address, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { BaseError } from '../errors/base';
 import { NetworkError } from '../http/json';
+import { DEFAULT_REQUEST_TIMEOUT_MS, fetchWithTimeout } from '../http/timeout';
 import { SlidingWindow } from '../ratelimit/sliding-window';
 import { createProxy, deleteProxy as deleteProxyCommand, type PerpsCommand } from '../perps/commands';
 import { assertExp, commandTs, randomSalt, type PerpsEnvelope } from '../perps/envelope';
@@ -68,6 +82,27 @@ export class WeightBudgetError extends BaseError {
 
 export type { ClobOrderRequest };
 
+/** How long `halt` waits for submissions already in flight to settle (ms): 5 s. */
+export const HALT_DRAIN_MS = 5_000;
+
+/**
+ * The panic switch's pass through the signing gate. Only `lib/background/panic.ts` passes it, and only
+ * with its cancel and close commands; with anything else (or without it) a halted service refuses.
+ */
+export const PANIC_PASS: unique symbol = Symbol('countersign.panic');
+
+/** Thrown by every signing path while the service is halted (panic running, until the next unlock). Nothing was signed. */
+export class HaltedError extends BaseError {
+  override name = 'Signer.HaltedError';
+  readonly code = 4900;
+  constructor(reason: string) {
+    super(`Countersign signs nothing right now: ${reason}. Unlock it again to continue.`, { data: { reason } });
+  }
+}
+
+/** Per-call options of the gate and the deadline: `pass` (panic only), `timeoutMs` (this call's request deadline, ms). */
+export type GateOptions = { pass?: typeof PANIC_PASS; timeoutMs?: number };
+
 /** Signs exactly `digest` (a 32-byte EIP-712 digest) with a local key. */
 async function signExact(account: LocalAccount, digest: Hex): Promise<Hex> {
   if (!account.sign) throw new BaseError('This key cannot sign a digest.');
@@ -87,6 +122,8 @@ export type SigningServiceOptions = {
   fetchFn?: typeof fetch;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /** Deadline of each gateway request (ms); default `DEFAULT_REQUEST_TIMEOUT_MS` (15 s). */
+  requestTimeoutMs?: number;
 };
 
 export class SigningService {
@@ -97,13 +134,78 @@ export class SigningService {
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
 
-  /** The transport: the configured fetch, with auth headers renamed for the profile's header set. */
+  /** The transport without a deadline: the configured fetch, with auth headers renamed for the profile's header set. */
+  private readonly transport: typeof fetch;
+  /** The transport with the default deadline (every request of this service goes through a deadline). */
   private readonly fetchFn: typeof fetch;
+  private readonly requestTimeoutMs: number;
+  /** Why the gate is closed (`halt`), or undefined while it is open. */
+  private haltReason: string | undefined;
+  /** Submissions that passed the gate, can open exposure and have not settled yet (what `halt` waits for). */
+  private readonly inflight = new Set<Promise<unknown>>();
 
   constructor(private readonly o: SigningServiceOptions) {
-    this.fetchFn = fetchWithHeaderSet(o.fetchFn ?? ((input, init) => fetch(input, init)), async () => (await o.settings()).headerSet ?? 'seed');
+    this.transport = fetchWithHeaderSet(o.fetchFn ?? ((input, init) => fetch(input, init)), async () => (await o.settings()).headerSet ?? 'seed');
+    this.requestTimeoutMs = o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.fetchFn = fetchWithTimeout(this.transport, this.requestTimeoutMs);
     this.now = o.now ?? Date.now;
     this.sleep = o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
+  /** The transport with a deadline of `timeoutMs` (ms; the default when undefined). */
+  private fetchFor(timeoutMs: number | undefined): typeof fetch {
+    return timeoutMs === undefined || timeoutMs === this.requestTimeoutMs ? this.fetchFn : fetchWithTimeout(this.transport, timeoutMs);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // The signing gate
+
+  /**
+   * Closes the signing gate at once (synchronously, before the returned promise settles): from this
+   * call on, every sign / execute / send path throws `HaltedError` before signing, except the panic
+   * switch's own cancel and close commands passed with `PANIC_PASS`. Resolves when the submissions
+   * already in flight that can open exposure (orders, leverage, transfers — not cancels, kill-switch
+   * renewals, heartbeats or reads) have settled, or after `drainMs` (default `HALT_DRAIN_MS`, 5 s) —
+   * `unsettled` counts those still without an answer then. Idempotent.
+   */
+  halt(reason: string, drainMs = HALT_DRAIN_MS): Promise<{ unsettled: number }> {
+    this.haltReason = reason;
+    const pending = [...this.inflight];
+    if (pending.length === 0) return Promise.resolve({ unsettled: 0 });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<void>((r) => (timer = setTimeout(r, drainMs)));
+    return Promise.race([Promise.allSettled(pending), timeout]).then(() => {
+      clearTimeout(timer);
+      return { unsettled: pending.filter((p) => this.inflight.has(p)).length };
+    });
+  }
+
+  /** Opens the signing gate again (the next successful unlock calls it). */
+  resume(): void {
+    this.haltReason = undefined;
+  }
+
+  /** Whether the gate is closed (`halt` was called and `resume` not yet). */
+  get halted(): boolean {
+    return this.haltReason !== undefined;
+  }
+
+  /**
+   * Throws `HaltedError` while halted, unless `pass` is `PANIC_PASS` and `exempt` (the request is one of
+   * panic's own cancel / close commands).
+   */
+  private gate(pass: GateOptions['pass'], exempt: () => boolean): void {
+    if (this.haltReason === undefined) return;
+    if (pass === PANIC_PASS && exempt()) return;
+    throw new HaltedError(this.haltReason);
+  }
+
+  /** Counts `p` as in flight until it settles (only submissions that can open exposure: see `opensExposure`). */
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.inflight.add(p);
+    const done = () => void this.inflight.delete(p);
+    p.then(done, done);
+    return p;
   }
 
   private async audit(entry: Omit<AuditEntry, 'at'>): Promise<void> {
@@ -212,7 +314,15 @@ export class SigningService {
    * order; l2, the five headers. Throws `ArtifactMismatchError` (nothing signed) when the artifact, the
    * key or the API key changed since it was built, and the gateway's typed errors otherwise.
    */
-  async execute(artifact: SigningArtifact, approvedDigest: Hex, opts: { origin: string; summary?: string }): Promise<unknown> {
+  execute(artifact: SigningArtifact, approvedDigest: Hex, opts: { origin: string; summary?: string } & GateOptions): Promise<unknown> {
+    const exempt = () => panicExempt(artifact);
+    this.gate(opts.pass, exempt);
+    const running = this.run(artifact, approvedDigest, opts, () => this.gate(opts.pass, exempt));
+    return opensExposure(artifact) ? this.track(running) : running;
+  }
+
+  /** `execute` past the gate; `recheck` runs again right before each signature (a halt may have come meanwhile). */
+  private async run(artifact: SigningArtifact, approvedDigest: Hex, opts: { origin: string; summary?: string } & GateOptions, recheck: () => void): Promise<unknown> {
     const digests = verifyArtifact(artifact, approvedDigest);
     const base = { origin: opts.origin, account: artifact.account.toLowerCase(), summary: opts.summary ?? artifact.kind, digest: artifact.digest };
     switch (artifact.kind) {
@@ -220,6 +330,7 @@ export class SigningService {
         const signer = artifact.key === 'owner' ? await this.o.vault.ownerAccount(artifact.account) : (await this.o.vault.proxyFor(artifact.account)).signer;
         if (signer.address.toLowerCase() !== artifact.signerAddress.toLowerCase()) throw new ArtifactMismatchError('the signing key changed');
         const { op, salt, ts, exp, label } = artifact.envelope;
+        recheck();
         const envelope: PerpsEnvelope = { op, sig: await signExact(signer, digests[0]!), salt, ts, ...(exp === undefined ? {} : { exp }), ...(label === undefined ? {} : { label }) };
         const kind = `perps.${op.type}`;
         if (!artifact.submit) {
@@ -228,9 +339,10 @@ export class SigningService {
         }
         const { perpsUrl } = await this.o.settings();
         const { weight } = perpsArtifactCommand(artifact);
-        this.meter(perpsUrl, weight.request, weight.action);
+        // Panic's cancels and closes skip the client-side meter: a site that spent the budget must not block them (the gateway decides).
+        if (opts.pass !== PANIC_PASS) this.meter(perpsUrl, weight.request, weight.action);
         try {
-          const result = await sendPerpsCommand(perpsUrl, artifact, envelope, this.fetchFn);
+          const result = await sendPerpsCommand(perpsUrl, artifact, envelope, this.fetchFor(opts.timeoutMs));
           await this.audit({ ...base, kind, result: 'ok' });
           return result;
         } catch (err) {
@@ -248,6 +360,7 @@ export class SigningService {
         const creds = await this.o.vault.clobCredentials(artifact.account);
         if (artifact.orders.some((o) => o.body.owner !== creds.apiKey)) throw new ArtifactMismatchError('the API key changed');
         const bodies: PostOrderBody[] = [];
+        recheck();
         for (const [i, o] of artifact.orders.entries()) bodies.push({ ...o.body, order: { ...o.body.order, signature: await signExact(owner, digests[i]!) } });
         const audit = { ...base, kind: 'clob.postOrders' };
         try {
@@ -264,6 +377,7 @@ export class SigningService {
       }
       case 'l2': {
         const creds = await this.o.vault.clobCredentials(artifact.account);
+        recheck();
         const headers = buildL2Headers({
           address: creds.info.account as Address,
           credentials: creds,
@@ -290,13 +404,13 @@ export class SigningService {
    * gateway's success body. Throws the gateway's typed error, `WeightBudgetError`, or (no answer)
    * `OutcomeUnknownError`.
    */
-  async perpsSend(account: string, command: PerpsCommand, opts: { origin: string; exp?: number; summary?: string }): Promise<unknown> {
+  async perpsSend(account: string, command: PerpsCommand, opts: { origin: string; exp?: number; summary?: string } & GateOptions): Promise<unknown> {
     const a = await this.preparePerps(account, command, { submit: true, ...(opts.exp === undefined ? {} : { exp: opts.exp }) });
-    return this.execute(a, a.digest, { origin: opts.origin, summary: opts.summary ?? command.type });
+    return this.execute(a, a.digest, { origin: opts.origin, summary: opts.summary ?? command.type, ...(opts.pass ? { pass: opts.pass } : {}), ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }) });
   }
 
-  /** A proxy-header read for `account` with its proxy key (PROTOCOL.md §1.4). */
-  async perpsRead(account: string | undefined, name: PerpsReadName, query?: Record<string, string | number | undefined>): Promise<unknown> {
+  /** A proxy-header read for `account` with its proxy key (PROTOCOL.md §1.4); `opts.timeoutMs` this read's deadline (ms). Not gated (nothing is signed). */
+  async perpsRead(account: string | undefined, name: PerpsReadName, query?: Record<string, string | number | undefined>, opts: { timeoutMs?: number } = {}): Promise<unknown> {
     const { perpsUrl } = await this.o.settings();
     const r = PERPS_READS[name];
     let auth: { proxy: string; secret: string } | undefined;
@@ -305,7 +419,7 @@ export class SigningService {
       auth = { proxy: p.info.proxy, secret: p.secret };
     }
     this.meter(perpsUrl, r.weight, 0);
-    return perpsRead(perpsUrl, name, { ...(auth ? { auth } : {}), ...(query ? { query } : {}), ...(this.fetchFn ? { fetchFn: this.fetchFn } : {}) });
+    return perpsRead(perpsUrl, name, { ...(auth ? { auth } : {}), ...(query ? { query } : {}), fetchFn: this.fetchFor(opts.timeoutMs) });
   }
 
   /** The public book of a perps instrument (`GET /v1/info/book`, sandbox read). */
@@ -340,6 +454,7 @@ export class SigningService {
 
   /** Creates (or, when the nonce is used, derives) CLOB credentials for `account` and stores them. */
   async clobCreateOrDerive(account: string, opts: { nonce?: number } = {}) {
+    this.gate(undefined, () => false);
     const { clobUrl, clobChainId } = await this.o.settings();
     const owner = await this.o.vault.ownerAccount(account);
     const { credentials, derived } = await createOrDeriveApiKey(
@@ -389,17 +504,28 @@ export class SigningService {
     return out;
   }
 
-  private async l2(account: string, method: string, requestPath: string, body?: unknown): Promise<unknown> {
+  /**
+   * One L2-signed request (an HMAC with the API secret), retried on 425 / 429 / "order timed out" (at
+   * most 4 attempts). Gated: each attempt is a new signature; only panic's `DELETE /cancel-all` passes.
+   */
+  private l2(account: string, method: string, requestPath: string, body?: unknown, opts: GateOptions = {}): Promise<unknown> {
+    const exempt = () => method === 'DELETE' && requestPath === '/cancel-all' && body === undefined;
+    this.gate(opts.pass, exempt);
+    return this.l2Run(account, method, requestPath, body, opts, () => this.gate(opts.pass, exempt));
+  }
+
+  private async l2Run(account: string, method: string, requestPath: string, body: unknown, opts: GateOptions, recheck: () => void): Promise<unknown> {
     const { clobUrl } = await this.o.settings();
     const creds = await this.o.vault.clobCredentials(account);
     const owner = creds.info.account as Address;
     let attempt = 0;
     for (;;) {
+      recheck();
       try {
         return await clobL2Request(
           clobUrl,
           { address: owner, credentials: creds, method, requestPath, ...(body === undefined ? {} : { body }), timestamp: Math.floor(this.now() / 1000) },
-          this.fetchFn,
+          this.fetchFor(opts.timeoutMs),
         );
       } catch (err) {
         attempt++;
@@ -419,9 +545,12 @@ export class SigningService {
     return (await this.execute(a, a.digest, { origin: opts.origin, summary: `${orders.length} order(s)` })) as BatchOrderResult[];
   }
 
-  /** Cancels every order-book order of `account` (`DELETE /cancel-all`): `{ canceled, not_canceled }`. */
-  async clobCancelAll(account: string): Promise<{ canceled: string[]; not_canceled: Record<string, string> }> {
-    return (await this.l2(account, 'DELETE', '/cancel-all')) as { canceled: string[]; not_canceled: Record<string, string> };
+  /**
+   * Cancels every order-book order of `account` (`DELETE /cancel-all`): `{ canceled, not_canceled }`.
+   * `opts.pass` lets the panic switch through a halted gate; `opts.timeoutMs` is the request deadline (ms).
+   */
+  async clobCancelAll(account: string, opts: GateOptions = {}): Promise<{ canceled: string[]; not_canceled: Record<string, string> }> {
+    return (await this.l2(account, 'DELETE', '/cancel-all', undefined, opts)) as { canceled: string[]; not_canceled: Record<string, string> };
   }
 
   /** Posts an order-book heartbeat (`POST /v1/heartbeats`); returns the session id to send next time. */
@@ -473,4 +602,28 @@ export class SigningService {
     const a = await this.prepareL2(account, req);
     return (await this.execute(a, a.digest, { origin: 'extension', summary: `${req.method} ${req.requestPath}` })) as Record<string, string>;
   }
+}
+
+/**
+ * Whether `artifact` is one of the panic switch's own commands — the only ones `PANIC_PASS` lets through
+ * a halted gate: a submitted perps `cancelAll` / `cancelOrders`, or a submitted perps `createOrders`
+ * whose every order is reduce-only and immediate-or-cancel with no trigger (closing positions).
+ */
+function panicExempt(artifact: SigningArtifact): boolean {
+  if (artifact.kind !== 'perps' || !artifact.submit) return false;
+  const op = artifact.envelope.op as { type: string; args: unknown };
+  if (op.type === 'cancelAll' || op.type === 'cancelOrders') return true;
+  if (op.type !== 'createOrders' || !Array.isArray(op.args) || op.args.length === 0) return false;
+  return op.args.every((o: unknown) => !!o && typeof o === 'object' && (o as { ro?: unknown }).ro === true && (o as { tif?: unknown }).tif === 'ioc' && !('tr' in o));
+}
+
+/**
+ * Whether a submission of `artifact` can open or move exposure, so that `halt` must wait for it: every
+ * order-book order batch and every submitted perps command except cancels and the dead-man's
+ * `autoCancel`. Sign-only perps envelopes and L2 headers are sent by the page itself (nothing to wait for).
+ */
+function opensExposure(artifact: SigningArtifact): boolean {
+  if (artifact.kind === 'clob') return true;
+  if (artifact.kind !== 'perps' || !artifact.submit) return false;
+  return !['cancelAll', 'cancelOrders', 'cancelOrdersCOID', 'autoCancel'].includes((artifact.envelope.op as { type: string }).type);
 }

@@ -1,0 +1,138 @@
+/**
+ * The signing gate and request deadlines of `SigningService` (issue #17 finding 7), against the sandbox:
+ * what a halted service refuses, what panic's pass lets through, and that no call hangs on a silent venue.
+ */
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { autoCancel, cancelAll, createOrders } from '../perps/commands';
+import { openVaultDb, type VaultDb } from '../vault/db';
+import { memorySessionStore, Vault } from '../vault/vault';
+import { startHarness, type Harness } from '../sandbox/testkit';
+import { OutcomeUnknownError, PANIC_PASS, SigningService } from './service';
+
+let h: Harness;
+let db: VaultDb;
+let vault: Vault;
+let owner: string;
+/** Requests to perps order placement wait on this while set (a submission held in flight). */
+let hold: Promise<void> | undefined;
+
+const service = (o: { requestTimeoutMs?: number } = {}) =>
+  new SigningService({
+    vault,
+    db,
+    settings: async () => ({ perpsUrl: h.perps, clobUrl: h.clobUrl, clobChainId: h.ctx.config.clobChainId }),
+    now: () => h.clock.now,
+    sleep: async () => undefined,
+    fetchFn: async (input, init) => {
+      if (hold && String(input).endsWith('/perps/v1/trade/orders') && init?.method === 'POST') await hold;
+      return fetch(input, init);
+    },
+    ...o,
+  });
+const trading = () => h.ctx.requestLog.filter((r) => r.method !== 'GET' && /^\/perps\/v1\/(trade|account)|^\/clob\/(orders?|cancel|v1\/heartbeats|auth)/.test(r.path)).length;
+const order = (o: Partial<{ ro: boolean; tif: 'ioc' | 'gtc' }> = {}) => createOrders({ orders: [{ iid: 2, buy: false, qty: '0.1', tif: o.tif ?? 'gtc', p: '4000', ...(o.ro ? { ro: true } : {}) }] });
+const tokenId = () => h.ctx.clob.markets[0]!.tokenIds[0]!;
+
+beforeAll(async () => {
+  h = await startHarness();
+  db = await openVaultDb('signer-gate-test');
+  vault = new Vault({ db, session: memorySessionStore(), now: () => h.clock.now, kdf: { name: 'scrypt', N: 2 ** 10, r: 8, p: 1, dkLen: 32 }, bounds: { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 } });
+  await vault.create('integration password');
+  owner = (await vault.importOwnerKey(h.demo.owner.privateKey, 'demo')).address;
+  const p = h.demo.proxy;
+  await vault.putProxy({ account: owner, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry });
+  await service().clobCreateOrDerive(owner);
+});
+afterAll(async () => {
+  await h.close();
+});
+
+describe('SigningService.halt', () => {
+  it('refuses every signing path with Signer.HaltedError before anything is signed or sent, until resume()', async () => {
+    const s = service();
+    await s.halt('test');
+    const before = trading();
+    const audit = (await db.getAll('audit')).length;
+    const attempts: [string, () => Promise<unknown>][] = [
+      ['perpsSend', () => s.perpsSend(owner, order(), { origin: 'test' })],
+      ['perpsSign', () => s.perpsSign(owner, order())],
+      ['autoCancel', () => s.perpsSend(owner, autoCancel({ time: 0 }), { origin: 'dead-man' })],
+      ['clobPostOrders', () => s.clobPostOrders(owner, [{ tokenId: tokenId(), side: 'BUY', price: '0.10', size: '10', orderType: 'GTC' }], { origin: 'test' })],
+      ['clobSignRequest', () => s.clobSignRequest(owner, { method: 'GET', requestPath: '/data/orders' })],
+      ['clobCancelAll', () => s.clobCancelAll(owner)],
+      ['clobCancel', () => s.clobCancel(owner, ['0x1'])],
+      ['clobHeartbeat', () => s.clobHeartbeat(owner, '')],
+      ['clobCreateOrDerive', () => s.clobCreateOrDerive(owner)],
+      ['issueProxy', () => s.issueProxy(owner, { expiry: h.clock.now + 86_400_000 })],
+    ];
+    for (const [what, fn] of attempts) await expect(fn(), what).rejects.toMatchObject({ name: 'Signer.HaltedError', code: 4900 });
+    expect(trading()).toBe(before);
+    expect((await db.getAll('audit')).length).toBe(audit);
+    s.resume();
+    const [ack] = (await s.perpsSend(owner, order(), { origin: 'test' })) as { status: string }[];
+    expect(ack!.status).toBe('ok');
+  });
+
+  it("lets panic's pass through for cancels and reduce-only IOC closes only", async () => {
+    const s = service();
+    await s.perpsSend(owner, order(), { origin: 'test' });
+    await s.clobPostOrders(owner, [{ tokenId: tokenId(), side: 'BUY', price: '0.10', size: '10', orderType: 'GTC' }], { origin: 'test' });
+    await s.halt('test');
+    const refused = [order(), order({ tif: 'ioc' }), order({ ro: true }), autoCancel({ time: 0 }), autoCancel({ time: h.clock.now + 60_000 })];
+    for (const c of refused) await expect(s.perpsSend(owner, c, { origin: 'panic', pass: PANIC_PASS }), c.type).rejects.toMatchObject({ name: 'Signer.HaltedError' });
+    await expect(s.perpsSend(owner, cancelAll({}), { origin: 'panic', pass: PANIC_PASS })).resolves.toMatchObject({ status: 'ok' });
+    await expect(s.clobCancelAll(owner, { pass: PANIC_PASS })).resolves.toMatchObject({ canceled: [expect.any(String)] });
+    // A reduce-only IOC close is let through (the venue refuses it here: there is no position to reduce).
+    const close = await s.perpsSend(owner, order({ ro: true, tif: 'ioc' }), { origin: 'panic', pass: PANIC_PASS }).catch((e: unknown) => e);
+    expect(close).not.toMatchObject({ name: 'Signer.HaltedError' });
+    s.resume();
+  });
+
+  it('resolves once a submission already in flight has settled, and at most after its drain time', async () => {
+    const s = service();
+    let release!: () => void;
+    hold = new Promise((r) => (release = r));
+    const inFlight = s.perpsSend(owner, order(), { origin: 'test' });
+    await new Promise((r) => setTimeout(r, 50));
+    let drained: { unsettled: number } | undefined;
+    const halted = s.halt('test', 10_000).then((x) => (drained = x));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(drained).toBeUndefined(); // still waiting for the order
+    release();
+    hold = undefined;
+    await expect(inFlight).resolves.toMatchObject([{ status: 'ok' }]);
+    await halted;
+    expect(drained).toEqual({ unsettled: 0 });
+    s.resume();
+    // Never answered: the drain gives up after drainMs and says so.
+    hold = new Promise(() => undefined);
+    void s.perpsSend(owner, order(), { origin: 'test' }).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(s.halt('test', 100)).resolves.toEqual({ unsettled: 1 });
+    hold = undefined;
+    s.resume();
+  });
+});
+
+describe('SigningService request deadlines', () => {
+  it('a silent venue gives "no answer" after the deadline instead of hanging', async () => {
+    const s = service({ requestTimeoutMs: 300 });
+    await s.perpsDomains();
+    h.ctx.setSilent('perps', true);
+    h.ctx.setSilent('clob', true);
+    try {
+      await expect(s.perpsRead(owner, 'openOrders')).rejects.toMatchObject({ name: 'Http.NetworkError' });
+      await expect(s.perpsSend(owner, order(), { origin: 'test' })).rejects.toBeInstanceOf(OutcomeUnknownError);
+      await expect(s.clobOpenOrders(owner)).rejects.toMatchObject({ name: 'Http.NetworkError' });
+      await expect(s.clobCancelAll(owner)).rejects.toMatchObject({ name: 'Http.NetworkError' });
+      // A per-call deadline overrides the default.
+      const t0 = Date.now();
+      await expect(s.perpsRead(owner, 'portfolio', undefined, { timeoutMs: 50 })).rejects.toMatchObject({ name: 'Http.NetworkError' });
+      expect(Date.now() - t0).toBeLessThan(300);
+    } finally {
+      h.ctx.setSilent('perps', false);
+      h.ctx.setSilent('clob', false);
+    }
+  });
+});
