@@ -191,6 +191,7 @@ export function evaluateGrant(grant: Grant, req: GrantRequest, ctx: { now: numbe
   const name = (m: string) => marketName(grant, m);
   if (req.kind === 'cancel') {
     if (grant.venue !== 'perps' || !grant.allow.cancel) return no('cancels are not allowed');
+    if (!req.oids.length && !req.coids.length) return no('a cancel must name the orders it cancels');
     const owned = ownedOrders(uses);
     for (const oid of req.oids) if (!owned.oids.has(oid)) return no(`order ${oid} was not placed under this permission`);
     for (const coid of req.coids) if (!owned.coids.has(coid)) return no(`order ${coid} was not placed under this permission`);
