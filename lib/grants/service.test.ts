@@ -205,6 +205,15 @@ describe('standing grants deny by default (issue #17)', () => {
     await p;
   });
 
+  it('a grant stored by an older version (no venue, no band: "any market") is dropped, not honoured', async () => {
+    const bg = await ready();
+    const now = Date.now();
+    await bg.vault().putGrant({ id: 'old', origin: SITE, account: owner(), createdAt: now, expiresAt: now + 3_600_000, allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000' } as never, []);
+    await expectAsks(bg, 'clob_postOrders', { orders: [{ tokenId: tokenA(), side: 'BUY', price: '0.50', size: '100', orderType: 'GTC' }] });
+    expect((await call(bg, 'grant.list')).result).toEqual([]);
+    expect(await bg.vault().listGrants()).toEqual([]);
+  });
+
   it('the window offers caps proposed from the equity; the saved grant names its venue and instrument', async () => {
     const bg = await ready();
     const p = bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: '64000', tif: 'gtc', po: true }] } });

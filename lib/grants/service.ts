@@ -13,8 +13,9 @@ import { BaseError } from '../errors/base';
 import type { Vault } from '../vault/vault';
 import { fromUnits, toUnits } from '../decimal';
 import { InvalidFieldError, parseOrThrow } from '../validation';
-import { DAY_MS, evaluateGrant, MAX_GRANT_MS, MAX_OWNED_ORDERS, venueName, type Grant, type GrantLimits, type GrantRequest, type GrantUse, type GrantVenue, type GrantVerdict, type OwnedOrder, type RefPrice } from './evaluate';
+import { DAY_MS, evaluateGrant, grantScope, MAX_GRANT_MS, MAX_OWNED_ORDERS, venueName, type Grant, type GrantLimits, type GrantRequest, type GrantUse, type GrantVenue, type GrantVerdict, type OwnedOrder, type RefPrice } from './evaluate';
 import { grantLimitsSchema } from './schema';
+import * as v from 'valibot';
 
 /** Thrown when a grant would last longer than 24 h or not at all. */
 export class GrantDurationError extends BaseError {
@@ -44,6 +45,12 @@ export type GrantSummary = Grant & { used24h: string; uses24h: number };
 /** What `consume` decided: the verdict, and for a covered request the grant and use to record orders on. */
 export type GrantDecision = (GrantVerdict & { ok: false }) | { ok: true; notional: string; grantId: string; seq: number };
 
+/** Whether a stored grant has the shape these rules read (one venue, explicit scope, caps and band). */
+function isCurrent(g: Grant): boolean {
+  const { id: _i, origin: _o, account: _a, createdAt: _c, expiresAt: _e, names: _n, ...limits } = g;
+  return v.safeParse(grantLimitsSchema, limits).success;
+}
+
 /** The venue a request is for (`undefined` for a `never` request). */
 const venueOf = (req: GrantRequest): GrantVenue | undefined => (req.kind === 'never' ? undefined : req.venue);
 
@@ -72,8 +79,10 @@ export class GrantService {
     }
     const all = this.cache ?? (await this.o.vault.listGrants());
     const now = this.now();
-    for (const g of all.filter((x) => x.grant.expiresAt <= now)) await this.o.vault.deleteGrant(g.grant.id);
-    this.cache = all.filter((x) => x.grant.expiresAt > now);
+    // Expired grants, and grants stored by an older version in a shape these rules do not read, end here.
+    const dead = (g: Grant) => g.expiresAt <= now || !isCurrent(g);
+    for (const g of all.filter((x) => dead(x.grant))) await this.o.vault.deleteGrant(g.grant.id);
+    this.cache = all.filter((x) => !dead(x.grant));
     return this.cache;
   }
 
@@ -140,9 +149,12 @@ export class GrantService {
     killSwitchArmed?: () => Promise<boolean>,
   ): Promise<GrantDecision | undefined> {
     const venue = venueOf(req);
-    if (!(await this.exclusive(() => this.mine(origin, account, venue))).length) return undefined;
+    const held = (await this.exclusive(() => this.mine(origin, account, venue)))[0];
+    if (!held) return undefined;
+    // Reference prices only for the grant's own instruments / markets (anything else is refused anyway).
+    const scope = held.grant.venue === venue ? grantScope(held.grant) : [];
     const refs = new Map<string, RefPrice | undefined>();
-    if (req.kind === 'order') for (const o of req.orders) if (!refs.has(o.market)) refs.set(o.market, await ref(o.market).catch(() => undefined));
+    if (req.kind === 'order') for (const o of req.orders) if (scope.includes(o.market) && !refs.has(o.market)) refs.set(o.market, await ref(o.market).catch(() => undefined));
     const armed = req.kind === 'never' || !killSwitchArmed ? true : await killSwitchArmed().catch(() => false);
     return this.exclusive(async () => {
       const found = (await this.mine(origin, account, venue))[0];

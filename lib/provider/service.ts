@@ -155,6 +155,7 @@ export class ProviderService {
       if (ok(row?.mid_price)) return { price: row.mid_price, source: 'mid' };
       return undefined;
     });
+    if (this.refs.size >= 256) this.refs.clear();
     this.refs.set(market, { at: Date.now(), ref });
     ref.catch(() => this.refs.delete(market));
     return ref;
