@@ -302,7 +302,8 @@ export class ProviderService {
       const artifact = await prepare();
       const { lines } = describeArtifact(artifact, await this.symbol());
       const result = await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)` });
-      if (cmd.type === 'createOrders') await this.d.grants?.recordOrders(grant.grantId, grant.seq, ackedOrders(result));
+      // Best effort: an order it fails to record can only be cancelled with a window.
+      if (cmd.type === 'createOrders') await this.d.grants?.recordOrders(grant.grantId, grant.seq, ackedOrders(result)).catch(() => undefined);
       return result;
     }
     const view = await this.approveArtifact(
