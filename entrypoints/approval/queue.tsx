@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApprovalView, type ApprovalViewData } from '../../components/ApprovalView';
 import { ErrorText, Notice } from '../../components/ui';
 import { GrantForm, type GrantFormLimits } from '../../components/GrantForm';
+import type { GrantOffer } from '../../lib/grants/offer';
 import type { createCaller } from '../../lib/messaging/client';
 
 export const ARM_DELAY_MS = 1_000;
@@ -21,7 +22,7 @@ export function ApprovalQueue({ call, onEmpty, reportShown = false }: { call: Re
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const [now, setNow] = useState(Date.now());
-  const [granting, setGranting] = useState(false);
+  const [granting, setGranting] = useState<GrantOffer | undefined>();
   const [granted, setGranted] = useState<string>();
   const armTimer = useRef<ReturnType<typeof setTimeout>>();
   const head = queue?.[0];
@@ -64,9 +65,20 @@ export function ApprovalQueue({ call, onEmpty, reportShown = false }: { call: Re
     if (reportShown && head) void call('approval.showing', { id: head.id, digest: head.digest }).catch(() => undefined);
   }, [head?.id, head?.digest]);
   useEffect(() => {
-    setGranting(false);
+    setGranting(undefined);
     setGranted(undefined);
   }, [head?.id]);
+
+  /** Fetches the grant offer (venue, names, equity, proposed caps) for the request shown. */
+  const offer = async () => {
+    if (!head) return;
+    setError(undefined);
+    try {
+      setGranting(await call<'grant.offer', GrantOffer>('grant.offer', { approvalId: head.id }));
+    } catch (err) {
+      setError((err as { shortMessage?: string }).shortMessage ?? 'The permission cannot be offered for this request.');
+    }
+  };
 
   const decide = async (approve: boolean) => {
     if (!head || busy) return;
@@ -88,7 +100,7 @@ export function ApprovalQueue({ call, onEmpty, reportShown = false }: { call: Re
     setError(undefined);
     try {
       await call('grant.create', { approvalId: head.id, limits, minutes });
-      setGranting(false);
+      setGranting(undefined);
       setGranted(`Saved for ${minutes / 60} h. Approve this request to send it; later requests within the limits will not ask.`);
     } catch (err) {
       setError((err as { shortMessage?: string }).shortMessage ?? 'The permission could not be saved.');
@@ -104,9 +116,9 @@ export function ApprovalQueue({ call, onEmpty, reportShown = false }: { call: Re
       {granted ? <Notice>{granted}</Notice> : null}
       {head.grantable && !granted ? (
         granting ? (
-          <GrantForm venue={head.kind === 'clob' ? 'clob' : 'perps'} markets={head.markets ?? []} onSubmit={(l, m) => void grant(l, m)} />
+          <GrantForm offer={granting} onSubmit={(l, m) => void grant(l, m)} />
         ) : (
-          <button type="button" class="link" onClick={() => setGranting(true)}>Allow this site within limits…</button>
+          <button type="button" class="link" onClick={() => void offer()}>Allow this site within limits…</button>
         )
       ) : null}
     </main>

@@ -1,10 +1,10 @@
 /**
- * Standing permissions (issue #11 §1): every live grant with its limits in plain words, what it used in
- * the last 24 h, the time left, and Revoke. Lock revokes them all; so does the panic switch.
+ * Standing permissions (issue #11 §1, issue #17): every live grant with its venue and instruments /
+ * markets by name, its limits in plain words, what it used in the last 24 h, the time left, and Revoke. Lock revokes them all; so does the panic switch.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { Button, ErrorText } from '../../components/ui';
-import { describeGrant, type Grant } from '../../lib/grants/evaluate';
+import { describeGrant, grantScope, marketName, type Grant } from '../../lib/grants/evaluate';
 import { call, messageOf } from './api';
 
 type GrantSummary = Grant & { used24h: string; uses24h: number };
@@ -12,10 +12,6 @@ type GrantSummary = Grant & { used24h: string; uses24h: number };
 export function Permissions() {
   const [grants, setGrants] = useState<GrantSummary[]>();
   const [error, setError] = useState<string>();
-  const [symbols, setSymbols] = useState<Map<number, string>>(new Map());
-  useEffect(() => {
-    void call<'perps.read', { instrument_id: number; symbol: string }[]>('perps.read', { name: 'instruments' }).then((list) => setSymbols(new Map(list.map((i) => [i.instrument_id, i.symbol]))), () => undefined);
-  }, []);
   const [dead, setDead] = useState<{ armed: boolean; perpsCancelAt?: number; lastHeartbeat?: number; error?: string }>();
   const load = () => {
     void call<'deadman.status', typeof dead>('deadman.status', {}).then(setDead, () => undefined);
@@ -37,8 +33,8 @@ export function Permissions() {
       <ul class="orders">
         {grants.map((g) => (
           <li key={g.id} data-testid="grant">
-            <strong>{g.origin}</strong> · {Math.max(0, Math.round((g.expiresAt - Date.now()) / 60_000))} min left · used {g.used24h} USDC in {g.uses24h} request(s)
-            <ul class="muted small">{describeGrant(g, { instrument: (i) => symbols.get(i) ?? `#${i}` }).map((l) => <li key={l}>{l}</li>)}</ul>
+            <strong>{g.origin}</strong> · <span data-testid="grant-venue">{g.venue === 'perps' ? 'perps' : 'order book'}: {grantScope(g).map((m) => marketName(g, m)).join(', ')}</span> · {Math.max(0, Math.round((g.expiresAt - Date.now()) / 60_000))} min left · used {g.used24h} USDC in {g.uses24h} request(s)
+            <ul class="muted small">{describeGrant(g).map((l) => <li key={l}>{l}</li>)}</ul>
             <Button kind="danger" onClick={() => void call('grant.revoke', { id: g.id }).then(load, (e) => setError(messageOf(e)))} aria-label={`Revoke the permission of ${g.origin}`}>Revoke</Button>
           </li>
         ))}

@@ -178,7 +178,8 @@ describe('background: replies never carry secrets', () => {
       'approval.empty': {},
       'account.select': { address: owner },
       'clob.trades': { account: owner },
-      'grant.create': { approvalId: 'nope', limits: { allow: { order: true, cancel: true, leverage: false } }, minutes: 60 },
+      'grant.create': { approvalId: 'nope', limits: { venue: 'perps', instruments: [2], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2' }, minutes: 60 },
+      'grant.offer': { approvalId: 'nope' },
       'grant.list': {},
       'deadman.status': {},
       'panic.run': { closePositions: false },
@@ -523,7 +524,7 @@ describe('background: page requests and approvals', () => {
     const first = bg.pageRequest(page(SITE), 'perps_sendCommand', order);
     const [view] = await waitPending(bg);
     expect(view!.grantable).toBe(true);
-    const limits = { allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '20000', dailyNotional: '100000' };
+    const limits = { venue: 'perps', allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '20000', dailyNotional: '100000', priceBandPct: '5' };
     const created = await call(bg, 'grant.create', { approvalId: view!.id, limits, minutes: 60 }, { id: fakeBrowser.runtime.id, url: `${EXT().replace(/\/$/, '')}/approval.html` });
     expect(created.ok).toBe(true);
     expect(badge).toBe('1');
@@ -542,7 +543,7 @@ describe('background: page requests and approvals', () => {
     // Outside: a window that names the limit.
     const over = bg.pageRequest(page(SITE), 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: '60000', tif: 'gtc', po: true }] } }).catch((e) => e);
     const [v2] = await waitPending(bg);
-    expect(v2!.flags).toContain('Outside your standing permission for this site: instrument 1 is not allowed.');
+    expect(v2!.flags).toContain('Outside your standing permission for this site: instrument #1 is not in this permission.');
     bg.registry.decide(v2!.id, { approve: false });
     expect(await over).toMatchObject({ code: 4001 });
     // Funds always ask.
@@ -571,10 +572,11 @@ describe('background: page requests and approvals', () => {
   it('refuses a grant for a request id that is not pending, and one longer than 24 h', async () => {
     const bg = await ready();
     await connect(bg);
-    expect((await call(bg, 'grant.create', { approvalId: 'nope', limits: { allow: { order: true, cancel: true, leverage: false } }, minutes: 60 })).error).toMatchObject({ name: 'Approvals.NotFoundError' });
+    const limits = { venue: 'perps', instruments: [2], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2' };
+    expect((await call(bg, 'grant.create', { approvalId: 'nope', limits, minutes: 60 })).error).toMatchObject({ name: 'Approvals.NotFoundError' });
     const p = bg.pageRequest(page(SITE), 'perps_sendCommand', order).catch((e) => e);
     const [v] = await waitPending(bg);
-    expect((await call(bg, 'grant.create', { approvalId: v!.id, limits: { allow: { order: true, cancel: true, leverage: false } }, minutes: 24 * 60 + 1 })).ok).toBe(false);
+    expect((await call(bg, 'grant.create', { approvalId: v!.id, limits, minutes: 24 * 60 + 1 })).ok).toBe(false);
     bg.registry.decide(v!.id, { approve: false });
     await p;
   });

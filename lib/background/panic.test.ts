@@ -18,7 +18,7 @@ const TIMING: PanicTiming = { drainMs: 500, requestTimeoutMs: 1_000, venuesMaxMs
 const SITE = 'https://trade.example';
 const PASSWORD = 'a good password';
 /** The standing grant the site gets (ETH-PERP orders and cancels). */
-const GRANT_LIMITS = { allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '20000', dailyNotional: '1000000' };
+const GRANT_LIMITS = { venue: 'perps', allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '20000', dailyNotional: '1000000', priceBandPct: '20', slippagePct: '1' };
 
 const browser: BackgroundBrowser = {
   runtime: {

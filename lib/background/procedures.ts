@@ -17,7 +17,10 @@ import type { ApprovalRegistry } from '../approvals/registry';
 
 
 import { activeAccount, selectAccount } from '../accounts';
-import type { GrantService } from '../grants/service';
+import { GrantLimitsError, type GrantService } from '../grants/service';
+import { grantOffer, serviceOfferReads } from '../grants/offer';
+import { describeGrant } from '../grants/evaluate';
+import { readSettings } from '../settings';
 import { ApprovalNotFoundError } from '../approvals/registry';
 import { runPanic, type PanicReport, type PanicStep, type PanicTiming } from './panic';
 import { gatewayReads } from './reads';
@@ -114,6 +117,12 @@ export function createProcedures(d: ProcedureDeps): Handlers {
     const active = await activeAccount(db, vault);
     if (!active || active.address.toLowerCase() !== account.toLowerCase()) throw new NotActiveAccountError();
   };
+  /** Equity and names for a grant offer (issue #17). */
+  const offerReads = serviceOfferReads({
+    perpsRead: (account, name) => service.perpsRead(account, name),
+    clobCollateral: (account) => service.clobCollateral(account),
+    clobUrl: async () => (await readSettings(db)).clobUrl,
+  });
   return {
     'vault.status': async () => ({
       ...(await vault.status()),
@@ -221,12 +230,23 @@ export function createProcedures(d: ProcedureDeps): Handlers {
       return { activeAccount: active.address, changed };
     },
     'session.activity': async () => null,
+    'grant.offer': async ({ approvalId }) => {
+      const view = d.registry.list().find((x) => x.id === approvalId);
+      if (!view || !view.account || !view.grantable || !view.markets?.length) throw new ApprovalNotFoundError();
+      return grantOffer(view.kind === 'clob' ? 'clob' : 'perps', view.markets, view.account.address, offerReads);
+    },
     'grant.create': async ({ approvalId, limits, minutes }) => {
-      // The origin and account come from the pending request the window shows, never from the message.
+      // The origin and account come from the pending request the window shows, never from the message;
+      // the grant's venue and instruments / markets must be those of that request (issue #17).
       const view = d.registry.list().find((x) => x.id === approvalId);
       if (!view || !view.account || !view.grantable) throw new ApprovalNotFoundError();
-      const grant = await d.grants.create({ origin: view.origin, account: view.account.address, limits, durationMs: minutes * 60_000 });
-      await appendAudit(db, { at: Date.now(), origin: view.origin, account: view.account.address.toLowerCase(), kind: 'grant.create', summary: `Standing permission for ${view.origin} until ${new Date(grant.expiresAt).toISOString()}`, result: 'ok' });
+      const scope = limits.venue === 'perps' ? limits.instruments.map(String) : limits.markets;
+      if (limits.venue !== (view.kind === 'clob' ? 'clob' : 'perps')) throw new GrantLimitsError({ field: 'limits.venue', reason: 'must be the venue of the request being approved' });
+      const other = scope.find((m) => !view.markets?.includes(m));
+      if (other !== undefined) throw new GrantLimitsError({ field: limits.venue === 'perps' ? 'limits.instruments' : 'limits.markets', reason: `may name only what the request being approved trades (not ${other.slice(0, 20)})` });
+      const names = await offerReads.names(limits.venue, scope).catch(() => ({}));
+      const grant = await d.grants.create({ origin: view.origin, account: view.account.address, limits, durationMs: minutes * 60_000, names });
+      await appendAudit(db, { at: Date.now(), origin: view.origin, account: view.account.address.toLowerCase(), kind: 'grant.create', summary: `Standing permission for ${view.origin} until ${new Date(grant.expiresAt).toISOString()}: ${describeGrant(grant).slice(0, 2).join(' ')}`.slice(0, 500), result: 'ok' });
       return grant;
     },
     'grant.list': async () => d.grants.list(),

@@ -1,5 +1,6 @@
 /**
- * 10 000 fuzzed page requests through the real provider and grant service (issue #11 Done when):
+ * 10 000 fuzzed page requests through the real provider and grant service (issue #11 Done when; the
+ * rules of issue #17: one venue, required band, notional at the reference, cancels of owned orders only):
  * every request the grant does not cover must open a window (which this test rejects at once), so no
  * signature is ever produced outside the grant's limits. An independent oracle decides "covered".
  * The signing service is a recording double (no keys, no network); everything else is real.
@@ -12,7 +13,10 @@ import { memorySessionStore, Vault } from '../vault/vault';
 import { ApprovalRegistry } from '../approvals/registry';
 import { userRejected } from '../provider/errors';
 import { ProviderService } from '../provider/service';
-import { perpsArtifact, type SigningArtifact } from '../signer/artifact';
+import { clobArtifact, perpsArtifact, type SigningArtifact } from '../signer/artifact';
+import { orderRequestAmounts } from '../clob/amounts';
+import { buildClobOrder, exchangeAddress, toPostOrderBody } from '../clob/order';
+import type { ClobOrderRequest } from '../clob/request';
 import type { PerpsCommand } from '../perps/commands';
 import { GrantService } from './service';
 import { toUnits } from '../decimal';
@@ -29,19 +33,36 @@ describe('grant fuzz', () => {
     await db.put('connections', { origin: ORIGIN, accounts: [owner], connectedAt: Date.now() });
     const signed: Record<string, unknown>[] = [];
     let rejectedWindows = 0;
+    let nextOid = 0;
     const service = {
       perpsRead: async (_a: unknown, name: string) => {
-        if (name === 'tickers') return [{ mid_price: '3000' }];
+        if (name === 'tickers') return [{ mark_price: '3000', mid_price: '3000.5' }];
         throw new Error('not in this test');
       },
       perpsBook: async () => {
         throw new Error('not in this test');
       },
+      clobMid: async () => '0.5',
+      prepareClob: async (account: string, orders: ClobOrderRequest[]) =>
+        clobArtifact({
+          account: account as Address,
+          signerAddress: account as Address,
+          chainId: 80002,
+          builtAt: Date.now(),
+          orders: orders.map((req) => {
+            const a = orderRequestAmounts({ ...req, tickSize: '0.01' });
+            const order = buildClobOrder({ signer: account as Address, signatureType: 0, tokenId: req.tokenId, side: req.side, makerAmount: a.makerAmount, takerAmount: a.takerAmount, timestampMs: Date.now() });
+            const full = toPostOrderBody({ order, signature: '0x', owner: 'api-key', orderType: req.orderType, postOnly: req.postOnly ?? false, nowMs: Date.now() });
+            const { signature: _s, ...unsigned } = full.order;
+            return { verifyingContract: exchangeAddress({ negRisk: false }), negRisk: false, tickSize: '0.01', body: { ...full, order: unsigned } };
+          }),
+        }),
       preparePerps: async (account: string, cmd: PerpsCommand, o: { submit: boolean }) =>
         perpsArtifact({ account: account as Address, key: cmd.signer, signerAddress: account as Address, domain: { name: 'P', version: '1', chainId: 1 }, endpoint: cmd.endpoint, envelope: { op: cmd.body, salt: 1, ts: Date.now() }, submit: o.submit, builtAt: Date.now() }),
       execute: async (a: SigningArtifact) => {
-        if (a.kind === 'perps') signed.push(a.envelope.op as Record<string, unknown>);
-        return [{ status: 'ok', oid: signed.length }];
+        signed.push(a.kind === 'perps' ? (a.envelope.op as Record<string, unknown>) : { type: a.kind });
+        if (a.kind === 'perps' && a.envelope.op.type === 'createOrders') return (a.envelope.op.args as { c?: string }[]).map((x) => ({ status: 'ok', oid: ++nextOid, ...(x.c ? { coid: x.c } : {}) }));
+        return { status: 'ok' };
       },
     };
     let registry!: ApprovalRegistry;
@@ -57,53 +78,90 @@ describe('grant fuzz', () => {
     const grant = await grants.create({
       origin: ORIGIN,
       account: owner,
-      limits: { allow: { order: true, cancel: true, leverage: true }, instruments: [2], maxSize: '1', maxNotional: '2000', dailyNotional: '1000000000', maxLeverage: 5, priceBandPct: '2', postOnly: true, ratePerMinute: 1_000_000 },
+      limits: { venue: 'perps', instruments: [2], allow: { order: true, cancel: true, leverage: true }, maxSize: '1', maxNotional: '2000', dailyNotional: '1000000000', maxLeverage: 5, priceBandPct: '2', slippagePct: '1', postOnly: true, ratePerMinute: 10_000 },
       durationMs: 3_600_000,
     });
     const provider = new ProviderService({ vault, db, service: service as never, registry, showApprovals: async () => undefined, emit: () => undefined, grants });
 
-    // An independent oracle of the grant's limits (bigint maths at 8 decimals).
+    // An independent oracle of the grant's limits (bigint maths at 8 decimals), with the orders the
+    // grant placed (the newest 1 000, as the grant remembers them).
     const u = (s: string) => toUnits(s, 8)!;
-    const covered = (op: { type: string; args: unknown }): boolean => {
-      if (['cancelOrders', 'cancelAll'].includes(op.type)) return true;
-      if (op.type === 'updateLeverage') return (op.args as { lev: number; iid: number }).lev <= 5 && (op.args as { iid: number }).iid === 2;
+    const owned: { oid: number; coid?: string }[] = [];
+    const covered = (method: string, op: { type: string; args: unknown }): boolean => {
+      if (method !== 'perps_sendCommand') return false;
+      if (op.type === 'cancelOrders') return (op.args as number[]).every((id) => owned.some((o) => o.oid === id));
+      if (op.type === 'cancelOrdersCOID') return (op.args as string[]).every((c) => owned.some((o) => o.coid === c));
+      if (op.type === 'updateLeverage') {
+        const a = op.args as { lev: number; iid: number; cross: boolean };
+        return a.lev <= 5 && a.iid === 2 && a.cross;
+      }
       if (op.type !== 'createOrders') return false;
-      return (op.args as { iid: number; qty: string; p?: string; po?: boolean }[]).every((o) => {
-        if (o.iid !== 2 || !o.po || !o.p) return false;
+      return (op.args as { iid: number; qty: string; p?: string; po?: boolean; tr?: unknown }[]).every((o) => {
+        if (o.iid !== 2 || !o.po || !o.p || o.tr) return false;
         if (u(o.qty) > u('1')) return false;
         const p = u(o.p);
-        const mid = u('3000');
-        const diff = p > mid ? p - mid : mid - p;
-        if (diff * 100n > 2n * mid) return false;
-        return (u(o.qty) * p) / 10n ** 8n <= u('2000');
+        const ref = u('3000');
+        const diff = p > ref ? p - ref : ref - p;
+        if (diff * 100n > 2n * ref) return false;
+        return (u(o.qty) * (p > ref ? p : ref)) / 10n ** 8n <= u('2000');
       });
     };
     let seed = 42;
     const rnd = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
     const dec = (lo: number, hi: number, dp: number) => (lo + rnd() * (hi - lo)).toFixed(dp);
-    const gen = () => {
+    const pick = <T,>(xs: T[]): T | undefined => xs[Math.floor(rnd() * xs.length)];
+    const hex32 = () => Array.from({ length: 32 }, () => '0123456789abcdef'[Math.floor(rnd() * 16)]).join('');
+    const perpsOp = (op: unknown) => ({ method: 'perps_sendCommand', params: { op } });
+    const gen = (): { method: string; params: unknown } => {
       const k = rnd();
-      if (k < 0.7) {
+      if (k < 0.55) {
         const n = 1 + Math.floor(rnd() * 3);
-        return { type: 'createOrders', args: Array.from({ length: n }, () => ({ iid: 1 + Math.floor(rnd() * 3), buy: rnd() < 0.5, qty: dec(0.01, 1.2, 2), ...(rnd() < 0.9 ? { p: dec(2900, 3100, 2) } : {}), tif: rnd() < 0.9 ? 'gtc' : 'ioc', ...(rnd() < 0.8 ? { po: true } : {}) })).map((o) => (o.tif !== 'gtc' || !o.p ? { ...o, tif: 'ioc', po: undefined } : o)) };
+        const orders = Array.from({ length: n }, () => {
+          const kind = rnd();
+          const base = { iid: 1 + Math.floor(rnd() * 3), buy: rnd() < 0.5, qty: dec(0.01, 1.2, 2), ...(rnd() < 0.3 ? { c: hex32() } : {}) };
+          if (kind < 0.08) return { ...base, tr: { tpsl: rnd() < 0.5 ? 'sl' : 'tp', trp: dec(2950, 3050, 2), ...(rnd() < 0.5 ? { market: true } : {}) }, ...(rnd() < 0.5 ? { p: dec(2950, 3050, 2) } : {}) };
+          if (kind < 0.16) return { ...base, tif: 'ioc' };
+          const p = dec(2900, 3100, 2);
+          return rnd() < 0.85 ? { ...base, p, tif: 'gtc', ...(rnd() < 0.85 ? { po: true } : {}) } : { ...base, p, tif: 'ioc' };
+        }).map((o) => ('tr' in o && !('p' in o) && !(o.tr as { market?: boolean }).market ? { ...o, p: '3000' } : o));
+        return perpsOp({ type: 'createOrders', args: orders });
       }
-      if (k < 0.8) return { type: 'cancelOrders', args: [1 + Math.floor(rnd() * 1000)] };
-      if (k < 0.88) return { type: 'updateLeverage', args: { iid: 1 + Math.floor(rnd() * 3), lev: 1 + Math.floor(rnd() * 10), cross: true } };
-      if (k < 0.94) return { type: 'withdraw', args: { account: owner, token: '0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB', amount: '1000000', to: owner } };
-      return { type: 'internalTransfer', args: { account: owner, token: '0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB', amount: '5', to: '0x9999999999999999999999999999999999999999' } };
+      if (k < 0.65) return perpsOp({ type: 'cancelOrders', args: rnd() < 0.6 && owned.length ? [pick(owned)!.oid] : [1 + Math.floor(rnd() * (nextOid + 10))] });
+      if (k < 0.68) {
+        const mine = owned.filter((o) => o.coid);
+        return perpsOp({ type: 'cancelOrdersCOID', args: [rnd() < 0.6 && mine.length ? pick(mine)!.coid! : hex32()] });
+      }
+      if (k < 0.71) return perpsOp({ type: 'cancelAll', args: rnd() < 0.5 ? {} : { iid: 2 } });
+      if (k < 0.74) return perpsOp({ type: 'autoCancel', args: { time: rnd() < 0.5 ? 0 : Date.now() + 60_000 } });
+      if (k < 0.82) return perpsOp({ type: 'updateLeverage', args: { iid: 1 + Math.floor(rnd() * 3), lev: 1 + Math.floor(rnd() * 10), cross: rnd() < 0.85 } });
+      if (k < 0.85) return perpsOp({ type: 'withdraw', args: { account: owner, token: '0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB', amount: '1000000', to: owner } });
+      if (k < 0.88) return perpsOp({ type: 'internalTransfer', args: { account: owner, token: '0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB', amount: '5', to: '0x9999999999999999999999999999999999999999' } });
+      if (k < 0.94) return { method: 'clob_postOrders', params: { orders: [{ tokenId: '1234', side: 'BUY', price: '0.50', size: dec(1, 100, 0), orderType: 'GTC' }] } };
+      return { method: 'perps_signCommand', params: { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '3000', tif: 'gtc', po: true }] } } };
     };
     let expectedCovered = 0;
+    let outside = 0;
+    let missed = 0;
     for (let i = 0; i < N; i++) {
-      const op = gen();
-      const clean = JSON.parse(JSON.stringify(op)) as { type: string; args: unknown };
-      if (covered(clean)) expectedCovered++;
-      await provider.request(ORIGIN, 'perps_sendCommand', { op: clean }).catch(() => undefined);
+      const req = JSON.parse(JSON.stringify(gen())) as { method: string; params: { op?: { type: string; args: unknown } } };
+      const expected = covered(req.method, req.params.op ?? { type: 'none', args: null });
+      if (expected) expectedCovered++;
+      const before = signed.length;
+      const result = await provider.request(ORIGIN, req.method, req.params).catch(() => undefined);
+      const didSign = signed.length > before;
+      if (didSign && !expected) outside++;
+      if (!didSign && expected) missed++;
+      if (didSign && req.params.op?.type === 'createOrders' && Array.isArray(result)) {
+        for (const a of result as { oid: number; coid?: string }[]) owned.push({ oid: a.oid, ...(a.coid ? { coid: a.coid } : {}) });
+        owned.splice(0, Math.max(0, owned.length - 1_000));
+      }
     }
-    const outside = signed.filter((op) => !covered(op as { type: string; args: unknown })).length;
-    console.log(`grant fuzz: ${N} requests, ${signed.length} signed inside the grant, ${rejectedWindows} sent to a window, ${outside} signed outside the limits`);
+    console.log(`grant fuzz: ${N} requests, ${signed.length} signed inside the grant, ${rejectedWindows} sent to a window, ${outside} signed outside the limits, ${missed} covered requests that asked`);
     expect(outside).toBe(0);
+    expect(missed).toBe(0);
     expect(signed.length).toBe(expectedCovered);
     expect(signed.length).toBeGreaterThan(1_000);
+    expect(signed.filter((op) => op.type === 'cancelOrders').length).toBeGreaterThan(100);
     expect(grant.id).toBeTruthy();
   }, 180_000);
 });

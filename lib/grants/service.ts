@@ -1,13 +1,21 @@
 /**
- * Standing grants in the background (issue #11 §1): created from the approval window for the origin
- * and account of a pending request (never from a page), stored sealed in the vault with their uses,
- * consumed one request at a time (a mutex keeps the daily notional and rate exact under concurrency),
- * revoked by the person, by lock (all), by disconnect (the origin's) and by expiry (swept on use).
+ * Standing grants in the background (issue #11 §1, issue #17): created from the approval window for
+ * the origin and account of a pending request (never from a page), stored sealed in the vault with
+ * their uses, consumed one request at a time (a mutex keeps the daily notional and rate exact under
+ * concurrency), revoked by the person, by lock (all), by disconnect (the origin's) and by expiry.
+ *
+ * One grant per origin, account and venue: a site may hold a perps grant and an order-book grant at
+ * once; creating another for the same venue replaces it. The orders the venue accepted under a grant
+ * are recorded in its sealed uses (`recordOrders`, at most `MAX_OWNED_ORDERS`): those, and only those,
+ * a granted cancel may reach.
  */
 import { BaseError } from '../errors/base';
 import type { Vault } from '../vault/vault';
 import { fromUnits, toUnits } from '../decimal';
-import { evaluateGrant, MAX_GRANT_MS, type Grant, type GrantLimits, type GrantRequest, type GrantUse, type GrantVerdict } from './evaluate';
+import { InvalidFieldError, parseOrThrow } from '../validation';
+import { DAY_MS, evaluateGrant, grantScope, MAX_GRANT_MS, MAX_OWNED_ORDERS, venueName, type Grant, type GrantLimits, type GrantRequest, type GrantUse, type GrantVenue, type GrantVerdict, type OwnedOrder, type RefPrice } from './evaluate';
+import { grantLimitsSchema } from './schema';
+import * as v from 'valibot';
 
 /** Thrown when a grant would last longer than 24 h or not at all. */
 export class GrantDurationError extends BaseError {
@@ -17,10 +25,36 @@ export class GrantDurationError extends BaseError {
   }
 }
 
+/**
+ * Thrown by `GrantService.create` when the limits are missing or invalid (issue #17: venue, instruments
+ * / markets, per-order cap, 24 h cap and price band are required). `field` names it (`limits.maxNotional`).
+ */
+export class GrantLimitsError extends BaseError {
+  override name = 'Grants.LimitsError';
+  readonly code = -32602;
+  readonly field: string;
+  constructor({ field, reason }: { field: string; reason: string }) {
+    super(`The permission cannot be saved: ${field} ${reason}.`, { data: { field } });
+    this.field = field;
+  }
+}
+
 /** A grant as the popup lists it: limits, expiry and what was used in the last 24 h. */
 export type GrantSummary = Grant & { used24h: string; uses24h: number };
 
-/** The grants of this vault: create, consume (serialised), list, revoke. Throws `GrantDurationError` on create. */
+/** What `consume` decided: the verdict, and for a covered request the grant and use to record orders on. */
+export type GrantDecision = (GrantVerdict & { ok: false }) | { ok: true; notional: string; grantId: string; seq: number };
+
+/** Whether a stored grant has the shape these rules read (one venue, explicit scope, caps and band). */
+function isCurrent(g: Grant): boolean {
+  const { id: _i, origin: _o, account: _a, createdAt: _c, expiresAt: _e, names: _n, ...limits } = g;
+  return v.safeParse(grantLimitsSchema, limits).success;
+}
+
+/** The venue a request is for (`undefined` for a `never` request). */
+const venueOf = (req: GrantRequest): GrantVenue | undefined => (req.kind === 'never' ? undefined : req.venue);
+
+/** The grants of this vault: create, consume (serialised), record orders, list, revoke. */
 export class GrantService {
   private lock: Promise<unknown> = Promise.resolve();
   private readonly now: () => number;
@@ -45,9 +79,11 @@ export class GrantService {
     }
     const all = this.cache ?? (await this.o.vault.listGrants());
     const now = this.now();
-    const expired = all.filter((x) => x.grant.expiresAt <= now);
+    // Expired grants, and grants stored by an older version in a shape these rules do not read, end here.
+    const dead = (g: Grant) => g.expiresAt <= now || !isCurrent(g);
+    const expired = all.filter((x) => dead(x.grant));
     for (const g of expired) await this.o.vault.deleteGrant(g.grant.id);
-    this.cache = all.filter((x) => x.grant.expiresAt > now);
+    this.cache = all.filter((x) => !dead(x.grant));
     if (expired.length) this.changed(this.cache.length); // the badge, the dead-man and a trading session follow expiry
     return this.cache;
   }
@@ -67,13 +103,33 @@ export class GrantService {
     this.o.onChange?.(n);
   }
 
-  /** Creates a grant for `origin` and `account` lasting `durationMs` (≤ 24 h); replaces that pair's grant. */
-  async create(input: { origin: string; account: string; limits: GrantLimits; durationMs: number }): Promise<Grant> {
+  /** The live grants of `origin` for `account`, the one for `venue` first. */
+  private async mine(origin: string, account: string, venue: GrantVenue | undefined) {
+    const list = (await this.live()).filter((g) => g.grant.origin === origin && g.grant.account.toLowerCase() === account.toLowerCase());
+    return [...list.filter((g) => g.grant.venue === venue), ...list.filter((g) => g.grant.venue !== venue)];
+  }
+
+  /**
+   * Creates a grant for `origin` and `account` lasting `durationMs` (1 min … 24 h); replaces that
+   * pair's grant on the same venue. `limits` is validated here too (whatever the caller checked).
+   * `names`: display names of the grant's instruments / markets (id → name, each cut to 80 characters).
+   * Throws `GrantDurationError`, `GrantLimitsError` (naming the field).
+   */
+  async create(input: { origin: string; account: string; limits: GrantLimits; durationMs: number; names?: Record<string, string> }): Promise<Grant> {
     if (!(input.durationMs >= 60_000 && input.durationMs <= MAX_GRANT_MS)) throw new GrantDurationError();
+    let limits: GrantLimits;
+    try {
+      limits = parseOrThrow(grantLimitsSchema, input.limits, 'limits') as GrantLimits;
+    } catch (err) {
+      if (err instanceof InvalidFieldError) throw new GrantLimitsError({ field: err.field, reason: err.reason });
+      throw err;
+    }
+    const scope = limits.venue === 'perps' ? limits.instruments.map(String) : limits.markets;
+    const names = Object.fromEntries(scope.flatMap((m) => (typeof input.names?.[m] === 'string' ? [[m, input.names[m]!.slice(0, 80)]] : [])));
     return this.exclusive(async () => {
       const now = this.now();
-      for (const g of await this.live()) if (g.grant.origin === input.origin && g.grant.account.toLowerCase() === input.account.toLowerCase()) await this.remove(g.grant.id);
-      const grant: Grant = { ...input.limits, id: crypto.randomUUID(), origin: input.origin, account: input.account, createdAt: now, expiresAt: now + input.durationMs };
+      for (const g of await this.mine(input.origin, input.account, limits.venue)) if (g.grant.venue === limits.venue) await this.remove(g.grant.id);
+      const grant: Grant = { ...limits, id: crypto.randomUUID(), origin: input.origin, account: input.account, createdAt: now, expiresAt: now + input.durationMs, ...(Object.keys(names).length ? { names } : {}) };
       await this.save(grant, []);
       this.changed((await this.live()).length);
       return grant;
@@ -81,22 +137,61 @@ export class GrantService {
   }
 
   /**
-   * Tries to cover `req` of `origin` for `account` with its live grant. Returns `undefined` when there is
-   * no grant; else the verdict. A covered request is counted at once (before it is signed).
+   * Tries to cover `req` of `origin` for `account` with its live grant for the request's venue.
+   * Returns `undefined` when the origin holds no grant for this account; else the decision. Reference
+   * prices (`ref`) and the kill switch (`killSwitchArmed`, asked only when a grant exists) are read
+   * before the grant is locked; a read that fails counts as unknown / not armed. A covered request is
+   * counted at once (before it is signed); one the kill switch stops is not covered and not counted.
    */
-  async consume(origin: string, account: string, req: GrantRequest, mid: (market: string) => Promise<string | undefined>): Promise<GrantVerdict | undefined> {
+  async consume(
+    origin: string,
+    account: string,
+    req: GrantRequest,
+    ref: (market: string) => Promise<RefPrice | undefined>,
+    killSwitchArmed?: () => Promise<boolean>,
+  ): Promise<GrantDecision | undefined> {
+    const venue = venueOf(req);
+    const held = (await this.exclusive(() => this.mine(origin, account, venue)))[0];
+    if (!held) return undefined;
+    // Reference prices only for the grant's own instruments / markets (anything else is refused anyway).
+    const scope = held.grant.venue === venue ? grantScope(held.grant) : [];
+    const refs = new Map<string, RefPrice | undefined>();
+    if (req.kind === 'order') for (const o of req.orders) if (scope.includes(o.market) && !refs.has(o.market)) refs.set(o.market, await ref(o.market).catch(() => undefined));
+    const armed = req.kind === 'never' || !killSwitchArmed ? true : await killSwitchArmed().catch(() => false);
     return this.exclusive(async () => {
-      const found = (await this.live()).find((g) => g.grant.origin === origin && g.grant.account.toLowerCase() === account.toLowerCase());
+      const found = (await this.mine(origin, account, venue))[0];
       if (!found) return undefined;
-      const mids = new Map<string, string | undefined>();
-      if (req.kind === 'order') for (const o of req.orders) if (!mids.has(o.market)) mids.set(o.market, await mid(o.market).catch(() => undefined));
       const now = this.now();
-      const verdict = evaluateGrant(found.grant, req, { now, uses: found.uses, mid: (m) => mids.get(m) });
-      if (verdict.ok) {
-        const uses = [...found.uses.filter((u) => u.at > now - 24 * 3_600_000), { at: now, notional: verdict.notional }];
-        await this.save(found.grant, uses);
-      }
-      return verdict;
+      const verdict = evaluateGrant(found.grant, req, { now, uses: found.uses, ref: (m) => refs.get(m) });
+      if (!verdict.ok) return verdict;
+      if (!armed) return { ok: false, limit: `the kill switch (auto-cancel / heartbeat) of ${venueName(found.grant.venue)} is not armed, so nothing is signed without you` };
+      const seq = found.uses.reduce((a, u) => Math.max(a, u.seq ?? 0), 0) + 1;
+      const uses = [...found.uses.filter((u) => u.at > now - DAY_MS || u.orders?.length), { at: now, notional: verdict.notional, seq }];
+      await this.save(found.grant, uses);
+      return { ok: true, notional: verdict.notional, grantId: found.grant.id, seq };
+    });
+  }
+
+  /**
+   * Records the orders the venue accepted for use `seq` of grant `grantId` (a granted cancel may reach
+   * them, and nothing else). Keeps the newest `MAX_OWNED_ORDERS`. No-op when the grant is gone.
+   */
+  async recordOrders(grantId: string, seq: number, orders: readonly OwnedOrder[]): Promise<void> {
+    if (!orders.length) return;
+    await this.exclusive(async () => {
+      const found = (await this.live()).find((g) => g.grant.id === grantId);
+      if (!found) return;
+      let uses = found.uses.map((u) => (u.seq === seq ? { ...u, orders: [...(u.orders ?? []), ...orders.map((o) => ({ oid: o.oid, ...(o.coid ? { coid: o.coid } : {}) }))] } : u));
+      let excess = uses.reduce((a, u) => a + (u.orders?.length ?? 0), 0) - MAX_OWNED_ORDERS;
+      uses = uses.map((u) => {
+        if (excess <= 0 || !u.orders?.length) return u;
+        const drop = Math.min(excess, u.orders.length);
+        excess -= drop;
+        const rest = u.orders.slice(drop);
+        const { orders: _dropped, ...bare } = u;
+        return rest.length ? { ...bare, orders: rest } : bare;
+      });
+      await this.save(found.grant, uses);
     });
   }
 
@@ -105,8 +200,8 @@ export class GrantService {
     return this.exclusive(async () => {
       const now = this.now();
       return (await this.live()).map(({ grant, uses }) => {
-        const recent = uses.filter((u) => u.at > now - 24 * 3_600_000);
-        return { ...grant, used24h: fromUnits(recent.reduce((a, u) => a + (toUnits(u.notional, 10) ?? 0n), 0n), 10), uses24h: recent.length };
+        const recent = uses.filter((u) => u.at > now - DAY_MS);
+        return { ...grant, used24h: fromUnits(recent.reduce((a, u) => a + (toUnits(u.notional, 18) ?? 0n), 0n), 18), uses24h: recent.length };
       });
     });
   }
@@ -116,6 +211,7 @@ export class GrantService {
     return (await this.list()).length > 0;
   }
 
+  /** Revokes one grant (no error when it is gone). */
   async revoke(id: string): Promise<void> {
     await this.exclusive(async () => {
       await this.remove(id);
@@ -123,6 +219,7 @@ export class GrantService {
     });
   }
 
+  /** Revokes every grant of `origin` (disconnect); returns how many. */
   async revokeOrigin(origin: string): Promise<number> {
     return this.exclusive(async () => {
       const mine = (await this.live()).filter((g) => g.grant.origin === origin);

@@ -101,6 +101,7 @@ export const PROCEDURES = {
     senders: EXT,
     activity: true,
   },
+  'grant.offer': { input: v.strictObject({ approvalId: v.pipe(v.string(), v.maxLength(64)) }), senders: EXT, activity: false },
   'grant.list': { input: v.strictObject({}), senders: POPUP, activity: false },
   'deadman.status': { input: v.strictObject({}), senders: POPUP, activity: false },
   'panic.run': { input: v.strictObject({ closePositions: v.boolean() }), senders: POPUP, activity: true },

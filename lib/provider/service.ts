@@ -13,13 +13,15 @@
  * Accounts (issue #14 §3): a connection records the account it was granted; a site acts only while
  * that account is the active one (otherwise 4100 and `eth_accounts` is empty).
  *
- * Standing grants (issue #11): a `perps_sendCommand` or `clob_postOrders` that the origin's live grant
- * covers is signed without a window (the same artifact pipeline, counted against the grant and marked
- * in the audit log); one outside the grant opens the window, which says which limit it exceeds.
- * Fund-moving and key commands, `perps_signCommand` and `clob_signRequest` always ask.
+ * Standing grants (issue #11, issue #17): a `perps_sendCommand` or `clob_postOrders` that the origin's
+ * live grant for that venue covers is signed without a window (the same artifact pipeline, counted
+ * against the grant and marked in the audit log) — and only while the venue's kill switch is armed for
+ * the account (`killSwitchArmed`); one outside the grant opens the window, which says which limit it
+ * exceeds. What a grant can ever cover is listed in `lib/grants/requests.ts`; everything else asks.
  */
 import { keccak256, numberToHex, toHex, type Address } from 'viem';
 import { commandFromBody, type PerpsCommand, type PerpsOrderInput } from '../perps/commands';
+import type { ClobArtifact } from '../signer/artifact';
 import { InvalidFieldError, parseOrThrow } from '../validation';
 import type { ApprovalKind, ApprovalRefresh, ApprovalRegistry, ApprovalView } from '../approvals/registry';
 import type { SigningService, ClobOrderRequest } from '../signer/service';
@@ -29,7 +31,8 @@ import type { VaultDb } from '../vault/db';
 import { readSettings } from '../settings';
 import { activeAccount } from '../accounts';
 import type { GrantService } from '../grants/service';
-import type { GrantRequest } from '../grants/evaluate';
+import type { GrantRequest, OwnedOrder, RefPrice } from '../grants/evaluate';
+import { canOfferGrant, clobGrantRequest, perpsGrantRequest, requestMarkets } from '../grants/requests';
 import { groupDecimal, shortAddress } from '../format';
 import { disconnected, unauthorized, unsupported } from './errors';
 import { checkL2Route, clobOrdersParamsSchema, clobSignParamsSchema, isPageMethod, METHOD_POLICY, perpsParamsSchema, typedDataRefusal, unwrapParams } from './methods';
@@ -52,6 +55,12 @@ export function isAllowedOrigin(origin: string): boolean {
 export type ProviderDeps = {
   /** Standing grants; absent: every signature asks. */
   grants?: GrantService;
+  /**
+   * Whether `venue`'s kill switch (perps auto-cancel, order-book heartbeat) is armed for `account`;
+   * asked before a covered request is signed (issue #17). `false` or a throw: the request asks
+   * instead. Absent: treated as armed (the lead wires the dead-man's answer here).
+   */
+  killSwitchArmed?: (venue: 'perps' | 'clob', account: string) => Promise<boolean>;
   vault: Vault;
   db: VaultDb;
   service: SigningService;
@@ -135,66 +144,56 @@ export class ProviderService {
    * artifact and digest exactly as approved). The artifact is rebuilt only while pending, when it
    * would go stale (`validUntil`); the window then shows the new digest and re-arms.
    */
-  /** The perps command as the grant evaluator sees it. */
-  private static perpsGrantRequest(cmd: PerpsCommand): GrantRequest {
-    switch (cmd.type) {
-      case 'createOrders':
-        return {
-          kind: 'order',
-          venue: 'perps',
-          orders: (cmd.body.args as PerpsOrderInput[]).map((o) => ({
-            market: String(o.iid),
-            buy: o.buy,
-            size: o.qty,
-            ...(o.p ? { price: o.p } : o.tr ? { price: o.tr.trp } : {}),
-            ...(o.po ? { postOnly: true } : {}),
-            ...(o.ro ? { reduceOnly: true } : {}),
-          })),
-        };
-      case 'cancelOrders':
-      case 'cancelOrdersCOID':
-      case 'cancelAll':
-      case 'autoCancel':
-        return { kind: 'cancel' };
-      case 'updateLeverage': {
-        const a = cmd.body.args as { iid: number; lev: number };
-        return { kind: 'leverage', market: String(a.iid), leverage: a.lev };
-      }
-      default:
-        return { kind: 'never', what: cmd.type === 'withdraw' ? 'A withdrawal' : cmd.type === 'internalTransfer' ? 'A transfer' : 'Managing keys and margin' };
-    }
-  }
+  private readonly refs = new Map<string, { at: number; ref: Promise<RefPrice | undefined> }>();
 
-  /** The instruments or tokens an artifact trades (to prefill a grant). */
-  private static marketsOf(a: SigningArtifact | undefined): string[] {
-    if (a?.kind === 'clob') return [...new Set(a.orders.map((o) => o.body.order.tokenId))];
-    if (a?.kind === 'perps' && a.envelope.op.type === 'createOrders') return [...new Set((a.envelope.op.args as PerpsOrderInput[]).map((o) => String(o.iid)))];
-    return [];
-  }
-
-  private readonly mids = new Map<string, { at: number; mid: Promise<string | undefined> }>();
-
-  /** Mid price of a perps instrument (ticker read, reused for 1 s) for grant checks. */
-  private async perpsMid(market: string): Promise<string | undefined> {
-    const hit = this.mids.get(market);
-    if (hit && Date.now() - hit.at < 1_000) return hit.mid;
-    const mid = this.d.service.perpsRead(undefined, 'tickers', { instrument_id: Number(market) }).then((t) => {
-      const m = (t as { mid_price?: unknown }[])[0]?.mid_price;
-      return typeof m === 'string' && /^\d{1,20}(\.\d{1,20})?$/.test(m) ? m : undefined;
+  /**
+   * Reference price of a perps instrument for grant checks (issue #17): the ticker's `mark_price`, or
+   * its `mid_price` when the ticker carries no mark (the source is named in the window's words).
+   * Reused for 1 s. Undefined when the ticker has neither.
+   */
+  private async perpsRef(market: string): Promise<RefPrice | undefined> {
+    const hit = this.refs.get(market);
+    if (hit && Date.now() - hit.at < 1_000) return hit.ref;
+    const ok = (x: unknown): x is string => typeof x === 'string' && /^\d{1,20}(\.\d{1,20})?$/.test(x) && !/^0(\.0*)?$/.test(x);
+    const ref = this.d.service.perpsRead(undefined, 'tickers', { instrument_id: Number(market) }).then((t): RefPrice | undefined => {
+      const row = (t as { mark_price?: unknown; mid_price?: unknown; instrument_id?: unknown }[]).find((x) => x.instrument_id === undefined || String(x.instrument_id) === market);
+      if (ok(row?.mark_price)) return { price: row.mark_price, source: 'mark' };
+      if (ok(row?.mid_price)) return { price: row.mid_price, source: 'mid' };
+      return undefined;
     });
-    this.mids.set(market, { at: Date.now(), mid });
-    mid.catch(() => this.mids.delete(market));
-    return mid;
+    if (this.refs.size >= 256) this.refs.clear();
+    this.refs.set(market, { at: Date.now(), ref });
+    ref.catch(() => this.refs.delete(market));
+    return ref;
+  }
+
+  /** The order-book midpoint of a token as a reference price. */
+  private async clobRef(tokenId: string): Promise<RefPrice | undefined> {
+    const mid = await this.d.service.clobMid(tokenId);
+    return mid === undefined ? undefined : { price: mid, source: 'midpoint' };
   }
 
   /**
-   * Asks the origin's grant about `req`: `covered` when it may be signed without a window; otherwise
-   * the flag for the window (`undefined` when there is no grant).
+   * Asks the origin's grant about `req`: `covered` (with the grant use to record orders on) when it may
+   * be signed without a window; otherwise the flag for the window (`undefined` when there is no grant).
+   * The venue's kill switch must be armed for a covered request (`ProviderDeps.killSwitchArmed`).
    */
-  private async grantCheck(origin: string, account: OwnerInfo, req: GrantRequest, mid: (m: string) => Promise<string | undefined>): Promise<{ covered: boolean; flag?: string }> {
-    const verdict = await this.d.grants?.consume(origin, account.address, req, mid);
-    if (!verdict) return { covered: false };
-    return verdict.ok ? { covered: true } : { covered: false, flag: `Outside your standing permission for this site: ${verdict.limit}.` };
+  private async grantCheck(origin: string, account: OwnerInfo, req: GrantRequest, ref: (m: string) => Promise<RefPrice | undefined>): Promise<{ covered: true; grantId: string; seq: number } | { covered: false; flag?: string }> {
+    const armed = this.d.killSwitchArmed;
+    const venue = req.kind === 'never' ? undefined : req.venue;
+    const decision = await this.d.grants?.consume(origin, account.address, req, ref, armed && venue ? () => armed(venue, account.address) : undefined);
+    if (!decision) return { covered: false };
+    return decision.ok ? { covered: true, grantId: decision.grantId, seq: decision.seq } : { covered: false, flag: `Outside your standing permission for this site: ${decision.limit}.` };
+  }
+
+  /** The grant request of an artifact, when a window for it may offer a grant (perps: submitted orders and leverage; order-book orders). */
+  private static offerable(a: SigningArtifact | undefined): GrantRequest | undefined {
+    if (a?.kind === 'clob') return clobGrantRequest(a);
+    if (a?.kind === 'perps' && a.submit) {
+      const req = perpsGrantRequest(perpsArtifactCommand(a));
+      return canOfferGrant(req) ? req : undefined;
+    }
+    return undefined;
   }
 
   private async approveArtifact(
@@ -215,9 +214,9 @@ export class ProviderService {
       return { title, signer, refresh };
     };
     const first = await make();
-    const grantable = (kind === 'clob' || (kind === 'perps' && first.refresh.artifact?.kind === 'perps' && first.refresh.artifact.submit && ProviderService.perpsGrantRequest(perpsArtifactCommand(first.refresh.artifact)).kind !== 'never')) && !!this.d.grants;
+    const offer = this.d.grants && (kind === 'clob' || kind === 'perps') ? ProviderService.offerable(first.refresh.artifact) : undefined;
     const { approved } = this.d.registry.add(
-      { origin, kind, title: first.title, signer: first.signer, account: { address: account.address, label: account.label }, grantable, markets: ProviderService.marketsOf(first.refresh.artifact), ...first.refresh },
+      { origin, kind, title: first.title, signer: first.signer, account: { address: account.address, label: account.label }, grantable: !!offer, markets: offer ? requestMarkets(offer) : [], ...first.refresh },
       ttlMs,
       async () => (await make()).refresh,
     );
@@ -304,18 +303,22 @@ export class ProviderService {
       throw new InvalidFieldError({ field: 'op.args.account', reason: 'must be the connected account' });
     }
     const prepare = () => this.d.service.preparePerps(account.address, cmd, { submit, ...(p.exp === undefined ? {} : { exp: p.exp }) });
-    const grant = submit ? await this.grantCheck(origin, account, ProviderService.perpsGrantRequest(cmd), (m) => this.perpsMid(m)) : { covered: false };
+    // perps_signCommand is never covered: the site would hold a signed command to submit at any time.
+    const grant = submit ? await this.grantCheck(origin, account, perpsGrantRequest(cmd), (m) => this.perpsRef(m)) : { covered: false as const };
     if (grant.covered) {
       const artifact = await prepare();
       const { lines } = describeArtifact(artifact, await this.symbol());
-      return this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)` });
+      const result = await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)` });
+      // Best effort: an order it fails to record can only be cancelled with a window.
+      if (cmd.type === 'createOrders') await this.d.grants?.recordOrders(grant.grantId, grant.seq, ackedOrders(result)).catch(() => undefined);
+      return result;
     }
     const view = await this.approveArtifact(
       origin,
       'perps',
       account,
       prepare,
-      async (a) => [...(grant.flag ? [grant.flag] : []), ...(a.kind === 'perps' ? await this.perpsFlags(account.address, perpsArtifactCommand(a)) : [])],
+      async (a) => [...(!grant.covered && grant.flag ? [grant.flag] : []), ...(a.kind === 'perps' ? await this.perpsFlags(account.address, perpsArtifactCommand(a)) : [])],
       funds ? TTL_FUNDS_MS : TTL_TRADING_MS,
     );
     const result = await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? cmd.type });
@@ -330,11 +333,12 @@ export class ProviderService {
   private async clobPost(origin: string, account: OwnerInfo, params: unknown): Promise<unknown> {
     const p = parseOrThrow(clobOrdersParamsSchema, unwrapParams(params), 'params');
     const orders = p.orders as ClobOrderRequest[];
-    const req: GrantRequest = { kind: 'order', venue: 'clob', orders: orders.map((o) => ({ market: o.tokenId, buy: o.side === 'BUY', size: o.size, price: o.price, ...(o.postOnly ? { postOnly: true } : {}) })) };
-    const grant = await this.grantCheck(origin, account, req, (m) => this.d.service.clobMid(m));
+    // Judged on what will be signed: the built orders' amounts (tick-rounded price, shares, USDC).
+    const built: ClobArtifact | undefined = this.d.grants ? await this.d.service.prepareClob(account.address, orders) : undefined;
+    const grant = built ? await this.grantCheck(origin, account, clobGrantRequest(built), (m) => this.clobRef(m)) : { covered: false as const };
     let results: Awaited<ReturnType<SigningService['clobPostOrders']>>;
-    if (grant.covered) {
-      const artifact = await this.d.service.prepareClob(account.address, orders);
+    if (grant.covered && built) {
+      const artifact = built;
       const { lines } = describeArtifact(artifact, await this.symbol());
       results = (await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)` })) as typeof results;
     } else {
@@ -343,7 +347,7 @@ export class ProviderService {
         'clob',
         account,
         () => this.d.service.prepareClob(account.address, orders),
-        async (a) => [...(grant.flag ? [grant.flag] : []), ...(a.kind === 'clob' && a.orders.length > 1 ? [`A batch of ${a.orders.length} orders.`] : [])],
+        async (a) => [...(!grant.covered && grant.flag ? [grant.flag] : []), ...(a.kind === 'clob' && a.orders.length > 1 ? [`A batch of ${a.orders.length} orders.`] : [])],
         TTL_TRADING_MS,
       );
       results = (await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? 'orders' })) as typeof results;
@@ -358,4 +362,14 @@ export class ProviderService {
     const view = await this.approveArtifact(origin, 'l2', account, () => this.d.service.prepareL2(account.address, req), async () => [], TTL_TRADING_MS);
     return this.d.service.execute(view.artifact, view.digest, { origin, summary: `${p.method} ${p.requestPath.slice(0, 100)}` });
   }
+}
+
+/** The orders a perps createOrders answer accepted (`status: ok` with an integer `oid`), with their client order ids. */
+function ackedOrders(result: unknown): OwnedOrder[] {
+  if (!Array.isArray(result)) return [];
+  return result.flatMap((a) => {
+    const x = a as { status?: unknown; oid?: unknown; coid?: unknown };
+    if (x?.status !== 'ok' || typeof x.oid !== 'number' || !Number.isSafeInteger(x.oid) || x.oid < 0) return [];
+    return [{ oid: x.oid, ...(typeof x.coid === 'string' && /^[0-9a-f]{32}$/.test(x.coid) ? { coid: x.coid } : {}) }];
+  });
 }

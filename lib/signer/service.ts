@@ -57,6 +57,7 @@ import { requestJson } from '../http/json';
 import { applyHeaderSet, fetchWithHeaderSet, type HeaderSet } from '../http/headers';
 import type { AuditEntry, VaultDb } from '../vault/db';
 import { appendAudit } from '../audit';
+import { fromUnits } from '../decimal';
 import type { Vault } from '../vault/vault';
 
 /** Gateway settings (issue #4 §1: settings store). URLs are service roots; `headerSet` names the auth headers (default `seed`). */
@@ -571,6 +572,17 @@ export class SigningService {
     const res = await requestJson(`${clobUrl}/midpoint?token_id=${encodeURIComponent(tokenId)}`, { method: 'GET' }, this.fetchFn);
     const mid = (res.body as { mid?: unknown } | undefined)?.mid;
     return res.status === 200 && typeof mid === 'string' && /^\d{1,20}(\.\d{1,20})?$/.test(mid) ? mid : undefined;
+  }
+
+  /**
+   * The collateral (USDC) balance of `account` at the order-book exchange (`GET /balance-allowance`,
+   * `asset_type=COLLATERAL`; PROTOCOL.md §3.1) as a decimal string; undefined when the answer is not a
+   * base-unit integer. Used to propose a standing grant's caps (issue #17).
+   */
+  async clobCollateral(account: string): Promise<string | undefined> {
+    const { info } = await this.o.vault.clobCredentials(account);
+    const r = (await this.l2(account, 'GET', `/balance-allowance?asset_type=COLLATERAL&signature_type=${info.signatureType}`)) as { balance?: unknown } | undefined;
+    return typeof r?.balance === 'string' && /^\d{1,40}$/.test(r.balance) ? fromUnits(BigInt(r.balance), 6) : undefined;
   }
 
   /** The first page of `account`'s order-book trades (`GET /data/trades`, newest first). */

@@ -291,9 +291,13 @@ function grantFor(account: string, id: string, expiresAt = 9_000_000_000_000): G
     account,
     createdAt: 1_800_000_000_000,
     expiresAt,
-    allow: { order: true, cancel: true, leverage: false },
+    venue: 'perps',
+    allow: { order: true, cancel: true, leverage: false, market: false, triggers: false },
     instruments: [1],
     maxNotional: '2000',
+    dailyNotional: '20000',
+    priceBandPct: '2',
+    slippagePct: '1',
   };
 }
 

@@ -1,0 +1,245 @@
+/**
+ * Issue #17 findings 1-5, as the attacker did them: a connected site holding a narrow standing grant
+ * sends page requests to the real background (fake browser) against the in-process sandbox. Each
+ * request outside the grant must open a window (a pending approval naming the limit) and nothing may
+ * reach the sandbox before the person decides. Black-box: page requests, the grant service's public
+ * methods, the approval registry and the sandbox's request log and order records.
+ */
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { startHarness, type Harness } from '../sandbox/testkit';
+import { startBackground, type BackgroundBrowser } from '../background/index';
+import { userRejected } from '../provider/errors';
+import { fromUnits } from '../decimal';
+
+const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
+const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
+const browser: BackgroundBrowser = {
+  runtime: {
+    get id() {
+      return fakeBrowser.runtime.id;
+    },
+    getURL: (p: string) => fakeBrowser.runtime.getURL(p as '/'),
+    onMessage: fakeBrowser.runtime.onMessage as unknown as BackgroundBrowser['runtime']['onMessage'],
+    onStartup: fakeBrowser.runtime.onStartup,
+    onConnect: { addListener: () => undefined },
+  },
+  storage: { session: fakeBrowser.storage.session as unknown as BackgroundBrowser['storage']['session'] },
+  alarms: fakeBrowser.alarms as unknown as BackgroundBrowser['alarms'],
+  windows: { create: async () => ({ id: 1 }), update: async () => undefined, onRemoved: { addListener: () => undefined } },
+  action: { setBadgeText: () => undefined },
+};
+const SITE = 'https://trade.example';
+const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
+const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
+const approvalWindow = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/approval.html` });
+let n = 0;
+type Bg = ReturnType<typeof startBackground>;
+type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
+const call = async (bg: Bg, type: string, payload: unknown = {}, sender: object = popup()) => (await bg.handle({ type, payload }, sender)) as Reply;
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ now: undefined });
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(() => {
+  fakeBrowser.reset();
+});
+
+const owner = () => h.demo.owner.address;
+/**
+ * Requests that trade or cancel that reached the sandbox. The dead-man's own auto-cancel renewals are
+ * not counted (the extension sends them while a grant is live); `autoCancelAt(t)` counts those with time `t`.
+ */
+const trading = () => h.ctx.requestLog.filter((r) => r.method !== 'GET' && /^\/perps\/v1\/trade\/(orders|orders-coid|orders\/all|leverage|margin)$|^\/clob\/orders?$/.test(r.path)).length;
+const autoCancelAt = (t: number) => () => h.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/auto-cancel' && (JSON.parse(r.body ?? '{}') as { op?: { args?: { time?: number } } }).op?.args?.time === t).length;
+const openPerps = () => [...h.ctx.venue.orders.values()].filter((o) => o.owner === owner().toLowerCase() && (o.status === 'open' || o.status === 'untriggered'));
+const BTC = '1';
+const ETH = '2';
+
+async function ready(): Promise<Bg> {
+  const bg = startBackground({ browser, dbName: `grants-${n++}`, kdf: KDF, bounds: BOUNDS });
+  await call(bg, 'vault.create', { password: 'a good password' });
+  await call(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
+  await call(bg, 'vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
+  await call(bg, 'proxy.import', { account: owner(), privateKey: h.demo.proxy.privateKey, proxy: h.demo.proxy.address, secret: h.demo.proxy.secret, expiry: h.demo.proxy.expiry });
+  await call(bg, 'clob.createOrDerive', { account: owner() });
+  const p = bg.pageRequest(page, 'eth_requestAccounts', undefined);
+  const [view] = await waitPending(bg);
+  bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+  await p;
+  return bg;
+}
+async function waitPending(bg: Bg, k = 1) {
+  for (let i = 0; i < 400 && bg.registry.size < k; i++) await new Promise((r) => setTimeout(r, 5));
+  return bg.registry.list();
+}
+/** The narrow perps grant of the issue: BTC-PERP only, 2 000 USDC per order, 20 000 per 24 h, 2 % band. */
+const btcOnly = { venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2', slippagePct: '1' };
+const grant = (bg: Bg, limits: object) => bg.grants().create({ origin: SITE, account: owner(), limits: limits as never, durationMs: 3_600_000 });
+const tokenA = () => h.ctx.clob.markets[0]!.tokenIds[0]!;
+const tokenB = () => h.ctx.clob.markets[3]!.tokenIds[0]!;
+const mark = async (iid: string) => ((await h.read('tickers', { instrument_id: Number(iid) })) as { mark_price: string }[])[0]!.mark_price;
+
+/**
+ * Sends `method(params)` from the page and expects it to wait for a window: one pending approval whose
+ * flags match `flag`, with nothing sent to the sandbox; then rejects it and expects 4001 and still nothing.
+ */
+async function expectAsks(bg: Bg, method: string, params: unknown, flag?: RegExp, reached: () => number = trading) {
+  const before = reached();
+  const outcome = bg.pageRequest(page, method, params).then(
+    () => 'signed without a window',
+    (e: { code?: number }) => e,
+  );
+  const pending = await waitPending(bg);
+  expect(pending, 'a window opens').toHaveLength(1);
+  if (flag) expect(pending[0]!.flags.join('\n')).toMatch(flag);
+  expect(reached() - before, 'nothing reached the sandbox before the window').toBe(0);
+  // Closed without counting as the person's rejection (three of those would pause the site).
+  bg.registry.rejectAll(() => userRejected('closed by the test'));
+  expect(await outcome).toMatchObject({ code: 4001 });
+  expect(reached() - before).toBe(0);
+}
+
+describe('standing grants deny by default (issue #17)', () => {
+  it('finding 1: a BTC-PERP-only grant does not cover an order-book order, and a one-market order-book grant does not cover ETH-PERP', async () => {
+    const bg = await ready();
+    await grant(bg, btcOnly);
+    // 3 000 shares × 0.50 on the order book (1 500 USDC), inside every cap the perps grant has.
+    await expectAsks(bg, 'clob_postOrders', { orders: [{ tokenId: tokenA(), side: 'BUY', price: '0.50', size: '3000', orderType: 'GTC' }] });
+    await bg.grants().revokeAll();
+    await grant(bg, { venue: 'clob', markets: [tokenA()], allow: { order: true }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2' });
+    // 0.6 ETH-PERP at 3 100 (1 860 USDC).
+    await expectAsks(bg, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.6', p: '3100', tif: 'gtc', po: true }] } }, /covers only the order book/);
+    // Another order-book market asks too; the granted one is covered (signed, no window).
+    await expectAsks(bg, 'clob_postOrders', { orders: [{ tokenId: tokenB(), side: 'BUY', price: '0.50', size: '100', orderType: 'GTC' }] }, /is not in this permission/);
+    const before = trading();
+    await bg.pageRequest(page, 'clob_postOrders', { orders: [{ tokenId: tokenA(), side: 'BUY', price: '0.50', size: '100', orderType: 'GTC' }] });
+    expect(bg.registry.size).toBe(0);
+    expect(trading() - before).toBe(1);
+  });
+
+  it('finding 2: a grant needs a price band, and an order counts at the higher of its limit and the mark price', async () => {
+    const bg = await ready();
+    // No band: refused with the field named; the sell at 1 then has no grant and asks.
+    const { priceBandPct: _band, ...noBand } = btcOnly;
+    await expect(grant(bg, noBand)).rejects.toMatchObject({ name: 'Grants.LimitsError', field: 'limits.priceBandPct' });
+    await expectAsks(bg, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: false, qty: '0.2', p: '1', tif: 'gtc' }] } });
+    await grant(bg, btcOnly);
+    await expectAsks(bg, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: false, qty: '0.2', p: '1', tif: 'gtc' }] } }, /price 1 is more than 2% from the mark price/);
+    // Inside the band, 0.031 BTC at 2 % under the mark is 1 974.7 USDC at its limit but 2 015 at the mark: over 2 000.
+    expect(await mark(BTC)).toBe('65000');
+    await expectAsks(bg, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: false, qty: '0.031', p: '63700', tif: 'gtc', po: true }] } }, /notional 2015 USDC is above the 2000 USDC allowed per order/);
+  });
+
+  it('finding 3: a stop-market trigger inside the band is a market order: it asks unless the grant allows triggers', async () => {
+    const bg = await ready();
+    await grant(bg, btcOnly);
+    const stop = { op: { type: 'createOrders', args: [{ iid: 1, buy: false, qty: '0.01', tr: { tpsl: 'sl', trp: '64000', market: true } }] } };
+    await expectAsks(bg, 'perps_sendCommand', stop, /trigger \(stop \/ take-profit\) orders are not allowed/);
+    // A plain market order asks too ("no market orders").
+    await expectAsks(bg, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.001', tif: 'ioc' }] } }, /market orders are not allowed/);
+  });
+
+  it('finding 4: autoCancel from the page always asks, even { time: 0 } (the dead-man owns it)', async () => {
+    const bg = await ready();
+    await grant(bg, btcOnly);
+    await expectAsks(bg, 'perps_sendCommand', { op: { type: 'autoCancel', args: { time: 0 } } }, /auto-cancel \(dead-man\) timer always needs your approval/, autoCancelAt(0));
+    const later = Date.now() + 3_600_123;
+    await expectAsks(bg, 'perps_sendCommand', { op: { type: 'autoCancel', args: { time: later } } }, undefined, autoCancelAt(later));
+  });
+
+  it("finding 5: cancels reach only the orders placed under the grant; cancelAll and the person's own orders ask", async () => {
+    const bg = await ready();
+    // The person's own ETH order, from the popup.
+    const mine = (await call(bg, 'perps.send', { account: owner(), op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '3000', tif: 'gtc', po: true }] } })).result as { oid: number }[];
+    const myOid = mine[0]!.oid;
+    await grant(bg, btcOnly);
+    await expectAsks(bg, 'perps_sendCommand', { op: { type: 'cancelAll', args: {} } }, /Cancelling all orders .* always needs your approval/);
+    await expectAsks(bg, 'perps_sendCommand', { op: { type: 'cancelAll', args: { iid: 2 } } });
+    await expectAsks(bg, 'perps_sendCommand', { op: { type: 'cancelOrders', args: [myOid] } }, new RegExp(`order ${myOid} was not placed under this permission`));
+    expect(openPerps().some((o) => o.oid === myOid)).toBe(true);
+    // An order the site placed under the grant: its cancel is covered, by id and by client order id.
+    const coid = 'ab'.repeat(16);
+    const acks = (await bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: '64000', tif: 'gtc', po: true }, { iid: 1, buy: true, qty: '0.01', p: '63900', tif: 'gtc', po: true, c: coid }] } })) as { oid: number }[];
+    expect(bg.registry.size).toBe(0);
+    await bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'cancelOrders', args: [acks[0]!.oid] } });
+    await bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'cancelOrdersCOID', args: [coid] } });
+    expect(bg.registry.size).toBe(0);
+    expect(openPerps().map((o) => o.oid)).toEqual([myOid]);
+    // Mixed: one of its own and one of the person's asks as a whole.
+    await expectAsks(bg, 'perps_sendCommand', { op: { type: 'cancelOrders', args: [acks[0]!.oid, myOid] } });
+    expect(openPerps().map((o) => o.oid)).toEqual([myOid]);
+  });
+
+  it('the schema and the service refuse a grant without its caps, venue or instruments, naming the field', async () => {
+    const bg = await ready();
+    const { maxNotional: _m, ...noCap } = btcOnly;
+    const { dailyNotional: _d, ...noDaily } = btcOnly;
+    const { venue: _v, ...noVenue } = btcOnly;
+    await expect(grant(bg, noCap)).rejects.toMatchObject({ name: 'Grants.LimitsError', field: 'limits.maxNotional' });
+    await expect(grant(bg, noDaily)).rejects.toMatchObject({ name: 'Grants.LimitsError', field: 'limits.dailyNotional' });
+    await expect(grant(bg, noVenue)).rejects.toMatchObject({ name: 'Grants.LimitsError', field: 'limits.venue' });
+    await expect(grant(bg, { ...btcOnly, instruments: [] })).rejects.toMatchObject({ name: 'Grants.LimitsError', field: 'limits.instruments' });
+    await expect(grant(bg, { ...btcOnly, allow: { order: true, leverage: true } })).rejects.toMatchObject({ name: 'Grants.LimitsError', field: 'limits.maxLeverage' });
+    await expect(grant(bg, { ...btcOnly, allow: { order: true, triggers: true } })).rejects.toMatchObject({ name: 'Grants.LimitsError', field: 'limits.allow.triggers' });
+    await expect(grant(bg, { venue: 'clob', markets: [tokenA()], allow: { order: true, cancel: true }, maxNotional: '1', dailyNotional: '1', priceBandPct: '2' })).rejects.toMatchObject({ name: 'Grants.LimitsError', field: 'limits.allow.cancel' });
+    // Through the approval window's message: the schema refuses before the service sees it.
+    const p = bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: '64000', tif: 'gtc', po: true }] } }).catch((e) => e);
+    const [view] = await waitPending(bg);
+    expect(view!.grantable).toBe(true);
+    expect(view!.markets).toEqual([BTC]);
+    const r = await call(bg, 'grant.create', { approvalId: view!.id, limits: noCap, minutes: 60 }, approvalWindow());
+    expect(r.error).toMatchObject({ shortMessage: expect.stringContaining('limits.maxNotional') });
+    // …and the window may not widen the grant beyond the request it shows.
+    const wider = await call(bg, 'grant.create', { approvalId: view!.id, limits: { ...btcOnly, instruments: [1, 2] }, minutes: 60 }, approvalWindow());
+    expect(wider.error).toMatchObject({ name: 'Grants.LimitsError', shortMessage: expect.stringContaining('limits.instruments') });
+    const clob = await call(bg, 'grant.create', { approvalId: view!.id, limits: { venue: 'clob', markets: [tokenA()], allow: { order: true }, maxNotional: '1', dailyNotional: '1', priceBandPct: '2' }, minutes: 60 }, approvalWindow());
+    expect(clob.error).toMatchObject({ name: 'Grants.LimitsError', shortMessage: expect.stringContaining('limits.venue') });
+    expect(((await call(bg, 'grant.list')).result as unknown[]).length).toBe(0);
+    bg.registry.decide(view!.id, { approve: false });
+    await p;
+  });
+
+  it('a grant stored by an older version (no venue, no band: "any market") is dropped, not honoured', async () => {
+    let bg = await ready();
+    const now = Date.now();
+    const dbName = `grants-${n - 1}`;
+    await bg.vault().putGrant({ id: 'old', origin: SITE, account: owner(), createdAt: now, expiresAt: now + 3_600_000, allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000' } as never, []);
+    // The new version starts on a profile holding the old record (a worker start after an update).
+    bg = startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS });
+    await expectAsks(bg, 'clob_postOrders', { orders: [{ tokenId: tokenA(), side: 'BUY', price: '0.50', size: '100', orderType: 'GTC' }] });
+    expect((await call(bg, 'grant.list')).result).toEqual([]);
+    expect(await bg.vault().listGrants()).toEqual([]);
+  });
+
+  it('the window offers caps proposed from the equity; the saved grant names its venue and instrument', async () => {
+    const bg = await ready();
+    const p = bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: '64000', tif: 'gtc', po: true }] } });
+    const [view] = await waitPending(bg);
+    const offer = (await call(bg, 'grant.offer', { approvalId: view!.id }, approvalWindow())).result as { venue: string; markets: { id: string; name: string }[]; equity: string; proposal: Record<string, string> };
+    const portfolio = (await h.read('portfolio')) as { margin: { total_account_value: string } };
+    const equity = portfolio.margin.total_account_value;
+    const cents = BigInt(Math.floor(Number(equity) * 100));
+    expect(offer).toMatchObject({ venue: 'perps', markets: [{ id: BTC, name: 'BTC-PERP' }], equity });
+    expect(offer.proposal).toEqual({ maxNotional: (Number(cents / 10n) / 100).toString(), dailyNotional: (Number(cents) / 100).toString(), priceBandPct: '2', slippagePct: '1' });
+    const created = await call(bg, 'grant.create', { approvalId: view!.id, limits: btcOnly, minutes: 60 }, approvalWindow());
+    expect(created.ok).toBe(true);
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    await p;
+    const [g] = (await call(bg, 'grant.list')).result as { venue: string; names: Record<string, string> }[];
+    expect(g).toMatchObject({ venue: 'perps', names: { [BTC]: 'BTC-PERP' } });
+    // Order book: the collateral balance.
+    const q = bg.pageRequest(page, 'clob_postOrders', { orders: [{ tokenId: tokenA(), side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] }).catch((e) => e);
+    const [v2] = await waitPending(bg);
+    const offer2 = (await call(bg, 'grant.offer', { approvalId: v2!.id }, approvalWindow())).result as { venue: string; markets: { name: string }[]; equity: string; proposal: Record<string, string> };
+    const collateral = h.ctx.clob.balanceOf(owner());
+    expect(offer2).toMatchObject({ venue: 'clob', equity: fromUnits(collateral, 6), markets: [{ name: 'Will the sandbox stay up all day? — Yes' }], proposal: { maxNotional: fromUnits(collateral / 10n / 10_000n, 2), dailyNotional: fromUnits(collateral / 10_000n, 2), priceBandPct: '2' } });
+    bg.registry.decide(v2!.id, { approve: false });
+    await q;
+  });
+});
