@@ -9,7 +9,7 @@ import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startHarness, type Harness } from '../sandbox/testkit';
-import { startBackground, type BackgroundBrowser } from '../background/index';
+import { AUTOLOCK_ALARM, startBackground, type BackgroundBrowser } from '../background/index';
 import { userRejected } from '../provider/errors';
 import { fromUnits } from '../decimal';
 
@@ -241,5 +241,73 @@ describe('standing grants deny by default (issue #17)', () => {
     expect(offer2).toMatchObject({ venue: 'clob', equity: fromUnits(collateral, 6), markets: [{ name: 'Will the sandbox stay up all day? — Yes' }], proposal: { maxNotional: fromUnits(collateral / 10n / 10_000n, 2), dailyNotional: fromUnits(collateral / 10_000n, 2), priceBandPct: '2' } });
     bg.registry.decide(v2!.id, { approve: false });
     await q;
+  });
+});
+
+describe('a grant outlives auto-lock, the owner key does not (issue #17)', () => {
+  const autoLock = async (bg: Bg) => {
+    await fakeBrowser.alarms.onAlarm.trigger({ name: AUTOLOCK_ALARM, scheduledTime: Date.now() } as Parameters<typeof fakeBrowser.alarms.onAlarm.trigger>[0]);
+    for (let i = 0; i < 200; i++) {
+      const s = (await call(bg, 'vault.status')).result as { state: string };
+      if (s.state !== 'unlocked') return s.state;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return 'unlocked';
+  };
+  const btcOrder = async (qty = '0.01') => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: await mark(BTC), tif: 'gtc', po: true }] } });
+
+  it('auto-lock with a live grant keeps trading inside it; the owner key, other requests and popup actions need the password; the last grant ending locks', async () => {
+    const bg = await ready();
+    await grant(bg, btcOnly);
+    expect(await autoLock(bg)).toBe('session');
+    const status = (await call(bg, 'vault.status')).result as { unlocked: boolean; session: { origin: string; expiresAt: number }[] };
+    expect(status.unlocked).toBe(false);
+    expect(status.session).toMatchObject([{ origin: SITE }]);
+    // Inside the grant: still signed without a window, verified by the sandbox.
+    const before = trading();
+    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder());
+    expect(trading() - before).toBe(1);
+    expect(bg.registry.size).toBe(0);
+    expect(await bg.pageRequest(page, 'eth_accounts', undefined)).toEqual([owner()]);
+    // Outside the grant: no window (nobody is there to approve), 4900, nothing sent.
+    await expect(bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '3000', tif: 'gtc', po: true }] } })).rejects.toMatchObject({ code: 4900 });
+    await expect(bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'withdraw', args: { account: owner(), token: h.ctx.config.usdc, amount: '1', to: owner() } } })).rejects.toMatchObject({ code: 4900 });
+    expect(bg.registry.size).toBe(0);
+    expect(trading() - before).toBe(1);
+    // The popup: owner key, backup, settings, popup trading, audit, new keys all need the password.
+    for (const [type, payload] of [
+      ['vault.revealOwnerKey', { address: owner(), password: 'a good password' }],
+      ['vault.exportBackup', {}],
+      ['settings.set', { autoLockMinutes: 30 }],
+      ['perps.send', { account: owner(), op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: '60000', tif: 'gtc' }] } }],
+      ['vault.generateOwnerKey', {}],
+      ['audit.list', {}],
+    ] as const) {
+      expect((await call(bg, type, payload)).error, type).toMatchObject({ name: 'Vault.LockedError', code: 4900 });
+    }
+    expect(trading() - before).toBe(1);
+    // The password brings everything back, with the grant still live.
+    expect((await call(bg, 'vault.unlock', { password: 'a good password' })).ok).toBe(true);
+    expect(((await call(bg, 'vault.status')).result as { state: string }).state).toBe('unlocked');
+    expect((await call(bg, 'grant.list')).result).toHaveLength(1);
+    // Auto-lock again; revoking the last grant (from the popup) ends the session: fully locked.
+    expect(await autoLock(bg)).toBe('session');
+    const [g] = (await call(bg, 'grant.list')).result as { id: string }[];
+    expect((await call(bg, 'grant.revoke', { id: g!.id })).ok).toBe(true);
+    for (let i = 0; i < 200 && ((await call(bg, 'vault.status')).result as { state: string }).state !== 'locked'; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(((await call(bg, 'vault.status')).result as { state: string }).state).toBe('locked');
+    await expect(bg.pageRequest(page, 'perps_sendCommand', await btcOrder())).rejects.toMatchObject({ code: 4900 });
+  });
+
+  it('auto-lock with no live grant locks fully; Lock in a trading session ends the grant', async () => {
+    const bg = await ready();
+    expect(await autoLock(bg)).toBe('locked');
+    expect((await call(bg, 'vault.unlock', { password: 'a good password' })).ok).toBe(true);
+    await grant(bg, btcOnly);
+    expect(await autoLock(bg)).toBe('session');
+    expect((await call(bg, 'vault.lock')).ok).toBe(true);
+    expect(((await call(bg, 'vault.status')).result as { state: string }).state).toBe('locked');
+    expect((await call(bg, 'vault.unlock', { password: 'a good password' })).ok).toBe(true);
+    expect((await call(bg, 'grant.list')).result).toEqual([]);
   });
 });
