@@ -42,7 +42,7 @@ import {
 import { requestJson } from '../http/json';
 import { applyHeaderSet, fetchWithHeaderSet, type HeaderSet } from '../http/headers';
 import type { AuditEntry, VaultDb } from '../vault/db';
-import { appendAudit } from '../audit';
+import { appendAudit, auditLog, type AuditLog } from '../audit';
 import type { Vault } from '../vault/vault';
 
 /** Gateway settings (issue #4 §1: settings store). URLs are service roots; `headerSet` names the auth headers (default `seed`). */
@@ -99,15 +99,18 @@ export class SigningService {
 
   /** The transport: the configured fetch, with auth headers renamed for the profile's header set. */
   private readonly fetchFn: typeof fetch;
+  /** The audit log, keyed by the vault's audit key (issue #17 §8). */
+  private readonly auditLog: AuditLog;
 
   constructor(private readonly o: SigningServiceOptions) {
     this.fetchFn = fetchWithHeaderSet(o.fetchFn ?? ((input, init) => fetch(input, init)), async () => (await o.settings()).headerSet ?? 'seed');
     this.now = o.now ?? Date.now;
     this.sleep = o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.auditLog = auditLog(o.db, () => o.vault.auditKey(), { now: this.now });
   }
 
-  private async audit(entry: Omit<AuditEntry, 'at'>): Promise<void> {
-    await appendAudit(this.o.db, { at: this.now(), ...entry });
+  private async audit(entry: Pick<AuditEntry, 'origin' | 'account' | 'kind' | 'summary' | 'result'> & { digest?: string | undefined; detail?: string | undefined }): Promise<void> {
+    await appendAudit(this.auditLog, { at: this.now(), ...entry });
   }
 
   /** Cached command and withdraw domains of the configured perps gateway (PROTOCOL.md §1.1). */

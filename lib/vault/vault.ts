@@ -276,6 +276,38 @@ export class Vault {
     return this.mk;
   }
 
+  private auditKeyCache: { mk: CryptoKey; key: Promise<CryptoKey> } | undefined;
+
+  /**
+   * The audit log's MAC key (issue #17 §8): HMAC-SHA256, non-extractable, derived with HKDF-SHA256 from
+   * the master key's raw bytes (empty salt, info `countersign/audit/v1`), so it exists only while the
+   * vault is unlocked and only the vault can re-derive it. `undefined` while locked. Never leaves the
+   * background. (Minimal version for the audit branch; the vault branch's implementation supersedes it.)
+   */
+  async auditKey(): Promise<CryptoKey | undefined> {
+    const mk = this.mk;
+    if (!mk) return undefined;
+    if (this.auditKeyCache?.mk !== mk) {
+      const derive = async () => {
+        const raw = new Uint8Array(await crypto.subtle.exportKey('raw', mk));
+        try {
+          const ikm = await crypto.subtle.importKey('raw', raw, 'HKDF', false, ['deriveKey']);
+          return await crypto.subtle.deriveKey(
+            { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: new TextEncoder().encode('countersign/audit/v1') },
+            ikm,
+            { name: 'HMAC', hash: 'SHA-256', length: 256 },
+            false,
+            ['sign', 'verify'],
+          );
+        } finally {
+          raw.fill(0);
+        }
+      };
+      this.auditKeyCache = { mk, key: derive() };
+    }
+    return this.auditKeyCache.key;
+  }
+
   // ------------------------------------------------------------------------------------------
   // The sealed record index (rollback detection, issue #12 §3)
 
