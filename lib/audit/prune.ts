@@ -33,13 +33,15 @@ export async function pruneAudit(log: AuditLog, days: number, now: number = log.
         let anchor = c.anchor;
         let n = 0;
         let stopped = false;
-        for (const e of rows.slice(0, CHUNK)) {
+        const candidates = rows.slice(0, CHUNK);
+        const authentic = await Promise.all(candidates.map((e) => (e.id! >= c.chainFrom && e.at < cutoff ? entryAuthentic(key, e) : true)));
+        for (const [i, e] of candidates.entries()) {
           if (e.at >= cutoff) {
             stopped = true;
             break;
           }
           if (e.id! >= c.chainFrom) {
-            if (e.prev !== anchor || !(await entryAuthentic(key, e))) {
+            if (e.prev !== anchor || !authentic[i]) {
               stopped = true;
               break;
             }

@@ -47,13 +47,14 @@ async function views(log: AuditLog, rows: AuditEntry[]): Promise<AuditEntryView[
     const r = await readCheckpoint(log, key);
     if (r.status === 'ok') c = r.c;
   }
+  const authentic = await Promise.all(rows.map((e) => (key && c && e.id! >= c.chainFrom && e.id! <= c.lastId ? entryAuthentic(key, e) : false)));
   const out: AuditEntryView[] = [];
-  for (const e of rows) {
+  for (const [i, e] of rows.entries()) {
     let status: AuditEntryStatus;
     if (!key || !c) status = 'unchecked';
     else if (e.id! > c.lastId) status = 'pending';
     else if (e.id! < c.chainFrom) status = 'unauthenticated';
-    else if (!(await entryAuthentic(key, e))) status = 'changed';
+    else if (!authentic[i]) status = 'changed';
     else status = e.auth === 'locked' ? 'locked' : 'ok';
     out.push({
       id: e.id!,
@@ -105,16 +106,18 @@ export async function exportAudit(log: AuditLog, q: { after?: number | undefined
   return { entries: await views(log, rows), next: rows.length === limit ? rows[rows.length - 1]!.id! : null };
 }
 
-/** The distinct origins in the log, sorted (at most `max`, default 200), by skipping along `byOrigin`. */
+/**
+ * The distinct origins in the log, sorted (at most `max`, default 200): one key seek per origin along
+ * `byOrigin` (arrays sort after numbers, so `[origin, []]` is past every `[origin, id]`).
+ */
 export async function auditOrigins(log: AuditLog, max = 200): Promise<string[]> {
   const tx = log.db.transaction('audit');
+  const index = tx.store.index('byOrigin');
   const out: string[] = [];
-  let c = await tx.store.index('byOrigin').openKeyCursor();
-  while (c && out.length < max) {
+  for (let c = await index.openKeyCursor(); c && out.length < max; ) {
     const origin = c.key[0];
     out.push(origin);
-    // Arrays sort after numbers: [origin, []] is past every [origin, id].
-    c = await c.continue([origin, []] as unknown as [string, number]);
+    c = await index.openKeyCursor(IDBKeyRange.lowerBound([origin, []], true));
   }
   await tx.done;
   return out;
