@@ -249,6 +249,18 @@ describe('checkAudit: incremental and full', () => {
   });
 });
 
+describe('a background check and the lock', () => {
+  it('stops when the vault locks and records nothing as checked', async () => {
+    const { log, lock, unlock } = await fresh();
+    await fill(log, 2_500);
+    expect((await checkAudit(log, { full: true })).state).toBe('checking');
+    lock();
+    while (auditProgress(log)) await new Promise((r) => setImmediate(r));
+    unlock();
+    expect(await checkAudit(log)).toMatchObject({ ok: true, checked: 2_500 }); // nothing was recorded as checked
+  });
+});
+
 describe('pageAudit / exportAudit / auditOrigins: cursors and filters', () => {
   it('pages newest first with filters and returns every entry exactly once', async () => {
     const { log } = await fresh();

@@ -311,6 +311,7 @@ export async function appendAudit(log: AuditLog, input: AuditInput): Promise<{ i
   const key = await log.key();
   const s = shared(log.db);
   if (!key) {
+    s.cp = undefined; // no key: forget the cached one with its checkpoint
     return serial(s, 'tail', async () => {
       s.cp = undefined;
       return { id: await log.db.add('audit', entry), sealed: false };

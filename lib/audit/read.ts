@@ -7,7 +7,7 @@
  * reads on a page is authenticated even before a full check has run.
  */
 import { auditGroupOf, type AuditEntry } from '../vault/db';
-import { entryAuthentic, readCheckpoint, type AuditLog, type Checkpoint } from './log';
+import { entryAuthentic, readCheckpoint, shared, type AuditLog, type Checkpoint } from './log';
 
 /**
  * An entry's status: `ok` (sealed, MAC verifies); `locked` (recorded while locked, chained in later:
@@ -43,7 +43,8 @@ export const MAX_EXPORT_PAGE = 1_000;
 async function views(log: AuditLog, rows: AuditEntry[]): Promise<AuditEntryView[]> {
   const key = await log.key();
   let c: Checkpoint | undefined;
-  if (key) {
+  if (!key) shared(log.db).cp = undefined; // no key: forget the cached one
+  else {
     const r = await readCheckpoint(log, key);
     if (r.status === 'ok') c = r.c;
   }

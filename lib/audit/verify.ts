@@ -49,11 +49,13 @@ const GAP = 'entries before it were removed or moved';
 type Walk = { checked: number; upTo: number; head: string; broken?: { id: number; reason: string } };
 
 /** Verifies entries with id in (`from`, `c.lastId`] in order, each linking to `prev`. */
-async function walk(log: AuditLog, key: CryptoKey, c: Checkpoint, from: number, prev: string, progress?: (pos: number) => void): Promise<Walk> {
+async function walk(log: AuditLog, key: CryptoKey, c: Checkpoint, from: number, prev: string, progress?: (pos: number) => void): Promise<Walk | undefined> {
   let pos = from;
   let checked = 0;
   for (;;) {
     if (pos >= c.lastId) break;
+    if (progress && !(await log.key())) return undefined; // locked meanwhile: a background check stops
+
     const chunk = await log.db.getAll('audit', IDBKeyRange.bound(pos, c.lastId, true, false), CHUNK);
     if (!chunk.length) break;
     // MACs are independent of each other (each covers its own `prev`): check a chunk's concurrently, links in order.
@@ -134,7 +136,10 @@ export async function checkAudit(log: AuditLog, o: { full?: boolean; inlineLimit
   const full = !!o.full;
   const key = await log.key();
   const s = shared(log.db);
-  if (!key) return { ok: false, state: 'locked', count: await log.db.count('audit'), checked: 0, full, unauthenticated: 0, pending: 0, seals: [] };
+  if (!key) {
+    s.cp = undefined; // forget the cached key with the checkpoint
+    return { ok: false, state: 'locked', count: await log.db.count('audit'), checked: 0, full, unauthenticated: 0, pending: 0, seals: [] };
+  }
   const c = await serial(s, 'tail', () => prepare(log, key, true));
   const cheap = await cheapCheck(log, key, c);
   const base = { count: cheap.count, pending: cheap.pending, unauthenticated: cheap.unauthenticated, since: c.startedAt, seals: c.seals, full };
@@ -155,7 +160,8 @@ export async function checkAudit(log: AuditLog, o: { full?: boolean; inlineLimit
     s.job = job;
     void serial(s, 'walk', async () => {
       try {
-        await save(await walk(log, key, c, start.from, start.prev, (pos) => void (job.done = Math.min(total, pos - start.from))));
+        const w = await walk(log, key, c, start.from, start.prev, (pos) => void (job.done = Math.min(total, pos - start.from)));
+        if (w) await save(w);
       } finally {
         s.job = undefined;
       }
@@ -163,7 +169,7 @@ export async function checkAudit(log: AuditLog, o: { full?: boolean; inlineLimit
     return { ...base, ok: false, state: 'checking', checked: 0, progress: { ...job } };
   }
   const w = await serial(s, 'walk', async () => {
-    const r = await walk(log, key, c, start.from, start.prev);
+    const r = (await walk(log, key, c, start.from, start.prev))!;
     await save(r);
     return r;
   });

@@ -253,6 +253,7 @@ export class Vault {
   async lock(): Promise<void> {
     this.mk = undefined;
     this.index = undefined;
+    this.auditKeyCache = undefined;
     await this.session.clear();
   }
 
