@@ -1,65 +1,44 @@
 /**
- * The signing audit log (issue #11 §4): one entry per signature and per security action (time, origin
- * or "extension", what in plain words, account, binding digest, gateway answer). Entries form a hash
- * chain — each stores the previous entry's hash and its own, keccak256 of its canonical JSON with that
- * previous hash — so a removed, reordered or edited entry is detected on read (`verifyAudit`).
- * Retention drops entries older than the setting; the hash of the last dropped entry becomes the
- * chain's anchor, so what remains still verifies. Never holds a key, secret or signature.
+ * The signing audit log (issue #11 §4; keyed and scalable since issue #17 §8): one entry per signature
+ * and per security action — time (Unix ms), origin or "extension", account, kind, what in plain words,
+ * binding digest, the gateway's answer, detail. Never a key, secret or signature.
+ *
+ * **A chain a store writer cannot rebuild.** Each entry's link is HMAC-SHA256 (WebCrypto) under the
+ * vault's audit key (`Vault.auditKey()`: HKDF-SHA256 from the master key, so it exists only while the
+ * vault is unlocked) over every field a person reads, the entry's id and the previous link. Beside the
+ * log a checkpoint — count, oldest id, anchor, newest id, head, when the seal started and why — is
+ * MAC'd with the same key and written in the same IndexedDB transaction as each append and each
+ * prune (`meta` › `auditCheckpoint`, next to the vault's record index). So, while unlocked, a check
+ * detects: an edited entry (re-chained or not: the MACs need the key); an inserted or forged entry;
+ * re-attribution (origin, account, kind, summary … are all MAC'd); the oldest entries dropped and the
+ * anchor moved (the anchor is in the MAC'd checkpoint); the newest entries truncated (the head and
+ * count are); an entry moved to another id (the id is MAC'd).
+ *
+ * **What stays undetectable, and why.**
+ * - A rollback of the whole profile (or of the log *and* its checkpoint together) to an older copy:
+ *   an older pair is still a valid pair under the same key. Likewise the whole log and its checkpoint
+ *   deleted together look like a new, empty log (the Audit tab shows when the seal started).
+ * - Anything done while the vault is locked cannot be checked until the next unlock (no key); it is
+ *   checked then.
+ * - Entries recorded while locked carry no MAC until the next keyed append chains them in, marked
+ *   `auth: 'locked'` — the Audit tab shows them as "recorded while locked, not authenticated": a store
+ *   writer could have added or changed such an entry before it was chained in (never one recorded
+ *   with the key). Callers record while unlocked (signing needs the vault); the panic entry is
+ *   recorded before the lock.
+ * - When the checkpoint is missing or does not verify (tampering, or a vault restored from a backup of
+ *   another master key), the next keyed operation starts a new seal: entries kept from before it are
+ *   shown as not authenticated, and the event is recorded (a keyed `audit.seal` entry and the
+ *   checkpoint's `seals`); after tampering the log reports "broken" while such entries are kept.
+ *   A store writer who also removes every trace of the keyed log can make it look like a log from
+ *   before the keyed version: its entries are then shown as not authenticated, never as sealed.
+ * - A person with the unlocked browser is not an attacker here: the key works for them.
+ *
+ * **Scale.** Appends are O(1) (one transaction, two MACs). Reads page with cursors (`read.ts`); a check
+ * compares the checkpoint with the store and verifies only entries added since the last check
+ * (`verify.ts`); a full check runs in the background with progress; retention walks a cursor
+ * (`prune.ts`). Memory is bounded at any size; nothing loads the whole log.
  */
-import { keccak256, stringToHex, type Hex } from 'viem';
-import type { AuditEntry, VaultDb } from '../vault/db';
-
-/** Key (in `settings`) of the hash the chain starts from after retention dropped older entries. */
-export const AUDIT_ANCHOR_KEY = 'auditAnchor';
-const ZERO: Hex = `0x${'0'.repeat(64)}`;
-
-/** The hash of an entry given the previous hash: keccak256 of its fields in a fixed order. */
-export function entryHash(prev: string, e: Omit<AuditEntry, 'id' | 'prev' | 'hash'>): Hex {
-  const canonical = [prev, e.at, e.origin, e.account, e.kind, e.summary, e.digest ?? '', e.result, e.detail ?? ''];
-  return keccak256(stringToHex(JSON.stringify(canonical)));
-}
-
-/** Appends an entry to the chain (atomically with reading the last one). `at` Unix ms. */
-export async function appendAudit(db: VaultDb, entry: Omit<AuditEntry, 'id' | 'prev' | 'hash'>): Promise<void> {
-  const anchor = ((await db.get('settings', AUDIT_ANCHOR_KEY)) as string | undefined) ?? ZERO;
-  const tx = db.transaction('audit', 'readwrite');
-  const last = await tx.store.openCursor(null, 'prev');
-  const prev = last?.value.hash ?? anchor;
-  await tx.store.add({ ...entry, prev, hash: entryHash(prev, entry) });
-  await tx.done;
-}
-
-/** Result of checking the chain: `brokenAt` is the id of the first entry that does not verify. */
-export type AuditVerification = { ok: boolean; count: number; brokenAt?: number; reason?: string };
-
-/** Walks the whole log in order and recomputes every link. */
-export async function verifyAudit(db: VaultDb): Promise<AuditVerification> {
-  const all = await db.getAll('audit');
-  let prev = ((await db.get('settings', AUDIT_ANCHOR_KEY)) as string | undefined) ?? ZERO;
-  for (const e of all) {
-    if (e.prev !== prev) return { ok: false, count: all.length, brokenAt: e.id!, reason: 'an entry before it was removed or changed' };
-    if (e.hash !== entryHash(prev, e)) return { ok: false, count: all.length, brokenAt: e.id!, reason: 'this entry was changed' };
-    prev = e.hash;
-  }
-  return { ok: true, count: all.length };
-}
-
-/** Drops entries older than `days` (0: keep everything); the last dropped hash becomes the anchor. */
-export async function pruneAudit(db: VaultDb, days: number, now = Date.now()): Promise<number> {
-  if (!days) return 0;
-  const cutoff = now - days * 86_400_000;
-  const old = (await db.getAll('audit')).filter((e) => e.at < cutoff);
-  if (!old.length) return 0;
-  await db.put('settings', old[old.length - 1]!.hash, AUDIT_ANCHOR_KEY);
-  const tx = db.transaction('audit', 'readwrite');
-  for (const e of old) await tx.store.delete(e.id!);
-  await tx.done;
-  return old.length;
-}
-
-/** CSV of entries (RFC 4180 quoting), oldest first. */
-export function auditCsv(entries: readonly AuditEntry[]): string {
-  const q = (v: unknown) => `"${String(v ?? '').replace(/"/g, '""')}"`;
-  const head = ['id', 'time', 'origin', 'account', 'kind', 'summary', 'digest', 'result', 'detail', 'hash'];
-  return [head.join(','), ...entries.map((e) => [e.id, new Date(e.at).toISOString(), e.origin, e.account, e.kind, e.summary, e.digest, e.result, e.detail, e.hash].map(q).join(','))].join('\r\n');
-}
+export { appendAudit, auditLog, resealAfterRestore, ConflictError, InvalidEntryError, type AuditInput, type AuditKeySource, type AuditLog } from './log';
+export { auditProgress, checkAudit, INLINE_LIMIT, type AuditCheck, type AuditProgress } from './verify';
+export { auditCsv, auditOrigins, exportAudit, pageAudit, MAX_EXPORT_PAGE, MAX_PAGE, type AuditEntryStatus, type AuditEntryView, type AuditPage } from './read';
+export { pruneAudit } from './prune';

@@ -169,6 +169,7 @@ describe('background: replies never carry secrets', () => {
       'perps.read': { account: owner, name: 'credentials' },
       'perps.book': { iid: 2 },
       'audit.list': {},
+      'audit.origins': {},
       'audit.verify': {},
       'audit.export': { format: 'json' },
       'catalogue.markets': { q: 'sandbox' },

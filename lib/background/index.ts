@@ -19,7 +19,7 @@ import { MAX_REQUEST_BYTES, PORT_NAME } from '../bridge/framing';
 import { disconnected, invalidParams, toRpcError, userRejected } from '../provider/errors';
 import { ProviderService } from '../provider/service';
 import { GrantService } from '../grants/service';
-import { pruneAudit } from '../audit';
+import { auditLog, pruneAudit } from '../audit';
 import { DeadMan } from './deadman';
 import { readSettings } from '../settings';
 import { activeAccount } from '../accounts';
@@ -320,7 +320,7 @@ export function startBackground(o: BackgroundOptions): Background {
           if (!fromSession) await grants.revokeAll();
           else await sessionTick();
           await armAutoLock();
-          await pruneAudit(db, (await readSettings(db)).auditRetentionDays);
+          await pruneAudit(auditLog(db, () => vault.auditKey()), (await readSettings(db)).auditRetentionDays);
           const active = await activeAccount(db, vault);
           for (const c of await db.getAll('connections')) {
             if (c.accounts[0]?.toLowerCase() === active?.address.toLowerCase()) emit(c.origin, 'accountsChanged', c.accounts);

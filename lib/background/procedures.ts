@@ -25,7 +25,7 @@ import { ApprovalNotFoundError } from '../approvals/registry';
 import { runPanic, type PanicReport, type PanicStep, type PanicTiming } from './panic';
 import { gatewayReads } from './reads';
 import type { DeadManStatus } from './deadman';
-import { appendAudit, auditCsv, verifyAudit } from '../audit';
+import { appendAudit, auditCsv, auditLog, auditOrigins, checkAudit, exportAudit, pageAudit, resealAfterRestore } from '../audit';
 import { disconnected } from '../provider/errors';
 
 /**
@@ -112,6 +112,7 @@ async function accounts(vault: Vault) {
 
 export function createProcedures(d: ProcedureDeps): Handlers {
   const { vault, db, service } = d;
+  const audit = auditLog(db, () => vault.auditKey());
   /** Popup trading acts for the active account only (a popup left open on another account cannot). */
   const requireActive = async (account: string) => {
     const active = await activeAccount(db, vault);
@@ -170,6 +171,7 @@ export function createProcedures(d: ProcedureDeps): Handlers {
     'vault.restoreBackup': async ({ backup, password }) => {
       await vault.restoreBackup(backup, password);
       service.resume(); // a panic's signing gate lasts until the next successful unlock
+      await resealAfterRestore(audit); // the log was sealed by the previous vault's key
       await d.onUnlocked({ fromSession: false });
       return null;
     },
@@ -211,20 +213,19 @@ export function createProcedures(d: ProcedureDeps): Handlers {
     },
     'perps.read': async ({ account, name, query }) => service.perpsRead(account, name, query),
     ...gatewayReads(d),
-    'audit.list': async ({ limit, origin, kind }) => {
-      const all = (await db.getAll('audit')).filter((e) => (!origin || e.origin === origin) && (!kind || e.kind.startsWith(kind)));
-      return all.slice(-(limit ?? 100)).reverse();
-    },
-    'audit.verify': async () => verifyAudit(db),
-    'audit.export': async ({ format }) => {
-      const all = await db.getAll('audit');
-      return { text: format === 'csv' ? auditCsv(all) : JSON.stringify(all, null, 2), verification: await verifyAudit(db) };
+    'audit.list': async ({ limit, origin, kind, before }) => (await pageAudit(audit, { limit: limit || 100, origin, kind, before })).entries,
+    'audit.origins': async () => auditOrigins(audit),
+    'audit.verify': async ({ full }) => checkAudit(audit, { full: !!full }),
+    'audit.export': async ({ format, after, limit }) => {
+      const page = await exportAudit(audit, { after, limit });
+      const text = format === 'csv' ? auditCsv(page.entries, { header: after === undefined }) : JSON.stringify(page.entries, null, 2);
+      return { text, next: page.next, ...(after === undefined ? { verification: await checkAudit(audit) } : {}) };
     },
     'approval.list': async () => d.registry.list(),
     'account.select': async ({ address }) => {
       const { active, changed } = await selectAccount(db, vault, address);
       if (changed) {
-        await appendAudit(db, { at: Date.now(), origin: 'extension', account: active.address.toLowerCase(), kind: 'account.switch', summary: `Switched the active account to ${active.address}`, result: 'ok' });
+        await appendAudit(audit, { at: Date.now(), origin: 'extension', account: active.address.toLowerCase(), kind: 'account.switch', summary: `Switched the active account to ${active.address}`, result: 'ok' });
         await d.onAccountChanged(active.address);
       }
       return { activeAccount: active.address, changed };
@@ -246,7 +247,7 @@ export function createProcedures(d: ProcedureDeps): Handlers {
       if (other !== undefined) throw new GrantLimitsError({ field: limits.venue === 'perps' ? 'limits.instruments' : 'limits.markets', reason: `may name only what the request being approved trades (not ${other.slice(0, 20)})` });
       const names = await offerReads.names(limits.venue, scope).catch(() => ({}));
       const grant = await d.grants.create({ origin: view.origin, account: view.account.address, limits, durationMs: minutes * 60_000, names });
-      await appendAudit(db, { at: Date.now(), origin: view.origin, account: view.account.address.toLowerCase(), kind: 'grant.create', summary: `Standing permission for ${view.origin} until ${new Date(grant.expiresAt).toISOString()}: ${describeGrant(grant).slice(0, 2).join(' ')}`.slice(0, 500), result: 'ok' });
+      await appendAudit(audit, { at: Date.now(), origin: view.origin, account: view.account.address.toLowerCase(), kind: 'grant.create', summary: `Standing permission for ${view.origin} until ${new Date(grant.expiresAt).toISOString()}: ${describeGrant(grant).slice(0, 2).join(' ')}`.slice(0, 500), result: 'ok' });
       return grant;
     },
     'grant.list': async () => d.grants.list(),
@@ -268,7 +269,7 @@ export function createProcedures(d: ProcedureDeps): Handlers {
         ...(d.haltKillSwitches ? { haltKillSwitches: d.haltKillSwitches } : {}),
         killSwitches: d.deadman,
         audit: (report) =>
-          appendAudit(db, { at: Date.now(), origin: 'extension', account: account?.toLowerCase() ?? '', kind: 'panic', summary: panicSummary(report), result: report.problems.length ? 'error' : 'ok' }),
+          appendAudit(audit, { at: Date.now(), origin: 'extension', account: account?.toLowerCase() ?? '', kind: 'panic', summary: panicSummary(report), result: report.problems.length ? 'error' : 'ok' }).then(() => undefined),
         lock: async () => {
           await vault.lock();
           await d.onLocked();

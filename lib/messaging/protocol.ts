@@ -78,13 +78,26 @@ export const PROCEDURES = {
   'clob.book': { input: v.strictObject({ tokenId: uint256String }), senders: POPUP, activity: false },
   'clob.trades': { input: v.strictObject({ account: address }), senders: POPUP, activity: false },
   'data.portfolio': { input: v.strictObject({ account: address, cursor: v.optional(v.pipe(v.string(), v.maxLength(200))) }), senders: POPUP, activity: false },
+  // The audit log (issue #17): pages newest first (`before`: the last id shown), checks incrementally
+  // (`full`: a background full check; call again to poll its progress), exports a page at a time
+  // oldest first (`after`: the last id exported).
   'audit.list': {
-    input: v.strictObject({ limit: v.optional(v.pipe(nonNegativeSafeInteger, v.maxValue(500))), origin: v.optional(v.pipe(v.string(), v.maxLength(300))), kind: v.optional(v.pipe(v.string(), v.maxLength(64))) }),
+    input: v.strictObject({
+      limit: v.optional(v.pipe(nonNegativeSafeInteger, v.maxValue(500))),
+      origin: v.optional(v.pipe(v.string(), v.maxLength(300))),
+      kind: v.optional(v.pipe(v.string(), v.maxLength(64))),
+      before: v.optional(nonNegativeSafeInteger),
+    }),
     senders: POPUP,
     activity: false,
   },
-  'audit.verify': { input: v.strictObject({}), senders: POPUP, activity: false },
-  'audit.export': { input: v.strictObject({ format: v.picklist(['csv', 'json']) }), senders: POPUP, activity: true },
+  'audit.origins': { input: v.strictObject({}), senders: POPUP, activity: false },
+  'audit.verify': { input: v.strictObject({ full: v.optional(v.boolean()) }), senders: POPUP, activity: false },
+  'audit.export': {
+    input: v.strictObject({ format: v.picklist(['csv', 'json']), after: v.optional(nonNegativeSafeInteger), limit: v.optional(v.pipe(nonNegativeSafeInteger, v.minValue(1), v.maxValue(1000))) }),
+    senders: POPUP,
+    activity: true,
+  },
   'approval.list': { input: v.strictObject({}), senders: EXT, activity: false },
   /** The approval window names the request (id and digest) it is displaying: closing it ends only that one (issue #17 §10). */
   'approval.showing': {

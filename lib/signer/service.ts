@@ -56,7 +56,7 @@ import {
 import { requestJson } from '../http/json';
 import { applyHeaderSet, fetchWithHeaderSet, type HeaderSet } from '../http/headers';
 import type { AuditEntry, VaultDb } from '../vault/db';
-import { appendAudit } from '../audit';
+import { appendAudit, auditLog, type AuditLog } from '../audit';
 import { fromUnits } from '../decimal';
 import type { Vault } from '../vault/vault';
 
@@ -144,6 +144,8 @@ export class SigningService {
   private haltReason: string | undefined;
   /** Submissions that passed the gate, can open exposure and have not settled yet (what `halt` waits for). */
   private readonly inflight = new Set<Promise<unknown>>();
+  /** The audit log, keyed by the vault's audit key (issue #17 §8). */
+  private readonly auditLog: AuditLog;
 
   constructor(private readonly o: SigningServiceOptions) {
     this.transport = fetchWithHeaderSet(o.fetchFn ?? ((input, init) => fetch(input, init)), async () => (await o.settings()).headerSet ?? 'seed');
@@ -151,6 +153,7 @@ export class SigningService {
     this.fetchFn = fetchWithTimeout(this.transport, this.requestTimeoutMs);
     this.now = o.now ?? Date.now;
     this.sleep = o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.auditLog = auditLog(o.db, () => o.vault.auditKey(), { now: this.now });
   }
 
   /** The transport with a deadline of `timeoutMs` (ms; the default when undefined). */
@@ -209,8 +212,8 @@ export class SigningService {
     return p;
   }
 
-  private async audit(entry: Omit<AuditEntry, 'at'>): Promise<void> {
-    await appendAudit(this.o.db, { at: this.now(), ...entry });
+  private async audit(entry: Pick<AuditEntry, 'origin' | 'account' | 'kind' | 'summary' | 'result'> & { digest?: string | undefined; detail?: string | undefined }): Promise<void> {
+    await appendAudit(this.auditLog, { at: this.now(), ...entry });
   }
 
   /** Cached command and withdraw domains of the configured perps gateway (PROTOCOL.md §1.1). */

@@ -10,6 +10,12 @@
  * - `settings`: gateway URLs, auto-lock minutes;
  * - `audit`: append-only signing log (what, for which origin, when, result — never a secret);
  * - `connections`: per-origin connections.
+ *
+ * v2 (issue #17, the keyed audit log — `lib/audit`): the `audit` store gains the indexes `byOrigin`
+ * `[origin, id]`, `byGroup` `[group, id]` and `byOriginGroup` `[origin, group, id]` (the Audit tab pages
+ * newest first by origin and kind without reading the whole log), every existing entry gets its `group`,
+ * and `meta` holds the audit log's MAC'd checkpoint (`auditCheckpoint`) and verified position
+ * (`auditVerified`).
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import type { KdfParams, Sealed } from './crypto';
@@ -62,6 +68,7 @@ export type SecretRecord = {
 /** One signing audit entry. Never holds a key, secret or signature material beyond the digest. */
 export type AuditEntry = {
   id?: number;
+  /** Unix ms. */
   at: number;
   origin: string;
   account: string;
@@ -70,19 +77,61 @@ export type AuditEntry = {
   digest?: string;
   result: 'ok' | 'rejected' | 'error' | 'unknown';
   detail?: string;
-  /** Hash chain (lib/audit): the previous entry's hash and this entry's. */
+  /** The kind's first segment (`perps`, `clob`, `grant` …), for the `byGroup` index (v2; covered by the MAC). */
+  group?: string;
+  /** The previous link of the keyed chain (lib/audit): the previous entry's `mac`, or the chain's anchor. */
   prev?: string;
+  /** HMAC-SHA256 (hex) of this entry's fields, its id and `prev`, under the vault's audit key (v2). */
+  mac?: string;
+  /** `'locked'`: recorded while no key was available and chained in at the next keyed append (v2). */
+  auth?: 'locked';
+  /** v1 only: the unkeyed keccak link of an entry written before the keyed log. */
   hash?: string;
 };
+
+/** A seal event of the audit log (why the keyed chain (re)started at `fromId`). `at` Unix ms. */
+export type AuditSealEvent = { at: number; fromId: number; reason: 'legacy' | 'missing' | 'invalid' | 'restore'; count: number };
+
+/**
+ * The audit log's checkpoint (lib/audit), MAC'd with the vault's audit key and written in the same
+ * transaction as every append and every prune. Ids are the `audit` store's keys; links are hex MACs.
+ */
+export type AuditCheckpointRecord = {
+  id: 'auditCheckpoint';
+  v: 1;
+  /** Entries kept with `firstId ≤ id ≤ lastId` (the store's count, minus entries not yet chained). */
+  count: number;
+  /** The oldest entry kept (`lastId + 1` when none). */
+  firstId: number;
+  /** The first entry of the keyed chain; older entries kept are outside it (not authenticated). */
+  chainFrom: number;
+  /** The `prev` the oldest chained entry kept must carry (after a prune: the last dropped entry's MAC). */
+  anchor: string;
+  /** The newest entry the checkpoint covers (0 when none). */
+  lastId: number;
+  /** The newest chained entry's MAC (the anchor when none). */
+  head: string;
+  /** When this seal started (Unix ms). */
+  startedAt: number;
+  /** Why this seal started, when it did not start with an empty log (at most one event today; a list so later versions can keep history). */
+  seals: AuditSealEvent[];
+  mac: string;
+};
+
+/**
+ * How far the chain was verified (lib/audit), MAC'd: entries up to `upTo` (whose MAC is `head`) were
+ * checked; `broken` keeps a break found by a full check so later incremental checks still report it.
+ */
+export type AuditVerifiedRecord = { id: 'auditVerified'; upTo: number; head: string; broken: { id: number; reason: string } | null; mac: string };
 
 /** A connected origin and the accounts it may see. */
 export type Connection = { origin: string; accounts: string[]; connectedAt: number };
 
 export interface VaultSchema extends DBSchema {
-  meta: { key: string; value: VaultMeta | BackoffRecord | RecordIndex | SessionRecord };
+  meta: { key: string; value: VaultMeta | BackoffRecord | RecordIndex | SessionRecord | AuditCheckpointRecord | AuditVerifiedRecord };
   secrets: { key: string; value: SecretRecord; indexes: { byAccount: string } };
   settings: { key: string; value: unknown };
-  audit: { key: number; value: AuditEntry };
+  audit: { key: number; value: AuditEntry; indexes: { byOrigin: [string, number]; byGroup: [string, number]; byOriginGroup: [string, string, number] } };
   connections: { key: string; value: Connection };
 }
 
@@ -107,8 +156,33 @@ export const V1: Migration = {
   },
 };
 
+/** The group of an audit kind: its first dot-separated segment (`perps.createOrders` → `perps`). */
+export function auditGroupOf(kind: string): string {
+  const dot = kind.indexOf('.');
+  return dot < 0 ? kind : kind.slice(0, dot);
+}
+
+/**
+ * v2 (issue #17): indexes for paging the audit log by origin and kind, and each existing entry's
+ * `group`. v1 entries keep their keccak `hash`; the keyed chain starts after them (`lib/audit`).
+ */
+export const V2: Migration = {
+  version: 2,
+  migrate(_db, tx) {
+    const audit = tx.objectStore('audit');
+    audit.createIndex('byOrigin', ['origin', 'id']);
+    audit.createIndex('byGroup', ['group', 'id']);
+    audit.createIndex('byOriginGroup', ['origin', 'group', 'id']);
+    void (async () => {
+      for (let c = await audit.openCursor(); c; c = await c.continue()) {
+        if (c.value.group === undefined) await c.update({ ...c.value, group: auditGroupOf(c.value.kind) });
+      }
+    })();
+  },
+};
+
 /** The migrations of this build, in order. Add one per schema change; never edit a shipped one. */
-export const MIGRATIONS: readonly Migration[] = [V1];
+export const MIGRATIONS: readonly Migration[] = [V1, V2];
 
 /**
  * Opens (creating or upgrading) the vault database. Each migration above the stored version runs in

@@ -252,21 +252,21 @@ describe('Vault backup', () => {
 });
 
 describe('vault database migrations', () => {
-  it('upgrades a v1 database to a v2 fixture, keeping its records', async () => {
+  it('upgrades a v1 database through every shipped migration to a later fixture, keeping its records', async () => {
     const name = `migrate-${n++}`;
     const v1 = await openVaultDb(name, [V1]);
     await v1.put('settings', { autoLockMinutes: 5 }, 'prefs');
     await v1.put('connections', { origin: 'https://a.example', accounts: [], connectedAt: 1 });
     v1.close();
     const V2_FIXTURE: Migration = {
-      version: 2,
+      version: MIGRATIONS[MIGRATIONS.length - 1]!.version + 1,
       migrate(_db, tx) {
         (tx.objectStore('connections') as unknown as IDBObjectStore).createIndex('byConnectedAt', 'connectedAt');
         void tx.objectStore('settings').put({ autoLockMinutes: 5, theme: 'system' }, 'prefs');
       },
     };
     const v2 = await openVaultDb(name, [...MIGRATIONS, V2_FIXTURE]);
-    expect(v2.version).toBe(2);
+    expect(v2.version).toBe(V2_FIXTURE.version);
     expect(await v2.get('settings', 'prefs')).toEqual({ autoLockMinutes: 5, theme: 'system' });
     const raw = await openDB(name);
     expect([...raw.transaction('connections').store.indexNames]).toContain('byConnectedAt');

@@ -1,0 +1,133 @@
+/**
+ * Reading the audit log a page at a time (issue #17 "An audit log that scales"): the Audit tab pages
+ * newest first with key cursors (`before` = the last id shown), through the `byOrigin`, `byGroup` and
+ * `byOriginGroup` indexes when filtered, so a page costs the same at 20 entries or 1 000 000; exports
+ * page oldest first (`after`) and the popup assembles the file. Nothing here reads the whole log.
+ * Each entry comes with its own status (its MAC checked against the vault's key), so what a person
+ * reads on a page is authenticated even before a full check has run.
+ */
+import { auditGroupOf, type AuditEntry } from '../vault/db';
+import { entryAuthentic, readCheckpoint, shared, type AuditLog, type Checkpoint } from './log';
+
+/**
+ * An entry's status: `ok` (sealed, MAC verifies); `locked` (recorded while locked, chained in later:
+ * not authenticated); `pending` (recorded while locked, not chained yet); `unauthenticated` (kept from
+ * before the current seal); `changed` (its MAC does not verify: edited or forged); `unchecked` (no key
+ * or no valid checkpoint to check it against).
+ */
+export type AuditEntryStatus = 'ok' | 'locked' | 'pending' | 'unauthenticated' | 'changed' | 'unchecked';
+
+/** An entry as the popup and exports see it (`at` Unix ms; `mac` hex link when sealed). */
+export type AuditEntryView = {
+  id: number;
+  at: number;
+  origin: string;
+  account: string;
+  kind: string;
+  summary: string;
+  digest?: string;
+  result: AuditEntry['result'];
+  detail?: string;
+  mac?: string;
+  status: AuditEntryStatus;
+};
+
+/** One page and the cursor of the next (`null`: no more). */
+export type AuditPage = { entries: AuditEntryView[]; next: number | null };
+
+/** Largest page the Audit tab may ask for. */
+export const MAX_PAGE = 500;
+/** Largest export page. */
+export const MAX_EXPORT_PAGE = 1_000;
+
+async function views(log: AuditLog, rows: AuditEntry[]): Promise<AuditEntryView[]> {
+  const key = await log.key();
+  let c: Checkpoint | undefined;
+  if (!key) shared(log.db).cp = undefined; // no key: forget the cached one
+  else {
+    const r = await readCheckpoint(log, key);
+    if (r.status === 'ok') c = r.c;
+  }
+  const authentic = await Promise.all(rows.map((e) => (key && c && e.id! >= c.chainFrom && e.id! <= c.lastId ? entryAuthentic(key, e) : false)));
+  const out: AuditEntryView[] = [];
+  for (const [i, e] of rows.entries()) {
+    let status: AuditEntryStatus;
+    if (!key || !c) status = 'unchecked';
+    else if (e.id! > c.lastId) status = 'pending';
+    else if (e.id! < c.chainFrom) status = 'unauthenticated';
+    else if (!authentic[i]) status = 'changed';
+    else status = e.auth === 'locked' ? 'locked' : 'ok';
+    out.push({
+      id: e.id!,
+      at: e.at,
+      origin: e.origin,
+      account: e.account,
+      kind: e.kind,
+      summary: e.summary,
+      ...(e.digest === undefined ? {} : { digest: e.digest }),
+      result: e.result,
+      ...(e.detail === undefined ? {} : { detail: e.detail }),
+      ...(e.mac === undefined ? {} : { mac: e.mac }),
+      status,
+    });
+  }
+  return out;
+}
+
+/**
+ * A page of the log, newest first: at most `limit` (1–500, default 50) entries with id below
+ * `before`, from `origin` exactly and of `kind` (a group such as `perps`, or a kind prefix within
+ * one such as `perps.create`). Pass the returned `next` as `before` for the following page.
+ */
+export async function pageAudit(log: AuditLog, q: { before?: number | undefined; limit?: number | undefined; origin?: string | undefined; kind?: string | undefined } = {}): Promise<AuditPage> {
+  const limit = Math.min(Math.max(1, q.limit ?? 50), MAX_PAGE);
+  const upper = q.before ?? Infinity;
+  const group = q.kind ? auditGroupOf(q.kind) : undefined;
+  const tx = log.db.transaction('audit');
+  const cursor =
+    q.origin && group
+      ? tx.store.index('byOriginGroup').openCursor(IDBKeyRange.bound([q.origin, group, -Infinity], [q.origin, group, upper], false, true), 'prev')
+      : q.origin
+        ? tx.store.index('byOrigin').openCursor(IDBKeyRange.bound([q.origin, -Infinity], [q.origin, upper], false, true), 'prev')
+        : group
+          ? tx.store.index('byGroup').openCursor(IDBKeyRange.bound([group, -Infinity], [group, upper], false, true), 'prev')
+          : tx.store.openCursor(q.before === undefined ? null : IDBKeyRange.upperBound(q.before, true), 'prev');
+  const rows: AuditEntry[] = [];
+  for (let c = await cursor; c && rows.length < limit; c = await c.continue()) {
+    if (!q.kind || c.value.kind.startsWith(q.kind)) rows.push(c.value);
+  }
+  await tx.done;
+  return { entries: await views(log, rows), next: rows.length === limit ? rows[rows.length - 1]!.id! : null };
+}
+
+/** An export page, oldest first: at most `limit` (1–1000, default 1000) entries with id above `after`. */
+export async function exportAudit(log: AuditLog, q: { after?: number | undefined; limit?: number | undefined } = {}): Promise<AuditPage> {
+  const limit = Math.min(Math.max(1, q.limit ?? MAX_EXPORT_PAGE), MAX_EXPORT_PAGE);
+  const rows = await log.db.getAll('audit', q.after === undefined ? undefined : IDBKeyRange.lowerBound(q.after, true), limit);
+  return { entries: await views(log, rows), next: rows.length === limit ? rows[rows.length - 1]!.id! : null };
+}
+
+/**
+ * The distinct origins in the log, sorted (at most `max`, default 200): one key seek per origin along
+ * `byOrigin` (arrays sort after numbers, so `[origin, []]` is past every `[origin, id]`).
+ */
+export async function auditOrigins(log: AuditLog, max = 200): Promise<string[]> {
+  const tx = log.db.transaction('audit');
+  const index = tx.store.index('byOrigin');
+  const out: string[] = [];
+  for (let c = await index.openKeyCursor(); c && out.length < max; ) {
+    const origin = c.key[0];
+    out.push(origin);
+    c = await index.openKeyCursor(IDBKeyRange.lowerBound([origin, []], true));
+  }
+  await tx.done;
+  return out;
+}
+
+/** CSV of entries (RFC 4180 quoting), in the order given; `header` adds the column names first. */
+export function auditCsv(entries: readonly AuditEntryView[], o: { header?: boolean } = {}): string {
+  const q = (v: unknown) => `"${String(v ?? '').replace(/"/g, '""')}"`;
+  const head = ['id', 'time', 'origin', 'account', 'kind', 'summary', 'digest', 'result', 'detail', 'status', 'mac'];
+  const rows = entries.map((e) => [e.id, new Date(e.at).toISOString(), e.origin, e.account, e.kind, e.summary, e.digest, e.result, e.detail, e.status, e.mac].map(q).join(','));
+  return (o.header ?? true ? [head.join(','), ...rows] : rows).join('\r\n');
+}

@@ -1,0 +1,184 @@
+/**
+ * Checking the keyed audit chain (issue #17 "An audit log that scales"):
+ * - every check first compares the MAC'd checkpoint with the store — its count, its oldest entry, the
+ *   first chained entry's anchor and its newest entry (a few reads and two MACs, whatever the size);
+ * - then verifies only the entries added since the last verified position (`meta` › `auditVerified`,
+ *   MAC'd), reading in key-range chunks of 1 000;
+ * - a full check (on demand), or an incremental one with more than `INLINE_LIMIT` new entries, runs
+ *   in the background in chunks and reports `{ done, total }` until it finishes. Memory is bounded by
+ *   the chunk size at any log size.
+ * A break a full check finds is kept (MAC'd) in the verified position, so every later check reports
+ * it until a full check passes again (or retention drops the entry).
+ */
+import type { AuditSealEvent, AuditVerifiedRecord } from '../vault/db';
+import { entryAuthentic, partsOk, prepare, serial, shared, signParts, verifiedParts, type AuditLog, type Checkpoint } from './log';
+
+/** Entries verified inline by one check; more run as a background check with progress. */
+export const INLINE_LIMIT = 10_000;
+const CHUNK = 1_000;
+
+/** Progress of a background check: entries walked of `total` (ids, estimated). */
+export type AuditProgress = { done: number; total: number; full: boolean };
+
+/**
+ * The result of a check. `state`: `ok` (nothing removed, changed, added or re-sealed over),
+ * `broken` (`brokenAt` / `reason` say where and what, in plain words), `checking` (a background check
+ * runs: `progress`), `locked` (no key: nothing can be checked). `count`: entries in the log;
+ * `checked`: entries whose link and MAC this call verified (incremental: only the new ones);
+ * `unauthenticated`: entries kept from before the current seal; `pending`: entries recorded while
+ * locked and not yet chained; `since`: when the current seal started (Unix ms); `seals`: why it started.
+ */
+export type AuditCheck = {
+  ok: boolean;
+  state: 'ok' | 'broken' | 'checking' | 'locked';
+  count: number;
+  checked: number;
+  full: boolean;
+  brokenAt?: number;
+  reason?: string;
+  progress?: AuditProgress;
+  unauthenticated: number;
+  pending: number;
+  since?: number;
+  seals: AuditSealEvent[];
+};
+
+const CHANGED = 'this entry was changed or forged (its seal does not match)';
+const GAP = 'entries before it were removed or moved';
+
+type Walk = { checked: number; upTo: number; head: string; broken?: { id: number; reason: string } };
+
+/** Verifies entries with id in (`from`, `c.lastId`] in order, each linking to `prev`. */
+async function walk(log: AuditLog, key: CryptoKey, c: Checkpoint, from: number, prev: string, progress?: (pos: number) => void): Promise<Walk | undefined> {
+  let pos = from;
+  let checked = 0;
+  for (;;) {
+    if (pos >= c.lastId) break;
+    if (progress && !(await log.key())) return undefined; // locked meanwhile: a background check stops
+
+    const chunk = await log.db.getAll('audit', IDBKeyRange.bound(pos, c.lastId, true, false), CHUNK);
+    if (!chunk.length) break;
+    // MACs are independent of each other (each covers its own `prev`): check a chunk's concurrently, links in order.
+    const authentic = await Promise.all(chunk.map((e) => entryAuthentic(key, e)));
+    for (const [i, e] of chunk.entries()) {
+      if (!authentic[i]) return { checked, upTo: pos, head: prev, broken: { id: e.id!, reason: CHANGED } };
+      if (e.prev !== prev) return { checked, upTo: pos, head: prev, broken: { id: e.id!, reason: GAP } };
+      prev = e.mac!;
+      pos = e.id!;
+      checked++;
+    }
+    progress?.(pos);
+  }
+  return { checked, upTo: pos, head: prev };
+}
+
+async function readVerified(log: AuditLog, key: CryptoKey): Promise<AuditVerifiedRecord | undefined> {
+  const v = (await log.db.get('meta', 'auditVerified')) as AuditVerifiedRecord | undefined;
+  if (!v || typeof v.upTo !== 'number' || typeof v.head !== 'string') return undefined;
+  const broken = v.broken && typeof v.broken.id === 'number' && typeof v.broken.reason === 'string' ? v.broken : null;
+  return (await partsOk(key, verifiedParts(v.upTo, v.head, broken), v.mac)) ? { ...v, broken } : undefined;
+}
+
+async function saveVerified(log: AuditLog, key: CryptoKey, upTo: number, head: string, broken: { id: number; reason: string } | null): Promise<void> {
+  await log.db.put('meta', { id: 'auditVerified', upTo, head, broken, mac: await signParts(key, verifiedParts(upTo, head, broken)) });
+}
+
+type Cheap = { count: number; pending: number; unauthenticated: number; broken?: { id?: number; reason: string } };
+
+/** The constant-cost comparison of the checkpoint with the store. */
+async function cheapCheck(log: AuditLog, key: CryptoKey, c: Checkpoint): Promise<Cheap> {
+  const tx = log.db.transaction('audit');
+  const store = tx.store;
+  const count = await store.count();
+  const pending = await store.count(IDBKeyRange.lowerBound(c.lastId, true));
+  const oldest = (await store.openKeyCursor())?.key;
+  const chainStart = Math.max(c.firstId, c.chainFrom);
+  const firstChained = chainStart <= c.lastId ? (await store.openCursor(IDBKeyRange.bound(chainStart, c.lastId)))?.value : undefined;
+  const newest = c.lastId >= chainStart ? await store.get(c.lastId) : undefined;
+  const unauthenticated = c.chainFrom > c.firstId && c.lastId >= c.firstId ? await store.count(IDBKeyRange.bound(c.firstId, Math.min(c.chainFrom - 1, c.lastId))) : 0;
+  await tx.done;
+  const r = { count, pending, unauthenticated };
+  const kept = count - pending;
+  if (kept < c.count) return { ...r, broken: { reason: `${c.count - kept} ${c.count - kept === 1 ? 'entry was' : 'entries were'} removed (run a full check to see where)` } };
+  if (kept > c.count) return { ...r, broken: { reason: `${kept - c.count} ${kept - c.count === 1 ? 'entry was' : 'entries were'} added outside Countersign (run a full check to see where)` } };
+  if (c.count > 0 && oldest !== c.firstId) {
+    return { ...r, broken: { reason: typeof oldest === 'number' && oldest > c.firstId ? 'the oldest entries were removed' : 'entries were added before the oldest one' } };
+  }
+  if (chainStart <= c.lastId) {
+    if (!firstChained) return { ...r, broken: { reason: 'the sealed entries were removed' } };
+    if (!(await entryAuthentic(key, firstChained))) return { ...r, broken: { id: firstChained.id!, reason: CHANGED } };
+    if (firstChained.prev !== c.anchor) return { ...r, broken: { id: firstChained.id!, reason: 'the start of the log was moved (its oldest entries were removed)' } };
+    if (!newest) return { ...r, broken: { id: c.lastId, reason: 'the newest entries were removed' } };
+    if (newest.mac !== c.head || !(await entryAuthentic(key, newest))) return { ...r, broken: { id: c.lastId, reason: 'the newest entry was replaced or changed' } };
+  }
+  return r;
+}
+
+/** Where the next walk starts: after the last verified entry when that record still holds, else the chain's start. */
+async function startPoint(log: AuditLog, key: CryptoKey, c: Checkpoint, full: boolean): Promise<{ from: number; prev: string; sticky?: { id: number; reason: string } }> {
+  const from = Math.max(c.firstId, c.chainFrom) - 1;
+  if (full) return { from, prev: c.anchor };
+  const v = await readVerified(log, key);
+  if (!v || v.upTo < from || v.upTo > c.lastId) return { from, prev: c.anchor };
+  const holds = v.upTo === from ? v.head === c.anchor : (await log.db.get('audit', v.upTo))?.mac === v.head;
+  if (!holds) return { from, prev: c.anchor };
+  const sticky = v.broken && v.broken.id >= c.firstId && (await log.db.getKey('audit', v.broken.id)) !== undefined ? v.broken : undefined;
+  return { from: v.upTo, prev: v.head, ...(sticky ? { sticky } : {}) };
+}
+
+/**
+ * Checks the log (see the module docstring). `full`: re-verify every chained entry, in the
+ * background. While locked returns `state: 'locked'`. While a background check runs, returns its
+ * progress (`state: 'checking'`); call again to poll. Maintenance first: entries recorded while locked
+ * are chained in, and a missing or invalid checkpoint starts a new seal (kept in `seals`, reported).
+ */
+export async function checkAudit(log: AuditLog, o: { full?: boolean; inlineLimit?: number } = {}): Promise<AuditCheck> {
+  const full = !!o.full;
+  const key = await log.key();
+  const s = shared(log.db);
+  if (!key) {
+    s.cp = undefined; // forget the cached key with the checkpoint
+    return { ok: false, state: 'locked', count: await log.db.count('audit'), checked: 0, full, unauthenticated: 0, pending: 0, seals: [] };
+  }
+  const c = await serial(s, 'tail', () => prepare(log, key, true));
+  const cheap = await cheapCheck(log, key, c);
+  const base = { count: cheap.count, pending: cheap.pending, unauthenticated: cheap.unauthenticated, since: c.startedAt, seals: c.seals, full };
+  if (s.job) return { ...base, ok: false, state: 'checking', checked: 0, progress: { ...s.job } };
+  const broken = (b: { id?: number | undefined; reason: string }, checked = 0): AuditCheck => ({ ...base, ok: false, state: 'broken', checked, ...(b.id === undefined ? {} : { brokenAt: b.id }), reason: b.reason });
+  if (cheap.broken) return broken(cheap.broken);
+  const resealed = c.seals.find((e) => (e.reason === 'missing' || e.reason === 'invalid') && cheap.unauthenticated > 0);
+  if (resealed) {
+    const what = resealed.reason === 'missing' ? 'was missing' : 'did not verify';
+    return broken({ id: resealed.fromId, reason: `the log's seal ${what} on ${new Date(resealed.at).toISOString()}: the ${cheap.unauthenticated} entries before #${resealed.fromId} cannot be authenticated` });
+  }
+  const start = await startPoint(log, key, c, full);
+  if (start.sticky) return broken(start.sticky);
+  const total = Math.max(0, c.lastId - start.from);
+  const save = (w: Walk) => saveVerified(log, key, w.upTo, w.head, w.broken ?? null);
+  if (full || total > (o.inlineLimit ?? INLINE_LIMIT)) {
+    const job = { full, done: 0, total };
+    s.job = job;
+    void serial(s, 'walk', async () => {
+      try {
+        const w = await walk(log, key, c, start.from, start.prev, (pos) => void (job.done = Math.min(total, pos - start.from)));
+        if (w) await save(w);
+      } finally {
+        s.job = undefined;
+      }
+    }).catch(() => undefined);
+    return { ...base, ok: false, state: 'checking', checked: 0, progress: { ...job } };
+  }
+  const w = await serial(s, 'walk', async () => {
+    const r = (await walk(log, key, c, start.from, start.prev))!;
+    await save(r);
+    return r;
+  });
+  if (w.broken) return broken(w.broken, w.checked);
+  return { ...base, ok: true, state: 'ok', checked: w.checked };
+}
+
+/** The running background check's progress, or `undefined` when none runs. */
+export function auditProgress(log: AuditLog): AuditProgress | undefined {
+  const j = shared(log.db).job;
+  return j ? { ...j } : undefined;
+}
