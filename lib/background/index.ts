@@ -19,8 +19,9 @@ import { MAX_REQUEST_BYTES, PORT_NAME } from '../bridge/framing';
 import { disconnected, invalidParams, toRpcError, userRejected } from '../provider/errors';
 import { ProviderService } from '../provider/service';
 import { GrantService } from '../grants/service';
-import { pruneAudit } from '../audit';
-import { DeadMan } from './deadman';
+import { appendAudit, pruneAudit } from '../audit';
+import { DeadMan, targetsOf, type DeadManJournalRecord } from './deadman';
+import { Lifetime } from './lifetime';
 import { readSettings } from '../settings';
 import { activeAccount } from '../accounts';
 import { SigningService } from '../signer/service';
@@ -36,6 +37,8 @@ export type BackgroundBrowser = {
     getURL: (path: string) => string;
     onMessage: { addListener: (fn: (message: unknown, sender: BrowserSender) => Promise<unknown> | undefined) => void };
     onStartup: { addListener: (fn: () => void) => void };
+    /** Called every 20 s while the background is held alive (`lib/background/lifetime.ts`). */
+    getPlatformInfo?: () => Promise<unknown>;
     onInstalled?: { addListener: (fn: (details: { reason: string }) => void) => void };
     onConnect?: { addListener: (fn: (port: BrowserPort) => void) => void };
   };
@@ -56,7 +59,7 @@ export type BackgroundBrowser = {
     };
   };
   alarms: {
-    create: (name: string, info: { delayInMinutes: number }) => unknown;
+    create: (name: string, info: { delayInMinutes?: number; periodInMinutes?: number }) => unknown;
     clear: (name: string) => Promise<unknown>;
     onAlarm: { addListener: (fn: (alarm: { name: string }) => void) => void };
   };
@@ -74,6 +77,7 @@ export type BrowserPort = {
 
 export const AUTOLOCK_ALARM = 'autolock';
 const SESSION_KEY = 'vault.session';
+const DEADMAN_JOURNAL_KEY = 'deadman.journal';
 
 function sessionStore(browser: BackgroundBrowser): SessionStore {
   return {
@@ -135,6 +139,8 @@ export function startBackground(o: BackgroundOptions): Background {
   });
   let grants!: GrantService;
   let deadman!: DeadMan;
+  // The background's lifetime (issue #17 §6): its alarm listener is registered here, synchronously.
+  const lifetime = new Lifetime({ browser });
 
   const emit = (origin: string | undefined, event: string, data: unknown) => {
     for (const p of ports) {
@@ -183,6 +189,7 @@ export function startBackground(o: BackgroundOptions): Background {
     await browser.alarms.create(AUTOLOCK_ALARM, { delayInMinutes: autoLockMinutes });
   };
   const afterLock = async () => {
+    await deadman.halt(); // lock never unsets the venues' kill switches: they fire
     await browser.alarms.clear(AUTOLOCK_ALARM);
     await grants.revokeAll(); // lock revokes every standing grant
     registry.rejectAll(() => disconnected('Countersign was locked; the request was cancelled.'));
@@ -218,12 +225,25 @@ export function startBackground(o: BackgroundOptions): Background {
       onChange: (n) => {
         liveGrants = n;
         badge();
-        // While a grant is live the venues' kill switches stay armed (issue #11 §3).
-        void (n > 0 ? deadman.arm() : deadman.disarm()).catch(() => undefined);
+        // While a grant is live the venues' kill switches stay armed (issue #11 §3, issue #17 §6).
+        void deadman.sync();
       },
     });
-    deadman = new DeadMan({ service, vault, account: async () => (await activeAccount(db, vault))?.address, ...(o.now ? { now: o.now } : {}) });
-    provider = new ProviderService({ vault, db, service, registry, showApprovals, emit, grants });
+    deadman = new DeadMan({
+      service,
+      vault,
+      targets: async () => targetsOf(await grants.list()),
+      lifetime,
+      audit: (e) => appendAudit(db, { at: (o.now ?? Date.now)(), origin: 'dead-man', ...e }),
+      journal: {
+        load: async () => (await browser.storage.session.get(DEADMAN_JOURNAL_KEY))[DEADMAN_JOURNAL_KEY],
+        save: (records: DeadManJournalRecord[]) => browser.storage.session.set({ [DEADMAN_JOURNAL_KEY]: records }),
+      },
+      ...(o.now ? { now: o.now } : {}),
+    });
+    // Every start (after the session restore above): re-arm the kill switches of the live grants.
+    lifetime.onStart(() => deadman.start());
+    provider = new ProviderService({ vault, db, service, registry, showApprovals, emit, grants, killSwitchArmed: (venue, account) => deadman.killSwitchArmed(venue, account) });
     route = createRouter(
       createProcedures({
         vault,
@@ -232,6 +252,7 @@ export function startBackground(o: BackgroundOptions): Background {
         registry,
         grants,
         deadman: () => deadman.state,
+        onPanic: () => deadman.halt(),
         onUnlocked: async () => {
           // Grants never outlive a lock: one left on disk by a browser restart (locked without running
           // the lock path) is revoked at the next unlock.
@@ -264,6 +285,8 @@ export function startBackground(o: BackgroundOptions): Background {
       { extensionId: browser.runtime.id, extensionOrigin },
     );
   })();
+
+  void ready.then(() => lifetime.start(), () => undefined);
 
   const handle = async (message: unknown, sender: BrowserSender) => {
     await ready;

@@ -54,6 +54,8 @@ export type ProcedureDeps = {
   grants: GrantService;
   /** The dead-man timer's state. */
   deadman: () => DeadManStatus;
+  /** Called first when panic starts (the dead-man halts: the venues' switches are never unset). */
+  onPanic?: () => Promise<void>;
 };
 
 /** Accounts view: owners with their proxies and CLOB credential info (non-secret). */
@@ -189,6 +191,7 @@ export function createProcedures(d: ProcedureDeps): Handlers {
     'grant.list': async () => d.grants.list(),
     'deadman.status': async () => d.deadman(),
     'panic.run': async ({ closePositions }) => {
+      await d.onPanic?.();
       const active = await activeAccount(db, vault);
       const report = await runPanic({
         account: active?.address,

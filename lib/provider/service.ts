@@ -52,6 +52,11 @@ export function isAllowedOrigin(origin: string): boolean {
 export type ProviderDeps = {
   /** Standing grants; absent: every signature asks. */
   grants?: GrantService;
+  /**
+   * Whether the dead-man's kill switch of `venue` is live for `account` (issue #17 §6); a request a grant
+   * covers is signed without a window only when it answers true. Absent: grants are not checked against it.
+   */
+  killSwitchArmed?: (venue: 'perps' | 'clob', account: string) => Promise<boolean>;
   vault: Vault;
   db: VaultDb;
   service: SigningService;
@@ -188,6 +193,10 @@ export class ProviderService {
   private async grantCheck(origin: string, account: OwnerInfo, req: GrantRequest, mid: (m: string) => Promise<string | undefined>): Promise<{ covered: boolean; flag?: string }> {
     const verdict = await this.d.grants?.consume(origin, account.address, req, mid);
     if (!verdict) return { covered: false };
+    const venue = req.kind === 'order' ? req.venue : 'perps';
+    if (verdict.ok && this.d.killSwitchArmed && !(await this.d.killSwitchArmed(venue, account.address))) {
+      return { covered: false, flag: `Your standing permission for this site is paused: the ${venue === 'perps' ? 'perps auto-cancel' : 'order-book heartbeat'} (dead-man switch) is not armed, so this request needs your approval.` };
+    }
     return verdict.ok ? { covered: true } : { covered: false, flag: `Outside your standing permission for this site: ${verdict.limit}.` };
   }
 
