@@ -103,7 +103,7 @@ async function withGrant(dbName: string) {
   expect((await call(bg, 'grant.create', { approvalId: v!.id, limits, minutes: 60 }, approvalWindow())).ok).toBe(true);
   bg.registry.decide(v!.id, { approve: true, digest: v!.digest });
   await placed;
-  await until(async () => (await status(bg)).venues.some((x) => x.venue === 'perps' && x.armed));
+  await until(async () => (await status(bg)).armed);
   return first;
 }
 
@@ -114,7 +114,8 @@ describe('dead-man across a background restart', () => {
     old.net.cut = true; // the old worker is gone
     const before = autoCancels().length;
     const { bg } = start(name); // the new worker: same database and session
-    await until(async () => (await status(bg)).venues.some((x) => x.venue === 'perps' && x.armed));
+    await until(async () => (await status(bg)).armed);
+    expect((await status(bg)).venues.find((x) => x.venue === 'perps')).toMatchObject({ armed: true, renewals: 1 });
     expect(autoCancels().length).toBeGreaterThan(before);
     expect(autoCancels().at(-1)!.time).toBeGreaterThan(Date.now());
     expect(((await call(bg, 'vault.status')).result as { unlocked: boolean }).unlocked).toBe(true);
@@ -159,6 +160,7 @@ describe('dead-man: halt on lock and panic, disarm on revoke', () => {
     const before = autoCancels().length;
     const report = (await call(bg, 'panic.run', { closePositions: false })).result as { locked: boolean };
     expect(report.locked).toBe(true);
+    await new Promise((r) => setTimeout(r, 500)); // a disarm nobody awaited would land by now
     expect(autoCancels().slice(before).map((a) => a.time)).not.toContain(0);
     expect(autoCancelAt()).toBeGreaterThan(h.ctx.now());
     expect((await status(bg)).venues).toEqual([]);
