@@ -74,7 +74,7 @@ beforeAll(async () => {
   await w.getByTestId('approve').click();
   expect((await first).ok).toBe(true);
   expect((await send('clob.postOrders', { account: h.sandbox.demo.owner.address, orders: [{ tokenId: h.sandbox.ctx.clob.markets[0]!.tokenIds[0], side: 'BUY', price: '0.31', size: '10', orderType: 'GTC' }] })).ok).toBe(true);
-  await until(async () => (await status()).venues.filter((v) => v.armed).length === 2, 15_000, 'both switches armed');
+  await until(async () => (await status()).armed, 15_000, 'the dead-man armed');
 }, 90_000);
 afterAll(async () => {
   await h?.close();
@@ -82,6 +82,7 @@ afterAll(async () => {
 
 describe('dead-man across service-worker restarts (Chromium)', () => {
   it('after the worker is stopped, the next granted request is signed only once the new worker has re-armed both switches', async () => {
+    await until(async () => (await status()).armed, 10_000, 'the dead-man armed');
     await popup.close(); // no extension page keeps the worker busy
     await stopWorker();
     const cut = log().length;
