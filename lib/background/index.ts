@@ -11,6 +11,10 @@
  * window or popup left open still locks at the deadline. When the alarm fires the vault locks and every
  * pending approval is rejected with 4900. A browser restart locks too (`runtime.onStartup`, and
  * `storage.session` is emptied by the browser anyway).
+ *
+ * Lifetime (issue #17 §6, `lifetime.ts`): every start of the worker / event page runs the `Lifetime`
+ * start hooks once the session is restored — the dead-man re-arms the kill switches of the live grants
+ * there, before any granted request is signed — and the dead-man holds the background awake while armed.
  */
 import { createRouter, identifySender, type BrowserSender } from '../messaging/router';
 import { PROCEDURES } from '../messaging/protocol';
