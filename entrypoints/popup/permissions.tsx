@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Button, ErrorText } from '../../components/ui';
 import { describeGrant, grantScope, marketName, type Grant } from '../../lib/grants/evaluate';
+import type { DeadManStatus } from '../../lib/background/deadman';
 import { call, messageOf } from './api';
 
 type GrantSummary = Grant & { used24h: string; uses24h: number };
@@ -12,7 +13,7 @@ type GrantSummary = Grant & { used24h: string; uses24h: number };
 export function Permissions() {
   const [grants, setGrants] = useState<GrantSummary[]>();
   const [error, setError] = useState<string>();
-  const [dead, setDead] = useState<{ armed: boolean; perpsCancelAt?: number; lastHeartbeat?: number; error?: string }>();
+  const [dead, setDead] = useState<DeadManStatus>();
   const load = () => {
     void call<'deadman.status', typeof dead>('deadman.status', {}).then(setDead, () => undefined);
     return call<'grant.list', GrantSummary[]>('grant.list', {}).then(setGrants, (e) => setError(messageOf(e)));
@@ -24,11 +25,17 @@ export function Permissions() {
       <h3>Standing permissions</h3>
       <ErrorText error={error} />
       {grants.length === 0 ? <p class="muted">No site may sign without asking.</p> : null}
-      {dead?.armed ? (
-        <p class="muted small" data-testid="deadman">
-          Dead-man timer armed: perps orders cancel at {dead.perpsCancelAt ? new Date(dead.perpsCancelAt).toLocaleTimeString() : '…'} unless renewed ({dead.perpsCancelAt ? Math.max(0, Math.round((dead.perpsCancelAt - Date.now()) / 1000)) : '…'} s left); order-book heartbeat {dead.lastHeartbeat ? `${Math.round((Date.now() - dead.lastHeartbeat) / 1000)} s ago` : 'starting'}.
-          {dead.error ? ` Last renewal failed: ${dead.error}` : ''}
-        </p>
+      {dead?.venues.length ? (
+        <ul class="muted small" data-testid="deadman">
+          {dead.venues.map((v) => (
+            <li key={`${v.venue}:${v.account}`} data-testid={`deadman-${v.venue}`}>
+              {v.venue === 'perps'
+                ? `Dead-man timer (perps) ${v.armed ? 'armed' : 'NOT armed — granted requests ask'}: orders cancel at ${v.perpsCancelAt ? new Date(v.perpsCancelAt).toLocaleTimeString() : '…'} unless renewed (${v.perpsCancelAt ? Math.max(0, Math.round((v.perpsCancelAt - Date.now()) / 1000)) : '…'} s left).`
+                : `Dead-man timer (order book) ${v.armed ? 'armed' : 'NOT armed — granted requests ask'}: last heartbeat ${v.lastHeartbeat ? `${Math.round((Date.now() - v.lastHeartbeat) / 1000)} s ago` : 'not yet'}.`}
+              {v.error ? ` Last renewal failed: ${v.error}` : ''}
+            </li>
+          ))}
+        </ul>
       ) : null}
       <ul class="orders">
         {grants.map((g) => (

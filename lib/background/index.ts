@@ -11,6 +11,10 @@
  * window or popup left open still locks at the deadline. When the alarm fires the vault locks and every
  * pending approval is rejected with 4900. A browser restart locks too (`runtime.onStartup`, and
  * `storage.session` is emptied by the browser anyway).
+ *
+ * Lifetime (issue #17 §6, `lifetime.ts`): every start of the worker / event page runs the `Lifetime`
+ * start hooks once the session is restored — the dead-man re-arms the kill switches of the live grants
+ * there, before any granted request is signed — and the dead-man holds the background awake while armed.
  */
 import { createRouter, identifySender, type BrowserSender } from '../messaging/router';
 import { PROCEDURES } from '../messaging/protocol';
@@ -19,8 +23,9 @@ import { MAX_REQUEST_BYTES, PORT_NAME } from '../bridge/framing';
 import { disconnected, invalidParams, toRpcError, userRejected } from '../provider/errors';
 import { ProviderService } from '../provider/service';
 import { GrantService } from '../grants/service';
-import { auditLog, pruneAudit } from '../audit';
-import { DeadMan } from './deadman';
+import { appendAudit, auditLog, pruneAudit } from '../audit';
+import { DeadMan, targetsOf, type DeadManJournalRecord } from './deadman';
+import { Lifetime } from './lifetime';
 import { readSettings } from '../settings';
 import { activeAccount } from '../accounts';
 import { sessionText } from '../../components/TradingSession';
@@ -40,6 +45,8 @@ export type BackgroundBrowser = {
     getURL: (path: string) => string;
     onMessage: { addListener: (fn: (message: unknown, sender: BrowserSender) => Promise<unknown> | undefined) => void };
     onStartup: { addListener: (fn: () => void) => void };
+    /** Called every 20 s while the background is held alive (`lib/background/lifetime.ts`). */
+    getPlatformInfo?: () => Promise<unknown>;
     onInstalled?: { addListener: (fn: (details: { reason: string }) => void) => void };
     onConnect?: { addListener: (fn: (port: BrowserPort) => void) => void };
   };
@@ -65,7 +72,7 @@ export type BackgroundBrowser = {
     };
   };
   alarms: {
-    create: (name: string, info: { delayInMinutes: number }) => unknown;
+    create: (name: string, info: { delayInMinutes?: number; periodInMinutes?: number }) => unknown;
     clear: (name: string) => Promise<unknown>;
     onAlarm: { addListener: (fn: (alarm: { name: string }) => void) => void };
   };
@@ -85,6 +92,7 @@ export const AUTOLOCK_ALARM = 'autolock';
 /** Minute alarm while a grant is live: expiry sweep and the trading-session title. */
 export const GRANTS_ALARM = 'grants.tick';
 const SESSION_KEY = 'vault.session';
+const DEADMAN_JOURNAL_KEY = 'deadman.journal';
 
 function sessionStore(browser: BackgroundBrowser): SessionStore {
   return {
@@ -150,6 +158,8 @@ export function startBackground(o: BackgroundOptions): Background {
   });
   let grants!: GrantService;
   let deadman!: DeadMan;
+  // The background's lifetime (issue #17 §6): its alarm listener is registered here, synchronously.
+  const lifetime = new Lifetime({ browser });
 
   const emit = (origin: string | undefined, event: string, data: unknown) => {
     for (const p of ports) {
@@ -205,6 +215,7 @@ export function startBackground(o: BackgroundOptions): Background {
     await browser.alarms.create(AUTOLOCK_ALARM, { delayInMinutes: autoLockMinutes });
   };
   const afterLock = async () => {
+    await deadman.halt(); // lock never unsets the venues' kill switches: they fire
     await browser.alarms.clear(AUTOLOCK_ALARM);
     await grants.revokeAll(); // lock revokes every standing grant
     registry.rejectAll(() => disconnected('Countersign was locked; the request was cancelled.'));
@@ -288,12 +299,27 @@ export function startBackground(o: BackgroundOptions): Background {
         liveGrants = n;
         badge();
         void sessionTick().catch(() => undefined);
-        // While a grant is live the venues' kill switches stay armed (issue #11 §3).
-        void (n > 0 ? deadman.arm() : deadman.disarm()).catch(() => undefined);
+        // While a grant is live the venues' kill switches stay armed (issue #11 §3, issue #17 §6).
+        void deadman.sync();
       },
     });
-    deadman = new DeadMan({ service, vault, account: async () => (await activeAccount(db, vault))?.address, ...(o.now ? { now: o.now } : {}) });
-    provider = new ProviderService({ vault, db, service, registry, showApprovals, emit, grants });
+    deadman = new DeadMan({
+      service,
+      vault,
+      targets: async () => targetsOf(await grants.list()),
+      lifetime,
+      // The session state keeps the grants' proxy keys and API credentials: renewals go on in it.
+      usable: () => vault.state !== 'locked',
+      audit: (e) => appendAudit(auditLog(db, () => vault.auditKey()), { at: (o.now ?? Date.now)(), origin: 'dead-man', ...e }).then(() => undefined),
+      journal: {
+        load: async () => (await browser.storage.session.get(DEADMAN_JOURNAL_KEY))[DEADMAN_JOURNAL_KEY],
+        save: (records: DeadManJournalRecord[]) => browser.storage.session.set({ [DEADMAN_JOURNAL_KEY]: records }),
+      },
+      ...(o.now ? { now: o.now } : {}),
+    });
+    // Every start (after the session restore above): re-arm the kill switches of the live grants.
+    lifetime.onStart(() => deadman.start());
+    provider = new ProviderService({ vault, db, service, registry, showApprovals, emit, grants, killSwitchArmed: (venue, account) => deadman.killSwitchArmed(venue, account) });
     route = createRouter(
       createProcedures({
         vault,
@@ -303,6 +329,7 @@ export function startBackground(o: BackgroundOptions): Background {
         grants,
         deadman: () => deadman.state,
         ...(o.panicTiming ? { panicTiming: o.panicTiming } : {}),
+        haltKillSwitches: () => void deadman.halt(),
         onApprovalEmpty: async () => {
           if (registry.size > 0) return false;
           const id = approvalWindowId;
@@ -347,6 +374,8 @@ export function startBackground(o: BackgroundOptions): Background {
       { extensionId: browser.runtime.id, extensionOrigin },
     );
   })();
+
+  void ready.then(() => lifetime.start(), () => undefined);
 
   const handle = async (message: unknown, sender: BrowserSender) => {
     await ready;

@@ -86,9 +86,11 @@ async function granted(): Promise<Bg> {
   expect((await call(bg, 'grant.create', { approvalId: v!.id, limits: GRANT_LIMITS, minutes: 60 })).ok).toBe(true);
   bg.registry.decide(v!.id, { approve: true, digest: v!.digest });
   await first;
+  // And an order-book grant for the same site (grants name one venue): both kill switches armed.
+  await bg.grants().create({ origin: SITE, account: h.demo.owner.address, limits: { venue: 'clob', markets: [h.ctx.clob.markets[0]!.tokenIds[0]!], allow: { order: true }, maxNotional: '20000', dailyNotional: '1000000', priceBandPct: '20' }, durationMs: 3_600_000 });
   await waitFor(async () => {
     const s = (await call(bg, 'deadman.status')).result as DeadManStatus;
-    return s.perpsCancelAt !== undefined && s.lastHeartbeat !== undefined;
+    return s.venues.some((v) => v.perpsCancelAt !== undefined) && s.venues.some((v) => v.lastHeartbeat !== undefined);
   }, 'the first dead-man renewal and heartbeat');
   return bg;
 }
@@ -123,7 +125,7 @@ describe('panic switch: a venue that does not answer', () => {
     expect(ms).toBeLessThan(panicBoundMs(TIMING) + 2_000);
     expect(report.locked).toBe(true);
     expect(await unlocked(bg)).toBe(false);
-    expect(report.grants).toBe(1);
+    expect(report.grants).toBe(2); // the perps and the order-book grant
     expect(report.perps).toEqual({ ok: true, detail: '4 open order(s) cancelled' });
     expect(openPerps()).toEqual([]);
     expect(report.clob).toMatchObject({ ok: false, noAnswer: true, killSwitch: 'heartbeat lapse', error: expect.stringMatching(/^did not answer — its kill switch \(heartbeat lapse\) will cancel within \d+ s$/) });

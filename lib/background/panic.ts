@@ -222,8 +222,8 @@ export async function runPanic(d: PanicDeps): Promise<PanicReport> {
       if (closing) report.positions = { ok: false, error: 'no answer in time: some positions may or may not have been closed — check the venue' };
       // A venue that did not answer: which kill switch will cancel, and when.
       readKillSwitches();
-      const mine = states.filter((s) => s.account?.toLowerCase() === account.toLowerCase());
-      const latest = (k: 'perpsCancelAt' | 'lastHeartbeat') => mine.reduce<number | undefined>((m, s) => (s[k] === undefined ? m : Math.max(m ?? 0, s[k]!)), undefined);
+      const mine = states.flatMap((s) => s.venues).filter((v) => v.account.toLowerCase() === account.toLowerCase());
+      const latest = (k: 'perpsCancelAt' | 'lastHeartbeat') => mine.reduce<number | undefined>((m, v) => (v[k] === undefined ? m : Math.max(m ?? 0, v[k]!)), undefined);
       const hb = latest('lastHeartbeat');
       if ('error' in report.perps && report.perps.error === 'did not answer') report.perps = silentVenue('perps', latest('perpsCancelAt'), now());
       if ('error' in report.clob && report.clob.error === 'did not answer') report.clob = silentVenue('clob', hb === undefined ? undefined : hb + ORDER_BOOK_HEARTBEAT_LAPSE_MS, now());

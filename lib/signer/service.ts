@@ -318,7 +318,7 @@ export class SigningService {
    * order; l2, the five headers. Throws `ArtifactMismatchError` (nothing signed) when the artifact, the
    * key or the API key changed since it was built, and the gateway's typed errors otherwise.
    */
-  execute(artifact: SigningArtifact, approvedDigest: Hex, opts: { origin: string; summary?: string } & GateOptions): Promise<unknown> {
+  execute(artifact: SigningArtifact, approvedDigest: Hex, opts: { origin: string; summary?: string; audit?: boolean } & GateOptions): Promise<unknown> {
     const exempt = () => panicExempt(artifact);
     this.gate(opts.pass, exempt);
     const running = this.run(artifact, approvedDigest, opts, () => this.gate(opts.pass, exempt));
@@ -326,8 +326,10 @@ export class SigningService {
   }
 
   /** `execute` past the gate; `recheck` runs again right before each signature (a halt may have come meanwhile). */
-  private async run(artifact: SigningArtifact, approvedDigest: Hex, opts: { origin: string; summary?: string } & GateOptions, recheck: () => void): Promise<unknown> {
+  private async run(artifact: SigningArtifact, approvedDigest: Hex, opts: { origin: string; summary?: string; audit?: boolean } & GateOptions, recheck: () => void): Promise<unknown> {
     const digests = verifyArtifact(artifact, approvedDigest);
+    // `audit: false` (the dead-man's renewals only) skips the per-signature perps entry; the caller logs instead.
+    const audit = opts.audit === false ? async () => undefined : (entry: Omit<AuditEntry, 'at'>) => this.audit(entry);
     const base = { origin: opts.origin, account: artifact.account.toLowerCase(), summary: opts.summary ?? artifact.kind, digest: artifact.digest };
     switch (artifact.kind) {
       case 'perps': {
@@ -338,7 +340,7 @@ export class SigningService {
         const envelope: PerpsEnvelope = { op, sig: await signExact(signer, digests[0]!), salt, ts, ...(exp === undefined ? {} : { exp }), ...(label === undefined ? {} : { label }) };
         const kind = `perps.${op.type}`;
         if (!artifact.submit) {
-          await this.audit({ ...base, kind: `${kind}.sign`, result: 'ok' });
+          await audit({ ...base, kind: `${kind}.sign`, result: 'ok' });
           return envelope;
         }
         const { perpsUrl } = await this.o.settings();
@@ -347,14 +349,14 @@ export class SigningService {
         if (opts.pass !== PANIC_PASS) this.meter(perpsUrl, weight.request, weight.action);
         try {
           const result = await sendPerpsCommand(perpsUrl, artifact, envelope, this.fetchFor(opts.timeoutMs));
-          await this.audit({ ...base, kind, result: 'ok' });
+          await audit({ ...base, kind, result: 'ok' });
           return result;
         } catch (err) {
           if (err instanceof NetworkError) {
-            await this.audit({ ...base, kind, result: 'unknown' });
+            await audit({ ...base, kind, result: 'unknown' });
             throw new OutcomeUnknownError(op.type === 'withdraw' ? 'withdrawal' : op.type === 'internalTransfer' ? 'transfer' : op.type, err);
           }
-          await this.audit({ ...base, kind, result: 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
+          await audit({ ...base, kind, result: 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
           throw err;
         }
       }
@@ -406,11 +408,12 @@ export class SigningService {
   /**
    * Signs and submits `command` for `account` (the popup path: the click is the consent); returns the
    * gateway's success body. Throws the gateway's typed error, `WeightBudgetError`, or (no answer)
-   * `OutcomeUnknownError`.
+   * `OutcomeUnknownError`. `audit: false` writes no per-signature audit entry: only the dead-man's
+   * renewals use it, and it logs one entry per armed period instead (issue #17 §6).
    */
-  async perpsSend(account: string, command: PerpsCommand, opts: { origin: string; exp?: number; summary?: string } & GateOptions): Promise<unknown> {
+  async perpsSend(account: string, command: PerpsCommand, opts: { origin: string; exp?: number; summary?: string; audit?: boolean } & GateOptions): Promise<unknown> {
     const a = await this.preparePerps(account, command, { submit: true, ...(opts.exp === undefined ? {} : { exp: opts.exp }) });
-    return this.execute(a, a.digest, { origin: opts.origin, summary: opts.summary ?? command.type, ...(opts.pass ? { pass: opts.pass } : {}), ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }) });
+    return this.execute(a, a.digest, { origin: opts.origin, summary: opts.summary ?? command.type, ...(opts.pass ? { pass: opts.pass } : {}), ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.audit === false ? { audit: false } : {}) });
   }
 
   /** A proxy-header read for `account` with its proxy key (PROTOCOL.md §1.4); `opts.timeoutMs` this read's deadline (ms). Not gated (nothing is signed). */

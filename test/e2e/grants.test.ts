@@ -3,8 +3,8 @@
  * sandbox (issue #11): a site trades 50 orders inside a grant without a window and the sandbox verifies
  * them all; an order over a limit opens a window that names the limit; a withdrawal under a grant
  * still opens a window; the audit export lists every signature with its origin; the panic switch leaves
- * no open order at either venue and locks (which revokes the grant); the dead-man timer has the venues
- * cancel the orders after the browser is closed.
+ * no open order at either venue and locks (which revokes the grant). The dead-man timer (venues cancel
+ * after the browser is closed, worker restarts) is in `deadman.test.ts`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -140,21 +140,6 @@ describe('standing grants in Chromium', () => {
     expect((await send('vault.unlock', { password: PASSWORD })).ok).toBe(true);
     expect(((await send('grant.list')) as { result: unknown[] }).result).toEqual([]);
   });
-
-  it('the dead-man timer: with a grant live, closing the browser leaves the venues to cancel the orders', async () => {
-    await grantViaWindow('3100');
-    expect((await send('clob.postOrders', { account: h.sandbox.demo.owner.address, orders: [{ tokenId: h.sandbox.ctx.clob.markets[0]!.tokenIds[0], side: 'BUY', price: '0.31', size: '10', orderType: 'GTC' }] })).ok).toBe(true);
-    await popup.waitForTimeout(1_500); // the first renewal and heartbeat have gone out
-    expect(openPerps().length).toBe(1);
-    expect(liveClob().length).toBe(1);
-    await h.ctx.close(); // the browser dies: nothing renews any more
-    await new Promise((r) => setTimeout(r, 21_000));
-    // The venues apply their timers on the next request of the account (any read does).
-    await fetch(`${h.sandbox.url}/perps/v1/account/open-orders`, { headers: { 'SERVICE-PROXY': h.sandbox.demo.proxy.address, 'SERVICE-SECRET': h.sandbox.demo.proxy.secret } });
-    await fetch(`${h.sandbox.url}/clob/ok`);
-    expect(openPerps()).toEqual([]);
-    expect(liveClob()).toEqual([]);
-  }, 60_000);
 });
 
 /**

@@ -7,7 +7,7 @@ import { chromium, type BrowserContext, type Page, type Worker } from 'playwrigh
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startSandbox, type RunningSandbox } from '../../lib/sandbox/server';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../lib/sandbox/server';
 
 export const EXTENSION_DIR = resolve(import.meta.dirname, '../../.output/chrome-mv3');
 export const ARTIFACTS = resolve(import.meta.dirname, '../../test-results');
@@ -26,10 +26,11 @@ export type Harness = {
   close: () => Promise<void>;
 };
 
-export async function launchHarness(): Promise<Harness> {
+/** Launches Chromium with the built extension and a sandbox (`sandboxOptions`, e.g. a clock the test can move). */
+export async function launchHarness(sandboxOptions: SandboxOptions = {}): Promise<Harness> {
   if (!CHROMIUM) throw new Error('Chromium is not installed (apt-get install -y chromium).');
   if (!existsSync(join(EXTENSION_DIR, 'manifest.json'))) throw new Error('Build the extension first (npm run build).');
-  const sandbox = await startSandbox(0);
+  const sandbox = await startSandbox(0, sandboxOptions);
   const userDataDir = mkdtempSync(join(tmpdir(), 'countersign-e2e-'));
   const ctx = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
@@ -158,8 +159,8 @@ export async function connectDemo(h: Harness): Promise<Page> {
  * A ready session for the bridge suites: the browser with the extension, the demo account onboarded
  * (with order-book credentials) and the demo page connected. `windows()` counts approval windows opened.
  */
-export async function startDemoSession(password: string) {
-  const h = await launchHarness();
+export async function startDemoSession(password: string, sandboxOptions: SandboxOptions = {}) {
+  const h = await launchHarness(sandboxOptions);
   let opened = 0;
   h.ctx.on('page', (p) => {
     if (p.url().endsWith('/approval.html')) opened++;
