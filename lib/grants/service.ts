@@ -195,6 +195,23 @@ export class GrantService {
     });
   }
 
+  /**
+   * Forgets client order ids `coids` from the grants of `origin` for `account` (their order ids stay
+   * owned). A client order id names whichever open order carries it *now* (the venue only keeps it
+   * unique among open orders): once the site sends it on an order outside its grant (approved in a
+   * window), a granted cancel by that id would reach that order, so the grant stops owning it.
+   */
+  async forgetCoids(origin: string, account: string, coids: readonly string[]): Promise<void> {
+    if (!coids.length) return;
+    await this.exclusive(async () => {
+      for (const g of await this.mine(origin, account, undefined)) {
+        if (!g.uses.some((u) => u.orders?.some((o) => o.coid && coids.includes(o.coid)))) continue;
+        const uses = g.uses.map((u) => (u.orders ? { ...u, orders: u.orders.map((o) => (o.coid && coids.includes(o.coid) ? { oid: o.oid } : o)) } : u));
+        await this.save(g.grant, uses);
+      }
+    });
+  }
+
   /** Live grants with their last-24 h usage. */
   async list(): Promise<GrantSummary[]> {
     return this.exclusive(async () => {

@@ -313,6 +313,8 @@ export class ProviderService {
       if (cmd.type === 'createOrders') await this.d.grants?.recordOrders(grant.grantId, grant.seq, ackedOrders(result)).catch(() => undefined);
       return result;
     }
+    // A client order id the site sends outside its grant is no longer the grant's to cancel (issue #17 finding 5).
+    if (cmd.type === 'createOrders') await this.d.grants?.forgetCoids(origin, account.address, (cmd.body.args as PerpsOrderInput[]).flatMap((o) => (o.c ? [o.c] : [])));
     const view = await this.approveArtifact(
       origin,
       'perps',

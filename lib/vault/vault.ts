@@ -83,7 +83,13 @@ import {
  * (`mk`) or the trading session's key while in 'session' (`sk`), with the vault's salt at that time (a
  * restored, re-created or re-keyed vault no longer matches, and the state is not restored).
  */
-export type SessionState = { mk: string; salt: string } | { sk: string; salt: string };
+/**
+ * What the session store holds. A trading session also names the digest of its sealed bundle (`bundle`,
+ * sha256 of iv ‖ ct, updated on every re-seal): the bundle in IndexedDB is the same kind of record as the
+ * sealed index vouches for, and a store writer must not be able to put an older copy back (a grant
+ * revoked during the session, or its usage before the daily cap was reached).
+ */
+export type SessionState = { mk: string; salt: string } | { sk: string; salt: string; bundle: string };
 
 /** The session store (in the extension: `browser.storage.session`, access level trusted contexts only). */
 export type SessionStore = {
@@ -178,6 +184,8 @@ export class Vault {
   /** The trading session's key and its opened bundle ('session'). */
   private sk: CryptoKey | undefined;
   private bundle: SessionBundle | undefined;
+  /** Digest of the sealed session bundle last written (also in the session store). */
+  private bundleDigest: string | undefined;
   /** The writer lock: every mutation and sealed read runs after the previous one settled. */
   private chain: Promise<unknown> = Promise.resolve();
   private auditCache: { of: CryptoKey; key: CryptoKey } | undefined;
@@ -382,12 +390,14 @@ export class Vault {
         }
         if ('sk' in s && typeof s.sk === 'string') {
           const rec = (await this.db.get('meta', 'session')) as SessionRecord | undefined;
-          if (!rec) return fail();
+          // Only the bundle last sealed in this browser session opens (an older copy put back is refused).
+          if (!rec || !('bundle' in s) || typeof s.bundle !== 'string' || s.bundle !== Vault.digestOf(rec.sealed)) return fail();
           const sk = await importSessionKey(unb64(s.sk));
           const bundle = dec<SessionBundle>(await open(sk, rec.sealed, SESSION_AAD));
           if (bundle.v !== 1) return fail();
           this.sk = sk;
           this.bundle = bundle;
+          this.bundleDigest = s.bundle;
           return true;
         }
       } catch {
@@ -475,7 +485,8 @@ export class Vault {
       const sealed = await seal(sk, enc(bundle), SESSION_AAD);
       // The session store first: a crash before the bundle is written restores nothing (locked), never
       // a master key beside a half-made session.
-      await this.session.set({ sk: b64(skRaw), salt: b64(meta.salt) });
+      const digest = Vault.digestOf(sealed);
+      await this.session.set({ sk: b64(skRaw), salt: b64(meta.salt), bundle: digest });
       skRaw.fill(0);
       try {
         const grantIds = all.filter((r) => r.kind === 'grant').map((r) => r.id);
@@ -488,14 +499,20 @@ export class Vault {
       this.index = undefined;
       this.sk = sk;
       this.bundle = bundle;
+      this.bundleDigest = digest;
     });
   }
 
   /** Re-seals the session bundle after a change and writes it (call inside `exclusive`, in 'session'). */
   private async saveBundle(next: SessionBundle): Promise<void> {
     const sealed = await seal(this.sk!, enc(next), SESSION_AAD);
+    const digest = Vault.digestOf(sealed);
+    const s = await this.session.get();
+    // The session store first: a crash in between leaves a digest no bundle matches (locked, the safe side).
+    if (s && 'sk' in s) await this.session.set({ ...s, bundle: digest });
     await this.db.put('meta', { id: 'session', sealed });
     this.bundle = next;
+    this.bundleDigest = digest;
   }
 
   /**
@@ -517,7 +534,7 @@ export class Vault {
         if (this.mk) await this.setUnlocked(this.mk, salt);
         else if (this.sk) {
           const skRaw = new Uint8Array(await crypto.subtle.exportKey('raw', this.sk));
-          await this.session.set({ sk: b64(skRaw), salt: b64(salt) });
+          await this.session.set({ sk: b64(skRaw), salt: b64(salt), bundle: this.bundleDigest ?? '' });
           skRaw.fill(0);
         }
       } finally {

@@ -1,0 +1,316 @@
+/**
+ * ATTACKS (outside review of issue #17's fixes). Setup copied from service.test.ts.
+ * Issue #17 findings 1-5, as the attacker did them: a connected site holding a narrow standing grant
+ * sends page requests to the real background (fake browser) against the in-process sandbox. Each
+ * request outside the grant must open a window (a pending approval naming the limit) and nothing may
+ * reach the sandbox before the person decides. Black-box: page requests, the grant service's public
+ * methods, the approval registry and the sandbox's request log and order records.
+ */
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { startHarness, type Harness } from '../sandbox/testkit';
+import { AUTOLOCK_ALARM, startBackground, type BackgroundBrowser } from '../background/index';
+import { userRejected } from '../provider/errors';
+import { fromUnits } from '../decimal';
+
+const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
+const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
+const browser: BackgroundBrowser = {
+  runtime: {
+    get id() {
+      return fakeBrowser.runtime.id;
+    },
+    getURL: (p: string) => fakeBrowser.runtime.getURL(p as '/'),
+    onMessage: fakeBrowser.runtime.onMessage as unknown as BackgroundBrowser['runtime']['onMessage'],
+    onStartup: fakeBrowser.runtime.onStartup,
+    onConnect: { addListener: () => undefined },
+  },
+  storage: { session: fakeBrowser.storage.session as unknown as BackgroundBrowser['storage']['session'] },
+  alarms: fakeBrowser.alarms as unknown as BackgroundBrowser['alarms'],
+  windows: { create: async () => ({ id: 1 }), update: async () => undefined, onRemoved: { addListener: () => undefined } },
+  action: { setBadgeText: () => undefined },
+};
+const SITE = 'https://trade.example';
+const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
+const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
+const approvalWindow = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/approval.html` });
+let n = 0;
+type Bg = ReturnType<typeof startBackground>;
+type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
+const call = async (bg: Bg, type: string, payload: unknown = {}, sender: object = popup()) => (await bg.handle({ type, payload }, sender)) as Reply;
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ now: undefined });
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(() => {
+  fakeBrowser.reset();
+});
+
+const owner = () => h.demo.owner.address;
+/**
+ * Requests that trade or cancel that reached the sandbox. The dead-man's own auto-cancel renewals are
+ * not counted (the extension sends them while a grant is live); `autoCancelAt(t)` counts those with time `t`.
+ */
+const trading = () => h.ctx.requestLog.filter((r) => r.method !== 'GET' && /^\/perps\/v1\/trade\/(orders|orders-coid|orders\/all|leverage|margin)$|^\/clob\/orders?$/.test(r.path)).length;
+const autoCancelAt = (t: number) => () => h.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/auto-cancel' && (JSON.parse(r.body ?? '{}') as { op?: { args?: { time?: number } } }).op?.args?.time === t).length;
+const openPerps = () => [...h.ctx.venue.orders.values()].filter((o) => o.owner === owner().toLowerCase() && (o.status === 'open' || o.status === 'untriggered'));
+const BTC = '1';
+const ETH = '2';
+
+async function ready(): Promise<Bg> {
+  const bg = startBackground({ browser, dbName: `attack-${n++}`, kdf: KDF, bounds: BOUNDS });
+  await call(bg, 'vault.create', { password: 'a good password' });
+  await call(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
+  await call(bg, 'vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
+  await call(bg, 'proxy.import', { account: owner(), privateKey: h.demo.proxy.privateKey, proxy: h.demo.proxy.address, secret: h.demo.proxy.secret, expiry: h.demo.proxy.expiry });
+  await call(bg, 'clob.createOrDerive', { account: owner() });
+  const p = bg.pageRequest(page, 'eth_requestAccounts', undefined);
+  const [view] = await waitPending(bg);
+  bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+  await p;
+  return bg;
+}
+async function waitPending(bg: Bg, k = 1) {
+  for (let i = 0; i < 400 && bg.registry.size < k; i++) await new Promise((r) => setTimeout(r, 5));
+  return bg.registry.list();
+}
+/** The narrow perps grant of the issue: BTC-PERP only, 2 000 USDC per order, 20 000 per 24 h, 2 % band. */
+const btcOnly = { venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2', slippagePct: '1' };
+const grant = (bg: Bg, limits: object) => bg.grants().create({ origin: SITE, account: owner(), limits: limits as never, durationMs: 3_600_000 });
+const tokenA = () => h.ctx.clob.markets[0]!.tokenIds[0]!;
+const tokenB = () => h.ctx.clob.markets[3]!.tokenIds[0]!;
+const mark = async (iid: string) => ((await h.read('tickers', { instrument_id: Number(iid) })) as { mark_price: string }[])[0]!.mark_price;
+
+/**
+ * Sends `method(params)` from the page and expects it to wait for a window: one pending approval whose
+ * flags match `flag`, with nothing sent to the sandbox; then rejects it and expects 4001 and still nothing.
+ */
+async function expectAsks(bg: Bg, method: string, params: unknown, flag?: RegExp, reached: () => number = trading) {
+  const before = reached();
+  const outcome = bg.pageRequest(page, method, params).then(
+    () => 'signed without a window',
+    (e: { code?: number }) => e,
+  );
+  const pending = await waitPending(bg);
+  expect(pending, 'a window opens').toHaveLength(1);
+  if (flag) expect(pending[0]!.flags.join('\n')).toMatch(flag);
+  expect(reached() - before, 'nothing reached the sandbox before the window').toBe(0);
+  // Closed without counting as the person's rejection (three of those would pause the site).
+  bg.registry.rejectAll(() => userRejected('closed by the test'));
+  expect(await outcome).toMatchObject({ code: 4001 });
+  expect(reached() - before).toBe(0);
+}
+
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const autoLock = async (bg: Bg) => {
+  await fakeBrowser.alarms.onAlarm.trigger({ name: AUTOLOCK_ALARM, scheduledTime: Date.now() } as Parameters<typeof fakeBrowser.alarms.onAlarm.trigger>[0]);
+  for (let i = 0; i < 200; i++) {
+    const s = (await call(bg, 'vault.status')).result as { state: string };
+    if (s.state !== 'unlocked') return s.state;
+    await sleep(5);
+  }
+  return 'unlocked';
+};
+const btcOrder = async (qty = '0.01', extra: object = {}) => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: await mark(BTC), tif: 'gtc', po: true, ...extra }] } });
+/** In a trading session nothing can ask: a request outside the grant must be refused with nothing sent. */
+async function expectNotSigned(bg: Bg, method: string, params: unknown) {
+  const before = trading();
+  const outcome = await bg.pageRequest(page, method, params).then(() => 'signed without a window', (e: { code?: number }) => e);
+  expect(outcome, 'refused').toMatchObject({ code: 4900 });
+  expect(trading() - before, 'nothing reached the sandbox').toBe(0);
+  expect(bg.registry.size).toBe(0);
+}
+const used24h = async (bg: Bg) => ((await bg.grants().list())[0]?.used24h ?? '0');
+
+describe('attacks as a connected page holding a narrow grant', () => {
+  it('A1 coid reuse: a coid the grant once owned reaches a later ETH order (approved in a window) — must ask', async () => {
+    const bg = await ready();
+    await grant(bg, btcOnly);
+    const coid = 'cd'.repeat(16);
+    // Under the grant: a BTC order with coid X, then cancelled by X (both covered, no window).
+    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder('0.01', { c: coid }));
+    await bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'cancelOrdersCOID', args: [coid] } });
+    expect(bg.registry.size).toBe(0);
+    // The site now asks for an ETH order carrying the same coid; the person approves it in a window.
+    const p = bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '3000', tif: 'gtc', po: true, c: coid }] } });
+    const [view] = await waitPending(bg);
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    const [ack] = (await p) as { oid: number }[];
+    expect(openPerps().some((o) => o.oid === ack!.oid)).toBe(true);
+    // A cancel by that coid reaches an ETH order outside the BTC-only grant: it must ask.
+    await expectAsks(bg, 'perps_sendCommand', { op: { type: 'cancelOrdersCOID', args: [coid] } });
+    expect(openPerps().some((o) => o.oid === ack!.oid)).toBe(true);
+  });
+
+  it('A2 batch: 15 orders each under the per-order cap but over the daily cap ask as a whole', async () => {
+    const bg = await ready();
+    await grant(bg, btcOnly);
+    const m = await mark(BTC);
+    const orders = Array.from({ length: 15 }, () => ({ iid: 1, buy: true, qty: '0.03', p: m, tif: 'gtc', po: true }));
+    await expectAsks(bg, 'perps_sendCommand', { op: { type: 'createOrders', args: orders } }, /daily notional/);
+  });
+
+  it('A3 concurrency: 12 simultaneous orders of 1 950 USDC under a 5 000 daily cap sign at most 2', async () => {
+    const bg = await ready();
+    await grant(bg, { ...btcOnly, dailyNotional: '5000' });
+    const before = trading();
+    const all = Promise.allSettled(Array.from({ length: 12 }, async () => bg.pageRequest(page, 'perps_sendCommand', await btcOrder('0.03'))));
+    let done = false;
+    void all.then(() => (done = true));
+    for (let i = 0; i < 400 && !done; i++) {
+      bg.registry.rejectAll(() => userRejected('test'));
+      await sleep(10);
+    }
+    await all;
+    expect(trading() - before).toBeLessThanOrEqual(2);
+    expect(Number(await used24h(bg))).toBeLessThanOrEqual(5000);
+  });
+
+  it('A4 decimals: a dust size counts (never zero), 19 decimals or a huge size ask', async () => {
+    const bg = await ready();
+    await grant(bg, btcOnly);
+    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder('0.0000001')).catch(() => undefined);
+    expect(bg.registry.size).toBe(0);
+    expect(Number(await used24h(bg))).toBeGreaterThan(0);
+    await expectAsks(bg, 'perps_sendCommand', await btcOrder('0.0000000000000000001'));
+    await expectAsks(bg, 'perps_sendCommand', await btcOrder('100000000000000000000000000000'));
+  });
+
+  it('A5 flags: a post-only / reduce-only grant refuses orders without the flag; a trigger limit order still asks', async () => {
+    const bg = await ready();
+    await grant(bg, { ...btcOnly, postOnly: true, reduceOnly: true });
+    await expectAsks(bg, 'perps_sendCommand', await btcOrder('0.01', { ro: true, po: false }), /post-only/);
+    await expectAsks(bg, 'perps_sendCommand', await btcOrder('0.01'), /reduce-only/);
+    await expectAsks(bg, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: false, qty: '0.01', p: await mark(BTC), ro: true, tr: { tpsl: 'tp', trp: await mark(BTC) } }] } }, /trigger/);
+  });
+
+  it('A6 rate limit: ratePerMinute 2 → the third request in a minute asks', async () => {
+    const bg = await ready();
+    await grant(bg, { ...btcOnly, ratePerMinute: 2 });
+    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder());
+    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder());
+    await expectAsks(bg, 'perps_sendCommand', await btcOrder(), /requests in a minute/);
+  });
+
+  it('A7 never grantable: perps_signCommand, clob_signRequest cancel-all, updateLeverage isolated, createProxy ask or are refused', async () => {
+    const bg = await ready();
+    await grant(bg, { ...btcOnly, allow: { order: true, cancel: true, leverage: true }, maxLeverage: 20 });
+    await expectAsks(bg, 'perps_signCommand', await btcOrder());
+    await expectAsks(bg, 'clob_signRequest', { method: 'DELETE', requestPath: '/cancel-all' });
+    await expectAsks(bg, 'perps_sendCommand', { op: { type: 'updateLeverage', args: { iid: 1, lev: 5, cross: false } } });
+    await expectAsks(bg, 'perps_sendCommand', { op: { type: 'updateLeverage', args: { iid: 2, lev: 5, cross: true } } });
+    await expect(bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'createProxy', args: {} } })).rejects.toBeDefined();
+    expect(bg.registry.size).toBe(0);
+  });
+
+  it('A8 grant.create / grant.offer from a content-script sender is refused', async () => {
+    const bg = await ready();
+    const p = bg.pageRequest(page, 'perps_sendCommand', await btcOrder()).catch((e) => e);
+    const [view] = await waitPending(bg);
+    const r = await call(bg, 'grant.create', { approvalId: view!.id, limits: btcOnly, minutes: 60 }, page);
+    expect(r.ok).toBe(false);
+    const o = await call(bg, 'grant.offer', { approvalId: view!.id }, page);
+    expect(o.ok).toBe(false);
+    expect(await bg.grants().list()).toEqual([]);
+    bg.registry.decide(view!.id, { approve: false });
+    await p;
+  });
+});
+
+describe('attacks on a trading session (auto-lock with a live grant)', () => {
+  it('S1 no window, no owner-key method: connect, signCommand, signRequest, withdraw all 4900 with nothing pending', async () => {
+    const bg = await ready();
+    await grant(bg, btcOnly);
+    expect(await autoLock(bg)).toBe('session');
+    for (const [m, params] of [
+      ['eth_requestAccounts', undefined],
+      ['wallet_connect', undefined],
+      ['perps_signCommand', await btcOrder()],
+      ['clob_signRequest', { method: 'DELETE', requestPath: '/cancel-all' }],
+      ['perps_sendCommand', { op: { type: 'cancelAll', args: {} } }],
+      ['perps_sendCommand', { op: { type: 'autoCancel', args: { time: 0 } } }],
+    ] as const) {
+      await expect(bg.pageRequest(page, m, params), m).rejects.toMatchObject({ code: 4900 });
+    }
+    expect(bg.registry.size).toBe(0);
+    // Popup procedures that would widen anything.
+    for (const type of ['grant.create', 'grant.offer', 'vault.changePassword', 'proxy.issue', 'clob.createOrDerive', 'account.select', 'vault.restoreBackup']) {
+      const r = await call(bg, type, {});
+      expect(r.ok, type).toBe(false);
+    }
+  });
+
+  it('S2 IndexedDB writer: a grant revoked during the session comes back by replaying the older session bundle', async () => {
+    const bg = await ready();
+    const dbName = `attack-${n - 1}`;
+    await grant(bg, btcOnly);
+    await bg.grants().create({ origin: SITE, account: owner(), limits: { venue: 'clob', markets: [tokenA()], allow: { order: true }, maxNotional: '100', dailyNotional: '100', priceBandPct: '2' } as never, durationMs: 3_600_000 });
+    expect(await autoLock(bg)).toBe('session');
+    const old = await bg.db().get('meta', 'session' as never);
+    expect(old).toBeDefined();
+    const perpsGrant = (await bg.grants().list()).find((g) => g.venue === 'perps')!;
+    expect((await call(bg, 'grant.revoke', { id: perpsGrant.id })).ok).toBe(true);
+    expect(((await call(bg, 'vault.status')).result as { state: string }).state).toBe('session');
+    // The store writer puts the older sealed bundle back; the worker restarts (MV3 idles out).
+    await bg.db().put('meta', old as never);
+    const bg2 = startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS });
+    await bg2.ready;
+    await expectNotSigned(bg, 'perps_sendCommand', await btcOrder()); // revoked: refused before the replay
+    await expectNotSigned(bg2, 'perps_sendCommand', await btcOrder());
+  });
+
+  it('S3 IndexedDB writer: replaying the older session bundle resets the daily usage', async () => {
+    const bg = await ready();
+    const dbName = `attack-${n - 1}`;
+    await grant(bg, { ...btcOnly, dailyNotional: '1000' });
+    expect(await autoLock(bg)).toBe('session');
+    const old = await bg.db().get('meta', 'session' as never);
+    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder('0.015')); // 975 USDC
+    await expectNotSigned(bg, 'perps_sendCommand', await btcOrder('0.015'));
+    await bg.db().put('meta', old as never);
+    const bg2 = startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS });
+    await bg2.ready;
+    await expectNotSigned(bg2, 'perps_sendCommand', await btcOrder('0.015'));
+  });
+});
+
+describe('the fix for S2/S3 keeps an untouched session across a worker restart', () => {
+  it('S4 a worker restart with the bundle untouched keeps the trading session signing inside the grant', async () => {
+    const bg = await ready();
+    const dbName = `attack-${n - 1}`;
+    await grant(bg, btcOnly);
+    expect(await autoLock(bg)).toBe('session');
+    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder()); // a use: the bundle is re-sealed
+    const bg2 = startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS });
+    await bg2.ready;
+    const before = trading();
+    await bg2.pageRequest(page, 'perps_sendCommand', await btcOrder());
+    expect(trading() - before).toBe(1);
+    expect(((await call(bg2, 'vault.status')).result as { state: string }).state).toBe('session');
+    expect(Number((await bg2.grants().list())[0]!.used24h)).toBeGreaterThan(1000);
+  });
+});
+
+describe('attacks while panic runs', () => {
+  it('P1 granted orders fired during panic: none signed after it starts, nothing open after, vault locked', async () => {
+    const bg = await ready();
+    await grant(bg, btcOnly);
+    const had = new Set(openPerps().map((o) => o.oid));
+    const sent = Array.from({ length: 10 }, async (_, i) => {
+      await sleep(i * 3);
+      return bg.pageRequest(page, 'perps_sendCommand', await btcOrder('0.001')).catch((e) => e);
+    });
+    await sleep(5);
+    const r = await call(bg, 'panic.run', { closePositions: false });
+    expect(r.ok).toBe(true);
+    await Promise.all(sent);
+    expect(openPerps().filter((o) => !had.has(o.oid))).toEqual([]);
+    expect(((await call(bg, 'vault.status')).result as { state: string }).state).toBe('locked');
+  });
+});
