@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CDPSession, Page } from 'playwright-core';
-import { messenger, startDemoSession, type Harness } from './harness';
+import { grantOrderBook, messenger, startDemoSession, type Harness } from './harness';
 import { PERPS_LEAD_MS } from '../../lib/background/deadman';
 
 const PASSWORD = 'correct horse battery staple';
@@ -73,6 +73,8 @@ beforeAll(async () => {
   await w.waitForFunction(() => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled, undefined, { timeout: 5_000 });
   await w.getByTestId('approve').click();
   expect((await first).ok).toBe(true);
+  // A grant names one venue: an order-book grant too, so both kill switches are armed.
+  await grantOrderBook(h, demo);
   expect((await send('clob.postOrders', { account: h.sandbox.demo.owner.address, orders: [{ tokenId: h.sandbox.ctx.clob.markets[0]!.tokenIds[0], side: 'BUY', price: '0.31', size: '10', orderType: 'GTC' }] })).ok).toBe(true);
   await until(async () => (await status()).armed, 15_000, 'the dead-man armed');
 }, 90_000);

@@ -169,3 +169,26 @@ export async function startDemoSession(password: string, sandboxOptions: Sandbox
   const demo = await connectDemo(h);
   return { h, popup, send, demo, windows: () => opened };
 }
+
+/**
+ * Grants the demo page an order-book permission the way a person does: the page sends a small order-book
+ * BUY, the approval window offers "Allow this site within limits…", the form's proposed caps are saved,
+ * and the order is approved. A grant names one venue, so a test that needs both kill switches armed
+ * (perps auto-cancel and order-book heartbeats) holds one grant per venue.
+ */
+export async function grantOrderBook(h: Harness, demo: Page, price = '0.31'): Promise<void> {
+  const opened = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
+  const tokenId = h.sandbox.ctx.clob.markets[0]!.tokenIds[0];
+  const first = demo.evaluate(
+    (o) => (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({ method: 'clob_postOrders', params: { orders: [o] } }).then(() => true, () => false),
+    { tokenId, side: 'BUY', price, size: '10', orderType: 'GTC' },
+  );
+  const w = await opened;
+  await w.getByRole('button', { name: 'Allow this site within limits…' }).click();
+  await w.getByRole('button', { name: 'Save permission' }).click();
+  await w.getByText(/Saved for/).waitFor();
+  await w.bringToFront();
+  await w.waitForFunction(() => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled, undefined, { timeout: 5_000 });
+  await w.getByTestId('approve').click();
+  if (!(await first)) throw new Error('the order-book order that offered the grant was not accepted');
+}

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startDemoSession, type Harness } from './harness';
+import { startDemoSession, type Harness, grantOrderBook } from './harness';
 import { panicBoundMs } from '../../lib/background/panic-timing';
 
 const PASSWORD = 'correct horse battery staple';
@@ -124,9 +124,10 @@ describe('panic switch in Chromium', () => {
     expect((await send('vault.unlock', { password: PASSWORD })).ok).toBe(true);
     await popup.reload();
     await grantViaWindow('3100');
+    await grantOrderBook(h, demo); // a grant names one venue: the order-book grant arms the heartbeats
     await postClob(2);
     // Let the dead-man's first heartbeat reach the order book, then silence it (the sandbox's test hook).
-    await expect.poll(async () => ((await send('deadman.status')) as { result: { lastHeartbeat?: number } }).result.lastHeartbeat, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(async () => ((await send('deadman.status')) as { result: { venues: { venue: string; lastHeartbeat?: number }[] } }).result.venues.find((v) => v.venue === 'clob')?.lastHeartbeat ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
     await admin('silence', { service: 'clob', silent: true });
     const ms = await pressPanic();
     await h.screenshot(popup, '47-panic-report-silent-venue');
@@ -138,7 +139,7 @@ describe('panic switch in Chromium', () => {
     expect(await unlocked()).toBe(false);
     expect(openPerps()).toEqual([]);
     // The order-book orders wait for the heartbeat lapse the report announced (the sandbox applies it on the next request).
-    expect(liveClob().length).toBe(2);
+    expect(liveClob().length).toBe(3); // the 2 above and the one that offered the order-book grant
     await admin('silence', { service: 'clob', silent: false });
     h.sandbox.ctx.clob.lapseHeartbeats(Date.now() + 11_000, 10_000);
     expect(liveClob()).toEqual([]);

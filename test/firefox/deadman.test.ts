@@ -111,6 +111,10 @@ async function session(prefs: Record<string, unknown> = {}): Promise<Session> {
   const first = request('perps_sendCommand', ethOrder('3100'));
   await approve(browser, true);
   expect((await first).ok).toBe(true);
+  // A grant names one venue: an order-book grant too, so the heartbeats are armed as well.
+  const second = request('clob_postOrders', { orders: [{ tokenId: sandbox.ctx.clob.markets[0]!.tokenIds[0], side: 'BUY', price: '0.30', size: '10', orderType: 'GTC' }] });
+  await approve(browser, true);
+  expect((await second).ok).toBe(true);
   await ok('clob.postOrders', { account: sandbox.demo.owner.address, orders: [{ tokenId: sandbox.ctx.clob.markets[0]!.tokenIds[0], side: 'BUY', price: '0.31', size: '10', orderType: 'GTC' }] });
   await until(async () => ((await send('deadman.status')).result as { armed: boolean }).armed, 15_000, 'the dead-man armed');
   return { browser, sandbox, profile, ext, demo, send, request };
@@ -146,7 +150,7 @@ describe.runIf(ready || !!process.env.CI)('dead-man in Firefox ESR (real, headle
       await fetch(`${s.sandbox.url}/perps/v1/account/open-orders`, { headers: { 'SERVICE-PROXY': s.sandbox.demo.proxy.address, 'SERVICE-SECRET': s.sandbox.demo.proxy.secret } });
       await fetch(`${s.sandbox.url}/clob/ok`);
       expect(openPerps(s).length).toBe(1);
-      expect(liveClob(s).length).toBe(1);
+      expect(liveClob(s).length).toBe(2); // the order above and the one that offered the order-book grant
       await comeBack(s);
       expect(((await s.send('deadman.status')).result as { armed: boolean }).armed).toBe(true);
     }, 90_000);
