@@ -151,6 +151,8 @@ export class DeadMan {
   /** Set by `halt()`: nothing re-arms until `targets()` has been empty once (the grants were revoked). */
   private halted = false;
   private lastSave = 0;
+  /** Targets whose period ends by lapsing (never unset): the site ended its own grant (`lapse`). */
+  private readonly lapsed = new Set<string>();
   private readonly now: () => number;
   private readonly usable: () => boolean;
 
@@ -227,12 +229,22 @@ export class DeadMan {
   }
 
   /**
+   * The site ended its own grants (`wallet_revokePermissions`): when these targets' periods end, the switch
+   * is left to fire (perps at its last cancel time; heartbeats stop) instead of being unset — the orders the
+   * site placed may still be open. Sticky until the period ends (a target another grant still needs keeps it).
+   */
+  lapse(targets: readonly DeadManTarget[]): void {
+    for (const t of targets) this.lapsed.add(key(t.venue, t.account));
+  }
+
+  /**
    * Lock or panic: stops renewing at once and never unsets a switch, so each venue cancels the orders when
    * its switch fires (perps at the last cancel time, the order book after the heartbeat lapse). Nothing
    * re-arms until the grants are gone (`targets()` empty once); a grant made after that arms again.
    */
   halt(): Promise<void> {
     this.halted = true;
+    this.lapsed.clear(); // nothing is unset after a halt anyway
     const stopping = [...this.periods.values()];
     for (const p of stopping) this.stop(p);
     this.holdOrRelease();
@@ -362,7 +374,9 @@ export class DeadMan {
     this.stop(p);
     await inflight; // a renewal landing after the time-0 would re-arm the venue
     let outcome = 'the grant ended';
-    if (how === 'disarm' && p.venue === 'perps' && p.cancelAt !== undefined) {
+    const lapse = this.lapsed.delete(key(p.venue, p.account));
+    if (lapse && p.venue === 'perps' && p.cancelAt !== undefined) outcome += `; the site disconnected: auto-cancel left to fire at ${iso(p.cancelAt)}`;
+    else if (how === 'disarm' && p.venue === 'perps' && p.cancelAt !== undefined) {
       try {
         if (!this.usable() || !(await this.o.vault.listProxies(p.account)).some((x) => x.expiry > this.now())) throw new DeadManCannotArmError('no usable proxy key');
         await this.o.service.perpsSend(p.account, autoCancel({ time: 0 }), { origin: 'dead-man', summary: 'Dead-man: disarmed', audit: false });

@@ -319,7 +319,9 @@ export function startBackground(o: BackgroundOptions): Background {
     });
     // Every start (after the session restore above): re-arm the kill switches of the live grants.
     lifetime.onStart(() => deadman.start());
-    provider = new ProviderService({ vault, db, service, registry, showApprovals, emit, grants, killSwitchArmed: (venue, account) => deadman.killSwitchArmed(venue, account) });
+    provider = new ProviderService({ vault, db, service, registry, showApprovals, emit, grants, killSwitchArmed: (venue, account) => deadman.killSwitchArmed(venue, account),
+      beforeSiteRevoke: async (origin) => deadman.lapse(targetsOf((await grants.list()).filter((g) => g.origin === origin))),
+    });
     route = createRouter(
       createProcedures({
         vault,

@@ -61,6 +61,12 @@ export type ProviderDeps = {
    * instead. Absent: treated as armed (the lead wires the dead-man's answer here).
    */
   killSwitchArmed?: (venue: 'perps' | 'clob', account: string) => Promise<boolean>;
+  /**
+   * Called before `wallet_revokePermissions` revokes the origin's grants: the dead-man then ends their
+   * switches by letting them fire (`DeadMan.lapse`), never by unsetting them — a site must not be able to
+   * switch the auto-cancel off under its own open orders by disconnecting.
+   */
+  beforeSiteRevoke?: (origin: string) => Promise<void>;
   vault: Vault;
   db: VaultDb;
   service: SigningService;
@@ -122,6 +128,8 @@ export class ProviderService {
       case 'wallet_connect':
         return this.connect(origin, active);
       case 'wallet_revokePermissions':
+        // The site's own disconnect never unsets a kill switch while its orders may be open (issue #17 finding 4).
+        await this.d.beforeSiteRevoke?.(origin);
         await this.d.db.delete('connections', origin);
         await this.d.grants?.revokeOrigin(origin);
         this.d.emit(origin, 'accountsChanged', []);
@@ -204,7 +212,10 @@ export class ProviderService {
     flagsFor: (a: SigningArtifact) => Promise<string[]>,
     ttlMs: number,
   ): Promise<ApprovalView & { artifact: SigningArtifact }> {
-    if (!this.d.vault.unlocked) throw disconnected("Countersign is in a trading session: only requests within this site's standing permission are signed. Unlock Countersign to approve this one.");
+    const mustBeUnlocked = () => {
+      if (!this.d.vault.unlocked) throw disconnected("Countersign is in a trading session: only requests within this site's standing permission are signed. Unlock Countersign to approve this one.");
+    };
+    mustBeUnlocked();
     this.d.registry.checkCapacity(origin);
     const symbol = await this.symbol();
     const make = async () => {
@@ -214,6 +225,9 @@ export class ProviderService {
       return { title, signer, refresh };
     };
     const first = await make();
+    // Auto-lock may have entered a trading session while the window was being built (its `rejectAll` ran
+    // before this request was pending): nothing outside the grants may become approvable in a session.
+    mustBeUnlocked();
     const offer = this.d.grants && (kind === 'clob' || kind === 'perps') ? ProviderService.offerable(first.refresh.artifact) : undefined;
     const { approved } = this.d.registry.add(
       { origin, kind, title: first.title, signer: first.signer, account: { address: account.address, label: account.label }, grantable: !!offer, markets: offer ? requestMarkets(offer) : [], ...first.refresh },
@@ -222,6 +236,7 @@ export class ProviderService {
     );
     await this.d.showApprovals();
     const view = await approved;
+    mustBeUnlocked();
     if (!view.artifact) throw disconnected('The approved request carried nothing to sign.');
     return view as ApprovalView & { artifact: SigningArtifact };
   }
@@ -230,6 +245,7 @@ export class ProviderService {
     if (!active) throw unauthorized('Countersign has no account yet. Finish setup in the extension first.');
     const existing = await this.connection(origin);
     if (existing && existing.accounts[0]?.toLowerCase() === active.address.toLowerCase()) return existing.accounts;
+    if (!this.d.vault.unlocked) throw disconnected('Countersign is locked. Open the extension and unlock it.');
     this.d.registry.checkCapacity(origin);
     const { approved } = this.d.registry.add(
       {

@@ -1,0 +1,299 @@
+/**
+ * ATTACKS 2 (outside review of issue #17: dead-man, lifetime, trading session, panic). Setup copied from
+ * lib/grants/attack.test.ts. A connected site holding a narrow standing grant (or someone at the unlocked
+ * browser during a trading session) drives the real background against the in-process sandbox. Black-box:
+ * page requests, procedures, the sandbox's request log, and what this background put on the wire (`wire`).
+ */
+import 'fake-indexeddb/auto';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { startHarness, type Harness } from '../sandbox/testkit';
+import { AUTOLOCK_ALARM, GRANTS_ALARM, startBackground, type BackgroundBrowser } from './index';
+
+const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
+const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
+const browser: BackgroundBrowser = {
+  runtime: {
+    get id() {
+      return fakeBrowser.runtime.id;
+    },
+    getURL: (p: string) => fakeBrowser.runtime.getURL(p as '/'),
+    onMessage: fakeBrowser.runtime.onMessage as unknown as BackgroundBrowser['runtime']['onMessage'],
+    onStartup: fakeBrowser.runtime.onStartup,
+    onConnect: { addListener: () => undefined },
+  },
+  storage: { session: fakeBrowser.storage.session as unknown as BackgroundBrowser['storage']['session'] },
+  alarms: fakeBrowser.alarms as unknown as BackgroundBrowser['alarms'],
+  windows: { create: async () => ({ id: 1 }), update: async () => undefined, onRemoved: { addListener: () => undefined } },
+  action: { setBadgeText: () => undefined },
+};
+const SITE = 'https://trade.example';
+const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
+const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
+const approvalWindow = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/approval.html` });
+let n = 0;
+type Bg = ReturnType<typeof startBackground>;
+type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
+const call = async (bg: Bg, type: string, payload: unknown = {}, sender: object = popup()) => (await bg.handle({ type, payload }, sender)) as Reply;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ now: undefined });
+});
+afterAll(async () => {
+  await h.close();
+});
+const started: Bg[] = [];
+let clockSkew = 0;
+beforeEach(() => {
+  fakeBrowser.reset();
+});
+afterEach(async () => {
+  for (const bg of started.splice(0)) await call(bg, 'vault.lock').catch(() => undefined);
+  h.clock.advance(-clockSkew);
+  clockSkew = 0;
+});
+
+const owner = () => h.demo.owner.address;
+const trading = () => h.ctx.requestLog.filter((r) => r.method !== 'GET' && /^\/perps\/v1\/trade\/(orders|orders-coid|orders\/all|leverage|margin)$|^\/clob\/orders?$/.test(r.path)).length;
+const BTC = '1';
+const mark = async (iid: string) => ((await h.read('tickers', { instrument_id: Number(iid) })) as { mark_price: string }[])[0]!.mark_price;
+const btcOnly = { venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2', slippagePct: '1' };
+const btcOrder = async (qty = '0.01') => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: await mark(BTC), tif: 'gtc', po: true }] } });
+const ethOrder = { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '3000', tif: 'gtc', po: true }] } };
+
+/** What this background sent: every request through its fetch, with a hook that may hold one (by path). */
+type Wire = { sent: { url: string; body: string }[]; failing: string[]; hold?: { path: string; fn: () => Promise<void> } };
+const autoCancelTimes = (w: Wire) => w.sent.filter((s) => s.url.includes('/v1/trade/auto-cancel')).map((s) => (JSON.parse(s.body || '{}') as { op?: { args?: { time?: number } } }).op?.args?.time);
+
+async function ready(o: { now?: () => number } = {}): Promise<{ bg: Bg; wire: Wire }> {
+  const wire: Wire = { sent: [], failing: [] };
+  const fetchFn: typeof fetch = async (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    wire.sent.push({ url, body: typeof init?.body === 'string' ? init.body : '' });
+    const hold = wire.hold;
+    if (hold && url.includes(hold.path)) {
+      wire.hold = undefined;
+      await hold.fn();
+    }
+    if (wire.failing.some((f) => url.includes(f))) throw new TypeError('fetch failed');
+    return fetch(input, init);
+  };
+  const bg = startBackground({ browser, dbName: `attack2-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, ...(o.now ? { now: o.now } : {}) });
+  started.push(bg);
+  await call(bg, 'vault.create', { password: 'a good password' });
+  await call(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
+  await call(bg, 'vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
+  await call(bg, 'proxy.import', { account: owner(), privateKey: h.demo.proxy.privateKey, proxy: h.demo.proxy.address, secret: h.demo.proxy.secret, expiry: h.demo.proxy.expiry });
+  await call(bg, 'clob.createOrDerive', { account: owner() });
+  const p = bg.pageRequest(page, 'eth_requestAccounts', undefined);
+  const [view] = await waitPending(bg);
+  bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+  await p;
+  return { bg, wire };
+}
+async function waitPending(bg: Bg, k = 1) {
+  for (let i = 0; i < 400 && bg.registry.size < k; i++) await sleep(5);
+  return bg.registry.list();
+}
+async function until(fn: () => Promise<boolean> | boolean, tries = 400): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (await fn()) return;
+    await sleep(10);
+  }
+  throw new Error('condition not met');
+}
+const state = async (bg: Bg) => ((await call(bg, 'vault.status')).result as { state: string }).state;
+const armed = async (bg: Bg, venue = "perps") => { const s = (await call(bg, "deadman.status")); if (process.env.DBG) console.log(JSON.stringify(s)); return ((s.result as { venues: { venue: string; armed: boolean }[] }).venues.some((v) => v.venue === venue && v.armed)); };
+const armed0 = async (bg: Bg, venue = "perps") => ((await call(bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] }).venues.some((v) => v.venue === venue && v.armed);
+const autoLock = async (bg: Bg) => {
+  await fakeBrowser.alarms.onAlarm.trigger({ name: AUTOLOCK_ALARM, scheduledTime: Date.now() } as Parameters<typeof fakeBrowser.alarms.onAlarm.trigger>[0]);
+  await until(async () => (await state(bg)) !== 'unlocked');
+  return state(bg);
+};
+const grant = (bg: Bg, limits: object = btcOnly, durationMs = 3_600_000) => bg.grants().create({ origin: SITE, account: owner(), limits: limits as never, durationMs });
+const openPerps = () => [...h.ctx.venue.orders.values()].filter((o) => o.owner === owner().toLowerCase() && o.status === 'open');
+const venueAutoCancelAt = () => h.ctx.venue.accounts.get(owner().toLowerCase())?.autoCancelAt;
+
+describe('(b) the site makes the dead-man unset the auto-cancel while its orders are open', () => {
+  it('wallet_revokePermissions right after placing orders under the grant: no autoCancel {time: 0}; the switch still fires', async () => {
+    const { bg, wire } = await ready();
+    await grant(bg);
+    await until(() => armed(bg));
+    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder());
+    expect(bg.registry.size).toBe(0);
+    const mine = openPerps().length;
+    expect(mine).toBeGreaterThan(0);
+    await bg.pageRequest(page, 'wallet_revokePermissions', [{ eth_accounts: {} }]);
+    await sleep(500);
+    expect(autoCancelTimes(wire), 'the site disarmed the dead-man').not.toContain(0);
+    expect(venueAutoCancelAt()).toBeGreaterThan(0);
+    expect(openPerps().length).toBe(mine);
+    await call(bg, 'vault.lock');
+  });
+});
+
+describe('(e)/(b) the last grant expiring in a trading session', () => {
+  it('locks (the session ends), and the end is a lock: the switches are left to fire, no time 0', async () => {
+    let skew = 0;
+    const { bg, wire } = await ready({ now: () => Date.now() + skew });
+    await grant(bg, btcOnly, 120_000);
+    await until(() => armed(bg));
+    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder());
+    expect(await autoLock(bg)).toBe('session');
+    skew = 121_000;
+    h.clock.advance(121_000);
+    clockSkew += 121_000;
+    await fakeBrowser.alarms.onAlarm.trigger({ name: GRANTS_ALARM, scheduledTime: Date.now() } as Parameters<typeof fakeBrowser.alarms.onAlarm.trigger>[0]);
+    await until(async () => (await state(bg)) === 'locked');
+    await sleep(500);
+    expect(autoCancelTimes(wire), 'a session that ends is a lock: the dead-man halts, never unsets').not.toContain(0);
+  });
+});
+
+describe('(d) a trading session reaches nothing beyond the grant', () => {
+  it('a request whose window was being built when auto-lock fired cannot be approved in the session', async () => {
+    const { bg, wire } = await ready();
+    await grant(bg);
+    await until(() => armed(bg));
+    // The out-of-grant order passes the "unlocked" check, then auto-lock fires while its window is being built.
+    wire.hold = { path: '/portfolio', fn: async () => void (await autoLock(bg)) };
+    const before = trading();
+    const out = bg.pageRequest(page, 'perps_sendCommand', ethOrder).then(() => 'signed', (e: { code?: number }) => e);
+    for (let i = 0; i < 200 && bg.registry.size === 0 && (await Promise.race([out.then(() => true), sleep(10).then(() => false)])) === false; i++);
+    expect(await state(bg)).toBe('session');
+    const pending = bg.registry.list();
+    if (pending.length) {
+      // Someone at the unlocked browser approves it from the approval window (approval.decide is a session procedure).
+      await call(bg, 'approval.decide', { id: pending[0]!.id, approve: true, digest: pending[0]!.digest }, approvalWindow());
+    }
+    expect(await out).toMatchObject({ code: 4900 });
+    expect(trading() - before, 'an order outside the grant was signed in a trading session').toBe(0);
+    await call(bg, 'vault.lock');
+  });
+
+  it('popup procedures outside SESSION_PROCEDURES, page.request outside the grant, new grants, account switch: refused', async () => {
+    const { bg } = await ready();
+    await grant(bg);
+    await until(() => armed(bg));
+    expect(await autoLock(bg)).toBe('session');
+    const before = trading();
+    for (const [type, payload] of [
+      ['grant.create', { approvalId: 'x', limits: btcOnly, minutes: 60 }],
+      ['account.select', { address: owner() }],
+      ['proxy.issue', { account: owner(), expiry: Math.floor(Date.now() / 1000) + 3600 }],
+      ['clob.postOrders', { account: owner(), orders: [] }],
+      ['clob.cancel', { account: owner(), orderIds: ['1'] }],
+      ['proxy.delete', { account: owner(), proxy: h.demo.proxy.address }],
+    ] as const) {
+      expect((await call(bg, type, payload)).error, type).toMatchObject({ code: 4900 });
+    }
+    const r = (await call(bg, 'page.request', { id: '1', method: 'perps_sendCommand', params: ethOrder }, page)) as Reply & { result?: { error?: { code: number } } };
+    expect(JSON.stringify(r)).toMatch(/4900|Unauthorized|4100|-32602/);
+    await expect(bg.pageRequest(page, 'eth_requestAccounts', undefined)).rejects.toMatchObject({ code: 4900 });
+    expect(bg.registry.size).toBe(0);
+    expect(trading() - before).toBe(0);
+    await call(bg, 'vault.lock');
+  });
+});
+
+describe('(c) nothing signs after Lock or Panic', () => {
+  it('lock while a granted request reads its reference price: the order never reaches the venue', async () => {
+    const { bg, wire } = await ready();
+    await grant(bg);
+    await until(() => armed(bg));
+    wire.hold = { path: '/tickers', fn: async () => void (await call(bg, 'vault.lock')) };
+    const before = trading();
+    const out = await bg.pageRequest(page, 'perps_sendCommand', await btcOrder()).then(() => 'signed', (e: { code?: number }) => e);
+    expect(out).toMatchObject({ code: 4900 });
+    expect(trading() - before).toBe(0);
+  });
+
+  it('panic while a granted request reads its reference price: refused, nothing sent', async () => {
+    const { bg, wire } = await ready();
+    await grant(bg);
+    await until(() => armed(bg));
+    let report: Promise<Reply> | undefined;
+    wire.hold = { path: '/tickers', fn: async () => {
+      report = call(bg, 'panic.run', { closePositions: false });
+      await sleep(50);
+    } };
+    const before = trading();
+    const at = h.ctx.requestLog.length;
+    const out = await bg.pageRequest(page, 'perps_sendCommand', await btcOrder()).then(() => 'signed', (e: { code?: number }) => e);
+    expect(out).not.toBe('signed');
+    await report;
+    // Only panic's own cancel-all may have gone out.
+    const sent = h.ctx.requestLog.slice(at).filter((r) => r.path === '/perps/v1/trade/orders' && r.method === 'POST');
+    expect(sent.length).toBe(0);
+    expect(trading() - before).toBeLessThanOrEqual(1);
+    expect(await state(bg)).toBe('locked');
+  });
+});
+
+describe('(e) panic in a trading session', () => {
+  it('panic from the session cancels at both venues with the session keys, never lets the session lock under it, and ends locked', async () => {
+    const { bg, wire } = await ready();
+    await grant(bg);
+    await until(() => armed(bg));
+    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder());
+    expect(await autoLock(bg)).toBe('session');
+    const report = (await call(bg, 'panic.run', { closePositions: false })).result as { perps: { ok?: boolean }; clob: { ok?: boolean }; locked: boolean; grants: number };
+    expect(report).toMatchObject({ perps: { ok: true }, clob: { ok: true }, locked: true, grants: 1 });
+    expect(openPerps()).toEqual([]);
+    await sleep(300);
+    expect(autoCancelTimes(wire)).not.toContain(0);
+  });
+});
+
+describe('(a) the kill switch of the request venue must be live', () => {
+  it('an order-book request under an order-book grant asks while heartbeats fail, though the perps switch is armed', async () => {
+    const { bg, wire } = await ready();
+    await grant(bg);
+    const tokenA = h.ctx.clob.markets[0]!.tokenIds[0]!;
+    await grant(bg, { venue: 'clob', markets: [tokenA], allow: { order: true }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '20' });
+    await until(() => armed(bg, 'clob'));
+    // Heartbeats fail from now on (the venue does not answer them); the perps switch stays armed.
+    wire.failing = ['/v1/heartbeats'];
+    await sleep(7_000);
+    expect(await armed(bg, 'perps')).toBe(true);
+    const before = trading();
+    const out = bg.pageRequest(page, 'clob_postOrders', { orders: [{ tokenId: tokenA, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] }).then(() => 'signed', (e: { code?: number }) => e);
+    const pending = await waitPending(bg);
+    expect(pending.length, 'signed with the heartbeat lapsed').toBe(1);
+    expect(pending[0]!.flags.join(' ')).toMatch(/kill switch/);
+    bg.registry.decide(pending[0]!.id, { approve: false });
+    expect(await out).toMatchObject({ code: 4001 });
+    expect(trading() - before).toBe(0);
+    await call(bg, 'vault.lock');
+  }, 30_000);
+});
+
+describe('(f) the dead-man audit: one entry per armed period, none hidden', () => {
+  it('a period ended by Lock is closed in the audit log (arm and end both present after unlocking)', async () => {
+    const { bg } = await ready();
+    await grant(bg);
+    await until(() => armed(bg));
+    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder());
+    await call(bg, 'vault.lock');
+    await sleep(200);
+    expect((await call(bg, 'vault.unlock', { password: 'a good password' })).ok).toBe(true);
+    const audit = (await call(bg, 'audit.list', { limit: 100 })).result as { kind: string; origin: string; summary: string }[];
+    const mine = audit.filter((e) => e.origin === 'dead-man' && e.summary.includes('perps'));
+    expect(mine.map((e) => e.kind)).toEqual(['deadman.end', 'deadman.arm']);
+    expect(mine[0]!.summary).toMatch(/halted by lock or panic/);
+  });
+
+  it('a period ended by Panic is closed in the audit log too', async () => {
+    const { bg } = await ready();
+    await grant(bg);
+    await until(() => armed(bg));
+    await call(bg, 'panic.run', { closePositions: false });
+    await sleep(200);
+    expect((await call(bg, 'vault.unlock', { password: 'a good password' })).ok).toBe(true);
+    const audit = (await call(bg, 'audit.list', { limit: 100 })).result as { kind: string; origin: string; summary: string }[];
+    const mine = audit.filter((e) => e.origin === 'dead-man' && e.summary.includes('perps'));
+    expect(mine.map((e) => e.kind)).toEqual(['deadman.end', 'deadman.arm']);
+  });
+});
