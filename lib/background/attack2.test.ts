@@ -48,9 +48,11 @@ const started: Bg[] = [];
 let clockSkew = 0;
 beforeEach(() => {
   fakeBrowser.reset();
+  h.clock.now = Date.now(); // the harness clock stands still: each test starts at the real time
 });
 afterEach(async () => {
   for (const bg of started.splice(0)) await call(bg, 'vault.lock').catch(() => undefined);
+  h.ctx.clob.heartbeats.clear(); // each test's background starts its own heartbeat session
   h.clock.advance(-clockSkew);
   clockSkew = 0;
 });
@@ -105,8 +107,7 @@ async function until(fn: () => Promise<boolean> | boolean, tries = 400): Promise
   throw new Error('condition not met');
 }
 const state = async (bg: Bg) => ((await call(bg, 'vault.status')).result as { state: string }).state;
-const armed = async (bg: Bg, venue = "perps") => { const s = (await call(bg, "deadman.status")); if (process.env.DBG) console.log(JSON.stringify(s)); return ((s.result as { venues: { venue: string; armed: boolean }[] }).venues.some((v) => v.venue === venue && v.armed)); };
-const armed0 = async (bg: Bg, venue = "perps") => ((await call(bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] }).venues.some((v) => v.venue === venue && v.armed);
+const armed = async (bg: Bg, venue = "perps") => ((await call(bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] }).venues.some((v) => v.venue === venue && v.armed);
 const autoLock = async (bg: Bg) => {
   await fakeBrowser.alarms.onAlarm.trigger({ name: AUTOLOCK_ALARM, scheduledTime: Date.now() } as Parameters<typeof fakeBrowser.alarms.onAlarm.trigger>[0]);
   await until(async () => (await state(bg)) !== 'unlocked');

@@ -378,7 +378,9 @@ export class DeadMan {
     if (lapse && p.venue === 'perps' && p.cancelAt !== undefined) outcome += `; the site disconnected: auto-cancel left to fire at ${iso(p.cancelAt)}`;
     else if (how === 'disarm' && p.venue === 'perps' && p.cancelAt !== undefined) {
       try {
-        if (!this.usable() || !(await this.o.vault.listProxies(p.account)).some((x) => x.expiry > this.now())) throw new DeadManCannotArmError('no usable proxy key');
+        // Only with the vault fully unlocked: a trading session ending is a lock, and a lock never unsets.
+        if (!this.o.vault.unlocked) throw new DeadManCannotArmError('Countersign is locked');
+        if (!(await this.o.vault.listProxies(p.account)).some((x) => x.expiry > this.now())) throw new DeadManCannotArmError('no usable proxy key');
         await this.o.service.perpsSend(p.account, autoCancel({ time: 0 }), { origin: 'dead-man', summary: 'Dead-man: disarmed', audit: false });
         outcome += '; auto-cancel unset';
       } catch (err) {
