@@ -30,6 +30,12 @@ function check(label: string, value: string, o: { required?: boolean; max?: stri
   return undefined;
 }
 
+/**
+ * The grant form of the approval window (issue #17): venue and markets fixed by the request shown; per-order
+ * and 24 h notional caps (USDC) prefilled from the offer's proposal and never above it; price band and
+ * slippage (%); market / trigger orders off by default; duration in hours (≤ 24). Calls `onSubmit` with
+ * the limits and the minutes, or shows which field is wrong.
+ */
 export function GrantForm(props: { offer: GrantOffer; busy?: boolean; onSubmit: (limits: GrantFormLimits, minutes: number) => void }) {
   const { offer } = props;
   const perps = offer.venue === 'perps';

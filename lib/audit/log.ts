@@ -38,6 +38,7 @@ export type AuditInput = Pick<AuditEntry, 'at' | 'origin' | 'account' | 'kind' |
 /** The checkpoint as stored (MAC'd). */
 export type Checkpoint = AuditCheckpointRecord;
 
+/** The link before the first entry (64 hex zeros). */
 export const ZERO = '0'.repeat(64);
 const ADOPT_CHUNK = 500;
 

@@ -7,23 +7,10 @@ import 'fake-indexeddb/auto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { keccak256, stringToHex, type Hex } from 'viem';
-import { startBackground, type BackgroundBrowser } from './index';
+import { startBackground } from './index';
 import type { AuditEntry, VaultDb } from '../vault/db';
+import { BOUNDS, browser, KDF } from './testkit';
 
-const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
-const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
-const browser: BackgroundBrowser = {
-  runtime: {
-    get id() {
-      return fakeBrowser.runtime.id;
-    },
-    getURL: (p: string) => fakeBrowser.runtime.getURL(p as '/'),
-    onMessage: fakeBrowser.runtime.onMessage as unknown as BackgroundBrowser['runtime']['onMessage'],
-    onStartup: fakeBrowser.runtime.onStartup,
-  },
-  storage: { session: fakeBrowser.storage.session as unknown as BackgroundBrowser['storage']['session'] },
-  alarms: fakeBrowser.alarms as unknown as BackgroundBrowser['alarms'],
-};
 const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
 type Reply = { ok: boolean; result?: unknown; error?: { name: string } };
 type Bg = ReturnType<typeof startBackground>;

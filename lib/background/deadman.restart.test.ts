@@ -8,24 +8,10 @@ import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startSandbox, type RunningSandbox } from '../sandbox/server';
-import { startBackground, type BackgroundBrowser } from './index';
+import { startBackground } from './index';
+import { BOUNDS, browser, KDF } from './testkit';
 
-const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
-const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
 const SITE = 'https://trade.example';
-const browser: BackgroundBrowser = {
-  runtime: {
-    get id() {
-      return fakeBrowser.runtime.id;
-    },
-    getURL: (p: string) => fakeBrowser.runtime.getURL(p as '/'),
-    onMessage: fakeBrowser.runtime.onMessage as unknown as BackgroundBrowser['runtime']['onMessage'],
-    onStartup: fakeBrowser.runtime.onStartup,
-  },
-  storage: { session: fakeBrowser.storage.session as unknown as BackgroundBrowser['storage']['session'] },
-  alarms: fakeBrowser.alarms as unknown as BackgroundBrowser['alarms'],
-  windows: { create: async () => ({ id: 1 }), update: async () => undefined, onRemoved: { addListener: () => undefined } },
-};
 const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
 const approvalWindow = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/approval.html` });
 const page = { get id() {

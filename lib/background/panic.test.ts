@@ -7,12 +7,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { HEARTBEAT_TIMEOUT_MS } from '../sandbox/clob/routes';
-import { startBackground, type BackgroundBrowser } from './index';
+import { startBackground } from './index';
 import { ORDER_BOOK_HEARTBEAT_LAPSE_MS, panicBoundMs, type PanicReport, type PanicTiming } from './panic';
 import type { DeadManStatus } from './deadman';
+import { BOUNDS, browser, KDF } from './testkit';
 
-const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
-const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
 /** Shorter than the extension's (5 s drain, 5 s per request, 20 s venue phase) so a silent venue costs seconds, not tens. */
 const TIMING: PanicTiming = { drainMs: 500, requestTimeoutMs: 1_000, venuesMaxMs: 4_000 };
 const SITE = 'https://trade.example';
@@ -20,19 +19,6 @@ const PASSWORD = 'a good password';
 /** The standing grant the site gets (ETH-PERP orders and cancels). */
 const GRANT_LIMITS = { venue: 'perps', allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '20000', dailyNotional: '1000000', priceBandPct: '20', slippagePct: '1' };
 
-const browser: BackgroundBrowser = {
-  runtime: {
-    get id() {
-      return fakeBrowser.runtime.id;
-    },
-    getURL: (p: string) => fakeBrowser.runtime.getURL(p as '/'),
-    onMessage: fakeBrowser.runtime.onMessage as unknown as BackgroundBrowser['runtime']['onMessage'],
-    onStartup: fakeBrowser.runtime.onStartup,
-  },
-  storage: { session: fakeBrowser.storage.session as unknown as BackgroundBrowser['storage']['session'] },
-  alarms: fakeBrowser.alarms as unknown as BackgroundBrowser['alarms'],
-  windows: { create: async () => ({ id: 1 }), update: async () => undefined, onRemoved: { addListener: () => undefined } },
-};
 const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
 type Bg = ReturnType<typeof startBackground>;

@@ -1,5 +1,5 @@
 /**
- * ATTACKS (outside review of issue #17's fixes). Setup copied from service.test.ts.
+ * ATTACKS (outside review of issue #17's fixes), on the grants suites' setup (`./testkit`).
  * Issue #17 findings 1-5, as the attacker did them: a connected site holding a narrow standing grant
  * sends page requests to the real background (fake browser) against the in-process sandbox. Each
  * request outside the grant must open a window (a pending approval naming the limit) and nothing may
@@ -7,104 +7,14 @@
  * methods, the approval registry and the sandbox's request log and order records.
  */
 import 'fake-indexeddb/auto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { startHarness, type Harness } from '../sandbox/testkit';
-import { AUTOLOCK_ALARM, startBackground, type BackgroundBrowser } from '../background/index';
+import { AUTOLOCK_ALARM } from '../background/index';
 import { userRejected } from '../provider/errors';
-import { fromUnits } from '../decimal';
 
-const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
-const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
-const browser: BackgroundBrowser = {
-  runtime: {
-    get id() {
-      return fakeBrowser.runtime.id;
-    },
-    getURL: (p: string) => fakeBrowser.runtime.getURL(p as '/'),
-    onMessage: fakeBrowser.runtime.onMessage as unknown as BackgroundBrowser['runtime']['onMessage'],
-    onStartup: fakeBrowser.runtime.onStartup,
-    onConnect: { addListener: () => undefined },
-  },
-  storage: { session: fakeBrowser.storage.session as unknown as BackgroundBrowser['storage']['session'] },
-  alarms: fakeBrowser.alarms as unknown as BackgroundBrowser['alarms'],
-  windows: { create: async () => ({ id: 1 }), update: async () => undefined, onRemoved: { addListener: () => undefined } },
-  action: { setBadgeText: () => undefined },
-};
-const SITE = 'https://trade.example';
-const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
-const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
-const approvalWindow = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/approval.html` });
-let n = 0;
-type Bg = ReturnType<typeof startBackground>;
-type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
-const call = async (bg: Bg, type: string, payload: unknown = {}, sender: object = popup()) => (await bg.handle({ type, payload }, sender)) as Reply;
+import { restart, SITE, page, call, owner, trading, openPerps, BTC, ETH, ready, waitPending, btcOnly, grant, tokenA, mark, expectAsks, type Bg, grantSuite } from './testkit';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ now: undefined });
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  fakeBrowser.reset();
-});
-
-const owner = () => h.demo.owner.address;
-/**
- * Requests that trade or cancel that reached the sandbox. The dead-man's own auto-cancel renewals are
- * not counted (the extension sends them while a grant is live); `autoCancelAt(t)` counts those with time `t`.
- */
-const trading = () => h.ctx.requestLog.filter((r) => r.method !== 'GET' && /^\/perps\/v1\/trade\/(orders|orders-coid|orders\/all|leverage|margin)$|^\/clob\/orders?$/.test(r.path)).length;
-const autoCancelAt = (t: number) => () => h.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/auto-cancel' && (JSON.parse(r.body ?? '{}') as { op?: { args?: { time?: number } } }).op?.args?.time === t).length;
-const openPerps = () => [...h.ctx.venue.orders.values()].filter((o) => o.owner === owner().toLowerCase() && (o.status === 'open' || o.status === 'untriggered'));
-const BTC = '1';
-const ETH = '2';
-
-async function ready(): Promise<Bg> {
-  const bg = startBackground({ browser, dbName: `attack-${n++}`, kdf: KDF, bounds: BOUNDS });
-  await call(bg, 'vault.create', { password: 'a good password' });
-  await call(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
-  await call(bg, 'vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
-  await call(bg, 'proxy.import', { account: owner(), privateKey: h.demo.proxy.privateKey, proxy: h.demo.proxy.address, secret: h.demo.proxy.secret, expiry: h.demo.proxy.expiry });
-  await call(bg, 'clob.createOrDerive', { account: owner() });
-  const p = bg.pageRequest(page, 'eth_requestAccounts', undefined);
-  const [view] = await waitPending(bg);
-  bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
-  await p;
-  return bg;
-}
-async function waitPending(bg: Bg, k = 1) {
-  for (let i = 0; i < 400 && bg.registry.size < k; i++) await new Promise((r) => setTimeout(r, 5));
-  return bg.registry.list();
-}
-/** The narrow perps grant of the issue: BTC-PERP only, 2 000 USDC per order, 20 000 per 24 h, 2 % band. */
-const btcOnly = { venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2', slippagePct: '1' };
-const grant = (bg: Bg, limits: object) => bg.grants().create({ origin: SITE, account: owner(), limits: limits as never, durationMs: 3_600_000 });
-const tokenA = () => h.ctx.clob.markets[0]!.tokenIds[0]!;
-const tokenB = () => h.ctx.clob.markets[3]!.tokenIds[0]!;
-const mark = async (iid: string) => ((await h.read('tickers', { instrument_id: Number(iid) })) as { mark_price: string }[])[0]!.mark_price;
-
-/**
- * Sends `method(params)` from the page and expects it to wait for a window: one pending approval whose
- * flags match `flag`, with nothing sent to the sandbox; then rejects it and expects 4001 and still nothing.
- */
-async function expectAsks(bg: Bg, method: string, params: unknown, flag?: RegExp, reached: () => number = trading) {
-  const before = reached();
-  const outcome = bg.pageRequest(page, method, params).then(
-    () => 'signed without a window',
-    (e: { code?: number }) => e,
-  );
-  const pending = await waitPending(bg);
-  expect(pending, 'a window opens').toHaveLength(1);
-  if (flag) expect(pending[0]!.flags.join('\n')).toMatch(flag);
-  expect(reached() - before, 'nothing reached the sandbox before the window').toBe(0);
-  // Closed without counting as the person's rejection (three of those would pause the site).
-  bg.registry.rejectAll(() => userRejected('closed by the test'));
-  expect(await outcome).toMatchObject({ code: 4001 });
-  expect(reached() - before).toBe(0);
-}
+grantSuite('attack');
 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -248,7 +158,6 @@ describe('attacks on a trading session (auto-lock with a live grant)', () => {
 
   it('S2 IndexedDB writer: a grant revoked during the session comes back by replaying the older session bundle', async () => {
     const bg = await ready();
-    const dbName = `attack-${n - 1}`;
     await grant(bg, btcOnly);
     await bg.grants().create({ origin: SITE, account: owner(), limits: { venue: 'clob', markets: [tokenA()], allow: { order: true }, maxNotional: '100', dailyNotional: '100', priceBandPct: '2' } as never, durationMs: 3_600_000 });
     expect(await autoLock(bg)).toBe('session');
@@ -259,7 +168,7 @@ describe('attacks on a trading session (auto-lock with a live grant)', () => {
     expect(((await call(bg, 'vault.status')).result as { state: string }).state).toBe('session');
     // The store writer puts the older sealed bundle back; the worker restarts (MV3 idles out).
     await bg.db().put('meta', old as never);
-    const bg2 = startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS });
+    const bg2 = restart();
     await bg2.ready;
     await expectNotSigned(bg, 'perps_sendCommand', await btcOrder()); // revoked: refused before the replay
     await expectNotSigned(bg2, 'perps_sendCommand', await btcOrder());
@@ -267,14 +176,13 @@ describe('attacks on a trading session (auto-lock with a live grant)', () => {
 
   it('S3 IndexedDB writer: replaying the older session bundle resets the daily usage', async () => {
     const bg = await ready();
-    const dbName = `attack-${n - 1}`;
     await grant(bg, { ...btcOnly, dailyNotional: '1000' });
     expect(await autoLock(bg)).toBe('session');
     const old = await bg.db().get('meta', 'session' as never);
     await bg.pageRequest(page, 'perps_sendCommand', await btcOrder('0.015')); // 975 USDC
     await expectNotSigned(bg, 'perps_sendCommand', await btcOrder('0.015'));
     await bg.db().put('meta', old as never);
-    const bg2 = startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS });
+    const bg2 = restart();
     await bg2.ready;
     await expectNotSigned(bg2, 'perps_sendCommand', await btcOrder('0.015'));
   });
@@ -283,11 +191,10 @@ describe('attacks on a trading session (auto-lock with a live grant)', () => {
 describe('the fix for S2/S3 keeps an untouched session across a worker restart', () => {
   it('S4 a worker restart with the bundle untouched keeps the trading session signing inside the grant', async () => {
     const bg = await ready();
-    const dbName = `attack-${n - 1}`;
     await grant(bg, btcOnly);
     expect(await autoLock(bg)).toBe('session');
     await bg.pageRequest(page, 'perps_sendCommand', await btcOrder()); // a use: the bundle is re-sealed
-    const bg2 = startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS });
+    const bg2 = restart();
     await bg2.ready;
     const before = trading();
     await bg2.pageRequest(page, 'perps_sendCommand', await btcOrder());

@@ -6,104 +6,14 @@
  * methods, the approval registry and the sandbox's request log and order records.
  */
 import 'fake-indexeddb/auto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { startHarness, type Harness } from '../sandbox/testkit';
-import { AUTOLOCK_ALARM, startBackground, type BackgroundBrowser } from '../background/index';
-import { userRejected } from '../provider/errors';
+import { AUTOLOCK_ALARM } from '../background/index';
 import { fromUnits } from '../decimal';
 
-const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
-const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
-const browser: BackgroundBrowser = {
-  runtime: {
-    get id() {
-      return fakeBrowser.runtime.id;
-    },
-    getURL: (p: string) => fakeBrowser.runtime.getURL(p as '/'),
-    onMessage: fakeBrowser.runtime.onMessage as unknown as BackgroundBrowser['runtime']['onMessage'],
-    onStartup: fakeBrowser.runtime.onStartup,
-    onConnect: { addListener: () => undefined },
-  },
-  storage: { session: fakeBrowser.storage.session as unknown as BackgroundBrowser['storage']['session'] },
-  alarms: fakeBrowser.alarms as unknown as BackgroundBrowser['alarms'],
-  windows: { create: async () => ({ id: 1 }), update: async () => undefined, onRemoved: { addListener: () => undefined } },
-  action: { setBadgeText: () => undefined },
-};
-const SITE = 'https://trade.example';
-const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
-const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
-const approvalWindow = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/approval.html` });
-let n = 0;
-type Bg = ReturnType<typeof startBackground>;
-type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
-const call = async (bg: Bg, type: string, payload: unknown = {}, sender: object = popup()) => (await bg.handle({ type, payload }, sender)) as Reply;
+import { h, restart, SITE, page, popup, approvalWindow, call, owner, trading, autoCancelAt, openPerps, BTC, ETH, ready, waitPending, btcOnly, grant, tokenA, tokenB, mark, expectAsks, type Bg, grantSuite } from './testkit';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ now: undefined });
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  fakeBrowser.reset();
-});
-
-const owner = () => h.demo.owner.address;
-/**
- * Requests that trade or cancel that reached the sandbox. The dead-man's own auto-cancel renewals are
- * not counted (the extension sends them while a grant is live); `autoCancelAt(t)` counts those with time `t`.
- */
-const trading = () => h.ctx.requestLog.filter((r) => r.method !== 'GET' && /^\/perps\/v1\/trade\/(orders|orders-coid|orders\/all|leverage|margin)$|^\/clob\/orders?$/.test(r.path)).length;
-const autoCancelAt = (t: number) => () => h.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/auto-cancel' && (JSON.parse(r.body ?? '{}') as { op?: { args?: { time?: number } } }).op?.args?.time === t).length;
-const openPerps = () => [...h.ctx.venue.orders.values()].filter((o) => o.owner === owner().toLowerCase() && (o.status === 'open' || o.status === 'untriggered'));
-const BTC = '1';
-const ETH = '2';
-
-async function ready(): Promise<Bg> {
-  const bg = startBackground({ browser, dbName: `grants-${n++}`, kdf: KDF, bounds: BOUNDS });
-  await call(bg, 'vault.create', { password: 'a good password' });
-  await call(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
-  await call(bg, 'vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
-  await call(bg, 'proxy.import', { account: owner(), privateKey: h.demo.proxy.privateKey, proxy: h.demo.proxy.address, secret: h.demo.proxy.secret, expiry: h.demo.proxy.expiry });
-  await call(bg, 'clob.createOrDerive', { account: owner() });
-  const p = bg.pageRequest(page, 'eth_requestAccounts', undefined);
-  const [view] = await waitPending(bg);
-  bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
-  await p;
-  return bg;
-}
-async function waitPending(bg: Bg, k = 1) {
-  for (let i = 0; i < 400 && bg.registry.size < k; i++) await new Promise((r) => setTimeout(r, 5));
-  return bg.registry.list();
-}
-/** The narrow perps grant of the issue: BTC-PERP only, 2 000 USDC per order, 20 000 per 24 h, 2 % band. */
-const btcOnly = { venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2', slippagePct: '1' };
-const grant = (bg: Bg, limits: object) => bg.grants().create({ origin: SITE, account: owner(), limits: limits as never, durationMs: 3_600_000 });
-const tokenA = () => h.ctx.clob.markets[0]!.tokenIds[0]!;
-const tokenB = () => h.ctx.clob.markets[3]!.tokenIds[0]!;
-const mark = async (iid: string) => ((await h.read('tickers', { instrument_id: Number(iid) })) as { mark_price: string }[])[0]!.mark_price;
-
-/**
- * Sends `method(params)` from the page and expects it to wait for a window: one pending approval whose
- * flags match `flag`, with nothing sent to the sandbox; then rejects it and expects 4001 and still nothing.
- */
-async function expectAsks(bg: Bg, method: string, params: unknown, flag?: RegExp, reached: () => number = trading) {
-  const before = reached();
-  const outcome = bg.pageRequest(page, method, params).then(
-    () => 'signed without a window',
-    (e: { code?: number }) => e,
-  );
-  const pending = await waitPending(bg);
-  expect(pending, 'a window opens').toHaveLength(1);
-  if (flag) expect(pending[0]!.flags.join('\n')).toMatch(flag);
-  expect(reached() - before, 'nothing reached the sandbox before the window').toBe(0);
-  // Closed without counting as the person's rejection (three of those would pause the site).
-  bg.registry.rejectAll(() => userRejected('closed by the test'));
-  expect(await outcome).toMatchObject({ code: 4001 });
-  expect(reached() - before).toBe(0);
-}
+grantSuite('grants');
 
 describe('standing grants deny by default (issue #17)', () => {
   it('finding 1: a BTC-PERP-only grant does not cover an order-book order, and a one-market order-book grant does not cover ETH-PERP', async () => {
@@ -208,10 +118,9 @@ describe('standing grants deny by default (issue #17)', () => {
   it('a grant stored by an older version (no venue, no band: "any market") is dropped, not honoured', async () => {
     let bg = await ready();
     const now = Date.now();
-    const dbName = `grants-${n - 1}`;
     await bg.vault().putGrant({ id: 'old', origin: SITE, account: owner(), createdAt: now, expiresAt: now + 3_600_000, allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000' } as never, []);
     // The new version starts on a profile holding the old record (a worker start after an update).
-    bg = startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS });
+    bg = restart();
     await expectAsks(bg, 'clob_postOrders', { orders: [{ tokenId: tokenA(), side: 'BUY', price: '0.50', size: '100', orderType: 'GTC' }] });
     expect((await call(bg, 'grant.list')).result).toEqual([]);
     expect(await bg.vault().listGrants()).toEqual([]);

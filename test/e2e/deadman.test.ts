@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CDPSession, Page } from 'playwright-core';
-import { grantOrderBook, messenger, startDemoSession, type Harness } from './harness';
+import { grantInWindow, grantOrderBook, messenger, startDemoSession, type Harness } from './harness';
 import { PERPS_LEAD_MS } from '../../lib/background/deadman';
 
 const PASSWORD = 'correct horse battery staple';
@@ -64,15 +64,7 @@ beforeAll(async () => {
   });
   await cdp.send('ServiceWorker.enable');
   // A grant, offered from the approval window of a first order and saved with the form's defaults.
-  const opened = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
-  const first = pageRequest('perps_sendCommand', ethOrder('3100'));
-  const w = await opened;
-  await w.getByRole('button', { name: 'Allow this site within limits…' }).click();
-  await w.getByRole('button', { name: 'Save permission' }).click();
-  await w.getByText(/Saved for/).waitFor();
-  await w.waitForFunction(() => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled, undefined, { timeout: 5_000 });
-  await w.getByTestId('approve').click();
-  expect((await first).ok).toBe(true);
+  await grantInWindow(h, demo, 'perps_sendCommand', ethOrder('3100'));
   // A grant names one venue: an order-book grant too, so both kill switches are armed.
   await grantOrderBook(h, demo);
   expect((await send('clob.postOrders', { account: h.sandbox.demo.owner.address, orders: [{ tokenId: h.sandbox.ctx.clob.markets[0]!.tokenIds[0], side: 'BUY', price: '0.31', size: '10', orderType: 'GTC' }] })).ok).toBe(true);

@@ -171,17 +171,15 @@ export async function startDemoSession(password: string, sandboxOptions: Sandbox
 }
 
 /**
- * Grants the demo page an order-book permission the way a person does: the page sends a small order-book
- * BUY, the approval window offers "Allow this site within limits…", the form's proposed caps are saved,
- * and the order is approved. A grant names one venue, so a test that needs both kill switches armed
- * (perps auto-cancel and order-book heartbeats) holds one grant per venue.
+ * Grants the demo page a standing permission the way a person does: the page sends `method(params)`, the
+ * approval window offers "Allow this site within limits…", the form's proposed caps are saved, and the
+ * request is approved. Throws when the request that offered the grant was not accepted.
  */
-export async function grantOrderBook(h: Harness, demo: Page, price = '0.31'): Promise<void> {
+export async function grantInWindow(h: Harness, demo: Page, method: string, params: unknown): Promise<void> {
   const opened = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
-  const tokenId = h.sandbox.ctx.clob.markets[0]!.tokenIds[0];
   const first = demo.evaluate(
-    (o) => (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({ method: 'clob_postOrders', params: { orders: [o] } }).then(() => true, () => false),
-    { tokenId, side: 'BUY', price, size: '10', orderType: 'GTC' },
+    ([m, p]) => (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({ method: m, params: p }).then(() => true, () => false),
+    [method, params] as const,
   );
   const w = await opened;
   await w.getByRole('button', { name: 'Allow this site within limits…' }).click();
@@ -190,5 +188,13 @@ export async function grantOrderBook(h: Harness, demo: Page, price = '0.31'): Pr
   await w.bringToFront();
   await w.waitForFunction(() => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled, undefined, { timeout: 5_000 });
   await w.getByTestId('approve').click();
-  if (!(await first)) throw new Error('the order-book order that offered the grant was not accepted');
+  if (!(await first)) throw new Error(`the ${method} request that offered the grant was not accepted`);
+}
+
+/**
+ * An order-book permission for the demo page (from a small BUY's window). A grant names one venue, so a
+ * test that needs both kill switches armed (perps auto-cancel and order-book heartbeats) holds one per venue.
+ */
+export function grantOrderBook(h: Harness, demo: Page, price = '0.31'): Promise<void> {
+  return grantInWindow(h, demo, 'clob_postOrders', { orders: [{ tokenId: h.sandbox.ctx.clob.markets[0]!.tokenIds[0], side: 'BUY', price, size: '10', orderType: 'GTC' }] });
 }

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startDemoSession, type Harness } from './harness';
+import { grantInWindow, startDemoSession, type Harness } from './harness';
 
 const PASSWORD = 'correct horse battery staple';
 let h: Harness;
@@ -34,16 +34,7 @@ afterAll(async () => {
 
 describe('trading session in Chromium', () => {
   it('auto-lock with a live grant: the popup shows the session, the site trades inside it, the rest is refused, End session locks', async () => {
-    const opened = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
-    const first = pageRequest('perps_sendCommand', ethOrder('3100'));
-    const w = await opened;
-    await w.getByRole('button', { name: 'Allow this site within limits…' }).click();
-    await w.getByRole('button', { name: 'Save permission' }).click();
-    await w.getByText(/Saved for/).waitFor();
-    await w.bringToFront();
-    await w.waitForFunction(() => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled, undefined, { timeout: 5_000 });
-    await w.getByTestId('approve').click();
-    expect((await first).ok).toBe(true);
+    await grantInWindow(h, demo, 'perps_sendCommand', ethOrder('3100'));
 
     // Auto-lock fires (the alarm, as the browser would fire it).
     await h.worker.evaluate(() => (globalThis as unknown as { chrome: { alarms: { create: (n: string, o: object) => void } } }).chrome.alarms.create('autolock', { when: Date.now() + 50 }));
