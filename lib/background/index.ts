@@ -28,7 +28,7 @@ import { DeadMan, targetsOf, type DeadManJournalRecord } from './deadman';
 import { Lifetime } from './lifetime';
 import { readSettings } from '../settings';
 import { activeAccount } from '../accounts';
-import { sessionText } from '../../components/TradingSession';
+import { sessionText } from '../grants/session';
 import { SigningService } from '../signer/service';
 import { openVaultDb, type VaultDb } from '../vault/db';
 import { Vault, type SessionState, type SessionStore } from '../vault/vault';
