@@ -1,0 +1,130 @@
+/**
+ * Structure figures of the non-test source (issue #18 "Done when"), measured with the TypeScript
+ * compiler API: functions over 200 lines, `as` casts, non-null `!`, exported declarations without a
+ * docstring, and import cycles between files (type-only imports included). `npx tsx test/structure/metrics.ts` prints them;
+ * `metrics.test.ts` holds the limits.
+ */
+import ts from 'typescript';
+import { readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Repository root (two folders above this file). */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Non-test source: `lib/`, `entrypoints/`, `components/`, without tests, testkits and the bench. */
+export function sourceFiles(root = ROOT): string[] {
+  const out: string[] = [];
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (/\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) && !/(^|\/)testkit\.ts$/.test(name)) out.push(path);
+    }
+  };
+  for (const top of ['lib', 'entrypoints', 'components']) walk(join(root, top));
+  return out.sort();
+}
+
+/** One function longer than the limit: file (relative), first line, name, length in lines. */
+export interface LongFunction { file: string; line: number; name: string; lines: number }
+
+/** The figures `metrics.test.ts` bounds. */
+export interface Metrics {
+  files: number;
+  longFunctions: LongFunction[];
+  asCasts: number;
+  nonNull: number;
+  undocumentedExports: string[];
+  cycles: string[][];
+}
+
+function fnName(node: ts.Node): string {
+  const n = (node as { name?: ts.Node }).name;
+  if (n && ts.isIdentifier(n)) return n.text;
+  const p = node.parent;
+  if (p && ts.isVariableDeclaration(p) && ts.isIdentifier(p.name)) return p.name.text;
+  if (p && ts.isPropertyAssignment(p)) return p.name.getText();
+  return '<anonymous>';
+}
+
+function hasDoc(node: ts.Node, sf: ts.SourceFile): boolean {
+  const text = sf.getFullText();
+  const ranges = ts.getLeadingCommentRanges(text, node.getFullStart()) ?? [];
+  return ranges.some((r) => text.slice(r.pos, r.pos + 3) === '/**');
+}
+
+function isExported(node: ts.Node): boolean {
+  return ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+}
+
+/** Measures the tree at `root`. */
+export function measure(root = ROOT, maxLines = 200): Metrics {
+  const files = sourceFiles(root);
+  const m: Metrics = { files: files.length, longFunctions: [], asCasts: 0, nonNull: 0, undocumentedExports: [], cycles: [] };
+  const graph = new Map<string, string[]>();
+  const host = ts.createCompilerHost({});
+  for (const file of files) {
+    const rel = relative(root, file);
+    const sf = ts.createSourceFile(file, ts.sys.readFile(file) ?? '', ts.ScriptTarget.ESNext, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+    const deps: string[] = [];
+    const visit = (node: ts.Node): void => {
+      if (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) {
+        const t = node.type;
+        if (!(ts.isTypeReferenceNode(t) && t.typeName.getText() === 'const')) m.asCasts++;
+      }
+      if (ts.isNonNullExpression(node)) m.nonNull++;
+      if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+        const a = sf.getLineAndCharacterOfPosition(node.getStart()).line;
+        const b = sf.getLineAndCharacterOfPosition(node.getEnd()).line;
+        if (b - a + 1 > maxLines) m.longFunctions.push({ file: rel, line: a + 1, name: fnName(node), lines: b - a + 1 });
+      }
+      if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+        const r = ts.resolveModuleName(node.moduleSpecifier.text, file, { moduleResolution: ts.ModuleResolutionKind.Bundler, allowImportingTsExtensions: true }, host);
+        const target = r.resolvedModule?.resolvedFileName;
+        if (target && !target.includes('node_modules')) deps.push(relative(root, target));
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+    for (const st of sf.statements) {
+      if (!isExported(st)) continue;
+      if (hasDoc(st, sf)) continue;
+      const name = ts.isVariableStatement(st) ? st.declarationList.declarations.map((d) => d.name.getText()).join(',') : fnName(st);
+      m.undocumentedExports.push(`${rel}:${name}`);
+    }
+    graph.set(rel, deps);
+  }
+  // Cycles: strongly connected components with more than one file (Tarjan).
+  let index = 0;
+  const idx = new Map<string, number>(), low = new Map<string, number>(), stack: string[] = [], on = new Set<string>();
+  const strong = (v: string): void => {
+    idx.set(v, index); low.set(v, index); index++; stack.push(v); on.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!idx.has(w)) { strong(w); low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0)); }
+      else if (on.has(w)) low.set(v, Math.min(low.get(v) ?? 0, idx.get(w) ?? 0));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const comp: string[] = [];
+      let w: string | undefined;
+      do { w = stack.pop(); if (w) { on.delete(w); comp.push(w); } } while (w && w !== v);
+      if (comp.length > 1) m.cycles.push(comp.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!idx.has(v)) strong(v);
+  return m;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const m = measure();
+  console.log(`files ${m.files}`);
+  console.log(`functions over 200 lines ${m.longFunctions.length}`);
+  for (const f of m.longFunctions) console.log(`  ${f.file}:${f.line} ${f.name} ${f.lines}`);
+  console.log(`as casts ${m.asCasts}`);
+  console.log(`non-null ! ${m.nonNull}`);
+  console.log(`exported declarations without a docstring ${m.undocumentedExports.length}`);
+  if (process.argv.includes('-v')) for (const e of m.undocumentedExports) console.log(`  ${e}`);
+  console.log(`import cycles ${m.cycles.length}`);
+  for (const c of m.cycles) console.log(`  ${c.join(' ↔ ')}`);
+}
