@@ -18,6 +18,7 @@
  * price is where account value (balance + unrealised PnL) equals the maintenance margin, other positions
  * held at their mark.
  */
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Address } from 'viem';
 import type { PerpsOrderInput } from '../../perps/commands';
 import { abs, fromUnits, minB, toUnits } from '../../decimal';
@@ -137,7 +138,7 @@ export const DEFAULT_LEVERAGE = 10;
 export class VenueError extends Error {
   constructor(
     readonly error: string,
-    readonly status = 400,
+    readonly status: ContentfulStatusCode = 400,
     readonly extra: Record<string, unknown> = {},
   ) {
     super(error);
