@@ -5,8 +5,15 @@
 import type { Address, Hex } from 'viem';
 import type { OrderType } from '../../clob/order';
 
+/** Prices are bigint at 6 decimals: `PRICE_SCALE` is 1.0. */
 export const PRICE_SCALE = 1_000_000n;
 
+/** The exchange refused an order; `message` is the venue's error text (answered 400, or a batch item's `errorMsg`). */
+export class OrderRejectedError extends Error {
+  override name = 'OrderRejectedError';
+}
+
+/** An order-book market: two outcome tokens, tick and minimum size as decimal strings (seed "Markets"). */
 export type ClobMarket = {
   eventId: number;
   marketId: number;
@@ -21,10 +28,13 @@ export type ClobMarket = {
   closed: boolean;
 };
 
+/** L2 API credentials issued to `address` for the L1 `nonce`; `secret` base64url (HMAC key), never logged. */
 export type ApiCreds = { apiKey: string; secret: string; passphrase: string; address: Address; nonce: number };
 
+/** Exchange mode (admin hook `/admin/clob-mode`): which order and cancel routes are open. */
 export type ExchangeMode = 'normal' | 'disabled' | 'cancel-only' | 'post-only' | 'restarting';
 
+/** An order the exchange holds: sizes bigint base units (6 decimals), `price` at `PRICE_SCALE`, times Unix ms (`expiration` s). */
 export type ClobOrderRec = {
   id: Hex;
   owner: string;
@@ -66,6 +76,7 @@ export type Trade = {
 /** A heartbeat session of an account (venue: orders are cancelled when heartbeats lapse). `lastAt` Unix ms. */
 export type HeartbeatSession = { id: string; lastAt: number };
 
+/** The in-memory order-book exchange of one sandbox (clock injected). */
 export class ClobVenue {
   readonly markets: ClobMarket[] = [];
   readonly tokenIndex = new Map<string, ClobMarket>();
@@ -95,8 +106,9 @@ export class ClobVenue {
     }
   }
 
-  book(tokenId: string) {
-    return this.books.get(tokenId)!;
+  /** The book of `tokenId` (empty for a token no market lists): bids best (highest) first, asks best (lowest) first. */
+  book(tokenId: string): { bids: ClobOrderRec[]; asks: ClobOrderRec[] } {
+    return this.books.get(tokenId) ?? { bids: [], asks: [] };
   }
 
   balanceOf(address: string): bigint {
@@ -136,18 +148,19 @@ export class ClobVenue {
    * exchange error message (the caller answers 400 or puts it in the batch item's `errorMsg`).
    */
   place(rec: Omit<ClobOrderRec, 'matched' | 'status' | 'seq'>): ClobOrderRec {
-    if (this.orders.has(rec.id)) throw new Error(`order ${rec.id} is invalid. Duplicated.`);
+    if (this.orders.has(rec.id)) throw new OrderRejectedError(`order ${rec.id} is invalid. Duplicated.`);
     const need = rec.side === 'BUY' ? (rec.originalSize * rec.price) / PRICE_SCALE : rec.originalSize;
     const have =
       rec.side === 'BUY'
         ? this.balanceOf(rec.maker) - this.reserved(rec.maker, undefined, 'BUY')
         : this.tokenBalance(rec.maker, rec.tokenId) - this.reserved(rec.maker, rec.tokenId, 'SELL');
-    if (need > have) throw new Error('not enough balance / allowance');
+    if (need > have) throw new OrderRejectedError('not enough balance / allowance');
     const book = this.book(rec.tokenId);
     const opposite = rec.side === 'BUY' ? book.asks : book.bids;
     const crosses = (m: ClobOrderRec) => (rec.side === 'BUY' ? m.price <= rec.price : m.price >= rec.price);
-    if (rec.postOnly && opposite.length > 0 && crosses(opposite[0]!)) {
-      throw new Error('invalid post-only order: order crosses book');
+    const best = opposite[0];
+    if (rec.postOnly && best && crosses(best)) {
+      throw new OrderRejectedError('invalid post-only order: order crosses book');
     }
     if (rec.orderType === 'FOK') {
       let fillable = 0n;
@@ -155,15 +168,14 @@ export class ClobVenue {
         if (!crosses(m)) break;
         fillable += m.originalSize - m.matched;
       }
-      if (fillable < rec.originalSize) throw new Error("order couldn't be fully filled. FOK orders are fully filled or killed.");
+      if (fillable < rec.originalSize) throw new OrderRejectedError("order couldn't be fully filled. FOK orders are fully filled or killed.");
     }
-    if (rec.orderType === 'FAK' && !(opposite.length > 0 && crosses(opposite[0]!))) {
-      throw new Error('no orders found to match with FAK order. FAK orders are partially filled or killed if no match is found.');
+    if (rec.orderType === 'FAK' && !(best && crosses(best))) {
+      throw new OrderRejectedError('no orders found to match with FAK order. FAK orders are partially filled or killed if no match is found.');
     }
     const o: ClobOrderRec = { ...rec, matched: 0n, status: 'live', seq: this.seq++ };
     this.orders.set(o.id, o);
-    while (o.matched < o.originalSize && opposite.length > 0 && crosses(opposite[0]!)) {
-      const m = opposite[0]!;
+    for (let m = opposite[0]; o.matched < o.originalSize && m && crosses(m); m = opposite[0]) {
       const q = [o.originalSize - o.matched, m.originalSize - m.matched].reduce((a, b) => (a < b ? a : b));
       this.settle(o, m, q, m.price);
       if (m.matched === m.originalSize) {
