@@ -31,3 +31,20 @@ export async function jsonBody(c: Context): Promise<unknown> {
 export function randomBytes(n: number): Uint8Array {
   return crypto.getRandomValues(new Uint8Array(n));
 }
+
+/** A keyset cursor for row offset `n` (base64url of `k:<n>`; the catalogue's and data service's cursors). */
+export function cursorOf(n: number): string {
+  return Buffer.from(`k:${n}`).toString('base64url');
+}
+
+/** The row offset of a {@link cursorOf} cursor: 0 when absent, undefined when malformed. */
+export function fromCursor(s: string | undefined): number | undefined {
+  if (!s) return 0;
+  const m = /^k:(\d{1,9})$/.exec(Buffer.from(s, 'base64url').toString());
+  return m ? Number(m[1]) : undefined;
+}
+
+/** An ISO-8601 timestamp of Unix ms. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

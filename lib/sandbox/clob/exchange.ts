@@ -62,6 +62,29 @@ const l1Headers = v.object({
   nonce: v.pipe(v.string(), v.regex(/^\d{1,15}$/), v.transform(Number)),
 });
 
+/**
+ * The wallet that signed the L1 headers (`SVC_ADDRESS`, `SVC_SIGNATURE`, `SVC_TIMESTAMP` in Unix s,
+ * `SVC_NONCE` unless `fixedNonce` is given) — ClobAuth on the exchange chain — or undefined when they are
+ * malformed, outside `config.clobTimestampWindowS` of the sandbox clock, or signed by another key.
+ */
+export async function verifyL1(ctx: SandboxContext, c: Context, fixedNonce?: number): Promise<{ address: Address; nonce: number } | undefined> {
+  const h = v.safeParse(l1Headers, {
+    address: c.req.header('SVC_ADDRESS') ?? '',
+    signature: c.req.header('SVC_SIGNATURE') ?? '',
+    timestamp: c.req.header('SVC_TIMESTAMP') ?? '',
+    nonce: fixedNonce === undefined ? (c.req.header('SVC_NONCE') ?? '0') : String(fixedNonce),
+  });
+  if (!h.success) return undefined;
+  const { address, signature, timestamp, nonce } = h.output;
+  if (Math.abs(timestamp - Math.floor(ctx.now() / 1000)) > ctx.config.clobTimestampWindowS) return undefined;
+  try {
+    const recovered = await recoverTypedDataAddress({ ...clobAuthTypedData(address, { chainId: ctx.config.clobChainId, timestamp, nonce }), signature });
+    return recovered.toLowerCase() === address.toLowerCase() ? { address: recovered, nonce } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The order-book exchange's shared machinery for one sandbox, mounted under `prefix`. */
 export class ClobExchange {
   readonly venue: ClobVenue;
@@ -120,26 +143,9 @@ export class ClobExchange {
     });
   }
 
-  /**
-   * The wallet that signed the L1 headers (ClobAuth on the exchange chain for their timestamp and
-   * nonce), or undefined when they are malformed, out of the time window or signed by another key.
-   */
-  async verifyL1(c: Context, fixedNonce?: number): Promise<{ address: Address; nonce: number } | undefined> {
-    const h = v.safeParse(l1Headers, {
-      address: c.req.header('SVC_ADDRESS') ?? '',
-      signature: c.req.header('SVC_SIGNATURE') ?? '',
-      timestamp: c.req.header('SVC_TIMESTAMP') ?? '',
-      nonce: fixedNonce === undefined ? (c.req.header('SVC_NONCE') ?? '0') : String(fixedNonce),
-    });
-    if (!h.success) return undefined;
-    const { address, signature, timestamp, nonce } = h.output;
-    if (Math.abs(timestamp - this.nowS()) > this.ctx.config.clobTimestampWindowS) return undefined;
-    try {
-      const recovered = await recoverTypedDataAddress({ ...clobAuthTypedData(address, { chainId: this.ctx.config.clobChainId, timestamp, nonce }), signature });
-      return recovered.toLowerCase() === address.toLowerCase() ? { address: recovered, nonce } : undefined;
-    } catch {
-      return undefined;
-    }
+  /** {@link verifyL1} on this exchange's sandbox. */
+  verifyL1(c: Context): Promise<{ address: Address; nonce: number } | undefined> {
+    return verifyL1(this.ctx, c);
   }
 
   /** Middleware: L1 authentication (401 `Invalid L1 Request headers`); sets `l1`. */

@@ -1,0 +1,102 @@
+/**
+ * Sandbox-only controls under `/admin` (test hooks; no venue has them): the exchange mode, silent and
+ * slow venues (issue #17 finding 7), the request log, deposits to a perps account, order-book funders,
+ * and the withdrawals both venues recorded. Requests to `/admin/*` are not logged. Bodies are JSON;
+ * a malformed one answers 400 naming what is expected.
+ */
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import { isAddress, type Address } from 'viem';
+import type { SandboxContext, SilentService } from './context';
+import { jsonBody, randomBytes } from './http';
+import type { ExchangeMode } from './clob/venue';
+
+/** The services `/admin/silence` and `/admin/delay` can act on. */
+export const SILENCEABLE: readonly SilentService[] = ['perps', 'clob'];
+const MODES: readonly ExchangeMode[] = ['normal', 'disabled', 'cancel-only', 'post-only', 'restarting'];
+
+const address = v.custom<Address>((s) => typeof s === 'string' && isAddress(s, { strict: false }));
+const service = v.picklist(SILENCEABLE);
+const modeBody = v.object({ mode: v.picklist(MODES), retry_after_seconds: v.optional(v.unknown()) });
+const silenceBody = v.object({ service, silent: v.boolean() });
+const delayBody = v.object({ service, ms: v.pipe(v.number(), v.safeInteger(), v.minValue(0), v.maxValue(120_000)) });
+const depositBody = v.object({ account: v.unknown(), amount: v.unknown(), confirmations: v.optional(v.unknown()) });
+const funderBody = v.object({ address, funder: address });
+
+/** The admin app of `ctx` (paths relative to its `/admin` mount). */
+export function adminRoutes(ctx: SandboxContext): Hono {
+  const admin = new Hono();
+  admin.get('/state', (c) => c.json({ clobMode: ctx.clob.mode, retryAfterSeconds: ctx.clob.retryAfterSeconds, now: ctx.now(), requests: ctx.requestLog.length }));
+
+  /** `{ mode, retry_after_seconds? }`: the order book's mode, and the `Retry-After` it answers in post-only mode. */
+  admin.post('/clob-mode', async (c) => {
+    const b = v.safeParse(modeBody, await jsonBody(c));
+    if (!b.success) return c.json({ error: `mode must be one of ${MODES.join(', ')}` }, 400);
+    ctx.clob.mode = b.output.mode;
+    const retry = b.output.retry_after_seconds;
+    if (typeof retry === 'number' && Number.isSafeInteger(retry) && retry > 0) ctx.clob.retryAfterSeconds = retry;
+    return c.json({ mode: ctx.clob.mode, retry_after_seconds: ctx.clob.retryAfterSeconds });
+  });
+
+  // Test hook (issue #17 finding 7): `{ service: 'perps' | 'clob', silent: boolean }` makes a venue stop answering.
+  admin.post('/silence', async (c) => {
+    const b = v.safeParse(silenceBody, await jsonBody(c));
+    if (!b.success) return c.json({ error: `service must be one of ${SILENCEABLE.join(', ')}; silent a boolean` }, 400);
+    ctx.setSilent(b.output.service, b.output.silent);
+    return c.json({ silent: [...ctx.silent] });
+  });
+
+  // Test hook: `{ service: 'perps' | 'clob', ms }` delays every answer of a venue by `ms` (0 ends it).
+  admin.post('/delay', async (c) => {
+    const b = v.safeParse(delayBody, await jsonBody(c));
+    if (!b.success) return c.json({ error: `service must be one of ${SILENCEABLE.join(', ')}; ms an integer from 0 to 120000` }, 400);
+    const { service: s, ms } = b.output;
+    if (ms === 0) ctx.delayMs.delete(s);
+    else ctx.delayMs.set(s, ms);
+    return c.json({ service: s, ms });
+  });
+
+  admin.get('/requests', (c) => c.json(ctx.requestLog));
+  admin.delete('/requests', (c) => {
+    ctx.requestLog.length = 0;
+    return c.json({ ok: true });
+  });
+
+  /** `{ account, amount (base units), confirmations? }`: a pending USDC deposit, credited once confirmed. */
+  admin.post('/deposit', async (c) => {
+    const b = v.safeParse(depositBody, await jsonBody(c));
+    const { account, amount, confirmations } = b.success ? b.output : { account: undefined, amount: undefined, confirmations: undefined };
+    if (!v.is(address, account)) return c.json({ error: 'account must be an address' }, 400);
+    if (typeof amount !== 'string' || !/^[1-9]\d{0,20}$/.test(amount)) return c.json({ error: 'amount must be base units' }, 400);
+    const a = ctx.venue.account(account);
+    const hash = `0x${Buffer.from(randomBytes(32)).toString('hex')}`;
+    a.deposits.push({
+      hash,
+      asset: 'USDC',
+      amount: BigInt(amount),
+      from: '0x0000000000000000000000000000000000000000',
+      to: a.owner,
+      requiredConfirmations: typeof confirmations === 'number' ? confirmations : 12,
+      created: ctx.now(),
+      credited: false,
+    });
+    return c.json({ hash });
+  });
+
+  /** `{ address, funder }`: `funder` is the profile (maker) of `address`'s type-1/2 orders, credited 1000 USDC. */
+  admin.post('/funder', async (c) => {
+    const b = v.safeParse(funderBody, await jsonBody(c));
+    if (!b.success) return c.json({ error: 'address and funder must be addresses' }, 400);
+    ctx.clob.funders.set(b.output.address.toLowerCase(), b.output.funder.toLowerCase());
+    ctx.clob.credit(b.output.funder, 1_000_000_000n);
+    return c.json({ ok: true });
+  });
+
+  admin.get('/withdrawals', (c) =>
+    c.json({
+      perps: [...ctx.venue.accounts.values()].flatMap((a) => a.withdrawals.map((w) => ({ account: a.owner, ...w, amount: w.amount.toString() }))),
+      bridge: ctx.bridgeWithdrawals,
+    }),
+  );
+  return admin;
+}
