@@ -82,15 +82,16 @@ export function accountCommandRoutes(app: Hono, gw: PerpsGateway): void {
   });
 }
 
-/** Mounts the proxy-header `/v1/account/*` reads of `gw` on `app`. */
+/** Whether `ts` (ms) lies in the query's time range (open at the start). */
+const within = (r: { start: number | undefined; end: number }, ts: number) => ts >= (r.start ?? 0) && ts <= r.end;
+/** `{ data, more }`: the first page of `rows`. */
+const page = <T>(rows: T[]) => ({ data: rows.slice(0, PAGE), more: rows.length > PAGE });
+
+/** Mounts the proxy-header `/v1/account/*` reads of the account's profile, funds movements and orders. */
 export function accountReadRoutes(app: Hono, gw: PerpsGateway): void {
   const { venue, config } = gw.ctx;
   const now = () => gw.now();
-  /** Whether `ts` (ms) lies in the query's time range (open at the start). */
-  const within = (r: { start: number | undefined; end: number }, ts: number) => ts >= (r.start ?? 0) && ts <= r.end;
   const mine = (a: Account) => [...venue.orders.values()].filter((o) => o.owner === a.owner.toLowerCase());
-  /** `{ data, more }`: the first page of `rows`. */
-  const page = <T>(rows: T[]) => ({ data: rows.slice(0, PAGE), more: rows.length > PAGE });
 
   gw.accountRead(app, 'invite', (c, a) => {
     if (!a.invite) a.invite = `CS${a.owner.slice(2, 8).toUpperCase()}`;
@@ -170,6 +171,13 @@ export function accountReadRoutes(app: Hono, gw: PerpsGateway): void {
         .map((o) => venue.view(o)),
     );
   });
+
+}
+
+/** Mounts the proxy-header `/v1/account/*` reads of positions, balances, fills, funding, withdrawals and history. */
+export function portfolioReadRoutes(app: Hono, gw: PerpsGateway): void {
+  const { venue } = gw.ctx;
+  const now = () => gw.now();
 
   /** One position row of the portfolio, and its margins (base units) for the summary. */
   const positionRow = (a: Account, inst: Instrument, p: Position) => {

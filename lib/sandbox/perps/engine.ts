@@ -206,8 +206,16 @@ export class PerpsVenue {
     return a.config.get(iid) ?? { leverage: DEFAULT_LEVERAGE, cross: true };
   }
 
-  book(iid: number) {
-    return this.books.get(iid)!;
+  /** The instrument `iid`; throws `VenueError('unknown_instrument')` when the venue lists none. */
+  instrument(iid: number): Instrument {
+    const inst = this.instruments.get(iid);
+    if (!inst) throw new VenueError('unknown_instrument');
+    return inst;
+  }
+
+  /** The book of instrument `iid` (empty when it has none): bids best (highest) first, asks best (lowest) first. */
+  book(iid: number): { bids: PerpsOrder[]; asks: PerpsOrder[] } {
+    return this.books.get(iid) ?? { bids: [], asks: [] };
   }
 
   /** Collateral used by positions and resting orders, in base units. */
@@ -293,7 +301,7 @@ export class PerpsVenue {
         ...(o.c ? { coid: o.c } : {}),
         ...(price === undefined ? {} : { price }),
         ...(o.tif ? { tif: o.tif } : {}),
-        ...(o.tr ? { trigger: { tpsl: o.tr.tpsl, trp: trp!, market: o.tr.market === true } } : {}),
+        ...(o.tr && trp !== undefined ? { trigger: { tpsl: o.tr.tpsl, trp, market: o.tr.market === true } } : {}),
       };
       if (!draft.ro && !draft.trigger) {
         const lev = BigInt(this.configOf(a, o.iid).leverage);
@@ -314,7 +322,7 @@ export class PerpsVenue {
 
   private worstPrice(iid: number, buy: boolean): bigint | undefined {
     const side = buy ? this.book(iid).asks : this.book(iid).bids;
-    return side.length ? side[side.length - 1]!.price : undefined;
+    return side[side.length - 1]?.price;
   }
 
   private reject(o: PerpsOrder, reason: string): void {
@@ -332,12 +340,14 @@ export class PerpsVenue {
     if (o.ro) {
       const reduces = o.buy ? pos < 0n : pos > 0n;
       if (!reduces) return this.reject(o, 'reduce_only_would_increase_position');
-      if (o.qty > abs(pos)) o.qty = abs(pos) - (abs(pos) % this.instruments.get(o.iid)!.lot);
+      if (o.qty > abs(pos)) o.qty = abs(pos) - (abs(pos) % this.instrument(o.iid).lot);
     }
     const book = this.book(o.iid);
     const opposite = o.buy ? book.asks : book.bids;
-    const crosses = (m: PerpsOrder) => o.price === undefined || (o.buy ? m.price! <= o.price : m.price! >= o.price);
-    if (o.po && opposite.length > 0 && crosses(opposite[0]!)) return this.reject(o, 'post_only_would_cross');
+    // Resting orders always carry a price; a market order (no price) crosses everything.
+    const crosses = (m: PerpsOrder) => o.price === undefined || (m.price !== undefined && (o.buy ? m.price <= o.price : m.price >= o.price));
+    const best = opposite[0];
+    if (o.po && best && crosses(best)) return this.reject(o, 'post_only_would_cross');
     if (o.tif === 'fok') {
       let fillable = 0n;
       for (const m of opposite) {
@@ -346,11 +356,11 @@ export class PerpsVenue {
       }
       if (fillable < o.qty) return this.reject(o, 'fok_not_filled');
     }
-    while (o.filled < o.qty && opposite.length > 0 && crosses(opposite[0]!)) {
-      const m = opposite[0]!;
+    for (let m = opposite[0]; o.filled < o.qty && m && crosses(m); m = opposite[0]) {
       const q = minB(o.qty - o.filled, m.qty - m.filled);
-      this.fill(a, o, q, m.price!, true);
-      this.fill(this.account(m.owner), m, q, m.price!, false);
+      const price = m.price ?? this.instrument(o.iid).mark;
+      this.fill(a, o, q, price, true);
+      this.fill(this.account(m.owner), m, q, price, false);
       if (m.filled === m.qty) {
         m.status = 'filled';
         opposite.shift();
@@ -361,7 +371,8 @@ export class PerpsVenue {
       o.status = 'filled';
     } else if (o.tif === 'gtc' && o.price !== undefined) {
       const same = o.buy ? book.bids : book.asks;
-      const idx = same.findIndex((x) => (o.buy ? x.price! < o.price! : x.price! > o.price!));
+      const limit = o.price;
+      const idx = same.findIndex((x) => x.price !== undefined && (o.buy ? x.price < limit : x.price > limit));
       same.splice(idx === -1 ? same.length : idx, 0, o);
     } else {
       o.status = 'cancelled';
@@ -374,7 +385,7 @@ export class PerpsVenue {
     o.filled += qty;
     o.updated = this.now();
     this.bookSequence++;
-    const inst = this.instruments.get(o.iid)!;
+    const inst = this.instrument(o.iid);
     inst.mark = price;
     const p = a.positions.get(o.iid) ?? { size: 0n, entry: 0n, funding: 0n };
     const prevSize = p.size;
@@ -414,7 +425,7 @@ export class PerpsVenue {
     for (let h = Math.max(a.fundingSettledTo + HOUR, last - 720 * HOUR); h <= last; h += HOUR) {
       for (const [iid, p] of a.positions) {
         const rate = this.fundingRate(iid, h);
-        const mark = this.instruments.get(iid)!.mark;
+        const mark = this.instrument(iid).mark;
         const r = toUnits(rate.replace(/^-/, ''), 8) ?? 0n;
         const value = (abs(p.size) * mark) / NOTIONAL_DIV;
         const paid = (value * r) / 10n ** 8n;
@@ -433,7 +444,7 @@ export class PerpsVenue {
 
   /** Unrealised PnL of a position at the instrument's mark (USDC base units). */
   unrealized(iid: number, p: Position): bigint {
-    return (p.size * (this.instruments.get(iid)!.mark - p.entry)) / NOTIONAL_DIV;
+    return (p.size * (this.instrument(iid).mark - p.entry)) / NOTIONAL_DIV;
   }
 
   /** Account value: balance + Σ unrealised PnL (base units). */
@@ -445,7 +456,7 @@ export class PerpsVenue {
 
   /** Maintenance margin of a position: notional at mark / (2 × max leverage), base units. */
   maintenance(iid: number, p: Position): bigint {
-    const inst = this.instruments.get(iid)!;
+    const inst = this.instrument(iid);
     return (abs(p.size) * inst.mark) / NOTIONAL_DIV / BigInt(2 * inst.maxLeverage);
   }
 
@@ -457,7 +468,7 @@ export class PerpsVenue {
   liquidationPrice(a: Account, iid: number): bigint {
     const p = a.positions.get(iid);
     if (!p || p.size === 0n) return 0n;
-    const inst = this.instruments.get(iid)!;
+    const inst = this.instrument(iid);
     let rest = a.balance;
     for (const [j, q] of a.positions) if (j !== iid) rest += this.unrealized(j, q) - this.maintenance(j, q);
     // In PX units: s·P − |s|·P/(2L) = s·e − rest·DIV  →  P = (s·e − rest·DIV) / (s − |s|/(2L)).

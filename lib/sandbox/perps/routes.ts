@@ -13,7 +13,7 @@
  */
 import { Hono } from 'hono';
 import type { SandboxContext } from '../context';
-import { accountCommandRoutes, accountReadRoutes } from './account';
+import { accountCommandRoutes, accountReadRoutes, portfolioReadRoutes } from './account';
 import { PerpsGateway } from './gateway';
 import { infoRoutes } from './info';
 import { tradeRoutes } from './trade';
@@ -25,6 +25,7 @@ export function perpsRoutes(ctx: SandboxContext): Hono {
   tradeRoutes(app, gw);
   accountCommandRoutes(app, gw);
   accountReadRoutes(app, gw);
+  portfolioReadRoutes(app, gw);
   infoRoutes(app, gw);
   return app;
 }
