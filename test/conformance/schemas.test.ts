@@ -10,6 +10,9 @@ import * as clob from '@polymarket/bindings/clob';
 import { autoCancel, cancelAll, cancelOrders, createOrders, createProxy, deleteProxy, updateLeverage, withdraw } from '../../lib/perps/commands';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { buildL2Headers } from '../../lib/clob/auth';
+import { toOrderAmounts } from '../../lib/clob/amounts';
+import { clobL2Request } from '../../lib/clob/client';
+import { buildClobOrder, exchangeAddress, signClobOrder, toPostOrderBody, type OrderType } from '../../lib/clob/order';
 import { startHarness, type Harness } from '../../lib/sandbox/testkit';
 
 let h: Harness;
@@ -21,9 +24,34 @@ beforeAll(async () => {
   await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, qty: '2', tif: 'ioc' }] }));
   await h.send(h.proxy, createOrders({ orders: [{ iid: 2, buy: true, qty: '0.5', tif: 'ioc' }] }));
   await h.send(h.proxy, createOrders({ orders: [{ iid: 3, buy: true, qty: '1', p: '140', tif: 'gtc' }, { iid: 3, buy: false, qty: '1', tr: { tpsl: 'sl', trp: '120', market: true } }] }));
+  // A withdrawal, so the withdrawals read has a row to validate.
+  await h.send(h.owner, withdraw({ account: h.owner.address, token: h.ctx.config.usdc, amount: '2500000', to: h.owner.address }));
+  // Order-book fixtures for /data/orders, /data/trades and /v2/activity: a resting bid and a buy that
+  // takes the market maker's ask.
+  await postClob({ side: 'BUY', price: '0.05', size: '10', orderType: 'GTC' });
+  await postClob({ side: 'BUY', price: '0.90', size: '5', orderType: 'GTC' });
   // Two hours later: funding has been paid on the open positions.
   h.clock.advance(2 * 3_600_000 + 1);
 });
+
+/** Signs and posts one order-book order as the demo wallet (L2 with the demo API key). */
+async function postClob(o: { side: 'BUY' | 'SELL'; price: string; size: string; orderType: OrderType }) {
+  const m = h.ctx.clob.markets[0]!;
+  const amounts = toOrderAmounts({ side: o.side, price: o.price, size: o.size, tickSize: m.tickSize });
+  const order = buildClobOrder({ signer: h.owner.address, signatureType: 0, tokenId: m.tokenIds[0], side: o.side, ...amounts, timestampMs: h.clock.now });
+  const signature = await signClobOrder(h.owner, { chainId: h.ctx.config.clobChainId, verifyingContract: exchangeAddress({ negRisk: m.negRisk }), order });
+  const body = toPostOrderBody({ order, signature, owner: h.demo.clob.apiKey, orderType: o.orderType, postOnly: false });
+  const res = await clobL2Request(h.clobUrl, { address: h.owner.address, credentials: h.demo.clob, method: 'POST', requestPath: '/order', body, timestamp: Math.floor(h.clock.now / 1000) });
+  expect(res).toMatchObject({ success: true });
+  return res;
+}
+
+/** The rows of a page answer (`{ data: [...] }`) or of an array answer. */
+function rows(body: unknown): unknown[] {
+  if (Array.isArray(body)) return body;
+  const data = typeof body === 'object' && body !== null && 'data' in body ? body.data : undefined;
+  return Array.isArray(data) ? data : [];
+}
 afterAll(async () => {
   await h?.close();
 });
@@ -43,6 +71,8 @@ function valid(schema: ZodType, body: unknown, what: string) {
 describe('perps reads validate under @polymarket/bindings/perps', () => {
   const auth = () => ({ 'SERVICE-PROXY': h.proxyAuth.proxy, 'SERVICE-SECRET': h.proxyAuth.secret });
   const now = () => h.clock.now;
+  /** Reads whose rows the fixtures above create: an empty page would validate any row shape. */
+  const withRows = new Set(['open orders', 'orders', 'fills', 'funding payments', 'deposits', 'withdrawals', 'trades', 'klines', 'funding rates']);
   const reads: [string, string, () => ZodType, boolean][] = [
     ['portfolio', '/v1/account/portfolio', () => perps.FetchPerpsPortfolioResponseSchema, true],
     ['balances', '/v1/account/balances', () => perps.FetchPerpsBalancesResponseSchema, true],
@@ -68,7 +98,9 @@ describe('perps reads validate under @polymarket/bindings/perps', () => {
   ];
   for (const [name, path, schema, authed] of reads) {
     it(`${name} (${path.split('?')[0]})`, async () => {
-      valid(schema(), await get(`${h.perps}${path}`, authed ? auth() : {}), name);
+      const body = await get(`${h.perps}${path}`, authed ? auth() : {});
+      if (withRows.has(name)) expect(rows(body).length, `${name} has rows`).toBeGreaterThan(0);
+      valid(schema(), body, name);
     });
   }
 
@@ -97,7 +129,9 @@ describe('perps reads validate under @polymarket/bindings/perps', () => {
     const open = (await get(`${h.perps}/v1/account/open-orders`, auth())) as { status: string; tpsl?: unknown }[];
     valid(perps.FetchPerpsOpenOrdersResponseSchema, open, 'open');
     expect(open.some((o) => o.status === 'accepted' && o.tpsl)).toBe(true);
-    expect(now()).toBeGreaterThan(0);
+    // Funding settles on the hour, never ahead of the sandbox clock.
+    const hours = (funding.data as { timestamp: number }[]).map((f) => f.timestamp);
+    expect(hours.every((t) => t % 3_600_000 === 0 && t <= now())).toBe(true);
   });
 });
 
@@ -144,8 +178,12 @@ describe('order-book reads validate under @polymarket/bindings/clob', () => {
   });
 
   it('L2 reads', async () => {
-    valid(clob.OpenOrdersPageSchema, await get(`${h.clobUrl}/data/orders?next_cursor=MA==`, l2('GET', '/data/orders')), 'data/orders');
-    valid(clob.ClobTradesPageSchema, await get(`${h.clobUrl}/data/trades`, l2('GET', '/data/trades')), 'data/trades');
+    const orders = await get(`${h.clobUrl}/data/orders?next_cursor=MA==`, l2('GET', '/data/orders'));
+    expect(rows(orders).length, 'the resting bid is listed').toBeGreaterThan(0);
+    valid(clob.OpenOrdersPageSchema, orders, 'data/orders');
+    const trades = await get(`${h.clobUrl}/data/trades`, l2('GET', '/data/trades'));
+    expect(rows(trades).length, 'the taken ask is listed').toBeGreaterThan(0);
+    valid(clob.ClobTradesPageSchema, trades, 'data/trades');
     valid(clob.BalanceAllowanceResponseSchema, await get(`${h.clobUrl}/balance-allowance?asset_type=COLLATERAL`, l2('GET', '/balance-allowance')), 'balance-allowance');
     valid(clob.ApiKeysResponseSchema, await get(`${h.clobUrl}/auth/api-keys`, l2('GET', '/auth/api-keys')), 'api-keys');
     valid(clob.ClosedOnlyModeSchema, await get(`${h.clobUrl}/auth/ban-status/closed-only`, l2('GET', '/auth/ban-status/closed-only')), 'closed-only');
@@ -168,6 +206,8 @@ describe('catalogue and data reads validate under @polymarket/bindings/gamma and
     const user = h.demo.owner.address;
     valid(data.ListPositionsResponseSchema, await get(`${h.url}/data/v2/positions?user=${user}`), 'v2/positions');
     valid(data.FetchPortfolioValueResponseSchema, await get(`${h.url}/data/v2/value?user=${user}`), 'v2/value');
-    valid(data.ListActivityResponseSchema, await get(`${h.url}/data/v2/activity?user=${user}`), 'v2/activity');
+    const activity = await get(`${h.url}/data/v2/activity?user=${user}`);
+    expect(rows(activity).length, 'the order-book fill is listed').toBeGreaterThan(0);
+    valid(data.ListActivityResponseSchema, activity, 'v2/activity');
   });
 });
