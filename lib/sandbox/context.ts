@@ -39,6 +39,7 @@ export type SandboxConfig = {
   relayerMineMs: number;
 };
 
+/** The sandbox's default configuration (what `npm start` runs; tests override parts of it). */
 export const DEFAULT_CONFIG: SandboxConfig = {
   perpsDomain: { name: 'Countersign Sandbox', version: '1', chainId: 80002 },
   perpsWithdrawDomain: {
@@ -63,7 +64,6 @@ export const DEFAULT_CONFIG: SandboxConfig = {
   relayerMineMs: 2_000,
 };
 
-/** One entry of the request log (what reached the sandbox), readable at `GET /admin/requests`. */
 /**
  * One request the sandbox answered: `at` Unix ms, `body` the exact text received (≤ 64 KiB; absent for
  * GET). `status` 0: the request reached a silent service (`SandboxContext.setSilent`) and got no answer.
@@ -73,6 +73,11 @@ export type RequestLogEntry = { at: number; method: string; path: string; status
 /** The services the sandbox can make silent (test hook, issue #17 finding 7). */
 export type SilentService = 'perps' | 'clob';
 
+/**
+ * The state of one sandbox: the perps venue, the order-book venue, proxy index, replay keys, rate-limit
+ * windows, request log, relayer and bridge records, and the silence / delay test hooks. `now()` is the
+ * sandbox clock (Unix ms).
+ */
 export class SandboxContext {
   readonly venue: PerpsVenue;
   readonly clob: ClobVenue;

@@ -7,6 +7,7 @@
 import type { Hono } from 'hono';
 import type { SandboxContext } from './context';
 
+/** Mounts `GET /demo` (the demo dapp page, configured with the first market's token and `demo.counterparty`) on `app`. */
 export function mountDemo(app: Hono, ctx: SandboxContext, demo: { counterparty: string }): void {
   app.get('/demo', (c) => {
     const tokenId = ctx.clob.markets[0]!.tokenIds[0];

@@ -19,13 +19,19 @@ export type DemoAccounts = {
   clob: { address: Address; apiKey: string; secret: string; passphrase: string };
 };
 
-export const DEMO_KEYS = {
+/** Deterministic, public demo keys (keccak of a label): sandbox only. */
+const DEMO_KEYS = {
   owner: key('demo-owner'),
   proxy: key('demo-proxy'),
   counterparty: key('demo-counterparty'),
   maker: key('market-maker'),
 };
 
+/**
+ * Seeds `ctx` with the demo state: three instruments with a market maker resting 10 levels a side, the
+ * demo owner (with a registered proxy and deposits), a counterparty, order-book markets with resting
+ * liquidity and the owner's API key. Returns the demo accounts and their keys.
+ */
 export function seed(ctx: SandboxContext): DemoAccounts {
   const t0 = ctx.now();
   const { venue, clob, config } = ctx;

@@ -9,6 +9,7 @@ import { signPerpsCommand } from '../perps/envelope';
 import { sendPerpsCommand, perpsRead } from '../perps/client';
 import type { PerpsCommand } from '../perps/commands';
 
+/** A running sandbox on a test-controlled clock, with the demo keys and helpers to sign, send and read. */
 export type Harness = RunningSandbox & {
   clock: { now: number; advance: (ms: number) => void };
   perps: string;
@@ -23,6 +24,7 @@ export type Harness = RunningSandbox & {
   raw: (method: string, path: string, body: unknown, headers?: Record<string, string>) => Promise<{ status: number; body: unknown; headers: Headers }>;
 };
 
+/** Starts a sandbox on an ephemeral loopback port whose clock is `clock.now` (advance it with `clock.advance(ms)`). */
 export async function startHarness(options: SandboxOptions = {}): Promise<Harness> {
   const clock = {
     now: Date.now(),

@@ -23,7 +23,7 @@ import type { ApiCreds, ClobVenue } from './venue';
 /** The L1 failure message (the venue's). */
 export const L1_ERROR = 'Invalid L1 Request headers';
 /** The L2 failure message (the venue's). */
-export const UNAUTHORIZED = 'Unauthorized/Invalid api key';
+const UNAUTHORIZED = 'Unauthorized/Invalid api key';
 /** Heartbeats lapse after this long without one (ms). */
 export const HEARTBEAT_TIMEOUT_MS = 10_000;
 

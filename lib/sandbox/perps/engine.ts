@@ -23,6 +23,7 @@ import type { Address } from 'viem';
 import type { PerpsOrderInput } from '../../perps/commands';
 import { abs, fromUnits, minB, toUnits } from '../../decimal';
 
+/** Decimals of perps prices and quantities: both are bigint at 8 decimals. */
 export const PX_SCALE = 8;
 /** Divisor from price × quantity (PX units each) to USDC base units. */
 export const NOTIONAL_DIV = 10n ** BigInt(2 * PX_SCALE - 6);
@@ -40,6 +41,7 @@ export type Instrument = {
 /** Order status as get-orders reports it. */
 export type OrderStatus = 'open' | 'filled' | 'cancelled' | 'rejected' | 'untriggered';
 
+/** An order the venue holds: `price` / `qty` / `filled` PX units (`price` absent for market orders), times Unix ms. */
 export type PerpsOrder = {
   oid: number;
   coid?: string;
@@ -84,10 +86,13 @@ export type FundingPayment = { id: number; iid: number; size: bigint; rate: stri
 
 /** Taker and maker fee rates (fractions) charged on notional. */
 export const TAKER_FEE = { num: 5n, den: 10_000n };
+/** Maker fee rate (1 bp) as a fraction. */
 export const MAKER_FEE = { num: 1n, den: 10_000n };
 
+/** A registered proxy key of an account: `expiry` Unix ms; `secret` the read credential (never logged). */
 export type Proxy = { proxy: Address; secret: string; expiry: number; label: string };
 
+/** A deposit to an account: `amount` USDC base units, `created` Unix ms; credited once `requiredConfirmations` pass. */
 export type Deposit = {
   hash: string;
   asset: string;
@@ -100,6 +105,7 @@ export type Deposit = {
   removed?: boolean;
 };
 
+/** One side of an internal transfer as the transfers read answers it (`amount` decimal USDC, `created_timestamp` ms). */
 export type Transfer = {
   transfer_id: number;
   asset: string;
@@ -110,6 +116,7 @@ export type Transfer = {
   label: string;
 };
 
+/** A perps account: collateral `balance` (USDC base units), positions, proxies and its history rows. */
 export type Account = {
   owner: Address;
   balance: bigint;
@@ -132,7 +139,8 @@ export type Account = {
   autoCancelAt?: number;
 };
 
-export const DEFAULT_LEVERAGE = 10;
+/** Leverage of an instrument the account has not configured. */
+const DEFAULT_LEVERAGE = 10;
 
 /** Thrown by the engine when a command must fail as a whole (`{ status: "err", error }`). */
 export class VenueError extends Error {
@@ -147,6 +155,7 @@ export class VenueError extends Error {
 
 const px = (s: string) => toUnits(s, PX_SCALE);
 
+/** The in-memory perps venue of one sandbox: accounts, instruments, books and matching (clock injected). */
 export class PerpsVenue {
   readonly accounts = new Map<string, Account>();
   readonly instruments = new Map<number, Instrument>();
