@@ -61,24 +61,28 @@ export function catalogueRoutes(ctx: SandboxContext): Hono {
   const events = () => {
     const byEvent = new Map<number, ClobMarket[]>();
     for (const m of venue.markets) byEvent.set(m.eventId, [...(byEvent.get(m.eventId) ?? []), m]);
-    return [...byEvent].map(([id, ms]) => ({
+    return [...byEvent].flatMap(([id, ms]) => {
+      const [first] = ms;
+      if (!first) return [];
+      return [{
       id: String(id),
-      ticker: ms[0]!.slug.split('-').slice(0, 2).join('-'),
-      slug: ms[0]!.slug,
-      title: ms.length > 1 ? `Sandbox event ${id}` : ms[0]!.question,
+      ticker: first.slug.split('-').slice(0, 2).join('-'),
+      slug: first.slug,
+      title: ms.length > 1 ? `Sandbox event ${id}` : first.question,
       description: 'Sandbox event (demo data).',
       category: 'Sandbox',
       active: ms.some((m) => !m.closed),
       closed: ms.every((m) => m.closed),
-      negRisk: ms[0]!.negRisk,
-      enableNegRisk: ms[0]!.negRisk,
+      negRisk: first.negRisk,
+      enableNegRisk: first.negRisk,
       enableOrderBook: true,
       createdAt: ISO(created),
       startDate: ISO(created),
       endDate: ISO(created + 365 * 86_400_000),
       markets: ms.map(marketJson),
       tags: [{ id: '1', label: 'Sandbox', slug: 'sandbox' }],
-    }));
+      }];
+    });
   };
 
   const keyset = <T extends { closed: boolean; question?: string; title?: string; slug: string }>(c: Context, all: T[], name: string) => {

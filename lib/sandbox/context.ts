@@ -93,7 +93,7 @@ export class SandboxContext {
   readonly silent = new Set<SilentService>();
   /** Services that answer late: extra delay before each request is handled (ms; test hook, e.g. a slow venue during panic). */
   readonly delayMs = new Map<SilentService, number>();
-  private readonly silenceWaiters: { service: SilentService; release: () => void }[] = [];
+  private silenceWaiters: { service: SilentService; release: () => void }[] = [];
 
   constructor(
     readonly config: SandboxConfig,
@@ -117,13 +117,9 @@ export class SandboxContext {
       return;
     }
     this.silent.delete(service);
-    for (let i = this.silenceWaiters.length - 1; i >= 0; i--) {
-      const w = this.silenceWaiters[i]!;
-      if (w.service === service) {
-        this.silenceWaiters.splice(i, 1);
-        w.release();
-      }
-    }
+    const released = this.silenceWaiters.filter((w) => w.service === service);
+    this.silenceWaiters = this.silenceWaiters.filter((w) => w.service !== service);
+    for (const w of released) w.release();
   }
 
   /** Resolves when `service` speaks again (`setSilent(service, false)`). */

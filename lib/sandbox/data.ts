@@ -54,8 +54,9 @@ export function dataRoutes(ctx: SandboxContext): Hono {
     const conds = condition ? condition.split(',').slice(0, 20).map((x) => x.toLowerCase()) : undefined;
     const rows = [...(venue.tokens.get(user) ?? new Map<string, bigint>())]
       .filter(([, size]) => (status === 'CLOSED' ? size === 0n : size > 0n))
-      .map(([tokenId, size]) => {
-        const m = venue.tokenIndex.get(tokenId)!;
+      .flatMap(([tokenId, size]) => {
+        const m = venue.tokenIndex.get(tokenId);
+        if (!m) return [];
         const i = m.tokenIds.indexOf(tokenId);
         const fills = venue.trades.filter((t) => t.address === user && t.tokenId === tokenId);
         const bought = fills.filter((t) => t.side === 'BUY');
@@ -66,8 +67,9 @@ export function dataRoutes(ctx: SandboxContext): Hono {
         const price = mid6(tokenId);
         const value = (size * price) / PRICE_SCALE;
         const upnl = value - cost;
-        const last = fills.length ? Math.floor(fills[fills.length - 1]!.at / 1000) : 0;
-        return {
+        const lastFill = fills.at(-1);
+        const last = lastFill ? Math.floor(lastFill.at / 1000) : 0;
+        return [{
           proxy_wallet: user,
           token_id: tokenId,
           condition_id: m.conditionId,
@@ -103,7 +105,7 @@ export function dataRoutes(ctx: SandboxContext): Hono {
           name: '',
           profile_image: '',
           verified: false,
-        };
+        }];
       })
       .filter((r) => !conds || conds.includes(r.condition_id.toLowerCase()));
     return c.json(pageOf(rows, offset, limit));

@@ -10,7 +10,9 @@ import type { SandboxContext } from './context';
 /** Mounts `GET /demo` (the demo dapp page, configured with the first market's token and `demo.counterparty`) on `app`. */
 export function mountDemo(app: Hono, ctx: SandboxContext, demo: { counterparty: string }): void {
   app.get('/demo', (c) => {
-    const tokenId = ctx.clob.markets[0]!.tokenIds[0];
+    const [market] = ctx.clob.markets;
+    if (!market) return c.text('The sandbox has no market to demo.', 503);
+    const tokenId = market.tokenIds[0];
     const cfg = JSON.stringify({ tokenId, usdc: ctx.config.usdc, counterparty: demo.counterparty });
     c.header('Content-Security-Policy', "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'");
     return c.html(`<!doctype html>

@@ -139,7 +139,8 @@ export function seed(ctx: SandboxContext): DemoAccounts {
   }
   // Demo wallet: collateral, a few outcome tokens, and API credentials at nonce 0.
   clob.credit(owner.address, 10_000_000_000n);
-  clob.creditToken(owner.address, markets[0]!.tokenIds[0], 50_000_000n);
+  const [firstMarket] = markets;
+  if (firstMarket) clob.creditToken(owner.address, firstMarket.tokenIds[0], 50_000_000n);
   const creds = {
     apiKey: '00000000-0000-4000-8000-00000000c0de',
     secret: Buffer.from(keccak256(toHex('countersign-sandbox:demo-clob-secret'), 'bytes')).toString('base64url') + '=',
