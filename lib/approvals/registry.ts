@@ -51,14 +51,14 @@ export type ApprovalRefresh = Pick<ApprovalView, 'lines' | 'flags' | 'digest' | 
 
 export class ApprovalNotFoundError extends BaseError {
   override name = 'Approvals.NotFoundError';
-  readonly code = 4100;
+  static override readonly code = 4100;
   constructor() {
     super('That request is no longer pending.');
   }
 }
 export class ApprovalMismatchError extends BaseError {
   override name = 'Approvals.MismatchError';
-  readonly code = 4001;
+  static override readonly code = 4001;
   constructor() {
     super('What was approved does not match the pending request; it was rejected.');
   }
@@ -67,7 +67,7 @@ export class ApprovalMismatchError extends BaseError {
 /** Thrown when an approval names a digest the request had before it was rebuilt: look again. */
 export class ApprovalChangedError extends BaseError {
   override name = 'Approvals.ChangedError';
-  readonly code = 4001;
+  static override readonly code = 4001;
   constructor() {
     super('The request was refreshed while you were looking at it. Review it again and approve.');
   }
