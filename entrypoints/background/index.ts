@@ -1,9 +1,9 @@
 import browser from 'webextension-polyfill';
 import { defineBackground } from 'wxt/utils/define-background';
-import { startBackground, type BackgroundBrowser } from '../../lib/background';
+import { startBackground } from '../../lib/background';
 
 // The only place keys live. Everything is wired in lib/background; this file stays thin.
 export default defineBackground(() => {
-  startBackground({ browser: browser as unknown as BackgroundBrowser });
+  startBackground({ browser });
   void navigator.storage?.persist?.();
 });

@@ -20,6 +20,7 @@ import type { SigningArtifact } from '../signer/artifact';
 import { BaseError } from '../errors/base';
 import { limitExceeded, resourceUnavailable, userRejected, type ProviderRpcError } from '../provider/errors';
 
+/** What a pending request asks: connect a site, sign a perps command, order-book orders, or L2 headers. */
 export type ApprovalKind = 'connect' | 'perps' | 'clob' | 'l2';
 
 /** What the approval window shows. `digest` is what will be signed (or a hash of the canonical request). */
@@ -49,16 +50,18 @@ export type ApprovalView = {
 /** The parts of a view that a rebuild replaces. */
 export type ApprovalRefresh = Pick<ApprovalView, 'lines' | 'flags' | 'digest' | 'artifact' | 'refreshAt'>;
 
+/** 4100: the decided request is no longer pending (decided, expired or cancelled). */
 export class ApprovalNotFoundError extends BaseError {
   override name = 'Approvals.NotFoundError';
-  readonly code = 4100;
+  static override readonly code = 4100;
   constructor() {
     super('That request is no longer pending.');
   }
 }
+/** 4001: the approval names another digest than the pending request's (nothing is signed). */
 export class ApprovalMismatchError extends BaseError {
   override name = 'Approvals.MismatchError';
-  readonly code = 4001;
+  static override readonly code = 4001;
   constructor() {
     super('What was approved does not match the pending request; it was rejected.');
   }
@@ -67,13 +70,15 @@ export class ApprovalMismatchError extends BaseError {
 /** Thrown when an approval names a digest the request had before it was rebuilt: look again. */
 export class ApprovalChangedError extends BaseError {
   override name = 'Approvals.ChangedError';
-  readonly code = 4001;
+  static override readonly code = 4001;
   constructor() {
     super('The request was refreshed while you were looking at it. Review it again and approve.');
   }
 }
 
+/** Pending requests one origin may have at once (more: -32002). */
 export const MAX_PENDING_PER_ORIGIN = 5;
+/** Pending requests of all origins at once (more: -32005). */
 export const MAX_PENDING_TOTAL = 20;
 const REJECTION_WINDOW_MS = 30_000;
 const REJECTIONS_TO_BLOCK = 3;
@@ -89,6 +94,7 @@ type Entry = {
   superseded: Set<string>;
 };
 
+/** Registry options: `onChange` hears the pending list after every change; clock and timers are injectable (tests). */
 export type RegistryOptions = {
   now?: () => number;
   setTimer?: (fn: () => void, ms: number) => unknown;
@@ -97,6 +103,10 @@ export type RegistryOptions = {
   onChange?: (pending: ApprovalView[]) => void;
 };
 
+/**
+ * The pending approvals (issue #6): capacity per origin and in total, time-to-live, refresh of stale
+ * artifacts, decisions bound to the digest shown, and the pause of a site after repeated rejections.
+ */
 export class ApprovalRegistry {
   private readonly entries = new Map<string, Entry>();
   private readonly rejections = new Map<string, number[]>();

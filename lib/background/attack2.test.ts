@@ -9,14 +9,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { AUTOLOCK_ALARM, GRANTS_ALARM, startBackground } from './index';
-import { BOUNDS, browser, KDF } from './testkit';
+import { BOUNDS, browser, KDF, withPages, type PagedBackground } from './testkit';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
 const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
 const approvalWindow = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/approval.html` });
 let n = 0;
-type Bg = ReturnType<typeof startBackground>;
+type Bg = PagedBackground;
 type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
 const call = async (bg: Bg, type: string, payload: unknown = {}, sender: object = popup()) => (await bg.handle({ type, payload }, sender)) as Reply;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -66,14 +66,14 @@ async function ready(o: { now?: () => number } = {}): Promise<{ bg: Bg; wire: Wi
     if (wire.failing.some((f) => url.includes(f))) throw new TypeError('fetch failed');
     return fetch(input, init);
   };
-  const bg = startBackground({ browser, dbName: `attack2-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, ...(o.now ? { now: o.now } : {}) });
+  const bg = withPages(startBackground({ browser, dbName: `attack2-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, ...(o.now ? { now: o.now } : {}) }));
   started.push(bg);
   await call(bg, 'vault.create', { password: 'a good password' });
   await call(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
   await call(bg, 'vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
   await call(bg, 'proxy.import', { account: owner(), privateKey: h.demo.proxy.privateKey, proxy: h.demo.proxy.address, secret: h.demo.proxy.secret, expiry: h.demo.proxy.expiry });
   await call(bg, 'clob.createOrDerive', { account: owner() });
-  const p = bg.pageRequest(page, 'eth_requestAccounts', undefined);
+  const p = bg.page(page).request('eth_requestAccounts', undefined);
   const [view] = await waitPending(bg);
   bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
   await p;
@@ -106,11 +106,11 @@ describe('(b) the site makes the dead-man unset the auto-cancel while its orders
     const { bg, wire } = await ready();
     await grant(bg);
     await until(() => armed(bg));
-    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder());
+    await bg.page(page).request('perps_sendCommand', await btcOrder());
     expect(bg.registry.size).toBe(0);
     const mine = openPerps().length;
     expect(mine).toBeGreaterThan(0);
-    await bg.pageRequest(page, 'wallet_revokePermissions', [{ eth_accounts: {} }]);
+    await bg.page(page).request('wallet_revokePermissions', [{ eth_accounts: {} }]);
     await sleep(500);
     expect(autoCancelTimes(wire), 'the site disarmed the dead-man').not.toContain(0);
     expect(venueAutoCancelAt()).toBeGreaterThan(0);
@@ -125,7 +125,7 @@ describe('(e)/(b) the last grant expiring in a trading session', () => {
     const { bg, wire } = await ready({ now: () => Date.now() + skew });
     await grant(bg, btcOnly, 120_000);
     await until(() => armed(bg));
-    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder());
+    await bg.page(page).request('perps_sendCommand', await btcOrder());
     expect(await autoLock(bg)).toBe('session');
     skew = 121_000;
     h.clock.advance(121_000);
@@ -145,7 +145,7 @@ describe('(d) a trading session reaches nothing beyond the grant', () => {
     // The out-of-grant order passes the "unlocked" check, then auto-lock fires while its window is being built.
     wire.hold = { path: '/portfolio', fn: async () => void (await autoLock(bg)) };
     const before = trading();
-    const out = bg.pageRequest(page, 'perps_sendCommand', ethOrder).then(() => 'signed', (e: { code?: number }) => e);
+    const out = bg.page(page).request('perps_sendCommand', ethOrder).then(() => 'signed', (e: { code?: number }) => e);
     for (let i = 0; i < 200 && bg.registry.size === 0 && (await Promise.race([out.then(() => true), sleep(10).then(() => false)])) === false; i++);
     expect(await state(bg)).toBe('session');
     const pending = bg.registry.list();
@@ -176,7 +176,7 @@ describe('(d) a trading session reaches nothing beyond the grant', () => {
     }
     const r = (await call(bg, 'page.request', { id: '1', method: 'perps_sendCommand', params: ethOrder }, page)) as Reply & { result?: { error?: { code: number } } };
     expect(JSON.stringify(r)).toMatch(/4900|Unauthorized|4100|-32602/);
-    await expect(bg.pageRequest(page, 'eth_requestAccounts', undefined)).rejects.toMatchObject({ code: 4900 });
+    await expect(bg.page(page).request('eth_requestAccounts', undefined)).rejects.toMatchObject({ code: 4900 });
     expect(bg.registry.size).toBe(0);
     expect(trading() - before).toBe(0);
     await call(bg, 'vault.lock');
@@ -190,7 +190,7 @@ describe('(c) nothing signs after Lock or Panic', () => {
     await until(() => armed(bg));
     wire.hold = { path: '/tickers', fn: async () => void (await call(bg, 'vault.lock')) };
     const before = trading();
-    const out = await bg.pageRequest(page, 'perps_sendCommand', await btcOrder()).then(() => 'signed', (e: { code?: number }) => e);
+    const out = await bg.page(page).request('perps_sendCommand', await btcOrder()).then(() => 'signed', (e: { code?: number }) => e);
     expect(out).toMatchObject({ code: 4900 });
     expect(trading() - before).toBe(0);
   });
@@ -206,7 +206,7 @@ describe('(c) nothing signs after Lock or Panic', () => {
     } };
     const before = trading();
     const at = h.ctx.requestLog.length;
-    const out = await bg.pageRequest(page, 'perps_sendCommand', await btcOrder()).then(() => 'signed', (e: { code?: number }) => e);
+    const out = await bg.page(page).request('perps_sendCommand', await btcOrder()).then(() => 'signed', (e: { code?: number }) => e);
     expect(out).not.toBe('signed');
     await report;
     // Only panic's own cancel-all may have gone out.
@@ -222,7 +222,7 @@ describe('(e) panic in a trading session', () => {
     const { bg, wire } = await ready();
     await grant(bg);
     await until(() => armed(bg));
-    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder());
+    await bg.page(page).request('perps_sendCommand', await btcOrder());
     expect(await autoLock(bg)).toBe('session');
     const report = (await call(bg, 'panic.run', { closePositions: false })).result as { perps: { ok?: boolean }; clob: { ok?: boolean }; locked: boolean; grants: number };
     expect(report).toMatchObject({ perps: { ok: true }, clob: { ok: true }, locked: true, grants: 1 });
@@ -244,7 +244,7 @@ describe('(a) the kill switch of the request venue must be live', () => {
     await sleep(7_000);
     expect(await armed(bg, 'perps')).toBe(true);
     const before = trading();
-    const out = bg.pageRequest(page, 'clob_postOrders', { orders: [{ tokenId: tokenA, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] }).then(() => 'signed', (e: { code?: number }) => e);
+    const out = bg.page(page).request('clob_postOrders', { orders: [{ tokenId: tokenA, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] }).then(() => 'signed', (e: { code?: number }) => e);
     const pending = await waitPending(bg);
     expect(pending.length, 'signed with the heartbeat lapsed').toBe(1);
     expect(pending[0]!.flags.join(' ')).toMatch(/kill switch/);
@@ -260,7 +260,7 @@ describe('(f) the dead-man audit: one entry per armed period, none hidden', () =
     const { bg } = await ready();
     await grant(bg);
     await until(() => armed(bg));
-    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder());
+    await bg.page(page).request('perps_sendCommand', await btcOrder());
     await call(bg, 'vault.lock');
     await sleep(200);
     expect((await call(bg, 'vault.unlock', { password: 'a good password' })).ok).toBe(true);

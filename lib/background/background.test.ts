@@ -4,8 +4,9 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { PROCEDURES, type ProcedureName } from '../messaging/protocol';
 import { startHarness, type Harness } from '../sandbox/testkit';
-import { AUTOLOCK_ALARM, startBackground, type BackgroundBrowser, type BrowserPort } from './index';
-import { PORT_NAME } from '../bridge/framing';
+import { AUTOLOCK_ALARM, startBackground, type BackgroundBrowser } from './index';
+import { onConnect, withPages } from './testkit';
+import { userRejected } from '../provider/errors';
 import { internalTransfer, createProxy as createProxyCommand } from '../perps/commands';
 import { hashPerpsOp, perpsOpTypedData, withdrawTypedData, createProxyTypedData } from '../perps/signing';
 import { clobAuthTypedData } from '../clob/auth';
@@ -14,7 +15,6 @@ import { buildClobOrder, clobOrderTypedData, EXCHANGE_V2 } from '../clob/order';
 const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
 const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
 let badge = '';
-let connectListener: ((port: BrowserPort) => void) | undefined;
 let windowsOpened = 0;
 let windowRemoved: ((id: number) => void) | undefined;
 const browser: BackgroundBrowser = {
@@ -25,11 +25,7 @@ const browser: BackgroundBrowser = {
     getURL: (p: string) => fakeBrowser.runtime.getURL(p as '/'),
     onMessage: fakeBrowser.runtime.onMessage as unknown as BackgroundBrowser['runtime']['onMessage'],
     onStartup: fakeBrowser.runtime.onStartup,
-    onConnect: {
-      addListener: (fn: (port: BrowserPort) => void) => {
-        connectListener = fn;
-      },
-    },
+    onConnect,
   },
   storage: { session: fakeBrowser.storage.session as unknown as BackgroundBrowser['storage']['session'] },
   alarms: fakeBrowser.alarms as unknown as BackgroundBrowser['alarms'],
@@ -54,7 +50,7 @@ const contentScript = { id: fakeBrowser.runtime.id, url: 'https://evil.example/p
 let n = 0;
 
 function start(dbName = `bg-${n++}`) {
-  return startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS });
+  return withPages(startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS }));
 }
 type Reply = { ok: boolean; result?: unknown; error?: { name: string; code?: number } };
 const call = async (bg: ReturnType<typeof start>, type: string, payload: unknown = {}, sender: object = popup()) =>
@@ -247,7 +243,7 @@ describe('background: page requests and approvals', () => {
     return bg.registry.list();
   };
   const connect = async (bg: ReturnType<typeof start>, origin = SITE) => {
-    const p = bg.pageRequest(page(origin), 'eth_requestAccounts', undefined);
+    const p = bg.page(page(origin)).request('eth_requestAccounts', undefined);
     const [view] = await waitPending(bg);
     bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
     return p;
@@ -257,7 +253,7 @@ describe('background: page requests and approvals', () => {
   it('closing the approval window rejects only the request it displayed; one that arrived while it closed stays pending (issue #17 §10)', async () => {
     const bg = await ready();
     const approval = { id: fakeBrowser.runtime.id, url: `${EXT().replace(/\/$/, '')}/approval.html` };
-    const a = bg.pageRequest(page('https://one.example'), 'eth_requestAccounts', undefined);
+    const a = bg.page(page('https://one.example')).request('eth_requestAccounts', undefined);
     const [shown] = await waitPending(bg);
     expect((await call(bg, 'approval.showing', { id: shown!.id, digest: shown!.digest }, approval)).ok).toBe(true);
     // The popup cannot claim what the window shows.
@@ -265,7 +261,7 @@ describe('background: page requests and approvals', () => {
     bg.registry.decide(shown!.id, { approve: true, digest: shown!.digest });
     await a;
     // A second request arrives while the (now empty) window is closing: it was never shown.
-    const b = bg.pageRequest(page('https://two.example'), 'eth_requestAccounts', undefined);
+    const b = bg.page(page('https://two.example')).request('eth_requestAccounts', undefined);
     const [late] = await waitPending(bg);
     windowRemoved?.(windowsOpened);
     expect(bg.registry.list().map((x) => x.id)).toEqual([late!.id]);
@@ -279,15 +275,49 @@ describe('background: page requests and approvals', () => {
 
   it('answers eth_chainId without a connection and refuses unknown methods with 4200', async () => {
     const bg = await ready();
-    expect(await bg.pageRequest(page(SITE), 'eth_chainId', undefined)).toBe('0x13882');
-    await expect(bg.pageRequest(page(SITE), 'eth_sendTransaction', [])).rejects.toMatchObject({ code: 4200 });
-    await expect(bg.pageRequest(page(SITE), 'eth_accounts', undefined)).resolves.toEqual([]);
+    expect(await bg.page(page(SITE)).request('eth_chainId', undefined)).toBe('0x13882');
+    await expect(bg.page(page(SITE)).request('eth_sendTransaction', [])).rejects.toMatchObject({ code: 4200 });
+    await expect(bg.page(page(SITE)).request('eth_accounts', undefined)).resolves.toEqual([]);
+  });
+
+  it('refuses a request over 64 KiB on the port with -32602 before anything is asked (the content script is not trusted to check)', async () => {
+    const bg = await ready();
+    const site = bg.page(page(SITE));
+    const opened = windowsOpened;
+    // eth_requestAccounts ignores its params: without the port's size check this would open a window.
+    const big = { note: 'x'.repeat(64 * 1024) };
+    await expect(site.request('eth_requestAccounts', big)).rejects.toMatchObject({ code: -32602, message: 'The request is larger than 64 KiB.' });
+    expect(bg.registry.size).toBe(0);
+    expect(windowsOpened).toBe(opened);
+    // Just under the limit, the same request asks (the limit is on the size, not the method).
+    const small = site.request('eth_requestAccounts', { note: 'x'.repeat(60 * 1024) });
+    expect(await waitPending(bg)).toHaveLength(1);
+    bg.registry.rejectAll(() => userRejected('closed by the test'));
+    await expect(small).rejects.toMatchObject({ code: 4001 });
+  });
+
+  it('drops a port from anything but a top-frame page, and requests without a usable id', async () => {
+    const bg = await ready();
+    const extensionPage = bg.page({ id: fakeBrowser.runtime.id, url: `${EXT().replace(/\/$/, '')}/popup.html` });
+    expect(extensionPage.disconnected()).toBe(true);
+    const subFrame = bg.page({ ...page(SITE), frameId: 2 });
+    expect(subFrame.disconnected()).toBe(true);
+    await expect(subFrame.request('eth_chainId')).rejects.toMatchObject({ code: 4900 });
+    const wrongName = bg.page(page(SITE), 'another-port');
+    expect(wrongName.disconnected()).toBe(true);
+    const site = bg.page(page(SITE));
+    expect(site.disconnected()).toBe(false);
+    site.send({ id: 'x'.repeat(65), method: 'eth_requestAccounts' });
+    site.send({ method: 'eth_requestAccounts' });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(bg.registry.size).toBe(0);
+    expect(await site.request('eth_chainId')).toBe('0x13882');
   });
 
   it('signs nothing for an origin that has not connected (4100), and refuses plain-http origins', async () => {
     const bg = await ready();
-    await expect(bg.pageRequest(page(SITE), 'perps_sendCommand', order)).rejects.toMatchObject({ code: 4100 });
-    await expect(bg.pageRequest(page('http://trade.example'), 'eth_requestAccounts', undefined)).rejects.toMatchObject({ code: 4100 });
+    await expect(bg.page(page(SITE)).request('perps_sendCommand', order)).rejects.toMatchObject({ code: 4100 });
+    await expect(bg.page(page('http://trade.example')).request('eth_requestAccounts', undefined)).rejects.toMatchObject({ code: 4100 });
     expect(bg.registry.size).toBe(0);
   });
 
@@ -295,7 +325,7 @@ describe('background: page requests and approvals', () => {
     const bg = await ready();
     expect(await connect(bg)).toEqual([h.demo.owner.address]);
     const before = h.ctx.requestLog.length;
-    const p = bg.pageRequest(page(SITE), 'perps_sendCommand', order);
+    const p = bg.page(page(SITE)).request('perps_sendCommand', order);
     const [view] = await waitPending(bg);
     expect(view).toMatchObject({ origin: SITE, signer: 'proxy key', title: 'Place an order' });
     expect(view!.lines[0]).toBe('Buy 2.5 ETH-PERP at 3,120.50, good-til-cancelled, post-only — request weight 1, action weight 1');
@@ -312,11 +342,11 @@ describe('background: page requests and approvals', () => {
     const bg = await ready();
     await connect(bg);
     const before = h.ctx.requestLog.length;
-    const p1 = bg.pageRequest(page(SITE), 'perps_sendCommand', order);
+    const p1 = bg.page(page(SITE)).request('perps_sendCommand', order);
     const [v1] = await waitPending(bg);
     bg.registry.decide(v1!.id, { approve: false });
     await expect(p1).rejects.toMatchObject({ code: 4001 });
-    const p2 = bg.pageRequest(page(SITE), 'perps_sendCommand', order);
+    const p2 = bg.page(page(SITE)).request('perps_sendCommand', order);
     const [v2] = await waitPending(bg);
     expect(() => bg.registry.decide(v2!.id, { approve: true, digest: `0x${'0'.repeat(64)}` })).toThrow(/does not match/);
     await expect(p2).rejects.toMatchObject({ code: 4001 });
@@ -327,7 +357,7 @@ describe('background: page requests and approvals', () => {
     const bg = await ready();
     await connect(bg);
     const to = '0x99999999999999999999999999999999999999A4'.toLowerCase();
-    const p = bg.pageRequest(page(SITE), 'perps_sendCommand', { op: { type: 'withdraw', args: { account: h.demo.owner.address, token: h.ctx.config.usdc, amount: '10000000', to } } });
+    const p = bg.page(page(SITE)).request('perps_sendCommand', { op: { type: 'withdraw', args: { account: h.demo.owner.address, token: h.ctx.config.usdc, amount: '10000000', to } } });
     const [view] = await waitPending(bg);
     expect(view!.lines[0]).toBe('Withdraw 10.00 USDC (10000000 base units) to 0x99…99a4');
     expect(view!.signer).toBe('owner key');
@@ -340,36 +370,22 @@ describe('background: page requests and approvals', () => {
   it('limits pending requests to 5 per origin (-32002) and rejects them all with 4900 on lock', async () => {
     const bg = await ready();
     await connect(bg);
-    const pending = Array.from({ length: 5 }, () => bg.pageRequest(page(SITE), 'perps_sendCommand', order).catch((e) => e));
+    const pending = Array.from({ length: 5 }, () => bg.page(page(SITE)).request('perps_sendCommand', order).catch((e) => e));
     await waitPending(bg, 5);
-    await expect(bg.pageRequest(page(SITE), 'perps_sendCommand', order)).rejects.toMatchObject({ code: -32002 });
+    await expect(bg.page(page(SITE)).request('perps_sendCommand', order)).rejects.toMatchObject({ code: -32002 });
     await call(bg, 'vault.lock');
     for (const e of await Promise.all(pending)) expect(e).toMatchObject({ code: 4900 });
-    await expect(bg.pageRequest(page(SITE), 'perps_sendCommand', order)).rejects.toMatchObject({ code: 4900 });
+    await expect(bg.page(page(SITE)).request('perps_sendCommand', order)).rejects.toMatchObject({ code: 4900 });
   });
 
   it('names the bad field of a malformed command (-32602) and refuses proxy issuance from sites', async () => {
     const bg = await ready();
     await connect(bg);
-    await expect(bg.pageRequest(page(SITE), 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '1e2', tif: 'ioc' }] } })).rejects.toMatchObject({ code: -32602, shortMessage: expect.stringContaining('op.args[0].qty') });
-    await expect(bg.pageRequest(page(SITE), 'perps_sendCommand', { op: { type: 'createProxy', args: { owner: h.demo.owner.address, proxy: h.demo.counterparty.address, expiry: Date.now() + 1000 } } })).rejects.toMatchObject({ code: 4200 });
-    await expect(bg.pageRequest(page(SITE), 'perps_sendCommand', { op: { type: 'cancelOrders', args: ['x'.repeat(70_000)] } })).rejects.toMatchObject({ code: -32602 });
+    await expect(bg.page(page(SITE)).request('perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '1e2', tif: 'ioc' }] } })).rejects.toMatchObject({ code: -32602, shortMessage: expect.stringContaining('op.args[0].qty') });
+    await expect(bg.page(page(SITE)).request('perps_sendCommand', { op: { type: 'createProxy', args: { owner: h.demo.owner.address, proxy: h.demo.counterparty.address, expiry: Date.now() + 1000 } } })).rejects.toMatchObject({ code: 4200 });
+    await expect(bg.page(page(SITE)).request('perps_sendCommand', { op: { type: 'cancelOrders', args: ['x'.repeat(70_000)] } })).rejects.toMatchObject({ code: -32602 });
   });
 
-  /** Opens a page port for `origin` (as the content script would) and returns the events pages receive. */
-  const pagePort = (origin: string) => {
-    const events: { event: string; data: unknown }[] = [];
-    const port: BrowserPort = {
-      name: PORT_NAME,
-      sender: page(origin),
-      postMessage: (m) => void events.push(m as { event: string; data: unknown }),
-      disconnect: () => undefined,
-      onMessage: { addListener: () => undefined },
-      onDisconnect: { addListener: () => undefined },
-    };
-    connectListener!(port);
-    return events;
-  };
   const json = (x: unknown) => JSON.stringify(x, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
   const trading = () => h.ctx.requestLog.filter((r) => r.method !== 'GET' && /^\/perps\/v1\/(trade|account)|^\/clob\/(orders?|auth)/.test(r.path)).length;
 
@@ -395,7 +411,7 @@ describe('background: page requests and approvals', () => {
     const before = trading();
     for (const [primary, td, message] of payloads) {
       for (const form of [json(td), JSON.parse(json(td))]) {
-        const err = await bg.pageRequest(page(SITE), 'eth_signTypedData_v4', [owner, form]).catch((e) => e);
+        const err = await bg.page(page(SITE)).request('eth_signTypedData_v4', [owner, form]).catch((e) => e);
         expect(err, primary).toMatchObject({ code: 4200, shortMessage: expect.stringMatching(message) });
       }
     }
@@ -419,11 +435,11 @@ describe('background: page requests and approvals', () => {
       ['GET', '/data/../auth/derive-api-key'],
       ['POST', '/order?x=1'],
     ] as const) {
-      const err = (await bg.pageRequest(page(SITE), "clob_signRequest", { method, requestPath }).catch((e: unknown) => e)) as { code: number };
+      const err = (await bg.page(page(SITE)).request("clob_signRequest", { method, requestPath }).catch((e: unknown) => e)) as { code: number };
       expect(err.code, `${method} ${requestPath}`).toBe(requestPath.includes('?') ? -32602 : 4200);
     }
     expect(bg.registry.size).toBe(0);
-    const p = bg.pageRequest(page(SITE), 'clob_signRequest', { method: 'DELETE', requestPath: '/order', body: '{"orderID":"0xabc"}' });
+    const p = bg.page(page(SITE)).request('clob_signRequest', { method: 'DELETE', requestPath: '/order', body: '{"orderID":"0xabc"}' });
     const [view] = await waitPending(bg);
     expect(view!.lines).toEqual(['Sign DELETE /order for the order-book exchange with your API key.', 'Cancel order 0xabc']);
     bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
@@ -437,7 +453,7 @@ describe('background: page requests and approvals', () => {
     await call(bg, 'clob.createOrDerive', { account: h.demo.owner.address });
     await connect(bg);
     const mark = h.ctx.requestLog.length;
-    const p = bg.pageRequest(page(SITE), 'perps_sendCommand', order);
+    const p = bg.page(page(SITE)).request('perps_sendCommand', order);
     const [view] = await waitPending(bg);
     bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
     await p;
@@ -445,7 +461,7 @@ describe('background: page requests and approvals', () => {
     const { sig: _sig, ...sent } = JSON.parse(got.body!) as Record<string, unknown>;
     expect(sent).toEqual((view!.artifact as { envelope: unknown }).envelope);
 
-    const p2 = bg.pageRequest(page(SITE), 'clob_postOrders', { orders: [{ tokenId: h.ctx.clob.markets[0]!.tokenIds[0], side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] });
+    const p2 = bg.page(page(SITE)).request('clob_postOrders', { orders: [{ tokenId: h.ctx.clob.markets[0]!.tokenIds[0], side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] });
     const [v2] = await waitPending(bg);
     expect(v2!.lines).toEqual([expect.stringMatching(/^Buy 10\.00 shares of token .* at 0\.40 \(pay 4\.00 USDC\), GTC$/)]);
     bg.registry.decide(v2!.id, { approve: true, digest: v2!.digest });
@@ -460,7 +476,7 @@ describe('background: page requests and approvals', () => {
     const bg = await ready();
     await connect(bg);
     const arm = vi.spyOn(fakeBrowser.alarms, 'create');
-    const p = bg.pageRequest(page(SITE), 'perps_sendCommand', order).catch((e) => e);
+    const p = bg.page(page(SITE)).request('perps_sendCommand', order).catch((e) => e);
     await waitPending(bg);
     const approvalWindow = { id: fakeBrowser.runtime.id, url: `${EXT().replace(/\/$/, '')}/approval.html` };
     for (let i = 0; i < 5; i++) {
@@ -486,9 +502,9 @@ describe('background: page requests and approvals', () => {
     const b = ((await call(bg, 'vault.generateOwnerKey', { label: 'second' })).result as { address: string }).address;
     expect((await status()).activeAccount).toBe(a);
     expect((await status()).accounts).toHaveLength(2);
-    const events = pagePort(SITE);
+    const { events } = bg.page(page(SITE));
     await connect(bg);
-    const pending = bg.pageRequest(page(SITE), 'perps_sendCommand', order).catch((e) => e);
+    const pending = bg.page(page(SITE)).request('perps_sendCommand', order).catch((e) => e);
     const [view] = await waitPending(bg);
     expect(view!.account).toEqual({ address: a, label: '' });
     events.length = 0;
@@ -497,8 +513,8 @@ describe('background: page requests and approvals', () => {
     expect(events).toContainEqual({ event: 'accountsChanged', data: [] });
     expect((await status()).activeAccount).toBe(b);
     // The site was granted account A: while B is active it sees no account and can sign nothing.
-    await expect(bg.pageRequest(page(SITE), 'eth_accounts', undefined)).resolves.toEqual([]);
-    await expect(bg.pageRequest(page(SITE), 'perps_sendCommand', order)).rejects.toMatchObject({ code: 4100 });
+    await expect(bg.page(page(SITE)).request('eth_accounts', undefined)).resolves.toEqual([]);
+    await expect(bg.page(page(SITE)).request('perps_sendCommand', order)).rejects.toMatchObject({ code: 4100 });
     // The popup cannot trade for A either while B is active.
     expect((await call(bg, 'perps.send', { account: a, op: order.op })).error).toMatchObject({ name: 'Accounts.NotActiveAccountError' });
     // The switch is in the audit log.
@@ -506,14 +522,14 @@ describe('background: page requests and approvals', () => {
     events.length = 0;
     await call(bg, 'account.select', { address: a });
     expect(events).toContainEqual({ event: 'accountsChanged', data: [a] });
-    await expect(bg.pageRequest(page(SITE), 'eth_accounts', undefined)).resolves.toEqual([a]);
+    await expect(bg.page(page(SITE)).request('eth_accounts', undefined)).resolves.toEqual([a]);
     expect((await call(bg, 'account.select', { address: h.demo.counterparty.address })).error).toMatchObject({ name: 'Accounts.UnknownAccountError' });
   });
 
   it('a withdraw for another account than the connected one is refused before anything is built', async () => {
     const bg = await ready();
     await connect(bg);
-    const err = await bg.pageRequest(page(SITE), 'perps_sendCommand', { op: { type: 'withdraw', args: { account: h.demo.counterparty.address, token: h.ctx.config.usdc, amount: '1', to: h.demo.counterparty.address } } }).catch((e) => e);
+    const err = await bg.page(page(SITE)).request('perps_sendCommand', { op: { type: 'withdraw', args: { account: h.demo.counterparty.address, token: h.ctx.config.usdc, amount: '1', to: h.demo.counterparty.address } } }).catch((e) => e);
     expect(err).toMatchObject({ code: -32602, shortMessage: expect.stringContaining('op.args.account') });
     expect(bg.registry.size).toBe(0);
   });
@@ -522,7 +538,7 @@ describe('background: page requests and approvals', () => {
     const bg = await ready();
     await connect(bg);
     // Offered from the approval window of a first order.
-    const first = bg.pageRequest(page(SITE), 'perps_sendCommand', order);
+    const first = bg.page(page(SITE)).request('perps_sendCommand', order);
     const [view] = await waitPending(bg);
     expect(view!.grantable).toBe(true);
     const limits = { venue: 'perps', allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '20000', dailyNotional: '100000', priceBandPct: '5' };
@@ -535,20 +551,20 @@ describe('background: page requests and approvals', () => {
     // Inside the grant: no window, the sandbox verifies every one.
     const before = h.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/orders' && r.status === 200).length;
     for (let i = 0; i < 5; i++) {
-      const acks = (await bg.pageRequest(page(SITE), 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '1', p: String(3000 - i), tif: 'gtc', po: true }] } })) as { status: string }[];
+      const acks = (await bg.page(page(SITE)).request('perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '1', p: String(3000 - i), tif: 'gtc', po: true }] } })) as { status: string }[];
       expect(acks[0]!.status).toBe('ok');
     }
     expect(bg.registry.size).toBe(0);
     expect(h.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/orders' && r.status === 200).length - before).toBe(5);
     expect((((await call(bg, 'audit.list')).result) as { summary: string }[])[0]!.summary).toContain('(standing permission)');
     // Outside: a window that names the limit.
-    const over = bg.pageRequest(page(SITE), 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: '60000', tif: 'gtc', po: true }] } }).catch((e) => e);
+    const over = bg.page(page(SITE)).request('perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: '60000', tif: 'gtc', po: true }] } }).catch((e) => e);
     const [v2] = await waitPending(bg);
     expect(v2!.flags).toContain('Outside your standing permission for this site: instrument #1 is not in this permission.');
     bg.registry.decide(v2!.id, { approve: false });
     expect(await over).toMatchObject({ code: 4001 });
     // Funds always ask.
-    const w = bg.pageRequest(page(SITE), 'perps_sendCommand', { op: { type: 'withdraw', args: { account: h.demo.owner.address, token: h.ctx.config.usdc, amount: '1', to: h.demo.owner.address } } }).catch((e) => e);
+    const w = bg.page(page(SITE)).request('perps_sendCommand', { op: { type: 'withdraw', args: { account: h.demo.owner.address, token: h.ctx.config.usdc, amount: '1', to: h.demo.owner.address } } }).catch((e) => e);
     const [v3] = await waitPending(bg);
     expect(v3!.flags).toContain('Outside your standing permission for this site: A withdrawal always needs your approval.');
     expect(v3!.grantable).toBe(false);
@@ -556,10 +572,10 @@ describe('background: page requests and approvals', () => {
     await w;
     // Disconnect revokes; so does lock.
     expect(((await call(bg, 'grant.list')).result as unknown[]).length).toBe(1);
-    await bg.pageRequest(page(SITE), 'wallet_revokePermissions', undefined);
+    await bg.page(page(SITE)).request('wallet_revokePermissions', undefined);
     expect(((await call(bg, 'grant.list')).result as unknown[]).length).toBe(0);
     await connect(bg);
-    const again = bg.pageRequest(page(SITE), 'perps_sendCommand', order);
+    const again = bg.page(page(SITE)).request('perps_sendCommand', order);
     const [v4] = await waitPending(bg);
     await call(bg, 'grant.create', { approvalId: v4!.id, limits, minutes: 60 });
     bg.registry.decide(v4!.id, { approve: true, digest: v4!.digest });
@@ -575,7 +591,7 @@ describe('background: page requests and approvals', () => {
     await connect(bg);
     const limits = { venue: 'perps', instruments: [2], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2' };
     expect((await call(bg, 'grant.create', { approvalId: 'nope', limits, minutes: 60 })).error).toMatchObject({ name: 'Approvals.NotFoundError' });
-    const p = bg.pageRequest(page(SITE), 'perps_sendCommand', order).catch((e) => e);
+    const p = bg.page(page(SITE)).request('perps_sendCommand', order).catch((e) => e);
     const [v] = await waitPending(bg);
     expect((await call(bg, 'grant.create', { approvalId: v!.id, limits, minutes: 24 * 60 + 1 })).ok).toBe(false);
     bg.registry.decide(v!.id, { approve: false });

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startSandbox, type RunningSandbox } from '../sandbox/server';
 import { startBackground } from './index';
-import { BOUNDS, browser, KDF } from './testkit';
+import { BOUNDS, browser, KDF, withPages } from './testkit';
 
 const SITE = 'https://trade.example';
 const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
@@ -49,7 +49,7 @@ function start(dbName: string) {
     if (net.cut || net.failing.some((p) => url.includes(p))) return Promise.reject(new TypeError('fetch failed'));
     return fetch(input, init);
   };
-  const bg = startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS, fetchFn });
+  const bg = withPages(startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS, fetchFn }));
   started.push({ bg, net });
   return { bg, net };
 }
@@ -77,12 +77,12 @@ async function withGrant(dbName: string) {
   await call(bg, 'settings.set', { perpsUrl: `${h.url}/perps`, clobUrl: `${h.url}/clob`, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
   await call(bg, 'vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
   await call(bg, 'proxy.import', { account: h.demo.owner.address, privateKey: h.demo.proxy.privateKey, proxy: h.demo.proxy.address, secret: h.demo.proxy.secret, expiry: h.demo.proxy.expiry });
-  const connected = bg.pageRequest(page, 'eth_requestAccounts', undefined);
+  const connected = bg.page(page).request('eth_requestAccounts', undefined);
   await until(() => bg.registry.size === 1);
   const [c] = bg.registry.list();
   bg.registry.decide(c!.id, { approve: true, digest: c!.digest });
   await connected;
-  const placed = bg.pageRequest(page, 'perps_sendCommand', order('3000'));
+  const placed = bg.page(page).request('perps_sendCommand', order('3000'));
   await until(() => bg.registry.size === 1);
   const [v] = bg.registry.list();
   const limits = { venue: 'perps', allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '20000', dailyNotional: '100000', priceBandPct: '20', slippagePct: '1' };
@@ -113,7 +113,7 @@ describe('dead-man across a background restart', () => {
     old.net.cut = true;
     const cutAt = h.ctx.requestLog.length;
     const { bg } = start(name);
-    const acks = (await bg.pageRequest(page, 'perps_sendCommand', order('2999'))) as { status: string }[];
+    const acks = (await bg.page(page).request('perps_sendCommand', order('2999'))) as { status: string }[];
     expect(acks[0]!.status).toBe('ok');
     expect(bg.registry.size).toBe(0); // no window: the grant covered it
     const orderAt = accepted().at(-1)!;
@@ -128,7 +128,7 @@ describe('dead-man across a background restart', () => {
     const { bg, net } = start(name);
     net.failing = ['/v1/trade/auto-cancel'];
     const before = accepted().length;
-    const p = bg.pageRequest(page, 'perps_sendCommand', order('2998')).catch((e: unknown) => e);
+    const p = bg.page(page).request('perps_sendCommand', order('2998')).catch((e: unknown) => e);
     await until(() => bg.registry.size === 1);
     const [v] = bg.registry.list();
     expect(v!.flags.join(' ')).toMatch(/kill switch .* is not armed/);

@@ -10,7 +10,7 @@ import { HEARTBEAT_TIMEOUT_MS } from '../sandbox/clob/routes';
 import { startBackground } from './index';
 import { ORDER_BOOK_HEARTBEAT_LAPSE_MS, panicBoundMs, type PanicReport, type PanicTiming } from './panic';
 import type { DeadManStatus } from './deadman';
-import { BOUNDS, browser, KDF } from './testkit';
+import { BOUNDS, browser, KDF, withPages, type PagedBackground } from './testkit';
 
 /** Shorter than the extension's (5 s drain, 5 s per request, 20 s venue phase) so a silent venue costs seconds, not tens. */
 const TIMING: PanicTiming = { drainMs: 500, requestTimeoutMs: 1_000, venuesMaxMs: 4_000 };
@@ -21,7 +21,7 @@ const GRANT_LIMITS = { venue: 'perps', allow: { order: true, cancel: true, lever
 
 const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
-type Bg = ReturnType<typeof startBackground>;
+type Bg = PagedBackground;
 type Reply = { ok: boolean; result?: unknown; error?: { name: string; code?: number } };
 const call = async (bg: Bg, type: string, payload: unknown = {}) => (await bg.handle({ type, payload }, popup())) as Reply;
 const ethOrder = (p: string) => ({ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p, tif: 'gtc', po: true }] } });
@@ -54,19 +54,19 @@ const accepted = (from = 0) => h.ctx.requestLog.slice(from).filter((r) => r.meth
  * and holding a standing grant, the dead-man's first renewal and heartbeat done.
  */
 async function granted(): Promise<Bg> {
-  const bg = startBackground({ browser, dbName: `panic-${n++}`, kdf: KDF, bounds: BOUNDS, panicTiming: TIMING });
+  const bg = withPages(startBackground({ browser, dbName: `panic-${n++}`, kdf: KDF, bounds: BOUNDS, panicTiming: TIMING }));
   await call(bg, 'vault.create', { password: PASSWORD });
   await call(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
   await call(bg, 'vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
   const p = h.demo.proxy;
   await call(bg, 'proxy.import', { account: h.demo.owner.address, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry });
   expect((await call(bg, 'clob.createOrDerive', { account: h.demo.owner.address })).ok).toBe(true);
-  const connected = bg.pageRequest(page, 'eth_requestAccounts', undefined);
+  const connected = bg.page(page).request('eth_requestAccounts', undefined);
   await waitFor(() => bg.registry.size === 1, 'the connect window');
   const [c] = bg.registry.list();
   bg.registry.decide(c!.id, { approve: true, digest: c!.digest });
   await connected;
-  const first = bg.pageRequest(page, 'perps_sendCommand', ethOrder('3100'));
+  const first = bg.page(page).request('perps_sendCommand', ethOrder('3100'));
   await waitFor(() => bg.registry.size === 1, 'the first order window');
   const [v] = bg.registry.list();
   expect((await call(bg, 'grant.create', { approvalId: v!.id, limits: GRANT_LIMITS, minutes: 60 })).ok).toBe(true);
@@ -101,7 +101,7 @@ const unlocked = async (bg: Bg) => ((await call(bg, 'vault.status')).result as {
 describe('panic switch: a venue that does not answer', () => {
   it('order book silent: panic returns within its bound, perps cancelled, grant revoked, vault locked; the report names the heartbeat lapse, which then cancels', async () => {
     const bg = await granted();
-    for (let i = 0; i < 3; i++) await bg.pageRequest(page, 'perps_sendCommand', ethOrder(String(3099 - i)));
+    for (let i = 0; i < 3; i++) await bg.page(page).request('perps_sendCommand', ethOrder(String(3099 - i)));
     await placeClob(bg, 2);
     expect(openPerps().length).toBe(4);
     expect(liveClob().length).toBe(2);
@@ -139,7 +139,7 @@ describe('panic switch: a venue that does not answer', () => {
 
   it('perps silent: every order-book order is still cancelled; the report names the perps auto-cancel, which then cancels', async () => {
     const bg = await granted();
-    await bg.pageRequest(page, 'perps_sendCommand', ethOrder('3099'));
+    await bg.page(page).request('perps_sendCommand', ethOrder('3099'));
     await placeClob(bg, 10);
     expect(liveClob().length).toBe(10);
 
@@ -182,7 +182,7 @@ describe('panic switch: signing stops first', () => {
     await waitFor(() => h.ctx.requestLog.some((r) => r.path === '/clob/cancel-all'), 'panic to send its cancels');
     const before = accepted();
     const audit = (await bg.db().getAll('audit')).length;
-    const late = await bg.pageRequest(page, 'perps_sendCommand', ethOrder('3098')).catch((e: unknown) => e);
+    const late = await bg.page(page).request('perps_sendCommand', ethOrder('3098')).catch((e: unknown) => e);
     expect(late).toMatchObject({ code: 4900 });
     expect(bg.registry.size).toBe(0); // no window either
     expect(accepted(0) - before).toBe(0);
@@ -200,7 +200,7 @@ describe('panic switch: signing stops first', () => {
     const flood = (async () => {
       for (let i = 0; !stop && i < 2_000; i++) {
         sent++;
-        await bg.pageRequest(page, 'perps_sendCommand', ethOrder((3090 - (i % 50) * 0.5).toFixed(1))).catch(() => undefined);
+        await bg.page(page).request('perps_sendCommand', ethOrder((3090 - (i % 50) * 0.5).toFixed(1))).catch(() => undefined);
       }
     })();
     await waitFor(() => accepted() >= 5, 'the flood to be under way');

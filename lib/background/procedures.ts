@@ -54,7 +54,7 @@ export const SESSION_PROCEDURES: ReadonlySet<string> = new Set([
 /** Thrown when the popup asks to trade for an account that is not the active one (a stale popup). */
 export class NotActiveAccountError extends BaseError {
   override name = 'Accounts.NotActiveAccountError';
-  readonly code = 4100;
+  static override readonly code = 4100;
   constructor() {
     super('That account is not the active one. Switch accounts first.');
   }

@@ -1,17 +1,33 @@
 /**
  * Shared setup of the background's unit suites (test-only; nothing in the extension imports it): cheap
- * KDF parameters and their bounds, and the parts of the WebExtension API the background uses, on WXT's
- * fake browser (`fakeBrowser.reset()` between tests). Windows open as id 1; the badge is not recorded.
+ * KDF parameters and their bounds, the parts of the WebExtension API the background uses on WXT's fake
+ * browser (`fakeBrowser.reset()` between tests; windows open as id 1; the badge is not recorded), and
+ * `connectPage`: a page's port to the background, the one route a page has (as the content script
+ * opens it).
  */
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import type { BackgroundBrowser } from './index';
+import type { BrowserSender } from '../messaging/router';
+import { PORT_NAME, readReply, type PageEventMessage } from '../bridge/framing';
+import { disconnected, fromRpcError, type ProviderRpcError } from '../provider/errors';
+import type { BackgroundBrowser, BrowserPort } from './browser';
+import type { Background } from './index';
 
 /** scrypt N = 2^10 (tests only: the extension uses `DEFAULT_KDF`). */
 export const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
 /** Bounds that accept `KDF`. */
 export const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
 
-/** The background's browser API on the fake browser: runtime, session storage, alarms, windows, badge. */
+/** The `runtime.onConnect` listener of the background started last on a fake browser of this kit. */
+let lastConnect: ((port: BrowserPort) => void) | undefined;
+
+/** A `runtime.onConnect` for a fake browser: the background started last receives the ports. */
+export const onConnect: NonNullable<BackgroundBrowser['runtime']['onConnect']> = {
+  addListener: (fn) => {
+    lastConnect = fn;
+  },
+};
+
+/** The background's browser API on the fake browser: runtime (with ports), session storage, alarms, windows, badge. */
 export const browser: BackgroundBrowser = {
   runtime: {
     get id() {
@@ -20,10 +36,88 @@ export const browser: BackgroundBrowser = {
     getURL: (p: string) => fakeBrowser.runtime.getURL(p as '/'),
     onMessage: fakeBrowser.runtime.onMessage as unknown as BackgroundBrowser['runtime']['onMessage'],
     onStartup: fakeBrowser.runtime.onStartup,
-    onConnect: { addListener: () => undefined },
+    onConnect,
   },
   storage: { session: fakeBrowser.storage.session as unknown as BackgroundBrowser['storage']['session'] },
   alarms: fakeBrowser.alarms as unknown as BackgroundBrowser['alarms'],
   windows: { create: async () => ({ id: 1 }), update: async () => undefined, onRemoved: { addListener: () => undefined } },
   action: { setBadgeText: () => undefined },
 };
+
+/** A page's end of a port to the background (what the content script relays for a page). */
+export type PageClient = {
+  /** Sends one request; resolves with the result or rejects with the page's `ProviderRpcError`. */
+  request: (method: string, params?: unknown) => Promise<unknown>;
+  /** Sends any message on the port as it is (what a compromised content script could send). */
+  send: (message: unknown) => void;
+  /** The events the background sent to this page, in order. */
+  events: PageEventMessage[];
+  /** Whether the background disconnected the port (it refused the sender or the port name). */
+  disconnected: () => boolean;
+};
+
+/** A background with `page(sender)`: opens a new port from that tab to it (`connectPage`). */
+export type PagedBackground = Background & { page: (sender: BrowserSender, name?: string) => PageClient };
+
+/**
+ * Adds `page(sender)` to a background just started on this kit's fake browser (call it right after
+ * `startBackground`: the ports go to the background whose `onConnect` listener was registered last).
+ */
+export function withPages(bg: Background): PagedBackground {
+  const connect = lastConnect;
+  if (!connect) throw new Error('No background listens for ports: start one on this kit\'s browser first.');
+  return { ...bg, page: (sender, name) => connectPage(connect, sender, name) };
+}
+
+/**
+ * Opens a port from `sender` (a tab: `{ id, url, frameId: 0, tab }`) through `connect` (a background's
+ * `runtime.onConnect` listener), as the content script does, and returns the page's end. Messages are
+ * copied with `structuredClone` both ways. A request on a port the background disconnected rejects
+ * with 4900 (retryable), as the content script answers.
+ */
+function connectPage(connect: (port: BrowserPort) => void, sender: BrowserSender, name: string = PORT_NAME): PageClient {
+  const toBackground: ((m: unknown) => void)[] = [];
+  const waiting = new Map<string, { resolve: (v: unknown) => void; reject: (e: ProviderRpcError) => void }>();
+  const events: PageEventMessage[] = [];
+  let closed = false;
+  const port: BrowserPort = {
+    name,
+    sender,
+    postMessage: (m) => {
+      if (closed) throw new Error('The port is disconnected.');
+      const reply = readReply(structuredClone(m));
+      if (!reply) return;
+      if ('event' in reply) {
+        events.push(reply);
+        return;
+      }
+      const w = waiting.get(reply.id);
+      waiting.delete(reply.id);
+      if ('error' in reply) w?.reject(fromRpcError(reply.error));
+      else w?.resolve(reply.result);
+    },
+    disconnect: () => {
+      closed = true;
+    },
+    onMessage: { addListener: (fn) => void toBackground.push(fn) },
+    onDisconnect: { addListener: () => undefined },
+  };
+  connect(port);
+  let seq = 0;
+  const send = (message: unknown) => {
+    const copy = structuredClone(message);
+    for (const fn of toBackground) fn(copy);
+  };
+  return {
+    request: (method, params) =>
+      new Promise((resolve, reject) => {
+        if (closed) return reject(disconnected('Countersign restarted before answering; retry the request.', { retryable: true }));
+        const id = `page-${++seq}`;
+        waiting.set(id, { resolve, reject });
+        send({ id, method, ...(params === undefined ? {} : { params }) });
+      }),
+    send,
+    events,
+    disconnected: () => closed,
+  };
+}

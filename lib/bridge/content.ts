@@ -5,37 +5,38 @@
  * worker stopped or the extension reloaded) every request still pending is answered with a retryable
  * 4900 error; the next request opens a new port. Holds no secrets; attaches nothing unvalidated.
  */
-import { PAGE_TARGET, PORT_NAME, readRequestFrame } from './framing';
+import { PAGE_TARGET, PORT_NAME, readReply, readRequestFrame, type EventFrame, type PortRequest, type ReplyFrame } from './framing';
 
+/** The part of a `runtime.Port` the relay uses (`browser.runtime.connect(PORT_NAME)`). */
 export type RelayPort = {
-  postMessage: (m: unknown) => void;
+  postMessage: (m: PortRequest) => void;
   onMessage: { addListener: (fn: (m: unknown) => void) => void };
   onDisconnect: { addListener: (fn: () => void) => void };
 };
 
+/**
+ * Starts the relay on `win`: `connect(name)` opens the port to the background (called lazily, again after
+ * a disconnect). Frames the content script refuses are answered with their code (-32600 / -32602); a
+ * duplicate pending id with -32600.
+ */
 export function startContentRelay(connect: (name: string) => RelayPort, win: Window): void {
   let port: RelayPort | undefined;
   const pending = new Set<string>();
-  const toPage = (frame: Record<string, unknown>) => win.postMessage({ target: PAGE_TARGET, ...frame }, win.location.origin);
+  const toPage = (frame: ReplyFrame | EventFrame) => win.postMessage(frame, win.location.origin);
+  const fail = (id: string, code: number, message: string, data?: { retryable: boolean }) => toPage({ target: PAGE_TARGET, id, error: { code, message, ...(data ? { data } : {}) } });
 
   const ensurePort = (): RelayPort => {
     if (port) return port;
     const p = connect(PORT_NAME);
     p.onMessage.addListener((m) => {
-      const msg = m as { id?: unknown; result?: unknown; error?: unknown; event?: unknown; data?: unknown } | null;
-      if (!msg || typeof msg !== 'object') return;
-      if (typeof msg.id === 'string' && pending.has(msg.id)) {
-        pending.delete(msg.id);
-        const e = msg.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
-        if (e) toPage({ id: msg.id, error: { code: Number(e.code) || -32603, message: String(e.message ?? 'Error'), ...(e.data ? { data: e.data } : {}) } });
-        else toPage({ id: msg.id, result: msg.result ?? null });
-      } else if (typeof msg.event === 'string' && ['accountsChanged', 'connect', 'disconnect', 'chainChanged'].includes(msg.event)) {
-        toPage({ event: msg.event, data: msg.data ?? null });
-      }
+      const msg = readReply(m);
+      if (!msg) return;
+      if ('event' in msg) toPage({ target: PAGE_TARGET, ...msg });
+      else if (pending.delete(msg.id)) toPage({ target: PAGE_TARGET, ...msg });
     });
     p.onDisconnect.addListener(() => {
       if (port === p) port = undefined;
-      for (const id of pending) toPage({ id, error: { code: 4900, message: 'Countersign restarted before answering; retry the request.', data: { retryable: true } } });
+      for (const id of pending) fail(id, 4900, 'Countersign restarted before answering; retry the request.', { retryable: true });
       pending.clear();
     });
     port = p;
@@ -46,11 +47,11 @@ export function startContentRelay(connect: (name: string) => RelayPort, win: Win
     if (event.source !== win) return;
     const f = readRequestFrame(event.data);
     if (!f.ok) {
-      if (f.id && f.code) toPage({ id: f.id, error: { code: f.code, message: `Invalid request: ${f.reason}.` } });
+      if (f.id && f.code) fail(f.id, f.code, `Invalid request: ${f.reason}.`);
       return;
     }
     if (pending.has(f.id)) {
-      toPage({ id: f.id, error: { code: -32600, message: 'Duplicate request id.' } });
+      fail(f.id, -32600, 'Duplicate request id.');
       return;
     }
     pending.add(f.id);
@@ -62,7 +63,7 @@ export function startContentRelay(connect: (name: string) => RelayPort, win: Win
         ensurePort().postMessage({ id: f.id, method: f.method, params: f.params });
       } catch {
         pending.delete(f.id);
-        toPage({ id: f.id, error: { code: 4900, message: 'Countersign is unavailable; retry the request.', data: { retryable: true } } });
+        fail(f.id, 4900, 'Countersign is unavailable; retry the request.', { retryable: true });
       }
     }
   });

@@ -3,44 +3,36 @@
  * EIP-6963 discovery (`eip6963:announceProvider` on load and on every `eip6963:requestProvider`).
  * Only framing: it holds no secrets and decides nothing; every request goes to the content script.
  */
-import { CONTENT_TARGET, PAGE_TARGET } from './framing';
+import { CONTENT_TARGET, PAGE_TARGET, readReply, type RequestFrame } from './framing';
+import { fromRpcError, InvalidParamsRpcError, InvalidRequestRpcError, ProviderRpcError } from '../provider/errors';
 
-/** Error a page receives: an `Error` with EIP-1193 `code` and optional `data`. */
-export class ProviderError extends Error {
-  code: number;
-  data: unknown;
-  constructor(message: string, code: number, data?: unknown) {
-    super(message);
-    this.name = 'ProviderRpcError';
-    this.code = code;
-    this.data = data;
-  }
-}
+/** What a page's `request` rejects with: the shared `ProviderRpcError` (`name`, `code`, `message`, `data?`). */
+export { ProviderRpcError };
 
 const ICON =
   'data:image/svg+xml;base64,' +
   btoa('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#065f46"/><path d="M8 17l5 5 11-12" stroke="#ecfdf5" stroke-width="3.5" fill="none" stroke-linecap="round" stroke-linejoin="round"/></svg>');
 
+/** EIP-6963 provider info announced to pages: name, reverse-DNS id and icon (data URL). */
 export const PROVIDER_INFO = { name: 'Countersign', rdns: 'xyz.countersign', icon: ICON } as const;
 
+/**
+ * Installs `window.countersign` (frozen, non-configurable) on `win` once and announces it (EIP-6963).
+ * `request` posts a `RequestFrame` to the content script and settles on the matching reply frame.
+ */
 export function installProvider(win: Window & { countersign?: unknown }): void {
   if (win.countersign) return;
-  const waiting = new Map<string, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  const waiting = new Map<string, { resolve: (v: unknown) => void; reject: (e: ProviderRpcError) => void }>();
   const listeners = new Map<string, Set<(data: unknown) => void>>();
   let seq = 0;
   const prefix = Math.random().toString(36).slice(2, 10);
 
   win.addEventListener('message', (event: MessageEvent) => {
     if (event.source !== win) return;
-    const d = event.data as { target?: unknown; id?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown }; event?: unknown; data?: unknown } | null;
-    if (!d || d.target !== PAGE_TARGET) return;
-    if (typeof d.id === 'string') {
-      const w = waiting.get(d.id);
-      if (!w) return;
-      waiting.delete(d.id);
-      if (d.error) w.reject(new ProviderError(String(d.error.message), Number(d.error.code), d.error.data));
-      else w.resolve(d.result);
-    } else if (typeof d.event === 'string') {
+    if (typeof event.data !== 'object' || event.data === null || !('target' in event.data) || event.data.target !== PAGE_TARGET) return;
+    const d = readReply(event.data);
+    if (!d) return;
+    if ('event' in d) {
       for (const fn of listeners.get(d.event) ?? []) {
         try {
           fn(d.data);
@@ -48,25 +40,30 @@ export function installProvider(win: Window & { countersign?: unknown }): void {
           /* a listener's error is the page's business */
         }
       }
+      return;
     }
+    const w = waiting.get(d.id);
+    if (!w) return;
+    waiting.delete(d.id);
+    if ('error' in d) w.reject(fromRpcError(d.error));
+    else w.resolve(d.result);
   });
 
   const provider = Object.freeze({
     isCountersign: true,
     request(args: { method: string; params?: unknown }): Promise<unknown> {
       if (!args || typeof args !== 'object' || typeof args.method !== 'string') {
-        return Promise.reject(new ProviderError('request expects { method, params? }.', -32600));
+        return Promise.reject(new InvalidRequestRpcError('request expects { method, params? }.'));
       }
       const id = `${prefix}-${++seq}`;
       return new Promise((resolve, reject) => {
         waiting.set(id, { resolve, reject });
-        const frame: Record<string, unknown> = { target: CONTENT_TARGET, id, method: args.method };
-        if ('params' in args && args.params !== undefined) frame.params = args.params;
+        const frame: RequestFrame = { target: CONTENT_TARGET, id, method: args.method, ...('params' in args && args.params !== undefined ? { params: args.params } : {}) };
         try {
           win.postMessage(frame, win.location.origin);
         } catch {
           waiting.delete(id);
-          reject(new ProviderError('params must be serialisable.', -32602));
+          reject(new InvalidParamsRpcError('params must be serialisable.'));
         }
       });
     },

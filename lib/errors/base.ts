@@ -9,9 +9,18 @@
  *
  * Across extension contexts only `{ name, shortMessage, code?, data? }` travels (see `toWireError`);
  * `cause`, `details` and `metaMessages` stay where they were created.
+ *
+ * Codes (issue #18, after viem's `errors/rpc.ts` and ox's `Provider` errors): a class whose errors may
+ * reach a page or the popup declares its EIP-1193 / EIP-1474 code once, as `static code`; every
+ * instance's `code` is read from its class (`new.target`), so the code is never guessed from a name.
+ * Classes without one leave `code` undefined (a page then receives -32603, `lib/provider/errors.ts`).
  */
 export class BaseError extends Error {
+  /** The EIP-1193 / EIP-1474 code of this class's errors (undefined: none; subclasses override). */
+  static readonly code: number | undefined = undefined;
   override name = 'BaseError';
+  /** This error's code: its class's `static code` (`ProviderRpcError` sets it per instance). */
+  readonly code: number | undefined;
   readonly shortMessage: string;
   readonly metaMessages: readonly string[];
   readonly details: string | undefined;
@@ -30,6 +39,7 @@ export class BaseError extends Error {
     this.metaMessages = options.metaMessages ?? [];
     this.details = options.details;
     this.data = options.data;
+    this.code = new.target.code;
   }
 
   /** Walks the `cause` chain; returns the first error for which `fn` is true (or the deepest one). */
@@ -53,12 +63,12 @@ export type WireError = { name: string; shortMessage: string; code?: number | st
  */
 export function toWireError(err: unknown): WireError {
   if (err instanceof BaseError) {
-    const code = (err as { code?: unknown }).code;
+    const { code } = err;
     const data = err.data && Object.fromEntries(Object.entries(err.data).filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v)));
     return {
       name: err.name,
       shortMessage: err.shortMessage,
-      ...(typeof code === 'number' || typeof code === 'string' ? { code } : {}),
+      ...(code === undefined ? {} : { code }),
       ...(data && Object.keys(data).length ? { data } : {}),
     };
   }

@@ -31,7 +31,7 @@ const btcOrder = async (qty = '0.01', extra: object = {}) => ({ op: { type: 'cre
 /** In a trading session nothing can ask: a request outside the grant must be refused with nothing sent. */
 async function expectNotSigned(bg: Bg, method: string, params: unknown) {
   const before = trading();
-  const outcome = await bg.pageRequest(page, method, params).then(() => 'signed without a window', (e: { code?: number }) => e);
+  const outcome = await bg.page(page).request(method, params).then(() => 'signed without a window', (e: { code?: number }) => e);
   expect(outcome, 'refused').toMatchObject({ code: 4900 });
   expect(trading() - before, 'nothing reached the sandbox').toBe(0);
   expect(bg.registry.size).toBe(0);
@@ -44,11 +44,11 @@ describe('attacks as a connected page holding a narrow grant', () => {
     await grant(bg, btcOnly);
     const coid = 'cd'.repeat(16);
     // Under the grant: a BTC order with coid X, then cancelled by X (both covered, no window).
-    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder('0.01', { c: coid }));
-    await bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'cancelOrdersCOID', args: [coid] } });
+    await bg.page(page).request('perps_sendCommand', await btcOrder('0.01', { c: coid }));
+    await bg.page(page).request('perps_sendCommand', { op: { type: 'cancelOrdersCOID', args: [coid] } });
     expect(bg.registry.size).toBe(0);
     // The site now asks for an ETH order carrying the same coid; the person approves it in a window.
-    const p = bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '3000', tif: 'gtc', po: true, c: coid }] } });
+    const p = bg.page(page).request('perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '3000', tif: 'gtc', po: true, c: coid }] } });
     const [view] = await waitPending(bg);
     bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
     const [ack] = (await p) as { oid: number }[];
@@ -70,7 +70,7 @@ describe('attacks as a connected page holding a narrow grant', () => {
     const bg = await ready();
     await grant(bg, { ...btcOnly, dailyNotional: '5000' });
     const before = trading();
-    const all = Promise.allSettled(Array.from({ length: 12 }, async () => bg.pageRequest(page, 'perps_sendCommand', await btcOrder('0.03'))));
+    const all = Promise.allSettled(Array.from({ length: 12 }, async () => bg.page(page).request('perps_sendCommand', await btcOrder('0.03'))));
     let done = false;
     void all.then(() => (done = true));
     for (let i = 0; i < 400 && !done; i++) {
@@ -85,7 +85,7 @@ describe('attacks as a connected page holding a narrow grant', () => {
   it('A4 decimals: a dust size counts (never zero), 19 decimals or a huge size ask', async () => {
     const bg = await ready();
     await grant(bg, btcOnly);
-    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder('0.0000001')).catch(() => undefined);
+    await bg.page(page).request('perps_sendCommand', await btcOrder('0.0000001')).catch(() => undefined);
     expect(bg.registry.size).toBe(0);
     expect(Number(await used24h(bg))).toBeGreaterThan(0);
     await expectAsks(bg, 'perps_sendCommand', await btcOrder('0.0000000000000000001'));
@@ -103,8 +103,8 @@ describe('attacks as a connected page holding a narrow grant', () => {
   it('A6 rate limit: ratePerMinute 2 → the third request in a minute asks', async () => {
     const bg = await ready();
     await grant(bg, { ...btcOnly, ratePerMinute: 2 });
-    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder());
-    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder());
+    await bg.page(page).request('perps_sendCommand', await btcOrder());
+    await bg.page(page).request('perps_sendCommand', await btcOrder());
     await expectAsks(bg, 'perps_sendCommand', await btcOrder(), /requests in a minute/);
   });
 
@@ -115,13 +115,13 @@ describe('attacks as a connected page holding a narrow grant', () => {
     await expectAsks(bg, 'clob_signRequest', { method: 'DELETE', requestPath: '/cancel-all' });
     await expectAsks(bg, 'perps_sendCommand', { op: { type: 'updateLeverage', args: { iid: 1, lev: 5, cross: false } } });
     await expectAsks(bg, 'perps_sendCommand', { op: { type: 'updateLeverage', args: { iid: 2, lev: 5, cross: true } } });
-    await expect(bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'createProxy', args: {} } })).rejects.toBeDefined();
+    await expect(bg.page(page).request('perps_sendCommand', { op: { type: 'createProxy', args: {} } })).rejects.toBeDefined();
     expect(bg.registry.size).toBe(0);
   });
 
   it('A8 grant.create / grant.offer from a content-script sender is refused', async () => {
     const bg = await ready();
-    const p = bg.pageRequest(page, 'perps_sendCommand', await btcOrder()).catch((e) => e);
+    const p = bg.page(page).request('perps_sendCommand', await btcOrder()).catch((e) => e);
     const [view] = await waitPending(bg);
     const r = await call(bg, 'grant.create', { approvalId: view!.id, limits: btcOnly, minutes: 60 }, page);
     expect(r.ok).toBe(false);
@@ -146,7 +146,7 @@ describe('attacks on a trading session (auto-lock with a live grant)', () => {
       ['perps_sendCommand', { op: { type: 'cancelAll', args: {} } }],
       ['perps_sendCommand', { op: { type: 'autoCancel', args: { time: 0 } } }],
     ] as const) {
-      await expect(bg.pageRequest(page, m, params), m).rejects.toMatchObject({ code: 4900 });
+      await expect(bg.page(page).request(m, params), m).rejects.toMatchObject({ code: 4900 });
     }
     expect(bg.registry.size).toBe(0);
     // Popup procedures that would widen anything.
@@ -179,7 +179,7 @@ describe('attacks on a trading session (auto-lock with a live grant)', () => {
     await grant(bg, { ...btcOnly, dailyNotional: '1000' });
     expect(await autoLock(bg)).toBe('session');
     const old = await bg.db().get('meta', 'session' as never);
-    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder('0.015')); // 975 USDC
+    await bg.page(page).request('perps_sendCommand', await btcOrder('0.015')); // 975 USDC
     await expectNotSigned(bg, 'perps_sendCommand', await btcOrder('0.015'));
     await bg.db().put('meta', old as never);
     const bg2 = restart();
@@ -193,11 +193,11 @@ describe('the fix for S2/S3 keeps an untouched session across a worker restart',
     const bg = await ready();
     await grant(bg, btcOnly);
     expect(await autoLock(bg)).toBe('session');
-    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder()); // a use: the bundle is re-sealed
+    await bg.page(page).request('perps_sendCommand', await btcOrder()); // a use: the bundle is re-sealed
     const bg2 = restart();
     await bg2.ready;
     const before = trading();
-    await bg2.pageRequest(page, 'perps_sendCommand', await btcOrder());
+    await bg2.page(page).request('perps_sendCommand', await btcOrder());
     expect(trading() - before).toBe(1);
     expect(((await call(bg2, 'vault.status')).result as { state: string }).state).toBe('session');
     expect(Number((await bg2.grants().list())[0]!.used24h)).toBeGreaterThan(1000);
@@ -211,7 +211,7 @@ describe('attacks while panic runs', () => {
     const had = new Set(openPerps().map((o) => o.oid));
     const sent = Array.from({ length: 10 }, async (_, i) => {
       await sleep(i * 3);
-      return bg.pageRequest(page, 'perps_sendCommand', await btcOrder('0.001')).catch((e) => e);
+      return bg.page(page).request('perps_sendCommand', await btcOrder('0.001')).catch((e) => e);
     });
     await sleep(5);
     const r = await call(bg, 'panic.run', { closePositions: false });

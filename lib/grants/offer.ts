@@ -11,6 +11,7 @@
  * balance (`GET /balance-allowance?asset_type=COLLATERAL`). Amounts are USDC decimal strings, floored
  * to cents.
  */
+import * as v from 'valibot';
 import { fromUnits, toUnits } from '../decimal';
 import { requestJson } from '../http/json';
 import { DEFAULT_PRICE_BAND_PCT, DEFAULT_SLIPPAGE_PCT, type GrantVenue } from './evaluate';
@@ -47,7 +48,7 @@ export type OfferReads = {
 
 /** Builds the offer for a pending request on `venue` naming `markets`, for `account`. Reads that fail leave the field unknown. */
 export async function grantOffer(venue: GrantVenue, markets: string[], account: string, reads: OfferReads): Promise<GrantOffer> {
-  const [equity, names] = await Promise.all([reads.equity(venue, account).catch(() => undefined), reads.names(venue, markets).catch(() => ({}) as Record<string, string>)]);
+  const [equity, names] = await Promise.all([reads.equity(venue, account).catch(() => undefined), reads.names(venue, markets).catch((): Record<string, string> => ({}))]);
   return {
     venue,
     markets: markets.map((id) => ({ id, name: names[id] ?? (venue === 'perps' ? `instrument #${id}` : `market ${id.slice(0, 6)}…${id.slice(-4)}`) })),
@@ -57,6 +58,12 @@ export async function grantOffer(venue: GrantVenue, markets: string[], account: 
 }
 
 const DEC = /^\d{1,30}(\.\d{1,30})?$/;
+
+// The fields an offer reads from the gateways' answers (others are ignored; a read of another shape is unknown).
+const portfolioEquity = v.looseObject({ margin: v.optional(v.looseObject({ total_account_value: v.optional(v.unknown()) })) });
+const instrumentNames = v.array(v.looseObject({ instrument_id: v.optional(v.unknown()), symbol: v.optional(v.unknown()) }));
+const marketByToken = v.looseObject({ condition_id: v.optional(v.unknown()) });
+const marketInfo = v.looseObject({ question: v.optional(v.unknown()), tokens: v.optional(v.array(v.looseObject({ token_id: v.optional(v.unknown()), outcome: v.optional(v.unknown()) }))) });
 
 /**
  * The reads of an offer from the signing service and the order-book URL: perps portfolio and
@@ -71,13 +78,13 @@ export function serviceOfferReads(d: {
   return {
     equity: async (venue, account) => {
       if (venue === 'clob') return d.clobCollateral(account);
-      const p = (await d.perpsRead(account, 'portfolio')) as { margin?: { total_account_value?: unknown } } | undefined;
-      const v = p?.margin?.total_account_value;
-      return typeof v === 'string' && DEC.test(v) ? v : undefined;
+      const p = v.safeParse(portfolioEquity, await d.perpsRead(account, 'portfolio'));
+      const value = p.success ? p.output.margin?.total_account_value : undefined;
+      return typeof value === 'string' && DEC.test(value) ? value : undefined;
     },
     names: async (venue, ids) => {
       if (venue === 'perps') {
-        const list = (await d.perpsRead(undefined, 'instruments')) as { instrument_id?: unknown; symbol?: unknown }[];
+        const list = v.parse(instrumentNames, await d.perpsRead(undefined, 'instruments'));
         return Object.fromEntries(list.flatMap((i) => (ids.includes(String(i.instrument_id)) && typeof i.symbol === 'string' ? [[String(i.instrument_id), i.symbol.slice(0, 40)]] : [])));
       }
       const base = await d.clobUrl();
@@ -85,10 +92,12 @@ export function serviceOfferReads(d: {
       for (const id of ids.slice(0, 15)) {
         try {
           const m = await requestJson(`${base}/markets-by-token/${id}`, { method: 'GET' });
-          const cond = (m.body as { condition_id?: unknown } | undefined)?.condition_id;
+          const market = v.safeParse(marketByToken, m.body);
+          const cond = market.success ? market.output.condition_id : undefined;
           if (m.status !== 200 || typeof cond !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(cond)) continue;
           const info = await requestJson(`${base}/markets/${cond}`, { method: 'GET' });
-          const b = info.body as { question?: unknown; tokens?: { token_id?: unknown; outcome?: unknown }[] } | undefined;
+          const parsed = v.safeParse(marketInfo, info.body);
+          const b = parsed.success ? parsed.output : undefined;
           const outcome = b?.tokens?.find((t) => String(t.token_id) === id)?.outcome;
           if (info.status === 200 && typeof b?.question === 'string') out[id] = `${b.question.slice(0, 60)}${typeof outcome === 'string' ? ` — ${outcome.slice(0, 20)}` : ''}`;
         } catch {

@@ -39,7 +39,7 @@ const NEVER: Partial<Record<PerpsCommandType, string>> = {
 };
 
 /** Whether a page method can ever be covered by a grant. */
-export const isGrantableMethod = (m: string): boolean => (GRANTABLE_PAGE_METHODS as readonly string[]).includes(m);
+export const isGrantableMethod = (m: string): boolean => GRANTABLE_PAGE_METHODS.some((x) => x === m);
 
 /** The perps command `cmd` (as it will be signed: its JSON body) as a grant request. Never throws on a built command. */
 export function perpsGrantRequest(cmd: Pick<PerpsCommand, 'type' | 'body'>): GrantRequest {

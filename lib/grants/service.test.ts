@@ -28,7 +28,7 @@ describe('standing grants deny by default (issue #17)', () => {
     // Another order-book market asks too; the granted one is covered (signed, no window).
     await expectAsks(bg, 'clob_postOrders', { orders: [{ tokenId: tokenB(), side: 'BUY', price: '0.50', size: '100', orderType: 'GTC' }] }, /is not in this permission/);
     const before = trading();
-    await bg.pageRequest(page, 'clob_postOrders', { orders: [{ tokenId: tokenA(), side: 'BUY', price: '0.50', size: '100', orderType: 'GTC' }] });
+    await bg.page(page).request('clob_postOrders', { orders: [{ tokenId: tokenA(), side: 'BUY', price: '0.50', size: '100', orderType: 'GTC' }] });
     expect(bg.registry.size).toBe(0);
     expect(trading() - before).toBe(1);
   });
@@ -75,10 +75,10 @@ describe('standing grants deny by default (issue #17)', () => {
     expect(openPerps().some((o) => o.oid === myOid)).toBe(true);
     // An order the site placed under the grant: its cancel is covered, by id and by client order id.
     const coid = 'ab'.repeat(16);
-    const acks = (await bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: '64000', tif: 'gtc', po: true }, { iid: 1, buy: true, qty: '0.01', p: '63900', tif: 'gtc', po: true, c: coid }] } })) as { oid: number }[];
+    const acks = (await bg.page(page).request('perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: '64000', tif: 'gtc', po: true }, { iid: 1, buy: true, qty: '0.01', p: '63900', tif: 'gtc', po: true, c: coid }] } })) as { oid: number }[];
     expect(bg.registry.size).toBe(0);
-    await bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'cancelOrders', args: [acks[0]!.oid] } });
-    await bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'cancelOrdersCOID', args: [coid] } });
+    await bg.page(page).request('perps_sendCommand', { op: { type: 'cancelOrders', args: [acks[0]!.oid] } });
+    await bg.page(page).request('perps_sendCommand', { op: { type: 'cancelOrdersCOID', args: [coid] } });
     expect(bg.registry.size).toBe(0);
     expect(openPerps().map((o) => o.oid)).toEqual([myOid]);
     // Mixed: one of its own and one of the person's asks as a whole.
@@ -99,7 +99,7 @@ describe('standing grants deny by default (issue #17)', () => {
     await expect(grant(bg, { ...btcOnly, allow: { order: true, triggers: true } })).rejects.toMatchObject({ name: 'Grants.LimitsError', field: 'limits.allow.triggers' });
     await expect(grant(bg, { venue: 'clob', markets: [tokenA()], allow: { order: true, cancel: true }, maxNotional: '1', dailyNotional: '1', priceBandPct: '2' })).rejects.toMatchObject({ name: 'Grants.LimitsError', field: 'limits.allow.cancel' });
     // Through the approval window's message: the schema refuses before the service sees it.
-    const p = bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: '64000', tif: 'gtc', po: true }] } }).catch((e) => e);
+    const p = bg.page(page).request('perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: '64000', tif: 'gtc', po: true }] } }).catch((e) => e);
     const [view] = await waitPending(bg);
     expect(view!.grantable).toBe(true);
     expect(view!.markets).toEqual([BTC]);
@@ -128,7 +128,7 @@ describe('standing grants deny by default (issue #17)', () => {
 
   it('the window offers caps proposed from the equity; the saved grant names its venue and instrument', async () => {
     const bg = await ready();
-    const p = bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: '64000', tif: 'gtc', po: true }] } });
+    const p = bg.page(page).request('perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: '64000', tif: 'gtc', po: true }] } });
     const [view] = await waitPending(bg);
     const offer = (await call(bg, 'grant.offer', { approvalId: view!.id }, approvalWindow())).result as { venue: string; markets: { id: string; name: string }[]; equity: string; proposal: Record<string, string> };
     const portfolio = (await h.read('portfolio')) as { margin: { total_account_value: string } };
@@ -143,7 +143,7 @@ describe('standing grants deny by default (issue #17)', () => {
     const [g] = (await call(bg, 'grant.list')).result as { venue: string; names: Record<string, string> }[];
     expect(g).toMatchObject({ venue: 'perps', names: { [BTC]: 'BTC-PERP' } });
     // Order book: the collateral balance.
-    const q = bg.pageRequest(page, 'clob_postOrders', { orders: [{ tokenId: tokenA(), side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] }).catch((e) => e);
+    const q = bg.page(page).request('clob_postOrders', { orders: [{ tokenId: tokenA(), side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] }).catch((e) => e);
     const [v2] = await waitPending(bg);
     const offer2 = (await call(bg, 'grant.offer', { approvalId: v2!.id }, approvalWindow())).result as { venue: string; markets: { name: string }[]; equity: string; proposal: Record<string, string> };
     const collateral = h.ctx.clob.balanceOf(owner());
@@ -174,13 +174,13 @@ describe('a grant outlives auto-lock, the owner key does not (issue #17)', () =>
     expect(status.session).toMatchObject([{ origin: SITE }]);
     // Inside the grant: still signed without a window, verified by the sandbox.
     const before = trading();
-    await bg.pageRequest(page, 'perps_sendCommand', await btcOrder());
+    await bg.page(page).request('perps_sendCommand', await btcOrder());
     expect(trading() - before).toBe(1);
     expect(bg.registry.size).toBe(0);
-    expect(await bg.pageRequest(page, 'eth_accounts', undefined)).toEqual([owner()]);
+    expect(await bg.page(page).request('eth_accounts', undefined)).toEqual([owner()]);
     // Outside the grant: no window (nobody is there to approve), 4900, nothing sent.
-    await expect(bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '3000', tif: 'gtc', po: true }] } })).rejects.toMatchObject({ code: 4900 });
-    await expect(bg.pageRequest(page, 'perps_sendCommand', { op: { type: 'withdraw', args: { account: owner(), token: h.ctx.config.usdc, amount: '1', to: owner() } } })).rejects.toMatchObject({ code: 4900 });
+    await expect(bg.page(page).request('perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '3000', tif: 'gtc', po: true }] } })).rejects.toMatchObject({ code: 4900 });
+    await expect(bg.page(page).request('perps_sendCommand', { op: { type: 'withdraw', args: { account: owner(), token: h.ctx.config.usdc, amount: '1', to: owner() } } })).rejects.toMatchObject({ code: 4900 });
     expect(bg.registry.size).toBe(0);
     expect(trading() - before).toBe(1);
     // The popup: owner key, backup, settings, popup trading, audit, new keys all need the password.
@@ -205,7 +205,7 @@ describe('a grant outlives auto-lock, the owner key does not (issue #17)', () =>
     expect((await call(bg, 'grant.revoke', { id: g!.id })).ok).toBe(true);
     for (let i = 0; i < 200 && ((await call(bg, 'vault.status')).result as { state: string }).state !== 'locked'; i++) await new Promise((r) => setTimeout(r, 5));
     expect(((await call(bg, 'vault.status')).result as { state: string }).state).toBe('locked');
-    await expect(bg.pageRequest(page, 'perps_sendCommand', await btcOrder())).rejects.toMatchObject({ code: 4900 });
+    await expect(bg.page(page).request('perps_sendCommand', await btcOrder())).rejects.toMatchObject({ code: 4900 });
   });
 
   it('auto-lock with no live grant locks fully; Lock in a trading session ends the grant', async () => {

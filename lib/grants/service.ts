@@ -31,7 +31,7 @@ export class GrantDurationError extends BaseError {
  */
 export class GrantLimitsError extends BaseError {
   override name = 'Grants.LimitsError';
-  readonly code = -32602;
+  static override readonly code = -32602;
   readonly field: string;
   constructor({ field, reason }: { field: string; reason: string }) {
     super(`The permission cannot be saved: ${field} ${reason}.`, { data: { field } });

@@ -10,7 +10,7 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { startBackground } from '../background/index';
 import { userRejected } from '../provider/errors';
-import { BOUNDS, browser, KDF } from '../background/testkit';
+import { BOUNDS, browser, KDF, withPages, type PagedBackground } from '../background/testkit';
 
 /** The running sandbox (set by `grantSuite`'s `beforeAll`). */
 export let h: Harness;
@@ -33,14 +33,15 @@ export function grantSuite(name: string): void {
 
 /** A new background on the database of the last `ready()` (a worker restart on the same profile). */
 export function restart(): Bg {
-  return startBackground({ browser, dbName: `${prefix}-${n}`, kdf: KDF, bounds: BOUNDS });
+  return withPages(startBackground({ browser, dbName: `${prefix}-${n}`, kdf: KDF, bounds: BOUNDS }));
 }
 
 export const SITE = 'https://trade.example';
 export const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
 export const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
 export const approvalWindow = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/approval.html` });
-export type Bg = ReturnType<typeof startBackground>;
+/** A background with its page ports (`bg.page(page).request(method, params)`). */
+export type Bg = PagedBackground;
 export type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
 export const call = async (bg: Bg, type: string, payload: unknown = {}, sender: object = popup()) => (await bg.handle({ type, payload }, sender)) as Reply;
 
@@ -57,13 +58,13 @@ export const BTC = '1';
 export const ETH = '2';
 
 export async function ready(): Promise<Bg> {
-  const bg = startBackground({ browser, dbName: `${prefix}-${++n}`, kdf: KDF, bounds: BOUNDS });
+  const bg = withPages(startBackground({ browser, dbName: `${prefix}-${++n}`, kdf: KDF, bounds: BOUNDS }));
   await call(bg, 'vault.create', { password: 'a good password' });
   await call(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
   await call(bg, 'vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
   await call(bg, 'proxy.import', { account: owner(), privateKey: h.demo.proxy.privateKey, proxy: h.demo.proxy.address, secret: h.demo.proxy.secret, expiry: h.demo.proxy.expiry });
   await call(bg, 'clob.createOrDerive', { account: owner() });
-  const p = bg.pageRequest(page, 'eth_requestAccounts', undefined);
+  const p = bg.page(page).request('eth_requestAccounts', undefined);
   const [view] = await waitPending(bg);
   bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
   await p;
@@ -86,7 +87,7 @@ export const mark = async (iid: string) => ((await h.read('tickers', { instrumen
  */
 export async function expectAsks(bg: Bg, method: string, params: unknown, flag?: RegExp, reached: () => number = trading) {
   const before = reached();
-  const outcome = bg.pageRequest(page, method, params).then(
+  const outcome = bg.page(page).request(method, params).then(
     () => 'signed without a window',
     (e: { code?: number }) => e,
   );

@@ -46,7 +46,7 @@ export function identifySender(sender: BrowserSender, extensionId: string, exten
 /** Thrown when a sender may not call a procedure (EIP-1193 4100). */
 export class UnauthorizedSenderError extends BaseError {
   override name = 'Messaging.UnauthorizedSenderError';
-  readonly code = 4100;
+  static override readonly code = 4100;
   constructor() {
     super('This context is not allowed to make that request.');
   }
@@ -55,7 +55,7 @@ export class UnauthorizedSenderError extends BaseError {
 /** Thrown for a message that names no known procedure (EIP-1193 4200). */
 export class UnknownProcedureError extends BaseError {
   override name = 'Messaging.UnknownProcedureError';
-  readonly code = 4200;
+  static override readonly code = 4200;
   constructor() {
     super('Unknown request.');
   }

@@ -7,12 +7,18 @@
  * Countersign bytes or structs to sign, only decoded requests (`perps_*`, `clob_*`).
  */
 import * as v from 'valibot';
-import { ProviderRpcError, unsupported } from './errors';
+import { invalidParams, unsupported } from './errors';
 import { nonNegativeSafeInteger } from '../validation';
 import { clobOrderRequestsSchema } from '../clob/request';
 
+/**
+ * What a page method needs before it runs: a `connected` origin (4100 otherwise), an `unlocked` vault
+ * (4900 otherwise; a trading session serves only `SESSION_METHODS` in `service.ts`), and which approval
+ * it asks for (`refused`: always 4200).
+ */
 export type MethodPolicy = { connected: boolean; unlocked: boolean; approval: 'none' | 'connect' | 'sign' | 'refused' };
 
+/** The policy of every page method Countersign serves; any other method is refused with 4200. */
 export const METHOD_POLICY = {
   eth_chainId: { connected: false, unlocked: false, approval: 'none' },
   eth_accounts: { connected: false, unlocked: false, approval: 'none' },
@@ -26,8 +32,10 @@ export const METHOD_POLICY = {
   eth_signTypedData_v4: { connected: false, unlocked: false, approval: 'refused' },
 } as const satisfies Record<string, MethodPolicy>;
 
+/** A method name listed in `METHOD_POLICY`. */
 export type PageMethod = keyof typeof METHOD_POLICY;
 
+/** Whether `m` is a page method Countersign serves (an own key of `METHOD_POLICY`). */
 export function isPageMethod(m: string): m is PageMethod {
   return Object.hasOwn(METHOD_POLICY, m);
 }
@@ -69,8 +77,8 @@ export function typedDataRefusal(params: unknown): string {
   let primary = '';
   try {
     const raw = Array.isArray(params) ? params[1] : undefined;
-    const td = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { primaryType?: unknown } | undefined;
-    if (typeof td?.primaryType === 'string') primary = td.primaryType;
+    const td: unknown = typeof raw === 'string' ? JSON.parse(raw) : raw;
+    if (typeof td === 'object' && td !== null && 'primaryType' in td && typeof td.primaryType === 'string') primary = td.primaryType;
   } catch {
     /* not JSON: the generic refusal */
   }
@@ -100,7 +108,7 @@ export function checkL2Route(method: string, requestPath: string): void {
   if (/^\/+auth(\/|$)/i.test(path) || /auth/i.test(decodeURIComponentSafe(path))) {
     throw unsupported('Sites cannot get L2 headers for the API-key routes (/auth/…); credentials are managed only in the extension.');
   }
-  if (q !== -1 && method !== 'GET') throw new ProviderRpcError(-32602, 'requestPath may carry a query string only with GET.');
+  if (q !== -1 && method !== 'GET') throw invalidParams('requestPath may carry a query string only with GET.');
   if (!L2_PAGE_ROUTES.some((r) => r.method === method && r.path.test(path))) {
     throw unsupported(`Countersign does not sign ${method} ${path.slice(0, 64)} for sites (order, cancel and account-read routes only).`);
   }

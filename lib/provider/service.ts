@@ -19,12 +19,13 @@
  * the account (`killSwitchArmed`); one outside the grant opens the window, which says which limit it
  * exceeds. What a grant can ever cover is listed in `lib/grants/requests.ts`; everything else asks.
  */
+import * as v from 'valibot';
 import { keccak256, numberToHex, toHex, type Address } from 'viem';
-import { commandFromBody, type PerpsCommand, type PerpsOrderInput } from '../perps/commands';
+import { commandFromBody, type PerpsCommand } from '../perps/commands';
 import type { ClobArtifact } from '../signer/artifact';
 import { InvalidFieldError, parseOrThrow } from '../validation';
 import type { ApprovalKind, ApprovalRefresh, ApprovalRegistry, ApprovalView } from '../approvals/registry';
-import type { SigningService, ClobOrderRequest } from '../signer/service';
+import type { SigningService } from '../signer/service';
 import { describeArtifact, perpsArtifactCommand, type SigningArtifact } from '../signer/artifact';
 import type { OwnerInfo, Vault } from '../vault/vault';
 import type { VaultDb } from '../vault/db';
@@ -37,8 +38,9 @@ import { groupDecimal, shortAddress } from '../format';
 import { disconnected, unauthorized, unsupported } from './errors';
 import { checkL2Route, clobOrdersParamsSchema, clobSignParamsSchema, isPageMethod, METHOD_POLICY, perpsParamsSchema, typedDataRefusal, unwrapParams } from './methods';
 
-/** Approval time-to-live: trading 60 s; withdraw and transfer 300 s. */
+/** Approval time-to-live of trading requests (orders, cancels, leverage, L2 headers), in ms: 60 s. */
 export const TTL_TRADING_MS = 60_000;
+/** Approval time-to-live of withdrawals, transfers and connections, in ms: 300 s. */
 export const TTL_FUNDS_MS = 300_000;
 
 /** `https:` origins, or `http:` on localhost / 127.0.0.1 / [::1]. */
@@ -52,6 +54,7 @@ export function isAllowedOrigin(origin: string): boolean {
   }
 }
 
+/** What the provider works with (built before it in `lib/background/compose.ts`). */
 export type ProviderDeps = {
   /** Standing grants; absent: every signature asks. */
   grants?: GrantService;
@@ -79,13 +82,37 @@ export type ProviderDeps = {
 
 const DESTINATIONS_KEY = 'usedDestinations';
 
+// What the provider reads from a command's JSON args (validated when the command was built, by
+// `commandFromBody`) and from the gateway's answers (only the fields the window's flags use). A read of
+// another shape throws where a failed read did, and its flag is skipped.
+const fundsArgs = v.looseObject({ account: v.string(), to: v.string() });
+const leverageArgs = v.looseObject({ iid: v.number(), lev: v.number() });
+const orderArgs = v.array(v.looseObject({ iid: v.number(), buy: v.boolean(), qty: v.string(), p: v.optional(v.string()), ro: v.optional(v.boolean()), c: v.optional(v.string()) }));
+const instrumentsAnswer = v.array(v.looseObject({ instrument_id: v.number(), symbol: v.unknown() }));
+const tickersAnswer = v.array(v.looseObject({ instrument_id: v.optional(v.unknown()), mark_price: v.optional(v.unknown()), mid_price: v.optional(v.unknown()) }));
+const portfolioAnswer = v.looseObject({ positions: v.optional(v.array(v.looseObject({ instrument_id: v.number(), size: v.string() }))) });
+const bookAnswer = v.looseObject({ bids: v.array(v.tuple([v.string(), v.string()])), asks: v.array(v.tuple([v.string(), v.string()])) });
+const configAnswer = v.array(v.looseObject({ leverage: v.number() }));
+const destinationsRecord = v.array(v.string());
+
 /** Page methods a trading session serves (only what a live grant covers; the rest is 4900). */
 const SESSION_METHODS: ReadonlySet<string> = new Set(['perps_sendCommand', 'clob_postOrders', 'eth_accounts']);
 
+/**
+ * Serves page requests (see the module docstring): `request(origin, method, params)` resolves with the
+ * method's result or throws a `ProviderRpcError` subclass (or another `BaseError`, mapped by class with
+ * `toRpcError`).
+ */
 export class ProviderService {
   private symbols: Map<number, string> | undefined;
 
   constructor(private readonly d: ProviderDeps) {}
+
+  /** The lowercase addresses funds were sent to from pages before (at most 500; none when unreadable). */
+  private async usedDestinations(): Promise<string[]> {
+    const used = await this.d.db.get('settings', DESTINATIONS_KEY);
+    return v.is(destinationsRecord, used) ? used : [];
+  }
 
   private async connection(origin: string) {
     return this.d.db.get('connections', origin);
@@ -94,7 +121,7 @@ export class ProviderService {
   private async symbol(): Promise<(iid: number) => string> {
     if (!this.symbols) {
       try {
-        const list = (await this.d.service.perpsRead(undefined, 'instruments')) as { instrument_id: number; symbol: string }[];
+        const list = v.parse(instrumentsAnswer, await this.d.service.perpsRead(undefined, 'instruments'));
         this.symbols = new Map(list.map((i) => [i.instrument_id, String(i.symbol).slice(0, 20)]));
       } catch {
         return (iid) => `instrument #${iid}`;
@@ -137,11 +164,13 @@ export class ProviderService {
         return null;
       case 'perps_sendCommand':
       case 'perps_signCommand':
-        return this.perps(origin, granted!, method === 'perps_sendCommand', params);
       case 'clob_postOrders':
-        return this.clobPost(origin, granted!, params);
       case 'clob_signRequest':
-        return this.clobSign(origin, granted!, params);
+        // Connected methods (METHOD_POLICY): refused above unless the connection's account is active.
+        if (!granted) throw unauthorized();
+        if (method === 'clob_postOrders') return this.clobPost(origin, granted, params);
+        if (method === 'clob_signRequest') return this.clobSign(origin, granted, params);
+        return this.perps(origin, granted, method === 'perps_sendCommand', params);
       case 'eth_signTypedData_v4':
         throw unsupported(typedDataRefusal(params));
     }
@@ -164,7 +193,7 @@ export class ProviderService {
     if (hit && Date.now() - hit.at < 1_000) return hit.ref;
     const ok = (x: unknown): x is string => typeof x === 'string' && /^\d{1,20}(\.\d{1,20})?$/.test(x) && !/^0(\.0*)?$/.test(x);
     const ref = this.d.service.perpsRead(undefined, 'tickers', { instrument_id: Number(market) }).then((t): RefPrice | undefined => {
-      const row = (t as { mark_price?: unknown; mid_price?: unknown; instrument_id?: unknown }[]).find((x) => x.instrument_id === undefined || String(x.instrument_id) === market);
+      const row = v.parse(tickersAnswer, t).find((x) => x.instrument_id === undefined || String(x.instrument_id) === market);
       if (ok(row?.mark_price)) return { price: row.mark_price, source: 'mark' };
       if (ok(row?.mid_price)) return { price: row.mid_price, source: 'mid' };
       return undefined;
@@ -238,7 +267,7 @@ export class ProviderService {
     const view = await approved;
     mustBeUnlocked();
     if (!view.artifact) throw disconnected('The approved request carried nothing to sign.');
-    return view as ApprovalView & { artifact: SigningArtifact };
+    return { ...view, artifact: view.artifact };
   }
 
   private async connect(origin: string, active: OwnerInfo | undefined): Promise<string[]> {
@@ -270,24 +299,23 @@ export class ProviderService {
 
   private async perpsFlags(account: Address, cmd: PerpsCommand): Promise<string[]> {
     const flags: string[] = [];
-    const args = cmd.body.args as Record<string, unknown>;
     if (cmd.type === 'withdraw' || cmd.type === 'internalTransfer') {
-      const used = ((await this.d.db.get('settings', DESTINATIONS_KEY)) as string[] | undefined) ?? [];
-      if (!used.includes(String(args.to).toLowerCase())) flags.push('A new address: you have never sent funds here.');
+      const { to } = v.parse(fundsArgs, cmd.body.args);
+      if (!(await this.usedDestinations()).includes(to.toLowerCase())) flags.push('A new address: you have never sent funds here.');
     }
     if (cmd.type === 'createOrders') {
-      const orders = cmd.body.args as PerpsOrderInput[];
+      const orders = v.parse(orderArgs, cmd.body.args);
       if (orders.length > 1) flags.push(`A batch of ${orders.length} orders.`);
       let positions: { instrument_id: number; size: string }[] = [];
       try {
-        positions = ((await this.d.service.perpsRead(account, 'portfolio')) as { positions: { instrument_id: number; size: string }[] }).positions ?? [];
+        positions = v.parse(portfolioAnswer, await this.d.service.perpsRead(account, 'portfolio')).positions ?? [];
       } catch {
         /* no portfolio read: skip the flip check */
       }
       for (const o of orders) {
         if (o.p) {
           try {
-            const book = (await this.d.service.perpsBook(o.iid)) as { bids: [string, string][]; asks: [string, string][] };
+            const book = v.parse(bookAnswer, await this.d.service.perpsBook(o.iid));
             const best = Number(o.buy ? book.asks[0]?.[0] : book.bids[0]?.[0]);
             const p = Number(o.p);
             if (best > 0 && (o.buy ? p > best * 1.05 : p < best * 0.95)) flags.push(`The price ${groupDecimal(o.p)} is more than 5% through the book (best ${o.buy ? 'ask' : 'bid'} ${best}).`);
@@ -301,8 +329,9 @@ export class ProviderService {
     }
     if (cmd.type === 'updateLeverage') {
       try {
-        const cfg = (await this.d.service.perpsRead(account, 'config', { instrument_id: args.iid as number })) as { leverage: number }[];
-        if (cfg[0] && (args.lev as number) > cfg[0].leverage) flags.push(`Leverage raised from ${cfg[0].leverage}× to ${args.lev}×.`);
+        const { iid, lev } = v.parse(leverageArgs, cmd.body.args);
+        const cfg = v.parse(configAnswer, await this.d.service.perpsRead(account, 'config', { instrument_id: iid }));
+        if (cfg[0] && lev > cfg[0].leverage) flags.push(`Leverage raised from ${cfg[0].leverage}× to ${lev}×.`);
       } catch {
         /* unknown current leverage */
       }
@@ -315,7 +344,8 @@ export class ProviderService {
     const cmd = commandFromBody(p.op, p.label);
     if (cmd.type === 'createProxy') throw unsupported('Sites cannot issue proxy keys; use the extension.');
     const funds = cmd.type === 'withdraw' || cmd.type === 'internalTransfer';
-    if (funds && String((cmd.body.args as { account?: unknown }).account).toLowerCase() !== account.address.toLowerCase()) {
+    const fundsTo = funds ? v.parse(fundsArgs, cmd.body.args) : undefined;
+    if (fundsTo && fundsTo.account.toLowerCase() !== account.address.toLowerCase()) {
       throw new InvalidFieldError({ field: 'op.args.account', reason: 'must be the connected account' });
     }
     const prepare = () => this.d.service.preparePerps(account.address, cmd, { submit, ...(p.exp === undefined ? {} : { exp: p.exp }) });
@@ -330,7 +360,7 @@ export class ProviderService {
       return result;
     }
     // A client order id the site sends outside its grant is no longer the grant's to cancel (issue #17 finding 5).
-    if (cmd.type === 'createOrders') await this.d.grants?.forgetCoids(origin, account.address, (cmd.body.args as PerpsOrderInput[]).flatMap((o) => (o.c ? [o.c] : [])));
+    if (cmd.type === 'createOrders') await this.d.grants?.forgetCoids(origin, account.address, v.parse(orderArgs, cmd.body.args).flatMap((o) => (o.c ? [o.c] : [])));
     const view = await this.approveArtifact(
       origin,
       'perps',
@@ -340,9 +370,9 @@ export class ProviderService {
       funds ? TTL_FUNDS_MS : TTL_TRADING_MS,
     );
     const result = await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? cmd.type });
-    if (funds && submit) {
-      const used = ((await this.d.db.get('settings', DESTINATIONS_KEY)) as string[] | undefined) ?? [];
-      const to = String((cmd.body.args as Record<string, unknown>).to).toLowerCase();
+    if (fundsTo && submit) {
+      const used = await this.usedDestinations();
+      const to = fundsTo.to.toLowerCase();
       if (!used.includes(to)) await this.d.db.put('settings', [...used, to].slice(-500), DESTINATIONS_KEY);
     }
     return result;
@@ -350,7 +380,7 @@ export class ProviderService {
 
   private async clobPost(origin: string, account: OwnerInfo, params: unknown): Promise<unknown> {
     const p = parseOrThrow(clobOrdersParamsSchema, unwrapParams(params), 'params');
-    const orders = p.orders as ClobOrderRequest[];
+    const { orders } = p;
     // Judged on what will be signed: the built orders' amounts (tick-rounded price, shares, USDC).
     const built: ClobArtifact | undefined = this.d.grants ? await this.d.service.prepareClob(account.address, orders) : undefined;
     const grant = built ? await this.grantCheck(origin, account, clobGrantRequest(built), (m) => this.clobRef(m)) : { covered: false as const };
@@ -386,8 +416,9 @@ export class ProviderService {
 function ackedOrders(result: unknown): OwnedOrder[] {
   if (!Array.isArray(result)) return [];
   return result.flatMap((a) => {
-    const x = a as { status?: unknown; oid?: unknown; coid?: unknown };
-    if (x?.status !== 'ok' || typeof x.oid !== 'number' || !Number.isSafeInteger(x.oid) || x.oid < 0) return [];
-    return [{ oid: x.oid, ...(typeof x.coid === 'string' && /^[0-9a-f]{32}$/.test(x.coid) ? { coid: x.coid } : {}) }];
+    if (typeof a !== 'object' || a === null || !('status' in a) || a.status !== 'ok' || !('oid' in a)) return [];
+    const { oid } = a;
+    if (typeof oid !== 'number' || !Number.isSafeInteger(oid) || oid < 0) return [];
+    return [{ oid, ...('coid' in a && typeof a.coid === 'string' && /^[0-9a-f]{32}$/.test(a.coid) ? { coid: a.coid } : {}) }];
   });
 }

@@ -103,7 +103,7 @@ export const CLOB_ARTIFACT_TTL_MS = 240_000;
 /** Thrown when an artifact's content does not reproduce the digests that were approved. Nothing is signed. */
 export class ArtifactMismatchError extends BaseError {
   override name = 'Signer.ArtifactMismatchError';
-  readonly code = 4001;
+  static override readonly code = 4001;
   constructor(what: string) {
     super('What would be signed differs from what was approved; nothing was signed.', { details: what });
   }

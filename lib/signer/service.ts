@@ -95,7 +95,7 @@ export const PANIC_PASS: unique symbol = Symbol('countersign.panic');
 /** Thrown by every signing path while the service is halted (panic running, until the next unlock). Nothing was signed. */
 export class HaltedError extends BaseError {
   override name = 'Signer.HaltedError';
-  readonly code = 4900;
+  static override readonly code = 4900;
   constructor(reason: string) {
     super(`Countersign signs nothing right now: ${reason}. Unlock it again to continue.`, { data: { reason } });
   }

@@ -113,7 +113,7 @@ export function utf8Length(s: string): number {
 /** Thrown when an input fails validation; `field` is the dot path of the first offending field. */
 export class InvalidFieldError extends BaseError {
   override name = 'InvalidFieldError';
-  readonly code = -32602;
+  static override readonly code = -32602;
   readonly field: string;
   readonly reason: string;
   constructor({ field, reason }: { field: string; reason: string }) {

@@ -7,7 +7,7 @@ import { BaseError } from '../errors/base';
  */
 export class VaultLockedError extends BaseError {
   override name = 'Vault.LockedError';
-  readonly code = 4900;
+  static override readonly code = 4900;
   constructor(o: { inSession?: boolean } = {}) {
     super(
       o.inSession

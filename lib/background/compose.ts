@@ -1,0 +1,166 @@
+/**
+ * The background's services, built once, in order, after the vault database opens: vault (session
+ * restored) → signing service → grants → dead-man → locks → provider → message router. Nothing is
+ * assigned later; every service receives the ones it needs, built before it. The synchronous part —
+ * what `startBackground` must create inside `main` because it registers listeners (lifetime, approval
+ * registry and window, badge, page ports) — is the `Shell`.
+ */
+import * as v from 'valibot';
+import { createRouter, type BrowserSender } from '../messaging/router';
+import type { Reply } from '../messaging/protocol';
+import type { ApprovalRegistry } from '../approvals/registry';
+import { toRpcError, userRejected } from '../provider/errors';
+import { ProviderService } from '../provider/service';
+import { GrantService } from '../grants/service';
+import { readSettings } from '../settings';
+import { SigningService } from '../signer/service';
+import { openVaultDb, type VaultDb } from '../vault/db';
+import { Vault, type SessionState, type SessionStore } from '../vault/vault';
+import { VaultLockedError } from '../vault/errors';
+import { toWireError } from '../errors/base';
+import type { KdfBounds, KdfParams } from '../vault/crypto';
+import type { BackgroundBrowser } from './browser';
+import type { PanicTiming } from './panic';
+import type { DeadMan } from './deadman';
+import type { Lifetime } from './lifetime';
+import { createProcedures } from './procedures';
+import { createDeadMan, deadmanProviderHooks } from './deadman-wiring';
+import { Locks, procedureOf } from './lock';
+import { checkRequestSize, type PagePorts, type ServePage } from './ports';
+import type { ApprovalWindow, Badge } from './approval-window';
+
+/** Options of `startBackground` (the extension passes only `browser`; tests lower the KDF and timings). */
+export type BackgroundOptions = {
+  browser: BackgroundBrowser;
+  /** IndexedDB name of the vault (default `DB_NAME`; each test uses its own). */
+  dbName?: string;
+  /** KDF parameters (tests lower them; the extension uses the defaults). */
+  kdf?: KdfParams;
+  bounds?: KdfBounds;
+  /** `fetch` for the gateways (tests route it to the in-process sandbox). */
+  fetchFn?: typeof fetch;
+  /** Clock in ms since the epoch (default `Date.now`). */
+  now?: () => number;
+  /** Extra work after lock (the bridge rejects pending approvals and tells pages). */
+  onLocked?: () => Promise<void>;
+  /** Panic's time limits (tests lower them; default `PANIC_TIMING` in ./panic). */
+  panicTiming?: Partial<PanicTiming>;
+};
+
+/** What `startBackground` builds synchronously (each registers its listeners in `main`). */
+export type Shell = {
+  lifetime: Lifetime;
+  registry: ApprovalRegistry;
+  badge: Badge;
+  approvalWindow: ApprovalWindow;
+  ports: PagePorts;
+};
+
+/** The built background: every service, the runtime-message handler and the page-request server. */
+export type Services = {
+  db: VaultDb;
+  vault: Vault;
+  service: SigningService;
+  grants: GrantService;
+  deadman: DeadMan;
+  locks: Locks;
+  /** Answers one runtime message from an extension page (the message contract's reply). */
+  handle: (message: unknown, sender: BrowserSender) => Promise<Reply>;
+  /** Serves one page request from `origin` (the port's `ServePage`). */
+  servePage: ServePage;
+};
+
+/** `storage.session` key of the vault's session state (the exported master key or the session key). */
+const SESSION_KEY = 'vault.session';
+
+const sessionStateSchema = v.union([
+  v.object({ mk: v.string(), salt: v.string() }),
+  v.object({ sk: v.string(), salt: v.string(), bundle: v.string() }),
+]);
+
+/** The vault's session store on `storage.session` (a stored value of another shape reads as none). */
+function sessionStore(browser: BackgroundBrowser): SessionStore {
+  return {
+    get: async (): Promise<SessionState | undefined> => {
+      const s = (await browser.storage.session.get(SESSION_KEY))[SESSION_KEY];
+      return v.is(sessionStateSchema, s) ? s : undefined;
+    },
+    set: (s) => browser.storage.session.set({ [SESSION_KEY]: s }),
+    clear: () => browser.storage.session.remove(SESSION_KEY),
+  };
+}
+
+/**
+ * Builds every service in order (see the module docstring). Content scripts are first denied the
+ * session store (it holds the exported master key). Resolves once the router is ready.
+ */
+export async function compose(o: BackgroundOptions, shell: Shell): Promise<Services> {
+  const { browser } = o;
+  const { registry, ports, badge, approvalWindow, lifetime } = shell;
+  const now = o.now ?? Date.now;
+  try {
+    await browser.storage.session.setAccessLevel?.({ accessLevel: 'TRUSTED_CONTEXTS' });
+  } catch {
+    /* already the default in Chrome; unsupported in the test double */
+  }
+  const db = await openVaultDb(o.dbName);
+  const vault = new Vault({ db, session: sessionStore(browser), now, kdf: o.kdf, bounds: o.bounds });
+  await vault.restoreSession();
+  const service = new SigningService({ vault, db, settings: () => readSettings(db), fetchFn: o.fetchFn, now });
+  const grants = new GrantService({ vault, now, onChange: (live) => grantsChanged(live) });
+  const deadman = createDeadMan({ browser, db, vault, service, grants, lifetime, now });
+  const locks = new Locks({ browser, vault, db, service, grants, deadman, registry, emit: ports.emit, onLocked: o.onLocked });
+  // A grant made, used up, expired or revoked: badge, session title and the kill switches follow.
+  function grantsChanged(live: number): void {
+    badge.setLiveGrants(live);
+    void locks.sessionTick().catch(() => undefined);
+    void deadman.sync();
+  }
+  const provider = new ProviderService({ vault, db, service, registry, grants, showApprovals: approvalWindow.show, emit: ports.emit, ...deadmanProviderHooks(deadman, grants) });
+  const servePage: ServePage = async (origin, method, params) => {
+    await vault.restoreSession();
+    return provider.request(origin, method, params);
+  };
+  const route = createRouter(
+    createProcedures({
+      vault,
+      db,
+      service,
+      registry,
+      grants,
+      deadman: () => deadman.state,
+      panicTiming: o.panicTiming,
+      haltKillSwitches: () => void deadman.halt(),
+      onApprovalEmpty: () => approvalWindow.empty(),
+      onApprovalShown: (id, digest) => approvalWindow.shown(id, digest),
+      onUnlocked: locks.unlocked,
+      onLocked: locks.afterLock,
+      onSettings: locks.settingsChanged,
+      onAccountChanged: async (active) => {
+        registry.rejectAll(() => userRejected('You switched accounts in Countersign; the request was cancelled.'));
+        for (const c of await db.getAll('connections')) {
+          ports.emit(c.origin, 'accountsChanged', c.accounts[0]?.toLowerCase() === active.toLowerCase() && vault.unlocked ? c.accounts : []);
+        }
+      },
+      // The `page.request` procedure answers like the port (same size check, same provider).
+      pageRequest: async (input, sender) => {
+        try {
+          checkRequestSize(input.params);
+          return { id: input.id, result: await servePage(sender.origin, input.method, input.params) };
+        } catch (err) {
+          return { id: input.id, error: toRpcError(err) };
+        }
+      },
+    }),
+    { extensionId: browser.runtime.id, extensionOrigin: browser.runtime.getURL('/') },
+  );
+  const handle = async (message: unknown, sender: BrowserSender): Promise<Reply> => {
+    await vault.restoreSession();
+    const procedure = procedureOf(message);
+    if (locks.refusedInSession(procedure)) return { ok: false, error: toWireError(new VaultLockedError({ inSession: true })) };
+    const reply = await route(message, sender);
+    if (reply.ok) await locks.activity(procedure, sender);
+    return reply;
+  };
+  return { db, vault, service, grants, deadman, locks, handle, servePage };
+}

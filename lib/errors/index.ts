@@ -1,1 +1,0 @@
-export { BaseError, toWireError, type WireError } from './base';

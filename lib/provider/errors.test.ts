@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DisconnectedError,
+  fromRpcError,
+  InvalidParamsRpcError,
+  InvalidRequestRpcError,
+  LimitExceededRpcError,
+  ProviderRpcError,
+  readRpcError,
+  ResourceUnavailableRpcError,
+  toRpcError,
+  UnauthorizedError,
+  UnsupportedMethodError,
+  UserRejectedRequestError,
+} from './errors';
+import { BaseError } from '../errors/base';
+import { InvalidFieldError } from '../validation';
+import { VaultLockedError, WrongPasswordError } from '../vault/errors';
+import { HaltedError } from '../signer/service';
+import { ArtifactMismatchError } from '../signer/artifact';
+import { ApprovalChangedError, ApprovalMismatchError, ApprovalNotFoundError } from '../approvals/registry';
+import { GrantLimitsError } from '../grants/service';
+import { UnauthorizedSenderError, UnknownProcedureError } from '../messaging/router';
+import { NotActiveAccountError } from '../background/procedures';
+import { ClobError } from '../clob/errors';
+import { PerpsGatewayError } from '../perps/errors';
+
+describe('each error class that can reach a page carries its EIP-1193 / EIP-1474 code', () => {
+  // [class, one instance, the code a page receives]
+  const table: [string, { code?: number }, unknown, number][] = [
+    ['UserRejectedRequestError', UserRejectedRequestError, new UserRejectedRequestError(), 4001],
+    ['UnauthorizedError', UnauthorizedError, new UnauthorizedError(), 4100],
+    ['UnsupportedMethodError', UnsupportedMethodError, new UnsupportedMethodError(), 4200],
+    ['DisconnectedError', DisconnectedError, new DisconnectedError(), 4900],
+    ['InvalidRequestRpcError', InvalidRequestRpcError, new InvalidRequestRpcError('bad'), -32600],
+    ['InvalidParamsRpcError', InvalidParamsRpcError, new InvalidParamsRpcError('bad'), -32602],
+    ['ResourceUnavailableRpcError', ResourceUnavailableRpcError, new ResourceUnavailableRpcError('busy'), -32002],
+    ['LimitExceededRpcError', LimitExceededRpcError, new LimitExceededRpcError('too many'), -32005],
+    ['InvalidFieldError', InvalidFieldError, new InvalidFieldError({ field: 'op.args[0].qty', reason: 'must be a decimal' }), -32602],
+    ['VaultLockedError', VaultLockedError, new VaultLockedError(), 4900],
+    ['HaltedError', HaltedError, new HaltedError('panic'), 4900],
+    ['ArtifactMismatchError', ArtifactMismatchError, new ArtifactMismatchError('digest'), 4001],
+    ['ApprovalNotFoundError', ApprovalNotFoundError, new ApprovalNotFoundError(), 4100],
+    ['ApprovalMismatchError', ApprovalMismatchError, new ApprovalMismatchError(), 4001],
+    ['ApprovalChangedError', ApprovalChangedError, new ApprovalChangedError(), 4001],
+    ['GrantLimitsError', GrantLimitsError, new GrantLimitsError({ field: 'limits.venue', reason: 'is required' }), -32602],
+    ['UnauthorizedSenderError', UnauthorizedSenderError, new UnauthorizedSenderError(), 4100],
+    ['UnknownProcedureError', UnknownProcedureError, new UnknownProcedureError(), 4200],
+    ['NotActiveAccountError', NotActiveAccountError, new NotActiveAccountError(), 4100],
+  ];
+
+  it.each(table)('%s → its static code, on the instance and on the page', (_name, cls, err, code) => {
+    expect(cls.code).toBe(code);
+    expect(err).toBeInstanceOf(BaseError);
+    expect((err as BaseError).code).toBe(code);
+    expect(toRpcError(err)).toEqual({ code, message: (err as BaseError).shortMessage });
+  });
+
+  it('a BaseError whose class declares no code reaches the page as -32603 with its short message only', () => {
+    const gateway = new PerpsGatewayError({ status: 400, error: 'insufficient_margin' });
+    expect(toRpcError(gateway)).toEqual({ code: -32603, message: 'Insufficient margin for this command.' });
+    expect(toRpcError(new ClobError('The exchange refused the order.', { status: 400, exchangeMessage: 'secret detail' }))).toEqual({ code: -32603, message: 'The exchange refused the order.' });
+    expect(toRpcError(new WrongPasswordError(1000))).not.toHaveProperty('data');
+  });
+
+  it('maps by class, never by name: a renamed error keeps its code, an impostor with a code property gets none', () => {
+    const renamed = new InvalidFieldError({ field: 'x', reason: 'y' });
+    Object.defineProperty(renamed, 'name', { value: 'SomethingElse' });
+    expect(toRpcError(renamed).code).toBe(-32602);
+    const impostor = Object.assign(new Error('Vault.LockedError'), { name: 'Vault.LockedError', code: 4900 });
+    expect(toRpcError(impostor)).toEqual({ code: -32603, message: 'Internal error.' });
+  });
+
+  it('keeps data on a ProviderRpcError and nothing from a cause', () => {
+    const e = new DisconnectedError('Countersign restarted.', { retryable: true });
+    expect(toRpcError(e)).toEqual({ code: 4900, message: 'Countersign restarted.', data: { retryable: true } });
+    expect(JSON.stringify(toRpcError(new BaseError('Short.', { cause: new Error('0xsecret'), details: '0xdetail' })))).not.toMatch(/0xsecret|0xdetail/);
+  });
+
+  it('the page rebuilds the same class from the wire: one ProviderRpcError on both sides', () => {
+    const wire = toRpcError(new UserRejectedRequestError('No.'));
+    const page = fromRpcError(readRpcError(JSON.parse(JSON.stringify(wire))));
+    expect(page).toBeInstanceOf(ProviderRpcError);
+    expect(page).toMatchObject({ name: 'ProviderRpcError', code: 4001, message: 'No.' });
+    expect(readRpcError({ code: 'x', message: 3, data: { nested: {} } })).toEqual({ code: -32603, message: 'Error' });
+  });
+});
