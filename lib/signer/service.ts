@@ -32,6 +32,7 @@ import { SlidingWindow } from '../ratelimit/sliding-window';
 import { createProxy, deleteProxy as deleteProxyCommand, type PerpsCommand } from '../perps/commands';
 import { assertExp, commandTs, randomSalt, type PerpsEnvelope } from '../perps/envelope';
 import { fetchPerpsDomains, perpsRead, sendPerpsCommand } from '../perps/client';
+import { parsePerpsAnswer, type Book, type PerpsReadAnswer } from '../perps/wire';
 import type { PerpsReadName } from '../perps/reads';
 import { PERPS_READS } from '../perps/reads';
 import type { PerpsCommandDomain, PerpsWithdrawDomain } from '../perps/signing';
@@ -416,8 +417,13 @@ export class SigningService {
     return this.execute(a, a.digest, { origin: opts.origin, summary: opts.summary ?? command.type, ...(opts.pass ? { pass: opts.pass } : {}), ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.audit === false ? { audit: false } : {}) });
   }
 
-  /** A proxy-header read for `account` with its proxy key (PROTOCOL.md §1.4); `opts.timeoutMs` this read's deadline (ms). Not gated (nothing is signed). */
-  async perpsRead(account: string | undefined, name: PerpsReadName, query?: Record<string, string | number | undefined>, opts: { timeoutMs?: number } = {}): Promise<unknown> {
+  /**
+   * Read `name` (PROTOCOL.md §3.2) — with `account`'s proxy headers when the read needs them
+   * (PROTOCOL.md §1.4) — metered against the request budget; the answer validated by
+   * `PERPS_READ_ANSWERS[name]` (`Perps.InvalidAnswerError` otherwise). `opts.timeoutMs` this read's
+   * deadline (ms). Not gated (nothing is signed). Throws `KeyNotFoundError` (no proxy), `WeightBudgetError`.
+   */
+  async perpsRead<N extends PerpsReadName>(account: string | undefined, name: N, query?: Record<string, string | number | undefined>, opts: { timeoutMs?: number } = {}): Promise<PerpsReadAnswer<N>> {
     const { perpsUrl } = await this.o.settings();
     const r = PERPS_READS[name];
     let auth: { proxy: string; secret: string } | undefined;
@@ -429,12 +435,15 @@ export class SigningService {
     return perpsRead(perpsUrl, name, { ...(auth ? { auth } : {}), ...(query ? { query } : {}), fetchFn: this.fetchFor(opts.timeoutMs) });
   }
 
-  /** The public book of a perps instrument (`GET /v1/info/book`, sandbox read). */
-  async perpsBook(iid: number): Promise<unknown> {
+  /**
+   * The public book of a perps instrument (`GET /v1/info/book`, not metered): `[price, quantity]` levels,
+   * best first, validated. Throws `BaseError` (no book: not 200) or `Perps.InvalidAnswerError`.
+   */
+  async perpsBook(iid: number): Promise<Book> {
     const { perpsUrl } = await this.o.settings();
     const res = await requestJson(`${perpsUrl}/v1/info/book?instrument_id=${iid}`, { method: 'GET' }, this.fetchFn);
     if (res.status !== 200) throw new BaseError('The gateway has no book for this instrument.');
-    return res.body;
+    return parsePerpsAnswer('book', res.body);
   }
 
   /**

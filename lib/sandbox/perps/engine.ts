@@ -21,6 +21,7 @@
 import type { Address } from 'viem';
 import type { PerpsOrderInput } from '../../perps/commands';
 import { abs, fromUnits, minB, toUnits } from '../../decimal';
+import type { Book, OrderView } from '../../perps/wire';
 
 export const PX_SCALE = 8;
 /** Divisor from price × quantity (PX units each) to USDC base units. */
@@ -502,7 +503,7 @@ export class PerpsVenue {
    * `post_only_rejected` / `fok_unfilled` / `reduce_only_invalid`, and `accepted` for an untriggered
    * trigger order. Market orders show price `0`; trigger orders carry `tpsl`.
    */
-  view(o: PerpsOrder) {
+  view(o: PerpsOrder): OrderView {
     const STATUS: Record<string, string> = {
       cancelled_by_user: 'cancelled',
       auto_cancel: 'auto_cancelled',
@@ -533,8 +534,8 @@ export class PerpsVenue {
     };
   }
 
-  /** Aggregated book levels, best first: `[price, qty]` as decimal strings. */
-  levels(iid: number, depth = 20) {
+  /** Aggregated book levels, best first: `[price, qty]` as decimal strings (the `Book` of `GET /v1/info/book`, lib/perps/wire). */
+  levels(iid: number, depth = 20): Book {
     const agg = (side: PerpsOrder[]) => {
       const out: [string, string][] = [];
       let last: bigint | undefined;

@@ -3,11 +3,11 @@
  * every answer is validated at the boundary and reduced to the fields the popup shows.
  */
 import * as v from 'valibot';
-import { requestJson } from '../http/json';
-import { BaseError } from '../errors/base';
-import { readSettings } from '../settings';
-import type { Handlers } from '../messaging/router';
-import type { ProcedureDeps } from './procedures';
+import { requestJson } from '../../http/json';
+import { BaseError } from '../../errors/base';
+import { readSettings } from '../../settings';
+import type { READ_CONTRACT } from '../../messaging/reads';
+import type { ContractHandlers, ProcedureDeps } from './deps';
 
 // Gateway answers the popup shows, validated at the boundary (only the fields shown are kept).
 const decimal = v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/));
@@ -44,15 +44,10 @@ const dataPositionsSchema = v.object({
 });
 
 /** Handlers of `perps.book`, `catalogue.markets`, `clob.book`, `clob.trades` and `data.portfolio`. */
-export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'service'>): Pick<Handlers, 'perps.book' | 'catalogue.markets' | 'clob.book' | 'clob.trades' | 'data.portfolio'> {
+export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'service'>): ContractHandlers<typeof READ_CONTRACT> {
   const { db, service } = d;
   return {
-    'perps.book': async ({ iid }) => {
-      const { perpsUrl } = await readSettings(db);
-      const res = await requestJson(`${perpsUrl}/v1/info/book?instrument_id=${iid}`, { method: 'GET' });
-      if (res.status !== 200) throw new BaseError('The gateway has no book for this instrument.');
-      return res.body;
-    },
+    'perps.book': async ({ iid }) => service.perpsBook(iid),
     'catalogue.markets': async ({ q, cursor }) => {
       const { gammaUrl } = await readSettings(db);
       const qs = new URLSearchParams({ limit: '10', closed: 'false' });
