@@ -13,13 +13,13 @@ const decimal = v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/));
 const level = v.tuple([v.string(), v.string()]);
 
 /** A market of the catalogue as the popup lists it (`tokenIds` and `outcomes` in the same order). */
-export const catalogueMarketSchema = v.object({ question: v.string(), slug: v.string(), tokenIds: v.array(v.string()), outcomes: v.array(v.string()), negRisk: v.boolean() });
+const catalogueMarketSchema = v.object({ question: v.string(), slug: v.string(), tokenIds: v.array(v.string()), outcomes: v.array(v.string()), negRisk: v.boolean() });
 
 /**
  * An order-book token's book as the popup shows it: tick and minimum size, best bid / ask (null when
  * that side is empty), 10 levels each side best first, the taker fee rate in basis points (0 when unknown).
  */
-export const clobBookViewSchema = v.object({
+const clobBookViewSchema = v.object({
   tickSize: v.string(),
   minSize: v.string(),
   negRisk: v.boolean(),

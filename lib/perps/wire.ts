@@ -20,7 +20,7 @@ const level = v.tuple([str, str]);
 const page = <T extends v.GenericSchema>(row: T) => v.looseObject({ data: v.array(row), more: v.optional(v.boolean()) });
 
 /** `GET /v1/info/instruments` row. `tick_size` / `lot_size` are sandbox extras (else 10^-decimals). */
-export const instrumentSchema = v.looseObject({
+const instrumentSchema = v.looseObject({
   instrument_id: num,
   symbol: str,
   price_decimals: num,
@@ -33,17 +33,17 @@ export const instrumentSchema = v.looseObject({
 export type Instrument = v.InferOutput<typeof instrumentSchema>;
 
 /** `GET /v1/info/tickers` row: mark, index, mid and last prices and the funding rate. */
-export const tickerSchema = v.looseObject({ instrument_id: num, mark_price: str, index_price: str, mid_price: str, last_price: str, funding_rate: str });
+const tickerSchema = v.looseObject({ instrument_id: num, mark_price: str, index_price: str, mid_price: str, last_price: str, funding_rate: str });
 /** A ticker (see `tickerSchema`). */
 export type Ticker = v.InferOutput<typeof tickerSchema>;
 
 /** `GET /v1/info/statistics` row: 24 h open price and volume. */
-export const statisticSchema = v.looseObject({ instrument_id: num, open_price: str, volume: str });
+const statisticSchema = v.looseObject({ instrument_id: num, open_price: str, volume: str });
 /** A 24 h statistic (see `statisticSchema`). */
 export type Statistic = v.InferOutput<typeof statisticSchema>;
 
 /** One position of `GET /v1/account/portfolio`: signed `size`, margins and value in USDC, `leverage` ×. */
-export const positionSchema = v.looseObject({
+const positionSchema = v.looseObject({
   instrument_id: num,
   symbol: str,
   size: str,
@@ -62,7 +62,7 @@ export const positionSchema = v.looseObject({
 export type Position = v.InferOutput<typeof positionSchema>;
 
 /** `GET /v1/account/portfolio`: positions, the margin summary (USDC) and the withdrawable amount. */
-export const portfolioSchema = v.looseObject({
+const portfolioSchema = v.looseObject({
   positions: v.array(positionSchema),
   margin: v.looseObject({ total_account_value: str, total_initial_margin: str, total_maintenance_margin: str, total_position_value: str }),
   withdrawable: str,
@@ -71,7 +71,7 @@ export const portfolioSchema = v.looseObject({
 export type Portfolio = v.InferOutput<typeof portfolioSchema>;
 
 /** An order as `GET /v1/account/orders` and `/open-orders` answer it; `tpsl` for trigger orders. */
-export const orderViewSchema = v.looseObject({
+const orderViewSchema = v.looseObject({
   order_id: num,
   client_order_id: v.optional(str),
   instrument_id: num,
@@ -92,10 +92,10 @@ export const bookSchema = v.looseObject({ bids: v.array(level), asks: v.array(le
 export type Book = v.InferOutput<typeof bookSchema>;
 
 /** `GET /v1/info/fees`: the fee schedule (rates as decimal fractions, e.g. `"0.0005"`). */
-export const feesSchema = v.looseObject({ fee_schedule: v.array(v.looseObject({ taker_fee_rate: str, maker_fee_rate: str })) });
+const feesSchema = v.looseObject({ fee_schedule: v.array(v.looseObject({ taker_fee_rate: str, maker_fee_rate: str })) });
 
 /** `GET /v1/info/exchange`: the EIP-712 domain's name, version, chain id, and the withdraw contract. */
-export const exchangeInfoSchema = v.looseObject({
+const exchangeInfoSchema = v.looseObject({
   name: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
   version: v.pipe(v.string(), v.minLength(1), v.maxLength(20)),
   chain_id: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),

@@ -1,16 +1,18 @@
 /**
  * Popup procedures that read the gateways without a key (books, catalogue, data service, trades):
- * every answer is validated at the boundary and reduced to the fields the popup shows.
+ * every answer is validated at the boundary and reduced to the fields the popup shows (the answers'
+ * schemas are the contract's, lib/messaging/reads.ts). Contract: lib/messaging/reads.ts.
  */
 import * as v from 'valibot';
 import { requestJson } from '../../http/json';
 import { BaseError } from '../../errors/base';
 import { readSettings } from '../../settings';
-import type { READ_CONTRACT } from '../../messaging/reads';
+import { clobTradeSchema, dataPositionSchema, type READ_CONTRACT } from '../../messaging/reads';
 import type { ContractHandlers, ProcedureDeps } from './deps';
 
-// Gateway answers the popup shows, validated at the boundary (only the fields shown are kept).
+/** A decimal string as the venues send it (no sign, at most 20 + 20 digits). */
 const decimal = v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/));
+/** `GET /book?token_id=` (PROTOCOL.md §3.1): levels ascending (bids) / descending (asks), best last. */
 const clobBookSchema = v.object({
   bids: v.array(v.object({ price: decimal, size: decimal })),
   asks: v.array(v.object({ price: decimal, size: decimal })),
@@ -18,30 +20,38 @@ const clobBookSchema = v.object({
   min_order_size: decimal,
   neg_risk: v.boolean(),
 });
-const clobTradeSchema = v.object({
-  id: v.pipe(v.string(), v.maxLength(100)),
-  side: v.picklist(['BUY', 'SELL']),
-  size: decimal,
-  price: decimal,
-  outcome: v.pipe(v.string(), v.maxLength(60)),
-  match_time: v.pipe(v.string(), v.regex(/^\d{1,13}$/)),
-  trader_side: v.picklist(['TAKER', 'MAKER']),
-});
-const dataPositionsSchema = v.object({
-  data: v.array(
-    v.object({
-      token_id: v.pipe(v.string(), v.regex(/^\d{1,78}$/)),
-      title: v.pipe(v.string(), v.maxLength(300)),
-      outcome: v.pipe(v.string(), v.maxLength(60)),
-      current_size: decimal,
-      avg_price: decimal,
-      current_price: decimal,
-      current_value: decimal,
-      unrealized_pnl: v.pipe(v.string(), v.regex(/^-?\d{1,20}(\.\d{1,20})?$/)),
-    }),
-  ),
-  pagination: v.object({ next_cursor: v.nullable(v.pipe(v.string(), v.maxLength(200))) }),
-});
+/** `GET /fee-rate?token_id=`: the base fee in basis points. */
+const clobFeeRateSchema = v.object({ base_fee: v.pipe(v.number(), v.finite(), v.minValue(0)) });
+/** `GET /data/trades` page (only the rows are read). */
+const clobTradesPageSchema = v.object({ data: v.array(clobTradeSchema) });
+/** `GET /v2/positions` (PROTOCOL.md §3.4). */
+const dataPositionsSchema = v.object({ data: v.array(dataPositionSchema), pagination: v.object({ next_cursor: v.nullable(v.pipe(v.string(), v.maxLength(200))) }) });
+/** `GET /v2/value?user=`: the account's total value (a decimal string or a number). */
+const dataValueSchema = v.object({ data: v.object({ value: v.union([v.string(), v.number()]) }) });
+/** `GET /markets/keyset` (PROTOCOL.md §3.3): a page of markets (each checked on its own) and the next cursor. */
+const keysetSchema = v.looseObject({ markets: v.array(v.unknown()), next_cursor: v.optional(v.unknown()) });
+/** One catalogue market; `clobTokenIds` and `outcomes` are JSON-encoded lists (arrays are accepted too). */
+const rawMarketSchema = v.looseObject({ question: v.optional(v.unknown()), slug: v.optional(v.unknown()), clobTokenIds: v.unknown(), outcomes: v.unknown(), negRisk: v.optional(v.unknown()) });
+const tokenIdsSchema = v.array(v.pipe(v.string(), v.regex(/^\d{1,78}$/)));
+const outcomesSchema = v.array(v.unknown());
+
+/** A catalogue list field: the array itself, or the array a JSON string encodes (throws on bad JSON). */
+const listOf = (x: unknown): unknown => (Array.isArray(x) ? x : JSON.parse(String(x)));
+
+/** A catalogue market as the popup lists it, or none when its token ids or outcomes are not lists of the right shape. */
+function catalogueMarket(raw: unknown) {
+  const m = v.safeParse(rawMarketSchema, raw);
+  if (!m.success) return [];
+  try {
+    const tokenIds = v.safeParse(tokenIdsSchema, listOf(m.output.clobTokenIds));
+    const outcomes = v.safeParse(outcomesSchema, listOf(m.output.outcomes));
+    if (!tokenIds.success || !outcomes.success) return [];
+    const { question, slug, negRisk } = m.output;
+    return [{ question: String(question ?? '').slice(0, 200), slug: String(slug ?? '').slice(0, 100), tokenIds: tokenIds.output, outcomes: outcomes.output.map((o) => String(o).slice(0, 40)), negRisk: negRisk === true }];
+  } catch {
+    return [];
+  }
+}
 
 /** Handlers of `perps.book`, `catalogue.markets`, `clob.book`, `clob.trades` and `data.portfolio`. */
 export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'service'>): ContractHandlers<typeof READ_CONTRACT> {
@@ -54,22 +64,10 @@ export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'service'>): Contract
       if (q) qs.set('q', q);
       if (cursor) qs.set('after_cursor', cursor);
       const res = await requestJson(`${gammaUrl}/markets/keyset?${qs}`, { method: 'GET' });
-      const body = res.body as { markets?: unknown[]; next_cursor?: unknown } | undefined;
-      if (res.status !== 200 || !Array.isArray(body?.markets)) throw new BaseError('The catalogue did not answer.');
-      const markets = body.markets.flatMap((raw) => {
-        const m = raw as Record<string, unknown>;
-        try {
-          // The catalogue sends these lists as JSON-encoded strings; accept arrays too (PROTOCOL.md §3.3).
-          const list = (x: unknown): unknown => (Array.isArray(x) ? x : JSON.parse(String(x)));
-          const tokenIds = list(m.clobTokenIds);
-          const outcomes = list(m.outcomes);
-          if (!Array.isArray(tokenIds) || !Array.isArray(outcomes) || !tokenIds.every((t) => typeof t === 'string' && /^\d{1,78}$/.test(t))) return [];
-          return [{ question: String(m.question ?? '').slice(0, 200), slug: String(m.slug ?? '').slice(0, 100), tokenIds: tokenIds as string[], outcomes: outcomes.map((o) => String(o).slice(0, 40)), negRisk: m.negRisk === true }];
-        } catch {
-          return [];
-        }
-      });
-      return { markets, next_cursor: typeof body.next_cursor === 'string' ? body.next_cursor : null };
+      const body = v.safeParse(keysetSchema, res.body);
+      if (res.status !== 200 || !body.success) throw new BaseError('The catalogue did not answer.');
+      const next = body.output.next_cursor;
+      return { markets: body.output.markets.flatMap(catalogueMarket), next_cursor: typeof next === 'string' ? next : null };
     },
     'clob.book': async ({ tokenId }) => {
       const { clobUrl } = await readSettings(db);
@@ -80,8 +78,8 @@ export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'service'>): Contract
       const b = v.safeParse(clobBookSchema, res.body);
       if (res.status !== 200 || !b.success) throw new BaseError('The exchange has no order book for this token.');
       // The venue lists bids ascending and asks descending (best last): best first here, 10 levels.
-      const best = (xs: { price: string; size: string }[]) => xs.slice(-10).reverse().map((l) => [l.price, l.size] as [string, string]);
-      const feeBps = (fee?.body as { base_fee?: unknown } | undefined)?.base_fee;
+      const best = (xs: { price: string; size: string }[]) => xs.slice(-10).reverse().map((l): [string, string] => [l.price, l.size]);
+      const feeRate = v.safeParse(clobFeeRateSchema, fee?.body);
       return {
         tickSize: String(b.output.tick_size),
         minSize: b.output.min_order_size,
@@ -90,14 +88,13 @@ export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'service'>): Contract
         bestAsk: b.output.asks.at(-1)?.price ?? null,
         bids: best(b.output.bids),
         asks: best(b.output.asks),
-        feeRateBps: typeof feeBps === 'number' && Number.isFinite(feeBps) && feeBps >= 0 ? feeBps : 0,
+        feeRateBps: feeRate.success ? feeRate.output.base_fee : 0,
       };
     },
     'clob.trades': async ({ account }) => {
-      const page = (await service.clobTrades(account)) as { data?: unknown };
-      const rows = v.safeParse(v.array(clobTradeSchema), page?.data);
+      const rows = v.safeParse(clobTradesPageSchema, await service.clobTrades(account));
       if (!rows.success) throw new BaseError('The exchange answered trades in an unexpected shape.');
-      return rows.output.slice(0, 50);
+      return rows.output.data.slice(0, 50);
     },
     'data.portfolio': async ({ account, cursor }) => {
       const { dataUrl } = await readSettings(db);
@@ -108,8 +105,8 @@ export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'service'>): Contract
       ]);
       const p = v.safeParse(dataPositionsSchema, pos.body);
       if (pos.status !== 200 || !p.success) throw new BaseError('The data service did not answer positions.');
-      const value = (val.body as { data?: { value?: unknown } | null } | undefined)?.data?.value;
-      return { positions: p.output.data, value: typeof value === 'string' || typeof value === 'number' ? String(value) : null, next_cursor: p.output.pagination.next_cursor };
+      const value = v.safeParse(dataValueSchema, val.body);
+      return { positions: p.output.data, value: value.success ? String(value.output.data.value) : null, next_cursor: p.output.pagination.next_cursor };
     },
   };
 }

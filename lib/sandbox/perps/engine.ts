@@ -40,6 +40,7 @@ export type Instrument = {
 /** Order status as get-orders reports it. */
 export type OrderStatus = 'open' | 'filled' | 'cancelled' | 'rejected' | 'untriggered';
 
+/** A resting or finished order in the engine: prices and quantities scaled by 10^`PX_SCALE`, times Unix ms (the read view is `view()`: `OrderView` of lib/perps/wire). */
 export type PerpsOrder = {
   oid: number;
   coid?: string;
@@ -86,8 +87,10 @@ export type FundingPayment = { id: number; iid: number; size: bigint; rate: stri
 export const TAKER_FEE = { num: 5n, den: 10_000n };
 export const MAKER_FEE = { num: 1n, den: 10_000n };
 
+/** A registered proxy key of an account: its address, secret (a credential), expiry (Unix ms) and label. */
 export type Proxy = { proxy: Address; secret: string; expiry: number; label: string };
 
+/** A deposit seen on chain: `amount` base units (USDC 6 decimals), credited after `requiredConfirmations`; `created` Unix ms. */
 export type Deposit = {
   hash: string;
   asset: string;
@@ -100,6 +103,7 @@ export type Deposit = {
   removed?: boolean;
 };
 
+/** An internal transfer as the `internalTransfers` read answers it (`amount` USDC decimal string, times Unix ms). */
 export type Transfer = {
   transfer_id: number;
   asset: string;
@@ -110,6 +114,7 @@ export type Transfer = {
   label: string;
 };
 
+/** An account's state: USDC `balance` in base units, positions and leverage per instrument, proxies, history. */
 export type Account = {
   owner: Address;
   balance: bigint;
