@@ -103,6 +103,9 @@ export class HaltedError extends BaseError {
   }
 }
 
+/** Options of `execute`: the audit's origin and summary, `audit: false` (the dead-man's renewals only), and the gate's. */
+export type ExecuteOptions = { origin: string; summary?: string; audit?: boolean } & GateOptions;
+
 /** Per-call options of the gate and the deadline: `pass` (panic only), `timeoutMs` (this call's request deadline, ms). */
 export type GateOptions = { pass?: typeof PANIC_PASS; timeoutMs?: number };
 
@@ -328,91 +331,131 @@ export class SigningService {
    * order; l2, the five headers. Throws `ArtifactMismatchError` (nothing signed) when the artifact, the
    * key or the API key changed since it was built, and the gateway's typed errors otherwise.
    */
-  execute(artifact: SigningArtifact, approvedDigest: Hex, opts: { origin: string; summary?: string; audit?: boolean } & GateOptions): Promise<unknown> {
+  execute(artifact: SigningArtifact, approvedDigest: Hex, opts: ExecuteOptions): Promise<unknown> {
+    switch (artifact.kind) {
+      case 'perps':
+        return this.executePerps(artifact, approvedDigest, opts).then((r) => (artifact.submit ? r.body : r.envelope));
+      case 'clob':
+        return this.executeClob(artifact, approvedDigest, opts);
+      case 'l2':
+        return this.executeL2(artifact, approvedDigest, opts);
+    }
+  }
+
+  /** `execute` for a perps artifact: the signed envelope, and the gateway's success body when it was submitted. */
+  executePerps(artifact: PerpsArtifact, approvedDigest: Hex, opts: ExecuteOptions): Promise<{ envelope: PerpsEnvelope; body?: unknown }> {
+    return this.guarded(artifact, opts, (recheck) => this.runPerps(artifact, approvedDigest, opts, recheck));
+  }
+
+  /** `execute` for an order-book artifact: one result per order. */
+  executeClob(artifact: ClobArtifact, approvedDigest: Hex, opts: ExecuteOptions): Promise<BatchOrderResult[]> {
+    return this.guarded(artifact, opts, (recheck) => this.runClob(artifact, approvedDigest, opts, recheck));
+  }
+
+  /** `execute` for an L2 artifact: the five headers, named for the configured header set. */
+  executeL2(artifact: L2Artifact, approvedDigest: Hex, opts: ExecuteOptions): Promise<Record<string, string>> {
+    return this.guarded(artifact, opts, (recheck) => this.runL2(artifact, approvedDigest, opts, recheck));
+  }
+
+  /**
+   * The signing gate around one artifact: throws `HaltedError` now unless it may pass, runs `body` with a
+   * `recheck` to call right before each signature (a halt may come meanwhile), and counts the run as in
+   * flight when it can open exposure.
+   */
+  private guarded<T>(artifact: SigningArtifact, opts: GateOptions, body: (recheck: () => void) => Promise<T>): Promise<T> {
     const exempt = () => panicExempt(artifact);
     this.gate(opts.pass, exempt);
-    const running = this.run(artifact, approvedDigest, opts, () => this.gate(opts.pass, exempt));
+    const running = body(() => this.gate(opts.pass, exempt));
     return opensExposure(artifact) ? this.track(running) : running;
   }
 
-  /** `execute` past the gate; `recheck` runs again right before each signature (a halt may have come meanwhile). */
-  private async run(artifact: SigningArtifact, approvedDigest: Hex, opts: { origin: string; summary?: string; audit?: boolean } & GateOptions, recheck: () => void): Promise<unknown> {
+  /** The audit fields every entry of `artifact` shares. */
+  private auditBase(artifact: SigningArtifact, opts: ExecuteOptions) {
+    return { origin: opts.origin, account: artifact.account.toLowerCase(), summary: opts.summary ?? artifact.kind, digest: artifact.digest };
+  }
+
+  /** Signs a perps artifact past the gate (and submits it when it says so); `recheck` runs right before the signature. */
+  private async runPerps(artifact: PerpsArtifact, approvedDigest: Hex, opts: ExecuteOptions, recheck: () => void): Promise<{ envelope: PerpsEnvelope; body?: unknown }> {
     const digests = verifyArtifact(artifact, approvedDigest);
     // `audit: false` (the dead-man's renewals only) skips the per-signature perps entry; the caller logs instead.
     const audit = opts.audit === false ? async () => undefined : (entry: Omit<AuditEntry, 'at'>) => this.audit(entry);
-    const base = { origin: opts.origin, account: artifact.account.toLowerCase(), summary: opts.summary ?? artifact.kind, digest: artifact.digest };
-    switch (artifact.kind) {
-      case 'perps': {
-        const signer = artifact.key === 'owner' ? await this.o.vault.ownerAccount(artifact.account) : (await this.o.vault.proxyFor(artifact.account)).signer;
-        if (signer.address.toLowerCase() !== artifact.signerAddress.toLowerCase()) throw new ArtifactMismatchError('the signing key changed');
-        const { op, salt, ts, exp, label } = artifact.envelope;
-        recheck();
-        const envelope: PerpsEnvelope = { op, sig: await signExact(signer, digests[0]!), salt, ts, ...(exp === undefined ? {} : { exp }), ...(label === undefined ? {} : { label }) };
-        const kind = `perps.${op.type}`;
-        if (!artifact.submit) {
-          await audit({ ...base, kind: `${kind}.sign`, result: 'ok' });
-          return envelope;
-        }
-        const { perpsUrl } = await this.o.settings();
-        const { weight } = perpsArtifactCommand(artifact);
-        // Panic's cancels and closes skip the client-side meter: a site that spent the budget must not block them (the gateway decides).
-        if (opts.pass !== PANIC_PASS) this.meter(perpsUrl, weight.request, weight.action);
-        try {
-          const result = await sendPerpsCommand(perpsUrl, artifact, envelope, this.fetchFor(opts.timeoutMs));
-          await audit({ ...base, kind, result: 'ok' });
-          return result;
-        } catch (err) {
-          if (err instanceof NetworkError) {
-            await audit({ ...base, kind, result: 'unknown' });
-            throw new OutcomeUnknownError(op.type === 'withdraw' ? 'withdrawal' : op.type === 'internalTransfer' ? 'transfer' : op.type, err);
-          }
-          await audit({ ...base, kind, result: 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
-          throw err;
-        }
-      }
-      case 'clob': {
-        const owner = await this.o.vault.ownerAccount(artifact.account);
-        if (owner.address.toLowerCase() !== artifact.signerAddress.toLowerCase()) throw new ArtifactMismatchError('the signing key changed');
-        const creds = await this.o.vault.clobCredentials(artifact.account);
-        if (artifact.orders.some((o) => o.body.owner !== creds.apiKey)) throw new ArtifactMismatchError('the API key changed');
-        const bodies: PostOrderBody[] = [];
-        recheck();
-        for (const [i, o] of artifact.orders.entries()) bodies.push({ ...o.body, order: { ...o.body.order, signature: await signExact(owner, digests[i]!) } });
-        const audit = { ...base, kind: 'clob.postOrders' };
-        try {
-          const results =
-            artifact.path === '/order'
-              ? parseBatchResults([await this.l2(artifact.account, 'POST', '/order', bodies[0])], 1)
-              : parseBatchResults(await this.l2(artifact.account, 'POST', '/orders', bodies), bodies.length);
-          await this.audit({ ...audit, result: 'ok' });
-          return results;
-        } catch (err) {
-          await this.audit({ ...audit, result: err instanceof NetworkError ? 'unknown' : 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
-          throw err;
-        }
-      }
-      case 'l2': {
-        const creds = await this.o.vault.clobCredentials(artifact.account);
-        recheck();
-        const headers = buildL2Headers({
-          address: creds.info.account,
-          credentials: creds,
-          timestamp: artifact.timestamp,
-          method: artifact.method,
-          requestPath: artifact.requestPath,
-          ...(artifact.body === undefined ? {} : { body: artifact.body }),
-        });
-        await this.audit({ ...base, kind: 'clob.l2', result: 'ok' });
-        // The caller sends these itself: name them as the configured gateway expects.
-        return applyHeaderSet(headers, (await this.o.settings()).headerSet ?? 'seed');
-      }
+    const base = this.auditBase(artifact, opts);
+    const signer = artifact.key === 'owner' ? await this.o.vault.ownerAccount(artifact.account) : (await this.o.vault.proxyFor(artifact.account)).signer;
+    if (signer.address.toLowerCase() !== artifact.signerAddress.toLowerCase()) throw new ArtifactMismatchError('the signing key changed');
+    const { op, salt, ts, exp, label } = artifact.envelope;
+    recheck();
+    const envelope: PerpsEnvelope = { op, sig: await signExact(signer, digests[0]!), salt, ts, ...(exp === undefined ? {} : { exp }), ...(label === undefined ? {} : { label }) };
+    const kind = `perps.${op.type}`;
+    if (!artifact.submit) {
+      await audit({ ...base, kind: `${kind}.sign`, result: 'ok' });
+      return { envelope };
     }
+    const { perpsUrl } = await this.o.settings();
+    const { weight } = perpsArtifactCommand(artifact);
+    // Panic's cancels and closes skip the client-side meter: a site that spent the budget must not block them (the gateway decides).
+    if (opts.pass !== PANIC_PASS) this.meter(perpsUrl, weight.request, weight.action);
+    try {
+      const result = await sendPerpsCommand(perpsUrl, artifact, envelope, this.fetchFor(opts.timeoutMs));
+      await audit({ ...base, kind, result: 'ok' });
+      return { envelope, body: result };
+    } catch (err) {
+      if (err instanceof NetworkError) {
+        await audit({ ...base, kind, result: 'unknown' });
+        throw new OutcomeUnknownError(op.type === 'withdraw' ? 'withdrawal' : op.type === 'internalTransfer' ? 'transfer' : op.type, err);
+      }
+      await audit({ ...base, kind, result: 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
+      throw err;
+    }
+  }
+
+  /** Signs an order-book artifact's orders past the gate and posts them; `recheck` runs right before the signatures. */
+  private async runClob(artifact: ClobArtifact, approvedDigest: Hex, opts: ExecuteOptions, recheck: () => void): Promise<BatchOrderResult[]> {
+    const digests = verifyArtifact(artifact, approvedDigest);
+    const base = this.auditBase(artifact, opts);
+    const owner = await this.o.vault.ownerAccount(artifact.account);
+    if (owner.address.toLowerCase() !== artifact.signerAddress.toLowerCase()) throw new ArtifactMismatchError('the signing key changed');
+    const creds = await this.o.vault.clobCredentials(artifact.account);
+    if (artifact.orders.some((o) => o.body.owner !== creds.apiKey)) throw new ArtifactMismatchError('the API key changed');
+    const bodies: PostOrderBody[] = [];
+    recheck();
+    for (const [i, o] of artifact.orders.entries()) bodies.push({ ...o.body, order: { ...o.body.order, signature: await signExact(owner, digests[i]!) } });
+    const audit = { ...base, kind: 'clob.postOrders' };
+    try {
+      const results =
+        artifact.path === '/order'
+          ? parseBatchResults([await this.l2(artifact.account, 'POST', '/order', bodies[0])], 1)
+          : parseBatchResults(await this.l2(artifact.account, 'POST', '/orders', bodies), bodies.length);
+      await this.audit({ ...audit, result: 'ok' });
+      return results;
+    } catch (err) {
+      await this.audit({ ...audit, result: err instanceof NetworkError ? 'unknown' : 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
+      throw err;
+    }
+  }
+
+  /** Builds an L2 artifact's headers past the gate; `recheck` runs right before the HMAC. */
+  private async runL2(artifact: L2Artifact, approvedDigest: Hex, opts: ExecuteOptions, recheck: () => void): Promise<Record<string, string>> {
+    verifyArtifact(artifact, approvedDigest);
+    const base = this.auditBase(artifact, opts);
+    const creds = await this.o.vault.clobCredentials(artifact.account);
+    recheck();
+    const headers = buildL2Headers({
+      address: creds.info.account,
+      credentials: creds,
+      timestamp: artifact.timestamp,
+      method: artifact.method,
+      requestPath: artifact.requestPath,
+      ...(artifact.body === undefined ? {} : { body: artifact.body }),
+    });
+    await this.audit({ ...base, kind: 'clob.l2', result: 'ok' });
+    // The caller sends these itself: name them as the configured gateway expects.
+    return applyHeaderSet(headers, (await this.o.settings()).headerSet ?? 'seed');
   }
 
   /** Signs `command` for `account` with the right key; returns the envelope (nothing sent). */
   async perpsSign(account: string, command: PerpsCommand, opts: { exp?: number; origin?: string } = {}): Promise<PerpsEnvelope> {
     const a = await this.preparePerps(account, command, { submit: false, ...(opts.exp === undefined ? {} : { exp: opts.exp }) });
-    return (await this.execute(a, a.digest, { origin: opts.origin ?? 'extension', summary: command.type })) as PerpsEnvelope;
+    return (await this.executePerps(a, a.digest, { origin: opts.origin ?? 'extension', summary: command.type })).envelope;
   }
 
   /**
@@ -565,7 +608,7 @@ export class SigningService {
    */
   async clobPostOrders(account: string, orders: readonly ClobOrderRequest[], opts: { origin: string }): Promise<BatchOrderResult[]> {
     const a = await this.prepareClob(account, orders);
-    return (await this.execute(a, a.digest, { origin: opts.origin, summary: `${orders.length} order(s)` })) as BatchOrderResult[];
+    return this.executeClob(a, a.digest, { origin: opts.origin, summary: `${orders.length} order(s)` });
   }
 
   /**
@@ -632,7 +675,7 @@ export class SigningService {
    */
   async clobSignRequest(account: string, req: { method: string; requestPath: string; body?: string }): Promise<Record<keyof L2Headers, string> | Record<string, string>> {
     const a = await this.prepareL2(account, req);
-    return (await this.execute(a, a.digest, { origin: 'extension', summary: `${req.method} ${req.requestPath}` })) as Record<string, string>;
+    return this.executeL2(a, a.digest, { origin: 'extension', summary: `${req.method} ${req.requestPath}` });
   }
 }
 
