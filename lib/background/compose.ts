@@ -6,7 +6,7 @@
  * registry and window, badge, page ports) — is the `Shell`.
  */
 import * as v from 'valibot';
-import { createRouter, type BrowserSender } from '../messaging/router';
+import { createRouter, OUTPUT_CHECKS, type BrowserSender } from '../messaging/router';
 import type { Reply } from '../messaging/protocol';
 import type { ApprovalRegistry } from '../approvals/registry';
 import { toRpcError, userRejected } from '../provider/errors';
@@ -142,17 +142,9 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
           ports.emit(c.origin, 'accountsChanged', c.accounts[0]?.toLowerCase() === active.toLowerCase() && vault.unlocked ? c.accounts : []);
         }
       },
-      // The `page.request` procedure answers like the port (same size check, same provider).
-      pageRequest: async (input, sender) => {
-        try {
-          checkRequestSize(input.params);
-          return { id: input.id, result: await servePage(sender.origin, input.method, input.params) };
-        } catch (err) {
-          return { id: input.id, error: toRpcError(err) };
-        }
-      },
     }),
     { extensionId: browser.runtime.id, extensionOrigin: browser.runtime.getURL('/') },
+    { checkOutputs: OUTPUT_CHECKS },
   );
   const handle = async (message: unknown, sender: BrowserSender): Promise<Reply> => {
     await vault.restoreSession();

@@ -21,7 +21,7 @@ import { ArtifactMismatchError } from '../signer/artifact';
 import { ApprovalChangedError, ApprovalMismatchError, ApprovalNotFoundError } from '../approvals/registry';
 import { GrantLimitsError } from '../grants/service';
 import { UnauthorizedSenderError, UnknownProcedureError } from '../messaging/router';
-import { NotActiveAccountError } from '../background/procedures';
+import { NotActiveAccountError } from '../accounts';
 import { ClobError } from '../clob/errors';
 import { PerpsGatewayError } from '../perps/errors';
 

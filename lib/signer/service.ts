@@ -23,7 +23,8 @@
  * `cancelAll` / `cancelOrders`, perps reduce-only IOC orders without trigger, order-book `DELETE /cancel-all`.
  * `resume()` lifts the gate (called by the next successful unlock).
  */
-import { getAddress, type Address, type Hex, type LocalAccount } from 'viem';
+import * as v from 'valibot';
+import { getAddress, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { BaseError } from '../errors/base';
 import { NetworkError } from '../http/json';
@@ -32,14 +33,15 @@ import { SlidingWindow } from '../ratelimit/sliding-window';
 import { createProxy, deleteProxy as deleteProxyCommand, type PerpsCommand } from '../perps/commands';
 import { assertExp, commandTs, randomSalt, type PerpsEnvelope } from '../perps/envelope';
 import { fetchPerpsDomains, perpsRead, sendPerpsCommand } from '../perps/client';
+import { parsePerpsAnswer, type Book, type PerpsReadAnswer } from '../perps/wire';
 import type { PerpsReadName } from '../perps/reads';
 import { PERPS_READS } from '../perps/reads';
 import type { PerpsCommandDomain, PerpsWithdrawDomain } from '../perps/signing';
 import { buildL2Headers, type L2Headers } from '../clob/auth';
 import { orderRequestAmounts } from '../clob/amounts';
 import type { ClobOrderRequest } from '../clob/request';
-import { clobL2Request, createOrDeriveApiKey } from '../clob/client';
-import { ClobError, ClobMalformedAnswerError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
+import { clobBalanceSchema, clobCancelAnswerSchema, clobHeartbeatAnswerSchema, clobMidpointSchema, clobNegRiskSchema, clobTickSizeSchema, clobL2Request, clobOrdersPageSchema, createOrDeriveApiKey, parseClobAnswer, type ClobCancelAnswer, type ClobOpenOrder } from '../clob/client';
+import { ClobError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
 import { buildClobOrder, CLOB_MAX_BATCH, exchangeAddress, toPostOrderBody, toPostOrdersBody, type PostOrderBody } from '../clob/order';
 import {
   ArtifactMismatchError,
@@ -101,8 +103,14 @@ export class HaltedError extends BaseError {
   }
 }
 
+/** Options of `execute`: the audit's origin and summary, `audit: false` (the dead-man's renewals only), and the gate's. */
+export type ExecuteOptions = { origin: string; summary?: string; audit?: boolean } & GateOptions;
+
 /** Per-call options of the gate and the deadline: `pass` (panic only), `timeoutMs` (this call's request deadline, ms). */
 export type GateOptions = { pass?: typeof PANIC_PASS; timeoutMs?: number };
+
+/** The part of the gateway's answer to `CreateProxy` this service reads: the proxy's secret (a credential, stored in the vault only). */
+const proxySecretSchema = v.object({ secret: v.pipe(v.string(), v.minLength(1)) });
 
 /** Signs exactly `digest` (a 32-byte EIP-712 digest) with a local key. */
 async function signExact(account: LocalAccount, digest: Hex): Promise<Hex> {
@@ -116,6 +124,10 @@ export const CLIENT_WEIGHT_BUDGETS = {
   action: { limit: 600, windowMs: 60_000 },
 };
 
+/**
+ * What the signing service needs: the vault (keys), its database (audit log), the gateway settings (read
+ * per call), and test seams — `fetchFn` (transport), `now` (Unix ms), `sleep` (retry back-off, ms).
+ */
 export type SigningServiceOptions = {
   vault: Vault;
   db: VaultDb;
@@ -127,6 +139,7 @@ export type SigningServiceOptions = {
   requestTimeoutMs?: number;
 };
 
+/** Signs and submits perps commands and order-book orders for the vault's accounts (see the module docstring for retries, timeouts and the signing gate). */
 export class SigningService {
   private readonly domains = new Map<string, Promise<{ domain: PerpsCommandDomain; withdrawDomain: PerpsWithdrawDomain }>>();
   private readonly requestMeter = new SlidingWindow(CLIENT_WEIGHT_BUDGETS.request);
@@ -318,91 +331,131 @@ export class SigningService {
    * order; l2, the five headers. Throws `ArtifactMismatchError` (nothing signed) when the artifact, the
    * key or the API key changed since it was built, and the gateway's typed errors otherwise.
    */
-  execute(artifact: SigningArtifact, approvedDigest: Hex, opts: { origin: string; summary?: string; audit?: boolean } & GateOptions): Promise<unknown> {
+  execute(artifact: SigningArtifact, approvedDigest: Hex, opts: ExecuteOptions): Promise<unknown> {
+    switch (artifact.kind) {
+      case 'perps':
+        return this.executePerps(artifact, approvedDigest, opts).then((r) => (artifact.submit ? r.body : r.envelope));
+      case 'clob':
+        return this.executeClob(artifact, approvedDigest, opts);
+      case 'l2':
+        return this.executeL2(artifact, approvedDigest, opts);
+    }
+  }
+
+  /** `execute` for a perps artifact: the signed envelope, and the gateway's success body when it was submitted. */
+  executePerps(artifact: PerpsArtifact, approvedDigest: Hex, opts: ExecuteOptions): Promise<{ envelope: PerpsEnvelope; body?: unknown }> {
+    return this.guarded(artifact, opts, (recheck) => this.runPerps(artifact, approvedDigest, opts, recheck));
+  }
+
+  /** `execute` for an order-book artifact: one result per order. */
+  executeClob(artifact: ClobArtifact, approvedDigest: Hex, opts: ExecuteOptions): Promise<BatchOrderResult[]> {
+    return this.guarded(artifact, opts, (recheck) => this.runClob(artifact, approvedDigest, opts, recheck));
+  }
+
+  /** `execute` for an L2 artifact: the five headers, named for the configured header set. */
+  executeL2(artifact: L2Artifact, approvedDigest: Hex, opts: ExecuteOptions): Promise<Record<string, string>> {
+    return this.guarded(artifact, opts, (recheck) => this.runL2(artifact, approvedDigest, opts, recheck));
+  }
+
+  /**
+   * The signing gate around one artifact: throws `HaltedError` now unless it may pass, runs `body` with a
+   * `recheck` to call right before each signature (a halt may come meanwhile), and counts the run as in
+   * flight when it can open exposure.
+   */
+  private guarded<T>(artifact: SigningArtifact, opts: GateOptions, body: (recheck: () => void) => Promise<T>): Promise<T> {
     const exempt = () => panicExempt(artifact);
     this.gate(opts.pass, exempt);
-    const running = this.run(artifact, approvedDigest, opts, () => this.gate(opts.pass, exempt));
+    const running = body(() => this.gate(opts.pass, exempt));
     return opensExposure(artifact) ? this.track(running) : running;
   }
 
-  /** `execute` past the gate; `recheck` runs again right before each signature (a halt may have come meanwhile). */
-  private async run(artifact: SigningArtifact, approvedDigest: Hex, opts: { origin: string; summary?: string; audit?: boolean } & GateOptions, recheck: () => void): Promise<unknown> {
+  /** The audit fields every entry of `artifact` shares. */
+  private auditBase(artifact: SigningArtifact, opts: ExecuteOptions) {
+    return { origin: opts.origin, account: artifact.account.toLowerCase(), summary: opts.summary ?? artifact.kind, digest: artifact.digest };
+  }
+
+  /** Signs a perps artifact past the gate (and submits it when it says so); `recheck` runs right before the signature. */
+  private async runPerps(artifact: PerpsArtifact, approvedDigest: Hex, opts: ExecuteOptions, recheck: () => void): Promise<{ envelope: PerpsEnvelope; body?: unknown }> {
     const digests = verifyArtifact(artifact, approvedDigest);
     // `audit: false` (the dead-man's renewals only) skips the per-signature perps entry; the caller logs instead.
     const audit = opts.audit === false ? async () => undefined : (entry: Omit<AuditEntry, 'at'>) => this.audit(entry);
-    const base = { origin: opts.origin, account: artifact.account.toLowerCase(), summary: opts.summary ?? artifact.kind, digest: artifact.digest };
-    switch (artifact.kind) {
-      case 'perps': {
-        const signer = artifact.key === 'owner' ? await this.o.vault.ownerAccount(artifact.account) : (await this.o.vault.proxyFor(artifact.account)).signer;
-        if (signer.address.toLowerCase() !== artifact.signerAddress.toLowerCase()) throw new ArtifactMismatchError('the signing key changed');
-        const { op, salt, ts, exp, label } = artifact.envelope;
-        recheck();
-        const envelope: PerpsEnvelope = { op, sig: await signExact(signer, digests[0]!), salt, ts, ...(exp === undefined ? {} : { exp }), ...(label === undefined ? {} : { label }) };
-        const kind = `perps.${op.type}`;
-        if (!artifact.submit) {
-          await audit({ ...base, kind: `${kind}.sign`, result: 'ok' });
-          return envelope;
-        }
-        const { perpsUrl } = await this.o.settings();
-        const { weight } = perpsArtifactCommand(artifact);
-        // Panic's cancels and closes skip the client-side meter: a site that spent the budget must not block them (the gateway decides).
-        if (opts.pass !== PANIC_PASS) this.meter(perpsUrl, weight.request, weight.action);
-        try {
-          const result = await sendPerpsCommand(perpsUrl, artifact, envelope, this.fetchFor(opts.timeoutMs));
-          await audit({ ...base, kind, result: 'ok' });
-          return result;
-        } catch (err) {
-          if (err instanceof NetworkError) {
-            await audit({ ...base, kind, result: 'unknown' });
-            throw new OutcomeUnknownError(op.type === 'withdraw' ? 'withdrawal' : op.type === 'internalTransfer' ? 'transfer' : op.type, err);
-          }
-          await audit({ ...base, kind, result: 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
-          throw err;
-        }
-      }
-      case 'clob': {
-        const owner = await this.o.vault.ownerAccount(artifact.account);
-        if (owner.address.toLowerCase() !== artifact.signerAddress.toLowerCase()) throw new ArtifactMismatchError('the signing key changed');
-        const creds = await this.o.vault.clobCredentials(artifact.account);
-        if (artifact.orders.some((o) => o.body.owner !== creds.apiKey)) throw new ArtifactMismatchError('the API key changed');
-        const bodies: PostOrderBody[] = [];
-        recheck();
-        for (const [i, o] of artifact.orders.entries()) bodies.push({ ...o.body, order: { ...o.body.order, signature: await signExact(owner, digests[i]!) } });
-        const audit = { ...base, kind: 'clob.postOrders' };
-        try {
-          const results =
-            artifact.path === '/order'
-              ? parseBatchResults([await this.l2(artifact.account, 'POST', '/order', bodies[0])], 1)
-              : parseBatchResults(await this.l2(artifact.account, 'POST', '/orders', bodies), bodies.length);
-          await this.audit({ ...audit, result: 'ok' });
-          return results;
-        } catch (err) {
-          await this.audit({ ...audit, result: err instanceof NetworkError ? 'unknown' : 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
-          throw err;
-        }
-      }
-      case 'l2': {
-        const creds = await this.o.vault.clobCredentials(artifact.account);
-        recheck();
-        const headers = buildL2Headers({
-          address: creds.info.account as Address,
-          credentials: creds,
-          timestamp: artifact.timestamp,
-          method: artifact.method,
-          requestPath: artifact.requestPath,
-          ...(artifact.body === undefined ? {} : { body: artifact.body }),
-        });
-        await this.audit({ ...base, kind: 'clob.l2', result: 'ok' });
-        // The caller sends these itself: name them as the configured gateway expects.
-        return applyHeaderSet(headers, (await this.o.settings()).headerSet ?? 'seed');
-      }
+    const base = this.auditBase(artifact, opts);
+    const signer = artifact.key === 'owner' ? await this.o.vault.ownerAccount(artifact.account) : (await this.o.vault.proxyFor(artifact.account)).signer;
+    if (signer.address.toLowerCase() !== artifact.signerAddress.toLowerCase()) throw new ArtifactMismatchError('the signing key changed');
+    const { op, salt, ts, exp, label } = artifact.envelope;
+    recheck();
+    const envelope: PerpsEnvelope = { op, sig: await signExact(signer, digests[0]!), salt, ts, ...(exp === undefined ? {} : { exp }), ...(label === undefined ? {} : { label }) };
+    const kind = `perps.${op.type}`;
+    if (!artifact.submit) {
+      await audit({ ...base, kind: `${kind}.sign`, result: 'ok' });
+      return { envelope };
     }
+    const { perpsUrl } = await this.o.settings();
+    const { weight } = perpsArtifactCommand(artifact);
+    // Panic's cancels and closes skip the client-side meter: a site that spent the budget must not block them (the gateway decides).
+    if (opts.pass !== PANIC_PASS) this.meter(perpsUrl, weight.request, weight.action);
+    try {
+      const result = await sendPerpsCommand(perpsUrl, artifact, envelope, this.fetchFor(opts.timeoutMs));
+      await audit({ ...base, kind, result: 'ok' });
+      return { envelope, body: result };
+    } catch (err) {
+      if (err instanceof NetworkError) {
+        await audit({ ...base, kind, result: 'unknown' });
+        throw new OutcomeUnknownError(op.type === 'withdraw' ? 'withdrawal' : op.type === 'internalTransfer' ? 'transfer' : op.type, err);
+      }
+      await audit({ ...base, kind, result: 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
+      throw err;
+    }
+  }
+
+  /** Signs an order-book artifact's orders past the gate and posts them; `recheck` runs right before the signatures. */
+  private async runClob(artifact: ClobArtifact, approvedDigest: Hex, opts: ExecuteOptions, recheck: () => void): Promise<BatchOrderResult[]> {
+    const digests = verifyArtifact(artifact, approvedDigest);
+    const base = this.auditBase(artifact, opts);
+    const owner = await this.o.vault.ownerAccount(artifact.account);
+    if (owner.address.toLowerCase() !== artifact.signerAddress.toLowerCase()) throw new ArtifactMismatchError('the signing key changed');
+    const creds = await this.o.vault.clobCredentials(artifact.account);
+    if (artifact.orders.some((o) => o.body.owner !== creds.apiKey)) throw new ArtifactMismatchError('the API key changed');
+    const bodies: PostOrderBody[] = [];
+    recheck();
+    for (const [i, o] of artifact.orders.entries()) bodies.push({ ...o.body, order: { ...o.body.order, signature: await signExact(owner, digests[i]!) } });
+    const audit = { ...base, kind: 'clob.postOrders' };
+    try {
+      const results =
+        artifact.path === '/order'
+          ? parseBatchResults([await this.l2(artifact.account, 'POST', '/order', bodies[0])], 1)
+          : parseBatchResults(await this.l2(artifact.account, 'POST', '/orders', bodies), bodies.length);
+      await this.audit({ ...audit, result: 'ok' });
+      return results;
+    } catch (err) {
+      await this.audit({ ...audit, result: err instanceof NetworkError ? 'unknown' : 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
+      throw err;
+    }
+  }
+
+  /** Builds an L2 artifact's headers past the gate; `recheck` runs right before the HMAC. */
+  private async runL2(artifact: L2Artifact, approvedDigest: Hex, opts: ExecuteOptions, recheck: () => void): Promise<Record<string, string>> {
+    verifyArtifact(artifact, approvedDigest);
+    const base = this.auditBase(artifact, opts);
+    const creds = await this.o.vault.clobCredentials(artifact.account);
+    recheck();
+    const headers = buildL2Headers({
+      address: creds.info.account,
+      credentials: creds,
+      timestamp: artifact.timestamp,
+      method: artifact.method,
+      requestPath: artifact.requestPath,
+      ...(artifact.body === undefined ? {} : { body: artifact.body }),
+    });
+    await this.audit({ ...base, kind: 'clob.l2', result: 'ok' });
+    // The caller sends these itself: name them as the configured gateway expects.
+    return applyHeaderSet(headers, (await this.o.settings()).headerSet ?? 'seed');
   }
 
   /** Signs `command` for `account` with the right key; returns the envelope (nothing sent). */
   async perpsSign(account: string, command: PerpsCommand, opts: { exp?: number; origin?: string } = {}): Promise<PerpsEnvelope> {
     const a = await this.preparePerps(account, command, { submit: false, ...(opts.exp === undefined ? {} : { exp: opts.exp }) });
-    return (await this.execute(a, a.digest, { origin: opts.origin ?? 'extension', summary: command.type })) as PerpsEnvelope;
+    return (await this.executePerps(a, a.digest, { origin: opts.origin ?? 'extension', summary: command.type })).envelope;
   }
 
   /**
@@ -416,8 +469,13 @@ export class SigningService {
     return this.execute(a, a.digest, { origin: opts.origin, summary: opts.summary ?? command.type, ...(opts.pass ? { pass: opts.pass } : {}), ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.audit === false ? { audit: false } : {}) });
   }
 
-  /** A proxy-header read for `account` with its proxy key (PROTOCOL.md §1.4); `opts.timeoutMs` this read's deadline (ms). Not gated (nothing is signed). */
-  async perpsRead(account: string | undefined, name: PerpsReadName, query?: Record<string, string | number | undefined>, opts: { timeoutMs?: number } = {}): Promise<unknown> {
+  /**
+   * Read `name` (PROTOCOL.md §3.2) — with `account`'s proxy headers when the read needs them
+   * (PROTOCOL.md §1.4) — metered against the request budget; the answer validated by
+   * `PERPS_READ_ANSWERS[name]` (`Perps.InvalidAnswerError` otherwise). `opts.timeoutMs` this read's
+   * deadline (ms). Not gated (nothing is signed). Throws `KeyNotFoundError` (no proxy), `WeightBudgetError`.
+   */
+  async perpsRead<N extends PerpsReadName>(account: string | undefined, name: N, query?: Record<string, string | number | undefined>, opts: { timeoutMs?: number } = {}): Promise<PerpsReadAnswer<N>> {
     const { perpsUrl } = await this.o.settings();
     const r = PERPS_READS[name];
     let auth: { proxy: string; secret: string } | undefined;
@@ -429,12 +487,15 @@ export class SigningService {
     return perpsRead(perpsUrl, name, { ...(auth ? { auth } : {}), ...(query ? { query } : {}), fetchFn: this.fetchFor(opts.timeoutMs) });
   }
 
-  /** The public book of a perps instrument (`GET /v1/info/book`, sandbox read). */
-  async perpsBook(iid: number): Promise<unknown> {
+  /**
+   * The public book of a perps instrument (`GET /v1/info/book`, not metered): `[price, quantity]` levels,
+   * best first, validated. Throws `BaseError` (no book: not 200) or `Perps.InvalidAnswerError`.
+   */
+  async perpsBook(iid: number): Promise<Book> {
     const { perpsUrl } = await this.o.settings();
     const res = await requestJson(`${perpsUrl}/v1/info/book?instrument_id=${iid}`, { method: 'GET' }, this.fetchFn);
     if (res.status !== 200) throw new BaseError('The gateway has no book for this instrument.');
-    return res.body;
+    return parsePerpsAnswer('book', res.body);
   }
 
   /**
@@ -445,9 +506,9 @@ export class SigningService {
     const privateKey = generatePrivateKey();
     const proxy = privateKeyToAccount(privateKey).address;
     const command = createProxy({ owner: account, proxy, expiry: opts.expiry, ...(opts.label ? { label: opts.label } : {}) });
-    const res = (await this.perpsSend(account, command, { origin: opts.origin ?? 'extension', summary: `issue proxy ${proxy}` })) as { secret?: unknown };
-    if (typeof res?.secret !== 'string' || res.secret.length === 0) throw new BaseError('The gateway did not return a proxy secret.');
-    return this.o.vault.putProxy({ account, privateKey, secret: res.secret, proxy, expiry: opts.expiry, ...(opts.label ? { label: opts.label } : {}) });
+    const res = v.safeParse(proxySecretSchema, await this.perpsSend(account, command, { origin: opts.origin ?? 'extension', summary: `issue proxy ${proxy}` }));
+    if (!res.success) throw new BaseError('The gateway did not return a proxy secret.');
+    return this.o.vault.putProxy({ account, privateKey, secret: res.output.secret, proxy, expiry: opts.expiry, ...(opts.label ? { label: opts.label } : {}) });
   }
 
   /** Deletes a proxy: owner-signed deleteProxy at the gateway first, then the local record. */
@@ -485,12 +546,10 @@ export class SigningService {
           requestJson(`${clobUrl}/tick-size${q}`, { method: 'GET' }, this.fetchFn),
           requestJson(`${clobUrl}/neg-risk${q}`, { method: 'GET' }, this.fetchFn),
         ]);
-        const t = (tick.body as { minimum_tick_size?: unknown })?.minimum_tick_size;
-        const n = (neg.body as { neg_risk?: unknown })?.neg_risk;
-        if (tick.status !== 200 || typeof t !== 'number' || !(t > 0 && t < 1) || typeof n !== 'boolean') {
-          throw new BaseError('The exchange has no order book for this token.');
-        }
-        return { tickSize: String(t), negRisk: n };
+        const t = v.safeParse(clobTickSizeSchema, tick.body);
+        const n = v.safeParse(clobNegRiskSchema, neg.body);
+        if (tick.status !== 200 || !t.success || !n.success) throw new BaseError('The exchange has no order book for this token.');
+        return { tickSize: String(t.output.minimum_tick_size), negRisk: n.output.neg_risk };
       })();
       m.catch(() => this.marketInfo.delete(key));
       this.marketInfo.set(key, m);
@@ -524,7 +583,7 @@ export class SigningService {
   private async l2Run(account: string, method: string, requestPath: string, body: unknown, opts: GateOptions, recheck: () => void): Promise<unknown> {
     const { clobUrl } = await this.o.settings();
     const creds = await this.o.vault.clobCredentials(account);
-    const owner = creds.info.account as Address;
+    const owner = creds.info.account;
     let attempt = 0;
     for (;;) {
       recheck();
@@ -549,35 +608,33 @@ export class SigningService {
    */
   async clobPostOrders(account: string, orders: readonly ClobOrderRequest[], opts: { origin: string }): Promise<BatchOrderResult[]> {
     const a = await this.prepareClob(account, orders);
-    return (await this.execute(a, a.digest, { origin: opts.origin, summary: `${orders.length} order(s)` })) as BatchOrderResult[];
+    return this.executeClob(a, a.digest, { origin: opts.origin, summary: `${orders.length} order(s)` });
   }
 
   /**
    * Cancels every order-book order of `account` (`DELETE /cancel-all`): `{ canceled, not_canceled }`.
    * `opts.pass` lets the panic switch through a halted gate; `opts.timeoutMs` is the request deadline (ms).
    */
-  async clobCancelAll(account: string, opts: GateOptions = {}): Promise<{ canceled: string[]; not_canceled: Record<string, string> }> {
-    return (await this.l2(account, 'DELETE', '/cancel-all', undefined, opts)) as { canceled: string[]; not_canceled: Record<string, string> };
+  async clobCancelAll(account: string, opts: GateOptions = {}): Promise<ClobCancelAnswer> {
+    return parseClobAnswer(clobCancelAnswerSchema, await this.l2(account, 'DELETE', '/cancel-all', undefined, opts), 'the cancel');
   }
 
   /** Posts an order-book heartbeat (`POST /v1/heartbeats`); returns the session id to send next time. */
   async clobHeartbeat(account: string, heartbeatId: string): Promise<string> {
-    const r = (await this.l2(account, 'POST', '/v1/heartbeats', { heartbeat_id: heartbeatId })) as { heartbeat_id?: unknown };
-    if (typeof r?.heartbeat_id !== 'string') throw new ClobMalformedAnswerError('The exchange answered the heartbeat in an unexpected shape.', { status: 200, exchangeMessage: '' });
-    return r.heartbeat_id;
+    return parseClobAnswer(clobHeartbeatAnswerSchema, await this.l2(account, 'POST', '/v1/heartbeats', { heartbeat_id: heartbeatId }), 'the heartbeat').heartbeat_id;
   }
 
-  /** Cancels order-book orders by id (`DELETE /orders`). */
-  async clobCancel(account: string, orderIds: string[]): Promise<unknown> {
-    return this.l2(account, 'DELETE', '/orders', orderIds);
+  /** Cancels order-book orders by id (`DELETE /orders`): the venue's `{ canceled, not_canceled }` (validated). */
+  async clobCancel(account: string, orderIds: string[]): Promise<ClobCancelAnswer> {
+    return parseClobAnswer(clobCancelAnswerSchema, await this.l2(account, 'DELETE', '/orders', orderIds), 'the cancel');
   }
 
   /** The midpoint of an order-book token (`GET /midpoint`), or undefined when the book is one-sided. */
   async clobMid(tokenId: string): Promise<string | undefined> {
     const { clobUrl } = await this.o.settings();
     const res = await requestJson(`${clobUrl}/midpoint?token_id=${encodeURIComponent(tokenId)}`, { method: 'GET' }, this.fetchFn);
-    const mid = (res.body as { mid?: unknown } | undefined)?.mid;
-    return res.status === 200 && typeof mid === 'string' && /^\d{1,20}(\.\d{1,20})?$/.test(mid) ? mid : undefined;
+    const mid = v.safeParse(clobMidpointSchema, res.body);
+    return res.status === 200 && mid.success ? mid.output.mid : undefined;
   }
 
   /**
@@ -587,8 +644,8 @@ export class SigningService {
    */
   async clobCollateral(account: string): Promise<string | undefined> {
     const { info } = await this.o.vault.clobCredentials(account);
-    const r = (await this.l2(account, 'GET', `/balance-allowance?asset_type=COLLATERAL&signature_type=${info.signatureType}`)) as { balance?: unknown } | undefined;
-    return typeof r?.balance === 'string' && /^\d{1,40}$/.test(r.balance) ? fromUnits(BigInt(r.balance), 6) : undefined;
+    const r = v.safeParse(clobBalanceSchema, await this.l2(account, 'GET', `/balance-allowance?asset_type=COLLATERAL&signature_type=${info.signatureType}`));
+    return r.success ? fromUnits(BigInt(r.output.balance), 6) : undefined;
   }
 
   /** The first page of `account`'s order-book trades (`GET /data/trades`, newest first). */
@@ -598,14 +655,14 @@ export class SigningService {
 
   /**
    * Open order-book orders of `account`: every page of `GET /data/orders` (cursor `MA==` first, `LTE=`
-   * after the last page; PROTOCOL.md §3.1), at most 20 pages. Returns the venue's order objects.
+   * after the last page; PROTOCOL.md §3.1), at most 20 pages. Returns the venue's order objects, each
+   * validated by `clobOpenOrderSchema` (a malformed page throws `ClobMalformedAnswerError`).
    */
-  async clobOpenOrders(account: string): Promise<{ data: unknown[] }> {
-    const data: unknown[] = [];
+  async clobOpenOrders(account: string): Promise<{ data: ClobOpenOrder[] }> {
+    const data: ClobOpenOrder[] = [];
     let cursor = 'MA==';
     for (let i = 0; i < 20 && cursor !== 'LTE='; i++) {
-      const page = (await this.l2(account, 'GET', `/data/orders?next_cursor=${encodeURIComponent(cursor)}`)) as { data?: unknown; next_cursor?: unknown };
-      if (!Array.isArray(page?.data) || typeof page.next_cursor !== 'string') throw new ClobMalformedAnswerError('The exchange answered open orders in an unexpected shape.', { status: 200, exchangeMessage: '' });
+      const page = parseClobAnswer(clobOrdersPageSchema, await this.l2(account, 'GET', `/data/orders?next_cursor=${encodeURIComponent(cursor)}`), 'open orders');
       data.push(...page.data);
       cursor = page.next_cursor;
     }
@@ -618,7 +675,7 @@ export class SigningService {
    */
   async clobSignRequest(account: string, req: { method: string; requestPath: string; body?: string }): Promise<Record<keyof L2Headers, string> | Record<string, string>> {
     const a = await this.prepareL2(account, req);
-    return (await this.execute(a, a.digest, { origin: 'extension', summary: `${req.method} ${req.requestPath}` })) as Record<string, string>;
+    return this.executeL2(a, a.digest, { origin: 'extension', summary: `${req.method} ${req.requestPath}` });
   }
 }
 
@@ -629,10 +686,10 @@ export class SigningService {
  */
 function panicExempt(artifact: SigningArtifact): boolean {
   if (artifact.kind !== 'perps' || !artifact.submit) return false;
-  const op = artifact.envelope.op as { type: string; args: unknown };
+  const { op } = artifact.envelope;
   if (op.type === 'cancelAll' || op.type === 'cancelOrders') return true;
   if (op.type !== 'createOrders' || !Array.isArray(op.args) || op.args.length === 0) return false;
-  return op.args.every((o: unknown) => !!o && typeof o === 'object' && (o as { ro?: unknown }).ro === true && (o as { tif?: unknown }).tif === 'ioc' && !('tr' in o));
+  return op.args.every((o: unknown) => !!o && typeof o === 'object' && 'ro' in o && o.ro === true && 'tif' in o && o.tif === 'ioc' && !('tr' in o));
 }
 
 /**
@@ -643,5 +700,5 @@ function panicExempt(artifact: SigningArtifact): boolean {
 function opensExposure(artifact: SigningArtifact): boolean {
   if (artifact.kind === 'clob') return true;
   if (artifact.kind !== 'perps' || !artifact.submit) return false;
-  return !['cancelAll', 'cancelOrders', 'cancelOrdersCOID', 'autoCancel'].includes((artifact.envelope.op as { type: string }).type);
+  return !['cancelAll', 'cancelOrders', 'cancelOrdersCOID', 'autoCancel'].includes(artifact.envelope.op.type);
 }

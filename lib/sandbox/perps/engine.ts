@@ -18,12 +18,12 @@
  * price is where account value (balance + unrealised PnL) equals the maintenance margin, other positions
  * held at their mark.
  */
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Address } from 'viem';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { PerpsOrderInput } from '../../perps/commands';
 import { abs, fromUnits, minB, toUnits } from '../../decimal';
+import type { Book, OrderView } from '../../perps/wire';
 
-/** Decimals of perps prices and quantities: both are bigint at 8 decimals. */
 export const PX_SCALE = 8;
 /** Divisor from price × quantity (PX units each) to USDC base units. */
 export const NOTIONAL_DIV = 10n ** BigInt(2 * PX_SCALE - 6);
@@ -41,7 +41,7 @@ export type Instrument = {
 /** Order status as get-orders reports it. */
 export type OrderStatus = 'open' | 'filled' | 'cancelled' | 'rejected' | 'untriggered';
 
-/** An order the venue holds: `price` / `qty` / `filled` PX units (`price` absent for market orders), times Unix ms. */
+/** A resting or finished order in the engine: prices and quantities scaled by 10^`PX_SCALE`, times Unix ms (the read view is `view()`: `OrderView` of lib/perps/wire). */
 export type PerpsOrder = {
   oid: number;
   coid?: string;
@@ -86,13 +86,12 @@ export type FundingPayment = { id: number; iid: number; size: bigint; rate: stri
 
 /** Taker and maker fee rates (fractions) charged on notional. */
 export const TAKER_FEE = { num: 5n, den: 10_000n };
-/** Maker fee rate (1 bp) as a fraction. */
 export const MAKER_FEE = { num: 1n, den: 10_000n };
 
-/** A registered proxy key of an account: `expiry` Unix ms; `secret` the read credential (never logged). */
+/** A registered proxy key of an account: its address, secret (a credential), expiry (Unix ms) and label. */
 export type Proxy = { proxy: Address; secret: string; expiry: number; label: string };
 
-/** A deposit to an account: `amount` USDC base units, `created` Unix ms; credited once `requiredConfirmations` pass. */
+/** A deposit seen on chain: `amount` base units (USDC 6 decimals), credited after `requiredConfirmations`; `created` Unix ms. */
 export type Deposit = {
   hash: string;
   asset: string;
@@ -105,7 +104,7 @@ export type Deposit = {
   removed?: boolean;
 };
 
-/** One side of an internal transfer as the transfers read answers it (`amount` decimal USDC, `created_timestamp` ms). */
+/** An internal transfer as the `internalTransfers` read answers it (`amount` USDC decimal string, times Unix ms). */
 export type Transfer = {
   transfer_id: number;
   asset: string;
@@ -116,7 +115,7 @@ export type Transfer = {
   label: string;
 };
 
-/** A perps account: collateral `balance` (USDC base units), positions, proxies and its history rows. */
+/** An account's state: USDC `balance` in base units, positions and leverage per instrument, proxies, history. */
 export type Account = {
   owner: Address;
   balance: bigint;
@@ -139,8 +138,7 @@ export type Account = {
   autoCancelAt?: number;
 };
 
-/** Leverage of an instrument the account has not configured. */
-const DEFAULT_LEVERAGE = 10;
+export const DEFAULT_LEVERAGE = 10;
 
 /** Thrown by the engine when a command must fail as a whole (`{ status: "err", error }`). */
 export class VenueError extends Error {
@@ -155,7 +153,6 @@ export class VenueError extends Error {
 
 const px = (s: string) => toUnits(s, PX_SCALE);
 
-/** The in-memory perps venue of one sandbox: accounts, instruments, books and matching (clock injected). */
 export class PerpsVenue {
   readonly accounts = new Map<string, Account>();
   readonly instruments = new Map<number, Instrument>();
@@ -215,16 +212,8 @@ export class PerpsVenue {
     return a.config.get(iid) ?? { leverage: DEFAULT_LEVERAGE, cross: true };
   }
 
-  /** The instrument `iid`; throws `VenueError('unknown_instrument')` when the venue lists none. */
-  instrument(iid: number): Instrument {
-    const inst = this.instruments.get(iid);
-    if (!inst) throw new VenueError('unknown_instrument');
-    return inst;
-  }
-
-  /** The book of instrument `iid` (empty when it has none): bids best (highest) first, asks best (lowest) first. */
-  book(iid: number): { bids: PerpsOrder[]; asks: PerpsOrder[] } {
-    return this.books.get(iid) ?? { bids: [], asks: [] };
+  book(iid: number) {
+    return this.books.get(iid)!;
   }
 
   /** Collateral used by positions and resting orders, in base units. */
@@ -310,7 +299,7 @@ export class PerpsVenue {
         ...(o.c ? { coid: o.c } : {}),
         ...(price === undefined ? {} : { price }),
         ...(o.tif ? { tif: o.tif } : {}),
-        ...(o.tr && trp !== undefined ? { trigger: { tpsl: o.tr.tpsl, trp, market: o.tr.market === true } } : {}),
+        ...(o.tr ? { trigger: { tpsl: o.tr.tpsl, trp: trp!, market: o.tr.market === true } } : {}),
       };
       if (!draft.ro && !draft.trigger) {
         const lev = BigInt(this.configOf(a, o.iid).leverage);
@@ -331,7 +320,7 @@ export class PerpsVenue {
 
   private worstPrice(iid: number, buy: boolean): bigint | undefined {
     const side = buy ? this.book(iid).asks : this.book(iid).bids;
-    return side[side.length - 1]?.price;
+    return side.length ? side[side.length - 1]!.price : undefined;
   }
 
   private reject(o: PerpsOrder, reason: string): void {
@@ -349,14 +338,12 @@ export class PerpsVenue {
     if (o.ro) {
       const reduces = o.buy ? pos < 0n : pos > 0n;
       if (!reduces) return this.reject(o, 'reduce_only_would_increase_position');
-      if (o.qty > abs(pos)) o.qty = abs(pos) - (abs(pos) % this.instrument(o.iid).lot);
+      if (o.qty > abs(pos)) o.qty = abs(pos) - (abs(pos) % this.instruments.get(o.iid)!.lot);
     }
     const book = this.book(o.iid);
     const opposite = o.buy ? book.asks : book.bids;
-    // Resting orders always carry a price; a market order (no price) crosses everything.
-    const crosses = (m: PerpsOrder) => o.price === undefined || (m.price !== undefined && (o.buy ? m.price <= o.price : m.price >= o.price));
-    const best = opposite[0];
-    if (o.po && best && crosses(best)) return this.reject(o, 'post_only_would_cross');
+    const crosses = (m: PerpsOrder) => o.price === undefined || (o.buy ? m.price! <= o.price : m.price! >= o.price);
+    if (o.po && opposite.length > 0 && crosses(opposite[0]!)) return this.reject(o, 'post_only_would_cross');
     if (o.tif === 'fok') {
       let fillable = 0n;
       for (const m of opposite) {
@@ -365,11 +352,11 @@ export class PerpsVenue {
       }
       if (fillable < o.qty) return this.reject(o, 'fok_not_filled');
     }
-    for (let m = opposite[0]; o.filled < o.qty && m && crosses(m); m = opposite[0]) {
+    while (o.filled < o.qty && opposite.length > 0 && crosses(opposite[0]!)) {
+      const m = opposite[0]!;
       const q = minB(o.qty - o.filled, m.qty - m.filled);
-      const price = m.price ?? this.instrument(o.iid).mark;
-      this.fill(a, o, q, price, true);
-      this.fill(this.account(m.owner), m, q, price, false);
+      this.fill(a, o, q, m.price!, true);
+      this.fill(this.account(m.owner), m, q, m.price!, false);
       if (m.filled === m.qty) {
         m.status = 'filled';
         opposite.shift();
@@ -380,8 +367,7 @@ export class PerpsVenue {
       o.status = 'filled';
     } else if (o.tif === 'gtc' && o.price !== undefined) {
       const same = o.buy ? book.bids : book.asks;
-      const limit = o.price;
-      const idx = same.findIndex((x) => x.price !== undefined && (o.buy ? x.price < limit : x.price > limit));
+      const idx = same.findIndex((x) => (o.buy ? x.price! < o.price! : x.price! > o.price!));
       same.splice(idx === -1 ? same.length : idx, 0, o);
     } else {
       o.status = 'cancelled';
@@ -394,7 +380,7 @@ export class PerpsVenue {
     o.filled += qty;
     o.updated = this.now();
     this.bookSequence++;
-    const inst = this.instrument(o.iid);
+    const inst = this.instruments.get(o.iid)!;
     inst.mark = price;
     const p = a.positions.get(o.iid) ?? { size: 0n, entry: 0n, funding: 0n };
     const prevSize = p.size;
@@ -434,7 +420,7 @@ export class PerpsVenue {
     for (let h = Math.max(a.fundingSettledTo + HOUR, last - 720 * HOUR); h <= last; h += HOUR) {
       for (const [iid, p] of a.positions) {
         const rate = this.fundingRate(iid, h);
-        const mark = this.instrument(iid).mark;
+        const mark = this.instruments.get(iid)!.mark;
         const r = toUnits(rate.replace(/^-/, ''), 8) ?? 0n;
         const value = (abs(p.size) * mark) / NOTIONAL_DIV;
         const paid = (value * r) / 10n ** 8n;
@@ -453,7 +439,7 @@ export class PerpsVenue {
 
   /** Unrealised PnL of a position at the instrument's mark (USDC base units). */
   unrealized(iid: number, p: Position): bigint {
-    return (p.size * (this.instrument(iid).mark - p.entry)) / NOTIONAL_DIV;
+    return (p.size * (this.instruments.get(iid)!.mark - p.entry)) / NOTIONAL_DIV;
   }
 
   /** Account value: balance + Σ unrealised PnL (base units). */
@@ -465,7 +451,7 @@ export class PerpsVenue {
 
   /** Maintenance margin of a position: notional at mark / (2 × max leverage), base units. */
   maintenance(iid: number, p: Position): bigint {
-    const inst = this.instrument(iid);
+    const inst = this.instruments.get(iid)!;
     return (abs(p.size) * inst.mark) / NOTIONAL_DIV / BigInt(2 * inst.maxLeverage);
   }
 
@@ -477,7 +463,7 @@ export class PerpsVenue {
   liquidationPrice(a: Account, iid: number): bigint {
     const p = a.positions.get(iid);
     if (!p || p.size === 0n) return 0n;
-    const inst = this.instrument(iid);
+    const inst = this.instruments.get(iid)!;
     let rest = a.balance;
     for (const [j, q] of a.positions) if (j !== iid) rest += this.unrealized(j, q) - this.maintenance(j, q);
     // In PX units: s·P − |s|·P/(2L) = s·e − rest·DIV  →  P = (s·e − rest·DIV) / (s − |s|/(2L)).
@@ -523,7 +509,7 @@ export class PerpsVenue {
    * `post_only_rejected` / `fok_unfilled` / `reduce_only_invalid`, and `accepted` for an untriggered
    * trigger order. Market orders show price `0`; trigger orders carry `tpsl`.
    */
-  view(o: PerpsOrder) {
+  view(o: PerpsOrder): OrderView {
     const STATUS: Record<string, string> = {
       cancelled_by_user: 'cancelled',
       auto_cancel: 'auto_cancelled',
@@ -554,8 +540,8 @@ export class PerpsVenue {
     };
   }
 
-  /** Aggregated book levels, best first: `[price, qty]` as decimal strings. */
-  levels(iid: number, depth = 20) {
+  /** Aggregated book levels, best first: `[price, qty]` as decimal strings (the `Book` of `GET /v1/info/book`, lib/perps/wire). */
+  levels(iid: number, depth = 20): Book {
     const agg = (side: PerpsOrder[]) => {
       const out: [string, string][] = [];
       let last: bigint | undefined;
