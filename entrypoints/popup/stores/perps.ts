@@ -8,7 +8,13 @@
 import { signal } from '@preact/signals';
 import { PERPS_READS, type PerpsReadName } from '../../../lib/perps/reads';
 import { RemoteError } from '../../../lib/messaging/client';
-import { call } from '../api';
+import { call as popupCall } from '../api';
+
+/** The popup's caller (`api.ts`); stores take one so tests can pass a fake (`createCaller` over a fake send). */
+export type Call = typeof popupCall;
+
+/** `e.shortMessage` when the background reported `e`, else `fallback`. */
+export const shortMessageOr = (e: unknown, fallback: string) => (e instanceof RemoteError ? e.shortMessage : fallback);
 
 export type Instrument = { instrument_id: number; symbol: string; price_decimals: number; quantity_decimals: number; max_leverage: number; tick_size?: string; lot_size?: string };
 export type Ticker = { instrument_id: number; mark_price: string; index_price: string; mid_price: string; last_price: string; funding_rate: string };
@@ -44,8 +50,11 @@ export const lotOf = (i: Instrument) => i.lot_size ?? (i.quantity_decimals > 0 ?
 
 export type PerpsStore = ReturnType<typeof createPerpsStore>;
 
-/** Creates the store for `account` (undefined: public reads only). Call `start()` when shown, `stop()` when gone. */
-export function createPerpsStore(account: string | undefined) {
+/**
+ * Creates the store for `account` (undefined: public reads only). Call `start()` when shown, `stop()`
+ * when gone. `call` defaults to the popup's caller.
+ */
+export function createPerpsStore(account: string | undefined, call: Call = popupCall) {
   const instruments = signal<Instrument[]>([]);
   const iid = signal<number | undefined>(undefined);
   const book = signal<Book | undefined>(undefined);
@@ -66,7 +75,7 @@ export function createPerpsStore(account: string | undefined) {
     const r = PERPS_READS[name];
     const now = Date.now();
     spent.push({ at: now, w: r.weight });
-    while (spent.length && spent[0]!.at < now - WINDOW_MS) spent.shift();
+    while ((spent[0]?.at ?? now) < now - WINDOW_MS) spent.shift();
     spend.value = spent.reduce((a, x) => a + x.w, 0);
     return call<'perps.read', T>('perps.read', { ...(r.auth === 'proxy-headers' && account ? { account } : {}), name, ...(query ? { query } : {}) });
   }
@@ -86,10 +95,10 @@ export function createPerpsStore(account: string | undefined) {
       jobs.push(read<Statistic[]>('statistics').then((s) => (statistics.value = s)));
     }
     const results = await Promise.allSettled(jobs);
-    const failed = results.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed && rateLimited(failed.reason)) interval = Math.min(interval * 2, 30_000);
     else interval = FAST_MS;
-    error.value = failed ? ((failed.reason as { shortMessage?: string }).shortMessage ?? 'A read failed.') : undefined;
+    error.value = failed ? shortMessageOr(failed.reason, 'A read failed.') : undefined;
   }
 
   function schedule(): void {
@@ -112,7 +121,7 @@ export function createPerpsStore(account: string | undefined) {
       if (iid.value === undefined) iid.value = list[0]?.instrument_id;
       if (f?.fee_schedule[0]) fees.value = { taker: f.fee_schedule[0].taker_fee_rate, maker: f.fee_schedule[0].maker_fee_rate };
     } catch (e) {
-      error.value = (e as { shortMessage?: string }).shortMessage ?? 'The gateway did not answer.';
+      error.value = shortMessageOr(e, 'The gateway did not answer.');
     }
     await refresh().catch(() => undefined);
     schedule();
