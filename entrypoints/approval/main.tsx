@@ -1,7 +1,8 @@
+/** The approval window: the approval queue (shared with the popup), reporting which request it shows. */
 import { render } from 'preact';
 import browser from 'webextension-polyfill';
 import { createCaller } from '../../lib/messaging/client';
-import { ApprovalQueue } from './queue';
+import { ApprovalQueueScreen } from '../popup/approvals';
 import '../popup/style.css';
 
 const call = createCaller((m) => browser.runtime.sendMessage(m));
@@ -14,4 +15,5 @@ const onEmpty = () =>
     },
     () => window.close(),
   );
-render(<ApprovalQueue call={call} onEmpty={onEmpty} reportShown />, document.getElementById('app')!);
+const root = document.getElementById('app');
+if (root) render(<ApprovalQueueScreen call={call} onEmpty={onEmpty} reportShown />, root);

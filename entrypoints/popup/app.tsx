@@ -12,7 +12,7 @@ import { createPerpsStore } from './stores/perps';
 import { ClobTicket } from './clob';
 import { AccountView } from './account';
 import { SettingsView } from './settings';
-import { ApprovalQueue } from '../approval/queue';
+import { ApprovalQueueScreen } from './approvals';
 import { TradingSessionBanner } from '../../components/TradingSession';
 import { PanicConfirm, PanicReportView, type PanicReport } from './panic';
 
@@ -72,7 +72,7 @@ export function App() {
   if (onboarding) return <Onboarding status={status} onDone={() => { setOnboarding(false); void refresh(); }} refresh={refresh} />;
   if (!status.unlocked) return <Unlock retryAfterMs={status.retryAfterMs} onUnlocked={refresh} session={status.state === 'session' ? status.session : []} onPanic={() => setPanic(true)} />;
   // While approvals are pending the popup opens on the approval queue (the same view as the window).
-  if (status.pendingApprovals > 0) return <ApprovalQueue call={call} onEmpty={() => void refresh()} />;
+  if (status.pendingApprovals > 0) return <ApprovalQueueScreen call={call} onEmpty={() => void refresh()} />;
   const account = status.accounts.find((a) => a.address === status.activeAccount);
   return <Unlocked status={status} account={account} tab={tab} setTab={setTab} refresh={refresh} switched={switched} setSwitched={setSwitched} maxPositionUsdc={maxPositionUsdc} onAddKey={() => setOnboarding(true)} onPanic={() => setPanic(true)} />;
 }
