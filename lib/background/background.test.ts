@@ -188,13 +188,12 @@ describe('background: replies never carry secrets', () => {
       'data.portfolio': { account: owner },
       'session.activity': {},
       'clob.book': { tokenId: h.ctx.clob.markets[0]!.tokenIds[0] },
-      'page.request': { id: '1', method: 'eth_accounts' },
     };
     for (const type of Object.keys(PROCEDURES) as ProcedureName[]) {
       expect(fixtures, `fixture for ${type}`).toHaveProperty(type);
       if (type === 'vault.revealOwnerKey') continue; // exists to show the owner key after re-authentication (checked below)
       if (type === 'panic.run') continue; // locks the vault: run last (below)
-      replies[type] = await call(bg, type, fixtures[type], type === 'page.request' ? contentScript : popup());
+      replies[type] = await call(bg, type, fixtures[type], popup());
       // vault.lock ran before: changePassword leaves a locked vault locked (issue #17); unlock to walk on.
       if (type === 'vault.changePassword') await call(bg, 'vault.unlock', { password: 'a good password' });
     }

@@ -16,7 +16,7 @@
  * start hooks once the session is restored — the dead-man re-arms the kill switches of the live grants
  * there, before any granted request is signed — and the dead-man holds the background awake while armed.
  */
-import { createRouter, identifySender, type BrowserSender } from '../messaging/router';
+import { createRouter, identifySender, OUTPUT_CHECKS, type BrowserSender } from '../messaging/router';
 import { PROCEDURES } from '../messaging/protocol';
 import { ApprovalRegistry } from '../approvals/registry';
 import { MAX_REQUEST_BYTES, PORT_NAME } from '../bridge/framing';
@@ -365,15 +365,9 @@ export function startBackground(o: BackgroundOptions): Background {
             emit(c.origin, 'accountsChanged', c.accounts[0]?.toLowerCase() === active.toLowerCase() && vault.unlocked ? c.accounts : []);
           }
         },
-        pageRequest: async (input, sender) => {
-          try {
-            return { id: input.id, result: await provider.request(sender.origin, input.method, input.params) };
-          } catch (err) {
-            return { id: input.id, error: toRpcError(err) };
-          }
-        },
       }),
       { extensionId: browser.runtime.id, extensionOrigin },
+      { checkOutputs: OUTPUT_CHECKS },
     );
   })();
 

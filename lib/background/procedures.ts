@@ -48,7 +48,6 @@ export const SESSION_PROCEDURES: ReadonlySet<string> = new Set([
   'approval.decide',
   'session.activity',
   'settings.get',
-  'page.request',
 ]);
 
 /** Thrown when the popup asks to trade for an account that is not the active one (a stale popup). */
@@ -72,8 +71,6 @@ export type ProcedureDeps = {
   onSettings: () => Promise<void>;
   /** Called after the person switched the active account (reject pending, tell sites). */
   onAccountChanged: (active: string) => Promise<void>;
-  /** Page requests sent as one-off messages (the bridge uses a port; this path answers the same way). */
-  pageRequest: (input: { id: string; method: string; params?: unknown }, sender: IdentifiedSender) => Promise<unknown>;
   /** Pending approvals. */
   registry: ApprovalRegistry;
   /** Standing grants. */
@@ -290,7 +287,6 @@ export function createProcedures(d: ProcedureDeps): Handlers {
       d.registry.decide(id, { approve, ...(digest === undefined ? {} : { digest }) });
       return null;
     },
-    'page.request': (input, sender) => d.pageRequest(input, sender),
   };
 }
 

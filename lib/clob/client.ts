@@ -15,10 +15,54 @@ const credsSchema = v.object({
   passphrase: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
 });
 
-function parseCreds(body: unknown): ApiCredentials {
-  const p = v.safeParse(credsSchema, body);
-  if (!p.success) throw new ClobMalformedAnswerError('The exchange answered credentials in an unexpected shape.', { status: 200, exchangeMessage: '' });
+/**
+ * The venue's answer to a cancel (`DELETE /order`, `/orders`, `/cancel-all`; PROTOCOL.md §3.1): the
+ * ids cancelled, and each id not cancelled with the exchange's reason.
+ */
+export const clobCancelAnswerSchema = v.object({
+  canceled: v.array(v.pipe(v.string(), v.maxLength(100))),
+  not_canceled: v.record(v.pipe(v.string(), v.maxLength(100)), v.pipe(v.string(), v.maxLength(300))),
+});
+/** A cancel answer (see `clobCancelAnswerSchema`). */
+export type ClobCancelAnswer = v.InferOutput<typeof clobCancelAnswerSchema>;
+
+/**
+ * One row of `GET /data/orders` (PROTOCOL.md §3.1) with the fields the popup shows; the venue's other
+ * fields are kept as they came. Sizes and prices are decimal strings (`original_size` in shares).
+ */
+export const clobOpenOrderSchema = v.looseObject({
+  id: v.pipe(v.string(), v.maxLength(100)),
+  status: v.pipe(v.string(), v.maxLength(30)),
+  side: v.picklist(['BUY', 'SELL']),
+  price: v.pipe(v.string(), v.maxLength(64)),
+  original_size: v.pipe(v.string(), v.maxLength(64)),
+  size_matched: v.pipe(v.string(), v.maxLength(64)),
+  outcome: v.pipe(v.string(), v.maxLength(60)),
+  asset_id: v.pipe(v.string(), v.maxLength(78)),
+});
+/** An open order row (see `clobOpenOrderSchema`). */
+export type ClobOpenOrder = v.InferOutput<typeof clobOpenOrderSchema>;
+
+/** One page of `GET /data/orders`: rows and the next cursor (`LTE=` after the last page). */
+export const clobOrdersPageSchema = v.object({ data: v.array(clobOpenOrderSchema), next_cursor: v.pipe(v.string(), v.maxLength(200)) });
+
+/** The answer to an order-book heartbeat (`POST /v1/heartbeats`): the session id to send next time. */
+export const clobHeartbeatAnswerSchema = v.object({ heartbeat_id: v.pipe(v.string(), v.maxLength(200)) });
+
+/**
+ * Validates an exchange answer against `schema` (the trust boundary): the parsed value, or
+ * `ClobMalformedAnswerError` ("The exchange answered <what> in an unexpected shape.") — nothing of a
+ * malformed answer reaches a caller.
+ */
+export function parseClobAnswer<S extends v.GenericSchema>(schema: S, body: unknown, what: string): v.InferOutput<S> {
+  const p = v.safeParse(schema, body);
+  if (!p.success) throw new ClobMalformedAnswerError(`The exchange answered ${what} in an unexpected shape.`, { status: 200, exchangeMessage: '' });
   return p.output;
+}
+
+/** Credentials from the exchange's answer; throws `ClobMalformedAnswerError` when it has another shape. */
+function parseCreds(body: unknown): ApiCredentials {
+  return parseClobAnswer(credsSchema, body, 'credentials');
 }
 
 /**
@@ -35,7 +79,8 @@ export async function createOrDeriveApiKey(
   const create = await requestJson(baseUrl + '/auth/api-key', { method: 'POST', headers: { ...(await buildL1Headers(account, input)) } }, fetchFn);
   if (create.status === 200) return { credentials: parseCreds(create.body), derived: false };
   const err = classifyClobAnswer(create);
-  if (create.status !== 400) throw err!;
+  // A 2xx other than 200 is not the documented answer either: malformed, like a 200 without credentials.
+  if (create.status !== 400) throw err ?? new ClobMalformedAnswerError('The exchange answered credentials in an unexpected shape.', { status: create.status, exchangeMessage: '' });
   const derive = await requestJson(baseUrl + '/auth/derive-api-key', { method: 'GET', headers: { ...(await buildL1Headers(account, input)) } }, fetchFn);
   const derr = classifyClobAnswer(derive);
   if (derr) throw derr;

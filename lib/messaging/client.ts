@@ -1,9 +1,10 @@
 /**
  * Extension-page side of the message contract (popup, approval window): `call(type, payload)` sends one
- * message through `runtime.sendMessage` and returns the result or throws a `RemoteError` carrying the
- * background's `{ name, shortMessage, code? }`.
+ * message through `runtime.sendMessage` and returns the result — typed by the procedure's output schema
+ * (`ProcedureOutput<N>`) — or throws a `RemoteError` carrying the background's `{ name, shortMessage, code? }`.
  */
-import type { ProcedureCallInput, ProcedureName, Reply } from './protocol';
+import * as v from 'valibot';
+import type { ProcedureCallInput, ProcedureName, ProcedureOutput } from './protocol';
 import type { WireError } from '../errors/base';
 
 /** An error reported by the background. */
@@ -25,12 +26,38 @@ export class RemoteError extends Error {
 /** Something that can send a message and await the reply (`browser.runtime.sendMessage`). */
 export type Send = (message: unknown) => Promise<unknown>;
 
-/** Creates a typed caller over `send`. */
-export function createCaller(send: Send) {
-  return async function call<N extends ProcedureName, R = unknown>(type: N, payload: ProcedureCallInput<N>): Promise<R> {
-    const reply = (await send({ type, payload })) as Reply<R> | undefined;
-    if (!reply || typeof reply !== 'object') throw new RemoteError({ name: 'NoReply', shortMessage: 'The extension did not answer. Try again.' });
-    if (!reply.ok) throw new RemoteError(reply.error);
-    return reply.result;
-  };
+const wireErrorSchema = v.object({
+  name: v.string(),
+  shortMessage: v.string(),
+  code: v.optional(v.union([v.number(), v.string()])),
+  data: v.optional(v.record(v.string(), v.union([v.string(), v.number(), v.boolean()]))),
+});
+/** The reply envelope (`Reply` of ./protocol); the result itself is the background's, typed by the contract. */
+const replySchema = v.variant('ok', [v.object({ ok: v.literal(true), result: v.unknown() }), v.object({ ok: v.literal(false), error: wireErrorSchema })]);
+
+/**
+ * A typed call: `call('vault.status', {})` resolves `ProcedureOutput<'vault.status'>`.
+ *
+ * The second signature, with an explicit result type (`call<'x', T>(…)`), is `@deprecated`: it states
+ * a result type unchecked. It stays only while the popup's screens move to the inferred form; drop the
+ * type arguments.
+ */
+export type Call = {
+  <N extends ProcedureName>(type: N, payload: ProcedureCallInput<N>): Promise<ProcedureOutput<N>>;
+  /** @deprecated State no result type: `call(type, payload)` infers it from the contract. */
+  <N extends ProcedureName, R>(type: N, payload: ProcedureCallInput<N>): Promise<R>;
+};
+
+/**
+ * Creates a typed caller over `send`. Throws `RemoteError` for an error reply, and a `RemoteError`
+ * named `NoReply` when nothing (or something that is not a reply) came back.
+ */
+export function createCaller(send: Send): Call {
+  async function call(type: ProcedureName, payload: unknown): Promise<unknown> {
+    const reply = v.safeParse(replySchema, await send({ type, payload }));
+    if (!reply.success) throw new RemoteError({ name: 'NoReply', shortMessage: 'The extension did not answer. Try again.' });
+    if (!reply.output.ok) throw new RemoteError(reply.output.error);
+    return reply.output.result;
+  }
+  return call;
 }

@@ -1,11 +1,13 @@
 /**
  * Background side of the message contract: identifies the sender from the browser's `sender`, checks
  * the procedure exists and that this kind of sender may call it, validates the payload, runs the
- * handler, and turns any error into a `WireError` (name, shortMessage, code — never cause or details).
+ * handler, optionally checks its answer against the output schema (`RouterOptions.checkOutputs`), and
+ * turns any error into a `WireError` (name, shortMessage, code — never cause or details).
  */
+import * as v from 'valibot';
 import { BaseError, toWireError } from '../errors/base';
 import { parseOrThrow } from '../validation';
-import { PROCEDURES, type ProcedureInput, type ProcedureName, type Reply, type SenderKind } from './protocol';
+import { isProcedureName, PROCEDURES, type ProcedureInput, type ProcedureName, type ProcedureOutput, type Reply, type SenderKind } from './protocol';
 
 /** The subset of `runtime.MessageSender` the router reads. */
 export type BrowserSender = { id?: string; url?: string; origin?: string; frameId?: number; tab?: { id?: number; url?: string } };
@@ -61,22 +63,61 @@ export class UnknownProcedureError extends BaseError {
   }
 }
 
-/** Handlers of every procedure. */
-export type Handlers = { [N in ProcedureName]: (input: ProcedureInput<N>, sender: IdentifiedSender) => Promise<unknown> };
+/** Thrown (as an error reply) when a handler's answer does not match its output schema: a bug, reported only where outputs are checked. */
+export class InvalidOutputError extends BaseError {
+  override name = 'Messaging.InvalidOutputError';
+  constructor(procedure: ProcedureName, path: string, reason: string) {
+    super(`The background answered ${procedure} in an unexpected shape.`, { details: `${path || 'result'}: ${reason}`, data: { procedure, field: path || 'result' } });
+  }
+}
 
-/** Builds the dispatcher for `runtime.onMessage`. */
-export function createRouter(handlers: Handlers, ids: { extensionId: string; extensionOrigin: string }) {
+/** One procedure's handler: receives the validated input and the identified sender, answers the output schema's type. */
+export type Handler<N extends ProcedureName> = (input: ProcedureInput<N>, sender: IdentifiedSender) => Promise<ProcedureOutput<N>>;
+
+/** Handlers of every procedure (a handler answering another shape fails typecheck). */
+export type Handlers = { [N in ProcedureName]: Handler<N> };
+
+/**
+ * Router options. `checkOutputs`: validate every handler's answer against its output schema and reply
+ * `Messaging.InvalidOutputError` when it does not match (tests and development builds: pass
+ * `OUTPUT_CHECKS`; production builds skip the cost — gateway answers are validated at the gateway
+ * clients either way).
+ */
+export type RouterOptions = { checkOutputs?: boolean };
+
+/**
+ * Whether this build checks handlers' outputs: the WXT dev server (`import.meta.env.DEV`, Vite) and
+ * vitest (`import.meta.env.MODE === 'test'`, which also sets `DEV`); false in `wxt build` / `wxt zip`.
+ */
+export const OUTPUT_CHECKS: boolean = import.meta.env?.DEV === true || import.meta.env?.MODE === 'test';
+
+/** Runs procedure `name`: validates the payload, calls its handler, and (when asked) checks the answer. */
+async function run<N extends ProcedureName>(name: N, handlers: Handlers, payload: unknown, who: IdentifiedSender, checkOutputs: boolean): Promise<ProcedureOutput<N>> {
+  const proc = PROCEDURES[name];
+  const input = parseOrThrow(proc.input, payload, 'payload');
+  const handler: Handler<N> = handlers[name];
+  const result = await handler(input, who);
+  if (checkOutputs) {
+    const checked = v.safeParse(proc.output, result);
+    if (!checked.success) {
+      const issue = checked.issues[0];
+      throw new InvalidOutputError(name, v.getDotPath(issue) ?? '', issue.message);
+    }
+  }
+  return result;
+}
+
+/** Builds the dispatcher for `runtime.onMessage`: every failure becomes an error reply, never a throw. */
+export function createRouter(handlers: Handlers, ids: { extensionId: string; extensionOrigin: string }, options: RouterOptions = {}) {
   return async (message: unknown, sender: BrowserSender): Promise<Reply> => {
     try {
       const who = identifySender(sender, ids.extensionId, ids.extensionOrigin);
       if (!who) throw new UnauthorizedSenderError();
-      const m = message as { type?: unknown; payload?: unknown } | null;
-      if (!m || typeof m !== 'object' || typeof m.type !== 'string' || !Object.hasOwn(PROCEDURES, m.type)) throw new UnknownProcedureError();
-      const name = m.type as ProcedureName;
-      const proc = PROCEDURES[name];
-      if (!(proc.senders as readonly SenderKind[]).includes(who.kind)) throw new UnauthorizedSenderError();
-      const input = parseOrThrow(proc.input, m.payload ?? {}, 'payload');
-      const result = await (handlers[name] as (i: unknown, s: IdentifiedSender) => Promise<unknown>)(input, who);
+      if (!message || typeof message !== 'object' || !('type' in message) || !isProcedureName(message.type)) throw new UnknownProcedureError();
+      const name = message.type;
+      if (!PROCEDURES[name].senders.includes(who.kind)) throw new UnauthorizedSenderError();
+      const payload = 'payload' in message ? message.payload : undefined;
+      const result = await run(name, handlers, payload ?? {}, who, options.checkOutputs ?? false);
       return { ok: true, result: result ?? null };
     } catch (err) {
       return { ok: false, error: toWireError(err) };

@@ -38,8 +38,8 @@ import type { PerpsCommandDomain, PerpsWithdrawDomain } from '../perps/signing';
 import { buildL2Headers, type L2Headers } from '../clob/auth';
 import { orderRequestAmounts } from '../clob/amounts';
 import type { ClobOrderRequest } from '../clob/request';
-import { clobL2Request, createOrDeriveApiKey } from '../clob/client';
-import { ClobError, ClobMalformedAnswerError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
+import { clobCancelAnswerSchema, clobHeartbeatAnswerSchema, clobL2Request, clobOrdersPageSchema, createOrDeriveApiKey, parseClobAnswer, type ClobCancelAnswer, type ClobOpenOrder } from '../clob/client';
+import { ClobError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
 import { buildClobOrder, CLOB_MAX_BATCH, exchangeAddress, toPostOrderBody, toPostOrdersBody, type PostOrderBody } from '../clob/order';
 import {
   ArtifactMismatchError,
@@ -556,20 +556,18 @@ export class SigningService {
    * Cancels every order-book order of `account` (`DELETE /cancel-all`): `{ canceled, not_canceled }`.
    * `opts.pass` lets the panic switch through a halted gate; `opts.timeoutMs` is the request deadline (ms).
    */
-  async clobCancelAll(account: string, opts: GateOptions = {}): Promise<{ canceled: string[]; not_canceled: Record<string, string> }> {
-    return (await this.l2(account, 'DELETE', '/cancel-all', undefined, opts)) as { canceled: string[]; not_canceled: Record<string, string> };
+  async clobCancelAll(account: string, opts: GateOptions = {}): Promise<ClobCancelAnswer> {
+    return parseClobAnswer(clobCancelAnswerSchema, await this.l2(account, 'DELETE', '/cancel-all', undefined, opts), 'the cancel');
   }
 
   /** Posts an order-book heartbeat (`POST /v1/heartbeats`); returns the session id to send next time. */
   async clobHeartbeat(account: string, heartbeatId: string): Promise<string> {
-    const r = (await this.l2(account, 'POST', '/v1/heartbeats', { heartbeat_id: heartbeatId })) as { heartbeat_id?: unknown };
-    if (typeof r?.heartbeat_id !== 'string') throw new ClobMalformedAnswerError('The exchange answered the heartbeat in an unexpected shape.', { status: 200, exchangeMessage: '' });
-    return r.heartbeat_id;
+    return parseClobAnswer(clobHeartbeatAnswerSchema, await this.l2(account, 'POST', '/v1/heartbeats', { heartbeat_id: heartbeatId }), 'the heartbeat').heartbeat_id;
   }
 
-  /** Cancels order-book orders by id (`DELETE /orders`). */
-  async clobCancel(account: string, orderIds: string[]): Promise<unknown> {
-    return this.l2(account, 'DELETE', '/orders', orderIds);
+  /** Cancels order-book orders by id (`DELETE /orders`): the venue's `{ canceled, not_canceled }` (validated). */
+  async clobCancel(account: string, orderIds: string[]): Promise<ClobCancelAnswer> {
+    return parseClobAnswer(clobCancelAnswerSchema, await this.l2(account, 'DELETE', '/orders', orderIds), 'the cancel');
   }
 
   /** The midpoint of an order-book token (`GET /midpoint`), or undefined when the book is one-sided. */
@@ -598,14 +596,14 @@ export class SigningService {
 
   /**
    * Open order-book orders of `account`: every page of `GET /data/orders` (cursor `MA==` first, `LTE=`
-   * after the last page; PROTOCOL.md §3.1), at most 20 pages. Returns the venue's order objects.
+   * after the last page; PROTOCOL.md §3.1), at most 20 pages. Returns the venue's order objects, each
+   * validated by `clobOpenOrderSchema` (a malformed page throws `ClobMalformedAnswerError`).
    */
-  async clobOpenOrders(account: string): Promise<{ data: unknown[] }> {
-    const data: unknown[] = [];
+  async clobOpenOrders(account: string): Promise<{ data: ClobOpenOrder[] }> {
+    const data: ClobOpenOrder[] = [];
     let cursor = 'MA==';
     for (let i = 0; i < 20 && cursor !== 'LTE='; i++) {
-      const page = (await this.l2(account, 'GET', `/data/orders?next_cursor=${encodeURIComponent(cursor)}`)) as { data?: unknown; next_cursor?: unknown };
-      if (!Array.isArray(page?.data) || typeof page.next_cursor !== 'string') throw new ClobMalformedAnswerError('The exchange answered open orders in an unexpected shape.', { status: 200, exchangeMessage: '' });
+      const page = parseClobAnswer(clobOrdersPageSchema, await this.l2(account, 'GET', `/data/orders?next_cursor=${encodeURIComponent(cursor)}`), 'open orders');
       data.push(...page.data);
       cursor = page.next_cursor;
     }
