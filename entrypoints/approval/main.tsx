@@ -9,7 +9,7 @@ const call = createCaller((m) => browser.runtime.sendMessage(m));
 // When the queue is empty the background closes this window (forgetting it first, so a request that
 // arrives now gets a new window), unless a request arrived meanwhile: then it stays and shows it.
 const onEmpty = () =>
-  void call<'approval.empty', { closed: boolean }>('approval.empty', {}).then(
+  void call('approval.empty', {}).then(
     (r) => {
       if (r.closed) window.close();
     },

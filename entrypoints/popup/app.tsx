@@ -39,7 +39,7 @@ export function App() {
   const [tab, setTab] = useState<TabId>('perps');
   const [onboarding, setOnboarding] = useState(false);
   const refresh = useCallback(async () => {
-    const s = await call<'vault.status', Status>('vault.status', {});
+    const s = await call('vault.status', {});
     setStatus(s);
     if (!s.initialized) setOnboarding(true);
   }, []);
@@ -60,7 +60,7 @@ export function App() {
   }, []);
   useEffect(() => {
     void refresh();
-    void call<'settings.get', { settings: { theme: string; maxPositionUsdc: number } }>('settings.get', {}).then((r) => {
+    void call('settings.get', {}).then((r) => {
       document.documentElement.dataset.theme = r.settings.theme;
       setMaxPositionUsdc(r.settings.maxPositionUsdc);
     });
@@ -102,7 +102,7 @@ function Unlocked({ status, account, tab, setTab, refresh, switched, setSwitched
   };
   const select = async (address: string) => {
     try {
-      const r = await call<'account.select', { changed: boolean }>('account.select', { address });
+      const r = await call('account.select', { address });
       const a = status.accounts.find((x) => x.address === address);
       if (r.changed) setSwitched(`Now acting as ${a?.label || address}. Pending site requests were cancelled and connected sites were told.`);
     } catch (err) {

@@ -63,13 +63,13 @@ export function Onboarding({ status, onDone, refresh }: { status: Status; onDone
       <main class="panel onboarding">
         <h2>Owner key</h2>
         <p class="muted">The owner key controls your account. Import one you have, or generate a new one.</p>
-        <form onSubmit={(e) => { e.preventDefault(); void run(async () => { const r = await call<'vault.importOwnerKey', { address: string }>('vault.importOwnerKey', { privateKey: importKey.trim() }); setImportKey(''); setAddress(r.address); setStep('proxy'); }); }}>
+        <form onSubmit={(e) => { e.preventDefault(); void run(async () => { const r = await call('vault.importOwnerKey', { privateKey: importKey.trim() }); setImportKey(''); setAddress(r.address); setStep('proxy'); }); }}>
           <Field label="Private key (0x…)">
             <input type="password" name="owner-key" value={importKey} onInput={(e) => setImportKey(e.currentTarget.value)} autocomplete="off" spellcheck={false} />
           </Field>
           <div class="actions">
             <Button kind="primary" type="submit" disabled={busy || !importKey}>Import key</Button>
-            <Button onClick={() => void run(async () => { const r = await call<'vault.generateOwnerKey', { address: string }>('vault.generateOwnerKey', {}); setAddress(r.address); setStep('save'); })} disabled={busy}>Generate a new key</Button>
+            <Button onClick={() => void run(async () => { const r = await call('vault.generateOwnerKey', {}); setAddress(r.address); setStep('save'); })} disabled={busy}>Generate a new key</Button>
           </div>
         </form>
         <ErrorText error={error} />
@@ -87,7 +87,7 @@ export function Onboarding({ status, onDone, refresh }: { status: Status; onDone
         {revealed ? (
           <code class="secret" data-testid="revealed-key">{revealed}</code>
         ) : (
-          <form onSubmit={(e) => { e.preventDefault(); void run(async () => { const r = await call<'vault.revealOwnerKey', { privateKey: string }>('vault.revealOwnerKey', { address: address!, password }); setRevealed(r.privateKey); }); }}>
+          <form onSubmit={(e) => { e.preventDefault(); void run(async () => { const r = await call('vault.revealOwnerKey', { address: address!, password }); setRevealed(r.privateKey); }); }}>
             {status.initialized ? (
               <Field label="Password"><input type="password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></Field>
             ) : null}
@@ -137,7 +137,7 @@ export function Onboarding({ status, onDone, refresh }: { status: Status; onDone
         {done.map((d) => <Notice key={d}>{d}</Notice>)}
         <ErrorText error={error} />
         <div class="actions">
-          <Button kind="primary" disabled={busy} onClick={() => void run(async () => { const r = await call<'clob.createOrDerive', { derived: boolean }>('clob.createOrDerive', { account: address! }); setDone((d) => [...d, r.derived ? 'Existing API credentials restored' : 'API credentials created']); setStep('done'); })}>Create API credentials</Button>
+          <Button kind="primary" disabled={busy} onClick={() => void run(async () => { const r = await call('clob.createOrDerive', { account: address! }); setDone((d) => [...d, r.derived ? 'Existing API credentials restored' : 'API credentials created']); setStep('done'); })}>Create API credentials</Button>
           <Button onClick={() => setStep('done')}>Skip</Button>
         </div>
       </main>

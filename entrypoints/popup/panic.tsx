@@ -26,7 +26,7 @@ export function PanicConfirm({ onCancel, onDone }: { onCancel: () => void; onDon
   const go = async () => {
     setBusy(true);
     try {
-      onDone(await call<'panic.run', PanicReport>('panic.run', { closePositions: close }));
+      onDone(await call('panic.run', { closePositions: close }));
     } catch (e) {
       setError(messageOf(e));
       setBusy(false);

@@ -15,8 +15,8 @@ export function Permissions() {
   const [error, setError] = useState<string>();
   const [dead, setDead] = useState<DeadManStatus>();
   const load = () => {
-    void call<'deadman.status', typeof dead>('deadman.status', {}).then(setDead, () => undefined);
-    return call<'grant.list', GrantSummary[]>('grant.list', {}).then(setGrants, (e) => setError(messageOf(e)));
+    void call('deadman.status', {}).then(setDead, () => undefined);
+    return call('grant.list', {}).then(setGrants, (e) => setError(messageOf(e)));
   };
   useEffect(() => void load(), []);
   if (!grants) return null;

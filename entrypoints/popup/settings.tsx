@@ -20,7 +20,7 @@ export function SettingsView({ onChanged, onAddKey }: { onChanged: () => Promise
   const [invalid, setInvalid] = useState<{ field: string; reason: string }[]>([]);
   useEffect(
     () =>
-      void call<'settings.get', { settings: Settings; invalid: { field: string; reason: string }[] }>('settings.get', {}).then((r) => {
+      void call('settings.get', {}).then((r) => {
         setS(r.settings);
         setInvalid(r.invalid);
       }),
@@ -39,7 +39,7 @@ export function SettingsView({ onChanged, onAddKey }: { onChanged: () => Promise
   const save = (e: Event) => {
     e.preventDefault();
     void run(async () => {
-      const next = await call<'settings.set', Settings>('settings.set', s);
+      const next = await call('settings.set', s);
       setS(next);
       setInvalid([]);
       document.documentElement.dataset.theme = next.theme;
@@ -80,7 +80,7 @@ export function SettingsView({ onChanged, onAddKey }: { onChanged: () => Promise
       <h3>Backup</h3>
       <div class="actions">
         <Button onClick={() => void run(async () => {
-          const { backup } = await call<'vault.exportBackup', { backup: string }>('vault.exportBackup', {});
+          const { backup } = await call('vault.exportBackup', {});
           const a = document.createElement('a');
           a.href = URL.createObjectURL(new Blob([backup], { type: 'application/json' }));
           a.download = `countersign-backup-${new Date().toISOString().slice(0, 10)}.json`;

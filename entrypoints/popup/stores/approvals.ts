@@ -6,6 +6,8 @@
  * or its digest changes (clickjacking). The decision carries the request id and the digest shown.
  */
 import { computed, effect, signal } from '@preact/signals';
+import * as v from 'valibot';
+import type { ProcedureOutput } from '../../../lib/messaging/protocol';
 import type { ApprovalViewData } from '../../../components/ApprovalView';
 import type { GrantFormLimits } from '../../../components/GrantForm';
 import type { GrantOffer } from '../../../lib/grants/offer';
@@ -13,6 +15,19 @@ import { shortMessageOr, type Call } from './perps';
 
 /** How long the window must have focus on a request before Approve arms (ms). */
 export const ARM_DELAY_MS = 1_000;
+
+/** The part of a signing artifact the window shows: the EIP-712 digests the key will sign. */
+const signDigestsSchema = v.object({ signDigests: v.array(v.string()) });
+
+/**
+ * A pending request as the view takes it: the contract leaves `artifact` opaque, so its `signDigests`
+ * are read through a schema (an artifact without them shows none).
+ */
+export function toViewData(r: ProcedureOutput<'approval.list'>[number]): ApprovalViewData {
+  const { artifact, ...rest } = r;
+  const parsed = v.safeParse(signDigestsSchema, artifact);
+  return { ...rest, ...(parsed.success ? { artifact: { signDigests: parsed.output.signDigests } } : {}) };
+}
 
 /** The window's focus: whether it has it now, and a subscription to focus / blur (returns the unsubscribe). */
 export type FocusSource = { has: () => boolean; listen: (onFocus: () => void, onBlur: () => void) => () => void };
@@ -64,7 +79,7 @@ export function createApprovalStore({ call, onEmpty, reportShown = false, focus 
 
   /** Reads the queue; an empty queue calls `onEmpty`. */
   async function load(): Promise<void> {
-    const list = await call<'approval.list', ApprovalViewData[]>('approval.list', {});
+    const list = (await call('approval.list', {})).map(toViewData);
     queue.value = list;
     if (list.length === 0) onEmpty();
   }
@@ -86,7 +101,7 @@ export function createApprovalStore({ call, onEmpty, reportShown = false, focus 
     if (!h) return;
     error.value = undefined;
     try {
-      granting.value = await call<'grant.offer', GrantOffer>('grant.offer', { approvalId: h.id });
+      granting.value = await call('grant.offer', { approvalId: h.id });
     } catch (err) {
       error.value = shortMessageOr(err, 'The permission cannot be offered for this request.');
     }

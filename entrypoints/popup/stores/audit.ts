@@ -12,9 +12,6 @@ import type { Call } from './perps';
 /** Entries per page. */
 export const PAGE = 50;
 
-/** One page of an export (`next` null after the last page). */
-export type ExportPage = { text: string; next: number | null };
-
 /**
  * Joins export pages into one document's parts: CSV pages are concatenated with CRLF between them (each
  * page after the first without its header, as the background sends them); JSON pages are arrays whose
@@ -49,7 +46,7 @@ export function createAuditStore(call: Call = popupCall, pollMs = 400) {
   function runCheck(full: boolean): void {
     clearTimeout(poll);
     const step = (first: boolean) =>
-      void call<'audit.verify', AuditCheck>('audit.verify', first && full ? { full: true } : {}).then((r) => {
+      void call('audit.verify', first && full ? { full: true } : {}).then((r) => {
         check.value = r;
         if (r.state === 'checking') poll = setTimeout(() => step(false), pollMs);
       }, (e) => (error.value = messageOf(e)));
@@ -58,7 +55,7 @@ export function createAuditStore(call: Call = popupCall, pollMs = 400) {
   /** Reads the newest page under the filters, or (with `before`, an entry id) the older page, appended. */
   async function load(before?: number): Promise<void> {
     try {
-      const page = await call<'audit.list', AuditEntryView[]>('audit.list', { limit: PAGE, ...(origin.value ? { origin: origin.value } : {}), ...(kind.value ? { kind: kind.value } : {}), ...(before === undefined ? {} : { before }) });
+      const page = await call('audit.list', { limit: PAGE, ...(origin.value ? { origin: origin.value } : {}), ...(kind.value ? { kind: kind.value } : {}), ...(before === undefined ? {} : { before }) });
       entries.value = before === undefined ? page : [...entries.value, ...page];
       const last = page.at(-1);
       next.value = page.length === PAGE && last ? last.id : null;
@@ -78,7 +75,7 @@ export function createAuditStore(call: Call = popupCall, pollMs = 400) {
     let after: number | undefined;
     try {
       for (let n = 0; ; n++) {
-        const page = await call<'audit.export', ExportPage>('audit.export', { format, ...(after === undefined ? {} : { after }) });
+        const page = await call('audit.export', { format, ...(after === undefined ? {} : { after }) });
         pages.push(page.text);
         exporting.value = `Exporting… page ${n + 1}`;
         if (page.next === null || (format === 'csv' && !page.text)) break;
@@ -94,7 +91,7 @@ export function createAuditStore(call: Call = popupCall, pollMs = 400) {
   }
   /** First reads: origins, the check of new entries, the newest page. Returns `stop`. */
   function start(): () => void {
-    void call<'audit.origins', string[]>('audit.origins', {}).then((o) => (origins.value = o), () => undefined);
+    void call('audit.origins', {}).then((o) => (origins.value = o), () => undefined);
     runCheck(false);
     void load();
     return () => clearTimeout(poll);

@@ -9,21 +9,16 @@ import { orderRequestAmounts, type OrderAmounts } from '../../../lib/clob/amount
 import type { OrderType } from '../../../lib/clob/order';
 import { InvalidFieldError } from '../../../lib/validation';
 import { formatUnitsMin2 } from '../../../lib/format';
+import type { ProcedureOutput } from '../../../lib/messaging/protocol';
 import { call as popupCall, messageOf, type Account } from '../api';
 import type { Call } from './perps';
 
 /** A catalogue market: its outcomes and their token ids (same order). */
-export type Market = { question: string; slug: string; tokenIds: string[]; outcomes: string[]; negRisk: boolean };
+export type Market = ProcedureOutput<'catalogue.markets'>['markets'][number];
 /** `clob.book`: tick and minimum size, best levels, the ladder (`[price, size]`, best first) and the fee (bp). */
-export type BookInfo = { tickSize: string; minSize: string; negRisk: boolean; bestBid: string | null; bestAsk: string | null; bids: [string, string][]; asks: [string, string][]; feeRateBps: number };
-/** A data-service position (decimal strings, USDC). */
-export type DataPosition = { token_id: string; title: string; outcome: string; current_size: string; avg_price: string; current_price: string; current_value: string; unrealized_pnl: string };
-/** A trade of the account (`match_time` in Unix seconds, as a string). */
-export type Trade = { id: string; side: string; size: string; price: string; outcome: string; match_time: string; trader_side: string };
-/** An open order of the account. */
-export type OpenOrder = { id: string; side: string; price: string; original_size: string; size_matched: string; outcome: string };
+export type BookInfo = ProcedureOutput<'clob.book'>;
 /** One answer of `clob.postOrders`, per order. */
-export type PostResult = { ok: true; orderID: string; status: string } | { ok: false; error: string };
+export type PostResult = ProcedureOutput<'clob.postOrders'>[number];
 /** What the person typed in the order-book ticket (decimal strings; GTD hours as typed). */
 export type ClobOrderDraft = { side: 'BUY' | 'SELL'; price: string; size: string; orderType: OrderType; postOnly: boolean; gtdHours: string };
 
@@ -60,11 +55,11 @@ export function createClobStore(account: Account, call: Call = popupCall) {
   const market = signal<Market | undefined>(undefined);
   const outcome = signal(0);
   const info = signal<BookInfo | undefined>(undefined);
-  const open = signal<OpenOrder[]>([]);
-  const positions = signal<DataPosition[]>([]);
+  const open = signal<ProcedureOutput<'clob.openOrders'>['data']>([]);
+  const positions = signal<ProcedureOutput<'data.portfolio'>['positions']>([]);
   const value = signal<string | null>(null);
   const posCursor = signal<string | null>(null);
-  const trades = signal<Trade[]>([]);
+  const trades = signal<ProcedureOutput<'clob.trades'>>([]);
   const error = signal<string | undefined>(undefined);
   const results = signal<string[]>([]);
   const busy = signal(false);
@@ -75,7 +70,7 @@ export function createClobStore(account: Account, call: Call = popupCall) {
   async function search(q: string, more = false): Promise<void> {
     try {
       const next = more ? cursor.value : null;
-      const r = await call<'catalogue.markets', { markets: Market[]; next_cursor: string | null }>('catalogue.markets', { ...(q ? { q } : {}), ...(next ? { cursor: next } : {}) });
+      const r = await call('catalogue.markets', { ...(q ? { q } : {}), ...(next ? { cursor: next } : {}) });
       markets.value = more ? [...markets.value, ...r.markets] : r.markets;
       cursor.value = r.next_cursor;
     } catch (err) {
@@ -85,7 +80,7 @@ export function createClobStore(account: Account, call: Call = popupCall) {
   /** Reads the portfolio; `more` appends the next page of positions. */
   async function loadPortfolio(more = false): Promise<void> {
     const next = more ? posCursor.value : null;
-    const r = await call<'data.portfolio', { positions: DataPosition[]; value: string | null; next_cursor: string | null }>('data.portfolio', { account: account.address, ...(next ? { cursor: next } : {}) });
+    const r = await call('data.portfolio', { account: account.address, ...(next ? { cursor: next } : {}) });
     positions.value = more ? [...positions.value, ...r.positions] : r.positions;
     value.value = r.value;
     posCursor.value = r.next_cursor;
@@ -93,12 +88,12 @@ export function createClobStore(account: Account, call: Call = popupCall) {
   /** Reads the account's trades (needs API credentials). */
   async function loadTrades(): Promise<void> {
     if (!account.hasClobCredentials) return;
-    trades.value = await call<'clob.trades', Trade[]>('clob.trades', { account: account.address });
+    trades.value = await call('clob.trades', { account: account.address });
   }
   /** Reads the account's open orders (needs API credentials). */
   async function loadOpen(): Promise<void> {
     if (!account.hasClobCredentials) return;
-    open.value = (await call<'clob.openOrders', { data: OpenOrder[] }>('clob.openOrders', { account: account.address })).data;
+    open.value = (await call('clob.openOrders', { account: account.address })).data;
   }
   /** Shows `m` (first outcome), or the search list again with undefined. */
   function choose(m: Market | undefined): void {
@@ -109,7 +104,7 @@ export function createClobStore(account: Account, call: Call = popupCall) {
   async function loadBook(): Promise<BookInfo | undefined> {
     const token = tokenId.value;
     if (!token) return undefined;
-    const b = await call<'clob.book', BookInfo>('clob.book', { tokenId: token });
+    const b = await call('clob.book', { tokenId: token });
     info.value = b;
     return b;
   }
@@ -121,7 +116,7 @@ export function createClobStore(account: Account, call: Call = popupCall) {
     error.value = undefined;
     results.value = [];
     try {
-      const r = await call<'clob.postOrders', PostResult[]>('clob.postOrders', {
+      const r = await call('clob.postOrders', {
         account: account.address,
         orders: [{ tokenId: token, side: d.side, price: d.price, size: d.size, orderType: d.orderType, ...(d.postOnly ? { postOnly: d.postOnly } : {}), ...(d.orderType === 'GTD' ? { expiration: Math.floor(Date.now() / 1000) + Number(d.gtdHours) * 3600 } : {}) }],
       });
