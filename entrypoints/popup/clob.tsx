@@ -24,7 +24,7 @@ const asOrderType = (v: string) => ORDER_TYPES.find((t) => t === v);
 
 /** The Order book tab for `account`; without API credentials it offers to create them. */
 export function ClobTicket({ account, onCredentials }: { account: Account; onCredentials: () => void }) {
-  const store = useMemo(() => createClobStore(account), [account.address]);
+  const store = useMemo(() => createClobStore(account), [account.address, account.hasClobCredentials]);
   const [q, setQ] = useState('');
   useEffect(() => store.start(), [store]);
 
