@@ -89,11 +89,8 @@ export type PerpsTicketDeps = {
 /** The ticket: signals, derived values and actions. */
 export type PerpsTicketState = ReturnType<typeof createPerpsTicket>;
 
-/**
- * Creates the ticket over the perps store. The price follows the book's best level on the chosen side
- * (`prefill`) until the person types or picks one; an empty price sends a market-style IOC order.
- */
-export function createPerpsTicket({ store, send, place, maxPositionUsdc, pollMs = 300, coid: makeCoid = newCoid }: PerpsTicketDeps) {
+/** What the person types or picks in the ticket, and the ticket's own notices. */
+function ticketForm(makeCoid: () => string) {
   const buy = signal(true);
   const qty = signal('');
   const unit = signal<'contracts' | 'usdc'>('contracts');
@@ -109,6 +106,13 @@ export function createPerpsTicket({ store, send, place, maxPositionUsdc, pollMs 
   const result = signal<string | undefined>(undefined);
   const busy = signal(false);
 
+  return { buy, qty, unit, price, priceTouched, tif, po, ro, coid, lev, cross, error, result, busy };
+}
+type TicketForm = ReturnType<typeof ticketForm>;
+
+/** What follows from the form over the perps store's reads: the instrument, the command, the risk preview, the warnings. */
+function ticketOrder(store: PerpsStore, f: TicketForm, maxPositionUsdc: () => number) {
+  const { buy, qty, unit, price, tif, po, ro, coid, lev } = f;
   const instrument = computed(() => store.instruments.value.find((i) => i.instrument_id === store.iid.value));
   const ticker = computed(() => store.tickers.value.find((t) => t.instrument_id === store.iid.value));
   const statistic = computed(() => store.statistics.value.find((s) => s.instrument_id === store.iid.value));
@@ -188,6 +192,14 @@ export function createPerpsTicket({ store, send, place, maxPositionUsdc, pollMs 
   const change = computed(() => (ticker.value && statistic.value ? changePct(ticker.value.mark_price, statistic.value.open_price) : undefined));
   const spread = computed(() => spreadOf(store.book.value));
 
+  return { instrument, ticker, position, best, tick, lot, refPrice, contracts, effectiveTif, leverage, feeRate, built, execPrice, preview, warnings, change, spread };
+}
+type TicketOrder = ReturnType<typeof ticketOrder>;
+
+/** The ticket's actions: editing helpers, then placing, following and cancelling orders at the venue. */
+function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newCoid }: PerpsTicketDeps, f: TicketForm, o: TicketOrder) {
+  const { qty, unit, price, priceTouched, po, ro, coid, lev, cross, error, result, busy } = f;
+  const { instrument, position, best, tick, lot, refPrice, leverage, feeRate, built } = o;
   /** Follows the book's best level while the person has not typed a price. */
   function prefill(): void {
     if (!priceTouched.value && best.value) price.value = best.value;
@@ -299,11 +311,17 @@ export function createPerpsTicket({ store, send, place, maxPositionUsdc, pollMs 
   /** Cancels every open order. */
   const cancelEverything = () => act(cancelAll({}), 'All orders cancelled');
 
-  return {
-    buy, qty, unit, price, tif, po, ro, coid, lev, cross, error, result, busy,
-    instrument, ticker, position, best, tick, lot, contracts, effectiveTif, leverage, feeRate, built, preview, warnings, change, spread,
-    prefill, setPrice, step, preset, toggleUnit, clear, instrumentChanged, loadConfig, submit, act, closePosition, applyLeverage, cancel, cancelByCoid, cancelEverything,
-  };
+  return { prefill, setPrice, step, preset, toggleUnit, clear, instrumentChanged, loadConfig, submit, act, closePosition, applyLeverage, cancel, cancelByCoid, cancelEverything };
+}
+
+/**
+ * Creates the ticket over the perps store. The price follows the book's best level on the chosen side
+ * (`prefill`) until the person types or picks one; an empty price sends a market-style IOC order.
+ */
+export function createPerpsTicket(deps: PerpsTicketDeps) {
+  const form = ticketForm(deps.coid ?? newCoid);
+  const order = ticketOrder(deps.store, form, deps.maxPositionUsdc);
+  return { ...form, ...order, ...ticketActions(deps, form, order) };
 }
 
 /** What a key press does in the ticket. */
