@@ -10,8 +10,8 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Address } from '../../components/Address';
 import { FundingChart } from '../../components/FundingChart';
 import { Button, ConfirmPanel, ErrorText, Field, formatCountdown, Notice, ProgressBar, Tabs } from '../../components/ui';
-import { messageOf, type Account } from './api';
-import { createAccountStore, moveProblem, reviewMove, type AccountStore, type PendingMove } from './stores/account';
+import type { Account } from './api';
+import { createAccountStore, type AccountStore } from './stores/account';
 
 type Sub = 'deposits' | 'transfers' | 'config' | 'referral' | 'keys' | 'funding' | 'move';
 const SUBS = [
@@ -39,7 +39,7 @@ export function AccountView({ account, onChanged }: { account: Account; onChange
       {sub === 'referral' && hasProxy ? <Referral store={store} /> : null}
       {sub === 'keys' ? <Keys store={store} hasProxy={hasProxy} onChanged={onChanged} /> : null}
       {sub === 'funding' ? <Funding store={store} /> : null}
-      {sub === 'move' ? <MoveFunds account={account} store={store} /> : null}
+      {sub === 'move' ? <MoveFunds store={store} /> : null}
     </section>
   );
 }
@@ -196,39 +196,19 @@ function Funding({ store }: { store: AccountStore }) {
   );
 }
 
-function MoveFunds({ account, store }: { account: Account; store: AccountStore }) {
+function MoveFunds({ store }: { store: AccountStore }) {
   const [kind, setKind] = useState<'withdraw' | 'transfer'>('withdraw');
   const [to, setTo] = useState('');
   const [amount, setAmount] = useState('');
   const [label, setLabel] = useState('');
-  const [pending, setPending] = useState<PendingMove>();
-  const [error, setError] = useState<string>();
-  const [done, setDone] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { pending: pendingSignal, error, done, busy } = store.move;
+  const pending = pendingSignal.value;
   const review = (e: Event) => {
     e.preventDefault();
-    setError(undefined);
-    setDone(undefined);
-    try {
-      setPending(reviewMove(account.address, { kind, to, amount, label }));
-    } catch (err) {
-      setError(moveProblem(err));
-    }
+    store.reviewFunds({ kind, to, amount, label });
   };
   const confirm = async () => {
-    if (!pending) return;
-    setBusy(true);
-    try {
-      const r = await store.sendMove(pending);
-      setDone(kind === 'withdraw' ? `Withdrawal #${r.withdraw_id} accepted` : `Transfer #${r.transfer_id} done`);
-      setPending(undefined);
-      setAmount('');
-    } catch (err) {
-      setError(messageOf(err));
-      setPending(undefined);
-    } finally {
-      setBusy(false);
-    }
+    if (await store.confirmFunds()) setAmount('');
   };
   if (pending) {
     const rows: [string, ComponentChildren][] = [
@@ -243,8 +223,8 @@ function MoveFunds({ account, store }: { account: Account; store: AccountStore }
         title={kind === 'withdraw' ? 'Confirm withdrawal' : 'Confirm transfer'}
         rows={rows}
         confirmLabel={kind === 'withdraw' ? 'Withdraw' : 'Transfer'}
-        busy={busy}
-        onBack={() => setPending(undefined)}
+        busy={busy.value}
+        onBack={() => (pendingSignal.value = undefined)}
         onConfirm={() => void confirm()}
       />
     );
@@ -258,8 +238,8 @@ function MoveFunds({ account, store }: { account: Account; store: AccountStore }
       <Field label="Destination address"><input name="to" value={to} onInput={(e) => setTo(e.currentTarget.value)} spellcheck={false} autocomplete="off" /></Field>
       <Field label="Amount (USDC)"><input name="amount" inputMode="decimal" value={amount} onInput={(e) => setAmount(e.currentTarget.value.trim())} autocomplete="off" /></Field>
       {kind === 'transfer' ? <Field label="Label (optional)"><input name="transfer-label" maxLength={64} value={label} onInput={(e) => setLabel(e.currentTarget.value)} /></Field> : null}
-      <ErrorText error={error} />
-      {done ? <Notice>{done}</Notice> : null}
+      <ErrorText error={error.value} />
+      {done.value ? <Notice>{done.value}</Notice> : null}
       <Button kind="primary" type="submit">Review</Button>
     </form>
   );

@@ -69,4 +69,23 @@ describe('createAccountStore', () => {
     expect(s.keysError.value).toBe('Unknown proxy.');
     expect(s.keysBusy.value).toBe(false);
   });
+
+  it('reviews a withdrawal, then confirms it: the venue id is shown and the review is gone', async () => {
+    const { call, calls } = fakeCall({ 'perps.send': () => ({ withdraw_id: 7 }) });
+    const s = createAccountStore(ACCOUNT, call);
+    s.reviewFunds({ kind: 'withdraw', to: DEST, amount: '1.5', label: '' });
+    expect(s.move.pending.value?.base).toBe('1500000');
+    expect(calls).toHaveLength(0);
+    expect(await s.confirmFunds()).toBe(true);
+    expect(calls[0]?.type).toBe('perps.send');
+    expect(s.move.done.value).toBe('Withdrawal #7 accepted');
+    expect(s.move.pending.value).toBeUndefined();
+  });
+
+  it('shows a refused amount without building anything to sign', () => {
+    const s = createAccountStore(ACCOUNT, fakeCall({}).call);
+    s.reviewFunds({ kind: 'transfer', to: DEST, amount: '0', label: '' });
+    expect(s.move.pending.value).toBeUndefined();
+    expect(s.move.error.value).toBe('amount: must be a positive amount with at most 6 decimals');
+  });
 });

@@ -124,5 +124,40 @@ export function createAccountStore(account: Account, call: Call = popupCall) {
   const sendMove = (m: PendingMove) =>
     call<'perps.send', { withdraw_id?: number; transfer_id?: number }>('perps.send', { account: account.address, op: m.cmd.body, ...(m.cmd.label ? { label: m.cmd.label } : {}) });
 
-  return { deposits, transfers, config, referral, funding, invite, keys, keysError, keysBusy, createInvite, loadKeys, issueKey, deleteKey, sendMove };
+  /** The move under review (shown for confirmation), its kind, and the outcome of the last one. */
+  const move = {
+    pending: signal<(PendingMove & { kind: 'withdraw' | 'transfer' }) | undefined>(undefined),
+    error: signal<string | undefined>(undefined),
+    done: signal<string | undefined>(undefined),
+    busy: signal(false),
+  };
+  /** Builds the move for review; a refused field becomes the error. */
+  function reviewFunds(m: { kind: 'withdraw' | 'transfer'; to: string; amount: string; label: string }): void {
+    move.error.value = undefined;
+    move.done.value = undefined;
+    try {
+      move.pending.value = { ...reviewMove(account.address, m), kind: m.kind };
+    } catch (err) {
+      move.error.value = moveProblem(err);
+    }
+  }
+  /** Signs and sends the move under review; resolves true when the venue accepted it. */
+  async function confirmFunds(): Promise<boolean> {
+    const m = move.pending.value;
+    if (!m) return false;
+    move.busy.value = true;
+    try {
+      const r = await sendMove(m);
+      move.done.value = m.kind === 'withdraw' ? `Withdrawal #${r.withdraw_id} accepted` : `Transfer #${r.transfer_id} done`;
+      return true;
+    } catch (err) {
+      move.error.value = messageOf(err);
+      return false;
+    } finally {
+      move.pending.value = undefined;
+      move.busy.value = false;
+    }
+  }
+
+  return { deposits, transfers, config, referral, funding, invite, keys, keysError, keysBusy, move, createInvite, loadKeys, issueKey, deleteKey, reviewFunds, confirmFunds };
 }

@@ -48,6 +48,7 @@ export const tickOf = (i: Instrument) => i.tick_size ?? (i.price_decimals > 0 ? 
 /** The smallest size step (sandbox extra `lot_size`, else 10^-quantity_decimals). */
 export const lotOf = (i: Instrument) => i.lot_size ?? (i.quantity_decimals > 0 ? `0.${'0'.repeat(i.quantity_decimals - 1)}1` : '1');
 
+/** The perps store: one signal per read, `read`, `refresh`, `select`, `start` and `stop`. */
 export type PerpsStore = ReturnType<typeof createPerpsStore>;
 
 /**
