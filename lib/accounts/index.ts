@@ -12,7 +12,7 @@ import type { VaultDb } from '../vault/db';
 import type { OwnerInfo, Vault } from '../vault/vault';
 
 /** Key of the active account's address in the vault database's `settings` store. */
-export const ACTIVE_ACCOUNT_KEY = 'activeAccount';
+const ACTIVE_ACCOUNT_KEY = 'activeAccount';
 
 /** Thrown when the person picks an address that is not one of the vault's owner keys. */
 export class UnknownAccountError extends BaseError {
@@ -43,4 +43,22 @@ export async function selectAccount(db: VaultDb, vault: Vault, address: string):
   const previous = (await activeAccount(db, vault))?.address;
   await db.put('settings', owner.address, ACTIVE_ACCOUNT_KEY);
   return { previous, active: owner, changed: previous?.toLowerCase() !== owner.address.toLowerCase() };
+}
+
+/** Thrown when the popup asks to trade for an account that is not the active one (a stale popup; EIP-1193 4100). */
+export class NotActiveAccountError extends BaseError {
+  override name = 'Accounts.NotActiveAccountError';
+  readonly code = 4100;
+  constructor() {
+    super('That account is not the active one. Switch accounts first.');
+  }
+}
+
+/**
+ * Popup trading acts for the active account only (a popup left open on another account cannot):
+ * resolves when `account` (any case) is the active one, throws `NotActiveAccountError` otherwise.
+ */
+export async function requireActiveAccount(db: VaultDb, vault: Vault, account: string): Promise<void> {
+  const active = await activeAccount(db, vault);
+  if (!active || active.address.toLowerCase() !== account.toLowerCase()) throw new NotActiveAccountError();
 }

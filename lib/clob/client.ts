@@ -46,6 +46,15 @@ export type ClobOpenOrder = v.InferOutput<typeof clobOpenOrderSchema>;
 /** One page of `GET /data/orders`: rows and the next cursor (`LTE=` after the last page). */
 export const clobOrdersPageSchema = v.object({ data: v.array(clobOpenOrderSchema), next_cursor: v.pipe(v.string(), v.maxLength(200)) });
 
+/** `GET /tick-size?token_id=`: the token's price step, a number strictly between 0 and 1 (PROTOCOL.md §2.3). */
+export const clobTickSizeSchema = v.object({ minimum_tick_size: v.pipe(v.number(), v.gtValue(0), v.ltValue(1)) });
+/** `GET /neg-risk?token_id=`: whether the token's market is a negative-risk market (which exchange contract signs). */
+export const clobNegRiskSchema = v.object({ neg_risk: v.boolean() });
+/** `GET /midpoint?token_id=`: the midpoint as a decimal string. */
+export const clobMidpointSchema = v.object({ mid: v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/)) });
+/** `GET /balance-allowance`: the balance in base units (USDC: 6 decimals) as an integer string. */
+export const clobBalanceSchema = v.object({ balance: v.pipe(v.string(), v.regex(/^\d{1,40}$/)) });
+
 /** The answer to an order-book heartbeat (`POST /v1/heartbeats`): the session id to send next time. */
 export const clobHeartbeatAnswerSchema = v.object({ heartbeat_id: v.pipe(v.string(), v.maxLength(200)) });
 

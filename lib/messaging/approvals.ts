@@ -11,7 +11,7 @@ const digest = v.pipe(v.string(), v.regex(/^0x[0-9a-f]{64}$/));
  * A pending request as the window shows it (`ApprovalView` of lib/approvals/registry): `digest` what
  * will be signed, `artifact` exactly what will be signed (absent for a connection), times Unix ms.
  */
-export const approvalViewSchema = v.object({
+const approvalViewSchema = v.object({
   id: v.string(),
   origin: v.string(),
   kind: v.picklist(['connect', 'perps', 'clob', 'l2']),

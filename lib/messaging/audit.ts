@@ -8,7 +8,7 @@ import { nonNegativeSafeInteger } from '../validation';
 import { noInput, POPUP, procedure } from './procedure';
 
 /** An entry as the popup sees it (`AuditEntryView` of lib/audit): `mac` the hex link when sealed, `status` its check. */
-export const auditEntrySchema = v.object({
+const auditEntrySchema = v.object({
   id: v.number(),
   at: v.number(),
   origin: v.string(),
@@ -23,7 +23,7 @@ export const auditEntrySchema = v.object({
 });
 
 /** The result of a check (`AuditCheck` of lib/audit/verify: what each field means is documented there). */
-export const auditCheckSchema = v.object({
+const auditCheckSchema = v.object({
   ok: v.boolean(),
   state: v.picklist(['ok', 'broken', 'checking', 'locked']),
   count: v.number(),

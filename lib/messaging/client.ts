@@ -24,7 +24,7 @@ export class RemoteError extends Error {
 }
 
 /** Something that can send a message and await the reply (`browser.runtime.sendMessage`). */
-export type Send = (message: unknown) => Promise<unknown>;
+type Send = (message: unknown) => Promise<unknown>;
 
 const wireErrorSchema = v.object({
   name: v.string(),

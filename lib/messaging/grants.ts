@@ -27,16 +27,16 @@ const common = {
  * A standing grant (`Grant` of lib/grants/evaluate): its limits (USDC decimal strings, percentages),
  * site, account, times (Unix ms) and display names of its instruments / markets.
  */
-export const grantSchema = v.variant('venue', [
+const grantSchema = v.variant('venue', [
   v.object({ venue: v.literal('perps'), instruments: v.array(v.number()), slippagePct: v.string(), maxLeverage: v.optional(v.number()), reduceOnly: v.optional(v.boolean()), ...common }),
   v.object({ venue: v.literal('clob'), markets: v.array(v.string()), ...common }),
 ]);
 
 /** A grant with its use over the last 24 h (`used24h` USDC decimal string, `uses24h` count). */
-export const grantSummarySchema = v.intersect([grantSchema, v.object({ used24h: v.string(), uses24h: v.number() })]);
+const grantSummarySchema = v.intersect([grantSchema, v.object({ used24h: v.string(), uses24h: v.number() })]);
 
 /** What the window offers (`GrantOffer` of lib/grants/offer): venue, named scope, equity (USDC or null), proposed limits. */
-export const grantOfferSchema = v.object({
+const grantOfferSchema = v.object({
   venue: v.picklist(['perps', 'clob']),
   markets: v.array(v.object({ id: v.string(), name: v.string() })),
   equity: v.nullable(v.string()),
@@ -44,7 +44,7 @@ export const grantOfferSchema = v.object({
 });
 
 /** One venue's dead-man switch (`DeadManVenueStatus` of lib/background/deadman); times Unix ms. */
-export const deadManVenueSchema = v.object({
+const deadManVenueSchema = v.object({
   venue: v.picklist(['perps', 'clob']),
   account: v.string(),
   armed: v.boolean(),

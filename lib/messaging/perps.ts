@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import { address, nonNegativeSafeInteger } from '../validation';
-import { PERPS_READS, type PerpsReadName } from '../perps/reads';
+import { PERPS_READ_ANSWERS, perpsReadAnswerSchema } from '../perps/wire';
 import { gatewayBody, POPUP, procedure } from './procedure';
 
 const perpsOp = v.strictObject({ type: v.string('must be a command type'), args: v.unknown(), grp: v.optional(v.unknown()) });
@@ -22,14 +22,17 @@ export const PERPS_CONTRACT = {
     senders: POPUP,
     activity: true,
   }),
-  /** One gateway read (`PERPS_READS`), with the account's proxy headers when it needs them. */
+  /**
+   * One gateway read (`PERPS_READS`), with the account's proxy headers when it needs them; the answer
+   * validated by `PERPS_READ_ANSWERS[name]` in the background (narrow it with the same schema).
+   */
   'perps.read': procedure({
     input: v.strictObject({
       account: v.optional(address),
-      name: v.picklist(Object.keys(PERPS_READS) as PerpsReadName[]),
+      name: v.keyof(v.object(PERPS_READ_ANSWERS)),
       query: v.optional(v.record(v.pipe(v.string(), v.regex(/^[a-z0-9_]{1,32}$/)), v.union([v.pipe(v.string(), v.maxLength(100)), nonNegativeSafeInteger]))),
     }),
-    output: gatewayBody,
+    output: perpsReadAnswerSchema,
     senders: POPUP,
     activity: false,
   }),

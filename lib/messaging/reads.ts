@@ -4,7 +4,8 @@
  */
 import * as v from 'valibot';
 import { address, nonNegativeSafeInteger, uint256String } from '../validation';
-import { cursor, gatewayBody, POPUP, procedure } from './procedure';
+import { bookSchema } from '../perps/wire';
+import { cursor, POPUP, procedure } from './procedure';
 
 /** A decimal string as the venues send it (no sign, at most 20 + 20 digits). */
 const decimal = v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/));
@@ -12,13 +13,13 @@ const decimal = v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/));
 const level = v.tuple([v.string(), v.string()]);
 
 /** A market of the catalogue as the popup lists it (`tokenIds` and `outcomes` in the same order). */
-export const catalogueMarketSchema = v.object({ question: v.string(), slug: v.string(), tokenIds: v.array(v.string()), outcomes: v.array(v.string()), negRisk: v.boolean() });
+const catalogueMarketSchema = v.object({ question: v.string(), slug: v.string(), tokenIds: v.array(v.string()), outcomes: v.array(v.string()), negRisk: v.boolean() });
 
 /**
  * An order-book token's book as the popup shows it: tick and minimum size, best bid / ask (null when
  * that side is empty), 10 levels each side best first, the taker fee rate in basis points (0 when unknown).
  */
-export const clobBookViewSchema = v.object({
+const clobBookViewSchema = v.object({
   tickSize: v.string(),
   minSize: v.string(),
   negRisk: v.boolean(),
@@ -55,7 +56,7 @@ export const dataPositionSchema = v.object({
 /** Gateway-read procedures (no key is used; every answer validated in `lib/background/procedures/reads.ts`). */
 export const READ_CONTRACT = {
   /** The public book of a perps instrument (`GET /v1/info/book`). */
-  'perps.book': procedure({ input: v.strictObject({ iid: nonNegativeSafeInteger }), output: gatewayBody, senders: POPUP, activity: false }),
+  'perps.book': procedure({ input: v.strictObject({ iid: nonNegativeSafeInteger }), output: bookSchema, senders: POPUP, activity: false }),
   /** Ten open markets of the catalogue matching `q`, after `cursor`; `next_cursor` null at the end. */
   'catalogue.markets': procedure({
     input: v.strictObject({ q: v.optional(v.pipe(v.string(), v.maxLength(100))), cursor: v.optional(cursor) }),

@@ -14,7 +14,7 @@ const panicStep = v.union([
 ]);
 
 /** The panic report: each venue's cancels, closed positions, grants revoked, requests rejected, locked, problems in plain words. */
-export const panicReportSchema = v.object({ perps: panicStep, clob: panicStep, positions: panicStep, grants: v.number(), pending: v.number(), locked: v.boolean(), problems: v.array(v.string()) });
+const panicReportSchema = v.object({ perps: panicStep, clob: panicStep, positions: panicStep, grants: v.number(), pending: v.number(), locked: v.boolean(), problems: v.array(v.string()) });
 
 /** Session procedures. */
 export const SESSION_CONTRACT = {

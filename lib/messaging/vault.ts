@@ -13,7 +13,7 @@ import { done, EXT, label, noInput, password, POPUP, privateKey, procedure } fro
  * the unlock back-off (`retryAfterMs`, ms), owner keys, the active account (the person's choice, or
  * null), pending approvals, and the live grants' sites and expiry (Unix ms; the trading-session banner).
  */
-export const statusSchema = v.object({
+const statusSchema = v.object({
   initialized: v.boolean(),
   unlocked: v.boolean(),
   state: v.picklist(['locked', 'session', 'unlocked']),

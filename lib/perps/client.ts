@@ -1,16 +1,16 @@
 /**
  * Sending signed perps commands and proxy-header reads to a gateway (`baseUrl` = the perps service
  * root, e.g. `http://127.0.0.1:8787/perps`). Answers are classified with `classifyPerpsAnswer`; a
- * failure throws `PerpsGatewayError`, a missing answer throws `NetworkError` (outcome unknown).
+ * failure throws `PerpsGatewayError`, a missing answer throws `NetworkError` (outcome unknown); a read's
+ * answer of another shape throws `Perps.InvalidAnswerError` (schemas in `./wire`).
  */
-import * as v from 'valibot';
 import { requestJson } from '../http/json';
 import type { PerpsCommand } from './commands';
 import type { PerpsEnvelope } from './envelope';
 import { classifyPerpsAnswer } from './errors';
 import { PERPS_READS, proxyHeaders, type PerpsReadName } from './reads';
+import { parsePerpsAnswer, type PerpsReadAnswer } from './wire';
 import type { PerpsCommandDomain, PerpsWithdrawDomain } from './signing';
-import { BaseError } from '../errors/base';
 
 /** Submits a signed envelope to the command's endpoint; returns the parsed success body. */
 export async function sendPerpsCommand(
@@ -30,14 +30,16 @@ export async function sendPerpsCommand(
 }
 
 /**
- * Performs a read. Proxy-header reads need `auth` (`proxy` address and its `secret`); `query` values
- * are appended as query parameters.
+ * Performs read `name` (PROTOCOL.md §3.2) and returns its answer validated by `PERPS_READ_ANSWERS[name]`.
+ * Proxy-header reads need `auth` (`proxy` address and its `secret`); `query` values are appended as
+ * query parameters. Throws the gateway's typed error (`classifyPerpsAnswer`), `NetworkError` (no answer),
+ * or `InvalidPerpsAnswerError` (an answer of another shape).
  */
-export async function perpsRead(
+export async function perpsRead<N extends PerpsReadName>(
   baseUrl: string,
-  name: PerpsReadName,
+  name: N,
   options: { auth?: { proxy: string; secret: string }; query?: Record<string, string | number | undefined>; fetchFn?: typeof fetch } = {},
-): Promise<unknown> {
+): Promise<PerpsReadAnswer<N>> {
   const r = PERPS_READS[name];
   const qs = new URLSearchParams();
   for (const [k, val] of Object.entries(options.query ?? {})) if (val !== undefined) qs.set(k, String(val));
@@ -53,20 +55,8 @@ export async function perpsRead(
   );
   const err = classifyPerpsAnswer(answer);
   if (err) throw err;
-  return answer.body;
+  return parsePerpsAnswer(name, answer.body);
 }
-
-/** Thrown when the exchange-info read does not have the seed's shape. */
-export class InvalidExchangeInfoError extends BaseError {
-  override name = 'Perps.InvalidExchangeInfoError';
-}
-
-const exchangeInfoSchema = v.object({
-  name: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
-  version: v.pipe(v.string(), v.minLength(1), v.maxLength(20)),
-  chain_id: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
-  contract: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{40}$/)),
-});
 
 /**
  * Reads `GET /v1/info/exchange` and returns the command and withdraw domains (PROTOCOL.md §1.1).
@@ -76,9 +66,7 @@ export async function fetchPerpsDomains(
   baseUrl: string,
   fetchFn?: typeof fetch,
 ): Promise<{ domain: PerpsCommandDomain; withdrawDomain: PerpsWithdrawDomain }> {
-  const body = await perpsRead(baseUrl, 'exchange', fetchFn ? { fetchFn } : {});
-  const parsed = v.safeParse(exchangeInfoSchema, body);
-  if (!parsed.success) throw new InvalidExchangeInfoError('The gateway answered the exchange info in an unexpected shape.');
-  const domain = { name: parsed.output.name, version: parsed.output.version, chainId: parsed.output.chain_id };
-  return { domain, withdrawDomain: { ...domain, verifyingContract: parsed.output.contract as `0x${string}` } };
+  const info = await perpsRead(baseUrl, 'exchange', fetchFn ? { fetchFn } : {});
+  const domain = { name: info.name, version: info.version, chainId: info.chain_id };
+  return { domain, withdrawDomain: { ...domain, verifyingContract: info.contract } };
 }

@@ -23,7 +23,8 @@
  * `cancelAll` / `cancelOrders`, perps reduce-only IOC orders without trigger, order-book `DELETE /cancel-all`.
  * `resume()` lifts the gate (called by the next successful unlock).
  */
-import { getAddress, type Address, type Hex, type LocalAccount } from 'viem';
+import * as v from 'valibot';
+import { getAddress, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { BaseError } from '../errors/base';
 import { NetworkError } from '../http/json';
@@ -32,13 +33,14 @@ import { SlidingWindow } from '../ratelimit/sliding-window';
 import { createProxy, deleteProxy as deleteProxyCommand, type PerpsCommand } from '../perps/commands';
 import { assertExp, commandTs, randomSalt, type PerpsEnvelope } from '../perps/envelope';
 import { fetchPerpsDomains, perpsRead, sendPerpsCommand } from '../perps/client';
+import { parsePerpsAnswer, type Book, type PerpsReadAnswer } from '../perps/wire';
 import type { PerpsReadName } from '../perps/reads';
 import { PERPS_READS } from '../perps/reads';
 import type { PerpsCommandDomain, PerpsWithdrawDomain } from '../perps/signing';
 import { buildL2Headers, type L2Headers } from '../clob/auth';
 import { orderRequestAmounts } from '../clob/amounts';
 import type { ClobOrderRequest } from '../clob/request';
-import { clobCancelAnswerSchema, clobHeartbeatAnswerSchema, clobL2Request, clobOrdersPageSchema, createOrDeriveApiKey, parseClobAnswer, type ClobCancelAnswer, type ClobOpenOrder } from '../clob/client';
+import { clobBalanceSchema, clobCancelAnswerSchema, clobHeartbeatAnswerSchema, clobMidpointSchema, clobNegRiskSchema, clobTickSizeSchema, clobL2Request, clobOrdersPageSchema, createOrDeriveApiKey, parseClobAnswer, type ClobCancelAnswer, type ClobOpenOrder } from '../clob/client';
 import { ClobError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
 import { buildClobOrder, CLOB_MAX_BATCH, exchangeAddress, toPostOrderBody, toPostOrdersBody, type PostOrderBody } from '../clob/order';
 import {
@@ -104,6 +106,9 @@ export class HaltedError extends BaseError {
 /** Per-call options of the gate and the deadline: `pass` (panic only), `timeoutMs` (this call's request deadline, ms). */
 export type GateOptions = { pass?: typeof PANIC_PASS; timeoutMs?: number };
 
+/** The part of the gateway's answer to `CreateProxy` this service reads: the proxy's secret (a credential, stored in the vault only). */
+const proxySecretSchema = v.object({ secret: v.pipe(v.string(), v.minLength(1)) });
+
 /** Signs exactly `digest` (a 32-byte EIP-712 digest) with a local key. */
 async function signExact(account: LocalAccount, digest: Hex): Promise<Hex> {
   if (!account.sign) throw new BaseError('This key cannot sign a digest.');
@@ -116,6 +121,10 @@ export const CLIENT_WEIGHT_BUDGETS = {
   action: { limit: 600, windowMs: 60_000 },
 };
 
+/**
+ * What the signing service needs: the vault (keys), its database (audit log), the gateway settings (read
+ * per call), and test seams — `fetchFn` (transport), `now` (Unix ms), `sleep` (retry back-off, ms).
+ */
 export type SigningServiceOptions = {
   vault: Vault;
   db: VaultDb;
@@ -127,6 +136,7 @@ export type SigningServiceOptions = {
   requestTimeoutMs?: number;
 };
 
+/** Signs and submits perps commands and order-book orders for the vault's accounts (see the module docstring for retries, timeouts and the signing gate). */
 export class SigningService {
   private readonly domains = new Map<string, Promise<{ domain: PerpsCommandDomain; withdrawDomain: PerpsWithdrawDomain }>>();
   private readonly requestMeter = new SlidingWindow(CLIENT_WEIGHT_BUDGETS.request);
@@ -385,7 +395,7 @@ export class SigningService {
         const creds = await this.o.vault.clobCredentials(artifact.account);
         recheck();
         const headers = buildL2Headers({
-          address: creds.info.account as Address,
+          address: creds.info.account,
           credentials: creds,
           timestamp: artifact.timestamp,
           method: artifact.method,
@@ -416,8 +426,13 @@ export class SigningService {
     return this.execute(a, a.digest, { origin: opts.origin, summary: opts.summary ?? command.type, ...(opts.pass ? { pass: opts.pass } : {}), ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.audit === false ? { audit: false } : {}) });
   }
 
-  /** A proxy-header read for `account` with its proxy key (PROTOCOL.md §1.4); `opts.timeoutMs` this read's deadline (ms). Not gated (nothing is signed). */
-  async perpsRead(account: string | undefined, name: PerpsReadName, query?: Record<string, string | number | undefined>, opts: { timeoutMs?: number } = {}): Promise<unknown> {
+  /**
+   * Read `name` (PROTOCOL.md §3.2) — with `account`'s proxy headers when the read needs them
+   * (PROTOCOL.md §1.4) — metered against the request budget; the answer validated by
+   * `PERPS_READ_ANSWERS[name]` (`Perps.InvalidAnswerError` otherwise). `opts.timeoutMs` this read's
+   * deadline (ms). Not gated (nothing is signed). Throws `KeyNotFoundError` (no proxy), `WeightBudgetError`.
+   */
+  async perpsRead<N extends PerpsReadName>(account: string | undefined, name: N, query?: Record<string, string | number | undefined>, opts: { timeoutMs?: number } = {}): Promise<PerpsReadAnswer<N>> {
     const { perpsUrl } = await this.o.settings();
     const r = PERPS_READS[name];
     let auth: { proxy: string; secret: string } | undefined;
@@ -429,12 +444,15 @@ export class SigningService {
     return perpsRead(perpsUrl, name, { ...(auth ? { auth } : {}), ...(query ? { query } : {}), fetchFn: this.fetchFor(opts.timeoutMs) });
   }
 
-  /** The public book of a perps instrument (`GET /v1/info/book`, sandbox read). */
-  async perpsBook(iid: number): Promise<unknown> {
+  /**
+   * The public book of a perps instrument (`GET /v1/info/book`, not metered): `[price, quantity]` levels,
+   * best first, validated. Throws `BaseError` (no book: not 200) or `Perps.InvalidAnswerError`.
+   */
+  async perpsBook(iid: number): Promise<Book> {
     const { perpsUrl } = await this.o.settings();
     const res = await requestJson(`${perpsUrl}/v1/info/book?instrument_id=${iid}`, { method: 'GET' }, this.fetchFn);
     if (res.status !== 200) throw new BaseError('The gateway has no book for this instrument.');
-    return res.body;
+    return parsePerpsAnswer('book', res.body);
   }
 
   /**
@@ -445,9 +463,9 @@ export class SigningService {
     const privateKey = generatePrivateKey();
     const proxy = privateKeyToAccount(privateKey).address;
     const command = createProxy({ owner: account, proxy, expiry: opts.expiry, ...(opts.label ? { label: opts.label } : {}) });
-    const res = (await this.perpsSend(account, command, { origin: opts.origin ?? 'extension', summary: `issue proxy ${proxy}` })) as { secret?: unknown };
-    if (typeof res?.secret !== 'string' || res.secret.length === 0) throw new BaseError('The gateway did not return a proxy secret.');
-    return this.o.vault.putProxy({ account, privateKey, secret: res.secret, proxy, expiry: opts.expiry, ...(opts.label ? { label: opts.label } : {}) });
+    const res = v.safeParse(proxySecretSchema, await this.perpsSend(account, command, { origin: opts.origin ?? 'extension', summary: `issue proxy ${proxy}` }));
+    if (!res.success) throw new BaseError('The gateway did not return a proxy secret.');
+    return this.o.vault.putProxy({ account, privateKey, secret: res.output.secret, proxy, expiry: opts.expiry, ...(opts.label ? { label: opts.label } : {}) });
   }
 
   /** Deletes a proxy: owner-signed deleteProxy at the gateway first, then the local record. */
@@ -485,12 +503,10 @@ export class SigningService {
           requestJson(`${clobUrl}/tick-size${q}`, { method: 'GET' }, this.fetchFn),
           requestJson(`${clobUrl}/neg-risk${q}`, { method: 'GET' }, this.fetchFn),
         ]);
-        const t = (tick.body as { minimum_tick_size?: unknown })?.minimum_tick_size;
-        const n = (neg.body as { neg_risk?: unknown })?.neg_risk;
-        if (tick.status !== 200 || typeof t !== 'number' || !(t > 0 && t < 1) || typeof n !== 'boolean') {
-          throw new BaseError('The exchange has no order book for this token.');
-        }
-        return { tickSize: String(t), negRisk: n };
+        const t = v.safeParse(clobTickSizeSchema, tick.body);
+        const n = v.safeParse(clobNegRiskSchema, neg.body);
+        if (tick.status !== 200 || !t.success || !n.success) throw new BaseError('The exchange has no order book for this token.');
+        return { tickSize: String(t.output.minimum_tick_size), negRisk: n.output.neg_risk };
       })();
       m.catch(() => this.marketInfo.delete(key));
       this.marketInfo.set(key, m);
@@ -524,7 +540,7 @@ export class SigningService {
   private async l2Run(account: string, method: string, requestPath: string, body: unknown, opts: GateOptions, recheck: () => void): Promise<unknown> {
     const { clobUrl } = await this.o.settings();
     const creds = await this.o.vault.clobCredentials(account);
-    const owner = creds.info.account as Address;
+    const owner = creds.info.account;
     let attempt = 0;
     for (;;) {
       recheck();
@@ -574,8 +590,8 @@ export class SigningService {
   async clobMid(tokenId: string): Promise<string | undefined> {
     const { clobUrl } = await this.o.settings();
     const res = await requestJson(`${clobUrl}/midpoint?token_id=${encodeURIComponent(tokenId)}`, { method: 'GET' }, this.fetchFn);
-    const mid = (res.body as { mid?: unknown } | undefined)?.mid;
-    return res.status === 200 && typeof mid === 'string' && /^\d{1,20}(\.\d{1,20})?$/.test(mid) ? mid : undefined;
+    const mid = v.safeParse(clobMidpointSchema, res.body);
+    return res.status === 200 && mid.success ? mid.output.mid : undefined;
   }
 
   /**
@@ -585,8 +601,8 @@ export class SigningService {
    */
   async clobCollateral(account: string): Promise<string | undefined> {
     const { info } = await this.o.vault.clobCredentials(account);
-    const r = (await this.l2(account, 'GET', `/balance-allowance?asset_type=COLLATERAL&signature_type=${info.signatureType}`)) as { balance?: unknown } | undefined;
-    return typeof r?.balance === 'string' && /^\d{1,40}$/.test(r.balance) ? fromUnits(BigInt(r.balance), 6) : undefined;
+    const r = v.safeParse(clobBalanceSchema, await this.l2(account, 'GET', `/balance-allowance?asset_type=COLLATERAL&signature_type=${info.signatureType}`));
+    return r.success ? fromUnits(BigInt(r.output.balance), 6) : undefined;
   }
 
   /** The first page of `account`'s order-book trades (`GET /data/trades`, newest first). */
@@ -627,10 +643,10 @@ export class SigningService {
  */
 function panicExempt(artifact: SigningArtifact): boolean {
   if (artifact.kind !== 'perps' || !artifact.submit) return false;
-  const op = artifact.envelope.op as { type: string; args: unknown };
+  const { op } = artifact.envelope;
   if (op.type === 'cancelAll' || op.type === 'cancelOrders') return true;
   if (op.type !== 'createOrders' || !Array.isArray(op.args) || op.args.length === 0) return false;
-  return op.args.every((o: unknown) => !!o && typeof o === 'object' && (o as { ro?: unknown }).ro === true && (o as { tif?: unknown }).tif === 'ioc' && !('tr' in o));
+  return op.args.every((o: unknown) => !!o && typeof o === 'object' && 'ro' in o && o.ro === true && 'tif' in o && o.tif === 'ioc' && !('tr' in o));
 }
 
 /**
@@ -641,5 +657,5 @@ function panicExempt(artifact: SigningArtifact): boolean {
 function opensExposure(artifact: SigningArtifact): boolean {
   if (artifact.kind === 'clob') return true;
   if (artifact.kind !== 'perps' || !artifact.submit) return false;
-  return !['cancelAll', 'cancelOrders', 'cancelOrdersCOID', 'autoCancel'].includes((artifact.envelope.op as { type: string }).type);
+  return !['cancelAll', 'cancelOrders', 'cancelOrdersCOID', 'autoCancel'].includes(artifact.envelope.op.type);
 }

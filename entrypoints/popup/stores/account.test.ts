@@ -33,7 +33,7 @@ describe('createAccountStore', () => {
     const { call, calls } = fakeCall({
       'perps.read': () => {
         if (fail) throw new FakeFailure({ name: 'GatewayError', shortMessage: 'The perps gateway did not answer.' });
-        return { data: [{ hash: '0x1' }], more: false };
+        return { data: [{ hash: '0x1', amount: '1000000', confirmations: 3, required_confirmations: 12, status: 'pending', created_timestamp: 1 }], more: false };
       },
     });
     const s = createAccountStore(ACCOUNT, call);

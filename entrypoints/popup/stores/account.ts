@@ -10,22 +10,15 @@ import { parseUnits } from 'viem';
 import { COLLATERAL_TOKEN } from '../../../lib/clob/order';
 import { internalTransfer, withdraw, type PerpsCommand } from '../../../lib/perps/commands';
 import type { PerpsReadName } from '../../../lib/perps/reads';
+import { parsePerpsAnswer, type PerpsReadAnswer } from '../../../lib/perps/wire';
 import { InvalidFieldError } from '../../../lib/validation';
 import { call as popupCall, messageOf, type Account } from '../api';
 import type { Call } from './perps';
 
 /** A deposit (`amount` USDC base units, 6 decimals; `created_timestamp` Unix ms). */
-export type Deposit = { hash: string; amount: string; confirmations: number; required_confirmations: number; status: string; created_timestamp: number };
-/** An internal transfer (`amount` USDC decimal string). */
-export type Transfer = { transfer_id: number; amount: string; direction: 'in' | 'out'; counterparty: string; created_timestamp: number; label: string };
-/** The account's configuration of one instrument. */
-export type InstrumentConfig = { instrument_id: number; leverage: number; cross: boolean };
-/** The referral programme (`fee_share_rate` a fraction). */
-export type Referral = { code: string; children_count: number; referrals_left: number; fee_share_rate: string; parent?: string };
+export type Deposit = PerpsReadAnswer<'deposits'>['data'][number];
 /** A proxy key of the account (`expiry` Unix ms). */
-export type ProxyKey = { proxy: string; expiry: number; label: string };
-/** A funding-rate point (`funding_rate` a fraction, `timestamp` Unix ms). */
-export type FundingPoint = { timestamp: number; funding_rate: string };
+export type ProxyKey = PerpsReadAnswer<'credentials'>['keys'][number];
 
 /** A read's state: the last answer, the last error, and `load(query)`. */
 export type Resource<T, Q> = { data: ReturnType<typeof signal<T | undefined>>; error: ReturnType<typeof signal<string | undefined>>; load: (q: Q) => Promise<void> };
@@ -69,19 +62,19 @@ export type AccountStore = ReturnType<typeof createAccountStore>;
 
 /** Creates the store for `account`. */
 export function createAccountStore(account: Account, call: Call = popupCall) {
-  /** One venue read with the account's proxy headers (the venue's answer, typed by the read). */
-  const read = <T>(name: PerpsReadName, query: Record<string, string | number | undefined> = {}, withAccount = true) => {
+  /** One venue read (with the account's proxy headers unless `withAccount` is false), its answer checked against the read's schema. */
+  const read = async <N extends PerpsReadName>(name: N, query: Record<string, string | number | undefined> = {}, withAccount = true): Promise<PerpsReadAnswer<N>> => {
     const q = cleanQuery(query);
-    return call<'perps.read', T>('perps.read', { ...(withAccount ? { account: account.address } : {}), name, ...(Object.keys(q).length ? { query: q } : {}) });
+    return parsePerpsAnswer(name, await call('perps.read', { ...(withAccount ? { account: account.address } : {}), name, ...(Object.keys(q).length ? { query: q } : {}) }));
   };
 
-  const deposits = resource((status: string) => read<{ data: Deposit[]; more: boolean }>('deposits', { status }));
-  const transfers = resource((direction: string) => read<{ data: Transfer[] }>('internalTransfers', { direction }));
-  const config = resource(() => read<InstrumentConfig[]>('config'));
-  const referral = resource(() => read<Referral>('referral'));
+  const deposits = resource((status: string) => read('deposits', { status }));
+  const transfers = resource((direction: string) => read('internalTransfers', { direction }));
+  const config = resource(() => read('config'));
+  const referral = resource(() => read('referral'));
   const funding = resource((iid: number) => {
     const end = Date.now();
-    return read<{ data: FundingPoint[] }>('funding', { instrument_id: iid, start_time: end - 72 * 3_600_000, end_time: end }, false);
+    return read('funding', { instrument_id: iid, start_time: end - 72 * 3_600_000, end_time: end }, false);
   });
   /** The invite code just created (before the referral read shows it). */
   const invite = signal<string | undefined>(undefined);
@@ -92,13 +85,13 @@ export function createAccountStore(account: Account, call: Call = popupCall) {
 
   /** Creates an invite code and reads the referral programme again. */
   async function createInvite(): Promise<void> {
-    invite.value = (await call<'perps.read', { code: string }>('perps.read', { account: account.address, name: 'invite' })).code;
+    invite.value = (await read('invite')).code;
     await referral.load(undefined);
   }
   /** Reads the venue's list of proxy keys (falls back to the vault's on failure). */
   async function loadKeys(): Promise<void> {
     try {
-      keys.value = (await read<{ keys: ProxyKey[] }>('credentials')).keys;
+      keys.value = (await read('credentials')).keys;
     } catch {
       keys.value = account.proxies;
     }

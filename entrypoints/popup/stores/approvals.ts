@@ -11,7 +11,7 @@ import type { ProcedureOutput } from '../../../lib/messaging/protocol';
 import type { ApprovalViewData } from '../../../components/ApprovalView';
 import type { GrantFormLimits } from '../../../components/GrantForm';
 import type { GrantOffer } from '../../../lib/grants/offer';
-import { shortMessageOr, type Call } from './perps';
+import { shortMessageOf, type Call } from './perps';
 
 /** How long the window must have focus on a request before Approve arms (ms). */
 export const ARM_DELAY_MS = 1_000;
@@ -103,7 +103,7 @@ export function createApprovalStore({ call, onEmpty, reportShown = false, focus 
     try {
       granting.value = await call('grant.offer', { approvalId: h.id });
     } catch (err) {
-      error.value = shortMessageOr(err, 'The permission cannot be offered for this request.');
+      error.value = shortMessageOf(err, 'The permission cannot be offered for this request.');
     }
   }
   /** Approves (only when armed, with the digest shown) or rejects the request shown, then re-reads. */
@@ -116,7 +116,7 @@ export function createApprovalStore({ call, onEmpty, reportShown = false, focus 
     try {
       await call('approval.decide', { id: h.id, approve, ...(approve ? { digest: h.digest } : {}) });
     } catch (err) {
-      error.value = shortMessageOr(err, 'That request is no longer pending.');
+      error.value = shortMessageOf(err, 'That request is no longer pending.');
     } finally {
       busy.value = false;
       await load();
@@ -132,7 +132,7 @@ export function createApprovalStore({ call, onEmpty, reportShown = false, focus 
       granting.value = undefined;
       granted.value = `Saved for ${minutes / 60} h. Approve this request to send it; later requests within the limits will not ask.`;
     } catch (err) {
-      error.value = shortMessageOr(err, 'The permission could not be saved.');
+      error.value = shortMessageOf(err, 'The permission could not be saved.');
     }
   }
 

@@ -7,40 +7,21 @@
  */
 import { signal } from '@preact/signals';
 import { PERPS_READS, type PerpsReadName } from '../../../lib/perps/reads';
+import { parsePerpsAnswer, type Book, type Instrument, type OrderView, type PerpsReadAnswer, type Portfolio, type Statistic, type Ticker } from '../../../lib/perps/wire';
 import { RemoteError } from '../../../lib/messaging/client';
-import { call as popupCall } from '../api';
+import { call as popupCall, messageOf } from '../api';
 
 /** The popup's caller (`api.ts`); stores take one so tests can pass a fake (`createCaller` over a fake send). */
 export type Call = typeof popupCall;
 
-/** `e.shortMessage` when the background reported `e`, else `fallback`. */
-export const shortMessageOr = (e: unknown, fallback: string) => (e instanceof RemoteError ? e.shortMessage : fallback);
+export type { Book, Instrument, OrderView, Portfolio, Position, Statistic, Ticker } from '../../../lib/perps/wire';
 
-export type Instrument = { instrument_id: number; symbol: string; price_decimals: number; quantity_decimals: number; max_leverage: number; tick_size?: string; lot_size?: string };
-export type Ticker = { instrument_id: number; mark_price: string; index_price: string; mid_price: string; last_price: string; funding_rate: string };
-export type Statistic = { instrument_id: number; open_price: string; volume: string };
-export type Position = {
-  instrument_id: number;
-  symbol: string;
-  size: string;
-  entry_price: string;
-  leverage: number;
-  cross: boolean;
-  initial_margin: string;
-  maintenance_margin: string;
-  position_value: string;
-  liquidation_price: string;
-  unrealized_pnl: string;
-  return_on_equity: string;
-  cumulative_funding: string;
-};
-export type Portfolio = { positions: Position[]; margin: { total_account_value: string; total_initial_margin: string; total_maintenance_margin: string; total_position_value: string }; withdrawable: string };
-export type OrderView = { order_id: number; client_order_id?: string; instrument_id: number; buy: boolean; price: string; quantity: string; filled_quantity: string; resting_quantity: string; status: string; tpsl?: { kind: string; trp: string } };
-export type Book = { bids: [string, string][]; asks: [string, string][] };
+/** The instrument type's fee rates (decimal fractions, e.g. `"0.0005"`), from `GET /v1/info/fees`. */
 export type FeeRates = { taker: string; maker: string };
 
-export const REQUEST_BUDGET = 1_200;
 const WINDOW_MS = 60_000;
+/** An error's `shortMessage` (background or gateway-answer errors), else `fallback`. */
+export const shortMessageOf = (e: unknown, fallback: string) => (e && typeof e === 'object' && 'shortMessage' in e ? messageOf(e) : fallback);
 const FAST_MS = 2_000;
 
 /** The smallest price step of an instrument (sandbox extra `tick_size`, else 10^-price_decimals). */
@@ -48,13 +29,10 @@ export const tickOf = (i: Instrument) => i.tick_size ?? (i.price_decimals > 0 ? 
 /** The smallest size step (sandbox extra `lot_size`, else 10^-quantity_decimals). */
 export const lotOf = (i: Instrument) => i.lot_size ?? (i.quantity_decimals > 0 ? `0.${'0'.repeat(i.quantity_decimals - 1)}1` : '1');
 
-/** The perps store: one signal per read, `read`, `refresh`, `select`, `start` and `stop`. */
+/** The store `createPerpsStore` returns: its signals and `read`, `refresh`, `select`, `start`, `stop`. */
 export type PerpsStore = ReturnType<typeof createPerpsStore>;
 
-/**
- * Creates the store for `account` (undefined: public reads only). Call `start()` when shown, `stop()`
- * when gone. `call` defaults to the popup's caller.
- */
+/** Creates the store for `account` (undefined: public reads only); `call` defaults to the popup's caller. Call `start()` when shown, `stop()` when gone. */
 export function createPerpsStore(account: string | undefined, call: Call = popupCall) {
   const instruments = signal<Instrument[]>([]);
   const iid = signal<number | undefined>(undefined);
@@ -72,34 +50,39 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
   let running = false;
   let lastSlow = 0;
 
-  async function read<T>(name: PerpsReadName, query?: Record<string, string | number>): Promise<T> {
+  /** Read `name` through the background, counted in the spend; the answer checked against its schema (`Perps.InvalidAnswerError`). */
+  function read<N extends PerpsReadName>(name: N, query?: Record<string, string | number>): Promise<PerpsReadAnswer<N>>;
+  /** @deprecated State no answer type: `read(name)` infers it from `PERPS_READ_ANSWERS`. */
+  function read<T>(name: PerpsReadName, query?: Record<string, string | number>): Promise<T>;
+  async function read(name: PerpsReadName, query?: Record<string, string | number>): Promise<unknown> {
     const r = PERPS_READS[name];
     const now = Date.now();
     spent.push({ at: now, w: r.weight });
-    while ((spent[0]?.at ?? now) < now - WINDOW_MS) spent.shift();
+    for (let first = spent[0]; first && first.at < now - WINDOW_MS; first = spent[0]) spent.shift();
     spend.value = spent.reduce((a, x) => a + x.w, 0);
-    return call<'perps.read', T>('perps.read', { ...(r.auth === 'proxy-headers' && account ? { account } : {}), name, ...(query ? { query } : {}) });
+    const answer = await call('perps.read', { ...(r.auth === 'proxy-headers' && account ? { account } : {}), name, ...(query ? { query } : {}) });
+    return parsePerpsAnswer(name, answer);
   }
 
   const rateLimited = (e: unknown) => e instanceof RemoteError && (typeof e.data.retryAfterMs === 'number' || e.code === 429 || /rate/i.test(e.name));
 
   async function refresh(): Promise<void> {
     const id = iid.value;
-    const jobs: Promise<unknown>[] = [read<Ticker[]>('tickers').then((t) => (tickers.value = t))];
-    if (id !== undefined) jobs.push(read<Book>('book', { instrument_id: id, depth: 10 }).then((b) => (book.value = b)));
+    const jobs: Promise<unknown>[] = [read('tickers').then((t) => (tickers.value = t))];
+    if (id !== undefined) jobs.push(read('book', { instrument_id: id, depth: 10 }).then((b) => (book.value = b)));
     if (account) {
-      jobs.push(read<Portfolio>('portfolio').then((p) => (portfolio.value = p)));
-      jobs.push(read<OrderView[]>('openOrders').then((o) => (openOrders.value = o)));
+      jobs.push(read('portfolio').then((p) => (portfolio.value = p)));
+      jobs.push(read('openOrders').then((o) => (openOrders.value = o)));
     }
     if (Date.now() - lastSlow > 30_000) {
       lastSlow = Date.now();
-      jobs.push(read<Statistic[]>('statistics').then((s) => (statistics.value = s)));
+      jobs.push(read('statistics').then((s) => (statistics.value = s)));
     }
     const results = await Promise.allSettled(jobs);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed && rateLimited(failed.reason)) interval = Math.min(interval * 2, 30_000);
     else interval = FAST_MS;
-    error.value = failed ? shortMessageOr(failed.reason, 'A read failed.') : undefined;
+    error.value = failed ? shortMessageOf(failed.reason, 'A read failed.') : undefined;
   }
 
   function schedule(): void {
@@ -114,15 +97,12 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     if (running) return;
     running = true;
     try {
-      const [list, f] = await Promise.all([
-        read<Instrument[]>('instruments'),
-        read<{ fee_schedule: { taker_fee_rate: string; maker_fee_rate: string }[] }>('fees').catch(() => undefined),
-      ]);
+      const [list, f] = await Promise.all([read('instruments'), read('fees').catch(() => undefined)]);
       instruments.value = list;
       if (iid.value === undefined) iid.value = list[0]?.instrument_id;
       if (f?.fee_schedule[0]) fees.value = { taker: f.fee_schedule[0].taker_fee_rate, maker: f.fee_schedule[0].maker_fee_rate };
     } catch (e) {
-      error.value = shortMessageOr(e, 'The gateway did not answer.');
+      error.value = shortMessageOf(e, 'The gateway did not answer.');
     }
     await refresh().catch(() => undefined);
     schedule();
@@ -136,6 +116,7 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     void refresh().catch(() => undefined);
   }
 
+  /** Stops polling (the popup closed or the screen is gone). */
   function stop(): void {
     running = false;
     clearTimeout(timer);

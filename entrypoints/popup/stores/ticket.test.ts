@@ -5,6 +5,7 @@ import { fakeCall } from './testkit';
 import { RemoteError } from '../../../lib/messaging/client';
 
 const BTC = { instrument_id: 1, symbol: 'BTC-PERP', price_decimals: 1, quantity_decimals: 3, max_leverage: 50, tick_size: '0.5', lot_size: '0.001' };
+const order = (status: string, filled: string) => ({ order_id: 42, instrument_id: 1, buy: true, price: '101', quantity: '0.01', filled_quantity: filled, resting_quantity: '0', status });
 const PORTFOLIO = { positions: [], margin: { total_account_value: '10000', total_initial_margin: '0', total_maintenance_margin: '0', total_position_value: '0' }, withdrawable: '10000' };
 
 /** A perps store over a fake venue: one instrument, a book 100 / 101, a portfolio, orders by id. */
@@ -136,7 +137,7 @@ describe('createPerpsTicket', () => {
   });
 
   it('places the order, follows it until it fills, then takes a new client id', async () => {
-    const { ticket, sent } = await setup({ orders: [{ order_id: 42, status: 'accepted', filled_quantity: '0' }, { order_id: 42, status: 'filled', filled_quantity: '0.01' }] });
+    const { ticket, sent } = await setup({ orders: [order('accepted', '0'), order('filled', '0.01')] });
     ticket.qty.value = '0.01';
     ticket.setPrice('101');
     await ticket.submit();

@@ -243,7 +243,7 @@ function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newC
   async function loadConfig(): Promise<void> {
     const iid = store.iid.value;
     if (iid === undefined) return;
-    const c = await store.read<{ leverage: number; cross: boolean }[]>('config', { instrument_id: iid });
+    const c = await store.read('config', { instrument_id: iid });
     if (c[0]) {
       lev.value = String(c[0].leverage);
       cross.value = c[0].cross;
@@ -262,7 +262,7 @@ function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newC
       if (!ack) throw new Error('no acknowledgement');
       result.value = `Acknowledged: order #${ack.oid}`;
       for (let i = 0; i < 20; i++) {
-        const [o] = await store.read<OrderView[]>('orders', { order_id: ack.oid });
+        const [o] = await store.read('orders', { order_id: ack.oid });
         if (o && o.status !== 'accepted') {
           result.value = `Order #${ack.oid}: ${describeStatus(o)}`;
           break;

@@ -21,6 +21,7 @@
 import type { Address } from 'viem';
 import type { PerpsOrderInput } from '../../perps/commands';
 import { abs, fromUnits, minB, toUnits } from '../../decimal';
+import type { Book, OrderView } from '../../perps/wire';
 
 export const PX_SCALE = 8;
 /** Divisor from price × quantity (PX units each) to USDC base units. */
@@ -39,6 +40,7 @@ export type Instrument = {
 /** Order status as get-orders reports it. */
 export type OrderStatus = 'open' | 'filled' | 'cancelled' | 'rejected' | 'untriggered';
 
+/** A resting or finished order in the engine: prices and quantities scaled by 10^`PX_SCALE`, times Unix ms (the read view is `view()`: `OrderView` of lib/perps/wire). */
 export type PerpsOrder = {
   oid: number;
   coid?: string;
@@ -85,8 +87,10 @@ export type FundingPayment = { id: number; iid: number; size: bigint; rate: stri
 export const TAKER_FEE = { num: 5n, den: 10_000n };
 export const MAKER_FEE = { num: 1n, den: 10_000n };
 
+/** A registered proxy key of an account: its address, secret (a credential), expiry (Unix ms) and label. */
 export type Proxy = { proxy: Address; secret: string; expiry: number; label: string };
 
+/** A deposit seen on chain: `amount` base units (USDC 6 decimals), credited after `requiredConfirmations`; `created` Unix ms. */
 export type Deposit = {
   hash: string;
   asset: string;
@@ -99,6 +103,7 @@ export type Deposit = {
   removed?: boolean;
 };
 
+/** An internal transfer as the `internalTransfers` read answers it (`amount` USDC decimal string, times Unix ms). */
 export type Transfer = {
   transfer_id: number;
   asset: string;
@@ -109,6 +114,7 @@ export type Transfer = {
   label: string;
 };
 
+/** An account's state: USDC `balance` in base units, positions and leverage per instrument, proxies, history. */
 export type Account = {
   owner: Address;
   balance: bigint;
@@ -502,7 +508,7 @@ export class PerpsVenue {
    * `post_only_rejected` / `fok_unfilled` / `reduce_only_invalid`, and `accepted` for an untriggered
    * trigger order. Market orders show price `0`; trigger orders carry `tpsl`.
    */
-  view(o: PerpsOrder) {
+  view(o: PerpsOrder): OrderView {
     const STATUS: Record<string, string> = {
       cancelled_by_user: 'cancelled',
       auto_cancel: 'auto_cancelled',
@@ -533,8 +539,8 @@ export class PerpsVenue {
     };
   }
 
-  /** Aggregated book levels, best first: `[price, qty]` as decimal strings. */
-  levels(iid: number, depth = 20) {
+  /** Aggregated book levels, best first: `[price, qty]` as decimal strings (the `Book` of `GET /v1/info/book`, lib/perps/wire). */
+  levels(iid: number, depth = 20): Book {
     const agg = (side: PerpsOrder[]) => {
       const out: [string, string][] = [];
       let last: bigint | undefined;

@@ -1,0 +1,22 @@
+/** Handlers of the order-book procedures the popup calls (contract: lib/messaging/clob.ts). */
+import { requireActiveAccount } from '../../accounts';
+import type { CLOB_CONTRACT } from '../../messaging/clob';
+import type { ContractHandlers, ProcedureDeps } from './deps';
+
+/** API credentials, orders (active account only: `NotActiveAccountError`), cancels, open orders. */
+export function clobProcedures(d: ProcedureDeps): ContractHandlers<typeof CLOB_CONTRACT> {
+  const { vault, db, service } = d;
+  return {
+    'clob.createOrDerive': async ({ account, nonce }) => {
+      const { info, derived } = await service.clobCreateOrDerive(account, nonce === undefined ? {} : { nonce });
+      return { account: info.account, nonce: info.nonce, derived };
+    },
+    'clob.postOrders': async ({ account, orders }) => {
+      await requireActiveAccount(db, vault, account);
+      const results = await service.clobPostOrders(account, orders, { origin: 'extension' });
+      return results.map((r) => (r.ok ? { ok: true, orderID: r.orderID, status: r.status } : { ok: false, error: r.error.shortMessage }));
+    },
+    'clob.cancel': async ({ account, orderIds }) => service.clobCancel(account, orderIds),
+    'clob.openOrders': async ({ account }) => service.clobOpenOrders(account),
+  };
+}

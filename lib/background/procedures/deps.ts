@@ -1,0 +1,52 @@
+/**
+ * What the procedure handlers need (one typed object, built once by the background's composition):
+ * the vault, its database, the signing service, the approval registry, the grants, the dead-man state,
+ * and the hooks that tell the rest of the background what a procedure did.
+ */
+import type { ApprovalRegistry } from '../../approvals/registry';
+import { auditLog, type AuditLog } from '../../audit';
+import type { GrantService } from '../../grants/service';
+import type { SigningService } from '../../signer/service';
+import type { VaultDb } from '../../vault/db';
+import type { Vault } from '../../vault/vault';
+import type { DeadManStatus } from '../deadman';
+import type { PanicTiming } from '../panic';
+import type { ProcedureName } from '../../messaging/protocol';
+import type { Handlers } from '../../messaging/router';
+
+/** Dependencies of `createProcedures` (field names are the composition's; optional hooks may be absent in tests). */
+export type ProcedureDeps = {
+  vault: Vault;
+  db: VaultDb;
+  service: SigningService;
+  /** Called after the vault becomes unlocked (arm auto-lock, announce to pages); `fromSession`: it was a trading session. */
+  onUnlocked: (o: { fromSession: boolean }) => Promise<void>;
+  /** Called after the vault locks (reject pending approvals, tell pages). */
+  onLocked: () => Promise<void>;
+  /** Called when settings change. */
+  onSettings: () => Promise<void>;
+  /** Called after the person switched the active account (reject pending, tell sites). */
+  onAccountChanged: (active: string) => Promise<void>;
+  /** Pending approvals. */
+  registry: ApprovalRegistry;
+  /** Standing grants. */
+  grants: GrantService;
+  /** The dead-man timer's state. */
+  deadman: () => DeadManStatus;
+  /** The approval window displays request `id` at `digest` (closing the window rejects only that one). */
+  onApprovalShown?: (id: string, digest: string) => void;
+  /** The approval window's queue is empty: close it (background-side, so a request arriving now gets a fresh window). */
+  onApprovalEmpty?: () => Promise<boolean>;
+  /** Stops the dead-man's renewals without disarming the venues' kill switches (panic; `DeadMan.halt`). */
+  haltKillSwitches?: () => void;
+  /** Panic's time limits (tests lower them; default `PANIC_TIMING`). */
+  panicTiming?: Partial<PanicTiming>;
+};
+
+/** The audit log of the deps' vault database, keyed by the vault's audit key (issue #17 §8). */
+export function auditOf(d: Pick<ProcedureDeps, 'db' | 'vault'>): AuditLog {
+  return auditLog(d.db, () => d.vault.auditKey());
+}
+
+/** The handlers of one contract module's procedures (e.g. `ContractHandlers<typeof VAULT_CONTRACT>`). */
+export type ContractHandlers<C> = Pick<Handlers, keyof C & ProcedureName>;

@@ -1,0 +1,61 @@
+/**
+ * Handlers of the popup / approval-window procedures, one module per domain beside this file (the
+ * contract — names, input and output schemas, senders — lives in `lib/messaging/`). Replies carry
+ * addresses, labels, expiries and gateway answers — never a private key, proxy secret or API secret
+ * (except `vault.revealOwnerKey`).
+ */
+import type { Handlers } from '../../messaging/router';
+import type { ProcedureName } from '../../messaging/protocol';
+import { accountProcedures } from './account';
+import { approvalProcedures } from './approvals';
+import { auditProcedures } from './audit';
+import { clobProcedures } from './clob';
+import type { ProcedureDeps } from './deps';
+import { grantProcedures } from './grants';
+import { perpsProcedures } from './perps';
+import { proxyProcedures } from './proxy';
+import { gatewayReads } from './reads';
+import { sessionProcedures } from './session';
+import { settingsProcedures } from './settings';
+import { vaultProcedures } from './vault';
+
+export type { ProcedureDeps } from './deps';
+
+/**
+ * What an extension page may call during a trading session (issue #17): status, unlock, lock, the
+ * grants list and revoke, the dead-man status, panic, and the approval window's own calls. Everything
+ * else (owner-key commands, reveal, backup, settings, new grants, popup trading, audit) needs the
+ * password again: `VaultLockedError` (4900).
+ */
+export const SESSION_PROCEDURES: ReadonlySet<string> = new Set<ProcedureName>([
+  'vault.status',
+  'vault.unlock',
+  'vault.lock',
+  'grant.list',
+  'grant.revoke',
+  'deadman.status',
+  'panic.run',
+  'approval.list',
+  'approval.showing',
+  'approval.empty',
+  'approval.decide',
+  'session.activity',
+  'settings.get',
+]);
+
+/** Builds every procedure's handler from `deps` (each domain module gets the same typed object). */
+export function createProcedures(deps: ProcedureDeps): Handlers {
+  return {
+    ...vaultProcedures(deps),
+    ...accountProcedures(deps),
+    ...settingsProcedures(deps),
+    ...proxyProcedures(deps),
+    ...clobProcedures(deps),
+    ...perpsProcedures(deps),
+    ...gatewayReads(deps),
+    ...auditProcedures(deps),
+    ...approvalProcedures(deps),
+    ...grantProcedures(deps),
+    ...sessionProcedures(deps),
+  };
+}

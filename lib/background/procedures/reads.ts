@@ -1,0 +1,112 @@
+/**
+ * Popup procedures that read the gateways without a key (books, catalogue, data service, trades):
+ * every answer is validated at the boundary and reduced to the fields the popup shows (the answers'
+ * schemas are the contract's, lib/messaging/reads.ts). Contract: lib/messaging/reads.ts.
+ */
+import * as v from 'valibot';
+import { requestJson } from '../../http/json';
+import { BaseError } from '../../errors/base';
+import { readSettings } from '../../settings';
+import { clobTradeSchema, dataPositionSchema, type READ_CONTRACT } from '../../messaging/reads';
+import type { ContractHandlers, ProcedureDeps } from './deps';
+
+/** A decimal string as the venues send it (no sign, at most 20 + 20 digits). */
+const decimal = v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/));
+/** `GET /book?token_id=` (PROTOCOL.md §3.1): levels ascending (bids) / descending (asks), best last. */
+const clobBookSchema = v.object({
+  bids: v.array(v.object({ price: decimal, size: decimal })),
+  asks: v.array(v.object({ price: decimal, size: decimal })),
+  tick_size: v.union([decimal, v.number()]),
+  min_order_size: decimal,
+  neg_risk: v.boolean(),
+});
+/** `GET /fee-rate?token_id=`: the base fee in basis points. */
+const clobFeeRateSchema = v.object({ base_fee: v.pipe(v.number(), v.finite(), v.minValue(0)) });
+/** `GET /data/trades` page (only the rows are read). */
+const clobTradesPageSchema = v.object({ data: v.array(clobTradeSchema) });
+/** `GET /v2/positions` (PROTOCOL.md §3.4). */
+const dataPositionsSchema = v.object({ data: v.array(dataPositionSchema), pagination: v.object({ next_cursor: v.nullable(v.pipe(v.string(), v.maxLength(200))) }) });
+/** `GET /v2/value?user=`: the account's total value (a decimal string or a number). */
+const dataValueSchema = v.object({ data: v.object({ value: v.union([v.string(), v.number()]) }) });
+/** `GET /markets/keyset` (PROTOCOL.md §3.3): a page of markets (each checked on its own) and the next cursor. */
+const keysetSchema = v.looseObject({ markets: v.array(v.unknown()), next_cursor: v.optional(v.unknown()) });
+/** One catalogue market; `clobTokenIds` and `outcomes` are JSON-encoded lists (arrays are accepted too). */
+const rawMarketSchema = v.looseObject({ question: v.optional(v.unknown()), slug: v.optional(v.unknown()), clobTokenIds: v.unknown(), outcomes: v.unknown(), negRisk: v.optional(v.unknown()) });
+const tokenIdsSchema = v.array(v.pipe(v.string(), v.regex(/^\d{1,78}$/)));
+const outcomesSchema = v.array(v.unknown());
+
+/** A catalogue list field: the array itself, or the array a JSON string encodes (throws on bad JSON). */
+const listOf = (x: unknown): unknown => (Array.isArray(x) ? x : JSON.parse(String(x)));
+
+/** A catalogue market as the popup lists it, or none when its token ids or outcomes are not lists of the right shape. */
+function catalogueMarket(raw: unknown) {
+  const m = v.safeParse(rawMarketSchema, raw);
+  if (!m.success) return [];
+  try {
+    const tokenIds = v.safeParse(tokenIdsSchema, listOf(m.output.clobTokenIds));
+    const outcomes = v.safeParse(outcomesSchema, listOf(m.output.outcomes));
+    if (!tokenIds.success || !outcomes.success) return [];
+    const { question, slug, negRisk } = m.output;
+    return [{ question: String(question ?? '').slice(0, 200), slug: String(slug ?? '').slice(0, 100), tokenIds: tokenIds.output, outcomes: outcomes.output.map((o) => String(o).slice(0, 40)), negRisk: negRisk === true }];
+  } catch {
+    return [];
+  }
+}
+
+/** Handlers of `perps.book`, `catalogue.markets`, `clob.book`, `clob.trades` and `data.portfolio`. */
+export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'service'>): ContractHandlers<typeof READ_CONTRACT> {
+  const { db, service } = d;
+  return {
+    'perps.book': async ({ iid }) => service.perpsBook(iid),
+    'catalogue.markets': async ({ q, cursor }) => {
+      const { gammaUrl } = await readSettings(db);
+      const qs = new URLSearchParams({ limit: '10', closed: 'false' });
+      if (q) qs.set('q', q);
+      if (cursor) qs.set('after_cursor', cursor);
+      const res = await requestJson(`${gammaUrl}/markets/keyset?${qs}`, { method: 'GET' });
+      const body = v.safeParse(keysetSchema, res.body);
+      if (res.status !== 200 || !body.success) throw new BaseError('The catalogue did not answer.');
+      const next = body.output.next_cursor;
+      return { markets: body.output.markets.flatMap(catalogueMarket), next_cursor: typeof next === 'string' ? next : null };
+    },
+    'clob.book': async ({ tokenId }) => {
+      const { clobUrl } = await readSettings(db);
+      const [res, fee] = await Promise.all([
+        requestJson(`${clobUrl}/book?token_id=${tokenId}`, { method: 'GET' }),
+        requestJson(`${clobUrl}/fee-rate?token_id=${tokenId}`, { method: 'GET' }).catch(() => undefined),
+      ]);
+      const b = v.safeParse(clobBookSchema, res.body);
+      if (res.status !== 200 || !b.success) throw new BaseError('The exchange has no order book for this token.');
+      // The venue lists bids ascending and asks descending (best last): best first here, 10 levels.
+      const best = (xs: { price: string; size: string }[]) => xs.slice(-10).reverse().map((l): [string, string] => [l.price, l.size]);
+      const feeRate = v.safeParse(clobFeeRateSchema, fee?.body);
+      return {
+        tickSize: String(b.output.tick_size),
+        minSize: b.output.min_order_size,
+        negRisk: b.output.neg_risk,
+        bestBid: b.output.bids.at(-1)?.price ?? null,
+        bestAsk: b.output.asks.at(-1)?.price ?? null,
+        bids: best(b.output.bids),
+        asks: best(b.output.asks),
+        feeRateBps: feeRate.success ? feeRate.output.base_fee : 0,
+      };
+    },
+    'clob.trades': async ({ account }) => {
+      const rows = v.safeParse(clobTradesPageSchema, await service.clobTrades(account));
+      if (!rows.success) throw new BaseError('The exchange answered trades in an unexpected shape.');
+      return rows.output.data.slice(0, 50);
+    },
+    'data.portfolio': async ({ account, cursor }) => {
+      const { dataUrl } = await readSettings(db);
+      const qs = new URLSearchParams({ user: account, limit: '20', ...(cursor ? { cursor } : {}) });
+      const [pos, val] = await Promise.all([
+        requestJson(`${dataUrl}/v2/positions?${qs}`, { method: 'GET' }),
+        requestJson(`${dataUrl}/v2/value?user=${account}`, { method: 'GET' }),
+      ]);
+      const p = v.safeParse(dataPositionsSchema, pos.body);
+      if (pos.status !== 200 || !p.success) throw new BaseError('The data service did not answer positions.');
+      const value = v.safeParse(dataValueSchema, val.body);
+      return { positions: p.output.data, value: value.success ? String(value.output.data.value) : null, next_cursor: p.output.pagination.next_cursor };
+    },
+  };
+}

@@ -1,0 +1,46 @@
+/** Handlers of the session procedures: a person's presence and the panic switch (contract: lib/messaging/session.ts). */
+import { activeAccount } from '../../accounts';
+import { appendAudit } from '../../audit';
+import type { SESSION_CONTRACT } from '../../messaging/session';
+import { disconnected } from '../../provider/errors';
+import { runPanic, type PanicReport, type PanicStep } from '../panic';
+import { auditOf, type ContractHandlers, type ProcedureDeps } from './deps';
+
+/** The panic audit entry's summary: each venue's outcome in plain words. */
+function panicSummary(r: PanicReport): string {
+  const line = (s: PanicStep) => ('skipped' in s ? `skipped (${s.skipped})` : s.ok ? s.detail : s.error);
+  return `Panic switch: perps ${line(r.perps)}; order book ${line(r.clob)}; positions ${line(r.positions)}; ${r.grants} permission(s) revoked, ${r.pending} request(s) rejected${r.problems.length ? `; problems: ${r.problems.join(' ')}` : ''}`;
+}
+
+/** `session.activity` (re-arms auto-lock: the router's activity flag does it) and `panic.run` (lib/background/panic.ts). */
+export function sessionProcedures(d: ProcedureDeps): ContractHandlers<typeof SESSION_CONTRACT> {
+  const { vault, db, service } = d;
+  return {
+    'session.activity': async () => null,
+    'panic.run': async ({ closePositions }) => {
+      // Panic closes the signing gate before its first await (lib/background/panic.ts); everything else follows.
+      let account: string | undefined;
+      return runPanic({
+        account: async () => (account = (await activeAccount(db, vault))?.address),
+        vault,
+        service,
+        closePositions,
+        revokeGrants: () => d.grants.revokeAll(),
+        rejectPending: () => {
+          const n = d.registry.size;
+          d.registry.rejectAll(() => disconnected('Countersign was locked by its panic switch; the request was cancelled.'));
+          return n;
+        },
+        ...(d.haltKillSwitches ? { haltKillSwitches: d.haltKillSwitches } : {}),
+        killSwitches: d.deadman,
+        audit: (report) =>
+          appendAudit(auditOf(d), { at: Date.now(), origin: 'extension', account: account?.toLowerCase() ?? '', kind: 'panic', summary: panicSummary(report), result: report.problems.length ? 'error' : 'ok' }).then(() => undefined),
+        lock: async () => {
+          await vault.lock();
+          await d.onLocked();
+        },
+        ...(d.panicTiming ? { timing: d.panicTiming } : {}),
+      });
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/** Handlers of the vault procedures (contract: lib/messaging/vault.ts). */
+import { activeAccount } from '../../accounts';
+import { resealAfterRestore } from '../../audit';
+import type { VAULT_CONTRACT } from '../../messaging/vault';
+import type { Vault } from '../../vault/vault';
+import { auditOf, type ContractHandlers, type ProcedureDeps } from './deps';
+
+/** Accounts view: owners with their proxies and CLOB credential info (non-secret). */
+async function accounts(vault: Vault) {
+  const owners = await vault.listOwners();
+  const proxies = await vault.listProxies();
+  return Promise.all(
+    owners.map(async (o) => ({
+      address: o.address,
+      label: o.label,
+      proxies: proxies.filter((p) => p.account.toLowerCase() === o.address.toLowerCase()).map(({ proxy, expiry, label }) => ({ proxy, expiry, label })),
+      hasClobCredentials: await vault.hasClobCredentials(o.address),
+    })),
+  );
+}
+
+/** Lock state, owner keys, password and backup. A successful unlock (or create / restore) lifts a panic's signing gate. */
+export function vaultProcedures(d: ProcedureDeps): ContractHandlers<typeof VAULT_CONTRACT> {
+  const { vault, db, service } = d;
+  return {
+    'vault.status': async () => ({
+      ...(await vault.status()),
+      accounts: await accounts(vault),
+      activeAccount: (await activeAccount(db, vault))?.address ?? null,
+      pendingApprovals: d.registry.size,
+      // Live grants' sites and expiry: "Trading session: <site>, <time left>" (issue #17).
+      session: vault.state === 'locked' ? [] : (await d.grants.list()).map((g) => ({ origin: g.origin, expiresAt: g.expiresAt })),
+    }),
+    'vault.create': async ({ password }) => {
+      await vault.create(password);
+      service.resume(); // a panic's signing gate lasts until the next successful unlock
+      await d.onUnlocked({ fromSession: false });
+      return null;
+    },
+    'vault.unlock': async ({ password }) => {
+      const fromSession = vault.sessionLive;
+      await vault.unlock(password);
+      service.resume(); // a panic's signing gate lasts until the next successful unlock
+      await d.onUnlocked({ fromSession });
+      return null;
+    },
+    'vault.lock': async () => {
+      await vault.lock();
+      await d.onLocked();
+      return null;
+    },
+    'vault.changePassword': async ({ oldPassword, newPassword }) => {
+      await vault.changePassword(oldPassword, newPassword);
+      return null;
+    },
+    'vault.importOwnerKey': async ({ privateKey, label }) => {
+      const o = await vault.importOwnerKey(privateKey, label ?? '');
+      await activeAccount(db, vault); // the first key becomes active; later keys never change it
+      return { address: o.address };
+    },
+    'vault.generateOwnerKey': async ({ label }) => {
+      const o = await vault.generateOwnerKey(label ?? '');
+      await activeAccount(db, vault);
+      return { address: o.address };
+    },
+    'vault.revealOwnerKey': async ({ address, password }) => ({ privateKey: await vault.revealOwnerKey(address, password) }),
+    'vault.accounts': async () => accounts(vault),
+    'vault.exportBackup': async () => ({ backup: await vault.exportBackup() }),
+    'vault.restoreBackup': async ({ backup, password }) => {
+      await vault.restoreBackup(backup, password);
+      service.resume(); // a panic's signing gate lasts until the next successful unlock
+      await resealAfterRestore(auditOf(d)); // the log was sealed by the previous vault's key
+      await d.onUnlocked({ fromSession: false });
+      return null;
+    },
+  };
+}

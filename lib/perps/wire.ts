@@ -1,0 +1,171 @@
+/**
+ * The perps gateway's read answers as valibot schemas — defined once, used by the gateway client (which
+ * validates every answer: the trust boundary), the message contract (`perps.read`, `perps.book`), the
+ * popup's perps store and the sandbox engine's wire types. Source: the seed's "Endpoints" and PROTOCOL.md
+ * §3.2; shapes as the sandbox serves them (`lib/sandbox/perps/routes.ts`).
+ *
+ * Only the fields a reader of this codebase uses are checked; every object is loose (the venue may add
+ * fields, which are kept). Prices, sizes and amounts are decimal strings (prices and sizes in the
+ * instrument's units, amounts in USDC); ids are JS numbers; times are Unix ms.
+ */
+import * as v from 'valibot';
+import { BaseError } from '../errors/base';
+import type { PerpsReadName } from './reads';
+
+const str = v.pipe(v.string(), v.maxLength(200));
+const num = v.number();
+/** A `[price, quantity]` book level, decimal strings. */
+const level = v.tuple([str, str]);
+/** A history page: rows newest first and whether more exist (`{ data, more }`). */
+const page = <T extends v.GenericSchema>(row: T) => v.looseObject({ data: v.array(row), more: v.optional(v.boolean()) });
+
+/** `GET /v1/info/instruments` row. `tick_size` / `lot_size` are sandbox extras (else 10^-decimals). */
+const instrumentSchema = v.looseObject({
+  instrument_id: num,
+  symbol: str,
+  price_decimals: num,
+  quantity_decimals: num,
+  max_leverage: num,
+  tick_size: v.optional(str),
+  lot_size: v.optional(str),
+});
+/** An instrument (see `instrumentSchema`). */
+export type Instrument = v.InferOutput<typeof instrumentSchema>;
+
+/** `GET /v1/info/tickers` row: mark, index, mid and last prices and the funding rate. */
+const tickerSchema = v.looseObject({ instrument_id: num, mark_price: str, index_price: str, mid_price: str, last_price: str, funding_rate: str });
+/** A ticker (see `tickerSchema`). */
+export type Ticker = v.InferOutput<typeof tickerSchema>;
+
+/** `GET /v1/info/statistics` row: 24 h open price and volume. */
+const statisticSchema = v.looseObject({ instrument_id: num, open_price: str, volume: str });
+/** A 24 h statistic (see `statisticSchema`). */
+export type Statistic = v.InferOutput<typeof statisticSchema>;
+
+/** One position of `GET /v1/account/portfolio`: signed `size`, margins and value in USDC, `leverage` ×. */
+const positionSchema = v.looseObject({
+  instrument_id: num,
+  symbol: str,
+  size: str,
+  entry_price: str,
+  leverage: num,
+  cross: v.boolean(),
+  initial_margin: str,
+  maintenance_margin: str,
+  position_value: str,
+  liquidation_price: str,
+  unrealized_pnl: str,
+  return_on_equity: str,
+  cumulative_funding: str,
+});
+/** A position (see `positionSchema`). */
+export type Position = v.InferOutput<typeof positionSchema>;
+
+/** `GET /v1/account/portfolio`: positions, the margin summary (USDC) and the withdrawable amount. */
+const portfolioSchema = v.looseObject({
+  positions: v.array(positionSchema),
+  margin: v.looseObject({ total_account_value: str, total_initial_margin: str, total_maintenance_margin: str, total_position_value: str }),
+  withdrawable: str,
+});
+/** A portfolio (see `portfolioSchema`). */
+export type Portfolio = v.InferOutput<typeof portfolioSchema>;
+
+/** An order as `GET /v1/account/orders` and `/open-orders` answer it; `tpsl` for trigger orders. */
+const orderViewSchema = v.looseObject({
+  order_id: num,
+  client_order_id: v.optional(str),
+  instrument_id: num,
+  buy: v.boolean(),
+  price: str,
+  quantity: str,
+  filled_quantity: str,
+  resting_quantity: str,
+  status: str,
+  tpsl: v.optional(v.looseObject({ kind: str, trp: str })),
+});
+/** An order (see `orderViewSchema`). */
+export type OrderView = v.InferOutput<typeof orderViewSchema>;
+
+/** `GET /v1/info/book`: aggregated `[price, quantity]` levels, best first. */
+export const bookSchema = v.looseObject({ bids: v.array(level), asks: v.array(level) });
+/** A book (see `bookSchema`). */
+export type Book = v.InferOutput<typeof bookSchema>;
+
+/** `GET /v1/info/fees`: the fee schedule (rates as decimal fractions, e.g. `"0.0005"`). */
+const feesSchema = v.looseObject({ fee_schedule: v.array(v.looseObject({ taker_fee_rate: str, maker_fee_rate: str })) });
+
+/** `GET /v1/info/exchange`: the EIP-712 domain's name, version, chain id, and the withdraw contract. */
+const exchangeInfoSchema = v.looseObject({
+  name: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
+  version: v.pipe(v.string(), v.minLength(1), v.maxLength(20)),
+  chain_id: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
+  contract: v.pipe(
+    v.string(),
+    v.regex(/^0x[0-9a-fA-F]{40}$/),
+    v.transform((s): `0x${string}` => `0x${s.slice(2)}`),
+  ),
+});
+
+/** Each read's answer schema, by read name (`PERPS_READS`). */
+export const PERPS_READ_ANSWERS = {
+  invite: v.looseObject({ code: str }),
+  deposits: page(v.looseObject({ hash: str, amount: str, confirmations: num, required_confirmations: num, status: str, created_timestamp: num })),
+  internalTransfers: page(v.looseObject({ transfer_id: num, amount: str, direction: v.picklist(['in', 'out']), counterparty: str, created_timestamp: num, label: v.string() })),
+  config: v.array(v.looseObject({ instrument_id: num, leverage: num, cross: v.boolean() })),
+  funding: page(v.looseObject({ timestamp: num, funding_rate: str })),
+  referral: v.looseObject({ code: v.string(), children_count: num, referrals_left: num, fee_share_rate: str, parent: v.optional(str) }),
+  credentials: v.looseObject({ address: str, keys: v.array(v.looseObject({ proxy: str, expiry: num, label: v.string() })) }),
+  exchange: exchangeInfoSchema,
+  orders: v.array(orderViewSchema),
+  openOrders: v.array(orderViewSchema),
+  instruments: v.array(instrumentSchema),
+  portfolio: portfolioSchema,
+  balances: v.array(v.looseObject({ asset: str, balance: str })),
+  stats: v.looseObject({}),
+  fills: page(v.looseObject({})),
+  fundingPayments: page(v.looseObject({})),
+  withdrawals: page(v.looseObject({})),
+  equity: page(v.unknown()),
+  pnl: page(v.unknown()),
+  book: bookSchema,
+  tickers: v.array(tickerSchema),
+  statistics: v.array(statisticSchema),
+  trades: page(v.looseObject({})),
+  klines: page(v.unknown()),
+  fees: feesSchema,
+} as const satisfies Record<PerpsReadName, v.GenericSchema>;
+
+/** The answer of read `N` (e.g. `PerpsReadAnswer<'portfolio'>` = `Portfolio`). */
+export type PerpsReadAnswer<N extends PerpsReadName> = v.InferOutput<(typeof PERPS_READ_ANSWERS)[N]>;
+
+/** Any read's answer (what `perps.read` carries; narrow it with `PERPS_READ_ANSWERS[name]`). */
+export const perpsReadAnswerSchema = v.union(Object.values(PERPS_READ_ANSWERS));
+
+/**
+ * Thrown when a read's answer does not have the venue's shape (`PERPS_READ_ANSWERS[name]`): nothing of
+ * it is used or shown. `data.read` names the read, `data.field` the first field that failed.
+ */
+export class InvalidPerpsAnswerError extends BaseError {
+  override name = 'Perps.InvalidAnswerError';
+  constructor(read: PerpsReadName, field: string) {
+    super('The gateway answered in an unexpected shape.', { details: `${read}: ${field}`, data: { read, field } });
+  }
+}
+
+/** Thrown when the exchange-info read does not have the seed's shape (a `Perps.InvalidAnswerError` for `exchange`). */
+export class InvalidExchangeInfoError extends InvalidPerpsAnswerError {
+  override name = 'Perps.InvalidExchangeInfoError';
+}
+
+/**
+ * Validates `body` as the answer of read `name` (the trust boundary). Throws `InvalidPerpsAnswerError`
+ * (`InvalidExchangeInfoError` for `exchange`).
+ */
+export function parsePerpsAnswer<N extends PerpsReadName>(name: N, body: unknown): PerpsReadAnswer<N> {
+  const schema: (typeof PERPS_READ_ANSWERS)[N] = PERPS_READ_ANSWERS[name];
+  const parsed = v.safeParse(schema, body);
+  if (parsed.success) return parsed.output;
+  const field = v.getDotPath(parsed.issues[0]) ?? 'answer';
+  throw name === 'exchange' ? new InvalidExchangeInfoError('exchange', field) : new InvalidPerpsAnswerError(name, field);
+}
+
