@@ -31,7 +31,7 @@ import type { PerpsStore } from './stores/perps';
 import { createPerpsTicket, PRESETS, ticketKey, type PerpsTicketState } from './stores/ticket';
 
 /** Signs and sends a perps command from the popup (the click is the consent); resolves to the venue's answer. */
-export const sendPerps = (account: Account, cmd: PerpsCommand) => call<'perps.send', unknown>('perps.send', { account: account.address, op: cmd.body, ...(cmd.label ? { label: cmd.label } : {}) });
+export const sendPerps = (account: Account, cmd: PerpsCommand) => call('perps.send', { account: account.address, op: cmd.body, ...(cmd.label ? { label: cmd.label } : {}) });
 
 /** Places an order (a `createOrders` command) and resolves to the venue's acknowledgements. */
 const placePerps = (account: Account, cmd: PerpsCommand) => call<'perps.send', { oid: number }[]>('perps.send', { account: account.address, op: cmd.body, ...(cmd.label ? { label: cmd.label } : {}) });
