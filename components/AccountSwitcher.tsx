@@ -5,8 +5,10 @@
  */
 import { shortAddress } from '../lib/format';
 
+/** An owner key as the switcher lists it: address and the person's label (may be empty). */
 export type AccountOption = { address: string; label: string };
 
+/** The header's account: a label with one key, a select with several; `onSelect` receives the chosen address. */
 export function AccountSwitcher(props: { accounts: readonly AccountOption[]; active: string; onSelect: (address: string) => void; disabled?: boolean }) {
   const name = (a: AccountOption) => `${a.label ? `${a.label} · ` : ''}${shortAddress(a.address)}`;
   const current = props.accounts.find((a) => a.address.toLowerCase() === props.active.toLowerCase());

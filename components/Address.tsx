@@ -6,6 +6,7 @@ import { shortAddress } from '../lib/format';
 
 export { shortAddress };
 
+/** `<code>` with the short form and the full address as its title. */
 export function Address({ address }: { address: string }) {
   return (
     <code class="address" title={address}>

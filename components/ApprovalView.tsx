@@ -8,6 +8,10 @@
 import { Button } from './ui';
 import { shortAddress } from '../lib/format';
 
+/**
+ * A pending request as the view shows it (the `approval.list` answer with the artifact reduced to its
+ * sign digests): origin, account, plain-words lines, risk flags, signer, binding digest, expiry (Unix ms).
+ */
 export type ApprovalViewData = {
   id: string;
   origin: string;
@@ -28,6 +32,7 @@ export type ApprovalViewData = {
 
 const short = (h: string) => `${h.slice(0, 10)}…${h.slice(-8)}`;
 
+/** The request with Approve (disabled until `armed`) and Reject; `now` (Unix ms) drives the expiry countdown. */
 export function ApprovalView(props: { view: ApprovalViewData; armed: boolean; busy?: boolean; queueLength: number; now: number; onApprove: () => void; onReject: () => void }) {
   const { view } = props;
   const left = Math.max(0, Math.ceil((view.expiresAt - props.now) / 1000));

@@ -4,6 +4,7 @@
  */
 import { LineChart } from './LineChart';
 
+/** The chart of `points` (rates as fractions, drawn in percent). */
 export function FundingChart({ points, width, height }: { points: { timestamp: number; funding_rate: string }[]; width?: number; height?: number }) {
   return (
     <LineChart

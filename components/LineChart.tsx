@@ -7,6 +7,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
+/** A uPlot line chart (`width` × `height` px, default 340 × 140), redrawn when `points` change; nothing drawn without points. */
 export function LineChart({ points, label, format, width = 340, height = 140 }: { points: { t: number; v: number }[]; label: string; format: (v: number) => string; width?: number; height?: number }) {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {

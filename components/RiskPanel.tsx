@@ -5,6 +5,7 @@
  */
 import type { OrderPreview } from '../lib/perps/risk';
 
+/** The panel (`data-testid="risk"`): amounts in USDC, `feeRate` a fraction shown in basis points. */
 export function RiskPanel(props: {
   symbol: string;
   position?: { size: string; entryPrice: string; unrealizedPnl: string; liquidationPrice: string };

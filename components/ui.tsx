@@ -4,11 +4,13 @@
  */
 import type { ComponentChildren, JSX } from 'preact';
 
+/** A `<button type="button">` styled by `kind` (primary, danger, plain); other attributes pass through. */
 export function Button(props: JSX.ButtonHTMLAttributes<HTMLButtonElement> & { kind?: 'primary' | 'danger' | 'plain' }) {
   const { kind = 'plain', class: cls, ...rest } = props;
   return <button type="button" class={`btn btn-${kind} ${cls ?? ''}`} {...rest} />;
 }
 
+/** A labelled field: the label, the control (children) and an optional hint below. */
 export function Field(props: { label: string; hint?: ComponentChildren; children: ComponentChildren }) {
   return (
     <label class="field">
@@ -19,6 +21,7 @@ export function Field(props: { label: string; hint?: ComponentChildren; children
   );
 }
 
+/** An error sentence as an alert; nothing when there is none. */
 export function ErrorText({ error }: { error: string | undefined | null }) {
   return error ? (
     <p class="error" role="alert">
@@ -27,6 +30,7 @@ export function ErrorText({ error }: { error: string | undefined | null }) {
   ) : null;
 }
 
+/** A status notice (`role="status"`). */
 export function Notice({ children }: { children: ComponentChildren }) {
   return (
     <p class="notice" role="status">
@@ -35,6 +39,7 @@ export function Notice({ children }: { children: ComponentChildren }) {
   );
 }
 
+/** A tab bar: `active` is selected, `onChange` receives the id clicked. */
 export function Tabs<T extends string>(props: { tabs: readonly { id: T; label: string }[]; active: T; onChange: (id: T) => void }) {
   return (
     <nav class="tabs" role="tablist">

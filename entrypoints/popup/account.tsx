@@ -3,16 +3,15 @@
  * per-instrument configuration, referral and invite code, proxy keys (expiry countdown, delete with a
  * confirmation step), funding-rate chart, and the internal-transfer and withdraw forms whose
  * confirmation step shows the destination and the amount in human units and in base units.
+ * State: `stores/account.ts`; filters, the sub-tab and the fields being typed stay local.
  */
-import { useEffect, useState } from 'preact/hooks';
-import { parseUnits } from 'viem';
+import type { ComponentChildren } from 'preact';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Address } from '../../components/Address';
 import { FundingChart } from '../../components/FundingChart';
 import { Button, ConfirmPanel, ErrorText, Field, formatCountdown, Notice, ProgressBar, Tabs } from '../../components/ui';
-import { COLLATERAL_TOKEN } from '../../lib/clob/order';
-import { internalTransfer, withdraw, type PerpsCommand } from '../../lib/perps/commands';
-import { InvalidFieldError } from '../../lib/validation';
-import { call, messageOf, type Account } from './api';
+import type { Account } from './api';
+import { createAccountStore, type AccountStore } from './stores/account';
 
 type Sub = 'deposits' | 'transfers' | 'config' | 'referral' | 'keys' | 'funding' | 'move';
 const SUBS = [
@@ -25,38 +24,30 @@ const SUBS = [
   { id: 'move', label: 'Move funds' },
 ] as const;
 
+/** The Account tab for `account`; `onChanged` re-reads the vault status after a key change. */
 export function AccountView({ account, onChanged }: { account: Account; onChanged: () => Promise<void> }) {
   const [sub, setSub] = useState<Sub>('deposits');
+  const store = useMemo(() => createAccountStore(account), [account]);
   const hasProxy = account.proxies.some((p) => p.expiry > Date.now());
   return (
     <section class="panel">
       <Tabs tabs={SUBS} active={sub} onChange={setSub} />
       {!hasProxy && sub !== 'keys' && sub !== 'funding' ? <Notice>Issue a proxy key (Keys) to read this account.</Notice> : null}
-      {sub === 'deposits' && hasProxy ? <Deposits account={account} /> : null}
-      {sub === 'transfers' && hasProxy ? <Transfers account={account} /> : null}
-      {sub === 'config' && hasProxy ? <Config account={account} /> : null}
-      {sub === 'referral' && hasProxy ? <Referral account={account} /> : null}
-      {sub === 'keys' ? <Keys account={account} onChanged={onChanged} /> : null}
-      {sub === 'funding' ? <Funding /> : null}
-      {sub === 'move' ? <MoveFunds account={account} /> : null}
+      {sub === 'deposits' && hasProxy ? <Deposits store={store} /> : null}
+      {sub === 'transfers' && hasProxy ? <Transfers store={store} /> : null}
+      {sub === 'config' && hasProxy ? <Config store={store} /> : null}
+      {sub === 'referral' && hasProxy ? <Referral store={store} /> : null}
+      {sub === 'keys' ? <Keys store={store} hasProxy={hasProxy} onChanged={onChanged} /> : null}
+      {sub === 'funding' ? <Funding store={store} /> : null}
+      {sub === 'move' ? <MoveFunds store={store} /> : null}
     </section>
   );
 }
 
-function useRead<T>(account: Account, name: Parameters<typeof call<'perps.read'>>[1]['name'], query: Record<string, string | number | undefined>, deps: unknown[]) {
-  const [data, setData] = useState<T>();
-  const [error, setError] = useState<string>();
-  const load = () =>
-    call<'perps.read', T>('perps.read', { account: account.address, name, query: Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined && v !== '')) as Record<string, string | number> })
-      .then(setData, (e) => setError(messageOf(e)));
-  useEffect(() => void load(), deps);
-  return { data, error, reload: load };
-}
-
-type Deposit = { hash: string; amount: string; confirmations: number; required_confirmations: number; status: string; created_timestamp: number };
-function Deposits({ account }: { account: Account }) {
+function Deposits({ store }: { store: AccountStore }) {
   const [status, setStatus] = useState('');
-  const { data, error } = useRead<{ data: Deposit[]; more: boolean }>(account, 'deposits', { status }, [status]);
+  useEffect(() => void store.deposits.load(status), [store, status]);
+  const data = store.deposits.data.value;
   return (
     <div>
       <Field label="Status">
@@ -67,7 +58,7 @@ function Deposits({ account }: { account: Account }) {
           <option value="removed">Removed</option>
         </select>
       </Field>
-      <ErrorText error={error} />
+      <ErrorText error={store.deposits.error.value} />
       <ul class="list">
         {data?.data.map((d) => (
           <li key={d.hash}>
@@ -81,10 +72,10 @@ function Deposits({ account }: { account: Account }) {
   );
 }
 
-type Transfer = { transfer_id: number; amount: string; direction: 'in' | 'out'; counterparty: string; created_timestamp: number; label: string };
-function Transfers({ account }: { account: Account }) {
+function Transfers({ store }: { store: AccountStore }) {
   const [direction, setDirection] = useState('');
-  const { data, error } = useRead<{ data: Transfer[] }>(account, 'internalTransfers', { direction }, [direction]);
+  useEffect(() => void store.transfers.load(direction), [store, direction]);
+  const data = store.transfers.data.value;
   return (
     <div>
       <Field label="Direction">
@@ -94,7 +85,7 @@ function Transfers({ account }: { account: Account }) {
           <option value="out">Out</option>
         </select>
       </Field>
-      <ErrorText error={error} />
+      <ErrorText error={store.transfers.error.value} />
       <ul class="list">
         {data?.data.map((t) => (
           <li key={`${t.transfer_id}-${t.direction}`}>
@@ -107,27 +98,27 @@ function Transfers({ account }: { account: Account }) {
   );
 }
 
-function Config({ account }: { account: Account }) {
-  const { data, error } = useRead<{ instrument_id: number; leverage: number; cross: boolean }[]>(account, 'config', {}, []);
+function Config({ store }: { store: AccountStore }) {
+  useEffect(() => void store.config.load(undefined), [store]);
   return (
     <div>
-      <ErrorText error={error} />
+      <ErrorText error={store.config.error.value} />
       <table class="table">
         <thead><tr><th>Instrument</th><th>Leverage</th><th>Margin</th></tr></thead>
-        <tbody>{data?.map((c) => <tr key={c.instrument_id}><td>#{c.instrument_id}</td><td>{c.leverage}×</td><td>{c.cross ? 'cross' : 'isolated'}</td></tr>)}</tbody>
+        <tbody>{store.config.data.value?.map((c) => <tr key={c.instrument_id}><td>#{c.instrument_id}</td><td>{c.leverage}×</td><td>{c.cross ? 'cross' : 'isolated'}</td></tr>)}</tbody>
       </table>
     </div>
   );
 }
 
-function Referral({ account }: { account: Account }) {
-  const { data, error, reload } = useRead<{ code: string; children_count: number; referrals_left: number; fee_share_rate: string; parent?: string }>(account, 'referral', {}, []);
-  const [code, setCode] = useState<string>();
+function Referral({ store }: { store: AccountStore }) {
   const [copied, setCopied] = useState(false);
-  const shown = code ?? (data?.code || undefined);
+  useEffect(() => void store.referral.load(undefined), [store]);
+  const data = store.referral.data.value;
+  const shown = store.invite.value ?? (data?.code || undefined);
   return (
     <div>
-      <ErrorText error={error} />
+      <ErrorText error={store.referral.error.value} />
       {data ? <p>{data.children_count} referred · {data.referrals_left} referrals left · fee share {Number(data.fee_share_rate) * 100}%{data.parent ? ` · referred by ${data.parent}` : ''}</p> : null}
       {shown ? (
         <p>
@@ -135,40 +126,23 @@ function Referral({ account }: { account: Account }) {
           <Button onClick={() => void navigator.clipboard.writeText(shown).then(() => setCopied(true))}>{copied ? 'Copied' : 'Copy'}</Button>
         </p>
       ) : (
-        <Button kind="primary" onClick={() => void call<'perps.read', { code: string }>('perps.read', { account: account.address, name: 'invite' }).then((r) => { setCode(r.code); void reload(); })}>Create invite code</Button>
+        <Button kind="primary" onClick={() => void store.createInvite()}>Create invite code</Button>
       )}
     </div>
   );
 }
 
-function Keys({ account, onChanged }: { account: Account; onChanged: () => Promise<void> }) {
+function Keys({ store, hasProxy, onChanged }: { store: AccountStore; hasProxy: boolean; onChanged: () => Promise<void> }) {
   const [now, setNow] = useState(Date.now());
   const [confirming, setConfirming] = useState<string>();
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
   const [expiryDays, setExpiryDays] = useState('30');
-  const [keys, setKeys] = useState<{ proxy: string; expiry: number; label: string }[]>(account.proxies);
-  const hasProxy = account.proxies.some((p) => p.expiry > now);
   useEffect(() => {
     const t = setInterval(() => setNow(Date.now()), 30_000);
-    if (hasProxy) {
-      void call<'perps.read', { keys: { proxy: string; expiry: number; label: string }[] }>('perps.read', { account: account.address, name: 'credentials' })
-        .then((r) => setKeys(r.keys), () => setKeys(account.proxies));
-    }
+    if (hasProxy) void store.loadKeys();
     return () => clearInterval(t);
-  }, [account]);
-  const run = async (fn: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await fn();
-      await onChanged();
-    } catch (e) {
-      setError(messageOf(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+  }, [store]);
+  const keys = store.keys.value;
+  const busy = store.keysBusy.value;
   return (
     <div>
       <h3>Proxy keys</h3>
@@ -183,7 +157,7 @@ function Keys({ account, onChanged }: { account: Account; onChanged: () => Promi
                 confirmLabel="Delete key"
                 busy={busy}
                 onBack={() => setConfirming(undefined)}
-                onConfirm={() => void run(() => call('proxy.delete', { account: account.address, proxy: k.proxy })).then(() => setConfirming(undefined))}
+                onConfirm={() => void store.deleteKey(k.proxy, onChanged).then(() => setConfirming(undefined))}
               />
             ) : (
               <Button kind="danger" onClick={() => setConfirming(k.proxy)}>Delete</Button>
@@ -198,22 +172,16 @@ function Keys({ account, onChanged }: { account: Account; onChanged: () => Promi
             <option value="1">1 day</option><option value="7">7 days</option><option value="30">30 days</option><option value="90">90 days</option>
           </select>
         </Field>
-        <Button kind="primary" disabled={busy} onClick={() => void run(() => call('proxy.issue', { account: account.address, expiry: Date.now() + Number(expiryDays) * 86_400_000 }))}>Issue proxy key</Button>
+        <Button kind="primary" disabled={busy} onClick={() => void store.issueKey(Number(expiryDays), onChanged)}>Issue proxy key</Button>
       </div>
-      <ErrorText error={error} />
+      <ErrorText error={store.keysError.value} />
     </div>
   );
 }
 
-function Funding() {
+function Funding({ store }: { store: AccountStore }) {
   const [iid, setIid] = useState(1);
-  const [points, setPoints] = useState<{ timestamp: number; funding_rate: string }[]>([]);
-  const [error, setError] = useState<string>();
-  useEffect(() => {
-    const end = Date.now();
-    void call<'perps.read', { data: { timestamp: number; funding_rate: string }[] }>('perps.read', { name: 'funding', query: { instrument_id: iid, start_time: end - 72 * 3_600_000, end_time: end } })
-      .then((r) => setPoints(r.data), (e) => setError(messageOf(e)));
-  }, [iid]);
+  useEffect(() => void store.funding.load(iid), [store, iid]);
   return (
     <div>
       <Field label="Instrument">
@@ -221,67 +189,42 @@ function Funding() {
           <option value={1}>BTC-PERP</option><option value={2}>ETH-PERP</option><option value={3}>SOL-PERP</option>
         </select>
       </Field>
-      <ErrorText error={error} />
-      <FundingChart points={points} />
+      <ErrorText error={store.funding.error.value} />
+      <FundingChart points={store.funding.data.value?.data ?? []} />
       <p class="muted small">Hourly funding, last 72 h.</p>
     </div>
   );
 }
 
-function MoveFunds({ account }: { account: Account }) {
+function MoveFunds({ store }: { store: AccountStore }) {
   const [kind, setKind] = useState<'withdraw' | 'transfer'>('withdraw');
   const [to, setTo] = useState('');
   const [amount, setAmount] = useState('');
   const [label, setLabel] = useState('');
-  const [pending, setPending] = useState<{ cmd: PerpsCommand; base: string }>();
-  const [error, setError] = useState<string>();
-  const [done, setDone] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { pending: pendingSignal, error, done, busy } = store.move;
+  const pending = pendingSignal.value;
   const review = (e: Event) => {
     e.preventDefault();
-    setError(undefined);
-    setDone(undefined);
-    try {
-      if (!/^(0|[1-9]\d*)(\.\d{1,6})?$/.test(amount) || /^0(\.0+)?$/.test(amount)) throw new InvalidFieldError({ field: 'amount', reason: 'must be a positive amount with at most 6 decimals' });
-      const base = parseUnits(amount, 6).toString();
-      const cmd =
-        kind === 'withdraw'
-          ? withdraw({ account: account.address, token: COLLATERAL_TOKEN, amount: base, to: to.trim() })
-          : internalTransfer({ account: account.address, token: COLLATERAL_TOKEN, amount, to: to.trim(), ...(label ? { label } : {}) });
-      setPending({ cmd, base });
-    } catch (err) {
-      setError(err instanceof InvalidFieldError ? `${err.field === 'to' ? 'Destination' : err.field}: ${err.reason}` : messageOf(err));
-    }
+    store.reviewFunds({ kind, to, amount, label });
   };
   const confirm = async () => {
-    if (!pending) return;
-    setBusy(true);
-    try {
-      const r = (await call('perps.send', { account: account.address, op: pending.cmd.body, ...(pending.cmd.label ? { label: pending.cmd.label } : {}) })) as { withdraw_id?: number; transfer_id?: number };
-      setDone(kind === 'withdraw' ? `Withdrawal #${r.withdraw_id} accepted` : `Transfer #${r.transfer_id} done`);
-      setPending(undefined);
-      setAmount('');
-    } catch (err) {
-      setError(messageOf(err));
-      setPending(undefined);
-    } finally {
-      setBusy(false);
-    }
+    if (await store.confirmFunds()) setAmount('');
   };
   if (pending) {
+    const rows: [string, ComponentChildren][] = [
+      ['Destination', <code class="full-address">{to.trim()}</code>],
+      ['Amount', `${Number(amount).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 })} USDC`],
+      ['Base units', pending.base],
+      ['Signed by', 'your owner key'],
+    ];
+    if (label && kind === 'transfer') rows.push(['Label', label]);
     return (
       <ConfirmPanel
         title={kind === 'withdraw' ? 'Confirm withdrawal' : 'Confirm transfer'}
-        rows={[
-          ['Destination', <code class="full-address">{to.trim()}</code>],
-          ['Amount', `${Number(amount).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 })} USDC`],
-          ['Base units', pending.base],
-          ['Signed by', 'your owner key'],
-          ...(label && kind === 'transfer' ? [['Label', label] as [string, string]] : []),
-        ]}
+        rows={rows}
         confirmLabel={kind === 'withdraw' ? 'Withdraw' : 'Transfer'}
-        busy={busy}
-        onBack={() => setPending(undefined)}
+        busy={busy.value}
+        onBack={() => (pendingSignal.value = undefined)}
         onConfirm={() => void confirm()}
       />
     );
@@ -295,8 +238,8 @@ function MoveFunds({ account }: { account: Account }) {
       <Field label="Destination address"><input name="to" value={to} onInput={(e) => setTo(e.currentTarget.value)} spellcheck={false} autocomplete="off" /></Field>
       <Field label="Amount (USDC)"><input name="amount" inputMode="decimal" value={amount} onInput={(e) => setAmount(e.currentTarget.value.trim())} autocomplete="off" /></Field>
       {kind === 'transfer' ? <Field label="Label (optional)"><input name="transfer-label" maxLength={64} value={label} onInput={(e) => setLabel(e.currentTarget.value)} /></Field> : null}
-      <ErrorText error={error} />
-      {done ? <Notice>{done}</Notice> : null}
+      <ErrorText error={error.value} />
+      {done.value ? <Notice>{done.value}</Notice> : null}
       <Button kind="primary" type="submit">Review</Button>
     </form>
   );

@@ -1,18 +1,24 @@
-/** Popup root: loads the vault status and shows onboarding, unlock, or the unlocked tabs. */
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+/**
+ * Popup root: reads the vault status and shows onboarding, unlock, the panic confirmation and report,
+ * the approval queue while approvals are pending, or the unlocked tabs. The vault, settings and perps
+ * stores are created here once and passed to the screens.
+ */
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { AccountSwitcher } from '../../components/AccountSwitcher';
 import { Button, Notice, Tabs } from '../../components/ui';
-import { call, messageOf, type Status } from './api';
+import { call, type Account, type Status } from './api';
 import { Onboarding } from './onboarding';
 import { Unlock } from './unlock';
 import { PerpsTicket } from './perps';
 import { PositionsView } from './positions';
 import { AuditView } from './audit';
 import { createPerpsStore } from './stores/perps';
+import { createSettingsStore, type SettingsStore } from './stores/settings';
+import { createVaultStore, hasLiveProxy, type VaultStore } from './stores/vault';
 import { ClobTicket } from './clob';
 import { AccountView } from './account';
 import { SettingsView } from './settings';
-import { ApprovalQueue } from '../approval/queue';
+import { ApprovalQueueScreen } from './approvals';
 import { TradingSessionBanner } from '../../components/TradingSession';
 import { PanicConfirm, PanicReportView, type PanicReport } from './panic';
 
@@ -29,94 +35,83 @@ const TABS = [
 /** A person's input re-arms auto-lock (at most every 30 s); the popup's scheduled reads never do. */
 const ACTIVITY_THROTTLE_MS = 30_000;
 
+/** Tells the background about a person's keys and clicks (throttled); returns the unsubscribe. */
+function reportActivity(): () => void {
+  let last = 0;
+  const activity = () => {
+    if (Date.now() - last < ACTIVITY_THROTTLE_MS) return;
+    last = Date.now();
+    void call('session.activity', {}).catch(() => undefined);
+  };
+  activity(); // opening the popup is a person's action
+  window.addEventListener('keydown', activity, true);
+  window.addEventListener('pointerdown', activity, true);
+  return () => {
+    window.removeEventListener('keydown', activity, true);
+    window.removeEventListener('pointerdown', activity, true);
+  };
+}
+
+/** The popup's root component. */
 export function App() {
-  const [status, setStatus] = useState<Status | undefined>();
-  const [switched, setSwitched] = useState<string>();
-  const [maxPositionUsdc, setMaxPositionUsdc] = useState(50_000);
+  const vault = useMemo(() => createVaultStore(), []);
+  const settings = useMemo(() => createSettingsStore(), []);
   // The panic shortcut opens the popup at #panic: the confirmation is shown first.
   const [panic, setPanic] = useState(location.hash === '#panic');
   const [report, setReport] = useState<PanicReport>();
   const [tab, setTab] = useState<TabId>('perps');
   const [onboarding, setOnboarding] = useState(false);
-  const refresh = useCallback(async () => {
-    const s = await call<'vault.status', Status>('vault.status', {});
-    setStatus(s);
+  const refresh = async () => {
+    const s = await vault.refresh();
     if (!s.initialized) setOnboarding(true);
-  }, []);
-  useEffect(() => {
-    let last = 0;
-    const activity = () => {
-      if (Date.now() - last < ACTIVITY_THROTTLE_MS) return;
-      last = Date.now();
-      void call('session.activity', {}).catch(() => undefined);
-    };
-    activity(); // opening the popup is a person's action
-    window.addEventListener('keydown', activity, true);
-    window.addEventListener('pointerdown', activity, true);
-    return () => {
-      window.removeEventListener('keydown', activity, true);
-      window.removeEventListener('pointerdown', activity, true);
-    };
-  }, []);
+  };
+  useEffect(reportActivity, []);
   useEffect(() => {
     void refresh();
-    void call<'settings.get', { settings: { theme: string; maxPositionUsdc: number } }>('settings.get', {}).then((r) => {
-      document.documentElement.dataset.theme = r.settings.theme;
-      setMaxPositionUsdc(r.settings.maxPositionUsdc);
-    });
-  }, [refresh]);
+    void settings.load().catch(() => undefined);
+  }, []);
+  const theme = settings.theme.value;
+  useEffect(() => {
+    if (theme) document.documentElement.dataset.theme = theme;
+  }, [theme]);
 
+  const status = vault.status.value;
   if (!status) return <main class="loading">Loading…</main>;
   if (report) return <PanicReportView report={report} onDismiss={() => { setReport(undefined); void refresh(); }} />;
   if (panic && status.state !== 'locked') return <PanicConfirm onCancel={() => setPanic(false)} onDone={(r) => { setPanic(false); setReport(r); }} />;
   if (onboarding) return <Onboarding status={status} onDone={() => { setOnboarding(false); void refresh(); }} refresh={refresh} />;
   if (!status.unlocked) return <Unlock retryAfterMs={status.retryAfterMs} onUnlocked={refresh} session={status.state === 'session' ? status.session : []} onPanic={() => setPanic(true)} />;
   // While approvals are pending the popup opens on the approval queue (the same view as the window).
-  if (status.pendingApprovals > 0) return <ApprovalQueue call={call} onEmpty={() => void refresh()} />;
-  const account = status.accounts.find((a) => a.address === status.activeAccount);
-  return <Unlocked status={status} account={account} tab={tab} setTab={setTab} refresh={refresh} switched={switched} setSwitched={setSwitched} maxPositionUsdc={maxPositionUsdc} onAddKey={() => setOnboarding(true)} onPanic={() => setPanic(true)} />;
+  if (status.pendingApprovals > 0) return <ApprovalQueueScreen call={call} onEmpty={() => void refresh()} />;
+  return <Unlocked status={status} account={vault.account.value} vault={vault} settings={settings} tab={tab} setTab={setTab} refresh={refresh} onAddKey={() => setOnboarding(true)} onPanic={() => setPanic(true)} />;
 }
 
 /** The unlocked popup: header, tabs, and one perps store shared by the ticket and the positions view. */
-function Unlocked({ status, account, tab, setTab, refresh, switched, setSwitched, maxPositionUsdc, onAddKey, onPanic }: {
+function Unlocked({ status, account, vault, settings, tab, setTab, refresh, onAddKey, onPanic }: {
   status: Status;
-  account: Status['accounts'][number] | undefined;
+  account: Account | undefined;
+  vault: VaultStore;
+  settings: SettingsStore;
   tab: TabId;
   setTab: (t: TabId) => void;
   refresh: () => Promise<void>;
-  switched: string | undefined;
-  setSwitched: (s: string | undefined) => void;
-  maxPositionUsdc: number;
   onAddKey: () => void;
   onPanic: () => void;
 }) {
-  const hasProxy = !!account?.proxies.some((p) => p.expiry > Date.now());
-  const store = useMemo(() => createPerpsStore(hasProxy ? account!.address : undefined), [account?.address, hasProxy]);
+  const proxyAccount = hasLiveProxy(account) ? account?.address : undefined;
+  const store = useMemo(() => createPerpsStore(proxyAccount), [proxyAccount]);
   useEffect(() => {
     void store.start();
     return () => store.stop();
   }, [store]);
-  const lock = async () => {
-    await call('vault.lock', {});
-    await refresh();
-  };
-  const select = async (address: string) => {
-    try {
-      const r = await call<'account.select', { changed: boolean }>('account.select', { address });
-      const a = status.accounts.find((x) => x.address === address);
-      if (r.changed) setSwitched(`Now acting as ${a?.label || address}. Pending site requests were cancelled and connected sites were told.`);
-    } catch (err) {
-      setSwitched(messageOf(err));
-    }
-    await refresh();
-  };
+  const switched = vault.switched.value;
   return (
     <main class="app">
       <header class="top">
         <strong class="brand">Countersign</strong>
-        {account ? <AccountSwitcher accounts={status.accounts} active={account.address} onSelect={(a) => void select(a)} /> : <span class="muted">no key</span>}
+        {account ? <AccountSwitcher accounts={status.accounts} active={account.address} onSelect={(a) => void vault.select(a)} /> : <span class="muted">no key</span>}
         <Button kind="danger" onClick={onPanic} title="Cancel everything at both venues, revoke permissions and lock (Alt+Shift+X)">Panic</Button>
-        <Button onClick={lock} aria-label="Lock" title="Lock (Ctrl+L)">Lock</Button>
+        <Button onClick={() => void vault.lock()} aria-label="Lock" title="Lock (Ctrl+L)">Lock</Button>
       </header>
       <TradingSessionBanner sites={status.session} now={Date.now()} />
       <Tabs tabs={TABS} active={tab} onChange={setTab} />
@@ -127,7 +122,7 @@ function Unlocked({ status, account, tab, setTab, refresh, switched, setSwitched
           <Button kind="primary" onClick={onAddKey}>Add a key</Button>
         </section>
       ) : tab === 'perps' ? (
-        <PerpsTicket key={account.address} account={account} store={store} maxPositionUsdc={maxPositionUsdc} />
+        <PerpsTicket key={account.address} account={account} store={store} maxPositionUsdc={settings.maxPositionUsdc.value} />
       ) : tab === 'positions' ? (
         <PositionsView key={account.address} account={account} store={store} />
       ) : tab === 'clob' ? (
@@ -137,7 +132,7 @@ function Unlocked({ status, account, tab, setTab, refresh, switched, setSwitched
       ) : tab === 'account' ? (
         <AccountView key={account.address} account={account} onChanged={refresh} />
       ) : (
-        <SettingsView onChanged={refresh} onAddKey={onAddKey} />
+        <SettingsView settings={settings} onChanged={refresh} onAddKey={onAddKey} />
       )}
     </main>
   );

@@ -2,6 +2,7 @@
  * Onboarding: password (strength hint, confirm) → owner key (import, or generate and confirm it was
  * saved — it is shown once, and again only after re-entering the password) → proxy key for the perps
  * gateway (expiry, label) → order-book API credentials. Every step after the password can be skipped.
+ * One component per step; the steps after the key receive its address.
  */
 import { useState } from 'preact/hooks';
 import { Address } from '../../components/Address';
@@ -11,21 +12,10 @@ import { call, messageOf, type Status } from './api';
 type Step = 'password' | 'key' | 'save' | 'proxy' | 'clob' | 'done';
 const DAY = 86_400_000;
 
-export function Onboarding({ status, onDone, refresh }: { status: Status; onDone: () => void; refresh: () => Promise<void> }) {
-  const [step, setStep] = useState<Step>(status.initialized ? 'key' : 'password');
-  const [password, setPassword] = useState('');
-  const [confirm, setConfirm] = useState('');
+/** Runs one step's action with busy and error state (local to the step shown). */
+function useRun() {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const [address, setAddress] = useState<string | undefined>(status.accounts[0]?.address);
-  const [importKey, setImportKey] = useState('');
-  const [revealed, setRevealed] = useState<string>();
-  const [saved, setSaved] = useState(false);
-  const [expiryDays, setExpiryDays] = useState('30');
-  const [label, setLabel] = useState('popup');
-  const [done, setDone] = useState<string[]>([]);
-  const strength = passwordStrength(password);
-
   const run = async (fn: () => Promise<void>) => {
     setBusy(true);
     setError(undefined);
@@ -37,118 +27,158 @@ export function Onboarding({ status, onDone, refresh }: { status: Status; onDone
       setBusy(false);
     }
   };
+  return { error, busy, run };
+}
 
-  if (step === 'password') {
-    const mismatch = confirm.length > 0 && confirm !== password;
-    return (
-      <main class="panel onboarding">
-        <h1>Welcome to Countersign</h1>
-        <p class="muted">Choose a password. It encrypts your keys on this device; it cannot be recovered.</p>
-        <form onSubmit={(e) => { e.preventDefault(); if (strength.score > 0 && !mismatch) void run(async () => { await call('vault.create', { password }); setStep('key'); }); }}>
-          <Field label="Password" hint={<span class={`strength s${strength.score}`}>{strength.label}</span>}>
-            <input type="password" name="new-password" autoFocus value={password} onInput={(e) => setPassword(e.currentTarget.value)} autocomplete="new-password" />
-          </Field>
-          <Field label="Confirm password" hint={mismatch ? 'The passwords differ.' : undefined}>
-            <input type="password" name="confirm-password" value={confirm} onInput={(e) => setConfirm(e.currentTarget.value)} autocomplete="new-password" />
-          </Field>
-          <ErrorText error={error} />
-          <Button kind="primary" type="submit" disabled={busy || strength.score === 0 || confirm !== password}>Create vault</Button>
-        </form>
-      </main>
-    );
-  }
+/**
+ * The onboarding flow. With an initialised vault (adding a key) it starts at the key step and can be
+ * cancelled; `refresh` re-reads the vault status before `onDone`.
+ */
+export function Onboarding({ status, onDone, refresh }: { status: Status; onDone: () => void; refresh: () => Promise<void> }) {
+  const [step, setStep] = useState<Step>(status.initialized ? 'key' : 'password');
+  // The password typed at creation; the save step re-asks it when the vault existed before.
+  const [password, setPassword] = useState('');
+  const [address, setAddress] = useState<string | undefined>(status.accounts[0]?.address);
+  const [done, setDone] = useState<string[]>([]);
+  const noted = (d: string) => setDone((cur) => [...cur, d]);
 
+  if (step === 'password') return <PasswordStep password={password} setPassword={setPassword} onCreated={() => setStep('key')} />;
   if (step === 'key') {
     return (
-      <main class="panel onboarding">
-        <h2>Owner key</h2>
-        <p class="muted">The owner key controls your account. Import one you have, or generate a new one.</p>
-        <form onSubmit={(e) => { e.preventDefault(); void run(async () => { const r = await call<'vault.importOwnerKey', { address: string }>('vault.importOwnerKey', { privateKey: importKey.trim() }); setImportKey(''); setAddress(r.address); setStep('proxy'); }); }}>
-          <Field label="Private key (0x…)">
-            <input type="password" name="owner-key" value={importKey} onInput={(e) => setImportKey(e.currentTarget.value)} autocomplete="off" spellcheck={false} />
-          </Field>
-          <div class="actions">
-            <Button kind="primary" type="submit" disabled={busy || !importKey}>Import key</Button>
-            <Button onClick={() => void run(async () => { const r = await call<'vault.generateOwnerKey', { address: string }>('vault.generateOwnerKey', {}); setAddress(r.address); setStep('save'); })} disabled={busy}>Generate a new key</Button>
-          </div>
-        </form>
-        <ErrorText error={error} />
-        {status.initialized ? <Button onClick={onDone}>Cancel</Button> : <Button onClick={() => setStep(address ? 'proxy' : 'done')}>Skip for now</Button>}
-      </main>
+      <KeyStep
+        initialized={status.initialized}
+        onKey={(a, generated) => { setAddress(a); setStep(generated ? 'save' : 'proxy'); }}
+        onCancel={onDone}
+        onSkip={() => setStep(address ? 'proxy' : 'done')}
+      />
     );
   }
-
-  if (step === 'save') {
-    return (
-      <main class="panel onboarding">
-        <h2>Save your new key</h2>
-        <p>Address <Address address={address!} /></p>
-        <p class="muted">Write the private key down and keep it offline. It is shown now, and later only after you re-enter your password.</p>
-        {revealed ? (
-          <code class="secret" data-testid="revealed-key">{revealed}</code>
-        ) : (
-          <form onSubmit={(e) => { e.preventDefault(); void run(async () => { const r = await call<'vault.revealOwnerKey', { privateKey: string }>('vault.revealOwnerKey', { address: address!, password }); setRevealed(r.privateKey); }); }}>
-            {status.initialized ? (
-              <Field label="Password"><input type="password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></Field>
-            ) : null}
-            <Button type="submit" disabled={busy}>Show the key</Button>
-          </form>
-        )}
-        <label class="check">
-          <input type="checkbox" checked={saved} onChange={(e) => setSaved(e.currentTarget.checked)} /> I have saved this key somewhere safe
-        </label>
-        <ErrorText error={error} />
-        <Button kind="primary" disabled={!saved} onClick={() => { setRevealed(undefined); setStep('proxy'); }}>Continue</Button>
-      </main>
-    );
-  }
-
-  if (step === 'proxy') {
-    return (
-      <main class="panel onboarding">
-        <h2>Trading key for perps</h2>
-        <p class="muted">A proxy key signs your orders so the owner key stays out of day-to-day trading. Your owner key authorises it.</p>
-        <form onSubmit={(e) => { e.preventDefault(); void run(async () => { await call('proxy.issue', { account: address!, expiry: Date.now() + Number(expiryDays) * DAY, label: label || undefined }); setDone((d) => [...d, 'Proxy key issued']); setStep('clob'); }); }}>
-          <Field label="Expires after">
-            <select value={expiryDays} onChange={(e) => setExpiryDays(e.currentTarget.value)} name="expiry">
-              <option value="1">1 day</option>
-              <option value="7">7 days</option>
-              <option value="30">30 days</option>
-              <option value="90">90 days</option>
-              <option value="180">180 days</option>
-            </select>
-          </Field>
-          <Field label="Label"><input value={label} name="label" maxLength={64} onInput={(e) => setLabel(e.currentTarget.value)} /></Field>
-          <ErrorText error={error} />
-          <div class="actions">
-            <Button kind="primary" type="submit" disabled={busy}>Issue proxy key</Button>
-            <Button onClick={() => setStep('clob')}>Skip</Button>
-          </div>
-        </form>
-      </main>
-    );
-  }
-
-  if (step === 'clob') {
-    return (
-      <main class="panel onboarding">
-        <h2>Order-book credentials</h2>
-        <p class="muted">API credentials let the extension authenticate order-book requests. Your owner key signs their creation.</p>
-        {done.map((d) => <Notice key={d}>{d}</Notice>)}
-        <ErrorText error={error} />
-        <div class="actions">
-          <Button kind="primary" disabled={busy} onClick={() => void run(async () => { const r = await call<'clob.createOrDerive', { derived: boolean }>('clob.createOrDerive', { account: address! }); setDone((d) => [...d, r.derived ? 'Existing API credentials restored' : 'API credentials created']); setStep('done'); })}>Create API credentials</Button>
-          <Button onClick={() => setStep('done')}>Skip</Button>
-        </div>
-      </main>
-    );
-  }
-
+  if (step === 'save' && address) return <SaveStep address={address} initialized={status.initialized} password={password} setPassword={setPassword} onSaved={() => setStep('proxy')} />;
+  if (step === 'proxy' && address) return <ProxyStep address={address} onIssued={() => { noted('Proxy key issued'); setStep('clob'); }} onSkip={() => setStep('clob')} />;
+  if (step === 'clob' && address) return <ClobStep address={address} done={done} onCreated={(d) => { noted(d); setStep('done'); }} onSkip={() => setStep('done')} />;
   return (
     <main class="panel onboarding">
       <h2>You're set</h2>
       {done.map((d) => <Notice key={d}>{d}</Notice>)}
       <Button kind="primary" autoFocus onClick={() => void refresh().then(onDone)}>Start trading</Button>
+    </main>
+  );
+}
+
+function PasswordStep({ password, setPassword, onCreated }: { password: string; setPassword: (p: string) => void; onCreated: () => void }) {
+  const [confirm, setConfirm] = useState('');
+  const { error, busy, run } = useRun();
+  const strength = passwordStrength(password);
+  const mismatch = confirm.length > 0 && confirm !== password;
+  return (
+    <main class="panel onboarding">
+      <h1>Welcome to Countersign</h1>
+      <p class="muted">Choose a password. It encrypts your keys on this device; it cannot be recovered.</p>
+      <form onSubmit={(e) => { e.preventDefault(); if (strength.score > 0 && !mismatch) void run(async () => { await call('vault.create', { password }); onCreated(); }); }}>
+        <Field label="Password" hint={<span class={`strength s${strength.score}`}>{strength.label}</span>}>
+          <input type="password" name="new-password" autoFocus value={password} onInput={(e) => setPassword(e.currentTarget.value)} autocomplete="new-password" />
+        </Field>
+        <Field label="Confirm password" hint={mismatch ? 'The passwords differ.' : undefined}>
+          <input type="password" name="confirm-password" value={confirm} onInput={(e) => setConfirm(e.currentTarget.value)} autocomplete="new-password" />
+        </Field>
+        <ErrorText error={error} />
+        <Button kind="primary" type="submit" disabled={busy || strength.score === 0 || confirm !== password}>Create vault</Button>
+      </form>
+    </main>
+  );
+}
+
+function KeyStep({ initialized, onKey, onCancel, onSkip }: { initialized: boolean; onKey: (address: string, generated: boolean) => void; onCancel: () => void; onSkip: () => void }) {
+  const [importKey, setImportKey] = useState('');
+  const { error, busy, run } = useRun();
+  return (
+    <main class="panel onboarding">
+      <h2>Owner key</h2>
+      <p class="muted">The owner key controls your account. Import one you have, or generate a new one.</p>
+      <form onSubmit={(e) => { e.preventDefault(); void run(async () => { const r = await call('vault.importOwnerKey', { privateKey: importKey.trim() }); setImportKey(''); onKey(r.address, false); }); }}>
+        <Field label="Private key (0x…)">
+          <input type="password" name="owner-key" value={importKey} onInput={(e) => setImportKey(e.currentTarget.value)} autocomplete="off" spellcheck={false} />
+        </Field>
+        <div class="actions">
+          <Button kind="primary" type="submit" disabled={busy || !importKey}>Import key</Button>
+          <Button onClick={() => void run(async () => { const r = await call('vault.generateOwnerKey', {}); onKey(r.address, true); })} disabled={busy}>Generate a new key</Button>
+        </div>
+      </form>
+      <ErrorText error={error} />
+      {initialized ? <Button onClick={onCancel}>Cancel</Button> : <Button onClick={onSkip}>Skip for now</Button>}
+    </main>
+  );
+}
+
+function SaveStep({ address, initialized, password, setPassword, onSaved }: { address: string; initialized: boolean; password: string; setPassword: (p: string) => void; onSaved: () => void }) {
+  const [revealed, setRevealed] = useState<string>();
+  const [saved, setSaved] = useState(false);
+  const { error, busy, run } = useRun();
+  return (
+    <main class="panel onboarding">
+      <h2>Save your new key</h2>
+      <p>Address <Address address={address} /></p>
+      <p class="muted">Write the private key down and keep it offline. It is shown now, and later only after you re-enter your password.</p>
+      {revealed ? (
+        <code class="secret" data-testid="revealed-key">{revealed}</code>
+      ) : (
+        <form onSubmit={(e) => { e.preventDefault(); void run(async () => { const r = await call('vault.revealOwnerKey', { address, password }); setRevealed(r.privateKey); }); }}>
+          {initialized ? (
+            <Field label="Password"><input type="password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></Field>
+          ) : null}
+          <Button type="submit" disabled={busy}>Show the key</Button>
+        </form>
+      )}
+      <label class="check">
+        <input type="checkbox" checked={saved} onChange={(e) => setSaved(e.currentTarget.checked)} /> I have saved this key somewhere safe
+      </label>
+      <ErrorText error={error} />
+      <Button kind="primary" disabled={!saved} onClick={() => { setRevealed(undefined); onSaved(); }}>Continue</Button>
+    </main>
+  );
+}
+
+function ProxyStep({ address, onIssued, onSkip }: { address: string; onIssued: () => void; onSkip: () => void }) {
+  const [expiryDays, setExpiryDays] = useState('30');
+  const [label, setLabel] = useState('popup');
+  const { error, busy, run } = useRun();
+  return (
+    <main class="panel onboarding">
+      <h2>Trading key for perps</h2>
+      <p class="muted">A proxy key signs your orders so the owner key stays out of day-to-day trading. Your owner key authorises it.</p>
+      <form onSubmit={(e) => { e.preventDefault(); void run(async () => { await call('proxy.issue', { account: address, expiry: Date.now() + Number(expiryDays) * DAY, label: label || undefined }); onIssued(); }); }}>
+        <Field label="Expires after">
+          <select value={expiryDays} onChange={(e) => setExpiryDays(e.currentTarget.value)} name="expiry">
+            <option value="1">1 day</option>
+            <option value="7">7 days</option>
+            <option value="30">30 days</option>
+            <option value="90">90 days</option>
+            <option value="180">180 days</option>
+          </select>
+        </Field>
+        <Field label="Label"><input value={label} name="label" maxLength={64} onInput={(e) => setLabel(e.currentTarget.value)} /></Field>
+        <ErrorText error={error} />
+        <div class="actions">
+          <Button kind="primary" type="submit" disabled={busy}>Issue proxy key</Button>
+          <Button onClick={onSkip}>Skip</Button>
+        </div>
+      </form>
+    </main>
+  );
+}
+
+function ClobStep({ address, done, onCreated, onSkip }: { address: string; done: readonly string[]; onCreated: (notice: string) => void; onSkip: () => void }) {
+  const { error, busy, run } = useRun();
+  return (
+    <main class="panel onboarding">
+      <h2>Order-book credentials</h2>
+      <p class="muted">API credentials let the extension authenticate order-book requests. Your owner key signs their creation.</p>
+      {done.map((d) => <Notice key={d}>{d}</Notice>)}
+      <ErrorText error={error} />
+      <div class="actions">
+        <Button kind="primary" disabled={busy} onClick={() => void run(async () => { const r = await call('clob.createOrDerive', { account: address }); onCreated(r.derived ? 'Existing API credentials restored' : 'API credentials created'); })}>Create API credentials</Button>
+        <Button onClick={onSkip}>Skip</Button>
+      </div>
     </main>
   );
 }

@@ -19,6 +19,7 @@ const line = (s: PanicStep) => ('skipped' in s ? `Nothing to do (${s.skipped}).`
 const tone = (s: PanicStep) => ('skipped' in s || s.ok ? undefined : 'error');
 const BOUND_S = Math.ceil(panicBoundMs() / 1000);
 
+/** The confirmation (with "also close positions"); `onDone` receives the background's report. */
 export function PanicConfirm({ onCancel, onDone }: { onCancel: () => void; onDone: (r: PanicReport) => void }) {
   const [close, setClose] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -26,7 +27,7 @@ export function PanicConfirm({ onCancel, onDone }: { onCancel: () => void; onDon
   const go = async () => {
     setBusy(true);
     try {
-      onDone(await call<'panic.run', PanicReport>('panic.run', { closePositions: close }));
+      onDone(await call('panic.run', { closePositions: close }));
     } catch (e) {
       setError(messageOf(e));
       setBusy(false);
@@ -46,6 +47,7 @@ export function PanicConfirm({ onCancel, onDone }: { onCancel: () => void; onDon
   );
 }
 
+/** The report per venue in plain words, what was revoked and rejected, and whether Countersign is locked. */
 export function PanicReportView({ report, onDismiss }: { report: PanicReport; onDismiss: () => void }) {
   const clean = [report.perps, report.clob, report.positions].every((s) => 'skipped' in s || s.ok) && report.problems.length === 0;
   return (

@@ -1,76 +1,59 @@
 /**
  * Settings: gateway URLs (default: the sandbox), auto-lock minutes, theme (system / light / dark),
- * encrypted backup export and restore, password change, and adding another owner key.
+ * encrypted backup export and restore, password change, and adding another owner key. State: the
+ * app's settings store (`stores/settings.ts`); the passwords and the backup file being entered stay local.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { Button, ErrorText, Field, Notice } from '../../components/ui';
-import { call, messageOf } from './api';
+import { invalidText, type SettingsStore } from './stores/settings';
 import { Permissions } from './permissions';
 
-type Settings = { perpsUrl: string; clobUrl: string; gammaUrl: string; dataUrl: string; clobChainId: number; autoLockMinutes: number; theme: 'system' | 'light' | 'dark'; headerSet: 'seed' | 'venue'; maxPositionUsdc: number; auditRetentionDays: number };
+const THEMES = ['system', 'light', 'dark'] as const;
+const HEADER_SETS = ['seed', 'venue'] as const;
+/** `v` if it is one of `options`, else undefined (a `<select>` value narrowed without a cast). */
+const oneOf = <T extends string>(options: readonly T[], v: string): T | undefined => options.find((o) => o === v);
 
-export function SettingsView({ onChanged, onAddKey }: { onChanged: () => Promise<void>; onAddKey: () => void }) {
-  const [s, setS] = useState<Settings>();
-  const [error, setError] = useState<string>();
-  const [notice, setNotice] = useState<string>();
+/** The Settings tab; `onChanged` re-reads the vault status after a restore. */
+export function SettingsView({ settings: st, onChanged, onAddKey }: { settings: SettingsStore; onChanged: () => Promise<void>; onAddKey: () => void }) {
   const [oldPw, setOldPw] = useState('');
   const [newPw, setNewPw] = useState('');
   const [restorePw, setRestorePw] = useState('');
   const [restoreText, setRestoreText] = useState<string>();
-  const [invalid, setInvalid] = useState<{ field: string; reason: string }[]>([]);
-  useEffect(
-    () =>
-      void call<'settings.get', { settings: Settings; invalid: { field: string; reason: string }[] }>('settings.get', {}).then((r) => {
-        setS(r.settings);
-        setInvalid(r.invalid);
-      }),
-    [],
-  );
-  const run = async (fn: () => Promise<string>) => {
-    setError(undefined);
-    setNotice(undefined);
-    try {
-      setNotice(await fn());
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  };
+  // Opening the tab reads the stored settings again (and which were invalid).
+  useEffect(() => void st.load().catch(() => undefined), [st]);
+  const s = st.draft.value;
   if (!s) return <section class="panel">Loading…</section>;
+  const invalid = st.invalid.value;
   const save = (e: Event) => {
     e.preventDefault();
-    void run(async () => {
-      const next = await call<'settings.set', Settings>('settings.set', s);
-      setS(next);
-      setInvalid([]);
-      document.documentElement.dataset.theme = next.theme;
-      return 'Settings saved';
-    });
+    void st.save();
   };
+  const num = (v: string) => Number(v);
   return (
     <section class="panel settings">
       <Permissions />
       <form onSubmit={save}>
         {invalid.length ? (
           <p class="error" role="alert" data-testid="invalid-settings">
-            Some stored settings were invalid and were reset to their defaults: {invalid.map((i) => `${i.field} (${i.reason})`).join('; ')}. Check them and save.
+            Some stored settings were invalid and were reset to their defaults: {invalidText(invalid)}. Check them and save.
           </p>
         ) : null}
         <h3>Gateways</h3>
-        <Field label="Perps gateway"><input name="perpsUrl" value={s.perpsUrl} onInput={(e) => setS({ ...s, perpsUrl: e.currentTarget.value })} /></Field>
-        <Field label="Order-book exchange"><input name="clobUrl" value={s.clobUrl} onInput={(e) => setS({ ...s, clobUrl: e.currentTarget.value })} /></Field>
-        <Field label="Catalogue"><input name="gammaUrl" value={s.gammaUrl} onInput={(e) => setS({ ...s, gammaUrl: e.currentTarget.value })} /></Field>
-        <Field label="Data service"><input name="dataUrl" value={s.dataUrl} onInput={(e) => setS({ ...s, dataUrl: e.currentTarget.value })} /></Field>
+        <Field label="Perps gateway"><input name="perpsUrl" value={s.perpsUrl} onInput={(e) => st.edit({ perpsUrl: e.currentTarget.value })} /></Field>
+        <Field label="Order-book exchange"><input name="clobUrl" value={s.clobUrl} onInput={(e) => st.edit({ clobUrl: e.currentTarget.value })} /></Field>
+        <Field label="Catalogue"><input name="gammaUrl" value={s.gammaUrl} onInput={(e) => st.edit({ gammaUrl: e.currentTarget.value })} /></Field>
+        <Field label="Data service"><input name="dataUrl" value={s.dataUrl} onInput={(e) => st.edit({ dataUrl: e.currentTarget.value })} /></Field>
         <Field label="Authentication header names">
-          <select name="headerSet" value={s.headerSet} onChange={(e) => setS({ ...s, headerSet: e.currentTarget.value as Settings['headerSet'] })}>
+          <select name="headerSet" value={s.headerSet} onChange={(e) => st.edit({ headerSet: oneOf(HEADER_SETS, e.currentTarget.value) ?? s.headerSet })}>
             <option value="seed">SVC_* / SERVICE-* (sandbox, default)</option><option value="venue">POLY_* / POLYMARKET-* (the venue's gateways)</option>
           </select>
         </Field>
-        <Field label="Keep the audit log (days, 0 = forever)"><input name="auditRetentionDays" inputMode="numeric" value={String(s.auditRetentionDays)} onInput={(e) => setS({ ...s, auditRetentionDays: Number(e.currentTarget.value) })} /></Field>
-        <Field label="Warn when a position would exceed (USDC notional)"><input name="maxPositionUsdc" inputMode="numeric" value={String(s.maxPositionUsdc)} onInput={(e) => setS({ ...s, maxPositionUsdc: Number(e.currentTarget.value) })} /></Field>
+        <Field label="Keep the audit log (days, 0 = forever)"><input name="auditRetentionDays" inputMode="numeric" value={String(s.auditRetentionDays)} onInput={(e) => st.edit({ auditRetentionDays: num(e.currentTarget.value) })} /></Field>
+        <Field label="Warn when a position would exceed (USDC notional)"><input name="maxPositionUsdc" inputMode="numeric" value={String(s.maxPositionUsdc)} onInput={(e) => st.edit({ maxPositionUsdc: num(e.currentTarget.value) })} /></Field>
         <div class="grid3">
-          <Field label="Auto-lock (minutes)"><input name="autoLockMinutes" inputMode="numeric" value={String(s.autoLockMinutes)} onInput={(e) => setS({ ...s, autoLockMinutes: Number(e.currentTarget.value) })} /></Field>
+          <Field label="Auto-lock (minutes)"><input name="autoLockMinutes" inputMode="numeric" value={String(s.autoLockMinutes)} onInput={(e) => st.edit({ autoLockMinutes: num(e.currentTarget.value) })} /></Field>
           <Field label="Theme">
-            <select name="theme" value={s.theme} onChange={(e) => setS({ ...s, theme: e.currentTarget.value as Settings['theme'] })}>
+            <select name="theme" value={s.theme} onChange={(e) => st.edit({ theme: oneOf(THEMES, e.currentTarget.value) ?? s.theme })}>
               <option value="system">Follow the system</option><option value="light">Light</option><option value="dark">Dark</option>
             </select>
           </Field>
@@ -79,8 +62,8 @@ export function SettingsView({ onChanged, onAddKey }: { onChanged: () => Promise
       </form>
       <h3>Backup</h3>
       <div class="actions">
-        <Button onClick={() => void run(async () => {
-          const { backup } = await call<'vault.exportBackup', { backup: string }>('vault.exportBackup', {});
+        <Button onClick={() => void st.run(async () => {
+          const backup = await st.exportBackup();
           const a = document.createElement('a');
           a.href = URL.createObjectURL(new Blob([backup], { type: 'application/json' }));
           a.download = `countersign-backup-${new Date().toISOString().slice(0, 10)}.json`;
@@ -90,21 +73,21 @@ export function SettingsView({ onChanged, onAddKey }: { onChanged: () => Promise
       </div>
       <Field label="Restore from a backup file"><input type="file" accept="application/json" onChange={(e) => void e.currentTarget.files?.[0]?.text().then(setRestoreText)} /></Field>
       {restoreText ? (
-        <form onSubmit={(e) => { e.preventDefault(); void run(async () => { await call('vault.restoreBackup', { backup: restoreText, password: restorePw }); await onChanged(); return 'Backup restored'; }); }}>
+        <form onSubmit={(e) => { e.preventDefault(); void st.run(async () => { await st.restore(restoreText, restorePw); await onChanged(); return 'Backup restored'; }); }}>
           <Field label="Password of that backup"><input type="password" value={restorePw} onInput={(e) => setRestorePw(e.currentTarget.value)} /></Field>
           <Button kind="danger" type="submit">Replace this vault with the backup</Button>
         </form>
       ) : null}
       <h3>Password</h3>
-      <form onSubmit={(e) => { e.preventDefault(); void run(async () => { await call('vault.changePassword', { oldPassword: oldPw, newPassword: newPw }); setOldPw(''); setNewPw(''); return 'Password changed'; }); }}>
+      <form onSubmit={(e) => { e.preventDefault(); void st.run(async () => { await st.changePassword(oldPw, newPw); setOldPw(''); setNewPw(''); return 'Password changed'; }); }}>
         <Field label="Current password"><input type="password" value={oldPw} onInput={(e) => setOldPw(e.currentTarget.value)} autocomplete="current-password" /></Field>
         <Field label="New password"><input type="password" value={newPw} onInput={(e) => setNewPw(e.currentTarget.value)} autocomplete="new-password" /></Field>
         <Button type="submit" disabled={!oldPw || newPw.length < 8}>Change password</Button>
       </form>
       <h3>Keys</h3>
       <Button onClick={onAddKey}>Add or generate an owner key</Button>
-      <ErrorText error={error} />
-      {notice ? <Notice>{notice}</Notice> : null}
+      <ErrorText error={st.error.value} />
+      {st.notice.value ? <Notice>{st.notice.value}</Notice> : null}
     </section>
   );
 }

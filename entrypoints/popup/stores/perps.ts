@@ -9,7 +9,10 @@ import { signal } from '@preact/signals';
 import { PERPS_READS, type PerpsReadName } from '../../../lib/perps/reads';
 import { parsePerpsAnswer, type Book, type Instrument, type OrderView, type PerpsReadAnswer, type Portfolio, type Statistic, type Ticker } from '../../../lib/perps/wire';
 import { RemoteError } from '../../../lib/messaging/client';
-import { call, messageOf } from '../api';
+import { call as popupCall, messageOf } from '../api';
+
+/** The popup's caller (`api.ts`); stores take one so tests can pass a fake (`createCaller` over a fake send). */
+export type Call = typeof popupCall;
 
 export type { Book, Instrument, OrderView, Portfolio, Position, Statistic, Ticker } from '../../../lib/perps/wire';
 
@@ -18,7 +21,7 @@ export type FeeRates = { taker: string; maker: string };
 
 const WINDOW_MS = 60_000;
 /** An error's `shortMessage` (background or gateway-answer errors), else `fallback`. */
-const shortMessageOf = (e: unknown, fallback: string) => (e && typeof e === 'object' && 'shortMessage' in e ? messageOf(e) : fallback);
+export const shortMessageOf = (e: unknown, fallback: string) => (e && typeof e === 'object' && 'shortMessage' in e ? messageOf(e) : fallback);
 const FAST_MS = 2_000;
 
 /** The smallest price step of an instrument (sandbox extra `tick_size`, else 10^-price_decimals). */
@@ -29,8 +32,8 @@ export const lotOf = (i: Instrument) => i.lot_size ?? (i.quantity_decimals > 0 ?
 /** The store `createPerpsStore` returns: its signals and `read`, `refresh`, `select`, `start`, `stop`. */
 export type PerpsStore = ReturnType<typeof createPerpsStore>;
 
-/** Creates the store for `account` (undefined: public reads only). Call `start()` when shown, `stop()` when gone. */
-export function createPerpsStore(account: string | undefined) {
+/** Creates the store for `account` (undefined: public reads only); `call` defaults to the popup's caller. Call `start()` when shown, `stop()` when gone. */
+export function createPerpsStore(account: string | undefined, call: Call = popupCall) {
   const instruments = signal<Instrument[]>([]);
   const iid = signal<number | undefined>(undefined);
   const book = signal<Book | undefined>(undefined);

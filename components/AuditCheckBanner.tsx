@@ -1,0 +1,40 @@
+/**
+ * The audit log's check result (issue #11 §4, #17): progress while checking, "Unlock to check" when
+ * locked, a tamper alert naming the broken entry, or "Chain verified" with the counts and, when older
+ * entries are kept unauthenticated, why. Presentational: takes the background's `AuditCheck`.
+ */
+import type { AuditCheck } from '../lib/audit';
+import { Notice, ProgressBar } from './ui';
+
+/** A Unix-ms time as its UTC date (YYYY-MM-DD). */
+export const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** The banner above the audit entries. */
+export function CheckBanner({ check }: { check: AuditCheck }) {
+  if (check.state === 'checking' && check.progress) {
+    const { done, total, full } = check.progress;
+    return <ProgressBar value={done} max={total} label={`${full ? 'Checking every entry' : 'Checking new entries'}: ${done.toLocaleString()} of ${total.toLocaleString()}`} />;
+  }
+  if (check.state === 'locked') return <Notice>Unlock to check the audit log.</Notice>;
+  if (!check.ok) {
+    return (
+      <p class="error" role="alert" data-testid="audit-broken">
+        ⚠ The audit log was tampered with{check.brokenAt === undefined ? '' : ` at entry #${check.brokenAt}`}: {check.reason}.
+      </p>
+    );
+  }
+  const seal = check.seals[check.seals.length - 1];
+  return (
+    <>
+      <Notice>
+        Chain verified: {check.count.toLocaleString()} entries, none removed or changed ({check.checked.toLocaleString()} new checked{check.since ? `; sealed since ${day(check.since)}` : ''}).
+      </Notice>
+      {check.unauthenticated > 0 && seal ? (
+        <p class="warn" role="status">
+          {check.unauthenticated.toLocaleString()} older {check.unauthenticated === 1 ? 'entry is' : 'entries are'} kept but not authenticated (
+          {seal.reason === 'restore' ? 'sealed by the vault before a restore from backup' : 'recorded before the log was keyed'}).
+        </p>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,67 @@
+/**
+ * The order-book account under the ticket: portfolio (value, positions with paging), open orders with
+ * Cancel, and recent trades. Presentational: rows as the data service and the exchange answer them
+ * (decimal strings; trade times in Unix seconds as strings), events carry what to do.
+ */
+import { Button } from '../ui';
+
+/** A position row's fields. */
+export type ClobPositionRow = { token_id: string; title: string; outcome: string; current_size: string; avg_price: string; current_price: string; unrealized_pnl: string };
+/** An open order row's fields. */
+export type ClobOrderRow = { id: string; side: string; price: string; original_size: string; outcome: string };
+/** A trade row's fields. */
+export type ClobTradeRow = { id: string; side: string; size: string; price: string; outcome: string; match_time: string; trader_side: string };
+
+/** A trade's time as "MM-DD hh:mm" (UTC) from Unix seconds. */
+export const tradeTime = (matchTime: string) => new Date(Number(matchTime) * 1000).toISOString().slice(5, 16).replace('T', ' ');
+
+/** Portfolio value and positions; "More positions" when the data service has another page. */
+export function ClobPortfolio(props: { value: string | null; positions: readonly ClobPositionRow[]; hasMore: boolean; onMore: () => void }) {
+  return (
+    <section aria-label="Order-book portfolio" data-testid="clob-portfolio">
+      <h3>Portfolio {props.value !== null ? <span class="num muted">· {props.value} USDC</span> : null}</h3>
+      {props.positions.length === 0 ? <p class="muted">No positions.</p> : null}
+      <ul class="orders num">
+        {props.positions.map((p) => (
+          <li key={p.token_id}>
+            {p.current_size} {p.outcome} · {p.title.slice(0, 40)} · avg {p.avg_price} · now {p.current_price} · <span class={p.unrealized_pnl.startsWith('-') ? 'sell-text' : 'buy-text'}>{p.unrealized_pnl} USDC</span>
+          </li>
+        ))}
+      </ul>
+      {props.hasMore ? <Button onClick={props.onMore}>More positions</Button> : null}
+    </section>
+  );
+}
+
+/** Open orders, each with Cancel. */
+export function ClobOpenOrders(props: { orders: readonly ClobOrderRow[]; onCancel: (id: string) => void }) {
+  return (
+    <section aria-label="Open order-book orders">
+      <h3>Open orders</h3>
+      {props.orders.length === 0 ? <p class="muted">No open orders.</p> : null}
+      <ul class="orders">
+        {props.orders.map((o) => (
+          <li key={o.id} data-order-id={o.id}>
+            {o.side} {o.original_size} {o.outcome} @ {o.price}
+            <Button onClick={() => props.onCancel(o.id)}>Cancel</Button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** Recent trades. */
+export function ClobTrades({ trades }: { trades: readonly ClobTradeRow[] }) {
+  return (
+    <section aria-label="Recent order-book trades">
+      <h3>Trades</h3>
+      {trades.length === 0 ? <p class="muted">No trades yet.</p> : null}
+      <ul class="orders num" data-testid="clob-trades">
+        {trades.map((t) => (
+          <li key={`${t.id}${t.trader_side}`}>{tradeTime(t.match_time)} · {t.side} {t.size} {t.outcome} @ {t.price} · {t.trader_side.toLowerCase()}</li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,44 @@
+/**
+ * The account's open perps orders under the ticket, each with Cancel (by venue id) and, when it has one,
+ * By client id; Cancel all above. Presentational: orders as the venue's open-orders read answers them
+ * (decimal strings), events carry the id to cancel.
+ */
+import { Button } from '../ui';
+
+/** The fields of an open order this list shows. */
+export type OpenOrderRow = { order_id: number; client_order_id?: string; instrument_id: number; buy: boolean; price: string; quantity: string; resting_quantity: string; status: string; tpsl?: { kind: string; trp: string } };
+
+/** Where the order sits: "stop 95000", "take-profit 110000", "market" (price 0) or the limit price. */
+export function orderPriceText(o: Pick<OpenOrderRow, 'price' | 'tpsl'>): string {
+  if (o.tpsl) return `${o.tpsl.kind === 'sl' ? 'stop' : 'take-profit'} ${o.tpsl.trp}`;
+  return o.price === '0' ? 'market' : o.price;
+}
+
+/** The size shown: a trigger order not yet triggered shows its whole quantity, else what rests. */
+export const orderSizeText = (o: Pick<OpenOrderRow, 'status' | 'quantity' | 'resting_quantity'>) => (o.status === 'accepted' ? o.quantity : o.resting_quantity);
+
+/** The "Open orders" section; `symbol(iid)` names an instrument. */
+export function OpenOrders(props: { orders: readonly OpenOrderRow[]; symbol: (iid: number) => string | undefined; onCancel: (oid: number) => void; onCancelByCoid: (coid: string) => void; onCancelAll: () => void }) {
+  return (
+    <section aria-label="Open orders">
+      <div class="row-head">
+        <h3>Open orders</h3>
+        {props.orders.length ? <Button kind="danger" onClick={props.onCancelAll}>Cancel all</Button> : null}
+      </div>
+      {props.orders.length === 0 ? <p class="muted">No open orders.</p> : null}
+      <ul class="orders">
+        {props.orders.map((o) => {
+          const coid = o.client_order_id;
+          return (
+            <li key={o.order_id} data-oid={o.order_id}>
+              <span class={o.buy ? 'buy-text' : 'sell-text'}>{o.buy ? 'Buy' : 'Sell'}</span> {orderSizeText(o)} {props.symbol(o.instrument_id)} @ {orderPriceText(o)}
+              <span class="muted small"> #{o.order_id}</span>
+              <Button onClick={() => props.onCancel(o.order_id)} aria-label={`Cancel order ${o.order_id}`}>Cancel</Button>
+              {coid ? <Button onClick={() => props.onCancelByCoid(coid)} aria-label={`Cancel by client id ${coid}`}>By client id</Button> : null}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}

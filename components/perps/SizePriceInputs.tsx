@@ -1,0 +1,48 @@
+/**
+ * Size and price of a perps order, with the size presets (25 / 50 / 75 / 100 % of what the free margin
+ * allows, keys 1-4) and the unit switch (contracts ⇄ USDC). Presentational: values are the typed
+ * decimal strings; events carry the trimmed text, the chosen preset fraction or the unit switch.
+ */
+import type { Ref } from 'preact';
+import { Field } from '../ui';
+
+/** A preset fraction ("0.25") as the button's label ("25%"). */
+export const presetLabel = (fraction: string) => `${Number(fraction) * 100}%`;
+
+/** Props: `contracts` is the size in contracts when typed in USDC (shown as a hint). */
+export type SizePriceInputsProps = {
+  qty: string;
+  unit: 'contracts' | 'usdc';
+  contracts: string;
+  price: string;
+  tick: string;
+  presets: readonly string[];
+  qtyRef?: Ref<HTMLInputElement>;
+  onQty: (qty: string) => void;
+  onPrice: (price: string) => void;
+  onPreset: (fraction: string) => void;
+  onToggleUnit: () => void;
+};
+
+/** The two fields and the preset row. */
+export function SizePriceInputs(props: SizePriceInputsProps) {
+  const usdc = props.unit === 'usdc';
+  return (
+    <div>
+      <div class="grid2">
+        <Field label={usdc ? 'Size (USDC)' : 'Size (contracts)'} hint={usdc && props.contracts ? `= ${props.contracts} contracts` : undefined}>
+          <input ref={props.qtyRef} name="qty" inputMode="decimal" value={props.qty} onInput={(e) => props.onQty(e.currentTarget.value.trim())} autocomplete="off" />
+        </Field>
+        <Field label="Price" hint={`tick ${props.tick}; empty = market (IOC)`}>
+          <input name="price" inputMode="decimal" value={props.price} onInput={(e) => props.onPrice(e.currentTarget.value.trim())} autocomplete="off" />
+        </Field>
+      </div>
+      <div class="presets" role="group" aria-label="Size presets (1-4)">
+        {props.presets.map((f, i) => (
+          <button type="button" key={f} onClick={() => props.onPreset(f)} aria-keyshortcuts={String(i + 1)}>{presetLabel(f)}</button>
+        ))}
+        <button type="button" onClick={props.onToggleUnit} aria-label="Switch the size unit">{usdc ? 'USDC' : 'contracts'} ⇄</button>
+      </div>
+    </div>
+  );
+}

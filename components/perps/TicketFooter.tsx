@@ -1,0 +1,43 @@
+/**
+ * The foot of the perps ticket: the client order id and the weights, why the order cannot be built,
+ * the error or the venue's answer, then Buy / Sell (with size, symbol and price) and Close position.
+ * Presentational: strings in, clicks out; Buy / Sell is the form's submit button.
+ */
+import { Button, ErrorText, Notice } from '../ui';
+
+/** Props: `weights` of the built command (1 / 1 without one); `spend` the reads of the last minute. */
+export type TicketFooterProps = {
+  coid: string;
+  weights: { request: number; action: number } | undefined;
+  spend: number;
+  problem: string | undefined;
+  error: string | undefined;
+  result: string | undefined;
+  buy: boolean;
+  contracts: string;
+  symbol: string;
+  price: string;
+  canSubmit: boolean;
+  hasPosition: boolean;
+  onClosePosition: () => void;
+};
+
+/** The label of the submit button: "Buy 0.01 BTC-PERP @ 100000" or "Sell … at market". */
+export const submitLabel = (p: Pick<TicketFooterProps, 'buy' | 'contracts' | 'symbol' | 'price'>) =>
+  `${p.buy ? 'Buy' : 'Sell'} ${p.contracts || '…'} ${p.symbol} ${p.price ? `@ ${p.price}` : 'at market'}`;
+
+/** Notices and actions. */
+export function TicketFooter(props: TicketFooterProps) {
+  return (
+    <>
+      <p class="muted small">Client order id <code>{props.coid}</code> · request weight {props.weights?.request ?? 1}, action weight {props.weights?.action ?? 1} · reads {props.spend} / 1 200 per min</p>
+      {props.problem ? <p class="warn">{props.problem}</p> : null}
+      <ErrorText error={props.error} />
+      {props.result ? <Notice>{props.result}</Notice> : null}
+      <div class="actions">
+        <Button kind={props.buy ? 'primary' : 'danger'} type="submit" disabled={!props.canSubmit}>{submitLabel(props)}</Button>
+        {props.hasPosition ? <Button onClick={props.onClosePosition} data-testid="close-position">Close position</Button> : null}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,173 @@
+/**
+ * The approval queue's state (issues #6, #11, #17), shared by the approval window and the popup (which
+ * opens on the queue while approvals are pending): the pending requests (oldest first, re-read every
+ * second), whether Approve is armed, the grant offer and its outcome. Approve arms only after the window
+ * has had focus for `ARM_DELAY_MS` on the request shown, disarms on blur, and re-arms when the request
+ * or its digest changes (clickjacking). The decision carries the request id and the digest shown.
+ */
+import { computed, effect, signal } from '@preact/signals';
+import * as v from 'valibot';
+import type { ProcedureOutput } from '../../../lib/messaging/protocol';
+import type { ApprovalViewData } from '../../../components/ApprovalView';
+import type { GrantFormLimits } from '../../../components/GrantForm';
+import type { GrantOffer } from '../../../lib/grants/offer';
+import { shortMessageOf, type Call } from './perps';
+
+/** How long the window must have focus on a request before Approve arms (ms). */
+export const ARM_DELAY_MS = 1_000;
+
+/** The part of a signing artifact the window shows: the EIP-712 digests the key will sign. */
+const signDigestsSchema = v.object({ signDigests: v.array(v.string()) });
+
+/**
+ * A pending request as the view takes it: the contract leaves `artifact` opaque, so its `signDigests`
+ * are read through a schema (an artifact without them shows none).
+ */
+export function toViewData(r: ProcedureOutput<'approval.list'>[number]): ApprovalViewData {
+  const { artifact, ...rest } = r;
+  const parsed = v.safeParse(signDigestsSchema, artifact);
+  return { ...rest, ...(parsed.success ? { artifact: { signDigests: parsed.output.signDigests } } : {}) };
+}
+
+/** The window's focus: whether it has it now, and a subscription to focus / blur (returns the unsubscribe). */
+export type FocusSource = { has: () => boolean; listen: (onFocus: () => void, onBlur: () => void) => () => void };
+
+/** The page's own focus (`document.hasFocus`, window focus / blur events). */
+export const windowFocus: FocusSource = {
+  has: () => document.hasFocus(),
+  listen: (onFocus, onBlur) => {
+    window.addEventListener('focus', onFocus);
+    window.addEventListener('blur', onBlur);
+    return () => {
+      window.removeEventListener('focus', onFocus);
+      window.removeEventListener('blur', onBlur);
+    };
+  },
+};
+
+/** What the queue needs. */
+export type ApprovalStoreOptions = {
+  call: Call;
+  /** Called when a read finds the queue empty. */
+  onEmpty: () => void;
+  /**
+   * The approval window tells the background which request (id, digest) it displays, so closing the
+   * window rejects that request only (issue #17 §10). The popup's copy of the queue does not.
+   */
+  reportShown?: boolean;
+  focus?: FocusSource;
+  /** Re-read period (ms, default 1 000); also the clock of the expiry countdown. */
+  pollMs?: number;
+  armDelayMs?: number;
+};
+
+/** The approval store: signals and actions. */
+export type ApprovalStore = ReturnType<typeof createApprovalStore>;
+
+/** Creates the queue's store; `start()` begins reading and listening, and returns `stop`. */
+export function createApprovalStore({ call, onEmpty, reportShown = false, focus = windowFocus, pollMs = 1_000, armDelayMs = ARM_DELAY_MS }: ApprovalStoreOptions) {
+  const queue = signal<ApprovalViewData[] | undefined>(undefined);
+  const armed = signal(false);
+  const busy = signal(false);
+  const error = signal<string | undefined>(undefined);
+  const now = signal(Date.now());
+  const granting = signal<GrantOffer | undefined>(undefined);
+  const granted = signal<string | undefined>(undefined);
+  /** The request shown: the oldest pending one. */
+  const head = computed(() => queue.value?.[0]);
+  let armTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** Reads the queue; an empty queue calls `onEmpty`. */
+  async function load(): Promise<void> {
+    const list = (await call('approval.list', {})).map(toViewData);
+    queue.value = list;
+    if (list.length === 0) onEmpty();
+  }
+  /** Disarms, then arms after `armDelayMs` if the window has focus. */
+  function arm(): void {
+    clearTimeout(armTimer);
+    armed.value = false;
+    if (focus.has()) armTimer = setTimeout(() => (armed.value = true), armDelayMs);
+  }
+  /** Disarms at once (blur). */
+  function disarm(): void {
+    clearTimeout(armTimer);
+    armed.value = false;
+  }
+
+  /** Fetches the grant offer (venue, names, equity, proposed caps) for the request shown. */
+  async function offer(): Promise<void> {
+    const h = head.value;
+    if (!h) return;
+    error.value = undefined;
+    try {
+      granting.value = await call('grant.offer', { approvalId: h.id });
+    } catch (err) {
+      error.value = shortMessageOf(err, 'The permission cannot be offered for this request.');
+    }
+  }
+  /** Approves (only when armed, with the digest shown) or rejects the request shown, then re-reads. */
+  async function decide(approve: boolean): Promise<void> {
+    const h = head.value;
+    if (!h || busy.value) return;
+    if (approve && !armed.value) return;
+    busy.value = true;
+    error.value = undefined;
+    try {
+      await call('approval.decide', { id: h.id, approve, ...(approve ? { digest: h.digest } : {}) });
+    } catch (err) {
+      error.value = shortMessageOf(err, 'That request is no longer pending.');
+    } finally {
+      busy.value = false;
+      await load();
+    }
+  }
+  /** Saves a standing grant with `limits` for `minutes` from the request shown. */
+  async function grant(limits: GrantFormLimits, minutes: number): Promise<void> {
+    const h = head.value;
+    if (!h) return;
+    error.value = undefined;
+    try {
+      await call('grant.create', { approvalId: h.id, limits, minutes });
+      granting.value = undefined;
+      granted.value = `Saved for ${minutes / 60} h. Approve this request to send it; later requests within the limits will not ask.`;
+    } catch (err) {
+      error.value = shortMessageOf(err, 'The permission could not be saved.');
+    }
+  }
+
+  /** Starts reading every `pollMs`, listening to focus, and re-arming per request; returns `stop`. */
+  function start(): () => void {
+    const unlisten = focus.listen(arm, disarm);
+    const t = setInterval(() => {
+      now.value = Date.now();
+      void load().catch(() => undefined);
+    }, pollMs);
+    void load();
+    let shownId: string | undefined;
+    let shownDigest: string | undefined;
+    let first = true;
+    // A new request, or a refreshed artifact (new digest), must be looked at again: re-arm.
+    const dispose = effect(() => {
+      const h = head.value;
+      if (!first && h?.id === shownId && h?.digest === shownDigest) return;
+      if (first || h?.id !== shownId) {
+        granting.value = undefined;
+        granted.value = undefined;
+      }
+      first = false;
+      shownId = h?.id;
+      shownDigest = h?.digest;
+      arm();
+      if (reportShown && h) void call('approval.showing', { id: h.id, digest: h.digest }).catch(() => undefined);
+    });
+    return () => {
+      unlisten();
+      clearInterval(t);
+      clearTimeout(armTimer);
+      dispose();
+    };
+  }
+
+  return { queue, head, armed, busy, error, now, granting, granted, load, arm, disarm, offer, decide, grant, start };
+}

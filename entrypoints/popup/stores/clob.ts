@@ -1,0 +1,164 @@
+/**
+ * Order-book (CLOB) server state for the popup (issues #7, #9): the catalogue search (keyset paging),
+ * the chosen market and outcome with its book (tick, minimum size, levels, fee), the portfolio from the
+ * data service (paging), open orders, recent trades, and the answers to the last orders posted.
+ * Pure helpers compute what the ticket shows before signing (maker / taker amounts and the fee).
+ */
+import { computed, signal } from '@preact/signals';
+import { orderRequestAmounts, type OrderAmounts } from '../../../lib/clob/amounts';
+import type { OrderType } from '../../../lib/clob/order';
+import { InvalidFieldError } from '../../../lib/validation';
+import { formatUnitsMin2 } from '../../../lib/format';
+import type { ProcedureOutput } from '../../../lib/messaging/protocol';
+import { call as popupCall, messageOf, type Account } from '../api';
+import type { Call } from './perps';
+
+/** A catalogue market: its outcomes and their token ids (same order). */
+export type Market = ProcedureOutput<'catalogue.markets'>['markets'][number];
+/** `clob.book`: tick and minimum size, best levels, the ladder (`[price, size]`, best first) and the fee (bp). */
+export type BookInfo = ProcedureOutput<'clob.book'>;
+/** One answer of `clob.postOrders`, per order. */
+export type PostResult = ProcedureOutput<'clob.postOrders'>[number];
+/** What the person typed in the order-book ticket (decimal strings; GTD hours as typed). */
+export type ClobOrderDraft = { side: 'BUY' | 'SELL'; price: string; size: string; orderType: OrderType; postOnly: boolean; gtdHours: string };
+
+/** Base units (6 decimals) as a human amount, exactly (never through a float). */
+export const units = (base: string) => formatUnitsMin2(base, 6);
+
+/** The amounts the order would sign, or why it cannot be built (`field: reason`); empty without price, size or book. */
+export function clobPreview(info: BookInfo | undefined, d: Pick<ClobOrderDraft, 'side' | 'price' | 'size' | 'orderType'>): { amounts?: OrderAmounts; problem?: string } {
+  if (!info || !d.price || !d.size) return {};
+  try {
+    return { amounts: orderRequestAmounts({ side: d.side, price: d.price, size: d.size, orderType: d.orderType, tickSize: info.tickSize }) };
+  } catch (err) {
+    return { problem: err instanceof InvalidFieldError ? `${err.field}: ${err.reason}` : 'Invalid order' };
+  }
+}
+
+/** The fee in USDC base units: `feeRateBps` of the USDC side (maker amount to buy, taker amount to sell). */
+export function clobFee(amounts: OrderAmounts, side: 'BUY' | 'SELL', feeRateBps: number): string {
+  return ((BigInt(side === 'BUY' ? amounts.makerAmount : amounts.takerAmount) * BigInt(feeRateBps)) / 10_000n).toString();
+}
+
+/** A posted order's answer in plain words. */
+export function postResultText(r: PostResult): string {
+  return r.ok ? `Order ${r.orderID.slice(0, 10)}… ${r.status === 'live' ? 'is resting on the book' : r.status}` : `Refused: ${r.error}`;
+}
+
+/** The order-book store. */
+export type ClobStore = ReturnType<typeof createClobStore>;
+
+/** Creates the store for `account`; `start()` loads the first search page, the portfolio, open orders and trades. */
+export function createClobStore(account: Account, call: Call = popupCall) {
+  const markets = signal<Market[]>([]);
+  const cursor = signal<string | null>(null);
+  const market = signal<Market | undefined>(undefined);
+  const outcome = signal(0);
+  const info = signal<BookInfo | undefined>(undefined);
+  const open = signal<ProcedureOutput<'clob.openOrders'>['data']>([]);
+  const positions = signal<ProcedureOutput<'data.portfolio'>['positions']>([]);
+  const value = signal<string | null>(null);
+  const posCursor = signal<string | null>(null);
+  const trades = signal<ProcedureOutput<'clob.trades'>>([]);
+  const error = signal<string | undefined>(undefined);
+  const results = signal<string[]>([]);
+  const busy = signal(false);
+  /** The token of the chosen outcome. */
+  const tokenId = computed(() => market.value?.tokenIds[outcome.value]);
+
+  /** Searches the catalogue (`q` empty: every market); `more` appends the next page. */
+  async function search(q: string, more = false): Promise<void> {
+    try {
+      const next = more ? cursor.value : null;
+      const r = await call('catalogue.markets', { ...(q ? { q } : {}), ...(next ? { cursor: next } : {}) });
+      markets.value = more ? [...markets.value, ...r.markets] : r.markets;
+      cursor.value = r.next_cursor;
+    } catch (err) {
+      error.value = messageOf(err);
+    }
+  }
+  /** Reads the portfolio; `more` appends the next page of positions. */
+  async function loadPortfolio(more = false): Promise<void> {
+    const next = more ? posCursor.value : null;
+    const r = await call('data.portfolio', { account: account.address, ...(next ? { cursor: next } : {}) });
+    positions.value = more ? [...positions.value, ...r.positions] : r.positions;
+    value.value = r.value;
+    posCursor.value = r.next_cursor;
+  }
+  /** Reads the account's trades (needs API credentials). */
+  async function loadTrades(): Promise<void> {
+    if (!account.hasClobCredentials) return;
+    trades.value = await call('clob.trades', { account: account.address });
+  }
+  /** Reads the account's open orders (needs API credentials). */
+  async function loadOpen(): Promise<void> {
+    if (!account.hasClobCredentials) return;
+    open.value = (await call('clob.openOrders', { account: account.address })).data;
+  }
+  /** Shows `m` (first outcome), or the search list again with undefined. */
+  function choose(m: Market | undefined): void {
+    market.value = m;
+    outcome.value = 0;
+  }
+  /** Reads the book of the chosen outcome and resolves to it (undefined without a market). */
+  async function loadBook(): Promise<BookInfo | undefined> {
+    const token = tokenId.value;
+    if (!token) return undefined;
+    const b = await call('clob.book', { tokenId: token });
+    info.value = b;
+    return b;
+  }
+  /** Signs and posts one order for the chosen outcome; shows each answer and re-reads the account. */
+  async function post(d: ClobOrderDraft): Promise<void> {
+    const token = tokenId.value;
+    if (!token || busy.value) return;
+    busy.value = true;
+    error.value = undefined;
+    results.value = [];
+    try {
+      const r = await call('clob.postOrders', {
+        account: account.address,
+        orders: [{ tokenId: token, side: d.side, price: d.price, size: d.size, orderType: d.orderType, ...(d.postOnly ? { postOnly: d.postOnly } : {}), ...(d.orderType === 'GTD' ? { expiration: Math.floor(Date.now() / 1000) + Number(d.gtdHours) * 3600 } : {}) }],
+      });
+      results.value = r.map(postResultText);
+      await Promise.all([loadOpen(), loadPortfolio().catch(() => undefined), loadTrades().catch(() => undefined)]);
+    } catch (err) {
+      error.value = messageOf(err);
+    } finally {
+      busy.value = false;
+    }
+  }
+  /** Cancels one open order, then re-reads the open orders. */
+  async function cancel(orderId: string): Promise<void> {
+    try {
+      await call('clob.cancel', { account: account.address, orderIds: [orderId] });
+      await loadOpen();
+    } catch (err) {
+      error.value = messageOf(err);
+    }
+  }
+  /** Creates (or derives) the account's API credentials with the owner key. */
+  async function createCredentials(): Promise<boolean> {
+    try {
+      await call('clob.createOrDerive', { account: account.address });
+      return true;
+    } catch (err) {
+      error.value = messageOf(err);
+      return false;
+    }
+  }
+  /** Esc in the ticket: clears the answers and the error. */
+  function dismiss(): void {
+    results.value = [];
+    error.value = undefined;
+  }
+  /** First reads when the tab opens. */
+  function start(): void {
+    void search('');
+    void loadOpen().catch(() => undefined);
+    void loadPortfolio().catch(() => undefined);
+    void loadTrades().catch(() => undefined);
+  }
+
+  return { markets, cursor, market, outcome, info, open, positions, value, posCursor, trades, error, results, busy, tokenId, search, loadPortfolio, loadTrades, loadOpen, choose, loadBook, post, cancel, createCredentials, dismiss, start };
+}

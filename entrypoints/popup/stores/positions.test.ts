@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { createPerpsStore } from './perps';
+import { closeOrder, createPositionsStore, marginRatioPct, triggerOrder } from './positions';
+import { fakeCall } from './testkit';
+
+const SHORT = { instrument_id: 2, symbol: 'ETH-PERP', size: '-1.5', entry_price: '3000', leverage: 5, cross: true, initial_margin: '900', maintenance_margin: '45', position_value: '4500', liquidation_price: '3500', unrealized_pnl: '0', return_on_equity: '0', cumulative_funding: '0' };
+const fill = (t: number) => ({ trade_id: t, order_id: t, instrument_id: 2, side: 'long', price: '1', quantity: '1', fee: '0', pnl: '0', taker: true, timestamp: t });
+
+function setup() {
+  const { call, calls } = fakeCall({
+    'perps.read': (p) => {
+      const q = (p.query ?? {}) as Record<string, number>;
+      if (p.name === 'fills') return q.end_timestamp === undefined ? { data: [fill(300), fill(200)], more: true } : { data: [fill(q.end_timestamp - 50)], more: false };
+      if (p.name === 'equity' || p.name === 'pnl') return { data: [[1, p.name === 'pnl' ? '-5' : '100']] };
+      if (p.name === 'fundingPayments') return { data: [] };
+      return [];
+    },
+  });
+  const perps = createPerpsStore('0xabc', call);
+  const sent: unknown[] = [];
+  const s = createPositionsStore(perps, async (cmd) => { sent.push(cmd.body); return {}; });
+  return { s, calls, sent };
+}
+
+describe('positions helpers', () => {
+  it('computes the margin ratio from maintenance margin and account value', () => {
+    const margin = { total_account_value: '2000', total_initial_margin: '0', total_maintenance_margin: '50', total_position_value: '0' };
+    expect(marginRatioPct({ positions: [], margin, withdrawable: '0' })).toBeCloseTo(2.5);
+    expect(marginRatioPct({ positions: [], margin: { ...margin, total_account_value: '0' }, withdrawable: '0' })).toBe(0);
+    expect(marginRatioPct(undefined)).toBe(0);
+  });
+  it('closes a short by buying its whole size reduce-only, and triggers likewise', () => {
+    expect(closeOrder(SHORT).body).toMatchObject({ type: 'createOrders' });
+    expect(JSON.stringify(closeOrder(SHORT).body)).toContain('1.5');
+    expect(JSON.stringify(triggerOrder(SHORT, 'sl', '3200').body)).toContain('3200');
+  });
+});
+
+describe('createPositionsStore', () => {
+  it('pages fills by time: the next page ends just before the last fill shown', async () => {
+    const { s, calls } = setup();
+    await s.loadFills();
+    expect(s.more.value).toBe(true);
+    await s.moreFills();
+    expect(calls.at(-1)?.payload).toMatchObject({ name: 'fills', query: { end_timestamp: 199 } });
+    expect(s.fills.value.map((f) => f.timestamp)).toEqual([300, 200, 149]);
+    expect(s.more.value).toBe(false);
+  });
+
+  it('reads the chosen series over the chosen range', async () => {
+    const { s, calls } = setup();
+    await s.chart({ series: 'pnl', range: '7d' });
+    const q = calls.at(-1)?.payload.query as { interval: string; start_timestamp: number; end_timestamp: number };
+    expect(q.interval).toBe('4h');
+    expect(q.end_timestamp - q.start_timestamp).toBe(7 * 86_400_000);
+    expect(s.points.value).toEqual([[1, '-5']]);
+  });
+
+  it('closes a position, says so, and reads the fills again', async () => {
+    const { s, sent } = setup();
+    await s.close(SHORT);
+    expect(sent).toHaveLength(1);
+    expect(s.notice.value).toBe('Closed ETH-PERP');
+    expect(s.fills.value).toHaveLength(2);
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * Positions tab state (issue #10 §2) over the perps store: fills (newest first, paged by time),
+ * funding payments, the equity / PnL series for the chosen range, and the outcome of the last close or
+ * trigger order. Closing sends a reduce-only IOC market order for the whole position; take-profit /
+ * stop-loss a reduce-only market trigger order. Derived: margin ratio (maintenance / account value, %).
+ */
+import { computed, signal } from '@preact/signals';
+import { createOrders, type PerpsCommand } from '../../../lib/perps/commands';
+import { messageOf } from '../api';
+import type { PerpsStore, Portfolio, Position } from './perps';
+
+/** A fill (prices and sizes decimal strings, `timestamp` Unix ms). */
+export type Fill = { trade_id: number; order_id: number; instrument_id: number; side: 'long' | 'short'; price: string; quantity: string; fee: string; pnl: string; taker: boolean; timestamp: number };
+/** A funding payment (`funding` USDC, `funding_rate` a fraction, `timestamp` Unix ms). */
+export type FundingPayment = { id: number; instrument_id: number; size: string; funding_rate: string; funding: string; timestamp: number };
+/** The chart ranges: span (ms) and the venue's candle interval. */
+export const RANGES = { '1d': { ms: 86_400_000, interval: '1h' }, '7d': { ms: 7 * 86_400_000, interval: '4h' }, '30d': { ms: 30 * 86_400_000, interval: '1d' } } as const;
+/** A chart range name. */
+export type RangeName = keyof typeof RANGES;
+/** The range names in display order. */
+export const RANGE_NAMES: readonly RangeName[] = ['1d', '7d', '30d'];
+
+/** Maintenance margin over account value, in percent (0 without a positive account value). */
+export function marginRatioPct(p: Portfolio | undefined): number {
+  const value = p ? Number(p.margin.total_account_value) : 0;
+  return p && value > 0 ? (Number(p.margin.total_maintenance_margin) / value) * 100 : 0;
+}
+
+/** The reduce-only order that closes `p` at market (the opposite side, its whole size). */
+export const closeOrder = (p: Position) => createOrders({ orders: [{ iid: p.instrument_id, buy: p.size.startsWith('-'), qty: p.size.replace('-', ''), tif: 'ioc', ro: true }] });
+/** The reduce-only market trigger order (take-profit or stop-loss at `trp`) for the whole of `p`. */
+export const triggerOrder = (p: Position, kind: 'tp' | 'sl', trp: string) =>
+  createOrders({ orders: [{ iid: p.instrument_id, buy: p.size.startsWith('-'), qty: p.size.replace('-', ''), ro: true, tr: { tpsl: kind, trp, market: true } }] });
+
+/** The positions store. */
+export type PositionsStore = ReturnType<typeof createPositionsStore>;
+
+/** Creates the store over `perps`; `send` signs and sends a command. Call `start()` when the tab opens. */
+export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand) => Promise<unknown>) {
+  const fills = signal<Fill[]>([]);
+  const more = signal(false);
+  const funding = signal<FundingPayment[]>([]);
+  const range = signal<RangeName>('1d');
+  const series = signal<'equity' | 'pnl'>('equity');
+  const points = signal<[number, string][]>([]);
+  const error = signal<string | undefined>(undefined);
+  const notice = signal<string | undefined>(undefined);
+  const marginRatio = computed(() => marginRatioPct(perps.portfolio.value));
+
+  /** Reads the newest fills, or (with `before`, Unix ms) the page older than that and appends it. */
+  async function loadFills(before?: number): Promise<void> {
+    const page = await perps.read<{ data: Fill[]; more: boolean }>('fills', before === undefined ? {} : { end_timestamp: before });
+    fills.value = before === undefined ? page.data : [...fills.value, ...page.data];
+    more.value = page.more;
+  }
+  /** Reads the page of fills older than the last one shown. */
+  function moreFills(): Promise<void> {
+    const last = fills.value.at(-1);
+    return last ? loadFills(last.timestamp - 1) : loadFills();
+  }
+  /** Reads the chosen series over the chosen range (empty on failure). */
+  async function loadSeries(): Promise<void> {
+    const r = RANGES[range.value];
+    try {
+      points.value = (await perps.read<{ data: [number, string][] }>(series.value, { interval: r.interval, start_timestamp: Date.now() - r.ms, end_timestamp: Date.now() })).data;
+    } catch {
+      points.value = [];
+    }
+  }
+  /** Shows another range and/or series and reads it. */
+  function chart(next: { range?: RangeName; series?: 'equity' | 'pnl' }): Promise<void> {
+    if (next.range) range.value = next.range;
+    if (next.series) series.value = next.series;
+    return loadSeries();
+  }
+  /** First reads: fills (an error is shown), funding payments, the chart. */
+  function start(): void {
+    void loadFills().catch((e) => (error.value = messageOf(e)));
+    void perps.read<{ data: FundingPayment[] }>('fundingPayments').then((r) => (funding.value = r.data)).catch(() => undefined);
+    void loadSeries();
+  }
+  /** Sends `cmd`; on success shows `done` and re-reads the portfolio and the fills. */
+  async function run(cmd: PerpsCommand, done: string): Promise<void> {
+    error.value = undefined;
+    notice.value = undefined;
+    try {
+      await send(cmd);
+      notice.value = done;
+      await perps.refresh();
+      await loadFills();
+    } catch (e) {
+      error.value = messageOf(e);
+    }
+  }
+  /** Closes `p` at market. */
+  const close = (p: Position) => run(closeOrder(p), `Closed ${p.symbol}`);
+  /** Sets a take-profit or stop-loss at `trp` for `p`. */
+  const trigger = (p: Position, kind: 'tp' | 'sl', trp: string) => run(triggerOrder(p, kind, trp), `${kind === 'sl' ? 'Stop-loss' : 'Take-profit'} set at ${trp} for ${p.symbol}`);
+
+  return { fills, more, funding, range, series, points, error, notice, marginRatio, loadFills, moreFills, loadSeries, chart, start, close, trigger };
+}

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { createSettingsStore, DEFAULT_MAX_POSITION_USDC, invalidText } from './settings';
+import { createPermissionsStore } from './permissions';
+import { createVaultStore, hasLiveProxy, switchedText } from './vault';
+import { fakeCall, FakeFailure } from './testkit';
+
+const SETTINGS = { perpsUrl: 'http://127.0.0.1:1', clobUrl: 'http://127.0.0.1:2', gammaUrl: 'http://127.0.0.1:3', dataUrl: 'http://127.0.0.1:4', clobChainId: 137, autoLockMinutes: 15, theme: 'dark', headerSet: 'seed', maxPositionUsdc: 1_000, auditRetentionDays: 0 };
+
+describe('createSettingsStore', () => {
+  it('uses the default warning threshold until the settings are read', async () => {
+    const { call } = fakeCall({ 'settings.get': () => ({ settings: SETTINGS, invalid: [{ field: 'theme', reason: 'unknown theme' }] }) });
+    const s = createSettingsStore(call);
+    expect(s.maxPositionUsdc.value).toBe(DEFAULT_MAX_POSITION_USDC);
+    await s.load();
+    expect(s.maxPositionUsdc.value).toBe(1_000);
+    expect(s.theme.value).toBe('dark');
+    expect(invalidText(s.invalid.value)).toBe('theme (unknown theme)');
+  });
+
+  it('saves the draft, keeps what the background stored and clears the invalid list', async () => {
+    const { call, calls } = fakeCall({
+      'settings.get': () => ({ settings: SETTINGS, invalid: [{ field: 'theme', reason: 'x' }] }),
+      'settings.set': (p) => ({ ...SETTINGS, ...p, autoLockMinutes: 30 }),
+    });
+    const s = createSettingsStore(call);
+    await s.load();
+    s.edit({ theme: 'light', maxPositionUsdc: 2_000 });
+    expect(s.saved.value?.theme).toBe('dark');
+    await s.save();
+    expect(calls.at(-1)?.payload).toMatchObject({ theme: 'light', maxPositionUsdc: 2_000 });
+    expect(s.saved.value?.autoLockMinutes).toBe(30);
+    expect(s.maxPositionUsdc.value).toBe(2_000);
+    expect(s.invalid.value).toEqual([]);
+    expect(s.notice.value).toBe('Settings saved');
+  });
+
+  it('shows a refused action as the error, not a notice', async () => {
+    const { call } = fakeCall({ 'vault.changePassword': () => { throw new FakeFailure({ name: 'Vault.WrongPasswordError', shortMessage: 'Wrong password.' }); } });
+    const s = createSettingsStore(call);
+    await s.run(async () => { await s.changePassword('a', 'bbbbbbbb'); return 'Password changed'; });
+    expect(s.error.value).toBe('Wrong password.');
+    expect(s.notice.value).toBeUndefined();
+  });
+});
+
+describe('createVaultStore', () => {
+  const accounts = [{ address: '0xA', label: 'main', proxies: [], hasClobCredentials: false }, { address: '0xB', label: '', proxies: [], hasClobCredentials: false }];
+  const status = (active: string) => ({ initialized: true, unlocked: true, state: 'unlocked', retryAfterMs: 0, accounts, activeAccount: active, pendingApprovals: 0, session: [] });
+
+  it('switches the active account and says what the switch cancelled', async () => {
+    let active = '0xA';
+    const { call } = fakeCall({ 'vault.status': () => status(active), 'account.select': (p) => { const changed = p.address !== active; active = String(p.address); return { activeAccount: active, changed }; } });
+    const s = createVaultStore(call);
+    await s.refresh();
+    expect(s.account.value?.label).toBe('main');
+    await s.select('0xB');
+    expect(s.account.value?.address).toBe('0xB');
+    expect(s.switched.value).toBe(switchedText(accounts, '0xB'));
+    expect(s.switched.value).toMatch(/^Now acting as 0xB\. Pending site requests were cancelled/);
+  });
+
+  it('knows a live proxy key from an expired one', () => {
+    expect(hasLiveProxy({ proxies: [{ proxy: '0x1', expiry: 2_000, label: '' }] }, 1_000)).toBe(true);
+    expect(hasLiveProxy({ proxies: [{ proxy: '0x1', expiry: 500, label: '' }] }, 1_000)).toBe(false);
+    expect(hasLiveProxy(undefined)).toBe(false);
+  });
+});
+
+describe('createPermissionsStore', () => {
+  it('revokes a grant and reads the list again', async () => {
+    let grants = [{ id: 'g1' }, { id: 'g2' }];
+    const { call } = fakeCall({ 'grant.list': () => grants, 'deadman.status': () => ({ armed: false, venues: [] }), 'grant.revoke': (p) => { grants = grants.filter((g) => g.id !== p.id); return null; } });
+    const s = createPermissionsStore(call);
+    await s.load();
+    expect(s.grants.value).toHaveLength(2);
+    await s.revoke('g1');
+    expect(s.grants.value?.map((g) => g.id)).toEqual(['g2']);
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * Settings state for the popup (issue #4 §1, #10, #11): the stored settings (and the fields that were
+ * invalid and reset to their defaults), the draft being edited, and the vault actions of the Settings
+ * tab (encrypted backup export and restore, password change) with their notice or error. The theme and
+ * the position-size warning threshold are read from here by the app and the perps ticket.
+ */
+import { computed, signal } from '@preact/signals';
+import type { ProcedureOutput } from '../../../lib/messaging/protocol';
+import { call as popupCall, messageOf } from '../api';
+import type { Call } from './perps';
+
+/** The settings (`lib/settings` schema): gateway URLs, auto-lock minutes, theme, header names, limits. */
+export type Settings = ProcedureOutput<'settings.get'>['settings'];
+/** A stored field that was invalid and replaced by its default. */
+export type InvalidSetting = ProcedureOutput<'settings.get'>['invalid'][number];
+
+/** The warning threshold before the settings are read (USDC notional). */
+export const DEFAULT_MAX_POSITION_USDC = 50_000;
+
+/** The stored field names as a person reads them: "autoLockMinutes (must be 1-1440)". */
+export const invalidText = (invalid: readonly InvalidSetting[]) => invalid.map((i) => `${i.field} (${i.reason})`).join('; ');
+
+/** The settings store. */
+export type SettingsStore = ReturnType<typeof createSettingsStore>;
+
+/** Creates the store; `load()` reads the settings. */
+export function createSettingsStore(call: Call = popupCall) {
+  /** The draft shown in the form (the stored settings until edited). */
+  const draft = signal<Settings | undefined>(undefined);
+  /** The settings as last read or saved. */
+  const saved = signal<Settings | undefined>(undefined);
+  const invalid = signal<InvalidSetting[]>([]);
+  const error = signal<string | undefined>(undefined);
+  const notice = signal<string | undefined>(undefined);
+  const theme = computed(() => saved.value?.theme);
+  const maxPositionUsdc = computed(() => saved.value?.maxPositionUsdc ?? DEFAULT_MAX_POSITION_USDC);
+
+  /** Reads the settings (and the invalid fields). */
+  async function load(): Promise<void> {
+    const r = await call('settings.get', {});
+    saved.value = r.settings;
+    draft.value = r.settings;
+    invalid.value = r.invalid;
+  }
+  /** Changes fields of the draft. */
+  function edit(patch: Partial<Settings>): void {
+    if (draft.value) draft.value = { ...draft.value, ...patch };
+  }
+  /** Runs a Settings action: its resolved text becomes the notice, a failure the error. */
+  async function run(fn: () => Promise<string>): Promise<void> {
+    error.value = undefined;
+    notice.value = undefined;
+    try {
+      notice.value = await fn();
+    } catch (err) {
+      error.value = messageOf(err);
+    }
+  }
+  /** Saves the draft; the background answers the stored settings. */
+  const save = () =>
+    run(async () => {
+      const d = draft.value;
+      if (!d) return 'Nothing to save';
+      const next = await call('settings.set', d);
+      saved.value = next;
+      draft.value = next;
+      invalid.value = [];
+      return 'Settings saved';
+    });
+  /** The encrypted backup (JSON text) for download. */
+  const exportBackup = async () => (await call('vault.exportBackup', {})).backup;
+  /** Replaces the vault with `backup`, decrypted with `password`. */
+  const restore = (backup: string, password: string) => call('vault.restoreBackup', { backup, password });
+  /** Changes the vault password. */
+  const changePassword = (oldPassword: string, newPassword: string) => call('vault.changePassword', { oldPassword, newPassword });
+
+  return { draft, saved, invalid, error, notice, theme, maxPositionUsdc, load, edit, run, save, exportBackup, restore, changePassword };
+}

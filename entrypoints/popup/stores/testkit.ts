@@ -1,0 +1,36 @@
+/**
+ * Test helpers for the popup stores: a fake `call` built with the real `createCaller` over a fake
+ * `send`, answering each procedure from a handler (a thrown `WireError`-shaped object becomes a
+ * `RemoteError`, as from the background). Records every call.
+ */
+import { createCaller } from '../../../lib/messaging/client';
+import type { WireError } from '../../../lib/errors/base';
+
+/** One recorded call: procedure name and payload. */
+export type Recorded = { type: string; payload: Record<string, unknown> };
+
+/** Handlers by procedure name; a handler may throw a `WireError` to make the call fail. */
+export type FakeHandlers = Record<string, (payload: Record<string, unknown>) => unknown>;
+
+/** A failure as the background reports it. */
+export class FakeFailure {
+  constructor(readonly error: WireError) {}
+}
+
+/** Builds a caller whose answers come from `handlers`; `calls` lists what was asked. */
+export function fakeCall(handlers: FakeHandlers) {
+  const calls: Recorded[] = [];
+  const call = createCaller(async (m) => {
+    const { type, payload } = m as Recorded;
+    calls.push({ type, payload });
+    const h = handlers[type];
+    if (!h) return { ok: false, error: { name: 'UnknownProcedure', shortMessage: `no fake for ${type}` } };
+    try {
+      return { ok: true, result: await h(payload) };
+    } catch (e) {
+      if (e instanceof FakeFailure) return { ok: false, error: e.error };
+      throw e;
+    }
+  });
+  return { call, calls };
+}
