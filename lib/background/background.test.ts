@@ -206,6 +206,13 @@ describe('background: replies never carry secrets', () => {
       (await vault.clobCredentials(owner)).passphrase,
       (await vault.proxyFor(owner)).secret, // the issued proxy's secret (latest expiry)
     ];
+    // A proxy issued through `perps.send` would answer its secret to the popup: only `proxy.issue` (which
+    // keeps the secret in the vault) issues proxies, and nothing reaches the gateway.
+    const proxiesBefore = h.ctx.venue.account(owner).proxies.size;
+    const sneaky = await call(bg, 'perps.send', { account: owner, op: { type: 'createProxy', args: { owner, proxy: privateKeyToAccount(generatePrivateKey()).address, expiry: Date.now() + 3_600_000 } } });
+    expect(sneaky).toMatchObject({ ok: false, error: { code: -32602 } });
+    expect(JSON.stringify(sneaky)).toContain('op.type');
+    expect(h.ctx.venue.account(owner).proxies.size).toBe(proxiesBefore);
     replies['panic.run'] = await call(bg, 'panic.run', { closePositions: true });
     expect(replies['panic.run']).toMatchObject({ ok: true, result: { locked: true } });
     const text = JSON.stringify(replies);

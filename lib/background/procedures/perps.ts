@@ -2,14 +2,21 @@
 import { requireActiveAccount } from '../../accounts';
 import type { PERPS_CONTRACT } from '../../messaging/perps';
 import { commandFromBody } from '../../perps/commands';
+import { InvalidFieldError } from '../../validation';
 import type { ContractHandlers, ProcedureDeps } from './deps';
 
-/** A signed command for the active account (`NotActiveAccountError` otherwise; the click is the consent) and the gateway's reads. */
+/**
+ * A signed command for the active account (`NotActiveAccountError` otherwise; the click is the consent) and the
+ * gateway's reads. `createProxy` is refused (`InvalidFieldError` on `op.type`): its answer carries the proxy's
+ * secret, which never reaches the popup — `proxy.issue` issues proxies.
+ */
 export function perpsProcedures(d: ProcedureDeps): ContractHandlers<typeof PERPS_CONTRACT> {
   const { vault, db, service } = d;
   return {
     'perps.send': async ({ account, op, label, exp }) => {
       await requireActiveAccount(db, vault, account);
+      // Proxy issuance answers the proxy's secret: only `proxy.issue` issues proxies (the secret stays in the vault).
+      if (op.type === 'createProxy') throw new InvalidFieldError({ field: 'op.type', reason: 'createProxy goes through proxy.issue' });
       const command = commandFromBody(op, label);
       return service.perpsSend(account, command, { origin: 'extension', ...(exp === undefined ? {} : { exp }) });
     },
