@@ -85,7 +85,12 @@ describe('SigningService against the sandbox', () => {
 
   it('deletes the proxy at the gateway, then locally', async () => {
     const [p] = await vault.listProxies(owner);
+    const auth = { proxy: p!.proxy, secret: (await vault.proxyFor(owner)).secret };
+    // Before: the gateway knows the proxy (its credentials authenticate a read).
+    expect(await h.read('credentials', undefined, auth)).toMatchObject({ address: owner });
     await service.deleteProxy(owner, p!.proxy);
+    // After: the gateway no longer knows it (the same credentials are refused) and it is gone locally.
+    await expect(h.read('credentials', undefined, auth)).rejects.toMatchObject({ status: 401 });
     expect(await vault.listProxies(owner)).toEqual([]);
   });
 
