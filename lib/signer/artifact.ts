@@ -28,9 +28,6 @@ import { clobOrderDigest, exchangeAddress, parseClobOrder, type OrderType, type 
 import { formatUnitsMin2, shortAddress } from '../format';
 import { describePerpsCommand } from '../perps/describe';
 
-/** Which key signs: the owner key, the account's proxy key, or (HMAC) the API key's secret. */
-export type ArtifactKey = 'owner' | 'proxy' | 'api';
-
 /** The unsigned perps envelope: what is sent once `sig` is added. */
 export type UnsignedPerpsEnvelope = { op: PerpsBodyOp; salt: number; ts: number; exp?: number; label?: string };
 

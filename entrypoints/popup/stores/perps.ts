@@ -33,7 +33,6 @@ export type OrderView = { order_id: number; client_order_id?: string; instrument
 export type Book = { bids: [string, string][]; asks: [string, string][] };
 export type FeeRates = { taker: string; maker: string };
 
-export const REQUEST_BUDGET = 1_200;
 const WINDOW_MS = 60_000;
 const FAST_MS = 2_000;
 
