@@ -11,7 +11,7 @@
  * also serialised per database so that check almost never fails.
  */
 import { BaseError } from '../errors/base';
-import { auditGroupOf, type AuditCheckpointRecord, type AuditEntry, type AuditSealEvent, type VaultDb } from '../vault/db';
+import { auditGroupOf, metaRecord, readMeta, type AuditCheckpointRecord, type AuditEntry, type AuditSealEvent, type VaultDb } from '../vault/db';
 
 /** Where the audit key comes from: the vault's `auditKey()` in the extension; tests make their own. */
 export type AuditKeySource = () => Promise<CryptoKey | undefined>;
@@ -129,7 +129,7 @@ const sameCheckpoint = (a: Checkpoint | undefined, b: Checkpoint | undefined) =>
 /** Reads the checkpoint and checks its MAC (cached per key). */
 export async function readCheckpoint(log: AuditLog, key: CryptoKey): Promise<{ status: 'ok'; c: Checkpoint } | { status: 'missing' } | { status: 'invalid' }> {
   const s = shared(log.db);
-  const stored = (await log.db.get('meta', 'auditCheckpoint')) as Checkpoint | undefined;
+  const stored = await readMeta(log.db, 'auditCheckpoint');
   if (!stored) return { status: 'missing' };
   if (s.cp?.key === key && sameCheckpoint(s.cp.c, stored)) return { status: 'ok', c: s.cp.c };
   const ok = stored.v === 1 && Array.isArray(stored.seals) && (await macOk(key, checkpointParts(stored), stored.mac));
@@ -341,7 +341,7 @@ export async function resealAfterRestore(log: AuditLog): Promise<void> {
 export async function commitPrune(log: AuditLog, key: CryptoKey, expected: Checkpoint, next: Omit<Checkpoint, 'mac'>, deleteFrom: number, deleteTo: number): Promise<boolean> {
   const sealed = await sealCheckpoint(key, next);
   const tx = log.db.transaction(['audit', 'meta'], 'readwrite');
-  const stored = (await tx.objectStore('meta').get('auditCheckpoint')) as Checkpoint | undefined;
+  const stored = metaRecord(await tx.objectStore('meta').get('auditCheckpoint'), 'auditCheckpoint');
   if (!sameCheckpoint(stored, expected)) {
     tx.abort();
     await tx.done.catch(() => undefined);

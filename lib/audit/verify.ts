@@ -10,7 +10,7 @@
  * A break a full check finds is kept (MAC'd) in the verified position, so every later check reports
  * it until a full check passes again (or retention drops the entry).
  */
-import type { AuditSealEvent, AuditVerifiedRecord } from '../vault/db';
+import { readMeta, type AuditSealEvent, type AuditVerifiedRecord } from '../vault/db';
 import { entryAuthentic, partsOk, prepare, serial, shared, signParts, verifiedParts, type AuditLog, type Checkpoint } from './log';
 
 /** Entries verified inline by one check; more run as a background check with progress. */
@@ -73,7 +73,7 @@ async function walk(log: AuditLog, key: CryptoKey, c: Checkpoint, from: number, 
 }
 
 async function readVerified(log: AuditLog, key: CryptoKey): Promise<AuditVerifiedRecord | undefined> {
-  const v = (await log.db.get('meta', 'auditVerified')) as AuditVerifiedRecord | undefined;
+  const v = await readMeta(log.db, 'auditVerified');
   if (!v || typeof v.upTo !== 'number' || typeof v.head !== 'string') return undefined;
   const broken = v.broken && typeof v.broken.id === 'number' && typeof v.broken.reason === 'string' ? v.broken : null;
   return (await partsOk(key, verifiedParts(v.upTo, v.head, broken), v.mac)) ? { ...v, broken } : undefined;

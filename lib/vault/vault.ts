@@ -61,7 +61,7 @@ import {
   type KdfParams,
   type Sealed,
 } from './crypto';
-import type { BackoffRecord, RecordIndex, SecretRecord, SessionRecord, VaultDb, VaultMeta } from './db';
+import { readMeta, type BackoffRecord, type SecretRecord, type SessionRecord, type VaultDb, type VaultMeta } from './db';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { Grant, GrantUse } from '../grants/evaluate';
@@ -211,13 +211,13 @@ export class Vault {
   }
 
   private async meta(): Promise<VaultMeta | undefined> {
-    return (await this.db.get('meta', 'vault')) as VaultMeta | undefined;
+    return readMeta(this.db, 'vault');
   }
 
   /** `{ initialized, unlocked, state, retryAfterMs }` — no secrets. `retryAfterMs`: the password back-off left. */
   async status(): Promise<{ initialized: boolean; unlocked: boolean; state: VaultState; retryAfterMs: number }> {
     const meta = await this.meta();
-    const backoff = (await this.db.get('meta', 'backoff')) as BackoffRecord | undefined;
+    const backoff = await readMeta(this.db, 'backoff');
     return {
       initialized: !!meta,
       unlocked: this.unlocked,
@@ -298,7 +298,7 @@ export class Vault {
    * the counter. Call inside `exclusive` only (so concurrent guesses cannot share one slot).
    */
   private async checkPassword(meta: VaultMeta, password: string): Promise<{ mk: CryptoKey; raw: Uint8Array<ArrayBuffer> }> {
-    const backoff = ((await this.db.get('meta', 'backoff')) as BackoffRecord | undefined) ?? { id: 'backoff', failures: 0, nextAllowedAt: 0 };
+    const backoff: BackoffRecord = (await readMeta(this.db, 'backoff')) ?? { id: 'backoff', failures: 0, nextAllowedAt: 0 };
     const wait = backoff.nextAllowedAt - this.now();
     if (wait > 0) throw new UnlockBackoffError(wait);
     let unwrapped;
@@ -389,7 +389,7 @@ export class Vault {
           return true;
         }
         if ('sk' in s && typeof s.sk === 'string') {
-          const rec = (await this.db.get('meta', 'session')) as SessionRecord | undefined;
+          const rec = await readMeta(this.db, 'session');
           // Only the bundle last sealed in this browser session opens (an older copy put back is refused).
           if (!rec || !('bundle' in s) || typeof s.bundle !== 'string' || s.bundle !== Vault.digestOf(rec.sealed)) return fail();
           const sk = await importSessionKey(unb64(s.sk));
@@ -607,7 +607,7 @@ export class Vault {
    */
   private async loadIndex(key: CryptoKey): Promise<Map<string, string>> {
     if (this.index && key === this.mk) return this.index;
-    const rec = (await this.db.get('meta', 'index')) as RecordIndex | undefined;
+    const rec = await readMeta(this.db, 'index');
     let index: Map<string, string>;
     if (rec) {
       index = new Map(Object.entries(dec<Record<string, string>>(await open(key, rec.sealed, INDEX_AAD))));
