@@ -90,8 +90,23 @@ export type PerpsCommandType =
   | 'autoCancel'
   | 'updateMargin';
 
-/** JSON `op` of the envelope: `{ type, args, grp? }`. */
-export type PerpsBodyOp = { type: PerpsCommandType; args: unknown; grp?: string };
+/**
+ * JSON `op` of the envelope: `{ type, args, grp? }`, one member per command type (seed "Endpoints";
+ * PROTOCOL.md §1.2). Switch on `type` to read `args`. Decimals are strings; `time`/`expiry` Unix ms;
+ * withdraw `amount` integer base units, internalTransfer `amount` decimal USDC.
+ */
+export type PerpsBodyOp =
+  | { type: 'createOrders'; args: PerpsOrderInput[]; grp?: string }
+  | { type: 'cancelOrders'; args: number[] }
+  | { type: 'cancelOrdersCOID'; args: string[] }
+  | { type: 'updateLeverage'; args: { iid: number; lev: number; cross: boolean } }
+  | { type: 'internalTransfer'; args: { account: string; token: string; amount: string; to: string } }
+  | { type: 'deleteProxy'; args: { proxy: string } }
+  | { type: 'withdraw'; args: { account: string; token: string; amount: string; to: string } }
+  | { type: 'createProxy'; args: { owner: string; proxy: string; expiry: number } }
+  | { type: 'cancelAll'; args: { iid?: number } }
+  | { type: 'autoCancel'; args: { time: number } }
+  | { type: 'updateMargin'; args: { iid: number; amt: string } };
 
 /**
  * A built command.
