@@ -7,7 +7,8 @@
 #   build      the Chrome MV3 and Firefox MV3 builds
 #   browsers   test/setup-browsers.sh
 #   chromium   test/e2e in real Chromium (files in parallel, vitest.e2e.config.ts)
-#   firefox    test/firefox in real Firefox ESR
+#   firefox    test/firefox in real Firefox ESR, one file at a time (the event-page tests time a 3 s idle
+#              timeout and fail when another Firefox competes for the CPU)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,4 +42,4 @@ tier unit npx vitest run
 tier build sh -c 'npx wxt build && npx wxt build -b firefox --mv3'
 tier browsers bash test/setup-browsers.sh
 tier chromium npx vitest run -c vitest.e2e.config.ts test/e2e
-tier firefox npx vitest run -c vitest.e2e.config.ts test/firefox
+tier firefox env E2E_WORKERS=1 npx vitest run -c vitest.e2e.config.ts test/firefox
