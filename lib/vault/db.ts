@@ -206,6 +206,23 @@ export const V2: Migration = {
   },
 };
 
+/** An audit entry as the store holds it: `id` is its key (given by the store on append). */
+export type StoredAuditEntry = AuditEntry & { id: number };
+
+/**
+ * The `audit` store's entries in `query` (all when absent), in key order, at most `count`, each with
+ * its key as `id` (values and keys read in one transaction).
+ */
+export async function readAuditRows(db: VaultDb, query?: IDBKeyRange | null, count?: number): Promise<StoredAuditEntry[]> {
+  const tx = db.transaction('audit');
+  const [keys, values] = await Promise.all([tx.store.getAllKeys(query, count), tx.store.getAll(query, count)]);
+  await tx.done;
+  return keys.flatMap((id, i) => {
+    const e = values[i];
+    return e ? [{ ...e, id }] : [];
+  });
+}
+
 /** The migrations of this build, in order. Add one per schema change; never edit a shipped one. */
 export const MIGRATIONS: readonly Migration[] = [V1, V2];
 
