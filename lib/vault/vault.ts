@@ -42,6 +42,8 @@
  * `UnlockBackoffError` before anything is derived; wrong → `WrongPasswordError` with the next delay;
  * right → the counter resets. Checks are serialised, so concurrent guesses get one try per delay.
  */
+import * as v from 'valibot';
+import { address, parseOrThrow } from '../validation';
 import type { Address, Hex, LocalAccount } from 'viem';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import {
@@ -162,20 +164,19 @@ function importSessionKey(raw: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
   return crypto.subtle.importKey('raw', raw, 'AES-GCM', true, ['encrypt', 'decrypt']);
 }
 
-const proxyInfoOf = (r: SecretRecord): ProxyInfo => ({
-  id: r.id,
-  account: r.meta.account as Address,
-  proxy: r.meta.proxy as Address,
-  expiry: Number(r.meta.expiry),
-  label: String(r.meta.label ?? ''),
-});
-const clobInfoOf = (r: SecretRecord): ClobInfo => ({
-  id: r.id,
-  account: r.meta.account as Address,
-  nonce: Number(r.meta.nonce),
-  signatureType: Number(r.meta.signatureType) as 0 | 1 | 2,
-  funder: r.meta.funder as Address | null,
-});
+/** The clear metadata of each record kind (written by `storeOwnerKey`, `putProxy`, `putClobCredentials`). */
+const ownerMetaSchema = v.object({ address, label: v.optional(v.string()) });
+const proxyMetaSchema = v.object({ account: address, proxy: address, expiry: v.number(), label: v.optional(v.string()) });
+const clobMetaSchema = v.object({ account: address, nonce: v.number(), signatureType: v.picklist([0, 1, 2]), funder: v.nullable(address) });
+
+const proxyInfoOf = (r: SecretRecord): ProxyInfo => {
+  const m = parseOrThrow(proxyMetaSchema, r.meta, 'meta');
+  return { id: r.id, account: m.account, proxy: m.proxy, expiry: m.expiry, label: m.label ?? '' };
+};
+const clobInfoOf = (r: SecretRecord): ClobInfo => {
+  const m = parseOrThrow(clobMetaSchema, r.meta, 'meta');
+  return { id: r.id, account: m.account, nonce: m.nonce, signatureType: m.signatureType, funder: m.funder };
+};
 
 export class Vault {
   private index: Map<string, string> | undefined;
@@ -709,7 +710,10 @@ export class Vault {
     const all = await this.db.getAll('secrets');
     return all
       .filter((r) => r.kind === 'owner')
-      .map((r) => ({ address: r.meta.address as Address, label: String(r.meta.label ?? ''), createdAt: r.createdAt }));
+      .map((r) => {
+        const m = parseOrThrow(ownerMetaSchema, r.meta, 'meta');
+        return { address: m.address, label: m.label ?? '', createdAt: r.createdAt };
+      });
   }
 
   /** The signing account of an owner key. Requires 'unlocked'. Background only — never send its key anywhere. */
@@ -740,7 +744,7 @@ export class Vault {
 
   /**
    * Stores a proxy key and its secret for `account`. When `proxy` is given, checks that `privateKey`
-   * belongs to it (`ProxyKeyMismatchError`). `expiry` Unix ms. Requires 'unlocked'.
+   * belongs to it (`ProxyKeyMismatchError`); a malformed `account` is an `InvalidFieldError`. `expiry` Unix ms. Requires 'unlocked'.
    */
   async putProxy(input: { account: string; privateKey: Hex; secret: string; proxy?: string; expiry: number; label?: string }): Promise<ProxyInfo> {
     return this.exclusive(async () => {
@@ -748,7 +752,7 @@ export class Vault {
       const acct = privateKeyToAccount(input.privateKey);
       if (input.proxy && acct.address.toLowerCase() !== input.proxy.toLowerCase()) throw new ProxyKeyMismatchError();
       const id = `proxy:${acct.address.toLowerCase()}`;
-      const info: ProxyInfo = { id, account: input.account as Address, proxy: acct.address, expiry: input.expiry, label: input.label ?? '' };
+      const info: ProxyInfo = { id, account: parseOrThrow(address, input.account, 'account'), proxy: acct.address, expiry: input.expiry, label: input.label ?? '' };
       await this.put('proxy', id, input.account, { proxy: acct.address, expiry: input.expiry, label: info.label, account: input.account }, {
         privateKey: input.privateKey,
         secret: input.secret,
@@ -801,7 +805,7 @@ export class Vault {
   // ------------------------------------------------------------------------------------------
   // CLOB credentials
 
-  /** Stores CLOB API credentials of `account` (with nonce, signature type and funder). Requires 'unlocked'. */
+  /** Stores CLOB API credentials of `account` (with nonce, signature type and funder). Requires 'unlocked'; `InvalidFieldError` (`account`, `funder`) for a malformed address. */
   async putClobCredentials(input: {
     account: string;
     apiKey: string;
@@ -816,10 +820,10 @@ export class Vault {
       const id = `clob:${input.account.toLowerCase()}`;
       const info: ClobInfo = {
         id,
-        account: input.account as Address,
+        account: parseOrThrow(address, input.account, 'account'),
         nonce: input.nonce,
         signatureType: input.signatureType ?? 0,
-        funder: (input.funder ?? null) as Address | null,
+        funder: parseOrThrow(v.nullable(address), input.funder ?? null, 'funder'),
       };
       await this.put('clob', id, input.account, { account: input.account, nonce: info.nonce, signatureType: info.signatureType, funder: info.funder }, {
         apiKey: input.apiKey,
