@@ -48,6 +48,7 @@ import type { Address, Hex, LocalAccount } from 'viem';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import {
   checkKdfParams,
+  KdfParamsError,
   DecryptError,
   DEFAULT_KDF,
   DEFAULT_KDF_BOUNDS,
@@ -115,7 +116,27 @@ const BACKOFF_CAP_MS = 5 * 60_000;
 export const MIN_PASSWORD_LENGTH = 8;
 
 const b64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
-const unb64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0)) as Uint8Array<ArrayBuffer>;
+const unsealed = (s: { iv: string; ct: string }): Sealed => ({ iv: unb64(s.iv), ct: unb64(s.ct) });
+
+/** A sealed value in a backup: IV and ciphertext, base64. */
+const sealedJsonSchema = v.object({ iv: v.string(), ct: v.string() });
+/** The backup file (`exportBackup`): format tag, version 1, vault metadata and every sealed record. */
+const backupSchema = v.object({
+  format: v.literal('countersign-backup'),
+  version: v.literal(1),
+  meta: v.object({ kdf: v.unknown(), salt: v.string(), wrapped: sealedJsonSchema, verifier: sealedJsonSchema, createdAt: v.number() }),
+  secrets: v.array(
+    v.object({
+      id: v.string(),
+      kind: v.picklist(['owner', 'proxy', 'clob', 'grant']),
+      account: v.string(),
+      meta: v.record(v.string(), v.union([v.string(), v.number(), v.boolean(), v.null()])),
+      sealed: sealedJsonSchema,
+      createdAt: v.number(),
+    }),
+  ),
+});
+const unb64 = (s: string): Uint8Array<ArrayBuffer> => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 const enc = (x: unknown) => new TextEncoder().encode(JSON.stringify(x));
 const dec = <T>(b: Uint8Array) => JSON.parse(new TextDecoder().decode(b)) as T;
 
@@ -933,12 +954,13 @@ export class Vault {
     return this.exclusive(async () => {
       this.key();
       const meta = await this.meta();
+      if (!meta) throw new VaultNotInitializedError();
       const secrets = await this.db.getAll('secrets');
       const sealed = (s: Sealed) => ({ iv: b64(s.iv), ct: b64(s.ct) });
       return JSON.stringify({
         format: 'countersign-backup',
         version: 1,
-        meta: { kdf: meta!.kdf, salt: b64(meta!.salt), wrapped: sealed(meta!.wrapped), verifier: sealed(meta!.verifier), createdAt: meta!.createdAt },
+        meta: { kdf: meta.kdf, salt: b64(meta.salt), wrapped: sealed(meta.wrapped), verifier: sealed(meta.verifier), createdAt: meta.createdAt },
         secrets: secrets.map((r) => ({ ...r, sealed: sealed(r.sealed) })),
       });
     });
@@ -950,20 +972,16 @@ export class Vault {
    * `WrongPasswordError`, `UnlockBackoffError`, `KdfParamsError`. Leaves the vault unlocked.
    */
   async restoreBackup(json: string, password: string): Promise<void> {
-    type B = { format: string; version: number; meta: { kdf: unknown; salt: string; wrapped: { iv: string; ct: string }; verifier: { iv: string; ct: string }; createdAt: number }; secrets: (Omit<SecretRecord, 'sealed'> & { sealed: { iv: string; ct: string } })[] };
-    let b: B;
-    const unsealed = (s: { iv: string; ct: string }): Sealed => ({ iv: unb64(s.iv), ct: unb64(s.ct) });
     let meta: VaultMeta;
     let secrets: SecretRecord[];
     try {
-      b = JSON.parse(json) as B;
-      if (b.format !== 'countersign-backup' || b.version !== 1 || !Array.isArray(b.secrets)) throw new Error('format');
-      meta = { id: 'vault', kdf: b.meta.kdf as KdfParams, salt: unb64(b.meta.salt), wrapped: unsealed(b.meta.wrapped), verifier: unsealed(b.meta.verifier), createdAt: b.meta.createdAt };
-      secrets = b.secrets.map((r) => ({ id: String(r.id), kind: r.kind, account: String(r.account), meta: r.meta, sealed: unsealed(r.sealed), createdAt: Number(r.createdAt) }));
-    } catch {
+      const b = v.parse(backupSchema, JSON.parse(json));
+      meta = { id: 'vault', kdf: checkKdfParams(b.meta.kdf, this.bounds), salt: unb64(b.meta.salt), wrapped: unsealed(b.meta.wrapped), verifier: unsealed(b.meta.verifier), createdAt: b.meta.createdAt };
+      secrets = b.secrets.map((r) => ({ id: r.id, kind: r.kind, account: r.account, meta: r.meta, sealed: unsealed(r.sealed), createdAt: r.createdAt }));
+    } catch (err) {
+      if (err instanceof KdfParamsError) throw err;
       throw new BackupInvalidError();
     }
-    checkKdfParams(meta.kdf, this.bounds);
     return this.exclusive(async () => {
       const unwrapped = await this.checkPassword(meta, password);
       try {
