@@ -90,6 +90,7 @@ export type L2Artifact = {
   validUntil: number;
 };
 
+/** What the approval window shows and the signer signs: a perps envelope, order-book orders, or an L2 request (by `kind`). */
 export type SigningArtifact = PerpsArtifact | ClobArtifact | L2Artifact;
 
 /** How long a perps artifact stays fresh: the gateway accepts a `ts` up to the command timeout old; 10 s margin. */

@@ -147,6 +147,7 @@ export type ProxyInfo = { id: string; account: Address; proxy: Address; expiry: 
 /** Non-secret view of CLOB credentials. */
 export type ClobInfo = { id: string; account: Address; nonce: number; signatureType: 0 | 1 | 2; funder: Address | null };
 
+/** `db` the vault database; `session` where the session keys live (`storage.session`; memory in tests); `now` Unix ms clock; `kdf` for new wraps; `bounds` for stored KDF parameters. */
 export type VaultOptions = {
   db: VaultDb;
   session?: SessionStore;
@@ -199,6 +200,11 @@ const clobInfoOf = (r: SecretRecord): ClobInfo => {
   return { id: r.id, account: m.account, nonce: m.nonce, signatureType: m.signatureType, funder: m.funder };
 };
 
+/**
+ * The vault (see the module docstring): states locked / session / unlocked, owner and proxy keys, CLOB
+ * credentials and grants as sealed records, the sealed index, the audit key, backup. Every mutation runs
+ * through one writer lock. Errors: `lib/vault/errors.ts` and `lib/vault/crypto.ts`.
+ */
 export class Vault {
   private index: Map<string, string> | undefined;
   /** The master key ('unlocked'). */

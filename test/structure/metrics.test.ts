@@ -14,15 +14,15 @@ const LIMITS = {
   /** Length of the longest function in lines (target ≤ 200). */
   longestFunction: 740,
   /** `as` casts other than `as const` (target ≤ 100). */
-  asCasts: 226,
+  asCasts: 176,
   /** Non-null assertions `!` (target ≤ 40). */
-  nonNull: 187,
+  nonNull: 136,
   /** Exported declarations without a docstring comment (target ≤ 10). */
-  undocumentedExports: 108,
+  undocumentedExports: 89,
   /** Import cycles between files, type imports included (target 0). */
   cycles: 1,
   /** Exports of non-test source that only tests import (target 0). */
-  testOnlyExports: 55,
+  testOnlyExports: 54,
 };
 
 describe('structure of the non-test source (issue #18)', () => {
