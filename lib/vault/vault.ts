@@ -533,7 +533,8 @@ export class Vault {
 
   /** Re-seals the session bundle after a change and writes it (call inside `exclusive`, in 'session'). */
   private async saveBundle(next: SessionBundle): Promise<void> {
-    const sealed = await seal(this.sk!, enc(next), SESSION_AAD);
+    if (!this.sk) throw new VaultLockedError();
+    const sealed = await seal(this.sk, enc(next), SESSION_AAD);
     const digest = Vault.digestOf(sealed);
     const s = await this.session.get();
     // The session store first: a crash in between leaves a digest no bundle matches (locked, the safe side).
@@ -579,7 +580,7 @@ export class Vault {
 
   /** The session bundle's part for `account`; `VaultLockedError` when no live grant names it. */
   private keptAccount(account: string): void {
-    if (!this.bundle!.accounts.includes(account.toLowerCase())) throw new VaultLockedError({ inSession: true });
+    if (!this.bundle?.accounts.includes(account.toLowerCase())) throw new VaultLockedError({ inSession: true });
   }
 
   // ------------------------------------------------------------------------------------------
