@@ -11,7 +11,7 @@ need=()
 [ ${#need[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get > /dev/null; then
-  echo "The browser tests need Debian's ${need[*]}, which is not installed." >&2
+  echo "The browser tests need Debian's ${need[*]} (not installed here)." >&2
   echo "Install it as root, then run npm test again:" >&2
   echo "  sudo apt-get update && sudo apt-get install -y ${need[*]}" >&2
   exit 1
