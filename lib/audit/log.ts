@@ -11,7 +11,8 @@
  * also serialised per database so that check almost never fails.
  */
 import { BaseError } from '../errors/base';
-import { auditGroupOf, type AuditCheckpointRecord, type AuditEntry, type AuditSealEvent, type VaultDb } from '../vault/db';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { auditGroupOf, metaRecord, readAuditRows, readMeta, type AuditCheckpointRecord, type AuditEntry, type AuditSealEvent, type StoredAuditEntry, type VaultDb } from '../vault/db';
 
 /** Where the audit key comes from: the vault's `auditKey()` in the extension; tests make their own. */
 export type AuditKeySource = () => Promise<CryptoKey | undefined>;
@@ -46,13 +47,7 @@ const ADOPT_CHUNK = 500;
 // MACs
 
 const te = new TextEncoder();
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-function toHex(buf: ArrayBuffer): string {
-  const b = new Uint8Array(buf);
-  let s = '';
-  for (let i = 0; i < b.length; i++) s += HEX[b[i]!];
-  return s;
-}
+const toHex = (buf: ArrayBuffer): string => bytesToHex(new Uint8Array(buf));
 function fromHex(h: string): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(h.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(h.slice(2 * i, 2 * i + 2), 16);
@@ -129,7 +124,7 @@ const sameCheckpoint = (a: Checkpoint | undefined, b: Checkpoint | undefined) =>
 /** Reads the checkpoint and checks its MAC (cached per key). */
 export async function readCheckpoint(log: AuditLog, key: CryptoKey): Promise<{ status: 'ok'; c: Checkpoint } | { status: 'missing' } | { status: 'invalid' }> {
   const s = shared(log.db);
-  const stored = (await log.db.get('meta', 'auditCheckpoint')) as Checkpoint | undefined;
+  const stored = await readMeta(log.db, 'auditCheckpoint');
   if (!stored) return { status: 'missing' };
   if (s.cp?.key === key && sameCheckpoint(s.cp.c, stored)) return { status: 'ok', c: s.cp.c };
   const ok = stored.v === 1 && Array.isArray(stored.seals) && (await macOk(key, checkpointParts(stored), stored.mac));
@@ -146,7 +141,7 @@ async function writeIf(db: VaultDb, expected: Checkpoint, next: Checkpoint, entr
   const tx = db.transaction(['audit', 'meta'], 'readwrite');
   const meta = tx.objectStore('meta');
   const audit = tx.objectStore('audit');
-  const stored = (await meta.get('auditCheckpoint')) as Checkpoint | undefined;
+  const stored = metaRecord(await meta.get('auditCheckpoint'), 'auditCheckpoint');
   const extra = noneAfter === undefined ? undefined : await audit.getKey(IDBKeyRange.lowerBound(noneAfter, true));
   if (!sameCheckpoint(stored, expected) || extra !== undefined) {
     tx.abort();
@@ -196,18 +191,20 @@ function fieldsOf(e: AuditEntry): AuditEntry {
 /** Chains entries recorded while locked (ids above the checkpoint) into the keyed chain, marked `auth: 'locked'`. */
 async function adoptPending(log: AuditLog, key: CryptoKey, c: Checkpoint): Promise<Checkpoint | undefined> {
   for (;;) {
-    const pending = await log.db.getAll('audit', IDBKeyRange.lowerBound(c.lastId, true), ADOPT_CHUNK);
-    if (!pending.length) return c;
+    const pending = await readAuditRows(log.db, IDBKeyRange.lowerBound(c.lastId, true), ADOPT_CHUNK);
+    const [first] = pending;
+    if (!first) return c;
     let head = c.head;
+    let last = c.lastId;
     const adopted: AuditEntry[] = [];
     for (const e of pending) {
-      const a: AuditEntry = { ...fieldsOf(e), id: e.id!, auth: 'locked', prev: head };
-      a.mac = await macEntry(key, a, e.id!, head);
+      const a: AuditEntry = { ...fieldsOf(e), id: e.id, auth: 'locked', prev: head };
+      a.mac = await macEntry(key, a, e.id, head);
       head = a.mac;
+      last = e.id;
       adopted.push(a);
     }
-    const last = adopted[adopted.length - 1]!.id!;
-    const next = await sealCheckpoint(key, { ...c, count: c.count + adopted.length, firstId: c.count === 0 ? adopted[0]!.id! : c.firstId, lastId: last, head });
+    const next = await sealCheckpoint(key, { ...c, count: c.count + adopted.length, firstId: c.count === 0 ? first.id : c.firstId, lastId: last, head });
     if (!(await writeIf(log.db, c, next, adopted))) return undefined;
     shared(log.db).cp = { key, c: next };
     c = next;
@@ -229,8 +226,10 @@ const SEAL_TEXT: Record<AuditSealEvent['reason'], (a: number, b: number, n: numb
  */
 async function reseal(log: AuditLog, key: CryptoKey, found: 'missing' | 'invalid' | 'restore'): Promise<void> {
   const tx = log.db.transaction('audit');
-  const oldest = (await tx.store.openCursor())?.value;
-  const newest = (await tx.store.openCursor(null, 'prev'))?.value;
+  const first = await tx.store.openCursor();
+  const oldest: StoredAuditEntry | undefined = first ? { ...first.value, id: first.primaryKey } : undefined;
+  const last = await tx.store.openCursor(null, 'prev');
+  const newest: StoredAuditEntry | undefined = last ? { ...last.value, id: last.primaryKey } : undefined;
   const count = await tx.store.count();
   await tx.done;
   const now = log.now();
@@ -241,14 +240,14 @@ async function reseal(log: AuditLog, key: CryptoKey, found: 'missing' | 'invalid
   }
   if (found === 'missing' && newest.mac === undefined && oldest.hash === undefined) {
     // A new log whose only entries were recorded while locked: they are chained in (marked) next.
-    await log.db.put('meta', await sealCheckpoint(key, { ...base, count: 0, firstId: oldest.id!, chainFrom: oldest.id!, anchor: ZERO, lastId: oldest.id! - 1, head: ZERO }));
+    await log.db.put('meta', await sealCheckpoint(key, { ...base, count: 0, firstId: oldest.id, chainFrom: oldest.id, anchor: ZERO, lastId: oldest.id - 1, head: ZERO }));
     return;
   }
   const reason: AuditSealEvent['reason'] = found === 'missing' ? (newest.mac === undefined && oldest.hash !== undefined ? 'legacy' : 'missing') : found;
   const link = typeof newest.mac === 'string' ? newest.mac : typeof newest.hash === 'string' ? newest.hash.replace(/^0x/, '') : ZERO;
   const anchor = /^[0-9a-f]{64}$/.test(link) ? link : ZERO;
-  const event: AuditSealEvent = { at: now, fromId: newest.id! + 1, reason, count };
-  await log.db.put('meta', await sealCheckpoint(key, { ...base, count, firstId: oldest.id!, chainFrom: newest.id! + 1, anchor, lastId: newest.id!, head: anchor, seals: [event] }));
+  const event: AuditSealEvent = { at: now, fromId: newest.id + 1, reason, count };
+  await log.db.put('meta', await sealCheckpoint(key, { ...base, count, firstId: oldest.id, chainFrom: newest.id + 1, anchor, lastId: newest.id, head: anchor, seals: [event] }));
   shared(log.db).cp = undefined;
   await appendKeyed(log, key, {
     at: now,
@@ -256,7 +255,7 @@ async function reseal(log: AuditLog, key: CryptoKey, found: 'missing' | 'invalid
     account: '',
     kind: 'audit.seal',
     group: 'audit',
-    summary: SEAL_TEXT[reason](oldest.id!, newest.id!, count),
+    summary: SEAL_TEXT[reason](oldest.id, newest.id, count),
     result: reason === 'legacy' || reason === 'restore' ? 'ok' : 'error',
   });
 }
@@ -289,8 +288,9 @@ async function appendKeyed(log: AuditLog, key: CryptoKey, entry: AuditEntry): Pr
     if (i > 8) throw new ConflictError();
     const c = await prepare(log, key);
     const id = c.lastId + 1;
-    const stored: AuditEntry = { ...entry, id, prev: c.head, mac: await macEntry(key, entry, id, c.head) };
-    const next = await sealCheckpoint(key, { ...c, count: c.count + 1, firstId: c.count === 0 ? id : c.firstId, lastId: id, head: stored.mac! });
+    const mac = await macEntry(key, entry, id, c.head);
+    const stored: AuditEntry = { ...entry, id, prev: c.head, mac };
+    const next = await sealCheckpoint(key, { ...c, count: c.count + 1, firstId: c.count === 0 ? id : c.firstId, lastId: id, head: mac });
     if (await writeIf(log.db, c, next, [stored], c.lastId)) {
       s.cp = { key, c: next };
       return id;
@@ -341,7 +341,7 @@ export async function resealAfterRestore(log: AuditLog): Promise<void> {
 export async function commitPrune(log: AuditLog, key: CryptoKey, expected: Checkpoint, next: Omit<Checkpoint, 'mac'>, deleteFrom: number, deleteTo: number): Promise<boolean> {
   const sealed = await sealCheckpoint(key, next);
   const tx = log.db.transaction(['audit', 'meta'], 'readwrite');
-  const stored = (await tx.objectStore('meta').get('auditCheckpoint')) as Checkpoint | undefined;
+  const stored = metaRecord(await tx.objectStore('meta').get('auditCheckpoint'), 'auditCheckpoint');
   if (!sameCheckpoint(stored, expected)) {
     tx.abort();
     await tx.done.catch(() => undefined);

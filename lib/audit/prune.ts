@@ -8,6 +8,7 @@
  * evidence of a change.
  */
 import { commitPrune, entryAuthentic, prepare, serial, shared, type AuditLog } from './log';
+import { readAuditRows } from '../vault/db';
 
 const CHUNK = 1_000;
 const DAY_MS = 86_400_000;
@@ -29,33 +30,34 @@ export async function pruneAudit(log: AuditLog, days: number, now: number = log.
       const step = await serial(s, 'tail', async () => {
         const c = await prepare(log, key, true);
         if (c.count === 0) return { n: 0, more: false };
-        const rows = await log.db.getAll('audit', IDBKeyRange.bound(c.firstId, c.lastId), CHUNK + 1);
+        const rows = await readAuditRows(log.db, IDBKeyRange.bound(c.firstId, c.lastId), CHUNK + 1);
         let anchor = c.anchor;
         let n = 0;
         let stopped = false;
         const candidates = rows.slice(0, CHUNK);
-        const authentic = await Promise.all(candidates.map((e) => (e.id! >= c.chainFrom && e.at < cutoff ? entryAuthentic(key, e) : true)));
+        const authentic = await Promise.all(candidates.map((e) => (e.id >= c.chainFrom && e.at < cutoff ? entryAuthentic(key, e) : true)));
         for (const [i, e] of candidates.entries()) {
           if (e.at >= cutoff) {
             stopped = true;
             break;
           }
-          if (e.id! >= c.chainFrom) {
-            if (e.prev !== anchor || !authentic[i]) {
+          if (e.id >= c.chainFrom) {
+            if (e.prev !== anchor || !authentic[i] || e.mac === undefined) {
               stopped = true;
               break;
             }
-            anchor = e.mac!;
+            anchor = e.mac;
           }
           n++;
         }
-        if (!n) return { n: 0, more: false };
-        const lastDropped = rows[n - 1]!.id!;
+        const firstDropped = rows[0]?.id;
+        const lastDropped = rows[n - 1]?.id;
+        if (!n || firstDropped === undefined || lastDropped === undefined) return { n: 0, more: false };
         const nextKept = rows[n]?.id ?? (await log.db.getKey('audit', IDBKeyRange.bound(lastDropped, c.lastId, true, false)));
         const count = c.count - n;
         const { mac: _old, ...rest } = c;
         const next = { ...rest, count, firstId: count === 0 || nextKept === undefined ? c.lastId + 1 : nextKept, anchor };
-        const ok = await commitPrune(log, key, c, next, rows[0]!.id!, lastDropped);
+        const ok = await commitPrune(log, key, c, next, firstDropped, lastDropped);
         return { n: ok ? n : 0, more: ok ? !stopped : true, conflict: !ok };
       });
       dropped += step.n;

@@ -6,7 +6,7 @@
  * Each entry comes with its own status (its MAC checked against the vault's key), so what a person
  * reads on a page is authenticated even before a full check has run.
  */
-import { auditGroupOf, type AuditEntry } from '../vault/db';
+import { auditGroupOf, readAuditRows, type AuditEntry, type StoredAuditEntry } from '../vault/db';
 import { entryAuthentic, readCheckpoint, shared, type AuditLog, type Checkpoint } from './log';
 
 /**
@@ -40,7 +40,7 @@ export const MAX_PAGE = 500;
 /** Largest export page. */
 export const MAX_EXPORT_PAGE = 1_000;
 
-async function views(log: AuditLog, rows: AuditEntry[]): Promise<AuditEntryView[]> {
+async function views(log: AuditLog, rows: StoredAuditEntry[]): Promise<AuditEntryView[]> {
   const key = await log.key();
   let c: Checkpoint | undefined;
   if (!key) shared(log.db).cp = undefined; // no key: forget the cached one
@@ -48,17 +48,17 @@ async function views(log: AuditLog, rows: AuditEntry[]): Promise<AuditEntryView[
     const r = await readCheckpoint(log, key);
     if (r.status === 'ok') c = r.c;
   }
-  const authentic = await Promise.all(rows.map((e) => (key && c && e.id! >= c.chainFrom && e.id! <= c.lastId ? entryAuthentic(key, e) : false)));
+  const authentic = await Promise.all(rows.map((e) => (key && c && e.id >= c.chainFrom && e.id <= c.lastId ? entryAuthentic(key, e) : false)));
   const out: AuditEntryView[] = [];
   for (const [i, e] of rows.entries()) {
     let status: AuditEntryStatus;
     if (!key || !c) status = 'unchecked';
-    else if (e.id! > c.lastId) status = 'pending';
-    else if (e.id! < c.chainFrom) status = 'unauthenticated';
+    else if (e.id > c.lastId) status = 'pending';
+    else if (e.id < c.chainFrom) status = 'unauthenticated';
     else if (!authentic[i]) status = 'changed';
     else status = e.auth === 'locked' ? 'locked' : 'ok';
     out.push({
-      id: e.id!,
+      id: e.id,
       at: e.at,
       origin: e.origin,
       account: e.account,
@@ -92,19 +92,19 @@ export async function pageAudit(log: AuditLog, q: { before?: number | undefined;
         : group
           ? tx.store.index('byGroup').openCursor(IDBKeyRange.bound([group, -Infinity], [group, upper], false, true), 'prev')
           : tx.store.openCursor(q.before === undefined ? null : IDBKeyRange.upperBound(q.before, true), 'prev');
-  const rows: AuditEntry[] = [];
+  const rows: StoredAuditEntry[] = [];
   for (let c = await cursor; c && rows.length < limit; c = await c.continue()) {
-    if (!q.kind || c.value.kind.startsWith(q.kind)) rows.push(c.value);
+    if (!q.kind || c.value.kind.startsWith(q.kind)) rows.push({ ...c.value, id: c.primaryKey });
   }
   await tx.done;
-  return { entries: await views(log, rows), next: rows.length === limit ? rows[rows.length - 1]!.id! : null };
+  return { entries: await views(log, rows), next: rows.length === limit ? (rows.at(-1)?.id ?? null) : null };
 }
 
 /** An export page, oldest first: at most `limit` (1–1000, default 1000) entries with id above `after`. */
 export async function exportAudit(log: AuditLog, q: { after?: number | undefined; limit?: number | undefined } = {}): Promise<AuditPage> {
   const limit = Math.min(Math.max(1, q.limit ?? MAX_EXPORT_PAGE), MAX_EXPORT_PAGE);
-  const rows = await log.db.getAll('audit', q.after === undefined ? undefined : IDBKeyRange.lowerBound(q.after, true), limit);
-  return { entries: await views(log, rows), next: rows.length === limit ? rows[rows.length - 1]!.id! : null };
+  const rows = await readAuditRows(log.db, q.after === undefined ? undefined : IDBKeyRange.lowerBound(q.after, true), limit);
+  return { entries: await views(log, rows), next: rows.length === limit ? (rows.at(-1)?.id ?? null) : null };
 }
 
 /**

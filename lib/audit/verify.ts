@@ -10,7 +10,7 @@
  * A break a full check finds is kept (MAC'd) in the verified position, so every later check reports
  * it until a full check passes again (or retention drops the entry).
  */
-import type { AuditSealEvent, AuditVerifiedRecord } from '../vault/db';
+import { readAuditRows, readMeta, type AuditSealEvent, type AuditVerifiedRecord } from '../vault/db';
 import { entryAuthentic, partsOk, prepare, serial, shared, signParts, verifiedParts, type AuditLog, type Checkpoint } from './log';
 
 /** Entries verified inline by one check; more run as a background check with progress. */
@@ -56,15 +56,15 @@ async function walk(log: AuditLog, key: CryptoKey, c: Checkpoint, from: number, 
     if (pos >= c.lastId) break;
     if (progress && !(await log.key())) return undefined; // locked meanwhile: a background check stops
 
-    const chunk = await log.db.getAll('audit', IDBKeyRange.bound(pos, c.lastId, true, false), CHUNK);
+    const chunk = await readAuditRows(log.db, IDBKeyRange.bound(pos, c.lastId, true, false), CHUNK);
     if (!chunk.length) break;
     // MACs are independent of each other (each covers its own `prev`): check a chunk's concurrently, links in order.
     const authentic = await Promise.all(chunk.map((e) => entryAuthentic(key, e)));
     for (const [i, e] of chunk.entries()) {
-      if (!authentic[i]) return { checked, upTo: pos, head: prev, broken: { id: e.id!, reason: CHANGED } };
-      if (e.prev !== prev) return { checked, upTo: pos, head: prev, broken: { id: e.id!, reason: GAP } };
-      prev = e.mac!;
-      pos = e.id!;
+      if (!authentic[i] || e.mac === undefined) return { checked, upTo: pos, head: prev, broken: { id: e.id, reason: CHANGED } };
+      if (e.prev !== prev) return { checked, upTo: pos, head: prev, broken: { id: e.id, reason: GAP } };
+      prev = e.mac;
+      pos = e.id;
       checked++;
     }
     progress?.(pos);
@@ -73,7 +73,7 @@ async function walk(log: AuditLog, key: CryptoKey, c: Checkpoint, from: number, 
 }
 
 async function readVerified(log: AuditLog, key: CryptoKey): Promise<AuditVerifiedRecord | undefined> {
-  const v = (await log.db.get('meta', 'auditVerified')) as AuditVerifiedRecord | undefined;
+  const v = await readMeta(log.db, 'auditVerified');
   if (!v || typeof v.upTo !== 'number' || typeof v.head !== 'string') return undefined;
   const broken = v.broken && typeof v.broken.id === 'number' && typeof v.broken.reason === 'string' ? v.broken : null;
   return (await partsOk(key, verifiedParts(v.upTo, v.head, broken), v.mac)) ? { ...v, broken } : undefined;
@@ -93,7 +93,8 @@ async function cheapCheck(log: AuditLog, key: CryptoKey, c: Checkpoint): Promise
   const pending = await store.count(IDBKeyRange.lowerBound(c.lastId, true));
   const oldest = (await store.openKeyCursor())?.key;
   const chainStart = Math.max(c.firstId, c.chainFrom);
-  const firstChained = chainStart <= c.lastId ? (await store.openCursor(IDBKeyRange.bound(chainStart, c.lastId)))?.value : undefined;
+  const firstCursor = chainStart <= c.lastId ? await store.openCursor(IDBKeyRange.bound(chainStart, c.lastId)) : null;
+  const firstChained = firstCursor ? { ...firstCursor.value, id: firstCursor.primaryKey } : undefined;
   const newest = c.lastId >= chainStart ? await store.get(c.lastId) : undefined;
   const unauthenticated = c.chainFrom > c.firstId && c.lastId >= c.firstId ? await store.count(IDBKeyRange.bound(c.firstId, Math.min(c.chainFrom - 1, c.lastId))) : 0;
   await tx.done;
@@ -106,8 +107,8 @@ async function cheapCheck(log: AuditLog, key: CryptoKey, c: Checkpoint): Promise
   }
   if (chainStart <= c.lastId) {
     if (!firstChained) return { ...r, broken: { reason: 'the sealed entries were removed' } };
-    if (!(await entryAuthentic(key, firstChained))) return { ...r, broken: { id: firstChained.id!, reason: CHANGED } };
-    if (firstChained.prev !== c.anchor) return { ...r, broken: { id: firstChained.id!, reason: 'the start of the log was moved (its oldest entries were removed)' } };
+    if (!(await entryAuthentic(key, firstChained))) return { ...r, broken: { id: firstChained.id, reason: CHANGED } };
+    if (firstChained.prev !== c.anchor) return { ...r, broken: { id: firstChained.id, reason: 'the start of the log was moved (its oldest entries were removed)' } };
     if (!newest) return { ...r, broken: { id: c.lastId, reason: 'the newest entries were removed' } };
     if (newest.mac !== c.head || !(await entryAuthentic(key, newest))) return { ...r, broken: { id: c.lastId, reason: 'the newest entry was replaced or changed' } };
   }

@@ -90,8 +90,23 @@ export type PerpsCommandType =
   | 'autoCancel'
   | 'updateMargin';
 
-/** JSON `op` of the envelope: `{ type, args, grp? }`. */
-export type PerpsBodyOp = { type: PerpsCommandType; args: unknown; grp?: string };
+/**
+ * JSON `op` of the envelope: `{ type, args, grp? }`, one member per command type (seed "Endpoints";
+ * PROTOCOL.md §1.2). Switch on `type` to read `args`. Decimals are strings; `time`/`expiry` Unix ms;
+ * withdraw `amount` integer base units, internalTransfer `amount` decimal USDC.
+ */
+export type PerpsBodyOp =
+  | { type: 'createOrders'; args: PerpsOrderInput[]; grp?: string }
+  | { type: 'cancelOrders'; args: number[] }
+  | { type: 'cancelOrdersCOID'; args: string[] }
+  | { type: 'updateLeverage'; args: { iid: number; lev: number; cross: boolean } }
+  | { type: 'internalTransfer'; args: { account: string; token: string; amount: string; to: string } }
+  | { type: 'deleteProxy'; args: { proxy: string } }
+  | { type: 'withdraw'; args: { account: string; token: string; amount: string; to: string } }
+  | { type: 'createProxy'; args: { owner: string; proxy: string; expiry: number } }
+  | { type: 'cancelAll'; args: { iid?: number } }
+  | { type: 'autoCancel'; args: { time: number } }
+  | { type: 'updateMargin'; args: { iid: number; amt: string } };
 
 /**
  * A built command.
@@ -257,19 +272,27 @@ function orderTuple(o: v.InferOutput<typeof orderSchema>): PerpsOrderTuple {
 }
 
 function orderBody(o: v.InferOutput<typeof orderSchema>): PerpsOrderInput {
-  const item: Partial<PerpsOrderInput> = { iid: o.iid, buy: o.buy };
-  if (o.p !== undefined) item.p = o.p;
-  item.qty = o.qty;
-  if (o.tif !== undefined) item.tif = o.tif;
-  item.po = o.po ?? false;
-  if (o.ro) item.ro = true;
-  if (o.c !== undefined) item.c = o.c;
-  if (o.tr) item.tr = { tpsl: o.tr.tpsl, trp: o.tr.trp, ...(o.tr.market ? { market: true } : {}) };
-  return item as PerpsOrderInput;
+  // Key order is the body's field order: iid, buy, p, qty, tif, po, ro, c, tr.
+  return {
+    iid: o.iid,
+    buy: o.buy,
+    ...(o.p === undefined ? {} : { p: o.p }),
+    qty: o.qty,
+    ...(o.tif === undefined ? {} : { tif: o.tif }),
+    po: o.po ?? false,
+    ...(o.ro ? { ro: true } : {}),
+    ...(o.c === undefined ? {} : { c: o.c }),
+    ...(o.tr ? { tr: { tpsl: o.tr.tpsl, trp: o.tr.trp, ...(o.tr.market ? { market: true } : {}) } } : {}),
+  };
 }
 
 /** createOrders (seed endpoint 3; proxy key). Request weight `1 + floor(n/20)`, action weight `n`. */
 export function createOrders(input: CreateOrdersInput): PerpsCommand {
+  return createOrdersFrom(input);
+}
+
+/** `createOrders` from an unchecked value (a request body's `op.args`): its schema is the only check. */
+function createOrdersFrom(input: unknown): PerpsCommand {
   const i = parseOrThrow(createOrdersSchema, input);
   const tuples = i.orders.map(orderTuple);
   const op: PerpsOpTuple = i.group === undefined ? ['createOrders', tuples] : ['createOrders', tuples, i.group];
@@ -286,6 +309,11 @@ export function createOrders(input: CreateOrdersInput): PerpsCommand {
 
 /** cancelOrders by order id (seed endpoint 5; proxy key). Request weight `1 + floor(n/20)`, action 0. */
 export function cancelOrders(input: CancelOrdersInput): PerpsCommand {
+  return cancelOrdersFrom(input);
+}
+
+/** `cancelOrders` from an unchecked value (a request body's `op.args`): its schema is the only check. */
+function cancelOrdersFrom(input: unknown): PerpsCommand {
   const i = parseOrThrow(cancelOrdersSchema, input);
   return {
     type: 'cancelOrders',
@@ -300,6 +328,11 @@ export function cancelOrders(input: CancelOrdersInput): PerpsCommand {
 
 /** cancelOrdersCOID by client order id (seed endpoint 4; proxy key). Request weight `1 + floor(n/20)`, action 0. */
 export function cancelOrdersCOID(input: CancelOrdersCoidInput): PerpsCommand {
+  return cancelOrdersCOIDFrom(input);
+}
+
+/** `cancelOrdersCOID` from an unchecked value (a request body's `op.args`): its schema is the only check. */
+function cancelOrdersCOIDFrom(input: unknown): PerpsCommand {
   const i = parseOrThrow(cancelOrdersCoidSchema, input);
   return {
     type: 'cancelOrdersCOID',
@@ -314,6 +347,11 @@ export function cancelOrdersCOID(input: CancelOrdersCoidInput): PerpsCommand {
 
 /** updateLeverage (seed endpoint 1; proxy key). Request weight 1, action weight 1. */
 export function updateLeverage(input: UpdateLeverageInput): PerpsCommand {
+  return updateLeverageFrom(input);
+}
+
+/** `updateLeverage` from an unchecked value (a request body's `op.args`): its schema is the only check. */
+function updateLeverageFrom(input: unknown): PerpsCommand {
   const i = parseOrThrow(updateLeverageSchema, input);
   return {
     type: 'updateLeverage',
@@ -328,6 +366,11 @@ export function updateLeverage(input: UpdateLeverageInput): PerpsCommand {
 
 /** internalTransfer (seed endpoint 6; **owner** key per PROTOCOL.md §1.3). `label` is unsigned. Weight 1 / 0. */
 export function internalTransfer(input: InternalTransferInput): PerpsCommand {
+  return internalTransferFrom(input);
+}
+
+/** `internalTransfer` from an unchecked value (a request body's `op.args`): its schema is the only check. */
+function internalTransferFrom(input: unknown): PerpsCommand {
   const i = parseOrThrow(internalTransferSchema, input);
   return {
     type: 'internalTransfer',
@@ -343,6 +386,11 @@ export function internalTransfer(input: InternalTransferInput): PerpsCommand {
 
 /** deleteProxy (seed endpoint 8; **owner** key per PROTOCOL.md §1.3). Weight 1 / 0. */
 export function deleteProxy(input: DeleteProxyInput): PerpsCommand {
+  return deleteProxyFrom(input);
+}
+
+/** `deleteProxy` from an unchecked value (a request body's `op.args`): its schema is the only check. */
+function deleteProxyFrom(input: unknown): PerpsCommand {
   const i = parseOrThrow(deleteProxySchema, input);
   return {
     type: 'deleteProxy',
@@ -360,6 +408,11 @@ export function deleteProxy(input: DeleteProxyInput): PerpsCommand {
  * seconds; PROTOCOL.md §1.3). `amount` is integer base units. Weight 1 / 0.
  */
 export function withdraw(input: WithdrawInput): PerpsCommand {
+  return withdrawFrom(input);
+}
+
+/** `withdraw` from an unchecked value (a request body's `op.args`): its schema is the only check. */
+function withdrawFrom(input: unknown): PerpsCommand {
   const i = parseOrThrow(withdrawSchema, input);
   return {
     type: 'withdraw',
@@ -378,6 +431,11 @@ export function withdraw(input: WithdrawInput): PerpsCommand {
  * command domain; PROTOCOL.md §1.3). `expiry` Unix ms. Weight 1 / 0 (the seed does not list it).
  */
 export function createProxy(input: CreateProxyInput): PerpsCommand {
+  return createProxyFrom(input);
+}
+
+/** `createProxy` from an unchecked value (a request body's `op.args`): its schema is the only check. */
+function createProxyFrom(input: unknown): PerpsCommand {
   const i = parseOrThrow(createProxySchema, input);
   return {
     type: 'createProxy',
@@ -394,6 +452,11 @@ export function createProxy(input: CreateProxyInput): PerpsCommand {
 
 /** cancelAll (reference SDK, `DELETE /v1/trade/orders/all`; proxy key). Weight 1 / 0 (our assumption). */
 export function cancelAll(input: CancelAllInput = {}): PerpsCommand {
+  return cancelAllFrom(input);
+}
+
+/** `cancelAll` from an unchecked value (a request body's `op.args`): its schema is the only check. */
+function cancelAllFrom(input: unknown): PerpsCommand {
   const i = parseOrThrow(cancelAllSchema, input);
   return {
     type: 'cancelAll',
@@ -411,6 +474,11 @@ export function cancelAll(input: CancelAllInput = {}): PerpsCommand {
  * Arming closer than 5 s ahead is checked by `assertAutoCancelTime`. Weight 1 / 0 (our assumption).
  */
 export function autoCancel(input: AutoCancelInput): PerpsCommand {
+  return autoCancelFrom(input);
+}
+
+/** `autoCancel` from an unchecked value (a request body's `op.args`): its schema is the only check. */
+function autoCancelFrom(input: unknown): PerpsCommand {
   const i = parseOrThrow(autoCancelSchema, input);
   return {
     type: 'autoCancel',
@@ -432,6 +500,11 @@ export function assertAutoCancelTime(time: number, nowMs: number): void {
 
 /** updateMargin (reference SDK, isolated margin; proxy key): signed decimal `amt`. Weight 1 / 1 (our assumption). */
 export function updateMargin(input: UpdateMarginInput): PerpsCommand {
+  return updateMarginFrom(input);
+}
+
+/** `updateMargin` from an unchecked value (a request body's `op.args`): its schema is the only check. */
+function updateMarginFrom(input: unknown): PerpsCommand {
   const i = parseOrThrow(updateMarginSchema, input);
   return {
     type: 'updateMargin',
@@ -489,14 +562,14 @@ function prefixed<T>(root: string, fn: () => T, wrapper?: string): T {
   }
 }
 
-function argsOf(args: unknown, keys: readonly string[]): Record<string, unknown> {
+function argsOf(args: unknown, keys: readonly string[]): object {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     throw new InvalidFieldError({ field: 'op.args', reason: 'must be an object' });
   }
   for (const k of Object.keys(args)) {
     if (!keys.includes(k)) throw new InvalidFieldError({ field: `op.args.${k}`, reason: 'is not a known field' });
   }
-  return args as Record<string, unknown>;
+  return args;
 }
 
 function arrayArgs(args: unknown): unknown[] {
@@ -511,7 +584,7 @@ function arrayArgs(args: unknown): unknown[] {
  */
 export function commandFromBody(op: unknown, label?: unknown): PerpsCommand {
   const o = parseOrThrow(bodyOpSchema, op, 'op');
-  const withLabel = (x: Record<string, unknown>) => (label === undefined ? x : { ...x, label });
+  const withLabel = (x: object) => (label === undefined ? x : { ...x, label });
   const labelNotAllowed = () => {
     if (label !== undefined) throw new InvalidFieldError({ field: 'label', reason: `is not allowed on ${o.type}` });
   };
@@ -524,7 +597,7 @@ export function commandFromBody(op: unknown, label?: unknown): PerpsCommand {
       const orders = arrayArgs(o.args);
       return prefixed('op', () => {
         try {
-          return createOrders({ orders, ...(o.grp === undefined ? {} : { group: o.grp }) } as CreateOrdersInput);
+          return createOrdersFrom({ orders, ...(o.grp === undefined ? {} : { group: o.grp }) });
         } catch (err) {
           if (err instanceof InvalidFieldError) {
             const f = err.field.replace(/^orders/, 'args').replace(/^group/, 'grp');
@@ -536,35 +609,35 @@ export function commandFromBody(op: unknown, label?: unknown): PerpsCommand {
     }
     case 'cancelOrders':
       labelNotAllowed();
-      return prefixed('op.args', () => cancelOrders({ oids: arrayArgs(o.args) as number[] }), 'oids');
+      return prefixed('op.args', () => cancelOrdersFrom({ oids: arrayArgs(o.args) }), 'oids');
     case 'cancelOrdersCOID':
       labelNotAllowed();
-      return prefixed('op.args', () => cancelOrdersCOID({ coids: arrayArgs(o.args) as string[] }), 'coids');
+      return prefixed('op.args', () => cancelOrdersCOIDFrom({ coids: arrayArgs(o.args) }), 'coids');
     case 'updateLeverage':
       labelNotAllowed();
-      return prefixed('op.args', () => updateLeverage(argsOf(o.args, ['iid', 'lev', 'cross']) as UpdateLeverageInput));
+      return prefixed('op.args', () => updateLeverageFrom(argsOf(o.args, ['iid', 'lev', 'cross'])));
     case 'internalTransfer':
       return prefixed('op.args', () =>
-        internalTransfer(withLabel(argsOf(o.args, ['account', 'token', 'amount', 'to'])) as InternalTransferInput),
+        internalTransferFrom(withLabel(argsOf(o.args, ['account', 'token', 'amount', 'to']))),
       );
     case 'deleteProxy':
       labelNotAllowed();
-      return prefixed('op.args', () => deleteProxy(argsOf(o.args, ['proxy']) as DeleteProxyInput));
+      return prefixed('op.args', () => deleteProxyFrom(argsOf(o.args, ['proxy'])));
     case 'withdraw':
       labelNotAllowed();
-      return prefixed('op.args', () => withdraw(argsOf(o.args, ['account', 'token', 'amount', 'to']) as WithdrawInput));
+      return prefixed('op.args', () => withdrawFrom(argsOf(o.args, ['account', 'token', 'amount', 'to'])));
     case 'createProxy':
       return prefixed('op.args', () =>
-        createProxy(withLabel(argsOf(o.args, ['owner', 'proxy', 'expiry'])) as CreateProxyInput),
+        createProxyFrom(withLabel(argsOf(o.args, ['owner', 'proxy', 'expiry']))),
       );
     case 'cancelAll':
       labelNotAllowed();
-      return prefixed('op.args', () => cancelAll(argsOf(o.args, ['iid']) as CancelAllInput));
+      return prefixed('op.args', () => cancelAllFrom(argsOf(o.args, ['iid'])));
     case 'autoCancel':
       labelNotAllowed();
-      return prefixed('op.args', () => autoCancel(argsOf(o.args, ['time']) as AutoCancelInput));
+      return prefixed('op.args', () => autoCancelFrom(argsOf(o.args, ['time'])));
     case 'updateMargin':
       labelNotAllowed();
-      return prefixed('op.args', () => updateMargin(argsOf(o.args, ['iid', 'amt']) as UpdateMarginInput));
+      return prefixed('op.args', () => updateMarginFrom(argsOf(o.args, ['iid', 'amt'])));
   }
 }

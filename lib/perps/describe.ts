@@ -21,33 +21,34 @@ export function describeOrder(o: PerpsOrderInput, symbol: (iid: number) => strin
 /** Title and lines of a perps command. Amounts of withdraw are shown in USDC and in base units (6 decimals). */
 export function describePerpsCommand(cmd: PerpsCommand, symbol: (iid: number) => string): { title: string; lines: string[] } {
   const w = `request weight ${cmd.weight.request}, action weight ${cmd.weight.action}`;
-  const args = cmd.body.args as Record<string, unknown>;
-  switch (cmd.type) {
+  const op = cmd.body;
+  switch (op.type) {
     case 'createOrders': {
-      const orders = cmd.body.args as PerpsOrderInput[];
-      const lines = orders.map((o) => describeOrder(o, symbol));
+      const lines = op.args.map((o) => describeOrder(o, symbol));
       if (lines.length === 1) return { title: 'Place an order', lines: [`${lines[0]} — ${w}`] };
       return { title: `Place ${lines.length} orders`, lines: [...lines, `— ${w}`] };
     }
     case 'cancelOrders':
-      return { title: 'Cancel orders', lines: [`Cancel ${(cmd.body.args as number[]).map((x) => `#${x}`).join(', ')} — ${w}`] };
+      return { title: 'Cancel orders', lines: [`Cancel ${op.args.map((x) => `#${x}`).join(', ')} — ${w}`] };
     case 'cancelOrdersCOID':
-      return { title: 'Cancel orders', lines: [`Cancel client order ids ${(cmd.body.args as string[]).map((c) => `${c.slice(0, 8)}…`).join(', ')} — ${w}`] };
+      return { title: 'Cancel orders', lines: [`Cancel client order ids ${op.args.map((c) => `${c.slice(0, 8)}…`).join(', ')} — ${w}`] };
     case 'cancelAll':
-      return { title: 'Cancel all orders', lines: [`Cancel every open order${args.iid !== undefined ? ` on ${symbol(args.iid as number)}` : ''} — ${w}`] };
+      return { title: 'Cancel all orders', lines: [`Cancel every open order${op.args.iid !== undefined ? ` on ${symbol(op.args.iid)}` : ''} — ${w}`] };
     case 'autoCancel':
-      return { title: 'Dead-man switch', lines: [args.time === 0 ? 'Disarm automatic cancel' : `Cancel all orders automatically at ${new Date(args.time as number).toISOString()}`] };
+      return { title: 'Dead-man switch', lines: [op.args.time === 0 ? 'Disarm automatic cancel' : `Cancel all orders automatically at ${new Date(op.args.time).toISOString()}`] };
     case 'updateLeverage':
-      return { title: 'Change leverage', lines: [`Set ${symbol(args.iid as number)} leverage to ${args.lev}× (${args.cross ? 'cross' : 'isolated'} margin) — ${w}`] };
-    case 'updateMargin':
-      return { title: 'Change isolated margin', lines: [`${String(args.amt).startsWith('-') ? 'Remove' : 'Add'} ${groupDecimal(String(args.amt).replace('-', ''))} USDC margin on ${symbol(args.iid as number)}`] };
+      return { title: 'Change leverage', lines: [`Set ${symbol(op.args.iid)} leverage to ${op.args.lev}× (${op.args.cross ? 'cross' : 'isolated'} margin) — ${w}`] };
+    case 'updateMargin': {
+      const { amt, iid } = op.args;
+      return { title: 'Change isolated margin', lines: [`${amt.startsWith('-') ? 'Remove' : 'Add'} ${groupDecimal(amt.replace('-', ''))} USDC margin on ${symbol(iid)}`] };
+    }
     case 'internalTransfer':
-      return { title: 'Transfer funds', lines: [`Transfer ${groupDecimal(String(args.amount))} USDC to ${shortAddress(String(args.to))}${cmd.label ? ` — “${cmd.label}”` : ''}`] };
+      return { title: 'Transfer funds', lines: [`Transfer ${groupDecimal(op.args.amount)} USDC to ${shortAddress(op.args.to)}${cmd.label ? ` — “${cmd.label}”` : ''}`] };
     case 'withdraw':
-      return { title: 'Withdraw funds', lines: [`Withdraw ${formatUnitsMin2(String(args.amount), 6)} USDC (${args.amount} base units) to ${shortAddress(String(args.to))}`] };
+      return { title: 'Withdraw funds', lines: [`Withdraw ${formatUnitsMin2(op.args.amount, 6)} USDC (${op.args.amount} base units) to ${shortAddress(op.args.to)}`] };
     case 'deleteProxy':
-      return { title: 'Delete a trading key', lines: [`Delete proxy key ${shortAddress(String(args.proxy))}`] };
+      return { title: 'Delete a trading key', lines: [`Delete proxy key ${shortAddress(op.args.proxy)}`] };
     case 'createProxy':
-      return { title: 'Issue a trading key', lines: [`Issue proxy key ${shortAddress(String(args.proxy))}, valid until ${new Date(args.expiry as number).toISOString()}`] };
+      return { title: 'Issue a trading key', lines: [`Issue proxy key ${shortAddress(op.args.proxy)}, valid until ${new Date(op.args.expiry).toISOString()}`] };
   }
 }

@@ -5,6 +5,7 @@
  */
 export type Budget = { limit: number; windowMs: number };
 
+/** One `budget` per key (see the module docstring): `used`, `check`, `record`, and `take` (check and record at once). Times in Unix ms. */
 export class SlidingWindow {
   private readonly log = new Map<string, { at: number; cost: number }[]>();
   constructor(readonly budget: Budget) {}

@@ -28,6 +28,7 @@ const httpUrl = v.pipe(
   v.transform((s) => s.replace(/\/+$/, '')),
 );
 
+/** The settings' schema (issue #4; fields documented on `Settings`): URLs lose their trailing slashes. */
 export const settingsSchema = v.strictObject({
   perpsUrl: httpUrl,
   clobUrl: httpUrl,
@@ -44,8 +45,10 @@ export const settingsSchema = v.strictObject({
 /** Settings. URLs are service roots without a trailing slash; `autoLockMinutes` 1-1440. */
 export type Settings = v.InferOutput<typeof settingsSchema>;
 
+/** The local sandbox gateway's base URL (`npm start`), which the default settings point at. */
 export const SANDBOX_BASE = 'http://127.0.0.1:8787';
 
+/** Settings of a fresh install: the sandbox's services, its chain id (80002), 15 min auto-lock, 90 days of audit. */
 export const DEFAULT_SETTINGS: Settings = {
   perpsUrl: `${SANDBOX_BASE}/perps`,
   clobUrl: `${SANDBOX_BASE}/clob`,
@@ -74,18 +77,20 @@ export type InvalidSetting = { field: keyof Settings; reason: string };
 /** Settings and the stored fields that were invalid (each replaced by its default). */
 export type SettingsReport = { settings: Settings; invalid: InvalidSetting[] };
 
-const FIELDS = Object.keys(settingsSchema.entries) as (keyof Settings)[];
+const isSettingsField = (key: string): key is keyof Settings => Object.hasOwn(settingsSchema.entries, key);
+const FIELDS = Object.keys(settingsSchema.entries).filter(isSettingsField);
+
+const storedValuesSchema = v.record(v.string(), v.unknown());
+/** The stored record from v2 on: `{ version, values }` (v1 stored the bare values object). */
+const versionedSchema = v.object({ version: v.pipe(v.number(), v.integer()), values: storedValuesSchema });
 
 /** Reads stored settings record (any version) and migrates its values to `SETTINGS_VERSION`. */
 function migrate(stored: unknown): Record<string, unknown> {
-  if (!stored || typeof stored !== 'object') return {};
-  const rec = stored as { version?: unknown; values?: unknown };
+  const versioned = v.safeParse(versionedSchema, stored);
+  const bare = v.safeParse(storedValuesSchema, stored);
   let version = 1;
-  let values = stored as Record<string, unknown>;
-  if (typeof rec.version === 'number' && Number.isInteger(rec.version) && rec.values && typeof rec.values === 'object') {
-    version = rec.version;
-    values = rec.values as Record<string, unknown>;
-  }
+  let values: Record<string, unknown> = bare.success ? bare.output : {};
+  if (versioned.success) ({ version, values } = versioned.output);
   for (let n = version + 1; n <= SETTINGS_VERSION; n++) values = SETTINGS_MIGRATIONS[n]?.(values) ?? values;
   return values;
 }
@@ -93,21 +98,22 @@ function migrate(stored: unknown): Record<string, unknown> {
 /** Reads settings field by field: defaults for missing fields; invalid ones fall back and are reported. */
 export async function readSettingsReport(db: VaultDb): Promise<SettingsReport> {
   const values = migrate(await db.get('settings', 'prefs'));
-  const out: Record<string, unknown> = {};
+  const candidate: Record<string, unknown> = {};
   const invalid: InvalidSetting[] = [];
   for (const field of FIELDS) {
     if (!Object.hasOwn(values, field) || values[field] === undefined) {
-      out[field] = DEFAULT_SETTINGS[field];
+      candidate[field] = DEFAULT_SETTINGS[field];
       continue;
     }
     const parsed = v.safeParse(settingsSchema.entries[field], values[field]);
-    if (parsed.success) out[field] = parsed.output;
+    if (parsed.success) candidate[field] = parsed.output;
     else {
-      out[field] = DEFAULT_SETTINGS[field];
+      candidate[field] = DEFAULT_SETTINGS[field];
       invalid.push({ field, reason: parsed.issues[0]?.message ?? 'is invalid' });
     }
   }
-  return { settings: out as Settings, invalid };
+  // Every field now holds a valid value or its default: the whole parse types it (and cannot fail).
+  return { settings: parseOrThrow(settingsSchema, candidate), invalid };
 }
 
 /** Reads settings (see `readSettingsReport`). */

@@ -28,9 +28,6 @@ import { clobOrderDigest, exchangeAddress, parseClobOrder, type OrderType, type 
 import { formatUnitsMin2, shortAddress } from '../format';
 import { describePerpsCommand } from '../perps/describe';
 
-/** Which key signs: the owner key, the account's proxy key, or (HMAC) the API key's secret. */
-export type ArtifactKey = 'owner' | 'proxy' | 'api';
-
 /** The unsigned perps envelope: what is sent once `sig` is added. */
 export type UnsignedPerpsEnvelope = { op: PerpsBodyOp; salt: number; ts: number; exp?: number; label?: string };
 
@@ -93,6 +90,7 @@ export type L2Artifact = {
   validUntil: number;
 };
 
+/** What the approval window shows and the signer signs: a perps envelope, order-book orders, or an L2 request (by `kind`). */
 export type SigningArtifact = PerpsArtifact | ClobArtifact | L2Artifact;
 
 /** How long a perps artifact stays fresh: the gateway accepts a `ts` up to the command timeout old; 10 s margin. */
@@ -163,13 +161,14 @@ export function perpsArtifact(input: Omit<PerpsArtifact, 'kind' | 'signDigests' 
 /** Builds an order-book artifact (digests filled in, frozen). */
 export function clobArtifact(input: Omit<ClobArtifact, 'kind' | 'key' | 'signDigests' | 'digest' | 'validUntil' | 'path'>): ClobArtifact {
   const signDigests = input.orders.map((o) => clobOrderDigest({ chainId: input.chainId, verifyingContract: o.verifyingContract, order: orderStructOf(o.body) }));
+  const path: ClobArtifact['path'] = input.orders.length === 1 ? '/order' : '/orders';
   const base = {
     kind: 'clob' as const,
     account: input.account,
     key: 'owner' as const,
     signerAddress: input.signerAddress,
     chainId: input.chainId,
-    path: (input.orders.length === 1 ? '/order' : '/orders') as ClobArtifact['path'],
+    path,
     orders: input.orders,
     signDigests,
     builtAt: input.builtAt,
@@ -180,6 +179,7 @@ export function clobArtifact(input: Omit<ClobArtifact, 'kind' | 'key' | 'signDig
 
 /** Builds an L2 artifact (message and digest filled in, frozen). */
 export function l2Artifact(input: { account: Address; method: string; requestPath: string; body?: string; timestamp: number; builtAt: number }): L2Artifact {
+  const signDigests: Hex[] = []; // HMAC: nothing is signed with a key
   const base = {
     kind: 'l2' as const,
     account: input.account,
@@ -189,7 +189,7 @@ export function l2Artifact(input: { account: Address; method: string; requestPat
     ...(input.body === undefined ? {} : { body: input.body }),
     timestamp: input.timestamp,
     message: l2Message(input),
-    signDigests: [] as Hex[],
+    signDigests,
     builtAt: input.builtAt,
     validUntil: input.builtAt + CLOB_ARTIFACT_TTL_MS,
   };
@@ -286,7 +286,7 @@ function describeL2Body(method: string, path: string, body: string | undefined):
       }
     });
   }
-  if (method === 'DELETE' && route === '/order' && parsed && typeof parsed === 'object' && 'orderID' in parsed) return [`Cancel order ${String((parsed as { orderID: unknown }).orderID).slice(0, 80)}`];
+  if (method === 'DELETE' && route === '/order' && parsed && typeof parsed === 'object' && 'orderID' in parsed) return [`Cancel order ${String(parsed.orderID).slice(0, 80)}`];
   if (method === 'DELETE' && route === '/orders' && Array.isArray(parsed)) return [`Cancel ${parsed.length} order(s): ${parsed.slice(0, 5).map((x) => String(x).slice(0, 20)).join(', ')}${parsed.length > 5 ? ', …' : ''}`];
   return [`Body: ${body.slice(0, 200)}${body.length > 200 ? '…' : ''}`];
 }

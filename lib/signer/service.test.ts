@@ -85,7 +85,12 @@ describe('SigningService against the sandbox', () => {
 
   it('deletes the proxy at the gateway, then locally', async () => {
     const [p] = await vault.listProxies(owner);
+    const auth = { proxy: p!.proxy, secret: (await vault.proxyFor(owner)).secret };
+    // Before: the gateway knows the proxy (its credentials authenticate a read).
+    expect(await h.read('credentials', undefined, auth)).toMatchObject({ address: owner });
     await service.deleteProxy(owner, p!.proxy);
+    // After: the gateway no longer knows it (the same credentials are refused) and it is gone locally.
+    await expect(h.read('credentials', undefined, auth)).rejects.toMatchObject({ status: 401 });
     expect(await vault.listProxies(owner)).toEqual([]);
   });
 
@@ -165,8 +170,10 @@ describe('SigningService against the sandbox', () => {
     const auditBefore = (await db.getAll('audit')).length;
     const perps = await spy.preparePerps(owner, withdraw({ account: owner, token: h.ctx.config.usdc, amount: '1000000', to: owner }), { submit: true });
     const clob = await spy.prepareClob(owner, [{ tokenId: h.ctx.clob.markets[0]!.tokenIds[0]!, side: 'BUY', price: '0.30', size: '10', orderType: 'GTC' }]);
+    const op = perps.envelope.op;
+    if (op.type !== 'withdraw') throw new Error('expected a withdraw');
     const tampered: SigningArtifact[] = [
-      { ...perps, envelope: { ...perps.envelope, op: { ...perps.envelope.op, args: { ...(perps.envelope.op.args as object), to: h.demo.counterparty.address } } } },
+      { ...perps, envelope: { ...perps.envelope, op: { ...op, args: { ...op.args, to: h.demo.counterparty.address } } } },
       { ...clob, orders: [{ ...clob.orders[0]!, body: { ...clob.orders[0]!.body, order: { ...clob.orders[0]!.body.order, makerAmount: '9000000' } } }] },
     ];
     for (const [i, t] of tampered.entries()) {

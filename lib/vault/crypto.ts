@@ -10,6 +10,7 @@
  *   refused before any work is done (a tampered vault cannot make unlock hang or allocate gigabytes).
  */
 import { scryptAsync } from '@noble/hashes/scrypt.js';
+import * as v from 'valibot';
 import { BaseError } from '../errors/base';
 
 /** scrypt parameters. `N` a power of two; memory ≈ 128 · N · r bytes. */
@@ -20,6 +21,7 @@ export const DEFAULT_KDF: KdfParams = { name: 'scrypt', N: 2 ** 17, r: 8, p: 1, 
 
 /** Accepted ranges of stored parameters (inclusive). */
 export type KdfBounds = { minN: number; maxN: number; maxR: number; maxP: number };
+/** Bounds for stored KDF parameters: N in [2^14, 2^20], r ≤ 16, p ≤ 4 (memory ≈ 128 · N · r bytes, at most 2 GiB, scrypt's `maxmem`). */
 export const DEFAULT_KDF_BOUNDS: KdfBounds = { minN: 2 ** 14, maxN: 2 ** 20, maxR: 16, maxP: 4 };
 
 /** Thrown when stored KDF parameters are missing, unknown or outside their bounds. Nothing is derived. */
@@ -32,28 +34,25 @@ export class DecryptError extends BaseError {
   override name = 'Vault.DecryptError';
 }
 
-/** Validates stored KDF parameters against `bounds`; throws `KdfParamsError`. */
+const isPow2 = (n: number) => n > 1 && (n & (n - 1)) === 0;
+const boundedInt = (min: number, max: number) => v.pipe(v.number(), v.safeInteger(), v.minValue(min), v.maxValue(max));
+
+/** Stored KDF parameters within `bounds`: scrypt, `N` a power of two in `[minN, maxN]`, `r ≤ maxR`, `p ≤ maxP`, 32-byte output. */
+const kdfParamsSchema = (bounds: KdfBounds) =>
+  v.object({
+    name: v.literal('scrypt'),
+    N: v.pipe(boundedInt(bounds.minN, bounds.maxN), v.check(isPow2)),
+    r: boundedInt(1, bounds.maxR),
+    p: boundedInt(1, bounds.maxP),
+    dkLen: v.literal(32),
+  });
+
+/** Validates stored KDF parameters (any JSON value) against `bounds`; throws `KdfParamsError`. */
 export function checkKdfParams(params: unknown, bounds: KdfBounds = DEFAULT_KDF_BOUNDS): KdfParams {
-  const p = params as Partial<KdfParams> | null;
-  const isPow2 = (n: number) => Number.isSafeInteger(n) && n > 1 && (n & (n - 1)) === 0;
-  if (
-    !p ||
-    p.name !== 'scrypt' ||
-    typeof p.N !== 'number' ||
-    !isPow2(p.N) ||
-    p.N < bounds.minN ||
-    p.N > bounds.maxN ||
-    !Number.isSafeInteger(p.r) ||
-    p.r! < 1 ||
-    p.r! > bounds.maxR ||
-    !Number.isSafeInteger(p.p) ||
-    p.p! < 1 ||
-    p.p! > bounds.maxP ||
-    p.dkLen !== 32
-  ) {
-    throw new KdfParamsError('The vault\'s key-derivation settings are outside safe bounds; refusing to unlock.');
-  }
-  return { name: 'scrypt', N: p.N, r: p.r!, p: p.p!, dkLen: 32 };
+  const checked = v.safeParse(kdfParamsSchema(bounds), params);
+  if (!checked.success) throw new KdfParamsError('The vault\'s key-derivation settings are outside safe bounds; refusing to unlock.');
+  const { N, r, p } = checked.output;
+  return { name: 'scrypt', N, r, p, dkLen: 32 };
 }
 
 /** True when `a` costs less than `b` (so the vault should be re-wrapped with `b`). */
@@ -75,10 +74,13 @@ export async function deriveKek(password: string, salt: Uint8Array, params: KdfP
     dkLen: params.dkLen,
     maxmem: 2 ** 31,
   });
+  // A copy over a plain ArrayBuffer (what WebCrypto takes); both are wiped after the import.
+  const bytes = new Uint8Array(raw);
   try {
-    return await crypto.subtle.importKey('raw', raw as Uint8Array<ArrayBuffer>, 'AES-GCM', false, ['encrypt', 'decrypt']);
+    return await crypto.subtle.importKey('raw', bytes, 'AES-GCM', false, ['encrypt', 'decrypt']);
   } finally {
     raw.fill(0);
+    bytes.fill(0);
   }
 }
 

@@ -20,6 +20,7 @@
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import type { KdfParams, Sealed } from './crypto';
 
+/** The vault's IndexedDB database name. */
 export const DB_NAME = 'countersign-vault';
 
 /** Vault metadata. `salt` 16 bytes; `wrapped` is the master key sealed by the password key. */
@@ -127,6 +128,7 @@ export type AuditVerifiedRecord = { id: 'auditVerified'; upTo: number; head: str
 /** A connected origin and the accounts it may see. */
 export type Connection = { origin: string; accounts: string[]; connectedAt: number };
 
+/** The vault database's stores (v2): keys, values and indexes, as `idb` types them. */
 export interface VaultSchema extends DBSchema {
   meta: { key: string; value: VaultMeta | BackoffRecord | RecordIndex | SessionRecord | AuditCheckpointRecord | AuditVerifiedRecord };
   secrets: { key: string; value: SecretRecord; indexes: { byAccount: string } };
@@ -135,7 +137,30 @@ export interface VaultSchema extends DBSchema {
   connections: { key: string; value: Connection };
 }
 
+/** The vault's database handle (`idb` over `VaultSchema`). */
 export type VaultDb = IDBPDatabase<VaultSchema>;
+
+/** Every record of the `meta` store (a union discriminated by `id`). */
+export type MetaRecord = VaultSchema['meta']['value'];
+/** The `meta` record whose key (and `id`) is `K`, e.g. `MetaOf<'backoff'>` is `BackoffRecord`. */
+export type MetaOf<K extends MetaRecord['id']> = Extract<MetaRecord, { id: K }>;
+
+function isMeta<K extends MetaRecord['id']>(value: MetaRecord | undefined, id: K): value is MetaOf<K> {
+  return value?.id === id;
+}
+
+/**
+ * Narrows a value read from the `meta` store at key `id` to its record kind: the value when its `id`
+ * field is `id`, otherwise (missing, or a record of another kind under that key) `undefined`.
+ */
+export function metaRecord<K extends MetaRecord['id']>(value: MetaRecord | undefined, id: K): MetaOf<K> | undefined {
+  return isMeta(value, id) ? value : undefined;
+}
+
+/** Reads the `meta` record `id` (`undefined` when missing). */
+export async function readMeta<K extends MetaRecord['id']>(db: VaultDb, id: K): Promise<MetaOf<K> | undefined> {
+  return metaRecord(await db.get('meta', id), id);
+}
 
 /** A migration from `version - 1` to `version`. */
 export type Migration = {
@@ -181,6 +206,23 @@ export const V2: Migration = {
   },
 };
 
+/** An audit entry as the store holds it: `id` is its key (given by the store on append). */
+export type StoredAuditEntry = AuditEntry & { id: number };
+
+/**
+ * The `audit` store's entries in `query` (all when absent), in key order, at most `count`, each with
+ * its key as `id` (values and keys read in one transaction).
+ */
+export async function readAuditRows(db: VaultDb, query?: IDBKeyRange | null, count?: number): Promise<StoredAuditEntry[]> {
+  const tx = db.transaction('audit');
+  const [keys, values] = await Promise.all([tx.store.getAllKeys(query, count), tx.store.getAll(query, count)]);
+  await tx.done;
+  return keys.flatMap((id, i) => {
+    const e = values[i];
+    return e ? [{ ...e, id }] : [];
+  });
+}
+
 /** The migrations of this build, in order. Add one per schema change; never edit a shipped one. */
 export const MIGRATIONS: readonly Migration[] = [V1, V2];
 
@@ -189,7 +231,8 @@ export const MIGRATIONS: readonly Migration[] = [V1, V2];
  * the one upgrade transaction; a failure aborts it and leaves the old version intact.
  */
 export function openVaultDb(name = DB_NAME, migrations: readonly Migration[] = MIGRATIONS): Promise<VaultDb> {
-  const target = migrations[migrations.length - 1]!.version;
+  const target = migrations.at(-1)?.version;
+  if (target === undefined) throw new RangeError('openVaultDb: at least one migration is required');
   return openDB<VaultSchema>(name, target, {
     upgrade(db, oldVersion, _newVersion, tx) {
       for (const m of migrations) if (m.version > oldVersion) m.migrate(db, tx);

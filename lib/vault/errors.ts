@@ -16,12 +16,14 @@ export class VaultLockedError extends BaseError {
     );
   }
 }
+/** No vault exists in this profile yet (create one first). */
 export class VaultNotInitializedError extends BaseError {
   override name = 'Vault.NotInitializedError';
   constructor() {
     super('No vault exists yet. Create one first.');
   }
 }
+/** `create` was called while a vault already exists in this profile. */
 export class VaultExistsError extends BaseError {
   override name = 'Vault.ExistsError';
   constructor() {
@@ -46,24 +48,28 @@ export class UnlockBackoffError extends BaseError {
     this.retryAfterMs = retryAfterMs;
   }
 }
+/** A new password is shorter than `MIN_PASSWORD_LENGTH` (8) characters. */
 export class WeakPasswordError extends BaseError {
   override name = 'Vault.WeakPasswordError';
   constructor() {
     super('The password must be at least 8 characters.');
   }
 }
+/** `putProxy`: the private key does not belong to the given proxy address. */
 export class ProxyKeyMismatchError extends BaseError {
   override name = 'Vault.ProxyKeyMismatchError';
   constructor() {
     super('The proxy private key does not belong to the given proxy address.');
   }
 }
+/** No record of the asked kind (`what`: owner key, proxy key, API credentials…) is stored for the account. */
 export class KeyNotFoundError extends BaseError {
   override name = 'Vault.KeyNotFoundError';
   constructor(what: string) {
     super(`No ${what} is stored for this account.`);
   }
 }
+/** `restoreBackup`: the file is not a Countersign backup (format, version, fields) or a record does not open. */
 export class BackupInvalidError extends BaseError {
   override name = 'Vault.BackupInvalidError';
   constructor() {

@@ -42,10 +42,13 @@
  * `UnlockBackoffError` before anything is derived; wrong → `WrongPasswordError` with the next delay;
  * right → the counter resets. Checks are serialised, so concurrent guesses get one try per delay.
  */
+import * as v from 'valibot';
+import { address, parseOrThrow } from '../validation';
 import type { Address, Hex, LocalAccount } from 'viem';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import {
   checkKdfParams,
+  KdfParamsError,
   DecryptError,
   DEFAULT_KDF,
   DEFAULT_KDF_BOUNDS,
@@ -61,7 +64,7 @@ import {
   type KdfParams,
   type Sealed,
 } from './crypto';
-import type { BackoffRecord, RecordIndex, SecretRecord, SessionRecord, VaultDb, VaultMeta } from './db';
+import { readMeta, type BackoffRecord, type SecretRecord, type SessionRecord, type VaultDb, type VaultMeta } from './db';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { Grant, GrantUse } from '../grants/evaluate';
@@ -113,7 +116,27 @@ const BACKOFF_CAP_MS = 5 * 60_000;
 export const MIN_PASSWORD_LENGTH = 8;
 
 const b64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
-const unb64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0)) as Uint8Array<ArrayBuffer>;
+const unsealed = (s: { iv: string; ct: string }): Sealed => ({ iv: unb64(s.iv), ct: unb64(s.ct) });
+
+/** A sealed value in a backup: IV and ciphertext, base64. */
+const sealedJsonSchema = v.object({ iv: v.string(), ct: v.string() });
+/** The backup file (`exportBackup`): format tag, version 1, vault metadata and every sealed record. */
+const backupSchema = v.object({
+  format: v.literal('countersign-backup'),
+  version: v.literal(1),
+  meta: v.object({ kdf: v.unknown(), salt: v.string(), wrapped: sealedJsonSchema, verifier: sealedJsonSchema, createdAt: v.number() }),
+  secrets: v.array(
+    v.object({
+      id: v.string(),
+      kind: v.picklist(['owner', 'proxy', 'clob', 'grant']),
+      account: v.string(),
+      meta: v.record(v.string(), v.union([v.string(), v.number(), v.boolean(), v.null()])),
+      sealed: sealedJsonSchema,
+      createdAt: v.number(),
+    }),
+  ),
+});
+const unb64 = (s: string): Uint8Array<ArrayBuffer> => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 const enc = (x: unknown) => new TextEncoder().encode(JSON.stringify(x));
 const dec = <T>(b: Uint8Array) => JSON.parse(new TextDecoder().decode(b)) as T;
 
@@ -124,6 +147,7 @@ export type ProxyInfo = { id: string; account: Address; proxy: Address; expiry: 
 /** Non-secret view of CLOB credentials. */
 export type ClobInfo = { id: string; account: Address; nonce: number; signatureType: 0 | 1 | 2; funder: Address | null };
 
+/** `db` the vault database; `session` where the session keys live (`storage.session`; memory in tests); `now` Unix ms clock; `kdf` for new wraps; `bounds` for stored KDF parameters. */
 export type VaultOptions = {
   db: VaultDb;
   session?: SessionStore;
@@ -162,21 +186,25 @@ function importSessionKey(raw: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
   return crypto.subtle.importKey('raw', raw, 'AES-GCM', true, ['encrypt', 'decrypt']);
 }
 
-const proxyInfoOf = (r: SecretRecord): ProxyInfo => ({
-  id: r.id,
-  account: r.meta.account as Address,
-  proxy: r.meta.proxy as Address,
-  expiry: Number(r.meta.expiry),
-  label: String(r.meta.label ?? ''),
-});
-const clobInfoOf = (r: SecretRecord): ClobInfo => ({
-  id: r.id,
-  account: r.meta.account as Address,
-  nonce: Number(r.meta.nonce),
-  signatureType: Number(r.meta.signatureType) as 0 | 1 | 2,
-  funder: r.meta.funder as Address | null,
-});
+/** The clear metadata of each record kind (written by `storeOwnerKey`, `putProxy`, `putClobCredentials`). */
+const ownerMetaSchema = v.object({ address, label: v.optional(v.string()) });
+const proxyMetaSchema = v.object({ account: address, proxy: address, expiry: v.number(), label: v.optional(v.string()) });
+const clobMetaSchema = v.object({ account: address, nonce: v.number(), signatureType: v.picklist([0, 1, 2]), funder: v.nullable(address) });
 
+const proxyInfoOf = (r: SecretRecord): ProxyInfo => {
+  const m = parseOrThrow(proxyMetaSchema, r.meta, 'meta');
+  return { id: r.id, account: m.account, proxy: m.proxy, expiry: m.expiry, label: m.label ?? '' };
+};
+const clobInfoOf = (r: SecretRecord): ClobInfo => {
+  const m = parseOrThrow(clobMetaSchema, r.meta, 'meta');
+  return { id: r.id, account: m.account, nonce: m.nonce, signatureType: m.signatureType, funder: m.funder };
+};
+
+/**
+ * The vault (see the module docstring): states locked / session / unlocked, owner and proxy keys, CLOB
+ * credentials and grants as sealed records, the sealed index, the audit key, backup. Every mutation runs
+ * through one writer lock. Errors: `lib/vault/errors.ts` and `lib/vault/crypto.ts`.
+ */
 export class Vault {
   private index: Map<string, string> | undefined;
   /** The master key ('unlocked'). */
@@ -211,13 +239,13 @@ export class Vault {
   }
 
   private async meta(): Promise<VaultMeta | undefined> {
-    return (await this.db.get('meta', 'vault')) as VaultMeta | undefined;
+    return readMeta(this.db, 'vault');
   }
 
   /** `{ initialized, unlocked, state, retryAfterMs }` — no secrets. `retryAfterMs`: the password back-off left. */
   async status(): Promise<{ initialized: boolean; unlocked: boolean; state: VaultState; retryAfterMs: number }> {
     const meta = await this.meta();
-    const backoff = (await this.db.get('meta', 'backoff')) as BackoffRecord | undefined;
+    const backoff = await readMeta(this.db, 'backoff');
     return {
       initialized: !!meta,
       unlocked: this.unlocked,
@@ -298,7 +326,7 @@ export class Vault {
    * the counter. Call inside `exclusive` only (so concurrent guesses cannot share one slot).
    */
   private async checkPassword(meta: VaultMeta, password: string): Promise<{ mk: CryptoKey; raw: Uint8Array<ArrayBuffer> }> {
-    const backoff = ((await this.db.get('meta', 'backoff')) as BackoffRecord | undefined) ?? { id: 'backoff', failures: 0, nextAllowedAt: 0 };
+    const backoff: BackoffRecord = (await readMeta(this.db, 'backoff')) ?? { id: 'backoff', failures: 0, nextAllowedAt: 0 };
     const wait = backoff.nextAllowedAt - this.now();
     if (wait > 0) throw new UnlockBackoffError(wait);
     let unwrapped;
@@ -389,7 +417,7 @@ export class Vault {
           return true;
         }
         if ('sk' in s && typeof s.sk === 'string') {
-          const rec = (await this.db.get('meta', 'session')) as SessionRecord | undefined;
+          const rec = await readMeta(this.db, 'session');
           // Only the bundle last sealed in this browser session opens (an older copy put back is refused).
           if (!rec || !('bundle' in s) || typeof s.bundle !== 'string' || s.bundle !== Vault.digestOf(rec.sealed)) return fail();
           const sk = await importSessionKey(unb64(s.sk));
@@ -505,7 +533,8 @@ export class Vault {
 
   /** Re-seals the session bundle after a change and writes it (call inside `exclusive`, in 'session'). */
   private async saveBundle(next: SessionBundle): Promise<void> {
-    const sealed = await seal(this.sk!, enc(next), SESSION_AAD);
+    if (!this.sk) throw new VaultLockedError();
+    const sealed = await seal(this.sk, enc(next), SESSION_AAD);
     const digest = Vault.digestOf(sealed);
     const s = await this.session.get();
     // The session store first: a crash in between leaves a digest no bundle matches (locked, the safe side).
@@ -551,7 +580,7 @@ export class Vault {
 
   /** The session bundle's part for `account`; `VaultLockedError` when no live grant names it. */
   private keptAccount(account: string): void {
-    if (!this.bundle!.accounts.includes(account.toLowerCase())) throw new VaultLockedError({ inSession: true });
+    if (!this.bundle?.accounts.includes(account.toLowerCase())) throw new VaultLockedError({ inSession: true });
   }
 
   // ------------------------------------------------------------------------------------------
@@ -607,7 +636,7 @@ export class Vault {
    */
   private async loadIndex(key: CryptoKey): Promise<Map<string, string>> {
     if (this.index && key === this.mk) return this.index;
-    const rec = (await this.db.get('meta', 'index')) as RecordIndex | undefined;
+    const rec = await readMeta(this.db, 'index');
     let index: Map<string, string>;
     if (rec) {
       index = new Map(Object.entries(dec<Record<string, string>>(await open(key, rec.sealed, INDEX_AAD))));
@@ -709,7 +738,10 @@ export class Vault {
     const all = await this.db.getAll('secrets');
     return all
       .filter((r) => r.kind === 'owner')
-      .map((r) => ({ address: r.meta.address as Address, label: String(r.meta.label ?? ''), createdAt: r.createdAt }));
+      .map((r) => {
+        const m = parseOrThrow(ownerMetaSchema, r.meta, 'meta');
+        return { address: m.address, label: m.label ?? '', createdAt: r.createdAt };
+      });
   }
 
   /** The signing account of an owner key. Requires 'unlocked'. Background only — never send its key anywhere. */
@@ -740,7 +772,7 @@ export class Vault {
 
   /**
    * Stores a proxy key and its secret for `account`. When `proxy` is given, checks that `privateKey`
-   * belongs to it (`ProxyKeyMismatchError`). `expiry` Unix ms. Requires 'unlocked'.
+   * belongs to it (`ProxyKeyMismatchError`); a malformed `account` is an `InvalidFieldError`. `expiry` Unix ms. Requires 'unlocked'.
    */
   async putProxy(input: { account: string; privateKey: Hex; secret: string; proxy?: string; expiry: number; label?: string }): Promise<ProxyInfo> {
     return this.exclusive(async () => {
@@ -748,7 +780,7 @@ export class Vault {
       const acct = privateKeyToAccount(input.privateKey);
       if (input.proxy && acct.address.toLowerCase() !== input.proxy.toLowerCase()) throw new ProxyKeyMismatchError();
       const id = `proxy:${acct.address.toLowerCase()}`;
-      const info: ProxyInfo = { id, account: input.account as Address, proxy: acct.address, expiry: input.expiry, label: input.label ?? '' };
+      const info: ProxyInfo = { id, account: parseOrThrow(address, input.account, 'account'), proxy: acct.address, expiry: input.expiry, label: input.label ?? '' };
       await this.put('proxy', id, input.account, { proxy: acct.address, expiry: input.expiry, label: info.label, account: input.account }, {
         privateKey: input.privateKey,
         secret: input.secret,
@@ -801,7 +833,7 @@ export class Vault {
   // ------------------------------------------------------------------------------------------
   // CLOB credentials
 
-  /** Stores CLOB API credentials of `account` (with nonce, signature type and funder). Requires 'unlocked'. */
+  /** Stores CLOB API credentials of `account` (with nonce, signature type and funder). Requires 'unlocked'; `InvalidFieldError` (`account`, `funder`) for a malformed address. */
   async putClobCredentials(input: {
     account: string;
     apiKey: string;
@@ -816,10 +848,10 @@ export class Vault {
       const id = `clob:${input.account.toLowerCase()}`;
       const info: ClobInfo = {
         id,
-        account: input.account as Address,
+        account: parseOrThrow(address, input.account, 'account'),
         nonce: input.nonce,
         signatureType: input.signatureType ?? 0,
-        funder: (input.funder ?? null) as Address | null,
+        funder: parseOrThrow(v.nullable(address), input.funder ?? null, 'funder'),
       };
       await this.put('clob', id, input.account, { account: input.account, nonce: info.nonce, signatureType: info.signatureType, funder: info.funder }, {
         apiKey: input.apiKey,
@@ -929,12 +961,13 @@ export class Vault {
     return this.exclusive(async () => {
       this.key();
       const meta = await this.meta();
+      if (!meta) throw new VaultNotInitializedError();
       const secrets = await this.db.getAll('secrets');
       const sealed = (s: Sealed) => ({ iv: b64(s.iv), ct: b64(s.ct) });
       return JSON.stringify({
         format: 'countersign-backup',
         version: 1,
-        meta: { kdf: meta!.kdf, salt: b64(meta!.salt), wrapped: sealed(meta!.wrapped), verifier: sealed(meta!.verifier), createdAt: meta!.createdAt },
+        meta: { kdf: meta.kdf, salt: b64(meta.salt), wrapped: sealed(meta.wrapped), verifier: sealed(meta.verifier), createdAt: meta.createdAt },
         secrets: secrets.map((r) => ({ ...r, sealed: sealed(r.sealed) })),
       });
     });
@@ -946,20 +979,16 @@ export class Vault {
    * `WrongPasswordError`, `UnlockBackoffError`, `KdfParamsError`. Leaves the vault unlocked.
    */
   async restoreBackup(json: string, password: string): Promise<void> {
-    type B = { format: string; version: number; meta: { kdf: unknown; salt: string; wrapped: { iv: string; ct: string }; verifier: { iv: string; ct: string }; createdAt: number }; secrets: (Omit<SecretRecord, 'sealed'> & { sealed: { iv: string; ct: string } })[] };
-    let b: B;
-    const unsealed = (s: { iv: string; ct: string }): Sealed => ({ iv: unb64(s.iv), ct: unb64(s.ct) });
     let meta: VaultMeta;
     let secrets: SecretRecord[];
     try {
-      b = JSON.parse(json) as B;
-      if (b.format !== 'countersign-backup' || b.version !== 1 || !Array.isArray(b.secrets)) throw new Error('format');
-      meta = { id: 'vault', kdf: b.meta.kdf as KdfParams, salt: unb64(b.meta.salt), wrapped: unsealed(b.meta.wrapped), verifier: unsealed(b.meta.verifier), createdAt: b.meta.createdAt };
-      secrets = b.secrets.map((r) => ({ id: String(r.id), kind: r.kind, account: String(r.account), meta: r.meta, sealed: unsealed(r.sealed), createdAt: Number(r.createdAt) }));
-    } catch {
+      const b = v.parse(backupSchema, JSON.parse(json));
+      meta = { id: 'vault', kdf: checkKdfParams(b.meta.kdf, this.bounds), salt: unb64(b.meta.salt), wrapped: unsealed(b.meta.wrapped), verifier: unsealed(b.meta.verifier), createdAt: b.meta.createdAt };
+      secrets = b.secrets.map((r) => ({ id: r.id, kind: r.kind, account: r.account, meta: r.meta, sealed: unsealed(r.sealed), createdAt: r.createdAt }));
+    } catch (err) {
+      if (err instanceof KdfParamsError) throw err;
       throw new BackupInvalidError();
     }
-    checkKdfParams(meta.kdf, this.bounds);
     return this.exclusive(async () => {
       const unwrapped = await this.checkPassword(meta, password);
       try {

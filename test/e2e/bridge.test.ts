@@ -191,14 +191,20 @@ describe('bridge in Chromium', () => {
     const before = tradingRequests();
     const w = await clickAndApprovalWindow('order');
     await w.getByTestId('approval-lines').waitFor();
+    const [shown] = (await send('approval.list')).result as { id: string; digest: string }[];
+    expect(shown).toBeDefined();
     const cdp = await h.ctx.newCDPSession(popup);
     await cdp.send('ServiceWorker.enable');
     await cdp.send('ServiceWorker.stopAllWorkers');
     const r = await lastResult('order');
     expect(r).toMatchObject({ ok: false, code: 4900, data: { retryable: true } });
-    // The window's request is gone: approving it now signs nothing.
-    await w.close().catch(() => undefined);
+    // The window's request is gone: approving it now (the decision its Approve button sends, with the
+    // id and digest it showed) is refused, and the sandbox receives nothing signed.
+    const decided = await send('approval.decide', { id: shown!.id, approve: true, digest: shown!.digest });
+    expect(decided).toMatchObject({ ok: false });
+    await popup.waitForTimeout(500);
     expect(tradingRequests()).toBe(before);
+    await w.close().catch(() => undefined);
     const w2 = await clickAndApprovalWindow('order');
     await approve(w2);
     expect((await lastResult('order')).ok).toBe(true);

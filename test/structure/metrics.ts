@@ -1,7 +1,8 @@
 /**
  * Structure figures of the non-test source (issue #18 "Done when"), measured with the TypeScript
  * compiler API: functions over 200 lines, `as` casts, non-null `!`, exported declarations without a
- * docstring, and import cycles between files (type-only imports included). `npx tsx test/structure/metrics.ts` prints them;
+ * docstring, and import cycles between files (type-only imports included); then the exports used only by
+ * tests (`exports.ts`). `npx tsx test/structure/metrics.ts` prints them (`-v` lists undocumented and test-only exports);
  * `metrics.test.ts` holds the limits.
  */
 import ts from 'typescript';
@@ -127,4 +128,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   if (process.argv.includes('-v')) for (const e of m.undocumentedExports) console.log(`  ${e}`);
   console.log(`import cycles ${m.cycles.length}`);
   for (const c of m.cycles) console.log(`  ${c.join(' ↔ ')}`);
+  void import('./exports').then(({ testOnlyExports }) => {
+    const testOnly = testOnlyExports();
+    console.log(`exports used only by tests ${testOnly.length}`);
+    if (process.argv.includes('-v')) for (const e of testOnly) console.log(`  ${e.file}:${e.name} (${e.users.join(', ')})`);
+  });
 }

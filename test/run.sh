@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# `npm test`: every tier in order, each timed; the tiers' durations print at the end (also when one
+# fails, which stops the run). Browser set-up (Debian's Chromium and Firefox ESR) is a tier of its own,
+# so `npm ci && npm test` works on a fresh Debian machine (see test/setup-browsers.sh).
+#   typecheck  tsc --noEmit
+#   unit       vitest (lib, components, entrypoints, test/unit, test/conformance, test/structure)
+#   build      the Chrome MV3 and Firefox MV3 builds
+#   browsers   test/setup-browsers.sh
+#   chromium   test/e2e in real Chromium (files in parallel, vitest.e2e.config.ts)
+#   firefox    test/firefox in real Firefox ESR, one file at a time (the event-page tests time a 3 s idle
+#              timeout and fail when another Firefox competes for the CPU)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+names=()
+times=()
+summary() {
+  echo
+  echo "== tier durations"
+  local i total=0
+  for i in "${!names[@]}"; do
+    printf '   %-10s %6ss\n' "${names[$i]}" "${times[$i]}"
+    total=$((total + times[i]))
+  done
+  printf '   %-10s %6ss\n' total "$total"
+}
+trap summary EXIT
+
+# tier NAME COMMAND…: runs COMMAND, records its duration; a failure ends `npm test` with its status.
+tier() {
+  local name=$1 start=$SECONDS rc=0
+  shift
+  echo "== $name: $*"
+  "$@" || rc=$?
+  names+=("$name")
+  times+=($((SECONDS - start)))
+  [ "$rc" -eq 0 ] || { echo "== $name failed (exit $rc)" >&2; exit "$rc"; }
+}
+
+tier typecheck npx tsc --noEmit
+tier unit npx vitest run
+tier build sh -c 'npx wxt build && npx wxt build -b firefox --mv3'
+tier browsers bash test/setup-browsers.sh
+tier chromium npx vitest run -c vitest.e2e.config.ts test/e2e
+tier firefox env E2E_WORKERS=1 npx vitest run -c vitest.e2e.config.ts test/firefox
