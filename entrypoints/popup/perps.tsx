@@ -34,7 +34,10 @@ import { createPerpsTicket, PRESETS, ticketKey, type PerpsTicketState } from './
 export const sendPerps = (account: Account, cmd: PerpsCommand) => call('perps.send', { account: account.address, op: cmd.body, ...(cmd.label ? { label: cmd.label } : {}) });
 
 /** Places an order (a `createOrders` command) and resolves to the venue's acknowledgements. */
-const placePerps = (account: Account, cmd: PerpsCommand) => call<'perps.send', { oid: number }[]>('perps.send', { account: account.address, op: cmd.body, ...(cmd.label ? { label: cmd.label } : {}) });
+const placePerps = async (account: Account, cmd: PerpsCommand) => {
+  const answer = await call('perps.send', { account: account.address, op: cmd.body, ...(cmd.label ? { label: cmd.label } : {}) });
+  return Array.isArray(answer) ? answer.flatMap((a) => (a.oid === undefined ? [] : [{ oid: a.oid }])) : [];
+};
 
 /** The Perps tab: the order ticket for `account` over the shared perps store (needs a live proxy key). */
 export function PerpsTicket({ account, store, maxPositionUsdc }: { account: Account; store: PerpsStore; maxPositionUsdc: number }) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPriceOnTick, orderRequestAmounts, priceDecimals, toMarketOrderAmounts, toOrderAmounts } from './amounts';
+import { orderRequestAmounts, toMarketOrderAmounts, toOrderAmounts } from './amounts';
 import { InvalidFieldError } from '../validation';
 
 describe('toOrderAmounts', () => {
@@ -86,16 +86,6 @@ describe('toMarketOrderAmounts', () => {
       makerAmount: '5550000',
       takerAmount: '2775000',
     });
-  });
-});
-
-describe('isPriceOnTick / priceDecimals', () => {
-  it('checks tick multiples and range', () => {
-    expect(isPriceOnTick('0.125', '0.005')).toBe(true);
-    expect(isPriceOnTick('0.123', '0.005')).toBe(false);
-    expect(isPriceOnTick('0.99', '0.01')).toBe(true);
-    expect(isPriceOnTick('1', '0.01')).toBe(false);
-    expect(priceDecimals('0.0025')).toBe(4);
   });
 });
 

@@ -76,11 +76,6 @@ const marketInputSchema = v.object({
   tickSize: tickSizeSchema,
 });
 
-/** Price decimals of a tick: the tick's own decimals (0.1 → 1, 0.01 → 2, 0.005 → 3, 0.0025 → 4). */
-export function priceDecimals(tickSize: string): number {
-  return parseDec(tickSize).scale;
-}
-
 /** Rounds `price` to the tick: 'nearest' (half up) for limit orders, 'down' for market-style orders. Units at price decimals. */
 function priceUnits(price: string, tickSize: string, mode: 'nearest' | 'down'): { units: bigint; pd: number; tick: bigint } {
   const t = parseDec(tickSize);
@@ -151,16 +146,6 @@ export function toMarketOrderAmounts(input: { side: Side; amount: string; price:
     price: formatUnits(pu, pd),
     size: formatUnits(amount2, CLOB_SIZE_DECIMALS),
   };
-}
-
-/** True when `price` is an exact multiple of `tickSize` inside [tick, 1 − tick] (what the exchange checks). */
-export function isPriceOnTick(price: string, tickSize: string): boolean {
-  const p = parseDec(price);
-  const t = parseDec(tickSize);
-  const scale = Math.max(p.scale, t.scale);
-  const pu = p.units * pow10(scale - p.scale);
-  const tu = t.units * pow10(scale - t.scale);
-  return pu % tu === 0n && pu >= tu && pu <= pow10(scale) - tu;
 }
 
 /**

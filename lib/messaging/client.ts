@@ -4,7 +4,7 @@
  * (`ProcedureOutput<N>`) — or throws a `RemoteError` carrying the background's `{ name, shortMessage, code? }`.
  */
 import * as v from 'valibot';
-import type { ProcedureCallInput, ProcedureName, ProcedureOutput } from './protocol';
+import { PROCEDURES, type ProcedureCallInput, type ProcedureName, type ProcedureOutput } from './protocol';
 import type { WireError } from '../errors/base';
 
 /** An error reported by the background. */
@@ -37,27 +37,26 @@ const replySchema = v.variant('ok', [v.object({ ok: v.literal(true), result: v.u
 
 /**
  * A typed call: `call('vault.status', {})` resolves `ProcedureOutput<'vault.status'>`.
- *
- * The second signature, with an explicit result type (`call<'x', T>(…)`), is `@deprecated`: it states
- * a result type unchecked. It stays only while the popup's screens move to the inferred form; drop the
- * type arguments.
+ * No result type is ever written at a call site: it comes from the procedure's output schema.
  */
-export type Call = {
-  <N extends ProcedureName>(type: N, payload: ProcedureCallInput<N>): Promise<ProcedureOutput<N>>;
-  /** @deprecated State no result type: `call(type, payload)` infers it from the contract. */
-  <N extends ProcedureName, R>(type: N, payload: ProcedureCallInput<N>): Promise<R>;
-};
+export type Call = <N extends ProcedureName>(type: N, payload: ProcedureCallInput<N>) => Promise<ProcedureOutput<N>>;
 
 /**
- * Creates a typed caller over `send`. Throws `RemoteError` for an error reply, and a `RemoteError`
- * named `NoReply` when nothing (or something that is not a reply) came back.
+ * Creates a typed caller over `send`. The answer is parsed by the procedure's output schema, so its type
+ * is the contract's and an answer of another shape never reaches a screen. Throws `RemoteError` for an
+ * error reply, a `RemoteError` named `NoReply` when nothing (or something that is not a reply) came back,
+ * and one named `Messaging.InvalidOutputError` for an answer that does not match the output schema.
  */
 export function createCaller(send: Send): Call {
-  async function call(type: ProcedureName, payload: unknown): Promise<unknown> {
+  return async function call<N extends ProcedureName>(type: N, payload: ProcedureCallInput<N>): Promise<ProcedureOutput<N>> {
     const reply = v.safeParse(replySchema, await send({ type, payload }));
     if (!reply.success) throw new RemoteError({ name: 'NoReply', shortMessage: 'The extension did not answer. Try again.' });
     if (!reply.output.ok) throw new RemoteError(reply.output.error);
-    return reply.output.result;
-  }
-  return call;
+    const answer = v.safeParse(PROCEDURES[type].output, reply.output.result);
+    if (!answer.success) {
+      const field = v.getDotPath(answer.issues[0]) ?? '';
+      throw new RemoteError({ name: 'Messaging.InvalidOutputError', shortMessage: 'The extension answered in an unexpected shape. Try again.', data: { procedure: type, field } });
+    }
+    return answer.output;
+  };
 }

@@ -4,8 +4,8 @@
  */
 import * as v from 'valibot';
 import { address, nonNegativeSafeInteger } from '../validation';
-import { PERPS_READ_ANSWERS, perpsReadAnswerSchema } from '../perps/wire';
-import { gatewayBody, POPUP, procedure } from './procedure';
+import { PERPS_READ_ANSWERS, perpsCommandAnswerSchema, perpsReadAnswerSchema } from '../perps/wire';
+import { POPUP, procedure } from './procedure';
 
 const perpsOp = v.strictObject({ type: v.string('must be a command type'), args: v.unknown(), grp: v.optional(v.unknown()) });
 
@@ -13,12 +13,12 @@ const perpsOp = v.strictObject({ type: v.string('must be a command type'), args:
 export const PERPS_CONTRACT = {
   /**
    * Signs and submits one command for the active account; answers the gateway's success body, whose
-   * shape depends on the command (order acks, `withdraw_id`, `transfer_id` …; seed "Endpoints").
-   * Throws the gateway's typed error, `Signer.WeightBudgetError`, `Signer.OutcomeUnknownError`.
+   * shape depends on the command (order acks, `withdraw_id`, `transfer_id` …; seed "Endpoints";
+   * `perpsCommandAnswerSchema`). `createProxy` is refused (its answer carries the proxy secret). Throws the gateway's typed error, `Signer.WeightBudgetError`, `Signer.OutcomeUnknownError`.
    */
   'perps.send': procedure({
     input: v.strictObject({ account: address, op: perpsOp, label: v.optional(v.unknown()), exp: v.optional(nonNegativeSafeInteger) }),
-    output: gatewayBody,
+    output: perpsCommandAnswerSchema,
     senders: POPUP,
     activity: true,
   }),

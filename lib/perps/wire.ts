@@ -16,6 +16,36 @@ const str = v.pipe(v.string(), v.maxLength(200));
 const num = v.number();
 /** A `[price, quantity]` book level, decimal strings. */
 const level = v.tuple([str, str]);
+/** A fill: `price` / `quantity` instrument units, `fee` / `pnl` USDC (decimal strings), `timestamp` Unix ms. */
+const fillSchema = v.looseObject({
+  trade_id: num,
+  order_id: num,
+  instrument_id: num,
+  side: v.picklist(['long', 'short']),
+  price: str,
+  quantity: str,
+  fee: str,
+  pnl: str,
+  taker: v.boolean(),
+  timestamp: num,
+});
+/** A funding payment: `funding` USDC (+ received, − paid), `funding_rate` a fraction, `size` instrument units, `timestamp` Unix ms. */
+const fundingPaymentSchema = v.looseObject({ id: num, instrument_id: num, size: str, funding_rate: str, funding: str, timestamp: num });
+/** An equity or cumulative-PnL point: `[Unix ms, USDC decimal string]`. */
+const historyPoint = v.tuple([num, str]);
+/**
+ * The success body of a signed command (seed "Endpoints"): `{ status: 'ok' }` with the command's fields —
+ * createOrders answers one acknowledgement per order (`oid`, and `coid` when given), withdraw a
+ * `withdraw_id`, internalTransfer a `transfer_id`, updateLeverage the applied `leverage`.
+ */
+const ackSchema = v.looseObject({ status: v.optional(v.string()), oid: v.optional(num), coid: v.optional(str) });
+export const perpsCommandAnswerSchema = v.union([
+  v.array(ackSchema),
+  v.looseObject({ status: v.optional(v.string()), withdraw_id: v.optional(num), transfer_id: v.optional(num), leverage: v.optional(num) }),
+]);
+/** A signed command's success body (`perpsCommandAnswerSchema`). */
+export type PerpsCommandAnswer = v.InferOutput<typeof perpsCommandAnswerSchema>;
+
 /** A history page: rows newest first and whether more exist (`{ data, more }`). */
 const page = <T extends v.GenericSchema>(row: T) => v.looseObject({ data: v.array(row), more: v.optional(v.boolean()) });
 
@@ -122,11 +152,11 @@ export const PERPS_READ_ANSWERS = {
   portfolio: portfolioSchema,
   balances: v.array(v.looseObject({ asset: str, balance: str })),
   stats: v.looseObject({}),
-  fills: page(v.looseObject({})),
-  fundingPayments: page(v.looseObject({})),
+  fills: page(fillSchema),
+  fundingPayments: page(fundingPaymentSchema),
   withdrawals: page(v.looseObject({})),
-  equity: page(v.unknown()),
-  pnl: page(v.unknown()),
+  equity: page(historyPoint),
+  pnl: page(historyPoint),
   book: bookSchema,
   tickers: v.array(tickerSchema),
   statistics: v.array(statisticSchema),
@@ -150,6 +180,24 @@ export class InvalidPerpsAnswerError extends BaseError {
   constructor(read: PerpsReadName, field: string) {
     super('The gateway answered in an unexpected shape.', { details: `${read}: ${field}`, data: { read, field } });
   }
+}
+
+/**
+ * Thrown when a signed command's success body (HTTP 200) does not have `perpsCommandAnswerSchema`'s shape:
+ * the gateway took the command, so its outcome must be looked up (open orders, history), never resent.
+ */
+export class InvalidCommandAnswerError extends BaseError {
+  override name = 'Perps.InvalidCommandAnswerError';
+  constructor(field: string) {
+    super('The gateway took the command but answered in an unexpected shape; check your open orders and history before trying again.', { details: field, data: { field } });
+  }
+}
+
+/** Parses a signed command's success body (`perpsCommandAnswerSchema`); `InvalidCommandAnswerError` otherwise. */
+export function parseCommandAnswer(body: unknown): PerpsCommandAnswer {
+  const parsed = v.safeParse(perpsCommandAnswerSchema, body);
+  if (parsed.success) return parsed.output;
+  throw new InvalidCommandAnswerError(v.getDotPath(parsed.issues[0]) ?? 'answer');
 }
 
 /** Thrown when the exchange-info read does not have the seed's shape (a `Perps.InvalidAnswerError` for `exchange`). */

@@ -11,8 +11,12 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ROOT, sourceFiles } from './metrics';
 
-/** One export used only by tests: `file` relative to the root, the exported `name`, and the test files that import it. */
-export type TestOnlyExport = { file: string; name: string; users: string[] };
+/**
+ * One export used only by tests: `file` relative to the root, the exported `name`, the test files that
+ * import it, and whether its own module uses it (`usedInModule`: a helper exported so a unit test can
+ * reach it directly). One that its module does not use either is dead code (`dead` lists those).
+ */
+export type TestOnlyExport = { file: string; name: string; users: string[]; usedInModule: boolean };
 
 /** True for a file that exists only for tests (relative path): tests, testkits, `test/` but not the bench. */
 export function isTestFile(rel: string): boolean {
@@ -90,7 +94,9 @@ export function testOnlyExports(root = ROOT): TestOnlyExport[] {
       const key = keyOf(e);
       if (!key?.startsWith(`${rel}#`)) continue; // re-exported from elsewhere: counted at its own file
       const by = [...(users.get(key) ?? [])].filter((u) => u !== rel);
-      if (by.length > 0 && by.every(isTestFile)) out.push({ file: rel, name: e.escapedName.toString(), users: by.sort() });
+      const name = e.escapedName.toString();
+      const mentions = sf.getFullText().match(new RegExp(`\\b${name}\\b`, 'g'))?.length ?? 0;
+      if (by.length > 0 && by.every(isTestFile)) out.push({ file: rel, name, users: by.sort(), usedInModule: mentions > 1 });
     }
   }
   return out.sort((a, b) => a.file.localeCompare(b.file) || a.name.localeCompare(b.name));

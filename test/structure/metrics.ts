@@ -130,7 +130,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   for (const c of m.cycles) console.log(`  ${c.join(' ↔ ')}`);
   void import('./exports').then(({ testOnlyExports }) => {
     const testOnly = testOnlyExports();
-    console.log(`exports used only by tests ${testOnly.length}`);
-    if (process.argv.includes('-v')) for (const e of testOnly) console.log(`  ${e.file}:${e.name} (${e.users.join(', ')})`);
+    console.log(`exports used only by tests ${testOnly.length} (dead: not used by their own module either ${testOnly.filter((e) => !e.usedInModule).length})`);
+    if (process.argv.includes('-v')) for (const e of testOnly) console.log(`  ${e.usedInModule ? '' : 'DEAD '}${e.file}:${e.name} (${e.users.join(', ')})`);
   });
 }

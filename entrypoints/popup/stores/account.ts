@@ -115,7 +115,7 @@ export function createAccountStore(account: Account, call: Call = popupCall) {
   const deleteKey = (proxy: string, onChanged: () => Promise<void>) => keyAction(() => call('proxy.delete', { account: account.address, proxy }), onChanged);
   /** Signs and sends a reviewed move; resolves to the venue's answer (`withdraw_id` or `transfer_id`). */
   const sendMove = (m: PendingMove) =>
-    call<'perps.send', { withdraw_id?: number; transfer_id?: number }>('perps.send', { account: account.address, op: m.cmd.body, ...(m.cmd.label ? { label: m.cmd.label } : {}) });
+    call('perps.send', { account: account.address, op: m.cmd.body, ...(m.cmd.label ? { label: m.cmd.label } : {}) });
 
   /** The move under review (shown for confirmation), its kind, and the outcome of the last one. */
   const move = {
@@ -140,7 +140,8 @@ export function createAccountStore(account: Account, call: Call = popupCall) {
     if (!m) return false;
     move.busy.value = true;
     try {
-      const r = await sendMove(m);
+      const answer = await sendMove(m);
+      const r = Array.isArray(answer) ? {} : answer;
       move.done.value = m.kind === 'withdraw' ? `Withdrawal #${r.withdraw_id} accepted` : `Transfer #${r.transfer_id} done`;
       return true;
     } catch (err) {

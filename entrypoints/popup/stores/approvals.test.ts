@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApprovalStore, type FocusSource } from './approvals';
 import { fakeCall, FakeFailure } from './testkit';
 
-const request = (id: string, digest: string) => ({ id, origin: 'https://app.example', kind: 'perps', title: 'Place an order', lines: [], flags: [], signer: 'proxy key', digest, account: null, expiresAt: Date.now() + 60_000 });
+const request = (id: string, digest: string) => ({ id, origin: 'https://app.example', kind: 'perps', title: 'Place an order', lines: [], flags: [], signer: 'proxy key', digest, account: null, createdAt: Date.now(), expiresAt: Date.now() + 60_000 });
 
 function focusSource(initial: boolean) {
   let focused = initial;
@@ -21,7 +21,7 @@ async function setup(opts: { focused?: boolean; reportShown?: boolean; decideFai
       return null;
     },
     'approval.showing': () => null,
-    'grant.offer': () => ({ venue: 'perps' }),
+    'grant.offer': () => ({ venue: 'perps', markets: [{ id: '2', name: 'ETH' }], equity: '1000', proposal: { maxNotional: '100', dailyNotional: '1000', priceBandPct: '2' } }),
   });
   const onEmpty = vi.fn();
   const f = focusSource(opts.focused ?? true);

@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAuditStore, joinExport, PAGE } from './audit';
 import { fakeCall, FakeFailure } from './testkit';
 
-const entry = (id: number) => ({ id, at: id * 1000, origin: 'extension', kind: 'perps', summary: `entry ${id}`, result: 'ok', status: 'ok' });
+const entry = (id: number) => ({ id, at: id * 1000, origin: 'extension', account: '0xabc', kind: 'perps', summary: `entry ${id}`, result: 'ok', status: 'ok' });
+/** A check answer as `audit.verify` gives it (the contract's `auditCheckSchema`). */
+const check = (over: object) => ({ ok: false, state: 'ok', count: 2, checked: 2, full: true, unauthenticated: 0, pending: 0, seals: [], ...over });
 
 describe('joinExport', () => {
   it('concatenates CSV pages with CRLF', () => {
@@ -56,7 +58,7 @@ describe('createAuditStore', () => {
 
   it('polls a full check until the background has finished', async () => {
     vi.useFakeTimers();
-    const answers = [{ state: 'checking', progress: { done: 1, total: 2, full: true } }, { state: 'ok', ok: true }];
+    const answers = [check({ state: 'checking', progress: { done: 1, total: 2, full: true } }), check({ state: 'ok', ok: true })];
     const { call, calls } = fakeCall({ 'audit.verify': () => answers.shift() });
     const s = createAuditStore(call, 400);
     s.runCheck(true);

@@ -6,6 +6,9 @@ const account = { address: '0x00000000000000000000000000000000000000a1', label: 
 const market = (n: number) => ({ question: `Q${n}?`, slug: `q${n}`, tokenIds: [`${n}1`, `${n}2`], outcomes: ['Yes', 'No'], negRisk: false });
 const BOOK = { tickSize: '0.01', minSize: '5', negRisk: false, bestBid: '0.48', bestAsk: '0.52', bids: [['0.48', '100']], asks: [['0.52', '100']], feeRateBps: 100 };
 
+/** A data-service position row as `data.portfolio` answers it (token ids are decimal strings). */
+const position = (tokenId: string) => ({ token_id: tokenId, title: 'Market', outcome: 'Yes', current_size: '10', avg_price: '0.5', current_price: '0.5', current_value: '5', unrealized_pnl: '0' });
+
 describe('clobPreview / clobFee', () => {
   it('computes what a BUY pays and its fee on the USDC side', () => {
     const p = clobPreview(BOOK as never, { side: 'BUY', price: '0.5', size: '10', orderType: 'GTC' });
@@ -42,12 +45,12 @@ describe('createClobStore', () => {
 
   it('appends the next page of portfolio positions', async () => {
     const { call } = fakeCall({
-      'data.portfolio': (p) => ({ positions: [{ token_id: p.cursor ? 't2' : 't1' }], value: '12.5', next_cursor: p.cursor ? null : 'n' }),
+      'data.portfolio': (p) => ({ positions: [position(p.cursor ? '2' : '1')], value: '12.5', next_cursor: p.cursor ? null : 'n' }),
     });
     const s = createClobStore(account, call);
     await s.loadPortfolio();
     await s.loadPortfolio(true);
-    expect(s.positions.value.map((p) => p.token_id)).toEqual(['t1', 't2']);
+    expect(s.positions.value.map((p) => p.token_id)).toEqual(['1', '2']);
     expect(s.posCursor.value).toBeNull();
     expect(s.value.value).toBe('12.5');
   });
@@ -70,7 +73,7 @@ describe('createClobStore', () => {
         if (fail) throw new FakeFailure({ name: 'ClobError', shortMessage: 'The exchange is in cancel-only mode.' });
         return [{ ok: true, orderID: '0xabcdef0123456789', status: 'live' }];
       },
-      'clob.openOrders': () => ({ data: [{ id: 'o1', side: 'BUY', price: '0.5', original_size: '10', size_matched: '0', outcome: 'Yes' }] }),
+      'clob.openOrders': () => ({ data: [{ id: 'o1', status: 'LIVE', side: 'BUY', price: '0.5', original_size: '10', size_matched: '0', outcome: 'Yes', asset_id: '1' }] }),
       'data.portfolio': () => ({ positions: [], value: null, next_cursor: null }),
       'clob.trades': () => [],
     });

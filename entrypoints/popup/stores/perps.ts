@@ -51,10 +51,7 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
   let lastSlow = 0;
 
   /** Read `name` through the background, counted in the spend; the answer checked against its schema (`Perps.InvalidAnswerError`). */
-  function read<N extends PerpsReadName>(name: N, query?: Record<string, string | number>): Promise<PerpsReadAnswer<N>>;
-  /** @deprecated State no answer type: `read(name)` infers it from `PERPS_READ_ANSWERS`. */
-  function read<T>(name: PerpsReadName, query?: Record<string, string | number>): Promise<T>;
-  async function read(name: PerpsReadName, query?: Record<string, string | number>): Promise<unknown> {
+  async function read<N extends PerpsReadName>(name: N, query?: Record<string, string | number>): Promise<PerpsReadAnswer<N>> {
     const r = PERPS_READS[name];
     const now = Date.now();
     spent.push({ at: now, w: r.weight });

@@ -8,11 +8,12 @@ import { computed, signal } from '@preact/signals';
 import { createOrders, type PerpsCommand } from '../../../lib/perps/commands';
 import { messageOf } from '../api';
 import type { PerpsStore, Portfolio, Position } from './perps';
+import type { PerpsReadAnswer } from '../../../lib/perps/wire';
 
 /** A fill (prices and sizes decimal strings, `timestamp` Unix ms). */
-export type Fill = { trade_id: number; order_id: number; instrument_id: number; side: 'long' | 'short'; price: string; quantity: string; fee: string; pnl: string; taker: boolean; timestamp: number };
+export type Fill = PerpsReadAnswer<'fills'>['data'][number];
 /** A funding payment (`funding` USDC, `funding_rate` a fraction, `timestamp` Unix ms). */
-export type FundingPayment = { id: number; instrument_id: number; size: string; funding_rate: string; funding: string; timestamp: number };
+export type FundingPayment = PerpsReadAnswer<'fundingPayments'>['data'][number];
 /** The chart ranges: span (ms) and the venue's candle interval. */
 export const RANGES = { '1d': { ms: 86_400_000, interval: '1h' }, '7d': { ms: 7 * 86_400_000, interval: '4h' }, '30d': { ms: 30 * 86_400_000, interval: '1d' } } as const;
 /** A chart range name. */
@@ -49,9 +50,9 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
 
   /** Reads the newest fills, or (with `before`, Unix ms) the page older than that and appends it. */
   async function loadFills(before?: number): Promise<void> {
-    const page = await perps.read<{ data: Fill[]; more: boolean }>('fills', before === undefined ? {} : { end_timestamp: before });
+    const page = await perps.read('fills', before === undefined ? {} : { end_timestamp: before });
     fills.value = before === undefined ? page.data : [...fills.value, ...page.data];
-    more.value = page.more;
+    more.value = page.more ?? false;
   }
   /** Reads the page of fills older than the last one shown. */
   function moreFills(): Promise<void> {
@@ -62,7 +63,7 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
   async function loadSeries(): Promise<void> {
     const r = RANGES[range.value];
     try {
-      points.value = (await perps.read<{ data: [number, string][] }>(series.value, { interval: r.interval, start_timestamp: Date.now() - r.ms, end_timestamp: Date.now() })).data;
+      points.value = (await perps.read(series.value, { interval: r.interval, start_timestamp: Date.now() - r.ms, end_timestamp: Date.now() })).data;
     } catch {
       points.value = [];
     }
@@ -76,7 +77,7 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
   /** First reads: fills (an error is shown), funding payments, the chart. */
   function start(): void {
     void loadFills().catch((e) => (error.value = messageOf(e)));
-    void perps.read<{ data: FundingPayment[] }>('fundingPayments').then((r) => (funding.value = r.data)).catch(() => undefined);
+    void perps.read('fundingPayments').then((r) => (funding.value = r.data)).catch(() => undefined);
     void loadSeries();
   }
   /** Sends `cmd`; on success shows `done` and re-reads the portfolio and the fills. */

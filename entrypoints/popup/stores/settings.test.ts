@@ -68,7 +68,8 @@ describe('createVaultStore', () => {
 
 describe('createPermissionsStore', () => {
   it('revokes a grant and reads the list again', async () => {
-    let grants = [{ id: 'g1' }, { id: 'g2' }];
+    const grant = (id: string) => ({ id, venue: 'perps', instruments: [1], slippagePct: '1', allow: { order: true }, maxNotional: '100', dailyNotional: '1000', priceBandPct: '2', origin: 'https://app.example', account: '0xabc', createdAt: 0, expiresAt: 3_600_000, used24h: '0', uses24h: 0 });
+    let grants = [grant('g1'), grant('g2')];
     const { call } = fakeCall({ 'grant.list': () => grants, 'deadman.status': () => ({ armed: false, venues: [] }), 'grant.revoke': (p) => { grants = grants.filter((g) => g.id !== p.id); return null; } });
     const s = createPermissionsStore(call);
     await s.load();

@@ -3,7 +3,9 @@
  * `send`, answering each procedure from a handler (a thrown `WireError`-shaped object becomes a
  * `RemoteError`, as from the background). Records every call.
  */
+import * as v from 'valibot';
 import { createCaller } from '../../../lib/messaging/client';
+import { isProcedureName, PROCEDURES } from '../../../lib/messaging/protocol';
 import type { WireError } from '../../../lib/errors/base';
 
 /** One recorded call: procedure name and payload. */
@@ -26,7 +28,13 @@ export function fakeCall(handlers: FakeHandlers) {
     const h = handlers[type];
     if (!h) return { ok: false, error: { name: 'UnknownProcedure', shortMessage: `no fake for ${type}` } };
     try {
-      return { ok: true, result: await h(payload) };
+      const result = await h(payload);
+      // A fixture must have the contract's shape (the caller parses every answer by its output schema).
+      if (isProcedureName(type)) {
+        const checked = v.safeParse(PROCEDURES[type].output, result);
+        if (!checked.success) console.error(`fake ${type}: ${v.getDotPath(checked.issues[0])}: ${checked.issues[0].message}`);
+      }
+      return { ok: true, result };
     } catch (e) {
       if (e instanceof FakeFailure) return { ok: false, error: e.error };
       throw e;

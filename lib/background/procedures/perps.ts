@@ -3,6 +3,7 @@ import { requireActiveAccount } from '../../accounts';
 import type { PERPS_CONTRACT } from '../../messaging/perps';
 import { commandFromBody } from '../../perps/commands';
 import { InvalidFieldError } from '../../validation';
+import { parseCommandAnswer } from '../../perps/wire';
 import type { ContractHandlers, ProcedureDeps } from './deps';
 
 /**
@@ -18,7 +19,7 @@ export function perpsProcedures(d: ProcedureDeps): ContractHandlers<typeof PERPS
       // Proxy issuance answers the proxy's secret: only `proxy.issue` issues proxies (the secret stays in the vault).
       if (op.type === 'createProxy') throw new InvalidFieldError({ field: 'op.type', reason: 'createProxy goes through proxy.issue' });
       const command = commandFromBody(op, label);
-      return service.perpsSend(account, command, { origin: 'extension', ...(exp === undefined ? {} : { exp }) });
+      return parseCommandAnswer(await service.perpsSend(account, command, { origin: 'extension', ...(exp === undefined ? {} : { exp }) }));
     },
     'perps.read': async ({ account, name, query }) => service.perpsRead(account, name, query),
   };
