@@ -33,12 +33,13 @@ const fillSchema = v.looseObject({
 const fundingPaymentSchema = v.looseObject({ id: num, instrument_id: num, size: str, funding_rate: str, funding: str, timestamp: num });
 /** An equity or cumulative-PnL point: `[Unix ms, USDC decimal string]`. */
 const historyPoint = v.tuple([num, str]);
+/** An order acknowledgement: `oid`, and `coid` when the order carried one. */
+const ackSchema = v.looseObject({ status: v.optional(v.string()), oid: v.optional(num), coid: v.optional(str) });
 /**
  * The success body of a signed command (seed "Endpoints"): `{ status: 'ok' }` with the command's fields —
  * createOrders answers one acknowledgement per order (`oid`, and `coid` when given), withdraw a
  * `withdraw_id`, internalTransfer a `transfer_id`, updateLeverage the applied `leverage`.
  */
-const ackSchema = v.looseObject({ status: v.optional(v.string()), oid: v.optional(num), coid: v.optional(str) });
 export const perpsCommandAnswerSchema = v.union([
   v.array(ackSchema),
   v.looseObject({ status: v.optional(v.string()), withdraw_id: v.optional(num), transfer_id: v.optional(num), leverage: v.optional(num) }),

@@ -24,6 +24,7 @@ import type { PerpsOrderInput } from '../../perps/commands';
 import { abs, fromUnits, minB, toUnits } from '../../decimal';
 import type { Book, OrderView } from '../../perps/wire';
 
+/** Decimals of perps prices and quantities: both are bigint at 8 decimals. */
 export const PX_SCALE = 8;
 /** Divisor from price × quantity (PX units each) to USDC base units. */
 export const NOTIONAL_DIV = 10n ** BigInt(2 * PX_SCALE - 6);
@@ -84,8 +85,9 @@ export type Fill = {
 /** One hourly funding payment: `amount` USDC base units (+ received, − paid); `rate` decimal string; `ts` ms. */
 export type FundingPayment = { id: number; iid: number; size: bigint; rate: string; amount: bigint; ts: number };
 
-/** Taker and maker fee rates (fractions) charged on notional. */
+/** Taker fee rate (5 bp) as a fraction of notional. */
 export const TAKER_FEE = { num: 5n, den: 10_000n };
+/** Maker fee rate (1 bp) as a fraction of notional. */
 export const MAKER_FEE = { num: 1n, den: 10_000n };
 
 /** A registered proxy key of an account: its address, secret (a credential), expiry (Unix ms) and label. */
@@ -138,6 +140,7 @@ export type Account = {
   autoCancelAt?: number;
 };
 
+/** Leverage of an instrument the account never set (cross margin). */
 export const DEFAULT_LEVERAGE = 10;
 
 /** Thrown by the engine when a command must fail as a whole (`{ status: "err", error }`). */
@@ -153,6 +156,11 @@ export class VenueError extends Error {
 
 const px = (s: string) => toUnits(s, PX_SCALE);
 
+/**
+ * The sandbox's in-memory perps venue: instruments, accounts, a price-time-priority book per instrument,
+ * matching, margin, funding and history. Prices and quantities are bigint at `PX_SCALE` decimals, USDC in
+ * base units (6 decimals), times Unix ms. Refusals throw `VenueError` (the gateway's error answer).
+ */
 export class PerpsVenue {
   readonly accounts = new Map<string, Account>();
   readonly instruments = new Map<number, Instrument>();
