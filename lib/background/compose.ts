@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import { createRouter, OUTPUT_CHECKS, type BrowserSender } from '../messaging/router';
 import type { Reply } from '../messaging/protocol';
 import type { ApprovalRegistry } from '../approvals/registry';
-import { toRpcError, userRejected } from '../provider/errors';
+import { userRejected } from '../provider/errors';
 import { ProviderService } from '../provider/service';
 import { GrantService } from '../grants/service';
 import { readSettings } from '../settings';
@@ -26,7 +26,7 @@ import type { Lifetime } from './lifetime';
 import { createProcedures } from './procedures';
 import { createDeadMan, deadmanProviderHooks } from './deadman-wiring';
 import { Locks, procedureOf } from './lock';
-import { checkRequestSize, type PagePorts, type ServePage } from './ports';
+import type { PagePorts, ServePage } from './ports';
 import type { ApprovalWindow, Badge } from './approval-window';
 
 /** Options of `startBackground` (the extension passes only `browser`; tests lower the KDF and timings). */

@@ -21,7 +21,7 @@ export type Emit = (origin: string | undefined, event: PageEvent, data: unknown)
  * Throws -32602 unless `params` is JSON of at most `MAX_REQUEST_BYTES` bytes (UTF-8). The content
  * script checks the same; this check holds even against a content script that skipped it.
  */
-export function checkRequestSize(params: unknown): void {
+function checkRequestSize(params: unknown): void {
   let size = 0;
   try {
     size = new TextEncoder().encode(JSON.stringify(params ?? null)).length;
