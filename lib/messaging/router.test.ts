@@ -63,7 +63,7 @@ describe('types', () => {
   });
 
   it('a caller infers the result from the contract', () => {
-    const call = createCaller(async () => ({ ok: true, result: status }));
+    const call = createCaller(async (m) => ({ ok: true, result: (m as { type: string }).type === 'approval.empty' ? { closed: true } : status }));
     expectTypeOf(call('vault.status', {})).resolves.toEqualTypeOf<ProcedureOutput<'vault.status'>>();
     expectTypeOf(call('approval.empty', {})).resolves.toEqualTypeOf<{ closed: boolean }>();
   });
@@ -74,5 +74,10 @@ describe('createCaller', () => {
     expect(await createCaller(async () => ({ ok: true, result: status }))('vault.status', {})).toEqual(status);
     await expect(createCaller(async () => ({ ok: false, error: { name: 'Vault.LockedError', shortMessage: 'Locked.', code: 4900 } }))('vault.status', {})).rejects.toMatchObject({ name: 'Vault.LockedError', code: 4900 });
     await expect(createCaller(async () => undefined)('vault.status', {})).rejects.toMatchObject({ name: 'NoReply' });
+  });
+
+  it('refuses an answer that does not match the output schema, naming the procedure and field', async () => {
+    const call = createCaller(async () => ({ ok: true, result: { closed: 'yes' } }));
+    await expect(call('approval.empty', {})).rejects.toMatchObject({ name: 'Messaging.InvalidOutputError', data: { procedure: 'approval.empty', field: 'closed' } });
   });
 });
