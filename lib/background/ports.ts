@@ -18,10 +18,33 @@ export type ServePage = (origin: string, method: string, params: unknown) => Pro
 export type Emit = (origin: string | undefined, event: PageEvent, data: unknown) => void;
 
 /**
- * Throws -32602 unless `params` is JSON of at most `MAX_REQUEST_BYTES` bytes (UTF-8). The content
- * script checks the same; this check holds even against a content script that skipped it.
+ * True when `x` is plain JSON data: null, booleans, finite numbers, strings, arrays and plain objects
+ * (prototype `Object.prototype` or null), nested at most 64 deep and with at most 100 000 values. A port
+ * that carries structured clones (Firefox) can deliver an `ArrayBuffer`, `Map`, `Set` or typed array,
+ * which `JSON.stringify` would measure as `{}`: those are not JSON.
+ */
+function isPlainJson(x: unknown): boolean {
+  let budget = 100_000;
+  const walk = (value: unknown, depth: number): boolean => {
+    if (--budget < 0 || depth > 64) return false;
+    if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+    if (typeof value === 'number') return Number.isFinite(value);
+    if (Array.isArray(value)) return value.every((item) => walk(item, depth + 1));
+    if (typeof value !== 'object') return false;
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return false;
+    return Object.values(value).every((item) => walk(item, depth + 1));
+  };
+  return walk(x, 0);
+}
+
+/**
+ * Throws -32602 unless `params` is plain JSON (`isPlainJson`) of at most `MAX_REQUEST_BYTES` bytes
+ * (UTF-8). The content script checks the same; this check holds even against a content script that
+ * skipped it.
  */
 function checkRequestSize(params: unknown): void {
+  if (params !== undefined && !isPlainJson(params)) throw invalidParams('params must be JSON.');
   let size = 0;
   try {
     size = new TextEncoder().encode(JSON.stringify(params ?? null)).length;

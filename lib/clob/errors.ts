@@ -10,6 +10,8 @@ import { headerOf, parseRetryAfterMs, type HttpAnswer } from '../http/retry-afte
 /** Base of every order-book exchange error. `status` is the HTTP status; `exchangeMessage` the exchange's `error` text. */
 export class ClobError extends BaseError {
   override name = 'ClobError';
+  /** EIP-1474 -32003 "transaction rejected": the exchange refused; never -32603, which dapp libraries retry. */
+  static override readonly code: number | undefined = -32003;
   readonly status: number;
   readonly exchangeMessage: string;
   readonly retryable: boolean;
@@ -37,10 +39,14 @@ export class ClobInvalidL1HeadersError extends ClobError {
 /** 425: the matching engine is restarting; retry with exponential backoff and jitter. */
 export class ClobRestartingError extends ClobError {
   override name = 'Clob.RestartingError';
+  /** EIP-1474 -32002 "resource unavailable" (not -32005 / 429, which dapp libraries retry at once). */
+  static override readonly code: number | undefined = -32002;
 }
 /** 429: throttled; back off exponentially. */
 export class ClobRateLimitedError extends ClobError {
   override name = 'Clob.RateLimitedError';
+  /** EIP-1474 -32002 "resource unavailable" (not -32005 / 429, which dapp libraries retry at once). */
+  static override readonly code: number | undefined = -32002;
 }
 /** 503: trading disabled — no orders, no cancels. Do not retry orders. */
 export class ClobTradingDisabledError extends ClobError {
@@ -65,6 +71,8 @@ export class ClobNotFoundError extends ClobError {
 /** 5xx other than 503. `retryable` only for "order timed out", which is safe to resubmit unchanged. */
 export class ClobServerError extends ClobError {
   override name = 'Clob.ServerError';
+  /** EIP-1474 -32002: the exchange failed; the outcome may be unknown (never -32603, which dapp libraries retry). */
+  static override readonly code: number | undefined = -32002;
 }
 
 const errorBodySchema = v.looseObject({

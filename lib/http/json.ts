@@ -22,6 +22,8 @@ export function gatewayOf(url: string): string {
  * `data.gateway` names which gateway did not answer (origin + first path segment).
  */
 export class NetworkError extends BaseError {
+  /** EIP-1474 -32002 "resource unavailable": the gateway could not be reached or the answer was lost (never -32603, which dapp libraries retry). */
+  static override readonly code: number | undefined = -32002;
   override name = 'Http.NetworkError';
   readonly gateway: string;
   constructor(url: string, options: { cause?: unknown } = {}) {

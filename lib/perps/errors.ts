@@ -9,6 +9,8 @@ import { headerOf, parseRetryAfterMs, type HttpAnswer } from '../http/retry-afte
 /** A command or read the gateway refused. `error` is the gateway's error value (e.g. `insufficient_margin`). */
 export class PerpsGatewayError extends BaseError {
   override name = 'Perps.GatewayError';
+  /** EIP-1474 -32003 "transaction rejected": the venue refused; a client's automatic retry is not sent again blindly. */
+  static override readonly code: number | undefined = -32003;
   readonly status: number;
   readonly error: string;
   readonly transferId: number | undefined;
@@ -27,6 +29,8 @@ export class PerpsGatewayError extends BaseError {
 /** 429 from the gateway: over the request- or action-weight budget. */
 export class PerpsRateLimitedError extends PerpsGatewayError {
   override name = 'Perps.RateLimitedError';
+  /** EIP-1474 -32002 "resource unavailable" (not -32005 / 429, which dapp libraries retry at once). */
+  static override readonly code: number | undefined = -32002;
 }
 
 function describe(status: number, error: string): string {

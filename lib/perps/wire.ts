@@ -4,8 +4,9 @@
  * popup's perps store and the sandbox engine's wire types. Source: the seed's "Endpoints" and PROTOCOL.md
  * §3.2; shapes as the sandbox serves them (`lib/sandbox/perps/routes.ts`).
  *
- * Only the fields a reader of this codebase uses are checked; every object is loose (the venue may add
- * fields, which are kept). Prices, sizes and amounts are decimal strings (prices and sizes in the
+ * Only the fields a reader of this codebase uses are checked, and only they pass: every object drops the
+ * fields it does not name (the venue may add fields; one it adds — or a secret a gateway echoes — never
+ * travels on to the popup). Prices, sizes and amounts are decimal strings (prices and sizes in the
  * instrument's units, amounts in USDC); ids are JS numbers; times are Unix ms.
  */
 import * as v from 'valibot';
@@ -17,7 +18,7 @@ const num = v.number();
 /** A `[price, quantity]` book level, decimal strings. */
 const level = v.tuple([str, str]);
 /** A fill: `price` / `quantity` instrument units, `fee` / `pnl` USDC (decimal strings), `timestamp` Unix ms. */
-const fillSchema = v.looseObject({
+const fillSchema = v.object({
   trade_id: num,
   order_id: num,
   instrument_id: num,
@@ -30,11 +31,11 @@ const fillSchema = v.looseObject({
   timestamp: num,
 });
 /** A funding payment: `funding` USDC (+ received, − paid), `funding_rate` a fraction, `size` instrument units, `timestamp` Unix ms. */
-const fundingPaymentSchema = v.looseObject({ id: num, instrument_id: num, size: str, funding_rate: str, funding: str, timestamp: num });
+const fundingPaymentSchema = v.object({ id: num, instrument_id: num, size: str, funding_rate: str, funding: str, timestamp: num });
 /** An equity or cumulative-PnL point: `[Unix ms, USDC decimal string]`. */
 const historyPoint = v.tuple([num, str]);
 /** An order acknowledgement: `oid`, and `coid` when the order carried one. */
-const ackSchema = v.looseObject({ status: v.optional(v.string()), oid: v.optional(num), coid: v.optional(str) });
+const ackSchema = v.object({ status: v.optional(v.string()), oid: v.optional(num), coid: v.optional(str) });
 /**
  * The success body of a signed command (seed "Endpoints"): `{ status: 'ok' }` with the command's fields —
  * createOrders answers one acknowledgement per order (`oid`, and `coid` when given), withdraw a
@@ -42,16 +43,16 @@ const ackSchema = v.looseObject({ status: v.optional(v.string()), oid: v.optiona
  */
 export const perpsCommandAnswerSchema = v.union([
   v.array(ackSchema),
-  v.looseObject({ status: v.optional(v.string()), withdraw_id: v.optional(num), transfer_id: v.optional(num), leverage: v.optional(num) }),
+  v.object({ status: v.optional(v.string()), withdraw_id: v.optional(num), transfer_id: v.optional(num), leverage: v.optional(num) }),
 ]);
 /** A signed command's success body (`perpsCommandAnswerSchema`). */
 export type PerpsCommandAnswer = v.InferOutput<typeof perpsCommandAnswerSchema>;
 
 /** A history page: rows newest first and whether more exist (`{ data, more }`). */
-const page = <T extends v.GenericSchema>(row: T) => v.looseObject({ data: v.array(row), more: v.optional(v.boolean()) });
+const page = <T extends v.GenericSchema>(row: T) => v.object({ data: v.array(row), more: v.optional(v.boolean()) });
 
 /** `GET /v1/info/instruments` row. `tick_size` / `lot_size` are sandbox extras (else 10^-decimals). */
-const instrumentSchema = v.looseObject({
+const instrumentSchema = v.object({
   instrument_id: num,
   symbol: str,
   price_decimals: num,
@@ -64,17 +65,17 @@ const instrumentSchema = v.looseObject({
 export type Instrument = v.InferOutput<typeof instrumentSchema>;
 
 /** `GET /v1/info/tickers` row: mark, index, mid and last prices and the funding rate. */
-const tickerSchema = v.looseObject({ instrument_id: num, mark_price: str, index_price: str, mid_price: str, last_price: str, funding_rate: str });
+const tickerSchema = v.object({ instrument_id: num, mark_price: str, index_price: str, mid_price: str, last_price: str, funding_rate: str });
 /** A ticker (see `tickerSchema`). */
 export type Ticker = v.InferOutput<typeof tickerSchema>;
 
 /** `GET /v1/info/statistics` row: 24 h open price and volume. */
-const statisticSchema = v.looseObject({ instrument_id: num, open_price: str, volume: str });
+const statisticSchema = v.object({ instrument_id: num, open_price: str, volume: str });
 /** A 24 h statistic (see `statisticSchema`). */
 export type Statistic = v.InferOutput<typeof statisticSchema>;
 
 /** One position of `GET /v1/account/portfolio`: signed `size`, margins and value in USDC, `leverage` ×. */
-const positionSchema = v.looseObject({
+const positionSchema = v.object({
   instrument_id: num,
   symbol: str,
   size: str,
@@ -93,16 +94,16 @@ const positionSchema = v.looseObject({
 export type Position = v.InferOutput<typeof positionSchema>;
 
 /** `GET /v1/account/portfolio`: positions, the margin summary (USDC) and the withdrawable amount. */
-const portfolioSchema = v.looseObject({
+const portfolioSchema = v.object({
   positions: v.array(positionSchema),
-  margin: v.looseObject({ total_account_value: str, total_initial_margin: str, total_maintenance_margin: str, total_position_value: str }),
+  margin: v.object({ total_account_value: str, total_initial_margin: str, total_maintenance_margin: str, total_position_value: str }),
   withdrawable: str,
 });
 /** A portfolio (see `portfolioSchema`). */
 export type Portfolio = v.InferOutput<typeof portfolioSchema>;
 
 /** An order as `GET /v1/account/orders` and `/open-orders` answer it; `tpsl` for trigger orders. */
-const orderViewSchema = v.looseObject({
+const orderViewSchema = v.object({
   order_id: num,
   client_order_id: v.optional(str),
   instrument_id: num,
@@ -112,21 +113,26 @@ const orderViewSchema = v.looseObject({
   filled_quantity: str,
   resting_quantity: str,
   status: str,
-  tpsl: v.optional(v.looseObject({ kind: str, trp: str })),
+  tif: v.optional(str),
+  post_only: v.optional(v.boolean()),
+  ro: v.optional(v.boolean()),
+  created_timestamp: v.optional(num),
+  updated_timestamp: v.optional(num),
+  tpsl: v.optional(v.object({ kind: str, scope: v.optional(str), trp: str })),
 });
 /** An order (see `orderViewSchema`). */
 export type OrderView = v.InferOutput<typeof orderViewSchema>;
 
 /** `GET /v1/info/book`: aggregated `[price, quantity]` levels, best first. */
-export const bookSchema = v.looseObject({ bids: v.array(level), asks: v.array(level) });
+export const bookSchema = v.object({ bids: v.array(level), asks: v.array(level) });
 /** A book (see `bookSchema`). */
 export type Book = v.InferOutput<typeof bookSchema>;
 
 /** `GET /v1/info/fees`: the fee schedule (rates as decimal fractions, e.g. `"0.0005"`). */
-const feesSchema = v.looseObject({ fee_schedule: v.array(v.looseObject({ taker_fee_rate: str, maker_fee_rate: str })) });
+const feesSchema = v.object({ fee_schedule: v.array(v.object({ taker_fee_rate: str, maker_fee_rate: str })) });
 
 /** `GET /v1/info/exchange`: the EIP-712 domain's name, version, chain id, and the withdraw contract. */
-const exchangeInfoSchema = v.looseObject({
+const exchangeInfoSchema = v.object({
   name: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
   version: v.pipe(v.string(), v.minLength(1), v.maxLength(20)),
   chain_id: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
@@ -139,29 +145,29 @@ const exchangeInfoSchema = v.looseObject({
 
 /** Each read's answer schema, by read name (`PERPS_READS`). */
 export const PERPS_READ_ANSWERS = {
-  invite: v.looseObject({ code: str }),
-  deposits: page(v.looseObject({ hash: str, amount: str, confirmations: num, required_confirmations: num, status: str, created_timestamp: num })),
-  internalTransfers: page(v.looseObject({ transfer_id: num, amount: str, direction: v.picklist(['in', 'out']), counterparty: str, created_timestamp: num, label: v.string() })),
-  config: v.array(v.looseObject({ instrument_id: num, leverage: num, cross: v.boolean() })),
-  funding: page(v.looseObject({ timestamp: num, funding_rate: str })),
-  referral: v.looseObject({ code: v.string(), children_count: num, referrals_left: num, fee_share_rate: str, parent: v.optional(str) }),
-  credentials: v.looseObject({ address: str, keys: v.array(v.looseObject({ proxy: str, expiry: num, label: v.string() })) }),
+  invite: v.object({ code: str, referrals_available: v.optional(num), cooldown_ms: v.optional(v.nullable(num)) }),
+  deposits: page(v.object({ hash: str, amount: str, confirmations: num, required_confirmations: num, status: str, created_timestamp: num })),
+  internalTransfers: page(v.object({ transfer_id: num, amount: str, direction: v.picklist(['in', 'out']), counterparty: str, created_timestamp: num, label: v.string() })),
+  config: v.array(v.object({ instrument_id: num, leverage: num, cross: v.boolean() })),
+  funding: page(v.object({ timestamp: num, funding_rate: str })),
+  referral: v.object({ code: v.string(), children_count: num, referrals_left: num, fee_share_rate: str, parent: v.optional(str) }),
+  credentials: v.object({ address: str, keys: v.array(v.object({ proxy: str, expiry: num, label: v.string() })) }),
   exchange: exchangeInfoSchema,
   orders: v.array(orderViewSchema),
   openOrders: v.array(orderViewSchema),
   instruments: v.array(instrumentSchema),
   portfolio: portfolioSchema,
-  balances: v.array(v.looseObject({ asset: str, balance: str })),
-  stats: v.looseObject({}),
+  balances: v.array(v.object({ asset: str, balance: str })),
+  stats: v.object({}),
   fills: page(fillSchema),
   fundingPayments: page(fundingPaymentSchema),
-  withdrawals: page(v.looseObject({})),
+  withdrawals: page(v.object({})),
   equity: page(historyPoint),
   pnl: page(historyPoint),
   book: bookSchema,
   tickers: v.array(tickerSchema),
   statistics: v.array(statisticSchema),
-  trades: page(v.looseObject({})),
+  trades: page(v.object({})),
   klines: page(v.unknown()),
   fees: feesSchema,
 } as const satisfies Record<PerpsReadName, v.GenericSchema>;
@@ -169,14 +175,21 @@ export const PERPS_READ_ANSWERS = {
 /** The answer of read `N` (e.g. `PerpsReadAnswer<'portfolio'>` = `Portfolio`). */
 export type PerpsReadAnswer<N extends PerpsReadName> = v.InferOutput<(typeof PERPS_READ_ANSWERS)[N]>;
 
-/** Any read's answer (what `perps.read` carries; narrow it with `PERPS_READ_ANSWERS[name]`). */
-export const perpsReadAnswerSchema = v.union(Object.values(PERPS_READ_ANSWERS));
+/**
+ * What `perps.read` carries: read `name`'s answer, parsed in the background by `PERPS_READ_ANSWERS[name]`
+ * (which drops every field it does not name). Its shape depends on the input's `name`, which one schema
+ * cannot say (a union of objects that drop unnamed fields would keep the first that fits — `stats` fits
+ * anything), so the caller narrows it with `parsePerpsAnswer(name, answer)`.
+ */
+export const perpsReadAnswerSchema = v.unknown();
 
 /**
  * Thrown when a read's answer does not have the venue's shape (`PERPS_READ_ANSWERS[name]`): nothing of
  * it is used or shown. `data.read` names the read, `data.field` the first field that failed.
  */
 export class InvalidPerpsAnswerError extends BaseError {
+  /** EIP-1474 -32002 "resource unavailable": the venue's answer could not be used (not -32603, which dapp libraries retry). */
+  static override readonly code: number | undefined = -32002;
   override name = 'Perps.InvalidAnswerError';
   constructor(read: PerpsReadName, field: string) {
     super('The gateway answered in an unexpected shape.', { details: `${read}: ${field}`, data: { read, field } });
@@ -189,6 +202,8 @@ export class InvalidPerpsAnswerError extends BaseError {
  */
 export class InvalidCommandAnswerError extends BaseError {
   override name = 'Perps.InvalidCommandAnswerError';
+  /** EIP-1474 -32002: the outcome must be looked up, never resent (not -32603, which dapp libraries retry). */
+  static override readonly code: number | undefined = -32002;
   constructor(field: string) {
     super('The gateway took the command but answered in an unexpected shape; check your open orders and history before trying again.', { details: field, data: { field } });
   }

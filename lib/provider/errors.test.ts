@@ -22,8 +22,12 @@ import { ApprovalChangedError, ApprovalMismatchError, ApprovalNotFoundError } fr
 import { GrantLimitsError } from '../grants/service';
 import { UnauthorizedSenderError, UnknownProcedureError } from '../messaging/router';
 import { NotActiveAccountError } from '../accounts';
-import { ClobError } from '../clob/errors';
-import { PerpsGatewayError } from '../perps/errors';
+import { ClobError, ClobOrderRejectedError, ClobRateLimitedError, ClobRestartingError, ClobServerError } from '../clob/errors';
+import { PerpsGatewayError, PerpsRateLimitedError } from '../perps/errors';
+import { OutcomeUnknownError, WeightBudgetError } from '../signer/service';
+import { NetworkError } from '../http/json';
+import { RequestTimeoutError } from '../http/timeout';
+import { InvalidCommandAnswerError, InvalidPerpsAnswerError } from '../perps/wire';
 
 describe('each error class that can reach a page carries its EIP-1193 / EIP-1474 code', () => {
   // [class, one instance, the code a page receives]
@@ -47,7 +51,28 @@ describe('each error class that can reach a page carries its EIP-1193 / EIP-1474
     ['UnauthorizedSenderError', UnauthorizedSenderError, new UnauthorizedSenderError(), 4100],
     ['UnknownProcedureError', UnknownProcedureError, new UnknownProcedureError(), 4200],
     ['NotActiveAccountError', NotActiveAccountError, new NotActiveAccountError(), 4100],
+    // Venue refusals and unknown outcomes: codes dapp libraries do not retry (issue #18 attack 1).
+    ['PerpsGatewayError', PerpsGatewayError, new PerpsGatewayError({ status: 400, error: 'insufficient_margin' }), -32003],
+    ['PerpsRateLimitedError', PerpsRateLimitedError, new PerpsRateLimitedError({ status: 429, error: 'rate_limited' }), -32002],
+    ['ClobError', ClobError, new ClobError('The exchange refused the order.', { status: 400, exchangeMessage: 'x' }), -32003],
+    ['ClobOrderRejectedError', ClobOrderRejectedError, new ClobOrderRejectedError('Not enough balance.', { status: 400, exchangeMessage: 'x' }), -32003],
+    ['ClobRateLimitedError', ClobRateLimitedError, new ClobRateLimitedError('Throttled.', { status: 429, exchangeMessage: 'x' }), -32002],
+    ['ClobRestartingError', ClobRestartingError, new ClobRestartingError('Restarting.', { status: 425, exchangeMessage: 'x' }), -32002],
+    ['ClobServerError', ClobServerError, new ClobServerError('Server error.', { status: 500, exchangeMessage: 'x' }), -32002],
+    ['OutcomeUnknownError', OutcomeUnknownError, new OutcomeUnknownError('order', new Error('reset')), -32002],
+    ['WeightBudgetError', WeightBudgetError, new WeightBudgetError(1000), -32002],
+    ['InvalidCommandAnswerError', InvalidCommandAnswerError, new InvalidCommandAnswerError('0.oid'), -32002],
+    ['InvalidPerpsAnswerError', InvalidPerpsAnswerError, new InvalidPerpsAnswerError('portfolio', 'margin'), -32002],
   ];
+
+  /** Codes viem's `shouldRetry` retries (`utils/buildRequest.ts`): a page-reachable error never uses one. */
+  const RETRIED_BY_VIEM = [-1, -32005, -32603, 429, -32007];
+
+  it('no venue refusal, unknown outcome or rate limit uses a code viem retries (a retry would submit again)', () => {
+    for (const [name, cls] of table) if (!['LimitExceededRpcError'].includes(name)) expect(RETRIED_BY_VIEM, name).not.toContain(cls.code);
+    expect(RETRIED_BY_VIEM).not.toContain(new NetworkError('https://gateway.example', { cause: new Error('reset') }).code);
+    expect(RETRIED_BY_VIEM).not.toContain(new RequestTimeoutError('https://gateway.example', 15_000).code);
+  });
 
   it.each(table)('%s → its static code, on the instance and on the page', (_name, cls, err, code) => {
     expect(cls.code).toBe(code);
@@ -57,9 +82,9 @@ describe('each error class that can reach a page carries its EIP-1193 / EIP-1474
   });
 
   it('a BaseError whose class declares no code reaches the page as -32603 with its short message only', () => {
-    const gateway = new PerpsGatewayError({ status: 400, error: 'insufficient_margin' });
-    expect(toRpcError(gateway)).toEqual({ code: -32603, message: 'Insufficient margin for this command.' });
-    expect(toRpcError(new ClobError('The exchange refused the order.', { status: 400, exchangeMessage: 'secret detail' }))).toEqual({ code: -32603, message: 'The exchange refused the order.' });
+    class Unclassified extends BaseError {}
+    expect(toRpcError(new Unclassified('Something broke.', { details: 'secret detail' }))).toEqual({ code: -32603, message: 'Something broke.' });
+    expect(toRpcError(new ClobError('The exchange refused the order.', { status: 400, exchangeMessage: 'secret detail' }))).toEqual({ code: -32003, message: 'The exchange refused the order.' });
     expect(toRpcError(new WrongPasswordError(1000))).not.toHaveProperty('data');
   });
 

@@ -68,6 +68,8 @@ export type GatewaySettings = { perpsUrl: string; clobUrl: string; clobChainId: 
 /** Thrown when a fund-moving command got no answer: it may or may not have happened. */
 export class OutcomeUnknownError extends BaseError {
   override name = 'Signer.OutcomeUnknownError';
+  /** EIP-1474 -32002 "resource unavailable": the venue did not answer. Never -32603, which dapp libraries retry (a second submission). */
+  static override readonly code: number | undefined = -32002;
   constructor(what: string, cause: unknown) {
     super(`No answer from the gateway: the ${what} may or may not have happened. Check the history before trying again.`, { cause });
   }
@@ -76,6 +78,8 @@ export class OutcomeUnknownError extends BaseError {
 /** Thrown when a command would exceed the gateway's weight budget (refused before sending). */
 export class WeightBudgetError extends BaseError {
   override name = 'Signer.WeightBudgetError';
+  /** EIP-1474 -32002 "resource unavailable" (nothing was sent; not -32005, which dapp libraries retry at once). */
+  static override readonly code: number | undefined = -32002;
   readonly retryAfterMs: number;
   constructor(retryAfterMs: number) {
     super(`Slow down: this would exceed the gateway's rate budget. Try again in ${Math.ceil(retryAfterMs / 1000)} s.`, { data: { retryAfterMs } });
