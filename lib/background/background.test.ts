@@ -320,6 +320,34 @@ describe('background: page requests and approvals', () => {
     expect(await site.request('eth_chainId')).toBe('0x13882');
   });
 
+  it('EIP-1193 events: lock and revoke leave the chain served (accountsChanged [], no disconnect); unlock sends connect; a chain id change sends chainChanged', async () => {
+    const bg = await ready();
+    const tab = bg.page(page(SITE));
+    const connected = tab.request('eth_requestAccounts', undefined);
+    const [view] = await waitPending(bg);
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    await connected;
+    tab.events.length = 0;
+    await call(bg, 'vault.lock');
+    expect(tab.events).toEqual([{ event: 'accountsChanged', data: [] }]);
+    expect(await tab.request('eth_chainId')).toBe('0x13882'); // still served: not disconnected
+    tab.events.length = 0;
+    await call(bg, 'vault.unlock', { password: 'a good password' });
+    expect(tab.events).toEqual([
+      { event: 'connect', data: { chainId: '0x13882' } },
+      { event: 'accountsChanged', data: [h.demo.owner.address] },
+    ]);
+    tab.events.length = 0;
+    await call(bg, 'settings.set', { clobChainId: 137 });
+    expect(tab.events).toEqual([{ event: 'chainChanged', data: '0x89' }]);
+    expect(await tab.request('eth_chainId')).toBe('0x89');
+    tab.events.length = 0;
+    await call(bg, 'settings.set', { autoLockMinutes: 20 }); // no chain change: no event
+    expect(tab.events).toEqual([]);
+    await tab.request('wallet_revokePermissions', [{ eth_accounts: {} }]);
+    expect(tab.events).toEqual([{ event: 'accountsChanged', data: [] }]);
+  });
+
   it('signs nothing for an origin that has not connected (4100), and refuses plain-http origins', async () => {
     const bg = await ready();
     await expect(bg.page(page(SITE)).request('perps_sendCommand', order)).rejects.toMatchObject({ code: 4100 });

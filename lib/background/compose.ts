@@ -6,6 +6,7 @@
  * registry and window, badge, page ports) — is the `Shell`.
  */
 import * as v from 'valibot';
+import { numberToHex } from 'viem';
 import { createRouter, OUTPUT_CHECKS, type BrowserSender } from '../messaging/router';
 import type { Reply } from '../messaging/protocol';
 import type { ApprovalRegistry } from '../approvals/registry';
@@ -136,6 +137,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
       onUnlocked: locks.unlocked,
       onLocked: locks.afterLock,
       onSettings: locks.settingsChanged,
+      onChainChanged: (chainId) => ports.emit(undefined, 'chainChanged', numberToHex(chainId)),
       onAccountChanged: async (active) => {
         registry.rejectAll(() => userRejected('You switched accounts in Countersign; the request was cancelled.'));
         for (const c of await db.getAll('connections')) {

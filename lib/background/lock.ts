@@ -19,6 +19,7 @@
  * switches keep being renewed. Pending approvals are rejected (4900) and sites without a grant see no
  * account. It ends when the last grant ends or expires (the vault then locks), on Lock and on Panic.
  */
+import { numberToHex } from 'viem';
 import { PROCEDURES, type ProcedureName } from '../messaging/protocol';
 import type { BrowserSender } from '../messaging/router';
 import type { ApprovalRegistry } from '../approvals/registry';
@@ -86,7 +87,8 @@ export class Locks {
   /**
    * What follows every lock (the `vault.lock` procedure, panic, auto-lock, browser start): the dead-man
    * halts (kill switches fire, never unset), the auto-lock alarm is cleared, every grant is revoked, every
-   * pending approval is rejected (4900), and pages see no account and a 4900 `disconnect`.
+   * pending approval is rejected (4900), and pages see no account (`accountsChanged: []`). No
+   * `disconnect`: the provider still serves the chain (EIP-1193 keeps `disconnect` for when it cannot).
    */
   readonly afterLock = async (): Promise<void> => {
     await this.d.deadman.halt();
@@ -94,7 +96,6 @@ export class Locks {
     await this.d.grants.revokeAll();
     this.d.registry.rejectAll(() => disconnected('Countersign was locked; the request was cancelled.'));
     this.d.emit(undefined, 'accountsChanged', []);
-    this.d.emit(undefined, 'disconnect', { code: 4900, message: 'Countersign is locked.' });
     await this.d.onLocked?.();
   };
 
@@ -154,7 +155,8 @@ export class Locks {
   /**
    * After an unlock: a grant left on disk by a browser restart (locked without running the lock path) is
    * revoked — unlocking a trading session (`fromSession`) keeps its grants; the auto-lock is armed; the
-   * audit log is pruned to its retention; connected sites of the active account get their accounts back.
+   * audit log is pruned to its retention; connected sites of the active account get `connect`
+   * (`{ chainId }`, hex) and their accounts back (`accountsChanged`).
    */
   readonly unlocked = async ({ fromSession }: { fromSession: boolean }): Promise<void> => {
     const { vault, db, grants, emit } = this.d;
@@ -163,8 +165,11 @@ export class Locks {
     await this.armAutoLock();
     await pruneAudit(auditLog(db, () => vault.auditKey()), (await readSettings(db)).auditRetentionDays);
     const active = await activeAccount(db, vault);
+    const chainId = numberToHex((await readSettings(db)).clobChainId);
     for (const c of await db.getAll('connections')) {
-      if (c.accounts[0]?.toLowerCase() === active?.address.toLowerCase()) emit(c.origin, 'accountsChanged', c.accounts);
+      if (c.accounts[0]?.toLowerCase() !== active?.address.toLowerCase()) continue;
+      emit(c.origin, 'connect', { chainId });
+      emit(c.origin, 'accountsChanged', c.accounts);
     }
   };
 

@@ -3,7 +3,9 @@
  * (`event.source === window`, exact framing — see `framing.ts`), forwards a clean copy over a runtime
  * port, and posts replies and events back to the page's own origin. When the port drops (the service
  * worker stopped or the extension reloaded) every request still pending is answered with a retryable
- * 4900 error; the next request opens a new port. Holds no secrets; attaches nothing unvalidated.
+ * 4900 error; the next request opens a new port. When no port can be opened at all (the extension was
+ * removed or reloaded) the page also gets `disconnect` (4900): the provider serves no chain. Holds no
+ * secrets; attaches nothing unvalidated.
  */
 import { PAGE_TARGET, PORT_NAME, readReply, readRequestFrame, type EventFrame, type PortRequest, type ReplyFrame } from './framing';
 
@@ -64,6 +66,8 @@ export function startContentRelay(connect: (name: string) => RelayPort, win: Win
       } catch {
         pending.delete(f.id);
         fail(f.id, 4900, 'Countersign is unavailable; retry the request.', { retryable: true });
+        // No port can be opened (the extension was removed or reloaded): the provider serves no chain.
+        toPage({ target: PAGE_TARGET, event: 'disconnect', data: { code: 4900, message: 'Countersign is unavailable.' } });
       }
     }
   });

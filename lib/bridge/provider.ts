@@ -4,7 +4,7 @@
  * Only framing: it holds no secrets and decides nothing; every request goes to the content script.
  */
 import { CONTENT_TARGET, PAGE_TARGET, readReply, type RequestFrame } from './framing';
-import { fromRpcError, InvalidParamsRpcError, InvalidRequestRpcError, ProviderRpcError } from '../provider/errors';
+import { fromRpcError, InvalidParamsRpcError, InvalidRequestRpcError, ProviderRpcError, readRpcError } from '../provider/errors';
 
 /** What a page's `request` rejects with: the shared `ProviderRpcError` (`name`, `code`, `message`, `data?`). */
 export { ProviderRpcError };
@@ -33,9 +33,11 @@ export function installProvider(win: Window & { countersign?: unknown }): void {
     const d = readReply(event.data);
     if (!d) return;
     if ('event' in d) {
+      // EIP-1193: `disconnect` carries a ProviderRpcError (an Error with `code`), not a plain object.
+      const data = d.event === 'disconnect' ? fromRpcError(readRpcError(d.data)) : d.data;
       for (const fn of listeners.get(d.event) ?? []) {
         try {
-          fn(d.data);
+          fn(data);
         } catch {
           /* a listener's error is the page's business */
         }

@@ -33,6 +33,7 @@ describe('NetworkError', () => {
     expect(err).toBeInstanceOf(BaseError);
     expect(toWireError(err)).toEqual({
       name: 'Http.NetworkError',
+      code: -32002, // EIP-1474 resource unavailable: never a code a dapp library retries
       shortMessage: 'No answer from http://127.0.0.1:9/perps. Check your connection and the gateway URL in Settings.',
       data: { gateway: 'http://127.0.0.1:9/perps' },
     });

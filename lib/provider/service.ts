@@ -159,8 +159,8 @@ export class ProviderService {
         await this.d.beforeSiteRevoke?.(origin);
         await this.d.db.delete('connections', origin);
         await this.d.grants?.revokeOrigin(origin);
+        // EIP-1193: the provider still serves the chain — no `disconnect`, the site just has no account.
         this.d.emit(origin, 'accountsChanged', []);
-        this.d.emit(origin, 'disconnect', { code: 4900, message: 'Disconnected by the site.' });
         return null;
       case 'perps_sendCommand':
       case 'perps_signCommand':

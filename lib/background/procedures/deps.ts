@@ -25,6 +25,8 @@ export type ProcedureDeps = {
   onLocked: () => Promise<void>;
   /** Called when settings change. */
   onSettings: () => Promise<void>;
+  /** Called after the chain id setting changed (the new id): pages get EIP-1193 `chainChanged` (hex). */
+  onChainChanged?: (chainId: number) => void;
   /** Called after the person switched the active account (reject pending, tell sites). */
   onAccountChanged: (active: string) => Promise<void>;
   /** Pending approvals. */

@@ -1,15 +1,20 @@
 /** Handlers of the settings procedures (contract: lib/messaging/settings.ts). */
 import type { SETTINGS_CONTRACT } from '../../messaging/settings';
-import { readSettingsReport, writeSettings } from '../../settings';
+import { readSettings, readSettingsReport, writeSettings } from '../../settings';
 import type { ContractHandlers, ProcedureDeps } from './deps';
 
-/** `settings.get` (with the stored fields that were invalid) and `settings.set` (then `onSettings`). */
+/**
+ * `settings.get` (with the stored fields that were invalid) and `settings.set` (then `onSettings`, and
+ * `onChainChanged` with the new chain id when `clobChainId` changed: pages get `chainChanged`, EIP-1193).
+ */
 export function settingsProcedures(d: ProcedureDeps): ContractHandlers<typeof SETTINGS_CONTRACT> {
   return {
     'settings.get': async () => readSettingsReport(d.db),
     'settings.set': async (patch) => {
+      const before = (await readSettings(d.db)).clobChainId;
       const s = await writeSettings(d.db, patch);
       await d.onSettings();
+      if (s.clobChainId !== before) d.onChainChanged?.(s.clobChainId);
       return s;
     },
   };
