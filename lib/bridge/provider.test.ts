@@ -1,0 +1,78 @@
+/**
+ * The page side without a browser: the main-world provider and the content-script relay on one fake
+ * window (an `EventTarget` whose `postMessage` dispatches a `message` event from itself, as a page's
+ * window does). The background is a fake port, or none at all (the extension is gone).
+ */
+import { describe, expect, it } from 'vitest';
+import { installProvider, ProviderRpcError } from './provider';
+import { startContentRelay, type RelayPort } from './content';
+import type { PortRequest } from './framing';
+
+type FakeWindow = Window & { countersign?: { request: (a: { method: string; params?: unknown }) => Promise<unknown>; on: (e: string, fn: (d: unknown) => void) => unknown } };
+
+/** A window whose `postMessage` delivers a `message` event with `source` = itself (structured clone of `data`). */
+function fakeWindow(): FakeWindow {
+  const target = new EventTarget();
+  const win = Object.assign(target, {
+    location: { origin: 'https://app.example' },
+    postMessage: (data: unknown) => {
+      const event = new Event('message');
+      Object.defineProperties(event, { data: { value: structuredClone(data) }, source: { value: win } });
+      queueMicrotask(() => target.dispatchEvent(event));
+    },
+  });
+  return win as unknown as FakeWindow;
+}
+
+/** A port to a background that answers every request with `answer` and can push events. */
+function fakePort(answer: (m: PortRequest) => unknown) {
+  const listeners: ((m: unknown) => void)[] = [];
+  const port: RelayPort = {
+    postMessage: (m) => queueMicrotask(() => listeners.forEach((fn) => fn({ id: m.id, result: answer(m) }))),
+    onMessage: { addListener: (fn) => void listeners.push(fn) },
+    onDisconnect: { addListener: () => undefined },
+  };
+  return { port, push: (event: string, data: unknown) => listeners.forEach((fn) => fn({ event, data })) };
+}
+
+describe('page-side events (EIP-1193)', () => {
+  it('delivers connect / accountsChanged / chainChanged payloads as sent, and disconnect as a ProviderRpcError', async () => {
+    const win = fakeWindow();
+    const bg = fakePort(() => '0x13882');
+    installProvider(win);
+    startContentRelay(() => bg.port, win);
+    const seen: [string, unknown][] = [];
+    for (const e of ['connect', 'accountsChanged', 'chainChanged', 'disconnect']) win.countersign?.on(e, (d) => seen.push([e, d]));
+    expect(await win.countersign?.request({ method: 'eth_chainId' })).toBe('0x13882'); // opens the port
+    bg.push('connect', { chainId: '0x13882' });
+    bg.push('accountsChanged', []);
+    bg.push('chainChanged', '0x89');
+    bg.push('disconnect', { code: 4900, message: 'Countersign is unavailable.' });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(seen.slice(0, 3)).toEqual([
+      ['connect', { chainId: '0x13882' }],
+      ['accountsChanged', []],
+      ['chainChanged', '0x89'],
+    ]);
+    const [name, payload] = seen[3] ?? [];
+    expect(name).toBe('disconnect');
+    expect(payload).toBeInstanceOf(ProviderRpcError);
+    expect(payload).toBeInstanceOf(Error);
+    expect(payload).toMatchObject({ code: 4900, message: 'Countersign is unavailable.' });
+  });
+
+  it('when the extension cannot be reached at all, the request gets a retryable 4900 and the page a disconnect', async () => {
+    const win = fakeWindow();
+    installProvider(win);
+    startContentRelay(() => {
+      throw new Error('Extension context invalidated.');
+    }, win);
+    const disconnects: unknown[] = [];
+    win.countersign?.on('disconnect', (d) => disconnects.push(d));
+    await expect(win.countersign?.request({ method: 'eth_chainId' })).rejects.toMatchObject({ code: 4900, data: { retryable: true } });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(disconnects).toHaveLength(1);
+    expect(disconnects[0]).toBeInstanceOf(ProviderRpcError);
+    expect(disconnects[0]).toMatchObject({ code: 4900 });
+  });
+});
