@@ -53,10 +53,10 @@ describe('ApprovalRegistry', () => {
     expect(r.size).toBe(1);
   });
 
-  it('holds at most 20 pending requests in all (-32005)', () => {
+  it('holds at most 20 pending requests in all (-32002: a code dapp libraries do not retry)', () => {
     const { r } = registry();
     for (let i = 0; i < MAX_PENDING_TOTAL; i++) r.add(view(`https://s${i}.example`), 60_000).approved.catch(() => undefined);
-    expect(() => r.add(view('https://one-more.example'), 60_000)).toThrow(expect.objectContaining({ code: -32005 }));
+    expect(() => r.add(view('https://one-more.example'), 60_000)).toThrow(expect.objectContaining({ code: -32002 }));
   });
 
   it('rejects everything on lock and forgets ids', async () => {

@@ -3,7 +3,7 @@
  *
  * Rules (issue #6 §5): every signing request is approved one by one and the decision is bound to its
  * id and to the digest the window displayed; unknown ids throw; at most 5 pending per origin
- * (-32002) and 20 in all (-32005); requests expire (the caller gives the TTL: trading 60 s, withdraw
+ * (-32002) and 20 in all (-32002, not -32005: dapp libraries retry -32005 at once); requests expire (the caller gives the TTL: trading 60 s, withdraw
  * and transfer 300 s); an origin the person rejected 3 times within 30 s is blocked for 60 s; nothing
  * here is persisted — after a worker restart there is nothing to approve, so nothing is signed
  * without a fresh approval; `rejectAll` (on lock, on account switch) rejects everything pending.
@@ -18,7 +18,7 @@
 import type { Hex } from 'viem';
 import type { SigningArtifact } from '../signer/artifact';
 import { BaseError } from '../errors/base';
-import { limitExceeded, resourceUnavailable, userRejected, type ProviderRpcError } from '../provider/errors';
+import { resourceUnavailable, userRejected, type ProviderRpcError } from '../provider/errors';
 
 /** What a pending request asks: connect a site, sign a perps command, order-book orders, or L2 headers. */
 export type ApprovalKind = 'connect' | 'perps' | 'clob' | 'l2';
@@ -78,7 +78,7 @@ export class ApprovalChangedError extends BaseError {
 
 /** Pending requests one origin may have at once (more: -32002). */
 export const MAX_PENDING_PER_ORIGIN = 5;
-/** Pending requests of all origins at once (more: -32005). */
+/** Pending requests of all origins at once (more: -32002). */
 export const MAX_PENDING_TOTAL = 20;
 const REJECTION_WINDOW_MS = 30_000;
 const REJECTIONS_TO_BLOCK = 3;
@@ -124,10 +124,10 @@ export class ApprovalRegistry {
   /** Throws when `origin` may not add another request right now (blocked, or over a limit). */
   checkCapacity(origin: string): void {
     const blocked = this.blockedUntil.get(origin) ?? 0;
-    if (blocked > this.now()) throw limitExceeded(`This site is paused for ${Math.ceil((blocked - this.now()) / 1000)} s after repeated rejections.`);
+    if (blocked > this.now()) throw resourceUnavailable(`This site is paused for ${Math.ceil((blocked - this.now()) / 1000)} s after repeated rejections.`);
     const mine = [...this.entries.values()].filter((e) => e.view.origin === origin).length;
     if (mine >= MAX_PENDING_PER_ORIGIN) throw resourceUnavailable(`This site already has ${MAX_PENDING_PER_ORIGIN} requests waiting for approval.`);
-    if (this.entries.size >= MAX_PENDING_TOTAL) throw limitExceeded(`${MAX_PENDING_TOTAL} requests are already waiting for approval.`);
+    if (this.entries.size >= MAX_PENDING_TOTAL) throw resourceUnavailable(`${MAX_PENDING_TOTAL} requests are already waiting for approval.`);
   }
 
   /**

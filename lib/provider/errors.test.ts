@@ -4,7 +4,6 @@ import {
   fromRpcError,
   InvalidParamsRpcError,
   InvalidRequestRpcError,
-  LimitExceededRpcError,
   ProviderRpcError,
   readRpcError,
   ResourceUnavailableRpcError,
@@ -39,7 +38,6 @@ describe('each error class that can reach a page carries its EIP-1193 / EIP-1474
     ['InvalidRequestRpcError', InvalidRequestRpcError, new InvalidRequestRpcError('bad'), -32600],
     ['InvalidParamsRpcError', InvalidParamsRpcError, new InvalidParamsRpcError('bad'), -32602],
     ['ResourceUnavailableRpcError', ResourceUnavailableRpcError, new ResourceUnavailableRpcError('busy'), -32002],
-    ['LimitExceededRpcError', LimitExceededRpcError, new LimitExceededRpcError('too many'), -32005],
     ['InvalidFieldError', InvalidFieldError, new InvalidFieldError({ field: 'op.args[0].qty', reason: 'must be a decimal' }), -32602],
     ['VaultLockedError', VaultLockedError, new VaultLockedError(), 4900],
     ['HaltedError', HaltedError, new HaltedError('panic'), 4900],
@@ -68,8 +66,8 @@ describe('each error class that can reach a page carries its EIP-1193 / EIP-1474
   /** Codes viem's `shouldRetry` retries (`utils/buildRequest.ts`): a page-reachable error never uses one. */
   const RETRIED_BY_VIEM = [-1, -32005, -32603, 429, -32007];
 
-  it('no venue refusal, unknown outcome or rate limit uses a code viem retries (a retry would submit again)', () => {
-    for (const [name, cls] of table) if (!['LimitExceededRpcError'].includes(name)) expect(RETRIED_BY_VIEM, name).not.toContain(cls.code);
+  it('no error a page can receive uses a code viem retries (a retry would submit again or open another window)', () => {
+    for (const [name, cls] of table) expect(RETRIED_BY_VIEM, name).not.toContain(cls.code);
     expect(RETRIED_BY_VIEM).not.toContain(new NetworkError('https://gateway.example', { cause: new Error('reset') }).code);
     expect(RETRIED_BY_VIEM).not.toContain(new RequestTimeoutError('https://gateway.example', 15_000).code);
   });

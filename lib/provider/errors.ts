@@ -82,19 +82,15 @@ export class InvalidParamsRpcError extends ProviderRpcError {
   }
 }
 
-/** -32002: a limit of pending requests for this site is reached. */
+/**
+ * -32002 "resource unavailable": a limit of pending requests is reached (this site's 5, all sites' 20),
+ * the site is paused after repeated rejections, or the venue is rate-limiting or not answering. Never
+ * -32005, which dapp libraries retry at once (a retry would open a window as soon as the limit clears).
+ */
 export class ResourceUnavailableRpcError extends ProviderRpcError {
   static override readonly code = -32002;
   constructor(message: string) {
     super(ResourceUnavailableRpcError.code, message);
-  }
-}
-
-/** -32005: a global limit is exceeded (all pending requests, or a site paused after rejections). */
-export class LimitExceededRpcError extends ProviderRpcError {
-  static override readonly code = -32005;
-  constructor(message: string) {
-    super(LimitExceededRpcError.code, message);
   }
 }
 
@@ -113,8 +109,6 @@ export const disconnected = (message?: string, data?: RpcErrorData) => new Disco
 export const invalidParams = (message: string) => new InvalidParamsRpcError(message);
 /** -32002 with `message`. */
 export const resourceUnavailable = (message: string) => new ResourceUnavailableRpcError(message);
-/** -32005 with `message`. */
-export const limitExceeded = (message: string) => new LimitExceededRpcError(message);
 
 /**
  * The page-visible form of any thrown value, by class: a `ProviderRpcError` keeps its code and `data`;
