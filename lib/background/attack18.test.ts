@@ -357,8 +357,13 @@ describe('error codes a page receives', () => {
     const before = perpsOrderPosts(wire);
     const openBefore = openPerps().length;
     // The page's error: its code and text.
-    const direct = await tab.request('perps_sendCommand', await btcOrder()).then(() => undefined, (e: { code: number; message: string }) => e);
+    const lost = await btcOrder();
+    const coid = 'c0ffee00c0ffee00c0ffee00c0ffee01';
+    const withCoid = { op: { type: 'createOrders', args: lost.op.args.map((o) => ({ ...o, c: coid })) } };
+    const direct = await tab.request('perps_sendCommand', withCoid).then(() => undefined, (e: { code: number; message: string; data?: unknown }) => e);
     expect(direct).toBeDefined();
+    // Unknown outcome: the page gets the client order ids to look the order up (issue #20), never a resend.
+    expect(direct).toMatchObject({ code: -32002, data: { command: 'createOrders', coids: coid } });
     expect(direct!.message).not.toMatch(/ECONNRESET|127\.0\.0\.1|fetch failed|at /); // no internal text reaches the page
     // A dapp using viem's EIP-1193 transport (`custom(window.countersign)`), default retry policy.
     const provider = { request: ({ method, params }: { method: string; params?: unknown }) => tab.request(method, params) };

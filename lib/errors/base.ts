@@ -26,6 +26,10 @@ export class BaseError extends Error {
   readonly details: string | undefined;
   /** Structured values for callers (numbers, strings, booleans only; never a secret). */
   readonly data: Record<string, string | number | boolean> | undefined;
+  /** Whether this class's `data` is meant for pages too (sent with the page's error; default: extension pages only). */
+  static readonly pageData: boolean = false;
+  /** This error's `pageData`: its class's `static pageData`. */
+  readonly pageData: boolean;
 
   constructor(
     shortMessage: string,
@@ -40,6 +44,7 @@ export class BaseError extends Error {
     this.details = options.details;
     this.data = options.data;
     this.code = new.target.code;
+    this.pageData = new.target.pageData;
   }
 
   /** Walks the `cause` chain; returns the first error for which `fn` is true (or the deepest one). */

@@ -117,7 +117,7 @@ export const resourceUnavailable = (message: string) => new ResourceUnavailableR
  */
 export function toRpcError(err: unknown): RpcErrorObject {
   if (err instanceof ProviderRpcError) return { code: err.code, message: err.shortMessage, ...(err.data ? { data: err.data } : {}) };
-  if (err instanceof BaseError) return { code: err.code ?? INTERNAL_ERROR_CODE, message: err.shortMessage };
+  if (err instanceof BaseError) return { code: err.code ?? INTERNAL_ERROR_CODE, message: err.shortMessage, ...(err.pageData && err.data ? { data: err.data } : {}) };
   return { code: INTERNAL_ERROR_CODE, message: 'Internal error.' };
 }
 

@@ -28,7 +28,7 @@ import { getAddress, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { BaseError } from '../errors/base';
 import { NetworkError } from '../http/json';
-import { DEFAULT_REQUEST_TIMEOUT_MS, fetchWithTimeout } from '../http/timeout';
+import { DEFAULT_REQUEST_TIMEOUT_MS, fetchWithTimeout, RequestTimeoutError } from '../http/timeout';
 import { SlidingWindow } from '../ratelimit/sliding-window';
 import { createProxy, deleteProxy as deleteProxyCommand, type PerpsCommand } from '../perps/commands';
 import { assertExp, commandTs, randomSalt, type PerpsEnvelope } from '../perps/envelope';
@@ -65,13 +65,19 @@ import type { Vault } from '../vault/vault';
 /** Gateway settings (issue #4 §1: settings store). URLs are service roots; `headerSet` names the auth headers (default `seed`). */
 export type GatewaySettings = { perpsUrl: string; clobUrl: string; clobChainId: number; headerSet?: HeaderSet };
 
-/** Thrown when a fund-moving command got no answer: it may or may not have happened. */
+/**
+ * Thrown when a signed command got no answer (the connection failed or the deadline passed): it may or
+ * may not have happened. `data` names the command (`command`) and, for orders, their client order ids
+ * (`coids`, comma-separated) so the page can look them up; it is never resent by itself.
+ */
 export class OutcomeUnknownError extends BaseError {
   override name = 'Signer.OutcomeUnknownError';
+  /** The page gets `data` (`command`, `coids`) to look the order up. */
+  static override readonly pageData = true;
   /** EIP-1474 -32002 "resource unavailable": the venue did not answer. Never -32603, which dapp libraries retry (a second submission). */
   static override readonly code: number | undefined = -32002;
-  constructor(what: string, cause: unknown) {
-    super(`No answer from the gateway: the ${what} may or may not have happened. Check the history before trying again.`, { cause });
+  constructor(what: string, cause: unknown, data?: Record<string, string | number | boolean>) {
+    super(`No answer from the gateway: the ${what} may or may not have happened. Check the history before trying again.`, { cause, ...(data ? { data } : {}) });
   }
 }
 
@@ -403,9 +409,10 @@ export class SigningService {
       await audit({ ...base, kind, result: 'ok' });
       return { envelope, body: result };
     } catch (err) {
-      if (err instanceof NetworkError) {
+      if (err instanceof NetworkError || err instanceof RequestTimeoutError) {
         await audit({ ...base, kind, result: 'unknown' });
-        throw new OutcomeUnknownError(op.type === 'withdraw' ? 'withdrawal' : op.type === 'internalTransfer' ? 'transfer' : op.type, err);
+        const coids = op.type === 'createOrders' ? op.args.flatMap((o) => (o.c === undefined ? [] : [o.c])) : [];
+        throw new OutcomeUnknownError(op.type === 'withdraw' ? 'withdrawal' : op.type === 'internalTransfer' ? 'transfer' : op.type, err, { command: op.type, ...(coids.length ? { coids: coids.join(',') } : {}) });
       }
       await audit({ ...base, kind, result: 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
       throw err;
