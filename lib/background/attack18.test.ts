@@ -16,7 +16,7 @@ import { PROCEDURES } from '../messaging/protocol';
 import { PORT_NAME } from '../bridge/framing';
 import { startBackground } from './index';
 import { AUTOLOCK_ALARM } from './index';
-import { BOUNDS, browser, KDF, withPages, type PagedBackground } from './testkit';
+import { BOUNDS, browser, KDF, onboardDemo, until, waitPending, withPages, type PagedBackground } from './testkit';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
@@ -78,29 +78,8 @@ async function ready(o: { connect?: boolean } = {}): Promise<{ bg: Bg; wire: Wir
   };
   const bg = withPages(startBackground({ browser, dbName: `attack18-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn }));
   started.push(bg);
-  await call(bg, 'vault.create', { password: 'a good password' });
-  await call(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
-  await call(bg, 'vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
-  await call(bg, 'proxy.import', { account: owner(), privateKey: h.demo.proxy.privateKey, proxy: h.demo.proxy.address, secret: h.demo.proxy.secret, expiry: h.demo.proxy.expiry });
-  await call(bg, 'clob.createOrDerive', { account: owner() });
-  if (o.connect !== false) {
-    const p = bg.page(page).request('eth_requestAccounts', undefined);
-    const [view] = await waitPending(bg);
-    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
-    await p;
-  }
+  await onboardDemo(bg, h, page, o);
   return { bg, wire };
-}
-async function waitPending(bg: Bg, k = 1) {
-  for (let i = 0; i < 400 && bg.registry.size < k; i++) await sleep(5);
-  return bg.registry.list();
-}
-async function until(fn: () => Promise<boolean> | boolean, tries = 400): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await fn()) return;
-    await sleep(10);
-  }
-  throw new Error('condition not met');
 }
 const state = async (bg: Bg) => ((await call(bg, 'vault.status')).result as { state: string }).state;
 const armed = async (bg: Bg, venue = 'perps') => ((await call(bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] }).venues.some((v) => v.venue === venue && v.armed);

@@ -11,6 +11,7 @@ import { PORT_NAME, readReply, type PageEventMessage } from '../bridge/framing';
 import { disconnected, fromRpcError, type ProviderRpcError } from '../provider/errors';
 import type { BackgroundBrowser, BrowserPort } from './browser';
 import type { Background } from './index';
+import type { Harness } from '../sandbox/testkit';
 
 /** scrypt N = 2^10 (tests only: the extension uses `DEFAULT_KDF`). */
 export const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
@@ -120,4 +121,46 @@ function connectPage(connect: (port: BrowserPort) => void, sender: BrowserSender
     events,
     disconnected: () => closed,
   };
+}
+
+/** The popup as a sender (the extension's `/popup.html`). */
+export const popupSender = (): BrowserSender => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
+
+/** Calls procedure `type` on `bg` as `sender` (default: the popup); resolves the reply (`Reply`). */
+export function callAs(bg: Background, type: string, payload: unknown = {}, sender: BrowserSender = popupSender()) {
+  return bg.handle({ type, payload }, sender);
+}
+
+/** Waits (about 2 s at most) until `bg` holds `k` pending approvals; returns what is pending. */
+export async function waitPending(bg: Background, k = 1) {
+  for (let i = 0; i < 400 && bg.registry.size < k; i++) await new Promise((r) => setTimeout(r, 5));
+  return bg.registry.list();
+}
+
+/** Polls `fn` every 10 ms until it is true; throws "condition not met" after `tries` polls. */
+export async function until(fn: () => Promise<boolean> | boolean, tries = 400): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (await fn()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('condition not met');
+}
+
+/**
+ * Onboards the sandbox's demo account on `bg` by procedures, as a person would: a vault, the sandbox's
+ * URLs, the owner key, the demo proxy key and order-book credentials; then (unless `connect: false`)
+ * `page` connects and the person approves it.
+ */
+export async function onboardDemo(bg: PagedBackground, h: Harness, page: BrowserSender, o: { connect?: boolean } = {}): Promise<void> {
+  const owner = h.demo.owner.address;
+  await callAs(bg, 'vault.create', { password: 'a good password' });
+  await callAs(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
+  await callAs(bg, 'vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
+  await callAs(bg, 'proxy.import', { account: owner, privateKey: h.demo.proxy.privateKey, proxy: h.demo.proxy.address, secret: h.demo.proxy.secret, expiry: h.demo.proxy.expiry });
+  await callAs(bg, 'clob.createOrDerive', { account: owner });
+  if (o.connect === false) return;
+  const connected = bg.page(page).request('eth_requestAccounts', undefined);
+  const [view] = await waitPending(bg);
+  if (view) bg.registry.decide(view.id, { approve: true, digest: view.digest });
+  await connected;
 }
