@@ -357,3 +357,52 @@ describe('error codes a page receives', () => {
     expect.soft(viemSent, `one perps_sendCommand from the dapp was signed and sent ${viemSent} times (${openPerps().length - openBefore} orders rest on the book)`).toBe(1);
   }, 30_000);
 });
+
+describe('idempotent submissions keyed by client order ids (issue #20)', () => {
+  const withCoid = async (coid: string) => {
+    const o = await btcOrder();
+    return { op: { type: 'createOrders', args: o.op.args.map((x) => ({ ...x, c: coid })) } };
+  };
+
+  it('a repeat of a pending order (same client order id) joins it: one window, one submission, both get the same answer', async () => {
+    const { bg, wire } = await ready();
+    const tab = bg.page(page);
+    const order = await withCoid('0123456789abcdef0123456789abcdef');
+    const before = perpsOrderPosts(wire);
+    const first = tab.request('perps_sendCommand', order);
+    const [view] = await waitPending(bg);
+    const repeat = tab.request('perps_sendCommand', order); // a client library's retry
+    await sleep(50);
+    expect(bg.registry.size).toBe(1);
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    const [a, b] = await Promise.all([first, repeat]);
+    expect(b).toEqual(a);
+    expect(perpsOrderPosts(wire) - before).toBe(1);
+    // Without client order ids two identical requests are two orders (a trader may want two): two windows.
+    const plain = await btcOrder();
+    const p1 = tab.request('perps_sendCommand', plain).catch(() => undefined);
+    const p2 = tab.request('perps_sendCommand', plain).catch(() => undefined);
+    await waitPending(bg, 2);
+    expect(bg.registry.size).toBe(2);
+    for (const x of bg.registry.list()) bg.registry.decide(x.id, { approve: false });
+    await Promise.all([p1, p2]);
+  });
+
+  it('after an unknown outcome a repeat with the same client order id is not sent again: it gets the same -32002 with the ids', async () => {
+    const { bg, wire } = await ready();
+    await grant(bg);
+    await until(() => armed(bg));
+    const tab = bg.page(page);
+    const coid = 'fedcba9876543210fedcba9876543210';
+    const order = await withCoid(coid);
+    wire.dropAnswer = (url, method) => method === 'POST' && /\/perps\/v1\/trade\/orders$/.test(url);
+    const before = perpsOrderPosts(wire);
+    const first = await tab.request('perps_sendCommand', order).catch((e: unknown) => e);
+    wire.dropAnswer = undefined;
+    const again = await tab.request('perps_sendCommand', order).catch((e: unknown) => e);
+    expect(first).toMatchObject({ code: -32002, data: { coids: coid } });
+    expect(again).toMatchObject({ code: -32002, data: { coids: coid } });
+    expect(perpsOrderPosts(wire) - before).toBe(1);
+    expect(bg.registry.size).toBe(0);
+  });
+});

@@ -25,7 +25,7 @@ import { commandFromBody, type PerpsCommand } from '../perps/commands';
 import type { ClobArtifact } from '../signer/artifact';
 import { InvalidFieldError, parseOrThrow } from '../validation';
 import type { ApprovalKind, ApprovalRefresh, ApprovalRegistry, ApprovalView } from '../approvals/registry';
-import type { SigningService } from '../signer/service';
+import { OutcomeUnknownError, type SigningService } from '../signer/service';
 import { describeArtifact, perpsArtifactCommand, type SigningArtifact } from '../signer/artifact';
 import type { OwnerInfo, Vault } from '../vault/vault';
 import type { VaultDb } from '../vault/db';
@@ -95,6 +95,11 @@ const bookAnswer = v.looseObject({ bids: v.array(v.tuple([v.string(), v.string()
 const configAnswer = v.array(v.looseObject({ leverage: v.number() }));
 const destinationsRecord = v.array(v.string());
 
+/** How long a keyed submission with an unknown outcome answers repeats with that outcome (ms): 10 min. */
+const UNKNOWN_OUTCOME_MS = 10 * 60_000;
+/** A createOrders whose every order carries a client order id (`c`): the key of an idempotent submission. */
+const coidsOfOrders = v.object({ op: v.object({ type: v.literal('createOrders'), args: v.pipe(v.array(v.object({ c: v.string() })), v.minLength(1)) }) });
+
 /** Page methods a trading session serves (only what a live grant covers; the rest is 4900). */
 const SESSION_METHODS: ReadonlySet<string> = new Set(['perps_sendCommand', 'clob_postOrders', 'eth_accounts']);
 
@@ -105,6 +110,41 @@ const SESSION_METHODS: ReadonlySet<string> = new Set(['perps_sendCommand', 'clob
  */
 export class ProviderService {
   private symbols: Map<number, string> | undefined;
+  /** Keyed submissions still running (approval pending or in flight), by `origin|coids`. */
+  private readonly running = new Map<string, Promise<unknown>>();
+  /** Keyed submissions whose outcome is unknown (no answer), by `origin|coids`, for `UNKNOWN_OUTCOME_MS`. */
+  private readonly unknownOutcomes = new Map<string, { at: number; error: OutcomeUnknownError }>();
+
+  /**
+   * Idempotent submissions (issue #20, "keyed, never guessed"): a `perps_sendCommand` createOrders whose
+   * every order carries a client order id (`c`) is keyed by the origin and those ids. While one with the
+   * same key is pending or in flight, a repeat joins it (same result, no second window, nothing sent
+   * twice); after its outcome was unknown (no answer), a repeat within `UNKNOWN_OUTCOME_MS` gets that
+   * same `OutcomeUnknownError` (-32002, `data.coids`) instead of a second submission. A request without
+   * client order ids is a new order every time (a trader may want two).
+   */
+  private async keyed(origin: string, params: unknown, submit: () => Promise<unknown>): Promise<unknown> {
+    const ids = v.safeParse(coidsOfOrders, unwrapParams(params));
+    if (!ids.success) return submit();
+    const key = `${origin}|${ids.output.op.args.map((o) => o.c).sort().join(',')}`;
+    const running = this.running.get(key);
+    if (running) return running;
+    const unknown = this.unknownOutcomes.get(key);
+    if (unknown && Date.now() - unknown.at < UNKNOWN_OUTCOME_MS) throw unknown.error;
+    const run = submit();
+    this.running.set(key, run);
+    try {
+      return await run;
+    } catch (err) {
+      if (err instanceof OutcomeUnknownError) {
+        if (this.unknownOutcomes.size >= 1_000) this.unknownOutcomes.clear();
+        this.unknownOutcomes.set(key, { at: Date.now(), error: err });
+      }
+      throw err;
+    } finally {
+      this.running.delete(key);
+    }
+  }
 
   constructor(private readonly d: ProviderDeps) {}
 
@@ -170,7 +210,8 @@ export class ProviderService {
         if (!granted) throw unauthorized();
         if (method === 'clob_postOrders') return this.clobPost(origin, granted, params);
         if (method === 'clob_signRequest') return this.clobSign(origin, granted, params);
-        return this.perps(origin, granted, method === 'perps_sendCommand', params);
+        if (method === 'perps_sendCommand') return this.keyed(origin, params, () => this.perps(origin, granted, true, params));
+        return this.perps(origin, granted, false, params);
       case 'eth_signTypedData_v4':
         throw unsupported(typedDataRefusal(params));
     }
