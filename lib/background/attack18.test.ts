@@ -388,6 +388,38 @@ describe('idempotent submissions keyed by client order ids (issue #20)', () => {
     await Promise.all([p1, p2]);
   });
 
+  it('an order-book submission with an idempotencyKey: a repeat joins it (one window, one POST), a lost answer is not sent again', async () => {
+    const { bg, wire } = await ready();
+    const tab = bg.page(page);
+    const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
+    const params = { orders: [{ tokenId: token, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }], idempotencyKey: 'order-7' };
+    const posts = () => wire.sent.filter((s) => s.method === 'POST' && /\/clob\/orders?$/.test(s.url)).length;
+    const before = posts();
+    const first = tab.request('clob_postOrders', params);
+    const [view] = await waitPending(bg);
+    const repeat = tab.request('clob_postOrders', params);
+    await sleep(50);
+    expect(bg.registry.size).toBe(1);
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    const [a, b] = await Promise.all([first, repeat]);
+    expect(b).toEqual(a);
+    expect(posts() - before).toBe(1);
+    // The answer to a new key is lost: a repeat of that key is not posted again, whatever the page retries.
+    wire.dropAnswer = (url, method) => method === 'POST' && /\/clob\/orders?$/.test(url);
+    const lostParams = { ...params, idempotencyKey: 'order-8' };
+    const lost = tab.request('clob_postOrders', lostParams).catch((e: unknown) => e);
+    const [v2] = await waitPending(bg);
+    bg.registry.decide(v2!.id, { approve: true, digest: v2!.digest });
+    const firstLost = await lost;
+    wire.dropAnswer = undefined;
+    const postedLost = posts();
+    const again = await tab.request('clob_postOrders', lostParams).catch((e: unknown) => e);
+    expect(firstLost).toMatchObject({ code: -32002 });
+    expect(again).toMatchObject({ code: -32002 });
+    expect(posts()).toBe(postedLost);
+    expect(bg.registry.size).toBe(0);
+  });
+
   it('after an unknown outcome a repeat with the same client order id is not sent again: it gets the same -32002 with the ids', async () => {
     const { bg, wire } = await ready();
     await grant(bg);

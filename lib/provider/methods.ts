@@ -49,7 +49,11 @@ export const perpsParamsSchema = v.strictObject({
 
 
 /** `clob_postOrders` params: 1-15 orders. */
-export const clobOrdersParamsSchema = v.strictObject({ orders: clobOrderRequestsSchema });
+export const clobOrdersParamsSchema = v.strictObject({
+  orders: clobOrderRequestsSchema,
+  /** Optional: the page's key for this submission; a repeat with the same key joins it or gets its outcome (issue #20). */
+  idempotencyKey: v.optional(v.pipe(v.string('must be a string'), v.regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 printable ASCII characters'))),
+});
 
 /** `clob_signRequest` params: method, path (with query) and the exact body text. */
 export const clobSignParamsSchema = v.strictObject({

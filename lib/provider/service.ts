@@ -26,6 +26,9 @@ import type { ClobArtifact } from '../signer/artifact';
 import { InvalidFieldError, parseOrThrow } from '../validation';
 import type { ApprovalKind, ApprovalRefresh, ApprovalRegistry, ApprovalView } from '../approvals/registry';
 import { OutcomeUnknownError, type SigningService } from '../signer/service';
+import { NetworkError } from '../http/json';
+import { RequestTimeoutError } from '../http/timeout';
+import { BaseError } from '../errors/base';
 import { describeArtifact, perpsArtifactCommand, type SigningArtifact } from '../signer/artifact';
 import type { OwnerInfo, Vault } from '../vault/vault';
 import type { VaultDb } from '../vault/db';
@@ -99,6 +102,20 @@ const destinationsRecord = v.array(v.string());
 const UNKNOWN_OUTCOME_MS = 10 * 60_000;
 /** A createOrders whose every order carries a client order id (`c`): the key of an idempotent submission. */
 const coidsOfOrders = v.object({ op: v.object({ type: v.literal('createOrders'), args: v.pipe(v.array(v.object({ c: v.string() })), v.minLength(1)) }) });
+/** An order-book submission that names its `idempotencyKey`. */
+const keyOfClobOrders = v.object({ idempotencyKey: v.pipe(v.string(), v.maxLength(64)) });
+
+/** The key of a `perps_sendCommand` (`origin|sorted coids`), when it is a createOrders whose every order has a client order id. */
+function perpsSubmissionKey(origin: string, params: unknown): string | undefined {
+  const ids = v.safeParse(coidsOfOrders, unwrapParams(params));
+  return ids.success ? `${origin}|perps|${ids.output.op.args.map((o) => o.c).sort().join(',')}` : undefined;
+}
+
+/** The key of a `clob_postOrders` (`origin|idempotencyKey`), when the page named one. */
+function clobSubmissionKey(origin: string, params: unknown): string | undefined {
+  const k = v.safeParse(keyOfClobOrders, unwrapParams(params));
+  return k.success ? `${origin}|clob|${k.output.idempotencyKey}` : undefined;
+}
 
 /** Page methods a trading session serves (only what a live grant covers; the rest is 4900). */
 const SESSION_METHODS: ReadonlySet<string> = new Set(['perps_sendCommand', 'clob_postOrders', 'eth_accounts']);
@@ -113,20 +130,19 @@ export class ProviderService {
   /** Keyed submissions still running (approval pending or in flight), by `origin|coids`. */
   private readonly running = new Map<string, Promise<unknown>>();
   /** Keyed submissions whose outcome is unknown (no answer), by `origin|coids`, for `UNKNOWN_OUTCOME_MS`. */
-  private readonly unknownOutcomes = new Map<string, { at: number; error: OutcomeUnknownError }>();
+  private readonly unknownOutcomes = new Map<string, { at: number; error: BaseError }>();
 
   /**
    * Idempotent submissions (issue #20, "keyed, never guessed"): a `perps_sendCommand` createOrders whose
-   * every order carries a client order id (`c`) is keyed by the origin and those ids. While one with the
-   * same key is pending or in flight, a repeat joins it (same result, no second window, nothing sent
-   * twice); after its outcome was unknown (no answer), a repeat within `UNKNOWN_OUTCOME_MS` gets that
-   * same `OutcomeUnknownError` (-32002, `data.coids`) instead of a second submission. A request without
-   * client order ids is a new order every time (a trader may want two).
+   * every order carries a client order id (`c`), and a `clob_postOrders` with an `idempotencyKey`, are
+   * keyed by the origin and those ids / that key (`perpsSubmissionKey`, `clobSubmissionKey`). While one
+   * with the same key is pending or in flight, a repeat joins it (same result, no second window, nothing
+   * sent twice); after its outcome was unknown (no answer, or none in time), a repeat within
+   * `UNKNOWN_OUTCOME_MS` gets that same error (-32002) instead of a second submission. A request without
+   * a key is a new submission every time (a trader may want two identical orders).
    */
-  private async keyed(origin: string, params: unknown, submit: () => Promise<unknown>): Promise<unknown> {
-    const ids = v.safeParse(coidsOfOrders, unwrapParams(params));
-    if (!ids.success) return submit();
-    const key = `${origin}|${ids.output.op.args.map((o) => o.c).sort().join(',')}`;
+  private async keyed(key: string | undefined, submit: () => Promise<unknown>): Promise<unknown> {
+    if (key === undefined) return submit();
     const running = this.running.get(key);
     if (running) return running;
     const unknown = this.unknownOutcomes.get(key);
@@ -136,7 +152,7 @@ export class ProviderService {
     try {
       return await run;
     } catch (err) {
-      if (err instanceof OutcomeUnknownError) {
+      if (err instanceof OutcomeUnknownError || err instanceof NetworkError || err instanceof RequestTimeoutError) {
         if (this.unknownOutcomes.size >= 1_000) this.unknownOutcomes.clear();
         this.unknownOutcomes.set(key, { at: Date.now(), error: err });
       }
@@ -208,9 +224,9 @@ export class ProviderService {
       case 'clob_signRequest':
         // Connected methods (METHOD_POLICY): refused above unless the connection's account is active.
         if (!granted) throw unauthorized();
-        if (method === 'clob_postOrders') return this.clobPost(origin, granted, params);
+        if (method === 'clob_postOrders') return this.keyed(clobSubmissionKey(origin, params), () => this.clobPost(origin, granted, params));
         if (method === 'clob_signRequest') return this.clobSign(origin, granted, params);
-        if (method === 'perps_sendCommand') return this.keyed(origin, params, () => this.perps(origin, granted, true, params));
+        if (method === 'perps_sendCommand') return this.keyed(perpsSubmissionKey(origin, params), () => this.perps(origin, granted, true, params));
         return this.perps(origin, granted, false, params);
       case 'eth_signTypedData_v4':
         throw unsupported(typedDataRefusal(params));
