@@ -5,30 +5,19 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { PROCEDURES, type ProcedureName } from '../messaging/protocol';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { AUTOLOCK_ALARM, startBackground, type BackgroundBrowser } from './index';
-import { onConnect, withPages } from './testkit';
+import { BOUNDS, browser as kitBrowser, KDF, withPages } from './testkit';
 import { userRejected } from '../provider/errors';
 import { internalTransfer, createProxy as createProxyCommand } from '../perps/commands';
 import { hashPerpsOp, perpsOpTypedData, withdrawTypedData, createProxyTypedData } from '../perps/signing';
 import { clobAuthTypedData } from '../clob/auth';
 import { buildClobOrder, clobOrderTypedData, EXCHANGE_V2 } from '../clob/order';
 
-const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
-const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
 let badge = '';
 let windowsOpened = 0;
 let windowRemoved: ((id: number) => void) | undefined;
+/** The kit's fake browser, with windows and a badge this suite watches. */
 const browser: BackgroundBrowser = {
-  runtime: {
-    get id() {
-      return fakeBrowser.runtime.id;
-    },
-    getURL: (p: string) => fakeBrowser.runtime.getURL(p as '/'),
-    onMessage: fakeBrowser.runtime.onMessage as unknown as BackgroundBrowser['runtime']['onMessage'],
-    onStartup: fakeBrowser.runtime.onStartup,
-    onConnect,
-  },
-  storage: { session: fakeBrowser.storage.session as unknown as BackgroundBrowser['storage']['session'] },
-  alarms: fakeBrowser.alarms as unknown as BackgroundBrowser['alarms'],
+  ...kitBrowser,
   windows: {
     create: async () => ({ id: ++windowsOpened }),
     update: async () => undefined,
