@@ -18,19 +18,7 @@ import { entryAuthentic, readCheckpoint, shared, type AuditLog, type Checkpoint 
 export type AuditEntryStatus = 'ok' | 'locked' | 'pending' | 'unauthenticated' | 'changed' | 'unchecked';
 
 /** An entry as the popup and exports see it (`at` Unix ms; `mac` hex link when sealed). */
-export type AuditEntryView = {
-  id: number;
-  at: number;
-  origin: string;
-  account: string;
-  kind: string;
-  summary: string;
-  digest?: string;
-  result: AuditEntry['result'];
-  detail?: string;
-  mac?: string;
-  status: AuditEntryStatus;
-};
+export type AuditEntryView = Pick<AuditEntry, 'at' | 'origin' | 'account' | 'kind' | 'summary' | 'digest' | 'result' | 'detail' | 'mac'> & { id: number; status: AuditEntryStatus };
 
 /** One page and the cursor of the next (`null`: no more). */
 export type AuditPage = { entries: AuditEntryView[]; next: number | null };

@@ -16,6 +16,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { pageAt } from './pages';
 import { startSandbox, type RunningSandbox } from '../../lib/sandbox/server';
 
 const FIREFOX = ['/usr/bin/firefox-esr', '/usr/bin/firefox'].find((p) => existsSync(p));
@@ -35,17 +36,6 @@ type Session = {
   request: (method: string, params?: unknown) => Promise<{ ok: boolean; r?: unknown; code?: number }>;
 };
 
-async function pageAt(browser: Browser, match: (href: string) => boolean, timeoutMs = 15_000): Promise<Page> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    for (const p of await browser.pages()) {
-      const href = await p.evaluate(() => location.href).catch(() => '');
-      if (match(href)) return p;
-    }
-    if (Date.now() > until) throw new Error('page not found');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 async function until(fn: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
   const end = Date.now() + ms;
   while (!(await fn())) {

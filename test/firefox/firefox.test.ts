@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { pageAt } from './pages';
 import { startSandbox, type RunningSandbox } from '../../lib/sandbox/server';
 
 const FIREFOX = ['/usr/bin/firefox-esr', '/usr/bin/firefox'].find((p) => existsSync(p));
@@ -23,21 +24,9 @@ let ext: Page;
 
 declare const chrome: { runtime: { sendMessage: (m: unknown) => Promise<{ ok: boolean; result?: unknown; error?: unknown }> } };
 
-/** The page whose location matches (BiDi reports extension pages as about:blank until asked). */
-async function pageAt(match: (href: string) => boolean, timeoutMs = 15_000): Promise<Page> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    for (const p of await browser.pages()) {
-      const href = await p.evaluate(() => location.href).catch(() => '');
-      if (match(href)) return p;
-    }
-    if (Date.now() > until) throw new Error('page not found');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 const send = (type: string, payload: unknown = {}) => ext.evaluate((t, p) => chrome.runtime.sendMessage({ type: t, payload: p }), type, payload);
 async function approveWindow(): Promise<void> {
-  const w = await pageAt((u) => u.startsWith('moz-extension://') && u.endsWith('/approval.html'));
+  const w = await pageAt(browser, (u) => u.startsWith('moz-extension://') && u.endsWith('/approval.html'));
   await w.bringToFront();
   await w.waitForFunction(() => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled, { timeout: 10_000 });
   await w.click('[data-testid="approve"]');
@@ -50,7 +39,7 @@ describe.runIf(ready || !!process.env.CI)('Firefox ESR (real, headless)', () => 
     profile = mkdtempSync(join(tmpdir(), 'countersign-firefox-'));
     browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX!, headless: true, userDataDir: profile });
     await browser.installExtension(EXT);
-    ext = await pageAt((u) => u.startsWith('moz-extension://') && u.includes('/popup.html'));
+    ext = await pageAt(browser, (u) => u.startsWith('moz-extension://') && u.includes('/popup.html'));
     const b = sandbox.url;
     expect((await send('settings.set', { perpsUrl: `${b}/perps`, clobUrl: `${b}/clob`, gammaUrl: `${b}/gamma`, dataUrl: `${b}/data` })).ok).toBe(true);
   }, 60_000);
