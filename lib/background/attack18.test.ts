@@ -378,6 +378,14 @@ describe('idempotent submissions keyed by client order ids (issue #20)', () => {
     const [a, b] = await Promise.all([first, repeat]);
     expect(b).toEqual(a);
     expect(perpsOrderPosts(wire) - before).toBe(1);
+    // Another order under ids still pending is refused, never told the other's outcome.
+    const pending = tab.request('perps_sendCommand', order).catch(() => undefined);
+    await waitPending(bg);
+    const other = { op: { type: 'createOrders', args: order.op.args.map((x) => ({ ...x, qty: '0.02' })) } };
+    await expect(tab.request('perps_sendCommand', other)).rejects.toMatchObject({ code: -32602 });
+    expect(bg.registry.size).toBe(1);
+    for (const x of bg.registry.list()) bg.registry.decide(x.id, { approve: false });
+    await pending;
     // Without client order ids two identical requests are two orders (a trader may want two): two windows.
     const plain = await btcOrder();
     const p1 = tab.request('perps_sendCommand', plain).catch(() => undefined);

@@ -26,8 +26,6 @@ import type { ClobArtifact } from '../signer/artifact';
 import { InvalidFieldError, parseOrThrow } from '../validation';
 import type { ApprovalKind, ApprovalRefresh, ApprovalRegistry, ApprovalView } from '../approvals/registry';
 import { OutcomeUnknownError, type SigningService } from '../signer/service';
-import { NetworkError } from '../http/json';
-import { RequestTimeoutError } from '../http/timeout';
 import { BaseError } from '../errors/base';
 import { describeArtifact, perpsArtifactCommand, type SigningArtifact } from '../signer/artifact';
 import type { OwnerInfo, Vault } from '../vault/vault';
@@ -38,7 +36,7 @@ import type { GrantService } from '../grants/service';
 import type { GrantRequest, OwnedOrder, RefPrice } from '../grants/evaluate';
 import { canOfferGrant, clobGrantRequest, perpsGrantRequest, requestMarkets } from '../grants/requests';
 import { groupDecimal, shortAddress } from '../format';
-import { disconnected, unauthorized, unsupported } from './errors';
+import { disconnected, invalidParams, unauthorized, unsupported } from './errors';
 import { checkL2Route, clobOrdersParamsSchema, clobSignParamsSchema, isPageMethod, METHOD_POLICY, perpsParamsSchema, typedDataRefusal, unwrapParams } from './methods';
 
 /** Approval time-to-live of trading requests (orders, cancels, leverage, L2 headers), in ms: 60 s. */
@@ -100,21 +98,23 @@ const destinationsRecord = v.array(v.string());
 
 /** How long a keyed submission with an unknown outcome answers repeats with that outcome (ms): 10 min. */
 const UNKNOWN_OUTCOME_MS = 10 * 60_000;
+/** Unknown outcomes kept per origin (the oldest go first). */
+const MAX_UNKNOWN_PER_ORIGIN = 200;
 /** A createOrders whose every order carries a client order id (`c`): the key of an idempotent submission. */
 const coidsOfOrders = v.object({ op: v.object({ type: v.literal('createOrders'), args: v.pipe(v.array(v.object({ c: v.string() })), v.minLength(1)) }) });
 /** An order-book submission that names its `idempotencyKey`. */
 const keyOfClobOrders = v.object({ idempotencyKey: v.pipe(v.string(), v.maxLength(64)) });
 
-/** The key of a `perps_sendCommand` (`origin|sorted coids`), when it is a createOrders whose every order has a client order id. */
-function perpsSubmissionKey(origin: string, params: unknown): string | undefined {
+/** The key of a `perps_sendCommand` (`origin|account|perps|sorted coids`), when it is a createOrders whose every order has a client order id. */
+function perpsSubmissionKey(origin: string, account: string, params: unknown): string | undefined {
   const ids = v.safeParse(coidsOfOrders, unwrapParams(params));
-  return ids.success ? `${origin}|perps|${ids.output.op.args.map((o) => o.c).sort().join(',')}` : undefined;
+  return ids.success ? `${origin}|${account.toLowerCase()}|perps|${ids.output.op.args.map((o) => o.c).sort().join(',')}` : undefined;
 }
 
-/** The key of a `clob_postOrders` (`origin|idempotencyKey`), when the page named one. */
-function clobSubmissionKey(origin: string, params: unknown): string | undefined {
+/** The key of a `clob_postOrders` (`origin|account|clob|idempotencyKey`), when the page named one. */
+function clobSubmissionKey(origin: string, account: string, params: unknown): string | undefined {
   const k = v.safeParse(keyOfClobOrders, unwrapParams(params));
-  return k.success ? `${origin}|clob|${k.output.idempotencyKey}` : undefined;
+  return k.success ? `${origin}|${account.toLowerCase()}|clob|${k.output.idempotencyKey}` : undefined;
 }
 
 /** Page methods a trading session serves (only what a live grant covers; the rest is 4900). */
@@ -127,8 +127,8 @@ const SESSION_METHODS: ReadonlySet<string> = new Set(['perps_sendCommand', 'clob
  */
 export class ProviderService {
   private symbols: Map<number, string> | undefined;
-  /** Keyed submissions still running (approval pending or in flight), by `origin|coids`. */
-  private readonly running = new Map<string, Promise<unknown>>();
+  /** Keyed submissions still running (approval pending or in flight), by key: the request (JSON) and its outcome. */
+  private readonly running = new Map<string, { request: string; run: Promise<unknown> }>();
   /** Keyed submissions whose outcome is unknown (no answer), by `origin|coids`, for `UNKNOWN_OUTCOME_MS`. */
   private readonly unknownOutcomes = new Map<string, { at: number; error: BaseError }>();
 
@@ -137,25 +137,37 @@ export class ProviderService {
    * every order carries a client order id (`c`), and a `clob_postOrders` with an `idempotencyKey`, are
    * keyed by the origin and those ids / that key (`perpsSubmissionKey`, `clobSubmissionKey`). While one
    * with the same key is pending or in flight, a repeat joins it (same result, no second window, nothing
-   * sent twice); after its outcome was unknown (no answer, or none in time), a repeat within
-   * `UNKNOWN_OUTCOME_MS` gets that same error (-32002) instead of a second submission. A request without
-   * a key is a new submission every time (a trader may want two identical orders).
+   * sent twice) — only when it is the same request: another request under a pending key is refused
+   * (-32602), never answered with the other's outcome. After an outcome was unknown (no answer, or none
+   * in time), any request with that key within `UNKNOWN_OUTCOME_MS` gets that same error (-32002)
+   * instead of a submission (the venue may hold the ids already). A request without a key is a new
+   * submission every time (a trader may want two identical orders).
    */
-  private async keyed(key: string | undefined, submit: () => Promise<unknown>): Promise<unknown> {
+  /** Records an unknown outcome under `key`; each origin keeps its newest `MAX_UNKNOWN_PER_ORIGIN` (one site never evicts another's). */
+  private rememberUnknown(key: string, error: BaseError): void {
+    const origin = key.slice(0, key.indexOf('|'));
+    const mine = [...this.unknownOutcomes.keys()].filter((k) => k.startsWith(`${origin}|`));
+    for (const k of mine.slice(0, Math.max(0, mine.length - MAX_UNKNOWN_PER_ORIGIN + 1))) this.unknownOutcomes.delete(k);
+    this.unknownOutcomes.set(key, { at: Date.now(), error });
+  }
+
+  private async keyed(key: string | undefined, params: unknown, submit: () => Promise<unknown>): Promise<unknown> {
     if (key === undefined) return submit();
+    const request = JSON.stringify(params ?? null);
     const running = this.running.get(key);
-    if (running) return running;
+    if (running) {
+      if (running.request === request) return running.run;
+      throw invalidParams('Another request with these client order ids (or this idempotencyKey) is still pending; use new ids for a different order.');
+    }
     const unknown = this.unknownOutcomes.get(key);
     if (unknown && Date.now() - unknown.at < UNKNOWN_OUTCOME_MS) throw unknown.error;
     const run = submit();
-    this.running.set(key, run);
+    this.running.set(key, { request, run });
     try {
       return await run;
     } catch (err) {
-      if (err instanceof OutcomeUnknownError || err instanceof NetworkError || err instanceof RequestTimeoutError) {
-        if (this.unknownOutcomes.size >= 1_000) this.unknownOutcomes.clear();
-        this.unknownOutcomes.set(key, { at: Date.now(), error: err });
-      }
+      // Only a signed submission without an answer: a read that failed before signing sent nothing.
+      if (err instanceof OutcomeUnknownError) this.rememberUnknown(key, err);
       throw err;
     } finally {
       this.running.delete(key);
@@ -224,9 +236,9 @@ export class ProviderService {
       case 'clob_signRequest':
         // Connected methods (METHOD_POLICY): refused above unless the connection's account is active.
         if (!granted) throw unauthorized();
-        if (method === 'clob_postOrders') return this.keyed(clobSubmissionKey(origin, params), () => this.clobPost(origin, granted, params));
+        if (method === 'clob_postOrders') return this.keyed(clobSubmissionKey(origin, granted.address, params), params, () => this.clobPost(origin, granted, params));
         if (method === 'clob_signRequest') return this.clobSign(origin, granted, params);
-        if (method === 'perps_sendCommand') return this.keyed(perpsSubmissionKey(origin, params), () => this.perps(origin, granted, true, params));
+        if (method === 'perps_sendCommand') return this.keyed(perpsSubmissionKey(origin, granted.address, params), params, () => this.perps(origin, granted, true, params));
         return this.perps(origin, granted, false, params);
       case 'eth_signTypedData_v4':
         throw unsupported(typedDataRefusal(params));

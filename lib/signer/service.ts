@@ -439,7 +439,10 @@ export class SigningService {
       await this.audit({ ...audit, result: 'ok' });
       return results;
     } catch (err) {
-      await this.audit({ ...audit, result: err instanceof NetworkError ? 'unknown' : 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
+      const unknown = err instanceof NetworkError || err instanceof RequestTimeoutError;
+      await this.audit({ ...audit, result: unknown ? 'unknown' : 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
+      // Signed and posted, no answer: the orders may rest at the exchange (never resent by the page path).
+      if (unknown) throw new OutcomeUnknownError('order', err, { command: 'postOrders' });
       throw err;
     }
   }
