@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { hashTypedData, recoverTypedDataAddress } from 'viem';
+import { hashTypedData, recoverTypedDataAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { toOrderAmounts } from './amounts';
+import { uupsDepositWallet } from '../relayer/wallet';
 import {
   buildClobOrder,
+  DEPOSIT_WALLET_SIGNATURE_BYTES,
+  depositWalletOrderDigest,
+  depositWalletOrderTypedData,
+  depositWalletSignatureExpected,
+  splitDepositWalletSignature,
   CLOB_MAX_BATCH,
   clobOrderDigest,
   clobOrderTypedData,
@@ -42,9 +48,10 @@ describe('buildClobOrder', () => {
     expect(order(2)).toMatchObject({ maker: funder, signer: account.address, signatureType: 2 });
   });
 
-  it('requires a funder for types 1 and 2 and refuses type 3 for now', () => {
+  it('requires a funder for types 1, 2 and 3; type 3: maker = signer = the deposit wallet', () => {
     expect(() => buildClobOrder({ ...order(0), signatureType: 1, timestampMs: 1 })).toThrow(/funder/);
-    expect(() => buildClobOrder({ ...order(0), signatureType: 3, timestampMs: 1 })).toThrow(/signatureType/);
+    expect(() => buildClobOrder({ ...order(0), signatureType: 3, timestampMs: 1 })).toThrow(/funder/);
+    expect(buildClobOrder({ ...order(0), signatureType: 3, funder, timestampMs: 1 })).toMatchObject({ maker: funder, signer: funder, signatureType: 3 });
   });
 
   it('draws salts below 2^53', () => {
@@ -128,5 +135,60 @@ describe('toPostOrderBody', () => {
     expect(toPostOrdersBody(Array(CLOB_MAX_BATCH).fill(one))).toHaveLength(15);
     expect(() => toPostOrdersBody([])).toThrow(/orders/);
     expect(() => toPostOrdersBody(Array(16).fill(one))).toThrow(/at most 15/);
+  });
+});
+
+describe('signClobOrder, type 3 (deposit wallet; PROTOCOL.md §4.5)', () => {
+  const KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+  const owner = privateKeyToAccount(KEY);
+  const wallet = '0xdf8b9E8f9AB23f261F6e1B171B7454ae6E46Ba76';
+  const REF_TOKEN = '71321045679252212594626385532706912750332728571942532289631379312455583992563';
+  const refOrder = () =>
+    buildClobOrder({ signer: owner.address, signatureType: 3, funder: wallet, tokenId: REF_TOKEN, side: 'BUY', makerAmount: '4200000', takerAmount: '10000000', timestampMs: 1_767_225_600_000, salt: '479249096354' });
+  const refInput = () => ({ chainId: 137, verifyingContract: EXCHANGE_V2, order: refOrder() });
+
+  it('reproduces the reference vector byte for byte', async () => {
+    const input = refInput();
+    expect(clobOrderDigest(input)).toBe('0x2a59663c464f099658fb273f7b4e046a8394f83a2317244025f982df19356a18');
+    expect(depositWalletOrderDigest(input)).toBe('0x4ffa95e1c15effd97d5a4009ea840d3667bde9be439e5e81631422e0efacb857');
+    expect(depositWalletOrderDigest(input)).toBe(hashTypedData(depositWalletOrderTypedData(input)));
+    const sig = await signClobOrder(owner, input);
+    expect(sig.length).toBe(2 + 2 * DEPOSIT_WALLET_SIGNATURE_BYTES);
+    expect(sig.slice(0, 132)).toBe('0x5b0448b3726b1c12f15e7c65a39344925a03b71d9945f8800156180c0beca3bd436dac5f4cc8a038ab322aa96c7ebb4c541a5c5743bedddffb03fe56f293ffa01c');
+    expect(`0x${sig.slice(132, 196)}`).toBe('0x3264e159346253e26a64e00b69032db0e7d32f94628de3e6eecb50304d7af3d2');
+    expect(`0x${sig.slice(196, 260)}`).toBe('0xd4f67a7d607c78c671260c13467cf8982358c3c8cf6cc43a6d525898be781c44');
+    expect(Buffer.from(sig.slice(260, 632), 'hex').toString()).toBe(
+      'Order(uint256 salt,address maker,address signer,uint256 tokenId,uint256 makerAmount,uint256 takerAmount,uint8 side,uint8 signatureType,uint256 timestamp,bytes32 metadata,bytes32 builder)',
+    );
+    expect(sig.slice(632)).toBe('00ba');
+    // The inner signature is the viem signTypedData of TypedDataSign and recovers to the owner.
+    expect(sig.slice(0, 132)).toBe(await owner.signTypedData(depositWalletOrderTypedData(input)));
+  });
+
+  it('splits its own signature and carries the expected separator and contents (V2, neg-risk, V3)', async () => {
+    const inputs = [
+      refInput(),
+      { ...refInput(), verifyingContract: NEG_RISK_EXCHANGE_V2 },
+      { ...refInput(), verifyingContract: '0xe3333700cA9d93003F00f0F71f8515005F6c00Aa' as const, domainVersion: '3' as const },
+    ];
+    const sigs = new Set<string>();
+    for (const input of inputs) {
+      const sig = await signClobOrder(owner, input);
+      sigs.add(sig);
+      const parts = splitDepositWalletSignature(sig);
+      expect(parts).toMatchObject(depositWalletSignatureExpected(input));
+      expect(await recoverTypedDataAddress({ ...depositWalletOrderTypedData(input), signature: parts!.innerSig })).toBe(owner.address);
+    }
+    expect(sigs.size).toBe(3);
+  });
+
+  it("refuses another key's deposit wallet, a maker that is not the wallet, and a 65-byte signature as type 3", async () => {
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    await expect(signClobOrder(stranger, refInput())).rejects.toThrow(/order\.signer/);
+    await expect(signClobOrder(owner, { ...refInput(), order: { ...refOrder(), maker: owner.address } })).rejects.toThrow(/order\.maker/);
+    expect(splitDepositWalletSignature(`0x${'11'.repeat(65)}` as Hex)).toBeUndefined();
+    const sig = await signClobOrder(owner, refInput());
+    expect(splitDepositWalletSignature(`${sig.slice(0, -4)}00bb` as Hex)).toBeUndefined();
+    expect(uupsDepositWallet(owner.address, 137)).toBe(wallet);
   });
 });

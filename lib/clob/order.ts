@@ -8,11 +8,12 @@
  * `expiration` is sent but **not** signed.
  */
 import * as v from 'valibot';
-import type { Address, Hex, LocalAccount } from 'viem';
+import { bytesToHex, concat, hexToBytes, stringToHex, type Address, type Hex, type LocalAccount } from 'viem';
 import {
   addressWord,
   bytes32Word,
   concatWords,
+  domainSeparator,
   keccak,
   keccakString,
   signDigest,
@@ -20,6 +21,7 @@ import {
   uintWord,
 } from '../eip712';
 import { address, bytes32, InvalidFieldError, parseOrThrow, uint256String } from '../validation';
+import { beaconDepositWallet, uupsDepositWallet } from '../relayer/wallet';
 import type { Side } from './amounts';
 
 /** Standard V2 exchange on chain 137 and 80002 (PROTOCOL.md §2.3). */
@@ -76,9 +78,9 @@ export const clobOrderTypes = {
   ],
 } as const;
 
-const ORDER_TYPEHASH = keccakString(
-  'Order(uint256 salt,address maker,address signer,uint256 tokenId,uint256 makerAmount,uint256 takerAmount,uint8 side,uint8 signatureType,uint256 timestamp,bytes32 metadata,bytes32 builder)',
-);
+const ORDER_TYPE_STRING =
+  'Order(uint256 salt,address maker,address signer,uint256 tokenId,uint256 makerAmount,uint256 takerAmount,uint8 side,uint8 signatureType,uint256 timestamp,bytes32 metadata,bytes32 builder)';
+const ORDER_TYPEHASH = keccakString(ORDER_TYPE_STRING);
 
 const orderSchema = v.strictObject({
   salt: uint256String,
@@ -94,23 +96,34 @@ const orderSchema = v.strictObject({
   builder: bytes32,
 });
 
-/** Exchange domain for `chainId` and `verifyingContract`. */
-export function clobExchangeDomain(chainId: number, verifyingContract: Address) {
-  return { name: 'Polymarket CTF Exchange', version: '2', chainId, verifyingContract } as const;
+/** Exchange domain version: "2" for exchange V2 (standard and negative-risk), "3" for exchange V3 (PROTOCOL.md §4.1). */
+export type ExchangeDomainVersion = '2' | '3';
+
+/** Exchange domain for `chainId` and `verifyingContract` (`version` "2" unless V3). */
+export function clobExchangeDomain(chainId: number, verifyingContract: Address, version: ExchangeDomainVersion = '2') {
+  return { name: 'Polymarket CTF Exchange', version, chainId, verifyingContract } as const;
 }
 
-/** Inputs of `signClobOrder`. */
-export type SignClobOrderInput = { chainId: number; verifyingContract: Address; order: ClobOrder };
+/**
+ * Inputs of `signClobOrder`. `domainVersion` "3" signs for exchange V3 (default "2"). `beacon`, for
+ * type 3 only: the factory's beacon when the deposit wallet is a beacon proxy (PROTOCOL.md §4.2).
+ */
+export type SignClobOrderInput = { chainId: number; verifyingContract: Address; order: ClobOrder; domainVersion?: ExchangeDomainVersion; beacon?: Address };
 
 /** Validates the 11 order fields; throws `InvalidFieldError` (`order.<field>`). */
 export function parseClobOrder(order: unknown): ClobOrder {
   return parseOrThrow(orderSchema, order, 'order') as ClobOrder;
 }
 
-/** EIP-712 digest of an order. */
-export function clobOrderDigest({ chainId, verifyingContract, order }: SignClobOrderInput): Hex {
+/** EIP-712 digest of an order (the order hash; the same for every signature type, PROTOCOL.md §4.5). */
+export function clobOrderDigest({ chainId, verifyingContract, order, domainVersion }: SignClobOrderInput): Hex {
+  return typedDataDigest(clobExchangeDomain(chainId, verifyingContract, domainVersion), clobOrderStructHash(order));
+}
+
+/** The Order struct hash (`contentsHash` of a type-3 signature). Throws `InvalidFieldError` for a malformed order. */
+function clobOrderStructHash(order: ClobOrder): Uint8Array {
   const o = parseClobOrder(order);
-  const structHash = keccak(
+  return keccak(
     concatWords([
       ORDER_TYPEHASH,
       uintWord(BigInt(o.salt)),
@@ -126,13 +139,12 @@ export function clobOrderDigest({ chainId, verifyingContract, order }: SignClobO
       bytes32Word(o.builder),
     ]),
   );
-  return typedDataDigest(clobExchangeDomain(chainId, verifyingContract), structHash);
 }
 
 /** viem typed data of an order (for recovery / `signTypedData`). */
-export function clobOrderTypedData({ chainId, verifyingContract, order }: SignClobOrderInput) {
+export function clobOrderTypedData({ chainId, verifyingContract, order, domainVersion }: SignClobOrderInput) {
   return {
-    domain: clobExchangeDomain(chainId, verifyingContract),
+    domain: clobExchangeDomain(chainId, verifyingContract, domainVersion),
     types: clobOrderTypes,
     primaryType: 'Order' as const,
     message: {
@@ -152,11 +164,14 @@ export function clobOrderTypedData({ chainId, verifyingContract, order }: SignCl
 }
 
 /**
- * Signs a V2 order with `account` (must be `order.signer`). Returns a 65-byte hex signature.
- * Throws `InvalidFieldError` for a malformed order or when `account` is not the order's signer.
- * Source: PROTOCOL.md §2.3.
+ * Signs an order with `account`. Types 0–2: `account` must be `order.signer`; returns a 65-byte hex
+ * signature (PROTOCOL.md §2.3). Type 3: `account` is the deposit wallet's owner and `order.signer` its
+ * deposit wallet; returns the 317-byte ERC-7739 signature (PROTOCOL.md §4.5, see
+ * {@link signDepositWalletOrder}). Throws `InvalidFieldError` for a malformed order or a signer that is
+ * not the key's (or the key's deposit wallet's).
  */
 export async function signClobOrder(account: LocalAccount, input: SignClobOrderInput): Promise<Hex> {
+  if (input.order.signatureType === 3) return signDepositWalletOrder(account, input);
   const digest = clobOrderDigest(input);
   if (account.address.toLowerCase() !== input.order.signer.toLowerCase()) {
     throw new InvalidFieldError({ field: 'order.signer', reason: 'must be the address of the signing key' });
@@ -172,8 +187,9 @@ export function randomOrderSalt(): string {
 
 /**
  * Builds the unsigned order for `signer` (the key's address). Signature type 0: maker = signer;
- * types 1 and 2: maker = `funder` (required); type 3 is out of scope (PROTOCOL.md §2.3).
- * `timestampMs` Unix ms. Amounts come from `toOrderAmounts` / `toMarketOrderAmounts`.
+ * types 1 and 2: maker = `funder` (required); type 3: maker = signer = `funder`, the deposit wallet
+ * (required; PROTOCOL.md §4.5). `timestampMs` Unix ms. Amounts come from `toOrderAmounts` /
+ * `toMarketOrderAmounts`.
  */
 export function buildClobOrder(input: {
   signer: Address;
@@ -188,18 +204,15 @@ export function buildClobOrder(input: {
   metadata?: Hex;
   builder?: Hex;
 }): ClobOrder {
-  if (input.signatureType === 3) {
-    throw new InvalidFieldError({ field: 'signatureType', reason: 'deposit wallets (type 3) are not supported yet' });
-  }
   let maker = input.signer;
   if (input.signatureType !== 0) {
-    if (!input.funder) throw new InvalidFieldError({ field: 'funder', reason: 'is required for signature types 1 and 2' });
+    if (!input.funder) throw new InvalidFieldError({ field: 'funder', reason: 'is required for signature types 1, 2 and 3' });
     maker = input.funder;
   }
   return parseClobOrder({
     salt: input.salt ?? randomOrderSalt(),
     maker,
-    signer: input.signer,
+    signer: input.signatureType === 3 ? maker : input.signer,
     tokenId: input.tokenId,
     makerAmount: input.makerAmount,
     takerAmount: input.takerAmount,
@@ -289,4 +302,101 @@ export function toPostOrdersBody(orders: readonly PostOrderBody[]): PostOrderBod
     throw new InvalidFieldError({ field: 'orders', reason: `must hold at most ${CLOB_MAX_BATCH} orders` });
   }
   return [...orders];
+}
+
+// ------------------------------------------------------------------------------------------------
+// Type 3: deposit wallets (ERC-1271 with ERC-7739 nested TypedDataSign), PROTOCOL.md §4.5
+
+const TDS_TYPEHASH = keccakString(
+  `TypedDataSign(Order contents,string name,string version,uint256 chainId,address verifyingContract,bytes32 salt)${ORDER_TYPE_STRING}`,
+);
+const DEPOSIT_WALLET_NAME_HASH = keccakString('DepositWallet');
+const DEPOSIT_WALLET_VERSION_HASH = keccakString('1');
+const ORDER_TYPE_HEX = stringToHex(ORDER_TYPE_STRING);
+/** Byte length of a type-3 order signature: 65 + 32 + 32 + 186 + 2. */
+export const DEPOSIT_WALLET_SIGNATURE_BYTES = 317;
+
+/**
+ * The digest the owner's key signs for a type-3 order: EIP-712 `TypedDataSign(Order contents, name
+ * "DepositWallet", version "1", chainId, verifyingContract = the wallet, salt 0)` on the exchange domain.
+ * Throws `InvalidFieldError` for a malformed order.
+ */
+export function depositWalletOrderDigest({ chainId, verifyingContract, order, domainVersion }: SignClobOrderInput): Hex {
+  const tds = keccak(
+    concatWords([
+      TDS_TYPEHASH,
+      clobOrderStructHash(order),
+      DEPOSIT_WALLET_NAME_HASH,
+      DEPOSIT_WALLET_VERSION_HASH,
+      uintWord(chainId),
+      addressWord(order.signer),
+      new Uint8Array(32),
+    ]),
+  );
+  return typedDataDigest(clobExchangeDomain(chainId, verifyingContract, domainVersion), tds);
+}
+
+/** viem typed data of the owner's inner signature of a type-3 order (for `signTypedData` / recovery). */
+export function depositWalletOrderTypedData(input: SignClobOrderInput) {
+  const order = clobOrderTypedData(input);
+  return {
+    domain: order.domain,
+    types: {
+      TypedDataSign: [
+        { name: 'contents', type: 'Order' },
+        { name: 'name', type: 'string' },
+        { name: 'version', type: 'string' },
+        { name: 'chainId', type: 'uint256' },
+        { name: 'verifyingContract', type: 'address' },
+        { name: 'salt', type: 'bytes32' },
+      ],
+      Order: clobOrderTypes.Order,
+    },
+    primaryType: 'TypedDataSign' as const,
+    message: { contents: order.message, name: 'DepositWallet', version: '1', chainId: BigInt(input.chainId), verifyingContract: input.order.signer, salt: ZERO_BYTES32 },
+  };
+}
+
+/**
+ * Signs a type-3 order with the deposit wallet's owner key, byte-identical to `@polymarket/clob-client-v2`
+ * 1.1.0: `innerSig(65) ‖ appDomainSeparator(32) ‖ contentsHash(32) ‖ Order type string(186) ‖ 0x00ba`.
+ * `order.maker` and `order.signer` must both be `account`'s deposit wallet (UUPS, or beacon when
+ * `input.beacon` is given; PROTOCOL.md §4.2). Throws `InvalidFieldError` (`order.signatureType`,
+ * `order.signer`, `order.maker`) otherwise.
+ */
+export async function signDepositWalletOrder(account: LocalAccount, input: SignClobOrderInput): Promise<Hex> {
+  const { order, chainId } = input;
+  if (order.signatureType !== 3) throw new InvalidFieldError({ field: 'order.signatureType', reason: 'must be 3 for a deposit-wallet order' });
+  const wallets = [uupsDepositWallet(account.address, chainId), ...(input.beacon ? [beaconDepositWallet(account.address, chainId, input.beacon)] : [])];
+  if (!wallets.some((w) => w.toLowerCase() === order.signer.toLowerCase())) {
+    throw new InvalidFieldError({ field: 'order.signer', reason: "must be the signing key's deposit wallet" });
+  }
+  if (order.maker.toLowerCase() !== order.signer.toLowerCase()) throw new InvalidFieldError({ field: 'order.maker', reason: 'must be the deposit wallet (the signer) for type 3' });
+  const inner = await signDigest(account, depositWalletOrderDigest(input), () => depositWalletOrderTypedData(input));
+  const sep = domainSeparator(clobExchangeDomain(chainId, input.verifyingContract, input.domainVersion));
+  return concat([inner, bytesToHex(sep), bytesToHex(clobOrderStructHash(order)), ORDER_TYPE_HEX, '0x00ba']);
+}
+
+/** The parts of a type-3 order signature (PROTOCOL.md §4.5 table). */
+export type DepositWalletSignatureParts = { innerSig: Hex; appDomainSeparator: Hex; contentsHash: Hex };
+
+/**
+ * Splits a 317-byte type-3 signature, checking the Order type string and its length field. Returns
+ * undefined for anything else (wrong length, other type string). The caller still compares
+ * `appDomainSeparator` and `contentsHash` with the order's and recovers `innerSig` over
+ * {@link depositWalletOrderDigest} — as the wallet's ERC-1271 check does.
+ */
+export function splitDepositWalletSignature(signature: Hex): DepositWalletSignatureParts | undefined {
+  if (!/^0x[0-9a-fA-F]*$/.test(signature) || signature.length !== 2 + 2 * DEPOSIT_WALLET_SIGNATURE_BYTES) return undefined;
+  const b = hexToBytes(signature);
+  if (bytesToHex(b.slice(129, 315)).toLowerCase() !== ORDER_TYPE_HEX.toLowerCase() || b[315] !== 0 || b[316] !== 186) return undefined;
+  return { innerSig: bytesToHex(b.slice(0, 65)), appDomainSeparator: bytesToHex(b.slice(65, 97)), contentsHash: bytesToHex(b.slice(97, 129)) };
+}
+
+/** The exchange domain separator and the order's struct hash, as hex (what a type-3 signature must carry). */
+export function depositWalletSignatureExpected(input: SignClobOrderInput): { appDomainSeparator: Hex; contentsHash: Hex } {
+  return {
+    appDomainSeparator: bytesToHex(domainSeparator(clobExchangeDomain(input.chainId, input.verifyingContract, input.domainVersion))),
+    contentsHash: bytesToHex(clobOrderStructHash(input.order)),
+  };
 }
