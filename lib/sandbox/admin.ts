@@ -1,7 +1,7 @@
 /**
  * Sandbox-only controls under `/admin` (test hooks; no venue has them): the exchange mode, silent and
  * slow venues (issue #17 finding 7), the request log, deposits to a perps account, order-book funders,
- * and the withdrawals both venues recorded. Requests to `/admin/*` are not logged. Bodies are JSON;
+ * market resolution, and the withdrawals both venues recorded. Requests to `/admin/*` are not logged. Bodies are JSON;
  * a malformed one answers 400 naming what is expected.
  */
 import { Hono } from 'hono';
@@ -22,6 +22,7 @@ const silenceBody = v.object({ service, silent: v.boolean() });
 const delayBody = v.object({ service, ms: v.pipe(v.number(), v.safeInteger(), v.minValue(0), v.maxValue(120_000)) });
 const depositBody = v.object({ account: v.unknown(), amount: v.unknown(), confirmations: v.optional(v.unknown()) });
 const funderBody = v.object({ address, funder: address });
+const resolveBody = v.object({ condition_id: v.string(), winner: v.picklist([0, 1]) });
 
 /** The admin app of `ctx` (paths relative to its `/admin` mount). */
 export function adminRoutes(ctx: SandboxContext): Hono {
@@ -90,6 +91,20 @@ export function adminRoutes(ctx: SandboxContext): Hono {
     ctx.clob.funders.set(b.output.address.toLowerCase(), b.output.funder.toLowerCase());
     ctx.clob.credit(b.output.funder, 1_000_000_000n);
     return c.json({ ok: true });
+  });
+
+  /**
+   * `{ condition_id, winner: 0 | 1 }`: resolves an order-book market (closed to orders; outcome `winner`
+   * pays 1 collateral per share to whoever redeems through a deposit-wallet batch; data v2 positions turn
+   * `redeemable`).
+   */
+  admin.post('/resolve', async (c) => {
+    const b = v.safeParse(resolveBody, await jsonBody(c));
+    const m = b.success ? ctx.clob.markets.find((x) => x.conditionId.toLowerCase() === b.output.condition_id.toLowerCase()) : undefined;
+    if (!b.success || !m) return c.json({ error: 'condition_id must name a market; winner 0 or 1' }, 400);
+    m.closed = true;
+    ctx.relayerChain.resolutions.set(m.conditionId.toLowerCase(), b.output.winner);
+    return c.json({ condition_id: m.conditionId, winner: b.output.winner });
   });
 
   admin.get('/withdrawals', (c) =>

@@ -1,6 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
+import { builderHeaders } from '../relayer/builder';
+import { walletCreateRequest } from '../relayer/batch';
+import { uupsDepositWallet } from '../relayer/wallet';
 import { buildL1Headers } from '../clob/auth';
 import { startHarness, type Harness } from './testkit';
 
@@ -54,14 +57,21 @@ describe('data service v2', () => {
 });
 
 describe('relayer and bridge', () => {
-  it('answers /submit at once with STATE_NEW and reports the hash once mined', async () => {
-    const res = await fetch(`${h.url}/relayer/submit`, { method: 'POST', body: JSON.stringify({ to: '0x0', data: '0x' }) });
+  it('answers /submit at once with STATE_NEW, reports the hash once mined, and refuses an unsigned submit', async () => {
+    const builder = { key: 'bk', secret: 'BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=', passphrase: 'pp' };
+    h.ctx.relayerChain.builderKeys.set(builder.key, { ...builder, owner: h.owner.address.toLowerCase(), createdAt: h.clock.now, revokedAt: null });
+    const body = JSON.stringify(walletCreateRequest(h.owner.address, h.ctx.config.clobChainId));
+    const unsigned = await fetch(`${h.url}/relayer/submit`, { method: 'POST', body });
+    expect(unsigned.status).toBe(401);
+    const headers = builderHeaders(builder, { timestamp: Math.floor(h.clock.now / 1000), method: 'POST', path: '/submit', body });
+    const res = await fetch(`${h.url}/relayer/submit`, { method: 'POST', headers: { ...headers }, body });
     const { transactionID, state } = (await res.json()) as { transactionID: string; state: string };
     expect(state).toBe('STATE_NEW');
     expect(((await get(`/relayer/transaction?id=${transactionID}`)).body as unknown as { state: string }[])[0]!.state).toBe('STATE_NEW');
     h.clock.advance(h.ctx.config.relayerMineMs);
     const mined = (await get(`/relayer/transaction?id=${transactionID}`)).body as unknown as { state: string; transactionHash: string }[];
     expect(mined[0]).toMatchObject({ state: 'STATE_MINED', transactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect((await get(`/relayer/deployed?address=${uupsDepositWallet(h.owner.address, h.ctx.config.clobChainId)}`)).body).toEqual({ deployed: true });
   });
 
   it('accepts a bridge withdraw signed with L1 headers and refuses a forged one', async () => {

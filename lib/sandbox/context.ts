@@ -7,6 +7,7 @@ import type { PerpsCommandDomain, PerpsWithdrawDomain } from '../perps/signing';
 import { MultiWindow, SlidingWindow, type Budget } from '../ratelimit/sliding-window';
 import { PerpsVenue } from './perps/engine';
 import { ClobVenue } from './clob/venue';
+import { RelayerChain } from './relayer/state';
 
 /** Sandbox configuration. Times in ms unless the name says otherwise. */
 export type SandboxConfig = {
@@ -75,7 +76,7 @@ export type SilentService = 'perps' | 'clob';
 
 /**
  * The state of one sandbox: the perps venue, the order-book venue, proxy index, replay keys, rate-limit
- * windows, request log, relayer and bridge records, and the silence / delay test hooks. `now()` is the
+ * windows, request log, relayer chain stand-in and bridge records, and the silence / delay test hooks. `now()` is the
  * sandbox clock (Unix ms).
  */
 export class SandboxContext {
@@ -87,7 +88,8 @@ export class SandboxContext {
   readonly perpsActionWeight: SlidingWindow;
   readonly clobLimits = new Map<string, MultiWindow>();
   readonly requestLog: RequestLogEntry[] = [];
-  readonly relayer = new Map<string, { id: string; submitted: number; hash: string; payload: unknown }>();
+  /** The relayer's deposit wallets, transactions, builder keys and what they changed (PROTOCOL.md §4). */
+  readonly relayerChain = new RelayerChain();
   readonly bridgeWithdrawals: { id: string; address: string; amount: string; toChainId: number; recipient: string; at: number }[] = [];
   /** Services that answer nothing right now (see `setSilent`). */
   readonly silent = new Set<SilentService>();

@@ -87,7 +87,8 @@ export function dataRoutes(ctx: SandboxContext): Hono {
           percent_pnl: cost === 0n ? '0' : dec((upnl * 100n * 1_000_000n) / cost),
           percent_realized_pnl: '0',
           status: size > 0n ? 'OPEN' : 'CLOSED',
-          redeemable: false,
+          // Resolved by `/admin/resolve`: the holder may redeem (a deposit-wallet batch, PROTOCOL.md §4.6).
+          redeemable: ctx.relayerChain.resolutions.has(m.conditionId.toLowerCase()),
           mergeable: false,
           negative_risk: m.negRisk,
           archived: false,

@@ -9,6 +9,7 @@
  * | `/gamma` | catalogue |
  * | `/data` | data service v2 |
  * | `/relayer`, `/bridge` | relayer and bridge |
+ * | `/rpc` | chain JSON-RPC stand-in (what the relayer client reads; not a chain) |
  * | `/admin` | sandbox-only controls (exchange mode, clock, deposits, request log, silent venue) |
  * | `/demo` | the demo dapp page |
  */
@@ -24,7 +25,8 @@ import { DEFAULT_CONFIG, SandboxContext, type SandboxConfig } from './context';
 import { dataRoutes } from './data';
 import { internalError } from './http';
 import { perpsRoutes } from './perps/routes';
-import { relayerRoutes } from './relayer';
+import { relayerRoutes } from './relayer/routes';
+import { rpcRoutes } from './relayer/rpc';
 import { seed, type DemoAccounts } from './seed';
 import { mountDemo } from './demo';
 
@@ -80,6 +82,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   app.route('/gamma', catalogueRoutes(ctx));
   app.route('/data', dataRoutes(ctx));
   app.route('/relayer', relayerRoutes(ctx));
+  app.route('/rpc', rpcRoutes(ctx));
   app.route('/bridge', bridgeRoutes(ctx));
   app.route('/admin', adminRoutes(ctx));
   mountDemo(app, ctx, { counterparty: demo.counterparty.address });

@@ -5,7 +5,8 @@
  *
  * - Orders: `POST /order`, `POST /orders` (≤ `CLOB_MAX_BATCH`). Owner = API key, signer = API key
  *   address, maker = signer (type 0) or the profile funder (types 1, 2); signature recovered on the
- *   standard or negative-risk exchange domain; tick, minimum size, balance and mode checks.
+ *   standard or negative-risk exchange domain; type 3 (deposit wallet) checked in `deposit.ts`; tick,
+ *   minimum size, balance and mode checks.
  * - Cancels: `DELETE /order`, `/orders` (≤ 3000), `/cancel-all`, `/cancel-market-orders`.
  * - Heartbeats (the venue's behaviour is unshown; chosen here): the first `POST /v1/heartbeats` with an
  *   empty `heartbeat_id` starts a session and answers its id; each later one must carry that id. When
@@ -21,6 +22,7 @@ import { keccak256, recoverTypedDataAddress, toHex, type Address, type Hex } fro
 import { CLOB_MAX_BATCH, clobOrderDigest, clobOrderTypedData, exchangeAddress, parseClobOrder } from '../../clob/order';
 import { fromUnits, toUnits } from '../../decimal';
 import { parseJson } from '../http';
+import { checkDepositWalletOrder, depositWalletBalance } from './deposit';
 import { fail, type ClobExchange } from './exchange';
 import { OrderRejectedError, PRICE_SCALE, type ApiCreds, type ClobOrderRec, type ClobVenue, type Trade } from './venue';
 
@@ -43,7 +45,8 @@ const orderJsonSchema = v.strictObject({
   expiration: v.pipe(v.string(), v.regex(/^\d{1,12}$/)),
   metadata: v.string(),
   builder: v.string(),
-  signature: v.custom<Hex>((s) => typeof s === 'string' && /^0x[0-9a-fA-F]{130}$/.test(s)),
+  // 65 bytes (types 0–2) or the 317-byte ERC-7739 signature of a deposit wallet (type 3, PROTOCOL.md §4.5).
+  signature: v.custom<Hex>((s) => typeof s === 'string' && /^0x(?:[0-9a-fA-F]{130}|[0-9a-fA-F]{634})$/.test(s)),
 });
 
 /** One `POST /order` body (and one item of `POST /orders`). */
@@ -99,21 +102,24 @@ async function placeOrder(ex: ClobExchange, raw: unknown, creds: ApiCreds): Prom
     throw new OrderRejectedError('Invalid order payload');
   }
   const me = creds.address.toLowerCase();
-  if (order.signer.toLowerCase() !== me) throw new OrderRejectedError('the order signer address has to be the address of the API KEY');
-  if (order.signatureType === 3) throw new OrderRejectedError('Invalid signature_type');
-  const expectedMaker = order.signatureType === 0 ? me : venue.funders.get(me);
+  const type3 = order.signatureType === 3;
+  if (!type3 && order.signer.toLowerCase() !== me) throw new OrderRejectedError('the order signer address has to be the address of the API KEY');
+  const expectedMaker = order.signatureType === 0 ? me : type3 ? order.signer.toLowerCase() : venue.funders.get(me);
   if (!expectedMaker || order.maker.toLowerCase() !== expectedMaker) throw new OrderRejectedError('the order maker address has to be the funder address of the API KEY');
   const market = venue.tokenIndex.get(order.tokenId);
   if (!market) throw new OrderRejectedError('Invalid token id');
   if (market.closed) throw new OrderRejectedError('market not yet ready for orders');
   const input = { chainId: ctx.config.clobChainId, verifyingContract: exchangeAddress({ negRisk: market.negRisk }), order };
-  let signer: Address;
-  try {
-    signer = await recoverTypedDataAddress({ ...clobOrderTypedData(input), signature: b.order.signature });
-  } catch {
-    throw new OrderRejectedError('invalid order signature');
+  if (type3) await checkDepositWalletOrder(ex, input, b.order.signature, me);
+  else {
+    let signer: Address;
+    try {
+      signer = await recoverTypedDataAddress({ ...clobOrderTypedData(input), signature: b.order.signature });
+    } catch {
+      throw new OrderRejectedError('invalid order signature');
+    }
+    if (signer.toLowerCase() !== order.signer.toLowerCase()) throw new OrderRejectedError('invalid order signature');
   }
-  if (signer.toLowerCase() !== order.signer.toLowerCase()) throw new OrderRejectedError('invalid order signature');
   const postOnly = b.postOnly ?? false;
   const marketStyle = b.orderType === 'FOK' || b.orderType === 'FAK';
   if (postOnly && marketStyle) throw new OrderRejectedError('invalid post-only order: FOK and FAK orders cannot be post-only');
@@ -388,6 +394,7 @@ export function l2ReadRoutes(app: Hono, ex: ClobExchange): void {
     const assetType = c.req.query('asset_type') ?? 'COLLATERAL';
     if (assetType !== 'COLLATERAL' && assetType !== 'CONDITIONAL') return fail(c, 400, 'Invalid asset type');
     const who = c.var.creds.address;
+    if (c.req.query('signature_type') === '3') return c.json(depositWalletBalance(ex, who, assetType, c.req.query('token_id') ?? ''));
     const balance = assetType === 'COLLATERAL' ? venue.balanceOf(who) : venue.tokenBalance(who, c.req.query('token_id') ?? '');
     const max = ((1n << 256n) - 1n).toString();
     return c.json({ balance: balance.toString(), allowances: { [exchangeAddress({ negRisk: false })]: max, [exchangeAddress({ negRisk: true })]: max } });

@@ -7,6 +7,7 @@
  * |---|---|
  * | L1 (ClobAuth signature): create / derive API key | `l1.ts` |
  * | L2 (API-key HMAC): orders, cancels, heartbeats, trades, balance, API keys | `l2.ts` |
+ * | L2: builder API keys; type-3 (deposit-wallet) order checks | `deposit.ts` |
  * | none: book, prices, markets, tick size, fee rate, time | `public.ts` |
  *
  * `exchange.ts` holds what they share (throttling, heartbeat lapses, mode gate, the L1 / L2 middleware);
@@ -15,6 +16,7 @@
 import { Hono } from 'hono';
 import type { SandboxContext } from '../context';
 import { ClobExchange } from './exchange';
+import { builderKeyRoutes } from './deposit';
 import { l1Routes } from './l1';
 import { l2OrderRoutes, l2ReadRoutes } from './l2';
 import { publicRoutes } from './public';
@@ -27,6 +29,7 @@ export function clobRoutes(ctx: SandboxContext, prefix: string): Hono {
   l1Routes(app, ex);
   l2OrderRoutes(app, ex);
   l2ReadRoutes(app, ex);
+  builderKeyRoutes(app, ex);
   publicRoutes(app, ex);
   return app;
 }
