@@ -66,7 +66,7 @@ describe('official relayer client against the sandbox', () => {
     const abi = parseAbi(['function approve(address spender, uint256 amount)']);
     const data = encodeFunctionData({ abi, functionName: 'approve', args: ['0x6666666666666666666666666666666666666666', 1n] });
     const resp = await u.relay.executeDepositWalletBatch([{ target: venueContracts(CHAIN).collateral, value: '0', data }], wallet, deadline(h));
-    const [row] = (await resp.getTransaction()) as { state: string; errorMsg: string }[];
+    const [row] = await resp.getTransaction();
     expect(row).toMatchObject({ state: 'STATE_INVALID', errorMsg: expect.stringMatching(/not one of the venue's exchanges/) });
     expect(await u.relay.getNonce(u.eoa, 'WALLET')).toEqual({ nonce: '1' });
   });

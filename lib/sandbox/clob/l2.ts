@@ -361,7 +361,8 @@ export function l2ReadRoutes(app: Hono, ex: ClobExchange): void {
     const rows = venue.trades
       .filter(
         (t) =>
-          t.address === me &&
+          // The API key's own fills: as maker address (type 0) or as owner (a funder or deposit wallet made them).
+          (t.address === me || t.owner === c.var.creds.apiKey) &&
           (!q.id || t.matchId === q.id) &&
           (!q.asset_id || t.tokenId === q.asset_id) &&
           (!q.market || venue.tokenIndex.get(t.tokenId)?.conditionId === q.market) &&
