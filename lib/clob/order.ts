@@ -314,14 +314,14 @@ const DEPOSIT_WALLET_NAME_HASH = keccakString('DepositWallet');
 const DEPOSIT_WALLET_VERSION_HASH = keccakString('1');
 const ORDER_TYPE_HEX = stringToHex(ORDER_TYPE_STRING);
 /** Byte length of a type-3 order signature: 65 + 32 + 32 + 186 + 2. */
-export const DEPOSIT_WALLET_SIGNATURE_BYTES = 317;
+const DEPOSIT_WALLET_SIGNATURE_BYTES = 317;
 
 /**
  * The digest the owner's key signs for a type-3 order: EIP-712 `TypedDataSign(Order contents, name
  * "DepositWallet", version "1", chainId, verifyingContract = the wallet, salt 0)` on the exchange domain.
  * Throws `InvalidFieldError` for a malformed order.
  */
-export function depositWalletOrderDigest({ chainId, verifyingContract, order, domainVersion }: SignClobOrderInput): Hex {
+function depositWalletOrderDigest({ chainId, verifyingContract, order, domainVersion }: SignClobOrderInput): Hex {
   const tds = keccak(
     concatWords([
       TDS_TYPEHASH,

@@ -7,8 +7,8 @@
  * builder HMAC covers).
  */
 import * as v from 'valibot';
-import { hashTypedData, type Address, type Hex, type LocalAccount } from 'viem';
-import { address, InvalidFieldError, parseOrThrow, uint256String } from '../validation';
+import type { Address, Hex } from 'viem';
+import { address, parseOrThrow, uint256String } from '../validation';
 import { venueContracts } from './contracts';
 
 /** One call of a batch: `value` wei as a decimal string, `data` the calldata. */
@@ -50,12 +50,16 @@ const batchSchema = v.strictObject({
 export type WalletBatch = { chainId: number; wallet: Address; nonce: string; deadline: string; calls: WalletCall[] };
 
 /** Validates a batch; throws `InvalidFieldError` (`batch.<field>`). */
-export function parseWalletBatch(batch: unknown): WalletBatch {
+function parseWalletBatch(batch: unknown): WalletBatch {
   return parseOrThrow(batchSchema, batch, 'batch');
 }
 
-/** viem typed data of a batch (for `signTypedData` / `recoverTypedDataAddress`). */
-export function walletBatchTypedData(batch: WalletBatch) {
+/**
+ * viem typed data of a batch (for `signTypedData` / `recoverTypedDataAddress`; digest reference value
+ * PROTOCOL.md §4.4, pinned in `relayer.test.ts`). Validates first: throws `InvalidFieldError` (`batch.<field>`).
+ */
+export function walletBatchTypedData(input: WalletBatch) {
+  const batch = parseWalletBatch(input);
   return {
     domain: { name: 'DepositWallet', version: '1', chainId: batch.chainId, verifyingContract: batch.wallet },
     types: walletBatchTypes,
@@ -69,44 +73,10 @@ export function walletBatchTypedData(batch: WalletBatch) {
   };
 }
 
-/** EIP-712 digest of a batch (reference value PROTOCOL.md §4.4, pinned in `batch.test.ts`). Throws `InvalidFieldError`. */
-export function walletBatchDigest(batch: WalletBatch): Hex {
-  return hashTypedData(walletBatchTypedData(parseWalletBatch(batch)));
-}
-
 /** `POST /submit` body creating the deposit wallet of `from` (no signature; builder headers authorise it). */
 export type WalletCreateRequest = { type: 'WALLET-CREATE'; from: Address; to: Address };
-
-/** `POST /submit` body of an owner-signed batch (field order as the official client sends it). */
-export type WalletBatchRequest = {
-  type: 'WALLET';
-  from: Address;
-  to: Address;
-  nonce: string;
-  signature: Hex;
-  depositWalletParams: { depositWallet: Address; deadline: string; calls: WalletCall[] };
-};
 
 /** The `WALLET-CREATE` request of owner `from` on `chainId` (`to` = the DepositWalletFactory). Throws `InvalidFieldError`. */
 export function walletCreateRequest(from: Address, chainId: number): WalletCreateRequest {
   return { type: 'WALLET-CREATE', from: parseOrThrow(address, from, 'from'), to: venueContracts(chainId).depositWalletFactory };
-}
-
-/**
- * Signs `batch` with its owner's key and returns the `WALLET` request (`from` = the owner, `to` = the
- * factory, not the wallet). The caller must have checked that `batch.wallet` is `account`'s deposit
- * wallet (PROTOCOL.md §4.2) and shown the decoded calls (`describeWalletCalls`). Throws `InvalidFieldError`.
- */
-export async function signWalletBatch(account: LocalAccount, batch: WalletBatch): Promise<WalletBatchRequest> {
-  const b = parseWalletBatch(batch);
-  const signature = await account.signTypedData(walletBatchTypedData(b));
-  if (!/^0x[0-9a-f]{130}$/i.test(signature)) throw new InvalidFieldError({ field: 'signature', reason: 'must be 65 bytes' });
-  return {
-    type: 'WALLET',
-    from: account.address,
-    to: venueContracts(b.chainId).depositWalletFactory,
-    nonce: b.nonce,
-    signature,
-    depositWalletParams: { depositWallet: b.wallet, deadline: b.deadline, calls: b.calls },
-  };
 }

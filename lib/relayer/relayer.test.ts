@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { encodeFunctionData, maxUint256, parseAbi, recoverTypedDataAddress, zeroAddress, zeroHash, type Address } from 'viem';
+import { encodeFunctionData, hashTypedData, maxUint256, parseAbi, recoverTypedDataAddress, zeroHash, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { parseWalletBatch, signWalletBatch, walletBatchDigest, walletBatchTypedData, walletCreateRequest, type WalletCall } from './batch';
-import { builderHeaders, builderSignature } from './builder';
+import { walletBatchTypedData, walletCreateRequest, type WalletCall } from './batch';
+import { builderSignature } from './builder';
 import { venueContracts } from './contracts';
 import { describeWalletCalls, ForbiddenSpenderError, UndecodableCallError } from './decode';
-import { beaconDepositWallet, beaconFromReturnData, chooseDepositWallet, uupsDepositWallet } from './wallet';
+import { beaconDepositWallet, uupsDepositWallet } from './wallet';
 
 const owner = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 const BEACON: Address = '0x1111111111111111111111111111111111111111';
@@ -29,14 +29,6 @@ describe('deposit-wallet address (PROTOCOL.md §4.2)', () => {
     expect(beaconDepositWallet(owner.address, 80002, BEACON)).toBe('0x5819Fc5bD66bF36ef3bB59a9ebFbCF60aecF3F09');
   });
 
-  it('chooses as RelayClient does: UUPS without a beacon or when UUPS has code, else beacon', () => {
-    expect(chooseDepositWallet({ owner: owner.address, chainId: 80002, beacon: zeroAddress, uupsHasCode: false })).toBe(WALLET);
-    expect(chooseDepositWallet({ owner: owner.address, chainId: 80002, beacon: BEACON, uupsHasCode: true })).toBe(WALLET);
-    expect(chooseDepositWallet({ owner: owner.address, chainId: 80002, beacon: BEACON, uupsHasCode: false })).toBe('0x5819Fc5bD66bF36ef3bB59a9ebFbCF60aecF3F09');
-    expect(beaconFromReturnData('0x')).toBe(zeroAddress);
-    expect(beaconFromReturnData(`0x${'0'.repeat(24)}${BEACON.slice(2)}`)).toBe(BEACON);
-  });
-
   it('refuses a chain without deposit wallets and a malformed owner', () => {
     expect(() => uupsDepositWallet(owner.address, 1)).toThrow(/chainId/);
     expect(() => uupsDepositWallet('0x1234' as Address, 137)).toThrow(/owner/);
@@ -44,17 +36,15 @@ describe('deposit-wallet address (PROTOCOL.md §4.2)', () => {
 });
 
 describe('deposit-wallet batches (PROTOCOL.md §4.4)', () => {
-  const ref = { chainId: 80002, wallet: WALLET, nonce: '0', deadline: '1767229200', calls: [approve(c.exchangeV2)] } as const;
+  const ref: { chainId: number; wallet: Address; nonce: string; deadline: string; calls: [WalletCall] } = { chainId: 80002, wallet: WALLET, nonce: '0', deadline: '1767229200', calls: [approve(c.exchangeV2)] };
 
-  it('reproduces the batch reference digest and signature, and the body in the client field order', async () => {
+  it('reproduces the batch reference digest and signature', async () => {
     expect(ref.calls[0].data).toBe(`0x095ea7b3000000000000000000000000e111180000d2663c0091e4f400237545b87b996b${'f'.repeat(64)}`);
-    const batch = { ...ref, calls: [...ref.calls] };
-    expect(walletBatchDigest(batch)).toBe('0x560478bf902d3ac5d77ea46cf981a166d4cf883e443181ce5c1c484c58734502');
-    const req = await signWalletBatch(owner, batch);
-    expect(req.signature).toBe('0x9a81156231b0e9c715b030773ecd3106a359750724e753c3db054dc0fddb7a0f10e43000dfc829dbcd346503fa15196355134bc8eb1408cf37f37af31b453c051b');
-    expect(Object.keys(req)).toEqual(['type', 'from', 'to', 'nonce', 'signature', 'depositWalletParams']);
-    expect(req).toMatchObject({ type: 'WALLET', from: owner.address, to: c.depositWalletFactory, nonce: '0', depositWalletParams: { depositWallet: WALLET, deadline: '1767229200' } });
-    expect(await recoverTypedDataAddress({ ...walletBatchTypedData(batch), signature: req.signature })).toBe(owner.address);
+    const typed = walletBatchTypedData({ ...ref, calls: [...ref.calls] });
+    expect(hashTypedData(typed)).toBe('0x560478bf902d3ac5d77ea46cf981a166d4cf883e443181ce5c1c484c58734502');
+    const signature = await owner.signTypedData(typed);
+    expect(signature).toBe('0x9a81156231b0e9c715b030773ecd3106a359750724e753c3db054dc0fddb7a0f10e43000dfc829dbcd346503fa15196355134bc8eb1408cf37f37af31b453c051b');
+    expect(await recoverTypedDataAddress({ ...typed, signature })).toBe(owner.address);
   });
 
   it('builds the WALLET-CREATE reference body', () => {
@@ -64,9 +54,9 @@ describe('deposit-wallet batches (PROTOCOL.md §4.4)', () => {
   });
 
   it('refuses an empty batch, a bad deadline and malformed call data', () => {
-    expect(() => parseWalletBatch({ ...ref, calls: [] })).toThrow(/batch\.calls/);
-    expect(() => parseWalletBatch({ ...ref, deadline: '-1' })).toThrow(/batch\.deadline/);
-    expect(() => parseWalletBatch({ ...ref, calls: [{ ...ref.calls[0], data: '0x0' }] })).toThrow(/batch\.calls\[0\]\.data/);
+    expect(() => walletBatchTypedData({ ...ref, calls: [] })).toThrow(/batch\.calls/);
+    expect(() => walletBatchTypedData({ ...ref, deadline: '-1' })).toThrow(/batch\.deadline/);
+    expect(() => walletBatchTypedData({ ...ref, calls: [{ ...ref.calls[0], data: '0x0' }] })).toThrow(/batch\.calls\[0\]\.data/);
   });
 });
 
@@ -75,12 +65,7 @@ describe('builder headers (PROTOCOL.md §4.4)', () => {
   it('reproduces the two reference signatures', () => {
     const body = JSON.stringify(walletCreateRequest(owner.address, 137));
     expect(builderSignature({ secret: creds.secret, timestamp: 1767225600, method: 'POST', path: '/submit', body })).toBe('32DWRhV7Z2begN2N8OBWtXWezVgPRaryK1nkuZd8zGs=');
-    expect(builderHeaders(creds, { timestamp: 1767225600, method: 'GET', path: '/transactions' })).toEqual({
-      SVC_BUILDER_API_KEY: 'k',
-      SVC_BUILDER_PASSPHRASE: 'p',
-      SVC_BUILDER_SIGNATURE: 'HASg6o94lRw2PkOueHVvyMtWv_GBsYm2PGel-wIHF04=',
-      SVC_BUILDER_TIMESTAMP: '1767225600',
-    });
+    expect(builderSignature({ secret: creds.secret, timestamp: 1767225600, method: 'GET', path: '/transactions' })).toBe('HASg6o94lRw2PkOueHVvyMtWv_GBsYm2PGel-wIHF04=');
   });
 });
 

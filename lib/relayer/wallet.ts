@@ -4,7 +4,7 @@
  * `args = abi.encode(factory, bytes32(owner))`, and Solady's ERC-1967 init-code hash — UUPS (the
  * implementation) or beacon (a beacon the factory names through `BEACON()`).
  */
-import { concat, encodeAbiParameters, getCreate2Address, keccak256, pad, toHex, zeroAddress, type Address, type Hex } from 'viem';
+import { concat, encodeAbiParameters, getCreate2Address, keccak256, pad, toHex, type Address, type Hex } from 'viem';
 import { address as addressSchema, parseOrThrow } from '../validation';
 import { venueContracts } from './contracts';
 
@@ -51,22 +51,4 @@ export function beaconDepositWallet(owner: Address, chainId: number, beacon: Add
     concat([toHex(BEACON_PREFIX + (argsLength(args) << 56n), { size: 10 }), b, BEACON_CONST3, BEACON_CONST2, BEACON_CONST1, args]),
   );
   return getCreate2Address({ from: c.depositWalletFactory, salt: keccak256(args), bytecodeHash });
-}
-
-/** The beacon in a `BEACON()` return value: the last 20 bytes, or zero when shorter than 32 bytes (PROTOCOL.md §4.2). */
-export function beaconFromReturnData(data: Hex | undefined): Address {
-  if (data === undefined || data.length < 66) return zeroAddress;
-  return `0x${data.slice(-40)}`;
-}
-
-/**
- * Chooses the deposit wallet the way `RelayClient.deriveDepositWalletAddress()` does (PROTOCOL.md §4.2):
- * UUPS when the factory has no beacon (`beacon` zero) or when the UUPS address already has code
- * (`uupsHasCode`), the beacon wallet otherwise. The two chain reads are the caller's (`eth_call BEACON()`
- * and `eth_getCode`); a revert of `BEACON()` counts as a zero beacon.
- */
-export function chooseDepositWallet(input: { owner: Address; chainId: number; beacon: Address; uupsHasCode: boolean }): Address {
-  const uups = uupsDepositWallet(input.owner, input.chainId);
-  if (input.beacon.toLowerCase() === zeroAddress || input.uupsHasCode) return uups;
-  return beaconDepositWallet(input.owner, input.chainId, input.beacon);
 }

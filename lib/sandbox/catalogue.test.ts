@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
-import { builderHeaders } from '../relayer/builder';
+import { builderSignature } from '../relayer/builder';
 import { walletCreateRequest } from '../relayer/batch';
 import { uupsDepositWallet } from '../relayer/wallet';
 import { buildL1Headers } from '../clob/auth';
@@ -63,7 +63,8 @@ describe('relayer and bridge', () => {
     const body = JSON.stringify(walletCreateRequest(h.owner.address, h.ctx.config.clobChainId));
     const unsigned = await fetch(`${h.url}/relayer/submit`, { method: 'POST', body });
     expect(unsigned.status).toBe(401);
-    const headers = builderHeaders(builder, { timestamp: Math.floor(h.clock.now / 1000), method: 'POST', path: '/submit', body });
+    const ts = Math.floor(h.clock.now / 1000);
+    const headers = { POLY_BUILDER_API_KEY: 'bk', POLY_BUILDER_PASSPHRASE: 'pp', POLY_BUILDER_TIMESTAMP: String(ts), POLY_BUILDER_SIGNATURE: builderSignature({ secret: builder.secret, timestamp: ts, method: 'POST', path: '/submit', body }) };
     const res = await fetch(`${h.url}/relayer/submit`, { method: 'POST', headers: { ...headers }, body });
     const { transactionID, state } = (await res.json()) as { transactionID: string; state: string };
     expect(state).toBe('STATE_NEW');

@@ -37,7 +37,14 @@ afterAll(async () => {
 });
 
 /** Our signature of the official client's signed order (same fields), for the byte comparison. */
-async function ours(signed: { salt: string | number; maker: string; signer: string; tokenId: string; makerAmount: string; takerAmount: string; side: string | number; timestamp: string; metadata: string; builder: string }, verifyingContract: Hex, domainVersion: '2' | '3' = '2') {
+async function ours(order: object, verifyingContract: Hex, domainVersion: '2' | '3' = '2') {
+  const signed = order as V2Signed;
+  return oursOf(signed, verifyingContract, domainVersion);
+}
+
+type V2Signed = { salt: string | number; maker: string; signer: string; tokenId: string; makerAmount: string; takerAmount: string; side: string | number; timestamp: string; metadata: string; builder: string };
+
+async function oursOf(signed: V2Signed, verifyingContract: Hex, domainVersion: '2' | '3') {
   const order: ClobOrder = {
     salt: String(signed.salt),
     maker: signed.maker as Hex,

@@ -10,7 +10,7 @@
 import * as v from 'valibot';
 import { encodeAbiParameters, keccak256, recoverTypedDataAddress, toHex, type Address, type Hex } from 'viem';
 import { BaseError } from '../../errors/base';
-import { walletBatchTypedData, type WalletCall } from '../../relayer/batch';
+import { walletBatchTypedData, walletCreateRequest, type WalletCall } from '../../relayer/batch';
 import { exchangeNameOf, venueContracts } from '../../relayer/contracts';
 import { describeWalletCalls, type DescribedCall } from '../../relayer/decode';
 import { uupsDepositWallet } from '../../relayer/wallet';
@@ -44,7 +44,11 @@ export async function submitDepositWallet(ctx: SandboxContext, body: unknown, bu
   const chain = ctx.relayerChain;
   const factory = venueContracts(ctx.config.clobChainId).depositWalletFactory;
   const create = v.safeParse(createSchema, body);
-  if (create.success) return record(ctx, walletCreate(ctx, create.output.from, factory, builderKey));
+  if (create.success) {
+    const tx = walletCreate(ctx, create.output.from, factory, builderKey);
+    const expected = walletCreateRequest(create.output.from, ctx.config.clobChainId);
+    return record(ctx, create.output.to.toLowerCase() === expected.to.toLowerCase() ? tx : { ...tx, outcome: 'invalid', error: 'to must be the deposit wallet factory', effect: () => undefined });
+  }
   const batch = v.safeParse(batchSchema, body);
   if (!batch.success) throw new MalformedRelayRequest('invalid request: expected a WALLET-CREATE or WALLET deposit-wallet request');
   const b = batch.output;
