@@ -294,13 +294,22 @@ export type MarketEstimate = {
  */
 export function estimateMarket(levels: readonly (readonly [string, string])[], buy: boolean, qty: string, capBps: number, tick: string): MarketEstimate | undefined {
   const ref = levels[0]?.[0];
+  return ref ? estimateWithin(levels, buy, qty, protectedLimit(ref, buy, capBps, tick), tick) : undefined;
+}
+
+/**
+ * What an order taking `levels` (best first) fills now within `limit` (any price when undefined): the
+ * same estimate as `estimateMarket` for an order whose limit is already known (an IOC / FOK or a
+ * crossing GTC limit, e.g. from a command being approved). `undefined` when the side is empty.
+ */
+export function estimateWithin(levels: readonly (readonly [string, string])[], buy: boolean, qty: string, limit: string | undefined, tick: string): MarketEstimate | undefined {
+  const ref = levels[0]?.[0];
   if (!ref) return undefined;
-  const limit = protectedLimit(ref, buy, capBps, tick);
-  const w = walkBook(levels, qty, fx(limit), buy);
+  const w = walkBook(levels, qty, limit === undefined ? undefined : fx(limit), buy);
   const r = fx(ref);
-  const slip = w.avg === undefined || r === 0n ? null : (((buy ? w.avg - r : r - w.avg) * 10_000n * 100n) / r);
+  const slip = w.avg === undefined || r === 0n ? null : ((buy ? w.avg - r : r - w.avg) * 10_000n * 100n) / r;
   return {
-    limit,
+    limit: limit ?? levels[levels.length - 1]?.[0] ?? ref,
     reference: ref,
     fillable: fromUnits(w.filled, SCALE),
     avgPrice: w.avg === undefined ? null : roundOut(w.avg, decimalsOf(tick)),

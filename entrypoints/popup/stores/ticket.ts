@@ -6,7 +6,8 @@
  * leverage. Plain signals: the `PerpsTicket` screen renders them, tests drive them with a fake store.
  */
 import { computed, signal } from '@preact/signals';
-import { cancelAll, cancelOrders, cancelOrdersCOID, createOrders, updateLeverage, type PerpsCommand, type TimeInForce } from '../../../lib/perps/commands';
+import { cancelAll, cancelOrders, cancelOrdersCOID, createOrders, updateLeverage, type PerpsCommand, type PerpsOrderInput, type TimeInForce } from '../../../lib/perps/commands';
+import { summarizeOrder } from '../../../lib/perps/summary';
 import { contractsForUsdc, decimalsOf, DEFAULT_SLIPPAGE_BPS, estimateMarket, maxOrderSize, previewOrder, type Liquidity, type MarketEstimate, type OrderPreview } from '../../../lib/perps/risk';
 import { InvalidFieldError } from '../../../lib/validation';
 import { fromUnits, toUnits } from '../../../lib/decimal';
@@ -32,7 +33,12 @@ export function describeStatus(o: Pick<OrderView, 'status' | 'filled_quantity'>)
     case 'filled':
       return `Filled ${o.filled_quantity}`;
     case 'accepted':
+    case 'untriggered':
       return 'Accepted, waiting for its trigger';
+    case 'armed':
+      return 'Armed: fires when the mark crosses its trigger';
+    case 'triggered':
+      return `Triggered${filled ? `, filled ${o.filled_quantity}` : ''}`;
     case 'ioc_expired':
     case 'cancelled':
     case 'auto_cancelled':
@@ -190,7 +196,7 @@ function ticketOrder(store: PerpsStore, f: TicketForm, maxPositionUsdc: () => nu
   const feeRate = computed(() => store.fees.value && (liquidity.value === 'maker' ? store.fees.value.maker : store.fees.value.taker));
 
   /** The command that Buy / Sell would sign (with its TP / SL trigger orders), or why the order cannot be built. */
-  const built = computed((): { cmd?: PerpsCommand; problem?: string } => {
+  const built = computed((): { cmd?: PerpsCommand; order?: PerpsOrderInput; problem?: string } => {
     const iid = store.iid.value;
     const size = contracts.value;
     if (iid === undefined || !size || size === '0') return {};
@@ -200,15 +206,11 @@ function ticketOrder(store: PerpsStore, f: TicketForm, maxPositionUsdc: () => nu
     const tpsl = tpslProblem(buy.value, price.value || best.value || p, tp.value, sl.value);
     if (tpsl) return { problem: tpsl };
     const exit = (kind: 'tp' | 'sl', trp: string) => ({ iid, buy: !buy.value, qty: size, ro: true, tr: { tpsl: kind, trp, market: true } });
+    const order: PerpsOrderInput = { iid, buy: buy.value, qty: size, p, tif: t, ...(po.value && t === 'gtc' ? { po: true } : {}), ...(ro.value ? { ro: true } : {}), c: coid.value };
     try {
       return {
-        cmd: createOrders({
-          orders: [
-            { iid, buy: buy.value, qty: size, p, tif: t, ...(po.value && t === 'gtc' ? { po: true } : {}), ...(ro.value ? { ro: true } : {}), c: coid.value },
-            ...(tp.value ? [exit('tp', tp.value)] : []),
-            ...(sl.value ? [exit('sl', sl.value)] : []),
-          ],
-        }),
+        cmd: createOrders({ orders: [order, ...(tp.value ? [exit('tp', tp.value)] : []), ...(sl.value ? [exit('sl', sl.value)] : [])] }),
+        order,
       };
     } catch (err) {
       return { problem: err instanceof InvalidFieldError ? err.shortMessage : 'Check the order.' };
@@ -226,37 +228,17 @@ function ticketOrder(store: PerpsStore, f: TicketForm, maxPositionUsdc: () => nu
     return po.value || o === undefined || p === undefined || (buy.value ? p < o : p > o);
   });
 
-  /** What the order does to the account (lib/perps/risk), once an order can be built and the portfolio and leverage are read. */
+  /** What the order does to the account (lib/perps/summary — the approval window's code too), once an order can be built and the portfolio, fees and leverage are read. */
   const preview = computed((): OrderPreview | undefined => {
-    const inst = instrument.value;
+    const instrumentRead = instrument.value;
     const portfolio = store.portfolio.value;
-    const exec = execPrice.value;
+    const book = store.book.value;
     const fees = store.fees.value;
     const lv = leverage.value;
-    if (!built.value.cmd || !inst || !exec || !portfolio || !fees || lv === undefined) return undefined;
-    const pos = position.value;
-    const others = portfolio.positions.filter((p) => p.instrument_id !== store.iid.value);
-    const rate = pos && Number(pos.position_value) > 0 ? fromUnits(((toUnits(pos.maintenance_margin, 8) ?? 0n) * 10n ** 8n) / (toUnits(pos.position_value, 8) ?? 1n), 8) : undefined;
-    return previewOrder({
-      buy: buy.value,
-      // The whole size: the venue checks margin for all of it, even when the book fills less within the cap.
-      qty: contracts.value,
-      price: exec,
-      marginPrice: marginPrice.value || exec,
-      leverage: lv,
-      fees,
-      liquidity: liquidity.value,
-      resting: rests.value,
-      reduceOnly: ro.value,
-      markPrice: ticker.value?.mark_price ?? exec,
-      maxLeverage: inst.max_leverage,
-      ...(rate ? { maintenanceRate: rate } : {}),
-      priceDecimals: decimalsOf(r.tick.value),
-      accountValue: portfolio.margin.total_account_value,
-      withdrawable: portfolio.withdrawable,
-      ...(pos ? { position: { size: pos.size, entryPrice: pos.entry_price } } : {}),
-      otherMaintenance: fromUnits(others.reduce((a, p) => a + (toUnits(p.maintenance_margin, 8) ?? 0n), 0n), 8),
-    });
+    const order = built.value.order;
+    if (!order || !instrumentRead || !portfolio || !book || !fees || lv === undefined) return undefined;
+    const mark = ticker.value?.mark_price;
+    return summarizeOrder(order, { instrument: instrumentRead, book, portfolio, fees, leverage: lv, ...(mark ? { markPrice: mark } : {}) })?.preview;
   });
 
   /** Plain-words warnings shown in the risk panel. */
@@ -419,7 +401,7 @@ function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newC
       result.value = `Acknowledged: order #${ack.oid}`;
       for (let i = 0; i < 20; i++) {
         const [o] = await store.read('orders', { order_id: ack.oid });
-        if (o && o.status !== 'accepted') {
+        if (o && o.status !== 'accepted' && o.status !== 'untriggered' && o.status !== 'armed') {
           result.value = `Order #${ack.oid}: ${describeStatus(o)}`;
           break;
         }
