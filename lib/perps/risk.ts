@@ -63,6 +63,12 @@ export type OrderPreviewInput = {
   qty: string;
   /** The expected average fill price (limit price, or the book walk for a market order). */
   price: string;
+  /**
+   * For an order that walks the book and reduces: the average price of the reducing contracts (the first
+   * ones to fill: realised PnL) and of the rest (a flip's new entry). Default `price` for both.
+   */
+  closePrice?: string;
+  openPrice?: string;
   /** The price the venue charges margin at when it accepts the order (limit price; a protected market order's IOC limit). Default `price`. */
   marginPrice?: string;
   /** The venue's leverage for the instrument (`config` read), never a typed-but-unapplied value. */
@@ -164,15 +170,17 @@ export function previewOrder(i: OrderPreviewInput): OrderPreview {
   const { rate, upTo } = feeRateFor(i.fees, i.liquidity);
   const fee = mul(notional, fx(rate));
   const signed = i.buy ? qty : -qty;
-  const after = ro && !reducing ? { size: cur, entry: i.position ? fx(i.position.entryPrice) : 0n } : positionAfter(i.position, signed, price);
+  const closeAt = fx(i.closePrice ?? i.price);
+  const openAt = fx(i.openPrice ?? i.price);
+  const after = ro && !reducing ? { size: cur, entry: i.position ? fx(i.position.entryPrice) : 0n } : positionAfter(i.position, signed, reducing ? openAt : price);
   const grows = abs(after.size) > abs(cur);
   const flips = cur !== 0n && after.size !== 0n && after.size > 0n !== cur > 0n;
   const closing = reducing ? (qty < abs(cur) ? qty : abs(cur)) : 0n;
   const entry = i.position ? fx(i.position.entryPrice) : 0n;
-  const realized = reducing ? mul(closing, price - entry) * (cur > 0n ? 1n : -1n) : 0n;
+  const realized = reducing ? mul(closing, closeAt - entry) * (cur > 0n ? 1n : -1n) : 0n;
   const growing = flips ? abs(after.size) : grows ? abs(after.size) - abs(cur) : 0n;
   const marginCheck = ro ? 0n : mul(qty, marginPrice) / lev;
-  const marginRequired = ro ? 0n : i.resting ? mul(qty, price) / lev : mul(growing, price) / lev;
+  const marginRequired = ro ? 0n : i.resting ? mul(qty, price) / lev : mul(growing, flips ? openAt : price) / lev;
   const currentUpnl = i.position ? mul(cur, mark - entry) : 0n;
   const m = fx(i.maintenanceRate ?? defaultMaintenanceRate(i.maxLeverage));
   const rest = fx(i.accountValue) - currentUpnl - fee + realized - fx(i.otherMaintenance ?? '0');
@@ -281,6 +289,8 @@ export type MarketEstimate = {
   fillable: string;
   /** Average fill price of `fillable` at the tick's decimals (half up), or `null` when nothing fills within the limit. */
   avgPrice: string | null;
+  /** The same average at 8 decimals, for the maths (`previewOrder`'s `price`). */
+  avgExact: string | null;
   /** (average − reference) ÷ reference against the trader, basis points at 2 decimals; `null` without a fill. */
   slippageBps: string | null;
   /** The whole size fills within the cap on the visible book. */
@@ -313,7 +323,35 @@ export function estimateWithin(levels: readonly (readonly [string, string])[], b
     reference: ref,
     fillable: fromUnits(w.filled, SCALE),
     avgPrice: w.avg === undefined ? null : roundOut(w.avg, decimalsOf(tick)),
+    avgExact: w.avg === undefined ? null : fromUnits(w.avg, SCALE),
     slippageBps: slip === null ? null : fromUnits(slip, 2),
     complete: w.filled === fx(qty) && w.filled > 0n,
   };
+}
+
+/**
+ * Splits a book walk of `qty` contracts (within `limit` when given) into the average price of its first
+ * `first` contracts and of the rest, at 8 decimals (`null` for an empty part): a reducing order's
+ * closing part and the new side of a flip (`previewOrder`'s `closePrice` / `openPrice`).
+ */
+export function splitWalk(levels: readonly (readonly [string, string])[], buy: boolean, qty: string, first: string, limit?: string): { close: string | null; open: string | null } {
+  const lim = limit === undefined ? undefined : fx(limit);
+  let want = fx(qty);
+  let head = fx(first) < want ? fx(first) : want;
+  const sums = { close: [0n, 0n], open: [0n, 0n] };
+  for (const [ps, q] of levels) {
+    const p = fx(ps);
+    if (want <= 0n || (lim !== undefined && (buy ? p > lim : p < lim))) break;
+    let avail = fx(q) < want ? fx(q) : want;
+    want -= avail;
+    const h = head < avail ? head : avail;
+    if (h > 0n) {
+      sums.close = [(sums.close[0] ?? 0n) + mul(h, p), (sums.close[1] ?? 0n) + h];
+      head -= h;
+      avail -= h;
+    }
+    if (avail > 0n) sums.open = [(sums.open[0] ?? 0n) + mul(avail, p), (sums.open[1] ?? 0n) + avail];
+  }
+  const avg = ([c, n]: bigint[]) => (n ? fromUnits(div(c ?? 0n, n), SCALE) : null);
+  return { close: avg(sums.close), open: avg(sums.open) };
 }

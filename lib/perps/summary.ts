@@ -8,7 +8,7 @@
  * limit; any other order walks the visible book up to its limit (an order with no limit walks it all).
  */
 import type { PerpsOrderInput } from './commands';
-import { decimalsOf, estimateWithin, previewOrder, type Liquidity, type OrderPreview } from './risk';
+import { decimalsOf, estimateWithin, previewOrder, splitWalk, type Liquidity, type OrderPreview } from './risk';
 import type { Book, Instrument, Portfolio } from './wire';
 import { fromUnits, toUnits } from '../decimal';
 
@@ -64,16 +64,19 @@ export function summarizeOrder(o: PerpsOrderInput, r: SummaryReads): OrderSummar
   let slip: string | null = null;
   let fillable = o.qty;
   let marginPrice = o.p;
+  const pos = r.portfolio.positions.find((p) => p.instrument_id === o.iid);
+  const cur = pos ? toUnits(pos.size, 8) ?? 0n : 0n;
+  let split: { close: string | null; open: string | null } = { close: null, open: null };
   if (!rests) {
     const walk = estimateWithin(levels, o.buy, o.qty, o.p, tick);
     avg = walk?.avgPrice ?? null;
     slip = walk?.slippageBps ?? null;
     fillable = walk?.fillable ?? '0';
-    price = avg ?? o.p;
+    price = walk?.avgExact ?? o.p;
+    if (cur !== 0n && cur > 0n !== o.buy) split = splitWalk(levels, o.buy, o.qty, fromUnits(cur < 0n ? -cur : cur, 8), o.p);
     marginPrice = o.p ?? walk?.limit;
   }
   if (!price) return undefined;
-  const pos = r.portfolio.positions.find((p) => p.instrument_id === o.iid);
   const others = r.portfolio.positions.filter((p) => p.instrument_id !== o.iid);
   const pv = pos ? toUnits(pos.position_value, 8) ?? 0n : 0n;
   const rate = pos && pv > 0n ? fromUnits(((toUnits(pos.maintenance_margin, 8) ?? 0n) * 10n ** 8n) / pv, 8) : undefined;
@@ -82,6 +85,8 @@ export function summarizeOrder(o: PerpsOrderInput, r: SummaryReads): OrderSummar
     qty: o.qty,
     price,
     ...(marginPrice ? { marginPrice } : {}),
+    ...(split.close ? { closePrice: split.close } : {}),
+    ...(split.open ? { openPrice: split.open } : {}),
     leverage: r.leverage,
     fees: r.fees,
     liquidity: liquidityOf(o),
