@@ -103,3 +103,62 @@ export function summarizeOrder(o: PerpsOrderInput, r: SummaryReads): OrderSummar
   });
   return { preview, rests, avgPrice: rests ? null : avg, slippageBps: rests ? null : slip, fillable };
 }
+
+/** One order of a command as the approval window and the ticket summarise it; trigger orders listed with their trigger. */
+export type CommandOrderSummary = {
+  symbol: string;
+  buy: boolean;
+  qty: string;
+  /** The order's limit (`undefined`: none) and time in force / post-only / reduce-only as signed. */
+  p?: string;
+  tif?: string;
+  po: boolean;
+  ro: boolean;
+  /** TP / SL trigger (`tp` / `sl` at `trp`), when the item is a trigger order. */
+  trigger?: { kind: 'tp' | 'sl'; trp: string };
+  /** The numbers (absent for a trigger order, or when the venue's reads could not price it). */
+  summary?: OrderSummary;
+};
+
+/** Reads the venue's data for a summary (through the background: the caller never holds a secret). */
+export type SummaryReader = {
+  instruments: () => Promise<Instrument[]>;
+  fees: () => Promise<{ taker: string; maker: string } | undefined>;
+  book: (iid: number) => Promise<Book>;
+  portfolio: () => Promise<Portfolio>;
+  /** The account's leverage for the instrument (`config` read). */
+  leverage: (iid: number) => Promise<number | undefined>;
+  /** The mark price (tickers read). */
+  mark: (iid: number) => Promise<string | undefined>;
+};
+
+/**
+ * Summarises every item of a `createOrders` command (issue #19 §"The approval window shows the
+ * numbers"): the numbers of each order computed from the venue's reads by `summarizeOrder` — the same
+ * code as the ticket — applied one after another is not modelled: each is summarised against the
+ * account as it is now. Rejects when a read fails (the window then says the numbers are unavailable).
+ */
+export async function summarizeCommand(orders: readonly PerpsOrderInput[], read: SummaryReader): Promise<CommandOrderSummary[]> {
+  const [instruments, fees, portfolio] = await Promise.all([read.instruments(), read.fees(), read.portfolio()]);
+  const out: CommandOrderSummary[] = [];
+  for (const o of orders) {
+    const instrument = instruments.find((i) => i.instrument_id === o.iid);
+    const row: CommandOrderSummary = {
+      symbol: instrument?.symbol ?? `instrument ${o.iid}`,
+      buy: o.buy,
+      qty: o.qty,
+      ...(o.p === undefined ? {} : { p: o.p }),
+      ...(o.tif === undefined ? {} : { tif: o.tif }),
+      po: o.po === true,
+      ro: o.ro === true,
+      ...(o.tr ? { trigger: { kind: o.tr.tpsl, trp: o.tr.trp } } : {}),
+    };
+    if (!o.tr && instrument && fees) {
+      const [book, leverage, mark] = await Promise.all([read.book(o.iid), read.leverage(o.iid), read.mark(o.iid)]);
+      const s = leverage === undefined ? undefined : summarizeOrder(o, { instrument, book, portfolio, fees, leverage, ...(mark ? { markPrice: mark } : {}) });
+      if (s) row.summary = s;
+    }
+    out.push(row);
+  }
+  return out;
+}
