@@ -113,19 +113,20 @@ export function createApprovalStore({ call, onEmpty, reportShown = false, focus 
   /** Order summaries by request id + digest (issue #19): computed once per artifact from the venue's reads. */
   const summaries = signal<Record<string, ApprovalSummary>>({});
   const raw = new Map<string, unknown>();
-  /** The request shown: the oldest pending one, with its order summary once read. */
-  const head = computed(() => {
-    const h = queue.value?.[0];
-    const s = h ? summaries.value[`${h.id}:${h.digest}`] : undefined;
-    return h && s ? { ...h, summary: s } : h;
-  });
+  /** A request with its order summary once read. */
+  const withSummary = (r: ApprovalViewData): ApprovalViewData => {
+    const s = summaries.value[`${r.id}:${r.digest}`];
+    return s ? { ...r, summary: s } : r;
+  };
+  /** The request shown: the oldest pending one. */
+  const head = computed(() => queue.value?.[0]);
   let armTimer: ReturnType<typeof setTimeout> | undefined;
 
   /** Reads the queue; an empty queue calls `onEmpty`. */
   async function load(): Promise<void> {
     const answer = await call('approval.list', {});
     for (const r of answer) raw.set(`${r.id}:${r.digest}`, r.artifact);
-    const list = answer.map(toViewData);
+    const list = answer.map((r) => withSummary(toViewData(r)));
     queue.value = list;
     if (list.length === 0) onEmpty();
   }
@@ -194,6 +195,7 @@ export function createApprovalStore({ call, onEmpty, reportShown = false, focus 
       s = { orders: [], error: shortMessageOf(err, 'The venue could not be read: the numbers are unavailable.') };
     }
     summaries.value = { ...summaries.value, [key]: s };
+    queue.value = queue.value?.map(withSummary);
   }
 
   /** Starts reading every `pollMs`, listening to focus, and re-arming per request; returns `stop`. */
