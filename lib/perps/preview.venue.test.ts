@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { createOrders, updateLeverage, type PerpsOrderInput } from './commands';
-import { summarizeOrder, type OrderSummary } from './summary';
-import { maxOrderSize, protectedLimit } from './risk';
+import { summarizeOrder } from './summary';
+import { estimateMarket, maxOrderSize } from './risk';
 import type { Book, Instrument, Portfolio } from './wire';
 
 let h: Harness;
@@ -35,7 +35,7 @@ const reads = async (iid: number) => {
 const market = async (iid: number, buy: boolean, qty: string, extra: Partial<PerpsOrderInput> = {}): Promise<PerpsOrderInput> => {
   const r = await reads(iid);
   const best = (buy ? r.book.asks : r.book.bids)[0]?.[0] ?? '0';
-  return { iid, buy, qty, p: protectedLimit(best, buy, 100, r.instrument.tick_size ?? '0.01'), tif: 'ioc', ...extra };
+  return { iid, buy, qty, p: estimateMarket([[best, '1']], buy, '1', 100, r.instrument.tick_size ?? '0.01')?.limit ?? best, tif: 'ioc', ...extra };
 };
 const near = (got: string | number | null | undefined, want: string | number, rel = 0.001) => {
   const g = Number(got);
@@ -48,7 +48,7 @@ const near = (got: string | number | null | undefined, want: string | number, re
  * records: position size (exact), entry and liquidation price, the fills' fee and realised PnL, and the
  * change of withdrawable = margin added − margin released + fee − realised PnL.
  */
-async function check(order: PerpsOrderInput, opts: { resting?: boolean } = {}): Promise<OrderSummary> {
+async function check(order: PerpsOrderInput, opts: { resting?: boolean } = {}): Promise<NonNullable<ReturnType<typeof summarizeOrder>>> {
   const r = await reads(order.iid);
   const s = summarizeOrder(order, r);
   if (!s) throw new Error('no summary');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contractsForUsdc, decimalsOf, estimateMarket, feeRateFor, liquidationPriceFor, maxOrderSize, positionAfter, previewOrder, protectedLimit } from './risk';
+import { contractsForUsdc, decimalsOf, estimateMarket, liquidationPriceFor, maxOrderSize, positionAfter, previewOrder } from './risk';
 
 const fees = { taker: '0.0005', maker: '0.0001' };
 const base = { leverage: 10, fees, liquidity: 'taker' as const, markPrice: '65000', maxLeverage: 50, accountValue: '100000', withdrawable: '100000' };
@@ -59,7 +59,7 @@ describe('previewOrder', () => {
     expect(po).toMatchObject({ fee: '6.5', feeRate: '0.0001', feeUpTo: false });
     const gtc = previewOrder({ ...base, liquidity: 'either', buy: true, qty: '1', price: '65000' });
     expect(gtc).toMatchObject({ fee: '32.5', feeRate: '0.0005', feeUpTo: true });
-    expect(feeRateFor(fees, 'taker')).toEqual({ rate: '0.0005', upTo: false });
+    expect(previewOrder({ ...base, buy: true, qty: '1', price: '65000' })).toMatchObject({ feeRate: '0.0005', feeUpTo: false });
   });
 
   it('reduce-only needs no margin, is clamped to the position, and is invalid with nothing to reduce', () => {
@@ -121,9 +121,10 @@ describe('sizes', () => {
 describe('protected market orders', () => {
   const asks = [['100', '1'], ['100.5', '1'], ['101', '1'], ['102', '5']] as const;
   it('the limit is the reference ± cap on the tick, inside the cap', () => {
-    expect(protectedLimit('100', true, 100, '0.5')).toBe('101');
-    expect(protectedLimit('100.3', true, 100, '0.5')).toBe('101');
-    expect(protectedLimit('100.3', false, 100, '0.5')).toBe('99.5');
+    const limit = (ref: string, buy: boolean) => estimateMarket([[ref, '1']], buy, '1', 100, '0.5')?.limit;
+    expect(limit('100', true)).toBe('101');
+    expect(limit('100.3', true)).toBe('101');
+    expect(limit('100.3', false)).toBe('99.5');
   });
 
   it('walks the visible book within the limit: average, slippage, and what cannot fill', () => {

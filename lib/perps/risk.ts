@@ -151,7 +151,7 @@ export function liquidationPriceFor(s: bigint, e: bigint, rest: bigint, m: bigin
 export const defaultMaintenanceRate = (maxLeverage: number): string => fromUnits(ONE / BigInt(2 * Math.max(1, maxLeverage)), SCALE);
 
 /** The fee rate an order pays: maker for post-only, taker otherwise (a ceiling when it may do either). */
-export function feeRateFor(fees: { taker: string; maker: string }, liquidity: Liquidity): { rate: string; upTo: boolean } {
+function feeRateFor(fees: { taker: string; maker: string }, liquidity: Liquidity): { rate: string; upTo: boolean } {
   return liquidity === 'maker' ? { rate: fees.maker, upTo: false } : { rate: fees.taker, upTo: liquidity === 'either' };
 }
 
@@ -270,7 +270,7 @@ export const DEFAULT_SLIPPAGE_BPS = 100;
  * slippage cap against the trader (up to buy, down to sell), snapped to the tick inside the cap (down
  * to buy, up to sell). `ref` and `tick` decimal strings; `capBps` basis points (integer ≥ 0).
  */
-export function protectedLimit(ref: string, buy: boolean, capBps: number, tick: string): string {
+function protectedLimit(ref: string, buy: boolean, capBps: number, tick: string): string {
   const r = fx(ref);
   const t = fx(tick);
   const moved = (r * BigInt(10_000 + (buy ? 1 : -1) * Math.max(0, Math.floor(capBps)))) / 10_000n;

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApprovalStore, type FocusSource } from './approvals';
 import { fakeCall, FakeFailure } from './testkit';
+import { createOrders } from '../../../lib/perps/commands';
 
 const request = (id: string, digest: string) => ({ id, origin: 'https://app.example', kind: 'perps', title: 'Place an order', lines: [], flags: [], signer: 'proxy key', digest, account: null, createdAt: Date.now(), expiresAt: Date.now() + 60_000 });
 
@@ -102,7 +103,6 @@ describe('createApprovalStore', () => {
 
 describe('issue #19: the approval window shows the order numbers', () => {
   it('summarises a perps createOrders artifact from the venue reads, TP / SL listed', async () => {
-    const { createOrders } = await import('../../../lib/perps/commands');
     const op = createOrders({ orders: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true }, { iid: 2, buy: false, qty: '0.5', ro: true, tr: { tpsl: 'sl', trp: '2900', market: true } }] }).body;
     const artifact = { kind: 'perps', account: '0x5aa4000000000000000000000000000000000307', envelope: { op, salt: 1, ts: 1 }, signDigests: ['0xaa'] };
     const reads: Record<string, unknown> = {

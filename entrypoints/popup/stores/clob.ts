@@ -31,7 +31,7 @@ export const units = (base: string) => formatUnitsMin2(base, 6);
  * The price an order is sent at: the typed one, else for a market-style order (FOK / FAK) the best
  * level ± the slippage cap (`capBps`, default `DEFAULT_SLIPPAGE_BPS`; issue #19), else none.
  */
-export function clobOrderPrice(info: BookInfo | undefined, d: Pick<ClobOrderDraft, 'side' | 'price' | 'orderType'>, capBps = DEFAULT_SLIPPAGE_BPS): string {
+function clobOrderPrice(info: BookInfo | undefined, d: Pick<ClobOrderDraft, 'side' | 'price' | 'orderType'>, capBps = DEFAULT_SLIPPAGE_BPS): string {
   if (d.price || !info || (d.orderType !== 'FOK' && d.orderType !== 'FAK')) return d.price;
   return protectedClobPrice(d.side === 'BUY' ? info.asks : info.bids, d.side, capBps, info.tickSize) ?? '';
 }
