@@ -11,7 +11,10 @@ import type { CommandOrderSummary } from '../lib/perps/summary';
 import { bpOf } from './RiskPanel';
 
 /** The numbers of a perps order request (issue #19), computed from the artifact and the venue's reads; `error` when they could not be read. */
-export type ApprovalSummary = { orders: CommandOrderSummary[]; error?: string };
+export type ApprovalSummary = { orders: CommandOrderSummary[]; clob?: ClobOrderNumbers[]; error?: string };
+
+/** An order-book order's numbers (USDC and shares as decimal strings; `fee` from the book's fee rate). */
+export type ClobOrderNumbers = { side: 'BUY' | 'SELL'; shares: string; price: string; usdc: string; fee: string; feeRateBps: number; orderType: string };
 
 /**
  * A pending request as the view shows it (the `approval.list` answer with the artifact reduced to its
@@ -59,6 +62,7 @@ export function ApprovalView(props: { view: ApprovalViewData; armed: boolean; bu
         {view.lines.map((l) => <li key={l}>{l}</li>)}
       </ul>
       {view.orderCount ? <OrderNumbers summary={view.summary} /> : null}
+      {view.summary?.clob?.length ? <ClobNumbers orders={view.summary.clob} /> : null}
       {view.signer ? <p class="muted">Signed with your <strong>{view.signer}</strong>.</p> : null}
       {view.flags.length ? (
         <ul class="flags" role="alert">
@@ -115,6 +119,24 @@ function OrderNumbers({ summary }: { summary: ApprovalSummary | undefined }) {
           </dl>
         );
       })}
+    </section>
+  );
+}
+
+/** An order-book request's cost (or proceeds) and fee per order (`data-testid="approval-clob"`). */
+function ClobNumbers({ orders }: { orders: ClobOrderNumbers[] }) {
+  return (
+    <section class="risk" aria-label="Order numbers" data-testid="approval-clob">
+      {orders.map((o, i) => (
+        <dl class="kv" key={i}>
+          <dt>Order</dt>
+          <dd class="num">{o.side === 'BUY' ? 'Buy' : 'Sell'} {o.shares} shares @ {o.price} {o.orderType}</dd>
+          <dt>{o.side === 'BUY' ? 'Cost' : 'Proceeds'}</dt>
+          <dd class="num" data-testid="approval-clob-usdc">{o.usdc} USDC</dd>
+          <dt>Fee</dt>
+          <dd class="num" data-testid="approval-clob-fee">{o.fee} USDC ({o.feeRateBps} bp)</dd>
+        </dl>
+      ))}
     </section>
   );
 }

@@ -131,3 +131,20 @@ describe('issue #19: the approval window shows the order numbers', () => {
     stop();
   });
 });
+
+describe('issue #19: an order-book request shows its cost and fee', () => {
+  it('BUY: cost = maker amount, shares = taker amount, fee at the book rate', async () => {
+    const artifact = { kind: 'clob', orders: [{ body: { orderType: 'GTC', order: { side: 'BUY', tokenId: '101', makerAmount: '3100000', takerAmount: '10000000' } } }], signDigests: [] };
+    const { call } = fakeCall({
+      'approval.list': () => [{ ...request('c', '0x03'), artifact }],
+      'approval.showing': () => null,
+      'clob.book': () => ({ tickSize: '0.01', minSize: '5', negRisk: false, bestBid: null, bestAsk: null, bids: [], asks: [], feeRateBps: 200 }),
+    });
+    const store = createApprovalStore({ call, onEmpty: vi.fn(), focus: focusSource(true).source, pollMs: 10_000 });
+    const stop = store.start();
+    await vi.advanceTimersByTimeAsync(0);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(store.head.value?.summary?.clob).toEqual([{ side: 'BUY', shares: '10.00', price: '0.31', usdc: '3.10', fee: '0.062', feeRateBps: 200, orderType: 'GTC' }]);
+    stop();
+  });
+});

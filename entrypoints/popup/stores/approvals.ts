@@ -12,7 +12,9 @@ import type { ApprovalViewData } from '../../../components/ApprovalView';
 import type { GrantFormLimits } from '../../../components/GrantForm';
 import type { GrantOffer } from '../../../lib/grants/offer';
 import { shortMessageOf, type Call } from './perps';
-import type { ApprovalSummary } from '../../../components/ApprovalView';
+import type { ApprovalSummary, ClobOrderNumbers } from '../../../components/ApprovalView';
+import { units } from './clob';
+import { fromUnits } from '../../../lib/decimal';
 import { commandFromBody, type PerpsOrderInput } from '../../../lib/perps/commands';
 import { summarizeCommand, type SummaryReader } from '../../../lib/perps/summary';
 import { PERPS_READS, type PerpsReadName } from '../../../lib/perps/reads';
@@ -36,6 +38,32 @@ export function artifactOrders(artifact: unknown): { account: string; orders: Pe
   } catch {
     return undefined;
   }
+}
+
+/** An order-book artifact's orders: side, token, amounts (base units) and order type. */
+const clobArtifactSchema = v.object({
+  kind: v.literal('clob'),
+  orders: v.array(v.object({ body: v.object({ orderType: v.string(), order: v.object({ side: v.picklist(['BUY', 'SELL']), tokenId: v.string(), makerAmount: v.string(), takerAmount: v.string() }) }) })),
+});
+
+/**
+ * The numbers of an order-book artifact (issue #19): per order the shares, price, cost (BUY: the maker
+ * amount) or proceeds (SELL: the taker amount) and the fee at the book's rate on the USDC side (as `clobFee`), exact.
+ * `feeRate(tokenId)` reads the rate (bp) through the background. Undefined for another artifact.
+ */
+export async function clobNumbers(artifact: unknown, feeRate: (tokenId: string) => Promise<number>): Promise<ClobOrderNumbers[] | undefined> {
+  const a = v.safeParse(clobArtifactSchema, artifact);
+  if (!a.success) return undefined;
+  const out: ClobOrderNumbers[] = [];
+  for (const { body } of a.output.orders) {
+    const { side, tokenId, makerAmount, takerAmount } = body.order;
+    const bps = await feeRate(tokenId);
+    const usdc = side === 'BUY' ? makerAmount : takerAmount;
+    const shares = side === 'BUY' ? takerAmount : makerAmount;
+    const price = BigInt(shares) === 0n ? '0' : fromUnits((BigInt(usdc) * 10n ** 6n) / BigInt(shares), 6);
+    out.push({ side, shares: units(shares), price, usdc: units(usdc), fee: units(((BigInt(usdc) * BigInt(bps)) / 10_000n).toString()), feeRateBps: bps, orderType: body.orderType });
+  }
+  return out;
 }
 
 /** The venue's reads for `account` through the background's `perps.read` (the window never holds a secret). */
@@ -186,11 +214,14 @@ export function createApprovalStore({ call, onEmpty, reportShown = false, focus 
   /** Computes the order summary of a request's perps artifact from the venue's reads (once per id + digest). */
   async function summarize(id: string, digest: string): Promise<void> {
     const key = `${id}:${digest}`;
-    const o = artifactOrders(raw.get(key));
-    if (!o || summaries.value[key]) return;
+    const artifact = raw.get(key);
+    const o = artifactOrders(artifact);
+    if (summaries.value[key]) return;
     let s: ApprovalSummary;
     try {
-      s = { orders: await summarizeCommand(o.orders, summaryReader(call, o.account)) };
+      const clob = o ? undefined : await clobNumbers(artifact, async (tokenId) => (await call('clob.book', { tokenId })).feeRateBps);
+      if (!o && !clob) return;
+      s = o ? { orders: await summarizeCommand(o.orders, summaryReader(call, o.account)) } : { orders: [], ...(clob ? { clob } : {}) };
     } catch (err) {
       s = { orders: [], error: shortMessageOf(err, 'The venue could not be read: the numbers are unavailable.') };
     }
