@@ -7,6 +7,14 @@
  */
 import { Button } from './ui';
 import { shortAddress } from '../lib/format';
+import type { CommandOrderSummary } from '../lib/perps/summary';
+import { bpOf } from './RiskPanel';
+
+/** The numbers of a perps order request (issue #19), computed from the artifact and the venue's reads; `error` when they could not be read. */
+export type ApprovalSummary = { orders: CommandOrderSummary[]; clob?: ClobOrderNumbers[]; error?: string };
+
+/** An order-book order's numbers (USDC and shares as decimal strings; `fee` from the book's fee rate). */
+export type ClobOrderNumbers = { side: 'BUY' | 'SELL'; shares: string; price: string; usdc: string; fee: string; feeRateBps: number; orderType: string };
 
 /**
  * A pending request as the view shows it (the `approval.list` answer with the artifact reduced to its
@@ -28,6 +36,9 @@ export type ApprovalViewData = {
   grantable?: boolean;
   markets?: string[];
   expiresAt: number;
+  /** A perps `createOrders` request: how many orders it signs, and their numbers once read (issue #19). */
+  orderCount?: number;
+  summary?: ApprovalSummary;
 };
 
 const short = (h: string) => `${h.slice(0, 10)}…${h.slice(-8)}`;
@@ -50,6 +61,8 @@ export function ApprovalView(props: { view: ApprovalViewData; armed: boolean; bu
       <ul class="lines" data-testid="approval-lines">
         {view.lines.map((l) => <li key={l}>{l}</li>)}
       </ul>
+      {view.orderCount ? <OrderNumbers summary={view.summary} /> : null}
+      {view.summary?.clob?.length ? <ClobNumbers orders={view.summary.clob} /> : null}
       {view.signer ? <p class="muted">Signed with your <strong>{view.signer}</strong>.</p> : null}
       {view.flags.length ? (
         <ul class="flags" role="alert">
@@ -68,6 +81,62 @@ export function ApprovalView(props: { view: ApprovalViewData; armed: boolean; bu
           Approve
         </Button>
       </div>
+    </section>
+  );
+}
+
+/** The order summary of a perps request (`data-testid="approval-summary"`): the ticket's numbers for each order, TP / SL listed. */
+function OrderNumbers({ summary }: { summary: ApprovalSummary | undefined }) {
+  if (!summary) return <p class="muted small" data-testid="approval-summary">Reading the venue for the numbers…</p>;
+  if (summary.error) return <p class="warn" data-testid="approval-summary">{summary.error}</p>;
+  return (
+    <section class="risk" aria-label="Order numbers" data-testid="approval-summary">
+      {summary.orders.map((o, i) => {
+        const p = o.summary?.preview;
+        const head = `${o.buy ? 'Buy' : 'Sell'} ${o.qty} ${o.symbol}`;
+        if (o.trigger) return <p key={i} class="small" data-testid="approval-trigger">{o.trigger.kind === 'tp' ? 'Take-profit' : 'Stop-loss'}: {head} when the mark reaches {o.trigger.trp} (reduce-only)</p>;
+        return (
+          <dl class="kv" key={i}>
+            <dt>Order</dt>
+            <dd class="num">{head}{o.p ? ` @ ${o.p}` : ''}{o.tif ? ` ${o.tif.toUpperCase()}` : ''}{o.po ? ' post-only' : ''}{o.ro ? ' reduce-only' : ''}</dd>
+            {p ? (
+              <>
+                <dt>Notional</dt>
+                <dd class="num" data-testid="approval-notional">{p.notional} USDC</dd>
+                <dt>Margin required</dt>
+                <dd class="num" data-testid="approval-margin">{p.marginRequired} USDC</dd>
+                <dt>{p.feeUpTo ? 'Fee (up to)' : 'Est. fee'}</dt>
+                <dd class="num" data-testid="approval-fee">{p.fee} USDC ({bpOf(p.feeRate)} bp)</dd>
+                <dt>Position after</dt>
+                <dd class="num" data-testid="approval-after">{Number(p.newSize) === 0 ? 'flat' : `${p.newSize} @ ${p.newEntry}`}</dd>
+                {p.realizedPnl !== '0' ? (<><dt>Realised PnL</dt><dd class="num">{p.realizedPnl} USDC</dd></>) : null}
+                <dt>Liquidation (est.)</dt>
+                <dd class="num" data-testid="approval-liq">{p.liquidationPrice ?? 'none'}</dd>
+                {o.summary?.avgPrice ? (<><dt>Est. avg price</dt><dd class="num" data-testid="approval-avg">{o.summary.avgPrice}{o.summary.slippageBps ? ` · slippage ${o.summary.slippageBps} bp` : ''}</dd></>) : null}
+                {p.insufficientMargin ? <dd class="warn">Not enough free margin: the venue will refuse it.</dd> : null}
+              </>
+            ) : <dd class="muted">No numbers: the venue's book or leverage could not price it.</dd>}
+          </dl>
+        );
+      })}
+    </section>
+  );
+}
+
+/** An order-book request's cost (or proceeds) and fee per order (`data-testid="approval-clob"`). */
+function ClobNumbers({ orders }: { orders: ClobOrderNumbers[] }) {
+  return (
+    <section class="risk" aria-label="Order numbers" data-testid="approval-clob">
+      {orders.map((o, i) => (
+        <dl class="kv" key={i}>
+          <dt>Order</dt>
+          <dd class="num">{o.side === 'BUY' ? 'Buy' : 'Sell'} {o.shares} shares @ {o.price} {o.orderType}</dd>
+          <dt>{o.side === 'BUY' ? 'Cost' : 'Proceeds'}</dt>
+          <dd class="num" data-testid="approval-clob-usdc">{o.usdc} USDC</dd>
+          <dt>Fee</dt>
+          <dd class="num" data-testid="approval-clob-fee">{o.fee} USDC ({o.feeRateBps} bp)</dd>
+        </dl>
+      ))}
     </section>
   );
 }

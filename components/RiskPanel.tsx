@@ -1,22 +1,37 @@
 /**
- * What an order does to the account, shown before it is signed: current position and available
- * margin, then notional, margin required, estimated fee, estimated liquidation price after the fill
- * and the leverage, with warnings. Presentational: every number arrives as a decimal string.
+ * What an order does to the account, shown before it is signed (issues #10, #19): current position and
+ * available margin, then notional, margin required, the fee (maker / taker / "up to"), the position
+ * after the fill, realised PnL, the estimated liquidation price ("est.": the venue does not publish its
+ * maintenance rule), the venue's leverage (a typed one not applied shown as pending), a protected market
+ * order's limit, average price and slippage, the TP / SL triggers, and why the order cannot go.
+ * Also the close-position preview and its confirmation. Presentational: every number arrives as a
+ * decimal string from `lib/perps/risk` through the ticket store.
  */
-import type { OrderPreview } from '../lib/perps/risk';
+import type { MarketEstimate, OrderPreview } from '../lib/perps/risk';
+import { Button } from './ui';
 
-/** The panel (`data-testid="risk"`): amounts in USDC, `feeRate` a fraction shown in basis points. */
+/** Basis points of a fee-rate fraction, exact for the venue's rates (`"0.0005"` → `"5"`). */
+export const bpOf = (rate: string): string => String(Math.round(Number(rate) * 1_000_000) / 100);
+
+/** The panel (`data-testid="risk"`): amounts in USDC. */
 export function RiskPanel(props: {
   symbol: string;
   position?: { size: string; entryPrice: string; unrealizedPnl: string; liquidationPrice: string };
   available: string;
   preview?: OrderPreview;
-  leverage: number;
+  /** The venue's leverage for the instrument (undefined until read) and a typed one not applied. */
+  leverage: number | undefined;
+  pendingLeverage?: number | undefined;
   cross: boolean;
-  feeRate?: string;
+  market?: MarketEstimate | undefined;
+  slippageCapBps?: number;
+  tpsl?: { tp: string; sl: string };
   warnings: string[];
+  /** Why the order cannot be sent (the submit button is disabled). */
+  reason?: string | undefined;
 }) {
   const p = props.preview;
+  const m = props.market;
   return (
     <section class="risk" aria-label="Order risk" data-testid="risk">
       <dl class="kv">
@@ -24,28 +39,77 @@ export function RiskPanel(props: {
         <dd class="num" data-testid="risk-position">{props.position ? `${props.position.size} @ ${props.position.entryPrice}` : 'none'}</dd>
         <dt>Available margin</dt>
         <dd class="num" data-testid="risk-available">{props.available} USDC</dd>
-        {p ? (
+        {m ? (
           <>
-            <dt>Notional</dt>
-            <dd class="num" data-testid="risk-notional">{p.notional} USDC</dd>
-            <dt>Margin required</dt>
-            <dd class="num" data-testid="risk-margin">{p.marginRequired} USDC</dd>
-            <dt>Est. fee</dt>
-            <dd class="num" data-testid="risk-fee">{p.fee} USDC{props.feeRate ? ` (${Number(props.feeRate) * 10_000} bp)` : ''}</dd>
-            <dt>After the fill</dt>
-            <dd class="num" data-testid="risk-after">{p.newSize === '0' ? 'flat' : `${p.newSize} @ ${p.newEntry}`}</dd>
-            <dt>Est. liquidation</dt>
-            <dd class="num" data-testid="risk-liq">{p.liquidationPrice ?? 'none'}</dd>
+            <dt>Market limit</dt>
+            <dd class="num" data-testid="risk-limit">IOC @ {m.limit} (cap {(props.slippageCapBps ?? 0) / 100} %)</dd>
+            <dt>Est. avg price</dt>
+            <dd class="num" data-testid="risk-avg">{m.avgPrice ?? 'no fill'}{m.slippageBps ? ` · slippage ${m.slippageBps} bp` : ''}</dd>
           </>
         ) : null}
+        {p ? <PreviewRows p={p} /> : null}
         <dt>Leverage</dt>
-        <dd class="num">{props.leverage}× {props.cross ? 'cross' : 'isolated'}</dd>
+        <dd class="num" data-testid="risk-leverage">
+          {props.leverage === undefined ? '…' : `${props.leverage}× ${props.cross ? 'cross' : 'isolated'}`}
+          {props.pendingLeverage !== undefined ? <span class="chip" data-testid="risk-pending-lev"> {props.pendingLeverage}× pending (not applied)</span> : null}
+        </dd>
+        {props.tpsl?.tp ? (<><dt>Take-profit</dt><dd class="num" data-testid="risk-tp">{props.tpsl.tp} (reduce-only, market)</dd></>) : null}
+        {props.tpsl?.sl ? (<><dt>Stop-loss</dt><dd class="num" data-testid="risk-sl">{props.tpsl.sl} (reduce-only, market)</dd></>) : null}
       </dl>
       {props.warnings.length ? (
         <ul class="flags" role="alert">
           {props.warnings.map((w) => <li key={w}>⚠ {w}</li>)}
         </ul>
       ) : null}
+      {props.reason ? <p class="warn" data-testid="risk-reason">{props.reason}</p> : null}
+    </section>
+  );
+}
+
+/** The rows of an order's preview. */
+function PreviewRows({ p }: { p: OrderPreview }) {
+  return (
+    <>
+      <dt>Notional</dt>
+      <dd class="num" data-testid="risk-notional">{p.notional} USDC</dd>
+      <dt>Margin required</dt>
+      <dd class="num" data-testid="risk-margin">{p.marginRequired} USDC</dd>
+      <dt>{p.feeUpTo ? 'Fee (up to)' : 'Est. fee'}</dt>
+      <dd class="num" data-testid="risk-fee">{p.fee} USDC ({p.feeUpTo ? 'up to ' : ''}{bpOf(p.feeRate)} bp {p.feeUpTo ? 'taker' : Number(p.feeRate) < 0.0005 ? 'maker' : 'taker'})</dd>
+      <dt>After the fill</dt>
+      <dd class="num" data-testid="risk-after">{Number(p.newSize) === 0 ? 'flat' : `${p.newSize} @ ${p.newEntry}`}</dd>
+      {p.realizedPnl !== '0' ? (<><dt>Realised PnL</dt><dd class="num" data-testid="risk-pnl">{p.realizedPnl} USDC</dd></>) : null}
+      <dt>Liquidation (est.)</dt>
+      <dd class="num" data-testid="risk-liq">{p.liquidationPrice ?? 'none'}</dd>
+    </>
+  );
+}
+
+/** The close-position preview (`data-testid="close-preview"`) and its one confirmation (a second click or Enter). */
+export function ClosePreview(props: {
+  symbol: string;
+  preview: { size: string; fillable: string; limit: string; avgPrice: string; slippageBps: string | null; fee: string; realizedPnl: string; complete: boolean };
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const c = props.preview;
+  return (
+    <section class="risk" aria-label="Close position" data-testid="close-preview" role="alertdialog" onKeyDown={(e) => { if (e.key === 'Enter') { e.preventDefault(); props.onConfirm(); } else if (e.key === 'Escape') props.onCancel(); }}>
+      <dl class="kv">
+        <dt>Close</dt>
+        <dd class="num" data-testid="close-size">{c.size} {props.symbol} (reduce-only, IOC @ {c.limit})</dd>
+        <dt>Est. price</dt>
+        <dd class="num" data-testid="close-price">{c.avgPrice}{c.slippageBps ? ` · slippage ${c.slippageBps} bp` : ''}</dd>
+        <dt>Est. fee</dt>
+        <dd class="num" data-testid="close-fee">{c.fee} USDC</dd>
+        <dt>Realised PnL</dt>
+        <dd class="num" data-testid="close-pnl">{c.realizedPnl} USDC</dd>
+      </dl>
+      {c.complete ? null : <p class="warn">Only {c.fillable} fills within the slippage cap; the rest stays open.</p>}
+      <div class="actions">
+        <Button kind="danger" onClick={props.onConfirm} data-testid="close-confirm" autoFocus>Confirm close (Enter)</Button>
+        <Button onClick={props.onCancel}>Back</Button>
+      </div>
     </section>
   );
 }

@@ -122,7 +122,7 @@ function Unlocked({ status, account, vault, settings, tab, setTab, refresh, onAd
           <Button kind="primary" onClick={onAddKey}>Add a key</Button>
         </section>
       ) : tab === 'perps' ? (
-        <PerpsTicket key={account.address} account={account} store={store} maxPositionUsdc={settings.maxPositionUsdc.value} />
+        <PerpsTicket key={account.address} account={account} store={store} maxPositionUsdc={settings.maxPositionUsdc.value} slippageBps={settings.slippageBps.value} />
       ) : tab === 'positions' ? (
         <PositionsView key={account.address} account={account} store={store} />
       ) : tab === 'clob' ? (

@@ -17,7 +17,8 @@
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { Field, Notice } from '../../components/ui';
 import { BookLadder } from '../../components/BookLadder';
-import { RiskPanel } from '../../components/RiskPanel';
+import { ClosePreview, RiskPanel } from '../../components/RiskPanel';
+import { TpSlInputs } from '../../components/perps/TpSlInputs';
 import { SideToggle } from '../../components/SideToggle';
 import { TickerLine } from '../../components/perps/TickerLine';
 import { SizePriceInputs } from '../../components/perps/SizePriceInputs';
@@ -29,6 +30,7 @@ import type { PerpsCommand } from '../../lib/perps/commands';
 import { call, type Account } from './api';
 import type { PerpsStore } from './stores/perps';
 import { createPerpsTicket, PRESETS, ticketKey, type PerpsTicketState } from './stores/ticket';
+import { DEFAULT_SLIPPAGE_BPS } from '../../lib/perps/risk';
 
 /** Signs and sends a perps command from the popup (the click is the consent); resolves to the venue's answer. */
 export const sendPerps = (account: Account, cmd: PerpsCommand) => call('perps.send', { account: account.address, op: cmd.body, ...(cmd.label ? { label: cmd.label } : {}) });
@@ -40,12 +42,14 @@ const placePerps = async (account: Account, cmd: PerpsCommand) => {
 };
 
 /** The Perps tab: the order ticket for `account` over the shared perps store (needs a live proxy key). */
-export function PerpsTicket({ account, store, maxPositionUsdc }: { account: Account; store: PerpsStore; maxPositionUsdc: number }) {
+export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEFAULT_SLIPPAGE_BPS }: { account: Account; store: PerpsStore; maxPositionUsdc: number; slippageBps?: number }) {
   const hasProxy = account.proxies.some((p) => p.expiry > Date.now());
   const limit = useRef(maxPositionUsdc);
   limit.current = maxPositionUsdc;
+  const cap = useRef(slippageBps);
+  cap.current = slippageBps;
   const t = useMemo(
-    () => createPerpsTicket({ store, send: (cmd) => sendPerps(account, cmd), place: (cmd) => placePerps(account, cmd), maxPositionUsdc: () => limit.current }),
+    () => createPerpsTicket({ store, send: (cmd) => sendPerps(account, cmd), place: (cmd) => placePerps(account, cmd), maxPositionUsdc: () => limit.current, slippageBps: () => cap.current }),
     [store, account.address],
   );
   const qtyRef = useRef<HTMLInputElement>(null);
@@ -84,7 +88,7 @@ export function PerpsTicket({ account, store, maxPositionUsdc }: { account: Acco
       t.clear();
       formRef.current?.focus();
     } else if (action.kind === 'step') t.step(action.steps);
-    else if (action.kind === 'submit') void submit(); // inside a field the form submits by itself
+    else if (action.kind === 'submit') void (t.closeArmed.value ? t.closePosition() : submit()); // inside a field the form submits by itself
     else if (action.kind === 'side') t.buy.value = action.buy;
     else t.preset(action.fraction);
   };
@@ -100,11 +104,13 @@ export function PerpsTicket({ account, store, maxPositionUsdc }: { account: Acco
           {store.book.value ? <BookLadder bids={store.book.value.bids} asks={store.book.value.asks} {...(t.spread.value ? { spread: t.spread.value } : {})} depth={10} onPick={t.setPrice} /> : null}
         </div>
         <OrderFlags tif={t.effectiveTif.value} marketStyle={t.price.value === ''} po={t.po.value} ro={t.ro.value} onTif={(v) => (t.tif.value = v)} onPo={(v) => (t.po.value = v)} onRo={(v) => (t.ro.value = v)} />
+        <TpSlInputs tp={t.tp.value} sl={t.sl.value} slippage={t.slippage.value} defaultCapBps={slippageBps} onTp={(v) => (t.tp.value = v)} onSl={(v) => (t.sl.value = v)} onSlippage={(v) => (t.slippage.value = v)} />
         <TicketRisk t={t} store={store} />
+        {t.closeArmed.value && t.closePreview.value ? <ClosePreview symbol={t.instrument.value?.symbol ?? ''} preview={t.closePreview.value} onConfirm={() => void t.closePosition()} onCancel={t.cancelClose} /> : null}
         <TicketFooter
-          coid={t.coid.value} weights={t.built.value.cmd?.weight} spend={store.spend.value} problem={t.built.value.problem} error={t.error.value} result={t.result.value}
+          coid={t.coid.value} weights={t.built.value.cmd?.weight} spend={store.spend.value} problem={t.qty.value ? t.reason.value : t.built.value.problem} error={t.error.value} result={t.result.value}
           buy={t.buy.value} contracts={t.contracts.value} symbol={t.instrument.value?.symbol ?? ''} price={t.price.value}
-          canSubmit={!!t.built.value.cmd && !t.busy.value} hasPosition={!!t.position.value} onClosePosition={() => void t.closePosition()}
+          canSubmit={t.canSubmit.value} hasPosition={!!t.position.value} onClosePosition={() => void t.closePosition()}
         />
       </form>
       <LeverageForm lev={t.lev.value} cross={t.cross.value} onLev={(v) => (t.lev.value = v)} onCross={(v) => (t.cross.value = v)} onApply={() => void t.applyLeverage()} />
@@ -139,7 +145,6 @@ function TicketHead({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
 function TicketRisk({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
   const position = t.position.value;
   const preview = t.preview.value;
-  const feeRate = t.feeRate.value;
   return (
     <RiskPanel
       symbol={t.instrument.value?.symbol ?? ''}
@@ -147,8 +152,11 @@ function TicketRisk({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
       available={store.portfolio.value?.withdrawable ?? '…'}
       {...(preview ? { preview } : {})}
       leverage={t.leverage.value}
-      cross={t.cross.value}
-      {...(feeRate ? { feeRate } : {})}
+      pendingLeverage={t.pendingLeverage.value}
+      cross={t.venueCross.value}
+      market={t.market.value}
+      slippageCapBps={t.cap.value}
+      tpsl={{ tp: t.tp.value, sl: t.sl.value }}
       warnings={t.warnings.value}
     />
   );

@@ -50,6 +50,7 @@ export function SettingsView({ settings: st, onChanged, onAddKey }: { settings: 
         </Field>
         <Field label="Keep the audit log (days, 0 = forever)"><input name="auditRetentionDays" inputMode="numeric" value={String(s.auditRetentionDays)} onInput={(e) => st.edit({ auditRetentionDays: num(e.currentTarget.value) })} /></Field>
         <Field label="Warn when a position would exceed (USDC notional)"><input name="maxPositionUsdc" inputMode="numeric" value={String(s.maxPositionUsdc)} onInput={(e) => st.edit({ maxPositionUsdc: num(e.currentTarget.value) })} /></Field>
+        <Field label="Market order slippage cap (basis points)"><input name="slippageBps" inputMode="numeric" value={String(s.slippageBps)} onInput={(e) => st.edit({ slippageBps: num(e.currentTarget.value) })} /></Field>
         <div class="grid3">
           <Field label="Auto-lock (minutes)"><input name="autoLockMinutes" inputMode="numeric" value={String(s.autoLockMinutes)} onInput={(e) => st.edit({ autoLockMinutes: num(e.currentTarget.value) })} /></Field>
           <Field label="Theme">

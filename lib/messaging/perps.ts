@@ -5,7 +5,7 @@
 import * as v from 'valibot';
 import { address, nonNegativeSafeInteger } from '../validation';
 import { PERPS_READ_ANSWERS, perpsCommandAnswerSchema, perpsReadAnswerSchema } from '../perps/wire';
-import { POPUP, procedure } from './procedure';
+import { EXT, POPUP, procedure } from './procedure';
 
 const perpsOp = v.strictObject({ type: v.string('must be a command type'), args: v.unknown(), grp: v.optional(v.unknown()) });
 
@@ -24,7 +24,8 @@ export const PERPS_CONTRACT = {
   }),
   /**
    * One gateway read (`PERPS_READS`), with the account's proxy headers when it needs them; the answer
-   * validated by `PERPS_READ_ANSWERS[name]` in the background (narrow it with the same schema).
+   * validated by `PERPS_READ_ANSWERS[name]` in the background (narrow it with the same schema). The
+   * approval window reads too: it shows an order's numbers computed from these reads (issue #19).
    */
   'perps.read': procedure({
     input: v.strictObject({
@@ -33,7 +34,7 @@ export const PERPS_CONTRACT = {
       query: v.optional(v.record(v.pipe(v.string(), v.regex(/^[a-z0-9_]{1,32}$/)), v.union([v.pipe(v.string(), v.maxLength(100)), nonNegativeSafeInteger]))),
     }),
     output: perpsReadAnswerSchema,
-    senders: POPUP,
+    senders: EXT,
     activity: false,
   }),
 } as const;

@@ -5,7 +5,7 @@
 import * as v from 'valibot';
 import { address, nonNegativeSafeInteger, uint256String } from '../validation';
 import { bookSchema } from '../perps/wire';
-import { cursor, POPUP, procedure } from './procedure';
+import { cursor, EXT, POPUP, procedure } from './procedure';
 
 /** A decimal string as the venues send it (no sign, at most 20 + 20 digits). */
 const decimal = v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/));
@@ -64,7 +64,8 @@ export const READ_CONTRACT = {
     senders: POPUP,
     activity: true,
   }),
-  'clob.book': procedure({ input: v.strictObject({ tokenId: uint256String }), output: clobBookViewSchema, senders: POPUP, activity: false }),
+  // The approval window reads it too: an order-book request shows its cost and fee (issue #19).
+  'clob.book': procedure({ input: v.strictObject({ tokenId: uint256String }), output: clobBookViewSchema, senders: EXT, activity: false }),
   /** The account's latest 50 trades, newest first. */
   'clob.trades': procedure({ input: v.strictObject({ account: address }), output: v.array(clobTradeSchema), senders: POPUP, activity: false }),
   /** 20 positions of the account after `cursor`, its total value (decimal string, null when unknown), the next cursor. */

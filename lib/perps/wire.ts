@@ -102,7 +102,7 @@ const portfolioSchema = v.object({
 /** A portfolio (see `portfolioSchema`). */
 export type Portfolio = v.InferOutput<typeof portfolioSchema>;
 
-/** An order as `GET /v1/account/orders` and `/open-orders` answer it; `tpsl` for trigger orders. */
+/** An order as `GET /v1/account/orders` and `/open-orders` answer it; `tpsl` for trigger orders (`armed_qty` while armed, issue #19). */
 const orderViewSchema = v.object({
   order_id: num,
   client_order_id: v.optional(str),
@@ -118,7 +118,7 @@ const orderViewSchema = v.object({
   ro: v.optional(v.boolean()),
   created_timestamp: v.optional(num),
   updated_timestamp: v.optional(num),
-  tpsl: v.optional(v.object({ kind: str, scope: v.optional(str), trp: str })),
+  tpsl: v.optional(v.object({ kind: str, scope: v.optional(str), trp: str, armed_qty: v.optional(str) })),
 });
 /** An order (see `orderViewSchema`). */
 export type OrderView = v.InferOutput<typeof orderViewSchema>;

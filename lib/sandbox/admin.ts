@@ -9,6 +9,7 @@ import * as v from 'valibot';
 import { isAddress, type Address } from 'viem';
 import type { SandboxContext, SilentService } from './context';
 import { jsonBody, randomBytes } from './http';
+import { toUnits } from '../decimal';
 import type { ExchangeMode } from './clob/venue';
 
 /** The services `/admin/silence` and `/admin/delay` can act on. */
@@ -23,6 +24,7 @@ const delayBody = v.object({ service, ms: v.pipe(v.number(), v.safeInteger(), v.
 const depositBody = v.object({ account: v.unknown(), amount: v.unknown(), confirmations: v.optional(v.unknown()) });
 const funderBody = v.object({ address, funder: address });
 const resolveBody = v.object({ condition_id: v.string(), winner: v.picklist([0, 1]) });
+const markBody = v.object({ instrument_id: v.pipe(v.number(), v.safeInteger()), price: v.pipe(v.string(), v.regex(/^\d{1,12}(\.\d{1,8})?$/)) });
 
 /** The admin app of `ctx` (paths relative to its `/admin` mount). */
 export function adminRoutes(ctx: SandboxContext): Hono {
@@ -55,6 +57,16 @@ export function adminRoutes(ctx: SandboxContext): Hono {
     if (ms === 0) ctx.delayMs.delete(s);
     else ctx.delayMs.set(s, ms);
     return c.json({ service: s, ms });
+  });
+
+  // Test hook (issue #19): `{ instrument_id, price }` moves a perps mark; triggers crossed by it fire and
+  // accounts below maintenance are liquidated before it answers.
+  admin.post('/mark', async (c) => {
+    const b = v.safeParse(markBody, await jsonBody(c));
+    const inst = b.success ? ctx.venue.instruments.get(b.output.instrument_id) : undefined;
+    if (!b.success || !inst) return c.json({ error: 'instrument_id must be a perps instrument; price a decimal string' }, 400);
+    ctx.venue.setMark(inst.iid, toUnits(b.output.price, 8) ?? inst.mark);
+    return c.json({ instrument_id: inst.iid, mark: b.output.price });
   });
 
   admin.get('/requests', (c) => c.json(ctx.requestLog));

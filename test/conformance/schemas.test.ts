@@ -128,7 +128,7 @@ describe('perps reads validate under @polymarket/bindings/perps', () => {
     expect(funding.data.length).toBeGreaterThanOrEqual(2);
     const open = (await get(`${h.perps}/v1/account/open-orders`, auth())) as { status: string; tpsl?: unknown }[];
     valid(perps.FetchPerpsOpenOrdersResponseSchema, open, 'open');
-    expect(open.some((o) => o.status === 'accepted' && o.tpsl)).toBe(true);
+    expect(open.some((o) => (o.status === 'untriggered' || o.status === 'armed') && o.tpsl)).toBe(true);
     // Funding settles on the hour, never ahead of the sandbox clock.
     const hours = (funding.data as { timestamp: number }[]).map((f) => f.timestamp);
     expect(hours.every((t) => t % 3_600_000 === 0 && t <= now())).toBe(true);

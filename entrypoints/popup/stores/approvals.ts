@@ -12,12 +12,76 @@ import type { ApprovalViewData } from '../../../components/ApprovalView';
 import type { GrantFormLimits } from '../../../components/GrantForm';
 import type { GrantOffer } from '../../../lib/grants/offer';
 import { shortMessageOf, type Call } from './perps';
+import type { ApprovalSummary, ClobOrderNumbers } from '../../../components/ApprovalView';
+import { units } from './clob';
+import { fromUnits } from '../../../lib/decimal';
+import { commandFromBody, type PerpsOrderInput } from '../../../lib/perps/commands';
+import { summarizeCommand, type SummaryReader } from '../../../lib/perps/summary';
+import { PERPS_READS, type PerpsReadName } from '../../../lib/perps/reads';
+import { parsePerpsAnswer } from '../../../lib/perps/wire';
 
 /** How long the window must have focus on a request before Approve arms (ms). */
 export const ARM_DELAY_MS = 1_000;
 
 /** The part of a signing artifact the window shows: the EIP-712 digests the key will sign. */
 const signDigestsSchema = v.object({ signDigests: v.array(v.string()) });
+/** A perps artifact's account and the JSON `op` that will be signed (issue #19: its orders are summarised). */
+const perpsArtifactSchema = v.object({ kind: v.literal('perps'), account: v.string(), envelope: v.object({ op: v.unknown() }) });
+
+/** The orders of a perps artifact's `createOrders` op, rebuilt and validated as the gateway does; none for anything else. */
+export function artifactOrders(artifact: unknown): { account: string; orders: PerpsOrderInput[] } | undefined {
+  const a = v.safeParse(perpsArtifactSchema, artifact);
+  if (!a.success) return undefined;
+  try {
+    const body = commandFromBody(a.output.envelope.op).body;
+    return body.type === 'createOrders' ? { account: a.output.account, orders: body.args } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An order-book artifact's orders: side, token, amounts (base units) and order type. */
+const clobArtifactSchema = v.object({
+  kind: v.literal('clob'),
+  orders: v.array(v.object({ body: v.object({ orderType: v.string(), order: v.object({ side: v.picklist(['BUY', 'SELL']), tokenId: v.string(), makerAmount: v.string(), takerAmount: v.string() }) }) })),
+});
+
+/**
+ * The numbers of an order-book artifact (issue #19): per order the shares, price, cost (BUY: the maker
+ * amount) or proceeds (SELL: the taker amount) and the fee at the book's rate on the USDC side (as `clobFee`), exact.
+ * `feeRate(tokenId)` reads the rate (bp) through the background. Undefined for another artifact.
+ */
+export async function clobNumbers(artifact: unknown, feeRate: (tokenId: string) => Promise<number>): Promise<ClobOrderNumbers[] | undefined> {
+  const a = v.safeParse(clobArtifactSchema, artifact);
+  if (!a.success) return undefined;
+  const out: ClobOrderNumbers[] = [];
+  for (const { body } of a.output.orders) {
+    const { side, tokenId, makerAmount, takerAmount } = body.order;
+    const bps = await feeRate(tokenId);
+    const usdc = side === 'BUY' ? makerAmount : takerAmount;
+    const shares = side === 'BUY' ? takerAmount : makerAmount;
+    const price = BigInt(shares) === 0n ? '0' : fromUnits((BigInt(usdc) * 10n ** 6n) / BigInt(shares), 6);
+    out.push({ side, shares: units(shares), price, usdc: units(usdc), fee: units(((BigInt(usdc) * BigInt(bps)) / 10_000n).toString()), feeRateBps: bps, orderType: body.orderType });
+  }
+  return out;
+}
+
+/** The venue's reads for `account` through the background's `perps.read` (the window never holds a secret). */
+export function summaryReader(call: Call, account: string): SummaryReader {
+  const read = async <N extends PerpsReadName>(name: N, query?: Record<string, string | number>) =>
+    parsePerpsAnswer(name, await call('perps.read', { ...(PERPS_READS[name].auth === 'proxy-headers' ? { account } : {}), name, ...(query ? { query } : {}) }));
+  return {
+    instruments: () => read('instruments'),
+    fees: async () => {
+      const f = (await read('fees')).fee_schedule[0];
+      return f ? { taker: f.taker_fee_rate, maker: f.maker_fee_rate } : undefined;
+    },
+    book: (iid) => read('book', { instrument_id: iid, depth: 10 }),
+    portfolio: () => read('portfolio'),
+    leverage: async (iid) => (await read('config', { instrument_id: iid }))[0]?.leverage,
+    mark: async (iid) => (await read('tickers')).find((t) => t.instrument_id === iid)?.mark_price,
+  };
+}
 
 /**
  * A pending request as the view takes it: the contract leaves `artifact` opaque, so its `signDigests`
@@ -26,7 +90,8 @@ const signDigestsSchema = v.object({ signDigests: v.array(v.string()) });
 export function toViewData(r: ProcedureOutput<'approval.list'>[number]): ApprovalViewData {
   const { artifact, ...rest } = r;
   const parsed = v.safeParse(signDigestsSchema, artifact);
-  return { ...rest, ...(parsed.success ? { artifact: { signDigests: parsed.output.signDigests } } : {}) };
+  const orders = artifactOrders(artifact);
+  return { ...rest, ...(parsed.success ? { artifact: { signDigests: parsed.output.signDigests } } : {}), ...(orders ? { orderCount: orders.orders.length } : {}) };
 }
 
 /** The window's focus: whether it has it now, and a subscription to focus / blur (returns the unsubscribe). */
@@ -73,13 +138,23 @@ export function createApprovalStore({ call, onEmpty, reportShown = false, focus 
   const now = signal(Date.now());
   const granting = signal<GrantOffer | undefined>(undefined);
   const granted = signal<string | undefined>(undefined);
+  /** Order summaries by request id + digest (issue #19): computed once per artifact from the venue's reads. */
+  const summaries = signal<Record<string, ApprovalSummary>>({});
+  const raw = new Map<string, unknown>();
+  /** A request with its order summary once read. */
+  const withSummary = (r: ApprovalViewData): ApprovalViewData => {
+    const s = summaries.value[`${r.id}:${r.digest}`];
+    return s ? { ...r, summary: s } : r;
+  };
   /** The request shown: the oldest pending one. */
   const head = computed(() => queue.value?.[0]);
   let armTimer: ReturnType<typeof setTimeout> | undefined;
 
   /** Reads the queue; an empty queue calls `onEmpty`. */
   async function load(): Promise<void> {
-    const list = (await call('approval.list', {})).map(toViewData);
+    const answer = await call('approval.list', {});
+    for (const r of answer) raw.set(`${r.id}:${r.digest}`, r.artifact);
+    const list = answer.map((r) => withSummary(toViewData(r)));
     queue.value = list;
     if (list.length === 0) onEmpty();
   }
@@ -136,6 +211,24 @@ export function createApprovalStore({ call, onEmpty, reportShown = false, focus 
     }
   }
 
+  /** Computes the order summary of a request's perps artifact from the venue's reads (once per id + digest). */
+  async function summarize(id: string, digest: string): Promise<void> {
+    const key = `${id}:${digest}`;
+    const artifact = raw.get(key);
+    const o = artifactOrders(artifact);
+    if (summaries.value[key]) return;
+    let s: ApprovalSummary;
+    try {
+      const clob = o ? undefined : await clobNumbers(artifact, async (tokenId) => (await call('clob.book', { tokenId })).feeRateBps);
+      if (!o && !clob) return;
+      s = o ? { orders: await summarizeCommand(o.orders, summaryReader(call, o.account)) } : { orders: [], ...(clob ? { clob } : {}) };
+    } catch (err) {
+      s = { orders: [], error: shortMessageOf(err, 'The venue could not be read: the numbers are unavailable.') };
+    }
+    summaries.value = { ...summaries.value, [key]: s };
+    queue.value = queue.value?.map(withSummary);
+  }
+
   /** Starts reading every `pollMs`, listening to focus, and re-arming per request; returns `stop`. */
   function start(): () => void {
     const unlisten = focus.listen(arm, disarm);
@@ -159,6 +252,7 @@ export function createApprovalStore({ call, onEmpty, reportShown = false, focus 
       shownId = h?.id;
       shownDigest = h?.digest;
       arm();
+      if (h) void summarize(h.id, h.digest);
       if (reportShown && h) void call('approval.showing', { id: h.id, digest: h.digest }).catch(() => undefined);
     });
     return () => {
@@ -169,5 +263,5 @@ export function createApprovalStore({ call, onEmpty, reportShown = false, focus 
     };
   }
 
-  return { queue, head, armed, busy, error, now, granting, granted, load, arm, disarm, offer, decide, grant, start };
+  return { queue, head, armed, busy, error, now, granting, granted, summaries, load, arm, disarm, offer, decide, grant, summarize, start };
 }

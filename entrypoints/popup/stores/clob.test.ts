@@ -92,3 +92,17 @@ describe('createClobStore', () => {
     expect(s.busy.value).toBe(false);
   });
 });
+
+describe('issue #19: protected order-book market orders', () => {
+  it('an FOK without a typed price goes at the best ask + the cap (on the tick), with the estimate shown', async () => {
+    const info = { tickSize: '0.01', minSize: '5', negRisk: false, bestBid: '0.48', bestAsk: '0.5', bids: [['0.48', '100']] as [string, string][], asks: [['0.5', '100'], ['0.52', '100']] as [string, string][], feeRateBps: 0 };
+    expect(clobPreview(info, { side: 'BUY', price: '', size: '10', orderType: 'FOK' }, 300).price).toBe('0.51');
+    // the default 1 % cap on a 0.01 tick: 0.505 rounds down to the best ask itself
+    expect(clobPreview(info, { side: 'BUY', price: '', size: '10', orderType: 'FOK' }).price).toBe('0.5');
+    expect(clobPreview(info, { side: 'BUY', price: '', size: '10', orderType: 'GTC' }).price).toBeUndefined();
+    expect(clobPreview(info, { side: 'SELL', price: '', size: '10', orderType: 'FAK' }, 500).price).toBe('0.46');
+    const p = clobPreview(info, { side: 'BUY', price: '', size: '10', orderType: 'FOK' });
+    expect(p).toMatchObject({ price: '0.5', estimate: { avgPrice: '0.5', complete: true } });
+    expect(clobPreview(info, { side: 'BUY', price: '', size: '80', orderType: 'FOK' }).estimate?.complete).toBe(false);
+  });
+});

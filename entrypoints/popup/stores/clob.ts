@@ -6,6 +6,8 @@
  */
 import { computed, signal } from '@preact/signals';
 import { orderRequestAmounts, type OrderAmounts } from '../../../lib/clob/amounts';
+import { estimateClobMarket, protectedClobPrice, type ClobMarketEstimate } from '../../../lib/clob/market';
+import { DEFAULT_SLIPPAGE_BPS } from '../../../lib/perps/risk';
 import type { OrderType } from '../../../lib/clob/order';
 import { InvalidFieldError } from '../../../lib/validation';
 import { formatUnitsMin2 } from '../../../lib/format';
@@ -25,11 +27,27 @@ export type ClobOrderDraft = { side: 'BUY' | 'SELL'; price: string; size: string
 /** Base units (6 decimals) as a human amount, exactly (never through a float). */
 export const units = (base: string) => formatUnitsMin2(base, 6);
 
-/** The amounts the order would sign, or why it cannot be built (`field: reason`); empty without price, size or book. */
-export function clobPreview(info: BookInfo | undefined, d: Pick<ClobOrderDraft, 'side' | 'price' | 'size' | 'orderType'>): { amounts?: OrderAmounts; problem?: string } {
-  if (!info || !d.price || !d.size) return {};
+/**
+ * The price an order is sent at: the typed one, else for a market-style order (FOK / FAK) the best
+ * level ± the slippage cap (`capBps`, default `DEFAULT_SLIPPAGE_BPS`; issue #19), else none.
+ */
+function clobOrderPrice(info: BookInfo | undefined, d: Pick<ClobOrderDraft, 'side' | 'price' | 'orderType'>, capBps = DEFAULT_SLIPPAGE_BPS): string {
+  if (d.price || !info || (d.orderType !== 'FOK' && d.orderType !== 'FAK')) return d.price;
+  return protectedClobPrice(d.side === 'BUY' ? info.asks : info.bids, d.side, capBps, info.tickSize) ?? '';
+}
+
+/**
+ * The amounts the order would sign, or why it cannot be built (`field: reason`); empty without price,
+ * size or book. A market-style order without a typed price is priced by `clobOrderPrice` and carries
+ * its `price` and the visible book's `estimate` (average price, slippage, whether it fills whole).
+ */
+export function clobPreview(info: BookInfo | undefined, d: Pick<ClobOrderDraft, 'side' | 'price' | 'size' | 'orderType'>, capBps = DEFAULT_SLIPPAGE_BPS): { amounts?: OrderAmounts; problem?: string; price?: string; estimate?: ClobMarketEstimate } {
+  const price = clobOrderPrice(info, d, capBps);
+  if (!info || !price || !d.size) return {};
   try {
-    return { amounts: orderRequestAmounts({ side: d.side, price: d.price, size: d.size, orderType: d.orderType, tickSize: info.tickSize }) };
+    const amounts = orderRequestAmounts({ side: d.side, price, size: d.size, orderType: d.orderType, tickSize: info.tickSize });
+    const market = d.orderType === 'FOK' || d.orderType === 'FAK';
+    return { amounts, price, ...(market ? { estimate: estimateClobMarket(d.side === 'BUY' ? info.asks : info.bids, d.side, d.size, price) } : {}) };
   } catch (err) {
     return { problem: err instanceof InvalidFieldError ? `${err.field}: ${err.reason}` : 'Invalid order' };
   }
@@ -109,9 +127,12 @@ export function createClobStore(account: Account, call: Call = popupCall) {
     return b;
   }
   /** Signs and posts one order for the chosen outcome; shows each answer and re-reads the account. */
-  async function post(d: ClobOrderDraft): Promise<void> {
+  async function post(draft: ClobOrderDraft): Promise<void> {
     const token = tokenId.value;
     if (!token || busy.value) return;
+    // A market-style order without a typed price goes at the best level ± the cap (issue #19).
+    const d = { ...draft, price: clobOrderPrice(info.value, draft) };
+    if (!d.price) return;
     busy.value = true;
     error.value = undefined;
     results.value = [];

@@ -13,10 +13,12 @@ function setup() {
       if (p.name === 'fills') return q.end_timestamp === undefined ? { data: [fill(300), fill(200)], more: true } : { data: [fill(q.end_timestamp - 50)], more: false };
       if (p.name === 'equity' || p.name === 'pnl') return { data: [[1, p.name === 'pnl' ? '-5' : '100']] };
       if (p.name === 'fundingPayments') return { data: [] };
+      if (p.name === 'book') return { bids: [['2999', '5']], asks: [['3001', '5']] };
       return [];
     },
   });
   const perps = createPerpsStore('0xabc', call);
+  perps.instruments.value = [{ instrument_id: 2, symbol: 'ETH-PERP', price_decimals: 2, quantity_decimals: 2, max_leverage: 50, tick_size: '0.05', lot_size: '0.01' }];
   const sent: unknown[] = [];
   const s = createPositionsStore(perps, async (cmd) => { sent.push(cmd.body); return {}; });
   return { s, calls, sent };
@@ -30,8 +32,7 @@ describe('positions helpers', () => {
     expect(marginRatioPct(undefined)).toBe(0);
   });
   it('closes a short by buying its whole size reduce-only, and triggers likewise', () => {
-    expect(closeOrder(SHORT).body).toMatchObject({ type: 'createOrders' });
-    expect(JSON.stringify(closeOrder(SHORT).body)).toContain('1.5');
+    expect(closeOrder(SHORT, '3030').body).toMatchObject({ type: 'createOrders', args: [{ buy: true, qty: '1.5', p: '3030', tif: 'ioc', ro: true }] });
     expect(JSON.stringify(triggerOrder(SHORT, 'sl', '3200').body)).toContain('3200');
   });
 });
@@ -60,6 +61,8 @@ describe('createPositionsStore', () => {
     const { s, sent } = setup();
     await s.close(SHORT);
     expect(sent).toHaveLength(1);
+    // Protected (issue #19): an IOC limit at the best ask + 1 % on the tick, never an unbounded market order.
+    expect(sent[0]).toMatchObject({ args: [{ buy: true, qty: '1.5', p: '3031', tif: 'ioc', ro: true }] });
     expect(s.notice.value).toBe('Closed ETH-PERP');
     expect(s.fills.value).toHaveLength(2);
   });

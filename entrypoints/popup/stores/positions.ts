@@ -7,7 +7,8 @@
 import { computed, signal } from '@preact/signals';
 import { createOrders, type PerpsCommand } from '../../../lib/perps/commands';
 import { messageOf } from '../api';
-import type { PerpsStore, Portfolio, Position } from './perps';
+import { tickOf, type PerpsStore, type Portfolio, type Position } from './perps';
+import { DEFAULT_SLIPPAGE_BPS, estimateMarket } from '../../../lib/perps/risk';
 import type { PerpsReadAnswer } from '../../../lib/perps/wire';
 
 /** A fill (prices and sizes decimal strings, `timestamp` Unix ms). */
@@ -27,8 +28,11 @@ export function marginRatioPct(p: Portfolio | undefined): number {
   return p && value > 0 ? (Number(p.margin.total_maintenance_margin) / value) * 100 : 0;
 }
 
-/** The reduce-only order that closes `p` at market (the opposite side, its whole size). */
-export const closeOrder = (p: Position) => createOrders({ orders: [{ iid: p.instrument_id, buy: p.size.startsWith('-'), qty: p.size.replace('-', ''), tif: 'ioc', ro: true }] });
+/**
+ * The reduce-only IOC order that closes `p` (the opposite side, its whole size), at `limit` — the
+ * best level ± the slippage cap (issue #19: never an unbounded market order; `closeLimit`).
+ */
+export const closeOrder = (p: Position, limit: string) => createOrders({ orders: [{ iid: p.instrument_id, buy: p.size.startsWith('-'), qty: p.size.replace('-', ''), p: limit, tif: 'ioc', ro: true }] });
 /** The reduce-only market trigger order (take-profit or stop-loss at `trp`) for the whole of `p`. */
 export const triggerOrder = (p: Position, kind: 'tp' | 'sl', trp: string) =>
   createOrders({ orders: [{ iid: p.instrument_id, buy: p.size.startsWith('-'), qty: p.size.replace('-', ''), ro: true, tr: { tpsl: kind, trp, market: true } }] });
@@ -93,8 +97,25 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
       error.value = messageOf(e);
     }
   }
-  /** Closes `p` at market. */
-  const close = (p: Position) => run(closeOrder(p), `Closed ${p.symbol}`);
+  /** Closes `p` with a protected market order: the book is read now and the IOC limit is its best level ± `capBps`. */
+  async function close(p: Position, capBps = DEFAULT_SLIPPAGE_BPS): Promise<void> {
+    error.value = undefined;
+    const inst = perps.instruments.value.find((i) => i.instrument_id === p.instrument_id);
+    const buy = p.size.startsWith('-');
+    let est;
+    try {
+      const book = await perps.read('book', { instrument_id: p.instrument_id, depth: 10 });
+      est = inst ? estimateMarket(buy ? book.asks : book.bids, buy, p.size.replace('-', ''), capBps, tickOf(inst)) : undefined;
+    } catch (e) {
+      error.value = messageOf(e);
+      return;
+    }
+    if (!est) {
+      error.value = `No book to price the close of ${p.symbol}: use the ticket with a limit price.`;
+      return;
+    }
+    await run(closeOrder(p, est.limit), `Closed ${p.symbol}`);
+  }
   /** Sets a take-profit or stop-loss at `trp` for `p`. */
   const trigger = (p: Position, kind: 'tp' | 'sl', trp: string) => run(triggerOrder(p, kind, trp), `${kind === 'sl' ? 'Stop-loss' : 'Take-profit'} set at ${trp} for ${p.symbol}`);
 

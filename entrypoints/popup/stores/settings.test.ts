@@ -4,7 +4,7 @@ import { createPermissionsStore } from './permissions';
 import { createVaultStore, hasLiveProxy, switchedText } from './vault';
 import { fakeCall, FakeFailure } from './testkit';
 
-const SETTINGS = { perpsUrl: 'http://127.0.0.1:1', clobUrl: 'http://127.0.0.1:2', gammaUrl: 'http://127.0.0.1:3', dataUrl: 'http://127.0.0.1:4', clobChainId: 137, autoLockMinutes: 15, theme: 'dark', headerSet: 'seed', maxPositionUsdc: 1_000, auditRetentionDays: 0 };
+const SETTINGS = { perpsUrl: 'http://127.0.0.1:1', clobUrl: 'http://127.0.0.1:2', gammaUrl: 'http://127.0.0.1:3', dataUrl: 'http://127.0.0.1:4', clobChainId: 137, autoLockMinutes: 15, theme: 'dark', headerSet: 'seed', maxPositionUsdc: 1_000, auditRetentionDays: 0, slippageBps: 50 };
 
 describe('createSettingsStore', () => {
   it('uses the default warning threshold until the settings are read', async () => {
@@ -13,6 +13,7 @@ describe('createSettingsStore', () => {
     expect(s.maxPositionUsdc.value).toBe(DEFAULT_MAX_POSITION_USDC);
     await s.load();
     expect(s.maxPositionUsdc.value).toBe(1_000);
+    expect(s.slippageBps.value).toBe(50);
     expect(s.theme.value).toBe('dark');
     expect(invalidText(s.invalid.value)).toBe('theme (unknown theme)');
   });

@@ -8,6 +8,7 @@ import { computed, signal } from '@preact/signals';
 import type { ProcedureOutput } from '../../../lib/messaging/protocol';
 import { call as popupCall, messageOf } from '../api';
 import type { Call } from './perps';
+import { DEFAULT_SLIPPAGE_BPS } from '../../../lib/perps/risk';
 
 /** The settings (`lib/settings` schema): gateway URLs, auto-lock minutes, theme, header names, limits. */
 export type Settings = ProcedureOutput<'settings.get'>['settings'];
@@ -34,6 +35,8 @@ export function createSettingsStore(call: Call = popupCall) {
   const notice = signal<string | undefined>(undefined);
   const theme = computed(() => saved.value?.theme);
   const maxPositionUsdc = computed(() => saved.value?.maxPositionUsdc ?? DEFAULT_MAX_POSITION_USDC);
+  /** The protected market orders' slippage cap, basis points (issue #19; default 100 = 1 %). */
+  const slippageBps = computed(() => saved.value?.slippageBps ?? DEFAULT_SLIPPAGE_BPS);
 
   /** Reads the settings (and the invalid fields). */
   async function load(): Promise<void> {
@@ -74,5 +77,5 @@ export function createSettingsStore(call: Call = popupCall) {
   /** Changes the vault password. */
   const changePassword = (oldPassword: string, newPassword: string) => call('vault.changePassword', { oldPassword, newPassword });
 
-  return { draft, saved, invalid, error, notice, theme, maxPositionUsdc, load, edit, run, save, exportBackup, restore, changePassword };
+  return { draft, saved, invalid, error, notice, theme, maxPositionUsdc, slippageBps, load, edit, run, save, exportBackup, restore, changePassword };
 }

@@ -9,13 +9,14 @@ const order = (status: string, filled: string) => ({ order_id: 42, instrument_id
 const PORTFOLIO = { positions: [], margin: { total_account_value: '10000', total_initial_margin: '0', total_maintenance_margin: '0', total_position_value: '0' }, withdrawable: '10000' };
 
 /** A perps store over a fake venue: one instrument, a book 100 / 101, a portfolio, orders by id. */
-async function setup(opts: { orders?: Record<string, unknown>[]; placeFails?: boolean; maxPositionUsdc?: number } = {}) {
+async function setup(opts: { orders?: Record<string, unknown>[]; placeFails?: boolean; maxPositionUsdc?: number; portfolio?: unknown; leverage?: number; book?: unknown } = {}) {
   const reads: Record<string, unknown> = {
     instruments: [BTC],
     fees: { fee_schedule: [{ taker_fee_rate: '0.0005', maker_fee_rate: '0.0002' }] },
     tickers: [{ instrument_id: 1, mark_price: '100.5', index_price: '100.4', mid_price: '100.5', last_price: '100.5', funding_rate: '0' }],
-    book: { bids: [['100', '2']], asks: [['101', '3']] },
-    portfolio: PORTFOLIO,
+    book: opts.book ?? { bids: [['100', '2']], asks: [['101', '3']] },
+    portfolio: opts.portfolio ?? PORTFOLIO,
+    config: [{ instrument_id: 1, leverage: opts.leverage ?? 10, cross: true }],
     openOrders: [],
     statistics: [{ instrument_id: 1, open_price: '80', volume: '1' }],
   };
@@ -39,6 +40,7 @@ async function setup(opts: { orders?: Record<string, unknown>[]; placeFails?: bo
     pollMs: 0,
     coid: (() => { let n = 0; return () => String(++n).padStart(32, '0'); })(),
   });
+  await ticket.loadConfig();
   return { store, ticket, calls, sent };
 }
 
@@ -155,5 +157,88 @@ describe('createPerpsTicket', () => {
     expect(ticket.error.value).toBe('Insufficient margin');
     expect(ticket.qty.value).toBe('0.01');
     expect(ticket.coid.value).toBe('1'.padStart(32, '0'));
+  });
+});
+
+describe('issue #19: the numbers before the click', () => {
+  const LONG = (size: string, entry: string) => ({
+    positions: [{ instrument_id: 1, symbol: 'BTC-PERP', size, entry_price: entry, leverage: 10, cross: true, initial_margin: '0', maintenance_margin: '1', position_value: '100', liquidation_price: '0', unrealized_pnl: '0', return_on_equity: '0', cumulative_funding: '0' }],
+    margin: { total_account_value: '10000', total_initial_margin: '0', total_maintenance_margin: '1', total_position_value: '100' },
+    withdrawable: '10000',
+  });
+
+  it('uses the venue\'s leverage, shows a typed one as pending and never signs it', async () => {
+    const { ticket, sent } = await setup({ leverage: 5, orders: [order('filled', '1')] });
+    ticket.lev.value = '20';
+    ticket.qty.value = '10';
+    ticket.setPrice('100');
+    expect(ticket.leverage.value).toBe(5);
+    expect(ticket.pendingLeverage.value).toBe(20);
+    expect(ticket.preview.value?.marginRequired).toBe('200');
+    expect(ticket.warnings.value.join(' ')).toContain('20× is typed but not applied: this order uses 5×');
+    await ticket.submit();
+    expect(sent.map((b) => (b as { type: string }).type)).toEqual(['createOrders']);
+  });
+
+  it('an empty price sends a protected IOC limit at the best level + the cap, with the estimate shown', async () => {
+    const { ticket } = await setup({ book: { bids: [['100', '2']], asks: [['101', '1'], ['101.5', '1'], ['103', '5']] } });
+    ticket.qty.value = '2';
+    ticket.setPrice('');
+    expect(ticket.market.value).toMatchObject({ limit: '102', avgPrice: '101.3', slippageBps: '24.75', complete: true });
+    expect(ticket.built.value.cmd?.body).toMatchObject({ args: [{ p: '102', tif: 'ioc', qty: '2' }] });
+    ticket.slippage.value = '50';
+    expect(ticket.built.value.cmd?.body).toMatchObject({ args: [{ p: '101.5' }] });
+    ticket.slippage.value = '0';
+    ticket.qty.value = '3';
+    expect(ticket.warnings.value.join(' ')).toContain('Only 1 fills within the 0 % slippage cap');
+  });
+
+  it('disables submit with the reason when the margin is short, and the 100 % preset is never refused', async () => {
+    const { ticket, sent } = await setup({ portfolio: { ...PORTFOLIO, withdrawable: '100' } });
+    ticket.setPrice('');
+    ticket.qty.value = '20';
+    expect(ticket.canSubmit.value).toBe(false);
+    expect(ticket.reason.value).toBe('Not enough free margin: the venue needs 204 USDC + 1.01 fee, 100 free.');
+    await ticket.submit();
+    expect(sent).toHaveLength(0);
+    ticket.preset('1');
+    // 100 ÷ (102/10 + 102 × 0.0005) at the protected limit 102 → 9.755…, lot 0.001
+    expect(ticket.qty.value).toBe('9.755');
+    expect(ticket.canSubmit.value).toBe(true);
+    expect(ticket.reason.value).toBeUndefined();
+  });
+
+  it('post-only shows the maker fee; a GTC limit "up to" the taker fee', async () => {
+    const { ticket } = await setup();
+    ticket.qty.value = '1';
+    ticket.setPrice('99');
+    expect(ticket.preview.value).toMatchObject({ fee: '0.0495', feeUpTo: true });
+    ticket.po.value = true;
+    expect(ticket.preview.value).toMatchObject({ fee: '0.0198', feeUpTo: false, marginRequired: '9.9' });
+  });
+
+  it('close position: the first click previews, the second sends reduce-only with the cap', async () => {
+    const { ticket, sent } = await setup({ portfolio: LONG('2', '90') });
+    await ticket.closePosition();
+    expect(sent).toHaveLength(0);
+    expect(ticket.closeArmed.value).toBe(true);
+    expect(ticket.closePreview.value).toMatchObject({ size: '2', avgPrice: '100', fee: '0.1', realizedPnl: '20', limit: '99' });
+    await ticket.closePosition();
+    expect(sent).toEqual([expect.objectContaining({ args: [expect.objectContaining({ buy: false, qty: '2', p: '99', tif: 'ioc', ro: true })] })]);
+    ticket.cancelClose();
+  });
+
+  it('TP / SL ride in the same command as reduce-only market triggers, on the right side of the price', async () => {
+    const { ticket } = await setup();
+    ticket.qty.value = '1';
+    ticket.setPrice('101');
+    ticket.tp.value = '110';
+    ticket.sl.value = '95';
+    expect(ticket.built.value.cmd?.body).toMatchObject({
+      args: [{ buy: true, qty: '1' }, { buy: false, qty: '1', ro: true, tr: { tpsl: 'tp', trp: '110', market: true } }, { buy: false, ro: true, tr: { tpsl: 'sl', trp: '95', market: true } }],
+    });
+    ticket.sl.value = '105';
+    expect(ticket.built.value.problem).toBe('Stop-loss must be below 101 for a long.');
+    expect(ticket.canSubmit.value).toBe(false);
   });
 });

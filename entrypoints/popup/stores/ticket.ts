@@ -6,8 +6,9 @@
  * leverage. Plain signals: the `PerpsTicket` screen renders them, tests drive them with a fake store.
  */
 import { computed, signal } from '@preact/signals';
-import { cancelAll, cancelOrders, cancelOrdersCOID, createOrders, updateLeverage, type PerpsCommand, type TimeInForce } from '../../../lib/perps/commands';
-import { bookAveragePrice, contractsForUsdc, maxOrderSize, previewOrder, type OrderPreview } from '../../../lib/perps/risk';
+import { cancelAll, cancelOrders, cancelOrdersCOID, createOrders, updateLeverage, type PerpsCommand, type PerpsOrderInput, type TimeInForce } from '../../../lib/perps/commands';
+import { summarizeOrder } from '../../../lib/perps/summary';
+import { contractsForUsdc, decimalsOf, DEFAULT_SLIPPAGE_BPS, estimateMarket, maxOrderSize, previewOrder, type Liquidity, type MarketEstimate, type OrderPreview } from '../../../lib/perps/risk';
 import { InvalidFieldError } from '../../../lib/validation';
 import { fromUnits, toUnits } from '../../../lib/decimal';
 import { messageOf } from '../api';
@@ -32,7 +33,12 @@ export function describeStatus(o: Pick<OrderView, 'status' | 'filled_quantity'>)
     case 'filled':
       return `Filled ${o.filled_quantity}`;
     case 'accepted':
+    case 'untriggered':
       return 'Accepted, waiting for its trigger';
+    case 'armed':
+      return 'Armed: fires when the mark crosses its trigger';
+    case 'triggered':
+      return `Triggered${filled ? `, filled ${o.filled_quantity}` : ''}`;
     case 'ioc_expired':
     case 'cancelled':
     case 'auto_cancelled':
@@ -84,6 +90,8 @@ export type PerpsTicketDeps = {
   pollMs?: number;
   /** Source of client order ids (default `newCoid`). */
   coid?: () => string;
+  /** The protected market orders' slippage cap from Settings, basis points (default `DEFAULT_SLIPPAGE_BPS`). */
+  slippageBps?: () => number;
 };
 
 /** The ticket: signals, derived values and actions. */
@@ -100,80 +108,137 @@ function ticketForm(makeCoid: () => string) {
   const po = signal(false);
   const ro = signal(false);
   const coid = signal(makeCoid());
+  /** The leverage typed in the leverage form (applied only by "Apply"; never used by the preview). */
   const lev = signal('10');
   const cross = signal(true);
+  /** The venue's leverage and margin mode for the instrument (`config` read); undefined until read. */
+  const venueLev = signal<number | undefined>(undefined);
+  const venueCross = signal(true);
+  /** Per-order slippage cap, basis points as typed ('' = the Settings value). */
+  const slippage = signal('');
+  /** Optional take-profit / stop-loss trigger prices attached to a new order ('' = none). */
+  const tp = signal('');
+  const sl = signal('');
+  /** "Close position" was clicked once: the preview is shown and the next click or Enter sends it. */
+  const closeArmed = signal(false);
   const error = signal<string | undefined>(undefined);
   const result = signal<string | undefined>(undefined);
   const busy = signal(false);
 
-  return { buy, qty, unit, price, priceTouched, tif, po, ro, coid, lev, cross, error, result, busy };
+  return { buy, qty, unit, price, priceTouched, tif, po, ro, coid, lev, cross, venueLev, venueCross, slippage, tp, sl, closeArmed, error, result, busy };
 }
 type TicketForm = ReturnType<typeof ticketForm>;
 
-/** What follows from the form over the perps store's reads: the instrument, the command, the risk preview, the warnings. */
-function ticketOrder(store: PerpsStore, f: TicketForm, maxPositionUsdc: () => number) {
-  const { buy, qty, unit, price, tif, po, ro, coid, lev } = f;
+/** The slippage cap in force (per order when typed and valid, else Settings), basis points 0-1000. */
+export function capBps(typed: string, fallback: number): number {
+  const n = /^\d{1,4}$/.test(typed) ? Number(typed) : fallback;
+  return Math.min(1_000, Math.max(0, n));
+}
+
+/** Why TP / SL prices do not fit the order's side (a long's take-profit above the price, its stop-loss below), or undefined. */
+export function tpslProblem(buy: boolean, ref: string, tp: string, sl: string): string | undefined {
+  const r = toUnits(ref, 8);
+  if (r === undefined) return undefined;
+  const tpU = tp ? toUnits(tp, 8) : undefined;
+  const slU = sl ? toUnits(sl, 8) : undefined;
+  if (tp && (tpU === undefined || (buy ? tpU <= r : tpU >= r))) return `Take-profit must be ${buy ? 'above' : 'below'} ${ref} for a ${buy ? 'long' : 'short'}.`;
+  if (sl && (slU === undefined || (buy ? slU >= r : slU <= r))) return `Stop-loss must be ${buy ? 'below' : 'above'} ${ref} for a ${buy ? 'long' : 'short'}.`;
+  return undefined;
+}
+
+/** The instrument's reads the ticket follows (instrument, ticker, statistic, position, best level, tick, lot). */
+function ticketReads(store: PerpsStore, f: TicketForm) {
   const instrument = computed(() => store.instruments.value.find((i) => i.instrument_id === store.iid.value));
   const ticker = computed(() => store.tickers.value.find((t) => t.instrument_id === store.iid.value));
   const statistic = computed(() => store.statistics.value.find((s) => s.instrument_id === store.iid.value));
   const position = computed(() => store.portfolio.value?.positions.find((p) => p.instrument_id === store.iid.value));
-  const best = computed(() => (buy.value ? store.book.value?.asks[0]?.[0] : store.book.value?.bids[0]?.[0]));
+  const best = computed(() => (f.buy.value ? store.book.value?.asks[0]?.[0] : store.book.value?.bids[0]?.[0]));
   const tick = computed(() => (instrument.value ? tickOf(instrument.value) : '0.01'));
   const lot = computed(() => (instrument.value ? lotOf(instrument.value) : '0.001'));
-  const refPrice = computed(() => price.value || best.value || ticker.value?.mark_price || '');
-  /** The size in contracts (converted from USDC at the reference price when the unit is USDC). */
-  const contracts = computed(() => (unit.value === 'usdc' ? (qty.value && refPrice.value ? contractsForUsdc(qty.value, refPrice.value, lot.value) : '') : qty.value));
-  const effectiveTif = computed<TimeInForce>(() => (price.value === '' && tif.value === 'gtc' ? 'ioc' : tif.value));
-  const leverage = computed(() => Number(lev.value) || 1);
-  const feeRate = computed(() => store.fees.value?.taker);
+  /** The venue's leverage for the instrument: the config read, else the position row's; undefined until one is read. */
+  const leverage = computed(() => f.venueLev.value ?? position.value?.leverage);
+  /** A leverage typed and not applied: shown as pending, never used (the order goes at the venue's). */
+  const pendingLeverage = computed(() => {
+    const typed = Number(f.lev.value);
+    return leverage.value !== undefined && Number.isInteger(typed) && typed > 0 && typed !== leverage.value ? typed : undefined;
+  });
+  return { instrument, ticker, statistic, position, best, tick, lot, leverage, pendingLeverage };
+}
+type TicketReads = ReturnType<typeof ticketReads>;
 
-  /** The command that Buy / Sell would sign, or why the order cannot be built. */
-  const built = computed((): { cmd?: PerpsCommand; problem?: string } => {
+/** The protected market order's estimate (an empty price) and the price the venue checks margin at. */
+function ticketMarket(store: PerpsStore, f: TicketForm, r: TicketReads, slippageBps: () => number) {
+  const refPrice = computed(() => f.price.value || r.best.value || r.ticker.value?.mark_price || '');
+  /** The size in contracts (converted from USDC at the reference price when the unit is USDC). */
+  const contracts = computed(() => (f.unit.value === 'usdc' ? (f.qty.value && refPrice.value ? contractsForUsdc(f.qty.value, refPrice.value, r.lot.value) : '') : f.qty.value));
+  const cap = computed(() => capBps(f.slippage.value, slippageBps()));
+  /** An empty price: the IOC limit at the best level ± the cap, with the average and slippage from the visible book. */
+  const market = computed((): MarketEstimate | undefined => {
+    if (f.price.value !== '') return undefined;
+    const levels = f.buy.value ? store.book.value?.asks : store.book.value?.bids;
+    return levels ? estimateMarket(levels, f.buy.value, contracts.value || '0', cap.value, r.tick.value) : undefined;
+  });
+  /** The price the venue charges margin at: the typed limit, else the protected limit. */
+  const marginPrice = computed(() => f.price.value || market.value?.limit || '');
+  return { refPrice, contracts, cap, market, marginPrice };
+}
+
+/** What follows from the form over the perps store's reads: the instrument, the command, the risk preview, the warnings. */
+function ticketOrder(store: PerpsStore, f: TicketForm, maxPositionUsdc: () => number, slippageBps: () => number) {
+  const { buy, price, tif, po, ro, coid, tp, sl } = f;
+  const r = ticketReads(store, f);
+  const m = ticketMarket(store, f, r, slippageBps);
+  const { instrument, ticker, statistic, position, best, leverage } = r;
+  const { contracts, market, marginPrice } = m;
+  const effectiveTif = computed<TimeInForce>(() => (price.value === '' ? (tif.value === 'fok' ? 'fok' : 'ioc') : tif.value));
+  /** Which fees the order pays: maker for post-only, taker for IOC / FOK / market, either for a GTC limit. */
+  const liquidity = computed<Liquidity>(() => (effectiveTif.value !== 'gtc' ? 'taker' : po.value ? 'maker' : 'either'));
+  const feeRate = computed(() => store.fees.value && (liquidity.value === 'maker' ? store.fees.value.maker : store.fees.value.taker));
+
+  /** The command that Buy / Sell would sign (with its TP / SL trigger orders), or why the order cannot be built. */
+  const built = computed((): { cmd?: PerpsCommand; order?: PerpsOrderInput; problem?: string } => {
     const iid = store.iid.value;
     const size = contracts.value;
     if (iid === undefined || !size || size === '0') return {};
     const t = effectiveTif.value;
+    const p = price.value || market.value?.limit;
+    if (!p) return { problem: 'No book to price a market order: type a limit price.' };
+    const tpsl = tpslProblem(buy.value, price.value || best.value || p, tp.value, sl.value);
+    if (tpsl) return { problem: tpsl };
+    const exit = (kind: 'tp' | 'sl', trp: string) => ({ iid, buy: !buy.value, qty: size, ro: true, tr: { tpsl: kind, trp, market: true } });
+    const order: PerpsOrderInput = { iid, buy: buy.value, qty: size, p, tif: t, ...(po.value && t === 'gtc' ? { po: true } : {}), ...(ro.value ? { ro: true } : {}), c: coid.value };
     try {
       return {
-        cmd: createOrders({
-          orders: [{ iid, buy: buy.value, qty: size, ...(price.value ? { p: price.value } : {}), tif: t, ...(po.value && t === 'gtc' ? { po: true } : {}), ...(ro.value ? { ro: true } : {}), c: coid.value }],
-        }),
+        cmd: createOrders({ orders: [order, ...(tp.value ? [exit('tp', tp.value)] : []), ...(sl.value ? [exit('sl', sl.value)] : [])] }),
+        order,
       };
     } catch (err) {
       return { problem: err instanceof InvalidFieldError ? err.shortMessage : 'Check the order.' };
     }
   });
 
-  /** The execution price the preview assumes: the typed price, else the book's average for the size, else the reference. */
-  const execPrice = computed(() => {
-    const levels = buy.value ? store.book.value?.asks : store.book.value?.bids;
-    return price.value || (contracts.value && levels ? bookAveragePrice(levels, contracts.value) : null) || refPrice.value;
+  /** The execution price the preview assumes: the typed price, else the book's average within the cap, else the reference. */
+  const execPrice = computed(() => price.value || market.value?.avgPrice || m.refPrice.value);
+  /** The typed limit rests (does not cross the best level on the other side): post-only, or a GTC limit below the ask / above the bid. */
+  const rests = computed(() => {
+    if (effectiveTif.value !== 'gtc' || !price.value) return false;
+    const other = buy.value ? store.book.value?.asks[0]?.[0] : store.book.value?.bids[0]?.[0];
+    const p = toUnits(price.value, 8);
+    const o = other === undefined ? undefined : toUnits(other, 8);
+    return po.value || o === undefined || p === undefined || (buy.value ? p < o : p > o);
   });
 
-  /** What the order does to the account (lib/perps/risk), once an order can be built and the portfolio is read. */
+  /** What the order does to the account (lib/perps/summary — the approval window's code too), once an order can be built and the portfolio, fees and leverage are read. */
   const preview = computed((): OrderPreview | undefined => {
-    const inst = instrument.value;
+    const instrumentRead = instrument.value;
     const portfolio = store.portfolio.value;
-    const exec = execPrice.value;
-    const iid = store.iid.value;
-    if (!built.value.cmd || !inst || !exec || !portfolio) return undefined;
-    const pos = position.value;
-    return previewOrder({
-      buy: buy.value,
-      qty: contracts.value,
-      price: exec,
-      leverage: leverage.value,
-      feeRate: feeRate.value ?? '0',
-      markPrice: ticker.value?.mark_price ?? exec,
-      maxLeverage: inst.max_leverage,
-      accountValue: portfolio.margin.total_account_value,
-      withdrawable: portfolio.withdrawable,
-      ...(pos ? { position: { size: pos.size, entryPrice: pos.entry_price } } : {}),
-      otherMaintenance: fromUnits(
-        portfolio.positions.filter((p) => p.instrument_id !== iid).reduce((a, p) => a + (toUnits(p.maintenance_margin, 8) ?? 0n), 0n),
-        8,
-      ),
-    });
+    const book = store.book.value;
+    const fees = store.fees.value;
+    const lv = leverage.value;
+    const order = built.value.order;
+    if (!order || !instrumentRead || !portfolio || !book || !fees || lv === undefined) return undefined;
+    const mark = ticker.value?.mark_price;
+    return summarizeOrder(order, { instrument: instrumentRead, book, portfolio, fees, leverage: lv, ...(mark ? { markPrice: mark } : {}) })?.preview;
   });
 
   /** Plain-words warnings shown in the risk panel. */
@@ -185,21 +250,78 @@ function ticketOrder(store: PerpsStore, f: TicketForm, maxPositionUsdc: () => nu
     if (p?.grows && execPrice.value && Number(p.newSize) !== 0 && exceedsNotional(p.newSize, execPrice.value, limit)) {
       out.push(`The position would exceed ${limit.toLocaleString('en-US')} USDC notional (Settings).`);
     }
-    if (p?.insufficientMargin) out.push('Not enough free margin for this order.');
+    if (market.value && !market.value.complete && market.value.avgPrice) out.push(`Only ${market.value.fillable} fills within the ${m.cap.value / 100} % slippage cap; the rest is cancelled.`);
+    if (r.pendingLeverage.value !== undefined) out.push(`Leverage ${r.pendingLeverage.value}× is typed but not applied: this order uses ${leverage.value}×.`);
     return out;
   });
+
+  /** Whether Buy / Sell can go, and why not (the submit button shows the reason). */
+  const canSubmit = computed(() => reasonOf() === undefined);
+  const reason = computed(() => reasonOf());
+  function reasonOf(): string | undefined {
+    if (!built.value.cmd) return built.value.problem ?? 'Enter a size.';
+    if (f.busy.value) return 'Sending…';
+    const p = preview.value;
+    if (!p) return leverage.value === undefined ? 'Reading the leverage…' : 'Reading the account…';
+    if (market.value && !market.value.avgPrice) return `Nothing fills within the ${m.cap.value / 100} % slippage cap.`;
+    if (p.reduceOnlyInvalid) return 'Reduce-only: there is no position to reduce on this side.';
+    if (p.insufficientMargin) return `Not enough free margin: the venue needs ${p.marginCheck} USDC + ${p.fee} fee, ${store.portfolio.value?.withdrawable ?? '0'} free.`;
+    return undefined;
+  }
 
   const change = computed(() => (ticker.value && statistic.value ? changePct(ticker.value.mark_price, statistic.value.open_price) : undefined));
   const spread = computed(() => spreadOf(store.book.value));
 
-  return { instrument, ticker, position, best, tick, lot, refPrice, contracts, effectiveTif, leverage, feeRate, built, execPrice, preview, warnings, change, spread };
+  return { ...r, ...m, effectiveTif, liquidity, feeRate, built, execPrice, rests, preview, warnings, canSubmit, reason, change, spread };
 }
 type TicketOrder = ReturnType<typeof ticketOrder>;
 
+/** The close-position order and its preview: reduce-only IOC at the best level ± the cap, the whole position. */
+function ticketClose(store: PerpsStore, f: TicketForm, o: TicketOrder) {
+  const closeOrder = computed((): { cmd: PerpsCommand; size: string; buy: boolean; estimate: MarketEstimate } | undefined => {
+    const pos = o.position.value;
+    const iid = store.iid.value;
+    if (!pos || iid === undefined || Number(pos.size) === 0) return undefined;
+    const buy = pos.size.startsWith('-');
+    const size = pos.size.replace('-', '');
+    const levels = buy ? store.book.value?.asks : store.book.value?.bids;
+    const estimate = levels ? estimateMarket(levels, buy, size, o.cap.value, o.tick.value) : undefined;
+    if (!estimate) return undefined;
+    return { cmd: createOrders({ orders: [{ iid, buy, qty: size, p: estimate.limit, tif: 'ioc', ro: true }] }), size, buy, estimate };
+  });
+  /** What closing does: the size, estimated price and slippage, fee and realised PnL (lib/perps/risk over the venue's reads). */
+  const closePreview = computed(() => {
+    const c = closeOrder.value;
+    const pos = o.position.value;
+    const portfolio = store.portfolio.value;
+    const fees = store.fees.value;
+    const inst = o.instrument.value;
+    if (!c || !pos || !portfolio || !fees || !inst || !c.estimate.avgPrice) return undefined;
+    const p = previewOrder({
+      buy: c.buy,
+      qty: c.estimate.fillable,
+      price: c.estimate.avgPrice,
+      leverage: pos.leverage,
+      fees,
+      liquidity: 'taker',
+      reduceOnly: true,
+      markPrice: o.ticker.value?.mark_price ?? c.estimate.avgPrice,
+      maxLeverage: inst.max_leverage,
+      priceDecimals: decimalsOf(o.tick.value),
+      accountValue: portfolio.margin.total_account_value,
+      withdrawable: portfolio.withdrawable,
+      position: { size: pos.size, entryPrice: pos.entry_price },
+    });
+    return { size: c.size, fillable: c.estimate.fillable, limit: c.estimate.limit, avgPrice: c.estimate.avgPrice, slippageBps: c.estimate.slippageBps, fee: p.fee, realizedPnl: p.realizedPnl, complete: c.estimate.complete };
+  });
+  return { closeOrder, closePreview };
+}
+type TicketClose = ReturnType<typeof ticketClose>;
+
 /** The ticket's actions: editing helpers, then placing, following and cancelling orders at the venue. */
-function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newCoid }: PerpsTicketDeps, f: TicketForm, o: TicketOrder) {
+function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newCoid }: PerpsTicketDeps, f: TicketForm, o: TicketOrder, close: TicketClose) {
   const { qty, unit, price, priceTouched, po, ro, coid, lev, cross, error, result, busy } = f;
-  const { instrument, position, best, tick, lot, refPrice, leverage, feeRate, built } = o;
+  const { best, tick, lot, leverage, feeRate, built, marginPrice } = o;
   /** Follows the book's best level while the person has not typed a price. */
   function prefill(): void {
     if (!priceTouched.value && best.value) price.value = best.value;
@@ -213,12 +335,19 @@ function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newC
   function step(steps: number): void {
     setPrice(stepPrice(price.value || best.value || '0', tick.value, steps));
   }
-  /** Sets the size to `fraction` of what the free margin allows, in contracts. */
+  /**
+   * Sets the size to `fraction` of what the free margin allows, in contracts, under the venue's rule for
+   * the order kind: a limit at its price, a market order at its protected limit (the worst price it may
+   * reach), at the venue's leverage — so a preset is never refused for margin (issue #19 finding 3).
+   */
   function preset(fraction: string): void {
     const portfolio = store.portfolio.value;
-    if (!portfolio || !refPrice.value) return;
+    const lv = leverage.value;
+    // A market order's limit depends on the book only (not the size): estimate it for one lot.
+    const mp = marginPrice.value || (price.value === '' ? undefined : price.value);
+    if (!portfolio || lv === undefined || !mp) return;
     unit.value = 'contracts';
-    qty.value = maxOrderSize({ withdrawable: portfolio.withdrawable, price: refPrice.value, leverage: leverage.value, feeRate: feeRate.value ?? '0', lot: lot.value, fraction });
+    qty.value = maxOrderSize({ withdrawable: portfolio.withdrawable, price: mp, leverage: lv, feeRate: feeRate.value ?? '0', lot: lot.value, fraction });
   }
   /** Switches the size unit (contracts ⇄ USDC) and clears the size. */
   function toggleUnit(): void {
@@ -234,26 +363,35 @@ function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newC
     result.value = undefined;
     po.value = false;
     ro.value = false;
+    f.tp.value = '';
+    f.sl.value = '';
+    f.closeArmed.value = false;
   }
-  /** Another instrument was chosen: the price follows its book again. */
+  /** Another instrument was chosen: the price follows its book again; its leverage is read anew; notices and a pending close go. */
   function instrumentChanged(): void {
     priceTouched.value = false;
+    f.venueLev.value = undefined;
+    f.closeArmed.value = false;
+    result.value = undefined;
+    error.value = undefined;
   }
   /** Reads the account's leverage and margin mode for the instrument shown. */
   async function loadConfig(): Promise<void> {
     const iid = store.iid.value;
     if (iid === undefined) return;
     const c = await store.read('config', { instrument_id: iid });
-    if (c[0]) {
+    if (c[0] && store.iid.value === iid) {
       lev.value = String(c[0].leverage);
       cross.value = c[0].cross;
+      f.venueLev.value = c[0].leverage;
+      f.venueCross.value = c[0].cross;
     }
   }
 
   /** Places the built order, then reads it until the venue settles it (at most 20 reads). */
   async function submit(): Promise<void> {
     const cmd = built.value.cmd;
-    if (!cmd || busy.value) return;
+    if (!cmd || !o.canSubmit.value) return;
     busy.value = true;
     error.value = undefined;
     result.value = undefined;
@@ -263,7 +401,7 @@ function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newC
       result.value = `Acknowledged: order #${ack.oid}`;
       for (let i = 0; i < 20; i++) {
         const [o] = await store.read('orders', { order_id: ack.oid });
-        if (o && o.status !== 'accepted') {
+        if (o && o.status !== 'accepted' && o.status !== 'untriggered' && o.status !== 'armed') {
           result.value = `Order #${ack.oid}: ${describeStatus(o)}`;
           break;
         }
@@ -290,19 +428,31 @@ function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newC
       error.value = messageOf(err);
     }
   }
-  /** A reduce-only IOC market order for the whole position on the instrument shown. */
+  /**
+   * "Close position" (issue #19 finding 6): the first call shows the preview (`closePreview`: size,
+   * estimated price, fee, realised PnL); the second (a second click or Enter) sends a reduce-only IOC
+   * limit at the best level ± the slippage cap for the whole position.
+   */
   function closePosition(): Promise<void> {
-    const pos = position.value;
-    const iid = store.iid.value;
-    if (!pos || iid === undefined) return Promise.resolve();
-    const size = pos.size.replace('-', '');
-    return act(createOrders({ orders: [{ iid, buy: pos.size.startsWith('-'), qty: size, tif: 'ioc', ro: true }] }), `Close order sent for ${size} ${instrument.value?.symbol ?? ''}`);
+    const c = close.closeOrder.value;
+    if (!c) return Promise.resolve();
+    if (!f.closeArmed.value) {
+      f.closeArmed.value = true;
+      return Promise.resolve();
+    }
+    f.closeArmed.value = false;
+    return act(c.cmd, `Close order sent for ${c.size} ${o.instrument.value?.symbol ?? ''}`);
   }
-  /** Sets the typed leverage and margin mode for the instrument shown. */
-  function applyLeverage(): Promise<void> {
+  /** Withdraws a shown close preview without sending anything. */
+  function cancelClose(): void {
+    f.closeArmed.value = false;
+  }
+  /** Sets the typed leverage and margin mode for the instrument shown; the preview then uses the venue's new value. */
+  async function applyLeverage(): Promise<void> {
     const iid = store.iid.value;
-    if (iid === undefined) return Promise.resolve();
-    return act(updateLeverage({ iid, lev: Number(lev.value), cross: cross.value }), `Leverage set to ${lev.value}×`);
+    if (iid === undefined) return;
+    await act(updateLeverage({ iid, lev: Number(lev.value), cross: cross.value }), `Leverage set to ${lev.value}×`);
+    if (!error.value) await loadConfig().catch(() => undefined);
   }
   /** Cancels one open order by venue id. */
   const cancel = (oid: number) => act(cancelOrders({ oids: [oid] }), `Order #${oid} cancelled`);
@@ -311,7 +461,7 @@ function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newC
   /** Cancels every open order. */
   const cancelEverything = () => act(cancelAll({}), 'All orders cancelled');
 
-  return { prefill, setPrice, step, preset, toggleUnit, clear, instrumentChanged, loadConfig, submit, act, closePosition, applyLeverage, cancel, cancelByCoid, cancelEverything };
+  return { prefill, setPrice, step, preset, toggleUnit, clear, instrumentChanged, loadConfig, submit, act, closePosition, cancelClose, applyLeverage, cancel, cancelByCoid, cancelEverything };
 }
 
 /**
@@ -320,8 +470,9 @@ function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newC
  */
 export function createPerpsTicket(deps: PerpsTicketDeps) {
   const form = ticketForm(deps.coid ?? newCoid);
-  const order = ticketOrder(deps.store, form, deps.maxPositionUsdc);
-  return { ...form, ...order, ...ticketActions(deps, form, order) };
+  const order = ticketOrder(deps.store, form, deps.maxPositionUsdc, deps.slippageBps ?? (() => DEFAULT_SLIPPAGE_BPS));
+  const close = ticketClose(deps.store, form, order);
+  return { ...form, ...order, ...close, ...ticketActions(deps, form, order, close) };
 }
 
 /** What a key press does in the ticket. */

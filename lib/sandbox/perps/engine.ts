@@ -55,7 +55,8 @@ export type PerpsOrder = {
   tif?: 'gtc' | 'ioc' | 'fok';
   po: boolean;
   ro: boolean;
-  trigger?: { tpsl: 'tp' | 'sl'; trp: bigint; market: boolean };
+  /** A TP / SL trigger: `armedQty` while the account holds a position it reduces (status `armed`), `fired` once the mark crossed `trp`. */
+  trigger?: { tpsl: 'tp' | 'sl'; trp: bigint; market: boolean; armedQty?: bigint; fired?: boolean };
   status: OrderStatus;
   reason?: string;
   seq: number;
@@ -323,6 +324,7 @@ export class PerpsVenue {
       this.orders.set(d.oid, d);
       this.execute(a, d);
     }
+    this.afterMarkMove();
     return drafts;
   }
 
@@ -338,7 +340,7 @@ export class PerpsVenue {
   }
 
   private execute(a: Account, o: PerpsOrder): void {
-    if (o.trigger) {
+    if (o.trigger && !o.trigger.fired) {
       o.status = 'untriggered';
       return;
     }
@@ -511,11 +513,99 @@ export class PerpsVenue {
     return out;
   }
 
+  // -------------------------------------------------------------------------------------------
+  // Triggers and liquidation (issue #19): what happens when the mark moves.
+
+  /** Sets an instrument's mark price (PX units; the admin route `/admin/mark`), then fires triggers and liquidates. */
+  setMark(iid: number, mark: bigint): void {
+    const inst = this.instruments.get(iid);
+    if (!inst) throw new VenueError('unknown_instrument');
+    inst.mark = mark;
+    this.afterMarkMove();
+  }
+
+  /** After any mark change: arm, fire, liquidate — until nothing more happens (a fill moves the mark again; at most 20 rounds). */
+  afterMarkMove(): void {
+    for (let round = 0; round < 20; round++) {
+      this.armTriggers();
+      const fired = this.fireTriggers();
+      const liquidated = this.liquidateAll();
+      if (!fired && !liquidated) return;
+    }
+  }
+
+  /** A waiting TP / SL is `armed` (with `armedQty`) while its account holds a position the order reduces, `untriggered` otherwise. */
+  private armTriggers(): void {
+    for (const o of this.orders.values()) {
+      if (!o.trigger || o.status !== 'untriggered') continue;
+      const pos = this.findAccount(o.owner)?.positions.get(o.iid)?.size ?? 0n;
+      const reduces = o.buy ? pos < 0n : pos > 0n;
+      o.trigger.armedQty = reduces ? minB(o.qty, abs(pos)) : undefined;
+    }
+  }
+
+  /** Whether the mark crossed a trigger: an exit that sells fires at or above its TP / at or below its SL; an exit that buys the reverse. */
+  private crossed(o: PerpsOrder, mark: bigint): boolean {
+    const t = o.trigger;
+    if (!t) return false;
+    const up = o.buy ? t.tpsl === 'sl' : t.tpsl === 'tp';
+    return up ? mark >= t.trp : mark <= t.trp;
+  }
+
+  /** Fires every armed trigger whose price the mark crossed: it executes as a reduce-only order (market, or its limit). Returns whether any fired. */
+  private fireTriggers(): boolean {
+    let any = false;
+    for (const o of [...this.orders.values()]) {
+      if (!o.trigger || o.status !== 'untriggered' || !o.trigger.armedQty) continue;
+      const inst = this.instruments.get(o.iid);
+      if (!inst || !this.crossed(o, inst.mark)) continue;
+      const a = this.findAccount(o.owner);
+      if (!a) continue;
+      o.trigger.fired = true;
+      o.ro = true;
+      o.tif = 'ioc';
+      if (o.trigger.market) delete o.price;
+      o.status = 'open';
+      this.execute(a, o);
+      any = true;
+    }
+    return any;
+  }
+
+  /** Liquidates every account whose value fell below its total maintenance margin. Returns whether any was. */
+  private liquidateAll(): boolean {
+    let any = false;
+    for (const a of this.accounts.values()) {
+      if (a.positions.size === 0) continue;
+      let maint = 0n;
+      for (const [iid, p] of a.positions) maint += this.maintenance(iid, p);
+      if (this.equity(a) >= maint) continue;
+      this.liquidate(a);
+      any = true;
+    }
+    return any;
+  }
+
+  /**
+   * Liquidates `a`: cancels its open orders and closes every position at the mark against the venue
+   * (no book; the taker fee is charged), recorded as filled reduce-only orders with reason `liquidation`.
+   */
+  liquidate(a: Account): void {
+    this.cancelAll(a, undefined, 'liquidation');
+    for (const [iid, p] of [...a.positions]) {
+      const inst = this.instruments.get(iid);
+      if (!inst || p.size === 0n) continue;
+      const o: PerpsOrder = { oid: this.nextOid++, owner: a.owner.toLowerCase(), iid, buy: p.size < 0n, qty: abs(p.size), filled: 0n, tif: 'ioc', po: false, ro: true, status: 'filled', reason: 'liquidation', seq: this.nextSeq++, created: this.now(), updated: this.now() };
+      this.orders.set(o.oid, o);
+      this.fill(a, o, o.qty, inst.mark, true);
+    }
+  }
+
   /**
    * The order as the venue's reads answer it (`@polymarket/bindings/perps` `PerpsOrderSchema`): status
    * `open` / `partial` / `filled` / `cancelled` / `auto_cancelled` / `ioc_expired` / `ioc_no_fill` /
-   * `post_only_rejected` / `fok_unfilled` / `reduce_only_invalid`, and `accepted` for an untriggered
-   * trigger order. Market orders show price `0`; trigger orders carry `tpsl`.
+   * `post_only_rejected` / `fok_unfilled` / `reduce_only_invalid`; a trigger order `untriggered` /
+   * `armed` / `triggered` / `reduce_only_invalid_at_trigger` / `cancelled` (`triggerStatus`). Market orders show price `0`; trigger orders carry `tpsl`.
    */
   view(o: PerpsOrder): OrderView {
     const STATUS: Record<string, string> = {
@@ -527,8 +617,7 @@ export class PerpsVenue {
       fok_not_filled: 'fok_unfilled',
       reduce_only_would_increase_position: 'reduce_only_invalid',
     };
-    const status =
-      o.status === 'open' ? (o.filled > 0n ? 'partial' : 'open') : o.status === 'untriggered' ? 'accepted' : o.status === 'filled' ? 'filled' : (STATUS[o.reason ?? ''] ?? (o.status === 'rejected' ? 'rejected' : 'cancelled'));
+    const status = o.trigger ? triggerStatus(o) : o.status === 'open' ? (o.filled > 0n ? 'partial' : 'open') : o.status === 'filled' ? 'filled' : (STATUS[o.reason ?? ''] ?? (o.status === 'rejected' ? 'rejected' : 'cancelled'));
     return {
       order_id: o.oid,
       instrument_id: o.iid,
@@ -544,7 +633,7 @@ export class PerpsVenue {
       created_timestamp: o.created,
       updated_timestamp: o.updated,
       ...(o.coid ? { client_order_id: o.coid } : {}),
-      ...(o.trigger ? { tpsl: { kind: o.trigger.tpsl, scope: 'order', trp: fromUnits(o.trigger.trp, PX_SCALE) } } : {}),
+      ...(o.trigger ? { tpsl: { kind: o.trigger.tpsl, scope: 'order', trp: fromUnits(o.trigger.trp, PX_SCALE), ...(o.trigger.armedQty ? { armed_qty: fromUnits(o.trigger.armedQty, PX_SCALE) } : {}) } } : {}),
     };
   }
 
@@ -569,4 +658,11 @@ export class PerpsVenue {
     const b = this.book(iid);
     return { bids: agg(b.bids), asks: agg(b.asks) };
   }
+}
+
+/** The read status of a trigger order: waiting (`untriggered` / `armed`), `triggered` once fired (its fill in `filled_quantity`), or why it ended. */
+function triggerStatus(o: PerpsOrder): string {
+  if (o.status === 'untriggered') return o.trigger?.armedQty ? 'armed' : 'untriggered';
+  if (o.trigger?.fired) return o.status === 'rejected' ? 'reduce_only_invalid_at_trigger' : 'triggered';
+  return o.reason === 'auto_cancel' ? 'auto_cancelled' : 'cancelled';
 }

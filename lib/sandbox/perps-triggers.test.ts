@@ -1,0 +1,88 @@
+/**
+ * Issue #19: the sandbox fires TP / SL trigger orders when the mark crosses them (untriggered → armed
+ * → triggered, per PROTOCOL.md's order statuses) and liquidates an account whose value falls below its
+ * maintenance margin — so TP / SL and liquidation warnings are tested by what happens.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createOrders, updateLeverage } from '../perps/commands';
+import { startHarness, type Harness } from './testkit';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+type OrderView = { order_id: number; status: string; filled_quantity: string; tpsl?: { kind: string; armed_qty?: string } };
+const orders = async () => (await h.read('orders')) as OrderView[];
+const position = async (iid: number) => ((await h.read('portfolio')) as { positions: { instrument_id: number; size: string }[] }).positions.find((p) => p.instrument_id === iid);
+const mark = (instrument_id: number, price: string) => fetch(`${h.url}/admin/mark`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ instrument_id, price }) });
+
+describe('sandbox: TP / SL triggers', () => {
+  it('arms with the position, fires the take-profit when the mark crosses it, and disarms the stop-loss', async () => {
+    const acks = (await h.send(h.proxy, createOrders({
+      orders: [
+        { iid: 1, buy: true, qty: '0.2', p: '65100', tif: 'ioc' },
+        { iid: 1, buy: false, qty: '0.2', ro: true, tr: { tpsl: 'tp', trp: '66000', market: true } },
+        { iid: 1, buy: false, qty: '0.2', ro: true, tr: { tpsl: 'sl', trp: '64000', market: true } },
+      ],
+    }))) as { oid: number }[];
+    const [entry, tp, sl] = acks.map((a) => a.oid);
+    const byId = async (id: number | undefined) => (await orders()).find((o) => o.order_id === id);
+    expect(await position(1)).toMatchObject({ size: '0.2' });
+    expect(await byId(tp)).toMatchObject({ status: 'armed', tpsl: { kind: 'tp', armed_qty: '0.2' } });
+    expect((await byId(sl))?.status).toBe('armed');
+    expect((await byId(entry))?.status).toBe('filled');
+
+    const r = await mark(1, '65900');
+    expect(r.status).toBe(200);
+    expect((await byId(tp))?.status).toBe('armed'); // not crossed yet
+
+    await mark(1, '66000');
+    expect(await byId(tp)).toMatchObject({ status: 'triggered', filled_quantity: '0.2' });
+    expect(await position(1)).toBeUndefined();
+    expect((await byId(sl))?.status).toBe('untriggered'); // nothing left to protect
+    await mark(1, '63000');
+    expect((await byId(sl))?.status).toBe('untriggered');
+  });
+
+  it('fires a short\'s stop-loss when the mark rises through it', async () => {
+    const acks = (await h.send(h.proxy, createOrders({
+      orders: [
+        { iid: 2, buy: false, qty: '2', p: '3100', tif: 'ioc' },
+        { iid: 2, buy: true, qty: '2', ro: true, tr: { tpsl: 'sl', trp: '3200', market: true } },
+      ],
+    }))) as { oid: number }[];
+    await mark(2, '3199.95');
+    expect((await orders()).find((o) => o.order_id === acks[1]?.oid)?.status).toBe('armed');
+    await mark(2, '3200');
+    expect((await orders()).find((o) => o.order_id === acks[1]?.oid)?.status).toBe('triggered');
+    expect(await position(2)).toBeUndefined();
+  });
+
+  it('refuses a bad mark request', async () => {
+    expect((await mark(99, '1')).status).toBe(400);
+    expect((await mark(1, '-5')).status).toBe(400);
+  });
+});
+
+describe('sandbox: liquidation', () => {
+  it('closes every position of an account whose value falls below maintenance, and cancels its orders', async () => {
+    await h.send(h.proxy, updateLeverage({ iid: 3, lev: 20, cross: true }));
+    const w = Number(((await h.read('portfolio')) as { withdrawable: string }).withdrawable);
+    // The whole free collateral at 20×, then a resting bid that must be cancelled.
+    const qty = (Math.floor(((w * 0.9 * 20) / 151) * 10) / 10).toFixed(1);
+    await h.send(h.proxy, createOrders({ orders: [{ iid: 3, buy: true, qty, p: '151', tif: 'ioc' }] }));
+    const pos = (await h.read('portfolio')) as { positions: { instrument_id: number; liquidation_price: string }[] };
+    const liq = Number(pos.positions.find((p) => p.instrument_id === 3)?.liquidation_price);
+    expect(liq).toBeGreaterThan(0);
+    await mark(3, (liq + 0.5).toFixed(2));
+    expect(await position(3)).toBeDefined();
+    await mark(3, (liq - 0.5).toFixed(2));
+    expect(await position(3)).toBeUndefined();
+    const fills = ((await h.read('fills', { instrument_id: 3 })) as { data: { side: string; price: string }[] }).data;
+    expect(fills[0]).toMatchObject({ side: 'short', price: String(Number((liq - 0.5).toFixed(2))) });
+  });
+});

@@ -1,0 +1,186 @@
+/**
+ * Issue #19, the numbers, in real Chromium against the in-process sandbox: each test reads the risk
+ * panel (or the approval window) before the click and the sandbox's records after it — flip margin,
+ * pending leverage, the 100 % preset, the post-only fee, a protected market order, close preview +
+ * confirm, TP / SL fired by a mark move, and the approval window's order summary.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { connectDemo, launchHarness, onboardDemo, type Harness } from './harness';
+
+const PASSWORD = 'correct horse battery staple';
+let h: Harness;
+let popup: Page;
+
+const owner = () => h.sandbox.ctx.venue.findAccount(h.sandbox.demo.owner.address);
+const position = (iid: number) => owner()?.positions.get(iid);
+/** The sandbox's portfolio for the demo account (the venue's read). */
+async function portfolio() {
+  const res = await fetch(`${h.sandbox.url}/perps/v1/account/portfolio`, { headers: { 'SERVICE-PROXY': h.sandbox.demo.proxy.address, 'SERVICE-SECRET': h.sandbox.demo.proxy.secret } });
+  return (await res.json()) as { positions: { instrument_id: number; size: string; entry_price: string; initial_margin: string; liquidation_price: string }[]; withdrawable: string };
+}
+const text = async (id: string, page: Page = popup) => (await page.getByTestId(id).first().textContent())?.trim() ?? '';
+const num = (s: string) => Number(s.replace(/[^0-9.-]/g, ' ').trim().split(/\s+/)[0]);
+const near = (got: number, want: number, rel = 0.001) => expect(Math.abs(got - want), `${got} vs ${want}`).toBeLessThanOrEqual(Math.max(Math.abs(want) * rel, 0.01));
+const mark = (instrument_id: number, price: string) => fetch(`${h.sandbox.url}/admin/mark`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ instrument_id, price }) });
+
+async function pick(symbol: string): Promise<void> {
+  await popup.locator('select[name="instrument"]').selectOption({ label: symbol });
+  await popup.getByTestId('risk-leverage').filter({ hasText: '×' }).waitFor();
+}
+/** Fills size and price (price '' = protected market order) and waits for the preview. */
+async function order(qty: string, price: string): Promise<void> {
+  await popup.locator('input[name="qty"]').fill(qty);
+  await popup.locator('input[name="price"]').fill(price);
+  await popup.getByTestId('risk-notional').waitFor();
+}
+async function submitAndWait(status: RegExp): Promise<void> {
+  await popup.locator('button[type="submit"]').click();
+  await popup.getByText(status).first().waitFor();
+}
+
+beforeAll(async () => {
+  h = await launchHarness();
+  ({ popup } = await onboardDemo(h, PASSWORD));
+  await popup.reload();
+  await popup.locator('input[name="qty"]').waitFor();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('issue #19: numbers before the click, the venue after it (Chromium)', () => {
+  it('a protected market order: IOC at best + 1 %, average price and slippage shown, entry as shown', async () => {
+    await pick('BTC-PERP');
+    await order('0.6', '');
+    const best = Number(h.sandbox.ctx.venue.levels(1).asks[0]?.[0]);
+    expect(num(await text('risk-limit'))).toBe(Math.floor((best * 1.01) / 0.5) * 0.5);
+    const avg = num(await text('risk-avg'));
+    expect(await text('risk-avg')).toMatch(/slippage \d/);
+    await submitAndWait(/Filled 0.6/);
+    const sent = [...h.sandbox.ctx.venue.orders.values()].filter((o) => o.iid === 1 && o.owner === h.sandbox.demo.owner.address.toLowerCase()).at(-1);
+    expect(sent).toMatchObject({ tif: 'ioc', price: BigInt(Math.round(Math.floor((best * 1.01) / 0.5) * 0.5 * 1e8)) });
+    near(Number((await portfolio()).positions.find((p) => p.instrument_id === 1)?.entry_price), avg);
+  });
+
+  it('finding 1: a flip that ends smaller shows the new side\'s margin, and the venue takes it', async () => {
+    await pick('ETH-PERP');
+    await popup.getByRole('radio', { name: 'Sell' }).click();
+    await order('5', '');
+    await submitAndWait(/Filled 5/);
+    await popup.getByRole('radio', { name: 'Buy' }).click();
+    await order('8', '');
+    await popup.getByText('This order flips your position').waitFor();
+    const margin = num(await text('risk-margin'));
+    expect(margin).toBeGreaterThan(0);
+    await submitAndWait(/Filled 8/);
+    const p = (await portfolio()).positions.find((x) => x.instrument_id === 2);
+    expect(p?.size).toBe('3');
+    // The venue's margin of the new side: 3 × entry ÷ 10.
+    near(margin, (3 * Number(p?.entry_price)) / 10);
+  });
+
+  it('finding 2: a typed leverage not applied is shown as pending and not used', async () => {
+    await pick('SOL-PERP');
+    await popup.locator('details.lev summary').click();
+    await popup.locator('input[name="lev"]').fill('20');
+    await order('10', '150');
+    await popup.getByTestId('risk-pending-lev').waitFor();
+    expect(await text('risk-leverage')).toContain('10× cross');
+    // 10 × 150 ÷ 10 (the venue's 10×), not ÷ 20.
+    expect(num(await text('risk-margin'))).toBe(150);
+    await h.screenshot(popup, '40-ticket-pending-leverage');
+    await popup.locator('input[name="lev"]').fill('10');
+  });
+
+  it('finding 4: post-only shows the maker fee and rests; its margin is what the venue holds', async () => {
+    await pick('SOL-PERP');
+    await order('10', '140');
+    expect(await text('risk-fee')).toContain('up to 5 bp');
+    await popup.locator('input[name="po"]').check();
+    await popup.getByTestId('risk-fee').filter({ hasText: '1 bp maker' }).waitFor();
+    expect(num(await text('risk-fee'))).toBeCloseTo(10 * 140 * 0.0001, 6);
+    const before = Number((await portfolio()).withdrawable);
+    const margin = num(await text('risk-margin'));
+    await submitAndWait(/Resting on the book/);
+    near(before - Number((await portfolio()).withdrawable), margin);
+    await popup.locator('input[name="po"]').uncheck();
+  });
+
+  it('finding 3: the 100 % preset is accepted by the venue; one lot more disables Buy with the reason', async () => {
+    await pick('SOL-PERP');
+    await popup.locator('input[name="price"]').fill('');
+    await popup.locator('input[name="qty"]').fill('0.1');
+    await popup.getByTestId('risk-limit').waitFor();
+    await popup.locator('form').focus();
+    await popup.keyboard.press('4');
+    const qty = await popup.locator('input[name="qty"]').inputValue();
+    expect(Number(qty)).toBeGreaterThan(0);
+    expect(await popup.locator('button[type="submit"]').isEnabled()).toBe(true);
+    await popup.locator('input[name="qty"]').fill((Number(qty) + 1).toFixed(1));
+    await popup.getByText(/Not enough free margin: the venue needs/).first().waitFor();
+    expect(await popup.locator('button[type="submit"]').isDisabled()).toBe(true);
+    await popup.locator('input[name="qty"]').fill(qty);
+    await submitAndWait(/Order #\d+: (Filled|Partly)/);
+    expect(position(3)?.size).toBeGreaterThan(0n);
+  });
+
+  it('finding 6: close position previews size, price, fee and PnL, then sends reduce-only on the second click', async () => {
+    await pick('SOL-PERP');
+    const before = position(3)?.size ?? 0n;
+    await popup.getByTestId('close-position').click();
+    await popup.getByTestId('close-preview').waitFor();
+    expect(position(3)?.size).toBe(before); // nothing sent yet
+    const fee = num(await text('close-fee'));
+    const pnl = num(await text('close-pnl'));
+    await h.screenshot(popup, '41-ticket-close-preview');
+    const fills = owner()?.fills.length ?? 0;
+    await popup.getByTestId('close-confirm').click();
+    await popup.getByText(/Close order sent/).waitFor();
+    expect(position(3)).toBeUndefined();
+    const closing = owner()?.fills.slice(fills).filter((f) => f.iid === 3 && f.taker) ?? [];
+    near(closing.reduce((a, f) => a + Number(f.fee), 0) / 1e6, fee);
+    near(closing.reduce((a, f) => a + Number(f.pnl), 0) / 1e6, pnl, 0.01);
+    const sent = [...h.sandbox.ctx.venue.orders.values()].filter((o) => o.iid === 3).at(-1);
+    expect(sent).toMatchObject({ ro: true, tif: 'ioc' });
+    expect(sent?.price).toBeDefined();
+  });
+
+  it('TP / SL on entry ride in the same command and the take-profit fires when the mark crosses it', async () => {
+    await pick('BTC-PERP');
+    await popup.getByTestId('close-position').click();
+    await popup.getByTestId('close-confirm').click();
+    await popup.getByText(/Close order sent/).waitFor();
+    await order('0.1', '');
+    await popup.locator('input[name="tp"]').fill('67000');
+    await popup.locator('input[name="sl"]').fill('60000');
+    await popup.getByTestId('risk-tp').waitFor();
+    await submitAndWait(/Filled 0.1/);
+    const triggers = () => [...h.sandbox.ctx.venue.orders.values()].filter((o) => o.iid === 1 && o.trigger);
+    expect(triggers().map((o) => h.sandbox.ctx.venue.view(o).status)).toEqual(['armed', 'armed']);
+    expect((await mark(1, '67000')).status).toBe(200);
+    expect(position(1)).toBeUndefined();
+    expect(triggers().map((o) => h.sandbox.ctx.venue.view(o).status)).toEqual(['triggered', 'untriggered']);
+  });
+
+  it('the approval window shows the same numbers for a page\'s order, computed from the artifact', async () => {
+    const demo = await connectDemo(h);
+    const opened = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
+    const done = demo.evaluate(() =>
+      (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({ method: 'perps_sendCommand', params: { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true }] } } }),
+    );
+    const w = await opened;
+    await w.getByTestId('approval-notional').waitFor();
+    expect(num(await text('approval-notional', w))).toBe(1500);
+    expect(await text('approval-fee', w)).toContain('1 bp');
+    const margin = num(await text('approval-margin', w));
+    expect(margin).toBe(150);
+    await h.screenshot(w, '42-approval-order-summary');
+    const before = Number((await portfolio()).withdrawable);
+    await w.bringToFront();
+    await w.waitForFunction(() => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled);
+    await w.getByTestId('approve').click();
+    await done;
+    near(before - Number((await portfolio()).withdrawable), margin);
+  });
+});
