@@ -12,8 +12,9 @@
  * - Commands `{salt, sig, ts, exp?, id, op, req:"post"}` (createOrders, cancelOrders, cancelOrdersCOID,
  *   updateLeverage; also cancelAll and autoCancel) run through the REST route of the same command —
  *   the same verification, replay, weight and handler code — after checking that the session's own
- *   proxy signed them. The answer is `{id, data:<the REST answer>}`, and only then the account's events
- *   of that command: `orders`, then `fills`, `funding`, `tpsl::<n>`, `portfolio`, `balances`.
+ *   proxy signed them. The answer is `{id, data:<the REST answer>}`, and only then (≥ 20 ms later, a
+ *   separate write) the account's events of that command: `orders`, then `fills`, `funding`,
+ *   `tpsl::<n>`, `portfolio`, `balances`.
  * - `{id:0, req:"post", op:{type:"ping"}}` is answered `{id:0, data:{status:"ok"}}`.
  *
  * Events are `{ch, ts, sq, data}` with `sq` counting up by one per channel and socket. `tpsl::<n>`
@@ -38,14 +39,29 @@ const COMMAND_ROUTES: Readonly<Record<string, { method: string; path: string }>>
   autoCancel: { method: 'PATCH', path: '/v1/trade/auto-cancel' },
 };
 
+/**
+ * Time between a command's answer and its events (ms): the official client registers its order waiter
+ * only after the acknowledgement's promise settles, so both in one read would lose the event
+ * (PROTOCOL.md §5.1 "Ordering rule"; [inferred] the venue's own gap is the network's).
+ */
+const ACK_GAP_MS = 20;
+
 const ACCOUNT_CHANNELS = new Set(['balances', 'portfolio', 'orders', 'fills', 'funding', 'deposits', 'withdrawals', 'notifications', 'tpsl']);
 const PUBLIC_CHANNEL = /^(?:(trades|bbo|book)::(\d{1,9})|(tickers|statistics)::(all|\d{1,9})|klines::(\d{1,9})::(1m|5m|15m|1h|4h|1d|1w))$/;
 
 /** One open socket: its account once authenticated (`owner`, `proxy` lowercase), channels and `sq` counters. */
 type Session = { ws: WebSocket; owner?: string; proxy?: string; chs: Set<string>; sq: Map<string, number> };
 
-/** What one account's events of a turn come to (orders by id, latest state; fills; funding; account changed). */
-type AccountBatch = { orders: Map<number, PerpsOrder>; fills: Fill[]; funding: FundingPayment[]; changed: boolean };
+/**
+ * One account's events since the last flush: each order change as it was then (with its instrument and
+ * its `tpsl` state for a trigger order), fills, funding payments, and whether the account changed.
+ */
+type AccountBatch = {
+  orders: { iid: number; data: ReturnType<typeof frames.orderData>; tpsl?: ReturnType<typeof frames.tpslData> }[];
+  fills: Fill[];
+  funding: FundingPayment[];
+  changed: boolean;
+};
 
 /**
  * The perps streams of one sandbox: sessions, the venue listener, and the per-account hold that puts a
@@ -173,10 +189,14 @@ export class PerpsStreams {
     } catch {
       this.answer(s, id, { status: 'err', error: 'internal_error' });
     } finally {
-      const n = (this.held.get(owner) ?? 1) - 1;
-      if (n > 0) this.held.set(owner, n);
-      else this.held.delete(owner);
-      this.flush();
+      // The events follow in a later write: a client reading both in one chunk would see the event
+      // before its acknowledgement settled (the official client registers its waiter only then).
+      setTimeout(() => {
+        const n = (this.held.get(owner) ?? 1) - 1;
+        if (n > 0) this.held.set(owner, n);
+        else this.held.delete(owner);
+        this.flush();
+      }, ACK_GAP_MS);
     }
   }
 
@@ -190,10 +210,15 @@ export class PerpsStreams {
     }
   }
 
+  /** An order's change as the `orders` (and, for a trigger order, `tpsl::<iid>`) channel reports it now. */
+  private orderChange(o: PerpsOrder): AccountBatch['orders'][number] {
+    return { iid: o.iid, data: frames.orderData(this.ctx.venue, o), ...(o.trigger ? { tpsl: frames.tpslData(o) } : {}) };
+  }
+
   private batch(owner: string): AccountBatch {
     let b = this.pending.get(owner);
     if (!b) {
-      b = { orders: new Map(), fills: [], funding: [], changed: false };
+      b = { orders: [], fills: [], funding: [], changed: false };
       this.pending.set(owner, b);
     }
     return b;
@@ -201,7 +226,7 @@ export class PerpsStreams {
 
   private onVenueEvent(e: PerpsVenueEvent): void {
     if (this.sessions.size === 0) return;
-    if (e.kind === 'order') this.batch(e.order.owner).orders.set(e.order.oid, e.order);
+    if (e.kind === 'order') this.batch(e.order.owner).orders.push(this.orderChange(e.order));
     else if (e.kind === 'fill') this.batch(e.owner).fills.push(e.fill);
     else if (e.kind === 'funding') this.batch(e.owner).funding.push(e.payment);
     else if (e.kind === 'account') this.batch(e.owner).changed = true;
@@ -234,13 +259,11 @@ export class PerpsStreams {
     const account = venue.findAccount(owner);
     const portfolio = b.changed && account ? portfolioOf(venue, account, now) : undefined;
     for (const s of targets) {
-      for (const o of b.orders.values()) {
-        if (s.chs.has('orders')) this.event(s, 'orders', frames.orderData(venue, o));
-      }
+      if (s.chs.has('orders')) for (const o of b.orders) this.event(s, 'orders', o.data);
       if (b.fills.length && s.chs.has('fills')) this.event(s, 'fills', b.fills.map((f) => frames.fillData(f, venue.orders.get(f.oid)?.coid)));
       if (s.chs.has('funding')) for (const p of b.funding) this.event(s, 'funding', frames.fundingData(p));
-      for (const o of b.orders.values()) {
-        if (o.trigger && (s.chs.has('tpsl') || s.chs.has(`tpsl::${o.iid}`))) this.event(s, `tpsl::${o.iid}`, frames.tpslData(o));
+      for (const o of b.orders) {
+        if (o.tpsl && (s.chs.has('tpsl') || s.chs.has(`tpsl::${o.iid}`))) this.event(s, `tpsl::${o.iid}`, o.tpsl);
       }
       if (portfolio && s.chs.has('portfolio')) this.event(s, 'portfolio', portfolio);
       if (account && b.changed && s.chs.has('balances')) this.event(s, 'balances', frames.balanceData(account.balance));

@@ -73,6 +73,7 @@ describe('perps session', () => {
     await s.next(reply(5));
     await command(s, 6, cancelOrdersCOID({ coids: [COID] }));
     expect(await s.next(reply(6))).toMatchObject({ id: 6, data: [{ status: 'ok', coid: COID }] });
+    await s.next((f) => onChannel('orders')(f) && isObj(f) && isObj(f.data) && f.data.status === 'cancelled' && f.data.coid === COID);
     const orderEvents = s.frames.filter(onChannel('orders'));
     expect(orderEvents.map((f) => isObj(f) && f.sq)).toEqual([1, 2, 3, 4]);
     for (const f of s.frames.filter((x) => isObj(x) && 'ch' in x)) expect(PerpsSessionUpdateEventSchema.safeParse(f).success, JSON.stringify(f)).toBe(true);
