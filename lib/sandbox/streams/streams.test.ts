@@ -137,6 +137,30 @@ describe('perps session', () => {
     expect([...h.ctx.venue.orders.values()].filter((o) => o.owner === h.owner.address.toLowerCase())).toEqual([]);
   });
 
+  it('reports a trigger order on tpsl::<iid> (subscribed as the client does, with "tpsl") and its cancellation', async () => {
+    const s = await session();
+    await command(s, 3, createOrders({ orders: [{ iid: 1, buy: false, p: '60000', qty: '0.001', tr: { tpsl: 'sl', trp: '61000' } }] }));
+    const ack = await s.next(reply(3));
+    expect(ack).toMatchObject({ data: [{ status: 'ok' }] });
+    const armed = await s.next(onChannel('tpsl::1'));
+    expect(armed).toMatchObject({ sq: 1, data: { st: 'untriggered' } });
+    const oid = isObj(armed) && isObj(armed.data) ? Number(armed.data.oid) : 0;
+    await command(s, 4, cancelOrders({ oids: [oid] }));
+    expect(await s.next(onChannel('tpsl::1'))).toMatchObject({ sq: 2, data: { oid, st: 'cancelled' } });
+    for (const f of s.frames.filter(onChannel('tpsl::1'))) expect(PerpsSessionUpdateEventSchema.safeParse(f).success).toBe(true);
+  });
+
+  it('ignores frames that are not JSON objects and refuses unknown or oversized channel lists', async () => {
+    const s = await open('/perps/v1/ws');
+    s.send('not json');
+    s.send([1, 2]);
+    s.send({ id: 1, req: 'sub', chs: ['orders::1'] });
+    expect(await s.next(reply(1))).toEqual({ id: 1, data: { status: 'err', error: 'unknown_channel: orders::1' } });
+    s.send({ id: 2, req: 'sub', chs: Array.from({ length: 101 }, (_, i) => `book::${i}`) });
+    expect(await s.next(reply(2))).toEqual({ id: 2, data: { status: 'err', error: 'invalid_channels' } });
+    expect(s.frames).toHaveLength(2);
+  });
+
   it('answers ping with id 0', async () => {
     const s = await open('/perps/v1/ws');
     s.send({ id: 0, req: 'post', op: { type: 'ping' } });
