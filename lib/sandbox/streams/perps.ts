@@ -4,7 +4,8 @@
  *
  * - `{id, req:"post", op:{type:"auth", args:{proxy, secret}}}` binds the socket to the account of a
  *   registered, unexpired proxy whose secret matches (unsigned, like the venue's; the REST proxy
- *   headers' check). Answer `{id, data:{status:"ok"|"err", error?}}`.
+ *   headers' check); once bound, another proxy is refused (`already_authenticated`). Answer
+ *   `{id, data:{status:"ok"|"err", error?}}`.
  * - `{id, req:"sub"|"unsub", chs:[…]}`: account channels (`balances`, `portfolio`, `orders`, `fills`,
  *   `funding`, `deposits`, `withdrawals`, `notifications`, `tpsl` — which covers every `tpsl::<n>`) need
  *   auth; public channels (`trades::`, `bbo::`, `book::`, `tickers::`, `statistics::`, `klines::`) do
@@ -131,6 +132,8 @@ export class PerpsStreams {
     const { proxyIndex, venue } = this.ctx;
     const proxy = args !== null && typeof args === 'object' && 'proxy' in args && typeof args.proxy === 'string' ? args.proxy.toLowerCase() : '';
     const secret = args !== null && typeof args === 'object' && 'secret' in args && typeof args.secret === 'string' ? args.secret : '';
+    // A session belongs to one proxy: a second auth naming another is refused (the first stays).
+    if (s.proxy !== undefined && s.proxy !== proxy) return this.answer(s, id, { status: 'err', error: 'already_authenticated' });
     const owner = proxyIndex.get(proxy);
     const p = owner ? venue.findAccount(owner)?.proxies.get(proxy) : undefined;
     if (!owner || !p || !l2SignaturesEqual(p.secret, secret) || p.expiry <= this.ctx.now()) return this.answer(s, id, { status: 'err', error: 'unauthorized' });

@@ -131,6 +131,14 @@ describe('perps session', () => {
     expect(await s.next(reply(3))).toEqual({ id: 3, data: { status: 'err', error: 'unauthorized' } });
 
     const authed = await session();
+    // Another account's proxy cannot take the session over.
+    const other = h.ctx.openAccount(privateKeyToAccount(generatePrivateKey()).address);
+    const otherAddress = privateKeyToAccount(generatePrivateKey()).address;
+    const otherProxy = otherAddress.toLowerCase();
+    other.proxies.set(otherProxy, { proxy: otherAddress, secret: 'other-secret', expiry: h.clock.now + 60_000, label: 'other' });
+    h.ctx.proxyIndex.set(otherProxy, other.owner.toLowerCase());
+    authed.send({ id: 8, op: { args: { proxy: otherProxy, secret: 'other-secret' }, type: 'auth' }, req: 'post' });
+    expect(await authed.next(reply(8))).toEqual({ id: 8, data: { status: 'err', error: 'already_authenticated' } });
     const stranger = privateKeyToAccount(generatePrivateKey());
     await command(authed, 9, createOrders({ orders: [{ iid: 1, buy: true, p: '60000', qty: '0.001', tif: 'gtc' }] }), stranger);
     expect(await authed.next(reply(9))).toEqual({ id: 9, data: { status: 'err', error: 'session_signer_mismatch' } });
