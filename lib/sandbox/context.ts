@@ -11,6 +11,7 @@ import { RelayerChain } from './relayer/state';
 
 /** Sandbox configuration. Times in ms unless the name says otherwise. */
 export type SandboxConfig = {
+  /** Perps command domain, reported by `GET /v1/info/exchange` (default: the venue's `Polymarket` / `1` / 80002). */
   perpsDomain: PerpsCommandDomain;
   perpsWithdrawDomain: PerpsWithdrawDomain;
   /** Collateral token of the perps venue (6 decimals). */
@@ -42,9 +43,11 @@ export type SandboxConfig = {
 
 /** The sandbox's default configuration (what `npm start` runs; tests override parts of it). */
 export const DEFAULT_CONFIG: SandboxConfig = {
-  perpsDomain: { name: 'Countersign Sandbox', version: '1', chainId: 80002 },
+  // The venue's own domain, as the official client hard-codes it (PROTOCOL.md §5.1); tests that need
+  // another name pass `config.perpsDomain` / `config.perpsWithdrawDomain`.
+  perpsDomain: { name: 'Polymarket', version: '1', chainId: 80002 },
   perpsWithdrawDomain: {
-    name: 'Countersign Sandbox',
+    name: 'Polymarket',
     version: '1',
     chainId: 80002,
     verifyingContract: '0x5a9d5a9d5a9d5a9d5a9d5a9d5a9d5a9d5a9d5a9d',

@@ -48,3 +48,24 @@ export function fromCursor(s: string | undefined): number | undefined {
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
+
+/**
+ * The venue's name of a seed header (PROTOCOL.md §3 table): `SVC_X` → `POLY_X`, `SERVICE-X` →
+ * `POLYMARKET-X`; any other name is returned unchanged.
+ */
+export function venueHeaderName(seedName: string): string {
+  return seedName.replace(/^SVC_/, 'POLY_').replace(/^SERVICE-/, 'POLYMARKET-');
+}
+
+/**
+ * A request header the sandbox accepts under the seed's name or the venue's (issue #22: the official
+ * clients send `POLY_*` / `POLYMARKET-*`, the seeds name `SVC_*` / `SERVICE-*`). `undefined` when
+ * neither is sent — and when both are sent with different values, so an ambiguous request
+ * authenticates as nothing.
+ */
+export function authHeader(c: Context, seedName: string): string | undefined {
+  const seed = c.req.header(seedName);
+  const venue = c.req.header(venueHeaderName(seedName));
+  if (seed !== undefined && venue !== undefined && seed !== venue) return undefined;
+  return seed ?? venue;
+}

@@ -26,6 +26,8 @@ console.log(`Countersign sandbox listening on ${sb.url}
   relayer         ${sb.url}/relayer
   bridge          ${sb.url}/bridge
   admin           ${sb.url}/admin   (sandbox only)
+  perps session   ${sb.url.replace('http', 'ws')}/perps/v1/ws
+  order book ws   ${sb.url.replace('http', 'ws')}/clob/ws/market, /clob/ws/user
 
 Demo accounts (sandbox only, deterministic, never fund these keys anywhere):
   owner           ${d.owner.address}  key ${d.owner.privateKey}

@@ -12,6 +12,9 @@
  * | `/rpc` | chain JSON-RPC stand-in (what the relayer client reads; not a chain) |
  * | `/admin` | sandbox-only controls (exchange mode, clock, deposits, request log, silent venue) |
  * | `/demo` | the demo dapp page |
+ *
+ * WebSocket streams on the same port (`streams/hub.ts`): `/perps/v1/ws`, `/clob/ws/market`,
+ * `/clob/ws/user` (issue #22).
  */
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -29,6 +32,7 @@ import { relayerRoutes } from './relayer/routes';
 import { rpcRoutes } from './relayer/rpc';
 import { seed, type DemoAccounts } from './seed';
 import { mountDemo } from './demo';
+import { createStreams, type SandboxStreams } from './streams/hub';
 
 /** Options of {@link createSandbox} / {@link startSandbox}: config overrides, the clock, extra routes. */
 export type SandboxOptions = {
@@ -39,8 +43,8 @@ export type SandboxOptions = {
   extend?: (app: Hono, ctx: SandboxContext) => void;
 };
 
-/** A built sandbox: the Hono app, its state (`ctx`) and the demo accounts `seed` created. */
-export type Sandbox = { app: Hono; ctx: SandboxContext; demo: DemoAccounts };
+/** A built sandbox: the Hono app, its state (`ctx`), the demo accounts `seed` created and its streams. */
+export type Sandbox = { app: Hono; ctx: SandboxContext; demo: DemoAccounts; streams: SandboxStreams };
 
 /** Builds the sandbox app with seeded demo state (no socket yet). */
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
@@ -48,6 +52,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const ctx = new SandboxContext(config, options.now ?? Date.now);
   const demo = seed(ctx);
   const app = new Hono();
+  const streams = createStreams(ctx, async (req) => app.fetch(req));
 
   // A slow service (test hook, `ctx.delayMs`) answers late; a silent one (`ctx.setSilent`) logs the
   // request with status 0 and holds it unanswered.
@@ -73,6 +78,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       if (ctx.requestLog.length > 10_000) ctx.requestLog.splice(0, 5_000);
     }
     ctx.pruneReplay();
+    streams.sync();
   });
   // The extension calls the sandbox from its background worker; pages (the demo) from their origin.
   app.use('*', cors({ origin: (o) => o, allowHeaders: ['*'], exposeHeaders: ['Retry-After'] }));
@@ -89,7 +95,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   options.extend?.(app, ctx);
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError(internalError);
-  return { app, ctx, demo };
+  return { app, ctx, demo, streams };
 }
 
 /** A running sandbox: its base URL (`http://127.0.0.1:PORT`) and a `close()`. */
@@ -100,6 +106,7 @@ export function startSandbox(port = 0, options: SandboxOptions = {}): Promise<Ru
   const sandbox = createSandbox(options);
   return new Promise((resolve) => {
     const server = serve({ fetch: sandbox.app.fetch, port, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+      server.on('upgrade', sandbox.streams.upgrade);
       resolve({
         ...sandbox,
         port: info.port,
@@ -107,6 +114,7 @@ export function startSandbox(port = 0, options: SandboxOptions = {}): Promise<Ru
         close: () =>
           new Promise<void>((done) => {
             for (const s of SILENCEABLE) sandbox.ctx.setSilent(s, false);
+            sandbox.streams.close();
             if ('closeAllConnections' in server) server.closeAllConnections();
             server.close(() => done());
           }),

@@ -2,14 +2,14 @@
  * The official order-book client (`@polymarket/clob-client-v2` 1.1.0) against the sandbox: API keys
  * (create, derive, list, delete), server time, market info, every public read, GTC / GTD / FOK / FAK
  * orders (limit and market, BUY and SELL, post-only, negative-risk), a batch, get order, open orders,
- * trades, every cancel, heartbeats, balance-allowance and closed-only status. Every call must succeed.
+ * trades, every cancel, heartbeats, balance-allowance and closed-only status. Every call must succeed,
+ * with the client's own header names (`POLY_*`) and no shim (issue #22).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, http, type WalletClient } from 'viem';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { AssetType, ClobClient, OrderType, PriceHistoryInterval, Side } from '@polymarket/clob-client-v2';
 import { startHarness, type Harness } from '../../lib/sandbox/testkit';
-import { translateHeadersAtTransport } from './official';
 import * as clob from '@polymarket/bindings/clob';
 
 let h: Harness;
@@ -18,7 +18,6 @@ let client: ClobClient;
 const CHAIN = 80002;
 
 beforeAll(async () => {
-  translateHeadersAtTransport();
   h = await startHarness({ now: undefined });
   wallet = createWalletClient({ account: privateKeyToAccount(generatePrivateKey()), transport: http('http://127.0.0.1:9') });
   const l1 = new ClobClient({ host: h.clobUrl, chain: CHAIN, signer: wallet, useServerTime: true, throwOnError: true });

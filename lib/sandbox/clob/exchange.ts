@@ -3,7 +3,7 @@
  * `{ error }` answer, throttling (seed "Limits"), heartbeat lapses, the exchange-mode gate, and the two
  * authentications as typed middleware — L1 (a ClobAuth signature, {@link ClobExchange.l1}) and L2 (the
  * HMAC of an API key, {@link ClobExchange.l2}) — so authenticated handlers receive the caller from the
- * context.
+ * context. Header names: the seed's `SVC_*` or the venue's `POLY_*` (`authHeader`, issue #22).
  *
  * - L1: the ClobAuth signer recovered with viem must equal `SVC_ADDRESS`; `SVC_TIMESTAMP` within the
  *   window; failures → 401 `Invalid L1 Request headers`.
@@ -18,6 +18,7 @@ import { isAddress, recoverTypedDataAddress, type Address, type Hex } from 'viem
 import { buildL2SignatureSync, clobAuthTypedData, l2SignaturesEqual } from '../../clob/auth';
 import { MultiWindow } from '../../ratelimit/sliding-window';
 import type { SandboxContext } from '../context';
+import { authHeader } from '../http';
 import type { ApiCreds, ClobVenue } from './venue';
 
 /** The L1 failure message (the venue's). */
@@ -69,10 +70,10 @@ const l1Headers = v.object({
  */
 export async function verifyL1(ctx: SandboxContext, c: Context, fixedNonce?: number): Promise<{ address: Address; nonce: number } | undefined> {
   const h = v.safeParse(l1Headers, {
-    address: c.req.header('SVC_ADDRESS') ?? '',
-    signature: c.req.header('SVC_SIGNATURE') ?? '',
-    timestamp: c.req.header('SVC_TIMESTAMP') ?? '',
-    nonce: fixedNonce === undefined ? (c.req.header('SVC_NONCE') ?? '0') : String(fixedNonce),
+    address: authHeader(c, 'SVC_ADDRESS') ?? '',
+    signature: authHeader(c, 'SVC_SIGNATURE') ?? '',
+    timestamp: authHeader(c, 'SVC_TIMESTAMP') ?? '',
+    nonce: fixedNonce === undefined ? (authHeader(c, 'SVC_NONCE') ?? '0') : String(fixedNonce),
   });
   if (!h.success) return undefined;
   const { address, signature, timestamp, nonce } = h.output;
@@ -129,7 +130,7 @@ export class ClobExchange {
     app.use('*', async (c, next) => {
       const path = this.path(c) || '/';
       const route = path.startsWith('/auth/') ? 'AUTH' : `${c.req.method} ${path}`;
-      const key = c.req.header('SVC_API_KEY') ?? 'anon';
+      const key = authHeader(c, 'SVC_API_KEY') ?? 'anon';
       const t = this.ctx.now();
       for (const name of ['GENERAL', route]) {
         if (!LIMITS.some(([k]) => k === name)) continue;
@@ -158,7 +159,7 @@ export class ClobExchange {
 
   /** Middleware: L2 authentication (401 `Unauthorized/Invalid api key`); sets `creds` and `body`. */
   readonly l2 = createMiddleware<L2Env>(async (c, next) => {
-    const h = (n: string) => c.req.header(n);
+    const h = (n: string) => authHeader(c, n);
     const apiKey = h('SVC_API_KEY');
     const creds = apiKey ? this.venue.creds.get(apiKey) : undefined;
     const address = h('SVC_ADDRESS');

@@ -12,7 +12,7 @@ import { keccak256, toHex } from 'viem';
 import { address, baseUnitsString } from '../../validation';
 import { abs, fromUnits, toUnits } from '../../decimal';
 import { HOUR, INTERVALS, PAGE, px, qInt, timeRange, usd, windowRange, type PerpsGateway } from './gateway';
-import { NOTIONAL_DIV, VenueError, type Account, type Instrument, type Position } from './engine';
+import { NOTIONAL_DIV, VenueError, type Account, type Instrument, type PerpsVenue, type Position } from './engine';
 
 /** A fresh proxy secret: 32 random bytes, base64url. */
 function randomSecret(): string {
@@ -179,61 +179,8 @@ export function portfolioReadRoutes(app: Hono, gw: PerpsGateway): void {
   const { venue } = gw.ctx;
   const now = () => gw.now();
 
-  /** One position row of the portfolio, and its margins (base units) for the summary. */
-  const positionRow = (a: Account, inst: Instrument, p: Position) => {
-    const cfg = venue.configOf(a, inst.iid);
-    const value = (abs(p.size) * inst.mark) / NOTIONAL_DIV;
-    const initial = value / BigInt(cfg.leverage);
-    const maint = venue.maintenance(inst.iid, p);
-    const upnl = venue.unrealized(inst.iid, p);
-    const liq = venue.liquidationPrice(a, inst.iid);
-    // At the instrument's price precision, rounded toward the entry (the conservative side).
-    const liqOnTick = p.size > 0n ? liq + ((inst.tick - (liq % inst.tick)) % inst.tick) : liq - (liq % inst.tick);
-    const row = {
-      instrument_id: inst.iid,
-      symbol: inst.symbol,
-      size: px(p.size),
-      entry_price: px(p.entry),
-      leverage: cfg.leverage,
-      cross: cfg.cross,
-      initial_margin: usd(initial),
-      maintenance_margin: usd(maint),
-      position_value: usd(value),
-      liquidation_price: px(liqOnTick),
-      unrealized_pnl: usd(upnl),
-      return_on_equity: initial === 0n ? '0' : fromUnits((upnl * 10n ** 6n) / initial, 6),
-      cumulative_funding: usd(p.funding ?? 0n),
-    };
-    return { row, initial, maint, value };
-  };
-
-  /**
-   * `GET /v1/account/portfolio`: positions with entry, mark value, liquidation price, unrealised PnL,
-   * return on equity and cumulative funding; the margin summary; withdrawable = free collateral.
-   */
-  gw.accountRead(app, 'portfolio', (c, a) => {
-    venue.settleFunding(a);
-    let im = 0n;
-    let mm = 0n;
-    let pv = 0n;
-    const positions = [];
-    for (const [iid, p] of a.positions) {
-      const inst = venue.instruments.get(iid);
-      if (!inst) continue;
-      const r = positionRow(a, inst, p);
-      im += r.initial;
-      mm += r.maint;
-      pv += r.value;
-      positions.push(r.row);
-    }
-    return c.json({
-      positions,
-      margin: { total_account_value: usd(venue.equity(a)), total_initial_margin: usd(im), total_maintenance_margin: usd(mm), total_position_value: usd(pv) },
-      withdrawable: usd(venue.available(a)),
-      in_liquidation: false,
-      timestamp: now(),
-    });
-  });
+  /** `GET /v1/account/portfolio`: {@link portfolioOf} the account now. */
+  gw.accountRead(app, 'portfolio', (c, a) => c.json(portfolioOf(venue, a, now())));
 
   gw.accountRead(app, 'balances', (c, a) => c.json([{ asset: 'USDC', balance: usd(a.balance), value: usd(a.balance) }]));
 
@@ -332,4 +279,62 @@ export function portfolioReadRoutes(app: Hono, gw: PerpsGateway): void {
   };
   gw.accountRead(app, 'equity', (c, a) => history(c, a, 1));
   gw.accountRead(app, 'pnl', (c, a) => history(c, a, 2));
+}
+
+/** One position row of the portfolio, and its margins (base units) for the summary. */
+function positionRow(venue: PerpsVenue, a: Account, inst: Instrument, p: Position) {
+  const cfg = venue.configOf(a, inst.iid);
+  const value = (abs(p.size) * inst.mark) / NOTIONAL_DIV;
+  const initial = value / BigInt(cfg.leverage);
+  const maint = venue.maintenance(inst.iid, p);
+  const upnl = venue.unrealized(inst.iid, p);
+  const liq = venue.liquidationPrice(a, inst.iid);
+  // At the instrument's price precision, rounded toward the entry (the conservative side).
+  const liqOnTick = p.size > 0n ? liq + ((inst.tick - (liq % inst.tick)) % inst.tick) : liq - (liq % inst.tick);
+  const row = {
+    instrument_id: inst.iid,
+    symbol: inst.symbol,
+    size: px(p.size),
+    entry_price: px(p.entry),
+    leverage: cfg.leverage,
+    cross: cfg.cross,
+    initial_margin: usd(initial),
+    maintenance_margin: usd(maint),
+    position_value: usd(value),
+    liquidation_price: px(liqOnTick),
+    unrealized_pnl: usd(upnl),
+    return_on_equity: initial === 0n ? '0' : fromUnits((upnl * 10n ** 6n) / initial, 6),
+    cumulative_funding: usd(p.funding ?? 0n),
+  };
+  return { row, initial, maint, value };
+}
+
+/**
+ * The portfolio of `a` at `now` (ms) as `GET /v1/account/portfolio` and the `portfolio` stream channel
+ * answer it (`@polymarket/bindings/perps` `PerpsPortfolioSchema`): positions with entry, mark value,
+ * liquidation price, unrealised PnL, return on equity and cumulative funding; the margin summary;
+ * withdrawable = free collateral. Decimal strings (USDC amounts at 6 decimals). Settles funding first.
+ */
+export function portfolioOf(venue: PerpsVenue, a: Account, now: number) {
+  venue.settleFunding(a);
+  let im = 0n;
+  let mm = 0n;
+  let pv = 0n;
+  const positions = [];
+  for (const [iid, p] of a.positions) {
+    const inst = venue.instruments.get(iid);
+    if (!inst) continue;
+    const r = positionRow(venue, a, inst, p);
+    im += r.initial;
+    mm += r.maint;
+    pv += r.value;
+    positions.push(r.row);
+  }
+  return {
+    positions,
+    margin: { total_account_value: usd(venue.equity(a)), total_initial_margin: usd(im), total_maintenance_margin: usd(mm), total_position_value: usd(pv) },
+    withdrawable: usd(venue.available(a)),
+    in_liquidation: false,
+    timestamp: now,
+  };
 }

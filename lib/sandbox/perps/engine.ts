@@ -141,6 +141,21 @@ export type Account = {
   autoCancelAt?: number;
 };
 
+/**
+ * A change in the venue, as the streams report it (issue #22, PROTOCOL.md §5.1–§5.2). `order`: an
+ * order's state changed (placed, matched, cancelled); `fill`: one fill of `owner`'s order; `account`:
+ * `owner`'s balance, positions or leverage changed; `funding`: one funding payment of `owner`;
+ * `trade`: a public trade (taker side); `book`: the book of `iid` changed. Emitted synchronously where
+ * the state changes; listeners must not change the venue.
+ */
+export type PerpsVenueEvent =
+  | { kind: 'order'; order: PerpsOrder }
+  | { kind: 'fill'; owner: string; fill: Fill }
+  | { kind: 'account'; owner: string }
+  | { kind: 'funding'; owner: string; payment: FundingPayment }
+  | { kind: 'trade'; trade: PerpsVenue['trades'][number] }
+  | { kind: 'book'; iid: number };
+
 /** Leverage of an instrument the account never set (cross margin). */
 export const DEFAULT_LEVERAGE = 10;
 
@@ -179,6 +194,13 @@ export class PerpsVenue {
   readonly trades: { tradeId: number; iid: number; buy: boolean; price: bigint; qty: bigint; ts: number }[] = [];
   /** Hourly funding rate of an instrument at `ts` (decimal string); the context sets it. */
   fundingRate: (iid: number, ts: number) => string = () => '0';
+  /** Listeners of {@link PerpsVenueEvent}s (the sandbox streams). */
+  readonly listeners = new Set<(e: PerpsVenueEvent) => void>();
+
+  /** Tells every listener of a change (see {@link PerpsVenueEvent}). */
+  emit(e: PerpsVenueEvent): void {
+    for (const l of this.listeners) l(e);
+  }
 
   constructor(readonly now: () => number) {}
 
@@ -252,6 +274,7 @@ export class PerpsVenue {
         d.credited = true;
         a.balance += d.amount;
         this.snapshot(a);
+        this.emit({ kind: 'account', owner: a.owner.toLowerCase() });
       }
     }
   }
@@ -323,6 +346,7 @@ export class PerpsVenue {
       d.seq = this.nextSeq++;
       this.orders.set(d.oid, d);
       this.execute(a, d);
+      this.emit({ kind: 'order', order: d });
     }
     this.afterMarkMove();
     return drafts;
@@ -371,6 +395,7 @@ export class PerpsVenue {
         m.status = 'filled';
         opposite.shift();
       }
+      this.emit({ kind: 'order', order: m });
     }
     o.updated = this.now();
     if (o.filled === o.qty) {
@@ -383,6 +408,7 @@ export class PerpsVenue {
       o.status = 'cancelled';
       o.reason = o.filled > 0n ? 'ioc_remainder_cancelled' : 'no_liquidity';
     }
+    this.emit({ kind: 'book', iid: o.iid });
   }
 
   private fill(a: Account, o: PerpsOrder, qty: bigint, price: bigint, taker: boolean): void {
@@ -417,9 +443,15 @@ export class PerpsVenue {
     if (p.size === 0n) a.positions.delete(o.iid);
     else a.positions.set(o.iid, p);
     const tradeId = taker ? this.nextTradeId++ : this.nextTradeId - 1;
-    if (taker) this.trades.push({ tradeId, iid: o.iid, buy: o.buy, price, qty, ts: this.now() });
-    a.fills.push({ tradeId, oid: o.oid, iid: o.iid, buy: o.buy, price, qty, taker, fee, prevSize, prevEntry, pnl, ts: this.now() });
+    const trade = taker ? { tradeId, iid: o.iid, buy: o.buy, price, qty, ts: this.now() } : undefined;
+    if (trade) this.trades.push(trade);
+    const done: Fill = { tradeId, oid: o.oid, iid: o.iid, buy: o.buy, price, qty, taker, fee, prevSize, prevEntry, pnl, ts: this.now() };
+    a.fills.push(done);
     this.snapshot(a);
+    const owner = a.owner.toLowerCase();
+    this.emit({ kind: 'fill', owner, fill: done });
+    if (trade) this.emit({ kind: 'trade', trade });
+    this.emit({ kind: 'account', owner });
   }
 
   /** Settles hourly funding of `a`'s positions up to now (at most 30 days of hours at once). */
@@ -439,12 +471,17 @@ export class PerpsVenue {
         a.balance += amount;
         a.realized += amount;
         p.funding = (p.funding ?? 0n) + amount;
-        a.funding.push({ id: this.nextFundingId++, iid, size: p.size, rate, amount, ts: h });
+        const payment = { id: this.nextFundingId++, iid, size: p.size, rate, amount, ts: h };
+        a.funding.push(payment);
+        this.emit({ kind: 'funding', owner: a.owner.toLowerCase(), payment });
         changed = true;
       }
     }
     a.fundingSettledTo = Math.max(a.fundingSettledTo, last);
-    if (changed) this.snapshot(a);
+    if (changed) {
+      this.snapshot(a);
+      this.emit({ kind: 'account', owner: a.owner.toLowerCase() });
+    }
   }
 
   /** Unrealised PnL of a position at the instrument's mark (USDC base units). */
@@ -499,9 +536,12 @@ export class PerpsVenue {
       const i = side.indexOf(o);
       if (i >= 0) side.splice(i, 1);
     }
+    const wasOpen = o.status === 'open';
     o.status = 'cancelled';
     o.reason = reason;
     o.updated = this.now();
+    this.emit({ kind: 'order', order: o });
+    if (wasOpen) this.emit({ kind: 'book', iid: o.iid });
     return true;
   }
 

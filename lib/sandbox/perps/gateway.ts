@@ -22,7 +22,7 @@ import { parsePerpsEnvelope, recoverPerpsSigner, type ParsedPerpsEnvelope } from
 import { PERPS_READS, type PerpsReadName } from '../../perps/reads';
 import { l2SignaturesEqual } from '../../clob/auth';
 import type { SandboxContext } from '../context';
-import { parseJson } from '../http';
+import { authHeader, parseJson } from '../http';
 import { fromUnits } from '../../decimal';
 import { PX_SCALE, VenueError, type Account } from './engine';
 
@@ -124,15 +124,18 @@ export class PerpsGateway {
     return true;
   }
 
-  /** The account whose registered, unexpired proxy and secret the headers name (PROTOCOL.md §1.4), settled to now. */
+  /**
+   * The account whose registered, unexpired proxy and secret the headers name (PROTOCOL.md §1.4; the
+   * seed's `SERVICE-*` or the venue's `POLYMARKET-*` names), settled to now.
+   */
   proxyAccount(c: Context): Account | undefined {
     const { venue, proxyIndex, config } = this.ctx;
-    const proxy = c.req.header('SERVICE-PROXY')?.toLowerCase();
+    const proxy = authHeader(c, 'SERVICE-PROXY')?.toLowerCase();
     if (!proxy) return undefined;
     const owner = proxyIndex.get(proxy);
     const acct = owner ? venue.findAccount(owner) : undefined;
     const p = acct?.proxies.get(proxy);
-    if (!acct || !p || !l2SignaturesEqual(p.secret, c.req.header('SERVICE-SECRET') ?? '') || p.expiry <= this.now()) return undefined;
+    if (!acct || !p || !l2SignaturesEqual(p.secret, authHeader(c, 'SERVICE-SECRET') ?? '') || p.expiry <= this.now()) return undefined;
     venue.settleDeposits(acct, config.depositConfirmationMs);
     venue.checkAutoCancel(acct);
     return acct;

@@ -7,13 +7,14 @@
 import type { Context, Hono } from 'hono';
 import { fromUnits } from '../../decimal';
 import { HOUR, INTERVALS, PAGE, px, qInt, timeRange, windowRange, type PerpsGateway } from './gateway';
+import type { SandboxContext } from '../context';
 import { MAKER_FEE, TAKER_FEE, VenueError, type Instrument, type PerpsVenue } from './engine';
 
 /** A candle: `[ts ms, open, high, low, close, volume, trades]`, prices and volume as decimal strings. */
-type Candle = [number, string, string, string, string, string, number];
+export type Candle = [number, string, string, string, string, string, number];
 
 /** Candles of `inst` from its public trades over `[start, end]` by `stepMs` (the last close when a step had none); at most 1000. */
-function candles(venue: PerpsVenue, inst: Instrument, start: number, end: number, stepMs: number): Candle[] {
+export function candles(venue: PerpsVenue, inst: Instrument, start: number, end: number, stepMs: number): Candle[] {
   const out: Candle[] = [];
   let prev = inst.mark;
   for (let t = Math.floor(start / stepMs) * stepMs; t <= end && out.length < 1000; t += stepMs) {
@@ -48,13 +49,6 @@ export function infoRoutes(app: Hono, gw: PerpsGateway): void {
   /** The instrument named by `instrument_id`, or every instrument when absent. */
   const instrumentsOf = (c: Context): Instrument[] => (qInt(c, 'instrument_id') === undefined ? [...venue.instruments.values()] : [instrumentOf(c)]);
 
-  /** Mid of the best bid and ask, or the mark when a side is empty. */
-  const mid = (inst: Instrument) => {
-    const b = venue.book(inst.iid);
-    const bid = b.bids[0]?.price;
-    const ask = b.asks[0]?.price;
-    return bid !== undefined && ask !== undefined ? (bid + ask) / 2n : inst.mark;
-  };
 
   gw.infoRead(app, 'funding', (c) => {
     const inst = instrumentOf(c);
@@ -111,41 +105,10 @@ export function infoRoutes(app: Hono, gw: PerpsGateway): void {
   });
 
   /** `GET /v1/info/tickers`: index (= mark here), mark, last, mid, open interest, funding rate and next funding time. */
-  gw.infoRead(app, 'tickers', (c) =>
-    c.json(
-      instrumentsOf(c).map((i) => {
-        const last = [...venue.trades].reverse().find((t) => t.iid === i.iid)?.price ?? i.mark;
-        let oi = 0n;
-        for (const a of venue.accounts.values()) {
-          const p = a.positions.get(i.iid);
-          if (p && p.size > 0n) oi += p.size;
-        }
-        return {
-          instrument_id: i.iid,
-          symbol: i.symbol,
-          index_price: px(i.mark),
-          mark_price: px(i.mark),
-          last_price: px(last),
-          mid_price: px(mid(i)),
-          open_interest: px(oi),
-          funding_rate: gw.ctx.fundingRate(i.iid, now()),
-          next_funding: Math.floor(now() / HOUR) * HOUR + HOUR,
-          timestamp: now(),
-        };
-      }),
-    ),
-  );
+  gw.infoRead(app, 'tickers', (c) => c.json(instrumentsOf(c).map((i) => tickerOf(gw.ctx, i, now()))));
 
   /** `GET /v1/info/statistics`: 24 h volume, open price and hourly candles per instrument. */
-  gw.infoRead(app, 'statistics', (c) =>
-    c.json(
-      instrumentsOf(c).map((i) => {
-        const k = candles(venue, i, now() - 24 * HOUR, now(), HOUR);
-        const vol = venue.trades.filter((x) => x.iid === i.iid && x.ts >= now() - 24 * HOUR).reduce((a, x) => a + x.qty, 0n);
-        return { instrument_id: i.iid, symbol: i.symbol, volume: px(vol), open_price: k[0]?.[1] ?? px(i.mark), klines: k };
-      }),
-    ),
-  );
+  gw.infoRead(app, 'statistics', (c) => c.json(instrumentsOf(c).map((i) => statisticsOf(venue, i, now()))));
 
   /** `GET /v1/info/klines?instrument_id=&interval=&start_timestamp=&end_timestamp=`: `{ data: [ts, o, h, l, c, volume, trades][], more }`. */
   gw.infoRead(app, 'klines', (c) => {
@@ -182,4 +145,42 @@ export function infoRoutes(app: Hono, gw: PerpsGateway): void {
       ],
     }),
   );
+}
+
+/**
+ * The ticker of `inst` at `now` (ms) as `GET /v1/info/tickers` answers it: index (= mark here), mark,
+ * last trade, mid of the best bid and ask (the mark when a side is empty), open interest, hourly funding
+ * rate and next funding time (ms). Prices decimal strings. Also the `tickers::` stream channel's source.
+ */
+export function tickerOf(ctx: SandboxContext, inst: Instrument, now: number) {
+  const { venue } = ctx;
+  const last = [...venue.trades].reverse().find((t) => t.iid === inst.iid)?.price ?? inst.mark;
+  let oi = 0n;
+  for (const a of venue.accounts.values()) {
+    const p = a.positions.get(inst.iid);
+    if (p && p.size > 0n) oi += p.size;
+  }
+  const b = venue.book(inst.iid);
+  const bid = b.bids[0]?.price;
+  const ask = b.asks[0]?.price;
+  const mid = bid !== undefined && ask !== undefined ? (bid + ask) / 2n : inst.mark;
+  return {
+    instrument_id: inst.iid,
+    symbol: inst.symbol,
+    index_price: px(inst.mark),
+    mark_price: px(inst.mark),
+    last_price: px(last),
+    mid_price: px(mid),
+    open_interest: px(oi),
+    funding_rate: ctx.fundingRate(inst.iid, now),
+    next_funding: Math.floor(now / HOUR) * HOUR + HOUR,
+    timestamp: now,
+  };
+}
+
+/** 24 h volume, open price and hourly candles of `inst` at `now` (ms), as `GET /v1/info/statistics` answers them. */
+export function statisticsOf(venue: PerpsVenue, inst: Instrument, now: number) {
+  const k = candles(venue, inst, now - 24 * HOUR, now, HOUR);
+  const vol = venue.trades.filter((x) => x.iid === inst.iid && x.ts >= now - 24 * HOUR).reduce((a, x) => a + x.qty, 0n);
+  return { instrument_id: inst.iid, symbol: inst.symbol, volume: px(vol), open_price: k[0]?.[1] ?? px(inst.mark), klines: k };
 }

@@ -44,6 +44,7 @@ export function tradeRoutes(app: Hono, gw: PerpsGateway): void {
       account.config.set(inst.iid, before);
       throw new VenueError('insufficient_margin');
     }
+    venue.emit({ kind: 'account', owner: account.owner.toLowerCase() });
     return { status: 'ok', instrument_id: inst.iid, leverage: args.lev, cross: args.cross };
   });
 
