@@ -2,7 +2,7 @@
  * A new API user of the venue, as the official clients set one up against the sandbox (issue #21):
  * an EOA, its order-book API key (`@polymarket/clob-client-v2`), builder credentials from
  * `POST /auth/builder-api-key`, and a `RelayClient` (`@polymarket/builder-relayer-client`) whose chain RPC
- * is the sandbox's `/rpc` stand-in. Header names are renamed only by the one shim in `official.ts`.
+ * is the sandbox's `/rpc` stand-in. The clients send their own header names (`POLY_*`), which the sandbox accepts (issue #22): no shim.
  */
 import { createWalletClient, defineChain, encodeFunctionData, http, maxUint256, parseAbi, type Address, type WalletClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -12,7 +12,6 @@ import { RelayClient } from '@polymarket/builder-relayer-client';
 import { BuilderConfig } from '@polymarket/builder-signing-sdk';
 import type { Harness } from '../../lib/sandbox/testkit';
 import { venueContracts } from '../../lib/relayer/contracts';
-import { translateHeadersAtTransport } from './official';
 
 /** The chain id of the sandbox's order book and relayer. */
 export const CHAIN = 80002;
@@ -22,7 +21,6 @@ export type DepositUser = { wallet: WalletClient; eoa: Address; l2: ClobClient; 
 
 /** Creates the user's API key and builder key, and a `RelayClient` on the sandbox relayer and RPC stand-in. */
 export async function newDepositUser(h: Harness): Promise<DepositUser> {
-  translateHeadersAtTransport();
   const account = privateKeyToAccount(generatePrivateKey());
   const wallet = createWalletClient({ account, transport: http('http://127.0.0.1:9') });
   const creds = await new ClobClient({ host: h.clobUrl, chain: CHAIN, signer: wallet, useServerTime: true, throwOnError: true }).createApiKey(0);
