@@ -24,10 +24,24 @@ export type Harness = RunningSandbox & {
   raw: (method: string, path: string, body: unknown, headers?: Record<string, string>) => Promise<{ status: number; body: unknown; headers: Headers }>;
 };
 
-/** Starts a sandbox on an ephemeral loopback port whose clock is `clock.now` (advance it with `clock.advance(ms)`). */
+/**
+ * Starts a sandbox on an ephemeral loopback port whose clock is `clock.now` (ms; advance it with
+ * `clock.advance(ms)`). The clock stands still unless `options` names `now: undefined`: then it follows
+ * the wall clock (plus whatever was advanced), so a suite that runs longer than the gateway's 5 s
+ * timestamp window — a loaded machine, a whole file on one sandbox — is not refused `future_timestamp`.
+ */
 export async function startHarness(options: SandboxOptions = {}): Promise<Harness> {
+  const live = 'now' in options && options.now === undefined;
+  let base = Date.now();
+  let offset = 0;
   const clock = {
-    now: Date.now(),
+    get now(): number {
+      return live ? Date.now() + offset : base;
+    },
+    set now(ms: number) {
+      if (live) offset = ms - Date.now();
+      else base = ms;
+    },
     advance(ms: number) {
       clock.now += ms;
     },
