@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createWalletClient, custom } from 'viem';
 import { ProviderRpcError } from '../provider/errors';
-import { BusyError, countersignActions, InvalidRequestError, LockedError, NotConnectedError, OutcomeUnknownError, toCountersignError, UnsupportedError, UserRejectedError, VenueRefusedError, CountersignError } from './index';
+import { BusyError, countersignActions, InvalidRequestError, LockedError, NotConnectedError, OutcomeUnknownError, toCountersignError, UnsupportedError, UserRejectedError, VenueRefusedError, CountersignError, type GrantPermissionsParameters } from './index';
 
 /** A wallet client over a fake provider that records every request and answers with `answer`. */
 function fake(answer: (method: string, params: unknown) => unknown) {
@@ -38,7 +38,7 @@ describe('countersignActions', () => {
   });
 
   it('grantPermissions sends one ERC-7715 countersign-grant permission with a wallet signer and returns the answer', async () => {
-    const limits = { venue: 'perps', instruments: [1], allow: { order: true }, maxNotional: '100', dailyNotional: '1000', priceBandPct: '2' } as const;
+    const limits: GrantPermissionsParameters['limits'] = { venue: 'perps', instruments: [1], allow: { order: true }, maxNotional: '100', dailyNotional: '1000', priceBandPct: '2' };
     const answer = { expiry: 1_900_000_000, grantedPermissions: [{ type: 'countersign-grant', data: { ...limits, slippagePct: '1' }, policies: [] }], permissionsContext: 'grant-id' };
     const { client, sent } = fake(() => answer);
     expect(await client.grantPermissions({ limits, expiry: 1_900_000_000 })).toEqual(answer);
