@@ -568,7 +568,7 @@ export class ProviderService {
     if (grant.covered && built) {
       const artifact = built;
       const { lines } = describeArtifact(artifact, await this.symbol());
-      results = (await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)` })) as typeof results;
+      results = (await withOrderHashes(artifact, this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)` }))) as typeof results;
     } else {
       const view = await this.approveArtifact(
         origin,
@@ -578,7 +578,7 @@ export class ProviderService {
         async (a) => [...(!grant.covered && grant.flag ? [grant.flag] : []), ...(a.kind === 'clob' && a.orders.length > 1 ? [`A batch of ${a.orders.length} orders.`] : [])],
         TTL_TRADING_MS,
       );
-      results = (await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? 'orders' })) as typeof results;
+      results = (await withOrderHashes(view.artifact, this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? 'orders' }))) as typeof results;
     }
     return results.map((r) => (r.ok ? { success: true, orderID: r.orderID, status: r.status, errorMsg: '' } : { success: false, orderID: r.orderID, errorMsg: r.error.exchangeMessage }));
   }
@@ -611,4 +611,17 @@ function grantFlags(limits: GrantLimits, offer: GrantOffer): string[] {
   if (over(limits.maxNotional, offer.proposal.maxNotional)) flags.push(`The site asks for ${limits.maxNotional} USDC per order: more than the ${offer.proposal.maxNotional} (10% of your account value) Countersign would propose.`);
   if (over(limits.dailyNotional, offer.proposal.dailyNotional)) flags.push(`The site asks for ${limits.dailyNotional} USDC per 24 h: more than your account value (${offer.proposal.dailyNotional}).`);
   return flags;
+}
+
+/**
+ * An order-book submission's unknown outcome names the orders' hashes (the EIP-712 digests signed, which
+ * the exchange uses as order ids), so the page can look them up (issue #20): `data.orderHashes`, comma-separated.
+ */
+async function withOrderHashes<T>(artifact: SigningArtifact, run: Promise<T>): Promise<T> {
+  try {
+    return await run;
+  } catch (err) {
+    if (err instanceof OutcomeUnknownError && artifact.kind === 'clob') throw new OutcomeUnknownError('order', err, { command: 'postOrders', orderHashes: artifact.signDigests.join(',') });
+    throw err;
+  }
 }
