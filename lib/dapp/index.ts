@@ -21,13 +21,13 @@ import type { GrantLimits } from '../grants/evaluate';
 import type { PerpsBodyOp } from '../perps/commands';
 import type { PerpsCommandAnswer } from '../perps/wire';
 import type { L2Headers } from '../clob/auth';
-import type { AccountsPermission } from '../provider/permissions';
+import { GRANT_PERMISSION_TYPE, type AccountsPermission } from '../provider/permissions';
 import { toCountersignError } from './errors';
 
 export * from './errors';
 
-/** The ERC-7715 permission type of a standing grant (`lib/provider/permissions.ts` `GRANT_PERMISSION_TYPE`). */
-export const COUNTERSIGN_GRANT = 'countersign-grant';
+/** The ERC-7715 permission type of a standing grant (`countersign-grant`). */
+export const COUNTERSIGN_GRANT = GRANT_PERMISSION_TYPE;
 
 /** `perps_sendCommand` params: one seed command (`op`: `{ type, args, grp? }`), optional `exp` (Unix ms) and `label`. */
 export type PerpsSendCommandParameters = Omit<v.InferInput<typeof perpsParamsSchema>, 'op'> & { op: PerpsBodyOp };
