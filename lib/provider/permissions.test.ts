@@ -6,8 +6,10 @@
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { AUTOLOCK_ALARM } from '../background/index';
 import { describeGrant } from '../grants/evaluate';
-import { SITE, page, call, owner, trading, ready, waitPending, btcOnly, mark, BTC, grantSuite, type Bg } from '../grants/testkit';
+import { SITE, page, call, owner, trading, ready, waitPending, btcOnly, mark, BTC, grant, grantSuite, type Bg } from '../grants/testkit';
 import { accountsPermission, GRANT_PERMISSION_TYPE, parseGrantPermissions } from './permissions';
 
 grantSuite('permissions');
@@ -77,6 +79,23 @@ describe('EIP-2255 wallet_getPermissions / wallet_requestPermissions / wallet_re
     await bg.page(page).request('wallet_revokePermissions', [{ eth_accounts: {} }]);
     expect(await bg.page(page).request('wallet_getPermissions', [])).toEqual([]);
     expect(await bg.page(page).request('eth_accounts', [])).toEqual([]);
+  });
+
+  it('in a trading session only a site holding a grant has its permission (as eth_accounts): another connected site has none, and cannot ask', async () => {
+    const bg = await ready();
+    const other = { ...page, url: 'https://other.example/', tab: { id: 7, url: 'https://other.example/' } };
+    const connecting = bg.page(other).request('eth_requestAccounts', undefined);
+    const [view] = await waitPending(bg);
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    await connecting;
+    await grant(bg, btcOnly);
+    await fakeBrowser.alarms.onAlarm.trigger({ name: AUTOLOCK_ALARM, scheduledTime: Date.now() } as Parameters<typeof fakeBrowser.alarms.onAlarm.trigger>[0]);
+    for (let i = 0; i < 200 && ((await call(bg, 'vault.status')).result as { state: string }).state !== 'session'; i++) await sleep(5);
+    expect(await bg.page(page).request('wallet_getPermissions', [])).toHaveLength(1);
+    expect(await bg.page(other).request('eth_accounts', [])).toEqual([]);
+    expect(await bg.page(other).request('wallet_getPermissions', [])).toEqual([]);
+    expect(await settle(bg.page(other).request('wallet_requestPermissions', [{ eth_accounts: {} }]))).toMatchObject({ ok: false, code: 4900 });
+    expect(bg.registry.size).toBe(0);
   });
 
   it('wallet_requestPermissions asks even when connected and answers the permissions', async () => {

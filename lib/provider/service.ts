@@ -223,7 +223,7 @@ export class ProviderService {
       case 'eth_chainId':
         return numberToHex((await readSettings(this.d.db)).clobChainId);
       case 'eth_accounts':
-        return granted && (this.d.vault.unlocked || (this.d.vault.sessionLive && (await this.d.grants?.list())?.some((g) => g.origin === origin))) ? [granted.address] : [];
+        return granted && (await this.servesAccount(origin)) ? [granted.address] : [];
       case 'eth_requestAccounts':
       case 'wallet_connect':
         return this.connect(origin, active, false);
@@ -234,7 +234,7 @@ export class ProviderService {
       }
       case 'wallet_getPermissions':
         // EIP-2255, agreeing with eth_accounts: the connection while its account is active and the vault serves it.
-        return granted && (this.d.vault.unlocked || this.d.vault.sessionLive) ? this.permissions(origin) : [];
+        return granted && (await this.servesAccount(origin)) ? this.permissions(origin) : [];
       case 'wallet_grantPermissions':
         if (!granted) throw unauthorized();
         return this.grantPermissions(origin, granted, params);
@@ -409,6 +409,12 @@ export class ProviderService {
     this.d.emit(origin, 'connect', { chainId: numberToHex((await readSettings(this.d.db)).clobChainId) });
     this.d.emit(origin, 'accountsChanged', [active.address]);
     return [active.address];
+  }
+
+  /** Whether the vault shows `origin` its account now: unlocked, or a trading session in which the origin holds a grant. */
+  private async servesAccount(origin: string): Promise<boolean> {
+    if (this.d.vault.unlocked) return true;
+    return this.d.vault.sessionLive && !!(await this.d.grants?.list())?.some((g) => g.origin === origin);
   }
 
   /** The origin's EIP-2255 permissions: its connection as `eth_accounts` (none when it has no connection). */
