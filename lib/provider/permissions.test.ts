@@ -103,6 +103,8 @@ describe('EIP-2255 wallet_getPermissions / wallet_requestPermissions / wallet_re
     const p = bg.page(page).request('wallet_requestPermissions', [{ eth_accounts: {} }]);
     const [view] = await waitPending(bg);
     expect(view!.kind).toBe('connect');
+    // eth_requestAccounts of the connected site does not wait behind it.
+    expect(await bg.page(page).request('eth_requestAccounts', undefined)).toEqual([owner()]);
     bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
     expect(await p).toEqual([{ invoker: SITE, parentCapability: 'eth_accounts', caveats: [{ type: 'restrictReturnedAccounts', value: [owner()] }], date: expect.any(Number) }]);
   });

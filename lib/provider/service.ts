@@ -363,8 +363,13 @@ export class ProviderService {
    */
   private readonly connecting = new Map<string, Promise<string[]>>();
 
-  private connect(origin: string, active: OwnerInfo | undefined, force: boolean): Promise<string[]> {
-    if (!active) return Promise.reject(unauthorized('Countersign has no account yet. Finish setup in the extension first.'));
+  private async connect(origin: string, active: OwnerInfo | undefined, force: boolean): Promise<string[]> {
+    if (!active) throw unauthorized('Countersign has no account yet. Finish setup in the extension first.');
+    if (!force && this.d.vault.unlocked) {
+      const existing = await this.connection(origin);
+      if (existing?.accounts[0]?.toLowerCase() === active.address.toLowerCase()) return existing.accounts;
+    }
+    // The check of `connecting` and its `set` run in one turn: calls that arrive together share one approval.
     const key = `${origin}|${active.address.toLowerCase()}`;
     const pending = this.connecting.get(key);
     if (pending) return pending;
