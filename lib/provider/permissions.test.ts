@@ -96,6 +96,7 @@ describe('EIP-2255 wallet_getPermissions / wallet_requestPermissions / wallet_re
     expect(await bg.page(other).request('wallet_getPermissions', [])).toEqual([]);
     expect(await settle(bg.page(other).request('wallet_requestPermissions', [{ eth_accounts: {} }]))).toMatchObject({ ok: false, code: 4900 });
     expect(bg.registry.size).toBe(0);
+    await call(bg, 'vault.lock'); // ends the session (its kill-switch renewals stop)
   });
 
   it('wallet_requestPermissions asks even when connected and answers the permissions', async () => {
@@ -155,7 +156,12 @@ describe('ERC-7715 wallet_grantPermissions (countersign-grant)', () => {
     });
     expect(g).toMatchObject({ venue: 'perps', instruments: [1], maxNotional: '2000' });
     expect(g!.expiresAt).toBeLessThanOrEqual(inAnHour() * 1000);
-    // Covered: a BTC order inside the caps is signed without a window.
+    // Covered: a BTC order inside the caps is signed without a window (once the perps kill switch is armed).
+    for (let i = 0; i < 400; i++) {
+      const st = (await call(bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] };
+      if (st.venues.some((x) => x.venue === 'perps' && x.armed)) break;
+      await sleep(10);
+    }
     const before = trading();
     await bg.page(page).request('perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.001', p: await mark(BTC), tif: 'gtc', po: true }] } });
     expect(bg.registry.size).toBe(0);
