@@ -1,8 +1,10 @@
 /**
  * The demo dapp page (`GET /demo` on the sandbox), rebuilt on the standard libraries (issue #20): its
  * script (`lib/sandbox/demo-page.ts`: mipd + viem + `lib/dapp`) is bundled with esbuild into one file
- * served at `GET /demo/app.js`. The bundle is built once per process — started when the sandbox mounts
- * the route, shared by every sandbox of the process — and served from memory. The page finds Countersign
+ * served at `GET /demo/app.js`. The bundle is built once per process — started by the first `GET /demo`,
+ * shared by every sandbox of the process — and served from memory. Not at sandbox start: a second of
+ * esbuild work in every test process that starts a sandbox (on a frozen test clock) slows suites that
+ * never open the page. The page finds Countersign
  * by EIP-6963, connects, places and cancels a perps order, posts an order-book order, asks for L2 headers
  * and uses them, requests a withdrawal and a standing grant; every result or typed error is logged.
  */
@@ -35,9 +37,8 @@ function demoBundle(): Promise<string> {
   return bundle;
 }
 
-/** Mounts `GET /demo` (configured with the first market's token and `demo.counterparty`) and `GET /demo/app.js` on `app`; starts the bundle. */
+/** Mounts `GET /demo` (configured with the first market's token and `demo.counterparty`; starts the bundle) and `GET /demo/app.js` on `app`. */
 export function mountDemo(app: Hono, ctx: SandboxContext, demo: { counterparty: string }): void {
-  void demoBundle().catch(() => undefined);
   app.get('/demo/app.js', async (c) => {
     try {
       c.header('Cache-Control', 'no-cache');
@@ -47,6 +48,7 @@ export function mountDemo(app: Hono, ctx: SandboxContext, demo: { counterparty: 
     }
   });
   app.get('/demo', (c) => {
+    void demoBundle().catch(() => undefined); // ready by the time the page asks for its script
     const [market] = ctx.clob.markets;
     if (!market) return c.text('The sandbox has no market to demo.', 503);
     const tokenId = market.tokenIds[0];
