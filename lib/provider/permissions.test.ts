@@ -5,18 +5,14 @@
  * background on the fake browser against the in-process sandbox (lib/grants/testkit).
  */
 import 'fake-indexeddb/auto';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { AUTOLOCK_ALARM } from '../background/index';
 import { describeGrant } from '../grants/evaluate';
-import { h, SITE, page, call, owner, trading, ready, waitPending, btcOnly, mark, BTC, grant, grantSuite, type Bg } from '../grants/testkit';
+import { SITE, page, call, owner, trading, ready, waitPending, btcOnly, mark, BTC, grant, grantSuite, type Bg } from '../grants/testkit';
 import { accountsPermission, GRANT_PERMISSION_TYPE, parseGrantPermissions } from './permissions';
 
 grantSuite('permissions');
-// The sandbox's clock is set per test (it does not run by itself): signed timestamps stay within its skew.
-beforeEach(() => {
-  h.clock.now = Date.now();
-});
 
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
 const grantRequest = (data: object, extra: object = {}) => [{ expiry: inAnHour(), permissions: [{ type: GRANT_PERMISSION_TYPE, data, policies: [] }], ...extra }];
