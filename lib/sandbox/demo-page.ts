@@ -24,7 +24,8 @@ const setText = (id: string, text: string) => {
   const el = $(id);
   if (el) el.textContent = text;
 };
-const state = window as unknown as { __last?: unknown };
+/** Records the last result where the browser tests read it (`window.__last`). */
+const record = (last: unknown) => Object.assign(window, { __last: last });
 
 const store = createStore();
 const detail = () => store.findProvider({ rdns: 'xyz.countersign' });
@@ -43,12 +44,12 @@ const run = (label: string, fn: () => Promise<unknown>) => async () => {
   try {
     const value = await fn();
     log(label, value);
-    state.__last = { ok: true, label, value };
+    record({ ok: true, label, value });
   } catch (err) {
     const e = toCountersignError(err);
     const out = { code: e.rpcCode, message: e.shortMessage, data: e.data, type: e.name };
     log(`${label} error`, out);
-    state.__last = { ok: false, label, ...out };
+    record({ ok: false, label, ...out });
   }
 };
 
