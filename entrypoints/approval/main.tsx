@@ -1,8 +1,9 @@
-/** The approval window: the approval queue (shared with the popup), reporting which request it shows. */
+/** The approval window: the unlock form while the vault is locked, then the approval queue (shared with the popup), reporting which request it shows. */
 import { render } from 'preact';
 import browser from 'webextension-polyfill';
 import { createCaller } from '../../lib/messaging/client';
 import { ApprovalQueueScreen } from '../popup/approvals';
+import { UnlockFirst } from './unlock-first';
 import '../popup/style.css';
 
 const call = createCaller((m) => browser.runtime.sendMessage(m));
@@ -16,4 +17,11 @@ const onEmpty = () =>
     () => window.close(),
   );
 const root = document.getElementById('app');
-if (root) render(<ApprovalQueueScreen call={call} onEmpty={onEmpty} reportShown />, root);
+// A request made while the vault was locked: the unlock form first, then the queue (issue #20 §5).
+if (root)
+  render(
+    <UnlockFirst call={call} onEmpty={onEmpty}>
+      <ApprovalQueueScreen call={call} onEmpty={onEmpty} reportShown />
+    </UnlockFirst>,
+    root,
+  );

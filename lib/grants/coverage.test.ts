@@ -121,6 +121,9 @@ const METHODS = (owner: string): Record<PageMethod, unknown> => ({
   clob_postOrders: { orders: [{ tokenId: TOKEN, side: 'BUY', price: '0.50', size: '10', orderType: 'GTC' }] },
   clob_signRequest: { method: 'DELETE', requestPath: '/cancel-all' },
   eth_signTypedData_v4: [owner, JSON.stringify({ primaryType: 'Order', types: {}, domain: {}, message: {} })],
+  wallet_getPermissions: undefined,
+  wallet_requestPermissions: [{ eth_accounts: {} }],
+  wallet_grantPermissions: [{ expiry: Math.floor(Date.now() / 1000) + 3600, permissions: [{ type: 'countersign-grant', data: { venue: 'perps', instruments: [2], allow: { order: true }, maxNotional: '10', dailyNotional: '10', priceBandPct: '1' } }] }],
   wallet_revokePermissions: undefined,
 });
 

@@ -28,6 +28,7 @@ export function grantSuite(name: string): void {
   });
   beforeEach(() => {
     fakeBrowser.reset();
+    h.clock.now = Date.now(); // the sandbox clock does not run by itself: keep signed timestamps within its skew
   });
 }
 

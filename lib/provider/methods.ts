@@ -22,9 +22,13 @@ export type MethodPolicy = { connected: boolean; unlocked: boolean; approval: 'n
 export const METHOD_POLICY = {
   eth_chainId: { connected: false, unlocked: false, approval: 'none' },
   eth_accounts: { connected: false, unlocked: false, approval: 'none' },
-  eth_requestAccounts: { connected: false, unlocked: true, approval: 'connect' },
-  wallet_connect: { connected: false, unlocked: true, approval: 'connect' },
+  // A locked vault opens the unlock in the approval window, then the connection (issue #20 §5).
+  eth_requestAccounts: { connected: false, unlocked: false, approval: 'connect' },
+  wallet_connect: { connected: false, unlocked: false, approval: 'connect' },
+  wallet_requestPermissions: { connected: false, unlocked: false, approval: 'connect' },
+  wallet_getPermissions: { connected: false, unlocked: false, approval: 'none' },
   wallet_revokePermissions: { connected: true, unlocked: false, approval: 'none' },
+  wallet_grantPermissions: { connected: true, unlocked: true, approval: 'sign' },
   perps_sendCommand: { connected: true, unlocked: true, approval: 'sign' },
   perps_signCommand: { connected: true, unlocked: true, approval: 'sign' },
   clob_postOrders: { connected: true, unlocked: true, approval: 'sign' },

@@ -36,7 +36,12 @@ import type { GrantService } from '../grants/service';
 import type { GrantRequest, OwnedOrder, RefPrice } from '../grants/evaluate';
 import { canOfferGrant, clobGrantRequest, perpsGrantRequest, requestMarkets } from '../grants/requests';
 import { groupDecimal, shortAddress } from '../format';
-import { disconnected, invalidParams, unauthorized, unsupported } from './errors';
+import { disconnected, invalidParams, unauthorized, unsupported, userRejected } from './errors';
+import { accountsPermission, grantPermissionsAnswer, parseGrantPermissions, parseRequestPermissions, type AccountsPermission } from './permissions';
+import { grantOffer, serviceOfferReads, type GrantOffer, type OfferReads } from '../grants/offer';
+import { describeGrant, type GrantLimits } from '../grants/evaluate';
+import { appendAudit, auditLog } from '../audit';
+import { toUnits } from '../decimal';
 import { checkL2Route, clobOrdersParamsSchema, clobSignParamsSchema, isPageMethod, METHOD_POLICY, perpsParamsSchema, typedDataRefusal, unwrapParams } from './methods';
 
 /** Approval time-to-live of trading requests (orders, cancels, leverage, L2 headers), in ms: 60 s. */
@@ -218,10 +223,21 @@ export class ProviderService {
       case 'eth_chainId':
         return numberToHex((await readSettings(this.d.db)).clobChainId);
       case 'eth_accounts':
-        return granted && (this.d.vault.unlocked || (this.d.vault.sessionLive && (await this.d.grants?.list())?.some((g) => g.origin === origin))) ? [granted.address] : [];
+        return granted && (await this.servesAccount(origin)) ? [granted.address] : [];
       case 'eth_requestAccounts':
       case 'wallet_connect':
-        return this.connect(origin, active);
+        return this.connect(origin, active, false);
+      case 'wallet_requestPermissions': {
+        parseRequestPermissions(params);
+        await this.connect(origin, active, true);
+        return this.permissions(origin);
+      }
+      case 'wallet_getPermissions':
+        // EIP-2255, agreeing with eth_accounts: the connection while its account is active and the vault serves it.
+        return granted && (await this.servesAccount(origin)) ? this.permissions(origin) : [];
+      case 'wallet_grantPermissions':
+        if (!granted) throw unauthorized();
+        return this.grantPermissions(origin, granted, params);
       case 'wallet_revokePermissions':
         // The site's own disconnect never unsets a kill switch while its orders may be open (issue #17 finding 4).
         await this.d.beforeSiteRevoke?.(origin);
@@ -339,19 +355,51 @@ export class ProviderService {
     return { ...view, artifact: view.artifact };
   }
 
-  private async connect(origin: string, active: OwnerInfo | undefined): Promise<string[]> {
+  /**
+   * Connection requests (`eth_requestAccounts`, `wallet_connect`, `wallet_requestPermissions`) of one
+   * origin for one account share one pending approval: a page calling it 5 times at once (or 500) opens
+   * one window and every call gets its answer (issue #20 §5). `force` (EIP-2255 `wallet_requestPermissions`)
+   * asks even when the site is already connected to this account.
+   */
+  private readonly connecting = new Map<string, Promise<string[]>>();
+
+  private async connect(origin: string, active: OwnerInfo | undefined, force: boolean): Promise<string[]> {
     if (!active) throw unauthorized('Countersign has no account yet. Finish setup in the extension first.');
+    if (!force && this.d.vault.unlocked) {
+      const existing = await this.connection(origin);
+      if (existing?.accounts[0]?.toLowerCase() === active.address.toLowerCase()) return existing.accounts;
+    }
+    // The check of `connecting` and its `set` run in one turn: calls that arrive together share one approval.
+    const key = `${origin}|${active.address.toLowerCase()}`;
+    const pending = this.connecting.get(key);
+    if (pending) return pending;
+    const run = this.connectOnce(origin, active, force).finally(() => this.connecting.delete(key));
+    this.connecting.set(key, run);
+    return run;
+  }
+
+  /**
+   * One connection approval. On a locked vault (not a trading session, which serves only its grants) the
+   * approval window shows the unlock form first, then this approval; it resolves only once the vault is
+   * unlocked and the person approved (4001 when the window is closed, 4900 if it is still locked).
+   */
+  private async connectOnce(origin: string, active: OwnerInfo, force: boolean): Promise<string[]> {
     const existing = await this.connection(origin);
-    if (existing && existing.accounts[0]?.toLowerCase() === active.address.toLowerCase()) return existing.accounts;
-    if (!this.d.vault.unlocked) throw disconnected('Countersign is locked. Open the extension and unlock it.');
+    const same = !!existing && existing.accounts[0]?.toLowerCase() === active.address.toLowerCase();
+    if (existing && same && !force && this.d.vault.unlocked) return existing.accounts;
+    if (this.d.vault.sessionLive) throw disconnected("Countersign is in a trading session: only requests within a site's standing permission are served. Unlock Countersign first.");
+    const locked = !this.d.vault.unlocked;
     this.d.registry.checkCapacity(origin);
     const { approved } = this.d.registry.add(
       {
         origin,
         kind: 'connect',
-        title: 'Connect this site',
+        title: same ? 'Reconnect this site' : 'Connect this site',
         lines: [`Let ${origin} see your address ${shortAddress(active.address)}${active.label ? ` (“${active.label}”)` : ''} and ask you to sign trades.`, 'Every signature still needs your approval.'],
-        flags: existing ? ['This site was connected to another of your accounts; it will now act for this one.'] : [],
+        flags: [
+          ...(existing && !same ? ['This site was connected to another of your accounts; it will now act for this one.'] : []),
+          ...(locked ? ['Countersign was locked when this site asked: unlock first.'] : []),
+        ],
         signer: null,
         account: { address: active.address, label: active.label },
         digest: keccak256(toHex(`connect:${origin}:${active.address}`)),
@@ -360,10 +408,84 @@ export class ProviderService {
     );
     await this.d.showApprovals();
     await approved;
+    // Fails closed: an approval that reached a still-locked vault connects nothing.
+    if (!this.d.vault.unlocked) throw disconnected('Countersign is locked. Open the extension and unlock it.');
     await this.d.db.put('connections', { origin, accounts: [active.address], connectedAt: Date.now() });
     this.d.emit(origin, 'connect', { chainId: numberToHex((await readSettings(this.d.db)).clobChainId) });
     this.d.emit(origin, 'accountsChanged', [active.address]);
     return [active.address];
+  }
+
+  /** Whether the vault shows `origin` its account now: unlocked, or a trading session in which the origin holds a grant. */
+  private async servesAccount(origin: string): Promise<boolean> {
+    if (this.d.vault.unlocked) return true;
+    return this.d.vault.sessionLive && !!(await this.d.grants?.list())?.some((g) => g.origin === origin);
+  }
+
+  /** The origin's EIP-2255 permissions: its connection as `eth_accounts` (none when it has no connection). */
+  private async permissions(origin: string): Promise<AccountsPermission[]> {
+    const conn = await this.connection(origin);
+    return conn ? [accountsPermission(origin, conn.accounts, conn.connectedAt)] : [];
+  }
+
+  /**
+   * ERC-7715 `wallet_grantPermissions` (issue #20 §5): a standing grant a site asks for in a standard
+   * shape. The limits are validated (`parseGrantPermissions`: unknown fields refused, the field named),
+   * the window shows them in the same words as every grant (`describeGrant`, names from the grant offer's
+   * reads) with flags when the caps exceed what Countersign would propose from the account's equity, and
+   * the approval is bound to a digest of exactly those limits and that expiry. On approval the grant is
+   * created with those limits — never wider than shown — and revocable like any other (popup,
+   * `wallet_revokePermissions`, lock, panic, expiry).
+   */
+  private async grantPermissions(origin: string, account: OwnerInfo, params: unknown) {
+    const grants = this.d.grants;
+    if (!grants) throw unsupported('Standing permissions are not available.');
+    const chainId = (await readSettings(this.d.db)).clobChainId;
+    const { limits, expiresAt } = parseGrantPermissions(params, { account: account.address, chainId, now: Date.now() });
+    if (!this.d.vault.unlocked) throw disconnected('Countersign is locked. Open the extension and unlock it.');
+    this.d.registry.checkCapacity(origin);
+    const scope = limits.venue === 'perps' ? limits.instruments.map(String) : limits.markets;
+    const offer = await grantOffer(limits.venue, scope, account.address, this.offerReads());
+    const names = Object.fromEntries(offer.markets.map((m) => [m.id, m.name]));
+    const replaces = (await grants.list()).some((g) => g.origin === origin && g.account.toLowerCase() === account.address.toLowerCase() && g.venue === limits.venue);
+    const { approved } = this.d.registry.add(
+      {
+        origin,
+        kind: 'grant',
+        title: 'Allow this site to trade within limits',
+        lines: describeGrant({ ...limits, names, expiresAt }),
+        flags: [...grantFlags(limits, offer), ...(replaces ? [`This replaces the site's current ${limits.venue === 'perps' ? 'perps' : 'order-book'} permission.`] : [])],
+        signer: null,
+        account: { address: account.address, label: account.label },
+        digest: keccak256(toHex(JSON.stringify({ grant: origin, account: account.address.toLowerCase(), limits, expiresAt }))),
+      },
+      TTL_FUNDS_MS,
+    );
+    await this.d.showApprovals();
+    await approved;
+    if (!this.d.vault.unlocked) throw disconnected('Countersign is locked. Open the extension and unlock it.');
+    const durationMs = expiresAt - Date.now();
+    if (durationMs < 60_000) throw userRejected('The permission would have ended within a minute of being approved; ask again.');
+    const grant = await grants.create({ origin, account: account.address, limits, durationMs, names });
+    await appendAudit(auditLog(this.d.db, () => this.d.vault.auditKey()), {
+      at: Date.now(),
+      origin,
+      account: account.address.toLowerCase(),
+      kind: 'grant.create',
+      summary: `Standing permission (wallet_grantPermissions) for ${origin} until ${new Date(grant.expiresAt).toISOString()}: ${describeGrant(grant).slice(0, 2).join(' ')}`.slice(0, 500),
+      result: 'ok',
+    });
+    return grantPermissionsAnswer(grant);
+  }
+
+  /** The grant offer's reads (equity, names) over the signing service. */
+  private offerReads(): OfferReads {
+    const { service, db } = this.d;
+    return serviceOfferReads({
+      perpsRead: (account, name) => service.perpsRead(account, name),
+      clobCollateral: (account) => service.clobCollateral(account),
+      clobUrl: async () => (await readSettings(db)).clobUrl,
+    });
   }
 
   private async perpsFlags(account: Address, cmd: PerpsCommand): Promise<string[]> {
@@ -457,7 +579,7 @@ export class ProviderService {
     if (grant.covered && built) {
       const artifact = built;
       const { lines } = describeArtifact(artifact, await this.symbol());
-      results = (await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)` })) as typeof results;
+      results = (await withOrderHashes(artifact, this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)` }))) as typeof results;
     } else {
       const view = await this.approveArtifact(
         origin,
@@ -467,7 +589,7 @@ export class ProviderService {
         async (a) => [...(!grant.covered && grant.flag ? [grant.flag] : []), ...(a.kind === 'clob' && a.orders.length > 1 ? [`A batch of ${a.orders.length} orders.`] : [])],
         TTL_TRADING_MS,
       );
-      results = (await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? 'orders' })) as typeof results;
+      results = (await withOrderHashes(view.artifact, this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? 'orders' }))) as typeof results;
     }
     return results.map((r) => (r.ok ? { success: true, orderID: r.orderID, status: r.status, errorMsg: '' } : { success: false, orderID: r.orderID, errorMsg: r.error.exchangeMessage }));
   }
@@ -490,4 +612,27 @@ function ackedOrders(result: unknown): OwnedOrder[] {
     if (typeof oid !== 'number' || !Number.isSafeInteger(oid) || oid < 0) return [];
     return [{ oid, ...('coid' in a && typeof a.coid === 'string' && /^[0-9a-f]{32}$/.test(a.coid) ? { coid: a.coid } : {}) }];
   });
+}
+
+/** Window flags of a requested grant: caps above what Countersign proposes from the account's equity (`lib/grants/offer.ts`), or no equity read. */
+function grantFlags(limits: GrantLimits, offer: GrantOffer): string[] {
+  const over = (asked: string, proposed: string | undefined) => proposed !== undefined && (toUnits(asked, 18) ?? 0n) > (toUnits(proposed, 18) ?? 0n);
+  const flags: string[] = [];
+  if (offer.equity === null) flags.push('Countersign could not read your account value: check the caps yourself.');
+  if (over(limits.maxNotional, offer.proposal.maxNotional)) flags.push(`The site asks for ${limits.maxNotional} USDC per order: more than the ${offer.proposal.maxNotional} (10% of your account value) Countersign would propose.`);
+  if (over(limits.dailyNotional, offer.proposal.dailyNotional)) flags.push(`The site asks for ${limits.dailyNotional} USDC per 24 h: more than your account value (${offer.proposal.dailyNotional}).`);
+  return flags;
+}
+
+/**
+ * An order-book submission's unknown outcome names the orders' hashes (the EIP-712 digests signed, which
+ * the exchange uses as order ids), so the page can look them up (issue #20): `data.orderHashes`, comma-separated.
+ */
+async function withOrderHashes<T>(artifact: SigningArtifact, run: Promise<T>): Promise<T> {
+  try {
+    return await run;
+  } catch (err) {
+    if (err instanceof OutcomeUnknownError && artifact.kind === 'clob') throw new OutcomeUnknownError('order', err, { command: 'postOrders', orderHashes: artifact.signDigests.join(',') });
+    throw err;
+  }
 }
