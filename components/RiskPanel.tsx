@@ -42,9 +42,9 @@ export function RiskPanel(props: {
         <dd class="num">{props.leverage}× {props.cross ? 'cross' : 'isolated'}</dd>
       </dl>
       {props.warnings.length ? (
-        <ul class="flags" role="alert">
-          {props.warnings.map((w) => <li key={w}>⚠ {w}</li>)}
-        </ul>
+        <div role="alert">
+          <ul class="flags">{props.warnings.map((w) => <li key={w}>⚠ {w}</li>)}</ul>
+        </div>
       ) : null}
     </section>
   );

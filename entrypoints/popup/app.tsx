@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { AccountSwitcher } from '../../components/AccountSwitcher';
-import { Button, Notice, Tabs } from '../../components/ui';
+import { Button, Notice, TabPanel, Tabs } from '../../components/ui';
 import { call, type Account, type Status } from './api';
 import { Onboarding } from './onboarding';
 import { Unlock } from './unlock';
@@ -114,26 +114,28 @@ function Unlocked({ status, account, vault, settings, tab, setTab, refresh, onAd
         <Button onClick={() => void vault.lock()} aria-label="Lock" title="Lock (Ctrl+L)">Lock</Button>
       </header>
       <TradingSessionBanner sites={status.session} now={Date.now()} />
-      <Tabs tabs={TABS} active={tab} onChange={setTab} />
+      <Tabs tabs={TABS} active={tab} onChange={setTab} label="Countersign screens" />
       {switched ? <Notice>{switched}</Notice> : null}
-      {!account ? (
-        <section class="panel">
-          <p>No owner key yet.</p>
-          <Button kind="primary" onClick={onAddKey}>Add a key</Button>
-        </section>
-      ) : tab === 'perps' ? (
-        <PerpsTicket key={account.address} account={account} store={store} maxPositionUsdc={settings.maxPositionUsdc.value} />
-      ) : tab === 'positions' ? (
-        <PositionsView key={account.address} account={account} store={store} />
-      ) : tab === 'clob' ? (
-        <ClobTicket key={account.address} account={account} onCredentials={refresh} />
-      ) : tab === 'audit' ? (
-        <AuditView />
-      ) : tab === 'account' ? (
-        <AccountView key={account.address} account={account} onChanged={refresh} />
-      ) : (
-        <SettingsView settings={settings} onChanged={refresh} onAddKey={onAddKey} />
-      )}
+      <TabPanel id={tab}>
+        {!account ? (
+          <section class="panel">
+            <p>No owner key yet.</p>
+            <Button kind="primary" onClick={onAddKey}>Add a key</Button>
+          </section>
+        ) : tab === 'perps' ? (
+          <PerpsTicket key={account.address} account={account} store={store} maxPositionUsdc={settings.maxPositionUsdc.value} />
+        ) : tab === 'positions' ? (
+          <PositionsView key={account.address} account={account} store={store} />
+        ) : tab === 'clob' ? (
+          <ClobTicket key={account.address} account={account} onCredentials={refresh} />
+        ) : tab === 'audit' ? (
+          <AuditView />
+        ) : tab === 'account' ? (
+          <AccountView key={account.address} account={account} onChanged={refresh} />
+        ) : (
+          <SettingsView settings={settings} onChanged={refresh} onAddKey={onAddKey} />
+        )}
+      </TabPanel>
     </main>
   );
 }

@@ -1,5 +1,5 @@
 /**
- * Perps ticket (issues #5, #10): instrument with mark / index / mid and 24 h change, a 10-level book
+ * Perps ticket (issues #5, #10, #19): instrument with mark / index / mid and 24 h change, a 6-level book
  * ladder (click a level to take its price), side, size (contracts or USDC; presets 25/50/75/100 % of
  * what the free margin allows), price (prefilled from the book; empty = market-style IOC), time in
  * force, post-only, reduce-only, leverage; before submit the risk panel shows the position, available
@@ -10,6 +10,12 @@
  * one tick (in the price field too); Enter submits; Esc clears and returns to the ticket.
  * After the acknowledgement it polls the venue's orders read until the order rests, fills or is
  * rejected. "Close position" sends a reduce-only market order for the whole position.
+ *
+ * Layout (issue #19, 360 × 600 px): instrument and side, the ticker line, then two columns — size,
+ * presets, price and order options on the left, the book ladder (6 levels a side, no Tab stops) on the
+ * right — then the risk summary and the submit button in a foot that sticks to the bottom of the
+ * view, so both are visible without scrolling; leverage and open orders follow below. `I` / `Shift+I`
+ * (outside text fields) cycle the instrument.
  *
  * The state lives in `stores/ticket.ts` over the perps store; this screen lays out the presentational
  * parts in `components/perps/`.
@@ -24,7 +30,7 @@ import { SizePriceInputs } from '../../components/perps/SizePriceInputs';
 import { OrderFlags } from '../../components/perps/OrderFlags';
 import { LeverageForm } from '../../components/perps/LeverageForm';
 import { OpenOrders } from '../../components/perps/OpenOrders';
-import { TicketFooter } from '../../components/perps/TicketFooter';
+import { TicketFooter, TicketMeta } from '../../components/perps/TicketFooter';
 import type { PerpsCommand } from '../../lib/perps/commands';
 import { call, type Account } from './api';
 import type { PerpsStore } from './stores/perps';
@@ -55,6 +61,9 @@ export function PerpsTicket({ account, store, maxPositionUsdc }: { account: Acco
   useEffect(() => qtyRef.current?.focus(), []);
   useEffect(() => {
     if (iid === undefined || !hasProxy) return;
+    // The last order's notice belongs to the instrument it was placed on.
+    t.result.value = undefined;
+    t.error.value = undefined;
     t.instrumentChanged();
     void t.loadConfig().catch(() => undefined);
   }, [iid]);
@@ -77,6 +86,15 @@ export function PerpsTicket({ account, store, maxPositionUsdc }: { account: Acco
   const onKey = (e: KeyboardEvent) => {
     const target = e.target;
     const typing = target instanceof HTMLInputElement || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement;
+    const next = cycleKey(e, typing);
+    if (next) {
+      e.preventDefault();
+      const list = store.instruments.value;
+      const i = list.findIndex((x) => x.instrument_id === store.iid.value);
+      const to = list[(i + next + list.length) % list.length];
+      if (to) store.select(to.instrument_id);
+      return;
+    }
     const action = ticketKey(e, typing, target instanceof HTMLInputElement && target.name === 'price');
     if (!action) return;
     e.preventDefault();
@@ -88,24 +106,31 @@ export function PerpsTicket({ account, store, maxPositionUsdc }: { account: Acco
     else if (action.kind === 'side') t.buy.value = action.buy;
     else t.preset(action.fraction);
   };
+  const book = store.book.value;
+  const symbol = t.instrument.value?.symbol ?? '';
   return (
     <section class="panel ticket" aria-label="Perps order ticket">
-      <form ref={formRef} tabIndex={-1} onSubmit={submit} onKeyDown={onKey} aria-keyshortcuts="B S 1 2 3 4 ArrowUp ArrowDown Enter Escape">
+      <form ref={formRef} tabIndex={-1} onSubmit={submit} onKeyDown={onKey} aria-keyshortcuts="B S I 1 2 3 4 ArrowUp ArrowDown Enter Escape">
         <TicketHead t={t} store={store} />
         <div class="ticket-grid">
-          <SizePriceInputs
-            qty={t.qty.value} unit={t.unit.value} contracts={t.contracts.value} price={t.price.value} tick={t.tick.value} presets={PRESETS} qtyRef={qtyRef}
-            onQty={(q) => (t.qty.value = q)} onPrice={t.setPrice} onPreset={t.preset} onToggleUnit={t.toggleUnit}
-          />
-          {store.book.value ? <BookLadder bids={store.book.value.bids} asks={store.book.value.asks} {...(t.spread.value ? { spread: t.spread.value } : {})} depth={10} onPick={t.setPrice} /> : null}
+          <div class="ticket-main">
+            <SizePriceInputs
+              qty={t.qty.value} unit={t.unit.value} contracts={t.contracts.value} price={t.price.value} tick={t.tick.value} presets={PRESETS} qtyRef={qtyRef}
+              onQty={(q) => (t.qty.value = q)} onPrice={t.setPrice} onPreset={t.preset} onToggleUnit={t.toggleUnit}
+            />
+            <OrderFlags tif={t.effectiveTif.value} marketStyle={t.price.value === ''} po={t.po.value} ro={t.ro.value} onTif={(v) => (t.tif.value = v)} onPo={(v) => (t.po.value = v)} onRo={(v) => (t.ro.value = v)} />
+          </div>
+          {book ? <BookLadder bids={book.bids} asks={book.asks} tick={t.tick.value} lot={t.lot.value} unit={baseOf(symbol)} onPick={t.setPrice} /> : <p class="ladder muted small">Loading the book…</p>}
         </div>
-        <OrderFlags tif={t.effectiveTif.value} marketStyle={t.price.value === ''} po={t.po.value} ro={t.ro.value} onTif={(v) => (t.tif.value = v)} onPo={(v) => (t.po.value = v)} onRo={(v) => (t.ro.value = v)} />
-        <TicketRisk t={t} store={store} />
-        <TicketFooter
-          coid={t.coid.value} weights={t.built.value.cmd?.weight} spend={store.spend.value} problem={t.built.value.problem} error={t.error.value} result={t.result.value}
-          buy={t.buy.value} contracts={t.contracts.value} symbol={t.instrument.value?.symbol ?? ''} price={t.price.value}
-          canSubmit={!!t.built.value.cmd && !t.busy.value} hasPosition={!!t.position.value} onClosePosition={() => void t.closePosition()}
-        />
+        <div class="ticket-foot" data-testid="ticket-foot">
+          <TicketRisk t={t} store={store} />
+          <TicketFooter
+            coid={t.coid.value} weights={t.built.value.cmd?.weight} spend={store.spend.value} problem={t.built.value.problem} error={t.error.value} result={t.result.value}
+            buy={t.buy.value} contracts={t.contracts.value} symbol={symbol} price={t.price.value}
+            canSubmit={!!t.built.value.cmd && !t.busy.value} hasPosition={!!t.position.value} onClosePosition={() => void t.closePosition()}
+          />
+        </div>
+        <TicketMeta coid={t.coid.value} weights={t.built.value.cmd?.weight} spend={store.spend.value} />
       </form>
       <LeverageForm lev={t.lev.value} cross={t.cross.value} onLev={(v) => (t.lev.value = v)} onCross={(v) => (t.cross.value = v)} onApply={() => void t.applyLeverage()} />
       <OpenOrders
@@ -117,20 +142,29 @@ export function PerpsTicket({ account, store, maxPositionUsdc }: { account: Acco
   );
 }
 
+/** The base asset of a perps symbol ("BTC-PERP" → "BTC"), naming the ladder's size column. */
+const baseOf = (symbol: string) => symbol.split('-')[0] ?? '';
+
+/** `I` (+1) / `Shift+I` (−1) outside text fields and without Ctrl / Meta / Alt cycle the instrument (issue #19); else 0. */
+export function cycleKey(e: { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean; shiftKey: boolean }, typing: boolean): -1 | 0 | 1 {
+  if (typing || e.ctrlKey || e.metaKey || e.altKey || e.key.toLowerCase() !== 'i') return 0;
+  return e.shiftKey ? -1 : 1;
+}
+
 /** Instrument select, side and the ticker line. */
 function TicketHead({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
   const ticker = t.ticker.value;
   return (
     <>
       <div class="grid2">
-        <Field label="Instrument">
-          <select name="instrument" value={store.iid.value} onChange={(e) => store.select(Number(e.currentTarget.value))}>
+        <Field label="Instrument (I)">
+          <select name="instrument" aria-keyshortcuts="I" value={store.iid.value} onChange={(e) => store.select(Number(e.currentTarget.value))}>
             {store.instruments.value.map((i) => <option value={i.instrument_id} key={i.instrument_id}>{i.symbol}</option>)}
           </select>
         </Field>
         <SideToggle buy={t.buy.value} onChange={(b) => (t.buy.value = b)} label="Side (B / S)" />
       </div>
-      {ticker ? <TickerLine ticker={ticker} change={t.change.value} /> : null}
+      {ticker ? <TickerLine ticker={ticker} change={t.change.value} tick={t.tick.value} /> : null}
     </>
   );
 }
