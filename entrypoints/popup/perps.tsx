@@ -32,6 +32,7 @@ import { LeverageForm } from '../../components/perps/LeverageForm';
 import { OpenOrders } from '../../components/perps/OpenOrders';
 import { TicketFooter, TicketMeta } from '../../components/perps/TicketFooter';
 import type { PerpsCommand } from '../../lib/perps/commands';
+import { fillSummary } from '../../lib/format';
 import { call, type Account } from './api';
 import type { PerpsStore } from './stores/perps';
 import { createPerpsTicket, PRESETS, ticketKey, type PerpsTicketState } from './stores/ticket';
@@ -45,13 +46,36 @@ const placePerps = async (account: Account, cmd: PerpsCommand) => {
   return Array.isArray(answer) ? answer.flatMap((a) => (a.oid === undefined ? [] : [{ oid: a.oid }])) : [];
 };
 
+/**
+ * Adds the average fill price and the fee to the result notice of order `oid` once it (partly) filled
+ * (issue #19), from the venue's fills read; the notice stays as it was when the read fails.
+ */
+async function withFillSummary(t: PerpsTicketState, store: PerpsStore, oid: number): Promise<void> {
+  const shown = t.result.value;
+  if (!shown || !/filled/i.test(shown) || /no liquidity/.test(shown)) return;
+  const fills = await store.read('fills', {}).catch(() => undefined);
+  const summary = fills ? fillSummary(fills.data, oid, t.tick.value) : undefined;
+  if (summary && t.result.value === shown) t.result.value = `${shown} · avg ${summary.avgPrice} · fee ${summary.fee}`;
+}
+
 /** The Perps tab: the order ticket for `account` over the shared perps store (needs a live proxy key). */
 export function PerpsTicket({ account, store, maxPositionUsdc }: { account: Account; store: PerpsStore; maxPositionUsdc: number }) {
   const hasProxy = account.proxies.some((p) => p.expiry > Date.now());
   const limit = useRef(maxPositionUsdc);
   limit.current = maxPositionUsdc;
+  const placed = useRef<number>();
   const t = useMemo(
-    () => createPerpsTicket({ store, send: (cmd) => sendPerps(account, cmd), place: (cmd) => placePerps(account, cmd), maxPositionUsdc: () => limit.current }),
+    () =>
+      createPerpsTicket({
+        store,
+        send: (cmd) => sendPerps(account, cmd),
+        place: async (cmd) => {
+          const acks = await placePerps(account, cmd);
+          placed.current = acks[0]?.oid;
+          return acks;
+        },
+        maxPositionUsdc: () => limit.current,
+      }),
     [store, account.address],
   );
   const qtyRef = useRef<HTMLInputElement>(null);
@@ -80,8 +104,10 @@ export function PerpsTicket({ account, store, maxPositionUsdc }: { account: Acco
   }
   const submit = async (e?: Event) => {
     e?.preventDefault();
+    placed.current = undefined;
     await t.submit();
     qtyRef.current?.focus();
+    if (placed.current !== undefined) await withFillSummary(t, store, placed.current);
   };
   const onKey = (e: KeyboardEvent) => {
     const target = e.target;

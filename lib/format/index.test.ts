@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cumulative, formatStep, formatUsdc, groupDecimal, spreadText, stepDecimals } from './index';
+import { cumulative, fillSummary, formatStep, formatUsdc, groupDecimal, spreadText, stepDecimals } from './index';
 
 describe('stepDecimals', () => {
   it('counts the decimals of a tick or lot', () => {
@@ -54,4 +54,16 @@ describe('cumulative', () => {
 
 describe('groupDecimal', () => {
   it('groups thousands', () => expect(groupDecimal('-1234.5')).toBe('-1,234.5'));
+});
+
+describe('fillSummary', () => {
+  it("averages an order's fills by quantity and sums their fees", () => {
+    const fills = [
+      { order_id: 7, price: '65005', quantity: '1', fee: '32.5025' },
+      { order_id: 7, price: '65010', quantity: '0.5', fee: '16.2525' },
+      { order_id: 8, price: '1', quantity: '100', fee: '1' },
+    ];
+    expect(fillSummary(fills, 7, '0.5')).toEqual({ avgPrice: '65,006.5', fee: '48.76 USDC' });
+    expect(fillSummary(fills, 9, '0.5')).toBeUndefined();
+  });
 });

@@ -105,3 +105,26 @@ export function cumulative(levels: readonly (readonly [string, string])[]): stri
     return unitsText(sum, scale);
   });
 }
+
+/**
+ * What an order's fills came to (issue #19: result notices give the average fill price and the fee):
+ * `fills` as the venue's fills read answers them (`price`, `quantity` instrument units, `fee` USDC;
+ * decimal strings), filtered to `orderId`. The average is Σ price·qty / Σ qty shown to `tick`; the
+ * fee summed, in USDC. `undefined` when the order has no fill in `fills`.
+ */
+export function fillSummary(fills: readonly { order_id: number; price: string; quantity: string; fee: string }[], orderId: number, tick: string): { avgPrice: string; fee: string } | undefined {
+  const mine = fills.filter((f) => f.order_id === orderId);
+  if (mine.length === 0) return undefined;
+  const S = 12;
+  let qty = 0n;
+  let value = 0n;
+  let fee = 0n;
+  for (const f of mine) {
+    const q = roundUnits(f.quantity, S);
+    qty += q;
+    value += (roundUnits(f.price, S) * q) / 10n ** BigInt(S);
+    fee += roundUnits(f.fee, S);
+  }
+  if (qty === 0n) return undefined;
+  return { avgPrice: formatStep(unitsText((value * 10n ** BigInt(S)) / qty, S), tick), fee: formatUsdc(unitsText(fee, S)) };
+}

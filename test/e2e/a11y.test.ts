@@ -125,6 +125,14 @@ describe('every screen at 360 × 600, light and dark', () => {
     }
     expect(presses).toBeLessThanOrEqual(10);
     await check(popup, 'perps');
+    // A key cycles the instrument (outside text fields): I → the next one, Shift+I → back.
+    const instrument = popup.locator('select[name="instrument"]');
+    const before = await instrument.inputValue();
+    await popup.locator('form').first().focus();
+    await popup.keyboard.press('i');
+    await popup.waitForFunction((b) => (document.querySelector('select[name="instrument"]') as HTMLSelectElement).value !== b, before);
+    await popup.keyboard.press('Shift+I');
+    await popup.waitForFunction((b) => (document.querySelector('select[name="instrument"]') as HTMLSelectElement).value === b, before);
     expect(found).toEqual([]);
   });
 
