@@ -33,7 +33,7 @@ import { OpenOrders } from '../../components/perps/OpenOrders';
 import { TicketFooter, TicketMeta } from '../../components/perps/TicketFooter';
 import type { PerpsCommand } from '../../lib/perps/commands';
 import { fillSummary } from '../../lib/format';
-import { call, type Account } from './api';
+import { call, inSidePanel, openSidePanel, type Account } from './api';
 import type { PerpsStore } from './stores/perps';
 import { createPerpsTicket, PRESETS, ticketKey, type PerpsTicketState } from './stores/ticket';
 
@@ -164,6 +164,9 @@ export function PerpsTicket({ account, store, maxPositionUsdc }: { account: Acco
         symbol={(id) => store.instruments.value.find((i) => i.instrument_id === id)?.symbol}
         onCancel={(oid) => void t.cancel(oid)} onCancelByCoid={(c) => void t.cancelByCoid(c)} onCancelAll={() => void t.cancelEverything()}
       />
+      {inSidePanel() ? null : (
+        <button type="button" class="link small" onClick={() => void openSidePanel().then((ok) => ok && window.close()).catch(() => undefined)}>Keep the cockpit open in the side panel</button>
+      )}
     </section>
   );
 }
