@@ -20,7 +20,7 @@
  * The state lives in `stores/ticket.ts` over the perps store; this screen lays out the presentational
  * parts in `components/perps/`.
  */
-import { useEffect, useMemo, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import { Field, Notice } from '../../components/ui';
 import { BookLadder } from '../../components/BookLadder';
 import { RiskPanel } from '../../components/RiskPanel';
@@ -82,7 +82,8 @@ export function PerpsTicket({ account, store, maxPositionUsdc }: { account: Acco
   const formRef = useRef<HTMLFormElement>(null);
   const iid = store.iid.value;
 
-  useEffect(() => qtyRef.current?.focus(), []);
+  // Focus the size field as soon as it is in the DOM (a layout effect: before the first paint).
+  useLayoutEffect(() => qtyRef.current?.focus(), []);
   useEffect(() => {
     if (iid === undefined || !hasProxy) return;
     // The last order's notice belongs to the instrument it was placed on.
