@@ -34,7 +34,7 @@ import { TicketFooter, TicketMeta } from '../../components/perps/TicketFooter';
 import type { PerpsCommand } from '../../lib/perps/commands';
 import { fillSummary } from '../../lib/format';
 import { call, inSidePanel, openSidePanel, type Account } from './api';
-import type { PerpsStore } from './stores/perps';
+import { lotOf, tickOf, type PerpsStore } from './stores/perps';
 import { createPerpsTicket, PRESETS, ticketKey, type PerpsTicketState } from './stores/ticket';
 
 /** Signs and sends a perps command from the popup (the click is the consent); resolves to the venue's answer. */
@@ -163,6 +163,10 @@ export function PerpsTicket({ account, store, maxPositionUsdc }: { account: Acco
       <OpenOrders
         orders={store.openOrders.value}
         symbol={(id) => store.instruments.value.find((i) => i.instrument_id === id)?.symbol}
+        steps={(id) => {
+          const i = store.instruments.value.find((x) => x.instrument_id === id);
+          return i ? { tick: tickOf(i), lot: lotOf(i) } : { tick: '0.01', lot: '0.001' };
+        }}
         onCancel={(oid) => void t.cancel(oid)} onCancelByCoid={(c) => void t.cancelByCoid(c)} onCancelAll={() => void t.cancelEverything()}
       />
       {inSidePanel() ? null : (
