@@ -9,7 +9,7 @@
 import { cumulative, formatStep, spreadText } from '../lib/format';
 
 /** Props: `depth` rows each side (default 6); `unit` names the size column ("BTC", "shares"); `stale` marks a book older than a second. */
-export type BookLadderProps = {
+type BookLadderProps = {
   bids: readonly [string, string][];
   asks: readonly [string, string][];
   tick: string;

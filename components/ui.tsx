@@ -40,7 +40,7 @@ export function Notice({ children }: { children: ComponentChildren }) {
 }
 
 /** The id of tab `id`'s button and of its panel (`Tabs` and `TabPanel` agree on them). */
-export const tabIds = (id: string) => ({ tab: `tab-${id}`, panel: `tabpanel-${id}` });
+const tabIds = (id: string) => ({ tab: `tab-${id}`, panel: `tabpanel-${id}` });
 
 /**
  * A tab bar (WAI-ARIA tabs pattern, issue #19): `role=tablist` of `role=tab` buttons with

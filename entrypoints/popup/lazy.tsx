@@ -8,7 +8,7 @@ import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
 /** A lazily loaded screen: the component, and `preload` to fetch its code ahead of use. */
-export type LazyScreen<P extends object> = ComponentType<P> & { preload: () => Promise<void> };
+type LazyScreen<P extends object> = ComponentType<P> & { preload: () => Promise<void> };
 
 /** Wraps the dynamic import of a screen (`() => import('./positions').then((m) => m.PositionsView)`). */
 export function lazyScreen<P extends object>(load: () => Promise<ComponentType<P>>): LazyScreen<P> {

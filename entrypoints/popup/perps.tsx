@@ -180,7 +180,7 @@ export function PerpsTicket({ account, store, maxPositionUsdc }: { account: Acco
 const baseOf = (symbol: string) => symbol.split('-')[0] ?? '';
 
 /** `I` (+1) / `Shift+I` (−1) outside text fields and without Ctrl / Meta / Alt cycle the instrument (issue #19); else 0. */
-export function cycleKey(e: { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean; shiftKey: boolean }, typing: boolean): -1 | 0 | 1 {
+function cycleKey(e: { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean; shiftKey: boolean }, typing: boolean): -1 | 0 | 1 {
   if (typing || e.ctrlKey || e.metaKey || e.altKey || e.key.toLowerCase() !== 'i') return 0;
   return e.shiftKey ? -1 : 1;
 }

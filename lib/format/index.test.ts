@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cumulative, fillSummary, formatStep, formatUsdc, groupDecimal, spreadText, stepDecimals } from './index';
-
-describe('stepDecimals', () => {
-  it('counts the decimals of a tick or lot', () => {
-    expect(stepDecimals('0.5')).toBe(1);
-    expect(stepDecimals('0.001')).toBe(3);
-    expect(stepDecimals('1')).toBe(0);
-    expect(stepDecimals('0.010')).toBe(2);
-  });
-});
+import { cumulative, fillSummary, formatStep, formatUsdc, groupDecimal, spreadText } from './index';
 
 describe('formatStep', () => {
   it("shows BTC's 0.5 tick as such: snapped to the nearest half and one decimal", () => {
@@ -16,6 +7,10 @@ describe('formatStep', () => {
     expect(formatStep('65005.6', '0.5')).toBe('65,005.5');
     expect(formatStep('32025.25547131', '0.5')).toBe('32,025.5');
     expect(formatStep('65000', '0.5')).toBe('65,000.0');
+  });
+  it('shows as many decimals as the step has (trailing zeros of the step ignored)', () => {
+    expect(formatStep('1.5', '0.010')).toBe('1.50');
+    expect(formatStep('1.5', '1')).toBe('2');
   });
   it('rounds sizes to the lot and keeps the sign', () => {
     expect(formatStep('0.1234', '0.001')).toBe('0.123');

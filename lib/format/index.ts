@@ -23,7 +23,7 @@ export function formatUnitsMin2(base: string, decimals: number): string {
 }
 
 /** Decimals of a step (tick or lot) as a decimal string: `"0.5"` → 1, `"0.001"` → 3, `"1"` → 0. */
-export function stepDecimals(step: string): number {
+function stepDecimals(step: string): number {
   return (step.split('.')[1] ?? '').replace(/0+$/, '').length;
 }
 

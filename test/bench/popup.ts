@@ -17,7 +17,7 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 const gz = (file: string) => gzipSync(readFileSync(file), { level: 9 }).length;
 
 /** The JS `popup.html` loads at open (its module script and modulepreloads), gzip bytes, and the popup-only chunks it imports later. */
-export function popupJsGzip(dir = EXTENSION_DIR): { atOpen: number; files: string[]; later: number } {
+function popupJsGzip(dir = EXTENSION_DIR): { atOpen: number; files: string[]; later: number } {
   const html = readFileSync(join(dir, 'popup.html'), 'utf8');
   const files = [...html.matchAll(/(?:src|href)="\/?(chunks\/[^"]+\.js)"/g)].flatMap((m) => (m[1] ? [m[1]] : []));
   const atOpen = files.reduce((a, f) => a + gz(join(dir, f)), 0);
