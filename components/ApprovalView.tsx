@@ -65,9 +65,9 @@ export function ApprovalView(props: { view: ApprovalViewData; armed: boolean; bu
       {view.summary?.clob?.length ? <ClobNumbers orders={view.summary.clob} /> : null}
       {view.signer ? <p class="muted">Signed with your <strong>{view.signer}</strong>.</p> : null}
       {view.flags.length ? (
-        <ul class="flags" role="alert">
-          {view.flags.map((f) => <li key={f}>⚠ {f}</li>)}
-        </ul>
+        <div role="alert">
+          <ul class="flags">{view.flags.map((f) => <li key={f}>⚠ {f}</li>)}</ul>
+        </div>
       ) : null}
       <p class="muted small digest" title={view.digest} data-testid="approval-digest">
         Digest {short(view.digest)} · expires in {left} s{props.queueLength > 1 ? ` · ${props.queueLength - 1} more waiting` : ''}

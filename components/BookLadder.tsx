@@ -1,25 +1,52 @@
 /**
- * A compact book ladder: asks above (best nearest the middle), the spread, bids below; each level is
- * a button that takes its price. Presentational: levels are `[price, quantity]` decimal strings, best
- * first, as the venue's book read answers them.
+ * A compact book ladder (issue #19 "Fits the popup", "Readable numbers"): a table with column headers
+ * (price, size, cumulative total), asks above (best nearest the middle), the spread in price, ticks and
+ * basis points, bids below. Clicking a row takes its price; rows are not Tab stops (the keyboard moves
+ * the price with ↑ / ↓), so the submit button stays a few Tab presses from the inputs.
+ * Presentational: levels are `[price, quantity]` decimal strings, best first, as the venue's book read
+ * answers them; `tick` / `lot` format them (lib/format).
  */
-export function BookLadder(props: { bids: readonly [string, string][]; asks: readonly [string, string][]; spread?: string; depth?: number; onPick: (price: string) => void }) {
-  const depth = props.depth ?? 10;
-  const asks = props.asks.slice(0, depth).reverse();
+import { cumulative, formatStep, spreadText } from '../lib/format';
+
+/** Props: `depth` rows each side (default 6); `unit` names the size column ("BTC", "shares"); `stale` marks a book older than a second. */
+type BookLadderProps = {
+  bids: readonly [string, string][];
+  asks: readonly [string, string][];
+  tick: string;
+  lot: string;
+  unit: string;
+  depth?: number;
+  stale?: boolean;
+  onPick: (price: string) => void;
+};
+
+/** The ladder (`data-testid="ladder"`, spread `data-testid="spread"`). */
+export function BookLadder(props: BookLadderProps) {
+  const depth = props.depth ?? 6;
+  const asks = props.asks.slice(0, depth);
   const bids = props.bids.slice(0, depth);
-  const row = (side: 'ask' | 'bid') => ([p, q]: readonly [string, string]) => (
-    <li key={`${side}${p}`}>
-      <button type="button" class={`level ${side}`} onClick={() => props.onPick(p)} aria-label={`${side === 'ask' ? 'Ask' : 'Bid'} ${p}, size ${q}: use this price`}>
-        <span class="num">{p}</span>
-        <span class="num muted">{q}</span>
-      </button>
-    </li>
+  const askTotals = cumulative(asks);
+  const bidTotals = cumulative(bids);
+  const spread = spreadText(props.asks[0]?.[0], props.bids[0]?.[0], props.tick);
+  const row = (side: 'ask' | 'bid', totals: string[]) => ([p, q]: readonly [string, string], i: number) => (
+    <tr key={`${side}${p}`} class={`level ${side}`} onClick={() => props.onPick(p)} title="Use this price">
+      <td>{formatStep(p, props.tick)}</td>
+      <td>{formatStep(q, props.lot)}</td>
+      <td>{formatStep(totals[i] ?? '0', props.lot)}</td>
+    </tr>
   );
   return (
-    <div class="ladder" aria-label="Order book">
-      <ul class="asks">{asks.map(row('ask'))}</ul>
-      <p class="spread muted small num" data-testid="spread">spread {props.spread ?? '—'}</p>
-      <ul class="bids">{bids.map(row('bid'))}</ul>
-    </div>
+    <table class={props.stale ? 'ladder num stale' : 'ladder num'} data-testid="ladder" aria-label={props.stale ? 'Order book (stale)' : 'Order book'}>
+      <thead>
+        <tr><th scope="col">Price</th><th scope="col" title={`Size (${props.unit})`}>Size</th><th scope="col">Total</th></tr>
+      </thead>
+      <tbody class="asks">{asks.map(row('ask', askTotals)).reverse()}</tbody>
+      <tbody>
+        <tr class="spread">
+          <td colSpan={3} data-testid="spread">{spread ? `spread ${spread.spread} · ${spread.ticks} ticks · ${spread.bp} bp` : 'spread —'}</td>
+        </tr>
+      </tbody>
+      <tbody class="bids">{bids.map(row('bid', bidTotals))}</tbody>
+    </table>
   );
 }

@@ -57,9 +57,9 @@ export function RiskPanel(props: {
         {props.tpsl?.sl ? (<><dt>Stop-loss</dt><dd class="num" data-testid="risk-sl">{props.tpsl.sl} (reduce-only, market)</dd></>) : null}
       </dl>
       {props.warnings.length ? (
-        <ul class="flags" role="alert">
-          {props.warnings.map((w) => <li key={w}>⚠ {w}</li>)}
-        </ul>
+        <div role="alert">
+          <ul class="flags">{props.warnings.map((w) => <li key={w}>⚠ {w}</li>)}</ul>
+        </div>
       ) : null}
       {props.reason ? <p class="warn" data-testid="risk-reason">{props.reason}</p> : null}
     </section>

@@ -39,23 +39,61 @@ export function Notice({ children }: { children: ComponentChildren }) {
   );
 }
 
-/** A tab bar: `active` is selected, `onChange` receives the id clicked. */
-export function Tabs<T extends string>(props: { tabs: readonly { id: T; label: string }[]; active: T; onChange: (id: T) => void }) {
+/** The id of tab `id`'s button and of its panel (`Tabs` and `TabPanel` agree on them). */
+const tabIds = (id: string) => ({ tab: `tab-${id}`, panel: `tabpanel-${id}` });
+
+/**
+ * A tab bar (WAI-ARIA tabs pattern, issue #19): `role=tablist` of `role=tab` buttons with
+ * `aria-controls`, one Tab stop (the active tab; the others `tabindex=-1`), ←/→ move to the previous /
+ * next tab (wrapping), Home / End to the first / last; moving selects the tab (`onChange` receives its
+ * id) and focuses it. Pair with `TabPanel` for the content.
+ */
+export function Tabs<T extends string>(props: { tabs: readonly { id: T; label: string }[]; active: T; onChange: (id: T) => void; label?: string }) {
+  const onKey = (e: KeyboardEvent) => {
+    const i = props.tabs.findIndex((t) => t.id === props.active);
+    const n = props.tabs.length;
+    const next = e.key === 'ArrowRight' ? (i + 1) % n : e.key === 'ArrowLeft' ? (i - 1 + n) % n : e.key === 'Home' ? 0 : e.key === 'End' ? n - 1 : -1;
+    const tab = props.tabs[next];
+    if (!tab) return;
+    e.preventDefault();
+    props.onChange(tab.id);
+    const bar = e.currentTarget;
+    if (bar instanceof HTMLElement) requestAnimationFrame(() => bar.querySelector<HTMLElement>(`#${tabIds(tab.id).tab}`)?.focus());
+  };
   return (
-    <nav class="tabs" role="tablist">
-      {props.tabs.map((t) => (
-        <button
-          type="button"
-          role="tab"
-          aria-selected={t.id === props.active}
-          class={t.id === props.active ? 'tab active' : 'tab'}
-          onClick={() => props.onChange(t.id)}
-          key={t.id}
-        >
-          {t.label}
-        </button>
-      ))}
-    </nav>
+    <div class="tabs" role="tablist" aria-label={props.label ?? 'Screens'} onKeyDown={onKey}>
+      {props.tabs.map((t) => {
+        const on = t.id === props.active;
+        const ids = tabIds(t.id);
+        return (
+          <button type="button" role="tab" id={ids.tab} aria-selected={on} aria-controls={ids.panel} tabIndex={on ? 0 : -1} class={on ? 'tab active' : 'tab'} onClick={() => props.onChange(t.id)} key={t.id}>
+            {t.label}
+          </button>
+        );
+      })}
+    </div>
+  );
+}
+
+/** The panel of tab `id` (`role=tabpanel`, labelled by its tab). */
+export function TabPanel({ id, children }: { id: string; children: ComponentChildren }) {
+  const ids = tabIds(id);
+  return (
+    <div role="tabpanel" id={ids.panel} aria-labelledby={ids.tab} class="tabpanel">
+      {children}
+    </div>
+  );
+}
+
+/**
+ * A polite live region that exists before its text (issue #19: a region created with its text is
+ * often not announced). Empty, it takes no space; `testid` names it for tests.
+ */
+export function Live({ children, testid }: { children?: ComponentChildren; testid?: string }) {
+  return (
+    <div class="live" role="status" aria-live="polite" aria-atomic="true" {...(testid ? { 'data-testid': testid } : {})}>
+      {children}
+    </div>
   );
 }
 

@@ -3,6 +3,7 @@
  * By client id; Cancel all above. Presentational: orders as the venue's open-orders read answers them
  * (decimal strings), events carry the id to cancel.
  */
+import { formatStep } from '../../lib/format';
 import { Button } from '../ui';
 
 /** The fields of an open order this list shows. */
@@ -14,11 +15,15 @@ export function orderPriceText(o: Pick<OpenOrderRow, 'price' | 'tpsl'>): string 
   return o.price === '0' ? 'market' : o.price;
 }
 
+/** `orderPriceText` with the price (limit or trigger) shown to the instrument's tick. */
+const shownPrice = (o: Pick<OpenOrderRow, 'price' | 'tpsl'>, tick: string) =>
+  orderPriceText(o.tpsl ? { ...o, tpsl: { ...o.tpsl, trp: formatStep(o.tpsl.trp, tick) } } : o.price === '0' ? o : { price: formatStep(o.price, tick) });
+
 /** The size shown: a trigger order not yet triggered shows its whole quantity, else what rests. */
 export const orderSizeText = (o: Pick<OpenOrderRow, 'status' | 'quantity' | 'resting_quantity'>) => (o.status === 'accepted' ? o.quantity : o.resting_quantity);
 
-/** The "Open orders" section; `symbol(iid)` names an instrument. */
-export function OpenOrders(props: { orders: readonly OpenOrderRow[]; symbol: (iid: number) => string | undefined; onCancel: (oid: number) => void; onCancelByCoid: (coid: string) => void; onCancelAll: () => void }) {
+/** The "Open orders" section; `symbol(iid)` names an instrument, `steps(iid)` gives its tick and lot (prices and sizes shown to them, issue #19). */
+export function OpenOrders(props: { orders: readonly OpenOrderRow[]; symbol: (iid: number) => string | undefined; steps: (iid: number) => { tick: string; lot: string }; onCancel: (oid: number) => void; onCancelByCoid: (coid: string) => void; onCancelAll: () => void }) {
   return (
     <section aria-label="Open orders">
       <div class="row-head">
@@ -29,9 +34,10 @@ export function OpenOrders(props: { orders: readonly OpenOrderRow[]; symbol: (ii
       <ul class="orders">
         {props.orders.map((o) => {
           const coid = o.client_order_id;
+          const step = props.steps(o.instrument_id);
           return (
             <li key={o.order_id} data-oid={o.order_id}>
-              <span class={o.buy ? 'buy-text' : 'sell-text'}>{o.buy ? 'Buy' : 'Sell'}</span> {orderSizeText(o)} {props.symbol(o.instrument_id)} @ {orderPriceText(o)}
+              <span class={o.buy ? 'buy-text' : 'sell-text'}>{o.buy ? 'Buy' : 'Sell'}</span> {formatStep(orderSizeText(o), step.lot)} {props.symbol(o.instrument_id)} @ {shownPrice(o, step.tick)}
               <span class="muted small"> #{o.order_id}</span>
               <Button onClick={() => props.onCancel(o.order_id)} aria-label={`Cancel order ${o.order_id}`}>Cancel</Button>
               {coid ? <Button onClick={() => props.onCancelByCoid(coid)} aria-label={`Cancel by client id ${coid}`}>By client id</Button> : null}

@@ -12,7 +12,7 @@ export const asTimeInForce = (v: string): TimeInForce | undefined => TIFS.find((
 /** The row of order options. */
 export function OrderFlags(props: { tif: TimeInForce; marketStyle: boolean; po: boolean; ro: boolean; onTif: (t: TimeInForce) => void; onPo: (on: boolean) => void; onRo: (on: boolean) => void }) {
   return (
-    <div class="grid3">
+    <div class="flags-row">
       <Field label="Time in force">
         <select name="tif" value={props.tif} onChange={(e) => { const t = asTimeInForce(e.currentTarget.value); if (t) props.onTif(t); }}>
           <option value="gtc" disabled={props.marketStyle}>Good til cancelled</option>
@@ -20,8 +20,10 @@ export function OrderFlags(props: { tif: TimeInForce; marketStyle: boolean; po: 
           <option value="fok">Fill or kill</option>
         </select>
       </Field>
-      <label class="check"><input type="checkbox" name="po" checked={props.po} disabled={props.tif !== 'gtc'} onChange={(e) => props.onPo(e.currentTarget.checked)} /> Post-only</label>
-      <label class="check"><input type="checkbox" name="ro" checked={props.ro} onChange={(e) => props.onRo(e.currentTarget.checked)} /> Reduce-only</label>
+      <div class="checks">
+        <label class="check"><input type="checkbox" name="po" checked={props.po} disabled={props.tif !== 'gtc'} onChange={(e) => props.onPo(e.currentTarget.checked)} /> Post-only</label>
+        <label class="check"><input type="checkbox" name="ro" checked={props.ro} onChange={(e) => props.onRo(e.currentTarget.checked)} /> Reduce-only</label>
+      </div>
     </div>
   );
 }

@@ -24,25 +24,24 @@ export type SizePriceInputsProps = {
   onToggleUnit: () => void;
 };
 
-/** The two fields and the preset row. */
+/** The two fields (stacked, for the ticket's narrow left column) and the preset row. */
 export function SizePriceInputs(props: SizePriceInputsProps) {
   const usdc = props.unit === 'usdc';
   return (
-    <div>
-      <div class="grid2">
-        <Field label={usdc ? 'Size (USDC)' : 'Size (contracts)'} hint={usdc && props.contracts ? `= ${props.contracts} contracts` : undefined}>
-          <input ref={props.qtyRef} name="qty" inputMode="decimal" value={props.qty} onInput={(e) => props.onQty(e.currentTarget.value.trim())} autocomplete="off" />
-        </Field>
-        <Field label="Price" hint={`tick ${props.tick}; empty = market (IOC)`}>
-          <input name="price" inputMode="decimal" value={props.price} onInput={(e) => props.onPrice(e.currentTarget.value.trim())} autocomplete="off" />
-        </Field>
-      </div>
+    <div class="size-price">
+      <Field label={usdc ? 'Size (USDC)' : 'Size (contracts)'} hint={usdc && props.contracts ? `= ${props.contracts} contracts` : undefined}>
+        <input ref={props.qtyRef} name="qty" inputMode="decimal" value={props.qty} onInput={(e) => props.onQty(e.currentTarget.value.trim())} autocomplete="off" />
+      </Field>
       <div class="presets" role="group" aria-label="Size presets (1-4)">
         {props.presets.map((f, i) => (
           <button type="button" key={f} onClick={() => props.onPreset(f)} aria-keyshortcuts={String(i + 1)}>{presetLabel(f)}</button>
         ))}
-        <button type="button" onClick={props.onToggleUnit} aria-label="Switch the size unit">{usdc ? 'USDC' : 'contracts'} ⇄</button>
+        {/* The visible text is the name (no aria-label that says something else: label-content-name-mismatch). */}
+        <button type="button" onClick={props.onToggleUnit} title="Switch the size unit" data-testid="unit-toggle">in {usdc ? 'contracts' : 'USDC'}</button>
       </div>
+      <Field label="Price" hint={`tick ${props.tick}; empty = market (IOC)`}>
+        <input name="price" inputMode="decimal" value={props.price} onInput={(e) => props.onPrice(e.currentTarget.value.trim())} autocomplete="off" />
+      </Field>
     </div>
   );
 }

@@ -1,9 +1,10 @@
 /**
- * The foot of the perps ticket: the client order id and the weights, why the order cannot be built,
- * the error or the venue's answer, then Buy / Sell (with size, symbol and price) and Close position.
- * Presentational: strings in, clicks out; Buy / Sell is the form's submit button.
+ * The foot of the perps ticket (sticky under the summary, issue #19): why the order cannot be built,
+ * the error, then Buy / Sell (with size, symbol and price) and Close position, then the venue's answer
+ * in a live region that exists before its text. `TicketMeta` is the client order id and weights line
+ * shown below the sticky part. Presentational: strings in, clicks out; Buy / Sell is the form's submit.
  */
-import { Button, ErrorText, Notice } from '../ui';
+import { Button, ErrorText, Live } from '../ui';
 
 /** Props: `weights` of the built command (1 / 1 without one); `spend` the reads of the last minute. */
 export type TicketFooterProps = {
@@ -30,14 +31,18 @@ export const submitLabel = (p: Pick<TicketFooterProps, 'buy' | 'contracts' | 'sy
 export function TicketFooter(props: TicketFooterProps) {
   return (
     <>
-      <p class="muted small">Client order id <code>{props.coid}</code> · request weight {props.weights?.request ?? 1}, action weight {props.weights?.action ?? 1} · reads {props.spend} / 1 200 per min</p>
       {props.problem ? <p class="warn">{props.problem}</p> : null}
       <ErrorText error={props.error} />
-      {props.result ? <Notice>{props.result}</Notice> : null}
-      <div class="actions">
-        <Button kind={props.buy ? 'primary' : 'danger'} type="submit" disabled={!props.canSubmit}>{submitLabel(props)}</Button>
+      <div class="actions submit-row">
+        <Button kind={props.buy ? 'primary' : 'danger'} type="submit" disabled={!props.canSubmit} data-testid="submit">{submitLabel(props)}</Button>
         {props.hasPosition ? <Button onClick={props.onClosePosition} data-testid="close-position">Close position</Button> : null}
       </div>
+      <Live testid="ticket-result">{props.result ? <p class="notice">{props.result}</p> : null}</Live>
     </>
   );
+}
+
+/** The client order id, the command's weights and the reads spent in the last minute (one small line). */
+export function TicketMeta(props: Pick<TicketFooterProps, 'coid' | 'weights' | 'spend'>) {
+  return <p class="muted small meta">Client order id <code>{props.coid}</code> · request weight {props.weights?.request ?? 1}, action weight {props.weights?.action ?? 1} · reads {props.spend} / 1 200 per min</p>;
 }

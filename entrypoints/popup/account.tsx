@@ -9,7 +9,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Address } from '../../components/Address';
 import { FundingChart } from '../../components/FundingChart';
-import { Button, ConfirmPanel, ErrorText, Field, formatCountdown, Notice, ProgressBar, Tabs } from '../../components/ui';
+import { Button, ConfirmPanel, ErrorText, Field, formatCountdown, Notice, ProgressBar, TabPanel, Tabs } from '../../components/ui';
 import type { Account } from './api';
 import { createAccountStore, type AccountStore } from './stores/account';
 
@@ -31,7 +31,8 @@ export function AccountView({ account, onChanged }: { account: Account; onChange
   const hasProxy = account.proxies.some((p) => p.expiry > Date.now());
   return (
     <section class="panel">
-      <Tabs tabs={SUBS} active={sub} onChange={setSub} />
+      <Tabs tabs={SUBS} active={sub} onChange={setSub} label="Account" />
+      <TabPanel id={sub}>
       {!hasProxy && sub !== 'keys' && sub !== 'funding' ? <Notice>Issue a proxy key (Keys) to read this account.</Notice> : null}
       {sub === 'deposits' && hasProxy ? <Deposits store={store} /> : null}
       {sub === 'transfers' && hasProxy ? <Transfers store={store} /> : null}
@@ -40,6 +41,7 @@ export function AccountView({ account, onChanged }: { account: Account; onChange
       {sub === 'keys' ? <Keys store={store} hasProxy={hasProxy} onChanged={onChanged} /> : null}
       {sub === 'funding' ? <Funding store={store} /> : null}
       {sub === 'move' ? <MoveFunds store={store} /> : null}
+      </TabPanel>
     </section>
   );
 }

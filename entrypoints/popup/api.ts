@@ -17,3 +17,34 @@ export function messageOf(err: unknown): string {
 export type Status = ProcedureOutput<'vault.status'>;
 /** An owner key as the popup lists it: address, label, proxies (expiry Unix ms), whether CLOB credentials are stored. */
 export type Account = Status['accounts'][number];
+
+/** The browser's side-panel APIs where they exist: Chrome's `sidePanel` (MV3), Firefox's `sidebarAction`. */
+type SidePanelHost = {
+  /** Every page has one; it makes `globalThis` assignable to this type without a cast. */
+  document?: unknown;
+  chrome?: { sidePanel?: { open: (o: { windowId: number }) => Promise<void> }; windows?: { getCurrent: () => Promise<{ id?: number }> } };
+  browser?: { sidebarAction?: { open: () => Promise<void> } };
+};
+
+/**
+ * Opens the cockpit in the browser's side panel (issue #19): Chrome `sidePanel.open` for the current
+ * window, Firefox `sidebarAction.open`. Must run from a person's click. Resolves `false` where the
+ * browser has neither (the side panel can still be chosen from the browser's own menu).
+ */
+export async function openSidePanel(): Promise<boolean> {
+  const host: SidePanelHost = globalThis;
+  const firefox = host.browser?.sidebarAction;
+  if (firefox) {
+    await firefox.open();
+    return true;
+  }
+  const chrome = host.chrome;
+  if (!chrome?.sidePanel || !chrome.windows) return false;
+  const win = await chrome.windows.getCurrent();
+  if (win.id === undefined) return false;
+  await chrome.sidePanel.open({ windowId: win.id });
+  return true;
+}
+
+/** This page is the side panel (its body carries `class="sidepanel"`), not the toolbar popup. */
+export const inSidePanel = () => document.body.classList.contains('sidepanel');

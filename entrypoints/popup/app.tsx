@@ -5,22 +5,27 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { AccountSwitcher } from '../../components/AccountSwitcher';
-import { Button, Notice, Tabs } from '../../components/ui';
+import { Button, Notice, TabPanel, Tabs } from '../../components/ui';
 import { call, type Account, type Status } from './api';
-import { Onboarding } from './onboarding';
 import { Unlock } from './unlock';
 import { PerpsTicket } from './perps';
-import { PositionsView } from './positions';
-import { AuditView } from './audit';
 import { createPerpsStore } from './stores/perps';
 import { createSettingsStore, type SettingsStore } from './stores/settings';
 import { createVaultStore, hasLiveProxy, type VaultStore } from './stores/vault';
-import { ClobTicket } from './clob';
-import { AccountView } from './account';
-import { SettingsView } from './settings';
 import { ApprovalQueueScreen } from './approvals';
+import { lazyScreen } from './lazy';
 import { TradingSessionBanner } from '../../components/TradingSession';
 import { PanicConfirm, PanicReportView, type PanicReport } from './panic';
+
+// Only the shell, unlock, panic, the approval queue and the perps ticket load with the popup; the
+// other screens load when first shown, or when the popup is idle (issue #19 bench).
+const Onboarding = lazyScreen(() => import('./onboarding').then((m) => m.Onboarding));
+const PositionsView = lazyScreen(() => import('./positions').then((m) => m.PositionsView));
+const ClobTicket = lazyScreen(() => import('./clob').then((m) => m.ClobTicket));
+const AccountView = lazyScreen(() => import('./account').then((m) => m.AccountView));
+const AuditView = lazyScreen(() => import('./audit').then((m) => m.AuditView));
+const SettingsView = lazyScreen(() => import('./settings').then((m) => m.SettingsView));
+const LATER = [PositionsView, ClobTicket, AccountView, AuditView, SettingsView];
 
 type TabId = 'perps' | 'positions' | 'clob' | 'account' | 'audit' | 'settings';
 const TABS = [
@@ -31,6 +36,9 @@ const TABS = [
   { id: 'audit', label: 'Audit' },
   { id: 'settings', label: 'Settings' },
 ] as const;
+
+/** localStorage key of the instrument the ticket showed last (UI state, not a setting). */
+const LAST_INSTRUMENT = 'countersign.lastInstrument';
 
 /** A person's input re-arms auto-lock (at most every 30 s); the popup's scheduled reads never do. */
 const ACTIVITY_THROTTLE_MS = 30_000;
@@ -101,9 +109,24 @@ function Unlocked({ status, account, vault, settings, tab, setTab, refresh, onAd
   const proxyAccount = hasLiveProxy(account) ? account?.address : undefined;
   const store = useMemo(() => createPerpsStore(proxyAccount), [proxyAccount]);
   useEffect(() => {
-    void store.start();
-    return () => store.stop();
+    // The instrument shown last opens again, its book read at once beside the instruments (issue #19).
+    const last = Number(localStorage.getItem(LAST_INSTRUMENT));
+    if (Number.isInteger(last) && last > 0 && store.iid.value === undefined) store.iid.value = last;
+    void store.start().then(() => {
+      const first = store.instruments.value[0];
+      if (first && !store.instruments.value.some((i) => i.instrument_id === store.iid.value)) store.select(first.instrument_id);
+    });
+    const unwatch = store.iid.subscribe((id) => id !== undefined && localStorage.setItem(LAST_INSTRUMENT, String(id)));
+    return () => {
+      unwatch();
+      store.stop();
+    };
   }, [store]);
+  useEffect(() => {
+    const later = () => LATER.forEach((s) => void s.preload().catch(() => undefined));
+    const id = setTimeout(later, 300);
+    return () => clearTimeout(id);
+  }, []);
   const switched = vault.switched.value;
   return (
     <main class="app">
@@ -114,26 +137,28 @@ function Unlocked({ status, account, vault, settings, tab, setTab, refresh, onAd
         <Button onClick={() => void vault.lock()} aria-label="Lock" title="Lock (Ctrl+L)">Lock</Button>
       </header>
       <TradingSessionBanner sites={status.session} now={Date.now()} />
-      <Tabs tabs={TABS} active={tab} onChange={setTab} />
+      <Tabs tabs={TABS} active={tab} onChange={setTab} label="Countersign screens" />
       {switched ? <Notice>{switched}</Notice> : null}
-      {!account ? (
-        <section class="panel">
-          <p>No owner key yet.</p>
-          <Button kind="primary" onClick={onAddKey}>Add a key</Button>
-        </section>
-      ) : tab === 'perps' ? (
-        <PerpsTicket key={account.address} account={account} store={store} maxPositionUsdc={settings.maxPositionUsdc.value} slippageBps={settings.slippageBps.value} />
-      ) : tab === 'positions' ? (
-        <PositionsView key={account.address} account={account} store={store} />
-      ) : tab === 'clob' ? (
-        <ClobTicket key={account.address} account={account} onCredentials={refresh} />
-      ) : tab === 'audit' ? (
-        <AuditView />
-      ) : tab === 'account' ? (
-        <AccountView key={account.address} account={account} onChanged={refresh} />
-      ) : (
-        <SettingsView settings={settings} onChanged={refresh} onAddKey={onAddKey} />
-      )}
+      <TabPanel id={tab}>
+        {!account ? (
+          <section class="panel">
+            <p>No owner key yet.</p>
+            <Button kind="primary" onClick={onAddKey}>Add a key</Button>
+          </section>
+        ) : tab === 'perps' ? (
+          <PerpsTicket key={account.address} account={account} store={store} maxPositionUsdc={settings.maxPositionUsdc.value} slippageBps={settings.slippageBps.value} />
+        ) : tab === 'positions' ? (
+          <PositionsView key={account.address} account={account} store={store} />
+        ) : tab === 'clob' ? (
+          <ClobTicket key={account.address} account={account} onCredentials={refresh} />
+        ) : tab === 'audit' ? (
+          <AuditView />
+        ) : tab === 'account' ? (
+          <AccountView key={account.address} account={account} onChanged={refresh} />
+        ) : (
+          <SettingsView settings={settings} onChanged={refresh} onAddKey={onAddKey} />
+        )}
+      </TabPanel>
     </main>
   );
 }

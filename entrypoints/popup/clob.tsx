@@ -1,5 +1,5 @@
 /**
- * Order-book quick order entry: market search (catalogue keyset), outcome, a 10-level ladder (click to
+ * Order-book quick order entry: market search (catalogue keyset), outcome, a 6-level ladder (click to
  * take a price), price in ticks, size (market-style BUY orders are sized in USDC), order type (GTC, GTD,
  * FOK, FAK), post-only. Shows the maker/taker amounts and the fee before signing, posts with L2 headers
  * in the background, and shows per-order errors and exchange modes in plain words. Below: portfolio
@@ -7,14 +7,13 @@
  * Server state lives in `stores/clob.ts`; the typed fields stay local to the form.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { Button, ErrorText, Field, Notice } from '../../components/ui';
+import { Button, ErrorText, Field, Live, Notice } from '../../components/ui';
 import { BookLadder } from '../../components/BookLadder';
 import { SideToggle } from '../../components/SideToggle';
 import { AmountsLine } from '../../components/clob/AmountsLine';
 import { ClobOpenOrders, ClobPortfolio, ClobTrades } from '../../components/clob/ClobAccount';
 import { MarketList } from '../../components/clob/MarketList';
 import type { OrderType } from '../../lib/clob/order';
-import { fromUnits, toUnits } from '../../lib/decimal';
 import type { Account } from './api';
 import { clobFee, clobPreview, createClobStore, units, type ClobStore, type Market } from './stores/clob';
 
@@ -79,7 +78,7 @@ function ClobOrderForm({ store, market }: { store: ClobStore; market: Market }) 
   };
   const marketStyle = orderType === 'FOK' || orderType === 'FAK';
   return (
-    <form onSubmit={submit} onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); setSize(''); store.dismiss(); } }}>
+    <form class="clob-form" onSubmit={submit} onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); setSize(''); store.dismiss(); } }}>
       <p class="market-title"><strong>{market.question}</strong> <button type="button" class="link" onClick={() => store.choose(undefined)}>change</button></p>
       <div class="grid2">
         <Field label="Outcome">
@@ -89,32 +88,36 @@ function ClobOrderForm({ store, market }: { store: ClobStore; market: Market }) 
         </Field>
         <SideToggle buy={side === 'BUY'} onChange={(buy) => setSide(buy ? 'BUY' : 'SELL')} label="Side" />
       </div>
-      <div class="grid2">
-        <Field label="Price" hint={info ? `tick ${info.tickSize} · bid ${info.bestBid ?? '—'} / ask ${info.bestAsk ?? '—'}` : undefined}>
-          <input name="clob-price" inputMode="decimal" value={price} onInput={(e) => setPrice(e.currentTarget.value.trim())} autocomplete="off" />
-        </Field>
-        <Field label={marketStyle && side === 'BUY' ? 'Amount (USDC)' : 'Size (shares)'} hint={info ? `minimum ${info.minSize}` : undefined}>
-          <input name="clob-size" inputMode="decimal" autoFocus value={size} onInput={(e) => setSize(e.currentTarget.value.trim())} autocomplete="off" />
-        </Field>
+      <div class="ticket-grid">
+        <div class="ticket-main">
+          <Field label="Price (USDC)" hint={info ? `tick ${info.tickSize} · bid ${info.bestBid ?? '—'} / ask ${info.bestAsk ?? '—'}` : undefined}>
+            <input name="clob-price" inputMode="decimal" value={price} onInput={(e) => setPrice(e.currentTarget.value.trim())} autocomplete="off" />
+          </Field>
+          <Field label={marketStyle && side === 'BUY' ? 'Amount (USDC)' : 'Size (shares)'} hint={info ? `minimum ${info.minSize}` : undefined}>
+            <input name="clob-size" inputMode="decimal" autoFocus value={size} onInput={(e) => setSize(e.currentTarget.value.trim())} autocomplete="off" />
+          </Field>
+          <Field label="Order type">
+            <select name="order-type" value={orderType} onChange={(e) => setOrderType(asOrderType(e.currentTarget.value) ?? orderType)}>
+              <option value="GTC">Good til cancelled</option>
+              <option value="GTD">Good til date</option>
+              <option value="FOK">Fill or kill</option>
+              <option value="FAK">Fill and kill</option>
+            </select>
+          </Field>
+          {orderType === 'GTD' ? <Field label="Expires in (h)"><input name="gtd-hours" value={gtdHours} onInput={(e) => setGtdHours(e.currentTarget.value)} /></Field> : null}
+          <label class="check"><input type="checkbox" name="clob-po" checked={postOnly} disabled={marketStyle} onChange={(e) => setPostOnly(e.currentTarget.checked)} /> Post-only</label>
+        </div>
+        {info && info.bids.length + info.asks.length > 0 ? <BookLadder bids={info.bids} asks={info.asks} tick={info.tickSize} lot="0.01" unit="shares" onPick={setPrice} /> : <p class="ladder muted small">{info ? 'The book is empty.' : 'Loading the book…'}</p>}
       </div>
-      <div class="grid3">
-        <Field label="Order type">
-          <select name="order-type" value={orderType} onChange={(e) => setOrderType(asOrderType(e.currentTarget.value) ?? orderType)}>
-            <option value="GTC">Good til cancelled</option>
-            <option value="GTD">Good til date</option>
-            <option value="FOK">Fill or kill</option>
-            <option value="FAK">Fill and kill</option>
-          </select>
-        </Field>
-        {orderType === 'GTD' ? <Field label="Expires in (h)"><input value={gtdHours} onInput={(e) => setGtdHours(e.currentTarget.value)} /></Field> : null}
-        <label class="check"><input type="checkbox" name="clob-po" checked={postOnly} disabled={marketStyle} onChange={(e) => setPostOnly(e.currentTarget.checked)} /> Post-only</label>
+      <div class="ticket-foot" data-testid="ticket-foot">
+        {preview.amounts ? <AmountsLine amounts={preview.amounts} side={side} feeRateBps={info?.feeRateBps ?? 0} fee={clobFee(preview.amounts, side, info?.feeRateBps ?? 0)} units={units} /> : null}
+        {preview.problem ? <p class="warn">{preview.problem}</p> : null}
+        <ErrorText error={store.error.value} />
+        <div class="actions submit-row">
+          <Button kind={side === 'BUY' ? 'primary' : 'danger'} type="submit" disabled={!preview.amounts || store.busy.value} data-testid="clob-submit">{side === 'BUY' ? 'Buy' : 'Sell'} {market.outcomes[outcome]}</Button>
+        </div>
+        <Live testid="clob-result">{store.results.value.map((r) => <p class="notice" key={r}>{r}</p>)}</Live>
       </div>
-      {info && info.bids.length + info.asks.length > 0 ? <BookLadder bids={info.bids} asks={info.asks} {...(info.bestAsk && info.bestBid ? { spread: fromUnits((toUnits(info.bestAsk, 6) ?? 0n) - (toUnits(info.bestBid, 6) ?? 0n), 6) } : {})} depth={10} onPick={setPrice} /> : null}
-      {preview.amounts ? <AmountsLine amounts={preview.amounts} side={side} feeRateBps={info?.feeRateBps ?? 0} fee={clobFee(preview.amounts, side, info?.feeRateBps ?? 0)} units={units} /> : null}
-      {preview.problem ? <p class="warn">{preview.problem}</p> : null}
-      <ErrorText error={store.error.value} />
-      {store.results.value.map((r) => <Notice key={r}>{r}</Notice>)}
-      <Button kind={side === 'BUY' ? 'primary' : 'danger'} type="submit" disabled={!preview.amounts || store.busy.value}>{side === 'BUY' ? 'Buy' : 'Sell'} {market.outcomes[outcome]}</Button>
     </form>
   );
 }

@@ -5,7 +5,7 @@
  * `panicBoundMs()` (25 s at most). The report says per venue, in plain words, what was cancelled, what
  * failed, and for a venue that did not answer which kill switch will cancel its orders and when.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Button, ErrorText } from '../../components/ui';
 import type { PanicReport, PanicStep } from '../../lib/background/panic';
 import { panicBoundMs } from '../../lib/background/panic-timing';
@@ -24,6 +24,18 @@ export function PanicConfirm({ onCancel, onDone }: { onCancel: () => void; onDon
   const [close, setClose] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
+  const dialog = useRef<HTMLElement>(null);
+  // The dialog takes focus (on its safe choice, Back) and Escape closes it (issue #19).
+  useEffect(() => dialog.current?.querySelector<HTMLElement>('[data-autofocus]')?.focus(), []);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || busy) return;
+      e.preventDefault();
+      onCancel();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [busy, onCancel]);
   const go = async () => {
     setBusy(true);
     try {
@@ -34,13 +46,13 @@ export function PanicConfirm({ onCancel, onDone }: { onCancel: () => void; onDon
     }
   };
   return (
-    <section class="panel panic" role="alertdialog" aria-label="Panic switch">
-      <h2>Stop everything?</h2>
-      <p>This stops every signature at once, revokes every standing permission, rejects every pending request, cancels every open order at the perps venue and the order book, and locks Countersign. It takes at most {BOUND_S} s. A venue that does not answer is left to its kill switch, and the report says when it will cancel.</p>
+    <section ref={dialog} class="panel panic" role="alertdialog" aria-modal="true" aria-labelledby="panic-title" aria-describedby="panic-what">
+      <h2 id="panic-title">Stop everything?</h2>
+      <p id="panic-what">This stops every signature at once, revokes every standing permission, rejects every pending request, cancels every open order at the perps venue and the order book, and locks Countersign. It takes at most {BOUND_S} s. A venue that does not answer is left to its kill switch, and the report says when it will cancel.</p>
       <label class="check"><input type="checkbox" name="close-positions" checked={close} onChange={(e) => setClose(e.currentTarget.checked)} /> Also close every perps position (reduce-only market orders)</label>
       <ErrorText error={error} />
       <div class="actions">
-        <Button onClick={onCancel} disabled={busy}>Back</Button>
+        <Button onClick={onCancel} disabled={busy} data-autofocus>Back</Button>
         <Button kind="danger" onClick={() => void go()} disabled={busy} data-testid="panic-confirm">{busy ? `Stopping… (at most ${BOUND_S} s)` : 'Stop everything'}</Button>
       </div>
     </section>

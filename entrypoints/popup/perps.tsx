@@ -1,5 +1,5 @@
 /**
- * Perps ticket (issues #5, #10): instrument with mark / index / mid and 24 h change, a 10-level book
+ * Perps ticket (issues #5, #10, #19): instrument with mark / index / mid and 24 h change, a 6-level book
  * ladder (click a level to take its price), side, size (contracts or USDC; presets 25/50/75/100 % of
  * what the free margin allows), price (prefilled from the book; empty = market-style IOC), time in
  * force, post-only, reduce-only, leverage; before submit the risk panel shows the position, available
@@ -11,10 +11,16 @@
  * After the acknowledgement it polls the venue's orders read until the order rests, fills or is
  * rejected. "Close position" sends a reduce-only market order for the whole position.
  *
+ * Layout (issue #19, 360 × 600 px): instrument and side, the ticker line, then two columns — size,
+ * presets, price and order options on the left, the book ladder (6 levels a side, no Tab stops) on the
+ * right — then the risk summary and the submit button in a foot that sticks to the bottom of the
+ * view, so both are visible without scrolling; leverage and open orders follow below. `I` / `Shift+I`
+ * (outside text fields) cycle the instrument.
+ *
  * The state lives in `stores/ticket.ts` over the perps store; this screen lays out the presentational
  * parts in `components/perps/`.
  */
-import { useEffect, useMemo, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import { Field, Notice } from '../../components/ui';
 import { BookLadder } from '../../components/BookLadder';
 import { ClosePreview, RiskPanel } from '../../components/RiskPanel';
@@ -25,10 +31,11 @@ import { SizePriceInputs } from '../../components/perps/SizePriceInputs';
 import { OrderFlags } from '../../components/perps/OrderFlags';
 import { LeverageForm } from '../../components/perps/LeverageForm';
 import { OpenOrders } from '../../components/perps/OpenOrders';
-import { TicketFooter } from '../../components/perps/TicketFooter';
+import { TicketFooter, TicketMeta } from '../../components/perps/TicketFooter';
 import type { PerpsCommand } from '../../lib/perps/commands';
-import { call, type Account } from './api';
-import type { PerpsStore } from './stores/perps';
+import { fillSummary } from '../../lib/format';
+import { call, inSidePanel, openSidePanel, type Account } from './api';
+import { lotOf, tickOf, type PerpsStore } from './stores/perps';
 import { createPerpsTicket, PRESETS, ticketKey, type PerpsTicketState } from './stores/ticket';
 import { DEFAULT_SLIPPAGE_BPS } from '../../lib/perps/risk';
 
@@ -41,6 +48,18 @@ const placePerps = async (account: Account, cmd: PerpsCommand) => {
   return Array.isArray(answer) ? answer.flatMap((a) => (a.oid === undefined ? [] : [{ oid: a.oid }])) : [];
 };
 
+/**
+ * Adds the average fill price and the fee to the result notice of order `oid` once it (partly) filled
+ * (issue #19), from the venue's fills read; the notice stays as it was when the read fails.
+ */
+async function withFillSummary(t: PerpsTicketState, store: PerpsStore, oid: number): Promise<void> {
+  const shown = t.result.value;
+  if (!shown || !/filled/i.test(shown) || /no liquidity/.test(shown)) return;
+  const fills = await store.read('fills', {}).catch(() => undefined);
+  const summary = fills ? fillSummary(fills.data, oid, t.tick.value) : undefined;
+  if (summary && t.result.value === shown) t.result.value = `${shown} · avg ${summary.avgPrice} · fee ${summary.fee}`;
+}
+
 /** The Perps tab: the order ticket for `account` over the shared perps store (needs a live proxy key). */
 export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEFAULT_SLIPPAGE_BPS }: { account: Account; store: PerpsStore; maxPositionUsdc: number; slippageBps?: number }) {
   const hasProxy = account.proxies.some((p) => p.expiry > Date.now());
@@ -48,17 +67,33 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
   limit.current = maxPositionUsdc;
   const cap = useRef(slippageBps);
   cap.current = slippageBps;
+  const placed = useRef<number>();
   const t = useMemo(
-    () => createPerpsTicket({ store, send: (cmd) => sendPerps(account, cmd), place: (cmd) => placePerps(account, cmd), maxPositionUsdc: () => limit.current, slippageBps: () => cap.current }),
+    () =>
+      createPerpsTicket({
+        store,
+        send: (cmd) => sendPerps(account, cmd),
+        place: async (cmd) => {
+          const acks = await placePerps(account, cmd);
+          placed.current = acks[0]?.oid;
+          return acks;
+        },
+        maxPositionUsdc: () => limit.current,
+        slippageBps: () => cap.current,
+      }),
     [store, account.address],
   );
   const qtyRef = useRef<HTMLInputElement>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const iid = store.iid.value;
 
-  useEffect(() => qtyRef.current?.focus(), []);
+  // Focus the size field as soon as it is in the DOM (a layout effect: before the first paint).
+  useLayoutEffect(() => qtyRef.current?.focus(), []);
   useEffect(() => {
     if (iid === undefined || !hasProxy) return;
+    // The last order's notice belongs to the instrument it was placed on.
+    t.result.value = undefined;
+    t.error.value = undefined;
     t.instrumentChanged();
     void t.loadConfig().catch(() => undefined);
   }, [iid]);
@@ -75,12 +110,23 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
   }
   const submit = async (e?: Event) => {
     e?.preventDefault();
+    placed.current = undefined;
     await t.submit();
     qtyRef.current?.focus();
+    if (placed.current !== undefined) await withFillSummary(t, store, placed.current);
   };
   const onKey = (e: KeyboardEvent) => {
     const target = e.target;
     const typing = target instanceof HTMLInputElement || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement;
+    const next = cycleKey(e, typing);
+    if (next) {
+      e.preventDefault();
+      const list = store.instruments.value;
+      const i = list.findIndex((x) => x.instrument_id === store.iid.value);
+      const to = list[(i + next + list.length) % list.length];
+      if (to) store.select(to.instrument_id);
+      return;
+    }
     const action = ticketKey(e, typing, target instanceof HTMLInputElement && target.name === 'price');
     if (!action) return;
     e.preventDefault();
@@ -92,35 +138,58 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
     else if (action.kind === 'side') t.buy.value = action.buy;
     else t.preset(action.fraction);
   };
+  const book = store.book.value;
+  const symbol = t.instrument.value?.symbol ?? '';
   return (
     <section class="panel ticket" aria-label="Perps order ticket">
-      <form ref={formRef} tabIndex={-1} onSubmit={submit} onKeyDown={onKey} aria-keyshortcuts="B S 1 2 3 4 ArrowUp ArrowDown Enter Escape">
+      <form ref={formRef} tabIndex={-1} onSubmit={submit} onKeyDown={onKey} aria-keyshortcuts="B S I 1 2 3 4 ArrowUp ArrowDown Enter Escape">
         <TicketHead t={t} store={store} />
         <div class="ticket-grid">
-          <SizePriceInputs
-            qty={t.qty.value} unit={t.unit.value} contracts={t.contracts.value} price={t.price.value} tick={t.tick.value} presets={PRESETS} qtyRef={qtyRef}
-            onQty={(q) => (t.qty.value = q)} onPrice={t.setPrice} onPreset={t.preset} onToggleUnit={t.toggleUnit}
-          />
-          {store.book.value ? <BookLadder bids={store.book.value.bids} asks={store.book.value.asks} {...(t.spread.value ? { spread: t.spread.value } : {})} depth={10} onPick={t.setPrice} /> : null}
+          <div class="ticket-main">
+            <SizePriceInputs
+              qty={t.qty.value} unit={t.unit.value} contracts={t.contracts.value} price={t.price.value} tick={t.tick.value} presets={PRESETS} qtyRef={qtyRef}
+              onQty={(q) => (t.qty.value = q)} onPrice={t.setPrice} onPreset={t.preset} onToggleUnit={t.toggleUnit}
+            />
+            <OrderFlags tif={t.effectiveTif.value} marketStyle={t.price.value === ''} po={t.po.value} ro={t.ro.value} onTif={(v) => (t.tif.value = v)} onPo={(v) => (t.po.value = v)} onRo={(v) => (t.ro.value = v)} />
+          </div>
+          {book ? <BookLadder bids={book.bids} asks={book.asks} tick={t.tick.value} lot={t.lot.value} unit={baseOf(symbol)} onPick={t.setPrice} /> : <p class="ladder muted small">Loading the book…</p>}
         </div>
-        <OrderFlags tif={t.effectiveTif.value} marketStyle={t.price.value === ''} po={t.po.value} ro={t.ro.value} onTif={(v) => (t.tif.value = v)} onPo={(v) => (t.po.value = v)} onRo={(v) => (t.ro.value = v)} />
         <TpSlInputs tp={t.tp.value} sl={t.sl.value} slippage={t.slippage.value} defaultCapBps={slippageBps} onTp={(v) => (t.tp.value = v)} onSl={(v) => (t.sl.value = v)} onSlippage={(v) => (t.slippage.value = v)} />
-        <TicketRisk t={t} store={store} />
-        {t.closeArmed.value && t.closePreview.value ? <ClosePreview symbol={t.instrument.value?.symbol ?? ''} preview={t.closePreview.value} onConfirm={() => void t.closePosition()} onCancel={t.cancelClose} /> : null}
-        <TicketFooter
-          coid={t.coid.value} weights={t.built.value.cmd?.weight} spend={store.spend.value} problem={t.qty.value ? t.reason.value : t.built.value.problem} error={t.error.value} result={t.result.value}
-          buy={t.buy.value} contracts={t.contracts.value} symbol={t.instrument.value?.symbol ?? ''} price={t.price.value}
-          canSubmit={t.canSubmit.value} hasPosition={!!t.position.value} onClosePosition={() => void t.closePosition()}
-        />
+        <div class="ticket-foot" data-testid="ticket-foot">
+          <TicketRisk t={t} store={store} />
+          {t.closeArmed.value && t.closePreview.value ? <ClosePreview symbol={symbol} preview={t.closePreview.value} onConfirm={() => void t.closePosition()} onCancel={t.cancelClose} /> : null}
+          <TicketFooter
+            coid={t.coid.value} weights={t.built.value.cmd?.weight} spend={store.spend.value} problem={t.qty.value ? t.reason.value : t.built.value.problem} error={t.error.value} result={t.result.value}
+            buy={t.buy.value} contracts={t.contracts.value} symbol={symbol} price={t.price.value}
+            canSubmit={t.canSubmit.value} hasPosition={!!t.position.value} onClosePosition={() => void t.closePosition()}
+          />
+        </div>
+        <TicketMeta coid={t.coid.value} weights={t.built.value.cmd?.weight} spend={store.spend.value} />
       </form>
       <LeverageForm lev={t.lev.value} cross={t.cross.value} onLev={(v) => (t.lev.value = v)} onCross={(v) => (t.cross.value = v)} onApply={() => void t.applyLeverage()} />
       <OpenOrders
         orders={store.openOrders.value}
         symbol={(id) => store.instruments.value.find((i) => i.instrument_id === id)?.symbol}
+        steps={(id) => {
+          const i = store.instruments.value.find((x) => x.instrument_id === id);
+          return i ? { tick: tickOf(i), lot: lotOf(i) } : { tick: '0.01', lot: '0.001' };
+        }}
         onCancel={(oid) => void t.cancel(oid)} onCancelByCoid={(c) => void t.cancelByCoid(c)} onCancelAll={() => void t.cancelEverything()}
       />
+      {inSidePanel() ? null : (
+        <button type="button" class="link small" onClick={() => void openSidePanel().then((ok) => ok && window.close()).catch(() => undefined)}>Keep the cockpit open in the side panel</button>
+      )}
     </section>
   );
+}
+
+/** The base asset of a perps symbol ("BTC-PERP" → "BTC"), naming the ladder's size column. */
+const baseOf = (symbol: string) => symbol.split('-')[0] ?? '';
+
+/** `I` (+1) / `Shift+I` (−1) outside text fields and without Ctrl / Meta / Alt cycle the instrument (issue #19); else 0. */
+function cycleKey(e: { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean; shiftKey: boolean }, typing: boolean): -1 | 0 | 1 {
+  if (typing || e.ctrlKey || e.metaKey || e.altKey || e.key.toLowerCase() !== 'i') return 0;
+  return e.shiftKey ? -1 : 1;
 }
 
 /** Instrument select, side and the ticker line. */
@@ -129,14 +198,14 @@ function TicketHead({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
   return (
     <>
       <div class="grid2">
-        <Field label="Instrument">
-          <select name="instrument" value={store.iid.value} onChange={(e) => store.select(Number(e.currentTarget.value))}>
+        <Field label="Instrument (I)">
+          <select name="instrument" aria-keyshortcuts="I" value={store.iid.value} onChange={(e) => store.select(Number(e.currentTarget.value))}>
             {store.instruments.value.map((i) => <option value={i.instrument_id} key={i.instrument_id}>{i.symbol}</option>)}
           </select>
         </Field>
         <SideToggle buy={t.buy.value} onChange={(b) => (t.buy.value = b)} label="Side (B / S)" />
       </div>
-      {ticker ? <TickerLine ticker={ticker} change={t.change.value} /> : null}
+      {ticker ? <TickerLine ticker={ticker} change={t.change.value} tick={t.tick.value} /> : null}
     </>
   );
 }

@@ -11,7 +11,8 @@ import { LineChart } from '../../components/LineChart';
 import { PositionRow } from '../../components/perps/PositionRow';
 import type { Account } from './api';
 import { sendPerps } from './perps';
-import type { PerpsStore } from './stores/perps';
+import { lotOf, tickOf, type PerpsStore } from './stores/perps';
+import { formatStep, formatUsdc } from '../../lib/format';
 import { createPositionsStore, RANGE_NAMES } from './stores/positions';
 
 /** A Unix-ms time as "MM-DD hh:mm" (UTC). */
@@ -24,13 +25,16 @@ export function PositionsView({ account, store }: { account: Account; store: Per
   const portfolio = store.portfolio.value;
   const symbol = (iid: number) => store.instruments.value.find((i) => i.instrument_id === iid)?.symbol ?? `#${iid}`;
   const mark = (iid: number) => store.tickers.value.find((t) => t.instrument_id === iid)?.mark_price;
+  const inst = (iid: number) => store.instruments.value.find((i) => i.instrument_id === iid);
+  const tick = (iid: number) => { const i = inst(iid); return i ? tickOf(i) : '0.01'; };
+  const lot = (iid: number) => { const i = inst(iid); return i ? lotOf(i) : '0.001'; };
   const series = s.series.value;
   return (
     <section class="panel positions" aria-label="Positions">
       {portfolio ? (
         <dl class="kv num summary" data-testid="account-summary">
-          <dt>Account value</dt><dd data-testid="account-value">{portfolio.margin.total_account_value} USDC</dd>
-          <dt>Withdrawable</dt><dd>{portfolio.withdrawable} USDC</dd>
+          <dt>Account value</dt><dd data-testid="account-value">{formatUsdc(portfolio.margin.total_account_value)}</dd>
+          <dt>Withdrawable</dt><dd>{formatUsdc(portfolio.withdrawable)}</dd>
           <dt>Margin ratio</dt><dd>{s.marginRatio.value.toFixed(2)}%</dd>
         </dl>
       ) : (
@@ -42,7 +46,7 @@ export function PositionsView({ account, store }: { account: Account; store: Per
       <ul class="positions-list">
         {portfolio?.positions.map((p) => {
           const m = mark(p.instrument_id);
-          return <PositionRow key={p.instrument_id} p={p} {...(m ? { mark: m } : {})} onClose={() => void s.close(p)} onTrigger={(k, t) => void s.trigger(p, k, t)} />;
+          return <PositionRow key={p.instrument_id} p={p} {...(m ? { mark: m } : {})} tick={tick(p.instrument_id)} lot={lot(p.instrument_id)} onClose={() => void s.close(p)} onTrigger={(k, t) => void s.trigger(p, k, t)} />;
         })}
       </ul>
       <h3>
@@ -56,13 +60,17 @@ export function PositionsView({ account, store }: { account: Account; store: Per
       <h3>Fills</h3>
       {s.fills.value.length === 0 ? <p class="muted">No fills yet.</p> : null}
       <table class="fills num" data-testid="fills">
+        <thead>
+          <tr><th scope="col">Time (UTC)</th><th scope="col">Fill</th><th scope="col">Price</th><th scope="col">Fee</th><th scope="col">Realised PnL</th></tr>
+        </thead>
         <tbody>
           {s.fills.value.map((f) => (
             <tr key={`${f.trade_id}-${f.order_id}`}>
               <td>{time(f.timestamp)}</td>
-              <td class={f.side === 'long' ? 'buy-text' : 'sell-text'}>{f.side === 'long' ? 'Buy' : 'Sell'} {f.quantity} {symbol(f.instrument_id)}</td>
-              <td>@ {f.price}</td>
-              <td>fee {f.fee}</td>
+              <td class={f.side === 'long' ? 'buy-text' : 'sell-text'}>{f.side === 'long' ? 'Buy' : 'Sell'} {formatStep(f.quantity, lot(f.instrument_id))} {symbol(f.instrument_id)}</td>
+              <td>{formatStep(f.price, tick(f.instrument_id))}</td>
+              <td data-testid="fill-fee">{formatUsdc(f.fee)}</td>
+              <td data-testid="fill-pnl" class={f.pnl.startsWith('-') ? 'sell-text' : undefined}>{formatUsdc(f.pnl)}</td>
             </tr>
           ))}
         </tbody>
@@ -72,7 +80,7 @@ export function PositionsView({ account, store }: { account: Account; store: Per
       {s.funding.value.length === 0 ? <p class="muted">No funding payments yet.</p> : null}
       <ul class="funding num" data-testid="funding-payments">
         {s.funding.value.slice(0, 20).map((f) => (
-          <li key={f.id}>{time(f.timestamp)} · {symbol(f.instrument_id)} · {f.funding} USDC at {(Number(f.funding_rate) * 100).toFixed(4)}%</li>
+          <li key={f.id}>{time(f.timestamp)} · {symbol(f.instrument_id)} · {formatUsdc(f.funding)} at {(Number(f.funding_rate) * 100).toFixed(4)}%</li>
         ))}
       </ul>
     </section>

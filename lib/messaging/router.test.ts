@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { createRouter, OUTPUT_CHECKS, type Handler, type Handlers } from './router';
+import { createRouter, identifySender, OUTPUT_CHECKS, type Handler, type Handlers } from './router';
 import { createCaller } from './client';
 import type { ProcedureOutput } from './protocol';
 
@@ -79,5 +79,13 @@ describe('createCaller', () => {
   it('refuses an answer that does not match the output schema, naming the procedure and field', async () => {
     const call = createCaller(async () => ({ ok: true, result: { closed: 'yes' } }));
     await expect(call('approval.empty', {})).rejects.toMatchObject({ name: 'Messaging.InvalidOutputError', data: { procedure: 'approval.empty', field: 'closed' } });
+  });
+});
+
+describe('identifySender', () => {
+  it('takes the side panel for the popup (the same cockpit, issue #19) and refuses other extension pages', () => {
+    expect(identifySender({ id: 'ext', url: 'chrome-extension://ext/sidepanel.html' }, ids.extensionId, ids.extensionOrigin)).toEqual({ kind: 'popup', origin: 'chrome-extension://ext' });
+    expect(identifySender({ id: 'ext', url: 'chrome-extension://ext/other.html' }, ids.extensionId, ids.extensionOrigin)).toBeUndefined();
+    expect(identifySender({ id: 'other', url: 'chrome-extension://other/sidepanel.html' }, ids.extensionId, ids.extensionOrigin)).toBeUndefined();
   });
 });

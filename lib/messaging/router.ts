@@ -16,8 +16,8 @@ export type BrowserSender = { id?: string; url?: string; origin?: string; frameI
 export type IdentifiedSender = { kind: SenderKind; origin: string; tabId?: number };
 
 /**
- * Identifies a sender: extension pages by their URL under this extension's origin (`/popup.html`,
- * `/approval.html`), content scripts by a top-frame tab with an http(s) URL. Anything else — another
+ * Identifies a sender: extension pages by their URL under this extension's origin (`/popup.html`, and
+ * the side panel `/sidepanel.html` — the same cockpit, issue #19 — as the popup; `/approval.html`), content scripts by a top-frame tab with an http(s) URL. Anything else — another
  * extension, a sub-frame, an unknown page — is `undefined` and refused.
  */
 export function identifySender(sender: BrowserSender, extensionId: string, extensionOrigin: string): IdentifiedSender | undefined {
@@ -37,7 +37,7 @@ export function identifySender(sender: BrowserSender, extensionId: string, exten
   }
   const extOrigin = `${ext.protocol}//${ext.host}`;
   if (`${url.protocol}//${url.host}` === extOrigin) {
-    if (url.pathname === '/popup.html') return { kind: 'popup', origin: extOrigin };
+    if (url.pathname === '/popup.html' || url.pathname === '/sidepanel.html') return { kind: 'popup', origin: extOrigin };
     if (url.pathname === '/approval.html') return { kind: 'approval', origin: extOrigin };
     return undefined;
   }

@@ -10,3 +10,4 @@ printSigning(await benchSigning());
 await benchVault();
 await benchGrant();
 await benchAudit();
+await (await import('./popup')).benchPopup();

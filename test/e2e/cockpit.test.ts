@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchHarness, type Harness } from './harness';
 import { maxOrderSize } from '../../lib/perps/risk';
+import { formatStep } from '../../lib/format';
 
 const PASSWORD = 'correct horse battery staple';
 let h: Harness;
@@ -60,16 +61,22 @@ describe('trader cockpit in Chromium', () => {
     await popup.locator('input[name="qty"]').press('Enter');
     await popup.getByText(/Filled 2/).waitFor();
     expect(btcPosition()?.size).toBe(200_000_000n);
+    // The notice gives the average fill price (to the tick) and the fee with its unit (issue #19).
+    await popup.getByTestId('ticket-result').filter({ hasText: /avg \d{2},\d{3}\.[05] · fee [\d,]+\.\d\d USDC/ }).waitFor();
 
     await popup.getByRole('tab', { name: 'Positions' }).click();
     const row = popup.getByTestId('position-1');
     await row.waitFor();
     const after = (await sandboxPortfolio()).positions.find((x) => x.instrument_id === 1)!;
-    await row.getByTestId('position-liq').filter({ hasText: after.liquidation_price }).waitFor();
+    // Shown to BTC's 0.5 tick (issue #19): the venue's figure rounded to the tick, with its unit.
+    await row.getByTestId('position-liq').filter({ hasText: `${formatStep(after.liquidation_price, '0.5')} USDC` }).waitFor();
     // The estimate before signing is within 0.5% of the liquidation price the venue reports after the fill.
     expect(Math.abs(estimated - Number(after.liquidation_price)) / Number(after.liquidation_price)).toBeLessThan(0.005);
     await row.getByTestId('position-pnl').filter({ hasText: 'USDC' }).waitFor();
-    await popup.getByTestId('fills').locator('tr').first().waitFor();
+    await popup.getByTestId('fills').locator('tbody tr').first().waitFor();
+    // Fills carry the fee's unit and the realised PnL.
+    expect(await popup.getByTestId('fill-fee').first().textContent()).toMatch(/^\d[\d,]*\.\d\d USDC$/);
+    expect(await popup.getByTestId('fill-pnl').first().textContent()).toMatch(/USDC$/);
     expect(await popup.locator('.chart canvas').count()).toBeGreaterThan(0);
     await h.screenshot(popup, '31-positions');
   });
@@ -113,6 +120,9 @@ describe('trader cockpit in Chromium', () => {
     const placed = [...h.sandbox.ctx.venue.orders.values()].filter((o) => o.iid === 2 && !o.buy && o.status === 'open' && o.owner === h.sandbox.demo.owner.address.toLowerCase());
     expect(placed).toHaveLength(1);
     expect(placed[0]!.price).toBe(BigInt(Math.round(Number(price) * 1e8)));
+    // The notice belongs to ETH-PERP: another instrument starts without it (issue #19).
+    await popup.locator('select[name="instrument"]').selectOption({ label: 'BTC-PERP' });
+    await popup.waitForFunction(() => document.querySelector('[data-testid="ticket-result"]')?.textContent === '');
   });
 
   it('order book: a ladder for the outcome, a market BUY sized in USDC with its fee shown before signing, then the position and the trade', async () => {
@@ -121,7 +131,7 @@ describe('trader cockpit in Chromium', () => {
     await popup.locator('.ladder .level').first().waitFor();
     await popup.locator('select[name="order-type"]').selectOption('FOK');
     await popup.locator('input[name="clob-size"]').fill('10');
-    const ask = (await popup.locator('.ladder .ask').last().locator('span').first().textContent())!.trim();
+    const ask = (await popup.locator('.ladder .ask').last().locator('td').first().textContent())!.trim();
     await popup.locator('.ladder .ask').last().click(); // the best ask (nearest the spread)
     expect(await popup.locator('input[name="clob-price"]').inputValue()).toBe(ask);
     await popup.getByTestId('clob-fee').filter({ hasText: 'fee 0 bp ≈ 0.00 USDC' }).waitFor();

@@ -90,9 +90,11 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     }, interval);
   }
 
+  /** Reads the instruments and fees, and at the same time (when an instrument is already chosen) the book, tickers and account (issue #19: no serial reads at open). */
   async function start(): Promise<void> {
     if (running) return;
     running = true;
+    const early = iid.value !== undefined ? refresh().catch(() => undefined) : undefined;
     try {
       const [list, f] = await Promise.all([read('instruments'), read('fees').catch(() => undefined)]);
       instruments.value = list;
@@ -101,7 +103,7 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     } catch (e) {
       error.value = shortMessageOf(e, 'The gateway did not answer.');
     }
-    await refresh().catch(() => undefined);
+    await (early ?? refresh().catch(() => undefined));
     schedule();
   }
 
