@@ -20,7 +20,7 @@ const shownPrice = (o: Pick<OpenOrderRow, 'price' | 'tpsl'>, tick: string) =>
   orderPriceText(o.tpsl ? { ...o, tpsl: { ...o.tpsl, trp: formatStep(o.tpsl.trp, tick) } } : o.price === '0' ? o : { price: formatStep(o.price, tick) });
 
 /** The size shown: a trigger order not yet triggered shows its whole quantity, else what rests. */
-export const orderSizeText = (o: Pick<OpenOrderRow, 'status' | 'quantity' | 'resting_quantity'>) => (o.status === 'accepted' ? o.quantity : o.resting_quantity);
+export const orderSizeText = (o: Pick<OpenOrderRow, 'tpsl' | 'quantity' | 'resting_quantity'>) => (o.tpsl ? o.quantity : o.resting_quantity);
 
 /** The "Open orders" section; `symbol(iid)` names an instrument, `steps(iid)` gives its tick and lot (prices and sizes shown to them, issue #19). */
 export function OpenOrders(props: { orders: readonly OpenOrderRow[]; symbol: (iid: number) => string | undefined; steps: (iid: number) => { tick: string; lot: string }; onCancel: (oid: number) => void; onCancelByCoid: (coid: string) => void; onCancelAll: () => void }) {

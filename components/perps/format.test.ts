@@ -17,8 +17,8 @@ describe('perps ticket formatting', () => {
     expect(orderPriceText({ price: '100.5' })).toBe('100.5');
   });
   it('shows a waiting trigger order by its whole quantity, else what rests', () => {
-    expect(orderSizeText({ status: 'accepted', quantity: '2', resting_quantity: '0' })).toBe('2');
-    expect(orderSizeText({ status: 'partial', quantity: '2', resting_quantity: '1.5' })).toBe('1.5');
+    expect(orderSizeText({ tpsl: { kind: 'tp', trp: '110000' }, quantity: '2', resting_quantity: '0' })).toBe('2');
+    expect(orderSizeText({ quantity: '2', resting_quantity: '1.5' })).toBe('1.5');
   });
   it('labels presets and the submit button', () => {
     expect(presetLabel('0.25')).toBe('25%');

@@ -148,9 +148,9 @@ function Unlocked({ status, account, vault, settings, tab, setTab, refresh, onAd
         ) : tab === 'perps' ? (
           <PerpsTicket key={account.address} account={account} store={store} maxPositionUsdc={settings.maxPositionUsdc.value} slippageBps={settings.slippageBps.value} />
         ) : tab === 'positions' ? (
-          <PositionsView key={account.address} account={account} store={store} />
+          <PositionsView key={account.address} account={account} store={store} slippageBps={settings.slippageBps.value} />
         ) : tab === 'clob' ? (
-          <ClobTicket key={account.address} account={account} onCredentials={refresh} />
+          <ClobTicket key={account.address} account={account} onCredentials={refresh} slippageBps={settings.slippageBps.value} />
         ) : tab === 'audit' ? (
           <AuditView />
         ) : tab === 'account' ? (

@@ -16,13 +16,15 @@ import { MarketList } from '../../components/clob/MarketList';
 import type { OrderType } from '../../lib/clob/order';
 import type { Account } from './api';
 import { clobFee, clobPreview, createClobStore, units, type ClobStore, type Market } from './stores/clob';
+import type { ClobMarketEstimate } from '../../lib/clob/market';
+import { DEFAULT_SLIPPAGE_BPS } from '../../lib/perps/risk';
 
 const ORDER_TYPES: readonly OrderType[] = ['GTC', 'GTD', 'FOK', 'FAK'];
 /** Narrows a `<select>` value to an order type. */
 const asOrderType = (v: string) => ORDER_TYPES.find((t) => t === v);
 
 /** The Order book tab for `account`; without API credentials it offers to create them. */
-export function ClobTicket({ account, onCredentials }: { account: Account; onCredentials: () => void }) {
+export function ClobTicket({ account, onCredentials, slippageBps = DEFAULT_SLIPPAGE_BPS }: { account: Account; onCredentials: () => void; slippageBps?: number }) {
   const store = useMemo(() => createClobStore(account), [account.address, account.hasClobCredentials]);
   const [q, setQ] = useState('');
   useEffect(() => store.start(), [store]);
@@ -46,7 +48,7 @@ export function ClobTicket({ account, onCredentials }: { account: Account; onCre
       {!market ? (
         <MarketList markets={store.markets.value} hasMore={!!store.cursor.value} onPick={store.choose} onMore={() => void store.search(q, true)} />
       ) : (
-        <ClobOrderForm key={market.slug} store={store} market={market} />
+        <ClobOrderForm key={market.slug} store={store} market={market} capBps={slippageBps} />
       )}
       <ClobPortfolio value={store.value.value} positions={store.positions.value} hasMore={!!store.posCursor.value} onMore={() => void store.loadPortfolio(true)} />
       <ClobOpenOrders orders={store.open.value} onCancel={(id) => void store.cancel(id)} />
@@ -56,7 +58,7 @@ export function ClobTicket({ account, onCredentials }: { account: Account; onCre
 }
 
 /** The order form for the chosen market: outcome, side, price, size, order type, the amounts, Buy / Sell. */
-function ClobOrderForm({ store, market }: { store: ClobStore; market: Market }) {
+function ClobOrderForm({ store, market, capBps }: { store: ClobStore; market: Market; capBps: number }) {
   const [side, setSide] = useState<'BUY' | 'SELL'>('BUY');
   const [price, setPrice] = useState('');
   const [size, setSize] = useState('');
@@ -71,10 +73,10 @@ function ClobOrderForm({ store, market }: { store: ClobStore; market: Market }) 
       if (b) setPrice((side === 'BUY' ? b.bestAsk : b.bestBid) ?? '');
     });
   }, [tokenId]);
-  const preview = useMemo(() => clobPreview(info, { side, price, size, orderType }), [info, price, size, side, orderType]);
+  const preview = useMemo(() => clobPreview(info, { side, price, size, orderType }, capBps), [info, price, size, side, orderType, capBps]);
   const submit = (e: Event) => {
     e.preventDefault();
-    if (preview.amounts) void store.post({ side, price, size, orderType, postOnly, gtdHours });
+    if (preview.amounts) void store.post({ side, price, size, orderType, postOnly, gtdHours }, capBps);
   };
   const marketStyle = orderType === 'FOK' || orderType === 'FAK';
   return (
@@ -111,6 +113,7 @@ function ClobOrderForm({ store, market }: { store: ClobStore; market: Market }) 
       </div>
       <div class="ticket-foot" data-testid="ticket-foot">
         {preview.amounts ? <AmountsLine amounts={preview.amounts} side={side} feeRateBps={info?.feeRateBps ?? 0} fee={clobFee(preview.amounts, side, info?.feeRateBps ?? 0)} units={units} /> : null}
+        {preview.estimate ? <MarketEstimateLine estimate={preview.estimate} limit={preview.price ?? ''} capBps={capBps} typed={price !== ''} /> : null}
         {preview.problem ? <p class="warn">{preview.problem}</p> : null}
         <ErrorText error={store.error.value} />
         <div class="actions submit-row">
@@ -119,5 +122,19 @@ function ClobOrderForm({ store, market }: { store: ClobStore; market: Market }) 
         <Live testid="clob-result">{store.results.value.map((r) => <p class="notice" key={r}>{r}</p>)}</Live>
       </div>
     </form>
+  );
+}
+
+/**
+ * A market-style (FOK / FAK) order's estimate from the visible book (issue #19): average price, slippage
+ * against the best level, and the limit it is sent with (the typed price, else best ± `capBps`).
+ */
+function MarketEstimateLine({ estimate, limit, capBps, typed }: { estimate: ClobMarketEstimate; limit: string; capBps: number; typed: boolean }) {
+  if (!estimate.avgPrice) return <p class="warn" data-testid="clob-estimate">Nothing fills within the limit {limit} USDC.</p>;
+  return (
+    <p class="small" data-testid="clob-estimate">
+      Est. average {estimate.avgPrice} USDC · slippage {estimate.slippageBps} bp · limit {limit} USDC{typed ? '' : ` (best ± ${capBps / 100} %)`}
+      {estimate.complete ? null : ' · only part fills within the limit'}
+    </p>
   );
 }

@@ -14,12 +14,13 @@ import { sendPerps } from './perps';
 import { lotOf, tickOf, type PerpsStore } from './stores/perps';
 import { formatStep, formatUsdc } from '../../lib/format';
 import { createPositionsStore, RANGE_NAMES } from './stores/positions';
+import { DEFAULT_SLIPPAGE_BPS } from '../../lib/perps/risk';
 
 /** A Unix-ms time as "MM-DD hh:mm" (UTC). */
 const time = (ms: number) => new Date(ms).toISOString().slice(5, 16).replace('T', ' ');
 
 /** The Positions tab for `account` over the shared perps store. */
-export function PositionsView({ account, store }: { account: Account; store: PerpsStore }) {
+export function PositionsView({ account, store, slippageBps = DEFAULT_SLIPPAGE_BPS }: { account: Account; store: PerpsStore; slippageBps?: number }) {
   const s = useMemo(() => createPositionsStore(store, (cmd) => sendPerps(account, cmd)), [store, account.address]);
   useEffect(() => s.start(), [s]);
   const portfolio = store.portfolio.value;
@@ -46,7 +47,7 @@ export function PositionsView({ account, store }: { account: Account; store: Per
       <ul class="positions-list">
         {portfolio?.positions.map((p) => {
           const m = mark(p.instrument_id);
-          return <PositionRow key={p.instrument_id} p={p} {...(m ? { mark: m } : {})} tick={tick(p.instrument_id)} lot={lot(p.instrument_id)} onClose={() => void s.close(p)} onTrigger={(k, t) => void s.trigger(p, k, t)} />;
+          return <PositionRow key={p.instrument_id} p={p} {...(m ? { mark: m } : {})} tick={tick(p.instrument_id)} lot={lot(p.instrument_id)} onClose={() => void s.close(p, slippageBps)} onTrigger={(k, t) => void s.trigger(p, k, t)} />;
         })}
       </ul>
       <h3>

@@ -126,12 +126,15 @@ export function createClobStore(account: Account, call: Call = popupCall) {
     info.value = b;
     return b;
   }
-  /** Signs and posts one order for the chosen outcome; shows each answer and re-reads the account. */
-  async function post(draft: ClobOrderDraft): Promise<void> {
+  /**
+   * Signs and posts one order for the chosen outcome; shows each answer and re-reads the account. A
+   * market-style order without a typed price is limited to the best level ± `capBps` (basis points).
+   */
+  async function post(draft: ClobOrderDraft, capBps = DEFAULT_SLIPPAGE_BPS): Promise<void> {
     const token = tokenId.value;
     if (!token || busy.value) return;
     // A market-style order without a typed price goes at the best level ± the cap (issue #19).
-    const d = { ...draft, price: clobOrderPrice(info.value, draft) };
+    const d = { ...draft, price: clobOrderPrice(info.value, draft, capBps) };
     if (!d.price) return;
     busy.value = true;
     error.value = undefined;
