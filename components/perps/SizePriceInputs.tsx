@@ -24,6 +24,24 @@ export type SizePriceInputsProps = {
   onToggleUnit: () => void;
 };
 
+/**
+ * ← / → move the focus between the size presets: the row is one Tab stop (a toolbar with a roving
+ * tab index), so the order button stays a few Tab presses from the size field (issue #19 keyboard).
+ */
+function movePresetFocus(e: KeyboardEvent): void {
+  if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+  const row = e.currentTarget;
+  if (!(row instanceof HTMLElement) || !(e.target instanceof HTMLButtonElement) || e.target.dataset.testid === 'unit-toggle') return;
+  const buttons = [...row.querySelectorAll<HTMLButtonElement>('button:not([data-testid="unit-toggle"])')];
+  const at = buttons.indexOf(e.target);
+  const next = buttons[(at + (e.key === 'ArrowRight' ? 1 : buttons.length - 1)) % buttons.length];
+  if (!next) return;
+  e.preventDefault();
+  e.stopPropagation();
+  for (const b of buttons) b.tabIndex = b === next ? 0 : -1;
+  next.focus();
+}
+
 /** The two fields (stacked, for the ticket's narrow left column) and the preset row. */
 export function SizePriceInputs(props: SizePriceInputsProps) {
   const usdc = props.unit === 'usdc';
@@ -32,9 +50,9 @@ export function SizePriceInputs(props: SizePriceInputsProps) {
       <Field label={usdc ? 'Size (USDC)' : 'Size (contracts)'} hint={usdc && props.contracts ? `= ${props.contracts} contracts` : undefined}>
         <input ref={props.qtyRef} name="qty" inputMode="decimal" value={props.qty} onInput={(e) => props.onQty(e.currentTarget.value.trim())} autocomplete="off" />
       </Field>
-      <div class="presets" role="group" aria-label="Size presets (1-4)">
+      <div class="presets" role="toolbar" aria-label="Size presets (1-4)" onKeyDown={movePresetFocus}>
         {props.presets.map((f, i) => (
-          <button type="button" key={f} onClick={() => props.onPreset(f)} aria-keyshortcuts={String(i + 1)}>{presetLabel(f)}</button>
+          <button type="button" key={f} tabIndex={i === 0 ? 0 : -1} onClick={() => props.onPreset(f)} aria-keyshortcuts={String(i + 1)}>{presetLabel(f)}</button>
         ))}
         {/* The visible text is the name (no aria-label that says something else: label-content-name-mismatch). */}
         <button type="button" onClick={props.onToggleUnit} title="Switch the size unit" data-testid="unit-toggle">in {usdc ? 'contracts' : 'USDC'}</button>

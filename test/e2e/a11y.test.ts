@@ -125,6 +125,10 @@ describe('every screen at 360 × 600, light and dark', () => {
       presses++;
     }
     expect(presses).toBeLessThanOrEqual(10);
+    // The size presets are one Tab stop; ← / → move between them.
+    await popup.locator('.presets button').first().focus();
+    await popup.keyboard.press('ArrowRight');
+    expect(await popup.evaluate(() => document.activeElement?.textContent)).toBe('50%');
     await check(popup, 'perps');
     // A key cycles the instrument (outside text fields): I → the next one, Shift+I → back.
     const instrument = popup.locator('select[name="instrument"]');

@@ -152,6 +152,7 @@ describe('issue #19: numbers before the click, the venue after it (Chromium)', (
     await popup.getByTestId('close-confirm').click();
     await popup.getByText(/Close order sent/).waitFor();
     await order('0.1', '');
+    await popup.getByTestId('tpsl-summary').click(); // folded under one line until opened
     await popup.locator('input[name="tp"]').fill('67000');
     await popup.locator('input[name="sl"]').fill('60000');
     await popup.getByTestId('risk-tp').waitFor();
