@@ -162,3 +162,16 @@ export class RelayerTimeoutError extends BaseError {
     super('The relayer transaction is not mined yet; its outcome is unknown. Check its state again before doing anything else.', { data: { transactionID: id } });
   }
 }
+
+/**
+ * A type-3 order was asked for before the account's deposit wallet is deployed (relayer `/deployed`
+ * false). Nothing is signed: the venue would answer "the order signer address has to be the address of
+ * the API KEY" (PROTOCOL.md §4.7). The person creates the wallet first and waits until it is mined.
+ */
+export class DepositWalletNotDeployedError extends BaseError {
+  override name = 'Relayer.DepositWalletNotDeployedError';
+  static override readonly code = 4100;
+  constructor(wallet: Address) {
+    super('Your deposit wallet is not deployed yet, so the exchange would refuse this order. Create it in the deposit wallet panel and wait until it is mined.', { data: { wallet } });
+  }
+}
