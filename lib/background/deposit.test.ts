@@ -113,6 +113,8 @@ describe('deposit wallet: a new account from derive to redeem', () => {
     expect(shares).toBeGreaterThan(0n);
 
     expect((await fetch(`${h.url}/admin/resolve`, { method: 'POST', body: JSON.stringify({ condition_id: m.conditionId, winner: 0 }) })).status).toBe(200);
+    const listed = await ok<{ redeemable: { conditionId: string; size: string }[] }>(bg, 'clob.depositWallet.status', { account: owner });
+    expect(listed.redeemable.map((r) => r.conditionId.toLowerCase())).toContain(m.conditionId.toLowerCase());
     const before = h.ctx.clob.balanceOf(derived.wallet.toLowerCase());
     const redeem = await batch(bg, owner, { kind: 'redeem', conditionId: m.conditionId }, (view) => {
       expect(view.lines[0]).toMatch(/^Redeem the resolved positions of market .* into the deposit wallet$/);
@@ -177,6 +179,6 @@ describe('deposit wallet: as the attacker, and when things fail', () => {
     const r = await call(bg, 'clob.depositWallet.derive', { account: owner });
     expect(r.error).toMatchObject({ name: 'Relayer.ChainRpcUnavailableError', code: -32002 });
     expect(r.error?.shortMessage).not.toMatch(/0x[0-9a-fA-F]{40}/);
-    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toEqual({ wallet: null });
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toEqual({ wallet: null, redeemable: [] });
   });
 });

@@ -43,12 +43,15 @@ export const DEPOSIT_CONTRACT = {
   }),
   /**
    * The stored wallet re-checked against its derivation (PROTOCOL.md §4.2) and the relayer's `/deployed`,
-   * and, given `transactionID`, that relayer transaction (state, hash, the relayer's reason when it failed).
+   * its redeemable positions, and, given `transactionID`, that relayer transaction (state, hash, the relayer's
+   * reason when it failed).
    */
   'clob.depositWallet.status': procedure({
     input: v.strictObject({ account: address, transactionID: v.optional(v.pipe(v.string(), v.maxLength(100))) }),
     output: v.object({
       wallet: v.nullable(wallet),
+      /** The wallet's resolved positions it can redeem (data v2 `redeemable`): condition, title, outcome, size (shares). */
+      redeemable: v.array(v.object({ conditionId: v.string(), title: v.string(), outcome: v.string(), size: v.string() })),
       transaction: v.optional(v.object({ transactionID: v.string(), state: states, transactionHash: v.string(), error: v.optional(v.string()) })),
     }),
     senders: POPUP,

@@ -13,6 +13,7 @@ import { activeAccount, requireActiveAccount } from '../../accounts';
 import { appendAudit } from '../../audit';
 import { clobL2Request } from '../../clob/client';
 import { BaseError } from '../../errors/base';
+import { requestJson } from '../../http/json';
 import type { DEPOSIT_CONTRACT } from '../../messaging/deposit';
 import { signWalletBatch, walletBatchTypedData, walletCreateRequest, type WalletCall } from '../../relayer/batch';
 import { redeemCalls, setupCalls } from '../../relayer/calls';
@@ -80,9 +81,11 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       const w = await vault.depositWallet(account);
       const transaction = transactionID === undefined ? undefined : await relayer.transaction(transactionID);
       const view = transaction && { transactionID: transaction.transactionID, state: transaction.state, transactionHash: transaction.transactionHash, ...(transaction.errorMsg ? { error: transaction.errorMsg } : {}) };
-      if (!w) return { wallet: null, ...(view ? { transaction: view } : {}) };
+      if (!w) return { wallet: null, redeemable: [], ...(view ? { transaction: view } : {}) };
       const checked = await stored(account, s.clobChainId);
-      return { wallet: { wallet: checked.wallet, kind: checked.kind, deployed: await relayer.deployed(checked.wallet) }, ...(view ? { transaction: view } : {}) };
+      const deployed = await relayer.deployed(checked.wallet);
+      const redeemable = deployed ? await redeemablePositions(s.dataUrl, checked.wallet) : [];
+      return { wallet: { wallet: checked.wallet, kind: checked.kind, deployed }, redeemable, ...(view ? { transaction: view } : {}) };
     },
     'clob.walletBatch': async ({ account, batch }) => {
       await requireActiveAccount(db, vault, account);
@@ -124,6 +127,21 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       }
     },
   };
+}
+
+const positionsSchema = v.object({
+  data: v.pipe(
+    v.array(v.looseObject({ condition_id: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{64}$/)), title: v.pipe(v.string(), v.maxLength(300)), outcome: v.pipe(v.string(), v.maxLength(60)), current_size: v.pipe(v.string(), v.maxLength(64)), redeemable: v.boolean() })),
+    v.maxLength(500),
+  ),
+});
+
+/** The deposit wallet's redeemable positions (data v2 `GET /v2/positions?user=<wallet>`); none when the data service does not answer in shape. */
+async function redeemablePositions(dataUrl: string, wallet: string) {
+  const answer = await requestJson(`${dataUrl}/v2/positions?user=${wallet}&limit=100`, { method: 'GET' }).catch(() => undefined);
+  const p = v.safeParse(positionsSchema, answer?.body);
+  if (!p.success) return [];
+  return p.output.data.filter((r) => r.redeemable && r.current_size !== '0').map((r) => ({ conditionId: r.condition_id, title: r.title, outcome: r.outcome, size: r.current_size }));
 }
 
 /** The active account has no deposit wallet set up (or its stored address no longer matches the derivation): derive it first. */
