@@ -16,6 +16,7 @@ import { MarketList } from '../../components/clob/MarketList';
 import type { OrderType } from '../../lib/clob/order';
 import { fromUnits, toUnits } from '../../lib/decimal';
 import type { Account } from './api';
+import { DepositWalletPanel } from './deposit';
 import { clobFee, clobPreview, createClobStore, units, type ClobStore, type Market } from './stores/clob';
 
 const ORDER_TYPES: readonly OrderType[] = ['GTC', 'GTD', 'FOK', 'FAK'];
@@ -34,6 +35,7 @@ export function ClobTicket({ account, onCredentials }: { account: Account; onCre
         <Notice>Order-book trading needs API credentials, created with your owner key.</Notice>
         <ErrorText error={store.error.value} />
         <Button kind="primary" onClick={() => void store.createCredentials().then((ok) => ok && onCredentials())}>Create API credentials</Button>
+        <DepositWalletPanel account={account.address} />
       </section>
     );
   }
@@ -52,6 +54,7 @@ export function ClobTicket({ account, onCredentials }: { account: Account; onCre
       <ClobPortfolio value={store.value.value} positions={store.positions.value} hasMore={!!store.posCursor.value} onMore={() => void store.loadPortfolio(true)} />
       <ClobOpenOrders orders={store.open.value} onCancel={(id) => void store.cancel(id)} />
       <ClobTrades trades={store.trades.value} />
+      <DepositWalletPanel account={account.address} />
     </section>
   );
 }
