@@ -62,7 +62,7 @@ export async function readDepositWallet(rpcUrl: string, owner: Address, chainId:
  * The chain RPC (setting `rpcUrl`) could not give the deposit wallet: no answer, an error or malformed
  * answer, or another chain. No address is derived or shown; the person checks the RPC URL in Settings.
  */
-export class ChainRpcUnavailableError extends BaseError {
+class ChainRpcUnavailableError extends BaseError {
   override name = 'Relayer.ChainRpcUnavailableError';
   static override readonly code = -32002;
   constructor(rpcUrl: string, reason: string, cause?: unknown) {

@@ -5,8 +5,8 @@ import { startHarness, type Harness } from '../sandbox/testkit';
 import { createOrDeriveApiKey, clobL2Request } from '../clob/client';
 import { signWalletBatch, walletCreateRequest, type WalletCall } from './batch';
 import type { BuilderCredentials } from './builder';
-import { ChainRpcUnavailableError, readDepositWallet } from './chain';
-import { RelayerMalformedAnswerError, RelayerRequestError, RelayerTransactionFailedError, relayerClient, type RelayerClient } from './client';
+import { readDepositWallet } from './chain';
+import { relayerClient } from './client';
 import { venueContracts } from './contracts';
 import { beaconDepositWallet, uupsDepositWallet } from './wallet';
 
@@ -21,7 +21,7 @@ const call = (target: Address, data: `0x${string}`): WalletCall => ({ target, va
 const approve = (spender: Address) => call(c.collateral, encodeFunctionData({ abi: ABI, functionName: 'approve', args: [spender, maxUint256] }));
 
 let h: Harness;
-let relayer: RelayerClient;
+let relayer: ReturnType<typeof relayerClient>;
 const owner = privateKeyToAccount(generatePrivateKey());
 let creds: BuilderCredentials;
 /** The poller's sleep: lets the sandbox clock run instead of waiting. */
@@ -45,7 +45,7 @@ describe('readDepositWallet (PROTOCOL.md §4.2, §4.3)', () => {
   });
 
   it('refuses an unreachable RPC, another chain and an error answer: no address', async () => {
-    await expect(readDepositWallet('http://127.0.0.1:9/rpc', owner.address, CHAIN)).rejects.toThrow(ChainRpcUnavailableError);
+    await expect(readDepositWallet('http://127.0.0.1:9/rpc', owner.address, CHAIN)).rejects.toMatchObject({ name: 'Relayer.ChainRpcUnavailableError' });
     await expect(readDepositWallet(`${h.url}/rpc`, owner.address, 137)).rejects.toThrow(/is not chain 137/);
     const failing: typeof fetch = async (_u, init) => {
       const body = JSON.parse(String(init?.body));
@@ -94,8 +94,7 @@ describe('relayerClient against the sandbox relayer (PROTOCOL.md §4.4)', () => 
     const before = h.ctx.relayerChain.txs.length;
     const req = await signWalletBatch(owner, { chainId: CHAIN, wallet: wallet(), nonce: '1', deadline: deadline(), calls: [approve('0x6666666666666666666666666666666666666666')] });
     const err = await relayer.submit(req, creds).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(RelayerTransactionFailedError);
-    expect(err).toMatchObject({ state: 'STATE_INVALID', reason: expect.stringMatching(/not one of the venue's exchanges/) });
+    expect(err).toMatchObject({ name: 'Relayer.TransactionFailedError', state: 'STATE_INVALID', reason: expect.stringMatching(/not one of the venue's exchanges/) });
     expect(h.ctx.relayerChain.txs.length).toBe(before + 1);
   });
 
@@ -113,11 +112,11 @@ describe('relayerClient against the sandbox relayer (PROTOCOL.md §4.4)', () => 
     expect((await relayer.transactions(creds)).map((r) => r.type).at(-1)).toBe('WALLET-CREATE');
     const wrong = { ...creds, secret: 'BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=' };
     await expect(relayer.transactions(wrong)).rejects.toMatchObject({ status: 401, shortMessage: expect.stringMatching(/invalid builder credentials/) });
-    await expect(relayer.submit(walletCreateRequest(owner.address, CHAIN), wrong)).rejects.toThrow(RelayerRequestError);
+    await expect(relayer.submit(walletCreateRequest(owner.address, CHAIN), wrong)).rejects.toMatchObject({ name: 'Relayer.RequestError', status: 401 });
   });
 
   it('refuses a malformed answer', async () => {
     const odd = relayerClient('http://relayer.test', async () => Response.json({ deployed: 'yes' }));
-    await expect(odd.deployed(wallet())).rejects.toThrow(RelayerMalformedAnswerError);
+    await expect(odd.deployed(wallet())).rejects.toMatchObject({ name: 'Relayer.MalformedAnswerError' });
   });
 });

@@ -47,7 +47,7 @@ const deployedSchema = v.object({ deployed: v.boolean() });
 type WaitOptions = { pollMs?: number; tries?: number; sleep?: (ms: number) => Promise<void>; onRow?: (row: RelayerTransaction) => void };
 
 /** The relayer calls (see the module docstring). `now` Unix ms (builder timestamps are its seconds). */
-export type RelayerClient = {
+type RelayerClient = {
   /** The owner EOA's next `WALLET` nonce (decimal string). */
   nonce: (owner: Address) => Promise<string>;
   /** Whether `wallet` is deployed (`GET /deployed`). */
@@ -117,7 +117,7 @@ function relayerMessage(body: unknown): string {
 }
 
 /** The relayer answered a non-2xx status; `data.status` and the relayer's message (e.g. 401 `invalid builder credentials`). */
-export class RelayerRequestError extends BaseError {
+class RelayerRequestError extends BaseError {
   override name = 'Relayer.RequestError';
   static override readonly code = -32603;
   readonly status: number;
@@ -128,7 +128,7 @@ export class RelayerRequestError extends BaseError {
 }
 
 /** The relayer answered in a shape that is not the venue's; nothing of it is used. */
-export class RelayerMalformedAnswerError extends BaseError {
+class RelayerMalformedAnswerError extends BaseError {
   override name = 'Relayer.MalformedAnswerError';
   static override readonly code = -32603;
   constructor(path: string) {
@@ -141,7 +141,7 @@ export class RelayerMalformedAnswerError extends BaseError {
  * submitted), with the relayer's reason. Final: it is shown to the person and never submitted again by
  * Countersign.
  */
-export class RelayerTransactionFailedError extends BaseError {
+class RelayerTransactionFailedError extends BaseError {
   override name = 'Relayer.TransactionFailedError';
   static override readonly code = -32603;
   readonly state: 'STATE_FAILED' | 'STATE_INVALID';
@@ -155,7 +155,7 @@ export class RelayerTransactionFailedError extends BaseError {
 }
 
 /** A relayer transaction was not mined within the polls; its outcome is unknown (it may still be mined). */
-export class RelayerTimeoutError extends BaseError {
+class RelayerTimeoutError extends BaseError {
   override name = 'Relayer.TimeoutError';
   static override readonly code = -32002;
   constructor(id: string) {
