@@ -15,6 +15,7 @@ import { ClobOpenOrders, ClobPortfolio, ClobTrades } from '../../components/clob
 import { MarketList } from '../../components/clob/MarketList';
 import type { OrderType } from '../../lib/clob/order';
 import type { Account } from './api';
+import { DepositWalletPanel } from './deposit';
 import { clobFee, clobPreview, createClobStore, units, type ClobStore, type Market } from './stores/clob';
 import type { ClobMarketEstimate } from '../../lib/clob/market';
 import { DEFAULT_SLIPPAGE_BPS } from '../../lib/perps/risk';
@@ -35,6 +36,7 @@ export function ClobTicket({ account, onCredentials, slippageBps = DEFAULT_SLIPP
         <Notice>Order-book trading needs API credentials, created with your owner key.</Notice>
         <ErrorText error={store.error.value} />
         <Button kind="primary" onClick={() => void store.createCredentials().then((ok) => ok && onCredentials())}>Create API credentials</Button>
+        <DepositWalletPanel account={account.address} />
       </section>
     );
   }
@@ -53,6 +55,7 @@ export function ClobTicket({ account, onCredentials, slippageBps = DEFAULT_SLIPP
       <ClobPortfolio value={store.value.value} positions={store.positions.value} hasMore={!!store.posCursor.value} onMore={() => void store.loadPortfolio(true)} />
       <ClobOpenOrders orders={store.open.value} onCancel={(id) => void store.cancel(id)} />
       <ClobTrades trades={store.trades.value} />
+      <DepositWalletPanel account={account.address} />
     </section>
   );
 }

@@ -8,6 +8,7 @@ import { useState } from 'preact/hooks';
 import { Address } from '../../components/Address';
 import { Button, ErrorText, Field, Notice, passwordStrength } from '../../components/ui';
 import { call, messageOf, type Status } from './api';
+import { DepositWalletPanel } from './deposit';
 
 type Step = 'password' | 'key' | 'save' | 'proxy' | 'clob' | 'done';
 const DAY = 86_400_000;
@@ -179,6 +180,7 @@ function ClobStep({ address, done, onCreated, onSkip }: { address: string; done:
         <Button kind="primary" disabled={busy} onClick={() => void run(async () => { const r = await call('clob.createOrDerive', { account: address }); onCreated(r.derived ? 'Existing API credentials restored' : 'API credentials created'); })}>Create API credentials</Button>
         <Button onClick={onSkip}>Skip</Button>
       </div>
+      <DepositWalletPanel account={address} />
     </main>
   );
 }

@@ -20,8 +20,8 @@ import type { SigningArtifact } from '../signer/artifact';
 import { BaseError } from '../errors/base';
 import { resourceUnavailable, userRejected, type ProviderRpcError } from '../provider/errors';
 
-/** What a pending request asks: connect a site, sign a perps command, order-book orders, L2 headers, or a standing grant a site asked for (ERC-7715). */
-export type ApprovalKind = 'connect' | 'perps' | 'clob' | 'l2' | 'grant';
+/** What a pending request asks: connect a site, sign a perps command, order-book orders, L2 headers, a standing grant a site asked for (ERC-7715), or a deposit-wallet batch (issue #21). */
+export type ApprovalKind = 'connect' | 'perps' | 'clob' | 'l2' | 'grant' | 'relayer';
 
 /** What the approval window shows. `digest` is what will be signed (or a hash of the canonical request). */
 export type ApprovalView = {

@@ -173,6 +173,10 @@ describe('background: replies never carry secrets', () => {
       'data.portfolio': { account: owner },
       'session.activity': {},
       'clob.book': { tokenId: h.ctx.clob.markets[0]!.tokenIds[0] },
+      'clob.depositWallet.derive': { account: owner },
+      'clob.depositWallet.create': { account: owner },
+      'clob.depositWallet.status': { account: owner },
+      'clob.walletBatch': { account: owner, batch: { kind: 'setup' } },
     };
     for (const type of Object.keys(PROCEDURES) as ProcedureName[]) {
       expect(fixtures, `fixture for ${type}`).toHaveProperty(type);

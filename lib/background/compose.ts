@@ -133,6 +133,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
       panicTiming: o.panicTiming,
       haltKillSwitches: () => void deadman.halt(),
       onApprovalEmpty: () => approvalWindow.empty(),
+      showApprovals: () => approvalWindow.show(),
       onApprovalShown: (id, digest) => approvalWindow.shown(id, digest),
       onUnlocked: locks.unlocked,
       onLocked: locks.afterLock,

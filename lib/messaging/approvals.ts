@@ -14,7 +14,7 @@ const digest = v.pipe(v.string(), v.regex(/^0x[0-9a-f]{64}$/));
 const approvalViewSchema = v.object({
   id: v.string(),
   origin: v.string(),
-  kind: v.picklist(['connect', 'perps', 'clob', 'l2', 'grant']),
+  kind: v.picklist(['connect', 'perps', 'clob', 'l2', 'grant', 'relayer']),
   title: v.string(),
   lines: v.array(v.string()),
   flags: v.array(v.string()),

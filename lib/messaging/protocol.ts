@@ -22,6 +22,7 @@ import { ACCOUNT_CONTRACT } from './accounts';
 import { APPROVAL_CONTRACT } from './approvals';
 import { AUDIT_CONTRACT } from './audit';
 import { CLOB_CONTRACT } from './clob';
+import { DEPOSIT_CONTRACT } from './deposit';
 import { GRANT_CONTRACT } from './grants';
 import { PERPS_CONTRACT } from './perps';
 import { PROXY_CONTRACT } from './proxy';
@@ -39,6 +40,7 @@ export const PROCEDURES = {
   ...SETTINGS_CONTRACT,
   ...PROXY_CONTRACT,
   ...CLOB_CONTRACT,
+  ...DEPOSIT_CONTRACT,
   ...PERPS_CONTRACT,
   ...READ_CONTRACT,
   ...AUDIT_CONTRACT,

@@ -7,8 +7,8 @@
  * builder HMAC covers).
  */
 import * as v from 'valibot';
-import type { Address, Hex } from 'viem';
-import { address, parseOrThrow, uint256String } from '../validation';
+import type { Address, Hex, LocalAccount } from 'viem';
+import { address, InvalidFieldError, parseOrThrow, uint256String } from '../validation';
 import { venueContracts } from './contracts';
 
 /** One call of a batch: `value` wei as a decimal string, `data` the calldata. */
@@ -79,4 +79,34 @@ export type WalletCreateRequest = { type: 'WALLET-CREATE'; from: Address; to: Ad
 /** The `WALLET-CREATE` request of owner `from` on `chainId` (`to` = the DepositWalletFactory). Throws `InvalidFieldError`. */
 export function walletCreateRequest(from: Address, chainId: number): WalletCreateRequest {
   return { type: 'WALLET-CREATE', from: parseOrThrow(address, from, 'from'), to: venueContracts(chainId).depositWalletFactory };
+}
+
+/** `POST /submit` body of an owner-signed batch (field order as the official client sends it). */
+export type WalletBatchRequest = {
+  type: 'WALLET';
+  from: Address;
+  to: Address;
+  nonce: string;
+  signature: Hex;
+  depositWalletParams: { depositWallet: Address; deadline: string; calls: WalletCall[] };
+};
+
+/**
+ * Signs `batch` with its owner's key and returns the `WALLET` request (`from` = the owner, `to` = the
+ * factory, not the wallet; PROTOCOL.md §4.4). The caller must have checked that `batch.wallet` is
+ * `account`'s deposit wallet (PROTOCOL.md §4.2) and shown the decoded calls (`describeWalletCalls`).
+ * Throws `InvalidFieldError` (`batch.<field>`, `signature`).
+ */
+export async function signWalletBatch(account: LocalAccount, batch: WalletBatch): Promise<WalletBatchRequest> {
+  const b = parseWalletBatch(batch);
+  const signature = await account.signTypedData(walletBatchTypedData(b));
+  if (!/^0x[0-9a-f]{130}$/i.test(signature)) throw new InvalidFieldError({ field: 'signature', reason: 'must be 65 bytes' });
+  return {
+    type: 'WALLET',
+    from: account.address,
+    to: venueContracts(b.chainId).depositWalletFactory,
+    nonce: b.nonce,
+    signature,
+    depositWalletParams: { depositWallet: b.wallet, deadline: b.deadline, calls: b.calls },
+  };
 }

@@ -16,3 +16,20 @@ import { buildL2SignatureSync } from '../clob/auth';
 export function builderSignature(input: { secret: string; timestamp: number; method: string; path: string; body?: string }): string {
   return buildL2SignatureSync({ secret: input.secret, timestamp: input.timestamp, method: input.method, requestPath: input.path, ...(input.body === undefined ? {} : { body: input.body }) });
 }
+
+/** Builder API credentials (from order-book `POST /auth/builder-api-key`); `secret` base64, never logged, never leaves the background. */
+export type BuilderCredentials = { key: string; secret: string; passphrase: string };
+
+/**
+ * The four builder headers of one relayer request under the seeds' names (`SVC_BUILDER_*`; the
+ * transport renames them to the venue's `POLY_BUILDER_*` for the `venue` header set, `lib/http/headers.ts`).
+ * `timestamp` Unix **seconds**. Throws `InvalidFieldError` (see {@link builderSignature}).
+ */
+export function builderHeaders(creds: BuilderCredentials, input: { timestamp: number; method: string; path: string; body?: string }): Record<string, string> {
+  return {
+    SVC_BUILDER_API_KEY: creds.key,
+    SVC_BUILDER_PASSPHRASE: creds.passphrase,
+    SVC_BUILDER_SIGNATURE: builderSignature({ secret: creds.secret, ...input }),
+    SVC_BUILDER_TIMESTAMP: String(input.timestamp),
+  };
+}

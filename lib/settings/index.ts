@@ -1,6 +1,6 @@
 /**
  * User settings kept in the vault database's `settings` store (not secret): gateway URLs, the
- * order-book chain id, auto-lock minutes, theme, and the gateway profile's header set (`seed`: the
+ * relayer and chain RPC URLs (deposit wallets), the order-book chain id, auto-lock minutes, theme, and the gateway profile's header set (`seed`: the
  * seeds' `SVC_*` / `SERVICE-*` names, the default; `venue`: the venue's `POLY_*` / `POLYMARKET-*`,
  * `lib/http/headers.ts`). Defaults point at the sandbox on 127.0.0.1:8787.
  *
@@ -34,6 +34,10 @@ export const settingsSchema = v.strictObject({
   clobUrl: httpUrl,
   gammaUrl: httpUrl,
   dataUrl: httpUrl,
+  /** The venue's relayer (deposit wallets, issue #21; PROTOCOL.md §4.4). */
+  relayerUrl: httpUrl,
+  /** The chain JSON-RPC the deposit-wallet factory is read through (PROTOCOL.md §4.3); the sandbox's `/rpc` stand-in by default. */
+  rpcUrl: httpUrl,
   clobChainId: v.pipe(v.number('must be a number'), v.safeInteger('must be an integer'), v.minValue(1, 'must be positive')),
   autoLockMinutes: v.pipe(v.number('must be a number'), v.integer('must be whole minutes'), v.minValue(1, 'must be at least 1'), v.maxValue(24 * 60, 'must be at most 1440')),
   theme: v.picklist(['system', 'light', 'dark'], 'must be system, light or dark'),
@@ -59,6 +63,8 @@ export const DEFAULT_SETTINGS: Settings = {
   clobUrl: `${SANDBOX_BASE}/clob`,
   gammaUrl: `${SANDBOX_BASE}/gamma`,
   dataUrl: `${SANDBOX_BASE}/data`,
+  relayerUrl: `${SANDBOX_BASE}/relayer`,
+  rpcUrl: `${SANDBOX_BASE}/rpc`,
   clobChainId: 80002,
   autoLockMinutes: 15,
   theme: 'system',

@@ -216,7 +216,9 @@ export function verifyArtifact(a: SigningArtifact, approvedDigest: Hex): readonl
       digests = a.orders.map((o) => {
         if (o.verifyingContract !== exchangeAddress({ negRisk: o.negRisk })) throw new ArtifactMismatchError('exchange contract');
         const order = orderStructOf(o.body);
-        if (order.signer.toLowerCase() !== a.signerAddress.toLowerCase()) throw new ArtifactMismatchError('order signer');
+        // Type 3 (deposit wallet, issue #21): maker = signer = the wallet; signDepositWalletOrder checks it is the key's.
+        const signer = order.signatureType === 3 ? order.maker : a.signerAddress;
+        if (order.signer.toLowerCase() !== signer.toLowerCase()) throw new ArtifactMismatchError('order signer');
         return clobOrderDigest({ chainId: a.chainId, verifyingContract: o.verifyingContract, order });
       });
       break;

@@ -24,7 +24,7 @@
  * `resume()` lifts the gate (called by the next successful unlock).
  */
 import * as v from 'valibot';
-import { getAddress, type Hex, type LocalAccount } from 'viem';
+import { getAddress, type Address, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { BaseError } from '../errors/base';
 import { NetworkError } from '../http/json';
@@ -42,11 +42,14 @@ import { orderRequestAmounts } from '../clob/amounts';
 import type { ClobOrderRequest } from '../clob/request';
 import { clobBalanceSchema, clobCancelAnswerSchema, clobHeartbeatAnswerSchema, clobMidpointSchema, clobNegRiskSchema, clobTickSizeSchema, clobL2Request, clobOrdersPageSchema, createOrDeriveApiKey, parseClobAnswer, type ClobCancelAnswer, type ClobOpenOrder } from '../clob/client';
 import { ClobError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
-import { buildClobOrder, CLOB_MAX_BATCH, exchangeAddress, toPostOrderBody, toPostOrdersBody, type PostOrderBody } from '../clob/order';
+import { buildClobOrder, CLOB_MAX_BATCH, exchangeAddress, signDepositWalletOrder, toPostOrderBody, toPostOrdersBody, type PostOrderBody } from '../clob/order';
+import { DepositWalletNotDeployedError, relayerClient } from '../relayer/client';
+import { DEFAULT_SETTINGS } from '../settings';
 import {
   ArtifactMismatchError,
   clobArtifact,
   l2Artifact,
+  orderStructOf,
   perpsArtifact,
   perpsArtifactCommand,
   verifyArtifact,
@@ -63,7 +66,7 @@ import { fromUnits } from '../decimal';
 import type { Vault } from '../vault/vault';
 
 /** Gateway settings (issue #4 §1: settings store). URLs are service roots; `headerSet` names the auth headers (default `seed`). */
-export type GatewaySettings = { perpsUrl: string; clobUrl: string; clobChainId: number; headerSet?: HeaderSet };
+export type GatewaySettings = { perpsUrl: string; clobUrl: string; clobChainId: number; headerSet?: HeaderSet; relayerUrl?: string };
 
 /**
  * Thrown when a signed command got no answer (the connection failed or the deadline passed): it may or
@@ -296,6 +299,7 @@ export class SigningService {
     if (orders.length < 1 || orders.length > CLOB_MAX_BATCH) toPostOrdersBody(new Array(orders.length));
     const { clobChainId } = await this.o.settings();
     const creds = await this.o.vault.clobCredentials(account);
+    if (creds.info.signatureType === 3 && creds.info.funder) await this.requireDeployed(creds.info.funder);
     const signer = getAddress(account);
     const now = this.now();
     const out: ClobArtifact['orders'][number][] = [];
@@ -325,6 +329,21 @@ export class SigningService {
       out.push({ verifyingContract: exchangeAddress({ negRisk: m.negRisk }), negRisk: m.negRisk, tickSize: m.tickSize, body: { ...full, order: unsigned } });
     }
     return clobArtifact({ account: signer, signerAddress: signer, chainId: clobChainId, orders: out, builtAt: now });
+  }
+
+  /**
+   * A type-3 order waits until its deposit wallet is deployed (relayer `GET /deployed`, setting
+   * `relayerUrl`; PROTOCOL.md §4.7: otherwise the venue answers "the order signer address has to be the
+   * address of the API KEY"). Throws `DepositWalletNotDeployedError` before anything is built or signed.
+   */
+  private async requireDeployed(wallet: Address): Promise<void> {
+    const { relayerUrl = DEFAULT_SETTINGS.relayerUrl } = await this.o.settings();
+    if (!(await relayerClient(relayerUrl, this.fetchFn).deployed(wallet))) throw new DepositWalletNotDeployedError(wallet);
+  }
+
+  /** The service's transport (header-set renaming and the default deadline), for the deposit-wallet procedures' relayer, RPC and order-book calls. */
+  gatewayFetch(): typeof fetch {
+    return this.fetchFn;
   }
 
   /** Builds the L2 artifact of a request the caller sends itself (`timestamp` now, Unix s). */
@@ -429,7 +448,16 @@ export class SigningService {
     if (artifact.orders.some((o) => o.body.owner !== creds.apiKey)) throw new ArtifactMismatchError('the API key changed');
     const bodies: PostOrderBody[] = [];
     recheck();
-    for (const [i, o] of artifact.orders.entries()) bodies.push({ ...o.body, order: { ...o.body.order, signature: await signExact(owner, digests[i]!) } });
+    const wallet = await this.o.vault.depositWallet(artifact.account);
+    const beacon = wallet?.kind === 'beacon' ? { beacon: wallet.beacon } : {};
+    for (const [i, o] of artifact.orders.entries()) {
+      // Type 3: the ERC-7739 wrap of the same order hash (PROTOCOL.md §4.5), signed by the owner key for its deposit wallet.
+      const signature =
+        o.body.order.signatureType === 3
+          ? await signDepositWalletOrder(owner, { chainId: artifact.chainId, verifyingContract: o.verifyingContract, order: orderStructOf(o.body), ...beacon })
+          : await signExact(owner, digests[i]!);
+      bodies.push({ ...o.body, order: { ...o.body.order, signature } });
+    }
     const audit = { ...base, kind: 'clob.postOrders' };
     try {
       const results =

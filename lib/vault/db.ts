@@ -51,7 +51,7 @@ export type RecordIndex = { id: 'index'; sealed: Sealed };
 export type SessionRecord = { id: 'session'; sealed: Sealed };
 
 /** Kinds of secret record. `grant`: a site's standing grant and its uses (sealed: origin and limits are private). */
-export type SecretKind = 'owner' | 'proxy' | 'clob' | 'grant';
+export type SecretKind = 'owner' | 'proxy' | 'clob' | 'grant' | 'deposit';
 
 /**
  * An encrypted secret record. `meta` is non-secret and readable while locked (addresses, labels,

@@ -128,7 +128,7 @@ const backupSchema = v.object({
   secrets: v.array(
     v.object({
       id: v.string(),
-      kind: v.picklist(['owner', 'proxy', 'clob', 'grant']),
+      kind: v.picklist(['owner', 'proxy', 'clob', 'grant', 'deposit']),
       account: v.string(),
       meta: v.record(v.string(), v.union([v.string(), v.number(), v.boolean(), v.null()])),
       sealed: sealedJsonSchema,
@@ -145,7 +145,7 @@ export type OwnerInfo = { address: Address; label: string; createdAt: number };
 /** Non-secret view of a proxy key. `expiry` Unix ms. */
 export type ProxyInfo = { id: string; account: Address; proxy: Address; expiry: number; label: string };
 /** Non-secret view of CLOB credentials. */
-export type ClobInfo = { id: string; account: Address; nonce: number; signatureType: 0 | 1 | 2; funder: Address | null };
+export type ClobInfo = { id: string; account: Address; nonce: number; signatureType: 0 | 1 | 2 | 3; funder: Address | null };
 
 /** `db` the vault database; `session` where the session keys live (`storage.session`; memory in tests); `now` Unix ms clock; `kdf` for new wraps; `bounds` for stored KDF parameters. */
 export type VaultOptions = {
@@ -189,12 +189,16 @@ function importSessionKey(raw: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
 /** The clear metadata of each record kind (written by `storeOwnerKey`, `putProxy`, `putClobCredentials`). */
 const ownerMetaSchema = v.object({ address, label: v.optional(v.string()) });
 const proxyMetaSchema = v.object({ account: address, proxy: address, expiry: v.number(), label: v.optional(v.string()) });
-const clobMetaSchema = v.object({ account: address, nonce: v.number(), signatureType: v.picklist([0, 1, 2]), funder: v.nullable(address) });
+const clobMetaSchema = v.object({ account: address, nonce: v.number(), signatureType: v.picklist([0, 1, 2, 3]), funder: v.nullable(address) });
 
 const proxyInfoOf = (r: SecretRecord): ProxyInfo => {
   const m = parseOrThrow(proxyMetaSchema, r.meta, 'meta');
   return { id: r.id, account: m.account, proxy: m.proxy, expiry: m.expiry, label: m.label ?? '' };
 };
+const depositMetaSchema = v.object({ account: address, wallet: address, kind: v.picklist(['uups', 'beacon']), beacon: address });
+/** Non-secret view of a deposit wallet (issue #21): owner `account`, its `wallet`, UUPS or beacon (`beacon` zero for UUPS). */
+export type DepositWalletInfo = v.InferOutput<typeof depositMetaSchema>;
+
 const clobInfoOf = (r: SecretRecord): ClobInfo => {
   const m = parseOrThrow(clobMetaSchema, r.meta, 'meta');
   return { id: r.id, account: m.account, nonce: m.nonce, signatureType: m.signatureType, funder: m.funder };
@@ -840,7 +844,7 @@ export class Vault {
     secret: string;
     passphrase: string;
     nonce: number;
-    signatureType?: 0 | 1 | 2;
+    signatureType?: 0 | 1 | 2 | 3;
     funder?: string | null;
   }): Promise<ClobInfo> {
     return this.exclusive(async () => {
@@ -883,6 +887,31 @@ export class Vault {
   async hasClobCredentials(account: string): Promise<boolean> {
     if (this.bundle) return this.bundle.clob.some((c) => c.info.account.toLowerCase() === account.toLowerCase());
     return !!(await this.db.get('secrets', `clob:${account.toLowerCase()}`));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Deposit wallets (issue #21): the owner key's deposit wallet (clear metadata) and the builder API
+  // credentials that authorise its relayer requests (sealed like API credentials). Record `deposit:<owner>`.
+
+  /** Stores `account`'s deposit wallet and builder credentials (replacing any). Requires 'unlocked'; `InvalidFieldError` (`account`, `wallet`, `beacon`). */
+  async putDepositWallet(input: { account: string; wallet: string; kind: 'uups' | 'beacon'; beacon: string; builder: { key: string; secret: string; passphrase: string } }): Promise<DepositWalletInfo> {
+    return this.exclusive(async () => {
+      this.key();
+      const meta = parseOrThrow(depositMetaSchema, { account: input.account, wallet: input.wallet, kind: input.kind, beacon: input.beacon });
+      await this.put('deposit', `deposit:${meta.account.toLowerCase()}`, meta.account, meta, { key: input.builder.key, secret: input.builder.secret, passphrase: input.builder.passphrase });
+      return meta;
+    });
+  }
+
+  /** `account`'s deposit wallet (clear metadata; works while locked), or undefined. */
+  async depositWallet(account: string): Promise<DepositWalletInfo | undefined> {
+    const rec = await this.db.get('secrets', `deposit:${account.toLowerCase()}`);
+    return rec?.kind === 'deposit' ? parseOrThrow(depositMetaSchema, rec.meta, 'meta') : undefined;
+  }
+
+  /** The builder credentials of `account`'s deposit wallet. Background only; requires 'unlocked'. Throws `KeyNotFoundError`, `VaultLockedError`, `TamperedRecordError`. */
+  async builderCredentials(account: string): Promise<{ key: string; secret: string; passphrase: string }> {
+    return this.exclusive(async () => (await this.read<{ key: string; secret: string; passphrase: string }>(`deposit:${account.toLowerCase()}`)).secret);
   }
 
   // ------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import { createPermissionsStore } from './permissions';
 import { createVaultStore, hasLiveProxy, switchedText } from './vault';
 import { fakeCall, FakeFailure } from './testkit';
 
-const SETTINGS = { perpsUrl: 'http://127.0.0.1:1', clobUrl: 'http://127.0.0.1:2', gammaUrl: 'http://127.0.0.1:3', dataUrl: 'http://127.0.0.1:4', clobChainId: 137, autoLockMinutes: 15, theme: 'dark', headerSet: 'seed', maxPositionUsdc: 1_000, auditRetentionDays: 0, slippageBps: 50 };
+const SETTINGS = { perpsUrl: 'http://127.0.0.1:1', clobUrl: 'http://127.0.0.1:2', gammaUrl: 'http://127.0.0.1:3', dataUrl: 'http://127.0.0.1:4', relayerUrl: 'http://127.0.0.1:5', rpcUrl: 'http://127.0.0.1:6', clobChainId: 137, autoLockMinutes: 15, theme: 'dark', headerSet: 'seed', maxPositionUsdc: 1_000, auditRetentionDays: 0, slippageBps: 50 };
 
 describe('createSettingsStore', () => {
   it('uses the default warning threshold until the settings are read', async () => {

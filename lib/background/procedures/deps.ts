@@ -35,6 +35,8 @@ export type ProcedureDeps = {
   grants: GrantService;
   /** The dead-man timer's state. */
   deadman: () => DeadManStatus;
+  /** Opens (or focuses) the approval window on the pending requests (the deposit-wallet batches ask there, issue #21). */
+  showApprovals?: () => Promise<void>;
   /** The approval window displays request `id` at `digest` (closing the window rejects only that one). */
   onApprovalShown?: (id: string, digest: string) => void;
   /** The approval window's queue is empty: close it (background-side, so a request arriving now gets a fresh window). */

@@ -10,6 +10,7 @@ import { accountProcedures } from './account';
 import { approvalProcedures } from './approvals';
 import { auditProcedures } from './audit';
 import { clobProcedures } from './clob';
+import { depositProcedures } from './deposit';
 import type { ProcedureDeps } from './deps';
 import { grantProcedures } from './grants';
 import { perpsProcedures } from './perps';
@@ -51,6 +52,7 @@ export function createProcedures(deps: ProcedureDeps): Handlers {
     ...settingsProcedures(deps),
     ...proxyProcedures(deps),
     ...clobProcedures(deps),
+    ...depositProcedures(deps),
     ...perpsProcedures(deps),
     ...gatewayReads(deps),
     ...auditProcedures(deps),

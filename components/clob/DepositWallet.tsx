@@ -1,0 +1,69 @@
+/**
+ * The deposit-wallet panel (issue #21), presentational: the wallet address (given only after the
+ * background checked it against the chain's derivation and the relayer's `/deployed`), whether it is
+ * deployed, the relayer transaction in flight with a progress bar until mined (or its failure in words),
+ * and the redeemable positions with Redeem. Buttons: set up, create, approve the exchanges, redeem.
+ */
+import { Button, ErrorText, Notice, ProgressBar } from '../ui';
+
+/** What the panel shows; `tx.progress` is 0-3 (3 = mined), `tx.text` the state in words. */
+export type DepositWalletProps = {
+  wallet: { wallet: string; deployed: boolean } | null;
+  tx: { label: string; progress: number; text: string; failed: boolean } | undefined;
+  redeemable: readonly { conditionId: string; title: string; outcome: string; size: string }[];
+  busy: boolean;
+  error: string | undefined;
+  onSetUp: () => void;
+  onCreate: () => void;
+  onApprove: () => void;
+  onRedeem: (conditionId: string) => void;
+};
+
+/** The panel (see the module docstring). */
+export function DepositWallet(p: DepositWalletProps) {
+  return (
+    <section class="panel deposit-wallet" aria-label="Deposit wallet" data-testid="deposit-wallet">
+      <h3>Deposit wallet</h3>
+      {!p.wallet ? (
+        <>
+          <p class="muted">New order-book accounts trade through a deposit wallet that your owner key controls. Countersign derives its address and checks it with the relayer before showing it.</p>
+          <Button kind="primary" disabled={p.busy} onClick={p.onSetUp} data-testid="deposit-setup">Set up a deposit wallet</Button>
+        </>
+      ) : (
+        <>
+          <p>
+            Address <code class="address" data-testid="deposit-address">{p.wallet.wallet}</code>
+          </p>
+          {p.wallet.deployed ? (
+            <>
+              <Notice>Deployed. Send collateral (USDC) only to this address, on the order book's chain.</Notice>
+              <Button disabled={p.busy} onClick={p.onApprove} data-testid="deposit-approve">Approve the exchanges</Button>
+            </>
+          ) : (
+            <>
+              <p class="warn">Not deployed yet: do not send funds, and orders wait until it is.</p>
+              <Button kind="primary" disabled={p.busy} onClick={p.onCreate} data-testid="deposit-create">Create the wallet</Button>
+            </>
+          )}
+        </>
+      )}
+      {p.tx ? (
+        <div data-testid="deposit-tx">
+          <p>{p.tx.label}</p>
+          {p.tx.failed ? <p class="error" role="alert">{p.tx.text}</p> : <ProgressBar value={p.tx.progress} max={3} label={p.tx.text} />}
+        </div>
+      ) : null}
+      {p.redeemable.length ? (
+        <ul class="redeemable">
+          {p.redeemable.map((r) => (
+            <li key={`${r.conditionId}-${r.outcome}`}>
+              {r.title} — {r.outcome}: {r.size} shares{' '}
+              <Button disabled={p.busy} onClick={() => p.onRedeem(r.conditionId)} data-testid="deposit-redeem">Redeem</Button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <ErrorText error={p.error} />
+    </section>
+  );
+}

@@ -1,0 +1,25 @@
+/** The deposit-wallet panel wired to its store for `account` (issue #21; the panel is `components/clob/DepositWallet`). */
+import { useEffect, useMemo } from 'preact/hooks';
+import { DepositWallet } from '../../components/clob/DepositWallet';
+import { call } from './api';
+import { createDepositStore, txProgress, txStateText } from './stores/deposit';
+
+/** Reads the wallet when shown; every action goes through the store. */
+export function DepositWalletPanel({ account }: { account: string }) {
+  const store = useMemo(() => createDepositStore(call, account), [account]);
+  useEffect(() => void store.load(), [store]);
+  const t = store.tx.value;
+  return (
+    <DepositWallet
+      wallet={store.wallet.value}
+      tx={t && { label: t.label, progress: txProgress(t.state), text: txStateText(t), failed: t.state === 'STATE_FAILED' || t.state === 'STATE_INVALID' }}
+      redeemable={store.status.value?.redeemable ?? []}
+      busy={store.busy.value}
+      error={store.error.value}
+      onSetUp={() => void store.setUp()}
+      onCreate={() => void store.create()}
+      onApprove={() => void store.approve()}
+      onRedeem={(id) => void store.redeem(id)}
+    />
+  );
+}

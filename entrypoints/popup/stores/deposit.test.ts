@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { createDepositStore, txProgress, txStateText } from './deposit';
+import { fakeCall, FakeFailure } from './testkit';
+
+const ACCOUNT = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+const WALLET = { wallet: '0x12d77BcbDC3E67F5Da4Dc8e798623482D4a711db', kind: 'uups', deployed: true };
+const noSleep = async () => undefined;
+
+describe('createDepositStore', () => {
+  it('shows no address until the background derived and checked it', async () => {
+    const { call, calls } = fakeCall({ 'clob.depositWallet.status': () => ({ wallet: null, redeemable: [] }), 'clob.depositWallet.derive': () => WALLET });
+    const s = createDepositStore(call, ACCOUNT);
+    await s.load();
+    expect(s.wallet.value).toBeNull();
+    await s.setUp();
+    expect(calls.map((c) => c.type)).toEqual(['clob.depositWallet.status', 'clob.depositWallet.derive', 'clob.depositWallet.status']);
+  });
+
+  it('follows the approval batch with progress until mined', async () => {
+    const states = ['STATE_NEW', 'STATE_EXECUTED', 'STATE_MINED'];
+    const seen: number[] = [];
+    const { call } = fakeCall({
+      'clob.walletBatch': () => ({ transactionID: 't1', state: 'STATE_NEW' }),
+      'clob.depositWallet.status': () => ({ wallet: WALLET, redeemable: [], transaction: { transactionID: 't1', state: states.shift() ?? 'STATE_MINED', transactionHash: '' } }),
+    });
+    const s = createDepositStore(call, ACCOUNT, { sleep: async () => void seen.push(txProgress(s.tx.value?.state ?? '')) });
+    await s.approve();
+    expect(seen).toEqual([1, 2]);
+    expect(s.tx.value).toMatchObject({ label: 'Approving the exchanges', state: 'STATE_MINED' });
+    expect(txStateText(s.tx.value!)).toBe('Mined');
+  });
+
+  it('stops at FAILED with the relayer reason and sends nothing again', async () => {
+    const { call, calls } = fakeCall({
+      'clob.walletBatch': () => ({ transactionID: 't2', state: 'STATE_NEW' }),
+      'clob.depositWallet.status': () => ({ wallet: WALLET, redeemable: [], transaction: { transactionID: 't2', state: 'STATE_FAILED', transactionHash: '', error: 'result for condition not received yet' } }),
+    });
+    const s = createDepositStore(call, ACCOUNT, { sleep: noSleep });
+    await s.redeem(`0x${'ab'.repeat(32)}`);
+    expect(txProgress('STATE_FAILED')).toBe(0);
+    expect(txStateText(s.tx.value!)).toBe('Failed when mined: result for condition not received yet. Nothing was retried.');
+    expect(calls.filter((c) => c.type === 'clob.walletBatch')).toHaveLength(1);
+  });
+
+  it('shows a refusal from the background in words', async () => {
+    const { call } = fakeCall({ 'clob.depositWallet.derive': () => { throw new FakeFailure({ name: 'Relayer.ChainRpcUnavailableError', shortMessage: 'The chain RPC could not tell the deposit wallet.' }); } });
+    const s = createDepositStore(call, ACCOUNT);
+    await s.setUp();
+    expect(s.error.value).toBe('The chain RPC could not tell the deposit wallet.');
+    expect(s.wallet.value).toBeNull();
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * The deposit-wallet panel's state (issue #21): the active account's deposit wallet (shown only once the
+ * background derived it through the chain RPC and the relayer answered `/deployed`), the relayer
+ * transaction in flight with its progress (NEW → EXECUTED → MINED, or FAILED / INVALID with the
+ * relayer's reason — nothing is resubmitted), and the wallet's redeemable positions. Actions: set up
+ * (derive), create, approve (the setup batch, decided in the approval window), redeem.
+ */
+import { computed, signal } from '@preact/signals';
+import type { ProcedureOutput } from '../../../lib/messaging/protocol';
+import { messageOf } from '../api';
+import type { Call } from './perps';
+
+/** `clob.depositWallet.status` as the panel reads it. */
+export type DepositStatus = ProcedureOutput<'clob.depositWallet.status'>;
+/** The relayer transaction the panel follows: what it does (`label`) and its last known row. */
+export type TrackedTx = { label: string; transactionID: string; state: string; transactionHash: string; error?: string };
+
+const STEPS = ['STATE_NEW', 'STATE_EXECUTED', 'STATE_MINED'];
+
+/** Progress of a relayer state: step 1-3 of 3 (CONFIRMED counts as mined), 0 for FAILED / INVALID. */
+export function txProgress(state: string): number {
+  if (state === 'STATE_CONFIRMED') return 3;
+  return STEPS.indexOf(state) + 1;
+}
+
+/** A relayer state in plain words. */
+export function txStateText(tx: Pick<TrackedTx, 'state' | 'error'>): string {
+  switch (tx.state) {
+    case 'STATE_NEW':
+      return 'Submitted to the relayer';
+    case 'STATE_EXECUTED':
+      return 'Sent to the chain, waiting to be mined';
+    case 'STATE_MINED':
+    case 'STATE_CONFIRMED':
+      return 'Mined';
+    case 'STATE_FAILED':
+      return `Failed when mined${tx.error ? `: ${tx.error}` : ''}. Nothing was retried.`;
+    default:
+      return `Refused by the relayer${tx.error ? `: ${tx.error}` : ''}. Nothing was retried.`;
+  }
+}
+
+/** The deposit-wallet store. */
+export type DepositStore = ReturnType<typeof createDepositStore>;
+
+/** Creates the store for `account` over `call`; `o.pollMs` between status reads while a transaction is in flight (default 1000). */
+export function createDepositStore(call: Call, account: string, o: { pollMs?: number; sleep?: (ms: number) => Promise<void> } = {}) {
+  const status = signal<DepositStatus | undefined>(undefined);
+  const tx = signal<TrackedTx | undefined>(undefined);
+  const busy = signal(false);
+  const error = signal<string | undefined>(undefined);
+  const wallet = computed(() => status.value?.wallet ?? null);
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+
+  async function run(fn: () => Promise<void>): Promise<void> {
+    busy.value = true;
+    error.value = undefined;
+    try {
+      await fn();
+    } catch (err) {
+      error.value = messageOf(err);
+    } finally {
+      busy.value = false;
+    }
+  }
+  /** Reads the wallet (and the followed transaction); returns the transaction's row. */
+  async function load(): Promise<void> {
+    const t = tx.value;
+    const s = await call('clob.depositWallet.status', { account, ...(t ? { transactionID: t.transactionID } : {}) });
+    status.value = s;
+    if (t && s.transaction) tx.value = { label: t.label, ...s.transaction };
+  }
+  /** Follows `id` until mined, failed or refused (a poll every `pollMs`). */
+  async function follow(label: string, sub: { transactionID: string; state: string }): Promise<void> {
+    tx.value = { label, transactionID: sub.transactionID, state: sub.state, transactionHash: '' };
+    for (;;) {
+      await load();
+      const state = tx.value?.state ?? '';
+      if (state !== 'STATE_NEW' && state !== 'STATE_EXECUTED') return;
+      await sleep(o.pollMs ?? 1000);
+    }
+  }
+  return {
+    status,
+    wallet,
+    tx,
+    busy,
+    error,
+    load: () => run(load),
+    /** Derives the wallet (chain RPC + `/deployed`) and sets up the API key and builder credentials. */
+    setUp: () => run(async () => {
+      await call('clob.depositWallet.derive', { account });
+      await load();
+    }),
+    /** Creates the wallet through the relayer and follows the transaction until mined. */
+    create: () => run(async () => {
+      const r = await call('clob.depositWallet.create', { account });
+      if (r.transaction) await follow('Creating the deposit wallet', r.transaction);
+      else await load();
+    }),
+    /** The setup approvals (collateral and outcome tokens for the exchanges), decided in the approval window. */
+    approve: () => run(async () => follow('Approving the exchanges', await call('clob.walletBatch', { account, batch: { kind: 'setup' } }))),
+    /** Redeems a resolved market's positions into the wallet (one approval, one batch). */
+    redeem: (conditionId: string) => run(async () => follow('Redeeming', await call('clob.walletBatch', { account, batch: { kind: 'redeem', conditionId } }))),
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * Deposit wallets through the real background (issue #21, extension side) on the fake browser against
+ * the in-process sandbox: a new account derives its deposit wallet through the RPC setting, creates it
+ * through the relayer, approves the setup batch in the approval window, trades type 3 (refused before
+ * the wallet is deployed), and redeems after the market resolves. And as the attacker: a batch that
+ * cannot be decoded or approves a stranger never reaches a window; a withdrawal is flagged, never
+ * grantable, and nothing is sent when the person rejects it; an unreachable RPC shows no address.
+ */
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { encodeFunctionData, parseAbi, type Address } from 'viem';
+import { startHarness, type Harness } from '../sandbox/testkit';
+import { uupsDepositWallet } from '../relayer/wallet';
+import { venueContracts } from '../relayer/contracts';
+import { startBackground } from './index';
+import { BOUNDS, browser, callAs, KDF, waitPending, withPages, type PagedBackground } from './testkit';
+
+type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
+const CHAIN = 80002;
+const c = venueContracts(CHAIN);
+let h: Harness;
+let n = 0;
+const sent: { url: string; method: string }[] = [];
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(() => {
+  fakeBrowser.reset();
+  sent.length = 0;
+});
+
+const call = async (bg: PagedBackground, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply;
+const ok = async <T = Record<string, unknown>>(bg: PagedBackground, type: string, payload: unknown = {}): Promise<T> => {
+  const r = await call(bg, type, payload);
+  if (!r.ok) throw new Error(`${type}: ${r.error?.name} ${r.error?.shortMessage}`);
+  return r.result as T;
+};
+/** Lets the sandbox relayer mine what was submitted. */
+const mine = () => {
+  h.clock.advance(h.ctx.config.relayerMineMs);
+  h.ctx.relayerChain.settle(h.clock.now, h.ctx.config.relayerMineMs);
+};
+
+/** A fresh install with a new owner key and the sandbox's URLs (RPC `rpcUrl`, default the sandbox's /rpc). */
+async function newAccount(rpcUrl = `${h.url}/rpc`): Promise<{ bg: PagedBackground; owner: Address }> {
+  const fetchFn: typeof fetch = async (input, init) => {
+    sent.push({ url: String(input instanceof Request ? input.url : input), method: init?.method ?? 'GET' });
+    return fetch(input, init);
+  };
+  const bg = withPages(startBackground({ browser, dbName: `deposit-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, now: () => h.clock.now }));
+  await ok(bg, 'vault.create', { password: 'a good password' });
+  await ok(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data`, relayerUrl: `${h.url}/relayer`, rpcUrl });
+  const { address } = await ok<{ address: Address }>(bg, 'vault.generateOwnerKey', {});
+  return { bg, owner: address };
+}
+
+/** Runs a batch: waits for its window, hands the view to `decide`, resolves the procedure's reply. */
+async function batch(bg: PagedBackground, owner: Address, b: unknown, decide: (view: { id: string; digest: string; kind: string; lines: string[]; flags: string[]; grantable?: boolean }) => void) {
+  const reply = call(bg, 'clob.walletBatch', { account: owner, batch: b });
+  const [view] = await waitPending(bg);
+  if (!view) return reply;
+  decide(view);
+  return reply;
+}
+
+async function deployed(bg: PagedBackground, owner: Address): Promise<string> {
+  const { wallet } = await ok<{ wallet: string; deployed: boolean }>(bg, 'clob.depositWallet.derive', { account: owner });
+  const created = await ok<{ transaction: { transactionID: string } }>(bg, 'clob.depositWallet.create', { account: owner });
+  mine();
+  const status = await ok<{ wallet: { deployed: boolean }; transaction: { state: string } }>(bg, 'clob.depositWallet.status', { account: owner, transactionID: created.transaction.transactionID });
+  expect(status).toMatchObject({ wallet: { deployed: true }, transaction: { state: 'STATE_MINED' } });
+  return wallet;
+}
+
+describe('deposit wallet: a new account from derive to redeem', () => {
+  it('derives, waits for deployment before type-3 orders, creates, approves in plain words, trades and redeems', async () => {
+    const { bg, owner } = await newAccount();
+    const derived = await ok<{ wallet: string; kind: string; deployed: boolean }>(bg, 'clob.depositWallet.derive', { account: owner });
+    expect(derived).toEqual({ wallet: uupsDepositWallet(owner, CHAIN), kind: 'uups', deployed: false });
+    expect(sent.some((s) => s.url.endsWith('/rpc')) && sent.some((s) => s.url.includes('/relayer/deployed'))).toBe(true);
+
+    const m = h.ctx.clob.markets[0]!;
+    const order = { tokenId: m.tokenIds[0], side: 'BUY', price: '0.99', size: '10', orderType: 'GTC' };
+    const early = await call(bg, 'clob.postOrders', { account: owner, orders: [order] });
+    expect(early.error).toMatchObject({ name: 'Relayer.DepositWalletNotDeployedError' });
+    expect(sent.filter((s) => s.method === 'POST' && /\/clob\/orders?$/.test(s.url))).toHaveLength(0);
+
+    const created = await ok<{ deployed: boolean; transaction: { transactionID: string; state: string } }>(bg, 'clob.depositWallet.create', { account: owner });
+    expect(created).toMatchObject({ deployed: false, transaction: { state: 'STATE_NEW' } });
+    const pending = await ok(bg, 'clob.depositWallet.status', { account: owner, transactionID: created.transaction.transactionID });
+    expect(pending).toMatchObject({ wallet: { deployed: false }, transaction: { state: 'STATE_NEW' } });
+    mine();
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner, transactionID: created.transaction.transactionID })).toMatchObject({ wallet: { deployed: true }, transaction: { state: 'STATE_MINED' } });
+
+    const setup = await batch(bg, owner, { kind: 'setup' }, (view) => {
+      expect(view).toMatchObject({ kind: 'relayer', grantable: false, flags: [] });
+      expect(view.lines[0]).toBe(`Allow the exchange (V2) (${c.exchangeV2}) to spend an unlimited amount of collateral (USDC) of the deposit wallet`);
+      expect(view.lines).toHaveLength(5);
+      bg.registry.decide(view.id, { approve: true, digest: view.digest });
+    });
+    expect(setup).toMatchObject({ ok: true, result: { state: 'STATE_NEW' } });
+    mine();
+    expect(h.ctx.relayerChain.isOperator(derived.wallet, 'negRiskExchangeV2')).toBe(true);
+
+    const posted = await ok<{ ok: boolean }[]>(bg, 'clob.postOrders', { account: owner, orders: [order] });
+    expect(posted[0]).toMatchObject({ ok: true });
+    const shares = h.ctx.clob.tokenBalance(derived.wallet.toLowerCase(), m.tokenIds[0]!);
+    expect(shares).toBeGreaterThan(0n);
+
+    expect((await fetch(`${h.url}/admin/resolve`, { method: 'POST', body: JSON.stringify({ condition_id: m.conditionId, winner: 0 }) })).status).toBe(200);
+    const listed = await ok<{ redeemable: { conditionId: string; size: string }[] }>(bg, 'clob.depositWallet.status', { account: owner });
+    expect(listed.redeemable.map((r) => r.conditionId.toLowerCase())).toContain(m.conditionId.toLowerCase());
+    const before = h.ctx.clob.balanceOf(derived.wallet.toLowerCase());
+    const redeem = await batch(bg, owner, { kind: 'redeem', conditionId: m.conditionId }, (view) => {
+      expect(view.lines[0]).toMatch(/^Redeem the resolved positions of market .* into the deposit wallet$/);
+      bg.registry.decide(view.id, { approve: true, digest: view.digest });
+    });
+    expect(redeem.ok).toBe(true);
+    mine();
+    await ok(bg, 'clob.depositWallet.status', { account: owner });
+    expect(h.ctx.clob.balanceOf(derived.wallet.toLowerCase()) - before).toBe(shares);
+  });
+});
+
+describe('deposit wallet: as the attacker, and when things fail', () => {
+  const ABI = parseAbi(['function approve(address spender, uint256 amount)', 'function transfer(address to, uint256 amount)']);
+  const stranger: Address = '0x6666666666666666666666666666666666666666';
+
+  it('refuses an undecodable batch and a foreign spender before any window; nothing is sent to the relayer', async () => {
+    const { bg, owner } = await newAccount();
+    await deployed(bg, owner);
+    const submits = () => sent.filter((s) => s.url.endsWith('/relayer/submit')).length;
+    const before = submits();
+    const foreign = await call(bg, 'clob.walletBatch', { account: owner, batch: { kind: 'calls', calls: [{ target: c.collateral, value: '0', data: encodeFunctionData({ abi: ABI, functionName: 'approve', args: [stranger, 1n] }) }] } });
+    expect(foreign.error).toMatchObject({ name: 'ForbiddenSpenderError' });
+    const blind = await call(bg, 'clob.walletBatch', { account: owner, batch: { kind: 'calls', calls: [{ target: c.collateral, value: '0', data: '0xdeadbeef' }] } });
+    expect(blind.error?.shortMessage).toMatch(/cannot be shown in plain words/);
+    expect(bg.registry.size).toBe(0);
+    expect(submits()).toBe(before);
+  });
+
+  it('flags a withdrawal, never offers a grant for it, and sends nothing when the person rejects it', async () => {
+    const { bg, owner } = await newAccount();
+    await deployed(bg, owner);
+    const txs = h.ctx.relayerChain.txs.length;
+    const data = encodeFunctionData({ abi: ABI, functionName: 'transfer', args: [stranger, 5_000_000n] });
+    const reply = await batch(bg, owner, { kind: 'calls', calls: [{ target: c.collateral, value: '0', data }] }, (view) => {
+      expect(view.grantable).toBe(false);
+      expect(view.flags[0]).toMatch(/withdrawal/);
+      expect(view.lines[0]).toBe(`Withdraw 5 collateral (USDC) to ${stranger}`);
+      bg.registry.decide(view.id, { approve: false });
+    });
+    expect(reply.error).toMatchObject({ code: 4001 });
+    expect(h.ctx.relayerChain.txs.length).toBe(txs);
+  });
+
+  it('surfaces a relayer refusal (INVALID: expired nonce) with its reason and submits once', async () => {
+    const { bg, owner } = await newAccount();
+    const wallet = await deployed(bg, owner);
+    // The person approves while another batch moves the nonce: the relayer refuses the stale one.
+    const reply = call(bg, 'clob.walletBatch', { account: owner, batch: { kind: 'setup' } });
+    const [view] = await waitPending(bg);
+    h.ctx.relayerChain.nonces.set(owner.toLowerCase(), 5n);
+    const submits = sent.filter((s) => s.url.endsWith('/relayer/submit')).length;
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    const r = await reply;
+    expect(r.error?.shortMessage).toMatch(/refused by the relayer: .*nonce/);
+    expect(sent.filter((s) => s.url.endsWith('/relayer/submit')).length).toBe(submits + 1);
+    expect(h.ctx.relayerChain.isOperator(wallet, 'exchangeV2')).toBe(false);
+  });
+
+  it('shows no address when the chain RPC is unreachable', async () => {
+    const { bg, owner } = await newAccount('http://127.0.0.1:9/rpc');
+    const r = await call(bg, 'clob.depositWallet.derive', { account: owner });
+    expect(r.error).toMatchObject({ name: 'Relayer.ChainRpcUnavailableError', code: -32002 });
+    expect(r.error?.shortMessage).not.toMatch(/0x[0-9a-fA-F]{40}/);
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toEqual({ wallet: null, redeemable: [] });
+  });
+});

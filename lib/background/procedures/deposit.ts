@@ -1,0 +1,155 @@
+/**
+ * Handlers of the deposit-wallet procedures (contract: lib/messaging/deposit.ts; issue #21, PROTOCOL.md §4).
+ * The active account only. The address comes from the chain RPC setting (`rpcUrl`) and is shown only
+ * after the relayer answered `/deployed` for it; a stored wallet is re-derived before each use. A batch
+ * is decoded (`describeWalletCalls`: undecodable calls and foreign spenders refused before any window),
+ * shown in plain words in the approval window bound to its EIP-712 digest, never grantable, and signed
+ * only after the person approved that digest; a FAILED / INVALID answer is surfaced with its reason and
+ * nothing is resubmitted.
+ */
+import * as v from 'valibot';
+import { hashTypedData } from 'viem';
+import { activeAccount, requireActiveAccount } from '../../accounts';
+import { appendAudit } from '../../audit';
+import { clobL2Request } from '../../clob/client';
+import { BaseError } from '../../errors/base';
+import { requestJson } from '../../http/json';
+import type { DEPOSIT_CONTRACT } from '../../messaging/deposit';
+import { signWalletBatch, walletBatchTypedData, walletCreateRequest, type WalletCall } from '../../relayer/batch';
+import { redeemCalls, setupCalls } from '../../relayer/calls';
+import { readDepositWallet } from '../../relayer/chain';
+import { DepositWalletNotDeployedError, relayerClient } from '../../relayer/client';
+import { describeWalletCalls } from '../../relayer/decode';
+import { beaconDepositWallet, uupsDepositWallet } from '../../relayer/wallet';
+import { readSettings } from '../../settings';
+import { userRejected } from '../../provider/errors';
+import type { DepositWalletInfo } from '../../vault/vault';
+import { auditOf, type ContractHandlers, type ProcedureDeps } from './deps';
+
+/** How long the approval window waits for a decision on a batch (ms). */
+const BATCH_TTL_MS = 300_000;
+/** A batch's deadline after it is built (s): the relayer refuses it afterwards. */
+const BATCH_DEADLINE_S = 900;
+
+const builderAnswer = v.object({ key: v.pipe(v.string(), v.minLength(1), v.maxLength(200)), secret: v.pipe(v.string(), v.minLength(1), v.maxLength(200)), passphrase: v.pipe(v.string(), v.minLength(1), v.maxLength(200)) });
+
+/** Derive, create, status and batch (see the module docstring). */
+export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEPOSIT_CONTRACT> {
+  const { vault, db, service } = d;
+  const env = async () => {
+    const s = await readSettings(db);
+    const fetchFn = service.gatewayFetch();
+    return { s, fetchFn, relayer: relayerClient(s.relayerUrl, fetchFn) };
+  };
+  /** The stored wallet of `account`, re-derived (PROTOCOL.md §4.2); `NoDepositWalletError` when none or it does not match. */
+  const stored = async (account: string, chainId: number): Promise<DepositWalletInfo> => {
+    const w = await vault.depositWallet(account);
+    if (!w) throw new NoDepositWalletError();
+    const derived = w.kind === 'uups' ? uupsDepositWallet(w.account, chainId) : beaconDepositWallet(w.account, chainId, w.beacon);
+    if (derived.toLowerCase() !== w.wallet.toLowerCase()) throw new NoDepositWalletError();
+    return w;
+  };
+  return {
+    'clob.depositWallet.derive': async ({ account }) => {
+      await requireActiveAccount(db, vault, account);
+      const owner = await vault.ownerAccount(account);
+      const { s, fetchFn, relayer } = await env();
+      const chain = await readDepositWallet(s.rpcUrl, owner.address, s.clobChainId, fetchFn);
+      const deployed = await relayer.deployed(chain.address);
+      await service.clobCreateOrDerive(account);
+      const api = await vault.clobCredentials(account);
+      await vault.putClobCredentials({ account, apiKey: api.apiKey, secret: api.secret, passphrase: api.passphrase, nonce: api.info.nonce, signatureType: 3, funder: chain.address });
+      const previous = await vault.depositWallet(account);
+      const builder =
+        previous?.wallet.toLowerCase() === chain.address.toLowerCase()
+          ? await vault.builderCredentials(account)
+          : v.parse(builderAnswer, await clobL2Request(s.clobUrl, { address: owner.address, credentials: api, method: 'POST', requestPath: '/auth/builder-api-key', timestamp: Math.floor(Date.now() / 1000) }, fetchFn));
+      await vault.putDepositWallet({ account: owner.address, wallet: chain.address, kind: chain.kind, beacon: chain.beacon, builder: { key: builder.key, secret: builder.secret, passphrase: builder.passphrase } });
+      return { wallet: chain.address, kind: chain.kind, deployed };
+    },
+    'clob.depositWallet.create': async ({ account }) => {
+      await requireActiveAccount(db, vault, account);
+      const { s, relayer } = await env();
+      const w = await stored(account, s.clobChainId);
+      if (await relayer.deployed(w.wallet)) return { deployed: true };
+      const transaction = await relayer.submit(walletCreateRequest(w.account, s.clobChainId), await vault.builderCredentials(account));
+      await appendAudit(auditOf(d), { at: Date.now(), origin: 'extension', account: w.account, kind: 'relayer.walletCreate', summary: `create deposit wallet ${w.wallet}`, result: 'ok' });
+      return { deployed: false, transaction };
+    },
+    'clob.depositWallet.status': async ({ account, transactionID }) => {
+      const { s, relayer } = await env();
+      const w = await vault.depositWallet(account);
+      const transaction = transactionID === undefined ? undefined : await relayer.transaction(transactionID);
+      const view = transaction && { transactionID: transaction.transactionID, state: transaction.state, transactionHash: transaction.transactionHash, ...(transaction.errorMsg ? { error: transaction.errorMsg } : {}) };
+      if (!w) return { wallet: null, redeemable: [], ...(view ? { transaction: view } : {}) };
+      const checked = await stored(account, s.clobChainId);
+      const deployed = await relayer.deployed(checked.wallet);
+      const redeemable = deployed ? await redeemablePositions(s.dataUrl, checked.wallet) : [];
+      return { wallet: { wallet: checked.wallet, kind: checked.kind, deployed }, redeemable, ...(view ? { transaction: view } : {}) };
+    },
+    'clob.walletBatch': async ({ account, batch }) => {
+      await requireActiveAccount(db, vault, account);
+      const { s, relayer } = await env();
+      const w = await stored(account, s.clobChainId);
+      const calls: WalletCall[] = batch.kind === 'setup' ? setupCalls(s.clobChainId) : batch.kind === 'redeem' ? redeemCalls(s.clobChainId, batch.conditionId) : batch.calls;
+      const described = describeWalletCalls(s.clobChainId, w.wallet, calls);
+      if (!(await relayer.deployed(w.wallet))) throw new DepositWalletNotDeployedError(w.wallet);
+      const walletBatch = { chainId: s.clobChainId, wallet: w.wallet, nonce: await relayer.nonce(w.account), deadline: String(Math.floor(Date.now() / 1000) + BATCH_DEADLINE_S), calls };
+      const digest = hashTypedData(walletBatchTypedData(walletBatch));
+      const label = (await activeAccount(db, vault))?.label ?? '';
+      d.registry.checkCapacity('extension');
+      const { approved } = d.registry.add(
+        {
+          origin: 'extension',
+          kind: 'relayer',
+          title: described.withdrawal ? 'Withdraw from your deposit wallet' : batch.kind === 'redeem' ? 'Redeem resolved positions' : 'Deposit-wallet approvals',
+          lines: [...described.calls.map((c) => c.words), `Deposit wallet ${w.wallet}, relayer nonce ${walletBatch.nonce}`],
+          flags: described.withdrawal ? ['Moves tokens out of the deposit wallet (a withdrawal): always asked, never covered by a grant.'] : [],
+          signer: 'owner key',
+          digest,
+          account: { address: w.account, label },
+          grantable: false,
+        },
+        BATCH_TTL_MS,
+      );
+      await d.showApprovals?.();
+      const view = await approved;
+      if (view.digest !== digest) throw userRejected('The approved batch is not the one built; nothing was signed.');
+      const request = await signWalletBatch(await vault.ownerAccount(account), walletBatch);
+      const audit = { at: Date.now(), origin: 'extension', account: w.account, kind: 'relayer.walletBatch', summary: described.calls.map((c) => c.words).join('; ').slice(0, 500), digest };
+      try {
+        const submitted = await relayer.submit(request, await vault.builderCredentials(account));
+        await appendAudit(auditOf(d), { ...audit, result: 'ok' });
+        return submitted;
+      } catch (err) {
+        await appendAudit(auditOf(d), { ...audit, result: 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
+        throw err;
+      }
+    },
+  };
+}
+
+const positionsSchema = v.object({
+  data: v.pipe(
+    v.array(v.looseObject({ condition_id: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{64}$/)), title: v.pipe(v.string(), v.maxLength(300)), outcome: v.pipe(v.string(), v.maxLength(60)), current_size: v.pipe(v.string(), v.maxLength(64)), redeemable: v.boolean() })),
+    v.maxLength(500),
+  ),
+});
+
+/** The deposit wallet's redeemable positions (data v2 `GET /v2/positions?user=<wallet>`); none when the data service does not answer in shape. */
+async function redeemablePositions(dataUrl: string, wallet: string) {
+  const answer = await requestJson(`${dataUrl}/v2/positions?user=${wallet}&limit=100`, { method: 'GET' }).catch(() => undefined);
+  const p = v.safeParse(positionsSchema, answer?.body);
+  if (!p.success) return [];
+  return p.output.data.filter((r) => r.redeemable && r.current_size !== '0').map((r) => ({ conditionId: r.condition_id, title: r.title, outcome: r.outcome, size: r.current_size }));
+}
+
+/** The active account has no deposit wallet set up (or its stored address no longer matches the derivation): derive it first. */
+class NoDepositWalletError extends BaseError {
+  override name = 'Relayer.NoDepositWalletError';
+  static override readonly code = 4100;
+  constructor() {
+    super('This account has no deposit wallet set up yet. Set it up in the deposit wallet panel first.');
+  }
+}
+
