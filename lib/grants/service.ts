@@ -74,6 +74,13 @@ export class GrantService {
     this.now = o.now ?? Date.now;
   }
 
+  /** Forgets the grants held in memory: the next call reads them from the vault (as after a worker restart). Bench set-up (`lib/background/bench-hooks.ts`). */
+  reload(): void {
+    void this.exclusive(async () => {
+      this.cache = undefined;
+    });
+  }
+
   /** Runs `fn` alone (grant reads and writes are serialised). */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.lock.then(fn, fn);

@@ -7,6 +7,7 @@ import { benchVault } from './vault';
 import { printSizes } from './size';
 import { benchGrant } from './grant';
 import { benchAudit } from './audit';
+import { benchGrantUse } from './grant-use';
 
 const only = process.env.BENCH_ONLY?.split(',');
 const want = (part: string) => !only || only.includes(part);
@@ -14,5 +15,6 @@ const want = (part: string) => !only || only.includes(part);
 if (want('sizes')) printSizes();
 if (want('signing')) printSigning(await benchSigning());
 if (want('vault')) await benchVault();
+if (want('grant-use')) await benchGrantUse();
 if (want('grant')) await benchGrant();
 if (want('audit')) await benchAudit();
