@@ -22,10 +22,10 @@ export type BenchHooks = {
   /**
    * Times each stage of a granted perps order `runs` times inside the worker: the grant check and its
    * use write (`consume`), the key read, the artifact build (`preparePerps`), signing with submission
-   * and audit (`execute`), and recording the acknowledged order (`recordOrders`). `op` is the order's
-   * `perps_sendCommand` op; `ref` the reference price the grant check gets.
+   * and audit (`execute`), and recording the acknowledged order (`recordOrders`), once per op of `ops`
+   * (`perps_sendCommand` createOrders ops); `ref` the reference price the grant check gets.
    */
-  stages: (o: { origin: string; account: string; op: (i: number) => unknown; ref: string; runs: number }) => Promise<StageTimes>;
+  stages: (o: { origin: string; account: string; ops: unknown[]; ref: string }) => Promise<StageTimes>;
 };
 
 /** The bench hooks of a running background. */
@@ -44,7 +44,7 @@ export function benchHooks(bg: Background): BenchHooks {
       bg.grants().reload();
       return seeded.length + found.uses.length;
     },
-    async stages({ origin, account, op, ref, runs }) {
+    async stages({ origin, account, ops, ref }) {
       await bg.ready;
       const out: StageTimes = { consume: [], proxyFor: [], preparePerps: [], execute: [], recordOrders: [] };
       const time = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
@@ -53,8 +53,8 @@ export function benchHooks(bg: Background): BenchHooks {
         out[name]?.push(performance.now() - t0);
         return r;
       };
-      for (let i = 0; i < runs; i++) {
-        const cmd = commandFromBody(op(i));
+      for (const [i, op] of ops.entries()) {
+        const cmd = commandFromBody(op);
         const decision = await time('consume', () =>
           bg.grants().consume(origin, account, { kind: 'order', venue: 'perps', orders: [{ market: '2', buy: true, size: '0.01', price: ref, postOnly: true }] }, async () => ({ price: ref, source: 'mark' }), async () => true),
         );

@@ -178,9 +178,13 @@ export class GrantService {
     if (!held) return undefined;
     // Reference prices only for the grant's own instruments / markets (anything else is refused anyway).
     const scope = held.grant.venue === venue ? grantScope(held.grant) : [];
-    const refs = new Map<string, RefPrice | undefined>();
-    if (req.kind === 'order') for (const o of req.orders) if (scope.includes(o.market) && !refs.has(o.market)) refs.set(o.market, await ref(o.market).catch(() => undefined));
-    const armed = req.kind === 'never' || !killSwitchArmed ? true : await killSwitchArmed().catch(() => false);
+    // The reads run side by side (issue #20: they were awaited one after another on the page path).
+    const markets = req.kind === 'order' ? [...new Set(req.orders.map((o) => o.market).filter((m) => scope.includes(m)))] : [];
+    const [prices, armed] = await Promise.all([
+      Promise.all(markets.map((m) => ref(m).catch(() => undefined))),
+      req.kind === 'never' || !killSwitchArmed ? true : killSwitchArmed().catch(() => false),
+    ]);
+    const refs = new Map(markets.map((m, i) => [m, prices[i]]));
     return this.exclusive(async () => {
       const found = (await this.mine(origin, account, venue))[0];
       if (!found) return undefined;
@@ -199,10 +203,15 @@ export class GrantService {
   /**
    * Records the orders the venue accepted for use `seq` of grant `grantId` (a granted cancel may reach
    * them, and nothing else). Keeps the newest `MAX_OWNED_ORDERS`. No-op when the grant is gone.
+   * Rewrites only the buckets of the uses it changes (issue #20).
    */
   async recordOrders(grantId: string, seq: number, orders: readonly OwnedOrder[]): Promise<void> {
     if (!orders.length) return;
-    await this.exclusive(async () => {
+    await this.exclusive(() => this.noteOrders(grantId, seq, orders));
+  }
+
+  /** `recordOrders` inside the mutex: the changed uses written to the vault, then to memory. */
+  private async noteOrders(grantId: string, seq: number, orders: readonly OwnedOrder[]): Promise<void> {
       const found = (await this.live()).find((g) => g.grant.id === grantId);
       const target = found?.win.uses.findLast((u) => u.seq === seq);
       if (!found || !target) return;
@@ -220,7 +229,6 @@ export class GrantService {
         changed.set(u.seq, rest.length ? { ...bare, orders: rest } : bare);
       }
       await this.update(found, [...changed.values()]);
-    });
   }
 
   /**

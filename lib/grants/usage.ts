@@ -13,6 +13,8 @@ const units = (notional: string) => toUnits(notional, 18) ?? 0n;
 /** The uses of one grant and their running 24 h / 60 s figures (see the module docstring). */
 export class UseWindow {
   readonly uses: GrantUse[];
+  /** The uses that placed orders, oldest first (at most `MAX_OWNED_ORDERS` of them). */
+  private owning: GrantUse[];
   private day = 0;
   private minute = 0;
   private sum = 0n;
@@ -23,6 +25,7 @@ export class UseWindow {
   constructor(uses: readonly GrantUse[]) {
     this.uses = [...uses].sort((a, b) => a.at - b.at);
     for (const u of this.uses) this.top = Math.max(this.top, u.seq ?? 0);
+    this.owning = this.uses.filter((u) => u.orders?.length);
     this.rewind();
   }
 
@@ -57,12 +60,15 @@ export class UseWindow {
 
   /** The uses that placed orders, oldest first. */
   withOrders(): GrantUse[] {
-    return this.uses.filter((u) => u.orders?.length);
+    return [...this.owning];
   }
 
   /** Replaces the stored use with the same `seq` and time by `use`. */
   replace(use: GrantUse): void {
-    const i = this.uses.findIndex((u) => u.seq === use.seq && u.at === use.at);
+    const same = (u: GrantUse) => u.seq === use.seq && u.at === use.at;
+    const i = this.uses.findLastIndex(same);
     if (i >= 0) this.uses[i] = use;
+    this.owning = this.owning.filter((u) => !same(u));
+    if (use.orders?.length) this.owning = [...this.owning, use].sort((a, b) => a.at - b.at || (a.seq ?? 0) - (b.seq ?? 0));
   }
 }

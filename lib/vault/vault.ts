@@ -237,6 +237,13 @@ export class Vault {
   /** The writer lock: every mutation and sealed read runs after the previous one settled. */
   private chain: Promise<unknown> = Promise.resolve();
   private auditCache: { of: CryptoKey; key: CryptoKey } | undefined;
+  /**
+   * Signing accounts of keys opened since the last lock, by private key (issue #20: deriving the public
+   * key costs about a millisecond per signature). Only keys already opened are here; `lock` empties it.
+   */
+  private signers = new Map<Hex, LocalAccount>();
+  /** Grant heads' use counts and the newest bucket of each grant, as last written (issue #20: a use reads nothing back). */
+  private useHeads = new Map<string, { n: number; bucket: { id: string; b: UseBucket } | undefined }>();
   private readonly db: VaultDb;
   private readonly session: SessionStore;
   private readonly now: () => number;
@@ -315,6 +322,7 @@ export class Vault {
       await tx.store.put(meta);
       await tx.done;
       this.index = undefined;
+      this.useHeads.clear();
       await this.setUnlocked(mk, salt);
     });
   }
@@ -479,6 +487,8 @@ export class Vault {
       this.mk = undefined;
       this.sk = undefined;
       this.bundle = undefined;
+      this.signers.clear();
+      this.useHeads.clear();
       let failure: unknown;
       const step = async (fn: () => Promise<unknown>) => {
         try {
@@ -610,6 +620,17 @@ export class Vault {
         raw.fill(0);
       }
     });
+  }
+
+  /** The signing account of `privateKey` (cached until lock). */
+  private signerOf(privateKey: Hex): LocalAccount {
+    let a = this.signers.get(privateKey);
+    if (!a) {
+      a = privateKeyToAccount(privateKey);
+      if (this.signers.size >= 64) this.signers.clear();
+      this.signers.set(privateKey, a);
+    }
+    return a;
   }
 
   /** The master key; `VaultLockedError` (saying a password is needed in a trading session) otherwise. */
@@ -791,7 +812,7 @@ export class Vault {
   async ownerAccount(address: string): Promise<LocalAccount> {
     return this.exclusive(async () => {
       const { secret } = await this.read<{ privateKey: Hex }>(`owner:${address.toLowerCase()}`);
-      return privateKeyToAccount(secret.privateKey);
+      return this.signerOf(secret.privateKey);
     });
   }
 
@@ -856,12 +877,12 @@ export class Vault {
           .filter((p) => p.info.account.toLowerCase() === account.toLowerCase() && p.info.expiry > now)
           .sort((a, b) => b.info.expiry - a.info.expiry)[0];
         if (!live) throw new KeyNotFoundError('unexpired proxy key');
-        return { info: { ...live.info }, signer: privateKeyToAccount(live.privateKey), secret: live.secret };
+        return { info: { ...live.info }, signer: this.signerOf(live.privateKey), secret: live.secret };
       }
       const live = (await this.listProxies(account)).filter((p) => p.expiry > now).sort((a, b) => b.expiry - a.expiry);
       if (!live[0]) throw new KeyNotFoundError('unexpired proxy key');
       const { secret } = await this.read<ProxySecret>(live[0].id);
-      return { info: live[0], signer: privateKeyToAccount(secret.privateKey), secret: secret.secret };
+      return { info: live[0], signer: this.signerOf(secret.privateKey), secret: secret.secret };
     });
   }
 
@@ -980,12 +1001,16 @@ export class Vault {
   private async writeGrant(head: GrantHead, buckets: Map<string, UseBucket>, drop: string[] = []): Promise<void> {
     const key = this.useKey();
     const loose = await Promise.all([...buckets].map(([id, b]) => this.sealBucket(key, id, b)));
+    this.useHeads.delete(head.grant.id); // set again once written
+    const only = buckets.size === 1 ? [...buckets][0] : undefined;
+    const cache = { n: head.n, bucket: only ? { id: only[0], b: only[1] } : undefined };
     const b = this.bundle;
     if (b) {
       await this.saveBundle({ ...b, grants: [...b.grants.filter((g) => g.grant.id !== head.grant.id), structuredClone(head)] }, { put: loose, del: drop });
-      return;
+    } else {
+      await this.commit(this.key(), [await this.sealRecord(this.key(), 'grant', `${GRANT_PREFIX}${head.grant.id}`, head.grant.account, {}, head)], [], { loose, looseDel: drop });
     }
-    await this.commit(this.key(), [await this.sealRecord(this.key(), 'grant', `${GRANT_PREFIX}${head.grant.id}`, head.grant.account, {}, head)], [], { loose, looseDel: drop });
+    this.useHeads.set(head.grant.id, cache);
   }
 
   /** The head of grant `id` (call inside `exclusive`). Throws `KeyNotFoundError`, `TamperedRecordError`, `VaultLockedError`. */
@@ -1049,13 +1074,20 @@ export class Vault {
    */
   async addGrantUse(grant: Grant, use: GrantUse): Promise<void> {
     return this.exclusive(async () => {
-      const head = await this.readHead(grant.id);
-      const n = isLegacy(head) ? head.uses.length : head.n;
-      if (isLegacy(head)) await this.loadUses(head);
       const id = bucketId(grant.id, use.at);
-      const b = (await this.readBucket(this.useKey(), id).catch(() => {
-        throw new TamperedRecordError();
-      })) ?? { n: [], uses: [] };
+      let cached = this.useHeads.get(grant.id);
+      if (!cached) {
+        const head = await this.readHead(grant.id);
+        if (isLegacy(head)) await this.loadUses(head);
+        cached = { n: isLegacy(head) ? head.uses.length : head.n, bucket: undefined };
+      }
+      const n = cached.n;
+      const b =
+        cached.bucket?.id === id
+          ? cached.bucket.b
+          : ((await this.readBucket(this.useKey(), id).catch(() => {
+              throw new TamperedRecordError();
+            })) ?? { n: [], uses: [] });
       await this.writeGrant({ grant, n: n + 1 }, new Map([[id, { n: [...b.n, n + 1], uses: [...b.uses, use] }]]));
     });
   }
@@ -1076,6 +1108,8 @@ export class Vault {
         if (!b) continue;
         const next = b.uses.map((u) => uses.find((x) => x.seq !== undefined && x.seq === u.seq && x.at === u.at) ?? u);
         recs.push(await this.sealBucket(key, id, { n: b.n, uses: next }));
+        const c = this.useHeads.get(grantId);
+        if (c?.bucket?.id === id) c.bucket = { id, b: { n: b.n, uses: next } };
       }
       const tx = this.db.transaction('secrets', 'readwrite');
       for (const r of recs) await tx.store.put(r);
@@ -1097,6 +1131,7 @@ export class Vault {
   /** Removes one grant with its uses (no error when it is gone). */
   async deleteGrant(id: string): Promise<void> {
     return this.exclusive(async () => {
+      this.useHeads.delete(id);
       const buckets = (await this.db.getAllKeys('secrets', bucketsOf(id))).map(String);
       const b = this.bundle;
       if (b) {
@@ -1119,6 +1154,7 @@ export class Vault {
    */
   async deleteAllGrants(): Promise<number> {
     return this.exclusive(async () => {
+      this.useHeads.clear();
       const ids = await this.grantRecordIds();
       const b = this.bundle;
       if (b) {
@@ -1197,6 +1233,7 @@ export class Vault {
         for (const r of secrets) await tx.objectStore('secrets').put(r);
         await tx.done;
         this.index = undefined;
+        this.useHeads.clear();
         await this.setUnlocked(unwrapped.mk, meta.salt);
       } finally {
         unwrapped.raw.fill(0);

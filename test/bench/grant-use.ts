@@ -27,7 +27,7 @@ async function row(n: number): Promise<{ p50: number; p95: number; load: number 
     origin: 'https://bench.example',
     account: ACCOUNT,
     durationMs: DAY_MS,
-    limits: { venue: 'perps', instruments: [2], allow: { order: true }, maxNotional: '1000', dailyNotional: '100000000', priceBandPct: '2' },
+    limits: { venue: 'perps', instruments: [2], allow: { order: true }, maxNotional: '1000', dailyNotional: '100000000', priceBandPct: '2', slippagePct: '1' },
   });
   const now = Date.now();
   const step = (DAY_MS - 5 * 60_000) / n;
