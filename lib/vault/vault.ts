@@ -1100,11 +1100,12 @@ export class Vault {
     if (!uses.length) return;
     return this.exclusive(async () => {
       const key = this.useKey();
-      await this.readHead(grantId);
+      const cached = this.useHeads.get(grantId);
+      if (!cached) await this.readHead(grantId); // the grant must still exist
       const ids = [...new Set(uses.map((u) => bucketId(grantId, u.at)))];
       const recs: SecretRecord[] = [];
       for (const id of ids) {
-        const b = await this.readBucket(key, id);
+        const b = cached?.bucket?.id === id ? cached.bucket.b : await this.readBucket(key, id);
         if (!b) continue;
         const next = b.uses.map((u) => uses.find((x) => x.seq !== undefined && x.seq === u.seq && x.at === u.at) ?? u);
         recs.push(await this.sealBucket(key, id, { n: b.n, uses: next }));
