@@ -178,13 +178,10 @@ export class GrantService {
     if (!held) return undefined;
     // Reference prices only for the grant's own instruments / markets (anything else is refused anyway).
     const scope = held.grant.venue === venue ? grantScope(held.grant) : [];
-    // The reads run side by side (issue #20: they were awaited one after another on the page path).
-    const markets = req.kind === 'order' ? [...new Set(req.orders.map((o) => o.market).filter((m) => scope.includes(m)))] : [];
-    const [prices, armed] = await Promise.all([
-      Promise.all(markets.map((m) => ref(m).catch(() => undefined))),
-      req.kind === 'never' || !killSwitchArmed ? true : killSwitchArmed().catch(() => false),
-    ]);
-    const refs = new Map(markets.map((m, i) => [m, prices[i]]));
+    const refs = new Map<string, RefPrice | undefined>();
+    if (req.kind === 'order') for (const o of req.orders) if (scope.includes(o.market) && !refs.has(o.market)) refs.set(o.market, await ref(o.market).catch(() => undefined));
+    // Asked after the reference prices (a kill switch re-armed after a restart needs that time; in parallel it asks more often).
+    const armed = req.kind === 'never' || !killSwitchArmed ? true : await killSwitchArmed().catch(() => false);
     return this.exclusive(async () => {
       const found = (await this.mine(origin, account, venue))[0];
       if (!found) return undefined;
