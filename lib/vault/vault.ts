@@ -239,7 +239,8 @@ export class Vault {
   private auditCache: { of: CryptoKey; key: CryptoKey } | undefined;
   /**
    * Signing accounts of keys opened since the last lock, by private key (issue #20: deriving the public
-   * key costs about a millisecond per signature). Only keys already opened are here; `lock` empties it.
+   * key costs about a millisecond per signature). Only keys already opened are here; `lock` and entering
+   * a trading session empty it.
    */
   private signers = new Map<Hex, LocalAccount>();
   /** Grant heads' use counts and the newest bucket of each grant, as last written (issue #20: a use reads nothing back). */
@@ -568,6 +569,7 @@ export class Vault {
       }
       this.mk = undefined;
       this.index = undefined;
+      this.signers.clear(); // owner keys opened while unlocked must not outlive the master key
       this.sk = sk;
       this.bundle = bundle;
       this.bundleDigest = digest;
