@@ -141,3 +141,23 @@ describe('grant storage: records of the previous version', () => {
     expect(await again.grants.list()).toMatchObject([{ used24h: '62', uses24h: 2 }]);
   });
 });
+
+describe('grant storage: a trading session', () => {
+  it('counts uses made before and during the session across a worker restart and after unlock', async () => {
+    const { vault, grants, restart } = await setup('93');
+    expect((await order(grants))?.ok).toBe(true); // sealed by the master key
+    await vault.enterTradingSession({ accounts: [ACCOUNT] }); // buckets re-sealed by the session key
+    expect(vault.state).toBe('session');
+    expect((await order(grants))?.ok).toBe(true);
+    const during = await restart();
+    expect(during.vault.state).toBe('session');
+    expect(await during.grants.list()).toMatchObject([{ used24h: '62', uses24h: 2 }]);
+    expect((await order(during.grants))?.ok).toBe(true);
+    expect((await order(during.grants))?.ok).toBe(false); // 124 > 93
+    await during.vault.unlock('a long enough password'); // back to records sealed by the master key
+    const after = await restart();
+    expect(after.vault.state).toBe('unlocked');
+    expect(await after.grants.list()).toMatchObject([{ used24h: '93', uses24h: 3 }]);
+    expect((await order(after.grants))?.ok).toBe(false);
+  });
+});
