@@ -148,7 +148,9 @@ describe('grant storage: a trading session', () => {
     expect((await order(grants))?.ok).toBe(true); // sealed by the master key
     await vault.enterTradingSession({ accounts: [ACCOUNT] }); // buckets re-sealed by the session key
     expect(vault.state).toBe('session');
-    expect((await order(grants))?.ok).toBe(true);
+    const entered = await restart(); // read back from the disk only
+    expect(await entered.grants.list()).toMatchObject([{ used24h: '31', uses24h: 1 }]);
+    expect((await order(entered.grants))?.ok).toBe(true);
     const during = await restart();
     expect(during.vault.state).toBe('session');
     expect(await during.grants.list()).toMatchObject([{ used24h: '62', uses24h: 2 }]);
