@@ -28,6 +28,9 @@ export function grantSuite(name: string): void {
   });
   beforeEach(() => {
     fakeBrowser.reset();
+    // The sandbox's clock starts frozen at beforeAll: bring it to now, or a slow file's later tests send
+    // commands "from the future" (more than 5 s ahead) and re-arm kill switches that look stale.
+    h.clock.now = Date.now();
   });
 }
 
