@@ -108,6 +108,13 @@ export type OwnedOrder = { oid: number; coid?: string };
 export type GrantUse = { at: number; notional: string; seq?: number; orders?: OwnedOrder[] };
 
 /**
+ * A grant's usage at the time of a request, when the caller keeps it running (`lib/grants/usage.ts`):
+ * `used24h` the notional of the last 24 h in 18-decimal units, `lastMinute` the uses of the last 60 s.
+ * Without it `evaluateGrant` counts them from `uses`.
+ */
+export type GrantUsage = { used24h: bigint; lastMinute: number };
+
+/**
  * One order as the evaluator sees it: `price` the limit price (absent = market order); `trigger` the
  * trigger price of a stop / take-profit order (`market`: it executes as a market order); `quote` the
  * collateral the signed order commits (order book, USDC), counted as a floor of the notional.
@@ -175,16 +182,17 @@ export function ownedOrders(uses: readonly GrantUse[]): { oids: Set<number>; coi
 
 /**
  * Decides whether `grant` covers `req` at `now`. `uses` are the grant's past uses (any age; only the
- * last 24 h / 60 s count for the caps, every one for owned orders); `ref(market)` gives the reference
+ * last 24 h / 60 s count for the caps, every one for owned orders; with `usage` the caps read it
+ * instead and `uses` need only hold the uses that placed orders); `ref(market)` gives the reference
  * price (undefined when unknown: then no order is covered). Never throws.
  */
-export function evaluateGrant(grant: Grant, req: GrantRequest, ctx: { now: number; uses: readonly GrantUse[]; ref: (market: string) => RefPrice | undefined }): GrantVerdict {
+export function evaluateGrant(grant: Grant, req: GrantRequest, ctx: { now: number; uses: readonly GrantUse[]; ref: (market: string) => RefPrice | undefined; usage?: GrantUsage }): GrantVerdict {
   const { now, uses } = ctx;
   const no = (limit: string): GrantVerdict => ({ ok: false, limit });
   if (now >= grant.expiresAt) return no('the permission has expired');
   if (req.kind === 'never') return no(`${req.what} always needs your approval`);
   if (req.venue !== grant.venue) return no(`this permission covers only ${venueName(grant.venue)}`);
-  if (grant.ratePerMinute !== undefined && uses.filter((u) => u.at > now - 60_000).length >= grant.ratePerMinute) {
+  if (grant.ratePerMinute !== undefined && (ctx.usage?.lastMinute ?? uses.filter((u) => u.at > now - 60_000).length) >= grant.ratePerMinute) {
     return no(`more than ${grant.ratePerMinute} requests in a minute`);
   }
   const scope = grantScope(grant);
@@ -250,7 +258,7 @@ export function evaluateGrant(grant: Grant, req: GrantRequest, ctx: { now: numbe
     if (notional > maxNotional) return no(`notional ${fmt(notional)} USDC is above the ${grant.maxNotional} USDC allowed per order`);
     total += notional;
   }
-  const used = uses.filter((u) => u.at > now - DAY_MS).reduce((a, u) => a + (fx(u.notional) ?? 0n), 0n);
+  const used = ctx.usage?.used24h ?? uses.filter((u) => u.at > now - DAY_MS).reduce((a, u) => a + (fx(u.notional) ?? 0n), 0n);
   if (used + total > daily) return no(`the daily notional would reach ${fmt(used + total)} USDC, above the ${grant.dailyNotional} USDC allowed`);
   return { ok: true, notional: fmt(total) };
 }

@@ -8,13 +8,19 @@
  * once; creating another for the same venue replaces it. The orders the venue accepted under a grant
  * are recorded in its sealed uses (`recordOrders`, at most `MAX_OWNED_ORDERS`): those, and only those,
  * a granted cancel may reach.
+ *
+ * Storage (issue #20): the vault keeps a grant's uses in sealed per-minute records (`Vault.addGrantUse`
+ * rewrites one of them per use) and this service keeps them in memory with running 24 h / 60 s figures
+ * (`UseWindow`), so the cost of a granted order does not grow with the uses of the day. A use is written
+ * to the vault before it counts here, and before anything is signed.
  */
 import { BaseError } from '../errors/base';
 import type { Vault } from '../vault/vault';
-import { fromUnits, toUnits } from '../decimal';
+import { fromUnits } from '../decimal';
 import { InvalidFieldError, parseOrThrow } from '../validation';
-import { DAY_MS, evaluateGrant, grantScope, MAX_GRANT_MS, MAX_OWNED_ORDERS, venueName, type Grant, type GrantLimits, type GrantRequest, type GrantUse, type GrantVenue, type GrantVerdict, type OwnedOrder, type RefPrice } from './evaluate';
+import { evaluateGrant, grantScope, MAX_GRANT_MS, MAX_OWNED_ORDERS, venueName, type Grant, type GrantLimits, type GrantRequest, type GrantUse, type GrantVenue, type GrantVerdict, type OwnedOrder, type RefPrice } from './evaluate';
 import { grantLimitsSchema } from './schema';
+import { UseWindow } from './usage';
 import * as v from 'valibot';
 
 /** Thrown when a grant would last longer than 24 h or not at all. */
@@ -51,6 +57,9 @@ function isCurrent(g: Grant): boolean {
   return v.safeParse(grantLimitsSchema, limits).success;
 }
 
+/** A live grant in memory: the grant and its uses with their running figures. */
+type Held = { grant: Grant; win: UseWindow };
+
 /** The venue a request is for (`undefined` for a `never` request). */
 const venueOf = (req: GrantRequest): GrantVenue | undefined => (req.kind === 'never' ? undefined : req.venue);
 
@@ -59,10 +68,17 @@ export class GrantService {
   private lock: Promise<unknown> = Promise.resolve();
   private readonly now: () => number;
   /** Decrypted grants while unlocked (the vault's sealed records are the truth; this saves a decrypt per request). */
-  private cache: { grant: Grant; uses: GrantUse[] }[] | undefined;
+  private cache: Held[] | undefined;
 
   constructor(private readonly o: { vault: Vault; now?: () => number; onChange?: (live: number) => void }) {
     this.now = o.now ?? Date.now;
+  }
+
+  /** Forgets the grants held in memory: the next call reads them from the vault (as after a worker restart). Bench set-up (`lib/background/bench-hooks.ts`). */
+  reload(): void {
+    void this.exclusive(async () => {
+      this.cache = undefined;
+    });
   }
 
   /** Runs `fn` alone (grant reads and writes are serialised). */
@@ -72,12 +88,12 @@ export class GrantService {
     return run;
   }
 
-  private async live(): Promise<{ grant: Grant; uses: GrantUse[] }[]> {
+  private async live(): Promise<Held[]> {
     if (this.o.vault.state === 'locked') {
       this.cache = undefined;
       return [];
     }
-    const all = this.cache ?? (await this.o.vault.listGrants());
+    const all = this.cache ?? (await this.o.vault.listGrants()).map(({ grant, uses }) => ({ grant, win: new UseWindow(uses) }));
     const now = this.now();
     // Expired grants, and grants stored by an older version in a shape these rules do not read, end here.
     const dead = (g: Grant) => g.expiresAt <= now || !isCurrent(g);
@@ -88,10 +104,17 @@ export class GrantService {
     return this.cache;
   }
 
-  /** Writes a grant through to the vault and the cache. */
-  private async save(grant: Grant, uses: GrantUse[]): Promise<void> {
-    await this.o.vault.putGrant(grant, uses);
-    if (this.cache) this.cache = [...this.cache.filter((x) => x.grant.id !== grant.id), { grant, uses }];
+  /** Writes a new grant (no uses) through to the vault and the cache. */
+  private async save(grant: Grant): Promise<void> {
+    await this.o.vault.putGrant(grant, []);
+    if (this.cache) this.cache = [...this.cache.filter((x) => x.grant.id !== grant.id), { grant, win: new UseWindow([]) }];
+  }
+
+  /** Writes changed uses (orders recorded or forgotten) through to the vault, then to memory. */
+  private async update(held: Held, changed: readonly GrantUse[]): Promise<void> {
+    if (!changed.length) return;
+    await this.o.vault.updateGrantUses(held.grant.id, changed);
+    for (const u of changed) held.win.replace(u);
   }
 
   private async remove(id: string): Promise<void> {
@@ -130,7 +153,7 @@ export class GrantService {
       const now = this.now();
       for (const g of await this.mine(input.origin, input.account, limits.venue)) if (g.grant.venue === limits.venue) await this.remove(g.grant.id);
       const grant: Grant = { ...limits, id: crypto.randomUUID(), origin: input.origin, account: input.account, createdAt: now, expiresAt: now + input.durationMs, ...(Object.keys(names).length ? { names } : {}) };
-      await this.save(grant, []);
+      await this.save(grant);
       this.changed((await this.live()).length);
       return grant;
     });
@@ -157,42 +180,52 @@ export class GrantService {
     const scope = held.grant.venue === venue ? grantScope(held.grant) : [];
     const refs = new Map<string, RefPrice | undefined>();
     if (req.kind === 'order') for (const o of req.orders) if (scope.includes(o.market) && !refs.has(o.market)) refs.set(o.market, await ref(o.market).catch(() => undefined));
+    // Asked after the reference prices (a kill switch re-armed after a restart needs that time; in parallel it asks more often).
     const armed = req.kind === 'never' || !killSwitchArmed ? true : await killSwitchArmed().catch(() => false);
     return this.exclusive(async () => {
       const found = (await this.mine(origin, account, venue))[0];
       if (!found) return undefined;
       const now = this.now();
-      const verdict = evaluateGrant(found.grant, req, { now, uses: found.uses, ref: (m) => refs.get(m) });
+      const usage = found.win.at(now);
+      const verdict = evaluateGrant(found.grant, req, { now, uses: req.kind === 'cancel' ? found.win.withOrders() : [], usage, ref: (m) => refs.get(m) });
       if (!verdict.ok) return verdict;
       if (!armed) return { ok: false, limit: `the kill switch (auto-cancel / heartbeat) of ${venueName(found.grant.venue)} is not armed, so nothing is signed without you` };
-      const seq = found.uses.reduce((a, u) => Math.max(a, u.seq ?? 0), 0) + 1;
-      const uses = [...found.uses.filter((u) => u.at > now - DAY_MS || u.orders?.length), { at: now, notional: verdict.notional, seq }];
-      await this.save(found.grant, uses);
-      return { ok: true, notional: verdict.notional, grantId: found.grant.id, seq };
+      const use: GrantUse = { at: now, notional: verdict.notional, seq: found.win.nextSeq() };
+      await this.o.vault.addGrantUse(found.grant, use); // stored before it counts here, and before anything is signed
+      found.win.push(use);
+      return { ok: true, notional: verdict.notional, grantId: found.grant.id, seq: use.seq ?? 0 };
     });
   }
 
   /**
    * Records the orders the venue accepted for use `seq` of grant `grantId` (a granted cancel may reach
    * them, and nothing else). Keeps the newest `MAX_OWNED_ORDERS`. No-op when the grant is gone.
+   * Rewrites only the buckets of the uses it changes (issue #20).
    */
   async recordOrders(grantId: string, seq: number, orders: readonly OwnedOrder[]): Promise<void> {
     if (!orders.length) return;
-    await this.exclusive(async () => {
+    await this.exclusive(() => this.noteOrders(grantId, seq, orders));
+  }
+
+  /** `recordOrders` inside the mutex: the changed uses written to the vault, then to memory. */
+  private async noteOrders(grantId: string, seq: number, orders: readonly OwnedOrder[]): Promise<void> {
       const found = (await this.live()).find((g) => g.grant.id === grantId);
-      if (!found) return;
-      let uses = found.uses.map((u) => (u.seq === seq ? { ...u, orders: [...(u.orders ?? []), ...orders.map((o) => ({ oid: o.oid, ...(o.coid ? { coid: o.coid } : {}) }))] } : u));
-      let excess = uses.reduce((a, u) => a + (u.orders?.length ?? 0), 0) - MAX_OWNED_ORDERS;
-      uses = uses.map((u) => {
-        if (excess <= 0 || !u.orders?.length) return u;
-        const drop = Math.min(excess, u.orders.length);
+      const target = found?.win.uses.findLast((u) => u.seq === seq);
+      if (!found || !target) return;
+      const updated: GrantUse = { ...target, orders: [...(target.orders ?? []), ...orders.map((o) => ({ oid: o.oid, ...(o.coid ? { coid: o.coid } : {}) }))] };
+      // Keep the newest MAX_OWNED_ORDERS: drop the oldest orders first (uses are in time order).
+      const owning = [...found.win.withOrders().filter((u) => u !== target), updated].sort((a, b) => a.at - b.at || (a.seq ?? 0) - (b.seq ?? 0));
+      const changed = new Map<number | undefined, GrantUse>([[updated.seq, updated]]);
+      let excess = owning.reduce((a, u) => a + (u.orders?.length ?? 0), 0) - MAX_OWNED_ORDERS;
+      for (const u of owning) {
+        if (excess <= 0) break;
+        const drop = Math.min(excess, u.orders?.length ?? 0);
         excess -= drop;
-        const rest = u.orders.slice(drop);
+        const rest = (u.orders ?? []).slice(drop);
         const { orders: _dropped, ...bare } = u;
-        return rest.length ? { ...bare, orders: rest } : bare;
-      });
-      await this.save(found.grant, uses);
-    });
+        changed.set(u.seq, rest.length ? { ...bare, orders: rest } : bare);
+      }
+      await this.update(found, [...changed.values()]);
   }
 
   /**
@@ -205,9 +238,8 @@ export class GrantService {
     if (!coids.length) return;
     await this.exclusive(async () => {
       for (const g of await this.mine(origin, account, undefined)) {
-        if (!g.uses.some((u) => u.orders?.some((o) => o.coid && coids.includes(o.coid)))) continue;
-        const uses = g.uses.map((u) => (u.orders ? { ...u, orders: u.orders.map((o) => (o.coid && coids.includes(o.coid) ? { oid: o.oid } : o)) } : u));
-        await this.save(g.grant, uses);
+        const hit = g.win.withOrders().filter((u) => u.orders?.some((o) => o.coid && coids.includes(o.coid)));
+        await this.update(g, hit.map((u) => ({ ...u, orders: (u.orders ?? []).map((o) => (o.coid && coids.includes(o.coid) ? { oid: o.oid } : o)) })));
       }
     });
   }
@@ -216,9 +248,9 @@ export class GrantService {
   async list(): Promise<GrantSummary[]> {
     return this.exclusive(async () => {
       const now = this.now();
-      return (await this.live()).map(({ grant, uses }) => {
-        const recent = uses.filter((u) => u.at > now - DAY_MS);
-        return { ...grant, used24h: fromUnits(recent.reduce((a, u) => a + (toUnits(u.notional, 18) ?? 0n), 0n), 18), uses24h: recent.length };
+      return (await this.live()).map(({ grant, win }) => {
+        const usage = win.at(now);
+        return { ...grant, used24h: fromUnits(usage.used24h, 18), uses24h: usage.uses24h };
       });
     });
   }

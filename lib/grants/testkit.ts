@@ -28,7 +28,9 @@ export function grantSuite(name: string): void {
   });
   beforeEach(() => {
     fakeBrowser.reset();
-    h.clock.now = Date.now(); // the sandbox clock does not run by itself: keep signed timestamps within its skew
+    // The sandbox's clock starts frozen at beforeAll: bring it to now, or a slow file's later tests send
+    // commands "from the future" (more than 5 s ahead) and re-arm kill switches that look stale.
+    h.clock.now = Date.now();
   });
 }
 

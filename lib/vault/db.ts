@@ -50,8 +50,11 @@ export type RecordIndex = { id: 'index'; sealed: Sealed };
  */
 export type SessionRecord = { id: 'session'; sealed: Sealed };
 
-/** Kinds of secret record. `grant`: a site's standing grant and its uses (sealed: origin and limits are private). */
-export type SecretKind = 'owner' | 'proxy' | 'clob' | 'grant' | 'deposit';
+/**
+ * Kinds of secret record. `grant`: a site's standing grant and how many uses it holds (sealed: origin and
+ * limits are private); `grantuse`: one minute of a grant's uses (sealed; see `lib/vault/vault.ts`, "Grant storage"); `deposit`: an owner key's deposit wallet and builder credentials (issue #21).
+ */
+export type SecretKind = 'owner' | 'proxy' | 'clob' | 'grant' | 'grantuse' | 'deposit';
 
 /**
  * An encrypted secret record. `meta` is non-secret and readable while locked (addresses, labels,

@@ -128,7 +128,7 @@ const backupSchema = v.object({
   secrets: v.array(
     v.object({
       id: v.string(),
-      kind: v.picklist(['owner', 'proxy', 'clob', 'grant', 'deposit']),
+      kind: v.picklist(['owner', 'proxy', 'clob', 'grant', 'grantuse', 'deposit']),
       account: v.string(),
       meta: v.record(v.string(), v.union([v.string(), v.number(), v.boolean(), v.null()])),
       sealed: sealedJsonSchema,
@@ -164,6 +164,25 @@ const SESSION_AAD = 'countersign/v1/meta/session';
 /** HKDF-SHA256 `info` of the audit chain's MAC key (derived from the master key; issue #17). */
 const AUDIT_INFO = 'countersign/audit/v1';
 const GRANT_PREFIX = 'grant:';
+/** Id prefix of a grant's use buckets: `grantuse:<grant id>:<minute, 10 digits>`. */
+const USE_PREFIX = 'grantuse:';
+/** Width of one use bucket (ms): every use of a grant made in the same clock minute shares a record. */
+const BUCKET_MS = 60_000;
+/** The ids from `prefix` up (IndexedDB key range over one kind of record). */
+const idsFrom = (prefix: string) => IDBKeyRange.bound(prefix, `${prefix}\uffff`);
+const bucketsOf = (grantId: string) => idsFrom(`${USE_PREFIX}${grantId}:`);
+const bucketId = (grantId: string, at: number) => `${USE_PREFIX}${grantId}:${String(Math.floor(at / BUCKET_MS)).padStart(10, '0')}`;
+
+/**
+ * A grant record's sealed content: the grant and `n`, how many uses it holds (uses are numbered 1 … n
+ * in the bucket records). Records written before the buckets hold `{ grant, uses }` instead (migrated
+ * when read).
+ */
+type GrantHead = { grant: Grant; n: number };
+type LegacyGrant = { grant: Grant; uses: GrantUse[] };
+/** One bucket record's sealed content: the uses of one minute and their numbers (`n[i]` numbers `uses[i]`). */
+type UseBucket = { n: number[]; uses: GrantUse[] };
+const isLegacy = (x: GrantHead | LegacyGrant): x is LegacyGrant => 'uses' in x && Array.isArray(x.uses);
 
 /**
  * The trading session's bundle, sealed by the session key in `meta/session` (AAD `SESSION_AAD`).
@@ -174,7 +193,8 @@ type SessionBundle = {
   accounts: string[];
   proxies: { info: ProxyInfo; privateKey: Hex; secret: string }[];
   clob: { info: ClobInfo; apiKey: string; secret: string; passphrase: string }[];
-  grants: { grant: Grant; uses: GrantUse[] }[];
+  /** Each grant with its use count (`GrantHead`); its uses are bucket records sealed by the session key. Bundles written before the buckets carry `uses` (migrated when read). */
+  grants: (GrantHead | LegacyGrant)[];
   auditKey: string;
 };
 
@@ -221,6 +241,14 @@ export class Vault {
   /** The writer lock: every mutation and sealed read runs after the previous one settled. */
   private chain: Promise<unknown> = Promise.resolve();
   private auditCache: { of: CryptoKey; key: CryptoKey } | undefined;
+  /**
+   * Signing accounts of keys opened since the last lock, by private key (issue #20: deriving the public
+   * key costs about a millisecond per signature). Only keys already opened are here; `lock` and entering
+   * a trading session empty it.
+   */
+  private signers = new Map<Hex, LocalAccount>();
+  /** Grant heads' use counts and the newest bucket of each grant, as last written (issue #20: a use reads nothing back). */
+  private useHeads = new Map<string, { n: number; bucket: { id: string; b: UseBucket } | undefined }>();
   private readonly db: VaultDb;
   private readonly session: SessionStore;
   private readonly now: () => number;
@@ -299,6 +327,7 @@ export class Vault {
       await tx.store.put(meta);
       await tx.done;
       this.index = undefined;
+      this.useHeads.clear();
       await this.setUnlocked(mk, salt);
     });
   }
@@ -370,10 +399,23 @@ export class Vault {
     });
   }
 
-  /** Writes the session's grants back as records sealed by `mk` and deletes the bundle, in one transaction. */
+  /**
+   * Writes the session's grants back as records sealed by `mk` (their use buckets re-sealed from the
+   * session key to `mk`) and deletes the bundle, in one transaction.
+   */
   private async leaveSession(mk: CryptoKey, bundle: SessionBundle): Promise<void> {
     const recs = await Promise.all(bundle.grants.map((g) => this.sealRecord(mk, 'grant', `${GRANT_PREFIX}${g.grant.id}`, g.grant.account, {}, g)));
-    await this.commit(mk, recs, [], { delMeta: ['session'] });
+    await this.commit(mk, recs, [], { delMeta: ['session'], loose: await this.resealBuckets(this.useKey(), mk) });
+  }
+
+  /** Every grant use bucket opened with `from` and sealed again with `to` (entering and leaving a trading session). A bucket that does not open is dropped (its grant is then refused as incomplete). */
+  private async resealBuckets(from: CryptoKey, to: CryptoKey): Promise<SecretRecord[]> {
+    const out: SecretRecord[] = [];
+    for (const id of (await this.db.getAllKeys('secrets', idsFrom(USE_PREFIX))).map(String)) {
+      const b = await this.readBucket(from, id).catch(() => undefined);
+      if (b) out.push(await this.sealBucket(to, id, b));
+    }
+    return out;
   }
 
   private async rewrap(meta: VaultMeta, mkRaw: Uint8Array<ArrayBuffer>, password: string, kdf: KdfParams, hooks: ChangePasswordHooks = {}) {
@@ -450,6 +492,8 @@ export class Vault {
       this.mk = undefined;
       this.sk = undefined;
       this.bundle = undefined;
+      this.signers.clear();
+      this.useHeads.clear();
       let failure: unknown;
       const step = async (fn: () => Promise<unknown>) => {
         try {
@@ -460,7 +504,7 @@ export class Vault {
       };
       await step(() => this.session.clear());
       await step(async () => {
-        const grantIds = (await this.db.getAll('secrets')).filter((r) => r.kind === 'grant').map((r) => r.id);
+        const grantIds = await this.grantRecordIds();
         if (mk) {
           try {
             await this.commit(mk, [], grantIds, { delMeta: ['session'], dropIndexPrefix: GRANT_PREFIX });
@@ -506,7 +550,7 @@ export class Vault {
           const { secret } = await this.read<ClobSecret>(r.id);
           bundle.clob.push({ info: clobInfoOf(r), ...secret });
         } else if (r.kind === 'grant') {
-          bundle.grants.push((await this.read<{ grant: Grant; uses: GrantUse[] }>(r.id)).secret);
+          bundle.grants.push((await this.read<GrantHead | LegacyGrant>(r.id)).secret);
         }
       }
       const auditRaw = await this.deriveAuditRaw(mk);
@@ -522,28 +566,36 @@ export class Vault {
       skRaw.fill(0);
       try {
         const grantIds = all.filter((r) => r.kind === 'grant').map((r) => r.id);
-        await this.commit(mk, [], grantIds, { putMeta: [{ id: 'session', sealed }], dropIndexPrefix: GRANT_PREFIX });
+        await this.commit(mk, [], grantIds, { putMeta: [{ id: 'session', sealed }], dropIndexPrefix: GRANT_PREFIX, loose: await this.resealBuckets(mk, sk) });
       } catch (err) {
         await this.setUnlocked(mk, meta.salt).catch(() => undefined);
         throw err;
       }
       this.mk = undefined;
       this.index = undefined;
+      this.signers.clear(); // owner keys opened while unlocked must not outlive the master key
       this.sk = sk;
       this.bundle = bundle;
       this.bundleDigest = digest;
     });
   }
 
-  /** Re-seals the session bundle after a change and writes it (call inside `exclusive`, in 'session'). */
-  private async saveBundle(next: SessionBundle): Promise<void> {
+  /**
+   * Re-seals the session bundle after a change and writes it (call inside `exclusive`, in 'session');
+   * `loose` records (grant use buckets) are put and deleted in the same transaction, before the bundle.
+   */
+  private async saveBundle(next: SessionBundle, loose: { put: SecretRecord[]; del: string[] } = { put: [], del: [] }): Promise<void> {
     if (!this.sk) throw new VaultLockedError();
     const sealed = await seal(this.sk, enc(next), SESSION_AAD);
     const digest = Vault.digestOf(sealed);
     const s = await this.session.get();
     // The session store first: a crash in between leaves a digest no bundle matches (locked, the safe side).
     if (s && 'sk' in s) await this.session.set({ ...s, bundle: digest });
-    await this.db.put('meta', { id: 'session', sealed });
+    const tx = this.db.transaction(['secrets', 'meta'], 'readwrite');
+    for (const r of loose.put) await tx.objectStore('secrets').put(r);
+    for (const id of loose.del) await tx.objectStore('secrets').delete(id);
+    await tx.objectStore('meta').put({ id: 'session', sealed });
+    await tx.done;
     this.bundle = next;
     this.bundleDigest = digest;
   }
@@ -574,6 +626,17 @@ export class Vault {
         raw.fill(0);
       }
     });
+  }
+
+  /** The signing account of `privateKey` (cached until lock). */
+  private signerOf(privateKey: Hex): LocalAccount {
+    let a = this.signers.get(privateKey);
+    if (!a) {
+      a = privateKeyToAccount(privateKey);
+      if (this.signers.size >= 64) this.signers.clear();
+      this.signers.set(privateKey, a);
+    }
+    return a;
   }
 
   /** The master key; `VaultLockedError` (saying a password is needed in a trading session) otherwise. */
@@ -655,14 +718,14 @@ export class Vault {
 
   /**
    * Writes `put` records and deletes `del` ids together with the updated index (sealed by `key`) in one
-   * transaction; `putMeta` / `delMeta` join it; `dropIndexPrefix` also drops index entries of records
-   * already gone. Call inside `exclusive`, so the index read here is still current when it is written.
+   * transaction; `putMeta` / `delMeta` join it; `loose` / `looseDel` (grant use buckets, outside the
+   * index) join it too, written first; `dropIndexPrefix` also drops index entries of records already gone. Call inside `exclusive`, so the index read here is still current when it is written.
    */
   private async commit(
     key: CryptoKey,
     put: SecretRecord[],
     del: string[],
-    o: { putMeta?: SessionRecord[]; delMeta?: string[]; dropIndexPrefix?: string } = {},
+    o: { putMeta?: SessionRecord[]; delMeta?: string[]; dropIndexPrefix?: string; loose?: SecretRecord[]; looseDel?: string[] } = {},
   ): Promise<void> {
     const next = new Map(await this.loadIndex(key));
     if (o.dropIndexPrefix) for (const id of [...next.keys()]) if (id.startsWith(o.dropIndexPrefix)) next.delete(id);
@@ -670,6 +733,9 @@ export class Vault {
     for (const r of put) next.set(r.id, Vault.digestOf(r.sealed));
     const sealedIndex = await seal(key, enc(Object.fromEntries(next)), INDEX_AAD);
     const tx = this.db.transaction(['secrets', 'meta'], 'readwrite');
+    // Records outside the index (grant use buckets) first: see "Grant storage" for why this order.
+    for (const r of o.loose ?? []) await tx.objectStore('secrets').put(r);
+    for (const id of o.looseDel ?? []) await tx.objectStore('secrets').delete(id);
     for (const id of del) await tx.objectStore('secrets').delete(id);
     for (const r of put) await tx.objectStore('secrets').put(r);
     for (const m of o.putMeta ?? []) await tx.objectStore('meta').put(m);
@@ -739,7 +805,7 @@ export class Vault {
 
   /** Owner keys (metadata only; works in every state — in a trading session too, though only the password opens them). */
   async listOwners(): Promise<OwnerInfo[]> {
-    const all = await this.db.getAll('secrets');
+    const all = await this.db.getAll('secrets', idsFrom('owner:'));
     return all
       .filter((r) => r.kind === 'owner')
       .map((r) => {
@@ -752,7 +818,7 @@ export class Vault {
   async ownerAccount(address: string): Promise<LocalAccount> {
     return this.exclusive(async () => {
       const { secret } = await this.read<{ privateKey: Hex }>(`owner:${address.toLowerCase()}`);
-      return privateKeyToAccount(secret.privateKey);
+      return this.signerOf(secret.privateKey);
     });
   }
 
@@ -799,7 +865,7 @@ export class Vault {
    */
   async listProxies(account?: string): Promise<ProxyInfo[]> {
     if (this.bundle) return this.bundle.proxies.map((p) => ({ ...p.info })).filter((p) => !account || p.account.toLowerCase() === account.toLowerCase());
-    const all = account ? await this.db.getAllFromIndex('secrets', 'byAccount', account.toLowerCase()) : await this.db.getAll('secrets');
+    const all = account ? await this.db.getAllFromIndex('secrets', 'byAccount', account.toLowerCase()) : await this.db.getAll('secrets', idsFrom('proxy:'));
     return all.filter((r) => r.kind === 'proxy').map(proxyInfoOf);
   }
 
@@ -817,12 +883,12 @@ export class Vault {
           .filter((p) => p.info.account.toLowerCase() === account.toLowerCase() && p.info.expiry > now)
           .sort((a, b) => b.info.expiry - a.info.expiry)[0];
         if (!live) throw new KeyNotFoundError('unexpired proxy key');
-        return { info: { ...live.info }, signer: privateKeyToAccount(live.privateKey), secret: live.secret };
+        return { info: { ...live.info }, signer: this.signerOf(live.privateKey), secret: live.secret };
       }
       const live = (await this.listProxies(account)).filter((p) => p.expiry > now).sort((a, b) => b.expiry - a.expiry);
       if (!live[0]) throw new KeyNotFoundError('unexpired proxy key');
       const { secret } = await this.read<ProxySecret>(live[0].id);
-      return { info: live[0], signer: privateKeyToAccount(secret.privateKey), secret: secret.secret };
+      return { info: live[0], signer: this.signerOf(secret.privateKey), secret: secret.secret };
     });
   }
 
@@ -916,41 +982,202 @@ export class Vault {
 
   // ------------------------------------------------------------------------------------------
   // Standing grants (issue #11): sealed like keys, so a site's limits and usage are private at rest.
-  // In a trading session they live in the session bundle, re-sealed on every write.
+  //
+  // Grant storage (issue #20, flat per use): a grant is a head record `grant:<id>` ({ grant, n }, in the
+  // sealed index while unlocked, in the session bundle during a trading session) and its uses, numbered
+  // 1 … n, in one sealed record per clock minute (`grantuse:<id>:<minute>`, not in the index: each is
+  // bound to its id by its AAD, and the head's `n` vouches for the set — a missing, rolled-back or
+  // deleted bucket leaves a number missing, and the grant is refused with `TamperedRecordError`). A use
+  // rewrites its minute's bucket, the head and the index (or the bundle): the cost does not grow with
+  // the uses of the day. Write order, in one IndexedDB transaction: the bucket first, then the head.
+  // Should they ever be torn, a use without its head still counts (numbers above `n` are counted, and
+  // the head is repaired on the next read), and a head without its use is a gap (refused): a crash
+  // never un-counts a use. Buckets are sealed by the master key, or by the session key in a session.
 
-  /** Stores (or replaces, by `grant.id`) a grant with its uses. Requires 'unlocked' or 'session'. */
+  /** The key that seals grant use buckets now: the master key, or the session key in a trading session. */
+  private useKey(): CryptoKey {
+    const key = this.mk ?? this.sk;
+    if (!key) throw new VaultLockedError();
+    return key;
+  }
+
+  /** Seals one bucket record (`account` is empty: buckets are found by id, never by account). */
+  private sealBucket(key: CryptoKey, id: string, bucket: UseBucket): Promise<SecretRecord> {
+    return this.sealRecord(key, 'grantuse', id, '', {}, bucket);
+  }
+
+  /** Opens bucket `id` (undefined when absent). Throws `DecryptError` when it was altered or moved. */
+  private async readBucket(key: CryptoKey, id: string): Promise<UseBucket | undefined> {
+    const rec = await this.db.get('secrets', id);
+    return rec ? dec<UseBucket>(await open(key, rec.sealed, recordAad('secrets', id, ''))) : undefined;
+  }
+
+  /** Buckets of `uses` numbered from `first` (`n` of `uses[i]` is `first + i`), by bucket id. */
+  private static bucketsFor(grantId: string, uses: readonly GrantUse[], first = 1): Map<string, UseBucket> {
+    const out = new Map<string, UseBucket>();
+    uses.forEach((u, i) => {
+      const id = bucketId(grantId, u.at);
+      const b = out.get(id) ?? { n: [], uses: [] };
+      b.n.push(first + i);
+      b.uses.push(u);
+      out.set(id, b);
+    });
+    return out;
+  }
+
+  /**
+   * Writes head `head` with bucket records `buckets` (sealed now) and deletes bucket ids `drop`, in one
+   * transaction: the index (unlocked) or the session bundle (session) vouches for the head. Call inside `exclusive`.
+   */
+  private async writeGrant(head: GrantHead, buckets: Map<string, UseBucket>, drop: string[] = []): Promise<void> {
+    const key = this.useKey();
+    const loose = await Promise.all([...buckets].map(([id, b]) => this.sealBucket(key, id, b)));
+    this.useHeads.delete(head.grant.id); // set again once written
+    const only = buckets.size === 1 ? [...buckets][0] : undefined;
+    const cache = { n: head.n, bucket: only ? { id: only[0], b: only[1] } : undefined };
+    const b = this.bundle;
+    if (b) {
+      await this.saveBundle({ ...b, grants: [...b.grants.filter((g) => g.grant.id !== head.grant.id), structuredClone(head)] }, { put: loose, del: drop });
+    } else {
+      await this.commit(this.key(), [await this.sealRecord(this.key(), 'grant', `${GRANT_PREFIX}${head.grant.id}`, head.grant.account, {}, head)], [], { loose, looseDel: drop });
+    }
+    this.useHeads.set(head.grant.id, cache);
+  }
+
+  /** The head of grant `id` (call inside `exclusive`). Throws `KeyNotFoundError`, `TamperedRecordError`, `VaultLockedError`. */
+  private async readHead(id: string): Promise<GrantHead | LegacyGrant> {
+    if (this.bundle) {
+      const found = this.bundle.grants.find((g) => g.grant.id === id);
+      if (!found) throw new KeyNotFoundError('grant');
+      return found;
+    }
+    return (await this.read<GrantHead | LegacyGrant>(`${GRANT_PREFIX}${id}`)).secret;
+  }
+
+  /**
+   * The uses of a head, in number order, checked complete: every number 1 … n present (else
+   * `TamperedRecordError`); a legacy head is migrated (its uses written as buckets). A use numbered above
+   * `n` (a torn write) counts, and the head is repaired. Call inside `exclusive`.
+   */
+  private async loadUses(head: GrantHead | LegacyGrant): Promise<{ grant: Grant; uses: GrantUse[] }> {
+    const { grant } = head;
+    const ids = await this.db.getAllKeys('secrets', bucketsOf(grant.id));
+    if (isLegacy(head)) {
+      await this.writeGrant({ grant, n: head.uses.length }, Vault.bucketsFor(grant.id, head.uses), ids.map(String));
+      return { grant, uses: head.uses };
+    }
+    const key = this.useKey();
+    const byN = new Map<number, GrantUse>();
+    for (const id of ids) {
+      const b = await this.readBucket(key, String(id)).catch(() => {
+        throw new TamperedRecordError();
+      });
+      b?.uses.forEach((u, i) => byN.set(b.n[i] ?? 0, u));
+    }
+    const top = Math.max(head.n, ...byN.keys());
+    const uses: GrantUse[] = [];
+    for (let i = 1; i <= top; i++) {
+      const u = byN.get(i);
+      if (u) uses.push(u);
+      else if (i <= head.n) throw new TamperedRecordError();
+    }
+    if (top > head.n) await this.writeGrant({ grant, n: top }, new Map());
+    return { grant, uses };
+  }
+
+  /**
+   * Stores (or replaces, by `grant.id`) a grant with all its uses (creation, and tests). Per use, call
+   * `addGrantUse`. Requires 'unlocked' or 'session'.
+   */
   async putGrant(grant: Grant, uses: GrantUse[]): Promise<void> {
     return this.exclusive(async () => {
-      const b = this.bundle;
-      if (b) {
-        await this.saveBundle({ ...b, grants: [...b.grants.filter((g) => g.grant.id !== grant.id), structuredClone({ grant, uses })] });
-        return;
+      this.useKey();
+      const old = (await this.db.getAllKeys('secrets', bucketsOf(grant.id))).map(String);
+      const buckets = Vault.bucketsFor(grant.id, uses);
+      await this.writeGrant({ grant, n: uses.length }, buckets, old.filter((id) => !buckets.has(id)));
+    });
+  }
+
+  /**
+   * Appends one use to grant `grant` (stored before): rewrites the use's minute bucket and the grant's
+   * head only, whatever the number of uses. Requires 'unlocked' or 'session' (`VaultLockedError`);
+   * `KeyNotFoundError` when the grant is gone (revoked), `TamperedRecordError`.
+   */
+  async addGrantUse(grant: Grant, use: GrantUse): Promise<void> {
+    return this.exclusive(async () => {
+      const id = bucketId(grant.id, use.at);
+      let cached = this.useHeads.get(grant.id);
+      if (!cached) {
+        const head = await this.readHead(grant.id);
+        if (isLegacy(head)) await this.loadUses(head);
+        cached = { n: isLegacy(head) ? head.uses.length : head.n, bucket: undefined };
       }
-      await this.put('grant', `${GRANT_PREFIX}${grant.id}`, grant.account, {}, { grant, uses });
+      const n = cached.n;
+      const b =
+        cached.bucket?.id === id
+          ? cached.bucket.b
+          : ((await this.readBucket(this.useKey(), id).catch(() => {
+              throw new TamperedRecordError();
+            })) ?? { n: [], uses: [] });
+      await this.writeGrant({ grant, n: n + 1 }, new Map([[id, { n: [...b.n, n + 1], uses: [...b.uses, use] }]]));
+    });
+  }
+
+  /**
+   * Replaces stored uses of grant `grantId` by `uses`, matched by `seq` within the bucket of their `at`
+   * (recording or forgetting orders); touches those buckets only. A use not found is skipped.
+   */
+  async updateGrantUses(grantId: string, uses: readonly GrantUse[]): Promise<void> {
+    if (!uses.length) return;
+    return this.exclusive(async () => {
+      const key = this.useKey();
+      const cached = this.useHeads.get(grantId);
+      if (!cached) await this.readHead(grantId); // the grant must still exist
+      const ids = [...new Set(uses.map((u) => bucketId(grantId, u.at)))];
+      const recs: SecretRecord[] = [];
+      for (const id of ids) {
+        const b = cached?.bucket?.id === id ? cached.bucket.b : await this.readBucket(key, id);
+        if (!b) continue;
+        const next = b.uses.map((u) => uses.find((x) => x.seq !== undefined && x.seq === u.seq && x.at === u.at) ?? u);
+        recs.push(await this.sealBucket(key, id, { n: b.n, uses: next }));
+        const c = this.useHeads.get(grantId);
+        if (c?.bucket?.id === id) c.bucket = { id, b: { n: b.n, uses: next } };
+      }
+      const tx = this.db.transaction('secrets', 'readwrite');
+      for (const r of recs) await tx.store.put(r);
+      await tx.done;
     });
   }
 
   /** Every grant with its uses (requires 'unlocked' or 'session' when there is any: the records are sealed). */
   async listGrants(): Promise<{ grant: Grant; uses: GrantUse[] }[]> {
     return this.exclusive(async () => {
-      if (this.bundle) return structuredClone(this.bundle.grants);
-      const recs = (await this.db.getAll('secrets')).filter((r) => r.kind === 'grant');
+      const heads = this.bundle ? [...this.bundle.grants] : [];
+      if (!this.bundle) for (const id of await this.db.getAllKeys('secrets', idsFrom(GRANT_PREFIX))) heads.push((await this.read<GrantHead | LegacyGrant>(String(id))).secret);
       const out: { grant: Grant; uses: GrantUse[] }[] = [];
-      for (const r of recs) out.push((await this.read<{ grant: Grant; uses: GrantUse[] }>(r.id)).secret);
-      return out;
+      for (const h of heads) out.push(await this.loadUses(h));
+      return structuredClone(out);
     });
   }
 
-  /** Removes one grant (no error when it is gone). */
+  /** Removes one grant with its uses (no error when it is gone). */
   async deleteGrant(id: string): Promise<void> {
     return this.exclusive(async () => {
+      this.useHeads.delete(id);
+      const buckets = (await this.db.getAllKeys('secrets', bucketsOf(id))).map(String);
       const b = this.bundle;
       if (b) {
-        if (b.grants.some((g) => g.grant.id === id)) await this.saveBundle({ ...b, grants: b.grants.filter((g) => g.grant.id !== id) });
+        if (b.grants.some((g) => g.grant.id === id) || buckets.length) await this.saveBundle({ ...b, grants: b.grants.filter((g) => g.grant.id !== id) }, { put: [], del: buckets });
         return;
       }
-      await this.remove([`${GRANT_PREFIX}${id}`]);
+      await this.remove([`${GRANT_PREFIX}${id}`, ...buckets]);
     });
+  }
+
+  /** Ids of every grant head and use bucket in the `secrets` store. */
+  private async grantRecordIds(): Promise<string[]> {
+    const [heads, uses] = await Promise.all([this.db.getAllKeys('secrets', idsFrom(GRANT_PREFIX)), this.db.getAllKeys('secrets', idsFrom(USE_PREFIX))]);
+    return [...heads, ...uses].map(String);
   }
 
   /**
@@ -959,23 +1186,25 @@ export class Vault {
    */
   async deleteAllGrants(): Promise<number> {
     return this.exclusive(async () => {
+      this.useHeads.clear();
+      const ids = await this.grantRecordIds();
       const b = this.bundle;
       if (b) {
         const n = b.grants.length;
-        if (n) await this.saveBundle({ ...b, grants: [] });
+        if (n || ids.length) await this.saveBundle({ ...b, grants: [] }, { put: [], del: ids });
         return n;
       }
-      const ids = (await this.db.getAll('secrets')).filter((r) => r.kind === 'grant').map((r) => r.id);
+      const n = ids.filter((id) => id.startsWith(GRANT_PREFIX)).length;
       if (this.mk) {
         try {
           await this.commit(this.mk, [], ids, { dropIndexPrefix: GRANT_PREFIX });
-          return ids.length;
+          return n;
         } catch {
           /* an unreadable index must not keep a grant alive: delete the records alone */
         }
       }
       for (const id of ids) await this.db.delete('secrets', id);
-      return ids.length;
+      return n;
     });
   }
 
@@ -1036,6 +1265,7 @@ export class Vault {
         for (const r of secrets) await tx.objectStore('secrets').put(r);
         await tx.done;
         this.index = undefined;
+        this.useHeads.clear();
         await this.setUnlocked(unwrapped.mk, meta.salt);
       } finally {
         unwrapped.raw.fill(0);

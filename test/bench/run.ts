@@ -1,13 +1,21 @@
-/** `npm run bench`: prints benchmark figures (never a pass/fail on timing). */
+/**
+ * `npm run bench`: prints benchmark figures (never a pass/fail on timing). `BENCH_ONLY` (comma list of
+ * `signing`, `vault`, `sizes`, `grant`, `grant-use`, `audit`) runs only those parts.
+ */
 import { benchSigning, printSigning } from './signing';
 import { benchVault } from './vault';
 import { printSizes } from './size';
 import { benchGrant } from './grant';
 import { benchAudit } from './audit';
+import { benchGrantUse } from './grant-use';
 
-printSizes();
-printSigning(await benchSigning());
-await benchVault();
-await benchGrant();
-await benchAudit();
-await (await import('./popup')).benchPopup();
+const only = process.env.BENCH_ONLY?.split(',');
+const want = (part: string) => !only || only.includes(part);
+
+if (want('sizes')) printSizes();
+if (want('signing')) printSigning(await benchSigning());
+if (want('vault')) await benchVault();
+if (want('grant-use')) await benchGrantUse();
+if (want('grant')) await benchGrant();
+if (want('audit')) await benchAudit();
+if (want('popup')) await (await import('./popup')).benchPopup();

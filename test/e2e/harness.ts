@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../lib/sandbox/server';
 
-export const EXTENSION_DIR = resolve(import.meta.dirname, '../../.output/chrome-mv3');
+export const EXTENSION_DIR = resolve(import.meta.dirname, '../../.output', process.env.COUNTERSIGN_BUILD ?? 'chrome-mv3');
 export const ARTIFACTS = resolve(import.meta.dirname, '../../test-results');
 const CHROMIUM = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'].find((p) => existsSync(p));
 

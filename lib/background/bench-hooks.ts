@@ -1,0 +1,69 @@
+/**
+ * Bench-only hooks (issue #20, `npm run bench`): a `wxt build --mode bench` build puts them on the
+ * worker's global as `countersignBench` (the background entrypoint checks `import.meta.env.MODE`, so
+ * production builds drop them). `test/bench/grant.ts` uses them to seed a grant's uses through the vault
+ * API and to time the page path's stages inside the worker. Nothing here is reachable from a page.
+ */
+import { DAY_MS, type GrantUse } from '../grants/evaluate';
+import { commandFromBody } from '../perps/commands';
+import type { Background } from './index';
+
+/** Milliseconds per run of each named stage. */
+export type StageTimes = Record<string, number[]>;
+
+/** What `benchHooks` offers the bench (see the module docstring). */
+export type BenchHooks = {
+  /**
+   * Adds `count` uses (notional 0.000001 USDC each) to `origin`'s grant, spread over the last 24 h
+   * (before its own uses), through `Vault.putGrant`; the grant service reads them afresh. Returns the
+   * grant's use count.
+   */
+  seedUses: (origin: string, count: number) => Promise<number>;
+  /**
+   * Times each stage of a granted perps order `runs` times inside the worker: the grant check and its
+   * use write (`consume`), the key read, the artifact build (`preparePerps`), signing with submission
+   * and audit (`execute`), and recording the acknowledged order (`recordOrders`), once per op of `ops`
+   * (`perps_sendCommand` createOrders ops); `ref` the reference price the grant check gets.
+   */
+  stages: (o: { origin: string; account: string; ops: unknown[]; ref: string }) => Promise<StageTimes>;
+};
+
+/** The bench hooks of a running background. */
+export function benchHooks(bg: Background): BenchHooks {
+  return {
+    async seedUses(origin, count) {
+      await bg.ready;
+      const vault = bg.vault();
+      const found = (await vault.listGrants()).find((g) => g.grant.origin === origin);
+      if (!found) throw new Error(`no grant for ${origin}`);
+      const now = Date.now();
+      const step = (DAY_MS - 5 * 60_000) / count;
+      const top = found.uses.reduce((a, u) => Math.max(a, u.seq ?? 0), 0);
+      const seeded: GrantUse[] = Array.from({ length: count }, (_, i) => ({ at: Math.floor(now - DAY_MS + 60_000 + i * step), notional: '0.000001', seq: top + 1 + i }));
+      await vault.putGrant(found.grant, [...seeded, ...found.uses]);
+      bg.grants().reload();
+      return seeded.length + found.uses.length;
+    },
+    async stages({ origin, account, ops, ref }) {
+      await bg.ready;
+      const out: StageTimes = { consume: [], proxyFor: [], preparePerps: [], execute: [], recordOrders: [] };
+      const time = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+        const t0 = performance.now();
+        const r = await fn();
+        out[name]?.push(performance.now() - t0);
+        return r;
+      };
+      for (const [i, op] of ops.entries()) {
+        const cmd = commandFromBody(op);
+        const decision = await time('consume', () =>
+          bg.grants().consume(origin, account, { kind: 'order', venue: 'perps', orders: [{ market: '2', buy: true, size: '0.01', price: ref, postOnly: true }] }, async () => ({ price: ref, source: 'mark' }), async () => true),
+        );
+        await time('proxyFor', () => bg.vault().proxyFor(account));
+        const artifact = await time('preparePerps', () => bg.service().preparePerps(account, cmd, { submit: true }));
+        await time('execute', () => bg.service().execute(artifact, artifact.digest, { origin, summary: 'bench' }));
+        if (decision?.ok) await time('recordOrders', () => bg.grants().recordOrders(decision.grantId, decision.seq, [{ oid: 1_000_000 + i }]));
+      }
+      return out;
+    },
+  };
+}
