@@ -15,6 +15,8 @@ import { lotOf, tickOf, type PerpsStore } from './stores/perps';
 import { formatStep, formatUsdc } from '../../lib/format';
 import { createPositionsStore, RANGE_NAMES } from './stores/positions';
 import { DEFAULT_SLIPPAGE_BPS } from '../../lib/perps/risk';
+import { Fragment } from 'preact';
+import { ClosePreview } from '../../components/RiskPanel';
 
 /** A Unix-ms time as "MM-DD hh:mm" (UTC). */
 const time = (ms: number) => new Date(ms).toISOString().slice(5, 16).replace('T', ' ');
@@ -47,7 +49,13 @@ export function PositionsView({ account, store, slippageBps = DEFAULT_SLIPPAGE_B
       <ul class="positions-list">
         {portfolio?.positions.map((p) => {
           const m = mark(p.instrument_id);
-          return <PositionRow key={p.instrument_id} p={p} {...(m ? { mark: m } : {})} tick={tick(p.instrument_id)} lot={lot(p.instrument_id)} onClose={() => void s.close(p, slippageBps)} onTrigger={(k, t) => void s.trigger(p, k, t)} />;
+          const c = s.closing.value?.p.instrument_id === p.instrument_id ? s.closing.value : undefined;
+          return (
+            <Fragment key={p.instrument_id}>
+              <PositionRow p={p} {...(m ? { mark: m } : {})} tick={tick(p.instrument_id)} lot={lot(p.instrument_id)} onClose={() => void s.close(p, slippageBps)} onTrigger={(k, t) => void s.trigger(p, k, t)} />
+              {c ? <li><ClosePreview symbol={p.symbol} preview={c.preview} onConfirm={() => void s.confirmClose()} onCancel={s.cancelClose} /></li> : null}
+            </Fragment>
+          );
         })}
       </ul>
       <h3>

@@ -81,7 +81,7 @@ describe('trader cockpit in Chromium', () => {
     await h.screenshot(popup, '31-positions');
   });
 
-  it('sets a stop-loss (reduce-only trigger) and closes the position in one action', async () => {
+  it('sets a stop-loss (reduce-only trigger) and closes the position after a preview and one confirmation', async () => {
     const row = popup.getByTestId('position-1');
     await row.locator('input[name="trp"]').fill('50000');
     await row.getByRole('button', { name: 'Set' }).click();
@@ -90,6 +90,11 @@ describe('trader cockpit in Chromium', () => {
     expect(trigger).toMatchObject({ status: 'untriggered', ro: true, buy: false, qty: 200_000_000n, trigger: { trp: 5_000_000_000_000n } });
     await h.screenshot(popup, '32-stop-loss');
     await row.getByRole('button', { name: 'Close BTC-PERP at market' }).click();
+    // A preview first (size, estimated price, fee, realised PnL); nothing is sent until the confirmation.
+    await popup.getByTestId('close-preview').waitFor();
+    expect(await popup.getByTestId('close-fee').textContent()).toMatch(/USDC$/);
+    expect(btcPosition()).toBeDefined();
+    await popup.getByTestId('close-confirm').click();
     await popup.getByText('Closed BTC-PERP').waitFor();
     expect(btcPosition()).toBeUndefined();
     await popup.getByText('No open positions.').waitFor();

@@ -19,6 +19,8 @@ function setup() {
   });
   const perps = createPerpsStore('0xabc', call);
   perps.instruments.value = [{ instrument_id: 2, symbol: 'ETH-PERP', price_decimals: 2, quantity_decimals: 2, max_leverage: 50, tick_size: '0.05', lot_size: '0.01' }];
+  perps.fees.value = { taker: '0.0005', maker: '0.0001' };
+  perps.portfolio.value = { positions: [SHORT], margin: { total_account_value: '10000', total_initial_margin: '900', total_maintenance_margin: '45', total_position_value: '4500' }, withdrawable: '9100' };
   const sent: unknown[] = [];
   const s = createPositionsStore(perps, async (cmd) => { sent.push(cmd.body); return {}; });
   return { s, calls, sent };
@@ -57,9 +59,19 @@ describe('createPositionsStore', () => {
     expect(s.points.value).toEqual([[1, '-5']]);
   });
 
-  it('closes a position, says so, and reads the fills again', async () => {
+  it('closes a position after a preview and one confirmation, says so, and reads the fills again', async () => {
     const { s, sent } = setup();
     await s.close(SHORT);
+    // First step (issue #19 finding 6): a preview — size, estimated price, fee, realised PnL — and nothing sent.
+    expect(sent).toHaveLength(0);
+    expect(s.closing.value?.preview).toMatchObject({ size: '1.5', limit: '3031', complete: true });
+    // Buying back 1.5 at 3001 (entry 3000): fee 1.5 × 3001 × 5 bp, realised PnL −1.5.
+    expect(Number(s.closing.value?.preview.fee)).toBeCloseTo(2.25075, 4);
+    expect(Number(s.closing.value?.preview.realizedPnl)).toBeCloseTo(-1.5, 6);
+    s.cancelClose();
+    expect(s.closing.value).toBeUndefined();
+    await s.close(SHORT);
+    await s.confirmClose();
     expect(sent).toHaveLength(1);
     // Protected (issue #19): an IOC limit at the best ask + 1 % on the tick, never an unbounded market order.
     expect(sent[0]).toMatchObject({ args: [{ buy: true, qty: '1.5', p: '3031', tif: 'ioc', ro: true }] });

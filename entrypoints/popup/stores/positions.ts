@@ -8,7 +8,7 @@ import { computed, signal } from '@preact/signals';
 import { createOrders, type PerpsCommand } from '../../../lib/perps/commands';
 import { messageOf } from '../api';
 import { tickOf, type PerpsStore, type Portfolio, type Position } from './perps';
-import { DEFAULT_SLIPPAGE_BPS, estimateMarket } from '../../../lib/perps/risk';
+import { decimalsOf, DEFAULT_SLIPPAGE_BPS, estimateMarket, previewOrder } from '../../../lib/perps/risk';
 import type { PerpsReadAnswer } from '../../../lib/perps/wire';
 
 /** A fill (prices and sizes decimal strings, `timestamp` Unix ms). */
@@ -21,6 +21,9 @@ export const RANGES = { '1d': { ms: 86_400_000, interval: '1h' }, '7d': { ms: 7 
 export type RangeName = keyof typeof RANGES;
 /** The range names in display order. */
 export const RANGE_NAMES: readonly RangeName[] = ['1d', '7d', '30d'];
+
+/** What closing a position does, as `ClosePreview` shows it (decimal strings; USDC for fee and PnL). */
+export type ClosePreviewData = { size: string; fillable: string; limit: string; avgPrice: string; slippageBps: string | null; fee: string; realizedPnl: string; complete: boolean };
 
 /** Maintenance margin over account value, in percent (0 without a positive account value). */
 export function marginRatioPct(p: Portfolio | undefined): number {
@@ -97,27 +100,52 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
       error.value = messageOf(e);
     }
   }
-  /** Closes `p` with a protected market order: the book is read now and the IOC limit is its best level ± `capBps`. */
+  /** The close being previewed (issue #19 finding 6: a preview and one confirmation before it is sent). */
+  const closing = signal<{ p: Position; limit: string; preview: ClosePreviewData } | undefined>(undefined);
+  /**
+   * First step of closing `p`: reads the book now and previews a protected market order (reduce-only
+   * IOC at the best level ± `capBps`): size, estimated price and slippage, fee at the taker rate and
+   * realised PnL (`lib/perps/risk` over the venue's reads). Nothing is sent until `confirmClose`.
+   */
   async function close(p: Position, capBps = DEFAULT_SLIPPAGE_BPS): Promise<void> {
     error.value = undefined;
+    closing.value = undefined;
     const inst = perps.instruments.value.find((i) => i.instrument_id === p.instrument_id);
     const buy = p.size.startsWith('-');
+    const size = p.size.replace('-', '');
     let est;
     try {
       const book = await perps.read('book', { instrument_id: p.instrument_id, depth: 10 });
-      est = inst ? estimateMarket(buy ? book.asks : book.bids, buy, p.size.replace('-', ''), capBps, tickOf(inst)) : undefined;
+      est = inst ? estimateMarket(buy ? book.asks : book.bids, buy, size, capBps, tickOf(inst)) : undefined;
     } catch (e) {
       error.value = messageOf(e);
       return;
     }
-    if (!est) {
+    const portfolio = perps.portfolio.value;
+    const fees = perps.fees.value;
+    if (!est || !est.avgPrice || !inst || !portfolio || !fees) {
       error.value = `No book to price the close of ${p.symbol}: use the ticket with a limit price.`;
       return;
     }
-    await run(closeOrder(p, est.limit), `Closed ${p.symbol}`);
+    const r = previewOrder({
+      buy, qty: est.fillable, price: est.avgPrice, leverage: p.leverage, fees, liquidity: 'taker', reduceOnly: true,
+      markPrice: est.avgPrice, maxLeverage: inst.max_leverage, priceDecimals: decimalsOf(tickOf(inst)),
+      accountValue: portfolio.margin.total_account_value, withdrawable: portfolio.withdrawable,
+      position: { size: p.size, entryPrice: p.entry_price },
+    });
+    closing.value = { p, limit: est.limit, preview: { size, fillable: est.fillable, limit: est.limit, avgPrice: est.avgPrice, slippageBps: est.slippageBps, fee: r.fee, realizedPnl: r.realizedPnl, complete: est.complete } };
   }
+  /** Second step: sends the previewed close (reduce-only IOC at the previewed limit). */
+  async function confirmClose(): Promise<void> {
+    const c = closing.value;
+    if (!c) return;
+    closing.value = undefined;
+    await run(closeOrder(c.p, c.limit), `Closed ${c.p.symbol}`);
+  }
+  /** Drops the preview; nothing is sent. */
+  const cancelClose = () => (closing.value = undefined);
   /** Sets a take-profit or stop-loss at `trp` for `p`. */
   const trigger = (p: Position, kind: 'tp' | 'sl', trp: string) => run(triggerOrder(p, kind, trp), `${kind === 'sl' ? 'Stop-loss' : 'Take-profit'} set at ${trp} for ${p.symbol}`);
 
-  return { fills, more, funding, range, series, points, error, notice, marginRatio, loadFills, moreFills, loadSeries, chart, start, close, trigger };
+  return { fills, more, funding, range, series, points, error, notice, marginRatio, closing, loadFills, moreFills, loadSeries, chart, start, close, confirmClose, cancelClose, trigger };
 }
