@@ -6,13 +6,12 @@
  * account's order and trade events. Node 20 has no global WebSocket: the test gives the client `ws`'s.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import { createWalletClient, http } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createSecureClient, forkEnvironmentConfig } from '@polymarket/client';
-import { privateKey } from '@polymarket/client/viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { createSecureClient } from '@polymarket/client';
 import { ClobClient, OrderType, Side } from '@polymarket/clob-client-v2';
-import { startHarness, type Harness } from '../../lib/sandbox/testkit';
+import type { Harness } from '../../lib/sandbox/testkit';
+import { startVenueClient } from './venue-client';
 
 let h: Harness;
 let client: Awaited<ReturnType<typeof createSecureClient>>;
@@ -20,23 +19,9 @@ let trader: ClobClient;
 const CHAIN = 80002;
 
 beforeAll(async () => {
-  Object.assign(globalThis, { WebSocket });
-  h = await startHarness({ now: undefined });
-  h.clock.now = Date.now();
-  setInterval(() => (h.clock.now = Date.now()), 20).unref();
-  const ws = h.url.replace('http', 'ws');
-  const environment = forkEnvironmentConfig({
-    name: 'countersign-sandbox',
-    chainId: CHAIN,
-    perps: { rest: `${h.url}/perps`, ws: `${ws}/perps/v1/ws` },
-    clob: { rest: `${h.url}/clob`, market: { ws: `${ws}/clob/ws/market` }, user: { ws: `${ws}/clob/ws/user` } },
-    gamma: { rest: `${h.url}/gamma` },
-    data: { rest: `${h.url}/data` },
-    relayer: { rest: `${h.url}/relayer` },
-  });
-  const key = generatePrivateKey();
+  let key: `0x${string}`;
+  ({ h, client, key } = await startVenueClient());
   const account = privateKeyToAccount(key);
-  client = await createSecureClient({ environment, signer: privateKey(key), wallet: account.address });
   h.ctx.clob.credit(account.address, 1_000_000_000n);
   // The same wallet places orders through the official CLOB client (its derived key is the same account).
   const wallet = createWalletClient({ account, transport: http('http://127.0.0.1:9') });

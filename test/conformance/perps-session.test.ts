@@ -7,11 +7,9 @@
  * Node 20 has no global WebSocket: the test gives the client the `ws` one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createSecureClient, forkEnvironmentConfig, OrderSide, PerpsTimeInForce, type PerpsSession, type PerpsSessionEvent } from '@polymarket/client';
-import { privateKey } from '@polymarket/client/viem';
-import { startHarness, type Harness } from '../../lib/sandbox/testkit';
+import { OrderSide, PerpsTimeInForce, type PerpsSession, type PerpsSessionEvent } from '@polymarket/client';
+import type { Harness } from '../../lib/sandbox/testkit';
+import { startVenueClient } from './venue-client';
 
 let h: Harness;
 let session: PerpsSession;
@@ -19,24 +17,8 @@ const events: PerpsSessionEvent[] = [];
 const COID = '0123456789abcdef0123456789abcdef';
 
 beforeAll(async () => {
-  Object.assign(globalThis, { WebSocket });
-  h = await startHarness({ now: undefined });
-  // The sandbox clock follows real time here: the official client stamps commands with Date.now().
-  h.clock.now = Date.now();
-  setInterval(() => (h.clock.now = Date.now()), 20).unref();
-  const ws = h.url.replace('http', 'ws');
-  const environment = forkEnvironmentConfig({
-    name: 'countersign-sandbox',
-    chainId: h.ctx.config.perpsDomain.chainId,
-    perps: { rest: `${h.url}/perps`, ws: `${ws}/perps/v1/ws` },
-    clob: { rest: `${h.url}/clob`, market: { ws: `${ws}/clob/ws/market` }, user: { ws: `${ws}/clob/ws/user` } },
-    gamma: { rest: `${h.url}/gamma` },
-    data: { rest: `${h.url}/data` },
-    relayer: { rest: `${h.url}/relayer` },
-  });
-  const key = generatePrivateKey();
-  const address = privateKeyToAccount(key).address;
-  const client = await createSecureClient({ environment, signer: privateKey(key), wallet: address });
+  let client: Awaited<ReturnType<typeof startVenueClient>>['client'];
+  ({ h, client } = await startVenueClient());
   session = await client.openPerpsSession({ expiresIn: 3_600_000, label: 'conformance' });
   void (async () => {
     for await (const e of session) events.push(e);
