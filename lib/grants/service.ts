@@ -15,6 +15,7 @@
  * to the vault before it counts here, and before anything is signed.
  */
 import { BaseError } from '../errors/base';
+import { TamperedRecordError } from '../vault/errors';
 import type { Vault } from '../vault/vault';
 import { fromUnits } from '../decimal';
 import { InvalidFieldError, parseOrThrow } from '../validation';
@@ -45,11 +46,30 @@ export class GrantLimitsError extends BaseError {
   }
 }
 
+/**
+ * Thrown right before a signature covered by a grant when that grant was revoked (by the person, by a
+ * disconnect of its site, by lock or panic) after it covered the request (issue #20: revoke acts before
+ * the next signature). Nothing was signed. -32003: the request was refused; asking again opens a window.
+ */
+export class GrantRevokedError extends BaseError {
+  override name = 'Grants.RevokedError';
+  static override readonly code = -32003;
+  constructor() {
+    super('The standing permission was revoked before this request was signed; nothing was signed.');
+  }
+}
+
+/**
+ * What a covered request holds until its signature: the grant and the revocation counters it was
+ * decided under. `GrantService.assertCovering(ticket)` throws when any of them moved since.
+ */
+export type GrantTicket = { grantId: string; origin: string; originEpoch: number; allEpoch: number };
+
 /** A grant as the popup lists it: limits, expiry and what was used in the last 24 h. */
 export type GrantSummary = Grant & { used24h: string; uses24h: number };
 
 /** What `consume` decided: the verdict, and for a covered request the grant and use to record orders on. */
-export type GrantDecision = (GrantVerdict & { ok: false }) | { ok: true; notional: string; grantId: string; seq: number };
+export type GrantDecision = (GrantVerdict & { ok: false }) | { ok: true; notional: string; grantId: string; seq: number; ticket: GrantTicket };
 
 /** Whether a stored grant has the shape these rules read (one venue, explicit scope, caps and band). */
 function isCurrent(g: Grant): boolean {
@@ -69,6 +89,16 @@ export class GrantService {
   private readonly now: () => number;
   /** Decrypted grants while unlocked (the vault's sealed records are the truth; this saves a decrypt per request). */
   private cache: Held[] | undefined;
+  /**
+   * Revocations, counted synchronously when a revoke is asked (before its vault write), so a request
+   * already covered is stopped at its signature (`assertCovering`): ids revoked one by one, a counter per
+   * origin (disconnect), and one for all (lock, panic).
+   */
+  private readonly revokedIds = new Set<string>();
+  private readonly originEpochs = new Map<string, number>();
+  private allEpoch = 0;
+  /** The stored grants failed their integrity check (a use bucket lost or rolled back): they are ignored until revoked. */
+  integrityFailed = false;
 
   constructor(private readonly o: { vault: Vault; now?: () => number; onChange?: (live: number) => void }) {
     this.now = o.now ?? Date.now;
@@ -93,7 +123,18 @@ export class GrantService {
       this.cache = undefined;
       return [];
     }
-    const all = this.cache ?? (await this.o.vault.listGrants()).map(({ grant, uses }) => ({ grant, win: new UseWindow(uses) }));
+    let all = this.cache;
+    if (!all) {
+      try {
+        all = (await this.o.vault.listGrants()).map(({ grant, uses }) => ({ grant, win: new UseWindow(uses) }));
+      } catch (err) {
+        // A grant store that fails its integrity check covers nothing (deny by default): every request asks,
+        // the window says why, and the popup still works (revoke all, or restore a backup, clears it).
+        if (!(err instanceof TamperedRecordError)) throw err;
+        this.integrityFailed = true;
+        all = [];
+      }
+    }
     const now = this.now();
     // Expired grants, and grants stored by an older version in a shape these rules do not read, end here.
     const dead = (g: Grant) => g.expiresAt <= now || !isCurrent(g);
@@ -193,7 +234,8 @@ export class GrantService {
       const use: GrantUse = { at: now, notional: verdict.notional, seq: found.win.nextSeq() };
       await this.o.vault.addGrantUse(found.grant, use); // stored before it counts here, and before anything is signed
       found.win.push(use);
-      return { ok: true, notional: verdict.notional, grantId: found.grant.id, seq: use.seq ?? 0 };
+      const ticket: GrantTicket = { grantId: found.grant.id, origin, originEpoch: this.originEpochs.get(origin) ?? 0, allEpoch: this.allEpoch };
+      return { ok: true, notional: verdict.notional, grantId: found.grant.id, seq: use.seq ?? 0, ticket };
     });
   }
 
@@ -260,8 +302,20 @@ export class GrantService {
     return (await this.list()).length > 0;
   }
 
-  /** Revokes one grant (no error when it is gone). */
+  /**
+   * Synchronous, run right before a covered request's signature (`ExecuteOptions.still`): throws
+   * `GrantRevokedError` when the grant of `ticket` was revoked since it covered the request (one by one,
+   * its origin's grants, or all), or the vault locked. Nothing may await between this and the signature.
+   */
+  assertCovering(ticket: GrantTicket): void {
+    const revoked =
+      this.revokedIds.has(ticket.grantId) || (this.originEpochs.get(ticket.origin) ?? 0) !== ticket.originEpoch || this.allEpoch !== ticket.allEpoch || this.o.vault.state === 'locked';
+    if (revoked) throw new GrantRevokedError();
+  }
+
+  /** Revokes one grant (no error when it is gone); a request it already covered is not signed. */
   async revoke(id: string): Promise<void> {
+    this.revokedIds.add(id);
     await this.exclusive(async () => {
       await this.remove(id);
       this.changed((await this.live()).length);
@@ -270,6 +324,7 @@ export class GrantService {
 
   /** Revokes every grant of `origin` (disconnect); returns how many. */
   async revokeOrigin(origin: string): Promise<number> {
+    this.originEpochs.set(origin, (this.originEpochs.get(origin) ?? 0) + 1);
     return this.exclusive(async () => {
       const mine = (await this.live()).filter((g) => g.grant.origin === origin);
       for (const g of mine) await this.remove(g.grant.id);
@@ -280,9 +335,11 @@ export class GrantService {
 
   /** Revokes every grant (lock, panic). Works while locked. */
   async revokeAll(): Promise<number> {
+    this.allEpoch++;
     return this.exclusive(async () => {
       const n = await this.o.vault.deleteAllGrants();
       this.cache = undefined;
+      this.integrityFailed = false;
       this.changed(0);
       return n;
     });

@@ -14,11 +14,12 @@ import {
 } from './errors';
 import { BaseError } from '../errors/base';
 import { InvalidFieldError } from '../validation';
-import { VaultLockedError, WrongPasswordError } from '../vault/errors';
+import { KeyNotFoundError, TamperedRecordError, VaultLockedError, WrongPasswordError } from '../vault/errors';
+
 import { HaltedError } from '../signer/service';
 import { ArtifactMismatchError } from '../signer/artifact';
 import { ApprovalChangedError, ApprovalMismatchError, ApprovalNotFoundError } from '../approvals/registry';
-import { GrantLimitsError } from '../grants/service';
+import { GrantLimitsError, GrantRevokedError } from '../grants/service';
 import { UnauthorizedSenderError, UnknownProcedureError } from '../messaging/router';
 import { NotActiveAccountError } from '../accounts';
 import { ClobError, ClobOrderRejectedError, ClobRateLimitedError, ClobRestartingError, ClobServerError } from '../clob/errors';
@@ -40,6 +41,9 @@ describe('each error class that can reach a page carries its EIP-1193 / EIP-1474
     ['ResourceUnavailableRpcError', ResourceUnavailableRpcError, new ResourceUnavailableRpcError('busy'), -32002],
     ['InvalidFieldError', InvalidFieldError, new InvalidFieldError({ field: 'op.args[0].qty', reason: 'must be a decimal' }), -32602],
     ['VaultLockedError', VaultLockedError, new VaultLockedError(), 4900],
+    ['KeyNotFoundError', KeyNotFoundError, new KeyNotFoundError('proxy key'), 4100],
+    ['TamperedRecordError', TamperedRecordError, new TamperedRecordError(), -32003],
+    ['GrantRevokedError', GrantRevokedError, new GrantRevokedError(), -32003],
     ['HaltedError', HaltedError, new HaltedError('panic'), 4900],
     ['ArtifactMismatchError', ArtifactMismatchError, new ArtifactMismatchError('digest'), 4001],
     ['ApprovalNotFoundError', ApprovalNotFoundError, new ApprovalNotFoundError(), 4100],

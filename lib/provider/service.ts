@@ -30,6 +30,7 @@ import { BaseError } from '../errors/base';
 import { describeArtifact, perpsArtifactCommand, type SigningArtifact } from '../signer/artifact';
 import type { OwnerInfo, Vault } from '../vault/vault';
 import type { VaultDb } from '../vault/db';
+import { TamperedRecordError } from '../vault/errors';
 import { readSettings } from '../settings';
 import { activeAccount } from '../accounts';
 import type { GrantService } from '../grants/service';
@@ -86,6 +87,8 @@ export type ProviderDeps = {
   emit: (origin: string | undefined, event: 'accountsChanged' | 'connect' | 'disconnect', data: unknown) => void;
 };
 
+/** The window's flag while the stored grants fail their integrity check (they cover nothing). */
+const TAMPERED_FLAG = 'Your standing permissions failed their integrity check and are ignored: revoke them all (Permissions) or restore from your backup.';
 const DESTINATIONS_KEY = 'usedDestinations';
 
 // What the provider reads from a command's JSON args (validated when the command was built, by
@@ -300,12 +303,23 @@ export class ProviderService {
    * be signed without a window; otherwise the flag for the window (`undefined` when there is no grant).
    * The venue's kill switch must be armed for a covered request (`ProviderDeps.killSwitchArmed`).
    */
-  private async grantCheck(origin: string, account: OwnerInfo, req: GrantRequest, ref: (m: string) => Promise<RefPrice | undefined>): Promise<{ covered: true; grantId: string; seq: number } | { covered: false; flag?: string }> {
+  private async grantCheck(origin: string, account: OwnerInfo, req: GrantRequest, ref: (m: string) => Promise<RefPrice | undefined>): Promise<{ covered: true; grantId: string; seq: number; still: () => void } | { covered: false; flag?: string }> {
     const armed = this.d.killSwitchArmed;
     const venue = req.kind === 'never' ? undefined : req.venue;
-    const decision = await this.d.grants?.consume(origin, account.address, req, ref, armed && venue ? () => armed(venue, account.address) : undefined);
-    if (!decision) return { covered: false };
-    return decision.ok ? { covered: true, grantId: decision.grantId, seq: decision.seq } : { covered: false, flag: `Outside your standing permission for this site: ${decision.limit}.` };
+    const grants = this.d.grants;
+    let decision;
+    try {
+      decision = await grants?.consume(origin, account.address, req, ref, armed && venue ? () => armed(venue, account.address) : undefined);
+    } catch (err) {
+      // A grant store that fails its integrity check covers nothing; the request still asks (deny by default).
+      if (err instanceof TamperedRecordError) return { covered: false, flag: TAMPERED_FLAG };
+      throw err;
+    }
+    if (!decision || !grants) return grants?.integrityFailed ? { covered: false, flag: TAMPERED_FLAG } : { covered: false };
+    if (!decision.ok) return { covered: false, flag: `Outside your standing permission for this site: ${decision.limit}.` };
+    const { ticket } = decision;
+    // Run right before the signature: a revoke answered since this decision stops it (issue #20).
+    return { covered: true, grantId: decision.grantId, seq: decision.seq, still: () => grants.assertCovering(ticket) };
   }
 
   /** The grant request of an artifact, when a window for it may offer a grant (perps: submitted orders and leverage; order-book orders). */
@@ -545,7 +559,7 @@ export class ProviderService {
     if (grant.covered) {
       const artifact = await prepare();
       const { lines } = describeArtifact(artifact, await this.symbol());
-      const result = await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)` });
+      const result = await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)`, still: grant.still });
       // Best effort: an order it fails to record can only be cancelled with a window.
       if (cmd.type === 'createOrders') await this.d.grants?.recordOrders(grant.grantId, grant.seq, ackedOrders(result)).catch(() => undefined);
       return result;
@@ -579,7 +593,7 @@ export class ProviderService {
     if (grant.covered && built) {
       const artifact = built;
       const { lines } = describeArtifact(artifact, await this.symbol());
-      results = (await withOrderHashes(artifact, this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)` }))) as typeof results;
+      results = (await withOrderHashes(artifact, this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)`, still: grant.still }))) as typeof results;
     } else {
       const view = await this.approveArtifact(
         origin,

@@ -119,8 +119,12 @@ export class HaltedError extends BaseError {
 /** Options of `execute`: the audit's origin and summary, `audit: false` (the dead-man's renewals only), and the gate's. */
 export type ExecuteOptions = { origin: string; summary?: string; audit?: boolean } & GateOptions;
 
-/** Per-call options of the gate and the deadline: `pass` (panic only), `timeoutMs` (this call's request deadline, ms). */
-export type GateOptions = { pass?: typeof PANIC_PASS; timeoutMs?: number };
+/**
+ * Per-call options of the gate and the deadline: `pass` (panic only), `timeoutMs` (this call's request
+ * deadline, ms), `still` (the caller's own synchronous check, run with the gate right before each
+ * signature — a grant-covered request passes `GrantService.assertCovering`; it throws to stop the signature).
+ */
+export type GateOptions = { pass?: typeof PANIC_PASS; timeoutMs?: number; still?: () => void };
 
 /** The part of the gateway's answer to `CreateProxy` this service reads: the proxy's secret (a credential, stored in the vault only). */
 const proxySecretSchema = v.object({ secret: v.pipe(v.string(), v.minLength(1)) });
@@ -394,7 +398,10 @@ export class SigningService {
   private guarded<T>(artifact: SigningArtifact, opts: GateOptions, body: (recheck: () => void) => Promise<T>): Promise<T> {
     const exempt = () => panicExempt(artifact);
     this.gate(opts.pass, exempt);
-    const running = body(() => this.gate(opts.pass, exempt));
+    const running = body(() => {
+      this.gate(opts.pass, exempt);
+      opts.still?.();
+    });
     return opensExposure(artifact) ? this.track(running) : running;
   }
 
@@ -447,9 +454,9 @@ export class SigningService {
     const creds = await this.o.vault.clobCredentials(artifact.account);
     if (artifact.orders.some((o) => o.body.owner !== creds.apiKey)) throw new ArtifactMismatchError('the API key changed');
     const bodies: PostOrderBody[] = [];
-    recheck();
     const wallet = await this.o.vault.depositWallet(artifact.account);
     const beacon = wallet?.kind === 'beacon' ? { beacon: wallet.beacon } : {};
+    recheck(); // nothing awaits between the gate and the first signature
     for (const [i, o] of artifact.orders.entries()) {
       // Type 3: the ERC-7739 wrap of the same order hash (PROTOCOL.md §4.5), signed by the owner key for its deposit wallet.
       const signature =

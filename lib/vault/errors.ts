@@ -65,6 +65,7 @@ export class ProxyKeyMismatchError extends BaseError {
 /** No record of the asked kind (`what`: owner key, proxy key, API credentials…) is stored for the account. */
 export class KeyNotFoundError extends BaseError {
   override name = 'Vault.KeyNotFoundError';
+  static override readonly code = 4100; // not authorised for this account: nothing to sign with (never a code a client retries)
   constructor(what: string) {
     super(`No ${what} is stored for this account.`);
   }
@@ -80,6 +81,7 @@ export class BackupInvalidError extends BaseError {
 /** A stored record does not match the vault's sealed index: changed, replaced by an older copy, or injected. */
 export class TamperedRecordError extends BaseError {
   override name = 'Vault.TamperedRecordError';
+  static override readonly code = -32003; // refused, nothing signed (never -32603, which clients retry)
   constructor() {
     super('A stored key record was changed or rolled back. Nothing was signed; restore from your backup.');
   }
