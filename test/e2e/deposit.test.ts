@@ -139,6 +139,8 @@ describe('issue #21: a new API user, from a fresh install to a filled type-3 ord
     expect(sent[0]!.order.maker.toLowerCase()).toBe(wallet.toLowerCase());
     expect(sent[0]!.order.signer.toLowerCase()).toBe(wallet.toLowerCase());
     expect(h.sandbox.ctx.clob.tokenBalance(wallet.toLowerCase(), m.tokenIds[0]!)).toBeGreaterThan(0n);
+    // The shares are the wallet's: the portfolio reads the deposit wallet's positions, not the owner's.
+    await popup.getByTestId('clob-portfolio').locator('li').filter({ hasText: /^10 Yes/ }).waitFor({ timeout: 10_000 });
     await h.screenshot(popup, '57-deposit-filled');
   });
 
