@@ -4,7 +4,7 @@
  * relayer's `/deployed` — creates it (progress until mined), approves the setup batch in the approval
  * window (token, spender, amount in plain words), places a type-3 order that fills (the sandbox received
  * signature type 3, maker = signer = the wallet), resolves the market and redeems (the wallet is paid
- * out at the sandbox). Screenshots `test-results/screens/50-*`.
+ * out at the sandbox); Settings edits the relayer and RPC URLs. Screenshots `test-results/screens/50-*`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -162,5 +162,16 @@ describe('issue #21: a new API user, from a fresh install to a filled type-3 ord
     await mined();
     await expect.poll(() => h.sandbox.ctx.clob.balanceOf(wallet.toLowerCase()) - before, { timeout: 10_000 }).toBe(shares);
     await h.screenshot(popup, '60-deposit-redeemed');
+  });
+
+  it('Settings shows the relayer and chain RPC the wallet used, and saves an edited RPC', async () => {
+    await popup.getByRole('tab', { name: 'Settings' }).click();
+    expect(await popup.locator('input[name="relayerUrl"]').inputValue()).toBe(`${h.sandbox.url}/relayer`);
+    const rpc = popup.locator('input[name="rpcUrl"]');
+    expect(await rpc.inputValue()).toBe(`${h.sandbox.url}/rpc`);
+    await rpc.fill('https://rpc-amoy.polygon.technology');
+    await h.screenshot(popup, '61-deposit-settings');
+    await popup.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(async () => ((await messenger(popup)('settings.get')).result as { settings?: { rpcUrl?: string } }).settings?.rpcUrl).toBe('https://rpc-amoy.polygon.technology');
   });
 });
