@@ -43,6 +43,8 @@ export function SettingsView({ settings: st, onChanged, onAddKey }: { settings: 
         <Field label="Order-book exchange"><input name="clobUrl" value={s.clobUrl} onInput={(e) => st.edit({ clobUrl: e.currentTarget.value })} /></Field>
         <Field label="Catalogue"><input name="gammaUrl" value={s.gammaUrl} onInput={(e) => st.edit({ gammaUrl: e.currentTarget.value })} /></Field>
         <Field label="Data service"><input name="dataUrl" value={s.dataUrl} onInput={(e) => st.edit({ dataUrl: e.currentTarget.value })} /></Field>
+        <Field label="Relayer (deposit wallets)"><input name="relayerUrl" value={s.relayerUrl} onInput={(e) => st.edit({ relayerUrl: e.currentTarget.value })} /></Field>
+        <Field label="Chain RPC (deposit-wallet reads)"><input name="rpcUrl" value={s.rpcUrl} onInput={(e) => st.edit({ rpcUrl: e.currentTarget.value })} /></Field>
         <Field label="Authentication header names">
           <select name="headerSet" value={s.headerSet} onChange={(e) => st.edit({ headerSet: oneOf(HEADER_SETS, e.currentTarget.value) ?? s.headerSet })}>
             <option value="seed">SVC_* / SERVICE-* (sandbox, default)</option><option value="venue">POLY_* / POLYMARKET-* (the venue's gateways)</option>

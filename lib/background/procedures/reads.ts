@@ -8,6 +8,7 @@ import { requestJson } from '../../http/json';
 import { BaseError } from '../../errors/base';
 import { readSettings } from '../../settings';
 import { clobTradeSchema, dataPositionSchema, type READ_CONTRACT } from '../../messaging/reads';
+import { beaconDepositWallet, uupsDepositWallet } from '../../relayer/wallet';
 import type { ContractHandlers, ProcedureDeps } from './deps';
 
 /** A decimal string as the venues send it (no sign, at most 20 + 20 digits). */
@@ -54,8 +55,19 @@ function catalogueMarket(raw: unknown) {
 }
 
 /** Handlers of `perps.book`, `catalogue.markets`, `clob.book`, `clob.trades` and `data.portfolio`. */
-export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'service'>): ContractHandlers<typeof READ_CONTRACT> {
-  const { db, service } = d;
+export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'service' | 'vault'>): ContractHandlers<typeof READ_CONTRACT> {
+  const { db, service, vault } = d;
+  /**
+   * Whose positions the data service is asked for: `account`'s deposit wallet when it has one whose
+   * stored address is still its derivation (PROTOCOL.md §4.2; a type-3 account's shares are the
+   * wallet's, issue #21), else `account`.
+   */
+  const holder = async (account: string, chainId: number): Promise<string> => {
+    const w = await vault.depositWallet(account);
+    if (!w) return account;
+    const derived = w.kind === 'uups' ? uupsDepositWallet(w.account, chainId) : beaconDepositWallet(w.account, chainId, w.beacon);
+    return derived.toLowerCase() === w.wallet.toLowerCase() ? w.wallet : account;
+  };
   return {
     'perps.book': async ({ iid }) => service.perpsBook(iid),
     'catalogue.markets': async ({ q, cursor }) => {
@@ -97,11 +109,12 @@ export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'service'>): Contract
       return rows.output.data.slice(0, 50);
     },
     'data.portfolio': async ({ account, cursor }) => {
-      const { dataUrl } = await readSettings(db);
-      const qs = new URLSearchParams({ user: account, limit: '20', ...(cursor ? { cursor } : {}) });
+      const { dataUrl, clobChainId } = await readSettings(db);
+      const user = await holder(account, clobChainId);
+      const qs = new URLSearchParams({ user, limit: '20', ...(cursor ? { cursor } : {}) });
       const [pos, val] = await Promise.all([
         requestJson(`${dataUrl}/v2/positions?${qs}`, { method: 'GET' }),
-        requestJson(`${dataUrl}/v2/value?user=${account}`, { method: 'GET' }),
+        requestJson(`${dataUrl}/v2/value?user=${user}`, { method: 'GET' }),
       ]);
       const p = v.safeParse(dataPositionsSchema, pos.body);
       if (pos.status !== 200 || !p.success) throw new BaseError('The data service did not answer positions.');
