@@ -32,20 +32,8 @@ export type ChainDepositWallet = { address: Address; kind: 'uups' | 'beacon'; be
  */
 export async function readDepositWallet(rpcUrl: string, owner: Address, chainId: number, fetchFn: typeof fetch = fetch): Promise<ChainDepositWallet> {
   const uups = uupsDepositWallet(owner, chainId);
-  let id = 0;
-  const rpc = async (method: string, params: unknown[]): Promise<{ result: Hex } | { error: { code: number } }> => {
-    let answer;
-    try {
-      answer = await requestJson(rpcUrl, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) }, fetchFn);
-    } catch (cause) {
-      throw new ChainRpcUnavailableError(rpcUrl, 'it did not answer', cause);
-    }
-    const p = v.safeParse(answerSchema, answer.body);
-    if (answer.status !== 200 || !p.success) throw new ChainRpcUnavailableError(rpcUrl, `it answered ${method} in an unexpected shape`);
-    return 'result' in p.output ? { result: `0x${p.output.result.slice(2)}` } : p.output;
-  };
-  const chain = await rpc('eth_chainId', []);
-  if (!('result' in chain) || BigInt(chain.result === '0x' ? 0 : chain.result) !== BigInt(chainId)) throw new ChainRpcUnavailableError(rpcUrl, `it is not chain ${chainId}`);
+  const rpc = rpcOf(rpcUrl, fetchFn);
+  await requireChain(rpc, rpcUrl, chainId);
   const factory = venueContracts(chainId).depositWalletFactory;
   const b = await rpc('eth_call', [{ to: factory, data: FACTORY_BEACON_SELECTOR }, 'latest']);
   // A revert (JSON-RPC error code 3) counts as no beacon, as in the official client; any other error is thrown.
@@ -56,6 +44,41 @@ export async function readDepositWallet(rpcUrl: string, owner: Address, chainId:
   if (!('result' in code)) throw new ChainRpcUnavailableError(rpcUrl, 'it answered eth_getCode with an error');
   if (code.result !== '0x') return { address: uups, kind: 'uups', beacon };
   return { address: beaconDepositWallet(owner, chainId, beacon), kind: 'beacon', beacon };
+}
+
+/** One JSON-RPC 2.0 caller on `rpcUrl`: `{ result }` or `{ error }`; no answer or another shape throws `ChainRpcUnavailableError`. */
+function rpcOf(rpcUrl: string, fetchFn: typeof fetch) {
+  let id = 0;
+  return async (method: string, params: unknown[]): Promise<{ result: Hex } | { error: { code: number } }> => {
+    let answer;
+    try {
+      answer = await requestJson(rpcUrl, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) }, fetchFn);
+    } catch (cause) {
+      throw new ChainRpcUnavailableError(rpcUrl, 'it did not answer', cause);
+    }
+    const p = v.safeParse(answerSchema, answer.body);
+    if (answer.status !== 200 || !p.success) throw new ChainRpcUnavailableError(rpcUrl, `it answered ${method} in an unexpected shape`);
+    return 'result' in p.output ? { result: `0x${p.output.result.slice(2)}` } : p.output;
+  };
+}
+
+/** `eth_chainId` must be `chainId` (another chain could give a wrong address or a wrong answer). */
+async function requireChain(rpc: ReturnType<typeof rpcOf>, rpcUrl: string, chainId: number): Promise<void> {
+  const chain = await rpc('eth_chainId', []);
+  if (!('result' in chain) || BigInt(chain.result === '0x' ? 0 : chain.result) !== BigInt(chainId)) throw new ChainRpcUnavailableError(rpcUrl, `it is not chain ${chainId}`);
+}
+
+/**
+ * Whether the chain has code at `wallet` (`eth_getCode`, on `chainId`): a deposit wallet counts as
+ * deployed only when the chain says so too, never on the relayer's `/deployed` alone (issue #21 attack D1).
+ * Throws `ChainRpcUnavailableError` when the RPC cannot say.
+ */
+export async function walletHasCode(rpcUrl: string, wallet: Address, chainId: number, fetchFn: typeof fetch = fetch): Promise<boolean> {
+  const rpc = rpcOf(rpcUrl, fetchFn);
+  await requireChain(rpc, rpcUrl, chainId);
+  const code = await rpc('eth_getCode', [wallet, 'latest']);
+  if (!('result' in code)) throw new ChainRpcUnavailableError(rpcUrl, 'it answered eth_getCode with an error');
+  return code.result !== '0x';
 }
 
 /**

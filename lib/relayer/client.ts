@@ -81,7 +81,9 @@ export function relayerClient(baseUrl: string, fetchFn: typeof fetch = fetch, no
     if (row.state === 'STATE_FAILED' || row.state === 'STATE_INVALID') throw new RelayerTransactionFailedError(row.transactionID, row.state, row.errorMsg ?? '');
   };
   const transaction = async (id: string) => {
-    const [row] = await call(v.pipe(v.array(transactionSchema), v.minLength(1), v.maxLength(10)), 'GET', '/transaction', { query: `?id=${encodeURIComponent(id)}` });
+    const rows = await call(v.pipe(v.array(transactionSchema), v.minLength(1), v.maxLength(10)), 'GET', '/transaction', { query: `?id=${encodeURIComponent(id)}` });
+    // Only the row of the transaction asked for: another's state must never be shown as this one's.
+    const row = rows.find((r) => r.transactionID === id);
     if (!row) throw new RelayerMalformedAnswerError('/transaction');
     return row;
   };

@@ -7,7 +7,7 @@
  * `safeBatchTransferFrom`) is a **withdrawal**: it always asks and is never grantable.
  * `redeemPositions` pays the caller (the wallet itself), so it is not a withdrawal.
  */
-import { decodeFunctionData, parseAbi, zeroHash, type Address, type Hex } from 'viem';
+import { decodeFunctionData, encodeFunctionData, parseAbi, zeroHash, type Address, type Hex } from 'viem';
 import { fromUnits } from '../decimal';
 import { BaseError } from '../errors/base';
 import { shortAddress } from '../format';
@@ -58,12 +58,21 @@ export function describeWalletCalls(chainId: number, wallet: Address, calls: rea
   return { calls: out, withdrawal: out.some((x) => x.kind === 'transfer') };
 }
 
+/**
+ * Decodes `call` against the functions a deposit wallet needs; the calldata must be exactly the
+ * re-encoding of what was decoded (trailing or non-canonical bytes would be signed without being shown).
+ */
 function decode(call: WalletCall, index: number) {
+  let d;
   try {
-    return decodeFunctionData({ abi: ABI, data: call.data });
+    d = decodeFunctionData({ abi: ABI, data: call.data });
   } catch (cause) {
     throw new UndecodableCallError({ index, reason: 'its function is not one a deposit wallet needs', cause });
   }
+  if (encodeFunctionData({ abi: ABI, functionName: d.functionName, args: d.args }).toLowerCase() !== call.data.toLowerCase()) {
+    throw new UndecodableCallError({ index, reason: 'its calldata carries bytes beyond the call it names' });
+  }
+  return d;
 }
 
 function describeCall(c: VenueContracts, wallet: Address, call: WalletCall, index: number): DescribedCall {

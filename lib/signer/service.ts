@@ -44,6 +44,7 @@ import { clobBalanceSchema, clobCancelAnswerSchema, clobHeartbeatAnswerSchema, c
 import { ClobError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
 import { buildClobOrder, CLOB_MAX_BATCH, exchangeAddress, signDepositWalletOrder, toPostOrderBody, toPostOrdersBody, type PostOrderBody } from '../clob/order';
 import { DepositWalletNotDeployedError, relayerClient } from '../relayer/client';
+import { walletHasCode } from '../relayer/chain';
 import { DEFAULT_SETTINGS } from '../settings';
 import {
   ArtifactMismatchError,
@@ -66,7 +67,7 @@ import { fromUnits } from '../decimal';
 import type { Vault } from '../vault/vault';
 
 /** Gateway settings (issue #4 §1: settings store). URLs are service roots; `headerSet` names the auth headers (default `seed`). */
-export type GatewaySettings = { perpsUrl: string; clobUrl: string; clobChainId: number; headerSet?: HeaderSet; relayerUrl?: string };
+export type GatewaySettings = { perpsUrl: string; clobUrl: string; clobChainId: number; headerSet?: HeaderSet; relayerUrl?: string; rpcUrl?: string };
 
 /**
  * Thrown when a signed command got no answer (the connection failed or the deadline passed): it may or
@@ -341,8 +342,10 @@ export class SigningService {
    * address of the API KEY"). Throws `DepositWalletNotDeployedError` before anything is built or signed.
    */
   private async requireDeployed(wallet: Address): Promise<void> {
-    const { relayerUrl = DEFAULT_SETTINGS.relayerUrl } = await this.o.settings();
-    if (!(await relayerClient(relayerUrl, this.fetchFn).deployed(wallet))) throw new DepositWalletNotDeployedError(wallet);
+    const { relayerUrl = DEFAULT_SETTINGS.relayerUrl, rpcUrl = DEFAULT_SETTINGS.rpcUrl, clobChainId } = await this.o.settings();
+    // The relayer and the chain must agree (code at the address): never the relayer's word alone (issue #21 attack D1).
+    const deployed = (await relayerClient(relayerUrl, this.fetchFn).deployed(wallet)) && (await walletHasCode(rpcUrl, wallet, clobChainId, this.fetchFn));
+    if (!deployed) throw new DepositWalletNotDeployedError(wallet);
   }
 
   /** The service's transport (header-set renaming and the default deadline), for the deposit-wallet procedures' relayer, RPC and order-book calls. */

@@ -8,7 +8,7 @@
  * nothing is resubmitted.
  */
 import * as v from 'valibot';
-import { hashTypedData } from 'viem';
+import { hashTypedData, type Address } from 'viem';
 import { activeAccount, requireActiveAccount } from '../../accounts';
 import { appendAudit } from '../../audit';
 import { clobL2Request } from '../../clob/client';
@@ -17,7 +17,7 @@ import { requestJson } from '../../http/json';
 import type { DEPOSIT_CONTRACT } from '../../messaging/deposit';
 import { signWalletBatch, walletBatchTypedData, walletCreateRequest, type WalletCall } from '../../relayer/batch';
 import { redeemCalls, setupCalls } from '../../relayer/calls';
-import { readDepositWallet } from '../../relayer/chain';
+import { readDepositWallet, walletHasCode } from '../../relayer/chain';
 import { DepositWalletNotDeployedError, relayerClient } from '../../relayer/client';
 import { describeWalletCalls } from '../../relayer/decode';
 import { beaconDepositWallet, uupsDepositWallet } from '../../relayer/wallet';
@@ -39,7 +39,10 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
   const env = async () => {
     const s = await readSettings(db);
     const fetchFn = service.gatewayFetch();
-    return { s, fetchFn, relayer: relayerClient(s.relayerUrl, fetchFn) };
+    const relayer = relayerClient(s.relayerUrl, fetchFn);
+    // Deployed only when the relayer and the chain agree (code at the address), never on the relayer's word alone.
+    const deployed = async (wallet: Address) => (await relayer.deployed(wallet)) && (await walletHasCode(s.rpcUrl, wallet, s.clobChainId, fetchFn));
+    return { s, fetchFn, relayer, deployed };
   };
   /** The stored wallet of `account`, re-derived (PROTOCOL.md §4.2); `NoDepositWalletError` when none or it does not match. */
   const stored = async (account: string, chainId: number): Promise<DepositWalletInfo> => {
@@ -53,9 +56,9 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
     'clob.depositWallet.derive': async ({ account }) => {
       await requireActiveAccount(db, vault, account);
       const owner = await vault.ownerAccount(account);
-      const { s, fetchFn, relayer } = await env();
+      const { s, fetchFn, deployed: isDeployed } = await env();
       const chain = await readDepositWallet(s.rpcUrl, owner.address, s.clobChainId, fetchFn);
-      const deployed = await relayer.deployed(chain.address);
+      const deployed = await isDeployed(chain.address);
       await service.clobCreateOrDerive(account);
       const api = await vault.clobCredentials(account);
       await vault.putClobCredentials({ account, apiKey: api.apiKey, secret: api.secret, passphrase: api.passphrase, nonce: api.info.nonce, signatureType: 3, funder: chain.address });
@@ -69,31 +72,31 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
     },
     'clob.depositWallet.create': async ({ account }) => {
       await requireActiveAccount(db, vault, account);
-      const { s, relayer } = await env();
+      const { s, relayer, deployed: isDeployed } = await env();
       const w = await stored(account, s.clobChainId);
-      if (await relayer.deployed(w.wallet)) return { deployed: true };
+      if (await isDeployed(w.wallet)) return { deployed: true };
       const transaction = await relayer.submit(walletCreateRequest(w.account, s.clobChainId), await vault.builderCredentials(account));
       await appendAudit(auditOf(d), { at: Date.now(), origin: 'extension', account: w.account, kind: 'relayer.walletCreate', summary: `create deposit wallet ${w.wallet}`, result: 'ok' });
       return { deployed: false, transaction };
     },
     'clob.depositWallet.status': async ({ account, transactionID }) => {
-      const { s, relayer } = await env();
+      const { s, relayer, deployed: isDeployed } = await env();
       const w = await vault.depositWallet(account);
       const transaction = transactionID === undefined ? undefined : await relayer.transaction(transactionID);
       const view = transaction && { transactionID: transaction.transactionID, state: transaction.state, transactionHash: transaction.transactionHash, ...(transaction.errorMsg ? { error: transaction.errorMsg } : {}) };
       if (!w) return { wallet: null, redeemable: [], ...(view ? { transaction: view } : {}) };
       const checked = await stored(account, s.clobChainId);
-      const deployed = await relayer.deployed(checked.wallet);
+      const deployed = await isDeployed(checked.wallet);
       const redeemable = deployed ? await redeemablePositions(s.dataUrl, checked.wallet) : [];
       return { wallet: { wallet: checked.wallet, kind: checked.kind, deployed }, redeemable, ...(view ? { transaction: view } : {}) };
     },
     'clob.walletBatch': async ({ account, batch }) => {
       await requireActiveAccount(db, vault, account);
-      const { s, relayer } = await env();
+      const { s, relayer, deployed: isDeployed } = await env();
       const w = await stored(account, s.clobChainId);
       const calls: WalletCall[] = batch.kind === 'setup' ? setupCalls(s.clobChainId) : batch.kind === 'redeem' ? redeemCalls(s.clobChainId, batch.conditionId) : batch.calls;
       const described = describeWalletCalls(s.clobChainId, w.wallet, calls);
-      if (!(await relayer.deployed(w.wallet))) throw new DepositWalletNotDeployedError(w.wallet);
+      if (!(await isDeployed(w.wallet))) throw new DepositWalletNotDeployedError(w.wallet);
       const walletBatch = { chainId: s.clobChainId, wallet: w.wallet, nonce: await relayer.nonce(w.account), deadline: String(Math.floor(Date.now() / 1000) + BATCH_DEADLINE_S), calls };
       const digest = hashTypedData(walletBatchTypedData(walletBatch));
       const label = (await activeAccount(db, vault))?.label ?? '';
