@@ -7,7 +7,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket as NodeWebSocket, WebSocketServer } from 'ws';
 import { createOrders } from '../perps/commands';
 import { startHarness, type Harness } from '../sandbox/testkit';
-import { createPerpsStream, type PerpsStream, type PerpsStreamOptions, type PerpsStreamStatus, type ResyncReason } from './perps';
+import { createPerpsStream, type PerpsStream } from './perps';
+
+type PerpsStreamOptions = Parameters<typeof createPerpsStream>[0];
+type PerpsStreamStatus = ReturnType<PerpsStream['status']>;
+type ResyncReason = Parameters<PerpsStreamOptions['onResync']>[0];
 import type { PerpsStreamEvent } from './perps-frames';
 
 const cleanups: (() => Promise<void> | void)[] = [];
