@@ -24,7 +24,7 @@ import type { Lifetime } from './lifetime';
 
 /** How long a popup's `streams.status` call counts as "the popup is open" (ms). */
 const POPUP_TTL_MS = 15_000;
-/** How often the need for a stream is re-checked (ms); a lock is noticed at this period at most. */
+/** How often a lock is checked (ms, no I/O); the full need check runs every 10th tick (5 s) and on each `streams.status`. */
 const TICK_MS = 500;
 /** Order statuses that leave an order on the book (it keeps the stream wanted). */
 const OPEN_STATUSES = new Set(['accepted', 'open', 'partial', 'untriggered', 'armed']);
@@ -126,6 +126,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
     const { perpsUrl } = await d.settings();
     const key = `${perpsUrl}|${active.address.toLowerCase()}`;
     if (current && current.key !== key) close();
+    // Cheapest first: the grants are decrypted only when neither the popup nor an open order holds the stream.
     const wanted = now() - popupSeenAt < POPUP_TTL_MS || openOrders.size > 0 || (await d.grants.anyLive());
     if (!wanted) return close();
     if (current) return;
@@ -145,8 +146,8 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
   let ticks = 0;
   const timer = setInterval(() => {
     if (current && !d.vault.unlocked) close();
-    // The full check (a database read) every 4th tick: 2 s.
-    if (++ticks % 4 === 0) void reconcile();
+    // The full check (database reads; the grants' decryption only when the popup is away) every 10th tick: 5 s.
+    if (++ticks % 10 === 0) void reconcile();
   }, TICK_MS);
 
   return {
