@@ -6,6 +6,18 @@ import type { ProcedureOutput } from '../../lib/messaging/protocol';
 /** Calls a background procedure: `call('vault.status', {})` resolves its contract's output type; throws `RemoteError`. */
 export const call = createCaller((m) => browser.runtime.sendMessage(m));
 
+/**
+ * Listens for the background's stream pushes (issue #22, `lib/messaging/streams.ts`; the listener
+ * validates them); returns the unsubscribe. The listener never answers, so procedure calls are untouched.
+ */
+export function onStreamPush(fn: (message: unknown) => void): () => void {
+  const listener = (message: unknown): undefined => {
+    fn(message);
+  };
+  browser.runtime.onMessage.addListener(listener);
+  return () => browser.runtime.onMessage.removeListener(listener);
+}
+
 /** A person-readable message for any error: the background's `shortMessage`, or a generic sentence. */
 export function messageOf(err: unknown): string {
   if (err instanceof RemoteError) return err.shortMessage;

@@ -10,6 +10,7 @@ import { call, type Account, type Status } from './api';
 import { Unlock } from './unlock';
 import { PerpsTicket } from './perps';
 import { createPerpsStore } from './stores/perps';
+import { StreamBadge } from '../../components/StreamBadge';
 import { createSettingsStore, type SettingsStore } from './stores/settings';
 import { createVaultStore, hasLiveProxy, type VaultStore } from './stores/vault';
 import { ApprovalQueueScreen } from './approvals';
@@ -132,6 +133,7 @@ function Unlocked({ status, account, vault, settings, tab, setTab, refresh, onAd
     <main class="app">
       <header class="top">
         <strong class="brand">Countersign</strong>
+        <StreamBadge live={store.live.value} shown={proxyAccount !== undefined} />
         {account ? <AccountSwitcher accounts={status.accounts} active={account.address} onSelect={(a) => void vault.select(a)} /> : <span class="muted">no key</span>}
         <Button kind="danger" onClick={onPanic} title="Cancel everything at both venues, revoke permissions and lock (Alt+Shift+X)">Panic</Button>
         <Button onClick={() => void vault.lock()} aria-label="Lock" title="Lock (Ctrl+L)">Lock</Button>

@@ -172,6 +172,7 @@ describe('background: replies never carry secrets', () => {
       'grant.revoke': { id: 'nope' },
       'data.portfolio': { account: owner },
       'session.activity': {},
+      'streams.status': {},
       'clob.book': { tokenId: h.ctx.clob.markets[0]!.tokenIds[0] },
       'clob.depositWallet.derive': { account: owner },
       'clob.depositWallet.create': { account: owner },

@@ -15,6 +15,8 @@ export type BackgroundBrowser = {
     getPlatformInfo?: () => Promise<unknown>;
     onInstalled?: { addListener: (fn: (details: { reason: string }) => void) => void };
     onConnect?: { addListener: (fn: (port: BrowserPort) => void) => void };
+    /** Broadcasts to extension pages (stream pushes, `lib/background/streams.ts`); rejects when no page listens. */
+    sendMessage?: (message: unknown) => Promise<unknown>;
   };
   windows?: {
     create: (o: { url: string; type: 'popup'; width: number; height: number; focused?: boolean }) => Promise<{ id?: number }>;

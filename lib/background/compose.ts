@@ -29,6 +29,8 @@ import { createDeadMan, deadmanProviderHooks } from './deadman-wiring';
 import { Locks, procedureOf } from './lock';
 import type { PagePorts, ServePage } from './ports';
 import type { ApprovalWindow, Badge } from './approval-window';
+import { createBackgroundStreams, type BackgroundStreams } from './streams';
+import type { WebSocketConstructor } from '../streams/perps';
 
 /** Options of `startBackground` (the extension passes only `browser`; tests lower the KDF and timings). */
 export type BackgroundOptions = {
@@ -46,6 +48,8 @@ export type BackgroundOptions = {
   onLocked?: () => Promise<void>;
   /** Panic's time limits (tests lower them; default `PANIC_TIMING` in ./panic). */
   panicTiming?: Partial<PanicTiming>;
+  /** The WebSocket of the live streams (default the worker's; Node tests pass `ws`). */
+  WebSocket?: WebSocketConstructor;
 };
 
 /** What `startBackground` builds synchronously (each registers its listeners in `main`). */
@@ -69,6 +73,8 @@ export type Services = {
   handle: (message: unknown, sender: BrowserSender) => Promise<Reply>;
   /** Serves one page request from `origin` (the port's `ServePage`). */
   servePage: ServePage;
+  /** The live streams (issue #22). */
+  streams: BackgroundStreams;
 };
 
 /** `storage.session` key of the vault's session state (the exported master key or the session key). */
@@ -122,30 +128,36 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     await vault.restoreSession();
     return provider.request(origin, method, params);
   };
+  // Issue #22: the live streams (proxy secrets stay here; pages get derived pushes only).
+  const streams = createBackgroundStreams({ vault, db, service, grants, lifetime, settings: () => readSettings(db), broadcast: (m) => void browser.runtime.sendMessage?.(m).catch(() => undefined), now, ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}) });
   const route = createRouter(
-    createProcedures({
-      vault,
-      db,
-      service,
-      registry,
-      grants,
-      deadman: () => deadman.state,
-      panicTiming: o.panicTiming,
-      haltKillSwitches: () => void deadman.halt(),
-      onApprovalEmpty: () => approvalWindow.empty(),
-      showApprovals: () => approvalWindow.show(),
-      onApprovalShown: (id, digest) => approvalWindow.shown(id, digest),
-      onUnlocked: locks.unlocked,
-      onLocked: locks.afterLock,
-      onSettings: locks.settingsChanged,
-      onChainChanged: (chainId) => ports.emit(undefined, 'chainChanged', numberToHex(chainId)),
-      onAccountChanged: async (active) => {
-        registry.rejectAll(() => userRejected('You switched accounts in Countersign; the request was cancelled.'));
-        for (const c of await db.getAll('connections')) {
-          ports.emit(c.origin, 'accountsChanged', c.accounts[0]?.toLowerCase() === active.toLowerCase() && vault.unlocked ? c.accounts : []);
-        }
-      },
-    }),
+    {
+      ...createProcedures({
+        vault,
+        db,
+        service,
+        registry,
+        grants,
+        deadman: () => deadman.state,
+        panicTiming: o.panicTiming,
+        haltKillSwitches: () => void deadman.halt(),
+        onApprovalEmpty: () => approvalWindow.empty(),
+        showApprovals: () => approvalWindow.show(),
+        onApprovalShown: (id, digest) => approvalWindow.shown(id, digest),
+        onUnlocked: locks.unlocked,
+        onLocked: locks.afterLock,
+        onSettings: locks.settingsChanged,
+        onChainChanged: (chainId) => ports.emit(undefined, 'chainChanged', numberToHex(chainId)),
+        onAccountChanged: async (active) => {
+          registry.rejectAll(() => userRejected('You switched accounts in Countersign; the request was cancelled.'));
+          void streams.reconcile(); // the old account's stream closes now (issue #22)
+          for (const c of await db.getAll('connections')) {
+            ports.emit(c.origin, 'accountsChanged', c.accounts[0]?.toLowerCase() === active.toLowerCase() && vault.unlocked ? c.accounts : []);
+          }
+        },
+      }),
+      'streams.status': () => streams.status(),
+    },
     { extensionId: browser.runtime.id, extensionOrigin: browser.runtime.getURL('/') },
     { checkOutputs: OUTPUT_CHECKS },
   );
@@ -157,5 +169,5 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     if (reply.ok) await locks.activity(procedure, sender);
     return reply;
   };
-  return { db, vault, service, grants, deadman, locks, handle, servePage };
+  return { db, vault, service, grants, deadman, locks, handle, servePage, streams };
 }

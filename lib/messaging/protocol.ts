@@ -29,6 +29,7 @@ import { PROXY_CONTRACT } from './proxy';
 import { READ_CONTRACT } from './reads';
 import { SESSION_CONTRACT } from './session';
 import { SETTINGS_CONTRACT } from './settings';
+import { STREAMS_CONTRACT } from './streams';
 import { VAULT_CONTRACT } from './vault';
 
 export type { SenderKind, Procedure } from './procedure';
@@ -47,6 +48,7 @@ export const PROCEDURES = {
   ...APPROVAL_CONTRACT,
   ...GRANT_CONTRACT,
   ...SESSION_CONTRACT,
+  ...STREAMS_CONTRACT,
 } as const;
 
 /** Name of a procedure, `<domain>.<verb>`. */

@@ -8,11 +8,20 @@
 import { signal } from '@preact/signals';
 import { PERPS_READS, type PerpsReadName } from '../../../lib/perps/reads';
 import { parsePerpsAnswer, type Book, type Instrument, type OrderView, type PerpsReadAnswer, type Portfolio, type Statistic, type Ticker } from '../../../lib/perps/wire';
+import * as v from 'valibot';
 import { RemoteError } from '../../../lib/messaging/client';
-import { call as popupCall, messageOf } from '../api';
+import { streamPushSchema } from '../../../lib/messaging/streams';
+import { call as popupCall, messageOf, onStreamPush } from '../api';
 
 /** The popup's caller (`api.ts`); stores take one so tests can pass a fake (`createCaller` over a fake send). */
 export type Call = typeof popupCall;
+/** Subscribes to the background's stream pushes (`api.ts` `onStreamPush`; tests pass a fake); returns the unsubscribe. */
+export type Listen = typeof onStreamPush;
+
+/** A fill pushed by the live stream (the fills read's row shape, `lib/perps/wire.ts`). */
+export type PushedFill = PerpsReadAnswer<'fills'>['data'][number];
+/** Order statuses that leave an order on the book. */
+const RESTING = new Set(['accepted', 'open', 'partial', 'untriggered', 'armed']);
 
 export type { Book, Instrument, OrderView, Portfolio, Position, Statistic, Ticker } from '../../../lib/perps/wire';
 
@@ -32,8 +41,17 @@ export const lotOf = (i: Instrument) => i.lot_size ?? (i.quantity_decimals > 0 ?
 /** The store `createPerpsStore` returns: its signals and `read`, `refresh`, `select`, `start`, `stop`. */
 export type PerpsStore = ReturnType<typeof createPerpsStore>;
 
-/** Creates the store for `account` (undefined: public reads only); `call` defaults to the popup's caller. Call `start()` when shown, `stop()` when gone. */
-export function createPerpsStore(account: string | undefined, call: Call = popupCall) {
+/**
+ * Creates the store for `account` (undefined: public reads only); `call` defaults to the popup's caller,
+ * `listen` to the background's stream pushes. Call `start()` when shown, `stop()` when gone.
+ *
+ * Issue #22: while the background's perps stream for `account` is live (`live`, asked every 2 s with
+ * `streams.status`, which costs no venue weight), the portfolio and the open orders come from its pushes
+ * and are not polled; `fills` collects the fills pushed since the popup opened (newest first), and
+ * `orderPushed(oid, ms)` waits for an order's settled state. When the stream is down they are polled
+ * over REST as before ("polling" in the header).
+ */
+export function createPerpsStore(account: string | undefined, call: Call = popupCall, listen: Listen = onStreamPush) {
   const instruments = signal<Instrument[]>([]);
   const iid = signal<number | undefined>(undefined);
   const book = signal<Book | undefined>(undefined);
@@ -44,6 +62,12 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
   const fees = signal<FeeRates | undefined>(undefined);
   const spend = signal(0);
   const error = signal<string | undefined>(undefined);
+  const live = signal(false);
+  const fills = signal<PushedFill[]>([]);
+  const pushedOrders = new Map<number, OrderView>();
+  const orderWaiters = new Set<() => void>();
+  let unlisten: (() => void) | undefined;
+  let statusTimer: ReturnType<typeof setInterval> | undefined;
   const spent: { at: number; w: number }[] = [];
   let interval = FAST_MS;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -67,7 +91,7 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     const id = iid.value;
     const jobs: Promise<unknown>[] = [read('tickers').then((t) => (tickers.value = t))];
     if (id !== undefined) jobs.push(read('book', { instrument_id: id, depth: 10 }).then((b) => (book.value = b)));
-    if (account) {
+    if (account && !live.value) {
       jobs.push(read('portfolio').then((p) => (portfolio.value = p)));
       jobs.push(read('openOrders').then((o) => (openOrders.value = o)));
     }
@@ -90,11 +114,68 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     }, interval);
   }
 
-  /** Reads the instruments and fees, and at the same time (when an instrument is already chosen) the book, tickers and account (issue #19: no serial reads at open). */
+  /** Takes one push of the background (validated; another account's or another shape is ignored). */
+  function onPush(m: unknown): void {
+    const r = v.safeParse(streamPushSchema, m);
+    if (!r.success || !account || r.output.account.toLowerCase() !== account.toLowerCase()) return;
+    const p = r.output.push;
+    if (p.kind === 'status') live.value = p.state === 'live';
+    else if (p.kind === 'portfolio') portfolio.value = p.portfolio;
+    else if (p.kind === 'fills') fills.value = [...p.fills, ...fills.value].slice(0, 50);
+    else if (p.kind === 'resync') {
+      portfolio.value = p.portfolio;
+      openOrders.value = p.openOrders;
+    } else {
+      const o = p.order;
+      pushedOrders.set(o.order_id, o);
+      const rest = openOrders.value.filter((x) => x.order_id !== o.order_id);
+      openOrders.value = RESTING.has(o.status) ? [o, ...rest] : rest;
+      for (const w of orderWaiters) w();
+    }
+  }
+
+  async function askStatus(): Promise<void> {
+    try {
+      const { streams } = await call('streams.status', {});
+      live.value = !!account && streams.some((x) => x.state === 'live' && x.account.toLowerCase() === account.toLowerCase());
+    } catch {
+      live.value = false;
+    }
+  }
+
+  /** The pushed state of order `oid` once the venue settled it (not accepted / untriggered / armed), waiting up to `ms`; undefined when none came. */
+  function orderPushed(oid: number, ms: number): Promise<OrderView | undefined> {
+    const settled = () => {
+      const o = pushedOrders.get(oid);
+      return o && o.status !== 'accepted' && o.status !== 'untriggered' && o.status !== 'armed' ? o : undefined;
+    };
+    const now = settled();
+    if (now || !live.value) return Promise.resolve(now);
+    return new Promise((resolve) => {
+      const done = (o: OrderView | undefined) => {
+        orderWaiters.delete(check);
+        clearTimeout(t);
+        resolve(o);
+      };
+      const check = () => {
+        const o = settled();
+        if (o) done(o);
+      };
+      const t = setTimeout(() => done(undefined), ms);
+      orderWaiters.add(check);
+    });
+  }
+
+  /** Reads the instruments and fees, and at the same time (when an instrument is already chosen) the book, tickers and account (issue #19: no serial reads at open); listens to the background's stream pushes (issue #22). */
   async function start(): Promise<void> {
     if (running) return;
     running = true;
     const early = iid.value !== undefined ? refresh().catch(() => undefined) : undefined;
+    if (account) {
+      unlisten = listen(onPush);
+      await askStatus();
+      statusTimer = setInterval(() => void askStatus(), FAST_MS);
+    }
     try {
       const [list, f] = await Promise.all([read('instruments'), read('fees').catch(() => undefined)]);
       instruments.value = list;
@@ -119,7 +200,10 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
   function stop(): void {
     running = false;
     clearTimeout(timer);
+    clearInterval(statusTimer);
+    unlisten?.();
+    unlisten = undefined;
   }
 
-  return { instruments, iid, book, tickers, statistics, portfolio, openOrders, fees, spend, error, read, refresh, select, start, stop };
+  return { instruments, iid, book, tickers, statistics, portfolio, openOrders, fees, spend, error, live, fills, orderPushed, read, refresh, select, start, stop };
 }

@@ -44,8 +44,8 @@ export const SESSION_PROCEDURES: ReadonlySet<string> = new Set<ProcedureName>([
   'settings.get',
 ]);
 
-/** Builds every procedure's handler from `deps` (each domain module gets the same typed object). */
-export function createProcedures(deps: ProcedureDeps): Handlers {
+/** Builds every procedure's handler from `deps` (each domain module gets the same typed object); `streams.status` is the composition's (lib/background/streams.ts). */
+export function createProcedures(deps: ProcedureDeps): Omit<Handlers, 'streams.status'> {
   return {
     ...vaultProcedures(deps),
     ...accountProcedures(deps),

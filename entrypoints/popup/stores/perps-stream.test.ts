@@ -1,0 +1,77 @@
+/**
+ * The popup's perps store fed by the background's stream (issue #22): while `streams.status` says
+ * live, the portfolio and open orders come from pushes and are not polled; pushed orders and fills show
+ * at once; another account's or a malformed push changes nothing; when the stream is down polling resumes.
+ */
+import { describe, expect, it } from 'vitest';
+import { createPerpsStore } from './perps';
+import { fakeCall } from './testkit';
+
+const ACCOUNT = '0x00000000000000000000000000000000000000aa';
+const OTHER = '0x00000000000000000000000000000000000000bb';
+const BTC = { instrument_id: 1, symbol: 'BTC-PERP', price_decimals: 1, quantity_decimals: 3, max_leverage: 50 };
+const PORTFOLIO = { positions: [], margin: { total_account_value: '10000', total_initial_margin: '0', total_maintenance_margin: '0', total_position_value: '0' }, withdrawable: '10000' };
+const order = (oid: number, status: string) => ({ order_id: oid, instrument_id: 1, buy: true, price: '101', quantity: '0.01', filled_quantity: status === 'filled' ? '0.01' : '0', resting_quantity: status === 'open' ? '0.01' : '0', status });
+const fill = { trade_id: 9, order_id: 7, instrument_id: 1, side: 'long', price: '101', quantity: '0.01', fee: '0.5', pnl: '0', taker: true, timestamp: 1 };
+
+function setup(state: 'live' | 'down') {
+  const reads: Record<string, unknown> = {
+    instruments: [BTC],
+    fees: { fee_schedule: [{ taker_fee_rate: '0.0005', maker_fee_rate: '0.0002' }] },
+    tickers: [],
+    book: { bids: [], asks: [] },
+    portfolio: PORTFOLIO,
+    openOrders: [],
+    statistics: [],
+  };
+  const stream = { state };
+  const { call, calls } = fakeCall({
+    'perps.read': (p) => reads[String(p.name)],
+    'streams.status': () => ({ streams: [{ venue: 'perps', account: ACCOUNT, state: stream.state, lastEventAt: null }] }),
+  });
+  let push: (m: unknown) => void = () => undefined;
+  const store = createPerpsStore(ACCOUNT, call, (fn) => {
+    push = fn;
+    return () => (push = () => undefined);
+  });
+  const accountReads = () => calls.filter((c) => c.type === 'perps.read' && (c.payload.name === 'portfolio' || c.payload.name === 'openOrders')).length;
+  return { store, push: (m: unknown) => push(m), accountReads, stream };
+}
+
+describe('perps store with the live stream', () => {
+  it('does not poll the portfolio and open orders while live, and shows pushed orders and fills at once', async () => {
+    const s = setup('live');
+    await s.store.start();
+    expect(s.store.live.value).toBe(true);
+    await s.store.refresh();
+    expect(s.accountReads()).toBe(0);
+    s.push({ type: 'streams.push', account: ACCOUNT, push: { kind: 'order', order: order(7, 'accepted') } });
+    expect(s.store.openOrders.value.map((o) => o.order_id)).toEqual([7]);
+    const waiting = s.store.orderPushed(7, 1_000);
+    s.push({ type: 'streams.push', account: ACCOUNT, push: { kind: 'order', order: order(7, 'filled') } });
+    expect(await waiting).toMatchObject({ order_id: 7, status: 'filled' });
+    expect(s.store.openOrders.value).toEqual([]);
+    s.push({ type: 'streams.push', account: ACCOUNT, push: { kind: 'fills', fills: [fill] } });
+    expect(s.store.fills.value).toEqual([fill]);
+    // Another account's push, and a malformed one, change nothing.
+    s.push({ type: 'streams.push', account: OTHER, push: { kind: 'fills', fills: [{ ...fill, trade_id: 10 }] } });
+    s.push({ type: 'streams.push', account: ACCOUNT, push: { kind: 'fills', fills: [{ ...fill, price: 5 }] } });
+    expect(s.store.fills.value).toEqual([fill]);
+    s.store.stop();
+  });
+
+  it('polls over REST when the stream is down, and a pushed status switches between the two', async () => {
+    const s = setup('down');
+    await s.store.start();
+    expect(s.store.live.value).toBe(false);
+    const before = s.accountReads();
+    expect(before).toBeGreaterThan(0);
+    await s.store.refresh();
+    expect(s.accountReads()).toBe(before + 2);
+    s.push({ type: 'streams.push', account: ACCOUNT, push: { kind: 'status', state: 'live', lastEventAt: 1 } });
+    await s.store.refresh();
+    expect(s.accountReads()).toBe(before + 2);
+    expect(await s.store.orderPushed(99, 10)).toBeUndefined();
+    s.store.stop();
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * The perps session's account events (PROTOCOL.md §5.1 "Frames, server → client"), validated with
+ * valibot and turned into the shapes of the REST reads (`lib/perps/wire.ts`: `OrderView`, a fills row,
+ * `Portfolio`), so the background and the popup merge a pushed event exactly as a polled answer.
+ *
+ * `@polymarket/bindings/subscriptions` parses the same frames but is built on zod, which the extension
+ * bundle does not carry; these schemas name only the fields we use (objects drop the rest, so a field a
+ * gateway adds — or a secret it echoes — never travels on). Decimals are strings; ids JS numbers; times Unix ms.
+ */
+import * as v from 'valibot';
+import type { OrderView, Portfolio } from '../perps/wire';
+
+const str = v.pipe(v.string(), v.maxLength(200));
+const id = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
+const ms = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
+
+/** The event envelope `{ch, ts, sq, data}`: channel name, Unix ms, per-channel sequence number. */
+const envelopeSchema = v.object({
+  ch: v.pipe(v.string(), v.maxLength(100)),
+  ts: ms,
+  sq: id,
+  data: v.unknown(),
+});
+
+const orderSchema = v.object({
+  oid: id,
+  iid: id,
+  buy: v.boolean(),
+  p: str,
+  qty: str,
+  tif: v.optional(str),
+  po: v.optional(v.boolean()),
+  ro: v.optional(v.boolean()),
+  status: str,
+  rest: str,
+  fill: str,
+  cts: v.optional(ms),
+  uts: v.optional(ms),
+  coid: v.optional(str),
+  tpsl: v.optional(v.object({ kind: str, scope: v.optional(str), trp: str, armed_qty: v.optional(str) })),
+});
+
+const fillSchema = v.object({
+  tid: id,
+  oid: id,
+  iid: id,
+  side: v.picklist(['long', 'short']),
+  p: str,
+  qty: str,
+  taker: v.boolean(),
+  fee: str,
+  pnl: str,
+  ts: ms,
+  coid: v.optional(str),
+});
+
+const positionSchema = v.object({
+  instrument_id: id,
+  symbol: str,
+  size: str,
+  entry_price: str,
+  leverage: v.number(),
+  cross: v.boolean(),
+  initial_margin: str,
+  maintenance_margin: str,
+  position_value: str,
+  liquidation_price: str,
+  unrealized_pnl: str,
+  return_on_equity: str,
+  cumulative_funding: str,
+});
+
+const portfolioSchema = v.object({
+  positions: v.array(positionSchema),
+  margin: v.object({ total_account_value: str, total_initial_margin: str, total_maintenance_margin: str, total_position_value: str }),
+  withdrawable: str,
+});
+
+const balanceSchema = v.object({ asset: str, balance: str });
+const tpslSchema = v.object({ oid: id, st: str, reason: v.optional(str) });
+
+/** A fill as the REST fills read returns it (`GET /v1/account/fills` row): USDC `fee` / `pnl`, `timestamp` Unix ms. */
+export type FillRow = {
+  trade_id: number;
+  order_id: number;
+  instrument_id: number;
+  side: 'long' | 'short';
+  price: string;
+  quantity: string;
+  fee: string;
+  pnl: string;
+  taker: boolean;
+  timestamp: number;
+};
+
+/**
+ * One account event, in REST shapes: an order's new state, the fills of one match, the portfolio, the
+ * collateral balance, or a TP/SL leg's state. `at` is the gateway's `ts` (Unix ms). No event carries a
+ * credential: the schemas keep only market data of the account.
+ */
+export type PerpsStreamEvent =
+  | { kind: 'order'; at: number; order: OrderView }
+  | { kind: 'fills'; at: number; fills: FillRow[] }
+  | { kind: 'portfolio'; at: number; portfolio: Portfolio }
+  | { kind: 'balance'; at: number; balance: { asset: string; balance: string } }
+  | { kind: 'tpsl'; at: number; iid: number; oid: number; state: string; reason?: string };
+
+/** A parsed frame: an event (or `null` for a channel that carries nothing we use), with its channel and `sq`. */
+type Parsed = { ch: string; sq: number; event: PerpsStreamEvent | null };
+
+function toOrder(o: v.InferOutput<typeof orderSchema>): OrderView {
+  return {
+    order_id: o.oid,
+    instrument_id: o.iid,
+    buy: o.buy,
+    price: o.p,
+    quantity: o.qty,
+    filled_quantity: o.fill,
+    resting_quantity: o.rest,
+    status: o.status,
+    ...(o.coid === undefined ? {} : { client_order_id: o.coid }),
+    ...(o.tif === undefined ? {} : { tif: o.tif }),
+    ...(o.po === undefined ? {} : { post_only: o.po }),
+    ...(o.ro === undefined ? {} : { ro: o.ro }),
+    ...(o.cts === undefined ? {} : { created_timestamp: o.cts }),
+    ...(o.uts === undefined ? {} : { updated_timestamp: o.uts }),
+    ...(o.tpsl === undefined ? {} : { tpsl: o.tpsl }),
+  };
+}
+
+const toFill = (f: v.InferOutput<typeof fillSchema>): FillRow => ({
+  trade_id: f.tid,
+  order_id: f.oid,
+  instrument_id: f.iid,
+  side: f.side,
+  price: f.p,
+  quantity: f.qty,
+  fee: f.fee,
+  pnl: f.pnl,
+  taker: f.taker,
+  timestamp: f.ts,
+});
+
+/** The event of channel `ch` from its `data`, `undefined` when `data` fails the channel's schema. */
+function eventOf(ch: string, at: number, data: unknown): PerpsStreamEvent | null | undefined {
+  const tpsl = /^tpsl::(\d{1,9})$/.exec(ch);
+  if (tpsl) {
+    const r = v.safeParse(tpslSchema, data);
+    return r.success ? { kind: 'tpsl', at, iid: Number(tpsl[1]), oid: r.output.oid, state: r.output.st, ...(r.output.reason === undefined ? {} : { reason: r.output.reason }) } : undefined;
+  }
+  switch (ch) {
+    case 'orders': {
+      const r = v.safeParse(orderSchema, data);
+      return r.success ? { kind: 'order', at, order: toOrder(r.output) } : undefined;
+    }
+    case 'fills': {
+      const r = v.safeParse(v.array(fillSchema), data);
+      return r.success ? { kind: 'fills', at, fills: r.output.map(toFill) } : undefined;
+    }
+    case 'portfolio': {
+      const r = v.safeParse(portfolioSchema, data);
+      return r.success ? { kind: 'portfolio', at, portfolio: r.output } : undefined;
+    }
+    case 'balances': {
+      const r = v.safeParse(balanceSchema, data);
+      return r.success ? { kind: 'balance', at, balance: r.output } : undefined;
+    }
+    default:
+      // funding, deposits, withdrawals, notifications: sequenced, but nothing the extension shows yet.
+      return null;
+  }
+}
+
+/**
+ * Parses one event frame (already JSON-decoded). `undefined` when it is not a well-formed event of a
+ * known shape (the caller counts it and drops it); otherwise its channel, `sq` and event (`null` for a
+ * channel whose data is not used).
+ */
+export function parsePerpsEvent(frame: unknown): Parsed | undefined {
+  const env = v.safeParse(envelopeSchema, frame);
+  if (!env.success) return undefined;
+  const event = eventOf(env.output.ch, env.output.ts, env.output.data);
+  return event === undefined ? undefined : { ch: env.output.ch, sq: env.output.sq, event };
+}

@@ -1,0 +1,250 @@
+/**
+ * The extension's perps session stream client (issue #22, PROTOCOL.md §5.1): one WebSocket per venue
+ * and account, owned by the background worker, that authenticates with the proxy and its secret,
+ * subscribes to the account channels and hands on validated, secret-free events.
+ *
+ * As the official client does it (`@polymarket/client` 0.2.0, PROTOCOL.md §5.1):
+ * - open → `auth` (await `{status:"ok"}`) → `sub` (await ack) → live; the backoff counter resets.
+ * - JSON ping every 25 s; any incoming frame is liveness; checked every 5 s, 65 s of silence = stale →
+ *   the socket is closed and reconnected.
+ * - An unexpected close, error, refused auth or stale socket reconnects after a full-jitter backoff:
+ *   `random() × min(250 ms × 2ⁿ, 30 s)`, n the number of failed attempts since the last live session.
+ *   After a reconnect `onResync('reconnect')`; when an event's `sq` is not its channel's previous + 1,
+ *   `onResync('sequence_gap')` — the caller then re-reads over REST (the stream has no replay).
+ * - Frames that are not JSON, not a response and not a valid event are dropped and counted
+ *   (`status().malformed`).
+ *
+ * Pure: the WebSocket constructor, the clock, the random source and the timers are injected, so it
+ * runs in Node tests against the sandbox with `ws`. The secret goes into the auth frame on the socket
+ * and nowhere else: no callback, status or error carries it, and nothing is logged.
+ */
+import { parsePerpsEvent, type PerpsStreamEvent } from './perps-frames';
+
+/** The part of a WebSocket the client uses (the DOM `WebSocket` and `ws`'s both fit). */
+export type WebSocketLike = {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: 'message', listener: (ev: { data: unknown }) => void): void;
+  addEventListener(type: 'open' | 'close' | 'error', listener: () => void): void;
+};
+
+/** A WebSocket constructor: `new WebSocket(url)`, no subprotocol, no headers (PROTOCOL.md §5.1 "Address"). */
+export type WebSocketConstructor = new (url: string) => WebSocketLike;
+
+/** `live`: authenticated and subscribed; `connecting`: opening, authenticating or subscribing; `down`: closed, waiting to retry, or stopped. */
+export type StreamState = 'live' | 'connecting' | 'down';
+
+/** Why the caller must re-read over REST: the socket reconnected, or a channel skipped a sequence number. */
+export type ResyncReason = 'reconnect' | 'sequence_gap';
+
+/**
+ * A stream's state for the popup: `lastEventAt` Unix ms of the last account event (null before any),
+ * `retryInMs` the backoff delay of the pending retry (null when none), `malformed` frames dropped,
+ * `reconnects` successful reconnects, `lastError` a short code (`auth_refused`, `closed`, `stale`,
+ * `error`; never a frame's text).
+ */
+export type PerpsStreamStatus = {
+  state: StreamState;
+  lastEventAt: number | null;
+  retryInMs: number | null;
+  malformed: number;
+  reconnects: number;
+  lastError: string | null;
+};
+
+/** Timing of the client, ms (defaults: the official client's, PROTOCOL.md §5.1). */
+export type PerpsStreamTiming = { baseDelayMs: number; maxDelayMs: number; pingEveryMs: number; checkEveryMs: number; staleAfterMs: number; ackTimeoutMs: number };
+
+const DEFAULT_TIMING: PerpsStreamTiming = { baseDelayMs: 250, maxDelayMs: 30_000, pingEveryMs: 25_000, checkEveryMs: 5_000, staleAfterMs: 65_000, ackTimeoutMs: 30_000 };
+
+/** The channels the official client subscribes (PROTOCOL.md §5.1; `tpsl` covers every `tpsl::<n>`). */
+const ACCOUNT_CHANNELS = ['balances', 'portfolio', 'orders', 'fills', 'funding', 'deposits', 'withdrawals', 'tpsl'] as const;
+
+/** Options of `createPerpsStream`. `proxy` / `secret`: the session proxy's address and its REST secret (a credential). */
+export type PerpsStreamOptions = {
+  wsUrl: string;
+  proxy: string;
+  secret: string;
+  WebSocket: WebSocketConstructor;
+  onEvent: (event: PerpsStreamEvent) => void;
+  onResync: (reason: ResyncReason, channel?: string) => void;
+  /** Called on every state change with the new status. */
+  onStatus?: (status: PerpsStreamStatus) => void;
+  /** Uniform in [0, 1) (default `Math.random`). */
+  random?: () => number;
+  /** Unix ms (default `Date.now`). */
+  now?: () => number;
+  timing?: Partial<PerpsStreamTiming>;
+};
+
+/** A running stream: `start` (idempotent), `stop` (closes and stops retrying), `status`. */
+export type PerpsStream = { start: () => void; stop: () => void; status: () => PerpsStreamStatus };
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** Whether an auth/sub response's `data` acknowledges (`{status:"ok"}` or an array with no `err`). */
+function acked(data: unknown): boolean {
+  if (Array.isArray(data)) return data.length > 0 && data.every(acked);
+  return isRecord(data) && data.status === 'ok';
+}
+
+/** Full-jitter backoff delay (ms) of failed attempt `n` (0-based): `random × min(base × 2ⁿ, max)`. */
+function backoff(n: number, random: number, t: PerpsStreamTiming): number {
+  return Math.floor(random * Math.min(t.baseDelayMs * 2 ** Math.min(n, 30), t.maxDelayMs));
+}
+
+/**
+ * Creates the stream (not yet connected: call `start`). See the module comment for the protocol.
+ * Throws nothing; every failure shows in `status()` and is retried until `stop()`.
+ */
+export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
+  const t: PerpsStreamTiming = { ...DEFAULT_TIMING, ...opts.timing };
+  const random = opts.random ?? Math.random;
+  const now = opts.now ?? Date.now;
+  const st: PerpsStreamStatus = { state: 'down', lastEventAt: null, retryInMs: null, malformed: 0, reconnects: 0, lastError: null };
+  let ws: WebSocketLike | null = null;
+  let running = false;
+  let attempts = 0;
+  let everLive = false;
+  let lastHeard = 0;
+  let nextId = 1;
+  const sq = new Map<string, number>();
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  let intervals: ReturnType<typeof setInterval>[] = [];
+  let retry: ReturnType<typeof setTimeout> | null = null;
+
+  const emitStatus = () => opts.onStatus?.({ ...st });
+  const setState = (state: StreamState) => {
+    if (st.state === state) return;
+    st.state = state;
+    emitStatus();
+  };
+  const clearSocketTimers = () => {
+    for (const x of timers.splice(0)) clearTimeout(x);
+    for (const x of intervals) clearInterval(x);
+    intervals = [];
+  };
+
+  /** Drops the socket (if any) and schedules the next attempt. */
+  const fail = (reason: string) => {
+    const old = ws;
+    ws = null;
+    clearSocketTimers();
+    if (old) {
+      try {
+        old.close(4000, reason);
+      } catch {
+        /* already closed */
+      }
+    }
+    if (!running) return;
+    st.lastError = reason;
+    const delay = backoff(attempts, random(), t);
+    attempts += 1;
+    st.retryInMs = delay;
+    st.state = 'down';
+    emitStatus();
+    retry = setTimeout(() => {
+      retry = null;
+      st.retryInMs = null;
+      connect();
+    }, delay);
+  };
+
+  const send = (frame: unknown) => ws?.send(JSON.stringify(frame));
+
+  const request = (frame: Record<string, unknown>, onAck: () => void) => {
+    const reqId = nextId++;
+    pending.set(reqId, onAck);
+    timers.push(setTimeout(() => pending.has(reqId) && fail('ack_timeout'), t.ackTimeoutMs));
+    send({ id: reqId, ...frame });
+  };
+  const pending = new Map<number, () => void>();
+
+  const onLive = () => {
+    attempts = 0;
+    st.lastError = null;
+    if (everLive) st.reconnects += 1;
+    setState('live');
+    intervals.push(setInterval(() => send({ id: 0, req: 'post', op: { type: 'ping' } }), t.pingEveryMs));
+    intervals.push(setInterval(() => now() - lastHeard > t.staleAfterMs && fail('stale'), t.checkEveryMs));
+    if (everLive) opts.onResync('reconnect');
+    everLive = true;
+  };
+
+  const onFrame = (raw: unknown) => {
+    lastHeard = now();
+    let frame: unknown;
+    try {
+      frame = JSON.parse(typeof raw === 'string' ? raw : String(raw));
+    } catch {
+      st.malformed += 1;
+      return;
+    }
+    if (isRecord(frame) && typeof frame.id === 'number' && 'data' in frame && !('ch' in frame)) {
+      const ack = pending.get(frame.id);
+      if (!ack) return; // the ping's answer (id 0) or an unknown id: liveness only
+      pending.delete(frame.id);
+      if (acked(frame.data)) ack();
+      else fail('auth_refused');
+      return;
+    }
+    const parsed = parsePerpsEvent(frame);
+    if (!parsed) {
+      st.malformed += 1;
+      return;
+    }
+    const prev = sq.get(parsed.ch);
+    sq.set(parsed.ch, parsed.sq);
+    if (prev !== undefined && parsed.sq !== prev + 1) opts.onResync('sequence_gap', parsed.ch);
+    if (parsed.event) {
+      st.lastEventAt = now();
+      opts.onEvent(parsed.event);
+    }
+  };
+
+  function connect() {
+    if (!running) return;
+    setState('connecting');
+    sq.clear();
+    pending.clear();
+    nextId = 1;
+    let sock: WebSocketLike;
+    try {
+      sock = new opts.WebSocket(opts.wsUrl);
+    } catch {
+      fail('error');
+      return;
+    }
+    ws = sock;
+    lastHeard = now();
+    // A dropped socket's late events are ignored: every listener first checks it is still the current one.
+    sock.addEventListener('open', () => {
+      if (ws !== sock) return;
+      request({ op: { args: { proxy: opts.proxy, secret: opts.secret }, type: 'auth' }, req: 'post' }, () =>
+        request({ req: 'sub', chs: [...ACCOUNT_CHANNELS] }, onLive),
+      );
+    });
+    sock.addEventListener('message', (ev) => ws === sock && onFrame(ev.data));
+    sock.addEventListener('close', () => ws === sock && fail('closed'));
+    sock.addEventListener('error', () => ws === sock && fail('error'));
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      connect();
+    },
+    stop() {
+      running = false;
+      if (retry) clearTimeout(retry);
+      retry = null;
+      st.retryInMs = null;
+      fail('stopped');
+      setState('down');
+    },
+    status: () => ({ ...st }),
+  };
+}
