@@ -28,8 +28,14 @@ const send = (type: string, payload: unknown = {}) => ext.evaluate((t, p) => chr
 async function approveWindow(): Promise<void> {
   const w = await pageAt(browser, (u) => u.startsWith('moz-extension://') && u.endsWith('/approval.html'));
   await w.bringToFront();
-  await w.waitForFunction(() => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled, { timeout: 10_000 });
+  // A request must be on show (an enabled Approve), not the empty queue of a window still closing.
+  await w.waitForFunction(() => {
+    const b = document.querySelector('[data-testid="approve"]');
+    return b instanceof HTMLButtonElement && !b.disabled;
+  }, { timeout: 20_000 });
   await w.click('[data-testid="approve"]');
+  // Done with this request before the next: the window closes or empties (a closed window ends the wait).
+  await w.waitForFunction(() => !document.querySelector('[data-testid="approve"]'), { timeout: 10_000 }).catch(() => undefined);
 }
 
 // In CI the Firefox flow must run (CI installs firefox-esr); elsewhere it is skipped when Firefox is missing.
@@ -86,7 +92,7 @@ describe.runIf(ready || !!process.env.CI)('Firefox ESR (real, headless)', () => 
     await demo.bringToFront();
     await demo.click('#order');
     await approveWindow();
-    await demo.waitForFunction(() => (window as unknown as { __last?: { label: string } }).__last?.label === 'order', { timeout: 15_000 });
+    await demo.waitForFunction(() => (window as unknown as { __last?: { label: string } }).__last?.label === 'order', { timeout: 30_000 });
     expect(await demo.evaluate(() => (window as unknown as { __last: { ok: boolean } }).__last.ok)).toBe(true);
     expect(sandbox.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/orders' && r.status === 200).length - before).toBe(1);
   });
