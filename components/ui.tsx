@@ -56,9 +56,11 @@ export function Tabs<T extends string>(props: { tabs: readonly { id: T; label: s
     const tab = props.tabs[next];
     if (!tab) return;
     e.preventDefault();
-    props.onChange(tab.id);
+    // Every tab button is always rendered, so focus moves in the same event (a deferred focus
+    // left a moment where the selected tab was not the focused one).
     const bar = e.currentTarget;
-    if (bar instanceof HTMLElement) requestAnimationFrame(() => bar.querySelector<HTMLElement>(`#${tabIds(tab.id).tab}`)?.focus());
+    if (bar instanceof HTMLElement) bar.querySelector<HTMLElement>(`#${tabIds(tab.id).tab}`)?.focus();
+    props.onChange(tab.id);
   };
   return (
     <div class="tabs" role="tablist" aria-label={props.label ?? 'Screens'} onKeyDown={onKey}>
