@@ -8,7 +8,11 @@
  * decimal string from `lib/perps/risk` through the ticket store.
  */
 import type { MarketEstimate, OrderPreview } from '../lib/perps/risk';
+import { groupDecimal } from '../lib/format';
 import { Button } from './ui';
+
+/** A decimal USDC figure with thousands separators (issue #19: readable at a glance); non-decimals ("…") as given. */
+const usdc = (s: string): string => (/^-?\d+(\.\d*)?$/.test(s) ? groupDecimal(s) : s);
 
 /** Basis points of a fee-rate fraction, exact for the venue's rates (`"0.0005"` → `"5"`). */
 export const bpOf = (rate: string): string => String(Math.round(Number(rate) * 1_000_000) / 100);
@@ -38,7 +42,7 @@ export function RiskPanel(props: {
         <dt>Position</dt>
         <dd class="num" data-testid="risk-position">{props.position ? `${props.position.size} @ ${props.position.entryPrice}` : 'none'}</dd>
         <dt>Available margin</dt>
-        <dd class="num" data-testid="risk-available">{props.available} USDC</dd>
+        <dd class="num" data-testid="risk-available">{usdc(props.available)} USDC</dd>
         {m ? (
           <>
             <dt>Market limit</dt>
@@ -71,14 +75,14 @@ function PreviewRows({ p }: { p: OrderPreview }) {
   return (
     <>
       <dt>Notional</dt>
-      <dd class="num" data-testid="risk-notional">{p.notional} USDC</dd>
+      <dd class="num" data-testid="risk-notional">{usdc(p.notional)} USDC</dd>
       <dt>Margin required</dt>
-      <dd class="num" data-testid="risk-margin">{p.marginRequired} USDC</dd>
+      <dd class="num" data-testid="risk-margin">{usdc(p.marginRequired)} USDC</dd>
       <dt>{p.feeUpTo ? 'Fee (up to)' : 'Est. fee'}</dt>
-      <dd class="num" data-testid="risk-fee">{p.fee} USDC ({p.feeUpTo ? 'up to ' : ''}{bpOf(p.feeRate)} bp {p.feeUpTo ? 'taker' : Number(p.feeRate) < 0.0005 ? 'maker' : 'taker'})</dd>
+      <dd class="num" data-testid="risk-fee">{usdc(p.fee)} USDC ({p.feeUpTo ? 'up to ' : ''}{bpOf(p.feeRate)} bp {p.feeUpTo ? 'taker' : Number(p.feeRate) < 0.0005 ? 'maker' : 'taker'})</dd>
       <dt>After the fill</dt>
       <dd class="num" data-testid="risk-after">{Number(p.newSize) === 0 ? 'flat' : `${p.newSize} @ ${p.newEntry}`}</dd>
-      {p.realizedPnl !== '0' ? (<><dt>Realised PnL</dt><dd class="num" data-testid="risk-pnl">{p.realizedPnl} USDC</dd></>) : null}
+      {p.realizedPnl !== '0' ? (<><dt>Realised PnL</dt><dd class="num" data-testid="risk-pnl">{usdc(p.realizedPnl)} USDC</dd></>) : null}
       <dt>Liquidation (est.)</dt>
       <dd class="num" data-testid="risk-liq">{p.liquidationPrice ?? 'none'}</dd>
     </>
@@ -101,9 +105,9 @@ export function ClosePreview(props: {
         <dt>Est. price</dt>
         <dd class="num" data-testid="close-price">{c.avgPrice}{c.slippageBps ? ` · slippage ${c.slippageBps} bp` : ''}</dd>
         <dt>Est. fee</dt>
-        <dd class="num" data-testid="close-fee">{c.fee} USDC</dd>
+        <dd class="num" data-testid="close-fee">{usdc(c.fee)} USDC</dd>
         <dt>Realised PnL</dt>
-        <dd class="num" data-testid="close-pnl">{c.realizedPnl} USDC</dd>
+        <dd class="num" data-testid="close-pnl">{usdc(c.realizedPnl)} USDC</dd>
       </dl>
       {c.complete ? null : <p class="warn">Only {c.fillable} fills within the slippage cap; the rest stays open.</p>}
       <div class="actions">

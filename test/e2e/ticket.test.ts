@@ -20,7 +20,7 @@ async function portfolio() {
   return (await res.json()) as { positions: { instrument_id: number; size: string; entry_price: string; initial_margin: string; liquidation_price: string }[]; withdrawable: string };
 }
 const text = async (id: string, page: Page = popup) => (await page.getByTestId(id).first().textContent())?.trim() ?? '';
-const num = (s: string) => Number(s.replace(/[^0-9.-]/g, ' ').trim().split(/\s+/)[0]);
+const num = (s: string) => Number(s.replace(/,/g, '').replace(/[^0-9.-]/g, ' ').trim().split(/\s+/)[0]);
 const near = (got: number, want: number, rel = 0.001) => expect(Math.abs(got - want), `${got} vs ${want}`).toBeLessThanOrEqual(Math.max(Math.abs(want) * rel, 0.01));
 const mark = (instrument_id: number, price: string) => fetch(`${h.sandbox.url}/admin/mark`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ instrument_id, price }) });
 
