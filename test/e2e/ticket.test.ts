@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { connectDemo, launchHarness, onboardDemo, type Harness } from './harness';
+import { connectDemo, launchHarness, messenger, onboardDemo, type Harness } from './harness';
 
 const PASSWORD = 'correct horse battery staple';
 let h: Harness;
@@ -183,5 +183,32 @@ describe('issue #19: numbers before the click, the venue after it (Chromium)', (
     await w.getByTestId('approve').click();
     await done;
     near(before - Number((await portfolio()).withdrawable), margin);
+  });
+
+  it("an order-book order's approval window shows its cost and fee from the signed amounts; approving it rests the order at the venue", async () => {
+    const send = messenger(popup);
+    expect((await send('clob.createOrDerive', { account: h.sandbox.demo.owner.address })).ok).toBe(true);
+    const demo = await connectDemo(h);
+    const market = h.sandbox.ctx.clob.markets[0]!;
+    const opened = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
+    const done = demo.evaluate((tokenId) =>
+      (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({ method: 'clob_postOrders', params: { orders: [{ tokenId, side: 'BUY', price: '0.42', size: '25', orderType: 'GTC' }] } }),
+      market.tokenIds[0],
+    );
+    const w = await opened;
+    await w.getByTestId('approval-clob').waitFor();
+    // 25 shares at 0.42: 10.50 USDC paid (the maker amount), fee at the book's rate on the USDC side.
+    expect(num(await text('approval-clob-usdc', w))).toBe(10.5);
+    const bps = ((await (await fetch(`${h.sandbox.url}/clob/fee-rate?token_id=${market.tokenIds[0]}`)).json()) as { base_fee: number }).base_fee;
+    const feeText = await text('approval-clob-fee', w);
+    expect(feeText).toContain(`(${bps} bp)`);
+    expect(num(feeText)).toBeCloseTo((10.5 * bps) / 10_000, 6);
+    await h.screenshot(w, '43-approval-clob-summary');
+    await w.bringToFront();
+    await w.waitForFunction(() => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled);
+    await w.getByTestId('approve').click();
+    expect(await done).toBeTruthy();
+    const resting = [...h.sandbox.ctx.clob.orders.values()].filter((o) => o.status === 'live' && o.side === 'BUY' && o.originalSize === 25_000_000n && o.tokenId === market.tokenIds[0]);
+    expect(resting.length).toBe(1);
   });
 });
