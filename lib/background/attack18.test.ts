@@ -8,15 +8,15 @@
  * and show a rule holding.
  */
 import 'fake-indexeddb/auto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { createClient, custom } from 'viem';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import type { Harness } from '../sandbox/testkit';
 import { PROCEDURES } from '../messaging/protocol';
 import { PORT_NAME } from '../bridge/framing';
 import { startBackground } from './index';
 import { AUTOLOCK_ALARM } from './index';
-import { BOUNDS, browser, KDF, onboardDemo, until, waitPending, withPages, type PagedBackground } from './testkit';
+import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, type Reply, sandboxSuite, sleep, until, waitPending, withPages } from './testkit';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
@@ -25,26 +25,10 @@ const popup = () => ({ id: fakeBrowser.runtime.id, url: `${extBase()}/popup.html
 const approvalWindow = () => ({ id: fakeBrowser.runtime.id, url: `${extBase()}/approval.html` });
 let n = 0;
 type Bg = PagedBackground;
-type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
 const call = async (bg: Bg, type: string, payload: unknown = {}, sender: object = popup()) => (await bg.handle({ type, payload }, sender)) as Reply;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ now: undefined });
-});
-afterAll(async () => {
-  await h.close();
-});
-const started: Bg[] = [];
-beforeEach(() => {
-  fakeBrowser.reset();
-  h.clock.now = Date.now();
-});
-afterEach(async () => {
-  for (const bg of started.splice(0)) await call(bg, 'vault.lock').catch(() => undefined);
-  h.ctx.clob.heartbeats.clear();
-});
+const started = sandboxSuite((x) => (h = x));
 
 const owner = () => h.demo.owner.address;
 const BTC = '1';

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { AUTOLOCK_ALARM, GRANTS_ALARM, startBackground } from './index';
-import { BOUNDS, browser, KDF, onboardDemo, until, waitPending, withPages, type PagedBackground } from './testkit';
+import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, type Reply, sleep, until, waitPending, withPages } from './testkit';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
@@ -17,9 +17,7 @@ const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.g
 const approvalWindow = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/approval.html` });
 let n = 0;
 type Bg = PagedBackground;
-type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
 const call = async (bg: Bg, type: string, payload: unknown = {}, sender: object = popup()) => (await bg.handle({ type, payload }, sender)) as Reply;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let h: Harness;
 beforeAll(async () => {

@@ -5,40 +5,23 @@
  * failed on it) and hold since the fix; the others held from the start.
  */
 import 'fake-indexeddb/auto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { describe, expect, it } from 'vitest';
 import { generatePrivateKey } from 'viem/accounts';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import type { Harness } from '../sandbox/testkit';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, until, waitPending, withPages, type PagedBackground } from './testkit';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages } from './testkit';
 
 const SITE = 'https://trade.example';
 const EVIL = 'https://evil.example';
-const sender = (origin: string, tab: number) => ({ get id() { return fakeBrowser.runtime.id; }, url: `${origin}/app`, frameId: 0, tab: { id: tab, url: `${origin}/app` } });
+const sender = pageSender;
 const page = sender(SITE, 3);
 const evilPage = sender(EVIL, 4);
 let n = 0;
 type Bg = PagedBackground;
-type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
 const call = async (bg: Bg, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ now: undefined });
-});
-afterAll(async () => {
-  await h.close();
-});
-const started: Bg[] = [];
-beforeEach(() => {
-  fakeBrowser.reset();
-  h.clock.now = Date.now();
-});
-afterEach(async () => {
-  for (const bg of started.splice(0)) await call(bg, 'vault.lock').catch(() => undefined);
-  h.ctx.clob.heartbeats.clear();
-});
+const started = sandboxSuite((x) => (h = x));
 
 const owner = () => h.demo.owner.address;
 const mark = async (iid: number) => ((await h.read('tickers', { instrument_id: iid })) as { mark_price: string }[])[0]!.mark_price;

@@ -21,11 +21,10 @@
  *    The popup's `vault.status` and `grant.list` fail with it too (lock still works).
  */
 import 'fake-indexeddb/auto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { describe, expect, it } from 'vitest';
+import type { Harness } from '../sandbox/testkit';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, until, waitPending, withPages, type PagedBackground } from './testkit';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages } from './testkit';
 import { GrantService } from '../grants/service';
 import { DAY_MS, type GrantRequest } from '../grants/evaluate';
 import { openVaultDb } from '../vault/db';
@@ -34,33 +33,17 @@ import { memorySessionStore, Vault } from '../vault/vault';
 
 const SITE = 'https://trade.example';
 const EVIL = 'https://evil.example';
-const sender = (origin: string, tab: number, frameId = 0) => ({ get id() { return fakeBrowser.runtime.id; }, url: `${origin}/app`, frameId, tab: { id: tab, url: `${origin}/app` } });
+const sender = pageSender;
 const page = sender(SITE, 3);
 const evilPage = sender(EVIL, 4);
 let n = 0;
 type Bg = PagedBackground;
-type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
 const call = async (bg: Bg, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Codes viem retries (README "Error codes"). */
 const VIEM_RETRIES = [-1, -32005, -32603, 429, -32007];
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ now: undefined });
-});
-afterAll(async () => {
-  await h.close();
-});
-const started: Bg[] = [];
-beforeEach(() => {
-  fakeBrowser.reset();
-  h.clock.now = Date.now();
-});
-afterEach(async () => {
-  for (const bg of started.splice(0)) await call(bg, 'vault.lock').catch(() => undefined);
-  h.ctx.clob.heartbeats.clear();
-});
+const started = sandboxSuite((x) => (h = x));
 
 const owner = () => h.demo.owner.address;
 const mark = async (iid: number) => ((await h.read('tickers', { instrument_id: iid })) as { mark_price: string }[])[0]!.mark_price;

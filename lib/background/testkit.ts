@@ -11,7 +11,8 @@ import { PORT_NAME, readReply, type PageEventMessage } from '../bridge/framing';
 import { disconnected, fromRpcError, type ProviderRpcError } from '../provider/errors';
 import type { BackgroundBrowser, BrowserPort } from './browser';
 import type { Background } from './index';
-import type { Harness } from '../sandbox/testkit';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { startHarness, type Harness } from '../sandbox/testkit';
 
 /** scrypt N = 2^10 (tests only: the extension uses `DEFAULT_KDF`). */
 export const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
@@ -163,4 +164,48 @@ export async function onboardDemo(bg: PagedBackground, h: Harness, page: Browser
   const [view] = await waitPending(bg);
   if (view) bg.registry.decide(view.id, { approve: true, digest: view.digest });
   await connected;
+}
+
+/** A procedure's reply as the attack suites read it. */
+export type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
+
+/** Resolves after `ms` milliseconds. */
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A page's sender at `origin` (path `/app`) in tab `tab`, frame `frameId` (0: the top frame). */
+export const pageSender = (origin: string, tab: number, frameId = 0): BrowserSender & { frameId: number; tab: { id: number; url: string } } => ({
+  get id() {
+    return fakeBrowser.runtime.id;
+  },
+  url: `${origin}/app`,
+  frameId,
+  tab: { id: tab, url: `${origin}/app` },
+});
+
+/**
+ * The common lifecycle of the sandbox-backed background suites (attack*.test.ts), called once at a test
+ * file's top level: starts the in-process sandbox on the wall clock before all tests (`onStart` receives
+ * it) and closes it after; before each test resets the fake browser and sets the sandbox clock to now;
+ * after each test locks every background pushed on the returned array and forgets the order book's
+ * heartbeat sessions (so a later test starts without a dead-man).
+ */
+export function sandboxSuite(onStart: (h: Harness) => void): PagedBackground[] {
+  const started: PagedBackground[] = [];
+  let h: Harness | undefined;
+  beforeAll(async () => {
+    h = await startHarness({ now: undefined });
+    onStart(h);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+  beforeEach(() => {
+    fakeBrowser.reset();
+    if (h) h.clock.now = Date.now();
+  });
+  afterEach(async () => {
+    for (const bg of started.splice(0)) await callAs(bg, 'vault.lock').catch(() => undefined);
+    h?.ctx.clob.heartbeats.clear();
+  });
+  return started;
 }
