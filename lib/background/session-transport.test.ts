@@ -116,7 +116,7 @@ describe('perps commands over the session: one submission path, two transports',
     expect(restingWith(coid)[0]!.oid).toBe(result[0]!.oid);
   });
 
-  it('the session carries the same signature bytes REST would: the sandbox recovers the proxy from the frame', async () => {
+  it('the session carries the signed bytes REST would: the same envelope sent over REST afterwards is a replay (409)', async () => {
     const { bg } = await ready();
     await sessionLive(bg);
     const sent = bg.page(page).request('perps_sendCommand', await btcOrder({ coid: freshCoid() }));
@@ -244,5 +244,11 @@ describe('perps commands over the session: one submission path, two transports',
     expect(restOrderPosts(wire)).toBe(1);
     expect(rest.code).toBe(-32003);
     expect(session).toEqual(rest);
+    // A refusal is an answer, not a broken session: the same socket stays open and live.
+    const sockets = wsLog.sockets.length;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(wsLog.sockets.at(-1)!.readyState).toBe(NodeWebSocket.OPEN);
+    expect(wsLog.sockets).toHaveLength(sockets);
+    expect(JSON.stringify(await callAs(bg, 'streams.status'))).toContain('"state":"live"');
   });
 });
