@@ -17,6 +17,7 @@ import type { GrantService } from '../grants/service';
 import type { StreamPush } from '../messaging/streams';
 import type { SigningService } from '../signer/service';
 import { createPerpsStream, type PerpsStream, type WebSocketConstructor } from '../streams/perps';
+import type { PerpsSessionTransport } from '../perps/transport';
 import type { PerpsStreamEvent } from '../streams/perps-frames';
 import type { VaultDb } from '../vault/db';
 import type { Vault } from '../vault/vault';
@@ -54,9 +55,14 @@ export function perpsWsUrl(perpsUrl: string): string {
   return `${perpsUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/v1/ws`;
 }
 
-/** The running streams: `status` (the `streams.status` answer; marks the popup open), `reconcile`, `stop`. */
+/**
+ * The running streams: `status` (the `streams.status` answer; marks the popup open), `reconcile`, `stop`;
+ * `session(account, perpsUrl)` the perps session of `account` at `perpsUrl` for sending commands, when
+ * this background holds one (live or not: the send checks), else undefined (issue #22).
+ */
 export type BackgroundStreams = {
   status: () => Promise<{ streams: StreamStatusView[] }>;
+  session: (account: string, perpsUrl: string) => PerpsSessionTransport | undefined;
   reconcile: () => Promise<void>;
   stop: () => void;
 };
@@ -159,6 +165,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
       return { streams: [{ venue: 'perps', account: current.account, state: s.state, lastEventAt: s.lastEventAt }] };
     },
     reconcile,
+    session: (account, perpsUrl) => (current?.key === `${perpsUrl}|${account.toLowerCase()}` ? current.stream : undefined),
     stop() {
       clearInterval(timer);
       close();

@@ -32,7 +32,8 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, fetchWithTimeout, RequestTimeoutError } fro
 import { SlidingWindow } from '../ratelimit/sliding-window';
 import { createProxy, deleteProxy as deleteProxyCommand, type PerpsCommand } from '../perps/commands';
 import { assertExp, commandTs, randomSalt, type PerpsEnvelope } from '../perps/envelope';
-import { fetchPerpsDomains, perpsRead, sendPerpsCommand } from '../perps/client';
+import { fetchPerpsDomains, perpsRead } from '../perps/client';
+import { submitPerpsCommand, type PerpsSessionTransport } from '../perps/transport';
 import { parsePerpsAnswer, type Book, type PerpsReadAnswer } from '../perps/wire';
 import type { PerpsReadName } from '../perps/reads';
 import { PERPS_READS } from '../perps/reads';
@@ -155,6 +156,12 @@ export type SigningServiceOptions = {
   sleep?: (ms: number) => Promise<void>;
   /** Deadline of each gateway request (ms); default `DEFAULT_REQUEST_TIMEOUT_MS` (15 s). */
   requestTimeoutMs?: number;
+  /**
+   * The account's live perps session for the perps URL `perpsUrl`, when the background holds one
+   * (issue #22): submitted commands it can carry go over it, the rest and the fallback over REST
+   * (`lib/perps/transport.ts`). None: REST only.
+   */
+  session?: (account: string, perpsUrl: string) => PerpsSessionTransport | undefined;
 };
 
 /** Signs and submits perps commands and order-book orders for the vault's accounts (see the module docstring for retries, timeouts and the signing gate). */
@@ -434,7 +441,8 @@ export class SigningService {
     // Panic's cancels and closes skip the client-side meter: a site that spent the budget must not block them (the gateway decides).
     if (opts.pass !== PANIC_PASS) this.meter(perpsUrl, weight.request, weight.action);
     try {
-      const result = await sendPerpsCommand(perpsUrl, artifact, envelope, this.fetchFor(opts.timeoutMs));
+      // The one send point, two transports (issue #22): the session when live for this account and proxy, else REST.
+      const result = await submitPerpsCommand({ perpsUrl, command: artifact, envelope, signerAddress: artifact.signerAddress, fetchFn: this.fetchFor(opts.timeoutMs), timeoutMs: opts.timeoutMs ?? this.requestTimeoutMs, session: this.o.session?.(artifact.account, perpsUrl) });
       await audit({ ...base, kind, result: 'ok' });
       return { envelope, body: result };
     } catch (err) {

@@ -78,8 +78,18 @@ export type PerpsStreamOptions = {
   timing?: Partial<PerpsStreamTiming>;
 };
 
-/** A running stream: `start` (idempotent), `stop` (closes and stops retrying), `status`. */
-export type PerpsStream = { start: () => void; stop: () => void; status: () => PerpsStreamStatus };
+/**
+ * A running stream: `start` (idempotent), `stop` (closes and stops retrying), `status`; `proxy` the
+ * session's proxy address (not a secret) and `command`, a signed command sent over the session
+ * (`sendSessionCommand` below).
+ */
+export type PerpsStream = {
+  start: () => void;
+  stop: () => void;
+  status: () => PerpsStreamStatus;
+  readonly proxy: string;
+  command: (cmd: SessionCommand, timeoutMs: number) => Promise<SessionCommandOutcome>;
+};
 
 const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
@@ -128,6 +138,7 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
 
   /** Drops the socket (if any) and schedules the next attempt. */
   const fail = (reason: string) => {
+    commands.drop(); // commands sent on this socket and still unanswered: outcome unknown
     const old = ws;
     ws = null;
     clearSocketTimers();
@@ -161,6 +172,7 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
     send({ id: reqId, ...frame });
   };
   const pending = new Map<number, () => void>();
+  const commands = commandWaiters();
 
   const onLive = () => {
     attempts = 0;
@@ -183,6 +195,7 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
       return;
     }
     if (isRecord(frame) && typeof frame.id === 'number' && 'data' in frame && !('ch' in frame)) {
+      if (commands.answer(frame.id, frame.data)) return;
       const ack = pending.get(frame.id);
       if (!ack) return; // the ping's answer (id 0) or an unknown id: liveness only
       pending.delete(frame.id);
@@ -246,5 +259,73 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
       setState('down');
     },
     status: () => ({ ...st }),
+    proxy: opts.proxy,
+    command: (cmd, timeoutMs) => (ws && st.state === 'live' ? sendSessionCommand(ws, nextId++, cmd, timeoutMs, commands) : Promise.resolve({ kind: 'not_sent' })),
   };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Commands over the session (issue #22 "Trading over the session"; PROTOCOL.md §5.1 "command")
+
+/** A signed command as the session carries it: the REST envelope's signed fields (`op`, `sig`, `salt`, `ts` ms, `exp` ms). */
+export type SessionCommand = { op: unknown; sig: string; salt: number; ts: number; exp?: number };
+
+/**
+ * What a session command came to: `answer` — the venue's `data` for its `id` (success or refusal, to
+ * classify as REST's answer); `not_sent` — the session was not live, nothing left this side (REST may
+ * carry it); `no_answer` — the frame was handed to the socket, then the socket dropped (`closed`) or
+ * the deadline passed (`timeout`): the outcome is **unknown**, never to be resent by itself.
+ */
+export type SessionCommandOutcome = { kind: 'answer'; data: unknown } | { kind: 'not_sent' } | { kind: 'no_answer'; reason: 'closed' | 'timeout' };
+
+/** The commands of one stream waiting for their answer, by request `id`. */
+type CommandWaiters = {
+  wait: (id: number, timeoutMs: number) => Promise<SessionCommandOutcome>;
+  settle: (id: number, outcome: SessionCommandOutcome) => boolean;
+  answer: (id: number, data: unknown) => boolean;
+  drop: () => void;
+};
+
+/** The waiters of a stream's commands: settled by the answer with their `id`, by the deadline, or by a drop of the socket. */
+function commandWaiters(): CommandWaiters {
+  const waiting = new Map<number, (o: SessionCommandOutcome) => void>();
+  const settle = (id: number, outcome: SessionCommandOutcome) => {
+    const done = waiting.get(id);
+    waiting.delete(id);
+    done?.(outcome);
+    return done !== undefined;
+  };
+  return {
+    wait: (id, timeoutMs) =>
+      new Promise((resolve) => {
+        const timer = setTimeout(() => settle(id, { kind: 'no_answer', reason: 'timeout' }), timeoutMs);
+        waiting.set(id, (o) => {
+          clearTimeout(timer);
+          resolve(o);
+        });
+      }),
+    settle,
+    answer: (id, data) => settle(id, { kind: 'answer', data }),
+    drop: () => {
+      for (const id of [...waiting.keys()]) settle(id, { kind: 'no_answer', reason: 'closed' });
+    },
+  };
+}
+
+/**
+ * Sends `cmd` on the live socket `ws` as the official client does — `{salt, sig, ts, exp?, id, op,
+ * req:"post"}`, the signed envelope first (PROTOCOL.md §5.1) — and waits for the answer with that `id`
+ * for at most `timeoutMs` (ms). A socket that is not open sends nothing (`not_sent`); once `send` was
+ * called, a throw, a drop or the deadline is `no_answer` (the frame may have left).
+ */
+function sendSessionCommand(ws: WebSocketLike, id: number, cmd: SessionCommand, timeoutMs: number, waiters: CommandWaiters): Promise<SessionCommandOutcome> {
+  if (ws.readyState !== 1) return Promise.resolve({ kind: 'not_sent' });
+  const frame = JSON.stringify({ salt: cmd.salt, sig: cmd.sig, ts: cmd.ts, ...(cmd.exp === undefined ? {} : { exp: cmd.exp }), id, op: cmd.op, req: 'post' });
+  const outcome = waiters.wait(id, timeoutMs);
+  try {
+    ws.send(frame);
+  } catch {
+    waiters.settle(id, { kind: 'no_answer', reason: 'closed' });
+  }
+  return outcome;
 }

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: prints benchmark figures (never a pass/fail on timing). `BENCH_ONLY` (comma list of
- * `signing`, `vault`, `sizes`, `grant`, `grant-use`, `audit`) runs only those parts.
+ * `signing`, `vault`, `sizes`, `grant`, `grant-use`, `session`, `audit`) runs only those parts.
  */
 import { benchSigning, printSigning } from './signing';
 import { benchVault } from './vault';
@@ -8,6 +8,7 @@ import { printSizes } from './size';
 import { benchGrant } from './grant';
 import { benchAudit } from './audit';
 import { benchGrantUse } from './grant-use';
+import { benchSession } from './session';
 
 const only = process.env.BENCH_ONLY?.split(',');
 const want = (part: string) => !only || only.includes(part);
@@ -17,5 +18,6 @@ if (want('signing')) printSigning(await benchSigning());
 if (want('vault')) await benchVault();
 if (want('grant-use')) await benchGrantUse();
 if (want('grant')) await benchGrant();
+if (want('session')) await benchSession();
 if (want('audit')) await benchAudit();
 if (want('popup')) await (await import('./popup')).benchPopup();

@@ -1,0 +1,254 @@
+/**
+ * Trading over the perps session (issue #22 "Trading over the session"): one submission path, two
+ * transports. The real background on the fake browser against the in-process sandbox, `ws` as the
+ * worker's WebSocket. Every frame the background writes to its sockets and every request it makes
+ * over HTTP is recorded, so each test can say which transport carried an order — and that the other
+ * carried nothing.
+ */
+import 'fake-indexeddb/auto';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { WebSocket as NodeWebSocket } from 'ws';
+import { startHarness, type Harness } from '../sandbox/testkit';
+import { startBackground } from './index';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, until, waitPending, withPages, type PagedBackground } from './testkit';
+
+const SITE = 'https://trade.example';
+const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
+
+/**
+ * Frames written to the background's sockets (parsed), and the sockets; `onCommand` runs right after a
+ * command frame was sent; while `unreachable`, new sockets go to a closed port (the venue's stream is down).
+ */
+const wsLog: { frames: Record<string, unknown>[]; sockets: NodeWebSocket[]; onCommand?: (ws: NodeWebSocket) => void; unreachable?: boolean } = { frames: [], sockets: [] };
+class RecordingWebSocket extends NodeWebSocket {
+  constructor(url: string) {
+    super(wsLog.unreachable ? 'ws://127.0.0.1:9/' : url);
+    wsLog.sockets.push(this);
+  }
+  override send(data: string): void {
+    super.send(data);
+    const frame = JSON.parse(data) as Record<string, unknown>;
+    wsLog.frames.push(frame);
+    if ('sig' in frame) wsLog.onCommand?.(this);
+  }
+}
+/** The command frames (signed envelopes) the background sent over a session. */
+const commandFrames = () => wsLog.frames.filter((f) => 'sig' in f);
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ now: undefined });
+});
+afterAll(async () => {
+  await h.close();
+});
+const started: PagedBackground[] = [];
+beforeEach(() => {
+  fakeBrowser.reset();
+  wsLog.frames = [];
+  wsLog.sockets = [];
+  wsLog.onCommand = undefined;
+  wsLog.unreachable = false;
+});
+afterEach(async () => {
+  for (const bg of started.splice(0)) await callAs(bg, 'vault.lock').catch(() => undefined);
+  h.ctx.delayMs.delete('perps');
+});
+
+type Wire = { sent: { url: string; method: string }[] };
+let n = 0;
+async function ready(): Promise<{ bg: PagedBackground; wire: Wire }> {
+  const wire: Wire = { sent: [] };
+  const fetchFn: typeof fetch = async (input, init) => {
+    wire.sent.push({ url: String(input instanceof Request ? input.url : input), method: init?.method ?? 'GET' });
+    return fetch(input, init);
+  };
+  const bg = withPages(startBackground({ browser, dbName: `session-transport-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, WebSocket: RecordingWebSocket }));
+  started.push(bg);
+  await onboardDemo(bg, h, page);
+  return { bg, wire };
+}
+/** REST submissions of perps orders by the background (the sandbox's REST submit route). */
+const restOrderPosts = (w: Wire) => w.sent.filter((s) => s.method === 'POST' && /\/perps\/v1\/trade\/orders$/.test(s.url)).length;
+/** Opens the popup (it asks `streams.status`) until the account's session is live. */
+async function sessionLive(bg: PagedBackground): Promise<void> {
+  await until(async () => JSON.stringify(await callAs(bg, 'streams.status')).includes('"state":"live"'));
+}
+
+const owner = () => h.demo.owner.address;
+const mark = async (iid: number) => ((await h.read('tickers', { instrument_id: iid })) as { mark_price: string }[])[0]!.mark_price;
+const btcOrder = async (o: { coid?: string; qty?: string; iid?: number } = {}) => ({
+  op: { type: 'createOrders', args: [{ iid: o.iid ?? 1, buy: true, qty: o.qty ?? '0.01', p: await mark(o.iid ?? 1), tif: 'gtc', po: true, ...(o.coid ? { c: o.coid } : {}) }] },
+});
+const btcOnly = { venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2', slippagePct: '1' };
+const grant = (bg: PagedBackground) => bg.grants().create({ origin: SITE, account: owner(), limits: btcOnly as never, durationMs: 3_600_000 });
+let coidN = 0;
+const freshCoid = () => `${Date.now().toString(16)}${(++coidN).toString(16)}`.padStart(32, 'c').slice(-32);
+const restingWith = (coid: string) => [...h.ctx.venue.orders.values()].filter((o) => o.coid === coid);
+
+/** Approves the one pending approval of `bg` (the person's click). */
+async function approveNext(bg: PagedBackground): Promise<void> {
+  const [view] = await waitPending(bg);
+  bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+}
+/** An error as the page sees it: code, name and message. */
+const seen = (e: unknown) => {
+  const x = e as { code?: number; name?: string; message?: string; data?: unknown };
+  return { code: x.code, message: x.message, data: x.data };
+};
+
+describe('perps commands over the session: one submission path, two transports', () => {
+  it('an approved order goes over the live session, is accepted, and the REST submit route sees nothing', async () => {
+    const { bg, wire } = await ready();
+    await sessionLive(bg);
+    const coid = freshCoid();
+    const sent = bg.page(page).request('perps_sendCommand', await btcOrder({ coid }));
+    await approveNext(bg);
+    const result = (await sent) as { status: string; oid: number }[];
+    expect(result).toEqual([{ status: 'ok', oid: expect.any(Number), coid }]);
+    expect(restOrderPosts(wire)).toBe(0);
+    const [frame] = commandFrames();
+    // The official client's frame: the signed envelope first, then id, op, req (PROTOCOL.md §5.1).
+    expect(Object.keys(frame!)).toEqual(['salt', 'sig', 'ts', 'id', 'op', 'req']);
+    expect(frame).toMatchObject({ req: 'post', op: { type: 'createOrders' } });
+    expect(restingWith(coid)).toHaveLength(1);
+    expect(restingWith(coid)[0]!.oid).toBe(result[0]!.oid);
+  });
+
+  it('the session carries the signed bytes REST would: the same envelope sent over REST afterwards is a replay (409)', async () => {
+    const { bg } = await ready();
+    await sessionLive(bg);
+    const sent = bg.page(page).request('perps_sendCommand', await btcOrder({ coid: freshCoid() }));
+    const [view] = await waitPending(bg);
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    await sent;
+    const { salt, sig, ts, op } = commandFrames()[0]!;
+    // The same envelope sent over REST is a replay of the one the session ran: the gateway saw these exact bytes.
+    const again = await h.raw('POST', '/v1/trade/orders', { op, sig, salt, ts });
+    expect(again).toMatchObject({ status: 409, body: { error: 'replayed' } });
+  });
+
+  it('a granted order over the session is checked as over REST: a covered one goes without a window, an uncovered one asks', async () => {
+    const { bg, wire } = await ready();
+    await grant(bg);
+    await sessionLive(bg);
+    const covered = (await bg.page(page).request('perps_sendCommand', await btcOrder({ coid: freshCoid() }))) as { status: string }[];
+    expect(covered[0]!.status).toBe('ok');
+    expect(commandFrames()).toHaveLength(1);
+    // Another instrument is outside the grant: it asks the person, nothing is sent before the answer.
+    const uncovered = bg.page(page).request('perps_sendCommand', await btcOrder({ iid: 2, coid: freshCoid() })).catch((e: unknown) => e);
+    const [view] = await waitPending(bg);
+    expect(view).toBeDefined();
+    expect(commandFrames()).toHaveLength(1);
+    bg.registry.decide(view!.id, { approve: false, digest: view!.digest });
+    expect(seen(await uncovered).code).toBe(4001);
+    expect(commandFrames()).toHaveLength(1);
+    expect(restOrderPosts(wire)).toBe(0);
+  });
+
+  it('a repeated keyed request joins the one in flight: one command frame, one order, the same answer', async () => {
+    const { bg, wire } = await ready();
+    await grant(bg);
+    await sessionLive(bg);
+    h.ctx.delayMs.set('perps', 150); // the first is still in flight when the repeat comes
+    const params = await btcOrder({ coid: freshCoid() });
+    const coid = params.op.args[0]!.c!;
+    const [a, b] = await Promise.all([bg.page(page).request('perps_sendCommand', params), bg.page(page).request('perps_sendCommand', params)]);
+    expect(b).toEqual(a);
+    expect(commandFrames()).toHaveLength(1);
+    expect(restOrderPosts(wire)).toBe(0);
+    expect(restingWith(coid)).toHaveLength(1);
+  });
+
+  it('the panic gate blocks an order bound for the session before it is signed: 4900, no frame', async () => {
+    const { bg, wire } = await ready();
+    await grant(bg);
+    await sessionLive(bg);
+    void bg.service().halt('the panic switch is running');
+    const e = await bg.page(page).request('perps_sendCommand', await btcOrder({ coid: freshCoid() })).catch((x: unknown) => x);
+    expect(seen(e).code).toBe(4900);
+    expect(commandFrames()).toHaveLength(0);
+    expect(restOrderPosts(wire)).toBe(0);
+  });
+
+  it('the audit log has the same entry for an order over the session as over REST', async () => {
+    const { bg, wire } = await ready();
+    await grant(bg);
+    wsLog.unreachable = true; // no session yet: REST
+    const restDone = await bg.page(page).request('perps_sendCommand', await btcOrder({ coid: freshCoid() }));
+    expect(restOrderPosts(wire)).toBe(1);
+    wsLog.unreachable = false;
+    await sessionLive(bg);
+    await bg.page(page).request('perps_sendCommand', await btcOrder({ coid: freshCoid() }));
+    expect(commandFrames()).toHaveLength(1);
+    expect(restDone).toBeDefined();
+    const orders = (await bg.db().getAll('audit')).filter((e) => e.kind === 'perps.createOrders');
+    expect(orders).toHaveLength(2);
+    const shape = ({ origin, account, kind, summary, result, detail }: (typeof orders)[number]) => ({ origin, account, kind, summary, result, detail });
+    expect(shape(orders[1]!)).toEqual(shape(orders[0]!));
+    expect(orders[1]!.digest).toMatch(/^0x[0-9a-f]{64}$/);
+  });
+
+  it('a session that is down when the order is ready: REST carries it, nothing goes on the socket', async () => {
+    const { bg, wire } = await ready();
+    await grant(bg);
+    await sessionLive(bg);
+    wsLog.unreachable = true; // reconnects fail: the session stays down
+    wsLog.sockets.at(-1)!.close(); // closing now: not open when the order is sent
+    await until(async () => !JSON.stringify(await callAs(bg, 'streams.status')).includes('"state":"live"'));
+    const r = (await bg.page(page).request('perps_sendCommand', await btcOrder({ coid: freshCoid() }))) as { status: string }[];
+    expect(r[0]!.status).toBe('ok');
+    expect(commandFrames()).toHaveLength(0);
+    expect(restOrderPosts(wire)).toBe(1);
+  });
+
+  it('a socket that drops after the frame was sent: unknown outcome with the client order id, nothing resent, a repeat is refused', async () => {
+    const { bg, wire } = await ready();
+    await grant(bg);
+    await sessionLive(bg);
+    h.ctx.delayMs.set('perps', 300); // the answer would come late; the socket drops first
+    wsLog.onCommand = (ws) => setTimeout(() => ws.terminate(), 20);
+    const params = await btcOrder({ coid: freshCoid() });
+    const coid = params.op.args[0]!.c!;
+    const e = seen(await bg.page(page).request('perps_sendCommand', params).catch((x: unknown) => x));
+    expect(e.code).toBe(-32002);
+    expect(e.data).toMatchObject({ command: 'createOrders', coids: coid });
+    expect(commandFrames()).toHaveLength(1);
+    expect(restOrderPosts(wire)).toBe(0);
+    // The dapp retries with the same ids: the same unknown outcome, nothing sent over either transport.
+    wsLog.onCommand = undefined;
+    await sessionLive(bg);
+    const again = seen(await bg.page(page).request('perps_sendCommand', params).catch((x: unknown) => x));
+    expect(again.code).toBe(-32002);
+    expect(commandFrames()).toHaveLength(1);
+    expect(restOrderPosts(wire)).toBe(0);
+    const audit = (await bg.db().getAll('audit')).filter((x) => x.kind === 'perps.createOrders');
+    expect(audit.map((x) => x.result)).toEqual(['unknown']);
+  });
+
+  it('a refused command gives the page the same code and message over the session as over REST', async () => {
+    const { bg, wire } = await ready();
+    const tooBig = async () => btcOrder({ qty: '100000', coid: freshCoid() }); // far beyond the account's margin
+    wsLog.unreachable = true; // no session yet: REST
+    const overRest = bg.page(page).request('perps_sendCommand', await tooBig()).catch((x: unknown) => x);
+    await approveNext(bg);
+    const rest = seen(await overRest);
+    expect(restOrderPosts(wire)).toBe(1);
+    wsLog.unreachable = false;
+    await sessionLive(bg);
+    const overSession = bg.page(page).request('perps_sendCommand', await tooBig()).catch((x: unknown) => x);
+    await approveNext(bg);
+    const session = seen(await overSession);
+    expect(commandFrames()).toHaveLength(1);
+    expect(restOrderPosts(wire)).toBe(1);
+    expect(rest.code).toBe(-32003);
+    expect(session).toEqual(rest);
+    // A refusal is an answer, not a broken session: the same socket stays open and live.
+    const sockets = wsLog.sockets.length;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(wsLog.sockets.at(-1)!.readyState).toBe(NodeWebSocket.OPEN);
+    expect(wsLog.sockets).toHaveLength(sockets);
+    expect(JSON.stringify(await callAs(bg, 'streams.status'))).toContain('"state":"live"');
+  });
+});
