@@ -147,7 +147,11 @@ export async function benchGrant(): Promise<void> {
       const ops = Array.from({ length: 50 }, (_, i) => op(n + i));
       n += 50;
       const stages: StageTimes = await h.worker.evaluate(([o, a, list]) => countersignBench.stages({ origin: o, account: a, ops: list, ref: '3100' }), [origin, account, ops] as const);
+      const p50 = (k: string) => pct(stages[k] ?? [], 50);
       console.log(`  ${what} in the worker (p50 over 50): ${Object.entries(stages).map(([k, v]) => `${k} ${pct(v, 50).toFixed(2)} ms`).join(', ')}`);
+      // execute = key read + sign, settings read before the submit and again in the transport, the submit fetch, the audit append, and the rest.
+      const parts = p50('exec.sign') + 2 * p50('exec.settings') + p50('exec.submit') + p50('exec.audit');
+      console.log(`    execute split (p50): sign ${p50('exec.sign').toFixed(2)} + settings 2 × ${p50('exec.settings').toFixed(2)} + submit fetch ${p50('exec.submit').toFixed(2)} + audit ${p50('exec.audit').toFixed(2)} ms; other ≈ ${(p50('execute') - parts).toFixed(2)} ms`);
     };
     console.log(`  breakdown: page eth_chainId round trip (content-script relay + port + dispatch) p50 ${f(pct(chainId, 50))} ms over 200`);
     await stagesLine('stages of a granted order');
