@@ -22,7 +22,7 @@
 import * as v from 'valibot';
 import { keccak256, numberToHex, toHex, type Address } from 'viem';
 import { commandFromBody, type PerpsCommand } from '../perps/commands';
-import type { ClobArtifact, PerpsArtifact } from '../signer/artifact';
+import type { ClobArtifact } from '../signer/artifact';
 import { InvalidFieldError, parseOrThrow } from '../validation';
 import type { ApprovalKind, ApprovalRefresh, ApprovalRegistry, ApprovalView } from '../approvals/registry';
 import { OutcomeUnknownError, type SigningService } from '../signer/service';
@@ -570,19 +570,10 @@ export class ProviderService {
       throw new InvalidFieldError({ field: 'op.args.account', reason: 'must be the connected account' });
     }
     const prepare = () => this.d.service.preparePerps(account.address, cmd, { submit, ...(p.exp === undefined ? {} : { exp: p.exp }) });
-    // The artifact is built while the grant is asked (independent; nothing is signed before the grant's
-    // answer, and the use is counted before the signature). The first build serves the covered path or the window.
-    let early: Promise<PerpsArtifact> | undefined = submit ? prepare() : undefined;
-    early?.catch(() => undefined); // its error surfaces where it is awaited
-    const build = () => {
-      const a = early ?? prepare();
-      early = undefined;
-      return a;
-    };
     // perps_signCommand is never covered: the site would hold a signed command to submit at any time.
     const grant = submit ? await this.grantCheck(origin, account, perpsGrantRequest(cmd), (m) => this.perpsRef(m)) : { covered: false as const };
     if (grant.covered) {
-      const artifact = await build();
+      const artifact = await prepare();
       const { lines } = describeArtifact(artifact, await this.symbol());
       const result = await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)`, still: grant.still });
       // Recorded after the answer (best effort), before the next grant check (`recordOrdersAfter`).
@@ -598,7 +589,7 @@ export class ProviderService {
       origin,
       'perps',
       account,
-      build,
+      prepare,
       async (a) => [...(!grant.covered && grant.flag ? [grant.flag] : []), ...(a.kind === 'perps' ? await this.perpsFlags(account.address, perpsArtifactCommand(a)) : [])],
       funds ? TTL_FUNDS_MS : TTL_TRADING_MS,
     );
