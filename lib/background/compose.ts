@@ -9,6 +9,7 @@ import * as v from 'valibot';
 import { numberToHex } from 'viem';
 import { createRouter, OUTPUT_CHECKS, type BrowserSender } from '../messaging/router';
 import type { Reply } from '../messaging/protocol';
+import { START_HINT_KEY, VAULT_EPOCH_KEY } from '../messaging/start-hint';
 import type { ApprovalRegistry } from '../approvals/registry';
 import { userRejected } from '../provider/errors';
 import { ProviderService } from '../provider/service';
@@ -92,8 +93,16 @@ function sessionStore(browser: BackgroundBrowser): SessionStore {
       const s = (await browser.storage.session.get(SESSION_KEY))[SESSION_KEY];
       return v.is(sessionStateSchema, s) ? s : undefined;
     },
-    set: (s) => browser.storage.session.set({ [SESSION_KEY]: s }),
-    clear: () => browser.storage.session.remove(SESSION_KEY),
+    // Every session change renews the epoch and drops the popup's start hint (lib/messaging/start-hint.ts), before the keys go.
+    set: async (s) => {
+      await browser.storage.session.set({ [VAULT_EPOCH_KEY]: crypto.randomUUID(), [SESSION_KEY]: s });
+      await browser.storage.session.remove(START_HINT_KEY);
+    },
+    clear: async () => {
+      await browser.storage.session.set({ [VAULT_EPOCH_KEY]: crypto.randomUUID() });
+      await browser.storage.session.remove(START_HINT_KEY);
+      await browser.storage.session.remove(SESSION_KEY);
+    },
   };
 }
 
