@@ -13,20 +13,20 @@ import { createPerpsStore } from './stores/perps';
 import { StreamBadge } from '../../components/StreamBadge';
 import { createSettingsStore, type SettingsStore } from './stores/settings';
 import { bootVault, createVaultStore, hasLiveProxy, type VaultBoot, type VaultStore } from './stores/vault';
-import { ApprovalQueueScreen } from './approvals';
 import { lazyScreen } from './lazy';
 import { TradingSessionBanner } from '../../components/TradingSession';
 import { PanicConfirm, PanicReportView, type PanicReport } from './panic';
 
-// Only the shell, unlock, panic, the approval queue and the perps ticket load with the popup; the
-// other screens load when first shown, or when the popup is idle (issue #19 bench).
+// Only the shell, unlock, panic and the perps ticket load with the popup; the other screens (the
+// approval queue too) load when first shown, or when the popup is idle (issue #19 bench).
+const ApprovalQueueScreen = lazyScreen(() => import('./approvals').then((m) => m.ApprovalQueueScreen));
 const Onboarding = lazyScreen(() => import('./onboarding').then((m) => m.Onboarding));
 const PositionsView = lazyScreen(() => import('./positions').then((m) => m.PositionsView));
 const ClobTicket = lazyScreen(() => import('./clob').then((m) => m.ClobTicket));
 const AccountView = lazyScreen(() => import('./account').then((m) => m.AccountView));
 const AuditView = lazyScreen(() => import('./audit').then((m) => m.AuditView));
 const SettingsView = lazyScreen(() => import('./settings').then((m) => m.SettingsView));
-const LATER = [PositionsView, ClobTicket, AccountView, AuditView, SettingsView];
+const LATER = [PositionsView, ClobTicket, AccountView, AuditView, SettingsView, ApprovalQueueScreen];
 
 type TabId = 'perps' | 'positions' | 'clob' | 'account' | 'audit' | 'settings';
 const TABS = [
