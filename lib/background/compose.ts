@@ -14,7 +14,7 @@ import type { ApprovalRegistry } from '../approvals/registry';
 import { userRejected } from '../provider/errors';
 import { ProviderService } from '../provider/service';
 import { GrantService } from '../grants/service';
-import { readSettings } from '../settings';
+import { readSettings, type Settings } from '../settings';
 import { SigningService } from '../signer/service';
 import { openVaultDb, type VaultDb } from '../vault/db';
 import { Vault, type SessionState, type SessionStore } from '../vault/vault';
@@ -122,7 +122,14 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const db = await openVaultDb(o.dbName);
   const vault = new Vault({ db, session: sessionStore(browser), now, kdf: o.kdf, bounds: o.bounds });
   await vault.restoreSession();
-  const service = new SigningService({ vault, db, settings: () => readSettings(db), fetchFn: o.fetchFn, now });
+  // One settings read serves the signer until `settings.set` writes (their only writer, which calls `onSettings`
+  // right after): it reads them up to three times per order (issue #20, page path).
+  let settingsRead: Promise<Settings> | undefined;
+  const settings = () => (settingsRead ??= readSettings(db).catch((err: unknown) => {
+    settingsRead = undefined;
+    throw err;
+  }));
+  const service = new SigningService({ vault, db, settings, fetchFn: o.fetchFn, now });
   const grants = new GrantService({ vault, now, onChange: (live) => grantsChanged(live) });
   const deadman = createDeadMan({ browser, db, vault, service, grants, lifetime, now });
   const locks = new Locks({ browser, vault, db, service, grants, deadman, registry, emit: ports.emit, onLocked: o.onLocked });
@@ -155,7 +162,10 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
         onApprovalShown: (id, digest) => approvalWindow.shown(id, digest),
         onUnlocked: locks.unlocked,
         onLocked: locks.afterLock,
-        onSettings: locks.settingsChanged,
+        onSettings: async () => {
+          settingsRead = undefined;
+          await locks.settingsChanged();
+        },
         onChainChanged: (chainId) => ports.emit(undefined, 'chainChanged', numberToHex(chainId)),
         onAccountChanged: async (active) => {
           registry.rejectAll(() => userRejected('You switched accounts in Countersign; the request was cancelled.'));

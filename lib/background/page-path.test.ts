@@ -85,4 +85,20 @@ describe('page path ordering (issue #20)', () => {
     expect(bg.registry.size).toBe(0);
     expect(h.ctx.venue.orders.get(oid)?.status).toBe('cancelled');
   });
+
+  it('keeps one settings read for the signer, yet the next signature after a settings change uses the new gateway', async () => {
+    const bg = await granted();
+    const site = bg.page(page);
+    const from = h.ctx.requestLog.length;
+    await site.request('perps_sendCommand', ethOrder('3001'));
+    expect(h.ctx.requestLog.slice(from).some((r) => r.method === 'POST' && r.path === '/perps/v1/trade/orders')).toBe(true);
+    // Another gateway root (the sandbox answers 404 there): the order goes there, not to the cached one.
+    expect((await call(bg, 'settings.set', { perpsUrl: `${h.url}/elsewhere` })).ok).toBe(true);
+    const next = h.ctx.requestLog.length;
+    await site.request('perps_sendCommand', ethOrder('3002')).catch(() => undefined);
+    // The signer asks the new root (for its signing domain, which is not there: nothing is signed or sent).
+    const paths = h.ctx.requestLog.slice(next).map((r) => `${r.method} ${r.path}`);
+    expect(paths.some((p) => p.startsWith('GET /elsewhere/'))).toBe(true);
+    expect(paths).not.toContain('POST /perps/v1/trade/orders');
+  });
 });
