@@ -1,5 +1,5 @@
 /** The popup's only way to the background: typed messages (no `browser.*` elsewhere in the popup). */
-import browser from 'webextension-polyfill';
+import { browser } from 'wxt/browser';
 import { createCaller, RemoteError } from '../../lib/messaging/client';
 import type { ProcedureOutput } from '../../lib/messaging/protocol';
 import { START_HINT_KEY, usableHint, VAULT_EPOCH_KEY, type StartHint } from '../../lib/messaging/start-hint';
