@@ -1,7 +1,8 @@
 /** The popup's only way to the background: typed messages (no `browser.*` elsewhere in the popup). */
-import browser from 'webextension-polyfill';
+import { browser } from 'wxt/browser';
 import { createCaller, RemoteError } from '../../lib/messaging/client';
 import type { ProcedureOutput } from '../../lib/messaging/protocol';
+import { START_HINT_KEY, usableHint, VAULT_EPOCH_KEY, type StartHint } from '../../lib/messaging/start-hint';
 
 /** Calls a background procedure: `call('vault.status', {})` resolves its contract's output type; throws `RemoteError`. */
 export const call = createCaller((m) => browser.runtime.sendMessage(m));
@@ -16,6 +17,28 @@ export function onStreamPush(fn: (message: unknown) => void): () => void {
   };
   browser.runtime.onMessage.addListener(listener);
   return () => browser.runtime.onMessage.removeListener(listener);
+}
+
+/**
+ * The popup's start hint (issue #19; `lib/messaging/start-hint.ts`), read from `storage.session` in one
+ * call: `status`, a status of this unlock the popup may show before its own `vault.status` answers
+ * (undefined when none is usable), and `epoch`, the vault's current session epoch (undefined before the
+ * first unlock of this browser session). Never throws (an unreadable area reads as no hint).
+ */
+export async function readStartHint(): Promise<{ status?: Status; epoch?: string }> {
+  try {
+    const stored = await browser.storage.session.get([START_HINT_KEY, VAULT_EPOCH_KEY]);
+    const epoch = stored[VAULT_EPOCH_KEY];
+    const status = usableHint(stored);
+    return { ...(status ? { status } : {}), ...(typeof epoch === 'string' ? { epoch } : {}) };
+  } catch {
+    return {};
+  }
+}
+
+/** Stores the start hint (an unlocked status with the epoch read before it was asked); a failed write is ignored. */
+export async function writeStartHint(hint: StartHint): Promise<void> {
+  await browser.storage.session.set({ [START_HINT_KEY]: hint }).catch(() => undefined);
 }
 
 /** A person-readable message for any error: the background's `shortMessage`, or a generic sentence. */

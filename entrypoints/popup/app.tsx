@@ -3,7 +3,7 @@
  * the approval queue while approvals are pending, or the unlocked tabs. The vault, settings and perps
  * stores are created here once and passed to the screens.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import { AccountSwitcher } from '../../components/AccountSwitcher';
 import { Button, Notice, TabPanel, Tabs } from '../../components/ui';
 import { call, type Account, type Status } from './api';
@@ -12,21 +12,21 @@ import { PerpsTicket } from './perps';
 import { createPerpsStore } from './stores/perps';
 import { StreamBadge } from '../../components/StreamBadge';
 import { createSettingsStore, type SettingsStore } from './stores/settings';
-import { createVaultStore, hasLiveProxy, type VaultStore } from './stores/vault';
-import { ApprovalQueueScreen } from './approvals';
+import { bootVault, createVaultStore, hasLiveProxy, type VaultBoot, type VaultStore } from './stores/vault';
 import { lazyScreen } from './lazy';
 import { TradingSessionBanner } from '../../components/TradingSession';
 import { PanicConfirm, PanicReportView, type PanicReport } from './panic';
 
-// Only the shell, unlock, panic, the approval queue and the perps ticket load with the popup; the
-// other screens load when first shown, or when the popup is idle (issue #19 bench).
+// Only the shell, unlock, panic and the perps ticket load with the popup; the other screens (the
+// approval queue too) load when first shown, or when the popup is idle (issue #19 bench).
+const ApprovalQueueScreen = lazyScreen(() => import('./approvals').then((m) => m.ApprovalQueueScreen));
 const Onboarding = lazyScreen(() => import('./onboarding').then((m) => m.Onboarding));
 const PositionsView = lazyScreen(() => import('./positions').then((m) => m.PositionsView));
 const ClobTicket = lazyScreen(() => import('./clob').then((m) => m.ClobTicket));
 const AccountView = lazyScreen(() => import('./account').then((m) => m.AccountView));
 const AuditView = lazyScreen(() => import('./audit').then((m) => m.AuditView));
 const SettingsView = lazyScreen(() => import('./settings').then((m) => m.SettingsView));
-const LATER = [PositionsView, ClobTicket, AccountView, AuditView, SettingsView];
+const LATER = [PositionsView, ClobTicket, AccountView, AuditView, SettingsView, ApprovalQueueScreen];
 
 type TabId = 'perps' | 'positions' | 'clob' | 'account' | 'audit' | 'settings';
 const TABS = [
@@ -61,22 +61,34 @@ function reportActivity(): () => void {
   };
 }
 
-/** The popup's root component. */
-export function App() {
-  const vault = useMemo(() => createVaultStore(), []);
+/**
+ * The popup's root component. `boot`: the first reads, begun before the first render (`main.tsx`;
+ * without it the component begins them itself). A start hint shows the unlocked screens at once; the
+ * status replaces it when it arrives (issue #19, popup open).
+ */
+export function App({ boot }: { boot?: VaultBoot }) {
+  const [onboarding, setOnboarding] = useState(false);
+  const vault = useMemo(() => {
+    const store = createVaultStore();
+    void store.start(boot ?? bootVault()).then(
+      (s) => {
+        if (!s.initialized) setOnboarding(true);
+      },
+      () => undefined,
+    );
+    return store;
+  }, []);
   const settings = useMemo(() => createSettingsStore(), []);
   // The panic shortcut opens the popup at #panic: the confirmation is shown first.
   const [panic, setPanic] = useState(location.hash === '#panic');
   const [report, setReport] = useState<PanicReport>();
   const [tab, setTab] = useState<TabId>('perps');
-  const [onboarding, setOnboarding] = useState(false);
   const refresh = async () => {
     const s = await vault.refresh();
     if (!s.initialized) setOnboarding(true);
   };
   useEffect(reportActivity, []);
   useEffect(() => {
-    void refresh();
     void settings.load().catch(() => undefined);
   }, []);
   const theme = settings.theme.value;
@@ -109,7 +121,9 @@ function Unlocked({ status, account, vault, settings, tab, setTab, refresh, onAd
 }) {
   const proxyAccount = hasLiveProxy(account) ? account?.address : undefined;
   const store = useMemo(() => createPerpsStore(proxyAccount), [proxyAccount]);
-  useEffect(() => {
+  // A layout effect: the reads begin with the first render of the ticket, not a frame later.
+  useLayoutEffect(() => {
+    performance.mark('countersign:unlocked'); // the bench's stage marks
     // The instrument shown last opens again, its book read at once beside the instruments (issue #19).
     const last = Number(localStorage.getItem(LAST_INSTRUMENT));
     if (Number.isInteger(last) && last > 0 && store.iid.value === undefined) store.iid.value = last;

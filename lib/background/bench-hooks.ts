@@ -6,6 +6,11 @@
  */
 import { DAY_MS, type GrantUse } from '../grants/evaluate';
 import { commandFromBody } from '../perps/commands';
+import { sendPerpsCommand } from '../perps/client';
+import { verifyArtifact } from '../signer/artifact';
+import { readSettings } from '../settings';
+import { activeAccount } from '../accounts';
+import { appendAudit, auditLog } from '../audit';
 import type { Background } from './index';
 
 /** Milliseconds per run of each named stage. */
@@ -21,9 +26,17 @@ export type BenchHooks = {
   seedUses: (origin: string, count: number) => Promise<number>;
   /**
    * Times each stage of a granted perps order `runs` times inside the worker: the grant check and its
-   * use write (`consume`), the key read, the artifact build (`preparePerps`), signing with submission
+   * use write (`consume`), the key read, the grant check and the artifact build side by side
+   * (`consume∥prepare`, one more use each op: kept to show that running them together gains nothing,
+   * the key read waits on the vault's writer lock), the artifact build (`preparePerps`), signing with submission
    * and audit (`execute`), and recording the acknowledged order (`recordOrders`), once per op of `ops`
-   * (`perps_sendCommand` createOrders ops); `ref` the reference price the grant check gets.
+   * (`perps_sendCommand` createOrders ops); `ref` the reference price the grant check gets. Then the
+   * parts of `execute`, each op again, step by step as the signing service runs them: `exec.sign`
+   * (key read, digest check, signature), `exec.settings` (one settings read; the service reads them
+   * before the submit and in the transport), `exec.submit` (the `fetch` to the gateway and its answer's
+   * check), `exec.audit` (one sealed audit append); and the request's preamble before the provider's
+   * method switch (`pre.session` the session restore, `pre.connection` the origin's connection read,
+   * `pre.active` the active account read).
    */
   stages: (o: { origin: string; account: string; ops: unknown[]; ref: string }) => Promise<StageTimes>;
 };
@@ -46,7 +59,7 @@ export function benchHooks(bg: Background): BenchHooks {
     },
     async stages({ origin, account, ops, ref }) {
       await bg.ready;
-      const out: StageTimes = { consume: [], proxyFor: [], preparePerps: [], execute: [], recordOrders: [] };
+      const out: StageTimes = { consume: [], proxyFor: [], 'consume∥prepare': [], preparePerps: [], execute: [], recordOrders: [], 'exec.sign': [], 'exec.settings': [], 'exec.submit': [], 'exec.audit': [], 'pre.session': [], 'pre.connection': [], 'pre.active': [] };
       const time = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
         const t0 = performance.now();
         const r = await fn();
@@ -59,9 +72,28 @@ export function benchHooks(bg: Background): BenchHooks {
           bg.grants().consume(origin, account, { kind: 'order', venue: 'perps', orders: [{ market: '2', buy: true, size: '0.01', price: ref, postOnly: true }] }, async () => ({ price: ref, source: 'mark' }), async () => true),
         );
         await time('proxyFor', () => bg.vault().proxyFor(account));
+        // The artifact built while the grant is asked (tried for issue #20; the provider keeps them in sequence).
+        await time('consume∥prepare', () => Promise.all([bg.grants().consume(origin, account, { kind: 'order', venue: 'perps', orders: [{ market: '2', buy: true, size: '0.01', price: ref, postOnly: true }] }, async () => ({ price: ref, source: 'mark' }), async () => true), bg.service().preparePerps(account, cmd, { submit: true })]));
         const artifact = await time('preparePerps', () => bg.service().preparePerps(account, cmd, { submit: true }));
         await time('execute', () => bg.service().execute(artifact, artifact.digest, { origin, summary: 'bench' }));
         if (decision?.ok) await time('recordOrders', () => bg.grants().recordOrders(decision.grantId, decision.seq, [{ oid: 1_000_000 + i }]));
+      }
+      const log = auditLog(bg.db(), () => bg.vault().auditKey());
+      for (const op of ops) {
+        const artifact = await bg.service().preparePerps(account, commandFromBody(op), { submit: true });
+        const sig = await time('exec.sign', async () => {
+          const { signer } = await bg.vault().proxyFor(account);
+          const [digest] = verifyArtifact(artifact, artifact.digest);
+          if (!signer.sign || !digest) throw new Error('cannot sign');
+          return signer.sign({ hash: digest });
+        });
+        const { perpsUrl } = await time('exec.settings', () => readSettings(bg.db()));
+        // Another salt and signature would be a new order: send this envelope as is (the sandbox checks the signature).
+        await time('exec.submit', () => sendPerpsCommand(perpsUrl, artifact, { ...artifact.envelope, sig }));
+        await time('exec.audit', () => appendAudit(log, { at: Date.now(), origin, account: account.toLowerCase(), kind: 'perps.createOrders', summary: 'bench', result: 'ok', digest: artifact.digest }));
+        await time('pre.session', () => bg.vault().restoreSession());
+        await time('pre.connection', () => bg.db().get('connections', origin));
+        await time('pre.active', () => activeAccount(bg.db(), bg.vault()));
       }
       return out;
     },

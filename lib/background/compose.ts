@@ -9,11 +9,12 @@ import * as v from 'valibot';
 import { numberToHex } from 'viem';
 import { createRouter, OUTPUT_CHECKS, type BrowserSender } from '../messaging/router';
 import type { Reply } from '../messaging/protocol';
+import { START_HINT_KEY, VAULT_EPOCH_KEY } from '../messaging/start-hint';
 import type { ApprovalRegistry } from '../approvals/registry';
 import { userRejected } from '../provider/errors';
 import { ProviderService } from '../provider/service';
 import { GrantService } from '../grants/service';
-import { readSettings } from '../settings';
+import { readSettings, type Settings } from '../settings';
 import { SigningService } from '../signer/service';
 import { openVaultDb, type VaultDb } from '../vault/db';
 import { Vault, type SessionState, type SessionStore } from '../vault/vault';
@@ -92,8 +93,16 @@ function sessionStore(browser: BackgroundBrowser): SessionStore {
       const s = (await browser.storage.session.get(SESSION_KEY))[SESSION_KEY];
       return v.is(sessionStateSchema, s) ? s : undefined;
     },
-    set: (s) => browser.storage.session.set({ [SESSION_KEY]: s }),
-    clear: () => browser.storage.session.remove(SESSION_KEY),
+    // Every session change renews the epoch and drops the popup's start hint (lib/messaging/start-hint.ts), before the keys go.
+    set: async (s) => {
+      await browser.storage.session.set({ [VAULT_EPOCH_KEY]: crypto.randomUUID(), [SESSION_KEY]: s });
+      await browser.storage.session.remove(START_HINT_KEY);
+    },
+    clear: async () => {
+      await browser.storage.session.set({ [VAULT_EPOCH_KEY]: crypto.randomUUID() });
+      await browser.storage.session.remove(START_HINT_KEY);
+      await browser.storage.session.remove(SESSION_KEY);
+    },
   };
 }
 
@@ -113,8 +122,15 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const db = await openVaultDb(o.dbName);
   const vault = new Vault({ db, session: sessionStore(browser), now, kdf: o.kdf, bounds: o.bounds });
   await vault.restoreSession();
+  // One settings read serves the signer until `settings.set` writes (their only writer, which calls `onSettings`
+  // right after): it reads them up to three times per order (issue #20, page path).
+  let settingsRead: Promise<Settings> | undefined;
+  const settings = () => (settingsRead ??= readSettings(db).catch((err: unknown) => {
+    settingsRead = undefined;
+    throw err;
+  }));
   // Perps commands go over the account's live session when there is one (issue #22); `streams` is built below and only read at send time.
-  const service = new SigningService({ vault, db, settings: () => readSettings(db), fetchFn: o.fetchFn, now, session: (account, perpsUrl) => streams.session(account, perpsUrl) });
+  const service = new SigningService({ vault, db, settings, fetchFn: o.fetchFn, now, session: (account, perpsUrl) => streams.session(account, perpsUrl) });
   const grants = new GrantService({ vault, now, onChange: (live) => grantsChanged(live) });
   const deadman = createDeadMan({ browser, db, vault, service, grants, lifetime, now });
   const locks = new Locks({ browser, vault, db, service, grants, deadman, registry, emit: ports.emit, onLocked: o.onLocked });
@@ -147,7 +163,10 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
         onApprovalShown: (id, digest) => approvalWindow.shown(id, digest),
         onUnlocked: locks.unlocked,
         onLocked: locks.afterLock,
-        onSettings: locks.settingsChanged,
+        onSettings: async () => {
+          settingsRead = undefined;
+          await locks.settingsChanged();
+        },
         onChainChanged: (chainId) => ports.emit(undefined, 'chainChanged', numberToHex(chainId)),
         onAccountChanged: async (active) => {
           registry.rejectAll(() => userRejected('You switched accounts in Countersign; the request was cancelled.'));

@@ -213,8 +213,10 @@ export class ProviderService {
     if (!isPageMethod(method)) throw unsupported(`Countersign does not support ${method.slice(0, 64)}.`);
     const policy = METHOD_POLICY[method];
     if (policy.approval === 'refused') throw unsupported(typedDataRefusal(params));
-    const conn = await this.connection(origin);
-    const active = await activeAccount(this.d.db, this.d.vault);
+    // Needs no connection, account or unlocked vault (METHOD_POLICY): answered without reading them (issue #20, page path).
+    if (method === 'eth_chainId') return numberToHex((await readSettings(this.d.db)).clobChainId);
+    // Two independent reads, side by side.
+    const [conn, active] = await Promise.all([this.connection(origin), activeAccount(this.d.db, this.d.vault)]);
     const granted = conn && active && conn.accounts[0]?.toLowerCase() === active.address.toLowerCase() ? active : undefined;
     if (policy.connected && !conn) throw unauthorized();
     if (policy.connected && !granted) throw unauthorized('This site is connected to another account than the active one. Switch back in Countersign, or connect again.');
@@ -223,8 +225,6 @@ export class ProviderService {
     // While the panic switch runs (the signing gate is closed) nothing asks the person: it is refused at once.
     if (policy.approval === 'sign' && this.d.service.halted) throw disconnected('Countersign is stopping everything (panic switch); nothing is signed until it is unlocked again.');
     switch (method) {
-      case 'eth_chainId':
-        return numberToHex((await readSettings(this.d.db)).clobChainId);
       case 'eth_accounts':
         return granted && (await this.servesAccount(origin)) ? [granted.address] : [];
       case 'eth_requestAccounts':
@@ -304,6 +304,8 @@ export class ProviderService {
    * The venue's kill switch must be armed for a covered request (`ProviderDeps.killSwitchArmed`).
    */
   private async grantCheck(origin: string, account: OwnerInfo, req: GrantRequest, ref: (m: string) => Promise<RefPrice | undefined>): Promise<{ covered: true; grantId: string; seq: number; still: () => void } | { covered: false; flag?: string }> {
+    // Orders a covered request placed are recorded before any later request is checked (a granted cancel of them is covered).
+    await this.recording;
     const armed = this.d.killSwitchArmed;
     const venue = req.kind === 'never' ? undefined : req.venue;
     const grants = this.d.grants;
@@ -320,6 +322,20 @@ export class ProviderService {
     const { ticket } = decision;
     // Run right before the signature: a revoke answered since this decision stops it (issue #20).
     return { covered: true, grantId: decision.grantId, seq: decision.seq, still: () => grants.assertCovering(ticket) };
+  }
+
+  /** The owned-order records still being written, chained in answer order (each settles; a failure is dropped). */
+  private recording: Promise<void> = Promise.resolve();
+
+  /**
+   * Records the orders a covered createOrders placed (`GrantService.recordOrders`) after the page has its
+   * answer (issue #20, page path), chained so every later grant check sees them (`grantCheck` waits for
+   * `recording`). Best effort, as before: an order it fails to record can only be cancelled with a window.
+   */
+  private recordOrdersAfter(grantId: string, seq: number, orders: readonly OwnedOrder[]): void {
+    const grants = this.d.grants;
+    if (!grants || !orders.length) return;
+    this.recording = this.recording.then(() => grants.recordOrders(grantId, seq, orders)).catch(() => undefined);
   }
 
   /** The grant request of an artifact, when a window for it may offer a grant (perps: submitted orders and leverage; order-book orders). */
@@ -560,12 +576,15 @@ export class ProviderService {
       const artifact = await prepare();
       const { lines } = describeArtifact(artifact, await this.symbol());
       const result = await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)`, still: grant.still });
-      // Best effort: an order it fails to record can only be cancelled with a window.
-      if (cmd.type === 'createOrders') await this.d.grants?.recordOrders(grant.grantId, grant.seq, ackedOrders(result)).catch(() => undefined);
+      // Recorded after the answer (best effort), before the next grant check (`recordOrdersAfter`).
+      if (cmd.type === 'createOrders') this.recordOrdersAfter(grant.grantId, grant.seq, ackedOrders(result));
       return result;
     }
     // A client order id the site sends outside its grant is no longer the grant's to cancel (issue #17 finding 5).
-    if (cmd.type === 'createOrders') await this.d.grants?.forgetCoids(origin, account.address, v.parse(orderArgs, cmd.body.args).flatMap((o) => (o.c ? [o.c] : [])));
+    if (cmd.type === 'createOrders') {
+      await this.recording;
+      await this.d.grants?.forgetCoids(origin, account.address, v.parse(orderArgs, cmd.body.args).flatMap((o) => (o.c ? [o.c] : [])));
+    }
     const view = await this.approveArtifact(
       origin,
       'perps',

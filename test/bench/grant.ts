@@ -37,8 +37,9 @@ export async function benchGrant(): Promise<void> {
     console.log('\nGrant bench: skipped (needs Chromium).');
     return;
   }
-  execSync('npx wxt build --mode bench', { stdio: 'ignore' });
-  process.env.COUNTERSIGN_BUILD = 'chrome-mv3-bench';
+  // BENCH_GRANT_BUILD: an existing bench build's directory under .output (for before/after runs); otherwise built now.
+  if (!process.env.BENCH_GRANT_BUILD) execSync('npx wxt build --mode bench', { stdio: 'ignore' });
+  process.env.COUNTERSIGN_BUILD = process.env.BENCH_GRANT_BUILD ?? 'chrome-mv3-bench';
   const { launchHarness } = await import('../e2e/harness');
   // Page and Node trade the same account: the sandbox's per-account budgets are lifted (this measures latency, not limits).
   const h = await launchHarness({ config: { perpsRequestBudget: { limit: 1_000_000, windowMs: 60_000 }, perpsActionBudget: { limit: 1_000_000, windowMs: 60_000 } } });
@@ -147,7 +148,11 @@ export async function benchGrant(): Promise<void> {
       const ops = Array.from({ length: 50 }, (_, i) => op(n + i));
       n += 50;
       const stages: StageTimes = await h.worker.evaluate(([o, a, list]) => countersignBench.stages({ origin: o, account: a, ops: list, ref: '3100' }), [origin, account, ops] as const);
+      const p50 = (k: string) => pct(stages[k] ?? [], 50);
       console.log(`  ${what} in the worker (p50 over 50): ${Object.entries(stages).map(([k, v]) => `${k} ${pct(v, 50).toFixed(2)} ms`).join(', ')}`);
+      // execute = key read + sign, the submit fetch, the audit append, and the rest (the background keeps one settings read; an uncached read is shown beside).
+      const parts = p50('exec.sign') + p50('exec.submit') + p50('exec.audit');
+      console.log(`    execute split (p50): sign ${p50('exec.sign').toFixed(2)} + submit fetch ${p50('exec.submit').toFixed(2)} + audit ${p50('exec.audit').toFixed(2)} ms; other ≈ ${(p50('execute') - parts).toFixed(2)} ms (an uncached settings read ${p50('exec.settings').toFixed(2)} ms; the signer made three per order before)`);
     };
     console.log(`  breakdown: page eth_chainId round trip (content-script relay + port + dispatch) p50 ${f(pct(chainId, 50))} ms over 200`);
     await stagesLine('stages of a granted order');

@@ -54,6 +54,8 @@ export async function benchPopup(): Promise<void> {
     const { popup } = await onboardDemo(h, 'benchmark password');
     await popup.close();
     const interactive: number[] = [];
+    /** The popup's own stage marks (`performance.mark('countersign:…')`, ms since navigation start), by name. */
+    const stages: Record<string, number[]> = {};
     const loaded: number[] = [];
     for (let i = 0; i < OPENS + 2; i++) {
       const page = await h.ctx.newPage();
@@ -65,14 +67,25 @@ export async function benchPopup(): Promise<void> {
         return m && m.interactive !== undefined && m.loaded !== undefined;
       }, undefined, { timeout: 10_000 });
       const m: { interactive: number; loaded: number } = await page.evaluate(() => Reflect.get(window, '__popupMarks'));
+      const marks = await page.evaluate(() => {
+        const nav = performance.getEntriesByType('navigation')[0];
+        const nt = nav instanceof PerformanceNavigationTiming ? nav : undefined;
+        // Page load before the popup's code runs: HTML received, the last chunk fetched, DOM parsed.
+        const chunks = performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.js')).map((e) => (e instanceof PerformanceResourceTiming ? e.responseEnd : 0));
+        const load: [string, number][] = nt ? [['html', nt.responseEnd], ['chunks', Math.max(0, ...chunks)], ['domInteractive', nt.domInteractive]] : [];
+        return [...load, ...performance.getEntriesByType('mark').map((e): [string, number] => [e.name.replace(/^countersign:/, ''), e.startTime])];
+      });
       await page.close();
       if (i < 2) continue; // warm-up: the worker's first reads
       interactive.push(m.interactive);
       loaded.push(m.loaded);
+      for (const [name, at] of marks) (stages[name] ??= []).push(at);
     }
     const f = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(1)} ms, p95 ${pct(xs, 95).toFixed(1)} ms`;
     console.log(`Popup open → ticket interactive (size field focused): ${f(interactive)} over ${OPENS} (target p50 ≤ 60 ms)`);
     console.log(`Popup open → book and margin loaded (fresh reads): ${f(loaded)} over ${OPENS} (target p50 ≤ 100 ms)`);
+    // Where the time goes: script evaluated, start hint read, status answered, unlocked screens rendered (p50, ms since navigation start).
+    console.log(`  stages (p50, ms since navigation start): ${Object.entries(stages).map(([k, v]) => `${k} ${pct(v, 50).toFixed(1)}`).join(', ')}, interactive ${pct(interactive, 50).toFixed(1)}, loaded ${pct(loaded, 50).toFixed(1)}`);
   } finally {
     await h.close();
   }

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: prints benchmark figures (never a pass/fail on timing). `BENCH_ONLY` (comma list of
- * `signing`, `vault`, `sizes`, `grant`, `grant-use`, `session`, `audit`) runs only those parts.
+ * `signing`, `vault`, `sizes`, `grant`, `grant-use`, `session`, `audit`, `popup`) runs only those parts.
  */
 import { benchSigning, printSigning } from './signing';
 import { benchVault } from './vault';
