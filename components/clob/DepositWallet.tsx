@@ -1,14 +1,15 @@
 /**
  * The deposit-wallet panel (issue #21), presentational: the wallet address (given only after the
  * background checked it against the chain's derivation and the relayer's `/deployed`), whether it is
- * deployed, the relayer transaction in flight with a progress bar until mined (or its failure in words),
+ * deployed and whether it approved the exchanges (the venue's read: "Approved" replaces the button), the relayer transaction in flight with a progress bar until mined (or its failure in words),
  * and the redeemable positions with Redeem. Buttons: set up, create, approve the exchanges, redeem.
  */
 import { Button, ErrorText, Notice, ProgressBar } from '../ui';
 
 /** What the panel shows; `tx.progress` is 0-3 (3 = mined), `tx.text` the state in words. */
 export type DepositWalletProps = {
-  wallet: { wallet: string; deployed: boolean } | null;
+  /** `approvals`: whether the wallet approved the exchanges, as the venue reads it (`approved` hides the button). */
+  wallet: { wallet: string; deployed: boolean; approvals: 'approved' | 'missing' | 'unknown' } | null;
   tx: { label: string; progress: number; text: string; failed: boolean } | undefined;
   redeemable: readonly { conditionId: string; title: string; outcome: string; size: string }[];
   busy: boolean;
@@ -37,7 +38,11 @@ export function DepositWallet(p: DepositWalletProps) {
           {p.wallet.deployed ? (
             <>
               <Notice>Deployed. Send collateral (USDC) only to this address, on the order book's chain.</Notice>
-              <Button disabled={p.busy} onClick={p.onApprove} data-testid="deposit-approve">Approve the exchanges</Button>
+              {p.wallet.approvals === 'approved' ? (
+                <p data-testid="deposit-approved">Approved: the exchanges may use the wallet's collateral and outcome tokens.</p>
+              ) : (
+                <Button disabled={p.busy} onClick={p.onApprove} data-testid="deposit-approve">Approve the exchanges</Button>
+              )}
             </>
           ) : (
             <>

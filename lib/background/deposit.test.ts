@@ -95,7 +95,7 @@ describe('deposit wallet: a new account from derive to redeem', () => {
     const pending = await ok(bg, 'clob.depositWallet.status', { account: owner, transactionID: created.transaction.transactionID });
     expect(pending).toMatchObject({ wallet: { deployed: false }, transaction: { state: 'STATE_NEW' } });
     mine();
-    expect(await ok(bg, 'clob.depositWallet.status', { account: owner, transactionID: created.transaction.transactionID })).toMatchObject({ wallet: { deployed: true }, transaction: { state: 'STATE_MINED' } });
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner, transactionID: created.transaction.transactionID })).toMatchObject({ wallet: { deployed: true, approvals: 'missing' }, transaction: { state: 'STATE_MINED' } });
 
     const setup = await batch(bg, owner, { kind: 'setup' }, (view) => {
       expect(view).toMatchObject({ kind: 'relayer', grantable: false, flags: [] });
@@ -104,8 +104,14 @@ describe('deposit wallet: a new account from derive to redeem', () => {
       bg.registry.decide(view.id, { approve: true, digest: view.digest });
     });
     expect(setup).toMatchObject({ ok: true, result: { state: 'STATE_NEW' } });
+    // Submitted, not mined: the venue does not see the approvals yet, so the popup keeps the button.
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({ wallet: { approvals: 'missing' } });
     mine();
     expect(h.ctx.relayerChain.isOperator(derived.wallet, 'negRiskExchangeV2')).toBe(true);
+    // Mined: the venue's balance-allowance (signature_type=3) lists the allowances, and status says so.
+    const allowanceReads = sent.filter((x) => x.url.includes('/balance-allowance?asset_type=COLLATERAL&signature_type=3')).length;
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({ wallet: { approvals: 'approved' } });
+    expect(sent.filter((x) => x.url.includes('/balance-allowance?asset_type=COLLATERAL&signature_type=3')).length).toBe(allowanceReads + 1);
 
     const posted = await ok<{ ok: boolean }[]>(bg, 'clob.postOrders', { account: owner, orders: [order] });
     expect(posted[0]).toMatchObject({ ok: true });

@@ -117,6 +117,9 @@ describe('issue #21: a new API user, from a fresh install to a filled type-3 ord
     await mined();
     expect(h.sandbox.ctx.relayerChain.isOperator(wallet, 'exchangeV2')).toBe(true);
     expect(h.sandbox.ctx.relayerChain.isOperator(wallet, 'negRiskExchangeV2')).toBe(true);
+    // Mined and read back from the venue: "Approved" replaces the button, which no longer asks again.
+    await popup.getByTestId('deposit-approved').waitFor({ timeout: 10_000 });
+    expect(await popup.getByTestId('deposit-approve').count()).toBe(0);
     await h.screenshot(popup, '55-deposit-approved');
   });
 

@@ -11,6 +11,7 @@ import * as v from 'valibot';
 import { hashTypedData, type Address } from 'viem';
 import { activeAccount, requireActiveAccount } from '../../accounts';
 import { appendAudit } from '../../audit';
+import type { ApiCredentials } from '../../clob/auth';
 import { clobL2Request } from '../../clob/client';
 import { BaseError } from '../../errors/base';
 import { requestJson } from '../../http/json';
@@ -19,6 +20,7 @@ import { signWalletBatch, walletBatchTypedData, walletCreateRequest, type Wallet
 import { redeemCalls, setupCalls } from '../../relayer/calls';
 import { readDepositWallet, walletHasCode } from '../../relayer/chain';
 import { DepositWalletNotDeployedError, relayerClient } from '../../relayer/client';
+import { venueContracts } from '../../relayer/contracts';
 import { describeWalletCalls } from '../../relayer/decode';
 import { beaconDepositWallet, uupsDepositWallet } from '../../relayer/wallet';
 import { readSettings } from '../../settings';
@@ -80,7 +82,7 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       return { deployed: false, transaction };
     },
     'clob.depositWallet.status': async ({ account, transactionID }) => {
-      const { s, relayer, deployed: isDeployed } = await env();
+      const { s, fetchFn, relayer, deployed: isDeployed } = await env();
       const w = await vault.depositWallet(account);
       const transaction = transactionID === undefined ? undefined : await relayer.transaction(transactionID);
       const view = transaction && { transactionID: transaction.transactionID, state: transaction.state, transactionHash: transaction.transactionHash, ...(transaction.errorMsg ? { error: transaction.errorMsg } : {}) };
@@ -88,7 +90,8 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       const checked = await stored(account, s.clobChainId);
       const deployed = await isDeployed(checked.wallet);
       const redeemable = deployed ? await redeemablePositions(s.dataUrl, checked.wallet) : [];
-      return { wallet: { wallet: checked.wallet, kind: checked.kind, deployed }, redeemable, ...(view ? { transaction: view } : {}) };
+      const approvals = deployed ? await venueApprovals(s.clobUrl, s.clobChainId, account, () => vault.clobCredentials(account), fetchFn) : 'missing';
+      return { wallet: { wallet: checked.wallet, kind: checked.kind, deployed, approvals }, redeemable, ...(view ? { transaction: view } : {}) };
     },
     'clob.walletBatch': async ({ account, batch }) => {
       await requireActiveAccount(db, vault, account);
@@ -145,6 +148,30 @@ async function redeemablePositions(dataUrl: string, wallet: string) {
   const p = v.safeParse(positionsSchema, answer?.body);
   if (!p.success) return [];
   return p.output.data.filter((r) => r.redeemable && r.current_size !== '0').map((r) => ({ conditionId: r.condition_id, title: r.title, outcome: r.outcome, size: r.current_size }));
+}
+
+const allowanceSchema = v.object({ allowances: v.record(v.pipe(v.string(), v.maxLength(64)), v.pipe(v.string(), v.regex(/^\d{1,80}$/))) });
+
+/**
+ * Whether the deposit wallet approved the exchanges, as the venue reads it: the order book's
+ * `GET /balance-allowance?asset_type=COLLATERAL&signature_type=3` (L2, PROTOCOL.md §4.5 "Balance") lists
+ * the wallet's collateral allowance per exchange. `approved` when exchange V2 and negative-risk exchange
+ * V2 both have one (the setup batch sets them together with the outcome-token approvals, all or nothing);
+ * `missing` when either is zero; `unknown` when the venue cannot be asked (no API credentials, vault
+ * locked, no answer, another shape).
+ */
+async function venueApprovals(clobUrl: string, chainId: number, account: Address, creds: () => Promise<ApiCredentials>, fetchFn: typeof fetch): Promise<'approved' | 'missing' | 'unknown'> {
+  try {
+    const credentials = await creds();
+    const answer = await clobL2Request(clobUrl, { address: account, credentials, method: 'GET', requestPath: '/balance-allowance?asset_type=COLLATERAL&signature_type=3' }, fetchFn);
+    const p = v.safeParse(allowanceSchema, answer);
+    if (!p.success) return 'unknown';
+    const of = (spender: string) => BigInt(Object.entries(p.output.allowances).find(([k]) => k.toLowerCase() === spender.toLowerCase())?.[1] ?? '0');
+    const c = venueContracts(chainId);
+    return of(c.exchangeV2) > 0n && of(c.negRiskExchangeV2) > 0n ? 'approved' : 'missing';
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** The active account has no deposit wallet set up (or its stored address no longer matches the derivation): derive it first. */
