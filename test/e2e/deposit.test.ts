@@ -89,6 +89,9 @@ describe('issue #21: a new API user, from a fresh install to a filled type-3 ord
     expect(posted('POST', /^\/rpc/).length).toBeGreaterThan(0);
     expect(posted('GET', /^\/relayer\/deployed$/).length).toBeGreaterThan(0);
     await popup.getByText('Not deployed yet: do not send funds').waitFor();
+    // The set-up made the API credentials (type 3, funder = the wallet): the step no longer offers to create them.
+    await popup.getByText('API credentials are set up for this key.').waitFor();
+    expect(await popup.getByRole('button', { name: 'Create API credentials' }).count()).toBe(0);
     await h.screenshot(popup, '51-deposit-address');
   });
 
@@ -124,7 +127,8 @@ describe('issue #21: a new API user, from a fresh install to a filled type-3 ord
   });
 
   it('places a type-3 order from the Order book tab that fills', async () => {
-    await popup.getByRole('button', { name: 'Skip' }).click();
+    await popup.getByRole('button', { name: 'Continue' }).click();
+    await popup.getByText('Order-book API credentials set up').waitFor();
     await popup.getByRole('button', { name: 'Start trading' }).click();
     await popup.getByRole('tab', { name: 'Order book' }).click();
     const m = h.sandbox.ctx.clob.markets[0]!;
