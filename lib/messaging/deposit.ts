@@ -6,7 +6,7 @@
  * in plain words. Popup only. Replies carry addresses and relayer states — never builder or API secrets.
  */
 import * as v from 'valibot';
-import { address, bytes32 } from '../validation';
+import { address, bytes32, positiveDecimalString, positiveSafeInteger } from '../validation';
 import { MAX_BATCH_CALLS } from '../relayer/batch';
 import { POPUP, procedure } from './procedure';
 
@@ -24,12 +24,15 @@ const call = v.strictObject({ target: address, value: v.pipe(v.string(), v.regex
 /**
  * What a batch does: `setup` (collateral `approve` and outcome-token `setApprovalForAll` for both V2
  * exchanges, PROTOCOL.md §4.4), `redeem` (ConditionalTokens `redeemPositions` of both outcomes of
- * `conditionId`, §4.6), or `calls` as given (decoded before anything else; undecodable → refused).
+ * `conditionId`, §4.6), `calls` as given (decoded before anything else; undecodable → refused), or
+ * `withdraw`: `amount` USDC (decimal, at most 6 decimals) from the deposit wallet through the bridge to
+ * `recipient` on `toChainId` as `toTokenAddress` (lib/relayer/bridge.ts; a withdrawal, never grantable).
  */
 const batchSchema = v.variant('kind', [
   v.strictObject({ kind: v.literal('setup') }),
   v.strictObject({ kind: v.literal('redeem'), conditionId: bytes32 }),
   v.strictObject({ kind: v.literal('calls'), calls: v.pipe(v.array(call), v.minLength(1), v.maxLength(MAX_BATCH_CALLS)) }),
+  v.strictObject({ kind: v.literal('withdraw'), amount: positiveDecimalString, toChainId: positiveSafeInteger, toTokenAddress: address, recipient: address }),
 ]);
 
 /** Deposit-wallet procedures. */

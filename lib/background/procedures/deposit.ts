@@ -22,8 +22,11 @@ import { readDepositWallet, walletHasCode } from '../../relayer/chain';
 import { DepositWalletNotDeployedError, relayerClient } from '../../relayer/client';
 import { venueContracts } from '../../relayer/contracts';
 import { describeWalletCalls } from '../../relayer/decode';
+import { bridgeDepositAddress, bridgeTransferCall, bridgeUrlFor } from '../../relayer/bridge';
+import { toUnits } from '../../decimal';
+import { InvalidFieldError } from '../../validation';
 import { beaconDepositWallet, uupsDepositWallet } from '../../relayer/wallet';
-import { readSettings } from '../../settings';
+import { readSettings, type Settings } from '../../settings';
 import { userRejected } from '../../provider/errors';
 import type { DepositWalletInfo } from '../../vault/vault';
 import { auditOf, type ContractHandlers, type ProcedureDeps } from './deps';
@@ -95,11 +98,12 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
     },
     'clob.walletBatch': async ({ account, batch }) => {
       await requireActiveAccount(db, vault, account);
-      const { s, relayer, deployed: isDeployed } = await env();
+      const { s, fetchFn, relayer, deployed: isDeployed } = await env();
       const w = await stored(account, s.clobChainId);
-      const calls: WalletCall[] = batch.kind === 'setup' ? setupCalls(s.clobChainId) : batch.kind === 'redeem' ? redeemCalls(s.clobChainId, batch.conditionId) : batch.calls;
-      const described = describeWalletCalls(s.clobChainId, w.wallet, calls);
       if (!(await isDeployed(w.wallet))) throw new DepositWalletNotDeployedError(w.wallet);
+      const bridged = batch.kind === 'withdraw' ? await bridgeWithdrawCall(s, w.wallet, batch, fetchFn) : undefined;
+      const calls: WalletCall[] = bridged ? [bridged.call] : batch.kind === 'setup' ? setupCalls(s.clobChainId) : batch.kind === 'redeem' ? redeemCalls(s.clobChainId, batch.conditionId) : batch.kind === 'calls' ? batch.calls : [];
+      const described = describeWalletCalls(s.clobChainId, w.wallet, calls);
       const walletBatch = { chainId: s.clobChainId, wallet: w.wallet, nonce: await relayer.nonce(w.account), deadline: String(Math.floor(Date.now() / 1000) + BATCH_DEADLINE_S), calls };
       const digest = hashTypedData(walletBatchTypedData(walletBatch));
       const label = (await activeAccount(db, vault))?.label ?? '';
@@ -109,8 +113,11 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
           origin: 'extension',
           kind: 'relayer',
           title: described.withdrawal ? 'Withdraw from your deposit wallet' : batch.kind === 'redeem' ? 'Redeem resolved positions' : 'Deposit-wallet approvals',
-          lines: [...described.calls.map((c) => c.words), `Deposit wallet ${w.wallet}, relayer nonce ${walletBatch.nonce}`],
-          flags: described.withdrawal ? ['Moves tokens out of the deposit wallet (a withdrawal): always asked, never covered by a grant.'] : [],
+          lines: [...described.calls.map((c) => c.words), ...(bridged ? [bridged.words] : []), `Deposit wallet ${w.wallet}, relayer nonce ${walletBatch.nonce}`],
+          flags: [
+            ...(described.withdrawal ? ['Moves tokens out of the deposit wallet (a withdrawal): always asked, never covered by a grant.'] : []),
+            ...(bridged ? ['The bridge chose the deposit address; Countersign cannot check where the bridge sends the funds after it.'] : []),
+          ],
           signer: 'owner key',
           digest,
           account: { address: w.account, label },
@@ -133,6 +140,18 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       }
     },
   };
+}
+
+/**
+ * The call of a bridge withdraw (lib/relayer/bridge.ts): the bridge's deposit address for `w`, and the
+ * collateral `transfer` to it of `amount` USDC (6 decimals), with the sentence naming where it goes.
+ * Throws `Relayer.BridgeUnknownError`, `Relayer.BridgeRefusedError`, `NetworkError`, `InvalidFieldError` (`amount`).
+ */
+async function bridgeWithdrawCall(s: Settings, wallet: Address, w: { amount: string; toChainId: number; toTokenAddress: Address; recipient: Address }, fetchFn: typeof fetch) {
+  const units = toUnits(w.amount, 6);
+  if (units === undefined || units <= 0n) throw new InvalidFieldError({ field: 'amount', reason: 'a positive USDC amount with at most 6 decimals' });
+  const deposit = await bridgeDepositAddress(bridgeUrlFor(s.relayerUrl), wallet, w, fetchFn);
+  return { call: bridgeTransferCall(s.clobChainId, deposit, units), words: `Through the bridge: ${deposit} is the bridge's deposit address; it sends the USDC to ${w.recipient} on chain ${w.toChainId}, as token ${w.toTokenAddress}` };
 }
 
 const positionsSchema = v.object({
