@@ -20,6 +20,7 @@ export function DepositWalletPanel({ account, onSetUp }: { account: string; onSe
       onCreate={() => void store.create()}
       onApprove={() => void store.approve()}
       onRedeem={(id) => void store.redeem(id)}
+      onWithdraw={(w) => void store.withdraw(w)}
     />
   );
 }
