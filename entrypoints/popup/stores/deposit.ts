@@ -7,6 +7,7 @@
  */
 import { computed, signal } from '@preact/signals';
 import type { ProcedureOutput } from '../../../lib/messaging/protocol';
+import { InvalidFieldError } from '../../../lib/validation';
 import { messageOf } from '../api';
 import type { Call } from './perps';
 
@@ -106,7 +107,7 @@ export function createDepositStore(call: Call, account: string, o: { pollMs?: nu
      */
     withdraw: (w: { amount: string; toChainId: string; toTokenAddress: string; recipient: string }) => run(async () => {
       const toChainId = Number(w.toChainId);
-      if (!/^\d{1,15}$/.test(w.toChainId) || toChainId <= 0) throw new Error('The destination chain id is a positive whole number.');
+      if (!/^\d{1,15}$/.test(w.toChainId) || toChainId <= 0) throw new InvalidFieldError({ field: 'destination chain id', reason: 'a positive whole number' });
       const r = await call('clob.walletBatch', { account, batch: { kind: 'withdraw', amount: w.amount, toChainId, toTokenAddress: w.toTokenAddress, recipient: w.recipient } });
       await follow(`Withdrawing ${w.amount} USDC`, r);
     }),
