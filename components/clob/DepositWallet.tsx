@@ -1,14 +1,17 @@
 /**
  * The deposit-wallet panel (issue #21), presentational: the wallet address (given only after the
  * background checked it against the chain's derivation and the relayer's `/deployed`), whether it is
- * deployed, the relayer transaction in flight with a progress bar until mined (or its failure in words),
- * and the redeemable positions with Redeem. Buttons: set up, create, approve the exchanges, redeem.
+ * deployed and whether it approved the exchanges (the venue's read: "Approved" replaces the button), the relayer transaction in flight with a progress bar until mined (or its failure in words),
+ * and the redeemable positions with Redeem. Buttons: set up, create, approve the exchanges, redeem, and a bridge withdraw form (the wallet is the
+ * source; the approval window always asks).
  */
-import { Button, ErrorText, Notice, ProgressBar } from '../ui';
+import { useState } from 'preact/hooks';
+import { Button, ErrorText, Field, Notice, ProgressBar } from '../ui';
 
 /** What the panel shows; `tx.progress` is 0-3 (3 = mined), `tx.text` the state in words. */
 export type DepositWalletProps = {
-  wallet: { wallet: string; deployed: boolean } | null;
+  /** `approvals`: whether the wallet approved the exchanges, as the venue reads it (`approved` hides the button). */
+  wallet: { wallet: string; deployed: boolean; approvals: 'approved' | 'missing' | 'unknown' } | null;
   tx: { label: string; progress: number; text: string; failed: boolean } | undefined;
   redeemable: readonly { conditionId: string; title: string; outcome: string; size: string }[];
   busy: boolean;
@@ -17,7 +20,12 @@ export type DepositWalletProps = {
   onCreate: () => void;
   onApprove: () => void;
   onRedeem: (conditionId: string) => void;
+  /** A bridge withdraw: `amount` USDC (decimal string), the destination chain id, token and recipient (as typed; the background validates). */
+  onWithdraw: (w: WithdrawForm) => void;
 };
+
+/** The withdraw form's fields as typed. */
+export type WithdrawForm = { amount: string; toChainId: string; toTokenAddress: string; recipient: string };
 
 /** The panel (see the module docstring). */
 export function DepositWallet(p: DepositWalletProps) {
@@ -37,7 +45,11 @@ export function DepositWallet(p: DepositWalletProps) {
           {p.wallet.deployed ? (
             <>
               <Notice>Deployed. Send collateral (USDC) only to this address, on the order book's chain.</Notice>
-              <Button disabled={p.busy} onClick={p.onApprove} data-testid="deposit-approve">Approve the exchanges</Button>
+              {p.wallet.approvals === 'approved' ? (
+                <p data-testid="deposit-approved">Approved: the exchanges may use the wallet's collateral and outcome tokens.</p>
+              ) : (
+                <Button disabled={p.busy} onClick={p.onApprove} data-testid="deposit-approve">Approve the exchanges</Button>
+              )}
             </>
           ) : (
             <>
@@ -47,6 +59,7 @@ export function DepositWallet(p: DepositWalletProps) {
           )}
         </>
       )}
+      {p.wallet?.deployed ? <WithdrawFormView busy={p.busy} onWithdraw={p.onWithdraw} /> : null}
       {p.tx ? (
         <div data-testid="deposit-tx">
           <p>{p.tx.label}</p>
@@ -65,5 +78,24 @@ export function DepositWallet(p: DepositWalletProps) {
       ) : null}
       <ErrorText error={p.error} />
     </section>
+  );
+}
+
+/** Withdraw from the deposit wallet through the bridge: amount in USDC, destination chain, token and recipient. */
+function WithdrawFormView({ busy, onWithdraw }: { busy: boolean; onWithdraw: (w: WithdrawForm) => void }) {
+  const [f, setF] = useState<WithdrawForm>({ amount: '', toChainId: '', toTokenAddress: '', recipient: '' });
+  const set = (k: keyof WithdrawForm) => (e: { currentTarget: HTMLInputElement }) => setF({ ...f, [k]: e.currentTarget.value.trim() });
+  return (
+    <details class="withdraw" data-testid="deposit-withdraw">
+      <summary>Withdraw through the bridge</summary>
+      <p class="muted">Sends USDC from the deposit wallet to the bridge, which delivers it to the recipient on the chain you name. You approve it in a window; it is never covered by a permission.</p>
+      <form onSubmit={(e) => { e.preventDefault(); onWithdraw(f); }}>
+        <Field label="Amount (USDC)"><input name="withdraw-amount" inputMode="decimal" value={f.amount} onInput={set('amount')} autocomplete="off" /></Field>
+        <Field label="Destination chain id"><input name="withdraw-chain" inputMode="numeric" value={f.toChainId} onInput={set('toChainId')} autocomplete="off" /></Field>
+        <Field label="Token there (0x…)"><input name="withdraw-token" value={f.toTokenAddress} onInput={set('toTokenAddress')} autocomplete="off" spellcheck={false} /></Field>
+        <Field label="Recipient there (0x…)"><input name="withdraw-recipient" value={f.recipient} onInput={set('recipient')} autocomplete="off" spellcheck={false} /></Field>
+        <Button type="submit" disabled={busy || !f.amount || !f.toChainId || !f.toTokenAddress || !f.recipient} data-testid="withdraw-submit">Withdraw</Button>
+      </form>
+    </details>
   );
 }

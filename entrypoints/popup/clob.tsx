@@ -36,7 +36,7 @@ export function ClobTicket({ account, onCredentials, slippageBps = DEFAULT_SLIPP
         <Notice>Order-book trading needs API credentials, created with your owner key.</Notice>
         <ErrorText error={store.error.value} />
         <Button kind="primary" onClick={() => void store.createCredentials().then((ok) => ok && onCredentials())}>Create API credentials</Button>
-        <DepositWalletPanel account={account.address} />
+        <DepositWalletPanel account={account.address} onSetUp={onCredentials} />
       </section>
     );
   }

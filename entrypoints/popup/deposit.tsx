@@ -4,8 +4,8 @@ import { DepositWallet } from '../../components/clob/DepositWallet';
 import { call } from './api';
 import { createDepositStore, txProgress, txStateText } from './stores/deposit';
 
-/** Reads the wallet when shown; every action goes through the store. */
-export function DepositWalletPanel({ account }: { account: string }) {
+/** Reads the wallet when shown; every action goes through the store. `onSetUp` runs after a set-up succeeded (the API credentials exist then). */
+export function DepositWalletPanel({ account, onSetUp }: { account: string; onSetUp?: () => void }) {
   const store = useMemo(() => createDepositStore(call, account), [account]);
   useEffect(() => void store.load(), [store]);
   const t = store.tx.value;
@@ -16,10 +16,11 @@ export function DepositWalletPanel({ account }: { account: string }) {
       redeemable={store.status.value?.redeemable ?? []}
       busy={store.busy.value}
       error={store.error.value}
-      onSetUp={() => void store.setUp()}
+      onSetUp={() => void store.setUp().then(() => { if (store.wallet.value) onSetUp?.(); })}
       onCreate={() => void store.create()}
       onApprove={() => void store.approve()}
       onRedeem={(id) => void store.redeem(id)}
+      onWithdraw={(w) => void store.withdraw(w)}
     />
   );
 }

@@ -1,10 +1,11 @@
 /**
  * Onboarding: password (strength hint, confirm) → owner key (import, or generate and confirm it was
  * saved — it is shown once, and again only after re-entering the password) → proxy key for the perps
- * gateway (expiry, label) → order-book API credentials. Every step after the password can be skipped.
+ * gateway (expiry, label) → order-book API credentials (or a deposit wallet, which sets them up; the step
+ * offers no creation once the key has credentials). Every step after the password can be skipped.
  * One component per step; the steps after the key receive its address.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { Address } from '../../components/Address';
 import { Button, ErrorText, Field, Notice, passwordStrength } from '../../components/ui';
 import { call, messageOf, type Status } from './api';
@@ -170,17 +171,31 @@ function ProxyStep({ address, onIssued, onSkip }: { address: string; onIssued: (
 
 function ClobStep({ address, done, onCreated, onSkip }: { address: string; done: readonly string[]; onCreated: (notice: string) => void; onSkip: () => void }) {
   const { error, busy, run } = useRun();
+  // Whether the account already has API credentials (stored before, or made by the deposit-wallet set-up):
+  // then there is nothing to create, and the step only continues.
+  const [stored, setStored] = useState<boolean>();
+  const recheck = () => void call('vault.accounts', {}).then((all) => setStored(all.some((a) => a.address.toLowerCase() === address.toLowerCase() && a.hasClobCredentials)), () => setStored(false));
+  useEffect(recheck, [address]);
   return (
     <main class="panel onboarding">
       <h2>Order-book credentials</h2>
       <p class="muted">API credentials let the extension authenticate order-book requests. Your owner key signs their creation.</p>
       {done.map((d) => <Notice key={d}>{d}</Notice>)}
       <ErrorText error={error} />
-      <div class="actions">
-        <Button kind="primary" disabled={busy} onClick={() => void run(async () => { const r = await call('clob.createOrDerive', { account: address }); onCreated(r.derived ? 'Existing API credentials restored' : 'API credentials created'); })}>Create API credentials</Button>
-        <Button onClick={onSkip}>Skip</Button>
-      </div>
-      <DepositWalletPanel account={address} />
+      {stored ? (
+        <>
+          <Notice>API credentials are set up for this key.</Notice>
+          <div class="actions">
+            <Button kind="primary" onClick={() => onCreated('Order-book API credentials set up')}>Continue</Button>
+          </div>
+        </>
+      ) : (
+        <div class="actions">
+          <Button kind="primary" disabled={busy || stored === undefined} onClick={() => void run(async () => { const r = await call('clob.createOrDerive', { account: address }); onCreated(r.derived ? 'Existing API credentials restored' : 'API credentials created'); })}>Create API credentials</Button>
+          <Button onClick={onSkip}>Skip</Button>
+        </div>
+      )}
+      <DepositWalletPanel account={address} onSetUp={recheck} />
     </main>
   );
 }

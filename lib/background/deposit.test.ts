@@ -95,7 +95,7 @@ describe('deposit wallet: a new account from derive to redeem', () => {
     const pending = await ok(bg, 'clob.depositWallet.status', { account: owner, transactionID: created.transaction.transactionID });
     expect(pending).toMatchObject({ wallet: { deployed: false }, transaction: { state: 'STATE_NEW' } });
     mine();
-    expect(await ok(bg, 'clob.depositWallet.status', { account: owner, transactionID: created.transaction.transactionID })).toMatchObject({ wallet: { deployed: true }, transaction: { state: 'STATE_MINED' } });
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner, transactionID: created.transaction.transactionID })).toMatchObject({ wallet: { deployed: true, approvals: 'missing' }, transaction: { state: 'STATE_MINED' } });
 
     const setup = await batch(bg, owner, { kind: 'setup' }, (view) => {
       expect(view).toMatchObject({ kind: 'relayer', grantable: false, flags: [] });
@@ -104,8 +104,14 @@ describe('deposit wallet: a new account from derive to redeem', () => {
       bg.registry.decide(view.id, { approve: true, digest: view.digest });
     });
     expect(setup).toMatchObject({ ok: true, result: { state: 'STATE_NEW' } });
+    // Submitted, not mined: the venue does not see the approvals yet, so the popup keeps the button.
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({ wallet: { approvals: 'missing' } });
     mine();
     expect(h.ctx.relayerChain.isOperator(derived.wallet, 'negRiskExchangeV2')).toBe(true);
+    // Mined: the venue's balance-allowance (signature_type=3) lists the allowances, and status says so.
+    const allowanceReads = sent.filter((x) => x.url.includes('/balance-allowance?asset_type=COLLATERAL&signature_type=3')).length;
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({ wallet: { approvals: 'approved' } });
+    expect(sent.filter((x) => x.url.includes('/balance-allowance?asset_type=COLLATERAL&signature_type=3')).length).toBe(allowanceReads + 1);
 
     const posted = await ok<{ ok: boolean }[]>(bg, 'clob.postOrders', { account: owner, orders: [order] });
     expect(posted[0]).toMatchObject({ ok: true });
@@ -172,6 +178,53 @@ describe('deposit wallet: as the attacker, and when things fail', () => {
     expect(r.error?.shortMessage).toMatch(/refused by the relayer: .*nonce/);
     expect(sent.filter((s) => s.url.endsWith('/relayer/submit')).length).toBe(submits + 1);
     expect(h.ctx.relayerChain.isOperator(wallet, 'exchangeV2')).toBe(false);
+  });
+
+  it('withdraws through the bridge with the deposit wallet as the source: flagged, never grantable, recorded by the bridge when mined', async () => {
+    const { bg, owner } = await newAccount();
+    const wallet = (await deployed(bg, owner)).toLowerCase();
+    const token: Address = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
+    const before = h.ctx.clob.balanceOf(wallet);
+    const seen = h.ctx.bridgeWithdrawals.length;
+    const reply = await batch(bg, owner, { kind: 'withdraw', amount: '5.5', toChainId: 1, toTokenAddress: token, recipient: stranger }, (view) => {
+      expect(view.grantable).toBe(false);
+      expect(view.flags[0]).toMatch(/withdrawal/);
+      expect(view.flags[1]).toMatch(/bridge chose the deposit address/);
+      expect(view.lines[0]).toMatch(/^Withdraw 5\.5 collateral \(USDC\) to 0x[0-9a-fA-F]{40}$/);
+      expect(view.lines[1]).toContain(`it sends the USDC to ${stranger} on chain 1, as token ${token}`);
+      bg.registry.decide(view.id, { approve: true, digest: view.digest });
+    });
+    expect(reply).toMatchObject({ ok: true, result: { state: 'STATE_NEW' } });
+    expect(sent.filter((x) => x.method === 'POST' && x.url.endsWith('/bridge/withdraw'))).toHaveLength(1);
+    expect(h.ctx.bridgeWithdrawals.length).toBe(seen);
+    mine();
+    await ok(bg, 'clob.depositWallet.status', { account: owner });
+    expect(h.ctx.bridgeWithdrawals.slice(seen)).toEqual([expect.objectContaining({ address: wallet, amount: '5500000', toChainId: 1, recipient: stranger.toLowerCase() })]);
+    expect(before - h.ctx.clob.balanceOf(wallet)).toBe(5_500_000n);
+  });
+
+  it('shows a withdrawal that fails when mined with its reason, records nothing and submits it once', async () => {
+    const { bg, owner } = await newAccount();
+    const wallet = (await deployed(bg, owner)).toLowerCase();
+    const seen = h.ctx.bridgeWithdrawals.length;
+    const tooMuch = (h.ctx.clob.balanceOf(wallet) + 1n).toString();
+    const reply = await batch(bg, owner, { kind: 'withdraw', amount: `${tooMuch}`, toChainId: 1, toTokenAddress: stranger, recipient: stranger }, (view) => bg.registry.decide(view.id, { approve: true, digest: view.digest }));
+    const { transactionID } = (reply.result ?? {}) as { transactionID: string };
+    mine();
+    const status = await ok(bg, 'clob.depositWallet.status', { account: owner, transactionID });
+    expect(status).toMatchObject({ transaction: { state: 'STATE_FAILED', error: 'ERC20: transfer amount exceeds balance' } });
+    await ok(bg, 'clob.depositWallet.status', { account: owner, transactionID });
+    expect(sent.filter((x) => x.url.endsWith('/relayer/submit')).length).toBe(2);
+    expect(h.ctx.bridgeWithdrawals.length).toBe(seen);
+  });
+
+  it('refuses a withdraw amount with more than 6 decimals before asking the bridge or opening a window', async () => {
+    const { bg, owner } = await newAccount();
+    await deployed(bg, owner);
+    const r = await call(bg, 'clob.walletBatch', { account: owner, batch: { kind: 'withdraw', amount: '1.0000001', toChainId: 1, toTokenAddress: stranger, recipient: stranger } });
+    expect(r.error).toMatchObject({ name: 'InvalidFieldError' });
+    expect(sent.filter((x) => x.url.endsWith('/bridge/withdraw'))).toHaveLength(0);
+    expect(bg.registry.size).toBe(0);
   });
 
   it('shows no address when the chain RPC is unreachable', async () => {

@@ -6,11 +6,17 @@
  * in plain words. Popup only. Replies carry addresses and relayer states — never builder or API secrets.
  */
 import * as v from 'valibot';
-import { address, bytes32 } from '../validation';
+import { address, bytes32, positiveDecimalString, positiveSafeInteger } from '../validation';
 import { MAX_BATCH_CALLS } from '../relayer/batch';
 import { POPUP, procedure } from './procedure';
 
 const wallet = v.object({ wallet: v.string(), kind: v.picklist(['uups', 'beacon']), deployed: v.boolean() });
+/**
+ * The wallet as `status` reads it: also whether it approved the exchanges, read from the venue
+ * (`balance-allowance` with `signature_type=3`): `approved`, `missing` (not deployed, or an allowance is
+ * zero), or `unknown` (the venue could not be asked: no API credentials, vault locked, no answer).
+ */
+const walletStatus = v.object({ ...wallet.entries, approvals: v.picklist(['approved', 'missing', 'unknown']) });
 const states = v.picklist(['STATE_NEW', 'STATE_EXECUTED', 'STATE_MINED', 'STATE_CONFIRMED', 'STATE_FAILED', 'STATE_INVALID']);
 const submitted = v.object({ transactionID: v.string(), state: states });
 const call = v.strictObject({ target: address, value: v.pipe(v.string(), v.regex(/^\d{1,78}$/)), data: v.pipe(v.string(), v.regex(/^0x(?:[0-9a-fA-F]{2}){0,4096}$/), v.transform((s): `0x${string}` => `0x${s.slice(2)}`)) });
@@ -18,12 +24,15 @@ const call = v.strictObject({ target: address, value: v.pipe(v.string(), v.regex
 /**
  * What a batch does: `setup` (collateral `approve` and outcome-token `setApprovalForAll` for both V2
  * exchanges, PROTOCOL.md §4.4), `redeem` (ConditionalTokens `redeemPositions` of both outcomes of
- * `conditionId`, §4.6), or `calls` as given (decoded before anything else; undecodable → refused).
+ * `conditionId`, §4.6), `calls` as given (decoded before anything else; undecodable → refused), or
+ * `withdraw`: `amount` USDC (decimal, at most 6 decimals) from the deposit wallet through the bridge to
+ * `recipient` on `toChainId` as `toTokenAddress` (lib/relayer/bridge.ts; a withdrawal, never grantable).
  */
 const batchSchema = v.variant('kind', [
   v.strictObject({ kind: v.literal('setup') }),
   v.strictObject({ kind: v.literal('redeem'), conditionId: bytes32 }),
   v.strictObject({ kind: v.literal('calls'), calls: v.pipe(v.array(call), v.minLength(1), v.maxLength(MAX_BATCH_CALLS)) }),
+  v.strictObject({ kind: v.literal('withdraw'), amount: positiveDecimalString, toChainId: positiveSafeInteger, toTokenAddress: address, recipient: address }),
 ]);
 
 /** Deposit-wallet procedures. */
@@ -43,13 +52,13 @@ export const DEPOSIT_CONTRACT = {
   }),
   /**
    * The stored wallet re-checked against its derivation (PROTOCOL.md §4.2) and the relayer's `/deployed`,
-   * its redeemable positions, and, given `transactionID`, that relayer transaction (state, hash, the relayer's
+   * whether it approved the exchanges (`approvals`, the venue's read), its redeemable positions, and, given `transactionID`, that relayer transaction (state, hash, the relayer's
    * reason when it failed).
    */
   'clob.depositWallet.status': procedure({
     input: v.strictObject({ account: address, transactionID: v.optional(v.pipe(v.string(), v.maxLength(100))) }),
     output: v.object({
-      wallet: v.nullable(wallet),
+      wallet: v.nullable(walletStatus),
       /** The wallet's resolved positions it can redeem (data v2 `redeemable`): condition, title, outcome, size (shares). */
       redeemable: v.array(v.object({ conditionId: v.string(), title: v.string(), outcome: v.string(), size: v.string() })),
       transaction: v.optional(v.object({ transactionID: v.string(), state: states, transactionHash: v.string(), error: v.optional(v.string()) })),

@@ -528,6 +528,27 @@ describe('Vault trading session', () => {
     expect((await vault.listOwners()).length).toBe(2);
   });
 
+  it('carries the kept accounts\' deposit-wallet builder credentials, sealed like their API credentials (issue #21)', async () => {
+    const { vault, make, db } = await fresh();
+    await vault.create(PASSWORD);
+    const kept = await vault.generateOwnerKey('kept');
+    const other = await vault.generateOwnerKey('other');
+    const zero = '0x0000000000000000000000000000000000000000';
+    await vault.putDepositWallet({ account: kept.address, wallet: '0x12d77BcbDC3E67F5Da4Dc8e798623482D4a711db', kind: 'uups', beacon: zero, builder: { key: 'b-KEPT', secret: 'builder-secret-KEPT', passphrase: 'bp-KEPT' } });
+    await vault.putDepositWallet({ account: other.address, wallet: '0xdf8b9E8f9AB23f261F6e1B171B7454ae6E46Ba76', kind: 'uups', beacon: zero, builder: { key: 'b-OTHER', secret: 'builder-secret-OTHER', passphrase: 'bp-OTHER' } });
+    await vault.enterTradingSession({ accounts: [kept.address] });
+    expect(await vault.builderCredentials(kept.address.toLowerCase())).toEqual({ key: 'b-KEPT', secret: 'builder-secret-KEPT', passphrase: 'bp-KEPT' });
+    await expect(vault.builderCredentials(other.address)).rejects.toMatchObject({ name: 'Vault.LockedError', shortMessage: expect.stringContaining('password') });
+    // Sealed in the bundle: after a worker restart the session still has them, and nothing is in clear.
+    const restarted = make();
+    expect(await restarted.restoreSession()).toBe(true);
+    expect((await restarted.builderCredentials(kept.address)).secret).toBe('builder-secret-KEPT');
+    const raw = JSON.stringify([await db.getAll('meta'), await db.getAll('secrets')]);
+    expect(raw).not.toContain('builder-secret-KEPT');
+    await restarted.unlock(PASSWORD);
+    expect((await restarted.builderCredentials(other.address)).secret).toBe('builder-secret-OTHER');
+  });
+
   it('persists grant writes made in the session across a worker restart', async () => {
     const { vault, make, grant, uses, kept } = await withSession();
     expect(await vault.listGrants()).toEqual([{ grant, uses }]);

@@ -11,7 +11,8 @@
  * - **'session'** (a trading session): entered by `enterTradingSession` when auto-lock fires while
  *   standing grants are live. The master key is forgotten (here and in the session store). What the live
  *   grants need — their accounts' unexpired proxy keys with their secrets, those accounts' CLOB API
- *   credentials, every grant with its uses, and the audit MAC key — is kept in a bundle sealed (AES-GCM)
+ *   credentials and deposit-wallet builder credentials, every grant with its uses, and the audit MAC
+ *   key — is kept in a bundle sealed (AES-GCM)
  *   by a fresh random session key, stored in IndexedDB (`meta/session`); the session key lives in memory
  *   and in the session store. `restoreSession` restores whichever state was live after a worker restart.
  *   `unlock(password)` returns to 'unlocked' (the grants and their uses are written back as sealed
@@ -184,6 +185,9 @@ type LegacyGrant = { grant: Grant; uses: GrantUse[] };
 type UseBucket = { n: number[]; uses: GrantUse[] };
 const isLegacy = (x: GrantHead | LegacyGrant): x is LegacyGrant => 'uses' in x && Array.isArray(x.uses);
 
+/** A deposit wallet's builder API credentials (the sealed part of `deposit:<owner>`). */
+type BuilderSecret = { key: string; secret: string; passphrase: string };
+
 /**
  * The trading session's bundle, sealed by the session key in `meta/session` (AAD `SESSION_AAD`).
  * `accounts` lower-case; `auditKey` the audit MAC key's 32 raw bytes, base64.
@@ -193,6 +197,8 @@ type SessionBundle = {
   accounts: string[];
   proxies: { info: ProxyInfo; privateKey: Hex; secret: string }[];
   clob: { info: ClobInfo; apiKey: string; secret: string; passphrase: string }[];
+  /** The kept accounts' deposit-wallet builder credentials (issue #21; `account` lower-case). Absent in bundles sealed before them. */
+  deposit?: { account: string; key: string; secret: string; passphrase: string }[];
   /** Each grant with its use count (`GrantHead`); its uses are bucket records sealed by the session key. Bundles written before the buckets carry `uses` (migrated when read). */
   grants: (GrantHead | LegacyGrant)[];
   auditKey: string;
@@ -527,7 +533,7 @@ export class Vault {
    * Auto-lock while standing grants are live (issue #17): keeps only what the live grants need and
    * forgets the master key. Requires 'unlocked' (else `VaultLockedError`). `accounts`: the accounts of
    * the live grants. Kept: those accounts' unexpired proxy keys (with their secret), their CLOB API
-   * credentials, every grant record with its uses, and the audit MAC key — re-sealed under a fresh
+   * credentials and deposit-wallet builder credentials, every grant record with its uses, and the audit MAC key — re-sealed under a fresh
    * random session key (bundle in `meta/session`, key in the session store); the grant records leave the
    * `secrets` store in the same transaction. The master key is dropped from memory and from the session
    * store. Throws `TamperedRecordError` / `DecryptError` when a record to keep does not open; then the
@@ -541,7 +547,7 @@ export class Vault {
       const keep = new Set(o.accounts.map((a) => a.toLowerCase()));
       const now = this.now();
       const all = await this.db.getAll('secrets');
-      const bundle: SessionBundle = { v: 1, accounts: [...keep], proxies: [], clob: [], grants: [], auditKey: '' };
+      const bundle: SessionBundle = { v: 1, accounts: [...keep], proxies: [], clob: [], deposit: [], grants: [], auditKey: '' };
       for (const r of all) {
         if (r.kind === 'proxy' && keep.has(r.account.toLowerCase()) && Number(r.meta.expiry) > now) {
           const { secret } = await this.read<ProxySecret>(r.id);
@@ -549,6 +555,9 @@ export class Vault {
         } else if (r.kind === 'clob' && keep.has(r.account.toLowerCase())) {
           const { secret } = await this.read<ClobSecret>(r.id);
           bundle.clob.push({ info: clobInfoOf(r), ...secret });
+        } else if (r.kind === 'deposit' && keep.has(r.account.toLowerCase())) {
+          const { secret } = await this.read<BuilderSecret>(r.id);
+          bundle.deposit?.push({ account: r.account.toLowerCase(), key: secret.key, secret: secret.secret, passphrase: secret.passphrase });
         } else if (r.kind === 'grant') {
           bundle.grants.push((await this.read<GrantHead | LegacyGrant>(r.id)).secret);
         }
@@ -975,9 +984,21 @@ export class Vault {
     return rec?.kind === 'deposit' ? parseOrThrow(depositMetaSchema, rec.meta, 'meta') : undefined;
   }
 
-  /** The builder credentials of `account`'s deposit wallet. Background only; requires 'unlocked'. Throws `KeyNotFoundError`, `VaultLockedError`, `TamperedRecordError`. */
-  async builderCredentials(account: string): Promise<{ key: string; secret: string; passphrase: string }> {
-    return this.exclusive(async () => (await this.read<{ key: string; secret: string; passphrase: string }>(`deposit:${account.toLowerCase()}`)).secret);
+  /**
+   * The builder credentials of `account`'s deposit wallet. Background only. Works in 'unlocked' and, for
+   * the kept accounts, in 'session' (carried in the bundle like API credentials). Throws
+   * `KeyNotFoundError`, `VaultLockedError`, `TamperedRecordError`.
+   */
+  async builderCredentials(account: string): Promise<BuilderSecret> {
+    return this.exclusive(async () => {
+      if (this.bundle) {
+        this.keptAccount(account);
+        const found = this.bundle.deposit?.find((d) => d.account === account.toLowerCase());
+        if (!found) throw new KeyNotFoundError('builder credential');
+        return { key: found.key, secret: found.secret, passphrase: found.passphrase };
+      }
+      return (await this.read<BuilderSecret>(`deposit:${account.toLowerCase()}`)).secret;
+    });
   }
 
   // ------------------------------------------------------------------------------------------

@@ -4,7 +4,8 @@
  * relayer's `/deployed` — creates it (progress until mined), approves the setup batch in the approval
  * window (token, spender, amount in plain words), places a type-3 order that fills (the sandbox received
  * signature type 3, maker = signer = the wallet), resolves the market and redeems (the wallet is paid
- * out at the sandbox); Settings edits the relayer and RPC URLs. Screenshots `test-results/screens/50-*`.
+ * out at the sandbox), withdraws through the bridge with the wallet as the source (the sandbox's
+ * `/admin/withdrawals` records it); Settings edits the relayer and RPC URLs. Screenshots `test-results/screens/50-*`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -89,6 +90,9 @@ describe('issue #21: a new API user, from a fresh install to a filled type-3 ord
     expect(posted('POST', /^\/rpc/).length).toBeGreaterThan(0);
     expect(posted('GET', /^\/relayer\/deployed$/).length).toBeGreaterThan(0);
     await popup.getByText('Not deployed yet: do not send funds').waitFor();
+    // The set-up made the API credentials (type 3, funder = the wallet): the step no longer offers to create them.
+    await popup.getByText('API credentials are set up for this key.').waitFor();
+    expect(await popup.getByRole('button', { name: 'Create API credentials' }).count()).toBe(0);
     await h.screenshot(popup, '51-deposit-address');
   });
 
@@ -117,11 +121,15 @@ describe('issue #21: a new API user, from a fresh install to a filled type-3 ord
     await mined();
     expect(h.sandbox.ctx.relayerChain.isOperator(wallet, 'exchangeV2')).toBe(true);
     expect(h.sandbox.ctx.relayerChain.isOperator(wallet, 'negRiskExchangeV2')).toBe(true);
+    // Mined and read back from the venue: "Approved" replaces the button, which no longer asks again.
+    await popup.getByTestId('deposit-approved').waitFor({ timeout: 10_000 });
+    expect(await popup.getByTestId('deposit-approve').count()).toBe(0);
     await h.screenshot(popup, '55-deposit-approved');
   });
 
   it('places a type-3 order from the Order book tab that fills', async () => {
-    await popup.getByRole('button', { name: 'Skip' }).click();
+    await popup.getByRole('button', { name: 'Continue' }).click();
+    await popup.getByText('Order-book API credentials set up').waitFor();
     await popup.getByRole('button', { name: 'Start trading' }).click();
     await popup.getByRole('tab', { name: 'Order book' }).click();
     const m = h.sandbox.ctx.clob.markets[0]!;
@@ -164,13 +172,39 @@ describe('issue #21: a new API user, from a fresh install to a filled type-3 ord
     await h.screenshot(popup, '60-deposit-redeemed');
   });
 
+  it('withdraws through the bridge from the popup: the window asks with its flags, the sandbox bridge records it', async () => {
+    const recipient = '0x6666666666666666666666666666666666666666';
+    const token = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
+    const before = h.sandbox.ctx.clob.balanceOf(wallet.toLowerCase());
+    const form = popup.getByTestId('deposit-withdraw');
+    await form.getByText('Withdraw through the bridge').click();
+    await form.locator('input[name="withdraw-amount"]').fill('2.5');
+    await form.locator('input[name="withdraw-chain"]').fill('1');
+    await form.locator('input[name="withdraw-token"]').fill(token);
+    await form.locator('input[name="withdraw-recipient"]').fill(recipient);
+    await h.screenshot(popup, '61-deposit-withdraw-form');
+    await approveInWindow(() => form.getByTestId('withdraw-submit').click(), '62-deposit-withdraw-window', async (w) => {
+      const body = (await w.locator('body').textContent()) ?? '';
+      expect(body).toMatch(/Withdraw 2\.5 collateral \(USDC\) to 0x[0-9a-fA-F]{40}/);
+      expect(body).toContain(`it sends the USDC to ${recipient} on chain 1`);
+      expect(body).toContain('a withdrawal');
+      expect(body).toContain('never covered by a grant');
+    });
+    await popup.getByTestId('deposit-tx').getByText('Withdrawing 2.5 USDC').waitFor();
+    await mined();
+    const recorded = (await (await fetch(`${h.sandbox.url}/admin/withdrawals`)).json()) as { bridge: { address: string; amount: string; toChainId: number; recipient: string }[] };
+    expect(recorded.bridge).toEqual([expect.objectContaining({ address: wallet.toLowerCase(), amount: '2500000', toChainId: 1, recipient })]);
+    expect(before - h.sandbox.ctx.clob.balanceOf(wallet.toLowerCase())).toBe(2_500_000n);
+    await h.screenshot(popup, '63-deposit-withdrawn');
+  });
+
   it('Settings shows the relayer and chain RPC the wallet used, and saves an edited RPC', async () => {
     await popup.getByRole('tab', { name: 'Settings' }).click();
     expect(await popup.locator('input[name="relayerUrl"]').inputValue()).toBe(`${h.sandbox.url}/relayer`);
     const rpc = popup.locator('input[name="rpcUrl"]');
     expect(await rpc.inputValue()).toBe(`${h.sandbox.url}/rpc`);
     await rpc.fill('https://rpc-amoy.polygon.technology');
-    await h.screenshot(popup, '61-deposit-settings');
+    await h.screenshot(popup, '64-deposit-settings');
     await popup.getByRole('button', { name: 'Save' }).click();
     await expect.poll(async () => ((await messenger(popup)('settings.get')).result as { settings?: { rpcUrl?: string } }).settings?.rpcUrl).toBe('https://rpc-amoy.polygon.technology');
   });

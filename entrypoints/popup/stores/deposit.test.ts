@@ -3,7 +3,7 @@ import { createDepositStore, txProgress, txStateText } from './deposit';
 import { fakeCall, FakeFailure } from './testkit';
 
 const ACCOUNT = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
-const WALLET = { wallet: '0x12d77BcbDC3E67F5Da4Dc8e798623482D4a711db', kind: 'uups', deployed: true };
+const WALLET = { wallet: '0x12d77BcbDC3E67F5Da4Dc8e798623482D4a711db', kind: 'uups', deployed: true, approvals: 'missing' };
 const noSleep = async () => undefined;
 
 describe('createDepositStore', () => {
@@ -40,6 +40,21 @@ describe('createDepositStore', () => {
     expect(txProgress('STATE_FAILED')).toBe(0);
     expect(txStateText(s.tx.value!)).toBe('Failed when mined: result for condition not received yet. Nothing was retried.');
     expect(calls.filter((c) => c.type === 'clob.walletBatch')).toHaveLength(1);
+  });
+
+  it('withdraws through the bridge: one batch with the typed destination, followed until mined; a bad chain id sends nothing', async () => {
+    const { call, calls } = fakeCall({
+      'clob.walletBatch': () => ({ transactionID: 't3', state: 'STATE_NEW' }),
+      'clob.depositWallet.status': () => ({ wallet: WALLET, redeemable: [], transaction: { transactionID: 't3', state: 'STATE_MINED', transactionHash: '' } }),
+    });
+    const s = createDepositStore(call, ACCOUNT, { sleep: noSleep });
+    const to = { toTokenAddress: WALLET.wallet, recipient: ACCOUNT };
+    await s.withdraw({ amount: '2.5', toChainId: 'one', ...to });
+    expect(s.error.value).toMatch(/chain id/);
+    expect(calls.filter((c) => c.type === 'clob.walletBatch')).toHaveLength(0);
+    await s.withdraw({ amount: '2.5', toChainId: '1', ...to });
+    expect(calls.find((c) => c.type === 'clob.walletBatch')?.payload).toEqual({ account: ACCOUNT, batch: { kind: 'withdraw', amount: '2.5', toChainId: 1, ...to } });
+    expect(s.tx.value).toMatchObject({ label: 'Withdrawing 2.5 USDC', state: 'STATE_MINED' });
   });
 
   it('shows a refusal from the background in words', async () => {

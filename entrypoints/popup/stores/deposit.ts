@@ -3,10 +3,11 @@
  * background derived it through the chain RPC and the relayer answered `/deployed`), the relayer
  * transaction in flight with its progress (NEW → EXECUTED → MINED, or FAILED / INVALID with the
  * relayer's reason — nothing is resubmitted), and the wallet's redeemable positions. Actions: set up
- * (derive), create, approve (the setup batch, decided in the approval window), redeem.
+ * (derive), create, approve (the setup batch, decided in the approval window), redeem, withdraw (bridge).
  */
 import { computed, signal } from '@preact/signals';
 import type { ProcedureOutput } from '../../../lib/messaging/protocol';
+import { InvalidFieldError } from '../../../lib/validation';
 import { messageOf } from '../api';
 import type { Call } from './perps';
 
@@ -100,6 +101,16 @@ export function createDepositStore(call: Call, account: string, o: { pollMs?: nu
     }),
     /** The setup approvals (collateral and outcome tokens for the exchanges), decided in the approval window. */
     approve: () => run(async () => follow('Approving the exchanges', await call('clob.walletBatch', { account, batch: { kind: 'setup' } }))),
+    /**
+     * A bridge withdraw from the wallet (`amount` USDC, destination chain id, token, recipient), decided in
+     * the approval window; followed until mined, and a failure is shown with its reason — never resubmitted.
+     */
+    withdraw: (w: { amount: string; toChainId: string; toTokenAddress: string; recipient: string }) => run(async () => {
+      const toChainId = Number(w.toChainId);
+      if (!/^\d{1,15}$/.test(w.toChainId) || toChainId <= 0) throw new InvalidFieldError({ field: 'destination chain id', reason: 'a positive whole number' });
+      const r = await call('clob.walletBatch', { account, batch: { kind: 'withdraw', amount: w.amount, toChainId, toTokenAddress: w.toTokenAddress, recipient: w.recipient } });
+      await follow(`Withdrawing ${w.amount} USDC`, r);
+    }),
     /** Redeems a resolved market's positions into the wallet (one approval, one batch). */
     redeem: (conditionId: string) => run(async () => follow('Redeeming', await call('clob.walletBatch', { account, batch: { kind: 'redeem', conditionId } }))),
   };

@@ -11,6 +11,7 @@ import * as v from 'valibot';
 import { hashTypedData, type Address } from 'viem';
 import { activeAccount, requireActiveAccount } from '../../accounts';
 import { appendAudit } from '../../audit';
+import type { ApiCredentials } from '../../clob/auth';
 import { clobL2Request } from '../../clob/client';
 import { BaseError } from '../../errors/base';
 import { requestJson } from '../../http/json';
@@ -19,9 +20,13 @@ import { signWalletBatch, walletBatchTypedData, walletCreateRequest, type Wallet
 import { redeemCalls, setupCalls } from '../../relayer/calls';
 import { readDepositWallet, walletHasCode } from '../../relayer/chain';
 import { DepositWalletNotDeployedError, relayerClient } from '../../relayer/client';
+import { venueContracts } from '../../relayer/contracts';
 import { describeWalletCalls } from '../../relayer/decode';
+import { bridgeDepositAddress, bridgeTransferCall, bridgeUrlFor } from '../../relayer/bridge';
+import { toUnits } from '../../decimal';
+import { InvalidFieldError } from '../../validation';
 import { beaconDepositWallet, uupsDepositWallet } from '../../relayer/wallet';
-import { readSettings } from '../../settings';
+import { readSettings, type Settings } from '../../settings';
 import { userRejected } from '../../provider/errors';
 import type { DepositWalletInfo } from '../../vault/vault';
 import { auditOf, type ContractHandlers, type ProcedureDeps } from './deps';
@@ -80,7 +85,7 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       return { deployed: false, transaction };
     },
     'clob.depositWallet.status': async ({ account, transactionID }) => {
-      const { s, relayer, deployed: isDeployed } = await env();
+      const { s, fetchFn, relayer, deployed: isDeployed } = await env();
       const w = await vault.depositWallet(account);
       const transaction = transactionID === undefined ? undefined : await relayer.transaction(transactionID);
       const view = transaction && { transactionID: transaction.transactionID, state: transaction.state, transactionHash: transaction.transactionHash, ...(transaction.errorMsg ? { error: transaction.errorMsg } : {}) };
@@ -88,15 +93,17 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       const checked = await stored(account, s.clobChainId);
       const deployed = await isDeployed(checked.wallet);
       const redeemable = deployed ? await redeemablePositions(s.dataUrl, checked.wallet) : [];
-      return { wallet: { wallet: checked.wallet, kind: checked.kind, deployed }, redeemable, ...(view ? { transaction: view } : {}) };
+      const approvals = deployed ? await venueApprovals(s.clobUrl, s.clobChainId, account, () => vault.clobCredentials(account), fetchFn) : 'missing';
+      return { wallet: { wallet: checked.wallet, kind: checked.kind, deployed, approvals }, redeemable, ...(view ? { transaction: view } : {}) };
     },
     'clob.walletBatch': async ({ account, batch }) => {
       await requireActiveAccount(db, vault, account);
-      const { s, relayer, deployed: isDeployed } = await env();
+      const { s, fetchFn, relayer, deployed: isDeployed } = await env();
       const w = await stored(account, s.clobChainId);
-      const calls: WalletCall[] = batch.kind === 'setup' ? setupCalls(s.clobChainId) : batch.kind === 'redeem' ? redeemCalls(s.clobChainId, batch.conditionId) : batch.calls;
-      const described = describeWalletCalls(s.clobChainId, w.wallet, calls);
       if (!(await isDeployed(w.wallet))) throw new DepositWalletNotDeployedError(w.wallet);
+      const bridged = batch.kind === 'withdraw' ? await bridgeWithdrawCall(s, w.wallet, batch, fetchFn) : undefined;
+      const calls: WalletCall[] = bridged ? [bridged.call] : batch.kind === 'setup' ? setupCalls(s.clobChainId) : batch.kind === 'redeem' ? redeemCalls(s.clobChainId, batch.conditionId) : batch.kind === 'calls' ? batch.calls : [];
+      const described = describeWalletCalls(s.clobChainId, w.wallet, calls);
       const walletBatch = { chainId: s.clobChainId, wallet: w.wallet, nonce: await relayer.nonce(w.account), deadline: String(Math.floor(Date.now() / 1000) + BATCH_DEADLINE_S), calls };
       const digest = hashTypedData(walletBatchTypedData(walletBatch));
       const label = (await activeAccount(db, vault))?.label ?? '';
@@ -106,8 +113,11 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
           origin: 'extension',
           kind: 'relayer',
           title: described.withdrawal ? 'Withdraw from your deposit wallet' : batch.kind === 'redeem' ? 'Redeem resolved positions' : 'Deposit-wallet approvals',
-          lines: [...described.calls.map((c) => c.words), `Deposit wallet ${w.wallet}, relayer nonce ${walletBatch.nonce}`],
-          flags: described.withdrawal ? ['Moves tokens out of the deposit wallet (a withdrawal): always asked, never covered by a grant.'] : [],
+          lines: [...described.calls.map((c) => c.words), ...(bridged ? [bridged.words] : []), `Deposit wallet ${w.wallet}, relayer nonce ${walletBatch.nonce}`],
+          flags: [
+            ...(described.withdrawal ? ['Moves tokens out of the deposit wallet (a withdrawal): always asked, never covered by a grant.'] : []),
+            ...(bridged ? ['The bridge chose the deposit address; Countersign cannot check where the bridge sends the funds after it.'] : []),
+          ],
           signer: 'owner key',
           digest,
           account: { address: w.account, label },
@@ -132,6 +142,18 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
   };
 }
 
+/**
+ * The call of a bridge withdraw (lib/relayer/bridge.ts): the bridge's deposit address for `w`, and the
+ * collateral `transfer` to it of `amount` USDC (6 decimals), with the sentence naming where it goes.
+ * Throws `Relayer.BridgeUnknownError`, `Relayer.BridgeRefusedError`, `NetworkError`, `InvalidFieldError` (`amount`).
+ */
+async function bridgeWithdrawCall(s: Settings, wallet: Address, w: { amount: string; toChainId: number; toTokenAddress: Address; recipient: Address }, fetchFn: typeof fetch) {
+  const units = toUnits(w.amount, 6);
+  if (units === undefined || units <= 0n) throw new InvalidFieldError({ field: 'amount', reason: 'a positive USDC amount with at most 6 decimals' });
+  const deposit = await bridgeDepositAddress(bridgeUrlFor(s.relayerUrl), wallet, w, fetchFn);
+  return { call: bridgeTransferCall(s.clobChainId, deposit, units), words: `Through the bridge: ${deposit} is the bridge's deposit address; it sends the USDC to ${w.recipient} on chain ${w.toChainId}, as token ${w.toTokenAddress}` };
+}
+
 const positionsSchema = v.object({
   data: v.pipe(
     v.array(v.looseObject({ condition_id: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{64}$/)), title: v.pipe(v.string(), v.maxLength(300)), outcome: v.pipe(v.string(), v.maxLength(60)), current_size: v.pipe(v.string(), v.maxLength(64)), redeemable: v.boolean() })),
@@ -145,6 +167,30 @@ async function redeemablePositions(dataUrl: string, wallet: string) {
   const p = v.safeParse(positionsSchema, answer?.body);
   if (!p.success) return [];
   return p.output.data.filter((r) => r.redeemable && r.current_size !== '0').map((r) => ({ conditionId: r.condition_id, title: r.title, outcome: r.outcome, size: r.current_size }));
+}
+
+const allowanceSchema = v.object({ allowances: v.record(v.pipe(v.string(), v.maxLength(64)), v.pipe(v.string(), v.regex(/^\d{1,80}$/))) });
+
+/**
+ * Whether the deposit wallet approved the exchanges, as the venue reads it: the order book's
+ * `GET /balance-allowance?asset_type=COLLATERAL&signature_type=3` (L2, PROTOCOL.md §4.5 "Balance") lists
+ * the wallet's collateral allowance per exchange. `approved` when exchange V2 and negative-risk exchange
+ * V2 both have one (the setup batch sets them together with the outcome-token approvals, all or nothing);
+ * `missing` when either is zero; `unknown` when the venue cannot be asked (no API credentials, vault
+ * locked, no answer, another shape).
+ */
+async function venueApprovals(clobUrl: string, chainId: number, account: Address, creds: () => Promise<ApiCredentials>, fetchFn: typeof fetch): Promise<'approved' | 'missing' | 'unknown'> {
+  try {
+    const credentials = await creds();
+    const answer = await clobL2Request(clobUrl, { address: account, credentials, method: 'GET', requestPath: '/balance-allowance?asset_type=COLLATERAL&signature_type=3' }, fetchFn);
+    const p = v.safeParse(allowanceSchema, answer);
+    if (!p.success) return 'unknown';
+    const of = (spender: string) => BigInt(Object.entries(p.output.allowances).find(([k]) => k.toLowerCase() === spender.toLowerCase())?.[1] ?? '0');
+    const c = venueContracts(chainId);
+    return of(c.exchangeV2) > 0n && of(c.negRiskExchangeV2) > 0n ? 'approved' : 'missing';
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** The active account has no deposit wallet set up (or its stored address no longer matches the derivation): derive it first. */

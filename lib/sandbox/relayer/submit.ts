@@ -4,7 +4,8 @@
  * relayer nonce and deadline verified, calls decoded by `lib/relayer/decode.ts` (what it cannot decode
  * is refused, as the extension refuses to sign it). A refused request is recorded as `STATE_INVALID`
  * with its reason; a batch whose call fails when mined (a redeem before the market resolved, a transfer
- * beyond the balance) ends `STATE_FAILED` with the reason. A mined `WALLET-CREATE` deploys the wallet and
+ * beyond the balance) ends `STATE_FAILED` with the reason. Collateral transferred to a bridge deposit
+ * address (`POST /bridge/withdraw`) is a bridge withdrawal: recorded in `bridgeWithdrawals` when mined. A mined `WALLET-CREATE` deploys the wallet and
  * credits it demo collateral (`config.newAccountBalance`, standing in for a deposit).
  */
 import * as v from 'valibot';
@@ -163,8 +164,12 @@ function apply(chain: RelayerChain, ctx: SandboxContext, wallet: string, c: Desc
     }
     case 'transfer':
       if (c.ids.length === 0) {
-        venue.credit(wallet, -(c.amounts[0] ?? 0n));
-        venue.credit(c.to, c.amounts[0] ?? 0n);
+        const amount = c.amounts[0] ?? 0n;
+        venue.credit(wallet, -amount);
+        const route = chain.bridgeRoutes.get(c.to.toLowerCase());
+        // Sent to a bridge deposit address: the bridge forwards it (recorded; it leaves the sandbox).
+        if (route) ctx.bridgeWithdrawals.push({ id: crypto.randomUUID(), address: wallet, amount: amount.toString(), toChainId: route.toChainId, recipient: route.recipient, at: ctx.now() });
+        else venue.credit(c.to, amount);
       } else {
         c.ids.forEach((id, i) => {
           venue.creditToken(wallet, id.toString(), -(c.amounts[i] ?? 0n));

@@ -1,0 +1,73 @@
+/**
+ * Bridge withdraw with the deposit wallet as the source (issue #21). The venue's flow, as
+ * `transferErc20` of `@polymarket/client` moves a deposit wallet's tokens: the bridge's
+ * `POST /withdraw` `{ address: <deposit wallet>, toChainId, toTokenAddress, recipientAddr }` answers a
+ * deposit address on the exchange chain (`{ address: { evm } }`); the wallet then sends collateral there
+ * in a relayer `WALLET` batch with one ERC-20 `transfer` (a withdrawal: always asked, never grantable),
+ * and the bridge forwards it to `recipientAddr` on `toChainId`. Pure over `fetch`; the answer is
+ * validated before anything reads it.
+ */
+import * as v from 'valibot';
+import { encodeFunctionData, getAddress, parseAbi, type Address } from 'viem';
+import { BaseError } from '../errors/base';
+import { requestJson } from '../http/json';
+import { address } from '../validation';
+import type { WalletCall } from './batch';
+import { venueContracts } from './contracts';
+
+const answerSchema = v.object({ address: v.object({ evm: address }) });
+const ABI = parseAbi(['function transfer(address to, uint256 amount)']);
+
+/** Where a withdrawal goes: `toChainId` (EVM chain id), the token it arrives as there, and the recipient there. */
+export type BridgeDestination = { toChainId: number; toTokenAddress: Address; recipient: Address };
+
+/**
+ * The bridge root for a relayer URL: the sandbox mounts it beside the relayer (`…/relayer` → `…/bridge`);
+ * the venue's relayer (`relayer-v2.polymarket.com`) pairs with `https://bridge.polymarket.com`. Throws
+ * `BridgeUnknownError` for any other relayer (no bridge is guessed).
+ */
+export function bridgeUrlFor(relayerUrl: string): string {
+  const u = new URL(relayerUrl);
+  if (u.hostname === 'relayer-v2.polymarket.com') return 'https://bridge.polymarket.com';
+  const path = u.pathname.replace(/\/+$/, '');
+  if (path.endsWith('/relayer')) return `${u.origin}${path.slice(0, -'/relayer'.length)}/bridge`;
+  throw new BridgeUnknownError(relayerUrl);
+}
+
+/**
+ * Asks the bridge at `bridgeUrl` for the deposit address that forwards `wallet`'s withdrawal to `to`.
+ * Throws `BridgeRefusedError` (non-2xx or another shape, with the bridge's message), `NetworkError`.
+ */
+export async function bridgeDepositAddress(bridgeUrl: string, wallet: Address, to: BridgeDestination, fetchFn?: typeof fetch): Promise<Address> {
+  const body = JSON.stringify({ address: wallet, toChainId: to.toChainId, toTokenAddress: to.toTokenAddress, recipientAddr: to.recipient });
+  const answer = await requestJson(`${bridgeUrl}/withdraw`, { method: 'POST', body }, fetchFn);
+  const p = v.safeParse(answerSchema, answer.body);
+  if (answer.status < 200 || answer.status > 299 || !p.success) {
+    const e = v.safeParse(v.object({ error: v.string() }), answer.body);
+    throw new BridgeRefusedError(answer.status, e.success ? e.output.error.slice(0, 300) : '');
+  }
+  return getAddress(p.output.address.evm);
+}
+
+/** The batch call that sends `units` of collateral (6 decimals) from the deposit wallet to `depositAddress` on `chainId`. */
+export function bridgeTransferCall(chainId: number, depositAddress: Address, units: bigint): WalletCall {
+  return { target: venueContracts(chainId).collateral, value: '0', data: encodeFunctionData({ abi: ABI, functionName: 'transfer', args: [depositAddress, units] }) };
+}
+
+/** No bridge is known for the relayer URL in Settings; nothing was sent. */
+class BridgeUnknownError extends BaseError {
+  override name = 'Relayer.BridgeUnknownError';
+  static override readonly code = -32602;
+  constructor(relayerUrl: string) {
+    super(`No bridge is known for the relayer ${relayerUrl}; nothing was sent.`, { data: { relayerUrl } });
+  }
+}
+
+/** The bridge refused the withdraw request or answered in another shape; nothing was signed. */
+class BridgeRefusedError extends BaseError {
+  override name = 'Relayer.BridgeRefusedError';
+  static override readonly code = -32603;
+  constructor(status: number, message: string) {
+    super(`The bridge refused the withdrawal (${status})${message ? `: ${message}` : ''}. Nothing was signed.`, { data: { status, message } });
+  }
+}
