@@ -11,6 +11,8 @@ import { connectDemo, launchHarness, messenger, onboardDemo, type Harness } from
 const PASSWORD = 'correct horse battery staple';
 let h: Harness;
 let popup: Page;
+/** The demo page, connected once (a second `connectDemo` would wait for a connect window that an already connected site does not get). */
+let demoPage: Page | undefined;
 
 const owner = () => h.sandbox.ctx.venue.findAccount(h.sandbox.demo.owner.address);
 const position = (iid: number) => owner()?.positions.get(iid);
@@ -165,7 +167,7 @@ describe('issue #19: numbers before the click, the venue after it (Chromium)', (
   });
 
   it('the approval window shows the same numbers for a page\'s order, computed from the artifact', async () => {
-    const demo = await connectDemo(h);
+    const demo = (demoPage ??= await connectDemo(h));
     const opened = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
     const done = demo.evaluate(() =>
       (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({ method: 'perps_sendCommand', params: { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true }] } } }),
@@ -188,7 +190,7 @@ describe('issue #19: numbers before the click, the venue after it (Chromium)', (
   it("an order-book order's approval window shows its cost and fee from the signed amounts; approving it rests the order at the venue", async () => {
     const send = messenger(popup);
     expect((await send('clob.createOrDerive', { account: h.sandbox.demo.owner.address })).ok).toBe(true);
-    const demo = await connectDemo(h);
+    const demo = (demoPage ??= await connectDemo(h));
     const market = h.sandbox.ctx.clob.markets[0]!;
     const opened = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
     const done = demo.evaluate((tokenId) =>
