@@ -17,7 +17,7 @@ export default defineConfig({
     ...(browser === 'firefox' ? { browser_specific_settings: { gecko: { id: 'countersign@countersign.xyz', strict_min_version: '128.0' } } } : {}),
     name: 'Countersign',
     description: 'Keeps trading keys encrypted and signs exactly what the venue verifies, only with your approval.',
-    permissions: ['storage', 'alarms', 'unlimitedStorage'],
+    permissions: ['storage', 'alarms', 'unlimitedStorage', 'notifications'],
     // The background talks to the sandbox on loopback; other gateways are asked for when configured.
     host_permissions: ['http://127.0.0.1/*', 'http://localhost/*'],
     optional_host_permissions: ['https://*/*'],

@@ -7,11 +7,16 @@ import { useEffect, useState } from 'preact/hooks';
 import { Button, ErrorText, Field, Notice } from '../../components/ui';
 import { invalidText, type SettingsStore } from './stores/settings';
 import { Permissions } from './permissions';
+import { NotificationSettings } from '../../components/settings/Notifications';
+import { call } from './api';
 
 const THEMES = ['system', 'light', 'dark'] as const;
 const HEADER_SETS = ['seed', 'venue'] as const;
 /** `v` if it is one of `options`, else undefined (a `<select>` value narrowed without a cast). */
 const oneOf = <T extends string>(options: readonly T[], v: string): T | undefined => options.find((o) => o === v);
+
+const loadNotifications = () => call('notifications.get', {});
+const saveNotifications = (patch: Parameters<typeof call<'notifications.set'>>[1]) => call('notifications.set', patch);
 
 /** The Settings tab; `onChanged` re-reads the vault status after a restore. */
 export function SettingsView({ settings: st, onChanged, onAddKey }: { settings: SettingsStore; onChanged: () => Promise<void>; onAddKey: () => void }) {
@@ -63,6 +68,7 @@ export function SettingsView({ settings: st, onChanged, onAddKey }: { settings: 
           <Button kind="primary" type="submit">Save</Button>
         </div>
       </form>
+      <NotificationSettings load={loadNotifications} save={saveNotifications} />
       <h3>Backup</h3>
       <div class="actions">
         <Button onClick={() => void st.run(async () => {

@@ -173,6 +173,8 @@ describe('background: replies never carry secrets', () => {
       'data.portfolio': { account: owner },
       'session.activity': {},
       'streams.status': {},
+      'notifications.get': {},
+      'notifications.set': { fills: false },
       'clob.book': { tokenId: h.ctx.clob.markets[0]!.tokenIds[0] },
       'clob.depositWallet.derive': { account: owner },
       'clob.depositWallet.create': { account: owner },

@@ -32,6 +32,7 @@ import type { PagePorts, ServePage } from './ports';
 import type { ApprovalWindow, Badge } from './approval-window';
 import { createBackgroundStreams, type BackgroundStreams } from './streams';
 import type { WebSocketConstructor } from '../streams/perps';
+import { createBackgroundNotifications } from './notifications';
 
 /** Options of `startBackground` (the extension passes only `browser`; tests lower the KDF and timings). */
 export type BackgroundOptions = {
@@ -147,8 +148,11 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   };
   // Issue #22: the live streams (proxy secrets stay here; pages get derived pushes only).
   const streams = createBackgroundStreams({ vault, db, service, grants, lifetime, settings: () => readSettings(db), broadcast: (m) => void browser.runtime.sendMessage?.(m).catch(() => undefined), now, ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}) });
+  const notifications = createBackgroundNotifications({ browser, db, vault, grants, service, now }); // issue #22: raised from the stream pushes
+  streams.onPush(notifications.onPush);
   const route = createRouter(
     {
+      ...notifications.procedures,
       ...createProcedures({
         vault,
         db,

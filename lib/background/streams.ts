@@ -65,6 +65,8 @@ export type BackgroundStreams = {
   session: (account: string, perpsUrl: string) => PerpsSessionTransport | undefined;
   reconcile: () => Promise<void>;
   stop: () => void;
+  /** Also hands every push to `listener` (the notifications, `./notifications.ts`), after it is broadcast. */
+  onPush: (listener: (push: StreamPush) => void) => void;
 };
 
 /** Starts the need check (every `TICK_MS`); see the module comment. */
@@ -76,7 +78,8 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
   const openOrders = new Set<number>();
   let busy: Promise<void> = Promise.resolve();
 
-  const push = (account: `0x${string}`, p: StreamPush['push']) => d.broadcast({ type: 'streams.push', account, push: p });
+  const listeners: ((push: StreamPush) => void)[] = [];
+  const push = (account: `0x${string}`, p: StreamPush['push']) => [d.broadcast, ...listeners].forEach((l) => l({ type: 'streams.push', account, push: p }));
 
   function close(): void {
     if (!current) return;
@@ -170,5 +173,6 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
       clearInterval(timer);
       close();
     },
+    onPush: (listener) => void listeners.push(listener),
   };
 }

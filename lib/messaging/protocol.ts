@@ -24,6 +24,7 @@ import { AUDIT_CONTRACT } from './audit';
 import { CLOB_CONTRACT } from './clob';
 import { DEPOSIT_CONTRACT } from './deposit';
 import { GRANT_CONTRACT } from './grants';
+import { NOTIFICATIONS_CONTRACT } from './notifications';
 import { PERPS_CONTRACT } from './perps';
 import { PROXY_CONTRACT } from './proxy';
 import { READ_CONTRACT } from './reads';
@@ -49,6 +50,7 @@ export const PROCEDURES = {
   ...GRANT_CONTRACT,
   ...SESSION_CONTRACT,
   ...STREAMS_CONTRACT,
+  ...NOTIFICATIONS_CONTRACT,
 } as const;
 
 /** Name of a procedure, `<domain>.<verb>`. */

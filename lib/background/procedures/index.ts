@@ -44,8 +44,8 @@ export const SESSION_PROCEDURES: ReadonlySet<string> = new Set<ProcedureName>([
   'settings.get',
 ]);
 
-/** Builds every procedure's handler from `deps` (each domain module gets the same typed object); `streams.status` is the composition's (lib/background/streams.ts). */
-export function createProcedures(deps: ProcedureDeps): Omit<Handlers, 'streams.status'> {
+/** Builds every procedure's handler from `deps` (each domain module gets the same typed object); `streams.status` and `notifications.*` are the composition's (lib/background/streams.ts, notifications.ts). */
+export function createProcedures(deps: ProcedureDeps): Omit<Handlers, 'streams.status' | 'notifications.get' | 'notifications.set'> {
   return {
     ...vaultProcedures(deps),
     ...accountProcedures(deps),

@@ -1,0 +1,124 @@
+/**
+ * The background's browser notifications (issue #22 "Notifications"): the rules (`lib/notifications/
+ * rules.ts`) fed by every stream push (`BackgroundStreams.onPush`), raised through a thin
+ * `notifications.create` adapter — so they come from the background, with the popup closed. The
+ * preferences are read from their own record (`lib/notifications/prefs.ts`) and cached until
+ * `notifications.set` changes them. Instrument names and ticks come from one public instruments read
+ * (cached for the worker's life; retried after a minute when it failed).
+ *
+ * Stream outages: a non-live status starts a timer to `streamDownSeconds`; when it fires, the rule is
+ * asked with whether a grant is live (and the vault unlocked: a stream closed by lock is not an outage);
+ * while the stream is still down and no grant is live it asks again every `RECHECK_MS`.
+ *
+ * A notification carries an instrument, a side, sizes and prices — never an account secret, a key or a
+ * header (the rules' inputs are the pushes, which carry none).
+ */
+import type { NOTIFICATIONS_CONTRACT } from '../messaging/notifications';
+import type { StreamPush } from '../messaging/streams';
+import { readNotificationPrefs, writeNotificationPrefs, type NotificationPrefs } from '../notifications/prefs';
+import { createNotificationRules, type InstrumentInfo, type Notice } from '../notifications/rules';
+import type { GrantService } from '../grants/service';
+import type { SigningService } from '../signer/service';
+import type { VaultDb } from '../vault/db';
+import type { Vault } from '../vault/vault';
+import type { ContractHandlers } from './procedures/deps';
+
+/** The part of `browser.notifications` used: `create(id, options)` (Chrome needs `iconUrl` for `basic`). */
+export type NotificationsApi = {
+  create: (id: string, options: { type: 'basic'; iconUrl: string; title: string; message: string; priority?: number }) => Promise<unknown>;
+};
+
+/** How often a pending stream-down check is repeated while no grant is live (ms). */
+const RECHECK_MS = 15_000;
+/** After a failed instruments read, how long before another (ms). */
+const INSTRUMENTS_RETRY_MS = 60_000;
+
+/** What the notifications need; `browser.notifications` is absent where the permission is missing (nothing is raised then). */
+export type BackgroundNotificationsDeps = {
+  browser: { runtime: { getURL: (path: string) => string }; notifications?: NotificationsApi };
+  db: VaultDb;
+  vault: Pick<Vault, 'unlocked'>;
+  grants: Pick<GrantService, 'anyLive'>;
+  service: Pick<SigningService, 'perpsRead'>;
+  now?: () => number;
+};
+
+/** The running notifications: `onPush` (give it to `BackgroundStreams.onPush`), the two procedures, `stop`. */
+export type BackgroundNotifications = {
+  onPush: (push: StreamPush) => void;
+  procedures: ContractHandlers<typeof NOTIFICATIONS_CONTRACT>;
+  stop: () => void;
+};
+
+/** Builds the notifications (see the module comment). Throws nothing; a failed `create` is dropped. */
+export function createBackgroundNotifications(d: BackgroundNotificationsDeps): BackgroundNotifications {
+  const now = d.now ?? Date.now;
+  const instruments = new Map<number, InstrumentInfo>();
+  let instrumentsAt = -Infinity;
+  let instrumentsLoaded = false;
+  let prefs: Promise<NotificationPrefs> | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let queue: Promise<void> = Promise.resolve();
+  const rules = createNotificationRules((iid) => instruments.get(iid));
+  const iconUrl = d.browser.runtime.getURL('/icon/128.png');
+
+  const currentPrefs = () => (prefs ??= readNotificationPrefs(d.db).catch((e: unknown) => {
+    prefs = undefined;
+    throw e;
+  }));
+
+  async function loadInstruments(): Promise<void> {
+    if (instrumentsLoaded || now() - instrumentsAt < INSTRUMENTS_RETRY_MS) return;
+    instrumentsAt = now();
+    try {
+      for (const i of await d.service.perpsRead(undefined, 'instruments')) {
+        instruments.set(i.instrument_id, { symbol: i.symbol, tick: i.tick_size ?? (i.price_decimals > 0 ? `0.${'0'.repeat(i.price_decimals - 1)}1` : '1') });
+      }
+      instrumentsLoaded = true;
+    } catch {
+      /* names fall back to `#iid`; retried later */
+    }
+  }
+
+  function raise(n: Notice): void {
+    void d.browser.notifications?.create(n.id, { type: 'basic', iconUrl, title: n.title, message: n.message, priority: n.kind === 'fill' ? 0 : 1 }).catch(() => undefined);
+  }
+
+  function schedule(p: NotificationPrefs): void {
+    clearTimeout(timer);
+    const due = rules.streamDownDueAt(p);
+    if (due === undefined) return;
+    timer = setTimeout(() => void (queue = queue.then(checkDown)), Math.max(0, due - now()));
+  }
+
+  async function checkDown(): Promise<void> {
+    const p = await currentPrefs();
+    const grantLive = d.vault.unlocked && (await d.grants.anyLive().catch(() => false));
+    const n = rules.checkStreamDown(p, now(), grantLive);
+    if (n) raise(n);
+    else if (rules.streamDownDueAt(p) !== undefined) timer = setTimeout(() => void (queue = queue.then(checkDown)), RECHECK_MS);
+  }
+
+  async function handle(push: StreamPush): Promise<void> {
+    const p = await currentPrefs();
+    const k = push.push.kind;
+    if ((k === 'fills' && p.fills) || (k === 'order' && p.cancels) || ((k === 'portfolio' || k === 'resync') && p.liquidation)) await loadInstruments();
+    for (const n of rules.onPush(push, p, now())) raise(n);
+    if (k === 'status') schedule(p);
+  }
+
+  return {
+    onPush(push) {
+      queue = queue.then(() => handle(push)).catch(() => undefined);
+    },
+    procedures: {
+      'notifications.get': () => currentPrefs(),
+      'notifications.set': async (patch) => {
+        const next = await writeNotificationPrefs(d.db, patch);
+        prefs = Promise.resolve(next);
+        return next;
+      },
+    },
+    stop: () => clearTimeout(timer),
+  };
+}
