@@ -8,7 +8,7 @@
  * gateway adds — or a secret it echoes — never travels on). Decimals are strings; ids JS numbers; times Unix ms.
  */
 import * as v from 'valibot';
-import type { OrderView, Portfolio } from '../perps/wire';
+import { PERPS_READ_ANSWERS, type OrderView, type Portfolio } from '../perps/wire';
 
 const str = v.pipe(v.string(), v.maxLength(200));
 const id = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
@@ -37,7 +37,7 @@ const orderSchema = v.object({
   cts: v.optional(ms),
   uts: v.optional(ms),
   coid: v.optional(str),
-  tpsl: v.optional(v.object({ kind: str, scope: v.optional(str), trp: str, armed_qty: v.optional(str) })),
+  tpsl: PERPS_READ_ANSWERS.openOrders.item.entries.tpsl,
 });
 
 const fillSchema = v.object({
@@ -54,29 +54,10 @@ const fillSchema = v.object({
   coid: v.optional(str),
 });
 
-const positionSchema = v.object({
-  instrument_id: id,
-  symbol: str,
-  size: str,
-  entry_price: str,
-  leverage: v.number(),
-  cross: v.boolean(),
-  initial_margin: str,
-  maintenance_margin: str,
-  position_value: str,
-  liquidation_price: str,
-  unrealized_pnl: str,
-  return_on_equity: str,
-  cumulative_funding: str,
-});
+/** The portfolio event's data: the REST portfolio read's shape (`lib/perps/wire.ts`), extra wire fields dropped. */
+const portfolioSchema = PERPS_READ_ANSWERS.portfolio;
 
-const portfolioSchema = v.object({
-  positions: v.array(positionSchema),
-  margin: v.object({ total_account_value: str, total_initial_margin: str, total_maintenance_margin: str, total_position_value: str }),
-  withdrawable: str,
-});
-
-const balanceSchema = v.object({ asset: str, balance: str });
+const balanceSchema = PERPS_READ_ANSWERS.balances.item;
 const tpslSchema = v.object({ oid: id, st: str, reason: v.optional(str) });
 
 /** A fill as the REST fills read returns it (`GET /v1/account/fills` row): USDC `fee` / `pnl`, `timestamp` Unix ms. */
