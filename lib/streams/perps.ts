@@ -89,8 +89,11 @@ function acked(data: unknown): boolean {
   return isRecord(data) && data.status === 'ok';
 }
 
-/** Full-jitter backoff delay (ms) of failed attempt `n` (0-based): `random × min(base × 2ⁿ, max)`. */
-function backoff(n: number, random: number, t: PerpsStreamTiming): number {
+/**
+ * Full-jitter backoff delay (ms) of failed attempt `n` (0-based): `random × min(base × 2ⁿ, max)`, the
+ * official clients' rule on both venues (PROTOCOL.md §5.1, §5.3). `random` uniform in [0, 1).
+ */
+export function backoff(n: number, random: number, t: { baseDelayMs: number; maxDelayMs: number }): number {
   return Math.floor(random * Math.min(t.baseDelayMs * 2 ** Math.min(n, 30), t.maxDelayMs));
 }
 
