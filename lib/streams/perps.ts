@@ -61,11 +61,17 @@ const DEFAULT_TIMING: PerpsStreamTiming = { baseDelayMs: 250, maxDelayMs: 30_000
 /** The channels the official client subscribes (PROTOCOL.md §5.1; `tpsl` covers every `tpsl::<n>`). */
 const ACCOUNT_CHANNELS = ['balances', 'portfolio', 'orders', 'fills', 'funding', 'deposits', 'withdrawals', 'tpsl'] as const;
 
-/** Options of `createPerpsStream`. `proxy` / `secret`: the session proxy's address and its REST secret (a credential). */
+/**
+ * Options of `createPerpsStream`. `proxy` / `secret`: the session proxy's address and its REST secret (a
+ * credential); without them the socket is public only (no auth frame, no account channels, PROTOCOL.md
+ * §5.2). `publicChannels`: public channels to subscribe at each connect (e.g. `book::1`; changed later
+ * with `setPublic`).
+ */
 export type PerpsStreamOptions = {
   wsUrl: string;
-  proxy: string;
-  secret: string;
+  proxy?: string;
+  secret?: string;
+  publicChannels?: readonly string[];
   WebSocket: WebSocketConstructor;
   onEvent: (event: PerpsStreamEvent) => void;
   onResync: (reason: ResyncReason, channel?: string) => void;
@@ -78,8 +84,12 @@ export type PerpsStreamOptions = {
   timing?: Partial<PerpsStreamTiming>;
 };
 
-/** A running stream: `start` (idempotent), `stop` (closes and stops retrying), `status`. */
-export type PerpsStream = { start: () => void; stop: () => void; status: () => PerpsStreamStatus };
+/**
+ * A running stream: `start` (idempotent), `stop` (closes and stops retrying), `status`, and `setPublic`
+ * (the public channels wanted now: the difference is subscribed / unsubscribed on the open socket, the
+ * responses not awaited, as the official client does).
+ */
+export type PerpsStream = { start: () => void; stop: () => void; status: () => PerpsStreamStatus; setPublic: (chs: readonly string[]) => void };
 
 const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
@@ -113,6 +123,8 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
   let lastHeard = 0;
   let nextId = 1;
   const sq = new Map<string, number>();
+  let publicChs = new Set(opts.publicChannels ?? []);
+  const authed = opts.proxy !== undefined && opts.secret !== undefined;
   const timers: ReturnType<typeof setTimeout>[] = [];
   let intervals: ReturnType<typeof setInterval>[] = [];
   let retry: ReturnType<typeof setTimeout> | null = null;
@@ -225,9 +237,10 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
     // A dropped socket's late events are ignored: every listener first checks it is still the current one.
     sock.addEventListener('open', () => {
       if (ws !== sock) return;
-      request({ op: { args: { proxy: opts.proxy, secret: opts.secret }, type: 'auth' }, req: 'post' }, () =>
-        request({ req: 'sub', chs: [...ACCOUNT_CHANNELS] }, onLive),
-      );
+      const chs = [...(authed ? ACCOUNT_CHANNELS : []), ...publicChs];
+      const subscribe = () => (chs.length ? request({ req: 'sub', chs }, onLive) : onLive());
+      if (authed) request({ op: { args: { proxy: opts.proxy, secret: opts.secret }, type: 'auth' }, req: 'post' }, subscribe);
+      else subscribe();
     });
     sock.addEventListener('message', (ev) => ws === sock && onFrame(ev.data));
     sock.addEventListener('close', () => ws === sock && fail('closed'));
@@ -249,5 +262,15 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
       setState('down');
     },
     status: () => ({ ...st }),
+    setPublic(chs) {
+      const next = new Set(chs);
+      const added = [...next].filter((c) => !publicChs.has(c));
+      const removed = [...publicChs].filter((c) => !next.has(c));
+      publicChs = next;
+      if (st.state !== 'live') return; // the next connect subscribes the new set
+      if (removed.length) send({ id: nextId++, req: 'unsub', chs: removed });
+      for (const c of removed) sq.delete(c);
+      if (added.length) send({ id: nextId++, req: 'sub', chs: added });
+    },
   };
 }
