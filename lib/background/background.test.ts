@@ -173,6 +173,7 @@ describe('background: replies never carry secrets', () => {
       'data.portfolio': { account: owner },
       'session.activity': {},
       'streams.status': {},
+      'streams.watch': {},
       'clob.book': { tokenId: h.ctx.clob.markets[0]!.tokenIds[0] },
       'clob.depositWallet.derive': { account: owner },
       'clob.depositWallet.create': { account: owner },

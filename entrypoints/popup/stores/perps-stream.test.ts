@@ -27,7 +27,7 @@ function setup(state: 'live' | 'down') {
   const stream = { state };
   const { call, calls } = fakeCall({
     'perps.read': (p) => reads[String(p.name)],
-    'streams.status': () => ({ streams: [{ venue: 'perps', account: ACCOUNT, state: stream.state, lastEventAt: null }] }),
+    'streams.status': () => ({ streams: [{ venue: 'perps', account: ACCOUNT, state: stream.state, lastEventAt: null }], market: { perps: 'down', clob: 'down' } }),
   });
   let push: (m: unknown) => void = () => undefined;
   const store = createPerpsStore(ACCOUNT, call, (fn) => {
