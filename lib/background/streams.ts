@@ -98,7 +98,7 @@ function createMarketFeeds(d: MarketDeps) {
   const clobBooks = new ClobBooks();
   let perps: { url: string; iid: number; stream: PerpsStream } | undefined;
   let clob: { url: string; channel: ClobChannel } | undefined;
-  const state = { perps: 'down' as State, clob: 'down' as State };
+  const state: { perps: State; clob: State } = { perps: 'down', clob: 'down' };
   const status = (venue: 'perps' | 'clob', s: State) => {
     if (state[venue] === s) return;
     state[venue] = s;

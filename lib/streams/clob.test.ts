@@ -11,7 +11,7 @@ import { createOrDeriveApiKey, clobL2Request } from '../clob/client';
 import { toOrderAmounts } from '../clob/amounts';
 import { buildClobOrder, exchangeAddress, signClobOrder, toPostOrderBody } from '../clob/order';
 import { startHarness, type Harness } from '../sandbox/testkit';
-import { createClobChannel, parseClobFrame, type ClobChannel, type ClobStreamEvent } from './clob';
+import { createClobChannel, type ClobChannel, type ClobStreamEvent } from './clob';
 
 const made: NodeWebSocket[] = [];
 class TrackedWebSocket extends NodeWebSocket {
@@ -129,14 +129,5 @@ describe('order-book user channel', () => {
     await until(() => statuses.some((s) => s.includes('"lastError":"closed"')));
     expect(events).toEqual([]);
     expect(statuses.join()).not.toContain(creds.passphrase);
-  });
-});
-
-describe('parseClobFrame', () => {
-  it('keeps the valid events of an array, counts the rest, refuses non-JSON', () => {
-    const ok = { event_type: 'last_trade_price', market: '0x1', asset_id: '12', price: '0.5', side: 'buy', timestamp: '1700000000000' };
-    expect(parseClobFrame(JSON.stringify([ok, { event_type: 'book', asset_id: 'x' }]), 1)).toEqual({ events: [{ kind: 'last_trade', at: 1_700_000_000_000, tokenId: '12', price: '0.5' }], dropped: 1 });
-    expect(parseClobFrame('PONG!', 1)).toBeUndefined();
-    expect(parseClobFrame(JSON.stringify({ event_type: 'order', id: 'x' }), 1)).toBeUndefined();
   });
 });

@@ -117,7 +117,7 @@ function toEvent(e: v.InferOutput<typeof eventSchema>, now: number): ClobStreamE
  * The events of one server frame (text). `undefined` when the frame is not JSON or not an event / array
  * of events; inside an array, an event that fails validation is left out and counted in `dropped`.
  */
-export function parseClobFrame(text: string, now: number): { events: ClobStreamEvent[]; dropped: number } | undefined {
+function parseClobFrame(text: string, now: number): { events: ClobStreamEvent[]; dropped: number } | undefined {
   let raw: unknown;
   try {
     raw = JSON.parse(text);

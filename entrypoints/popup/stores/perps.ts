@@ -127,10 +127,7 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     }, interval);
   }
 
-  function showBook(b: Book, stale: boolean): void {
-    book.value = { bids: b.bids.slice(0, 10), asks: b.asks.slice(0, 10) };
-    bookStale.value = stale;
-  }
+  const showBook = (b: Book, stale: boolean) => ((book.value = { bids: b.bids.slice(0, 10), asks: b.asks.slice(0, 10) }), (bookStale.value = stale));
 
   /** Takes one public market-data push (validated): the shown instrument's book, tickers, the stream's state. */
   function onMarket(m: unknown): void {
