@@ -167,6 +167,9 @@ describe('background streams', () => {
     // The popup's first book: the one held, with its age.
     const held = (await call('streams.watch', { perpsIid: 1 })) as { perpsBook: { ageMs: number } | null };
     expect(held.perpsBook?.ageMs).toBeLessThan(1_000);
+    // A quiet book on a live socket is still current: not shown stale after a second without change.
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect(await call('streams.watch', { perpsIid: 1 })).toMatchObject({ perpsBook: { ageMs: 0 } });
     // A book change arrives as a push without a REST read.
     const reads = bookReads();
     await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, p: '60003', qty: '0.001', tif: 'gtc' }] }));

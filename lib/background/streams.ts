@@ -170,10 +170,14 @@ function createMarketFeeds(d: MarketDeps) {
   }
 
   return {
-    /** The last book of `iid` with its age (ms), or null. */
+    /**
+     * The last book of `iid` with its age (ms), or null. While the live public socket follows `iid` the
+     * book is current however long ago it last changed (age 0): a change would have been pushed.
+     */
     book(iid: number): { book: Book; ageMs: number } | null {
       const b = books.get(iid);
-      return b ? { book: b.book, ageMs: Math.max(0, d.now() - b.at) } : null;
+      if (!b) return null;
+      return { book: b.book, ageMs: perps?.iid === iid && state.perps === 'live' ? 0 : Math.max(0, d.now() - b.at) };
     },
     set(perpsWs: string | undefined, iid: number | undefined, clobWs: string | undefined, token: string | undefined): void {
       setPerps(perpsWs, iid);

@@ -14,6 +14,9 @@
  * - Frames that are not JSON, not a response and not a valid event are dropped and counted
  *   (`status().malformed`).
  *
+ * Without a proxy and secret the socket is public (PROTOCOL.md §5.2): no auth frame, only the public
+ * channels of `publicChannels` / `setPublic` (`book::<iid>`, `bbo::<iid>`, `tickers::all`, …).
+ *
  * Pure: the WebSocket constructor, the clock, the random source and the timers are injected, so it
  * runs in Node tests against the sandbox with `ws`. The secret goes into the auth frame on the socket
  * and nowhere else: no callback, status or error carries it, and nothing is logged.
