@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { WebSocket as NodeWebSocket } from 'ws';
+import { WebSocket as NodeWebSocket, WebSocketServer } from 'ws';
 import { createOrDeriveApiKey, clobL2Request } from '../clob/client';
 import { toOrderAmounts } from '../clob/amounts';
 import { buildClobOrder, exchangeAddress, signClobOrder, toPostOrderBody } from '../clob/order';
@@ -129,5 +129,35 @@ describe('order-book user channel', () => {
     await until(() => statuses.some((s) => s.includes('"lastError":"closed"')));
     expect(events).toEqual([]);
     expect(statuses.join()).not.toContain(creds.passphrase);
+  });
+});
+
+describe('order-book channel against a scripted server', () => {
+  /** A server that sends `frames` after the first client frame and never answers PING. */
+  async function scripted(frames: string[]): Promise<{ url: string; close: () => void }> {
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise((r) => wss.once('listening', r));
+    wss.on('connection', (ws) => ws.once('message', () => frames.forEach((f) => ws.send(f))));
+    const addr = wss.address();
+    const port = addr !== null && typeof addr === 'object' ? addr.port : 0;
+    return { url: `ws://127.0.0.1:${port}/ws/market`, close: () => wss.close() };
+  }
+
+  it('drops and counts malformed events (keeping the valid ones of an array), and reconnects a socket that stops answering PING', async () => {
+    const ok = { event_type: 'last_trade_price', market: '0x1', asset_id: '12', price: '0.5', side: 'buy', timestamp: '1700000000000' };
+    const srv = await scripted(['not json', JSON.stringify([ok, { event_type: 'book', asset_id: 'x' }]), JSON.stringify({ event_type: 'order', id: 'x' })]);
+    const events: ClobStreamEvent[] = [];
+    const resyncs: string[] = [];
+    const c = createClobChannel({ url: srv.url, channel: 'market', WebSocket: TrackedWebSocket, onEvent: (e) => events.push(e), onResync: (r) => resyncs.push(r), random: () => 0, timing: { pingEveryMs: 20, checkEveryMs: 20, staleAfterMs: 100 } });
+    channels.push(c);
+    c.start();
+    c.subscribe(['12']);
+    await until(() => c.status().malformed === 3);
+    expect(events).toEqual([{ kind: 'last_trade', at: 1_700_000_000_000, tokenId: '12', price: '0.5' }]);
+    // No PONG ever: stale after 100 ms, closed and opened again.
+    await until(() => resyncs.length >= 1, 2_000);
+    expect(c.status().reconnects).toBeGreaterThanOrEqual(1);
+    c.stop();
+    srv.close();
   });
 });
