@@ -220,7 +220,7 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     unlisten = listen(onPush);
     // The background's book when fresh (≤ 1 s) spares the first REST book read (issue #19 / #22).
     const early = iid.value !== undefined ? watch().then((fresh) => refresh({ skipBook: fresh })).catch(() => undefined) : undefined;
-    await askStatus();
+    const asked = askStatus(); // beside the first reads, not before them (issue #19)
     statusTimer = setInterval(() => void askStatus(), FAST_MS);
     try {
       const [list, f] = await Promise.all([read('instruments'), read('fees').catch(() => undefined)]);
@@ -230,7 +230,7 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     } catch (e) {
       error.value = shortMessageOf(e, 'The gateway did not answer.');
     }
-    await (early ?? watch().then((fresh) => refresh({ skipBook: fresh })).catch(() => undefined));
+    await Promise.all([asked, early ?? watch().then((fresh) => refresh({ skipBook: fresh })).catch(() => undefined)]);
     schedule();
   }
 
