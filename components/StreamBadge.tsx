@@ -1,12 +1,15 @@
 /**
- * The header's stream state (issue #22): "live" while the background's perps stream for the account
- * pushes orders, fills and the portfolio; "polling" while it is down and the popup reads them over REST
- * every 2 s. Hidden when there is no perps account (nothing account-side to stream).
+ * The header's stream state (issue #22), over both venues' account streams (the perps session and the
+ * order-book user channel, as `streams.status` reports them for the active account): "live" while every
+ * one of them pushes orders, fills and positions; "polling" while one is down and the popup reads it over
+ * REST (the title names which). Hidden when the account has no stream (no proxy, no API credentials).
  */
-export function StreamBadge({ live, shown }: { live: boolean; shown: boolean }) {
-  if (!shown) return null;
+export function StreamBadge({ venues }: { venues: readonly { venue: 'perps' | 'clob'; live: boolean }[] }) {
+  if (venues.length === 0) return null;
+  const down = venues.filter((x) => !x.live).map((x) => (x.venue === 'perps' ? 'perps' : 'order book'));
+  const live = down.length === 0;
   return (
-    <span class={live ? 'stream-badge live' : 'stream-badge polling'} style={{ fontSize: '11px', padding: '1px 6px', border: '1px solid var(--line)', borderRadius: '8px' }} role="status" title={live ? 'Orders, fills and positions arrive as they happen' : 'The stream is down: reading the venue every 2 s'}>
+    <span class={live ? 'stream-badge live' : 'stream-badge polling'} style={{ fontSize: '11px', padding: '1px 6px', border: '1px solid var(--line)', borderRadius: '8px' }} role="status" title={live ? 'Orders, fills and positions arrive as they happen' : `The ${down.join(' and ')} stream is down: reading the venue over REST`}>
       {live ? 'live' : 'polling'}
     </span>
   );

@@ -147,7 +147,7 @@ function Unlocked({ status, account, vault, settings, tab, setTab, refresh, onAd
     <main class="app">
       <header class="top">
         <strong class="brand">Countersign</strong>
-        <StreamBadge live={store.live.value} shown={proxyAccount !== undefined} />
+        <StreamBadge venues={store.venues.value} />
         {account ? <AccountSwitcher accounts={status.accounts} active={account.address} onSelect={(a) => void vault.select(a)} /> : <span class="muted">no key</span>}
         <Button kind="danger" onClick={onPanic} title="Cancel everything at both venues, revoke permissions and lock (Alt+Shift+X)">Panic</Button>
         <Button onClick={() => void vault.lock()} aria-label="Lock" title="Lock (Ctrl+L)">Lock</Button>

@@ -152,7 +152,7 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
             />
             <OrderFlags tif={t.effectiveTif.value} marketStyle={t.price.value === ''} po={t.po.value} ro={t.ro.value} onTif={(v) => (t.tif.value = v)} onPo={(v) => (t.po.value = v)} onRo={(v) => (t.ro.value = v)} />
           </div>
-          {book ? <BookLadder bids={book.bids} asks={book.asks} tick={t.tick.value} lot={t.lot.value} unit={baseOf(symbol)} onPick={t.setPrice} /> : <p class="ladder muted small">Loading the book…</p>}
+          {book ? <BookLadder bids={book.bids} asks={book.asks} tick={t.tick.value} lot={t.lot.value} unit={baseOf(symbol)} onPick={t.setPrice} stale={store.bookStale.value} /> : <p class="ladder muted small">Loading the book…</p>}
         </div>
         <TpSlInputs tp={t.tp.value} sl={t.sl.value} slippage={t.slippage.value} defaultCapBps={slippageBps} onTp={(v) => (t.tp.value = v)} onSl={(v) => (t.sl.value = v)} onSlippage={(v) => (t.slippage.value = v)} />
         <div class="ticket-foot" data-testid="ticket-foot">

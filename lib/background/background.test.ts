@@ -175,6 +175,7 @@ describe('background: replies never carry secrets', () => {
       'streams.status': {},
       'notifications.get': {},
       'notifications.set': { fills: false },
+      'streams.watch': {},
       'clob.book': { tokenId: h.ctx.clob.markets[0]!.tokenIds[0] },
       'clob.depositWallet.derive': { account: owner },
       'clob.depositWallet.create': { account: owner },

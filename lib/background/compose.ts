@@ -181,6 +181,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
         },
       }),
       'streams.status': () => streams.status(),
+      'streams.watch': (w) => streams.watch(w),
     },
     { extensionId: browser.runtime.id, extensionOrigin: browser.runtime.getURL('/') },
     { checkOutputs: OUTPUT_CHECKS },

@@ -9,17 +9,32 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { generatePrivateKey } from 'viem/accounts';
 import { WebSocket as NodeWebSocket } from 'ws';
 import * as v from 'valibot';
+import { privateKeyToAccount } from 'viem/accounts';
 import { createOrders } from '../perps/commands';
+import { createOrDeriveApiKey, clobL2Request } from '../clob/client';
+import { toOrderAmounts } from '../clob/amounts';
+import { buildClobOrder, exchangeAddress, signClobOrder, toPostOrderBody } from '../clob/order';
+import { marketPushSchema, type MarketPush } from '../messaging/streams';
+import { SESSION_PROCEDURES } from './procedures';
 import { streamPushSchema, type StreamPush } from '../messaging/streams';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { startBackground, type BackgroundBrowser } from './index';
 import { BOUNDS, browser as kitBrowser, KDF } from './testkit';
 
 const made: NodeWebSocket[] = [];
+/** When set, a received text frame it accepts is lost on the way (a sequence gap the venue never shows on demand). */
+let lose: ((text: string) => boolean) | undefined;
 class TrackedWebSocket extends NodeWebSocket {
   constructor(url: string) {
     super(url);
     made.push(this);
+  }
+  override emit(event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'message' && lose?.(String(args[0]))) {
+      lose = undefined;
+      return true;
+    }
+    return super.emit(event, ...args);
   }
 }
 
@@ -47,6 +62,7 @@ beforeEach(() => {
   fakeBrowser.reset();
   pushes = [];
   made.length = 0;
+  lose = undefined;
 });
 
 let n = 0;
@@ -77,13 +93,35 @@ const typed = (): StreamPush[] =>
     const r = v.safeParse(streamPushSchema, p);
     return r.success ? [r.output] : [];
   });
+const market = (): MarketPush['push'][] =>
+  pushes.flatMap((p) => {
+    const r = v.safeParse(marketPushSchema, p);
+    return r.success ? [r.output.push] : [];
+  });
+const bookReads = () => h.ctx.requestLog.filter((r) => r.method === 'GET' && r.path.includes('/v1/info/book')).length;
+
+/** A counterparty at the sandbox (not the extension) sells `size` of the first market's first token at `price`. */
+async function counterpartySells(price: string, size: string): Promise<void> {
+  const wallet = privateKeyToAccount(generatePrivateKey());
+  const nowS = Math.floor(h.clock.now / 1000);
+  const creds = (await createOrDeriveApiKey(h.clobUrl, wallet, { chainId: h.ctx.config.clobChainId, timestamp: nowS, nonce: 0 })).credentials;
+  const m = h.ctx.clob.markets[0];
+  if (!m) throw new Error('no market');
+  h.ctx.clob.creditToken(wallet.address, m.tokenIds[0], 1_000_000_000n);
+  const amounts = toOrderAmounts({ side: 'SELL', price, size, tickSize: m.tickSize });
+  const order = buildClobOrder({ signer: wallet.address, signatureType: 0, tokenId: m.tokenIds[0], side: 'SELL', ...amounts, timestampMs: h.clock.now });
+  const signature = await signClobOrder(wallet, { chainId: h.ctx.config.clobChainId, verifyingContract: exchangeAddress({ negRisk: m.negRisk }), order });
+  const body = toPostOrderBody({ order, signature, owner: creds.apiKey, orderType: 'FAK', postOnly: false });
+  await clobL2Request(h.clobUrl, { address: wallet.address, credentials: creds, method: 'POST', requestPath: '/order', body, timestamp: nowS });
+}
+
 const stateOf = async (call: (t: string) => Promise<unknown>) => JSON.stringify(await call('streams.status'));
 
 describe('background streams', () => {
   it('opens the active account’s stream for the open popup and pushes fills, orders and the portfolio without the secret', async () => {
     const { call } = await ready();
     await until(async () => (await stateOf(call)).includes('"live"'));
-    expect(await call('streams.status')).toEqual({ streams: [{ venue: 'perps', account: h.demo.owner.address, state: 'live', lastEventAt: expect.anything() }] });
+    expect(await call('streams.status')).toEqual({ streams: [{ venue: 'perps', account: h.demo.owner.address, state: 'live', lastEventAt: expect.anything() }], market: { perps: 'down', clob: 'down' } });
     await until(() => typed().some((p) => p.push.kind === 'resync'));
     await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, p: '66000', qty: '0.002', tif: 'ioc' }] }));
     await until(() => typed().some((p) => p.push.kind === 'fills'));
@@ -117,6 +155,72 @@ describe('background streams', () => {
     await call('account.select', { address: other.address });
     await until(() => second?.readyState === NodeWebSocket.CLOSED);
     // The new account has no proxy: no stream, the popup polls.
-    expect(await call('streams.status')).toEqual({ streams: [] });
+    expect(await call('streams.status')).toMatchObject({ streams: [] });
+  });
+
+  it('streams the book of the instrument the popup shows, answers the popup’s book from it, and re-reads it over REST after a gap in sq', async () => {
+    const { call } = await ready();
+    expect(await call('streams.watch', { perpsIid: 1 })).toEqual({ perpsBook: null });
+    await until(() => market().some((p) => p.kind === 'perpsBook' && p.iid === 1));
+    await until(() => market().some((p) => p.kind === 'perpsTicker') && market().some((p) => p.kind === 'perpsBbo'));
+    expect(await call('streams.status')).toMatchObject({ market: { perps: 'live' } });
+    // The popup's first book: the one held, with its age.
+    const held = (await call('streams.watch', { perpsIid: 1 })) as { perpsBook: { ageMs: number } | null };
+    expect(held.perpsBook?.ageMs).toBeLessThan(1_000);
+    // A quiet book on a live socket is still current: not shown stale after a second without change.
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect(await call('streams.watch', { perpsIid: 1 })).toMatchObject({ perpsBook: { ageMs: 0 } });
+    // A book change arrives as a push without a REST read.
+    const reads = bookReads();
+    await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, p: '60003', qty: '0.001', tif: 'gtc' }] }));
+    await until(() => market().some((p) => p.kind === 'perpsBook' && p.book.bids.some(([px]) => px === '60003')));
+    expect(bookReads()).toBe(reads);
+    // One book frame lost on the way: the next one's sq skips, and the book is re-read over REST.
+    lose = (t) => t.includes('"ch":"book::1"');
+    await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, p: '60004', qty: '0.001', tif: 'gtc' }] }));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(bookReads()).toBe(reads);
+    await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, p: '60005', qty: '0.001', tif: 'gtc' }] }));
+    await until(() => bookReads() === reads + 1);
+  });
+
+  it('reconnects a dropped public socket and re-reads the book', async () => {
+    const { call } = await ready();
+    await call('streams.watch', { perpsIid: 1 });
+    await until(() => market().some((p) => p.kind === 'perpsBook'));
+    const reads = bookReads();
+    made.find((w) => w.url.includes('/perps/v1/ws'))?.terminate();
+    await until(() => market().some((p) => p.kind === 'status' && p.venue === 'perps' && p.state === 'down'));
+    await until(() => bookReads() === reads + 1 && market().at(-1)?.kind === 'perpsBook', 5_000);
+    expect(await call('streams.status')).toMatchObject({ market: { perps: 'live' } });
+  });
+
+  it('opens the order-book user channel with the account’s API credentials, pushes a counterparty fill, and no credential ever leaves', async () => {
+    const { call } = await ready();
+    await call('clob.createOrDerive', { account: h.demo.owner.address });
+    await until(async () => (await stateOf(call)).includes('"venue":"clob","account":"' + h.demo.owner.address + '","state":"live"')).catch(async (e) => {
+      throw new Error(`${String(e)}: ${await stateOf(call)} ${JSON.stringify(pushes.slice(-5))}`);
+    });
+    const m = h.ctx.clob.markets[0];
+    if (!m) throw new Error('no market');
+    await call('streams.watch', { clobToken: m.tokenIds[0] });
+    await until(() => market().some((p) => p.kind === 'clobBook'));
+    // A bid one tick above the best (below the best ask), so the counterparty's sell meets it first.
+    const book = h.ctx.clob.book(m.tokenIds[0]);
+    const best = Math.max(...book.bids.map((o) => Number(o.price)));
+    const price = ((best + 10_000) / 1e6).toFixed(2);
+    expect(Math.min(...book.asks.map((o) => Number(o.price)))).toBeGreaterThan(best + 10_000);
+    const [posted] = (await call('clob.postOrders', { account: h.demo.owner.address, orders: [{ tokenId: m.tokenIds[0], side: 'BUY', price, size: '10', orderType: 'GTC' }] })) as { ok: boolean; orderID?: string }[];
+    await until(() => typed().some((p) => p.push.kind === 'clobOrder' && p.push.order.id === posted?.orderID && p.push.order.status === 'LIVE'));
+    await until(() => market().some((p) => p.kind === 'clobBook' && p.bestBid === price));
+    await counterpartySells(price, '10');
+    await until(() => typed().some((p) => p.push.kind === 'clobTrade'));
+    await until(() => typed().some((p) => p.push.kind === 'clobOrder' && p.push.order.id === posted?.orderID && p.push.order.status === 'MATCHED'));
+    const all = JSON.stringify(pushes) + (await stateOf(call));
+    for (const secret of [h.demo.clob.apiKey, h.demo.clob.secret, h.demo.clob.passphrase]) expect(all).not.toContain(secret);
+  });
+
+  it('answers streams.status in a trading session (the session popup asks for the badge)', () => {
+    expect(SESSION_PROCEDURES.has('streams.status')).toBe(true);
   });
 });

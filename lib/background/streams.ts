@@ -11,6 +11,14 @@
  * when a stream starts) the open orders and the portfolio are re-read over REST and pushed as `resync`.
  * While the stream is held open the background is kept alive (`Lifetime.hold('streams')`; Chrome also
  * counts WebSocket traffic — the 25 s ping — as activity since Chrome 116).
+ *
+ * The order-book user channel follows the same rule for the active account with API credentials (the
+ * key, secret and passphrase stay here; pushes carry REST-shaped order and trade rows). The public
+ * channels follow what the open popup shows (`streams.watch`): the perps instrument's `book`, `bbo` and
+ * `tickers` on an unauthenticated perps socket, the order-book token on the market channel; both close
+ * `POPUP_TTL_MS` after the popup's last call. The last perps book per instrument is kept with its
+ * receive time (the popup's first book); a gap in a book's `sq` or a reconnect re-reads it over REST.
+ * A REST resync never puts an order back in time: events that arrived while it was read win (`Recency`).
  */
 import { activeAccount } from '../accounts';
 import type { GrantService } from '../grants/service';
@@ -18,7 +26,12 @@ import type { StreamPush } from '../messaging/streams';
 import type { SigningService } from '../signer/service';
 import { createPerpsStream, type PerpsStream, type WebSocketConstructor } from '../streams/perps';
 import type { PerpsSessionTransport } from '../perps/transport';
-import type { PerpsStreamEvent } from '../streams/perps-frames';
+import type { PerpsMarketEvent, PerpsStreamEvent } from '../streams/perps-frames';
+import { createClobChannel, type ClobChannel, type ClobStreamEvent } from '../streams/clob';
+import { ClobBooks, Recency } from '../streams/books';
+import type { MarketPush } from '../messaging/streams';
+import type { Book, OrderView } from '../perps/wire';
+import type { ClobOpenOrder } from '../clob/client';
 import type { VaultDb } from '../vault/db';
 import type { Vault } from '../vault/vault';
 import type { Lifetime } from './lifetime';
@@ -37,14 +50,15 @@ export type BackgroundStreamsDeps = {
   service: SigningService;
   grants: GrantService;
   lifetime: Lifetime;
-  settings: () => Promise<{ perpsUrl: string }>;
-  broadcast: (push: StreamPush) => void;
+  settings: () => Promise<{ perpsUrl: string; clobUrl: string }>;
+  broadcast: (push: StreamPush | MarketPush) => void;
   WebSocket?: WebSocketConstructor;
   now?: () => number;
 };
 
 /** One stream's state as `streams.status` answers it. */
-type StreamStatusView = { venue: 'perps'; account: `0x${string}`; state: 'live' | 'connecting' | 'down'; lastEventAt: number | null };
+type StreamStatusView = { venue: 'perps' | 'clob'; account: `0x${string}`; state: 'live' | 'connecting' | 'down'; lastEventAt: number | null };
+type State = StreamStatusView['state'];
 
 /**
  * The perps session WebSocket URL of a perps REST base: the same host, `ws(s)`, `/v1/ws` (the sandbox's
@@ -56,12 +70,22 @@ export function perpsWsUrl(perpsUrl: string): string {
 }
 
 /**
- * The running streams: `status` (the `streams.status` answer; marks the popup open), `reconcile`, `stop`;
+ * An order-book channel URL of a CLOB REST base: the same host, `ws(s)`, `/ws/<channel>` (the sandbox's
+ * `/clob` → `/clob/ws/market`). The one place to swap for the settings' `clobChannelUrl` (h22-presets)
+ * once it lands: the venue's channels live on another host (PROTOCOL.md §5.3).
+ */
+function clobChannelUrl(settings: { clobUrl: string }, channel: 'market' | 'user'): string {
+  return `${settings.clobUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/ws/${channel}`;
+}
+
+/**
+ * The running streams: `status` (the `streams.status` answer; marks the popup open), `watch` (`streams.watch`), `reconcile`, `stop`;
  * `session(account, perpsUrl)` the perps session of `account` at `perpsUrl` for sending commands, when
  * this background holds one (live or not: the send checks), else undefined (issue #22).
  */
 export type BackgroundStreams = {
-  status: () => Promise<{ streams: StreamStatusView[] }>;
+  status: () => Promise<{ streams: StreamStatusView[]; market: { perps: State; clob: State } }>;
+  watch: (w: { perpsIid?: number; clobToken?: string }) => Promise<{ perpsBook: { book: Book; ageMs: number } | null }>;
   session: (account: string, perpsUrl: string) => PerpsSessionTransport | undefined;
   reconcile: () => Promise<void>;
   stop: () => void;
@@ -69,33 +93,202 @@ export type BackgroundStreams = {
   onPush: (listener: (push: StreamPush) => void) => void;
 };
 
+/** What the public feeds need from the background. */
+type MarketDeps = { Ws: WebSocketConstructor | undefined; now: () => number; broadcast: (p: MarketPush['push']) => void; perpsBook: (iid: number) => Promise<Book> };
+
+/**
+ * The public channels the open popup watches: an unauthenticated perps socket for the instrument's
+ * book, bbo and tickers, and the order-book market channel for the token. `set` is called on each
+ * reconcile with what is wanted now (undefined: nothing) and the REST bases (a change of base reopens).
+ */
+function createMarketFeeds(d: MarketDeps) {
+  const books = new Map<number, { book: Book; at: number }>();
+  const clobBooks = new ClobBooks();
+  let perps: { url: string; iid: number; stream: PerpsStream } | undefined;
+  let clob: { url: string; channel: ClobChannel } | undefined;
+  const state: { perps: State; clob: State } = { perps: 'down', clob: 'down' };
+  const status = (venue: 'perps' | 'clob', s: State) => {
+    if (state[venue] === s) return;
+    state[venue] = s;
+    d.broadcast({ kind: 'status', venue, state: s });
+  };
+  const keepBook = (iid: number, book: Book) => {
+    const at = d.now();
+    books.set(iid, { book, at });
+    d.broadcast({ kind: 'perpsBook', iid, book, at });
+  };
+  const resyncBook = (iid: number) => void d.perpsBook(iid).then((b) => perps?.iid === iid && keepBook(iid, b), () => undefined);
+
+  function onPerps(e: PerpsStreamEvent): void {
+    if (!isMarket(e)) return;
+    if (e.kind === 'book') keepBook(e.iid, e.book);
+    else if (e.kind === 'bbo') d.broadcast({ kind: 'perpsBbo', iid: e.iid, bid: e.bid, ask: e.ask });
+    else if (e.kind === 'ticker') d.broadcast({ kind: 'perpsTicker', ticker: [e.ticker] });
+  }
+  function onClob(e: ClobStreamEvent): void {
+    if (e.kind === 'tick_size') d.broadcast({ kind: 'clobTick', tokenId: e.tokenId, tickSize: e.tickSize });
+    for (const tokenId of clobBooks.apply(e)) {
+      const view = clobBooks.view(tokenId);
+      if (view) d.broadcast({ kind: 'clobBook', tokenId, ...view });
+    }
+  }
+
+  function setPerps(url: string | undefined, iid: number | undefined): void {
+    if (perps && (url === undefined || iid === undefined || perps.url !== url)) {
+      perps.stream.stop();
+      perps = undefined;
+      status('perps', 'down');
+    }
+    if (url === undefined || iid === undefined || !d.Ws) return;
+    const chs = [`book::${iid}`, `bbo::${iid}`, 'tickers::all'];
+    if (perps) {
+      if (perps.iid !== iid) perps.stream.setPublic(chs);
+      perps.iid = iid;
+      return;
+    }
+    const stream = createPerpsStream({
+      wsUrl: url,
+      publicChannels: chs,
+      WebSocket: d.Ws,
+      now: d.now,
+      onEvent: (e) => onPerps(e),
+      onResync: () => perps && resyncBook(perps.iid),
+      onStatus: (st) => status('perps', st.state),
+    });
+    perps = { url, iid, stream };
+    stream.start();
+  }
+
+  function setClob(url: string | undefined, token: string | undefined): void {
+    if (clob && (url === undefined || token === undefined || clob.url !== url)) {
+      clob.channel.stop();
+      clob = undefined;
+      status('clob', 'down');
+    }
+    if (url === undefined || token === undefined || !d.Ws) return;
+    if (!clob) {
+      const channel = createClobChannel({ url, channel: 'market', WebSocket: d.Ws, now: d.now, onEvent: onClob, onStatus: (st) => status('clob', st.state) });
+      clob = { url, channel };
+      channel.start();
+    }
+    const old = clob.channel.assets().filter((a) => a !== token);
+    clob.channel.subscribe([token]);
+    if (old.length) clob.channel.unsubscribe(old);
+    clobBooks.retain(new Set([token]));
+  }
+
+  return {
+    /**
+     * The last book of `iid` with its age (ms), or null. While the live public socket follows `iid` the
+     * book is current however long ago it last changed (age 0): a change would have been pushed.
+     */
+    book(iid: number): { book: Book; ageMs: number } | null {
+      const b = books.get(iid);
+      if (!b) return null;
+      return { book: b.book, ageMs: perps?.iid === iid && state.perps === 'live' ? 0 : Math.max(0, d.now() - b.at) };
+    },
+    set(perpsWs: string | undefined, iid: number | undefined, clobWs: string | undefined, token: string | undefined): void {
+      setPerps(perpsWs, iid);
+      setClob(clobWs, token);
+    },
+    state: () => ({ ...state }),
+  };
+}
+
+const isMarket = (e: PerpsStreamEvent): e is PerpsMarketEvent => e.kind === 'book' || e.kind === 'bbo' || e.kind === 'ticker' || e.kind === 'statistic';
+
+/** The order-book user channel of one account: open-order tracking (it keeps the channel wanted) and pushes. */
+function createClobUser(d: { Ws: WebSocketConstructor; now: () => number; push: (p: StreamPush['push']) => void; openOrders: () => Promise<{ data: ClobOpenOrder[] }> }, url: string, auth: { apiKey: string; secret: string; passphrase: string }) {
+  const open = new Set<string>();
+  const recency = new Recency<string, ClobOpenOrder>();
+  let closed = false;
+  async function resync(): Promise<void> {
+    const mark = recency.mark();
+    try {
+      const snap = await d.openOrders();
+      if (closed) return;
+      const merged = recency.merge(snap.data, (o) => o.id, mark);
+      open.clear();
+      for (const o of merged) open.add(o.id);
+      d.push({ kind: 'clobResync', openOrders: merged });
+    } catch {
+      /* the next reconnect retries; the popup reads after its own orders */
+    }
+  }
+  const channel = createClobChannel({
+    url,
+    channel: 'user',
+    auth,
+    WebSocket: d.Ws,
+    now: d.now,
+    onEvent: (e) => {
+      if (e.kind === 'order') {
+        const resting = e.order.status === 'LIVE' || e.order.status === 'DELAYED';
+        if (resting) open.add(e.order.id);
+        else open.delete(e.order.id);
+        recency.note(e.order.id, e.order, resting);
+        d.push({ kind: 'clobOrder', order: e.order });
+      } else if (e.kind === 'trade') d.push({ kind: 'clobTrade', trade: e.trade });
+    },
+    onResync: () => void resync(),
+    onStatus: (st) => d.push({ kind: 'clobStatus', state: st.state }),
+  });
+  channel.start();
+  void resync();
+  return {
+    channel,
+    hasOpen: () => open.size > 0,
+    stop() {
+      closed = true;
+      channel.stop();
+    },
+  };
+}
+
 /** Starts the need check (every `TICK_MS`); see the module comment. */
 export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStreams {
   const now = d.now ?? Date.now;
   const Ws = d.WebSocket ?? globalThis.WebSocket;
   let popupSeenAt = -Infinity;
+  let watching: { perpsIid?: number; clobToken?: string } = {};
   let current: { key: string; account: `0x${string}`; stream: PerpsStream } | undefined;
+  let clobUser: { key: string; account: `0x${string}`; feed: ReturnType<typeof createClobUser> } | undefined;
   const openOrders = new Set<number>();
+  const recency = new Recency<number, OrderView>();
   let busy: Promise<void> = Promise.resolve();
 
   const listeners: ((push: StreamPush) => void)[] = [];
   const push = (account: `0x${string}`, p: StreamPush['push']) => [d.broadcast, ...listeners].forEach((l) => l({ type: 'streams.push', account, push: p }));
+  const market = createMarketFeeds({ Ws, now, broadcast: (p) => d.broadcast({ type: 'streams.market', push: p }), perpsBook: (iid) => d.service.perpsBook(iid) });
 
   function close(): void {
+    closeClob();
+    closePerps();
+  }
+  function closePerps(): void {
     if (!current) return;
     current.stream.stop();
     current = undefined;
     openOrders.clear();
     d.lifetime.release('streams');
   }
+  function closeClob(): void {
+    if (!clobUser) return;
+    clobUser.feed.stop();
+    clobUser = undefined;
+    d.lifetime.release('streams-clob');
+  }
 
   async function resync(account: `0x${string}`, key: string): Promise<void> {
+    const mark = recency.mark();
     try {
       const [orders, portfolio] = await Promise.all([d.service.perpsRead(account, 'openOrders'), d.service.perpsRead(account, 'portfolio')]);
       if (current?.key !== key) return;
+      // Events that arrived while the snapshot was read are newer than it (the snapshot race).
+      const merged = recency.merge(orders, (o) => o.order_id, mark);
       openOrders.clear();
-      for (const o of orders) openOrders.add(o.order_id);
-      push(account, { kind: 'resync', openOrders: orders, portfolio });
+      for (const o of merged) openOrders.add(o.order_id);
+      push(account, { kind: 'resync', openOrders: merged, portfolio });
     } catch {
       /* the popup's REST polling covers it; the next gap or reconnect retries */
     }
@@ -103,13 +296,14 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
 
   function onEvent(account: `0x${string}`, e: PerpsStreamEvent): void {
     if (e.kind === 'order') {
-      if (OPEN_STATUSES.has(e.order.status)) openOrders.add(e.order.order_id);
+      const resting = OPEN_STATUSES.has(e.order.status);
+      if (resting) openOrders.add(e.order.order_id);
       else openOrders.delete(e.order.order_id);
+      recency.note(e.order.order_id, e.order, resting);
       push(account, { kind: 'order', order: e.order });
     } else if (e.kind === 'fills') push(account, { kind: 'fills', fills: e.fills });
     else if (e.kind === 'portfolio') push(account, { kind: 'portfolio', portfolio: e.portfolio });
   }
-
   function open(account: `0x${string}`, key: string, wsUrl: string, auth: { proxy: string; secret: string }): void {
     if (!Ws) return;
     const stream = createPerpsStream({
@@ -128,16 +322,36 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
     void resync(account, key);
   }
 
+  /** Opens the account's order-book user channel (its API credentials read here, never pushed). */
+  async function openClob(account: `0x${string}`, key: string, url: string): Promise<void> {
+    if (!Ws || clobUser) return;
+    let auth: { apiKey: string; secret: string; passphrase: string };
+    try {
+      const c = await d.vault.clobCredentials(account);
+      auth = { apiKey: c.apiKey, secret: c.secret, passphrase: c.passphrase };
+    } catch {
+      return; // no API credentials: nothing to authenticate with
+    }
+    if (!d.vault.unlocked || clobUser) return;
+    const feed = createClobUser({ Ws, now, push: (p) => clobUser?.key === key && push(account, p), openOrders: () => d.service.clobOpenOrders(account) }, url, auth);
+    clobUser = { key, account, feed };
+    d.lifetime.hold('streams-clob');
+  }
+
   async function reconcileNow(): Promise<void> {
+    const popupOpen = now() - popupSeenAt < POPUP_TTL_MS;
+    const settings = await d.settings();
+    market.set(popupOpen ? perpsWsUrl(settings.perpsUrl) : undefined, watching.perpsIid, popupOpen ? clobChannelUrl(settings, 'market') : undefined, watching.clobToken);
     if (!d.vault.unlocked) return close();
     const active = await activeAccount(d.db, d.vault);
     if (!active || !d.vault.unlocked) return close();
-    const { perpsUrl } = await d.settings();
-    const key = `${perpsUrl}|${active.address.toLowerCase()}`;
-    if (current && current.key !== key) close();
+    const key = `${settings.perpsUrl}|${settings.clobUrl}|${active.address.toLowerCase()}`;
+    if (current && current.key !== key) closePerps();
+    if (clobUser && clobUser.key !== key) closeClob();
     // Cheapest first: the grants are decrypted only when neither the popup nor an open order holds the stream.
-    const wanted = now() - popupSeenAt < POPUP_TTL_MS || openOrders.size > 0 || (await d.grants.anyLive());
+    const wanted = popupOpen || openOrders.size > 0 || !!clobUser?.feed.hasOpen() || (await d.grants.anyLive());
     if (!wanted) return close();
+    await openClob(active.address, key, clobChannelUrl(settings, 'user'));
     if (current) return;
     let auth: { proxy: string; secret: string };
     try {
@@ -146,7 +360,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
     } catch {
       return; // no proxy yet: nothing to authenticate with
     }
-    if (d.vault.unlocked && !current) open(active.address, key, perpsWsUrl(perpsUrl), auth);
+    if (d.vault.unlocked && !current) open(active.address, key, perpsWsUrl(settings.perpsUrl), auth);
   }
 
   /** Runs one reconcile after the previous (never two at once, so never two sockets). */
@@ -154,7 +368,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
 
   let ticks = 0;
   const timer = setInterval(() => {
-    if (current && !d.vault.unlocked) close();
+    if ((current || clobUser) && !d.vault.unlocked) close();
     // The full check (database reads; the grants' decryption only when the popup is away) every 10th tick: 5 s.
     if (++ticks % 10 === 0) void reconcile();
   }, TICK_MS);
@@ -163,9 +377,23 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
     async status() {
       popupSeenAt = now();
       await reconcile();
-      if (!current) return { streams: [] };
-      const s = current.stream.status();
-      return { streams: [{ venue: 'perps', account: current.account, state: s.state, lastEventAt: s.lastEventAt }] };
+      const streams: StreamStatusView[] = [];
+      if (current) {
+        const s = current.stream.status();
+        streams.push({ venue: 'perps', account: current.account, state: s.state, lastEventAt: s.lastEventAt });
+      }
+      if (clobUser) {
+        const s = clobUser.feed.channel.status();
+        streams.push({ venue: 'clob', account: clobUser.account, state: s.state, lastEventAt: s.lastEventAt });
+      }
+      return { streams, market: market.state() };
+    },
+    async watch(w) {
+      popupSeenAt = now();
+      // Each store names what it shows; a field left out keeps the other store's choice.
+      watching = { ...watching, ...(w.perpsIid === undefined ? {} : { perpsIid: w.perpsIid }), ...(w.clobToken === undefined ? {} : { clobToken: w.clobToken }) };
+      void reconcile(); // the book held now answers at once; the sockets follow
+      return { perpsBook: w.perpsIid === undefined ? null : market.book(w.perpsIid) };
     },
     reconcile,
     session: (account, perpsUrl) => (current?.key === `${perpsUrl}|${account.toLowerCase()}` ? current.stream : undefined),

@@ -5,16 +5,18 @@
  * shapes (`lib/perps/wire.ts`) and the stream's state — never a frame, a proxy secret or a key.
  */
 import * as v from 'valibot';
-import { address } from '../validation';
-import { PERPS_READ_ANSWERS } from '../perps/wire';
+import { address, nonNegativeSafeInteger } from '../validation';
+import { bookSchema, PERPS_READ_ANSWERS } from '../perps/wire';
+import { clobOpenOrderSchema } from '../clob/client';
+import { clobTradeSchema } from './reads';
 import { noInput, POPUP, procedure } from './procedure';
 
 /** `live`: events arrive; `connecting`; `down`: no stream (the popup polls REST). */
 const stateSchema = v.picklist(['live', 'connecting', 'down']);
 
-/** One stream's state: venue, account, `state`, `lastEventAt` (Unix ms of the last event, null before any). */
+/** One account stream's state: venue (`perps` session, `clob` user channel), account, `state`, `lastEventAt` (Unix ms of the last event, null before any). */
 const streamStatusSchema = v.object({
-  venue: v.literal('perps'),
+  venue: v.picklist(['perps', 'clob']),
   account: address,
   state: stateSchema,
   lastEventAt: v.nullable(v.number()),
@@ -26,7 +28,24 @@ export const STREAMS_CONTRACT = {
    * The streams of the active account (none when locked or nothing needs one). A popup's call also
    * tells the background the popup is open (it keeps the stream up for 15 s after the last call).
    */
-  'streams.status': procedure({ input: noInput, output: v.object({ streams: v.array(streamStatusSchema) }), senders: POPUP, activity: false }),
+  'streams.status': procedure({
+    input: noInput,
+    output: v.object({ streams: v.array(streamStatusSchema), market: v.object({ perps: stateSchema, clob: stateSchema }) }),
+    senders: POPUP,
+    activity: false,
+  }),
+  /**
+   * What the popup shows (issue #22): the perps instrument (`perpsIid`) and the order-book token
+   * (`clobToken`) whose public channels the background then streams (`streams.market` pushes). Counts
+   * as the popup being open. Answers the last perps book of `perpsIid` the background holds with its age
+   * (ms since it arrived), null when none: the popup shows it at once (stale when older than 1 s, issue #19).
+   */
+  'streams.watch': procedure({
+    input: v.strictObject({ perpsIid: v.optional(nonNegativeSafeInteger), clobToken: v.optional(v.pipe(v.string(), v.regex(/^\d{1,78}$/))) }),
+    output: v.object({ perpsBook: v.nullable(v.object({ book: bookSchema, ageMs: v.number() })) }),
+    senders: POPUP,
+    activity: false,
+  }),
 } as const;
 
 /** The message `type` of a stream push (not a procedure: the background sends it, pages listen). */
@@ -34,7 +53,9 @@ export const STREAM_PUSH = 'streams.push';
 
 /**
  * A push: for `account`, one of an order's new state, the fills of a match, the portfolio, the open
- * orders as re-read over REST after a reconnect or a sequence gap (`resync`), or the stream's state.
+ * orders as re-read over REST after a reconnect or a sequence gap (`resync`), or the stream's state;
+ * on the order-book user channel (`clob*`): an order's new state (a REST open-orders row), a trade (a
+ * REST trades row), the open orders re-read over REST, the channel's state.
  */
 export const streamPushSchema = v.object({
   type: v.literal(STREAM_PUSH),
@@ -45,8 +66,36 @@ export const streamPushSchema = v.object({
     v.object({ kind: v.literal('portfolio'), portfolio: PERPS_READ_ANSWERS.portfolio }),
     v.object({ kind: v.literal('resync'), openOrders: PERPS_READ_ANSWERS.openOrders, portfolio: PERPS_READ_ANSWERS.portfolio }),
     v.object({ kind: v.literal('status'), state: stateSchema, lastEventAt: v.nullable(v.number()) }),
+    v.object({ kind: v.literal('clobOrder'), order: clobOpenOrderSchema }),
+    v.object({ kind: v.literal('clobTrade'), trade: clobTradeSchema }),
+    v.object({ kind: v.literal('clobResync'), openOrders: v.array(clobOpenOrderSchema) }),
+    v.object({ kind: v.literal('clobStatus'), state: stateSchema }),
   ]),
 });
+
+/** The message `type` of a public market-data push (no account: the same for every page). */
+export const STREAM_MARKET_PUSH = 'streams.market';
+
+const level = v.tuple([v.string(), v.string()]);
+/**
+ * A market-data push of the public channels the popup watches (`streams.watch`): a perps instrument's
+ * book (`at` Unix ms it arrived), its best bid / offer, a ticker row; an order-book token's book (10
+ * levels each side best first, `[price, size]`), its new tick size; the public streams' states.
+ */
+export const marketPushSchema = v.object({
+  type: v.literal(STREAM_MARKET_PUSH),
+  push: v.variant('kind', [
+    v.object({ kind: v.literal('perpsBook'), iid: v.number(), book: bookSchema, at: v.number() }),
+    v.object({ kind: v.literal('perpsBbo'), iid: v.number(), bid: level, ask: level }),
+    v.object({ kind: v.literal('perpsTicker'), ticker: v.array(PERPS_READ_ANSWERS.tickers.item) }),
+    v.object({ kind: v.literal('clobBook'), tokenId: v.string(), bids: v.array(level), asks: v.array(level), bestBid: v.nullable(v.string()), bestAsk: v.nullable(v.string()) }),
+    v.object({ kind: v.literal('clobTick'), tokenId: v.string(), tickSize: v.string() }),
+    v.object({ kind: v.literal('status'), venue: v.picklist(['perps', 'clob']), state: stateSchema }),
+  ]),
+});
+
+/** A market-data push (see `marketPushSchema`). */
+export type MarketPush = v.InferOutput<typeof marketPushSchema>;
 
 /** A stream push (see `streamPushSchema`). */
 export type StreamPush = v.InferOutput<typeof streamPushSchema>;

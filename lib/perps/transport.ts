@@ -24,11 +24,11 @@ import { classifyPerpsAnswer } from './errors';
 
 /**
  * A live perps session a command may go over (`lib/background/streams.ts` `session(account, perpsUrl)`):
- * `proxy` the address it authenticated with; `command` sends a signed command and resolves its outcome
+ * `proxy` the address it authenticated with (undefined: a public-only stream, which carries no command); `command` sends a signed command and resolves its outcome
  * (`lib/streams/perps.ts`), never throws.
  */
 export type PerpsSessionTransport = {
-  readonly proxy: string;
+  readonly proxy: string | undefined;
   command: (cmd: SessionCommand, timeoutMs: number) => Promise<SessionCommandOutcome>;
 };
 
@@ -74,7 +74,7 @@ export type PerpsSubmission = {
  */
 export async function submitPerpsCommand(s: PerpsSubmission): Promise<unknown> {
   const { session, envelope } = s;
-  if (session && SESSION_COMMANDS.has(envelope.op.type) && session.proxy.toLowerCase() === s.signerAddress.toLowerCase()) {
+  if (session && SESSION_COMMANDS.has(envelope.op.type) && session.proxy?.toLowerCase() === s.signerAddress.toLowerCase()) {
     const out = await session.command(envelope, s.timeoutMs);
     if (out.kind === 'answer') return sessionAnswer(out.data);
     if (out.kind === 'no_answer') throw new NetworkError(s.perpsUrl, { cause: new Error(`session ${out.reason}`) });

@@ -8,7 +8,7 @@
  * gateway adds — or a secret it echoes — never travels on). Decimals are strings; ids JS numbers; times Unix ms.
  */
 import * as v from 'valibot';
-import type { OrderView, Portfolio } from '../perps/wire';
+import { PERPS_READ_ANSWERS, type Book, type OrderView, type Portfolio, type Statistic, type Ticker } from '../perps/wire';
 
 const str = v.pipe(v.string(), v.maxLength(200));
 const id = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
@@ -37,7 +37,7 @@ const orderSchema = v.object({
   cts: v.optional(ms),
   uts: v.optional(ms),
   coid: v.optional(str),
-  tpsl: v.optional(v.object({ kind: str, scope: v.optional(str), trp: str, armed_qty: v.optional(str) })),
+  tpsl: PERPS_READ_ANSWERS.openOrders.item.entries.tpsl,
 });
 
 const fillSchema = v.object({
@@ -54,30 +54,18 @@ const fillSchema = v.object({
   coid: v.optional(str),
 });
 
-const positionSchema = v.object({
-  instrument_id: id,
-  symbol: str,
-  size: str,
-  entry_price: str,
-  leverage: v.number(),
-  cross: v.boolean(),
-  initial_margin: str,
-  maintenance_margin: str,
-  position_value: str,
-  liquidation_price: str,
-  unrealized_pnl: str,
-  return_on_equity: str,
-  cumulative_funding: str,
-});
+/** The portfolio event's data: the REST portfolio read's shape (`lib/perps/wire.ts`), extra wire fields dropped. */
+const portfolioSchema = PERPS_READ_ANSWERS.portfolio;
 
-const portfolioSchema = v.object({
-  positions: v.array(positionSchema),
-  margin: v.object({ total_account_value: str, total_initial_margin: str, total_maintenance_margin: str, total_position_value: str }),
-  withdrawable: str,
-});
-
-const balanceSchema = v.object({ asset: str, balance: str });
+const balanceSchema = PERPS_READ_ANSWERS.balances.item;
 const tpslSchema = v.object({ oid: id, st: str, reason: v.optional(str) });
+
+const level = v.tuple([str, str]);
+/** Public channels (PROTOCOL.md §5.2), in the venue's compact names. */
+const bookSchema = v.object({ b: v.pipe(v.array(level), v.maxLength(1_000)), a: v.pipe(v.array(level), v.maxLength(1_000)) });
+const bboSchema = v.object({ iid: id, bp: str, bq: str, ap: str, aq: str });
+const tickerSchema = v.object({ iid: id, idx: str, mark: str, last: str, mid: str, fr: str });
+const statisticSchema = v.object({ iid: id, vol: str, open: str });
 
 /** A fill as the REST fills read returns it (`GET /v1/account/fills` row): USDC `fee` / `pnl`, `timestamp` Unix ms. */
 export type FillRow = {
@@ -103,7 +91,19 @@ export type PerpsStreamEvent =
   | { kind: 'fills'; at: number; fills: FillRow[] }
   | { kind: 'portfolio'; at: number; portfolio: Portfolio }
   | { kind: 'balance'; at: number; balance: { asset: string; balance: string } }
-  | { kind: 'tpsl'; at: number; iid: number; oid: number; state: string; reason?: string };
+  | { kind: 'tpsl'; at: number; iid: number; oid: number; state: string; reason?: string }
+  | PerpsMarketEvent;
+
+/**
+ * One public market-data event (PROTOCOL.md §5.2) in the REST reads' shapes: an instrument's book
+ * (`GET /v1/info/book`: `[price, quantity]` best first), its best bid and offer (`["0","0"]` for an empty
+ * side), a ticker row, a 24 h statistic row. `at` is the gateway's `ts` (Unix ms).
+ */
+export type PerpsMarketEvent =
+  | { kind: 'book'; at: number; iid: number; book: Book }
+  | { kind: 'bbo'; at: number; iid: number; bid: [string, string]; ask: [string, string] }
+  | { kind: 'ticker'; at: number; ticker: Ticker }
+  | { kind: 'statistic'; at: number; statistic: Statistic };
 
 /** A parsed frame: an event (or `null` for a channel that carries nothing we use), with its channel and `sq`. */
 type Parsed = { ch: string; sq: number; event: PerpsStreamEvent | null };
@@ -143,6 +143,8 @@ const toFill = (f: v.InferOutput<typeof fillSchema>): FillRow => ({
 
 /** The event of channel `ch` from its `data`, `undefined` when `data` fails the channel's schema. */
 function eventOf(ch: string, at: number, data: unknown): PerpsStreamEvent | null | undefined {
+  const pub = /^(book|bbo|tickers|statistics|trades|klines)::/.exec(ch);
+  if (pub) return marketEventOf(ch, at, data);
   const tpsl = /^tpsl::(\d{1,9})$/.exec(ch);
   if (tpsl) {
     const r = v.safeParse(tpslSchema, data);
@@ -169,6 +171,30 @@ function eventOf(ch: string, at: number, data: unknown): PerpsStreamEvent | null
       // funding, deposits, withdrawals, notifications: sequenced, but nothing the extension shows yet.
       return null;
   }
+}
+
+/** The event of public channel `ch` (`book::<iid>`, `bbo::<iid>`, `tickers::…`, `statistics::…`; trades and klines: `null`). */
+function marketEventOf(ch: string, at: number, data: unknown): PerpsMarketEvent | null | undefined {
+  const [kind, which] = ch.split('::');
+  const iid = Number(which);
+  if (kind === 'book') {
+    const r = v.safeParse(bookSchema, data);
+    return r.success && Number.isSafeInteger(iid) ? { kind: 'book', at, iid, book: { bids: r.output.b, asks: r.output.a } } : undefined;
+  }
+  if (kind === 'bbo') {
+    const r = v.safeParse(bboSchema, data);
+    return r.success ? { kind: 'bbo', at, iid: r.output.iid, bid: [r.output.bp, r.output.bq], ask: [r.output.ap, r.output.aq] } : undefined;
+  }
+  if (kind === 'tickers') {
+    const r = v.safeParse(tickerSchema, data);
+    const t = r.success ? r.output : undefined;
+    return t ? { kind: 'ticker', at, ticker: { instrument_id: t.iid, mark_price: t.mark, index_price: t.idx, mid_price: t.mid, last_price: t.last, funding_rate: t.fr } } : undefined;
+  }
+  if (kind === 'statistics') {
+    const r = v.safeParse(statisticSchema, data);
+    return r.success ? { kind: 'statistic', at, statistic: { instrument_id: r.output.iid, open_price: r.output.open, volume: r.output.vol } } : undefined;
+  }
+  return null;
 }
 
 /**

@@ -31,7 +31,7 @@ class TrackedWebSocket extends NodeWebSocket {
 
 type Seen = { events: PerpsStreamEvent[]; resyncs: { reason: ResyncReason; channel?: string }[]; statuses: PerpsStreamStatus[] };
 
-function stream(url: string, auth: { proxy: string; secret: string }, extra: Partial<PerpsStreamOptions> = {}): { s: PerpsStream; seen: Seen } {
+function stream(url: string, auth: { proxy?: string; secret?: string }, extra: Partial<PerpsStreamOptions> = {}): { s: PerpsStream; seen: Seen } {
   const seen: Seen = { events: [], resyncs: [], statuses: [] };
   const s = createPerpsStream({
     wsUrl: url,
@@ -79,6 +79,30 @@ describe('perps stream against the sandbox', () => {
     expect(seen.events.some((e) => e.kind === 'balance')).toBe(true);
     expect(s.status()).toMatchObject({ state: 'live', malformed: 0 });
     expect(s.status().lastEventAt).not.toBeNull();
+    expect(seen.resyncs).toEqual([]);
+  });
+
+  it('public only (no auth): the book, bbo and ticker of the instrument shown, updated as the book changes; setPublic moves to another instrument', async () => {
+    const h = await sandbox();
+    const { s, seen } = stream(wsUrlOf(h), {}, { publicChannels: ['book::1', 'bbo::1', 'tickers::1'] });
+    await until(() => s.status().state === 'live' && seen.events.some((e) => e.kind === 'book'));
+    expect(made.length).toBeGreaterThan(0);
+    const first = seen.events.find((e) => e.kind === 'book');
+    expect(first).toMatchObject({ kind: 'book', iid: 1 });
+    expect(first?.kind === 'book' && first.book.bids.length).toBeGreaterThan(0);
+    await until(() => seen.events.some((e) => e.kind === 'ticker') && seen.events.some((e) => e.kind === 'bbo'));
+    const books = () => seen.events.filter((e) => e.kind === 'book').length;
+    const before = books();
+    await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, p: '60001', qty: '0.001', tif: 'gtc' }] }));
+    await until(() => books() > before);
+    const last = seen.events.filter((e) => e.kind === 'book').at(-1);
+    expect(last?.kind === 'book' && last.book.bids.some(([p]) => p === '60001')).toBe(true);
+    s.setPublic(['book::2']);
+    await until(() => seen.events.some((e) => e.kind === 'book' && e.iid === 2));
+    const n1 = seen.events.filter((e) => e.kind === 'book' && e.iid === 1).length;
+    await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, p: '60002', qty: '0.001', tif: 'gtc' }] }));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen.events.filter((e) => e.kind === 'book' && e.iid === 1).length).toBe(n1);
     expect(seen.resyncs).toEqual([]);
   });
 

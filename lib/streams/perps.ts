@@ -14,6 +14,9 @@
  * - Frames that are not JSON, not a response and not a valid event are dropped and counted
  *   (`status().malformed`).
  *
+ * Without a proxy and secret the socket is public (PROTOCOL.md §5.2): no auth frame, only the public
+ * channels of `publicChannels` / `setPublic` (`book::<iid>`, `bbo::<iid>`, `tickers::all`, …).
+ *
  * Pure: the WebSocket constructor, the clock, the random source and the timers are injected, so it
  * runs in Node tests against the sandbox with `ws`. The secret goes into the auth frame on the socket
  * and nowhere else: no callback, status or error carries it, and nothing is logged.
@@ -61,11 +64,17 @@ const DEFAULT_TIMING: PerpsStreamTiming = { baseDelayMs: 250, maxDelayMs: 30_000
 /** The channels the official client subscribes (PROTOCOL.md §5.1; `tpsl` covers every `tpsl::<n>`). */
 const ACCOUNT_CHANNELS = ['balances', 'portfolio', 'orders', 'fills', 'funding', 'deposits', 'withdrawals', 'tpsl'] as const;
 
-/** Options of `createPerpsStream`. `proxy` / `secret`: the session proxy's address and its REST secret (a credential). */
+/**
+ * Options of `createPerpsStream`. `proxy` / `secret`: the session proxy's address and its REST secret (a
+ * credential); without them the socket is public only (no auth frame, no account channels, PROTOCOL.md
+ * §5.2). `publicChannels`: public channels to subscribe at each connect (e.g. `book::1`; changed later
+ * with `setPublic`).
+ */
 export type PerpsStreamOptions = {
   wsUrl: string;
-  proxy: string;
-  secret: string;
+  proxy?: string;
+  secret?: string;
+  publicChannels?: readonly string[];
   WebSocket: WebSocketConstructor;
   onEvent: (event: PerpsStreamEvent) => void;
   onResync: (reason: ResyncReason, channel?: string) => void;
@@ -79,15 +88,18 @@ export type PerpsStreamOptions = {
 };
 
 /**
- * A running stream: `start` (idempotent), `stop` (closes and stops retrying), `status`; `proxy` the
- * session's proxy address (not a secret) and `command`, a signed command sent over the session
+ * A running stream: `start` (idempotent), `stop` (closes and stops retrying), `status`, `setPublic`
+ * (the public channels wanted now: the difference is subscribed / unsubscribed on the open socket, the
+ * responses not awaited, as the official client does); `proxy` the session's proxy address (not a
+ * secret; undefined on a public-only stream) and `command`, a signed command sent over the session
  * (`sendSessionCommand` below).
  */
 export type PerpsStream = {
   start: () => void;
   stop: () => void;
   status: () => PerpsStreamStatus;
-  readonly proxy: string;
+  setPublic: (chs: readonly string[]) => void;
+  readonly proxy: string | undefined;
   command: (cmd: SessionCommand, timeoutMs: number) => Promise<SessionCommandOutcome>;
 };
 
@@ -99,8 +111,11 @@ function acked(data: unknown): boolean {
   return isRecord(data) && data.status === 'ok';
 }
 
-/** Full-jitter backoff delay (ms) of failed attempt `n` (0-based): `random × min(base × 2ⁿ, max)`. */
-function backoff(n: number, random: number, t: PerpsStreamTiming): number {
+/**
+ * Full-jitter backoff delay (ms) of failed attempt `n` (0-based): `random × min(base × 2ⁿ, max)`, the
+ * official clients' rule on both venues (PROTOCOL.md §5.1, §5.3). `random` uniform in [0, 1).
+ */
+export function backoff(n: number, random: number, t: { baseDelayMs: number; maxDelayMs: number }): number {
   return Math.floor(random * Math.min(t.baseDelayMs * 2 ** Math.min(n, 30), t.maxDelayMs));
 }
 
@@ -120,6 +135,8 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
   let lastHeard = 0;
   let nextId = 1;
   const sq = new Map<string, number>();
+  let publicChs = new Set(opts.publicChannels ?? []);
+  const authed = opts.proxy !== undefined && opts.secret !== undefined;
   const timers: ReturnType<typeof setTimeout>[] = [];
   let intervals: ReturnType<typeof setInterval>[] = [];
   let retry: ReturnType<typeof setTimeout> | null = null;
@@ -235,9 +252,10 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
     // A dropped socket's late events are ignored: every listener first checks it is still the current one.
     sock.addEventListener('open', () => {
       if (ws !== sock) return;
-      request({ op: { args: { proxy: opts.proxy, secret: opts.secret }, type: 'auth' }, req: 'post' }, () =>
-        request({ req: 'sub', chs: [...ACCOUNT_CHANNELS] }, onLive),
-      );
+      const chs = [...(authed ? ACCOUNT_CHANNELS : []), ...publicChs];
+      const subscribe = () => (chs.length ? request({ req: 'sub', chs }, onLive) : onLive());
+      if (authed) request({ op: { args: { proxy: opts.proxy, secret: opts.secret }, type: 'auth' }, req: 'post' }, subscribe);
+      else subscribe();
     });
     sock.addEventListener('message', (ev) => ws === sock && onFrame(ev.data));
     sock.addEventListener('close', () => ws === sock && fail('closed'));
@@ -261,6 +279,16 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
     status: () => ({ ...st }),
     proxy: opts.proxy,
     command: (cmd, timeoutMs) => (ws && st.state === 'live' ? sendSessionCommand(ws, nextId++, cmd, timeoutMs, commands) : Promise.resolve({ kind: 'not_sent' })),
+    setPublic(chs) {
+      const next = new Set(chs);
+      const added = [...next].filter((c) => !publicChs.has(c));
+      const removed = [...publicChs].filter((c) => !next.has(c));
+      publicChs = next;
+      if (st.state !== 'live') return; // the next connect subscribes the new set
+      if (removed.length) send({ id: nextId++, req: 'unsub', chs: removed });
+      for (const c of removed) sq.delete(c);
+      if (added.length) send({ id: nextId++, req: 'sub', chs: added });
+    },
   };
 }
 

@@ -12,8 +12,11 @@ import type { OrderType } from '../../../lib/clob/order';
 import { InvalidFieldError } from '../../../lib/validation';
 import { formatUnitsMin2 } from '../../../lib/format';
 import type { ProcedureOutput } from '../../../lib/messaging/protocol';
-import { call as popupCall, messageOf, type Account } from '../api';
-import type { Call } from './perps';
+import * as v from 'valibot';
+import { marketPushSchema, streamPushSchema } from '../../../lib/messaging/streams';
+import { Recency } from '../../../lib/streams/books';
+import { call as popupCall, messageOf, onStreamPush, type Account } from '../api';
+import type { Call, Listen } from './perps';
 
 /** A catalogue market: its outcomes and their token ids (same order). */
 export type Market = ProcedureOutput<'catalogue.markets'>['markets'][number];
@@ -66,8 +69,14 @@ export function postResultText(r: PostResult): string {
 /** The order-book store. */
 export type ClobStore = ReturnType<typeof createClobStore>;
 
-/** Creates the store for `account`; `start()` loads the first search page, the portfolio, open orders and trades. */
-export function createClobStore(account: Account, call: Call = popupCall) {
+/**
+ * Creates the store for `account`; `start()` loads the first search page, the portfolio, open orders and
+ * trades, and listens to the background's pushes (issue #22): the order-book user channel's order and
+ * trade events update the open orders and trades, the market channel's book of the shown token updates
+ * the ladder — no REST read. A REST read of the open orders that answers after a newer pushed event
+ * keeps the event's state (the snapshot race). `start()` returns the stop.
+ */
+export function createClobStore(account: Account, call: Call = popupCall, listen: Listen = onStreamPush) {
   const markets = signal<Market[]>([]);
   const cursor = signal<string | null>(null);
   const market = signal<Market | undefined>(undefined);
@@ -83,6 +92,31 @@ export function createClobStore(account: Account, call: Call = popupCall) {
   const busy = signal(false);
   /** The token of the chosen outcome. */
   const tokenId = computed(() => market.value?.tokenIds[outcome.value]);
+  /** The pushed state of each order since the store started (so a slower REST snapshot cannot undo it). */
+  const recency = new Recency<string, ProcedureOutput<'clob.openOrders'>['data'][number]>();
+
+  /** Takes one push of the background (validated; another account's is ignored). */
+  function onPush(m: unknown): void {
+    const mk = v.safeParse(marketPushSchema, m);
+    if (mk.success) {
+      const p = mk.output.push;
+      const cur = info.value;
+      if (!cur || !('tokenId' in p) || p.tokenId !== tokenId.value) return;
+      if (p.kind === 'clobBook') info.value = { ...cur, bids: p.bids, asks: p.asks, bestBid: p.bestBid, bestAsk: p.bestAsk };
+      else if (p.kind === 'clobTick') info.value = { ...cur, tickSize: p.tickSize };
+      return;
+    }
+    const r = v.safeParse(streamPushSchema, m);
+    if (!r.success || r.output.account.toLowerCase() !== account.address.toLowerCase()) return;
+    const p = r.output.push;
+    if (p.kind === 'clobOrder') {
+      const resting = p.order.status === 'LIVE' || p.order.status === 'DELAYED';
+      recency.note(p.order.id, p.order, resting);
+      const rest = open.value.filter((o) => o.id !== p.order.id);
+      open.value = resting ? [p.order, ...rest] : rest;
+    } else if (p.kind === 'clobTrade') trades.value = [p.trade, ...trades.value.filter((t) => t.id !== p.trade.id)].slice(0, 50);
+    else if (p.kind === 'clobResync') open.value = p.openOrders;
+  }
 
   /** Searches the catalogue (`q` empty: every market); `more` appends the next page. */
   async function search(q: string, more = false): Promise<void> {
@@ -111,7 +145,9 @@ export function createClobStore(account: Account, call: Call = popupCall) {
   /** Reads the account's open orders (needs API credentials). */
   async function loadOpen(): Promise<void> {
     if (!account.hasClobCredentials) return;
-    open.value = (await call('clob.openOrders', { account: account.address })).data;
+    const mark = recency.mark();
+    const snapshot = (await call('clob.openOrders', { account: account.address })).data;
+    open.value = recency.merge(snapshot, (o) => o.id, mark);
   }
   /** Shows `m` (first outcome), or the search list again with undefined. */
   function choose(m: Market | undefined): void {
@@ -122,6 +158,7 @@ export function createClobStore(account: Account, call: Call = popupCall) {
   async function loadBook(): Promise<BookInfo | undefined> {
     const token = tokenId.value;
     if (!token) return undefined;
+    void call('streams.watch', { clobToken: token }).catch(() => undefined); // the market channel follows this token
     const b = await call('clob.book', { tokenId: token });
     info.value = b;
     return b;
@@ -176,12 +213,14 @@ export function createClobStore(account: Account, call: Call = popupCall) {
     results.value = [];
     error.value = undefined;
   }
-  /** First reads when the tab opens. */
-  function start(): void {
+  /** First reads when the tab opens; listens to the pushes until the returned stop. */
+  function start(): () => void {
+    const unlisten = listen(onPush);
     void search('');
     void loadOpen().catch(() => undefined);
     void loadPortfolio().catch(() => undefined);
     void loadTrades().catch(() => undefined);
+    return unlisten;
   }
 
   return { markets, cursor, market, outcome, info, open, positions, value, posCursor, trades, error, results, busy, tokenId, search, loadPortfolio, loadTrades, loadOpen, choose, loadBook, post, cancel, createCredentials, dismiss, start };

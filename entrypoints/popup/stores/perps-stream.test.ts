@@ -14,7 +14,7 @@ const PORTFOLIO = { positions: [], margin: { total_account_value: '10000', total
 const order = (oid: number, status: string) => ({ order_id: oid, instrument_id: 1, buy: true, price: '101', quantity: '0.01', filled_quantity: status === 'filled' ? '0.01' : '0', resting_quantity: status === 'open' ? '0.01' : '0', status });
 const fill = { trade_id: 9, order_id: 7, instrument_id: 1, side: 'long', price: '101', quantity: '0.01', fee: '0.5', pnl: '0', taker: true, timestamp: 1 };
 
-function setup(state: 'live' | 'down') {
+function setup(state: 'live' | 'down', held: { book: { bids: [string, string][]; asks: [string, string][] }; ageMs: number } | null = null, marketState: 'live' | 'down' = 'down') {
   const reads: Record<string, unknown> = {
     instruments: [BTC],
     fees: { fee_schedule: [{ taker_fee_rate: '0.0005', maker_fee_rate: '0.0002' }] },
@@ -27,7 +27,8 @@ function setup(state: 'live' | 'down') {
   const stream = { state };
   const { call, calls } = fakeCall({
     'perps.read': (p) => reads[String(p.name)],
-    'streams.status': () => ({ streams: [{ venue: 'perps', account: ACCOUNT, state: stream.state, lastEventAt: null }] }),
+    'streams.status': () => ({ streams: [{ venue: 'perps', account: ACCOUNT, state: stream.state, lastEventAt: null }], market: { perps: marketState, clob: 'down' } }),
+    'streams.watch': () => ({ perpsBook: held }),
   });
   let push: (m: unknown) => void = () => undefined;
   const store = createPerpsStore(ACCOUNT, call, (fn) => {
@@ -35,7 +36,8 @@ function setup(state: 'live' | 'down') {
     return () => (push = () => undefined);
   });
   const accountReads = () => calls.filter((c) => c.type === 'perps.read' && (c.payload.name === 'portfolio' || c.payload.name === 'openOrders')).length;
-  return { store, push: (m: unknown) => push(m), accountReads, stream };
+  const bookReads = () => calls.filter((c) => c.type === 'perps.read' && c.payload.name === 'book').length;
+  return { store, push: (m: unknown) => push(m), accountReads, bookReads, stream };
 }
 
 describe('perps store with the live stream', () => {
@@ -72,6 +74,37 @@ describe('perps store with the live stream', () => {
     await s.store.refresh();
     expect(s.accountReads()).toBe(before + 2);
     expect(await s.store.orderPushed(99, 10)).toBeUndefined();
+    s.store.stop();
+  });
+
+  it('opens on the background’s book when at most 1 s old (no REST book read), and polls no book or tickers while the public stream is live', async () => {
+    const held = { book: { bids: [['100', '1']] as [string, string][], asks: [['101', '1']] as [string, string][] }, ageMs: 300 };
+    const s = setup('live', held, 'live');
+    s.store.iid.value = 1;
+    await s.store.start();
+    expect(s.store.book.value).toEqual(held.book);
+    expect(s.store.bookStale.value).toBe(false);
+    expect(s.bookReads()).toBe(0);
+    await s.store.refresh();
+    expect(s.bookReads()).toBe(0);
+    s.push({ type: 'streams.market', push: { kind: 'perpsBook', iid: 1, book: { bids: [['100.5', '2']], asks: [['101', '1']] }, at: 1 } });
+    expect(s.store.book.value?.bids).toEqual([['100.5', '2']]);
+    s.push({ type: 'streams.market', push: { kind: 'perpsBook', iid: 2, book: { bids: [], asks: [] }, at: 1 } });
+    expect(s.store.book.value?.bids).toEqual([['100.5', '2']]);
+    s.store.stop();
+  });
+
+  it('shows an older held book marked stale until the REST book arrives', async () => {
+    const s = setup('down', { book: { bids: [['99', '1']], asks: [['102', '1']] }, ageMs: 5_000 });
+    s.store.iid.value = 1;
+    const shown: [boolean, string | undefined][] = [];
+    const unwatch = s.store.bookStale.subscribe((stale) => shown.push([stale, s.store.book.value?.bids[0]?.[0]]));
+    await s.store.start();
+    unwatch();
+    expect(shown).toContainEqual([true, '99']);
+    expect(s.bookReads()).toBeGreaterThan(0);
+    expect(s.store.bookStale.value).toBe(false);
+    expect(s.store.book.value).toEqual({ bids: [], asks: [] });
     s.store.stop();
   });
 });

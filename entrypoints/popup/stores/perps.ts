@@ -10,7 +10,7 @@ import { PERPS_READS, type PerpsReadName } from '../../../lib/perps/reads';
 import { parsePerpsAnswer, type Book, type Instrument, type OrderView, type PerpsReadAnswer, type Portfolio, type Statistic, type Ticker } from '../../../lib/perps/wire';
 import * as v from 'valibot';
 import { RemoteError } from '../../../lib/messaging/client';
-import { streamPushSchema } from '../../../lib/messaging/streams';
+import { marketPushSchema, streamPushSchema } from '../../../lib/messaging/streams';
 import { call as popupCall, messageOf, onStreamPush } from '../api';
 
 /** The popup's caller (`api.ts`); stores take one so tests can pass a fake (`createCaller` over a fake send). */
@@ -50,6 +50,11 @@ export type PerpsStore = ReturnType<typeof createPerpsStore>;
  * and are not polled; `fills` collects the fills pushed since the popup opened (newest first), and
  * `orderPushed(oid, ms)` waits for an order's settled state. When the stream is down they are polled
  * over REST as before ("polling" in the header).
+ *
+ * The public data too: the store tells the background which instrument it shows (`streams.watch`);
+ * while the background's public perps stream is live, the book and tickers come from its pushes and
+ * are not polled. At open (and on `select`) the book the background holds is shown at once: fresh
+ * when at most 1 s old (issue #19's "loaded"), else marked `bookStale` until a newer book arrives.
  */
 export function createPerpsStore(account: string | undefined, call: Call = popupCall, listen: Listen = onStreamPush) {
   const instruments = signal<Instrument[]>([]);
@@ -63,6 +68,12 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
   const spend = signal(0);
   const error = signal<string | undefined>(undefined);
   const live = signal(false);
+  /** Whether the book and tickers come from the background's public stream (not polled). */
+  const marketLive = signal(false);
+  /** Whether the shown book is older than 1 s (the background's cached book, shown until a fresh one). */
+  const bookStale = signal(false);
+  /** Each account stream's state by venue (`streams.status`; the header's badge). */
+  const venues = signal<{ venue: 'perps' | 'clob'; live: boolean }[]>([]);
   const fills = signal<PushedFill[]>([]);
   const pushedOrders = new Map<number, OrderView>();
   const orderWaiters = new Set<() => void>();
@@ -87,10 +98,12 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
 
   const rateLimited = (e: unknown) => e instanceof RemoteError && (typeof e.data.retryAfterMs === 'number' || e.code === 429 || /rate/i.test(e.name));
 
-  async function refresh(): Promise<void> {
+  /** Reads what the streams do not bring (`skipBook`: the book just came fresh from the background). */
+  async function refresh(opts: { skipBook?: boolean } = {}): Promise<void> {
     const id = iid.value;
-    const jobs: Promise<unknown>[] = [read('tickers').then((t) => (tickers.value = t))];
-    if (id !== undefined) jobs.push(read('book', { instrument_id: id, depth: 10 }).then((b) => (book.value = b)));
+    const jobs: Promise<unknown>[] = [];
+    if (!marketLive.value) jobs.push(read('tickers').then((t) => (tickers.value = t)));
+    if (id !== undefined && !opts.skipBook && !(marketLive.value && book.value && !bookStale.value)) jobs.push(read('book', { instrument_id: id, depth: 10 }).then((b) => iid.value === id && showBook(b, false)));
     if (account && !live.value) {
       jobs.push(read('portfolio').then((p) => (portfolio.value = p)));
       jobs.push(read('openOrders').then((o) => (openOrders.value = o)));
@@ -114,8 +127,38 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     }, interval);
   }
 
+  const showBook = (b: Book, stale: boolean) => ((book.value = { bids: b.bids.slice(0, 10), asks: b.asks.slice(0, 10) }), (bookStale.value = stale));
+
+  /** Takes one public market-data push (validated): the shown instrument's book, tickers, the stream's state. */
+  function onMarket(m: unknown): void {
+    const r = v.safeParse(marketPushSchema, m);
+    if (!r.success) return;
+    const p = r.output.push;
+    if (p.kind === 'status' && p.venue === 'perps') marketLive.value = p.state === 'live';
+    else if (p.kind === 'perpsBook' && p.iid === iid.value) showBook(p.book, false);
+    else if (p.kind === 'perpsTicker') {
+      const byId = new Map(tickers.value.map((t) => [t.instrument_id, t]));
+      for (const t of p.ticker) byId.set(t.instrument_id, t);
+      tickers.value = [...byId.values()];
+    }
+  }
+
+  /** Tells the background what is shown; shows the book it holds (fresh ≤ 1 s, else stale). True when that book was fresh. */
+  async function watch(): Promise<boolean> {
+    const id = iid.value;
+    try {
+      const { perpsBook } = await call('streams.watch', id === undefined ? {} : { perpsIid: id });
+      if (!perpsBook || iid.value !== id || (book.value && !bookStale.value)) return false;
+      showBook(perpsBook.book, perpsBook.ageMs > 1_000);
+      return !bookStale.value;
+    } catch {
+      return false;
+    }
+  }
+
   /** Takes one push of the background (validated; another account's or another shape is ignored). */
   function onPush(m: unknown): void {
+    onMarket(m);
     const r = v.safeParse(streamPushSchema, m);
     if (!r.success || !account || r.output.account.toLowerCase() !== account.toLowerCase()) return;
     const p = r.output.push;
@@ -125,7 +168,7 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     else if (p.kind === 'resync') {
       portfolio.value = p.portfolio;
       openOrders.value = p.openOrders;
-    } else {
+    } else if (p.kind === 'order') {
       const o = p.order;
       pushedOrders.set(o.order_id, o);
       const rest = openOrders.value.filter((x) => x.order_id !== o.order_id);
@@ -136,10 +179,14 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
 
   async function askStatus(): Promise<void> {
     try {
-      const { streams } = await call('streams.status', {});
-      live.value = !!account && streams.some((x) => x.state === 'live' && x.account.toLowerCase() === account.toLowerCase());
+      const { streams, market } = await call('streams.status', {});
+      const mine = streams.filter((x) => !!account && x.account.toLowerCase() === account.toLowerCase());
+      live.value = mine.some((x) => x.venue === 'perps' && x.state === 'live');
+      venues.value = mine.map((x) => ({ venue: x.venue, live: x.state === 'live' }));
+      marketLive.value = market.perps === 'live';
     } catch {
       live.value = false;
+      marketLive.value = false;
     }
   }
 
@@ -170,12 +217,11 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
   async function start(): Promise<void> {
     if (running) return;
     running = true;
-    const early = iid.value !== undefined ? refresh().catch(() => undefined) : undefined;
-    if (account) {
-      unlisten = listen(onPush);
-      await askStatus();
-      statusTimer = setInterval(() => void askStatus(), FAST_MS);
-    }
+    unlisten = listen(onPush);
+    // The background's book when fresh (≤ 1 s) spares the first REST book read (issue #19 / #22).
+    const early = iid.value !== undefined ? watch().then((fresh) => refresh({ skipBook: fresh })).catch(() => undefined) : undefined;
+    const asked = askStatus(); // beside the first reads, not before them (issue #19)
+    statusTimer = setInterval(() => void askStatus(), FAST_MS);
     try {
       const [list, f] = await Promise.all([read('instruments'), read('fees').catch(() => undefined)]);
       instruments.value = list;
@@ -184,7 +230,7 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     } catch (e) {
       error.value = shortMessageOf(e, 'The gateway did not answer.');
     }
-    await (early ?? refresh().catch(() => undefined));
+    await Promise.all([asked, early ?? watch().then((fresh) => refresh({ skipBook: fresh })).catch(() => undefined)]);
     schedule();
   }
 
@@ -193,7 +239,8 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     if (iid.value === id) return;
     iid.value = id;
     book.value = undefined;
-    void refresh().catch(() => undefined);
+    bookStale.value = false;
+    void watch().then((fresh) => refresh({ skipBook: fresh })).catch(() => undefined);
   }
 
   /** Stops polling (the popup closed or the screen is gone). */
@@ -205,5 +252,5 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     unlisten = undefined;
   }
 
-  return { instruments, iid, book, tickers, statistics, portfolio, openOrders, fees, spend, error, live, fills, orderPushed, read, refresh, select, start, stop };
+  return { instruments, iid, book, bookStale, tickers, statistics, portfolio, openOrders, fees, spend, error, live, marketLive, venues, fills, orderPushed, read, refresh, select, start, stop };
 }
