@@ -205,7 +205,7 @@ describe('issue #21: a new API user, from a fresh install to a filled type-3 ord
     expect(await rpc.inputValue()).toBe(`${h.sandbox.url}/rpc`);
     await rpc.fill('https://rpc-amoy.polygon.technology');
     await h.screenshot(popup, '64-deposit-settings');
-    await popup.getByRole('button', { name: 'Save' }).click();
+    await popup.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(async () => ((await messenger(popup)('settings.get')).result as { settings?: { rpcUrl?: string } }).settings?.rpcUrl).toBe('https://rpc-amoy.polygon.technology');
   });
 });
