@@ -195,8 +195,9 @@ describe('perps commands over the session: one submission path, two transports',
     await grant(bg);
     await sessionLive(bg);
     wsLog.unreachable = true; // reconnects fail: the session stays down
-    wsLog.sockets.at(-1)!.close(); // closing now: not open when the order is sent
-    await until(async () => !JSON.stringify(await callAs(bg, 'streams.status')).includes('"state":"live"'));
+    for (const ws of wsLog.sockets) ws.close(); // closing now (the session and any public socket): not open when the order is sent
+    const perpsState = async () => ((await callAs(bg, 'streams.status')) as { result: { streams: { venue: string; state: string }[] } }).result.streams.find((x) => x.venue === 'perps')?.state;
+    await until(async () => (await perpsState()) !== 'live');
     const r = (await bg.page(page).request('perps_sendCommand', await btcOrder({ coid: freshCoid() }))) as { status: string }[];
     expect(r[0]!.status).toBe('ok');
     expect(commandFrames()).toHaveLength(0);

@@ -396,7 +396,8 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
       return { perpsBook: w.perpsIid === undefined ? null : market.book(w.perpsIid) };
     },
     reconcile,
-    session: (account, perpsUrl) => (current?.key === `${perpsUrl}|${account.toLowerCase()}` ? current.stream : undefined),
+    // The key also names the order-book URL: the session is the one at this perps URL for this account.
+    session: (account, perpsUrl) => (current && current.key.startsWith(`${perpsUrl}|`) && current.account.toLowerCase() === account.toLowerCase() ? current.stream : undefined),
     stop() {
       clearInterval(timer);
       close();
