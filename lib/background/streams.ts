@@ -36,7 +36,7 @@ export type BackgroundStreamsDeps = {
   service: SigningService;
   grants: GrantService;
   lifetime: Lifetime;
-  settings: () => Promise<{ perpsUrl: string }>;
+  settings: () => Promise<{ perpsWsUrl: string }>;
   broadcast: (push: StreamPush) => void;
   WebSocket?: WebSocketConstructor;
   now?: () => number;
@@ -44,15 +44,6 @@ export type BackgroundStreamsDeps = {
 
 /** One stream's state as `streams.status` answers it. */
 type StreamStatusView = { venue: 'perps'; account: `0x${string}`; state: 'live' | 'connecting' | 'down'; lastEventAt: number | null };
-
-/**
- * The perps session WebSocket URL of a perps REST base: the same host, `ws(s)`, `/v1/ws` (the sandbox's
- * `/perps` → `/perps/v1/ws`). The venue's production REST and WS hosts differ (PROTOCOL.md §5.1): its
- * preset must carry the WS URL itself.
- */
-export function perpsWsUrl(perpsUrl: string): string {
-  return `${perpsUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/v1/ws`;
-}
 
 /** The running streams: `status` (the `streams.status` answer; marks the popup open), `reconcile`, `stop`. */
 export type BackgroundStreams = {
@@ -123,8 +114,8 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
     if (!d.vault.unlocked) return close();
     const active = await activeAccount(d.db, d.vault);
     if (!active || !d.vault.unlocked) return close();
-    const { perpsUrl } = await d.settings();
-    const key = `${perpsUrl}|${active.address.toLowerCase()}`;
+    const { perpsWsUrl } = await d.settings(); // the setting (issue #22 presets): the venue's REST and WS hosts differ
+    const key = `${perpsWsUrl}|${active.address.toLowerCase()}`;
     if (current && current.key !== key) close();
     // Cheapest first: the grants are decrypted only when neither the popup nor an open order holds the stream.
     const wanted = now() - popupSeenAt < POPUP_TTL_MS || openOrders.size > 0 || (await d.grants.anyLive());
@@ -137,7 +128,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
     } catch {
       return; // no proxy yet: nothing to authenticate with
     }
-    if (d.vault.unlocked && !current) open(active.address, key, perpsWsUrl(perpsUrl), auth);
+    if (d.vault.unlocked && !current) open(active.address, key, perpsWsUrl, auth);
   }
 
   /** Runs one reconcile after the previous (never two at once, so never two sockets). */
