@@ -46,6 +46,7 @@ import { buildClobOrder, CLOB_MAX_BATCH, exchangeAddress, signDepositWalletOrder
 import { DepositWalletNotDeployedError, relayerClient } from '../relayer/client';
 import { walletHasCode } from '../relayer/chain';
 import { DEFAULT_SETTINGS } from '../settings';
+import { assertPinnedPerpsDomain } from '../settings/domain';
 import {
   ArtifactMismatchError,
   clobArtifact,
@@ -66,8 +67,12 @@ import { appendAudit, auditLog, type AuditLog } from '../audit';
 import { fromUnits } from '../decimal';
 import type { Vault } from '../vault/vault';
 
-/** Gateway settings (issue #4 §1: settings store). URLs are service roots; `headerSet` names the auth headers (default `seed`). */
-export type GatewaySettings = { perpsUrl: string; clobUrl: string; clobChainId: number; headerSet?: HeaderSet; relayerUrl?: string; rpcUrl?: string };
+/**
+ * Gateway settings (issue #4 §1: settings store). URLs are service roots; `headerSet` names the auth
+ * headers (default `seed`); `perpsDomain` the pinned perps domain's name and version (issue #22; its
+ * chain is `clobChainId`; absent: the default pin — never "whatever the gateway says").
+ */
+export type GatewaySettings = { perpsUrl: string; clobUrl: string; clobChainId: number; headerSet?: HeaderSet; relayerUrl?: string; rpcUrl?: string; perpsDomain?: { name: string; version: string } };
 
 /**
  * Thrown when a signed command got no answer (the connection failed or the deadline passed): it may or
@@ -247,16 +252,21 @@ export class SigningService {
     await appendAudit(this.auditLog, { at: this.now(), ...entry });
   }
 
-  /** Cached command and withdraw domains of the configured perps gateway (PROTOCOL.md §1.1). */
+  /**
+   * Cached command and withdraw domains of the configured perps gateway (PROTOCOL.md §1.1), checked
+   * against the pinned domain on every call: throws `PerpsDomainMismatchError` (issue #22) when they differ.
+   */
   async perpsDomains(): Promise<{ domain: PerpsCommandDomain; withdrawDomain: PerpsWithdrawDomain }> {
-    const { perpsUrl } = await this.o.settings();
+    const { perpsUrl, perpsDomain = DEFAULT_SETTINGS.perpsDomain, clobChainId } = await this.o.settings();
     let d = this.domains.get(perpsUrl);
     if (!d) {
       d = fetchPerpsDomains(perpsUrl, this.fetchFn);
       d.catch(() => this.domains.delete(perpsUrl));
       this.domains.set(perpsUrl, d);
     }
-    return d;
+    const domains = await d;
+    assertPinnedPerpsDomain({ ...perpsDomain, chainId: clobChainId }, domains.domain);
+    return domains;
   }
 
   private meter(gateway: string, request: number, action: number): void {
