@@ -47,6 +47,7 @@ import { DepositWalletNotDeployedError, relayerClient } from '../relayer/client'
 import { walletHasCode } from '../relayer/chain';
 import { DEFAULT_SETTINGS } from '../settings';
 import { assertPinnedPerpsDomain } from '../settings/domain';
+import { assertVenueConfirmed, type ConfirmationSettings } from '../settings/confirmation';
 import {
   ArtifactMismatchError,
   clobArtifact,
@@ -70,9 +71,10 @@ import type { Vault } from '../vault/vault';
 /**
  * Gateway settings (issue #4 §1: settings store). URLs are service roots; `headerSet` names the auth
  * headers (default `seed`); `perpsDomain` the pinned perps domain's name and version (issue #22; its
- * chain is `clobChainId`; absent: the default pin — never "whatever the gateway says").
+ * chain is `clobChainId`; absent: the default pin — never "whatever the gateway says"); the preset and
+ * its real-money confirmations (`ConfirmationSettings`, issue #22).
  */
-export type GatewaySettings = { perpsUrl: string; clobUrl: string; clobChainId: number; headerSet?: HeaderSet; relayerUrl?: string; rpcUrl?: string; perpsDomain?: { name: string; version: string } };
+export type GatewaySettings = { perpsUrl: string; clobUrl: string; clobChainId: number; headerSet?: HeaderSet; relayerUrl?: string; rpcUrl?: string; perpsDomain?: { name: string; version: string } } & ConfirmationSettings;
 
 /**
  * Thrown when a signed command got no answer (the connection failed or the deadline passed): it may or
@@ -404,17 +406,22 @@ export class SigningService {
   }
 
   /**
-   * The signing gate around one artifact: throws `HaltedError` now unless it may pass, runs `body` with a
+   * The signing gate around one artifact: throws `HaltedError` now unless it may pass, rejects with
+   * `VenueNotConfirmedError` while a live preset is unconfirmed (not for panic's pass), runs `body` with a
    * `recheck` to call right before each signature (a halt may come meanwhile), and counts the run as in
    * flight when it can open exposure.
    */
   private guarded<T>(artifact: SigningArtifact, opts: GateOptions, body: (recheck: () => void) => Promise<T>): Promise<T> {
     const exempt = () => panicExempt(artifact);
     this.gate(opts.pass, exempt);
-    const running = body(() => {
-      this.gate(opts.pass, exempt);
-      opts.still?.();
-    });
+    // A live venue preset the person has not confirmed signs nothing (issue #22); panic's own commands pass.
+    const confirmed = opts.pass === PANIC_PASS && exempt() ? Promise.resolve() : this.o.settings().then(assertVenueConfirmed);
+    const running = confirmed.then(() =>
+      body(() => {
+        this.gate(opts.pass, exempt);
+        opts.still?.();
+      }),
+    );
     return opensExposure(artifact) ? this.track(running) : running;
   }
 
