@@ -1,5 +1,6 @@
 /**
- * Sandbox bridge (`/bridge`; seed `order-book-exchange-api.md` "Relayer and bridge"): `POST /withdraw`
+ * Sandbox bridge (`/bridge`; seed `order-book-exchange-api.md` "Relayer and bridge"): `GET /supported-assets`
+ * (`{ supportedAssets: [] }`, the settings' connection check reads it) and `POST /withdraw`
  * with body `{ address, toChainId, toTokenAddress, recipientAddr, amount }` (amount in base units),
  * authorised by L1 headers of `address` (ClobAuth on the exchange chain, nonce 0); debits the order
  * book's collateral and records the withdrawal (`GET /admin/withdrawals`).
@@ -33,5 +34,7 @@ export function bridgeRoutes(ctx: SandboxContext): Hono {
     ctx.bridgeWithdrawals.push({ id, address, amount: b.amount, toChainId: b.toChainId, recipient: b.recipientAddr, at: ctx.now() });
     return c.json({ id, status: 'pending' });
   });
+  // The venue's public list read (docs.polymarket.com Bridge API); the sandbox bridges nothing in: an empty list.
+  bridge.get('/supported-assets', (c) => c.json({ supportedAssets: [] }));
   return bridge;
 }

@@ -20,6 +20,9 @@ export type ConfirmationSettings = { preset?: (typeof PRESET_IDS)[number]; confi
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
+/** Whether `hostname` (a URL's `hostname`: no port) is this machine's loopback: `127.0.0.1`, `localhost`, `[::1]`. */
+export const isLoopbackHost = (hostname: string): boolean => LOOPBACK.has(hostname);
+
 /**
  * The key under which a confirmation of `s` is stored, or undefined when `s` needs none: the preset id
  * (`polymarket`, `preproduction`), or for `custom` with a non-loopback host `custom:<hosts, sorted>`.
@@ -33,7 +36,7 @@ export function confirmationKey(s: ConfirmationSettings): string | undefined {
     const url = s[f];
     if (url === undefined) continue;
     const u = URL.canParse(url) ? new URL(url) : undefined;
-    if (!u || !LOOPBACK.has(u.hostname)) hosts.add(u?.host ?? url);
+    if (!u || !isLoopbackHost(u.hostname)) hosts.add(u?.host ?? url);
   }
   return hosts.size ? `custom:${[...hosts].sort().join(',')}` : undefined;
 }
