@@ -6,7 +6,8 @@
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../sandbox/testkit';
-import { checkConnections, CHECKED_SERVICES, hostOrigins } from './check';
+import { checkConnections, CHECKED_SERVICES } from './check';
+import { hostOrigins } from './hosts';
 import { DEFAULT_SETTINGS } from './index';
 import { presetById } from './presets';
 

@@ -13,14 +13,11 @@
  * | chain RPC | `eth_chainId`, which must equal `clobChainId` |
  * | bridge | `GET /supported-assets` (an object) |
  * | perps stream, order-book market and user channels | open the WebSocket; ok on `open` or a first frame; then close (no auth frame) |
- *
- * Also: `hostOrigins`, the host-permission patterns a setup needs (what the popup asks the browser for).
  */
 import * as v from 'valibot';
 import { fetchPerpsDomains } from '../perps/client';
 import { fetchWithTimeout } from '../http/timeout';
 import type { WebSocketConstructor, WebSocketLike } from '../streams/perps';
-import { isLoopbackHost } from './confirmation';
 import { assertPinnedPerpsDomain } from './domain';
 import { clobChannelUrl, type Settings } from './index';
 
@@ -145,19 +142,4 @@ export async function checkConnections(s: CheckedSettings, d: CheckDeps): Promis
       }
     }),
   );
-}
-
-/**
- * The host-permission patterns the services of `s` need: `https://<host>/*` for each distinct https
- * host of the REST services (the background fetches them), loopback excluded (granted at install).
- * WebSockets need no host permission. An http URL off loopback yields `http://<host>/*`, which the
- * manifest does not offer: the browser refuses it, so a plain-http remote gateway cannot be set.
- */
-export function hostOrigins(s: Pick<Settings, 'perpsUrl' | 'clobUrl' | 'gammaUrl' | 'dataUrl' | 'relayerUrl' | 'rpcUrl' | 'bridgeUrl'>): string[] {
-  const out = new Set<string>();
-  for (const url of [s.perpsUrl, s.clobUrl, s.gammaUrl, s.dataUrl, s.relayerUrl, s.rpcUrl, s.bridgeUrl]) {
-    const u = new URL(url);
-    if (!isLoopbackHost(u.hostname)) out.add(`${u.protocol}//${u.hostname}/*`);
-  }
-  return [...out].sort();
 }

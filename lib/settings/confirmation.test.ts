@@ -8,8 +8,8 @@ import { cancelAll, createOrders } from '../perps/commands';
 import { openVaultDb, type VaultDb } from '../vault/db';
 import { memorySessionStore, Vault } from '../vault/vault';
 import { startHarness, type Harness } from '../sandbox/testkit';
-import { PANIC_PASS, SigningService, type GatewaySettings } from '../signer/service';
-import { confirmationKey, VenueNotConfirmedError } from './confirmation';
+import { PANIC_PASS, SigningService } from '../signer/service';
+import { confirmationKey, type ConfirmationSettings } from './confirmation';
 
 describe('confirmationKey', () => {
   it('asks for the venue presets and remote custom hosts only', () => {
@@ -26,7 +26,8 @@ let h: Harness;
 let db: VaultDb;
 let vault: Vault;
 let owner: string;
-let extra: Partial<GatewaySettings> = {};
+let extra: ConfirmationSettings = {};
+const UNCONFIRMED = { name: 'Settings.VenueNotConfirmedError' };
 const service = () => new SigningService({ vault, db, settings: async () => ({ perpsUrl: h.perps, clobUrl: h.clobUrl, clobChainId: 80002, ...extra }), now: () => h.clock.now });
 const sent = () => h.ctx.requestLog.filter((r) => r.method !== 'GET' && r.path.startsWith('/perps/v1/')).length;
 const order = () => createOrders({ orders: [{ iid: 2, buy: false, qty: '0.1', tif: 'gtc', p: '4000' }] });
@@ -49,9 +50,9 @@ describe('signing under a venue preset', () => {
     extra = { preset: 'polymarket', confirmedPresets: ['preproduction'] };
     const before = sent();
     const err = await service().perpsSend(owner, order(), { origin: 'test' }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(VenueNotConfirmedError);
+    expect(err).toMatchObject(UNCONFIRMED);
     expect(err).toMatchObject({ code: 4100, data: { preset: 'polymarket' } });
-    await expect(service().perpsSign(owner, order())).rejects.toBeInstanceOf(VenueNotConfirmedError);
+    await expect(service().perpsSign(owner, order())).rejects.toMatchObject(UNCONFIRMED);
     expect(sent()).toBe(before);
     expect(await service().perpsSend(owner, cancelAll({}), { origin: 'panic', pass: PANIC_PASS })).toBeDefined();
     extra = { preset: 'polymarket', confirmedPresets: ['polymarket'] };

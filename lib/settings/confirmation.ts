@@ -8,6 +8,7 @@
  */
 import { BaseError } from '../errors/base';
 import type { PRESET_IDS } from './index';
+import { isLoopbackHost } from './hosts';
 
 /** The URL fields a custom setup's confirmation key is made of. */
 const URL_FIELDS = ['perpsUrl', 'perpsWsUrl', 'clobUrl', 'clobWsUrl', 'gammaUrl', 'dataUrl', 'relayerUrl', 'rpcUrl', 'bridgeUrl'] as const;
@@ -18,10 +19,6 @@ const URL_FIELDS = ['perpsUrl', 'perpsWsUrl', 'clobUrl', 'clobWsUrl', 'gammaUrl'
  */
 export type ConfirmationSettings = { preset?: (typeof PRESET_IDS)[number]; confirmedPresets?: readonly string[] } & Partial<Record<(typeof URL_FIELDS)[number], string>>;
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-/** Whether `hostname` (a URL's `hostname`: no port) is this machine's loopback: `127.0.0.1`, `localhost`, `[::1]`. */
-export const isLoopbackHost = (hostname: string): boolean => LOOPBACK.has(hostname);
 
 /**
  * The key under which a confirmation of `s` is stored, or undefined when `s` needs none: the preset id
@@ -51,7 +48,7 @@ export const needsConfirmation = (s: ConfirmationSettings): boolean => {
  * Thrown before a signature while the active venue preset is not confirmed (`data.preset`: its key).
  * EIP-1193 4100 "unauthorized": the person has not allowed real-money signatures with this preset yet.
  */
-export class VenueNotConfirmedError extends BaseError {
+class VenueNotConfirmedError extends BaseError {
   override name = 'Settings.VenueNotConfirmedError';
   static override readonly code: number | undefined = 4100;
   constructor(key: string) {
