@@ -41,6 +41,20 @@ export async function writeStartHint(hint: StartHint): Promise<void> {
   await browser.storage.session.set({ [START_HINT_KEY]: hint }).catch(() => undefined);
 }
 
+/**
+ * Asks the browser for host permissions on `origins` (match patterns, e.g. `https://clob.polymarket.com/*`;
+ * issue #22 presets). Must run in the click that asked for it. Resolves true when granted (or nothing
+ * was asked), false when the person or the browser refused.
+ */
+export async function requestHostPermissions(origins: readonly string[]): Promise<boolean> {
+  if (origins.length === 0) return true;
+  try {
+    return await browser.permissions.request({ origins: [...origins] });
+  } catch {
+    return false;
+  }
+}
+
 /** A person-readable message for any error: the background's `shortMessage`, or a generic sentence. */
 export function messageOf(err: unknown): string {
   if (err instanceof RemoteError) return err.shortMessage;

@@ -1,5 +1,5 @@
 /**
- * Settings: gateway URLs (default: the sandbox), auto-lock minutes, theme (system / light / dark),
+ * Settings: the venue preset and its connection check (`components/settings/Presets.tsx`), gateway URLs (default: the sandbox), auto-lock minutes, theme (system / light / dark),
  * encrypted backup export and restore, password change, and adding another owner key. State: the
  * app's settings store (`stores/settings.ts`); the passwords and the backup file being entered stay local.
  */
@@ -9,6 +9,7 @@ import { invalidText, type SettingsStore } from './stores/settings';
 import { Permissions } from './permissions';
 import { NotificationSettings } from '../../components/settings/Notifications';
 import { call } from './api';
+import { Presets } from '../../components/settings/Presets';
 
 const THEMES = ['system', 'light', 'dark'] as const;
 const HEADER_SETS = ['seed', 'venue'] as const;
@@ -43,6 +44,7 @@ export function SettingsView({ settings: st, onChanged, onAddKey }: { settings: 
             Some stored settings were invalid and were reset to their defaults: {invalidText(invalid)}. Check them and save.
           </p>
         ) : null}
+        <Presets settings={st} />
         <h3>Gateways</h3>
         <Field label="Perps gateway"><input name="perpsUrl" value={s.perpsUrl} onInput={(e) => st.edit({ perpsUrl: e.currentTarget.value })} /></Field>
         <Field label="Order-book exchange"><input name="clobUrl" value={s.clobUrl} onInput={(e) => st.edit({ clobUrl: e.currentTarget.value })} /></Field>

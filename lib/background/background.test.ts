@@ -142,6 +142,7 @@ describe('background: replies never carry secrets', () => {
       'vault.restoreBackup': { backup: '{}', password: 'a good password' },
       'settings.get': {},
       'settings.set': { autoLockMinutes: 20 },
+      'settings.checkConnections': {},
       'proxy.issue': { account: owner, expiry: Date.now() + 86_400_000, label: 'issued' },
       'proxy.import': { account: owner, privateKey: proxyKey, proxy, secret: 'imported-proxy-secret', expiry: Date.now() + 3_600_000 },
       'proxy.list': { account: owner },

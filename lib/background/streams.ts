@@ -34,6 +34,7 @@ import type { Book, OrderView } from '../perps/wire';
 import type { ClobOpenOrder } from '../clob/client';
 import type { VaultDb } from '../vault/db';
 import type { Vault } from '../vault/vault';
+import { clobChannelUrl } from '../settings';
 import type { Lifetime } from './lifetime';
 
 /** How long a popup's `streams.status` call counts as "the popup is open" (ms). */
@@ -50,7 +51,7 @@ export type BackgroundStreamsDeps = {
   service: SigningService;
   grants: GrantService;
   lifetime: Lifetime;
-  settings: () => Promise<{ perpsUrl: string; clobUrl: string }>;
+  settings: () => Promise<{ perpsUrl: string; perpsWsUrl: string; clobWsUrl: string }>;
   broadcast: (push: StreamPush | MarketPush) => void;
   WebSocket?: WebSocketConstructor;
   now?: () => number;
@@ -59,24 +60,6 @@ export type BackgroundStreamsDeps = {
 /** One stream's state as `streams.status` answers it. */
 type StreamStatusView = { venue: 'perps' | 'clob'; account: `0x${string}`; state: 'live' | 'connecting' | 'down'; lastEventAt: number | null };
 type State = StreamStatusView['state'];
-
-/**
- * The perps session WebSocket URL of a perps REST base: the same host, `ws(s)`, `/v1/ws` (the sandbox's
- * `/perps` → `/perps/v1/ws`). The venue's production REST and WS hosts differ (PROTOCOL.md §5.1): its
- * preset must carry the WS URL itself.
- */
-export function perpsWsUrl(perpsUrl: string): string {
-  return `${perpsUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/v1/ws`;
-}
-
-/**
- * An order-book channel URL of a CLOB REST base: the same host, `ws(s)`, `/ws/<channel>` (the sandbox's
- * `/clob` → `/clob/ws/market`). The one place to swap for the settings' `clobChannelUrl` (h22-presets)
- * once it lands: the venue's channels live on another host (PROTOCOL.md §5.3).
- */
-function clobChannelUrl(settings: { clobUrl: string }, channel: 'market' | 'user'): string {
-  return `${settings.clobUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/ws/${channel}`;
-}
 
 /**
  * The running streams: `status` (the `streams.status` answer; marks the popup open), `watch` (`streams.watch`), `reconcile`, `stop`;
@@ -341,11 +324,11 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
   async function reconcileNow(): Promise<void> {
     const popupOpen = now() - popupSeenAt < POPUP_TTL_MS;
     const settings = await d.settings();
-    market.set(popupOpen ? perpsWsUrl(settings.perpsUrl) : undefined, watching.perpsIid, popupOpen ? clobChannelUrl(settings, 'market') : undefined, watching.clobToken);
+    market.set(popupOpen ? settings.perpsWsUrl : undefined, watching.perpsIid, popupOpen ? clobChannelUrl(settings, 'market') : undefined, watching.clobToken);
     if (!d.vault.unlocked) return close();
     const active = await activeAccount(d.db, d.vault);
     if (!active || !d.vault.unlocked) return close();
-    const key = `${settings.perpsUrl}|${settings.clobUrl}|${active.address.toLowerCase()}`;
+    const key = `${settings.perpsUrl}|${settings.perpsWsUrl}|${settings.clobWsUrl}|${active.address.toLowerCase()}`;
     if (current && current.key !== key) closePerps();
     if (clobUser && clobUser.key !== key) closeClob();
     // Cheapest first: the grants are decrypted only when neither the popup nor an open order holds the stream.
@@ -360,7 +343,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
     } catch {
       return; // no proxy yet: nothing to authenticate with
     }
-    if (d.vault.unlocked && !current) open(active.address, key, perpsWsUrl(settings.perpsUrl), auth);
+    if (d.vault.unlocked && !current) open(active.address, key, settings.perpsWsUrl, auth);
   }
 
   /** Runs one reconcile after the previous (never two at once, so never two sockets). */

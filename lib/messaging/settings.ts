@@ -1,9 +1,10 @@
 /** Contract of the settings procedures (issue #4 §1, settings store with versions and migrations). */
 import * as v from 'valibot';
 import { settingsSchema } from '../settings';
+import { CHECKED_SERVICES } from '../settings/check';
 import { EXT, noInput, POPUP, procedure } from './procedure';
 
-/** Settings procedures. `settings.get` also names the stored fields that were invalid (and replaced by defaults). */
+/** Settings procedures (`settings.checkConnections`: issue #22). `settings.get` also names the stored fields that were invalid (and replaced by defaults). */
 export const SETTINGS_CONTRACT = {
   'settings.get': procedure({
     input: noInput,
@@ -12,4 +13,16 @@ export const SETTINGS_CONTRACT = {
     activity: false,
   }),
   'settings.set': procedure({ input: v.partial(settingsSchema), output: settingsSchema, senders: POPUP, activity: true }),
+  /**
+   * Checks the stored settings' services (issue #22, `lib/settings/check.ts`): per service ok, or the
+   * reason it failed, and the time it took (ms). Popup only; nothing is signed, no credential is sent.
+   */
+  'settings.checkConnections': procedure({
+    input: noInput,
+    output: v.object({
+      results: v.array(v.object({ service: v.picklist(CHECKED_SERVICES), label: v.string(), url: v.string(), ok: v.boolean(), reason: v.optional(v.string()), ms: v.number() })),
+    }),
+    senders: POPUP,
+    activity: true,
+  }),
 } as const;

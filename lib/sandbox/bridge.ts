@@ -1,5 +1,6 @@
 /**
- * Sandbox bridge (`/bridge`; seed `order-book-exchange-api.md` "Relayer and bridge"): `POST /withdraw`.
+ * Sandbox bridge (`/bridge`; seed `order-book-exchange-api.md` "Relayer and bridge"): `GET /supported-assets`
+ * (`{ supportedAssets: [] }`, the settings' connection check reads it) and `POST /withdraw`.
  * Without `amount` it is the venue's deposit-address withdraw (see `depositAddressWithdraw`: the deposit
  * wallet is the source, its collateral moves by a relayer batch). With `amount` (base units) it is the
  * older direct form, authorised by L1 headers of `address` (ClobAuth on the exchange chain, nonce 0),
@@ -35,6 +36,8 @@ export function bridgeRoutes(ctx: SandboxContext): Hono {
     ctx.bridgeWithdrawals.push({ id, address, amount: b.amount, toChainId: b.toChainId, recipient: b.recipientAddr, at: ctx.now() });
     return c.json({ id, status: 'pending' });
   });
+  // The venue's public list read (docs.polymarket.com Bridge API); the sandbox bridges nothing in: an empty list.
+  bridge.get('/supported-assets', (c) => c.json({ supportedAssets: [] }));
   return bridge;
 }
 

@@ -1,11 +1,13 @@
 /**
- * User settings kept in the vault database's `settings` store (not secret): gateway URLs, the
- * relayer and chain RPC URLs (deposit wallets), the order-book chain id, auto-lock minutes, theme, and the gateway profile's header set (`seed`: the
+ * User settings kept in the vault database's `settings` store (not secret): the preset they came from
+ * (`presets.ts`), gateway URLs (REST and WebSocket), the relayer, bridge and chain RPC URLs, the pinned
+ * perps EIP-712 domain, the venue presets confirmed for real money, the order-book chain id, auto-lock minutes, theme, and the gateway profile's header set (`seed`: the
  * seeds' `SVC_*` / `SERVICE-*` names, the default; `venue`: the venue's `POLY_*` / `POLYMARKET-*`,
  * `lib/http/headers.ts`). Defaults point at the sandbox on 127.0.0.1:8787.
  *
  * Stored as `{ version, values }` under `prefs` (issue #14 §4), with written migrations from each
- * version to the next (v1 was the bare values object). Every field is validated on its own when read:
+ * version to the next (v1 was the bare values object; v3 added the WebSocket and bridge URLs, the
+ * preset, the perps domain pin — issue #22). Every field is validated on its own when read:
  * a field that is missing takes its default silently; a field that is present but invalid takes its
  * default **and is reported** (`readSettingsReport().invalid`, shown in the popup's Settings) — the
  * other fields, gateway URLs included, keep their stored values.
@@ -28,10 +30,45 @@ const httpUrl = v.pipe(
   v.transform((s) => s.replace(/\/+$/, '')),
 );
 
+const wsUrl = v.pipe(
+  v.string('must be a URL'),
+  v.maxLength(300, 'must be at most 300 characters'),
+  v.check((s) => {
+    try {
+      const u = new URL(s);
+      return (u.protocol === 'wss:' || u.protocol === 'ws:') && !u.username && !u.password && !u.hash && !u.search;
+    } catch {
+      return false;
+    }
+  }, 'must be a ws(s) URL without credentials, query or fragment'),
+  v.transform((s) => s.replace(/\/+$/, '')),
+);
+
+/** A pinned EIP-712 domain's name or version: 1-64 printable characters. */
+const domainPart = v.pipe(v.string('must be text'), v.minLength(1, 'must not be empty'), v.maxLength(64, 'must be at most 64 characters'), v.regex(/^[\x20-\x7e]+$/, 'must be printable ASCII'));
+
+/** The settings' presets (`lib/settings/presets.ts`); `custom` = URLs typed by the person. */
+export const PRESET_IDS = ['sandbox', 'polymarket', 'preproduction', 'custom'] as const;
+
 /** The settings' schema (issue #4; fields documented on `Settings`): URLs lose their trailing slashes. */
 export const settingsSchema = v.strictObject({
+  /** The preset the service fields were filled from (`custom` once the person edits one). */
+  preset: v.picklist(PRESET_IDS, 'must be sandbox, polymarket, preproduction or custom'),
   perpsUrl: httpUrl,
+  /** The perps session / public channels WebSocket (PROTOCOL.md §5.1), e.g. `ws://127.0.0.1:8787/perps/v1/ws`. */
+  perpsWsUrl: wsUrl,
   clobUrl: httpUrl,
+  /** The order-book channels' base: `/market` and `/user` are appended (`clobChannelUrl`, PROTOCOL.md §5.3-5.4). */
+  clobWsUrl: wsUrl,
+  /** The bridge (withdrawals to other chains; seed "Relayer and bridge"). */
+  bridgeUrl: httpUrl,
+  /**
+   * The perps EIP-712 command domain's pinned `name` and `version` (PROTOCOL.md §1.1; its chain id is
+   * `clobChainId`). The gateway's exchange-info read must report exactly these before anything is signed.
+   */
+  perpsDomain: v.strictObject({ name: domainPart, version: domainPart }, 'must be { name, version }'),
+  /** Confirmation keys (`confirmationKey`) of the venue presets the person accepted for real-money signatures. */
+  confirmedPresets: v.pipe(v.array(v.pipe(v.string(), v.maxLength(700)), 'must be a list'), v.maxLength(50, 'must be at most 50 entries')),
   gammaUrl: httpUrl,
   dataUrl: httpUrl,
   /** The venue's relayer (deposit wallets, issue #21; PROTOCOL.md §4.4). */
@@ -59,8 +96,14 @@ export const SANDBOX_BASE = 'http://127.0.0.1:8787';
 
 /** Settings of a fresh install: the sandbox's services, its chain id (80002), 15 min auto-lock, 90 days of audit, a 1 % (100 bp) slippage cap. */
 export const DEFAULT_SETTINGS: Settings = {
+  preset: 'sandbox',
   perpsUrl: `${SANDBOX_BASE}/perps`,
+  perpsWsUrl: `${SANDBOX_BASE.replace(/^http/, 'ws')}/perps/v1/ws`,
   clobUrl: `${SANDBOX_BASE}/clob`,
+  clobWsUrl: `${SANDBOX_BASE.replace(/^http/, 'ws')}/clob/ws`,
+  bridgeUrl: `${SANDBOX_BASE}/bridge`,
+  perpsDomain: { name: 'Polymarket', version: '1' },
+  confirmedPresets: [],
   gammaUrl: `${SANDBOX_BASE}/gamma`,
   dataUrl: `${SANDBOX_BASE}/data`,
   relayerUrl: `${SANDBOX_BASE}/relayer`,
@@ -75,12 +118,35 @@ export const DEFAULT_SETTINGS: Settings = {
 };
 
 /** The stored settings format version of this build. */
-export const SETTINGS_VERSION = 2;
+export const SETTINGS_VERSION = 3;
+
+/** The WebSocket URL of an http(s) URL: the same host and path, `ws(s)`. */
+const toWs = (url: string) => url.replace(/^http/, 'ws').replace(/\/+$/, '');
+
+/**
+ * v2 → v3 (issue #22, venue presets): adds `perpsWsUrl` (derived from `perpsUrl` exactly as the
+ * background did before: `ws(s)` + `/v1/ws`), `clobWsUrl` (`clobUrl` + `/ws`, the sandbox's layout),
+ * `preset` (`sandbox` when every service URL and the chain id are the sandbox's, else `custom`) and
+ * `perpsDomain` (the default pin). `bridgeUrl` and `confirmedPresets` take their defaults. A stored
+ * URL that is not a string is left for the field check to report.
+ */
+function migrateV2toV3(values: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...values };
+  const { perpsUrl, clobUrl } = values;
+  if (typeof perpsUrl === 'string') out.perpsWsUrl = `${toWs(perpsUrl)}/v1/ws`;
+  if (typeof clobUrl === 'string') out.clobWsUrl = `${toWs(clobUrl)}/ws`;
+  const sandboxFields = ['perpsUrl', 'clobUrl', 'gammaUrl', 'dataUrl', 'relayerUrl', 'rpcUrl', 'clobChainId'] as const;
+  const isSandbox = sandboxFields.every((f) => values[f] === undefined || values[f] === DEFAULT_SETTINGS[f]);
+  out.preset = isSandbox ? 'sandbox' : 'custom';
+  out.perpsDomain = DEFAULT_SETTINGS.perpsDomain;
+  return out;
+}
 
 /** Migrations: `SETTINGS_MIGRATIONS[n]` turns version n − 1 values into version n values. Never edit a shipped one. */
 export const SETTINGS_MIGRATIONS: Readonly<Record<number, (values: Record<string, unknown>) => Record<string, unknown>>> = {
   // v1 stored the bare values object under `prefs`; v2 wraps it as `{ version, values }` (same fields).
   2: (values) => values,
+  3: migrateV2toV3,
 };
 
 /** A stored field that failed validation and fell back to its default. */
@@ -133,9 +199,36 @@ export async function readSettings(db: VaultDb): Promise<Settings> {
   return (await readSettingsReport(db)).settings;
 }
 
-/** Writes a validated patch (current version) and returns the new settings. Throws `InvalidFieldError`. */
+/**
+ * The URL of order-book channel `channel` (PROTOCOL.md §5.3-5.4): `clobWsUrl` + `/market` or `/user`,
+ * e.g. `wss://ws-subscriptions-clob.polymarket.com/ws/market`, the sandbox's `ws://127.0.0.1:8787/clob/ws/user`.
+ * The market channel needs no auth; the user channel's API credentials never leave the background.
+ */
+export function clobChannelUrl(settings: Pick<Settings, 'clobWsUrl'>, channel: 'market' | 'user'): string {
+  return `${settings.clobWsUrl}/${channel}`;
+}
+
+/**
+ * The patch with the WebSocket URLs that follow their REST URL: when a patch moves `perpsUrl` (or
+ * `clobUrl`) alone and the stored `perpsWsUrl` (`clobWsUrl`) is the one derived from the stored REST URL
+ * (the sandbox's layout: `ws(s)` + `/v1/ws`, `/ws`), the WebSocket URL moves with it — what the
+ * background derived before v3. A WebSocket URL set on its own (the venue's hosts differ) stays.
+ */
+function withFollowingWs(current: Settings, patch: Partial<Settings>): Partial<Settings> {
+  const out = { ...patch };
+  const { perpsUrl, clobUrl } = patch;
+  if (perpsUrl !== undefined && patch.perpsWsUrl === undefined && v.is(httpUrl, perpsUrl) && current.perpsWsUrl === `${toWs(current.perpsUrl)}/v1/ws`) out.perpsWsUrl = `${toWs(perpsUrl)}/v1/ws`;
+  if (clobUrl !== undefined && patch.clobWsUrl === undefined && v.is(httpUrl, clobUrl) && current.clobWsUrl === `${toWs(current.clobUrl)}/ws`) out.clobWsUrl = `${toWs(clobUrl)}/ws`;
+  return out;
+}
+
+/**
+ * Writes a validated patch (current version) and returns the new settings. Throws `InvalidFieldError`
+ * naming the field. WebSocket URLs may follow a moved REST URL (`withFollowingWs`).
+ */
 export async function writeSettings(db: VaultDb, patch: Partial<Settings>): Promise<Settings> {
-  const next = parseOrThrow(settingsSchema, { ...(await readSettings(db)), ...patch });
+  const current = await readSettings(db);
+  const next = parseOrThrow(settingsSchema, { ...current, ...withFollowingWs(current, patch) });
   await db.put('settings', { version: SETTINGS_VERSION, values: next }, 'prefs');
   return next;
 }

@@ -116,7 +116,7 @@ describe('SigningService against the sandbox', () => {
   it('meters weight client-side and refuses before the gateway would answer 429', async () => {
     const h2 = await startHarness();
     try {
-      const settings = async () => ({ perpsUrl: h2.perps, clobUrl: h2.clobUrl, clobChainId: 1 });
+      const settings = async () => ({ perpsUrl: h2.perps, clobUrl: h2.clobUrl, clobChainId: h2.ctx.config.clobChainId });
       const meterTest = new SigningService({ vault, db, settings, now: () => h2.clock.now });
       const fresh = (await vault.generateOwnerKey('meter')).address;
       await meterTest.issueProxy(fresh, { expiry: h2.clock.now + 3_600_000 });

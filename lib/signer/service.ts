@@ -47,6 +47,8 @@ import { buildClobOrder, CLOB_MAX_BATCH, exchangeAddress, signDepositWalletOrder
 import { DepositWalletNotDeployedError, relayerClient } from '../relayer/client';
 import { walletHasCode } from '../relayer/chain';
 import { DEFAULT_SETTINGS } from '../settings';
+import { assertPinnedPerpsDomain } from '../settings/domain';
+import { assertVenueConfirmed, type ConfirmationSettings } from '../settings/confirmation';
 import {
   ArtifactMismatchError,
   clobArtifact,
@@ -67,8 +69,13 @@ import { appendAudit, auditLog, type AuditLog } from '../audit';
 import { fromUnits } from '../decimal';
 import type { Vault } from '../vault/vault';
 
-/** Gateway settings (issue #4 §1: settings store). URLs are service roots; `headerSet` names the auth headers (default `seed`). */
-export type GatewaySettings = { perpsUrl: string; clobUrl: string; clobChainId: number; headerSet?: HeaderSet; relayerUrl?: string; rpcUrl?: string };
+/**
+ * Gateway settings (issue #4 §1: settings store). URLs are service roots; `headerSet` names the auth
+ * headers (default `seed`); `perpsDomain` the pinned perps domain's name and version (issue #22; its
+ * chain is `clobChainId`; absent: the default pin — never "whatever the gateway says"); the preset and
+ * its real-money confirmations (`ConfirmationSettings`, issue #22).
+ */
+export type GatewaySettings = { perpsUrl: string; clobUrl: string; clobChainId: number; headerSet?: HeaderSet; relayerUrl?: string; rpcUrl?: string; perpsDomain?: { name: string; version: string } } & ConfirmationSettings;
 
 /**
  * Thrown when a signed command got no answer (the connection failed or the deadline passed): it may or
@@ -254,16 +261,21 @@ export class SigningService {
     await appendAudit(this.auditLog, { at: this.now(), ...entry });
   }
 
-  /** Cached command and withdraw domains of the configured perps gateway (PROTOCOL.md §1.1). */
+  /**
+   * Cached command and withdraw domains of the configured perps gateway (PROTOCOL.md §1.1), checked
+   * against the pinned domain on every call: throws `PerpsDomainMismatchError` (issue #22) when they differ.
+   */
   async perpsDomains(): Promise<{ domain: PerpsCommandDomain; withdrawDomain: PerpsWithdrawDomain }> {
-    const { perpsUrl } = await this.o.settings();
+    const { perpsUrl, perpsDomain = DEFAULT_SETTINGS.perpsDomain, clobChainId } = await this.o.settings();
     let d = this.domains.get(perpsUrl);
     if (!d) {
       d = fetchPerpsDomains(perpsUrl, this.fetchFn);
       d.catch(() => this.domains.delete(perpsUrl));
       this.domains.set(perpsUrl, d);
     }
-    return d;
+    const domains = await d;
+    assertPinnedPerpsDomain({ ...perpsDomain, chainId: clobChainId }, domains.domain);
+    return domains;
   }
 
   private meter(gateway: string, request: number, action: number): void {
@@ -401,17 +413,22 @@ export class SigningService {
   }
 
   /**
-   * The signing gate around one artifact: throws `HaltedError` now unless it may pass, runs `body` with a
+   * The signing gate around one artifact: throws `HaltedError` now unless it may pass, rejects with
+   * `VenueNotConfirmedError` while a live preset is unconfirmed (not for panic's pass), runs `body` with a
    * `recheck` to call right before each signature (a halt may come meanwhile), and counts the run as in
    * flight when it can open exposure.
    */
   private guarded<T>(artifact: SigningArtifact, opts: GateOptions, body: (recheck: () => void) => Promise<T>): Promise<T> {
     const exempt = () => panicExempt(artifact);
     this.gate(opts.pass, exempt);
-    const running = body(() => {
-      this.gate(opts.pass, exempt);
-      opts.still?.();
-    });
+    // A live venue preset the person has not confirmed signs nothing (issue #22); panic's own commands pass.
+    const confirmed = opts.pass === PANIC_PASS && exempt() ? Promise.resolve() : this.o.settings().then(assertVenueConfirmed);
+    const running = confirmed.then(() =>
+      body(() => {
+        this.gate(opts.pass, exempt);
+        opts.still?.();
+      }),
+    );
     return opensExposure(artifact) ? this.track(running) : running;
   }
 

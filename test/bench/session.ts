@@ -17,7 +17,6 @@ import type { PerpsSessionTransport } from '../../lib/perps/transport';
 import { startSandbox } from '../../lib/sandbox/server';
 import { SigningService } from '../../lib/signer/service';
 import { createPerpsStream } from '../../lib/streams/perps';
-import { perpsWsUrl } from '../../lib/background/streams';
 import { openVaultDb } from '../../lib/vault/db';
 import { memorySessionStore, Vault } from '../../lib/vault/vault';
 
@@ -49,7 +48,7 @@ export async function benchSession(): Promise<void> {
       if (init?.method === 'POST') transportMs = performance.now() - t0;
     }
   };
-  const stream = createPerpsStream({ wsUrl: perpsWsUrl(perpsUrl), proxy: p.address, secret: p.secret, WebSocket, onEvent: () => undefined, onResync: () => undefined });
+  const stream = createPerpsStream({ wsUrl: `${perpsUrl.replace(/^http/, "ws")}/v1/ws`, proxy: p.address, secret: p.secret, WebSocket, onEvent: () => undefined, onResync: () => undefined });
   const timedSession: PerpsSessionTransport = {
     proxy: stream.proxy,
     command: async (cmd, timeoutMs) => {

@@ -4,7 +4,7 @@ import { createPermissionsStore } from './permissions';
 import { createVaultStore, hasLiveProxy, switchedText } from './vault';
 import { fakeCall, FakeFailure } from './testkit';
 
-const SETTINGS = { perpsUrl: 'http://127.0.0.1:1', clobUrl: 'http://127.0.0.1:2', gammaUrl: 'http://127.0.0.1:3', dataUrl: 'http://127.0.0.1:4', relayerUrl: 'http://127.0.0.1:5', rpcUrl: 'http://127.0.0.1:6', clobChainId: 137, autoLockMinutes: 15, theme: 'dark', headerSet: 'seed', maxPositionUsdc: 1_000, auditRetentionDays: 0, slippageBps: 50 };
+const SETTINGS = { perpsUrl: 'http://127.0.0.1:1', clobUrl: 'http://127.0.0.1:2', gammaUrl: 'http://127.0.0.1:3', dataUrl: 'http://127.0.0.1:4', relayerUrl: 'http://127.0.0.1:5', rpcUrl: 'http://127.0.0.1:6', clobChainId: 137, autoLockMinutes: 15, theme: 'dark', headerSet: 'seed', maxPositionUsdc: 1_000, auditRetentionDays: 0, slippageBps: 50, preset: 'custom', perpsWsUrl: 'ws://127.0.0.1:1/v1/ws', clobWsUrl: 'ws://127.0.0.1:2/ws', bridgeUrl: 'http://127.0.0.1:7', perpsDomain: { name: 'Polymarket', version: '1' }, confirmedPresets: [] };
 
 describe('createSettingsStore', () => {
   it('uses the default warning threshold until the settings are read', async () => {
@@ -79,3 +79,46 @@ describe('createPermissionsStore', () => {
     expect(s.grants.value?.map((g) => g.id)).toEqual(['g2']);
   });
 });
+
+describe('createSettingsStore: venue presets (issue #22)', () => {
+  const POLY = { ...SETTINGS, preset: 'polymarket', perpsUrl: 'https://api.perpetuals.polymarket.com' };
+  const RESULT = { service: 'perps', label: 'Perps gateway', url: 'x', ok: true, ms: 3 };
+
+  it('switches to Sandbox (no host to ask for), stores it and runs the connection check', async () => {
+    const { call, calls } = fakeCall({
+      'settings.get': () => ({ settings: POLY, invalid: [] }),
+      'settings.set': (p) => ({ ...SETTINGS, ...p }),
+      'settings.checkConnections': () => ({ results: [RESULT] }),
+    });
+    const s = createSettingsStore(call);
+    await s.load();
+    await s.choosePreset('sandbox');
+    expect(calls.find((c) => c.type === 'settings.set')?.payload).toEqual({ preset: 'sandbox' });
+    await until(() => s.checks.value !== undefined);
+    expect(s.checks.value).toEqual([RESULT]);
+  });
+
+  it('makes the draft custom when a preset field is edited, not when another one is', async () => {
+    const { call } = fakeCall({ 'settings.get': () => ({ settings: POLY, invalid: [] }) });
+    const s = createSettingsStore(call);
+    await s.load();
+    s.edit({ theme: 'light' });
+    expect(s.draft.value?.preset).toBe('polymarket');
+    s.edit({ bridgeUrl: 'https://bridge.example' });
+    expect(s.draft.value?.preset).toBe('custom');
+  });
+
+  it('asks for the confirmation of an unconfirmed venue preset and stores it once', async () => {
+    const { call, calls } = fakeCall({ 'settings.get': () => ({ settings: POLY, invalid: [] }), 'settings.set': (p) => ({ ...POLY, ...p }) });
+    const s = createSettingsStore(call);
+    await s.load();
+    expect(s.unconfirmed.value).toBe(true);
+    await s.confirmVenue();
+    expect(calls.at(-1)?.payload).toEqual({ confirmedPresets: ['polymarket'] });
+    expect(s.unconfirmed.value).toBe(false);
+  });
+});
+
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 50 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+}

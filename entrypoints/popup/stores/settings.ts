@@ -6,7 +6,11 @@
  */
 import { computed, signal } from '@preact/signals';
 import type { ProcedureOutput } from '../../../lib/messaging/protocol';
-import { call as popupCall, messageOf } from '../api';
+import { call as popupCall, messageOf, requestHostPermissions } from '../api';
+import { BaseError } from '../../../lib/errors/base';
+import { hostOrigins } from '../../../lib/settings/hosts';
+import { confirmationKey, needsConfirmation } from '../../../lib/settings/confirmation';
+import { PRESET_FIELDS, presetById, type PresetId } from '../../../lib/settings/presets';
 import type { Call } from './perps';
 import { DEFAULT_SLIPPAGE_BPS } from '../../../lib/perps/risk';
 
@@ -20,6 +24,9 @@ export const DEFAULT_MAX_POSITION_USDC = 50_000;
 
 /** The stored field names as a person reads them: "autoLockMinutes (must be 1-1440)". */
 export const invalidText = (invalid: readonly InvalidSetting[]) => invalid.map((i) => `${i.field} (${i.reason})`).join('; ');
+
+/** One service's connection-check result (`settings.checkConnections`, issue #22). */
+export type ConnectionResult = ProcedureOutput<'settings.checkConnections'>['results'][number];
 
 /** The settings store. */
 export type SettingsStore = ReturnType<typeof createSettingsStore>;
@@ -38,6 +45,12 @@ export function createSettingsStore(call: Call = popupCall) {
   /** The protected market orders' slippage cap, basis points (issue #19; default 100 = 1 %). */
   const slippageBps = computed(() => saved.value?.slippageBps ?? DEFAULT_SLIPPAGE_BPS);
 
+  /** The last connection check's results (issue #22), undefined before the first. */
+  const checks = signal<ConnectionResult[] | undefined>(undefined);
+  const checking = signal(false);
+  /** Whether the saved settings' venue preset still waits for the person's real-money confirmation. */
+  const unconfirmed = computed(() => (saved.value ? needsConfirmation(saved.value) : false));
+
   /** Reads the settings (and the invalid fields). */
   async function load(): Promise<void> {
     const r = await call('settings.get', {});
@@ -45,10 +58,51 @@ export function createSettingsStore(call: Call = popupCall) {
     draft.value = r.settings;
     invalid.value = r.invalid;
   }
-  /** Changes fields of the draft. */
+  /** Changes fields of the draft; editing a field a preset fills makes the draft `custom`. */
   function edit(patch: Partial<Settings>): void {
-    if (draft.value) draft.value = { ...draft.value, ...patch };
+    if (!draft.value) return;
+    const custom = patch.preset === undefined && PRESET_FIELDS.some((f) => f in patch);
+    draft.value = { ...draft.value, ...patch, ...(custom ? { preset: 'custom' as const } : {}) };
   }
+  /** Runs the connection check of the stored settings (`settings.checkConnections`). */
+  async function check(): Promise<void> {
+    checking.value = true;
+    try {
+      checks.value = (await call('settings.checkConnections', {})).results;
+    } catch (err) {
+      error.value = messageOf(err);
+    } finally {
+      checking.value = false;
+    }
+  }
+  /**
+   * Switches to preset `id` (issue #22): asks the browser for exactly its hosts' permissions (in this
+   * click), stores all its values, then runs the connection check. Refused permissions switch nothing.
+   */
+  const choosePreset = (id: Exclude<PresetId, 'custom'>) =>
+    run(async () => {
+      const preset = presetById(id);
+      if (!preset) return 'Nothing to switch';
+      const origins = hostOrigins(preset.values);
+      if (!(await requestHostPermissions(origins))) throw new BaseError(`The browser did not allow Countersign to reach ${origins.join(', ')}: the preset was not switched.`);
+      const next = await call('settings.set', { preset: id });
+      saved.value = next;
+      draft.value = next;
+      checks.value = undefined;
+      void check();
+      return `${preset.label}: every service filled in. Checking the connections…`;
+    });
+  /** Stores the person's real-money confirmation of the saved venue preset (once per preset). */
+  const confirmVenue = () =>
+    run(async () => {
+      const s = saved.value;
+      const key = s && confirmationKey(s);
+      if (!s || !key) return 'Nothing to confirm';
+      const next = await call('settings.set', { confirmedPresets: [...s.confirmedPresets, key] });
+      saved.value = next;
+      draft.value = draft.value ? { ...draft.value, confirmedPresets: next.confirmedPresets } : next;
+      return 'Real-money signatures with this preset are allowed.';
+    });
   /** Runs a Settings action: its resolved text becomes the notice, a failure the error. */
   async function run(fn: () => Promise<string>): Promise<void> {
     error.value = undefined;
@@ -59,11 +113,13 @@ export function createSettingsStore(call: Call = popupCall) {
       error.value = messageOf(err);
     }
   }
-  /** Saves the draft; the background answers the stored settings. */
+  /** Saves the draft (asking the browser for its https hosts first, in this click); the background answers the stored settings. */
   const save = () =>
     run(async () => {
       const d = draft.value;
       if (!d) return 'Nothing to save';
+      const origins = hostOrigins(d);
+      if (!(await requestHostPermissions(origins))) throw new BaseError(`The browser did not allow Countersign to reach ${origins.join(', ')}: nothing was saved.`);
       const next = await call('settings.set', d);
       saved.value = next;
       draft.value = next;
@@ -77,5 +133,5 @@ export function createSettingsStore(call: Call = popupCall) {
   /** Changes the vault password. */
   const changePassword = (oldPassword: string, newPassword: string) => call('vault.changePassword', { oldPassword, newPassword });
 
-  return { draft, saved, invalid, error, notice, theme, maxPositionUsdc, slippageBps, load, edit, run, save, exportBackup, restore, changePassword };
+  return { draft, saved, invalid, error, notice, theme, maxPositionUsdc, slippageBps, checks, checking, unconfirmed, load, edit, run, save, choosePreset, check, confirmVenue, exportBackup, restore, changePassword };
 }

@@ -1,0 +1,62 @@
+/**
+ * The real-money confirmation (issue #22): a live venue preset signs nothing until the person confirms
+ * it once (stored per preset); the sandbox and a loopback custom setup never ask; panic's own commands pass.
+ */
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cancelAll, createOrders } from '../perps/commands';
+import { openVaultDb, type VaultDb } from '../vault/db';
+import { memorySessionStore, Vault } from '../vault/vault';
+import { startHarness, type Harness } from '../sandbox/testkit';
+import { PANIC_PASS, SigningService } from '../signer/service';
+import { confirmationKey, type ConfirmationSettings } from './confirmation';
+
+describe('confirmationKey', () => {
+  it('asks for the venue presets and remote custom hosts only', () => {
+    expect(confirmationKey({ preset: 'sandbox', perpsUrl: 'https://api.perpetuals.polymarket.com' })).toBeUndefined();
+    expect(confirmationKey({})).toBeUndefined();
+    expect(confirmationKey({ preset: 'polymarket' })).toBe('polymarket');
+    expect(confirmationKey({ preset: 'preproduction' })).toBe('preproduction');
+    expect(confirmationKey({ preset: 'custom', perpsUrl: 'http://127.0.0.1:9/perps', perpsWsUrl: 'ws://localhost:9/v1/ws', rpcUrl: 'http://[::1]:9/rpc' })).toBeUndefined();
+    expect(confirmationKey({ preset: 'custom', perpsUrl: 'https://b.example/perps', clobUrl: 'https://a.example', dataUrl: 'http://127.0.0.1/data' })).toBe('custom:a.example,b.example');
+  });
+});
+
+let h: Harness;
+let db: VaultDb;
+let vault: Vault;
+let owner: string;
+let extra: ConfirmationSettings = {};
+const UNCONFIRMED = { name: 'Settings.VenueNotConfirmedError' };
+const service = () => new SigningService({ vault, db, settings: async () => ({ perpsUrl: h.perps, clobUrl: h.clobUrl, clobChainId: 80002, ...extra }), now: () => h.clock.now });
+const sent = () => h.ctx.requestLog.filter((r) => r.method !== 'GET' && r.path.startsWith('/perps/v1/')).length;
+const order = () => createOrders({ orders: [{ iid: 2, buy: false, qty: '0.1', tif: 'gtc', p: '4000' }] });
+
+beforeAll(async () => {
+  h = await startHarness();
+  db = await openVaultDb('settings-confirmation-test');
+  vault = new Vault({ db, session: memorySessionStore(), now: () => h.clock.now, kdf: { name: 'scrypt', N: 2 ** 10, r: 8, p: 1, dkLen: 32 }, bounds: { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 } });
+  await vault.create('integration password');
+  owner = (await vault.importOwnerKey(h.demo.owner.privateKey, 'demo')).address;
+  const p = h.demo.proxy;
+  await vault.putProxy({ account: owner, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry });
+});
+afterAll(async () => {
+  await h.close();
+});
+
+describe('signing under a venue preset', () => {
+  it('refuses before signing until the preset is confirmed, then signs; panic cancels pass regardless', async () => {
+    extra = { preset: 'polymarket', confirmedPresets: ['preproduction'] };
+    const before = sent();
+    const err = await service().perpsSend(owner, order(), { origin: 'test' }).catch((e: unknown) => e);
+    expect(err).toMatchObject(UNCONFIRMED);
+    expect(err).toMatchObject({ code: 4100, data: { preset: 'polymarket' } });
+    await expect(service().perpsSign(owner, order())).rejects.toMatchObject(UNCONFIRMED);
+    expect(sent()).toBe(before);
+    expect(await service().perpsSend(owner, cancelAll({}), { origin: 'panic', pass: PANIC_PASS })).toBeDefined();
+    extra = { preset: 'polymarket', confirmedPresets: ['polymarket'] };
+    await service().perpsSend(owner, order(), { origin: 'test' });
+    expect(sent()).toBe(before + 2);
+  });
+});
