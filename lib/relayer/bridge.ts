@@ -22,19 +22,6 @@ const ABI = parseAbi(['function transfer(address to, uint256 amount)']);
 export type BridgeDestination = { toChainId: number; toTokenAddress: Address; recipient: Address };
 
 /**
- * The bridge root for a relayer URL: the sandbox mounts it beside the relayer (`…/relayer` → `…/bridge`);
- * the venue's relayer (`relayer-v2.polymarket.com`) pairs with `https://bridge.polymarket.com`. Throws
- * `BridgeUnknownError` for any other relayer (no bridge is guessed).
- */
-export function bridgeUrlFor(relayerUrl: string): string {
-  const u = new URL(relayerUrl);
-  if (u.hostname === 'relayer-v2.polymarket.com') return 'https://bridge.polymarket.com';
-  const path = u.pathname.replace(/\/+$/, '');
-  if (path.endsWith('/relayer')) return `${u.origin}${path.slice(0, -'/relayer'.length)}/bridge`;
-  throw new BridgeUnknownError(relayerUrl);
-}
-
-/**
  * Asks the bridge at `bridgeUrl` for the deposit address that forwards `wallet`'s withdrawal to `to`.
  * Throws `BridgeRefusedError` (non-2xx or another shape, with the bridge's message), `NetworkError`.
  */
@@ -52,15 +39,6 @@ export async function bridgeDepositAddress(bridgeUrl: string, wallet: Address, t
 /** The batch call that sends `units` of collateral (6 decimals) from the deposit wallet to `depositAddress` on `chainId`. */
 export function bridgeTransferCall(chainId: number, depositAddress: Address, units: bigint): WalletCall {
   return { target: venueContracts(chainId).collateral, value: '0', data: encodeFunctionData({ abi: ABI, functionName: 'transfer', args: [depositAddress, units] }) };
-}
-
-/** No bridge is known for the relayer URL in Settings; nothing was sent. */
-class BridgeUnknownError extends BaseError {
-  override name = 'Relayer.BridgeUnknownError';
-  static override readonly code = -32602;
-  constructor(relayerUrl: string) {
-    super(`No bridge is known for the relayer ${relayerUrl}; nothing was sent.`, { data: { relayerUrl } });
-  }
 }
 
 /** The bridge refused the withdraw request or answered in another shape; nothing was signed. */

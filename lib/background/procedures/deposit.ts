@@ -22,7 +22,7 @@ import { readDepositWallet, walletHasCode } from '../../relayer/chain';
 import { DepositWalletNotDeployedError, relayerClient } from '../../relayer/client';
 import { venueContracts } from '../../relayer/contracts';
 import { describeWalletCalls } from '../../relayer/decode';
-import { bridgeDepositAddress, bridgeTransferCall, bridgeUrlFor } from '../../relayer/bridge';
+import { bridgeDepositAddress, bridgeTransferCall } from '../../relayer/bridge';
 import { toUnits } from '../../decimal';
 import { InvalidFieldError } from '../../validation';
 import { beaconDepositWallet, uupsDepositWallet } from '../../relayer/wallet';
@@ -145,12 +145,12 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
 /**
  * The call of a bridge withdraw (lib/relayer/bridge.ts): the bridge's deposit address for `w`, and the
  * collateral `transfer` to it of `amount` USDC (6 decimals), with the sentence naming where it goes.
- * Throws `Relayer.BridgeUnknownError`, `Relayer.BridgeRefusedError`, `NetworkError`, `InvalidFieldError` (`amount`).
+ * The bridge is the `bridgeUrl` setting (filled per venue preset). Throws `Relayer.BridgeRefusedError`, `NetworkError`, `InvalidFieldError` (`amount`).
  */
 async function bridgeWithdrawCall(s: Settings, wallet: Address, w: { amount: string; toChainId: number; toTokenAddress: Address; recipient: Address }, fetchFn: typeof fetch) {
   const units = toUnits(w.amount, 6);
   if (units === undefined || units <= 0n) throw new InvalidFieldError({ field: 'amount', reason: 'a positive USDC amount with at most 6 decimals' });
-  const deposit = await bridgeDepositAddress(bridgeUrlFor(s.relayerUrl), wallet, w, fetchFn);
+  const deposit = await bridgeDepositAddress(s.bridgeUrl, wallet, w, fetchFn);
   return { call: bridgeTransferCall(s.clobChainId, deposit, units), words: `Through the bridge: ${deposit} is the bridge's deposit address; it sends the USDC to ${w.recipient} on chain ${w.toChainId}, as token ${w.toTokenAddress}` };
 }
 
