@@ -212,13 +212,19 @@ export function clobChannelUrl(settings: Pick<Settings, 'clobWsUrl'>, channel: '
  * The patch with the WebSocket URLs that follow their REST URL: when a patch moves `perpsUrl` (or
  * `clobUrl`) alone and the stored `perpsWsUrl` (`clobWsUrl`) is the one derived from the stored REST URL
  * (the sandbox's layout: `ws(s)` + `/v1/ws`, `/ws`), the WebSocket URL moves with it — what the
- * background derived before v3. A WebSocket URL set on its own (the venue's hosts differ) stays.
+ * background derived before v3. A WebSocket URL set on its own (the venue's hosts differ) stays. The
+ * same for `bridgeUrl` after `relayerUrl` (the sandbox's `…/relayer` → `…/bridge`).
  */
 function withFollowingWs(current: Settings, patch: Partial<Settings>): Partial<Settings> {
   const out = { ...patch };
   const { perpsUrl, clobUrl } = patch;
   if (perpsUrl !== undefined && patch.perpsWsUrl === undefined && v.is(httpUrl, perpsUrl) && current.perpsWsUrl === `${toWs(current.perpsUrl)}/v1/ws`) out.perpsWsUrl = `${toWs(perpsUrl)}/v1/ws`;
   if (clobUrl !== undefined && patch.clobWsUrl === undefined && v.is(httpUrl, clobUrl) && current.clobWsUrl === `${toWs(current.clobUrl)}/ws`) out.clobWsUrl = `${toWs(clobUrl)}/ws`;
+  // The sandbox mounts the bridge beside the relayer (`…/relayer` → `…/bridge`): a bridge still at the
+  // relayer's sibling moves with it; one set on its own (the venue's bridge host) stays.
+  const sibling = (relayer: string) => relayer.replace(/\/relayer$/, '/bridge');
+  const { relayerUrl } = patch;
+  if (relayerUrl !== undefined && patch.bridgeUrl === undefined && v.is(httpUrl, relayerUrl) && /\/relayer$/.test(relayerUrl) && current.bridgeUrl === sibling(current.relayerUrl)) out.bridgeUrl = sibling(relayerUrl);
   return out;
 }
 
