@@ -115,6 +115,13 @@ describe('standing grants deny by default (issue #17)', () => {
     await p;
   });
 
+  it("a grant a page asked for ends at the page's expiry, not a millisecond later (the duration is measured before the approval)", async () => {
+    const bg = await ready();
+    const notAfter = Date.now() + 3_599_000;
+    const g = await bg.grants().create({ origin: SITE, account: owner(), limits: btcOnly as never, durationMs: 3_600_000, notAfter });
+    expect(g.expiresAt).toBe(notAfter);
+  });
+
   it('a grant stored by an older version (no venue, no band: "any market") is dropped, not honoured', async () => {
     let bg = await ready();
     const now = Date.now();

@@ -174,12 +174,13 @@ export class GrantService {
   }
 
   /**
-   * Creates a grant for `origin` and `account` lasting `durationMs` (1 min … 24 h); replaces that
+   * Creates a grant for `origin` and `account` lasting `durationMs` (1 min … 24 h), ending no later
+   * than `notAfter` (Unix ms, the expiry a page asked for) when given; replaces that
    * pair's grant on the same venue. `limits` is validated here too (whatever the caller checked).
    * `names`: display names of the grant's instruments / markets (id → name, each cut to 80 characters).
    * Throws `GrantDurationError`, `GrantLimitsError` (naming the field).
    */
-  async create(input: { origin: string; account: string; limits: GrantLimits; durationMs: number; names?: Record<string, string> }): Promise<Grant> {
+  async create(input: { origin: string; account: string; limits: GrantLimits; durationMs: number; notAfter?: number; names?: Record<string, string> }): Promise<Grant> {
     if (!(input.durationMs >= 60_000 && input.durationMs <= MAX_GRANT_MS)) throw new GrantDurationError();
     let limits: GrantLimits;
     try {
@@ -193,7 +194,7 @@ export class GrantService {
     return this.exclusive(async () => {
       const now = this.now();
       for (const g of await this.mine(input.origin, input.account, limits.venue)) if (g.grant.venue === limits.venue) await this.remove(g.grant.id);
-      const grant: Grant = { ...limits, id: crypto.randomUUID(), origin: input.origin, account: input.account, createdAt: now, expiresAt: now + input.durationMs, ...(Object.keys(names).length ? { names } : {}) };
+      const grant: Grant = { ...limits, id: crypto.randomUUID(), origin: input.origin, account: input.account, createdAt: now, expiresAt: Math.min(now + input.durationMs, input.notAfter ?? Infinity), ...(Object.keys(names).length ? { names } : {}) };
       await this.save(grant);
       this.changed((await this.live()).length);
       return grant;

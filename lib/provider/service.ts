@@ -496,7 +496,7 @@ export class ProviderService {
     if (!this.d.vault.unlocked) throw disconnected('Countersign is locked. Open the extension and unlock it.');
     const durationMs = expiresAt - Date.now();
     if (durationMs < 60_000) throw userRejected('The permission would have ended within a minute of being approved; ask again.');
-    const grant = await grants.create({ origin, account: account.address, limits, durationMs, names });
+    const grant = await grants.create({ origin, account: account.address, limits, durationMs, notAfter: expiresAt, names });
     await appendAudit(auditLog(this.d.db, () => this.d.vault.auditKey()), {
       at: Date.now(),
       origin,
