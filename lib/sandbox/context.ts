@@ -98,6 +98,13 @@ export class SandboxContext {
   readonly silent = new Set<SilentService>();
   /** Services that answer late: extra delay before each request is handled (ms; test hook, e.g. a slow venue during panic). */
   readonly delayMs = new Map<SilentService, number>();
+  /**
+   * The REST requests a perps session command runs through (issue #22), by request object, with the
+   * session's proxy (lowercase): the command verifier refuses another signer (`session_signer_mismatch`)
+   * after its one signature recovery, and the delay hook skips them (the session's frames carry the
+   * delay). Only in-process callers hold these objects: an HTTP client cannot mark its request.
+   */
+  readonly sessionRequests = new WeakMap<Request, string>();
   private silenceWaiters: { service: SilentService; release: () => void }[] = [];
 
   constructor(

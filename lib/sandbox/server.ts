@@ -60,7 +60,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     const path = new URL(c.req.url).pathname;
     const service = SILENCEABLE.find((s) => path.startsWith(`/${s}/`));
     if (!service) return next();
-    const delay = ctx.delayMs.get(service);
+    const delay = ctx.sessionRequests.has(c.req.raw) ? undefined : ctx.delayMs.get(service);
     if (delay) await new Promise((r) => setTimeout(r, delay));
     if (!ctx.silent.has(service)) return next();
     const body = c.req.method === 'GET' || c.req.method === 'OPTIONS' ? '' : (await c.req.text()).slice(0, 65_536);

@@ -215,6 +215,9 @@ export class PerpsGateway {
         return fail(c, 401, 'invalid_signature');
       }
       const signerKey = signer.toLowerCase();
+      // A session command runs here too: only the session's own proxy may trade on it.
+      const sessionProxy = this.ctx.sessionRequests.get(c.req.raw);
+      if (sessionProxy !== undefined && sessionProxy !== signerKey) return fail(c, 401, 'session_signer_mismatch');
       let account: Account | undefined;
       if (cmd.signer === 'proxy') {
         const owner = proxyIndex.get(signerKey);

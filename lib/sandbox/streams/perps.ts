@@ -12,8 +12,10 @@
  *   not. A subscription to book, bbo, tickers, portfolio or balances is followed by a snapshot.
  * - Commands `{salt, sig, ts, exp?, id, op, req:"post"}` (createOrders, cancelOrders, cancelOrdersCOID,
  *   updateLeverage; also cancelAll and autoCancel) run through the REST route of the same command —
- *   the same verification, replay, weight and handler code — after checking that the session's own
- *   proxy signed them. The answer is `{id, data:<the REST answer>}`, and only then (≥ 20 ms later, a
+ *   the same verification, replay, weight and handler code —, the request marked so that the route
+ *   refuses a command the session's own proxy did not sign (`session_signer_mismatch`, one signature
+ *   recovery in all) and the delay hook delays only the answer frame.
+ *   The answer is `{id, data:<the REST answer>}`, and only then (≥ 20 ms later, a
  *   separate write) the account's events of that command: `orders`, then `fills`, `funding`,
  *   `tpsl::<n>`, `portfolio`, `balances`.
  * - `{id:0, req:"post", op:{type:"ping"}}` is answered `{id:0, data:{status:"ok"}}`.
@@ -23,7 +25,6 @@
  */
 import type { WebSocket } from 'ws';
 import { l2SignaturesEqual } from '../../clob/auth';
-import { parsePerpsEnvelope, recoverPerpsSigner } from '../../perps/verify';
 import type { SandboxContext } from '../context';
 import { portfolioOf } from '../perps/account';
 import type { Fill, FundingPayment, PerpsOrder, PerpsVenueEvent } from '../perps/engine';
@@ -180,14 +181,13 @@ export class PerpsStreams {
     const { owner, proxy } = s;
     if (!owner || !proxy) return this.answer(s, id, { status: 'err', error: 'unauthenticated' });
     const { id: _id, req: _req, ...envelope } = msg;
-    // Only the session's own proxy may trade on it; a malformed envelope is left to REST to refuse.
-    const signer = await this.signerOf(envelope);
-    if (signer !== undefined && signer !== proxy) return this.answer(s, id, { status: 'err', error: 'session_signer_mismatch' });
     this.held.set(owner, (this.held.get(owner) ?? 0) + 1);
     try {
-      const res = await this.fetchApp(
-        new Request(`http://sandbox/perps${route.path}`, { method: route.method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(envelope) }),
-      );
+      // Through the REST route of the command, marked with the session's proxy: the route's one
+      // signature recovery also refuses another signer (`session_signer_mismatch`).
+      const req = new Request(`http://sandbox/perps${route.path}`, { method: route.method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(envelope) });
+      this.ctx.sessionRequests.set(req, proxy);
+      const res = await this.fetchApp(req);
       this.answer(s, id, await res.json());
     } catch {
       this.answer(s, id, { status: 'err', error: 'internal_error' });
@@ -200,16 +200,6 @@ export class PerpsStreams {
         else this.held.delete(owner);
         this.flush();
       }, ACK_GAP_MS);
-    }
-  }
-
-  /** The lowercase address that signed a command envelope, or undefined when it does not parse or verify. */
-  private async signerOf(envelope: unknown): Promise<string | undefined> {
-    const { perpsDomain: domain, perpsWithdrawDomain: withdrawDomain } = this.ctx.config;
-    try {
-      return (await recoverPerpsSigner(parsePerpsEnvelope(envelope), { domain, withdrawDomain })).toLowerCase();
-    } catch {
-      return undefined;
     }
   }
 

@@ -105,6 +105,14 @@ describe('perps session', () => {
     const ack = await s.next(reply(3));
     const ev = await s.next(onChannel('orders'));
     expect(s.frames.indexOf(ev)).toBeGreaterThan(s.frames.indexOf(ack));
+    // The delay is the venue's latency once: the command's own run through REST is not delayed again.
+    h.ctx.delayMs.set('perps', 300);
+    const t0 = performance.now();
+    await command(s, 4, createOrders({ orders: [{ iid: 1, buy: true, p: '66000', qty: '0.001', tif: 'ioc' }] }));
+    await s.next(reply(4));
+    const took = performance.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(290);
+    expect(took).toBeLessThan(580);
   });
 
   it('updates leverage as REST does, and refuses what REST refuses with the same error', async () => {
