@@ -194,6 +194,40 @@ describe('Vault records', () => {
     await vault.putProxy({ account: owner.address, privateKey: generatePrivateKey(), secret: 'new', expiry: clock.now + 1000 });
     expect((await vault.proxyFor(owner.address)).secret).toBe('new');
   });
+
+  it('a proxy opened once (kept in memory for the page path) follows every key write, expiry, lock and restore', async () => {
+    const { vault, clock } = await fresh();
+    await vault.create(PASSWORD);
+    const owner = (await vault.generateOwnerKey()).address;
+    const a = generatePrivateKey();
+    const b = generatePrivateKey();
+    await vault.putProxy({ account: owner, privateKey: a, secret: 'a', expiry: clock.now + 60_000 });
+    expect((await vault.proxyFor(owner)).secret).toBe('a');
+    expect((await vault.proxyFor(owner)).secret).toBe('a');
+    // A newer proxy is used at once; deleting it falls back to the older one.
+    await vault.putProxy({ account: owner, privateKey: b, secret: 'b', expiry: clock.now + 120_000 });
+    expect((await vault.proxyFor(owner)).secret).toBe('b');
+    await vault.deleteProxy(privateKeyToAccount(b).address);
+    expect((await vault.proxyFor(owner)).secret).toBe('a');
+    // The same proxy stored again with another secret (a re-import): the new secret.
+    await vault.putProxy({ account: owner, privateKey: a, secret: 'a2', expiry: clock.now + 60_000 });
+    expect((await vault.proxyFor(owner)).secret).toBe('a2');
+    // Expired while held: refused.
+    clock.now += 60_001;
+    await expect(vault.proxyFor(owner)).rejects.toMatchObject({ name: 'Vault.KeyNotFoundError' });
+    clock.now -= 60_001;
+    expect((await vault.proxyFor(owner)).secret).toBe('a2');
+    // Locked: refused; unlocked again: read afresh.
+    await vault.lock();
+    await expect(vault.proxyFor(owner)).rejects.toBeInstanceOf(VaultLockedError);
+    await vault.unlock(PASSWORD);
+    expect((await vault.proxyFor(owner)).secret).toBe('a2');
+    // A lock asked while a write is still queued: a read asked after it is refused, not served from memory.
+    const write = vault.putClobCredentials({ account: owner, apiKey: 'k', secret: 's', passphrase: 'p', nonce: 0 });
+    const locking = vault.lock();
+    await expect(vault.proxyFor(owner)).rejects.toBeInstanceOf(VaultLockedError);
+    await Promise.all([write, locking]);
+  });
 });
 
 describe('Vault KDF parameters', () => {

@@ -253,6 +253,14 @@ export class Vault {
    * a trading session empty it.
    */
   private signers = new Map<Hex, LocalAccount>();
+  /**
+   * The last opened proxy of each account (lowercase), so that a granted order does not read and open
+   * its record again (issue #20, the page path): valid only under the same master key object (lock,
+   * unlock, restore and a new vault replace it) and the same `keyWrites` count (bumped by every write
+   * or delete of a record other than a grant's), and only while unexpired. Read by `heldProxy`.
+   */
+  private proxyCache = new Map<string, { mk: CryptoKey; writes: number; info: ProxyInfo; signer: LocalAccount; secret: string }>();
+  private keyWrites = 0;
   /** Grant heads' use counts and the newest bucket of each grant, as last written (issue #20: a use reads nothing back). */
   private useHeads = new Map<string, { n: number; bucket: { id: string; b: UseBucket } | undefined }>();
   private readonly db: VaultDb;
@@ -309,6 +317,7 @@ export class Vault {
 
   /** Creates a new vault protected by `password`. Throws `VaultExistsError`, `WeakPasswordError`. Leaves it unlocked. */
   async create(password: string): Promise<void> {
+    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
     if (password.length < MIN_PASSWORD_LENGTH) throw new WeakPasswordError();
     return this.exclusive(async () => {
       if (await this.meta()) throw new VaultExistsError();
@@ -390,6 +399,7 @@ export class Vault {
    * current default it is re-wrapped with the default.
    */
   async unlock(password: string): Promise<void> {
+    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
     return this.exclusive(async () => {
       const meta = await this.meta();
       if (!meta) throw new VaultNotInitializedError();
@@ -448,6 +458,7 @@ export class Vault {
    * session bundle — when nothing is stored (a browser restart), the vault's salt changed, or nothing opens.
    */
   async restoreSession(): Promise<boolean> {
+    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
     if (this.state !== 'locked') return true;
     return this.exclusive(async () => {
       if (this.state !== 'locked') return true;
@@ -493,12 +504,14 @@ export class Vault {
    * an earlier one failed; the first failure is rethrown at the end — the keys are forgotten regardless.
    */
   async lock(): Promise<void> {
+    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
     return this.exclusive(async () => {
       const mk = this.mk;
       this.mk = undefined;
       this.sk = undefined;
       this.bundle = undefined;
       this.signers.clear();
+      this.proxyCache.clear();
       this.useHeads.clear();
       let failure: unknown;
       const step = async (fn: () => Promise<unknown>) => {
@@ -540,6 +553,7 @@ export class Vault {
    * state is unchanged ('unlocked') and the caller should `lock()`.
    */
   async enterTradingSession(o: { accounts: string[] }): Promise<void> {
+    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
     return this.exclusive(async () => {
       const mk = this.key();
       const meta = await this.meta();
@@ -583,6 +597,7 @@ export class Vault {
       this.mk = undefined;
       this.index = undefined;
       this.signers.clear(); // owner keys opened while unlocked must not outlive the master key
+      this.proxyCache.clear();
       this.sk = sk;
       this.bundle = bundle;
       this.bundleDigest = digest;
@@ -617,6 +632,7 @@ export class Vault {
    * password), `WeakPasswordError`, `VaultNotInitializedError`.
    */
   async changePassword(oldPassword: string, newPassword: string, hooks: ChangePasswordHooks = {}): Promise<void> {
+    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
     if (newPassword.length < MIN_PASSWORD_LENGTH) throw new WeakPasswordError();
     return this.exclusive(async () => {
       const meta = await this.meta();
@@ -736,6 +752,7 @@ export class Vault {
     del: string[],
     o: { putMeta?: SessionRecord[]; delMeta?: string[]; dropIndexPrefix?: string; loose?: SecretRecord[]; looseDel?: string[] } = {},
   ): Promise<void> {
+    if ([...put.map((r) => r.id), ...del].some((id) => !id.startsWith(GRANT_PREFIX))) this.keyWrites++;
     const next = new Map(await this.loadIndex(key));
     if (o.dropIndexPrefix) for (const id of [...next.keys()]) if (id.startsWith(o.dropIndexPrefix)) next.delete(id);
     for (const id of del) next.delete(id);
@@ -758,6 +775,7 @@ export class Vault {
   private async remove(ids: string[]): Promise<void> {
     if (this.mk) await this.commit(this.mk, [], ids);
     else for (const id of ids) await this.db.delete('secrets', id);
+    this.keyWrites++;
   }
 
   private async sealRecord(key: CryptoKey, kind: SecretRecord['kind'], id: string, account: string, meta: SecretRecord['meta'], secret: unknown): Promise<SecretRecord> {
@@ -854,6 +872,7 @@ export class Vault {
    * belongs to it (`ProxyKeyMismatchError`); a malformed `account` is an `InvalidFieldError`. `expiry` Unix ms. Requires 'unlocked'.
    */
   async putProxy(input: { account: string; privateKey: Hex; secret: string; proxy?: string; expiry: number; label?: string }): Promise<ProxyInfo> {
+    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
     return this.exclusive(async () => {
       this.key();
       const acct = privateKeyToAccount(input.privateKey);
@@ -884,6 +903,8 @@ export class Vault {
    * unexpired), `VaultLockedError` (locked, or an account the session did not keep), `TamperedRecordError`.
    */
   async proxyFor(account: string): Promise<{ info: ProxyInfo; signer: LocalAccount; secret: string }> {
+    const held = this.heldProxy(account);
+    if (held) return held;
     return this.exclusive(async () => {
       const now = this.now();
       if (this.bundle) {
@@ -894,15 +915,32 @@ export class Vault {
         if (!live) throw new KeyNotFoundError('unexpired proxy key');
         return { info: { ...live.info }, signer: this.signerOf(live.privateKey), secret: live.secret };
       }
+      const mk = this.key();
+      const writes = this.keyWrites;
       const live = (await this.listProxies(account)).filter((p) => p.expiry > now).sort((a, b) => b.expiry - a.expiry);
       if (!live[0]) throw new KeyNotFoundError('unexpired proxy key');
       const { secret } = await this.read<ProxySecret>(live[0].id);
-      return { info: live[0], signer: this.signerOf(secret.privateKey), secret: secret.secret };
+      const found = { info: live[0], signer: this.signerOf(secret.privateKey), secret: secret.secret };
+      if (this.proxyCache.size >= 64) this.proxyCache.clear();
+      this.proxyCache.set(account.toLowerCase(), { mk, writes, ...found, info: { ...found.info } });
+      return found;
     });
+  }
+
+  /**
+   * The proxy `proxyFor` opened last for `account`, when still valid (see `proxyCache`), without
+   * queuing behind a grant's use write: every call that changes keys or the master key empties the
+   * cache before it queues, so a later read never returns what such a call replaced.
+   */
+  private heldProxy(account: string): { info: ProxyInfo; signer: LocalAccount; secret: string } | undefined {
+    const hit = this.proxyCache.get(account.toLowerCase());
+    if (!hit || this.bundle || !this.mk || hit.mk !== this.mk || hit.writes !== this.keyWrites || hit.info.expiry <= this.now()) return undefined;
+    return { info: { ...hit.info }, signer: hit.signer, secret: hit.secret };
   }
 
   /** Removes a proxy record. Requires 'unlocked' or 'locked' (a trading session needs the password: `VaultLockedError`). */
   async deleteProxy(proxy: string): Promise<void> {
+    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
     return this.exclusive(async () => {
       if (this.sk) throw new VaultLockedError({ inSession: true });
       await this.remove([`proxy:${proxy.toLowerCase()}`]);
@@ -1258,6 +1296,7 @@ export class Vault {
    * `WrongPasswordError`, `UnlockBackoffError`, `KdfParamsError`. Leaves the vault unlocked.
    */
   async restoreBackup(json: string, password: string): Promise<void> {
+    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
     let meta: VaultMeta;
     let secrets: SecretRecord[];
     try {
