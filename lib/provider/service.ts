@@ -571,13 +571,9 @@ export class ProviderService {
     }
     const prepare = () => this.d.service.preparePerps(account.address, cmd, { submit, ...(p.exp === undefined ? {} : { exp: p.exp }) });
     // perps_signCommand is never covered: the site would hold a signed command to submit at any time.
-    // Built beside the grant check (issue #20: the page path), used only when the grant covers it; nothing is signed before.
-    const early = submit ? prepare().then((a) => ({ a }), (e: unknown) => ({ e })) : undefined;
     const grant = submit ? await this.grantCheck(origin, account, perpsGrantRequest(cmd), (m) => this.perpsRef(m)) : { covered: false as const };
-    if (grant.covered && early) {
-      const built = await early;
-      if ('e' in built) throw built.e;
-      const artifact = built.a;
+    if (grant.covered) {
+      const artifact = await prepare();
       const { lines } = describeArtifact(artifact, await this.symbol());
       const result = await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)`, still: grant.still });
       // Recorded after the answer (best effort), before the next grant check (`recordOrdersAfter`).
