@@ -132,6 +132,16 @@ describe('background streams', () => {
     const all = JSON.stringify(pushes) + (await stateOf(call));
     expect(all).not.toContain(h.demo.proxy.secret);
     expect(all.toLowerCase()).not.toContain(h.demo.proxy.privateKey.slice(2).toLowerCase());
+    // The popup opens on the account as the live session holds it (issue #19): the filled order gone, the portfolio current.
+    const watched = (await call('streams.watch', { account: h.demo.owner.address })) as { perpsAccount: { portfolio: { positions: unknown[] }; openOrders: unknown[] } | null };
+    await until(() => typed().some((p) => p.push.kind === 'portfolio'));
+    expect(watched.perpsAccount?.openOrders).toEqual([]);
+    const now = (await call('streams.watch', { account: h.demo.owner.address })) as typeof watched;
+    expect(now.perpsAccount?.portfolio).toEqual(typed().filter((p) => p.push.kind === 'portfolio').map((p) => (p.push.kind === 'portfolio' ? p.push.portfolio : undefined)).at(-1));
+    expect(now.perpsAccount?.portfolio.positions.length).toBeGreaterThan(0);
+    // Another account, or no account: nothing.
+    expect(await call('streams.watch', { account: '0x00000000000000000000000000000000000000aa' })).toMatchObject({ perpsAccount: null });
+    expect(await call('streams.watch', {})).toMatchObject({ perpsAccount: null });
   });
 
   it('opens nothing while no popup is open, no grant is live and no order is open', { timeout: 10_000 }, async () => {
@@ -160,7 +170,7 @@ describe('background streams', () => {
 
   it('streams the book of the instrument the popup shows, answers the popup’s book from it, and re-reads it over REST after a gap in sq', async () => {
     const { call } = await ready();
-    expect(await call('streams.watch', { perpsIid: 1 })).toEqual({ perpsBook: null });
+    expect(await call('streams.watch', { perpsIid: 1 })).toEqual({ perpsBook: null, perpsAccount: null });
     await until(() => market().some((p) => p.kind === 'perpsBook' && p.iid === 1));
     await until(() => market().some((p) => p.kind === 'perpsTicker') && market().some((p) => p.kind === 'perpsBbo'));
     expect(await call('streams.status')).toMatchObject({ market: { perps: 'live' } });

@@ -30,7 +30,7 @@ import type { PerpsMarketEvent, PerpsStreamEvent } from '../streams/perps-frames
 import { createClobChannel, type ClobChannel, type ClobStreamEvent } from '../streams/clob';
 import { ClobBooks, Recency } from '../streams/books';
 import type { MarketPush } from '../messaging/streams';
-import type { Book, OrderView } from '../perps/wire';
+import type { Book, OrderView, Portfolio } from '../perps/wire';
 import type { ClobOpenOrder } from '../clob/client';
 import type { VaultDb } from '../vault/db';
 import type { Vault } from '../vault/vault';
@@ -68,7 +68,7 @@ type State = StreamStatusView['state'];
  */
 export type BackgroundStreams = {
   status: () => Promise<{ streams: StreamStatusView[]; market: { perps: State; clob: State } }>;
-  watch: (w: { perpsIid?: number; clobToken?: string }) => Promise<{ perpsBook: { book: Book; ageMs: number } | null }>;
+  watch: (w: { perpsIid?: number; clobToken?: string; account?: string }) => Promise<{ perpsBook: { book: Book; ageMs: number } | null; perpsAccount: { portfolio: Portfolio; openOrders: OrderView[] } | null }>;
   session: (account: string, perpsUrl: string) => PerpsSessionTransport | undefined;
   reconcile: () => Promise<void>;
   stop: () => void;
@@ -238,6 +238,8 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
   let clobUser: { key: string; account: `0x${string}`; feed: ReturnType<typeof createClobUser> } | undefined;
   const openOrders = new Set<number>();
   const recency = new Recency<number, OrderView>();
+  /** The account's state as the live session last told it (issue #19: the popup opens on it without REST reads); the current stream's key. */
+  let held: { key: string; portfolio?: Portfolio; orders: Map<number, OrderView> } | undefined;
   let busy: Promise<void> = Promise.resolve();
 
   const listeners: ((push: StreamPush) => void)[] = [];
@@ -252,6 +254,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
     if (!current) return;
     current.stream.stop();
     current = undefined;
+    held = undefined;
     openOrders.clear();
     d.lifetime.release('streams');
   }
@@ -271,6 +274,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
       const merged = recency.merge(orders, (o) => o.order_id, mark);
       openOrders.clear();
       for (const o of merged) openOrders.add(o.order_id);
+      held = { key, portfolio, orders: new Map(merged.map((o) => [o.order_id, o])) };
       push(account, { kind: 'resync', openOrders: merged, portfolio });
     } catch {
       /* the popup's REST polling covers it; the next gap or reconnect retries */
@@ -278,14 +282,20 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
   }
 
   function onEvent(account: `0x${string}`, e: PerpsStreamEvent): void {
+    const mine = held?.key === current?.key ? held : undefined;
     if (e.kind === 'order') {
       const resting = OPEN_STATUSES.has(e.order.status);
       if (resting) openOrders.add(e.order.order_id);
       else openOrders.delete(e.order.order_id);
+      if (resting) mine?.orders.set(e.order.order_id, e.order);
+      else mine?.orders.delete(e.order.order_id);
       recency.note(e.order.order_id, e.order, resting);
       push(account, { kind: 'order', order: e.order });
     } else if (e.kind === 'fills') push(account, { kind: 'fills', fills: e.fills });
-    else if (e.kind === 'portfolio') push(account, { kind: 'portfolio', portfolio: e.portfolio });
+    else if (e.kind === 'portfolio') {
+      if (mine) mine.portfolio = e.portfolio;
+      push(account, { kind: 'portfolio', portfolio: e.portfolio });
+    }
   }
   function open(account: `0x${string}`, key: string, wsUrl: string, auth: { proxy: string; secret: string }): void {
     if (!Ws) return;
@@ -376,7 +386,10 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
       // Each store names what it shows; a field left out keeps the other store's choice.
       watching = { ...watching, ...(w.perpsIid === undefined ? {} : { perpsIid: w.perpsIid }), ...(w.clobToken === undefined ? {} : { clobToken: w.clobToken }) };
       void reconcile(); // the book held now answers at once; the sockets follow
-      return { perpsBook: w.perpsIid === undefined ? null : market.book(w.perpsIid) };
+      // The account as the live session holds it: current (every change is pushed while live), so the popup skips its first reads.
+      const c = current;
+      const live = c && held?.key === c.key && held.portfolio && w.account?.toLowerCase() === c.account.toLowerCase() && c.stream.status().state === 'live' ? held : undefined;
+      return { perpsBook: w.perpsIid === undefined ? null : market.book(w.perpsIid), perpsAccount: live?.portfolio ? { portfolio: live.portfolio, openOrders: [...live.orders.values()] } : null };
     },
     reconcile,
     // The key also names the order-book URL: the session is the one at this perps URL for this account.

@@ -39,10 +39,16 @@ export const STREAMS_CONTRACT = {
    * (`clobToken`) whose public channels the background then streams (`streams.market` pushes). Counts
    * as the popup being open. Answers the last perps book of `perpsIid` the background holds with its age
    * (ms since it arrived), null when none: the popup shows it at once (stale when older than 1 s, issue #19).
+   * With `account`: that account's portfolio and open orders as the **live** perps session holds them
+   * (`perpsAccount`, null unless the session of that account is live and has them), current because a
+   * live session pushes every change — the popup opens on them without its first REST reads (issue #19).
    */
   'streams.watch': procedure({
-    input: v.strictObject({ perpsIid: v.optional(nonNegativeSafeInteger), clobToken: v.optional(v.pipe(v.string(), v.regex(/^\d{1,78}$/))) }),
-    output: v.object({ perpsBook: v.nullable(v.object({ book: bookSchema, ageMs: v.number() })) }),
+    input: v.strictObject({ perpsIid: v.optional(nonNegativeSafeInteger), clobToken: v.optional(v.pipe(v.string(), v.regex(/^\d{1,78}$/))), account: v.optional(address) }),
+    output: v.object({
+      perpsBook: v.nullable(v.object({ book: bookSchema, ageMs: v.number() })),
+      perpsAccount: v.nullable(v.object({ portfolio: PERPS_READ_ANSWERS.portfolio, openOrders: PERPS_READ_ANSWERS.openOrders })),
+    }),
     senders: POPUP,
     activity: false,
   }),

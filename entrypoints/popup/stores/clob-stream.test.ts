@@ -22,7 +22,7 @@ function setup(openOrders: () => Promise<unknown> | unknown = () => ({ data: [] 
     'data.portfolio': () => ({ positions: [], value: null, next_cursor: null }),
     'clob.trades': () => [],
     'clob.book': () => BOOK,
-    'streams.watch': () => ({ perpsBook: null }),
+    'streams.watch': () => ({ perpsBook: null, perpsAccount: null }),
   });
   let push: (m: unknown) => void = () => undefined;
   const store = createClobStore(account, call, (fn) => {

@@ -14,7 +14,7 @@ const PORTFOLIO = { positions: [], margin: { total_account_value: '10000', total
 const order = (oid: number, status: string) => ({ order_id: oid, instrument_id: 1, buy: true, price: '101', quantity: '0.01', filled_quantity: status === 'filled' ? '0.01' : '0', resting_quantity: status === 'open' ? '0.01' : '0', status });
 const fill = { trade_id: 9, order_id: 7, instrument_id: 1, side: 'long', price: '101', quantity: '0.01', fee: '0.5', pnl: '0', taker: true, timestamp: 1 };
 
-function setup(state: 'live' | 'down', held: { book: { bids: [string, string][]; asks: [string, string][] }; ageMs: number } | null = null, marketState: 'live' | 'down' = 'down') {
+function setup(state: 'live' | 'down', held: { book: { bids: [string, string][]; asks: [string, string][] }; ageMs: number } | null = null, marketState: 'live' | 'down' = 'down', heldAccount: { portfolio: unknown; openOrders: unknown[] } | null = null) {
   const reads: Record<string, unknown> = {
     instruments: [BTC],
     fees: { fee_schedule: [{ taker_fee_rate: '0.0005', maker_fee_rate: '0.0002' }] },
@@ -28,7 +28,7 @@ function setup(state: 'live' | 'down', held: { book: { bids: [string, string][];
   const { call, calls } = fakeCall({
     'perps.read': (p) => reads[String(p.name)],
     'streams.status': () => ({ streams: [{ venue: 'perps', account: ACCOUNT, state: stream.state, lastEventAt: null }], market: { perps: marketState, clob: 'down' } }),
-    'streams.watch': () => ({ perpsBook: held }),
+    'streams.watch': (p) => ({ perpsBook: held, perpsAccount: p.account === ACCOUNT ? heldAccount : null }),
   });
   let push: (m: unknown) => void = () => undefined;
   const store = createPerpsStore(ACCOUNT, call, (fn) => {
@@ -60,6 +60,23 @@ describe('perps store with the live stream', () => {
     s.push({ type: 'streams.push', account: ACCOUNT, push: { kind: 'fills', fills: [{ ...fill, price: 5 }] } });
     expect(s.store.fills.value).toEqual([fill]);
     s.store.stop();
+  });
+
+  it("opens on the account the background's live session holds: no portfolio or open-orders read at open (issue #19)", async () => {
+    const rich = { ...PORTFOLIO, withdrawable: '12345' };
+    const s = setup('live', null, 'down', { portfolio: rich, openOrders: [order(5, 'open')] });
+    s.store.iid.value = 1;
+    await s.store.start();
+    expect(s.store.portfolio.value?.withdrawable).toBe('12345');
+    expect(s.store.openOrders.value.map((o) => o.order_id)).toEqual([5]);
+    expect(s.accountReads()).toBe(0);
+    s.store.stop();
+    // Without it (no live session of this account), the account is read over REST at open.
+    const t = setup('down', null, 'down', null);
+    t.store.iid.value = 1;
+    await t.store.start();
+    expect(t.accountReads()).toBeGreaterThan(0);
+    t.store.stop();
   });
 
   it('polls over REST when the stream is down, and a pushed status switches between the two', async () => {

@@ -143,11 +143,20 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     }
   }
 
-  /** Tells the background what is shown; shows the book it holds (fresh ≤ 1 s, else stale). True when that book was fresh. */
+  /**
+   * Tells the background what is shown; shows the book it holds (fresh ≤ 1 s, else stale), and the
+   * account's portfolio and open orders when its live session holds them (then the stream is live: no
+   * account reads follow). True when that book was fresh.
+   */
   async function watch(): Promise<boolean> {
     const id = iid.value;
     try {
-      const { perpsBook } = await call('streams.watch', id === undefined ? {} : { perpsIid: id });
+      const { perpsBook, perpsAccount } = await call('streams.watch', { ...(id === undefined ? {} : { perpsIid: id }), ...(account ? { account } : {}) });
+      if (perpsAccount && !live.value) {
+        live.value = true;
+        portfolio.value = perpsAccount.portfolio;
+        openOrders.value = perpsAccount.openOrders;
+      }
       if (!perpsBook || iid.value !== id || (book.value && !bookStale.value)) return false;
       showBook(perpsBook.book, perpsBook.ageMs > 1_000);
       return !bookStale.value;
