@@ -3,6 +3,7 @@ import { browser } from 'wxt/browser';
 import { createCaller, RemoteError } from '../../lib/messaging/client';
 import type { ProcedureOutput } from '../../lib/messaging/protocol';
 import { START_HINT_KEY, usableHint, VAULT_EPOCH_KEY, type StartHint } from '../../lib/messaging/start-hint';
+import { readHintKeys, takeEarlyRead } from '../../lib/messaging/start-hint-keys';
 
 /** Calls a background procedure: `call('vault.status', {})` resolves its contract's output type; throws `RemoteError`. */
 export const call = createCaller((m) => browser.runtime.sendMessage(m));
@@ -27,7 +28,8 @@ export function onStreamPush(fn: (message: unknown) => void): () => void {
  */
 export async function readStartHint(): Promise<{ status?: Status; epoch?: string }> {
   try {
-    const stored = await browser.storage.session.get([START_HINT_KEY, VAULT_EPOCH_KEY]);
+    // The first read was begun by the boot script, before this module loaded (issue #19).
+    const stored = await (takeEarlyRead() ?? readHintKeys());
     const epoch = stored[VAULT_EPOCH_KEY];
     const status = usableHint(stored);
     return { ...(status ? { status } : {}), ...(typeof epoch === 'string' ? { epoch } : {}) };

@@ -14,12 +14,9 @@
  */
 import * as v from 'valibot';
 import { VAULT_CONTRACT } from './vault';
+import { START_HINT_KEY, VAULT_EPOCH_KEY } from './start-hint-keys';
 
-/** `storage.session` key of the popup's start hint (`StartHint`). */
-export const START_HINT_KEY = 'popup.startHint';
-
-/** `storage.session` key of the vault's session epoch: a random string the background renews on every session change. */
-export const VAULT_EPOCH_KEY = 'vault.epoch';
+export { START_HINT_KEY, VAULT_EPOCH_KEY };
 
 /** The stored hint: the epoch read before the status was asked, and that status (`vault.status`'s output). */
 const startHintSchema = v.object({ epoch: v.pipe(v.string(), v.minLength(8)), status: VAULT_CONTRACT['vault.status'].output });
