@@ -6,7 +6,7 @@
  */
 import { DAY_MS, type GrantUse } from '../grants/evaluate';
 import { commandFromBody } from '../perps/commands';
-import { sendPerpsCommand } from '../perps/client';
+import { submitPerpsCommand } from '../perps/transport';
 import { verifyArtifact } from '../signer/artifact';
 import { readSettings } from '../settings';
 import { activeAccount } from '../accounts';
@@ -33,7 +33,7 @@ export type BenchHooks = {
    * (`perps_sendCommand` createOrders ops); `ref` the reference price the grant check gets. Then the
    * parts of `execute`, each op again, step by step as the signing service runs them: `exec.sign`
    * (key read, digest check, signature), `exec.settings` (one settings read; the service reads them
-   * before the submit and in the transport), `exec.submit` (the `fetch` to the gateway and its answer's
+   * before the submit and in the transport), `exec.submit` (the send to the gateway — over the live perps session when the background holds one, as the signer sends, else the REST `fetch` — and its answer's
    * check), `exec.audit` (one sealed audit append); and the request's preamble before the provider's
    * method switch (`pre.session` the session restore, `pre.connection` the origin's connection read,
    * `pre.active` the active account read).
@@ -88,8 +88,9 @@ export function benchHooks(bg: Background): BenchHooks {
           return signer.sign({ hash: digest });
         });
         const { perpsUrl } = await time('exec.settings', () => readSettings(bg.db()));
-        // Another salt and signature would be a new order: send this envelope as is (the sandbox checks the signature).
-        await time('exec.submit', () => sendPerpsCommand(perpsUrl, artifact, { ...artifact.envelope, sig }));
+        // Another salt and signature would be a new order: send this envelope as is (the sandbox checks the
+        // signature), over the transport the signer picks (the live session, else REST).
+        await time('exec.submit', () => submitPerpsCommand({ perpsUrl, command: artifact, envelope: { ...artifact.envelope, sig }, signerAddress: artifact.signerAddress, fetchFn: fetch, timeoutMs: 15_000, session: bg.session(account, perpsUrl) }));
         await time('exec.audit', () => appendAudit(log, { at: Date.now(), origin, account: account.toLowerCase(), kind: 'perps.createOrders', summary: 'bench', result: 'ok', digest: artifact.digest }));
         await time('pre.session', () => bg.vault().restoreSession());
         await time('pre.connection', () => bg.db().get('connections', origin));

@@ -16,6 +16,7 @@ import type { SigningService } from '../signer/service';
 import type { GrantService } from '../grants/service';
 import type { VaultDb } from '../vault/db';
 import type { Vault } from '../vault/vault';
+import type { PerpsSessionTransport } from '../perps/transport';
 import { Lifetime } from './lifetime';
 import { ApprovalWindow, Badge } from './approval-window';
 import { PagePorts } from './ports';
@@ -38,6 +39,8 @@ export type Background = {
   db: () => VaultDb;
   service: () => SigningService;
   grants: () => GrantService;
+  /** The perps session of `account` at `perpsUrl` when the background holds one (`BackgroundStreams.session`; the bench's submit stage). */
+  session: (account: string, perpsUrl: string) => PerpsSessionTransport | undefined;
   /** Pending approvals. */
   registry: ApprovalRegistry;
   /** Locks the vault and runs everything that follows a lock. */
@@ -80,5 +83,5 @@ export function startBackground(o: BackgroundOptions): Background {
     if (command === 'panic') void browser.windows?.create({ url: browser.runtime.getURL('/popup.html#panic'), type: 'popup', width: 400, height: 600, focused: true });
   });
 
-  return { ready, handle, vault: () => get().vault, db: () => get().db, service: () => get().service, grants: () => get().grants, registry, lock };
+  return { ready, handle, vault: () => get().vault, db: () => get().db, service: () => get().service, grants: () => get().grants, session: (a, u) => get().streams.session(a, u), registry, lock };
 }

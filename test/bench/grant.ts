@@ -152,7 +152,7 @@ export async function benchGrant(): Promise<void> {
       console.log(`  ${what} in the worker (p50 over 50): ${Object.entries(stages).map(([k, v]) => `${k} ${pct(v, 50).toFixed(2)} ms`).join(', ')}`);
       // execute = key read + sign, the submit fetch, the audit append, and the rest (the background keeps one settings read; an uncached read is shown beside).
       const parts = p50('exec.sign') + p50('exec.submit') + p50('exec.audit');
-      console.log(`    execute split (p50): sign ${p50('exec.sign').toFixed(2)} + submit fetch ${p50('exec.submit').toFixed(2)} + audit ${p50('exec.audit').toFixed(2)} ms; other ≈ ${(p50('execute') - parts).toFixed(2)} ms (an uncached settings read ${p50('exec.settings').toFixed(2)} ms; the signer made three per order before)`);
+      console.log(`    execute split (p50): sign ${p50('exec.sign').toFixed(2)} + submit (session when live, else REST) ${p50('exec.submit').toFixed(2)} + audit ${p50('exec.audit').toFixed(2)} ms; other ≈ ${(p50('execute') - parts).toFixed(2)} ms (an uncached settings read ${p50('exec.settings').toFixed(2)} ms; the signer made three per order before)`);
     };
     console.log(`  breakdown: page eth_chainId round trip (content-script relay + port + dispatch) p50 ${f(pct(chainId, 50))} ms over 200`);
     await stagesLine('stages of a granted order');

@@ -38,6 +38,33 @@ export const tickOf = (i: Instrument) => i.tick_size ?? (i.price_decimals > 0 ? 
 /** The smallest size step (sandbox extra `lot_size`, else 10^-quantity_decimals). */
 export const lotOf = (i: Instrument) => i.lot_size ?? (i.quantity_decimals > 0 ? `0.${'0'.repeat(i.quantity_decimals - 1)}1` : '1');
 
+/**
+ * The pushed state of order `oid` in `pushed` once the venue settled it (not accepted / untriggered /
+ * armed): at once when known, else the next one a push brings (`waiters` are called on each pushed
+ * order) within `ms`; undefined when none came, and at once when the stream is not `live`.
+ */
+function settledOrder(pushed: Map<number, OrderView>, waiters: Set<() => void>, live: boolean, oid: number, ms: number): Promise<OrderView | undefined> {
+  const settled = () => {
+    const o = pushed.get(oid);
+    return o && o.status !== 'accepted' && o.status !== 'untriggered' && o.status !== 'armed' ? o : undefined;
+  };
+  const now = settled();
+  if (now || !live) return Promise.resolve(now);
+  return new Promise((resolve) => {
+    const done = (o: OrderView | undefined) => {
+      waiters.delete(check);
+      clearTimeout(t);
+      resolve(o);
+    };
+    const check = () => {
+      const o = settled();
+      if (o) done(o);
+    };
+    const t = setTimeout(() => done(undefined), ms);
+    waiters.add(check);
+  });
+}
+
 /** The store `createPerpsStore` returns: its signals and `read`, `refresh`, `select`, `start`, `stop`. */
 export type PerpsStore = ReturnType<typeof createPerpsStore>;
 
@@ -201,25 +228,7 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
 
   /** The pushed state of order `oid` once the venue settled it (not accepted / untriggered / armed), waiting up to `ms`; undefined when none came. */
   function orderPushed(oid: number, ms: number): Promise<OrderView | undefined> {
-    const settled = () => {
-      const o = pushedOrders.get(oid);
-      return o && o.status !== 'accepted' && o.status !== 'untriggered' && o.status !== 'armed' ? o : undefined;
-    };
-    const now = settled();
-    if (now || !live.value) return Promise.resolve(now);
-    return new Promise((resolve) => {
-      const done = (o: OrderView | undefined) => {
-        orderWaiters.delete(check);
-        clearTimeout(t);
-        resolve(o);
-      };
-      const check = () => {
-        const o = settled();
-        if (o) done(o);
-      };
-      const t = setTimeout(() => done(undefined), ms);
-      orderWaiters.add(check);
-    });
+    return settledOrder(pushedOrders, orderWaiters, live.value, oid, ms);
   }
 
   /** Reads the instruments and fees, and at the same time (when an instrument is already chosen) the book, tickers and account (issue #19: no serial reads at open); listens to the background's stream pushes (issue #22). */
