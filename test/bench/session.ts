@@ -92,7 +92,7 @@ export async function benchSession(): Promise<void> {
     print('no added latency', await runs());
     sb.ctx.delayMs.set('perps', 50);
     print('50 ms added to every sandbox answer and frame', await runs());
-    console.log('    (the sandbox runs a session command through its own REST route, so its delay hook counts twice for the session, and it recovers the signer twice)');
+    console.log('    (the sandbox runs a session command through its own REST route, verified once and delayed once: the answer frame)');
   } finally {
     sb.ctx.delayMs.delete('perps');
     stream.stop();
