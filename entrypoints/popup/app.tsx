@@ -9,7 +9,7 @@ import { Button, Notice, TabPanel, Tabs } from '../../components/ui';
 import { call, type Account, type Status } from './api';
 import { Unlock } from './unlock';
 import { PerpsTicket } from './perps';
-import { createPerpsStore } from './stores/perps';
+import { createPerpsStore, LAST_INSTRUMENT } from './stores/perps';
 import { StreamBadge } from '../../components/StreamBadge';
 import { createSettingsStore, type SettingsStore } from './stores/settings';
 import { bootVault, createVaultStore, hasLiveProxy, type VaultBoot, type VaultStore } from './stores/vault';
@@ -38,8 +38,6 @@ const TABS = [
   { id: 'settings', label: 'Settings' },
 ] as const;
 
-/** localStorage key of the instrument the ticket showed last (UI state, not a setting). */
-const LAST_INSTRUMENT = 'countersign.lastInstrument';
 
 /** A person's input re-arms auto-lock (at most every 30 s); the popup's scheduled reads never do. */
 const ACTIVITY_THROTTLE_MS = 30_000;

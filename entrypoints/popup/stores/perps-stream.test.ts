@@ -4,7 +4,7 @@
  * at once; another account's or a malformed push changes nothing; when the stream is down polling resumes.
  */
 import { describe, expect, it } from 'vitest';
-import { createPerpsStore } from './perps';
+import { beginFirstWatch, createPerpsStore } from './perps';
 import { fakeCall } from './testkit';
 
 const ACCOUNT = '0x00000000000000000000000000000000000000aa';
@@ -37,7 +37,7 @@ function setup(state: 'live' | 'down', held: { book: { bids: [string, string][];
   });
   const accountReads = () => calls.filter((c) => c.type === 'perps.read' && (c.payload.name === 'portfolio' || c.payload.name === 'openOrders')).length;
   const bookReads = () => calls.filter((c) => c.type === 'perps.read' && c.payload.name === 'book').length;
-  return { store, push: (m: unknown) => push(m), accountReads, bookReads, stream };
+  return { store, push: (m: unknown) => push(m), accountReads, bookReads, stream, calls };
 }
 
 describe('perps store with the live stream', () => {
@@ -76,6 +76,28 @@ describe('perps store with the live stream', () => {
     t.store.iid.value = 1;
     await t.store.start();
     expect(t.accountReads()).toBeGreaterThan(0);
+    t.store.stop();
+  });
+
+  it('takes the watch begun with the start hint (before the first render) instead of asking again, for that account and instrument only', async () => {
+    const rich = { ...PORTFOLIO, withdrawable: '777' };
+    const s = setup('live', null, 'down', { portfolio: rich, openOrders: [] });
+    const hint = Promise.resolve({ status: { activeAccount: ACCOUNT, accounts: [{ address: ACCOUNT, proxies: [{ expiry: Date.now() + 60_000 }] }] } });
+    const early = fakeCall({ 'streams.watch': (p) => ({ perpsBook: null, perpsAccount: p.account === ACCOUNT && p.perpsIid === 1 ? { portfolio: rich, openOrders: [] } : null }) });
+    beginFirstWatch(hint, 1, early.call);
+    s.store.iid.value = 1;
+    await s.store.start();
+    expect(early.calls.filter((c) => c.type === 'streams.watch')).toHaveLength(1);
+    expect(s.calls.filter((c) => c.type === 'streams.watch')).toHaveLength(0);
+    expect(s.store.portfolio.value?.withdrawable).toBe('777');
+    expect(s.accountReads()).toBe(0);
+    s.store.stop();
+    // Begun for another instrument (or no live proxy): the store asks itself.
+    const t = setup('live', null, 'down', { portfolio: rich, openOrders: [] });
+    beginFirstWatch(hint, 2, early.call);
+    t.store.iid.value = 1;
+    await t.store.start();
+    expect(t.calls.filter((c) => c.type === 'streams.watch').length).toBeGreaterThan(0);
     t.store.stop();
   });
 

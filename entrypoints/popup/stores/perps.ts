@@ -15,6 +15,40 @@ import { call as popupCall, messageOf, onStreamPush } from '../api';
 
 /** The popup's caller (`api.ts`); stores take one so tests can pass a fake (`createCaller` over a fake send). */
 export type Call = typeof popupCall;
+
+/** localStorage key of the instrument the ticket showed last (UI state, not a setting). */
+export const LAST_INSTRUMENT = 'countersign.lastInstrument';
+
+/** The `streams.watch` answer. */
+type WatchAnswer = Awaited<ReturnType<typeof popupCall<'streams.watch'>>>;
+
+/** The popup's first `streams.watch`, begun with the start hint (see `beginFirstWatch`); taken once. */
+let firstWatch: Promise<{ account: string; iid: number; answer: WatchAnswer } | undefined> | undefined;
+
+/**
+ * Begins the popup's first `streams.watch` as soon as the start hint is read (issue #19, popup open →
+ * loaded), before the first render: for the hinted active account when it has a live proxy key, and
+ * `last`, the instrument shown last (`LAST_INSTRUMENT`; not a positive integer: no early watch). The
+ * perps store of that account takes the answer for its first watch of that instrument
+ * (`takeFirstWatch`); anything else asks afresh. Never throws.
+ */
+export function beginFirstWatch(hint: Promise<{ status?: { activeAccount: string | null; accounts: { address: string; proxies: { expiry: number }[] }[] } }>, last: number, call: Call = popupCall): void {
+  firstWatch = hint
+    .then(({ status }) => {
+      const acc = status?.accounts.find((a) => a.address === status.activeAccount);
+      if (!acc || !acc.proxies.some((p) => p.expiry > Date.now()) || !Number.isInteger(last) || last <= 0) return undefined;
+      return call('streams.watch', { account: acc.address, perpsIid: last }).then((answer) => ({ account: acc.address, iid: last, answer }));
+    })
+    .catch(() => undefined);
+}
+
+/** The first watch's answer when it was for `account` and `iid` (once; later calls get undefined). */
+async function takeFirstWatch(account: string | undefined, iid: number | undefined): Promise<WatchAnswer | undefined> {
+  const pending = firstWatch;
+  firstWatch = undefined;
+  const got = pending && (await pending);
+  return got && account && got.account.toLowerCase() === account.toLowerCase() && got.iid === iid ? got.answer : undefined;
+}
 /** Subscribes to the background's stream pushes (`api.ts` `onStreamPush`; tests pass a fake); returns the unsubscribe. */
 export type Listen = typeof onStreamPush;
 
@@ -178,8 +212,10 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
   async function watch(): Promise<boolean> {
     const id = iid.value;
     try {
-      const { perpsBook, perpsAccount } = await call('streams.watch', { ...(id === undefined ? {} : { perpsIid: id }), ...(account ? { account } : {}) });
-      if (perpsAccount && !live.value) {
+      const early = await takeFirstWatch(account, id);
+      const { perpsBook, perpsAccount } = early ?? (await call('streams.watch', { ...(id === undefined ? {} : { perpsIid: id }), ...(account ? { account } : {}) }));
+      // Taken only before anything else showed the account (a push may be newer than this answer).
+      if (perpsAccount && !portfolio.value) {
         live.value = true;
         portfolio.value = perpsAccount.portfolio;
         openOrders.value = perpsAccount.openOrders;
