@@ -2,13 +2,15 @@
  * Notifications from the background (issue #22), against the in-process sandbox with `ws` as the
  * worker's WebSocket: a fill made at the sandbox (not through the extension) raises a browser
  * notification from the stream pushes, with the instrument's name and no secret; switched off with
- * `notifications.set`, the next fill raises none; the preferences are their own record.
+ * `notifications.set`, the next fill raises none; the preferences are their own record. An order-book
+ * order cancelled outside Countersign raises one; one Countersign cancelled raises none.
  */
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { WebSocket as NodeWebSocket } from 'ws';
 import { createOrders } from '../perps/commands';
+import { clobL2Request } from '../clob/client';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { DEFAULT_NOTIFICATION_PREFS } from '../notifications/prefs';
 import { startBackground } from './index';
@@ -74,6 +76,35 @@ describe('background notifications', () => {
     expect(created.slice(before).filter((x) => x.title.startsWith('Order'))).toEqual([]);
     // Their own record: the settings are untouched.
     expect(await bg.db().get('settings', 'notifications')).toMatchObject({ version: 1, values: { fills: false } });
+    await bg.lock();
+  });
+
+  it('an order-book order cancelled outside Countersign raises a notification; one Countersign cancelled raises none', async () => {
+    const bg = startBackground({ browser, dbName: 'notify-1', kdf: KDF, bounds: BOUNDS, WebSocket: NodeWebSocket });
+    const call = async (type: string, payload: unknown = {}) => {
+      const r = await bg.handle({ type, payload }, popup());
+      if (!r.ok) throw new Error(`${type}: ${JSON.stringify(r)}`);
+      return r.result;
+    };
+    await call('vault.create', { password: 'a good password' });
+    await call('settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
+    await call('vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
+    await call('clob.createOrDerive', { account: h.demo.owner.address });
+    await until(async () => JSON.stringify(await call('streams.status')).includes('"venue":"clob"') && JSON.stringify(await call('streams.status')).includes('"live"'));
+    const m = h.ctx.clob.markets[0];
+    if (!m) throw new Error('no market');
+    const post = async () => ((await call('clob.postOrders', { account: h.demo.owner.address, orders: [{ tokenId: m.tokenIds[0], side: 'BUY', price: '0.01', size: '10', orderType: 'GTC' }] })) as { orderID?: string }[])[0]?.orderID ?? '';
+    const [ours, theirs] = [await post(), await post()];
+    const before = created.length;
+    await call('clob.cancel', { account: h.demo.owner.address, orderIds: [ours] });
+    // Another client with the same API key cancels the other (the venue's own cancels look the same on the channel).
+    await clobL2Request(h.clobUrl, { address: h.demo.owner.address, credentials: h.demo.clob, method: 'DELETE', requestPath: '/order', body: { orderID: theirs }, timestamp: Math.floor(h.clock.now / 1000) });
+    await until(() => created.slice(before).some((n) => n.title === 'Order-book order cancelled outside Countersign'));
+    await new Promise((r) => setTimeout(r, 300));
+    const cancels = created.slice(before).filter((n) => n.title.includes('cancelled'));
+    expect(cancels).toHaveLength(1);
+    expect(cancels[0]?.message).toMatch(/^Buy 10 \S+ at 0\.01: cancelled by the venue \(a lapsed heartbeat, the market closing\) or by another client\.$/);
+    expect(JSON.stringify(created)).not.toContain(h.demo.clob.secret);
     await bg.lock();
   });
 });

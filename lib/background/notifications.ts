@@ -39,7 +39,7 @@ export type BackgroundNotificationsDeps = {
   db: VaultDb;
   vault: Pick<Vault, 'unlocked'>;
   grants: Pick<GrantService, 'anyLive'>;
-  service: Pick<SigningService, 'perpsRead'>;
+  service: Pick<SigningService, 'perpsRead' | 'clobCancels'>;
   now?: () => number;
 };
 
@@ -59,7 +59,7 @@ export function createBackgroundNotifications(d: BackgroundNotificationsDeps): B
   let prefs: Promise<NotificationPrefs> | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let queue: Promise<void> = Promise.resolve();
-  const rules = createNotificationRules((iid) => instruments.get(iid));
+  const rules = createNotificationRules((iid) => instruments.get(iid), (orderId) => d.service.clobCancels.covers(orderId));
   const iconUrl = d.browser.runtime.getURL('/icon/128.png');
 
   const currentPrefs = () => (prefs ??= readNotificationPrefs(d.db).catch((e: unknown) => {

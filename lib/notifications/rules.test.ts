@@ -126,3 +126,28 @@ describe('stream down', () => {
 function never(): never {
   throw new Error('unreachable');
 }
+
+describe('order-book orders (the user channel)', () => {
+  const clobOrder = (id: string, status: string, matched = '0') => msg({ kind: 'clobOrder', order: { id, status, side: 'BUY', price: '0.52', original_size: '10', size_matched: matched, outcome: 'Yes', asset_id: '11' } });
+  const clobTrade = (id: string, side: 'BUY' | 'SELL' = 'BUY') => msg({ kind: 'clobTrade', trade: { id, side, size: '4', price: '0.52', outcome: 'Yes', match_time: '1700000000', trader_side: 'MAKER' } });
+
+  it('a trade is notified once, though the channel repeats it as matched, mined and confirmed; switched off, none', () => {
+    const r = createNotificationRules(() => undefined, () => false);
+    const [n] = r.onPush(clobTrade('t1'), P, 0);
+    expect(n).toMatchObject({ kind: 'fill', title: 'Order-book order filled', message: 'Bought 4 Yes at 0.52 (maker).' });
+    expect(r.onPush(clobTrade('t1'), P, 0)).toEqual([]);
+    expect(r.onPush(clobTrade('t2', 'SELL'), { ...P, fills: false }, 0)).toEqual([]);
+  });
+
+  it('a cancel Countersign did not send is notified once, naming the likely causes; its own cancel and a live order raise nothing', () => {
+    const ours = new Set(['mine']);
+    const r = createNotificationRules(() => undefined, (id) => ours.has(id));
+    expect(r.onPush(clobOrder('o1', 'LIVE'), P, 0)).toEqual([]);
+    expect(r.onPush(clobOrder('mine', 'CANCELED'), P, 0)).toEqual([]);
+    const [n] = r.onPush(clobOrder('o1', 'CANCELED', '3'), P, 0);
+    expect(n).toMatchObject({ kind: 'cancel', title: 'Order-book order cancelled outside Countersign' });
+    expect(n?.message).toBe('Buy 10 Yes at 0.52 (3 had filled): cancelled by the venue (a lapsed heartbeat, the market closing) or by another client.');
+    expect(r.onPush(clobOrder('o1', 'CANCELED', '3'), P, 0)).toEqual([]);
+    expect(r.onPush(clobOrder('o2', 'CANCELED'), { ...P, cancels: false }, 0)).toEqual([]);
+  });
+});

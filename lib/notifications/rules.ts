@@ -17,6 +17,15 @@
  *   position goes inside the distance and again only after it went back outside (or closed).
  * - `stream`: a stream not live (down or reconnecting) for `streamDownSeconds` while a grant is live
  *   (the caller says whether one is). Once per outage; a live stream ends the outage.
+ *
+ * Order-book orders (the user channel's `clobTrade` / `clobOrder` pushes), under the same `fills` and
+ * `cancels` switches:
+ * - `fill`: each trade of the account once (the channel repeats a trade as it is matched, mined and
+ *   confirmed): side, size, outcome, price, maker or taker.
+ * - `cancel`: an order whose state turns `CANCELED` when Countersign did not ask for that cancel
+ *   (`clobCancelledHere`, the signer's record of the order-book cancels it sent): the venue's user
+ *   channel does not say who cancelled, so the text names the likely causes — the venue (a lapsed
+ *   heartbeat, the market closing) or another client with the same API key. Once per order.
  */
 import { fromUnits, toUnits } from '../decimal';
 import { fillSummary, formatStep } from '../format';
@@ -59,8 +68,10 @@ export type NotificationRules = {
 };
 
 /** Creates the rules. `instrument(iid)` names an instrument (`undefined` when not known yet: shown as `#iid`). */
-export function createNotificationRules(instrument: (iid: number) => InstrumentInfo | undefined): NotificationRules {
+export function createNotificationRules(instrument: (iid: number) => InstrumentInfo | undefined, clobCancelledHere: (orderId: string) => boolean = () => true): NotificationRules {
   const orders = new Map<number, KnownOrder>();
+  /** Order-book trade ids already notified, and orders whose cancel was (oldest dropped first). */
+  const clobSeen = new Set<string>();
   const cancelled = new Set<number>();
   const nearLiquidation = new Set<string>();
   let downSince: number | undefined;
@@ -146,6 +157,28 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
     return out;
   }
 
+  /** Remembers `key` in `clobSeen`; false when it was there already. */
+  const firstTime = (key: string) => {
+    if (clobSeen.has(key)) return false;
+    clobSeen.add(key);
+    if (clobSeen.size > MAX_ORDERS * 2) clobSeen.delete(clobSeen.values().next().value ?? key);
+    return true;
+  };
+
+  function onClobTrade(account: string, t: Extract<StreamPush['push'], { kind: 'clobTrade' }>['trade'], prefs: NotificationPrefs): Notice[] {
+    if (!firstTime(`trade:${t.id}`) || !prefs.fills) return [];
+    const role = t.trader_side === 'MAKER' ? 'maker' : 'taker';
+    return [notice('fill', `${account}-clob-${t.id}`, 'Order-book order filled', `${t.side === 'BUY' ? 'Bought' : 'Sold'} ${t.size} ${t.outcome || 'shares'} at ${t.price} (${role}).`)];
+  }
+
+  function onClobOrder(account: string, o: Extract<StreamPush['push'], { kind: 'clobOrder' }>['order'], prefs: NotificationPrefs): Notice[] {
+    if (o.status.toUpperCase() !== 'CANCELED' || clobCancelledHere(o.id) || !firstTime(`cancel:${o.id}`) || !prefs.cancels) return [];
+    const filled = Number(o.size_matched) > 0 ? ` (${o.size_matched} had filled)` : '';
+    return [
+      notice('cancel', `${account}-clob-${o.id}`, 'Order-book order cancelled outside Countersign', `${o.side === 'BUY' ? 'Buy' : 'Sell'} ${o.original_size} ${o.outcome || 'shares'} at ${o.price}${filled}: cancelled by the venue (a lapsed heartbeat, the market closing) or by another client.`),
+    ];
+  }
+
   return {
     onPush(m, prefs, now) {
       const p = m.push;
@@ -157,6 +190,10 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
         case 'portfolio':
         case 'resync':
           return onPortfolio(m.account, p.portfolio.positions, prefs);
+        case 'clobTrade':
+          return onClobTrade(m.account, p.trade, prefs);
+        case 'clobOrder':
+          return onClobOrder(m.account, p.order, prefs);
         case 'status':
           if (p.state === 'live') {
             downSince = undefined;

@@ -42,6 +42,7 @@ import { buildL2Headers, type L2Headers } from '../clob/auth';
 import { orderRequestAmounts } from '../clob/amounts';
 import type { ClobOrderRequest } from '../clob/request';
 import { clobBalanceSchema, clobCancelAnswerSchema, clobHeartbeatAnswerSchema, clobMidpointSchema, clobNegRiskSchema, clobTickSizeSchema, clobL2Request, clobOrdersPageSchema, createOrDeriveApiKey, parseClobAnswer, type ClobCancelAnswer, type ClobOpenOrder } from '../clob/client';
+import { ClobCancelLog } from '../clob/cancels';
 import { ClobError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
 import { buildClobOrder, CLOB_MAX_BATCH, exchangeAddress, signDepositWalletOrder, toPostOrderBody, toPostOrdersBody, type PostOrderBody } from '../clob/order';
 import { DepositWalletNotDeployedError, relayerClient } from '../relayer/client';
@@ -525,6 +526,7 @@ export class SigningService {
       ...(artifact.body === undefined ? {} : { body: artifact.body }),
     });
     await this.audit({ ...base, kind: 'clob.l2', result: 'ok' });
+    this.clobCancels.record(artifact.method, artifact.requestPath, artifact.body);
     // The caller sends these itself: name them as the configured gateway expects.
     return applyHeaderSet(headers, (await this.o.settings()).headerSet ?? 'seed');
   }
@@ -658,6 +660,7 @@ export class SigningService {
   }
 
   private async l2Run(account: string, method: string, requestPath: string, body: unknown, opts: GateOptions, recheck: () => void): Promise<unknown> {
+    this.clobCancels.record(method, requestPath, body);
     const { clobUrl } = await this.o.settings();
     const creds = await this.o.vault.clobCredentials(account);
     const owner = creds.info.account;
@@ -695,6 +698,9 @@ export class SigningService {
   async clobCancelAll(account: string, opts: GateOptions = {}): Promise<ClobCancelAnswer> {
     return parseClobAnswer(clobCancelAnswerSchema, await this.l2(account, 'DELETE', '/cancel-all', undefined, opts), 'the cancel');
   }
+
+  /** The order-book cancels this service sent or signed for a page (`ClobCancelLog`, issue #22 notifications). */
+  readonly clobCancels = new ClobCancelLog(() => this.now());
 
   /** Posts an order-book heartbeat (`POST /v1/heartbeats`); returns the session id to send next time. */
   async clobHeartbeat(account: string, heartbeatId: string): Promise<string> {
