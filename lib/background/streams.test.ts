@@ -230,6 +230,21 @@ describe('background streams', () => {
     for (const secret of [h.demo.clob.apiKey, h.demo.clob.secret, h.demo.clob.passphrase]) expect(all).not.toContain(secret);
   });
 
+  it('after a worker restart, a stream kept only by open orders comes back (the open orders are read once at the venue)', { timeout: 15_000 }, async () => {
+    await ready();
+    await h.send(h.proxy, createOrders({ orders: [{ iid: 2, buy: true, p: '2000', qty: '0.01', tif: 'gtc' }] }));
+    // The same profile started again (the MV3 worker restarted): the vault session is restored, no popup is open.
+    const after: NodeWebSocket[] = [];
+    class Restarted extends NodeWebSocket {
+      constructor(url: string | URL, protocols?: string | string[]) {
+        super(url, protocols);
+        after.push(this);
+      }
+    }
+    startBackground({ browser, dbName: `streams-${n - 1}`, kdf: KDF, bounds: BOUNDS, WebSocket: Restarted });
+    await until(() => after.some((w) => w.url.includes('/perps/v1/ws')), 7_000);
+  });
+
   it('answers streams.status in a trading session (the session popup asks for the badge)', () => {
     expect(SESSION_PROCEDURES.has('streams.status')).toBe(true);
   });

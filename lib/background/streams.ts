@@ -241,6 +241,8 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
   /** The account's state as the live session last told it (issue #19: the popup opens on it without REST reads); the current stream's key. */
   let held: { key: string; portfolio?: Portfolio; orders: Map<number, OrderView> } | undefined;
   let busy: Promise<void> = Promise.resolve();
+  /** The stream key whose venue open orders were read once since this worker started (`restingAtVenue`). */
+  let startChecked: string | undefined;
 
   const listeners: ((push: StreamPush) => void)[] = [];
   const push = (account: `0x${string}`, p: StreamPush['push']) => [d.broadcast, ...listeners].forEach((l) => l({ type: 'streams.push', account, push: p }));
@@ -342,7 +344,12 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
     if (current && current.key !== key) closePerps();
     if (clobUser && clobUser.key !== key) closeClob();
     // Cheapest first: the grants are decrypted only when neither the popup nor an open order holds the stream.
-    const wanted = popupOpen || openOrders.size > 0 || !!clobUser?.feed.hasOpen() || (await d.grants.anyLive());
+    let wanted = popupOpen || openOrders.size > 0 || !!clobUser?.feed.hasOpen() || (await d.grants.anyLive());
+    // After a worker restart the open orders known in memory are gone: read them once at the venues.
+    if (!wanted && startChecked !== key) {
+      startChecked = key;
+      wanted = await restingAtVenue(active.address);
+    }
     if (!wanted) return close();
     await openClob(active.address, key, clobChannelUrl(settings, 'user'));
     if (current) return;
@@ -354,6 +361,17 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
       return; // no proxy yet: nothing to authenticate with
     }
     if (d.vault.unlocked && !current) open(active.address, key, settings.perpsWsUrl, auth);
+  }
+
+  /**
+   * Whether `account` has open orders at either venue, read over REST (perps open orders with the proxy
+   * headers, weight as `PERPS_READS.openOrders`; order-book `GET /data/orders`): once per stream key
+   * and worker start, so that a stream kept only by open orders comes back after the MV3 worker
+   * restarted (issue #22). A read that fails (no proxy, no API credentials, a silent venue) counts as none.
+   */
+  async function restingAtVenue(account: `0x${string}`): Promise<boolean> {
+    const [perps, clob] = await Promise.all([d.service.perpsRead(account, 'openOrders').catch(() => []), d.service.clobOpenOrders(account).catch(() => ({ data: [] }))]);
+    return perps.length > 0 || clob.data.length > 0;
   }
 
   /** Runs one reconcile after the previous (never two at once, so never two sockets). */
