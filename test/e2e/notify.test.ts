@@ -1,6 +1,7 @@
 /**
  * Issue #22 in real Chromium: notifications come from the background with the popup closed, and the
- * perps stream survives the popup closing and a service-worker restart. The worker's
+ * perps stream survives the popup closing and a service-worker restart (with a grant live, and with only
+ * open orders). The worker's
  * `chrome.notifications.create` is wrapped (through the service-worker handle) to record each
  * notification's text; fills are made at the sandbox from outside the extension.
  * 1. Popup closed (an open order keeps the stream wanted): a fill raises "Order filled" without a REST
@@ -104,5 +105,23 @@ describe('issue #22: notifications and the stream with the popup closed (Chromiu
     await new Promise((r) => setTimeout(r, 1_000));
     await outside(createOrders({ orders: [{ iid: 1, buy: false, p: String(Math.round(best() * 0.95)), qty: '0.001', tif: 'ioc' }] }));
     await until(async () => (await created()).some((n) => n.title === 'Order filled' && n.message.startsWith('Sell 0.001')), 5_000, 'the fill notification after the restart');
+  }, 90_000);
+
+  it('after a worker restart with only open orders (no grant, popup closed) the stream comes back and a fill is notified', async () => {
+    // The site gives its permission back: only the resting orders can keep a stream now.
+    await demo.evaluate(() => (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({ method: 'wallet_revokePermissions', params: [{ eth_accounts: {} }] }));
+    await cdp.send('ServiceWorker.stopAllWorkers');
+    await until(() => running === 'stopped', 10_000, 'the worker to stop');
+    h.sandbox.ctx.requestLog.length = 0;
+    await demo.evaluate(() => (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({ method: 'eth_chainId' }));
+    await until(() => running === 'running' && !!worker(), 10_000, 'the worker to start');
+    // The venues' open orders read once, then the stream's resync (portfolio).
+    await until(() => h.sandbox.ctx.requestLog.some((r) => r.path.endsWith('/v1/account/portfolio')), 20_000, 'the stream kept by the open orders');
+    const w = worker();
+    if (!w) throw new Error('no service worker');
+    await record(w);
+    await new Promise((r) => setTimeout(r, 1_000));
+    await outside(createOrders({ orders: [{ iid: 1, buy: false, p: String(Math.round(best() * 0.95)), qty: '0.001', tif: 'ioc' }] }));
+    await until(async () => (await created()).some((n) => n.title === 'Order filled'), 5_000, 'the fill notification with only open orders');
   }, 90_000);
 });
