@@ -118,7 +118,7 @@ function Unlocked({ status, account, vault, settings, tab, setTab, refresh, onAd
   onPanic: () => void;
 }) {
   const proxyAccount = hasLiveProxy(account) ? account?.address : undefined;
-  const store = useMemo(() => createPerpsStore(proxyAccount), [proxyAccount]);
+  const store = useMemo(() => createPerpsStore(proxyAccount, undefined, undefined, account?.address), [proxyAccount, account?.address]);
   // A layout effect: the reads begin with the first render of the ticket, not a frame later.
   useLayoutEffect(() => {
     performance.mark('countersign:unlocked'); // the bench's stage marks

@@ -101,6 +101,23 @@ describe('perps store with the live stream', () => {
     t.store.stop();
   });
 
+  it("an order-book-only account (no perps proxy) still gets the header's badge for its user channel", async () => {
+    const { call } = fakeCall({
+      'perps.read': (p) => (p.name === 'instruments' ? [BTC] : p.name === 'fees' ? { fee_schedule: [] } : p.name === 'book' ? { bids: [], asks: [] } : []),
+      'streams.status': () => ({ streams: [{ venue: 'clob', account: ACCOUNT, state: 'live', lastEventAt: null }], market: { perps: 'down', clob: 'down' } }),
+      'streams.watch': () => ({ perpsBook: null, perpsAccount: null }),
+    });
+    const store = createPerpsStore(undefined, call, () => () => undefined, ACCOUNT);
+    await store.start();
+    expect(store.venues.value).toEqual([{ venue: 'clob', live: true }]);
+    expect(store.live.value).toBe(false);
+    store.stop();
+    const without = createPerpsStore(undefined, call, () => () => undefined);
+    await without.start();
+    expect(without.venues.value).toEqual([]);
+    without.stop();
+  });
+
   it('polls over REST when the stream is down, and a pushed status switches between the two', async () => {
     const s = setup('down');
     await s.store.start();

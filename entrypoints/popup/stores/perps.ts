@@ -104,7 +104,8 @@ export type PerpsStore = ReturnType<typeof createPerpsStore>;
 
 /**
  * Creates the store for `account` (undefined: public reads only); `call` defaults to the popup's caller,
- * `listen` to the background's stream pushes. Call `start()` when shown, `stop()` when gone.
+ * `listen` to the background's stream pushes; `activeAccount` (default `account`): the active account, whose
+ * streams the header's badge shows (`venues`) even without a perps proxy. Call `start()` when shown, `stop()` when gone.
  *
  * Issue #22: while the background's perps stream for `account` is live (`live`, asked every 2 s with
  * `streams.status`, which costs no venue weight), the portfolio and the open orders come from its pushes
@@ -117,7 +118,7 @@ export type PerpsStore = ReturnType<typeof createPerpsStore>;
  * are not polled. At open (and on `select`) the book the background holds is shown at once: fresh
  * when at most 1 s old (issue #19's "loaded"), else marked `bookStale` until a newer book arrives.
  */
-export function createPerpsStore(account: string | undefined, call: Call = popupCall, listen: Listen = onStreamPush) {
+export function createPerpsStore(account: string | undefined, call: Call = popupCall, listen: Listen = onStreamPush, activeAccount: string | undefined = account) {
   const instruments = signal<Instrument[]>([]);
   const iid = signal<number | undefined>(undefined);
   const book = signal<Book | undefined>(undefined);
@@ -252,9 +253,10 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
   async function askStatus(): Promise<void> {
     try {
       const { streams, market } = await call('streams.status', {});
-      const mine = streams.filter((x) => !!account && x.account.toLowerCase() === account.toLowerCase());
-      live.value = mine.some((x) => x.venue === 'perps' && x.state === 'live');
-      venues.value = mine.map((x) => ({ venue: x.venue, live: x.state === 'live' }));
+      const of = (a: string | undefined) => streams.filter((x) => !!a && x.account.toLowerCase() === a.toLowerCase());
+      live.value = of(account).some((x) => x.venue === 'perps' && x.state === 'live');
+      // The badge covers the active account's streams, an order-book-only account's (no perps proxy) too.
+      venues.value = of(activeAccount).map((x) => ({ venue: x.venue, live: x.state === 'live' }));
       marketLive.value = market.perps === 'live';
     } catch {
       live.value = false;
