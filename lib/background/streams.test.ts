@@ -24,10 +24,16 @@ import { BOUNDS, browser as kitBrowser, KDF } from './testkit';
 const made: NodeWebSocket[] = [];
 /** When set, a received text frame it accepts is lost on the way (a sequence gap the venue never shows on demand). */
 let lose: ((text: string) => boolean) | undefined;
+/** The sockets that sent an `auth` frame (the account's session; the others are public market data). */
+const authed = new WeakSet<NodeWebSocket>();
 class TrackedWebSocket extends NodeWebSocket {
   constructor(url: string) {
     super(url);
     made.push(this);
+  }
+  override send(data: string): void {
+    if (data.includes('"type":"auth"')) authed.add(this);
+    super.send(data);
   }
   override emit(event: string | symbol, ...args: unknown[]): boolean {
     if (event === 'message' && lose?.(String(args[0]))) {
@@ -199,7 +205,10 @@ describe('background streams', () => {
     await call('streams.watch', { perpsIid: 1 });
     await until(() => market().some((p) => p.kind === 'perpsBook'));
     const reads = bookReads();
-    made.find((w) => w.url.includes('/perps/v1/ws'))?.terminate();
+    // The public socket (no auth frame); the account's session may have opened first on the same URL.
+    const pub = made.find((w) => w.url.includes('/perps/v1/ws') && !authed.has(w) && w.readyState === NodeWebSocket.OPEN);
+    expect(pub).toBeDefined();
+    pub?.terminate();
     await until(() => market().some((p) => p.kind === 'status' && p.venue === 'perps' && p.state === 'down'));
     await until(() => bookReads() === reads + 1 && market().at(-1)?.kind === 'perpsBook', 5_000);
     expect(await call('streams.status')).toMatchObject({ market: { perps: 'live' } });
