@@ -133,6 +133,34 @@ describe('deposit wallet: a new account from derive to redeem', () => {
   });
 });
 
+describe('deposit wallet: an existing account (API credentials of type 0) is not switched without being asked', () => {
+  it('refuses to replace type-0 credentials unless the request confirms the switch; nothing is read or stored before', async () => {
+    const { bg, owner } = await newAccount();
+    await ok(bg, 'clob.createOrDerive', { account: owner });
+    const typeOf = async () => (await ok<{ address: string; clobSignatureType?: number }[]>(bg, 'vault.accounts')).find((a) => a.address === owner)?.clobSignatureType;
+    expect(await typeOf()).toBe(0);
+    sent.length = 0;
+    const refused = await call(bg, 'clob.depositWallet.derive', { account: owner });
+    expect(refused.error).toMatchObject({ name: 'Relayer.ReplacesCredentialsError' });
+    expect(refused.error?.shortMessage).toMatch(/^Invalid replaceCredentials: .*signature type 0.*switch its orders to the wallet \(type 3\)/);
+    expect(sent).toEqual([]);
+    expect(await typeOf()).toBe(0);
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({ wallet: null });
+    // A type-0 order still goes out as type 0.
+    const m = h.ctx.clob.markets[0]!;
+    const order = { tokenId: m.tokenIds[0], side: 'BUY', price: '0.01', size: '10', orderType: 'GTC' };
+    await ok(bg, 'clob.postOrders', { account: owner, orders: [order] });
+    const last = h.ctx.requestLog.filter((r) => r.method === 'POST' && r.path === '/clob/order').at(-1);
+    expect(JSON.parse(last?.body ?? '{}')).toMatchObject({ order: { signatureType: 0 } });
+
+    const switched = await ok<{ wallet: string }>(bg, 'clob.depositWallet.derive', { account: owner, replaceCredentials: true });
+    expect(switched.wallet).toBe(uupsDepositWallet(owner, CHAIN));
+    expect(await typeOf()).toBe(3);
+    const audit = await ok<{ kind: string; summary: string }[]>(bg, 'audit.list', { kind: 'clob.credentials.switch' });
+    expect(audit[0]?.summary).toContain(`from signature type 0 to the deposit wallet ${switched.wallet}`);
+  });
+});
+
 describe('deposit wallet: as the attacker, and when things fail', () => {
   const ABI = parseAbi(['function approve(address spender, uint256 amount)', 'function transfer(address to, uint256 amount)']);
   const stranger: Address = '0x6666666666666666666666666666666666666666';

@@ -40,9 +40,12 @@ export const DEPOSIT_CONTRACT = {
   /**
    * Reads the deposit wallet of `account` (the active one) from the chain RPC, checks `/deployed`, sets
    * up the API key (type 3, funder = the wallet) and builder credentials, and stores them in the vault.
+   * An account whose stored API credentials are of type 0, 1 or 2 keeps them unless `replaceCredentials`
+   * is `true` (the person confirmed that its orders switch to the deposit wallet): otherwise
+   * `Relayer.ReplacesCredentialsError` (field `replaceCredentials`) before anything is read or stored.
    * Throws `Relayer.ChainRpcUnavailableError` (no address is derived then), `VaultLockedError`.
    */
-  'clob.depositWallet.derive': procedure({ input: v.strictObject({ account: address }), output: wallet, senders: POPUP, activity: true }),
+  'clob.depositWallet.derive': procedure({ input: v.strictObject({ account: address, replaceCredentials: v.optional(v.boolean()) }), output: wallet, senders: POPUP, activity: true }),
   /** Submits the wallet's `WALLET-CREATE` (unless it is deployed): the relayer transaction (poll it with `status`). */
   'clob.depositWallet.create': procedure({
     input: v.strictObject({ account: address }),

@@ -72,6 +72,10 @@ describe('issue #21: a new API user, from a fresh install to a filled type-3 ord
     await popup.getByRole('heading', { name: 'Trading key for perps' }).waitFor();
     await popup.getByRole('button', { name: 'Skip' }).click();
     await popup.getByRole('heading', { name: 'Order-book credentials' }).waitFor();
+    // Two labelled options; nothing is set up before the person picks one.
+    await popup.getByRole('button', { name: 'Existing key — API credentials' }).waitFor();
+    expect(await popup.getByTestId('deposit-setup').count()).toBe(0);
+    await popup.getByRole('button', { name: 'New account — deposit wallet' }).click();
     await h.screenshot(popup, '50-deposit-onboarding');
 
     const status = await messenger(popup)('vault.status');

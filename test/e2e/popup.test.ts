@@ -45,6 +45,7 @@ describe('popup in Chromium', () => {
     await h.screenshot(popup, '03-onboarding-proxy');
     await button('Issue proxy key').click();
     await popup.getByText('Proxy key issued').waitFor();
+    await button('Existing key — API credentials').click();
     await button('Create API credentials').click();
     await popup.getByText('API credentials created').waitFor();
     await button('Start trading').click();

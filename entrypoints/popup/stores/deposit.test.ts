@@ -16,6 +16,14 @@ describe('createDepositStore', () => {
     expect(calls.map((c) => c.type)).toEqual(['clob.depositWallet.status', 'clob.depositWallet.derive', 'clob.depositWallet.status']);
   });
 
+  it('asks the background to replace existing API credentials only when the person confirmed the switch', async () => {
+    const { call, calls } = fakeCall({ 'clob.depositWallet.status': () => ({ wallet: null, redeemable: [] }), 'clob.depositWallet.derive': () => WALLET });
+    const s = createDepositStore(call, ACCOUNT);
+    await s.setUp();
+    await s.setUp(true);
+    expect(calls.filter((c) => c.type === 'clob.depositWallet.derive').map((c) => c.payload)).toEqual([{ account: ACCOUNT }, { account: ACCOUNT, replaceCredentials: true }]);
+  });
+
   it('follows the approval batch with progress until mined', async () => {
     const states = ['STATE_NEW', 'STATE_EXECUTED', 'STATE_MINED'];
     const seen: number[] = [];

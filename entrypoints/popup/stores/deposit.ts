@@ -88,9 +88,13 @@ export function createDepositStore(call: Call, account: string, o: { pollMs?: nu
     busy,
     error,
     load: () => run(load),
-    /** Derives the wallet (chain RPC + `/deployed`) and sets up the API key and builder credentials. */
-    setUp: () => run(async () => {
-      await call('clob.depositWallet.derive', { account });
+    /**
+     * Derives the wallet (chain RPC + `/deployed`) and sets up the API key and builder credentials;
+     * `replace` true only when the person confirmed switching an account's type 0-2 credentials to the
+     * wallet (the background refuses the switch otherwise).
+     */
+    setUp: (replace = false) => run(async () => {
+      await call('clob.depositWallet.derive', { account, ...(replace ? { replaceCredentials: true } : {}) });
       await load();
     }),
     /** Creates the wallet through the relayer and follows the transaction until mined. */

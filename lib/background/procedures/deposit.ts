@@ -58,8 +58,11 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
     return w;
   };
   return {
-    'clob.depositWallet.derive': async ({ account }) => {
+    'clob.depositWallet.derive': async ({ account, replaceCredentials }) => {
       await requireActiveAccount(db, vault, account);
+      // An existing account (types 0-2) keeps its credentials unless the person confirmed the switch.
+      const existing = await vault.clobSignatureType(account);
+      if (existing !== undefined && existing !== 3 && replaceCredentials !== true) throw new ReplacesCredentialsError(existing);
       const owner = await vault.ownerAccount(account);
       const { s, fetchFn, deployed: isDeployed } = await env();
       const chain = await readDepositWallet(s.rpcUrl, owner.address, s.clobChainId, fetchFn);
@@ -73,6 +76,9 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
           ? await vault.builderCredentials(account)
           : v.parse(builderAnswer, await clobL2Request(s.clobUrl, { address: owner.address, credentials: api, method: 'POST', requestPath: '/auth/builder-api-key', timestamp: Math.floor(Date.now() / 1000) }, fetchFn));
       await vault.putDepositWallet({ account: owner.address, wallet: chain.address, kind: chain.kind, beacon: chain.beacon, builder: { key: builder.key, secret: builder.secret, passphrase: builder.passphrase } });
+      if (existing !== undefined && existing !== 3) {
+        await appendAudit(auditOf(d), { at: Date.now(), origin: 'extension', account: owner.address, kind: 'clob.credentials.switch', summary: `order-book orders switched from signature type ${existing} to the deposit wallet ${chain.address} (type 3), confirmed by the person`, result: 'ok' });
+      }
       return { wallet: chain.address, kind: chain.kind, deployed };
     },
     'clob.depositWallet.create': async ({ account }) => {
@@ -190,6 +196,21 @@ async function venueApprovals(clobUrl: string, chainId: number, account: Address
     return of(c.exchangeV2) > 0n && of(c.negRiskExchangeV2) > 0n ? 'approved' : 'missing';
   } catch {
     return 'unknown';
+  }
+}
+
+/**
+ * A deposit-wallet set-up would replace the account's order-book API credentials of signature type 0, 1
+ * or 2 (its orders would then be signed as type 3 and paid from the new, empty wallet): refused unless
+ * the request says `replaceCredentials: true`. Nothing was read or stored.
+ */
+class ReplacesCredentialsError extends InvalidFieldError {
+  override name = 'Relayer.ReplacesCredentialsError';
+  constructor(signatureType: 0 | 1 | 2) {
+    super({
+      field: 'replaceCredentials',
+      reason: `this account already trades the order book with API credentials of signature type ${signatureType}; a deposit wallet would switch its orders to the wallet (type 3), which starts empty. Confirm the switch to set it up`,
+    });
   }
 }
 
