@@ -2,7 +2,8 @@
  * Deposit wallets through the real background (issue #21, extension side) on the fake browser against
  * the in-process sandbox: a new account derives its deposit wallet through the RPC setting, creates it
  * through the relayer, approves the setup batch in the approval window, trades type 3 (refused before
- * the wallet is deployed), and redeems after the market resolves. And as the attacker: a batch that
+ * the wallet is deployed), and redeems after the market resolves; a page's `clob_postOrders` signs type 3
+ * (approved in the window, and under a standing grant); an existing type-0 account is never switched unasked. And as the attacker: a batch that
  * cannot be decoded or approves a stranger never reaches a window; a withdrawal is flagged, never
  * grantable, and nothing is sent when the person rejects it; an unreachable RPC shows no address.
  */
@@ -14,7 +15,7 @@ import { startHarness, type Harness } from '../sandbox/testkit';
 import { uupsDepositWallet } from '../relayer/wallet';
 import { venueContracts } from '../relayer/contracts';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, waitPending, withPages, type PagedBackground } from './testkit';
+import { BOUNDS, browser, callAs, KDF, pageSender, waitPending, withPages, type PagedBackground } from './testkit';
 
 type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
 const CHAIN = 80002;
@@ -130,6 +131,54 @@ describe('deposit wallet: a new account from derive to redeem', () => {
     mine();
     await ok(bg, 'clob.depositWallet.status', { account: owner });
     expect(h.ctx.clob.balanceOf(derived.wallet.toLowerCase()) - before).toBe(shares);
+  });
+});
+
+describe("deposit wallet: a page's clob_postOrders for a type-3 account", () => {
+  type Posted = { order: { signatureType: number; maker: string; signer: string; signature: string } };
+  /** The orders the sandbox received on POST /clob/order(s) since `from` (request log index). */
+  const postedSince = (from: number): Posted[] =>
+    h.ctx.requestLog.slice(from).filter((r) => r.method === 'POST' && /^\/clob\/orders?$/.test(r.path)).flatMap((r) => {
+      const body = JSON.parse(r.body ?? '{}') as Posted | Posted[];
+      return Array.isArray(body) ? body : [body];
+    });
+
+  it('signs a type-3 order (maker = signer = the wallet, 317-byte ERC-7739 signature) the sandbox accepts: approved in the window, then under a standing grant without one', async () => {
+    const { bg, owner } = await newAccount();
+    const wallet = await deployed(bg, owner);
+    await batch(bg, owner, { kind: 'setup' }, (view) => bg.registry.decide(view.id, { approve: true, digest: view.digest }));
+    mine();
+    const site = 'https://trade.example';
+    const tab = bg.page(pageSender(site, 7));
+    const connected = tab.request('eth_requestAccounts');
+    const [cv] = await waitPending(bg);
+    bg.registry.decide(cv!.id, { approve: true, digest: cv!.digest });
+    expect(await connected).toEqual([owner]);
+
+    const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
+    const order = { tokenId: token, side: 'BUY', price: '0.50', size: '10', orderType: 'GTC' };
+    const expectType3 = (got: Posted[]) => {
+      expect(got).toHaveLength(1);
+      expect(got[0]!.order.signatureType).toBe(3);
+      expect(got[0]!.order.maker.toLowerCase()).toBe(wallet.toLowerCase());
+      expect(got[0]!.order.signer.toLowerCase()).toBe(wallet.toLowerCase());
+      expect(got[0]!.order.signature).toMatch(/^0x[0-9a-f]{634}$/i);
+    };
+
+    let from = h.ctx.requestLog.length;
+    const asked = tab.request('clob_postOrders', { orders: [order] });
+    const [view] = await waitPending(bg);
+    expect(view).toMatchObject({ origin: site, kind: 'clob' });
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    expect(await asked).toMatchObject([{ success: true, orderID: expect.stringMatching(/^0x/) }]);
+    expectType3(postedSince(from));
+
+    await bg.grants().create({ origin: site, account: owner, limits: { venue: 'clob', markets: [token], allow: { order: true }, maxNotional: '100', dailyNotional: '1000', priceBandPct: '20' } as never, durationMs: 3_600_000 });
+    from = h.ctx.requestLog.length;
+    const granted = await tab.request('clob_postOrders', { orders: [{ ...order, price: '0.49' }] });
+    expect(bg.registry.size).toBe(0);
+    expect(granted).toMatchObject([{ success: true }]);
+    expectType3(postedSince(from));
   });
 });
 
