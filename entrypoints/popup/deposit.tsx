@@ -11,7 +11,7 @@ import { createDepositStore, txProgress, txStateText } from './stores/deposit';
  */
 export function DepositWalletPanel({ account, clobType, onSetUp }: { account: string; clobType?: 0 | 1 | 2 | 3; onSetUp?: () => void }) {
   const store = useMemo(() => createDepositStore(call, account), [account]);
-  useEffect(() => void store.load(), [store]);
+  useEffect(() => void store.resume(), [store]);
   const t = store.tx.value;
   return (
     <DepositWallet

@@ -48,16 +48,18 @@ const mine = () => {
 };
 
 /** A fresh install with a new owner key and the sandbox's URLs (RPC `rpcUrl`, default the sandbox's /rpc). */
-async function newAccount(rpcUrl = `${h.url}/rpc`): Promise<{ bg: PagedBackground; owner: Address }> {
+async function newAccount(rpcUrl = `${h.url}/rpc`): Promise<{ bg: PagedBackground; owner: Address; restart: () => PagedBackground }> {
   const fetchFn: typeof fetch = async (input, init) => {
     sent.push({ url: String(input instanceof Request ? input.url : input), method: init?.method ?? 'GET' });
     return fetch(input, init);
   };
-  const bg = withPages(startBackground({ browser, dbName: `deposit-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, now: () => h.clock.now }));
+  const dbName = `deposit-${n++}`;
+  const start = () => withPages(startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS, fetchFn, now: () => h.clock.now }));
+  const bg = start();
   await ok(bg, 'vault.create', { password: 'a good password' });
   await ok(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data`, relayerUrl: `${h.url}/relayer`, rpcUrl });
   const { address } = await ok<{ address: Address }>(bg, 'vault.generateOwnerKey', {});
-  return { bg, owner: address };
+  return { bg, owner: address, restart: start };
 }
 
 /** Runs a batch: waits for its window, hands the view to `decide`, resolves the procedure's reply. */
@@ -207,6 +209,37 @@ describe('deposit wallet: an existing account (API credentials of type 0) is not
     expect(await typeOf()).toBe(3);
     const audit = await ok<{ kind: string; summary: string }[]>(bg, 'audit.list', { kind: 'clob.credentials.switch' });
     expect(audit[0]?.summary).toContain(`from signature type 0 to the deposit wallet ${switched.wallet}`);
+  });
+});
+
+describe('deposit wallet: relayer progress outlives the popup', () => {
+  it('remembers a submitted transaction in the background: a status without its id (a reopened popup, a restarted worker) shows it until it lands, once landed, then no more', async () => {
+    const { bg, owner, restart } = await newAccount();
+    await ok(bg, 'clob.depositWallet.derive', { account: owner });
+    const created = await ok<{ transaction: { transactionID: string } }>(bg, 'clob.depositWallet.create', { account: owner });
+    const id = created.transaction.transactionID;
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({ pending: [{ label: 'Creating the deposit wallet', transactionID: id, state: 'STATE_NEW' }] });
+    // The worker restarts (same database): the new background still knows the transaction.
+    const again = restart();
+    h.clock.advance(h.ctx.config.relayerMineMs / 2);
+    expect(await ok(again, 'clob.depositWallet.status', { account: owner })).toMatchObject({ pending: [{ transactionID: id, state: 'STATE_EXECUTED' }] });
+    mine();
+    expect(await ok(again, 'clob.depositWallet.status', { account: owner })).toMatchObject({ wallet: { deployed: true }, pending: [{ label: 'Creating the deposit wallet', transactionID: id, state: 'STATE_MINED' }] });
+    expect(await ok(again, 'clob.depositWallet.status', { account: owner })).not.toHaveProperty('pending');
+  });
+
+  it('remembers a batch with its words and reports a failure with the reason once; nothing is resubmitted', async () => {
+    const { bg, owner } = await newAccount();
+    const wallet = (await deployed(bg, owner)).toLowerCase();
+    const tooMuch = (h.ctx.clob.balanceOf(wallet) + 1n).toString();
+    const stranger: Address = '0x6666666666666666666666666666666666666666';
+    await batch(bg, owner, { kind: 'withdraw', amount: tooMuch, toChainId: 1, toTokenAddress: stranger, recipient: stranger }, (view) => bg.registry.decide(view.id, { approve: true, digest: view.digest }));
+    const submits = sent.filter((x) => x.url.endsWith('/relayer/submit')).length;
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({ pending: [{ label: `Withdrawing ${tooMuch} USDC`, state: 'STATE_NEW' }] });
+    mine();
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({ pending: [{ state: 'STATE_FAILED', error: 'ERC20: transfer amount exceeds balance' }] });
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).not.toHaveProperty('pending');
+    expect(sent.filter((x) => x.url.endsWith('/relayer/submit')).length).toBe(submits);
   });
 });
 

@@ -55,8 +55,8 @@ export const DEPOSIT_CONTRACT = {
   }),
   /**
    * The stored wallet re-checked against its derivation (PROTOCOL.md §4.2) and the relayer's `/deployed`,
-   * whether it approved the exchanges (`approvals`, the venue's read), its redeemable positions, and, given `transactionID`, that relayer transaction (state, hash, the relayer's
-   * reason when it failed).
+   * whether it approved the exchanges (`approvals`, the venue's read), its redeemable positions, given `transactionID` that relayer transaction (state, hash, the relayer's
+   * reason when it failed), and the account's remembered relayer transactions (`pending`).
    */
   'clob.depositWallet.status': procedure({
     input: v.strictObject({ account: address, transactionID: v.optional(v.pipe(v.string(), v.maxLength(100))) }),
@@ -65,6 +65,12 @@ export const DEPOSIT_CONTRACT = {
       /** The wallet's resolved positions it can redeem (data v2 `redeemable`): condition, title, outcome, size (shares). */
       redeemable: v.array(v.object({ conditionId: v.string(), title: v.string(), outcome: v.string(), size: v.string() })),
       transaction: v.optional(v.object({ transactionID: v.string(), state: states, transactionHash: v.string(), error: v.optional(v.string()) })),
+      /**
+       * The relayer transactions submitted for this account and not yet seen land, read again now (absent
+       * when none): what each does (`label`), its state, hash and failure reason. One that landed (MINED,
+       * CONFIRMED, FAILED, INVALID) is listed once, then forgotten (lib/relayer/pending.ts).
+       */
+      pending: v.optional(v.array(v.object({ label: v.string(), transactionID: v.string(), state: states, transactionHash: v.string(), error: v.optional(v.string()) }))),
     }),
     senders: POPUP,
     activity: false,

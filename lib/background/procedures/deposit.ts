@@ -5,7 +5,8 @@
  * is decoded (`describeWalletCalls`: undecodable calls and foreign spenders refused before any window),
  * shown in plain words in the approval window bound to its EIP-712 digest, never grantable, and signed
  * only after the person approved that digest; a FAILED / INVALID answer is surfaced with its reason and
- * nothing is resubmitted.
+ * nothing is resubmitted. Submitted relayer transactions are remembered (`lib/relayer/pending.ts`) and
+ * `status` reads them again until they land, so their progress survives the popup closing.
  */
 import * as v from 'valibot';
 import { hashTypedData, type Address } from 'viem';
@@ -19,9 +20,10 @@ import type { DEPOSIT_CONTRACT } from '../../messaging/deposit';
 import { signWalletBatch, walletBatchTypedData, walletCreateRequest, type WalletCall } from '../../relayer/batch';
 import { redeemCalls, setupCalls } from '../../relayer/calls';
 import { readDepositWallet, walletHasCode } from '../../relayer/chain';
-import { DepositWalletNotDeployedError, relayerClient } from '../../relayer/client';
+import { DepositWalletNotDeployedError, relayerClient, type RelayerTransaction } from '../../relayer/client';
 import { venueContracts } from '../../relayer/contracts';
 import { describeWalletCalls } from '../../relayer/decode';
+import { forgetRelayerTxs, pendingRelayerTxs, rememberRelayerTx } from '../../relayer/pending';
 import { bridgeDepositAddress, bridgeTransferCall } from '../../relayer/bridge';
 import { toUnits } from '../../decimal';
 import { InvalidFieldError } from '../../validation';
@@ -87,6 +89,7 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       const w = await stored(account, s.clobChainId);
       if (await isDeployed(w.wallet)) return { deployed: true };
       const transaction = await relayer.submit(walletCreateRequest(w.account, s.clobChainId), await vault.builderCredentials(account));
+      await rememberRelayerTx(db, { account: w.account, transactionID: transaction.transactionID, label: 'Creating the deposit wallet', at: Date.now() });
       await appendAudit(auditOf(d), { at: Date.now(), origin: 'extension', account: w.account, kind: 'relayer.walletCreate', summary: `create deposit wallet ${w.wallet}`, result: 'ok' });
       return { deployed: false, transaction };
     },
@@ -94,13 +97,26 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       const { s, fetchFn, relayer, deployed: isDeployed } = await env();
       const w = await vault.depositWallet(account);
       const transaction = transactionID === undefined ? undefined : await relayer.transaction(transactionID);
-      const view = transaction && { transactionID: transaction.transactionID, state: transaction.state, transactionHash: transaction.transactionHash, ...(transaction.errorMsg ? { error: transaction.errorMsg } : {}) };
-      if (!w) return { wallet: null, redeemable: [], ...(view ? { transaction: view } : {}) };
+      const viewOf = (t: RelayerTransaction) => ({ transactionID: t.transactionID, state: t.state, transactionHash: t.transactionHash, ...(t.errorMsg ? { error: t.errorMsg } : {}) });
+      const view = transaction && viewOf(transaction);
+      // The transactions submitted before (the popup that followed them may have closed), each read again.
+      const now = Date.now();
+      const pending = [];
+      const landed = transaction && LANDED.has(transaction.state) ? [transaction.transactionID] : [];
+      for (const p of await pendingRelayerTxs(db, account, now)) {
+        const t = p.transactionID === transaction?.transactionID ? transaction : await relayer.transaction(p.transactionID).catch(() => undefined);
+        if (!t) continue;
+        pending.push({ label: p.label, ...viewOf(t) });
+        if (LANDED.has(t.state)) landed.push(t.transactionID);
+      }
+      if (landed.length) await forgetRelayerTxs(db, landed, now);
+      const extra = { ...(view ? { transaction: view } : {}), ...(pending.length ? { pending } : {}) };
+      if (!w) return { wallet: null, redeemable: [], ...extra };
       const checked = await stored(account, s.clobChainId);
       const deployed = await isDeployed(checked.wallet);
       const redeemable = deployed ? await redeemablePositions(s.dataUrl, checked.wallet) : [];
       const approvals = deployed ? await venueApprovals(s.clobUrl, s.clobChainId, account, () => vault.clobCredentials(account), fetchFn) : 'missing';
-      return { wallet: { wallet: checked.wallet, kind: checked.kind, deployed, approvals }, redeemable, ...(view ? { transaction: view } : {}) };
+      return { wallet: { wallet: checked.wallet, kind: checked.kind, deployed, approvals }, redeemable, ...extra };
     },
     'clob.walletBatch': async ({ account, batch }) => {
       await requireActiveAccount(db, vault, account);
@@ -138,6 +154,7 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       const audit = { at: Date.now(), origin: 'extension', account: w.account, kind: 'relayer.walletBatch', summary: described.calls.map((c) => c.words).join('; ').slice(0, 500), digest };
       try {
         const submitted = await relayer.submit(request, await vault.builderCredentials(account));
+        await rememberRelayerTx(db, { account: w.account, transactionID: submitted.transactionID, label: batchLabel(batch), at: Date.now() });
         await appendAudit(auditOf(d), { ...audit, result: 'ok' });
         return submitted;
       } catch (err) {
@@ -146,6 +163,17 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       }
     },
   };
+}
+
+/** The relayer states after which a transaction no longer changes (reported once, then forgotten). */
+const LANDED: ReadonlySet<string> = new Set(['STATE_MINED', 'STATE_CONFIRMED', 'STATE_FAILED', 'STATE_INVALID']);
+
+/** What a batch does, in the words the popup shows above its progress. */
+function batchLabel(batch: { kind: 'setup' | 'redeem' | 'calls' | 'withdraw'; amount?: string }): string {
+  if (batch.kind === 'setup') return 'Approving the exchanges';
+  if (batch.kind === 'redeem') return 'Redeeming';
+  if (batch.kind === 'withdraw') return `Withdrawing ${batch.amount ?? ''} USDC`;
+  return 'Deposit-wallet batch';
 }
 
 /**
