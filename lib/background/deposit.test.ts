@@ -41,6 +41,8 @@ const ok = async <T = Record<string, unknown>>(bg: PagedBackground, type: string
   if (!r.ok) throw new Error(`${type}: ${r.error?.name} ${r.error?.shortMessage}`);
   return r.result as T;
 };
+/** A market not resolved by an earlier test (the first test resolves the first market). */
+const openMarket = () => h.ctx.clob.markets.find((m) => !m.negRisk && !h.ctx.relayerChain.resolutions.has(m.conditionId.toLowerCase()))!;
 /** Lets the sandbox relayer mine what was submitted. */
 const mine = () => {
   h.clock.advance(h.ctx.config.relayerMineMs);
@@ -120,6 +122,13 @@ describe('deposit wallet: a new account from derive to redeem', () => {
     expect(posted[0]).toMatchObject({ ok: true });
     const shares = h.ctx.clob.tokenBalance(derived.wallet.toLowerCase(), m.tokenIds[0]!);
     expect(shares).toBeGreaterThan(0n);
+    // Holding outcome tokens, Approved also needs their approval (setApprovalForAll), read from the venue.
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({ wallet: { approvals: 'approved' } });
+    expect(sent.some((x) => x.url.includes('/balance-allowance?asset_type=CONDITIONAL&token_id=') && x.url.endsWith('&signature_type=3'))).toBe(true);
+    const operators = h.ctx.relayerChain.operators.get(derived.wallet.toLowerCase())!;
+    operators.delete('negRiskExchangeV2');
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({ wallet: { approvals: 'missing' } });
+    operators.add('negRiskExchangeV2');
 
     expect((await fetch(`${h.url}/admin/resolve`, { method: 'POST', body: JSON.stringify({ condition_id: m.conditionId, winner: 0 }) })).status).toBe(200);
     const listed = await ok<{ redeemable: { conditionId: string; size: string }[] }>(bg, 'clob.depositWallet.status', { account: owner });
@@ -157,7 +166,7 @@ describe("deposit wallet: a page's clob_postOrders for a type-3 account", () => 
     bg.registry.decide(cv!.id, { approve: true, digest: cv!.digest });
     expect(await connected).toEqual([owner]);
 
-    const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
+    const token = openMarket().tokenIds[0]!;
     const order = { tokenId: token, side: 'BUY', price: '0.50', size: '10', orderType: 'GTC' };
     const expectType3 = (got: Posted[]) => {
       expect(got).toHaveLength(1);
@@ -198,7 +207,7 @@ describe('deposit wallet: an existing account (API credentials of type 0) is not
     expect(await typeOf()).toBe(0);
     expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({ wallet: null });
     // A type-0 order still goes out as type 0.
-    const m = h.ctx.clob.markets[0]!;
+    const m = openMarket();
     const order = { tokenId: m.tokenIds[0], side: 'BUY', price: '0.01', size: '10', orderType: 'GTC' };
     await ok(bg, 'clob.postOrders', { account: owner, orders: [order] });
     const last = h.ctx.requestLog.filter((r) => r.method === 'POST' && r.path === '/clob/order').at(-1);
