@@ -16,7 +16,14 @@ export type DepositWalletProps = {
   redeemable: readonly { conditionId: string; title: string; outcome: string; size: string }[];
   busy: boolean;
   error: string | undefined;
-  onSetUp: () => void;
+  /**
+   * The signature type (0-2) of the account's API credentials when it already trades the order book
+   * without a deposit wallet: setting one up switches its orders, so the panel names the switch and asks
+   * for a confirmation first.
+   */
+  switchFrom?: 0 | 1 | 2;
+  /** Sets the wallet up; `replace` true when the person confirmed the switch of `switchFrom`. */
+  onSetUp: (replace: boolean) => void;
   onCreate: () => void;
   onApprove: () => void;
   onRedeem: (conditionId: string) => void;
@@ -33,10 +40,14 @@ export function DepositWallet(p: DepositWalletProps) {
     <section class="panel deposit-wallet" aria-label="Deposit wallet" data-testid="deposit-wallet">
       <h3>Deposit wallet</h3>
       {!p.wallet ? (
-        <>
-          <p class="muted">New order-book accounts trade through a deposit wallet that your owner key controls. Countersign derives its address and checks it with the relayer before showing it.</p>
-          <Button kind="primary" disabled={p.busy} onClick={p.onSetUp} data-testid="deposit-setup">Set up a deposit wallet</Button>
-        </>
+        p.switchFrom === undefined ? (
+          <>
+            <p class="muted">New order-book accounts trade through a deposit wallet that your owner key controls. Countersign derives its address and checks it with the relayer before showing it.</p>
+            <Button kind="primary" disabled={p.busy} onClick={() => p.onSetUp(false)} data-testid="deposit-setup">Set up a deposit wallet</Button>
+          </>
+        ) : (
+          <SwitchConfirm from={p.switchFrom} busy={p.busy} onSetUp={() => p.onSetUp(true)} />
+        )
       ) : (
         <>
           <p>
@@ -78,6 +89,28 @@ export function DepositWallet(p: DepositWalletProps) {
       ) : null}
       <ErrorText error={p.error} />
     </section>
+  );
+}
+
+const TYPE_NAMES = ['your key (EOA, type 0)', 'a proxy wallet (type 1)', 'a Safe (type 2)'] as const;
+
+/**
+ * For an account that already trades the order book (API credentials of type 0-2): what a deposit
+ * wallet changes, and a checkbox that must be ticked before the set-up button does anything.
+ */
+function SwitchConfirm({ from, busy, onSetUp }: { from: 0 | 1 | 2; busy: boolean; onSetUp: () => void }) {
+  const [sure, setSure] = useState(false);
+  return (
+    <div data-testid="deposit-switch">
+      <p class="warn">
+        This account already trades the order book through {TYPE_NAMES[from]}. Setting up a deposit wallet switches its orders to the wallet (type 3): new orders are paid from the wallet,
+        which starts empty and undeployed, and the funds and positions of {TYPE_NAMES[from]} are no longer used for them.
+      </p>
+      <label class="check">
+        <input type="checkbox" name="deposit-switch" checked={sure} onChange={(e) => setSure(e.currentTarget.checked)} /> Switch this account's orders to the deposit wallet
+      </label>
+      <Button kind="danger" disabled={busy || !sure} onClick={onSetUp} data-testid="deposit-setup">Switch to a deposit wallet</Button>
+    </div>
   );
 }
 

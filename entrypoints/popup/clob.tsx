@@ -55,7 +55,7 @@ export function ClobTicket({ account, onCredentials, slippageBps = DEFAULT_SLIPP
       <ClobPortfolio value={store.value.value} positions={store.positions.value} hasMore={!!store.posCursor.value} onMore={() => void store.loadPortfolio(true)} />
       <ClobOpenOrders orders={store.open.value} onCancel={(id) => void store.cancel(id)} />
       <ClobTrades trades={store.trades.value} />
-      <DepositWalletPanel account={account.address} />
+      <DepositWalletPanel account={account.address} clobType={account.clobSignatureType} onSetUp={onCredentials} />
     </section>
   );
 }

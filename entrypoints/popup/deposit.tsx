@@ -4,10 +4,14 @@ import { DepositWallet } from '../../components/clob/DepositWallet';
 import { call } from './api';
 import { createDepositStore, txProgress, txStateText } from './stores/deposit';
 
-/** Reads the wallet when shown; every action goes through the store. `onSetUp` runs after a set-up succeeded (the API credentials exist then). */
-export function DepositWalletPanel({ account, onSetUp }: { account: string; onSetUp?: () => void }) {
+/**
+ * Reads the wallet when shown; every action goes through the store. `onSetUp` runs after a set-up
+ * succeeded (the API credentials exist then). `clobType`: the signature type of the account's stored API
+ * credentials, if any — for types 0-2 the set-up asks to confirm the switch of the account's orders.
+ */
+export function DepositWalletPanel({ account, clobType, onSetUp }: { account: string; clobType?: 0 | 1 | 2 | 3; onSetUp?: () => void }) {
   const store = useMemo(() => createDepositStore(call, account), [account]);
-  useEffect(() => void store.load(), [store]);
+  useEffect(() => void store.resume(), [store]);
   const t = store.tx.value;
   return (
     <DepositWallet
@@ -16,7 +20,8 @@ export function DepositWalletPanel({ account, onSetUp }: { account: string; onSe
       redeemable={store.status.value?.redeemable ?? []}
       busy={store.busy.value}
       error={store.error.value}
-      onSetUp={() => void store.setUp().then(() => { if (store.wallet.value) onSetUp?.(); })}
+      switchFrom={clobType === 3 ? undefined : clobType}
+      onSetUp={(replace) => void store.setUp(replace).then(() => { if (store.wallet.value) onSetUp?.(); })}
       onCreate={() => void store.create()}
       onApprove={() => void store.approve()}
       onRedeem={(id) => void store.redeem(id)}

@@ -169,33 +169,58 @@ function ProxyStep({ address, onIssued, onSkip }: { address: string; onIssued: (
   );
 }
 
+/**
+ * The order-book step: two labelled options — "New account — deposit wallet" (signature type 3, the
+ * venue's path for new API users: the deposit-wallet panel derives, creates and approves it) and
+ * "Existing key — API credentials" (creates or restores the key's API credentials, type 0). Once the key
+ * has credentials the step only continues; a key whose credentials are of type 0-2 is offered the deposit
+ * wallet only with a confirmation that names the switch (the panel asks, the background refuses otherwise).
+ */
 function ClobStep({ address, done, onCreated, onSkip }: { address: string; done: readonly string[]; onCreated: (notice: string) => void; onSkip: () => void }) {
   const { error, busy, run } = useRun();
-  // Whether the account already has API credentials (stored before, or made by the deposit-wallet set-up):
-  // then there is nothing to create, and the step only continues.
-  const [stored, setStored] = useState<boolean>();
-  const recheck = () => void call('vault.accounts', {}).then((all) => setStored(all.some((a) => a.address.toLowerCase() === address.toLowerCase() && a.hasClobCredentials)), () => setStored(false));
+  // Whether the account already has API credentials (stored before, or made by the deposit-wallet set-up),
+  // and their signature type: then there is nothing to create, and the step only continues.
+  const [stored, setStored] = useState<{ has: boolean; type?: 0 | 1 | 2 | 3 }>();
+  const [choice, setChoice] = useState<'wallet' | 'key'>();
+  const recheck = () =>
+    void call('vault.accounts', {}).then(
+      (all) => {
+        const a = all.find((x) => x.address.toLowerCase() === address.toLowerCase());
+        setStored({ has: !!a?.hasClobCredentials, ...(a?.clobSignatureType === undefined ? {} : { type: a.clobSignatureType }) });
+      },
+      () => setStored({ has: false }),
+    );
   useEffect(recheck, [address]);
   return (
     <main class="panel onboarding">
       <h2>Order-book credentials</h2>
-      <p class="muted">API credentials let the extension authenticate order-book requests. Your owner key signs their creation.</p>
+      <p class="muted">How will this key trade on the order book? Your owner key signs either set-up.</p>
       {done.map((d) => <Notice key={d}>{d}</Notice>)}
+      <div class="actions choices" role="group" aria-label="Order-book account">
+        <Button kind={choice === 'wallet' ? 'primary' : undefined} aria-pressed={choice === 'wallet'} onClick={() => setChoice('wallet')}>New account — deposit wallet</Button>
+        <Button kind={choice === 'key' ? 'primary' : undefined} aria-pressed={choice === 'key'} onClick={() => setChoice('key')}>Existing key — API credentials</Button>
+      </div>
+      {choice === undefined ? (
+        <p class="muted small">
+          New to the order book? The venue asks new API users to trade through a deposit wallet (signature type 3). Already trading with this key? Restore its API credentials; your account
+          keeps working as it is.
+        </p>
+      ) : null}
       <ErrorText error={error} />
-      {stored ? (
+      {stored?.has ? (
         <>
           <Notice>API credentials are set up for this key.</Notice>
           <div class="actions">
             <Button kind="primary" onClick={() => onCreated('Order-book API credentials set up')}>Continue</Button>
           </div>
         </>
-      ) : (
+      ) : choice === 'key' ? (
         <div class="actions">
           <Button kind="primary" disabled={busy || stored === undefined} onClick={() => void run(async () => { const r = await call('clob.createOrDerive', { account: address }); onCreated(r.derived ? 'Existing API credentials restored' : 'API credentials created'); })}>Create API credentials</Button>
-          <Button onClick={onSkip}>Skip</Button>
         </div>
-      )}
-      <DepositWalletPanel account={address} onSetUp={recheck} />
+      ) : null}
+      {choice === 'wallet' ? <DepositWalletPanel account={address} clobType={stored?.type} onSetUp={recheck} /> : null}
+      {stored?.has ? null : <Button onClick={onSkip}>Skip</Button>}
     </main>
   );
 }

@@ -2,7 +2,8 @@
  * Deposit wallets through the real background (issue #21, extension side) on the fake browser against
  * the in-process sandbox: a new account derives its deposit wallet through the RPC setting, creates it
  * through the relayer, approves the setup batch in the approval window, trades type 3 (refused before
- * the wallet is deployed), and redeems after the market resolves. And as the attacker: a batch that
+ * the wallet is deployed), and redeems after the market resolves; a page's `clob_postOrders` signs type 3
+ * (approved in the window, and under a standing grant); an existing type-0 account is never switched unasked. And as the attacker: a batch that
  * cannot be decoded or approves a stranger never reaches a window; a withdrawal is flagged, never
  * grantable, and nothing is sent when the person rejects it; an unreachable RPC shows no address.
  */
@@ -14,7 +15,7 @@ import { startHarness, type Harness } from '../sandbox/testkit';
 import { uupsDepositWallet } from '../relayer/wallet';
 import { venueContracts } from '../relayer/contracts';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, waitPending, withPages, type PagedBackground } from './testkit';
+import { BOUNDS, browser, callAs, KDF, pageSender, waitPending, withPages, type PagedBackground } from './testkit';
 
 type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
 const CHAIN = 80002;
@@ -40,6 +41,8 @@ const ok = async <T = Record<string, unknown>>(bg: PagedBackground, type: string
   if (!r.ok) throw new Error(`${type}: ${r.error?.name} ${r.error?.shortMessage}`);
   return r.result as T;
 };
+/** A market not resolved by an earlier test (the first test resolves the first market). */
+const openMarket = () => h.ctx.clob.markets.find((m) => !m.negRisk && !h.ctx.relayerChain.resolutions.has(m.conditionId.toLowerCase()))!;
 /** Lets the sandbox relayer mine what was submitted. */
 const mine = () => {
   h.clock.advance(h.ctx.config.relayerMineMs);
@@ -47,16 +50,18 @@ const mine = () => {
 };
 
 /** A fresh install with a new owner key and the sandbox's URLs (RPC `rpcUrl`, default the sandbox's /rpc). */
-async function newAccount(rpcUrl = `${h.url}/rpc`): Promise<{ bg: PagedBackground; owner: Address }> {
+async function newAccount(rpcUrl = `${h.url}/rpc`): Promise<{ bg: PagedBackground; owner: Address; restart: () => PagedBackground }> {
   const fetchFn: typeof fetch = async (input, init) => {
     sent.push({ url: String(input instanceof Request ? input.url : input), method: init?.method ?? 'GET' });
     return fetch(input, init);
   };
-  const bg = withPages(startBackground({ browser, dbName: `deposit-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, now: () => h.clock.now }));
+  const dbName = `deposit-${n++}`;
+  const start = () => withPages(startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS, fetchFn, now: () => h.clock.now }));
+  const bg = start();
   await ok(bg, 'vault.create', { password: 'a good password' });
   await ok(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data`, relayerUrl: `${h.url}/relayer`, rpcUrl });
   const { address } = await ok<{ address: Address }>(bg, 'vault.generateOwnerKey', {});
-  return { bg, owner: address };
+  return { bg, owner: address, restart: start };
 }
 
 /** Runs a batch: waits for its window, hands the view to `decide`, resolves the procedure's reply. */
@@ -117,6 +122,13 @@ describe('deposit wallet: a new account from derive to redeem', () => {
     expect(posted[0]).toMatchObject({ ok: true });
     const shares = h.ctx.clob.tokenBalance(derived.wallet.toLowerCase(), m.tokenIds[0]!);
     expect(shares).toBeGreaterThan(0n);
+    // Holding outcome tokens, Approved also needs their approval (setApprovalForAll), read from the venue.
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({ wallet: { approvals: 'approved' } });
+    expect(sent.some((x) => x.url.includes('/balance-allowance?asset_type=CONDITIONAL&token_id=') && x.url.endsWith('&signature_type=3'))).toBe(true);
+    const operators = h.ctx.relayerChain.operators.get(derived.wallet.toLowerCase())!;
+    operators.delete('negRiskExchangeV2');
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({ wallet: { approvals: 'missing' } });
+    operators.add('negRiskExchangeV2');
 
     expect((await fetch(`${h.url}/admin/resolve`, { method: 'POST', body: JSON.stringify({ condition_id: m.conditionId, winner: 0 }) })).status).toBe(200);
     const listed = await ok<{ redeemable: { conditionId: string; size: string }[] }>(bg, 'clob.depositWallet.status', { account: owner });
@@ -130,6 +142,113 @@ describe('deposit wallet: a new account from derive to redeem', () => {
     mine();
     await ok(bg, 'clob.depositWallet.status', { account: owner });
     expect(h.ctx.clob.balanceOf(derived.wallet.toLowerCase()) - before).toBe(shares);
+  });
+});
+
+describe("deposit wallet: a page's clob_postOrders for a type-3 account", () => {
+  type Posted = { order: { signatureType: number; maker: string; signer: string; signature: string } };
+  /** The orders the sandbox received on POST /clob/order(s) since `from` (request log index). */
+  const postedSince = (from: number): Posted[] =>
+    h.ctx.requestLog.slice(from).filter((r) => r.method === 'POST' && /^\/clob\/orders?$/.test(r.path)).flatMap((r) => {
+      const body = JSON.parse(r.body ?? '{}') as Posted | Posted[];
+      return Array.isArray(body) ? body : [body];
+    });
+
+  it('signs a type-3 order (maker = signer = the wallet, 317-byte ERC-7739 signature) the sandbox accepts: approved in the window, then under a standing grant without one', async () => {
+    const { bg, owner } = await newAccount();
+    const wallet = await deployed(bg, owner);
+    await batch(bg, owner, { kind: 'setup' }, (view) => bg.registry.decide(view.id, { approve: true, digest: view.digest }));
+    mine();
+    const site = 'https://trade.example';
+    const tab = bg.page(pageSender(site, 7));
+    const connected = tab.request('eth_requestAccounts');
+    const [cv] = await waitPending(bg);
+    bg.registry.decide(cv!.id, { approve: true, digest: cv!.digest });
+    expect(await connected).toEqual([owner]);
+
+    const token = openMarket().tokenIds[0]!;
+    const order = { tokenId: token, side: 'BUY', price: '0.50', size: '10', orderType: 'GTC' };
+    const expectType3 = (got: Posted[]) => {
+      expect(got).toHaveLength(1);
+      expect(got[0]!.order.signatureType).toBe(3);
+      expect(got[0]!.order.maker.toLowerCase()).toBe(wallet.toLowerCase());
+      expect(got[0]!.order.signer.toLowerCase()).toBe(wallet.toLowerCase());
+      expect(got[0]!.order.signature).toMatch(/^0x[0-9a-f]{634}$/i);
+    };
+
+    let from = h.ctx.requestLog.length;
+    const asked = tab.request('clob_postOrders', { orders: [order] });
+    const [view] = await waitPending(bg);
+    expect(view).toMatchObject({ origin: site, kind: 'clob' });
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    expect(await asked).toMatchObject([{ success: true, orderID: expect.stringMatching(/^0x/) }]);
+    expectType3(postedSince(from));
+
+    await bg.grants().create({ origin: site, account: owner, limits: { venue: 'clob', markets: [token], allow: { order: true }, maxNotional: '100', dailyNotional: '1000', priceBandPct: '20' } as never, durationMs: 3_600_000 });
+    from = h.ctx.requestLog.length;
+    const granted = await tab.request('clob_postOrders', { orders: [{ ...order, price: '0.49' }] });
+    expect(bg.registry.size).toBe(0);
+    expect(granted).toMatchObject([{ success: true }]);
+    expectType3(postedSince(from));
+  });
+});
+
+describe('deposit wallet: an existing account (API credentials of type 0) is not switched without being asked', () => {
+  it('refuses to replace type-0 credentials unless the request confirms the switch; nothing is read or stored before', async () => {
+    const { bg, owner } = await newAccount();
+    await ok(bg, 'clob.createOrDerive', { account: owner });
+    const typeOf = async () => (await ok<{ address: string; clobSignatureType?: number }[]>(bg, 'vault.accounts')).find((a) => a.address === owner)?.clobSignatureType;
+    expect(await typeOf()).toBe(0);
+    sent.length = 0;
+    const refused = await call(bg, 'clob.depositWallet.derive', { account: owner });
+    expect(refused.error).toMatchObject({ name: 'Relayer.ReplacesCredentialsError' });
+    expect(refused.error?.shortMessage).toMatch(/^Invalid replaceCredentials: .*signature type 0.*switch its orders to the wallet \(type 3\)/);
+    expect(sent).toEqual([]);
+    expect(await typeOf()).toBe(0);
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({ wallet: null });
+    // A type-0 order still goes out as type 0.
+    const m = openMarket();
+    const order = { tokenId: m.tokenIds[0], side: 'BUY', price: '0.01', size: '10', orderType: 'GTC' };
+    await ok(bg, 'clob.postOrders', { account: owner, orders: [order] });
+    const last = h.ctx.requestLog.filter((r) => r.method === 'POST' && r.path === '/clob/order').at(-1);
+    expect(JSON.parse(last?.body ?? '{}')).toMatchObject({ order: { signatureType: 0 } });
+
+    const switched = await ok<{ wallet: string }>(bg, 'clob.depositWallet.derive', { account: owner, replaceCredentials: true });
+    expect(switched.wallet).toBe(uupsDepositWallet(owner, CHAIN));
+    expect(await typeOf()).toBe(3);
+    const audit = await ok<{ kind: string; summary: string }[]>(bg, 'audit.list', { kind: 'clob.credentials.switch' });
+    expect(audit[0]?.summary).toContain(`from signature type 0 to the deposit wallet ${switched.wallet}`);
+  });
+});
+
+describe('deposit wallet: relayer progress outlives the popup', () => {
+  it('remembers a submitted transaction in the background: a status without its id (a reopened popup, a restarted worker) shows it until it lands, once landed, then no more', async () => {
+    const { bg, owner, restart } = await newAccount();
+    await ok(bg, 'clob.depositWallet.derive', { account: owner });
+    const created = await ok<{ transaction: { transactionID: string } }>(bg, 'clob.depositWallet.create', { account: owner });
+    const id = created.transaction.transactionID;
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({ pending: [{ label: 'Creating the deposit wallet', transactionID: id, state: 'STATE_NEW' }] });
+    // The worker restarts (same database): the new background still knows the transaction.
+    const again = restart();
+    h.clock.advance(h.ctx.config.relayerMineMs / 2);
+    expect(await ok(again, 'clob.depositWallet.status', { account: owner })).toMatchObject({ pending: [{ transactionID: id, state: 'STATE_EXECUTED' }] });
+    mine();
+    expect(await ok(again, 'clob.depositWallet.status', { account: owner })).toMatchObject({ wallet: { deployed: true }, pending: [{ label: 'Creating the deposit wallet', transactionID: id, state: 'STATE_MINED' }] });
+    expect(await ok(again, 'clob.depositWallet.status', { account: owner })).not.toHaveProperty('pending');
+  });
+
+  it('remembers a batch with its words and reports a failure with the reason once; nothing is resubmitted', async () => {
+    const { bg, owner } = await newAccount();
+    const wallet = (await deployed(bg, owner)).toLowerCase();
+    const tooMuch = (h.ctx.clob.balanceOf(wallet) + 1n).toString();
+    const stranger: Address = '0x6666666666666666666666666666666666666666';
+    await batch(bg, owner, { kind: 'withdraw', amount: tooMuch, toChainId: 1, toTokenAddress: stranger, recipient: stranger }, (view) => bg.registry.decide(view.id, { approve: true, digest: view.digest }));
+    const submits = sent.filter((x) => x.url.endsWith('/relayer/submit')).length;
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({ pending: [{ label: `Withdrawing ${tooMuch} USDC`, state: 'STATE_NEW' }] });
+    mine();
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({ pending: [{ state: 'STATE_FAILED', error: 'ERC20: transfer amount exceeds balance' }] });
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).not.toHaveProperty('pending');
+    expect(sent.filter((x) => x.url.endsWith('/relayer/submit')).length).toBe(submits);
   });
 });
 

@@ -40,9 +40,12 @@ export const DEPOSIT_CONTRACT = {
   /**
    * Reads the deposit wallet of `account` (the active one) from the chain RPC, checks `/deployed`, sets
    * up the API key (type 3, funder = the wallet) and builder credentials, and stores them in the vault.
+   * An account whose stored API credentials are of type 0, 1 or 2 keeps them unless `replaceCredentials`
+   * is `true` (the person confirmed that its orders switch to the deposit wallet): otherwise
+   * `Relayer.ReplacesCredentialsError` (field `replaceCredentials`) before anything is read or stored.
    * Throws `Relayer.ChainRpcUnavailableError` (no address is derived then), `VaultLockedError`.
    */
-  'clob.depositWallet.derive': procedure({ input: v.strictObject({ account: address }), output: wallet, senders: POPUP, activity: true }),
+  'clob.depositWallet.derive': procedure({ input: v.strictObject({ account: address, replaceCredentials: v.optional(v.boolean()) }), output: wallet, senders: POPUP, activity: true }),
   /** Submits the wallet's `WALLET-CREATE` (unless it is deployed): the relayer transaction (poll it with `status`). */
   'clob.depositWallet.create': procedure({
     input: v.strictObject({ account: address }),
@@ -52,8 +55,8 @@ export const DEPOSIT_CONTRACT = {
   }),
   /**
    * The stored wallet re-checked against its derivation (PROTOCOL.md §4.2) and the relayer's `/deployed`,
-   * whether it approved the exchanges (`approvals`, the venue's read), its redeemable positions, and, given `transactionID`, that relayer transaction (state, hash, the relayer's
-   * reason when it failed).
+   * whether it approved the exchanges (`approvals`, the venue's read), its redeemable positions, given `transactionID` that relayer transaction (state, hash, the relayer's
+   * reason when it failed), and the account's remembered relayer transactions (`pending`).
    */
   'clob.depositWallet.status': procedure({
     input: v.strictObject({ account: address, transactionID: v.optional(v.pipe(v.string(), v.maxLength(100))) }),
@@ -62,6 +65,12 @@ export const DEPOSIT_CONTRACT = {
       /** The wallet's resolved positions it can redeem (data v2 `redeemable`): condition, title, outcome, size (shares). */
       redeemable: v.array(v.object({ conditionId: v.string(), title: v.string(), outcome: v.string(), size: v.string() })),
       transaction: v.optional(v.object({ transactionID: v.string(), state: states, transactionHash: v.string(), error: v.optional(v.string()) })),
+      /**
+       * The relayer transactions submitted for this account and not yet seen land, read again now (absent
+       * when none): what each does (`label`), its state, hash and failure reason. One that landed (MINED,
+       * CONFIRMED, FAILED, INVALID) is listed once, then forgotten (lib/relayer/pending.ts).
+       */
+      pending: v.optional(v.array(v.object({ label: v.string(), transactionID: v.string(), state: states, transactionHash: v.string(), error: v.optional(v.string()) }))),
     }),
     senders: POPUP,
     activity: false,

@@ -996,6 +996,16 @@ export class Vault {
     });
   }
 
+  /**
+   * The signature type of `account`'s stored CLOB credentials (0 EOA, 1 proxy, 2 Safe, 3 deposit wallet;
+   * clear metadata, works while locked; in a trading session: kept ones only), or undefined when none.
+   */
+  async clobSignatureType(account: string): Promise<0 | 1 | 2 | 3 | undefined> {
+    if (this.bundle) return this.bundle.clob.find((c) => c.info.account.toLowerCase() === account.toLowerCase())?.info.signatureType;
+    const rec = await this.db.get('secrets', `clob:${account.toLowerCase()}`);
+    return rec?.kind === 'clob' ? clobInfoOf(rec).signatureType : undefined;
+  }
+
   /** Whether CLOB credentials are stored for `account` (works while locked; in a trading session: kept ones only). */
   async hasClobCredentials(account: string): Promise<boolean> {
     if (this.bundle) return this.bundle.clob.some((c) => c.info.account.toLowerCase() === account.toLowerCase());

@@ -17,6 +17,7 @@ let h: Harness;
 let u: DepositUser;
 let wallet: string;
 let client: ClobClient;
+let creds: { key: string; secret: string; passphrase: string };
 
 const mined = async (resp: { wait: () => Promise<unknown> }) => {
   h.clock.advance(2 * h.ctx.config.relayerMineMs);
@@ -30,7 +31,11 @@ beforeAll(async () => {
   u = await newDepositUser(h);
   wallet = await u.relay.deriveDepositWalletAddress();
   await mined(await u.relay.deployDepositWallet());
-  client = new ClobClient({ host: h.clobUrl, chain: CHAIN, signer: u.wallet, creds: u.l2.creds!, signatureType: 3, funderAddress: wallet, useServerTime: true, throwOnError: true });
+  // The type-3 client with the wallet as funder gets its API key itself, as a new API user's code does
+  // (createOrDeriveApiKey: the key the kit's first call created is derived again, not a second one).
+  const own = new ClobClient({ host: h.clobUrl, chain: CHAIN, signer: u.wallet, signatureType: 3, funderAddress: wallet, useServerTime: true });
+  creds = await own.createOrDeriveApiKey();
+  client = new ClobClient({ host: h.clobUrl, chain: CHAIN, signer: u.wallet, creds, signatureType: 3, funderAddress: wallet, useServerTime: true, throwOnError: true });
 });
 afterAll(async () => {
   await h?.close();
@@ -63,6 +68,13 @@ async function oursOf(signed: V2Signed, verifyingContract: Hex, domainVersion: '
 }
 
 describe('official CLOB client, signature type 3, against the sandbox', () => {
+  it('creates or derives its own API key with signatureType 3: one key per account, the one it signs L2 requests with', async () => {
+    expect(creds.key).toBe(u.l2.creds!.key);
+    expect(creds.secret).toBe(u.l2.creds!.secret);
+    const listed = (await client.getApiKeys()) as unknown as { apiKeys: string[] };
+    expect(listed.apiKeys).toEqual([creds.key]);
+  });
+
   it('refuses an order before the wallet approved the exchange: not enough balance / allowance', async () => {
     await expect(client.createAndPostOrder({ tokenID: binary().tokenIds[0], price: 0.3, size: 10, side: Side.BUY }, undefined, OrderType.GTC)).rejects.toThrow(/not enough balance \/ allowance/);
   });

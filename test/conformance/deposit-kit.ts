@@ -1,6 +1,6 @@
 /**
  * A new API user of the venue, as the official clients set one up against the sandbox (issue #21):
- * an EOA, its order-book API key (`@polymarket/clob-client-v2`), builder credentials from
+ * an EOA, its order-book API key (`@polymarket/clob-client-v2` with `signatureType: 3`, `createOrDeriveApiKey`), builder credentials from
  * `POST /auth/builder-api-key`, and a `RelayClient` (`@polymarket/builder-relayer-client`) whose chain RPC
  * is the sandbox's `/rpc` stand-in. The clients send their own header names (`POLY_*`), which the sandbox accepts (issue #22): no shim.
  */
@@ -16,14 +16,16 @@ import { venueContracts } from '../../lib/relayer/contracts';
 /** The chain id of the sandbox's order book and relayer. */
 export const CHAIN = 80002;
 
-/** One new API user: EOA wallet client, L2 order-book client (type 0 calls), builder creds, relayer client. */
+/** One new API user: EOA wallet client, L2 order-book client (the key's builder-key calls), builder creds, relayer client. */
 export type DepositUser = { wallet: WalletClient; eoa: Address; l2: ClobClient; builder: { key: string; secret: string; passphrase: string }; relay: RelayClient };
 
 /** Creates the user's API key and builder key, and a `RelayClient` on the sandbox relayer and RPC stand-in. */
 export async function newDepositUser(h: Harness): Promise<DepositUser> {
   const account = privateKeyToAccount(generatePrivateKey());
   const wallet = createWalletClient({ account, transport: http('http://127.0.0.1:9') });
-  const creds = await new ClobClient({ host: h.clobUrl, chain: CHAIN, signer: wallet, useServerTime: true, throwOnError: true }).createApiKey(0);
+  // As a new API user sets up: a `signatureType: 3` client creates (or derives) its own API key, unmodified.
+  const creds = await new ClobClient({ host: h.clobUrl, chain: CHAIN, signer: wallet, signatureType: 3, useServerTime: true }).createOrDeriveApiKey();
+  if (!creds.key) throw new Error('createOrDeriveApiKey gave no key');
   const l2 = new ClobClient({ host: h.clobUrl, chain: CHAIN, signer: wallet, creds, useServerTime: true, throwOnError: true });
   const builder = await l2.createBuilderApiKey();
   const chain = defineChain({ ...polygonAmoy, rpcUrls: { default: { http: [`${h.url}/rpc`] } } });

@@ -5,7 +5,8 @@
  * window (token, spender, amount in plain words), places a type-3 order that fills (the sandbox received
  * signature type 3, maker = signer = the wallet), resolves the market and redeems (the wallet is paid
  * out at the sandbox), withdraws through the bridge with the wallet as the source (the sandbox's
- * `/admin/withdrawals` records it); Settings edits the relayer and RPC URLs. Screenshots `test-results/screens/50-*`.
+ * `/admin/withdrawals` records it, and a popup opened again while it is pending follows it until mined);
+ * Settings edits the relayer and RPC URLs. Screenshots `test-results/screens/50-*`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -72,6 +73,10 @@ describe('issue #21: a new API user, from a fresh install to a filled type-3 ord
     await popup.getByRole('heading', { name: 'Trading key for perps' }).waitFor();
     await popup.getByRole('button', { name: 'Skip' }).click();
     await popup.getByRole('heading', { name: 'Order-book credentials' }).waitFor();
+    // Two labelled options; nothing is set up before the person picks one.
+    await popup.getByRole('button', { name: 'Existing key — API credentials' }).waitFor();
+    expect(await popup.getByTestId('deposit-setup').count()).toBe(0);
+    await popup.getByRole('button', { name: 'New account — deposit wallet' }).click();
     await h.screenshot(popup, '50-deposit-onboarding');
 
     const status = await messenger(popup)('vault.status');
@@ -183,14 +188,27 @@ describe('issue #21: a new API user, from a fresh install to a filled type-3 ord
     await form.locator('input[name="withdraw-token"]').fill(token);
     await form.locator('input[name="withdraw-recipient"]').fill(recipient);
     await h.screenshot(popup, '61-deposit-withdraw-form');
-    await approveInWindow(() => form.getByTestId('withdraw-submit').click(), '62-deposit-withdraw-window', async (w) => {
-      const body = (await w.locator('body').textContent()) ?? '';
-      expect(body).toMatch(/Withdraw 2\.5 collateral \(USDC\) to 0x[0-9a-fA-F]{40}/);
-      expect(body).toContain(`it sends the USDC to ${recipient} on chain 1`);
-      expect(body).toContain('a withdrawal');
-      expect(body).toContain('never covered by a grant');
-    });
-    await popup.getByTestId('deposit-tx').getByText('Withdrawing 2.5 USDC').waitFor();
+    // The relayer holds the withdrawal at NEW while the popup is closed and opened again.
+    const mineMs = h.sandbox.ctx.config.relayerMineMs;
+    h.sandbox.ctx.config.relayerMineMs = 600_000;
+    try {
+      await approveInWindow(() => form.getByTestId('withdraw-submit').click(), '62-deposit-withdraw-window', async (w) => {
+        const body = (await w.locator('body').textContent()) ?? '';
+        expect(body).toMatch(/Withdraw 2\.5 collateral \(USDC\) to 0x[0-9a-fA-F]{40}/);
+        expect(body).toContain(`it sends the USDC to ${recipient} on chain 1`);
+        expect(body).toContain('a withdrawal');
+        expect(body).toContain('never covered by a grant');
+      });
+      await popup.getByTestId('deposit-tx').getByText('Withdrawing 2.5 USDC').waitFor();
+      // A new popup knows nothing of it: the background remembers the transaction and the panel follows it again.
+      await popup.reload();
+      await popup.getByRole('tab', { name: 'Order book' }).click();
+      await popup.getByTestId('deposit-tx').getByText('Withdrawing 2.5 USDC').waitFor({ timeout: 10_000 });
+      await popup.getByTestId('deposit-tx').locator('[role="progressbar"][aria-valuenow="1"]').waitFor();
+      await h.screenshot(popup, '65-deposit-withdraw-reopened');
+    } finally {
+      h.sandbox.ctx.config.relayerMineMs = mineMs;
+    }
     await mined();
     const recorded = (await (await fetch(`${h.sandbox.url}/admin/withdrawals`)).json()) as { bridge: { address: string; amount: string; toChainId: number; recipient: string }[] };
     expect(recorded.bridge).toEqual([expect.objectContaining({ address: wallet.toLowerCase(), amount: '2500000', toChainId: 1, recipient })]);

@@ -45,6 +45,7 @@ describe('popup in Chromium', () => {
     await h.screenshot(popup, '03-onboarding-proxy');
     await button('Issue proxy key').click();
     await popup.getByText('Proxy key issued').waitFor();
+    await button('Existing key — API credentials').click();
     await button('Create API credentials').click();
     await popup.getByText('API credentials created').waitFor();
     await button('Start trading').click();
@@ -106,6 +107,14 @@ describe('popup in Chromium', () => {
     expect(live).toHaveLength(1);
     await popup.locator(`li[data-order-id="${live[0]!.id}"]`).waitFor();
     await h.screenshot(popup, '08-clob-open-orders');
+    // An account with type-0 credentials is not switched to a deposit wallet by one click: the panel
+    // names the switch and its button stays disabled until the person ticks the confirmation.
+    const panel = popup.getByTestId('deposit-switch');
+    await panel.getByText(/already trades the order book through your key \(EOA, type 0\)/).waitFor();
+    expect(await panel.getByTestId('deposit-setup').isDisabled()).toBe(true);
+    await panel.getByLabel("Switch this account's orders to the deposit wallet").check();
+    expect(await panel.getByTestId('deposit-setup').isDisabled()).toBe(false);
+    await panel.getByLabel("Switch this account's orders to the deposit wallet").uncheck();
   });
 
   it('withdraws through the confirmation step (human and base units)', async () => {

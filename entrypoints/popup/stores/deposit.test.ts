@@ -16,6 +16,14 @@ describe('createDepositStore', () => {
     expect(calls.map((c) => c.type)).toEqual(['clob.depositWallet.status', 'clob.depositWallet.derive', 'clob.depositWallet.status']);
   });
 
+  it('asks the background to replace existing API credentials only when the person confirmed the switch', async () => {
+    const { call, calls } = fakeCall({ 'clob.depositWallet.status': () => ({ wallet: null, redeemable: [] }), 'clob.depositWallet.derive': () => WALLET });
+    const s = createDepositStore(call, ACCOUNT);
+    await s.setUp();
+    await s.setUp(true);
+    expect(calls.filter((c) => c.type === 'clob.depositWallet.derive').map((c) => c.payload)).toEqual([{ account: ACCOUNT }, { account: ACCOUNT, replaceCredentials: true }]);
+  });
+
   it('follows the approval batch with progress until mined', async () => {
     const states = ['STATE_NEW', 'STATE_EXECUTED', 'STATE_MINED'];
     const seen: number[] = [];
@@ -28,6 +36,32 @@ describe('createDepositStore', () => {
     expect(seen).toEqual([1, 2]);
     expect(s.tx.value).toMatchObject({ label: 'Approving the exchanges', state: 'STATE_MINED' });
     expect(txStateText(s.tx.value!)).toBe('Mined');
+  });
+
+  it('a reopened popup follows the transaction the background remembers until mined, without sending anything', async () => {
+    const states = ['STATE_EXECUTED', 'STATE_MINED'];
+    const { call, calls } = fakeCall({
+      'clob.depositWallet.status': (p: { transactionID?: string }) =>
+        p.transactionID === undefined
+          ? { wallet: WALLET, redeemable: [], pending: [{ label: 'Creating the deposit wallet', transactionID: 't0', state: 'STATE_MINED', transactionHash: '0x01' }, { label: 'Approving the exchanges', transactionID: 't9', state: 'STATE_NEW', transactionHash: '' }] }
+          : { wallet: WALLET, redeemable: [], transaction: { transactionID: p.transactionID, state: states.shift() ?? 'STATE_MINED', transactionHash: '0x02' } },
+    });
+    const s = createDepositStore(call, ACCOUNT, { sleep: noSleep });
+    await s.resume();
+    expect(s.tx.value).toMatchObject({ label: 'Approving the exchanges', transactionID: 't9', state: 'STATE_MINED' });
+    expect(calls.filter((c) => c.type === 'clob.depositWallet.status').map((c) => (c.payload as { transactionID?: string }).transactionID)).toEqual([undefined, 't9', 't9']);
+    expect(calls.every((c) => c.type === 'clob.depositWallet.status')).toBe(true);
+  });
+
+  it('a reopened popup shows a remembered transaction that failed meanwhile, with the reason, and does not poll', async () => {
+    const { call, calls } = fakeCall({
+      'clob.depositWallet.status': () => ({ wallet: WALLET, redeemable: [], pending: [{ label: 'Redeeming', transactionID: 't4', state: 'STATE_FAILED', transactionHash: '0x03', error: 'result for condition not received yet' }] }),
+    });
+    const s = createDepositStore(call, ACCOUNT, { sleep: noSleep });
+    await s.resume();
+    expect(s.tx.value).toMatchObject({ label: 'Redeeming', state: 'STATE_FAILED' });
+    expect(txStateText(s.tx.value!)).toBe('Failed when mined: result for condition not received yet. Nothing was retried.');
+    expect(calls).toHaveLength(1);
   });
 
   it('stops at FAILED with the relayer reason and sends nothing again', async () => {

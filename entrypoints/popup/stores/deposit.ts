@@ -2,7 +2,8 @@
  * The deposit-wallet panel's state (issue #21): the active account's deposit wallet (shown only once the
  * background derived it through the chain RPC and the relayer answered `/deployed`), the relayer
  * transaction in flight with its progress (NEW → EXECUTED → MINED, or FAILED / INVALID with the
- * relayer's reason — nothing is resubmitted), and the wallet's redeemable positions. Actions: set up
+ * relayer's reason — nothing is resubmitted; a transaction submitted from a popup since closed is shown
+ * again from the background's memory, `resume`), and the wallet's redeemable positions. Actions: set up
  * (derive), create, approve (the setup batch, decided in the approval window), redeem, withdraw (bridge).
  */
 import { computed, signal } from '@preact/signals';
@@ -41,6 +42,9 @@ export function txStateText(tx: Pick<TrackedTx, 'state' | 'error'>): string {
   }
 }
 
+/** Whether a relayer transaction is still on its way (NEW or EXECUTED). */
+const inFlight = (state: string) => state === 'STATE_NEW' || state === 'STATE_EXECUTED';
+
 /** The deposit-wallet store. */
 export type DepositStore = ReturnType<typeof createDepositStore>;
 
@@ -64,20 +68,29 @@ export function createDepositStore(call: Call, account: string, o: { pollMs?: nu
       busy.value = false;
     }
   }
-  /** Reads the wallet (and the followed transaction); returns the transaction's row. */
+  /**
+   * Reads the wallet and the followed transaction. With none followed (a popup just opened), the
+   * background's remembered ones (`pending`): the latest still in flight, else the latest that landed.
+   */
   async function load(): Promise<void> {
     const t = tx.value;
     const s = await call('clob.depositWallet.status', { account, ...(t ? { transactionID: t.transactionID } : {}) });
     status.value = s;
     if (t && s.transaction) tx.value = { label: t.label, ...s.transaction };
+    else if (!t && s.pending?.length) tx.value = [...s.pending].reverse().find((p) => inFlight(p.state)) ?? s.pending[s.pending.length - 1];
+  }
+  /** Reads the wallet; a remembered transaction still in flight is followed again until it lands. */
+  async function resume(): Promise<void> {
+    await load();
+    const t = tx.value;
+    if (t && inFlight(t.state)) await follow(t.label, t);
   }
   /** Follows `id` until mined, failed or refused (a poll every `pollMs`). */
   async function follow(label: string, sub: { transactionID: string; state: string }): Promise<void> {
     tx.value = { label, transactionID: sub.transactionID, state: sub.state, transactionHash: '' };
     for (;;) {
       await load();
-      const state = tx.value?.state ?? '';
-      if (state !== 'STATE_NEW' && state !== 'STATE_EXECUTED') return;
+      if (!inFlight(tx.value?.state ?? '')) return;
       await sleep(o.pollMs ?? 1000);
     }
   }
@@ -88,9 +101,18 @@ export function createDepositStore(call: Call, account: string, o: { pollMs?: nu
     busy,
     error,
     load: () => run(load),
-    /** Derives the wallet (chain RPC + `/deployed`) and sets up the API key and builder credentials. */
-    setUp: () => run(async () => {
-      await call('clob.depositWallet.derive', { account });
+    /**
+     * What a popup does when it opens: reads the wallet and follows again, until mined or failed, the
+     * relayer transaction the background remembers (submitted from a popup since closed).
+     */
+    resume: () => run(resume),
+    /**
+     * Derives the wallet (chain RPC + `/deployed`) and sets up the API key and builder credentials;
+     * `replace` true only when the person confirmed switching an account's type 0-2 credentials to the
+     * wallet (the background refuses the switch otherwise).
+     */
+    setUp: (replace = false) => run(async () => {
+      await call('clob.depositWallet.derive', { account, ...(replace ? { replaceCredentials: true } : {}) });
       await load();
     }),
     /** Creates the wallet through the relayer and follows the transaction until mined. */

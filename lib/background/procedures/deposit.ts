@@ -5,7 +5,8 @@
  * is decoded (`describeWalletCalls`: undecodable calls and foreign spenders refused before any window),
  * shown in plain words in the approval window bound to its EIP-712 digest, never grantable, and signed
  * only after the person approved that digest; a FAILED / INVALID answer is surfaced with its reason and
- * nothing is resubmitted.
+ * nothing is resubmitted. Submitted relayer transactions are remembered (`lib/relayer/pending.ts`) and
+ * `status` reads them again until they land, so their progress survives the popup closing.
  */
 import * as v from 'valibot';
 import { hashTypedData, type Address } from 'viem';
@@ -19,9 +20,10 @@ import type { DEPOSIT_CONTRACT } from '../../messaging/deposit';
 import { signWalletBatch, walletBatchTypedData, walletCreateRequest, type WalletCall } from '../../relayer/batch';
 import { redeemCalls, setupCalls } from '../../relayer/calls';
 import { readDepositWallet, walletHasCode } from '../../relayer/chain';
-import { DepositWalletNotDeployedError, relayerClient } from '../../relayer/client';
+import { DepositWalletNotDeployedError, relayerClient, type RelayerTransaction } from '../../relayer/client';
 import { venueContracts } from '../../relayer/contracts';
 import { describeWalletCalls } from '../../relayer/decode';
+import { forgetRelayerTxs, pendingRelayerTxs, rememberRelayerTx } from '../../relayer/pending';
 import { bridgeDepositAddress, bridgeTransferCall } from '../../relayer/bridge';
 import { toUnits } from '../../decimal';
 import { InvalidFieldError } from '../../validation';
@@ -58,8 +60,11 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
     return w;
   };
   return {
-    'clob.depositWallet.derive': async ({ account }) => {
+    'clob.depositWallet.derive': async ({ account, replaceCredentials }) => {
       await requireActiveAccount(db, vault, account);
+      // An existing account (types 0-2) keeps its credentials unless the person confirmed the switch.
+      const existing = await vault.clobSignatureType(account);
+      if (existing !== undefined && existing !== 3 && replaceCredentials !== true) throw new ReplacesCredentialsError(existing);
       const owner = await vault.ownerAccount(account);
       const { s, fetchFn, deployed: isDeployed } = await env();
       const chain = await readDepositWallet(s.rpcUrl, owner.address, s.clobChainId, fetchFn);
@@ -73,6 +78,9 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
           ? await vault.builderCredentials(account)
           : v.parse(builderAnswer, await clobL2Request(s.clobUrl, { address: owner.address, credentials: api, method: 'POST', requestPath: '/auth/builder-api-key', timestamp: Math.floor(Date.now() / 1000) }, fetchFn));
       await vault.putDepositWallet({ account: owner.address, wallet: chain.address, kind: chain.kind, beacon: chain.beacon, builder: { key: builder.key, secret: builder.secret, passphrase: builder.passphrase } });
+      if (existing !== undefined && existing !== 3) {
+        await appendAudit(auditOf(d), { at: Date.now(), origin: 'extension', account: owner.address, kind: 'clob.credentials.switch', summary: `order-book orders switched from signature type ${existing} to the deposit wallet ${chain.address} (type 3), confirmed by the person`, result: 'ok' });
+      }
       return { wallet: chain.address, kind: chain.kind, deployed };
     },
     'clob.depositWallet.create': async ({ account }) => {
@@ -81,6 +89,7 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       const w = await stored(account, s.clobChainId);
       if (await isDeployed(w.wallet)) return { deployed: true };
       const transaction = await relayer.submit(walletCreateRequest(w.account, s.clobChainId), await vault.builderCredentials(account));
+      await rememberRelayerTx(db, { account: w.account, transactionID: transaction.transactionID, label: 'Creating the deposit wallet', at: Date.now() });
       await appendAudit(auditOf(d), { at: Date.now(), origin: 'extension', account: w.account, kind: 'relayer.walletCreate', summary: `create deposit wallet ${w.wallet}`, result: 'ok' });
       return { deployed: false, transaction };
     },
@@ -88,13 +97,26 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       const { s, fetchFn, relayer, deployed: isDeployed } = await env();
       const w = await vault.depositWallet(account);
       const transaction = transactionID === undefined ? undefined : await relayer.transaction(transactionID);
-      const view = transaction && { transactionID: transaction.transactionID, state: transaction.state, transactionHash: transaction.transactionHash, ...(transaction.errorMsg ? { error: transaction.errorMsg } : {}) };
-      if (!w) return { wallet: null, redeemable: [], ...(view ? { transaction: view } : {}) };
+      const viewOf = (t: RelayerTransaction) => ({ transactionID: t.transactionID, state: t.state, transactionHash: t.transactionHash, ...(t.errorMsg ? { error: t.errorMsg } : {}) });
+      const view = transaction && viewOf(transaction);
+      // The transactions submitted before (the popup that followed them may have closed), each read again.
+      const now = Date.now();
+      const pending = [];
+      const landed = transaction && LANDED.has(transaction.state) ? [transaction.transactionID] : [];
+      for (const p of await pendingRelayerTxs(db, account, now)) {
+        const t = p.transactionID === transaction?.transactionID ? transaction : await relayer.transaction(p.transactionID).catch(() => undefined);
+        if (!t) continue;
+        pending.push({ label: p.label, ...viewOf(t) });
+        if (LANDED.has(t.state)) landed.push(t.transactionID);
+      }
+      if (landed.length) await forgetRelayerTxs(db, landed, now);
+      const extra = { ...(view ? { transaction: view } : {}), ...(pending.length ? { pending } : {}) };
+      if (!w) return { wallet: null, redeemable: [], ...extra };
       const checked = await stored(account, s.clobChainId);
       const deployed = await isDeployed(checked.wallet);
-      const redeemable = deployed ? await redeemablePositions(s.dataUrl, checked.wallet) : [];
-      const approvals = deployed ? await venueApprovals(s.clobUrl, s.clobChainId, account, () => vault.clobCredentials(account), fetchFn) : 'missing';
-      return { wallet: { wallet: checked.wallet, kind: checked.kind, deployed, approvals }, redeemable, ...(view ? { transaction: view } : {}) };
+      const positions = deployed ? await walletPositions(s.dataUrl, checked.wallet) : { redeemable: [], heldToken: undefined };
+      const approvals = deployed ? await venueApprovals(s.clobUrl, s.clobChainId, account, positions.heldToken, () => vault.clobCredentials(account), fetchFn) : 'missing';
+      return { wallet: { wallet: checked.wallet, kind: checked.kind, deployed, approvals }, redeemable: positions.redeemable, ...extra };
     },
     'clob.walletBatch': async ({ account, batch }) => {
       await requireActiveAccount(db, vault, account);
@@ -132,6 +154,7 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       const audit = { at: Date.now(), origin: 'extension', account: w.account, kind: 'relayer.walletBatch', summary: described.calls.map((c) => c.words).join('; ').slice(0, 500), digest };
       try {
         const submitted = await relayer.submit(request, await vault.builderCredentials(account));
+        await rememberRelayerTx(db, { account: w.account, transactionID: submitted.transactionID, label: batchLabel(batch), at: Date.now() });
         await appendAudit(auditOf(d), { ...audit, result: 'ok' });
         return submitted;
       } catch (err) {
@@ -140,6 +163,17 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       }
     },
   };
+}
+
+/** The relayer states after which a transaction no longer changes (reported once, then forgotten). */
+const LANDED: ReadonlySet<string> = new Set(['STATE_MINED', 'STATE_CONFIRMED', 'STATE_FAILED', 'STATE_INVALID']);
+
+/** What a batch does, in the words the popup shows above its progress. */
+function batchLabel(batch: { kind: 'setup' | 'redeem' | 'calls' | 'withdraw'; amount?: string }): string {
+  if (batch.kind === 'setup') return 'Approving the exchanges';
+  if (batch.kind === 'redeem') return 'Redeeming';
+  if (batch.kind === 'withdraw') return `Withdrawing ${batch.amount ?? ''} USDC`;
+  return 'Deposit-wallet batch';
 }
 
 /**
@@ -156,17 +190,34 @@ async function bridgeWithdrawCall(s: Settings, wallet: Address, w: { amount: str
 
 const positionsSchema = v.object({
   data: v.pipe(
-    v.array(v.looseObject({ condition_id: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{64}$/)), title: v.pipe(v.string(), v.maxLength(300)), outcome: v.pipe(v.string(), v.maxLength(60)), current_size: v.pipe(v.string(), v.maxLength(64)), redeemable: v.boolean() })),
+    v.array(
+      v.looseObject({
+        condition_id: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{64}$/)),
+        token_id: v.optional(v.pipe(v.string(), v.regex(/^\d{1,80}$/))),
+        title: v.pipe(v.string(), v.maxLength(300)),
+        outcome: v.pipe(v.string(), v.maxLength(60)),
+        current_size: v.pipe(v.string(), v.maxLength(64)),
+        redeemable: v.boolean(),
+      }),
+    ),
     v.maxLength(500),
   ),
 });
 
-/** The deposit wallet's redeemable positions (data v2 `GET /v2/positions?user=<wallet>`); none when the data service does not answer in shape. */
-async function redeemablePositions(dataUrl: string, wallet: string) {
+/**
+ * The deposit wallet's positions (data v2 `GET /v2/positions?user=<wallet>`): the redeemable ones, and the
+ * token id of one it holds, unresolved (`heldToken`, for the outcome-token approval check); none when
+ * the data service does not answer in shape.
+ */
+async function walletPositions(dataUrl: string, wallet: string): Promise<{ redeemable: { conditionId: string; title: string; outcome: string; size: string }[]; heldToken: string | undefined }> {
   const answer = await requestJson(`${dataUrl}/v2/positions?user=${wallet}&limit=100`, { method: 'GET' }).catch(() => undefined);
   const p = v.safeParse(positionsSchema, answer?.body);
-  if (!p.success) return [];
-  return p.output.data.filter((r) => r.redeemable && r.current_size !== '0').map((r) => ({ conditionId: r.condition_id, title: r.title, outcome: r.outcome, size: r.current_size }));
+  if (!p.success) return { redeemable: [], heldToken: undefined };
+  const held = p.output.data.filter((r) => r.current_size !== '0' && !/^0(\.0*)?$/.test(r.current_size));
+  return {
+    redeemable: held.filter((r) => r.redeemable).map((r) => ({ conditionId: r.condition_id, title: r.title, outcome: r.outcome, size: r.current_size })),
+    heldToken: held.find((r) => !r.redeemable && r.token_id !== undefined)?.token_id,
+  };
 }
 
 const allowanceSchema = v.object({ allowances: v.record(v.pipe(v.string(), v.maxLength(64)), v.pipe(v.string(), v.regex(/^\d{1,80}$/))) });
@@ -174,22 +225,46 @@ const allowanceSchema = v.object({ allowances: v.record(v.pipe(v.string(), v.max
 /**
  * Whether the deposit wallet approved the exchanges, as the venue reads it: the order book's
  * `GET /balance-allowance?asset_type=COLLATERAL&signature_type=3` (L2, PROTOCOL.md §4.5 "Balance") lists
- * the wallet's collateral allowance per exchange. `approved` when exchange V2 and negative-risk exchange
- * V2 both have one (the setup batch sets them together with the outcome-token approvals, all or nothing);
- * `missing` when either is zero; `unknown` when the venue cannot be asked (no API credentials, vault
- * locked, no answer, another shape).
+ * the wallet's collateral allowance per exchange; when the wallet holds outcome tokens (`heldToken`, one
+ * of them), `asset_type=CONDITIONAL&token_id=<it>` lists its outcome-token approval (`setApprovalForAll`
+ * on ConditionalTokens, per exchange, the same for every token) — without tokens there is nothing to sell,
+ * so that approval is not asked. `approved` when exchange V2 and negative-risk exchange V2 both have every
+ * allowance asked; `missing` when one is zero; `unknown` when the venue cannot be asked (no API
+ * credentials, vault locked, no answer, another shape).
  */
-async function venueApprovals(clobUrl: string, chainId: number, account: Address, creds: () => Promise<ApiCredentials>, fetchFn: typeof fetch): Promise<'approved' | 'missing' | 'unknown'> {
+async function venueApprovals(clobUrl: string, chainId: number, account: Address, heldToken: string | undefined, creds: () => Promise<ApiCredentials>, fetchFn: typeof fetch): Promise<'approved' | 'missing' | 'unknown'> {
   try {
     const credentials = await creds();
-    const answer = await clobL2Request(clobUrl, { address: account, credentials, method: 'GET', requestPath: '/balance-allowance?asset_type=COLLATERAL&signature_type=3' }, fetchFn);
-    const p = v.safeParse(allowanceSchema, answer);
-    if (!p.success) return 'unknown';
-    const of = (spender: string) => BigInt(Object.entries(p.output.allowances).find(([k]) => k.toLowerCase() === spender.toLowerCase())?.[1] ?? '0');
     const c = venueContracts(chainId);
-    return of(c.exchangeV2) > 0n && of(c.negRiskExchangeV2) > 0n ? 'approved' : 'missing';
+    const allows = async (query: string): Promise<boolean | undefined> => {
+      const answer = await clobL2Request(clobUrl, { address: account, credentials, method: 'GET', requestPath: `/balance-allowance?${query}&signature_type=3` }, fetchFn);
+      const p = v.safeParse(allowanceSchema, answer);
+      if (!p.success) return undefined;
+      const of = (spender: string) => BigInt(Object.entries(p.output.allowances).find(([k]) => k.toLowerCase() === spender.toLowerCase())?.[1] ?? '0');
+      return of(c.exchangeV2) > 0n && of(c.negRiskExchangeV2) > 0n;
+    };
+    const collateral = await allows('asset_type=COLLATERAL');
+    if (collateral !== true) return collateral === undefined ? 'unknown' : 'missing';
+    if (heldToken === undefined) return 'approved';
+    const outcome = await allows(`asset_type=CONDITIONAL&token_id=${heldToken}`);
+    return outcome === undefined ? 'unknown' : outcome ? 'approved' : 'missing';
   } catch {
     return 'unknown';
+  }
+}
+
+/**
+ * A deposit-wallet set-up would replace the account's order-book API credentials of signature type 0, 1
+ * or 2 (its orders would then be signed as type 3 and paid from the new, empty wallet): refused unless
+ * the request says `replaceCredentials: true`. Nothing was read or stored.
+ */
+class ReplacesCredentialsError extends InvalidFieldError {
+  override name = 'Relayer.ReplacesCredentialsError';
+  constructor(signatureType: 0 | 1 | 2) {
+    super({
+      field: 'replaceCredentials',
+      reason: `this account already trades the order book with API credentials of signature type ${signatureType}; a deposit wallet would switch its orders to the wallet (type 3), which starts empty. Confirm the switch to set it up`,
+    });
   }
 }
 

@@ -15,8 +15,15 @@ async function accounts(vault: Vault) {
       label: o.label,
       proxies: proxies.filter((p) => p.account.toLowerCase() === o.address.toLowerCase()).map(({ proxy, expiry, label }) => ({ proxy, expiry, label })),
       hasClobCredentials: await vault.hasClobCredentials(o.address),
+      ...(await clobType(vault, o.address)),
     })),
   );
+}
+
+/** `{ clobSignatureType }` of `account`'s stored CLOB credentials, or nothing (none stored, or unreadable). */
+async function clobType(vault: Vault, account: string): Promise<{ clobSignatureType?: 0 | 1 | 2 | 3 }> {
+  const t = await vault.clobSignatureType(account).catch(() => undefined);
+  return t === undefined ? {} : { clobSignatureType: t };
 }
 
 /** Lock state, owner keys, password and backup. A successful unlock (or create / restore) lifts a panic's signing gate. */
