@@ -219,6 +219,17 @@ describe('deposit wallet: an existing account (API credentials of type 0) is not
     const audit = await ok<{ kind: string; summary: string }[]>(bg, 'audit.list', { kind: 'clob.credentials.switch' });
     expect(audit[0]?.summary).toContain(`from signature type 0 to the deposit wallet ${switched.wallet}`);
   });
+
+  it('re-deriving the API key of a deposit-wallet account keeps it type 3 with its wallet as funder', async () => {
+    const { bg, owner } = await newAccount();
+    const wallet = await deployed(bg, owner);
+    const before = (await ok<{ address: string; clobSignatureType?: number }[]>(bg, 'vault.accounts')).find((a) => a.address === owner);
+    expect(before?.clobSignatureType).toBe(3);
+    await ok(bg, 'clob.createOrDerive', { account: owner });
+    const after = (await ok<{ address: string; clobSignatureType?: number }[]>(bg, 'vault.accounts')).find((a) => a.address === owner);
+    expect(after?.clobSignatureType).toBe(3);
+    expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({ wallet: { wallet, deployed: true } });
+  });
 });
 
 describe('deposit wallet: relayer progress outlives the popup', () => {

@@ -610,7 +610,10 @@ export class SigningService {
       { chainId: clobChainId, timestamp: Math.floor(this.now() / 1000), nonce: opts.nonce ?? 0 },
       this.fetchFn,
     );
-    const info = await this.o.vault.putClobCredentials({ account, ...credentials, nonce: opts.nonce ?? 0 });
+    // The same owner derives the same key whatever the signature type: an account already set up keeps its
+    // type and funder (a deposit-wallet account is never turned back into type 0 by re-deriving its key).
+    const kept = (await this.o.vault.hasClobCredentials(account)) ? (await this.o.vault.clobCredentials(account)).info : undefined;
+    const info = await this.o.vault.putClobCredentials({ account, ...credentials, nonce: opts.nonce ?? 0, ...(kept ? { signatureType: kept.signatureType, funder: kept.funder } : {}) });
     return { info, derived };
   }
 
