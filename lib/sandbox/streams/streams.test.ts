@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { MarketEventSchema, PerpsMarketDataEventSchema, PerpsSessionUpdateEventSchema, UserEventSchema } from '@polymarket/bindings/subscriptions';
-import { cancelOrders, cancelOrdersCOID, createOrders, updateLeverage, type PerpsCommand } from '../../perps/commands';
+import { autoCancel, cancelOrders, cancelOrdersCOID, createOrders, updateLeverage, type PerpsCommand } from '../../perps/commands';
 import { signPerpsCommand } from '../../perps/envelope';
 import { createOrDeriveApiKey, clobL2Request } from '../../clob/client';
 import { toOrderAmounts } from '../../clob/amounts';
@@ -164,6 +164,43 @@ describe('perps session', () => {
     await command(s, 4, cancelOrders({ oids: [oid] }));
     expect(await s.next(onChannel('tpsl::1'))).toMatchObject({ sq: 2, data: { oid, st: 'cancelled' } });
     for (const f of s.frames.filter(onChannel('tpsl::1'))) expect(PerpsSessionUpdateEventSchema.safeParse(f).success).toBe(true);
+  });
+
+  it('pushes the portfolio of an account holding a position when the mark moves without its own trade, at most once a second, and the ticker', async () => {
+    const s = await session();
+    const pub = await open('/perps/v1/ws');
+    pub.send({ id: 1, req: 'sub', chs: ['tickers::1'] });
+    await pub.next(reply(1));
+    await command(s, 3, createOrders({ orders: [{ iid: 1, buy: true, p: '66000', qty: '0.002', tif: 'ioc' }] }));
+    await s.next(reply(3));
+    await s.next((f) => onChannel('portfolio')(f) && JSON.stringify(f).includes('"size":"0.002"'));
+    const before = s.frames.filter(onChannel('portfolio')).length;
+    const markOf = (f: unknown) => (isObj(f) && isObj(f.data) && Array.isArray(f.data.positions) && isObj(f.data.positions[0]) ? Math.round(Number(f.data.positions[0].position_value) / 0.002) : NaN);
+    // Three moves in a row (the admin route's setMark): the last one arrives; the window sends at most two.
+    for (const m of [60_000n, 59_000n, 58_000n]) h.ctx.venue.setMark(1, m * 10n ** 8n);
+    const last = await s.next((f) => onChannel('portfolio')(f) && markOf(f) === 58_000);
+    expect(s.frames.filter(onChannel('portfolio')).length - before).toBeLessThanOrEqual(2);
+    expect(PerpsSessionUpdateEventSchema.safeParse(last).success, JSON.stringify(last)).toBe(true);
+    const ticker = await pub.next((f) => onChannel('tickers::1')(f) && isObj(f) && isObj(f.data) && f.data.mark === '58000');
+    expect(PerpsMarketDataEventSchema.safeParse(ticker).success, JSON.stringify(ticker)).toBe(true);
+    // Another account's trade at another price moves the mark too.
+    const mm = h.ctx.venue.findAccount(h.demo.counterparty.address);
+    if (!mm) throw new Error('no counterparty');
+    h.ctx.venue.placeOrders(mm, [{ iid: 1, buy: true, p: '65010', qty: '0.001', tif: 'ioc' }]);
+    const traded = Number(h.ctx.venue.instruments.get(1)?.mark) / 1e8;
+    expect(traded).toBeGreaterThan(65_000);
+    await s.next((f) => onChannel('portfolio')(f) && markOf(f) === traded, 4_000);
+  });
+
+  it('fires a due auto-cancel (the kill switch) without a request and reports it on orders as auto_cancelled', async () => {
+    const s = await session();
+    await command(s, 3, createOrders({ orders: [{ iid: 1, buy: true, p: '60000', qty: '0.001', tif: 'gtc' }] }));
+    await s.next(reply(3));
+    await command(s, 4, autoCancel({ time: h.clock.now + 10_000 }));
+    expect(await s.next(reply(4))).toMatchObject({ data: { status: 'ok' } });
+    h.clock.advance(11_000);
+    const ev = await s.next((f) => onChannel('orders')(f) && isObj(f) && isObj(f.data) && f.data.status === 'auto_cancelled');
+    expect(PerpsSessionUpdateEventSchema.safeParse(ev).success, JSON.stringify(ev)).toBe(true);
   });
 
   it('ignores frames that are not JSON objects and refuses unknown or oversized channel lists', async () => {
