@@ -7,7 +7,7 @@
  * client is given `ws`'s.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { createSecureClient } from '@polymarket/client';
+import { PerpsKlineInterval, type createSecureClient } from '@polymarket/client';
 import { createOrders } from '../../lib/perps/commands';
 import type { Harness } from '../../lib/sandbox/testkit';
 import { startVenueClient } from './venue-client';
@@ -37,12 +37,12 @@ describe('official client perps market-data topics against the sandbox', () => {
       { topic: 'perps.trades', instrumentId: 1 },
       { topic: 'perps.bbo', instrumentId: 1 },
       { topic: 'perps.book', instrumentId: 1 },
-      { topic: 'perps.candles', instrumentId: 1, interval: '1m' },
+      { topic: 'perps.candles', instrumentId: 1, interval: PerpsKlineInterval.OneMinute },
       { topic: 'perps.tickers' },
       { topic: 'perps.statistics', instrumentId: 1 },
     ]);
     const events = collect(handle);
-    const topics = () => new Set(events.map((e) => e.topic));
+    const topics = () => new Set<string>(events.map((e) => e.topic));
     const want = ['perps.trades', 'perps.bbo', 'perps.book', 'perps.candles', 'perps.tickers', 'perps.statistics'];
     // A trade at the sandbox (a crossing IOC of the demo account) moves every one of them.
     const end = Date.now() + 10_000;

@@ -577,13 +577,20 @@ export class PerpsVenue {
     }
   }
 
-  /** A waiting TP / SL is `armed` (with `armedQty`) while its account holds a position the order reduces, `untriggered` otherwise. */
+  /**
+   * A waiting TP / SL is `armed` (with `armedQty`) while its account holds a position the order reduces,
+   * `untriggered` otherwise; a change (armed, disarmed, another armed size) is an `order` event.
+   */
   private armTriggers(): void {
     for (const o of this.orders.values()) {
       if (!o.trigger || o.status !== 'untriggered') continue;
       const pos = this.findAccount(o.owner)?.positions.get(o.iid)?.size ?? 0n;
       const reduces = o.buy ? pos < 0n : pos > 0n;
-      o.trigger.armedQty = reduces ? minB(o.qty, abs(pos)) : undefined;
+      const armedQty = reduces ? minB(o.qty, abs(pos)) : undefined;
+      if (armedQty === o.trigger.armedQty) continue;
+      o.trigger.armedQty = armedQty;
+      o.updated = this.now();
+      this.emit({ kind: 'order', order: o });
     }
   }
 
@@ -610,6 +617,7 @@ export class PerpsVenue {
       if (o.trigger.market) delete o.price;
       o.status = 'open';
       this.execute(a, o);
+      this.emit({ kind: 'order', order: o });
       any = true;
     }
     return any;

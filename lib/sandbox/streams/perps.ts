@@ -77,7 +77,7 @@ type Session = { ws: WebSocket; owner?: string; proxy?: string; chs: Set<string>
  * its `tpsl` state for a trigger order), fills, funding payments, and whether the account changed.
  */
 type AccountBatch = {
-  orders: { iid: number; data: ReturnType<typeof frames.orderData>; tpsl?: ReturnType<typeof frames.tpslData> }[];
+  orders: { iid: number; data: ReturnType<typeof frames.orderData>; tpsl?: NonNullable<ReturnType<typeof frames.tpslData>> }[];
   fills: Fill[];
   funding: FundingPayment[];
   changed: boolean;
@@ -235,9 +235,10 @@ export class PerpsStreams {
     }
   }
 
-  /** An order's change as the `orders` (and, for a trigger order, `tpsl::<iid>`) channel reports it now. */
+  /** An order's change as the `orders` (and, for a waiting or cancelled trigger order, `tpsl::<iid>`) channel reports it now. */
   private orderChange(o: PerpsOrder): AccountBatch['orders'][number] {
-    return { iid: o.iid, data: frames.orderData(this.ctx.venue, o), ...(o.trigger ? { tpsl: frames.tpslData(o) } : {}) };
+    const tpsl = o.trigger ? frames.tpslData(o) : undefined;
+    return { iid: o.iid, data: frames.orderData(this.ctx.venue, o), ...(tpsl ? { tpsl } : {}) };
   }
 
   private batch(owner: string): AccountBatch {

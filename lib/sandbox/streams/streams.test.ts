@@ -166,6 +166,29 @@ describe('perps session', () => {
     for (const f of s.frames.filter(onChannel('tpsl::1'))) expect(PerpsSessionUpdateEventSchema.safeParse(f).success).toBe(true);
   });
 
+  it('reports a trigger order’s lifecycle: untriggered, armed once a position exists, then its fire on orders (triggered) and fills; tpsl frames valid under the bindings', async () => {
+    const s = await session();
+    // A stop-loss that sells 0.001 when the mark falls to 64 000, placed before any position.
+    await command(s, 3, createOrders({ orders: [{ iid: 1, buy: false, qty: '0.001', tr: { tpsl: 'sl', trp: '64000', market: true } }] }));
+    await s.next(reply(3));
+    const placed = await s.next(onChannel('tpsl::1'));
+    expect(placed).toMatchObject({ data: { st: 'untriggered' } });
+    const oid = isObj(placed) && isObj(placed.data) ? Number(placed.data.oid) : 0;
+    const mine = (st: string) => (f: unknown) => isObj(f) && isObj(f.data) && f.data.oid === oid && f.data[f.ch === 'orders' ? 'status' : 'st'] === st;
+    // A long makes it armed (orders: `armed` with `armed_qty`).
+    await command(s, 4, createOrders({ orders: [{ iid: 1, buy: true, p: '66000', qty: '0.002', tif: 'ioc' }] }));
+    await s.next(reply(4));
+    await s.next((f) => onChannel('tpsl::1')(f) && mine('armed')(f));
+    expect(await s.next((f) => onChannel('orders')(f) && mine('armed')(f))).toMatchObject({ data: { tpsl: { kind: 'sl', armed_qty: '0.001' } } });
+    // The mark falls through the trigger: it fires as a reduce-only market sell.
+    h.ctx.venue.setMark(1, 63_900n * 10n ** 8n);
+    expect(await s.next((f) => onChannel('orders')(f) && mine('triggered')(f))).toMatchObject({ data: { fill: '0.001', ro: true } });
+    expect(await s.next((f) => onChannel('fills')(f) && isObj(f) && Array.isArray(f.data) && f.data.some((x) => isObj(x) && x.oid === oid))).toMatchObject({ data: [{ side: 'short', qty: '0.001' }] });
+    const tpsl = s.frames.filter(onChannel('tpsl::1'));
+    expect(tpsl.map((f) => isObj(f) && isObj(f.data) && f.data.st)).toEqual(['untriggered', 'armed']);
+    for (const f of s.frames.filter((x) => isObj(x) && 'ch' in x)) expect(PerpsSessionUpdateEventSchema.safeParse(f).success, JSON.stringify(f)).toBe(true);
+  });
+
   it('pushes the portfolio of an account holding a position when the mark moves without its own trade, at most once a second, and the ticker', async () => {
     const s = await session();
     const pub = await open('/perps/v1/ws');
