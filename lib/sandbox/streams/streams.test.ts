@@ -305,6 +305,50 @@ describe('order-book channels', () => {
     expect(all.filter((e) => e.event_type !== 'book').every((e) => e.asset_id === yes || JSON.stringify(e).includes(yes))).toBe(true);
   });
 
+  it('takes a subscribe naming 5 000 token ids (no cap): the known ones get their book and their price changes', async () => {
+    const [yes] = market().tokenIds;
+    const others = Array.from({ length: 4_999 }, (_, i) => (10n ** 76n + BigInt(i)).toString());
+    const frame = JSON.stringify({ assets_ids: [...others, yes], type: 'market' });
+    expect(frame.length).toBeGreaterThan(5_000 * 78);
+    const s = await open('/clob/ws/market');
+    s.send(frame);
+    const dump = await s.next((f) => Array.isArray(f) && f.some((e) => isObj(e) && e.event_type === 'book'), 10_000);
+    expect(Array.isArray(dump) && dump.map((e) => isObj(e) && e.asset_id)).toEqual([yes]);
+    await post('0.2', '10');
+    await s.next((f) => Array.isArray(f) && f.some((e) => isObj(e) && e.event_type === 'price_change' && JSON.stringify(e).includes(yes)));
+  });
+
+  it('sends tick_size_change when a market’s tick changes (admin route), and orders follow the new tick', async () => {
+    const [yes] = market().tokenIds;
+    const s = await open('/clob/ws/market');
+    s.send({ assets_ids: [yes], type: 'market' });
+    await s.next((f) => Array.isArray(f) && f.some((e) => isObj(e) && e.event_type === 'book'));
+    const res = await fetch(`${h.url}/admin/tick`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ condition_id: market().conditionId, tick_size: '0.001' }) });
+    expect(await res.json()).toMatchObject({ old_tick_size: '0.01', tick_size: '0.001' });
+    const f = await s.next((x) => Array.isArray(x) && x.some((e) => isObj(e) && e.event_type === 'tick_size_change'));
+    const change = Array.isArray(f) ? f.find((e) => isObj(e) && e.event_type === 'tick_size_change') : undefined;
+    expect(change).toMatchObject({ asset_id: yes, market: market().conditionId, old_tick_size: '0.01', new_tick_size: '0.001' });
+    expect(MarketEventSchema.safeParse(change).success, JSON.stringify(change)).toBe(true);
+    expect(await (await fetch(`${h.clobUrl}/tick-size?token_id=${yes}`)).json()).toEqual({ minimum_tick_size: 0.001 });
+    const bad = await fetch(`${h.url}/admin/tick`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ condition_id: market().conditionId, tick_size: '2' }) });
+    expect(bad.status).toBe(400);
+  });
+
+  it('sends no book dump with initial_dump: false, and still the price changes', async () => {
+    const [yes] = market().tokenIds;
+    const s = await open('/clob/ws/market');
+    s.send({ assets_ids: [yes], type: 'market', initial_dump: false });
+    s.send('PING');
+    await s.next((f) => f === 'PONG');
+    await post('0.2', '10');
+    await s.next((f) => Array.isArray(f) && f.some((e) => isObj(e) && e.event_type === 'price_change'));
+    expect(events(s).filter((e) => e.event_type === 'book')).toEqual([]);
+    // A later subscribe of another id without the flag dumps that one.
+    const [, no] = market().tokenIds;
+    s.send({ assets_ids: [no], operation: 'subscribe' });
+    await s.next((f) => Array.isArray(f) && f.some((e) => isObj(e) && e.event_type === 'book' && e.asset_id === no));
+  });
+
   it('authenticates the user channel with the API credentials and sends the account’s order and trade events only', async () => {
     const s = await open('/clob/ws/user');
     s.send({ auth: { apiKey: creds.apiKey, passphrase: creds.passphrase, secret: creds.secret }, type: 'user', markets: [market().conditionId] });
