@@ -4,7 +4,7 @@ import { closeOrder, createPositionsStore, marginRatioPct, triggerOrder, withPus
 import { fakeCall } from './testkit';
 
 const SHORT = { instrument_id: 2, symbol: 'ETH-PERP', size: '-1.5', entry_price: '3000', leverage: 5, cross: true, initial_margin: '900', maintenance_margin: '45', position_value: '4500', liquidation_price: '3500', unrealized_pnl: '0', return_on_equity: '0', cumulative_funding: '0' };
-const fill = (t: number) => ({ trade_id: t, order_id: t, instrument_id: 2, side: 'long', price: '1', quantity: '1', fee: '0', pnl: '0', taker: true, timestamp: t });
+const fill = (t: number) => ({ trade_id: t, order_id: t, instrument_id: 2, side: 'long' as const, price: '1', quantity: '1', fee: '0', pnl: '0', taker: true, timestamp: t });
 
 function setup() {
   const { call, calls } = fakeCall({
