@@ -140,7 +140,7 @@ describe('background notifications', () => {
     expect(liq).toBeGreaterThan(0n);
     // 5 % above the liquidation price (inside the default 10 %), on the 0.5 tick; the account stays solvent.
     const mark = ((liq * 105n) / 100n / 50_000_000n) * 50_000_000n;
-    await until(() => created.slice(filled).some((n) => n.title === 'Order filled'));
+    await until(() => created.slice(filled).some((n) => n.title === 'Order filled'), 10_000);
     const before = created.length;
     h.ctx.requestLog.length = 0;
     const res = await fetch(`${h.url}/admin/mark`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ instrument_id: 1, price: (Number(mark) / 1e8).toString() }) });
