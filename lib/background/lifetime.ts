@@ -1,7 +1,8 @@
 /**
  * The background's lifetime in one place (issue #17 §6): who needs the background awake, and what runs
- * every time it starts. The dead-man timer holds it while a grant is live; the live streams will hold it
- * while a socket is open.
+ * every time it starts. The dead-man timer holds it while a grant is live; the live streams hold it while
+ * a socket is open (`hold('streams')` for the perps session, `hold('streams-clob')` for the order-book
+ * user channel; `lib/background/streams.ts`).
  *
  * The background lifecycle is a given, not a promise:
  * - Chromium MV3 runs a service worker that stops after 30 s without extension events or extension API

@@ -3,13 +3,16 @@
  * worker's WebSocket: a fill made at the sandbox (not through the extension) raises a browser
  * notification from the stream pushes, with the instrument's name and no secret; switched off with
  * `notifications.set`, the next fill raises none; the preferences are their own record. An order-book
- * order cancelled outside Countersign raises one; one Countersign cancelled raises none.
+ * order cancelled outside Countersign raises one; one Countersign cancelled raises none. A mark moved at
+ * the venue (`/admin/mark`) toward a position's liquidation price raises one with no REST read (the
+ * sandbox pushes the portfolio on a mark move); the venue's kill switch firing (the dead-man's cancel)
+ * raises one, also without a read.
  */
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { WebSocket as NodeWebSocket } from 'ws';
-import { createOrders } from '../perps/commands';
+import { autoCancel, createOrders } from '../perps/commands';
 import { clobL2Request } from '../clob/client';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { DEFAULT_NOTIFICATION_PREFS } from '../notifications/prefs';
@@ -105,6 +108,62 @@ describe('background notifications', () => {
     expect(cancels).toHaveLength(1);
     expect(cancels[0]?.message).toMatch(/^Buy 10 \S+ at 0\.01: cancelled by the venue \(a lapsed heartbeat, the market closing\) or by another client\.$/);
     expect(JSON.stringify(created)).not.toContain(h.demo.clob.secret);
+    await bg.lock();
+  });
+
+  /** A background unlocked with the demo account and its proxy, its perps stream live. */
+  async function livePerps(dbName: string) {
+    const bg = startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS, WebSocket: NodeWebSocket });
+    const call = async (type: string, payload: unknown = {}) => {
+      const r = await bg.handle({ type, payload }, popup());
+      if (!r.ok) throw new Error(`${type}: ${JSON.stringify(r)}`);
+      return r.result;
+    };
+    await call('vault.create', { password: 'a good password' });
+    await call('settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
+    await call('vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
+    await call('proxy.import', { account: h.demo.owner.address, privateKey: h.demo.proxy.privateKey, proxy: h.demo.proxy.address, secret: h.demo.proxy.secret, expiry: h.demo.proxy.expiry });
+    await until(async () => JSON.stringify(await call('streams.status')).includes('"live"'));
+    return bg;
+  }
+  const accountReads = () => h.ctx.requestLog.filter((r) => r.path.startsWith('/perps/v1/account') || r.path.startsWith('/perps/v1/trade/orders'));
+
+  it('a mark moved toward the liquidation price raises a notification from the pushed portfolio, with no REST read', async () => {
+    const bg = await livePerps('notify-2');
+    const account = h.ctx.venue.findAccount(h.demo.owner.address);
+    if (!account) throw new Error('no demo account');
+    // A thin account: 2 000 USDC behind a 0.1 BTC long (liquidation well above zero).
+    account.balance = 2_000_000_000n;
+    const filled = created.length;
+    await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, p: '66000', qty: '0.1', tif: 'ioc' }] }));
+    const liq = h.ctx.venue.liquidationPrice(account, 1);
+    expect(liq).toBeGreaterThan(0n);
+    // 5 % above the liquidation price (inside the default 10 %), on the 0.5 tick; the account stays solvent.
+    const mark = ((liq * 105n) / 100n / 50_000_000n) * 50_000_000n;
+    await until(() => created.slice(filled).some((n) => n.title === 'Order filled'), 10_000);
+    const before = created.length;
+    h.ctx.requestLog.length = 0;
+    const res = await fetch(`${h.url}/admin/mark`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ instrument_id: 1, price: (Number(mark) / 1e8).toString() }) });
+    expect(res.status).toBe(200);
+    await until(() => created.slice(before).some((n) => n.title === 'Position near liquidation'), 10_000);
+    expect(h.ctx.venue.findAccount(h.demo.owner.address)?.positions.has(1)).toBe(true);
+    const n = created.slice(before).find((x) => x.title === 'Position near liquidation');
+    expect(n?.message).toMatch(/^Long 0\.1\d* BTC[^ ]*: mark [\d,.]+ is [\d.]+ % from the liquidation price [\d,.]+\.$/);
+    expect(accountReads()).toEqual([]);
+    await bg.lock();
+  });
+
+  it('the venue’s kill switch firing (the dead-man’s cancel) raises a notification, with no REST read', async () => {
+    const bg = await livePerps('notify-3');
+    await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, p: '50000', qty: '0.001', tif: 'gtc' }] }));
+    expect(await h.send(h.proxy, autoCancel({ time: h.clock.now + 10_000 }))).toMatchObject({ status: 'ok' });
+    const before = created.length;
+    h.ctx.requestLog.length = 0;
+    h.clock.advance(11_000);
+    await until(() => created.slice(before).some((n) => n.title === 'Order cancelled by the dead-man switch'), 10_000);
+    const n = created.slice(before).find((x) => x.title === 'Order cancelled by the dead-man switch');
+    expect(n?.message).toMatch(/^Buy 0\.001 BTC[^ ]* at 50,?000(\.0)?: the venue's auto-cancel fired because the kill switch was not renewed\.$/);
+    expect(accountReads()).toEqual([]);
     await bg.lock();
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Sandbox-only controls under `/admin` (test hooks; no venue has them): the exchange mode, silent and
  * slow venues (issue #17 finding 7), the request log, deposits to a perps account, order-book funders,
- * market resolution, and the withdrawals both venues recorded. Requests to `/admin/*` are not logged. Bodies are JSON;
+ * market resolution, an order-book market's tick size, and the withdrawals both venues recorded. Requests to `/admin/*` are not logged. Bodies are JSON;
  * a malformed one answers 400 naming what is expected.
  */
 import { Hono } from 'hono';
@@ -24,6 +24,7 @@ const delayBody = v.object({ service, ms: v.pipe(v.number(), v.safeInteger(), v.
 const depositBody = v.object({ account: v.unknown(), amount: v.unknown(), confirmations: v.optional(v.unknown()) });
 const funderBody = v.object({ address, funder: address });
 const resolveBody = v.object({ condition_id: v.string(), winner: v.picklist([0, 1]) });
+const tickBody = v.object({ condition_id: v.string(), tick_size: v.pipe(v.string(), v.regex(/^0\.\d{1,6}$/), v.check((t) => Number(t) > 0)) });
 const markBody = v.object({ instrument_id: v.pipe(v.number(), v.safeInteger()), price: v.pipe(v.string(), v.regex(/^\d{1,12}(\.\d{1,8})?$/)) });
 
 /** The admin app of `ctx` (paths relative to its `/admin` mount). */
@@ -67,6 +68,20 @@ export function adminRoutes(ctx: SandboxContext): Hono {
     if (!b.success || !inst) return c.json({ error: 'instrument_id must be a perps instrument; price a decimal string' }, 400);
     ctx.venue.setMark(inst.iid, toUnits(b.output.price, 8) ?? inst.mark);
     return c.json({ instrument_id: inst.iid, mark: b.output.price });
+  });
+
+  /**
+   * `{ condition_id, tick_size }` (a decimal below 1, e.g. "0.001"): the market's tick size changes, as
+   * the venue changes it near the price extremes — orders are checked against the new one and the
+   * market channel sends `tick_size_change` to the sockets watching its tokens (issue #22).
+   */
+  admin.post('/tick', async (c) => {
+    const b = v.safeParse(tickBody, await jsonBody(c));
+    const m = b.success ? ctx.clob.markets.find((x) => x.conditionId.toLowerCase() === b.output.condition_id.toLowerCase()) : undefined;
+    if (!b.success || !m) return c.json({ error: 'condition_id must name a market; tick_size a decimal below 1 such as "0.001"' }, 400);
+    const old = m.tickSize;
+    m.tickSize = b.output.tick_size;
+    return c.json({ condition_id: m.conditionId, old_tick_size: old, tick_size: m.tickSize });
   });
 
   admin.get('/requests', (c) => c.json(ctx.requestLog));

@@ -1,14 +1,17 @@
 /**
  * Wire bytes against the official client (issue #9 §5c): for the same key, salt and timestamp, the
  * extension's L1 headers, L2 headers and `POST /order` bodies equal `@polymarket/clob-client-v2`'s byte
- * for byte (header names translated). Limit orders over every tick size and both sides, negative-risk
- * markets, and market-style FOK / FAK orders (price rounded down on both sides, PROTOCOL.md §3.4).
+ * for byte. Headers are compared as the extension sends them with the venue's header set (`POLY_*`,
+ * `applyHeaderSet(…, 'venue')`, the presets' setting; issue #22: no renaming in the test — the sandbox
+ * accepts both sets). Limit orders over every tick size and both sides, negative-risk markets, and
+ * market-style FOK / FAK orders (price rounded down on both sides, PROTOCOL.md §3.4).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createWalletClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createL1Headers, createL2Headers, OrderBuilder, orderToJsonV2, OrderType, Side, type SignedOrder } from '@polymarket/clob-client-v2';
 import { buildL1Headers, buildL2Headers } from '../../lib/clob/auth';
+import { applyHeaderSet } from '../../lib/http/headers';
 import { orderRequestAmounts } from '../../lib/clob/amounts';
 import { buildClobOrder, exchangeAddress, signClobOrder, toPostOrderBody } from '../../lib/clob/order';
 
@@ -18,7 +21,8 @@ const wallet = createWalletClient({ account, transport: http('http://127.0.0.1:9
 const CHAIN = 80002;
 const CREDS = { key: 'b2c5e1a8-0000-4000-8000-000000000001', secret: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=', passphrase: 'pass-phrase' };
 const TOKEN = '71321045679252212594626385532706912750332728571942532289631379312455583992563';
-const seed = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k.replace(/^POLY_/, 'SVC_'), v]));
+/** The headers as the extension puts them on the wire with the venue's header set (the presets' `headerSet: 'venue'`). */
+const sent = (h: Record<string, string>) => applyHeaderSet(h, 'venue');
 
 afterEach(() => {
   vi.useRealTimers();
@@ -28,7 +32,7 @@ afterEach(() => {
 describe('L1 and L2 headers', () => {
   it.each([0, 23])('L1 headers for nonce %i equal the official client', async (nonce) => {
     const official = await createL1Headers(wallet, CHAIN, nonce, 1_767_000_000);
-    expect(await buildL1Headers(account, { chainId: CHAIN, timestamp: 1_767_000_000, nonce })).toEqual(seed(official as unknown as Record<string, string>));
+    expect(sent(await buildL1Headers(account, { chainId: CHAIN, timestamp: 1_767_000_000, nonce }))).toEqual(official);
   });
 
   it.each([
@@ -39,7 +43,7 @@ describe('L1 and L2 headers', () => {
   ])('L2 headers for %s %s equal the official client', async (method, requestPath, body) => {
     const official = await createL2Headers(wallet, CREDS, { method, requestPath, ...(body === undefined ? {} : { body }) }, 1_767_000_000);
     const ours = buildL2Headers({ address: account.address, credentials: { apiKey: CREDS.key, secret: CREDS.secret, passphrase: CREDS.passphrase }, timestamp: 1_767_000_000, method, requestPath, ...(body === undefined ? {} : { body }) });
-    expect(ours).toEqual(seed(official as unknown as Record<string, string>));
+    expect(sent(ours)).toEqual(official);
   });
 });
 

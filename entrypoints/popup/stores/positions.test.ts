@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createPerpsStore } from './perps';
-import { closeOrder, createPositionsStore, marginRatioPct, triggerOrder } from './positions';
+import { closeOrder, createPositionsStore, marginRatioPct, triggerOrder, withPushedFills } from './positions';
 import { fakeCall } from './testkit';
 
 const SHORT = { instrument_id: 2, symbol: 'ETH-PERP', size: '-1.5', entry_price: '3000', leverage: 5, cross: true, initial_margin: '900', maintenance_margin: '45', position_value: '4500', liquidation_price: '3500', unrealized_pnl: '0', return_on_equity: '0', cumulative_funding: '0' };
-const fill = (t: number) => ({ trade_id: t, order_id: t, instrument_id: 2, side: 'long', price: '1', quantity: '1', fee: '0', pnl: '0', taker: true, timestamp: t });
+const fill = (t: number) => ({ trade_id: t, order_id: t, instrument_id: 2, side: 'long' as const, price: '1', quantity: '1', fee: '0', pnl: '0', taker: true, timestamp: t });
 
 function setup() {
   const { call, calls } = fakeCall({
@@ -23,7 +23,7 @@ function setup() {
   perps.portfolio.value = { positions: [SHORT], margin: { total_account_value: '10000', total_initial_margin: '900', total_maintenance_margin: '45', total_position_value: '4500' }, withdrawable: '9100' };
   const sent: unknown[] = [];
   const s = createPositionsStore(perps, async (cmd) => { sent.push(cmd.body); return {}; });
-  return { s, calls, sent };
+  return { s, calls, sent, perps };
 }
 
 describe('positions helpers', () => {
@@ -48,6 +48,32 @@ describe('createPositionsStore', () => {
     expect(calls.at(-1)?.payload).toMatchObject({ name: 'fills', query: { end_timestamp: 199 } });
     expect(s.fills.value.map((f) => f.timestamp)).toEqual([300, 200, 149]);
     expect(s.more.value).toBe(false);
+  });
+
+  it('adds the fills the live stream pushes at the top of the list, once each, keeping the read ones', async () => {
+    const { s, perps } = setup();
+    const stop = s.start();
+    await vi.waitFor(() => expect(s.fills.value.map((f) => f.timestamp)).toEqual([300, 200]));
+    // The stream pushes a new fill (the perps store collects pushes newest first).
+    perps.fills.value = [fill(400)];
+    expect(s.fills.value.map((f) => f.timestamp)).toEqual([400, 300, 200]);
+    // Pushed again with a newer one, and one the read already showed: each appears once.
+    perps.fills.value = [fill(500), fill(400), fill(300)];
+    expect(s.fills.value.map((f) => f.timestamp)).toEqual([500, 400, 300, 200]);
+    // A re-read of the first page keeps the pushed fills it does not hold yet.
+    await s.loadFills();
+    expect(s.fills.value.map((f) => f.timestamp)).toEqual([500, 400, 300, 200]);
+    stop();
+    perps.fills.value = [fill(600), ...perps.fills.value];
+    expect(s.fills.value[0]?.timestamp).toBe(500);
+  });
+
+  it('withPushedFills: new fills first, newest first; same trade and order once; the same list when nothing is new', () => {
+    const shown = [fill(300), fill(200)];
+    expect(withPushedFills(shown, [fill(300)])).toBe(shown);
+    expect(withPushedFills(shown, [fill(350), fill(400), fill(400)]).map((f) => f.timestamp)).toEqual([400, 350, 300, 200]);
+    // A self-trade: the same trade id on two orders is two fills.
+    expect(withPushedFills([], [{ ...fill(1), order_id: 2 }, fill(1)])).toHaveLength(2);
   });
 
   it('reads the chosen series over the chosen range', async () => {

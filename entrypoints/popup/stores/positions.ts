@@ -1,10 +1,11 @@
 /**
- * Positions tab state (issue #10 §2) over the perps store: fills (newest first, paged by time),
+ * Positions tab state (issue #10 §2) over the perps store: fills (newest first, paged by time; the
+ * fills the live stream pushes are added at the top as they come, issue #22),
  * funding payments, the equity / PnL series for the chosen range, and the outcome of the last close or
  * trigger order. Closing sends a reduce-only IOC market order for the whole position; take-profit /
  * stop-loss a reduce-only market trigger order. Derived: margin ratio (maintenance / account value, %).
  */
-import { computed, signal } from '@preact/signals';
+import { computed, effect, signal } from '@preact/signals';
 import { createOrders, type PerpsCommand } from '../../../lib/perps/commands';
 import { messageOf } from '../api';
 import { tickOf, type PerpsStore, type Portfolio, type Position } from './perps';
@@ -24,6 +25,26 @@ export const RANGE_NAMES: readonly RangeName[] = ['1d', '7d', '30d'];
 
 /** What closing a position does, as `ClosePreview` shows it (decimal strings; USDC for fee and PnL). */
 export type ClosePreviewData = { size: string; fillable: string; limit: string; avgPrice: string; slippageBps: string | null; fee: string; realizedPnl: string; complete: boolean };
+
+/** A fill's identity: the trade and the order (an account's self-trade has the same trade id twice). */
+const fillKey = (f: Fill) => `${f.trade_id}:${f.order_id}`;
+
+/**
+ * `shown` (newest first) with the fills of `pushed` it does not hold yet (by trade and order id) added
+ * at the top, newest first; `shown` itself is returned when nothing is new. Pure.
+ */
+export function withPushedFills(shown: Fill[], pushed: readonly Fill[]): Fill[] {
+  const have = new Set(shown.map(fillKey));
+  const fresh: Fill[] = [];
+  for (const f of pushed) {
+    const k = fillKey(f);
+    if (have.has(k)) continue;
+    have.add(k);
+    fresh.push(f);
+  }
+  if (fresh.length === 0) return shown;
+  return [...fresh.sort((a, b) => b.timestamp - a.timestamp), ...shown];
+}
 
 /** Maintenance margin over account value, in percent (0 without a positive account value). */
 export function marginRatioPct(p: Portfolio | undefined): number {
@@ -58,7 +79,8 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
   /** Reads the newest fills, or (with `before`, Unix ms) the page older than that and appends it. */
   async function loadFills(before?: number): Promise<void> {
     const page = await perps.read('fills', before === undefined ? {} : { end_timestamp: before });
-    fills.value = before === undefined ? page.data : [...fills.value, ...page.data];
+    // The first page keeps what the stream pushed while it was read (a read can miss a fill that just came).
+    fills.value = before === undefined ? withPushedFills(page.data, perps.fills.value) : [...fills.value, ...page.data];
     more.value = page.more ?? false;
   }
   /** Reads the page of fills older than the last one shown. */
@@ -81,11 +103,19 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
     if (next.series) series.value = next.series;
     return loadSeries();
   }
-  /** First reads: fills (an error is shown), funding payments, the chart. */
-  function start(): void {
+  /**
+   * First reads: fills (an error is shown), funding payments, the chart; from then on the fills the
+   * perps store collects from the live stream (`perps.fills`) are added at the top of the list as they
+   * come (de-duplicated by trade and order id). Returns the function that stops taking them.
+   */
+  function start(): () => void {
     void loadFills().catch((e) => (error.value = messageOf(e)));
     void perps.read('fundingPayments').then((r) => (funding.value = r.data)).catch(() => undefined);
     void loadSeries();
+    return effect(() => {
+      const pushed = perps.fills.value;
+      fills.value = withPushedFills(fills.peek(), pushed);
+    });
   }
   /** Sends `cmd`; on success shows `done` and re-reads the portfolio and the fills. */
   async function run(cmd: PerpsCommand, done: string): Promise<void> {

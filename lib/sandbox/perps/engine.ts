@@ -145,8 +145,9 @@ export type Account = {
  * A change in the venue, as the streams report it (issue #22, PROTOCOL.md §5.1–§5.2). `order`: an
  * order's state changed (placed, matched, cancelled); `fill`: one fill of `owner`'s order; `account`:
  * `owner`'s balance, positions or leverage changed; `funding`: one funding payment of `owner`;
- * `trade`: a public trade (taker side); `book`: the book of `iid` changed. Emitted synchronously where
- * the state changes; listeners must not change the venue.
+ * `trade`: a public trade (taker side; it also moves the instrument's mark to its price); `book`: the
+ * book of `iid` changed; `mark`: the mark of `iid` was set (`setMark`: the admin route, issue #19).
+ * Emitted synchronously where the state changes; listeners must not change the venue.
  */
 export type PerpsVenueEvent =
   | { kind: 'order'; order: PerpsOrder }
@@ -154,7 +155,8 @@ export type PerpsVenueEvent =
   | { kind: 'account'; owner: string }
   | { kind: 'funding'; owner: string; payment: FundingPayment }
   | { kind: 'trade'; trade: PerpsVenue['trades'][number] }
-  | { kind: 'book'; iid: number };
+  | { kind: 'book'; iid: number }
+  | { kind: 'mark'; iid: number };
 
 /** Leverage of an instrument the account never set (cross margin). */
 export const DEFAULT_LEVERAGE = 10;
@@ -561,6 +563,7 @@ export class PerpsVenue {
     const inst = this.instruments.get(iid);
     if (!inst) throw new VenueError('unknown_instrument');
     inst.mark = mark;
+    this.emit({ kind: 'mark', iid });
     this.afterMarkMove();
   }
 
@@ -574,13 +577,20 @@ export class PerpsVenue {
     }
   }
 
-  /** A waiting TP / SL is `armed` (with `armedQty`) while its account holds a position the order reduces, `untriggered` otherwise. */
+  /**
+   * A waiting TP / SL is `armed` (with `armedQty`) while its account holds a position the order reduces,
+   * `untriggered` otherwise; a change (armed, disarmed, another armed size) is an `order` event.
+   */
   private armTriggers(): void {
     for (const o of this.orders.values()) {
       if (!o.trigger || o.status !== 'untriggered') continue;
       const pos = this.findAccount(o.owner)?.positions.get(o.iid)?.size ?? 0n;
       const reduces = o.buy ? pos < 0n : pos > 0n;
-      o.trigger.armedQty = reduces ? minB(o.qty, abs(pos)) : undefined;
+      const armedQty = reduces ? minB(o.qty, abs(pos)) : undefined;
+      if (armedQty === o.trigger.armedQty) continue;
+      o.trigger.armedQty = armedQty;
+      o.updated = this.now();
+      this.emit({ kind: 'order', order: o });
     }
   }
 
@@ -607,6 +617,7 @@ export class PerpsVenue {
       if (o.trigger.market) delete o.price;
       o.status = 'open';
       this.execute(a, o);
+      this.emit({ kind: 'order', order: o });
       any = true;
     }
     return any;

@@ -4,7 +4,8 @@
  *
  * - `/clob/ws/market` (no auth): `{assets_ids, type:"market", custom_feature_enabled?, initial_dump?}`
  *   sets the socket's token ids; `{assets_ids, operation:"subscribe"|"unsubscribe"}` changes them. Each
- *   newly subscribed id gets a `book` dump unless `initial_dump` is false; no cap on the number of ids.
+ *   newly subscribed id gets a `book` dump unless `initial_dump` is false; no cap on the number of ids
+ *   (a frame of up to 4 MiB, about 50 000 ids: `SUBSCRIBE_FRAME_MAX_CHARS`).
  *   Then `price_change` (`price_changes[]`, `size` the level's new total, "0" removes it),
  *   `last_trade_price` and `tick_size_change` as they happen. Frames are arrays of events.
  * - `/clob/ws/user`: `{auth:{apiKey, secret, passphrase}, type:"user", markets?}` authenticates with the
@@ -21,7 +22,7 @@ import { fromUnits } from '../../decimal';
 import { l2SignaturesEqual } from '../../clob/auth';
 import type { SandboxContext } from '../context';
 import type { ClobMarket, ClobOrderRec, Trade } from '../clob/venue';
-import { parseFrame, sendLater } from './socket';
+import { parseFrame, sendLater, SUBSCRIBE_FRAME_MAX_CHARS } from './socket';
 
 /** Aggregated sizes (6-decimal base units) by price string, per side. */
 type Levels = { BUY: Map<string, bigint>; SELL: Map<string, bigint> };
@@ -71,7 +72,7 @@ export class ClobStreams {
       const text = raw.toString();
       if (isBinary) return;
       if (text === 'PING') return this.send(ws, 'PONG');
-      const msg = parseFrame(text);
+      const msg = parseFrame(text, SUBSCRIBE_FRAME_MAX_CHARS);
       if (msg) this.onMarketMessage(s, msg);
     });
   }

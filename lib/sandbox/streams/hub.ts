@@ -15,6 +15,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { SandboxContext } from '../context';
 import { ClobStreams } from './clob';
 import { PerpsStreams } from './perps';
+import { SUBSCRIBE_FRAME_MAX_CHARS } from './socket';
 
 /** The streams of one sandbox: the `upgrade` handler to attach to its server, `sync()` after each request, `close()`. */
 export type SandboxStreams = {
@@ -31,7 +32,9 @@ export type SandboxStreams = {
  * run as REST); attach `upgrade` to the Node server and call `sync` after each request.
  */
 export function createStreams(ctx: SandboxContext, fetchApp: (req: Request) => Promise<Response>): SandboxStreams {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+  // A market-channel subscribe may name any number of token ids (the frame limit, 4 MiB); every other
+  // frame is refused by its reader above 64 KiB.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: SUBSCRIBE_FRAME_MAX_CHARS });
   const perps = new PerpsStreams(ctx, fetchApp);
   const clob = new ClobStreams(ctx);
   const routes: Readonly<Record<string, (ws: WebSocket) => void>> = {

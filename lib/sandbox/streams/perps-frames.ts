@@ -74,9 +74,18 @@ export function balanceData(balance: bigint) {
   return { asset: 'USDC', balance: usd(balance), value: usd(balance) };
 }
 
-/** A `tpsl::<n>` event's data for a trigger order: its lifecycle state (`untriggered`, `cancelled`). */
-export function tpslData(o: PerpsOrder) {
-  return { oid: o.oid, st: o.status === 'untriggered' ? 'untriggered' : 'cancelled', ...(o.reason ? { reason: o.reason } : {}) };
+/**
+ * A `tpsl::<n>` event's data for a trigger order, as the bindings' `PerpsTpSlUpdateEventSchema` knows the
+ * states (`untriggered` / `armed` / `cancelled` / `expired`): waiting without a position it reduces
+ * `untriggered`, with one `armed`, cancelled (by the person, the kill switch, a liquidation) `cancelled`
+ * with the reason. A trigger that fired has left the TP/SL book and the schema has no state for it:
+ * `undefined` (no `tpsl` frame; the `orders` event says `triggered` — or
+ * `reduce_only_invalid_at_trigger` — and `fills` carries its fill).
+ */
+export function tpslData(o: PerpsOrder): { oid: number; st: 'untriggered' | 'armed' | 'cancelled'; reason?: string } | undefined {
+  if (o.trigger?.fired) return undefined;
+  if (o.status === 'untriggered') return { oid: o.oid, st: o.trigger?.armedQty ? 'armed' : 'untriggered' };
+  return { oid: o.oid, st: 'cancelled', ...(o.reason ? { reason: o.reason } : {}) };
 }
 
 /** A `book::<iid>` event's data: the top 50 levels each side, best first (`{b, a}` of `[price, qty]`). */

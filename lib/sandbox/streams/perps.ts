@@ -22,6 +22,18 @@
  *
  * Events are `{ch, ts, sq, data}` with `sq` counting up by one per channel and socket. `tpsl::<n>`
  * names the instrument ([inferred]: no code shows what `n` is).
+ *
+ * Mark moves (`setMark`, a trade at another price — another account's included): the account's own
+ * events carry no portfolio then, so, as a venue's risk feed does, every session subscribed to
+ * `portfolio` whose account holds a position in that instrument gets a `portfolio` event (position
+ * value, PnL, liquidation price at the new mark), at most one per account per `MARK_PUSH_MS` of wall
+ * time: a move inside the window is sent when it ends (the latest state, once). `tickers::` subscribers
+ * of that instrument get its ticker too. [inferred]: the venue's cadence is not shown.
+ *
+ * The kill switch (`autoCancel`) fires on time, as the venue's does, even when no request comes: every
+ * `AUTO_CANCEL_SWEEP_MS` of wall time the accounts whose auto-cancel time (sandbox clock) has passed
+ * are swept (a request still fires it first, as before); their cancels go out as `orders` events
+ * (`auto_cancelled`).
  */
 import type { WebSocket } from 'ws';
 import { l2SignaturesEqual } from '../../clob/auth';
@@ -48,6 +60,12 @@ const COMMAND_ROUTES: Readonly<Record<string, { method: string; path: string }>>
  */
 const ACK_GAP_MS = 20;
 
+/** Wall time between two sweeps of due auto-cancels (ms). */
+const AUTO_CANCEL_SWEEP_MS = 200;
+
+/** Least wall time between two mark-driven `portfolio` events to one account (ms). */
+export const MARK_PUSH_MS = 1_000;
+
 const ACCOUNT_CHANNELS = new Set(['balances', 'portfolio', 'orders', 'fills', 'funding', 'deposits', 'withdrawals', 'notifications', 'tpsl']);
 const PUBLIC_CHANNEL = /^(?:(trades|bbo|book)::(\d{1,9})|(tickers|statistics)::(all|\d{1,9})|klines::(\d{1,9})::(1m|5m|15m|1h|4h|1d|1w))$/;
 
@@ -59,7 +77,7 @@ type Session = { ws: WebSocket; owner?: string; proxy?: string; chs: Set<string>
  * its `tpsl` state for a trigger order), fills, funding payments, and whether the account changed.
  */
 type AccountBatch = {
-  orders: { iid: number; data: ReturnType<typeof frames.orderData>; tpsl?: ReturnType<typeof frames.tpslData> }[];
+  orders: { iid: number; data: ReturnType<typeof frames.orderData>; tpsl?: NonNullable<ReturnType<typeof frames.tpslData>> }[];
   fills: Fill[];
   funding: FundingPayment[];
   changed: boolean;
@@ -75,6 +93,12 @@ export class PerpsStreams {
   private readonly held = new Map<string, number>();
   private readonly books = new Set<number>();
   private readonly trades: PerpsVenueEvent[] = [];
+  /** Instruments whose mark moved since the last flush. */
+  private readonly marks = new Set<number>();
+  /** Wall time (ms) of each account's last mark-driven portfolio event, and its pending trailing one. */
+  private readonly markPushedAt = new Map<string, number>();
+  private readonly markTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly sweep: ReturnType<typeof setInterval>;
   private scheduled = false;
   private readonly listener = (e: PerpsVenueEvent) => this.onVenueEvent(e);
 
@@ -83,11 +107,19 @@ export class PerpsStreams {
     private readonly fetchApp: (req: Request) => Promise<Response>,
   ) {
     ctx.venue.listeners.add(this.listener);
+    this.sweep = setInterval(() => {
+      const now = ctx.now();
+      for (const a of ctx.venue.accounts.values()) if (a.autoCancelAt !== undefined && a.autoCancelAt <= now) ctx.venue.checkAutoCancel(a);
+    }, AUTO_CANCEL_SWEEP_MS);
+    this.sweep.unref?.();
   }
 
   /** Stops listening to the venue (the sockets are closed by the server). */
   close(): void {
     this.ctx.venue.listeners.delete(this.listener);
+    clearInterval(this.sweep);
+    for (const t of this.markTimers.values()) clearTimeout(t);
+    this.markTimers.clear();
   }
 
   /** Serves one upgraded socket. */
@@ -203,9 +235,10 @@ export class PerpsStreams {
     }
   }
 
-  /** An order's change as the `orders` (and, for a trigger order, `tpsl::<iid>`) channel reports it now. */
+  /** An order's change as the `orders` (and, for a waiting or cancelled trigger order, `tpsl::<iid>`) channel reports it now. */
   private orderChange(o: PerpsOrder): AccountBatch['orders'][number] {
-    return { iid: o.iid, data: frames.orderData(this.ctx.venue, o), ...(o.trigger ? { tpsl: frames.tpslData(o) } : {}) };
+    const tpsl = o.trigger ? frames.tpslData(o) : undefined;
+    return { iid: o.iid, data: frames.orderData(this.ctx.venue, o), ...(tpsl ? { tpsl } : {}) };
   }
 
   private batch(owner: string): AccountBatch {
@@ -224,7 +257,11 @@ export class PerpsStreams {
     else if (e.kind === 'funding') this.batch(e.owner).funding.push(e.payment);
     else if (e.kind === 'account') this.batch(e.owner).changed = true;
     else if (e.kind === 'book') this.books.add(e.iid);
-    else this.trades.push(e);
+    else if (e.kind === 'mark') this.marks.add(e.iid);
+    else {
+      this.trades.push(e);
+      this.marks.add(e.trade.iid);
+    }
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => {
@@ -236,12 +273,59 @@ export class PerpsStreams {
 
   /** Sends what the venue reported since the last flush, except the accounts a command holds. */
   private flush(): void {
+    const sent = new Set<string>();
     for (const [owner, b] of this.pending) {
       if (this.held.has(owner)) continue;
       this.pending.delete(owner);
       this.deliverAccount(owner, b);
+      if (!b.changed) continue;
+      // Its own events carried the portfolio: that is its push of the window (a pending mark push is moot).
+      sent.add(owner);
+      this.markPushedAt.set(owner, Date.now());
+      clearTimeout(this.markTimers.get(owner));
+      this.markTimers.delete(owner);
     }
     this.deliverPublic();
+    this.deliverMarks(sent);
+  }
+
+  /**
+   * The mark-driven `portfolio` events: to every account subscribed to `portfolio` holding a position
+   * in an instrument whose mark moved, unless its own events just carried one (`sent`; that counts as
+   * its push of the window).
+   */
+  private deliverMarks(sent: Set<string>): void {
+    if (this.marks.size === 0) return;
+    const iids = [...this.marks];
+    this.marks.clear();
+    const owners = new Set<string>();
+    for (const s of this.sessions) {
+      if (!s.owner || !s.chs.has('portfolio')) continue;
+      const a = this.ctx.venue.findAccount(s.owner);
+      if (a && iids.some((i) => a.positions.has(i))) owners.add(s.owner);
+    }
+    for (const owner of owners) if (!sent.has(owner)) this.markPush(owner);
+  }
+
+  /** Sends `owner`'s portfolio now when its window allows and no command holds it, else once when it does. */
+  private markPush(owner: string): void {
+    if (this.markTimers.has(owner)) return;
+    const wait = (this.markPushedAt.get(owner) ?? -Infinity) + MARK_PUSH_MS - Date.now();
+    if (wait > 0 || this.held.has(owner)) {
+      const t = setTimeout(() => {
+        this.markTimers.delete(owner);
+        this.markPush(owner);
+      }, Math.max(wait, ACK_GAP_MS));
+      this.markTimers.set(owner, t);
+      return;
+    }
+    const { venue } = this.ctx;
+    const account = venue.findAccount(owner);
+    const targets = [...this.sessions].filter((s) => s.owner === owner && s.chs.has('portfolio'));
+    if (!account || targets.length === 0) return;
+    this.markPushedAt.set(owner, Date.now());
+    const portfolio = portfolioOf(venue, account, this.ctx.now());
+    for (const s of targets) this.event(s, 'portfolio', portfolio);
   }
 
   private deliverAccount(owner: string, b: AccountBatch): void {
@@ -266,7 +350,7 @@ export class PerpsStreams {
   private deliverPublic(): void {
     const { venue } = this.ctx;
     const trades = this.trades.splice(0).flatMap((e) => (e.kind === 'trade' ? [e.trade] : []));
-    const changed = new Set([...this.books, ...trades.map((t) => t.iid)]);
+    const changed = new Set([...this.books, ...this.marks, ...trades.map((t) => t.iid)]);
     const books = [...this.books];
     this.books.clear();
     if (changed.size === 0) return;

@@ -5,9 +5,18 @@
 import { WebSocket } from 'ws';
 import { parseJson } from '../http';
 
-/** A client text frame parsed as a JSON object, or undefined (not JSON, not an object, over 64 KiB). */
-export function parseFrame(text: string): Record<string, unknown> | undefined {
-  if (text.length > 65_536) return undefined;
+/** Largest client frame a stream reads by default (characters): commands, auth, channel lists. */
+export const FRAME_MAX_CHARS = 65_536;
+/**
+ * Largest order-book market-channel frame (characters, 4 MiB): a subscribe names token ids with no cap
+ * (the seed), ≈ 80 characters each, so about 50 000 ids fit. The WebSocket server's `maxPayload` is
+ * the same (`hub.ts`).
+ */
+export const SUBSCRIBE_FRAME_MAX_CHARS = 4 * 1024 * 1024;
+
+/** A client text frame parsed as a JSON object, or undefined (not JSON, not an object, over `maxChars`, default {@link FRAME_MAX_CHARS}). */
+export function parseFrame(text: string, maxChars = FRAME_MAX_CHARS): Record<string, unknown> | undefined {
+  if (text.length > maxChars) return undefined;
   const v = parseJson(text);
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
   return Object.fromEntries(Object.entries(v));

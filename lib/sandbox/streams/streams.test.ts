@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { MarketEventSchema, PerpsMarketDataEventSchema, PerpsSessionUpdateEventSchema, UserEventSchema } from '@polymarket/bindings/subscriptions';
-import { cancelOrders, cancelOrdersCOID, createOrders, updateLeverage, type PerpsCommand } from '../../perps/commands';
+import { autoCancel, cancelOrders, cancelOrdersCOID, createOrders, updateLeverage, type PerpsCommand } from '../../perps/commands';
 import { signPerpsCommand } from '../../perps/envelope';
 import { createOrDeriveApiKey, clobL2Request } from '../../clob/client';
 import { toOrderAmounts } from '../../clob/amounts';
@@ -166,6 +166,66 @@ describe('perps session', () => {
     for (const f of s.frames.filter(onChannel('tpsl::1'))) expect(PerpsSessionUpdateEventSchema.safeParse(f).success).toBe(true);
   });
 
+  it('reports a trigger order’s lifecycle: untriggered, armed once a position exists, then its fire on orders (triggered) and fills; tpsl frames valid under the bindings', async () => {
+    const s = await session();
+    // A stop-loss that sells 0.001 when the mark falls to 64 000, placed before any position.
+    await command(s, 3, createOrders({ orders: [{ iid: 1, buy: false, qty: '0.001', tr: { tpsl: 'sl', trp: '64000', market: true } }] }));
+    await s.next(reply(3));
+    const placed = await s.next(onChannel('tpsl::1'));
+    expect(placed).toMatchObject({ data: { st: 'untriggered' } });
+    const oid = isObj(placed) && isObj(placed.data) ? Number(placed.data.oid) : 0;
+    const mine = (st: string) => (f: unknown) => isObj(f) && isObj(f.data) && f.data.oid === oid && f.data[f.ch === 'orders' ? 'status' : 'st'] === st;
+    // A long makes it armed (orders: `armed` with `armed_qty`).
+    await command(s, 4, createOrders({ orders: [{ iid: 1, buy: true, p: '66000', qty: '0.002', tif: 'ioc' }] }));
+    await s.next(reply(4));
+    await s.next((f) => onChannel('tpsl::1')(f) && mine('armed')(f));
+    expect(await s.next((f) => onChannel('orders')(f) && mine('armed')(f))).toMatchObject({ data: { tpsl: { kind: 'sl', armed_qty: '0.001' } } });
+    // The mark falls through the trigger: it fires as a reduce-only market sell.
+    h.ctx.venue.setMark(1, 63_900n * 10n ** 8n);
+    expect(await s.next((f) => onChannel('orders')(f) && mine('triggered')(f))).toMatchObject({ data: { fill: '0.001', ro: true } });
+    expect(await s.next((f) => onChannel('fills')(f) && isObj(f) && Array.isArray(f.data) && f.data.some((x) => isObj(x) && x.oid === oid))).toMatchObject({ data: [{ side: 'short', qty: '0.001' }] });
+    const tpsl = s.frames.filter(onChannel('tpsl::1'));
+    expect(tpsl.map((f) => isObj(f) && isObj(f.data) && f.data.st)).toEqual(['untriggered', 'armed']);
+    for (const f of s.frames.filter((x) => isObj(x) && 'ch' in x)) expect(PerpsSessionUpdateEventSchema.safeParse(f).success, JSON.stringify(f)).toBe(true);
+  });
+
+  it('pushes the portfolio of an account holding a position when the mark moves without its own trade, at most once a second, and the ticker', async () => {
+    const s = await session();
+    const pub = await open('/perps/v1/ws');
+    pub.send({ id: 1, req: 'sub', chs: ['tickers::1'] });
+    await pub.next(reply(1));
+    await command(s, 3, createOrders({ orders: [{ iid: 1, buy: true, p: '66000', qty: '0.002', tif: 'ioc' }] }));
+    await s.next(reply(3));
+    await s.next((f) => onChannel('portfolio')(f) && JSON.stringify(f).includes('"size":"0.002"'));
+    const before = s.frames.filter(onChannel('portfolio')).length;
+    const markOf = (f: unknown) => (isObj(f) && isObj(f.data) && Array.isArray(f.data.positions) && isObj(f.data.positions[0]) ? Math.round(Number(f.data.positions[0].position_value) / 0.002) : NaN);
+    // Three moves in a row (the admin route's setMark): the last one arrives; the window sends at most two.
+    for (const m of [60_000n, 59_000n, 58_000n]) h.ctx.venue.setMark(1, m * 10n ** 8n);
+    const last = await s.next((f) => onChannel('portfolio')(f) && markOf(f) === 58_000);
+    expect(s.frames.filter(onChannel('portfolio')).length - before).toBeLessThanOrEqual(2);
+    expect(PerpsSessionUpdateEventSchema.safeParse(last).success, JSON.stringify(last)).toBe(true);
+    const ticker = await pub.next((f) => onChannel('tickers::1')(f) && isObj(f) && isObj(f.data) && f.data.mark === '58000');
+    expect(PerpsMarketDataEventSchema.safeParse(ticker).success, JSON.stringify(ticker)).toBe(true);
+    // Another account's trade at another price moves the mark too.
+    const mm = h.ctx.venue.findAccount(h.demo.counterparty.address);
+    if (!mm) throw new Error('no counterparty');
+    h.ctx.venue.placeOrders(mm, [{ iid: 1, buy: true, p: '65010', qty: '0.001', tif: 'ioc' }]);
+    const traded = Number(h.ctx.venue.instruments.get(1)?.mark) / 1e8;
+    expect(traded).toBeGreaterThan(65_000);
+    await s.next((f) => onChannel('portfolio')(f) && markOf(f) === traded, 4_000);
+  });
+
+  it('fires a due auto-cancel (the kill switch) without a request and reports it on orders as auto_cancelled', async () => {
+    const s = await session();
+    await command(s, 3, createOrders({ orders: [{ iid: 1, buy: true, p: '60000', qty: '0.001', tif: 'gtc' }] }));
+    await s.next(reply(3));
+    await command(s, 4, autoCancel({ time: h.clock.now + 10_000 }));
+    expect(await s.next(reply(4))).toMatchObject({ data: { status: 'ok' } });
+    h.clock.advance(11_000);
+    const ev = await s.next((f) => onChannel('orders')(f) && isObj(f) && isObj(f.data) && f.data.status === 'auto_cancelled');
+    expect(PerpsSessionUpdateEventSchema.safeParse(ev).success, JSON.stringify(ev)).toBe(true);
+  });
+
   it('ignores frames that are not JSON objects and refuses unknown or oversized channel lists', async () => {
     const s = await open('/perps/v1/ws');
     s.send('not json');
@@ -243,6 +303,50 @@ describe('order-book channels', () => {
     expect(change).toMatchObject({ price_changes: [{ asset_id: yes, price: '0.2', size: '10', side: 'BUY' }] });
     for (const e of all) expect(MarketEventSchema.safeParse(e).success, JSON.stringify(e)).toBe(true);
     expect(all.filter((e) => e.event_type !== 'book').every((e) => e.asset_id === yes || JSON.stringify(e).includes(yes))).toBe(true);
+  });
+
+  it('takes a subscribe naming 5 000 token ids (no cap): the known ones get their book and their price changes', async () => {
+    const [yes] = market().tokenIds;
+    const others = Array.from({ length: 4_999 }, (_, i) => (10n ** 76n + BigInt(i)).toString());
+    const frame = JSON.stringify({ assets_ids: [...others, yes], type: 'market' });
+    expect(frame.length).toBeGreaterThan(5_000 * 78);
+    const s = await open('/clob/ws/market');
+    s.send(frame);
+    const dump = await s.next((f) => Array.isArray(f) && f.some((e) => isObj(e) && e.event_type === 'book'), 10_000);
+    expect(Array.isArray(dump) && dump.map((e) => isObj(e) && e.asset_id)).toEqual([yes]);
+    await post('0.2', '10');
+    await s.next((f) => Array.isArray(f) && f.some((e) => isObj(e) && e.event_type === 'price_change' && JSON.stringify(e).includes(yes)));
+  });
+
+  it('sends tick_size_change when a market’s tick changes (admin route), and orders follow the new tick', async () => {
+    const [yes] = market().tokenIds;
+    const s = await open('/clob/ws/market');
+    s.send({ assets_ids: [yes], type: 'market' });
+    await s.next((f) => Array.isArray(f) && f.some((e) => isObj(e) && e.event_type === 'book'));
+    const res = await fetch(`${h.url}/admin/tick`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ condition_id: market().conditionId, tick_size: '0.001' }) });
+    expect(await res.json()).toMatchObject({ old_tick_size: '0.01', tick_size: '0.001' });
+    const f = await s.next((x) => Array.isArray(x) && x.some((e) => isObj(e) && e.event_type === 'tick_size_change'));
+    const change = Array.isArray(f) ? f.find((e) => isObj(e) && e.event_type === 'tick_size_change') : undefined;
+    expect(change).toMatchObject({ asset_id: yes, market: market().conditionId, old_tick_size: '0.01', new_tick_size: '0.001' });
+    expect(MarketEventSchema.safeParse(change).success, JSON.stringify(change)).toBe(true);
+    expect(await (await fetch(`${h.clobUrl}/tick-size?token_id=${yes}`)).json()).toEqual({ minimum_tick_size: 0.001 });
+    const bad = await fetch(`${h.url}/admin/tick`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ condition_id: market().conditionId, tick_size: '2' }) });
+    expect(bad.status).toBe(400);
+  });
+
+  it('sends no book dump with initial_dump: false, and still the price changes', async () => {
+    const [yes] = market().tokenIds;
+    const s = await open('/clob/ws/market');
+    s.send({ assets_ids: [yes], type: 'market', initial_dump: false });
+    s.send('PING');
+    await s.next((f) => f === 'PONG');
+    await post('0.2', '10');
+    await s.next((f) => Array.isArray(f) && f.some((e) => isObj(e) && e.event_type === 'price_change'));
+    expect(events(s).filter((e) => e.event_type === 'book')).toEqual([]);
+    // A later subscribe of another id without the flag dumps that one.
+    const [, no] = market().tokenIds;
+    s.send({ assets_ids: [no], operation: 'subscribe' });
+    await s.next((f) => Array.isArray(f) && f.some((e) => isObj(e) && e.event_type === 'book' && e.asset_id === no));
   });
 
   it('authenticates the user channel with the API credentials and sends the account’s order and trade events only', async () => {
