@@ -350,4 +350,47 @@ describe('issue #19: numbers before the click, the venue after it (Chromium)', (
     const resting = [...h.sandbox.ctx.clob.orders.values()].filter((o) => o.status === 'live' && o.side === 'BUY' && o.originalSize === 25_000_000n && o.tokenId === market.tokenIds[0]);
     expect(resting.length).toBe(1);
   });
+
+  it('order-book market orders (FOK / FAK) without a price: the average, slippage and cost shown are what the venue fills', async () => {
+    const market = h.sandbox.ctx.clob.markets.find((m) => m.slug === 'quarter-tick-market')!;
+    const token = market.tokenIds[0]!;
+    // The order-book credentials were created by the test before: the popup reads the account anew.
+    await popup.reload();
+    await popup.getByRole('tab', { name: 'Order book' }).click();
+    await popup.locator('input[name="market-search"]').fill('quarter-tick');
+    await popup.locator('input[name="market-search"]').press('Enter');
+    await popup.locator('ul.markets button', { hasText: 'quarter-tick' }).click();
+    await popup.locator('.ladder .level').first().waitFor();
+    /** Fills the form, reads the estimate, sends, and returns the estimate and the venue's taker trades of the order. */
+    const marketOrder = async (type: 'FOK' | 'FAK', size: string) => {
+      await popup.locator('select[name="order-type"]').selectOption(type);
+      await popup.locator('input[name="clob-price"]').fill('');
+      await popup.locator('input[name="clob-size"]').fill(size);
+      await popup.getByTestId('clob-est-avg').waitFor();
+      const shown = { avg: num(await text('clob-est-avg')), slip: num(await text('clob-est-slip')), cost: await text('clob-est-cost') };
+      const seen = h.sandbox.ctx.clob.trades.length;
+      await popup.getByTestId('clob-submit').click();
+      await expect.poll(() => h.sandbox.ctx.clob.trades.length > seen, { timeout: 10_000 }).toBe(true);
+      const trades = h.sandbox.ctx.clob.trades.slice(seen).filter((t) => t.role === 'TAKER' && t.tokenId === token);
+      const shares = trades.reduce((a, t) => a + Number(t.size) / 1e6, 0);
+      const usdc = trades.reduce((a, t) => a + (Number(t.size) * Number(t.price)) / 1e12, 0);
+      return { shown, trades, shares, usdc, reference: Number(trades[0]?.price ?? 0n) / 1e6 };
+    };
+    // BUY 100 USDC: walks two ask levels within best + 1 %.
+    const buy = await marketOrder('FOK', '100');
+    expect(buy.trades.length).toBeGreaterThan(1);
+    near(buy.shown.avg, buy.usdc / buy.shares);
+    near(buy.shown.slip, ((buy.usdc / buy.shares - buy.reference) / buy.reference) * 10_000);
+    const [got, paid] = buy.shown.cost.match(/[\d.]+/g)!.map(Number);
+    expect(got).toBe(buy.shares);
+    near(paid!, buy.usdc);
+    // SELL 150 shares FAK: only the best bid lies within best − 1 %; what fills is what was shown.
+    await popup.getByRole('radio', { name: 'Sell' }).click();
+    const sell = await marketOrder('FAK', '150');
+    expect(sell.shown.cost).toMatch(/^100 shares/);
+    near(sell.shown.avg, sell.usdc / sell.shares);
+    const [sold, brought] = sell.shown.cost.match(/[\d.]+/g)!.map(Number);
+    expect(sold).toBe(sell.shares);
+    near(brought!, sell.usdc);
+  });
 });
