@@ -6,7 +6,7 @@
  * nothing. Presentational: used by the approval window and by the popup's approval queue.
  */
 import { Button } from './ui';
-import { shortAddress } from '../lib/format';
+import { formatStep, formatUsdc, shortAddress } from '../lib/format';
 import type { CommandOrderSummary } from '../lib/perps/summary';
 import { bpOf } from './RiskPanel';
 
@@ -93,26 +93,29 @@ function OrderNumbers({ summary }: { summary: ApprovalSummary | undefined }) {
     <section class="risk" aria-label="Order numbers" data-testid="approval-summary">
       {summary.orders.map((o, i) => {
         const p = o.summary?.preview;
-        const head = `${o.buy ? 'Buy' : 'Sell'} ${o.qty} ${o.symbol}`;
-        if (o.trigger) return <p key={i} class="small" data-testid="approval-trigger">{o.trigger.kind === 'tp' ? 'Take-profit' : 'Stop-loss'}: {head} when the mark reaches {o.trigger.trp} (reduce-only)</p>;
+        // Prices to the instrument's tick, sizes to its lot (issue #19 "Readable numbers").
+        const px = (v: string) => (o.tick ? formatStep(v, o.tick) : v);
+        const sz = (v: string) => (o.lot ? formatStep(v, o.lot) : v);
+        const head = `${o.buy ? 'Buy' : 'Sell'} ${sz(o.qty)} ${o.symbol}`;
+        if (o.trigger) return <p key={i} class="small" data-testid="approval-trigger">{o.trigger.kind === 'tp' ? 'Take-profit' : 'Stop-loss'}: {head} when the mark reaches {px(o.trigger.trp)} (reduce-only)</p>;
         return (
           <dl class="kv" key={i}>
             <dt>Order</dt>
-            <dd class="num">{head}{o.p ? ` @ ${o.p}` : ''}{o.tif ? ` ${o.tif.toUpperCase()}` : ''}{o.po ? ' post-only' : ''}{o.ro ? ' reduce-only' : ''}</dd>
+            <dd class="num">{head}{o.p ? ` @ ${px(o.p)}` : ''}{o.tif ? ` ${o.tif.toUpperCase()}` : ''}{o.po ? ' post-only' : ''}{o.ro ? ' reduce-only' : ''}</dd>
             {p ? (
               <>
                 <dt>Notional</dt>
-                <dd class="num" data-testid="approval-notional">{p.notional} USDC</dd>
+                <dd class="num" data-testid="approval-notional">{formatUsdc(p.notional)}</dd>
                 <dt>Margin required</dt>
-                <dd class="num" data-testid="approval-margin">{p.marginRequired} USDC</dd>
+                <dd class="num" data-testid="approval-margin">{formatUsdc(p.marginRequired)}</dd>
                 <dt>{p.feeUpTo ? 'Fee (up to)' : 'Est. fee'}</dt>
                 <dd class="num" data-testid="approval-fee">{p.fee} USDC ({bpOf(p.feeRate)} bp)</dd>
                 <dt>Position after</dt>
-                <dd class="num" data-testid="approval-after">{Number(p.newSize) === 0 ? 'flat' : `${p.newSize} @ ${p.newEntry}`}</dd>
-                {p.realizedPnl !== '0' ? (<><dt>Realised PnL</dt><dd class="num">{p.realizedPnl} USDC</dd></>) : null}
+                <dd class="num" data-testid="approval-after">{Number(p.newSize) === 0 ? 'flat' : `${sz(p.newSize)} @ ${px(p.newEntry)}`}</dd>
+                {p.realizedPnl !== '0' ? (<><dt>Realised PnL</dt><dd class="num">{formatUsdc(p.realizedPnl)}</dd></>) : null}
                 <dt>Liquidation (est.)</dt>
-                <dd class="num" data-testid="approval-liq">{p.liquidationPrice ?? 'none'}</dd>
-                {o.summary?.avgPrice ? (<><dt>Est. avg price</dt><dd class="num" data-testid="approval-avg">{o.summary.avgPrice}{o.summary.slippageBps ? ` · slippage ${o.summary.slippageBps} bp` : ''}</dd></>) : null}
+                <dd class="num" data-testid="approval-liq">{p.liquidationPrice ? px(p.liquidationPrice) : 'none'}</dd>
+                {o.summary?.avgPrice ? (<><dt>Est. avg price</dt><dd class="num" data-testid="approval-avg">{px(o.summary.avgPrice)}{o.summary.slippageBps ? ` · slippage ${o.summary.slippageBps} bp` : ''}</dd></>) : null}
                 {p.insufficientMargin ? <dd class="warn">Not enough free margin: the venue will refuse it.</dd> : null}
               </>
             ) : <dd class="muted">No numbers: the venue's book or leverage could not price it.</dd>}

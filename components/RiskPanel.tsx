@@ -8,7 +8,7 @@
  * decimal string from `lib/perps/risk` through the ticket store.
  */
 import type { MarketEstimate, OrderPreview } from '../lib/perps/risk';
-import { groupDecimal } from '../lib/format';
+import { formatStep, formatUsdc, groupDecimal } from '../lib/format';
 import { Button } from './ui';
 
 /** A decimal USDC figure with thousands separators (issue #19: readable at a glance); non-decimals ("…") as given. */
@@ -17,9 +17,17 @@ const usdc = (s: string): string => (/^-?\d+(\.\d*)?$/.test(s) ? groupDecimal(s)
 /** Basis points of a fee-rate fraction, exact for the venue's rates (`"0.0005"` → `"5"`). */
 export const bpOf = (rate: string): string => String(Math.round(Number(rate) * 1_000_000) / 100);
 
-/** The panel (`data-testid="risk"`): amounts in USDC. */
+/** A price or size formatted to `step` (tick or lot) when one is given; as given otherwise. */
+const stepped = (v: string, step: string | undefined): string => (step ? formatStep(v, step) : v);
+
+/**
+ * The panel (`data-testid="risk"`): amounts in USDC; prices to `tick` and sizes to `lot` (the
+ * instrument's steps, issue #19 "Readable numbers": the venue reports entries to 8 decimals).
+ */
 export function RiskPanel(props: {
   symbol: string;
+  tick?: string;
+  lot?: string;
   position?: { size: string; entryPrice: string; unrealizedPnl: string; liquidationPrice: string };
   available: string;
   preview?: OrderPreview;
@@ -40,25 +48,25 @@ export function RiskPanel(props: {
     <section class="risk" aria-label="Order risk" data-testid="risk">
       <dl class="kv">
         <dt>Position</dt>
-        <dd class="num" data-testid="risk-position">{props.position ? `${props.position.size} @ ${props.position.entryPrice}` : 'none'}</dd>
+        <dd class="num" data-testid="risk-position">{props.position ? `${stepped(props.position.size, props.lot)} @ ${stepped(props.position.entryPrice, props.tick)}` : 'none'}</dd>
         <dt>Available margin</dt>
-        <dd class="num" data-testid="risk-available">{usdc(props.available)} USDC</dd>
+        <dd class="num" data-testid="risk-available">{formatUsdc(props.available)}</dd>
         {m ? (
           <>
             <dt>Market limit</dt>
-            <dd class="num" data-testid="risk-limit">IOC @ {m.limit} (cap {(props.slippageCapBps ?? 0) / 100} %)</dd>
+            <dd class="num" data-testid="risk-limit">IOC @ {stepped(m.limit, props.tick)} (cap {(props.slippageCapBps ?? 0) / 100} %)</dd>
             <dt>Est. avg price</dt>
-            <dd class="num" data-testid="risk-avg">{m.avgPrice ?? 'no fill'}{m.slippageBps ? ` · slippage ${m.slippageBps} bp` : ''}</dd>
+            <dd class="num" data-testid="risk-avg">{m.avgPrice ? stepped(m.avgPrice, props.tick) : 'no fill'}{m.slippageBps ? ` · slippage ${m.slippageBps} bp` : ''}</dd>
           </>
         ) : null}
-        {p ? <PreviewRows p={p} /> : null}
+        {p ? <PreviewRows p={p} tick={props.tick} lot={props.lot} /> : null}
         <dt>Leverage</dt>
         <dd class="num" data-testid="risk-leverage">
           {props.leverage === undefined ? '…' : `${props.leverage}× ${props.cross ? 'cross' : 'isolated'}`}
           {props.pendingLeverage !== undefined ? <span class="chip" data-testid="risk-pending-lev"> {props.pendingLeverage}× pending (not applied)</span> : null}
         </dd>
-        {props.tpsl?.tp ? (<><dt>Take-profit</dt><dd class="num" data-testid="risk-tp">{props.tpsl.tp} (reduce-only, market)</dd></>) : null}
-        {props.tpsl?.sl ? (<><dt>Stop-loss</dt><dd class="num" data-testid="risk-sl">{props.tpsl.sl} (reduce-only, market)</dd></>) : null}
+        {props.tpsl?.tp ? (<><dt>Take-profit</dt><dd class="num" data-testid="risk-tp">{stepped(props.tpsl.tp, props.tick)} (reduce-only, market)</dd></>) : null}
+        {props.tpsl?.sl ? (<><dt>Stop-loss</dt><dd class="num" data-testid="risk-sl">{stepped(props.tpsl.sl, props.tick)} (reduce-only, market)</dd></>) : null}
       </dl>
       {props.warnings.length ? (
         <div role="alert">
@@ -70,8 +78,8 @@ export function RiskPanel(props: {
   );
 }
 
-/** The rows of an order's preview. */
-function PreviewRows({ p }: { p: OrderPreview }) {
+/** The rows of an order's preview (prices to `tick`, sizes to `lot` when given). */
+function PreviewRows({ p, tick, lot }: { p: OrderPreview; tick: string | undefined; lot: string | undefined }) {
   return (
     <>
       <dt>Notional</dt>
@@ -81,10 +89,10 @@ function PreviewRows({ p }: { p: OrderPreview }) {
       <dt>{p.feeUpTo ? 'Fee (up to)' : 'Est. fee'}</dt>
       <dd class="num" data-testid="risk-fee">{usdc(p.fee)} USDC ({p.feeUpTo ? 'up to ' : ''}{bpOf(p.feeRate)} bp {p.feeUpTo ? 'taker' : Number(p.feeRate) < 0.0005 ? 'maker' : 'taker'})</dd>
       <dt>After the fill</dt>
-      <dd class="num" data-testid="risk-after">{Number(p.newSize) === 0 ? 'flat' : `${p.newSize} @ ${p.newEntry}`}</dd>
+      <dd class="num" data-testid="risk-after">{Number(p.newSize) === 0 ? 'flat' : `${stepped(p.newSize, lot)} @ ${stepped(p.newEntry, tick)}`}</dd>
       {p.realizedPnl !== '0' ? (<><dt>Realised PnL</dt><dd class="num" data-testid="risk-pnl">{usdc(p.realizedPnl)} USDC</dd></>) : null}
       <dt>Liquidation (est.)</dt>
-      <dd class="num" data-testid="risk-liq">{p.liquidationPrice ?? 'none'}</dd>
+      <dd class="num" data-testid="risk-liq">{p.liquidationPrice ? stepped(p.liquidationPrice, tick) : 'none'}</dd>
     </>
   );
 }
@@ -92,6 +100,9 @@ function PreviewRows({ p }: { p: OrderPreview }) {
 /** The close-position preview (`data-testid="close-preview"`) and its one confirmation (a second click or Enter). */
 export function ClosePreview(props: {
   symbol: string;
+  /** The instrument's tick and lot: prices and sizes shown to them. */
+  tick?: string;
+  lot?: string;
   preview: { size: string; fillable: string; limit: string; avgPrice: string; slippageBps: string | null; fee: string; realizedPnl: string; complete: boolean };
   onConfirm: () => void;
   onCancel: () => void;
@@ -101,15 +112,15 @@ export function ClosePreview(props: {
     <section class="risk" aria-label="Close position" data-testid="close-preview" role="alertdialog" onKeyDown={(e) => { if (e.key === 'Enter') { e.preventDefault(); props.onConfirm(); } else if (e.key === 'Escape') props.onCancel(); }}>
       <dl class="kv">
         <dt>Close</dt>
-        <dd class="num" data-testid="close-size">{c.size} {props.symbol} (reduce-only, IOC @ {c.limit})</dd>
+        <dd class="num" data-testid="close-size">{stepped(c.size, props.lot)} {props.symbol} (reduce-only, IOC @ {stepped(c.limit, props.tick)})</dd>
         <dt>Est. price</dt>
-        <dd class="num" data-testid="close-price">{c.avgPrice}{c.slippageBps ? ` · slippage ${c.slippageBps} bp` : ''}</dd>
+        <dd class="num" data-testid="close-price">{stepped(c.avgPrice, props.tick)}{c.slippageBps ? ` · slippage ${c.slippageBps} bp` : ''}</dd>
         <dt>Est. fee</dt>
         <dd class="num" data-testid="close-fee">{usdc(c.fee)} USDC</dd>
         <dt>Realised PnL</dt>
         <dd class="num" data-testid="close-pnl">{usdc(c.realizedPnl)} USDC</dd>
       </dl>
-      {c.complete ? null : <p class="warn">Only {c.fillable} fills within the slippage cap; the rest stays open.</p>}
+      {c.complete ? null : <p class="warn">Only {stepped(c.fillable, props.lot)} fills within the slippage cap; the rest stays open.</p>}
       <div class="actions">
         <Button kind="danger" onClick={props.onConfirm} data-testid="close-confirm" autoFocus>Confirm close (Enter)</Button>
         <Button onClick={props.onCancel}>Back</Button>

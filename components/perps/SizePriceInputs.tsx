@@ -9,9 +9,13 @@ import { Field } from '../ui';
 /** A preset fraction ("0.25") as the button's label ("25%"). */
 export const presetLabel = (fraction: string) => `${Number(fraction) * 100}%`;
 
-/** Props: `contracts` is the size in contracts when typed in USDC (shown as a hint). */
+/**
+ * Props: `contracts` is the size in contracts when typed in USDC (shown as a hint); `max` the max-size
+ * readout already formatted to the lot with its asset ("Max 9.755 SOL", issue #19), omitted until known.
+ */
 export type SizePriceInputsProps = {
   qty: string;
+  max?: string | undefined;
   unit: 'contracts' | 'usdc';
   contracts: string;
   price: string;
@@ -42,12 +46,24 @@ function movePresetFocus(e: KeyboardEvent): void {
   next.focus();
 }
 
+/** The size field's hint: the USDC conversion and the max-size readout (`data-testid="max-size"`), either or both. */
+function sizeHint(conversion: string | undefined, max: string | undefined) {
+  if (!conversion && !max) return undefined;
+  return (
+    <>
+      {conversion}
+      {conversion && max ? ' · ' : null}
+      {max ? <span data-testid="max-size">{max}</span> : null}
+    </>
+  );
+}
+
 /** The two fields (stacked, for the ticket's narrow left column) and the preset row. */
 export function SizePriceInputs(props: SizePriceInputsProps) {
   const usdc = props.unit === 'usdc';
   return (
     <div class="size-price">
-      <Field label={usdc ? 'Size (USDC)' : 'Size (contracts)'} hint={usdc && props.contracts ? `= ${props.contracts} contracts` : undefined}>
+      <Field label={usdc ? 'Size (USDC)' : 'Size (contracts)'} hint={sizeHint(usdc && props.contracts ? `= ${props.contracts} contracts` : undefined, props.max)}>
         <input ref={props.qtyRef} name="qty" inputMode="decimal" value={props.qty} onInput={(e) => props.onQty(e.currentTarget.value.trim())} autocomplete="off" />
       </Field>
       <div class="presets" role="toolbar" aria-label="Size presets (1-4)" onKeyDown={movePresetFocus}>

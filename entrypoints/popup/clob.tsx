@@ -116,7 +116,7 @@ function ClobOrderForm({ store, market, capBps }: { store: ClobStore; market: Ma
       </div>
       <div class="ticket-foot" data-testid="ticket-foot">
         {preview.amounts ? <AmountsLine amounts={preview.amounts} side={side} feeRateBps={info?.feeRateBps ?? 0} fee={clobFee(preview.amounts, side, info?.feeRateBps ?? 0)} units={units} /> : null}
-        {preview.estimate ? <MarketEstimateLine estimate={preview.estimate} limit={preview.price ?? ''} capBps={capBps} typed={price !== ''} /> : null}
+        {preview.estimate ? <MarketEstimateLine estimate={preview.estimate} limit={preview.price ?? ''} capBps={capBps} side={side} typed={price !== ''} /> : null}
         {preview.problem ? <p class="warn">{preview.problem}</p> : null}
         <ErrorText error={store.error.value} />
         <div class="actions submit-row">
@@ -128,15 +128,26 @@ function ClobOrderForm({ store, market, capBps }: { store: ClobStore; market: Ma
   );
 }
 
+/** An estimate's decimal (8 decimals) cut to `dp` decimals for display, exactly (no float). */
+const cut = (v: string, dp: number) => {
+  const [i = '0', f = ''] = v.split('.');
+  return dp > 0 ? `${i}.${f.padEnd(dp, '0').slice(0, dp)}` : i;
+};
+
 /**
  * A market-style (FOK / FAK) order's estimate from the visible book (issue #19): average price, slippage
- * against the best level, and the limit it is sent with (the typed price, else best ± `capBps`).
+ * against the best level, the estimated cost (a BUY: the shares it signs for and the USDC they cost at
+ * the makers' prices; a SELL: the USDC the shares bring) and the limit it is sent with (the typed price, else best ± `capBps`).
  */
-function MarketEstimateLine({ estimate, limit, capBps, typed }: { estimate: ClobMarketEstimate; limit: string; capBps: number; typed: boolean }) {
+function MarketEstimateLine({ estimate, limit, capBps, side, typed }: { estimate: ClobMarketEstimate; limit: string; capBps: number; side: 'BUY' | 'SELL'; typed: boolean }) {
   if (!estimate.avgPrice) return <p class="warn" data-testid="clob-estimate">Nothing fills within the limit {limit} USDC.</p>;
+  // Shares to the token's base unit (6 decimals, trailing zeros dropped): the venue's own amount.
+  const shares = cut(estimate.shares, 6).replace(/\.?0+$/, '');
+  const usdc = cut(estimate.usdc, 2);
   return (
     <p class="small" data-testid="clob-estimate">
-      Est. average {estimate.avgPrice} USDC · slippage {estimate.slippageBps} bp · limit {limit} USDC{typed ? '' : ` (best ± ${capBps / 100} %)`}
+      Est. average <span data-testid="clob-est-avg">{estimate.avgPrice}</span> USDC · slippage <span data-testid="clob-est-slip">{estimate.slippageBps}</span> bp ·{' '}
+      <span data-testid="clob-est-cost">{side === 'BUY' ? `≈ ${shares} shares for ${usdc} USDC` : `${shares} shares bring ≈ ${usdc} USDC`}</span> · limit {limit} USDC{typed ? '' : ` (best ± ${capBps / 100} %)`}
       {estimate.complete ? null : ' · only part fills within the limit'}
     </p>
   );

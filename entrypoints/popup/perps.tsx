@@ -33,7 +33,7 @@ import { LeverageForm } from '../../components/perps/LeverageForm';
 import { OpenOrders } from '../../components/perps/OpenOrders';
 import { TicketFooter, TicketMeta } from '../../components/perps/TicketFooter';
 import type { PerpsCommand } from '../../lib/perps/commands';
-import { fillSummary } from '../../lib/format';
+import { fillSummary, formatStep } from '../../lib/format';
 import { call, inSidePanel, openSidePanel, type Account } from './api';
 import { lotOf, tickOf, type PerpsStore } from './stores/perps';
 import { createPerpsTicket, PRESETS, ticketKey, type PerpsTicketState } from './stores/ticket';
@@ -147,7 +147,7 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
         <div class="ticket-grid">
           <div class="ticket-main">
             <SizePriceInputs
-              qty={t.qty.value} unit={t.unit.value} contracts={t.contracts.value} price={t.price.value} tick={t.tick.value} presets={PRESETS} qtyRef={qtyRef}
+              qty={t.qty.value} max={maxText(t.maxSize.value, t.lot.value, baseOf(symbol))} unit={t.unit.value} contracts={t.contracts.value} price={t.price.value} tick={t.tick.value} presets={PRESETS} qtyRef={qtyRef}
               onQty={(q) => (t.qty.value = q)} onPrice={t.setPrice} onPreset={t.preset} onToggleUnit={t.toggleUnit}
             />
             <OrderFlags tif={t.effectiveTif.value} marketStyle={t.price.value === ''} po={t.po.value} ro={t.ro.value} onTif={(v) => (t.tif.value = v)} onPo={(v) => (t.po.value = v)} onRo={(v) => (t.ro.value = v)} />
@@ -157,7 +157,7 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
         <TpSlInputs tp={t.tp.value} sl={t.sl.value} slippage={t.slippage.value} defaultCapBps={slippageBps} onTp={(v) => (t.tp.value = v)} onSl={(v) => (t.sl.value = v)} onSlippage={(v) => (t.slippage.value = v)} />
         <div class="ticket-foot" data-testid="ticket-foot">
           <TicketRisk t={t} store={store} />
-          {t.closeArmed.value && t.closePreview.value ? <ClosePreview symbol={symbol} preview={t.closePreview.value} onConfirm={() => void t.closePosition()} onCancel={t.cancelClose} /> : null}
+          {t.closeArmed.value && t.closePreview.value ? <ClosePreview symbol={symbol} tick={t.tick.value} lot={t.lot.value} preview={t.closePreview.value} onConfirm={() => void t.closePosition()} onCancel={t.cancelClose} /> : null}
           <TicketFooter
             coid={t.coid.value} weights={t.built.value.cmd?.weight} spend={store.spend.value} problem={t.qty.value ? t.reason.value : t.built.value.problem} error={t.error.value} result={t.result.value}
             buy={t.buy.value} contracts={t.contracts.value} symbol={symbol} price={t.price.value}
@@ -182,6 +182,9 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
     </section>
   );
 }
+
+/** The max-size readout: "Max 9.755 SOL" (contracts formatted to the lot), or undefined until the size is known. */
+const maxText = (size: string | undefined, lot: string, asset: string) => (size === undefined ? undefined : `Max ${formatStep(size, lot)} ${asset}`.trim());
 
 /** The base asset of a perps symbol ("BTC-PERP" → "BTC"), naming the ladder's size column. */
 const baseOf = (symbol: string) => symbol.split('-')[0] ?? '';
@@ -217,6 +220,8 @@ function TicketRisk({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
   return (
     <RiskPanel
       symbol={t.instrument.value?.symbol ?? ''}
+      tick={t.tick.value}
+      lot={t.lot.value}
       {...(position ? { position: { size: position.size, entryPrice: position.entry_price, unrealizedPnl: position.unrealized_pnl, liquidationPrice: position.liquidation_price } } : {})}
       available={store.portfolio.value?.withdrawable ?? '…'}
       {...(preview ? { preview } : {})}

@@ -53,7 +53,7 @@ export function PositionsView({ account, store, slippageBps = DEFAULT_SLIPPAGE_B
           return (
             <Fragment key={p.instrument_id}>
               <PositionRow p={p} {...(m ? { mark: m } : {})} tick={tick(p.instrument_id)} lot={lot(p.instrument_id)} onClose={() => void s.close(p, slippageBps)} onTrigger={(k, t) => void s.trigger(p, k, t)} />
-              {c ? <li><ClosePreview symbol={p.symbol} preview={c.preview} onConfirm={() => void s.confirmClose()} onCancel={s.cancelClose} /></li> : null}
+              {c ? <li><ClosePreview symbol={p.symbol} tick={tick(p.instrument_id)} lot={lot(p.instrument_id)} preview={c.preview} onConfirm={() => void s.confirmClose()} onCancel={s.cancelClose} /></li> : null}
             </Fragment>
           );
         })}

@@ -39,6 +39,8 @@ export type OrderSummary = {
 
 /** The tick of an instrument (sandbox extra `tick_size`, else 10^-price_decimals). */
 const tickOf = (i: Instrument) => i.tick_size ?? (i.price_decimals > 0 ? `0.${'0'.repeat(i.price_decimals - 1)}1` : '1');
+/** The instrument's size step (sandbox extra `lot_size`, else 10^-quantity_decimals). */
+const lotOf = (i: Instrument) => i.lot_size ?? (i.quantity_decimals > 0 ? `0.${'0'.repeat(i.quantity_decimals - 1)}1` : '1');
 
 /** Whether a limit `p` on `buy` rests against the best opposite level `other`. */
 function restsAt(buy: boolean, p: string, other: string | undefined): boolean {
@@ -118,6 +120,9 @@ export type CommandOrderSummary = {
   trigger?: { kind: 'tp' | 'sl'; trp: string };
   /** The numbers (absent for a trigger order, or when the venue's reads could not price it). */
   summary?: OrderSummary;
+  /** The instrument's tick and lot (decimal strings, the `instruments` read) to format prices and sizes; absent for an unknown instrument. */
+  tick?: string;
+  lot?: string;
 };
 
 /** Reads the venue's data for a summary (through the background: the caller never holds a secret). */
@@ -152,6 +157,7 @@ export async function summarizeCommand(orders: readonly PerpsOrderInput[], read:
       po: o.po === true,
       ro: o.ro === true,
       ...(o.tr ? { trigger: { kind: o.tr.tpsl, trp: o.tr.trp } } : {}),
+      ...(instrument ? { tick: tickOf(instrument), lot: lotOf(instrument) } : {}),
     };
     if (!o.tr && instrument && fees) {
       const [book, leverage, mark] = await Promise.all([read.book(o.iid), read.leverage(o.iid), read.mark(o.iid)]);

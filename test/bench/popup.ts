@@ -2,8 +2,10 @@
  * Popup open (issue #19 "Done when"): over 20 opens of the popup page (360 × 600) in headless
  * Chromium with the built extension and the sandbox on loopback, the time from navigation start to
  * (a) the ticket interactive — the size field focused — and (b) the book and margin loaded — the
- * ladder has levels and the risk panel shows the available margin, both from reads made by this open
- * (the popup keeps no cache, so nothing older than the open is shown). p50 and p95; targets p50 ≤ 60
+ * ladder has levels that are not stale and the risk panel shows the available margin. "Loaded" is the
+ * issue's: data no older than 1 s. At open the popup shows the book the background holds at once; one
+ * older than 1 s is marked stale (`.ladder.stale`) until a fresh one arrives, and is not counted as
+ * loaded. p50 and p95; targets p50 ≤ 60
  * ms and ≤ 100 ms. Also the popup's JS at open (the chunks `popup.html` loads), gzip, target ≤ 80 KB,
  * and the chunks it loads later. Prints figures; never fails on timing. Skipped without Chromium or a build.
  */
@@ -33,7 +35,8 @@ const MARKS = `(() => {
     const a = document.activeElement;
     if (marks.interactive === undefined && a && a.getAttribute('name') === 'qty') marks.interactive = performance.now();
     const avail = document.querySelector('[data-testid="risk-available"]');
-    if (marks.loaded === undefined && document.querySelector('.ladder .level') && avail && !avail.textContent.includes('…')) marks.loaded = performance.now();
+    // A stale ladder (a cached book older than 1 s) is not "loaded".
+    if (marks.loaded === undefined && document.querySelector('.ladder:not(.stale) .level') && avail && !avail.textContent.includes('…')) marks.loaded = performance.now();
     if (marks.interactive === undefined || marks.loaded === undefined) requestAnimationFrame(check);
   };
   requestAnimationFrame(check);
@@ -83,7 +86,7 @@ export async function benchPopup(): Promise<void> {
     }
     const f = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(1)} ms, p95 ${pct(xs, 95).toFixed(1)} ms`;
     console.log(`Popup open → ticket interactive (size field focused): ${f(interactive)} over ${OPENS} (target p50 ≤ 60 ms)`);
-    console.log(`Popup open → book and margin loaded (fresh reads): ${f(loaded)} over ${OPENS} (target p50 ≤ 100 ms)`);
+    console.log(`Popup open → book and margin loaded (book ≤ 1 s old, not stale): ${f(loaded)} over ${OPENS} (target p50 ≤ 100 ms)`);
     // Where the time goes: script evaluated, start hint read, status answered, unlocked screens rendered (p50, ms since navigation start).
     console.log(`  stages (p50, ms since navigation start): ${Object.entries(stages).map(([k, v]) => `${k} ${pct(v, 50).toFixed(1)}`).join(', ')}, interactive ${pct(interactive, 50).toFixed(1)}, loaded ${pct(loaded, 50).toFixed(1)}`);
   } finally {

@@ -1,7 +1,9 @@
 /**
  * Accessibility and fit (issue #19 "Keyboard and screen readers", "Fits the popup"): axe-core
  * (`node_modules/axe-core/axe.min.js`, injected into the page) in real Chromium on every popup screen
- * and the approval window, light and dark (`prefers-color-scheme` emulated), at 360 × 600 px. A screen
+ * (onboarding step by step, the close-position preview, the deposit-wallet panel before and after its
+ * set-up, the panic dialog and its report), the side panel page and the approval window (connect,
+ * withdrawal, grant form, a perps order with its summary), light and dark (`prefers-color-scheme` emulated), at 360 × 600 px. A screen
  * fails on any serious or critical violation and when the document is wider than 360 px (a sideways
  * scroll). Also: the order summary and submit button of both tickets are in view without scrolling
  * (screenshots in test-results/screens/), the Panic dialog takes focus and Escape closes it, the tabs
@@ -88,14 +90,29 @@ describe('every screen at 360 × 600, light and dark', () => {
   it('onboarding and unlock', async () => {
     await popup.locator('input[name="new-password"]').waitFor();
     await check(popup, 'onboarding');
+    // Every step after the password, by clicks: the demo key imported, a proxy key issued, credentials created.
+    const button = (name: string) => popup.getByRole('button', { name, exact: true });
+    await popup.locator('input[name="new-password"]').fill(PASSWORD);
+    await popup.locator('input[name="confirm-password"]').fill(PASSWORD);
+    await button('Create vault').click();
+    await popup.getByRole('heading', { name: 'Owner key' }).waitFor();
+    await check(popup, 'onboarding / owner key');
+    await popup.locator('input[name="owner-key"]').fill(h.sandbox.demo.owner.privateKey);
+    await button('Import key').click();
+    await popup.getByRole('heading', { name: 'Trading key for perps' }).waitFor();
+    await check(popup, 'onboarding / proxy key');
+    await button('Issue proxy key').click();
+    await popup.getByRole('heading', { name: 'Order-book credentials' }).waitFor();
+    await popup.getByText('Proxy key issued').waitFor();
+    await popup.getByTestId('deposit-wallet').waitFor();
+    await check(popup, 'onboarding / order-book credentials with the deposit-wallet panel');
+    await button('Create API credentials').click();
+    await popup.getByRole('heading', { name: "You're set" }).waitFor();
+    await check(popup, 'onboarding / done');
+    await button('Start trading').click();
+    await popup.getByRole('tab', { name: 'Perps' }).waitFor();
     const send = messenger(popup);
-    const ok = async (type: string, payload: unknown) => expect((await send(type, payload)).ok).toBe(true);
-    await ok('vault.create', { password: PASSWORD });
-    await ok('vault.importOwnerKey', { privateKey: h.sandbox.demo.owner.privateKey, label: 'Demo' });
-    const p = h.sandbox.demo.proxy;
-    await ok('proxy.import', { account: h.sandbox.demo.owner.address, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry });
-    await ok('clob.createOrDerive', { account: h.sandbox.demo.owner.address });
-    await ok('vault.lock', {});
+    expect((await send('vault.lock', {})).ok).toBe(true);
     await popup.reload();
     await popup.locator('input[name="password"]').waitFor();
     await check(popup, 'unlock');
@@ -138,6 +155,16 @@ describe('every screen at 360 × 600, light and dark', () => {
     await popup.waitForFunction((b) => (document.querySelector('select[name="instrument"]') as HTMLSelectElement).value !== b, before);
     await popup.keyboard.press('Shift+I');
     await popup.waitForFunction((b) => (document.querySelector('select[name="instrument"]') as HTMLSelectElement).value === b, before);
+    // The close-position preview (role=alertdialog) over a position opened by a protected market buy.
+    await popup.locator('input[name="qty"]').fill('0.1');
+    await popup.locator('input[name="price"]').fill('');
+    await popup.getByTestId('risk-limit').waitFor();
+    await popup.getByTestId('submit').click();
+    await popup.getByText(/Filled 0.1/).first().waitFor();
+    await popup.getByTestId('close-position').click();
+    await popup.getByRole('alertdialog', { name: 'Close position' }).waitFor();
+    await check(popup, 'perps / close preview');
+    await popup.getByRole('alertdialog', { name: 'Close position' }).getByRole('button', { name: 'Back' }).click();
     expect(found).toEqual([]);
   });
 
@@ -239,11 +266,58 @@ describe('every screen at 360 × 600, light and dark', () => {
     await clob.getByText(/Saved for/).waitFor();
     await approve(clob);
 
+    // A page's perps order: the window shows its numbers (notional, margin, fee, position after, liquidation).
+    const opened = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
+    const asked = demo.evaluate(() =>
+      (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign
+        .request({ method: 'perps_sendCommand', params: { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true }] } } })
+        .catch(() => 'rejected'),
+    );
+    const order = await opened;
+    await order.setViewportSize({ width: WIDTH, height: HEIGHT });
+    await order.getByTestId('approval-notional').waitFor();
+    await check(order, 'approval window / perps order summary');
+    await order.getByRole('button', { name: 'Reject' }).click();
+    expect(await asked).toBe('rejected');
+
     await popup.reload();
     await popup.getByRole('tab', { name: 'Settings' }).click();
     await popup.locator('input[name="perpsUrl"]').waitFor();
     await popup.waitForTimeout(200);
     await check(popup, 'settings / permissions');
+    expect(found).toEqual([]);
+  });
+
+  it('the deposit-wallet panel once set up (after the approval windows: the set-up makes the wallet the order-book funder)', async () => {
+    // The relayer and chain RPC settings pointed at this sandbox, as the harness does for the other gateways.
+    expect((await messenger(popup)('settings.set', { relayerUrl: `${h.sandbox.url}/relayer`, rpcUrl: `${h.sandbox.url}/rpc` })).ok).toBe(true);
+    await popup.reload();
+    await popup.getByRole('tab', { name: 'Order book' }).click();
+    await popup.getByTestId('deposit-setup').click();
+    await popup.getByTestId('deposit-address').waitFor({ timeout: 20_000 });
+    await popup.getByText('Not deployed yet: do not send funds').waitFor();
+    await check(popup, 'order book / deposit-wallet panel, set up');
+    expect(found).toEqual([]);
+  });
+
+  it('the side panel page', async () => {
+    const panel = await h.ctx.newPage();
+    await panel.setViewportSize({ width: WIDTH, height: HEIGHT });
+    await panel.goto(`chrome-extension://${h.extensionId}/sidepanel.html`);
+    await panel.getByRole('tablist', { name: 'Countersign screens' }).waitFor();
+    await panel.locator('input[name="qty"]').waitFor();
+    await check(panel, 'side panel');
+    await panel.close();
+    expect(found).toEqual([]);
+  });
+
+  it('panic report (last: it locks Countersign)', async () => {
+    await popup.bringToFront();
+    await popup.reload();
+    await popup.getByRole('button', { name: 'Panic' }).click();
+    await popup.getByTestId('panic-confirm').click();
+    await popup.getByTestId('panic-report').waitFor({ timeout: 30_000 });
+    await check(popup, 'panic report');
     expect(found).toEqual([]);
   });
 });

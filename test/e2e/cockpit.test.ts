@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchHarness, type Harness } from './harness';
 import { maxOrderSize } from '../../lib/perps/risk';
-import { formatStep } from '../../lib/format';
+import { formatStep, formatUsdc } from '../../lib/format';
 
 const PASSWORD = 'correct horse battery staple';
 let h: Harness;
@@ -50,7 +50,8 @@ describe('trader cockpit in Chromium', () => {
     await popup.getByTestId('risk-liq').waitFor();
     const before = await sandboxPortfolio();
     expect(await text('risk-position')).toBe('none');
-    expect((await text('risk-available')).replace(/,/g, '')).toBe(`${before.withdrawable} USDC`);
+    // Available margin to 2 decimals with its unit (issue #19).
+    expect(await text('risk-available')).toBe(formatUsdc(before.withdrawable));
     // Issue #19: USDC figures carry thousands separators (the sandbox account holds ≥ 1 000 USDC).
     expect(Number(before.withdrawable)).toBeGreaterThanOrEqual(1000);
     expect(await text('risk-available')).toMatch(/^-?\d{1,3}(,\d{3})+(\.\d+)? USDC$/);
@@ -58,7 +59,9 @@ describe('trader cockpit in Chromium', () => {
     const notional = Number((await text('risk-notional')).replace(/,| USDC/g, ''));
     expect(notional).toBeGreaterThan(130_000);
     expect(Number((await text('risk-fee')).replace(/,/g, '').split(' ')[0])).toBeCloseTo(notional * 0.0005, 4);
-    const estimated = Number(await text('risk-liq'));
+    // Shown to BTC's 0.5 tick with separators (issue #19).
+    expect(await text('risk-liq')).toMatch(/^\d{1,3}(,\d{3})*\.[05]$/);
+    const estimated = Number((await text('risk-liq')).replace(/,/g, ''));
     expect(estimated).toBeGreaterThan(10_000);
     await h.screenshot(popup, '30-cockpit-risk-before-signing');
     await popup.locator('input[name="qty"]').press('Enter');

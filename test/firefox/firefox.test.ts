@@ -2,10 +2,11 @@
  * Firefox, for real (issue #12 §1): Debian's Firefox ESR, headless, driven over WebDriver BiDi by
  * puppeteer-core, with the Firefox MV3 build installed as a temporary add-on. Onboard (the first-install
  * tab), place a perps order from the popup, and approve a demo page's connection and order in the
- * approval window; the sandbox verifies the order. Skipped where Firefox or the build is missing.
+ * approval window; the sandbox verifies the order. Skipped where Firefox or the build is missing. Also
+ * the Firefox build's manifest declares the side-panel cockpit as `sidebar_action` (needs the build only).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
@@ -37,6 +38,16 @@ async function approveWindow(): Promise<void> {
   // Done with this request before the next: the window closes or empties (a closed window ends the wait).
   await w.waitForFunction(() => !document.querySelector('[data-testid="approve"]'), { timeout: 10_000 }).catch(() => undefined);
 }
+
+// The Firefox build's manifest (no browser needed): the side-panel cockpit is Firefox's sidebar (issue #19
+// "A cockpit that stays open": Chrome `side_panel`, Firefox `sidebar_action`). In CI the build exists.
+describe.runIf(existsSync(join(EXT, 'manifest.json')) || !!process.env.CI)('Firefox MV3 build manifest', () => {
+  it('declares the cockpit as the sidebar (sidebar_action → sidepanel.html), not Chrome\'s side_panel', () => {
+    const manifest = JSON.parse(readFileSync(join(EXT, 'manifest.json'), 'utf8')) as { sidebar_action?: { default_panel?: string; open_at_install?: boolean }; side_panel?: unknown };
+    expect(manifest.sidebar_action).toMatchObject({ default_panel: 'sidepanel.html', open_at_install: false });
+    expect(manifest.side_panel).toBeUndefined();
+  });
+});
 
 // In CI the Firefox flow must run (CI installs firefox-esr); elsewhere it is skipped when Firefox is missing.
 describe.runIf(ready || !!process.env.CI)('Firefox ESR (real, headless)', () => {

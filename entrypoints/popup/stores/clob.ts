@@ -50,7 +50,9 @@ export function clobPreview(info: BookInfo | undefined, d: Pick<ClobOrderDraft, 
   try {
     const amounts = orderRequestAmounts({ side: d.side, price, size: d.size, orderType: d.orderType, tickSize: info.tickSize });
     const market = d.orderType === 'FOK' || d.orderType === 'FAK';
-    return { amounts, price, ...(market ? { estimate: estimateClobMarket(d.side === 'BUY' ? info.asks : info.bids, d.side, d.size, price) } : {}) };
+    // A market BUY signs the shares it buys (takerAmount): the venue fills those at the makers' prices.
+    const maxShares = d.side === 'BUY' ? formatUnitsMin2(amounts.takerAmount, 6).replace(/,/g, '') : undefined;
+    return { amounts, price, ...(market ? { estimate: estimateClobMarket(d.side === 'BUY' ? info.asks : info.bids, d.side, d.size, price, maxShares) } : {}) };
   } catch (err) {
     return { problem: err instanceof InvalidFieldError ? `${err.field}: ${err.reason}` : 'Invalid order' };
   }

@@ -158,7 +158,8 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
       return;
     }
     const r = previewOrder({
-      buy, qty: est.fillable, price: est.avgPrice, leverage: p.leverage, fees, liquidity: 'taker', reduceOnly: true,
+      // The exact average (not the tick-rounded one shown): the realised PnL is a small difference of prices.
+      buy, qty: est.fillable, price: est.avgExact ?? est.avgPrice, leverage: p.leverage, fees, liquidity: 'taker', reduceOnly: true,
       markPrice: est.avgPrice, maxLeverage: inst.max_leverage, priceDecimals: decimalsOf(tickOf(inst)),
       accountValue: portfolio.margin.total_account_value, withdrawable: portfolio.withdrawable,
       position: { size: p.size, entryPrice: p.entry_price },

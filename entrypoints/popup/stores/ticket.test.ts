@@ -208,6 +208,25 @@ describe('issue #19: the numbers before the click', () => {
     expect(ticket.reason.value).toBeUndefined();
   });
 
+  it('shows the max size by the presets\' rule: a market order at its protected limit, a limit at its price, per side', async () => {
+    const { ticket } = await setup({ portfolio: { ...PORTFOLIO, withdrawable: '100' } });
+    ticket.setPrice('');
+    // Buy at market: 100 ÷ (102/10 + 102 × 0.0005) at the protected limit 102 (best ask 101 + 1 %, tick 0.5).
+    expect(ticket.maxSize.value).toBe('9.755');
+    ticket.preset('1');
+    expect(ticket.qty.value).toBe(ticket.maxSize.value);
+    // Sell at market: the limit is the best bid 100 − 1 % = 99.
+    ticket.buy.value = false;
+    expect(ticket.maxSize.value).toBe('10.05');
+    // A limit at 100: at its price, fee "up to" the taker rate.
+    ticket.setPrice('100');
+    expect(ticket.maxSize.value).toBe('9.95');
+    ticket.buy.value = true;
+    ticket.po.value = true;
+    // Post-only pays the maker rate: 100 ÷ (10 + 0.02).
+    expect(ticket.maxSize.value).toBe('9.98');
+  });
+
   it('post-only shows the maker fee; a GTC limit "up to" the taker fee', async () => {
     const { ticket } = await setup();
     ticket.qty.value = '1';
@@ -240,5 +259,18 @@ describe('issue #19: the numbers before the click', () => {
     ticket.sl.value = '105';
     expect(ticket.built.value.problem).toBe('Stop-loss must be below 101 for a long.');
     expect(ticket.canSubmit.value).toBe(false);
+  });
+
+  it('TP / SL go with the order they were sent with, and with the instrument they were typed for', async () => {
+    const { ticket } = await setup({ orders: [order('filled', '1')] });
+    ticket.qty.value = '1';
+    ticket.setPrice('101');
+    ticket.tp.value = '110';
+    ticket.sl.value = '95';
+    await ticket.submit();
+    expect([ticket.tp.value, ticket.sl.value]).toEqual(['', '']);
+    ticket.tp.value = '110';
+    ticket.instrumentChanged();
+    expect(ticket.tp.value).toBe('');
   });
 });

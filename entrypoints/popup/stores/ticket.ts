@@ -269,10 +269,26 @@ function ticketOrder(store: PerpsStore, f: TicketForm, maxPositionUsdc: () => nu
     return undefined;
   }
 
+  /**
+   * `fraction` (0-1, decimal string) of the largest size the venue accepts for margin, in contracts,
+   * under its rule for the order kind: a limit at its price, a market order at its protected limit
+   * (the worst price it may reach under the slippage cap), at the venue's leverage and the order's fee
+   * rate; undefined until the portfolio, the leverage and a price are read (issue #19 finding 3).
+   */
+  function sizeFor(fraction: string): string | undefined {
+    const portfolio = store.portfolio.value;
+    const lv = leverage.value;
+    const mp = marginPrice.value;
+    if (!portfolio || lv === undefined || !mp) return undefined;
+    return maxOrderSize({ withdrawable: portfolio.withdrawable, price: mp, leverage: lv, feeRate: feeRate.value ?? '0', lot: r.lot.value, fraction });
+  }
+  /** The max-size readout (issue #19 finding 8): the 100 % preset's size for the current side and order kind, in contracts. */
+  const maxSize = computed(() => sizeFor('1'));
+
   const change = computed(() => (ticker.value && statistic.value ? changePct(ticker.value.mark_price, statistic.value.open_price) : undefined));
   const spread = computed(() => spreadOf(store.book.value));
 
-  return { ...r, ...m, effectiveTif, liquidity, feeRate, built, execPrice, rests, preview, warnings, canSubmit, reason, change, spread };
+  return { ...r, ...m, effectiveTif, liquidity, feeRate, built, execPrice, rests, preview, warnings, canSubmit, reason, sizeFor, maxSize, change, spread };
 }
 type TicketOrder = ReturnType<typeof ticketOrder>;
 
@@ -300,7 +316,8 @@ function ticketClose(store: PerpsStore, f: TicketForm, o: TicketOrder) {
     const p = previewOrder({
       buy: c.buy,
       qty: c.estimate.fillable,
-      price: c.estimate.avgPrice,
+      // The exact average (not the tick-rounded one shown): realised PnL is a small difference of prices.
+      price: c.estimate.avgExact ?? c.estimate.avgPrice,
       leverage: pos.leverage,
       fees,
       liquidity: 'taker',
@@ -321,7 +338,7 @@ type TicketClose = ReturnType<typeof ticketClose>;
 /** The ticket's actions: editing helpers, then placing, following and cancelling orders at the venue. */
 function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newCoid }: PerpsTicketDeps, f: TicketForm, o: TicketOrder, close: TicketClose) {
   const { qty, unit, price, priceTouched, po, ro, coid, lev, cross, error, result, busy } = f;
-  const { best, tick, lot, leverage, feeRate, built, marginPrice } = o;
+  const { best, tick, built } = o;
   /** Follows the book's best level while the person has not typed a price. */
   function prefill(): void {
     if (!priceTouched.value && best.value) price.value = best.value;
@@ -341,13 +358,11 @@ function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newC
    * reach), at the venue's leverage — so a preset is never refused for margin (issue #19 finding 3).
    */
   function preset(fraction: string): void {
-    const portfolio = store.portfolio.value;
-    const lv = leverage.value;
-    // A market order's limit depends on the book only (not the size): estimate it for one lot.
-    const mp = marginPrice.value || (price.value === '' ? undefined : price.value);
-    if (!portfolio || lv === undefined || !mp) return;
+    // A market order's limit depends on the book only (not the size), so the size does not move it.
+    const size = o.sizeFor(fraction);
+    if (size === undefined) return;
     unit.value = 'contracts';
-    qty.value = maxOrderSize({ withdrawable: portfolio.withdrawable, price: mp, leverage: lv, feeRate: feeRate.value ?? '0', lot: lot.value, fraction });
+    qty.value = size;
   }
   /** Switches the size unit (contracts ⇄ USDC) and clears the size. */
   function toggleUnit(): void {
@@ -367,9 +382,11 @@ function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newC
     f.sl.value = '';
     f.closeArmed.value = false;
   }
-  /** Another instrument was chosen: the price follows its book again; its leverage is read anew; notices and a pending close go. */
+  /** Another instrument was chosen: the price follows its book again; its leverage is read anew; notices, TP / SL prices (the old instrument's) and a pending close go. */
   function instrumentChanged(): void {
     priceTouched.value = false;
+    f.tp.value = '';
+    f.sl.value = '';
     f.venueLev.value = undefined;
     f.closeArmed.value = false;
     result.value = undefined;
@@ -411,6 +428,9 @@ function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newC
       }
       coid.value = makeCoid();
       qty.value = '';
+      // The TP / SL went with the order: the next order starts without them.
+      f.tp.value = '';
+      f.sl.value = '';
       await store.refresh();
     } catch (err) {
       error.value = messageOf(err);
