@@ -16,16 +16,11 @@ describe('protected order-book market orders (issue #19)', () => {
     const e = estimateClobMarket(asks, 'BUY', '100', '0.51');
     // 50 USDC buys 100 at 0.5, 50 more buys 98.04 at 0.51 → avg ≈ 0.505
     expect(e).toMatchObject({ avgPrice: '0.505', complete: true, usdc: '100' });
+    // Sized by collateral: more shares than the 196.07 the order signs for at the 0.51 limit.
+    expect(Number(e.shares)).toBeCloseTo(198.039215, 5);
     expect(Number(e.slippageBps)).toBeCloseTo(99, 0);
     const thin = estimateClobMarket(asks, 'BUY', '200', '0.51');
     expect(thin).toMatchObject({ usdc: '101', complete: false });
     expect(estimateClobMarket([['0.4', '10'], ['0.39', '10']], 'SELL', '15', '0.39')).toMatchObject({ shares: '15', usdc: '5.95', complete: true });
-  });
-
-  it('a BUY signed for 196.07 shares (100 USDC at the 0.51 limit) fills those shares at the makers\' prices and pays less', () => {
-    const e = estimateClobMarket(asks, 'BUY', '100', '0.51', '196.07');
-    // 100 at 0.5 (50 USDC) + 96.07 at 0.51 (48.9957 USDC)
-    expect(e).toMatchObject({ shares: '196.07', usdc: '98.9957', complete: true });
-    expect(estimateClobMarket(asks, 'BUY', '200', '0.51', '392.15')).toMatchObject({ shares: '200', complete: false });
   });
 });

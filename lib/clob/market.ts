@@ -41,28 +41,20 @@ export type ClobMarketEstimate = {
 
 /**
  * Walks `levels` (the side the order takes, best first) for a BUY of `size` USDC or a SELL of `size`
- * shares, within `limit` (USDC per share). `maxShares` (a BUY's signed share amount, `takerAmount` ÷
- * 10^6): the venue fills a market BUY up to those shares at the makers' prices, so the USDC paid is
- * what they cost (at most `size`) and the order is complete once they all fill.
+ * shares, within `limit` (USDC per share). A market BUY is sized by collateral (PROTOCOL.md §3.2): the
+ * venue spends the whole `size` at the makers' prices, so a better price buys more shares than the order
+ * signs for (`takerAmount` is only its minimum).
  */
-export function estimateClobMarket(levels: readonly (readonly [string, string])[], side: 'BUY' | 'SELL', size: string, limit: string, maxShares?: string): ClobMarketEstimate {
+export function estimateClobMarket(levels: readonly (readonly [string, string])[], side: 'BUY' | 'SELL', size: string, limit: string): ClobMarketEstimate {
   const lim = fx(limit);
-  const cap = maxShares === undefined ? undefined : fx(maxShares);
   let left = fx(size);
   let shares = 0n;
   let usdc = 0n;
   for (const [ps, qs] of levels) {
     const p = fx(ps);
-    if (left <= 0n || p === 0n || (cap !== undefined && shares >= cap) || (side === 'BUY' ? p > lim : p < lim)) break;
+    if (left <= 0n || p === 0n || (side === 'BUY' ? p > lim : p < lim)) break;
     const q = fx(qs);
-    if (side === 'BUY' && cap !== undefined) {
-      const want = cap - shares;
-      const take = q < want ? q : want;
-      const spend = (take * p) / ONE;
-      shares += take;
-      usdc += spend;
-      left -= spend;
-    } else if (side === 'BUY') {
+    if (side === 'BUY') {
       const cost = (q * p) / ONE;
       const spend = cost < left ? cost : left;
       shares += (spend * ONE) / p;
@@ -84,6 +76,6 @@ export function estimateClobMarket(levels: readonly (readonly [string, string])[
     slippageBps: slip === null ? null : fromUnits(slip, 2),
     shares: fromUnits(shares, S),
     usdc: fromUnits(usdc, S),
-    complete: shares > 0n && (cap !== undefined ? shares >= cap : left <= 0n),
+    complete: left <= 0n && shares > 0n,
   };
 }

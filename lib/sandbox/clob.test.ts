@@ -102,10 +102,12 @@ describe('order-book exchange: orders', () => {
     expect(await liveOrders()).toEqual([]);
   });
 
-  it('matches a crossing order against the book', async () => {
-    const res = (await l2('POST', '/order', await orderBody({ price: '0.60', size: '10', orderType: 'FOK' }))) as { status: string; takingAmount: string };
+  it('matches a crossing order against the book; a BUY FOK is sized by collateral (PROTOCOL.md §3.2)', async () => {
+    const res = (await l2('POST', '/order', await orderBody({ price: '0.60', size: '10', orderType: 'FOK' }))) as { status: string; takingAmount: string; makingAmount: string };
     expect(res.status).toBe('matched');
-    expect(res.takingAmount).toBe('10'); // a decimal amount of shares, as the venue answers it
+    // It spends its whole 6 USDC at the best ask (0.52) and so takes more than the 10 shares it signed
+    // for (whole share units: 11.538461 × 0.52 = 5.999999 USDC); amounts are decimal strings, as the venue answers them.
+    expect([res.makingAmount, res.takingAmount]).toEqual(['5.999999', '11.538461']);
   });
 
   it('accepts a negative-risk order signed on the negative-risk exchange only', async () => {

@@ -50,9 +50,8 @@ export function clobPreview(info: BookInfo | undefined, d: Pick<ClobOrderDraft, 
   try {
     const amounts = orderRequestAmounts({ side: d.side, price, size: d.size, orderType: d.orderType, tickSize: info.tickSize });
     const market = d.orderType === 'FOK' || d.orderType === 'FAK';
-    // A market BUY signs the shares it buys (takerAmount): the venue fills those at the makers' prices.
-    const maxShares = d.side === 'BUY' ? formatUnitsMin2(amounts.takerAmount, 6).replace(/,/g, '') : undefined;
-    return { amounts, price, ...(market ? { estimate: estimateClobMarket(d.side === 'BUY' ? info.asks : info.bids, d.side, d.size, price, maxShares) } : {}) };
+    // A market BUY is sized by collateral: the venue spends the USDC at the makers' prices (a better price buys more shares).
+    return { amounts, price, ...(market ? { estimate: estimateClobMarket(d.side === 'BUY' ? info.asks : info.bids, d.side, d.size, price) } : {}) };
   } catch (err) {
     return { problem: err instanceof InvalidFieldError ? `${err.field}: ${err.reason}` : 'Invalid order' };
   }

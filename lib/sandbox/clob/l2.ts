@@ -144,7 +144,7 @@ async function placeOrder(ex: ClobExchange, raw: unknown, creds: ApiCreds): Prom
     postOnly,
     expiration,
     created: ctx.now(),
-  });
+  }, order.side === 'BUY' && marketStyle ? collateral : undefined);
   const matchedCost = venue.trades.filter((t) => t.orderId === rec.id).reduce((a, t) => a + (t.size * t.price) / PRICE_SCALE, 0n);
   const tradeIDs = venue.matchesOf(rec.id);
   return {

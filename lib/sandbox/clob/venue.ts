@@ -146,10 +146,15 @@ export class ClobVenue {
   /**
    * Places a verified order. Returns the record (status live / matched / unmatched) or throws an
    * exchange error message (the caller answers 400 or puts it in the batch item's `errorMsg`).
+   * `budget` (a market-style BUY's collateral, its `makerAmount`, base units): the order is sized by
+   * collateral (PROTOCOL.md §3.2 "FOK/FAK sized by collateral for BUY"), so it spends up to the budget at
+   * the makers' prices within its limit and a better price buys more shares than it signed for (the
+   * exchange gives the taker the surplus); FOK needs the whole budget fillable.
    */
-  place(rec: Omit<ClobOrderRec, 'matched' | 'status' | 'seq'>): ClobOrderRec {
+  place(rec: Omit<ClobOrderRec, 'matched' | 'status' | 'seq'>, budget?: bigint): ClobOrderRec {
     if (this.orders.has(rec.id)) throw new OrderRejectedError(`order ${rec.id} is invalid. Duplicated.`);
-    const need = rec.side === 'BUY' ? (rec.originalSize * rec.price) / PRICE_SCALE : rec.originalSize;
+    const byCollateral = budget !== undefined && rec.side === 'BUY' && (rec.orderType === 'FOK' || rec.orderType === 'FAK');
+    const need = byCollateral ? budget : rec.side === 'BUY' ? (rec.originalSize * rec.price) / PRICE_SCALE : rec.originalSize;
     const have =
       rec.side === 'BUY'
         ? this.balanceOf(rec.maker) - this.reserved(rec.maker, undefined, 'BUY')
@@ -166,23 +171,32 @@ export class ClobVenue {
       let fillable = 0n;
       for (const m of opposite) {
         if (!crosses(m)) break;
-        fillable += m.originalSize - m.matched;
+        fillable += byCollateral ? ((m.originalSize - m.matched) * m.price) / PRICE_SCALE : m.originalSize - m.matched;
       }
-      if (fillable < rec.originalSize) throw new OrderRejectedError("order couldn't be fully filled. FOK orders are fully filled or killed.");
+      if (fillable < (byCollateral ? budget : rec.originalSize)) throw new OrderRejectedError("order couldn't be fully filled. FOK orders are fully filled or killed.");
     }
     if (rec.orderType === 'FAK' && !(best && crosses(best))) {
       throw new OrderRejectedError('no orders found to match with FAK order. FAK orders are partially filled or killed if no match is found.');
     }
     const o: ClobOrderRec = { ...rec, matched: 0n, status: 'live', seq: this.seq++ };
     this.orders.set(o.id, o);
-    for (let m = opposite[0]; o.matched < o.originalSize && m && crosses(m); m = opposite[0]) {
-      const q = [o.originalSize - o.matched, m.originalSize - m.matched].reduce((a, b) => (a < b ? a : b));
+    let spent = 0n;
+    for (let m = opposite[0]; m && crosses(m); m = opposite[0]) {
+      // Shares still wanted: by size, or what the collateral left buys at this maker's price.
+      const want = byCollateral ? ((budget - spent) * PRICE_SCALE) / m.price : o.originalSize - o.matched;
+      const q = want < m.originalSize - m.matched ? want : m.originalSize - m.matched;
+      const cost = (q * m.price) / PRICE_SCALE;
+      // Dust: nothing left that buys a share unit at a cost the exchange can charge.
+      if (q <= 0n || (byCollateral && cost === 0n)) break;
       this.settle(o, m, q, m.price);
+      spent += cost;
       if (m.matched === m.originalSize) {
         m.status = 'matched';
         opposite.shift();
       }
     }
+    // A collateral-sized BUY may get more shares than it signed for; its size is what it bought.
+    if (byCollateral && o.matched > o.originalSize) o.originalSize = o.matched;
     if (o.matched === o.originalSize) o.status = 'matched';
     else if (o.orderType === 'GTC' || o.orderType === 'GTD') {
       const same = o.side === 'BUY' ? book.bids : book.asks;
