@@ -194,7 +194,7 @@ async function venueApprovals(clobUrl: string, chainId: number, account: Address
 }
 
 /** The active account has no deposit wallet set up (or its stored address no longer matches the derivation): derive it first. */
-class NoDepositWalletError extends BaseError {
+export class NoDepositWalletError extends BaseError {
   override name = 'Relayer.NoDepositWalletError';
   static override readonly code = 4100;
   constructor() {
