@@ -49,12 +49,13 @@ describe('page-side events (EIP-1193)', () => {
     bg.push('chainChanged', '0x89');
     bg.push('disconnect', { code: 4900, message: 'Countersign is unavailable.' });
     await new Promise((r) => setTimeout(r, 0));
-    expect(seen.slice(0, 3)).toEqual([
-      ['connect', { chainId: '0x13882' }],
+    expect(seen.slice(0, 4)).toEqual([
+      ['connect', { chainId: '0x13882' }], // the provider's own: it serves (see below)
+      ['connect', { chainId: '0x13882' }], // the background's, passed on
       ['accountsChanged', []],
       ['chainChanged', '0x89'],
     ]);
-    const [name, payload] = seen[3] ?? [];
+    const [name, payload] = seen[4] ?? [];
     expect(name).toBe('disconnect');
     expect(payload).toBeInstanceOf(ProviderRpcError);
     expect(payload).toBeInstanceOf(Error);
@@ -94,11 +95,11 @@ describe('page-side events (EIP-1193)', () => {
     // No request from the page: the provider asked the chain id itself and told the page it serves.
     expect(seen).toEqual([['connect', { chainId: '0x13882' }]]);
     expect(asked).toEqual(['eth_chainId']);
-    // The background's own connect (after an unlock) while connected is not a second connect.
-    bg.push('connect', { chainId: '0x13882' });
+    // Further answers add no connect of the provider's own.
     expect(await win.countersign?.request({ method: 'eth_accounts' })).toEqual([]);
     await settle();
     expect(seen.map(([e]) => e)).toEqual(['connect']);
+    expect(asked).toEqual(['eth_chainId', 'eth_accounts']);
     // After a disconnect, the next answer means it serves again: connect once more.
     bg.push('disconnect', { code: 4900, message: 'Countersign is unavailable.' });
     bg.push('disconnect', { code: 4900, message: 'Countersign is unavailable.' });

@@ -6,7 +6,7 @@
  * EIP-1193 `connect` (issue #20): emitted (`{ chainId }`, hex) when the provider first can serve a
  * chain — the first answer of the background to `eth_chainId`, asked as soon as the page listens for
  * `connect` or after any request it makes — and again after a `disconnect` as soon as it serves again.
- * Never twice in a row: a `connect` the background sends while already connected is not repeated.
+ * The background's own `connect` (to connected sites after an unlock) is passed on as it comes.
  * The provider asks nothing on its own before the page listens or asks (no worker is woken by a page
  * that never uses it).
  */
@@ -72,7 +72,7 @@ export function installProvider(win: Window & { countersign?: unknown }): void {
     const d = readReply(event.data);
     if (!d) return;
     if ('event' in d) {
-      if (d.event === 'connect') return becameConnected(typeof d.data === 'object' && d.data !== null && 'chainId' in d.data ? d.data.chainId : undefined);
+      if (d.event === 'connect') told = 'connect'; // the background's own (after an unlock): passed on as sent
       if (d.event === 'disconnect') {
         if (told === 'disconnect') return;
         told = 'disconnect';
