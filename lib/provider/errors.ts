@@ -103,10 +103,10 @@ export class ResourceUnavailableRpcError extends ProviderRpcError {
  * after a submission was sent never reaches this path: the signer turns it into the unknown-outcome
  * error (-32002 with `data.command` and the order ids, `OutcomeUnknownError`).
  */
-export const INTERNAL_ERROR_CODE = -32000;
+const INTERNAL_ERROR_CODE = -32000;
 
-/** Codes dapp libraries retry on their own (viem's `shouldRetry`: -1, -32005, -32603, -32007, 429): no error a page receives uses one. */
-export const RETRIED_CODES: readonly number[] = [-1, -32005, -32603, -32007, 429];
+/** Codes dapp libraries retry on their own (viem's `shouldRetry`: -1, -32005, -32603, -32007, 429): no error a page receives uses one (`toRpcError`). */
+const RETRIED_CODES: readonly number[] = [-1, -32005, -32603, -32007, 429];
 
 /** 4001 with `message` (the registry's and the background's rejections). */
 export const userRejected = (message?: string) => new UserRejectedRequestError(message);
@@ -127,9 +127,14 @@ export const resourceUnavailable = (message: string) => new ResourceUnavailableR
  * `shortMessage` only; anything else becomes -32000 "Internal error." (a library's text never leaves).
  */
 export function toRpcError(err: unknown): RpcErrorObject {
-  if (err instanceof ProviderRpcError) return { code: err.code, message: err.shortMessage, ...(err.data ? { data: err.data } : {}) };
-  if (err instanceof BaseError) return { code: err.code ?? INTERNAL_ERROR_CODE, message: err.shortMessage, ...(err.pageData && err.data ? { data: err.data } : {}) };
+  if (err instanceof ProviderRpcError) return { code: pageCode(err.code), message: err.shortMessage, ...(err.data ? { data: err.data } : {}) };
+  if (err instanceof BaseError) return { code: pageCode(err.code), message: err.shortMessage, ...(err.pageData && err.data ? { data: err.data } : {}) };
   return { code: INTERNAL_ERROR_CODE, message: 'Internal error.' };
+}
+
+/** `code` as a page may receive it: the catch-all for none, and for a code clients retry (a class declaring one is a bug; the page still gets no retried code). */
+function pageCode(code: number | undefined): number {
+  return code === undefined || RETRIED_CODES.includes(code) ? INTERNAL_ERROR_CODE : code;
 }
 
 /** The error a page's `request` rejects with, rebuilt from the wire's `{ code, message, data? }`. */

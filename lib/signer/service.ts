@@ -491,7 +491,7 @@ export class SigningService {
     // What the page can look the command up by when no answer came: its client order ids (orders), and
     // always the signed envelope's salt and ts and the EIP-712 digest signed (issue #20).
     const coids = op.type === 'createOrders' ? op.args.flatMap((o) => (o.c === undefined ? [] : [o.c])) : [];
-    const lookup = { command: op.type, ...(coids.length ? { coids: coids.join(',') } : {}), salt, ts, digest: digests[0]! };
+    const lookup = { command: op.type, ...(coids.length ? { coids: coids.join(',') } : {}), salt, ts, digest: digests.join(',') }; // one digest for a perps command
     const what = op.type === 'withdraw' ? 'withdrawal' : op.type === 'internalTransfer' ? 'transfer' : op.type;
     let result: unknown;
     try {
