@@ -23,17 +23,22 @@ import { createWalletClient, custom } from 'viem';
 import { countersignActions, toCountersignError } from './lib/dapp';
 const store = createStore();
 const events = [];
+const payloads = [];
 let client;
 store.subscribe(() => {
   const d = store.findProvider({ rdns: 'xyz.countersign' });
   if (!d || client) return;
   client = createWalletClient({ transport: custom(d.provider) }).extend(countersignActions);
-  for (const e of ['accountsChanged', 'connect', 'chainChanged', 'disconnect']) d.provider.on(e, (data) => events.push({ event: e, data: data instanceof Error ? { code: data.code } : data }));
+  for (const e of ['accountsChanged', 'connect', 'chainChanged', 'disconnect']) d.provider.on(e, (data) => {
+    events.push({ event: e, data: data instanceof Error ? { code: data.code } : data });
+    payloads.push({ event: e, isError: data instanceof Error, name: data && data.name, code: data && data.code });
+  });
 }, { emitImmediately: true });
 const settle = (p) => p.then((value) => ({ ok: true, value }), (err) => { const e = toCountersignError(err); return { ok: false, code: e.rpcCode, type: e.name, message: e.shortMessage, data: e.data }; });
 window.__dapp = {
   ready: () => !!client,
   events,
+  payloads,
   request: (method, params) => settle(client.request({ method, params })),
   requestAddresses: () => settle(client.requestAddresses()),
   action: (name, arg) => settle(client[name](arg)),
@@ -41,7 +46,7 @@ window.__dapp = {
 `;
 
 type Outcome = { ok: boolean; value?: unknown; code?: number; type?: string; message?: string; data?: Record<string, unknown> };
-type Dapp = { ready: () => boolean; events: { event: string; data: unknown }[]; request: (m: string, p?: unknown) => Promise<Outcome>; requestAddresses: () => Promise<Outcome>; action: (name: string, arg?: unknown) => Promise<Outcome> };
+type Dapp = { ready: () => boolean; events: { event: string; data: unknown }[]; payloads: { event: string; isError: boolean; name?: string; code?: number }[]; request: (m: string, p?: unknown) => Promise<Outcome>; requestAddresses: () => Promise<Outcome>; action: (name: string, arg?: unknown) => Promise<Outcome> };
 declare const window: { __dapp: Dapp };
 
 let h: Harness;
@@ -270,5 +275,22 @@ describe('a mipd + viem dapp in Chromium (issue #20)', () => {
     expect(await request('clob_postOrders', [clobOrder('lost-1', '0.42')])).toEqual(lost);
     expect(windows - before).toBe(1);
     expect(submissions() - sent).toBe(posted);
+  });
+
+  // Last: the extension is reloaded under the page, so this page's content script can reach it no more.
+  it('disconnect when the extension cannot be reached (reloaded under the page): a ProviderRpcError instance (4900), the request a retryable 4900', async () => {
+    const seen = (await dapp.evaluate(() => window.__dapp.payloads.length));
+    await h.worker.evaluate(() => (globalThis as unknown as { chrome: { runtime: { reload: () => void } } }).chrome.runtime.reload()).catch(() => undefined);
+    // The old worker is gone; this page's content script is orphaned: a request cannot open a port.
+    let r: Outcome | undefined;
+    for (let i = 0; i < 50; i++) {
+      r = await request('eth_chainId');
+      if (!r.ok) break;
+      await sleep(100);
+    }
+    expect(r).toMatchObject({ ok: false, code: 4900, data: { retryable: true } });
+    await dapp.waitForFunction((n) => window.__dapp.payloads.slice(n).some((e) => e.event === 'disconnect'), seen);
+    const d = (await dapp.evaluate(() => window.__dapp.payloads.slice())).slice(seen).find((e) => e.event === 'disconnect');
+    expect(d).toEqual({ event: 'disconnect', isError: true, name: 'ProviderRpcError', code: 4900 });
   });
 });
