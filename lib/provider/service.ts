@@ -208,9 +208,13 @@ export class ProviderService {
       if (running.request === request) return running.run;
       throw invalidParams('Another request with these client order ids (or this idempotencyKey) is still pending; use new ids for a different order.');
     }
+    let replayed = false;
     const run = this.loadOutcomes().then(() => {
       const unknown = this.unknownOutcomes.get(key);
-      if (unknown && Date.now() - unknown.at < UNKNOWN_OUTCOME_MS) throw new OutcomeUnknownError(unknown.what, undefined, unknown.data, unknown.reason);
+      if (unknown && Date.now() - unknown.at < UNKNOWN_OUTCOME_MS) {
+        replayed = true;
+        throw new OutcomeUnknownError(unknown.what, undefined, unknown.data, unknown.reason);
+      }
       return submit();
     });
     this.running.set(key, { request, run });
@@ -220,7 +224,7 @@ export class ProviderService {
       // Only a signed submission without an answer: a read that failed before signing sent nothing.
       if (err instanceof OutcomeUnknownError) {
         const e = pageKey === undefined ? err : err.withData({ idempotencyKey: pageKey });
-        if (!this.unknownOutcomes.has(key)) await this.rememberUnknown(key, e);
+        if (!replayed) await this.rememberUnknown(key, e);
         throw e;
       }
       throw err;
