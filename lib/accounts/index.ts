@@ -17,6 +17,8 @@ const ACTIVE_ACCOUNT_KEY = 'activeAccount';
 /** Thrown when the person picks an address that is not one of the vault's owner keys. */
 export class UnknownAccountError extends BaseError {
   override name = 'Accounts.UnknownAccountError';
+  /** EIP-1193 4100 "unauthorized": not an account of this vault. */
+  static override readonly code: number | undefined = 4100;
   constructor() {
     super('That account is not in this vault.');
   }

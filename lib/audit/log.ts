@@ -365,6 +365,11 @@ export class InvalidEntryError extends BaseError {
 /** Thrown when the log kept changing under an append (another writer outside Countersign). */
 export class ConflictError extends BaseError {
   override name = 'Audit.ConflictError';
+  /**
+   * EIP-1474 -32002 "resource unavailable" (never -32603, which dapp libraries retry). Raised after a
+   * submission was sent, the signer reports it as the unknown outcome instead (`Signer.OutcomeUnknownError`).
+   */
+  static override readonly code: number | undefined = -32002;
   constructor() {
     super('The audit log kept changing while an entry was being recorded; try again.');
   }

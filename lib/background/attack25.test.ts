@@ -305,18 +305,23 @@ describe('window confusion: several grant requests pending', () => {
     expect((await bg.grants().list()).map((g) => [g.origin, g.maxNotional])).toEqual([[SITE, '1']]);
   });
 
-  it('note: two grants of one site pending for the same venue: the second approved silently replaces the first (its window said nothing of it)', async () => {
+  it('holds: two grants of one site pending for the same venue: once the first is approved, the second\'s window is rebuilt with the "replaces" flag and only that window can approve it', async () => {
     const { bg } = await ready();
     const one = bg.page(page).request('wallet_grantPermissions', grantParams({ ...btcOnly, maxNotional: '1', dailyNotional: '1' }));
     const two = bg.page(page).request('wallet_grantPermissions', grantParams({ ...btcOnly, instruments: [2], maxNotional: '2', dailyNotional: '2' }));
     await waitPending(bg, 2);
     const [a, b] = bg.registry.list();
+    expect(b!.flags.join(' ')).not.toMatch(/replaces/); // nothing to replace yet
     bg.registry.decide(a!.id, { approve: true, digest: a!.digest });
     await one;
-    bg.registry.decide(b!.id, { approve: true, digest: b!.digest });
+    const rebuilt = bg.registry.list().find((x) => x.id === b!.id)!;
+    expect(rebuilt.flags.join(' ')).toMatch(/replaces the site's current perps permission/);
+    expect(rebuilt.digest).not.toBe(b!.digest);
+    // The window as it was (without the flag) cannot approve it any more.
+    expect(() => bg.registry.decide(b!.id, { approve: true, digest: b!.digest })).toThrow();
+    bg.registry.decide(b!.id, { approve: true, digest: rebuilt.digest });
     await two;
-    expect(b!.flags.join(' ')).not.toMatch(/replaces/); // shown without the "replaces" flag …
-    expect((await bg.grants().list()).map((g) => (g as unknown as { instruments: number[] }).instruments)).toEqual([[2]]); // … yet it replaced the first
+    expect((await bg.grants().list()).map((g) => (g as unknown as { instruments: number[] }).instruments)).toEqual([[2]]);
   });
 });
 

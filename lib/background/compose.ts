@@ -13,6 +13,7 @@ import { START_HINT_KEY, VAULT_EPOCH_KEY } from '../messaging/start-hint';
 import type { ApprovalRegistry } from '../approvals/registry';
 import { userRejected } from '../provider/errors';
 import { ProviderService } from '../provider/service';
+import { sessionOutcomeStore } from '../provider/outcomes';
 import { GrantService } from '../grants/service';
 import { readSettings, type Settings } from '../settings';
 import { SigningService } from '../signer/service';
@@ -141,7 +142,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     void locks.sessionTick().catch(() => undefined);
     void deadman.sync();
   }
-  const provider = new ProviderService({ vault, db, service, registry, grants, showApprovals: approvalWindow.show, emit: ports.emit, ...deadmanProviderHooks(deadman, grants) });
+  const provider = new ProviderService({ vault, db, service, registry, grants, showApprovals: approvalWindow.show, emit: ports.emit, outcomes: sessionOutcomeStore(browser.storage.session), ...deadmanProviderHooks(deadman, grants) });
   const servePage: ServePage = async (origin, method, params) => {
     await vault.restoreSession();
     return provider.request(origin, method, params);

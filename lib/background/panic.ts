@@ -84,7 +84,7 @@ export type PanicDeps = {
 };
 
 /** A panic request that got no answer within its deadline. */
-class NoAnswerError extends BaseError {
+export class NoAnswerError extends BaseError {
   override name = 'Panic.NoAnswerError';
   constructor(ms: number) {
     super(`No answer within ${Math.ceil(ms / 1000)} s.`);

@@ -132,9 +132,9 @@ export function callAs(bg: Background, type: string, payload: unknown = {}, send
   return bg.handle({ type, payload }, sender);
 }
 
-/** Waits (about 2 s at most) until `bg` holds `k` pending approvals; returns what is pending. */
+/** Waits (about 10 s at most, returning as soon as they are there) until `bg` holds `k` pending approvals; returns what is pending. */
 export async function waitPending(bg: Background, k = 1) {
-  for (let i = 0; i < 400 && bg.registry.size < k; i++) await new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; i < 2000 && bg.registry.size < k; i++) await new Promise((r) => setTimeout(r, 5));
   return bg.registry.list();
 }
 

@@ -75,6 +75,15 @@ export class OutcomeUnknownError extends CountersignError {
   get orderHashes(): string[] {
     return listOf(this.data?.orderHashes);
   }
+  /** The `idempotencyKey` the request carried (undefined when it had none). */
+  get idempotencyKey(): string | undefined {
+    return typeof this.data?.idempotencyKey === 'string' ? this.data.idempotencyKey : undefined;
+  }
+  /** Perps: the EIP-712 digest signed, and the envelope's `salt` and `ts`, to find the command in the history when it had no client order ids. */
+  get perpsCommand(): { digest: string; salt: number; ts: number } | undefined {
+    const { digest, salt, ts } = this.data ?? {};
+    return typeof digest === 'string' && typeof salt === 'number' && typeof ts === 'number' ? { digest, salt, ts } : undefined;
+  }
 }
 
 /** -32002 without a command: a limit (pending requests per site / in all, a site paused after rejections, the venue's rate limit). Nothing was sent. */

@@ -29,7 +29,7 @@ export * from './errors';
 /** The ERC-7715 permission type of a standing grant (`countersign-grant`). */
 export const COUNTERSIGN_GRANT = GRANT_PERMISSION_TYPE;
 
-/** `perps_sendCommand` params: one seed command (`op`: `{ type, args, grp? }`), optional `exp` (Unix ms) and `label`. */
+/** `perps_sendCommand` params: one seed command (`op`: `{ type, args, grp? }`), optional `exp` (Unix ms), `label` and `idempotencyKey` (a repeat joins the first or gets its unknown outcome). */
 export type PerpsSendCommandParameters = Omit<v.InferInput<typeof perpsParamsSchema>, 'op'> & { op: PerpsBodyOp };
 
 /** `clob_postOrders` params: 1-15 order requests and an optional `idempotencyKey` (a repeat joins the first). */

@@ -27,6 +27,8 @@ import * as v from 'valibot';
 /** Thrown when a grant would last longer than 24 h or not at all. */
 export class GrantDurationError extends BaseError {
   override name = 'Grants.DurationError';
+  /** EIP-1474 -32602 "invalid params": the expiry asked for is out of range (nothing created). */
+  static override readonly code: number | undefined = -32602;
   constructor() {
     super('A standing permission lasts from 1 minute to 24 hours.');
   }

@@ -28,6 +28,42 @@ import { OutcomeUnknownError, WeightBudgetError } from '../signer/service';
 import { NetworkError } from '../http/json';
 import { RequestTimeoutError } from '../http/timeout';
 import { InvalidCommandAnswerError, InvalidPerpsAnswerError } from '../perps/wire';
+import { ConflictError } from '../audit';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Every module under `lib/` a page's request can run through (all but the sandbox, tests and type
+ * declarations), loaded eagerly so the test sees every error class they export (issue #20: discovered,
+ * not listed by hand). The source text is read too, so a class that is *not* exported is found as well.
+ */
+const MODULES = import.meta.glob(['../**/*.ts', '!../**/*.test.ts', '!../sandbox/**', '!../**/*.d.ts', '!../**/testkit.ts'], { eager: true });
+const SOURCES = import.meta.glob(['../**/*.ts', '!../**/*.test.ts', '!../sandbox/**', '!../**/*.d.ts', '!../**/testkit.ts'], { eager: true, query: '?raw', import: 'default' }) as Record<string, string>;
+
+type ErrorClass = { code?: number } & (new (...args: never[]) => BaseError);
+
+/** The `BaseError` subclasses the modules export, by class name (one class per name). */
+function exportedErrorClasses(): Map<string, ErrorClass> {
+  const out = new Map<string, ErrorClass>();
+  for (const mod of Object.values(MODULES)) {
+    for (const x of Object.values(mod as Record<string, unknown>)) {
+      if (typeof x === 'function' && (x === BaseError || x.prototype instanceof BaseError)) out.set(x.name, x as unknown as ErrorClass);
+    }
+  }
+  return out;
+}
+const CLASSES = exportedErrorClasses();
+/** A discovered class by name (classes no page-facing module imports are reached this way, not by a static import). */
+function cls<A extends unknown[]>(name: string): { code?: number } & (new (...args: A) => BaseError) {
+  const c = CLASSES.get(name);
+  if (!c) throw new Error(`${name} not found`);
+  return c as unknown as { code?: number } & (new (...args: A) => BaseError);
+}
+const VenueNotConfirmedError = cls<[string]>('VenueNotConfirmedError');
+const PerpsDomainMismatchError = cls<[{ name: string; version: string; chainId: number }, { name: string; version: string; chainId: number }]>('PerpsDomainMismatchError');
+const GrantDurationError = cls<[]>('GrantDurationError');
+/** The catch-all code a page receives for an error whose class declares none (README "Error codes"). */
+const CATCH_ALL = -32000;
 
 describe('each error class that can reach a page carries its EIP-1193 / EIP-1474 code', () => {
   // [class, one instance, the code a page receives]
@@ -65,10 +101,55 @@ describe('each error class that can reach a page carries its EIP-1193 / EIP-1474
     ['WeightBudgetError', WeightBudgetError, new WeightBudgetError(1000), -32002],
     ['InvalidCommandAnswerError', InvalidCommandAnswerError, new InvalidCommandAnswerError('0.oid'), -32002],
     ['InvalidPerpsAnswerError', InvalidPerpsAnswerError, new InvalidPerpsAnswerError('portfolio', 'margin'), -32002],
+    ['VenueNotConfirmedError', VenueNotConfirmedError, new VenueNotConfirmedError('polymarket'), 4100],
+    ['PerpsDomainMismatchError', PerpsDomainMismatchError, new PerpsDomainMismatchError({ name: 'a', version: '1', chainId: 1 }, { name: 'b', version: '1', chainId: 1 }), -32002],
+    ['ConflictError', ConflictError, new ConflictError(), -32002],
+    ['GrantDurationError', GrantDurationError, new GrantDurationError(), -32602],
   ];
 
-  /** Codes viem's `shouldRetry` retries (`utils/buildRequest.ts`): a page-reachable error never uses one. */
+  /** Codes viem's `shouldRetry` retries (`utils/buildRequest.ts`, viem 2.57.1): a page-reachable error never uses one. */
   const RETRIED_BY_VIEM = [-1, -32005, -32603, 429, -32007];
+
+  it('the list of retried codes is viem\'s, and toRpcError never gives a page one of them (even for a class that declared one)', () => {
+    for (const code of RETRIED_BY_VIEM) {
+      class Misdeclared extends BaseError {
+        static override readonly code: number | undefined = code;
+      }
+      expect(toRpcError(new Misdeclared('x')).code).toBe(CATCH_ALL);
+      expect(toRpcError(new ProviderRpcError(code, 'x')).code).toBe(CATCH_ALL);
+    }
+    const src = readFileSync(join(process.cwd(), 'node_modules/viem/utils/buildRequest.ts'), 'utf8');
+    const body = src.slice(src.indexOf('export function shouldRetry'), src.indexOf('if (error instanceof HttpRequestError'));
+    // The codes viem names in `shouldRetry`: literals and the two error classes' codes (-32005, -32603).
+    const literals = [...body.matchAll(/error\.code === (-?\d+)\)/g)].map((m) => Number(m[1]));
+    expect(literals.sort()).toEqual([-1, -32007, 429].sort());
+    expect(body).toMatch(/LimitExceededRpcError\.code/);
+    expect(body).toMatch(/InternalRpcError\.code/);
+  });
+
+  it('every error class in lib/ (found by reading the source, exported or not) is exported and reaches a page with a code no client retries', () => {
+    const classes = CLASSES;
+    const declared = new Set<string>();
+    for (const [path, src] of Object.entries(SOURCES)) {
+      for (const m of src.matchAll(/^(export )?class (\w+) extends (\w+(?:\.\w+)?)/gm)) {
+        if (!/Error$/.test(m[3]!)) continue;
+        if (m[3] === 'Error' && path.endsWith('/messaging/client.ts')) continue; // RemoteError: the popup's own (not a BaseError, never sent to a page)
+        declared.add(m[2]!);
+        expect(m[1], `${path}: ${m[2]} must be exported so this test sees its code`).toBe('export ');
+      }
+    }
+    // The discovery sees at least the classes this file names (a broken glob would pass vacuously).
+    expect(declared.size).toBeGreaterThan(60);
+    for (const [name] of table) expect(declared, name).toContain(name);
+    for (const name of declared) {
+      expect(classes.get(name), `${name} is declared but not found among the modules' exports`).toBeDefined();
+      // What a page receives for an instance: the class's code, or the catch-all.
+      const code = classes.get(name)!.code ?? CATCH_ALL;
+      expect(RETRIED_BY_VIEM, `${name} → ${code}`).not.toContain(code);
+    }
+    expect(RETRIED_BY_VIEM).not.toContain(CATCH_ALL);
+    expect(RETRIED_BY_VIEM).not.toContain(toRpcError(new DOMException('QuotaExceededError')).code);
+  });
 
   it('no error a page can receive uses a code viem retries (a retry would submit again or open another window)', () => {
     for (const [name, cls] of table) expect(RETRIED_BY_VIEM, name).not.toContain(cls.code);
@@ -83,9 +164,9 @@ describe('each error class that can reach a page carries its EIP-1193 / EIP-1474
     expect(toRpcError(err)).toEqual({ code, message: (err as BaseError).shortMessage });
   });
 
-  it('a BaseError whose class declares no code reaches the page as -32603 with its short message only', () => {
+  it('a BaseError whose class declares no code reaches the page as -32000 (not retried) with its short message only', () => {
     class Unclassified extends BaseError {}
-    expect(toRpcError(new Unclassified('Something broke.', { details: 'secret detail' }))).toEqual({ code: -32603, message: 'Something broke.' });
+    expect(toRpcError(new Unclassified('Something broke.', { details: 'secret detail' }))).toEqual({ code: -32000, message: 'Something broke.' });
     expect(toRpcError(new ClobError('The exchange refused the order.', { status: 400, exchangeMessage: 'secret detail' }))).toEqual({ code: -32003, message: 'The exchange refused the order.' });
     expect(toRpcError(new WrongPasswordError(1000))).not.toHaveProperty('data');
   });
@@ -95,7 +176,7 @@ describe('each error class that can reach a page carries its EIP-1193 / EIP-1474
     Object.defineProperty(renamed, 'name', { value: 'SomethingElse' });
     expect(toRpcError(renamed).code).toBe(-32602);
     const impostor = Object.assign(new Error('Vault.LockedError'), { name: 'Vault.LockedError', code: 4900 });
-    expect(toRpcError(impostor)).toEqual({ code: -32603, message: 'Internal error.' });
+    expect(toRpcError(impostor)).toEqual({ code: -32000, message: 'Internal error.' });
   });
 
   it('keeps data on a ProviderRpcError and nothing from a cause', () => {
@@ -109,6 +190,6 @@ describe('each error class that can reach a page carries its EIP-1193 / EIP-1474
     const page = fromRpcError(readRpcError(JSON.parse(JSON.stringify(wire))));
     expect(page).toBeInstanceOf(ProviderRpcError);
     expect(page).toMatchObject({ name: 'ProviderRpcError', code: 4001, message: 'No.' });
-    expect(readRpcError({ code: 'x', message: 3, data: { nested: {} } })).toEqual({ code: -32603, message: 'Error' });
+    expect(readRpcError({ code: 'x', message: 3, data: { nested: {} } })).toEqual({ code: -32000, message: 'Error' });
   });
 });

@@ -94,8 +94,19 @@ export class ResourceUnavailableRpcError extends ProviderRpcError {
   }
 }
 
-/** -32603: what a page receives for an error whose class declares no code, or for anything unknown. */
-export const INTERNAL_ERROR_CODE = -32603;
+/**
+ * -32000: what a page receives for an error whose class declares no code, or for anything unknown (an
+ * IndexedDB `DOMException`, a library's error). JSON-RPC 2.0 reserves -32000…-32099 for
+ * implementation-defined server errors (EIP-1474 lists -32000 as "invalid input"; nodes use it as their
+ * generic error). Never -32603: viem retries -32603 (and -1, -32005, -32007, 429) up to three times, and a
+ * retry of a request that failed after it was signed could send it again (issue #20). An error raised
+ * after a submission was sent never reaches this path: the signer turns it into the unknown-outcome
+ * error (-32002 with `data.command` and the order ids, `OutcomeUnknownError`).
+ */
+const INTERNAL_ERROR_CODE = -32000;
+
+/** Codes dapp libraries retry on their own (viem's `shouldRetry`: -1, -32005, -32603, -32007, 429): no error a page receives uses one (`toRpcError`). */
+const RETRIED_CODES: readonly number[] = [-1, -32005, -32603, -32007, 429];
 
 /** 4001 with `message` (the registry's and the background's rejections). */
 export const userRejected = (message?: string) => new UserRejectedRequestError(message);
@@ -112,13 +123,18 @@ export const resourceUnavailable = (message: string) => new ResourceUnavailableR
 
 /**
  * The page-visible form of any thrown value, by class: a `ProviderRpcError` keeps its code and `data`;
- * another `BaseError` gets its class's `static code` (-32603 when it declares none) and its
- * `shortMessage` only; anything else becomes -32603 "Internal error." (a library's text never leaves).
+ * another `BaseError` gets its class's `static code` (-32000 when it declares none) and its
+ * `shortMessage` only; anything else becomes -32000 "Internal error." (a library's text never leaves).
  */
 export function toRpcError(err: unknown): RpcErrorObject {
-  if (err instanceof ProviderRpcError) return { code: err.code, message: err.shortMessage, ...(err.data ? { data: err.data } : {}) };
-  if (err instanceof BaseError) return { code: err.code ?? INTERNAL_ERROR_CODE, message: err.shortMessage, ...(err.pageData && err.data ? { data: err.data } : {}) };
+  if (err instanceof ProviderRpcError) return { code: pageCode(err.code), message: err.shortMessage, ...(err.data ? { data: err.data } : {}) };
+  if (err instanceof BaseError) return { code: pageCode(err.code), message: err.shortMessage, ...(err.pageData && err.data ? { data: err.data } : {}) };
   return { code: INTERNAL_ERROR_CODE, message: 'Internal error.' };
+}
+
+/** `code` as a page may receive it: the catch-all for none, and for a code clients retry (a class declaring one is a bug; the page still gets no retried code). */
+function pageCode(code: number | undefined): number {
+  return code === undefined || RETRIED_CODES.includes(code) ? INTERNAL_ERROR_CODE : code;
 }
 
 /** The error a page's `request` rejects with, rebuilt from the wire's `{ code, message, data? }`. */
@@ -139,7 +155,7 @@ function readRpcData(x: unknown): RpcErrorData | undefined {
 
 /**
  * Reads an `error` field received over the port or the window (untrusted shape): an integer non-zero
- * `code` (else -32603), a string `message` (else "Error"), and `data` only when it is a flat record.
+ * `code` (else -32000), a string `message` (else "Error"), and `data` only when it is a flat record.
  */
 export function readRpcError(x: unknown): RpcErrorObject {
   if (typeof x !== 'object' || x === null) return { code: INTERNAL_ERROR_CODE, message: 'Error' };

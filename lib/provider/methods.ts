@@ -44,11 +44,19 @@ export function isPageMethod(m: string): m is PageMethod {
   return Object.hasOwn(METHOD_POLICY, m);
 }
 
-/** `perps_sendCommand` / `perps_signCommand` params. */
+/** A page's key for one submission: 1-64 printable ASCII characters (issue #20). */
+const idempotencyKeySchema = v.pipe(v.string('must be a string'), v.regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 printable ASCII characters'));
+
+/**
+ * `perps_sendCommand` / `perps_signCommand` params. `idempotencyKey` (optional, `perps_sendCommand`
+ * only — a signed-only command submits nothing): a repeat with the same key joins the pending
+ * submission or gets its unknown outcome, for any command (orders, cancels, leverage, transfers).
+ */
 export const perpsParamsSchema = v.strictObject({
   op: v.strictObject({ type: v.string('must be a command type'), args: v.unknown(), grp: v.optional(v.unknown()) }),
   exp: v.optional(nonNegativeSafeInteger),
   label: v.optional(v.unknown()),
+  idempotencyKey: v.optional(idempotencyKeySchema),
 });
 
 
@@ -56,7 +64,7 @@ export const perpsParamsSchema = v.strictObject({
 export const clobOrdersParamsSchema = v.strictObject({
   orders: clobOrderRequestsSchema,
   /** Optional: the page's key for this submission; a repeat with the same key joins it or gets its outcome (issue #20). */
-  idempotencyKey: v.optional(v.pipe(v.string('must be a string'), v.regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 printable ASCII characters'))),
+  idempotencyKey: v.optional(idempotencyKeySchema),
 });
 
 /** `clob_signRequest` params: method, path (with query) and the exact body text. */

@@ -37,7 +37,8 @@ import type { GrantService } from '../grants/service';
 import type { GrantRequest, OwnedOrder, RefPrice } from '../grants/evaluate';
 import { canOfferGrant, clobGrantRequest, perpsGrantRequest, requestMarkets } from '../grants/requests';
 import { groupDecimal, shortAddress } from '../format';
-import { disconnected, invalidParams, unauthorized, unsupported, userRejected } from './errors';
+import { disconnected, invalidParams, resourceUnavailable, unauthorized, unsupported, userRejected } from './errors';
+import type { OutcomeStore, StoredOutcome } from './outcomes';
 import { accountsPermission, grantPermissionsAnswer, parseGrantPermissions, parseRequestPermissions, type AccountsPermission } from './permissions';
 import { grantOffer, serviceOfferReads, type GrantOffer, type OfferReads } from '../grants/offer';
 import { describeGrant, type GrantLimits } from '../grants/evaluate';
@@ -83,6 +84,8 @@ export type ProviderDeps = {
   registry: ApprovalRegistry;
   /** Shows the approval window (one at a time). */
   showApprovals: () => Promise<void>;
+  /** Where unknown outcomes of keyed submissions are kept across worker restarts (`lib/provider/outcomes.ts`); absent: in memory only. */
+  outcomes?: OutcomeStore;
   /** Sends an event to every page of `origin` (or of every origin when `origin` is undefined). */
   emit: (origin: string | undefined, event: 'accountsChanged' | 'connect' | 'disconnect', data: unknown) => void;
 };
@@ -110,19 +113,28 @@ const UNKNOWN_OUTCOME_MS = 10 * 60_000;
 const MAX_UNKNOWN_PER_ORIGIN = 200;
 /** A createOrders whose every order carries a client order id (`c`): the key of an idempotent submission. */
 const coidsOfOrders = v.object({ op: v.object({ type: v.literal('createOrders'), args: v.pipe(v.array(v.object({ c: v.string() })), v.minLength(1)) }) });
-/** An order-book submission that names its `idempotencyKey`. */
-const keyOfClobOrders = v.object({ idempotencyKey: v.pipe(v.string(), v.maxLength(64)) });
+/** A submission that names its `idempotencyKey` (validated by the method's schema before anything is signed). */
+const keyOfRequest = v.object({ idempotencyKey: v.pipe(v.string(), v.maxLength(64)) });
 
-/** The key of a `perps_sendCommand` (`origin|account|perps|sorted coids`), when it is a createOrders whose every order has a client order id. */
-function perpsSubmissionKey(origin: string, account: string, params: unknown): string | undefined {
+/** A submission's key (`origin|account|venue|…`) and the page's own `idempotencyKey`, when it named one. */
+type SubmissionKey = { key: string; pageKey?: string };
+
+/**
+ * The key of a `perps_sendCommand`: its `idempotencyKey` when the page named one (any command:
+ * `origin|account|perps-key|key`), else, for a createOrders whose every order has a client order id,
+ * `origin|account|perps|sorted coids`.
+ */
+function perpsSubmissionKey(origin: string, account: string, params: unknown): SubmissionKey | undefined {
+  const named = v.safeParse(keyOfRequest, unwrapParams(params));
+  if (named.success) return { key: `${origin}|${account.toLowerCase()}|perps-key|${named.output.idempotencyKey}`, pageKey: named.output.idempotencyKey };
   const ids = v.safeParse(coidsOfOrders, unwrapParams(params));
-  return ids.success ? `${origin}|${account.toLowerCase()}|perps|${ids.output.op.args.map((o) => o.c).sort().join(',')}` : undefined;
+  return ids.success ? { key: `${origin}|${account.toLowerCase()}|perps|${ids.output.op.args.map((o) => o.c).sort().join(',')}` } : undefined;
 }
 
 /** The key of a `clob_postOrders` (`origin|account|clob|idempotencyKey`), when the page named one. */
-function clobSubmissionKey(origin: string, account: string, params: unknown): string | undefined {
-  const k = v.safeParse(keyOfClobOrders, unwrapParams(params));
-  return k.success ? `${origin}|${account.toLowerCase()}|clob|${k.output.idempotencyKey}` : undefined;
+function clobSubmissionKey(origin: string, account: string, params: unknown): SubmissionKey | undefined {
+  const k = v.safeParse(keyOfRequest, unwrapParams(params));
+  return k.success ? { key: `${origin}|${account.toLowerCase()}|clob|${k.output.idempotencyKey}`, pageKey: k.output.idempotencyKey } : undefined;
 }
 
 /** Page methods a trading session serves (only what a live grant covers; the rest is 4900). */
@@ -137,8 +149,10 @@ export class ProviderService {
   private symbols: Map<number, string> | undefined;
   /** Keyed submissions still running (approval pending or in flight), by key: the request (JSON) and its outcome. */
   private readonly running = new Map<string, { request: string; run: Promise<unknown> }>();
-  /** Keyed submissions whose outcome is unknown (no answer), by `origin|coids`, for `UNKNOWN_OUTCOME_MS`. */
-  private readonly unknownOutcomes = new Map<string, { at: number; error: BaseError }>();
+  /** Keyed submissions whose outcome is unknown (no answer), by key, for `UNKNOWN_OUTCOME_MS`; kept in `ProviderDeps.outcomes` too. */
+  private readonly unknownOutcomes = new Map<string, StoredOutcome>();
+  /** The stored unknown outcomes, read once per worker (again after a failed read). */
+  private loadingOutcomes: Promise<void> | undefined;
 
   /**
    * Idempotent submissions (issue #20, "keyed, never guessed"): a `perps_sendCommand` createOrders whose
@@ -151,31 +165,68 @@ export class ProviderService {
    * instead of a submission (the venue may hold the ids already). A request without a key is a new
    * submission every time (a trader may want two identical orders).
    */
-  /** Records an unknown outcome under `key`; each origin keeps its newest `MAX_UNKNOWN_PER_ORIGIN` (one site never evicts another's). */
-  private rememberUnknown(key: string, error: BaseError): void {
+  /**
+   * Reads the stored unknown outcomes once (a restarted worker must know them before it submits
+   * anything keyed). A failed read throws -32002 and sends nothing; the next keyed request reads again.
+   */
+  private loadOutcomes(): Promise<void> {
+    const store = this.d.outcomes;
+    if (!store) return Promise.resolve();
+    this.loadingOutcomes ??= store.load().then(
+      (saved) => {
+        for (const [k, o] of Object.entries(saved)) if (!this.unknownOutcomes.has(k) && Date.now() - o.at < UNKNOWN_OUTCOME_MS) this.unknownOutcomes.set(k, o);
+      },
+      () => {
+        this.loadingOutcomes = undefined;
+        throw resourceUnavailable('Countersign could not read its record of earlier submissions, so nothing was sent; try again.');
+      },
+    );
+    return this.loadingOutcomes;
+  }
+
+  /**
+   * Records an unknown outcome under `key` and stores the records (best effort: the page gets the error
+   * either way); expired ones are dropped and each origin keeps its newest `MAX_UNKNOWN_PER_ORIGIN` (one
+   * site never evicts another's).
+   */
+  private async rememberUnknown(key: string, error: OutcomeUnknownError): Promise<void> {
+    const now = Date.now();
+    for (const [k, o] of this.unknownOutcomes) if (now - o.at >= UNKNOWN_OUTCOME_MS) this.unknownOutcomes.delete(k);
     const origin = key.slice(0, key.indexOf('|'));
     const mine = [...this.unknownOutcomes.keys()].filter((k) => k.startsWith(`${origin}|`));
     for (const k of mine.slice(0, Math.max(0, mine.length - MAX_UNKNOWN_PER_ORIGIN + 1))) this.unknownOutcomes.delete(k);
-    this.unknownOutcomes.set(key, { at: Date.now(), error });
+    this.unknownOutcomes.set(key, { at: now, what: error.what, reason: error.reason, data: { ...error.data } });
+    await this.d.outcomes?.save(Object.fromEntries(this.unknownOutcomes)).catch(() => undefined);
   }
 
-  private async keyed(key: string | undefined, params: unknown, submit: () => Promise<unknown>): Promise<unknown> {
-    if (key === undefined) return submit();
+  private async keyed(sk: SubmissionKey | undefined, params: unknown, submit: () => Promise<unknown>): Promise<unknown> {
+    if (sk === undefined) return submit();
+    const { key, pageKey } = sk;
     const request = JSON.stringify(params ?? null);
     const running = this.running.get(key);
     if (running) {
       if (running.request === request) return running.run;
       throw invalidParams('Another request with these client order ids (or this idempotencyKey) is still pending; use new ids for a different order.');
     }
-    const unknown = this.unknownOutcomes.get(key);
-    if (unknown && Date.now() - unknown.at < UNKNOWN_OUTCOME_MS) throw unknown.error;
-    const run = submit();
+    let replayed = false;
+    const run = this.loadOutcomes().then(() => {
+      const unknown = this.unknownOutcomes.get(key);
+      if (unknown && Date.now() - unknown.at < UNKNOWN_OUTCOME_MS) {
+        replayed = true;
+        throw new OutcomeUnknownError(unknown.what, undefined, unknown.data, unknown.reason);
+      }
+      return submit();
+    });
     this.running.set(key, { request, run });
     try {
       return await run;
     } catch (err) {
       // Only a signed submission without an answer: a read that failed before signing sent nothing.
-      if (err instanceof OutcomeUnknownError) this.rememberUnknown(key, err);
+      if (err instanceof OutcomeUnknownError) {
+        const e = pageKey === undefined ? err : err.withData({ idempotencyKey: pageKey });
+        if (!replayed) await this.rememberUnknown(key, e);
+        throw e;
+      }
       throw err;
     } finally {
       this.running.delete(key);
@@ -188,6 +239,12 @@ export class ProviderService {
   private async usedDestinations(): Promise<string[]> {
     const used = await this.d.db.get('settings', DESTINATIONS_KEY);
     return v.is(destinationsRecord, used) ? used : [];
+  }
+
+  /** Adds `to` (lowercased) to the destinations funds were sent to (the newest 500). */
+  private async rememberDestination(to: string): Promise<void> {
+    const used = await this.usedDestinations();
+    if (!used.includes(to.toLowerCase())) await this.d.db.put('settings', [...used, to.toLowerCase()].slice(-500), DESTINATIONS_KEY);
   }
 
   private async connection(origin: string) {
@@ -452,6 +509,9 @@ export class ProviderService {
     return this.d.vault.sessionLive && !!(await this.d.grants?.list())?.some((g) => g.origin === origin);
   }
 
+  /** Pending `wallet_grantPermissions` windows (approval id → origin and venue), refreshed when a grant they would replace is created. */
+  private readonly grantRequests = new Map<string, { origin: string; venue: GrantLimits['venue'] }>();
+
   /** The origin's EIP-2255 permissions: its connection as `eth_accounts` (none when it has no connection). */
   private async permissions(origin: string): Promise<AccountsPermission[]> {
     const conn = await this.connection(origin);
@@ -477,26 +537,45 @@ export class ProviderService {
     const scope = limits.venue === 'perps' ? limits.instruments.map(String) : limits.markets;
     const offer = await grantOffer(limits.venue, scope, account.address, this.offerReads());
     const names = Object.fromEntries(offer.markets.map((m) => [m.id, m.name]));
-    const replaces = (await grants.list()).some((g) => g.origin === origin && g.account.toLowerCase() === account.address.toLowerCase() && g.venue === limits.venue);
-    const { approved } = this.d.registry.add(
+    const replacesNow = async () => (await grants.list()).some((g) => g.origin === origin && g.account.toLowerCase() === account.address.toLowerCase() && g.venue === limits.venue);
+    const replacing = `This replaces the site's current ${limits.venue === 'perps' ? 'perps' : 'order-book'} permission.`;
+    // The window's flags and the digest it binds; rebuilt when another grant of this site is created while this one is pending.
+    const lines = describeGrant({ ...limits, names, expiresAt });
+    const shown = (replaces: boolean) => ({
+      lines,
+      flags: [...grantFlags(limits, offer), ...(replaces ? [replacing] : [])],
+      digest: keccak256(toHex(JSON.stringify({ grant: origin, account: account.address.toLowerCase(), limits, expiresAt, replaces }))),
+    });
+    const first = shown(await replacesNow());
+    const { id, approved } = this.d.registry.add(
       {
         origin,
         kind: 'grant',
         title: 'Allow this site to trade within limits',
-        lines: describeGrant({ ...limits, names, expiresAt }),
-        flags: [...grantFlags(limits, offer), ...(replaces ? [`This replaces the site's current ${limits.venue === 'perps' ? 'perps' : 'order-book'} permission.`] : [])],
+        ...first,
         signer: null,
         account: { address: account.address, label: account.label },
-        digest: keccak256(toHex(JSON.stringify({ grant: origin, account: account.address.toLowerCase(), limits, expiresAt }))),
       },
       TTL_FUNDS_MS,
+      async () => shown(await replacesNow()),
     );
-    await this.d.showApprovals();
-    await approved;
+    this.grantRequests.set(id, { origin, venue: limits.venue });
+    let view: ApprovalView;
+    try {
+      await this.d.showApprovals();
+      view = await approved;
+    } finally {
+      this.grantRequests.delete(id);
+    }
     if (!this.d.vault.unlocked) throw disconnected('Countersign is locked. Open the extension and unlock it.');
+    // Never replace a permission the approved window did not say it replaces (one approved meanwhile, issue #20).
+    if (!view.flags.includes(replacing) && (await replacesNow())) throw userRejected('Another permission of this site for this venue was approved meanwhile; ask again to see what this one replaces.');
     const durationMs = expiresAt - Date.now();
     if (durationMs < 60_000) throw userRejected('The permission would have ended within a minute of being approved; ask again.');
     const grant = await grants.create({ origin, account: account.address, limits, durationMs, notAfter: expiresAt, names });
+    // Other pending requests of this site for this venue now replace this grant: their windows are
+    // rebuilt with the flag (their old digest can no longer be approved).
+    for (const [pending, r] of this.grantRequests) if (r.origin === origin && r.venue === limits.venue) await this.d.registry.refresh(pending);
     await appendAudit(auditLog(this.d.db, () => this.d.vault.auditKey()), {
       at: Date.now(),
       origin,
@@ -562,6 +641,7 @@ export class ProviderService {
 
   private async perps(origin: string, account: OwnerInfo, submit: boolean, params: unknown): Promise<unknown> {
     const p = parseOrThrow(perpsParamsSchema, unwrapParams(params), 'params');
+    if (!submit && p.idempotencyKey !== undefined) throw new InvalidFieldError({ field: 'params.idempotencyKey', reason: 'is for perps_sendCommand only (perps_signCommand submits nothing)' });
     const cmd = commandFromBody(p.op, p.label);
     if (cmd.type === 'createProxy') throw unsupported('Sites cannot issue proxy keys; use the extension.');
     const funds = cmd.type === 'withdraw' || cmd.type === 'internalTransfer';
@@ -594,11 +674,8 @@ export class ProviderService {
       funds ? TTL_FUNDS_MS : TTL_TRADING_MS,
     );
     const result = await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? cmd.type });
-    if (fundsTo && submit) {
-      const used = await this.usedDestinations();
-      const to = fundsTo.to.toLowerCase();
-      if (!used.includes(to)) await this.d.db.put('settings', [...used, to].slice(-500), DESTINATIONS_KEY);
-    }
+    // Best effort: the funds were sent and answered; a failed write must not turn the answer into an error a client retries (issue #20).
+    if (fundsTo && submit) await this.rememberDestination(fundsTo.to).catch(() => undefined);
     return result;
   }
 
@@ -612,7 +689,7 @@ export class ProviderService {
     if (grant.covered && built) {
       const artifact = built;
       const { lines } = describeArtifact(artifact, await this.symbol());
-      results = (await withOrderHashes(artifact, this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)`, still: grant.still }))) as typeof results;
+      results = (await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)`, still: grant.still })) as typeof results;
     } else {
       const view = await this.approveArtifact(
         origin,
@@ -622,7 +699,7 @@ export class ProviderService {
         async (a) => [...(!grant.covered && grant.flag ? [grant.flag] : []), ...(a.kind === 'clob' && a.orders.length > 1 ? [`A batch of ${a.orders.length} orders.`] : [])],
         TTL_TRADING_MS,
       );
-      results = (await withOrderHashes(view.artifact, this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? 'orders' }))) as typeof results;
+      results = (await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? 'orders' })) as typeof results;
     }
     return results.map((r) => (r.ok ? { success: true, orderID: r.orderID, status: r.status, errorMsg: '' } : { success: false, orderID: r.orderID, errorMsg: r.error.exchangeMessage }));
   }
@@ -655,17 +732,4 @@ function grantFlags(limits: GrantLimits, offer: GrantOffer): string[] {
   if (over(limits.maxNotional, offer.proposal.maxNotional)) flags.push(`The site asks for ${limits.maxNotional} USDC per order: more than the ${offer.proposal.maxNotional} (10% of your account value) Countersign would propose.`);
   if (over(limits.dailyNotional, offer.proposal.dailyNotional)) flags.push(`The site asks for ${limits.dailyNotional} USDC per 24 h: more than your account value (${offer.proposal.dailyNotional}).`);
   return flags;
-}
-
-/**
- * An order-book submission's unknown outcome names the orders' hashes (the EIP-712 digests signed, which
- * the exchange uses as order ids), so the page can look them up (issue #20): `data.orderHashes`, comma-separated.
- */
-async function withOrderHashes<T>(artifact: SigningArtifact, run: Promise<T>): Promise<T> {
-  try {
-    return await run;
-  } catch (err) {
-    if (err instanceof OutcomeUnknownError && artifact.kind === 'clob') throw new OutcomeUnknownError('order', err, { command: 'postOrders', orderHashes: artifact.signDigests.join(',') });
-    throw err;
-  }
 }

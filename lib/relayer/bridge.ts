@@ -42,9 +42,10 @@ export function bridgeTransferCall(chainId: number, depositAddress: Address, uni
 }
 
 /** The bridge refused the withdraw request or answered in another shape; nothing was signed. */
-class BridgeRefusedError extends BaseError {
+export class BridgeRefusedError extends BaseError {
   override name = 'Relayer.BridgeRefusedError';
-  static override readonly code = -32603;
+  /** EIP-1474 -32003 "transaction rejected" (never -32603, which dapp libraries retry). */
+  static override readonly code = -32003;
   constructor(status: number, message: string) {
     super(`The bridge refused the withdrawal (${status})${message ? `: ${message}` : ''}. Nothing was signed.`, { data: { status, message } });
   }

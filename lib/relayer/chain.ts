@@ -85,7 +85,7 @@ export async function walletHasCode(rpcUrl: string, wallet: Address, chainId: nu
  * The chain RPC (setting `rpcUrl`) could not give the deposit wallet: no answer, an error or malformed
  * answer, or another chain. No address is derived or shown; the person checks the RPC URL in Settings.
  */
-class ChainRpcUnavailableError extends BaseError {
+export class ChainRpcUnavailableError extends BaseError {
   override name = 'Relayer.ChainRpcUnavailableError';
   static override readonly code = -32002;
   constructor(rpcUrl: string, reason: string, cause?: unknown) {

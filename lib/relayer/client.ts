@@ -119,9 +119,10 @@ function relayerMessage(body: unknown): string {
 }
 
 /** The relayer answered a non-2xx status; `data.status` and the relayer's message (e.g. 401 `invalid builder credentials`). */
-class RelayerRequestError extends BaseError {
+export class RelayerRequestError extends BaseError {
   override name = 'Relayer.RequestError';
-  static override readonly code = -32603;
+  /** EIP-1474 -32003: the relayer refused (never -32603, which dapp libraries retry). */
+  static override readonly code = -32003;
   readonly status: number;
   constructor(status: number, message: string) {
     super(`The relayer refused the request (${status})${message ? `: ${message}` : ''}.`, { data: { status, message } });
@@ -130,9 +131,10 @@ class RelayerRequestError extends BaseError {
 }
 
 /** The relayer answered in a shape that is not the venue's; nothing of it is used. */
-class RelayerMalformedAnswerError extends BaseError {
+export class RelayerMalformedAnswerError extends BaseError {
   override name = 'Relayer.MalformedAnswerError';
-  static override readonly code = -32603;
+  /** EIP-1474 -32002: the answer could not be used (never -32603, which dapp libraries retry). */
+  static override readonly code = -32002;
   constructor(path: string) {
     super(`The relayer answered ${path} in an unexpected shape.`, { data: { path } });
   }
@@ -143,9 +145,10 @@ class RelayerMalformedAnswerError extends BaseError {
  * submitted), with the relayer's reason. Final: it is shown to the person and never submitted again by
  * Countersign.
  */
-class RelayerTransactionFailedError extends BaseError {
+export class RelayerTransactionFailedError extends BaseError {
   override name = 'Relayer.TransactionFailedError';
-  static override readonly code = -32603;
+  /** EIP-1474 -32003 "transaction rejected" (never -32603, which dapp libraries retry). */
+  static override readonly code = -32003;
   readonly state: 'STATE_FAILED' | 'STATE_INVALID';
   readonly reason: string;
   constructor(id: string, state: 'STATE_FAILED' | 'STATE_INVALID', reason: string) {
@@ -157,7 +160,7 @@ class RelayerTransactionFailedError extends BaseError {
 }
 
 /** A relayer transaction was not mined within the polls; its outcome is unknown (it may still be mined). */
-class RelayerTimeoutError extends BaseError {
+export class RelayerTimeoutError extends BaseError {
   override name = 'Relayer.TimeoutError';
   static override readonly code = -32002;
   constructor(id: string) {

@@ -48,7 +48,7 @@ export const needsConfirmation = (s: ConfirmationSettings): boolean => {
  * Thrown before a signature while the active venue preset is not confirmed (`data.preset`: its key).
  * EIP-1193 4100 "unauthorized": the person has not allowed real-money signatures with this preset yet.
  */
-class VenueNotConfirmedError extends BaseError {
+export class VenueNotConfirmedError extends BaseError {
   override name = 'Settings.VenueNotConfirmedError';
   static override readonly code: number | undefined = 4100;
   constructor(key: string) {

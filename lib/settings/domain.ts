@@ -13,7 +13,7 @@ export type PinnedPerpsDomain = { name: string; version: string; chainId: number
  * Thrown before a perps signature when the gateway's exchange-info domain differs from the pinned one.
  * `data` names both (`pinned*`, `gateway*`). Nothing was signed or sent.
  */
-class PerpsDomainMismatchError extends BaseError {
+export class PerpsDomainMismatchError extends BaseError {
   override name = 'Settings.PerpsDomainMismatchError';
   /** EIP-1474 -32002 "resource unavailable": this gateway cannot be signed for as configured (nothing sent). */
   static override readonly code: number | undefined = -32002;

@@ -34,7 +34,7 @@ import { createProxy, deleteProxy as deleteProxyCommand, type PerpsCommand } fro
 import { assertExp, commandTs, randomSalt, type PerpsEnvelope } from '../perps/envelope';
 import { fetchPerpsDomains, perpsRead } from '../perps/client';
 import { submitPerpsCommand, type PerpsSessionTransport } from '../perps/transport';
-import { parsePerpsAnswer, type Book, type PerpsReadAnswer } from '../perps/wire';
+import { InvalidCommandAnswerError, parsePerpsAnswer, type Book, type PerpsReadAnswer } from '../perps/wire';
 import type { PerpsReadName } from '../perps/reads';
 import { PERPS_READS } from '../perps/reads';
 import type { PerpsCommandDomain, PerpsWithdrawDomain } from '../perps/signing';
@@ -43,7 +43,8 @@ import { orderRequestAmounts } from '../clob/amounts';
 import type { ClobOrderRequest } from '../clob/request';
 import { clobBalanceSchema, clobCancelAnswerSchema, clobHeartbeatAnswerSchema, clobMidpointSchema, clobNegRiskSchema, clobTickSizeSchema, clobL2Request, clobOrdersPageSchema, createOrDeriveApiKey, parseClobAnswer, type ClobCancelAnswer, type ClobOpenOrder } from '../clob/client';
 import { ClobCancelLog } from '../clob/cancels';
-import { ClobError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
+import { ClobError, ClobMalformedAnswerError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
+import { PerpsGatewayError } from '../perps/errors';
 import { buildClobOrder, CLOB_MAX_BATCH, exchangeAddress, signDepositWalletOrder, toPostOrderBody, toPostOrdersBody, type PostOrderBody } from '../clob/order';
 import { DepositWalletNotDeployedError, relayerClient } from '../relayer/client';
 import { walletHasCode } from '../relayer/chain';
@@ -89,9 +90,38 @@ export class OutcomeUnknownError extends BaseError {
   static override readonly pageData = true;
   /** EIP-1474 -32002 "resource unavailable": the venue did not answer. Never -32603, which dapp libraries retry (a second submission). */
   static override readonly code: number | undefined = -32002;
-  constructor(what: string, cause: unknown, data?: Record<string, string | number | boolean>) {
-    super(`No answer from the gateway: the ${what} may or may not have happened. Check the history before trying again.`, { cause, ...(data ? { data } : {}) });
+  /**
+   * `what` names the command in the message (`order`, `withdrawal` …); `data` what the page looks it up
+   * by (`command`, `coids`, `orderHashes`, `salt`, `ts`, `digest`); `reason` replaces the opening
+   * sentence (default: no answer from the gateway).
+   */
+  constructor(
+    readonly what: string,
+    cause: unknown,
+    data?: Record<string, string | number | boolean>,
+    readonly reason = 'No answer from the gateway',
+  ) {
+    super(`${reason}: the ${what} may or may not have happened. Check the history before trying again.`, { cause, ...(data ? { data } : {}) });
   }
+
+  /** The same error (message, cause) with `extra` added to its `data` (e.g. the page's `idempotencyKey`). */
+  withData(extra: Record<string, string | number | boolean>): OutcomeUnknownError {
+    return new OutcomeUnknownError(this.what, this.cause, { ...this.data, ...extra }, this.reason);
+  }
+}
+
+/** `OutcomeUnknownError`'s reason when the venue answered but the audit entry could not be written. */
+const UNRECORDED = 'Sent, but Countersign could not record the gateway\'s answer';
+
+/**
+ * Whether `err`, thrown by a submission, is the venue's own refusal (a classified answer: nothing was
+ * accepted) rather than a missing, unreadable or unrecorded answer. Anything else thrown once a signed
+ * submission left — a network error, a timeout, a malformed answer, a storage or library error — means
+ * the venue may hold it: `OutcomeUnknownError`, never a code a client retries (issue #20).
+ */
+function isKnownRefusal(err: unknown): err is BaseError {
+  if (err instanceof ClobMalformedAnswerError || err instanceof InvalidCommandAnswerError) return false;
+  return err instanceof PerpsGatewayError || err instanceof ClobError;
 }
 
 /** Thrown when a command would exceed the gateway's weight budget (refused before sending). */
@@ -458,20 +488,30 @@ export class SigningService {
     const { weight } = perpsArtifactCommand(artifact);
     // Panic's cancels and closes skip the client-side meter: a site that spent the budget must not block them (the gateway decides).
     if (opts.pass !== PANIC_PASS) this.meter(perpsUrl, weight.request, weight.action);
+    // What the page can look the command up by when no answer came: its client order ids (orders), and
+    // always the signed envelope's salt and ts and the EIP-712 digest signed (issue #20).
+    const coids = op.type === 'createOrders' ? op.args.flatMap((o) => (o.c === undefined ? [] : [o.c])) : [];
+    const lookup = { command: op.type, ...(coids.length ? { coids: coids.join(',') } : {}), salt, ts, digest: digests.join(',') }; // one digest for a perps command
+    const what = op.type === 'withdraw' ? 'withdrawal' : op.type === 'internalTransfer' ? 'transfer' : op.type;
+    let result: unknown;
     try {
       // The one send point, two transports (issue #22): the session when live for this account and proxy, else REST.
-      const result = await submitPerpsCommand({ perpsUrl, command: artifact, envelope, signerAddress: artifact.signerAddress, fetchFn: this.fetchFor(opts.timeoutMs), timeoutMs: opts.timeoutMs ?? this.requestTimeoutMs, session: this.o.session?.(artifact.account, perpsUrl) });
-      await audit({ ...base, kind, result: 'ok' });
-      return { envelope, body: result };
+      result = await submitPerpsCommand({ perpsUrl, command: artifact, envelope, signerAddress: artifact.signerAddress, fetchFn: this.fetchFor(opts.timeoutMs), timeoutMs: opts.timeoutMs ?? this.requestTimeoutMs, session: this.o.session?.(artifact.account, perpsUrl) });
     } catch (err) {
-      if (err instanceof NetworkError || err instanceof RequestTimeoutError) {
-        await audit({ ...base, kind, result: 'unknown' });
-        const coids = op.type === 'createOrders' ? op.args.flatMap((o) => (o.c === undefined ? [] : [o.c])) : [];
-        throw new OutcomeUnknownError(op.type === 'withdraw' ? 'withdrawal' : op.type === 'internalTransfer' ? 'transfer' : op.type, err, { command: op.type, ...(coids.length ? { coids: coids.join(',') } : {}) });
+      if (!isKnownRefusal(err)) {
+        await audit({ ...base, kind, result: 'unknown' }).catch(() => undefined);
+        throw new OutcomeUnknownError(what, err, lookup);
       }
-      await audit({ ...base, kind, result: 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
+      // The venue refused: that is the answer, even when recording it fails.
+      await audit({ ...base, kind, result: 'error', detail: err.shortMessage }).catch(() => undefined);
       throw err;
     }
+    // Sent and answered: an error from here on (the audit append) must not reach the page as a code a
+    // client retries, which would send the command again (issue #20).
+    await audit({ ...base, kind, result: 'ok' }).catch((err: unknown) => {
+      throw new OutcomeUnknownError(what, err, lookup, UNRECORDED);
+    });
+    return { envelope, body: result };
   }
 
   /** Signs an order-book artifact's orders past the gate and posts them; `recheck` runs right before the signatures. */
@@ -495,20 +535,27 @@ export class SigningService {
       bodies.push({ ...o.body, order: { ...o.body.order, signature } });
     }
     const audit = { ...base, kind: 'clob.postOrders' };
+    const lookup = { command: 'postOrders', orderHashes: digests.join(',') };
+    let results: BatchOrderResult[];
     try {
-      const results =
+      results =
         artifact.path === '/order'
           ? parseBatchResults([await this.l2(artifact.account, 'POST', '/order', bodies[0])], 1)
           : parseBatchResults(await this.l2(artifact.account, 'POST', '/orders', bodies), bodies.length);
-      await this.audit({ ...audit, result: 'ok' });
-      return results;
     } catch (err) {
-      const unknown = err instanceof NetworkError || err instanceof RequestTimeoutError;
-      await this.audit({ ...audit, result: unknown ? 'unknown' : 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
-      // Signed and posted, no answer: the orders may rest at the exchange (never resent by the page path).
-      if (unknown) throw new OutcomeUnknownError('order', err, { command: 'postOrders' });
+      // Signed and posted, no (readable) answer: the orders may rest at the exchange (never resent by the page path).
+      if (!isKnownRefusal(err)) {
+        await this.audit({ ...audit, result: 'unknown', detail: err instanceof BaseError ? err.shortMessage : 'error' }).catch(() => undefined);
+        throw new OutcomeUnknownError('order', err, lookup);
+      }
+      await this.audit({ ...audit, result: 'error', detail: err.shortMessage }).catch(() => undefined);
       throw err;
     }
+    // Posted and answered: an audit failure now must not reach the page as a retried code (issue #20).
+    await this.audit({ ...audit, result: 'ok' }).catch((err: unknown) => {
+      throw new OutcomeUnknownError('order', err, lookup, UNRECORDED);
+    });
+    return results;
   }
 
   /** Builds an L2 artifact's headers past the gate; `recheck` runs right before the HMAC. */

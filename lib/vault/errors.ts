@@ -19,6 +19,8 @@ export class VaultLockedError extends BaseError {
 /** No vault exists in this profile yet (create one first). */
 export class VaultNotInitializedError extends BaseError {
   override name = 'Vault.NotInitializedError';
+  /** EIP-1193 4900 "disconnected": no vault, nothing can be served until one is created. */
+  static override readonly code: number | undefined = 4900;
   constructor() {
     super('No vault exists yet. Create one first.');
   }

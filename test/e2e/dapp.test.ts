@@ -23,17 +23,22 @@ import { createWalletClient, custom } from 'viem';
 import { countersignActions, toCountersignError } from './lib/dapp';
 const store = createStore();
 const events = [];
+const payloads = [];
 let client;
 store.subscribe(() => {
   const d = store.findProvider({ rdns: 'xyz.countersign' });
   if (!d || client) return;
   client = createWalletClient({ transport: custom(d.provider) }).extend(countersignActions);
-  for (const e of ['accountsChanged', 'connect', 'chainChanged', 'disconnect']) d.provider.on(e, (data) => events.push({ event: e, data: data instanceof Error ? { code: data.code } : data }));
+  for (const e of ['accountsChanged', 'connect', 'chainChanged', 'disconnect']) d.provider.on(e, (data) => {
+    events.push({ event: e, data: data instanceof Error ? { code: data.code } : data });
+    payloads.push({ event: e, isError: data instanceof Error, name: data && data.name, code: data && data.code });
+  });
 }, { emitImmediately: true });
 const settle = (p) => p.then((value) => ({ ok: true, value }), (err) => { const e = toCountersignError(err); return { ok: false, code: e.rpcCode, type: e.name, message: e.shortMessage, data: e.data }; });
 window.__dapp = {
   ready: () => !!client,
   events,
+  payloads,
   request: (method, params) => settle(client.request({ method, params })),
   requestAddresses: () => settle(client.requestAddresses()),
   action: (name, arg) => settle(client[name](arg)),
@@ -41,7 +46,7 @@ window.__dapp = {
 `;
 
 type Outcome = { ok: boolean; value?: unknown; code?: number; type?: string; message?: string; data?: Record<string, unknown> };
-type Dapp = { ready: () => boolean; events: { event: string; data: unknown }[]; request: (m: string, p?: unknown) => Promise<Outcome>; requestAddresses: () => Promise<Outcome>; action: (name: string, arg?: unknown) => Promise<Outcome> };
+type Dapp = { ready: () => boolean; events: { event: string; data: unknown }[]; payloads: { event: string; isError: boolean; name?: string; code?: number }[]; request: (m: string, p?: unknown) => Promise<Outcome>; requestAddresses: () => Promise<Outcome>; action: (name: string, arg?: unknown) => Promise<Outcome> };
 declare const window: { __dapp: Dapp };
 
 let h: Harness;
@@ -71,6 +76,19 @@ async function ethMark(): Promise<string> {
   const [t] = (await r.json()) as { mark_price: string }[];
   return t!.mark_price;
 }
+/** Sets `/admin/silence` for `service` (the venue holds every request unanswered while silent). */
+async function silence(service: 'perps' | 'clob', silent: boolean) {
+  const r = await fetch(`${h.sandbox.url}/admin/silence`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ service, silent }) });
+  expect(r.ok).toBe(true);
+}
+/** Connects the test dapp again (one window, approved). */
+async function reconnect() {
+  const opened = nextWindow();
+  const r = dapp.evaluate(() => window.__dapp.requestAddresses());
+  await approveIn(await opened);
+  expect(await r).toMatchObject({ ok: true, value: [h.sandbox.demo.owner.address] });
+}
+const clobOrder = (idempotencyKey: string, price = '0.40') => ({ orders: [{ tokenId: h.sandbox.ctx.clob.markets[0]!.tokenIds[0]!, side: 'BUY', price, size: '10', orderType: 'GTC' }], idempotencyKey });
 const ethOrder = (p: string, c?: string, qty = '0.01') => ({ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty, p, tif: 'gtc', po: true, ...(c ? { c } : {}) }] } });
 
 beforeAll(async () => {
@@ -85,7 +103,7 @@ beforeAll(async () => {
   h.ctx.on('page', (p) => {
     if (p.url().endsWith('/approval.html')) windows++;
   });
-  ({ send } = await onboardDemo(h, PASSWORD));
+  ({ send } = await onboardDemo(h, PASSWORD, { clob: true }));
   dapp = await h.ctx.newPage();
   await dapp.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
   await dapp.waitForFunction(() => window.__dapp?.ready(), undefined, { timeout: 15_000 });
@@ -96,6 +114,11 @@ afterAll(async () => {
 });
 
 describe('a mipd + viem dapp in Chromium (issue #20)', () => {
+  it('EIP-1193 connect: a page that only listens is told connect with the chain id as soon as the provider serves, before it asks anything', async () => {
+    await dapp.waitForFunction(() => window.__dapp.events.some((e) => e.event === 'connect'));
+    expect((await events())[0]).toEqual({ event: 'connect', data: { chainId: '0x13882' } });
+  });
+
   it('eth_requestAccounts on a locked vault: one window shows the unlock form, then the connection; five calls resolve with the account', async () => {
     expect((await send('vault.lock')).ok).toBe(true);
     const before = windows;
@@ -191,5 +214,83 @@ describe('a mipd + viem dapp in Chromium (issue #20)', () => {
     // The site's EIP-2255 revoke ends the grant with the connection.
     expect(await action('revokeCountersign')).toMatchObject({ ok: true });
     expect(((await send('grant.list')).result as unknown[]).length).toBe(0);
+  });
+
+  it('EIP-2255: wallet_requestPermissions (one window) and wallet_getPermissions answer the eth_accounts permission; wallet_revokePermissions is accountsChanged [] and no disconnect; eth_chainId answers while locked', async () => {
+    const origin = new URL(dapp.url()).origin;
+    const owner = h.sandbox.demo.owner.address;
+    const before = windows;
+    const opened = nextWindow();
+    const asked = request('wallet_requestPermissions', [{ eth_accounts: {} }]);
+    await approveIn(await opened);
+    const shape = { invoker: origin, parentCapability: 'eth_accounts', caveats: [{ type: 'restrictReturnedAccounts', value: [owner] }] };
+    const got = await asked;
+    expect(got).toMatchObject({ ok: true, value: [shape] });
+    expect(typeof ((got.value as { date: unknown }[])[0]!.date)).toBe('number');
+    expect(windows - before).toBe(1);
+    expect(await request('wallet_getPermissions')).toMatchObject({ ok: true, value: [shape] });
+    const seen = (await events()).length;
+    expect(await request('wallet_revokePermissions', [{ eth_accounts: {} }])).toEqual({ ok: true, value: null });
+    await dapp.waitForFunction((n) => window.__dapp.events.slice(n).some((e) => e.event === 'accountsChanged' && Array.isArray(e.data) && e.data.length === 0), seen);
+    expect(await request('wallet_getPermissions')).toEqual({ ok: true, value: [] });
+    expect(await request('eth_accounts')).toEqual({ ok: true, value: [] });
+    // The provider still serves the chain: revoke is not a disconnect, nor is a lock.
+    expect((await send('vault.lock')).ok).toBe(true);
+    expect(await request('eth_chainId')).toEqual({ ok: true, value: '0x13882' });
+    expect((await send('vault.unlock', { password: PASSWORD })).ok).toBe(true);
+    expect((await events()).slice(seen).some((e) => e.event === 'disconnect'), 'revoke / lock are not a disconnect').toBe(false);
+  });
+
+  it('clob_postOrders with an idempotencyKey sent twice at once (and through viem\'s retry policy): one window, one submission, the same answer', async () => {
+    await reconnect();
+    const [before, sent] = [windows, submissions()];
+    const opened = nextWindow();
+    const both = dapp.evaluate((o) => Promise.all([window.__dapp.request('clob_postOrders', [o]), window.__dapp.request('clob_postOrders', [o])]), clobOrder('join-1', '0.41'));
+    await approveIn(await opened);
+    const [a, b] = await both;
+    expect(a).toMatchObject({ ok: true, value: [{ success: true }] });
+    expect(b).toEqual(a);
+    expect(windows - before).toBe(1);
+    expect(submissions() - sent).toBe(1);
+  });
+
+  it('a lost gateway answer: the unknown-outcome error with the order hashes, once; the repeat sends nothing and opens no window', async () => {
+    const [before, sent] = [windows, submissions()];
+    await silence('clob', true);
+    let lost: Outcome;
+    try {
+      const opened = nextWindow();
+      const r = request('clob_postOrders', [clobOrder('lost-1', '0.42')]);
+      await approveIn(await opened);
+      lost = await r; // the signer's deadline (15 s) passes with no answer
+    } finally {
+      await silence('clob', false);
+    }
+    expect(lost).toMatchObject({ ok: false, code: -32002, type: 'Countersign.OutcomeUnknownError', data: { command: 'postOrders', idempotencyKey: 'lost-1' } });
+    expect(String(lost.data?.orderHashes)).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(windows - before).toBe(1);
+    const posted = submissions() - sent;
+    expect(posted).toBeLessThanOrEqual(1);
+    // The page (or a client's retry) asks again with the same key: the same error at once, nothing sent, no window.
+    expect(await request('clob_postOrders', [clobOrder('lost-1', '0.42')])).toEqual(lost);
+    expect(windows - before).toBe(1);
+    expect(submissions() - sent).toBe(posted);
+  });
+
+  // Last: the extension is reloaded under the page, so this page's content script can reach it no more.
+  it('disconnect when the extension cannot be reached (reloaded under the page): a ProviderRpcError instance (4900), the request a retryable 4900', async () => {
+    const seen = (await dapp.evaluate(() => window.__dapp.payloads.length));
+    await h.worker.evaluate(() => (globalThis as unknown as { chrome: { runtime: { reload: () => void } } }).chrome.runtime.reload()).catch(() => undefined);
+    // The old worker is gone; this page's content script is orphaned: a request cannot open a port.
+    let r: Outcome | undefined;
+    for (let i = 0; i < 50; i++) {
+      r = await request('eth_chainId');
+      if (!r.ok) break;
+      await sleep(100);
+    }
+    expect(r).toMatchObject({ ok: false, code: 4900, data: { retryable: true } });
+    await dapp.waitForFunction((n) => window.__dapp.payloads.slice(n).some((e) => e.event === 'disconnect'), seen);
+    const d = (await dapp.evaluate(() => window.__dapp.payloads.slice())).slice(seen).find((e) => e.event === 'disconnect');
+    expect(d).toEqual({ event: 'disconnect', isError: true, name: 'ProviderRpcError', code: 4900 });
   });
 });

@@ -269,7 +269,7 @@ class ReplacesCredentialsError extends InvalidFieldError {
 }
 
 /** The active account has no deposit wallet set up (or its stored address no longer matches the derivation): derive it first. */
-class NoDepositWalletError extends BaseError {
+export class NoDepositWalletError extends BaseError {
   override name = 'Relayer.NoDepositWalletError';
   static override readonly code = 4100;
   constructor() {
