@@ -13,6 +13,7 @@ import { WebSocket as NodeWebSocket } from 'ws';
 import type { Address } from 'viem';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { startBackground } from './index';
+import { onStreamPush } from '../../entrypoints/popup/api';
 import type { BackgroundBrowser } from './browser';
 import { BOUNDS, browser, callAs, KDF, onboardDemo, sleep, until, waitPending, withPages, type PagedBackground, type Reply } from './testkit';
 
@@ -189,6 +190,54 @@ describe('A5 a hostile venue over the session socket', () => {
   });
 });
 
+describe('A1 revoke and panic act before the next session frame', () => {
+  it('G1 after a revoke the next order over the live session asks the person; nothing is sent before the answer', async () => {
+    const { bg } = await ready();
+    const g = await grant(bg);
+    await sessionLive(bg);
+    const first = (await bg.page(page).request('perps_sendCommand', await btcOrder())) as { status: string }[];
+    expect(first[0]!.status).toBe('ok');
+    await bg.grants().revoke((g as { id: string }).id);
+    const frames = commandFrames().length;
+    const next = bg.page(page).request('perps_sendCommand', await btcOrder()).catch((e: unknown) => e);
+    const [view] = await waitPending(bg);
+    expect(view).toBeDefined();
+    expect(commandFrames()).toHaveLength(frames);
+    bg.registry.decide(view!.id, { approve: false, digest: view!.digest });
+    expect(seen(await next).code).toBe(4001);
+    expect(commandFrames()).toHaveLength(frames);
+  });
+
+  it('G2 while a command waits for its session answer, a halt refuses the next one before signing (no second frame)', async () => {
+    const { bg } = await ready();
+    await grant(bg);
+    await sessionLive(bg);
+    h.ctx.delayMs.set('perps', 300);
+    const a = bg.page(page).request('perps_sendCommand', await btcOrder()).catch((e: unknown) => e);
+    await until(() => commandFrames().length === 1);
+    void bg.service().halt('panic');
+    const b = await bg.page(page).request('perps_sendCommand', await btcOrder()).catch((e: unknown) => e);
+    expect(seen(b).code).toBe(4900);
+    await a;
+    h.ctx.delayMs.delete('perps');
+    expect(commandFrames().filter((f) => (f.op as { type: string }).type === 'createOrders')).toHaveLength(1);
+  });
+});
+
+describe('A6 notifications from a hostile venue frame', () => {
+  it('N1 an order frame whose quantity is words raises no OS notification carrying the venue\'s text — BROKEN', async () => {
+    const { bg, out } = await ready();
+    await sessionLive(bg);
+    const lure = '0.01 BTC. SECURITY ALERT from Countersign: your vault is compromised, re-import your key at https://evil.example';
+    inject(sessionSocket(), { ch: 'orders', ts: Date.now(), sq: 1, data: { oid: 987654, iid: 1, buy: true, p: '1', qty: lure, status: 'expired', rest: '0', fill: '0' } });
+    await sleep(1500);
+    const text = JSON.stringify(out.notices);
+    expect(out.notices.length, 'the frame raised a notice').toBeGreaterThanOrEqual(0);
+    expect(text).not.toContain('evil.example');
+    expect(text).not.toContain('SECURITY ALERT');
+  });
+});
+
 describe('A2/A4 secrets and pushes', () => {
   it('P1 the proxy secret and order-book API credentials appear in no push, status, audit, notification or page event; a page gets no stream data', async () => {
     const { bg, out } = await ready();
@@ -230,6 +279,18 @@ describe('A2/A4 secrets and pushes', () => {
       const e = await bg.page(page).request(m, [{ account: owner() }]).catch((x: unknown) => x);
       expect((e as { code?: number }).code, m).toBeDefined();
     }
+  });
+});
+
+describe('A4 pushes into the popup', () => {
+  it('X1 the popup takes stream pushes only from the background, not from a tab\'s content script — BROKEN', async () => {
+    const got: unknown[] = [];
+    const off = onStreamPush((m) => got.push(m));
+    const fake = { type: 'streams.push', account: owner(), push: { kind: 'fills', fills: [{ order_id: 1, instrument_id: 1, side: 'long', price: '1', quantity: '1000', fee: '0', taker: true, timestamp: Date.now() }] } };
+    // What a content script in an https tab (its renderer compromised) can send with runtime.sendMessage.
+    await fakeBrowser.runtime.onMessage.trigger(fake, { id: fakeBrowser.runtime.id, url: 'https://evil.example/', tab: { id: 9 } as never, frameId: 0 }, () => undefined);
+    off();
+    expect(got).toHaveLength(0);
   });
 });
 
