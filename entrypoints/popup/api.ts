@@ -11,9 +11,12 @@ export const call = createCaller((m) => browser.runtime.sendMessage(m));
 /**
  * Listens for the background's stream pushes (issue #22, `lib/messaging/streams.ts`; the listener
  * validates them); returns the unsubscribe. The listener never answers, so procedure calls are untouched.
+ * Only this extension's own contexts outside any tab are heard: a content script (a tab's renderer) can
+ * send runtime messages too, and its pushes — fake positions or fills — are dropped.
  */
 export function onStreamPush(fn: (message: unknown) => void): () => void {
-  const listener = (message: unknown): undefined => {
+  const listener = (message: unknown, sender: { id?: string; tab?: unknown }): undefined => {
+    if (sender.id !== browser.runtime.id || sender.tab !== undefined) return;
     fn(message);
   };
   browser.runtime.onMessage.addListener(listener);

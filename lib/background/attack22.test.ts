@@ -4,7 +4,12 @@
  * fake browser against the in-process sandbox; `ws` as the worker's WebSocket, wrapped so a test can
  * play a hostile venue by injecting frames into the background's sockets.
  *
- * A test that shows a break asserts the SECURE behaviour and is named "… — BROKEN".
+ * Each test asserts the SECURE behaviour. Six, named "(was broken)", failed on the code they attacked
+ * and pass since their fixes: S1 gap resyncs are coalesced (`lib/streams/coalesce.ts`); N1 stream
+ * decimals are validated (`lib/streams/perps-frames.ts`); X1 the popup hears pushes only from the
+ * extension outside tabs (`entrypoints/popup/api.ts`); C1/C2 deposit-wallet signing and re-deriving API
+ * keys wait for the real-money confirmation; R1 a relayer answer that cannot be read after a submit is an
+ * unknown outcome, never a plain failure (`lib/background/procedures/deposit.ts`).
  */
 import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -101,7 +106,7 @@ const grant = (bg: PagedBackground) => bg.grants().create({ origin: SITE, accoun
 const seen = (e: unknown) => ({ code: (e as { code?: number }).code, message: (e as { message?: string }).message });
 
 describe('A5 a hostile venue over the session socket', () => {
-  it('S1 a flood of sq-gapped frames does not spend the client weight budget nor block the person\'s orders — BROKEN', async () => {
+  it('S1 a flood of sq-gapped frames does not spend the client weight budget nor block the person\'s orders (was broken)', async () => {
     const { bg, wire } = await ready();
     await grant(bg);
     await sessionLive(bg);
@@ -225,7 +230,7 @@ describe('A1 revoke and panic act before the next session frame', () => {
 });
 
 describe('A6 notifications from a hostile venue frame', () => {
-  it('N1 an order frame whose quantity is words raises no OS notification carrying the venue\'s text — BROKEN', async () => {
+  it('N1 an order frame whose quantity is words raises no OS notification carrying the venue\'s text (was broken)', async () => {
     const { bg, out } = await ready();
     await sessionLive(bg);
     const lure = '0.01 BTC. SECURITY ALERT from Countersign: your vault is compromised, re-import your key at https://evil.example';
@@ -283,7 +288,7 @@ describe('A2/A4 secrets and pushes', () => {
 });
 
 describe('A4 pushes into the popup', () => {
-  it('X1 the popup takes stream pushes only from the background, not from a tab\'s content script — BROKEN', async () => {
+  it('X1 the popup takes stream pushes only from the background, not from a tab\'s content script (was broken)', async () => {
     const got: unknown[] = [];
     const off = onStreamPush((m) => got.push(m));
     const fake = { type: 'streams.push', account: owner(), push: { kind: 'fills', fills: [{ order_id: 1, instrument_id: 1, side: 'long', price: '1', quantity: '1000', fee: '0', taker: true, timestamp: Date.now() }] } };
@@ -353,7 +358,7 @@ describe('A3/B deposit wallet and relayer under the real-money confirmation; pen
   /** A custom setup with one service off loopback (a bridge the batch never calls): real money, not confirmed. */
   const unconfirmed = { bridgeUrl: 'https://bridge.example' };
 
-  it('C1 a deposit-wallet batch (owner-signed, moves funds) is refused while the venue is not confirmed, like an order — BROKEN', async () => {
+  it('C1 a deposit-wallet batch (owner-signed, moves funds) is refused while the venue is not confirmed, like an order (was broken)', async () => {
     const { bg, owner, sent, ok, deploy } = await depositAccount();
     await deploy();
     const s = await ok<{ preset: string }>('settings.set', unconfirmed);
@@ -365,14 +370,14 @@ describe('A3/B deposit wallet and relayer under the real-money confirmation; pen
     // The batch: the person approves its window (or the window is never shown); nothing may be signed or submitted.
     const submitsBefore = sent.filter((x) => x.method === 'POST' && x.url.endsWith('/relayer/submit')).length;
     const reply = callAs(bg, 'clob.walletBatch', { account: owner, batch: { kind: 'setup' } }) as Promise<Reply>;
-    const [view] = await waitPending(bg);
+    const view = await Promise.race([reply.then(() => undefined), waitPending(bg).then(([v]) => v)]);
     if (view) bg.registry.decide(view.id, { approve: true, digest: view.digest });
     const r = await reply;
     expect(sent.filter((x) => x.method === 'POST' && x.url.endsWith('/relayer/submit')).length - submitsBefore).toBe(0);
     expect(r.error?.name).toBe('Settings.VenueNotConfirmedError');
   });
 
-  it('C2 re-deriving order-book API credentials (an owner-key L1 signature) waits for the real-money confirmation — BROKEN', async () => {
+  it('C2 re-deriving order-book API credentials (an owner-key L1 signature) waits for the real-money confirmation (was broken)', async () => {
     const { bg, owner, sent, ok } = await depositAccount();
     await ok('settings.set', unconfirmed);
     const before = sent.length;
@@ -382,7 +387,7 @@ describe('A3/B deposit wallet and relayer under the real-money confirmation; pen
     expect(r.error?.name).toBe('Settings.VenueNotConfirmedError');
   });
 
-  it('R1 a relayer that answers a batch with an empty transaction id: the submitted batch is not reported (and audited) as a plain failure — BROKEN', async () => {
+  it('R1 a relayer that answers a batch with an empty transaction id: the submitted batch is not reported (and audited) as a plain failure (was broken)', async () => {
     let hostile = false;
     const { bg, owner, sent, deploy } = await depositAccount((url, body) => (hostile && url.endsWith('/relayer/submit') && body.includes('"transactionID"') ? body.replace(/"transactionID":"[^"]*"/, '"transactionID":""') : undefined));
     await deploy();

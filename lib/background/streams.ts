@@ -20,6 +20,7 @@
  * receive time (the popup's first book); a gap in a book's `sq` or a reconnect re-reads it over REST.
  * A REST resync never puts an order back in time: events that arrived while it was read win (`Recency`).
  */
+import { coalesced, type Coalesced } from '../streams/coalesce';
 import { activeAccount } from '../accounts';
 import type { GrantService } from '../grants/service';
 import type { StreamPush } from '../messaging/streams';
@@ -100,7 +101,13 @@ function createMarketFeeds(d: MarketDeps) {
     books.set(iid, { book, at });
     d.broadcast({ kind: 'perpsBook', iid, book, at });
   };
-  const resyncBook = (iid: number) => void d.perpsBook(iid).then((b) => perps?.iid === iid && keepBook(iid, b), () => undefined);
+  /** The shown instrument's book read again after a gap (coalesced: a flood of gaps costs one read per 5 s). */
+  const bookResync = coalesced(async () => {
+    const iid = perps?.iid;
+    if (iid === undefined) return;
+    const b = await d.perpsBook(iid);
+    if (perps?.iid === iid) keepBook(iid, b);
+  });
 
   function onPerps(e: PerpsStreamEvent): void {
     if (!isMarket(e)) return;
@@ -135,7 +142,7 @@ function createMarketFeeds(d: MarketDeps) {
       WebSocket: d.Ws,
       now: d.now,
       onEvent: (e) => onPerps(e),
-      onResync: () => perps && resyncBook(perps.iid),
+      onResync: () => bookResync.request(),
       onStatus: (st) => status('perps', st.state),
     });
     perps = { url, iid, stream };
@@ -213,16 +220,18 @@ function createClobUser(d: { Ws: WebSocketConstructor; now: () => number; push: 
         d.push({ kind: 'clobOrder', order: e.order });
       } else if (e.kind === 'trade') d.push({ kind: 'clobTrade', trade: e.trade });
     },
-    onResync: () => void resync(),
+    onResync: () => resyncs.request(),
     onStatus: (st) => d.push({ kind: 'clobStatus', state: st.state }),
   });
+  const resyncs = coalesced(resync);
   channel.start();
-  void resync();
+  resyncs.request();
   return {
     channel,
     hasOpen: () => open.size > 0,
     stop() {
       closed = true;
+      resyncs.stop();
       channel.stop();
     },
   };
@@ -234,7 +243,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
   const Ws = d.WebSocket ?? globalThis.WebSocket;
   let popupSeenAt = -Infinity;
   let watching: { perpsIid?: number; clobToken?: string } = {};
-  let current: { key: string; account: `0x${string}`; stream: PerpsStream } | undefined;
+  let current: { key: string; account: `0x${string}`; stream: PerpsStream; resyncs: Coalesced } | undefined;
   let clobUser: { key: string; account: `0x${string}`; feed: ReturnType<typeof createClobUser> } | undefined;
   const openOrders = new Set<number>();
   const recency = new Recency<number, OrderView>();
@@ -255,6 +264,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
   function closePerps(): void {
     if (!current) return;
     current.stream.stop();
+    current.resyncs.stop();
     current = undefined;
     held = undefined;
     openOrders.clear();
@@ -308,13 +318,14 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
       WebSocket: Ws,
       now,
       onEvent: (e) => current?.key === key && onEvent(account, e),
-      onResync: () => void resync(account, key),
+      onResync: () => resyncs.request(),
       onStatus: (s) => current?.key === key && push(account, { kind: 'status', state: s.state, lastEventAt: s.lastEventAt }),
     });
-    current = { key, account, stream };
+    const resyncs = coalesced(() => resync(account, key));
+    current = { key, account, stream, resyncs };
     d.lifetime.hold('streams');
     stream.start();
-    void resync(account, key);
+    resyncs.request();
   }
 
   /** Opens the account's order-book user channel (its API credentials read here, never pushed). */

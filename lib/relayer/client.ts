@@ -39,7 +39,7 @@ const transactionSchema = v.looseObject({
 /** A validated relayer transaction row. */
 export type RelayerTransaction = v.InferOutput<typeof transactionSchema>;
 
-const submitAnswerSchema = v.looseObject({ transactionID: text(100), state: v.picklist(states), errorMsg: v.optional(text(500)) });
+const submitAnswerSchema = v.looseObject({ transactionID: v.pipe(v.string(), v.minLength(1), v.maxLength(100)), state: v.picklist(states), errorMsg: v.optional(text(500)) });
 const nonceSchema = v.object({ nonce: v.pipe(v.string(), v.regex(/^\d{1,78}$/)) });
 const deployedSchema = v.object({ deployed: v.boolean() });
 

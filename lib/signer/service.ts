@@ -649,7 +649,9 @@ export class SigningService {
   /** Creates (or, when the nonce is used, derives) CLOB credentials for `account` and stores them. */
   async clobCreateOrDerive(account: string, opts: { nonce?: number } = {}) {
     this.gate(undefined, () => false);
-    const { clobUrl, clobChainId } = await this.o.settings();
+    const settings = await this.o.settings();
+    assertVenueConfirmed(settings); // an owner-key ClobAuth signature: a real-money venue only once confirmed
+    const { clobUrl, clobChainId } = settings;
     const owner = await this.o.vault.ownerAccount(account);
     const { credentials, derived } = await createOrDeriveApiKey(
       clobUrl,

@@ -11,6 +11,12 @@ import * as v from 'valibot';
 import { PERPS_READ_ANSWERS, type Book, type OrderView, type Portfolio, type Statistic, type Ticker } from '../perps/wire';
 
 const str = v.pipe(v.string(), v.maxLength(200));
+/** A decimal string (sizes, prices: a venue frame's words never reach a notification or the popup as a number). */
+const dec = v.pipe(v.string(), v.regex(/^\d{1,40}(\.\d{1,40})?$/));
+/** A signed decimal string (fees, PnL, funding rates). */
+const sdec = v.pipe(v.string(), v.regex(/^-?\d{1,40}(\.\d{1,40})?$/));
+/** A price that a market order may leave empty. */
+const price = v.union([dec, v.literal('')]);
 const id = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
 const ms = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
 
@@ -26,14 +32,14 @@ const orderSchema = v.object({
   oid: id,
   iid: id,
   buy: v.boolean(),
-  p: str,
-  qty: str,
+  p: price,
+  qty: dec,
   tif: v.optional(str),
   po: v.optional(v.boolean()),
   ro: v.optional(v.boolean()),
   status: str,
-  rest: str,
-  fill: str,
+  rest: dec,
+  fill: dec,
   cts: v.optional(ms),
   uts: v.optional(ms),
   coid: v.optional(str),
@@ -45,11 +51,11 @@ const fillSchema = v.object({
   oid: id,
   iid: id,
   side: v.picklist(['long', 'short']),
-  p: str,
-  qty: str,
+  p: dec,
+  qty: dec,
   taker: v.boolean(),
-  fee: str,
-  pnl: str,
+  fee: sdec,
+  pnl: sdec,
   ts: ms,
   coid: v.optional(str),
 });
@@ -60,12 +66,12 @@ const portfolioSchema = PERPS_READ_ANSWERS.portfolio;
 const balanceSchema = PERPS_READ_ANSWERS.balances.item;
 const tpslSchema = v.object({ oid: id, st: str, reason: v.optional(str) });
 
-const level = v.tuple([str, str]);
+const level = v.tuple([dec, dec]);
 /** Public channels (PROTOCOL.md §5.2), in the venue's compact names. */
 const bookSchema = v.object({ b: v.pipe(v.array(level), v.maxLength(1_000)), a: v.pipe(v.array(level), v.maxLength(1_000)) });
-const bboSchema = v.object({ iid: id, bp: str, bq: str, ap: str, aq: str });
-const tickerSchema = v.object({ iid: id, idx: str, mark: str, last: str, mid: str, fr: str });
-const statisticSchema = v.object({ iid: id, vol: str, open: str });
+const bboSchema = v.object({ iid: id, bp: dec, bq: dec, ap: dec, aq: dec });
+const tickerSchema = v.object({ iid: id, idx: dec, mark: dec, last: dec, mid: dec, fr: sdec });
+const statisticSchema = v.object({ iid: id, vol: dec, open: dec });
 
 /** A fill as the REST fills read returns it (`GET /v1/account/fills` row): USDC `fee` / `pnl`, `timestamp` Unix ms. */
 export type FillRow = {

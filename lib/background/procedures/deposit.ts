@@ -20,7 +20,7 @@ import type { DEPOSIT_CONTRACT } from '../../messaging/deposit';
 import { signWalletBatch, walletBatchTypedData, walletCreateRequest, type WalletCall } from '../../relayer/batch';
 import { redeemCalls, setupCalls } from '../../relayer/calls';
 import { readDepositWallet, walletHasCode } from '../../relayer/chain';
-import { DepositWalletNotDeployedError, relayerClient, type RelayerTransaction } from '../../relayer/client';
+import { DepositWalletNotDeployedError, RelayerRequestError, RelayerTransactionFailedError, relayerClient, type RelayerTransaction } from '../../relayer/client';
 import { venueContracts } from '../../relayer/contracts';
 import { describeWalletCalls } from '../../relayer/decode';
 import { forgetRelayerTxs, pendingRelayerTxs, rememberRelayerTx } from '../../relayer/pending';
@@ -29,6 +29,8 @@ import { toUnits } from '../../decimal';
 import { InvalidFieldError } from '../../validation';
 import { beaconDepositWallet, uupsDepositWallet } from '../../relayer/wallet';
 import { readSettings, type Settings } from '../../settings';
+import { assertVenueConfirmed } from '../../settings/confirmation';
+import { OutcomeUnknownError } from '../../signer/service';
 import { userRejected } from '../../provider/errors';
 import type { DepositWalletInfo } from '../../vault/vault';
 import { auditOf, type ContractHandlers, type ProcedureDeps } from './deps';
@@ -59,6 +61,24 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
     if (derived.toLowerCase() !== w.wallet.toLowerCase()) throw new NoDepositWalletError();
     return w;
   };
+  /**
+   * A signed relayer request's answer: the relayer's own refusal (a 4xx answer, or INVALID) is
+   * audited `error` and thrown as is; anything else once the request left — no answer, a malformed one —
+   * means the relayer may run it: audited `unknown` and thrown as `OutcomeUnknownError` (-32002), so
+   * nobody is told it failed and runs it again (nothing is resubmitted without the person).
+   */
+  const submitted = async <T>(sending: Promise<T>, audit: { at: number; origin: string; account: string; kind: string; summary: string; digest?: string }, what: string): Promise<T> => {
+    try {
+      return await sending;
+    } catch (err) {
+      const refused = (err instanceof RelayerRequestError && err.status < 500) || err instanceof RelayerTransactionFailedError;
+      await appendAudit(auditOf(d), { ...audit, result: refused ? 'error' : 'unknown', detail: err instanceof BaseError ? err.shortMessage : 'error' });
+      if (refused) throw err;
+      throw new OutcomeUnknownError(what, err, { command: audit.kind }, 'No readable answer from the relayer');
+    }
+  };
+  /** Remembers a submitted transaction for `status` (best effort: the submission already happened). */
+  const remembered = (account: string, transactionID: string, label: string) => rememberRelayerTx(db, { account, transactionID, label, at: Date.now() }).catch(() => undefined);
   return {
     'clob.depositWallet.derive': async ({ account, replaceCredentials }) => {
       await requireActiveAccount(db, vault, account);
@@ -67,6 +87,7 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       if (existing !== undefined && existing !== 3 && replaceCredentials !== true) throw new ReplacesCredentialsError(existing);
       const owner = await vault.ownerAccount(account);
       const { s, fetchFn, deployed: isDeployed } = await env();
+      assertVenueConfirmed(s); // it signs (ClobAuth for the API and builder keys) on a real-money venue only once confirmed
       const chain = await readDepositWallet(s.rpcUrl, owner.address, s.clobChainId, fetchFn);
       const deployed = await isDeployed(chain.address);
       await service.clobCreateOrDerive(account);
@@ -86,11 +107,13 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
     'clob.depositWallet.create': async ({ account }) => {
       await requireActiveAccount(db, vault, account);
       const { s, relayer, deployed: isDeployed } = await env();
+      assertVenueConfirmed(s);
       const w = await stored(account, s.clobChainId);
       if (await isDeployed(w.wallet)) return { deployed: true };
-      const transaction = await relayer.submit(walletCreateRequest(w.account, s.clobChainId), await vault.builderCredentials(account));
-      await rememberRelayerTx(db, { account: w.account, transactionID: transaction.transactionID, label: 'Creating the deposit wallet', at: Date.now() });
-      await appendAudit(auditOf(d), { at: Date.now(), origin: 'extension', account: w.account, kind: 'relayer.walletCreate', summary: `create deposit wallet ${w.wallet}`, result: 'ok' });
+      const audit = { at: Date.now(), origin: 'extension', account: w.account, kind: 'relayer.walletCreate', summary: `create deposit wallet ${w.wallet}` };
+      const transaction = await submitted(relayer.submit(walletCreateRequest(w.account, s.clobChainId), await vault.builderCredentials(account)), audit, 'deposit-wallet creation');
+      await remembered(w.account, transaction.transactionID, 'Creating the deposit wallet');
+      await appendAudit(auditOf(d), { ...audit, result: 'ok' });
       return { deployed: false, transaction };
     },
     'clob.depositWallet.status': async ({ account, transactionID }) => {
@@ -121,6 +144,7 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
     'clob.walletBatch': async ({ account, batch }) => {
       await requireActiveAccount(db, vault, account);
       const { s, fetchFn, relayer, deployed: isDeployed } = await env();
+      assertVenueConfirmed(s); // an owner-signed batch moves funds: like an order, only on a confirmed venue
       const w = await stored(account, s.clobChainId);
       if (!(await isDeployed(w.wallet))) throw new DepositWalletNotDeployedError(w.wallet);
       const bridged = batch.kind === 'withdraw' ? await bridgeWithdrawCall(s, w.wallet, batch, fetchFn) : undefined;
@@ -150,17 +174,13 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       await d.showApprovals?.();
       const view = await approved;
       if (view.digest !== digest) throw userRejected('The approved batch is not the one built; nothing was signed.');
+      assertVenueConfirmed(await readSettings(db)); // again after the window: the setting may have changed meanwhile
       const request = await signWalletBatch(await vault.ownerAccount(account), walletBatch);
       const audit = { at: Date.now(), origin: 'extension', account: w.account, kind: 'relayer.walletBatch', summary: described.calls.map((c) => c.words).join('; ').slice(0, 500), digest };
-      try {
-        const submitted = await relayer.submit(request, await vault.builderCredentials(account));
-        await rememberRelayerTx(db, { account: w.account, transactionID: submitted.transactionID, label: batchLabel(batch), at: Date.now() });
-        await appendAudit(auditOf(d), { ...audit, result: 'ok' });
-        return submitted;
-      } catch (err) {
-        await appendAudit(auditOf(d), { ...audit, result: 'error', detail: err instanceof BaseError ? err.shortMessage : 'error' });
-        throw err;
-      }
+      const answer = await submitted(relayer.submit(request, await vault.builderCredentials(account)), audit, 'batch');
+      await remembered(w.account, answer.transactionID, batchLabel(batch));
+      await appendAudit(auditOf(d), { ...audit, result: 'ok' });
+      return answer;
     },
   };
 }
