@@ -278,7 +278,7 @@ async function venueApprovals(clobUrl: string, chainId: number, account: Address
  * or 2 (its orders would then be signed as type 3 and paid from the new, empty wallet): refused unless
  * the request says `replaceCredentials: true`. Nothing was read or stored.
  */
-class ReplacesCredentialsError extends InvalidFieldError {
+export class ReplacesCredentialsError extends InvalidFieldError {
   override name = 'Relayer.ReplacesCredentialsError';
   constructor(signatureType: 0 | 1 | 2) {
     super({
