@@ -20,32 +20,13 @@ import { startHarness, type Harness } from '../sandbox/testkit';
 import { startBackground } from './index';
 import { onStreamPush } from '../../entrypoints/popup/api';
 import type { BackgroundBrowser } from './browser';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, sleep, until, waitPending, withPages, type PagedBackground, type Reply } from './testkit';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, sleep, until, waitPending, withPages, type PagedBackground, type Reply } from './testkit';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
 
-/** Frames the background wrote, and its sockets (with whether each authenticated: the account session). */
-const wsLog: { frames: Record<string, unknown>[]; sockets: (NodeWebSocket & { authed?: boolean })[]; onCommand?: (ws: NodeWebSocket, frame: Record<string, unknown>) => void } = { frames: [], sockets: [] };
-class RecordingWebSocket extends NodeWebSocket {
-  authed = false;
-  constructor(url: string) {
-    super(url);
-    wsLog.sockets.push(this);
-  }
-  override send(data: string): void {
-    super.send(data);
-    let frame: Record<string, unknown>;
-    try {
-      frame = JSON.parse(data) as Record<string, unknown>;
-    } catch {
-      return; // the order-book channel's text "PING"
-    }
-    wsLog.frames.push(frame);
-    if ((frame.op as { type?: string } | undefined)?.type === 'auth') this.authed = true;
-    if ('sig' in frame) wsLog.onCommand?.(this, frame);
-  }
-}
+const recorder = recordingWebSocket();
+const wsLog = recorder.log;
 /** Delivers `frame` to the background as if the venue had sent it on `ws`. */
 const inject = (ws: NodeWebSocket, frame: unknown) => ws.emit('message', Buffer.from(typeof frame === 'string' ? frame : JSON.stringify(frame)), false);
 const sessionSocket = () => wsLog.sockets.filter((s) => s.authed && s.readyState === NodeWebSocket.OPEN).at(-1)!;
@@ -61,9 +42,7 @@ afterAll(async () => {
 const started: PagedBackground[] = [];
 beforeEach(() => {
   fakeBrowser.reset();
-  wsLog.frames = [];
-  wsLog.sockets = [];
-  wsLog.onCommand = undefined;
+  recorder.reset();
 });
 afterEach(async () => {
   for (const bg of started.splice(0)) await callAs(bg, 'vault.lock').catch(() => undefined);
@@ -87,7 +66,7 @@ async function ready(): Promise<{ bg: PagedBackground; wire: Wire; out: Outside 
     runtime: { ...browser.runtime, sendMessage: async (m: unknown) => void out.pushes.push(structuredClone(m)) },
     notifications: { create: async (id: string, o: unknown) => void out.notices.push({ id, o }) },
   } as BackgroundBrowser;
-  const bg = withPages(startBackground({ browser: b, dbName: `attack22-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, WebSocket: RecordingWebSocket }));
+  const bg = withPages(startBackground({ browser: b, dbName: `attack22-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, WebSocket: recorder.WebSocket }));
   started.push(bg);
   await onboardDemo(bg, h, page);
   return { bg, wire, out };

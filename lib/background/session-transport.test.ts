@@ -11,28 +11,13 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { WebSocket as NodeWebSocket } from 'ws';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, until, waitPending, withPages, type PagedBackground } from './testkit';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, until, waitPending, withPages, type PagedBackground } from './testkit';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
 
-/**
- * Frames written to the background's sockets (parsed), and the sockets; `onCommand` runs right after a
- * command frame was sent; while `unreachable`, new sockets go to a closed port (the venue's stream is down).
- */
-const wsLog: { frames: Record<string, unknown>[]; sockets: NodeWebSocket[]; onCommand?: (ws: NodeWebSocket) => void; unreachable?: boolean } = { frames: [], sockets: [] };
-class RecordingWebSocket extends NodeWebSocket {
-  constructor(url: string) {
-    super(wsLog.unreachable ? 'ws://127.0.0.1:9/' : url);
-    wsLog.sockets.push(this);
-  }
-  override send(data: string): void {
-    super.send(data);
-    const frame = JSON.parse(data) as Record<string, unknown>;
-    wsLog.frames.push(frame);
-    if ('sig' in frame) wsLog.onCommand?.(this);
-  }
-}
+const recorder = recordingWebSocket();
+const wsLog = recorder.log;
 /** The command frames (signed envelopes) the background sent over a session. */
 const commandFrames = () => wsLog.frames.filter((f) => 'sig' in f);
 
@@ -46,10 +31,7 @@ afterAll(async () => {
 const started: PagedBackground[] = [];
 beforeEach(() => {
   fakeBrowser.reset();
-  wsLog.frames = [];
-  wsLog.sockets = [];
-  wsLog.onCommand = undefined;
-  wsLog.unreachable = false;
+  recorder.reset();
 });
 afterEach(async () => {
   for (const bg of started.splice(0)) await callAs(bg, 'vault.lock').catch(() => undefined);
@@ -64,7 +46,7 @@ async function ready(): Promise<{ bg: PagedBackground; wire: Wire }> {
     wire.sent.push({ url: String(input instanceof Request ? input.url : input), method: init?.method ?? 'GET' });
     return fetch(input, init);
   };
-  const bg = withPages(startBackground({ browser, dbName: `session-transport-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, WebSocket: RecordingWebSocket }));
+  const bg = withPages(startBackground({ browser, dbName: `session-transport-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, WebSocket: recorder.WebSocket }));
   started.push(bg);
   await onboardDemo(bg, h, page);
   return { bg, wire };

@@ -13,6 +13,8 @@ import type { BackgroundBrowser, BrowserPort } from './browser';
 import type { Background } from './index';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { startHarness, type Harness } from '../sandbox/testkit';
+import { WebSocket as NodeWebSocket } from 'ws';
+import type { WebSocketConstructor } from '../streams/perps';
 
 /** scrypt N = 2^10 (tests only: the extension uses `DEFAULT_KDF`). */
 export const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
@@ -208,4 +210,54 @@ export function sandboxSuite(onStart: (h: Harness) => void): PagedBackground[] {
     h?.ctx.clob.heartbeats.clear();
   });
   return started;
+}
+
+/**
+ * What the background wrote on its sockets (issue #22 suites): every JSON frame (the order-book
+ * channel's text `PING` is left out), every socket with `authed` once it sent the perps `auth` frame
+ * (the account's session; the others are public market data). `onCommand` runs right after a signed
+ * command frame was sent; while `unreachable`, new sockets go to a closed port (the venue's stream is down).
+ */
+export type WsLog = {
+  frames: Record<string, unknown>[];
+  sockets: (NodeWebSocket & { authed: boolean })[];
+  onCommand?: (ws: NodeWebSocket, frame: Record<string, unknown>) => void;
+  unreachable?: boolean;
+};
+
+/**
+ * A `ws` WebSocket class to give `startBackground({ WebSocket })`, recording into `log`; `reset()` empties
+ * the log (call it before each test).
+ */
+export function recordingWebSocket(): { log: WsLog; WebSocket: WebSocketConstructor; reset(): void } {
+  const log: WsLog = { frames: [], sockets: [] };
+  class RecordingWebSocket extends NodeWebSocket {
+    authed = false;
+    constructor(url: string) {
+      super(log.unreachable ? 'ws://127.0.0.1:9/' : url);
+      log.sockets.push(this);
+    }
+    override send(data: string): void {
+      super.send(data);
+      let frame: Record<string, unknown>;
+      try {
+        frame = JSON.parse(data) as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      log.frames.push(frame);
+      if ((frame.op as { type?: string } | undefined)?.type === 'auth') this.authed = true;
+      if ('sig' in frame) log.onCommand?.(this, frame);
+    }
+  }
+  return {
+    log,
+    WebSocket: RecordingWebSocket,
+    reset() {
+      log.frames = [];
+      log.sockets = [];
+      log.onCommand = undefined;
+      log.unreachable = false;
+    },
+  };
 }
