@@ -87,7 +87,7 @@ export class Locks {
   /**
    * What follows every lock (the `vault.lock` procedure, panic, auto-lock, browser start): the dead-man
    * halts (kill switches fire, never unset), the auto-lock alarm is cleared, every grant is revoked, every
-   * pending approval is rejected (4900), and pages see no account (`accountsChanged: []`). No
+   * pending approval is rejected (4900), and connected sites see no account (`accountsChanged: []`). No
    * `disconnect`: the provider still serves the chain (EIP-1193 keeps `disconnect` for when it cannot).
    */
   readonly afterLock = async (): Promise<void> => {
@@ -95,7 +95,8 @@ export class Locks {
     await this.d.browser.alarms.clear(AUTOLOCK_ALARM);
     await this.d.grants.revokeAll();
     this.d.registry.rejectAll(() => disconnected('Countersign was locked; the request was cancelled.'));
-    this.d.emit(undefined, 'accountsChanged', []);
+    // Only connected sites are told: a page that never connected does not learn when the person locks.
+    for (const c of await this.d.db.getAll('connections').catch(() => [])) this.d.emit(c.origin, 'accountsChanged', []);
     await this.d.onLocked?.();
   };
 

@@ -195,7 +195,13 @@ export class GrantService {
     const names = Object.fromEntries(scope.flatMap((m) => (typeof input.names?.[m] === 'string' ? [[m, input.names[m]!.slice(0, 80)]] : [])));
     return this.exclusive(async () => {
       const now = this.now();
-      for (const g of await this.mine(input.origin, input.account, limits.venue)) if (g.grant.venue === limits.venue) await this.remove(g.grant.id);
+      for (const g of await this.mine(input.origin, input.account, limits.venue)) {
+        if (g.grant.venue !== limits.venue) continue;
+        // A replaced grant ends before the next signature, like a revoked one: a request already past its
+        // check under it is stopped at `assertCovering` (outside attack 3c, attack27.test.ts).
+        this.revokedIds.add(g.grant.id);
+        await this.remove(g.grant.id);
+      }
       const grant: Grant = { ...limits, id: crypto.randomUUID(), origin: input.origin, account: input.account, createdAt: now, expiresAt: Math.min(now + input.durationMs, input.notAfter ?? Infinity), ...(Object.keys(names).length ? { names } : {}) };
       await this.save(grant);
       this.changed((await this.live()).length);

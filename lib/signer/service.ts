@@ -43,7 +43,7 @@ import { orderRequestAmounts } from '../clob/amounts';
 import type { ClobOrderRequest } from '../clob/request';
 import { clobBalanceSchema, clobCancelAnswerSchema, clobHeartbeatAnswerSchema, clobMidpointSchema, clobNegRiskSchema, clobTickSizeSchema, clobL2Request, clobOrdersPageSchema, createOrDeriveApiKey, parseClobAnswer, type ClobCancelAnswer, type ClobOpenOrder } from '../clob/client';
 import { ClobCancelLog } from '../clob/cancels';
-import { ClobError, ClobMalformedAnswerError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
+import { ClobError, ClobMalformedAnswerError, ClobServerError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
 import { PerpsGatewayError } from '../perps/errors';
 import { buildClobOrder, CLOB_MAX_BATCH, exchangeAddress, signDepositWalletOrder, toPostOrderBody, toPostOrdersBody, type PostOrderBody } from '../clob/order';
 import { DepositWalletNotDeployedError, relayerClient } from '../relayer/client';
@@ -121,7 +121,12 @@ const UNRECORDED = 'Sent, but Countersign could not record the gateway\'s answer
  */
 function isKnownRefusal(err: unknown): err is BaseError {
   if (err instanceof ClobMalformedAnswerError || err instanceof InvalidCommandAnswerError) return false;
-  return err instanceof PerpsGatewayError || err instanceof ClobError;
+  if (!(err instanceof PerpsGatewayError || err instanceof ClobError)) return false;
+  // A 5xx after the POST left says nothing about the order (a proxy's 502 / 504, an internal error after
+  // matching): unknown (outside attack 2a/2b). Known: 503 (the venue's announced modes) and the
+  // exchange's own "order timed out — safe to resubmit".
+  if (err.status >= 500 && err.status !== 503) return err instanceof ClobServerError && err.retryable;
+  return true;
 }
 
 /** Thrown when a command would exceed the gateway's weight budget (refused before sending). */
