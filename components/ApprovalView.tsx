@@ -85,7 +85,11 @@ export function ApprovalView(props: { view: ApprovalViewData; armed: boolean; bu
   );
 }
 
-/** The order summary of a perps request (`data-testid="approval-summary"`): the ticket's numbers for each order, TP / SL listed. */
+/**
+ * The order summary of a perps request (`data-testid="approval-summary"`): the ticket's numbers for each
+ * order, TP / SL listed. A crossing GTC limit the visible book fills only in part shows what fills now
+ * (size at ≈ the book's average) and what rests at the limit, where the numbers count it filled.
+ */
 function OrderNumbers({ summary }: { summary: ApprovalSummary | undefined }) {
   if (!summary) return <p class="muted small" data-testid="approval-summary">Reading the venue for the numbers…</p>;
   if (summary.error) return <p class="warn" data-testid="approval-summary">{summary.error}</p>;
@@ -115,7 +119,16 @@ function OrderNumbers({ summary }: { summary: ApprovalSummary | undefined }) {
                 {p.realizedPnl !== '0' ? (<><dt>Realised PnL</dt><dd class="num">{formatUsdc(p.realizedPnl)}</dd></>) : null}
                 <dt>Liquidation (est.)</dt>
                 <dd class="num" data-testid="approval-liq">{p.liquidationPrice ? px(p.liquidationPrice) : 'none'}</dd>
-                {o.summary?.avgPrice ? (<><dt>Est. avg price</dt><dd class="num" data-testid="approval-avg">{px(o.summary.avgPrice)}{o.summary.slippageBps ? ` · slippage ${o.summary.slippageBps} bp` : ''}</dd></>) : null}
+                {o.summary?.rest ? (
+                  <>
+                    <dt>Fills</dt>
+                    <dd class="num" data-testid="approval-avg">
+                      {o.summary.avgPrice ? `${sz(o.summary.fillable)} fills now at ≈ ${px(o.summary.avgPrice)}${o.summary.slippageBps ? ` (slippage ${o.summary.slippageBps} bp)` : ''}, ` : ''}
+                      {sz(o.summary.rest.qty)} rests at {px(o.summary.rest.price)}
+                    </dd>
+                    <dd class="warn" data-testid="approval-rest">The resting part can fill at its limit: the numbers above count it filled at {px(o.summary.rest.price)}, the worst case.</dd>
+                  </>
+                ) : o.summary?.avgPrice ? (<><dt>Est. avg price</dt><dd class="num" data-testid="approval-avg">{px(o.summary.avgPrice)}{o.summary.slippageBps ? ` · slippage ${o.summary.slippageBps} bp` : ''}</dd></>) : null}
                 {p.insufficientMargin ? <dd class="warn">Not enough free margin: the venue will refuse it.</dd> : null}
               </>
             ) : <dd class="muted">No numbers: the venue's book or leverage could not price it.</dd>}

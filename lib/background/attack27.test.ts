@@ -357,7 +357,7 @@ describe('5. approval summary (issue #19)', () => {
   const portfolio = { positions: [], margin: { total_account_value: '100000' }, withdrawable: '100000' } as unknown as Portfolio;
   const fees = { taker: '0.0005', maker: '0.0002' };
 
-  it('5a a crossing GTC buy (limit 10× the book) on a thin book: the summary\'s notional counts the unfilled rest at the visible book\'s price, not at the limit it rests / fills at — BROKEN', () => {
+  it('5a a crossing GTC buy (limit 10× the book) on a thin book: the summary\'s notional counts the unfilled rest at the visible book\'s price, not at the limit it rests / fills at (was broken)', () => {
     const book = { bids: [['49990', '1']], asks: [['50000', '0.1']] } as unknown as Book;
     const s = summarizeOrder({ iid: 1, buy: true, qty: '1', p: '500000', tif: 'gtc' } as never, { instrument, book, portfolio, fees, leverage: 10 });
     expect(s).toBeDefined();

@@ -6,11 +6,15 @@
  *
  * Expected price: a resting order (post-only, or a GTC limit that does not cross the best level) at its
  * limit; any other order walks the visible book up to its limit (an order with no limit walks it all).
+ * A crossing GTC limit larger than the visible book within its limit fills that part now and rests the
+ * rest at its limit, where any seller (or buyer) — the requesting page included — can fill it: the
+ * numbers price the part that fills now at the book and the rest at the limit, the worst it can execute
+ * at (attack 27 finding 5a). An IOC / FOK order is bounded by its limit: the rest is cancelled.
  */
 import type { PerpsOrderInput } from './commands';
 import { decimalsOf, estimateWithin, previewOrder, splitWalk, type Liquidity, type OrderPreview } from './risk';
 import type { Book, Instrument, Portfolio } from './wire';
-import { fromUnits, toUnits } from '../decimal';
+import { fromUnits, toUnits, truncUnits } from '../decimal';
 
 /** The venue's reads a summary needs. `leverage`: the account's for the instrument (`config` read). */
 export type SummaryReads = {
@@ -35,6 +39,12 @@ export type OrderSummary = {
   slippageBps: string | null;
   /** Contracts the visible book fills within the limit now (the whole size for a resting order). */
   fillable: string;
+  /**
+   * The part of a crossing GTC limit the visible book does not fill now: `qty` contracts (decimal string)
+   * rest at `price` (the limit, USDC per contract) and the preview counts them filled there, the worst
+   * case. `null` when the whole order fills now, rests whole (`rests`), or is IOC / FOK.
+   */
+  rest: { qty: string; price: string } | null;
 };
 
 /** The tick of an instrument (sandbox extra `tick_size`, else 10^-price_decimals). */
@@ -47,6 +57,18 @@ function restsAt(buy: boolean, p: string, other: string | undefined): boolean {
   const pu = toUnits(p, 8);
   const ou = other === undefined ? undefined : toUnits(other, 8);
   return ou === undefined || pu === undefined || (buy ? pu < ou : pu > ou);
+}
+
+/** The leading `levels` (best first) an order on `buy` with limit `p` can take: prices at or better than the limit. */
+function withinLimit(levels: Book['asks'], buy: boolean, p: string): Book['asks'] {
+  const lim = truncUnits(p, 8);
+  const out: Book['asks'] = [];
+  for (const l of levels) {
+    const lp = truncUnits(l[0], 8);
+    if (buy ? lp > lim : lp < lim) break;
+    out.push(l);
+  }
+  return out;
 }
 
 /** The liquidity an order takes: maker for post-only, taker for IOC / FOK, either for a GTC limit. */
@@ -69,13 +91,22 @@ export function summarizeOrder(o: PerpsOrderInput, r: SummaryReads): OrderSummar
   const pos = r.portfolio.positions.find((p) => p.instrument_id === o.iid);
   const cur = pos ? toUnits(pos.size, 8) ?? 0n : 0n;
   let split: { close: string | null; open: string | null } = { close: null, open: null };
+  let rest: OrderSummary['rest'] = null;
   if (!rests) {
     const walk = estimateWithin(levels, o.buy, o.qty, o.p, tick);
     avg = walk?.avgPrice ?? null;
     slip = walk?.slippageBps ?? null;
     fillable = walk?.fillable ?? '0';
     price = walk?.avgExact ?? o.p;
-    if (cur !== 0n && cur > 0n !== o.buy) split = splitWalk(levels, o.buy, o.qty, fromUnits(cur < 0n ? -cur : cur, 8), o.p);
+    // What a GTC limit does not fill now rests at its limit: priced there (a level of the rest at the limit, after the book within it).
+    let priced = levels;
+    const left = truncUnits(o.qty, 8) - truncUnits(fillable, 8);
+    if (o.tif === 'gtc' && o.p !== undefined && left > 0n) {
+      rest = { qty: fromUnits(left, 8), price: o.p };
+      priced = [...withinLimit(levels, o.buy, o.p), [o.p, rest.qty]];
+      price = estimateWithin(priced, o.buy, o.qty, o.p, tick)?.avgExact ?? o.p;
+    }
+    if (cur !== 0n && cur > 0n !== o.buy) split = splitWalk(priced, o.buy, o.qty, fromUnits(cur < 0n ? -cur : cur, 8), o.p);
     marginPrice = o.p ?? walk?.limit;
   }
   if (!price) return undefined;
@@ -103,7 +134,7 @@ export function summarizeOrder(o: PerpsOrderInput, r: SummaryReads): OrderSummar
     ...(pos ? { position: { size: pos.size, entryPrice: pos.entry_price } } : {}),
     otherMaintenance: fromUnits(others.reduce((a, p) => a + (toUnits(p.maintenance_margin, 8) ?? 0n), 0n), 8),
   });
-  return { preview, rests, avgPrice: rests ? null : avg, slippageBps: rests ? null : slip, fillable };
+  return { preview, rests, avgPrice: rests ? null : avg, slippageBps: rests ? null : slip, fillable, rest };
 }
 
 /** One order of a command as the approval window and the ticket summarise it; trigger orders listed with their trigger. */

@@ -324,6 +324,28 @@ describe('issue #19: numbers before the click, the venue after it (Chromium)', (
     near(before - Number((await portfolio()).withdrawable), margin);
   });
 
+  it('the approval window prices what a crossing GTC limit rests at its limit, not at the visible book (attack 27 finding 5a)', async () => {
+    const demo = (demoPage ??= await connectDemo(h));
+    const asks = h.sandbox.ctx.venue.levels(2, 10).asks;
+    // More than the ten levels the window reads, at twice the best ask: the part past the book rests at the limit.
+    const limit = Number(asks[0]?.[0]) * 2;
+    const qty = Math.ceil(asks.reduce((a, l) => a + Number(l[1]), 0)) + 5;
+    const opened = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
+    const done = demo.evaluate(
+      ([p, q]) => (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({ method: 'perps_sendCommand', params: { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: q, p, tif: 'gtc' }] } } }).catch(() => 'rejected'),
+      [String(limit), String(qty)],
+    );
+    const w = await opened;
+    await w.getByTestId('approval-notional').waitFor();
+    expect(await text('approval-avg', w)).toMatch(/fills now at ≈ .*, .* rests at /);
+    await w.getByTestId('approval-rest').waitFor();
+    const filled = asks.reduce((a, l) => a + Number(l[0]) * Number(l[1]), 0);
+    const filledQty = asks.reduce((a, l) => a + Number(l[1]), 0);
+    near(num(await text('approval-notional', w)), filled + (qty - filledQty) * limit);
+    await w.getByRole('button', { name: 'Reject' }).click();
+    expect(await done).toBe('rejected');
+  });
+
   it("an order-book order's approval window shows its cost and fee from the signed amounts; approving it rests the order at the venue", async () => {
     const send = messenger(popup);
     expect((await send('clob.createOrDerive', { account: h.sandbox.demo.owner.address })).ok).toBe(true);
