@@ -394,7 +394,8 @@ describe('issue #19: numbers before the click, the venue after it (Chromium)', (
       await popup.getByTestId('clob-submit').click();
       await expect.poll(() => h.sandbox.ctx.clob.trades.length > seen, { timeout: 10_000 }).toBe(true);
       const trades = h.sandbox.ctx.clob.trades.slice(seen).filter((t) => t.role === 'TAKER' && t.tokenId === token);
-      const shares = trades.reduce((a, t) => a + Number(t.size) / 1e6, 0);
+      // Exact: base units added as bigints, then one conversion (a float sum drifts in the last digit).
+      const shares = Number(trades.reduce((a, t) => a + t.size, 0n)) / 1e6;
       const usdc = trades.reduce((a, t) => a + (Number(t.size) * Number(t.price)) / 1e12, 0);
       return { shown, trades, shares, usdc, reference: Number(trades[0]?.price ?? 0n) / 1e6 };
     };
