@@ -84,7 +84,7 @@ const grantParams = (data: object) => [{ expiry: expiryIn(3600), signer: { type:
 
 // ------------------------------------------------------------------------------------------------
 describe('1. stored unknown outcomes', () => {
-  it('1a a worker restart while a granted keyed order is in flight: the retry with the same idempotencyKey is sent again (two orders) — BROKEN', async () => {
+  it('1a a worker restart while a granted keyed order is in flight: the retry with the same idempotencyKey is sent again (two orders) (was broken)', async () => {
     const { bg, wire, dbName } = await ready();
     await grantOf(bg);
     await until(() => armed(bg));
@@ -133,7 +133,7 @@ describe('1. stored unknown outcomes', () => {
     await evil;
   }, 30_000);
 
-  it('1c an unknown outcome keyed by client order ids is bypassed by adding an idempotencyKey to the retry: the same coid is signed and sent again — BROKEN', async () => {
+  it('1c an unknown outcome keyed by client order ids is bypassed by adding an idempotencyKey to the retry: the same coid is signed and sent again (was broken)', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg);
     await until(() => armed(bg));
@@ -152,7 +152,7 @@ describe('1. stored unknown outcomes', () => {
     expect(perpsPosts(wire) - before, `BROKEN: the order with coid ${coid} was sent again (${JSON.stringify(again).slice(0, 160)})`).toBe(0);
   }, 30_000);
 
-  it('1e an unknown outcome keyed by one client order id is bypassed by a batch that carries the same coid plus a new one: the same order is sent again — BROKEN', async () => {
+  it('1e an unknown outcome keyed by one client order id is bypassed by a batch that carries the same coid plus a new one: the same order is sent again (was broken)', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg);
     await until(() => armed(bg));

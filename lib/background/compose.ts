@@ -13,7 +13,7 @@ import { START_HINT_KEY, VAULT_EPOCH_KEY } from '../messaging/start-hint';
 import type { ApprovalRegistry } from '../approvals/registry';
 import { userRejected } from '../provider/errors';
 import { ProviderService } from '../provider/service';
-import { sessionOutcomeStore } from '../provider/outcomes';
+import { loadedAtStart, sessionOutcomeStore } from '../provider/outcomes';
 import { GrantService } from '../grants/service';
 import { readSettings, type Settings } from '../settings';
 import { SigningService } from '../signer/service';
@@ -116,6 +116,8 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const { browser } = o;
   const { registry, ports, badge, approvalWindow, lifetime } = shell;
   const now = o.now ?? Date.now;
+  // Read before anything else: a keyed submission a stopped worker left in flight is an unknown outcome here (issue #20).
+  const outcomes = loadedAtStart(sessionOutcomeStore(browser.storage.session));
   try {
     await browser.storage.session.setAccessLevel?.({ accessLevel: 'TRUSTED_CONTEXTS' });
   } catch {
@@ -142,7 +144,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     void locks.sessionTick().catch(() => undefined);
     void deadman.sync();
   }
-  const provider = new ProviderService({ vault, db, service, registry, grants, showApprovals: approvalWindow.show, emit: ports.emit, outcomes: sessionOutcomeStore(browser.storage.session), ...deadmanProviderHooks(deadman, grants) });
+  const provider = new ProviderService({ vault, db, service, registry, grants, showApprovals: approvalWindow.show, emit: ports.emit, outcomes, ...deadmanProviderHooks(deadman, grants) });
   const servePage: ServePage = async (origin, method, params) => {
     await vault.restoreSession();
     return provider.request(origin, method, params);

@@ -17,6 +17,7 @@ import { startBackground } from '../background/index';
 import { BOUNDS, browser, KDF, onboardDemo, waitPending, withPages } from '../background/testkit';
 import { toCountersignError, OutcomeUnknownError } from '../dapp/errors';
 import { ConflictError } from '../audit';
+import { OUTCOMES_KEY } from './outcomes';
 
 /** A fetch that counts the order / command submissions it sends and can lose their answers (`drop`). */
 function wire() {
@@ -162,5 +163,37 @@ describe('an error after the venue accepted, and keyed repeats (issue #20)', () 
     expect(await waitPending(bg2)).toHaveLength(1);
     bg2.registry.decide(bg2.registry.list()[0]!.id, { approve: false });
     await other;
+  });
+});
+
+describe('in-flight records of keyed submissions (attack 27 1a)', () => {
+  const stored = async () => ((await fakeBrowser.storage.session.get(OUTCOMES_KEY))[OUTCOMES_KEY] ?? {}) as Record<string, { pending?: boolean; data: Record<string, unknown> }>;
+  const order = (token: string, key?: string) => ({ orders: [{ tokenId: token, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }], ...(key ? { idempotencyKey: key } : {}) });
+
+  it('is written before signing (pending, with the order hashes and key), removed on the answer; an unkeyed submission writes nothing', async () => {
+    const net = wire();
+    const bg = withPages(startBackground({ browser, dbName: 'outcome-5', kdf: KDF, bounds: BOUNDS, fetchFn: net.fetchFn }));
+    await onboardDemo(bg, h, page, { connect: true });
+    const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
+    const writes: unknown[] = [];
+    const set = fakeBrowser.storage.session.set.bind(fakeBrowser.storage.session);
+    fakeBrowser.storage.session.set = async (items: Record<string, unknown>) => {
+      if (OUTCOMES_KEY in items) writes.push(structuredClone(items[OUTCOMES_KEY]));
+      return set(items);
+    };
+    const plain = bg.page(page).request('clob_postOrders', order(token));
+    let [view] = await waitPending(bg);
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    await plain;
+    expect(writes).toHaveLength(0);
+    const keyed = bg.page(page).request('clob_postOrders', order(token, 'k-flight'));
+    [view] = await waitPending(bg);
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    await keyed;
+    expect(writes).toHaveLength(2);
+    const [inFlight] = Object.values(writes[0] as Record<string, { pending?: boolean; data: Record<string, unknown> }>);
+    expect(inFlight).toMatchObject({ pending: true, data: { command: 'postOrders', orderHashes: view!.artifact!.signDigests.join(','), idempotencyKey: 'k-flight' } });
+    expect(await stored()).toEqual({});
+    fakeBrowser.storage.session.set = set;
   });
 });

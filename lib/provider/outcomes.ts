@@ -6,13 +6,24 @@
  * (readable by extension contexts only — `TRUSTED_CONTEXTS`, set in `lib/background/compose.ts`; gone
  * when the browser closes, which outlives any 10-minute window a page could still be retrying in).
  * Nothing here is a secret: origins, client order ids, order hashes, a command's salt and timestamp.
+ *
+ * A keyed submission is also written here *before* it is signed, marked `pending` (in flight), and
+ * removed when the venue answers (accepted or refused) or turned into its unknown outcome when no
+ * answer came: a worker that stops while the submission is in flight leaves the record behind, and the
+ * next worker reads it as an unknown outcome (issue #20, attack 27 1a).
  */
 import * as v from 'valibot';
 
-/** One stored unknown outcome: when (ms), the command's words for the message, the reason sentence, and the page's `data`. */
-export type StoredOutcome = { at: number; what: string; reason: string; data: Record<string, string | number | boolean> };
+/**
+ * One stored outcome: when (Unix ms: the error, or for `pending` the moment before signing), the
+ * command's words for the message (`order`, `withdrawal` …), the reason sentence, and the page's
+ * `data` (`command`, `coids`, `orderHashes`, `salt`, `ts`, `digest`, `idempotencyKey`). `pending`: the
+ * submission was about to be signed and had not been answered when the record was written (a worker
+ * that loads it answers repeats with the unknown outcome).
+ */
+export type StoredOutcome = { at: number; what: string; reason: string; data: Record<string, string | number | boolean>; pending?: true };
 
-/** Persistence of the unknown outcomes, by submission key (`origin|account|…`). */
+/** Persistence of the unknown (and in-flight) outcomes, by submission key (`origin|account|…`: one per client order id, one per `idempotencyKey`). */
 export type OutcomeStore = {
   /** Every stored record (an unreadable or malformed store reads as none of its bad entries). Throws when storage cannot be read. */
   load: () => Promise<Record<string, StoredOutcome>>;
@@ -28,6 +39,7 @@ const storedOutcome = v.object({
   what: v.pipe(v.string(), v.maxLength(64)),
   reason: v.pipe(v.string(), v.maxLength(200)),
   data: v.record(v.string(), v.union([v.string(), v.number(), v.boolean()])),
+  pending: v.optional(v.literal(true)),
 });
 
 /** The part of `browser.storage.session` the store uses. */
@@ -47,5 +59,23 @@ export function sessionOutcomeStore(area: SessionArea): OutcomeStore {
       return out;
     },
     save: (all) => area.set({ [OUTCOMES_KEY]: all }),
+  };
+}
+
+/**
+ * `store` whose first `load` answers with a read started right now (call it first thing at worker
+ * start): what a stopped worker left in flight is read before this worker can change the store. Later
+ * `load`s, and the first one when that early read failed, read the store again; `save` is `store.save`.
+ */
+export function loadedAtStart(store: OutcomeStore): OutcomeStore {
+  let early: Promise<Record<string, StoredOutcome>> | undefined = store.load();
+  early.catch(() => undefined);
+  return {
+    load: () => {
+      const first = early;
+      early = undefined;
+      return first ?? store.load();
+    },
+    save: (all) => store.save(all),
   };
 }

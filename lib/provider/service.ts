@@ -109,32 +109,63 @@ const destinationsRecord = v.array(v.string());
 
 /** How long a keyed submission with an unknown outcome answers repeats with that outcome (ms): 10 min. */
 const UNKNOWN_OUTCOME_MS = 10 * 60_000;
-/** Unknown outcomes kept per origin (the oldest go first). */
+/** Unknown outcomes kept per origin, one per key (the oldest go first); also the cap of keys in flight per origin. */
 const MAX_UNKNOWN_PER_ORIGIN = 200;
-/** A createOrders whose every order carries a client order id (`c`): the key of an idempotent submission. */
-const coidsOfOrders = v.object({ op: v.object({ type: v.literal('createOrders'), args: v.pipe(v.array(v.object({ c: v.string() })), v.minLength(1)) }) });
+/** The client order ids (`c`) of a createOrders' orders, read from the raw params (validated later, before anything is signed). */
+const coidsOfOrders = v.object({ op: v.object({ type: v.literal('createOrders'), args: v.array(v.looseObject({ c: v.optional(v.string()) })) }) });
 /** A submission that names its `idempotencyKey` (validated by the method's schema before anything is signed). */
 const keyOfRequest = v.object({ idempotencyKey: v.pipe(v.string(), v.maxLength(64)) });
-
-/** A submission's key (`origin|account|venue|…`) and the page's own `idempotencyKey`, when it named one. */
-type SubmissionKey = { key: string; pageKey?: string };
+/** The reason of an unknown outcome read from an in-flight record a stopped worker left behind. */
+const STOPPED_IN_FLIGHT = 'Countersign stopped while this was being sent';
 
 /**
- * The key of a `perps_sendCommand`: its `idempotencyKey` when the page named one (any command:
- * `origin|account|perps-key|key`), else, for a createOrders whose every order has a client order id,
- * `origin|account|perps|sorted coids`.
+ * A keyed submission: its keys (`origin|account|venue-kind|id`, one per client order id and one for the
+ * page's `idempotencyKey`, each checked and recorded on its own) and the page's own `idempotencyKey`.
  */
-function perpsSubmissionKey(origin: string, account: string, params: unknown): SubmissionKey | undefined {
-  const named = v.safeParse(keyOfRequest, unwrapParams(params));
-  if (named.success) return { key: `${origin}|${account.toLowerCase()}|perps-key|${named.output.idempotencyKey}`, pageKey: named.output.idempotencyKey };
-  const ids = v.safeParse(coidsOfOrders, unwrapParams(params));
-  return ids.success ? { key: `${origin}|${account.toLowerCase()}|perps|${ids.output.op.args.map((o) => o.c).sort().join(',')}` } : undefined;
+type SubmissionKeys = { keys: string[]; pageKey?: string };
+
+/** Called right before a keyed submission's artifact is signed (writes its in-flight record); a throw signs nothing. */
+type BeforeSign = (artifact: SigningArtifact) => Promise<void>;
+
+/**
+ * The keys of a `perps_sendCommand`: `origin|account|perps-key|key` when the page named an
+ * `idempotencyKey` (any command), and `origin|account|perps-coid|c` for each client order id of a
+ * createOrders (orders without `c` add none). Undefined when it has neither (an unkeyed submission).
+ */
+function perpsSubmissionKeys(origin: string, account: string, params: unknown): SubmissionKeys | undefined {
+  const prefix = `${origin}|${account.toLowerCase()}`;
+  const raw = unwrapParams(params);
+  const named = v.safeParse(keyOfRequest, raw);
+  const ids = v.safeParse(coidsOfOrders, raw);
+  const coids = ids.success ? [...new Set(ids.output.op.args.flatMap((o) => (o.c === undefined ? [] : [o.c])))] : [];
+  const keys = [...(named.success ? [`${prefix}|perps-key|${named.output.idempotencyKey}`] : []), ...coids.map((c) => `${prefix}|perps-coid|${c}`)];
+  if (!keys.length) return undefined;
+  return named.success ? { keys, pageKey: named.output.idempotencyKey } : { keys };
 }
 
 /** The key of a `clob_postOrders` (`origin|account|clob|idempotencyKey`), when the page named one. */
-function clobSubmissionKey(origin: string, account: string, params: unknown): SubmissionKey | undefined {
+function clobSubmissionKeys(origin: string, account: string, params: unknown): SubmissionKeys | undefined {
   const k = v.safeParse(keyOfRequest, unwrapParams(params));
-  return k.success ? { key: `${origin}|${account.toLowerCase()}|clob|${k.output.idempotencyKey}`, pageKey: k.output.idempotencyKey } : undefined;
+  return k.success ? { keys: [`${origin}|${account.toLowerCase()}|clob|${k.output.idempotencyKey}`], pageKey: k.output.idempotencyKey } : undefined;
+}
+
+/** The origin a submission key belongs to (its text up to the first `|`; origins hold none). */
+const originOfKey = (key: string) => key.slice(0, key.indexOf('|'));
+
+/**
+ * What the page could look `artifact` up by if its answer never came, and the words for the message
+ * (the same `data` the signing service's `OutcomeUnknownError` carries): perps `command`, `coids`,
+ * `salt`, `ts`, `digest`; order book `command: 'postOrders'` and `orderHashes` (the digests signed).
+ */
+function inFlightLookup(artifact: SigningArtifact): { what: string; data: Record<string, string | number | boolean> } {
+  if (artifact.kind === 'perps') {
+    const { op, salt, ts } = artifact.envelope;
+    const coids = op.type === 'createOrders' ? op.args.flatMap((o) => (o.c === undefined ? [] : [o.c])) : [];
+    const what = op.type === 'withdraw' ? 'withdrawal' : op.type === 'internalTransfer' ? 'transfer' : op.type;
+    return { what, data: { command: op.type, ...(coids.length ? { coids: coids.join(',') } : {}), salt, ts, digest: artifact.signDigests.join(',') } };
+  }
+  if (artifact.kind === 'clob') return { what: 'order', data: { command: 'postOrders', orderHashes: artifact.signDigests.join(',') } };
+  return { what: 'request', data: { command: artifact.kind } };
 }
 
 /** Page methods a trading session serves (only what a live grant covers; the rest is 4900). */
@@ -147,34 +178,45 @@ const SESSION_METHODS: ReadonlySet<string> = new Set(['perps_sendCommand', 'clob
  */
 export class ProviderService {
   private symbols: Map<number, string> | undefined;
-  /** Keyed submissions still running (approval pending or in flight), by key: the request (JSON) and its outcome. */
+  /** Keyed submissions still running (approval pending or in flight), by each of their keys: the request (JSON) and its outcome. */
   private readonly running = new Map<string, { request: string; run: Promise<unknown> }>();
   /** Keyed submissions whose outcome is unknown (no answer), by key, for `UNKNOWN_OUTCOME_MS`; kept in `ProviderDeps.outcomes` too. */
   private readonly unknownOutcomes = new Map<string, StoredOutcome>();
+  /** Keyed submissions of this worker being signed and sent (no answer yet), by key; stored with `pending` so a restarted worker knows them. */
+  private readonly inFlight = new Map<string, StoredOutcome>();
   /** The stored unknown outcomes, read once per worker (again after a failed read). */
   private loadingOutcomes: Promise<void> | undefined;
+  /** The last write of `ProviderDeps.outcomes` (writes run one after another, each with the records as they are then). */
+  private saving: Promise<void> = Promise.resolve();
 
   /**
-   * Idempotent submissions (issue #20, "keyed, never guessed"): a `perps_sendCommand` createOrders whose
-   * every order carries a client order id (`c`), and a `clob_postOrders` with an `idempotencyKey`, are
-   * keyed by the origin and those ids / that key (`perpsSubmissionKey`, `clobSubmissionKey`). While one
-   * with the same key is pending or in flight, a repeat joins it (same result, no second window, nothing
-   * sent twice) — only when it is the same request: another request under a pending key is refused
-   * (-32602), never answered with the other's outcome. After an outcome was unknown (no answer, or none
-   * in time), any request with that key within `UNKNOWN_OUTCOME_MS` gets that same error (-32002)
-   * instead of a submission (the venue may hold the ids already). A request without a key is a new
-   * submission every time (a trader may want two identical orders).
+   * Idempotent submissions (issue #20, "keyed, never guessed"): a `perps_sendCommand` is keyed by each
+   * client order id (`c`) of its createOrders and by its `idempotencyKey`, a `clob_postOrders` by its
+   * `idempotencyKey` (`perpsSubmissionKeys`, `clobSubmissionKeys`; every key also names the origin and
+   * the account). Each key counts on its own: adding a key, or batching a client order id with new
+   * ones, never makes a request new. While a submission holding any of its keys is pending or in
+   * flight, the very same request joins it (same result, no second window, nothing sent twice) and any
+   * other is refused (-32602), never answered with the other's outcome. After an outcome was unknown
+   * (no answer, or none in time), any request with one of its keys within `UNKNOWN_OUTCOME_MS` gets that
+   * same error (-32002) instead of a submission (the venue may hold the ids already). A keyed submission
+   * is stored as in flight before it is signed, so a worker that stops meanwhile leaves that unknown
+   * outcome to the next one. A request without a key is a new submission every time (a trader may want
+   * two identical orders) and writes nothing.
    */
   /**
    * Reads the stored unknown outcomes once (a restarted worker must know them before it submits
-   * anything keyed). A failed read throws -32002 and sends nothing; the next keyed request reads again.
+   * anything keyed); an in-flight record left by a stopped worker is read as an unknown outcome. A
+   * failed read throws -32002 and sends nothing; the next keyed request reads again.
    */
   private loadOutcomes(): Promise<void> {
     const store = this.d.outcomes;
     if (!store) return Promise.resolve();
     this.loadingOutcomes ??= store.load().then(
       (saved) => {
-        for (const [k, o] of Object.entries(saved)) if (!this.unknownOutcomes.has(k) && Date.now() - o.at < UNKNOWN_OUTCOME_MS) this.unknownOutcomes.set(k, o);
+        for (const [k, o] of Object.entries(saved)) {
+          if (this.unknownOutcomes.has(k) || this.inFlight.has(k) || Date.now() - o.at >= UNKNOWN_OUTCOME_MS) continue;
+          this.unknownOutcomes.set(k, { at: o.at, what: o.what, reason: o.reason, data: o.data });
+        }
       },
       () => {
         this.loadingOutcomes = undefined;
@@ -184,56 +226,118 @@ export class ProviderService {
     return this.loadingOutcomes;
   }
 
-  /**
-   * Records an unknown outcome under `key` and stores the records (best effort: the page gets the error
-   * either way); expired ones are dropped and each origin keeps its newest `MAX_UNKNOWN_PER_ORIGIN` (one
-   * site never evicts another's).
-   */
-  private async rememberUnknown(key: string, error: OutcomeUnknownError): Promise<void> {
-    const now = Date.now();
-    for (const [k, o] of this.unknownOutcomes) if (now - o.at >= UNKNOWN_OUTCOME_MS) this.unknownOutcomes.delete(k);
-    const origin = key.slice(0, key.indexOf('|'));
-    const mine = [...this.unknownOutcomes.keys()].filter((k) => k.startsWith(`${origin}|`));
-    for (const k of mine.slice(0, Math.max(0, mine.length - MAX_UNKNOWN_PER_ORIGIN + 1))) this.unknownOutcomes.delete(k);
-    this.unknownOutcomes.set(key, { at: now, what: error.what, reason: error.reason, data: { ...error.data } });
-    await this.d.outcomes?.save(Object.fromEntries(this.unknownOutcomes)).catch(() => undefined);
+  /** Writes the unknown outcomes and the in-flight records (marked `pending`) to the store, after any earlier write; throws when storage does. */
+  private persist(): Promise<void> {
+    const store = this.d.outcomes;
+    if (!store) return Promise.resolve();
+    const run = this.saving.then(() => {
+      const all: Record<string, StoredOutcome> = Object.fromEntries(this.unknownOutcomes);
+      for (const [k, o] of this.inFlight) all[k] = { ...o, pending: true };
+      return store.save(all);
+    });
+    this.saving = run.catch(() => undefined);
+    return run;
   }
 
-  private async keyed(sk: SubmissionKey | undefined, params: unknown, submit: () => Promise<unknown>): Promise<unknown> {
+  /**
+   * Records `keys` as in flight (the record a restarted worker reads as the unknown outcome `record`)
+   * and stores it before anything is signed. Throws -32002 without `data.command` (nothing was sent)
+   * when the origin already has `MAX_UNKNOWN_PER_ORIGIN` keys in flight or the write fails.
+   */
+  private async markInFlight(keys: string[], record: StoredOutcome): Promise<void> {
+    const origin = originOfKey(keys[0] ?? '');
+    const mine = [...this.inFlight.keys()].filter((k) => originOfKey(k) === origin).length;
+    if (mine + keys.length > MAX_UNKNOWN_PER_ORIGIN) throw resourceUnavailable('This site has too many keyed submissions waiting for an answer, so nothing was sent; try again when they are answered.');
+    for (const k of keys) this.inFlight.set(k, record);
+    try {
+      await this.persist();
+    } catch {
+      for (const k of keys) if (this.inFlight.get(k) === record) this.inFlight.delete(k);
+      throw resourceUnavailable('Countersign could not record this submission before signing it, so nothing was sent; try again.');
+    }
+  }
+
+  /** Drops the in-flight records of `keys` (the venue answered) and stores the rest (best effort: a leftover record only answers repeats with an unknown outcome). */
+  private async settleInFlight(keys: string[], record: StoredOutcome): Promise<void> {
+    for (const k of keys) if (this.inFlight.get(k) === record) this.inFlight.delete(k);
+    await this.persist().catch(() => undefined);
+  }
+
+  /**
+   * Records an unknown outcome under each of `keys` (replacing their in-flight record) and stores the
+   * records (best effort: the page gets the error either way); expired ones are dropped and each origin
+   * keeps its newest `MAX_UNKNOWN_PER_ORIGIN` (one site never evicts another's).
+   */
+  private async rememberUnknown(keys: string[], error: OutcomeUnknownError, record?: StoredOutcome): Promise<void> {
+    const now = Date.now();
+    for (const [k, o] of this.unknownOutcomes) if (now - o.at >= UNKNOWN_OUTCOME_MS) this.unknownOutcomes.delete(k);
+    for (const k of keys) {
+      this.unknownOutcomes.delete(k);
+      if (record && this.inFlight.get(k) === record) this.inFlight.delete(k);
+    }
+    const origin = originOfKey(keys[0] ?? '');
+    const mine = [...this.unknownOutcomes.keys()].filter((k) => originOfKey(k) === origin);
+    for (const k of mine.slice(0, Math.max(0, mine.length + keys.length - MAX_UNKNOWN_PER_ORIGIN))) this.unknownOutcomes.delete(k);
+    const outcome: StoredOutcome = { at: now, what: error.what, reason: error.reason, data: { ...error.data } };
+    for (const k of keys) this.unknownOutcomes.set(k, outcome);
+    await this.persist().catch(() => undefined);
+  }
+
+  private async keyed(sk: SubmissionKeys | undefined, params: unknown, submit: (beforeSign?: BeforeSign) => Promise<unknown>): Promise<unknown> {
     if (sk === undefined) return submit();
-    const { key, pageKey } = sk;
+    const { keys, pageKey } = sk;
     const request = JSON.stringify(params ?? null);
-    const running = this.running.get(key);
-    if (running) {
-      if (running.request === request) return running.run;
+    const joined = new Set(keys.flatMap((k) => this.running.get(k) ?? []));
+    if (joined.size) {
+      const [other] = joined;
+      if (joined.size === 1 && other?.request === request) return other.run;
       throw invalidParams('Another request with these client order ids (or this idempotencyKey) is still pending; use new ids for a different order.');
     }
     let replayed = false;
+    let record: StoredOutcome | undefined;
+    const beforeSign: BeforeSign = async (artifact) => {
+      const { what, data } = inFlightLookup(artifact);
+      const mine: StoredOutcome = { at: Date.now(), what, reason: STOPPED_IN_FLIGHT, data: pageKey === undefined ? data : { ...data, idempotencyKey: pageKey } };
+      await this.markInFlight(keys, mine);
+      record = mine;
+    };
     const run = this.loadOutcomes().then(() => {
-      const unknown = this.unknownOutcomes.get(key);
-      if (unknown && Date.now() - unknown.at < UNKNOWN_OUTCOME_MS) {
+      const now = Date.now();
+      const unknown = keys.map((k) => this.unknownOutcomes.get(k)).find((o) => o !== undefined && now - o.at < UNKNOWN_OUTCOME_MS);
+      if (unknown) {
         replayed = true;
         throw new OutcomeUnknownError(unknown.what, undefined, unknown.data, unknown.reason);
       }
-      return submit();
+      return submit(beforeSign);
     });
-    this.running.set(key, { request, run });
+    const entry = { request, run };
+    for (const k of keys) this.running.set(k, entry);
     try {
-      return await run;
+      const result = await run;
+      if (record) await this.settleInFlight(keys, record);
+      return result;
     } catch (err) {
       // Only a signed submission without an answer: a read that failed before signing sent nothing.
       if (err instanceof OutcomeUnknownError) {
-        const e = pageKey === undefined ? err : err.withData({ idempotencyKey: pageKey });
-        if (!replayed) await this.rememberUnknown(key, e);
+        const e = pageKey === undefined || replayed ? err : err.withData({ idempotencyKey: pageKey });
+        if (!replayed) await this.rememberUnknown(keys, e, record);
         throw e;
       }
+      // Answered (the venue's refusal), or refused before anything was sent.
+      if (record) await this.settleInFlight(keys, record);
       throw err;
     } finally {
-      this.running.delete(key);
+      for (const k of keys) if (this.running.get(k) === entry) this.running.delete(k);
     }
   }
 
-  constructor(private readonly d: ProviderDeps) {}
+  /**
+   * Starts reading the stored outcomes at once (a worker that starts must know what a stopped one left
+   * in flight before anything else can change the store); a failed read is retried by the next keyed request.
+   */
+  constructor(private readonly d: ProviderDeps) {
+    void this.loadOutcomes().catch(() => undefined);
+  }
 
   /** The lowercase addresses funds were sent to from pages before (at most 500; none when unreadable). */
   private async usedDestinations(): Promise<string[]> {
@@ -312,9 +416,9 @@ export class ProviderService {
       case 'clob_signRequest':
         // Connected methods (METHOD_POLICY): refused above unless the connection's account is active.
         if (!granted) throw unauthorized();
-        if (method === 'clob_postOrders') return this.keyed(clobSubmissionKey(origin, granted.address, params), params, () => this.clobPost(origin, granted, params));
+        if (method === 'clob_postOrders') return this.keyed(clobSubmissionKeys(origin, granted.address, params), params, (beforeSign) => this.clobPost(origin, granted, params, beforeSign));
         if (method === 'clob_signRequest') return this.clobSign(origin, granted, params);
-        if (method === 'perps_sendCommand') return this.keyed(perpsSubmissionKey(origin, granted.address, params), params, () => this.perps(origin, granted, true, params));
+        if (method === 'perps_sendCommand') return this.keyed(perpsSubmissionKeys(origin, granted.address, params), params, (beforeSign) => this.perps(origin, granted, true, params, beforeSign));
         return this.perps(origin, granted, false, params);
       case 'eth_signTypedData_v4':
         throw unsupported(typedDataRefusal(params));
@@ -639,7 +743,7 @@ export class ProviderService {
     return flags;
   }
 
-  private async perps(origin: string, account: OwnerInfo, submit: boolean, params: unknown): Promise<unknown> {
+  private async perps(origin: string, account: OwnerInfo, submit: boolean, params: unknown, beforeSign?: BeforeSign): Promise<unknown> {
     const p = parseOrThrow(perpsParamsSchema, unwrapParams(params), 'params');
     if (!submit && p.idempotencyKey !== undefined) throw new InvalidFieldError({ field: 'params.idempotencyKey', reason: 'is for perps_sendCommand only (perps_signCommand submits nothing)' });
     const cmd = commandFromBody(p.op, p.label);
@@ -655,6 +759,7 @@ export class ProviderService {
     if (grant.covered) {
       const artifact = await prepare();
       const { lines } = describeArtifact(artifact, await this.symbol());
+      await beforeSign?.(artifact);
       const result = await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)`, still: grant.still });
       // Recorded after the answer (best effort), before the next grant check (`recordOrdersAfter`).
       if (cmd.type === 'createOrders') this.recordOrdersAfter(grant.grantId, grant.seq, ackedOrders(result));
@@ -673,13 +778,14 @@ export class ProviderService {
       async (a) => [...(!grant.covered && grant.flag ? [grant.flag] : []), ...(a.kind === 'perps' ? await this.perpsFlags(account.address, perpsArtifactCommand(a)) : [])],
       funds ? TTL_FUNDS_MS : TTL_TRADING_MS,
     );
+    await beforeSign?.(view.artifact);
     const result = await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? cmd.type });
     // Best effort: the funds were sent and answered; a failed write must not turn the answer into an error a client retries (issue #20).
     if (fundsTo && submit) await this.rememberDestination(fundsTo.to).catch(() => undefined);
     return result;
   }
 
-  private async clobPost(origin: string, account: OwnerInfo, params: unknown): Promise<unknown> {
+  private async clobPost(origin: string, account: OwnerInfo, params: unknown, beforeSign?: BeforeSign): Promise<unknown> {
     const p = parseOrThrow(clobOrdersParamsSchema, unwrapParams(params), 'params');
     const { orders } = p;
     // Judged on what will be signed: the built orders' amounts (tick-rounded price, shares, USDC).
@@ -689,6 +795,7 @@ export class ProviderService {
     if (grant.covered && built) {
       const artifact = built;
       const { lines } = describeArtifact(artifact, await this.symbol());
+      await beforeSign?.(artifact);
       results = (await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)`, still: grant.still })) as typeof results;
     } else {
       const view = await this.approveArtifact(
@@ -699,6 +806,7 @@ export class ProviderService {
         async (a) => [...(!grant.covered && grant.flag ? [grant.flag] : []), ...(a.kind === 'clob' && a.orders.length > 1 ? [`A batch of ${a.orders.length} orders.`] : [])],
         TTL_TRADING_MS,
       );
+      await beforeSign?.(view.artifact);
       results = (await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? 'orders' })) as typeof results;
     }
     return results.map((r) => (r.ok ? { success: true, orderID: r.orderID, status: r.status, errorMsg: '' } : { success: false, orderID: r.orderID, errorMsg: r.error.exchangeMessage }));
