@@ -4,7 +4,12 @@
  * attack20.test.ts / attack25.test.ts: the real background on the fake browser against the in-process
  * sandbox; the summary attacks run `summarizeOrder` on crafted reads.
  *
- * Tests named "… — BROKEN" fail on the code reviewed (edfd5f4) and assert the secure behaviour; the
+ * Every test asserts the secure behaviour. Those named "(was broken)" failed on the code reviewed
+ * (edfd5f4) and pass since their fixes: 1a/1c/1e unknown outcomes keyed per client order id and page
+ * key, with an in-flight record before signing (`lib/provider/service.ts`, `outcomes.ts`); 2a/2b a 5xx
+ * after a submission left is an unknown outcome (`lib/signer/service.ts` `isKnownRefusal`); 3c a
+ * replaced grant ends before the next signature (`lib/grants/service.ts`); 4b lock tells connected sites
+ * only; 5a the summary prices a limit order's resting part at its limit (`lib/perps/summary.ts`). The
  * others show a rule holding.
  */
 import 'fake-indexeddb/auto';
