@@ -104,8 +104,11 @@ describe('every screen at 360 × 600, light and dark', () => {
     await button('Issue proxy key').click();
     await popup.getByRole('heading', { name: 'Order-book credentials' }).waitFor();
     await popup.getByText('Proxy key issued').waitFor();
+    await check(popup, 'onboarding / order-book credentials: the two choices');
+    await button('New account — deposit wallet').click();
     await popup.getByTestId('deposit-wallet').waitFor();
     await check(popup, 'onboarding / order-book credentials with the deposit-wallet panel');
+    await button('Existing key — API credentials').click();
     await button('Create API credentials').click();
     await popup.getByRole('heading', { name: "You're set" }).waitFor();
     await check(popup, 'onboarding / done');
@@ -293,6 +296,10 @@ describe('every screen at 360 × 600, light and dark', () => {
     expect((await messenger(popup)('settings.set', { relayerUrl: `${h.sandbox.url}/relayer`, rpcUrl: `${h.sandbox.url}/rpc` })).ok).toBe(true);
     await popup.reload();
     await popup.getByRole('tab', { name: 'Order book' }).click();
+    // The account trades with type-0 API credentials: the panel offers the switch, confirmed first.
+    await popup.getByRole('checkbox', { name: "Switch this account's orders to the deposit wallet" }).waitFor();
+    await check(popup, 'order book / deposit-wallet switch for an account with API credentials');
+    await popup.getByRole('checkbox', { name: "Switch this account's orders to the deposit wallet" }).check();
     await popup.getByTestId('deposit-setup').click();
     await popup.getByTestId('deposit-address').waitFor({ timeout: 20_000 });
     await popup.getByText('Not deployed yet: do not send funds').waitFor();
