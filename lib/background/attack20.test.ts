@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { generatePrivateKey } from 'viem/accounts';
 import type { Harness } from '../sandbox/testkit';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages } from './testkit';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice } from './testkit';
 
 const SITE = 'https://trade.example';
 const EVIL = 'https://evil.example';
@@ -24,7 +24,7 @@ let h: Harness;
 const started = sandboxSuite((x) => (h = x));
 
 const owner = () => h.demo.owner.address;
-const mark = async (iid: number) => ((await h.read('tickers', { instrument_id: iid })) as { mark_price: string }[])[0]!.mark_price;
+const mark = (iid: number) => markPrice(h, iid);
 const btcOrder = async (coid: string, qty = '0.01', p?: string) => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: p ?? (await mark(1)), tif: 'gtc', po: true, c: coid }] } });
 const btcOnly = { venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2', slippagePct: '1' };
 

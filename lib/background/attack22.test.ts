@@ -20,7 +20,7 @@ import { startHarness, type Harness } from '../sandbox/testkit';
 import { startBackground } from './index';
 import { onStreamPush } from '../../entrypoints/popup/api';
 import type { BackgroundBrowser } from './browser';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, sleep, until, waitPending, withPages, type PagedBackground, type Reply } from './testkit';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, sandboxSuite, sleep, until, waitPending, withPages, type PagedBackground, type Reply, markPrice } from './testkit';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
@@ -33,19 +33,9 @@ const sessionSocket = () => wsLog.sockets.filter((s) => s.authed && s.readyState
 const commandFrames = () => wsLog.frames.filter((f) => 'sig' in f);
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ now: undefined });
-});
-afterAll(async () => {
-  await h.close();
-});
-const started: PagedBackground[] = [];
-beforeEach(() => {
-  fakeBrowser.reset();
-  recorder.reset();
-});
-afterEach(async () => {
-  for (const bg of started.splice(0)) await callAs(bg, 'vault.lock').catch(() => undefined);
+const started = sandboxSuite((x) => (h = x));
+beforeEach(() => recorder.reset());
+afterEach(() => {
   // The venue's per-account weight (S1 spends it on purpose): the next test starts with a fresh budget.
   for (const w of [h.ctx.perpsRequestWeight, h.ctx.perpsActionWeight]) (w as unknown as { log: Map<string, unknown> }).log.clear();
 });
@@ -76,7 +66,7 @@ async function sessionLive(bg: PagedBackground): Promise<void> {
   await until(() => !!sessionSocket());
 }
 const owner = () => h.demo.owner.address;
-const mark = async (iid: number) => ((await h.read('tickers', { instrument_id: iid })) as { mark_price: string }[])[0]!.mark_price;
+const mark = (iid: number) => markPrice(h, iid);
 let coidN = 0;
 const freshCoid = () => `${Date.now().toString(16)}a${(++coidN).toString(16)}`.padStart(32, 'd').slice(-32);
 const btcOrder = async (coid = freshCoid(), qty = '0.01') => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: await mark(1), tif: 'gtc', po: true, c: coid }] } });

@@ -24,7 +24,7 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import type { Harness } from '../sandbox/testkit';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages } from './testkit';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice, VIEM_RETRIES } from './testkit';
 import { GrantService } from '../grants/service';
 import { DAY_MS, type GrantRequest } from '../grants/evaluate';
 import { openVaultDb } from '../vault/db';
@@ -39,14 +39,12 @@ const evilPage = sender(EVIL, 4);
 let n = 0;
 type Bg = PagedBackground;
 const call = async (bg: Bg, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply;
-/** Codes viem retries (README "Error codes"). */
-const VIEM_RETRIES = [-1, -32005, -32603, 429, -32007];
 
 let h: Harness;
 const started = sandboxSuite((x) => (h = x));
 
 const owner = () => h.demo.owner.address;
-const mark = async (iid: number) => ((await h.read('tickers', { instrument_id: iid })) as { mark_price: string }[])[0]!.mark_price;
+const mark = (iid: number) => markPrice(h, iid);
 const btcOrder = async (qty = '0.01') => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: await mark(1), tif: 'gtc', po: true }] } });
 const btcOnly = { venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2', slippagePct: '1' };
 const armed = async (bg: Bg, venue = 'perps') => ((await call(bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] }).venues.some((v) => v.venue === venue && v.armed);

@@ -11,7 +11,7 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { WebSocket as NodeWebSocket } from 'ws';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, until, waitPending, withPages, type PagedBackground } from './testkit';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, sandboxSuite, until, waitPending, withPages, type PagedBackground, markPrice } from './testkit';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
@@ -22,21 +22,9 @@ const wsLog = recorder.log;
 const commandFrames = () => wsLog.frames.filter((f) => 'sig' in f);
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ now: undefined });
-});
-afterAll(async () => {
-  await h.close();
-});
-const started: PagedBackground[] = [];
-beforeEach(() => {
-  fakeBrowser.reset();
-  recorder.reset();
-});
-afterEach(async () => {
-  for (const bg of started.splice(0)) await callAs(bg, 'vault.lock').catch(() => undefined);
-  h.ctx.delayMs.delete('perps');
-});
+const started = sandboxSuite((x) => (h = x));
+beforeEach(() => recorder.reset());
+afterEach(() => void h.ctx.delayMs.delete('perps'));
 
 type Wire = { sent: { url: string; method: string }[] };
 let n = 0;
@@ -59,7 +47,7 @@ async function sessionLive(bg: PagedBackground): Promise<void> {
 }
 
 const owner = () => h.demo.owner.address;
-const mark = async (iid: number) => ((await h.read('tickers', { instrument_id: iid })) as { mark_price: string }[])[0]!.mark_price;
+const mark = (iid: number) => markPrice(h, iid);
 const btcOrder = async (o: { coid?: string; qty?: string; iid?: number } = {}) => ({
   op: { type: 'createOrders', args: [{ iid: o.iid ?? 1, buy: true, qty: o.qty ?? '0.01', p: await mark(o.iid ?? 1), tif: 'gtc', po: true, ...(o.coid ? { c: o.coid } : {}) }] },
 });

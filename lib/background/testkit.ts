@@ -261,3 +261,13 @@ export function recordingWebSocket(): { log: WsLog; WebSocket: WebSocketConstruc
     },
   };
 }
+
+/** The error codes viem's transport retries (README "Error codes"): no page error may use them (issue #20). */
+export const VIEM_RETRIES: readonly number[] = [-1, -32005, -32603, 429, -32007];
+
+/** The sandbox's current mark price of instrument `iid` (decimal string), read as the venue serves it. */
+export async function markPrice(h: Harness, iid: number): Promise<string> {
+  const [t] = (await h.read('tickers', { instrument_id: iid })) as { mark_price: string }[];
+  if (!t) throw new Error(`no ticker for instrument ${iid}`);
+  return t.mark_price;
+}
