@@ -48,17 +48,23 @@ async function until(cond: () => boolean | Promise<boolean>, ms = 4_000): Promis
   }
 }
 
+/** A background (`ws` as its WebSocket) with a vault holding the demo owner key, gateways at the sandbox; `call` a popup procedure (throws on an error reply). */
+async function demoBackground(dbName: string) {
+  const bg = startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS, WebSocket: NodeWebSocket });
+  const call = async (type: string, payload: unknown = {}) => {
+    const r = await bg.handle({ type, payload }, popup());
+    if (!r.ok) throw new Error(`${type}: ${JSON.stringify(r)}`);
+    return r.result;
+  };
+  await call('vault.create', { password: 'a good password' });
+  await call('settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
+  await call('vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
+  return { bg, call };
+}
+
 describe('background notifications', () => {
   it('a fill at the venue raises a notification; switched off, the next raises none', async () => {
-    const bg = startBackground({ browser, dbName: 'notify-0', kdf: KDF, bounds: BOUNDS, WebSocket: NodeWebSocket });
-    const call = async (type: string, payload: unknown = {}) => {
-      const r = await bg.handle({ type, payload }, popup());
-      if (!r.ok) throw new Error(`${type}: ${JSON.stringify(r)}`);
-      return r.result;
-    };
-    await call('vault.create', { password: 'a good password' });
-    await call('settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
-    await call('vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
+    const { bg, call } = await demoBackground('notify-0');
     await call('proxy.import', { account: h.demo.owner.address, privateKey: h.demo.proxy.privateKey, proxy: h.demo.proxy.address, secret: h.demo.proxy.secret, expiry: h.demo.proxy.expiry });
     expect(await call('notifications.get')).toEqual(DEFAULT_NOTIFICATION_PREFS);
     await until(async () => JSON.stringify(await call('streams.status')).includes('"live"'));
@@ -83,15 +89,7 @@ describe('background notifications', () => {
   });
 
   it('an order-book order cancelled outside Countersign raises a notification; one Countersign cancelled raises none', async () => {
-    const bg = startBackground({ browser, dbName: 'notify-1', kdf: KDF, bounds: BOUNDS, WebSocket: NodeWebSocket });
-    const call = async (type: string, payload: unknown = {}) => {
-      const r = await bg.handle({ type, payload }, popup());
-      if (!r.ok) throw new Error(`${type}: ${JSON.stringify(r)}`);
-      return r.result;
-    };
-    await call('vault.create', { password: 'a good password' });
-    await call('settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
-    await call('vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
+    const { bg, call } = await demoBackground('notify-1');
     await call('clob.createOrDerive', { account: h.demo.owner.address });
     await until(async () => JSON.stringify(await call('streams.status')).includes('"venue":"clob"') && JSON.stringify(await call('streams.status')).includes('"live"'));
     const m = h.ctx.clob.markets[0];
@@ -113,15 +111,7 @@ describe('background notifications', () => {
 
   /** A background unlocked with the demo account and its proxy, its perps stream live. */
   async function livePerps(dbName: string) {
-    const bg = startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS, WebSocket: NodeWebSocket });
-    const call = async (type: string, payload: unknown = {}) => {
-      const r = await bg.handle({ type, payload }, popup());
-      if (!r.ok) throw new Error(`${type}: ${JSON.stringify(r)}`);
-      return r.result;
-    };
-    await call('vault.create', { password: 'a good password' });
-    await call('settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
-    await call('vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
+    const { bg, call } = await demoBackground(dbName);
     await call('proxy.import', { account: h.demo.owner.address, privateKey: h.demo.proxy.privateKey, proxy: h.demo.proxy.address, secret: h.demo.proxy.secret, expiry: h.demo.proxy.expiry });
     await until(async () => JSON.stringify(await call('streams.status')).includes('"live"'));
     return bg;
