@@ -24,10 +24,17 @@ const pageRequest = (method: string, params?: unknown) =>
     [method, params] as const,
   ) as Promise<{ ok: boolean; r?: unknown; code?: number; message?: string }>;
 const nextWindow = () => h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
-async function approveIn(w: Page) {
+/**
+ * Approves the request window `w` shows. `closes`: nothing else is pending, so the window closes —
+ * waited for, so the test's next request opens a new window (one sent before it asked to close would
+ * be shown in it, as the product reuses an open window).
+ */
+async function approveIn(w: Page, o: { closes?: boolean } = {}) {
   await w.bringToFront();
   await w.waitForFunction(() => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled, undefined, { timeout: 5_000 });
+  const closed = o.closes ? w.waitForEvent('close') : undefined;
   await w.getByTestId('approve').click();
+  await closed;
 }
 const owner = () => h.sandbox.demo.owner.address.toLowerCase();
 const openPerps = () => [...h.sandbox.ctx.venue.orders.values()].filter((o) => o.owner === owner() && (o.status === 'open' || o.status === 'untriggered'));
@@ -96,8 +103,12 @@ describe('standing grants in Chromium', () => {
     const w = await opened;
     await w.getByText(/Outside your standing permission for this site: notional 3120.5 USDC is above the 2000 USDC allowed per order/).waitFor();
     await h.screenshot(w, '41-grant-limit-exceeded');
+    const closed = w.waitForEvent('close');
     await w.getByRole('button', { name: 'Reject' }).click();
     expect(await over).toMatchObject({ ok: false, code: 4001 });
+    // The emptied window closes first: a request sent before it asked to close would be shown in it
+    // (the product reuses an open window), and no new window would open for the test to find.
+    await closed;
     const opened2 = nextWindow();
     const wd = pageRequest('perps_sendCommand', { op: { type: 'withdraw', args: { account: h.sandbox.demo.owner.address, token: h.sandbox.ctx.config.usdc, amount: '1000000', to: h.sandbox.demo.counterparty.address } } });
     const w2 = await opened2;
@@ -173,7 +184,7 @@ describe('a site holding a narrow grant (issue #17)', () => {
     expect(proposed.scope).toBe('Order book only: Will the sandbox stay up all day? — Yes');
     expect(proposed.equity).toContain(`${collateral} USDC`);
     expect(proposed).toMatchObject({ perOrder: tenth(collateral), daily: whole(collateral) });
-    await approveIn(w);
+    await approveIn(w, { closes: true });
     expect((await first).ok).toBe(true);
     // 0.3 ETH-PERP at 3 100 (930 USDC, inside the order-book grant's caps): it asks, and the flag names the venue.
     const before = trading();
@@ -201,7 +212,7 @@ describe('a site holding a narrow grant (issue #17)', () => {
     const w = await opened;
     const proposed = await saveGrantIn(w, undefined, '49-grant-form');
     expect(proposed).toMatchObject({ scope: 'Perps venue only: BTC-PERP', perOrder: tenth(value), daily: whole(value) });
-    await approveIn(w);
+    await approveIn(w, { closes: true });
     expect((await first).ok).toBe(true);
     // Only the perps grant is live (finding 1: the site holds no order-book grant).
     await popup.reload();
