@@ -62,14 +62,24 @@ const nextWindow = () => h.ctx.waitForEvent('page', { predicate: (p) => p.url().
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Trading requests that reached the sandbox (order placement, cancels, withdrawals; not the dead-man's renewals). */
 const submissions = () => h.sandbox.ctx.requestLog.filter((r) => r.method !== 'GET' && /^\/perps\/v1\/trade\/(orders|orders-coid)$|^\/clob\/orders?$/.test(r.path)).length;
+/**
+ * Waits (at most 3 s) for the approval window to close once its queue is empty, so the test's next request opens
+ * a new window: one sent before the emptied window asked to close is shown in it (the product reuses an
+ * open window). A window that still shows another pending request stays open; the wait then just ends.
+ */
+const settled = (closed: Promise<unknown>) => Promise.race([closed, sleep(3_000)]);
 async function approveIn(w: Page) {
   await w.bringToFront();
   await w.waitForFunction(() => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled, undefined, { timeout: 5_000 });
+  const closed = w.waitForEvent('close', { timeout: 3_000 }).catch(() => undefined);
   await w.getByTestId('approve').click();
+  await settled(closed);
 }
 async function rejectIn(w: Page) {
   await w.bringToFront();
+  const closed = w.waitForEvent('close', { timeout: 3_000 }).catch(() => undefined);
   await w.getByRole('button', { name: 'Reject' }).click();
+  await settled(closed);
 }
 async function ethMark(): Promise<string> {
   const r = await fetch(`${h.sandbox.url}/perps/v1/info/tickers?instrument_id=2`);
