@@ -16,7 +16,7 @@ import { PROCEDURES } from '../messaging/protocol';
 import { PORT_NAME } from '../bridge/framing';
 import { startBackground } from './index';
 import { AUTOLOCK_ALARM } from './index';
-import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, type Reply, sandboxSuite, sleep, until, waitPending, withPages } from './testkit';
+import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, type Reply, sandboxSuite, sleep, until, waitPending, withPages, btcOnly } from './testkit';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
@@ -33,7 +33,6 @@ const started = sandboxSuite((x) => (h = x));
 const owner = () => h.demo.owner.address;
 const BTC = '1';
 const mark = async (iid: string) => ((await h.read('tickers', { instrument_id: Number(iid) })) as { mark_price: string }[])[0]!.mark_price;
-const btcOnly = { venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2', slippagePct: '1' };
 const btcOrder = async (qty = '0.01') => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: await mark(BTC), tif: 'gtc', po: true }] } });
 
 /** What this background sent, with hooks: `answer` rewrites a gateway answer by path; `dropAnswer` delivers the request but loses the answer. */

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { AUTOLOCK_ALARM, GRANTS_ALARM, startBackground } from './index';
-import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, type Reply, sleep, until, waitPending, withPages } from './testkit';
+import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, type Reply, sleep, until, waitPending, withPages, btcOnly } from './testkit';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
@@ -43,7 +43,6 @@ const owner = () => h.demo.owner.address;
 const trading = () => h.ctx.requestLog.filter((r) => r.method !== 'GET' && /^\/perps\/v1\/trade\/(orders|orders-coid|orders\/all|leverage|margin)$|^\/clob\/orders?$/.test(r.path)).length;
 const BTC = '1';
 const mark = async (iid: string) => ((await h.read('tickers', { instrument_id: Number(iid) })) as { mark_price: string }[])[0]!.mark_price;
-const btcOnly = { venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2', slippagePct: '1' };
 const btcOrder = async (qty = '0.01') => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: await mark(BTC), tif: 'gtc', po: true }] } });
 const ethOrder = { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '3000', tif: 'gtc', po: true }] } };
 

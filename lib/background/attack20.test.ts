@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { generatePrivateKey } from 'viem/accounts';
 import type { Harness } from '../sandbox/testkit';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice } from './testkit';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice, btcOnly, perpsPosts, connectSite } from './testkit';
 
 const SITE = 'https://trade.example';
 const EVIL = 'https://evil.example';
@@ -26,7 +26,6 @@ const started = sandboxSuite((x) => (h = x));
 const owner = () => h.demo.owner.address;
 const mark = (iid: number) => markPrice(h, iid);
 const btcOrder = async (coid: string, qty = '0.01', p?: string) => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: p ?? (await mark(1)), tif: 'gtc', po: true, c: coid }] } });
-const btcOnly = { venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2', slippagePct: '1' };
 
 type Wire = { sent: { url: string; method: string; body: string }[]; down?: (url: string, method: string) => boolean; dropAnswer?: (url: string, method: string) => boolean; hold?: Promise<void> };
 
@@ -48,14 +47,8 @@ async function ready(o: { connect?: boolean } = {}): Promise<{ bg: Bg; wire: Wir
   return { bg, wire };
 }
 /** Connects `who` (the person approves the window). */
-async function connect(bg: Bg, who: object) {
-  const p = bg.page(who as never).request('eth_requestAccounts');
-  const [view] = await waitPending(bg);
-  bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
-  return p;
-}
+const connect = connectSite;
 const clobPosts = (w: Wire) => w.sent.filter((s) => s.method === 'POST' && /\/clob\/orders?$/.test(s.url)).length;
-const perpsPosts = (w: Wire) => w.sent.filter((s) => s.method === 'POST' && /\/perps\/v1\/trade\/orders$/.test(s.url)).length;
 
 describe('idempotent submissions: one site against another', () => {
   it('A: another site flooding the unknown-outcome map cannot clear the victim\'s entry: the victim\'s repeat is not posted again', async () => {

@@ -20,7 +20,7 @@ import { startHarness, type Harness } from '../sandbox/testkit';
 import { startBackground } from './index';
 import { onStreamPush } from '../../entrypoints/popup/api';
 import type { BackgroundBrowser } from './browser';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, sandboxSuite, sleep, until, waitPending, withPages, type PagedBackground, type Reply, markPrice } from './testkit';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, sandboxSuite, sleep, until, waitPending, withPages, type PagedBackground, type Reply, markPrice, btcOnly } from './testkit';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
@@ -70,7 +70,6 @@ const mark = (iid: number) => markPrice(h, iid);
 let coidN = 0;
 const freshCoid = () => `${Date.now().toString(16)}a${(++coidN).toString(16)}`.padStart(32, 'd').slice(-32);
 const btcOrder = async (coid = freshCoid(), qty = '0.01') => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: await mark(1), tif: 'gtc', po: true, c: coid }] } });
-const btcOnly = { venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2', slippagePct: '1' };
 const grant = (bg: PagedBackground) => bg.grants().create({ origin: SITE, account: owner(), limits: btcOnly as never, durationMs: 3_600_000 });
 const seen = (e: unknown) => ({ code: (e as { code?: number }).code, message: (e as { message?: string }).message });
 

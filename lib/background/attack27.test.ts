@@ -18,7 +18,7 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { generatePrivateKey } from 'viem/accounts';
 import type { Harness } from '../sandbox/testkit';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice, VIEM_RETRIES } from './testkit';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice, VIEM_RETRIES, btcOnly, perpsPosts, connectSite } from './testkit';
 import { OUTCOMES_KEY } from '../provider/outcomes';
 import { userRejected } from '../provider/errors';
 import { summarizeOrder } from '../perps/summary';
@@ -37,7 +37,6 @@ const started = sandboxSuite((x) => (h = x));
 
 const owner = () => h.demo.owner.address;
 const mark = (iid: number) => markPrice(h, iid);
-const btcOnly = { venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2', slippagePct: '1' };
 const armed = async (bg: Bg, venue = 'perps') => ((await call(bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] }).venues.some((v) => v.venue === venue && v.armed);
 const grantOf = (bg: Bg, limits: object = btcOnly, origin = SITE) => bg.grants().create({ origin, account: owner(), limits: limits as never, durationMs: 3_600_000 });
 const codeOf = (e: unknown) => (e as { code?: number }).code;
@@ -69,13 +68,7 @@ async function ready(o: { connect?: boolean; dbName?: string; onboard?: boolean;
   if (o.onboard !== false) await onboardDemo(bg, h, page, o);
   return { bg, wire, dbName };
 }
-async function connect(bg: Bg, who: object) {
-  const p = bg.page(who as never).request('eth_requestAccounts');
-  const [view] = await waitPending(bg);
-  bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
-  return p;
-}
-const perpsPosts = (w: Wire) => w.sent.filter((s) => s.method === 'POST' && /\/perps\/v1\/trade\/orders$/.test(s.url)).length;
+const connect = connectSite;
 const clobPosts = (w: Wire) => w.sent.filter((s) => s.method === 'POST' && /\/clob\/orders?$/.test(s.url)).length;
 const keyedOrder = async (key: string, qty = '0.01') => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: await mark(1), tif: 'gtc', po: true }] }, idempotencyKey: key });
 const coidOrder = async (coid: string, qty = '0.01') => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: await mark(1), tif: 'gtc', po: true, c: coid }] } });

@@ -11,7 +11,7 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { WebSocket as NodeWebSocket } from 'ws';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, sandboxSuite, until, waitPending, withPages, type PagedBackground, markPrice } from './testkit';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, sandboxSuite, until, waitPending, withPages, type PagedBackground, markPrice, btcOnly } from './testkit';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
@@ -51,7 +51,6 @@ const mark = (iid: number) => markPrice(h, iid);
 const btcOrder = async (o: { coid?: string; qty?: string; iid?: number } = {}) => ({
   op: { type: 'createOrders', args: [{ iid: o.iid ?? 1, buy: true, qty: o.qty ?? '0.01', p: await mark(o.iid ?? 1), tif: 'gtc', po: true, ...(o.coid ? { c: o.coid } : {}) }] },
 });
-const btcOnly = { venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2', slippagePct: '1' };
 const grant = (bg: PagedBackground) => bg.grants().create({ origin: SITE, account: owner(), limits: btcOnly as never, durationMs: 3_600_000 });
 let coidN = 0;
 const freshCoid = () => `${Date.now().toString(16)}${(++coidN).toString(16)}`.padStart(32, 'c').slice(-32);

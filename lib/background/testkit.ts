@@ -271,3 +271,18 @@ export async function markPrice(h: Harness, iid: number): Promise<string> {
   if (!t) throw new Error(`no ticker for instrument ${iid}`);
   return t.mark_price;
 }
+
+/** A BTC-PERP-only standing grant's limits (perps, 2 000 USDC per order, 20 000 per 24 h, 2 % band, 1 % slippage), as the grant suites use. */
+export const btcOnly = { venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2', slippagePct: '1' };
+
+/** Connects the page `who` (`eth_requestAccounts`), approving its window; resolves the page's answer. */
+export async function connectSite(bg: PagedBackground, who: object): Promise<unknown> {
+  const p = bg.page(who as never).request('eth_requestAccounts');
+  const [view] = await waitPending(bg);
+  if (!view) throw new Error('no connect window');
+  bg.registry.decide(view.id, { approve: true, digest: view.digest });
+  return p;
+}
+
+/** How many perps order submissions (`POST …/perps/v1/trade/orders`) a recorded wire holds. */
+export const perpsPosts = (w: { sent: { url: string; method: string }[] }): number => w.sent.filter((s) => s.method === 'POST' && /\/perps\/v1\/trade\/orders$/.test(s.url)).length;
