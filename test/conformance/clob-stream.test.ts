@@ -11,7 +11,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { createSecureClient } from '@polymarket/client';
 import { ClobClient, OrderType, Side } from '@polymarket/clob-client-v2';
 import type { Harness } from '../../lib/sandbox/testkit';
-import { startVenueClient } from './venue-client';
+import { collect, startVenueClient } from './venue-client';
 
 let h: Harness;
 let client: Awaited<ReturnType<typeof createSecureClient>>;
@@ -32,14 +32,6 @@ afterAll(async () => {
   await h?.close();
 });
 
-/** Collects a subscription's events in the background. */
-function collect<T>(iterable: AsyncIterable<T>): T[] {
-  const out: T[] = [];
-  void (async () => {
-    for await (const e of iterable) out.push(e);
-  })();
-  return out;
-}
 const until = async (pred: () => boolean, what: string, ms = 3_000) => {
   const end = Date.now() + ms;
   while (!pred()) {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PerpsKlineInterval, type createSecureClient } from '@polymarket/client';
 import { createOrders } from '../../lib/perps/commands';
 import type { Harness } from '../../lib/sandbox/testkit';
-import { startVenueClient } from './venue-client';
+import { collect, startVenueClient } from './venue-client';
 
 let h: Harness;
 let client: Awaited<ReturnType<typeof createSecureClient>>;
@@ -21,15 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
 });
-
-/** Collects a subscription's events in the background. */
-function collect<T>(iterable: AsyncIterable<T>): T[] {
-  const out: T[] = [];
-  void (async () => {
-    for await (const e of iterable) out.push(e);
-  })();
-  return out;
-}
 
 describe('official client perps market-data topics against the sandbox', () => {
   it('trades, bbo, book, candles, tickers and statistics each deliver an event the client parsed', async () => {

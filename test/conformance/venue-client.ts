@@ -28,3 +28,12 @@ export async function startVenueClient(): Promise<{ h: Harness; client: Awaited<
   const client = await createSecureClient({ environment, signer: privateKey(key), wallet: privateKeyToAccount(key).address });
   return { h, client, key };
 }
+
+/** Collects an official client subscription's events as they arrive (the array fills in the background). */
+export function collect<T>(iterable: AsyncIterable<T>): T[] {
+  const out: T[] = [];
+  void (async () => {
+    for await (const e of iterable) out.push(e);
+  })();
+  return out;
+}
