@@ -26,8 +26,7 @@ export class UnknownAccountError extends BaseError {
 
 /** The active owner key (address, label), or `undefined` when the vault holds none. Works while locked. */
 export async function activeAccount(db: VaultDb, vault: Vault): Promise<OwnerInfo | undefined> {
-  const owners = await vault.listOwners();
-  const stored = await db.get('settings', ACTIVE_ACCOUNT_KEY);
+  const [owners, stored] = await Promise.all([vault.listOwners(), db.get('settings', ACTIVE_ACCOUNT_KEY)]); // independent reads, side by side
   const found = typeof stored === 'string' ? owners.find((o) => o.address.toLowerCase() === stored.toLowerCase()) : undefined;
   if (found) return found;
   const oldest = [...owners].sort((a, b) => a.createdAt - b.createdAt)[0];

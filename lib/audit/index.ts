@@ -38,7 +38,7 @@
  * (`verify.ts`); a full check runs in the background with progress; retention walks a cursor
  * (`prune.ts`). Memory is bounded at any size; nothing loads the whole log.
  */
-export { appendAudit, auditLog, resealAfterRestore, ConflictError, InvalidEntryError, type AuditInput, type AuditKeySource, type AuditLog } from './log';
+export { appendAudit, auditLog, auditWritten, resealAfterRestore, ConflictError, InvalidEntryError, type AuditInput, type AuditKeySource, type AuditLog } from './log';
 export { auditProgress, checkAudit, INLINE_LIMIT, type AuditCheck, type AuditProgress } from './verify';
 export { auditCsv, auditOrigins, exportAudit, pageAudit, MAX_EXPORT_PAGE, MAX_PAGE, type AuditEntryStatus, type AuditEntryView, type AuditPage } from './read';
 export { pruneAudit } from './prune';

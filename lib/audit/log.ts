@@ -309,16 +309,28 @@ async function appendKeyed(log: AuditLog, key: CryptoKey, entry: AuditEntry): Pr
  */
 export async function appendAudit(log: AuditLog, input: AuditInput): Promise<{ id: number; sealed: boolean }> {
   const entry = normalize(input);
-  const key = await log.key();
+  // The key as it is now (a lock right after does not turn this entry into one "recorded while locked"),
+  // and the entry queued at once: a read that starts after this call sees it (`auditWritten`).
+  const keyed = log.key();
   const s = shared(log.db);
-  if (!key) {
-    s.cp = undefined; // no key: forget the cached one with its checkpoint
-    return serial(s, 'tail', async () => {
-      s.cp = undefined;
+  return serial(s, 'tail', async () => {
+    const key = await keyed;
+    if (!key) {
+      s.cp = undefined; // no key: forget the cached one with its checkpoint
       return { id: await log.db.add('audit', entry), sealed: false };
-    });
-  }
-  return serial(s, 'tail', async () => ({ id: await appendKeyed(log, key, entry), sealed: true }));
+    }
+    return { id: await appendKeyed(log, key, entry), sealed: true };
+  });
+}
+
+/**
+ * Resolves once every append queued on `log`'s database before this call has settled (written or
+ * failed). The log's readers (`pageAudit`, `exportAudit`, `auditOrigins`) wait for it, so an entry
+ * appended after an answer went back (`SigningService`, issue #20 page path) is never missing from a
+ * read that started later.
+ */
+export async function auditWritten(log: Pick<AuditLog, 'db'>): Promise<void> {
+  await shared(log.db).tail;
 }
 
 /**

@@ -7,7 +7,7 @@
  * reads on a page is authenticated even before a full check has run.
  */
 import { auditGroupOf, readAuditRows, type AuditEntry, type StoredAuditEntry } from '../vault/db';
-import { entryAuthentic, readCheckpoint, shared, type AuditLog, type Checkpoint } from './log';
+import { auditWritten, entryAuthentic, readCheckpoint, shared, type AuditLog, type Checkpoint } from './log';
 
 /**
  * An entry's status: `ok` (sealed, MAC verifies); `locked` (recorded while locked, chained in later:
@@ -68,6 +68,7 @@ async function views(log: AuditLog, rows: StoredAuditEntry[]): Promise<AuditEntr
  * one such as `perps.create`). Pass the returned `next` as `before` for the following page.
  */
 export async function pageAudit(log: AuditLog, q: { before?: number | undefined; limit?: number | undefined; origin?: string | undefined; kind?: string | undefined } = {}): Promise<AuditPage> {
+  await auditWritten(log); // entries queued before this read are in it
   const limit = Math.min(Math.max(1, q.limit ?? 50), MAX_PAGE);
   const upper = q.before ?? Infinity;
   const group = q.kind ? auditGroupOf(q.kind) : undefined;
@@ -90,6 +91,7 @@ export async function pageAudit(log: AuditLog, q: { before?: number | undefined;
 
 /** An export page, oldest first: at most `limit` (1–1000, default 1000) entries with id above `after`. */
 export async function exportAudit(log: AuditLog, q: { after?: number | undefined; limit?: number | undefined } = {}): Promise<AuditPage> {
+  await auditWritten(log); // entries queued before this read are in it
   const limit = Math.min(Math.max(1, q.limit ?? MAX_EXPORT_PAGE), MAX_EXPORT_PAGE);
   const rows = await readAuditRows(log.db, q.after === undefined ? undefined : IDBKeyRange.lowerBound(q.after, true), limit);
   return { entries: await views(log, rows), next: rows.length === limit ? (rows.at(-1)?.id ?? null) : null };
@@ -100,6 +102,7 @@ export async function exportAudit(log: AuditLog, q: { after?: number | undefined
  * `byOrigin` (arrays sort after numbers, so `[origin, []]` is past every `[origin, id]`).
  */
 export async function auditOrigins(log: AuditLog, max = 200): Promise<string[]> {
+  await auditWritten(log); // entries queued before this read are in it
   const tx = log.db.transaction('audit');
   const index = tx.store.index('byOrigin');
   const out: string[] = [];

@@ -231,7 +231,7 @@ describe('2. codes after a submission left', () => {
     expect(clobPosts(wire) - before, 'BROKEN: the same keyed order-book order was posted twice').toBeLessThanOrEqual(1);
   }, 30_000);
 
-  it('2c holds: the audit store failing right after the venue answered gives -32002 with data.command, never a retried code', async () => {
+  it('2c holds: the audit store failing right after the venue answered never gives the page a retried code (the answer goes back; the person is notified)', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg);
     await until(() => armed(bg));

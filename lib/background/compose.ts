@@ -134,7 +134,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     throw err;
   }));
   // Perps commands go over the account's live session when there is one (issue #22); `streams` is built below and only read at send time.
-  const service = new SigningService({ vault, db, settings, fetchFn: o.fetchFn, now, session: (account, perpsUrl) => streams.session(account, perpsUrl) });
+  const service = new SigningService({ vault, db, settings, fetchFn: o.fetchFn, now, session: (account, perpsUrl) => streams.session(account, perpsUrl), onUnrecorded: (what) => notifications.unrecorded(what) });
   const grants = new GrantService({ vault, now, onChange: (live) => grantsChanged(live) });
   const deadman = createDeadMan({ browser, db, vault, service, grants, lifetime, now });
   const locks = new Locks({ browser, vault, db, service, grants, deadman, registry, emit: ports.emit, onLocked: o.onLocked });

@@ -46,6 +46,12 @@ export type BackgroundNotificationsDeps = {
 /** The running notifications: `onPush` (give it to `BackgroundStreams.onPush`), the two procedures, `stop`. */
 export type BackgroundNotifications = {
   onPush: (push: StreamPush) => void;
+  /**
+   * Tells the person that a submission the venue answered (`what`: "order", "withdrawal", a command type)
+   * has no audit entry: the store refused the write after the answer went back (`SigningService`'s
+   * `onUnrecorded`). Raised whatever the preferences say; carries no secret.
+   */
+  unrecorded: (what: string) => void;
   procedures: ContractHandlers<typeof NOTIFICATIONS_CONTRACT>;
   stop: () => void;
 };
@@ -118,6 +124,9 @@ export function createBackgroundNotifications(d: BackgroundNotificationsDeps): B
         prefs = Promise.resolve(next);
         return next;
       },
+    },
+    unrecorded(what) {
+      raise({ id: `unrecorded-${now()}`, kind: 'unrecorded', title: 'Not in the audit log', message: `Countersign sent this ${what} and the venue answered, but its audit entry could not be written. Check the venue's history.` });
     },
     stop: () => clearTimeout(timer),
   };

@@ -7,6 +7,7 @@
  */
 import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { auditWritten } from '../audit';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { WebSocket as NodeWebSocket } from 'ws';
 import { startHarness, type Harness } from '../sandbox/testkit';
@@ -152,7 +153,7 @@ describe('perps commands over the session: one submission path, two transports',
     await bg.page(page).request('perps_sendCommand', await btcOrder({ coid: freshCoid() }));
     expect(commandFrames()).toHaveLength(1);
     expect(restDone).toBeDefined();
-    const orders = (await bg.db().getAll('audit')).filter((e) => e.kind === 'perps.createOrders');
+    const orders = (await auditWritten({ db: bg.db() }).then(() => bg.db().getAll('audit'))).filter((e) => e.kind === 'perps.createOrders');
     expect(orders).toHaveLength(2);
     const shape = ({ origin, account, kind, summary, result, detail }: (typeof orders)[number]) => ({ origin, account, kind, summary, result, detail });
     expect(shape(orders[1]!)).toEqual(shape(orders[0]!));
@@ -193,7 +194,7 @@ describe('perps commands over the session: one submission path, two transports',
     expect(again.code).toBe(-32002);
     expect(commandFrames()).toHaveLength(1);
     expect(restOrderPosts(wire)).toBe(0);
-    const audit = (await bg.db().getAll('audit')).filter((x) => x.kind === 'perps.createOrders');
+    const audit = (await auditWritten({ db: bg.db() }).then(() => bg.db().getAll('audit'))).filter((x) => x.kind === 'perps.createOrders');
     expect(audit.map((x) => x.result)).toEqual(['unknown']);
   });
 

@@ -223,6 +223,27 @@ export class GrantService {
     ref: (market: string) => Promise<RefPrice | undefined>,
     killSwitchArmed?: () => Promise<boolean>,
   ): Promise<GrantDecision | undefined> {
+    const decision = await this.decide(origin, account, req, ref, killSwitchArmed);
+    if (decision?.ok) await decision.stored;
+    return decision;
+  }
+
+  /**
+   * `consume`, answering as soon as the use is counted, before it is stored (issue #20, page path: the
+   * caller builds its artifact while the use is written). A covered decision carries `stored`, which
+   * settles when the use is in the vault (rejects with the vault's error — `TamperedRecordError`,
+   * `KeyNotFoundError` for a grant revoked meanwhile, a storage error): **the caller awaits it before it
+   * signs**. The use counts in memory from the decision on, for every later check; a use whose write
+   * failed still counts until the grants are read again (counting more than was signed only refuses
+   * sooner).
+   */
+  async decide(
+    origin: string,
+    account: string,
+    req: GrantRequest,
+    ref: (market: string) => Promise<RefPrice | undefined>,
+    killSwitchArmed?: () => Promise<boolean>,
+  ): Promise<(GrantDecision & { stored?: Promise<void> }) | undefined> {
     const venue = venueOf(req);
     const held = (await this.exclusive(() => this.mine(origin, account, venue)))[0];
     if (!held) return undefined;
@@ -241,24 +262,28 @@ export class GrantService {
       if (!verdict.ok) return verdict;
       if (!armed) return { ok: false, limit: `the kill switch (auto-cancel / heartbeat) of ${venueName(found.grant.venue)} is not armed, so nothing is signed without you` };
       const use: GrantUse = { at: now, notional: verdict.notional, seq: found.win.nextSeq() };
-      await this.o.vault.addGrantUse(found.grant, use); // stored before it counts here, and before anything is signed
+      // Counted here at once; stored before anything is signed (the caller awaits `stored`). The vault
+      // writes in call order, so a later record of this use's orders lands after it.
       found.win.push(use);
+      const stored = this.o.vault.addGrantUse(found.grant, use);
+      stored.catch(() => undefined); // the caller's await sees the error
       const ticket: GrantTicket = { grantId: found.grant.id, origin, originEpoch: this.originEpochs.get(origin) ?? 0, allEpoch: this.allEpoch };
-      return { ok: true, notional: verdict.notional, grantId: found.grant.id, seq: use.seq ?? 0, ticket };
+      return { ok: true as const, notional: verdict.notional, grantId: found.grant.id, seq: use.seq ?? 0, ticket, stored };
     });
   }
 
   /**
    * Records the orders the venue accepted for use `seq` of grant `grantId` (a granted cancel may reach
    * them, and nothing else). Keeps the newest `MAX_OWNED_ORDERS`. No-op when the grant is gone.
-   * Rewrites only the buckets of the uses it changes (issue #20).
+   * Resolves once they count in memory; the vault write (only the buckets of the uses it changes) follows
+   * in the vault's call order, not awaited (issue #20).
    */
   async recordOrders(grantId: string, seq: number, orders: readonly OwnedOrder[]): Promise<void> {
     if (!orders.length) return;
     await this.exclusive(() => this.noteOrders(grantId, seq, orders));
   }
 
-  /** `recordOrders` inside the mutex: the changed uses written to the vault, then to memory. */
+  /** `recordOrders` inside the mutex: the changed uses put in memory, then written to the vault (not awaited). */
   private async noteOrders(grantId: string, seq: number, orders: readonly OwnedOrder[]): Promise<void> {
       const found = (await this.live()).find((g) => g.grant.id === grantId);
       const target = found?.win.uses.findLast((u) => u.seq === seq);
@@ -276,7 +301,12 @@ export class GrantService {
         const { orders: _dropped, ...bare } = u;
         changed.set(u.seq, rest.length ? { ...bare, orders: rest } : bare);
       }
-      await this.update(found, [...changed.values()]);
+      // In memory at once (the next grant check sees these orders); written behind it, in the vault's call
+      // order (issue #20, page path: the next order does not wait for this write). A failed write loses only
+      // the record of these orders: a granted cancel of them then asks (deny by default).
+      const list = [...changed.values()];
+      for (const u of list) found.win.replace(u);
+      void this.o.vault.updateGrantUses(found.grant.id, list).catch(() => undefined);
   }
 
   /**

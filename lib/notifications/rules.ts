@@ -33,7 +33,7 @@ import type { StreamPush } from '../messaging/streams';
 import type { NotificationPrefs } from './prefs';
 
 /** A notification to raise: `id` unique per notification, `kind` its rule, `title` and `message` plain text. */
-export type Notice = { id: string; kind: 'fill' | 'cancel' | 'liquidation' | 'stream'; title: string; message: string };
+export type Notice = { id: string; kind: 'fill' | 'cancel' | 'liquidation' | 'stream' | 'unrecorded'; title: string; message: string };
 
 /** An instrument's name and tick (decimal string), as the venue's instruments read gives them. */
 export type InstrumentInfo = { symbol: string; tick: string };

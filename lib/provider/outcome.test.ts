@@ -3,14 +3,15 @@
  * browser against the in-process sandbox:
  * - an order-book post whose answer never came names the orders' hashes (`data.orderHashes`, the EIP-712
  *   digests that were signed), which the typed dapp client reads as `OutcomeUnknownError.orderHashes`;
- * - an error raised *after* the venue accepted (the audit append failing) reaches the page as that same
- *   unknown outcome (-32002), never as a code a client retries, and a repeat sends nothing;
+ * - an error raised *after* the venue accepted (the audit append failing) never reaches the page: the append
+ *   runs after the answer went back, so the page has the venue's answer (no error a client would retry into
+ *   a second order), and the person gets a notification instead;
  * - a keyed perps command of any type (`idempotencyKey`) gets its unknown outcome again on a repeat,
  *   with what the page can look it up by (the key, the envelope's salt and ts, the digest signed);
  * - the records survive a worker restart (a second background on the same database and `storage.session`).
  */
 import 'fake-indexeddb/auto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { startBackground } from '../background/index';
@@ -76,12 +77,14 @@ describe('unknown outcome of an order-book post', () => {
 describe('an error after the venue accepted, and keyed repeats (issue #20)', () => {
   const order = (token: string, key: string) => ({ orders: [{ tokenId: token, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }], idempotencyKey: key });
 
-  it('an audit failure after the answer reaches the page as the unknown outcome (-32002, order hashes), and a repeat sends nothing and asks nothing', async () => {
+  it('an audit failure after the answer: the page gets the venue\'s answer (never an error a client retries), and the person is told', async () => {
     const { net, fetchFn } = wire();
-    const bg = withPages(startBackground({ browser, dbName: 'outcome-2', kdf: KDF, bounds: BOUNDS, fetchFn }));
+    const created: { title: string; message: string }[] = [];
+    const notifying = { ...browser, notifications: { create: async (id: string, o: { title: string; message: string }) => (created.push(o), id) } };
+    const bg = withPages(startBackground({ browser: notifying, dbName: 'outcome-2', kdf: KDF, bounds: BOUNDS, fetchFn }));
     await onboardDemo(bg, h, page, { connect: true });
-    // The audit log "keeps changing" when the accepted order is recorded (Audit.ConflictError has no retried code, but
-    // it comes after the order was accepted: a retry would be a second order).
+    // The audit log "keeps changing" when the accepted order is recorded (Audit.ConflictError): the append
+    // runs after the answer went back, so the page has the order's result; a retry would be a second order.
     const svc = bg.service() as unknown as { audit: (e: { kind: string; result: string }) => Promise<void> };
     const audit = svc.audit.bind(svc);
     svc.audit = async (e) => {
@@ -91,17 +94,13 @@ describe('an error after the venue accepted, and keyed repeats (issue #20)', () 
     const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
     const first = bg.page(page).request('clob_postOrders', order(token, 'k-audit')).catch((e: unknown) => e);
     const [view] = await waitPending(bg);
-    const hashes = [...(view!.artifact?.signDigests ?? [])];
     bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
-    const err = await first;
-    expect(err).toMatchObject({ code: -32002, data: { command: 'postOrders', orderHashes: hashes.join(','), idempotencyKey: 'k-audit' } });
-    expect([-1, -32005, -32603, -32007, 429], 'a code viem retries').not.toContain((err as { code: number }).code);
+    const answer = (await first) as { success: boolean; orderID: string }[];
+    expect(answer, 'the venue accepted the order: the page is told so').toMatchObject([{ success: true }]);
+    expect(answer[0]!.orderID).toMatch(/^0x[0-9a-f]{64}$/);
     expect(net.posts).toBe(1);
-    // The repeat (a client's retry): the same error at once, no window, nothing sent.
-    const again = await bg.page(page).request('clob_postOrders', order(token, 'k-audit')).catch((e: unknown) => e);
-    expect(again).toMatchObject({ code: -32002, data: { orderHashes: hashes.join(',') } });
-    expect(bg.registry.size).toBe(0);
-    expect(net.posts).toBe(1);
+    await vi.waitFor(() => expect(created).toContainEqual(expect.objectContaining({ title: 'Not in the audit log' })));
+    expect(created.find((c) => c.title === 'Not in the audit log')?.message).toContain('order');
   });
 
   it('perps_sendCommand with an idempotencyKey (any command): a lost answer names the key, salt, ts and digest; the repeat sends nothing', async () => {

@@ -29,7 +29,7 @@ import { OutcomeUnknownError, type SigningService } from '../signer/service';
 import { BaseError } from '../errors/base';
 import { describeArtifact, perpsArtifactCommand, type SigningArtifact } from '../signer/artifact';
 import type { OwnerInfo, Vault } from '../vault/vault';
-import type { VaultDb } from '../vault/db';
+import type { Connection, VaultDb } from '../vault/db';
 import { TamperedRecordError } from '../vault/errors';
 import { readSettings } from '../settings';
 import { activeAccount } from '../accounts';
@@ -111,6 +111,8 @@ const destinationsRecord = v.array(v.string());
 const UNKNOWN_OUTCOME_MS = 10 * 60_000;
 /** Unknown outcomes kept per origin, one per key (the oldest go first); also the cap of keys in flight per origin. */
 const MAX_UNKNOWN_PER_ORIGIN = 200;
+/** Origins whose connection `ProviderService` holds in memory (past it, all are dropped and read again). */
+const MAX_HELD_CONNECTIONS = 1_000;
 /** The client order ids (`c`) of a createOrders' orders, read from the raw params (validated later, before anything is signed). */
 const coidsOfOrders = v.object({ op: v.object({ type: v.literal('createOrders'), args: v.array(v.looseObject({ c: v.optional(v.string()) })) }) });
 /** A submission that names its `idempotencyKey` (validated by the method's schema before anything is signed). */
@@ -132,6 +134,24 @@ type BeforeSign = (artifact: SigningArtifact) => Promise<void>;
  * `idempotencyKey` (any command), and `origin|account|perps-coid|c` for each client order id of a
  * createOrders (orders without `c` add none). Undefined when it has neither (an unkeyed submission).
  */
+/**
+ * What `grantCheck` found: covered (the grant and use to record orders on, `still` to run right before
+ * the signature, `stored` — true once the use is in the vault, false when the store failed its
+ * integrity check; nothing may leave before it is true), or not (with the window's flag, if any).
+ */
+type GrantCheck = { covered: true; grantId: string; seq: number; still: () => void; stored: Promise<boolean> } | { covered: false; flag?: string };
+
+/** `stored` of a covered decision: true once written, false when the store failed its integrity check (the request then asks); other errors throw. */
+function storedOrTampered(stored: Promise<void> | undefined): Promise<boolean> {
+  return (stored ?? Promise.resolve()).then(
+    () => true,
+    (err: unknown) => {
+      if (err instanceof TamperedRecordError) return false;
+      throw err;
+    },
+  );
+}
+
 function perpsSubmissionKeys(origin: string, account: string, params: unknown): SubmissionKeys | undefined {
   const prefix = `${origin}|${account.toLowerCase()}`;
   const raw = unwrapParams(params);
@@ -351,8 +371,25 @@ export class ProviderService {
     if (!used.includes(to.toLowerCase())) await this.d.db.put('settings', [...used, to.toLowerCase()].slice(-500), DESTINATIONS_KEY);
   }
 
-  private async connection(origin: string) {
-    return this.d.db.get('connections', origin);
+  /**
+   * Each origin's connection as last read or written here (issue #20, page path: every page request
+   * reads its origin's, and the read cost an IndexedDB round trip). This service is the store's only
+   * writer: `connect` sets the entry once written, a revoke empties it before and after the delete, and a
+   * read that a write overtook keeps the write's value. At most `MAX_HELD_CONNECTIONS` origins are held.
+   */
+  private readonly heldConnections = new Map<string, Connection | undefined>();
+
+  private async connection(origin: string): Promise<Connection | undefined> {
+    if (this.heldConnections.has(origin)) return this.heldConnections.get(origin);
+    const read = await this.d.db.get('connections', origin);
+    if (this.heldConnections.has(origin)) return this.heldConnections.get(origin);
+    this.holdConnection(origin, read);
+    return read;
+  }
+
+  private holdConnection(origin: string, c: Connection | undefined): void {
+    if (this.heldConnections.size >= MAX_HELD_CONNECTIONS && !this.heldConnections.has(origin)) this.heldConnections.clear();
+    this.heldConnections.set(origin, c);
   }
 
   private async symbol(): Promise<(iid: number) => string> {
@@ -405,7 +442,9 @@ export class ProviderService {
       case 'wallet_revokePermissions':
         // The site's own disconnect never unsets a kill switch while its orders may be open (issue #17 finding 4).
         await this.d.beforeSiteRevoke?.(origin);
+        this.holdConnection(origin, undefined); // no request is served under it from here on
         await this.d.db.delete('connections', origin);
+        this.holdConnection(origin, undefined);
         await this.d.grants?.revokeOrigin(origin);
         // EIP-1193: the provider still serves the chain — no `disconnect`, the site just has no account.
         this.d.emit(origin, 'accountsChanged', []);
@@ -464,7 +503,7 @@ export class ProviderService {
    * be signed without a window; otherwise the flag for the window (`undefined` when there is no grant).
    * The venue's kill switch must be armed for a covered request (`ProviderDeps.killSwitchArmed`).
    */
-  private async grantCheck(origin: string, account: OwnerInfo, req: GrantRequest, ref: (m: string) => Promise<RefPrice | undefined>): Promise<{ covered: true; grantId: string; seq: number; still: () => void } | { covered: false; flag?: string }> {
+  private async grantCheck(origin: string, account: OwnerInfo, req: GrantRequest, ref: (m: string) => Promise<RefPrice | undefined>): Promise<GrantCheck> {
     // Orders a covered request placed are recorded before any later request is checked (a granted cancel of them is covered).
     await this.recording;
     const armed = this.d.killSwitchArmed;
@@ -472,7 +511,7 @@ export class ProviderService {
     const grants = this.d.grants;
     let decision;
     try {
-      decision = await grants?.consume(origin, account.address, req, ref, armed && venue ? () => armed(venue, account.address) : undefined);
+      decision = await grants?.decide(origin, account.address, req, ref, armed && venue ? () => armed(venue, account.address) : undefined);
     } catch (err) {
       // A grant store that fails its integrity check covers nothing; the request still asks (deny by default).
       if (err instanceof TamperedRecordError) return { covered: false, flag: TAMPERED_FLAG };
@@ -482,7 +521,9 @@ export class ProviderService {
     if (!decision.ok) return { covered: false, flag: `Outside your standing permission for this site: ${decision.limit}.` };
     const { ticket } = decision;
     // Run right before the signature: a revoke answered since this decision stops it (issue #20).
-    return { covered: true, grantId: decision.grantId, seq: decision.seq, still: () => grants.assertCovering(ticket) };
+    const stored = storedOrTampered(decision.stored);
+    stored.catch(() => undefined); // awaited before anything leaves; this only keeps an unawaited failure quiet
+    return { covered: true, grantId: decision.grantId, seq: decision.seq, still: () => grants.assertCovering(ticket), stored };
   }
 
   /** The owned-order records still being written, chained in answer order (each settles; a failure is dropped). */
@@ -601,7 +642,9 @@ export class ProviderService {
     await approved;
     // Fails closed: an approval that reached a still-locked vault connects nothing.
     if (!this.d.vault.unlocked) throw disconnected('Countersign is locked. Open the extension and unlock it.');
-    await this.d.db.put('connections', { origin, accounts: [active.address], connectedAt: Date.now() });
+    const connection: Connection = { origin, accounts: [active.address], connectedAt: Date.now() };
+    await this.d.db.put('connections', connection);
+    this.holdConnection(origin, connection);
     this.d.emit(origin, 'connect', { chainId: numberToHex((await readSettings(this.d.db)).clobChainId) });
     this.d.emit(origin, 'accountsChanged', [active.address]);
     return [active.address];
@@ -755,15 +798,30 @@ export class ProviderService {
     }
     const prepare = () => this.d.service.preparePerps(account.address, cmd, { submit, ...(p.exp === undefined ? {} : { exp: p.exp }) });
     // perps_signCommand is never covered: the site would hold a signed command to submit at any time.
-    const grant = submit ? await this.grantCheck(origin, account, perpsGrantRequest(cmd), (m) => this.perpsRef(m)) : { covered: false as const };
+    let grant: GrantCheck = submit ? await this.grantCheck(origin, account, perpsGrantRequest(cmd), (m) => this.perpsRef(m)) : { covered: false as const };
     if (grant.covered) {
+      // The use is written while the artifact is built, the key read and the command signed; nothing
+      // leaves before it is stored (`beforeSend`, issue #20). A store that fails its integrity check then
+      // covers nothing: the signature is dropped and the request asks (below).
+      const { stored } = grant;
+      let tampered = false;
+      const beforeSend = async () => {
+        if (await stored) return;
+        tampered = true;
+        throw new TamperedRecordError();
+      };
       const artifact = await prepare();
       const { lines } = describeArtifact(artifact, await this.symbol());
       await beforeSign?.(artifact);
-      const result = await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)`, still: grant.still });
-      // Recorded after the answer (best effort), before the next grant check (`recordOrdersAfter`).
-      if (cmd.type === 'createOrders') this.recordOrdersAfter(grant.grantId, grant.seq, ackedOrders(result));
-      return result;
+      try {
+        const result = await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)`, still: grant.still, beforeSend });
+        // Recorded after the answer (best effort), before the next grant check (`recordOrdersAfter`).
+        if (cmd.type === 'createOrders') this.recordOrdersAfter(grant.grantId, grant.seq, ackedOrders(result));
+        return result;
+      } catch (err) {
+        if (!tampered) throw err;
+      }
+      grant = { covered: false, flag: TAMPERED_FLAG };
     }
     // A client order id the site sends outside its grant is no longer the grant's to cancel (issue #17 finding 5).
     if (cmd.type === 'createOrders') {
@@ -790,7 +848,8 @@ export class ProviderService {
     const { orders } = p;
     // Judged on what will be signed: the built orders' amounts (tick-rounded price, shares, USDC).
     const built: ClobArtifact | undefined = this.d.grants ? await this.d.service.prepareClob(account.address, orders) : undefined;
-    const grant = built ? await this.grantCheck(origin, account, clobGrantRequest(built), (m) => this.clobRef(m)) : { covered: false as const };
+    let grant: GrantCheck = built ? await this.grantCheck(origin, account, clobGrantRequest(built), (m) => this.clobRef(m)) : { covered: false as const };
+    if (grant.covered && !(await grant.stored)) grant = { covered: false, flag: TAMPERED_FLAG };
     let results: Awaited<ReturnType<SigningService['clobPostOrders']>>;
     if (grant.covered && built) {
       const artifact = built;

@@ -1,5 +1,6 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditWritten } from '../audit';
 import { cancelOrders, createOrders, internalTransfer, updateLeverage, withdraw } from '../perps/commands';
 import { openVaultDb, type VaultDb } from '../vault/db';
 import { generatePrivateKey } from 'viem/accounts';
@@ -57,7 +58,7 @@ describe('SigningService against the sandbox', () => {
     expect(t.status).toBe('ok');
     const w = (await service.perpsSend(owner, withdraw({ account: owner, token: h.ctx.config.usdc, amount: '1000000', to: owner }), { origin: 'test' })) as { status: string };
     expect(w.status).toBe('ok');
-    const audit = await db.getAll('audit');
+    const audit = await auditWritten({ db }).then(() => db.getAll('audit'));
     expect(audit.map((a) => a.kind)).toEqual(expect.arrayContaining(['perps.internalTransfer', 'perps.withdraw']));
     expect(JSON.stringify(audit)).not.toMatch(/secret|privateKey/i);
   });
@@ -167,7 +168,7 @@ describe('SigningService against the sandbox', () => {
         return fetch(input, init);
       },
     });
-    const auditBefore = (await db.getAll('audit')).length;
+    const auditBefore = (await auditWritten({ db }).then(() => db.getAll('audit'))).length;
     const perps = await spy.preparePerps(owner, withdraw({ account: owner, token: h.ctx.config.usdc, amount: '1000000', to: owner }), { submit: true });
     const clob = await spy.prepareClob(owner, [{ tokenId: h.ctx.clob.markets[0]!.tokenIds[0]!, side: 'BUY', price: '0.30', size: '10', orderType: 'GTC' }]);
     const op = perps.envelope.op;
@@ -180,7 +181,7 @@ describe('SigningService against the sandbox', () => {
       await expect(spy.execute(t, [perps, clob][i]!.digest, { origin: 'test' })).rejects.toBeInstanceOf(ArtifactMismatchError);
     }
     expect(sent).toBe(0);
-    expect((await db.getAll('audit')).length).toBe(auditBefore);
+    expect((await auditWritten({ db }).then(() => db.getAll('audit'))).length).toBe(auditBefore);
     // The untouched artifact still goes through with the same digest.
     await expect(spy.execute(perps, perps.digest, { origin: 'test' })).resolves.toMatchObject({ status: 'ok' });
     expect(sent).toBe(1);

@@ -2,7 +2,10 @@
  * The background signing service (issue #4 §5): given a validated command and the account, picks the
  * right key (proxy for trading, owner for transfer / withdraw / proxy issuance and deletion —
  * PROTOCOL.md §1.3), signs, submits to the configured gateway, classifies the answer, and appends an
- * audit entry (what, for which origin, when, result — never a secret).
+ * audit entry (what, for which origin, when, result — never a secret). An answered submission's entry is
+ * queued on the log as the answer arrives and written after the answer goes back (issue #20: the append no
+ * longer sits in front of the page's answer); every read of the log waits for queued entries
+ * (`auditWritten`), and a failed write is reported through `onUnrecorded`, never as an error a client retries.
  *
  * Retries (PROTOCOL.md §2.4): fund-moving commands (withdraw, internal transfer) are **never** retried;
  * a missing answer throws `OutcomeUnknownError` and must be reconciled through the history reads.
@@ -110,9 +113,6 @@ export class OutcomeUnknownError extends BaseError {
   }
 }
 
-/** `OutcomeUnknownError`'s reason when the venue answered but the audit entry could not be written. */
-const UNRECORDED = 'Sent, but Countersign could not record the gateway\'s answer';
-
 /**
  * Whether `err`, thrown by a submission, is the venue's own refusal (a classified answer: nothing was
  * accepted) rather than a missing, unreadable or unrecorded answer. Anything else thrown once a signed
@@ -169,7 +169,18 @@ export type ExecuteOptions = { origin: string; summary?: string; audit?: boolean
  * deadline, ms), `still` (the caller's own synchronous check, run with the gate right before each
  * signature — a grant-covered request passes `GrantService.assertCovering`; it throws to stop the signature).
  */
-export type GateOptions = { pass?: typeof PANIC_PASS; timeoutMs?: number; still?: () => void };
+export type GateOptions = {
+  pass?: typeof PANIC_PASS;
+  timeoutMs?: number;
+  still?: () => void;
+  /**
+   * The caller's last condition before a signed perps command leaves this service (sent, or returned
+   * unsent): awaited after the signature, then the gate and `still` are checked again. A granted order
+   * passes its use's write (issue #20: the write runs beside the key read and the signature); when it
+   * throws, the signature is dropped and nothing is sent.
+   */
+  beforeSend?: () => Promise<void>;
+};
 
 /** The part of the gateway's answer to `CreateProxy` this service reads: the proxy's secret (a credential, stored in the vault only). */
 const proxySecretSchema = v.object({ secret: v.pipe(v.string(), v.minLength(1)) });
@@ -205,6 +216,12 @@ export type SigningServiceOptions = {
    * (`lib/perps/transport.ts`). None: REST only.
    */
   session?: (account: string, perpsUrl: string) => PerpsSessionTransport | undefined;
+  /**
+   * Called when the audit entry of a submission the venue answered could not be written (`what` the kind
+   * of submission, `err` the store's error): the answer already went back, so the person is told (the
+   * background raises a notification). Default: nothing.
+   */
+  onUnrecorded?: (what: string, err: unknown) => void;
 };
 
 /** Signs and submits perps commands and order-book orders for the vault's accounts (see the module docstring for retries, timeouts and the signing gate). */
@@ -295,6 +312,17 @@ export class SigningService {
 
   private async audit(entry: Pick<AuditEntry, 'origin' | 'account' | 'kind' | 'summary' | 'result'> & { digest?: string | undefined; detail?: string | undefined }): Promise<void> {
     await appendAudit(this.auditLog, { at: this.now(), ...entry });
+  }
+
+  /**
+   * The audit entry of an answered submission (issue #20, page path): `append` is already queued on the
+   * log (entries stay in call order, and every read of the log waits for it — `auditWritten`), and the
+   * answer goes back without waiting for the write. A failed write cannot turn an accepted order into an
+   * error a client would retry (a second order); the person is told instead (`onUnrecorded`, with what was
+   * sent: "order", "withdrawal", a command type).
+   */
+  private afterAnswer(append: Promise<void>, what: string): void {
+    append.catch((err: unknown) => this.o.onUnrecorded?.(what, err));
   }
 
   /**
@@ -484,6 +512,10 @@ export class SigningService {
     const { op, salt, ts, exp, label } = artifact.envelope;
     recheck();
     const envelope: PerpsEnvelope = { op, sig: await signExact(signer, digests[0]!), salt, ts, ...(exp === undefined ? {} : { exp }), ...(label === undefined ? {} : { label }) };
+    if (opts.beforeSend) {
+      await opts.beforeSend();
+      recheck(); // a halt, revoke or lock while it waited: the signature is dropped
+    }
     const kind = `perps.${op.type}`;
     if (!artifact.submit) {
       await audit({ ...base, kind: `${kind}.sign`, result: 'ok' });
@@ -511,11 +543,8 @@ export class SigningService {
       await audit({ ...base, kind, result: 'error', detail: err.shortMessage }).catch(() => undefined);
       throw err;
     }
-    // Sent and answered: an error from here on (the audit append) must not reach the page as a code a
-    // client retries, which would send the command again (issue #20).
-    await audit({ ...base, kind, result: 'ok' }).catch((err: unknown) => {
-      throw new OutcomeUnknownError(what, err, lookup, UNRECORDED);
-    });
+    // Sent and answered: the answer goes back now, its entry queued right behind it (`afterAnswer`).
+    this.afterAnswer(audit({ ...base, kind, result: 'ok' }), what);
     return { envelope, body: result };
   }
 
@@ -556,10 +585,8 @@ export class SigningService {
       await this.audit({ ...audit, result: 'error', detail: err.shortMessage }).catch(() => undefined);
       throw err;
     }
-    // Posted and answered: an audit failure now must not reach the page as a retried code (issue #20).
-    await this.audit({ ...audit, result: 'ok' }).catch((err: unknown) => {
-      throw new OutcomeUnknownError('order', err, lookup, UNRECORDED);
-    });
+    // Posted and answered: the answer goes back now, its entry queued right behind it (`afterAnswer`).
+    this.afterAnswer(this.audit({ ...audit, result: 'ok' }), 'order');
     return results;
   }
 

@@ -285,6 +285,34 @@ describe('Vault backup', () => {
   });
 });
 
+describe('the owner list held in memory (issue #20, page path)', () => {
+  it('follows every key write: an import, a restore over it, and a write that overlaps a read', async () => {
+    const { vault } = await fresh();
+    await vault.create(PASSWORD);
+    const first = await vault.importOwnerKey(generatePrivateKey(), 'first');
+    expect((await vault.listOwners()).map((o) => o.address)).toEqual([first.address]);
+    // Held now: a second import must show at once.
+    const second = await vault.importOwnerKey(generatePrivateKey(), 'second');
+    expect((await vault.listOwners()).map((o) => o.address).sort()).toEqual([first.address, second.address].sort());
+    // A list read while an import is being written is not kept past that write.
+    const third = vault.importOwnerKey(generatePrivateKey(), 'third');
+    const during = vault.listOwners();
+    const added = await third;
+    await during;
+    expect((await vault.listOwners()).map((o) => o.address)).toContain(added.address);
+    // A restore replaces the owners: the held list goes with them.
+    const other = await fresh();
+    await other.vault.create(PASSWORD);
+    const only = await other.vault.importOwnerKey(generatePrivateKey(), 'only');
+    const backup = await other.vault.exportBackup();
+    await vault.restoreBackup(backup, PASSWORD);
+    expect((await vault.listOwners()).map((o) => o.address)).toEqual([only.address]);
+    // A caller changing the list it got does not change the held one.
+    (await vault.listOwners())[0]!.label = 'changed';
+    expect((await vault.listOwners())[0]!.label).toBe('only');
+  });
+});
+
 describe('vault database migrations', () => {
   it('upgrades a v1 database through every shipped migration to a later fixture, keeping its records', async () => {
     const name = `migrate-${n++}`;

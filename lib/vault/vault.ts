@@ -261,6 +261,13 @@ export class Vault {
    */
   private proxyCache = new Map<string, { mk: CryptoKey; writes: number; info: ProxyInfo; signer: LocalAccount; secret: string }>();
   private keyWrites = 0;
+  /**
+   * The owner list as last read (issue #20: every page request reads it, and the read waited behind the
+   * previous order's grant writes in the same store): valid while `keyWrites` is unchanged — every write
+   * or delete of a record other than a grant's bumps it before and after, so a list read across a write is
+   * never kept.
+   */
+  private ownersHeld: { writes: number; list: OwnerInfo[] } | undefined;
   /** Grant heads' use counts and the newest bucket of each grant, as last written (issue #20: a use reads nothing back). */
   private useHeads = new Map<string, { n: number; bucket: { id: string; b: UseBucket } | undefined }>();
   private readonly db: VaultDb;
@@ -458,8 +465,11 @@ export class Vault {
    * session bundle — when nothing is stored (a browser restart), the vault's salt changed, or nothing opens.
    */
   async restoreSession(): Promise<boolean> {
-    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
+    // Every page request and popup message calls this: while unlocked or in a session it changes nothing,
+    // so the proxy held in memory stays (issue #20: clearing it here sent every granted order's key read
+    // behind the grant's use write). Locked, nothing is held (`heldProxy` needs the master key).
     if (this.state !== 'locked') return true;
+    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
     return this.exclusive(async () => {
       if (this.state !== 'locked') return true;
       const s = await this.session.get();
@@ -752,27 +762,35 @@ export class Vault {
     del: string[],
     o: { putMeta?: SessionRecord[]; delMeta?: string[]; dropIndexPrefix?: string; loose?: SecretRecord[]; looseDel?: string[] } = {},
   ): Promise<void> {
-    if ([...put.map((r) => r.id), ...del].some((id) => !id.startsWith(GRANT_PREFIX))) this.keyWrites++;
+    const keys = [...put.map((r) => r.id), ...del].some((id) => !id.startsWith(GRANT_PREFIX));
+    if (keys) this.keyWrites++; // before and after the write: see `listOwners` for why both
     const next = new Map(await this.loadIndex(key));
     if (o.dropIndexPrefix) for (const id of [...next.keys()]) if (id.startsWith(o.dropIndexPrefix)) next.delete(id);
     for (const id of del) next.delete(id);
     for (const r of put) next.set(r.id, Vault.digestOf(r.sealed));
     const sealedIndex = await seal(key, enc(Object.fromEntries(next)), INDEX_AAD);
     const tx = this.db.transaction(['secrets', 'meta'], 'readwrite');
-    // Records outside the index (grant use buckets) first: see "Grant storage" for why this order.
-    for (const r of o.loose ?? []) await tx.objectStore('secrets').put(r);
-    for (const id of o.looseDel ?? []) await tx.objectStore('secrets').delete(id);
-    for (const id of del) await tx.objectStore('secrets').delete(id);
-    for (const r of put) await tx.objectStore('secrets').put(r);
-    for (const m of o.putMeta ?? []) await tx.objectStore('meta').put(m);
-    for (const id of o.delMeta ?? []) await tx.objectStore('meta').delete(id);
-    await tx.objectStore('meta').put({ id: 'index', sealed: sealedIndex });
-    await tx.done;
+    const secrets = tx.objectStore('secrets');
+    const metaStore = tx.objectStore('meta');
+    // Placed at once, run in this order (IndexedDB keeps a transaction's request order; any failure aborts
+    // them all): records outside the index (grant use buckets) first — see "Grant storage" for why.
+    await Promise.all([
+      ...(o.loose ?? []).map((r) => secrets.put(r)),
+      ...(o.looseDel ?? []).map((id) => secrets.delete(id)),
+      ...del.map((id) => secrets.delete(id)),
+      ...put.map((r) => secrets.put(r)),
+      ...(o.putMeta ?? []).map((m) => metaStore.put(m)),
+      ...(o.delMeta ?? []).map((id) => metaStore.delete(id)),
+      metaStore.put({ id: 'index', sealed: sealedIndex }),
+      tx.done,
+    ]);
+    if (keys) this.keyWrites++;
     if (key === this.mk) this.index = next;
   }
 
   /** Deletes records: with the index while unlocked; the records alone while locked (lock revokes grants). */
   private async remove(ids: string[]): Promise<void> {
+    this.keyWrites++;
     if (this.mk) await this.commit(this.mk, [], ids);
     else for (const id of ids) await this.db.delete('secrets', id);
     this.keyWrites++;
@@ -832,13 +850,19 @@ export class Vault {
 
   /** Owner keys (metadata only; works in every state — in a trading session too, though only the password opens them). */
   async listOwners(): Promise<OwnerInfo[]> {
+    const writes = this.keyWrites;
+    const held = this.ownersHeld;
+    if (held && held.writes === writes) return held.list.map((o) => ({ ...o }));
     const all = await this.db.getAll('secrets', idsFrom('owner:'));
-    return all
+    const list = all
       .filter((r) => r.kind === 'owner')
       .map((r) => {
         const m = parseOrThrow(ownerMetaSchema, r.meta, 'meta');
         return { address: m.address, label: m.label ?? '', createdAt: r.createdAt };
       });
+    // Kept only when no key write began or ended during the read (each bumps `keyWrites` before and after).
+    if (this.keyWrites === writes) this.ownersHeld = { writes, list: list.map((o) => ({ ...o })) };
+    return list;
   }
 
   /** The signing account of an owner key. Requires 'unlocked'. Background only — never send its key anywhere. */
@@ -1325,6 +1349,7 @@ export class Vault {
             throw new BackupInvalidError();
           });
         }
+        this.keyWrites++; // the owners and proxies held in memory end here (and again once written)
         const tx = this.db.transaction(['meta', 'secrets'], 'readwrite');
         await tx.objectStore('secrets').clear();
         await tx.objectStore('meta').put(meta);
@@ -1334,6 +1359,7 @@ export class Vault {
         await tx.objectStore('meta').delete('session');
         for (const r of secrets) await tx.objectStore('secrets').put(r);
         await tx.done;
+        this.keyWrites++;
         this.index = undefined;
         this.useHeads.clear();
         await this.setUnlocked(unwrapped.mk, meta.salt);
