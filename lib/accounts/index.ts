@@ -24,13 +24,39 @@ export class UnknownAccountError extends BaseError {
   }
 }
 
+/**
+ * The stored active address of each database as last read or written through this module (issue #20,
+ * page path: every page request asks for the active account). This module is the record's only writer;
+ * `version` moves with each write, so a read that a write overtook is not kept.
+ */
+const held = new WeakMap<VaultDb, { version: number; address?: unknown }>();
+
+/** The stored active address (`settings` › `activeAccount`), from memory when held. */
+async function storedActive(db: VaultDb): Promise<unknown> {
+  const h = held.get(db) ?? { version: 0 };
+  if ('address' in h) return h.address;
+  const version = h.version;
+  const stored = await db.get('settings', ACTIVE_ACCOUNT_KEY);
+  const now = held.get(db) ?? { version: 0 };
+  if (now.version === version && !('address' in now)) held.set(db, { version, address: stored });
+  return stored;
+}
+
+/** Stores `address` as the active one (and holds it once written). */
+async function storeActive(db: VaultDb, address: string): Promise<void> {
+  const version = (held.get(db)?.version ?? 0) + 1;
+  held.set(db, { version }); // reads from here on wait for the store
+  await db.put('settings', address, ACTIVE_ACCOUNT_KEY);
+  if (held.get(db)?.version === version) held.set(db, { version, address });
+}
+
 /** The active owner key (address, label), or `undefined` when the vault holds none. Works while locked. */
 export async function activeAccount(db: VaultDb, vault: Vault): Promise<OwnerInfo | undefined> {
-  const [owners, stored] = await Promise.all([vault.listOwners(), db.get('settings', ACTIVE_ACCOUNT_KEY)]); // independent reads, side by side
+  const [owners, stored] = await Promise.all([vault.listOwners(), storedActive(db)]); // independent reads, side by side
   const found = typeof stored === 'string' ? owners.find((o) => o.address.toLowerCase() === stored.toLowerCase()) : undefined;
   if (found) return found;
   const oldest = [...owners].sort((a, b) => a.createdAt - b.createdAt)[0];
-  if (oldest) await db.put('settings', oldest.address, ACTIVE_ACCOUNT_KEY);
+  if (oldest) await storeActive(db, oldest.address);
   return oldest;
 }
 
@@ -42,7 +68,7 @@ export async function selectAccount(db: VaultDb, vault: Vault, address: string):
   const owner = (await vault.listOwners()).find((o) => o.address.toLowerCase() === address.toLowerCase());
   if (!owner) throw new UnknownAccountError();
   const previous = (await activeAccount(db, vault))?.address;
-  await db.put('settings', owner.address, ACTIVE_ACCOUNT_KEY);
+  await storeActive(db, owner.address);
   return { previous, active: owner, changed: previous?.toLowerCase() !== owner.address.toLowerCase() };
 }
 

@@ -5,11 +5,11 @@
  * the previous version (`{ grant, uses }`, migrated when read).
  */
 import 'fake-indexeddb/auto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { GrantService } from './service';
 import { DAY_MS, type Grant, type GrantRequest, type GrantUse } from './evaluate';
 import { openVaultDb } from '../vault/db';
-import { memorySessionStore, Vault } from '../vault/vault';
+import { HEAD_LAG_MS, memorySessionStore, Vault } from '../vault/vault';
 import { TamperedRecordError } from '../vault/errors';
 
 const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
@@ -97,12 +97,37 @@ describe('grant storage: a torn write never lets the cap be exceeded', () => {
   async function nearCap() {
     const s = await setup('62');
     expect((await order(s.grants))?.ok).toBe(true);
+    await s.vault['flushHeads'](); // the head catches up with its uses (at most HEAD_LAG_MS after them)
     const head = await s.db.get('secrets', `grant:${s.grant.id}`);
     const index = await s.db.get('meta', 'index');
     const buckets = await s.db.getAll('secrets', IDBKeyRange.bound('grantuse:', 'grantuse:\uffff'));
     expect((await order(s.grants))?.ok).toBe(true); // 62: the cap is reached
+    await s.vault['flushHeads']();
     return { ...s, before: { head, index, buckets } };
   }
+
+  it('counts a use across a restart before its head caught up (the bucket alone is written before anything is signed)', async () => {
+    const s = await setup('62');
+    expect((await order(s.grants))?.ok).toBe(true);
+    expect((await order(s.grants))?.ok).toBe(true); // 62: the cap is reached; the head still says fewer uses
+    const stored = await s.db.get('secrets', `grant:${s.grant.id}`);
+    expect(stored, 'the head was written when the grant was made').toBeDefined();
+    const after = await s.restart();
+    expect(await after.grants.list()).toMatchObject([{ used24h: '62', uses24h: 2 }]);
+    expect((await order(after.grants))?.ok).toBe(false);
+  });
+
+  it('writes the head once for the uses since, at most HEAD_LAG_MS after them', async () => {
+    const s = await setup('1000');
+    const headBytes = async () => JSON.stringify((await s.db.get('secrets', `grant:${s.grant.id}`))?.sealed);
+    const before = await headBytes();
+    for (let i = 0; i < 3; i++) expect((await order(s.grants))?.ok).toBe(true);
+    expect(await headBytes(), 'no head write on the signing path').toBe(before);
+    await vi.waitFor(async () => expect(await headBytes()).not.toBe(before), { timeout: HEAD_LAG_MS * 4 });
+    // Caught up: a restart reads the three uses under the new head.
+    const after = await s.restart();
+    expect(await after.grants.list()).toMatchObject([{ uses24h: 3 }]);
+  });
 
   it('counts a use whose bucket was written but whose head was not (and repairs the head)', async () => {
     const { db, before, restart } = await nearCap();
@@ -126,6 +151,25 @@ describe('grant storage: a torn write never lets the cap be exceeded', () => {
     await expect(after.vault.listGrants()).rejects.toBeInstanceOf(TamperedRecordError);
     expect(await order(after.grants)).toBeUndefined();
     expect(after.grants.integrityFailed).toBe(true);
+  });
+});
+
+describe('grant storage: recorded orders between two orders (issue #20)', () => {
+  const owned = async (v: Vault) => (await v.listGrants())[0]?.uses.flatMap((u) => (u.orders ?? []).map((o) => o.oid)) ?? [];
+
+  it('writes the orders of a use with the next use of the minute, and without one within HEAD_LAG_MS', async () => {
+    const s = await setup('1000');
+    const first = await order(s.grants);
+    if (!first?.ok) throw new Error('not covered');
+    await s.grants.recordOrders(first.grantId, first.seq, [{ oid: 11 }]);
+    expect(await owned(s.vault), 'counted at once where the grant checks look').toEqual([11]);
+    expect((await order(s.grants))?.ok).toBe(true); // the same minute's bucket, written with the order of the first use
+    expect(await owned((await s.restart()).vault)).toEqual([11]);
+    // No use after it: the flush writes its orders within HEAD_LAG_MS.
+    const third = await order(s.grants);
+    if (!third?.ok) throw new Error('not covered');
+    await s.grants.recordOrders(third.grantId, third.seq, [{ oid: 12 }]);
+    await vi.waitFor(async () => expect(await owned((await s.restart()).vault)).toEqual([11, 12]), { timeout: HEAD_LAG_MS * 4 });
   });
 });
 

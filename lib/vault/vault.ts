@@ -112,6 +112,13 @@ export function memorySessionStore(): SessionStore {
 export type VaultState = 'locked' | 'session' | 'unlocked';
 
 const VERIFIER = new TextEncoder().encode('countersign-vault-verifier-v1');
+/**
+ * Longest a grant head lags its newest use (ms): `addGrantUse` writes the use's bucket before anything
+ * is signed, the head and the index (or the bundle) at most this long after, once for every use since.
+ * Within it a store writer could delete or roll back the newest uses undetected (after it, a missing
+ * number is refused as tampered); a crash within it loses nothing (uses above the head count).
+ */
+export const HEAD_LAG_MS = 500;
 const BACKOFF_CAP_MS = 5 * 60_000;
 /** Shortest password accepted. */
 export const MIN_PASSWORD_LENGTH = 8;
@@ -270,6 +277,13 @@ export class Vault {
   private ownersHeld: { writes: number; list: OwnerInfo[] } | undefined;
   /** Grant heads' use counts and the newest bucket of each grant, as last written (issue #20: a use reads nothing back). */
   private useHeads = new Map<string, { n: number; bucket: { id: string; b: UseBucket } | undefined }>();
+  /**
+   * Grants whose head lags their newest uses (`addGrantUse`), grants whose held bucket has recorded
+   * orders not written yet (`updateGrantUses`), and the timer of the flush that catches both up (`flushHeads`).
+   */
+  private readonly headsDue = new Set<string>();
+  private readonly bucketsDue = new Set<string>();
+  private headTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly db: VaultDb;
   private readonly session: SessionStore;
   private readonly now: () => number;
@@ -1081,11 +1095,11 @@ export class Vault {
   // 1 … n, in one sealed record per clock minute (`grantuse:<id>:<minute>`, not in the index: each is
   // bound to its id by its AAD, and the head's `n` vouches for the set — a missing, rolled-back or
   // deleted bucket leaves a number missing, and the grant is refused with `TamperedRecordError`). A use
-  // rewrites its minute's bucket, the head and the index (or the bundle): the cost does not grow with
-  // the uses of the day. Write order, in one IndexedDB transaction: the bucket first, then the head.
-  // Should they ever be torn, a use without its head still counts (numbers above `n` are counted, and
-  // the head is repaired on the next read), and a head without its use is a gap (refused): a crash
-  // never un-counts a use. Buckets are sealed by the master key, or by the session key in a session.
+  // rewrites its minute's bucket, alone (issue #20, page path); the head and the index (or the bundle)
+  // follow within `HEAD_LAG_MS`, once for all the uses since (`flushHeads`): the cost does not grow with
+  // the uses of the day. A use without its head counts (numbers above `n` are counted, and the head is
+  // repaired on the next read), and a head without its use is a gap (refused): a crash never un-counts a
+  // use. Buckets are sealed by the master key, or by the session key in a session.
 
   /** The key that seals grant use buckets now: the master key, or the session key in a trading session. */
   private useKey(): CryptoKey {
@@ -1125,9 +1139,11 @@ export class Vault {
   private async writeGrant(head: GrantHead, buckets: Map<string, UseBucket>, drop: string[] = []): Promise<void> {
     const key = this.useKey();
     const loose = await Promise.all([...buckets].map(([id, b]) => this.sealBucket(key, id, b)));
+    const before = this.useHeads.get(head.grant.id);
     this.useHeads.delete(head.grant.id); // set again once written
     const only = buckets.size === 1 ? [...buckets][0] : undefined;
-    const cache = { n: head.n, bucket: only ? { id: only[0], b: only[1] } : undefined };
+    // A head alone (a repair, a flush) keeps the bucket held, with any recorded orders not written yet.
+    const cache = { n: head.n, bucket: only ? { id: only[0], b: only[1] } : buckets.size === 0 ? before?.bucket : undefined };
     const b = this.bundle;
     if (b) {
       await this.saveBundle({ ...b, grants: [...b.grants.filter((g) => g.grant.id !== head.grant.id), structuredClone(head)] }, { put: loose, del: drop });
@@ -1161,8 +1177,10 @@ export class Vault {
     }
     const key = this.useKey();
     const byN = new Map<number, GrantUse>();
+    // A held bucket with recorded orders not written yet is read as held (`updateGrantUses`).
+    const held = this.bucketsDue.has(grant.id) ? this.useHeads.get(grant.id)?.bucket : undefined;
     for (const id of ids) {
-      const b = await this.readBucket(key, String(id)).catch(() => {
+      const b = held?.id === String(id) ? held.b : await this.readBucket(key, String(id)).catch(() => {
         throw new TamperedRecordError();
       });
       b?.uses.forEach((u, i) => byN.set(b.n[i] ?? 0, u));
@@ -1212,8 +1230,55 @@ export class Vault {
           : ((await this.readBucket(this.useKey(), id).catch(() => {
               throw new TamperedRecordError();
             })) ?? { n: [], uses: [] });
-      await this.writeGrant({ grant, n: n + 1 }, new Map([[id, { n: [...b.n, n + 1], uses: [...b.uses, use] }]]));
+      // The bucket alone, in one write to the records store (issue #20, page path): the use counts from
+      // here on (a number above the head's `n` counts, see "Grant storage"); the head and the index (or the
+      // bundle) follow within `HEAD_LAG_MS` (`flushHeads`), one write for every use since.
+      const bucket: UseBucket = { n: [...b.n, n + 1], uses: [...b.uses, use] };
+      const key = this.useKey();
+      // A held bucket whose recorded orders are not written yet (`updateGrantUses`) goes with it.
+      const left = cached.bucket && cached.bucket.id !== id && this.bucketsDue.has(grant.id) ? cached.bucket : undefined;
+      const recs = await Promise.all([this.sealBucket(key, id, bucket), ...(left ? [this.sealBucket(key, left.id, left.b)] : [])]);
+      const tx = this.db.transaction('secrets', 'readwrite');
+      await Promise.all([...recs.map((r) => tx.store.put(r)), tx.done]);
+      this.bucketsDue.delete(grant.id); // the held bucket is written (this one, or the one left)
+      this.useHeads.set(grant.id, { n: n + 1, bucket: { id, b: bucket } });
+      this.due(grant.id, 'head');
     });
+  }
+
+  /** Marks grant `id`'s head (`head`) or held bucket (`bucket`) as behind, and starts the flush timer. */
+  private due(id: string, what: 'head' | 'bucket'): void {
+    (what === 'head' ? this.headsDue : this.bucketsDue).add(id);
+    this.headTimer ??= setTimeout(() => void this.flushHeads(), HEAD_LAG_MS);
+  }
+
+  /**
+   * Brings the heads of the grants used since the last flush up to their uses (`addGrantUse`): each
+   * head's `n` (and the index or the bundle that vouches for it) written once for all its new uses. A
+   * grant that is gone (revoked, locked, a transition that re-read the grants) is skipped: whoever reads
+   * its uses next counts every bucket and repairs the head. Never throws.
+   */
+  private async flushHeads(): Promise<void> {
+    this.headTimer = undefined;
+    await this.exclusive(async () => {
+      const due = [...new Set([...this.headsDue, ...this.bucketsDue])];
+      const buckets = new Set(this.bucketsDue);
+      this.headsDue.clear();
+      this.bucketsDue.clear();
+      for (const id of due) {
+        const cached = this.useHeads.get(id);
+        if (!cached) continue;
+        try {
+          const held = cached.bucket;
+          if (buckets.has(id) && held) await this.db.put('secrets', await this.sealBucket(this.useKey(), held.id, held.b));
+          const head = await this.readHead(id);
+          if (isLegacy(head) || head.n >= cached.n) continue;
+          await this.writeGrant({ grant: head.grant, n: cached.n }, new Map()); // keeps the held bucket
+        } catch {
+          /* locked, revoked or refused as tampered: the next read of the grant decides */
+        }
+      }
+    }).catch(() => undefined);
   }
 
   /**
@@ -1229,12 +1294,17 @@ export class Vault {
       const ids = [...new Set(uses.map((u) => bucketId(grantId, u.at)))];
       const recs: SecretRecord[] = [];
       for (const id of ids) {
-        const b = cached?.bucket?.id === id ? cached.bucket.b : await this.readBucket(key, id);
+        const held = cached?.bucket?.id === id;
+        const b = held && cached.bucket ? cached.bucket.b : await this.readBucket(key, id);
         if (!b) continue;
         const next = b.uses.map((u) => uses.find((x) => x.seq !== undefined && x.seq === u.seq && x.at === u.at) ?? u);
-        recs.push(await this.sealBucket(key, id, { n: b.n, uses: next }));
         const c = this.useHeads.get(grantId);
         if (c?.bucket?.id === id) c.bucket = { id, b: { n: b.n, uses: next } };
+        // The held bucket (this minute's) is written with the next use, or by the flush within HEAD_LAG_MS
+        // (issue #20: no write between two orders). Lost with a crash before then: only what these uses
+        // record (orders a granted cancel may reach) — those cancels then ask.
+        if (held) this.due(grantId, 'bucket');
+        else recs.push(await this.sealBucket(key, id, { n: b.n, uses: next }));
       }
       const tx = this.db.transaction('secrets', 'readwrite');
       for (const r of recs) await tx.store.put(r);
