@@ -1,0 +1,611 @@
+/**
+ * ATTACKS 28 (outside review of issue #20's page path, commits 8bdc2e7 and 6849d86): the audit entry
+ * written after the answer went back (`afterAnswer`), the grant use counted at once and written beside the
+ * signature (`decide` / `stored` / `beforeSend`), the grant head lagging its uses by `HEAD_LAG_MS` with the
+ * held minute bucket's recorded orders written later, and the caches on the request path (connections,
+ * owners, active account, held proxy). Setup as attack25/27: the real background on the fake browser
+ * against the in-process sandbox, as a malicious connected page (two tabs of it), the popup, a second
+ * background over the same database and `storage.session` (a worker restart), and hooks that hold a write.
+ *
+ * Worker stop: a second background is started on the same database; the first one stays in memory (a test
+ * cannot kill it), so anything it still has to do after "the stop" is suppressed: its head / bucket flush
+ * (`flushHeads`, a timer a stopped worker never runs) or the write it was waiting for (held, then failed).
+ *
+ * Tests named "(BROKEN)" fail on the reviewed code (6849d86) — each asserts the safe behaviour; "holds:"
+ * pass. The grant/vault-level attacks are in lib/grants/attack28.test.ts.
+ *
+ * Breaks:
+ * 0. (28.1, 28G.2) One failed head write in `flushHeads` (a transient storage error, swallowed: "never
+ *    throws") leaves the grant without its held count: `writeGrant` deletes `useHeads[id]` before the write
+ *    and only sets it again after. The next `addGrantUse` then numbers its use from the head on disk,
+ *    which lags — `n + 1` is a number an earlier use of the same lag already has, and the bucket keeps
+ *    both under one number. Memory still counts right; a restarted worker (`loadUses`: one use per number)
+ *    counts fewer uses than were signed, and the site trades past its daily cap. No tamper is detected.
+ * 1. (28.6, 28G.1) `forgetCoids` — the grant stops owning a client order id the site sent outside its
+ *    grant — goes through `Vault.updateGrantUses`, which keeps a change to the held (newest) minute bucket
+ *    in memory until the next use or the flush (`HEAD_LAG_MS`). A worker stop before then loses the
+ *    forget, not just a record: the restarted worker owns the coid again and covers a granted
+ *    `cancelOrdersCOID` that cancels the order the person approved outside the grant (issue #17 finding 5
+ *    again). The code's own argument ("lost … only what these uses record … those cancels then ask") holds
+ *    for added orders, not for removed ones. Narrow in time: forgetCoids runs before the window, so the
+ *    approval, the send and the stop must all fall inside HEAD_LAG_MS — or the flush's write fails (it is
+ *    swallowed and never retried) and any later restart brings the coid back.
+ * 2. (28.5) An answered submission's audit entry is only queued when the answer goes back: a worker stop
+ *    before the queue reaches it leaves an accepted order in neither the log nor a notification (the
+ *    window existed before, between the venue's answer and the write; nothing records the intent first).
+ * 3. (28.5) `onUnrecorded` notifications are named `unrecorded-${now()}`: two failures in one millisecond
+ *    share the id, and `notifications.create` replaces the first with the second.
+ * 4. (28.6, outside the diff) `forgetCoids` forgets only the sending origin's grants: a coid SITE's grant
+ *    owns, put on an order another connected site had approved in its window, is still SITE's to cancel.
+ */
+import 'fake-indexeddb/auto';
+import { describe, expect, it } from 'vitest';
+import { generatePrivateKey } from 'viem/accounts';
+import type { Harness } from '../sandbox/testkit';
+import { startBackground } from './index';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice, VIEM_RETRIES, btcOnly, perpsPosts, connectSite } from './testkit';
+import { userRejected } from '../provider/errors';
+import { TamperedRecordError } from '../vault/errors';
+import { serial, shared } from '../audit/log';
+
+const SITE = 'https://trade.example';
+const EVIL = 'https://evil.example';
+const page = pageSender(SITE, 3);
+const page2 = pageSender(SITE, 5); // a second tab of the same site
+const evilPage = pageSender(EVIL, 4);
+let n = 0;
+type Bg = PagedBackground;
+const call = async (bg: Bg, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply;
+
+let h: Harness;
+const started = sandboxSuite((x) => (h = x));
+
+const owner = () => h.demo.owner.address;
+const mark = (iid: number) => markPrice(h, iid);
+const armed = async (bg: Bg, venue = 'perps') => ((await call(bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] }).venues.some((v) => v.venue === venue && v.armed);
+const grantOf = (bg: Bg, limits: object = btcOnly, origin = SITE) => bg.grants().create({ origin, account: owner(), limits: limits as never, durationMs: 3_600_000 });
+const codeOf = (e: unknown) => (e as { code?: number }).code;
+const settle = <T>(p: Promise<T>) => p.then((r) => ({ r, e: undefined as unknown }), (e: unknown) => ({ r: undefined as T | undefined, e }));
+const openOrders = () => [...h.ctx.venue.orders.values()].filter((o) => o.owner === owner().toLowerCase() && (o.status === 'open' || o.status === 'untriggered'));
+
+type Wire = { sent: { url: string; method: string; body: string }[]; replaceAnswer?: (url: string, method: string) => Response | undefined };
+type Notice = { id: string; title: string; message: string };
+
+/** A background on the sandbox (onboarded and connected unless `onboard: false`), its wire log and the notifications it raised. */
+async function ready(o: { dbName?: string; onboard?: boolean; wire?: Wire; notices?: Notice[]; now?: () => number } = {}): Promise<{ bg: Bg; wire: Wire; dbName: string; notices: Notice[] }> {
+  const wire: Wire = o.wire ?? { sent: [] };
+  const notices = o.notices ?? [];
+  const fetchFn: typeof fetch = async (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    const method = init?.method ?? 'GET';
+    wire.sent.push({ url, method, body: typeof init?.body === 'string' ? init.body : '' });
+    const res = await fetch(input, init);
+    return wire.replaceAnswer?.(url, method) ?? res;
+  };
+  const dbName = o.dbName ?? `attack28-${n++}`;
+  const notifying = { ...browser, notifications: { create: async (id: string, x: { title: string; message: string }) => (notices.push({ id, title: x.title, message: x.message }), id) } };
+  const bg = withPages(startBackground({ browser: notifying, dbName, kdf: KDF, bounds: BOUNDS, fetchFn, ...(o.now ? { now: o.now } : {}) }));
+  started.push(bg);
+  if (o.onboard !== false) await onboardDemo(bg, h, page);
+  return { bg, wire, dbName, notices };
+}
+
+/** A worker restart: a second background on the same database and session store (the first must be treated as stopped). */
+async function restart(dbName: string, wire: Wire, notices: Notice[] = []): Promise<Bg> {
+  const { bg } = await ready({ dbName, onboard: false, wire, notices });
+  await until(() => armed(bg), 1500);
+  return bg;
+}
+
+/** The worker of `bg` stops: from here its head / held-bucket flush never runs (a stopped worker runs no timer). */
+function stopFlush(bg: Bg): void {
+  (bg.vault() as unknown as { flushHeads: () => Promise<void> }).flushHeads = async () => undefined;
+}
+
+/**
+ * Holds every grant use write of `bg` inside the vault's queue (the bucket is sealed inside `addGrantUse`'s
+ * exclusive section), until `release()`: `ok` lets the writes go on, an error fails them.
+ */
+function holdUseWrites(bg: Bg) {
+  const v = bg.vault() as unknown as { sealBucket: (...a: unknown[]) => Promise<unknown> };
+  const real = v.sealBucket.bind(v);
+  let open!: (outcome: true | Error) => void;
+  const gate = new Promise<true | Error>((r) => (open = r));
+  let held = 0;
+  v.sealBucket = async (...a: unknown[]) => {
+    held++;
+    const outcome = await gate;
+    if (outcome !== true) throw outcome;
+    return real(...a);
+  };
+  return {
+    held: () => held,
+    release: (outcome: true | Error = true) => {
+      v.sealBucket = real;
+      open(outcome);
+    },
+  };
+}
+
+/** Counts `SigningService.execute` calls of `bg` (a granted order reaches it, and signs, while its use is written). */
+function countExecutes(bg: Bg): () => number {
+  const svc = bg.service() as unknown as { execute: (...a: unknown[]) => Promise<unknown> };
+  const real = svc.execute.bind(svc);
+  let calls = 0;
+  svc.execute = (...a: unknown[]) => {
+    calls++;
+    return real(...a);
+  };
+  return () => calls;
+}
+
+/** `x` rounded down to a multiple of `tick` (a decimal string the venue accepts). */
+const onTick = (x: number, tick: number, dp: number) => (Math.floor(x / tick) * tick).toFixed(dp);
+const btcOrder = async (qty = '0.01') => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: await mark(1), tif: 'gtc', po: true }] } });
+/** A resting BTC buy 1 % under the mark (inside a 2 % band) with client order id `c`. */
+const restingBtc = async (c: string) => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: onTick(Number(await mark(1)) * 0.99, 0.5, 1), tif: 'gtc', po: true, c }] } });
+/** A taker BTC order (IOC 0.5 % through the mark) with client order id `c`: it fills at once, so `c` is free again at the venue. */
+const iocBtc = async (c: string) => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: onTick(Number(await mark(1)) * 1.005, 0.5, 1), tif: 'ioc', c }] } });
+/** A resting ETH buy 20 % under the mark (outside a BTC-only grant: it asks) with client order id `c`. */
+const restingEth = async (c: string) => ({ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: onTick(Number(await mark(2)) * 0.8, 0.05, 2), tif: 'gtc', po: true, c }] } });
+/** Approves every pending window of `bg` as shown. */
+const approveAll = (bg: Bg) => {
+  for (const v of bg.registry.list()) bg.registry.decide(v.id, { approve: true, digest: v.digest });
+};
+const closeAll = (bg: Bg) => bg.registry.rejectAll(() => userRejected('closed by the test'));
+/** A BTC-only grant whose 24 h cap is `k` times the notional of one 0.01 BTC order at the mark. */
+const capOf = async (k: number) => ({ ...btcOnly, dailyNotional: (Number(await mark(1)) * 0.01 * k).toFixed(2) });
+
+// ------------------------------------------------------------------------------------------------
+describe('28.1 the daily cap across a worker stop inside HEAD_LAG_MS', () => {
+  it('holds: two tabs race granted orders, the worker stops before any head is written; the restarted worker counts both and lets exactly one of two racing orders take the last room', async () => {
+    const { bg, wire, dbName } = await ready();
+    await grantOf(bg, await capOf(3.5));
+    await until(() => armed(bg));
+    stopFlush(bg); // the heads never catch up in this worker
+    const before = perpsPosts(wire);
+    const [a, b] = await Promise.all([settle(bg.page(page).request('perps_sendCommand', await btcOrder())), settle(bg.page(page2).request('perps_sendCommand', await btcOrder()))]);
+    expect([a.e, b.e]).toEqual([undefined, undefined]);
+    expect(perpsPosts(wire) - before).toBe(2);
+    const next = await restart(dbName, wire);
+    expect(((await call(next, 'grant.list')).result as { uses24h: number }[])[0]?.uses24h, 'the restarted worker counts the uses above the lagging head').toBe(2);
+    const racing = [settle(next.page(page).request('perps_sendCommand', await btcOrder())), settle(next.page(page2).request('perps_sendCommand', await btcOrder()))];
+    await waitPending(next);
+    closeAll(next);
+    const out = await Promise.all(racing);
+    expect(out.filter((x) => x.e === undefined)).toHaveLength(1);
+    expect(perpsPosts(wire) - before, 'three orders of a cap of 3.5').toBe(3);
+  }, 30_000);
+
+  it('holds: the worker stops while a granted order\'s use write is still pending: that order never leaves, and the restarted worker\'s room is what was sent', async () => {
+    const { bg, wire, dbName } = await ready();
+    await grantOf(bg, await capOf(2.5));
+    await until(() => armed(bg));
+    const before = perpsPosts(wire);
+    await bg.page(page).request('perps_sendCommand', await btcOrder());
+    const hold = holdUseWrites(bg);
+    const stuck = settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
+    await until(() => hold.held() > 0);
+    await sleep(50); // the artifact is built and signed meanwhile; nothing leaves before the write
+    expect(perpsPosts(wire) - before).toBe(1);
+    stopFlush(bg);
+    const next = await restart(dbName, wire);
+    expect(await settle(next.page(page).request('perps_sendCommand', await btcOrder()))).toMatchObject({ e: undefined });
+    const over = settle(next.page(page).request('perps_sendCommand', await btcOrder()));
+    const [w] = await waitPending(next);
+    expect(w?.flags.join(' ')).toMatch(/24 h|daily/i);
+    closeAll(next);
+    await over;
+    hold.release(new Error('the worker is gone')); // the stopped worker's write never lands
+    expect((await stuck).e).toBeDefined();
+    expect(perpsPosts(wire) - before, 'two orders of a cap of 2.5').toBe(2);
+  }, 30_000);
+
+  it('one transient failure of the head write (the flush) and the worker goes on: the next granted order is numbered from the lagging head on disk and overwrites an earlier use; after a restart the site gets past its daily cap (BROKEN)', async () => {
+    const { bg, wire, dbName } = await ready();
+    await grantOf(bg, await capOf(2.5));
+    await until(() => armed(bg));
+    const vault = bg.vault() as unknown as { flushHeads: () => Promise<void>; commit: (...a: unknown[]) => Promise<void> };
+    const flushNow = Object.getPrototypeOf(vault).flushHeads as () => Promise<void>;
+    stopFlush(bg); // the timer's flushes do nothing; this test runs the flush itself, when it chooses
+    const before = perpsPosts(wire);
+    await bg.page(page).request('perps_sendCommand', await btcOrder()); // use 1: its bucket written, the head lags
+    const commit = vault.commit.bind(vault);
+    vault.commit = async () => {
+      throw new DOMException('The operation failed for reasons unrelated to the database itself', 'UnknownError');
+    };
+    await flushNow.call(vault); // the head write fails once (swallowed: "never throws")
+    vault.commit = commit;
+    await bg.page(page).request('perps_sendCommand', await btcOrder()); // use 2
+    const third = settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
+    await waitPending(bg);
+    closeAll(bg); // this worker counts right: the third asks
+    await third;
+    await flushNow.call(vault);
+    expect(perpsPosts(wire) - before).toBe(2);
+    const next = await restart(dbName, wire); // MV3 idles the worker out; the next one reads the grant from the disk
+    const uses = ((await call(next, 'grant.list')).result as { uses24h: number }[])[0]?.uses24h;
+    const again = settle(next.page(page).request('perps_sendCommand', await btcOrder()));
+    await sleep(300);
+    closeAll(next);
+    await again;
+    expect(perpsPosts(wire) - before, `BROKEN: two granted orders were sent, the restarted worker counts ${uses} use(s) and sends a third (cap 2.5 orders)`).toBe(2);
+  }, 30_000);
+});
+
+// ------------------------------------------------------------------------------------------------
+describe('28.2 revoke, lock, panic while the signed order waits for its use write (beforeSend)', () => {
+  async function signedAndWaiting() {
+    const { bg, wire } = await ready();
+    const g = await grantOf(bg);
+    await until(() => armed(bg));
+    await bg.page(page).request('perps_sendCommand', await btcOrder()); // warm: symbol table and held proxy
+    const executes = countExecutes(bg);
+    const hold = holdUseWrites(bg);
+    const before = perpsPosts(wire);
+    const order = settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
+    await until(() => hold.held() > 0 && executes() > 0);
+    await sleep(30); // signed; waiting in beforeSend for the held write
+    return { bg, wire, g, hold, before, order };
+  }
+
+  it('holds: a popup revoke while the write is pending: the signature is dropped, nothing sent, -32003', async () => {
+    const { bg, wire, g, hold, before, order } = await signedAndWaiting();
+    const revoking = call(bg, 'grant.revoke', { id: g.id });
+    await sleep(10);
+    hold.release();
+    expect((await revoking).ok).toBe(true);
+    const out = await order;
+    expect(perpsPosts(wire) - before, 'BROKEN: sent after the revoke').toBe(0);
+    expect(codeOf(out.e)).toBe(-32003);
+  }, 30_000);
+
+  it('holds: a popup lock while the write is pending (the lock queues behind the write): nothing sent, no retried code', async () => {
+    const { bg, wire, hold, before, order } = await signedAndWaiting();
+    const locking = call(bg, 'vault.lock');
+    await sleep(10);
+    hold.release();
+    expect((await locking).ok).toBe(true);
+    const out = await order;
+    expect(perpsPosts(wire) - before, 'BROKEN: sent after the lock').toBe(0);
+    expect(VIEM_RETRIES).not.toContain(codeOf(out.e));
+  }, 30_000);
+
+  it('holds: panic while the write is pending: nothing sent (the gate is closed before the send)', async () => {
+    const { bg, wire, hold, before, order } = await signedAndWaiting();
+    const panicking = call(bg, 'panic.run', { closePositions: false });
+    await sleep(10);
+    hold.release();
+    expect((await panicking).ok).toBe(true);
+    await order;
+    expect(perpsPosts(wire) - before, 'BROKEN: sent after panic').toBe(0);
+  }, 30_000);
+
+  it('holds: an order-book post under a grant: a popup revoke while its use write is pending stops it before the signature (nothing posted)', async () => {
+    const { bg, wire } = await ready();
+    const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
+    const g = await bg.grants().create({ origin: SITE, account: owner(), limits: { venue: 'clob', markets: [token], allow: { order: true }, maxNotional: '100', dailyNotional: '1000', priceBandPct: '2' } as never, durationMs: 3_600_000 });
+    await until(() => armed(bg, 'clob'));
+    const mid = Number(await bg.service().clobMid(token));
+    const params = { orders: [{ tokenId: token, side: 'BUY', price: (Math.floor(mid * 100) / 100).toFixed(2), size: '10', orderType: 'GTC' }] };
+    const clobPosts = () => wire.sent.filter((x) => x.method === 'POST' && /\/clob\/orders?$/.test(x.url)).length;
+    const first = await settle(bg.page(page).request('clob_postOrders', params));
+    expect(first.e, 'the order is covered').toBeUndefined();
+    expect(bg.registry.size).toBe(0);
+    const hold = holdUseWrites(bg);
+    const before = clobPosts();
+    const order = settle(bg.page(page).request('clob_postOrders', params));
+    await until(() => hold.held() > 0);
+    const revoking = call(bg, 'grant.revoke', { id: g.id });
+    await sleep(10);
+    hold.release();
+    expect((await revoking).ok).toBe(true);
+    const out = await order;
+    expect(clobPosts() - before, 'BROKEN: posted after the revoke').toBe(0);
+    expect(codeOf(out.e)).toBe(-32003);
+  }, 30_000);
+
+  it('holds: the site\'s second tab disconnects (wallet_revokePermissions) while the first tab\'s order waits for its write: nothing sent', async () => {
+    const { bg, wire, hold, before, order } = await signedAndWaiting();
+    const revoking = settle(bg.page(page2).request('wallet_revokePermissions', [{ eth_accounts: {} }]));
+    await sleep(10);
+    hold.release();
+    await revoking;
+    await order;
+    expect(perpsPosts(wire) - before, 'BROKEN: sent after the disconnect').toBe(0);
+    // The connection held in memory went with it: the next request is refused, no window.
+    expect(codeOf((await settle(bg.page(page).request('perps_sendCommand', await btcOrder()))).e)).toBe(4100);
+    expect(bg.registry.size).toBe(0);
+  }, 30_000);
+});
+
+// ------------------------------------------------------------------------------------------------
+describe('28.3 the use write fails', () => {
+  it('holds: a storage error on the use write: the signature is dropped and nothing leaves', async () => {
+    const { bg, wire } = await ready();
+    await grantOf(bg);
+    await until(() => armed(bg));
+    const hold = holdUseWrites(bg);
+    const before = perpsPosts(wire);
+    const order = settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
+    await until(() => hold.held() > 0);
+    hold.release(new DOMException('The transaction was aborted', 'AbortError'));
+    const out = await order;
+    expect(out.e).toBeDefined();
+    expect(perpsPosts(wire) - before).toBe(0);
+    expect(bg.registry.size).toBe(0);
+  }, 30_000);
+
+  it('holds: the use store fails its integrity check during the write: the order asks (flagged) and nothing leaves before the person approves', async () => {
+    const { bg, wire } = await ready();
+    await grantOf(bg);
+    await until(() => armed(bg));
+    const hold = holdUseWrites(bg);
+    const before = perpsPosts(wire);
+    const order = settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
+    await until(() => hold.held() > 0);
+    hold.release(new TamperedRecordError());
+    const [w] = await waitPending(bg);
+    expect(w?.flags.join(' ')).toMatch(/integrity|tamper|changed|check/i);
+    expect(perpsPosts(wire) - before).toBe(0);
+    closeAll(bg);
+    expect(codeOf((await order).e)).toBe(4001);
+    expect(perpsPosts(wire) - before).toBe(0);
+  }, 30_000);
+});
+
+// ------------------------------------------------------------------------------------------------
+describe('28.4 caches on the request path', () => {
+  it('holds: an account switch in the popup: the held active account and connection serve the site nothing (4100, no window, nothing sent), before and after a granted order warmed them', async () => {
+    const { bg, wire } = await ready();
+    await grantOf(bg);
+    await until(() => armed(bg));
+    await bg.page(page).request('perps_sendCommand', await btcOrder());
+    const second = ((await call(bg, 'vault.importOwnerKey', { privateKey: generatePrivateKey(), label: 'two' })).result as { address: string }).address;
+    expect((await call(bg, 'account.select', { address: second })).ok).toBe(true);
+    const before = perpsPosts(wire);
+    const out = await Promise.all([settle(bg.page(page).request('perps_sendCommand', await btcOrder())), settle(bg.page(page2).request('perps_sendCommand', await btcOrder()))]);
+    expect(out.map((x) => codeOf(x.e))).toEqual([4100, 4100]);
+    expect(await bg.page(page).request('eth_accounts')).toEqual([]);
+    expect(bg.registry.size).toBe(0);
+    expect(perpsPosts(wire) - before).toBe(0);
+    // And back: the held values follow the switch again.
+    await call(bg, 'account.select', { address: owner() });
+    expect(await bg.page(page).request('eth_accounts')).toEqual([owner()]);
+  }, 30_000);
+
+  it('holds: the proxy record deleted (the popup\'s proxy.delete) between two granted orders: the held proxy does not sign the second (nothing sent)', async () => {
+    const { bg, wire } = await ready();
+    await grantOf(bg);
+    await until(() => armed(bg));
+    await bg.page(page).request('perps_sendCommand', await btcOrder()); // the proxy is held in memory now
+    // What `proxy.delete` does once the venue answered (the venue's own DeleteProxy is left out: the sandbox's
+    // demo proxy is shared by every test of this file).
+    await bg.vault().deleteProxy(h.demo.proxy.address);
+    const before = perpsPosts(wire);
+    const out = settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
+    await sleep(200);
+    closeAll(bg);
+    expect((await out).e).toBeDefined();
+    expect(perpsPosts(wire) - before).toBe(0);
+  }, 30_000);
+
+  it('holds: a backup restored over the vault (taken before the proxy existed): the held proxy and owner list are not served — the site\'s next order signs nothing', async () => {
+    const { bg, wire } = await ready({ onboard: false });
+    await call(bg, 'vault.create', { password: 'a good password' });
+    await call(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
+    await call(bg, 'vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
+    const backup = ((await call(bg, 'vault.exportBackup')).result as { backup: string }).backup;
+    await call(bg, 'proxy.import', { account: owner(), privateKey: h.demo.proxy.privateKey, proxy: h.demo.proxy.address, secret: h.demo.proxy.secret, expiry: h.demo.proxy.expiry });
+    await connectSite(bg, page);
+    await grantOf(bg);
+    await until(() => armed(bg));
+    await bg.page(page).request('perps_sendCommand', await btcOrder()); // proxy and owners held in memory
+    const restored = await call(bg, 'vault.restoreBackup', { backup, password: 'a good password' });
+    expect(restored.ok, JSON.stringify(restored)).toBe(true);
+    expect(((await call(bg, 'proxy.list', {})).result as unknown[]).length).toBe(0);
+    const before = perpsPosts(wire);
+    const out = settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
+    await sleep(300);
+    approveAll(bg); // even approved, there is no proxy in the restored vault to sign with
+    const r = await out;
+    expect(r.e, `BROKEN: the restored vault has no proxy, yet the order was answered ${JSON.stringify(r.r)}`).toBeDefined();
+    expect(perpsPosts(wire) - before).toBe(0);
+  }, 30_000);
+});
+
+// ------------------------------------------------------------------------------------------------
+describe('28.5 the audit entry written after the answer', () => {
+  const createOrders = async (bg: Bg) => ((await call(bg, 'audit.list', { kind: 'perps.createOrders', limit: 100 })).result as { result: string; origin: string }[] | undefined) ?? [];
+
+  it('holds: a lock right after the granted answer: the entry is in the log (read after unlocking)', async () => {
+    const { bg } = await ready();
+    await grantOf(bg);
+    await until(() => armed(bg));
+    const before = (await createOrders(bg)).length;
+    await bg.page(page).request('perps_sendCommand', await btcOrder());
+    await call(bg, 'vault.lock'); // as the answer arrives at the page
+    await call(bg, 'vault.unlock', { password: 'a good password' });
+    const after = await createOrders(bg);
+    expect(after.length - before).toBe(1);
+    expect(after[0]).toMatchObject({ result: 'ok', origin: SITE });
+  }, 30_000);
+
+  it('holds: the audit store refusing the entry after a granted answer: the page has the venue\'s answer (no error a client retries) and the person is notified', async () => {
+    const { bg, wire, notices } = await ready();
+    await grantOf(bg);
+    await until(() => armed(bg));
+    const vault = bg.vault() as unknown as { auditKey: () => unknown };
+    const real = vault.auditKey.bind(vault);
+    let failing = false;
+    vault.auditKey = () => (failing ? Promise.reject(new DOMException('QuotaExceededError', 'QuotaExceededError')) : real());
+    wire.replaceAnswer = (url, method) => {
+      if (method === 'POST' && /\/perps\/v1\/trade\/orders$/.test(url)) failing = true;
+      return undefined;
+    };
+    const out = await settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
+    wire.replaceAnswer = undefined;
+    await until(() => notices.some((x) => x.title === 'Not in the audit log'));
+    vault.auditKey = real;
+    expect(out.e).toBeUndefined();
+    expect(out.r).toMatchObject([{ status: 'ok' }]);
+  }, 30_000);
+
+  it('holds: a popup audit read that starts as the answer reaches the page waits for the entry queued behind a busy queue', async () => {
+    const { bg } = await ready();
+    await grantOf(bg);
+    await until(() => armed(bg));
+    const before = (await createOrders(bg)).length;
+    let release!: () => void;
+    const busy = new Promise<void>((r) => (release = r));
+    void serial(shared(bg.db()), 'tail', () => busy);
+    await bg.page(page).request('perps_sendCommand', await btcOrder());
+    const reading = createOrders(bg); // queued appends first (`auditWritten`)
+    await sleep(20);
+    release();
+    expect((await reading).length - before).toBe(1);
+  }, 30_000);
+
+  it('two granted orders whose audit entries both fail within the same millisecond raise one notification id: the second replaces the first, the person is told of one unrecorded order (BROKEN)', async () => {
+    let pinned: number | undefined;
+    const { bg, wire, notices } = await ready({ now: () => pinned ?? Date.now() });
+    await grantOf(bg);
+    await until(() => armed(bg));
+    // The audit queue is busy while both answers arrive; then the store refuses both entries, one right after the other.
+    let release!: () => void;
+    const busy = new Promise<void>((r) => (release = r));
+    void serial(shared(bg.db()), 'tail', () => busy);
+    const vault = bg.vault() as unknown as { auditKey: () => unknown };
+    const real = vault.auditKey.bind(vault);
+    let failing = false;
+    // A thenable that rejects when the queue awaits it (a rejected promise held in a busy queue would be reported as unhandled).
+    const refused = { then: (_ok: unknown, fail: (e: unknown) => void) => fail(new DOMException('QuotaExceededError', 'QuotaExceededError')) };
+    vault.auditKey = () => (failing ? refused : real());
+    wire.replaceAnswer = (url, method) => {
+      if (method === 'POST' && /\/perps\/v1\/trade\/orders$/.test(url)) failing = true;
+      return undefined;
+    };
+    const before = perpsPosts(wire);
+    const answers = await Promise.all([settle(bg.page(page).request('perps_sendCommand', await btcOrder())), settle(bg.page(page2).request('perps_sendCommand', await btcOrder()))]);
+    wire.replaceAnswer = undefined;
+    expect(answers.map((a) => a.e)).toEqual([undefined, undefined]);
+    expect(perpsPosts(wire) - before).toBe(2);
+    pinned = Date.now(); // both failures land within one millisecond (the clock seam makes it certain)
+    release();
+    await until(() => notices.filter((x) => x.title === 'Not in the audit log').length >= 2);
+    pinned = undefined;
+    vault.auditKey = real;
+    const ids = new Set(notices.filter((x) => x.title === 'Not in the audit log').map((x) => x.id));
+    expect(ids.size, `BROKEN: two accepted orders have no audit entry but the notifications share the id ${[...ids].join(', ')}: chrome.notifications.create replaces the first with the second`).toBe(2);
+  }, 30_000);
+
+  it('a worker stop after the answer went back and before its queued audit entry was written: the accepted order is neither in the log nor in a notification (BROKEN)', async () => {
+    const { bg, wire, dbName, notices } = await ready();
+    await grantOf(bg);
+    await until(() => armed(bg));
+    await bg.page(page).request('perps_sendCommand', await btcOrder()); // a first granted order, recorded normally
+    expect(await createOrders(bg)).toHaveLength(1);
+    // The audit queue of this worker is busy (an earlier entry still being written) when the next order's answer arrives.
+    let release!: () => void;
+    const busy = new Promise<void>((r) => (release = r));
+    void serial(shared(bg.db()), 'tail', () => busy);
+    const before = perpsPosts(wire);
+    const answer = await bg.page(page).request('perps_sendCommand', await btcOrder());
+    expect(answer, 'the page has the venue\'s answer').toMatchObject([{ status: 'ok' }]);
+    expect(perpsPosts(wire) - before).toBe(1);
+    // The worker stops now (its queue never runs again); the next one starts on the same profile. Before
+    // issue #20 the same gap existed between the venue's answer and the awaited write; nothing records the
+    // submission in the log (or in storage.session) before it leaves, so nothing can tell the person later.
+    stopFlush(bg);
+    const later: Notice[] = [];
+    const next = await restart(dbName, wire, later);
+    const entries = await createOrders(next);
+    const told = [...notices, ...later].some((x) => x.title === 'Not in the audit log');
+    release(); // test cleanup only: a stopped worker would never write it
+    expect(entries.length, 'the restarted worker reads the log (the first order is there)').toBeGreaterThanOrEqual(1);
+    expect(
+      entries.length >= 2 || told,
+      `BROKEN: the second granted order was accepted by the venue and answered to the page, but the log holds ${entries.length} createOrders entry and no notification was raised`,
+    ).toBe(true);
+  }, 30_000);
+});
+
+// ------------------------------------------------------------------------------------------------
+describe('28.6 recorded orders and granted cancels', () => {
+  const cancelByCoid = (c: string) => ({ op: { type: 'cancelOrdersCOID', args: [c] } });
+
+  it('a coid the grant stopped owning when the site sent it outside the grant (approved in a window) is owned again after a worker stop inside HEAD_LAG_MS: the restarted worker\'s granted cancel reaches the approved order (BROKEN)', async () => {
+    const { bg, wire, dbName } = await ready();
+    await grantOf(bg);
+    await until(() => armed(bg));
+    const coid = 'ab'.repeat(16);
+    // Under the grant: a taker order with client order id `coid` (filled at once: the id is free again at the venue).
+    await bg.page(page).request('perps_sendCommand', await iocBtc(coid));
+    await until(async () => ((await bg.vault().listGrants())[0]?.uses ?? []).some((u) => u.orders?.some((o) => o.coid === coid)));
+    await (bg.vault() as unknown as { flushHeads: () => Promise<void> }).flushHeads(); // the grant owns `coid` on disk
+    stopFlush(bg); // from here this worker is about to stop: no flush
+    // Outside the grant (ETH): the site reuses `coid`; the grant forgets it before the window; the person approves.
+    const eth = bg.page(page).request('perps_sendCommand', await restingEth(coid));
+    await waitPending(bg);
+    approveAll(bg);
+    const [ack] = (await eth) as { oid: number }[];
+    expect(openOrders().some((o) => o.oid === ack!.oid)).toBe(true);
+    // This worker: the grant no longer owns `coid` (the cancel would ask). It stops within HEAD_LAG_MS of the
+    // forget (the approval here is immediate; a person is slower than 500 ms, so in practice this needs the
+    // flush's write to fail — it is swallowed and not retried — before a later stop).
+    const next = await restart(dbName, wire);
+    const cancel = settle(next.page(page).request('perps_sendCommand', cancelByCoid(coid)));
+    await sleep(300);
+    const asked = next.registry.size;
+    closeAll(next);
+    await cancel;
+    const open = openOrders().some((o) => o.oid === ack!.oid);
+    expect(
+      open && asked === 1,
+      `BROKEN: the restarted worker covered cancelOrdersCOID(${coid}) without a window (windows: ${asked}); the ETH order the person approved outside the grant is ${open ? 'still open' : 'cancelled'}`,
+    ).toBe(true);
+  }, 30_000);
+
+  it('holds: orders recorded on the held bucket and lost with a worker stop: the granted cancel of them asks (deny by default)', async () => {
+    const { bg, wire, dbName } = await ready();
+    await grantOf(bg);
+    await until(() => armed(bg));
+    stopFlush(bg);
+    const coid = 'cd'.repeat(16);
+    const [ack] = (await bg.page(page).request('perps_sendCommand', await restingBtc(coid))) as { oid: number }[];
+    expect(openOrders().some((o) => o.oid === ack!.oid)).toBe(true);
+    await until(async () => ((await bg.vault().listGrants())[0]?.uses ?? []).some((u) => u.orders?.length)); // recorded in memory, not written
+    const next = await restart(dbName, wire);
+    const cancel = settle(next.page(page).request('perps_sendCommand', cancelByCoid(coid)));
+    const [w] = await waitPending(next);
+    expect(w?.origin).toBe(SITE);
+    closeAll(next);
+    expect(codeOf((await cancel).e)).toBe(4001);
+    expect(openOrders().some((o) => o.oid === ack!.oid)).toBe(true);
+  }, 30_000);
+
+  it('(outside the diff) a coid SITE\'s grant owns, put on an order another connected site had approved in a window: SITE\'s granted cancel reaches that order without asking (BROKEN)', async () => {
+    const { bg } = await ready();
+    await connectSite(bg, evilPage);
+    await grantOf(bg);
+    await until(() => armed(bg));
+    const coid = 'ef'.repeat(16);
+    await bg.page(page).request('perps_sendCommand', await iocBtc(coid)); // SITE's grant owns `coid` (filled: free again)
+    await until(async () => ((await bg.vault().listGrants())[0]?.uses ?? []).some((u) => u.orders?.some((o) => o.coid === coid)));
+    // The colluding second site sends an order with the same client order id; the person approves it in its window.
+    const other = bg.page(evilPage).request('perps_sendCommand', await restingEth(coid));
+    await waitPending(bg);
+    approveAll(bg);
+    const [ack] = (await other) as { oid: number }[];
+    const cancel = settle(bg.page(page).request('perps_sendCommand', cancelByCoid(coid)));
+    await sleep(300);
+    const asked = bg.registry.size;
+    closeAll(bg);
+    await cancel;
+    const open = openOrders().some((o) => o.oid === ack!.oid);
+    expect(
+      open && asked === 1,
+      `BROKEN: ${SITE}'s grant covered the cancel (windows: ${asked}; the order is ${open ? 'still open' : 'cancelled'}) of the order the person approved for ${EVIL}, by a client order id the grant once owned`,
+    ).toBe(true);
+  }, 30_000);
+});

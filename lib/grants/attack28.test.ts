@@ -1,0 +1,227 @@
+/**
+ * ATTACKS 28, grant/vault level (outside review of issue #20's page path, commits 8bdc2e7 and 6849d86):
+ * the grant head that lags its uses by up to `HEAD_LAG_MS`, the minute bucket held in memory with its
+ * recorded orders (`updateGrantUses` defers the write to the next use or the flush), and `decide()`'s
+ * use counted at once and written beside the signature. Setup as lib/grants/storage.test.ts: a Vault and
+ * a GrantService over fake-indexeddb with a clock seam; `restart()` opens both again on the same database
+ * and session store (a worker restart). A worker that stops is modelled by replacing its `flushHeads`
+ * with a no-op before the moment it stops: a stopped MV3 worker runs no timer, and a test cannot kill the
+ * old instance's own `setTimeout`.
+ *
+ * Tests named "(BROKEN)" fail on the reviewed code (each asserts the safe behaviour); "holds:" pass.
+ *
+ * Breaks: (28G.2) one failed head write in the flush drops the held count (`writeGrant` deletes it before
+ * writing and does not put it back), and `addGrantUse` then numbers the next use from the lagging head on
+ * disk — two uses share a number, a restart counts one: the daily cap is exceeded (end to end in
+ * lib/background/attack28.test.ts 28.1). (28G.1, end to end in 28.6) a forget (`GrantService.forgetCoids`)
+ * on a use of the held bucket is deferred like a recorded order; a stop before the flush brings the coid
+ * back, and a granted cancel by it is covered again. Only additions are safe to lose (cancels then ask).
+ */
+import 'fake-indexeddb/auto';
+import { describe, expect, it } from 'vitest';
+import { GrantService } from './service';
+import { DAY_MS, type GrantRequest } from './evaluate';
+import { openVaultDb } from '../vault/db';
+import { memorySessionStore, Vault } from '../vault/vault';
+
+const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
+const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
+const SITE = 'https://trade.example';
+const ACCOUNT = '0x5aA4Dd94dEa3FEb6B2Bd1a5E5DB3d9A5c3a40307';
+/** A minute boundary (Unix ms), so each test knows which bucket a use falls in. */
+const T0 = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
+/** 0.01 ETH-PERP at 3 100: 31 USDC notional. */
+const ORDER: GrantRequest = { kind: 'order', venue: 'perps', orders: [{ market: '2', buy: true, size: '0.01', price: '3100', postOnly: true }] };
+const COID = 'c0ffee00c0ffee00c0ffee00c0ffee00';
+const CANCEL_BY_COID: GrantRequest = { kind: 'cancel', venue: 'perps', oids: [], coids: [COID] };
+const ref = async () => ({ price: '3100', source: 'mark' as const });
+const armed = async () => true;
+let n = 0;
+
+type Opened = { vault: Vault; grants: GrantService };
+
+/** A vault and grant service on a fresh database with one ETH-PERP grant (orders and cancels); `restart()` opens both again on it. */
+async function setup(daily = '1000') {
+  const db = await openVaultDb(`attack28-grants-${n++}`);
+  const clock = { now: T0 };
+  const session = memorySessionStore();
+  const open = (): Opened => {
+    const vault = new Vault({ db, session, now: () => clock.now, kdf: KDF, bounds: BOUNDS });
+    return { vault, grants: new GrantService({ vault, now: () => clock.now }) };
+  };
+  const first = open();
+  await first.vault.create('a long enough password');
+  const grant = await first.grants.create({
+    origin: SITE,
+    account: ACCOUNT,
+    durationMs: DAY_MS,
+    limits: { venue: 'perps', instruments: [2], allow: { order: true, cancel: true }, maxNotional: '1000', dailyNotional: daily, priceBandPct: '2', slippagePct: '1' },
+  });
+  const restart = async (): Promise<Opened> => {
+    const next = open();
+    expect(await next.vault.restoreSession()).toBe(true);
+    return next;
+  };
+  return { db, clock, grant, ...first, restart };
+}
+
+const order = (g: GrantService) => g.consume(SITE, ACCOUNT, ORDER, ref, armed);
+const cancelByCoid = (g: GrantService) => g.consume(SITE, ACCOUNT, CANCEL_BY_COID, ref, armed);
+/** The worker of `o` stops here: its head / held-bucket flush never runs (a stopped worker runs no timer). */
+const stops = (o: Opened) => {
+  (o.vault as unknown as { flushHeads: () => Promise<void> }).flushHeads = async () => undefined;
+};
+const flush = (o: Opened) => (o.vault as unknown as { flushHeads: () => Promise<void> }).flushHeads();
+const owned = async (v: Vault) => (await v.listGrants())[0]?.uses.flatMap((u) => (u.orders ?? []).map((o) => `${o.oid}${o.coid ? `/${o.coid}` : ''}`)) ?? [];
+
+describe('28G.1 a forgotten client order id is only in memory (the held bucket) when the worker stops', () => {
+  it('a coid the grant stopped owning (an order outside the grant now carries it) is owned again after a worker stop inside HEAD_LAG_MS: the granted cancel by that coid is covered (BROKEN)', async () => {
+    const s = await setup();
+    const placed = await order(s.grants);
+    if (!placed?.ok) throw new Error('not covered');
+    // The venue accepted the granted order with client order id COID; the grant owns it, and the disk says so.
+    await s.grants.recordOrders(placed.grantId, placed.seq, [{ oid: 7, coid: COID }]);
+    await flush(s);
+    // COID is free again at the venue (filled / cancelled). The site now sends an order OUTSIDE its grant with
+    // the same COID; before the window opens the provider makes the grant forget it (`forgetCoids`, issue #17
+    // finding 5). That change is to the use of the held (newest) minute bucket, so it stays in memory.
+    s.clock.now += 5_000;
+    await s.grants.forgetCoids(SITE, ACCOUNT, [COID]);
+    expect((await cancelByCoid(s.grants))?.ok, 'this worker: the grant no longer owns COID (the cancel asks)').toBe(false);
+    // The person approves that order in the window; the worker stops before the flush (HEAD_LAG_MS) — or the
+    // flush's write fails (`flushHeads` swallows it and does not retry) and the worker stops any time later.
+    stops(s);
+    const after = await s.restart();
+    const covered = await cancelByCoid(after.grants);
+    expect(
+      covered?.ok,
+      `BROKEN: after the restart the grant owns ${COID} again (${JSON.stringify(await owned(after.vault))}): a granted cancelOrdersCOID reaches the order the person approved outside the grant, without a window`,
+    ).not.toBe(true);
+  });
+
+  it('the flush\'s write of that forget fails once (swallowed, never retried) and a use in a later minute moves the held bucket on: the forget is lost for good, and any later restart owns the coid again (BROKEN)', async () => {
+    const s = await setup();
+    const placed = await order(s.grants);
+    if (!placed?.ok) throw new Error('not covered');
+    await s.grants.recordOrders(placed.grantId, placed.seq, [{ oid: 7, coid: COID }]);
+    await flush(s);
+    await s.grants.forgetCoids(SITE, ACCOUNT, [COID]);
+    // The flush runs, but its write of the held bucket fails once (a transient storage error).
+    const v = s.vault as unknown as { sealBucket: (...a: unknown[]) => Promise<unknown> };
+    const real = v.sealBucket.bind(v);
+    v.sealBucket = async () => {
+      throw new DOMException('The operation failed for reasons unrelated to the database itself', 'UnknownError');
+    };
+    await flush(s);
+    v.sealBucket = real;
+    // The worker lives on: an order a minute later, more flushes. Nothing writes the forget again.
+    s.clock.now += 61_000;
+    expect((await order(s.grants))?.ok).toBe(true);
+    await flush(s);
+    expect((await cancelByCoid(s.grants))?.ok, 'this worker: not owned').toBe(false);
+    const after = await s.restart(); // e.g. MV3 idles the worker out half a minute later
+    const covered = await cancelByCoid(after.grants);
+    expect(covered?.ok, `BROKEN: the restarted worker owns ${COID} again (${JSON.stringify(await owned(after.vault))}) and covers a granted cancel by it`).not.toBe(true);
+  });
+
+  it('holds: the forget of a coid on a use of an older (not held) bucket is written at once and survives the same stop', async () => {
+    const s = await setup();
+    const placed = await order(s.grants);
+    if (!placed?.ok) throw new Error('not covered');
+    await s.grants.recordOrders(placed.grantId, placed.seq, [{ oid: 7, coid: COID }]);
+    s.clock.now += 61_000; // a later minute: another use makes that bucket the held one
+    expect((await order(s.grants))?.ok).toBe(true);
+    await s.grants.forgetCoids(SITE, ACCOUNT, [COID]);
+    stops(s);
+    const after = await s.restart();
+    expect(await owned(after.vault)).toEqual(['7']);
+    expect((await cancelByCoid(after.grants))?.ok).toBe(false);
+  });
+});
+
+describe('28G.2 the lagging head across minutes, restarts and transitions', () => {
+  it('holds: uses in two minute buckets with the head never flushed, and orders recorded on the first (written with the second use): a restart counts both and owns the orders', async () => {
+    const s = await setup('62');
+    const first = await order(s.grants);
+    if (!first?.ok) throw new Error('not covered');
+    await s.grants.recordOrders(first.grantId, first.seq, [{ oid: 11 }]);
+    stops(s); // no flush at all from here: only the writes on the use path reach the disk
+    s.clock.now += 60_000;
+    expect((await order(s.grants))?.ok).toBe(true); // 62: the cap is reached
+    const after = await s.restart();
+    expect(await after.grants.list()).toMatchObject([{ used24h: '62', uses24h: 2 }]);
+    expect((await order(after.grants))?.ok).toBe(false);
+    expect(await owned(after.vault)).toEqual(['11']);
+  });
+
+  it('holds: auto-lock into a trading session while the head lags and the held bucket carries recorded orders, then a restart in the session: the cap and the orders are kept', async () => {
+    const s = await setup('93');
+    const first = await order(s.grants);
+    if (!first?.ok) throw new Error('not covered');
+    expect((await order(s.grants))?.ok).toBe(true); // 62, head still at 0
+    await s.grants.recordOrders(first.grantId, first.seq, [{ oid: 21 }]);
+    await s.vault.enterTradingSession({ accounts: [ACCOUNT] }); // buckets re-sealed from the disk (without oid 21), heads copied lagging
+    await flush(s); // the held bucket (with oid 21) is written under the session key, the head caught up in the bundle
+    const during = await s.restart();
+    expect(during.vault.state).toBe('session');
+    expect(await during.grants.list()).toMatchObject([{ used24h: '62', uses24h: 2 }]);
+    expect(await owned(during.vault)).toEqual(['21']);
+    expect((await order(during.grants))?.ok).toBe(true); // 93
+    expect((await order(during.grants))?.ok).toBe(false);
+  });
+
+  it('holds: a stop while the session head lags (no flush): the restarted session worker counts the uses above the head', async () => {
+    const s = await setup('62');
+    await s.vault.enterTradingSession({ accounts: [ACCOUNT] });
+    expect((await order(s.grants))?.ok).toBe(true);
+    expect((await order(s.grants))?.ok).toBe(true);
+    stops(s);
+    const after = await s.restart();
+    expect(after.vault.state).toBe('session');
+    expect(await after.grants.list()).toMatchObject([{ used24h: '62', uses24h: 2 }]);
+    expect((await order(after.grants))?.ok).toBe(false);
+  });
+
+  it('one failed head write in the flush (a transient storage error) drops the held count: the next use is numbered from the lagging head on disk, overwrites an earlier use\'s number, and a restart counts fewer uses than were signed — the daily cap is exceeded (BROKEN)', async () => {
+    const s = await setup('93'); // three orders of 31
+    expect((await order(s.grants))?.ok).toBe(true);
+    expect((await order(s.grants))?.ok).toBe(true); // uses 1 and 2 in their bucket; the head on disk still says 0
+    // The flush's head write fails once (`writeGrant` forgot the held count before the write, and does not put it back).
+    const v = s.vault as unknown as { commit: (...a: unknown[]) => Promise<void> };
+    const real = v.commit.bind(v);
+    v.commit = async () => {
+      throw new DOMException('The operation failed for reasons unrelated to the database itself', 'UnknownError');
+    };
+    await flush(s); // swallowed
+    v.commit = real;
+    expect((await order(s.grants))?.ok).toBe(true); // 93: the cap is reached (counted right in memory)
+    expect((await order(s.grants))?.ok).toBe(false);
+    await flush(s);
+    const after = await s.restart();
+    const list = await after.grants.list();
+    const fourth = await order(after.grants);
+    expect(list, `BROKEN: three uses were stored (and signed), the restarted worker counts ${JSON.stringify(list.map((g) => ({ used24h: g.used24h, uses24h: g.uses24h })))}`).toMatchObject([{ used24h: '93', uses24h: 3 }]);
+    expect(fourth?.ok, 'BROKEN: a fourth order over the 93 USDC cap is covered after the restart').toBe(false);
+  });
+
+  it('holds: a use whose bucket write fails is not stored, still counts in this worker (refuses sooner), and the next use is numbered without a gap', async () => {
+    const s = await setup('93');
+    expect((await order(s.grants))?.ok).toBe(true);
+    const v = s.vault as unknown as { sealBucket: (...a: unknown[]) => Promise<unknown> };
+    const real = v.sealBucket.bind(v);
+    v.sealBucket = async () => {
+      throw new Error('storage failed (test)');
+    };
+    const failed = await s.grants.decide(SITE, ACCOUNT, ORDER, ref, armed);
+    if (!failed?.ok) throw new Error('not covered');
+    await expect(failed.stored).rejects.toThrow('storage failed');
+    v.sealBucket = real;
+    expect((await order(s.grants))?.ok).toBe(true); // 31 + (31 unsent) + 31 = 93
+    expect((await order(s.grants))?.ok).toBe(false);
+    await flush(s);
+    const after = await s.restart();
+    expect(await after.grants.list()).toMatchObject([{ used24h: '62', uses24h: 2 }]); // what was stored (and could be signed)
+    expect((await order(after.grants))?.ok).toBe(true);
+    expect((await order(after.grants))?.ok).toBe(false);
+  });
+});
