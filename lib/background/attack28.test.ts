@@ -11,7 +11,7 @@
  * cannot kill it), so anything it still has to do after "the stop" is suppressed: its head / bucket flush
  * (`flushHeads`, a timer a stopped worker never runs) or the write it was waiting for (held, then failed).
  *
- * Tests named "(BROKEN)" fail on the reviewed code (6849d86) — each asserts the safe behaviour; "holds:"
+ * Tests named "(was broken)" failed on the reviewed code (6849d86) — each asserts the safe behaviour; "holds:"
  * pass. The grant/vault-level attacks are in lib/grants/attack28.test.ts.
  *
  * Breaks:
@@ -37,6 +37,13 @@
  *    share the id, and `notifications.create` replaces the first with the second.
  * 4. (28.6, outside the diff) `forgetCoids` forgets only the sending origin's grants: a coid SITE's grant
  *    owns, put on an order another connected site had approved in its window, is still SITE's to cancel.
+ *
+ * Fixes: 0 — `writeGrant` keeps the held count when its write fails, a use with no held count is numbered
+ * after every stored bucket (`loadUses`), and a failed flush is tried again; 1 — only added orders wait
+ * (`updateGrantUses(…, { defer: true })`), a forget is written before it resolves; 2 — the audit journal
+ * (`lib/audit/journal.ts`): a record stored before the send, closed once the entry is written, recorded as
+ * `unknown` with a notification by the next worker; 3 — one notification id per failure; 4 — a coid sent
+ * outside a grant is forgotten by every grant of the account.
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -201,7 +208,7 @@ describe('28.1 the daily cap across a worker stop inside HEAD_LAG_MS', () => {
     expect(perpsPosts(wire) - before, 'two orders of a cap of 2.5').toBe(2);
   }, 30_000);
 
-  it('one transient failure of the head write (the flush) and the worker goes on: the next granted order is numbered from the lagging head on disk and overwrites an earlier use; after a restart the site gets past its daily cap (BROKEN)', async () => {
+  it('one transient failure of the head write (the flush) and the worker goes on: the next granted order is numbered from the lagging head on disk and overwrites an earlier use; after a restart the site gets past its daily cap (was broken)', async () => {
     const { bg, wire, dbName } = await ready();
     await grantOf(bg, await capOf(2.5));
     await until(() => armed(bg));
@@ -466,7 +473,7 @@ describe('28.5 the audit entry written after the answer', () => {
     expect((await reading).length - before).toBe(1);
   }, 30_000);
 
-  it('two granted orders whose audit entries both fail within the same millisecond raise one notification id: the second replaces the first, the person is told of one unrecorded order (BROKEN)', async () => {
+  it('two granted orders whose audit entries both fail within the same millisecond raise one notification id: the second replaces the first, the person is told of one unrecorded order (was broken)', async () => {
     let pinned: number | undefined;
     const { bg, wire, notices } = await ready({ now: () => pinned ?? Date.now() });
     await grantOf(bg);
@@ -499,7 +506,7 @@ describe('28.5 the audit entry written after the answer', () => {
     expect(ids.size, `BROKEN: two accepted orders have no audit entry but the notifications share the id ${[...ids].join(', ')}: chrome.notifications.create replaces the first with the second`).toBe(2);
   }, 30_000);
 
-  it('a worker stop after the answer went back and before its queued audit entry was written: the accepted order is neither in the log nor in a notification (BROKEN)', async () => {
+  it('a worker stop after the answer went back and before its queued audit entry was written: the accepted order is neither in the log nor in a notification (was broken)', async () => {
     const { bg, wire, dbName, notices } = await ready();
     await grantOf(bg);
     await until(() => armed(bg));
@@ -534,7 +541,7 @@ describe('28.5 the audit entry written after the answer', () => {
 describe('28.6 recorded orders and granted cancels', () => {
   const cancelByCoid = (c: string) => ({ op: { type: 'cancelOrdersCOID', args: [c] } });
 
-  it('a coid the grant stopped owning when the site sent it outside the grant (approved in a window) is owned again after a worker stop inside HEAD_LAG_MS: the restarted worker\'s granted cancel reaches the approved order (BROKEN)', async () => {
+  it('a coid the grant stopped owning when the site sent it outside the grant (approved in a window) is owned again after a worker stop inside HEAD_LAG_MS: the restarted worker\'s granted cancel reaches the approved order (was broken)', async () => {
     const { bg, wire, dbName } = await ready();
     await grantOf(bg);
     await until(() => armed(bg));
@@ -584,7 +591,7 @@ describe('28.6 recorded orders and granted cancels', () => {
     expect(openOrders().some((o) => o.oid === ack!.oid)).toBe(true);
   }, 30_000);
 
-  it('(outside the diff) a coid SITE\'s grant owns, put on an order another connected site had approved in a window: SITE\'s granted cancel reaches that order without asking (BROKEN)', async () => {
+  it('(outside the diff) a coid SITE\'s grant owns, put on an order another connected site had approved in a window: SITE\'s granted cancel reaches that order without asking (was broken)', async () => {
     const { bg } = await ready();
     await connectSite(bg, evilPage);
     await grantOf(bg);

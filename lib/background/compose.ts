@@ -14,6 +14,8 @@ import type { ApprovalRegistry } from '../approvals/registry';
 import { userRejected } from '../provider/errors';
 import { ProviderService } from '../provider/service';
 import { loadedAtStart, sessionOutcomeStore } from '../provider/outcomes';
+import { auditLog } from '../audit';
+import { recoverAuditJournal, sessionAuditJournal } from '../audit/journal';
 import { GrantService } from '../grants/service';
 import { readSettings, type Settings } from '../settings';
 import { SigningService } from '../signer/service';
@@ -118,6 +120,8 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const now = o.now ?? Date.now;
   // Read before anything else: a keyed submission a stopped worker left in flight is an unknown outcome here (issue #20).
   const outcomes = loadedAtStart(sessionOutcomeStore(browser.storage.session));
+  // Also read first: the submissions a stopped worker sent without recording their answer (issue #20, `lib/audit/journal.ts`).
+  const journal = sessionAuditJournal(browser.storage.session, now);
   try {
     await browser.storage.session.setAccessLevel?.({ accessLevel: 'TRUSTED_CONTEXTS' });
   } catch {
@@ -134,7 +138,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     throw err;
   }));
   // Perps commands go over the account's live session when there is one (issue #22); `streams` is built below and only read at send time.
-  const service = new SigningService({ vault, db, settings, fetchFn: o.fetchFn, now, session: (account, perpsUrl) => streams.session(account, perpsUrl), onUnrecorded: (what) => notifications.unrecorded(what) });
+  const service = new SigningService({ vault, db, settings, fetchFn: o.fetchFn, now, journal, session: (account, perpsUrl) => streams.session(account, perpsUrl), onUnrecorded: (what) => notifications.unrecorded(what) });
   const grants = new GrantService({ vault, now, onChange: (live) => grantsChanged(live) });
   const deadman = createDeadMan({ browser, db, vault, service, grants, lifetime, now });
   const locks = new Locks({ browser, vault, db, service, grants, deadman, registry, emit: ports.emit, onLocked: o.onLocked });
@@ -153,6 +157,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const streams = createBackgroundStreams({ vault, db, service, grants, lifetime, settings: () => readSettings(db), broadcast: (m) => void browser.runtime.sendMessage?.(m).catch(() => undefined), now, ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}) });
   const notifications = createBackgroundNotifications({ browser, db, vault, grants, service, now }); // issue #22: raised from the stream pushes
   streams.onPush(notifications.onPush);
+  void recoverAuditJournal(journal, auditLog(db, () => vault.auditKey(), { now }), (kind) => notifications.unrecorded(kind.slice(kind.indexOf('.') + 1), { stopped: true })).catch(() => undefined);
   const route = createRouter(
     {
       ...notifications.procedures,

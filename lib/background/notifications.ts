@@ -47,11 +47,13 @@ export type BackgroundNotificationsDeps = {
 export type BackgroundNotifications = {
   onPush: (push: StreamPush) => void;
   /**
-   * Tells the person that a submission the venue answered (`what`: "order", "withdrawal", a command type)
-   * has no audit entry: the store refused the write after the answer went back (`SigningService`'s
-   * `onUnrecorded`). Raised whatever the preferences say; carries no secret.
+   * Tells the person that a submission (`what`: "order", "withdrawal", a command type) has no audit
+   * entry of its answer: the store refused the write after the answer went back (`SigningService`'s
+   * `onUnrecorded`), or — `stopped` — the worker stopped after sending it and before recording its answer
+   * (found in the audit journal at the next start, recorded as `unknown`). Raised whatever the
+   * preferences say; carries no secret.
    */
-  unrecorded: (what: string) => void;
+  unrecorded: (what: string, o?: { stopped?: boolean }) => void;
   procedures: ContractHandlers<typeof NOTIFICATIONS_CONTRACT>;
   stop: () => void;
 };
@@ -64,6 +66,7 @@ export function createBackgroundNotifications(d: BackgroundNotificationsDeps): B
   let instrumentsLoaded = false;
   let prefs: Promise<NotificationPrefs> | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let unrecordedCount = 0;
   let queue: Promise<void> = Promise.resolve();
   const rules = createNotificationRules((iid) => instruments.get(iid), (orderId) => d.service.clobCancels.covers(orderId));
   const iconUrl = d.browser.runtime.getURL('/icon/128.png');
@@ -125,8 +128,9 @@ export function createBackgroundNotifications(d: BackgroundNotificationsDeps): B
         return next;
       },
     },
-    unrecorded(what) {
-      raise({ id: `unrecorded-${now()}`, kind: 'unrecorded', title: 'Not in the audit log', message: `Countersign sent this ${what} and the venue answered, but its audit entry could not be written. Check the venue's history.` });
+    unrecorded(what, o = {}) {
+      // One notification per submission, even two in the same millisecond (outside attack B4).
+      raise({ id: `unrecorded-${now()}-${++unrecordedCount}`, kind: 'unrecorded', title: 'Not in the audit log', message: o.stopped ? `Countersign stopped after sending this ${what}, before recording the venue's answer (logged as unknown). Check the venue's history.` : `Countersign sent this ${what} and the venue answered, but its audit entry could not be written. Check the venue's history.` });
     },
     stop: () => clearTimeout(timer),
   };

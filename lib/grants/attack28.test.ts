@@ -8,7 +8,7 @@
  * with a no-op before the moment it stops: a stopped MV3 worker runs no timer, and a test cannot kill the
  * old instance's own `setTimeout`.
  *
- * Tests named "(BROKEN)" fail on the reviewed code (each asserts the safe behaviour); "holds:" pass.
+ * Tests named "(was broken)" failed on the reviewed code (each asserts the safe behaviour); "holds:" pass.
  *
  * Breaks: (28G.2) one failed head write in the flush drops the held count (`writeGrant` deletes it before
  * writing and does not put it back), and `addGrantUse` then numbers the next use from the lagging head on
@@ -75,7 +75,7 @@ const flush = (o: Opened) => (o.vault as unknown as { flushHeads: () => Promise<
 const owned = async (v: Vault) => (await v.listGrants())[0]?.uses.flatMap((u) => (u.orders ?? []).map((o) => `${o.oid}${o.coid ? `/${o.coid}` : ''}`)) ?? [];
 
 describe('28G.1 a forgotten client order id is only in memory (the held bucket) when the worker stops', () => {
-  it('a coid the grant stopped owning (an order outside the grant now carries it) is owned again after a worker stop inside HEAD_LAG_MS: the granted cancel by that coid is covered (BROKEN)', async () => {
+  it('a coid the grant stopped owning (an order outside the grant now carries it) is owned again after a worker stop inside HEAD_LAG_MS: the granted cancel by that coid is covered (was broken)', async () => {
     const s = await setup();
     const placed = await order(s.grants);
     if (!placed?.ok) throw new Error('not covered');
@@ -99,7 +99,7 @@ describe('28G.1 a forgotten client order id is only in memory (the held bucket) 
     ).not.toBe(true);
   });
 
-  it('the flush\'s write of that forget fails once (swallowed, never retried) and a use in a later minute moves the held bucket on: the forget is lost for good, and any later restart owns the coid again (BROKEN)', async () => {
+  it('the flush\'s write of that forget fails once (swallowed, never retried) and a use in a later minute moves the held bucket on: the forget is lost for good, and any later restart owns the coid again (was broken)', async () => {
     const s = await setup();
     const placed = await order(s.grants);
     if (!placed?.ok) throw new Error('not covered');
@@ -182,7 +182,7 @@ describe('28G.2 the lagging head across minutes, restarts and transitions', () =
     expect((await order(after.grants))?.ok).toBe(false);
   });
 
-  it('one failed head write in the flush (a transient storage error) drops the held count: the next use is numbered from the lagging head on disk, overwrites an earlier use\'s number, and a restart counts fewer uses than were signed — the daily cap is exceeded (BROKEN)', async () => {
+  it('one failed head write in the flush (a transient storage error) drops the held count: the next use is numbered from the lagging head on disk, overwrites an earlier use\'s number, and a restart counts fewer uses than were signed — the daily cap is exceeded (was broken)', async () => {
     const s = await setup('93'); // three orders of 31
     expect((await order(s.grants))?.ok).toBe(true);
     expect((await order(s.grants))?.ok).toBe(true); // uses 1 and 2 in their bucket; the head on disk still says 0

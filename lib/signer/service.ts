@@ -71,6 +71,7 @@ import { requestJson } from '../http/json';
 import { applyHeaderSet, fetchWithHeaderSet, type HeaderSet } from '../http/headers';
 import type { AuditEntry, VaultDb } from '../vault/db';
 import { appendAudit, auditLog, type AuditLog } from '../audit';
+import type { AuditJournal } from '../audit/journal';
 import { fromUnits } from '../decimal';
 import type { Vault } from '../vault/vault';
 
@@ -222,6 +223,12 @@ export type SigningServiceOptions = {
    * background raises a notification). Default: nothing.
    */
   onUnrecorded?: (what: string, err: unknown) => void;
+  /**
+   * The audit journal (`lib/audit/journal.ts`): a record of each submission, stored before it is sent
+   * and closed once its audit entry is written, so a worker that stops in between leaves a trace the next
+   * one records. None (tests, Node): no journal.
+   */
+  journal?: AuditJournal;
 };
 
 /** Signs and submits perps commands and order-book orders for the vault's accounts (see the module docstring for retries, timeouts and the signing gate). */
@@ -321,8 +328,12 @@ export class SigningService {
    * error a client would retry (a second order); the person is told instead (`onUnrecorded`, with what was
    * sent: "order", "withdrawal", a command type).
    */
-  private afterAnswer(append: Promise<void>, what: string): void {
-    append.catch((err: unknown) => this.o.onUnrecorded?.(what, err));
+  private afterAnswer(append: Promise<void>, what: string, journalId?: string): void {
+    const close = () => journalId !== undefined && this.o.journal?.close(journalId);
+    append.then(close, (err: unknown) => {
+      this.o.onUnrecorded?.(what, err);
+      close(); // the person was told
+    });
   }
 
   /**
@@ -507,24 +518,56 @@ export class SigningService {
     // `audit: false` (the dead-man's renewals only) skips the per-signature perps entry; the caller logs instead.
     const audit = opts.audit === false ? async () => undefined : (entry: Omit<AuditEntry, 'at'>) => this.audit(entry);
     const base = this.auditBase(artifact, opts);
-    const signer = artifact.key === 'owner' ? await this.o.vault.ownerAccount(artifact.account) : (await this.o.vault.proxyFor(artifact.account)).signer;
-    if (signer.address.toLowerCase() !== artifact.signerAddress.toLowerCase()) throw new ArtifactMismatchError('the signing key changed');
     const { op, salt, ts, exp, label } = artifact.envelope;
-    recheck();
-    const envelope: PerpsEnvelope = { op, sig: await signExact(signer, digests[0]!), salt, ts, ...(exp === undefined ? {} : { exp }), ...(label === undefined ? {} : { label }) };
-    if (opts.beforeSend) {
-      await opts.beforeSend();
-      recheck(); // a halt, revoke or lock while it waited: the signature is dropped
-    }
     const kind = `perps.${op.type}`;
-    if (!artifact.submit) {
-      await audit({ ...base, kind: `${kind}.sign`, result: 'ok' });
-      return { envelope };
+    // A submission's journal record is opened now, stored beside the key read and the signature, and
+    // awaited before the send (its entry is written after the answer goes back: `lib/audit/journal.ts`).
+    const journal = artifact.submit && opts.audit !== false ? this.o.journal?.open({ at: this.now(), ...base, kind }) : undefined;
+    let sent = false;
+    try {
+      const signer = artifact.key === 'owner' ? await this.o.vault.ownerAccount(artifact.account) : (await this.o.vault.proxyFor(artifact.account)).signer;
+      if (signer.address.toLowerCase() !== artifact.signerAddress.toLowerCase()) throw new ArtifactMismatchError('the signing key changed');
+      recheck();
+      const envelope: PerpsEnvelope = { op, sig: await signExact(signer, digests[0]!), salt, ts, ...(exp === undefined ? {} : { exp }), ...(label === undefined ? {} : { label }) };
+      if (opts.beforeSend || journal) {
+        await Promise.all([opts.beforeSend?.(), journal?.stored]);
+        recheck(); // a halt, revoke or lock while it waited: the signature is dropped
+      }
+      if (!artifact.submit) {
+        await audit({ ...base, kind: `${kind}.sign`, result: 'ok' });
+        return { envelope };
+      }
+      sent = true;
+      return await this.sendPerps(artifact, envelope, digests, opts, audit, base, journal?.id);
+    } finally {
+      if (journal && !sent) this.o.journal?.close(journal.id); // nothing left: no record to keep
     }
+  }
+
+  /** `runPerps` from the meter on: sends the signed envelope and classifies the answer; `journalId` is closed once its entry is written. */
+  private async sendPerps(
+    artifact: PerpsArtifact,
+    envelope: PerpsEnvelope,
+    digests: readonly Hex[],
+    opts: ExecuteOptions,
+    audit: (entry: Omit<AuditEntry, 'at'>) => Promise<void>,
+    base: ReturnType<SigningService['auditBase']>,
+    journalId: string | undefined,
+  ): Promise<{ envelope: PerpsEnvelope; body?: unknown }> {
+    const { op, salt, ts } = envelope;
+    const kind = `perps.${op.type}`;
+    const close = () => journalId !== undefined && this.o.journal?.close(journalId);
     const { perpsUrl } = await this.o.settings();
     const { weight } = perpsArtifactCommand(artifact);
     // Panic's cancels and closes skip the client-side meter: a site that spent the budget must not block them (the gateway decides).
-    if (opts.pass !== PANIC_PASS) this.meter(perpsUrl, weight.request, weight.action);
+    if (opts.pass !== PANIC_PASS) {
+      try {
+        this.meter(perpsUrl, weight.request, weight.action);
+      } catch (err) {
+        close(); // refused before the send
+        throw err;
+      }
+    }
     // What the page can look the command up by when no answer came: its client order ids (orders), and
     // always the signed envelope's salt and ts and the EIP-712 digest signed (issue #20).
     const coids = op.type === 'createOrders' ? op.args.flatMap((o) => (o.c === undefined ? [] : [o.c])) : [];
@@ -536,15 +579,15 @@ export class SigningService {
       result = await submitPerpsCommand({ perpsUrl, command: artifact, envelope, signerAddress: artifact.signerAddress, fetchFn: this.fetchFor(opts.timeoutMs), timeoutMs: opts.timeoutMs ?? this.requestTimeoutMs, session: this.o.session?.(artifact.account, perpsUrl) });
     } catch (err) {
       if (!isKnownRefusal(err)) {
-        await audit({ ...base, kind, result: 'unknown' }).catch(() => undefined);
+        await audit({ ...base, kind, result: 'unknown' }).then(close, () => undefined);
         throw new OutcomeUnknownError(what, err, lookup);
       }
       // The venue refused: that is the answer, even when recording it fails.
-      await audit({ ...base, kind, result: 'error', detail: err.shortMessage }).catch(() => undefined);
+      await audit({ ...base, kind, result: 'error', detail: err.shortMessage }).then(close, () => undefined);
       throw err;
     }
     // Sent and answered: the answer goes back now, its entry queued right behind it (`afterAnswer`).
-    this.afterAnswer(audit({ ...base, kind, result: 'ok' }), what);
+    this.afterAnswer(audit({ ...base, kind, result: 'ok' }), what, journalId);
     return { envelope, body: result };
   }
 
@@ -552,23 +595,35 @@ export class SigningService {
   private async runClob(artifact: ClobArtifact, approvedDigest: Hex, opts: ExecuteOptions, recheck: () => void): Promise<BatchOrderResult[]> {
     const digests = verifyArtifact(artifact, approvedDigest);
     const base = this.auditBase(artifact, opts);
-    const owner = await this.o.vault.ownerAccount(artifact.account);
-    if (owner.address.toLowerCase() !== artifact.signerAddress.toLowerCase()) throw new ArtifactMismatchError('the signing key changed');
-    const creds = await this.o.vault.clobCredentials(artifact.account);
-    if (artifact.orders.some((o) => o.body.owner !== creds.apiKey)) throw new ArtifactMismatchError('the API key changed');
-    const bodies: PostOrderBody[] = [];
-    const wallet = await this.o.vault.depositWallet(artifact.account);
-    const beacon = wallet?.kind === 'beacon' ? { beacon: wallet.beacon } : {};
-    recheck(); // nothing awaits between the gate and the first signature
-    for (const [i, o] of artifact.orders.entries()) {
-      // Type 3: the ERC-7739 wrap of the same order hash (PROTOCOL.md §4.5), signed by the owner key for its deposit wallet.
-      const signature =
-        o.body.order.signatureType === 3
-          ? await signDepositWalletOrder(owner, { chainId: artifact.chainId, verifyingContract: o.verifyingContract, order: orderStructOf(o.body), ...beacon })
-          : await signExact(owner, digests[i]!);
-      bodies.push({ ...o.body, order: { ...o.body.order, signature } });
-    }
     const audit = { ...base, kind: 'clob.postOrders' };
+    // The journal record, stored beside the signatures and awaited before the post (`lib/audit/journal.ts`).
+    const journal = this.o.journal?.open({ at: this.now(), ...audit });
+    const close = () => journal !== undefined && this.o.journal?.close(journal.id);
+    const bodies: PostOrderBody[] = [];
+    try {
+      const owner = await this.o.vault.ownerAccount(artifact.account);
+      if (owner.address.toLowerCase() !== artifact.signerAddress.toLowerCase()) throw new ArtifactMismatchError('the signing key changed');
+      const creds = await this.o.vault.clobCredentials(artifact.account);
+      if (artifact.orders.some((o) => o.body.owner !== creds.apiKey)) throw new ArtifactMismatchError('the API key changed');
+      const wallet = await this.o.vault.depositWallet(artifact.account);
+      const beacon = wallet?.kind === 'beacon' ? { beacon: wallet.beacon } : {};
+      recheck(); // nothing awaits between the gate and the first signature
+      for (const [i, o] of artifact.orders.entries()) {
+        // Type 3: the ERC-7739 wrap of the same order hash (PROTOCOL.md §4.5), signed by the owner key for its deposit wallet.
+        const signature =
+          o.body.order.signatureType === 3
+            ? await signDepositWalletOrder(owner, { chainId: artifact.chainId, verifyingContract: o.verifyingContract, order: orderStructOf(o.body), ...beacon })
+            : await signExact(owner, digests[i]!);
+        bodies.push({ ...o.body, order: { ...o.body.order, signature } });
+      }
+      if (journal) {
+        await journal.stored;
+        recheck(); // a halt while it waited: the signatures are dropped
+      }
+    } catch (err) {
+      close(); // nothing was posted
+      throw err;
+    }
     const lookup = { command: 'postOrders', orderHashes: digests.join(',') };
     let results: BatchOrderResult[];
     try {
@@ -579,14 +634,14 @@ export class SigningService {
     } catch (err) {
       // Signed and posted, no (readable) answer: the orders may rest at the exchange (never resent by the page path).
       if (!isKnownRefusal(err)) {
-        await this.audit({ ...audit, result: 'unknown', detail: err instanceof BaseError ? err.shortMessage : 'error' }).catch(() => undefined);
+        await this.audit({ ...audit, result: 'unknown', detail: err instanceof BaseError ? err.shortMessage : 'error' }).then(close, () => undefined);
         throw new OutcomeUnknownError('order', err, lookup);
       }
-      await this.audit({ ...audit, result: 'error', detail: err.shortMessage }).catch(() => undefined);
+      await this.audit({ ...audit, result: 'error', detail: err.shortMessage }).then(close, () => undefined);
       throw err;
     }
     // Posted and answered: the answer goes back now, its entry queued right behind it (`afterAnswer`).
-    this.afterAnswer(this.audit({ ...audit, result: 'ok' }), 'order');
+    this.afterAnswer(this.audit({ ...audit, result: 'ok' }), 'order', journal?.id);
     return results;
   }
 

@@ -1145,10 +1145,17 @@ export class Vault {
     // A head alone (a repair, a flush) keeps the bucket held, with any recorded orders not written yet.
     const cache = { n: head.n, bucket: only ? { id: only[0], b: only[1] } : buckets.size === 0 ? before?.bucket : undefined };
     const b = this.bundle;
-    if (b) {
-      await this.saveBundle({ ...b, grants: [...b.grants.filter((g) => g.grant.id !== head.grant.id), structuredClone(head)] }, { put: loose, del: drop });
-    } else {
-      await this.commit(this.key(), [await this.sealRecord(this.key(), 'grant', `${GRANT_PREFIX}${head.grant.id}`, head.grant.account, {}, head)], [], { loose, looseDel: drop });
+    try {
+      if (b) {
+        await this.saveBundle({ ...b, grants: [...b.grants.filter((g) => g.grant.id !== head.grant.id), structuredClone(head)] }, { put: loose, del: drop });
+      } else {
+        await this.commit(this.key(), [await this.sealRecord(this.key(), 'grant', `${GRANT_PREFIX}${head.grant.id}`, head.grant.account, {}, head)], [], { loose, looseDel: drop });
+      }
+    } catch (err) {
+      // Nothing was written (one transaction): the held count and bucket stand — a use numbered from a
+      // lagging head on disk would reuse a number (outside attack B1, attack28.test.ts).
+      if (before) this.useHeads.set(head.grant.id, before);
+      throw err;
     }
     this.useHeads.set(head.grant.id, cache);
   }
@@ -1219,9 +1226,11 @@ export class Vault {
       const id = bucketId(grant.id, use.at);
       let cached = this.useHeads.get(grant.id);
       if (!cached) {
+        // Numbered after every stored use, not after the head: the head may lag its newest uses
+        // (`HEAD_LAG_MS`); `loadUses` counts every bucket and repairs a lagging head (which holds the count).
         const head = await this.readHead(grant.id);
-        if (isLegacy(head)) await this.loadUses(head);
-        cached = { n: isLegacy(head) ? head.uses.length : head.n, bucket: undefined };
+        const { uses } = await this.loadUses(head);
+        cached = this.useHeads.get(grant.id) ?? { n: isLegacy(head) ? uses.length : head.n, bucket: undefined };
       }
       const n = cached.n;
       const b =
@@ -1268,14 +1277,20 @@ export class Vault {
       for (const id of due) {
         const cached = this.useHeads.get(id);
         if (!cached) continue;
+        let bucketWritten = false;
         try {
           const held = cached.bucket;
           if (buckets.has(id) && held) await this.db.put('secrets', await this.sealBucket(this.useKey(), held.id, held.b));
+          bucketWritten = true;
           const head = await this.readHead(id);
           if (isLegacy(head) || head.n >= cached.n) continue;
           await this.writeGrant({ grant: head.grant, n: cached.n }, new Map()); // keeps the held bucket
-        } catch {
-          /* locked, revoked or refused as tampered: the next read of the grant decides */
+        } catch (err) {
+          // Locked, revoked or refused as tampered: the next read of the grant decides. Anything else (a
+          // storage error) is tried again at the next flush (outside attack B1).
+          if (err instanceof VaultLockedError || err instanceof KeyNotFoundError || err instanceof TamperedRecordError || err instanceof DecryptError) continue;
+          if (!bucketWritten && buckets.has(id)) this.due(id, 'bucket');
+          this.due(id, 'head');
         }
       }
     }).catch(() => undefined);
@@ -1285,7 +1300,7 @@ export class Vault {
    * Replaces stored uses of grant `grantId` by `uses`, matched by `seq` within the bucket of their `at`
    * (recording or forgetting orders); touches those buckets only. A use not found is skipped.
    */
-  async updateGrantUses(grantId: string, uses: readonly GrantUse[]): Promise<void> {
+  async updateGrantUses(grantId: string, uses: readonly GrantUse[], o: { defer?: boolean } = {}): Promise<void> {
     if (!uses.length) return;
     return this.exclusive(async () => {
       const key = this.useKey();
@@ -1300,15 +1315,18 @@ export class Vault {
         const next = b.uses.map((u) => uses.find((x) => x.seq !== undefined && x.seq === u.seq && x.at === u.at) ?? u);
         const c = this.useHeads.get(grantId);
         if (c?.bucket?.id === id) c.bucket = { id, b: { n: b.n, uses: next } };
-        // The held bucket (this minute's) is written with the next use, or by the flush within HEAD_LAG_MS
-        // (issue #20: no write between two orders). Lost with a crash before then: only what these uses
-        // record (orders a granted cancel may reach) — those cancels then ask.
-        if (held) this.due(grantId, 'bucket');
+        // `defer` (orders just recorded): the held bucket (this minute's) is written with the next use, or by
+        // the flush within HEAD_LAG_MS (issue #20: no write between two orders). Lost with a crash before
+        // then: only orders a granted cancel may reach — those cancels then ask. Anything that takes an
+        // order away from a grant (a forgotten client order id) is written now (outside attack B2).
+        if (held && o.defer) this.due(grantId, 'bucket');
         else recs.push(await this.sealBucket(key, id, { n: b.n, uses: next }));
       }
       const tx = this.db.transaction('secrets', 'readwrite');
       for (const r of recs) await tx.store.put(r);
       await tx.done;
+      const heldNow = this.useHeads.get(grantId)?.bucket;
+      if (heldNow && recs.some((r) => r.id === heldNow.id)) this.bucketsDue.delete(grantId); // written as held
     });
   }
 

@@ -1,0 +1,69 @@
+/**
+ * The audit journal (issue #20, `journal.ts`): a record stored before a submission leaves, closed once its
+ * entry is written; what a stopped worker left open is recorded as `unknown` by the next one, with a
+ * notification; a store that refuses the record stops the send.
+ */
+import 'fake-indexeddb/auto';
+import { describe, expect, it } from 'vitest';
+import { openVaultDb } from '../vault/db';
+import { auditLog, pageAudit } from '.';
+import { AUDIT_JOURNAL_KEY, JournalError, recoverAuditJournal, sessionAuditJournal } from './journal';
+
+/** A `storage.session` double that can refuse writes. */
+function area() {
+  const data: Record<string, unknown> = {};
+  const a = { refuse: false, data };
+  return Object.assign(a, {
+    get: async (k: string) => ({ [k]: structuredClone(data[k]) }),
+    set: async (items: Record<string, unknown>) => {
+      if (a.refuse) throw new Error('quota');
+      Object.assign(data, structuredClone(items));
+    },
+  });
+}
+const record = { at: 1, origin: 'https://trade.example', account: '0xabc', kind: 'perps.createOrders', summary: 'Buy 0.01 BTC-PERP (standing permission)', digest: '0x01' };
+let n = 0;
+
+describe('the audit journal', () => {
+  it('keeps an open record across a restart; the next worker records it as unknown, notifies, and closes it', async () => {
+    const store = area();
+    const first = sessionAuditJournal(store);
+    const { stored } = first.open(record);
+    await stored;
+    const closed = first.open({ ...record, summary: 'answered and recorded' });
+    await closed.stored;
+    first.close(closed.id);
+    await new Promise((r) => setTimeout(r, 0));
+    // The worker stops here; the next one starts on the same storage.session.
+    const next = sessionAuditJournal(store);
+    const told: string[] = [];
+    const log = auditLog(await openVaultDb(`journal-${n++}`), async () => undefined);
+    expect(await recoverAuditJournal(next, log, (k) => told.push(k))).toBe(1);
+    expect(told).toEqual(['perps.createOrders']);
+    const { entries } = await pageAudit(log);
+    expect(entries).toMatchObject([{ origin: record.origin, kind: 'perps.createOrders', summary: record.summary, result: 'unknown' }]);
+    // Closed: a third start finds nothing left.
+    await new Promise((r) => setTimeout(r, 0));
+    expect(await sessionAuditJournal(store).leftovers()).toEqual([]);
+  });
+
+  it('a record the store refuses is a JournalError (-32002): the caller sends nothing', async () => {
+    const store = area();
+    store.refuse = true;
+    const j = sessionAuditJournal(store);
+    await expect(j.open(record).stored).rejects.toBeInstanceOf(JournalError);
+    expect(JournalError.code).toBe(-32002);
+    store.refuse = false;
+    expect(store.data[AUDIT_JOURNAL_KEY]).toBeUndefined();
+  });
+
+  it('a record written by this worker before the stopped one\'s were read is not taken for a leftover', async () => {
+    const store = area();
+    const old = sessionAuditJournal(store);
+    await old.open(record).stored;
+    const next = sessionAuditJournal(store);
+    const mine = next.open({ ...record, summary: 'mine' });
+    await mine.stored;
+    expect((await next.leftovers()).map((l) => l.record.summary)).toEqual([record.summary]);
+  });
+});
