@@ -1,11 +1,10 @@
 /**
- * The popup's boot script (issue #19, popup open → ticket interactive): an `async` classic script
- * `popup.html` loads in its head, so it runs while the popup's module graph is still being fetched,
- * compiled and evaluated.
- * It only begins the start hint's `storage.session` read, which the popup then takes instead of
- * starting its own (`lib/messaging/start-hint-keys.ts`).
+ * The popup's boot script (issue #19, popup open): an `async` classic script `popup.html` loads in its
+ * head, so it runs while the popup's module graph is still being fetched, compiled and evaluated.
+ * It begins the start hint's `storage.session` read and, once read, the ticket's first
+ * `streams.watch`; the popup takes both instead of asking again (`lib/messaging/early-reads.ts`).
  */
 import { defineUnlistedScript } from 'wxt/utils/define-unlisted-script';
-import { beginEarlyRead } from '../lib/messaging/start-hint-keys';
+import { beginEarlyRead, beginEarlyWatch } from '../lib/messaging/early-reads';
 
-export default defineUnlistedScript(() => beginEarlyRead());
+export default defineUnlistedScript(() => beginEarlyWatch(beginEarlyRead()));

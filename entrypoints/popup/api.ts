@@ -3,7 +3,7 @@ import { browser } from 'wxt/browser';
 import { createCaller, RemoteError } from '../../lib/messaging/client';
 import type { ProcedureOutput } from '../../lib/messaging/protocol';
 import { START_HINT_KEY, usableHint, VAULT_EPOCH_KEY, type StartHint } from '../../lib/messaging/start-hint';
-import { readHintKeys, takeEarlyRead } from '../../lib/messaging/start-hint-keys';
+import { readHintKeys, takeEarlyRead, takeEarlyWatch } from '../../lib/messaging/early-reads';
 
 /** Calls a background procedure: `call('vault.status', {})` resolves its contract's output type; throws `RemoteError`. */
 export const call = createCaller((m) => browser.runtime.sendMessage(m));
@@ -40,6 +40,13 @@ export async function readStartHint(): Promise<{ status?: Status; epoch?: string
     return {};
   }
 }
+
+/**
+ * The ticket's first `streams.watch` as the boot script asked it (issue #19; `lib/messaging/early-reads.ts`):
+ * the account and instrument it named and the reply as it came, unparsed — the perps store parses it by
+ * the procedure's output schema. Once; undefined without one.
+ */
+export const takeBootWatch = takeEarlyWatch;
 
 /** Stores the start hint (an unlocked status with the epoch read before it was asked); a failed write is ignored. */
 export async function writeStartHint(hint: StartHint): Promise<void> {

@@ -2,13 +2,15 @@
 import { render } from 'preact';
 import { App } from './app';
 import { bootVault } from './stores/vault';
-import { beginFirstWatch, LAST_INSTRUMENT } from './stores/perps';
+import { beginFirstWatch } from './stores/perps';
+import { LAST_INSTRUMENT } from '../../lib/messaging/start-hint-keys';
 import './style.css';
 
 performance.mark('countersign:script'); // the bench's stage marks (test/bench/popup.ts)
 const boot = bootVault();
 void boot.hint.then(() => performance.mark('countersign:hint'));
-beginFirstWatch(boot.hint, Number(localStorage.getItem(LAST_INSTRUMENT))); // the ticket's book and account, asked before the first render
+// The ticket's book and account: the boot script's watch, or one asked now, before the first render.
+void beginFirstWatch(boot.hint, Number(localStorage.getItem(LAST_INSTRUMENT))).then(() => performance.mark('countersign:watch'));
 void boot.first.then(() => performance.mark('countersign:status'), () => undefined);
 const root = document.getElementById('app');
 if (root) render(<App boot={boot} />, root);

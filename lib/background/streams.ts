@@ -32,7 +32,7 @@ import { createClobChannel, type ClobChannel, type ClobStreamEvent } from '../st
 import { ClobBooks, Recency } from '../streams/books';
 import type { MarketPush } from '../messaging/streams';
 import type { Book, OrderView, Portfolio } from '../perps/wire';
-import type { ClobOpenOrder } from '../clob/client';
+import type { ClobOpenOrder } from '../clob/wire';
 import type { VaultDb } from '../vault/db';
 import type { Vault } from '../vault/vault';
 import { clobChannelUrl } from '../settings';

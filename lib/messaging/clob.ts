@@ -5,7 +5,7 @@
 import * as v from 'valibot';
 import { address, nonNegativeSafeInteger } from '../validation';
 import { clobOrderRequestsSchema } from '../clob/request';
-import { clobCancelAnswerSchema, clobOpenOrderSchema } from '../clob/client';
+import { clobCancelAnswerSchema, clobOpenOrderSchema } from '../clob/wire';
 import { POPUP, procedure } from './procedure';
 
 /** Order-book procedures. */

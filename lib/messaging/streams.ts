@@ -7,7 +7,7 @@
 import * as v from 'valibot';
 import { address, nonNegativeSafeInteger } from '../validation';
 import { bookSchema, PERPS_READ_ANSWERS } from '../perps/wire';
-import { clobOpenOrderSchema } from '../clob/client';
+import { clobOpenOrderSchema } from '../clob/wire';
 import { clobTradeSchema } from './reads';
 import { noInput, POPUP, procedure } from './procedure';
 

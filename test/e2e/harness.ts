@@ -26,10 +26,14 @@ export type Harness = {
   close: () => Promise<void>;
 };
 
+/** How to launch: `extensionDir`, another built extension (default `EXTENSION_DIR`); `args`, extra Chromium flags. */
+export type LaunchOptions = { extensionDir?: string; args?: string[] };
+
 /** Launches Chromium with the built extension and a sandbox (`sandboxOptions`, e.g. a clock the test can move). */
-export async function launchHarness(sandboxOptions: SandboxOptions = {}): Promise<Harness> {
+export async function launchHarness(sandboxOptions: SandboxOptions = {}, launch: LaunchOptions = {}): Promise<Harness> {
+  const extensionDir = launch.extensionDir ?? EXTENSION_DIR;
   if (!CHROMIUM) throw new Error('Chromium is not installed (apt-get install -y chromium).');
-  if (!existsSync(join(EXTENSION_DIR, 'manifest.json'))) throw new Error('Build the extension first (npm run build).');
+  if (!existsSync(join(extensionDir, 'manifest.json'))) throw new Error('Build the extension first (npm run build).');
   const sandbox = await startSandbox(0, sandboxOptions);
   const userDataDir = mkdtempSync(join(tmpdir(), 'countersign-e2e-'));
   const ctx = await chromium.launchPersistentContext(userDataDir, {
@@ -37,8 +41,8 @@ export async function launchHarness(sandboxOptions: SandboxOptions = {}): Promis
     headless: true,
     viewport: { width: 380, height: 600 },
     args: [
-      `--disable-extensions-except=${EXTENSION_DIR}`,
-      `--load-extension=${EXTENSION_DIR}`,
+      `--disable-extensions-except=${extensionDir}`,
+      `--load-extension=${extensionDir}`,
       '--no-sandbox',
       '--disable-gpu',
       '--disable-quic',
@@ -46,6 +50,7 @@ export async function launchHarness(sandboxOptions: SandboxOptions = {}): Promis
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...(launch.args ?? []),
     ],
   });
   const worker = ctx.serviceWorkers()[0] ?? (await ctx.waitForEvent('serviceworker', { timeout: 15_000 }));

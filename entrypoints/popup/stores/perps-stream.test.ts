@@ -101,6 +101,60 @@ describe('perps store with the live stream', () => {
     t.store.stop();
   });
 
+  it('takes the boot script’s reply for the same account and instrument, parsed by the contract; asks itself otherwise', async () => {
+    const rich = { ...PORTFOLIO, withdrawable: '888' };
+    const hint = Promise.resolve({ status: { activeAccount: ACCOUNT, accounts: [{ address: ACCOUNT, proxies: [{ expiry: Date.now() + 60_000 }] }] } });
+    const boot = (account: string, iid: number, result: unknown) => Promise.resolve({ account, iid, reply: Promise.resolve({ reply: { ok: true, result }, at: Date.now() }) });
+    const fresh = { perpsBook: null, perpsAccount: { portfolio: rich, openOrders: [] } };
+    const nobody = fakeCall({});
+    // The same account and instrument: taken, nothing asked again.
+    const s = setup('live', null, 'down', { portfolio: PORTFOLIO, openOrders: [] });
+    beginFirstWatch(hint, 1, nobody.call, boot(ACCOUNT, 1, fresh));
+    s.store.iid.value = 1;
+    await s.store.start();
+    expect(nobody.calls).toEqual([]);
+    expect(s.calls.filter((c) => c.type === 'streams.watch')).toHaveLength(0);
+    expect(s.store.portfolio.value?.withdrawable).toBe('888');
+    s.store.stop();
+    // Another account or instrument than the checked hint names: the store's first watch asks afresh.
+    for (const [account, iid] of [[OTHER, 1], [ACCOUNT, 2]] as const) {
+      const early = fakeCall({ 'streams.watch': () => fresh });
+      beginFirstWatch(hint, 1, early.call, boot(account, iid, fresh));
+      const t = setup('live', null, 'down', { portfolio: PORTFOLIO, openOrders: [] });
+      t.store.iid.value = 1;
+      await t.store.start();
+      expect(early.calls.filter((c) => c.type === 'streams.watch')).toHaveLength(1);
+      expect(t.store.portfolio.value?.withdrawable).toBe('888');
+      t.store.stop();
+    }
+    // A reply of another shape is refused like any answer: the store asks itself.
+    const u = setup('live', null, 'down', { portfolio: PORTFOLIO, openOrders: [] });
+    beginFirstWatch(hint, 1, nobody.call, boot(ACCOUNT, 1, { perpsBook: 'a book' }));
+    u.store.iid.value = 1;
+    await u.store.start();
+    expect(u.calls.filter((c) => c.type === 'streams.watch').length).toBeGreaterThan(0);
+    expect(u.store.portfolio.value?.withdrawable).toBe('10000');
+    u.store.stop();
+  });
+
+  it('counts the time an early answer waited in its book’s age: a book that got older than 1 s meanwhile shows stale', async () => {
+    const hint = Promise.resolve({ status: { activeAccount: ACCOUNT, accounts: [{ address: ACCOUNT, proxies: [{ expiry: Date.now() + 60_000 }] }] } });
+    const book = { bids: [['100', '1']] as [string, string][], asks: [['101', '1']] as [string, string][] };
+    const answered = (at: number) => Promise.resolve({ account: ACCOUNT, iid: 1, reply: Promise.resolve({ reply: { ok: true, result: { perpsBook: { book, ageMs: 600 }, perpsAccount: null } }, at }) });
+    const open = async (at: number) => {
+      const s = setup('down', null);
+      beginFirstWatch(hint, 1, fakeCall({}).call, answered(at));
+      s.store.iid.value = 1;
+      await s.store.start();
+      s.store.stop();
+      return { bid: s.store.book.value?.bids[0]?.[0], bookReads: s.bookReads() };
+    };
+    // 600 ms old when answered, shown at once: fresh, no REST book read.
+    expect(await open(Date.now())).toEqual({ bid: '100', bookReads: 0 });
+    // The same answer 500 ms ago: 1.1 s old now — stale, so the REST book is read and replaces it.
+    expect(await open(Date.now() - 500)).toEqual({ bid: undefined, bookReads: 1 });
+  });
+
   it("an order-book-only account (no perps proxy) still gets the header's badge for its user channel", async () => {
     const { call } = fakeCall({
       'perps.read': (p) => (p.name === 'instruments' ? [BTC] : p.name === 'fees' ? { fee_schedule: [] } : p.name === 'book' ? { bids: [], asks: [] } : []),

@@ -9,45 +9,56 @@ import { signal } from '@preact/signals';
 import { PERPS_READS, type PerpsReadName } from '../../../lib/perps/reads';
 import { parsePerpsAnswer, type Book, type Instrument, type OrderView, type PerpsReadAnswer, type Portfolio, type Statistic, type Ticker } from '../../../lib/perps/wire';
 import * as v from 'valibot';
-import { RemoteError } from '../../../lib/messaging/client';
+import { createCaller, RemoteError } from '../../../lib/messaging/client';
+import type { EarlyWatch } from '../../../lib/messaging/start-hint-keys';
 import { marketPushSchema, streamPushSchema } from '../../../lib/messaging/streams';
-import { call as popupCall, messageOf, onStreamPush } from '../api';
+import { call as popupCall, messageOf, onStreamPush, takeBootWatch } from '../api';
 
 /** The popup's caller (`api.ts`); stores take one so tests can pass a fake (`createCaller` over a fake send). */
 export type Call = typeof popupCall;
 
-/** localStorage key of the instrument the ticket showed last (UI state, not a setting). */
-export const LAST_INSTRUMENT = 'countersign.lastInstrument';
-
 /** The `streams.watch` answer. */
 type WatchAnswer = Awaited<ReturnType<typeof popupCall<'streams.watch'>>>;
 
-/** The popup's first `streams.watch`, begun with the start hint (see `beginFirstWatch`); taken once. */
-let firstWatch: Promise<{ account: string; iid: number; answer: WatchAnswer } | undefined> | undefined;
+/** The popup's first `streams.watch` (see `beginFirstWatch`) and when its answer came (Unix ms); taken once. */
+let firstWatch: Promise<{ account: string; iid: number; answer: WatchAnswer; at: number } | undefined> | undefined;
 
 /**
  * Begins the popup's first `streams.watch` as soon as the start hint is read (issue #19, popup open →
  * loaded), before the first render: for the hinted active account when it has a live proxy key, and
- * `last`, the instrument shown last (`LAST_INSTRUMENT`; not a positive integer: no early watch). The
- * perps store of that account takes the answer for its first watch of that instrument
- * (`takeFirstWatch`); anything else asks afresh. Never throws.
+ * `last`, the instrument shown last (`LAST_INSTRUMENT`; not a positive integer: no early watch). When
+ * the boot script already asked for that account and instrument (`early`, `takeBootWatch`), its
+ * reply is taken instead, parsed by the procedure's output schema like any answer. The perps store of
+ * that account takes the answer for its first watch of that instrument (`takeFirstWatch`); anything
+ * else asks afresh. Never rejects; resolves when the answer came (or none will).
  */
-export function beginFirstWatch(hint: Promise<{ status?: { activeAccount: string | null; accounts: { address: string; proxies: { expiry: number }[] }[] } }>, last: number, call: Call = popupCall): void {
+export function beginFirstWatch(
+  hint: Promise<{ status?: { activeAccount: string | null; accounts: { address: string; proxies: { expiry: number }[] }[] } }>,
+  last: number,
+  call: Call = popupCall,
+  early: Promise<EarlyWatch | undefined> | undefined = takeBootWatch(),
+): Promise<void> {
   firstWatch = hint
-    .then(({ status }) => {
+    .then(async ({ status }) => {
       const acc = status?.accounts.find((a) => a.address === status.activeAccount);
       if (!acc || !acc.proxies.some((p) => p.expiry > Date.now()) || !Number.isInteger(last) || last <= 0) return undefined;
-      return call('streams.watch', { account: acc.address, perpsIid: last }).then((answer) => ({ account: acc.address, iid: last, answer }));
+      const boot = await early?.catch(() => undefined);
+      // The boot script's reply when it asked the same; else ask now. Either way parsed by the contract.
+      const came = boot && boot.account === acc.address && boot.iid === last ? await boot.reply : undefined;
+      const ask = came ? createCaller(async () => came.reply) : call;
+      const answer = await ask('streams.watch', { account: acc.address, perpsIid: last });
+      return { account: acc.address, iid: last, answer, at: came?.at ?? Date.now() };
     })
     .catch(() => undefined);
+  return firstWatch.then(() => undefined);
 }
 
-/** The first watch's answer when it was for `account` and `iid` (once; later calls get undefined). */
-async function takeFirstWatch(account: string | undefined, iid: number | undefined): Promise<WatchAnswer | undefined> {
+/** The first watch's answer when it was for `account` and `iid`, with when it came (once; later calls get undefined). */
+async function takeFirstWatch(account: string | undefined, iid: number | undefined): Promise<{ answer: WatchAnswer; at: number } | undefined> {
   const pending = firstWatch;
   firstWatch = undefined;
   const got = pending && (await pending);
-  return got && account && got.account.toLowerCase() === account.toLowerCase() && got.iid === iid ? got.answer : undefined;
+  return got && account && got.account.toLowerCase() === account.toLowerCase() && got.iid === iid ? got : undefined;
 }
 /** Subscribes to the background's stream pushes (`api.ts` `onStreamPush`; tests pass a fake); returns the unsubscribe. */
 export type Listen = typeof onStreamPush;
@@ -214,7 +225,9 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     const id = iid.value;
     try {
       const early = await takeFirstWatch(account, id);
-      const { perpsBook, perpsAccount } = early ?? (await call('streams.watch', { ...(id === undefined ? {} : { perpsIid: id }), ...(account ? { account } : {}) }));
+      const { perpsBook, perpsAccount } = early?.answer ?? (await call('streams.watch', { ...(id === undefined ? {} : { perpsIid: id }), ...(account ? { account } : {}) }));
+      // The book's age now: an early answer may have waited for the first render.
+      const waited = early ? Math.max(0, Date.now() - early.at) : 0;
       // Taken only before anything else showed the account (a push may be newer than this answer).
       if (perpsAccount && !portfolio.value) {
         live.value = true;
@@ -222,7 +235,7 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
         openOrders.value = perpsAccount.openOrders;
       }
       if (!perpsBook || iid.value !== id || (book.value && !bookStale.value)) return false;
-      showBook(perpsBook.book, perpsBook.ageMs > 1_000);
+      showBook(perpsBook.book, perpsBook.ageMs + waited > 1_000);
       return !bookStale.value;
     } catch {
       return false;
