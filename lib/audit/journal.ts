@@ -30,7 +30,7 @@ export type AuditJournal = {
 };
 
 /** The store refused the journal record: nothing was sent (EIP-1193 -32002 without `data.command`: try again later). */
-export class JournalError extends BaseError {
+class JournalError extends BaseError {
   override name = 'Audit.JournalError';
   static override readonly code = -32002;
   constructor(cause: unknown) {
@@ -39,7 +39,7 @@ export class JournalError extends BaseError {
 }
 
 /** `storage.session` key of the journal. */
-export const AUDIT_JOURNAL_KEY = 'auditJournal';
+const AUDIT_JOURNAL_KEY = 'auditJournal';
 /** Most open records kept (the oldest go first; a record is open for one round trip). */
 const MAX_OPEN = 500;
 
