@@ -30,7 +30,7 @@ export type AuditJournal = {
 };
 
 /** The store refused the journal record: nothing was sent (EIP-1193 -32002 without `data.command`: try again later). */
-class JournalError extends BaseError {
+export class JournalError extends BaseError {
   override name = 'Audit.JournalError';
   static override readonly code = -32002;
   constructor(cause: unknown) {
