@@ -9,6 +9,7 @@ import { openVaultDb, type VaultDb } from '../vault/db';
 import { memorySessionStore, Vault } from '../vault/vault';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { OutcomeUnknownError, PANIC_PASS, SigningService } from './service';
+import { JournalError, type AuditJournal } from '../audit/journal';
 
 let h: Harness;
 let db: VaultDb;
@@ -17,7 +18,7 @@ let owner: string;
 /** Requests to perps order placement wait on this while set (a submission held in flight). */
 let hold: Promise<void> | undefined;
 
-const service = (o: { requestTimeoutMs?: number } = {}) =>
+const service = (o: { requestTimeoutMs?: number; journal?: AuditJournal } = {}) =>
   new SigningService({
     vault,
     db,
@@ -46,6 +47,18 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await h.close();
+});
+
+describe('the audit journal refusing its record (issue #20)', () => {
+  it('stops an order before anything is sent, but never panic\'s own commands', async () => {
+    const refusing = { open: () => ({ id: 'x', stored: Promise.reject(new JournalError(new Error('quota'))) }), close: () => undefined, leftovers: async () => [] };
+    const s = service({ journal: refusing });
+    const before = trading();
+    await expect(s.perpsSend(owner, order(), { origin: 'test' })).rejects.toMatchObject({ name: 'Audit.JournalError' });
+    expect(trading(), 'nothing was sent').toBe(before);
+    await expect(s.perpsSend(owner, cancelAll({}), { origin: 'panic', pass: PANIC_PASS })).resolves.toMatchObject({ status: 'ok' });
+    expect(trading()).toBe(before + 1);
+  });
 });
 
 describe('SigningService.halt', () => {

@@ -531,7 +531,7 @@ export class SigningService {
       recheck();
       const envelope: PerpsEnvelope = { op, sig: await signExact(signer, digests[0]!), salt, ts, ...(exp === undefined ? {} : { exp }), ...(label === undefined ? {} : { label }) };
       if (opts.beforeSend || journal) {
-        await Promise.all([opts.beforeSend?.(), journal?.stored]);
+        await Promise.all([opts.beforeSend?.(), journal && this.noted(journal.stored, opts)]);
         recheck(); // a halt, revoke or lock while it waited: the signature is dropped
       }
       if (!artifact.submit) {
@@ -543,6 +543,14 @@ export class SigningService {
     } finally {
       if (journal && !sent) this.o.journal?.close(journal.id); // nothing left: no record to keep
     }
+  }
+
+  /**
+   * A journal record's `stored`: its refusal stops the send (`JournalError`, nothing sent), except for
+   * the panic switch's own commands — panic finishes whatever the storage does.
+   */
+  private noted(stored: Promise<void>, opts: ExecuteOptions): Promise<void> {
+    return opts.pass === PANIC_PASS ? stored.catch(() => undefined) : stored;
   }
 
   /** `runPerps` from the meter on: sends the signed envelope and classifies the answer; `journalId` is closed once its entry is written. */
@@ -618,7 +626,7 @@ export class SigningService {
         bodies.push({ ...o.body, order: { ...o.body.order, signature } });
       }
       if (journal) {
-        await journal.stored;
+        await this.noted(journal.stored, opts);
         recheck(); // a halt while it waited: the signatures are dropped
       }
     } catch (err) {
