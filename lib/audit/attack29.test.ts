@@ -1,0 +1,98 @@
+/**
+ * ATTACKS 29, journal level (`lib/audit/journal.ts`, commits 1fbff13 / c227795). The background-level
+ * attacks are in lib/background/attack29.test.ts. "(BROKEN)" tests assert the safe behaviour and fail
+ * on the reviewed code; "holds:" tests pass.
+ */
+import 'fake-indexeddb/auto';
+import { describe, expect, it } from 'vitest';
+import { openVaultDb } from '../vault/db';
+import { auditLog, pageAudit } from '.';
+import { recoverAuditJournal, sessionAuditJournal } from './journal';
+
+/** A `storage.session` double that can refuse writes (`refuse` counts down refusals). */
+function area() {
+  const data: Record<string, unknown> = {};
+  const a = { refuse: 0, data };
+  return Object.assign(a, {
+    get: async (k: string) => ({ [k]: structuredClone(data[k]) }),
+    set: async (items: Record<string, unknown>) => {
+      if (a.refuse > 0) {
+        a.refuse--;
+        throw new Error('quota');
+      }
+      Object.assign(data, structuredClone(items));
+    },
+  });
+}
+const record = { at: 1, origin: 'https://trade.example', account: '0xabc', kind: 'perps.createOrders', summary: 'Buy 0.01 BTC-PERP (standing permission)', digest: '0x01' };
+const tick = () => new Promise((r) => setTimeout(r, 0));
+let n = 0;
+
+describe('29J the audit journal', () => {
+  it('a record whose summary is longer than 500 characters (the audit log takes 20 000) is stored before the send but dropped as malformed by the next worker: the stopped worker\'s submission leaves no trace (BROKEN)', async () => {
+    const store = area();
+    const first = sessionAuditJournal(store);
+    // What `describePerpsCommand` writes for a cancel of 60 client order ids (`Cancel client order ids ab12cd34…, …`).
+    const summary = `Cancel client order ids ${Array.from({ length: 60 }, (_, i) => `${String(i).padStart(8, '0')}…`).join(', ')} — proxy key`;
+    expect(summary.length).toBeGreaterThan(500);
+    await first.open({ ...record, kind: 'perps.cancelOrdersCOID', summary }).stored; // accepted: the send goes on
+    // The worker stops after the send; the next one starts.
+    const next = sessionAuditJournal(store);
+    const told: string[] = [];
+    const log = auditLog(await openVaultDb(`attack29j-${n++}`), async () => undefined);
+    const recorded = await recoverAuditJournal(next, log, (k) => told.push(k));
+    expect(recorded + told.length, 'BROKEN: the record was stored (so the command was sent) but the next worker dropped it as malformed: no unknown entry, no notification').toBeGreaterThan(0);
+  });
+
+  it('MAX_OPEN: 500 records opened while another submission is in flight evict its (already stored) record; a worker stop then leaves that submission with no trace (BROKEN)', async () => {
+    const store = area();
+    const first = sessionAuditJournal(store);
+    const victim = first.open({ ...record, origin: 'https://victim.example', summary: 'the victim order' });
+    await victim.stored; // the victim's command is sent now; its answer has not come back
+    const flood = Array.from({ length: 500 }, (_, i) => first.open({ ...record, origin: 'https://evil.example', summary: `flood ${i}` }));
+    await Promise.all(flood.map((f) => f.stored));
+    for (const f of flood) first.close(f.id); // the flood's own records close normally (refused by the meter, say)
+    await tick();
+    const left = await sessionAuditJournal(store).leftovers();
+    expect(left.map((l) => l.record.origin), 'BROKEN: the victim\'s stored record was evicted by another origin\'s records while its submission was in flight').toContain('https://victim.example');
+  });
+
+  it('a leftover recorded as unknown whose close is refused by storage.session is recorded (and notified) again by every later worker start (BROKEN)', async () => {
+    const store = area();
+    await sessionAuditJournal(store).open(record).stored; // sent, then the worker stops
+    const log = auditLog(await openVaultDb(`attack29j-${n++}`), async () => undefined);
+    const told: string[] = [];
+    const second = sessionAuditJournal(store);
+    await second.leftovers();
+    store.refuse = 1; // the close's write (fire and forget) fails once
+    expect(await recoverAuditJournal(second, log, (k) => told.push(k))).toBe(1);
+    await tick();
+    // The second worker stops (no later journal write of its own); a third starts.
+    await recoverAuditJournal(sessionAuditJournal(store), log, (k) => told.push(k));
+    const { entries } = await pageAudit(log);
+    expect(entries.filter((e) => e.result === 'unknown'), `BROKEN: one submission, ${entries.length} unknown entries and ${told.length} notifications`).toHaveLength(1);
+  });
+
+  it('holds: a refused record does not take an earlier stored record out of storage', async () => {
+    const store = area();
+    const j = sessionAuditJournal(store);
+    await j.open({ ...record, summary: 'kept' }).stored;
+    store.refuse = 1;
+    await expect(j.open({ ...record, summary: 'refused' }).stored).rejects.toMatchObject({ name: 'Audit.JournalError' });
+    await j.open({ ...record, summary: 'later' }).stored;
+    expect((await sessionAuditJournal(store).leftovers()).map((l) => l.record.summary).sort()).toEqual(['kept', 'later']);
+  });
+
+  it('holds: records opened by the new worker before the stopped worker\'s records are read neither count as leftovers nor evict them', async () => {
+    const store = area();
+    const old = sessionAuditJournal(store);
+    await old.open({ ...record, summary: 'left' }).stored;
+    const next = sessionAuditJournal(store);
+    const mine = next.open({ ...record, summary: 'mine' });
+    const log = auditLog(await openVaultDb(`attack29j-${n++}`), async () => undefined);
+    const told: string[] = [];
+    await mine.stored;
+    expect(await recoverAuditJournal(next, log, (k) => told.push(k))).toBe(1);
+    expect((await pageAudit(log)).entries.map((e) => e.summary)).toEqual(['left']);
+  });
+});
