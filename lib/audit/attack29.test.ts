@@ -1,6 +1,6 @@
 /**
  * ATTACKS 29, journal level (`lib/audit/journal.ts`, commits 1fbff13 / c227795). The background-level
- * attacks are in lib/background/attack29.test.ts. "(BROKEN)" tests assert the safe behaviour and fail
+ * attacks are in lib/background/attack29.test.ts. "(was broken)" tests assert the safe behaviour and failed
  * on the reviewed code; "holds:" tests pass.
  */
 import 'fake-indexeddb/auto';
@@ -29,7 +29,7 @@ const tick = () => new Promise((r) => setTimeout(r, 0));
 let n = 0;
 
 describe('29J the audit journal', () => {
-  it('a record whose summary is longer than 500 characters (the audit log takes 20 000) is stored before the send but dropped as malformed by the next worker: the stopped worker\'s submission leaves no trace (BROKEN)', async () => {
+  it('a record whose summary is longer than 500 characters (the audit log takes 20 000) is stored before the send but dropped as malformed by the next worker: the stopped worker\'s submission leaves no trace (was broken)', async () => {
     const store = area();
     const first = sessionAuditJournal(store);
     // What `describePerpsCommand` writes for a cancel of 60 client order ids (`Cancel client order ids ab12cd34…, …`).
@@ -44,20 +44,20 @@ describe('29J the audit journal', () => {
     expect(recorded + told.length, 'BROKEN: the record was stored (so the command was sent) but the next worker dropped it as malformed: no unknown entry, no notification').toBeGreaterThan(0);
   });
 
-  it('MAX_OPEN: 500 records opened while another submission is in flight evict its (already stored) record; a worker stop then leaves that submission with no trace (BROKEN)', async () => {
+  it('MAX_OPEN: 500 records opened while another submission is in flight evict its (already stored) record; a worker stop then leaves that submission with no trace (was broken)', async () => {
     const store = area();
     const first = sessionAuditJournal(store);
     const victim = first.open({ ...record, origin: 'https://victim.example', summary: 'the victim order' });
     await victim.stored; // the victim's command is sent now; its answer has not come back
     const flood = Array.from({ length: 500 }, (_, i) => first.open({ ...record, origin: 'https://evil.example', summary: `flood ${i}` }));
-    await Promise.all(flood.map((f) => f.stored));
-    for (const f of flood) first.close(f.id); // the flood's own records close normally (refused by the meter, say)
+    await Promise.allSettled(flood.map((f) => f.stored)); // past MAX_OPEN the flood's records are refused (nothing of theirs is sent)
+    for (const f of flood) void first.close(f.id); // the flood's own records close normally (refused by the meter, say)
     await tick();
     const left = await sessionAuditJournal(store).leftovers();
     expect(left.map((l) => l.record.origin), 'BROKEN: the victim\'s stored record was evicted by another origin\'s records while its submission was in flight').toContain('https://victim.example');
   });
 
-  it('a leftover recorded as unknown whose close is refused by storage.session is recorded (and notified) again by every later worker start (BROKEN)', async () => {
+  it('a leftover recorded as unknown whose close is refused by storage.session is recorded (and notified) again by every later worker start (was broken)', async () => {
     const store = area();
     await sessionAuditJournal(store).open(record).stored; // sent, then the worker stops
     const log = auditLog(await openVaultDb(`attack29j-${n++}`), async () => undefined);

@@ -9,7 +9,6 @@
  * `unknown` audit entry ("sent; the answer was not recorded"), and the person is notified.
  * Nothing here is a secret.
  */
-import * as v from 'valibot';
 import { BaseError } from '../errors/base';
 import { appendAudit, type AuditInput, type AuditLog } from './log';
 
@@ -23,8 +22,8 @@ export type AuditJournal = {
    * nothing may be sent before (it rejects with `JournalError` when the store refuses the write).
    */
   open: (record: JournalRecord) => { id: string; stored: Promise<void> };
-  /** Closes record `id` (its audit entry was written, or the person was told it was not). Best effort. */
-  close: (id: string) => void;
+  /** Closes record `id` (its audit entry was written, or the person was told it was not); resolves once stored (rejects when the store refuses). */
+  close: (id: string) => Promise<void>;
   /** The records a stopped worker left open (read once at start; each stays stored until closed). */
   leftovers: () => Promise<{ id: string; record: JournalRecord }[]>;
 };
@@ -40,17 +39,35 @@ export class JournalError extends BaseError {
 
 /** `storage.session` key of the journal. */
 const AUDIT_JOURNAL_KEY = 'auditJournal';
-/** Most open records kept (the oldest go first; a record is open for one round trip). */
+/**
+ * Most records open at once (a record is open for one round trip). Past it a new record is refused
+ * (`JournalError`: nothing is sent; panic's own commands go anyway) — a stored record is never evicted
+ * (outside attack 29, `lib/audit/attack29.test.ts`).
+ */
 const MAX_OPEN = 500;
+/** Longest text kept per field (characters): the audit log's own limit on a summary is larger; a record keeps the start. */
+const FIELD_MAX = { origin: 300, account: 64, kind: 64, summary: 2_000, digest: 2_000 } as const;
 
-const journalRecord = v.object({
-  at: v.number(),
-  origin: v.pipe(v.string(), v.maxLength(300)),
-  account: v.pipe(v.string(), v.maxLength(64)),
-  kind: v.pipe(v.string(), v.maxLength(64)),
-  summary: v.pipe(v.string(), v.maxLength(500)),
-  digest: v.optional(v.pipe(v.string(), v.maxLength(2_000))),
-});
+const cut = (x: unknown, max: number): string | undefined => (typeof x === 'string' ? x.slice(0, max) : undefined);
+
+/**
+ * A stored record as the next worker reads it: every field cut to `FIELD_MAX`, missing ones named as
+ * unknown — a record that is there always becomes an entry and a notification (outside attack 29: a long
+ * summary was dropped as malformed). Undefined only for what is not a record at all.
+ */
+function readRecord(x: unknown, now: number): JournalRecord | undefined {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return undefined;
+  const r = x as Record<string, unknown>;
+  const digest = cut(r.digest, FIELD_MAX.digest);
+  return {
+    at: typeof r.at === 'number' && Number.isFinite(r.at) ? r.at : now,
+    origin: cut(r.origin, FIELD_MAX.origin) ?? 'unknown',
+    account: cut(r.account, FIELD_MAX.account) ?? '',
+    kind: cut(r.kind, FIELD_MAX.kind) ?? 'perps.unknown',
+    summary: cut(r.summary, FIELD_MAX.summary) ?? 'A submission (its record could not be read)',
+    ...(digest === undefined ? {} : { digest }),
+  };
+}
 
 /** The part of `browser.storage.session` the journal uses. */
 type SessionArea = { get: (key: string) => Promise<Record<string, unknown>>; set: (items: Record<string, unknown>) => Promise<void> };
@@ -70,9 +87,9 @@ export function sessionAuditJournal(area: SessionArea, now: () => number = Date.
       const left: string[] = [];
       if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
         for (const [id, x] of Object.entries(raw)) {
-          const r = v.safeParse(journalRecord, x);
-          if (r.success && !open.has(id)) {
-            open.set(id, r.output);
+          const r = readRecord(x, now());
+          if (r && !open.has(id)) {
+            open.set(id, r);
             left.push(id);
           }
         }
@@ -81,16 +98,22 @@ export function sessionAuditJournal(area: SessionArea, now: () => number = Date.
     })
     .catch(() => [] as string[]);
   let saving: Promise<unknown> = loaded;
+  /** The store may hold what memory no longer does (a save failed): the next close saves again. */
+  let behind = false;
   const save = (): Promise<void> => {
     const run = saving.then(() => area.set({ [AUDIT_JOURNAL_KEY]: Object.fromEntries(open) }));
-    saving = run.catch(() => undefined);
+    saving = run.then(
+      () => (behind = false),
+      () => (behind = true),
+    );
     return run;
   };
   return {
     open(record) {
       const id = `${now()}-${++seq}-${crypto.randomUUID().slice(0, 8)}`;
-      open.set(id, { ...record });
-      while (open.size > MAX_OPEN) open.delete(open.keys().next().value as string);
+      if (open.size >= MAX_OPEN) return { id, stored: Promise.reject(new JournalError(new Error('too many submissions in flight'))) };
+      const kept = readRecord(record, now()) ?? { ...record };
+      open.set(id, kept);
       const stored = save().catch((err: unknown) => {
         open.delete(id);
         throw new JournalError(err);
@@ -98,7 +121,7 @@ export function sessionAuditJournal(area: SessionArea, now: () => number = Date.
       return { id, stored };
     },
     close(id) {
-      if (open.delete(id)) void save().catch(() => undefined);
+      return open.delete(id) || behind ? save() : Promise.resolve();
     },
     async leftovers() {
       const ids = await loaded;
@@ -119,13 +142,16 @@ export function sessionAuditJournal(area: SessionArea, now: () => number = Date.
 export async function recoverAuditJournal(journal: AuditJournal, log: AuditLog, notify: (kind: string) => void): Promise<number> {
   let n = 0;
   for (const { id, record } of await journal.leftovers()) {
+    // The person is told whether or not the entry can be written (storage.session ends with the browser:
+    // a record kept for the next start may never be read again).
+    notify(record.kind);
     try {
       await appendAudit(log, { ...record, result: 'unknown', detail: 'Countersign stopped after this was sent and before its answer was recorded; check the venue.' });
     } catch {
-      continue;
+      continue; // kept: tried again at the next start
     }
-    journal.close(id);
-    notify(record.kind);
+    // Closed once stored (tried twice): a record left behind would be recorded again at the next start.
+    await journal.close(id).catch(() => journal.close(id)).catch(() => undefined);
     n++;
   }
   return n;

@@ -2,8 +2,11 @@
  * ATTACKS 29 (outside review of 1fbff13 / c227795: the audit journal, the vault's held-count repairs, the
  * account-wide `forgetCoids`). Setup as attack28 (helpers copied): the real background on the fake browser
  * against the in-process sandbox; a worker stop is a second background on the same database and
- * storage.session. Journal-level attacks: lib/audit/attack29.test.ts. "(BROKEN)" tests assert the safe
- * behaviour and fail on the reviewed code; "holds:" tests pass.
+ * storage.session. Journal-level attacks: lib/audit/attack29.test.ts. "(was broken)" tests assert the
+ * safe behaviour and failed on the reviewed code (all fixed: a record keeps every field, cut, and is never
+ * dropped as malformed; past MAX_OPEN a new record is refused instead of evicting a stored one; a recovered
+ * leftover is closed once stored, with a retry; client order ids sent under a grant are forgotten by every
+ * other grant of the account); "holds:" tests pass.
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -126,7 +129,7 @@ const capOf = async (k: number) => ({ ...btcOnly, dailyNotional: (Number(await m
 describe('29.1 the audit journal across a worker stop', () => {
   const coidCancels = async (bg: Bg) => ((await call(bg, 'audit.list', { kind: 'perps.cancelOrdersCOID', limit: 100 })).result as { result: string }[] | undefined) ?? [];
 
-  it('an approved cancel of 60 client order ids (a summary over the journal\'s 500 characters) sent, then the worker stops before its entry is written: the next worker neither records nor notifies it (BROKEN)', async () => {
+  it('an approved cancel of 60 client order ids (a summary over the journal\'s 500 characters) sent, then the worker stops before its entry is written: the next worker neither records nor notifies it (was broken)', async () => {
     const { bg, wire, dbName, notices } = await ready();
     await grantOf(bg); // the coids are not the grant's: the cancel asks
     await until(() => armed(bg));
@@ -186,7 +189,7 @@ describe('29.1 the audit journal across a worker stop', () => {
 describe('29.3 forgetCoids across the account\'s grants', () => {
   const cancelByCoid = (c: string) => ({ op: { type: 'cancelOrdersCOID', args: [c] } });
 
-  it('a coid SITE\'s grant owns, put on a resting order EVIL places under ITS OWN grant (no window, so no forget): SITE\'s granted cancel by that coid reaches EVIL\'s order without asking (BROKEN)', async () => {
+  it('a coid SITE\'s grant owns, put on a resting order EVIL places under ITS OWN grant (no window, so no forget): SITE\'s granted cancel by that coid reaches EVIL\'s order without asking (was broken)', async () => {
     const { bg } = await ready();
     await connectSite(bg, evilPage);
     await grantOf(bg);

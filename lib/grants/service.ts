@@ -314,13 +314,14 @@ export class GrantService {
    * ids stay owned); `origin` is the site that sent them. A client order id names whichever open order
    * carries it *now* (the venue only keeps it unique among open orders): once any site sends it on an
    * order outside a grant (approved in a window), a granted cancel by that id would reach that order, so
-   * no grant owns it any more (outside attack B5, attack28.test.ts: another site's grant kept it).
-   * Written before it resolves.
+   * no grant owns it any more (outside attack B5, attack28.test.ts: another site's grant kept it) — nor
+   * when it is sent under another grant (`except`: the grant placing it; outside attack 29). Written
+   * before it resolves.
    */
-  async forgetCoids(_origin: string, account: string, coids: readonly string[]): Promise<void> {
+  async forgetCoids(_origin: string, account: string, coids: readonly string[], o: { except?: string } = {}): Promise<void> {
     if (!coids.length) return;
     await this.exclusive(async () => {
-      for (const g of (await this.live()).filter((x) => x.grant.account.toLowerCase() === account.toLowerCase())) {
+      for (const g of (await this.live()).filter((x) => x.grant.account.toLowerCase() === account.toLowerCase() && x.grant.id !== o.except)) {
         const hit = g.win.withOrders().filter((u) => u.orders?.some((o) => o.coid && coids.includes(o.coid)));
         await this.update(g, hit.map((u) => ({ ...u, orders: (u.orders ?? []).map((o) => (o.coid && coids.includes(o.coid) ? { oid: o.oid } : o)) })));
       }

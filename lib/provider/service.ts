@@ -812,6 +812,10 @@ export class ProviderService {
       };
       const artifact = await prepare();
       const { lines } = describeArtifact(artifact, await this.symbol());
+      // Client order ids sent under this grant are no other grant's to cancel (outside attack 29: another
+      // site's grant still owned one, and its granted cancel reached this order).
+      const coids = cmd.type === 'createOrders' ? v.parse(orderArgs, cmd.body.args).flatMap((o) => (o.c ? [o.c] : [])) : [];
+      if (coids.length) await this.d.grants?.forgetCoids(origin, account.address, coids, { except: grant.grantId });
       await beforeSign?.(artifact);
       try {
         const result = await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)`, still: grant.still, beforeSend });

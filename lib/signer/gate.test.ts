@@ -51,7 +51,7 @@ afterAll(async () => {
 
 describe('the audit journal refusing its record (issue #20)', () => {
   it('stops an order before anything is sent, but never panic\'s own commands', async () => {
-    const refusing = { open: () => ({ id: 'x', stored: Promise.reject(new JournalError(new Error('quota'))) }), close: () => undefined, leftovers: async () => [] };
+    const refusing = { open: () => ({ id: 'x', stored: Promise.reject(new JournalError(new Error('quota'))) }), close: async () => undefined, leftovers: async () => [] };
     const s = service({ journal: refusing });
     const before = trading();
     await expect(s.perpsSend(owner, order(), { origin: 'test' })).rejects.toMatchObject({ name: 'Audit.JournalError' });

@@ -330,7 +330,9 @@ export class SigningService {
    * sent: "order", "withdrawal", a command type).
    */
   private afterAnswer(append: Promise<void>, what: string, journalId?: string): void {
-    const close = () => journalId !== undefined && this.o.journal?.close(journalId);
+    const close = (): void => {
+      if (journalId !== undefined) void this.o.journal?.close(journalId).catch(() => undefined);
+    };
     append.then(close, (err: unknown) => {
       this.o.onUnrecorded?.(what, err);
       close(); // the person was told
@@ -541,7 +543,7 @@ export class SigningService {
       sent = true;
       return await this.sendPerps(artifact, envelope, digests, opts, audit, base, journal?.id);
     } finally {
-      if (journal && !sent) this.o.journal?.close(journal.id); // nothing left: no record to keep
+      if (journal && !sent) void this.o.journal?.close(journal.id).catch(() => undefined); // nothing left: no record to keep
     }
   }
 
@@ -565,7 +567,9 @@ export class SigningService {
   ): Promise<{ envelope: PerpsEnvelope; body?: unknown }> {
     const { op, salt, ts } = envelope;
     const kind = `perps.${op.type}`;
-    const close = () => journalId !== undefined && this.o.journal?.close(journalId);
+    const close = (): void => {
+      if (journalId !== undefined) void this.o.journal?.close(journalId).catch(() => undefined);
+    };
     const { perpsUrl } = await this.o.settings();
     const { weight } = perpsArtifactCommand(artifact);
     // Panic's cancels and closes skip the client-side meter: a site that spent the budget must not block them (the gateway decides).
@@ -607,7 +611,9 @@ export class SigningService {
     const audit = { ...base, kind: 'clob.postOrders' };
     // The journal record, stored beside the signatures and awaited before the post (`lib/audit/journal.ts`).
     const journal = this.o.journal?.open({ at: this.now(), ...audit });
-    const close = () => journal !== undefined && this.o.journal?.close(journal.id);
+    const close = (): void => {
+      if (journal !== undefined) void this.o.journal?.close(journal.id).catch(() => undefined);
+    };
     const bodies: PostOrderBody[] = [];
     try {
       const owner = await this.o.vault.ownerAccount(artifact.account);
