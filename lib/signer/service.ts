@@ -193,6 +193,9 @@ async function signExact(account: LocalAccount, digest: Hex): Promise<Hex> {
   return account.sign({ hash: digest });
 }
 
+/** Longest a panic command waits for its audit journal record before it is sent anyway (ms). */
+const PANIC_JOURNAL_WAIT_MS = 500;
+
 /** Budgets the client meter keeps per gateway (the sandbox's defaults; the real ones are unshown). */
 export const CLIENT_WEIGHT_BUDGETS = {
   request: { limit: 1_200, windowMs: 60_000 },
@@ -549,10 +552,14 @@ export class SigningService {
 
   /**
    * A journal record's `stored`: its refusal stops the send (`JournalError`, nothing sent), except for
-   * the panic switch's own commands — panic finishes whatever the storage does.
+   * the panic switch's own commands — panic finishes whatever the storage does: they wait for the record
+   * at most `PANIC_JOURNAL_WAIT_MS`, and go whether it was stored or refused.
    */
   private noted(stored: Promise<void>, opts: ExecuteOptions): Promise<void> {
-    return opts.pass === PANIC_PASS ? stored.catch(() => undefined) : stored;
+    if (opts.pass !== PANIC_PASS) return stored;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((r) => (timer = setTimeout(r, PANIC_JOURNAL_WAIT_MS)));
+    return Promise.race([stored.catch(() => undefined), late]).finally(() => clearTimeout(timer));
   }
 
   /** `runPerps` from the meter on: sends the signed envelope and classifies the answer; `journalId` is closed once its entry is written. */
