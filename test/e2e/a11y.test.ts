@@ -221,6 +221,8 @@ describe('every screen at 360 × 600, light and dark', () => {
     await popup.getByRole('button', { name: 'Panic' }).click();
     const dialog = popup.getByRole('alertdialog', { name: 'Stop everything?' });
     await dialog.waitFor();
+    // Focus moves in once the dialog is shown (an effect after its render; under load a frame later).
+    await popup.waitForFunction(() => document.querySelector('[role="alertdialog"]')?.contains(document.activeElement) ?? false, undefined, { timeout: 3_000 });
     expect(await dialog.evaluate((d) => d.contains(document.activeElement))).toBe(true);
     await check(popup, 'panic');
     await popup.keyboard.press('Escape');
