@@ -11,9 +11,7 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import type { Harness } from '../sandbox/testkit';
-import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice, btcOnly, connectSite } from './testkit';
-import { userRejected } from '../provider/errors';
+import { type PagedBackground, pageSender, sandboxSuite, sleep, until, waitPending, btcOnly, connectSite, pagePathKit, type Notice } from './testkit';
 import { serial, shared } from '../audit/log';
 
 const SITE = 'https://trade.example';
@@ -21,108 +19,11 @@ const EVIL = 'https://evil.example';
 const page = pageSender(SITE, 3);
 const page2 = pageSender(SITE, 5); // a second tab of the same site
 const evilPage = pageSender(EVIL, 4);
-let n = 0;
 type Bg = PagedBackground;
-const call = async (bg: Bg, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply;
 
 let h: Harness;
 const started = sandboxSuite((x) => (h = x));
-
-const owner = () => h.demo.owner.address;
-const mark = (iid: number) => markPrice(h, iid);
-const armed = async (bg: Bg, venue = 'perps') => ((await call(bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] }).venues.some((v) => v.venue === venue && v.armed);
-const grantOf = (bg: Bg, limits: object = btcOnly, origin = SITE) => bg.grants().create({ origin, account: owner(), limits: limits as never, durationMs: 3_600_000 });
-const codeOf = (e: unknown) => (e as { code?: number }).code;
-const settle = <T>(p: Promise<T>) => p.then((r) => ({ r, e: undefined as unknown }), (e: unknown) => ({ r: undefined as T | undefined, e }));
-const openOrders = () => [...h.ctx.venue.orders.values()].filter((o) => o.owner === owner().toLowerCase() && (o.status === 'open' || o.status === 'untriggered'));
-
-type Wire = { sent: { url: string; method: string; body: string }[]; replaceAnswer?: (url: string, method: string) => Response | undefined };
-type Notice = { id: string; title: string; message: string };
-
-/** A background on the sandbox (onboarded and connected unless `onboard: false`), its wire log and the notifications it raised. */
-async function ready(o: { dbName?: string; onboard?: boolean; wire?: Wire; notices?: Notice[]; now?: () => number } = {}): Promise<{ bg: Bg; wire: Wire; dbName: string; notices: Notice[] }> {
-  const wire: Wire = o.wire ?? { sent: [] };
-  const notices = o.notices ?? [];
-  const fetchFn: typeof fetch = async (input, init) => {
-    const url = String(input instanceof Request ? input.url : input);
-    const method = init?.method ?? 'GET';
-    wire.sent.push({ url, method, body: typeof init?.body === 'string' ? init.body : '' });
-    const res = await fetch(input, init);
-    return wire.replaceAnswer?.(url, method) ?? res;
-  };
-  const dbName = o.dbName ?? `attack29-${n++}`;
-  const notifying = { ...browser, notifications: { create: async (id: string, x: { title: string; message: string }) => (notices.push({ id, title: x.title, message: x.message }), id) } };
-  const bg = withPages(startBackground({ browser: notifying, dbName, kdf: KDF, bounds: BOUNDS, fetchFn, ...(o.now ? { now: o.now } : {}) }));
-  started.push(bg);
-  if (o.onboard !== false) await onboardDemo(bg, h, page);
-  return { bg, wire, dbName, notices };
-}
-
-/** A worker restart: a second background on the same database and session store (the first must be treated as stopped). */
-async function restart(dbName: string, wire: Wire, notices: Notice[] = []): Promise<Bg> {
-  const { bg } = await ready({ dbName, onboard: false, wire, notices });
-  await until(() => armed(bg), 1500);
-  return bg;
-}
-
-/** The worker of `bg` stops: from here its head / held-bucket flush never runs (a stopped worker runs no timer). */
-function stopFlush(bg: Bg): void {
-  (bg.vault() as unknown as { flushHeads: () => Promise<void> }).flushHeads = async () => undefined;
-}
-
-/**
- * Holds every grant use write of `bg` inside the vault's queue (the bucket is sealed inside `addGrantUse`'s
- * exclusive section), until `release()`: `ok` lets the writes go on, an error fails them.
- */
-function holdUseWrites(bg: Bg) {
-  const v = bg.vault() as unknown as { sealBucket: (...a: unknown[]) => Promise<unknown> };
-  const real = v.sealBucket.bind(v);
-  let open!: (outcome: true | Error) => void;
-  const gate = new Promise<true | Error>((r) => (open = r));
-  let held = 0;
-  v.sealBucket = async (...a: unknown[]) => {
-    held++;
-    const outcome = await gate;
-    if (outcome !== true) throw outcome;
-    return real(...a);
-  };
-  return {
-    held: () => held,
-    release: (outcome: true | Error = true) => {
-      v.sealBucket = real;
-      open(outcome);
-    },
-  };
-}
-
-/** Counts `SigningService.execute` calls of `bg` (a granted order reaches it, and signs, while its use is written). */
-function countExecutes(bg: Bg): () => number {
-  const svc = bg.service() as unknown as { execute: (...a: unknown[]) => Promise<unknown> };
-  const real = svc.execute.bind(svc);
-  let calls = 0;
-  svc.execute = (...a: unknown[]) => {
-    calls++;
-    return real(...a);
-  };
-  return () => calls;
-}
-
-/** `x` rounded down to a multiple of `tick` (a decimal string the venue accepts). */
-const onTick = (x: number, tick: number, dp: number) => (Math.floor(x / tick) * tick).toFixed(dp);
-const btcOrder = async (qty = '0.01') => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: await mark(1), tif: 'gtc', po: true }] } });
-/** A resting BTC buy 1 % under the mark (inside a 2 % band) with client order id `c`. */
-const restingBtc = async (c: string) => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: onTick(Number(await mark(1)) * 0.99, 0.5, 1), tif: 'gtc', po: true, c }] } });
-/** A taker BTC order (IOC 0.5 % through the mark) with client order id `c`: it fills at once, so `c` is free again at the venue. */
-const iocBtc = async (c: string) => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: onTick(Number(await mark(1)) * 1.005, 0.5, 1), tif: 'ioc', c }] } });
-/** A resting ETH buy 20 % under the mark (outside a BTC-only grant: it asks) with client order id `c`. */
-const restingEth = async (c: string) => ({ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: onTick(Number(await mark(2)) * 0.8, 0.05, 2), tif: 'gtc', po: true, c }] } });
-/** Approves every pending window of `bg` as shown. */
-const approveAll = (bg: Bg) => {
-  for (const v of bg.registry.list()) bg.registry.decide(v.id, { approve: true, digest: v.digest });
-};
-const closeAll = (bg: Bg) => bg.registry.rejectAll(() => userRejected('closed by the test'));
-/** A BTC-only grant whose 24 h cap is `k` times the notional of one 0.01 BTC order at the mark. */
-const capOf = async (k: number) => ({ ...btcOnly, dailyNotional: (Number(await mark(1)) * 0.01 * k).toFixed(2) });
+const { call, armed, grantOf, ready, settle, openOrders, restart, stopFlush, btcOrder, restingBtc, iocBtc, restingEth, approveAll, closeAll } = pagePathKit({ harness: () => h, started, site: SITE, page, dbPrefix: 'attack29' });
 
 
 // ------------------------------------------------------------------------------------------------

@@ -8,9 +8,9 @@
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { BrowserSender } from '../messaging/router';
 import { PORT_NAME, readReply, type PageEventMessage } from '../bridge/framing';
-import { disconnected, fromRpcError, type ProviderRpcError } from '../provider/errors';
+import { disconnected, fromRpcError, userRejected, type ProviderRpcError } from '../provider/errors';
 import type { BackgroundBrowser, BrowserPort } from './browser';
-import type { Background } from './index';
+import { startBackground, type Background } from './index';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { WebSocket as NodeWebSocket } from 'ws';
@@ -286,3 +286,117 @@ export async function connectSite(bg: PagedBackground, who: object): Promise<unk
 
 /** How many perps order submissions (`POST …/perps/v1/trade/orders`) a recorded wire holds. */
 export const perpsPosts = (w: { sent: { url: string; method: string }[] }): number => w.sent.filter((s) => s.method === 'POST' && /\/perps\/v1\/trade\/orders$/.test(s.url)).length;
+
+/** The wire log of `pagePathKit`'s backgrounds: every request sent, and an optional answer to swap in. */
+export type Wire = { sent: { url: string; method: string; body: string }[]; replaceAnswer?: (url: string, method: string) => Response | undefined };
+/** A notification a `pagePathKit` background raised. */
+export type Notice = { id: string; title: string; message: string };
+
+/**
+ * The shared set-up of the page-path attack suites (issue #20, attack28/29): backgrounds on the suite's
+ * sandbox (`harness()`, started by `sandboxSuite`, which also stops what `started` holds) with a wire log
+ * and captured notifications, a worker restart, hooks that stop the grant flush or hold the use write, and
+ * the BTC / ETH orders the suites send. `site` and `page` are the connected site; `dbPrefix` names the databases.
+ */
+export function pagePathKit(o: { harness: () => Harness; started: PagedBackground[]; site: string; page: BrowserSender; dbPrefix: string }) {
+  const { started, page } = o;
+  let n = 0;
+  const h = () => o.harness();
+  const call = async (bg: PagedBackground, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply;
+  const owner = () => h().demo.owner.address;
+  const mark = (iid: number) => markPrice(h(), iid);
+  const armed = async (bg: PagedBackground, venue = 'perps') => ((await call(bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] }).venues.some((v) => v.venue === venue && v.armed);
+  const grantOf = (bg: PagedBackground, limits: object = btcOnly, origin = o.site) => bg.grants().create({ origin, account: owner(), limits: limits as never, durationMs: 3_600_000 });
+
+  /** A background on the sandbox (onboarded and connected unless `onboard: false`), its wire log and the notifications it raised. */
+  async function ready(x: { dbName?: string; onboard?: boolean; wire?: Wire; notices?: Notice[]; now?: () => number } = {}): Promise<{ bg: PagedBackground; wire: Wire; dbName: string; notices: Notice[] }> {
+    const wire: Wire = x.wire ?? { sent: [] };
+    const notices = x.notices ?? [];
+    const fetchFn: typeof fetch = async (input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      const method = init?.method ?? 'GET';
+      wire.sent.push({ url, method, body: typeof init?.body === 'string' ? init.body : '' });
+      const res = await fetch(input, init);
+      return wire.replaceAnswer?.(url, method) ?? res;
+    };
+    const dbName = x.dbName ?? `${o.dbPrefix}-${n++}`;
+    const notifying = { ...browser, notifications: { create: async (id: string, y: { title: string; message: string }) => (notices.push({ id, title: y.title, message: y.message }), id) } };
+    const bg = withPages(startBackground({ browser: notifying, dbName, kdf: KDF, bounds: BOUNDS, fetchFn, ...(x.now ? { now: x.now } : {}) }));
+    started.push(bg);
+    if (x.onboard !== false) await onboardDemo(bg, h(), page);
+    return { bg, wire, dbName, notices };
+  }
+
+  /** `x` rounded down to a multiple of `tick` (a decimal string the venue accepts). */
+  const onTick = (x: number, tick: number, dp: number) => (Math.floor(x / tick) * tick).toFixed(dp);
+  return {
+    call,
+    owner,
+    mark,
+    armed,
+    grantOf,
+    ready,
+    codeOf: (e: unknown) => (e as { code?: number }).code,
+    settle: <T>(p: Promise<T>) => p.then((r) => ({ r, e: undefined as unknown }), (e: unknown) => ({ r: undefined as T | undefined, e })),
+    openOrders: () => [...h().ctx.venue.orders.values()].filter((x) => x.owner === owner().toLowerCase() && (x.status === 'open' || x.status === 'untriggered')),
+    /** A worker restart: a second background on the same database and session store (the first must be treated as stopped). */
+    restart: async (dbName: string, wire: Wire, notices: Notice[] = []): Promise<PagedBackground> => {
+      const { bg } = await ready({ dbName, onboard: false, wire, notices });
+      await until(() => armed(bg), 1500);
+      return bg;
+    },
+    /** The worker of `bg` stops: from here its head / held-bucket flush never runs (a stopped worker runs no timer). */
+    stopFlush: (bg: PagedBackground): void => {
+      (bg.vault() as unknown as { flushHeads: () => Promise<void> }).flushHeads = async () => undefined;
+    },
+    /**
+     * Holds every grant use write of `bg` inside the vault's queue (the bucket is sealed inside
+     * `addGrantUse`'s exclusive section), until `release()`: `true` lets the writes go on, an error fails them.
+     */
+    holdUseWrites: (bg: PagedBackground) => {
+      const v = bg.vault() as unknown as { sealBucket: (...a: unknown[]) => Promise<unknown> };
+      const real = v.sealBucket.bind(v);
+      let open!: (outcome: true | Error) => void;
+      const gate = new Promise<true | Error>((r) => (open = r));
+      let held = 0;
+      v.sealBucket = async (...a: unknown[]) => {
+        held++;
+        const outcome = await gate;
+        if (outcome !== true) throw outcome;
+        return real(...a);
+      };
+      return {
+        held: () => held,
+        release: (outcome: true | Error = true) => {
+          v.sealBucket = real;
+          open(outcome);
+        },
+      };
+    },
+    /** Counts `SigningService.execute` calls of `bg` (a granted order reaches it, and signs, while its use is written). */
+    countExecutes: (bg: PagedBackground): (() => number) => {
+      const svc = bg.service() as unknown as { execute: (...a: unknown[]) => Promise<unknown> };
+      const real = svc.execute.bind(svc);
+      let calls = 0;
+      svc.execute = (...a: unknown[]) => {
+        calls++;
+        return real(...a);
+      };
+      return () => calls;
+    },
+    btcOrder: async (qty = '0.01') => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: await mark(1), tif: 'gtc', po: true }] } }),
+    /** A resting BTC buy 1 % under the mark (inside a 2 % band) with client order id `c`. */
+    restingBtc: async (c: string) => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: onTick(Number(await mark(1)) * 0.99, 0.5, 1), tif: 'gtc', po: true, c }] } }),
+    /** A taker BTC order (IOC 0.5 % through the mark) with client order id `c`: it fills at once, so `c` is free again at the venue. */
+    iocBtc: async (c: string) => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: onTick(Number(await mark(1)) * 1.005, 0.5, 1), tif: 'ioc', c }] } }),
+    /** A resting ETH buy 20 % under the mark (outside a BTC-only grant: it asks) with client order id `c`. */
+    restingEth: async (c: string) => ({ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: onTick(Number(await mark(2)) * 0.8, 0.05, 2), tif: 'gtc', po: true, c }] } }),
+    /** Approves every pending window of `bg` as shown. */
+    approveAll: (bg: PagedBackground) => {
+      for (const v of bg.registry.list()) bg.registry.decide(v.id, { approve: true, digest: v.digest });
+    },
+    closeAll: (bg: PagedBackground) => bg.registry.rejectAll(() => userRejected('closed by the test')),
+    /** A BTC-only grant whose 24 h cap is `k` times the notional of one 0.01 BTC order at the mark. */
+    capOf: async (k: number) => ({ ...btcOnly, dailyNotional: (Number(await mark(1)) * 0.01 * k).toFixed(2) }),
+  };
+}
