@@ -1298,7 +1298,9 @@ export class Vault {
 
   /**
    * Replaces stored uses of grant `grantId` by `uses`, matched by `seq` within the bucket of their `at`
-   * (recording or forgetting orders); touches those buckets only. A use not found is skipped.
+   * (recording or forgetting orders); touches those buckets only. A use not found is skipped. Written
+   * before it resolves, except with `defer: true` (orders just recorded, issue #20): a change to the held
+   * (newest) bucket then waits for the next use's write or the flush (`HEAD_LAG_MS`).
    */
   async updateGrantUses(grantId: string, uses: readonly GrantUse[], o: { defer?: boolean } = {}): Promise<void> {
     if (!uses.length) return;
