@@ -796,6 +796,8 @@ export class ProviderService {
     if (fundsTo && fundsTo.account.toLowerCase() !== account.address.toLowerCase()) {
       throw new InvalidFieldError({ field: 'op.args.account', reason: 'must be the connected account' });
     }
+    /** The client order ids this command sends (createOrders): no grant but the one placing them owns them after. */
+    const sentCoids = cmd.type === 'createOrders' ? v.parse(orderArgs, cmd.body.args).flatMap((o) => (o.c ? [o.c] : [])) : [];
     const prepare = () => this.d.service.preparePerps(account.address, cmd, { submit, ...(p.exp === undefined ? {} : { exp: p.exp }) });
     // perps_signCommand is never covered: the site would hold a signed command to submit at any time.
     let grant: GrantCheck = submit ? await this.grantCheck(origin, account, perpsGrantRequest(cmd), (m) => this.perpsRef(m)) : { covered: false as const };
@@ -814,8 +816,7 @@ export class ProviderService {
       const { lines } = describeArtifact(artifact, await this.symbol());
       // Client order ids sent under this grant are no other grant's to cancel (outside attack 29: another
       // site's grant still owned one, and its granted cancel reached this order).
-      const coids = cmd.type === 'createOrders' ? v.parse(orderArgs, cmd.body.args).flatMap((o) => (o.c ? [o.c] : [])) : [];
-      if (coids.length) await this.d.grants?.forgetCoids(origin, account.address, coids, { except: grant.grantId });
+      if (sentCoids.length) await this.d.grants?.forgetCoids(origin, account.address, sentCoids, { except: grant.grantId });
       await beforeSign?.(artifact);
       try {
         const result = await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)`, still: grant.still, beforeSend });
@@ -828,9 +829,9 @@ export class ProviderService {
       grant = { covered: false, flag: TAMPERED_FLAG };
     }
     // A client order id the site sends outside its grant is no longer the grant's to cancel (issue #17 finding 5).
-    if (cmd.type === 'createOrders') {
+    if (sentCoids.length) {
       await this.recording;
-      await this.d.grants?.forgetCoids(origin, account.address, v.parse(orderArgs, cmd.body.args).flatMap((o) => (o.c ? [o.c] : [])));
+      await this.d.grants?.forgetCoids(origin, account.address, sentCoids);
     }
     const view = await this.approveArtifact(
       origin,
