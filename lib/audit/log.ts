@@ -299,6 +299,9 @@ async function appendKeyed(log: AuditLog, key: CryptoKey, entry: AuditEntry): Pr
   }
 }
 
+/** Resolves in a later task (after every microtask the current task has queued). */
+const nextTask = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
+
 /**
  * Appends an entry (issue #11 §4, #17 §8). While the key is available the entry is MAC'd and chained,
  * and the checkpoint moves in the same transaction; entries recorded earlier while locked are chained
@@ -306,14 +309,20 @@ async function appendKeyed(log: AuditLog, key: CryptoKey, entry: AuditEntry): Pr
  * signature is never left unrecorded — without a link, shown as "recorded while locked" and chained in
  * (marked) at the next keyed append. Returns its id and whether it is sealed. Throws
  * `Audit.InvalidEntryError` (names the field) and nothing else on bad input.
+ *
+ * `afterThisTask`: the entry is queued now (in order, seen by `auditWritten`), and its sealing and
+ * write start in the next task — what the current task still does (the signer posting an answer back to
+ * a page, issue #20 page path) goes first.
  */
-export async function appendAudit(log: AuditLog, input: AuditInput): Promise<{ id: number; sealed: boolean }> {
+export async function appendAudit(log: AuditLog, input: AuditInput, o: { afterThisTask?: boolean } = {}): Promise<{ id: number; sealed: boolean }> {
   const entry = normalize(input);
   // The key as it is now (a lock right after does not turn this entry into one "recorded while locked"),
   // and the entry queued at once: a read that starts after this call sees it (`auditWritten`).
   const keyed = log.key();
+  keyed.catch(() => undefined); // awaited below, maybe a task later: a refusal is not unhandled meanwhile
   const s = shared(log.db);
   return serial(s, 'tail', async () => {
+    if (o.afterThisTask) await nextTask();
     const key = await keyed;
     if (!key) {
       s.cp = undefined; // no key: forget the cached one with its checkpoint

@@ -537,7 +537,11 @@ export class ProviderService {
   private recordOrdersAfter(grantId: string, seq: number, orders: readonly OwnedOrder[]): void {
     const grants = this.d.grants;
     if (!grants || !orders.length) return;
-    this.recording = this.recording.then(() => grants.recordOrders(grantId, seq, orders)).catch(() => undefined);
+    // From the next task on: the answer this request returns goes back to the page first.
+    this.recording = this.recording
+      .then(() => new Promise((r) => setTimeout(r, 0)))
+      .then(() => grants.recordOrders(grantId, seq, orders))
+      .catch(() => undefined);
   }
 
   /** The grant request of an artifact, when a window for it may offer a grant (perps: submitted orders and leverage; order-book orders). */

@@ -321,14 +321,16 @@ export class SigningService {
     return p;
   }
 
-  private async audit(entry: Pick<AuditEntry, 'origin' | 'account' | 'kind' | 'summary' | 'result'> & { digest?: string | undefined; detail?: string | undefined }): Promise<void> {
-    await appendAudit(this.auditLog, { at: this.now(), ...entry });
+  /** Appends `entry` (now); `afterThisTask`: queued now, written from the next task on (`appendAudit`). */
+  private async audit(entry: Pick<AuditEntry, 'origin' | 'account' | 'kind' | 'summary' | 'result'> & { digest?: string | undefined; detail?: string | undefined }, afterThisTask = false): Promise<void> {
+    await appendAudit(this.auditLog, { at: this.now(), ...entry }, { afterThisTask });
   }
 
   /**
    * The audit entry of an answered submission (issue #20, page path): `append` is already queued on the
    * log (entries stay in call order, and every read of the log waits for it — `auditWritten`), and the
-   * answer goes back without waiting for the write. A failed write cannot turn an accepted order into an
+   * answer goes back without waiting for the write (which starts in the next task: `afterThisTask`, so
+   * its sealing does not hold the answer's way back to the page either). A failed write cannot turn an accepted order into an
    * error a client would retry (a second order); the person is told instead (`onUnrecorded`, with what was
    * sent: "order", "withdrawal", a command type).
    */
@@ -522,7 +524,7 @@ export class SigningService {
   private async runPerps(artifact: PerpsArtifact, approvedDigest: Hex, opts: ExecuteOptions, recheck: () => void): Promise<{ envelope: PerpsEnvelope; body?: unknown }> {
     const digests = verifyArtifact(artifact, approvedDigest);
     // `audit: false` (the dead-man's renewals only) skips the per-signature perps entry; the caller logs instead.
-    const audit = opts.audit === false ? async () => undefined : (entry: Omit<AuditEntry, 'at'>) => this.audit(entry);
+    const audit = opts.audit === false ? async () => undefined : (entry: Omit<AuditEntry, 'at'>, afterThisTask?: boolean) => this.audit(entry, afterThisTask);
     const base = this.auditBase(artifact, opts);
     const { op, salt, ts, exp, label } = artifact.envelope;
     const kind = `perps.${op.type}`;
@@ -568,7 +570,7 @@ export class SigningService {
     envelope: PerpsEnvelope,
     digests: readonly Hex[],
     opts: ExecuteOptions,
-    audit: (entry: Omit<AuditEntry, 'at'>) => Promise<void>,
+    audit: (entry: Omit<AuditEntry, 'at'>, afterThisTask?: boolean) => Promise<void>,
     base: ReturnType<SigningService['auditBase']>,
     journalId: string | undefined,
   ): Promise<{ envelope: PerpsEnvelope; body?: unknown }> {
@@ -607,7 +609,7 @@ export class SigningService {
       throw err;
     }
     // Sent and answered: the answer goes back now, its entry queued right behind it (`afterAnswer`).
-    this.afterAnswer(audit({ ...base, kind, result: 'ok' }), what, journalId);
+    this.afterAnswer(audit({ ...base, kind, result: 'ok' }, true), what, journalId);
     return { envelope, body: result };
   }
 
@@ -663,7 +665,7 @@ export class SigningService {
       throw err;
     }
     // Posted and answered: the answer goes back now, its entry queued right behind it (`afterAnswer`).
-    this.afterAnswer(this.audit({ ...audit, result: 'ok' }), 'order', journal?.id);
+    this.afterAnswer(this.audit({ ...audit, result: 'ok' }, true), 'order', journal?.id);
     return results;
   }
 
