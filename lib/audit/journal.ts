@@ -7,13 +7,29 @@
  * browser, like the provider's outcome records — and closes it once the entry is written (or the person
  * was told it could not be). The next worker finds what a stopped one left open and records each as an
  * `unknown` audit entry ("sent; the answer was not recorded"), and the person is notified.
- * Nothing here is a secret.
+ *
+ * A submission covered by a standing grant also carries the grant use it counted (`use`, issue #20 page
+ * path): the record is what makes the use durable before the send, while the use's vault write runs
+ * beside the network round trip. The record keeps the use until that write is stored (`useStored`); the
+ * next worker's grant service merges a use a stopped worker left (`leftovers`, `GrantService`), unless
+ * it is already in the vault. A record is gone once both parts are done: its entry written (`close`) and
+ * its use stored. Nothing here is a secret.
  */
 import { BaseError } from '../errors/base';
 import { appendAudit, type AuditInput, type AuditLog } from './log';
 
-/** What an open record says: the audit entry it stands for, without its result; `at` Unix ms (opened). */
-export type JournalRecord = Omit<AuditInput, 'result' | 'detail'>;
+/**
+ * A grant use as a journal record carries it: grant id `grant`, `at` Unix ms, `notional` USDC (decimal
+ * string, as `GrantUse.notional`), `seq` the grant's use number.
+ */
+export type JournalUse = { grant: string; at: number; notional: string; seq: number };
+
+/**
+ * What an open record says: the audit entry it stands for, without its result (`at` Unix ms, opened);
+ * `use`, the grant use the submission counted, until it is stored; `audited`, its entry was written (the
+ * record stays for its use only).
+ */
+export type JournalRecord = Omit<AuditInput, 'result' | 'detail'> & { use?: JournalUse; audited?: true };
 
 /** The journal the signer uses (see the module docstring). */
 export type AuditJournal = {
@@ -22,8 +38,18 @@ export type AuditJournal = {
    * nothing may be sent before (it rejects with `JournalError` when the store refuses the write).
    */
   open: (record: JournalRecord) => { id: string; stored: Promise<void> };
-  /** Closes record `id` (its audit entry was written, or the person was told it was not); resolves once stored (rejects when the store refuses). */
+  /**
+   * Closes the audit part of record `id` (its entry was written, or the person was told it was not);
+   * resolves once stored (rejects when the store refuses). A record whose use is not stored yet stays,
+   * marked `audited`.
+   */
   close: (id: string) => Promise<void>;
+  /**
+   * Record `id`'s use is in the vault: the record no longer needs to keep it (dropped now when audited).
+   * Not saved by itself when the record still waits for its entry (`close` saves it; a use the store
+   * still holds is merged only if it is not in the vault already).
+   */
+  useStored: (id: string) => Promise<void>;
   /** The records a stopped worker left open (read once at start; each stays stored until closed). */
   leftovers: () => Promise<{ id: string; record: JournalRecord }[]>;
 };
@@ -59,7 +85,10 @@ function readRecord(x: unknown, now: number): JournalRecord | undefined {
   if (typeof x !== 'object' || x === null || Array.isArray(x)) return undefined;
   const r = x as Record<string, unknown>;
   const digest = cut(r.digest, FIELD_MAX.digest);
+  const use = readUse(r.use);
   return {
+    ...(use ? { use } : {}),
+    ...(r.audited === true ? { audited: true as const } : {}),
     at: typeof r.at === 'number' && Number.isFinite(r.at) ? r.at : now,
     origin: cut(r.origin, FIELD_MAX.origin) ?? 'unknown',
     account: cut(r.account, FIELD_MAX.account) ?? '',
@@ -67,6 +96,21 @@ function readRecord(x: unknown, now: number): JournalRecord | undefined {
     summary: cut(r.summary, FIELD_MAX.summary) ?? 'A submission (its record could not be read)',
     ...(digest === undefined ? {} : { digest }),
   };
+}
+
+/**
+ * A record's use, when it has exactly the shape `JournalUse` (a grant id of at most 64 characters, a
+ * finite time, a decimal notional of at most 40 characters, a non-negative integer number); else none.
+ */
+function readUse(x: unknown): JournalUse | undefined {
+  if (typeof x !== 'object' || x === null) return undefined;
+  const u = x as Record<string, unknown>;
+  const ok =
+    typeof u.grant === 'string' && u.grant.length > 0 && u.grant.length <= 64 &&
+    typeof u.at === 'number' && Number.isFinite(u.at) &&
+    typeof u.notional === 'string' && u.notional.length <= 40 && /^\d+(\.\d+)?$/.test(u.notional) &&
+    typeof u.seq === 'number' && Number.isSafeInteger(u.seq) && u.seq >= 0;
+  return ok ? { grant: u.grant as string, at: u.at as number, notional: u.notional as string, seq: u.seq as number } : undefined;
 }
 
 /** The part of `browser.storage.session` the journal uses. */
@@ -121,7 +165,23 @@ export function sessionAuditJournal(area: SessionArea, now: () => number = Date.
       return { id, stored };
     },
     close(id) {
+      const r = open.get(id);
+      if (r?.use) {
+        open.set(id, { ...r, audited: true }); // kept for its use, until `useStored`
+        return save();
+      }
       return open.delete(id) || behind ? save() : Promise.resolve();
+    },
+    useStored(id) {
+      const r = open.get(id);
+      if (!r?.use) return Promise.resolve();
+      if (r.audited) {
+        open.delete(id);
+        return save();
+      }
+      const { use: _stored, ...rest } = r;
+      open.set(id, rest); // saved with the next change (the store may keep the use meanwhile: merged only if missing)
+      return Promise.resolve();
     },
     async leftovers() {
       const ids = await loaded;
@@ -137,11 +197,14 @@ export function sessionAuditJournal(area: SessionArea, now: () => number = Date.
  * Records what a stopped worker left open (`journal.leftovers()`): one `unknown` audit entry each —
  * sent, or about to be, with no recorded answer — then closes it and calls `notify(kind)` so the person
  * learns of it. Returns how many it recorded. A record whose entry cannot be written stays open (tried
- * again at the next start).
+ * again at the next start). A record already `audited` (kept for its grant use only) is left to the
+ * grant service.
  */
 export async function recoverAuditJournal(journal: AuditJournal, log: AuditLog, notify: (kind: string) => void): Promise<number> {
   let n = 0;
-  for (const { id, record } of await journal.leftovers()) {
+  for (const { id, record: r } of await journal.leftovers()) {
+    if (r.audited) continue;
+    const { use: _use, audited: _audited, ...record } = r;
     // The person is told whether or not the entry can be written (storage.session ends with the browser:
     // a record kept for the next start may never be read again).
     notify(record.kind);

@@ -13,6 +13,7 @@
 import { BaseError } from '../errors/base';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { auditGroupOf, metaRecord, readAuditRows, readMeta, type AuditCheckpointRecord, type AuditEntry, type AuditSealEvent, type StoredAuditEntry, type VaultDb } from '../vault/db';
+import { nextTask } from '../tasks';
 
 /** Where the audit key comes from: the vault's `auditKey()` in the extension; tests make their own. */
 export type AuditKeySource = () => Promise<CryptoKey | undefined>;
@@ -298,9 +299,6 @@ async function appendKeyed(log: AuditLog, key: CryptoKey, entry: AuditEntry): Pr
     s.cp = undefined;
   }
 }
-
-/** Resolves in a later task (after every microtask the current task has queued). */
-const nextTask = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
 
 /**
  * Appends an entry (issue #11 §4, #17 §8). While the key is available the entry is MAC'd and chained,

@@ -62,7 +62,7 @@ type Bg = PagedBackground;
 
 let h: Harness;
 const started = sandboxSuite((x) => (h = x));
-const { call, owner, armed, grantOf, ready, codeOf, settle, openOrders, restart, stopFlush, holdUseWrites, countExecutes, btcOrder, restingBtc, iocBtc, restingEth, approveAll, closeAll, capOf } = pagePathKit({ harness: () => h, started, site: SITE, page, dbPrefix: 'attack28' });
+const { call, owner, armed, grantOf, ready, codeOf, settle, openOrders, restart, stopFlush, holdUseWrites, holdJournal, countExecutes, btcOrder, restingBtc, iocBtc, restingEth, approveAll, closeAll, capOf } = pagePathKit({ harness: () => h, started, site: SITE, page, dbPrefix: 'attack28' });
 
 // ------------------------------------------------------------------------------------------------
 describe('28.1 the daily cap across a worker stop inside HEAD_LAG_MS', () => {
@@ -85,28 +85,50 @@ describe('28.1 the daily cap across a worker stop inside HEAD_LAG_MS', () => {
     expect(perpsPosts(wire) - before, 'three orders of a cap of 3.5').toBe(3);
   }, 30_000);
 
-  it('holds: the worker stops while a granted order\'s use write is still pending: that order never leaves, and the restarted worker\'s room is what was sent', async () => {
+  it('holds: the worker stops while a granted order\'s use write is still pending: that order was sent (its journal record carries the use), and the restarted worker counts it (issue #20 page path)', async () => {
     const { bg, wire, dbName } = await ready();
     await grantOf(bg, await capOf(2.5));
     await until(() => armed(bg));
     const before = perpsPosts(wire);
     await bg.page(page).request('perps_sendCommand', await btcOrder());
     const hold = holdUseWrites(bg);
-    const stuck = settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
-    await until(() => hold.held() > 0);
-    await sleep(50); // the artifact is built and signed meanwhile; nothing leaves before the write
-    expect(perpsPosts(wire) - before).toBe(1);
+    const sent = await settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
+    expect(sent.e, 'sent once the journal record carrying the use is stored').toBeUndefined();
+    expect(hold.held()).toBe(1);
+    expect(perpsPosts(wire) - before).toBe(2);
     stopFlush(bg);
-    const next = await restart(dbName, wire);
-    expect(await settle(next.page(page).request('perps_sendCommand', await btcOrder()))).toMatchObject({ e: undefined });
+    const next = await restart(dbName, wire); // the stopped worker's write never lands
+    expect(((await call(next, 'grant.list')).result as { uses24h: number }[])[0]?.uses24h, 'the use the stopped worker never wrote counts').toBe(2);
     const over = settle(next.page(page).request('perps_sendCommand', await btcOrder()));
     const [w] = await waitPending(next);
     expect(w?.flags.join(' ')).toMatch(/24 h|daily/i);
     closeAll(next);
     await over;
-    hold.release(new Error('the worker is gone')); // the stopped worker's write never lands
-    expect((await stuck).e).toBeDefined();
+    hold.release(new Error('the worker is gone'));
     expect(perpsPosts(wire) - before, 'two orders of a cap of 2.5').toBe(2);
+  }, 30_000);
+
+  it('holds: uses written before the worker stops are not counted twice by the next worker, whose journal still carries them (their entries were not written yet)', async () => {
+    const { bg, wire, dbName } = await ready();
+    await grantOf(bg, await capOf(3.5));
+    await until(() => armed(bg));
+    let release!: () => void;
+    const busy = new Promise<void>((r) => (release = r));
+    void serial(shared(bg.db()), 'tail', () => busy); // the audit entries wait: every journal record stays open
+    const before = perpsPosts(wire);
+    await bg.page(page).request('perps_sendCommand', await btcOrder());
+    await bg.page(page).request('perps_sendCommand', await btcOrder());
+    await sleep(50); // both uses are in the vault
+    stopFlush(bg);
+    const next = await restart(dbName, wire);
+    expect(((await call(next, 'grant.list')).result as { uses24h: number }[])[0]?.uses24h, 'each use once').toBe(2);
+    expect((await settle(next.page(page).request('perps_sendCommand', await btcOrder()))).e, 'the third order of 3.5 is covered').toBeUndefined();
+    const over = settle(next.page(page).request('perps_sendCommand', await btcOrder()));
+    await waitPending(next);
+    closeAll(next);
+    await over;
+    release();
+    expect(perpsPosts(wire) - before).toBe(3);
   }, 30_000);
 
   it('one transient failure of the head write (the flush) and the worker goes on: the next granted order is numbered from the lagging head on disk and overwrites an earlier use; after a restart the site gets past its daily cap (was broken)', async () => {
@@ -142,18 +164,18 @@ describe('28.1 the daily cap across a worker stop inside HEAD_LAG_MS', () => {
 });
 
 // ------------------------------------------------------------------------------------------------
-describe('28.2 revoke, lock, panic while the signed order waits for its use write (beforeSend)', () => {
+describe('28.2 revoke, lock, panic while the signed order waits for its journal record (the use\'s durable note, before the send)', () => {
   async function signedAndWaiting() {
     const { bg, wire } = await ready();
     const g = await grantOf(bg);
     await until(() => armed(bg));
     await bg.page(page).request('perps_sendCommand', await btcOrder()); // warm: symbol table and held proxy
     const executes = countExecutes(bg);
-    const hold = holdUseWrites(bg);
+    const hold = holdJournal(bg);
     const before = perpsPosts(wire);
     const order = settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
     await until(() => hold.held() > 0 && executes() > 0);
-    await sleep(30); // signed; waiting in beforeSend for the held write
+    await sleep(30); // signed; waiting for the held journal record
     return { bg, wire, g, hold, before, order };
   }
 
@@ -189,7 +211,7 @@ describe('28.2 revoke, lock, panic while the signed order waits for its use writ
     expect(perpsPosts(wire) - before, 'BROKEN: sent after panic').toBe(0);
   }, 30_000);
 
-  it('holds: an order-book post under a grant: a popup revoke while its use write is pending stops it before the signature (nothing posted)', async () => {
+  it('holds: an order-book post under a grant: a popup revoke while its journal record is pending stops it before the post (nothing posted)', async () => {
     const { bg, wire } = await ready();
     const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
     const g = await bg.grants().create({ origin: SITE, account: owner(), limits: { venue: 'clob', markets: [token], allow: { order: true }, maxNotional: '100', dailyNotional: '1000', priceBandPct: '2' } as never, durationMs: 3_600_000 });
@@ -200,7 +222,7 @@ describe('28.2 revoke, lock, panic while the signed order waits for its use writ
     const first = await settle(bg.page(page).request('clob_postOrders', params));
     expect(first.e, 'the order is covered').toBeUndefined();
     expect(bg.registry.size).toBe(0);
-    const hold = holdUseWrites(bg);
+    const hold = holdJournal(bg);
     const before = clobPosts();
     const order = settle(bg.page(page).request('clob_postOrders', params));
     await until(() => hold.held() > 0);
@@ -229,31 +251,42 @@ describe('28.2 revoke, lock, panic while the signed order waits for its use writ
 
 // ------------------------------------------------------------------------------------------------
 describe('28.3 the use write fails', () => {
-  it('holds: a storage error on the use write: the signature is dropped and nothing leaves', async () => {
-    const { bg, wire } = await ready();
-    await grantOf(bg);
+  it('holds: a storage error on the use write (after its checks): the order is sent, and its use counts — in this worker after the grants are read again, and in the next one', async () => {
+    const { bg, wire, dbName } = await ready();
+    await grantOf(bg, await capOf(1.5));
     await until(() => armed(bg));
     const hold = holdUseWrites(bg);
     const before = perpsPosts(wire);
     const order = settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
     await until(() => hold.held() > 0);
     hold.release(new DOMException('The transaction was aborted', 'AbortError'));
-    const out = await order;
-    expect(out.e).toBeDefined();
-    expect(perpsPosts(wire) - before).toBe(0);
-    expect(bg.registry.size).toBe(0);
+    expect((await order).e).toBeUndefined();
+    expect(perpsPosts(wire) - before).toBe(1);
+    bg.grants().reload(); // the grants read from the vault again (as after a lock and unlock)
+    const again = settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
+    expect((await waitPending(bg))[0]?.flags.join(' ')).toMatch(/24 h|daily/i);
+    closeAll(bg);
+    await again;
+    stopFlush(bg);
+    const next = await restart(dbName, wire);
+    expect(((await call(next, 'grant.list')).result as { uses24h: number }[])[0]?.uses24h, 'the unwritten use, from the journal').toBe(1);
+    expect(perpsPosts(wire) - before).toBe(1);
   }, 30_000);
 
-  it('holds: the use store fails its integrity check during the write: the order asks (flagged) and nothing leaves before the person approves', async () => {
+  it('holds: the use store fails its integrity check at the use\'s read (a new minute\'s bucket that does not open): the order asks (flagged) and nothing leaves before the person approves', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg);
     await until(() => armed(bg));
-    const hold = holdUseWrites(bg);
+    const v = bg.vault() as unknown as { useHeads: Map<string, unknown>; readBucket: (...a: unknown[]) => Promise<unknown> };
+    v.useHeads.clear(); // no held bucket: the use's write reads what is stored first
+    const real = v.readBucket.bind(v);
+    v.readBucket = async () => {
+      throw new TamperedRecordError();
+    };
     const before = perpsPosts(wire);
     const order = settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
-    await until(() => hold.held() > 0);
-    hold.release(new TamperedRecordError());
     const [w] = await waitPending(bg);
+    v.readBucket = real;
     expect(w?.flags.join(' ')).toMatch(/integrity|tamper|changed|check/i);
     expect(perpsPosts(wire) - before).toBe(0);
     closeAll(bg);

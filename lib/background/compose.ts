@@ -16,7 +16,7 @@ import { ProviderService } from '../provider/service';
 import { loadedAtStart, sessionOutcomeStore } from '../provider/outcomes';
 import { auditLog } from '../audit';
 import { recoverAuditJournal, sessionAuditJournal } from '../audit/journal';
-import { GrantService } from '../grants/service';
+import { GrantService, type LeftoverUse } from '../grants/service';
 import { readSettings, type Settings } from '../settings';
 import { SigningService } from '../signer/service';
 import { openVaultDb, type VaultDb } from '../vault/db';
@@ -139,7 +139,9 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   }));
   // Perps commands go over the account's live session when there is one (issue #22); `streams` is built below and only read at send time.
   const service = new SigningService({ vault, db, settings, fetchFn: o.fetchFn, now, journal, session: (account, perpsUrl) => streams.session(account, perpsUrl), onUnrecorded: (what) => notifications.unrecorded(what) });
-  const grants = new GrantService({ vault, now, onChange: (live) => grantsChanged(live) });
+  // The grant uses a stopped worker sent under before their vault write was stored: merged at the grants' first read (issue #20).
+  const leftoverUses = async (): Promise<LeftoverUse[]> => (await journal.leftovers()).flatMap(({ id, record }) => (record.use ? [{ use: record.use, settle: () => void journal.useStored(id).catch(() => undefined) }] : []));
+  const grants = new GrantService({ vault, now, onChange: (live) => grantsChanged(live), leftoverUses });
   const deadman = createDeadMan({ browser, db, vault, service, grants, lifetime, now });
   const locks = new Locks({ browser, vault, db, service, grants, deadman, registry, emit: ports.emit, onLocked: o.onLocked });
   // A grant made, used up, expired or revoked: badge, session title and the kill switches follow.

@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { WebSocket as NodeWebSocket } from 'ws';
 import type { WebSocketConstructor } from '../streams/perps';
+import type { AuditJournal } from '../audit/journal';
 
 /** scrypt N = 2^10 (tests only: the extension uses `DEFAULT_KDF`). */
 export const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
@@ -369,6 +370,31 @@ export function pagePathKit(o: { harness: () => Harness; started: PagedBackgroun
         held: () => held,
         release: (outcome: true | Error = true) => {
           v.sealBucket = real;
+          open(outcome);
+        },
+      };
+    },
+    /**
+     * Holds every audit journal record `bg`'s signer opens (`AuditJournal.open`: a submission is sent only
+     * once its record is stored) until `release()`: `true` lets them be stored, an error refuses them.
+     */
+    holdJournal: (bg: PagedBackground) => {
+      const j = (bg.service() as unknown as { o: { journal: AuditJournal } }).o.journal;
+      const real = j.open.bind(j);
+      let open!: (outcome: true | Error) => void;
+      const gate = new Promise<true | Error>((r) => (open = r));
+      let held = 0;
+      j.open = (record) => {
+        held++;
+        const r = real(record);
+        const stored = gate.then((outcome) => (outcome === true ? r.stored : Promise.reject(outcome)));
+        stored.catch(() => undefined);
+        return { id: r.id, stored };
+      };
+      return {
+        held: () => held,
+        release: (outcome: true | Error = true) => {
+          j.open = real;
           open(outcome);
         },
       };

@@ -11,15 +11,19 @@
  *
  * Storage (issue #20): the vault keeps a grant's uses in sealed per-minute records (`Vault.addGrantUse`
  * rewrites one of them per use) and this service keeps them in memory with running 24 h / 60 s figures
- * (`UseWindow`), so the cost of a granted order does not grow with the uses of the day. A use is written
- * to the vault before it counts here, and before anything is signed.
+ * (`UseWindow`), so the cost of a granted order does not grow with the uses of the day. A use counts
+ * here from its decision on; it is durable before anything covered by it is sent — in the vault, or in
+ * the audit journal record the signer stores before the send (which carries it, `lib/audit/journal.ts`)
+ * while the vault write runs beside the network round trip. A use not yet in the vault (its write still
+ * running, or failed, or left by a stopped worker in the journal: `leftoverUses`) is kept here and merged
+ * into the grant's uses whenever they are read from the vault again (`live`), before any decision.
  */
 import { BaseError } from '../errors/base';
 import { TamperedRecordError } from '../vault/errors';
 import type { Vault } from '../vault/vault';
 import { fromUnits } from '../decimal';
 import { InvalidFieldError, parseOrThrow } from '../validation';
-import { evaluateGrant, grantScope, MAX_GRANT_MS, MAX_OWNED_ORDERS, venueName, type Grant, type GrantLimits, type GrantRequest, type GrantUse, type GrantVenue, type GrantVerdict, type OwnedOrder, type RefPrice } from './evaluate';
+import { DAY_MS, evaluateGrant, grantScope, MAX_GRANT_MS, MAX_OWNED_ORDERS, venueName, type Grant, type GrantLimits, type GrantRequest, type GrantUse, type GrantVenue, type GrantVerdict, type OwnedOrder, type RefPrice } from './evaluate';
 import { grantLimitsSchema } from './schema';
 import { UseWindow } from './usage';
 import * as v from 'valibot';
@@ -82,6 +86,17 @@ function isCurrent(g: Grant): boolean {
 /** A live grant in memory: the grant and its uses with their running figures. */
 type Held = { grant: Grant; win: UseWindow };
 
+/**
+ * A use a stopped worker counted and sent under, as its audit journal record carries it
+ * (`lib/audit/journal.ts`): grant `grant`, `at` Unix ms, `notional` USDC (decimal string), `seq` the
+ * grant's use number. `settle` is called once it is in the vault (or outside the 24 h window, or its
+ * grant is gone).
+ */
+export type LeftoverUse = { use: { grant: string; at: number; notional: string; seq: number }; settle: () => void };
+
+/** A use counted here and not yet known to be in the vault (see the module docstring). */
+type Unstored = { grantId: string; use: GrantUse; settle?: () => void };
+
 /** The venue a request is for (`undefined` for a `never` request). */
 const venueOf = (req: GrantRequest): GrantVenue | undefined => (req.kind === 'never' ? undefined : req.venue);
 
@@ -102,8 +117,64 @@ export class GrantService {
   /** The stored grants failed their integrity check (a use bucket lost or rolled back): they are ignored until revoked. */
   integrityFailed = false;
 
-  constructor(private readonly o: { vault: Vault; now?: () => number; onChange?: (live: number) => void }) {
+  /** Uses counted here whose vault write has not succeeded (yet), merged at every read of the grants from the vault. */
+  private readonly unstored = new Set<Unstored>();
+  /** `leftoverUses` was read (once per worker, at the first read of the grants from the vault). */
+  private leftoversTaken = false;
+
+  /**
+   * `leftoverUses`: the uses a stopped worker's audit journal records carry (read once, at the first read
+   * of the grants from the vault; each merged there unless already stored, then settled).
+   */
+  constructor(private readonly o: { vault: Vault; now?: () => number; onChange?: (live: number) => void; leftoverUses?: () => Promise<LeftoverUse[]> }) {
     this.now = o.now ?? Date.now;
+  }
+
+  /**
+   * Writes `use` of `held` to the vault, kept in `unstored` until written (a failed write is merged again
+   * at the next read of the grants). Returns the vault's promises (`Vault.addGrantUse`).
+   */
+  private storeUse(held: Held, use: GrantUse, settle?: () => void): { counted: Promise<void>; stored: Promise<void> } {
+    const pending: Unstored = { grantId: held.grant.id, use, ...(settle ? { settle } : {}) };
+    this.unstored.add(pending);
+    const w = this.o.vault.addGrantUse(held.grant, use);
+    w.stored.then(
+      () => {
+        this.unstored.delete(pending);
+        pending.settle?.();
+      },
+      () => undefined, // kept: merged at the next read
+    );
+    w.stored.catch(() => undefined); // the caller's await sees the error
+    return w;
+  }
+
+  /**
+   * The uses of `unstored` (and, the first time, the journal's leftovers) put back into the grants just
+   * read from the vault, `all`: a use already stored (same `seq` and time) or outside the 24 h window is
+   * settled; one whose grant is gone is dropped; any other counts again and is written (a new `seq` when
+   * its own is taken). Call inside `exclusive`.
+   */
+  private async mergeUnstored(all: Held[]): Promise<void> {
+    if (!this.leftoversTaken && this.o.leftoverUses) {
+      this.leftoversTaken = true;
+      for (const l of await this.o.leftoverUses().catch(() => [] as LeftoverUse[])) {
+        this.unstored.add({ grantId: l.use.grant, use: { at: l.use.at, notional: l.use.notional, seq: l.use.seq }, settle: l.settle });
+      }
+    }
+    const now = this.now();
+    for (const p of [...this.unstored]) {
+      const held = all.find((x) => x.grant.id === p.grantId);
+      const done = !held || p.use.at <= now - DAY_MS || held.win.uses.some((u) => u.seq === p.use.seq && u.at === p.use.at);
+      this.unstored.delete(p);
+      if (done || !held) {
+        p.settle?.();
+        continue;
+      }
+      const use: GrantUse = held.win.uses.some((u) => u.seq === p.use.seq) ? { ...p.use, seq: held.win.nextSeq() } : p.use;
+      held.win = new UseWindow([...held.win.uses, use]);
+      this.storeUse(held, use, p.settle);
+    }
   }
 
   /** Forgets the grants held in memory: the next call reads them from the vault (as after a worker restart). Bench set-up (`lib/background/bench-hooks.ts`). */
@@ -136,6 +207,7 @@ export class GrantService {
         this.integrityFailed = true;
         all = [];
       }
+      await this.mergeUnstored(all);
     }
     const now = this.now();
     // Expired grants, and grants stored by an older version in a shape these rules do not read, end here.
@@ -230,12 +302,14 @@ export class GrantService {
 
   /**
    * `consume`, answering as soon as the use is counted, before it is stored (issue #20, page path: the
-   * caller builds its artifact while the use is written). A covered decision carries `stored`, which
-   * settles when the use is in the vault (rejects with the vault's error — `TamperedRecordError`,
-   * `KeyNotFoundError` for a grant revoked meanwhile, a storage error): **the caller awaits it before it
-   * signs**. The use counts in memory from the decision on, for every later check; a use whose write
-   * failed still counts until the grants are read again (counting more than was signed only refuses
-   * sooner).
+   * caller builds its artifact while the use is written). A covered decision carries the vault write's
+   * two promises (`Vault.addGrantUse`): `counted`, once every check of the store passed (rejects with
+   * `TamperedRecordError`, `KeyNotFoundError` for a grant revoked meanwhile, `VaultLockedError`), and
+   * `stored`, once the use is in the vault (also rejects with a storage error); and `use`, the use as an
+   * audit journal record carries it (`LeftoverUse`). **The caller sends nothing before `counted`, and
+   * before the use is durable**: `stored`, or a stored journal record carrying `use`. The use counts in
+   * memory from the decision on, for every later check; one whose write failed is kept and merged again
+   * whenever the grants are read from the vault (counting more than was signed only refuses sooner).
    */
   async decide(
     origin: string,
@@ -243,7 +317,7 @@ export class GrantService {
     req: GrantRequest,
     ref: (market: string) => Promise<RefPrice | undefined>,
     killSwitchArmed?: () => Promise<boolean>,
-  ): Promise<(GrantDecision & { stored?: Promise<void> }) | undefined> {
+  ): Promise<(GrantDecision & { counted?: Promise<void>; stored?: Promise<void>; use?: LeftoverUse['use'] }) | undefined> {
     const venue = venueOf(req);
     const held = (await this.exclusive(() => this.mine(origin, account, venue)))[0];
     if (!held) return undefined;
@@ -261,14 +335,14 @@ export class GrantService {
       const verdict = evaluateGrant(found.grant, req, { now, uses: req.kind === 'cancel' ? found.win.withOrders() : [], usage, ref: (m) => refs.get(m) });
       if (!verdict.ok) return verdict;
       if (!armed) return { ok: false, limit: `the kill switch (auto-cancel / heartbeat) of ${venueName(found.grant.venue)} is not armed, so nothing is signed without you` };
-      const use: GrantUse = { at: now, notional: verdict.notional, seq: found.win.nextSeq() };
-      // Counted here at once; stored before anything is signed (the caller awaits `stored`). The vault
-      // writes in call order, so a later record of this use's orders lands after it.
+      const seq = found.win.nextSeq();
+      const use: GrantUse = { at: now, notional: verdict.notional, seq };
+      // Counted here at once; written by the vault in call order (a later record of this use's orders
+      // lands after it). The caller sends nothing before `counted`, and before the use is durable.
       found.win.push(use);
-      const stored = this.o.vault.addGrantUse(found.grant, use);
-      stored.catch(() => undefined); // the caller's await sees the error
+      const { counted, stored } = this.storeUse(found, use);
       const ticket: GrantTicket = { grantId: found.grant.id, origin, originEpoch: this.originEpochs.get(origin) ?? 0, allEpoch: this.allEpoch };
-      return { ok: true as const, notional: verdict.notional, grantId: found.grant.id, seq: use.seq ?? 0, ticket, stored };
+      return { ok: true as const, notional: verdict.notional, grantId: found.grant.id, seq, ticket, counted, stored, use: { grant: found.grant.id, at: now, notional: verdict.notional, seq } };
     });
   }
 

@@ -25,7 +25,7 @@ import { commandFromBody, type PerpsCommand } from '../perps/commands';
 import type { ClobArtifact } from '../signer/artifact';
 import { InvalidFieldError, parseOrThrow } from '../validation';
 import type { ApprovalKind, ApprovalRefresh, ApprovalRegistry, ApprovalView } from '../approvals/registry';
-import { OutcomeUnknownError, type SigningService } from '../signer/service';
+import { OutcomeUnknownError, type ExecuteOptions, type SigningService } from '../signer/service';
 import { BaseError } from '../errors/base';
 import { describeArtifact, perpsArtifactCommand, type SigningArtifact } from '../signer/artifact';
 import type { OwnerInfo, Vault } from '../vault/vault';
@@ -44,6 +44,7 @@ import { grantOffer, serviceOfferReads, type GrantOffer, type OfferReads } from 
 import { describeGrant, type GrantLimits } from '../grants/evaluate';
 import { appendAudit, auditLog } from '../audit';
 import { toUnits } from '../decimal';
+import { nextTask } from '../tasks';
 import { checkL2Route, clobOrdersParamsSchema, clobSignParamsSchema, isPageMethod, METHOD_POLICY, perpsParamsSchema, typedDataRefusal, unwrapParams } from './methods';
 
 /** Approval time-to-live of trading requests (orders, cancels, leverage, L2 headers), in ms: 60 s. */
@@ -136,13 +137,17 @@ type BeforeSign = (artifact: SigningArtifact) => Promise<void>;
  */
 /**
  * What `grantCheck` found: covered (the grant and use to record orders on, `still` to run right before
- * the signature, `stored` — true once the use is in the vault, false when the store failed its
- * integrity check; nothing may leave before it is true), or not (with the window's flag, if any).
+ * the signature, `counted` — true once the grant store's checks of the use passed, false when the store
+ * failed its integrity check; nothing may leave before it is true —, and `use`, the use for the signer's
+ * audit journal record with its vault write, `ExecuteOptions.grantUse`: nothing leaves before one of them
+ * is stored), or not (with the window's flag, if any).
  */
-type GrantCheck = { covered: true; grantId: string; seq: number; still: () => void; stored: Promise<boolean> } | { covered: false; flag?: string };
+type GrantCheck =
+  | { covered: true; grantId: string; seq: number; still: () => void; counted: Promise<boolean>; use: NonNullable<ExecuteOptions['grantUse']> }
+  | { covered: false; flag?: string };
 
-/** `stored` of a covered decision: true once written, false when the store failed its integrity check (the request then asks); other errors throw. */
-function storedOrTampered(stored: Promise<void> | undefined): Promise<boolean> {
+/** `counted` of a covered decision: true once the store's checks passed, false when it failed its integrity check (the request then asks); other errors throw. */
+function countedOrTampered(stored: Promise<void> | undefined): Promise<boolean> {
   return (stored ?? Promise.resolve()).then(
     () => true,
     (err: unknown) => {
@@ -519,11 +524,13 @@ export class ProviderService {
     }
     if (!decision || !grants) return grants?.integrityFailed ? { covered: false, flag: TAMPERED_FLAG } : { covered: false };
     if (!decision.ok) return { covered: false, flag: `Outside your standing permission for this site: ${decision.limit}.` };
-    const { ticket } = decision;
-    // Run right before the signature: a revoke answered since this decision stops it (issue #20).
-    const stored = storedOrTampered(decision.stored);
-    stored.catch(() => undefined); // awaited before anything leaves; this only keeps an unawaited failure quiet
-    return { covered: true, grantId: decision.grantId, seq: decision.seq, still: () => grants.assertCovering(ticket), stored };
+    const { ticket, use } = decision;
+    const counted = countedOrTampered(decision.counted);
+    counted.catch(() => undefined); // awaited before anything leaves; this only keeps an unawaited failure quiet
+    const stored = decision.stored ?? Promise.resolve();
+    if (!use) throw new Error('a covered decision without its use'); // GrantService.decide always gives it
+    // `still` runs right before the signature: a revoke answered since this decision stops it (issue #20).
+    return { covered: true, grantId: decision.grantId, seq: decision.seq, still: () => grants.assertCovering(ticket), counted, use: { record: use, stored } };
   }
 
   /** The owned-order records still being written, chained in answer order (each settles; a failure is dropped). */
@@ -539,7 +546,7 @@ export class ProviderService {
     if (!grants || !orders.length) return;
     // From the next task on: the answer this request returns goes back to the page first.
     this.recording = this.recording
-      .then(() => new Promise((r) => setTimeout(r, 0)))
+      .then(nextTask)
       .then(() => grants.recordOrders(grantId, seq, orders))
       .catch(() => undefined);
   }
@@ -806,13 +813,14 @@ export class ProviderService {
     // perps_signCommand is never covered: the site would hold a signed command to submit at any time.
     let grant: GrantCheck = submit ? await this.grantCheck(origin, account, perpsGrantRequest(cmd), (m) => this.perpsRef(m)) : { covered: false as const };
     if (grant.covered) {
-      // The use is written while the artifact is built, the key read and the command signed; nothing
-      // leaves before it is stored (`beforeSend`, issue #20). A store that fails its integrity check then
-      // covers nothing: the signature is dropped and the request asks (below).
-      const { stored } = grant;
+      // The use is checked and written while the artifact is built, the key read and the command signed;
+      // nothing leaves before its checks passed (`beforeSend`) and it is durable (the journal record that
+      // carries it, or its vault write: `grantUse`), issue #20. A store that fails its integrity check
+      // then covers nothing: the signature is dropped and the request asks (below).
+      const { counted } = grant;
       let tampered = false;
       const beforeSend = async () => {
-        if (await stored) return;
+        if (await counted) return;
         tampered = true;
         throw new TamperedRecordError();
       };
@@ -823,7 +831,7 @@ export class ProviderService {
       if (sentCoids.length) await this.d.grants?.forgetCoids(origin, account.address, sentCoids, { except: grant.grantId });
       await beforeSign?.(artifact);
       try {
-        const result = await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)`, still: grant.still, beforeSend });
+        const result = await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)`, still: grant.still, beforeSend, grantUse: grant.use });
         // Recorded after the answer (best effort), before the next grant check (`recordOrdersAfter`).
         if (cmd.type === 'createOrders') this.recordOrdersAfter(grant.grantId, grant.seq, ackedOrders(result));
         return result;
@@ -858,13 +866,13 @@ export class ProviderService {
     // Judged on what will be signed: the built orders' amounts (tick-rounded price, shares, USDC).
     const built: ClobArtifact | undefined = this.d.grants ? await this.d.service.prepareClob(account.address, orders) : undefined;
     let grant: GrantCheck = built ? await this.grantCheck(origin, account, clobGrantRequest(built), (m) => this.clobRef(m)) : { covered: false as const };
-    if (grant.covered && !(await grant.stored)) grant = { covered: false, flag: TAMPERED_FLAG };
+    if (grant.covered && !(await grant.counted)) grant = { covered: false, flag: TAMPERED_FLAG };
     let results: Awaited<ReturnType<SigningService['clobPostOrders']>>;
     if (grant.covered && built) {
       const artifact = built;
       const { lines } = describeArtifact(artifact, await this.symbol());
       await beforeSign?.(artifact);
-      results = (await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)`, still: grant.still })) as typeof results;
+      results = (await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)`, still: grant.still, grantUse: grant.use })) as typeof results;
     } else {
       const view = await this.approveArtifact(
         origin,

@@ -72,7 +72,7 @@ import { requestJson } from '../http/json';
 import { applyHeaderSet, fetchWithHeaderSet, type HeaderSet } from '../http/headers';
 import type { AuditEntry, VaultDb } from '../vault/db';
 import { appendAudit, auditLog, type AuditLog } from '../audit';
-import type { AuditJournal } from '../audit/journal';
+import type { AuditJournal, JournalRecord, JournalUse } from '../audit/journal';
 import { fromUnits } from '../decimal';
 import type { Vault } from '../vault/vault';
 
@@ -163,8 +163,15 @@ export class HaltedError extends BaseError {
   }
 }
 
-/** Options of `execute`: the audit's origin and summary, `audit: false` (the dead-man's renewals only), and the gate's. */
-export type ExecuteOptions = { origin: string; summary?: string; audit?: boolean } & GateOptions;
+/**
+ * Options of `execute`: the audit's origin and summary, `audit: false` (the dead-man's renewals only),
+ * `grantUse` (a submission covered by a grant: the use it counted, `record`, and that use's vault write,
+ * `stored`), and the gate's. A submission with a `grantUse` leaves only once the use is durable: its audit
+ * journal record carries `record` (the next worker merges a use a stopped one left unwritten,
+ * `GrantService`), so the vault write runs beside the network round trip, and the record keeps the use
+ * until `stored` resolves; with no journal, `stored` is awaited before the send.
+ */
+export type ExecuteOptions = { origin: string; summary?: string; audit?: boolean; grantUse?: { record: JournalUse; stored: Promise<void> } } & GateOptions;
 
 /**
  * Per-call options of the gate and the deadline: `pass` (panic only), `timeoutMs` (this call's request
@@ -522,23 +529,25 @@ export class SigningService {
 
   /** Signs a perps artifact past the gate (and submits it when it says so); `recheck` runs right before the signature. */
   private async runPerps(artifact: PerpsArtifact, approvedDigest: Hex, opts: ExecuteOptions, recheck: () => void): Promise<{ envelope: PerpsEnvelope; body?: unknown }> {
-    const digests = verifyArtifact(artifact, approvedDigest);
     // `audit: false` (the dead-man's renewals only) skips the per-signature perps entry; the caller logs instead.
     const audit = opts.audit === false ? async () => undefined : (entry: Omit<AuditEntry, 'at'>, afterThisTask?: boolean) => this.audit(entry, afterThisTask);
     const base = this.auditBase(artifact, opts);
     const { op, salt, ts, exp, label } = artifact.envelope;
     const kind = `perps.${op.type}`;
-    // A submission's journal record is opened now, stored beside the key read and the signature, and
-    // awaited before the send (its entry is written after the answer goes back: `lib/audit/journal.ts`).
-    const journal = artifact.submit && opts.audit !== false ? this.o.journal?.open({ at: this.now(), ...base, kind }) : undefined;
+    // A submission's journal record is opened first, stored beside the digest check, the key read and the
+    // signature, and awaited before the send (its entry is written after the answer goes back:
+    // `lib/audit/journal.ts`). A record of an artifact that fails its check is closed (nothing sent).
+    const journal = artifact.submit && opts.audit !== false ? this.openJournal({ at: this.now(), ...base, kind }, opts) : undefined;
     let sent = false;
     try {
+      const digests = verifyArtifact(artifact, approvedDigest);
       const signer = artifact.key === 'owner' ? await this.o.vault.ownerAccount(artifact.account) : (await this.o.vault.proxyFor(artifact.account)).signer;
       if (signer.address.toLowerCase() !== artifact.signerAddress.toLowerCase()) throw new ArtifactMismatchError('the signing key changed');
       recheck();
       const envelope: PerpsEnvelope = { op, sig: await signExact(signer, digests[0]!), salt, ts, ...(exp === undefined ? {} : { exp }), ...(label === undefined ? {} : { label }) };
-      if (opts.beforeSend || journal) {
-        await Promise.all([opts.beforeSend?.(), journal && this.noted(journal.stored, opts)]);
+      const useStored = journal ? undefined : opts.grantUse?.stored; // no journal to carry the use: its own write
+      if (opts.beforeSend || journal || useStored) {
+        await Promise.all([opts.beforeSend?.(), journal && this.noted(journal.stored, opts), useStored]);
         recheck(); // a halt, revoke or lock while it waited: the signature is dropped
       }
       if (!artifact.submit) {
@@ -550,6 +559,19 @@ export class SigningService {
     } finally {
       if (journal && !sent) void this.o.journal?.close(journal.id).catch(() => undefined); // nothing left: no record to keep
     }
+  }
+
+  /**
+   * Opens the audit journal record of a submission (undefined without a journal). With `opts.grantUse`
+   * the record carries the use, and keeps it until the use's vault write is stored (`JournalUse`).
+   */
+  private openJournal(record: JournalRecord, opts: ExecuteOptions): { id: string; stored: Promise<void> } | undefined {
+    const journal = this.o.journal;
+    if (!journal) return undefined;
+    const use = opts.grantUse;
+    const opened = journal.open(use ? { ...record, use: use.record } : record);
+    use?.stored.then(() => journal.useStored(opened.id), () => undefined); // a failed write: the record keeps the use for the next worker
+    return opened;
   }
 
   /**
@@ -619,7 +641,7 @@ export class SigningService {
     const base = this.auditBase(artifact, opts);
     const audit = { ...base, kind: 'clob.postOrders' };
     // The journal record, stored beside the signatures and awaited before the post (`lib/audit/journal.ts`).
-    const journal = this.o.journal?.open({ at: this.now(), ...audit });
+    const journal = this.openJournal({ at: this.now(), ...audit }, opts);
     const close = (): void => {
       if (journal !== undefined) void this.o.journal?.close(journal.id).catch(() => undefined);
     };
@@ -640,8 +662,9 @@ export class SigningService {
             : await signExact(owner, digests[i]!);
         bodies.push({ ...o.body, order: { ...o.body.order, signature } });
       }
-      if (journal) {
-        await this.noted(journal.stored, opts);
+      const useStored = journal ? undefined : opts.grantUse?.stored; // no journal to carry the use: its own write
+      if (journal || useStored) {
+        await Promise.all([journal && this.noted(journal.stored, opts), useStored]);
         recheck(); // a halt while it waited: the signatures are dropped
       }
     } catch (err) {

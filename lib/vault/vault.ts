@@ -69,6 +69,7 @@ import { readMeta, type BackoffRecord, type SecretRecord, type SessionRecord, ty
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { Grant, GrantUse } from '../grants/evaluate';
+import { backgroundTask } from '../tasks';
 import {
   BackupInvalidError,
   KeyNotFoundError,
@@ -1217,28 +1218,51 @@ export class Vault {
   }
 
   /**
-   * Appends one use to grant `grant` (stored before): rewrites the use's minute bucket and the grant's
-   * head only, whatever the number of uses. Requires 'unlocked' or 'session' (`VaultLockedError`);
-   * `KeyNotFoundError` when the grant is gone (revoked), `TamperedRecordError`.
+   * Appends one use to grant `grant` (stored before): rewrites the use's minute bucket only, whatever
+   * the number of uses (the head follows, `flushHeads`). Two promises, in the vault's call order:
+   * `counted` resolves once every check that could refuse the use has passed — the grant is there, the
+   * vault open, the records it reads open and complete — and its write is about to be placed; `stored`
+   * once it is written. Both reject with `VaultLockedError` (not 'unlocked' or 'session'),
+   * `KeyNotFoundError` (the grant is gone: revoked) or `TamperedRecordError`; `stored` also with a
+   * storage error. (Issue #20, page path: a granted submission is sent once its use is `counted` and its
+   * audit journal record, which carries the use, is stored — `lib/audit/journal.ts`.)
    */
-  async addGrantUse(grant: Grant, use: GrantUse): Promise<void> {
-    return this.exclusive(async () => {
-      const id = bucketId(grant.id, use.at);
-      let cached = this.useHeads.get(grant.id);
-      if (!cached) {
-        // Numbered after every stored use, not after the head: the head may lag its newest uses
-        // (`HEAD_LAG_MS`); `loadUses` counts every bucket and repairs a lagging head (which holds the count).
-        const head = await this.readHead(grant.id);
-        const { uses } = await this.loadUses(head);
-        cached = this.useHeads.get(grant.id) ?? { n: isLegacy(head) ? uses.length : head.n, bucket: undefined };
+  addGrantUse(grant: Grant, use: GrantUse): { counted: Promise<void>; stored: Promise<void> } {
+    let passed!: () => void;
+    let refused!: (err: unknown) => void;
+    const counted = new Promise<void>((resolve, reject) => {
+      passed = resolve;
+      refused = reject;
+    });
+    counted.catch(() => undefined); // the caller's await sees the error
+    const stored = this.exclusive(async () => {
+      let id: string, cached: { n: number; bucket: { id: string; b: UseBucket } | undefined } | undefined, b: UseBucket;
+      try {
+        id = bucketId(grant.id, use.at);
+        cached = this.useHeads.get(grant.id);
+        if (!cached) {
+          // Numbered after every stored use, not after the head: the head may lag its newest uses
+          // (`HEAD_LAG_MS`); `loadUses` counts every bucket and repairs a lagging head (which holds the count).
+          const head = await this.readHead(grant.id);
+          const { uses } = await this.loadUses(head);
+          cached = this.useHeads.get(grant.id) ?? { n: isLegacy(head) ? uses.length : head.n, bucket: undefined };
+        }
+        b =
+          cached.bucket?.id === id
+            ? cached.bucket.b
+            : ((await this.readBucket(this.useKey(), id).catch(() => {
+                throw new TamperedRecordError();
+              })) ?? { n: [], uses: [] });
+        this.useKey();
+      } catch (err) {
+        refused(err);
+        throw err;
       }
+      passed();
+      // Sealed and written from a later, background task on: what the caller does with `counted` now
+      // (build and sign the command, send once its journal record is stored) goes first (issue #20, page path).
+      await backgroundTask();
       const n = cached.n;
-      const b =
-        cached.bucket?.id === id
-          ? cached.bucket.b
-          : ((await this.readBucket(this.useKey(), id).catch(() => {
-              throw new TamperedRecordError();
-            })) ?? { n: [], uses: [] });
       // The bucket alone, in one write to the records store (issue #20, page path): the use counts from
       // here on (a number above the head's `n` counts, see "Grant storage"); the head and the index (or the
       // bundle) follow within `HEAD_LAG_MS` (`flushHeads`), one write for every use since.
@@ -1253,6 +1277,7 @@ export class Vault {
       this.useHeads.set(grant.id, { n: n + 1, bucket: { id, b: bucket } });
       this.due(grant.id, 'head');
     });
+    return { counted, stored };
   }
 
   /** Marks grant `id`'s head (`head`) or held bucket (`bucket`) as behind, and starts the flush timer. */

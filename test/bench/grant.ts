@@ -133,33 +133,6 @@ export async function benchGrant(): Promise<void> {
     const fresh = await run();
     line('  fresh grant', fresh);
 
-    if (process.env.TRACE) {
-      await h.worker.evaluate(() => { const g = globalThis as any; g.__marks = []; g.__T = (l: string) => g.__marks.push([l, performance.timeOrigin + performance.now()]); });
-      const pageTimes = await demo.evaluate(async ([start]) => {
-        const prov = (window as unknown as { countersign: Provider }).countersign;
-        const out: [number, number][] = [];
-        for (let i = 0; i < 150; i++) {
-          const t0 = performance.timeOrigin + performance.now();
-          await prov.request({ method: 'perps_sendCommand', params: { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.01', p: (3099 - ((start + i) % 100) * 0.05).toFixed(2), tif: 'gtc', po: true }] } } });
-          out.push([t0, performance.timeOrigin + performance.now()]);
-          await new Promise((r) => setTimeout(r, 5));
-        }
-        return out;
-      }, [n += 150] as const);
-      const marks: [string, number][] = await h.worker.evaluate(() => (globalThis as any).__marks);
-      await h.worker.evaluate(() => { (globalThis as any).__T = undefined; });
-      const rel: Record<string, number[]> = {};
-      for (const [t0, t1] of pageTimes) {
-        const ms = marks.filter(([, t]) => t >= t0 && t <= t1);
-        (rel['total'] ??= []).push(t1 - t0);
-        for (const [l, t] of ms) (rel[l] ??= []).push(t - t0);
-        const reply = ms.find(([l]) => l === 'reply');
-        if (reply) (rel['back'] ??= []).push(t1 - reply[1]);
-      }
-      console.log('TRACE (p50 ms since page t0):');
-      for (const [k, v] of Object.entries(rel).sort((a, b) => pct(a[1], 50) - pct(b[1], 50))) console.log(`   ${k.padEnd(14)} ${pct(v, 50).toFixed(2)}  (n ${v.length})`);
-    }
-
     // Where the time goes.
     const chainId = await demo.evaluate(async () => {
       const prov = (window as unknown as { countersign: Provider }).countersign;

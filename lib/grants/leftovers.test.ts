@@ -1,0 +1,190 @@
+/**
+ * A grant use made durable by the audit journal record before the send (issue #20, page path): the use's
+ * vault write runs beside the network round trip, the journal record (`lib/audit/journal.ts`) carries
+ * the use until that write is stored, and the next worker's `GrantService` merges what a stopped worker
+ * left (`leftoverUses`) before its first decision — once, whatever the journal still says. Also a use whose
+ * vault write failed in a running worker: merged again at the next read of the grants. Setup as
+ * attack28.test.ts here: a Vault and a GrantService over fake-indexeddb with a clock seam, plus the journal
+ * on a `storage.session` double; `restart()` opens all three again (a worker restart).
+ */
+import 'fake-indexeddb/auto';
+import { describe, expect, it } from 'vitest';
+import { GrantService, type LeftoverUse } from './service';
+import { DAY_MS, type GrantRequest } from './evaluate';
+import { openVaultDb } from '../vault/db';
+import { memorySessionStore, Vault } from '../vault/vault';
+import { recoverAuditJournal, sessionAuditJournal, type AuditJournal } from '../audit/journal';
+import { auditLog } from '../audit';
+
+const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
+const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
+const SITE = 'https://trade.example';
+const ACCOUNT = '0x5aA4Dd94dEa3FEb6B2Bd1a5E5DB3d9A5c3a40307';
+const T0 = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
+/** 0.01 ETH-PERP at 3 100: 31 USDC notional. */
+const ORDER: GrantRequest = { kind: 'order', venue: 'perps', orders: [{ market: '2', buy: true, size: '0.01', price: '3100', postOnly: true }] };
+const ref = async () => ({ price: '3100', source: 'mark' as const });
+const armed = async () => true;
+const RECORD = { at: T0, origin: SITE, account: ACCOUNT.toLowerCase(), kind: 'perps.createOrders', summary: 'Buy 0.01 ETH-PERP (standing permission)', digest: '0x01' };
+let n = 0;
+
+/** A `storage.session` double. */
+function area() {
+  const data: Record<string, unknown> = {};
+  return {
+    data,
+    get: async (k: string) => ({ [k]: structuredClone(data[k]) }),
+    set: async (items: Record<string, unknown>) => void Object.assign(data, structuredClone(items)),
+  };
+}
+
+type Worker = { vault: Vault; grants: GrantService; journal: AuditJournal };
+
+/** A worker (vault, grant service, journal) on a fresh database with one ETH-PERP grant whose 24 h cap is `daily` USDC; `restart()` opens the next worker. */
+async function setup(daily = '100') {
+  const db = await openVaultDb(`grant-leftovers-${n++}`);
+  const clock = { now: T0 };
+  const session = memorySessionStore();
+  const store = area();
+  const open = (): Worker => {
+    const vault = new Vault({ db, session, now: () => clock.now, kdf: KDF, bounds: BOUNDS });
+    const journal = sessionAuditJournal(store, () => clock.now);
+    const leftoverUses = async (): Promise<LeftoverUse[]> => (await journal.leftovers()).flatMap(({ id, record }) => (record.use ? [{ use: record.use, settle: () => void journal.useStored(id) }] : []));
+    return { vault, journal, grants: new GrantService({ vault, now: () => clock.now, leftoverUses }) };
+  };
+  const first = open();
+  await first.vault.create('a long enough password');
+  const grant = await first.grants.create({
+    origin: SITE,
+    account: ACCOUNT,
+    durationMs: DAY_MS,
+    limits: { venue: 'perps', instruments: [2], allow: { order: true }, maxNotional: '1000', dailyNotional: daily, priceBandPct: '2', slippagePct: '1' },
+  });
+  const restart = async (): Promise<Worker> => {
+    const next = open();
+    expect(await next.vault.restoreSession()).toBe(true);
+    return next;
+  };
+  return { clock, grant, store, first, restart };
+}
+
+/**
+ * One covered order as the signer runs it: decided, its journal record (carrying the use) stored, "sent";
+ * `write: 'never'` — the worker stops before the use's vault write lands (it never does).
+ */
+async function order(w: Worker, write: 'lands' | 'never' = 'lands'): Promise<boolean> {
+  const v = w.vault as unknown as { sealBucket: (...a: unknown[]) => Promise<unknown> };
+  const real = v.sealBucket.bind(v);
+  if (write === 'never') v.sealBucket = () => new Promise(() => undefined);
+  const d = await w.grants.decide(SITE, ACCOUNT, ORDER, ref, armed);
+  if (!d?.ok || !d.use || !d.counted || !d.stored) return false;
+  await d.counted;
+  const rec = w.journal.open({ ...RECORD, use: d.use });
+  d.stored.then(() => w.journal.useStored(rec.id), () => undefined);
+  await rec.stored; // sent from here on
+  if (write === 'lands') await d.stored;
+  v.sealBucket = real;
+  return true;
+}
+
+const uses24h = async (g: GrantService) => (await g.list())[0]?.uses24h;
+
+describe('a grant use carried by the journal record until its vault write lands (issue #20)', () => {
+  it('a worker that stops before the vault write: the next worker counts the use from the journal, refuses past the cap, writes the use and lets the record go', async () => {
+    const s = await setup('70'); // two orders of 31 USDC
+    expect(await order(s.first)).toBe(true);
+    expect(await order(s.first, 'never')).toBe(true);
+    const next = await s.restart();
+    expect(await uses24h(next.grants), 'the use the stopped worker never wrote counts').toBe(2);
+    expect((await next.grants.decide(SITE, ACCOUNT, ORDER, ref, armed))?.ok, 'a third order of 31 is past the 70 cap').toBe(false);
+    expect((await next.vault.listGrants())[0]?.uses).toHaveLength(2); // written to the vault
+    // The audit part recovered too (an `unknown` entry each): nothing is left for a third worker.
+    await recoverAuditJournal(next.journal, auditLog(await openVaultDb(`grant-leftovers-log-${n++}`), async () => undefined), () => undefined);
+    await new Promise((r) => setTimeout(r, 10));
+    const third = await s.restart();
+    expect(await third.journal.leftovers(), 'the records were let go once entry and use were stored').toHaveLength(0);
+    expect(await uses24h(third.grants)).toBe(2);
+  });
+
+  it('uses whose writes landed are counted once, though the journal still carries them (their entries were never written)', async () => {
+    const s = await setup();
+    await order(s.first);
+    await order(s.first);
+    // useStored does not save by itself: the stored journal still carries both uses.
+    expect(JSON.stringify(s.store.data)).toContain('"use"');
+    const next = await s.restart();
+    expect(await uses24h(next.grants)).toBe(2);
+    expect((await next.vault.listGrants())[0]?.uses).toHaveLength(2);
+  });
+
+  it('a leftover older than 24 h, or of a grant that is gone, is let go without counting', async () => {
+    const s = await setup();
+    s.store.data.auditJournal = { old: { ...RECORD, audited: true, use: { grant: s.grant.id, at: T0 - DAY_MS, notional: '31', seq: 7 } } };
+    const late = await s.restart();
+    expect(await uses24h(late.grants)).toBe(0);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(await (await s.restart()).journal.leftovers()).toHaveLength(0);
+
+    const t = await setup();
+    await order(t.first, 'never');
+    await t.first.grants.revoke(t.grant.id);
+    const after = await t.restart();
+    expect(await after.grants.list()).toEqual([]);
+    await recoverAuditJournal(after.journal, auditLog(await openVaultDb(`grant-leftovers-log-${n++}`), async () => undefined), () => undefined);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(await (await t.restart()).journal.leftovers()).toHaveLength(0);
+  });
+
+  it('a leftover whose number another stored use took counts under a new number (two uses, not one)', async () => {
+    const s = await setup();
+    await order(s.first, 'never'); // use 1 at T0, never written
+    // Another use numbered 1 is stored meanwhile (as a worker that lost the journal would number it).
+    await (await s.restart()).vault.putGrant(s.grant, [{ at: T0 + 1_000, notional: '31', seq: 1 }]);
+    const next = await s.restart();
+    expect(await uses24h(next.grants)).toBe(2);
+    await new Promise((r) => setTimeout(r, 10));
+    const uses = (await next.vault.listGrants())[0]?.uses ?? [];
+    expect(uses).toHaveLength(2);
+    expect(new Set(uses.map((u) => u.seq)).size, 'one number each (a record of orders goes to one use)').toBe(2);
+  });
+
+  it('a use whose vault write fails in a running worker counts on after the grants are read again, and is written then', async () => {
+    const s = await setup('70');
+    const v = s.first.vault as unknown as { sealBucket: (...a: unknown[]) => Promise<unknown> };
+    const real = v.sealBucket.bind(v);
+    v.sealBucket = async () => {
+      throw new DOMException('The transaction was aborted', 'AbortError');
+    };
+    const d = await s.first.grants.decide(SITE, ACCOUNT, ORDER, ref, armed);
+    await d?.counted;
+    await expect(d?.stored).rejects.toThrow('aborted');
+    v.sealBucket = real;
+    s.first.grants.reload(); // read from the vault again (as after a lock and an unlock)
+    expect(await uses24h(s.first.grants)).toBe(1);
+    await new Promise((r) => setTimeout(r, 10));
+    expect((await s.first.vault.listGrants())[0]?.uses).toHaveLength(1);
+  });
+});
+
+describe('the journal record of a granted submission', () => {
+  it('stays after its entry is written while its use is not stored (audited), and goes once it is; recovery writes no second entry for it', async () => {
+    const store = area();
+    const j = sessionAuditJournal(store);
+    const use = { grant: 'g', at: T0, notional: '31', seq: 1 };
+    const rec = j.open({ ...RECORD, use });
+    await rec.stored;
+    await j.close(rec.id);
+    const left = await sessionAuditJournal(store).leftovers();
+    expect(left).toMatchObject([{ record: { audited: true, use } }]);
+    await j.useStored(rec.id);
+    expect(await sessionAuditJournal(store).leftovers()).toEqual([]);
+  });
+
+  it('a malformed use is not merged (the record, and its audit entry, stay)', async () => {
+    const store = area();
+    store.data.auditJournal = { x: { ...RECORD, use: { grant: 'g', at: T0, notional: '-5', seq: 1 } }, y: { ...RECORD, use: { grant: 'g', at: 'soon', notional: '1', seq: 1 } } };
+    const left = await sessionAuditJournal(store).leftovers();
+    expect(left.map((l) => l.record.use)).toEqual([undefined, undefined]);
+    expect(left.map((l) => l.record.summary)).toEqual([RECORD.summary, RECORD.summary]);
+  });
+});
