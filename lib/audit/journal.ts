@@ -50,6 +50,8 @@ export type AuditJournal = {
    * still holds is merged only if it is not in the vault already).
    */
   useStored: (id: string) => Promise<void>;
+  /** Drops record `id` with its use: nothing was sent (refused before the send); resolves once stored. */
+  discard: (id: string) => Promise<void>;
   /** The records a stopped worker left open (read once at start; each stays stored until closed). */
   leftovers: () => Promise<{ id: string; record: JournalRecord }[]>;
 };
@@ -170,6 +172,9 @@ export function sessionAuditJournal(area: SessionArea, now: () => number = Date.
         open.set(id, { ...r, audited: true }); // kept for its use, until `useStored`
         return save();
       }
+      return open.delete(id) || behind ? save() : Promise.resolve();
+    },
+    discard(id) {
       return open.delete(id) || behind ? save() : Promise.resolve();
     },
     useStored(id) {

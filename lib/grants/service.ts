@@ -94,8 +94,11 @@ type Held = { grant: Grant; win: UseWindow };
  */
 export type LeftoverUse = { use: { grant: string; at: number; notional: string; seq: number }; settle: () => void };
 
-/** A use counted here and not yet known to be in the vault (see the module docstring). */
-type Unstored = { grantId: string; use: GrantUse; settle?: () => void };
+/**
+ * A use counted here and not yet known to be in the vault (see the module docstring): `settles` are
+ * called once it is (by whichever write lands), or once it need not be (outside 24 h, grant gone); `done` then.
+ */
+type Unstored = { grantId: string; use: GrantUse; settles: (() => void)[]; done: boolean };
 
 /** The venue a request is for (`undefined` for a `never` request). */
 const venueOf = (req: GrantRequest): GrantVenue | undefined => (req.kind === 'never' ? undefined : req.venue);
@@ -131,22 +134,25 @@ export class GrantService {
   }
 
   /**
-   * Writes `use` of `held` to the vault, kept in `unstored` until written (a failed write is merged again
-   * at the next read of the grants). Returns the vault's promises (`Vault.addGrantUse`).
+   * Writes `p.use` of `held` to the vault, `p` kept in `unstored` until written (a failed write is merged
+   * again at the next read of the grants). Returns the vault's promises (`Vault.addGrantUse`) of this write.
    */
-  private storeUse(held: Held, use: GrantUse, settle?: () => void): { counted: Promise<void>; stored: Promise<void> } {
-    const pending: Unstored = { grantId: held.grant.id, use, ...(settle ? { settle } : {}) };
-    this.unstored.add(pending);
-    const w = this.o.vault.addGrantUse(held.grant, use);
+  private storeUse(held: Held, p: Unstored): { counted: Promise<void>; stored: Promise<void> } {
+    this.unstored.add(p);
+    const w = this.o.vault.addGrantUse(held.grant, p.use);
     w.stored.then(
-      () => {
-        this.unstored.delete(pending);
-        pending.settle?.();
-      },
+      () => this.settle(p),
       () => undefined, // kept: merged at the next read
     );
     w.stored.catch(() => undefined); // the caller's await sees the error
     return w;
+  }
+
+  /** `p` is in the vault (or need not be): out of `unstored`, its `settles` called once. */
+  private settle(p: Unstored): void {
+    this.unstored.delete(p);
+    p.done = true;
+    for (const s of p.settles.splice(0)) s();
   }
 
   /**
@@ -159,21 +165,20 @@ export class GrantService {
     if (!this.leftoversTaken && this.o.leftoverUses) {
       this.leftoversTaken = true;
       for (const l of await this.o.leftoverUses().catch(() => [] as LeftoverUse[])) {
-        this.unstored.add({ grantId: l.use.grant, use: { at: l.use.at, notional: l.use.notional, seq: l.use.seq }, settle: l.settle });
+        this.unstored.add({ grantId: l.use.grant, use: { at: l.use.at, notional: l.use.notional, seq: l.use.seq }, settles: [l.settle], done: false });
       }
     }
     const now = this.now();
     for (const p of [...this.unstored]) {
       const held = all.find((x) => x.grant.id === p.grantId);
       const done = !held || p.use.at <= now - DAY_MS || held.win.uses.some((u) => u.seq === p.use.seq && u.at === p.use.at);
-      this.unstored.delete(p);
       if (done || !held) {
-        p.settle?.();
+        this.settle(p);
         continue;
       }
-      const use: GrantUse = held.win.uses.some((u) => u.seq === p.use.seq) ? { ...p.use, seq: held.win.nextSeq() } : p.use;
-      held.win = new UseWindow([...held.win.uses, use]);
-      this.storeUse(held, use, p.settle);
+      if (held.win.uses.some((u) => u.seq === p.use.seq)) p.use = { ...p.use, seq: held.win.nextSeq() };
+      held.win = new UseWindow([...held.win.uses, p.use]);
+      this.storeUse(held, p); // its journal record (if any) is let go once this write lands
     }
   }
 
@@ -305,8 +310,10 @@ export class GrantService {
    * caller builds its artifact while the use is written). A covered decision carries the vault write's
    * two promises (`Vault.addGrantUse`): `counted`, once every check of the store passed (rejects with
    * `TamperedRecordError`, `KeyNotFoundError` for a grant revoked meanwhile, `VaultLockedError`), and
-   * `stored`, once the use is in the vault (also rejects with a storage error); and `use`, the use as an
-   * audit journal record carries it (`LeftoverUse`). **The caller sends nothing before `counted`, and
+   * `stored`, once this write stored the use (also rejects with a storage error); `onStored(cb)`, calls
+   * `cb` once the use is in the vault by whichever write (this one, or a merge after it failed: the
+   * caller lets its journal record go then); and `use`, the use as an audit journal record carries it
+   * (`LeftoverUse`). **The caller sends nothing before `counted`, and
    * before the use is durable**: `stored`, or a stored journal record carrying `use`. The use counts in
    * memory from the decision on, for every later check; one whose write failed is kept and merged again
    * whenever the grants are read from the vault (counting more than was signed only refuses sooner).
@@ -317,7 +324,7 @@ export class GrantService {
     req: GrantRequest,
     ref: (market: string) => Promise<RefPrice | undefined>,
     killSwitchArmed?: () => Promise<boolean>,
-  ): Promise<(GrantDecision & { counted?: Promise<void>; stored?: Promise<void>; use?: LeftoverUse['use'] }) | undefined> {
+  ): Promise<(GrantDecision & { counted?: Promise<void>; stored?: Promise<void>; onStored?: (cb: () => void) => void; use?: LeftoverUse['use'] }) | undefined> {
     const venue = venueOf(req);
     const held = (await this.exclusive(() => this.mine(origin, account, venue)))[0];
     if (!held) return undefined;
@@ -340,9 +347,11 @@ export class GrantService {
       // Counted here at once; written by the vault in call order (a later record of this use's orders
       // lands after it). The caller sends nothing before `counted`, and before the use is durable.
       found.win.push(use);
-      const { counted, stored } = this.storeUse(found, use);
+      const pending: Unstored = { grantId: found.grant.id, use, settles: [], done: false };
+      const { counted, stored } = this.storeUse(found, pending);
+      const onStored = (cb: () => void) => (pending.done ? cb() : void pending.settles.push(cb));
       const ticket: GrantTicket = { grantId: found.grant.id, origin, originEpoch: this.originEpochs.get(origin) ?? 0, allEpoch: this.allEpoch };
-      return { ok: true as const, notional: verdict.notional, grantId: found.grant.id, seq, ticket, counted, stored, use: { grant: found.grant.id, at: now, notional: verdict.notional, seq } };
+      return { ok: true as const, notional: verdict.notional, grantId: found.grant.id, seq, ticket, counted, stored, onStored, use: { grant: found.grant.id, at: now, notional: verdict.notional, seq } };
     });
   }
 

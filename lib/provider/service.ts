@@ -524,13 +524,13 @@ export class ProviderService {
     }
     if (!decision || !grants) return grants?.integrityFailed ? { covered: false, flag: TAMPERED_FLAG } : { covered: false };
     if (!decision.ok) return { covered: false, flag: `Outside your standing permission for this site: ${decision.limit}.` };
-    const { ticket, use } = decision;
+    const { ticket, use, onStored } = decision;
     const counted = countedOrTampered(decision.counted);
     counted.catch(() => undefined); // awaited before anything leaves; this only keeps an unawaited failure quiet
     const stored = decision.stored ?? Promise.resolve();
-    if (!use) throw new Error('a covered decision without its use'); // GrantService.decide always gives it
+    if (!use || !onStored) throw new Error('a covered decision without its use'); // GrantService.decide always gives them
     // `still` runs right before the signature: a revoke answered since this decision stops it (issue #20).
-    return { covered: true, grantId: decision.grantId, seq: decision.seq, still: () => grants.assertCovering(ticket), counted, use: { record: use, stored } };
+    return { covered: true, grantId: decision.grantId, seq: decision.seq, still: () => grants.assertCovering(ticket), counted, use: { record: use, stored, onStored } };
   }
 
   /** The owned-order records still being written, chained in answer order (each settles; a failure is dropped). */

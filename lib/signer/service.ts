@@ -165,13 +165,19 @@ export class HaltedError extends BaseError {
 
 /**
  * Options of `execute`: the audit's origin and summary, `audit: false` (the dead-man's renewals only),
- * `grantUse` (a submission covered by a grant: the use it counted, `record`, and that use's vault write,
- * `stored`), and the gate's. A submission with a `grantUse` leaves only once the use is durable: its audit
- * journal record carries `record` (the next worker merges a use a stopped one left unwritten,
- * `GrantService`), so the vault write runs beside the network round trip, and the record keeps the use
- * until `stored` resolves; with no journal, `stored` is awaited before the send.
+ * `grantUse` (a submission covered by a grant: the use it counted, `record`; its vault write, `stored`;
+ * and `onStored(cb)`, which calls `cb` once the use is in the vault by whichever write), and the gate's.
+ * A submission with a `grantUse` leaves only once the use is durable: its audit journal record carries
+ * `record` (the next worker merges a use a stopped one left unwritten, `GrantService`), so the vault
+ * write runs beside the network round trip, and the record keeps the use until `onStored`; with no
+ * journal, `stored` is awaited before the send.
  */
-export type ExecuteOptions = { origin: string; summary?: string; audit?: boolean; grantUse?: { record: JournalUse; stored: Promise<void> } } & GateOptions;
+export type ExecuteOptions = {
+  origin: string;
+  summary?: string;
+  audit?: boolean;
+  grantUse?: { record: JournalUse; stored: Promise<void>; onStored: (cb: () => void) => void };
+} & GateOptions;
 
 /**
  * Per-call options of the gate and the deadline: `pass` (panic only), `timeoutMs` (this call's request
@@ -557,7 +563,8 @@ export class SigningService {
       sent = true;
       return await this.sendPerps(artifact, envelope, digests, opts, audit, base, journal?.id);
     } finally {
-      if (journal && !sent) void this.o.journal?.close(journal.id).catch(() => undefined); // nothing left: no record to keep
+      // Nothing left: no record to keep, nor its use (the use of an unsent command need not survive a stop).
+      if (journal && !sent) void this.o.journal?.discard(journal.id).catch(() => undefined);
     }
   }
 
@@ -570,7 +577,8 @@ export class SigningService {
     if (!journal) return undefined;
     const use = opts.grantUse;
     const opened = journal.open(use ? { ...record, use: use.record } : record);
-    use?.stored.then(() => journal.useStored(opened.id), () => undefined); // a failed write: the record keeps the use for the next worker
+    // Let go once the use is in the vault (a failed write: merged again at the next read of the grants, or by the next worker).
+    use?.onStored(() => void journal.useStored(opened.id).catch(() => undefined));
     return opened;
   }
 
@@ -608,7 +616,7 @@ export class SigningService {
       try {
         this.meter(perpsUrl, weight.request, weight.action);
       } catch (err) {
-        close(); // refused before the send
+        if (journalId !== undefined) void this.o.journal?.discard(journalId).catch(() => undefined); // refused before the send
         throw err;
       }
     }
@@ -668,7 +676,7 @@ export class SigningService {
         recheck(); // a halt while it waited: the signatures are dropped
       }
     } catch (err) {
-      close(); // nothing was posted
+      if (journal !== undefined) void this.o.journal?.discard(journal.id).catch(() => undefined); // nothing was posted
       throw err;
     }
     const lookup = { command: 'postOrders', orderHashes: digests.join(',') };
