@@ -1,0 +1,190 @@
+/**
+ * ATTACKS 30 (grant/vault level; outside review of 3b793a4 + 1b1e391, issue #20 page path: a granted
+ * submission leaves once its use is `counted` and its journal record carrying the use is stored; the
+ * use's vault write runs in a later background task; `GrantService` keeps unwritten uses in memory
+ * (`unstored`) and merges them, plus a stopped worker's journal leftovers, at every read of the grants).
+ * Setup as leftovers.test.ts: a Vault + GrantService + journal over fake-indexeddb with a clock seam;
+ * `restart()` opens all three again on the same database and `storage.session` double (a worker restart).
+ *
+ * Tried:
+ * - a failed vault write followed by a later successful use, a re-read (merge) and a restart: counted
+ *   once, numbers stay contiguous (no TamperedRecordError self-DoS)            — holds
+ * - the same, watching the journal record that carried the failed use         — BREAK (minor, see test)
+ * - the next worker's first read of the grants while the vault is still locked — holds (merged at unlock)
+ * - the next worker's clock is behind the stopped one's (leftover "from the future") — holds
+ * - the next worker's store fails its integrity check: leftovers are let go, but nothing is covered
+ *   until revoke-all (which deletes the grants)                                — holds
+ */
+import 'fake-indexeddb/auto';
+import { describe, expect, it } from 'vitest';
+import { GrantService, type LeftoverUse } from './service';
+import { DAY_MS, type GrantRequest } from './evaluate';
+import { openVaultDb } from '../vault/db';
+import { memorySessionStore, Vault } from '../vault/vault';
+import { sessionAuditJournal, type AuditJournal } from '../audit/journal';
+import { TamperedRecordError } from '../vault/errors';
+
+const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
+const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
+const SITE = 'https://trade.example';
+const ACCOUNT = '0x5aA4Dd94dEa3FEb6B2Bd1a5E5DB3d9A5c3a40307';
+const T0 = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
+/** 0.01 ETH-PERP at 3 100: 31 USDC notional. */
+const ORDER: GrantRequest = { kind: 'order', venue: 'perps', orders: [{ market: '2', buy: true, size: '0.01', price: '3100', postOnly: true }] };
+const ref = async () => ({ price: '3100', source: 'mark' as const });
+const armed = async () => true;
+const RECORD = { at: T0, origin: SITE, account: ACCOUNT.toLowerCase(), kind: 'perps.createOrders', summary: 'Buy 0.01 ETH-PERP (standing permission)', digest: '0x01' };
+let n = 0;
+const tick = (ms = 10) => new Promise((r) => setTimeout(r, ms));
+
+function area() {
+  const data: Record<string, unknown> = {};
+  return {
+    data,
+    get: async (k: string) => ({ [k]: structuredClone(data[k]) }),
+    set: async (items: Record<string, unknown>) => void Object.assign(data, structuredClone(items)),
+  };
+}
+
+type Worker = { vault: Vault; grants: GrantService; journal: AuditJournal };
+
+async function setup(daily = '100') {
+  const db = await openVaultDb(`grant-attack30-${n++}`);
+  const clock = { now: T0 };
+  const session = memorySessionStore();
+  const store = area();
+  const open = (): Worker => {
+    const vault = new Vault({ db, session, now: () => clock.now, kdf: KDF, bounds: BOUNDS });
+    const journal = sessionAuditJournal(store, () => clock.now);
+    const leftoverUses = async (): Promise<LeftoverUse[]> => (await journal.leftovers()).flatMap(({ id, record }) => (record.use ? [{ use: record.use, settle: () => void journal.useStored(id) }] : []));
+    return { vault, journal, grants: new GrantService({ vault, now: () => clock.now, leftoverUses }) };
+  };
+  const first = open();
+  await first.vault.create('a long enough password');
+  const grant = await first.grants.create({
+    origin: SITE,
+    account: ACCOUNT,
+    durationMs: DAY_MS,
+    limits: { venue: 'perps', instruments: [2], allow: { order: true }, maxNotional: '1000', dailyNotional: daily, priceBandPct: '2', slippagePct: '1' },
+  });
+  const restart = async (restore = true): Promise<Worker> => {
+    const next = open();
+    if (restore) expect(await next.vault.restoreSession()).toBe(true);
+    return next;
+  };
+  return { clock, grant, store, first, restart };
+}
+
+type Sealer = { sealBucket: (...a: unknown[]) => Promise<unknown> };
+
+/**
+ * One covered order as the signer runs it (decided, journal record with the use stored, "sent", entry
+ * written → `close`). `write`: 'lands', 'never' (worker stops first) or 'fails' (a storage error).
+ */
+async function order(w: Worker, write: 'lands' | 'never' | 'fails' = 'lands'): Promise<{ ok: boolean; id?: string }> {
+  const v = w.vault as unknown as Sealer;
+  const real = v.sealBucket.bind(v);
+  if (write === 'never') v.sealBucket = () => new Promise(() => undefined);
+  if (write === 'fails')
+    v.sealBucket = async () => {
+      throw new DOMException('The transaction was aborted', 'AbortError');
+    };
+  const d = await w.grants.decide(SITE, ACCOUNT, ORDER, ref, armed);
+  if (!d?.ok || !d.use || !d.counted || !d.stored) {
+    v.sealBucket = real;
+    return { ok: false };
+  }
+  await d.counted;
+  const rec = w.journal.open({ ...RECORD, use: d.use });
+  d.stored.then(() => w.journal.useStored(rec.id), () => undefined);
+  await rec.stored; // sent from here on
+  if (write === 'lands') await d.stored;
+  if (write === 'fails') await d.stored.catch(() => undefined);
+  v.sealBucket = real;
+  await w.journal.close(rec.id); // its audit entry written
+  return { ok: true, id: rec.id };
+}
+
+const uses24h = async (g: GrantService) => (await g.list())[0]?.uses24h;
+const stored = (s: { store: { data: Record<string, unknown> } }) => Object.values((s.store.data.auditJournal ?? {}) as Record<string, { use?: unknown }>);
+
+describe('30G.1 a failed use write, later uses, a re-read and a restart', () => {
+  it('holds: a failed write, then a use that lands, then the grants are read again: each use counted once, numbers contiguous (no tamper), and the next worker counts 2 — not 1, not 3', async () => {
+    const s = await setup('100');
+    expect((await order(s.first, 'fails')).ok).toBe(true);
+    expect((await order(s.first, 'lands')).ok).toBe(true);
+    expect(await uses24h(s.first.grants)).toBe(2);
+    s.first.grants.reload(); // as after a re-read of the grants from the vault
+    expect(await uses24h(s.first.grants)).toBe(2);
+    await tick();
+    const inVault = (await s.first.vault.listGrants())[0]?.uses ?? [];
+    expect(inVault).toHaveLength(2);
+    expect(new Set(inVault.map((u) => u.seq)).size).toBe(2);
+    const next = await s.restart();
+    expect(await uses24h(next.grants)).toBe(2);
+    expect(next.grants.integrityFailed).toBe(false);
+    expect((await order(next)).ok, 'a third order of 31 fits in 100').toBe(true);
+    expect((await order(next)).ok, 'a fourth (124) does not').toBe(false);
+  });
+
+  it('BREAK (minor, not a cap break): a use whose first vault write failed is written again at the next read of the grants, but its journal record is never let go in this worker (the re-write carries no `settle`): it stays open and counts toward MAX_OPEN (500) until a restart', async () => {
+    const s = await setup('1000');
+    const r = await order(s.first, 'fails');
+    expect(r.ok).toBe(true);
+    s.first.grants.reload();
+    expect(await uses24h(s.first.grants)).toBe(1);
+    await tick(20);
+    expect((await s.first.vault.listGrants())[0]?.uses, 'the use is in the vault now').toHaveLength(1);
+    await tick(20);
+    expect(stored(s), 'the record that carried the (now stored) use is let go').toHaveLength(0);
+  });
+});
+
+describe('30G.2 the next worker reads the grants first while still locked', () => {
+  it('holds: a grants read before the session is restored (locked: nothing) does not use up the leftovers; after the restore the stopped worker\'s unwritten use counts', async () => {
+    const s = await setup('70'); // two orders of 31
+    expect((await order(s.first)).ok).toBe(true);
+    expect((await order(s.first, 'never')).ok).toBe(true);
+    const next = await s.restart(false);
+    expect(await next.grants.list()).toEqual([]); // locked
+    expect(await next.vault.restoreSession()).toBe(true);
+    expect(await uses24h(next.grants)).toBe(2);
+    expect((await order(next)).ok, 'a third of 31 is past the 70 cap').toBe(false);
+  });
+});
+
+describe('30G.3 the clock', () => {
+  it('holds: the next worker\'s clock is 10 min behind the stopped one\'s: the leftover (from "the future") still counts', async () => {
+    const s = await setup('70');
+    s.clock.now = T0 + 10 * 60_000;
+    expect((await order(s.first)).ok).toBe(true);
+    expect((await order(s.first, 'never')).ok).toBe(true);
+    s.clock.now = T0 + 1_000;
+    const next = await s.restart();
+    expect(await uses24h(next.grants)).toBe(2);
+    expect((await order(next)).ok).toBe(false);
+    s.clock.now = T0 + 11 * 60_000;
+    expect((await order(next)).ok).toBe(false);
+  });
+});
+
+describe('30G.4 the next worker\'s store fails its integrity check', () => {
+  it('holds: the leftovers are let go (their grant reads as gone) but nothing is covered; revoke-all deletes the grant, so no later read brings it back without them', async () => {
+    const s = await setup('70');
+    expect((await order(s.first)).ok).toBe(true);
+    expect((await order(s.first, 'never')).ok).toBe(true);
+    const next = await s.restart();
+    const v = next.vault as unknown as { listGrants: () => Promise<unknown> };
+    const real = v.listGrants.bind(v);
+    v.listGrants = async () => {
+      throw new TamperedRecordError();
+    };
+    expect(await next.grants.list()).toEqual([]);
+    expect(next.grants.integrityFailed).toBe(true);
+    expect(await next.grants.decide(SITE, ACCOUNT, ORDER, ref, armed)).toBeUndefined();
+    v.listGrants = real;
+    await next.grants.revokeAll();
+    expect(await next.grants.list()).toEqual([]);
+    expect(await next.grants.decide(SITE, ACCOUNT, ORDER, ref, armed)).toBeUndefined();
+  });
+});
