@@ -10,7 +10,10 @@
  *   any decision, whoever reads first?)                                             — holds
  * - the use store fails its integrity check at each use's read: every flagged perps request (falls back
  *   to a window) leaves its journal record open in storage.session with a use that is never stored
- *   (nothing in this worker ever lets it go)                                        — BREAK (minor, DoS)
+ *   (nothing in this worker ever lets it go)                                        — was broken (minor, DoS)
+ *
+ * Fixed: a journal record of a command that was not sent goes with its use (`AuditJournal.discard`; the
+ * use still counts in memory, which only refuses sooner). "(was broken)" tests failed before the fix.
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -48,7 +51,7 @@ describe('30.1 the next worker\'s first requests race the leftover merge', () =>
 });
 
 describe('30.2 journal records of flagged (tampered-store) requests', () => {
-  it('BREAK (minor): each granted-shaped perps request the tampered store flags leaves its journal record in storage.session (audited, with a use never stored) for the rest of the worker\'s life: records pile up toward MAX_OPEN (500), after which every submission — approved ones too — is refused', async () => {
+  it('each granted-shaped perps request the tampered store flags leaves its journal record in storage.session (audited, with a use never stored) for the rest of the worker\'s life: records pile up toward MAX_OPEN (500), after which every submission — approved ones too — is refused (was broken; minor, DoS)', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg, await capOf(10));
     await until(() => armed(bg));

@@ -80,7 +80,7 @@ async function order(w: Worker, write: 'lands' | 'never' = 'lands'): Promise<boo
   if (!d?.ok || !d.use || !d.counted || !d.stored) return false;
   await d.counted;
   const rec = w.journal.open({ ...RECORD, use: d.use });
-  d.stored.then(() => w.journal.useStored(rec.id), () => undefined);
+  d.onStored?.(() => void w.journal.useStored(rec.id)); // as the signer does (`openJournal`)
   await rec.stored; // sent from here on
   if (write === 'lands') await d.stored;
   v.sealBucket = real;
