@@ -43,8 +43,10 @@ async function ready(): Promise<{ bg: PagedBackground; wire: Wire }> {
 /** REST submissions of perps orders by the background (the sandbox's REST submit route). */
 const restOrderPosts = (w: Wire) => w.sent.filter((s) => s.method === 'POST' && /\/perps\/v1\/trade\/orders$/.test(s.url)).length;
 /** Opens the popup (it asks `streams.status`) until the account's session is live. */
+/** Waits until the perps session of the account is live (the order-book stream going live first is not enough). */
 async function sessionLive(bg: PagedBackground): Promise<void> {
-  await until(async () => JSON.stringify(await callAs(bg, 'streams.status')).includes('"state":"live"'));
+  const perps = async () => ((await callAs(bg, 'streams.status')) as { result: { streams: { venue: string; state: string }[] } }).result.streams.find((s) => s.venue === 'perps')?.state;
+  await until(async () => (await perps()) === 'live');
 }
 
 const owner = () => h.demo.owner.address;
