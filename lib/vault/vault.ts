@@ -1100,7 +1100,9 @@ export class Vault {
   // follow within `HEAD_LAG_MS`, once for all the uses since (`flushHeads`): the cost does not grow with
   // the uses of the day. A use without its head counts (numbers above `n` are counted, and the head is
   // repaired on the next read), and a head without its use is a gap (refused): a crash never un-counts a
-  // use. Buckets are sealed by the master key, or by the session key in a session.
+  // use. Buckets are sealed by the master key, or by the session key in a session. A use's write runs in a
+  // background task after its checks (`addGrantUse`'s `counted`): until it lands, the submission's audit
+  // journal record carries the use (`lib/audit/journal.ts`, merged by the next worker's `GrantService`).
 
   /** The key that seals grant use buckets now: the master key, or the session key in a trading session. */
   private useKey(): CryptoKey {
