@@ -73,6 +73,12 @@ const AUDIT_JOURNAL_KEY = 'auditJournal';
  * (outside attack 29, `lib/audit/attack29.test.ts`).
  */
 const MAX_OPEN = 500;
+/**
+ * Most of those that may carry a grant use (submissions a site sends under its standing permission, no
+ * window): past it such a record is refused (`JournalError`, nothing sent), so a site's burst under its
+ * grant never takes the room the person's own submissions need (outside attack 31.5).
+ */
+const MAX_OPEN_GRANTED = 400;
 /** Longest text kept per field (characters): the audit log's own limit on a summary is larger; a record keeps the start. */
 const FIELD_MAX = { origin: 300, account: 64, kind: 64, summary: 2_000, digest: 2_000 } as const;
 
@@ -158,6 +164,9 @@ export function sessionAuditJournal(area: SessionArea, now: () => number = Date.
     open(record) {
       const id = `${now()}-${++seq}-${crypto.randomUUID().slice(0, 8)}`;
       if (open.size >= MAX_OPEN) return { id, stored: Promise.reject(new JournalError(new Error('too many submissions in flight'))) };
+      if (record.use && [...open.values()].filter((r) => r.use).length >= MAX_OPEN_GRANTED) {
+        return { id, stored: Promise.reject(new JournalError(new Error('too many submissions under standing permissions in flight'))) };
+      }
       const kept = readRecord(record, now()) ?? { ...record };
       open.set(id, kept);
       const stored = save().catch((err: unknown) => {

@@ -20,11 +20,11 @@
  *   by holding the write): `journal.open` runs in `execute` before `counted` is awaited (beforeSend),
  *   and each `counted` queues in the vault's exclusive chain behind the lagging write — so every burst
  *   request holds an open journal record without being sent; at 500 (MAX_OPEN) the person's own
- *   window-approved order is refused with JournalError                               — BREAK (DoS)
+ *   window-approved order is refused with JournalError                               — was broken (DoS)
  *   (without the lag, the sandbox gateway's 429s and quick writes kept the journal well below 500.)
  * - revoke / lock while 6 signed granted orders wait for `counted` behind a lagging use write:
  *   revoke — holds (revokedIds is set synchronously, the recheck after beforeSend stops them);
- *   lock — BREAK: `LockService.lock` first awaits `vault.lock()`, which queues in the vault's exclusive
+ *   lock — was broken: `LockService.lock` first awaits `vault.lock()`, which queues in the vault's exclusive
  *   chain *behind* the waiting orders' `counted` checks (and their writes); `grants.revokeAll()` (allEpoch)
  *   and the 'locked' state come only after, so every order queued before the click passes its recheck
  *   and is sent after the person locked (5 of 6 in the test). 31.7: the same with no held write at all —
@@ -32,6 +32,10 @@
  *   call (vault.lock waits its turn in the chain; revokeAll/allEpoch only after it).
  * - onStored / journal growth: many granted orders answered and their writes landed leave no record in
  *   storage.session (nothing piles up toward MAX_OPEN)
+ *
+ * Fixed: the journal keeps at most 400 open records that carry a grant use (`MAX_OPEN_GRANTED`): the rest
+ * of the 500 is the person's; every lock path (`Locks.lock`, the popup's `vault.lock`, panic) revokes the
+ * grants at the call, before the vault's lock waits its turn. "(was broken)" tests failed before.
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -187,7 +191,7 @@ describe('31.4 journal growth under a flood of granted orders', () => {
 });
 
 describe('31.5 a burst of granted orders while the use writes lag (background tasks starved) vs MAX_OPEN', () => {
-  it('BREAK: the site bursts 510 tiny granted orders (within its caps; no rate limit on the grant) while the vault\'s background-priority use writes lag (held here, as a starved `backgroundTask`): each opens its journal record before its use is `counted`, and `counted` queues behind the lagging write, so 500 records sit open; the person then approves an out-of-grant order in a window — refused with JournalError (-32002, nothing sent)', async () => {
+  it('the site bursts 510 tiny granted orders (within its caps; no rate limit on the grant) while the vault\'s background-priority use writes lag (held here, as a starved `backgroundTask`): each opens its journal record before its use is `counted`, and `counted` queues behind the lagging write, so 500 records sit open; the person then approves an out-of-grant order in a window — refused with JournalError (-32002, nothing sent) (was broken: now records carrying a use stop at 400 of the 500, the rest are for the person)', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg, { ...(await capOf(1000)) } as object);
     await until(() => armed(bg));
@@ -195,7 +199,7 @@ describe('31.5 a burst of granted orders while the use writes lag (background ta
     const before = perpsPosts(wire);
     const o = await btcOrder('0.001');
     const burst = Array.from({ length: 510 }, () => settle(bg.page(page2).request('perps_sendCommand', o)));
-    for (let i = 0; i < 60 && Object.keys(await journalRaw()).length < 500; i++) await sleep(250);
+    for (let i = 0; i < 60 && Object.keys(await journalRaw()).length < 400; i++) await sleep(250);
     const open = Object.keys(await journalRaw()).length;
     const sentMeanwhile = perpsPosts(wire) - before;
     // The person's own order, approved in a window (ETH is outside the BTC-only grant).
@@ -206,7 +210,9 @@ describe('31.5 a burst of granted orders while the use writes lag (background ta
     hold.release();
     const out = early ?? (await mine);
     await Promise.all(burst);
-    expect(open, 'journal records the site\'s burst held open').toBe(500);
+    // The burst spent the sandbox account's rate budget: the next tests of this file start with a fresh one.
+    for (const w of [h.ctx.perpsRequestWeight, h.ctx.perpsActionWeight]) (w as unknown as { log: Map<string, unknown> }).log.clear();
+    expect(open, 'journal records the site\'s burst held open').toBeLessThanOrEqual(400);
     expect(sentMeanwhile, 'the burst sends are serialised behind the lagging write (counted waits for it)').toBeLessThanOrEqual(1);
     expect((out.e as { message?: string } | undefined)?.message, "the person's approved order").toBeUndefined();
   }, 60_000);
@@ -214,7 +220,7 @@ describe('31.5 a burst of granted orders while the use writes lag (background ta
 
 describe('31.6 revoke and lock while granted orders queue behind a lagging use write', () => {
   for (const how of ['revoke', 'lock'] as const) {
-    it(`${how === 'revoke' ? 'holds' : 'BREAK'}: 6 granted orders from two tabs, signed, wait (their \`counted\` queued in the vault's chain behind a lagging use write); the person ${how === 'revoke' ? 'revokes the grant' : 'locks (popup vault.lock)'}; once the write goes on, none of the waiting ones is sent${how === 'lock' ? ' — LockService.lock awaits vault.lock() (queued behind those counted checks) before grants.revokeAll(), so nothing stops them at the recheck' : ''}`, async () => {
+    it(`${how === 'revoke' ? 'holds: ' : ''}6 granted orders from two tabs, signed, wait (their \`counted\` queued in the vault's chain behind a lagging use write); the person ${how === 'revoke' ? 'revokes the grant' : 'locks (popup vault.lock)'}; once the write goes on, none of the waiting ones is sent${how === 'lock' ? ' — Locks.lock awaited vault.lock() (queued behind those counted checks) before grants.revokeAll(), so nothing stopped them at the recheck (was broken)' : ''}`, async () => {
       const { bg, wire } = await ready();
       const g = await grantOf(bg, await capOf(100));
       await until(() => armed(bg));
@@ -237,7 +243,7 @@ describe('31.6 revoke and lock while granted orders queue behind a lagging use w
 });
 
 describe('31.7 lock during a burst, no artificial lag', () => {
-  it('BREAK: 6 granted orders start, the person locks as soon as the first is signed (no held write): orders are still sent after the lock call', async () => {
+  it('6 granted orders start, the person locks as soon as the first is signed (no held write): none is sent after the lock call (was broken)', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg, await capOf(100));
     await until(() => armed(bg));

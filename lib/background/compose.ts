@@ -176,7 +176,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
         showApprovals: () => approvalWindow.show(),
         onApprovalShown: (id, digest) => approvalWindow.shown(id, digest),
         onUnlocked: locks.unlocked,
-        onLocked: locks.afterLock,
+        lock: locks.lock,
         onSettings: async () => {
           settingsRead = undefined;
           await locks.settingsChanged();

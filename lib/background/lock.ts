@@ -78,9 +78,16 @@ export class Locks {
     await this.d.browser.alarms.create(AUTOLOCK_ALARM, { delayInMinutes: autoLockMinutes });
   }
 
-  /** Locks the vault, then everything that follows a lock (`afterLock`). */
+  /**
+   * Locks the vault, then everything that follows a lock (`afterLock`). Every grant is revoked first, at
+   * the call (`GrantService.revokeAll` counts the revocation synchronously): the vault's lock waits its
+   * turn behind writes already queued, and a granted request waiting among them must not pass its last
+   * check before the send meanwhile (outside attack 31.6/31.7).
+   */
   readonly lock = async (): Promise<void> => {
+    const revoked = this.d.grants.revokeAll();
     await this.d.vault.lock();
+    await revoked.catch(() => undefined); // afterLock revokes again (and reports)
     await this.afterLock();
   };
 

@@ -21,8 +21,11 @@ export type ProcedureDeps = {
   service: SigningService;
   /** Called after the vault becomes unlocked (arm auto-lock, announce to pages); `fromSession`: it was a trading session. */
   onUnlocked: (o: { fromSession: boolean }) => Promise<void>;
-  /** Called after the vault locks (reject pending approvals, tell pages). */
-  onLocked: () => Promise<void>;
+  /**
+   * Locks: every grant revoked at the call (before the vault's lock waits its turn behind queued writes),
+   * the vault locked, then what follows a lock (reject pending approvals, tell pages) — `Locks.lock`.
+   */
+  lock: () => Promise<void>;
   /** Called when settings change. */
   onSettings: () => Promise<void>;
   /** Called after the chain id setting changed (the new id): pages get EIP-1193 `chainChanged` (hex). */

@@ -35,10 +35,7 @@ export function sessionProcedures(d: ProcedureDeps): ContractHandlers<typeof SES
         killSwitches: d.deadman,
         audit: (report) =>
           appendAudit(auditOf(d), { at: Date.now(), origin: 'extension', account: account?.toLowerCase() ?? '', kind: 'panic', summary: panicSummary(report), result: report.problems.length ? 'error' : 'ok' }).then(() => undefined),
-        lock: async () => {
-          await vault.lock();
-          await d.onLocked();
-        },
+        lock: d.lock,
         ...(d.panicTiming ? { timing: d.panicTiming } : {}),
       });
     },

@@ -52,8 +52,7 @@ export function vaultProcedures(d: ProcedureDeps): ContractHandlers<typeof VAULT
       return null;
     },
     'vault.lock': async () => {
-      await vault.lock();
-      await d.onLocked();
+      await d.lock();
       return null;
     },
     'vault.changePassword': async ({ oldPassword, newPassword }) => {
