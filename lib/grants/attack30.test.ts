@@ -103,7 +103,8 @@ async function order(w: Worker, write: 'lands' | 'never' | 'fails' = 'lands'): P
   await rec.stored; // sent from here on
   if (write === 'lands') await d.stored;
   if (write === 'fails') await d.stored.catch(() => undefined);
-  v.sealBucket = real;
+  // A stopped worker's write never runs (it would, from a later task, with the real sealer back).
+  if (write !== 'never') v.sealBucket = real;
   await w.journal.close(rec.id); // its audit entry written
   return { ok: true, id: rec.id };
 }

@@ -5,8 +5,8 @@
  * Tried:
  * - two worker stops in a row: the second worker's merge write of the first one's leftover fails too
  *   (storage error) and it stops; the third worker still counts the use (cap 3 orders: 2 more, not 3) — holds
- *   Note for test authors: attack30's `order(w, 'never')` helper restores the sealer before the
- *   background-task write runs, so that write actually lands (its "never" is not a never).
+ *   Note for test authors: attack30's `order(w, 'never')` helper restored the sealer before the
+ *   background-task write ran, so that write actually landed (fixed since: a 'never' worker keeps it).
  * - a leftover merged while the next worker is in a trading session ('session' state): covered at the
  *   background level (lib/background/attack31.test.ts 31.1)
  */
@@ -106,8 +106,7 @@ const stored = (s: { store: { data: Record<string, unknown> } }) => Object.value
 describe('31G.1 two stops in a row, the merge write fails in between', () => {
   it('holds: worker 1 sends with its write failing and stops; worker 2 merges the leftover but that write fails, and stops; worker 3 counts the use (3 orders fit the cap: 2 more, not 3)', async () => {
     const s = await setup('100'); // 31 USDC an order: 3 fit
-    // (attack30's 'never' helper restores the sealer before the background task writes: the write lands.
-    // A write that fails leaves the use in the journal record only, which is what is wanted here.)
+    // A write that fails leaves the use in the journal record only, which is what is wanted here.
     expect((await order(s.first, 'fails')).ok).toBe(true);
     expect(stored(s).filter((r) => r.use)).toHaveLength(1);
     const w2 = await s.restart();
