@@ -9,86 +9,24 @@
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import { GrantService, type LeftoverUse } from './service';
-import { DAY_MS, type GrantRequest } from './evaluate';
+import { DAY_MS } from './evaluate';
 import { openVaultDb } from '../vault/db';
-import { memorySessionStore, Vault } from '../vault/vault';
-import { recoverAuditJournal, sessionAuditJournal, type AuditJournal } from '../audit/journal';
+import { recoverAuditJournal, sessionAuditJournal } from '../audit/journal';
 import { auditLog } from '../audit';
+import { SITE, USE_ACCOUNT, USE_T0, USE_ORDER, USE_RECORD, useRef, useArmed, sessionArea, useWorkers, useOrder, uses24h, type UseWorker } from './testkit';
 
-const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
-const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
-const SITE = 'https://trade.example';
-const ACCOUNT = '0x5aA4Dd94dEa3FEb6B2Bd1a5E5DB3d9A5c3a40307';
-const T0 = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
-/** 0.01 ETH-PERP at 3 100: 31 USDC notional. */
-const ORDER: GrantRequest = { kind: 'order', venue: 'perps', orders: [{ market: '2', buy: true, size: '0.01', price: '3100', postOnly: true }] };
-const ref = async () => ({ price: '3100', source: 'mark' as const });
-const armed = async () => true;
-const RECORD = { at: T0, origin: SITE, account: ACCOUNT.toLowerCase(), kind: 'perps.createOrders', summary: 'Buy 0.01 ETH-PERP (standing permission)', digest: '0x01' };
-let n = 0;
-
-/** A `storage.session` double. */
-function area() {
-  const data: Record<string, unknown> = {};
-  return {
-    data,
-    get: async (k: string) => ({ [k]: structuredClone(data[k]) }),
-    set: async (items: Record<string, unknown>) => void Object.assign(data, structuredClone(items)),
-  };
-}
-
-type Worker = { vault: Vault; grants: GrantService; journal: AuditJournal };
-
-/** A worker (vault, grant service, journal) on a fresh database with one ETH-PERP grant whose 24 h cap is `daily` USDC; `restart()` opens the next worker. */
-async function setup(daily = '100') {
-  const db = await openVaultDb(`grant-leftovers-${n++}`);
-  const clock = { now: T0 };
-  const session = memorySessionStore();
-  const store = area();
-  const open = (): Worker => {
-    const vault = new Vault({ db, session, now: () => clock.now, kdf: KDF, bounds: BOUNDS });
-    const journal = sessionAuditJournal(store, () => clock.now);
-    const leftoverUses = async (): Promise<LeftoverUse[]> => (await journal.leftovers()).flatMap(({ id, record }) => (record.use ? [{ use: record.use, settle: () => void journal.useStored(id) }] : []));
-    return { vault, journal, grants: new GrantService({ vault, now: () => clock.now, leftoverUses }) };
-  };
-  const first = open();
-  await first.vault.create('a long enough password');
-  const grant = await first.grants.create({
-    origin: SITE,
-    account: ACCOUNT,
-    durationMs: DAY_MS,
-    limits: { venue: 'perps', instruments: [2], allow: { order: true }, maxNotional: '1000', dailyNotional: daily, priceBandPct: '2', slippagePct: '1' },
-  });
-  const restart = async (): Promise<Worker> => {
-    const next = open();
-    expect(await next.vault.restoreSession()).toBe(true);
-    return next;
-  };
-  return { clock, grant, store, first, restart };
-}
-
-/**
- * One covered order as the signer runs it: decided, its journal record (carrying the use) stored, "sent";
- * `write: 'never'` — the worker stops before the use's vault write lands (it never does).
- */
-async function order(w: Worker, write: 'lands' | 'never' = 'lands'): Promise<boolean> {
-  const v = w.vault as unknown as { sealBucket: (...a: unknown[]) => Promise<unknown> };
-  const real = v.sealBucket.bind(v);
-  if (write === 'never') v.sealBucket = () => new Promise(() => undefined);
-  const d = await w.grants.decide(SITE, ACCOUNT, ORDER, ref, armed);
-  if (!d?.ok || !d.use || !d.counted || !d.stored) return false;
-  await d.counted;
-  const rec = w.journal.open({ ...RECORD, use: d.use });
-  d.onStored?.(() => void w.journal.useStored(rec.id)); // as the signer does (`openJournal`)
-  await rec.stored; // sent from here on
-  if (write === 'lands') await d.stored;
-  // A stopped worker's write never runs (it would, from a later task, with the real sealer back).
-  if (write !== 'never') v.sealBucket = real;
-  return true;
-}
-
-const uses24h = async (g: GrantService) => (await g.list())[0]?.uses24h;
+const ACCOUNT = USE_ACCOUNT;
+const T0 = USE_T0;
+const ORDER = USE_ORDER;
+const ref = useRef;
+const armed = useArmed;
+const RECORD = USE_RECORD;
+const area = sessionArea;
+let logs = 0;
+/** A worker with one ETH-PERP grant whose 24 h cap is `daily` USDC (`useWorkers`). */
+const setup = (daily = '100') => useWorkers('grant-leftovers', daily);
+/** One covered order, its record stored and "sent"; its audit entry not written yet (the record stays open). */
+const order = async (w: UseWorker, write: 'lands' | 'never' = 'lands') => (await useOrder(w, write, { close: false })).ok;
 
 describe('a grant use carried by the journal record until its vault write lands (issue #20)', () => {
   it('a worker that stops before the vault write: the next worker counts the use from the journal, refuses past the cap, writes the use and lets the record go', async () => {
@@ -100,7 +38,7 @@ describe('a grant use carried by the journal record until its vault write lands 
     expect((await next.grants.decide(SITE, ACCOUNT, ORDER, ref, armed))?.ok, 'a third order of 31 is past the 70 cap').toBe(false);
     expect((await next.vault.listGrants())[0]?.uses).toHaveLength(2); // written to the vault
     // The audit part recovered too (an `unknown` entry each): nothing is left for a third worker.
-    await recoverAuditJournal(next.journal, auditLog(await openVaultDb(`grant-leftovers-log-${n++}`), async () => undefined), () => undefined);
+    await recoverAuditJournal(next.journal, auditLog(await openVaultDb(`grant-leftovers-log-${logs++}`), async () => undefined), () => undefined);
     await new Promise((r) => setTimeout(r, 10));
     const third = await s.restart();
     expect(await third.journal.leftovers(), 'the records were let go once entry and use were stored').toHaveLength(0);
@@ -131,7 +69,7 @@ describe('a grant use carried by the journal record until its vault write lands 
     await (await t.restart()).grants.revoke(t.grant.id); // the stopped worker's vault waits for its write forever
     const after = await t.restart();
     expect(await after.grants.list()).toEqual([]);
-    await recoverAuditJournal(after.journal, auditLog(await openVaultDb(`grant-leftovers-log-${n++}`), async () => undefined), () => undefined);
+    await recoverAuditJournal(after.journal, auditLog(await openVaultDb(`grant-leftovers-log-${logs++}`), async () => undefined), () => undefined);
     await new Promise((r) => setTimeout(r, 10));
     expect(await (await t.restart()).journal.leftovers()).toHaveLength(0);
   });

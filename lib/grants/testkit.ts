@@ -11,6 +11,11 @@ import { startHarness, type Harness } from '../sandbox/testkit';
 import { startBackground } from '../background/index';
 import { userRejected } from '../provider/errors';
 import { BOUNDS, browser, KDF, withPages, type PagedBackground } from '../background/testkit';
+import { openVaultDb } from '../vault/db';
+import { memorySessionStore, Vault } from '../vault/vault';
+import { sessionAuditJournal, type AuditJournal } from '../audit/journal';
+import { GrantService, type LeftoverUse } from './service';
+import { DAY_MS, type GrantRequest } from './evaluate';
 
 /** The running sandbox (set by `grantSuite`'s `beforeAll`). */
 export let h: Harness;
@@ -103,3 +108,104 @@ export async function expectAsks(bg: Bg, method: string, params: unknown, flag?:
   expect(await outcome).toMatchObject({ code: 4001 });
   expect(reached() - before).toBe(0);
 }
+
+// ------------------------------------------------------------------------------------------------
+// Grant uses carried by the audit journal (issue #20 page path; lib/grants/leftovers.test.ts, attacks
+// 30/31): a Vault, a GrantService and the journal over fake-indexeddb and a `storage.session` double, with
+// a clock seam; `restart()` opens all three again on the same stores (a worker restart). No background.
+
+/** The account these suites' grant belongs to (any address: nothing is signed). */
+export const USE_ACCOUNT = '0x5aA4Dd94dEa3FEb6B2Bd1a5E5DB3d9A5c3a40307';
+/** A minute boundary (Unix ms): the suites' clock starts here. */
+export const USE_T0 = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
+/** 0.01 ETH-PERP at 3 100: 31 USDC notional. */
+export const USE_ORDER: GrantRequest = { kind: 'order', venue: 'perps', orders: [{ market: '2', buy: true, size: '0.01', price: '3100', postOnly: true }] };
+/** The reference price and the kill switch `GrantService.decide` gets: 3 100, armed. */
+export const useRef = async () => ({ price: '3100', source: 'mark' as const });
+export const useArmed = async () => true;
+/** A granted submission's journal record, as the signer opens it (the use is added per order). */
+export const USE_RECORD = { at: USE_T0, origin: SITE, account: USE_ACCOUNT.toLowerCase(), kind: 'perps.createOrders', summary: 'Buy 0.01 ETH-PERP (standing permission)', digest: '0x01' };
+
+/** A `storage.session` double (`data` is what is stored). */
+export function sessionArea() {
+  const data: Record<string, unknown> = {};
+  return {
+    data,
+    get: async (k: string) => ({ [k]: structuredClone(data[k]) }),
+    set: async (items: Record<string, unknown>) => void Object.assign(data, structuredClone(items)),
+  };
+}
+
+/** One worker of these suites. */
+export type UseWorker = { vault: Vault; grants: GrantService; journal: AuditJournal };
+let useDbs = 0;
+
+/**
+ * A worker (vault, grant service wired to the journal's leftovers as `compose.ts` wires it, journal) on a
+ * fresh database named after `prefix`, with one ETH-PERP grant of `SITE` whose 24 h cap is `daily` USDC.
+ * `restart(restore = true)` opens the next worker (restoring the vault's session unless told not to).
+ */
+export async function useWorkers(prefix: string, daily = '100') {
+  const db = await openVaultDb(`${prefix}-${useDbs++}`);
+  const clock = { now: USE_T0 };
+  const session = memorySessionStore();
+  const store = sessionArea();
+  const open = (): UseWorker => {
+    const vault = new Vault({ db, session, now: () => clock.now, kdf: KDF, bounds: BOUNDS });
+    const journal = sessionAuditJournal(store, () => clock.now);
+    const leftoverUses = async (): Promise<LeftoverUse[]> => (await journal.leftovers()).flatMap(({ id, record }) => (record.use ? [{ use: record.use, settle: () => void journal.useStored(id) }] : []));
+    return { vault, journal, grants: new GrantService({ vault, now: () => clock.now, leftoverUses }) };
+  };
+  const first = open();
+  await first.vault.create('a long enough password');
+  const grant = await first.grants.create({
+    origin: SITE,
+    account: USE_ACCOUNT,
+    durationMs: DAY_MS,
+    limits: { venue: 'perps', instruments: [2], allow: { order: true }, maxNotional: '1000', dailyNotional: daily, priceBandPct: '2', slippagePct: '1' },
+  });
+  const restart = async (restore = true): Promise<UseWorker> => {
+    const next = open();
+    if (restore) expect(await next.vault.restoreSession()).toBe(true);
+    return next;
+  };
+  return { clock, grant, store, first, restart };
+}
+
+/** The vault's bucket sealer, replaced to hold or fail a use's write. */
+export type Sealer = { sealBucket: (...a: unknown[]) => Promise<unknown> };
+
+/**
+ * One covered order as the signer runs it: decided, its journal record (carrying the use) stored, "sent";
+ * then, with `close`, its audit entry written (`journal.close`). `write`: 'lands', 'never' (the worker
+ * stops before its write: it never runs) or 'fails' (a storage error). `ok` false: not covered.
+ */
+export async function useOrder(w: UseWorker, write: 'lands' | 'never' | 'fails' = 'lands', o: { close?: boolean } = {}): Promise<{ ok: boolean; id?: string }> {
+  const v = w.vault as unknown as Sealer;
+  const real = v.sealBucket.bind(v);
+  if (write === 'never') v.sealBucket = () => new Promise(() => undefined);
+  if (write === 'fails')
+    v.sealBucket = async () => {
+      throw new DOMException('The transaction was aborted', 'AbortError');
+    };
+  const d = await w.grants.decide(SITE, USE_ACCOUNT, USE_ORDER, useRef, useArmed);
+  if (!d?.ok || !d.use || !d.counted || !d.stored) {
+    v.sealBucket = real;
+    return { ok: false };
+  }
+  await d.counted;
+  const rec = w.journal.open({ ...USE_RECORD, use: d.use });
+  d.onStored?.(() => void w.journal.useStored(rec.id)); // as the signer does (`openJournal`)
+  await rec.stored; // sent from here on
+  if (write === 'lands') await d.stored;
+  if (write === 'fails') await d.stored.catch(() => undefined);
+  // A stopped worker's write never runs (it would, from a later task, with the real sealer back).
+  if (write !== 'never') v.sealBucket = real;
+  if (o.close !== false) await w.journal.close(rec.id); // its audit entry written
+  return { ok: true, id: rec.id };
+}
+
+/** The grant's uses of the last 24 h as `grant.list` reports them. */
+export const uses24h = async (g: GrantService) => (await g.list())[0]?.uses24h;
+/** The journal records `storage.session` holds. */
+export const journalRecords = (s: { store: { data: Record<string, unknown> } }) => Object.values((s.store.data.auditJournal ?? {}) as Record<string, { use?: unknown }>);
