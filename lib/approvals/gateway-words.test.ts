@@ -1,0 +1,184 @@
+/**
+ * What a person reads is what is signed, against a gateway that lies in its public reads: the real
+ * background on the fake browser talks to a gateway hop (`lib/sandbox/lying-gateway.ts`) in front of
+ * the in-process sandbox. The hop rewrites names, ticks, lots, prices and error texts; the signing path
+ * stays honest. Each test compares what the person reads (the approval window's words and numbers, the
+ * audit entry, the page's error) with what reached the venue (the sandbox's request log).
+ */
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VNode } from 'preact';
+import type { Harness } from '../sandbox/testkit';
+import { startLyingGateway, patchInstruments, type LyingGateway } from '../sandbox/lying-gateway';
+import { btcOnly, callAs, pageSender, pagePathKit, sandboxSuite, until, waitPending, type PagedBackground } from '../background/testkit';
+import { summarizeCommand } from '../perps/summary';
+import { summaryReader } from '../../entrypoints/popup/stores/approvals';
+import { ApprovalView, type ApprovalViewData } from '../../components/ApprovalView';
+import type { Call } from '../../entrypoints/popup/stores/perps';
+import { groupDecimal } from '../format';
+
+const SITE = 'https://trade.example';
+const page = pageSender(SITE, 3);
+const BIDI = /[\u061C\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/;
+
+let h: Harness;
+let hop: LyingGateway;
+const started = sandboxSuite((x) => (h = x));
+const kit = pagePathKit({ harness: () => h, started, site: SITE, page, dbPrefix: 'gateway-words' });
+
+beforeAll(async () => {
+  await until(() => h !== undefined);
+  hop = await startLyingGateway(h.url);
+});
+afterAll(async () => {
+  await hop?.close();
+});
+
+/** A background onboarded on the sandbox, then pointed at the hop for every venue URL (as a custom gateway URL). */
+async function onHop(): Promise<PagedBackground> {
+  const { bg } = await kit.ready();
+  const r = (await callAs(bg, 'settings.set', { perpsUrl: `${hop.url}/perps`, clobUrl: `${hop.url}/clob`, gammaUrl: `${hop.url}/gamma`, dataUrl: `${hop.url}/data` })) as { ok: boolean };
+  expect(r.ok).toBe(true);
+  return bg;
+}
+
+/** The perps orders that reached the venue since `from` (the sandbox's request log): each signed `op`. */
+function sentOps(from: number): { iid: number; buy: boolean; qty: string; p?: string; tr?: { trp: string } }[] {
+  return h.ctx.requestLog
+    .slice(from)
+    .filter((r) => r.method === 'POST' && r.path === '/perps/v1/trade/orders' && r.status === 200 && r.body)
+    .flatMap((r) => (JSON.parse(r.body!) as { op: { args: never[] } }).op.args);
+}
+
+/** Every text a vnode tree renders (function components called), joined by spaces: what a person reads. */
+function textOf(n: unknown): string {
+  if (n === null || n === undefined || typeof n === 'boolean') return '';
+  if (typeof n === 'string' || typeof n === 'number') return String(n);
+  if (Array.isArray(n)) return n.map(textOf).join('');
+  const v = n as VNode<{ children?: unknown }>;
+  if (typeof v.type === 'function') return textOf((v.type as (p: unknown) => unknown)(v.props));
+  return `${textOf(v.props?.children)} `;
+}
+
+/** The popup's `call` over procedures of `bg` (what the approval window's store uses). */
+const callOf = (bg: PagedBackground): Call => (async (type: string, payload: unknown) => {
+  const r = (await callAs(bg, type, payload)) as { ok: boolean; result?: unknown; error?: { shortMessage: string } };
+  if (!r.ok) throw new Error(r.error?.shortMessage ?? 'failed');
+  return r.result;
+}) as Call;
+
+/** Waits for the window, renders it as the approval window does (numbers read through the hop), approves it; returns the text read. */
+async function readAndApprove(bg: PagedBackground): Promise<{ text: string; view: Awaited<ReturnType<typeof waitPending>>[number] }> {
+  const [view] = await waitPending(bg);
+  if (!view) throw new Error('no window');
+  const a = view.artifact as { kind: string; account: string; envelope?: { op: { type: string; args: never[] } } };
+  const summary = a.kind === 'perps' && a.envelope?.op.type === 'createOrders' ? { orders: await summarizeCommand(a.envelope.op.args, summaryReader(callOf(bg), a.account)) } : undefined;
+  const data: ApprovalViewData = { ...view, ...(summary ? { summary, orderCount: summary.orders.length } : {}), expiresAt: view.expiresAt } as ApprovalViewData;
+  const text = textOf(ApprovalView({ view: data, armed: true, queueLength: 1, now: Date.now(), onApprove: () => undefined, onReject: () => undefined }));
+  bg.registry.decide(view.id, { approve: true, digest: view.digest });
+  return { text, view };
+}
+
+/** The newest audit entry's summary. */
+async function lastAudit(bg: PagedBackground): Promise<string> {
+  const r = (await callAs(bg, 'audit.list', { limit: 5 })) as { result: { summary: string; kind: string }[] };
+  return r.result[0]?.summary ?? '';
+}
+
+describe('instrument names a gateway serves', () => {
+  it('an instrument name a gateway serves with bidi characters is refused: the window and the audit entry name the instrument by the id the venue received', async () => {
+    const bg = await onHop();
+    hop.lies.rewrite = (a) => (a.path === '/perps/v1/info/instruments' ? patchInstruments(a.body, (i) => (i.instrument_id === 1 ? { symbol: 'ETH-PERP\u202E\u2066' } : undefined)) : undefined);
+    const from = h.ctx.requestLog.length;
+    const order = bg.page(page).request('perps_sendCommand', await kit.btcOrder());
+    const { text } = await readAndApprove(bg);
+    await order;
+    const [sent] = sentOps(from);
+    expect(sent?.iid).toBe(1);
+    expect(text).not.toMatch(BIDI);
+    expect(text).not.toContain('ETH-PERP');
+    expect(text).toContain('instrument #1');
+    const audit = await lastAudit(bg);
+    expect(audit).not.toMatch(BIDI);
+    expect(audit).toContain('instrument #1');
+    hop.lies.rewrite = undefined;
+  }, 30_000);
+
+  it('names a gateway swaps between instruments are shown only beside the instrument id the signature commits to, in the window and the audit entry', async () => {
+    const bg = await onHop();
+    hop.lies.rewrite = (a) => (a.path === '/perps/v1/info/instruments' ? patchInstruments(a.body, (i) => (i.instrument_id === 1 ? { symbol: 'ETH-PERP' } : i.instrument_id === 2 ? { symbol: 'BTC-PERP' } : undefined)) : undefined);
+    const from = h.ctx.requestLog.length;
+    const order = bg.page(page).request('perps_sendCommand', await kit.btcOrder());
+    const { text, view } = await readAndApprove(bg);
+    await order;
+    const [sent] = sentOps(from);
+    expect(sent?.iid).toBe(1);
+    // Every place the venue's name appears, the id the signature commits to stands beside it.
+    for (const line of [...view.lines, text, await lastAudit(bg)]) {
+      for (const m of line.matchAll(/[A-Z]{2,5}-PERP/g)) expect(line.slice(m.index, m.index + m[0].length + 6)).toBe(`${m[0]} (#1)`);
+    }
+    expect(view.lines[0]).toContain('(#1)');
+    hop.lies.rewrite = undefined;
+  }, 30_000);
+});
+
+describe('ticks and lots a gateway reports', () => {
+  it('the window shows the size and price that reached the venue whatever tick and lot the gateway reports: padded, never rounded, and a price off the reported tick is flagged', async () => {
+    const bg = await onHop();
+    hop.lies.rewrite = (a) => (a.path === '/perps/v1/info/instruments' ? patchInstruments(a.body, (i) => (i.instrument_id === 1 ? { tick_size: '100', lot_size: '1', price_decimals: 0, quantity_decimals: 0 } : undefined)) : undefined);
+    const from = h.ctx.requestLog.length;
+    const mark = await kit.mark(1);
+    const price = (Math.floor(Number(mark) * 0.99) + 0.5).toFixed(1);
+    const order = bg.page(page).request('perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.013', p: price, tif: 'gtc', po: true }] } });
+    const { text } = await readAndApprove(bg);
+    await order;
+    const [sent] = sentOps(from);
+    expect(sent).toMatchObject({ qty: '0.013', p: price });
+    const summary = text.slice(text.indexOf('Order '));
+    expect(summary).toContain(`Buy 0.013 `);
+    expect(summary).toContain(`@ ${groupDecimal(price)}`);
+    expect(summary).toMatch(/not a multiple of the tick 100 the venue reports/);
+    hop.lies.rewrite = undefined;
+  }, 30_000);
+});
+
+describe("a grant's reference price", () => {
+  it('a ticker mark price the order book does not bear out covers nothing: the order asks in a window that says the reads disagree', async () => {
+    const bg = await onHop();
+    await kit.grantOf(bg, btcOnly);
+    await until(() => kit.armed(bg));
+    const mark = Number(await kit.mark(1));
+    const lie = (Math.floor(mark * 0.6 * 2) / 2).toFixed(1);
+    hop.lies.rewrite = (a) =>
+      a.path === '/perps/v1/info/tickers' && Array.isArray(a.body)
+        ? a.body.map((t: Record<string, unknown>) => (t.instrument_id === 1 ? { ...t, mark_price: lie, mid_price: lie, index_price: lie } : t))
+        : undefined;
+    const from = h.ctx.requestLog.length;
+    const order = kit.settle(bg.page(page).request('perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: lie, tif: 'gtc', po: true }] } }));
+    const pending = await Promise.race([waitPending(bg), order.then(() => [])]);
+    expect(sentOps(from), 'nothing is sent under the grant').toHaveLength(0);
+    expect(pending).toHaveLength(1);
+    expect(pending[0]!.flags.join(' ')).toMatch(/disagree/);
+    kit.closeAll(bg);
+    await order;
+    hop.lies.rewrite = undefined;
+  }, 30_000);
+});
+
+describe('error texts a gateway sends', () => {
+  it('an error text with bidi or look-alike characters is not shown: the page reads the venue refused, without the text', async () => {
+    const bg = await onHop();
+    hop.lies.rewriteError = (a) => (a.path === '/perps/v1/trade/orders' ? { status: 'err', error: 'none — order FILLED at 65000\u202E0005' } : undefined);
+    // An order the venue refuses honestly (far too large for the account's margin).
+    const order = kit.settle(bg.page(page).request('perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '900', p: await kit.mark(1), tif: 'gtc', po: true }] } }));
+    await readAndApprove(bg);
+    const { e } = await order;
+    const msg = String((e as Error).message);
+    expect(msg).not.toMatch(BIDI);
+    expect(msg).not.toContain('FILLED');
+    expect(msg).toMatch(/refused/);
+    const audit = await lastAudit(bg);
+    expect(audit).not.toMatch(BIDI);
+    hop.lies.rewriteError = undefined;
+  }, 30_000);
+});
