@@ -7,6 +7,7 @@
  */
 import { Button } from './ui';
 import { formatStep, formatUsdc, shortAddress } from '../lib/format';
+import { perpsOrderWords, signedDecimal } from '../lib/format/order-words';
 import type { CommandOrderSummary } from '../lib/perps/summary';
 import { bpOf } from './RiskPanel';
 
@@ -97,15 +98,18 @@ function OrderNumbers({ summary }: { summary: ApprovalSummary | undefined }) {
     <section class="risk" aria-label="Order numbers" data-testid="approval-summary">
       {summary.orders.map((o, i) => {
         const p = o.summary?.preview;
-        // Prices to the instrument's tick, sizes to its lot (issue #19 "Readable numbers").
+        // The signed size, limit and trigger through the one perps formatter (padded to the venue's step, never
+        // rounded; off-step values flagged); estimates (average, entry, liquidation) to the tick.
+        const words = perpsOrderWords(o);
         const px = (v: string) => (o.tick ? formatStep(v, o.tick) : v);
-        const sz = (v: string) => (o.lot ? formatStep(v, o.lot) : v);
-        const head = `${o.buy ? 'Buy' : 'Sell'} ${sz(o.qty)} ${o.symbol}`;
-        if (o.trigger) return <p key={i} class="small" data-testid="approval-trigger">{o.trigger.kind === 'tp' ? 'Take-profit' : 'Stop-loss'}: {head} when the mark reaches {px(o.trigger.trp)} (reduce-only)</p>;
+        const sz = (v: string) => signedDecimal(v, o.lot).text;
+        const notes = words.notes.length ? <dd class="warn" data-testid="approval-off-step">{words.notes.join(' ')}</dd> : null;
+        if (words.trigger) return <p key={i} class="small" data-testid="approval-trigger">{words.trigger}{words.notes.length ? <strong class="warn"> {words.notes.join(' ')}</strong> : null}</p>;
         return (
           <dl class="kv" key={i}>
             <dt>Order</dt>
-            <dd class="num">{head}{o.p ? ` @ ${px(o.p)}` : ''}{o.tif ? ` ${o.tif.toUpperCase()}` : ''}{o.po ? ' post-only' : ''}{o.ro ? ' reduce-only' : ''}</dd>
+            <dd class="num" data-testid="approval-order">{words.head}</dd>
+            {notes}
             {p ? (
               <>
                 <dt>Notional</dt>
@@ -124,7 +128,7 @@ function OrderNumbers({ summary }: { summary: ApprovalSummary | undefined }) {
                     <dt>Fills</dt>
                     <dd class="num" data-testid="approval-avg">
                       {o.summary.avgPrice ? `${sz(o.summary.fillable)} fills now at ≈ ${px(o.summary.avgPrice)}${o.summary.slippageBps ? ` (slippage ${o.summary.slippageBps} bp)` : ''}, ` : ''}
-                      {sz(o.summary.rest.qty)} rests at {px(o.summary.rest.price)}
+                      {sz(o.summary.rest.qty)} rests at {signedDecimal(o.summary.rest.price, o.tick).text}
                     </dd>
                     <dd class="warn" data-testid="approval-rest">The resting part can fill at its limit: the numbers above count it filled at {px(o.summary.rest.price)}, the worst case.</dd>
                   </>

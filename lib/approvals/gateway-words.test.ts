@@ -115,7 +115,7 @@ describe('instrument names a gateway serves', () => {
     expect(sent?.iid).toBe(1);
     // Every place the venue's name appears, the id the signature commits to stands beside it.
     for (const line of [...view.lines, text, await lastAudit(bg)]) {
-      for (const m of line.matchAll(/[A-Z]{2,5}-PERP/g)) expect(line.slice(m.index, m.index + m[0].length + 6)).toBe(`${m[0]} (#1)`);
+      for (const m of line.matchAll(/[A-Z]{2,5}-PERP/g)) expect(line.slice(m.index, m.index + m[0].length + 5)).toBe(`${m[0]} (#1)`);
     }
     expect(view.lines[0]).toContain('(#1)');
     hop.lies.rewrite = undefined;

@@ -6,6 +6,7 @@
 import * as v from 'valibot';
 import { BaseError } from '../errors/base';
 import { headerOf, parseRetryAfterMs, type HttpAnswer } from '../http/retry-after';
+import { venueText } from '../validation/venue-text';
 
 /** Base of every order-book exchange error. `status` is the HTTP status; `exchangeMessage` the exchange's `error` text. */
 export class ClobError extends BaseError {
@@ -82,14 +83,27 @@ const errorBodySchema = v.looseObject({
   retry_after_seconds: v.optional(v.unknown()),
 });
 
+/** What stands for an exchange error text out of the venue-text rules (not shown). */
+export const UNSHOWN_EXCHANGE_TEXT = '(an error text this extension does not show)';
+
+/**
+ * The exchange's error text as it may be shown (venue-text: printable ASCII, at most 300 characters),
+ * `UNSHOWN_EXCHANGE_TEXT` for any other text, `''` for none. The words stay the exchange's claim: every
+ * message built on them first says the exchange refused.
+ */
+export function exchangeText(raw: unknown): string {
+  if (raw === undefined || raw === null || raw === '') return '';
+  return venueText(raw, { max: 300 }) ?? UNSHOWN_EXCHANGE_TEXT;
+}
+
 function messageOf(body: unknown): { message: string; code?: string; retryAfterSeconds?: number } {
-  if (typeof body === 'string') return { message: body.slice(0, 500) };
+  if (typeof body === 'string') return { message: exchangeText(body) };
   const parsed = v.safeParse(errorBodySchema, body);
   if (!parsed.success) return { message: '' };
   const b = parsed.output;
   const raw = typeof b.error === 'string' ? b.error : typeof b.errorMsg === 'string' ? b.errorMsg : '';
   return {
-    message: raw.slice(0, 500),
+    message: exchangeText(raw),
     ...(typeof b.code === 'string' ? { code: b.code } : {}),
     ...(typeof b.retry_after_seconds === 'number' && Number.isFinite(b.retry_after_seconds) && b.retry_after_seconds >= 0
       ? { retryAfterSeconds: b.retry_after_seconds }
@@ -183,7 +197,7 @@ export function parseBatchResults(body: unknown, expected?: number): BatchOrderR
   return parsed.output.map((item) => {
     const orderID = item.orderID ?? '';
     if ((item.errorMsg && item.errorMsg.length > 0) || item.success === false) {
-      const msg = item.errorMsg ?? '';
+      const msg = exchangeText(item.errorMsg);
       return {
         ok: false as const,
         orderID,

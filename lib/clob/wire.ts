@@ -39,6 +39,14 @@ export const clobOrdersPageSchema = v.object({ data: v.array(clobOpenOrderSchema
 
 /** `GET /tick-size?token_id=`: the token's price step, a number strictly between 0 and 1 (PROTOCOL.md §2.3). */
 export const clobTickSizeSchema = v.object({ minimum_tick_size: v.pipe(v.number(), v.gtValue(0), v.ltValue(1)) });
+/** `GET /book?token_id=` (PROTOCOL.md §3.1): levels ascending (bids) / descending (asks), best last; decimal strings. */
+export const clobBookSchema = v.object({
+  bids: v.array(v.object({ price: v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/)), size: v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/)) })),
+  asks: v.array(v.object({ price: v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/)), size: v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/)) })),
+  tick_size: v.union([v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/)), v.number()]),
+  min_order_size: v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/)),
+  neg_risk: v.boolean(),
+});
 /** `GET /neg-risk?token_id=`: whether the token's market is a negative-risk market (which exchange contract signs). */
 export const clobNegRiskSchema = v.object({ neg_risk: v.boolean() });
 /** `GET /midpoint?token_id=`: the midpoint as a decimal string. */

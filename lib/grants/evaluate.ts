@@ -137,8 +137,11 @@ export type GrantRequest =
   | { kind: 'leverage'; venue: 'perps'; market: string; leverage: number }
   | { kind: 'never'; what: string };
 
-/** A reference price and where it came from (the words name it). */
-export type RefPrice = { price: string; source: 'mark' | 'mid' | 'midpoint' };
+/**
+ * A reference price and where it came from (the words name it). `conflict`: the venue's reads disagree
+ * on it (`lib/grants/reference.ts`), in words — then no order is covered and the window says why.
+ */
+export type RefPrice = { price: string; source: 'mark' | 'mid' | 'midpoint'; conflict?: string };
 
 /** The verdict: covered (with the notional to count), or the limit it exceeds in plain words. */
 export type GrantVerdict = { ok: true; notional: string } | { ok: false; limit: string };
@@ -238,6 +241,7 @@ export function evaluateGrant(grant: Grant, req: GrantRequest, ctx: { now: numbe
       if (max === undefined || size > max) return no(`size ${o.size} is above the ${grant.maxSize} allowed per order`);
     }
     const r = ctx.ref(o.market);
+    if (r?.conflict) return no(r.conflict);
     const ref = r === undefined ? undefined : fx(r.price);
     if (r === undefined || ref === undefined || ref <= 0n) return no(`the reference price of ${name(o.market)} is unknown, so the order cannot be checked`);
     // Band: |x − ref| / ref ≤ band / 100  ⇔  |x − ref| × 100 × ONE ≤ band × ref.

@@ -15,6 +15,7 @@ import * as v from 'valibot';
 import { fromUnits, toUnits } from '../decimal';
 import { requestJson } from '../http/json';
 import { DEFAULT_PRICE_BAND_PCT, DEFAULT_SLIPPAGE_PCT, type GrantVenue } from './evaluate';
+import { instrumentLabel, venueText } from '../validation/venue-text';
 
 /** Share of equity proposed as the per-order notional cap (percent). */
 export const PROPOSED_ORDER_PCT = 10n;
@@ -85,7 +86,7 @@ export function serviceOfferReads(d: {
     names: async (venue, ids) => {
       if (venue === 'perps') {
         const list = v.parse(instrumentNames, await d.perpsRead(undefined, 'instruments'));
-        return Object.fromEntries(list.flatMap((i) => (ids.includes(String(i.instrument_id)) && typeof i.symbol === 'string' ? [[String(i.instrument_id), i.symbol.slice(0, 40)]] : [])));
+        return Object.fromEntries(list.flatMap((i) => (ids.includes(String(i.instrument_id)) ? [[String(i.instrument_id), instrumentLabel(Number(i.instrument_id), i.symbol)]] : [])));
       }
       const base = await d.clobUrl();
       const out: Record<string, string> = {};
@@ -99,7 +100,10 @@ export function serviceOfferReads(d: {
           const parsed = v.safeParse(marketInfo, info.body);
           const b = parsed.success ? parsed.output : undefined;
           const outcome = b?.tokens?.find((t) => String(t.token_id) === id)?.outcome;
-          if (info.status === 200 && typeof b?.question === 'string') out[id] = `${b.question.slice(0, 60)}${typeof outcome === 'string' ? ` — ${outcome.slice(0, 20)}` : ''}`;
+          // The exchange's words, validated (venue-text), beside the token id the orders commit to.
+          const question = venueText(b?.question, { max: 120 });
+          const label = venueText(outcome, { max: 40 });
+          if (info.status === 200 && question) out[id] = `${question}${label ? ` — ${label}` : ''} (token ${id.slice(0, 6)}…${id.slice(-4)})`;
         } catch {
           /* unnamed: the short id */
         }

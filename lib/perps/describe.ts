@@ -5,14 +5,19 @@
  */
 import type { PerpsCommand, PerpsOrderInput } from './commands';
 import { formatUnitsMin2, groupDecimal, shortAddress } from '../format';
+import { signedDecimal } from '../format/order-words';
 
 const TIF: Record<string, string> = { gtc: 'good-til-cancelled', ioc: 'immediate-or-cancel', fok: 'fill-or-kill' };
 
-/** One line per order of a createOrders. `symbol` names an instrument id. */
+/**
+ * One line per order of a createOrders, its numbers the signed strings through the perps formatter
+ * (`signedDecimal`: grouped, never rounded). `symbol` names an instrument id (`instrumentLabel`: the
+ * venue's symbol beside the id).
+ */
 export function describeOrder(o: PerpsOrderInput, symbol: (iid: number) => string): string {
-  const parts = [`${o.buy ? 'Buy' : 'Sell'} ${groupDecimal(o.qty)} ${symbol(o.iid)} ${o.p ? `at ${groupDecimal(o.p)}` : 'at market'}`];
+  const parts = [`${o.buy ? 'Buy' : 'Sell'} ${signedDecimal(o.qty).text} ${symbol(o.iid)} ${o.p ? `at ${signedDecimal(o.p).text}` : 'at market'}`];
   if (o.tif) parts.push(TIF[o.tif] ?? o.tif);
-  if (o.tr) parts.push(`${o.tr.tpsl === 'tp' ? 'take-profit' : 'stop-loss'} trigger at ${groupDecimal(o.tr.trp)}${o.tr.market ? ' (market)' : ''}`);
+  if (o.tr) parts.push(`${o.tr.tpsl === 'tp' ? 'take-profit' : 'stop-loss'} trigger at ${signedDecimal(o.tr.trp).text}${o.tr.market ? ' (market)' : ''}`);
   if (o.po) parts.push('post-only');
   if (o.ro) parts.push('reduce-only');
   return parts.join(', ');

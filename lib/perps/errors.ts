@@ -5,6 +5,10 @@
 import * as v from 'valibot';
 import { BaseError } from '../errors/base';
 import { headerOf, parseRetryAfterMs, type HttpAnswer } from '../http/retry-after';
+import { perpsErrorCode } from '../validation/venue-text';
+
+/** What stands for an error value the gateway sent out of the venue's shape (a text this extension does not show). */
+export const UNSHOWN_ERROR = 'an error text that is not a venue error code, not shown';
 
 /** A command or read the gateway refused. `error` is the gateway's error value (e.g. `insufficient_margin`). */
 export class PerpsGatewayError extends BaseError {
@@ -56,7 +60,9 @@ export function classifyPerpsAnswer(answer: HttpAnswer, nowMs = Date.now()): Per
   const body = parsed.success ? parsed.output : {};
   const isErr = answer.status < 200 || answer.status >= 300 || body.status === 'err';
   if (!isErr) return undefined;
-  const error = typeof body.error === 'string' ? body.error.slice(0, 200) : '';
+  // The gateway's error value is shown only in the venue's shape (a snake_case code); any other text is
+  // the gateway's words, not shown (venue-text): the message still says the command was refused.
+  const error = perpsErrorCode(body.error) ?? (body.error === undefined || body.error === '' ? '' : UNSHOWN_ERROR);
   const int = (x: unknown) => (typeof x === 'number' && Number.isSafeInteger(x) ? x : undefined);
   const transferId = int(body.transfer_id);
   const withdrawId = int(body.withdraw_id);

@@ -15,6 +15,7 @@ import type { PerpsOrderInput } from './commands';
 import { decimalsOf, estimateWithin, previewOrder, splitWalk, type Liquidity, type OrderPreview } from './risk';
 import type { Book, Instrument, Portfolio } from './wire';
 import { fromUnits, toUnits, truncUnits } from '../decimal';
+import { instrumentLabel } from '../validation/venue-text';
 
 /** The venue's reads a summary needs. `leverage`: the account's for the instrument (`config` read). */
 export type SummaryReads = {
@@ -139,6 +140,7 @@ export function summarizeOrder(o: PerpsOrderInput, r: SummaryReads): OrderSummar
 
 /** One order of a command as the approval window and the ticket summarise it; trigger orders listed with their trigger. */
 export type CommandOrderSummary = {
+  /** The instrument as every surface names it: the venue's symbol beside its id (`instrumentLabel`). */
   symbol: string;
   buy: boolean;
   qty: string;
@@ -180,7 +182,7 @@ export async function summarizeCommand(orders: readonly PerpsOrderInput[], read:
   for (const o of orders) {
     const instrument = instruments.find((i) => i.instrument_id === o.iid);
     const row: CommandOrderSummary = {
-      symbol: instrument?.symbol ?? `instrument ${o.iid}`,
+      symbol: instrumentLabel(o.iid, instrument?.symbol),
       buy: o.buy,
       qty: o.qty,
       ...(o.p === undefined ? {} : { p: o.p }),

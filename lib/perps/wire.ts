@@ -12,6 +12,7 @@
 import * as v from 'valibot';
 import { BaseError } from '../errors/base';
 import type { PerpsReadName } from './reads';
+import { instrumentSymbols, perpsSymbol } from '../validation/venue-text';
 
 const str = v.pipe(v.string(), v.maxLength(200));
 const num = v.number();
@@ -51,18 +52,31 @@ export type PerpsCommandAnswer = v.InferOutput<typeof perpsCommandAnswerSchema>;
 /** A history page: rows newest first and whether more exist (`{ data, more }`). */
 const page = <T extends v.GenericSchema>(row: T) => v.object({ data: v.array(row), more: v.optional(v.boolean()) });
 
+/** A step (tick or lot) as the venue states it: a positive decimal string. */
+const step = v.pipe(str, v.regex(/^(?:0|[1-9]\d{0,19})(?:\.\d{1,20})?$/), v.check((x) => !/^0(?:\.0*)?$/.test(x), 'must be positive'));
 /** `GET /v1/info/instruments` row. `tick_size` / `lot_size` are sandbox extras (else 10^-decimals). */
 const instrumentSchema = v.object({
   instrument_id: num,
   symbol: str,
-  price_decimals: num,
-  quantity_decimals: num,
+  price_decimals: v.pipe(num, v.integer(), v.minValue(0), v.maxValue(18)),
+  quantity_decimals: v.pipe(num, v.integer(), v.minValue(0), v.maxValue(18)),
   max_leverage: num,
-  tick_size: v.optional(str),
-  lot_size: v.optional(str),
+  tick_size: v.optional(step),
+  lot_size: v.optional(step),
 });
-/** An instrument (see `instrumentSchema`). */
+/** An instrument (see `instrumentSchema`). `symbol` is the venue's, validated (`instrumentsSchema`). */
 export type Instrument = v.InferOutput<typeof instrumentSchema>;
+/**
+ * The instruments answer, its symbols validated at the boundary (`lib/validation/venue-text.ts`): a
+ * symbol out of the venue's shape, or one two instruments share, becomes `#<instrument id>`.
+ */
+const instrumentsSchema = v.pipe(
+  v.array(instrumentSchema),
+  v.transform((list) => {
+    const ok = instrumentSymbols(list);
+    return list.map((i) => ({ ...i, symbol: ok.get(i.instrument_id) ?? `#${i.instrument_id}` }));
+  }),
+);
 
 /** `GET /v1/info/tickers` row: mark, index, mid and last prices and the funding rate. */
 const tickerSchema = v.object({ instrument_id: num, mark_price: str, index_price: str, mid_price: str, last_price: str, funding_rate: str });
@@ -75,21 +89,25 @@ const statisticSchema = v.object({ instrument_id: num, open_price: str, volume: 
 export type Statistic = v.InferOutput<typeof statisticSchema>;
 
 /** One position of `GET /v1/account/portfolio`: signed `size`, margins and value in USDC, `leverage` ×. */
-const positionSchema = v.object({
-  instrument_id: num,
-  symbol: str,
-  size: str,
-  entry_price: str,
-  leverage: num,
-  cross: v.boolean(),
-  initial_margin: str,
-  maintenance_margin: str,
-  position_value: str,
-  liquidation_price: str,
-  unrealized_pnl: str,
-  return_on_equity: str,
-  cumulative_funding: str,
-});
+const positionSchema = v.pipe(
+  v.object({
+    instrument_id: num,
+    symbol: str,
+    size: str,
+    entry_price: str,
+    leverage: num,
+    cross: v.boolean(),
+    initial_margin: str,
+    maintenance_margin: str,
+    position_value: str,
+    liquidation_price: str,
+    unrealized_pnl: str,
+    return_on_equity: str,
+    cumulative_funding: str,
+  }),
+  // The venue's symbol, validated at the boundary: `#<instrument id>` when out of the venue's shape.
+  v.transform((p) => ({ ...p, symbol: perpsSymbol(p.symbol) ?? `#${p.instrument_id}` })),
+);
 /** A position (see `positionSchema`). */
 export type Position = v.InferOutput<typeof positionSchema>;
 
@@ -155,7 +173,7 @@ export const PERPS_READ_ANSWERS = {
   exchange: exchangeInfoSchema,
   orders: v.array(orderViewSchema),
   openOrders: v.array(orderViewSchema),
-  instruments: v.array(instrumentSchema),
+  instruments: instrumentsSchema,
   portfolio: portfolioSchema,
   balances: v.array(v.object({ asset: str, balance: str })),
   stats: v.object({}),

@@ -27,6 +27,8 @@ import { InvalidFieldError, parseOrThrow } from '../validation';
 import type { ApprovalKind, ApprovalRefresh, ApprovalRegistry, ApprovalView } from '../approvals/registry';
 import { OutcomeUnknownError, type ExecuteOptions, type SigningService } from '../signer/service';
 import { BaseError } from '../errors/base';
+import { instrumentLabel, instrumentSymbols } from '../validation/venue-text';
+import { borneOut } from '../grants/reference';
 import { describeArtifact, perpsArtifactCommand, type SigningArtifact } from '../signer/artifact';
 import type { OwnerInfo, Vault } from '../vault/vault';
 import type { Connection, VaultDb } from '../vault/db';
@@ -400,14 +402,14 @@ export class ProviderService {
   private async symbol(): Promise<(iid: number) => string> {
     if (!this.symbols) {
       try {
-        const list = v.parse(instrumentsAnswer, await this.d.service.perpsRead(undefined, 'instruments'));
-        this.symbols = new Map(list.map((i) => [i.instrument_id, String(i.symbol).slice(0, 20)]));
+        this.symbols = instrumentSymbols(v.parse(instrumentsAnswer, await this.d.service.perpsRead(undefined, 'instruments')));
       } catch {
-        return (iid) => `instrument #${iid}`;
+        return (iid) => instrumentLabel(iid, undefined);
       }
     }
+    // The venue's symbol (validated) beside the id the signature commits to: `BTC-PERP (#1)`.
     const m = this.symbols;
-    return (iid) => m.get(iid) ?? `instrument #${iid}`;
+    return (iid) => instrumentLabel(iid, m.get(iid));
   }
 
   /** Handles one page request from `origin`. Throws `ProviderRpcError` (or errors mapped by `toRpcError`). */
@@ -485,11 +487,12 @@ export class ProviderService {
     const hit = this.refs.get(market);
     if (hit && Date.now() - hit.at < 1_000) return hit.ref;
     const ok = (x: unknown): x is string => typeof x === 'string' && /^\d{1,20}(\.\d{1,20})?$/.test(x) && !/^0(\.0*)?$/.test(x);
-    const ref = this.d.service.perpsRead(undefined, 'tickers', { instrument_id: Number(market) }).then((t): RefPrice | undefined => {
+    const iid = Number(market);
+    const ref = Promise.all([this.d.service.perpsRead(undefined, 'tickers', { instrument_id: iid }), this.d.service.perpsBook(iid)]).then(([t, book]): RefPrice | undefined => {
       const row = v.parse(tickersAnswer, t).find((x) => x.instrument_id === undefined || String(x.instrument_id) === market);
-      if (ok(row?.mark_price)) return { price: row.mark_price, source: 'mark' };
-      if (ok(row?.mid_price)) return { price: row.mid_price, source: 'mid' };
-      return undefined;
+      const read: RefPrice | undefined = ok(row?.mark_price) ? { price: row.mark_price, source: 'mark' } : ok(row?.mid_price) ? { price: row.mid_price, source: 'mid' } : undefined;
+      // Borne out by the order book the window prices orders with (lib/grants/reference.ts).
+      return borneOut(read, { bid: book.bids[0]?.[0], ask: book.asks[0]?.[0] }, `instrument #${market}`);
     });
     if (this.refs.size >= 256) this.refs.clear();
     this.refs.set(market, { at: Date.now(), ref });
@@ -499,8 +502,9 @@ export class ProviderService {
 
   /** The order-book midpoint of a token as a reference price. */
   private async clobRef(tokenId: string): Promise<RefPrice | undefined> {
-    const mid = await this.d.service.clobMid(tokenId);
-    return mid === undefined ? undefined : { price: mid, source: 'midpoint' };
+    const [mid, top] = await Promise.all([this.d.service.clobMid(tokenId), this.d.service.clobTop(tokenId)]);
+    // Borne out by the token's order book (lib/grants/reference.ts).
+    return borneOut(mid === undefined ? undefined : { price: mid, source: 'midpoint' }, top, `token ${tokenId.slice(0, 6)}…${tokenId.slice(-4)}`);
   }
 
   /**

@@ -43,7 +43,7 @@ export function startLyingGateway(upstream: string, lies: HopLies = {}): Promise
     const headers: Record<string, string> = {};
     for (const [k, val] of Object.entries(req.headers)) if (typeof val === 'string' && !HOP_HEADERS.has(k)) headers[k] = val;
     const body = method === 'GET' || method === 'HEAD' ? undefined : await bodyOf(req);
-    const answer = await fetch(url, { method, headers, ...(body ? { body } : {}) });
+    const answer = await fetch(url, { method, headers, ...(body ? { body: new Uint8Array(body) } : {}) });
     const text = await answer.text();
     let served = text;
     const lie = method === 'GET' ? state.rewrite : answer.status >= 400 ? state.rewriteError : undefined;

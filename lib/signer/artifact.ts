@@ -26,6 +26,7 @@ import { createProxyDigest, perpsOpDigest, withdrawDigest, type PerpsCommandDoma
 import { l2Message } from '../clob/auth';
 import { clobOrderDigest, exchangeAddress, parseClobOrder, type OrderType, type SignedOrderJson } from '../clob/order';
 import { formatUnitsMin2, shortAddress } from '../format';
+import { clobOrderWords } from '../format/order-words';
 import { describePerpsCommand } from '../perps/describe';
 
 /** The unsigned perps envelope: what is sent once `sig` is added. */
@@ -239,27 +240,18 @@ export function verifyArtifact(a: SigningArtifact, approvedDigest: Hex): readonl
 /** What the approval window and the audit log say about an artifact: title, plain-words lines, key. */
 export type ArtifactDescription = { title: string; lines: string[]; signer: 'owner key' | 'proxy key' | 'API key' };
 
-/** Scales a base-unit amount ratio `num / den` to `decimals` places; `exact` when nothing was cut. */
-function ratio(num: bigint, den: bigint, decimals: number): { text: string; exact: boolean } {
-  if (den === 0n) return { text: '—', exact: false };
-  const scale = 10n ** BigInt(decimals);
-  const q = (num * scale) / den;
-  const exact = (num * scale) % den === 0n;
-  const s = q.toString().padStart(decimals + 1, '0');
-  return { text: decimals ? `${s.slice(0, -decimals)}.${s.slice(-decimals)}` : s, exact };
-}
-
-/** One line per order, decoded from the signed amounts: side, shares, price, USDC, order type. */
+/**
+ * One line per order, decoded from the signed amounts through the order book's one formatter
+ * (`clobOrderWords`: shares, USDC and the price they imply — the same numbers the window's order
+ * numbers show): side, shares, token id, price, USDC, order type and flags.
+ */
 export function describeOrderBody(o: { body: UnsignedOrderBody; tickSize?: string; negRisk?: boolean }): string {
   const b = o.body;
-  const buy = b.order.side === 'BUY';
-  const shares = BigInt(buy ? b.order.takerAmount : b.order.makerAmount);
-  const usdc = BigInt(buy ? b.order.makerAmount : b.order.takerAmount);
-  const decimals = o.tickSize ? Math.max(2, (o.tickSize.split('.')[1] ?? '').length) : 4;
-  const price = ratio(usdc, shares, decimals);
-  const pay = buy ? `pay ${formatUnitsMin2(String(usdc), 6)} USDC` : `receive ${formatUnitsMin2(String(usdc), 6)} USDC`;
+  const w = clobOrderWords(b.order);
+  const buy = w.side === 'BUY';
+  const pay = buy ? `pay ${w.usdc} USDC` : `receive ${w.usdc} USDC`;
   const token = `${b.order.tokenId.slice(0, 6)}…${b.order.tokenId.slice(-4)}`;
-  const parts = [`${buy ? 'Buy' : 'Sell'} ${formatUnitsMin2(String(shares), 6)} shares of token ${token} at ${price.exact ? '' : '≈'}${price.text} (${pay}), ${b.orderType}`];
+  const parts = [`${buy ? 'Buy' : 'Sell'} ${w.shares} shares of token ${token} at ${w.price} (${pay}), ${b.orderType}`];
   if (b.postOnly) parts.push('post-only');
   if (b.orderType === 'GTD') parts.push(`until ${new Date(Number(b.order.expiration) * 1000).toISOString()}`);
   if (o.negRisk) parts.push('negative-risk market');

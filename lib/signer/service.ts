@@ -45,7 +45,7 @@ import { buildL2Headers, type L2Headers } from '../clob/auth';
 import { orderRequestAmounts } from '../clob/amounts';
 import type { ClobOrderRequest } from '../clob/request';
 import { clobL2Request, createOrDeriveApiKey, parseClobAnswer } from '../clob/client';
-import { clobBalanceSchema, clobCancelAnswerSchema, clobHeartbeatAnswerSchema, clobMidpointSchema, clobNegRiskSchema, clobTickSizeSchema, clobOrdersPageSchema, type ClobCancelAnswer, type ClobOpenOrder } from '../clob/wire';
+import { clobBalanceSchema, clobBookSchema, clobCancelAnswerSchema, clobHeartbeatAnswerSchema, clobMidpointSchema, clobNegRiskSchema, clobTickSizeSchema, clobOrdersPageSchema, type ClobCancelAnswer, type ClobOpenOrder } from '../clob/wire';
 import { ClobCancelLog } from '../clob/cancels';
 import { ClobError, ClobMalformedAnswerError, ClobServerError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
 import { PerpsGatewayError } from '../perps/errors';
@@ -912,6 +912,21 @@ export class SigningService {
     const res = await requestJson(`${clobUrl}/midpoint?token_id=${encodeURIComponent(tokenId)}`, { method: 'GET' }, this.fetchFn);
     const mid = v.safeParse(clobMidpointSchema, res.body);
     return res.status === 200 && mid.success ? mid.output.mid : undefined;
+  }
+
+  /**
+   * The best bid and best ask of a token's order book (`GET /book`, public; the venue lists bids
+   * ascending and asks descending, best last), as decimal strings; either absent when its side is empty
+   * or the answer is not a book. A grant's midpoint is borne out by it (`lib/grants/reference.ts`).
+   */
+  async clobTop(tokenId: string): Promise<{ bid?: string; ask?: string }> {
+    const { clobUrl } = await this.o.settings();
+    const res = await requestJson(`${clobUrl}/book?token_id=${encodeURIComponent(tokenId)}`, { method: 'GET' }, this.fetchFn);
+    const b = v.safeParse(clobBookSchema, res.body);
+    if (res.status !== 200 || !b.success) return {};
+    const bid = b.output.bids.at(-1)?.price;
+    const ask = b.output.asks.at(-1)?.price;
+    return { ...(bid ? { bid } : {}), ...(ask ? { ask } : {}) };
   }
 
   /**

@@ -14,7 +14,7 @@ import type { GrantOffer } from '../../../lib/grants/offer';
 import { shortMessageOf, type Call } from './perps';
 import type { ApprovalSummary, ClobOrderNumbers } from '../../../components/ApprovalView';
 import { units } from './clob';
-import { fromUnits } from '../../../lib/decimal';
+import { clobOrderWords } from '../../../lib/format/order-words';
 import { commandFromBody, type PerpsOrderInput } from '../../../lib/perps/commands';
 import { summarizeCommand, type SummaryReader } from '../../../lib/perps/summary';
 import { PERPS_READS, type PerpsReadName } from '../../../lib/perps/reads';
@@ -59,9 +59,9 @@ export async function clobNumbers(artifact: unknown, feeRate: (tokenId: string) 
     const { side, tokenId, makerAmount, takerAmount } = body.order;
     const bps = await feeRate(tokenId);
     const usdc = side === 'BUY' ? makerAmount : takerAmount;
-    const shares = side === 'BUY' ? takerAmount : makerAmount;
-    const price = BigInt(shares) === 0n ? '0' : fromUnits((BigInt(usdc) * 10n ** 6n) / BigInt(shares), 6);
-    out.push({ side, shares: units(shares), price, usdc: units(usdc), fee: units(((BigInt(usdc) * BigInt(bps)) / 10_000n).toString()), feeRateBps: bps, orderType: body.orderType });
+    // The same formatter as the window's line for this order (describeOrderBody): one set of numbers.
+    const w = clobOrderWords({ side, makerAmount, takerAmount });
+    out.push({ side, shares: w.shares, price: w.price, usdc: w.usdc, fee: units(((BigInt(usdc) * BigInt(bps)) / 10_000n).toString()), feeRateBps: bps, orderType: body.orderType });
   }
   return out;
 }

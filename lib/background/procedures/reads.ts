@@ -10,17 +10,10 @@ import { readSettings } from '../../settings';
 import { clobTradeSchema, dataPositionSchema, type READ_CONTRACT } from '../../messaging/reads';
 import { beaconDepositWallet, uupsDepositWallet } from '../../relayer/wallet';
 import type { ContractHandlers, ProcedureDeps } from './deps';
+import { clobBookSchema } from '../../clob/wire';
 
 /** A decimal string as the venues send it (no sign, at most 20 + 20 digits). */
 const decimal = v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/));
-/** `GET /book?token_id=` (PROTOCOL.md §3.1): levels ascending (bids) / descending (asks), best last. */
-const clobBookSchema = v.object({
-  bids: v.array(v.object({ price: decimal, size: decimal })),
-  asks: v.array(v.object({ price: decimal, size: decimal })),
-  tick_size: v.union([decimal, v.number()]),
-  min_order_size: decimal,
-  neg_risk: v.boolean(),
-});
 /** `GET /fee-rate?token_id=`: the base fee in basis points. */
 const clobFeeRateSchema = v.object({ base_fee: v.pipe(v.number(), v.finite(), v.minValue(0)) });
 /** `GET /data/trades` page (only the rows are read). */

@@ -1,0 +1,107 @@
+/**
+ * The one formatter per venue for the numbers of an order a person approves or reads about: every
+ * size, price and amount shown for an order (approval window lines and numbers, ticket, audit entry,
+ * notifications) is computed here from the artifact being signed — perps: the signed decimal strings
+ * (`qty`, `p`, trigger `trp`); order book: `makerAmount` / `takerAmount` in base units (6 decimals) and
+ * the price they imply. A step a gateway reports (tick, lot) may pad a number with zeros to its
+ * decimals, never round, snap or restate it; a value off that step is shown as it is and flagged in
+ * words (the venue would refuse it, or the step the gateway reports is not the venue's). Pure.
+ */
+import { formatUnitsMin2, groupDecimal } from './index';
+
+const DECIMAL = /^-?\d+(?:\.\d+)?$/;
+
+/** Decimals of a decimal string (`"0.50"` → 2, `"100"` → 0). */
+const decimalsOf = (s: string) => (s.split('.')[1] ?? '').length;
+
+/** A non-negative decimal string as an integer at `scale` decimals (exact: `scale` ≥ its decimals). */
+function unitsAt(s: string, scale: number): bigint {
+  const neg = s.startsWith('-');
+  const [int = '0', frac = ''] = (neg ? s.slice(1) : s).split('.');
+  const u = BigInt(int + frac.padEnd(scale, '0'));
+  return neg ? -u : u;
+}
+
+/**
+ * A signed decimal as a person reads it: thousands grouped and, when `step` is given, padded with zeros
+ * to the step's decimals — never rounded or cut (`("0.013", "1")` → `"0.013"`, `("64400.5", "0.01")` →
+ * `"64,400.50"`). `offStep`: `value` is not a whole multiple of `step` (false without a step). A value
+ * that is not a decimal string is returned as it is, `offStep` true when a step was given.
+ */
+export function signedDecimal(value: string, step?: string): { text: string; offStep: boolean } {
+  if (!DECIMAL.test(value)) return { text: value, offStep: step !== undefined };
+  if (step === undefined || !DECIMAL.test(step) || step.startsWith('-')) return { text: groupDecimal(value), offStep: step !== undefined };
+  const stepScale = decimalsOf(step.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, ''));
+  const scale = Math.max(decimalsOf(value), stepScale);
+  const su = unitsAt(step, scale);
+  const offStep = su === 0n || unitsAt(value, scale) % su !== 0n;
+  const [int, frac = ''] = value.split('.');
+  const padded = frac.length >= stepScale ? value : `${int}.${frac.padEnd(stepScale, '0')}`;
+  return { text: groupDecimal(padded), offStep };
+}
+
+/** A perps order as signed: side, size, the instrument as named (`instrumentLabel`), limit, flags; and its trigger. */
+export type PerpsOrderWordsInput = {
+  buy: boolean;
+  qty: string;
+  /** The instrument as every surface names it (`BTC-PERP (#1)`). */
+  symbol: string;
+  p?: string;
+  tif?: string;
+  po: boolean;
+  ro: boolean;
+  trigger?: { kind: 'tp' | 'sl'; trp: string };
+  /** The tick and lot the venue's `instruments` read reports (decimal strings), when known. */
+  tick?: string;
+  lot?: string;
+};
+
+/**
+ * The words of one signed perps order: `head` (`Buy 0.013 BTC-PERP (#1) @ 64,400.5 GTC post-only`),
+ * its trigger line for a TP / SL item, and `notes` for a size or price off the step the venue reports.
+ */
+export function perpsOrderWords(o: PerpsOrderWordsInput): { head: string; trigger?: string; notes: string[] } {
+  const qty = signedDecimal(o.qty, o.lot);
+  const notes: string[] = [];
+  if (o.lot && qty.offStep) notes.push(`Size ${qty.text} is not a multiple of the lot ${o.lot} the venue reports.`);
+  const size = `${o.buy ? 'Buy' : 'Sell'} ${qty.text} ${o.symbol}`;
+  if (o.trigger) {
+    const trp = signedDecimal(o.trigger.trp, o.tick);
+    if (o.tick && trp.offStep) notes.push(`Trigger price ${trp.text} is not a multiple of the tick ${o.tick} the venue reports.`);
+    return { head: size, trigger: `${o.trigger.kind === 'tp' ? 'Take-profit' : 'Stop-loss'}: ${size} when the mark reaches ${trp.text} (reduce-only)`, notes };
+  }
+  let head = size;
+  if (o.p !== undefined) {
+    const p = signedDecimal(o.p, o.tick);
+    if (o.tick && p.offStep) notes.push(`Price ${p.text} is not a multiple of the tick ${o.tick} the venue reports.`);
+    head += ` @ ${p.text}`;
+  }
+  if (o.tif) head += ` ${o.tif.toUpperCase()}`;
+  if (o.po) head += ' post-only';
+  if (o.ro) head += ' reduce-only';
+  return { head, notes };
+}
+
+/** An order-book order's numbers from its signed amounts (base units, 6 decimals): shares, USDC, the price they imply. */
+export type ClobOrderWords = {
+  side: 'BUY' | 'SELL';
+  /** Shares and USDC (BUY: paid, the maker amount; SELL: received, the taker amount), at least 2 decimals, exact. */
+  shares: string;
+  usdc: string;
+  /** USDC per share, up to 6 decimals; `≈` in front when the ratio has more (then cut, never rounded up). */
+  price: string;
+};
+
+/** The numbers of an order-book order from its signed `side`, `makerAmount`, `takerAmount` (base-unit integer strings). */
+export function clobOrderWords(o: { side: 'BUY' | 'SELL'; makerAmount: string; takerAmount: string }): ClobOrderWords {
+  const buy = o.side === 'BUY';
+  const shares = BigInt(buy ? o.takerAmount : o.makerAmount);
+  const usdc = BigInt(buy ? o.makerAmount : o.takerAmount);
+  let price = '—';
+  if (shares > 0n) {
+    const q = (usdc * 10n ** 6n) / shares;
+    const exact = (usdc * 10n ** 6n) % shares === 0n;
+    price = `${exact ? '' : '≈'}${formatUnitsMin2(q.toString(), 6)}`;
+  }
+  return { side: o.side, shares: formatUnitsMin2(shares.toString(), 6), usdc: formatUnitsMin2(usdc.toString(), 6), price };
+}

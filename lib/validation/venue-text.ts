@@ -1,0 +1,86 @@
+/**
+ * Words a gateway serves — instrument symbols, market questions, outcome labels, error and status
+ * texts — are the venue's claim, validated here at the boundary (gateway → app) before any surface
+ * shows them. Deny by default: a text passes only as printable ASCII (no control, bidi, zero-width or
+ * look-alike characters: every non-ASCII character is refused, so a Cyrillic "а" cannot pose as "a"),
+ * within a length, and in the venue's own shape where it has one (a perps symbol `BTC-PERP`, a perps
+ * error code `insufficient_margin`). A refused text is not shown; the surface names the thing by the
+ * id the signature commits to instead (`instrumentLabel`).
+ *
+ * Sources: seed 1 "Endpoints" (instrument symbols, `{ status: "err", error }` codes), seed 2 (the
+ * exchange's `error` texts, outcome labels); PROTOCOL.md §3.2.
+ */
+import { BaseError } from '../errors/base';
+
+/** Longest free venue text shown (characters): an error message, a question, an outcome label. */
+export const MAX_VENUE_TEXT = 200;
+
+/** Printable ASCII only (space to `~`): no control, format (bidi, zero-width), or non-ASCII look-alike character. */
+const PRINTABLE_ASCII = /^[\x20-\x7E]*$/;
+/** A perps instrument symbol as the venue writes them: `BTC-PERP`, `1000PEPE-PERP` (upper-case letters, digits, dashes). */
+const SYMBOL_RE = /^[A-Z0-9]{1,16}(?:-[A-Z0-9]{1,16}){0,2}$/;
+/** A perps gateway error value (seed 1 "Errors"): a snake_case code such as `insufficient_margin`. */
+const ERROR_CODE_RE = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** Thrown where a gateway's text must be shown and is refused. `field` names where it came from. */
+export class VenueTextError extends BaseError {
+  override name = 'Validation.VenueTextError';
+  readonly field: string;
+  constructor(field: string, reason: string) {
+    super(`The venue sent ${field} this extension does not show: ${reason}.`, { details: field });
+    this.field = field;
+  }
+}
+
+/**
+ * A free venue text (`raw`) when it is safe to show: a string of printable ASCII of 1..`max`
+ * characters (default `MAX_VENUE_TEXT`), surrounding spaces trimmed, matching `shape` when given;
+ * `undefined` otherwise. Throws nothing.
+ */
+export function venueText(raw: unknown, o: { max?: number; shape?: RegExp } = {}): string | undefined {
+  if (typeof raw !== 'string') return undefined;
+  const t = raw.trim();
+  if (t.length === 0 || t.length > (o.max ?? MAX_VENUE_TEXT) || !PRINTABLE_ASCII.test(t)) return undefined;
+  if (o.shape && !o.shape.test(t)) return undefined;
+  return t;
+}
+
+/** `venueText` that throws `VenueTextError` (naming `field`) instead of answering `undefined`. */
+export function assertVenueText(field: string, raw: unknown, o: { max?: number; shape?: RegExp } = {}): string {
+  const t = venueText(raw, o);
+  if (t === undefined) throw new VenueTextError(field, typeof raw === 'string' ? 'characters or a shape a venue text may not have' : 'not a text');
+  return t;
+}
+
+/** A perps instrument symbol in the venue's shape (`BTC-PERP`), else `undefined`. */
+export const perpsSymbol = (raw: unknown): string | undefined => venueText(raw, { max: 40, shape: SYMBOL_RE });
+
+/** A perps gateway error code in the venue's shape (`insufficient_margin`), else `undefined`. */
+export const perpsErrorCode = (raw: unknown): string | undefined => venueText(raw, { max: 64, shape: ERROR_CODE_RE });
+
+/**
+ * How every surface names a perps instrument: the venue's symbol beside the id the signature commits
+ * to (`BTC-PERP (#1)`), or the id alone (`instrument #1`) when the symbol is unknown or refused.
+ */
+export function instrumentLabel(iid: number, symbol: unknown): string {
+  const s = perpsSymbol(symbol);
+  return s ? `${s} (#${iid})` : `instrument #${iid}`;
+}
+
+/**
+ * The instrument symbols of an `instruments` answer that may be shown, by id: each in the venue's shape,
+ * and no symbol two instruments share (both are refused: the name would not tell them apart).
+ */
+export function instrumentSymbols(list: readonly { instrument_id: number; symbol: unknown }[]): Map<number, string> {
+  const count = new Map<string, number>();
+  for (const i of list) {
+    const s = perpsSymbol(i.symbol);
+    if (s) count.set(s, (count.get(s) ?? 0) + 1);
+  }
+  const out = new Map<number, string>();
+  for (const i of list) {
+    const s = perpsSymbol(i.symbol);
+    if (s && count.get(s) === 1) out.set(i.instrument_id, s);
+  }
+  return out;
+}
