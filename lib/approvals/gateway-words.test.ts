@@ -16,6 +16,8 @@ import { summaryReader } from '../../entrypoints/popup/stores/approvals';
 import { ApprovalView, type ApprovalViewData } from '../../components/ApprovalView';
 import type { Call } from '../../entrypoints/popup/stores/perps';
 import { groupDecimal } from '../format';
+import { createBackgroundNotifications } from '../background/notifications';
+import { parsePerpsAnswer } from '../perps/wire';
 
 const SITE = 'https://trade.example';
 const page = pageSender(SITE, 3);
@@ -180,5 +182,37 @@ describe('error texts a gateway sends', () => {
     const audit = await lastAudit(bg);
     expect(audit).not.toMatch(BIDI);
     hop.lies.rewriteError = undefined;
+  }, 30_000);
+});
+
+describe('notifications', () => {
+  it('a fill notification names the instrument by the id the venue filled and its size and price as the venue filled them, whatever name and tick the gateway serves; the title is the rule\'s own', async () => {
+    const bg = await onHop();
+    hop.lies.rewrite = (a) => (a.path === '/perps/v1/info/instruments' ? patchInstruments(a.body, (i) => (i.instrument_id === 1 ? { symbol: 'BTC-PERP\u200B LIQUIDATED', tick_size: '100', price_decimals: 0 } : undefined)) : undefined);
+    const from = h.ctx.requestLog.length;
+    const order = bg.page(page).request('perps_sendCommand', await kit.iocBtc(`${Date.now().toString(16)}`.padStart(32, 'e')));
+    await readAndApprove(bg);
+    const [ack] = (await order) as { oid: number }[];
+    const [sent] = sentOps(from);
+    const fills = ((await h.read('fills')) as { data: { order_id: number; price: string; quantity: string }[] }).data.filter((f) => f.order_id === ack!.oid);
+    expect(fills.length).toBeGreaterThan(0);
+    const raised: { title: string; message: string }[] = [];
+    const n = createBackgroundNotifications({
+      browser: { runtime: { getURL: (p) => p }, notifications: { create: async (_id, o) => void raised.push(o) } },
+      db: bg.db(),
+      vault: bg.vault(),
+      grants: bg.grants(),
+      service: bg.service(),
+    });
+    n.onPush({ account: h.demo.owner.address, push: { kind: 'fills', fills: parsePerpsAnswer('fills', { data: fills }).data } } as never);
+    await until(() => raised.length > 0);
+    n.stop();
+    const [notice] = raised;
+    expect(notice!.title).toBe('Order filled');
+    expect(notice!.message).not.toMatch(BIDI);
+    expect(notice!.message).not.toContain('LIQUIDATED');
+    expect(notice!.message).toContain(`Buy ${sent!.qty} instrument #1 at an average `);
+    if (fills.length === 1) expect(notice!.message).toContain(`at an average ${groupDecimal(fills[0]!.price)}`);
+    hop.lies.rewrite = undefined;
   }, 30_000);
 });

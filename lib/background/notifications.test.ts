@@ -72,7 +72,7 @@ describe('background notifications', () => {
     await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, p: '66000', qty: '0.002', tif: 'ioc' }] }));
     await until(() => created.some((n) => n.title === 'Order filled'));
     const n = created.find((x) => x.title === 'Order filled');
-    expect(n?.message).toMatch(/^Buy 0\.002 BTC[^ ]* at an average [\d,.]+ \(0\.002 of 0\.002 filled\)\.$/);
+    expect(n?.message).toMatch(/^Buy 0\.002 BTC[^ ]* \(#1\) at an average ≈?[\d,.]+ \(0\.002 of 0\.002 filled\)\.$/);
     const all = JSON.stringify(created);
     expect(all).not.toContain(h.demo.proxy.secret);
     expect(all.toLowerCase()).not.toContain(h.demo.proxy.privateKey.slice(2).toLowerCase());
@@ -104,7 +104,7 @@ describe('background notifications', () => {
     await new Promise((r) => setTimeout(r, 300));
     const cancels = created.slice(before).filter((n) => n.title.includes('cancelled'));
     expect(cancels).toHaveLength(1);
-    expect(cancels[0]?.message).toMatch(/^Buy 10 \S+ at 0\.01: cancelled by the venue \(a lapsed heartbeat, the market closing\) or by another client\.$/);
+    expect(cancels[0]?.message).toMatch(/^Buy 10 “\S+” shares at 0\.01: cancelled by the venue \(a lapsed heartbeat, the market closing\) or by another client\.$/);
     expect(JSON.stringify(created)).not.toContain(h.demo.clob.secret);
     await bg.lock();
   });
@@ -138,7 +138,7 @@ describe('background notifications', () => {
     await until(() => created.slice(before).some((n) => n.title === 'Position near liquidation'), 10_000);
     expect(h.ctx.venue.findAccount(h.demo.owner.address)?.positions.has(1)).toBe(true);
     const n = created.slice(before).find((x) => x.title === 'Position near liquidation');
-    expect(n?.message).toMatch(/^Long 0\.1\d* BTC[^ ]*: mark [\d,.]+ is [\d.]+ % from the liquidation price [\d,.]+\.$/);
+    expect(n?.message).toMatch(/^Long 0\.1\d* BTC[^ ]* \(#1\): mark [\d,.]+ is [\d.]+ % from the liquidation price [\d,.]+\.$/);
     expect(accountReads()).toEqual([]);
     await bg.lock();
   });
@@ -152,7 +152,7 @@ describe('background notifications', () => {
     h.clock.advance(11_000);
     await until(() => created.slice(before).some((n) => n.title === 'Order cancelled by the dead-man switch'), 10_000);
     const n = created.slice(before).find((x) => x.title === 'Order cancelled by the dead-man switch');
-    expect(n?.message).toMatch(/^Buy 0\.001 BTC[^ ]* at 50,?000(\.0)?: the venue's auto-cancel fired because the kill switch was not renewed\.$/);
+    expect(n?.message).toMatch(/^Buy 0\.001 BTC[^ ]* \(#1\) at 50,?000(\.0)?: the venue's auto-cancel fired because the kill switch was not renewed\.$/);
     expect(accountReads()).toEqual([]);
     await bg.lock();
   });

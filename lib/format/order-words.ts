@@ -105,3 +105,30 @@ export function clobOrderWords(o: { side: 'BUY' | 'SELL'; makerAmount: string; t
   }
   return { side: o.side, shares: formatUnitsMin2(shares.toString(), 6), usdc: formatUnitsMin2(usdc.toString(), 6), price };
 }
+
+/**
+ * The average price of fills as the venue reports them (Σ price·qty / Σ qty; decimal strings), cut at
+ * 8 decimals — never rounded — and padded to `tick`; `≈` in front when the division did not end there.
+ * `undefined` without a fill of positive quantity or when a value is not a decimal string.
+ */
+export function averagePrice(fills: readonly { price: string; quantity: string }[], tick?: string): string | undefined {
+  const S = 8;
+  const ok = (x: string) => /^\d{1,30}(?:\.\d{1,30})?$/.test(x);
+  if (!fills.every((f) => ok(f.price) && ok(f.quantity))) return undefined;
+  const scale = Math.max(S, ...fills.flatMap((f) => [decimalsOf(f.price), decimalsOf(f.quantity)]));
+  let qty = 0n;
+  let value = 0n;
+  for (const f of fills) {
+    const q = unitsAt(f.quantity, scale);
+    qty += q;
+    value += unitsAt(f.price, scale) * q; // at 2 × scale
+  }
+  if (qty === 0n) return undefined;
+  const avg = value / qty; // at scale
+  const exactDiv = value % qty === 0n;
+  const cut = avg / 10n ** BigInt(scale - S);
+  const exactCut = exactDiv && avg % 10n ** BigInt(scale - S) === 0n;
+  const s = cut.toString().padStart(S + 1, '0');
+  const text = `${s.slice(0, -S)}.${s.slice(-S)}`.replace(/0+$/, '').replace(/\.$/, '');
+  return `${exactCut ? '' : '≈'}${signedDecimal(text, tick).text}`;
+}

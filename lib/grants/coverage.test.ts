@@ -45,8 +45,10 @@ async function setup(opts: { killSwitchArmed?: (venue: 'perps' | 'clob', account
       if (name === 'instruments') return [{ instrument_id: 2, symbol: 'ETH-PERP' }];
       throw new Error('not in this test');
     },
-    perpsBook: async () => ({ bids: [], asks: [] }),
+    // The order book bears out the ticker (lib/grants/reference.ts).
+    perpsBook: async () => ({ bids: [['2999.5', '1']], asks: [['3001', '1']] }),
     clobMid: async () => '0.5',
+    clobTop: async () => ({ bid: '0.49', ask: '0.51' }),
     preparePerps: async (account: string, cmd: PerpsCommand, o: { submit: boolean }) =>
       perpsArtifact({ account: account as Address, key: cmd.signer, signerAddress: account as Address, domain: { name: 'P', version: '1', chainId: 1 }, endpoint: cmd.endpoint, envelope: { op: cmd.body, salt: 1, ts: Date.now() }, submit: o.submit, builtAt: Date.now() }),
     prepareClob: async (account: string, orders: ClobOrderRequest[]) =>

@@ -39,10 +39,10 @@ describe('grant fuzz', () => {
         if (name === 'tickers') return [{ mark_price: '3000', mid_price: '3000.5' }];
         throw new Error('not in this test');
       },
-      perpsBook: async () => {
-        throw new Error('not in this test');
-      },
+      // The order book bears out the ticker (lib/grants/reference.ts).
+      perpsBook: async () => ({ bids: [['2999.5', '1']], asks: [['3001', '1']] }),
       clobMid: async () => '0.5',
+      clobTop: async () => ({ bid: '0.49', ask: '0.51' }),
       prepareClob: async (account: string, orders: ClobOrderRequest[]) =>
         clobArtifact({
           account: account as Address,

@@ -141,20 +141,20 @@ describe('standing grants deny by default (issue #17)', () => {
     const portfolio = (await h.read('portfolio')) as { margin: { total_account_value: string } };
     const equity = portfolio.margin.total_account_value;
     const cents = BigInt(Math.floor(Number(equity) * 100));
-    expect(offer).toMatchObject({ venue: 'perps', markets: [{ id: BTC, name: 'BTC-PERP' }], equity });
+    expect(offer).toMatchObject({ venue: 'perps', markets: [{ id: BTC, name: 'BTC-PERP (#1)' }], equity });
     expect(offer.proposal).toEqual({ maxNotional: (Number(cents / 10n) / 100).toString(), dailyNotional: (Number(cents) / 100).toString(), priceBandPct: '2', slippagePct: '1' });
     const created = await call(bg, 'grant.create', { approvalId: view!.id, limits: btcOnly, minutes: 60 }, approvalWindow());
     expect(created.ok).toBe(true);
     bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
     await p;
     const [g] = (await call(bg, 'grant.list')).result as { venue: string; names: Record<string, string> }[];
-    expect(g).toMatchObject({ venue: 'perps', names: { [BTC]: 'BTC-PERP' } });
+    expect(g).toMatchObject({ venue: 'perps', names: { [BTC]: 'BTC-PERP (#1)' } });
     // Order book: the collateral balance.
     const q = bg.page(page).request('clob_postOrders', { orders: [{ tokenId: tokenA(), side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] }).catch((e) => e);
     const [v2] = await waitPending(bg);
     const offer2 = (await call(bg, 'grant.offer', { approvalId: v2!.id }, approvalWindow())).result as { venue: string; markets: { name: string }[]; equity: string; proposal: Record<string, string> };
     const collateral = h.ctx.clob.balanceOf(owner());
-    expect(offer2).toMatchObject({ venue: 'clob', equity: fromUnits(collateral, 6), markets: [{ name: 'Will the sandbox stay up all day? — Yes' }], proposal: { maxNotional: fromUnits(collateral / 10n / 10_000n, 2), dailyNotional: fromUnits(collateral / 10_000n, 2), priceBandPct: '2' } });
+    expect(offer2).toMatchObject({ venue: 'clob', equity: fromUnits(collateral, 6), markets: [{ name: `Will the sandbox stay up all day? — Yes (token ${tokenA().slice(0, 6)}…${tokenA().slice(-4)})` }], proposal: { maxNotional: fromUnits(collateral / 10n / 10_000n, 2), dailyNotional: fromUnits(collateral / 10_000n, 2), priceBandPct: '2' } });
     bg.registry.decide(v2!.id, { approve: false });
     await q;
   });

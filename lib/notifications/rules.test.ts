@@ -27,17 +27,17 @@ describe('fills', () => {
     const r = rules();
     r.onPush(order({ oid: 7, status: 'partial', fill: '0.003' }), P, 0);
     const [a] = r.onPush(msg({ kind: 'fills', fills: [fill(7, '65000', '0.001', 1), fill(7, '65010', '0.002', 2)] }), P, 0);
-    expect(a).toMatchObject({ kind: 'fill', title: 'Order partly filled', message: 'Buy 0.003 BTC-PERP at an average 65,006.5 (0.003 of 0.004 filled).' });
+    expect(a).toMatchObject({ kind: 'fill', title: 'Order partly filled', message: 'Buy 0.003 BTC-PERP (#1) at an average ≈65,006.66666666 (0.003 of 0.004 filled).' });
     r.onPush(order({ oid: 7, status: 'filled', fill: '0.004' }), P, 0);
     const [b] = r.onPush(msg({ kind: 'fills', fills: [fill(7, '65020', '0.001', 3)] }), P, 0);
-    expect(b).toMatchObject({ title: 'Order filled', message: 'Buy 0.001 BTC-PERP at an average 65,020.0 (0.004 of 0.004 filled).' });
+    expect(b).toMatchObject({ title: 'Order filled', message: 'Buy 0.001 BTC-PERP (#1) at an average 65,020.0 (0.004 of 0.004 filled).' });
     expect(a?.id).not.toBe(b?.id);
   });
 
   it('a sell of an instrument not known yet is named by its id', () => {
     const r = rules();
     const [n] = r.onPush(msg({ kind: 'fills', fills: [{ ...fill(9, '3100', '0.5'), instrument_id: 2, side: 'short' }] }), P, 0);
-    expect(n?.message).toBe('Sell 0.5 #2 at an average 3,100.');
+    expect(n?.message).toBe('Sell 0.5 instrument #2 at an average 3,100.');
   });
 
   it('switched off: nothing', () => {
@@ -50,10 +50,10 @@ describe('cancels', () => {
     const r = rules();
     const [dm] = r.onPush(order({ oid: 1, status: 'auto_cancelled' }), P, 0);
     expect(dm).toMatchObject({ kind: 'cancel', title: 'Order cancelled by the dead-man switch' });
-    expect(dm?.message).toContain('Buy 0.004 BTC-PERP at 65,000.0');
+    expect(dm?.message).toContain('Buy 0.004 BTC-PERP (#1) at 65,000.0');
     expect(r.onPush(order({ oid: 1, status: 'auto_cancelled' }), P, 0)).toEqual([]);
     const [venue] = r.onPush(order({ oid: 2, status: 'stp_cancelled', buy: false, fill: '0.001' }), P, 0);
-    expect(venue).toMatchObject({ title: 'Order cancelled by the venue', message: 'Sell 0.004 BTC-PERP at 65,000.0 (0.001 had filled): self-trade prevention.' });
+    expect(venue).toMatchObject({ title: 'Order cancelled by the venue', message: 'Sell 0.004 BTC-PERP (#1) at 65,000.0 (0.001 had filled): self-trade prevention.' });
     expect(r.onPush(order({ oid: 3, status: 'cancelled' }), P, 0)).toEqual([]);
     expect(r.onPush(order({ oid: 4, status: 'ioc_expired' }), P, 0)).toEqual([]);
     expect(r.onPush(order({ oid: 5, status: 'open' }), P, 0)).toEqual([]);
@@ -70,7 +70,7 @@ describe('liquidation distance', () => {
     const r = rules();
     expect(r.onPush(portfolio([position('0.1', '6500', '50000')]), P, 0)).toEqual([]); // 23 % away
     const [n] = r.onPush(portfolio([position('0.1', '6500', '60000')]), P, 0); // 7.7 % away
-    expect(n).toMatchObject({ kind: 'liquidation', title: 'Position near liquidation', message: 'Long 0.1 BTC-PERP: mark 65,000.0 is 7.7 % from the liquidation price 60,000.0.' });
+    expect(n).toMatchObject({ kind: 'liquidation', title: 'Position near liquidation', message: 'Long 0.1 BTC-PERP (#1): mark 65,000.0 is 7.7 % from the liquidation price 60,000.0.' });
     expect(r.onPush(portfolio([position('0.1', '6400', '60000')]), P, 0)).toEqual([]); // still inside: no repeat
     expect(r.onPush(portfolio([position('0.1', '7000', '60000')]), P, 0)).toEqual([]); // 14 %: out again
     expect(r.onPush(portfolio([position('0.1', '6500', '60000')]), P, 0)).toHaveLength(1); // a new crossing
@@ -81,7 +81,7 @@ describe('liquidation distance', () => {
     expect(r.onPush(portfolio([position('-0.1', '6500', '70000')]), { ...P, liquidationPct: 5 }, 0)).toEqual([]); // 7.7 % > 5 %
     const resync = msg({ kind: 'resync', openOrders: [], portfolio: portfolio([position('-0.1', '6500', '68000')]).push.kind === 'portfolio' ? { positions: [position('-0.1', '6500', '68000')], margin: { total_account_value: '1', total_initial_margin: '1', total_maintenance_margin: '1', total_position_value: '1' }, withdrawable: '1' } : never() });
     const [n] = r.onPush(resync, { ...P, liquidationPct: 5 }, 0);
-    expect(n?.message).toMatch(/^Short 0\.1 BTC-PERP: mark 65,000\.0 is 4\.6 %/);
+    expect(n?.message).toMatch(/^Short 0\.1 BTC-PERP \(#1\): mark 65,000\.0 is 4\.6 %/);
     expect(r.onPush(portfolio([]), P, 0)).toEqual([]);
     expect(r.onPush(portfolio([position('-0.1', '6500', '68000')]), { ...P, liquidationPct: 5 }, 0)).toHaveLength(1);
   });
@@ -134,7 +134,7 @@ describe('order-book orders (the user channel)', () => {
   it('a trade is notified once, though the channel repeats it as matched, mined and confirmed; switched off, none', () => {
     const r = createNotificationRules(() => undefined, () => false);
     const [n] = r.onPush(clobTrade('t1'), P, 0);
-    expect(n).toMatchObject({ kind: 'fill', title: 'Order-book order filled', message: 'Bought 4 Yes at 0.52 (maker).' });
+    expect(n).toMatchObject({ kind: 'fill', title: 'Order-book order filled', message: 'Bought 4 “Yes” shares at 0.52 (maker).' });
     expect(r.onPush(clobTrade('t1'), P, 0)).toEqual([]);
     expect(r.onPush(clobTrade('t2', 'SELL'), { ...P, fills: false }, 0)).toEqual([]);
   });
@@ -146,7 +146,7 @@ describe('order-book orders (the user channel)', () => {
     expect(r.onPush(clobOrder('mine', 'CANCELED'), P, 0)).toEqual([]);
     const [n] = r.onPush(clobOrder('o1', 'CANCELED', '3'), P, 0);
     expect(n).toMatchObject({ kind: 'cancel', title: 'Order-book order cancelled outside Countersign' });
-    expect(n?.message).toBe('Buy 10 Yes at 0.52 (3 had filled): cancelled by the venue (a lapsed heartbeat, the market closing) or by another client.');
+    expect(n?.message).toBe('Buy 10 “Yes” shares at 0.52 (3 had filled): cancelled by the venue (a lapsed heartbeat, the market closing) or by another client.');
     expect(r.onPush(clobOrder('o1', 'CANCELED', '3'), P, 0)).toEqual([]);
     expect(r.onPush(clobOrder('o2', 'CANCELED'), { ...P, cancels: false }, 0)).toEqual([]);
   });

@@ -28,7 +28,9 @@
  *   heartbeat, the market closing) or another client with the same API key. Once per order.
  */
 import { fromUnits, toUnits } from '../decimal';
-import { fillSummary, formatStep } from '../format';
+import { formatStep } from '../format';
+import { averagePrice, signedDecimal } from '../format/order-words';
+import { instrumentLabel, venueText } from '../validation/venue-text';
 import type { StreamPush } from '../messaging/streams';
 import type { NotificationPrefs } from './prefs';
 
@@ -78,12 +80,15 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
   let downNotified = false;
   let seq = 0;
   const notice = (kind: Notice['kind'], key: string, title: string, message: string): Notice => ({ id: `countersign-${kind}-${key}-${++seq}`, kind, title, message });
-  const name = (iid: number) => instrument(iid)?.symbol ?? `#${iid}`;
-  /** A price to the instrument's tick (as given when the instrument is not known). */
+  /** The venue's symbol (validated) beside the instrument id: `BTC-PERP (#1)`, else `instrument #1`. */
+  const name = (iid: number, symbol?: string) => instrumentLabel(iid, symbol || instrument(iid)?.symbol);
+  /** An estimate (a mark, a liquidation price) to the instrument's tick (as given when the instrument is not known). */
   const px = (iid: number, value: string) => {
     const t = instrument(iid)?.tick;
     return t ? formatStep(value, t) : value;
   };
+  /** An order's price or size as the venue reports it: padded to the step, never rounded (`signedDecimal`). */
+  const exact = (value: string, step?: string) => signedDecimal(value, step).text;
 
   function remember(o: KnownOrder & { id: number }): void {
     orders.delete(o.id);
@@ -101,7 +106,7 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
     cancelled.add(o.order_id);
     if (cancelled.size > MAX_ORDERS) cancelled.delete(cancelled.values().next().value ?? o.order_id);
     if (!prefs.cancels) return [];
-    const what = `${o.buy ? 'Buy' : 'Sell'} ${o.quantity} ${name(o.instrument_id)} at ${px(o.instrument_id, o.price)}`;
+    const what = `${o.buy ? 'Buy' : 'Sell'} ${exact(o.quantity)} ${name(o.instrument_id)} at ${exact(o.price, instrument(o.instrument_id)?.tick)}`;
     const filled = o.filled_quantity !== '0' && Number(o.filled_quantity) > 0 ? ` (${o.filled_quantity} had filled)` : '';
     return reason === 'dead-man'
       ? [notice('cancel', `${account}-${o.order_id}`, 'Order cancelled by the dead-man switch', `${what}${filled}: the venue's auto-cancel fired because the kill switch was not renewed.`)]
@@ -116,8 +121,8 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
       const first = mine[0];
       if (!first) continue;
       const iid = first.instrument_id;
-      const t = instrument(iid)?.tick;
-      const avg = (t ? fillSummary(mine, oid, t)?.avgPrice : fillSummary(mine, oid, '0.00000001')?.avgPrice.replace(/\.?0+$/, '')) ?? first.price;
+      // The average cut at 8 decimals (never rounded; `≈` when cut), padded to the tick the venue reports.
+      const avg = averagePrice(mine, instrument(iid)?.tick) ?? decimalOr(first.price);
       const size = sumDecimals(mine.map((f) => f.quantity));
       const o = orders.get(oid);
       const buy = o ? o.buy : first.side === 'long';
@@ -149,7 +154,7 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
       if (!prefs.liquidation) continue;
       const side = Number(p.size) > 0 ? 'Long' : 'Short';
       out.push(
-        notice('liquidation', key, 'Position near liquidation', `${side} ${size} ${p.symbol || name(p.instrument_id)}: mark ${px(p.instrument_id, String(mark))} is ${distancePct.toFixed(1)} % from the liquidation price ${px(p.instrument_id, p.liquidation_price)}.`),
+        notice('liquidation', key, 'Position near liquidation', `${side} ${size} ${name(p.instrument_id, p.symbol)}: mark ${px(p.instrument_id, String(mark))} is ${distancePct.toFixed(1)} % from the liquidation price ${px(p.instrument_id, p.liquidation_price)}.`),
       );
     }
     // A position that closed (or left the portfolio) re-arms its rule.
@@ -168,14 +173,14 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
   function onClobTrade(account: string, t: Extract<StreamPush['push'], { kind: 'clobTrade' }>['trade'], prefs: NotificationPrefs): Notice[] {
     if (!firstTime(`trade:${t.id}`) || !prefs.fills) return [];
     const role = t.trader_side === 'MAKER' ? 'maker' : 'taker';
-    return [notice('fill', `${account}-clob-${t.id}`, 'Order-book order filled', `${t.side === 'BUY' ? 'Bought' : 'Sold'} ${t.size} ${t.outcome || 'shares'} at ${t.price} (${role}).`)];
+    return [notice('fill', `${account}-clob-${t.id}`, 'Order-book order filled', `${t.side === 'BUY' ? 'Bought' : 'Sold'} ${decimalOr(t.size)} ${outcomeWords(t.outcome)} at ${decimalOr(t.price)} (${role}).`)];
   }
 
   function onClobOrder(account: string, o: Extract<StreamPush['push'], { kind: 'clobOrder' }>['order'], prefs: NotificationPrefs): Notice[] {
     if (o.status.toUpperCase() !== 'CANCELED' || clobCancelledHere(o.id) || !firstTime(`cancel:${o.id}`) || !prefs.cancels) return [];
     const filled = Number(o.size_matched) > 0 ? ` (${o.size_matched} had filled)` : '';
     return [
-      notice('cancel', `${account}-clob-${o.id}`, 'Order-book order cancelled outside Countersign', `${o.side === 'BUY' ? 'Buy' : 'Sell'} ${o.original_size} ${o.outcome || 'shares'} at ${o.price}${filled}: cancelled by the venue (a lapsed heartbeat, the market closing) or by another client.`),
+      notice('cancel', `${account}-clob-${o.id}`, 'Order-book order cancelled outside Countersign', `${o.side === 'BUY' ? 'Buy' : 'Sell'} ${decimalOr(o.original_size)} ${outcomeWords(o.outcome)} at ${decimalOr(o.price)}${filled}: cancelled by the venue (a lapsed heartbeat, the market closing) or by another client.`),
     ];
   }
 
@@ -215,6 +220,17 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
       return notice('stream', String(downSince), 'Live stream down', `The venue's stream has been down for ${secs} s while a permission is live. Orders and fills are checked over REST until it is back.`);
     },
   };
+}
+
+/** An outcome label the exchange sends, validated (venue-text) and quoted as its words: `“Yes” shares`; else `shares`. */
+function outcomeWords(outcome: unknown): string {
+  const label = venueText(outcome, { max: 40 });
+  return label ? `“${label}” shares` : 'shares';
+}
+
+/** A number the venue reports (decimal string) as it is, grouped; `?` for anything that is not one. */
+function decimalOr(x: unknown): string {
+  return typeof x === 'string' && /^\d{1,30}(\.\d{1,30})?$/.test(x) ? signedDecimal(x).text : '?';
 }
 
 /** Σ of decimal strings, exact (trailing zeros trimmed); a string that is not a decimal counts 0. */

@@ -142,8 +142,8 @@ describe('ERC-7715 wallet_grantPermissions (countersign-grant)', () => {
     const p = settle(bg.page(page).request('wallet_grantPermissions', grantRequest(btcOnly)));
     const [view] = await waitPending(bg);
     expect(view!.kind).toBe('grant');
-    expect(view!.lines[0]).toMatch(/^Perps venue only: BTC-PERP\.$/);
-    expect(view!.lines).toEqual(describeGrant({ ...parseGrantPermissions(grantRequest(btcOnly), { account: owner(), chainId: 80002, now: Date.now() }).limits, names: { 1: 'BTC-PERP' }, expiresAt: inAnHour() * 1000 }));
+    expect(view!.lines[0]).toMatch(/^Perps venue only: BTC-PERP \(#1\)\.$/);
+    expect(view!.lines).toEqual(describeGrant({ ...parseGrantPermissions(grantRequest(btcOnly), { account: owner(), chainId: 80002, now: Date.now() }).limits, names: { 1: 'BTC-PERP (#1)' }, expiresAt: inAnHour() * 1000 }));
     expect(trading()).toBe(0);
     bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
     const r = await p;
@@ -202,7 +202,7 @@ describe('ERC-7715 wallet_grantPermissions (countersign-grant)', () => {
     const narrow = settle(bg.page(page).request('wallet_grantPermissions', grantRequest(btcOnly)));
     const wider = settle(bg.page(page).request('wallet_grantPermissions', grantRequest(wide)));
     const views = await waitPending(bg, 2);
-    const shown = views.find((x) => x.lines[0] === 'Perps venue only: BTC-PERP.')!;
+    const shown = views.find((x) => x.lines[0] === 'Perps venue only: BTC-PERP (#1).')!;
     const other = views.find((x) => x !== shown)!;
     expect(other.flags.join(' ')).toMatch(/more than/);
     // An approval carrying the narrow one's digest cannot approve the wide one.
