@@ -12,7 +12,7 @@ import type { Harness } from '../sandbox/testkit';
 import { startLyingGateway, patchInstruments, type LyingGateway } from '../sandbox/lying-gateway';
 import { btcOnly, callAs, pageSender, pagePathKit, sandboxSuite, until, waitPending, type PagedBackground } from '../background/testkit';
 import { summarizeCommand } from '../perps/summary';
-import { summaryReader } from '../../entrypoints/popup/stores/approvals';
+import { clobNumbers, summaryReader } from '../../entrypoints/popup/stores/approvals';
 import { ApprovalView, type ApprovalViewData } from '../../components/ApprovalView';
 import type { Call } from '../../entrypoints/popup/stores/perps';
 import { groupDecimal } from '../format';
@@ -213,6 +213,36 @@ describe('notifications', () => {
     expect(notice!.message).not.toContain('LIQUIDATED');
     expect(notice!.message).toContain(`Buy ${sent!.qty} instrument #1 at an average `);
     if (fills.length === 1) expect(notice!.message).toContain(`at an average ${groupDecimal(fills[0]!.price)}`);
+    hop.lies.rewrite = undefined;
+  }, 30_000);
+});
+
+describe('order-book orders', () => {
+  it('a coarser tick the gateway reports rounds the price before the window: the window shows the signed price, flags the price asked, and its line and numbers agree with what reached the exchange', async () => {
+    const bg = await onHop();
+    const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
+    hop.lies.rewrite = (a) => {
+      if (a.path === '/clob/tick-size') return { minimum_tick_size: 0.1 };
+      if (a.path === '/clob/book') return { ...(a.body as object), tick_size: '0.1' };
+      if (a.path === '/clob/fee-rate') return { base_fee: 0 };
+      return undefined;
+    };
+    const from = h.ctx.requestLog.length;
+    const order = kit.settle(bg.page(page).request('clob_postOrders', { orders: [{ tokenId: token, side: 'BUY', price: '0.42', size: '10', orderType: 'GTC' }] }));
+    const [view] = await waitPending(bg);
+    const numbers = await clobNumbers(view!.artifact, async () => 0);
+    const data = { ...view!, summary: { orders: [], clob: numbers } } as ApprovalViewData;
+    const text = textOf(ApprovalView({ view: data, armed: true, queueLength: 1, now: Date.now(), onApprove: () => undefined, onReject: () => undefined }));
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    await order;
+    const posted = h.ctx.requestLog.slice(from).find((r) => r.method === 'POST' && r.path === '/clob/order');
+    const body = JSON.parse(posted!.body!) as { order: { makerAmount: string; takerAmount: string; side: string } };
+    // What reached the exchange: 10 shares for 4 USDC (0.40 a share, the price rounded to the gateway's tick).
+    expect(body.order).toMatchObject({ side: 'BUY', makerAmount: '4000000', takerAmount: '10000000' });
+    expect(view!.lines[0]).toContain('Buy 10.00 shares');
+    expect(view!.lines[0]).toContain('at 0.40 (pay 4.00 USDC)');
+    expect(text).toContain('Buy 10.00 shares @ 0.40');
+    expect(view!.flags.join(' ')).toMatch(/price asked, 0\.42, is signed as 0\.40 at the tick 0\.1/);
     hop.lies.rewrite = undefined;
   }, 30_000);
 });

@@ -29,6 +29,7 @@ import { OutcomeUnknownError, type ExecuteOptions, type SigningService } from '.
 import { BaseError } from '../errors/base';
 import { instrumentLabel, instrumentSymbols } from '../validation/venue-text';
 import { borneOut } from '../grants/reference';
+import { clobRoundingFlags } from '../approvals/rounding-flags';
 import { describeArtifact, perpsArtifactCommand, type SigningArtifact } from '../signer/artifact';
 import type { OwnerInfo, Vault } from '../vault/vault';
 import type { Connection, VaultDb } from '../vault/db';
@@ -883,7 +884,11 @@ export class ProviderService {
         'clob',
         account,
         () => this.d.service.prepareClob(account.address, orders),
-        async (a) => [...(!grant.covered && grant.flag ? [grant.flag] : []), ...(a.kind === 'clob' && a.orders.length > 1 ? [`A batch of ${a.orders.length} orders.`] : [])],
+        async (a) => [
+          ...(!grant.covered && grant.flag ? [grant.flag] : []),
+          ...(a.kind === 'clob' && a.orders.length > 1 ? [`A batch of ${a.orders.length} orders.`] : []),
+          ...(a.kind === 'clob' ? clobRoundingFlags(orders, a) : []),
+        ],
         TTL_TRADING_MS,
       );
       await beforeSign?.(view.artifact);
