@@ -1,6 +1,6 @@
 /**
  * What a person reads is what is signed, against a gateway that lies in its public reads: the real
- * background on the fake browser talks to a gateway hop (`lib/sandbox/lying-gateway.ts`) in front of
+ * background on the fake browser talks to a gateway hop (`startLyingGateway`, `lib/sandbox/testkit.ts`) in front of
  * the in-process sandbox. The hop rewrites names, ticks, lots, prices and error texts; the signing path
  * stays honest. Each test compares what the person reads (the approval window's words and numbers, the
  * audit entry, the page's error) with what reached the venue (the sandbox's request log).
@@ -9,10 +9,9 @@ import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VNode } from 'preact';
 import type { Harness } from '../sandbox/testkit';
-import { startLyingGateway, patchInstruments, type LyingGateway } from '../sandbox/lying-gateway';
+import { startLyingGateway, patchInstruments, type LyingGateway } from '../sandbox/testkit';
 import { btcOnly, callAs, pageSender, pagePathKit, sandboxSuite, until, waitPending, type PagedBackground } from '../background/testkit';
-import { summarizeCommand } from '../perps/summary';
-import { clobNumbers, summaryReader } from '../../entrypoints/popup/stores/approvals';
+import { createApprovalStore } from '../../entrypoints/popup/stores/approvals';
 import { ApprovalView, type ApprovalViewData } from '../../components/ApprovalView';
 import type { Call } from '../../entrypoints/popup/stores/perps';
 import { groupDecimal } from '../format';
@@ -69,14 +68,26 @@ const callOf = (bg: PagedBackground): Call => (async (type: string, payload: unk
   return r.result;
 }) as Call;
 
-/** Waits for the window, renders it as the approval window does (numbers read through the hop), approves it; returns the text read. */
+/**
+ * What the approval window shows for the request at the head of the queue: its store (the window's own,
+ * `createApprovalStore`, reading the venue through the background — so through the hop) loads the queue
+ * and the order numbers, and `ApprovalView` renders them. Returns the text a person reads.
+ */
+async function windowText(bg: PagedBackground): Promise<string> {
+  const store = createApprovalStore({ call: callOf(bg), onEmpty: () => undefined, focus: { has: () => false, listen: () => () => undefined } });
+  await store.load();
+  const head = store.head.value;
+  if (!head) throw new Error('no window');
+  await store.summarize(head.id, head.digest);
+  const data = store.head.value as ApprovalViewData;
+  return textOf(ApprovalView({ view: data, armed: true, queueLength: 1, now: Date.now(), onApprove: () => undefined, onReject: () => undefined }));
+}
+
+/** Waits for the window, reads it as the approval window renders it, approves it; returns the text read and the request. */
 async function readAndApprove(bg: PagedBackground): Promise<{ text: string; view: Awaited<ReturnType<typeof waitPending>>[number] }> {
   const [view] = await waitPending(bg);
   if (!view) throw new Error('no window');
-  const a = view.artifact as { kind: string; account: string; envelope?: { op: { type: string; args: never[] } } };
-  const summary = a.kind === 'perps' && a.envelope?.op.type === 'createOrders' ? { orders: await summarizeCommand(a.envelope.op.args, summaryReader(callOf(bg), a.account)) } : undefined;
-  const data: ApprovalViewData = { ...view, ...(summary ? { summary, orderCount: summary.orders.length } : {}), expiresAt: view.expiresAt } as ApprovalViewData;
-  const text = textOf(ApprovalView({ view: data, armed: true, queueLength: 1, now: Date.now(), onApprove: () => undefined, onReject: () => undefined }));
+  const text = await windowText(bg);
   bg.registry.decide(view.id, { approve: true, digest: view.digest });
   return { text, view };
 }
@@ -230,9 +241,7 @@ describe('order-book orders', () => {
     const from = h.ctx.requestLog.length;
     const order = kit.settle(bg.page(page).request('clob_postOrders', { orders: [{ tokenId: token, side: 'BUY', price: '0.42', size: '10', orderType: 'GTC' }] }));
     const [view] = await waitPending(bg);
-    const numbers = await clobNumbers(view!.artifact, async () => 0);
-    const data = { ...view!, summary: { orders: [], clob: numbers } } as ApprovalViewData;
-    const text = textOf(ApprovalView({ view: data, armed: true, queueLength: 1, now: Date.now(), onApprove: () => undefined, onReject: () => undefined }));
+    const text = await windowText(bg);
     bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
     await order;
     const posted = h.ctx.requestLog.slice(from).find((r) => r.method === 'POST' && r.path === '/clob/order');

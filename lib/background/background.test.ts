@@ -360,7 +360,7 @@ describe('background: page requests and approvals', () => {
     const p = bg.page(page(SITE)).request('perps_sendCommand', order);
     const [view] = await waitPending(bg);
     expect(view).toMatchObject({ origin: SITE, signer: 'proxy key', title: 'Place an order' });
-    expect(view!.lines[0]).toBe('Buy 2.5 ETH-PERP at 3,120.50, good-til-cancelled, post-only — request weight 1, action weight 1');
+    expect(view!.lines[0]).toBe('Buy 2.5 ETH-PERP (#2) at 3,120.50, good-til-cancelled, post-only — request weight 1, action weight 1');
     expect(badge).toBe('1');
     expect(h.ctx.requestLog.slice(before).filter((r) => r.path.startsWith('/perps/v1/trade'))).toEqual([]);
     bg.registry.decide(view!.id, { approve: true, digest: view!.digest });

@@ -84,14 +84,14 @@ const errorBodySchema = v.looseObject({
 });
 
 /** What stands for an exchange error text out of the venue-text rules (not shown). */
-export const UNSHOWN_EXCHANGE_TEXT = '(an error text this extension does not show)';
+const UNSHOWN_EXCHANGE_TEXT = '(an error text this extension does not show)';
 
 /**
  * The exchange's error text as it may be shown (venue-text: printable ASCII, at most 300 characters),
  * `UNSHOWN_EXCHANGE_TEXT` for any other text, `''` for none. The words stay the exchange's claim: every
  * message built on them first says the exchange refused.
  */
-export function exchangeText(raw: unknown): string {
+function exchangeText(raw: unknown): string {
   if (raw === undefined || raw === null || raw === '') return '';
   return venueText(raw, { max: 300 }) ?? UNSHOWN_EXCHANGE_TEXT;
 }

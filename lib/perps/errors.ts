@@ -8,7 +8,7 @@ import { headerOf, parseRetryAfterMs, type HttpAnswer } from '../http/retry-afte
 import { perpsErrorCode } from '../validation/venue-text';
 
 /** What stands for an error value the gateway sent out of the venue's shape (a text this extension does not show). */
-export const UNSHOWN_ERROR = 'an error text that is not a venue error code, not shown';
+const UNSHOWN_ERROR = 'an error text that is not a venue error code, not shown';
 
 /** A command or read the gateway refused. `error` is the gateway's error value (e.g. `insufficient_margin`). */
 export class PerpsGatewayError extends BaseError {

@@ -1,7 +1,10 @@
 /**
  * Test helpers for driving a sandbox over real HTTP on an ephemeral loopback port, with a clock the
- * test controls. Used by the sandbox tests and later integration tests.
+ * test controls, and a gateway hop that lies in the public reads (`startLyingGateway`). Used by the
+ * sandbox tests and later integration tests.
  */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { LocalAccount } from 'viem';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from './server';
@@ -89,4 +92,96 @@ export async function startHarness(options: SandboxOptions = {}): Promise<Harnes
       return { status: res.status, body: parsed, headers: res.headers };
     },
   };
+}
+
+/**
+ * A gateway hop (Node only — never imported by the extension): an HTTP server that forwards
+ * every request to a sandbox and rewrites the JSON answers of its public reads, while the signing path
+ * (every POST / DELETE / PATCH and its answer) passes through untouched. The product talks to it as to
+ * a gateway URL (`${hop.url}/perps`, `${hop.url}/clob`, …), so tests hold it black-box: what a lying
+ * gateway serves in its reads (names, titles, ticks, fees, prices, error and status texts) against what
+ * reached the venue (the sandbox's request log).
+ *
+ * `rewrite(read)` receives each GET answer (`path` without the query, `query`, `status`, parsed `body`)
+ * and returns the body to serve instead (`undefined`: served as the sandbox answered). `rewriteError`
+ * does the same for the answers of the signing path that are errors (status ≥ 400), to serve lying
+ * error texts; it cannot change what was sent. WebSocket upgrades are not forwarded (the streams stay down).
+ */
+/** One answer the hop may rewrite: `path` is the request path (query cut off), `query` its parameters. */
+export type HopAnswer = { method: string; path: string; query: URLSearchParams; status: number; body: unknown };
+
+/** How the hop lies: each returns the body to serve instead, or `undefined` to serve the honest one. */
+export type HopLies = {
+  rewrite?: (a: HopAnswer) => unknown;
+  rewriteError?: (a: HopAnswer) => unknown;
+};
+
+/** A running hop: its base URL (`http://127.0.0.1:PORT`), the lies it tells (mutable between tests), `close()`. */
+export type LyingGateway = { url: string; lies: HopLies; close: () => Promise<void> };
+
+const HOP_HEADERS = new Set(['connection', 'content-length', 'content-encoding', 'transfer-encoding', 'keep-alive', 'host']);
+
+async function bodyOf(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Starts a hop on 127.0.0.1 (ephemeral port) in front of `upstream` (a sandbox's base URL). */
+export function startLyingGateway(upstream: string, lies: HopLies = {}): Promise<LyingGateway> {
+  const state: HopLies = lies;
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const method = req.method ?? 'GET';
+    const url = new URL(req.url ?? '/', upstream);
+    const headers: Record<string, string> = {};
+    for (const [k, val] of Object.entries(req.headers)) if (typeof val === 'string' && !HOP_HEADERS.has(k)) headers[k] = val;
+    const body = method === 'GET' || method === 'HEAD' ? undefined : await bodyOf(req);
+    const answer = await fetch(url, { method, headers, ...(body ? { body: new Uint8Array(body) } : {}) });
+    const text = await answer.text();
+    let served = text;
+    const lie = method === 'GET' ? state.rewrite : answer.status >= 400 ? state.rewriteError : undefined;
+    if (lie) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+      const out = lie({ method, path: url.pathname, query: url.searchParams, status: answer.status, body: parsed });
+      if (out !== undefined) served = typeof out === 'string' ? out : JSON.stringify(out);
+    }
+    answer.headers.forEach((val, k) => {
+      if (!HOP_HEADERS.has(k)) res.setHeader(k, val);
+    });
+    res.statusCode = answer.status;
+    res.end(served);
+  };
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      res.statusCode = 502;
+      res.end('{"error":"hop: upstream failed"}');
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        lies: state,
+        close: () =>
+          new Promise<void>((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}
+
+/** Replaces, in a perps `instruments` answer, the fields `patch(instrument)` returns (by instrument id). */
+export function patchInstruments(body: unknown, patch: (i: Record<string, unknown>) => Record<string, unknown> | undefined): unknown {
+  const list = Array.isArray(body) ? body : (body as { data?: unknown[] } | undefined)?.data;
+  if (!Array.isArray(list)) return undefined;
+  const out = list.map((i) => ({ ...(i as Record<string, unknown>), ...(patch(i as Record<string, unknown>) ?? {}) }));
+  return Array.isArray(body) ? out : { ...(body as object), data: out };
 }

@@ -10,10 +10,8 @@
  * Sources: seed 1 "Endpoints" (instrument symbols, `{ status: "err", error }` codes), seed 2 (the
  * exchange's `error` texts, outcome labels); PROTOCOL.md §3.2.
  */
-import { BaseError } from '../errors/base';
-
 /** Longest free venue text shown (characters): an error message, a question, an outcome label. */
-export const MAX_VENUE_TEXT = 200;
+const MAX_VENUE_TEXT = 200;
 
 /** Printable ASCII only (space to `~`): no control, format (bidi, zero-width), or non-ASCII look-alike character. */
 const PRINTABLE_ASCII = /^[\x20-\x7E]*$/;
@@ -21,16 +19,6 @@ const PRINTABLE_ASCII = /^[\x20-\x7E]*$/;
 const SYMBOL_RE = /^[A-Z0-9]{1,16}(?:-[A-Z0-9]{1,16}){0,2}$/;
 /** A perps gateway error value (seed 1 "Errors"): a snake_case code such as `insufficient_margin`. */
 const ERROR_CODE_RE = /^[a-z][a-z0-9_]{0,63}$/;
-
-/** Thrown where a gateway's text must be shown and is refused. `field` names where it came from. */
-export class VenueTextError extends BaseError {
-  override name = 'Validation.VenueTextError';
-  readonly field: string;
-  constructor(field: string, reason: string) {
-    super(`The venue sent ${field} this extension does not show: ${reason}.`, { details: field });
-    this.field = field;
-  }
-}
 
 /**
  * A free venue text (`raw`) when it is safe to show: a string of printable ASCII of 1..`max`
@@ -42,13 +30,6 @@ export function venueText(raw: unknown, o: { max?: number; shape?: RegExp } = {}
   const t = raw.trim();
   if (t.length === 0 || t.length > (o.max ?? MAX_VENUE_TEXT) || !PRINTABLE_ASCII.test(t)) return undefined;
   if (o.shape && !o.shape.test(t)) return undefined;
-  return t;
-}
-
-/** `venueText` that throws `VenueTextError` (naming `field`) instead of answering `undefined`. */
-export function assertVenueText(field: string, raw: unknown, o: { max?: number; shape?: RegExp } = {}): string {
-  const t = venueText(raw, o);
-  if (t === undefined) throw new VenueTextError(field, typeof raw === 'string' ? 'characters or a shape a venue text may not have' : 'not a text');
   return t;
 }
 
