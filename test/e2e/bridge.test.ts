@@ -102,7 +102,7 @@ describe('bridge in Chromium', () => {
 
   it('places a perps order shown decoded in the approval window; the sandbox verifies it and get-orders reports it', async () => {
     const w = await clickAndApprovalWindow('order');
-    await w.getByTestId('approval-lines').filter({ hasText: 'Buy 0.5 ETH-PERP at 3,000, good-til-cancelled, post-only — request weight 1, action weight 1' }).waitFor();
+    await w.getByTestId('approval-lines').filter({ hasText: 'Buy 0.5 ETH-PERP (#2) at 3,000, good-til-cancelled, post-only — request weight 1, action weight 1' }).waitFor();
     await w.getByText('proxy key').waitFor();
     await w.getByTestId('approval-account').filter({ hasText: '0x5a' }).waitFor();
     await h.screenshot(w, '21-approval-order');

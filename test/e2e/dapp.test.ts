@@ -202,7 +202,7 @@ describe('a mipd + viem dapp in Chromium (issue #20)', () => {
     const granted = action('grantPermissions', { expiry: Math.floor(Date.now() / 1000) + 3600, limits: { venue: 'perps', instruments: [2], allow: { order: true, cancel: true }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2' } });
     const w = await opened;
     await w.getByRole('heading', { name: 'Allow this site to trade within limits' }).waitFor();
-    await w.getByTestId('approval-lines').filter({ hasText: 'Perps venue only: ETH-PERP.' }).waitFor();
+    await w.getByTestId('approval-lines').filter({ hasText: 'Perps venue only: ETH-PERP (#2).' }).waitFor();
     await h.screenshot(w, '61-dapp-grant-permissions');
     await approveIn(w);
     const g = await granted;

@@ -211,14 +211,14 @@ describe('a site holding a narrow grant (issue #17)', () => {
     const first = pageRequest('perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: '64000', tif: 'gtc', po: true }] } });
     const w = await opened;
     const proposed = await saveGrantIn(w, undefined, '49-grant-form');
-    expect(proposed).toMatchObject({ scope: 'Perps venue only: BTC-PERP', perOrder: tenth(value), daily: whole(value) });
+    expect(proposed).toMatchObject({ scope: 'Perps venue only: BTC-PERP (#1)', perOrder: tenth(value), daily: whole(value) });
     await approveIn(w, { closes: true });
     expect((await first).ok).toBe(true);
     // Only the perps grant is live (finding 1: the site holds no order-book grant).
     await popup.reload();
     await popup.getByRole('tab', { name: 'Settings' }).click();
     await popup.getByTestId('grant-venue').first().waitFor();
-    expect(await popup.getByTestId('grant-venue').allTextContents()).toEqual(['perps: BTC-PERP']);
+    expect(await popup.getByTestId('grant-venue').allTextContents()).toEqual(['perps: BTC-PERP (#1)']);
     await h.screenshot(popup, '47-permissions-venue');
 
     const before = trading();
