@@ -9,6 +9,7 @@
  */
 import type { MarketEstimate, OrderPreview } from '../lib/perps/risk';
 import { formatStep, formatUsdc, groupDecimal } from '../lib/format';
+import { signedDecimal } from '../lib/format/order-words';
 import { Button } from './ui';
 
 /** A decimal USDC figure with thousands separators (issue #19: readable at a glance); non-decimals ("…") as given. */
@@ -17,8 +18,10 @@ const usdc = (s: string): string => (/^-?\d+(\.\d*)?$/.test(s) ? groupDecimal(s)
 /** Basis points of a fee-rate fraction, exact for the venue's rates (`"0.0005"` → `"5"`). */
 export const bpOf = (rate: string): string => String(Math.round(Number(rate) * 1_000_000) / 100);
 
-/** A price or size formatted to `step` (tick or lot) when one is given; as given otherwise. */
+/** An estimate (an entry, an average, a liquidation price) rounded to `step` (tick or lot) when one is given; as given otherwise. */
 const stepped = (v: string, step: string | undefined): string => (step ? formatStep(v, step) : v);
+/** A number the order signs (its limit, size, TP / SL trigger) through the perps formatter: padded to `step`, never rounded. */
+const signed = (v: string, step: string | undefined): string => signedDecimal(v, step).text;
 
 /**
  * The panel (`data-testid="risk"`): amounts in USDC; prices to `tick` and sizes to `lot` (the
@@ -54,7 +57,7 @@ export function RiskPanel(props: {
         {m ? (
           <>
             <dt>Market limit</dt>
-            <dd class="num" data-testid="risk-limit">IOC @ {stepped(m.limit, props.tick)} (cap {(props.slippageCapBps ?? 0) / 100} %)</dd>
+            <dd class="num" data-testid="risk-limit">IOC @ {signed(m.limit, props.tick)} (cap {(props.slippageCapBps ?? 0) / 100} %)</dd>
             <dt>Est. avg price</dt>
             <dd class="num" data-testid="risk-avg">{m.avgPrice ? stepped(m.avgPrice, props.tick) : 'no fill'}{m.slippageBps ? ` · slippage ${m.slippageBps} bp` : ''}</dd>
           </>
@@ -65,8 +68,8 @@ export function RiskPanel(props: {
           {props.leverage === undefined ? '…' : `${props.leverage}× ${props.cross ? 'cross' : 'isolated'}`}
           {props.pendingLeverage !== undefined ? <span class="chip" data-testid="risk-pending-lev"> {props.pendingLeverage}× pending (not applied)</span> : null}
         </dd>
-        {props.tpsl?.tp ? (<><dt>Take-profit</dt><dd class="num" data-testid="risk-tp">{stepped(props.tpsl.tp, props.tick)} (reduce-only, market)</dd></>) : null}
-        {props.tpsl?.sl ? (<><dt>Stop-loss</dt><dd class="num" data-testid="risk-sl">{stepped(props.tpsl.sl, props.tick)} (reduce-only, market)</dd></>) : null}
+        {props.tpsl?.tp ? (<><dt>Take-profit</dt><dd class="num" data-testid="risk-tp">{signed(props.tpsl.tp, props.tick)} (reduce-only, market)</dd></>) : null}
+        {props.tpsl?.sl ? (<><dt>Stop-loss</dt><dd class="num" data-testid="risk-sl">{signed(props.tpsl.sl, props.tick)} (reduce-only, market)</dd></>) : null}
       </dl>
       {props.warnings.length ? (
         <div role="alert">
@@ -89,7 +92,7 @@ function PreviewRows({ p, tick, lot }: { p: OrderPreview; tick: string | undefin
       <dt>{p.feeUpTo ? 'Fee (up to)' : 'Est. fee'}</dt>
       <dd class="num" data-testid="risk-fee">{usdc(p.fee)} USDC ({p.feeUpTo ? 'up to ' : ''}{bpOf(p.feeRate)} bp {p.feeUpTo ? 'taker' : Number(p.feeRate) < 0.0005 ? 'maker' : 'taker'})</dd>
       <dt>After the fill</dt>
-      <dd class="num" data-testid="risk-after">{Number(p.newSize) === 0 ? 'flat' : `${stepped(p.newSize, lot)} @ ${stepped(p.newEntry, tick)}`}</dd>
+      <dd class="num" data-testid="risk-after">{Number(p.newSize) === 0 ? 'flat' : `${signed(p.newSize, lot)} @ ${stepped(p.newEntry, tick)}`}</dd>
       {p.realizedPnl !== '0' ? (<><dt>Realised PnL</dt><dd class="num" data-testid="risk-pnl">{usdc(p.realizedPnl)} USDC</dd></>) : null}
       <dt>Liquidation (est.)</dt>
       <dd class="num" data-testid="risk-liq">{p.liquidationPrice ? stepped(p.liquidationPrice, tick) : 'none'}</dd>
@@ -112,7 +115,7 @@ export function ClosePreview(props: {
     <section class="risk" aria-label="Close position" data-testid="close-preview" role="alertdialog" onKeyDown={(e) => { if (e.key === 'Enter') { e.preventDefault(); props.onConfirm(); } else if (e.key === 'Escape') props.onCancel(); }}>
       <dl class="kv">
         <dt>Close</dt>
-        <dd class="num" data-testid="close-size">{stepped(c.size, props.lot)} {props.symbol} (reduce-only, IOC @ {stepped(c.limit, props.tick)})</dd>
+        <dd class="num" data-testid="close-size">{signed(c.size, props.lot)} {props.symbol} (reduce-only, IOC @ {signed(c.limit, props.tick)})</dd>
         <dt>Est. price</dt>
         <dd class="num" data-testid="close-price">{stepped(c.avgPrice, props.tick)}{c.slippageBps ? ` · slippage ${c.slippageBps} bp` : ''}</dd>
         <dt>Est. fee</dt>

@@ -13,6 +13,7 @@ import { startLyingGateway, patchInstruments, type LyingGateway } from '../sandb
 import { btcOnly, callAs, pageSender, pagePathKit, sandboxSuite, until, waitPending, type PagedBackground } from '../background/testkit';
 import { createApprovalStore } from '../../entrypoints/popup/stores/approvals';
 import { ApprovalView, type ApprovalViewData } from '../../components/ApprovalView';
+import { RiskPanel } from '../../components/RiskPanel';
 import type { Call } from '../../entrypoints/popup/stores/perps';
 import { groupDecimal } from '../format';
 import { createBackgroundNotifications } from '../background/notifications';
@@ -254,4 +255,27 @@ describe('order-book orders', () => {
     expect(view!.flags.join(' ')).toMatch(/price asked, 0\.42, is signed as 0\.40 at the tick 0\.1/);
     hop.lies.rewrite = undefined;
   }, 30_000);
+});
+
+describe('the ticket summary', () => {
+  it('the ticket shows the TP / SL triggers and the protected limit it will sign as signed, whatever tick and lot the gateway reports (padded, never rounded)', () => {
+    // The steps a gateway reports in its instruments read (as the hop above serves them), and the numbers the ticket signs.
+    const text = textOf(
+      RiskPanel({
+        symbol: 'instrument #1',
+        tick: '100',
+        lot: '1',
+        available: '1000',
+        leverage: 10,
+        cross: true,
+        market: { limit: '65650.5', avgPrice: '65005', slippageBps: '1', fillable: '0.013', complete: true } as never,
+        slippageCapBps: 100,
+        tpsl: { tp: '70000.5', sl: '60000.25' },
+        warnings: [],
+      }),
+    );
+    expect(text).toContain('IOC @ 65,650.5');
+    expect(text).toContain('70,000.5 (reduce-only, market)');
+    expect(text).toContain('60,000.25 (reduce-only, market)');
+  });
 });
