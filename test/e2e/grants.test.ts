@@ -181,7 +181,7 @@ describe('a site holding a narrow grant (issue #17)', () => {
     const w = await opened;
     const collateral = (Number(h.sandbox.ctx.clob.balanceOf(h.sandbox.demo.owner.address)) / 1e6).toString();
     const proposed = await saveGrantIn(w, { perOrder: '1000', daily: '10000' });
-    expect(proposed.scope).toBe('Order book only: Will the sandbox stay up all day? — Yes');
+    expect(proposed.scope).toBe(`Order book only: Will the sandbox stay up all day? — Yes (token ${tokenA().slice(0, 6)}…${tokenA().slice(-4)})`);
     expect(proposed.equity).toContain(`${collateral} USDC`);
     expect(proposed).toMatchObject({ perOrder: tenth(collateral), daily: whole(collateral) });
     await approveIn(w, { closes: true });
