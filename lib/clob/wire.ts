@@ -5,6 +5,10 @@
  * (issue #19, popup open). The client parses with them (`parseClobAnswer`).
  */
 import * as v from 'valibot';
+import { venueText } from '../validation/venue-text';
+
+/** An outcome label or title the exchange sends, validated at the boundary (venue-text): `''` when refused. */
+export const venueLabel = v.pipe(v.string(), v.maxLength(300), v.transform((x) => venueText(x, { max: 120 }) ?? ''));
 
 /**
  * The venue's answer to a cancel (`DELETE /order`, `/orders`, `/cancel-all`; PROTOCOL.md §3.1): the
@@ -28,7 +32,8 @@ export const clobOpenOrderSchema = v.looseObject({
   price: v.pipe(v.string(), v.maxLength(64)),
   original_size: v.pipe(v.string(), v.maxLength(64)),
   size_matched: v.pipe(v.string(), v.maxLength(64)),
-  outcome: v.pipe(v.string(), v.maxLength(60)),
+  /** The exchange's outcome label, validated at the boundary (venue-text); `''` when refused. */
+  outcome: venueLabel,
   asset_id: v.pipe(v.string(), v.maxLength(78)),
 });
 /** An open order row (see `clobOpenOrderSchema`). */

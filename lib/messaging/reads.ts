@@ -6,6 +6,7 @@ import * as v from 'valibot';
 import { address, nonNegativeSafeInteger, uint256String } from '../validation';
 import { bookSchema } from '../perps/wire';
 import { cursor, EXT, POPUP, procedure } from './procedure';
+import { venueLabel } from '../clob/wire';
 
 /** A decimal string as the venues send it (no sign, at most 20 + 20 digits). */
 const decimal = v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/));
@@ -36,7 +37,7 @@ export const clobTradeSchema = v.object({
   side: v.picklist(['BUY', 'SELL']),
   size: decimal,
   price: decimal,
-  outcome: v.pipe(v.string(), v.maxLength(60)),
+  outcome: venueLabel,
   match_time: v.pipe(v.string(), v.regex(/^\d{1,13}$/)),
   trader_side: v.picklist(['TAKER', 'MAKER']),
 });
@@ -44,8 +45,8 @@ export const clobTradeSchema = v.object({
 /** One position of the data service (`GET /v2/positions`, PROTOCOL.md §3.4): decimal strings, `unrealized_pnl` signed. */
 export const dataPositionSchema = v.object({
   token_id: v.pipe(v.string(), v.regex(/^\d{1,78}$/)),
-  title: v.pipe(v.string(), v.maxLength(300)),
-  outcome: v.pipe(v.string(), v.maxLength(60)),
+  title: venueLabel,
+  outcome: venueLabel,
   current_size: decimal,
   avg_price: decimal,
   current_price: decimal,

@@ -11,6 +11,7 @@ import { clobTradeSchema, dataPositionSchema, type READ_CONTRACT } from '../../m
 import { beaconDepositWallet, uupsDepositWallet } from '../../relayer/wallet';
 import type { ContractHandlers, ProcedureDeps } from './deps';
 import { clobBookSchema } from '../../clob/wire';
+import { venueText } from '../../validation/venue-text';
 
 /** A decimal string as the venues send it (no sign, at most 20 + 20 digits). */
 const decimal = v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/));
@@ -41,7 +42,10 @@ function catalogueMarket(raw: unknown) {
     const outcomes = v.safeParse(outcomesSchema, listOf(m.output.outcomes));
     if (!tokenIds.success || !outcomes.success) return [];
     const { question, slug, negRisk } = m.output;
-    return [{ question: String(question ?? '').slice(0, 200), slug: String(slug ?? '').slice(0, 100), tokenIds: tokenIds.output, outcomes: outcomes.output.map((o) => String(o).slice(0, 40)), negRisk: negRisk === true }];
+    // The catalogue's words, validated at the boundary (venue-text); a refused one is named by the token it stands for.
+    const first = tokenIds.output[0] ?? '';
+    const name = venueText(question, { max: 200 }) ?? `market of token ${first.slice(0, 6)}…${first.slice(-4)}`;
+    return [{ question: name, slug: String(slug ?? '').slice(0, 100), tokenIds: tokenIds.output, outcomes: outcomes.output.map((o, i) => venueText(o, { max: 40 }) ?? `outcome ${i + 1}`), negRisk: negRisk === true }];
   } catch {
     return [];
   }
