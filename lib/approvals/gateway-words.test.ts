@@ -279,3 +279,20 @@ describe('the ticket summary', () => {
     expect(text).toContain('60,000.25 (reduce-only, market)');
   });
 });
+
+describe('order-book market words', () => {
+  it('a market question and outcome labels a catalogue serves with bidi or look-alike characters are refused: the market is named by its token and the outcomes by their place', async () => {
+    const bg = await onHop();
+    hop.lies.rewrite = (a) => {
+      if (a.path !== '/gamma/markets/keyset') return undefined;
+      const b = a.body as { markets: Record<string, unknown>[] };
+      return { ...b, markets: b.markets.map((m) => ({ ...m, question: 'Will BTC close above 100k?\u202E', outcomes: JSON.stringify(['Y\u0435s', 'No\u200B']) })) };
+    };
+    const r = (await callAs(bg, 'catalogue.markets', {})) as { ok: boolean; result: { markets: { question: string; outcomes: string[]; tokenIds: string[] }[] } };
+    expect(r.ok).toBe(true);
+    const [m] = r.result.markets;
+    expect(m!.question).toBe(`market of token ${m!.tokenIds[0]!.slice(0, 6)}…${m!.tokenIds[0]!.slice(-4)}`);
+    expect(m!.outcomes).toEqual(['outcome 1', 'outcome 2']);
+    hop.lies.rewrite = undefined;
+  }, 30_000);
+});
