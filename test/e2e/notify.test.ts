@@ -85,7 +85,7 @@ describe('issue #22: notifications and the stream with the popup closed (Chromiu
     await outside(createOrders({ orders: [{ iid: 1, buy: true, p: String(Math.round(best() * 1.05)), qty: '0.002', tif: 'ioc' }] }));
     await until(async () => (await created()).some((n) => n.title === 'Order filled'), 5_000, 'the fill notification');
     const n = (await created()).find((x) => x.title === 'Order filled');
-    expect(n?.message).toMatch(/^Buy 0\.002 \S+ at an average [\d,.]+ \(0\.002 of 0\.002 filled\)\.$/);
+    expect(n?.message).toMatch(/^Buy 0\.002 \S+ \(#\d+\) at an average ≈?[\d,.]+ \(0\.002 of 0\.002 filled\)\.$/);
     expect(accountReads()).toBe(0);
     expect(JSON.stringify(await created())).not.toContain(h.sandbox.demo.proxy.secret);
   }, 60_000);
