@@ -90,6 +90,11 @@ export type ClobOrderWords = {
   usdc: string;
   /** USDC per share, up to 6 decimals; `≈` in front when the ratio has more (then cut, never rounded up). */
   price: string;
+  /**
+   * The same numbers as integers at 6 decimals, for comparing with what was asked: `shares`, `usdc`, and
+   * `price` (USDC per share, cut) with `exact` (the ratio ends within 6 decimals). `price` is 0 without shares.
+   */
+  units: { shares: bigint; usdc: bigint; price: bigint; exact: boolean };
 };
 
 /** The numbers of an order-book order from its signed `side`, `makerAmount`, `takerAmount` (base-unit integer strings). */
@@ -97,13 +102,10 @@ export function clobOrderWords(o: { side: 'BUY' | 'SELL'; makerAmount: string; t
   const buy = o.side === 'BUY';
   const shares = BigInt(buy ? o.takerAmount : o.makerAmount);
   const usdc = BigInt(buy ? o.makerAmount : o.takerAmount);
-  let price = '—';
-  if (shares > 0n) {
-    const q = (usdc * 10n ** 6n) / shares;
-    const exact = (usdc * 10n ** 6n) % shares === 0n;
-    price = `${exact ? '' : '≈'}${formatUnitsMin2(q.toString(), 6)}`;
-  }
-  return { side: o.side, shares: formatUnitsMin2(shares.toString(), 6), usdc: formatUnitsMin2(usdc.toString(), 6), price };
+  const q = shares > 0n ? (usdc * 10n ** 6n) / shares : 0n;
+  const exact = shares > 0n && (usdc * 10n ** 6n) % shares === 0n;
+  const price = shares > 0n ? `${exact ? '' : '≈'}${formatUnitsMin2(q.toString(), 6)}` : '—';
+  return { side: o.side, shares: formatUnitsMin2(shares.toString(), 6), usdc: formatUnitsMin2(usdc.toString(), 6), price, units: { shares, usdc, price: q, exact } };
 }
 
 /**

@@ -868,9 +868,11 @@ export class ProviderService {
   private async clobPost(origin: string, account: OwnerInfo, params: unknown, beforeSign?: BeforeSign): Promise<unknown> {
     const p = parseOrThrow(clobOrdersParamsSchema, unwrapParams(params), 'params');
     const { orders } = p;
-    // Judged on what will be signed: the built orders' amounts (tick-rounded price, shares, USDC).
+    // Judged on what will be signed: the built orders' amounts (tick-rounded price, shares, USDC). An order
+    // rounding changed (a price off the tick the exchange reports, a size past 2 decimals) is no grant's to cover.
     const built: ClobArtifact | undefined = this.d.grants ? await this.d.service.prepareClob(account.address, orders) : undefined;
-    let grant: GrantCheck = built ? await this.grantCheck(origin, account, clobGrantRequest(built), (m) => this.clobRef(m)) : { covered: false as const };
+    const rounded = built !== undefined && clobRoundingFlags(orders, built).length > 0;
+    let grant: GrantCheck = rounded ? { covered: false } : built ? await this.grantCheck(origin, account, clobGrantRequest(built), (m) => this.clobRef(m)) : { covered: false as const };
     if (grant.covered && !(await grant.counted)) grant = { covered: false, flag: TAMPERED_FLAG };
     let results: Awaited<ReturnType<SigningService['clobPostOrders']>>;
     if (grant.covered && built) {
