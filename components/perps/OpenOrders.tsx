@@ -1,9 +1,10 @@
 /**
  * The account's open perps orders under the ticket, each with Cancel (by venue id) and, when it has one,
  * By client id; Cancel all above. Presentational: orders as the venue's open-orders read answers them
- * (decimal strings), events carry the id to cancel.
+ * (decimal strings), events carry the id to cancel. Sizes and prices are shown as the venue reports them,
+ * padded to the instrument's step and never rounded (`signedDecimal`).
  */
-import { formatStep } from '../../lib/format';
+import { signedDecimal } from '../../lib/format/order-words';
 import { Button } from '../ui';
 
 /** The fields of an open order this list shows. */
@@ -15,15 +16,15 @@ export function orderPriceText(o: Pick<OpenOrderRow, 'price' | 'tpsl'>): string 
   return o.price === '0' ? 'market' : o.price;
 }
 
-/** `orderPriceText` with the price (limit or trigger) shown to the instrument's tick. */
+/** `orderPriceText` with the price (limit or trigger) padded to the instrument's tick, never rounded. */
 const shownPrice = (o: Pick<OpenOrderRow, 'price' | 'tpsl'>, tick: string) =>
-  orderPriceText(o.tpsl ? { ...o, tpsl: { ...o.tpsl, trp: formatStep(o.tpsl.trp, tick) } } : o.price === '0' ? o : { price: formatStep(o.price, tick) });
+  orderPriceText(o.tpsl ? { ...o, tpsl: { ...o.tpsl, trp: signedDecimal(o.tpsl.trp, tick).text } } : o.price === '0' ? o : { price: signedDecimal(o.price, tick).text });
 
 /** The size shown: a trigger order not yet triggered shows its whole quantity, else what rests. */
 export const orderSizeText = (o: Pick<OpenOrderRow, 'tpsl' | 'quantity' | 'resting_quantity'>) => (o.tpsl ? o.quantity : o.resting_quantity);
 
-/** The "Open orders" section; `symbol(iid)` names an instrument, `steps(iid)` gives its tick and lot (prices and sizes shown to them, issue #19). */
-export function OpenOrders(props: { orders: readonly OpenOrderRow[]; symbol: (iid: number) => string | undefined; steps: (iid: number) => { tick: string; lot: string }; onCancel: (oid: number) => void; onCancelByCoid: (coid: string) => void; onCancelAll: () => void }) {
+/** The "Open orders" section; `label(iid)` names an instrument (`instrumentLabel`: `BTC-PERP (#1)`), `steps(iid)` gives its tick and lot (sizes and prices padded to them). */
+export function OpenOrders(props: { orders: readonly OpenOrderRow[]; label: (iid: number) => string; steps: (iid: number) => { tick: string; lot: string }; onCancel: (oid: number) => void; onCancelByCoid: (coid: string) => void; onCancelAll: () => void }) {
   return (
     <section aria-label="Open orders">
       <div class="row-head">
@@ -37,7 +38,7 @@ export function OpenOrders(props: { orders: readonly OpenOrderRow[]; symbol: (ii
           const step = props.steps(o.instrument_id);
           return (
             <li key={o.order_id} data-oid={o.order_id}>
-              <span class={o.buy ? 'buy-text' : 'sell-text'}>{o.buy ? 'Buy' : 'Sell'}</span> {formatStep(orderSizeText(o), step.lot)} {props.symbol(o.instrument_id)} @ {shownPrice(o, step.tick)}
+              <span class={o.buy ? 'buy-text' : 'sell-text'}>{o.buy ? 'Buy' : 'Sell'}</span> {signedDecimal(orderSizeText(o), step.lot).text} {props.label(o.instrument_id)} @ {shownPrice(o, step.tick)}
               <span class="muted small"> #{o.order_id}</span>
               <Button onClick={() => props.onCancel(o.order_id)} aria-label={`Cancel order ${o.order_id}`}>Cancel</Button>
               {coid ? <Button onClick={() => props.onCancelByCoid(coid)} aria-label={`Cancel by client id ${coid}`}>By client id</Button> : null}

@@ -2,17 +2,19 @@
  * One perps position: side and size, entry, mark, liquidation price, unrealised PnL and ROE, margin and
  * leverage, cumulative funding; Close (at market) and a take-profit / stop-loss trigger form.
  * Presentational: decimal strings in (as the venue's portfolio read answers them), events out; the
- * trigger kind and price being typed stay local. Prices are shown to the instrument's `tick`, sizes to
- * its `lot`, amounts in USDC with two decimals (lib/format, issue #19).
+ * trigger kind and price being typed stay local. The size is shown as the venue reports it, padded to
+ * the instrument's `lot` and never rounded (`signedDecimal`); estimates (entry, mark, liquidation) to
+ * its `tick`; amounts in USDC with two decimals. The instrument is named by `label` (`instrumentLabel`
+ * over the instruments read), never by a name the portfolio read carries.
  */
 import { useState } from 'preact/hooks';
 import { formatStep, formatUsdc } from '../../lib/format';
+import { signedDecimal } from '../../lib/format/order-words';
 import { Button, Field } from '../ui';
 
 /** The fields of a position this row shows (size signed: + long, − short; `return_on_equity` a fraction). */
 export type PositionRowData = {
   instrument_id: number;
-  symbol: string;
   size: string;
   entry_price: string;
   leverage: number;
@@ -28,15 +30,15 @@ export type PositionRowData = {
 export const roeText = (fraction: string) => `${(Number(fraction) * 100).toFixed(2)}%`;
 
 /** The row (`data-testid="position-<iid>"`). */
-export function PositionRow({ p, mark, tick, lot, onClose, onTrigger }: { p: PositionRowData; mark?: string; tick: string; lot: string; onClose: () => void; onTrigger: (kind: 'tp' | 'sl', price: string) => void }) {
+export function PositionRow({ p, label, mark, tick, lot, onClose, onTrigger }: { p: PositionRowData; label: string; mark?: string; tick: string; lot: string; onClose: () => void; onTrigger: (kind: 'tp' | 'sl', price: string) => void }) {
   const [kind, setKind] = useState<'tp' | 'sl'>('sl');
   const [trp, setTrp] = useState('');
   const long = !p.size.startsWith('-');
   return (
     <li class="position" data-testid={`position-${p.instrument_id}`}>
       <div class="row-head">
-        <strong class={long ? 'buy-text' : 'sell-text'}>{long ? 'Long' : 'Short'} {formatStep(p.size.replace('-', ''), lot)} {p.symbol}</strong>
-        <Button onClick={onClose} aria-label={`Close ${p.symbol} at market`}>Close</Button>
+        <strong class={long ? 'buy-text' : 'sell-text'}>{long ? 'Long' : 'Short'} {signedDecimal(p.size.replace('-', ''), lot).text} {label}</strong>
+        <Button onClick={onClose} aria-label={`Close ${label} at market`}>Close</Button>
       </div>
       <dl class="kv num">
         <dt>Entry</dt><dd>{formatStep(p.entry_price, tick)} USDC</dd>

@@ -35,7 +35,7 @@ import { TicketFooter, TicketMeta } from '../../components/perps/TicketFooter';
 import type { PerpsCommand } from '../../lib/perps/commands';
 import { fillSummary, formatStep } from '../../lib/format';
 import { call, inSidePanel, openSidePanel, type Account } from './api';
-import { lotOf, tickOf, type PerpsStore } from './stores/perps';
+import { labelOf, lotOf, tickOf, type PerpsStore } from './stores/perps';
 import { createPerpsTicket, PRESETS, ticketKey, type PerpsTicketState } from './stores/ticket';
 import { DEFAULT_SLIPPAGE_BPS } from '../../lib/perps/risk';
 
@@ -140,6 +140,7 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
   };
   const book = store.book.value;
   const symbol = t.instrument.value?.symbol ?? '';
+  const label = store.iid.value === undefined ? '' : labelOf(store.instruments.value, store.iid.value);
   return (
     <section class="panel ticket" aria-label="Perps order ticket">
       <form ref={formRef} tabIndex={-1} onSubmit={submit} onKeyDown={onKey} aria-keyshortcuts="B S I 1 2 3 4 ArrowUp ArrowDown Enter Escape">
@@ -157,10 +158,10 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
         <TpSlInputs tp={t.tp.value} sl={t.sl.value} slippage={t.slippage.value} defaultCapBps={slippageBps} onTp={(v) => (t.tp.value = v)} onSl={(v) => (t.sl.value = v)} onSlippage={(v) => (t.slippage.value = v)} />
         <div class="ticket-foot" data-testid="ticket-foot">
           <TicketRisk t={t} store={store} />
-          {t.closeArmed.value && t.closePreview.value ? <ClosePreview symbol={symbol} tick={t.tick.value} lot={t.lot.value} preview={t.closePreview.value} onConfirm={() => void t.closePosition()} onCancel={t.cancelClose} /> : null}
+          {t.closeArmed.value && t.closePreview.value ? <ClosePreview symbol={label} tick={t.tick.value} lot={t.lot.value} preview={t.closePreview.value} onConfirm={() => void t.closePosition()} onCancel={t.cancelClose} /> : null}
           <TicketFooter
             coid={t.coid.value} weights={t.built.value.cmd?.weight} spend={store.spend.value} problem={t.qty.value ? t.reason.value : t.built.value.problem} error={t.error.value} result={t.result.value}
-            buy={t.buy.value} contracts={t.contracts.value} symbol={symbol} price={t.price.value}
+            buy={t.buy.value} contracts={t.contracts.value} symbol={label} price={t.price.value}
             canSubmit={t.canSubmit.value} hasPosition={!!t.position.value} onClosePosition={() => void t.closePosition()}
           />
         </div>
@@ -169,7 +170,7 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
       <LeverageForm lev={t.lev.value} cross={t.cross.value} onLev={(v) => (t.lev.value = v)} onCross={(v) => (t.cross.value = v)} onApply={() => void t.applyLeverage()} />
       <OpenOrders
         orders={store.openOrders.value}
-        symbol={(id) => store.instruments.value.find((i) => i.instrument_id === id)?.symbol}
+        label={(id) => labelOf(store.instruments.value, id)}
         steps={(id) => {
           const i = store.instruments.value.find((x) => x.instrument_id === id);
           return i ? { tick: tickOf(i), lot: lotOf(i) } : { tick: '0.01', lot: '0.001' };
@@ -203,7 +204,7 @@ function TicketHead({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
       <div class="grid2">
         <Field label="Instrument (I)">
           <select name="instrument" aria-keyshortcuts="I" value={store.iid.value} onChange={(e) => store.select(Number(e.currentTarget.value))}>
-            {store.instruments.value.map((i) => <option value={i.instrument_id} key={i.instrument_id}>{i.symbol}</option>)}
+            {store.instruments.value.map((i) => <option value={i.instrument_id} key={i.instrument_id}>{labelOf(store.instruments.value, i.instrument_id)}</option>)}
           </select>
         </Field>
         <SideToggle buy={t.buy.value} onChange={(b) => (t.buy.value = b)} label="Side (B / S)" />
@@ -219,7 +220,7 @@ function TicketRisk({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
   const preview = t.preview.value;
   return (
     <RiskPanel
-      symbol={t.instrument.value?.symbol ?? ''}
+      symbol={store.iid.value === undefined ? '' : labelOf(store.instruments.value, store.iid.value)}
       tick={t.tick.value}
       lot={t.lot.value}
       {...(position ? { position: { size: position.size, entryPrice: position.entry_price, unrealizedPnl: position.unrealized_pnl, liquidationPrice: position.liquidation_price } } : {})}

@@ -11,7 +11,7 @@ import { LineChart } from '../../components/LineChart';
 import { PositionRow } from '../../components/perps/PositionRow';
 import type { Account } from './api';
 import { sendPerps } from './perps';
-import { lotOf, tickOf, type PerpsStore } from './stores/perps';
+import { labelOf, lotOf, tickOf, type PerpsStore } from './stores/perps';
 import { formatStep, formatUsdc } from '../../lib/format';
 import { createPositionsStore, RANGE_NAMES } from './stores/positions';
 import { DEFAULT_SLIPPAGE_BPS } from '../../lib/perps/risk';
@@ -26,7 +26,7 @@ export function PositionsView({ account, store, slippageBps = DEFAULT_SLIPPAGE_B
   const s = useMemo(() => createPositionsStore(store, (cmd) => sendPerps(account, cmd)), [store, account.address]);
   useEffect(() => s.start(), [s]);
   const portfolio = store.portfolio.value;
-  const symbol = (iid: number) => store.instruments.value.find((i) => i.instrument_id === iid)?.symbol ?? `#${iid}`;
+  const label = (iid: number) => labelOf(store.instruments.value, iid);
   const mark = (iid: number) => store.tickers.value.find((t) => t.instrument_id === iid)?.mark_price;
   const inst = (iid: number) => store.instruments.value.find((i) => i.instrument_id === iid);
   const tick = (iid: number) => { const i = inst(iid); return i ? tickOf(i) : '0.01'; };
@@ -52,8 +52,8 @@ export function PositionsView({ account, store, slippageBps = DEFAULT_SLIPPAGE_B
           const c = s.closing.value?.p.instrument_id === p.instrument_id ? s.closing.value : undefined;
           return (
             <Fragment key={p.instrument_id}>
-              <PositionRow p={p} {...(m ? { mark: m } : {})} tick={tick(p.instrument_id)} lot={lot(p.instrument_id)} onClose={() => void s.close(p, slippageBps)} onTrigger={(k, t) => void s.trigger(p, k, t)} />
-              {c ? <li><ClosePreview symbol={p.symbol} tick={tick(p.instrument_id)} lot={lot(p.instrument_id)} preview={c.preview} onConfirm={() => void s.confirmClose()} onCancel={s.cancelClose} /></li> : null}
+              <PositionRow p={p} label={label(p.instrument_id)} {...(m ? { mark: m } : {})} tick={tick(p.instrument_id)} lot={lot(p.instrument_id)} onClose={() => void s.close(p, slippageBps)} onTrigger={(k, t) => void s.trigger(p, k, t)} />
+              {c ? <li><ClosePreview symbol={c.label} tick={tick(p.instrument_id)} lot={lot(p.instrument_id)} preview={c.preview} onConfirm={() => void s.confirmClose()} onCancel={s.cancelClose} /></li> : null}
             </Fragment>
           );
         })}
@@ -76,7 +76,7 @@ export function PositionsView({ account, store, slippageBps = DEFAULT_SLIPPAGE_B
           {s.fills.value.map((f) => (
             <tr key={`${f.trade_id}-${f.order_id}`}>
               <td>{time(f.timestamp)}</td>
-              <td class={f.side === 'long' ? 'buy-text' : 'sell-text'}>{f.side === 'long' ? 'Buy' : 'Sell'} {formatStep(f.quantity, lot(f.instrument_id))} {symbol(f.instrument_id)}</td>
+              <td class={f.side === 'long' ? 'buy-text' : 'sell-text'}>{f.side === 'long' ? 'Buy' : 'Sell'} {formatStep(f.quantity, lot(f.instrument_id))} {label(f.instrument_id)}</td>
               <td>{formatStep(f.price, tick(f.instrument_id))}</td>
               <td data-testid="fill-fee">{formatUsdc(f.fee)}</td>
               <td data-testid="fill-pnl" class={f.pnl.startsWith('-') ? 'sell-text' : undefined}>{formatUsdc(f.pnl)}</td>
@@ -89,7 +89,7 @@ export function PositionsView({ account, store, slippageBps = DEFAULT_SLIPPAGE_B
       {s.funding.value.length === 0 ? <p class="muted">No funding payments yet.</p> : null}
       <ul class="funding num" data-testid="funding-payments">
         {s.funding.value.slice(0, 20).map((f) => (
-          <li key={f.id}>{time(f.timestamp)} · {symbol(f.instrument_id)} · {formatUsdc(f.funding)} at {(Number(f.funding_rate) * 100).toFixed(4)}%</li>
+          <li key={f.id}>{time(f.timestamp)} · {label(f.instrument_id)} · {formatUsdc(f.funding)} at {(Number(f.funding_rate) * 100).toFixed(4)}%</li>
         ))}
       </ul>
     </section>

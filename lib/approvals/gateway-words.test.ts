@@ -6,14 +6,16 @@
  * audit entry, the page's error) with what reached the venue (the sandbox's request log).
  */
 import 'fake-indexeddb/auto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { VNode } from 'preact';
 import type { Harness } from '../sandbox/testkit';
 import { startLyingGateway, patchInstruments, type LyingGateway } from '../sandbox/testkit';
 import { btcOnly, callAs, pageSender, pagePathKit, sandboxSuite, until, waitPending, type PagedBackground } from '../background/testkit';
 import { createApprovalStore } from '../../entrypoints/popup/stores/approvals';
 import { ApprovalView, type ApprovalViewData } from '../../components/ApprovalView';
-import { RiskPanel } from '../../components/RiskPanel';
+import { ClosePreview, RiskPanel } from '../../components/RiskPanel';
+import { createPerpsStore } from '../../entrypoints/popup/stores/perps';
+import { createPositionsStore } from '../../entrypoints/popup/stores/positions';
 import type { Call } from '../../entrypoints/popup/stores/perps';
 import { groupDecimal } from '../format';
 import { createBackgroundNotifications } from '../background/notifications';
@@ -253,6 +255,93 @@ describe('order-book orders', () => {
     expect(view!.lines[0]).toContain('at 0.40 (pay 4.00 USDC)');
     expect(text).toContain('Buy 10.00 shares @ 0.40');
     expect(view!.flags.join(' ')).toMatch(/price asked, 0\.42, is signed as 0\.40 at the tick 0\.1/);
+    hop.lies.rewrite = undefined;
+  }, 30_000);
+});
+
+describe('order-book orders under a grant', () => {
+  afterEach(() => {
+    hop.lies.rewrite = undefined;
+  });
+
+  /** A grant for `token` with a 20 % band, armed; the price asked: two decimals under the midpoint, off a 0.1 step. */
+  async function grantedBuy(bg: PagedBackground, token: string): Promise<string> {
+    await bg.grants().create({ origin: SITE, account: kit.owner(), limits: { venue: 'clob', markets: [token], allow: { order: true }, maxNotional: '100', dailyNotional: '1000', priceBandPct: '20' } as never, durationMs: 3_600_000 });
+    await until(() => kit.armed(bg, 'clob'));
+    const mid = Number(await bg.service().clobMid(token));
+    let cents = Math.floor(mid * 100);
+    if (cents % 10 === 0) cents -= 1;
+    return (cents / 100).toFixed(2);
+  }
+
+  const coarseTick = (tick: string) => (a: { path: string; body: unknown }) => {
+    if (a.path === '/clob/tick-size') return { minimum_tick_size: Number(tick) };
+    if (a.path === '/clob/book') return { ...(a.body as object), tick_size: tick };
+    return undefined;
+  };
+
+  it.each(['GTC', 'FOK'])('a %s price the tick a gateway reports would move is not covered by a grant: nothing reaches the exchange, the order asks in a window that names the price asked beside the price signed', async (orderType) => {
+    const bg = await onHop();
+    const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
+    const price = await grantedBuy(bg, token);
+    hop.lies.rewrite = coarseTick('0.1');
+    const from = h.ctx.requestLog.length;
+    const order = kit.settle(bg.page(page).request('clob_postOrders', { orders: [{ tokenId: token, side: 'BUY', price, size: '10', orderType }] }));
+    const pending = await Promise.race([waitPending(bg), order.then(() => [])]);
+    const posted = h.ctx.requestLog.slice(from).filter((r) => r.method === 'POST' && /^\/clob\/orders?$/.test(r.path));
+    expect(posted, 'nothing is posted under the grant').toHaveLength(0);
+    expect(pending).toHaveLength(1);
+    expect(pending[0]!.flags.join(' ')).toMatch(new RegExp(`price asked, ${price.replace('.', '\\.')}, is signed as 0\\.\\d0? at the tick 0\\.1`));
+    kit.closeAll(bg);
+    await order;
+    hop.lies.rewrite = undefined;
+  }, 30_000);
+
+  it('a price on the tick a gateway reports is still covered by the grant: the order reaches the exchange at the price asked, without a window', async () => {
+    const bg = await onHop();
+    const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
+    const price = await grantedBuy(bg, token);
+    const from = h.ctx.requestLog.length;
+    const out = await kit.settle(bg.page(page).request('clob_postOrders', { orders: [{ tokenId: token, side: 'BUY', price, size: '10', orderType: 'GTC' }] }));
+    expect(out.e).toBeUndefined();
+    expect(bg.registry.size).toBe(0);
+    const posted = h.ctx.requestLog.slice(from).find((r) => r.method === 'POST' && r.path === '/clob/order');
+    const body = JSON.parse(posted!.body!) as { order: { makerAmount: string; takerAmount: string } };
+    expect(body.order).toMatchObject({ takerAmount: '10000000', makerAmount: String(Math.round(Number(price) * 100) * 100_000) });
+  }, 30_000);
+});
+
+describe('positions a portfolio read names', () => {
+  it("a portfolio read that calls a position's instrument by another name changes nothing the popup says about it: the close preview and its outcome name the instrument the order closes", async () => {
+    const bg = await onHop();
+    // A BTC position (instrument #1): a taker buy that fills, approved in its window.
+    const opened = bg.page(page).request('perps_sendCommand', await kit.iocBtc(`${Date.now().toString(16)}`.padStart(32, 'c')));
+    await readAndApprove(bg);
+    await opened;
+    hop.lies.rewrite = (a) => {
+      if (a.path !== '/perps/v1/account/portfolio') return undefined;
+      const b = a.body as { positions: Record<string, unknown>[] };
+      return { ...b, positions: b.positions.map((x) => (x.instrument_id === 1 ? { ...x, symbol: 'ETH-PERP' } : x)) };
+    };
+    const perps = createPerpsStore(kit.owner(), callOf(bg), () => () => undefined);
+    await perps.start();
+    perps.stop();
+    const position = perps.portfolio.value?.positions.find((x) => x.instrument_id === 1);
+    expect(position).toBeDefined();
+    const positions = createPositionsStore(perps, (cmd) => callOf(bg)('perps.send', { account: kit.owner(), op: cmd.body } as never));
+    await positions.close(position!);
+    const c = positions.closing.value;
+    expect(c, positions.error.value).toBeDefined();
+    const preview = textOf(ClosePreview({ symbol: c!.label, preview: c!.preview, onConfirm: () => undefined, onCancel: () => undefined }));
+    const from = h.ctx.requestLog.length;
+    await positions.confirmClose();
+    const [sent] = sentOps(from);
+    expect(sent?.iid).toBe(1);
+    for (const said of [preview, positions.notice.value ?? '', positions.error.value ?? '']) {
+      expect(said).not.toContain('ETH-PERP');
+    }
+    expect(preview).toContain('BTC-PERP (#1)');
+    expect(positions.notice.value).toContain('BTC-PERP (#1)');
     hop.lies.rewrite = undefined;
   }, 30_000);
 });

@@ -35,6 +35,7 @@ import { OutcomeUnknownError, PANIC_PASS, type SigningService } from '../signer/
 import type { Vault } from '../vault/vault';
 import type { DeadManStatus } from './deadman';
 import { ORDER_BOOK_HEARTBEAT_LAPSE_MS, PANIC_TIMING, type PanicTiming } from './panic-timing';
+import { instrumentLabel } from '../validation/venue-text';
 
 export { ORDER_BOOK_HEARTBEAT_LAPSE_MS, PANIC_TIMING, panicBoundMs, type PanicTiming } from './panic-timing';
 
@@ -247,9 +248,10 @@ export async function runPanic(d: PanicDeps): Promise<PanicReport> {
 
 /** Closes every perps position of `account` with reduce-only IOC market orders in parallel (never retried). */
 async function closeAll(service: SigningService, account: string, t: PanicTiming): Promise<PanicStep> {
-  let positions: { instrument_id: number; size: string; symbol: string }[];
+  // Named by the instrument id the close order commits to (`instrument #1`): no other read delays the panic.
+  let positions: { instrument_id: number; size: string }[];
   try {
-    const portfolio = (await within(service.perpsRead(account, 'portfolio', undefined, { timeoutMs: t.requestTimeoutMs }), t.requestTimeoutMs)) as { positions?: { instrument_id: number; size: string; symbol: string }[] };
+    const portfolio = await within(service.perpsRead(account, 'portfolio', undefined, { timeoutMs: t.requestTimeoutMs }), t.requestTimeoutMs);
     positions = (portfolio.positions ?? []).filter((p) => !/^-?0*(\.0*)?$/.test(p.size));
   } catch (e) {
     return { ok: false, error: noAnswer(e) ? 'not closed: the venue did not answer the positions read — check the venue' : `not closed: ${msg(e)}` };
@@ -260,7 +262,7 @@ async function closeAll(service: SigningService, account: string, t: PanicTiming
       within(
         service.perpsSend(account, createOrders({ orders: [{ iid: p.instrument_id, buy: p.size.startsWith('-'), qty: p.size.replace('-', ''), tif: 'ioc', ro: true }] }), {
           origin: 'panic',
-          summary: `Panic: close ${p.symbol}`,
+          summary: `Panic: close ${instrumentLabel(p.instrument_id, undefined)}`,
           pass: PANIC_PASS,
           timeoutMs: t.requestTimeoutMs,
         }),
@@ -272,7 +274,7 @@ async function closeAll(service: SigningService, account: string, t: PanicTiming
   const failed: string[] = [];
   const unknown: string[] = [];
   results.forEach((r, i) => {
-    const symbol = positions[i]!.symbol;
+    const symbol = instrumentLabel(positions[i]!.instrument_id, undefined);
     const ack = r.status === 'fulfilled' && Array.isArray(r.value) ? (r.value[0] as { status?: unknown; error?: unknown } | undefined) : undefined;
     if (r.status === 'fulfilled' && ack?.status !== 'err') closed.push(symbol);
     else if (r.status === 'fulfilled') failed.push(`${symbol}: ${typeof ack?.error === 'string' ? ack.error.slice(0, 80) : 'refused'}`);

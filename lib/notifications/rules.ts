@@ -37,8 +37,8 @@ import type { NotificationPrefs } from './prefs';
 /** A notification to raise: `id` unique per notification, `kind` its rule, `title` and `message` plain text. */
 export type Notice = { id: string; kind: 'fill' | 'cancel' | 'liquidation' | 'stream' | 'unrecorded'; title: string; message: string };
 
-/** An instrument's name and tick (decimal string), as the venue's instruments read gives them. */
-export type InstrumentInfo = { symbol: string; tick: string };
+/** An instrument's name and tick (decimal string), as the venue's instruments read gives them (`symbol` unset when refused). */
+export type InstrumentInfo = { symbol?: string; tick: string };
 
 /** How a venue or dead-man cancel is named (`status` of the order event → reason). */
 const VENUE_CANCELS: Readonly<Record<string, string>> = {
@@ -80,8 +80,8 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
   let downNotified = false;
   let seq = 0;
   const notice = (kind: Notice['kind'], key: string, title: string, message: string): Notice => ({ id: `countersign-${kind}-${key}-${++seq}`, kind, title, message });
-  /** The venue's symbol (validated) beside the instrument id: `BTC-PERP (#1)`, else `instrument #1`. */
-  const name = (iid: number, symbol?: string) => instrumentLabel(iid, symbol || instrument(iid)?.symbol);
+  /** The instruments read's symbol (validated) beside the instrument id: `BTC-PERP (#1)`, else `instrument #1`. */
+  const name = (iid: number) => instrumentLabel(iid, instrument(iid)?.symbol);
   /** An estimate (a mark, a liquidation price) to the instrument's tick (as given when the instrument is not known). */
   const px = (iid: number, value: string) => {
     const t = instrument(iid)?.tick;
@@ -154,7 +154,7 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
       if (!prefs.liquidation) continue;
       const side = Number(p.size) > 0 ? 'Long' : 'Short';
       out.push(
-        notice('liquidation', key, 'Position near liquidation', `${side} ${size} ${name(p.instrument_id, p.symbol)}: mark ${px(p.instrument_id, String(mark))} is ${distancePct.toFixed(1)} % from the liquidation price ${px(p.instrument_id, p.liquidation_price)}.`),
+        notice('liquidation', key, 'Position near liquidation', `${side} ${size} ${name(p.instrument_id)}: mark ${px(p.instrument_id, String(mark))} is ${distancePct.toFixed(1)} % from the liquidation price ${px(p.instrument_id, p.liquidation_price)}.`),
       );
     }
     // A position that closed (or left the portfolio) re-arms its rule.

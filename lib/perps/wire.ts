@@ -12,7 +12,7 @@
 import * as v from 'valibot';
 import { BaseError } from '../errors/base';
 import type { PerpsReadName } from './reads';
-import { instrumentSymbols, perpsSymbol } from '../validation/venue-text';
+import { instrumentSymbols } from '../validation/venue-text';
 
 const str = v.pipe(v.string(), v.maxLength(200));
 const num = v.number();
@@ -64,17 +64,23 @@ const instrumentSchema = v.object({
   tick_size: v.optional(step),
   lot_size: v.optional(step),
 });
-/** An instrument (see `instrumentSchema`). `symbol` is the venue's, validated (`instrumentsSchema`). */
-export type Instrument = v.InferOutput<typeof instrumentSchema>;
+/**
+ * An instrument (see `instrumentSchema`). `symbol` is the venue's, validated (`instrumentsSchema`), and
+ * unset when it was refused: every surface names the instrument through `instrumentLabel(instrument_id, symbol)`.
+ */
+export type Instrument = Omit<v.InferOutput<typeof instrumentSchema>, 'symbol'> & { symbol?: string };
 /**
  * The instruments answer, its symbols validated at the boundary (`lib/validation/venue-text.ts`): a
- * symbol out of the venue's shape, or one two instruments share, becomes `#<instrument id>`.
+ * symbol out of the venue's shape, or one two instruments share, is dropped (`symbol` unset).
  */
 const instrumentsSchema = v.pipe(
   v.array(instrumentSchema),
-  v.transform((list) => {
+  v.transform((list): Instrument[] => {
     const ok = instrumentSymbols(list);
-    return list.map((i) => ({ ...i, symbol: ok.get(i.instrument_id) ?? `#${i.instrument_id}` }));
+    return list.map(({ symbol: _served, ...i }) => {
+      const symbol = ok.get(i.instrument_id);
+      return symbol === undefined ? i : { ...i, symbol };
+    });
   }),
 );
 
@@ -88,11 +94,15 @@ const statisticSchema = v.object({ instrument_id: num, open_price: str, volume: 
 /** A 24 h statistic (see `statisticSchema`). */
 export type Statistic = v.InferOutput<typeof statisticSchema>;
 
-/** One position of `GET /v1/account/portfolio`: signed `size`, margins and value in USDC, `leverage` ×. */
+/**
+ * One position of `GET /v1/account/portfolio`: signed `size`, margins and value in USDC, `leverage` ×.
+ * The venue's `symbol` is dropped at the boundary: a position is named by its `instrument_id` through the
+ * instruments read (`instrumentLabel`), so a portfolio read cannot rename what a close order closes.
+ */
 const positionSchema = v.pipe(
   v.object({
     instrument_id: num,
-    symbol: str,
+    symbol: v.optional(v.unknown()),
     size: str,
     entry_price: str,
     leverage: num,
@@ -105,8 +115,7 @@ const positionSchema = v.pipe(
     return_on_equity: str,
     cumulative_funding: str,
   }),
-  // The venue's symbol, validated at the boundary: `#<instrument id>` when out of the venue's shape.
-  v.transform((p) => ({ ...p, symbol: perpsSymbol(p.symbol) ?? `#${p.instrument_id}` })),
+  v.transform(({ symbol: _served, ...p }) => p),
 );
 /** A position (see `positionSchema`). */
 export type Position = v.InferOutput<typeof positionSchema>;

@@ -9,6 +9,7 @@ import { signal } from '@preact/signals';
 import { PERPS_READS, type PerpsReadName } from '../../../lib/perps/reads';
 import { parsePerpsAnswer, type Book, type Instrument, type OrderView, type PerpsReadAnswer, type Portfolio, type Statistic, type Ticker } from '../../../lib/perps/wire';
 import * as v from 'valibot';
+import { instrumentLabel } from '../../../lib/validation/venue-text';
 import { createCaller, RemoteError } from '../../../lib/messaging/client';
 import type { EarlyWatch } from '../../../lib/messaging/start-hint-keys';
 import { marketPushSchema, streamPushSchema } from '../../../lib/messaging/streams';
@@ -82,6 +83,12 @@ const FAST_MS = 2_000;
 export const tickOf = (i: Instrument) => i.tick_size ?? (i.price_decimals > 0 ? `0.${'0'.repeat(i.price_decimals - 1)}1` : '1');
 /** The smallest size step (sandbox extra `lot_size`, else 10^-quantity_decimals). */
 export const lotOf = (i: Instrument) => i.lot_size ?? (i.quantity_decimals > 0 ? `0.${'0'.repeat(i.quantity_decimals - 1)}1` : '1');
+/**
+ * How the popup names instrument `iid`: the instruments read's validated symbol beside the id the
+ * signature commits to (`BTC-PERP (#1)`), else `instrument #1` (`instrumentLabel`). Never a name another
+ * read (a portfolio, an order) carries.
+ */
+export const labelOf = (instruments: readonly Instrument[], iid: number): string => instrumentLabel(iid, instruments.find((i) => i.instrument_id === iid)?.symbol);
 
 /**
  * The pushed state of order `oid` in `pushed` once the venue settled it (not accepted / untriggered /

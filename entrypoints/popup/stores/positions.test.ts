@@ -101,7 +101,7 @@ describe('createPositionsStore', () => {
     expect(sent).toHaveLength(1);
     // Protected (issue #19): an IOC limit at the best ask + 1 % on the tick, never an unbounded market order.
     expect(sent[0]).toMatchObject({ args: [{ buy: true, qty: '1.5', p: '3031', tif: 'ioc', ro: true }] });
-    expect(s.notice.value).toBe('Closed ETH-PERP');
+    expect(s.notice.value).toBe('Closed ETH-PERP (#2)');
     expect(s.fills.value).toHaveLength(2);
   });
 });

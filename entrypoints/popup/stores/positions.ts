@@ -8,7 +8,7 @@
 import { computed, effect, signal } from '@preact/signals';
 import { createOrders, type PerpsCommand } from '../../../lib/perps/commands';
 import { messageOf } from '../api';
-import { tickOf, type PerpsStore, type Portfolio, type Position } from './perps';
+import { labelOf, tickOf, type PerpsStore, type Portfolio, type Position } from './perps';
 import { decimalsOf, DEFAULT_SLIPPAGE_BPS, estimateMarket, previewOrder } from '../../../lib/perps/risk';
 import type { PerpsReadAnswer } from '../../../lib/perps/wire';
 
@@ -130,8 +130,8 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
       error.value = messageOf(e);
     }
   }
-  /** The close being previewed (issue #19 finding 6: a preview and one confirmation before it is sent). */
-  const closing = signal<{ p: Position; limit: string; preview: ClosePreviewData } | undefined>(undefined);
+  /** The close being previewed: the position, how it is named (`labelOf`, from the instruments read), the limit and the preview. */
+  const closing = signal<{ p: Position; label: string; limit: string; preview: ClosePreviewData } | undefined>(undefined);
   /**
    * First step of closing `p`: reads the book now and previews a protected market order (reduce-only
    * IOC at the best level ± `capBps`): size, estimated price and slippage, fee at the taker rate and
@@ -153,8 +153,9 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
     }
     const portfolio = perps.portfolio.value;
     const fees = perps.fees.value;
+    const label = labelOf(perps.instruments.value, p.instrument_id);
     if (!est || !est.avgPrice || !inst || !portfolio || !fees) {
-      error.value = `No book to price the close of ${p.symbol}: use the ticket with a limit price.`;
+      error.value = `No book to price the close of ${label}: use the ticket with a limit price.`;
       return;
     }
     const r = previewOrder({
@@ -164,19 +165,19 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
       accountValue: portfolio.margin.total_account_value, withdrawable: portfolio.withdrawable,
       position: { size: p.size, entryPrice: p.entry_price },
     });
-    closing.value = { p, limit: est.limit, preview: { size, fillable: est.fillable, limit: est.limit, avgPrice: est.avgPrice, slippageBps: est.slippageBps, fee: r.fee, realizedPnl: r.realizedPnl, complete: est.complete } };
+    closing.value = { p, label, limit: est.limit, preview: { size, fillable: est.fillable, limit: est.limit, avgPrice: est.avgPrice, slippageBps: est.slippageBps, fee: r.fee, realizedPnl: r.realizedPnl, complete: est.complete } };
   }
   /** Second step: sends the previewed close (reduce-only IOC at the previewed limit). */
   async function confirmClose(): Promise<void> {
     const c = closing.value;
     if (!c) return;
     closing.value = undefined;
-    await run(closeOrder(c.p, c.limit), `Closed ${c.p.symbol}`);
+    await run(closeOrder(c.p, c.limit), `Closed ${c.label}`);
   }
   /** Drops the preview; nothing is sent. */
   const cancelClose = () => (closing.value = undefined);
   /** Sets a take-profit or stop-loss at `trp` for `p`. */
-  const trigger = (p: Position, kind: 'tp' | 'sl', trp: string) => run(triggerOrder(p, kind, trp), `${kind === 'sl' ? 'Stop-loss' : 'Take-profit'} set at ${trp} for ${p.symbol}`);
+  const trigger = (p: Position, kind: 'tp' | 'sl', trp: string) => run(triggerOrder(p, kind, trp), `${kind === 'sl' ? 'Stop-loss' : 'Take-profit'} set at ${trp} for ${labelOf(perps.instruments.value, p.instrument_id)}`);
 
   return { fills, more, funding, range, series, points, error, notice, marginRatio, closing, loadFills, moreFills, loadSeries, chart, start, close, confirmClose, cancelClose, trigger };
 }

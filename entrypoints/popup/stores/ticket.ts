@@ -12,7 +12,7 @@ import { contractsForUsdc, decimalsOf, DEFAULT_SLIPPAGE_BPS, estimateMarket, max
 import { InvalidFieldError } from '../../../lib/validation';
 import { fromUnits, toUnits } from '../../../lib/decimal';
 import { messageOf } from '../api';
-import { lotOf, tickOf, type OrderView, type PerpsStore } from './perps';
+import { labelOf, lotOf, tickOf, type OrderView, type PerpsStore } from './perps';
 
 /** The size presets, fractions of what the free margin allows (keys 1-4). */
 export const PRESETS = ['0.25', '0.5', '0.75', '1'] as const;
@@ -463,7 +463,7 @@ function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newC
       return Promise.resolve();
     }
     f.closeArmed.value = false;
-    return act(c.cmd, `Close order sent for ${c.size} ${o.instrument.value?.symbol ?? ''}`);
+    return act(c.cmd, `Close order sent for ${c.size} ${store.iid.value === undefined ? '' : labelOf(store.instruments.value, store.iid.value)}`);
   }
   /** Withdraws a shown close preview without sending anything. */
   function cancelClose(): void {
