@@ -14,6 +14,7 @@ import { btcOnly, callAs, pageSender, pagePathKit, sandboxSuite, until, waitPend
 import { createApprovalStore } from '../../entrypoints/popup/stores/approvals';
 import { ApprovalView, type ApprovalViewData } from '../../components/ApprovalView';
 import { ClosePreview, RiskPanel } from '../../components/RiskPanel';
+import { OpenOrders } from '../../components/perps/OpenOrders';
 import { createPerpsStore } from '../../entrypoints/popup/stores/perps';
 import { createPositionsStore } from '../../entrypoints/popup/stores/positions';
 import type { Call } from '../../entrypoints/popup/stores/perps';
@@ -366,6 +367,22 @@ describe('the ticket summary', () => {
     expect(text).toContain('IOC @ 65,650.5');
     expect(text).toContain('70,000.5 (reduce-only, market)');
     expect(text).toContain('60,000.25 (reduce-only, market)');
+  });
+});
+
+describe('the open orders list', () => {
+  it('shows each resting size and price as the venue reports them, whatever tick and lot the gateway reports (padded, never rounded), named by the instrument label', () => {
+    const text = textOf(
+      OpenOrders({
+        orders: [{ order_id: 7, instrument_id: 1, buy: true, price: '65000.5', quantity: '0.013', resting_quantity: '0.013', status: 'open' }],
+        label: () => 'instrument #1',
+        steps: () => ({ tick: '100', lot: '1' }),
+        onCancel: () => undefined,
+        onCancelByCoid: () => undefined,
+        onCancelAll: () => undefined,
+      }),
+    );
+    expect(text).toContain('0.013 instrument #1 @ 65,000.5');
   });
 });
 

@@ -3,9 +3,11 @@
  * price and size, against the amounts the order signs (`orderRequestAmounts` at the tick reported).
  */
 import { describe, expect, it } from 'vitest';
-import { clobRoundingFlags, type AskedClobOrder } from './rounding-flags';
+import { clobRoundingFlags } from './rounding-flags';
 import { orderRequestAmounts } from '../clob/amounts';
 import type { ClobArtifact } from '../signer/artifact';
+
+type AskedClobOrder = { side: 'BUY' | 'SELL'; price: string; size: string; orderType: 'GTC' | 'GTD' | 'FOK' | 'FAK' };
 
 /** An artifact holding the orders as `prepareClob` builds them at `tickSize` (only the fields the flags read). */
 function built(asked: readonly AskedClobOrder[], tickSize: string): ClobArtifact {

@@ -13,9 +13,9 @@ import { toUnits } from '../decimal';
 
 /**
  * One order-book order as the page asked it: `price` in USDC per share, `size` in shares (a FOK / FAK
- * BUY: the USDC to spend), both decimal strings.
+ * BUY: the USDC to spend), both decimal strings. Its side and order type are read from the artifact.
  */
-export type AskedClobOrder = { side: 'BUY' | 'SELL'; price: string; size: string; orderType: 'GTC' | 'GTD' | 'FOK' | 'FAK' };
+export type AskedClobOrder = { price: string; size: string };
 
 /** Base units per token (6 decimals): amounts and prices are compared at this scale. */
 const SCALE = 6;
