@@ -386,6 +386,22 @@ describe('the open orders list', () => {
   });
 });
 
+describe('order-book position words', () => {
+  it('a position title and outcome label the data service serves with bidi or look-alike characters are refused: the position is named by the token it holds, never left blank', async () => {
+    const bg = await onHop();
+    const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
+    const row = { token_id: token, title: 'Will BTC close above 100k?\u202E', outcome: 'Y\u0435s', current_size: '10', avg_price: '0.5', current_price: '0.5', current_value: '5', unrealized_pnl: '0' };
+    hop.lies.rewrite = (a) => (a.path === '/data/v2/positions' ? { data: [row], pagination: { next_cursor: null } } : undefined);
+    const r = (await callAs(bg, 'data.portfolio', { account: kit.owner() })) as { ok: boolean; result: { positions: { title: string; outcome: string }[] } };
+    hop.lies.rewrite = undefined;
+    expect(r.ok).toBe(true);
+    const [p] = r.result.positions;
+    const short = `${token.slice(0, 6)}…${token.slice(-4)}`;
+    expect(p!.title).toBe(`market of token ${short}`);
+    expect(p!.outcome).toBe(`token ${short}`);
+  }, 30_000);
+});
+
 describe('order-book market words', () => {
   it('a market question and outcome labels a catalogue serves with bidi or look-alike characters are refused: the market is named by its token and the outcomes by their place', async () => {
     const bg = await onHop();

@@ -6,7 +6,7 @@
 import * as v from 'valibot';
 import { BaseError } from '../errors/base';
 import { headerOf, parseRetryAfterMs, type HttpAnswer } from '../http/retry-after';
-import { venueText } from '../validation/venue-text';
+import { UNSHOWN_VENUE_TEXT, venueText } from '../validation/venue-text';
 
 /** Base of every order-book exchange error. `status` is the HTTP status; `exchangeMessage` the exchange's `error` text. */
 export class ClobError extends BaseError {
@@ -84,7 +84,7 @@ const errorBodySchema = v.looseObject({
 });
 
 /** What stands for an exchange error text out of the venue-text rules (not shown). */
-const UNSHOWN_EXCHANGE_TEXT = '(an error text this extension does not show)';
+const UNSHOWN_EXCHANGE_TEXT = `(${UNSHOWN_VENUE_TEXT})`;
 
 /**
  * The exchange's error text as it may be shown (venue-text: printable ASCII, at most 300 characters),

@@ -5,10 +5,8 @@
  * (issue #19, popup open). The client parses with them (`parseClobAnswer`).
  */
 import * as v from 'valibot';
-import { venueText } from '../validation/venue-text';
-
-/** An outcome label or title the exchange sends, validated at the boundary (venue-text): `''` when refused. */
-export const venueLabel = v.pipe(v.string(), v.maxLength(300), v.transform((x) => venueText(x, { max: 120 }) ?? ''));
+import { venueDecimalString as decimal } from '../validation';
+import { shortToken, venueLabelOr, venueLabelString } from '../validation/venue-text';
 
 /**
  * The venue's answer to a cancel (`DELETE /order`, `/orders`, `/cancel-all`; PROTOCOL.md §3.1): the
@@ -25,17 +23,20 @@ export type ClobCancelAnswer = v.InferOutput<typeof clobCancelAnswerSchema>;
  * One row of `GET /data/orders` (PROTOCOL.md §3.1) with the fields the popup shows; the venue's other
  * fields are kept as they came. Sizes and prices are decimal strings (`original_size` in shares).
  */
-export const clobOpenOrderSchema = v.looseObject({
-  id: v.pipe(v.string(), v.maxLength(100)),
-  status: v.pipe(v.string(), v.maxLength(30)),
-  side: v.picklist(['BUY', 'SELL']),
-  price: v.pipe(v.string(), v.maxLength(64)),
-  original_size: v.pipe(v.string(), v.maxLength(64)),
-  size_matched: v.pipe(v.string(), v.maxLength(64)),
-  /** The exchange's outcome label, validated at the boundary (venue-text); `''` when refused. */
-  outcome: venueLabel,
-  asset_id: v.pipe(v.string(), v.maxLength(78)),
-});
+export const clobOpenOrderSchema = v.pipe(
+  v.looseObject({
+    id: v.pipe(v.string(), v.maxLength(100)),
+    status: v.pipe(v.string(), v.maxLength(30)),
+    side: v.picklist(['BUY', 'SELL']),
+    price: v.pipe(v.string(), v.maxLength(64)),
+    original_size: v.pipe(v.string(), v.maxLength(64)),
+    size_matched: v.pipe(v.string(), v.maxLength(64)),
+    /** The exchange's outcome label, validated at the boundary (venue-text); `token 123456…7890` when refused. */
+    outcome: venueLabelString,
+    asset_id: v.pipe(v.string(), v.maxLength(78)),
+  }),
+  v.transform((o) => ({ ...o, outcome: venueLabelOr(o.outcome, `token ${shortToken(o.asset_id)}`) })),
+);
 /** An open order row (see `clobOpenOrderSchema`). */
 export type ClobOpenOrder = v.InferOutput<typeof clobOpenOrderSchema>;
 
@@ -46,16 +47,16 @@ export const clobOrdersPageSchema = v.object({ data: v.array(clobOpenOrderSchema
 export const clobTickSizeSchema = v.object({ minimum_tick_size: v.pipe(v.number(), v.gtValue(0), v.ltValue(1)) });
 /** `GET /book?token_id=` (PROTOCOL.md §3.1): levels ascending (bids) / descending (asks), best last; decimal strings. */
 export const clobBookSchema = v.object({
-  bids: v.array(v.object({ price: v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/)), size: v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/)) })),
-  asks: v.array(v.object({ price: v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/)), size: v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/)) })),
-  tick_size: v.union([v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/)), v.number()]),
-  min_order_size: v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/)),
+  bids: v.array(v.object({ price: decimal, size: decimal })),
+  asks: v.array(v.object({ price: decimal, size: decimal })),
+  tick_size: v.union([decimal, v.number()]),
+  min_order_size: decimal,
   neg_risk: v.boolean(),
 });
 /** `GET /neg-risk?token_id=`: whether the token's market is a negative-risk market (which exchange contract signs). */
 export const clobNegRiskSchema = v.object({ neg_risk: v.boolean() });
 /** `GET /midpoint?token_id=`: the midpoint as a decimal string. */
-export const clobMidpointSchema = v.object({ mid: v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/)) });
+export const clobMidpointSchema = v.object({ mid: decimal });
 /** `GET /balance-allowance`: the balance in base units (USDC: 6 decimals) as an integer string. */
 export const clobBalanceSchema = v.object({ balance: v.pipe(v.string(), v.regex(/^\d{1,40}$/)) });
 

@@ -3,13 +3,10 @@
  * every answer is validated at the boundary by the background and reduced to the fields shown.
  */
 import * as v from 'valibot';
-import { address, nonNegativeSafeInteger, uint256String } from '../validation';
+import { address, nonNegativeSafeInteger, uint256String, venueDecimalString as decimal } from '../validation';
 import { bookSchema } from '../perps/wire';
 import { cursor, EXT, POPUP, procedure } from './procedure';
-import { venueLabel } from '../clob/wire';
-
-/** A decimal string as the venues send it (no sign, at most 20 + 20 digits). */
-const decimal = v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/));
+import { shortToken, venueLabelOr, venueLabelString } from '../validation/venue-text';
 /** A `[price, size]` level, decimal strings. */
 const level = v.tuple([v.string(), v.string()]);
 
@@ -32,27 +29,36 @@ const clobBookViewSchema = v.object({
 });
 
 /** One trade of the account (`GET /data/trades`, PROTOCOL.md §3.1); `match_time` Unix seconds as a string. */
-export const clobTradeSchema = v.object({
-  id: v.pipe(v.string(), v.maxLength(100)),
-  side: v.picklist(['BUY', 'SELL']),
-  size: decimal,
-  price: decimal,
-  outcome: venueLabel,
-  match_time: v.pipe(v.string(), v.regex(/^\d{1,13}$/)),
-  trader_side: v.picklist(['TAKER', 'MAKER']),
-});
+export const clobTradeSchema = v.pipe(
+  v.object({
+    id: v.pipe(v.string(), v.maxLength(100)),
+    side: v.picklist(['BUY', 'SELL']),
+    size: decimal,
+    price: decimal,
+    /** The exchange's outcome label (venue-text); the token it names when refused (`token 123456…7890`), else `outcome`. */
+    outcome: venueLabelString,
+    asset_id: v.optional(v.pipe(v.string(), v.regex(/^\d{1,78}$/))),
+    match_time: v.pipe(v.string(), v.regex(/^\d{1,13}$/)),
+    trader_side: v.picklist(['TAKER', 'MAKER']),
+  }),
+  v.transform((t) => ({ ...t, outcome: venueLabelOr(t.outcome, t.asset_id ? `token ${shortToken(t.asset_id)}` : 'outcome') })),
+);
 
 /** One position of the data service (`GET /v2/positions`, PROTOCOL.md §3.4): decimal strings, `unrealized_pnl` signed. */
-export const dataPositionSchema = v.object({
-  token_id: v.pipe(v.string(), v.regex(/^\d{1,78}$/)),
-  title: venueLabel,
-  outcome: venueLabel,
-  current_size: decimal,
-  avg_price: decimal,
-  current_price: decimal,
-  current_value: decimal,
-  unrealized_pnl: v.pipe(v.string(), v.regex(/^-?\d{1,20}(\.\d{1,20})?$/)),
-});
+export const dataPositionSchema = v.pipe(
+  v.object({
+    token_id: v.pipe(v.string(), v.regex(/^\d{1,78}$/)),
+    /** The market title and outcome label (venue-text); named by the token when refused. */
+    title: venueLabelString,
+    outcome: venueLabelString,
+    current_size: decimal,
+    avg_price: decimal,
+    current_price: decimal,
+    current_value: decimal,
+    unrealized_pnl: v.pipe(v.string(), v.regex(/^-?\d{1,20}(\.\d{1,20})?$/)),
+  }),
+  v.transform((p) => ({ ...p, title: venueLabelOr(p.title, `market of token ${shortToken(p.token_id)}`), outcome: venueLabelOr(p.outcome, `token ${shortToken(p.token_id)}`) })),
+);
 
 /** Gateway-read procedures (no key is used; every answer validated in `lib/background/procedures/reads.ts`). */
 export const READ_CONTRACT = {

@@ -5,10 +5,10 @@
 import * as v from 'valibot';
 import { BaseError } from '../errors/base';
 import { headerOf, parseRetryAfterMs, type HttpAnswer } from '../http/retry-after';
-import { perpsErrorCode } from '../validation/venue-text';
+import { perpsErrorCode, UNSHOWN_VENUE_TEXT } from '../validation/venue-text';
 
-/** What stands for an error value the gateway sent out of the venue's shape (a text this extension does not show). */
-const UNSHOWN_ERROR = 'an error text that is not a venue error code, not shown';
+/** What stands for an error value the gateway sent out of the venue's shape (not a venue error code: not shown). */
+const UNSHOWN_ERROR = UNSHOWN_VENUE_TEXT;
 
 /** A command or read the gateway refused. `error` is the gateway's error value (e.g. `insufficient_margin`). */
 export class PerpsGatewayError extends BaseError {

@@ -10,8 +10,15 @@
  * Sources: seed 1 "Endpoints" (instrument symbols, `{ status: "err", error }` codes), seed 2 (the
  * exchange's `error` texts, outcome labels); PROTOCOL.md §3.2.
  */
+import * as v from 'valibot';
+
 /** Longest free venue text shown (characters): an error message, a question, an outcome label. */
 const MAX_VENUE_TEXT = 200;
+/** Longest exchange label (a market title, an outcome label) shown, characters. */
+const MAX_LABEL = 120;
+
+/** What stands in a message for an error text a gateway sent that breaks these rules (it is not shown). */
+export const UNSHOWN_VENUE_TEXT = 'an error text this extension does not show';
 
 /** Printable ASCII only (space to `~`): no control, format (bidi, zero-width), or non-ASCII look-alike character. */
 const PRINTABLE_ASCII = /^[\x20-\x7E]*$/;
@@ -64,4 +71,19 @@ export function instrumentSymbols(list: readonly { instrument_id: number; symbol
     if (s && count.get(s) === 1) out.set(i.instrument_id, s);
   }
   return out;
+}
+
+/** A token id as words name it: its first 6 and last 4 digits (`123456…7890`); a short id whole. */
+export const shortToken = (tokenId: string): string => (tokenId.length > 12 ? `${tokenId.slice(0, 6)}…${tokenId.slice(-4)}` : tokenId);
+
+/** A label field an exchange answers (a market title, an outcome label): a string of at most 300 characters, shown only through `venueLabelOr`. */
+export const venueLabelString = v.pipe(v.string(), v.maxLength(300));
+
+/**
+ * An exchange label (market title, outcome label) as it is shown: the venue's text when it passes the
+ * venue-text rules (printable ASCII, at most 120 characters), else `fallback` — the thing named by the
+ * token the order or position commits to (`market of token 123456…7890`), never a blank.
+ */
+export function venueLabelOr(raw: unknown, fallback: string): string {
+  return venueText(raw, { max: MAX_LABEL }) ?? fallback;
 }

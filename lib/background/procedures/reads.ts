@@ -11,10 +11,9 @@ import { clobTradeSchema, dataPositionSchema, type READ_CONTRACT } from '../../m
 import { beaconDepositWallet, uupsDepositWallet } from '../../relayer/wallet';
 import type { ContractHandlers, ProcedureDeps } from './deps';
 import { clobBookSchema } from '../../clob/wire';
-import { venueText } from '../../validation/venue-text';
+import { shortToken, venueText } from '../../validation/venue-text';
+import { venueDecimalString as decimal } from '../../validation';
 
-/** A decimal string as the venues send it (no sign, at most 20 + 20 digits). */
-const decimal = v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/));
 /** `GET /fee-rate?token_id=`: the base fee in basis points. */
 const clobFeeRateSchema = v.object({ base_fee: v.pipe(v.number(), v.finite(), v.minValue(0)) });
 /** `GET /data/trades` page (only the rows are read). */
@@ -44,7 +43,7 @@ function catalogueMarket(raw: unknown) {
     const { question, slug, negRisk } = m.output;
     // The catalogue's words, validated at the boundary (venue-text); a refused one is named by the token it stands for.
     const first = tokenIds.output[0] ?? '';
-    const name = venueText(question, { max: 200 }) ?? `market of token ${first.slice(0, 6)}…${first.slice(-4)}`;
+    const name = venueText(question, { max: 200 }) ?? `market of token ${shortToken(first)}`;
     return [{ question: name, slug: String(slug ?? '').slice(0, 100), tokenIds: tokenIds.output, outcomes: outcomes.output.map((o, i) => venueText(o, { max: 40 }) ?? `outcome ${i + 1}`), negRisk: negRisk === true }];
   } catch {
     return [];
