@@ -31,6 +31,7 @@ import { fromUnits, toUnits } from '../decimal';
 import { formatStep } from '../format';
 import { averagePrice, signedDecimal } from '../format/order-words';
 import { instrumentLabel, venueText } from '../validation/venue-text';
+import { isVenueDecimal } from '../validation';
 import type { StreamPush } from '../messaging/streams';
 import type { NotificationPrefs } from './prefs';
 
@@ -228,9 +229,9 @@ function outcomeWords(outcome: unknown): string {
   return label ? `“${label}” shares` : 'shares';
 }
 
-/** A number the venue reports (decimal string) as it is, grouped; `?` for anything that is not one. */
+/** A number the venue reports (a venue decimal string, `isVenueDecimal`) as it is, grouped; `?` for anything that is not one. */
 function decimalOr(x: unknown): string {
-  return typeof x === 'string' && /^\d{1,30}(\.\d{1,30})?$/.test(x) ? signedDecimal(x).text : '?';
+  return isVenueDecimal(x) ? signedDecimal(x).text : '?';
 }
 
 /** Σ of decimal strings, exact (trailing zeros trimmed); a string that is not a decimal counts 0. */

@@ -27,7 +27,7 @@ import { InvalidFieldError, parseOrThrow } from '../validation';
 import type { ApprovalKind, ApprovalRefresh, ApprovalRegistry, ApprovalView } from '../approvals/registry';
 import { OutcomeUnknownError, type ExecuteOptions, type SigningService } from '../signer/service';
 import { BaseError } from '../errors/base';
-import { instrumentLabel, instrumentSymbols } from '../validation/venue-text';
+import { instrumentLabel, instrumentSymbols, shortToken } from '../validation/venue-text';
 import { borneOut } from '../grants/reference';
 import { clobRoundingFlags } from '../approvals/rounding-flags';
 import { describeArtifact, perpsArtifactCommand, type SigningArtifact } from '../signer/artifact';
@@ -489,11 +489,11 @@ export class ProviderService {
     if (hit && Date.now() - hit.at < 1_000) return hit.ref;
     const ok = (x: unknown): x is string => typeof x === 'string' && /^\d{1,20}(\.\d{1,20})?$/.test(x) && !/^0(\.0*)?$/.test(x);
     const iid = Number(market);
-    const ref = Promise.all([this.d.service.perpsRead(undefined, 'tickers', { instrument_id: iid }), this.d.service.perpsBook(iid)]).then(([t, book]): RefPrice | undefined => {
+    const ref = Promise.all([this.d.service.perpsRead(undefined, 'tickers', { instrument_id: iid }), this.d.service.perpsBook(iid), this.symbol()]).then(([t, book, label]): RefPrice | undefined => {
       const row = v.parse(tickersAnswer, t).find((x) => x.instrument_id === undefined || String(x.instrument_id) === market);
       const read: RefPrice | undefined = ok(row?.mark_price) ? { price: row.mark_price, source: 'mark' } : ok(row?.mid_price) ? { price: row.mid_price, source: 'mid' } : undefined;
       // Borne out by the order book the window prices orders with (lib/grants/reference.ts).
-      return borneOut(read, { bid: book.bids[0]?.[0], ask: book.asks[0]?.[0] }, `instrument #${market}`);
+      return borneOut(read, { bid: book.bids[0]?.[0], ask: book.asks[0]?.[0] }, label(iid));
     });
     if (this.refs.size >= 256) this.refs.clear();
     this.refs.set(market, { at: Date.now(), ref });
@@ -505,7 +505,7 @@ export class ProviderService {
   private async clobRef(tokenId: string): Promise<RefPrice | undefined> {
     const [mid, top] = await Promise.all([this.d.service.clobMid(tokenId), this.d.service.clobTop(tokenId)]);
     // Borne out by the token's order book (lib/grants/reference.ts).
-    return borneOut(mid === undefined ? undefined : { price: mid, source: 'midpoint' }, top, `token ${tokenId.slice(0, 6)}…${tokenId.slice(-4)}`);
+    return borneOut(mid === undefined ? undefined : { price: mid, source: 'midpoint' }, top, `token ${shortToken(tokenId)}`);
   }
 
   /**

@@ -45,7 +45,7 @@ import { buildL2Headers, type L2Headers } from '../clob/auth';
 import { orderRequestAmounts } from '../clob/amounts';
 import type { ClobOrderRequest } from '../clob/request';
 import { clobL2Request, createOrDeriveApiKey, parseClobAnswer } from '../clob/client';
-import { clobBalanceSchema, clobBookSchema, clobCancelAnswerSchema, clobHeartbeatAnswerSchema, clobMidpointSchema, clobNegRiskSchema, clobTickSizeSchema, clobOrdersPageSchema, type ClobCancelAnswer, type ClobOpenOrder } from '../clob/wire';
+import { clobBalanceSchema, clobCancelAnswerSchema, clobHeartbeatAnswerSchema, clobNegRiskSchema, clobTickSizeSchema, clobOrdersPageSchema, type ClobCancelAnswer, type ClobOpenOrder } from '../clob/wire';
 import { ClobCancelLog } from '../clob/cancels';
 import { ClobError, ClobMalformedAnswerError, ClobServerError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
 import { PerpsGatewayError } from '../perps/errors';
@@ -69,6 +69,7 @@ import {
   type SigningArtifact,
 } from './artifact';
 import { requestJson } from '../http/json';
+import { readClobMid, readClobTop } from '../clob/reads';
 import { applyHeaderSet, fetchWithHeaderSet, type HeaderSet } from '../http/headers';
 import type { AuditEntry, VaultDb } from '../vault/db';
 import { appendAudit, auditLog, type AuditLog } from '../audit';
@@ -906,27 +907,14 @@ export class SigningService {
     return parseClobAnswer(clobCancelAnswerSchema, await this.l2(account, 'DELETE', '/orders', orderIds), 'the cancel');
   }
 
-  /** The midpoint of an order-book token (`GET /midpoint`), or undefined when the book is one-sided. */
+  /** The midpoint of an order-book token at the settings' exchange URL (`readClobMid`, `lib/clob/reads.ts`). */
   async clobMid(tokenId: string): Promise<string | undefined> {
-    const { clobUrl } = await this.o.settings();
-    const res = await requestJson(`${clobUrl}/midpoint?token_id=${encodeURIComponent(tokenId)}`, { method: 'GET' }, this.fetchFn);
-    const mid = v.safeParse(clobMidpointSchema, res.body);
-    return res.status === 200 && mid.success ? mid.output.mid : undefined;
+    return readClobMid((await this.o.settings()).clobUrl, tokenId, this.fetchFn);
   }
 
-  /**
-   * The best bid and best ask of a token's order book (`GET /book`, public; the venue lists bids
-   * ascending and asks descending, best last), as decimal strings; either absent when its side is empty
-   * or the answer is not a book. A grant's midpoint is borne out by it (`lib/grants/reference.ts`).
-   */
+  /** The best bid and ask of a token's book at the settings' exchange URL (`readClobTop`, `lib/clob/reads.ts`). */
   async clobTop(tokenId: string): Promise<{ bid?: string; ask?: string }> {
-    const { clobUrl } = await this.o.settings();
-    const res = await requestJson(`${clobUrl}/book?token_id=${encodeURIComponent(tokenId)}`, { method: 'GET' }, this.fetchFn);
-    const b = v.safeParse(clobBookSchema, res.body);
-    if (res.status !== 200 || !b.success) return {};
-    const bid = b.output.bids.at(-1)?.price;
-    const ask = b.output.asks.at(-1)?.price;
-    return { ...(bid ? { bid } : {}), ...(ask ? { ask } : {}) };
+    return readClobTop((await this.o.settings()).clobUrl, tokenId, this.fetchFn);
   }
 
   /**
