@@ -94,19 +94,6 @@ export async function startHarness(options: SandboxOptions = {}): Promise<Harnes
   };
 }
 
-/**
- * A gateway hop (Node only — never imported by the extension): an HTTP server that forwards
- * every request to a sandbox and rewrites the JSON answers of its public reads, while the signing path
- * (every POST / DELETE / PATCH and its answer) passes through untouched. The product talks to it as to
- * a gateway URL (`${hop.url}/perps`, `${hop.url}/clob`, …), so tests hold it black-box: what a lying
- * gateway serves in its reads (names, titles, ticks, fees, prices, error and status texts) against what
- * reached the venue (the sandbox's request log).
- *
- * `rewrite(read)` receives each GET answer (`path` without the query, `query`, `status`, parsed `body`)
- * and returns the body to serve instead (`undefined`: served as the sandbox answered). `rewriteError`
- * does the same for the answers of the signing path that are errors (status ≥ 400), to serve lying
- * error texts; it cannot change what was sent. WebSocket upgrades are not forwarded (the streams stay down).
- */
 /** One answer the hop may rewrite: `path` is the request path (query cut off), `query` its parameters. */
 export type HopAnswer = { method: string; path: string; query: URLSearchParams; status: number; body: unknown };
 
@@ -127,7 +114,22 @@ async function bodyOf(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Starts a hop on 127.0.0.1 (ephemeral port) in front of `upstream` (a sandbox's base URL). */
+/**
+ * A gateway hop (Node only — never imported by the extension): an HTTP server that forwards
+ * every request to a sandbox and rewrites the JSON answers of its public reads, while the signing path
+ * (every POST / DELETE / PATCH and its answer) passes through untouched. The product talks to it as to
+ * a gateway URL (`${hop.url}/perps`, `${hop.url}/clob`, …), so tests hold it black-box: what a lying
+ * gateway serves in its reads (names, titles, ticks, fees, prices, error and status texts) against what
+ * reached the venue (the sandbox's request log).
+ *
+ * `rewrite(read)` receives each GET answer (`path` without the query, `query`, `status`, parsed `body`)
+ * and returns the body to serve instead (`undefined`: served as the sandbox answered). `rewriteError`
+ * does the same for the answers of the signing path that are errors (status ≥ 400), to serve lying
+ * error texts; it cannot change what was sent. WebSocket upgrades are not forwarded (the streams stay down).
+ *
+ * Starts the hop on 127.0.0.1 (ephemeral port) in front of `upstream` (a sandbox's base URL); `lies`
+ * may be changed between requests (`hop.lies`).
+ */
 export function startLyingGateway(upstream: string, lies: HopLies = {}): Promise<LyingGateway> {
   const state: HopLies = lies;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
