@@ -57,7 +57,8 @@ const step = v.pipe(str, v.regex(/^(?:0|[1-9]\d{0,19})(?:\.\d{1,20})?$/), v.chec
 /** `GET /v1/info/instruments` row. `tick_size` / `lot_size` are sandbox extras (else 10^-decimals). */
 const instrumentSchema = v.object({
   instrument_id: num,
-  symbol: str,
+  // Optional: the answer is parsed again past the background, where a refused symbol is already unset.
+  symbol: v.optional(str),
   price_decimals: v.pipe(num, v.integer(), v.minValue(0), v.maxValue(18)),
   quantity_decimals: v.pipe(num, v.integer(), v.minValue(0), v.maxValue(18)),
   max_leverage: num,

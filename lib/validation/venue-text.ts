@@ -59,7 +59,7 @@ export function instrumentLabel(iid: number, symbol: unknown): string {
  * The instrument symbols of an `instruments` answer that may be shown, by id: each in the venue's shape,
  * and no symbol two instruments share (both are refused: the name would not tell them apart).
  */
-export function instrumentSymbols(list: readonly { instrument_id: number; symbol: unknown }[]): Map<number, string> {
+export function instrumentSymbols(list: readonly { instrument_id: number; symbol?: unknown }[]): Map<number, string> {
   const count = new Map<string, number>();
   for (const i of list) {
     const s = perpsSymbol(i.symbol);

@@ -40,7 +40,7 @@ const esc = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 async function order(qty: string, price: string): Promise<void> {
   await popup.locator('input[name="qty"]').fill(qty);
   await popup.locator('input[name="price"]').fill(price);
-  await popup.getByTestId('submit').filter({ hasText: new RegExp(` ${esc(qty)} \\S+ ${price ? `@ ${esc(price)}` : 'at market'}$`) }).waitFor();
+  await popup.getByTestId('submit').filter({ hasText: new RegExp(` ${esc(qty)} \\S+ \\(#\\d+\\) ${price ? `@ ${esc(price)}` : 'at market'}$`) }).waitFor();
   await popup.getByTestId('risk-notional').waitFor();
 }
 /** A liquidity account of the test's own (the seeded market maker's levels get used up by the earlier orders). */
