@@ -489,11 +489,13 @@ export class ProviderService {
     if (hit && Date.now() - hit.at < 1_000) return hit.ref;
     const ok = (x: unknown): x is string => typeof x === 'string' && /^\d{1,20}(\.\d{1,20})?$/.test(x) && !/^0(\.0*)?$/.test(x);
     const iid = Number(market);
-    const ref = Promise.all([this.d.service.perpsRead(undefined, 'tickers', { instrument_id: iid }), this.d.service.perpsBook(iid), this.symbol()]).then(([t, book, label]): RefPrice | undefined => {
+    // Named through the symbol table already read (no read of its own here: the grant check's reads stay as they were).
+    const label = instrumentLabel(iid, this.symbols?.get(iid));
+    const ref = Promise.all([this.d.service.perpsRead(undefined, 'tickers', { instrument_id: iid }), this.d.service.perpsBook(iid)]).then(([t, book]): RefPrice | undefined => {
       const row = v.parse(tickersAnswer, t).find((x) => x.instrument_id === undefined || String(x.instrument_id) === market);
       const read: RefPrice | undefined = ok(row?.mark_price) ? { price: row.mark_price, source: 'mark' } : ok(row?.mid_price) ? { price: row.mid_price, source: 'mid' } : undefined;
       // Borne out by the order book the window prices orders with (lib/grants/reference.ts).
-      return borneOut(read, { bid: book.bids[0]?.[0], ask: book.asks[0]?.[0] }, label(iid));
+      return borneOut(read, { bid: book.bids[0]?.[0], ask: book.asks[0]?.[0] }, label);
     });
     if (this.refs.size >= 256) this.refs.clear();
     this.refs.set(market, { at: Date.now(), ref });
