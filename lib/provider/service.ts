@@ -23,7 +23,7 @@ import * as v from 'valibot';
 import { keccak256, numberToHex, toHex, type Address } from 'viem';
 import { commandFromBody, type PerpsCommand } from '../perps/commands';
 import type { ClobArtifact } from '../signer/artifact';
-import { InvalidFieldError, parseOrThrow } from '../validation';
+import { InvalidFieldError, isVenueDecimal, parseOrThrow } from '../validation';
 import type { ApprovalKind, ApprovalRefresh, ApprovalRegistry, ApprovalView } from '../approvals/registry';
 import { OutcomeUnknownError, type ExecuteOptions, type SigningService } from '../signer/service';
 import { BaseError } from '../errors/base';
@@ -487,7 +487,7 @@ export class ProviderService {
   private async perpsRef(market: string): Promise<RefPrice | undefined> {
     const hit = this.refs.get(market);
     if (hit && Date.now() - hit.at < 1_000) return hit.ref;
-    const ok = (x: unknown): x is string => typeof x === 'string' && /^\d{1,20}(\.\d{1,20})?$/.test(x) && !/^0(\.0*)?$/.test(x);
+    const ok = (x: unknown): x is string => isVenueDecimal(x) && !/^0(\.0*)?$/.test(x);
     const iid = Number(market);
     // Named through the symbol table already read (no read of its own here: the grant check's reads stay as they were).
     const label = instrumentLabel(iid, this.symbols?.get(iid));
