@@ -1,9 +1,10 @@
 /**
  * The account's open perps orders under the ticket, each with Cancel (by venue id) and, when it has one,
  * By client id; Cancel all above. Presentational: orders as the venue's open-orders read answers them
- * (decimal strings), events carry the id to cancel.
+ * (decimal strings), events carry the id to cancel. Sizes and prices are the order's own, through the perps
+ * formatter (`signedDecimal`: padded to the step the venue reports, never rounded to it).
  */
-import { formatStep } from '../../lib/format';
+import { signedDecimal } from '../../lib/format/order-words';
 import { Button } from '../ui';
 
 /** The fields of an open order this list shows. */
@@ -15,9 +16,12 @@ export function orderPriceText(o: Pick<OpenOrderRow, 'price' | 'tpsl'>): string 
   return o.price === '0' ? 'market' : o.price;
 }
 
-/** `orderPriceText` with the price (limit or trigger) shown to the instrument's tick. */
+/** The order's own number padded to `step`, never rounded (`signedDecimal`). */
+const padded = (v: string, step: string) => signedDecimal(v, step).text;
+
+/** `orderPriceText` with the price (limit or trigger) padded to the instrument's tick. */
 const shownPrice = (o: Pick<OpenOrderRow, 'price' | 'tpsl'>, tick: string) =>
-  orderPriceText(o.tpsl ? { ...o, tpsl: { ...o.tpsl, trp: formatStep(o.tpsl.trp, tick) } } : o.price === '0' ? o : { price: formatStep(o.price, tick) });
+  orderPriceText(o.tpsl ? { ...o, tpsl: { ...o.tpsl, trp: padded(o.tpsl.trp, tick) } } : o.price === '0' ? o : { price: padded(o.price, tick) });
 
 /** The size shown: a trigger order not yet triggered shows its whole quantity, else what rests. */
 export const orderSizeText = (o: Pick<OpenOrderRow, 'tpsl' | 'quantity' | 'resting_quantity'>) => (o.tpsl ? o.quantity : o.resting_quantity);
@@ -37,7 +41,7 @@ export function OpenOrders(props: { orders: readonly OpenOrderRow[]; symbol: (ii
           const step = props.steps(o.instrument_id);
           return (
             <li key={o.order_id} data-oid={o.order_id}>
-              <span class={o.buy ? 'buy-text' : 'sell-text'}>{o.buy ? 'Buy' : 'Sell'}</span> {formatStep(orderSizeText(o), step.lot)} {props.symbol(o.instrument_id)} @ {shownPrice(o, step.tick)}
+              <span class={o.buy ? 'buy-text' : 'sell-text'}>{o.buy ? 'Buy' : 'Sell'}</span> {padded(orderSizeText(o), step.lot)} {props.symbol(o.instrument_id)} @ {shownPrice(o, step.tick)}
               <span class="muted small"> #{o.order_id}</span>
               <Button onClick={() => props.onCancel(o.order_id)} aria-label={`Cancel order ${o.order_id}`}>Cancel</Button>
               {coid ? <Button onClick={() => props.onCancelByCoid(coid)} aria-label={`Cancel by client id ${coid}`}>By client id</Button> : null}

@@ -12,7 +12,7 @@
 import * as v from 'valibot';
 import { BaseError } from '../errors/base';
 import type { PerpsReadName } from './reads';
-import { instrumentSymbols, perpsSymbol } from '../validation/venue-text';
+import { instrumentLabel, instrumentSymbols } from '../validation/venue-text';
 
 const str = v.pipe(v.string(), v.maxLength(200));
 const num = v.number();
@@ -105,8 +105,9 @@ const positionSchema = v.pipe(
     return_on_equity: str,
     cumulative_funding: str,
   }),
-  // The venue's symbol, validated at the boundary: `#<instrument id>` when out of the venue's shape.
-  v.transform((p) => ({ ...p, symbol: perpsSymbol(p.symbol) ?? `#${p.instrument_id}` })),
+  // The venue's symbol, validated at the boundary and named beside the id it stands for (`BTC-PERP (#1)`,
+  // `instrument #1` when out of the venue's shape): a position read, polled or pushed, cannot name another instrument.
+  v.transform((p) => ({ ...p, symbol: instrumentLabel(p.instrument_id, p.symbol) })),
 );
 /** A position (see `positionSchema`). */
 export type Position = v.InferOutput<typeof positionSchema>;

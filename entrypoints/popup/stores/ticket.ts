@@ -13,6 +13,8 @@ import { InvalidFieldError } from '../../../lib/validation';
 import { fromUnits, toUnits } from '../../../lib/decimal';
 import { messageOf } from '../api';
 import { lotOf, tickOf, type OrderView, type PerpsStore } from './perps';
+import { perpsCommandOrderWords } from '../../../lib/format/order-words';
+import { instrumentLabel } from '../../../lib/validation/venue-text';
 
 /** The size presets, fractions of what the free margin allows (keys 1-4). */
 export const PRESETS = ['0.25', '0.5', '0.75', '1'] as const;
@@ -329,7 +331,10 @@ function ticketClose(store: PerpsStore, f: TicketForm, o: TicketOrder) {
       withdrawable: portfolio.withdrawable,
       position: { size: pos.size, entryPrice: pos.entry_price },
     });
-    return { size: c.size, fillable: c.estimate.fillable, limit: c.estimate.limit, avgPrice: c.estimate.avgPrice, slippageBps: c.estimate.slippageBps, fee: p.fee, realizedPnl: p.realizedPnl, complete: c.estimate.complete };
+    // The words of the close order that is sent, from that order (the instrument beside its id).
+    const words = perpsCommandOrderWords(c.cmd, (iid) => instrumentLabel(iid, inst.symbol), { tick: o.tick.value, lot: o.lot.value });
+    if (!words) return undefined;
+    return { order: words.head, notes: words.notes, size: c.size, fillable: c.estimate.fillable, limit: c.estimate.limit, avgPrice: c.estimate.avgPrice, slippageBps: c.estimate.slippageBps, fee: p.fee, realizedPnl: p.realizedPnl, complete: c.estimate.complete };
   });
   return { closeOrder, closePreview };
 }

@@ -1,0 +1,153 @@
+/**
+ * What a person reads in the popup is what is signed, against a gateway that lies in its account reads
+ * (positions, open orders) and its steps: the real background on the fake browser talks to a gateway hop
+ * (`startLyingGateway`) in front of the sandbox; the popup's own stores read through the background (so
+ * through the hop) and its components render what a person reads. Each test compares that text with what
+ * reached the venue (the sandbox's request log). The popup signs on the person's click (no window), so
+ * its words are the consent.
+ */
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VNode } from 'preact';
+import type { Harness } from '../sandbox/testkit';
+import { startLyingGateway, patchInstruments, type LyingGateway } from '../sandbox/testkit';
+import { callAs, pageSender, pagePathKit, sandboxSuite, until, type PagedBackground } from '../background/testkit';
+import { createPerpsStore, lotOf, tickOf, type Call } from '../../entrypoints/popup/stores/perps';
+import { createPositionsStore } from '../../entrypoints/popup/stores/positions';
+import { ClosePreview } from '../../components/RiskPanel';
+import { OpenOrders } from '../../components/perps/OpenOrders';
+import { groupDecimal } from '../format';
+import { parsePerpsEvent } from '../streams/perps-frames';
+
+const SITE = 'https://trade.example';
+const page = pageSender(SITE, 3);
+
+let h: Harness;
+let hop: LyingGateway;
+const started = sandboxSuite((x) => (h = x));
+const kit = pagePathKit({ harness: () => h, started, site: SITE, page, dbPrefix: 'popup-words' });
+
+beforeAll(async () => {
+  await until(() => h !== undefined);
+  hop = await startLyingGateway(h.url);
+});
+afterAll(async () => {
+  await hop?.close();
+});
+
+/** A background onboarded on the sandbox, then pointed at the hop for every venue URL (as a custom gateway URL). */
+async function onHop(): Promise<PagedBackground> {
+  const { bg } = await kit.ready();
+  const r = (await callAs(bg, 'settings.set', { perpsUrl: `${hop.url}/perps`, clobUrl: `${hop.url}/clob`, gammaUrl: `${hop.url}/gamma`, dataUrl: `${hop.url}/data` })) as { ok: boolean };
+  expect(r.ok).toBe(true);
+  return bg;
+}
+
+/** Every text a vnode tree renders (function components called), runs of spaces as one: what a person reads. */
+const textOf = (n: unknown): string => rawText(n).replace(/\s+/g, ' ');
+function rawText(n: unknown): string {
+  if (n === null || n === undefined || typeof n === 'boolean') return '';
+  if (typeof n === 'string' || typeof n === 'number') return String(n);
+  if (Array.isArray(n)) return n.map(rawText).join('');
+  const v = n as VNode<{ children?: unknown }>;
+  if (typeof v.type === 'function') return rawText((v.type as (p: unknown) => unknown)(v.props));
+  return `${rawText(v.props?.children)} `;
+}
+
+/** The popup's `call` over procedures of `bg`. */
+const callOf = (bg: PagedBackground): Call => (async (type: string, payload: unknown) => {
+  const r = (await callAs(bg, type, payload)) as { ok: boolean; result?: unknown; error?: { shortMessage: string } };
+  if (!r.ok) throw new Error(r.error?.shortMessage ?? 'failed');
+  return r.result;
+}) as Call;
+
+/** The perps commands the popup sent since `from` (the sandbox's request log, whatever the venue answered): each signed order. */
+function sentOrders(from: number): { iid: number; buy: boolean; qty: string; p?: string; tif?: string; ro?: boolean }[] {
+  return h.ctx.requestLog
+    .slice(from)
+    .filter((r) => r.method === 'POST' && r.path === '/perps/v1/trade/orders' && r.body)
+    .flatMap((r) => (JSON.parse(r.body!) as { op: { args: never[] } }).op.args);
+}
+
+/** The popup's perps store for the demo owner over `bg`, with the instruments, portfolio, open orders and fees read (through the hop). */
+async function popupStore(bg: PagedBackground) {
+  const account = h.demo.owner.address;
+  const perps = createPerpsStore(account, callOf(bg), () => () => undefined, account);
+  perps.instruments.value = await perps.read('instruments');
+  perps.portfolio.value = await perps.read('portfolio');
+  perps.openOrders.value = await perps.read('openOrders');
+  const f = (await perps.read('fees')).fee_schedule[0]!;
+  perps.fees.value = { taker: f.taker_fee_rate, maker: f.maker_fee_rate };
+  return { perps, account };
+}
+
+/** Opens a BTC long of 0.01 through the popup's own send (an IOC through the mark). */
+async function openBtcLong(bg: PagedBackground): Promise<void> {
+  const { op } = await kit.iocBtc(`${Date.now().toString(16)}`.padStart(32, 'c'));
+  const r = (await callAs(bg, 'perps.send', { account: h.demo.owner.address, op })) as { ok: boolean };
+  expect(r.ok).toBe(true);
+}
+
+describe('closing a position', () => {
+  it('a position read that names another instrument and the opposite side: the close preview says the side, size and instrument id the close order signs', async () => {
+    const bg = await onHop();
+    await openBtcLong(bg);
+    // The gateway reports the BTC long (instrument 1) as a short on instrument 2, still named BTC-PERP.
+    hop.lies.rewrite = (a) => {
+      if (a.path !== '/perps/v1/account/portfolio') return undefined;
+      const b = a.body as { positions: { instrument_id: number; size: string }[] };
+      return { ...b, positions: b.positions.map((p) => (p.instrument_id === 1 ? { ...p, instrument_id: 2, symbol: 'BTC-PERP', size: `-${p.size.replace('-', '')}` } : p)) };
+    };
+    const { perps } = await popupStore(bg);
+    const p = perps.portfolio.value!.positions.find((x) => x.instrument_id === 2)!;
+    expect(p).toBeDefined();
+    const inst = perps.instruments.value.find((i) => i.instrument_id === p.instrument_id)!;
+    const s = createPositionsStore(perps, (cmd) => callOf(bg)('perps.send', { account: h.demo.owner.address, op: cmd.body } as never));
+    await s.close(p);
+    const c = s.closing.value!;
+    expect(c, s.error.value).toBeDefined();
+    // What the popup renders (positions.tsx): the preview with the instrument's steps.
+    const text = textOf(ClosePreview({ symbol: p.symbol, tick: tickOf(inst), lot: lotOf(inst), preview: c.preview, onConfirm: () => undefined, onCancel: () => undefined }));
+    const from = h.ctx.requestLog.length;
+    await s.confirmClose();
+    const [sent] = sentOrders(from);
+    expect(sent).toMatchObject({ iid: 2, buy: true, ro: true, tif: 'ioc' });
+    expect(text).toContain(`Buy ${sent!.qty} `);
+    expect(text).toContain('(#2)');
+    for (const m of text.matchAll(/[A-Z]{2,5}-PERP/g)) expect(text.slice(m.index, m.index + m[0].length + 5)).toBe(`${m[0]} (#2)`);
+    hop.lies.rewrite = undefined;
+  }, 30_000);
+
+  it('a portfolio frame the stream pushes names a position by the id it stands for, whatever symbol it carries', () => {
+    const position = { instrument_id: 2, symbol: 'BTC-PERP', size: '-0.01', entry_price: '3000', leverage: 5, cross: true, initial_margin: '6', maintenance_margin: '0.3', position_value: '30', liquidation_price: '0', unrealized_pnl: '0', return_on_equity: '0', cumulative_funding: '0' };
+    const frame = { ch: 'portfolio', ts: 1, sq: 1, data: { positions: [position], margin: { total_account_value: '100', total_initial_margin: '6', total_maintenance_margin: '0.3', total_position_value: '30' }, withdrawable: '94' } };
+    const parsed = parsePerpsEvent(frame);
+    expect(parsed?.event).toMatchObject({ kind: 'portfolio' });
+    const [p] = (parsed!.event as { portfolio: { positions: { symbol: string }[] } }).portfolio.positions;
+    expect(p!.symbol).toBe('BTC-PERP (#2)');
+  });
+});
+
+describe('open orders', () => {
+  it('the open-orders list shows an order\'s size and price as the venue holds them whatever tick and lot the gateway reports (padded, never rounded), beside the id a cancel signs', async () => {
+    const bg = await onHop();
+    const coid = `${Date.now().toString(16)}`.padStart(32, 'd');
+    const { op } = await kit.restingBtc(coid);
+    const from = h.ctx.requestLog.length;
+    const r = (await callAs(bg, 'perps.send', { account: h.demo.owner.address, op })) as { ok: boolean; result: unknown };
+    expect(r.ok).toBe(true);
+    const [placed] = sentOrders(from);
+    hop.lies.rewrite = (a) => (a.path === '/perps/v1/info/instruments' ? patchInstruments(a.body, (i) => (i.instrument_id === 1 ? { tick_size: '100', lot_size: '1', price_decimals: 0, quantity_decimals: 0 } : undefined)) : undefined);
+    const { perps } = await popupStore(bg);
+    const order = perps.openOrders.value.find((o) => o.client_order_id === coid)!;
+    expect(order).toBeDefined();
+    const step = (iid: number) => { const i = perps.instruments.value.find((x) => x.instrument_id === iid)!; return { tick: tickOf(i), lot: lotOf(i) }; };
+    const cancelled: number[] = [];
+    const text = textOf(OpenOrders({ orders: [order], symbol: (id) => perps.instruments.value.find((i) => i.instrument_id === id)?.symbol, steps: step, onCancel: (oid) => cancelled.push(oid), onCancelByCoid: () => undefined, onCancelAll: () => undefined }));
+    expect(text).toContain(`Buy ${placed!.qty} `);
+    expect(text).toContain(`@ ${groupDecimal(placed!.p!)}`);
+    expect(text).toContain(`#${order.order_id}`);
+    await callAs(bg, 'perps.send', { account: h.demo.owner.address, op: { type: 'cancelOrders', args: [order.order_id] } });
+    hop.lies.rewrite = undefined;
+  }, 30_000);
+});
