@@ -18,6 +18,8 @@ import { ClosePreview } from '../../components/RiskPanel';
 import { OpenOrders } from '../../components/perps/OpenOrders';
 import { groupDecimal } from '../format';
 import { parsePerpsEvent } from '../streams/perps-frames';
+import { createNotificationRules } from '../notifications/rules';
+import { DEFAULT_NOTIFICATION_PREFS } from '../notifications/prefs';
 
 const SITE = 'https://trade.example';
 const page = pageSender(SITE, 3);
@@ -125,6 +127,33 @@ describe('closing a position', () => {
     expect(parsed?.event).toMatchObject({ kind: 'portfolio' });
     const [p] = (parsed!.event as { portfolio: { positions: { symbol: string }[] } }).portfolio.positions;
     expect(p!.symbol).toBe('BTC-PERP (#2)');
+  });
+});
+
+/** A portfolio frame (PROTOCOL.md §5.1) holding one position on `iid` of `size` (a long worth 65 000 a unit, liquidation at 60 000). */
+function portfolioFrame(iid: number, size: string, symbol = 'BTC-PERP') {
+  const value = (Math.abs(Number(size)) * 65_000).toString();
+  const position = { instrument_id: iid, symbol, size, entry_price: '65000', leverage: 10, cross: true, initial_margin: '1', maintenance_margin: '1', position_value: value, liquidation_price: '60000', unrealized_pnl: '0', return_on_equity: '0', cumulative_funding: '0' };
+  return { ch: 'portfolio', ts: 1, sq: 1, data: { positions: [position], margin: { total_account_value: '100', total_initial_margin: '1', total_maintenance_margin: '1', total_position_value: value }, withdrawable: '99' } };
+}
+
+describe('positions the stream pushes', () => {
+  it('a near-liquidation notification states the position size the stream reports as it is: no exponent, no digit lost', () => {
+    for (const size of ['0.00000012', '12345678.123456789012']) {
+      const parsed = parsePerpsEvent(portfolioFrame(1, size));
+      expect(parsed?.event).toMatchObject({ kind: 'portfolio' });
+      const rules = createNotificationRules((iid) => (iid === 1 ? { symbol: 'BTC-PERP', tick: '0.5' } : undefined));
+      const [n] = rules.onPush({ account: '0xabc', push: parsed!.event } as never, DEFAULT_NOTIFICATION_PREFS, 0);
+      expect(n?.title).toBe('Position near liquidation');
+      expect(n!.message).toContain(`Long ${groupDecimal(size)} BTC-PERP (#1):`);
+    }
+  });
+
+  it('a position size or entry price out of the decimal shape (exponent, sign twice, spaces, hex) is refused at the boundary: the frame is dropped', () => {
+    for (const size of ['1e3', '--0.5', ' 0.5', '0x10', '0.5-', '']) expect(parsePerpsEvent(portfolioFrame(1, size)), size).toBeUndefined();
+    const f = portfolioFrame(1, '0.5');
+    (f.data.positions[0] as { entry_price: string }).entry_price = '6.5e4';
+    expect(parsePerpsEvent(f)).toBeUndefined();
   });
 });
 
