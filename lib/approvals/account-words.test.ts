@@ -16,6 +16,7 @@ import { createPerpsStore, lotOf, tickOf, type Call } from '../../entrypoints/po
 import { createPositionsStore } from '../../entrypoints/popup/stores/positions';
 import { ClosePreview } from '../../components/RiskPanel';
 import { OpenOrders } from '../../components/perps/OpenOrders';
+import { BookLadder } from '../../components/BookLadder';
 import { groupDecimal } from '../format';
 import { parsePerpsEvent } from '../streams/perps-frames';
 import { createNotificationRules } from '../notifications/rules';
@@ -177,6 +178,40 @@ describe('open orders', () => {
     expect(text).toContain(`@ ${groupDecimal(placed!.p!)}`);
     expect(text).toContain(`#${order.order_id}`);
     await callAs(bg, 'perps.send', { account: h.demo.owner.address, op: { type: 'cancelOrders', args: [order.order_id] } });
+    hop.lies.rewrite = undefined;
+  }, 30_000);
+});
+
+/** The `<tr>` rows with a click handler a vnode tree renders (function components called). */
+function clickableRows(n: unknown, out: VNode<{ onClick?: () => void; children?: unknown }>[] = []): VNode<{ onClick?: () => void; children?: unknown }>[] {
+  if (Array.isArray(n)) for (const c of n) clickableRows(c, out);
+  else if (n && typeof n === 'object' && 'type' in n) {
+    const v = n as VNode<{ onClick?: () => void; children?: unknown }>;
+    if (typeof v.type === 'function') return clickableRows((v.type as (p: unknown) => unknown)(v.props), out);
+    if (v.type === 'tr' && v.props.onClick) out.push(v);
+    clickableRows(v.props?.children, out);
+  }
+  return out;
+}
+
+describe('the book ladder', () => {
+  it('each level reads the price a click puts in the ticket and the size the venue quotes, whatever tick and lot the gateway reports', async () => {
+    const bg = await onHop();
+    hop.lies.rewrite = (a) => (a.path === '/perps/v1/info/instruments' ? patchInstruments(a.body, (i) => (i.instrument_id === 1 ? { tick_size: '100', lot_size: '1', price_decimals: 0, quantity_decimals: 0 } : undefined)) : undefined);
+    const { perps } = await popupStore(bg);
+    const inst = perps.instruments.value.find((i) => i.instrument_id === 1)!;
+    const book = await perps.read('book', { instrument_id: 1, depth: 10 });
+    expect(book.bids.length + book.asks.length).toBeGreaterThan(0);
+    let picked = '';
+    const rows = clickableRows(BookLadder({ bids: book.bids, asks: book.asks, tick: tickOf(inst), lot: lotOf(inst), unit: 'BTC', onPick: (p) => (picked = p) }));
+    const levels = [...book.asks.slice(0, 6).reverse(), ...book.bids.slice(0, 6)];
+    expect(rows).toHaveLength(levels.length);
+    rows.forEach((row, i) => {
+      const [price, size] = textOf(row).trim().split(' ');
+      row.props.onClick!();
+      expect(price, 'the price a row reads is the price its click takes').toBe(groupDecimal(picked));
+      expect(size).toBe(groupDecimal(levels[i]![1]));
+    });
     hop.lies.rewrite = undefined;
   }, 30_000);
 });
