@@ -7,6 +7,7 @@
  */
 import { useState } from 'preact/hooks';
 import { formatStep, formatUsdc } from '../../lib/format';
+import { signedDecimal } from '../../lib/format/order-words';
 import { Button, Field } from '../ui';
 
 /** The fields of a position this row shows (size signed: + long, − short; `return_on_equity` a fraction). */
@@ -35,7 +36,7 @@ export function PositionRow({ p, mark, tick, lot, onClose, onTrigger }: { p: Pos
   return (
     <li class="position" data-testid={`position-${p.instrument_id}`}>
       <div class="row-head">
-        <strong class={long ? 'buy-text' : 'sell-text'}>{long ? 'Long' : 'Short'} {formatStep(p.size.replace('-', ''), lot)} {p.symbol}</strong>
+        <strong class={long ? 'buy-text' : 'sell-text'}>{long ? 'Long' : 'Short'} {signedDecimal(p.size.replace('-', ''), lot).text} {p.symbol}</strong>
         <Button onClick={onClose} aria-label={`Close ${p.symbol} at market`}>Close</Button>
       </div>
       <dl class="kv num">
