@@ -339,3 +339,30 @@ describe('cancel windows', () => {
     for (const line of [view.lines.join(' '), text, await lastAudit(bg)]) for (const c of coids) expect(line).toContain(c);
   }, 30_000);
 });
+
+describe('order-book exchange selection', () => {
+  it('a neg-risk flag the gateway flips chooses the exchange contract the window names: the window says negative-risk, and the exchange refuses an order signed for the other contract', async () => {
+    const bg = await onHop();
+    const market = h.ctx.clob.markets.find((m) => !m.negRisk) ?? h.ctx.clob.markets[0]!;
+    const token = market.tokenIds[0]!;
+    hop.lies.rewrite = (a) => {
+      if (a.path === '/clob/neg-risk') return { neg_risk: !market.negRisk };
+      if (a.path === '/clob/book') return { ...(a.body as object), neg_risk: !market.negRisk };
+      return undefined;
+    };
+    const from = h.ctx.requestLog.length;
+    const order = kit.settle(bg.page(page).request('clob_postOrders', { orders: [{ tokenId: token, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] }));
+    const [view] = await waitPending(bg);
+    const text = await windowText(bg);
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    await order;
+    const posted = h.ctx.requestLog.slice(from).filter((r) => r.method === 'POST' && r.path === '/clob/order');
+    // What the window says about the exchange is what the signature commits to.
+    expect(view!.lines.join(' ').includes('negative-risk market')).toBe(!market.negRisk);
+    expect(text.includes('negative-risk')).toBe(!market.negRisk);
+    // The exchange verifies the signature against the market's own contract: nothing signed for the other one is accepted.
+    expect(posted.length).toBeGreaterThan(0);
+    expect(posted.every((r) => r.status !== 200)).toBe(true);
+    hop.lies.rewrite = undefined;
+  }, 30_000);
+});
