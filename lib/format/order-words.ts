@@ -89,8 +89,8 @@ export function perpsOrderWords(o: PerpsOrderWordsInput): { head: string; trigge
  * any other command or more than one order.
  */
 export function perpsCommandOrderWords(cmd: PerpsCommand, symbol: (iid: number) => string, steps: { tick?: string; lot?: string } = {}): { head: string; notes: string[] } | undefined {
-  if (cmd.body.type !== 'createOrders' || cmd.body.args.length !== 1) return undefined;
-  const o = cmd.body.args[0]!;
+  const o = cmd.body.type === 'createOrders' && cmd.body.args.length === 1 ? cmd.body.args[0] : undefined;
+  if (!o) return undefined;
   const w = perpsOrderWords({
     buy: o.buy, qty: o.qty, symbol: symbol(o.iid), po: o.po === true, ro: o.ro === true,
     ...(o.p === undefined ? {} : { p: o.p }), ...(o.tif ? { tif: o.tif } : {}),
