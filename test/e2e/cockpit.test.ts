@@ -95,7 +95,7 @@ describe('trader cockpit in Chromium', () => {
     const trigger = [...h.sandbox.ctx.venue.orders.values()].find((o) => o.iid === 1 && o.trigger?.tpsl === 'sl');
     expect(trigger).toMatchObject({ status: 'untriggered', ro: true, buy: false, qty: 200_000_000n, trigger: { trp: 5_000_000_000_000n } });
     await h.screenshot(popup, '32-stop-loss');
-    await row.getByRole('button', { name: 'Close BTC-PERP at market' }).click();
+    await row.getByRole('button', { name: 'Close BTC-PERP (#1) at market' }).click();
     // A preview first (size, estimated price, fee, realised PnL); nothing is sent until the confirmation.
     await popup.getByTestId('close-preview').waitFor();
     expect(await popup.getByTestId('close-fee').textContent()).toMatch(/USDC$/);
