@@ -21,6 +21,10 @@ import { groupDecimal } from '../format';
 import { parsePerpsEvent } from '../streams/perps-frames';
 import { createNotificationRules } from '../notifications/rules';
 import { DEFAULT_NOTIFICATION_PREFS } from '../notifications/prefs';
+import { WebSocket as NodeWebSocket } from 'ws';
+import { createPerpsStream } from '../streams/perps';
+import type { PerpsStreamEvent } from '../streams/perps-frames';
+import { createOrders } from '../perps/commands';
 
 const SITE = 'https://trade.example';
 const page = pageSender(SITE, 3);
@@ -149,6 +153,38 @@ describe('positions the stream pushes', () => {
       expect(n!.message).toContain(`Long ${groupDecimal(size)} BTC-PERP (#1):`);
     }
   });
+
+  it('a lying stream (the hop rewriting portfolio frames) cannot name a position by another instrument or push a size out of the decimal shape: what the stream client hands on names each position beside the id it carries', async () => {
+    // The gateway's stream reports the BTC position (instrument 1) on instrument 2, still named BTC-PERP; every other frame's sizes with an exponent.
+    let lied = 0;
+    hop.lies.rewriteFrame = (f) => {
+      const frame = f as { ch?: string; data?: { positions?: Record<string, unknown>[] } };
+      if (frame.ch !== 'portfolio' || !frame.data?.positions?.length) return undefined;
+      lied += 1;
+      const exponent = lied % 2 === 0;
+      return { ...frame, data: { ...frame.data, positions: frame.data.positions.map((p) => (p.instrument_id === 1 ? { ...p, instrument_id: 2, symbol: 'BTC-PERP', ...(exponent ? { size: '1e-2' } : {}) } : p)) } };
+    };
+    const events: PerpsStreamEvent[] = [];
+    const s = createPerpsStream({ wsUrl: `${hop.url.replace('http', 'ws')}/perps/v1/ws`, ...h.proxyAuth, WebSocket: NodeWebSocket as never, onEvent: (e) => events.push(e), onResync: () => undefined, onStatus: () => undefined, random: () => 0.5, timing: { baseDelayMs: 100 } });
+    s.start();
+    try {
+      await until(() => s.status().state === 'live');
+      for (let i = 0; i < 3 && lied < 2; i++) {
+        await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, p: String(Math.round(Number(await kit.mark(1)) * 1.01)), qty: '0.002', tif: 'ioc' }] }));
+        await until(() => lied >= i + 1).catch(() => undefined);
+      }
+      expect(lied).toBeGreaterThan(0);
+      const positions = events.flatMap((e) => (e.kind === 'portfolio' ? e.portfolio.positions : []));
+      expect(positions.length).toBeGreaterThan(0);
+      for (const p of positions) {
+        expect(p.symbol.endsWith(`(#${p.instrument_id})`) || p.symbol === `instrument #${p.instrument_id}`, p.symbol).toBe(true);
+        expect(p.size).toMatch(/^-?\d+(\.\d+)?$/);
+      }
+    } finally {
+      s.stop();
+      hop.lies.rewriteFrame = undefined;
+    }
+  }, 30_000);
 
   it('a position size or entry price out of the decimal shape (exponent, sign twice, spaces, hex) is refused at the boundary: the frame is dropped', () => {
     for (const size of ['1e3', '--0.5', ' 0.5', '0x10', '0.5-', '']) expect(parsePerpsEvent(portfolioFrame(1, size)), size).toBeUndefined();
