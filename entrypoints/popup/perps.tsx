@@ -20,6 +20,7 @@
  * The state lives in `stores/ticket.ts` over the perps store; this screen lays out the presentational
  * parts in `components/perps/`.
  */
+import { instrumentLabel } from '../../lib/validation/venue-text';
 import { useEffect, useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import { Field, Notice } from '../../components/ui';
 import { BookLadder } from '../../components/BookLadder';
@@ -139,7 +140,8 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
     else t.preset(action.fraction);
   };
   const book = store.book.value;
-  const symbol = t.instrument.value?.symbol ?? '';
+  // The instrument as the ticket names it: the venue's symbol beside the id the order signs.
+  const symbol = t.label.value;
   return (
     <section class="panel ticket" aria-label="Perps order ticket">
       <form ref={formRef} tabIndex={-1} onSubmit={submit} onKeyDown={onKey} aria-keyshortcuts="B S I 1 2 3 4 ArrowUp ArrowDown Enter Escape">
@@ -169,7 +171,7 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
       <LeverageForm lev={t.lev.value} cross={t.cross.value} onLev={(v) => (t.lev.value = v)} onCross={(v) => (t.cross.value = v)} onApply={() => void t.applyLeverage()} />
       <OpenOrders
         orders={store.openOrders.value}
-        symbol={(id) => store.instruments.value.find((i) => i.instrument_id === id)?.symbol}
+        symbol={(id) => instrumentLabel(id, store.instruments.value.find((i) => i.instrument_id === id)?.symbol)}
         steps={(id) => {
           const i = store.instruments.value.find((x) => x.instrument_id === id);
           return i ? { tick: tickOf(i), lot: lotOf(i) } : { tick: '0.01', lot: '0.001' };
@@ -203,7 +205,7 @@ function TicketHead({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
       <div class="grid2">
         <Field label="Instrument (I)">
           <select name="instrument" aria-keyshortcuts="I" value={store.iid.value} onChange={(e) => store.select(Number(e.currentTarget.value))}>
-            {store.instruments.value.map((i) => <option value={i.instrument_id} key={i.instrument_id}>{i.symbol}</option>)}
+            {store.instruments.value.map((i) => <option value={i.instrument_id} key={i.instrument_id}>{instrumentLabel(i.instrument_id, i.symbol)}</option>)}
           </select>
         </Field>
         <SideToggle buy={t.buy.value} onChange={(b) => (t.buy.value = b)} label="Side (B / S)" />
@@ -219,7 +221,7 @@ function TicketRisk({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
   const preview = t.preview.value;
   return (
     <RiskPanel
-      symbol={t.instrument.value?.symbol ?? ''}
+      symbol={t.label.value}
       tick={t.tick.value}
       lot={t.lot.value}
       {...(position ? { position: { size: position.size, entryPrice: position.entry_price, unrealizedPnl: position.unrealized_pnl, liquidationPrice: position.liquidation_price } } : {})}

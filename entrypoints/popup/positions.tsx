@@ -5,6 +5,7 @@
  * funding payments, and an equity / PnL chart over 1 d / 7 d / 30 d. Reads the venue's reads only.
  * State: the perps store and `stores/positions.ts`.
  */
+import { instrumentLabel } from '../../lib/validation/venue-text';
 import { useEffect, useMemo } from 'preact/hooks';
 import { Button, ErrorText, Notice } from '../../components/ui';
 import { LineChart } from '../../components/LineChart';
@@ -26,7 +27,7 @@ export function PositionsView({ account, store, slippageBps = DEFAULT_SLIPPAGE_B
   const s = useMemo(() => createPositionsStore(store, (cmd) => sendPerps(account, cmd)), [store, account.address]);
   useEffect(() => s.start(), [s]);
   const portfolio = store.portfolio.value;
-  const symbol = (iid: number) => store.instruments.value.find((i) => i.instrument_id === iid)?.symbol ?? `#${iid}`;
+  const symbol = (iid: number) => instrumentLabel(iid, store.instruments.value.find((i) => i.instrument_id === iid)?.symbol);
   const mark = (iid: number) => store.tickers.value.find((t) => t.instrument_id === iid)?.mark_price;
   const inst = (iid: number) => store.instruments.value.find((i) => i.instrument_id === iid);
   const tick = (iid: number) => { const i = inst(iid); return i ? tickOf(i) : '0.01'; };

@@ -126,7 +126,7 @@ describe('every screen at 360 × 600, light and dark', () => {
   });
 
   it('perps ticket: the summary and the submit button are in view; the order button is a few Tab presses away', async () => {
-    await popup.locator('select[name="instrument"]').selectOption({ label: 'BTC-PERP' });
+    await popup.locator('select[name="instrument"]').selectOption({ label: 'BTC-PERP (#1)' });
     await popup.getByTestId('ladder').waitFor();
     await popup.locator('input[name="qty"]').fill('0.5');
     await popup.getByTestId('risk-liq').waitFor();

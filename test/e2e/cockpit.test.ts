@@ -43,7 +43,7 @@ afterAll(async () => {
 
 describe('trader cockpit in Chromium', () => {
   it('shows position, available margin, fee and estimated liquidation before signing; after the fill the position, liquidation price and PnL match the sandbox', async () => {
-    await popup.locator('select[name="instrument"]').selectOption({ label: 'BTC-PERP' });
+    await popup.locator('select[name="instrument"]').selectOption({ label: 'BTC-PERP (#1)' });
     await popup.getByTestId('ticker').filter({ hasText: 'mark' }).waitFor();
     await popup.locator('input[name="qty"]').fill('2');
     await popup.locator('input[name="price"]').fill('');
@@ -110,7 +110,7 @@ describe('trader cockpit in Chromium', () => {
     await popup.getByRole('tab', { name: 'Perps' }).click();
     const qty = popup.locator('input[name="qty"]');
     await qty.waitFor();
-    await popup.locator('select[name="instrument"]').selectOption({ label: 'ETH-PERP' });
+    await popup.locator('select[name="instrument"]').selectOption({ label: 'ETH-PERP (#2)' });
     await popup.waitForFunction(() => (document.querySelector('input[name="price"]') as HTMLInputElement).value.startsWith('31'));
     await qty.focus();
     await popup.keyboard.press('Escape'); // leaves the field: shortcuts act on the ticket
@@ -132,7 +132,7 @@ describe('trader cockpit in Chromium', () => {
     expect(placed).toHaveLength(1);
     expect(placed[0]!.price).toBe(BigInt(Math.round(Number(price) * 1e8)));
     // The notice belongs to ETH-PERP: another instrument starts without it (issue #19).
-    await popup.locator('select[name="instrument"]').selectOption({ label: 'BTC-PERP' });
+    await popup.locator('select[name="instrument"]').selectOption({ label: 'BTC-PERP (#1)' });
     await popup.waitForFunction(() => document.querySelector('[data-testid="ticket-result"]')?.textContent === '');
   });
 

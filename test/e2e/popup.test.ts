@@ -73,7 +73,7 @@ describe('popup in Chromium', () => {
   it('places a perps limit order from the ticket; the sandbox verifies it and get-orders reports it; then cancels it', async () => {
     const qty = popup.locator('input[name="qty"]');
     await qty.waitFor();
-    await popup.locator('select[name="instrument"]').selectOption({ label: 'ETH-PERP' });
+    await popup.locator('select[name="instrument"]').selectOption({ label: 'ETH-PERP (#2)' });
     await popup.waitForFunction(() => (document.querySelector('input[name="price"]') as HTMLInputElement | null)?.value !== '');
     expect(await popup.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('qty');
     await qty.fill('1.5');

@@ -39,7 +39,7 @@ describe('side panel', () => {
     // The panel is not the toolbar popup: it takes the panel's width and offers no "open in the side panel".
     expect(await panel.evaluate(() => document.body.getBoundingClientRect().width)).toBe(400);
     expect(await panel.getByText('Keep the cockpit open in the side panel').count()).toBe(0);
-    await panel.locator('select[name="instrument"]').selectOption({ label: 'ETH-PERP' });
+    await panel.locator('select[name="instrument"]').selectOption({ label: 'ETH-PERP (#2)' });
     await panel.getByTestId('ladder').waitFor();
     await qty.fill('1.5');
     await panel.locator('input[name="price"]').fill('3000');

@@ -29,8 +29,10 @@ const num = (s: string) => Number(s.replace(/,/g, '').replace(/[^0-9.-]/g, ' ').
 const near = (got: number, want: number, rel = 0.001) => expect(Math.abs(got - want), `${got} vs ${want}`).toBeLessThanOrEqual(Math.max(Math.abs(want) * rel, 0.01));
 const mark = (instrument_id: number, price: string) => fetch(`${h.sandbox.url}/admin/mark`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ instrument_id, price }) });
 
+/** Chooses the instrument whose label (`BTC-PERP (#1)`) starts with `symbol`. */
 async function pick(symbol: string): Promise<void> {
-  await popup.locator('select[name="instrument"]').selectOption({ label: symbol });
+  const value = await popup.locator('select[name="instrument"] option', { hasText: `${symbol} (#` }).getAttribute('value');
+  await popup.locator('select[name="instrument"]').selectOption(value ?? '');
   await popup.getByTestId('risk-leverage').filter({ hasText: '×' }).waitFor();
 }
 const esc = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -38,7 +40,7 @@ const esc = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 async function order(qty: string, price: string): Promise<void> {
   await popup.locator('input[name="qty"]').fill(qty);
   await popup.locator('input[name="price"]').fill(price);
-  await popup.getByTestId('submit').filter({ hasText: new RegExp(` ${esc(qty)} \\S+ ${price ? `@ ${esc(price)}` : 'at market'}$`) }).waitFor();
+  await popup.getByTestId('submit').filter({ hasText: new RegExp(` ${esc(qty)} \\S+ \\(#\\d+\\) ${price ? `@ ${esc(price)}` : 'at market'}$`) }).waitFor();
   await popup.getByTestId('risk-notional').waitFor();
 }
 /** A liquidity account of the test's own (the seeded market maker's levels get used up by the earlier orders). */

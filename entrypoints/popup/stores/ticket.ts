@@ -151,6 +151,8 @@ export function tpslProblem(buy: boolean, ref: string, tp: string, sl: string): 
 /** The instrument's reads the ticket follows (instrument, ticker, statistic, position, best level, tick, lot). */
 function ticketReads(store: PerpsStore, f: TicketForm) {
   const instrument = computed(() => store.instruments.value.find((i) => i.instrument_id === store.iid.value));
+  /** How the ticket names its instrument: the venue's symbol beside the id the order signs (`instrumentLabel`). */
+  const label = computed(() => (instrument.value ? instrumentLabel(instrument.value.instrument_id, instrument.value.symbol) : ''));
   const ticker = computed(() => store.tickers.value.find((t) => t.instrument_id === store.iid.value));
   const statistic = computed(() => store.statistics.value.find((s) => s.instrument_id === store.iid.value));
   const position = computed(() => store.portfolio.value?.positions.find((p) => p.instrument_id === store.iid.value));
@@ -164,7 +166,7 @@ function ticketReads(store: PerpsStore, f: TicketForm) {
     const typed = Number(f.lev.value);
     return leverage.value !== undefined && Number.isInteger(typed) && typed > 0 && typed !== leverage.value ? typed : undefined;
   });
-  return { instrument, ticker, statistic, position, best, tick, lot, leverage, pendingLeverage };
+  return { instrument, label, ticker, statistic, position, best, tick, lot, leverage, pendingLeverage };
 }
 type TicketReads = ReturnType<typeof ticketReads>;
 
@@ -468,7 +470,7 @@ function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newC
       return Promise.resolve();
     }
     f.closeArmed.value = false;
-    return act(c.cmd, `Close order sent for ${c.size} ${o.instrument.value?.symbol ?? ''}`);
+    return act(c.cmd, `Close order sent for ${c.size} ${o.label.value}`);
   }
   /** Withdraws a shown close preview without sending anything. */
   function cancelClose(): void {
