@@ -4,9 +4,14 @@
  * basis points, bids below. Clicking a row takes its price; rows are not Tab stops (the keyboard moves
  * the price with ↑ / ↓), so the submit button stays a few Tab presses from the inputs.
  * Presentational: levels are `[price, quantity]` decimal strings, best first, as the venue's book read
- * answers them; `tick` / `lot` format them (lib/format).
+ * answers them; `tick` / `lot` pad them, never round them (`signedDecimal`): a row reads the price its
+ * click takes and the size the venue quotes, whatever step a gateway reports.
  */
-import { cumulative, formatStep, spreadText } from '../lib/format';
+import { cumulative, spreadText } from '../lib/format';
+import { signedDecimal } from '../lib/format/order-words';
+
+/** A level's number padded to `step`, never rounded. */
+const padded = (v: string, step: string) => signedDecimal(v, step).text;
 
 /** Props: `depth` rows each side (default 6); `unit` names the size column ("BTC", "shares"); `stale` marks a book older than a second. */
 type BookLadderProps = {
@@ -30,9 +35,9 @@ export function BookLadder(props: BookLadderProps) {
   const spread = spreadText(props.asks[0]?.[0], props.bids[0]?.[0], props.tick);
   const row = (side: 'ask' | 'bid', totals: string[]) => ([p, q]: readonly [string, string], i: number) => (
     <tr key={`${side}${p}`} class={`level ${side}`} onClick={() => props.onPick(p)} title="Use this price">
-      <td>{formatStep(p, props.tick)}</td>
-      <td>{formatStep(q, props.lot)}</td>
-      <td>{formatStep(totals[i] ?? '0', props.lot)}</td>
+      <td>{padded(p, props.tick)}</td>
+      <td>{padded(q, props.lot)}</td>
+      <td>{padded(totals[i] ?? '0', props.lot)}</td>
     </tr>
   );
   return (

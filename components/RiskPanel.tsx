@@ -106,7 +106,8 @@ export function ClosePreview(props: {
   /** The instrument's tick and lot: prices and sizes shown to them. */
   tick?: string;
   lot?: string;
-  preview: { size: string; fillable: string; limit: string; avgPrice: string; slippageBps: string | null; fee: string; realizedPnl: string; complete: boolean };
+  /** `order`: the close order's words as signed (`perpsOrderWords`), `notes` its off-step flags. */
+  preview: { order: string; notes: string[]; size: string; fillable: string; limit: string; avgPrice: string; slippageBps: string | null; fee: string; realizedPnl: string; complete: boolean };
   onConfirm: () => void;
   onCancel: () => void;
 }) {
@@ -115,7 +116,8 @@ export function ClosePreview(props: {
     <section class="risk" aria-label="Close position" data-testid="close-preview" role="alertdialog" onKeyDown={(e) => { if (e.key === 'Enter') { e.preventDefault(); props.onConfirm(); } else if (e.key === 'Escape') props.onCancel(); }}>
       <dl class="kv">
         <dt>Close</dt>
-        <dd class="num" data-testid="close-size">{signed(c.size, props.lot)} {props.symbol} (reduce-only, IOC @ {signed(c.limit, props.tick)})</dd>
+        <dd class="num" data-testid="close-size">{c.order}</dd>
+        {c.notes.length ? <dd class="warn">{c.notes.join(' ')}</dd> : null}
         <dt>Est. price</dt>
         <dd class="num" data-testid="close-price">{stepped(c.avgPrice, props.tick)}{c.slippageBps ? ` · slippage ${c.slippageBps} bp` : ''}</dd>
         <dt>Est. fee</dt>

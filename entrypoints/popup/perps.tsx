@@ -139,8 +139,8 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
     else t.preset(action.fraction);
   };
   const book = store.book.value;
-  const symbol = t.instrument.value?.symbol ?? '';
-  const label = store.iid.value === undefined ? '' : labelOf(store.instruments.value, store.iid.value);
+  // The instrument as the ticket names it: the venue's symbol beside the id the order signs.
+  const symbol = t.label.value;
   return (
     <section class="panel ticket" aria-label="Perps order ticket">
       <form ref={formRef} tabIndex={-1} onSubmit={submit} onKeyDown={onKey} aria-keyshortcuts="B S I 1 2 3 4 ArrowUp ArrowDown Enter Escape">
@@ -158,10 +158,10 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
         <TpSlInputs tp={t.tp.value} sl={t.sl.value} slippage={t.slippage.value} defaultCapBps={slippageBps} onTp={(v) => (t.tp.value = v)} onSl={(v) => (t.sl.value = v)} onSlippage={(v) => (t.slippage.value = v)} />
         <div class="ticket-foot" data-testid="ticket-foot">
           <TicketRisk t={t} store={store} />
-          {t.closeArmed.value && t.closePreview.value ? <ClosePreview symbol={label} tick={t.tick.value} lot={t.lot.value} preview={t.closePreview.value} onConfirm={() => void t.closePosition()} onCancel={t.cancelClose} /> : null}
+          {t.closeArmed.value && t.closePreview.value ? <ClosePreview symbol={symbol} tick={t.tick.value} lot={t.lot.value} preview={t.closePreview.value} onConfirm={() => void t.closePosition()} onCancel={t.cancelClose} /> : null}
           <TicketFooter
             coid={t.coid.value} weights={t.built.value.cmd?.weight} spend={store.spend.value} problem={t.qty.value ? t.reason.value : t.built.value.problem} error={t.error.value} result={t.result.value}
-            buy={t.buy.value} contracts={t.contracts.value} symbol={label} price={t.price.value}
+            buy={t.buy.value} contracts={t.contracts.value} symbol={symbol} price={t.price.value}
             canSubmit={t.canSubmit.value} hasPosition={!!t.position.value} onClosePosition={() => void t.closePosition()}
           />
         </div>
@@ -220,7 +220,7 @@ function TicketRisk({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
   const preview = t.preview.value;
   return (
     <RiskPanel
-      symbol={store.iid.value === undefined ? '' : labelOf(store.instruments.value, store.iid.value)}
+      symbol={t.label.value}
       tick={t.tick.value}
       lot={t.lot.value}
       {...(position ? { position: { size: position.size, entryPrice: position.entry_price, unrealizedPnl: position.unrealized_pnl, liquidationPrice: position.liquidation_price } } : {})}

@@ -418,3 +418,73 @@ describe('order-book market words', () => {
     hop.lies.rewrite = undefined;
   }, 30_000);
 });
+
+describe('cancel windows', () => {
+  /** The perps commands that reached the venue since `from` (the sandbox's request log): each signed `op`. */
+  const sentCancels = (from: number) =>
+    h.ctx.requestLog
+      .slice(from)
+      .filter((r) => r.method === 'DELETE' || (r.method === 'POST' && /cancel/i.test(r.path)))
+      .map((r) => (JSON.parse(r.body ?? '{}') as { op?: { type: string; args: unknown } }).op);
+
+  it('a cancel window names the order by the id the signature commits to, whatever the open-orders read says the order is', async () => {
+    const bg = await onHop();
+    const coid = `${Date.now().toString(16)}`.padStart(32, 'a');
+    const placed = (await callAs(bg, 'perps.send', { account: h.demo.owner.address, op: (await kit.restingBtc(coid)).op })) as { ok: boolean; result: { oid: number }[] };
+    expect(placed.ok).toBe(true);
+    const oid = placed.result[0]!.oid;
+    // The gateway says the order is a tiny sell on another instrument.
+    const lie = (o: Record<string, unknown>) => (o.order_id === oid ? { ...o, buy: false, quantity: '0.001', resting_quantity: '0.001', price: '1', instrument_id: 2 } : o);
+    hop.lies.rewrite = (a) => (/\/perps\/v1\/account\/(open)?[oO]rders/.test(a.path) && Array.isArray(a.body) ? a.body.map(lie) : undefined);
+    const from = h.ctx.requestLog.length;
+    const cancel = bg.page(page).request('perps_sendCommand', { op: { type: 'cancelOrders', args: [oid] } });
+    const { text, view } = await readAndApprove(bg);
+    await cancel;
+    const ops = sentCancels(from).filter((o) => o?.type === 'cancelOrders');
+    expect(ops).toEqual([{ type: 'cancelOrders', args: [oid] }]);
+    for (const line of [view.lines.join(' '), text, await lastAudit(bg)]) {
+      expect(line).toContain(`#${oid}`);
+      expect(line).not.toMatch(/Sell|0\.001|instrument #2|ETH-PERP/);
+    }
+    hop.lies.rewrite = undefined;
+  }, 30_000);
+
+  it('a cancel by client order id shows each client order id the signature commits to in full, in the window and the audit entry', async () => {
+    const bg = await onHop();
+    const coids = [`${Date.now().toString(16)}`.padStart(32, 'b'), `${Date.now().toString(16)}`.padStart(31, 'b').padEnd(32, 'f')];
+    const from = h.ctx.requestLog.length;
+    const cancel = kit.settle(bg.page(page).request('perps_sendCommand', { op: { type: 'cancelOrdersCOID', args: coids } }));
+    const { text, view } = await readAndApprove(bg);
+    await cancel;
+    const [op] = sentCancels(from).filter((o) => o?.type === 'cancelOrdersCOID');
+    expect(op?.args).toEqual(coids);
+    for (const line of [view.lines.join(' '), text, await lastAudit(bg)]) for (const c of coids) expect(line).toContain(c);
+  }, 30_000);
+});
+
+describe('order-book exchange selection', () => {
+  it('a neg-risk flag the gateway flips chooses the exchange contract the window names: the window says negative-risk, and the exchange refuses an order signed for the other contract', async () => {
+    const bg = await onHop();
+    const market = h.ctx.clob.markets.find((m) => !m.negRisk) ?? h.ctx.clob.markets[0]!;
+    const token = market.tokenIds[0]!;
+    hop.lies.rewrite = (a) => {
+      if (a.path === '/clob/neg-risk') return { neg_risk: !market.negRisk };
+      if (a.path === '/clob/book') return { ...(a.body as object), neg_risk: !market.negRisk };
+      return undefined;
+    };
+    const from = h.ctx.requestLog.length;
+    const order = kit.settle(bg.page(page).request('clob_postOrders', { orders: [{ tokenId: token, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] }));
+    const [view] = await waitPending(bg);
+    const text = await windowText(bg);
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    await order;
+    const posted = h.ctx.requestLog.slice(from).filter((r) => r.method === 'POST' && r.path === '/clob/order');
+    // What the window says about the exchange is what the signature commits to.
+    expect(view!.lines.join(' ').includes('negative-risk market')).toBe(!market.negRisk);
+    expect(text.includes('negative-risk')).toBe(!market.negRisk);
+    // The exchange verifies the signature against the market's own contract: nothing signed for the other one is accepted.
+    expect(posted.length).toBeGreaterThan(0);
+    expect(posted.every((r) => r.status !== 200)).toBe(true);
+    hop.lies.rewrite = undefined;
+  }, 30_000);
+});

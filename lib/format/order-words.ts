@@ -8,6 +8,7 @@
  * words (the venue would refuse it, or the step the gateway reports is not the venue's). Pure.
  */
 import { formatUnitsMin2, groupDecimal } from './index';
+import type { PerpsCommand } from '../perps/commands';
 
 const DECIMAL = /^-?\d+(?:\.\d+)?$/;
 
@@ -80,6 +81,23 @@ export function perpsOrderWords(o: PerpsOrderWordsInput): { head: string; trigge
   if (o.po) head += ' post-only';
   if (o.ro) head += ' reduce-only';
   return { head, notes };
+}
+
+/**
+ * The words of the one order a perps `createOrders` command signs (the popup's close and trigger orders),
+ * through `perpsOrderWords`; `symbol` names the order's instrument id (`instrumentLabel`). `undefined` for
+ * any other command or more than one order.
+ */
+export function perpsCommandOrderWords(cmd: PerpsCommand, symbol: (iid: number) => string, steps: { tick?: string; lot?: string } = {}): { head: string; notes: string[] } | undefined {
+  const o = cmd.body.type === 'createOrders' && cmd.body.args.length === 1 ? cmd.body.args[0] : undefined;
+  if (!o) return undefined;
+  const w = perpsOrderWords({
+    buy: o.buy, qty: o.qty, symbol: symbol(o.iid), po: o.po === true, ro: o.ro === true,
+    ...(o.p === undefined ? {} : { p: o.p }), ...(o.tif ? { tif: o.tif } : {}),
+    ...(o.tr ? { trigger: { kind: o.tr.tpsl, trp: o.tr.trp } } : {}),
+    ...(steps.tick ? { tick: steps.tick } : {}), ...(steps.lot ? { lot: steps.lot } : {}),
+  });
+  return { head: w.trigger ?? w.head, notes: w.notes };
 }
 
 /** An order-book order's numbers from its signed amounts (base units, 6 decimals): shares, USDC, the price they imply. */

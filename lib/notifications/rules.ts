@@ -155,7 +155,7 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
       if (!prefs.liquidation) continue;
       const side = Number(p.size) > 0 ? 'Long' : 'Short';
       out.push(
-        notice('liquidation', key, 'Position near liquidation', `${side} ${size} ${name(p.instrument_id)}: mark ${px(p.instrument_id, String(mark))} is ${distancePct.toFixed(1)} % from the liquidation price ${px(p.instrument_id, p.liquidation_price)}.`),
+        notice('liquidation', key, 'Position near liquidation', `${side} ${exact(p.size.replace('-', ''))} ${name(p.instrument_id)}: mark ${px(p.instrument_id, String(mark))} is ${distancePct.toFixed(1)} % from the liquidation price ${px(p.instrument_id, p.liquidation_price)}.`),
       );
     }
     // A position that closed (or left the portfolio) re-arms its rule.

@@ -36,7 +36,8 @@ export function describePerpsCommand(cmd: PerpsCommand, symbol: (iid: number) =>
     case 'cancelOrders':
       return { title: 'Cancel orders', lines: [`Cancel ${op.args.map((x) => `#${x}`).join(', ')} — ${w}`] };
     case 'cancelOrdersCOID':
-      return { title: 'Cancel orders', lines: [`Cancel client order ids ${op.args.map((c) => `${c.slice(0, 8)}…`).join(', ')} — ${w}`] };
+      // Each client order id in full: two ids that share a prefix name different orders.
+      return { title: 'Cancel orders', lines: [`Cancel client order ids ${op.args.join(', ')} — ${w}`] };
     case 'cancelAll':
       return { title: 'Cancel all orders', lines: [`Cancel every open order${op.args.iid !== undefined ? ` on ${symbol(op.args.iid)}` : ''} — ${w}`] };
     case 'autoCancel':

@@ -95,17 +95,23 @@ const statisticSchema = v.object({ instrument_id: num, open_price: str, volume: 
 /** A 24 h statistic (see `statisticSchema`). */
 export type Statistic = v.InferOutput<typeof statisticSchema>;
 
+/** A signed decimal string as the venue writes sizes (`"-0.5"`): no exponent, spaces or second sign. */
+const signedDec = v.pipe(str, v.regex(/^-?\d{1,40}(?:\.\d{1,40})?$/));
+/** A decimal string as the venue writes prices (`"65000.5"`). */
+const unsignedDec = v.pipe(str, v.regex(/^\d{1,40}(?:\.\d{1,40})?$/));
 /**
  * One position of `GET /v1/account/portfolio`: signed `size`, margins and value in USDC, `leverage` ×.
- * The venue's `symbol` is dropped at the boundary: a position is named by its `instrument_id` through the
- * instruments read (`instrumentLabel`), so a portfolio read cannot rename what a close order closes.
+ * `size` and `entry_price` (what a close order and its preview are built from) are decimal strings in
+ * the venue's shape, else the answer is refused. The venue's `symbol` is dropped at the boundary: a
+ * position, polled or pushed, is named by its `instrument_id` through the instruments read
+ * (`instrumentLabel`), so a portfolio read cannot rename what a close order closes.
  */
 const positionSchema = v.pipe(
   v.object({
     instrument_id: num,
     symbol: v.optional(v.unknown()),
-    size: str,
-    entry_price: str,
+    size: signedDec,
+    entry_price: unsignedDec,
     leverage: num,
     cross: v.boolean(),
     initial_margin: str,

@@ -9,6 +9,7 @@
  * "Bad input": nothing is retried without the person). The deposit-wallet safe/proxy flows and
  * `/relay-payload` (proxy only) are not called.
  */
+import { venueText } from '../validation/venue-text';
 import * as v from 'valibot';
 import type { Address } from 'viem';
 import { BaseError } from '../errors/base';
@@ -21,6 +22,8 @@ const states = ['STATE_NEW', 'STATE_EXECUTED', 'STATE_MINED', 'STATE_CONFIRMED',
 export type RelayerState = (typeof states)[number];
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max));
+/** A relayer's free text (a failure reason), validated at the boundary (`venueText`): `undefined` when it is not safe to show. */
+const relayerText = v.optional(v.pipe(v.string(), v.transform((x) => venueText(x, { max: 500 }))));
 
 /** One relayer transaction row (`RelayerTransaction`, PROTOCOL.md §4.4), with `errorMsg` for FAILED / INVALID. Other fields are kept. */
 const transactionSchema = v.looseObject({
@@ -34,12 +37,12 @@ const transactionSchema = v.looseObject({
   type: text(20),
   createdAt: text(40),
   updatedAt: text(40),
-  errorMsg: v.optional(text(500)),
+  errorMsg: relayerText,
 });
 /** A validated relayer transaction row. */
 export type RelayerTransaction = v.InferOutput<typeof transactionSchema>;
 
-const submitAnswerSchema = v.looseObject({ transactionID: v.pipe(v.string(), v.minLength(1), v.maxLength(100)), state: v.picklist(states), errorMsg: v.optional(text(500)) });
+const submitAnswerSchema = v.looseObject({ transactionID: v.pipe(v.string(), v.minLength(1), v.maxLength(100)), state: v.picklist(states), errorMsg: relayerText });
 const nonceSchema = v.object({ nonce: v.pipe(v.string(), v.regex(/^\d{1,78}$/)) });
 const deployedSchema = v.object({ deployed: v.boolean() });
 
@@ -112,10 +115,10 @@ export function relayerClient(baseUrl: string, fetchFn: typeof fetch = fetch, no
   };
 }
 
-/** The relayer's error sentence from a non-2xx body (`{ error }`), or empty. */
+/** The relayer's error sentence from a non-2xx body (`{ error }`) when it passes the venue-text rules (`venueText`), else empty. */
 function relayerMessage(body: unknown): string {
   const p = v.safeParse(v.object({ error: v.string() }), body);
-  return p.success ? p.output.error.slice(0, 300) : '';
+  return p.success ? (venueText(p.output.error, { max: 300 }) ?? '') : '';
 }
 
 /** The relayer answered a non-2xx status; `data.status` and the relayer's message (e.g. 401 `invalid builder credentials`). */

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { WebSocket as NodeWebSocket, WebSocketServer } from 'ws';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { LocalAccount } from 'viem';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from './server';
@@ -101,6 +102,8 @@ export type HopAnswer = { method: string; path: string; query: URLSearchParams; 
 export type HopLies = {
   rewrite?: (a: HopAnswer) => unknown;
   rewriteError?: (a: HopAnswer) => unknown;
+  /** A stream frame from the gateway (parsed JSON) → the frame to push instead, or `undefined`. */
+  rewriteFrame?: (frame: unknown) => unknown;
 };
 
 /** A running hop: its base URL (`http://127.0.0.1:PORT`), the lies it tells (mutable between tests), `close()`. */
@@ -125,7 +128,9 @@ async function bodyOf(req: IncomingMessage): Promise<Buffer> {
  * `rewrite(read)` receives each GET answer (`path` without the query, `query`, `status`, parsed `body`)
  * and returns the body to serve instead (`undefined`: served as the sandbox answered). `rewriteError`
  * does the same for the answers of the signing path that are errors (status ≥ 400), to serve lying
- * error texts; it cannot change what was sent. WebSocket upgrades are not forwarded (the streams stay down).
+ * error texts; it cannot change what was sent. WebSocket upgrades are forwarded to the same path
+ * upstream: frames from the client pass untouched, and each JSON frame from the gateway goes through
+ * `rewriteFrame(frame)` (`undefined`: served as the sandbox sent it), so a stream can lie too.
  *
  * Starts the hop on 127.0.0.1 (ephemeral port) in front of `upstream` (a sandbox's base URL); `lies`
  * may be changed between requests (`hop.lies`).
@@ -164,6 +169,31 @@ export function startLyingGateway(upstream: string, lies: HopLies = {}): Promise
       res.end('{"error":"hop: upstream failed"}');
     });
   });
+  // Streams: each client socket is paired with one upstream socket on the same path.
+  const wss = new WebSocketServer({ noServer: true });
+  server.on('upgrade', (req, socket, head) => {
+    const target = new URL(req.url ?? '/', upstream.replace(/^http/, 'ws'));
+    const up = new NodeWebSocket(target);
+    up.on('error', () => socket.destroy());
+    up.on('open', () =>
+      wss.handleUpgrade(req, socket, head, (client) => {
+        client.on('message', (data, binary) => up.readyState === up.OPEN && up.send(data, { binary }));
+        up.on('message', (data, binary) => {
+          let out: unknown;
+          if (!binary && state.rewriteFrame) {
+            try {
+              out = state.rewriteFrame(JSON.parse(String(data)));
+            } catch {
+              out = undefined;
+            }
+          }
+          if (client.readyState === client.OPEN) client.send(out === undefined ? data : JSON.stringify(out), { binary });
+        });
+        client.on('close', () => up.close());
+        up.on('close', () => client.close());
+      }),
+    );
+  });
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as AddressInfo;
@@ -172,6 +202,8 @@ export function startLyingGateway(upstream: string, lies: HopLies = {}): Promise
         lies: state,
         close: () =>
           new Promise<void>((done) => {
+            for (const c of wss.clients) c.terminate();
+            wss.close();
             server.closeAllConnections();
             server.close(() => done());
           }),

@@ -48,10 +48,12 @@ export const perpsErrorCode = (raw: unknown): string | undefined => venueText(ra
 
 /**
  * How every surface names a perps instrument: the venue's symbol beside the id the signature commits
- * to (`BTC-PERP (#1)`), or the id alone (`instrument #1`) when the symbol is unknown or refused.
+ * to (`BTC-PERP (#1)`), or the id alone (`instrument #1`) when the symbol is unknown or refused. A label
+ * of the same id (`BTC-PERP (#1)` for 1) is the label again; one of another id is refused like any text.
  */
 export function instrumentLabel(iid: number, symbol: unknown): string {
-  const s = perpsSymbol(symbol);
+  const own = ` (#${iid})`;
+  const s = perpsSymbol(typeof symbol === 'string' && symbol.endsWith(own) ? symbol.slice(0, -own.length) : symbol);
   return s ? `${s} (#${iid})` : `instrument #${iid}`;
 }
 

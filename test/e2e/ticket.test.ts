@@ -29,10 +29,10 @@ const num = (s: string) => Number(s.replace(/,/g, '').replace(/[^0-9.-]/g, ' ').
 const near = (got: number, want: number, rel = 0.001) => expect(Math.abs(got - want), `${got} vs ${want}`).toBeLessThanOrEqual(Math.max(Math.abs(want) * rel, 0.01));
 const mark = (instrument_id: number, price: string) => fetch(`${h.sandbox.url}/admin/mark`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ instrument_id, price }) });
 
-/** The sandbox's instrument ids by symbol: the select names each instrument by its label (`BTC-PERP (#1)`). */
-const IIDS: Record<string, number> = { 'BTC-PERP': 1, 'ETH-PERP': 2, 'SOL-PERP': 3 };
+/** Chooses the instrument whose label (`BTC-PERP (#1)`) starts with `symbol`. */
 async function pick(symbol: string): Promise<void> {
-  await popup.locator('select[name="instrument"]').selectOption({ label: `${symbol} (#${IIDS[symbol]})` });
+  const value = await popup.locator('select[name="instrument"] option', { hasText: `${symbol} (#` }).getAttribute('value');
+  await popup.locator('select[name="instrument"]').selectOption(value ?? '');
   await popup.getByTestId('risk-leverage').filter({ hasText: '×' }).waitFor();
 }
 const esc = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

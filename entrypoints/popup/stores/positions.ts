@@ -8,7 +8,8 @@
 import { computed, effect, signal } from '@preact/signals';
 import { createOrders, type PerpsCommand } from '../../../lib/perps/commands';
 import { messageOf } from '../api';
-import { labelOf, tickOf, type PerpsStore, type Portfolio, type Position } from './perps';
+import { labelOf, lotOf, tickOf, type PerpsStore, type Portfolio, type Position } from './perps';
+import { perpsCommandOrderWords } from '../../../lib/format/order-words';
 import { decimalsOf, DEFAULT_SLIPPAGE_BPS, estimateMarket, previewOrder } from '../../../lib/perps/risk';
 import type { PerpsReadAnswer } from '../../../lib/perps/wire';
 
@@ -23,8 +24,12 @@ export type RangeName = keyof typeof RANGES;
 /** The range names in display order. */
 export const RANGE_NAMES: readonly RangeName[] = ['1d', '7d', '30d'];
 
-/** What closing a position does, as `ClosePreview` shows it (decimal strings; USDC for fee and PnL). */
-export type ClosePreviewData = { size: string; fillable: string; limit: string; avgPrice: string; slippageBps: string | null; fee: string; realizedPnl: string; complete: boolean };
+/**
+ * What closing a position does, as `ClosePreview` shows it (decimal strings; USDC for fee and PnL). `order`:
+ * the close order as signed, through the perps formatter (`perpsOrderWords`: side, size, the instrument
+ * beside its id, limit, IOC, reduce-only); `notes` its off-step flags.
+ */
+export type ClosePreviewData = { order: string; notes: string[]; size: string; fillable: string; limit: string; avgPrice: string; slippageBps: string | null; fee: string; realizedPnl: string; complete: boolean };
 
 /** A fill's identity: the trade and the order (an account's self-trade has the same trade id twice). */
 const fillKey = (f: Fill) => `${f.trade_id}:${f.order_id}`;
@@ -130,8 +135,8 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
       error.value = messageOf(e);
     }
   }
-  /** The close being previewed: the position, how it is named (`labelOf`, from the instruments read), the limit and the preview. */
-  const closing = signal<{ p: Position; label: string; limit: string; preview: ClosePreviewData } | undefined>(undefined);
+  /** The close being previewed: the position, how it is named (`labelOf`, from the instruments read), the order sent and the preview. */
+  const closing = signal<{ p: Position; label: string; cmd: PerpsCommand; preview: ClosePreviewData } | undefined>(undefined);
   /**
    * First step of closing `p`: reads the book now and previews a protected market order (reduce-only
    * IOC at the best level ± `capBps`): size, estimated price and slippage, fee at the taker rate and
@@ -165,14 +170,18 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
       accountValue: portfolio.margin.total_account_value, withdrawable: portfolio.withdrawable,
       position: { size: p.size, entryPrice: p.entry_price },
     });
-    closing.value = { p, label, limit: est.limit, preview: { size, fillable: est.fillable, limit: est.limit, avgPrice: est.avgPrice, slippageBps: est.slippageBps, fee: r.fee, realizedPnl: r.realizedPnl, complete: est.complete } };
+    // The words of the order that is sent, from that order (the instrument named by the instruments read, beside its id).
+    const cmd = closeOrder(p, est.limit);
+    const words = perpsCommandOrderWords(cmd, () => label, { tick: tickOf(inst), lot: lotOf(inst) });
+    if (!words) return;
+    closing.value = { p, label, cmd, preview: { order: words.head, notes: words.notes, size, fillable: est.fillable, limit: est.limit, avgPrice: est.avgPrice, slippageBps: est.slippageBps, fee: r.fee, realizedPnl: r.realizedPnl, complete: est.complete } };
   }
   /** Second step: sends the previewed close (reduce-only IOC at the previewed limit). */
   async function confirmClose(): Promise<void> {
     const c = closing.value;
     if (!c) return;
     closing.value = undefined;
-    await run(closeOrder(c.p, c.limit), `Closed ${c.label}`);
+    await run(c.cmd, `Closed ${c.label}`);
   }
   /** Drops the preview; nothing is sent. */
   const cancelClose = () => (closing.value = undefined);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createPerpsStore } from './perps';
 import { createPerpsTicket, describeStatus, exceedsNotional, spreadOf, stepPrice, ticketKey, changePct } from './ticket';
 import { fakeCall } from './testkit';
+import { submitLabel } from '../../../components/perps/TicketFooter';
 import { RemoteError } from '../../../lib/messaging/client';
 
 const BTC = { instrument_id: 1, symbol: 'BTC-PERP', price_decimals: 1, quantity_decimals: 3, max_leverage: 50, tick_size: '0.5', lot_size: '0.001' };
@@ -272,5 +273,22 @@ describe('issue #19: the numbers before the click', () => {
     ticket.tp.value = '110';
     ticket.instrumentChanged();
     expect(ticket.tp.value).toBe('');
+  });
+});
+
+describe('how the ticket names its instrument', () => {
+  it('names the instrument the order signs by its id beside the venue\'s symbol, so look-alike names (BTC-PERP, BTC-PERF) cannot pass for each other', () => {
+    const { call } = fakeCall({ 'perps.read': () => [] });
+    const store = createPerpsStore('0xabc', call);
+    store.instruments.value = [
+      { ...BTC, symbol: 'BTC-PERF' },
+      { ...BTC, instrument_id: 2, symbol: 'BTC-PERP' },
+    ];
+    store.iid.value = 2;
+    const t = createPerpsTicket({ store, send: async () => ({}) } as never);
+    // The instrument the order signs (its `iid`) is the one the ticket names.
+    expect(t.instrument.value?.instrument_id).toBe(2);
+    expect(t.label.value).toBe('BTC-PERP (#2)');
+    expect(submitLabel({ buy: true, contracts: '0.01', symbol: t.label.value, price: '' })).toContain('BTC-PERP (#2)');
   });
 });

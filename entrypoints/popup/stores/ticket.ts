@@ -12,7 +12,9 @@ import { contractsForUsdc, decimalsOf, DEFAULT_SLIPPAGE_BPS, estimateMarket, max
 import { InvalidFieldError } from '../../../lib/validation';
 import { fromUnits, toUnits } from '../../../lib/decimal';
 import { messageOf } from '../api';
-import { labelOf, lotOf, tickOf, type OrderView, type PerpsStore } from './perps';
+import { lotOf, tickOf, type OrderView, type PerpsStore } from './perps';
+import { perpsCommandOrderWords } from '../../../lib/format/order-words';
+import { instrumentLabel } from '../../../lib/validation/venue-text';
 
 /** The size presets, fractions of what the free margin allows (keys 1-4). */
 export const PRESETS = ['0.25', '0.5', '0.75', '1'] as const;
@@ -149,6 +151,8 @@ export function tpslProblem(buy: boolean, ref: string, tp: string, sl: string): 
 /** The instrument's reads the ticket follows (instrument, ticker, statistic, position, best level, tick, lot). */
 function ticketReads(store: PerpsStore, f: TicketForm) {
   const instrument = computed(() => store.instruments.value.find((i) => i.instrument_id === store.iid.value));
+  /** How the ticket names its instrument: the venue's symbol beside the id the order signs (`instrumentLabel`). */
+  const label = computed(() => (instrument.value ? instrumentLabel(instrument.value.instrument_id, instrument.value.symbol) : ''));
   const ticker = computed(() => store.tickers.value.find((t) => t.instrument_id === store.iid.value));
   const statistic = computed(() => store.statistics.value.find((s) => s.instrument_id === store.iid.value));
   const position = computed(() => store.portfolio.value?.positions.find((p) => p.instrument_id === store.iid.value));
@@ -162,7 +166,7 @@ function ticketReads(store: PerpsStore, f: TicketForm) {
     const typed = Number(f.lev.value);
     return leverage.value !== undefined && Number.isInteger(typed) && typed > 0 && typed !== leverage.value ? typed : undefined;
   });
-  return { instrument, ticker, statistic, position, best, tick, lot, leverage, pendingLeverage };
+  return { instrument, label, ticker, statistic, position, best, tick, lot, leverage, pendingLeverage };
 }
 type TicketReads = ReturnType<typeof ticketReads>;
 
@@ -329,7 +333,10 @@ function ticketClose(store: PerpsStore, f: TicketForm, o: TicketOrder) {
       withdrawable: portfolio.withdrawable,
       position: { size: pos.size, entryPrice: pos.entry_price },
     });
-    return { size: c.size, fillable: c.estimate.fillable, limit: c.estimate.limit, avgPrice: c.estimate.avgPrice, slippageBps: c.estimate.slippageBps, fee: p.fee, realizedPnl: p.realizedPnl, complete: c.estimate.complete };
+    // The words of the close order that is sent, from that order (the instrument beside its id).
+    const words = perpsCommandOrderWords(c.cmd, (iid) => instrumentLabel(iid, inst.symbol), { tick: o.tick.value, lot: o.lot.value });
+    if (!words) return undefined;
+    return { order: words.head, notes: words.notes, size: c.size, fillable: c.estimate.fillable, limit: c.estimate.limit, avgPrice: c.estimate.avgPrice, slippageBps: c.estimate.slippageBps, fee: p.fee, realizedPnl: p.realizedPnl, complete: c.estimate.complete };
   });
   return { closeOrder, closePreview };
 }
@@ -463,7 +470,7 @@ function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newC
       return Promise.resolve();
     }
     f.closeArmed.value = false;
-    return act(c.cmd, `Close order sent for ${c.size} ${store.iid.value === undefined ? '' : labelOf(store.instruments.value, store.iid.value)}`);
+    return act(c.cmd, `Close order sent for ${c.size} ${o.label.value}`);
   }
   /** Withdraws a shown close preview without sending anything. */
   function cancelClose(): void {
