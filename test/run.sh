@@ -9,6 +9,8 @@
 #   chromium   test/e2e in real Chromium (files in parallel, vitest.e2e.config.ts)
 #   firefox    test/firefox in real Firefox ESR, one file at a time (the event-page tests time a 3 s idle
 #              timeout and fail when another Firefox competes for the CPU)
+#   release    `npm run release`, then test/release on its artifacts: rebuilt byte-identical from the
+#              sources zip, store rules (addons-linter), installed from the zips in Chromium and Firefox
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,3 +45,4 @@ tier build sh -c 'npx wxt build && npx wxt build -b firefox --mv3'
 tier browsers bash test/setup-browsers.sh
 tier chromium npx vitest run -c vitest.e2e.config.ts test/e2e
 tier firefox env E2E_WORKERS=1 npx vitest run -c vitest.e2e.config.ts test/firefox
+tier release sh -c 'npm run release && E2E_WORKERS=1 npx vitest run -c vitest.e2e.config.ts test/release'
