@@ -34,15 +34,30 @@ export default defineConfig({
   // `npm run release` writes the sources zip itself (release/sources.ts: tracked files plus the build
   // instructions); WXT zips only the built extension, with fixed timestamps and sorted entries.
   zip: { zipSources: false, artifactTemplate: '{{name}}-{{packageVersion}}-{{browser}}.zip' },
+  hooks: {
+    // A release injects the page provider only into https pages: the content scripts' loopback matches
+    // (the sandbox's demo page in development) would be loopback access the release does not have.
+    'build:manifestGenerated': (_wxt, manifest) => {
+      if (!RELEASE) return;
+      for (const cs of manifest.content_scripts ?? []) cs.matches = cs.matches?.filter((m) => m.startsWith('https://'));
+    },
+  },
   manifest: ({ browser }) => {
     const release = RELEASE;
     const loopback = ['http://127.0.0.1/*', 'http://localhost/*'];
     return {
       // Firefox: a fixed add-on id (storage and the browser tests address the extension by it), the first
-      // ESR with MV3 main-world content scripts and storage.session, and the data-collection declaration
-      // Mozilla requires of new add-ons: none (keys, settings and the audit journal stay on this machine).
+      // versions that read the data-collection declaration Mozilla requires of new add-ons (ESR 140 has MV3
+      // main-world content scripts and storage.session too), and that declaration: none (keys, settings
+      // and the audit journal stay on this machine; the venue gets only what the person signs and sends).
       ...(browser === 'firefox'
-        ? { browser_specific_settings: { gecko: { id: 'countersign@countersign.xyz', strict_min_version: '128.0', data_collection_permissions: { required: ['none'] } } } }
+        ? {
+            browser_specific_settings: {
+              gecko: { id: 'countersign@countersign.xyz', strict_min_version: '140.0', data_collection_permissions: { required: ['none'] } },
+              // The data-collection declaration needs Firefox 140 (desktop) and 142 (Android).
+              gecko_android: { strict_min_version: '142.0' },
+            },
+          }
         : {}),
       name: 'Countersign',
       description: 'Keeps trading keys encrypted and signs exactly what the venue verifies, only with your approval.',
