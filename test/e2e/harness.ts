@@ -26,15 +26,20 @@ export type Harness = {
   close: () => Promise<void>;
 };
 
-/** How to launch: `extensionDir`, another built extension (default `EXTENSION_DIR`); `args`, extra Chromium flags. */
-export type LaunchOptions = { extensionDir?: string; args?: string[] };
+/**
+ * How to launch: `extensionDir`, another built extension (default `EXTENSION_DIR`); `args`, extra Chromium
+ * flags; `sandboxPort`, the sandbox's port (default 0: ephemeral); `pointAtSandbox` (default true): set
+ * the extension's service URLs to this sandbox before the test starts (false: leave the settings as the
+ * build has them, e.g. for a release build's first-run venue choice).
+ */
+export type LaunchOptions = { extensionDir?: string; args?: string[]; sandboxPort?: number; pointAtSandbox?: boolean };
 
 /** Launches Chromium with the built extension and a sandbox (`sandboxOptions`, e.g. a clock the test can move). */
 export async function launchHarness(sandboxOptions: SandboxOptions = {}, launch: LaunchOptions = {}): Promise<Harness> {
   const extensionDir = launch.extensionDir ?? EXTENSION_DIR;
   if (!CHROMIUM) throw new Error('Chromium is not installed (apt-get install -y chromium).');
   if (!existsSync(join(extensionDir, 'manifest.json'))) throw new Error('Build the extension first (npm run build).');
-  const sandbox = await startSandbox(0, sandboxOptions);
+  const sandbox = await startSandbox(launch.sandboxPort ?? 0, sandboxOptions);
   const userDataDir = mkdtempSync(join(tmpdir(), 'countersign-e2e-'));
   const ctx = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
@@ -77,6 +82,7 @@ export async function launchHarness(sandboxOptions: SandboxOptions = {}, launch:
       rmSync(userDataDir, { recursive: true, force: true });
     },
   };
+  if (launch.pointAtSandbox === false) return h;
   // Point the extension at this sandbox (the default is 127.0.0.1:8787).
   const page = await h.openPopup();
   const base = sandbox.url;
