@@ -2,6 +2,8 @@
 # `npm test`: every tier in order, each timed; the tiers' durations print at the end (also when one
 # fails, which stops the run). Browser set-up (Debian's Chromium and Firefox ESR) is a tier of its own,
 # so `npm ci && npm test` works on a fresh Debian machine (see test/setup-browsers.sh).
+#   setup      npm run setup: the install scripts package.json allows (@lavamoat/allow-scripts; `.npmrc` has
+#              ignore-scripts=true, so `npm ci` ran none), then `wxt prepare`; fails on an unreviewed script
 #   typecheck  tsc --noEmit
 #   unit       vitest (lib, components, entrypoints, test/unit, test/conformance, test/structure)
 #   build      the Chrome MV3 and Firefox MV3 builds
@@ -39,6 +41,7 @@ tier() {
   [ "$rc" -eq 0 ] || { echo "== $name failed (exit $rc)" >&2; exit "$rc"; }
 }
 
+tier setup npm run setup
 tier typecheck npx tsc --noEmit
 tier unit npx vitest run
 tier build sh -c 'npx wxt build && npx wxt build -b firefox --mv3'
