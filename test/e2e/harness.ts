@@ -209,3 +209,28 @@ export async function grantInWindow(h: Harness, demo: Page, method: string, para
 export function grantOrderBook(h: Harness, demo: Page, price = '0.31'): Promise<void> {
   return grantInWindow(h, demo, 'clob_postOrders', { orders: [{ tokenId: h.sandbox.ctx.clob.markets[0]!.tokenIds[0], side: 'BUY', price, size: '10', orderType: 'GTC' }] });
 }
+
+/**
+ * Decides the next request shown in an approval window of `ctx` (a new window or one still open), as the
+ * person does: `approve` once Approve is armed, or `reject`. Throws when no window shows a request within
+ * `timeoutMs` (ms, default 20 000).
+ */
+export async function decideNext(ctx: BrowserContext, decision: 'approve' | 'reject', timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    for (const w of ctx.pages().filter((p) => p.url().endsWith('/approval.html'))) {
+      const armed = await w
+        .evaluate(() => {
+          const b = document.querySelector('[data-testid="approve"]');
+          return b instanceof HTMLButtonElement && !b.disabled;
+        })
+        .catch(() => false);
+      if (!armed) continue;
+      await w.bringToFront();
+      await (decision === 'approve' ? w.getByTestId('approve') : w.getByRole('button', { name: 'Reject' })).click();
+      return;
+    }
+    if (Date.now() > until) throw new Error('no approval window with a request');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

@@ -13,8 +13,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { launchHarness, messenger, type Harness } from '../e2e/harness';
+import type { Page } from 'playwright-core';
+import { decideNext, launchHarness, messenger, type Harness } from '../e2e/harness';
 import { startHttpsFront, type HttpsFront } from './https-front';
 import { artifact, ensureRelease, unzipFresh } from './artifacts';
 
@@ -28,26 +28,6 @@ declare const chrome: {
   permissions: { contains: (p: { origins: string[] }) => Promise<boolean> };
   developerPrivate: { addHostPermission: (id: string, host: string) => Promise<void> };
 };
-
-/** Approves the next request shown in an approval window (a new window or one still open). */
-async function approveNext(ctx: BrowserContext): Promise<void> {
-  const until = Date.now() + 20_000;
-  for (;;) {
-    for (const w of ctx.pages().filter((p) => p.url().endsWith('/approval.html'))) {
-      const armed = await w.evaluate(() => {
-        const b = document.querySelector('[data-testid="approve"]');
-        return b instanceof HTMLButtonElement && !b.disabled;
-      }).catch(() => false);
-      if (armed) {
-        await w.bringToFront();
-        await w.getByTestId('approve').click();
-        return;
-      }
-    }
-    if (Date.now() > until) throw new Error('no approval window with a request');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 const last = (demo: Page, label: string) =>
   demo.waitForFunction((l) => (window as unknown as { __last?: { label: string } }).__last?.label === l, label, { timeout: 30_000 }).then(() =>
@@ -110,13 +90,13 @@ describe('the Chrome release zip in real Chromium', () => {
     await demo.goto(`${front.url}/demo`);
     await demo.getByText('Found Countersign').first().waitFor();
     await demo.click('#connect');
-    await approveNext(h.ctx);
+    await decideNext(h.ctx, 'approve');
     expect((await last(demo, 'connect')).ok).toBe(true);
     const placed = () => h.sandbox.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/orders' && r.status === 200).length;
     const before = placed();
     await demo.bringToFront();
     await demo.click('#order');
-    await approveNext(h.ctx);
+    await decideNext(h.ctx, 'approve');
     const r = await last(demo, 'order');
     expect(r.ok, r.message).toBe(true);
     expect(placed() - before).toBe(1);
