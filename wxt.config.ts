@@ -3,7 +3,7 @@ import preact from '@preact/preset-vite';
 
 /**
  * WXT build configuration (MV3 for Chrome, MV3 for Firefox).
- * `lib/sandbox/` is Node-only and must never be imported by an entrypoint.
+ * `lib/sandbox/` and `lib/release/` are Node-only and must never be imported by an entrypoint.
  *
  * Two kinds of build:
  * - development and test builds (`wxt`, `wxt build`): the local sandbox is the default venue and
@@ -31,7 +31,7 @@ export default defineConfig({
   imports: false,
   outDirTemplate: RELEASE ? '{{browser}}-mv{{manifestVersion}}-release' : '{{browser}}-mv{{manifestVersion}}{{modeSuffix}}',
   vite: () => ({ plugins: [preact()] }),
-  // `npm run release` writes the sources zip itself (release/sources.ts: tracked files plus the build
+  // `npm run release` writes the sources zip itself (lib/release/archive.ts: tracked files plus the build
   // instructions); WXT zips only the built extension, with fixed timestamps and sorted entries.
   zip: { zipSources: false, artifactTemplate: '{{name}}-{{packageVersion}}-{{browser}}.zip' },
   hooks: {

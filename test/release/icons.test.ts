@@ -1,12 +1,12 @@
 /**
- * The extension's icons: the committed `public/icon/<size>.png` are a fresh render of `release/icon.svg`
+ * The extension's icons: the committed `public/icon/<size>.png` are a fresh render of `lib/release/icon.svg`
  * at each size the manifests name, and the tile reads on light and dark toolbars (WCAG contrast ≥ 3:1 for
  * the tile against #ffffff and #202124, and for the white mark against the tile).
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ICON_SIZES, renderIcon } from '../../release/icons';
+import { ICON_SIZES, renderIcon } from '../../lib/release/icons';
 import { ROOT } from './artifacts';
 
 /** WCAG relative luminance of an sRGB colour (0-255 channels). */
@@ -21,7 +21,7 @@ const contrast = (a: readonly number[], b: readonly number[]) => {
 };
 
 describe('icons', () => {
-  it('public/icon/<size>.png is the render of release/icon.svg at 16, 32, 48 and 128 px', () => {
+  it('public/icon/<size>.png is the render of lib/release/icon.svg at 16, 32, 48 and 128 px', () => {
     for (const size of ICON_SIZES) {
       const committed = readFileSync(join(ROOT, 'public/icon', `${size}.png`));
       expect(committed.readUInt32BE(16), `${size}.png width`).toBe(size);

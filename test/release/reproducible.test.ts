@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { sourceFiles, writeZip } from '../../release/archive';
+import { sourceFiles, writeZip } from '../../lib/release/archive';
 import { ROOT, RELEASE_DIR, artifact, ensureRelease, unzipFresh } from './artifacts';
 
 let sources: string;
@@ -37,10 +37,10 @@ afterAll(() => {
 describe('reproducible release', () => {
   it('the sources zip holds the build instructions and no build output, dependencies or git data', () => {
     const files = filesUnder(sources).filter((f) => f !== 'node_modules');
-    expect(files).toContain('release/SOURCES.md');
+    expect(files).toContain('lib/release/SOURCES.md');
     expect(files).toContain('package-lock.json');
     expect(files.filter((f) => /^(\.output|\.wxt|\.git|node_modules|test-results)\//.test(f))).toEqual([]);
-    expect(readFileSync(join(sources, 'release/SOURCES.md'), 'utf8')).toContain('npm run build:firefox');
+    expect(readFileSync(join(sources, 'lib/release/SOURCES.md'), 'utf8')).toContain('npm run build:firefox');
   });
 
   it('npm run build:firefox in the unpacked sources rebuilds the Firefox zip file for file, byte for byte', () => {

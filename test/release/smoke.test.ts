@@ -1,5 +1,5 @@
 /**
- * The venue smoke run (`npm run smoke`, release/smoke.ts) against the sandbox started with the venue's
+ * The venue smoke run (`npm run smoke`, lib/release/smoke.ts) against the sandbox started with the venue's
  * names — its header names (`POLY_*`, `POLYMARKET-*`), chain id 137 and perps domain `Polymarket` / `1` —
  * passes every step, writes its record, and only reads and cancels: nothing is placed, created or moved.
  */
@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createOrDeriveApiKey } from '../../lib/clob/client';
 import { startSandbox, type RunningSandbox } from '../../lib/sandbox/server';
-import type { SmokeRecord } from '../../release/smoke';
+import type { SmokeRecord } from '../../lib/release/smoke';
 import { ROOT } from './artifacts';
 
 let sandbox: RunningSandbox;
@@ -23,7 +23,7 @@ const run = promisify(execFile);
 async function smoke(key: string | undefined, name: string): Promise<{ code: number; record: SmokeRecord }> {
   const out = join(dir, `${name}.json`);
   const env = { ...process.env, ...(key ? { SMOKE_PRIVATE_KEY: key } : {}) };
-  const code = await run('npx', ['tsx', 'release/smoke-cli.ts', '--preset', 'preproduction', '--base', sandbox.url, '--out', out], { cwd: ROOT, env }).then(
+  const code = await run('npx', ['tsx', 'lib/release/smoke-cli.ts', '--preset', 'preproduction', '--base', sandbox.url, '--out', out], { cwd: ROOT, env }).then(
     () => 0,
     (err: { code?: number }) => err.code ?? 1,
   );
@@ -62,7 +62,7 @@ describe('venue smoke run against the sandbox with the venue names', () => {
     const other = await startSandbox(0);
     try {
       const out = join(dir, 'wrong.json');
-      const code = await run('npx', ['tsx', 'release/smoke-cli.ts', '--preset', 'preproduction', '--base', other.url, '--out', out], { cwd: ROOT }).then(() => 0, (e: { code?: number }) => e.code ?? 1);
+      const code = await run('npx', ['tsx', 'lib/release/smoke-cli.ts', '--preset', 'preproduction', '--base', other.url, '--out', out], { cwd: ROOT }).then(() => 0, (e: { code?: number }) => e.code ?? 1);
       const record = JSON.parse(readFileSync(out, 'utf8')) as SmokeRecord;
       expect(code).toBe(1);
       expect(record.ok).toBe(false);

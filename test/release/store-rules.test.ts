@@ -1,8 +1,8 @@
 /**
  * Store rules on the release zips: Mozilla's `addons-linter` finds no error and no warning but the
- * `innerHTML` ones inside bundled library code that release/README.md names; Firefox declares that it
+ * `innerHTML` ones inside bundled library code that lib/release/README.md names; Firefox declares that it
  * collects no data; no code is fetched or evaluated at run time; a release holds no loopback access; and
- * release/README.md's permission table names exactly the manifests' permissions.
+ * lib/release/README.md's permission table names exactly the manifests' permissions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
@@ -23,18 +23,18 @@ type LintMessage = { code: string; file?: string; line?: number; column?: number
 let chrome: string;
 let firefox: string;
 const manifestOf = (dir: string): Manifest => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest;
-const releaseReadme = () => readFileSync(join(ROOT, 'release/README.md'), 'utf8');
+const releaseReadme = () => readFileSync(join(ROOT, 'lib/release/README.md'), 'utf8');
 
 /** Every file under `dir` (relative paths). */
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)));
 }
 
-/** The non-test source files that are bundled into the extension (lib/sandbox is Node-only). */
+/** The non-test source files that are bundled into the extension (lib/sandbox and lib/release are Node-only). */
 function bundledSources(): string[] {
   return ['lib', 'components', 'entrypoints']
     .flatMap((d) => filesUnder(join(ROOT, d)).map((f) => join(d, f)))
-    .filter((f) => /\.(ts|tsx)$/.test(f) && !/\.test\.tsx?$/.test(f) && !f.startsWith('lib/sandbox/'));
+    .filter((f) => /\.(ts|tsx)$/.test(f) && !/\.test\.tsx?$/.test(f) && !f.startsWith('lib/sandbox/') && !f.startsWith('lib/release/'));
 }
 
 beforeAll(() => {
@@ -47,7 +47,7 @@ afterAll(() => {
 });
 
 describe('store rules on the release zips', () => {
-  it('addons-linter on the Firefox zip: no error, and warnings only for innerHTML inside Preact, each named in release/README.md', () => {
+  it('addons-linter on the Firefox zip: no error, and warnings only for innerHTML inside Preact, each named in lib/release/README.md', () => {
     let out: string;
     try {
       out = execFileSync('npx', ['addons-linter', '--output', 'json', artifact('firefox')], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'ignore'] });
@@ -93,7 +93,7 @@ describe('store rules on the release zips', () => {
     }
   });
 
-  it("release/README.md's permission table names exactly the manifests' permissions and host permissions", () => {
+  it("lib/release/README.md's permission table names exactly the manifests' permissions and host permissions", () => {
     const readme = releaseReadme();
     const table = readme.slice(readme.indexOf('## Permissions'), readme.indexOf('## Store rules'));
     const named = new Set([...table.matchAll(/^\| ([^|]+)\|/gm)].flatMap((r) => [...r[1]!.matchAll(/`([^`]+)`/g)].map((x) => x[1]!)));

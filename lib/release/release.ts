@@ -5,7 +5,7 @@
  *   no loopback host permission, no sandbox default; see `wxt.config.ts`) zipped by WXT (sorted entries,
  *   no timestamps);
  * - `countersign-<version>-sources.zip`: the sources Mozilla asks for when code is bundled (tracked files
- *   and untracked unignored ones, `release/archive.ts`), with the build instructions `release/SOURCES.md`;
+ *   and untracked unignored ones, `lib/release/archive.ts`), with the build instructions `lib/release/SOURCES.md`;
  * - `countersign-<version>-sbom.cdx.json`: CycloneDX SBOM of the production dependencies (what ships),
  *   reproducible output (no serial number or timestamp);
  * - `SHA256SUMS` of all of the above.
@@ -17,7 +17,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { sourceFiles, writeSha256Sums, writeZip } from './archive';
 
-const ROOT = resolve(import.meta.dirname, '..');
+const ROOT = resolve(import.meta.dirname, '../..');
 const OUT = join(ROOT, '.output', 'release');
 const { version, name } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; name: string };
 

@@ -1,5 +1,5 @@
 /**
- * Deterministic release archives: the sources zip and `SHA256SUMS` (`npm run release`, `release/release.ts`).
+ * Deterministic release archives: the sources zip and `SHA256SUMS` (`npm run release`, `lib/release/release.ts`).
  * Node only; never bundled into the extension.
  */
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The venue smoke run (`npm run smoke`, documented in release/README.md "Venue smoke run"): reads and
+ * The venue smoke run (`npm run smoke`, documented in lib/release/README.md "Venue smoke run"): reads and
  * cancels only — it never places an order, creates credentials or moves funds — against one preset's
  * services (the venue's pre-production environment by default), with the product's own request code:
  *
@@ -15,13 +15,13 @@
  */
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
-import { buildL1Headers, type ApiCredentials } from '../lib/clob/auth';
-import { clobL2Request } from '../lib/clob/client';
-import { applyHeaderSet, fetchWithHeaderSet } from '../lib/http/headers';
-import { checkConnections } from '../lib/settings/check';
-import { DEFAULT_SETTINGS, SANDBOX_BASE, type Settings } from '../lib/settings';
-import { presetById, presetValuesOf, type PresetValues } from '../lib/settings/presets';
-import type { WebSocketConstructor } from '../lib/streams/perps';
+import { buildL1Headers, type ApiCredentials } from '../clob/auth';
+import { clobL2Request } from '../clob/client';
+import { applyHeaderSet, fetchWithHeaderSet } from '../http/headers';
+import { checkConnections } from '../settings/check';
+import { DEFAULT_SETTINGS, SANDBOX_BASE, type Settings } from '../settings';
+import { presetById, presetValuesOf, type PresetValues } from '../settings/presets';
+import type { WebSocketConstructor } from '../streams/perps';
 
 /** One step's outcome: `ok`, a one-line `detail`, and the time it took (ms). */
 export type SmokeStep = { step: string; ok: boolean; detail: string; ms: number };

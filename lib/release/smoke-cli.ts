@@ -1,7 +1,7 @@
 /**
  * `npm run smoke -- [--preset preproduction|polymarket|sandbox] [--base <sandbox URL>] [--out <file>]`,
  * with the owner key (optional) in the environment as `SMOKE_PRIVATE_KEY` (never on the command line):
- * runs `release/smoke.ts` (reads and cancels only), prints each step and writes the record as JSON to
+ * runs `lib/release/smoke.ts` (reads and cancels only), prints each step and writes the record as JSON to
  * `--out` (default `test-results/smoke/<preset>-<UTC time>.json`). Exits 1 when a step failed.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Hex } from 'viem';
 import WebSocket from 'ws';
-import { runSmoke, type SmokeOptions } from './smoke';
+import { runSmoke, type SmokeOptions, type SmokeRecord } from './smoke';
 
 const { values } = parseArgs({ options: { preset: { type: 'string', default: 'preproduction' }, base: { type: 'string' }, out: { type: 'string' } } });
 const preset = values.preset;
@@ -20,7 +20,8 @@ const key = process.env.SMOKE_PRIVATE_KEY;
 if (key !== undefined && !isKey(key)) throw new Error('SMOKE_PRIVATE_KEY must be 0x and 64 hex digits');
 
 const options: SmokeOptions = { preset, WebSocket, ...(values.base ? { base: values.base } : {}), ...(key ? { privateKey: key } : {}) };
-const record = await runSmoke(options);
+/** What the run found; written to `--out` as JSON (`SmokeRecord` is that file's shape). */
+const record: SmokeRecord = await runSmoke(options);
 for (const s of record.steps) console.log(`${s.ok ? 'ok  ' : 'FAIL'} ${s.step} (${s.ms} ms): ${s.detail}`);
 const out = resolve(values.out ?? `test-results/smoke/${preset}-${record.startedAt.replace(/[:.]/g, '-')}.json`);
 mkdirSync(dirname(out), { recursive: true });
