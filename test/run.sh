@@ -2,6 +2,8 @@
 # `npm test`: every tier in order, each timed; the tiers' durations print at the end (also when one
 # fails, which stops the run). Browser set-up (Debian's Chromium and Firefox ESR) is a tier of its own,
 # so `npm ci && npm test` works on a fresh Debian machine (see test/setup-browsers.sh).
+#   setup      npm run setup: the install scripts package.json allows (@lavamoat/allow-scripts; `.npmrc` has
+#              ignore-scripts=true, so `npm ci` ran none), then `wxt prepare`; fails on an unreviewed script
 #   typecheck  tsc --noEmit
 #   unit       vitest (lib, components, entrypoints, test/unit, test/conformance, test/structure)
 #   build      the Chrome MV3 and Firefox MV3 builds
@@ -9,6 +11,8 @@
 #   chromium   test/e2e in real Chromium (files in parallel, vitest.e2e.config.ts)
 #   firefox    test/firefox in real Firefox ESR, one file at a time (the event-page tests time a 3 s idle
 #              timeout and fail when another Firefox competes for the CPU)
+#   release    `npm run release`, then test/release on its artifacts: rebuilt byte-identical from the
+#              sources zip, store rules (addons-linter), installed from the zips in Chromium and Firefox
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,9 +41,11 @@ tier() {
   [ "$rc" -eq 0 ] || { echo "== $name failed (exit $rc)" >&2; exit "$rc"; }
 }
 
+tier setup npm run setup
 tier typecheck npx tsc --noEmit
 tier unit npx vitest run
 tier build sh -c 'npx wxt build && npx wxt build -b firefox --mv3'
 tier browsers bash test/setup-browsers.sh
 tier chromium npx vitest run -c vitest.e2e.config.ts test/e2e
 tier firefox env E2E_WORKERS=1 npx vitest run -c vitest.e2e.config.ts test/firefox
+tier release sh -c 'npm run release && E2E_WORKERS=1 npx vitest run -c vitest.e2e.config.ts test/release'

@@ -55,8 +55,10 @@ export async function writeStartHint(hint: StartHint): Promise<void> {
 
 /**
  * Asks the browser for host permissions on `origins` (match patterns, e.g. `https://clob.polymarket.com/*`;
- * issue #22 presets). Must run in the click that asked for it. Resolves true when granted (or nothing
- * was asked), false when the person or the browser refused.
+ * the venue presets and a release's first-run venue choice). Must run in the click that asked for it.
+ * `permissions.request` is its first call (Firefox accepts it only while the click is handled): origins
+ * granted already resolve true without a prompt. Resolves true when granted (or nothing was asked), false
+ * when the person or the browser refused.
  */
 export async function requestHostPermissions(origins: readonly string[]): Promise<boolean> {
   if (origins.length === 0) return true;

@@ -1,5 +1,5 @@
 /**
- * Onboarding: password (strength hint, confirm) → owner key (import, or generate and confirm it was
+ * Onboarding: in a release build's first run the venue first (`venue-step.tsx`), then password (strength hint, confirm) → owner key (import, or generate and confirm it was
  * saved — it is shown once, and again only after re-entering the password) → proxy key for the perps
  * gateway (expiry, label) → order-book API credentials (or a deposit wallet, which sets them up; the step
  * offers no creation once the key has credentials). Every step after the password can be skipped.
@@ -10,8 +10,10 @@ import { Address } from '../../components/Address';
 import { Button, ErrorText, Field, Notice, passwordStrength } from '../../components/ui';
 import { call, messageOf, type Status } from './api';
 import { DepositWalletPanel } from './deposit';
+import { VenueStep } from './venue-step';
+import { RELEASE_BUILD } from '../../lib/settings/build-mode';
 
-type Step = 'password' | 'key' | 'save' | 'proxy' | 'clob' | 'done';
+type Step = 'venue' | 'password' | 'key' | 'save' | 'proxy' | 'clob' | 'done';
 const DAY = 86_400_000;
 
 /** Runs one step's action with busy and error state (local to the step shown). */
@@ -37,13 +39,15 @@ function useRun() {
  * cancelled; `refresh` re-reads the vault status before `onDone`.
  */
 export function Onboarding({ status, onDone, refresh }: { status: Status; onDone: () => void; refresh: () => Promise<void> }) {
-  const [step, setStep] = useState<Step>(status.initialized ? 'key' : 'password');
+  // A release has no venue until the person chooses one (development and test builds: the sandbox).
+  const [step, setStep] = useState<Step>(status.initialized ? 'key' : RELEASE_BUILD ? 'venue' : 'password');
   // The password typed at creation; the save step re-asks it when the vault existed before.
   const [password, setPassword] = useState('');
   const [address, setAddress] = useState<string | undefined>(status.accounts[0]?.address);
   const [done, setDone] = useState<string[]>([]);
   const noted = (d: string) => setDone((cur) => [...cur, d]);
 
+  if (step === 'venue') return <VenueStep onChosen={() => setStep('password')} />;
   if (step === 'password') return <PasswordStep password={password} setPassword={setPassword} onCreated={() => setStep('key')} />;
   if (step === 'key') {
     return (

@@ -61,4 +61,10 @@ describe('hostOrigins', () => {
     ]);
     expect(hostOrigins(DEFAULT_SETTINGS)).toEqual([]);
   });
+
+  it('in a release (no loopback at install) the sandbox asks for loopback, and a venue preset for the same https hosts', () => {
+    expect(hostOrigins(DEFAULT_SETTINGS, false)).toEqual(['http://127.0.0.1/*']);
+    expect(hostOrigins(presetById('preproduction')!.values, false)).toEqual(hostOrigins(presetById('preproduction')!.values, true));
+    expect(hostOrigins({ ...DEFAULT_SETTINGS, clobUrl: 'http://localhost:9000/clob' }, false)).toEqual(['http://127.0.0.1/*', 'http://localhost/*']);
+  });
 });

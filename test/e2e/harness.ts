@@ -26,15 +26,20 @@ export type Harness = {
   close: () => Promise<void>;
 };
 
-/** How to launch: `extensionDir`, another built extension (default `EXTENSION_DIR`); `args`, extra Chromium flags. */
-export type LaunchOptions = { extensionDir?: string; args?: string[] };
+/**
+ * How to launch: `extensionDir`, another built extension (default `EXTENSION_DIR`); `args`, extra Chromium
+ * flags; `sandboxPort`, the sandbox's port (default 0: ephemeral); `pointAtSandbox` (default true): set
+ * the extension's service URLs to this sandbox before the test starts (false: leave the settings as the
+ * build has them, e.g. for a release build's first-run venue choice).
+ */
+export type LaunchOptions = { extensionDir?: string; args?: string[]; sandboxPort?: number; pointAtSandbox?: boolean };
 
 /** Launches Chromium with the built extension and a sandbox (`sandboxOptions`, e.g. a clock the test can move). */
 export async function launchHarness(sandboxOptions: SandboxOptions = {}, launch: LaunchOptions = {}): Promise<Harness> {
   const extensionDir = launch.extensionDir ?? EXTENSION_DIR;
   if (!CHROMIUM) throw new Error('Chromium is not installed (apt-get install -y chromium).');
   if (!existsSync(join(extensionDir, 'manifest.json'))) throw new Error('Build the extension first (npm run build).');
-  const sandbox = await startSandbox(0, sandboxOptions);
+  const sandbox = await startSandbox(launch.sandboxPort ?? 0, sandboxOptions);
   const userDataDir = mkdtempSync(join(tmpdir(), 'countersign-e2e-'));
   const ctx = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
@@ -77,6 +82,7 @@ export async function launchHarness(sandboxOptions: SandboxOptions = {}, launch:
       rmSync(userDataDir, { recursive: true, force: true });
     },
   };
+  if (launch.pointAtSandbox === false) return h;
   // Point the extension at this sandbox (the default is 127.0.0.1:8787).
   const page = await h.openPopup();
   const base = sandbox.url;
@@ -202,4 +208,29 @@ export async function grantInWindow(h: Harness, demo: Page, method: string, para
  */
 export function grantOrderBook(h: Harness, demo: Page, price = '0.31'): Promise<void> {
   return grantInWindow(h, demo, 'clob_postOrders', { orders: [{ tokenId: h.sandbox.ctx.clob.markets[0]!.tokenIds[0], side: 'BUY', price, size: '10', orderType: 'GTC' }] });
+}
+
+/**
+ * Decides the next request shown in an approval window of `ctx` (a new window or one still open), as the
+ * person does: `approve` once Approve is armed, or `reject`. Throws when no window shows a request within
+ * `timeoutMs` (ms, default 20 000).
+ */
+export async function decideNext(ctx: BrowserContext, decision: 'approve' | 'reject', timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    for (const w of ctx.pages().filter((p) => p.url().endsWith('/approval.html'))) {
+      const armed = await w
+        .evaluate(() => {
+          const b = document.querySelector('[data-testid="approve"]');
+          return b instanceof HTMLButtonElement && !b.disabled;
+        })
+        .catch(() => false);
+      if (!armed) continue;
+      await w.bringToFront();
+      await (decision === 'approve' ? w.getByTestId('approve') : w.getByRole('button', { name: 'Reject' })).click();
+      return;
+    }
+    if (Date.now() > until) throw new Error('no approval window with a request');
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
