@@ -39,7 +39,7 @@ export async function makeStoreScreenshots(outDir: string): Promise<string[]> {
     const { popup } = await onboardDemo(h, PASSWORD, { clob: true });
     await popup.setViewportSize({ width: 380, height: 600 });
     await popup.reload();
-    await popup.locator('select[name="instrument"]').selectOption({ label: 'BTC-PERP' });
+    await popup.locator('select[name="instrument"]').selectOption({ label: 'BTC-PERP (#1)' });
     await popup.getByTestId('ladder').waitFor();
     await popup.locator('input[name="qty"]').fill('0.5');
     await popup.getByTestId('risk-liq').waitFor();
