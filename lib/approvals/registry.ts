@@ -209,6 +209,11 @@ export class ApprovalRegistry {
     e.resolve(e.view);
   }
 
+  /** Rejects pending request `id` with `err` (no-op when it is no longer pending). */
+  reject(id: string, err: ProviderRpcError): void {
+    this.finish(id, err);
+  }
+
   /** Rejects every pending request with `err` (e.g. 4900 on lock). */
   rejectAll(err: () => ProviderRpcError): void {
     for (const id of [...this.entries.keys()]) this.finish(id, err());

@@ -38,7 +38,7 @@ function hold(match: Hold['match']): Hold {
 }
 
 /** Gateway hosts a test can switch to: every one reaches the same sandbox (a new URL, the same venue behind it). */
-const ALIASES = /^https:\/\/gateway-[a-z]\.test/;
+const ALIASES = /^http:\/\/localhost:[1-3](?=\/)/;
 
 type Ctx = { bg: PagedBackground; holds: Hold[]; other: string; grantId?: string };
 
@@ -91,16 +91,21 @@ async function granted(c: Ctx): Promise<void> {
 }
 const settle = <T>(p: Promise<T>) => p.then((r) => ({ r, e: undefined as unknown }), (e: unknown) => ({ r: undefined as T | undefined, e }));
 
-/** What reached the venue from index `from` of the sandbox's log on: orders (REST), auto-cancel renewals, and command frames over the session from frame `frames` on. */
+/**
+ * What reached the venue from index `from` of the sandbox's request log on (it records what came over the
+ * session too): orders and auto-cancel renewals; and the signed command frames the background wrote on
+ * its sockets from frame `frames` on.
+ */
 function reachedSince(from: number, frames: number) {
   const log = h.ctx.requestLog.slice(from);
   return {
-    orders: log.filter((r) => r.method === 'POST' && /^\/perps\/v1\/trade\/orders$|^\/clob\/orders?$/.test(r.path)).length + recorder.log.frames.slice(frames).filter((f) => 'sig' in f).length,
+    orders: log.filter((r) => r.method === 'POST' && /^\/perps\/v1\/trade\/orders$|^\/clob\/orders?$/.test(r.path)).length,
     renewals: log.filter((r) => r.path === '/perps/v1/trade/auto-cancel').length,
+    frames: recorder.log.frames.slice(frames).filter((f) => 'sig' in f && (f.op as { type?: string } | undefined)?.type !== 'auth').length,
   };
 }
 
-type Ending = { name: string; approveAfter: boolean; run: (c: Ctx) => Promise<Promise<unknown> | void> };
+type Ending = { name: string; approveAfter: boolean; run: (c: Ctx) => Promise<{ after?: Promise<unknown> } | void> };
 const ENDINGS: Record<string, Ending> = {
   lock: { name: 'the person locks', approveAfter: true, run: async (c) => void (await callAs(c.bg, 'vault.lock')) },
   autoLock: {
@@ -117,13 +122,13 @@ const ENDINGS: Record<string, Ending> = {
     run: async (c) => {
       const running = callAs(c.bg, 'panic.run', { closePositions: false });
       await until(() => c.bg.service().halted);
-      return running; // waits for the request in flight: awaited after the hold is let go
+      return { after: running }; // waits for the request in flight: awaited after the hold is let go
     },
   },
   popupRevoke: { name: 'the person revokes the grant in the popup', approveAfter: false, run: async (c) => void (await callAs(c.bg, 'grant.revoke', { id: c.grantId })) },
   siteRevoke: { name: 'the site disconnects (wallet_revokePermissions)', approveAfter: true, run: async (c) => void (await c.bg.page(page).request('wallet_revokePermissions', [{ eth_accounts: {} }])) },
   accountSwitch: { name: 'the person switches accounts', approveAfter: true, run: async (c) => void (await callAs(c.bg, 'account.select', { address: c.other })) },
-  venueChange: { name: 'the person changes the gateway URL', approveAfter: true, run: async (c) => void (await callAs(c.bg, 'settings.set', { perpsUrl: 'https://gateway-c.test/perps', clobUrl: 'https://gateway-c.test/clob' })) },
+  venueChange: { name: 'the person changes the gateway URL', approveAfter: true, run: async (c) => void (await callAs(c.bg, 'settings.set', { perpsUrl: 'http://localhost:3/perps', clobUrl: 'http://localhost:3/clob' })) },
   sessionEnd: {
     name: 'the trading session ends (its last grant revoked)',
     approveAfter: false,
@@ -253,6 +258,25 @@ const MATRIX: [wait: keyof typeof WAITS, endings: (keyof typeof ENDINGS)[]][] = 
 for (const [w, endings] of MATRIX) {
   const wait = WAITS[w]!;
   describe(`authority ends during ${wait.name}`, () => {
+    it('with no ending event the parked request goes through (the set-up reaches the venue)', async () => {
+      const c = await ready(`${w}-none`);
+      await wait.setup?.(c);
+      pendingOrder = await btcOrder();
+      const parked = await wait.start(c);
+      const from = h.ctx.requestLog.length;
+      const frames = recorder.log.frames.length;
+      parked.release();
+      let done = false;
+      void parked.outcome.finally(() => (done = true));
+      for (let i = 0; i < 200 && !done; i++) {
+        for (const v of c.bg.registry.list()) c.bg.registry.decide(v.id, { approve: true, digest: v.digest });
+        await sleep(10);
+      }
+      const { e: error } = await parked.outcome;
+      expect(error).toBeUndefined();
+      expect(reachedSince(from, frames)).toMatchObject({ orders: 1, frames: w === 'transport' ? 1 : 0 });
+    }, 30_000);
+
     for (const e of endings) {
       const ending = ENDINGS[e]!;
       it(`${ending.name}: nothing reaches the venue after it and the request gets a clear error`, async () => {
@@ -262,7 +286,7 @@ for (const [w, endings] of MATRIX) {
         const parked = await wait.start(c);
         const from = h.ctx.requestLog.length;
         const frames = recorder.log.frames.length;
-        const after = await ending.run(c);
+        const after = (await ending.run(c))?.after;
         parked.release();
         // A careless person approves whatever window shows up after the event (for a popup revoke: closes it).
         let done = false;
@@ -277,7 +301,7 @@ for (const [w, endings] of MATRIX) {
         const { e: error } = await parked.outcome;
         await after;
         await sleep(100);
-        expect(reachedSince(from, frames).orders, 'orders that reached the venue after the event').toBe(0);
+        expect(reachedSince(from, frames), 'what reached the venue after the event').toMatchObject({ orders: 0, frames: 0 });
         expect(ENDED_CODES, `the request's error (${String((error as { message?: string } | undefined)?.message)})`).toContain((error as { code?: number } | undefined)?.code);
       }, 30_000);
     }
@@ -285,18 +309,29 @@ for (const [w, endings] of MATRIX) {
 }
 
 describe('authority ends during a dead-man renewal', () => {
+  it('with no ending event the parked renewal reaches the venue (the set-up reaches it)', async () => {
+    const c = await ready('deadman-none');
+    expect(((await callAs(c.bg, 'settings.set', { perpsUrl: 'http://localhost:2/perps' })) as Reply).ok).toBe(true);
+    const x = hold((url, m) => m === 'GET' && url.includes('/v1/info/exchange'));
+    c.holds.push(x);
+    await c.bg.grants().create({ origin: SITE, account: owner(), limits: btcOnly as never, durationMs: 3_600_000 });
+    await until(() => x.held > 0);
+    const from = h.ctx.requestLog.length;
+    x.release();
+    await until(() => reachedSince(from, 0).renewals > 0);
+  }, 30_000);
   for (const e of ['venueChange', 'lock', 'panic'] as const) {
     const ending = ENDINGS[e]!;
     it(`${ending.name}: the renewal signed for the venue before it is not sent after it`, async () => {
       const c = await ready(`deadman-${e}`);
       // A gateway URL the dead-man has not read the domain of yet: its first renewal waits for that read.
-      expect(((await callAs(c.bg, 'settings.set', { perpsUrl: 'https://gateway-b.test/perps' })) as Reply).ok).toBe(true);
+      expect(((await callAs(c.bg, 'settings.set', { perpsUrl: 'http://localhost:2/perps' })) as Reply).ok).toBe(true);
       const x = hold((url, m) => m === 'GET' && url.includes('/v1/info/exchange'));
       c.holds.push(x);
       c.grantId = (await c.bg.grants().create({ origin: SITE, account: owner(), limits: btcOnly as never, durationMs: 3_600_000 })).id;
       await until(() => x.held > 0);
       const from = h.ctx.requestLog.length;
-      const after = await ending.run(c);
+      const after = (await ending.run(c))?.after;
       x.release();
       await sleep(500);
       await after;

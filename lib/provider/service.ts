@@ -45,6 +45,7 @@ import { describeGrant, type GrantLimits } from '../grants/evaluate';
 import { appendAudit, auditLog } from '../audit';
 import { toUnits } from '../decimal';
 import { nextTask } from '../tasks';
+import { approvedPageScopes, endedMessage, narrowTicket, pageScopes, type AuthorityTicket } from '../authority/epoch';
 import { checkL2Route, clobOrdersParamsSchema, clobSignParamsSchema, isPageMethod, METHOD_POLICY, perpsParamsSchema, typedDataRefusal, unwrapParams } from './methods';
 
 /** Approval time-to-live of trading requests (orders, cancels, leverage, L2 headers), in ms: 60 s. */
@@ -143,7 +144,7 @@ type BeforeSign = (artifact: SigningArtifact) => Promise<void>;
  * is stored), or not (with the window's flag, if any).
  */
 type GrantCheck =
-  | { covered: true; grantId: string; seq: number; still: () => void; counted: Promise<boolean>; use: NonNullable<ExecuteOptions['grantUse']> }
+  | { covered: true; grantId: string; seq: number; still: () => void; counted: Promise<boolean>; use: NonNullable<ExecuteOptions['grantUse']>; authority: AuthorityTicket }
   | { covered: false; flag?: string };
 
 /** `counted` of a covered decision: true once the store's checks passed, false when it failed its integrity check (the request then asks); other errors throw. */
@@ -362,7 +363,20 @@ export class ProviderService {
    */
   constructor(private readonly d: ProviderDeps) {
     void this.loadOutcomes().catch(() => undefined);
+    // A window whose request's authority ended (disconnect, venue change …) closes at once, with why.
+    const authority = d.service.authority;
+    authority.onEnd(() => {
+      for (const [id, ticket] of this.windowAuthority) {
+        const reason = authority.endedBy(ticket);
+        if (reason === undefined) continue;
+        this.windowAuthority.delete(id);
+        d.registry.reject(id, reason === 'account' || reason === 'disconnect' ? unauthorized(endedMessage(reason)) : disconnected(endedMessage(reason)));
+      }
+    });
   }
+
+  /** The authority of each pending window's request (approval id → ticket), closed when it ends. */
+  private readonly windowAuthority = new Map<string, AuthorityTicket>();
 
   /** The lowercase addresses funds were sent to from pages before (at most 500; none when unreadable). */
   private async usedDestinations(): Promise<string[]> {
@@ -412,6 +426,8 @@ export class ProviderService {
 
   /** Handles one page request from `origin`. Throws `ProviderRpcError` (or errors mapped by `toRpcError`). */
   async request(origin: string, method: string, params: unknown): Promise<unknown> {
+    // The request's authority, from its start: checked before its window, its signature and its send (`lib/authority/epoch.ts`).
+    const ticket = this.d.service.authority.capture(pageScopes(origin));
     if (!isAllowedOrigin(origin)) throw unauthorized('Countersign only serves https sites (and localhost).');
     if (!isPageMethod(method)) throw unsupported(`Countersign does not support ${method.slice(0, 64)}.`);
     const policy = METHOD_POLICY[method];
@@ -445,6 +461,8 @@ export class ProviderService {
         if (!granted) throw unauthorized();
         return this.grantPermissions(origin, granted, params);
       case 'wallet_revokePermissions':
+        // Every request of the site started before this ends here, whatever it waits for.
+        this.d.service.authority.end(`origin:${origin}`, 'disconnect');
         // The site's own disconnect never unsets a kill switch while its orders may be open (issue #17 finding 4).
         await this.d.beforeSiteRevoke?.(origin);
         this.holdConnection(origin, undefined); // no request is served under it from here on
@@ -460,10 +478,10 @@ export class ProviderService {
       case 'clob_signRequest':
         // Connected methods (METHOD_POLICY): refused above unless the connection's account is active.
         if (!granted) throw unauthorized();
-        if (method === 'clob_postOrders') return this.keyed(clobSubmissionKeys(origin, granted.address, params), params, (beforeSign) => this.clobPost(origin, granted, params, beforeSign));
-        if (method === 'clob_signRequest') return this.clobSign(origin, granted, params);
-        if (method === 'perps_sendCommand') return this.keyed(perpsSubmissionKeys(origin, granted.address, params), params, (beforeSign) => this.perps(origin, granted, true, params, beforeSign));
-        return this.perps(origin, granted, false, params);
+        if (method === 'clob_postOrders') return this.keyed(clobSubmissionKeys(origin, granted.address, params), params, (beforeSign) => this.clobPost(origin, granted, params, ticket, beforeSign));
+        if (method === 'clob_signRequest') return this.clobSign(origin, granted, params, ticket);
+        if (method === 'perps_sendCommand') return this.keyed(perpsSubmissionKeys(origin, granted.address, params), params, (beforeSign) => this.perps(origin, granted, true, params, ticket, beforeSign));
+        return this.perps(origin, granted, false, params, ticket);
       case 'eth_signTypedData_v4':
         throw unsupported(typedDataRefusal(params));
     }
@@ -508,7 +526,7 @@ export class ProviderService {
    * be signed without a window; otherwise the flag for the window (`undefined` when there is no grant).
    * The venue's kill switch must be armed for a covered request (`ProviderDeps.killSwitchArmed`).
    */
-  private async grantCheck(origin: string, account: OwnerInfo, req: GrantRequest, ref: (m: string) => Promise<RefPrice | undefined>): Promise<GrantCheck> {
+  private async grantCheck(origin: string, account: OwnerInfo, req: GrantRequest, ref: (m: string) => Promise<RefPrice | undefined>, ticket: AuthorityTicket): Promise<GrantCheck> {
     // Orders a covered request placed are recorded before any later request is checked (a granted cancel of them is covered).
     await this.recording;
     const armed = this.d.killSwitchArmed;
@@ -516,7 +534,7 @@ export class ProviderService {
     const grants = this.d.grants;
     let decision;
     try {
-      decision = await grants?.decide(origin, account.address, req, ref, armed && venue ? () => armed(venue, account.address) : undefined);
+      decision = await grants?.decide(origin, account.address, req, ref, armed && venue ? () => armed(venue, account.address) : undefined, ticket);
     } catch (err) {
       // A grant store that fails its integrity check covers nothing; the request still asks (deny by default).
       if (err instanceof TamperedRecordError) return { covered: false, flag: TAMPERED_FLAG };
@@ -524,13 +542,13 @@ export class ProviderService {
     }
     if (!decision || !grants) return grants?.integrityFailed ? { covered: false, flag: TAMPERED_FLAG } : { covered: false };
     if (!decision.ok) return { covered: false, flag: `Outside your standing permission for this site: ${decision.limit}.` };
-    const { ticket, use, onStored } = decision;
+    const { ticket: covering, use, onStored } = decision;
     const counted = countedOrTampered(decision.counted);
     counted.catch(() => undefined); // awaited before anything leaves; this only keeps an unawaited failure quiet
     const stored = decision.stored ?? Promise.resolve();
     if (!use || !onStored) throw new Error('a covered decision without its use'); // GrantService.decide always gives them
     // `still` runs right before the signature: a revoke answered since this decision stops it (issue #20).
-    return { covered: true, grantId: decision.grantId, seq: decision.seq, still: () => grants.assertCovering(ticket), counted, use: { record: use, stored, onStored } };
+    return { covered: true, grantId: decision.grantId, seq: decision.seq, still: () => grants.assertCovering(covering), counted, use: { record: use, stored, onStored }, authority: covering.authority };
   }
 
   /** The owned-order records still being written, chained in answer order (each settles; a failure is dropped). */
@@ -568,8 +586,12 @@ export class ProviderService {
     build: () => Promise<SigningArtifact>,
     flagsFor: (a: SigningArtifact) => Promise<string[]>,
     ttlMs: number,
-  ): Promise<ApprovalView & { artifact: SigningArtifact }> {
+    ticket: AuthorityTicket,
+  ): Promise<ApprovalView & { artifact: SigningArtifact; authority: AuthorityTicket }> {
+    // A window-approved request holds the person's authority: a trading session, lock, switch or disconnect ends it.
+    const authority = narrowTicket(ticket, approvedPageScopes(origin));
     const mustBeUnlocked = () => {
+      this.d.service.authority.assert(authority);
       if (!this.d.vault.unlocked) throw disconnected("Countersign is in a trading session: only requests within this site's standing permission are signed. Unlock Countersign to approve this one.");
     };
     mustBeUnlocked();
@@ -586,16 +608,22 @@ export class ProviderService {
     // before this request was pending): nothing outside the grants may become approvable in a session.
     mustBeUnlocked();
     const offer = this.d.grants && (kind === 'clob' || kind === 'perps') ? ProviderService.offerable(first.refresh.artifact) : undefined;
-    const { approved } = this.d.registry.add(
+    const { id, approved } = this.d.registry.add(
       { origin, kind, title: first.title, signer: first.signer, account: { address: account.address, label: account.label }, grantable: !!offer, markets: offer ? requestMarkets(offer) : [], ...first.refresh },
       ttlMs,
       async () => (await make()).refresh,
     );
-    await this.d.showApprovals();
-    const view = await approved;
+    this.windowAuthority.set(id, authority);
+    let view: ApprovalView;
+    try {
+      await this.d.showApprovals();
+      view = await approved;
+    } finally {
+      this.windowAuthority.delete(id);
+    }
     mustBeUnlocked();
     if (!view.artifact) throw disconnected('The approved request carried nothing to sign.');
-    return { ...view, artifact: view.artifact };
+    return { ...view, artifact: view.artifact, authority };
   }
 
   /**
@@ -797,7 +825,7 @@ export class ProviderService {
     return flags;
   }
 
-  private async perps(origin: string, account: OwnerInfo, submit: boolean, params: unknown, beforeSign?: BeforeSign): Promise<unknown> {
+  private async perps(origin: string, account: OwnerInfo, submit: boolean, params: unknown, ticket: AuthorityTicket, beforeSign?: BeforeSign): Promise<unknown> {
     const p = parseOrThrow(perpsParamsSchema, unwrapParams(params), 'params');
     if (!submit && p.idempotencyKey !== undefined) throw new InvalidFieldError({ field: 'params.idempotencyKey', reason: 'is for perps_sendCommand only (perps_signCommand submits nothing)' });
     const cmd = commandFromBody(p.op, p.label);
@@ -811,7 +839,7 @@ export class ProviderService {
     const sentCoids = cmd.type === 'createOrders' ? v.parse(orderArgs, cmd.body.args).flatMap((o) => (o.c ? [o.c] : [])) : [];
     const prepare = () => this.d.service.preparePerps(account.address, cmd, { submit, ...(p.exp === undefined ? {} : { exp: p.exp }) });
     // perps_signCommand is never covered: the site would hold a signed command to submit at any time.
-    let grant: GrantCheck = submit ? await this.grantCheck(origin, account, perpsGrantRequest(cmd), (m) => this.perpsRef(m)) : { covered: false as const };
+    let grant: GrantCheck = submit ? await this.grantCheck(origin, account, perpsGrantRequest(cmd), (m) => this.perpsRef(m), ticket) : { covered: false as const };
     if (grant.covered) {
       // The use is checked and written while the artifact is built, the key read and the command signed;
       // nothing leaves before its checks passed (`beforeSend`) and it is durable (the journal record that
@@ -831,7 +859,7 @@ export class ProviderService {
       if (sentCoids.length) await this.d.grants?.forgetCoids(origin, account.address, sentCoids, { except: grant.grantId });
       await beforeSign?.(artifact);
       try {
-        const result = await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)`, still: grant.still, beforeSend, grantUse: grant.use });
+        const result = await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)`, still: grant.still, beforeSend, grantUse: grant.use, authority: grant.authority });
         // Recorded after the answer (best effort), before the next grant check (`recordOrdersAfter`).
         if (cmd.type === 'createOrders') this.recordOrdersAfter(grant.grantId, grant.seq, ackedOrders(result));
         return result;
@@ -852,27 +880,28 @@ export class ProviderService {
       prepare,
       async (a) => [...(!grant.covered && grant.flag ? [grant.flag] : []), ...(a.kind === 'perps' ? await this.perpsFlags(account.address, perpsArtifactCommand(a)) : [])],
       funds ? TTL_FUNDS_MS : TTL_TRADING_MS,
+      ticket,
     );
     await beforeSign?.(view.artifact);
-    const result = await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? cmd.type });
+    const result = await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? cmd.type, authority: view.authority });
     // Best effort: the funds were sent and answered; a failed write must not turn the answer into an error a client retries (issue #20).
     if (fundsTo && submit) await this.rememberDestination(fundsTo.to).catch(() => undefined);
     return result;
   }
 
-  private async clobPost(origin: string, account: OwnerInfo, params: unknown, beforeSign?: BeforeSign): Promise<unknown> {
+  private async clobPost(origin: string, account: OwnerInfo, params: unknown, ticket: AuthorityTicket, beforeSign?: BeforeSign): Promise<unknown> {
     const p = parseOrThrow(clobOrdersParamsSchema, unwrapParams(params), 'params');
     const { orders } = p;
     // Judged on what will be signed: the built orders' amounts (tick-rounded price, shares, USDC).
     const built: ClobArtifact | undefined = this.d.grants ? await this.d.service.prepareClob(account.address, orders) : undefined;
-    let grant: GrantCheck = built ? await this.grantCheck(origin, account, clobGrantRequest(built), (m) => this.clobRef(m)) : { covered: false as const };
+    let grant: GrantCheck = built ? await this.grantCheck(origin, account, clobGrantRequest(built), (m) => this.clobRef(m), ticket) : { covered: false as const };
     if (grant.covered && !(await grant.counted)) grant = { covered: false, flag: TAMPERED_FLAG };
     let results: Awaited<ReturnType<SigningService['clobPostOrders']>>;
     if (grant.covered && built) {
       const artifact = built;
       const { lines } = describeArtifact(artifact, await this.symbol());
       await beforeSign?.(artifact);
-      results = (await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)`, still: grant.still, grantUse: grant.use })) as typeof results;
+      results = (await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)`, still: grant.still, grantUse: grant.use, authority: grant.authority })) as typeof results;
     } else {
       const view = await this.approveArtifact(
         origin,
@@ -881,19 +910,20 @@ export class ProviderService {
         () => this.d.service.prepareClob(account.address, orders),
         async (a) => [...(!grant.covered && grant.flag ? [grant.flag] : []), ...(a.kind === 'clob' && a.orders.length > 1 ? [`A batch of ${a.orders.length} orders.`] : [])],
         TTL_TRADING_MS,
+        ticket,
       );
       await beforeSign?.(view.artifact);
-      results = (await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? 'orders' })) as typeof results;
+      results = (await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? 'orders', authority: view.authority })) as typeof results;
     }
     return results.map((r) => (r.ok ? { success: true, orderID: r.orderID, status: r.status, errorMsg: '' } : { success: false, orderID: r.orderID, errorMsg: r.error.exchangeMessage }));
   }
 
-  private async clobSign(origin: string, account: OwnerInfo, params: unknown): Promise<unknown> {
+  private async clobSign(origin: string, account: OwnerInfo, params: unknown, ticket: AuthorityTicket): Promise<unknown> {
     const p = parseOrThrow(clobSignParamsSchema, unwrapParams(params), 'params');
     checkL2Route(p.method, p.requestPath);
     const req = { method: p.method, requestPath: p.requestPath, ...(p.body === undefined ? {} : { body: p.body }) };
-    const view = await this.approveArtifact(origin, 'l2', account, () => this.d.service.prepareL2(account.address, req), async () => [], TTL_TRADING_MS);
-    return this.d.service.execute(view.artifact, view.digest, { origin, summary: `${p.method} ${p.requestPath.slice(0, 100)}` });
+    const view = await this.approveArtifact(origin, 'l2', account, () => this.d.service.prepareL2(account.address, req), async () => [], TTL_TRADING_MS, ticket);
+    return this.d.service.execute(view.artifact, view.digest, { origin, summary: `${p.method} ${p.requestPath.slice(0, 100)}`, authority: view.authority });
   }
 }
 

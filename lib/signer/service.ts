@@ -75,6 +75,7 @@ import { appendAudit, auditLog, type AuditLog } from '../audit';
 import type { AuditJournal, JournalRecord, JournalUse } from '../audit/journal';
 import { fromUnits } from '../decimal';
 import type { Vault } from '../vault/vault';
+import { Authority, AuthorityEndedError, PERSON_SCOPES, type AuthorityTicket } from '../authority/epoch';
 
 /**
  * Gateway settings (issue #4 §1: settings store). URLs are service roots; `headerSet` names the auth
@@ -195,6 +196,12 @@ export type GateOptions = {
    * throws, the signature is dropped and nothing is sent.
    */
   beforeSend?: () => Promise<void>;
+  /**
+   * The authority the request captured at its start (`lib/authority/epoch.ts`): checked with the gate right
+   * before each signature and again right before each send. Absent: captured when the call enters this
+   * service, with the popup's scopes (`PERSON_SCOPES`).
+   */
+  authority?: AuthorityTicket;
 };
 
 /** The part of the gateway's answer to `CreateProxy` this service reads: the proxy's secret (a credential, stored in the vault only). */
@@ -246,6 +253,8 @@ export type SigningServiceOptions = {
    * one records. None (tests, Node): no journal.
    */
   journal?: AuditJournal;
+  /** The background's authority epoch (`lib/authority/epoch.ts`); default: one of its own. */
+  authority?: Authority;
 };
 
 /** Signs and submits perps commands and order-book orders for the vault's accounts (see the module docstring for retries, timeouts and the signing gate). */
@@ -268,8 +277,11 @@ export class SigningService {
   private readonly inflight = new Set<Promise<unknown>>();
   /** The audit log, keyed by the vault's audit key (issue #17 §8). */
   private readonly auditLog: AuditLog;
+  /** The authority epoch every signature and send of this service checks (`lib/authority/epoch.ts`). */
+  readonly authority: Authority;
 
   constructor(private readonly o: SigningServiceOptions) {
+    this.authority = o.authority ?? new Authority();
     this.transport = fetchWithHeaderSet(o.fetchFn ?? ((input, init) => fetch(input, init)), async () => (await o.settings()).headerSet ?? 'seed');
     this.requestTimeoutMs = o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.fetchFn = fetchWithTimeout(this.transport, this.requestTimeoutMs);
@@ -296,6 +308,7 @@ export class SigningService {
    */
   halt(reason: string, drainMs = HALT_DRAIN_MS): Promise<{ unsettled: number }> {
     this.haltReason = reason;
+    this.authority.end('all', 'panic'); // everything started before ends here; panic's own commands start after
     const pending = [...this.inflight];
     if (pending.length === 0) return Promise.resolve({ unsettled: 0 });
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -500,7 +513,7 @@ export class SigningService {
 
   /** `execute` for an order-book artifact: one result per order. */
   executeClob(artifact: ClobArtifact, approvedDigest: Hex, opts: ExecuteOptions): Promise<BatchOrderResult[]> {
-    return this.guarded(artifact, opts, (recheck) => this.runClob(artifact, approvedDigest, opts, recheck));
+    return this.guarded(artifact, opts, (recheck, ticket) => this.runClob(artifact, approvedDigest, { ...opts, authority: ticket }, recheck));
   }
 
   /** `execute` for an L2 artifact: the five headers, named for the configured header set. */
@@ -514,16 +527,19 @@ export class SigningService {
    * `recheck` to call right before each signature (a halt may come meanwhile), and counts the run as in
    * flight when it can open exposure.
    */
-  private guarded<T>(artifact: SigningArtifact, opts: GateOptions, body: (recheck: () => void) => Promise<T>): Promise<T> {
+  private guarded<T>(artifact: SigningArtifact, opts: GateOptions, body: (recheck: () => void, ticket: AuthorityTicket) => Promise<T>): Promise<T> {
     const exempt = () => panicExempt(artifact);
+    const ticket = opts.authority ?? this.authority.capture(PERSON_SCOPES);
     this.gate(opts.pass, exempt);
+    this.authority.assert(ticket);
     // A live venue preset the person has not confirmed signs nothing (issue #22); panic's own commands pass.
     const confirmed = opts.pass === PANIC_PASS && exempt() ? Promise.resolve() : this.o.settings().then(assertVenueConfirmed);
     const running = confirmed.then(() =>
       body(() => {
         this.gate(opts.pass, exempt);
         opts.still?.();
-      }),
+        this.authority.assert(ticket);
+      }, ticket),
     );
     return opensExposure(artifact) ? this.track(running) : running;
   }
@@ -561,7 +577,7 @@ export class SigningService {
         return { envelope };
       }
       sent = true;
-      return await this.sendPerps(artifact, envelope, digests, opts, audit, base, journal?.id);
+      return await this.sendPerps(artifact, envelope, digests, opts, audit, base, journal?.id, recheck);
     } finally {
       // Nothing left: no record to keep, nor its use (the use of an unsent command need not survive a stop).
       if (journal && !sent) void this.o.journal?.discard(journal.id).catch(() => undefined);
@@ -603,6 +619,7 @@ export class SigningService {
     audit: (entry: Omit<AuditEntry, 'at'>, afterThisTask?: boolean) => Promise<void>,
     base: ReturnType<SigningService['auditBase']>,
     journalId: string | undefined,
+    recheck: () => void,
   ): Promise<{ envelope: PerpsEnvelope; body?: unknown }> {
     const { op, salt, ts } = envelope;
     const kind = `perps.${op.type}`;
@@ -612,13 +629,12 @@ export class SigningService {
     const { perpsUrl } = await this.o.settings();
     const { weight } = perpsArtifactCommand(artifact);
     // Panic's cancels and closes skip the client-side meter: a site that spent the budget must not block them (the gateway decides).
-    if (opts.pass !== PANIC_PASS) {
-      try {
-        this.meter(perpsUrl, weight.request, weight.action);
-      } catch (err) {
-        if (journalId !== undefined) void this.o.journal?.discard(journalId).catch(() => undefined); // refused before the send
-        throw err;
-      }
+    try {
+      recheck(); // the settings read above: an end that came meanwhile drops the signature here
+      if (opts.pass !== PANIC_PASS) this.meter(perpsUrl, weight.request, weight.action);
+    } catch (err) {
+      if (journalId !== undefined) void this.o.journal?.discard(journalId).catch(() => undefined); // refused before the send
+      throw err;
     }
     // What the page can look the command up by when no answer came: its client order ids (orders), and
     // always the signed envelope's salt and ts and the EIP-712 digest signed (issue #20).
@@ -626,10 +642,23 @@ export class SigningService {
     const lookup = { command: op.type, ...(coids.length ? { coids: coids.join(',') } : {}), salt, ts, digest: digests.join(',') }; // one digest for a perps command
     const what = op.type === 'withdraw' ? 'withdrawal' : op.type === 'internalTransfer' ? 'transfer' : op.type;
     let result: unknown;
+    let unsent: unknown; // the last check right before the body left refused it: nothing was sent
+    const beforeSend = (): void => {
+      try {
+        recheck();
+      } catch (err) {
+        unsent = err;
+        throw err;
+      }
+    };
     try {
       // The one send point, two transports (issue #22): the session when live for this account and proxy, else REST.
-      result = await submitPerpsCommand({ perpsUrl, command: artifact, envelope, signerAddress: artifact.signerAddress, fetchFn: this.fetchFor(opts.timeoutMs), timeoutMs: opts.timeoutMs ?? this.requestTimeoutMs, session: this.o.session?.(artifact.account, perpsUrl) });
+      result = await submitPerpsCommand({ perpsUrl, command: artifact, envelope, signerAddress: artifact.signerAddress, fetchFn: this.fetchFor(opts.timeoutMs), timeoutMs: opts.timeoutMs ?? this.requestTimeoutMs, session: this.o.session?.(artifact.account, perpsUrl), beforeSend });
     } catch (err) {
+      if (err === unsent) {
+        if (journalId !== undefined) void this.o.journal?.discard(journalId).catch(() => undefined);
+        throw err;
+      }
       if (!isKnownRefusal(err)) {
         await audit({ ...base, kind, result: 'unknown' }).then(close, () => undefined);
         throw new OutcomeUnknownError(what, err, lookup);
@@ -671,10 +700,8 @@ export class SigningService {
         bodies.push({ ...o.body, order: { ...o.body.order, signature } });
       }
       const useStored = journal ? undefined : opts.grantUse?.stored; // no journal to carry the use: its own write
-      if (journal || useStored) {
-        await Promise.all([journal && this.noted(journal.stored, opts), useStored]);
-        recheck(); // a halt while it waited: the signatures are dropped
-      }
+      if (journal || useStored) await Promise.all([journal && this.noted(journal.stored, opts), useStored]);
+      recheck(); // a halt or an end while it waited: the signatures are dropped
     } catch (err) {
       if (journal !== undefined) void this.o.journal?.discard(journal.id).catch(() => undefined); // nothing was posted
       throw err;
@@ -684,9 +711,14 @@ export class SigningService {
     try {
       results =
         artifact.path === '/order'
-          ? parseBatchResults([await this.l2(artifact.account, 'POST', '/order', bodies[0])], 1)
-          : parseBatchResults(await this.l2(artifact.account, 'POST', '/orders', bodies), bodies.length);
+          ? parseBatchResults([await this.l2(artifact.account, 'POST', '/order', bodies[0], opts.authority ? { authority: opts.authority } : {})], 1)
+          : parseBatchResults(await this.l2(artifact.account, 'POST', '/orders', bodies, opts.authority ? { authority: opts.authority } : {}), bodies.length);
     } catch (err) {
+      // Refused by the gate or the authority check right before an attempt: that attempt was not sent.
+      if (err instanceof HaltedError || err instanceof AuthorityEndedError) {
+        if (journal !== undefined) void this.o.journal?.discard(journal.id).catch(() => undefined);
+        throw err;
+      }
       // Signed and posted, no (readable) answer: the orders may rest at the exchange (never resent by the page path).
       if (!isKnownRefusal(err)) {
         await this.audit({ ...audit, result: 'unknown', detail: err instanceof BaseError ? err.shortMessage : 'error' }).then(close, () => undefined);
@@ -722,8 +754,9 @@ export class SigningService {
 
   /** Signs `command` for `account` with the right key; returns the envelope (nothing sent). */
   async perpsSign(account: string, command: PerpsCommand, opts: { exp?: number; origin?: string } = {}): Promise<PerpsEnvelope> {
+    const authority = this.authority.capture(PERSON_SCOPES);
     const a = await this.preparePerps(account, command, { submit: false, ...(opts.exp === undefined ? {} : { exp: opts.exp }) });
-    return (await this.executePerps(a, a.digest, { origin: opts.origin ?? 'extension', summary: command.type })).envelope;
+    return (await this.executePerps(a, a.digest, { origin: opts.origin ?? 'extension', summary: command.type, authority })).envelope;
   }
 
   /**
@@ -733,8 +766,9 @@ export class SigningService {
    * renewals use it, and it logs one entry per armed period instead (issue #17 §6).
    */
   async perpsSend(account: string, command: PerpsCommand, opts: { origin: string; exp?: number; summary?: string; audit?: boolean } & GateOptions): Promise<unknown> {
+    const authority = opts.authority ?? this.authority.capture(PERSON_SCOPES); // from the call on, whatever it awaits
     const a = await this.preparePerps(account, command, { submit: true, ...(opts.exp === undefined ? {} : { exp: opts.exp }) });
-    return this.execute(a, a.digest, { origin: opts.origin, summary: opts.summary ?? command.type, ...(opts.pass ? { pass: opts.pass } : {}), ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.audit === false ? { audit: false } : {}) });
+    return this.execute(a, a.digest, { origin: opts.origin, summary: opts.summary ?? command.type, authority, ...(opts.pass ? { pass: opts.pass } : {}), ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.audit === false ? { audit: false } : {}) });
   }
 
   /**
@@ -791,10 +825,13 @@ export class SigningService {
   /** Creates (or, when the nonce is used, derives) CLOB credentials for `account` and stores them. */
   async clobCreateOrDerive(account: string, opts: { nonce?: number } = {}) {
     this.gate(undefined, () => false);
+    const authority = this.authority.capture(PERSON_SCOPES);
     const settings = await this.o.settings();
     assertVenueConfirmed(settings); // an owner-key ClobAuth signature: a real-money venue only once confirmed
     const { clobUrl, clobChainId } = settings;
     const owner = await this.o.vault.ownerAccount(account);
+    this.gate(undefined, () => false);
+    this.authority.assert(authority);
     const { credentials, derived } = await createOrDeriveApiKey(
       clobUrl,
       owner,
@@ -849,8 +886,13 @@ export class SigningService {
    */
   private l2(account: string, method: string, requestPath: string, body?: unknown, opts: GateOptions = {}): Promise<unknown> {
     const exempt = () => method === 'DELETE' && requestPath === '/cancel-all' && body === undefined;
-    this.gate(opts.pass, exempt);
-    return this.l2Run(account, method, requestPath, body, opts, () => this.gate(opts.pass, exempt));
+    const ticket = opts.authority ?? this.authority.capture(PERSON_SCOPES);
+    const recheck = () => {
+      this.gate(opts.pass, exempt);
+      this.authority.assert(ticket);
+    };
+    recheck();
+    return this.l2Run(account, method, requestPath, body, opts, recheck);
   }
 
   private async l2Run(account: string, method: string, requestPath: string, body: unknown, opts: GateOptions, recheck: () => void): Promise<unknown> {
@@ -881,8 +923,9 @@ export class SigningService {
    * exchange errors inside a 200 are results, not throws).
    */
   async clobPostOrders(account: string, orders: readonly ClobOrderRequest[], opts: { origin: string }): Promise<BatchOrderResult[]> {
+    const authority = this.authority.capture(PERSON_SCOPES);
     const a = await this.prepareClob(account, orders);
-    return this.executeClob(a, a.digest, { origin: opts.origin, summary: `${orders.length} order(s)` });
+    return this.executeClob(a, a.digest, { origin: opts.origin, summary: `${orders.length} order(s)`, authority });
   }
 
   /**
@@ -897,8 +940,8 @@ export class SigningService {
   readonly clobCancels = new ClobCancelLog(() => this.now());
 
   /** Posts an order-book heartbeat (`POST /v1/heartbeats`); returns the session id to send next time. */
-  async clobHeartbeat(account: string, heartbeatId: string): Promise<string> {
-    return parseClobAnswer(clobHeartbeatAnswerSchema, await this.l2(account, 'POST', '/v1/heartbeats', { heartbeat_id: heartbeatId }), 'the heartbeat').heartbeat_id;
+  async clobHeartbeat(account: string, heartbeatId: string, opts: Pick<GateOptions, 'authority'> = {}): Promise<string> {
+    return parseClobAnswer(clobHeartbeatAnswerSchema, await this.l2(account, 'POST', '/v1/heartbeats', { heartbeat_id: heartbeatId }, opts), 'the heartbeat').heartbeat_id;
   }
 
   /** Cancels order-book orders by id (`DELETE /orders`): the venue's `{ canceled, not_canceled }` (validated). */

@@ -27,7 +27,7 @@ export type ProcedureDeps = {
    */
   lock: () => Promise<void>;
   /** Called when settings change. */
-  onSettings: () => Promise<void>;
+  onSettings: (change?: { venue: boolean }) => Promise<void>;
   /** Called after the chain id setting changed (the new id): pages get EIP-1193 `chainChanged` (hex). */
   onChainChanged?: (chainId: number) => void;
   /** Called after the person switched the active account (reject pending, tell sites). */

@@ -1,0 +1,150 @@
+/**
+ * One authority epoch: what ends the person's authority, and the one check every signing path makes.
+ *
+ * Every request captures a ticket when it starts (a page request in `ProviderService.request`, a popup
+ * action or a dead-man renewal when it enters the signing service). The ticket is compared right before
+ * each signature and again right before each send (`SigningService`: REST and the perps session alike,
+ * every order-book attempt), whatever the request awaited in between — a gateway read, a grant check,
+ * the approval window, an audit journal record, a grant use write, a retry back-off. A ticket captured
+ * before an ending event is refused from then on; one captured after it (the person's own action once
+ * the event is over, panic's cancels after the gate closed) is not.
+ *
+ * Scopes (a ticket checks the ones its path depends on), and what ends them:
+ * - `all`: lock (and auto-lock without a grant), panic, the end of a trading session (it locks), a
+ *   change of venue (preset, gateway URLs, chain id, header set, pinned domain) — everything.
+ * - `person`: the person's own authority given while unlocked (window approvals, popup actions) —
+ *   auto-lock entering a trading session, an account switch.
+ * - `pages`: every page request (they act for the active account) — an account switch.
+ * - `grants`: every standing grant — revoke all (lock, panic, unlock after a browser restart).
+ * - `origin:<origin>`: one site's page requests — its disconnect (`wallet_revokePermissions`).
+ * - a grant id: requests covered by that grant — its revoke or replacement (ended for good: ids are unique).
+ *
+ * The page's error says what ended it (`AuthorityEndedError`, 4900; `SiteAuthorityEndedError`, 4100 for
+ * a disconnect or an account switch). Nothing was signed, or what was signed was dropped unsent.
+ */
+import { BaseError } from '../errors/base';
+
+/** What ended a scope (the words of the page's error). */
+export type EndReason = 'lock' | 'panic' | 'session' | 'venue' | 'account' | 'disconnect' | 'revoke';
+
+/** A scope a ticket can depend on (see the module docstring). */
+export type AuthorityScope = 'all' | 'person' | 'pages' | 'grants' | `origin:${string}`;
+
+/**
+ * What a request holds from its start: the counter of each scope it depends on as it was then, and the
+ * grant covering it (if any). Immutable; narrow it with `narrowTicket`.
+ */
+export type AuthorityTicket = { readonly seen: Readonly<Record<string, number>>; readonly grant?: string };
+
+const WORDS: Record<EndReason, string> = {
+  lock: 'Countersign was locked',
+  panic: 'the panic switch ran',
+  session: 'Countersign auto-locked into a trading session',
+  venue: 'the venue settings changed',
+  account: 'you switched accounts in Countersign',
+  disconnect: 'the site was disconnected',
+  revoke: 'the standing permission was revoked',
+};
+
+/** The sentence a request whose authority ended for `reason` gets (nothing was sent). */
+export function endedMessage(reason: EndReason): string {
+  return `Nothing was sent: ${WORDS[reason]} after this request started. Ask again if you still want it.`;
+}
+
+/** Thrown when a request's authority ended (lock, panic, trading session, venue change, revoke) before it was signed or sent. EIP-1193 4900. */
+export class AuthorityEndedError extends BaseError {
+  override name = 'Authority.EndedError';
+  static override readonly code: number | undefined = 4900;
+  constructor(readonly reason: EndReason) {
+    super(endedMessage(reason), { data: { reason } });
+  }
+}
+
+/** Thrown when the site's authority ended (its disconnect, an account switch) before the request was signed or sent. EIP-1193 4100. */
+export class SiteAuthorityEndedError extends AuthorityEndedError {
+  override name = 'Authority.SiteEndedError';
+  static override readonly code: number | undefined = 4100;
+}
+
+/** The error a request whose authority ended for `reason` gets. */
+export function endedError(reason: EndReason): AuthorityEndedError {
+  return reason === 'account' || reason === 'disconnect' ? new SiteAuthorityEndedError(reason) : new AuthorityEndedError(reason);
+}
+
+/** `ticket` checking only `scopes` (each as it was captured) and, when given, the grant `grant`. */
+export function narrowTicket(ticket: AuthorityTicket, scopes: readonly AuthorityScope[], grant?: string): AuthorityTicket {
+  const seen: Record<string, number> = {};
+  for (const s of scopes) if (s in ticket.seen) seen[s] = ticket.seen[s]!;
+  return grant === undefined ? { seen } : { seen, grant };
+}
+
+/** The scopes of a page request of `origin` when it starts (narrowed once its path is known). */
+export const pageScopes = (origin: string): AuthorityScope[] => ['all', 'person', 'pages', 'grants', `origin:${origin}`];
+/** The scopes a window-approved page request of `origin` checks. */
+export const approvedPageScopes = (origin: string): AuthorityScope[] => ['all', 'person', 'pages', `origin:${origin}`];
+/** The scopes a grant-covered page request of `origin` checks (a trading session keeps it; its grant is checked too). */
+export const grantedPageScopes = (origin: string): AuthorityScope[] => ['all', 'pages', 'grants', `origin:${origin}`];
+/** The scopes of the popup's own actions (the default of the signing service). */
+export const PERSON_SCOPES: readonly AuthorityScope[] = ['all', 'person'];
+/** The scopes of the dead-man's renewals (they outlive a trading session and an account switch). */
+export const KILL_SWITCH_SCOPES: readonly AuthorityScope[] = ['all'];
+
+/** The counters of every scope, and the ended grants (one per background). */
+export class Authority {
+  private readonly counters = new Map<string, number>();
+  private readonly reasons = new Map<string, EndReason>();
+  private readonly endedGrants = new Set<string>();
+  private readonly listeners = new Set<() => void>();
+
+  /** A ticket of `scopes` as they are now. */
+  capture(scopes: readonly AuthorityScope[]): AuthorityTicket {
+    const seen: Record<string, number> = {};
+    for (const s of scopes) seen[s] = this.counters.get(s) ?? 0;
+    return { seen };
+  }
+
+  /**
+   * Ends `scope` now (synchronously: every ticket captured before this call is refused from here on),
+   * for `reason`; tells the listeners (`onEnd`).
+   */
+  end(scope: AuthorityScope, reason: EndReason): void {
+    this.counters.set(scope, (this.counters.get(scope) ?? 0) + 1);
+    this.reasons.set(scope, reason);
+    this.told();
+  }
+
+  /** Ends grant `id` for good (revoked or replaced). */
+  endGrant(id: string): void {
+    this.endedGrants.add(id);
+    this.told();
+  }
+
+  /** Why `ticket` ended (the first ended scope it checks), or undefined while it holds. */
+  endedBy(ticket: AuthorityTicket): EndReason | undefined {
+    for (const [s, n] of Object.entries(ticket.seen)) if ((this.counters.get(s) ?? 0) !== n) return this.reasons.get(s) ?? 'lock';
+    if (ticket.grant !== undefined && this.endedGrants.has(ticket.grant)) return 'revoke';
+    return undefined;
+  }
+
+  /** Throws `AuthorityEndedError` (4900) or `SiteAuthorityEndedError` (4100) when `ticket` ended. Synchronous: nothing may await between it and the signature or send it guards. */
+  assert(ticket: AuthorityTicket): void {
+    const reason = this.endedBy(ticket);
+    if (reason !== undefined) throw endedError(reason);
+  }
+
+  /** Calls `fn` after every `end` / `endGrant` (synchronously); returns the unsubscribe. */
+  onEnd(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => void this.listeners.delete(fn);
+  }
+
+  private told(): void {
+    for (const fn of [...this.listeners]) {
+      try {
+        fn();
+      } catch {
+        /* a listener's failure never stops an end */
+      }
+    }
+  }
+}
