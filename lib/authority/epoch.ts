@@ -66,8 +66,22 @@ export class SiteAuthorityEndedError extends AuthorityEndedError {
   static override readonly code: number | undefined = 4100;
 }
 
-/** The error a request whose authority ended for `reason` gets. */
-export function endedError(reason: EndReason): AuthorityEndedError {
+/**
+ * Thrown right before a signature covered by a grant when that grant was revoked (by the person, by a
+ * disconnect of its site, by lock or panic) after it covered the request: revoke acts before the next
+ * signature. Nothing was signed. -32003: the request was refused; asking again opens a window.
+ */
+export class GrantRevokedError extends BaseError {
+  override name = 'Grants.RevokedError';
+  static override readonly code: number | undefined = -32003;
+  constructor() {
+    super('The standing permission was revoked before this request was signed; nothing was signed.');
+  }
+}
+
+/** The error a request whose authority ended for `reason` gets (4100, 4900, or -32003 for a revoked grant). */
+export function endedError(reason: EndReason): AuthorityEndedError | GrantRevokedError {
+  if (reason === 'revoke') return new GrantRevokedError();
   return reason === 'account' || reason === 'disconnect' ? new SiteAuthorityEndedError(reason) : new AuthorityEndedError(reason);
 }
 

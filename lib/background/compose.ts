@@ -187,10 +187,10 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
         },
         onChainChanged: (chainId) => ports.emit(undefined, 'chainChanged', numberToHex(chainId)),
         onAccountChanged: async (active) => {
+          registry.rejectAll(() => userRejected('You switched accounts in Countersign; the request was cancelled.'));
           // Page requests act for the active account, and the person's own actions were started for the old one.
           authority.end('pages', 'account');
           authority.end('person', 'account');
-          registry.rejectAll(() => userRejected('You switched accounts in Countersign; the request was cancelled.'));
           void streams.reconcile(); // the old account's stream closes now (issue #22)
           for (const c of await db.getAll('connections')) {
             ports.emit(c.origin, 'accountsChanged', c.accounts[0]?.toLowerCase() === active.toLowerCase() && vault.unlocked ? c.accounts : []);

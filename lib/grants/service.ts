@@ -27,7 +27,7 @@ import { DAY_MS, evaluateGrant, grantScope, MAX_GRANT_MS, MAX_OWNED_ORDERS, venu
 import { grantLimitsSchema } from './schema';
 import { UseWindow } from './usage';
 import * as v from 'valibot';
-import { Authority, endedError, grantedPageScopes, narrowTicket, type AuthorityTicket } from '../authority/epoch';
+import { Authority, endedError, GrantRevokedError, grantedPageScopes, narrowTicket, type AuthorityTicket } from '../authority/epoch';
 
 /** Thrown when a grant would last longer than 24 h or not at all. */
 export class GrantDurationError extends BaseError {
@@ -53,18 +53,7 @@ export class GrantLimitsError extends BaseError {
   }
 }
 
-/**
- * Thrown right before a signature covered by a grant when that grant was revoked (by the person, by a
- * disconnect of its site, by lock or panic) after it covered the request (issue #20: revoke acts before
- * the next signature). Nothing was signed. -32003: the request was refused; asking again opens a window.
- */
-export class GrantRevokedError extends BaseError {
-  override name = 'Grants.RevokedError';
-  static override readonly code = -32003;
-  constructor() {
-    super('The standing permission was revoked before this request was signed; nothing was signed.');
-  }
-}
+export { GrantRevokedError };
 
 /**
  * What a covered request holds until its signature: the grant, and the authority it holds

@@ -45,7 +45,7 @@ import { describeGrant, type GrantLimits } from '../grants/evaluate';
 import { appendAudit, auditLog } from '../audit';
 import { toUnits } from '../decimal';
 import { nextTask } from '../tasks';
-import { approvedPageScopes, endedMessage, narrowTicket, pageScopes, type AuthorityTicket } from '../authority/epoch';
+import { Authority, approvedPageScopes, endedMessage, narrowTicket, pageScopes, type AuthorityTicket } from '../authority/epoch';
 import { checkL2Route, clobOrdersParamsSchema, clobSignParamsSchema, isPageMethod, METHOD_POLICY, perpsParamsSchema, typedDataRefusal, unwrapParams } from './methods';
 
 /** Approval time-to-live of trading requests (orders, cancels, leverage, L2 headers), in ms: 60 s. */
@@ -363,8 +363,9 @@ export class ProviderService {
    */
   constructor(private readonly d: ProviderDeps) {
     void this.loadOutcomes().catch(() => undefined);
+    // The signer's epoch (one per background); a service double without one gets its own.
+    const authority = (this.authority = (d.service as Partial<SigningService>).authority ?? new Authority());
     // A window whose request's authority ended (disconnect, venue change …) closes at once, with why.
-    const authority = d.service.authority;
     authority.onEnd(() => {
       for (const [id, ticket] of this.windowAuthority) {
         const reason = authority.endedBy(ticket);
@@ -374,6 +375,9 @@ export class ProviderService {
       }
     });
   }
+
+  /** The authority epoch every page request captures at its start (`lib/authority/epoch.ts`). */
+  private readonly authority: Authority;
 
   /** The authority of each pending window's request (approval id → ticket), closed when it ends. */
   private readonly windowAuthority = new Map<string, AuthorityTicket>();
@@ -427,7 +431,7 @@ export class ProviderService {
   /** Handles one page request from `origin`. Throws `ProviderRpcError` (or errors mapped by `toRpcError`). */
   async request(origin: string, method: string, params: unknown): Promise<unknown> {
     // The request's authority, from its start: checked before its window, its signature and its send (`lib/authority/epoch.ts`).
-    const ticket = this.d.service.authority.capture(pageScopes(origin));
+    const ticket = this.authority.capture(pageScopes(origin));
     if (!isAllowedOrigin(origin)) throw unauthorized('Countersign only serves https sites (and localhost).');
     if (!isPageMethod(method)) throw unsupported(`Countersign does not support ${method.slice(0, 64)}.`);
     const policy = METHOD_POLICY[method];
@@ -462,7 +466,7 @@ export class ProviderService {
         return this.grantPermissions(origin, granted, params);
       case 'wallet_revokePermissions':
         // Every request of the site started before this ends here, whatever it waits for.
-        this.d.service.authority.end(`origin:${origin}`, 'disconnect');
+        this.authority.end(`origin:${origin}`, 'disconnect');
         // The site's own disconnect never unsets a kill switch while its orders may be open (issue #17 finding 4).
         await this.d.beforeSiteRevoke?.(origin);
         this.holdConnection(origin, undefined); // no request is served under it from here on
@@ -591,7 +595,7 @@ export class ProviderService {
     // A window-approved request holds the person's authority: a trading session, lock, switch or disconnect ends it.
     const authority = narrowTicket(ticket, approvedPageScopes(origin));
     const mustBeUnlocked = () => {
-      this.d.service.authority.assert(authority);
+      this.authority.assert(authority);
       if (!this.d.vault.unlocked) throw disconnected("Countersign is in a trading session: only requests within this site's standing permission are signed. Unlock Countersign to approve this one.");
     };
     mustBeUnlocked();

@@ -75,7 +75,7 @@ import { appendAudit, auditLog, type AuditLog } from '../audit';
 import type { AuditJournal, JournalRecord, JournalUse } from '../audit/journal';
 import { fromUnits } from '../decimal';
 import type { Vault } from '../vault/vault';
-import { Authority, AuthorityEndedError, PERSON_SCOPES, type AuthorityTicket } from '../authority/epoch';
+import { Authority, AuthorityEndedError, GrantRevokedError, PERSON_SCOPES, type AuthorityTicket } from '../authority/epoch';
 
 /**
  * Gateway settings (issue #4 §1: settings store). URLs are service roots; `headerSet` names the auth
@@ -530,17 +530,15 @@ export class SigningService {
   private guarded<T>(artifact: SigningArtifact, opts: GateOptions, body: (recheck: () => void, ticket: AuthorityTicket) => Promise<T>): Promise<T> {
     const exempt = () => panicExempt(artifact);
     const ticket = opts.authority ?? this.authority.capture(PERSON_SCOPES);
-    this.gate(opts.pass, exempt);
-    this.authority.assert(ticket);
+    const recheck = (): void => {
+      this.gate(opts.pass, exempt);
+      opts.still?.();
+      this.authority.assert(ticket);
+    };
+    recheck();
     // A live venue preset the person has not confirmed signs nothing (issue #22); panic's own commands pass.
     const confirmed = opts.pass === PANIC_PASS && exempt() ? Promise.resolve() : this.o.settings().then(assertVenueConfirmed);
-    const running = confirmed.then(() =>
-      body(() => {
-        this.gate(opts.pass, exempt);
-        opts.still?.();
-        this.authority.assert(ticket);
-      }, ticket),
-    );
+    const running = confirmed.then(() => body(recheck, ticket));
     return opensExposure(artifact) ? this.track(running) : running;
   }
 
@@ -715,7 +713,7 @@ export class SigningService {
           : parseBatchResults(await this.l2(artifact.account, 'POST', '/orders', bodies, opts.authority ? { authority: opts.authority } : {}), bodies.length);
     } catch (err) {
       // Refused by the gate or the authority check right before an attempt: that attempt was not sent.
-      if (err instanceof HaltedError || err instanceof AuthorityEndedError) {
+      if (err instanceof HaltedError || err instanceof AuthorityEndedError || err instanceof GrantRevokedError) {
         if (journal !== undefined) void this.o.journal?.discard(journal.id).catch(() => undefined);
         throw err;
       }
