@@ -146,9 +146,9 @@ const ENDINGS: Record<string, Ending> = {
 type Parked = { outcome: Promise<{ e: unknown; r?: unknown }>; release: () => void };
 type Wait = { name: string; setup?: (c: Ctx) => Promise<void>; start: (c: Ctx) => Promise<Parked> };
 
-const pageOrder = (c: Ctx) => settle(c.bg.page(page).request('perps_sendCommand', btcOrderFor(c)));
+/** The order the parked request sends (read at the sandbox's mark before it starts). */
 let pendingOrder: unknown;
-const btcOrderFor = (_c: Ctx) => pendingOrder;
+const pageOrder = (c: Ctx) => settle(c.bg.page(page).request('perps_sendCommand', pendingOrder));
 
 const WAITS: Record<string, Wait> = {
   read: {
@@ -338,4 +338,74 @@ describe('authority ends during a dead-man renewal', () => {
       expect(reachedSince(from, recorder.log.frames.length).renewals, 'kill-switch renewals that reached the venue after the event').toBe(0);
     }, 30_000);
   }
+});
+
+describe('a window whose request lost its authority', () => {
+  for (const e of ['siteRevoke', 'venueChange'] as const) {
+    const ending = ENDINGS[e]!;
+    it(`closes at once when ${ending.name}, without the person acting, and the page is told why`, async () => {
+      const c = await ready(`window-${e}`);
+      pendingOrder = await btcOrder();
+      const outcome = pageOrder(c);
+      await until(() => c.bg.registry.size > 0);
+      await ending.run(c);
+      expect(c.bg.registry.size, 'windows still open').toBe(0);
+      const { e: error } = await outcome;
+      expect((error as { code?: number }).code).toBe(e === 'siteRevoke' ? 4100 : 4900);
+      expect((error as { message?: string }).message).toMatch(/Nothing was sent/);
+    }, 30_000);
+  }
+});
+
+describe('what is started after the event holds the new authority', () => {
+  const approveNext = async (bg: PagedBackground) => {
+    await until(() => bg.registry.size > 0);
+    const [v] = bg.registry.list();
+    bg.registry.decide(v!.id, { approve: true, digest: v!.digest });
+  };
+
+  it('after a gateway URL change, a new page order (approved) reaches the venue at the new URL', async () => {
+    const c = await ready('after-venue');
+    await ENDINGS.venueChange!.run(c);
+    const from = h.ctx.requestLog.length;
+    const sent = settle(c.bg.page(page).request('perps_sendCommand', await btcOrder()));
+    await approveNext(c.bg);
+    expect((await sent).e).toBeUndefined();
+    expect(reachedSince(from, 0).orders).toBe(1);
+  }, 30_000);
+
+  it('after switching accounts and back, the site’s new granted order goes', async () => {
+    const c = await ready('after-switch');
+    await granted(c);
+    await ENDINGS.accountSwitch!.run(c);
+    expect(((await callAs(c.bg, 'account.select', { address: owner() })) as Reply).ok).toBe(true);
+    const from = h.ctx.requestLog.length;
+    expect((await settle(c.bg.page(page).request('perps_sendCommand', await btcOrder()))).e).toBeUndefined();
+    expect(reachedSince(from, 0).orders).toBe(1);
+  }, 30_000);
+
+  it('after a lock and an unlock, the popup’s own order goes', async () => {
+    const c = await ready('after-lock');
+    await ENDINGS.lock!.run(c);
+    expect(((await callAs(c.bg, 'vault.unlock', { password: 'a good password' })) as Reply).ok).toBe(true);
+    const from = h.ctx.requestLog.length;
+    const r = (await callAs(c.bg, 'perps.send', { account: owner(), ...(await btcOrder()) })) as Reply;
+    expect(r.error).toBeUndefined();
+    expect(reachedSince(from, 0).orders).toBe(1);
+  }, 30_000);
+
+  it('panic’s own cancel goes through while the order it ended is dropped', async () => {
+    const c = await ready('panic-own');
+    pendingOrder = await btcOrder();
+    const parked = await WAITS.journal!.start(c);
+    const from = h.ctx.requestLog.length;
+    const running = callAs(c.bg, 'panic.run', { closePositions: false });
+    await until(() => c.bg.service().halted);
+    parked.release();
+    const report = ((await running) as Reply).result as { perps: { ok?: boolean } };
+    expect(report.perps.ok, JSON.stringify(report)).toBe(true);
+    expect(reachedSince(from, 0).orders).toBe(0);
+    expect(h.ctx.requestLog.slice(from).some((r) => r.method === 'DELETE' && r.path.startsWith('/perps/v1/trade/orders'))).toBe(true);
+    expect((await parked.outcome).e).toBeDefined();
+  }, 30_000);
 });
