@@ -88,7 +88,10 @@ export function endedError(reason: EndReason): AuthorityEndedError | GrantRevoke
 /** `ticket` checking only `scopes` (each as it was captured) and, when given, the grant `grant`. */
 export function narrowTicket(ticket: AuthorityTicket, scopes: readonly AuthorityScope[], grant?: string): AuthorityTicket {
   const seen: Record<string, number> = {};
-  for (const s of scopes) if (s in ticket.seen) seen[s] = ticket.seen[s]!;
+  for (const s of scopes) {
+    const n = ticket.seen[s];
+    if (n !== undefined) seen[s] = n;
+  }
   return grant === undefined ? { seen } : { seen, grant };
 }
 

@@ -364,7 +364,7 @@ export class ProviderService {
   constructor(private readonly d: ProviderDeps) {
     void this.loadOutcomes().catch(() => undefined);
     // The signer's epoch (one per background); a service double without one gets its own.
-    const authority = (this.authority = (d.service as Partial<SigningService>).authority ?? new Authority());
+    const authority = (this.authority = d.service.authority ?? new Authority());
     // A window whose request's authority ended (disconnect, venue change …) closes at once, with why.
     authority.onEnd(() => {
       for (const [id, ticket] of this.windowAuthority) {

@@ -31,6 +31,7 @@ import { beaconDepositWallet, uupsDepositWallet } from '../../relayer/wallet';
 import { readSettings, type Settings } from '../../settings';
 import { assertVenueConfirmed } from '../../settings/confirmation';
 import { OutcomeUnknownError } from '../../signer/service';
+import { PERSON_SCOPES } from '../../authority/epoch';
 import { userRejected } from '../../provider/errors';
 import type { DepositWalletInfo } from '../../vault/vault';
 import { auditOf, type ContractHandlers, type ProcedureDeps } from './deps';
@@ -142,6 +143,8 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       return { wallet: { wallet: checked.wallet, kind: checked.kind, deployed, approvals }, redeemable: positions.redeemable, ...extra };
     },
     'clob.walletBatch': async ({ account, batch }) => {
+      // The authority of the person's action from its start (`lib/authority/epoch.ts`): checked before the signature and before the submit.
+      const authority = service.authority.capture(PERSON_SCOPES);
       await requireActiveAccount(db, vault, account);
       const { s, fetchFn, relayer, deployed: isDeployed } = await env();
       assertVenueConfirmed(s); // an owner-signed batch moves funds: like an order, only on a confirmed venue
@@ -175,9 +178,13 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       const view = await approved;
       if (view.digest !== digest) throw userRejected('The approved batch is not the one built; nothing was signed.');
       assertVenueConfirmed(await readSettings(db)); // again after the window: the setting may have changed meanwhile
-      const request = await signWalletBatch(await vault.ownerAccount(account), walletBatch);
+      const ownerKey = await vault.ownerAccount(account);
+      service.authority.assert(authority); // a lock, panic, switch or venue change while the window was open: nothing is signed
+      const request = await signWalletBatch(ownerKey, walletBatch);
       const audit = { at: Date.now(), origin: 'extension', account: w.account, kind: 'relayer.walletBatch', summary: described.calls.map((c) => c.words).join('; ').slice(0, 500), digest };
-      const answer = await submitted(relayer.submit(request, await vault.builderCredentials(account)), audit, 'batch');
+      const builder = await vault.builderCredentials(account);
+      service.authority.assert(authority); // and nothing is submitted after one
+      const answer = await submitted(relayer.submit(request, builder), audit, 'batch');
       await remembered(w.account, answer.transactionID, batchLabel(batch));
       await appendAudit(auditOf(d), { ...audit, result: 'ok' });
       return answer;
