@@ -357,6 +357,24 @@ describe('a window whose request lost its authority', () => {
   }
 });
 
+describe('a standing permission asked for before the authority ended', () => {
+  for (const e of ['siteRevoke', 'venueChange', 'accountSwitch'] as const) {
+    const ending = ENDINGS[e]!;
+    it(`is never created once ${ending.name}, even if the person approves its window`, async () => {
+      const c = await ready(`grant-window-${e}`);
+      const params = [{ expiry: Math.floor(Date.now() / 1000) + 3600, signer: { type: 'wallet' }, permissions: [{ type: 'countersign-grant', policies: [], data: btcOnly }] }];
+      const asked = settle(c.bg.page(page).request('wallet_grantPermissions', params));
+      await until(() => c.bg.registry.size > 0);
+      const [view] = c.bg.registry.list();
+      await ending.run(c);
+      if (c.bg.registry.list().some((v) => v.id === view!.id)) c.bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+      const { e: error } = await asked;
+      expect(ENDED_CODES).toContain((error as { code?: number } | undefined)?.code);
+      expect(await c.bg.grants().list()).toEqual([]);
+    }, 30_000);
+  }
+});
+
 describe('what is started after the event holds the new authority', () => {
   const approveNext = async (bg: PagedBackground) => {
     await until(() => bg.registry.size > 0);

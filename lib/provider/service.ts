@@ -463,7 +463,7 @@ export class ProviderService {
         return granted && (await this.servesAccount(origin)) ? this.permissions(origin) : [];
       case 'wallet_grantPermissions':
         if (!granted) throw unauthorized();
-        return this.grantPermissions(origin, granted, params);
+        return this.grantPermissions(origin, granted, params, ticket);
       case 'wallet_revokePermissions':
         // Every request of the site started before this ends here, whatever it waits for.
         this.authority.end(`origin:${origin}`, 'disconnect');
@@ -717,7 +717,9 @@ export class ProviderService {
    * created with those limits — never wider than shown — and revocable like any other (popup,
    * `wallet_revokePermissions`, lock, panic, expiry).
    */
-  private async grantPermissions(origin: string, account: OwnerInfo, params: unknown) {
+  private async grantPermissions(origin: string, account: OwnerInfo, params: unknown, ticket: AuthorityTicket) {
+    // A grant is the person's authority given to the site: a disconnect, switch, venue change or lock meanwhile creates none.
+    const authority = narrowTicket(ticket, approvedPageScopes(origin));
     const grants = this.d.grants;
     if (!grants) throw unsupported('Standing permissions are not available.');
     const chainId = (await readSettings(this.d.db)).clobChainId;
@@ -750,13 +752,16 @@ export class ProviderService {
       async () => shown(await replacesNow()),
     );
     this.grantRequests.set(id, { origin, venue: limits.venue });
+    this.windowAuthority.set(id, authority);
     let view: ApprovalView;
     try {
       await this.d.showApprovals();
       view = await approved;
     } finally {
       this.grantRequests.delete(id);
+      this.windowAuthority.delete(id);
     }
+    this.authority.assert(authority);
     if (!this.d.vault.unlocked) throw disconnected('Countersign is locked. Open the extension and unlock it.');
     // Never replace a permission the approved window did not say it replaces (one approved meanwhile, issue #20).
     if (!view.flags.includes(replacing) && (await replacesNow())) throw userRejected('Another permission of this site for this venue was approved meanwhile; ask again to see what this one replaces.');
