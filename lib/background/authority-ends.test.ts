@@ -194,6 +194,19 @@ const WAITS: Record<string, Wait> = {
       return { outcome, release: j.release };
     },
   },
+  journalClob: {
+    name: 'the network wait of an approved order-book post (its journal record not yet stored)',
+    start: async (c) => {
+      const j = holdJournal(c.bg);
+      const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
+      const outcome = settle(c.bg.page(page).request('clob_postOrders', { orders: [{ tokenId: token, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] }));
+      await until(() => c.bg.registry.size > 0);
+      const [view] = c.bg.registry.list();
+      c.bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+      await until(() => j.held() > 0);
+      return { outcome, release: j.release };
+    },
+  },
   journalGranted: {
     name: 'the network wait of a granted submission (its journal record not yet stored)',
     setup: granted,
@@ -249,6 +262,7 @@ const MATRIX: [wait: keyof typeof WAITS, endings: (keyof typeof ENDINGS)[]][] = 
   ['grantCheck', ['lock', 'panic', 'popupRevoke', 'siteRevoke', 'accountSwitch', 'venueChange']],
   ['approval', ['lock', 'autoLock', 'panic', 'siteRevoke', 'accountSwitch', 'venueChange']],
   ['journal', ['lock', 'autoLock', 'panic', 'siteRevoke', 'accountSwitch', 'venueChange']],
+  ['journalClob', ['lock', 'autoLock', 'panic', 'siteRevoke', 'accountSwitch', 'venueChange']],
   ['journalGranted', ['lock', 'panic', 'popupRevoke', 'siteRevoke', 'accountSwitch', 'venueChange']],
   ['sessionGranted', ['sessionEnd', 'lock', 'panic']],
   ['popup', ['lock', 'autoLock', 'panic', 'accountSwitch', 'venueChange']],
