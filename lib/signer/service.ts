@@ -25,6 +25,12 @@
  * exemption is the panic switch's own cancel and close commands, passed with `PANIC_PASS`: perps
  * `cancelAll` / `cancelOrders`, perps reduce-only IOC orders without trigger, order-book `DELETE /cancel-all`.
  * `resume()` lifts the gate (called by the next successful unlock).
+ *
+ * The authority epoch (`lib/authority/epoch.ts`): every call carries the ticket its request captured at
+ * its start (`GateOptions.authority`; a popup or dead-man call captures one on entry), checked with the
+ * gate right before each signature and again right before each send — REST, the perps session, every
+ * order-book attempt — so nothing started before a lock, panic, revoke, switch or venue change leaves
+ * after it. `halt` ends the epoch too; panic's own commands, started after it, hold the new one.
  */
 import * as v from 'valibot';
 import { getAddress, type Address, type Hex, type LocalAccount } from 'viem';
