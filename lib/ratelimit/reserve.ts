@@ -4,10 +4,10 @@
  * minute) is spent by what sites ask and by what the person does. So that no site can starve the
  * person's own controls, every draw names who it is for (`Drawer`):
  *
- * - `site`: anything a web page caused — submissions under a standing permission or approved in a window,
- *   and the reads its requests need — at most `SITE_SHARE` (half) of each budget, all sites together;
- * - `person`: the person's own requests from the popup and the background's reads, up to `PERSON_SHARE`
- *   (90 %) of each budget, sites' draws included;
+ * - `site`: what a web page spends without the person's click — submissions under a standing permission,
+ *   and the reads a page's requests need — at most `SITE_SHARE` (half) of each budget, all sites together;
+ * - `person`: the person's own requests from the popup, a site's request the person approved in its
+ *   window, and the background's reads, up to `PERSON_SHARE` (90 %) of each budget, sites' draws included;
  * - `reserve`: the person's reduce-only closes, cancels and kill-switch renewals (and panic's reads) —
  *   the whole budget. So at least 10 % of each budget, and the half sites cannot reach, is always there
  *   for them. (Panic's own cancels and closes are not metered at all: the gateway decides, and panic
@@ -64,12 +64,14 @@ export class ReserveBudget {
 }
 
 /**
- * Who a signed perps submission draws for: a site's origin draws `site`; the person's (`PERSON_ORIGINS`)
- * draws `reserve` for cancels (`cancelAll`, `cancelOrders`, `cancelOrdersCOID`), the kill-switch renewal
- * (`autoCancel`) and orders that are all reduce-only (closes), else `person`.
+ * Who a signed perps submission draws for: a site's submission under its standing permission (no window,
+ * `granted`) draws `site`; the person's own (`PERSON_ORIGINS`) draws `reserve` for cancels (`cancelAll`,
+ * `cancelOrders`, `cancelOrdersCOID`), the kill-switch renewal (`autoCancel`) and orders that are all
+ * reduce-only (closes); everything else — the person's other commands, and a site's request the person
+ * approved in its window (one click each) — draws `person`.
  */
-export function drawerOfCommand(origin: string, op: { type: string; args?: unknown }): Drawer {
-  if (!PERSON_ORIGINS.has(origin)) return 'site';
+export function drawerOfCommand(origin: string, op: { type: string; args?: unknown }, granted: boolean): Drawer {
+  if (granted || !PERSON_ORIGINS.has(origin)) return granted ? 'site' : 'person';
   if (['cancelAll', 'cancelOrders', 'cancelOrdersCOID', 'autoCancel'].includes(op.type)) return 'reserve';
   const closes = op.type === 'createOrders' && Array.isArray(op.args) && op.args.length > 0 && op.args.every((o: unknown) => !!o && typeof o === 'object' && 'ro' in o && o.ro === true);
   return closes ? 'reserve' : 'person';

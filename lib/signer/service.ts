@@ -617,7 +617,7 @@ export class SigningService {
     // Panic's cancels and closes skip the client-side meter: a site that spent the budget must not block them (the gateway decides).
     if (opts.pass !== PANIC_PASS) {
       try {
-        this.meter(perpsUrl, weight.request, weight.action, drawerOfCommand(opts.origin, op));
+        this.meter(perpsUrl, weight.request, weight.action, drawerOfCommand(opts.origin, op, opts.grantUse !== undefined));
       } catch (err) {
         if (journalId !== undefined) void this.o.journal?.discard(journalId).catch(() => undefined); // refused before the send
         throw err;
