@@ -151,4 +151,18 @@ describe('panic with several accounts in the vault', () => {
     expect(report.ok).toBe(false);
     expect(report.locked).toBe(true);
   });
+
+  it('locked: nothing is signed; every account with keys is named as not cancelled, with its kill switch, and the report is not ok', async () => {
+    const { bg, A, B, C } = await threeAccounts();
+    expect((await call(bg, 'vault.lock')).ok).toBe(true);
+    const sent = h.ctx.requestLog.length;
+    const { report } = await panic(bg);
+    expect(h.ctx.requestLog.slice(sent).filter((r) => r.method === 'DELETE')).toEqual([]);
+    expect(report.accounts).toHaveLength(3);
+    for (const a of [A, B]) expect(row(report, a).perps).toMatchObject({ ok: false, error: expect.stringMatching(/^not cancelled: its perps key is sealed until you unlock Countersign — /) });
+    for (const a of [A, B, C]) expect(row(report, a).clob).toMatchObject({ ok: false, error: expect.stringMatching(/^not cancelled: its order-book key is sealed/) });
+    expect(row(report, C).perps).toEqual({ skipped: 'no key for this venue' });
+    expect(report.ok).toBe(false);
+    expect(report.locked).toBe(true);
+  });
 });

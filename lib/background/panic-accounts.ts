@@ -100,7 +100,7 @@ export function cancelAccount(t: PanicTarget, d: AccountDeps, openPerps: Promise
   const perps = async () => {
     if (t.perps !== 'key') {
       if (t.perps === 'sealed') run.pending.perps = sealed('perps');
-      if (d.closePositions && t.perps === 'sealed') row.positions = { ok: false, error: 'not closed: the perps key is sealed until you unlock Countersign' };
+      if (d.closePositions) row.positions = t.perps === 'sealed' ? { ok: false, error: 'not closed: the perps key is sealed until you unlock Countersign' } : { skipped: NO_KEY };
       run.perpsDone = true;
       return;
     }

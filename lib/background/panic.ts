@@ -41,7 +41,6 @@ import { cancelAccount, countOpenPerps, finishAccount, panicTargets, stepOk, typ
 import { PANIC_TIMING, type PanicTiming } from './panic-timing';
 
 export { ORDER_BOOK_HEARTBEAT_LAPSE_MS, PANIC_TIMING, panicBoundMs, type PanicTiming } from './panic-timing';
-export { NoAnswerError } from './panic-requests';
 export type { PanicAccountReport, PanicStep } from './panic-accounts';
 
 /**

@@ -6,14 +6,14 @@
  * retries within its bound. Against the in-process sandbox, whose records are the truth.
  */
 import 'fake-indexeddb/auto';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startBackground } from './index';
 import { panicBoundMs, type PanicReport, type PanicTiming } from './panic';
-import { BOUNDS, browser, callAs, KDF, markPrice, onboardDemo, pageSender, sandboxSuite, until, withPages, type PagedBackground, type Reply } from './testkit';
-import { CLIENT_WEIGHT_BUDGETS } from '../signer/service';
-import { SITE_SHARE } from '../ratelimit/reserve';
+import { BOUNDS, browser, callAs, KDF, markPrice, onboardDemo, pageSender, until, withPages, type PagedBackground, type Reply } from './testkit';
 import { describeGrant } from '../grants/evaluate';
-import type { Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../sandbox/testkit';
+import { MultiWindow } from '../ratelimit/sliding-window';
 
 const SITE = 'https://flood.example';
 const page = pageSender(SITE, 7);
@@ -22,8 +22,17 @@ const GRANT = { venue: 'perps', allow: { order: true, cancel: true, leverage: fa
 const TIMING: PanicTiming = { drainMs: 500, requestTimeoutMs: 2_000, venuesMaxMs: 8_000 };
 
 let h: Harness;
-const started = sandboxSuite((x) => (h = x));
+const started: PagedBackground[] = [];
 let n = 0;
+// A sandbox per test: the venue's rate-limit windows one test spends must not reach the next.
+beforeEach(async () => {
+  fakeBrowser.reset();
+  h = await startHarness({ now: undefined });
+});
+afterEach(async () => {
+  for (const bg of started.splice(0)) await callAs(bg, 'vault.lock').catch(() => undefined);
+  await h.close();
+});
 const call = async (bg: PagedBackground, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply;
 const owner = () => h.demo.owner.address;
 const accepted = (from = 0) => h.ctx.requestLog.slice(from).filter((r) => r.method === 'POST' && r.path === '/perps/v1/trade/orders' && r.status === 200);
@@ -70,7 +79,7 @@ describe('a site that spends the gateway weight budget under its grant', () => {
     const cancel = await call(bg, 'perps.send', { account: owner(), op: { type: 'cancelAll', args: {} } });
     expect(cancel).toMatchObject({ ok: true });
     expect([...h.ctx.venue.orders.values()].filter((o) => o.owner === owner().toLowerCase() && o.status === 'open')).toEqual([]);
-    expect(spent).toBeLessThanOrEqual(CLIENT_WEIGHT_BUDGETS.action.limit * SITE_SHARE);
+    expect(spent).toBeLessThanOrEqual(h.ctx.config.perpsActionBudget.limit / 2); // sites' share: half of the client budget, which is the venue's
     // And panic, after all of it, cancels and locks with every step done.
     const r = await call(bg, 'panic.run', { closePositions: false });
     expect((r.result as PanicReport).perps).toMatchObject({ ok: true });
@@ -88,7 +97,7 @@ describe('the venue says slow down', () => {
     expect((await call(bg, 'perps.send', { account: owner(), op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: onTick(mark * 0.9, 0.05, 2), tif: 'gtc', po: true }] } })).ok).toBe(true);
     // Someone else spent the account's request weight at the venue: it frees about 2 s from now.
     const key = owner().toLowerCase();
-    h.ctx.perpsRequestWeight.record(key, CLIENT_WEIGHT_BUDGETS.request.limit, h.ctx.now() - 58_000);
+    h.ctx.perpsRequestWeight.record(key, h.ctx.config.perpsRequestBudget.limit, h.ctx.now() - 58_000);
     const t0 = Date.now();
     const r = await call(bg, 'panic.run', { closePositions: false });
     const ms = Date.now() - t0;
@@ -102,12 +111,26 @@ describe('the venue says slow down', () => {
 
   it('a Retry-After longer than panic\'s bound: panic does not wait past it, says so, and is not ok', async () => {
     const bg = await ready();
-    h.ctx.perpsRequestWeight.record(owner().toLowerCase(), CLIENT_WEIGHT_BUDGETS.request.limit, h.ctx.now());
+    h.ctx.perpsRequestWeight.record(owner().toLowerCase(), h.ctx.config.perpsRequestBudget.limit, h.ctx.now());
     const t0 = Date.now();
     const report = (await call(bg, 'panic.run', { closePositions: false })).result as PanicReport;
     expect(Date.now() - t0).toBeLessThan(panicBoundMs(TIMING) + 2_000);
     expect(report.perps).toMatchObject({ ok: false, error: expect.stringMatching(/slow down|rate/i) });
     expect(report.ok).toBe(false);
     expect(report.locked).toBe(true);
+  });
+
+  it('panic waits the order book\'s Retry-After and cancels within its bound', async () => {
+    const bg = await ready();
+    const tokenId = h.ctx.clob.markets[0]!.tokenIds[0];
+    expect((await call(bg, 'clob.postOrders', { account: owner(), orders: [{ tokenId, side: 'BUY', price: '0.2', size: '10', orderType: 'GTC' }] })).ok).toBe(true);
+    // The account's cancel-all budget at the exchange is spent (250 per 10 s): it frees about 1 s from now.
+    const limiter = new MultiWindow([{ limit: 250, windowMs: 10_000 }, { limit: 6_000, windowMs: 600_000 }]);
+    limiter.take(h.demo.clob.apiKey, 250, h.ctx.now() - 9_000);
+    h.ctx.clobLimits.set('DELETE /cancel-all', limiter);
+    const report = (await call(bg, 'panic.run', { closePositions: false })).result as PanicReport;
+    expect(h.ctx.requestLog.some((x) => x.path === '/clob/cancel-all' && x.status === 429)).toBe(true);
+    expect(report.clob).toEqual({ ok: true, detail: '1 open order(s) cancelled' });
+    expect([...h.ctx.clob.orders.values()].filter((o) => o.address === owner().toLowerCase() && o.status === 'live')).toEqual([]);
   });
 });
