@@ -37,9 +37,12 @@ export const msg = (e: unknown): string => (e instanceof BaseError ? e.shortMess
 /** Whether `e` means the venue gave no answer (deadline, network, unknown outcome). */
 export const noAnswer = (e: unknown): boolean => e instanceof NoAnswerError || e instanceof OutcomeUnknownError || e instanceof NetworkError;
 
-/** The ms the venue asked to wait when `e` is its "slow down" (429), else undefined. */
+/**
+ * The ms the venue asked to wait when `e` is its "slow down" — perps 429, an order-book answer to try
+ * again (429, 425, "order timed out": `ClobError.retryable`) — else undefined.
+ */
 export function slowDownMs(e: unknown): number | undefined {
-  if (e instanceof PerpsRateLimitedError || (e instanceof ClobError && e.status === 429)) return e.retryAfterMs ?? DEFAULT_SLOW_DOWN_MS;
+  if (e instanceof PerpsRateLimitedError || (e instanceof ClobError && e.retryable)) return e.retryAfterMs ?? DEFAULT_SLOW_DOWN_MS;
   return undefined;
 }
 

@@ -133,4 +133,17 @@ describe('the venue says slow down', () => {
     expect(report.clob).toEqual({ ok: true, detail: '1 open order(s) cancelled' });
     expect([...h.ctx.clob.orders.values()].filter((o) => o.address === owner().toLowerCase() && o.status === 'live')).toEqual([]);
   });
+
+  it('an order book that says slow down for longer than panic\'s bound is reported as such, with its kill switch, not as silent', async () => {
+    const bg = await ready();
+    const limiter = new MultiWindow([{ limit: 250, windowMs: 10_000 }, { limit: 6_000, windowMs: 600_000 }]);
+    limiter.take(h.demo.clob.apiKey, 250, h.ctx.now());
+    h.ctx.clobLimits.set('DELETE /cancel-all', limiter);
+    const t0 = Date.now();
+    const report = (await call(bg, 'panic.run', { closePositions: false })).result as PanicReport;
+    expect(Date.now() - t0).toBeLessThan(panicBoundMs(TIMING) + 2_000);
+    expect(report.clob).toMatchObject({ ok: false, error: expect.stringMatching(/^the venue said slow down for \d+ s, longer than panic may wait — not cancelled — (no kill switch was armed|its kill switch)/) });
+    expect(report.clob).not.toHaveProperty('noAnswer');
+    expect(report.ok).toBe(false);
+  });
 });

@@ -873,7 +873,8 @@ export class SigningService {
         );
       } catch (err) {
         attempt++;
-        if (!(err instanceof ClobError) || !err.retryable || attempt >= 4) throw err;
+        // Panic's own cancel is retried by panic, within its bound (lib/background/panic-requests.ts).
+        if (!(err instanceof ClobError) || !err.retryable || attempt >= 4 || opts.pass === PANIC_PASS) throw err;
         const backoff = err.retryAfterMs ?? Math.min(8_000, 250 * 2 ** attempt) * (0.5 + Math.random() / 2);
         await this.sleep(backoff);
       }
