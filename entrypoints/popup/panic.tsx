@@ -18,8 +18,12 @@ const sentence = (s: string) => s.charAt(0).toUpperCase() + s.slice(1) + (/[.!?]
 /** One venue's outcome in plain words. */
 const line = (s: PanicStep) => ('skipped' in s ? `Nothing to do (${s.skipped}).` : s.ok ? sentence(s.detail) : 'noAnswer' in s ? sentence(s.error) : `Failed: ${sentence(s.error)}`);
 const tone = (s: PanicStep) => ('skipped' in s || s.ok ? undefined : 'error');
-/** When a kill switch that will cancel fires, in local time (`firesAt` Unix ms), or nothing. */
-const firesAt = (s: PanicStep) => ('firesAt' in s && s.firesAt !== undefined && s.killSwitch !== 'none' ? ` (fires at ${new Date(s.firesAt).toLocaleTimeString()})` : '');
+/** When a kill switch that will cancel fires (or has been due since), in local time (`firesAt` Unix ms), or nothing. */
+function firesAt(s: PanicStep): string {
+  if (!('firesAt' in s) || s.firesAt === undefined || s.killSwitch === 'none') return '';
+  const at = new Date(s.firesAt).toLocaleTimeString();
+  return s.cancelWithinS === 0 ? ` (due since ${at})` : ` (fires at ${at})`;
+}
 const BOUND_S = Math.ceil(panicBoundMs() / 1000);
 
 /** The confirmation (with "also close positions"); `onDone` receives the background's report. */

@@ -134,7 +134,7 @@ describe('panic switch in Chromium', () => {
     await h.screenshot(popup, '47-panic-report-silent-venue');
     expect(ms).toBeLessThan(panicBoundMs() + 5_000);
     // The lapse is 10 s after the last heartbeat; panic's retries to the silent venue take about as long, so it may already be due.
-    expect(await text('panic-clob')).toMatch(/^Did not answer — its kill switch \(heartbeat lapse\) (will cancel within \d+ s|is already due \(for \d+ s\): the venue cancels as soon as it runs again — check the venue)\.( \(fires at [^)]+\))?$/);
+    expect(await text('panic-clob')).toMatch(/^Did not answer — its kill switch \(heartbeat lapse\) (will cancel within \d+ s|is already due \(for \d+ s\): the venue cancels as soon as it runs again — check the venue)\.( \((fires at|due since) [^)]+\))?$/);
     expect(await text('panic-perps')).toMatch(/open order\(s\) cancelled/);
     expect(await text('panic-locked')).toBe('Yes');
     expect(await unlocked()).toBe(false);
