@@ -23,7 +23,8 @@
  * 4. **Lock**, whatever happened (a throw anywhere still locks).
  *
  * Bound (default `PANIC_TIMING`): at most `drainMs + venuesMaxMs` = 5 + 20 = 25 s plus local storage
- * work; without "close positions" the venue phase ends within 2 × 5 s, so 15 s. The gate stays closed
+ * work; without "close positions" and without a venue's "slow down" the venue phase ends within 2 × 5 s,
+ * so 15 s. The gate stays closed
  * until the next successful unlock (`SigningService.resume`).
  *
  * The report has a row per account (`PanicAccountReport`). A venue that was not cancelled (it did not
