@@ -24,8 +24,7 @@
  *
  * Bound (default `PANIC_TIMING`): at most `drainMs + venuesMaxMs` = 5 + 20 = 25 s plus local storage
  * work; without "close positions" and without a venue's "slow down" the venue phase ends within 2 × 5 s,
- * so 15 s. The gate stays closed
- * until the next successful unlock (`SigningService.resume`).
+ * so 15 s. The gate stays closed until the next successful unlock (`SigningService.resume`).
  *
  * The report has a row per account (`PanicAccountReport`). A venue that was not cancelled (it did not
  * answer, it said slow down for longer than panic may wait, or its key is sealed) is named with the
