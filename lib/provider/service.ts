@@ -418,7 +418,7 @@ export class ProviderService {
   private async symbol(): Promise<(iid: number) => string> {
     if (!this.symbols) {
       try {
-        const list = v.parse(instrumentsAnswer, await this.d.service.perpsRead(undefined, 'instruments'));
+        const list = v.parse(instrumentsAnswer, await this.d.service.perpsRead(undefined, 'instruments', undefined, { draw: 'site' }));
         this.symbols = new Map(list.map((i) => [i.instrument_id, String(i.symbol).slice(0, 20)]));
       } catch {
         return (iid) => `instrument #${iid}`;
@@ -507,7 +507,7 @@ export class ProviderService {
     const hit = this.refs.get(market);
     if (hit && Date.now() - hit.at < 1_000) return hit.ref;
     const ok = (x: unknown): x is string => typeof x === 'string' && /^\d{1,20}(\.\d{1,20})?$/.test(x) && !/^0(\.0*)?$/.test(x);
-    const ref = this.d.service.perpsRead(undefined, 'tickers', { instrument_id: Number(market) }).then((t): RefPrice | undefined => {
+    const ref = this.d.service.perpsRead(undefined, 'tickers', { instrument_id: Number(market) }, { draw: 'site' }).then((t): RefPrice | undefined => {
       const row = v.parse(tickersAnswer, t).find((x) => x.instrument_id === undefined || String(x.instrument_id) === market);
       if (ok(row?.mark_price)) return { price: row.mark_price, source: 'mark' };
       if (ok(row?.mid_price)) return { price: row.mid_price, source: 'mid' };
@@ -786,7 +786,7 @@ export class ProviderService {
   private offerReads(): OfferReads {
     const { service, db } = this.d;
     return serviceOfferReads({
-      perpsRead: (account, name) => service.perpsRead(account, name),
+      perpsRead: (account, name) => service.perpsRead(account, name, undefined, { draw: 'site' }),
       clobCollateral: (account) => service.clobCollateral(account),
       clobUrl: async () => (await readSettings(db)).clobUrl,
     });
@@ -803,7 +803,7 @@ export class ProviderService {
       if (orders.length > 1) flags.push(`A batch of ${orders.length} orders.`);
       let positions: { instrument_id: number; size: string }[] = [];
       try {
-        positions = v.parse(portfolioAnswer, await this.d.service.perpsRead(account, 'portfolio')).positions ?? [];
+        positions = v.parse(portfolioAnswer, await this.d.service.perpsRead(account, 'portfolio', undefined, { draw: 'site' })).positions ?? [];
       } catch {
         /* no portfolio read: skip the flip check */
       }
@@ -825,7 +825,7 @@ export class ProviderService {
     if (cmd.type === 'updateLeverage') {
       try {
         const { iid, lev } = v.parse(leverageArgs, cmd.body.args);
-        const cfg = v.parse(configAnswer, await this.d.service.perpsRead(account, 'config', { instrument_id: iid }));
+        const cfg = v.parse(configAnswer, await this.d.service.perpsRead(account, 'config', { instrument_id: iid }, { draw: 'site' }));
         if (cfg[0] && lev > cfg[0].leverage) flags.push(`Leverage raised from ${cfg[0].leverage}× to ${lev}×.`);
       } catch {
         /* unknown current leverage */

@@ -11,7 +11,8 @@
  * a missing answer throws `OutcomeUnknownError` and must be reconciled through the history reads.
  * Order-book orders are resent unchanged (same signature) on 425 (exponential backoff with jitter),
  * 429 (honouring `Retry-After`) and 500 "order timed out"; never on 503.
- * A client-side weight meter per gateway refuses a perps command before the gateway would answer 429.
+ * A client-side weight meter per gateway refuses a perps command before the gateway would answer 429;
+ * sites get at most half of it, and the person's closes and cancels draw on a reserve (lib/ratelimit/reserve.ts).
  *
  * Timeouts (issue #17 finding 7): every gateway request has a deadline (`requestTimeoutMs`, default
  * `DEFAULT_REQUEST_TIMEOUT_MS` = 15 s, covering headers and body); past it the call fails as "no answer"
@@ -38,7 +39,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { BaseError } from '../errors/base';
 import { NetworkError } from '../http/json';
 import { DEFAULT_REQUEST_TIMEOUT_MS, fetchWithTimeout, RequestTimeoutError } from '../http/timeout';
-import { SlidingWindow } from '../ratelimit/sliding-window';
+import { drawerOfCommand, ReserveBudget, type Drawer } from '../ratelimit/reserve';
 import { createProxy, deleteProxy as deleteProxyCommand, type PerpsCommand } from '../perps/commands';
 import { assertExp, commandTs, randomSalt, type PerpsEnvelope } from '../perps/envelope';
 import { fetchPerpsDomains, perpsRead } from '../perps/client';
@@ -144,8 +145,9 @@ export class WeightBudgetError extends BaseError {
   /** EIP-1474 -32002 "resource unavailable" (nothing was sent; not -32005, which dapp libraries retry at once). */
   static override readonly code: number | undefined = -32002;
   readonly retryAfterMs: number;
-  constructor(retryAfterMs: number) {
-    super(`Slow down: this would exceed the gateway's rate budget. Try again in ${Math.ceil(retryAfterMs / 1000)} s.`, { data: { retryAfterMs } });
+  /** `site`: the refused request was a site's, over the sites' share (`SITE_SHARE`). */
+  constructor(retryAfterMs: number, site = false) {
+    super(`Slow down: this would exceed ${site ? "the share of the gateway's rate budget sites may use" : "the gateway's rate budget"}. Try again in ${Math.ceil(retryAfterMs / 1000)} s.`, { data: { retryAfterMs } });
     this.retryAfterMs = retryAfterMs;
   }
 }
@@ -266,8 +268,8 @@ export type SigningServiceOptions = {
 /** Signs and submits perps commands and order-book orders for the vault's accounts (see the module docstring for retries, timeouts and the signing gate). */
 export class SigningService {
   private readonly domains = new Map<string, Promise<{ domain: PerpsCommandDomain; withdrawDomain: PerpsWithdrawDomain }>>();
-  private readonly requestMeter = new SlidingWindow(CLIENT_WEIGHT_BUDGETS.request);
-  private readonly actionMeter = new SlidingWindow(CLIENT_WEIGHT_BUDGETS.action);
+  private readonly requestMeter = new ReserveBudget(CLIENT_WEIGHT_BUDGETS.request);
+  private readonly actionMeter = new ReserveBudget(CLIENT_WEIGHT_BUDGETS.action);
   private readonly marketInfo = new Map<string, Promise<{ tickSize: string; negRisk: boolean }>>();
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -393,12 +395,13 @@ export class SigningService {
     return domains;
   }
 
-  private meter(gateway: string, request: number, action: number): void {
+  /** Takes `request` and `action` weight of `gateway`'s client budgets for `who`; `WeightBudgetError` when it does not fit. */
+  private meter(gateway: string, request: number, action: number, who: Drawer): void {
     const t = this.now();
-    const wait = Math.max(this.requestMeter.check(gateway, request, t), this.actionMeter.check(gateway, action, t));
-    if (wait > 0) throw new WeightBudgetError(wait);
-    this.requestMeter.record(gateway, request, t);
-    this.actionMeter.record(gateway, action, t);
+    const wait = Math.max(this.requestMeter.check(gateway, request, who, t), this.actionMeter.check(gateway, action, who, t));
+    if (wait > 0) throw new WeightBudgetError(wait, who === 'site');
+    this.requestMeter.record(gateway, request, who, t);
+    this.actionMeter.record(gateway, action, who, t);
   }
 
   /**
@@ -635,7 +638,7 @@ export class SigningService {
     // Panic's cancels and closes skip the client-side meter: a site that spent the budget must not block them (the gateway decides).
     try {
       recheck(); // the settings read above: an end that came meanwhile drops the signature here
-      if (opts.pass !== PANIC_PASS) this.meter(perpsUrl, weight.request, weight.action);
+      if (opts.pass !== PANIC_PASS) this.meter(perpsUrl, weight.request, weight.action, drawerOfCommand(opts.origin, op, opts.grantUse !== undefined));
     } catch (err) {
       if (journalId !== undefined) void this.o.journal?.discard(journalId).catch(() => undefined); // refused before the send
       throw err;
@@ -777,11 +780,12 @@ export class SigningService {
 
   /**
    * Read `name` (PROTOCOL.md §3.2) — with `account`'s proxy headers when the read needs them
-   * (PROTOCOL.md §1.4) — metered against the request budget; the answer validated by
+   * (PROTOCOL.md §1.4) — metered against the request budget for `opts.draw` (default `person`; `site` for
+   * a read a page's request needs, `reserve` for panic's); the answer validated by
    * `PERPS_READ_ANSWERS[name]` (`Perps.InvalidAnswerError` otherwise). `opts.timeoutMs` this read's
    * deadline (ms). Not gated (nothing is signed). Throws `KeyNotFoundError` (no proxy), `WeightBudgetError`.
    */
-  async perpsRead<N extends PerpsReadName>(account: string | undefined, name: N, query?: Record<string, string | number | undefined>, opts: { timeoutMs?: number } = {}): Promise<PerpsReadAnswer<N>> {
+  async perpsRead<N extends PerpsReadName>(account: string | undefined, name: N, query?: Record<string, string | number | undefined>, opts: { timeoutMs?: number; draw?: Drawer } = {}): Promise<PerpsReadAnswer<N>> {
     const { perpsUrl } = await this.o.settings();
     const r = PERPS_READS[name];
     let auth: { proxy: string; secret: string } | undefined;
@@ -789,7 +793,7 @@ export class SigningService {
       const p = await this.o.vault.proxyFor(account ?? '');
       auth = { proxy: p.info.proxy, secret: p.secret };
     }
-    this.meter(perpsUrl, r.weight, 0);
+    this.meter(perpsUrl, r.weight, 0, opts.draw ?? 'person');
     return perpsRead(perpsUrl, name, { ...(auth ? { auth } : {}), ...(query ? { query } : {}), fetchFn: this.fetchFor(opts.timeoutMs) });
   }
 
@@ -915,7 +919,8 @@ export class SigningService {
         );
       } catch (err) {
         attempt++;
-        if (!(err instanceof ClobError) || !err.retryable || attempt >= 4) throw err;
+        // Panic's own cancel is retried by panic, within its bound (lib/background/panic-requests.ts).
+        if (!(err instanceof ClobError) || !err.retryable || attempt >= 4 || opts.pass === PANIC_PASS) throw err;
         const backoff = err.retryAfterMs ?? Math.min(8_000, 250 * 2 ** attempt) * (0.5 + Math.random() / 2);
         await this.sleep(backoff);
       }

@@ -1045,6 +1045,17 @@ export class Vault {
     return rec?.kind === 'clob' ? clobInfoOf(rec).signatureType : undefined;
   }
 
+  /**
+   * Which keys `account` has stored, in every state (clear metadata only, nothing opened): an unexpired
+   * proxy key, order-book credentials. What panic names for an account whose keys a trading session or
+   * the lock keeps sealed.
+   */
+  async storedKeys(account: string): Promise<{ proxy: boolean; clob: boolean }> {
+    const recs = await this.db.getAllFromIndex('secrets', 'byAccount', account.toLowerCase());
+    const now = this.now();
+    return { proxy: recs.some((r) => r.kind === 'proxy' && proxyInfoOf(r).expiry > now), clob: recs.some((r) => r.kind === 'clob') };
+  }
+
   /** Whether CLOB credentials are stored for `account` (works while locked; in a trading session: kept ones only). */
   async hasClobCredentials(account: string): Promise<boolean> {
     if (this.bundle) return this.bundle.clob.some((c) => c.info.account.toLowerCase() === account.toLowerCase());
