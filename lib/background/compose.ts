@@ -36,7 +36,7 @@ import type { ApprovalWindow, Badge } from './approval-window';
 import { createBackgroundStreams, type BackgroundStreams } from './streams';
 import type { WebSocketConstructor } from '../streams/perps';
 import { createBackgroundNotifications } from './notifications';
-import { Authority, KILL_SWITCH_SCOPES } from '../authority/epoch';
+import { Authority } from '../authority/epoch';
 
 /** Options of `startBackground` (the extension passes only `browser`; tests lower the KDF and timings). */
 export type BackgroundOptions = {
@@ -181,7 +181,8 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
         onUnlocked: locks.unlocked,
         lock: locks.lock,
         onSettings: async (change) => {
-          if (change?.venue) authority.end('all', 'venue'); // before the new settings can be read
+          // Ended before the write too (`settings.set`); a request started during the write read the old settings.
+          if (change?.venue) authority.end('all', 'venue');
           settingsRead = undefined;
           await locks.settingsChanged();
         },

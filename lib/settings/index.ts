@@ -233,8 +233,19 @@ function withFollowingWs(current: Settings, patch: Partial<Settings>): Partial<S
  * naming the field. WebSocket URLs may follow a moved REST URL (`withFollowingWs`).
  */
 export async function writeSettings(db: VaultDb, patch: Partial<Settings>): Promise<Settings> {
-  const current = await readSettings(db);
-  const next = parseOrThrow(settingsSchema, { ...current, ...withFollowingWs(current, patch) });
+  return storeSettings(db, nextSettings(await readSettings(db), patch));
+}
+
+/**
+ * The settings `patch` makes of `current`, validated, nothing stored (what `writeSettings` would store).
+ * Throws `InvalidFieldError` naming the field. WebSocket URLs may follow a moved REST URL (`withFollowingWs`).
+ */
+export function nextSettings(current: Settings, patch: Partial<Settings>): Settings {
+  return parseOrThrow(settingsSchema, { ...current, ...withFollowingWs(current, patch) });
+}
+
+/** Stores `next` (already validated by `nextSettings`) as the current version's record; returns it. */
+export async function storeSettings(db: VaultDb, next: Settings): Promise<Settings> {
   await db.put('settings', { version: SETTINGS_VERSION, values: next }, 'prefs');
   return next;
 }

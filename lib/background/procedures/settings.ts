@@ -1,15 +1,14 @@
 /** Handlers of the settings procedures (contract: lib/messaging/settings.ts). */
 import type { SETTINGS_CONTRACT } from '../../messaging/settings';
-import { readSettings, readSettingsReport, writeSettings } from '../../settings';
+import { nextSettings, readSettings, readSettingsReport, storeSettings } from '../../settings';
 import { settlePreset } from '../../settings/presets';
+import { venueChanged } from '../../settings/venue';
 import { checkConnections } from '../../settings/check';
 import type { ContractHandlers, ProcedureDeps } from './deps';
 
-/** The settings that name the venue a signature is for and where it goes: changing one ends the authority of what was started before. */
-const VENUE_FIELDS = ['preset', 'perpsUrl', 'perpsWsUrl', 'clobUrl', 'clobWsUrl', 'relayerUrl', 'rpcUrl', 'bridgeUrl', 'clobChainId', 'headerSet', 'perpsDomain'] as const;
-
 /**
- * `settings.get` (with the stored fields that were invalid) and `settings.set` (then `onSettings`, and
+ * `settings.get` (with the stored fields that were invalid) and `settings.set` (a change of a venue field,
+ * `lib/settings/venue.ts`, ends the authority epoch's `all` scope before the write; then `onSettings`, and
  * `onChainChanged` with the new chain id when `clobChainId` changed: pages get `chainChanged`, EIP-1193).
  * `settings.set` keeps the preset truthful (`settlePreset`: naming a preset fills all its values;
  * editing one of its fields makes it `custom`). `settings.checkConnections` probes the stored settings'
@@ -20,11 +19,14 @@ export function settingsProcedures(d: ProcedureDeps): ContractHandlers<typeof SE
     'settings.get': async () => readSettingsReport(d.db),
     'settings.set': async (patch) => {
       const current = await readSettings(d.db);
-      const before = current.clobChainId;
-      const s = await writeSettings(d.db, settlePreset(current, patch));
-      // A new venue (preset, gateway, chain, header set, pinned domain) ends what was started for the old one.
-      await d.onSettings({ venue: VENUE_FIELDS.some((f) => JSON.stringify(current[f]) !== JSON.stringify(s[f])) });
-      if (s.clobChainId !== before) d.onChainChanged?.(s.clobChainId);
+      const next = nextSettings(current, settlePreset(current, patch)); // a refused patch stores and ends nothing
+      const venue = venueChanged(current, next);
+      // A new venue ends what was started for the old one before the new settings are stored: whoever
+      // reads them finds every earlier request's authority ended (`onSettings` ends it again once stored).
+      if (venue) d.service.authority.end('all', 'venue');
+      const s = await storeSettings(d.db, next);
+      await d.onSettings({ venue });
+      if (s.clobChainId !== current.clobChainId) d.onChainChanged?.(s.clobChainId);
       return s;
     },
     'settings.checkConnections': async () => ({
