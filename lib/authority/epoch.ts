@@ -19,8 +19,18 @@
  * - `origin:<origin>`: one site's page requests — its disconnect (`wallet_revokePermissions`).
  * - a grant id: requests covered by that grant — its revoke or replacement (ended for good: ids are unique).
  *
- * The page's error says what ended it (`AuthorityEndedError`, 4900; `SiteAuthorityEndedError`, 4100 for
- * a disconnect or an account switch). Nothing was signed, or what was signed was dropped unsent.
+ * The error says what ended it (`endedError`, the one mapping every path uses; nothing was signed, or what
+ * was signed was dropped unsent):
+ *
+ * | what ended it | a request without a grant | a grant-covered request |
+ * |---|---|---|
+ * | `lock`, `panic`, `session` | `AuthorityEndedError` 4900 | `GrantRevokedError` -32003 (its grant went with it) |
+ * | `venue` | `AuthorityEndedError` 4900 | `AuthorityEndedError` 4900 |
+ * | `account` | `SiteAuthorityEndedError` 4100 | `SiteAuthorityEndedError` 4100 |
+ * | `disconnect` | `SiteAuthorityEndedError` 4100 | `GrantRevokedError` -32003 (its site's grants were revoked) |
+ * | `revoke` | `GrantRevokedError` -32003 | `GrantRevokedError` -32003 |
+ *
+ * A ticket is told the reason of the first end after it was captured (not a later one of the same scope).
  */
 import { BaseError } from '../errors/base';
 
@@ -79,10 +89,21 @@ export class GrantRevokedError extends BaseError {
   }
 }
 
-/** The error a request whose authority ended for `reason` gets (4100, 4900, or -32003 for a revoked grant). */
-export function endedError(reason: EndReason): AuthorityEndedError | GrantRevokedError {
+/**
+ * The error a request whose authority ended for `reason` gets — the one mapping of every path (the table
+ * in the module docstring): `granted`, the request was covered by a standing grant.
+ */
+export function endedError(reason: EndReason, o: { granted: boolean }): AuthorityEndedError | GrantRevokedError {
   if (reason === 'revoke') return new GrantRevokedError();
-  return reason === 'account' || reason === 'disconnect' ? new SiteAuthorityEndedError(reason) : new AuthorityEndedError(reason);
+  if (reason === 'account') return new SiteAuthorityEndedError(reason);
+  if (reason === 'venue') return new AuthorityEndedError(reason);
+  if (o.granted) return new GrantRevokedError();
+  return reason === 'disconnect' ? new SiteAuthorityEndedError(reason) : new AuthorityEndedError(reason);
+}
+
+/** Whether `err` is a refusal because the request's authority ended (`endedError`'s classes): nothing of it was sent. */
+export function isEndedError(err: unknown): err is AuthorityEndedError | GrantRevokedError {
+  return err instanceof AuthorityEndedError || err instanceof GrantRevokedError;
 }
 
 /** `ticket` checking only `scopes` (each as it was captured) and, when given, the grant `grant`. */
@@ -105,11 +126,17 @@ export const grantedPageScopes = (origin: string): AuthorityScope[] => ['all', '
 export const PERSON_SCOPES: readonly AuthorityScope[] = ['all', 'person'];
 /** The scopes of the dead-man's renewals (they outlive a trading session and an account switch). */
 export const KILL_SWITCH_SCOPES: readonly AuthorityScope[] = ['all'];
+/**
+ * The scopes of panic's own cancels and closes, captured right after its halt ended `all`: only a later
+ * end of `all` (a lock, a venue change) stops them — not an account switch while panic runs.
+ */
+export const PANIC_SCOPES: readonly AuthorityScope[] = ['all'];
 
 /** The counters of every scope, and the ended grants (one per background). */
 export class Authority {
   private readonly counters = new Map<string, number>();
-  private readonly reasons = new Map<string, EndReason>();
+  /** Per scope, the reason of each end in order: the n-th end (counter n-1 → n) is `reasons[n - 1]`. */
+  private readonly reasons = new Map<string, EndReason[]>();
   private readonly endedGrants = new Set<string>();
   private readonly listeners = new Set<() => void>();
 
@@ -126,7 +153,9 @@ export class Authority {
    */
   end(scope: AuthorityScope, reason: EndReason): void {
     this.counters.set(scope, (this.counters.get(scope) ?? 0) + 1);
-    this.reasons.set(scope, reason);
+    const list = this.reasons.get(scope) ?? [];
+    list.push(reason);
+    this.reasons.set(scope, list);
     this.told();
   }
 
@@ -136,17 +165,20 @@ export class Authority {
     this.told();
   }
 
-  /** Why `ticket` ended (the first ended scope it checks), or undefined while it holds. */
+  /** Why `ticket` ended (the first end after its capture of the first ended scope it checks), or undefined while it holds. */
   endedBy(ticket: AuthorityTicket): EndReason | undefined {
-    for (const [s, n] of Object.entries(ticket.seen)) if ((this.counters.get(s) ?? 0) !== n) return this.reasons.get(s) ?? 'lock';
+    for (const [s, n] of Object.entries(ticket.seen)) if ((this.counters.get(s) ?? 0) !== n) return this.reasons.get(s)?.[n] ?? 'lock';
     if (ticket.grant !== undefined && this.endedGrants.has(ticket.grant)) return 'revoke';
     return undefined;
   }
 
-  /** Throws `AuthorityEndedError` (4900) or `SiteAuthorityEndedError` (4100) when `ticket` ended. Synchronous: nothing may await between it and the signature or send it guards. */
+  /**
+   * Throws `endedError` (granted when the ticket carries a grant) when `ticket` ended. Synchronous: nothing
+   * may await between it and the signature or send it guards.
+   */
   assert(ticket: AuthorityTicket): void {
     const reason = this.endedBy(ticket);
-    if (reason !== undefined) throw endedError(reason);
+    if (reason !== undefined) throw endedError(reason, { granted: ticket.grant !== undefined });
   }
 
   /** Calls `fn` after every `end` / `endGrant` (synchronously); returns the unsubscribe. */

@@ -99,8 +99,8 @@ export type DeadManJournal = { load: () => Promise<unknown>; save: (records: Dea
 /** What the dead-man needs. */
 export type DeadManDeps = {
   service: Pick<SigningService, 'perpsSend' | 'clobHeartbeat'>;
-  /** The authority a renewal captures at its start (`lib/authority/epoch.ts`); absent: the signer's default. */
-  ticket?: () => AuthorityTicket;
+  /** The authority a renewal or a disarm captures at its start (`lib/authority/epoch.ts`, the kill switch's scopes). */
+  ticket: () => AuthorityTicket;
   vault: Pick<Vault, 'unlocked' | 'listProxies' | 'hasClobCredentials'>;
   /** The switches to keep armed (from the live grants; see `targetsOf`). */
   targets: () => Promise<DeadManTarget[]>;
@@ -315,8 +315,7 @@ export class DeadMan {
   private renew(p: Period): Promise<void> {
     if (p.ended) return Promise.resolve();
     if (p.inflight) return p.inflight;
-    const authority = this.o.ticket?.();
-    const held = authority ? { authority } : {};
+    const held = { authority: this.o.ticket() };
     const run = (async () => {
       try {
         if (!this.usable()) throw new DeadManCannotArmError('Countersign is locked');
@@ -386,7 +385,7 @@ export class DeadMan {
         // Only with the vault fully unlocked: a trading session ending is a lock, and a lock never unsets.
         if (!this.o.vault.unlocked) throw new DeadManCannotArmError('Countersign is locked');
         if (!(await this.o.vault.listProxies(p.account)).some((x) => x.expiry > this.now())) throw new DeadManCannotArmError('no usable proxy key');
-        await this.o.service.perpsSend(p.account, autoCancel({ time: 0 }), { origin: 'dead-man', summary: 'Dead-man: disarmed', audit: false });
+        await this.o.service.perpsSend(p.account, autoCancel({ time: 0 }), { origin: 'dead-man', summary: 'Dead-man: disarmed', audit: false, authority: this.o.ticket() });
         outcome += '; auto-cancel unset';
       } catch (err) {
         outcome += `; auto-cancel not unset (${err instanceof BaseError ? err.shortMessage : 'the venue did not answer'}): the venue cancels at ${iso(p.cancelAt)}`;

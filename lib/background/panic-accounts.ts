@@ -11,6 +11,7 @@
 import { cancelAll, createOrders } from '../perps/commands';
 import { PANIC_PASS, type SigningService } from '../signer/service';
 import type { Vault } from '../vault/vault';
+import type { AuthorityTicket } from '../authority/epoch';
 import type { DeadManStatus } from './deadman';
 import { cancelPolitely, msg, noAnswer, SlowDownError, within } from './panic-requests';
 import { ORDER_BOOK_HEARTBEAT_LAPSE_MS, type PanicTiming } from './panic-timing';
@@ -67,8 +68,11 @@ type NotCancelled = { why: 'silent' } | { why: 'slow'; error: string } | { why: 
 /** An account's row while panic runs: the steps so far and the venues still to be named with their kill switch. */
 export type AccountRun = { row: PanicAccountReport; pending: { perps?: NotCancelled; clob?: NotCancelled }; perpsDone: boolean; clobDone: boolean; closing: boolean };
 
-/** What one account's cancels need: the signing service, the timing, the end of the venue phase (`until`, Unix ms) and the clock. */
-export type AccountDeps = { service: SigningService; timing: PanicTiming; until: number; now: () => number; closePositions: boolean };
+/**
+ * What one account's cancels need: the signing service, the timing, the end of the venue phase (`until`,
+ * Unix ms), the clock, and the authority panic captured right after its halt (`PANIC_SCOPES`).
+ */
+export type AccountDeps = { service: SigningService; timing: PanicTiming; until: number; now: () => number; closePositions: boolean; authority: AuthorityTicket };
 
 /**
  * How many perps orders `account` has open (`undefined`: unknown), read with a deadline of `ms` and drawn
@@ -90,7 +94,7 @@ export function cancelAccount(t: PanicTarget, d: AccountDeps, openPerps: Promise
   const row: PanicAccountReport = { account: t.account, label: t.label, active: t.active, perps: { skipped: NO_KEY }, clob: { skipped: NO_KEY }, positions: { skipped: 'not asked' } };
   const run: AccountRun = { row, pending: {}, perpsDone: false, clobDone: false, closing: false };
   const ms = d.timing.requestTimeoutMs;
-  const pass = { pass: PANIC_PASS, timeoutMs: ms } as const;
+  const pass = { pass: PANIC_PASS, timeoutMs: ms, authority: d.authority } as const;
   const sealed = (venue: string): NotCancelled => ({ why: 'sealed', error: `not cancelled: its ${venue} key is sealed until you unlock Countersign` });
   const failed = (venue: 'perps' | 'clob', e: unknown): PanicStep => {
     if (e instanceof SlowDownError) run.pending[venue] = { why: 'slow', error: e.shortMessage };
@@ -118,7 +122,7 @@ export function cancelAccount(t: PanicTarget, d: AccountDeps, openPerps: Promise
       return;
     }
     run.closing = true;
-    row.positions = await closeAll(d.service, t.account, d.timing);
+    row.positions = await closeAll(d.service, t.account, d.timing, d.authority);
     run.closing = false;
   };
   const clob = async () => {
@@ -178,7 +182,7 @@ function withKillSwitch(venue: 'perps' | 'clob', why: NotCancelled, at: number |
 }
 
 /** Closes every perps position of `account` with reduce-only IOC market orders in parallel (never retried). */
-async function closeAll(service: SigningService, account: string, t: PanicTiming): Promise<PanicStep> {
+async function closeAll(service: SigningService, account: string, t: PanicTiming, authority: AuthorityTicket): Promise<PanicStep> {
   let positions: { instrument_id: number; size: string; symbol: string }[];
   try {
     const portfolio = (await within(service.perpsRead(account, 'portfolio', undefined, { timeoutMs: t.requestTimeoutMs, draw: 'reserve' }), t.requestTimeoutMs)) as { positions?: { instrument_id: number; size: string; symbol: string }[] };
@@ -195,6 +199,7 @@ async function closeAll(service: SigningService, account: string, t: PanicTiming
           summary: `Panic: close ${p.symbol}`,
           pass: PANIC_PASS,
           timeoutMs: t.requestTimeoutMs,
+          authority,
         }),
         t.requestTimeoutMs,
       ),

@@ -35,6 +35,7 @@
  */
 import { BaseError } from '../errors/base';
 import { type SigningService } from '../signer/service';
+import { PANIC_SCOPES } from '../authority/epoch';
 import type { Vault } from '../vault/vault';
 import type { DeadManStatus } from './deadman';
 import { cancelAccount, countOpenPerps, finishAccount, panicTargets, stepOk, type AccountRun, type PanicAccountReport, type PanicStep, type PanicTarget } from './panic-accounts';
@@ -119,6 +120,8 @@ export async function runPanic(d: PanicDeps): Promise<PanicReport> {
     } catch (e) {
       report.problems.push(`Stopping new signatures: ${msg(e)}`);
     }
+    // Panic's own cancels and closes hold the authority from right after the halt (which ended `all`).
+    const authority = d.service.authority.capture(PANIC_SCOPES);
     await step('Stopping the dead-man renewals', () => d.haltKillSwitches?.());
     report.grants = (await step('Revoking the standing permissions', d.revokeGrants)) ?? 0;
     report.pending = (await step('Rejecting the pending requests', d.rejectPending)) ?? 0;
@@ -131,7 +134,7 @@ export async function runPanic(d: PanicDeps): Promise<PanicReport> {
 
     // 2. Every account, both venues, all in parallel; the whole phase cut at venuesMaxMs.
     const until = now() + t.venuesMaxMs;
-    const runs: { run: AccountRun; done: Promise<void> }[] = targets.map((x) => cancelAccount(x, { service: d.service, timing: t, until, now, closePositions: d.closePositions }, counts.get(x.account)));
+    const runs: { run: AccountRun; done: Promise<void> }[] = targets.map((x) => cancelAccount(x, { service: d.service, timing: t, until, now, closePositions: d.closePositions, authority }, counts.get(x.account)));
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([Promise.all(runs.map((r) => r.done)), new Promise<void>((r) => (timer = setTimeout(r, t.venuesMaxMs)))]);
     clearTimeout(timer);

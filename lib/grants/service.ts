@@ -27,7 +27,7 @@ import { DAY_MS, evaluateGrant, grantScope, MAX_GRANT_MS, MAX_OWNED_ORDERS, venu
 import { grantLimitsSchema } from './schema';
 import { UseWindow } from './usage';
 import * as v from 'valibot';
-import { Authority, endedError, GrantRevokedError, grantedPageScopes, narrowTicket, type AuthorityTicket } from '../authority/epoch';
+import { type Authority, GrantRevokedError, grantedPageScopes, narrowTicket, type AuthorityTicket } from '../authority/epoch';
 
 /** Thrown when a grant would last longer than 24 h or not at all. */
 export class GrantDurationError extends BaseError {
@@ -116,11 +116,12 @@ export class GrantService {
 
   /**
    * `leftoverUses`: the uses a stopped worker's audit journal records carry (read once, at the first read
-   * of the grants from the vault; each merged there unless already stored, then settled).
+   * of the grants from the vault; each merged there unless already stored, then settled). `authority`: the
+   * background's one epoch (the signing service's), required.
    */
-  constructor(private readonly o: { vault: Vault; now?: () => number; onChange?: (live: number) => void; leftoverUses?: () => Promise<LeftoverUse[]>; authority?: Authority }) {
+  constructor(private readonly o: { vault: Vault; now?: () => number; onChange?: (live: number) => void; leftoverUses?: () => Promise<LeftoverUse[]>; authority: Authority }) {
     this.now = o.now ?? Date.now;
-    this.authority = o.authority ?? new Authority();
+    this.authority = o.authority;
   }
 
   /**
@@ -425,16 +426,14 @@ export class GrantService {
 
   /**
    * Synchronous, run right before a covered request's signature and send (`ExecuteOptions.still`): throws
-   * `GrantRevokedError` when the grant of `ticket` was revoked since (one by one, its origin's grants, or
-   * all: lock, panic), or the vault locked; `AuthorityEndedError` / `SiteAuthorityEndedError` when the
-   * request's authority ended otherwise (an account switch, a venue change). Nothing may await between
+   * the ticket's ended error (`endedError(reason, { granted: true })`: `GrantRevokedError` when its grant
+   * was revoked — one by one, its origin's, all of them at lock or panic; 4100 after an account switch,
+   * 4900 after a venue change), or `GrantRevokedError` when the vault is locked. Nothing may await between
    * this and the signature.
    */
   assertCovering(ticket: GrantTicket): void {
-    const ended = this.authority.endedBy(ticket.authority);
-    if (ended === undefined && this.o.vault.state !== 'locked') return;
-    if (ended === 'account' || ended === 'venue') throw endedError(ended);
-    throw new GrantRevokedError();
+    this.authority.assert(ticket.authority); // a grant's ticket: `endedError(reason, { granted: true })`
+    if (this.o.vault.state === 'locked') throw new GrantRevokedError();
   }
 
   /** Revokes one grant (no error when it is gone); a request it already covered is not signed. */

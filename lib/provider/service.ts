@@ -37,7 +37,7 @@ import type { GrantService } from '../grants/service';
 import type { GrantRequest, OwnedOrder, RefPrice } from '../grants/evaluate';
 import { canOfferGrant, clobGrantRequest, perpsGrantRequest, requestMarkets } from '../grants/requests';
 import { groupDecimal, shortAddress } from '../format';
-import { disconnected, invalidParams, resourceUnavailable, unauthorized, unsupported, userRejected } from './errors';
+import { disconnected, fromRpcError, invalidParams, resourceUnavailable, toRpcError, unauthorized, unsupported, userRejected } from './errors';
 import type { OutcomeStore, StoredOutcome } from './outcomes';
 import { accountsPermission, grantPermissionsAnswer, parseGrantPermissions, parseRequestPermissions, type AccountsPermission } from './permissions';
 import { grantOffer, serviceOfferReads, type GrantOffer, type OfferReads } from '../grants/offer';
@@ -45,7 +45,7 @@ import { describeGrant, type GrantLimits } from '../grants/evaluate';
 import { appendAudit, auditLog } from '../audit';
 import { toUnits } from '../decimal';
 import { nextTask } from '../tasks';
-import { Authority, approvedPageScopes, endedMessage, narrowTicket, pageScopes, type AuthorityTicket } from '../authority/epoch';
+import { approvedPageScopes, endedError, narrowTicket, pageScopes, type Authority, type AuthorityTicket } from '../authority/epoch';
 import { checkL2Route, clobOrdersParamsSchema, clobSignParamsSchema, isPageMethod, METHOD_POLICY, perpsParamsSchema, typedDataRefusal, unwrapParams } from './methods';
 
 /** Approval time-to-live of trading requests (orders, cancels, leverage, L2 headers), in ms: 60 s. */
@@ -363,15 +363,17 @@ export class ProviderService {
    */
   constructor(private readonly d: ProviderDeps) {
     void this.loadOutcomes().catch(() => undefined);
-    // The signer's epoch (one per background); a service double without one gets its own.
-    const authority = (this.authority = d.service.authority ?? new Authority());
-    // A window whose request's authority ended (disconnect, venue change …) closes at once, with why.
+    // The signer's epoch: the one of the background, which the grants share (a second one would let
+    // revokes and the signing checks count apart).
+    const authority = (this.authority = d.service.authority);
+    if (d.grants && d.grants.authority !== authority) throw new BaseError('The grants and the signing service must share one authority epoch.');
+    // A window whose request's authority ended (disconnect, venue change …) closes at once, with why (`endedError`'s code).
     authority.onEnd(() => {
       for (const [id, ticket] of this.windowAuthority) {
         const reason = authority.endedBy(ticket);
         if (reason === undefined) continue;
         this.windowAuthority.delete(id);
-        d.registry.reject(id, reason === 'account' || reason === 'disconnect' ? unauthorized(endedMessage(reason)) : disconnected(endedMessage(reason)));
+        d.registry.reject(id, fromRpcError(toRpcError(endedError(reason, { granted: false }))));
       }
     });
   }
@@ -381,6 +383,20 @@ export class ProviderService {
 
   /** The authority of each pending window's request (approval id → ticket), closed when it ends. */
   private readonly windowAuthority = new Map<string, AuthorityTicket>();
+
+  /**
+   * Shows the approval window and waits for the person's answer on request `id`, its authority `ticket`
+   * watched meanwhile: an end of it rejects the request at once (the constructor's listener).
+   */
+  private async awaitWindow(id: string, approved: Promise<ApprovalView>, ticket: AuthorityTicket): Promise<ApprovalView> {
+    this.windowAuthority.set(id, ticket);
+    try {
+      await this.d.showApprovals();
+      return await approved;
+    } finally {
+      this.windowAuthority.delete(id);
+    }
+  }
 
   /** The lowercase addresses funds were sent to from pages before (at most 500; none when unreadable). */
   private async usedDestinations(): Promise<string[]> {
@@ -617,14 +633,7 @@ export class ProviderService {
       ttlMs,
       async () => (await make()).refresh,
     );
-    this.windowAuthority.set(id, authority);
-    let view: ApprovalView;
-    try {
-      await this.d.showApprovals();
-      view = await approved;
-    } finally {
-      this.windowAuthority.delete(id);
-    }
+    const view = await this.awaitWindow(id, approved, authority);
     mustBeUnlocked();
     if (!view.artifact) throw disconnected('The approved request carried nothing to sign.');
     return { ...view, artifact: view.artifact, authority };
@@ -752,14 +761,11 @@ export class ProviderService {
       async () => shown(await replacesNow()),
     );
     this.grantRequests.set(id, { origin, venue: limits.venue });
-    this.windowAuthority.set(id, authority);
     let view: ApprovalView;
     try {
-      await this.d.showApprovals();
-      view = await approved;
+      view = await this.awaitWindow(id, approved, authority);
     } finally {
       this.grantRequests.delete(id);
-      this.windowAuthority.delete(id);
     }
     this.authority.assert(authority);
     if (!this.d.vault.unlocked) throw disconnected('Countersign is locked. Open the extension and unlock it.');

@@ -27,10 +27,11 @@
  * `cancelAll` / `cancelOrders`, perps reduce-only IOC orders without trigger, order-book `DELETE /cancel-all`.
  * `resume()` lifts the gate (called by the next successful unlock).
  *
- * The authority epoch (`lib/authority/epoch.ts`): every call carries the ticket its request captured at
- * its start (`GateOptions.authority`; a popup or dead-man call captures one on entry), checked with the
- * gate right before each signature and again right before each send — REST, the perps session, every
- * order-book attempt — so nothing started before a lock, panic, revoke, switch or venue change leaves
+ * The authority epoch (`lib/authority/epoch.ts`): every signing call carries the ticket its request
+ * captured at its start (`Held`, required: page requests, popup procedures, dead-man renewals and panic
+ * each capture their own), checked with the gate right before each signature and again right before each
+ * send (`signingCheck`, lib/authority/guard.ts) — REST, the perps session, every order-book attempt,
+ * ClobAuth (`ownerKey`) — so nothing started before a lock, panic, revoke, switch or venue change leaves
  * after it. `halt` ends the epoch too; panic's own commands, started after it, hold the new one.
  */
 import * as v from 'valibot';
@@ -82,7 +83,8 @@ import { appendAudit, auditLog, type AuditLog } from '../audit';
 import type { AuditJournal, JournalRecord, JournalUse } from '../audit/journal';
 import { fromUnits } from '../decimal';
 import type { Vault } from '../vault/vault';
-import { Authority, AuthorityEndedError, GrantRevokedError, PERSON_SCOPES, type AuthorityTicket } from '../authority/epoch';
+import { isEndedError, PERSON_SCOPES, type Authority, type AuthorityTicket } from '../authority/epoch';
+import { guardedOwner, signingCheck, type Held } from '../authority/guard';
 
 /**
  * Gateway settings (issue #4 §1: settings store). URLs are service roots; `headerSet` names the auth
@@ -186,7 +188,8 @@ export type ExecuteOptions = {
   summary?: string;
   audit?: boolean;
   grantUse?: { record: JournalUse; stored: Promise<void>; onStored: (cb: () => void) => void };
-} & GateOptions;
+} & GateOptions &
+  Held;
 
 /**
  * Per-call options of the gate and the deadline: `pass` (panic only), `timeoutMs` (this call's request
@@ -204,12 +207,6 @@ export type GateOptions = {
    * throws, the signature is dropped and nothing is sent.
    */
   beforeSend?: () => Promise<void>;
-  /**
-   * The authority the request captured at its start (`lib/authority/epoch.ts`): checked with the gate right
-   * before each signature and again right before each send. Absent: captured when the call enters this
-   * service, with the popup's scopes (`PERSON_SCOPES`).
-   */
-  authority?: AuthorityTicket;
 };
 
 /** The part of the gateway's answer to `CreateProxy` this service reads: the proxy's secret (a credential, stored in the vault only). */
@@ -261,8 +258,8 @@ export type SigningServiceOptions = {
    * one records. None (tests, Node): no journal.
    */
   journal?: AuditJournal;
-  /** The background's authority epoch (`lib/authority/epoch.ts`); default: one of its own. */
-  authority?: Authority;
+  /** The background's one authority epoch (`lib/authority/epoch.ts`), shared with the grants and the provider. */
+  authority: Authority;
 };
 
 /** Signs and submits perps commands and order-book orders for the vault's accounts (see the module docstring for retries, timeouts and the signing gate). */
@@ -289,7 +286,7 @@ export class SigningService {
   readonly authority: Authority;
 
   constructor(private readonly o: SigningServiceOptions) {
-    this.authority = o.authority ?? new Authority();
+    this.authority = o.authority;
     this.transport = fetchWithHeaderSet(o.fetchFn ?? ((input, init) => fetch(input, init)), async () => (await o.settings()).headerSet ?? 'seed');
     this.requestTimeoutMs = o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.fetchFn = fetchWithTimeout(this.transport, this.requestTimeoutMs);
@@ -522,7 +519,7 @@ export class SigningService {
 
   /** `execute` for an order-book artifact: one result per order. */
   executeClob(artifact: ClobArtifact, approvedDigest: Hex, opts: ExecuteOptions): Promise<BatchOrderResult[]> {
-    return this.guarded(artifact, opts, (recheck, ticket) => this.runClob(artifact, approvedDigest, { ...opts, authority: ticket }, recheck));
+    return this.guarded(artifact, opts, (recheck) => this.runClob(artifact, approvedDigest, opts, recheck));
   }
 
   /** `execute` for an L2 artifact: the five headers, named for the configured header set. */
@@ -536,18 +533,13 @@ export class SigningService {
    * `recheck` to call right before each signature (a halt may come meanwhile), and counts the run as in
    * flight when it can open exposure.
    */
-  private guarded<T>(artifact: SigningArtifact, opts: GateOptions, body: (recheck: () => void, ticket: AuthorityTicket) => Promise<T>): Promise<T> {
+  private guarded<T>(artifact: SigningArtifact, opts: GateOptions & Held, body: (recheck: () => void) => Promise<T>): Promise<T> {
     const exempt = () => panicExempt(artifact);
-    const ticket = opts.authority ?? this.authority.capture(PERSON_SCOPES);
-    const recheck = (): void => {
-      this.gate(opts.pass, exempt);
-      opts.still?.();
-      this.authority.assert(ticket);
-    };
+    const recheck = signingCheck(() => this.gate(opts.pass, exempt), this.authority, opts.authority, opts.still);
     recheck();
     // A live venue preset the person has not confirmed signs nothing (issue #22); panic's own commands pass.
     const confirmed = opts.pass === PANIC_PASS && exempt() ? Promise.resolve() : this.o.settings().then(assertVenueConfirmed);
-    const running = confirmed.then(() => body(recheck, ticket));
+    const running = confirmed.then(() => body(recheck));
     return opensExposure(artifact) ? this.track(running) : running;
   }
 
@@ -718,11 +710,11 @@ export class SigningService {
     try {
       results =
         artifact.path === '/order'
-          ? parseBatchResults([await this.l2(artifact.account, 'POST', '/order', bodies[0], opts.authority ? { authority: opts.authority } : {})], 1)
-          : parseBatchResults(await this.l2(artifact.account, 'POST', '/orders', bodies, opts.authority ? { authority: opts.authority } : {}), bodies.length);
+          ? parseBatchResults([await this.l2(artifact.account, 'POST', '/order', bodies[0], { authority: opts.authority })], 1)
+          : parseBatchResults(await this.l2(artifact.account, 'POST', '/orders', bodies, { authority: opts.authority }), bodies.length);
     } catch (err) {
       // Refused by the gate or the authority check right before an attempt: that attempt was not sent.
-      if (err instanceof HaltedError || err instanceof AuthorityEndedError || err instanceof GrantRevokedError) {
+      if (err instanceof HaltedError || isEndedError(err)) {
         if (journal !== undefined) void this.o.journal?.discard(journal.id).catch(() => undefined);
         throw err;
       }
@@ -759,11 +751,10 @@ export class SigningService {
     return applyHeaderSet(headers, (await this.o.settings()).headerSet ?? 'seed');
   }
 
-  /** Signs `command` for `account` with the right key; returns the envelope (nothing sent). */
-  async perpsSign(account: string, command: PerpsCommand, opts: { exp?: number; origin?: string } = {}): Promise<PerpsEnvelope> {
-    const authority = this.authority.capture(PERSON_SCOPES);
+  /** Signs `command` for `account` with the right key, holding `opts.authority`; returns the envelope (nothing sent). */
+  async perpsSign(account: string, command: PerpsCommand, opts: { exp?: number; origin?: string } & Held): Promise<PerpsEnvelope> {
     const a = await this.preparePerps(account, command, { submit: false, ...(opts.exp === undefined ? {} : { exp: opts.exp }) });
-    return (await this.executePerps(a, a.digest, { origin: opts.origin ?? 'extension', summary: command.type, authority })).envelope;
+    return (await this.executePerps(a, a.digest, { origin: opts.origin ?? 'extension', summary: command.type, authority: opts.authority })).envelope;
   }
 
   /**
@@ -772,8 +763,8 @@ export class SigningService {
    * `OutcomeUnknownError`. `audit: false` writes no per-signature audit entry: only the dead-man's
    * renewals use it, and it logs one entry per armed period instead (issue #17 §6).
    */
-  async perpsSend(account: string, command: PerpsCommand, opts: { origin: string; exp?: number; summary?: string; audit?: boolean } & GateOptions): Promise<unknown> {
-    const authority = opts.authority ?? this.authority.capture(PERSON_SCOPES); // from the call on, whatever it awaits
+  async perpsSend(account: string, command: PerpsCommand, opts: { origin: string; exp?: number; summary?: string; audit?: boolean } & GateOptions & Held): Promise<unknown> {
+    const { authority } = opts; // held from the caller's start, whatever it awaits
     const a = await this.preparePerps(account, command, { submit: true, ...(opts.exp === undefined ? {} : { exp: opts.exp }) });
     return this.execute(a, a.digest, { origin: opts.origin, summary: opts.summary ?? command.type, authority, ...(opts.pass ? { pass: opts.pass } : {}), ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.audit === false ? { audit: false } : {}) });
   }
@@ -812,34 +803,55 @@ export class SigningService {
    * Issues a new proxy key: generates it here, has the owner sign `CreateProxy`, sends it, and stores
    * the key with the secret the gateway returns. `expiry` Unix ms. Returns non-secret info only.
    */
-  async issueProxy(account: string, opts: { expiry: number; label?: string; origin?: string }) {
+  async issueProxy(account: string, opts: { expiry: number; label?: string; origin?: string } & Held) {
     const privateKey = generatePrivateKey();
     const proxy = privateKeyToAccount(privateKey).address;
     const command = createProxy({ owner: account, proxy, expiry: opts.expiry, ...(opts.label ? { label: opts.label } : {}) });
-    const res = v.safeParse(proxySecretSchema, await this.perpsSend(account, command, { origin: opts.origin ?? 'extension', summary: `issue proxy ${proxy}` }));
+    const res = v.safeParse(proxySecretSchema, await this.perpsSend(account, command, { origin: opts.origin ?? 'extension', summary: `issue proxy ${proxy}`, authority: opts.authority }));
     if (!res.success) throw new BaseError('The gateway did not return a proxy secret.');
     return this.o.vault.putProxy({ account, privateKey, secret: res.output.secret, proxy, expiry: opts.expiry, ...(opts.label ? { label: opts.label } : {}) });
   }
 
-  /** Deletes a proxy: owner-signed deleteProxy at the gateway first, then the local record. */
-  async deleteProxy(account: string, proxy: string, origin = 'extension'): Promise<void> {
-    await this.perpsSend(account, deleteProxyCommand({ proxy }), { origin, summary: `delete proxy ${proxy}` });
+  /** Deletes a proxy: owner-signed deleteProxy at the gateway first (holding `opts.authority`), then the local record. */
+  async deleteProxy(account: string, proxy: string, opts: { origin?: string } & Held): Promise<void> {
+    await this.perpsSend(account, deleteProxyCommand({ proxy }), { origin: opts.origin ?? 'extension', summary: `delete proxy ${proxy}`, authority: opts.authority });
     await this.o.vault.deleteProxy(proxy);
+  }
+
+  /**
+   * The check of a person's signature or send outside a venue command (a deposit-wallet batch, a wallet
+   * creation): the signing gate (no panic pass) and `ticket`, to call right before each (`signingCheck`).
+   */
+  ownerCheck(ticket: AuthorityTicket): () => void {
+    return signingCheck(() => this.gate(undefined, () => false), this.authority, ticket);
+  }
+
+  /**
+   * `account`'s owner key for a signature outside a venue command — ClobAuth, a deposit-wallet batch —
+   * guarded: every signature it makes runs `check` (`ownerCheck(ticket)`) right before; `check` is for the
+   * caller to run again right before it sends. Checked at the call, and the venue must be confirmed (an
+   * owner-key signature on a real-money venue only once confirmed). Throws `HaltedError`, the ticket's
+   * ended error (`endedError`), `VenueNotConfirmedError`, the vault's errors.
+   */
+  async ownerKey(account: string, ticket: AuthorityTicket): Promise<{ owner: LocalAccount; check: () => void }> {
+    const check = this.ownerCheck(ticket);
+    check();
+    assertVenueConfirmed(await this.o.settings());
+    const owner = await this.o.vault.ownerAccount(account);
+    return { owner: guardedOwner(owner, check), check };
   }
 
   // ------------------------------------------------------------------------------------------
   // Order book
 
-  /** Creates (or, when the nonce is used, derives) CLOB credentials for `account` and stores them. */
-  async clobCreateOrDerive(account: string, opts: { nonce?: number } = {}) {
-    this.gate(undefined, () => false);
-    const authority = this.authority.capture(PERSON_SCOPES);
-    const settings = await this.o.settings();
-    assertVenueConfirmed(settings); // an owner-key ClobAuth signature: a real-money venue only once confirmed
-    const { clobUrl, clobChainId } = settings;
-    const owner = await this.o.vault.ownerAccount(account);
-    this.gate(undefined, () => false);
-    this.authority.assert(authority);
+  /**
+   * Creates (or, when the nonce is used, derives) CLOB credentials for `account` and stores them. Each
+   * ClobAuth signature is made with the guarded owner key (`ownerKey`: the gate and `opts.authority` checked
+   * right before it; its request leaves right after, with no wait between).
+   */
+  async clobCreateOrDerive(account: string, opts: { nonce?: number } & Held) {
+    const { owner } = await this.ownerKey(account, opts.authority);
+    const { clobUrl, clobChainId } = await this.o.settings();
     const { credentials, derived } = await createOrDeriveApiKey(
       clobUrl,
       owner,
@@ -889,16 +901,20 @@ export class SigningService {
   }
 
   /**
+   * The hold of one of the person's order-book reads, started by this call (`PERSON_SCOPES`, taken here:
+   * a read awaits nothing before it, and moves nothing).
+   */
+  private readHold(): Held {
+    return { authority: this.authority.capture(PERSON_SCOPES) };
+  }
+
+  /**
    * One L2-signed request (an HMAC with the API secret), retried on 425 / 429 / "order timed out" (at
    * most 4 attempts). Gated: each attempt is a new signature; only panic's `DELETE /cancel-all` passes.
    */
-  private l2(account: string, method: string, requestPath: string, body?: unknown, opts: GateOptions = {}): Promise<unknown> {
+  private l2(account: string, method: string, requestPath: string, body: unknown, opts: GateOptions & Held): Promise<unknown> {
     const exempt = () => method === 'DELETE' && requestPath === '/cancel-all' && body === undefined;
-    const ticket = opts.authority ?? this.authority.capture(PERSON_SCOPES);
-    const recheck = () => {
-      this.gate(opts.pass, exempt);
-      this.authority.assert(ticket);
-    };
+    const recheck = signingCheck(() => this.gate(opts.pass, exempt), this.authority, opts.authority);
     recheck();
     return this.l2Run(account, method, requestPath, body, opts, recheck);
   }
@@ -931,17 +947,16 @@ export class SigningService {
    * Signs and posts 1-15 orders for `account` (the popup path); one result per order (per-order
    * exchange errors inside a 200 are results, not throws).
    */
-  async clobPostOrders(account: string, orders: readonly ClobOrderRequest[], opts: { origin: string }): Promise<BatchOrderResult[]> {
-    const authority = this.authority.capture(PERSON_SCOPES);
+  async clobPostOrders(account: string, orders: readonly ClobOrderRequest[], opts: { origin: string } & Held): Promise<BatchOrderResult[]> {
     const a = await this.prepareClob(account, orders);
-    return this.executeClob(a, a.digest, { origin: opts.origin, summary: `${orders.length} order(s)`, authority });
+    return this.executeClob(a, a.digest, { origin: opts.origin, summary: `${orders.length} order(s)`, authority: opts.authority });
   }
 
   /**
    * Cancels every order-book order of `account` (`DELETE /cancel-all`): `{ canceled, not_canceled }`.
    * `opts.pass` lets the panic switch through a halted gate; `opts.timeoutMs` is the request deadline (ms).
    */
-  async clobCancelAll(account: string, opts: GateOptions = {}): Promise<ClobCancelAnswer> {
+  async clobCancelAll(account: string, opts: GateOptions & Held): Promise<ClobCancelAnswer> {
     return parseClobAnswer(clobCancelAnswerSchema, await this.l2(account, 'DELETE', '/cancel-all', undefined, opts), 'the cancel');
   }
 
@@ -949,13 +964,13 @@ export class SigningService {
   readonly clobCancels = new ClobCancelLog(() => this.now());
 
   /** Posts an order-book heartbeat (`POST /v1/heartbeats`); returns the session id to send next time. */
-  async clobHeartbeat(account: string, heartbeatId: string, opts: Pick<GateOptions, 'authority'> = {}): Promise<string> {
+  async clobHeartbeat(account: string, heartbeatId: string, opts: Held): Promise<string> {
     return parseClobAnswer(clobHeartbeatAnswerSchema, await this.l2(account, 'POST', '/v1/heartbeats', { heartbeat_id: heartbeatId }, opts), 'the heartbeat').heartbeat_id;
   }
 
   /** Cancels order-book orders by id (`DELETE /orders`): the venue's `{ canceled, not_canceled }` (validated). */
-  async clobCancel(account: string, orderIds: string[]): Promise<ClobCancelAnswer> {
-    return parseClobAnswer(clobCancelAnswerSchema, await this.l2(account, 'DELETE', '/orders', orderIds), 'the cancel');
+  async clobCancel(account: string, orderIds: string[], opts: Held): Promise<ClobCancelAnswer> {
+    return parseClobAnswer(clobCancelAnswerSchema, await this.l2(account, 'DELETE', '/orders', orderIds, opts), 'the cancel');
   }
 
   /** The midpoint of an order-book token (`GET /midpoint`), or undefined when the book is one-sided. */
@@ -973,13 +988,13 @@ export class SigningService {
    */
   async clobCollateral(account: string): Promise<string | undefined> {
     const { info } = await this.o.vault.clobCredentials(account);
-    const r = v.safeParse(clobBalanceSchema, await this.l2(account, 'GET', `/balance-allowance?asset_type=COLLATERAL&signature_type=${info.signatureType}`));
+    const r = v.safeParse(clobBalanceSchema, await this.l2(account, 'GET', `/balance-allowance?asset_type=COLLATERAL&signature_type=${info.signatureType}`, undefined, this.readHold()));
     return r.success ? fromUnits(BigInt(r.output.balance), 6) : undefined;
   }
 
   /** The first page of `account`'s order-book trades (`GET /data/trades`, newest first). */
   async clobTrades(account: string): Promise<unknown> {
-    return this.l2(account, 'GET', '/data/trades?next_cursor=MA%3D%3D');
+    return this.l2(account, 'GET', '/data/trades?next_cursor=MA%3D%3D', undefined, this.readHold());
   }
 
   /**
@@ -991,7 +1006,7 @@ export class SigningService {
     const data: ClobOpenOrder[] = [];
     let cursor = 'MA==';
     for (let i = 0; i < 20 && cursor !== 'LTE='; i++) {
-      const page = parseClobAnswer(clobOrdersPageSchema, await this.l2(account, 'GET', `/data/orders?next_cursor=${encodeURIComponent(cursor)}`), 'open orders');
+      const page = parseClobAnswer(clobOrdersPageSchema, await this.l2(account, 'GET', `/data/orders?next_cursor=${encodeURIComponent(cursor)}`, undefined, this.readHold()), 'open orders');
       data.push(...page.data);
       cursor = page.next_cursor;
     }
@@ -1002,9 +1017,9 @@ export class SigningService {
    * The five L2 headers for a request the caller sends itself, named for the profile's header set
    * (`SVC_*` by default, `POLY_*` for `venue`); the API secret stays here.
    */
-  async clobSignRequest(account: string, req: { method: string; requestPath: string; body?: string }): Promise<Record<keyof L2Headers, string> | Record<string, string>> {
+  async clobSignRequest(account: string, req: { method: string; requestPath: string; body?: string }, opts: Held): Promise<Record<keyof L2Headers, string> | Record<string, string>> {
     const a = await this.prepareL2(account, req);
-    return this.executeL2(a, a.digest, { origin: 'extension', summary: `${req.method} ${req.requestPath}` });
+    return this.executeL2(a, a.digest, { origin: 'extension', summary: `${req.method} ${req.requestPath}`, authority: opts.authority });
   }
 }
 

@@ -7,6 +7,11 @@
  * only after the person approved that digest; a FAILED / INVALID answer is surfaced with its reason and
  * nothing is resubmitted. Submitted relayer transactions are remembered (`lib/relayer/pending.ts`) and
  * `status` reads them again until they land, so their progress survives the popup closing.
+ *
+ * Every procedure that signs or submits holds the person's authority from its start (`PERSON_SCOPES`)
+ * and goes through the signing service's one guard: the owner key of ClobAuth and of a batch is
+ * `SigningService.ownerKey` (the panic gate and the authority checked right before each signature), and
+ * `check` runs again right before each relayer submit.
  */
 import * as v from 'valibot';
 import { hashTypedData, type Address } from 'viem';
@@ -82,6 +87,7 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
   const remembered = (account: string, transactionID: string, label: string) => rememberRelayerTx(db, { account, transactionID, label, at: Date.now() }).catch(() => undefined);
   return {
     'clob.depositWallet.derive': async ({ account, replaceCredentials }) => {
+      const authority = service.authority.capture(PERSON_SCOPES);
       await requireActiveAccount(db, vault, account);
       // An existing account (types 0-2) keeps its credentials unless the person confirmed the switch.
       const existing = await vault.clobSignatureType(account);
@@ -91,7 +97,7 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       assertVenueConfirmed(s); // it signs (ClobAuth for the API and builder keys) on a real-money venue only once confirmed
       const chain = await readDepositWallet(s.rpcUrl, owner.address, s.clobChainId, fetchFn);
       const deployed = await isDeployed(chain.address);
-      await service.clobCreateOrDerive(account);
+      await service.clobCreateOrDerive(account, { authority });
       const api = await vault.clobCredentials(account);
       await vault.putClobCredentials({ account, apiKey: api.apiKey, secret: api.secret, passphrase: api.passphrase, nonce: api.info.nonce, signatureType: 3, funder: chain.address });
       const previous = await vault.depositWallet(account);
@@ -106,13 +112,16 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       return { wallet: chain.address, kind: chain.kind, deployed };
     },
     'clob.depositWallet.create': async ({ account }) => {
+      const check = service.ownerCheck(service.authority.capture(PERSON_SCOPES));
       await requireActiveAccount(db, vault, account);
       const { s, relayer, deployed: isDeployed } = await env();
       assertVenueConfirmed(s);
       const w = await stored(account, s.clobChainId);
       if (await isDeployed(w.wallet)) return { deployed: true };
       const audit = { at: Date.now(), origin: 'extension', account: w.account, kind: 'relayer.walletCreate', summary: `create deposit wallet ${w.wallet}` };
-      const transaction = await submitted(relayer.submit(walletCreateRequest(w.account, s.clobChainId), await vault.builderCredentials(account)), audit, 'deposit-wallet creation');
+      const builder = await vault.builderCredentials(account);
+      check(); // the gate and the person's authority, right before the submit
+      const transaction = await submitted(relayer.submit(walletCreateRequest(w.account, s.clobChainId), builder), audit, 'deposit-wallet creation');
       await remembered(w.account, transaction.transactionID, 'Creating the deposit wallet');
       await appendAudit(auditOf(d), { ...audit, result: 'ok' });
       return { deployed: false, transaction };
@@ -177,13 +186,13 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       await d.showApprovals?.();
       const view = await approved;
       if (view.digest !== digest) throw userRejected('The approved batch is not the one built; nothing was signed.');
-      assertVenueConfirmed(await readSettings(db)); // again after the window: the setting may have changed meanwhile
-      const ownerKey = await vault.ownerAccount(account);
-      service.authority.assert(authority); // a lock, panic, switch or venue change while the window was open: nothing is signed
-      const request = await signWalletBatch(ownerKey, walletBatch);
+      // The guarded owner key (venue confirmed again after the window): a lock, panic, switch or venue change
+      // while the window was open signs nothing, and nothing is submitted after one.
+      const { owner, check } = await service.ownerKey(account, authority);
+      const request = await signWalletBatch(owner, walletBatch);
       const audit = { at: Date.now(), origin: 'extension', account: w.account, kind: 'relayer.walletBatch', summary: described.calls.map((c) => c.words).join('; ').slice(0, 500), digest };
       const builder = await vault.builderCredentials(account);
-      service.authority.assert(authority); // and nothing is submitted after one
+      check();
       const answer = await submitted(relayer.submit(request, builder), audit, 'batch');
       await remembered(w.account, answer.transactionID, batchLabel(batch));
       await appendAudit(auditOf(d), { ...audit, result: 'ok' });
