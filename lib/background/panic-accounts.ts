@@ -181,11 +181,15 @@ function withKillSwitch(venue: 'perps' | 'clob', why: NotCancelled, at: number |
   };
 }
 
-/** Closes every perps position of `account` with reduce-only IOC market orders in parallel (never retried). */
+/**
+ * Closes every perps position of `account` with reduce-only IOC market orders in parallel (never retried).
+ * The step names each position by its instrument id and says "refused by the venue" for a refused close:
+ * the gateway's own words (its symbol, its error text) never reach the report.
+ */
 async function closeAll(service: SigningService, account: string, t: PanicTiming, authority: AuthorityTicket): Promise<PanicStep> {
-  let positions: { instrument_id: number; size: string; symbol: string }[];
+  let positions: { instrument_id: number; size: string }[];
   try {
-    const portfolio = (await within(service.perpsRead(account, 'portfolio', undefined, { timeoutMs: t.requestTimeoutMs, draw: 'reserve' }), t.requestTimeoutMs)) as { positions?: { instrument_id: number; size: string; symbol: string }[] };
+    const portfolio = (await within(service.perpsRead(account, 'portfolio', undefined, { timeoutMs: t.requestTimeoutMs, draw: 'reserve' }), t.requestTimeoutMs)) as { positions?: { instrument_id: number; size: string }[] };
     positions = (portfolio.positions ?? []).filter((p) => !/^-?0*(\.0*)?$/.test(p.size));
   } catch (e) {
     return { ok: false, error: noAnswer(e) ? 'not closed: the venue did not answer the positions read — check the venue' : `not closed: ${msg(e)}` };
@@ -196,7 +200,7 @@ async function closeAll(service: SigningService, account: string, t: PanicTiming
       within(
         service.perpsSend(account, createOrders({ orders: [{ iid: p.instrument_id, buy: p.size.startsWith('-'), qty: p.size.replace('-', ''), tif: 'ioc', ro: true }] }), {
           origin: 'panic',
-          summary: `Panic: close ${p.symbol}`,
+          summary: `Panic: close ${instrumentName(p.instrument_id)}`,
           pass: PANIC_PASS,
           timeoutMs: t.requestTimeoutMs,
           authority,
@@ -209,12 +213,12 @@ async function closeAll(service: SigningService, account: string, t: PanicTiming
   const failed: string[] = [];
   const unknown: string[] = [];
   results.forEach((r, i) => {
-    const symbol = positions[i]!.symbol;
-    const ack = r.status === 'fulfilled' && Array.isArray(r.value) ? (r.value[0] as { status?: unknown; error?: unknown } | undefined) : undefined;
-    if (r.status === 'fulfilled' && ack?.status !== 'err') closed.push(symbol);
-    else if (r.status === 'fulfilled') failed.push(`${symbol}: ${typeof ack?.error === 'string' ? ack.error.slice(0, 80) : 'refused'}`);
-    else if (noAnswer(r.reason)) unknown.push(symbol);
-    else failed.push(`${symbol}: ${msg(r.reason)}`);
+    const name = instrumentName(positions[i]!.instrument_id);
+    const ack = r.status === 'fulfilled' && Array.isArray(r.value) ? (r.value[0] as { status?: unknown } | undefined) : undefined;
+    if (r.status === 'fulfilled' && ack?.status !== 'err') closed.push(name);
+    else if (r.status === 'fulfilled') failed.push(`${name}: refused by the venue`);
+    else if (noAnswer(r.reason)) unknown.push(name);
+    else failed.push(`${name}: ${msg(r.reason)}`);
   });
   if (!failed.length && !unknown.length) return { ok: true, detail: `closed ${closed.join(', ')}` };
   return {
@@ -222,6 +226,9 @@ async function closeAll(service: SigningService, account: string, t: PanicTiming
     error: [`closed ${closed.join(', ') || 'none'}`, ...(failed.length ? [`failed ${failed.join('; ')}`] : []), ...(unknown.length ? [`no answer for ${unknown.join(', ')} — may or may not be closed, check the venue`] : [])].join('; '),
   };
 }
+
+/** How the report names a position: its instrument id (`instrument 2`), never the gateway's symbol text. */
+const instrumentName = (iid: unknown): string => (Number.isSafeInteger(iid) ? `instrument ${String(iid)}` : 'an instrument');
 
 /** Whether a step is fine for the report's overall `ok`: done, or nothing to do. */
 export const stepOk = (s: PanicStep): boolean => ('skipped' in s ? true : s.ok);

@@ -19,8 +19,9 @@
  *    closes are never retried, and a close without an answer is reported as an unknown outcome. The whole
  *    venue phase is cut at `venuesMaxMs`, however many accounts there are.
  * 3. **Audit**: append the panic entry before the lock (the audit chain is keyed by a vault key; after the
- *    lock there is none).
- * 4. **Lock**, whatever happened (a throw anywhere still locks).
+ *    lock there is none). It says what was done and that Countersign is locking — never that it is locked.
+ * 4. **Lock**, whatever happened (a throw anywhere still locks). A lock that fails is audited on its own
+ *    entry (the vault is still open then, so its audit key exists) and is in the report.
  *
  * Bound (default `PANIC_TIMING`): at most `drainMs + venuesMaxMs` = 5 + 20 = 25 s plus local storage
  * work; without "close positions" and without a venue's "slow down" the venue phase ends within 2 × 5 s,
@@ -33,12 +34,12 @@
  * cancel within N s", or "no kill switch was armed — check the venue". The report's `ok` is true only
  * when every step of every account was done (or had nothing to do), no step failed, and the vault is locked.
  */
-import { BaseError } from '../errors/base';
 import { type SigningService } from '../signer/service';
 import { PANIC_SCOPES } from '../authority/epoch';
 import type { Vault } from '../vault/vault';
 import type { DeadManStatus } from './deadman';
 import { cancelAccount, countOpenPerps, finishAccount, panicTargets, stepOk, type AccountRun, type PanicAccountReport, type PanicStep, type PanicTarget } from './panic-accounts';
+import { msg } from './panic-requests';
 import { PANIC_TIMING, type PanicTiming } from './panic-timing';
 
 export { ORDER_BOOK_HEARTBEAT_LAPSE_MS, PANIC_TIMING, panicBoundMs, type PanicTiming } from './panic-timing';
@@ -78,15 +79,18 @@ export type PanicDeps = {
   haltKillSwitches?: () => void;
   /** The dead-man's state (read before and after the cancels, for the sentence of a venue not cancelled). */
   killSwitches?: () => DeadManStatus;
-  /** Appends the panic audit entry (called before the lock). */
-  audit: (report: PanicReport) => Promise<void>;
+  /**
+   * Appends the panic audit entry, right before the lock: `report` as it stands then (`locked` false) and
+   * `stepsOk`, whether every step so far was done or had nothing to do (the lock still to come).
+   */
+  audit: (report: PanicReport, stepsOk: boolean) => Promise<void>;
+  /** Appends the entry of a lock that failed after the panic entry (`problem`, one sentence). */
+  auditLockFailed?: (problem: string) => Promise<void>;
   /** Locks the vault (and runs the lock hooks). */
   lock: () => Promise<void>;
   now?: () => number;
   timing?: Partial<PanicTiming>;
 };
-
-const msg = (e: unknown) => (e instanceof BaseError ? e.shortMessage : 'Something went wrong.');
 
 /** Whether every step of `r` was done or had nothing to do, nothing failed and the vault is locked. */
 export function panicOk(r: Omit<PanicReport, 'ok'>): boolean {
@@ -143,8 +147,8 @@ export async function runPanic(d: PanicDeps): Promise<PanicReport> {
     const mine = report.accounts.find((a) => a.active);
     if (mine) Object.assign(report, { perps: mine.perps, clob: mine.clob, positions: mine.positions });
 
-    // 3. The audit entry, while the vault key still exists (its result follows the report: locked is checked after the lock).
-    await step('Writing the audit entry', () => d.audit({ ...report, locked: true, ok: panicOk({ ...report, locked: true }) }));
+    // 3. The audit entry, while the vault key still exists: what was done, and that the lock comes next.
+    await step('Writing the audit entry', () => d.audit({ ...report, problems: [...report.problems] }, panicOk({ ...report, locked: true })));
   } catch (e) {
     report.problems.push(`Panic: ${msg(e)}`);
   } finally {
@@ -155,6 +159,15 @@ export async function runPanic(d: PanicDeps): Promise<PanicReport> {
       report.problems.push(`Locking: ${msg(e)}`);
     }
     report.locked = d.vault.state === 'locked';
+    if (!report.locked) {
+      const problem = report.problems.find((p) => p.startsWith('Locking: ')) ?? 'Locking: the vault is still open.';
+      if (!report.problems.includes(problem)) report.problems.push(problem);
+      try {
+        await d.auditLockFailed?.(problem);
+      } catch (e) {
+        report.problems.push(`Writing the audit entry of the failed lock: ${msg(e)}`);
+      }
+    }
     report.ok = panicOk(report);
   }
   return report;
