@@ -18,6 +18,7 @@
  */
 import type { Hex } from 'viem';
 import type { SigningArtifact } from '../signer/artifact';
+import { isPersonOrigin } from '../authority/person';
 import { BaseError } from '../errors/base';
 import { resourceUnavailable, userRejected, type ProviderRpcError } from '../provider/errors';
 
@@ -81,11 +82,10 @@ export class ApprovalChangedError extends BaseError {
 export const MAX_PENDING_PER_ORIGIN = 5;
 /** Pending requests of all sites at once (more: -32002); the person's own requests are not counted here. */
 export const MAX_PENDING_TOTAL = 20;
-/** The origin of the person's own requests (the popup asks for them: a deposit-wallet batch). */
-export const PERSON_ORIGIN = 'extension';
 /**
- * Pending slots kept for the person's own requests (origin `PERSON_ORIGIN`): no site can take them, so
- * sites filling `MAX_PENDING_TOTAL` never stop the person's own request from opening.
+ * Pending slots kept for the person's own requests (`isPersonOrigin`, lib/authority/person.ts — a page can
+ * never claim one; today only the popup's deposit-wallet batches ask): no site can take them, so sites
+ * filling `MAX_PENDING_TOTAL` never stop the person's own request from opening.
  */
 export const PERSON_PENDING_SLOTS = 2;
 const REJECTION_WINDOW_MS = 30_000;
@@ -131,12 +131,12 @@ export class ApprovalRegistry {
 
   /**
    * Throws when `origin` may not add another request right now (blocked, or over a limit). The person's
-   * own requests (`PERSON_ORIGIN`) draw on their reserved slots (`PERSON_PENDING_SLOTS`) only; sites
+   * own requests (`isPersonOrigin`) draw on their reserved slots (`PERSON_PENDING_SLOTS`) only; sites
    * share `MAX_PENDING_TOTAL`, at most `MAX_PENDING_PER_ORIGIN` each.
    */
   checkCapacity(origin: string): void {
-    if (origin === PERSON_ORIGIN) {
-      const own = [...this.entries.values()].filter((e) => e.view.origin === PERSON_ORIGIN).length;
+    if (isPersonOrigin(origin)) {
+      const own = [...this.entries.values()].filter((e) => isPersonOrigin(e.view.origin)).length;
       if (own >= PERSON_PENDING_SLOTS) throw resourceUnavailable(`${PERSON_PENDING_SLOTS} of your own requests are already waiting for approval.`);
       return;
     }
@@ -144,7 +144,7 @@ export class ApprovalRegistry {
     if (blocked > this.now()) throw resourceUnavailable(`This site is paused for ${Math.ceil((blocked - this.now()) / 1000)} s after repeated rejections.`);
     const mine = [...this.entries.values()].filter((e) => e.view.origin === origin).length;
     if (mine >= MAX_PENDING_PER_ORIGIN) throw resourceUnavailable(`This site already has ${MAX_PENDING_PER_ORIGIN} requests waiting for approval.`);
-    const sites = [...this.entries.values()].filter((e) => e.view.origin !== PERSON_ORIGIN).length;
+    const sites = [...this.entries.values()].filter((e) => !isPersonOrigin(e.view.origin)).length;
     if (sites >= MAX_PENDING_TOTAL) throw resourceUnavailable(`${MAX_PENDING_TOTAL} requests are already waiting for approval.`);
   }
 

@@ -37,6 +37,7 @@ import { readSettings, type Settings } from '../../settings';
 import { assertVenueConfirmed } from '../../settings/confirmation';
 import { OutcomeUnknownError } from '../../signer/service';
 import { PERSON_SCOPES } from '../../authority/epoch';
+import { POPUP_ORIGIN } from '../../authority/person';
 import { userRejected } from '../../provider/errors';
 import type { DepositWalletInfo } from '../../vault/vault';
 import { auditOf, type ContractHandlers, type ProcedureDeps } from './deps';
@@ -165,10 +166,10 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       const walletBatch = { chainId: s.clobChainId, wallet: w.wallet, nonce: await relayer.nonce(w.account), deadline: String(Math.floor(Date.now() / 1000) + BATCH_DEADLINE_S), calls };
       const digest = hashTypedData(walletBatchTypedData(walletBatch));
       const label = (await activeAccount(db, vault))?.label ?? '';
-      d.registry.checkCapacity('extension');
+      d.registry.checkCapacity(POPUP_ORIGIN);
       const { approved } = d.registry.add(
         {
-          origin: 'extension',
+          origin: POPUP_ORIGIN,
           kind: 'relayer',
           title: described.withdrawal ? 'Withdraw from your deposit wallet' : batch.kind === 'redeem' ? 'Redeem resolved positions' : 'Deposit-wallet approvals',
           lines: [...described.calls.map((c) => c.words), ...(bridged ? [bridged.words] : []), `Deposit wallet ${w.wallet}, relayer nonce ${walletBatch.nonce}`],
