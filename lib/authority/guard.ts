@@ -29,6 +29,27 @@ export function signingCheck(gate: () => void, authority: Authority, ticket: Aut
 }
 
 /**
+ * `check` as the last check right before a body leaves (`beforeSend`, called by the transport), and
+ * `refused(err)`: whether `err` is what that check threw — then nothing was sent.
+ */
+export function lastCheck(check: () => void): { beforeSend: () => void; refused: (err: unknown) => boolean } {
+  let thrown: unknown;
+  let threw = false;
+  return {
+    beforeSend: () => {
+      try {
+        check();
+      } catch (err) {
+        thrown = err;
+        threw = true;
+        throw err;
+      }
+    },
+    refused: (err) => threw && err === thrown,
+  };
+}
+
+/**
  * `owner` with every signing method (`sign*`: typed data, message, transaction …) running `check` right
  * before it signs: a ClobAuth header, a deposit-wallet batch. Nothing else of the key changes.
  */

@@ -84,7 +84,7 @@ import type { AuditJournal, JournalRecord, JournalUse } from '../audit/journal';
 import { fromUnits } from '../decimal';
 import type { Vault } from '../vault/vault';
 import { isEndedError, PERSON_SCOPES, type Authority, type AuthorityTicket } from '../authority/epoch';
-import { guardedOwner, signingCheck, type Held } from '../authority/guard';
+import { guardedOwner, lastCheck, signingCheck, type Held } from '../authority/guard';
 
 /**
  * Gateway settings (issue #4 §1: settings store). URLs are service roots; `headerSet` names the auth
@@ -641,20 +641,12 @@ export class SigningService {
     const lookup = { command: op.type, ...(coids.length ? { coids: coids.join(',') } : {}), salt, ts, digest: digests.join(',') }; // one digest for a perps command
     const what = op.type === 'withdraw' ? 'withdrawal' : op.type === 'internalTransfer' ? 'transfer' : op.type;
     let result: unknown;
-    let unsent: unknown; // the last check right before the body left refused it: nothing was sent
-    const beforeSend = (): void => {
-      try {
-        recheck();
-      } catch (err) {
-        unsent = err;
-        throw err;
-      }
-    };
+    const { beforeSend, refused } = lastCheck(recheck);
     try {
       // The one send point, two transports (issue #22): the session when live for this account and proxy, else REST.
       result = await submitPerpsCommand({ perpsUrl, command: artifact, envelope, signerAddress: artifact.signerAddress, fetchFn: this.fetchFor(opts.timeoutMs), timeoutMs: opts.timeoutMs ?? this.requestTimeoutMs, session: this.o.session?.(artifact.account, perpsUrl), beforeSend });
     } catch (err) {
-      if (err === unsent) {
+      if (refused(err)) {
         if (journalId !== undefined) void this.o.journal?.discard(journalId).catch(() => undefined);
         throw err;
       }
@@ -818,10 +810,7 @@ export class SigningService {
     await this.o.vault.deleteProxy(proxy);
   }
 
-  /**
-   * The check of a person's signature or send outside a venue command (a deposit-wallet batch, a wallet
-   * creation): the signing gate (no panic pass) and `ticket`, to call right before each (`signingCheck`).
-   */
+  /** The check (`signingCheck`: the gate, no panic pass, and `ticket`) of a signature or send outside a venue command. */
   ownerCheck(ticket: AuthorityTicket): () => void {
     return signingCheck(() => this.gate(undefined, () => false), this.authority, ticket);
   }
