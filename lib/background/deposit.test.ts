@@ -323,6 +323,18 @@ describe('deposit wallet: as the attacker, and when things fail', () => {
     expect(sent.filter((s) => s.url.endsWith('/relayer/submit')).length).toBe(submits);
   });
 
+  it('a batch asked for while the panic switch holds the signing gate: approving it signs and submits nothing', async () => {
+    const { bg, owner } = await newAccount();
+    await deployed(bg, owner);
+    const submits = sent.filter((s) => s.url.endsWith('/relayer/submit')).length;
+    void bg.service().halt('the panic switch is running'); // panic's first step; its cancels and lock follow
+    const reply = call(bg, 'clob.walletBatch', { account: owner, batch: { kind: 'setup' } });
+    const [view] = await waitPending(bg);
+    if (view) bg.registry.decide(view.id, { approve: true, digest: view.digest });
+    expect((await reply).error?.name).toBe('Signer.HaltedError');
+    expect(sent.filter((s) => s.url.endsWith('/relayer/submit')).length).toBe(submits);
+  });
+
   it('withdraws through the bridge with the deposit wallet as the source: flagged, never grantable, recorded by the bridge when mined', async () => {
     const { bg, owner } = await newAccount();
     const wallet = (await deployed(bg, owner)).toLowerCase();
