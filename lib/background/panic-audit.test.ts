@@ -19,6 +19,7 @@ function deps(lock: () => Promise<void>, state: { vault: string }) {
         return state.vault;
       },
       listOwners: async () => [],
+      forgetRestorable: async () => undefined,
     } as unknown as PanicDeps['vault'],
     service: { authority: new Authority(), halt: () => Promise.resolve({ unsettled: 0 }) } as unknown as PanicDeps['service'],
     closePositions: false,
