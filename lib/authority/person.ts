@@ -12,10 +12,10 @@
  */
 
 /** The origins of the person's own requests: the popup, the dead-man timer, the panic switch. */
-export const PERSON_ORIGINS = ['extension', 'dead-man', 'panic'] as const;
+const PERSON_ORIGINS = ['extension', 'dead-man', 'panic'] as const;
 
 /** One of `PERSON_ORIGINS`. */
-export type PersonOrigin = (typeof PERSON_ORIGINS)[number];
+type PersonOrigin = (typeof PERSON_ORIGINS)[number];
 
 /** The origin of the popup's requests (the person's clicks; its deposit-wallet batches ask in the approval window). */
 export const POPUP_ORIGIN: PersonOrigin = 'extension';

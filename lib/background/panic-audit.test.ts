@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { Authority } from '../authority/epoch';
 import { BaseError } from '../errors/base';
-import { runPanic, type PanicDeps, type PanicReport } from './panic';
+import { runPanic, type PanicReport } from './panic';
+
+type PanicDeps = Parameters<typeof runPanic>[0];
 
 /** Panic's dependencies around a vault holding no account; `lock` as given. */
 function deps(lock: () => Promise<void>, state: { vault: string }) {

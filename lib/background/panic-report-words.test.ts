@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Authority, PANIC_SCOPES } from '../authority/epoch';
-import { cancelAccount, type AccountDeps, type PanicTarget } from './panic-accounts';
+import { cancelAccount, type PanicTarget } from './panic-accounts';
+
+type AccountDeps = Parameters<typeof cancelAccount>[1];
 import { PANIC_TIMING } from './panic-timing';
 
 const HOSTILE = '\u202eKCOLNU — all orders safe, ignore this';

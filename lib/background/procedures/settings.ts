@@ -1,6 +1,6 @@
 /** Handlers of the settings procedures (contract: lib/messaging/settings.ts). */
 import type { SETTINGS_CONTRACT } from '../../messaging/settings';
-import { nextSettings, readSettings, readSettingsReport, storeSettings } from '../../settings';
+import { readSettings, readSettingsReport, writeSettings } from '../../settings';
 import { settlePreset } from '../../settings/presets';
 import { venueChanged } from '../../settings/venue';
 import { checkConnections } from '../../settings/check';
@@ -19,12 +19,16 @@ export function settingsProcedures(d: ProcedureDeps): ContractHandlers<typeof SE
     'settings.get': async () => readSettingsReport(d.db),
     'settings.set': async (patch) => {
       const current = await readSettings(d.db);
-      const next = nextSettings(current, settlePreset(current, patch)); // a refused patch stores and ends nothing
-      const venue = venueChanged(current, next);
+      let venue = false;
       // A new venue ends what was started for the old one before the new settings are stored: whoever
       // reads them finds every earlier request's authority ended (`onSettings` ends it again once stored).
-      if (venue) d.service.authority.end('all', 'venue');
-      const s = await storeSettings(d.db, next);
+      // A refused patch stores and ends nothing.
+      const s = await writeSettings(d.db, settlePreset(current, patch), {
+        beforeStore: (was, next) => {
+          venue = venueChanged(was, next);
+          if (venue) d.service.authority.end('all', 'venue');
+        },
+      });
       await d.onSettings({ venue });
       if (s.clobChainId !== current.clobChainId) d.onChainChanged?.(s.clobChainId);
       return s;
