@@ -524,6 +524,15 @@ export class Vault {
   }
 
   /**
+   * Forgets the session store's copy of the keys (what a new worker restores, `restoreSession`) and keeps
+   * the ones in memory: a worker that stops before its `lock` comes back locked. The panic switch calls
+   * it before anything else it awaits, so a panic cut short by a stopped worker still ends locked.
+   */
+  async forgetRestorable(): Promise<void> {
+    await this.session.clear();
+  }
+
+  /**
    * Locks, from any state: forgets the master key and the session key (here and in the session store),
    * deletes the session bundle and every grant record (lock ends every grant). Each step runs even when
    * an earlier one failed; the first failure is rethrown at the end — the keys are forgotten regardless.
