@@ -11,6 +11,7 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { MultiWindow } from '../ratelimit/sliding-window';
 import { startBackground } from './index';
+import { panicBoundMs, type PanicReport, type PanicTiming } from './panic';
 import { BOUNDS, browser, callAs, KDF, onboardDemo, pageSender, withPages, type PagedBackground, type Reply } from './testkit';
 
 const SITE = 'https://trade.example';
@@ -35,12 +36,12 @@ const owner = () => h.demo.owner.address;
 const within = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), ms))]);
 
 /** A background on the sandbox whose order-book answers can be swapped (`answer`), with the demo account and one resting order-book buy. */
-async function ready(answer?: (url: string, method: string) => Response | undefined) {
+async function ready(answer?: (url: string, method: string) => Response | undefined, panicTiming?: PanicTiming) {
   const fetchFn: typeof fetch = async (input, init) => {
     const url = String(input instanceof Request ? input.url : input);
     return answer?.(url, init?.method ?? 'GET') ?? fetch(input, init);
   };
-  const bg = withPages(startBackground({ browser, dbName: `slow-down-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn }));
+  const bg = withPages(startBackground({ browser, dbName: `slow-down-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, ...(panicTiming ? { panicTiming } : {}) }));
   started.push(bg);
   await onboardDemo(bg, h, page);
   const tokenId = h.ctx.clob.markets[0]!.tokenIds[0];
@@ -94,5 +95,26 @@ describe('an order book that answers 429 with a huge or malformed Retry-After', 
     const reply = await within(call(bg, 'clob.cancel', { account: owner(), orderIds: [orderId] }), ANSWER_MS);
     expect(reply).toMatchObject({ ok: true });
     expect(h.ctx.clob.orders.get(orderId)?.status).not.toBe('live');
+  }, 30_000);
+});
+
+describe('a perps gateway that answers every cancel "slow down, retry after 0 s"', () => {
+  it('panic backs off between its cancels instead of resending at once, ends within its bound and is not ok', async () => {
+    const timing: PanicTiming = { drainMs: 300, requestTimeoutMs: 1_000, venuesMaxMs: 3_000 };
+    let sent = 0;
+    const { bg } = await ready((url, method) => {
+      if (method !== 'DELETE' || !url.endsWith('/perps/v1/trade/orders/all')) return undefined;
+      sent++;
+      return new Response(JSON.stringify({ status: 'err', error: 'rate limited' }), { status: 429, headers: { 'Content-Type': 'application/json', 'Retry-After': '0' } });
+    }, timing);
+    const t0 = Date.now();
+    const report = (await call(bg, 'panic.run', { closePositions: false })).result as PanicReport;
+    expect(Date.now() - t0).toBeLessThan(panicBoundMs(timing) + 2_000);
+    expect(report.perps).toMatchObject({ ok: false, error: expect.stringMatching(/slow down/) });
+    expect(report.ok).toBe(false);
+    expect(report.locked).toBe(true);
+    // At most one cancel every quarter second over the 3 s phase (the first at once).
+    expect(sent).toBeGreaterThan(1);
+    expect(sent).toBeLessThanOrEqual(Math.ceil(timing.venuesMaxMs / 250) + 1);
   }, 30_000);
 });
