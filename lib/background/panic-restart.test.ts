@@ -74,5 +74,8 @@ describe('a worker that stops while panic runs', () => {
     const renewals = () => next.net.sent.filter((s) => s.includes('/perps/v1/trade/auto-cancel')).length;
     await new Promise((r) => setTimeout(r, 1_500));
     expect(renewals()).toBe(0);
+    // The person unlocks on the next worker: the site's standing permission panic revoked stays revoked.
+    expect((await call(next.bg, 'vault.unlock', { password: 'a good password' })).ok).toBe(true);
+    expect((await call(next.bg, 'grant.list')).result).toEqual([]);
   });
 });
