@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { startBackground } from './index';
+import type { PanicReport } from './panic';
 import { BOUNDS, browser, callAs, KDF, markPrice, onboardDemo, pageSender, VIEM_RETRIES, withPages, type PagedBackground, type Reply } from './testkit';
 
 const SITE = 'https://closer.example';
@@ -63,5 +64,22 @@ describe("a site's reduce-only orders under its standing permission", () => {
     const close = await call(bg, 'perps.send', { account: owner(), op: { type: 'createOrders', args: [{ iid: 2, buy: false, qty: '0.5', p: onTick(mark * 0.995, 0.05, 2), tif: 'ioc', ro: true }] } });
     expect(close).toMatchObject({ ok: true });
     expect((await call(bg, 'perps.send', { account: owner(), op: { type: 'cancelAll', args: {} } }))).toMatchObject({ ok: true });
+  });
+});
+
+describe("a page that spends the venue's public read budget itself", () => {
+  it("panic still cancels and closes the person's position: it needs no public read", async () => {
+    const bg = withPages(startBackground({ browser, dbName: `site-share-${n++}`, kdf: KDF, bounds: BOUNDS }));
+    started.push(bg);
+    await onboardDemo(bg, h, page);
+    const mark = Number(await markPrice(h, 2));
+    expect((await call(bg, 'perps.send', { account: owner(), op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '1', p: onTick(mark * 1.005, 0.05, 2), tif: 'ioc' }] } })).ok).toBe(true);
+    expect((await call(bg, 'perps.send', { account: owner(), op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: onTick(mark * 0.9, 0.05, 2), tif: 'gtc', po: true }] } })).ok).toBe(true);
+    // The page fetched the venue's public endpoints from the same browser until the venue's public budget was spent.
+    h.ctx.perpsRequestWeight.record('public', h.ctx.config.perpsRequestBudget.limit, h.ctx.now());
+    const report = (await call(bg, 'panic.run', { closePositions: true })).result as PanicReport;
+    expect(report.perps).toMatchObject({ ok: true });
+    expect(report.positions).toMatchObject({ ok: true, detail: expect.stringMatching(/^closed /) });
+    expect([...(h.ctx.venue.accounts.get(owner().toLowerCase())?.positions.values() ?? [])].filter((p) => p.size !== 0n)).toEqual([]);
   });
 });
