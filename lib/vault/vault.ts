@@ -1056,13 +1056,15 @@ export class Vault {
 
   /**
    * Which keys `account` has stored, in every state (clear metadata only, nothing opened): an unexpired
-   * proxy key, order-book credentials. What panic names for an account whose keys a trading session or
-   * the lock keeps sealed.
+   * proxy key (`proxy`), only expired ones (`expiredProxy`), order-book credentials. What panic names for
+   * an account whose keys a trading session or the lock keeps sealed, or whose proxy key expired.
    */
-  async storedKeys(account: string): Promise<{ proxy: boolean; clob: boolean }> {
+  async storedKeys(account: string): Promise<{ proxy: boolean; expiredProxy: boolean; clob: boolean }> {
     const recs = await this.db.getAllFromIndex('secrets', 'byAccount', account.toLowerCase());
     const now = this.now();
-    return { proxy: recs.some((r) => r.kind === 'proxy' && proxyInfoOf(r).expiry > now), clob: recs.some((r) => r.kind === 'clob') };
+    const proxies = recs.filter((r) => r.kind === 'proxy').map((r) => proxyInfoOf(r).expiry);
+    const proxy = proxies.some((e) => e > now);
+    return { proxy, expiredProxy: !proxy && proxies.length > 0, clob: recs.some((r) => r.kind === 'clob') };
   }
 
   /** Whether CLOB credentials are stored for `account` (works while locked; in a trading session: kept ones only). */
