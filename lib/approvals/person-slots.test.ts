@@ -32,3 +32,15 @@ describe('pending approvals: the person\'s reserve', () => {
     expect(() => r.add(view('https://late.attacker.example'), 60_000)).toThrow();
   });
 });
+
+describe('pending approvals: the person\'s own request is shown first', () => {
+  it('sites that filled their slots before the person asked do not stand in front of the person\'s own request', () => {
+    const r = new ApprovalRegistry({ setTimer: () => 0, clearTimer: () => undefined });
+    for (let i = 0; i < 4; i++) for (let k = 0; k < 5; k++) r.add(view(`https://s${i}.attacker.example`), 60_000).approved.catch(() => undefined);
+    r.add(view('extension'), 60_000).approved.catch(() => undefined);
+    // The window shows the head of this list: the person's own request, then the sites' in their order.
+    const list = r.list();
+    expect(list[0]!.origin).toBe('extension');
+    expect(list.slice(1).map((v) => v.origin)).toEqual(Array.from({ length: 20 }, (_, j) => `https://s${Math.floor(j / 5)}.attacker.example`));
+  });
+});

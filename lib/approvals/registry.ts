@@ -4,7 +4,7 @@
  * Rules (issue #6 §5): every signing request is approved one by one and the decision is bound to its
  * id and to the digest the window displayed; unknown ids throw; at most 5 pending per origin
  * (-32002) and 20 for all sites (-32002, not -32005: dapp libraries retry -32005 at once), with 2 more
- * slots kept for the person's own requests; requests expire (the caller gives the TTL: trading 60 s, withdraw
+ * slots kept for the person's own requests, which `list` shows first; requests expire (the caller gives the TTL: trading 60 s, withdraw
  * and transfer 300 s); an origin the person rejected 3 times within 30 s is blocked for 60 s; nothing
  * here is persisted — after a worker restart there is nothing to approve, so nothing is signed
  * without a fresh approval; `rejectAll` (on lock, on account switch) rejects everything pending.
@@ -194,9 +194,13 @@ export class ApprovalRegistry {
     this.changed();
   }
 
-  /** Pending requests, oldest first. */
+  /**
+   * Pending requests, the person's own (`isPersonOrigin`) first, then the sites', each oldest first: the
+   * window shows the head, so sites that filled their slots never stand in front of the person's request.
+   */
   list(): ApprovalView[] {
-    return [...this.entries.values()].map((e) => e.view);
+    const views = [...this.entries.values()].map((e) => e.view);
+    return [...views.filter((v) => isPersonOrigin(v.origin)), ...views.filter((v) => !isPersonOrigin(v.origin))];
   }
 
   get size(): number {

@@ -6,7 +6,8 @@
  *
  * Keys at hand: 'unlocked' — every account's unexpired proxy key and order-book credentials; a trading
  * session — only the accounts it kept (the live grants'); 'locked' — none. A key that is stored but not at
- * hand is "sealed": that venue is not cancelled, and the step says so with the account's kill switch.
+ * hand is "sealed", and a perps proxy key past its expiry (with no newer one) is "expired": that venue is
+ * not cancelled, and the step says so with the account's kill switch.
  */
 import { cancelAll, createOrders } from '../perps/commands';
 import { PANIC_PASS, type SigningService } from '../signer/service';
@@ -35,8 +36,11 @@ export type PanicStep =
 /** One account's lines of the panic report: its address and label, whether it was the active one, each venue's cancels and its closes. */
 export type PanicAccountReport = { account: string; label: string; active: boolean; perps: PanicStep; clob: PanicStep; positions: PanicStep };
 
-/** A key for one venue: usable now, stored but sealed (locked, or a trading session did not keep it), or none. */
-export type KeyAtHand = 'key' | 'sealed' | 'none';
+/**
+ * A key for one venue: usable now, stored but sealed (locked, or a trading session did not keep it), a
+ * perps proxy key that expired (orders it placed may still rest; nothing can sign their cancel), or none.
+ */
+export type KeyAtHand = 'key' | 'sealed' | 'expired' | 'none';
 /** One account panic works on, with the keys at hand for each venue. */
 export type PanicTarget = { account: string; label: string; active: boolean; perps: KeyAtHand; clob: KeyAtHand };
 
@@ -55,15 +59,15 @@ export async function panicTargets(vault: Vault, active: string | undefined, now
       const stored = await vault.storedKeys(o.address);
       const proxy = open && (await vault.listProxies(o.address)).some((p) => p.expiry > now);
       const clob = open && (await vault.hasClobCredentials(o.address));
-      const at = (hand: boolean, kept: boolean): KeyAtHand => (hand ? 'key' : kept ? 'sealed' : 'none');
-      return { account: o.address, label: o.label, active: !!active && o.address.toLowerCase() === active.toLowerCase(), perps: at(proxy, stored.proxy), clob: at(clob, stored.clob) };
+      const at = (hand: boolean, kept: boolean, expired = false): KeyAtHand => (hand ? 'key' : kept ? 'sealed' : expired ? 'expired' : 'none');
+      return { account: o.address, label: o.label, active: !!active && o.address.toLowerCase() === active.toLowerCase(), perps: at(proxy, stored.proxy, stored.expiredProxy), clob: at(clob, stored.clob) };
     }),
   );
   return targets.sort((a, b) => Number(b.active) - Number(a.active));
 }
 
 /** Why a venue of an account was not cancelled, before the kill-switch sentence is added (`withKillSwitch`). */
-type NotCancelled = { why: 'silent' } | { why: 'slow'; error: string } | { why: 'sealed'; error: string };
+type NotCancelled = { why: 'silent' } | { why: 'slow'; error: string } | { why: 'sealed'; error: string } | { why: 'expired'; error: string };
 
 /** An account's row while panic runs: the steps so far and the venues still to be named with their kill switch. */
 export type AccountRun = { row: PanicAccountReport; pending: { perps?: NotCancelled; clob?: NotCancelled }; perpsDone: boolean; clobDone: boolean; closing: boolean };
@@ -104,7 +108,9 @@ export function cancelAccount(t: PanicTarget, d: AccountDeps, openPerps: Promise
   const perps = async () => {
     if (t.perps !== 'key') {
       if (t.perps === 'sealed') run.pending.perps = sealed('perps');
-      if (d.closePositions) row.positions = t.perps === 'sealed' ? { ok: false, error: 'not closed: the perps key is sealed until you unlock Countersign' } : { skipped: NO_KEY };
+      if (t.perps === 'expired') run.pending.perps = { why: 'expired', error: 'not cancelled: its perps proxy key expired — issue a new one to cancel what it placed' };
+      const notClosed = t.perps === 'sealed' ? 'the perps key is sealed until you unlock Countersign' : t.perps === 'expired' ? 'the perps proxy key expired' : undefined;
+      if (d.closePositions) row.positions = notClosed ? { ok: false, error: `not closed: ${notClosed}` } : { skipped: NO_KEY };
       run.perpsDone = true;
       return;
     }

@@ -24,13 +24,15 @@ export class SlowDownError extends BaseError {
   override name = 'Panic.SlowDownError';
   readonly retryAfterMs: number;
   constructor(retryAfterMs: number) {
-    super(`the venue said slow down for ${Math.ceil(retryAfterMs / 1000)} s, longer than panic may wait — not cancelled`);
+    super(`the venue said slow down for ${Number.isFinite(retryAfterMs) ? `${Math.ceil(retryAfterMs / 1000)} s` : 'longer than any wait'}, longer than panic may wait — not cancelled`);
     this.retryAfterMs = retryAfterMs;
   }
 }
 
 /** Wait when a 429 names none (ms). */
 const DEFAULT_SLOW_DOWN_MS = 1_000;
+/** Shortest wait between two cancels after a "slow down" (ms): a venue naming 0 s is not sent a burst of them. */
+export const MIN_SLOW_DOWN_MS = 250;
 
 /** The error's plain sentence (a generic one for what is not a `BaseError`). */
 export const msg = (e: unknown): string => (e instanceof BaseError ? e.shortMessage : 'Something went wrong.');
@@ -39,10 +41,10 @@ export const noAnswer = (e: unknown): boolean => e instanceof NoAnswerError || e
 
 /**
  * The ms the venue asked to wait when `e` is its "slow down" — perps 429, an order-book answer to try
- * again (429, 425, "order timed out": `ClobError.retryable`) — else undefined.
+ * again (429, 425, "order timed out": `ClobError.retryable`) — at least `MIN_SLOW_DOWN_MS`; else undefined.
  */
 export function slowDownMs(e: unknown): number | undefined {
-  if (e instanceof PerpsRateLimitedError || (e instanceof ClobError && e.retryable)) return e.retryAfterMs ?? DEFAULT_SLOW_DOWN_MS;
+  if (e instanceof PerpsRateLimitedError || (e instanceof ClobError && e.retryable)) return Math.max(MIN_SLOW_DOWN_MS, e.retryAfterMs ?? DEFAULT_SLOW_DOWN_MS);
   return undefined;
 }
 

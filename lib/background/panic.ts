@@ -5,7 +5,8 @@
  *    (`SigningService.halt`) so every new signature — page or popup, granted or approved in a window — is
  *    refused; stop the dead-man's renewals (`haltKillSwitches`) **without** disarming the venues' kill
  *    switches (they stay armed and fire if a cancel fails: panic never sends `autoCancel {time: 0}`);
- *    revoke every standing grant; reject every pending approval. Then wait until the submissions already
+ *    make a worker restart come back locked (`Vault.forgetRestorable`: the keys stay in memory for the
+ *    cancels); revoke every standing grant; reject every pending approval. Then wait until the submissions already
  *    in flight have settled (at most `drainMs`), so an order signed a moment before the panic cannot land
  *    after the cancel.
  * 2. **Cancel both venues for every account, all in parallel** (./panic-accounts): for each account the
@@ -126,6 +127,8 @@ export async function runPanic(d: PanicDeps): Promise<PanicReport> {
     }
     // Panic's own cancels and closes hold the authority from right after the halt (which ended `all`).
     const authority = d.service.authority.capture(PANIC_SCOPES);
+    // A worker stopped from here on comes back locked (the keys in memory stay for the cancels).
+    await step('Sealing the keys against a worker restart', () => d.vault.forgetRestorable());
     await step('Stopping the dead-man renewals', () => d.haltKillSwitches?.());
     report.grants = (await step('Revoking the standing permissions', d.revokeGrants)) ?? 0;
     report.pending = (await step('Rejecting the pending requests', d.rejectPending)) ?? 0;

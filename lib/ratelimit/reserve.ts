@@ -5,7 +5,8 @@
  * person's own controls, every draw names who it is for (`Drawer`):
  *
  * - `site`: what a web page spends without the person's click — submissions under a standing permission,
- *   and the reads a page's requests need — at most `SITE_SHARE` (half) of each budget, all sites together;
+ *   and the reads a page's requests need (in the background, and the approval window's to show them) — at
+ *   most `SITE_SHARE` (half) of each budget, all sites together;
  * - `person`: the person's own requests from the popup, a site's request the person approved in its
  *   window, and the background's reads, up to `PERSON_SHARE` (90 %) of each budget, sites' draws included;
  * - `reserve`: the person's reduce-only closes, cancels and kill-switch renewals (and panic's reads) —

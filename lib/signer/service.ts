@@ -10,7 +10,7 @@
  * Retries (PROTOCOL.md §2.4): fund-moving commands (withdraw, internal transfer) are **never** retried;
  * a missing answer throws `OutcomeUnknownError` and must be reconciled through the history reads.
  * Order-book orders are resent unchanged (same signature) on 425 (exponential backoff with jitter),
- * 429 (honouring `Retry-After`) and 500 "order timed out"; never on 503.
+ * 429 (honouring a `Retry-After` of at most `MAX_CLOB_RETRY_WAIT_MS`; a longer one is the caller's answer) and 500 "order timed out"; never on 503.
  * A client-side weight meter per gateway refuses a perps command before the gateway would answer 429;
  * sites get at most half of it, and the person's closes and cancels draw on a reserve (lib/ratelimit/reserve.ts).
  *
@@ -220,6 +220,13 @@ async function signExact(account: LocalAccount, digest: Hex): Promise<Hex> {
 
 /** Longest a panic command waits for its audit journal record before it is sent anyway (ms). */
 const PANIC_JOURNAL_WAIT_MS = 500;
+
+/**
+ * The longest `Retry-After` (ms) an order-book request waits before it is sent again (the longest backoff
+ * too): a venue asking for more — ten minutes of a spent budget, a day, a date, a number past any timer —
+ * gets its `ClobError` back to the caller at once, so the person's cancel never hangs on it.
+ */
+export const MAX_CLOB_RETRY_WAIT_MS = 8_000;
 
 /** Budgets the client meter keeps per gateway (the sandbox's defaults; the real ones are unshown). */
 export const CLIENT_WEIGHT_BUDGETS = {
@@ -925,7 +932,8 @@ export class SigningService {
       } catch (err) {
         attempt++;
         // Panic's own cancel is retried by panic, within its bound (lib/background/panic-requests.ts).
-        if (!(err instanceof ClobError) || !err.retryable || attempt >= 4 || opts.pass === PANIC_PASS) throw err;
+        // A wait the venue names past `MAX_CLOB_RETRY_WAIT_MS` is not waited: the caller hears "slow down" at once.
+        if (!(err instanceof ClobError) || !err.retryable || attempt >= 4 || opts.pass === PANIC_PASS || !((err.retryAfterMs ?? 0) <= MAX_CLOB_RETRY_WAIT_MS)) throw err;
         const backoff = err.retryAfterMs ?? Math.min(8_000, 250 * 2 ** attempt) * (0.5 + Math.random() / 2);
         await this.sleep(backoff);
       }

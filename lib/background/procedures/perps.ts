@@ -10,7 +10,8 @@ import type { ContractHandlers, ProcedureDeps } from './deps';
 /**
  * A signed command for the active account (`NotActiveAccountError` otherwise; the click is the consent) and the
  * gateway's reads. `createProxy` is refused (`InvalidFieldError` on `op.type`): its answer carries the proxy's
- * secret, which never reaches the popup — `proxy.issue` issues proxies.
+ * secret, which never reaches the popup — `proxy.issue` issues proxies. The approval window's reads draw on the
+ * sites' share of the weight budget (they show a site's request), the popup's on the person's.
  */
 export function perpsProcedures(d: ProcedureDeps): ContractHandlers<typeof PERPS_CONTRACT> {
   const { vault, db, service } = d;
@@ -23,6 +24,7 @@ export function perpsProcedures(d: ProcedureDeps): ContractHandlers<typeof PERPS
       const command = commandFromBody(op, label);
       return parseCommandAnswer(await service.perpsSend(account, command, { origin: 'extension', authority, ...(exp === undefined ? {} : { exp }) }));
     },
-    'perps.read': async ({ account, name, query }) => service.perpsRead(account, name, query),
+    // The approval window reads to show a site's request: those reads are the site's (lib/ratelimit/reserve.ts).
+    'perps.read': async ({ account, name, query }, sender) => service.perpsRead(account, name, query, { draw: sender.kind === 'approval' ? 'site' : 'person' }),
   };
 }
