@@ -547,7 +547,12 @@ export class SigningService {
     recheck();
     // A live venue preset the person has not confirmed signs nothing (issue #22); panic's own commands pass.
     const confirmed = opts.pass === PANIC_PASS && exempt() ? Promise.resolve() : this.o.settings().then(assertVenueConfirmed);
-    const running = confirmed.then(() => body(recheck, ticket));
+    const running = confirmed.then(async () => {
+      const out = await body(recheck, ticket);
+      // Handing a signature back (L2 headers, a sign-only perps envelope) is its send: an end while it was recorded withholds it.
+      if (handedBack(artifact)) recheck();
+      return out;
+    });
     return opensExposure(artifact) ? this.track(running) : running;
   }
 
@@ -831,9 +836,9 @@ export class SigningService {
   // Order book
 
   /** Creates (or, when the nonce is used, derives) CLOB credentials for `account` and stores them. */
-  async clobCreateOrDerive(account: string, opts: { nonce?: number } = {}) {
+  async clobCreateOrDerive(account: string, opts: { nonce?: number } & Pick<GateOptions, 'authority'> = {}) {
     this.gate(undefined, () => false);
-    const authority = this.authority.capture(PERSON_SCOPES);
+    const authority = opts.authority ?? this.authority.capture(PERSON_SCOPES);
     const settings = await this.o.settings();
     assertVenueConfirmed(settings); // an owner-key ClobAuth signature: a real-money venue only once confirmed
     const { clobUrl, clobChainId } = settings;
@@ -845,6 +850,11 @@ export class SigningService {
       owner,
       { chainId: clobChainId, timestamp: Math.floor(this.now() / 1000), nonce: opts.nonce ?? 0 },
       this.fetchFn,
+      // Before each ClobAuth signature and its request (the derive after a refused create too).
+      () => {
+        this.gate(undefined, () => false);
+        this.authority.assert(authority);
+      },
     );
     // The same owner derives the same key whatever the signature type: an account already set up keeps its
     // type and funder (a deposit-wallet account is never turned back into type 0 by re-deriving its key).
@@ -1019,6 +1029,14 @@ function panicExempt(artifact: SigningArtifact): boolean {
   if (op.type === 'cancelAll' || op.type === 'cancelOrders') return true;
   if (op.type !== 'createOrders' || !Array.isArray(op.args) || op.args.length === 0) return false;
   return op.args.every((o: unknown) => !!o && typeof o === 'object' && 'ro' in o && o.ro === true && 'tif' in o && o.tif === 'ioc' && !('tr' in o));
+}
+
+/**
+ * Whether `artifact`'s signature goes back to the caller to send itself (L2 headers, a sign-only perps
+ * envelope): the authority check runs again right before it is handed back.
+ */
+function handedBack(artifact: SigningArtifact): boolean {
+  return artifact.kind === 'l2' || (artifact.kind === 'perps' && !artifact.submit);
 }
 
 /**
