@@ -260,3 +260,56 @@ describe("the person's order-book key set-up and deposit wallet creation hold th
     }, 30_000);
   }
 });
+
+describe("the person's own order holds the authority of the click", () => {
+  /** Holds the vault's next read of the accounts (the check that the order's account is the active one). */
+  const holdOwners = (bg: PagedBackground) => {
+    const vault = bg.vault() as unknown as { listOwners: () => Promise<unknown[]> };
+    const real = vault.listOwners.bind(vault);
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    let held = 0;
+    vault.listOwners = async () => {
+      if (held === 0) {
+        held++;
+        await gate;
+      }
+      return real();
+    };
+    return { held: () => held, release: () => open() };
+  };
+  const orders = (c: Ctx, from: number) => c.sent.slice(from).filter((s) => s.method === 'POST' && /\/perps\/v1\/trade\/orders$|\/clob\/orders?$/.test(new URL(s.url).pathname)).length;
+  type Order = { name: string; send: (c: Ctx) => Promise<Reply> };
+  const ORDERS: Order[] = [
+    { name: 'a perps order (perps.send)', send: async (c) => (await callAs(c.bg, 'perps.send', { account: h.demo.owner.address, op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: await markPrice(h, 1), tif: 'gtc', po: true }] } })) as Reply },
+    { name: 'an order-book order (clob.postOrders)', send: async (c) => (await callAs(c.bg, 'clob.postOrders', { account: h.demo.owner.address, orders: [{ tokenId: h.ctx.clob.markets[0]!.tokenIds[0]!, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] })) as Reply },
+  ];
+  for (const o of ORDERS) {
+    it(`${o.name}: with no ending event it reaches the venue (the set-up reaches the send)`, async () => {
+      const c = await ready(`popup-none-${o.name.length}`);
+      const owners = holdOwners(c.bg);
+      const sent = o.send(c);
+      await until(() => owners.held() > 0);
+      const from = c.sent.length;
+      owners.release();
+      expect((await sent).error).toBeUndefined();
+      expect(orders(c, from)).toBe(1);
+    }, 30_000);
+    for (const k of ['accountSwitch', 'venueChange', 'lock'] as const) {
+      const ending = ENDINGS[k];
+      it(`${o.name}: nothing is sent once ${ending.name} while its account was being checked`, async () => {
+        const c = await ready(`popup-${k}-${o.name.length}`);
+        const owners = holdOwners(c.bg);
+        const sent = o.send(c);
+        await until(() => owners.held() > 0);
+        await ending.run(c);
+        const from = c.sent.length;
+        owners.release();
+        const reply = await sent;
+        await sleep(50);
+        expect(orders(c, from), 'orders that reached the venue after the event').toBe(0);
+        expect(reply.ok).toBe(false);
+      }, 30_000);
+    }
+  }
+});

@@ -939,10 +939,10 @@ export class SigningService {
 
   /**
    * Signs and posts 1-15 orders for `account` (the popup path); one result per order (per-order
-   * exchange errors inside a 200 are results, not throws).
+   * exchange errors inside a 200 are results, not throws). `opts.authority`: the ticket the click captured (default: now).
    */
-  async clobPostOrders(account: string, orders: readonly ClobOrderRequest[], opts: { origin: string }): Promise<BatchOrderResult[]> {
-    const authority = this.authority.capture(PERSON_SCOPES);
+  async clobPostOrders(account: string, orders: readonly ClobOrderRequest[], opts: { origin: string } & Pick<GateOptions, 'authority'>): Promise<BatchOrderResult[]> {
+    const authority = opts.authority ?? this.authority.capture(PERSON_SCOPES);
     const a = await this.prepareClob(account, orders);
     return this.executeClob(a, a.digest, { origin: opts.origin, summary: `${orders.length} order(s)`, authority });
   }

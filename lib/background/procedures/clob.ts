@@ -1,6 +1,7 @@
 /** Handlers of the order-book procedures the popup calls (contract: lib/messaging/clob.ts). */
 import { requireActiveAccount } from '../../accounts';
 import type { CLOB_CONTRACT } from '../../messaging/clob';
+import { PERSON_SCOPES } from '../../authority/epoch';
 import type { ContractHandlers, ProcedureDeps } from './deps';
 
 /** API credentials, orders (active account only: `NotActiveAccountError`), cancels, open orders. */
@@ -12,8 +13,10 @@ export function clobProcedures(d: ProcedureDeps): ContractHandlers<typeof CLOB_C
       return { account: info.account, nonce: info.nonce, derived };
     },
     'clob.postOrders': async ({ account, orders }) => {
+      // The authority of the click, from the start: a switch, lock or venue change while the account is checked sends nothing.
+      const authority = service.authority.capture(PERSON_SCOPES);
       await requireActiveAccount(db, vault, account);
-      const results = await service.clobPostOrders(account, orders, { origin: 'extension' });
+      const results = await service.clobPostOrders(account, orders, { origin: 'extension', authority });
       return results.map((r) => (r.ok ? { ok: true, orderID: r.orderID, status: r.status } : { ok: false, error: r.error.shortMessage }));
     },
     'clob.cancel': async ({ account, orderIds }) => service.clobCancel(account, orderIds),
