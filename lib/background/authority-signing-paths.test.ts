@@ -313,3 +313,21 @@ describe("the person's own order holds the authority of the click", () => {
     }
   }
 });
+
+describe('panic pressed twice', () => {
+  it("the second press does not drop the first one's cancels: both reports say the perps orders were cancelled", async () => {
+    const c = await ready('panic-twice');
+    // A gateway URL whose domain is not read yet: the first panic's cancel waits for that read before it is signed.
+    expect(((await callAs(c.bg, 'settings.set', { perpsUrl: 'http://localhost:2/perps' })) as Reply).ok).toBe(true);
+    const x = hold((url, m) => m === 'GET' && url.includes('/v1/info/exchange'));
+    c.holds.push(x);
+    const first = callAs(c.bg, 'panic.run', { closePositions: false });
+    await until(() => x.held > 0);
+    const second = callAs(c.bg, 'panic.run', { closePositions: false });
+    await sleep(200);
+    x.release();
+    const reports = (await Promise.all([first, second])).map((r) => (r as Reply).result as { perps: { ok?: boolean; error?: string } });
+    expect(reports[0]!.perps, 'the first press').toMatchObject({ ok: true });
+    expect(reports[1]!.perps, 'the second press').toMatchObject({ ok: true });
+  }, 30_000);
+});

@@ -315,8 +315,10 @@ export class SigningService {
    * `unsettled` counts those still without an answer then. Idempotent.
    */
   halt(reason: string, drainMs = HALT_DRAIN_MS): Promise<{ unsettled: number }> {
+    // Everything started before ends here; panic's own commands start after. A halt while halted ends
+    // nothing more: the gate already refuses all but panic's commands, which a second press must not drop.
+    if (!this.halted) this.authority.end('all', 'panic');
     this.haltReason = reason;
-    this.authority.end('all', 'panic'); // everything started before ends here; panic's own commands start after
     const pending = [...this.inflight];
     if (pending.length === 0) return Promise.resolve({ unsettled: 0 });
     let timer: ReturnType<typeof setTimeout> | undefined;
