@@ -65,11 +65,33 @@ const settle = <T>(p: Promise<T>) => p.then((r) => ({ r, e: undefined as unknown
 const code = (e: unknown) => (e as { code?: number } | undefined)?.code;
 
 type Ending = { name: string; run: (c: Ctx) => Promise<void> };
-const ENDINGS: Record<'lock' | 'panic' | 'siteRevoke' | 'accountSwitch' | 'venueChange', Ending> = {
+const ENDINGS: Record<'lock' | 'panic' | 'siteRevoke' | 'accountSwitch' | 'switchAndBack' | 'venueChange' | 'venueAndBack' | 'lockAndUnlock', Ending> = {
   lock: { name: 'the person locks', run: async (c) => void (await callAs(c.bg, 'vault.lock')) },
   panic: { name: 'the person presses panic', run: async (c) => void (await callAs(c.bg, 'panic.run', { closePositions: false })) },
   siteRevoke: { name: 'the site disconnects (wallet_revokePermissions)', run: async (c) => void (await c.bg.page(page).request('wallet_revokePermissions', [{ eth_accounts: {} }])) },
   accountSwitch: { name: 'the person switches accounts', run: async (c) => void (await callAs(c.bg, 'account.select', { address: c.other })) },
+  switchAndBack: {
+    name: 'the person switches to another account and back',
+    run: async (c) => {
+      await callAs(c.bg, 'account.select', { address: c.other });
+      expect(((await callAs(c.bg, 'account.select', { address: h.demo.owner.address })) as Reply).result).toMatchObject({ changed: true });
+    },
+  },
+  venueAndBack: {
+    name: 'the person changes the gateway URLs and back',
+    run: async (c) => {
+      const s = (((await callAs(c.bg, 'settings.get')) as Reply).result as { settings: Record<string, string> }).settings;
+      await callAs(c.bg, 'settings.set', { perpsUrl: 'http://localhost:3/perps', clobUrl: 'http://localhost:3/clob' });
+      await callAs(c.bg, 'settings.set', { perpsUrl: s.perpsUrl, clobUrl: s.clobUrl });
+    },
+  },
+  lockAndUnlock: {
+    name: 'the person locks and unlocks again',
+    run: async (c) => {
+      await callAs(c.bg, 'vault.lock');
+      expect(((await callAs(c.bg, 'vault.unlock', { password: 'a good password' })) as Reply).ok).toBe(true);
+    },
+  },
   venueChange: {
     name: 'the person changes the gateway URLs',
     run: async (c) => void (await callAs(c.bg, 'settings.set', { perpsUrl: 'http://localhost:3/perps', clobUrl: 'http://localhost:3/clob', relayerUrl: 'http://localhost:3/relayer' })),
@@ -295,7 +317,7 @@ describe("the person's own order holds the authority of the click", () => {
       expect((await sent).error).toBeUndefined();
       expect(orders(c, from)).toBe(1);
     }, 30_000);
-    for (const k of ['accountSwitch', 'venueChange', 'lock'] as const) {
+    for (const k of ['accountSwitch', 'switchAndBack', 'venueChange', 'venueAndBack', 'lock', 'lockAndUnlock'] as const) {
       const ending = ENDINGS[k];
       it(`${o.name}: nothing is sent once ${ending.name} while its account was being checked`, async () => {
         const c = await ready(`popup-${k}-${o.name.length}`);
