@@ -34,7 +34,8 @@ function hold(match: Hold['match']): Hold {
   return { match, held: 0, gate, release: () => open() };
 }
 
-type Ctx = { bg: PagedBackground; holds: Hold[]; other: string; sent: { url: string; method: string }[] };
+/** `answer`: a test's own answer to a request instead of the sandbox's (undefined: the sandbox answers). */
+type Ctx = { bg: PagedBackground; holds: Hold[]; other: string; sent: { url: string; method: string }[]; answer?: (url: string, method: string) => Response | undefined };
 
 /** A background on the sandbox with every gateway request logged (`sent`) and holdable; `onboard`: the demo account and its site connected. */
 async function ready(n: string, onboard = true): Promise<Ctx> {
@@ -51,14 +52,17 @@ async function ready(n: string, onboard = true): Promise<Ctx> {
       }
     }
     sent.push({ url, method });
+    const own = ctx.answer?.(url, method);
+    if (own) return own;
     return fetch(input instanceof Request ? new Request(url, input) : url, init);
   };
+  const ctx = {} as Ctx;
   const bg = withPages(startBackground({ browser, dbName: `authority-paths-${n}-${Math.random()}`, kdf: KDF, bounds: BOUNDS, fetchFn }));
   started.push(bg);
   if (onboard) await onboardDemo(bg, h, page);
   else await callAs(bg, 'vault.create', { password: 'a good password' });
   const other = ((await callAs(bg, 'vault.importOwnerKey', { privateKey: generatePrivateKey() })) as Reply).result as { address: string };
-  return { bg, holds, other: other.address, sent };
+  return Object.assign(ctx, { bg, holds, other: other.address, sent });
 }
 
 const settle = <T>(p: Promise<T>) => p.then((r) => ({ r, e: undefined as unknown }), (e: unknown) => ({ r: undefined as T | undefined, e }));
@@ -351,5 +355,71 @@ describe('panic pressed twice', () => {
     const reports = (await Promise.all([first, second])).map((r) => (r as Reply).result as { perps: { ok?: boolean; error?: string } });
     expect(reports[0]!.perps, 'the first press').toMatchObject({ ok: true });
     expect(reports[1]!.perps, 'the second press').toMatchObject({ ok: true });
+  }, 30_000);
+});
+
+describe("an order-book post the exchange asked to retry", () => {
+  const post = (c: Ctx) => settle(c.bg.page(page).request('clob_postOrders', { orders: [{ tokenId: h.ctx.clob.markets[0]!.tokenIds[0]!, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] }));
+  const posts = (c: Ctx, from: number) => c.sent.slice(from).filter((s) => s.method === 'POST' && /\/clob\/orders?$/.test(new URL(s.url).pathname)).length;
+  /** The exchange answers the first post 429 with a 1 s Retry-After; `retried` resolves once the signer waits it. */
+  const slowDownOnce = (c: Ctx) => {
+    let answered = false;
+    c.answer = (url, method) => {
+      if (answered || method !== 'POST' || !/\/clob\/orders?$/.test(new URL(url).pathname)) return undefined;
+      answered = true;
+      return new Response(JSON.stringify({ error: 'Too many requests' }), { status: 429, headers: { 'content-type': 'application/json', 'Retry-After': '1' } });
+    };
+    return { answered: () => answered };
+  };
+
+  it('with no ending event the retry reaches the exchange after the wait', async () => {
+    const c = await ready('retry-none');
+    const once = slowDownOnce(c);
+    const from = c.sent.length;
+    const asked = post(c);
+    await approveNext(c.bg);
+    await until(() => once.answered());
+    expect((await asked).e).toBeUndefined();
+    expect(posts(c, from)).toBe(2);
+  }, 30_000);
+
+  for (const k of ['lock', 'siteRevoke', 'accountSwitch', 'panic'] as const) {
+    const ending = ENDINGS[k];
+    it(`is not sent again once ${ending.name} during the wait`, async () => {
+      const c = await ready(`retry-${k}`);
+      const once = slowDownOnce(c);
+      const asked = post(c);
+      await approveNext(c.bg);
+      await until(() => once.answered());
+      const from = c.sent.length;
+      await ending.run(c);
+      const { e } = await asked;
+      await sleep(1_200);
+      expect(posts(c, from), 'posts after the event').toBe(0);
+      expect(ENDED_CODES, `the page's error (${String((e as { message?: string } | undefined)?.message)})`).toContain(code(e));
+    }, 30_000);
+  }
+});
+
+describe('two sites', () => {
+  const SITE_B = 'https://other.example';
+  const pageB = pageSender(SITE_B, 4);
+  it("one site's disconnect ends its own pending request only: the other site's approved order goes", async () => {
+    const c = await ready('two-sites');
+    const connected = c.bg.page(pageB).request('eth_requestAccounts', undefined);
+    await approveNext(c.bg);
+    await connected;
+    const order = { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: await markPrice(h, 1), tif: 'gtc', po: true }] } };
+    const a = settle(c.bg.page(page).request('perps_sendCommand', order));
+    await until(() => c.bg.registry.size > 0);
+    const b = settle(c.bg.page(pageB).request('perps_sendCommand', { op: { ...order.op, args: [{ ...order.op.args[0]!, qty: '0.02' }] } }));
+    await until(() => c.bg.registry.size > 1);
+    await ENDINGS.siteRevoke.run(c);
+    expect(c.bg.registry.list().map((v) => v.origin)).toEqual([SITE_B]);
+    const from = c.sent.length;
+    await approveNext(c.bg);
+    expect((await b).e).toBeUndefined();
+    expect(code((await a).e)).toBe(4100);
+    expect(c.sent.slice(from).filter((s) => s.method === 'POST' && s.url.endsWith('/perps/v1/trade/orders'))).toHaveLength(1);
   }, 30_000);
 });
