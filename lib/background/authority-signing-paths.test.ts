@@ -423,3 +423,27 @@ describe('two sites', () => {
     expect(c.sent.slice(from).filter((s) => s.method === 'POST' && s.url.endsWith('/perps/v1/trade/orders'))).toHaveLength(1);
   }, 30_000);
 });
+
+describe('a keyed request repeated after an end', () => {
+  it('joins the request started before the lock and nothing is sent for either, even after an unlock and an approval', async () => {
+    const c = await ready('keyed-join');
+    const order = { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: await markPrice(h, 1), tif: 'gtc', po: true }] }, idempotencyKey: 'join-after-lock' };
+    const x = hold((url, m) => m === 'GET' && url.includes('/v1/info/book'));
+    c.holds.push(x);
+    const first = settle(c.bg.page(page).request('perps_sendCommand', order));
+    await until(() => x.held > 0);
+    await ENDINGS.lockAndUnlock.run(c);
+    const from = c.sent.length;
+    const again = settle(c.bg.page(page).request('perps_sendCommand', order));
+    x.release();
+    let done = false;
+    void Promise.all([first, again]).finally(() => (done = true));
+    for (let i = 0; i < 200 && !done; i++) {
+      for (const v of c.bg.registry.list()) c.bg.registry.decide(v.id, { approve: true, digest: v.digest });
+      await sleep(10);
+    }
+    expect(ENDED_CODES).toContain(code((await first).e));
+    expect(ENDED_CODES).toContain(code((await again).e));
+    expect(c.sent.slice(from).filter((s) => s.method === 'POST' && s.url.endsWith('/perps/v1/trade/orders'))).toHaveLength(0);
+  }, 30_000);
+});
