@@ -837,7 +837,11 @@ export class SigningService {
   // ------------------------------------------------------------------------------------------
   // Order book
 
-  /** Creates (or, when the nonce is used, derives) CLOB credentials for `account` and stores them. */
+  /**
+   * Creates (or, when the nonce is used, derives) CLOB credentials for `account` and stores them.
+   * `opts.authority`: the ticket of the action that asked (default: captured now), checked before each
+   * ClobAuth signature. Throws `HaltedError`, `AuthorityEndedError`, the exchange's `ClobError`.
+   */
   async clobCreateOrDerive(account: string, opts: { nonce?: number } & Pick<GateOptions, 'authority'> = {}) {
     this.gate(undefined, () => false);
     const authority = opts.authority ?? this.authority.capture(PERSON_SCOPES);
