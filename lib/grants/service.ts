@@ -248,9 +248,11 @@ export class GrantService {
    * than `notAfter` (Unix ms, the expiry a page asked for) when given; replaces that
    * pair's grant on the same venue. `limits` is validated here too (whatever the caller checked).
    * `names`: display names of the grant's instruments / markets (id → name, each cut to 80 characters).
-   * Throws `GrantDurationError`, `GrantLimitsError` (naming the field).
+   * `authority`: the ticket of the request that asked for it (`lib/authority/epoch.ts`), checked when its
+   * turn comes and right before the grant is stored: a lock, disconnect, switch or venue change meanwhile
+   * creates none. Throws `GrantDurationError`, `GrantLimitsError` (naming the field), `AuthorityEndedError`.
    */
-  async create(input: { origin: string; account: string; limits: GrantLimits; durationMs: number; notAfter?: number; names?: Record<string, string> }): Promise<Grant> {
+  async create(input: { origin: string; account: string; limits: GrantLimits; durationMs: number; notAfter?: number; names?: Record<string, string>; authority?: AuthorityTicket }): Promise<Grant> {
     if (!(input.durationMs >= 60_000 && input.durationMs <= MAX_GRANT_MS)) throw new GrantDurationError();
     let limits: GrantLimits;
     try {
@@ -261,7 +263,9 @@ export class GrantService {
     }
     const scope = limits.venue === 'perps' ? limits.instruments.map(String) : limits.markets;
     const names = Object.fromEntries(scope.flatMap((m) => (typeof input.names?.[m] === 'string' ? [[m, input.names[m]!.slice(0, 80)]] : [])));
+    const asked = input.authority;
     return this.exclusive(async () => {
+      if (asked) this.authority.assert(asked);
       const now = this.now();
       for (const g of await this.mine(input.origin, input.account, limits.venue)) {
         if (g.grant.venue !== limits.venue) continue;
@@ -271,6 +275,7 @@ export class GrantService {
         await this.remove(g.grant.id);
       }
       const grant: Grant = { ...limits, id: crypto.randomUUID(), origin: input.origin, account: input.account, createdAt: now, expiresAt: Math.min(now + input.durationMs, input.notAfter ?? Infinity), ...(Object.keys(names).length ? { names } : {}) };
+      if (asked) this.authority.assert(asked);
       await this.save(grant);
       this.changed((await this.live()).length);
       return grant;

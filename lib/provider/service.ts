@@ -773,7 +773,7 @@ export class ProviderService {
     if (!view.flags.includes(replacing) && (await replacesNow())) throw userRejected('Another permission of this site for this venue was approved meanwhile; ask again to see what this one replaces.');
     const durationMs = expiresAt - Date.now();
     if (durationMs < 60_000) throw userRejected('The permission would have ended within a minute of being approved; ask again.');
-    const grant = await grants.create({ origin, account: account.address, limits, durationMs, notAfter: expiresAt, names });
+    const grant = await grants.create({ origin, account: account.address, limits, durationMs, notAfter: expiresAt, names, authority });
     // Other pending requests of this site for this venue now replace this grant: their windows are
     // rebuilt with the flag (their old digest can no longer be approved).
     for (const [pending, r] of this.grantRequests) if (r.origin === origin && r.venue === limits.venue) await this.d.registry.refresh(pending);

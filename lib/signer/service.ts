@@ -319,8 +319,10 @@ export class SigningService {
    * `unsettled` counts those still without an answer then. Idempotent.
    */
   halt(reason: string, drainMs = HALT_DRAIN_MS): Promise<{ unsettled: number }> {
+    // Everything started before ends here; panic's own commands start after. A halt while halted ends
+    // nothing more: the gate already refuses all but panic's commands, which a second press must not drop.
+    if (!this.halted) this.authority.end('all', 'panic');
     this.haltReason = reason;
-    this.authority.end('all', 'panic'); // everything started before ends here; panic's own commands start after
     const pending = [...this.inflight];
     if (pending.length === 0) return Promise.resolve({ unsettled: 0 });
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -546,7 +548,12 @@ export class SigningService {
     recheck();
     // A live venue preset the person has not confirmed signs nothing (issue #22); panic's own commands pass.
     const confirmed = opts.pass === PANIC_PASS && exempt() ? Promise.resolve() : this.o.settings().then(assertVenueConfirmed);
-    const running = confirmed.then(() => body(recheck));
+    const running = confirmed.then(async () => {
+      const out = await body(recheck);
+      // Handing a signature back (L2 headers, a sign-only perps envelope) is its send: an end while it was recorded withholds it.
+      if (handedBack(artifact)) recheck();
+      return out;
+    });
     return opensExposure(artifact) ? this.track(running) : running;
   }
 
@@ -843,16 +850,18 @@ export class SigningService {
   /**
    * Creates (or, when the nonce is used, derives) CLOB credentials for `account` and stores them. Each
    * ClobAuth signature is made with the guarded owner key (`ownerKey`: the gate and `opts.authority` checked
-   * right before it; its request leaves right after, with no wait between).
+   * right before it), and checked again right before its request. Throws `HaltedError`, the
+   * ticket's ended error (`endedError`), `VenueNotConfirmedError`, the exchange's `ClobError`.
    */
   async clobCreateOrDerive(account: string, opts: { nonce?: number } & Held) {
-    const { owner } = await this.ownerKey(account, opts.authority);
+    const { owner, check } = await this.ownerKey(account, opts.authority);
     const { clobUrl, clobChainId } = await this.o.settings();
     const { credentials, derived } = await createOrDeriveApiKey(
       clobUrl,
       owner,
       { chainId: clobChainId, timestamp: Math.floor(this.now() / 1000), nonce: opts.nonce ?? 0 },
       this.fetchFn,
+      check, // before each ClobAuth signature and its request (the derive after a refused create too)
     );
     // The same owner derives the same key whatever the signature type: an account already set up keeps its
     // type and funder (a deposit-wallet account is never turned back into type 0 by re-deriving its key).
@@ -942,7 +951,7 @@ export class SigningService {
 
   /**
    * Signs and posts 1-15 orders for `account` (the popup path); one result per order (per-order
-   * exchange errors inside a 200 are results, not throws).
+   * exchange errors inside a 200 are results, not throws). `opts.authority`: the ticket the click captured.
    */
   async clobPostOrders(account: string, orders: readonly ClobOrderRequest[], opts: { origin: string } & Held): Promise<BatchOrderResult[]> {
     const a = await this.prepareClob(account, orders);
@@ -1031,6 +1040,14 @@ function panicExempt(artifact: SigningArtifact): boolean {
   if (op.type === 'cancelAll' || op.type === 'cancelOrders') return true;
   if (op.type !== 'createOrders' || !Array.isArray(op.args) || op.args.length === 0) return false;
   return op.args.every((o: unknown) => !!o && typeof o === 'object' && 'ro' in o && o.ro === true && 'tif' in o && o.tif === 'ioc' && !('tr' in o));
+}
+
+/**
+ * Whether `artifact`'s signature goes back to the caller to send itself (L2 headers, a sign-only perps
+ * envelope): the authority check runs again right before it is handed back.
+ */
+function handedBack(artifact: SigningArtifact): boolean {
+  return artifact.kind === 'l2' || (artifact.kind === 'perps' && !artifact.submit);
 }
 
 /**

@@ -17,6 +17,7 @@ export function clobProcedures(d: ProcedureDeps): ContractHandlers<typeof CLOB_C
       return { account: info.account, nonce: info.nonce, derived };
     },
     'clob.postOrders': async ({ account, orders }) => {
+      // The authority of the click, from the start: a switch, lock or venue change while the account is checked sends nothing.
       const authority = service.authority.capture(PERSON_SCOPES);
       await requireActiveAccount(db, vault, account);
       const results = await service.clobPostOrders(account, orders, { origin: 'extension', authority });

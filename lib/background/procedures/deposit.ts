@@ -88,6 +88,7 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
   const remembered = (account: string, transactionID: string, label: string) => rememberRelayerTx(db, { account, transactionID, label, at: Date.now() }).catch(() => undefined);
   return {
     'clob.depositWallet.derive': async ({ account, replaceCredentials }) => {
+      // The person's set-up holds the authority of its start: checked before each signature and each request that creates a key.
       const authority = service.authority.capture(PERSON_SCOPES);
       await requireActiveAccount(db, vault, account);
       // An existing account (types 0-2) keeps its credentials unless the person confirmed the switch.
@@ -100,12 +101,15 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       const deployed = await isDeployed(chain.address);
       await service.clobCreateOrDerive(account, { authority });
       const api = await vault.clobCredentials(account);
+      const check = service.ownerCheck(authority); // the panic gate and the authority
+      check(); // nothing is stored or created after an end
       await vault.putClobCredentials({ account, apiKey: api.apiKey, secret: api.secret, passphrase: api.passphrase, nonce: api.info.nonce, signatureType: 3, funder: chain.address });
       const previous = await vault.depositWallet(account);
-      const builder =
-        previous?.wallet.toLowerCase() === chain.address.toLowerCase()
-          ? await vault.builderCredentials(account)
-          : v.parse(builderAnswer, await clobL2Request(s.clobUrl, { address: owner.address, credentials: api, method: 'POST', requestPath: '/auth/builder-api-key', timestamp: Math.floor(Date.now() / 1000) }, fetchFn));
+      const reused = previous?.wallet.toLowerCase() === chain.address.toLowerCase();
+      check(); // and no builder key is created after one
+      const builder = reused
+        ? await vault.builderCredentials(account)
+        : v.parse(builderAnswer, await clobL2Request(s.clobUrl, { address: owner.address, credentials: api, method: 'POST', requestPath: '/auth/builder-api-key', timestamp: Math.floor(Date.now() / 1000) }, fetchFn));
       await vault.putDepositWallet({ account: owner.address, wallet: chain.address, kind: chain.kind, beacon: chain.beacon, builder: { key: builder.key, secret: builder.secret, passphrase: builder.passphrase } });
       if (existing !== undefined && existing !== 3) {
         await appendAudit(auditOf(d), { at: Date.now(), origin: 'extension', account: owner.address, kind: 'clob.credentials.switch', summary: `order-book orders switched from signature type ${existing} to the deposit wallet ${chain.address} (type 3), confirmed by the person`, result: 'ok' });
@@ -113,6 +117,7 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       return { wallet: chain.address, kind: chain.kind, deployed };
     },
     'clob.depositWallet.create': async ({ account }) => {
+      // The authority of the person's action from its start, with the panic gate: checked right before the creation is submitted.
       const check = service.ownerCheck(service.authority.capture(PERSON_SCOPES));
       await requireActiveAccount(db, vault, account);
       const { s, relayer, deployed: isDeployed } = await env();
@@ -121,7 +126,7 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       if (await isDeployed(w.wallet)) return { deployed: true };
       const audit = { at: Date.now(), origin: 'extension', account: w.account, kind: 'relayer.walletCreate', summary: `create deposit wallet ${w.wallet}` };
       const builder = await vault.builderCredentials(account);
-      check(); // the gate and the person's authority, right before the submit
+      check(); // a lock, panic, switch or venue change during the reads: nothing is submitted
       const transaction = await submitted(relayer.submit(walletCreateRequest(w.account, s.clobChainId), builder), audit, 'deposit-wallet creation');
       await remembered(w.account, transaction.transactionID, 'Creating the deposit wallet');
       await appendAudit(auditOf(d), { ...audit, result: 'ok' });

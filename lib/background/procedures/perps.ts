@@ -17,7 +17,8 @@ export function perpsProcedures(d: ProcedureDeps): ContractHandlers<typeof PERPS
   const { vault, db, service } = d;
   return {
     'perps.send': async ({ account, op, label, exp }) => {
-      const authority = service.authority.capture(PERSON_SCOPES); // the person's click, from here on
+      // The authority of the click, from the start: a switch, lock or venue change while the account is checked sends nothing.
+      const authority = service.authority.capture(PERSON_SCOPES);
       await requireActiveAccount(db, vault, account);
       // Proxy issuance answers the proxy's secret: only `proxy.issue` issues proxies (the secret stays in the vault).
       if (op.type === 'createProxy') throw new InvalidFieldError({ field: 'op.type', reason: 'createProxy goes through proxy.issue' });
