@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { startBackground } from './index';
-import { panicBoundMs, panicOk, type PanicReport, type PanicTiming } from './panic';
+import { panicBoundMs, type PanicReport, type PanicTiming } from './panic';
+import { stepOk } from './panic-accounts';
 import { BOUNDS, browser, callAs, KDF, markPrice, onboardDemo, pageSender, withPages, type PagedBackground, type Reply } from './testkit';
 
 const page = pageSender('https://trade.example', 8);
@@ -41,8 +42,8 @@ async function ready(): Promise<PagedBackground> {
   expect((await call(bg, 'clob.postOrders', { account: owner(), orders: [{ tokenId, side: 'BUY', price: '0.2', size: '10', orderType: 'GTC' }] })).ok).toBe(true);
   return bg;
 }
-/** Every report's `ok` is what its own steps say (`panicOk`): never ok while a step is not. */
-const honest = (r: PanicReport) => expect(r.ok).toBe(panicOk(r));
+/** Every report's `ok` is what its own steps say: locked, no problem, every step done or nothing to do — never ok while a step is not. */
+const honest = (r: PanicReport) => expect(r.ok).toBe(r.locked && r.problems.length === 0 && r.accounts.every((a) => stepOk(a.perps) && stepOk(a.clob) && stepOk(a.positions)));
 
 describe('panic pressed twice', () => {
   it('at once: both end within the bound, everything is cancelled, the vault is locked, and each report is honest', async () => {
