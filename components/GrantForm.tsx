@@ -11,6 +11,7 @@ import { useState } from 'preact/hooks';
 import { Button, Field } from './ui';
 import { toUnits } from '../lib/decimal';
 import { MAX_PRICE_BAND_PCT, MAX_SLIPPAGE_PCT } from '../lib/grants/evaluate';
+import { SITE_SHARE_WORDS } from '../lib/ratelimit/reserve';
 import { PROPOSED_DAILY_PCT, PROPOSED_ORDER_PCT, type GrantOffer } from '../lib/grants/offer';
 import type { GrantLimitsInput } from '../lib/grants/schema';
 
@@ -101,6 +102,7 @@ export function GrantForm(props: { offer: GrantOffer; busy?: boolean; onSubmit: 
         Requests inside these limits will be signed without asking. Anything else still asks: other {perps ? 'instruments' : 'markets'}, the other venue, withdrawals, transfers, keys, cancelling all orders
         {perps ? ' or orders this site did not place' : ' (order-book cancels always ask)'}, and the auto-cancel timer.
       </p>
+      {perps ? <p class="muted small" data-testid="grant-share">{SITE_SHARE_WORDS}</p> : null}
       <p class="muted small" data-testid="grant-equity">
         {offer.equity !== null
           ? `Your ${perps ? 'perps account value' : 'order-book collateral'} is ${offer.equity} USDC. Proposed: ${PROPOSED_ORDER_PCT}% of it per order and ${PROPOSED_DAILY_PCT}% per 24 h; you can lower them.`

@@ -3,7 +3,8 @@
  *
  * Rules (issue #6 §5): every signing request is approved one by one and the decision is bound to its
  * id and to the digest the window displayed; unknown ids throw; at most 5 pending per origin
- * (-32002) and 20 in all (-32002, not -32005: dapp libraries retry -32005 at once); requests expire (the caller gives the TTL: trading 60 s, withdraw
+ * (-32002) and 20 for all sites (-32002, not -32005: dapp libraries retry -32005 at once), with 2 more
+ * slots kept for the person's own requests, which `list` shows first; requests expire (the caller gives the TTL: trading 60 s, withdraw
  * and transfer 300 s); an origin the person rejected 3 times within 30 s is blocked for 60 s; nothing
  * here is persisted — after a worker restart there is nothing to approve, so nothing is signed
  * without a fresh approval; `rejectAll` (on lock, on account switch) rejects everything pending.
@@ -17,6 +18,7 @@
  */
 import type { Hex } from 'viem';
 import type { SigningArtifact } from '../signer/artifact';
+import { isPersonOrigin } from '../authority/person';
 import { BaseError } from '../errors/base';
 import { resourceUnavailable, userRejected, type ProviderRpcError } from '../provider/errors';
 
@@ -78,8 +80,14 @@ export class ApprovalChangedError extends BaseError {
 
 /** Pending requests one origin may have at once (more: -32002). */
 export const MAX_PENDING_PER_ORIGIN = 5;
-/** Pending requests of all origins at once (more: -32002). */
+/** Pending requests of all sites at once (more: -32002); the person's own requests are not counted here. */
 export const MAX_PENDING_TOTAL = 20;
+/**
+ * Pending slots kept for the person's own requests (`isPersonOrigin`, lib/authority/person.ts — a page can
+ * never claim one; today only the popup's deposit-wallet batches ask): no site can take them, so sites
+ * filling `MAX_PENDING_TOTAL` never stop the person's own request from opening.
+ */
+export const PERSON_PENDING_SLOTS = 2;
 const REJECTION_WINDOW_MS = 30_000;
 const REJECTIONS_TO_BLOCK = 3;
 const BLOCK_MS = 60_000;
@@ -121,13 +129,23 @@ export class ApprovalRegistry {
     this.clearTimer = o.clearTimer ?? ((t) => clearTimeout(t as ReturnType<typeof setTimeout>));
   }
 
-  /** Throws when `origin` may not add another request right now (blocked, or over a limit). */
+  /**
+   * Throws when `origin` may not add another request right now (blocked, or over a limit). The person's
+   * own requests (`isPersonOrigin`) draw on their reserved slots (`PERSON_PENDING_SLOTS`) only; sites
+   * share `MAX_PENDING_TOTAL`, at most `MAX_PENDING_PER_ORIGIN` each.
+   */
   checkCapacity(origin: string): void {
+    if (isPersonOrigin(origin)) {
+      const own = [...this.entries.values()].filter((e) => isPersonOrigin(e.view.origin)).length;
+      if (own >= PERSON_PENDING_SLOTS) throw resourceUnavailable(`${PERSON_PENDING_SLOTS} of your own requests are already waiting for approval.`);
+      return;
+    }
     const blocked = this.blockedUntil.get(origin) ?? 0;
     if (blocked > this.now()) throw resourceUnavailable(`This site is paused for ${Math.ceil((blocked - this.now()) / 1000)} s after repeated rejections.`);
     const mine = [...this.entries.values()].filter((e) => e.view.origin === origin).length;
     if (mine >= MAX_PENDING_PER_ORIGIN) throw resourceUnavailable(`This site already has ${MAX_PENDING_PER_ORIGIN} requests waiting for approval.`);
-    if (this.entries.size >= MAX_PENDING_TOTAL) throw resourceUnavailable(`${MAX_PENDING_TOTAL} requests are already waiting for approval.`);
+    const sites = [...this.entries.values()].filter((e) => !isPersonOrigin(e.view.origin)).length;
+    if (sites >= MAX_PENDING_TOTAL) throw resourceUnavailable(`${MAX_PENDING_TOTAL} requests are already waiting for approval.`);
   }
 
   /**
@@ -176,9 +194,13 @@ export class ApprovalRegistry {
     this.changed();
   }
 
-  /** Pending requests, oldest first. */
+  /**
+   * Pending requests, the person's own (`isPersonOrigin`) first, then the sites', each oldest first: the
+   * window shows the head, so sites that filled their slots never stand in front of the person's request.
+   */
   list(): ApprovalView[] {
-    return [...this.entries.values()].map((e) => e.view);
+    const views = [...this.entries.values()].map((e) => e.view);
+    return [...views.filter((v) => isPersonOrigin(v.origin)), ...views.filter((v) => !isPersonOrigin(v.origin))];
   }
 
   get size(): number {
@@ -207,6 +229,11 @@ export class ApprovalRegistry {
     if (e.refreshTimer !== undefined) this.clearTimer(e.refreshTimer);
     this.changed();
     e.resolve(e.view);
+  }
+
+  /** Rejects pending request `id` with `err` (no-op when it is no longer pending). */
+  reject(id: string, err: ProviderRpcError): void {
+    this.finish(id, err);
   }
 
   /** Rejects every pending request with `err` (e.g. 4900 on lock). */

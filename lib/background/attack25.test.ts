@@ -30,6 +30,7 @@ import { DAY_MS, type GrantRequest } from '../grants/evaluate';
 import { openVaultDb } from '../vault/db';
 import { userRejected } from '../provider/errors';
 import { memorySessionStore, Vault } from '../vault/vault';
+import { Authority } from '../authority/epoch';
 
 const SITE = 'https://trade.example';
 const EVIL = 'https://evil.example';
@@ -370,7 +371,7 @@ describe('the use store: clock moved backwards, restart, rate', () => {
     const session = memorySessionStore();
     const open = () => {
       const vault = new Vault({ db, session, now: () => clock.now, kdf: KDF, bounds: BOUNDS });
-      return { vault, grants: new GrantService({ vault, now: () => clock.now }) };
+      return { vault, grants: new GrantService({ authority: new Authority(), vault, now: () => clock.now }) };
     };
     const first = open();
     await first.vault.create('a long enough password');

@@ -11,6 +11,7 @@ import { verifyArtifact } from '../signer/artifact';
 import { readSettings } from '../settings';
 import { activeAccount } from '../accounts';
 import { appendAudit, auditLog } from '../audit';
+import { PERSON_SCOPES } from '../authority/epoch';
 import type { Background } from './index';
 
 /** Milliseconds per run of each named stage. */
@@ -75,7 +76,7 @@ export function benchHooks(bg: Background): BenchHooks {
         // The artifact built while the grant is asked (tried for issue #20; the provider keeps them in sequence).
         await time('consume∥prepare', () => Promise.all([bg.grants().consume(origin, account, { kind: 'order', venue: 'perps', orders: [{ market: '2', buy: true, size: '0.01', price: ref, postOnly: true }] }, async () => ({ price: ref, source: 'mark' }), async () => true), bg.service().preparePerps(account, cmd, { submit: true })]));
         const artifact = await time('preparePerps', () => bg.service().preparePerps(account, cmd, { submit: true }));
-        await time('execute', () => bg.service().execute(artifact, artifact.digest, { origin, summary: 'bench' }));
+        await time('execute', () => bg.service().execute(artifact, artifact.digest, { origin, summary: 'bench', authority: bg.service().authority.capture(PERSON_SCOPES) }));
         if (decision?.ok) await time('recordOrders', () => bg.grants().recordOrders(decision.grantId, decision.seq, [{ oid: 1_000_000 + i }]));
       }
       const log = auditLog(bg.db(), () => bg.vault().auditKey());

@@ -36,6 +36,7 @@ import type { ApprovalWindow, Badge } from './approval-window';
 import { createBackgroundStreams, type BackgroundStreams } from './streams';
 import type { WebSocketConstructor } from '../streams/perps';
 import { createBackgroundNotifications } from './notifications';
+import { Authority } from '../authority/epoch';
 
 /** Options of `startBackground` (the extension passes only `browser`; tests lower the KDF and timings). */
 export type BackgroundOptions = {
@@ -138,10 +139,12 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     throw err;
   }));
   // Perps commands go over the account's live session when there is one (issue #22); `streams` is built below and only read at send time.
-  const service = new SigningService({ vault, db, settings, fetchFn: o.fetchFn, now, journal, session: (account, perpsUrl) => streams.session(account, perpsUrl), onUnrecorded: (what) => notifications.unrecorded(what) });
+  // The one authority epoch every signing path checks (`lib/authority/epoch.ts`).
+  const authority = new Authority();
+  const service = new SigningService({ authority, vault, db, settings, fetchFn: o.fetchFn, now, journal, session: (account, perpsUrl) => streams.session(account, perpsUrl), onUnrecorded: (what) => notifications.unrecorded(what) });
   // The grant uses a stopped worker sent under before their vault write was stored: merged at the grants' first read (issue #20).
   const leftoverUses = async (): Promise<LeftoverUse[]> => (await journal.leftovers()).flatMap(({ id, record }) => (record.use ? [{ use: record.use, settle: () => void journal.useStored(id).catch(() => undefined) }] : []));
-  const grants = new GrantService({ vault, now, onChange: (live) => grantsChanged(live), leftoverUses });
+  const grants = new GrantService({ authority, vault, now, onChange: (live) => grantsChanged(live), leftoverUses });
   const deadman = createDeadMan({ browser, db, vault, service, grants, lifetime, now });
   const locks = new Locks({ browser, vault, db, service, grants, deadman, registry, emit: ports.emit, onLocked: o.onLocked });
   // A grant made, used up, expired or revoked: badge, session title and the kill switches follow.
@@ -177,13 +180,18 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
         onApprovalShown: (id, digest) => approvalWindow.shown(id, digest),
         onUnlocked: locks.unlocked,
         lock: locks.lock,
-        onSettings: async () => {
+        onSettings: async (change) => {
+          // Ended before the write too (`settings.set`); a request started during the write read the old settings.
+          if (change?.venue) authority.end('all', 'venue');
           settingsRead = undefined;
           await locks.settingsChanged();
         },
         onChainChanged: (chainId) => ports.emit(undefined, 'chainChanged', numberToHex(chainId)),
         onAccountChanged: async (active) => {
           registry.rejectAll(() => userRejected('You switched accounts in Countersign; the request was cancelled.'));
+          // Page requests act for the active account, and the person's own actions were started for the old one.
+          authority.end('pages', 'account');
+          authority.end('person', 'account');
           void streams.reconcile(); // the old account's stream closes now (issue #22)
           for (const c of await db.getAll('connections')) {
             ports.emit(c.origin, 'accountsChanged', c.accounts[0]?.toLowerCase() === active.toLowerCase() && vault.unlocked ? c.accounts : []);

@@ -6,6 +6,7 @@
  * provider asks it before a grant covers a request and before a site's own disconnect.
  */
 import { appendAudit, auditLog } from '../audit';
+import { KILL_SWITCH_SCOPES } from '../authority/epoch';
 import type { GrantService } from '../grants/service';
 import type { ProviderDeps } from '../provider/service';
 import type { SigningService } from '../signer/service';
@@ -37,6 +38,8 @@ export function createDeadMan(w: DeadManWiring): DeadMan {
   const { browser, db, vault, grants, lifetime, now } = w;
   const deadman = new DeadMan({
     service: w.service,
+    // A renewal holds the authority of its start: lock, panic and a venue change end it (`lib/authority/epoch.ts`).
+    ticket: () => w.service.authority.capture(KILL_SWITCH_SCOPES),
     vault,
     targets: async () => targetsOf(await grants.list()),
     lifetime,

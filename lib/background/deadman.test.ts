@@ -42,6 +42,7 @@ function deadman(o: { targets?: DeadManTarget[]; unlocked?: boolean; proxy?: boo
       hasClobCredentials: async () => o.clob ?? true,
     } as unknown as DeadManDeps['vault'],
     targets: async () => state.targets,
+    ticket: () => ({ seen: {} }),
     lifetime: { hold: (r) => void holds.push(`hold:${r}`), release: (r) => void holds.push(`release:${r}`) },
     audit: async (e) => void audit.push(e),
   };

@@ -43,6 +43,7 @@ import { autoCancel } from '../perps/commands';
 import { BaseError } from '../errors/base';
 import type { SigningService } from '../signer/service';
 import type { Vault } from '../vault/vault';
+import type { AuthorityTicket } from '../authority/epoch';
 
 /** A venue with a kill switch. */
 export type DeadManVenue = 'perps' | 'clob';
@@ -98,6 +99,8 @@ export type DeadManJournal = { load: () => Promise<unknown>; save: (records: Dea
 /** What the dead-man needs. */
 export type DeadManDeps = {
   service: Pick<SigningService, 'perpsSend' | 'clobHeartbeat'>;
+  /** The authority a renewal or a disarm captures at its start (`lib/authority/epoch.ts`, the kill switch's scopes). */
+  ticket: () => AuthorityTicket;
   vault: Pick<Vault, 'unlocked' | 'listProxies' | 'hasClobCredentials'>;
   /** The switches to keep armed (from the live grants; see `targetsOf`). */
   targets: () => Promise<DeadManTarget[]>;
@@ -312,18 +315,19 @@ export class DeadMan {
   private renew(p: Period): Promise<void> {
     if (p.ended) return Promise.resolve();
     if (p.inflight) return p.inflight;
+    const held = { authority: this.o.ticket() };
     const run = (async () => {
       try {
         if (!this.usable()) throw new DeadManCannotArmError('Countersign is locked');
         if (p.venue === 'perps') {
           if (!(await this.o.vault.listProxies(p.account)).some((x) => x.expiry > this.now())) throw new DeadManCannotArmError('no live proxy key for this account');
           const time = this.now() + PERPS_LEAD_MS;
-          await this.o.service.perpsSend(p.account, autoCancel({ time }), { origin: 'dead-man', summary: `Dead-man: cancel all perps orders at ${iso(time)} unless renewed`, audit: false });
+          await this.o.service.perpsSend(p.account, autoCancel({ time }), { origin: 'dead-man', summary: `Dead-man: cancel all perps orders at ${iso(time)} unless renewed`, audit: false, ...held });
           p.cancelAt = time;
         } else {
           if (!(await this.o.vault.hasClobCredentials(p.account))) throw new DeadManCannotArmError('no order-book API credentials for this account');
           try {
-            p.session = await this.o.service.clobHeartbeat(p.account, p.session);
+            p.session = await this.o.service.clobHeartbeat(p.account, p.session, held);
           } catch (err) {
             p.session = ''; // the next beat starts a new session (the old one may have lapsed)
             throw err;
@@ -381,7 +385,7 @@ export class DeadMan {
         // Only with the vault fully unlocked: a trading session ending is a lock, and a lock never unsets.
         if (!this.o.vault.unlocked) throw new DeadManCannotArmError('Countersign is locked');
         if (!(await this.o.vault.listProxies(p.account)).some((x) => x.expiry > this.now())) throw new DeadManCannotArmError('no usable proxy key');
-        await this.o.service.perpsSend(p.account, autoCancel({ time: 0 }), { origin: 'dead-man', summary: 'Dead-man: disarmed', audit: false });
+        await this.o.service.perpsSend(p.account, autoCancel({ time: 0 }), { origin: 'dead-man', summary: 'Dead-man: disarmed', audit: false, authority: this.o.ticket() });
         outcome += '; auto-cancel unset';
       } catch (err) {
         outcome += `; auto-cancel not unset (${err instanceof BaseError ? err.shortMessage : 'the venue did not answer'}): the venue cancels at ${iso(p.cancelAt)}`;

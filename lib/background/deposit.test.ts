@@ -310,6 +310,31 @@ describe('deposit wallet: as the attacker, and when things fail', () => {
     expect(h.ctx.relayerChain.isOperator(wallet, 'exchangeV2')).toBe(false);
   });
 
+  it('a venue setting changed while a batch window is open: approving it afterwards signs and submits nothing (4900)', async () => {
+    const { bg, owner } = await newAccount();
+    await deployed(bg, owner);
+    const reply = call(bg, 'clob.walletBatch', { account: owner, batch: { kind: 'setup' } });
+    const [view] = await waitPending(bg);
+    const submits = sent.filter((s) => s.url.endsWith('/relayer/submit')).length;
+    expect((await call(bg, 'settings.set', { bridgeUrl: `${h.url}/bridge-moved` })).ok).toBe(true);
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    const r = await reply;
+    expect(r.error?.code).toBe(4900);
+    expect(sent.filter((s) => s.url.endsWith('/relayer/submit')).length).toBe(submits);
+  });
+
+  it('a batch asked for while the panic switch holds the signing gate: approving it signs and submits nothing', async () => {
+    const { bg, owner } = await newAccount();
+    await deployed(bg, owner);
+    const submits = sent.filter((s) => s.url.endsWith('/relayer/submit')).length;
+    void bg.service().halt('the panic switch is running'); // panic's first step; its cancels and lock follow
+    const reply = call(bg, 'clob.walletBatch', { account: owner, batch: { kind: 'setup' } });
+    const [view] = await waitPending(bg);
+    if (view) bg.registry.decide(view.id, { approve: true, digest: view.digest });
+    expect((await reply).error?.name).toBe('Signer.HaltedError');
+    expect(sent.filter((s) => s.url.endsWith('/relayer/submit')).length).toBe(submits);
+  });
+
   it('withdraws through the bridge with the deposit wallet as the source: flagged, never grantable, recorded by the bridge when mined', async () => {
     const { bg, owner } = await newAccount();
     const wallet = (await deployed(bg, owner)).toLowerCase();

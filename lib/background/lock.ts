@@ -85,6 +85,7 @@ export class Locks {
    * check before the send meanwhile (outside attack 31.6/31.7).
    */
   readonly lock = async (): Promise<void> => {
+    this.d.service.authority.end('all', 'lock'); // everything started before the lock ends here (`lib/authority/epoch.ts`)
     const revoked = this.d.grants.revokeAll();
     await this.d.vault.lock();
     await revoked.catch(() => undefined); // afterLock revokes again (and reports)
@@ -98,6 +99,7 @@ export class Locks {
    * `disconnect`: the provider still serves the chain (EIP-1193 keeps `disconnect` for when it cannot).
    */
   readonly afterLock = async (): Promise<void> => {
+    this.d.service.authority.end('all', 'lock');
     await this.d.deadman.halt();
     await this.d.browser.alarms.clear(AUTOLOCK_ALARM);
     await this.d.grants.revokeAll();
@@ -117,6 +119,8 @@ export class Locks {
     if (vault.unlocked) {
       const live = await grants.list().catch(() => []);
       if (live.length) {
+        // Only the grants go on: whatever the person approved or started before ends here.
+        this.d.service.authority.end('person', 'session');
         try {
           await vault.enterTradingSession({ accounts: [...new Set(live.map((g) => g.account.toLowerCase()))] });
           await this.d.browser.alarms.clear(AUTOLOCK_ALARM);

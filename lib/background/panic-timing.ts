@@ -1,6 +1,8 @@
 /**
- * The panic switch's time limits (issue #17 "Panic is total and bounded"), in a module of their own so
- * the popup can state the bound without bundling the background (see ./panic for the order of steps).
+ * The panic switch's time limits, in a module of their own so the popup can state the bound without
+ * bundling the background (see ./panic for the order of steps). Every account the vault holds is
+ * cancelled in parallel within the same venue phase, so the bound does not grow with the accounts; a
+ * venue's "slow down" is waited out only while the wait fits in that phase.
  */
 
 /**
@@ -15,7 +17,7 @@ export type PanicTiming = {
   drainMs: number;
   /** Deadline of each panic request (cancel, close, read); a cancel without an answer is sent once more. */
   requestTimeoutMs: number;
-  /** Hard cut of the whole venue phase (both venues in parallel, closes included). */
+  /** Hard cut of the whole venue phase (every account and both venues in parallel, closes and Retry-After waits included). */
   venuesMaxMs: number;
 };
 

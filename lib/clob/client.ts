@@ -34,19 +34,23 @@ function parseCreds(body: unknown): ApiCredentials {
 /**
  * Creates API credentials for `nonce` (`POST /auth/api-key`); when the exchange refuses because the
  * nonce is used (400), derives the existing ones (`GET /auth/derive-api-key`, same nonce).
- * `timestamp` Unix seconds (the exchange's clock). Source: PROTOCOL.md §2.1.
+ * `timestamp` Unix seconds (the exchange's clock). `beforeSign`: the caller's synchronous check, run
+ * before each of the two signatures (it throws to sign and send nothing more). Source: PROTOCOL.md §2.1.
  */
 export async function createOrDeriveApiKey(
   baseUrl: string,
   account: LocalAccount,
   input: { chainId: number; timestamp: number; nonce: number },
   fetchFn?: typeof fetch,
+  beforeSign?: () => void,
 ): Promise<{ credentials: ApiCredentials; derived: boolean }> {
+  beforeSign?.();
   const create = await requestJson(baseUrl + '/auth/api-key', { method: 'POST', headers: { ...(await buildL1Headers(account, input)) } }, fetchFn);
   if (create.status === 200) return { credentials: parseCreds(create.body), derived: false };
   const err = classifyClobAnswer(create);
   // A 2xx other than 200 is not the documented answer either: malformed, like a 200 without credentials.
   if (create.status !== 400) throw err ?? new ClobMalformedAnswerError('The exchange answered credentials in an unexpected shape.', { status: create.status, exchangeMessage: '' });
+  beforeSign?.();
   const derive = await requestJson(baseUrl + '/auth/derive-api-key', { method: 'GET', headers: { ...(await buildL1Headers(account, input)) } }, fetchFn);
   const derr = classifyClobAnswer(derive);
   if (derr) throw derr;

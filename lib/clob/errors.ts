@@ -136,7 +136,7 @@ export function classifyClobAnswer(answer: HttpAnswer, nowMs = Date.now()): Clob
     case 425:
       return new ClobRestartingError('The matching engine is restarting; retrying shortly.', { ...base, retryable: true, retryAfterMs });
     case 429:
-      return new ClobRateLimitedError('Too many requests; slowing down.', { ...base, retryable: true, retryAfterMs });
+      return new ClobRateLimitedError(`Too many requests; ${retryAfterMs === undefined ? 'slowing down' : Number.isFinite(retryAfterMs) ? `the exchange asks to wait ${Math.ceil(retryAfterMs / 1000)} s` : 'the exchange asks to wait'}.`, { ...base, retryable: true, retryAfterMs });
     case 503:
       if (code === 'post_only_mode') {
         const wait = retryAfterMs === undefined ? '' : ` Normal trading resumes in about ${Math.ceil(retryAfterMs / 1000)} s.`;

@@ -23,6 +23,7 @@ import { GrantService } from './service';
 import { DAY_MS, type GrantRequest } from './evaluate';
 import { openVaultDb } from '../vault/db';
 import { memorySessionStore, Vault } from '../vault/vault';
+import { Authority } from '../authority/epoch';
 
 const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
 const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
@@ -47,7 +48,7 @@ async function setup(daily = '1000') {
   const session = memorySessionStore();
   const open = (): Opened => {
     const vault = new Vault({ db, session, now: () => clock.now, kdf: KDF, bounds: BOUNDS });
-    return { vault, grants: new GrantService({ vault, now: () => clock.now }) };
+    return { vault, grants: new GrantService({ authority: new Authority(), vault, now: () => clock.now }) };
   };
   const first = open();
   await first.vault.create('a long enough password');

@@ -23,6 +23,7 @@ import { buildClobOrder, exchangeAddress, toPostOrderBody } from '../clob/order'
 import type { ClobOrderRequest } from '../clob/request';
 import { GrantService } from './service';
 import { GRANTABLE_PAGE_METHODS, GRANTABLE_PERPS_COMMANDS } from './requests';
+import { Authority } from '../authority/epoch';
 
 const ORIGIN = 'https://trade.example';
 const TOKEN = '71321045679252212594626385532706912750332728571942532289631379312455583992563';
@@ -83,11 +84,11 @@ async function setup(opts: { killSwitchArmed?: (venue: 'perps' | 'clob', account
       queueMicrotask(() => registry.rejectAll(() => userRejected('closed by the test')));
     },
   });
-  const grants = new GrantService({ vault });
+  const grants = new GrantService({ authority: new Authority(), vault });
   const wide = { maxNotional: '1000000000', dailyNotional: '1000000000', priceBandPct: '20', maxSize: '1000000', ratePerMinute: 10_000 };
   await grants.create({ origin: ORIGIN, account: owner, durationMs: 3_600_000, limits: { venue: 'perps', instruments: [1, 2, 3], allow: { order: true, cancel: true, leverage: true, market: true, triggers: true }, slippagePct: '10', maxLeverage: 1000, ...wide } });
   await grants.create({ origin: ORIGIN, account: owner, durationMs: 3_600_000, limits: { venue: 'clob', markets: [TOKEN], allow: { order: true }, ...wide } });
-  const provider = new ProviderService({ vault, db, service: service as never, registry, showApprovals: async () => undefined, emit: () => undefined, grants, ...(opts.killSwitchArmed ? { killSwitchArmed: opts.killSwitchArmed } : {}) });
+  const provider = new ProviderService({ vault, db, service: Object.assign(service, { authority: grants.authority }) as never, registry, showApprovals: async () => undefined, emit: () => undefined, grants, ...(opts.killSwitchArmed ? { killSwitchArmed: opts.killSwitchArmed } : {}) });
   /** Sends one page request; true when it was signed without a window. */
   const covered = async (method: string, params: unknown) => {
     const [s, w] = [signed.length, windows];

@@ -170,6 +170,7 @@ describe('describeGrant', () => {
         "Prices within 2% of the reference price.",
         "At most 2000 USDC notional per order and 20000 USDC per 24 h; an order counts at the higher of its price and the reference price.",
         "No market orders, no trigger (stop / take-profit) orders.",
+        "Uses at most half of Countersign's request and action weight at the venue each minute (all sites together); the rest is kept for your own closes, cancels and panic.",
         "Until 2027-01-15 16:00 UTC.",
       ]
     `);

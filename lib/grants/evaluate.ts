@@ -30,6 +30,7 @@
  * the auto-cancel timer, `perps_signCommand` and `clob_signRequest` (see `lib/grants/requests.ts`).
  */
 import { fromUnits, toUnits } from '../decimal';
+import { SITE_SHARE_WORDS } from '../ratelimit/reserve';
 
 /** Most a grant may last: 24 h. */
 export const MAX_GRANT_MS = 24 * 3_600_000;
@@ -293,6 +294,7 @@ export function describeGrant(g: GrantLimits & { names?: Record<string, string>;
   if (g.postOnly) lines.push('Post-only orders only.');
   if (g.venue === 'perps' && g.reduceOnly) lines.push('Reduce-only orders only.');
   if (g.ratePerMinute !== undefined) lines.push(`At most ${g.ratePerMinute} requests a minute.`);
+  if (g.venue === 'perps') lines.push(SITE_SHARE_WORDS);
   if (g.expiresAt !== undefined) lines.push(`Until ${new Date(g.expiresAt).toISOString().slice(0, 16).replace('T', ' ')} UTC.`);
   return lines;
 }

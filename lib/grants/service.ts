@@ -27,6 +27,7 @@ import { DAY_MS, evaluateGrant, grantScope, MAX_GRANT_MS, MAX_OWNED_ORDERS, venu
 import { grantLimitsSchema } from './schema';
 import { UseWindow } from './usage';
 import * as v from 'valibot';
+import { type Authority, GrantRevokedError, grantedPageScopes, narrowTicket, type AuthorityTicket } from '../authority/epoch';
 
 /** Thrown when a grant would last longer than 24 h or not at all. */
 export class GrantDurationError extends BaseError {
@@ -52,24 +53,14 @@ export class GrantLimitsError extends BaseError {
   }
 }
 
-/**
- * Thrown right before a signature covered by a grant when that grant was revoked (by the person, by a
- * disconnect of its site, by lock or panic) after it covered the request (issue #20: revoke acts before
- * the next signature). Nothing was signed. -32003: the request was refused; asking again opens a window.
- */
-export class GrantRevokedError extends BaseError {
-  override name = 'Grants.RevokedError';
-  static override readonly code = -32003;
-  constructor() {
-    super('The standing permission was revoked before this request was signed; nothing was signed.');
-  }
-}
+export { GrantRevokedError };
 
 /**
- * What a covered request holds until its signature: the grant and the revocation counters it was
- * decided under. `GrantService.assertCovering(ticket)` throws when any of them moved since.
+ * What a covered request holds until its signature: the grant, and the authority it holds
+ * (`lib/authority/epoch.ts`: the page request's, from its start, and the grant's).
+ * `GrantService.assertCovering(ticket)` throws when it ended since.
  */
-export type GrantTicket = { grantId: string; origin: string; originEpoch: number; allEpoch: number };
+export type GrantTicket = { grantId: string; origin: string; authority: AuthorityTicket };
 
 /** A grant as the popup lists it: limits, expiry and what was used in the last 24 h. */
 export type GrantSummary = Grant & { used24h: string; uses24h: number };
@@ -110,13 +101,11 @@ export class GrantService {
   /** Decrypted grants while unlocked (the vault's sealed records are the truth; this saves a decrypt per request). */
   private cache: Held[] | undefined;
   /**
-   * Revocations, counted synchronously when a revoke is asked (before its vault write), so a request
-   * already covered is stopped at its signature (`assertCovering`): ids revoked one by one, a counter per
-   * origin (disconnect), and one for all (lock, panic).
+   * The authority epoch (`lib/authority/epoch.ts`): revocations end it synchronously when asked (before
+   * their vault write), so a request already covered is stopped at its signature (`assertCovering`): a
+   * grant by its id, an origin's (disconnect), all of them (`grants`: lock, panic).
    */
-  private readonly revokedIds = new Set<string>();
-  private readonly originEpochs = new Map<string, number>();
-  private allEpoch = 0;
+  readonly authority: Authority;
   /** The stored grants failed their integrity check (a use bucket lost or rolled back): they are ignored until revoked. */
   integrityFailed = false;
 
@@ -127,10 +116,12 @@ export class GrantService {
 
   /**
    * `leftoverUses`: the uses a stopped worker's audit journal records carry (read once, at the first read
-   * of the grants from the vault; each merged there unless already stored, then settled).
+   * of the grants from the vault; each merged there unless already stored, then settled). `authority`: the
+   * background's one epoch (the signing service's), required.
    */
-  constructor(private readonly o: { vault: Vault; now?: () => number; onChange?: (live: number) => void; leftoverUses?: () => Promise<LeftoverUse[]> }) {
+  constructor(private readonly o: { vault: Vault; now?: () => number; onChange?: (live: number) => void; leftoverUses?: () => Promise<LeftoverUse[]>; authority: Authority }) {
     this.now = o.now ?? Date.now;
+    this.authority = o.authority;
   }
 
   /**
@@ -257,9 +248,11 @@ export class GrantService {
    * than `notAfter` (Unix ms, the expiry a page asked for) when given; replaces that
    * pair's grant on the same venue. `limits` is validated here too (whatever the caller checked).
    * `names`: display names of the grant's instruments / markets (id → name, each cut to 80 characters).
-   * Throws `GrantDurationError`, `GrantLimitsError` (naming the field).
+   * `authority`: the ticket of the request that asked for it (`lib/authority/epoch.ts`), checked when its
+   * turn comes and right before the grant is stored: a lock, disconnect, switch or venue change meanwhile
+   * creates none. Throws `GrantDurationError`, `GrantLimitsError` (naming the field), `AuthorityEndedError`.
    */
-  async create(input: { origin: string; account: string; limits: GrantLimits; durationMs: number; notAfter?: number; names?: Record<string, string> }): Promise<Grant> {
+  async create(input: { origin: string; account: string; limits: GrantLimits; durationMs: number; notAfter?: number; names?: Record<string, string>; authority?: AuthorityTicket }): Promise<Grant> {
     if (!(input.durationMs >= 60_000 && input.durationMs <= MAX_GRANT_MS)) throw new GrantDurationError();
     let limits: GrantLimits;
     try {
@@ -270,16 +263,19 @@ export class GrantService {
     }
     const scope = limits.venue === 'perps' ? limits.instruments.map(String) : limits.markets;
     const names = Object.fromEntries(scope.flatMap((m) => (typeof input.names?.[m] === 'string' ? [[m, input.names[m]!.slice(0, 80)]] : [])));
+    const asked = input.authority;
     return this.exclusive(async () => {
+      if (asked) this.authority.assert(asked);
       const now = this.now();
       for (const g of await this.mine(input.origin, input.account, limits.venue)) {
         if (g.grant.venue !== limits.venue) continue;
         // A replaced grant ends before the next signature, like a revoked one: a request already past its
         // check under it is stopped at `assertCovering` (outside attack 3c, attack27.test.ts).
-        this.revokedIds.add(g.grant.id);
+        this.authority.endGrant(g.grant.id);
         await this.remove(g.grant.id);
       }
       const grant: Grant = { ...limits, id: crypto.randomUUID(), origin: input.origin, account: input.account, createdAt: now, expiresAt: Math.min(now + input.durationMs, input.notAfter ?? Infinity), ...(Object.keys(names).length ? { names } : {}) };
+      if (asked) this.authority.assert(asked);
       await this.save(grant);
       this.changed((await this.live()).length);
       return grant;
@@ -292,6 +288,7 @@ export class GrantService {
    * prices (`ref`) and the kill switch (`killSwitchArmed`, asked only when a grant exists) are read
    * before the grant is locked; a read that fails counts as unknown / not armed. A covered request is
    * counted at once (before it is signed); one the kill switch stops is not covered and not counted.
+   * `started`: the authority the request captured at its start (default: now).
    */
   async consume(
     origin: string,
@@ -299,8 +296,9 @@ export class GrantService {
     req: GrantRequest,
     ref: (market: string) => Promise<RefPrice | undefined>,
     killSwitchArmed?: () => Promise<boolean>,
+    started?: AuthorityTicket,
   ): Promise<GrantDecision | undefined> {
-    const decision = await this.decide(origin, account, req, ref, killSwitchArmed);
+    const decision = await this.decide(origin, account, req, ref, killSwitchArmed, started);
     if (decision?.ok) await decision.stored;
     return decision;
   }
@@ -317,6 +315,8 @@ export class GrantService {
    * before the use is durable**: `stored`, or a stored journal record carrying `use`. The use counts in
    * memory from the decision on, for every later check; one whose write failed is kept and merged again
    * whenever the grants are read from the vault (counting more than was signed only refuses sooner).
+   * `started`: the authority the request captured at its start (`lib/authority/epoch.ts`; default: now);
+   * the covered decision's ticket holds it, narrowed to a granted request's scopes and the grant.
    */
   async decide(
     origin: string,
@@ -324,8 +324,10 @@ export class GrantService {
     req: GrantRequest,
     ref: (market: string) => Promise<RefPrice | undefined>,
     killSwitchArmed?: () => Promise<boolean>,
+    started?: AuthorityTicket,
   ): Promise<(GrantDecision & { counted?: Promise<void>; stored?: Promise<void>; onStored?: (cb: () => void) => void; use?: LeftoverUse['use'] }) | undefined> {
     const venue = venueOf(req);
+    const since = started ?? this.authority.capture(grantedPageScopes(origin));
     const held = (await this.exclusive(() => this.mine(origin, account, venue)))[0];
     if (!held) return undefined;
     // Reference prices only for the grant's own instruments / markets (anything else is refused anyway).
@@ -350,7 +352,7 @@ export class GrantService {
       const pending: Unstored = { grantId: found.grant.id, use, settles: [], done: false };
       const { counted, stored } = this.storeUse(found, pending);
       const onStored = (cb: () => void) => (pending.done ? cb() : void pending.settles.push(cb));
-      const ticket: GrantTicket = { grantId: found.grant.id, origin, originEpoch: this.originEpochs.get(origin) ?? 0, allEpoch: this.allEpoch };
+      const ticket: GrantTicket = { grantId: found.grant.id, origin, authority: narrowTicket(since, grantedPageScopes(origin), found.grant.id) };
       return { ok: true as const, notional: verdict.notional, grantId: found.grant.id, seq, ticket, counted, stored, onStored, use: { grant: found.grant.id, at: now, notional: verdict.notional, seq } };
     });
   }
@@ -428,19 +430,20 @@ export class GrantService {
   }
 
   /**
-   * Synchronous, run right before a covered request's signature (`ExecuteOptions.still`): throws
-   * `GrantRevokedError` when the grant of `ticket` was revoked since it covered the request (one by one,
-   * its origin's grants, or all), or the vault locked. Nothing may await between this and the signature.
+   * Synchronous, run right before a covered request's signature and send (`ExecuteOptions.still`): throws
+   * the ticket's ended error (`endedError(reason, { granted: true })`: `GrantRevokedError` when its grant
+   * was revoked — one by one, its origin's, all of them at lock or panic; 4100 after an account switch,
+   * 4900 after a venue change), or `GrantRevokedError` when the vault is locked. Nothing may await between
+   * this and the signature.
    */
   assertCovering(ticket: GrantTicket): void {
-    const revoked =
-      this.revokedIds.has(ticket.grantId) || (this.originEpochs.get(ticket.origin) ?? 0) !== ticket.originEpoch || this.allEpoch !== ticket.allEpoch || this.o.vault.state === 'locked';
-    if (revoked) throw new GrantRevokedError();
+    this.authority.assert(ticket.authority); // a grant's ticket: `endedError(reason, { granted: true })`
+    if (this.o.vault.state === 'locked') throw new GrantRevokedError();
   }
 
   /** Revokes one grant (no error when it is gone); a request it already covered is not signed. */
   async revoke(id: string): Promise<void> {
-    this.revokedIds.add(id);
+    this.authority.endGrant(id);
     await this.exclusive(async () => {
       await this.remove(id);
       this.changed((await this.live()).length);
@@ -449,7 +452,7 @@ export class GrantService {
 
   /** Revokes every grant of `origin` (disconnect); returns how many. */
   async revokeOrigin(origin: string): Promise<number> {
-    this.originEpochs.set(origin, (this.originEpochs.get(origin) ?? 0) + 1);
+    this.authority.end(`origin:${origin}`, 'disconnect');
     return this.exclusive(async () => {
       const mine = (await this.live()).filter((g) => g.grant.origin === origin);
       for (const g of mine) await this.remove(g.grant.id);
@@ -460,7 +463,7 @@ export class GrantService {
 
   /** Revokes every grant (lock, panic). Works while locked. */
   async revokeAll(): Promise<number> {
-    this.allEpoch++;
+    this.authority.end('grants', 'revoke');
     return this.exclusive(async () => {
       const n = await this.o.vault.deleteAllGrants();
       this.cache = undefined;

@@ -11,6 +11,7 @@ import { DAY_MS, type Grant, type GrantRequest, type GrantUse } from './evaluate
 import { openVaultDb } from '../vault/db';
 import { HEAD_LAG_MS, memorySessionStore, Vault } from '../vault/vault';
 import { TamperedRecordError } from '../vault/errors';
+import { Authority } from '../authority/epoch';
 
 const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
 const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
@@ -30,7 +31,7 @@ async function setup(daily = '1000') {
   const session = memorySessionStore();
   const open = () => {
     const vault = new Vault({ db, session, now: () => clock.now, kdf: KDF, bounds: BOUNDS });
-    return { vault, grants: new GrantService({ vault, now: () => clock.now }) };
+    return { vault, grants: new GrantService({ authority: new Authority(), vault, now: () => clock.now }) };
   };
   const first = open();
   await first.vault.create('a long enough password');

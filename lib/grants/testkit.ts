@@ -16,6 +16,7 @@ import { memorySessionStore, Vault } from '../vault/vault';
 import { sessionAuditJournal, type AuditJournal } from '../audit/journal';
 import { GrantService, type LeftoverUse } from './service';
 import { DAY_MS, type GrantRequest } from './evaluate';
+import { Authority } from '../authority/epoch';
 
 /** The running sandbox (set by `grantSuite`'s `beforeAll`). */
 export let h: Harness;
@@ -154,7 +155,7 @@ export async function useWorkers(prefix: string, daily = '100') {
     const vault = new Vault({ db, session, now: () => clock.now, kdf: KDF, bounds: BOUNDS });
     const journal = sessionAuditJournal(store, () => clock.now);
     const leftoverUses = async (): Promise<LeftoverUse[]> => (await journal.leftovers()).flatMap(({ id, record }) => (record.use ? [{ use: record.use, settle: () => void journal.useStored(id) }] : []));
-    return { vault, journal, grants: new GrantService({ vault, now: () => clock.now, leftoverUses }) };
+    return { vault, journal, grants: new GrantService({ authority: new Authority(), vault, now: () => clock.now, leftoverUses }) };
   };
   const first = open();
   await first.vault.create('a long enough password');

@@ -64,6 +64,12 @@ export type PerpsSubmission = {
   timeoutMs: number;
   /** The account's session, when the background holds one for `perpsUrl`. */
   session?: PerpsSessionTransport | undefined;
+  /**
+   * The caller's last check, run synchronously right before the body leaves over either transport (the
+   * session frame, and REST — also after the session did not send it); it throws to send nothing
+   * (the signer passes its gate and authority check, `lib/authority/epoch.ts`).
+   */
+  beforeSend?: () => void;
 };
 
 /**
@@ -75,11 +81,13 @@ export type PerpsSubmission = {
 export async function submitPerpsCommand(s: PerpsSubmission): Promise<unknown> {
   const { session, envelope } = s;
   if (session && SESSION_COMMANDS.has(envelope.op.type) && session.proxy?.toLowerCase() === s.signerAddress.toLowerCase()) {
+    s.beforeSend?.();
     const out = await session.command(envelope, s.timeoutMs);
     if (out.kind === 'answer') return sessionAnswer(out.data);
     if (out.kind === 'no_answer') throw new NetworkError(s.perpsUrl, { cause: new Error(`session ${out.reason}`) });
     // not_sent: the session was not live when the command was ready; REST carries it.
   }
+  s.beforeSend?.();
   return sendPerpsCommand(s.perpsUrl, s.command, envelope, s.fetchFn);
 }
 

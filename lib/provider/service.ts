@@ -40,7 +40,7 @@ import type { GrantService } from '../grants/service';
 import type { GrantRequest, OwnedOrder, RefPrice } from '../grants/evaluate';
 import { canOfferGrant, clobGrantRequest, perpsGrantRequest, requestMarkets } from '../grants/requests';
 import { groupDecimal, shortAddress } from '../format';
-import { disconnected, invalidParams, resourceUnavailable, unauthorized, unsupported, userRejected } from './errors';
+import { disconnected, fromRpcError, invalidParams, resourceUnavailable, toRpcError, unauthorized, unsupported, userRejected } from './errors';
 import type { OutcomeStore, StoredOutcome } from './outcomes';
 import { accountsPermission, grantPermissionsAnswer, parseGrantPermissions, parseRequestPermissions, type AccountsPermission } from './permissions';
 import { grantOffer, serviceOfferReads, type GrantOffer, type OfferReads } from '../grants/offer';
@@ -48,6 +48,7 @@ import { describeGrant, type GrantLimits } from '../grants/evaluate';
 import { appendAudit, auditLog } from '../audit';
 import { toUnits } from '../decimal';
 import { nextTask } from '../tasks';
+import { approvedPageScopes, endedError, narrowTicket, pageScopes, type Authority, type AuthorityTicket } from '../authority/epoch';
 import { checkL2Route, clobOrdersParamsSchema, clobSignParamsSchema, isPageMethod, METHOD_POLICY, perpsParamsSchema, typedDataRefusal, unwrapParams } from './methods';
 
 /** Approval time-to-live of trading requests (orders, cancels, leverage, L2 headers), in ms: 60 s. */
@@ -146,7 +147,7 @@ type BeforeSign = (artifact: SigningArtifact) => Promise<void>;
  * is stored), or not (with the window's flag, if any).
  */
 type GrantCheck =
-  | { covered: true; grantId: string; seq: number; still: () => void; counted: Promise<boolean>; use: NonNullable<ExecuteOptions['grantUse']> }
+  | { covered: true; grantId: string; seq: number; still: () => void; counted: Promise<boolean>; use: NonNullable<ExecuteOptions['grantUse']>; authority: AuthorityTicket }
   | { covered: false; flag?: string };
 
 /** `counted` of a covered decision: true once the store's checks passed, false when it failed its integrity check (the request then asks); other errors throw. */
@@ -365,6 +366,39 @@ export class ProviderService {
    */
   constructor(private readonly d: ProviderDeps) {
     void this.loadOutcomes().catch(() => undefined);
+    // The signer's epoch: the one of the background, which the grants share (a second one would let
+    // revokes and the signing checks count apart).
+    const authority = (this.authority = d.service.authority);
+    if (d.grants && d.grants.authority !== authority) throw new BaseError('The grants and the signing service must share one authority epoch.');
+    // A window whose request's authority ended (disconnect, venue change …) closes at once, with why (`endedError`'s code).
+    authority.onEnd(() => {
+      for (const [id, ticket] of this.windowAuthority) {
+        const reason = authority.endedBy(ticket);
+        if (reason === undefined) continue;
+        this.windowAuthority.delete(id);
+        d.registry.reject(id, fromRpcError(toRpcError(endedError(reason, { granted: false }))));
+      }
+    });
+  }
+
+  /** The authority epoch every page request captures at its start (`lib/authority/epoch.ts`). */
+  private readonly authority: Authority;
+
+  /** The authority of each pending window's request (approval id → ticket), closed when it ends. */
+  private readonly windowAuthority = new Map<string, AuthorityTicket>();
+
+  /**
+   * Shows the approval window and waits for the person's answer on request `id`, its authority `ticket`
+   * watched meanwhile: an end of it rejects the request at once (the constructor's listener).
+   */
+  private async awaitWindow(id: string, approved: Promise<ApprovalView>, ticket: AuthorityTicket): Promise<ApprovalView> {
+    this.windowAuthority.set(id, ticket);
+    try {
+      await this.d.showApprovals();
+      return await approved;
+    } finally {
+      this.windowAuthority.delete(id);
+    }
   }
 
   /** The lowercase addresses funds were sent to from pages before (at most 500; none when unreadable). */
@@ -403,7 +437,7 @@ export class ProviderService {
   private async symbol(): Promise<(iid: number) => string> {
     if (!this.symbols) {
       try {
-        this.symbols = instrumentSymbols(v.parse(instrumentsAnswer, await this.d.service.perpsRead(undefined, 'instruments')));
+        this.symbols = instrumentSymbols(v.parse(instrumentsAnswer, await this.d.service.perpsRead(undefined, 'instruments', undefined, { draw: 'site' })));
       } catch {
         return (iid) => instrumentLabel(iid, undefined);
       }
@@ -415,6 +449,8 @@ export class ProviderService {
 
   /** Handles one page request from `origin`. Throws `ProviderRpcError` (or errors mapped by `toRpcError`). */
   async request(origin: string, method: string, params: unknown): Promise<unknown> {
+    // The request's authority, from its start: checked before its window, its signature and its send (`lib/authority/epoch.ts`).
+    const ticket = this.authority.capture(pageScopes(origin));
     if (!isAllowedOrigin(origin)) throw unauthorized('Countersign only serves https sites (and localhost).');
     if (!isPageMethod(method)) throw unsupported(`Countersign does not support ${method.slice(0, 64)}.`);
     const policy = METHOD_POLICY[method];
@@ -446,8 +482,10 @@ export class ProviderService {
         return granted && (await this.servesAccount(origin)) ? this.permissions(origin) : [];
       case 'wallet_grantPermissions':
         if (!granted) throw unauthorized();
-        return this.grantPermissions(origin, granted, params);
+        return this.grantPermissions(origin, granted, params, ticket);
       case 'wallet_revokePermissions':
+        // Every request of the site started before this ends here, whatever it waits for.
+        this.authority.end(`origin:${origin}`, 'disconnect');
         // The site's own disconnect never unsets a kill switch while its orders may be open (issue #17 finding 4).
         await this.d.beforeSiteRevoke?.(origin);
         this.holdConnection(origin, undefined); // no request is served under it from here on
@@ -463,10 +501,10 @@ export class ProviderService {
       case 'clob_signRequest':
         // Connected methods (METHOD_POLICY): refused above unless the connection's account is active.
         if (!granted) throw unauthorized();
-        if (method === 'clob_postOrders') return this.keyed(clobSubmissionKeys(origin, granted.address, params), params, (beforeSign) => this.clobPost(origin, granted, params, beforeSign));
-        if (method === 'clob_signRequest') return this.clobSign(origin, granted, params);
-        if (method === 'perps_sendCommand') return this.keyed(perpsSubmissionKeys(origin, granted.address, params), params, (beforeSign) => this.perps(origin, granted, true, params, beforeSign));
-        return this.perps(origin, granted, false, params);
+        if (method === 'clob_postOrders') return this.keyed(clobSubmissionKeys(origin, granted.address, params), params, (beforeSign) => this.clobPost(origin, granted, params, ticket, beforeSign));
+        if (method === 'clob_signRequest') return this.clobSign(origin, granted, params, ticket);
+        if (method === 'perps_sendCommand') return this.keyed(perpsSubmissionKeys(origin, granted.address, params), params, (beforeSign) => this.perps(origin, granted, true, params, ticket, beforeSign));
+        return this.perps(origin, granted, false, params, ticket);
       case 'eth_signTypedData_v4':
         throw unsupported(typedDataRefusal(params));
     }
@@ -491,7 +529,7 @@ export class ProviderService {
     const iid = Number(market);
     // Named through the symbol table already read (no read of its own here: the grant check's reads stay as they were).
     const label = instrumentLabel(iid, this.symbols?.get(iid));
-    const ref = Promise.all([this.d.service.perpsRead(undefined, 'tickers', { instrument_id: iid }), this.d.service.perpsBook(iid)]).then(([t, book]): RefPrice | undefined => {
+    const ref = Promise.all([this.d.service.perpsRead(undefined, 'tickers', { instrument_id: iid }, { draw: 'site' }), this.d.service.perpsBook(iid)]).then(([t, book]): RefPrice | undefined => {
       const row = v.parse(tickersAnswer, t).find((x) => x.instrument_id === undefined || String(x.instrument_id) === market);
       const read: RefPrice | undefined = ok(row?.mark_price) ? { price: row.mark_price, source: 'mark' } : ok(row?.mid_price) ? { price: row.mid_price, source: 'mid' } : undefined;
       // Borne out by the order book the window prices orders with (lib/grants/reference.ts).
@@ -515,7 +553,7 @@ export class ProviderService {
    * be signed without a window; otherwise the flag for the window (`undefined` when there is no grant).
    * The venue's kill switch must be armed for a covered request (`ProviderDeps.killSwitchArmed`).
    */
-  private async grantCheck(origin: string, account: OwnerInfo, req: GrantRequest, ref: (m: string) => Promise<RefPrice | undefined>): Promise<GrantCheck> {
+  private async grantCheck(origin: string, account: OwnerInfo, req: GrantRequest, ref: (m: string) => Promise<RefPrice | undefined>, ticket: AuthorityTicket): Promise<GrantCheck> {
     // Orders a covered request placed are recorded before any later request is checked (a granted cancel of them is covered).
     await this.recording;
     const armed = this.d.killSwitchArmed;
@@ -523,7 +561,7 @@ export class ProviderService {
     const grants = this.d.grants;
     let decision;
     try {
-      decision = await grants?.decide(origin, account.address, req, ref, armed && venue ? () => armed(venue, account.address) : undefined);
+      decision = await grants?.decide(origin, account.address, req, ref, armed && venue ? () => armed(venue, account.address) : undefined, ticket);
     } catch (err) {
       // A grant store that fails its integrity check covers nothing; the request still asks (deny by default).
       if (err instanceof TamperedRecordError) return { covered: false, flag: TAMPERED_FLAG };
@@ -531,13 +569,13 @@ export class ProviderService {
     }
     if (!decision || !grants) return grants?.integrityFailed ? { covered: false, flag: TAMPERED_FLAG } : { covered: false };
     if (!decision.ok) return { covered: false, flag: `Outside your standing permission for this site: ${decision.limit}.` };
-    const { ticket, use, onStored } = decision;
+    const { ticket: covering, use, onStored } = decision;
     const counted = countedOrTampered(decision.counted);
     counted.catch(() => undefined); // awaited before anything leaves; this only keeps an unawaited failure quiet
     const stored = decision.stored ?? Promise.resolve();
     if (!use || !onStored) throw new Error('a covered decision without its use'); // GrantService.decide always gives them
     // `still` runs right before the signature: a revoke answered since this decision stops it (issue #20).
-    return { covered: true, grantId: decision.grantId, seq: decision.seq, still: () => grants.assertCovering(ticket), counted, use: { record: use, stored, onStored } };
+    return { covered: true, grantId: decision.grantId, seq: decision.seq, still: () => grants.assertCovering(covering), counted, use: { record: use, stored, onStored }, authority: covering.authority };
   }
 
   /** The owned-order records still being written, chained in answer order (each settles; a failure is dropped). */
@@ -575,8 +613,12 @@ export class ProviderService {
     build: () => Promise<SigningArtifact>,
     flagsFor: (a: SigningArtifact) => Promise<string[]>,
     ttlMs: number,
-  ): Promise<ApprovalView & { artifact: SigningArtifact }> {
+    ticket: AuthorityTicket,
+  ): Promise<ApprovalView & { artifact: SigningArtifact; authority: AuthorityTicket }> {
+    // A window-approved request holds the person's authority: a trading session, lock, switch or disconnect ends it.
+    const authority = narrowTicket(ticket, approvedPageScopes(origin));
     const mustBeUnlocked = () => {
+      this.authority.assert(authority);
       if (!this.d.vault.unlocked) throw disconnected("Countersign is in a trading session: only requests within this site's standing permission are signed. Unlock Countersign to approve this one.");
     };
     mustBeUnlocked();
@@ -593,16 +635,15 @@ export class ProviderService {
     // before this request was pending): nothing outside the grants may become approvable in a session.
     mustBeUnlocked();
     const offer = this.d.grants && (kind === 'clob' || kind === 'perps') ? ProviderService.offerable(first.refresh.artifact) : undefined;
-    const { approved } = this.d.registry.add(
+    const { id, approved } = this.d.registry.add(
       { origin, kind, title: first.title, signer: first.signer, account: { address: account.address, label: account.label }, grantable: !!offer, markets: offer ? requestMarkets(offer) : [], ...first.refresh },
       ttlMs,
       async () => (await make()).refresh,
     );
-    await this.d.showApprovals();
-    const view = await approved;
+    const view = await this.awaitWindow(id, approved, authority);
     mustBeUnlocked();
     if (!view.artifact) throw disconnected('The approved request carried nothing to sign.');
-    return { ...view, artifact: view.artifact };
+    return { ...view, artifact: view.artifact, authority };
   }
 
   /**
@@ -692,7 +733,9 @@ export class ProviderService {
    * created with those limits — never wider than shown — and revocable like any other (popup,
    * `wallet_revokePermissions`, lock, panic, expiry).
    */
-  private async grantPermissions(origin: string, account: OwnerInfo, params: unknown) {
+  private async grantPermissions(origin: string, account: OwnerInfo, params: unknown, ticket: AuthorityTicket) {
+    // A grant is the person's authority given to the site: a disconnect, switch, venue change or lock meanwhile creates none.
+    const authority = narrowTicket(ticket, approvedPageScopes(origin));
     const grants = this.d.grants;
     if (!grants) throw unsupported('Standing permissions are not available.');
     const chainId = (await readSettings(this.d.db)).clobChainId;
@@ -727,17 +770,17 @@ export class ProviderService {
     this.grantRequests.set(id, { origin, venue: limits.venue });
     let view: ApprovalView;
     try {
-      await this.d.showApprovals();
-      view = await approved;
+      view = await this.awaitWindow(id, approved, authority);
     } finally {
       this.grantRequests.delete(id);
     }
+    this.authority.assert(authority);
     if (!this.d.vault.unlocked) throw disconnected('Countersign is locked. Open the extension and unlock it.');
     // Never replace a permission the approved window did not say it replaces (one approved meanwhile, issue #20).
     if (!view.flags.includes(replacing) && (await replacesNow())) throw userRejected('Another permission of this site for this venue was approved meanwhile; ask again to see what this one replaces.');
     const durationMs = expiresAt - Date.now();
     if (durationMs < 60_000) throw userRejected('The permission would have ended within a minute of being approved; ask again.');
-    const grant = await grants.create({ origin, account: account.address, limits, durationMs, notAfter: expiresAt, names });
+    const grant = await grants.create({ origin, account: account.address, limits, durationMs, notAfter: expiresAt, names, authority });
     // Other pending requests of this site for this venue now replace this grant: their windows are
     // rebuilt with the flag (their old digest can no longer be approved).
     for (const [pending, r] of this.grantRequests) if (r.origin === origin && r.venue === limits.venue) await this.d.registry.refresh(pending);
@@ -756,7 +799,7 @@ export class ProviderService {
   private offerReads(): OfferReads {
     const { service, db } = this.d;
     return serviceOfferReads({
-      perpsRead: (account, name) => service.perpsRead(account, name),
+      perpsRead: (account, name) => service.perpsRead(account, name, undefined, { draw: 'site' }),
       clobCollateral: (account) => service.clobCollateral(account),
       clobUrl: async () => (await readSettings(db)).clobUrl,
     });
@@ -773,7 +816,7 @@ export class ProviderService {
       if (orders.length > 1) flags.push(`A batch of ${orders.length} orders.`);
       let positions: { instrument_id: number; size: string }[] = [];
       try {
-        positions = v.parse(portfolioAnswer, await this.d.service.perpsRead(account, 'portfolio')).positions ?? [];
+        positions = v.parse(portfolioAnswer, await this.d.service.perpsRead(account, 'portfolio', undefined, { draw: 'site' })).positions ?? [];
       } catch {
         /* no portfolio read: skip the flip check */
       }
@@ -795,7 +838,7 @@ export class ProviderService {
     if (cmd.type === 'updateLeverage') {
       try {
         const { iid, lev } = v.parse(leverageArgs, cmd.body.args);
-        const cfg = v.parse(configAnswer, await this.d.service.perpsRead(account, 'config', { instrument_id: iid }));
+        const cfg = v.parse(configAnswer, await this.d.service.perpsRead(account, 'config', { instrument_id: iid }, { draw: 'site' }));
         if (cfg[0] && lev > cfg[0].leverage) flags.push(`Leverage raised from ${cfg[0].leverage}× to ${lev}×.`);
       } catch {
         /* unknown current leverage */
@@ -804,7 +847,7 @@ export class ProviderService {
     return flags;
   }
 
-  private async perps(origin: string, account: OwnerInfo, submit: boolean, params: unknown, beforeSign?: BeforeSign): Promise<unknown> {
+  private async perps(origin: string, account: OwnerInfo, submit: boolean, params: unknown, ticket: AuthorityTicket, beforeSign?: BeforeSign): Promise<unknown> {
     const p = parseOrThrow(perpsParamsSchema, unwrapParams(params), 'params');
     if (!submit && p.idempotencyKey !== undefined) throw new InvalidFieldError({ field: 'params.idempotencyKey', reason: 'is for perps_sendCommand only (perps_signCommand submits nothing)' });
     const cmd = commandFromBody(p.op, p.label);
@@ -818,7 +861,7 @@ export class ProviderService {
     const sentCoids = cmd.type === 'createOrders' ? v.parse(orderArgs, cmd.body.args).flatMap((o) => (o.c ? [o.c] : [])) : [];
     const prepare = () => this.d.service.preparePerps(account.address, cmd, { submit, ...(p.exp === undefined ? {} : { exp: p.exp }) });
     // perps_signCommand is never covered: the site would hold a signed command to submit at any time.
-    let grant: GrantCheck = submit ? await this.grantCheck(origin, account, perpsGrantRequest(cmd), (m) => this.perpsRef(m)) : { covered: false as const };
+    let grant: GrantCheck = submit ? await this.grantCheck(origin, account, perpsGrantRequest(cmd), (m) => this.perpsRef(m), ticket) : { covered: false as const };
     if (grant.covered) {
       // The use is checked and written while the artifact is built, the key read and the command signed;
       // nothing leaves before its checks passed (`beforeSend`) and it is durable (the journal record that
@@ -838,7 +881,7 @@ export class ProviderService {
       if (sentCoids.length) await this.d.grants?.forgetCoids(origin, account.address, sentCoids, { except: grant.grantId });
       await beforeSign?.(artifact);
       try {
-        const result = await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)`, still: grant.still, beforeSend, grantUse: grant.use });
+        const result = await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? cmd.type} (standing permission)`, still: grant.still, beforeSend, grantUse: grant.use, authority: grant.authority });
         // Recorded after the answer (best effort), before the next grant check (`recordOrdersAfter`).
         if (cmd.type === 'createOrders') this.recordOrdersAfter(grant.grantId, grant.seq, ackedOrders(result));
         return result;
@@ -859,29 +902,30 @@ export class ProviderService {
       prepare,
       async (a) => [...(!grant.covered && grant.flag ? [grant.flag] : []), ...(a.kind === 'perps' ? await this.perpsFlags(account.address, perpsArtifactCommand(a)) : [])],
       funds ? TTL_FUNDS_MS : TTL_TRADING_MS,
+      ticket,
     );
     await beforeSign?.(view.artifact);
-    const result = await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? cmd.type });
+    const result = await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? cmd.type, authority: view.authority });
     // Best effort: the funds were sent and answered; a failed write must not turn the answer into an error a client retries (issue #20).
     if (fundsTo && submit) await this.rememberDestination(fundsTo.to).catch(() => undefined);
     return result;
   }
 
-  private async clobPost(origin: string, account: OwnerInfo, params: unknown, beforeSign?: BeforeSign): Promise<unknown> {
+  private async clobPost(origin: string, account: OwnerInfo, params: unknown, ticket: AuthorityTicket, beforeSign?: BeforeSign): Promise<unknown> {
     const p = parseOrThrow(clobOrdersParamsSchema, unwrapParams(params), 'params');
     const { orders } = p;
     // Judged on what will be signed: the built orders' amounts (tick-rounded price, shares, USDC). An order
     // rounding changed (a price off the tick the exchange reports, a size past 2 decimals) is no grant's to cover.
     const built: ClobArtifact | undefined = this.d.grants ? await this.d.service.prepareClob(account.address, orders) : undefined;
     const rounded = built !== undefined && clobRoundingFlags(orders, built).length > 0;
-    let grant: GrantCheck = rounded ? { covered: false } : built ? await this.grantCheck(origin, account, clobGrantRequest(built), (m) => this.clobRef(m)) : { covered: false as const };
+    let grant: GrantCheck = rounded ? { covered: false } : built ? await this.grantCheck(origin, account, clobGrantRequest(built), (m) => this.clobRef(m), ticket) : { covered: false as const };
     if (grant.covered && !(await grant.counted)) grant = { covered: false, flag: TAMPERED_FLAG };
     let results: Awaited<ReturnType<SigningService['clobPostOrders']>>;
     if (grant.covered && built) {
       const artifact = built;
       const { lines } = describeArtifact(artifact, await this.symbol());
       await beforeSign?.(artifact);
-      results = (await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)`, still: grant.still, grantUse: grant.use })) as typeof results;
+      results = (await this.d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)`, still: grant.still, grantUse: grant.use, authority: grant.authority })) as typeof results;
     } else {
       const view = await this.approveArtifact(
         origin,
@@ -894,19 +938,20 @@ export class ProviderService {
           ...(a.kind === 'clob' ? clobRoundingFlags(orders, a) : []),
         ],
         TTL_TRADING_MS,
+        ticket,
       );
       await beforeSign?.(view.artifact);
-      results = (await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? 'orders' })) as typeof results;
+      results = (await this.d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? 'orders', authority: view.authority })) as typeof results;
     }
     return results.map((r) => (r.ok ? { success: true, orderID: r.orderID, status: r.status, errorMsg: '' } : { success: false, orderID: r.orderID, errorMsg: r.error.exchangeMessage }));
   }
 
-  private async clobSign(origin: string, account: OwnerInfo, params: unknown): Promise<unknown> {
+  private async clobSign(origin: string, account: OwnerInfo, params: unknown, ticket: AuthorityTicket): Promise<unknown> {
     const p = parseOrThrow(clobSignParamsSchema, unwrapParams(params), 'params');
     checkL2Route(p.method, p.requestPath);
     const req = { method: p.method, requestPath: p.requestPath, ...(p.body === undefined ? {} : { body: p.body }) };
-    const view = await this.approveArtifact(origin, 'l2', account, () => this.d.service.prepareL2(account.address, req), async () => [], TTL_TRADING_MS);
-    return this.d.service.execute(view.artifact, view.digest, { origin, summary: `${p.method} ${p.requestPath.slice(0, 100)}` });
+    const view = await this.approveArtifact(origin, 'l2', account, () => this.d.service.prepareL2(account.address, req), async () => [], TTL_TRADING_MS, ticket);
+    return this.d.service.execute(view.artifact, view.digest, { origin, summary: `${p.method} ${p.requestPath.slice(0, 100)}`, authority: view.authority });
   }
 }
 

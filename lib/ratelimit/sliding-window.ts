@@ -32,16 +32,16 @@ export class SlidingWindow {
     return wait;
   }
 
-  /** Like `take` but records nothing. */
-  check(key: string, cost: number, now: number): number {
+  /** Like `take` but records nothing; `limit` (default the budget's) is the most the window may hold with `cost`. */
+  check(key: string, cost: number, now: number, limit = this.budget.limit): number {
     if (cost <= 0) return 0;
     const list = this.entries(key, now);
     let used = list.reduce((n, e) => n + e.cost, 0);
-    if (used + cost <= this.budget.limit) return 0;
-    if (cost > this.budget.limit) return this.budget.windowMs;
+    if (used + cost <= limit) return 0;
+    if (cost > limit) return this.budget.windowMs;
     for (const e of list) {
       used -= e.cost;
-      if (used + cost <= this.budget.limit) return Math.max(1, e.at + this.budget.windowMs - now);
+      if (used + cost <= limit) return Math.max(1, e.at + this.budget.windowMs - now);
     }
     return this.budget.windowMs;
   }

@@ -10,6 +10,11 @@ import { memorySessionStore, Vault } from '../vault/vault';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { PANIC_PASS, SigningService } from '../signer/service';
 import { confirmationKey, type ConfirmationSettings } from './confirmation';
+import { Authority, PERSON_SCOPES } from '../authority/epoch';
+
+/** The one authority epoch of this file's signing services, and a ticket of the person's taken from it now. */
+const epoch = new Authority();
+const held = () => epoch.capture(PERSON_SCOPES);
 
 describe('confirmationKey', () => {
   it('asks for the venue presets and remote custom hosts only', () => {
@@ -28,7 +33,7 @@ let vault: Vault;
 let owner: string;
 let extra: ConfirmationSettings = {};
 const UNCONFIRMED = { name: 'Settings.VenueNotConfirmedError' };
-const service = () => new SigningService({ vault, db, settings: async () => ({ perpsUrl: h.perps, clobUrl: h.clobUrl, clobChainId: 80002, ...extra }), now: () => h.clock.now });
+const service = () => new SigningService({ authority: epoch, vault, db, settings: async () => ({ perpsUrl: h.perps, clobUrl: h.clobUrl, clobChainId: 80002, ...extra }), now: () => h.clock.now });
 const sent = () => h.ctx.requestLog.filter((r) => r.method !== 'GET' && r.path.startsWith('/perps/v1/')).length;
 const order = () => createOrders({ orders: [{ iid: 2, buy: false, qty: '0.1', tif: 'gtc', p: '4000' }] });
 
@@ -49,14 +54,14 @@ describe('signing under a venue preset', () => {
   it('refuses before signing until the preset is confirmed, then signs; panic cancels pass regardless', async () => {
     extra = { preset: 'polymarket', confirmedPresets: ['preproduction'] };
     const before = sent();
-    const err = await service().perpsSend(owner, order(), { origin: 'test' }).catch((e: unknown) => e);
+    const err = await service().perpsSend(owner, order(), { authority: held(), origin: 'test' }).catch((e: unknown) => e);
     expect(err).toMatchObject(UNCONFIRMED);
     expect(err).toMatchObject({ code: 4100, data: { preset: 'polymarket' } });
-    await expect(service().perpsSign(owner, order())).rejects.toMatchObject(UNCONFIRMED);
+    await expect(service().perpsSign(owner, order(), { authority: held() })).rejects.toMatchObject(UNCONFIRMED);
     expect(sent()).toBe(before);
-    expect(await service().perpsSend(owner, cancelAll({}), { origin: 'panic', pass: PANIC_PASS })).toBeDefined();
+    expect(await service().perpsSend(owner, cancelAll({}), { authority: held(), origin: 'panic', pass: PANIC_PASS })).toBeDefined();
     extra = { preset: 'polymarket', confirmedPresets: ['polymarket'] };
-    await service().perpsSend(owner, order(), { origin: 'test' });
+    await service().perpsSend(owner, order(), { authority: held(), origin: 'test' });
     expect(sent()).toBe(before + 2);
   });
 });

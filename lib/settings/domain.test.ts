@@ -9,6 +9,11 @@ import { openVaultDb, type VaultDb } from '../vault/db';
 import { memorySessionStore, Vault } from '../vault/vault';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { SigningService } from '../signer/service';
+import { Authority, PERSON_SCOPES } from '../authority/epoch';
+
+/** The one authority epoch of this file's signing services, and a ticket of the person's taken from it now. */
+const epoch = new Authority();
+const held = () => epoch.capture(PERSON_SCOPES);
 
 /** The typed error's name (the class stays private to `domain.ts`). */
 const MISMATCH = 'Settings.PerpsDomainMismatchError';
@@ -18,7 +23,7 @@ let vault: Vault;
 let owner: string;
 
 const service = (pin: { name: string; version: string }, chainId = 80002) =>
-  new SigningService({ vault, db, settings: async () => ({ perpsUrl: h.perps, clobUrl: h.clobUrl, clobChainId: chainId, perpsDomain: pin }), now: () => h.clock.now });
+  new SigningService({ authority: epoch, vault, db, settings: async () => ({ perpsUrl: h.perps, clobUrl: h.clobUrl, clobChainId: chainId, perpsDomain: pin }), now: () => h.clock.now });
 const sent = () => h.ctx.requestLog.filter((r) => r.method !== 'GET' && r.path.startsWith('/perps/v1/')).length;
 const order = () => createOrders({ orders: [{ iid: 2, buy: false, qty: '0.1', tif: 'gtc', p: '4000' }] });
 
@@ -39,18 +44,18 @@ afterAll(async () => {
 describe('the pinned perps domain', () => {
   it('refuses to sign when the gateway reports another name, naming both; nothing is sent', async () => {
     const before = sent();
-    const err = await service({ name: 'Polymarket', version: '1' }).perpsSend(owner, order(), { origin: 'test' }).catch((e: unknown) => e);
+    const err = await service({ name: 'Polymarket', version: '1' }).perpsSend(owner, order(), { authority: held(), origin: 'test' }).catch((e: unknown) => e);
     expect(err).toMatchObject({ name: MISMATCH, code: -32002, data: { pinnedName: 'Polymarket', gatewayName: 'Countersign Sandbox', pinnedChainId: 80002, gatewayChainId: 80002 } });
     expect(err).toMatchObject({ shortMessage: expect.stringMatching(/"Countersign Sandbox".*"Polymarket"/) });
-    await expect(service({ name: 'Polymarket', version: '1' }).perpsSign(owner, order())).rejects.toMatchObject({ name: MISMATCH });
+    await expect(service({ name: 'Polymarket', version: '1' }).perpsSign(owner, order(), { authority: held() })).rejects.toMatchObject({ name: MISMATCH });
     expect(sent()).toBe(before);
   });
 
   it('refuses another chain id than the preset\'s and signs when name, version and chain match', async () => {
-    await expect(service({ name: 'Countersign Sandbox', version: '1' }, 137).perpsSign(owner, order())).rejects.toMatchObject({ name: MISMATCH });
-    await expect(service({ name: 'Countersign Sandbox', version: '2' }).perpsSign(owner, order())).rejects.toMatchObject({ name: MISMATCH });
+    await expect(service({ name: 'Countersign Sandbox', version: '1' }, 137).perpsSign(owner, order(), { authority: held() })).rejects.toMatchObject({ name: MISMATCH });
+    await expect(service({ name: 'Countersign Sandbox', version: '2' }).perpsSign(owner, order(), { authority: held() })).rejects.toMatchObject({ name: MISMATCH });
     const before = sent();
-    await service({ name: 'Countersign Sandbox', version: '1' }).perpsSend(owner, order(), { origin: 'test' });
+    await service({ name: 'Countersign Sandbox', version: '1' }).perpsSend(owner, order(), { authority: held(), origin: 'test' });
     expect(sent()).toBe(before + 1);
   });
 });

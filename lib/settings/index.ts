@@ -230,11 +230,14 @@ function withFollowingWs(current: Settings, patch: Partial<Settings>): Partial<S
 
 /**
  * Writes a validated patch (current version) and returns the new settings. Throws `InvalidFieldError`
- * naming the field. WebSocket URLs may follow a moved REST URL (`withFollowingWs`).
+ * naming the field (nothing stored). WebSocket URLs may follow a moved REST URL (`withFollowingWs`).
+ * `beforeStore` runs synchronously once the new settings are validated, right before they are stored
+ * (the venue change ends authority there: `settings.set`).
  */
-export async function writeSettings(db: VaultDb, patch: Partial<Settings>): Promise<Settings> {
+export async function writeSettings(db: VaultDb, patch: Partial<Settings>, o: { beforeStore?: (current: Settings, next: Settings) => void } = {}): Promise<Settings> {
   const current = await readSettings(db);
   const next = parseOrThrow(settingsSchema, { ...current, ...withFollowingWs(current, patch) });
+  o.beforeStore?.(current, next);
   await db.put('settings', { version: SETTINGS_VERSION, values: next }, 'prefs');
   return next;
 }

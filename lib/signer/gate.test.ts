@@ -11,6 +11,11 @@ import { startHarness, type Harness } from '../sandbox/testkit';
 import { OutcomeUnknownError, PANIC_PASS, SigningService } from './service';
 import { JournalError, type AuditJournal } from '../audit/journal';
 import { auditWritten } from '../audit';
+import { Authority, PERSON_SCOPES } from '../authority/epoch';
+
+/** The one authority epoch of this file's signing services, and a ticket of the person's taken from it now. */
+const epoch = new Authority();
+const held = () => epoch.capture(PERSON_SCOPES);
 
 let h: Harness;
 let db: VaultDb;
@@ -20,7 +25,7 @@ let owner: string;
 let hold: Promise<void> | undefined;
 
 const service = (o: { requestTimeoutMs?: number; journal?: AuditJournal } = {}) =>
-  new SigningService({
+  new SigningService({ authority: epoch,
     vault,
     db,
     settings: async () => ({ perpsUrl: h.perps, clobUrl: h.clobUrl, clobChainId: h.ctx.config.clobChainId }),
@@ -44,7 +49,7 @@ beforeAll(async () => {
   owner = (await vault.importOwnerKey(h.demo.owner.privateKey, 'demo')).address;
   const p = h.demo.proxy;
   await vault.putProxy({ account: owner, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry });
-  await service().clobCreateOrDerive(owner);
+  await service().clobCreateOrDerive(owner, { authority: held() });
 });
 afterAll(async () => {
   await h.close();
@@ -55,13 +60,13 @@ describe('the audit journal refusing its record (issue #20)', () => {
     const refusing = { open: () => ({ id: 'x', stored: Promise.reject(new JournalError(new Error('quota'))) }), close: async () => undefined, useStored: async () => undefined, discard: async () => undefined, leftovers: async () => [] };
     const s = service({ journal: refusing });
     const before = trading();
-    await expect(s.perpsSend(owner, order(), { origin: 'test' })).rejects.toMatchObject({ name: 'Audit.JournalError' });
+    await expect(s.perpsSend(owner, order(), { authority: held(), origin: 'test' })).rejects.toMatchObject({ name: 'Audit.JournalError' });
     expect(trading(), 'nothing was sent').toBe(before);
-    await expect(s.perpsSend(owner, cancelAll({}), { origin: 'panic', pass: PANIC_PASS })).resolves.toMatchObject({ status: 'ok' });
+    await expect(s.perpsSend(owner, cancelAll({}), { authority: held(), origin: 'panic', pass: PANIC_PASS })).resolves.toMatchObject({ status: 'ok' });
     expect(trading()).toBe(before + 1);
     // A journal whose store never answers holds an order, never panic.
     const silent = { open: () => ({ id: 'y', stored: new Promise<void>(() => undefined) }), close: async () => undefined, useStored: async () => undefined, discard: async () => undefined, leftovers: async () => [] };
-    await expect(service({ journal: silent }).perpsSend(owner, cancelAll({}), { origin: 'panic', pass: PANIC_PASS })).resolves.toMatchObject({ status: 'ok' });
+    await expect(service({ journal: silent }).perpsSend(owner, cancelAll({}), { authority: held(), origin: 'panic', pass: PANIC_PASS })).resolves.toMatchObject({ status: 'ok' });
     await auditWritten({ db }); // the entries of these answers are in the log before the next test counts it
   });
 });
@@ -73,36 +78,36 @@ describe('SigningService.halt', () => {
     const before = trading();
     const audit = (await db.getAll('audit')).length;
     const attempts: [string, () => Promise<unknown>][] = [
-      ['perpsSend', () => s.perpsSend(owner, order(), { origin: 'test' })],
-      ['perpsSign', () => s.perpsSign(owner, order())],
-      ['autoCancel', () => s.perpsSend(owner, autoCancel({ time: 0 }), { origin: 'dead-man' })],
-      ['clobPostOrders', () => s.clobPostOrders(owner, [{ tokenId: tokenId(), side: 'BUY', price: '0.10', size: '10', orderType: 'GTC' }], { origin: 'test' })],
-      ['clobSignRequest', () => s.clobSignRequest(owner, { method: 'GET', requestPath: '/data/orders' })],
-      ['clobCancelAll', () => s.clobCancelAll(owner)],
-      ['clobCancel', () => s.clobCancel(owner, ['0x1'])],
-      ['clobHeartbeat', () => s.clobHeartbeat(owner, '')],
-      ['clobCreateOrDerive', () => s.clobCreateOrDerive(owner)],
-      ['issueProxy', () => s.issueProxy(owner, { expiry: h.clock.now + 86_400_000 })],
+      ['perpsSend', () => s.perpsSend(owner, order(), { authority: held(), origin: 'test' })],
+      ['perpsSign', () => s.perpsSign(owner, order(), { authority: held() })],
+      ['autoCancel', () => s.perpsSend(owner, autoCancel({ time: 0 }), { authority: held(), origin: 'dead-man' })],
+      ['clobPostOrders', () => s.clobPostOrders(owner, [{ tokenId: tokenId(), side: 'BUY', price: '0.10', size: '10', orderType: 'GTC' }], { authority: held(), origin: 'test' })],
+      ['clobSignRequest', () => s.clobSignRequest(owner, { method: 'GET', requestPath: '/data/orders' }, { authority: held() })],
+      ['clobCancelAll', () => s.clobCancelAll(owner, { authority: held() })],
+      ['clobCancel', () => s.clobCancel(owner, ['0x1'], { authority: held() })],
+      ['clobHeartbeat', () => s.clobHeartbeat(owner, '', { authority: held() })],
+      ['clobCreateOrDerive', () => s.clobCreateOrDerive(owner, { authority: held() })],
+      ['issueProxy', () => s.issueProxy(owner, { authority: held(), expiry: h.clock.now + 86_400_000 })],
     ];
     for (const [what, fn] of attempts) await expect(fn(), what).rejects.toMatchObject({ name: 'Signer.HaltedError', code: 4900 });
     expect(trading()).toBe(before);
     expect((await db.getAll('audit')).length).toBe(audit);
     s.resume();
-    const [ack] = (await s.perpsSend(owner, order(), { origin: 'test' })) as { status: string }[];
+    const [ack] = (await s.perpsSend(owner, order(), { authority: held(), origin: 'test' })) as { status: string }[];
     expect(ack!.status).toBe('ok');
   });
 
   it("lets panic's pass through for cancels and reduce-only IOC closes only", async () => {
     const s = service();
-    await s.perpsSend(owner, order(), { origin: 'test' });
-    await s.clobPostOrders(owner, [{ tokenId: tokenId(), side: 'BUY', price: '0.10', size: '10', orderType: 'GTC' }], { origin: 'test' });
+    await s.perpsSend(owner, order(), { authority: held(), origin: 'test' });
+    await s.clobPostOrders(owner, [{ tokenId: tokenId(), side: 'BUY', price: '0.10', size: '10', orderType: 'GTC' }], { authority: held(), origin: 'test' });
     await s.halt('test');
     const refused = [order(), order({ tif: 'ioc' }), order({ ro: true }), autoCancel({ time: 0 }), autoCancel({ time: h.clock.now + 60_000 })];
-    for (const c of refused) await expect(s.perpsSend(owner, c, { origin: 'panic', pass: PANIC_PASS }), c.type).rejects.toMatchObject({ name: 'Signer.HaltedError' });
-    await expect(s.perpsSend(owner, cancelAll({}), { origin: 'panic', pass: PANIC_PASS })).resolves.toMatchObject({ status: 'ok' });
-    await expect(s.clobCancelAll(owner, { pass: PANIC_PASS })).resolves.toMatchObject({ canceled: [expect.any(String)] });
+    for (const c of refused) await expect(s.perpsSend(owner, c, { authority: held(), origin: 'panic', pass: PANIC_PASS }), c.type).rejects.toMatchObject({ name: 'Signer.HaltedError' });
+    await expect(s.perpsSend(owner, cancelAll({}), { authority: held(), origin: 'panic', pass: PANIC_PASS })).resolves.toMatchObject({ status: 'ok' });
+    await expect(s.clobCancelAll(owner, { authority: held(), pass: PANIC_PASS })).resolves.toMatchObject({ canceled: [expect.any(String)] });
     // A reduce-only IOC close is let through (the venue refuses it here: there is no position to reduce).
-    const close = await s.perpsSend(owner, order({ ro: true, tif: 'ioc' }), { origin: 'panic', pass: PANIC_PASS }).catch((e: unknown) => e);
+    const close = await s.perpsSend(owner, order({ ro: true, tif: 'ioc' }), { authority: held(), origin: 'panic', pass: PANIC_PASS }).catch((e: unknown) => e);
     expect(close).not.toMatchObject({ name: 'Signer.HaltedError' });
     s.resume();
   });
@@ -111,7 +116,7 @@ describe('SigningService.halt', () => {
     const s = service();
     let release!: () => void;
     hold = new Promise((r) => (release = r));
-    const inFlight = s.perpsSend(owner, order(), { origin: 'test' });
+    const inFlight = s.perpsSend(owner, order(), { authority: held(), origin: 'test' });
     await new Promise((r) => setTimeout(r, 50));
     let drained: { unsettled: number } | undefined;
     const halted = s.halt('test', 10_000).then((x) => (drained = x));
@@ -125,7 +130,7 @@ describe('SigningService.halt', () => {
     s.resume();
     // Never answered: the drain gives up after drainMs and says so.
     hold = new Promise(() => undefined);
-    void s.perpsSend(owner, order(), { origin: 'test' }).catch(() => undefined);
+    void s.perpsSend(owner, order(), { authority: held(), origin: 'test' }).catch(() => undefined);
     await new Promise((r) => setTimeout(r, 50));
     await expect(s.halt('test', 100)).resolves.toEqual({ unsettled: 1 });
     hold = undefined;
@@ -141,9 +146,9 @@ describe('SigningService request deadlines', () => {
     h.ctx.setSilent('clob', true);
     try {
       await expect(s.perpsRead(owner, 'openOrders')).rejects.toMatchObject({ name: 'Http.NetworkError' });
-      await expect(s.perpsSend(owner, order(), { origin: 'test' })).rejects.toBeInstanceOf(OutcomeUnknownError);
+      await expect(s.perpsSend(owner, order(), { authority: held(), origin: 'test' })).rejects.toBeInstanceOf(OutcomeUnknownError);
       await expect(s.clobOpenOrders(owner)).rejects.toMatchObject({ name: 'Http.NetworkError' });
-      await expect(s.clobCancelAll(owner)).rejects.toMatchObject({ name: 'Http.NetworkError' });
+      await expect(s.clobCancelAll(owner, { authority: held() })).rejects.toMatchObject({ name: 'Http.NetworkError' });
       // A per-call deadline overrides the default.
       const t0 = Date.now();
       await expect(s.perpsRead(owner, 'portfolio', undefined, { timeoutMs: 50 })).rejects.toMatchObject({ name: 'Http.NetworkError' });

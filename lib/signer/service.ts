@@ -10,8 +10,9 @@
  * Retries (PROTOCOL.md §2.4): fund-moving commands (withdraw, internal transfer) are **never** retried;
  * a missing answer throws `OutcomeUnknownError` and must be reconciled through the history reads.
  * Order-book orders are resent unchanged (same signature) on 425 (exponential backoff with jitter),
- * 429 (honouring `Retry-After`) and 500 "order timed out"; never on 503.
- * A client-side weight meter per gateway refuses a perps command before the gateway would answer 429.
+ * 429 (honouring a `Retry-After` of at most `MAX_CLOB_RETRY_WAIT_MS`; a longer one is the caller's answer) and 500 "order timed out"; never on 503.
+ * A client-side weight meter per gateway refuses a perps command before the gateway would answer 429;
+ * sites get at most half of it, and the person's closes and cancels draw on a reserve (lib/ratelimit/reserve.ts).
  *
  * Timeouts (issue #17 finding 7): every gateway request has a deadline (`requestTimeoutMs`, default
  * `DEFAULT_REQUEST_TIMEOUT_MS` = 15 s, covering headers and body); past it the call fails as "no answer"
@@ -25,6 +26,13 @@
  * exemption is the panic switch's own cancel and close commands, passed with `PANIC_PASS`: perps
  * `cancelAll` / `cancelOrders`, perps reduce-only IOC orders without trigger, order-book `DELETE /cancel-all`.
  * `resume()` lifts the gate (called by the next successful unlock).
+ *
+ * The authority epoch (`lib/authority/epoch.ts`): every signing call carries the ticket its request
+ * captured at its start (`Held`, required: page requests, popup procedures, dead-man renewals and panic
+ * each capture their own), checked with the gate right before each signature and again right before each
+ * send (`signingCheck`, lib/authority/guard.ts) — REST, the perps session, every order-book attempt,
+ * ClobAuth (`ownerKey`) — so nothing started before a lock, panic, revoke, switch or venue change leaves
+ * after it. `halt` ends the epoch too; panic's own commands, started after it, hold the new one.
  */
 import * as v from 'valibot';
 import { getAddress, type Address, type Hex, type LocalAccount } from 'viem';
@@ -32,7 +40,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { BaseError } from '../errors/base';
 import { NetworkError } from '../http/json';
 import { DEFAULT_REQUEST_TIMEOUT_MS, fetchWithTimeout, RequestTimeoutError } from '../http/timeout';
-import { SlidingWindow } from '../ratelimit/sliding-window';
+import { drawerOfCommand, ReserveBudget, type Drawer } from '../ratelimit/reserve';
 import { createProxy, deleteProxy as deleteProxyCommand, type PerpsCommand } from '../perps/commands';
 import { assertExp, commandTs, randomSalt, type PerpsEnvelope } from '../perps/envelope';
 import { fetchPerpsDomains, perpsRead } from '../perps/client';
@@ -76,6 +84,8 @@ import { appendAudit, auditLog, type AuditLog } from '../audit';
 import type { AuditJournal, JournalRecord, JournalUse } from '../audit/journal';
 import { fromUnits } from '../decimal';
 import type { Vault } from '../vault/vault';
+import { isEndedError, PERSON_SCOPES, type Authority, type AuthorityTicket } from '../authority/epoch';
+import { guardedOwner, lastCheck, signingCheck, type Held } from '../authority/guard';
 
 /**
  * Gateway settings (issue #4 §1: settings store). URLs are service roots; `headerSet` names the auth
@@ -138,8 +148,9 @@ export class WeightBudgetError extends BaseError {
   /** EIP-1474 -32002 "resource unavailable" (nothing was sent; not -32005, which dapp libraries retry at once). */
   static override readonly code: number | undefined = -32002;
   readonly retryAfterMs: number;
-  constructor(retryAfterMs: number) {
-    super(`Slow down: this would exceed the gateway's rate budget. Try again in ${Math.ceil(retryAfterMs / 1000)} s.`, { data: { retryAfterMs } });
+  /** `site`: the refused request was a site's, over the sites' share (`SITE_SHARE`). */
+  constructor(retryAfterMs: number, site = false) {
+    super(`Slow down: this would exceed ${site ? "the share of the gateway's rate budget sites may use" : "the gateway's rate budget"}. Try again in ${Math.ceil(retryAfterMs / 1000)} s.`, { data: { retryAfterMs } });
     this.retryAfterMs = retryAfterMs;
   }
 }
@@ -178,7 +189,8 @@ export type ExecuteOptions = {
   summary?: string;
   audit?: boolean;
   grantUse?: { record: JournalUse; stored: Promise<void>; onStored: (cb: () => void) => void };
-} & GateOptions;
+} & GateOptions &
+  Held;
 
 /**
  * Per-call options of the gate and the deadline: `pass` (panic only), `timeoutMs` (this call's request
@@ -209,6 +221,13 @@ async function signExact(account: LocalAccount, digest: Hex): Promise<Hex> {
 
 /** Longest a panic command waits for its audit journal record before it is sent anyway (ms). */
 const PANIC_JOURNAL_WAIT_MS = 500;
+
+/**
+ * The longest `Retry-After` (ms) an order-book request waits before it is sent again (the longest backoff
+ * too): a venue asking for more — ten minutes of a spent budget, a day, a date, a number past any timer —
+ * gets its `ClobError` back to the caller at once, so the person's cancel never hangs on it.
+ */
+export const MAX_CLOB_RETRY_WAIT_MS = 8_000;
 
 /** Budgets the client meter keeps per gateway (the sandbox's defaults; the real ones are unshown). */
 export const CLIENT_WEIGHT_BUDGETS = {
@@ -247,13 +266,15 @@ export type SigningServiceOptions = {
    * one records. None (tests, Node): no journal.
    */
   journal?: AuditJournal;
+  /** The background's one authority epoch (`lib/authority/epoch.ts`), shared with the grants and the provider. */
+  authority: Authority;
 };
 
 /** Signs and submits perps commands and order-book orders for the vault's accounts (see the module docstring for retries, timeouts and the signing gate). */
 export class SigningService {
   private readonly domains = new Map<string, Promise<{ domain: PerpsCommandDomain; withdrawDomain: PerpsWithdrawDomain }>>();
-  private readonly requestMeter = new SlidingWindow(CLIENT_WEIGHT_BUDGETS.request);
-  private readonly actionMeter = new SlidingWindow(CLIENT_WEIGHT_BUDGETS.action);
+  private readonly requestMeter = new ReserveBudget(CLIENT_WEIGHT_BUDGETS.request);
+  private readonly actionMeter = new ReserveBudget(CLIENT_WEIGHT_BUDGETS.action);
   private readonly marketInfo = new Map<string, Promise<{ tickSize: string; negRisk: boolean }>>();
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -269,8 +290,11 @@ export class SigningService {
   private readonly inflight = new Set<Promise<unknown>>();
   /** The audit log, keyed by the vault's audit key (issue #17 §8). */
   private readonly auditLog: AuditLog;
+  /** The authority epoch every signature and send of this service checks (`lib/authority/epoch.ts`). */
+  readonly authority: Authority;
 
   constructor(private readonly o: SigningServiceOptions) {
+    this.authority = o.authority;
     this.transport = fetchWithHeaderSet(o.fetchFn ?? ((input, init) => fetch(input, init)), async () => (await o.settings()).headerSet ?? 'seed');
     this.requestTimeoutMs = o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.fetchFn = fetchWithTimeout(this.transport, this.requestTimeoutMs);
@@ -296,6 +320,9 @@ export class SigningService {
    * `unsettled` counts those still without an answer then. Idempotent.
    */
   halt(reason: string, drainMs = HALT_DRAIN_MS): Promise<{ unsettled: number }> {
+    // Everything started before ends here; panic's own commands start after. A halt while halted ends
+    // nothing more: the gate already refuses all but panic's commands, which a second press must not drop.
+    if (!this.halted) this.authority.end('all', 'panic');
     this.haltReason = reason;
     const pending = [...this.inflight];
     if (pending.length === 0) return Promise.resolve({ unsettled: 0 });
@@ -375,12 +402,13 @@ export class SigningService {
     return domains;
   }
 
-  private meter(gateway: string, request: number, action: number): void {
+  /** Takes `request` and `action` weight of `gateway`'s client budgets for `who`; `WeightBudgetError` when it does not fit. */
+  private meter(gateway: string, request: number, action: number, who: Drawer): void {
     const t = this.now();
-    const wait = Math.max(this.requestMeter.check(gateway, request, t), this.actionMeter.check(gateway, action, t));
-    if (wait > 0) throw new WeightBudgetError(wait);
-    this.requestMeter.record(gateway, request, t);
-    this.actionMeter.record(gateway, action, t);
+    const wait = Math.max(this.requestMeter.check(gateway, request, who, t), this.actionMeter.check(gateway, action, who, t));
+    if (wait > 0) throw new WeightBudgetError(wait, who === 'site');
+    this.requestMeter.record(gateway, request, who, t);
+    this.actionMeter.record(gateway, action, who, t);
   }
 
   /**
@@ -515,17 +543,18 @@ export class SigningService {
    * `recheck` to call right before each signature (a halt may come meanwhile), and counts the run as in
    * flight when it can open exposure.
    */
-  private guarded<T>(artifact: SigningArtifact, opts: GateOptions, body: (recheck: () => void) => Promise<T>): Promise<T> {
+  private guarded<T>(artifact: SigningArtifact, opts: GateOptions & Held, body: (recheck: () => void) => Promise<T>): Promise<T> {
     const exempt = () => panicExempt(artifact);
-    this.gate(opts.pass, exempt);
+    const recheck = signingCheck(() => this.gate(opts.pass, exempt), this.authority, opts.authority, opts.still);
+    recheck();
     // A live venue preset the person has not confirmed signs nothing (issue #22); panic's own commands pass.
     const confirmed = opts.pass === PANIC_PASS && exempt() ? Promise.resolve() : this.o.settings().then(assertVenueConfirmed);
-    const running = confirmed.then(() =>
-      body(() => {
-        this.gate(opts.pass, exempt);
-        opts.still?.();
-      }),
-    );
+    const running = confirmed.then(async () => {
+      const out = await body(recheck);
+      // Handing a signature back (L2 headers, a sign-only perps envelope) is its send: an end while it was recorded withholds it.
+      if (handedBack(artifact)) recheck();
+      return out;
+    });
     return opensExposure(artifact) ? this.track(running) : running;
   }
 
@@ -562,7 +591,7 @@ export class SigningService {
         return { envelope };
       }
       sent = true;
-      return await this.sendPerps(artifact, envelope, digests, opts, audit, base, journal?.id);
+      return await this.sendPerps(artifact, envelope, digests, opts, audit, base, journal?.id, recheck);
     } finally {
       // Nothing left: no record to keep, nor its use (the use of an unsent command need not survive a stop).
       if (journal && !sent) void this.o.journal?.discard(journal.id).catch(() => undefined);
@@ -604,6 +633,7 @@ export class SigningService {
     audit: (entry: Omit<AuditEntry, 'at'>, afterThisTask?: boolean) => Promise<void>,
     base: ReturnType<SigningService['auditBase']>,
     journalId: string | undefined,
+    recheck: () => void,
   ): Promise<{ envelope: PerpsEnvelope; body?: unknown }> {
     const { op, salt, ts } = envelope;
     const kind = `perps.${op.type}`;
@@ -613,13 +643,12 @@ export class SigningService {
     const { perpsUrl } = await this.o.settings();
     const { weight } = perpsArtifactCommand(artifact);
     // Panic's cancels and closes skip the client-side meter: a site that spent the budget must not block them (the gateway decides).
-    if (opts.pass !== PANIC_PASS) {
-      try {
-        this.meter(perpsUrl, weight.request, weight.action);
-      } catch (err) {
-        if (journalId !== undefined) void this.o.journal?.discard(journalId).catch(() => undefined); // refused before the send
-        throw err;
-      }
+    try {
+      recheck(); // the settings read above: an end that came meanwhile drops the signature here
+      if (opts.pass !== PANIC_PASS) this.meter(perpsUrl, weight.request, weight.action, drawerOfCommand(opts.origin, op, opts.grantUse !== undefined));
+    } catch (err) {
+      if (journalId !== undefined) void this.o.journal?.discard(journalId).catch(() => undefined); // refused before the send
+      throw err;
     }
     // What the page can look the command up by when no answer came: its client order ids (orders), and
     // always the signed envelope's salt and ts and the EIP-712 digest signed (issue #20).
@@ -627,10 +656,15 @@ export class SigningService {
     const lookup = { command: op.type, ...(coids.length ? { coids: coids.join(',') } : {}), salt, ts, digest: digests.join(',') }; // one digest for a perps command
     const what = op.type === 'withdraw' ? 'withdrawal' : op.type === 'internalTransfer' ? 'transfer' : op.type;
     let result: unknown;
+    const { beforeSend, refused } = lastCheck(recheck);
     try {
       // The one send point, two transports (issue #22): the session when live for this account and proxy, else REST.
-      result = await submitPerpsCommand({ perpsUrl, command: artifact, envelope, signerAddress: artifact.signerAddress, fetchFn: this.fetchFor(opts.timeoutMs), timeoutMs: opts.timeoutMs ?? this.requestTimeoutMs, session: this.o.session?.(artifact.account, perpsUrl) });
+      result = await submitPerpsCommand({ perpsUrl, command: artifact, envelope, signerAddress: artifact.signerAddress, fetchFn: this.fetchFor(opts.timeoutMs), timeoutMs: opts.timeoutMs ?? this.requestTimeoutMs, session: this.o.session?.(artifact.account, perpsUrl), beforeSend });
     } catch (err) {
+      if (refused(err)) {
+        if (journalId !== undefined) void this.o.journal?.discard(journalId).catch(() => undefined);
+        throw err;
+      }
       if (!isKnownRefusal(err)) {
         await audit({ ...base, kind, result: 'unknown' }).then(close, () => undefined);
         throw new OutcomeUnknownError(what, err, lookup);
@@ -672,10 +706,8 @@ export class SigningService {
         bodies.push({ ...o.body, order: { ...o.body.order, signature } });
       }
       const useStored = journal ? undefined : opts.grantUse?.stored; // no journal to carry the use: its own write
-      if (journal || useStored) {
-        await Promise.all([journal && this.noted(journal.stored, opts), useStored]);
-        recheck(); // a halt while it waited: the signatures are dropped
-      }
+      if (journal || useStored) await Promise.all([journal && this.noted(journal.stored, opts), useStored]);
+      recheck(); // a halt or an end while it waited: the signatures are dropped
     } catch (err) {
       if (journal !== undefined) void this.o.journal?.discard(journal.id).catch(() => undefined); // nothing was posted
       throw err;
@@ -685,9 +717,14 @@ export class SigningService {
     try {
       results =
         artifact.path === '/order'
-          ? parseBatchResults([await this.l2(artifact.account, 'POST', '/order', bodies[0])], 1)
-          : parseBatchResults(await this.l2(artifact.account, 'POST', '/orders', bodies), bodies.length);
+          ? parseBatchResults([await this.l2(artifact.account, 'POST', '/order', bodies[0], { authority: opts.authority })], 1)
+          : parseBatchResults(await this.l2(artifact.account, 'POST', '/orders', bodies, { authority: opts.authority }), bodies.length);
     } catch (err) {
+      // Refused by the gate or the authority check right before an attempt: that attempt was not sent.
+      if (err instanceof HaltedError || isEndedError(err)) {
+        if (journal !== undefined) void this.o.journal?.discard(journal.id).catch(() => undefined);
+        throw err;
+      }
       // Signed and posted, no (readable) answer: the orders may rest at the exchange (never resent by the page path).
       if (!isKnownRefusal(err)) {
         await this.audit({ ...audit, result: 'unknown', detail: err instanceof BaseError ? err.shortMessage : 'error' }).then(close, () => undefined);
@@ -721,10 +758,10 @@ export class SigningService {
     return applyHeaderSet(headers, (await this.o.settings()).headerSet ?? 'seed');
   }
 
-  /** Signs `command` for `account` with the right key; returns the envelope (nothing sent). */
-  async perpsSign(account: string, command: PerpsCommand, opts: { exp?: number; origin?: string } = {}): Promise<PerpsEnvelope> {
+  /** Signs `command` for `account` with the right key, holding `opts.authority`; returns the envelope (nothing sent). */
+  async perpsSign(account: string, command: PerpsCommand, opts: { exp?: number; origin?: string } & Held): Promise<PerpsEnvelope> {
     const a = await this.preparePerps(account, command, { submit: false, ...(opts.exp === undefined ? {} : { exp: opts.exp }) });
-    return (await this.executePerps(a, a.digest, { origin: opts.origin ?? 'extension', summary: command.type })).envelope;
+    return (await this.executePerps(a, a.digest, { origin: opts.origin ?? 'extension', summary: command.type, authority: opts.authority })).envelope;
   }
 
   /**
@@ -733,18 +770,20 @@ export class SigningService {
    * `OutcomeUnknownError`. `audit: false` writes no per-signature audit entry: only the dead-man's
    * renewals use it, and it logs one entry per armed period instead (issue #17 §6).
    */
-  async perpsSend(account: string, command: PerpsCommand, opts: { origin: string; exp?: number; summary?: string; audit?: boolean } & GateOptions): Promise<unknown> {
+  async perpsSend(account: string, command: PerpsCommand, opts: { origin: string; exp?: number; summary?: string; audit?: boolean } & GateOptions & Held): Promise<unknown> {
+    const { authority } = opts; // held from the caller's start, whatever it awaits
     const a = await this.preparePerps(account, command, { submit: true, ...(opts.exp === undefined ? {} : { exp: opts.exp }) });
-    return this.execute(a, a.digest, { origin: opts.origin, summary: opts.summary ?? command.type, ...(opts.pass ? { pass: opts.pass } : {}), ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.audit === false ? { audit: false } : {}) });
+    return this.execute(a, a.digest, { origin: opts.origin, summary: opts.summary ?? command.type, authority, ...(opts.pass ? { pass: opts.pass } : {}), ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.audit === false ? { audit: false } : {}) });
   }
 
   /**
    * Read `name` (PROTOCOL.md §3.2) — with `account`'s proxy headers when the read needs them
-   * (PROTOCOL.md §1.4) — metered against the request budget; the answer validated by
+   * (PROTOCOL.md §1.4) — metered against the request budget for `opts.draw` (default `person`; `site` for
+   * a read a page's request needs, `reserve` for panic's); the answer validated by
    * `PERPS_READ_ANSWERS[name]` (`Perps.InvalidAnswerError` otherwise). `opts.timeoutMs` this read's
    * deadline (ms). Not gated (nothing is signed). Throws `KeyNotFoundError` (no proxy), `WeightBudgetError`.
    */
-  async perpsRead<N extends PerpsReadName>(account: string | undefined, name: N, query?: Record<string, string | number | undefined>, opts: { timeoutMs?: number } = {}): Promise<PerpsReadAnswer<N>> {
+  async perpsRead<N extends PerpsReadName>(account: string | undefined, name: N, query?: Record<string, string | number | undefined>, opts: { timeoutMs?: number; draw?: Drawer } = {}): Promise<PerpsReadAnswer<N>> {
     const { perpsUrl } = await this.o.settings();
     const r = PERPS_READS[name];
     let auth: { proxy: string; secret: string } | undefined;
@@ -752,7 +791,7 @@ export class SigningService {
       const p = await this.o.vault.proxyFor(account ?? '');
       auth = { proxy: p.info.proxy, secret: p.secret };
     }
-    this.meter(perpsUrl, r.weight, 0);
+    this.meter(perpsUrl, r.weight, 0, opts.draw ?? 'person');
     return perpsRead(perpsUrl, name, { ...(auth ? { auth } : {}), ...(query ? { query } : {}), fetchFn: this.fetchFor(opts.timeoutMs) });
   }
 
@@ -771,36 +810,59 @@ export class SigningService {
    * Issues a new proxy key: generates it here, has the owner sign `CreateProxy`, sends it, and stores
    * the key with the secret the gateway returns. `expiry` Unix ms. Returns non-secret info only.
    */
-  async issueProxy(account: string, opts: { expiry: number; label?: string; origin?: string }) {
+  async issueProxy(account: string, opts: { expiry: number; label?: string; origin?: string } & Held) {
     const privateKey = generatePrivateKey();
     const proxy = privateKeyToAccount(privateKey).address;
     const command = createProxy({ owner: account, proxy, expiry: opts.expiry, ...(opts.label ? { label: opts.label } : {}) });
-    const res = v.safeParse(proxySecretSchema, await this.perpsSend(account, command, { origin: opts.origin ?? 'extension', summary: `issue proxy ${proxy}` }));
+    const res = v.safeParse(proxySecretSchema, await this.perpsSend(account, command, { origin: opts.origin ?? 'extension', summary: `issue proxy ${proxy}`, authority: opts.authority }));
     if (!res.success) throw new BaseError('The gateway did not return a proxy secret.');
     return this.o.vault.putProxy({ account, privateKey, secret: res.output.secret, proxy, expiry: opts.expiry, ...(opts.label ? { label: opts.label } : {}) });
   }
 
-  /** Deletes a proxy: owner-signed deleteProxy at the gateway first, then the local record. */
-  async deleteProxy(account: string, proxy: string, origin = 'extension'): Promise<void> {
-    await this.perpsSend(account, deleteProxyCommand({ proxy }), { origin, summary: `delete proxy ${proxy}` });
+  /** Deletes a proxy: owner-signed deleteProxy at the gateway first (holding `opts.authority`), then the local record. */
+  async deleteProxy(account: string, proxy: string, opts: { origin?: string } & Held): Promise<void> {
+    await this.perpsSend(account, deleteProxyCommand({ proxy }), { origin: opts.origin ?? 'extension', summary: `delete proxy ${proxy}`, authority: opts.authority });
     await this.o.vault.deleteProxy(proxy);
+  }
+
+  /** The check (`signingCheck`: the gate, no panic pass, and `ticket`) of a signature or send outside a venue command. */
+  ownerCheck(ticket: AuthorityTicket): () => void {
+    return signingCheck(() => this.gate(undefined, () => false), this.authority, ticket);
+  }
+
+  /**
+   * `account`'s owner key for a signature outside a venue command — ClobAuth, a deposit-wallet batch —
+   * guarded: every signature it makes runs `check` (`ownerCheck(ticket)`) right before; `check` is for the
+   * caller to run again right before it sends. Checked at the call, and the venue must be confirmed (an
+   * owner-key signature on a real-money venue only once confirmed). Throws `HaltedError`, the ticket's
+   * ended error (`endedError`), `VenueNotConfirmedError`, the vault's errors.
+   */
+  async ownerKey(account: string, ticket: AuthorityTicket): Promise<{ owner: LocalAccount; check: () => void }> {
+    const check = this.ownerCheck(ticket);
+    check();
+    assertVenueConfirmed(await this.o.settings());
+    const owner = await this.o.vault.ownerAccount(account);
+    return { owner: guardedOwner(owner, check), check };
   }
 
   // ------------------------------------------------------------------------------------------
   // Order book
 
-  /** Creates (or, when the nonce is used, derives) CLOB credentials for `account` and stores them. */
-  async clobCreateOrDerive(account: string, opts: { nonce?: number } = {}) {
-    this.gate(undefined, () => false);
-    const settings = await this.o.settings();
-    assertVenueConfirmed(settings); // an owner-key ClobAuth signature: a real-money venue only once confirmed
-    const { clobUrl, clobChainId } = settings;
-    const owner = await this.o.vault.ownerAccount(account);
+  /**
+   * Creates (or, when the nonce is used, derives) CLOB credentials for `account` and stores them. Each
+   * ClobAuth signature is made with the guarded owner key (`ownerKey`: the gate and `opts.authority` checked
+   * right before it), and checked again right before its request. Throws `HaltedError`, the
+   * ticket's ended error (`endedError`), `VenueNotConfirmedError`, the exchange's `ClobError`.
+   */
+  async clobCreateOrDerive(account: string, opts: { nonce?: number } & Held) {
+    const { owner, check } = await this.ownerKey(account, opts.authority);
+    const { clobUrl, clobChainId } = await this.o.settings();
     const { credentials, derived } = await createOrDeriveApiKey(
       clobUrl,
       owner,
       { chainId: clobChainId, timestamp: Math.floor(this.now() / 1000), nonce: opts.nonce ?? 0 },
       this.fetchFn,
+      check, // before each ClobAuth signature and its request (the derive after a refused create too)
     );
     // The same owner derives the same key whatever the signature type: an account already set up keeps its
     // type and funder (a deposit-wallet account is never turned back into type 0 by re-deriving its key).
@@ -845,13 +907,22 @@ export class SigningService {
   }
 
   /**
+   * The hold of one of the person's order-book reads, started by this call (`PERSON_SCOPES`, taken here:
+   * a read awaits nothing before it, and moves nothing).
+   */
+  private readHold(): Held {
+    return { authority: this.authority.capture(PERSON_SCOPES) };
+  }
+
+  /**
    * One L2-signed request (an HMAC with the API secret), retried on 425 / 429 / "order timed out" (at
    * most 4 attempts). Gated: each attempt is a new signature; only panic's `DELETE /cancel-all` passes.
    */
-  private l2(account: string, method: string, requestPath: string, body?: unknown, opts: GateOptions = {}): Promise<unknown> {
+  private l2(account: string, method: string, requestPath: string, body: unknown, opts: GateOptions & Held): Promise<unknown> {
     const exempt = () => method === 'DELETE' && requestPath === '/cancel-all' && body === undefined;
-    this.gate(opts.pass, exempt);
-    return this.l2Run(account, method, requestPath, body, opts, () => this.gate(opts.pass, exempt));
+    const recheck = signingCheck(() => this.gate(opts.pass, exempt), this.authority, opts.authority);
+    recheck();
+    return this.l2Run(account, method, requestPath, body, opts, recheck);
   }
 
   private async l2Run(account: string, method: string, requestPath: string, body: unknown, opts: GateOptions, recheck: () => void): Promise<unknown> {
@@ -870,7 +941,9 @@ export class SigningService {
         );
       } catch (err) {
         attempt++;
-        if (!(err instanceof ClobError) || !err.retryable || attempt >= 4) throw err;
+        // Panic's own cancel is retried by panic, within its bound (lib/background/panic-requests.ts).
+        // A wait the venue names past `MAX_CLOB_RETRY_WAIT_MS` is not waited: the caller hears "slow down" at once.
+        if (!(err instanceof ClobError) || !err.retryable || attempt >= 4 || opts.pass === PANIC_PASS || !((err.retryAfterMs ?? 0) <= MAX_CLOB_RETRY_WAIT_MS)) throw err;
         const backoff = err.retryAfterMs ?? Math.min(8_000, 250 * 2 ** attempt) * (0.5 + Math.random() / 2);
         await this.sleep(backoff);
       }
@@ -879,18 +952,18 @@ export class SigningService {
 
   /**
    * Signs and posts 1-15 orders for `account` (the popup path); one result per order (per-order
-   * exchange errors inside a 200 are results, not throws).
+   * exchange errors inside a 200 are results, not throws). `opts.authority`: the ticket the click captured.
    */
-  async clobPostOrders(account: string, orders: readonly ClobOrderRequest[], opts: { origin: string }): Promise<BatchOrderResult[]> {
+  async clobPostOrders(account: string, orders: readonly ClobOrderRequest[], opts: { origin: string } & Held): Promise<BatchOrderResult[]> {
     const a = await this.prepareClob(account, orders);
-    return this.executeClob(a, a.digest, { origin: opts.origin, summary: `${orders.length} order(s)` });
+    return this.executeClob(a, a.digest, { origin: opts.origin, summary: `${orders.length} order(s)`, authority: opts.authority });
   }
 
   /**
    * Cancels every order-book order of `account` (`DELETE /cancel-all`): `{ canceled, not_canceled }`.
    * `opts.pass` lets the panic switch through a halted gate; `opts.timeoutMs` is the request deadline (ms).
    */
-  async clobCancelAll(account: string, opts: GateOptions = {}): Promise<ClobCancelAnswer> {
+  async clobCancelAll(account: string, opts: GateOptions & Held): Promise<ClobCancelAnswer> {
     return parseClobAnswer(clobCancelAnswerSchema, await this.l2(account, 'DELETE', '/cancel-all', undefined, opts), 'the cancel');
   }
 
@@ -898,13 +971,13 @@ export class SigningService {
   readonly clobCancels = new ClobCancelLog(() => this.now());
 
   /** Posts an order-book heartbeat (`POST /v1/heartbeats`); returns the session id to send next time. */
-  async clobHeartbeat(account: string, heartbeatId: string): Promise<string> {
-    return parseClobAnswer(clobHeartbeatAnswerSchema, await this.l2(account, 'POST', '/v1/heartbeats', { heartbeat_id: heartbeatId }), 'the heartbeat').heartbeat_id;
+  async clobHeartbeat(account: string, heartbeatId: string, opts: Held): Promise<string> {
+    return parseClobAnswer(clobHeartbeatAnswerSchema, await this.l2(account, 'POST', '/v1/heartbeats', { heartbeat_id: heartbeatId }, opts), 'the heartbeat').heartbeat_id;
   }
 
   /** Cancels order-book orders by id (`DELETE /orders`): the venue's `{ canceled, not_canceled }` (validated). */
-  async clobCancel(account: string, orderIds: string[]): Promise<ClobCancelAnswer> {
-    return parseClobAnswer(clobCancelAnswerSchema, await this.l2(account, 'DELETE', '/orders', orderIds), 'the cancel');
+  async clobCancel(account: string, orderIds: string[], opts: Held): Promise<ClobCancelAnswer> {
+    return parseClobAnswer(clobCancelAnswerSchema, await this.l2(account, 'DELETE', '/orders', orderIds, opts), 'the cancel');
   }
 
   /** The midpoint of an order-book token at the settings' exchange URL (`readClobMid`, `lib/clob/reads.ts`). */
@@ -924,13 +997,13 @@ export class SigningService {
    */
   async clobCollateral(account: string): Promise<string | undefined> {
     const { info } = await this.o.vault.clobCredentials(account);
-    const r = v.safeParse(clobBalanceSchema, await this.l2(account, 'GET', `/balance-allowance?asset_type=COLLATERAL&signature_type=${info.signatureType}`));
+    const r = v.safeParse(clobBalanceSchema, await this.l2(account, 'GET', `/balance-allowance?asset_type=COLLATERAL&signature_type=${info.signatureType}`, undefined, this.readHold()));
     return r.success ? fromUnits(BigInt(r.output.balance), 6) : undefined;
   }
 
   /** The first page of `account`'s order-book trades (`GET /data/trades`, newest first). */
   async clobTrades(account: string): Promise<unknown> {
-    return this.l2(account, 'GET', '/data/trades?next_cursor=MA%3D%3D');
+    return this.l2(account, 'GET', '/data/trades?next_cursor=MA%3D%3D', undefined, this.readHold());
   }
 
   /**
@@ -942,7 +1015,7 @@ export class SigningService {
     const data: ClobOpenOrder[] = [];
     let cursor = 'MA==';
     for (let i = 0; i < 20 && cursor !== 'LTE='; i++) {
-      const page = parseClobAnswer(clobOrdersPageSchema, await this.l2(account, 'GET', `/data/orders?next_cursor=${encodeURIComponent(cursor)}`), 'open orders');
+      const page = parseClobAnswer(clobOrdersPageSchema, await this.l2(account, 'GET', `/data/orders?next_cursor=${encodeURIComponent(cursor)}`, undefined, this.readHold()), 'open orders');
       data.push(...page.data);
       cursor = page.next_cursor;
     }
@@ -953,9 +1026,9 @@ export class SigningService {
    * The five L2 headers for a request the caller sends itself, named for the profile's header set
    * (`SVC_*` by default, `POLY_*` for `venue`); the API secret stays here.
    */
-  async clobSignRequest(account: string, req: { method: string; requestPath: string; body?: string }): Promise<Record<keyof L2Headers, string> | Record<string, string>> {
+  async clobSignRequest(account: string, req: { method: string; requestPath: string; body?: string }, opts: Held): Promise<Record<keyof L2Headers, string> | Record<string, string>> {
     const a = await this.prepareL2(account, req);
-    return this.executeL2(a, a.digest, { origin: 'extension', summary: `${req.method} ${req.requestPath}` });
+    return this.executeL2(a, a.digest, { origin: 'extension', summary: `${req.method} ${req.requestPath}`, authority: opts.authority });
   }
 }
 
@@ -970,6 +1043,14 @@ function panicExempt(artifact: SigningArtifact): boolean {
   if (op.type === 'cancelAll' || op.type === 'cancelOrders') return true;
   if (op.type !== 'createOrders' || !Array.isArray(op.args) || op.args.length === 0) return false;
   return op.args.every((o: unknown) => !!o && typeof o === 'object' && 'ro' in o && o.ro === true && 'tif' in o && o.tif === 'ioc' && !('tr' in o));
+}
+
+/**
+ * Whether `artifact`'s signature goes back to the caller to send itself (L2 headers, a sign-only perps
+ * envelope): the authority check runs again right before it is handed back.
+ */
+function handedBack(artifact: SigningArtifact): boolean {
+  return artifact.kind === 'l2' || (artifact.kind === 'perps' && !artifact.submit);
 }
 
 /**

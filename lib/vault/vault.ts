@@ -524,6 +524,15 @@ export class Vault {
   }
 
   /**
+   * Forgets the session store's copy of the keys (what a new worker restores, `restoreSession`) and keeps
+   * the ones in memory: a worker that stops before its `lock` comes back locked. The panic switch calls
+   * it before anything else it awaits, so a panic cut short by a stopped worker still ends locked.
+   */
+  async forgetRestorable(): Promise<void> {
+    await this.session.clear();
+  }
+
+  /**
    * Locks, from any state: forgets the master key and the session key (here and in the session store),
    * deletes the session bundle and every grant record (lock ends every grant). Each step runs even when
    * an earlier one failed; the first failure is rethrown at the end — the keys are forgotten regardless.
@@ -1043,6 +1052,19 @@ export class Vault {
     if (this.bundle) return this.bundle.clob.find((c) => c.info.account.toLowerCase() === account.toLowerCase())?.info.signatureType;
     const rec = await this.db.get('secrets', `clob:${account.toLowerCase()}`);
     return rec?.kind === 'clob' ? clobInfoOf(rec).signatureType : undefined;
+  }
+
+  /**
+   * Which keys `account` has stored, in every state (clear metadata only, nothing opened): an unexpired
+   * proxy key (`proxy`), only expired ones (`expiredProxy`), order-book credentials. What panic names for
+   * an account whose keys a trading session or the lock keeps sealed, or whose proxy key expired.
+   */
+  async storedKeys(account: string): Promise<{ proxy: boolean; expiredProxy: boolean; clob: boolean }> {
+    const recs = await this.db.getAllFromIndex('secrets', 'byAccount', account.toLowerCase());
+    const now = this.now();
+    const proxies = recs.filter((r) => r.kind === 'proxy').map((r) => proxyInfoOf(r).expiry);
+    const proxy = proxies.some((e) => e > now);
+    return { proxy, expiredProxy: !proxy && proxies.length > 0, clob: recs.some((r) => r.kind === 'clob') };
   }
 
   /** Whether CLOB credentials are stored for `account` (works while locked; in a trading session: kept ones only). */

@@ -11,6 +11,10 @@ import { GrantService } from '../../lib/grants/service';
 import { DAY_MS, type GrantRequest, type GrantUse } from '../../lib/grants/evaluate';
 import { openVaultDb } from '../../lib/vault/db';
 import { memorySessionStore, Vault } from '../../lib/vault/vault';
+import { Authority } from '../../lib/authority/epoch';
+
+/** The one authority epoch of this bench's services. */
+const epoch = new Authority();
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? NaN;
 const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
@@ -22,7 +26,7 @@ async function row(n: number): Promise<{ p50: number; p95: number; load: number 
   const db = await openVaultDb(`bench-grant-use-${n}`);
   const vault = new Vault({ db, session: memorySessionStore(), kdf: KDF, bounds: { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 } });
   await vault.create('benchmark password');
-  const grants = new GrantService({ vault });
+  const grants = new GrantService({ authority: epoch, vault });
   const grant = await grants.create({
     origin: 'https://bench.example',
     account: ACCOUNT,

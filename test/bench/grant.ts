@@ -20,6 +20,11 @@ import { SigningService } from '../../lib/signer/service';
 import { openVaultDb } from '../../lib/vault/db';
 import { memorySessionStore, Vault } from '../../lib/vault/vault';
 import type { BenchHooks, StageTimes } from '../../lib/background/bench-hooks';
+import { Authority, PERSON_SCOPES } from '../../lib/authority/epoch';
+
+/** The one authority epoch of this bench's services, and a ticket of the person's taken from it now. */
+const epoch = new Authority();
+const held = () => epoch.capture(PERSON_SCOPES);
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? NaN;
 const f = (x: number) => x.toFixed(1);
@@ -87,8 +92,8 @@ export async function benchGrant(): Promise<void> {
     await vault.create('benchmark password');
     await vault.importOwnerKey(h.sandbox.demo.owner.privateKey);
     await vault.putProxy({ account, privateKey: p.privateKey, secret: p.secret, proxy: p.address, expiry: p.expiry });
-    const service = new SigningService({ vault, db, settings: async () => ({ perpsUrl: `${h.sandbox.url}/perps`, clobUrl: `${h.sandbox.url}/clob`, clobChainId: 80002 }) });
-    await service.perpsSend(account, commandFromBody(op(0)), { origin: 'bench' });
+    const service = new SigningService({ authority: epoch, vault, db, settings: async () => ({ perpsUrl: `${h.sandbox.url}/perps`, clobUrl: `${h.sandbox.url}/clob`, clobChainId: 80002 }) });
+    await service.perpsSend(account, commandFromBody(op(0)), { authority: held(), origin: 'bench' });
 
     let n = 0;
     const pageBlock = (count: number) =>
@@ -109,7 +114,7 @@ export async function benchGrant(): Promise<void> {
       const out: number[] = [];
       for (let i = 0; i < count; i++) {
         const t0 = performance.now();
-        await service.perpsSend(account, commandFromBody(op(n + i)), { origin: 'bench' });
+        await service.perpsSend(account, commandFromBody(op(n + i)), { authority: held(), origin: 'bench' });
         out.push(performance.now() - t0);
       }
       n += count;

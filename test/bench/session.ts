@@ -19,6 +19,11 @@ import { SigningService } from '../../lib/signer/service';
 import { createPerpsStream } from '../../lib/streams/perps';
 import { openVaultDb } from '../../lib/vault/db';
 import { memorySessionStore, Vault } from '../../lib/vault/vault';
+import { Authority, PERSON_SCOPES } from '../../lib/authority/epoch';
+
+/** The one authority epoch of this bench's services, and a ticket of the person's taken from it now. */
+const epoch = new Authority();
+const held = () => epoch.capture(PERSON_SCOPES);
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? NaN;
 const f = (x: number) => x.toFixed(1);
@@ -60,21 +65,21 @@ export async function benchSession(): Promise<void> {
   };
   let overSession = false;
   // A service per phase: its client-side weight meter allows 600 orders a minute.
-  const newService = () => new SigningService({ vault, db, fetchFn: timedFetch, settings: async () => ({ perpsUrl, clobUrl: `${sb.url}/clob`, clobChainId: 80002 }), session: () => (overSession ? timedSession : undefined) });
+  const newService = () => new SigningService({ authority: epoch, vault, db, fetchFn: timedFetch, settings: async () => ({ perpsUrl, clobUrl: `${sb.url}/clob`, clobChainId: 80002 }), session: () => (overSession ? timedSession : undefined) });
   stream.start();
   for (let i = 0; i < 100 && stream.status().state !== 'live'; i++) await new Promise((r) => setTimeout(r, 20));
   if (stream.status().state !== 'live') throw new Error('the perps session did not come up');
 
   const runs = async () => {
     const service = newService();
-    await service.perpsSend(owner.address, order(0), { origin: 'bench' }); // warm-up: domains cached, connection open
+    await service.perpsSend(owner.address, order(0), { authority: held(), origin: 'bench' }); // warm-up: domains cached, connection open
     const t = { rest: [] as number[], session: [] as number[], restT: [] as number[], sessionT: [] as number[] };
     let i = 0;
     for (const via of ['rest', 'session', 'rest', 'session', 'rest', 'session', 'rest', 'session'] as const) {
       overSession = via === 'session';
       for (let k = 0; k < BLOCK; k++) {
         const t0 = performance.now();
-        await service.perpsSend(owner.address, order(i++), { origin: 'bench' });
+        await service.perpsSend(owner.address, order(i++), { authority: held(), origin: 'bench' });
         t[via].push(performance.now() - t0);
         (via === 'rest' ? t.restT : t.sessionT).push(transportMs);
       }

@@ -10,6 +10,11 @@ import { SigningService } from '../../lib/signer/service';
 import { openVaultDb } from '../../lib/vault/db';
 import { memorySessionStore, Vault } from '../../lib/vault/vault';
 import { DEFAULT_KDF } from '../../lib/vault/crypto';
+import { Authority, PERSON_SCOPES } from '../../lib/authority/epoch';
+
+/** The one authority epoch of this bench's services, and a ticket of the person's taken from it now. */
+const epoch = new Authority();
+const held = () => epoch.capture(PERSON_SCOPES);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -30,13 +35,13 @@ export async function benchVault(): Promise<void> {
   try {
     const owner = await vault.importOwnerKey(sb.demo.owner.privateKey);
     await vault.putProxy({ account: owner.address, privateKey: sb.demo.proxy.privateKey, secret: sb.demo.proxy.secret, proxy: sb.demo.proxy.address, expiry: sb.demo.proxy.expiry });
-    const service = new SigningService({ vault, db, settings: async () => ({ perpsUrl: `${sb.url}/perps`, clobUrl: `${sb.url}/clob`, clobChainId: 80002 }) });
+    const service = new SigningService({ authority: epoch, vault, db, settings: async () => ({ perpsUrl: `${sb.url}/perps`, clobUrl: `${sb.url}/clob`, clobChainId: 80002 }) });
     const cmd = cancelOrders({ oids: [1] });
-    await service.perpsSend(owner.address, cmd, { origin: 'bench' }); // warm-up (domains cached)
+    await service.perpsSend(owner.address, cmd, { authority: held(), origin: 'bench' }); // warm-up (domains cached)
     const times: number[] = [];
     for (let i = 0; i < 50; i++) {
       const t0 = performance.now();
-      await service.perpsSend(owner.address, cmd, { origin: 'bench' });
+      await service.perpsSend(owner.address, cmd, { authority: held(), origin: 'bench' });
       times.push(performance.now() - t0);
     }
     console.log(`Sign-and-submit (cancelOrders, proxy key, sandbox on loopback): median ${median(times).toFixed(2)} ms over 50`);

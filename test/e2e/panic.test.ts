@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startDemoSession, type Harness, grantOrderBook } from './harness';
 import { panicBoundMs } from '../../lib/background/panic-timing';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 
 const PASSWORD = 'correct horse battery staple';
 let h: Harness;
@@ -133,7 +134,7 @@ describe('panic switch in Chromium', () => {
     await h.screenshot(popup, '47-panic-report-silent-venue');
     expect(ms).toBeLessThan(panicBoundMs() + 5_000);
     // The lapse is 10 s after the last heartbeat; panic's retries to the silent venue take about as long, so it may already be due.
-    expect(await text('panic-clob')).toMatch(/^Did not answer — its kill switch \(heartbeat lapse\) (will cancel within \d+ s|is already due \(for \d+ s\): the venue cancels as soon as it runs again — check the venue)\.$/);
+    expect(await text('panic-clob')).toMatch(/^Did not answer — its kill switch \(heartbeat lapse\) (will cancel within \d+ s|is already due \(for \d+ s\): the venue cancels as soon as it runs again — check the venue)\.( \((fires at|due since) [^)]+\))?$/);
     expect(await text('panic-perps')).toMatch(/open order\(s\) cancelled/);
     expect(await text('panic-locked')).toBe('Yes');
     expect(await unlocked()).toBe(false);
@@ -143,5 +144,41 @@ describe('panic switch in Chromium', () => {
     await admin('silence', { service: 'clob', silent: false });
     h.sandbox.ctx.clob.lapseHeartbeats(Date.now() + 11_000, 10_000);
     expect(liveClob()).toEqual([]);
+  });
+
+  it('two accounts in Countersign: panic cancels both at both venues, and the report at 360 × 600 names each account and venue', async () => {
+    expect((await send('vault.unlock', { password: PASSWORD })).ok).toBe(true);
+    const A = h.sandbox.demo.owner.address;
+    const key = generatePrivateKey();
+    const B = privateKeyToAccount(key).address;
+    const ok = async (type: string, payload: unknown) => expect((await send(type, payload)).ok, type).toBe(true);
+    await ok('vault.importOwnerKey', { privateKey: key, label: 'Second' });
+    await ok('proxy.issue', { account: B, expiry: Date.now() + 30 * 86_400_000, label: '' });
+    await ok('clob.createOrDerive', { account: B });
+    h.sandbox.ctx.clob.credit(B, 10_000_000_000n);
+    await ok('account.select', { address: B });
+    await ok('perps.send', { account: B, op: ethOrder('3000').op });
+    const tokenId = h.sandbox.ctx.clob.markets[0]!.tokenIds[0];
+    await ok('clob.postOrders', { account: B, orders: [{ tokenId, side: 'BUY', price: '0.3', size: '10', orderType: 'GTC' }] });
+    await ok('account.select', { address: A });
+    await ok('perps.send', { account: A, op: ethOrder('3001').op });
+    await postClob(1);
+    const open = (a: string) => [...h.sandbox.ctx.venue.orders.values()].filter((o) => o.owner === a.toLowerCase() && o.status === 'open').length + [...h.sandbox.ctx.clob.orders.values()].filter((o) => o.address === a.toLowerCase() && o.status === 'live').length;
+    expect(open(B)).toBe(2);
+    await popup.setViewportSize({ width: 360, height: 600 });
+    await pressPanic();
+    await h.screenshot(popup, '48-panic-report-two-accounts');
+    expect(open(A)).toBe(0);
+    expect(open(B)).toBe(0);
+    const rows = popup.getByTestId('panic-account');
+    expect(await rows.count()).toBe(2);
+    const second = popup.locator(`[data-testid="panic-account"][data-account="${B.toLowerCase()}"]`);
+    expect(await second.getByRole('heading').textContent()).toContain('Second');
+    expect((await second.getByTestId('panic-perps').textContent())?.trim()).toBe('1 open order(s) cancelled.');
+    expect((await second.getByTestId('panic-clob').textContent())?.trim()).toBe('1 open order(s) cancelled.');
+    expect(await text('panic-outcome')).toBe('Stopped');
+    // Nothing runs off the side at the popup's narrowest width.
+    expect(await popup.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect(await unlocked()).toBe(false);
   });
 });

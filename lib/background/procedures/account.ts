@@ -11,8 +11,10 @@ export function accountProcedures(d: ProcedureDeps): ContractHandlers<typeof ACC
     'account.select': async ({ address }) => {
       const { active, changed } = await selectAccount(db, vault, address);
       if (changed) {
+        // First: what was started for the previous account ends before anything else awaits.
+        const told = d.onAccountChanged(active.address);
         await appendAudit(auditOf(d), { at: Date.now(), origin: 'extension', account: active.address.toLowerCase(), kind: 'account.switch', summary: `Switched the active account to ${active.address}`, result: 'ok' });
-        await d.onAccountChanged(active.address);
+        await told;
       }
       return { activeAccount: active.address, changed };
     },

@@ -7,6 +7,11 @@
  * only after the person approved that digest; a FAILED / INVALID answer is surfaced with its reason and
  * nothing is resubmitted. Submitted relayer transactions are remembered (`lib/relayer/pending.ts`) and
  * `status` reads them again until they land, so their progress survives the popup closing.
+ *
+ * Every procedure that signs or submits holds the person's authority from its start (`PERSON_SCOPES`)
+ * and goes through the signing service's one guard: the owner key of ClobAuth and of a batch is
+ * `SigningService.ownerKey` (the panic gate and the authority checked right before each signature), and
+ * `check` runs again right before each relayer submit.
  */
 import * as v from 'valibot';
 import { hashTypedData, type Address } from 'viem';
@@ -31,6 +36,8 @@ import { beaconDepositWallet, uupsDepositWallet } from '../../relayer/wallet';
 import { readSettings, type Settings } from '../../settings';
 import { assertVenueConfirmed } from '../../settings/confirmation';
 import { OutcomeUnknownError } from '../../signer/service';
+import { PERSON_SCOPES } from '../../authority/epoch';
+import { POPUP_ORIGIN } from '../../authority/person';
 import { userRejected } from '../../provider/errors';
 import type { DepositWalletInfo } from '../../vault/vault';
 import { auditOf, type ContractHandlers, type ProcedureDeps } from './deps';
@@ -81,6 +88,8 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
   const remembered = (account: string, transactionID: string, label: string) => rememberRelayerTx(db, { account, transactionID, label, at: Date.now() }).catch(() => undefined);
   return {
     'clob.depositWallet.derive': async ({ account, replaceCredentials }) => {
+      // The person's set-up holds the authority of its start: checked before each signature and each request that creates a key.
+      const authority = service.authority.capture(PERSON_SCOPES);
       await requireActiveAccount(db, vault, account);
       // An existing account (types 0-2) keeps its credentials unless the person confirmed the switch.
       const existing = await vault.clobSignatureType(account);
@@ -90,14 +99,17 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       assertVenueConfirmed(s); // it signs (ClobAuth for the API and builder keys) on a real-money venue only once confirmed
       const chain = await readDepositWallet(s.rpcUrl, owner.address, s.clobChainId, fetchFn);
       const deployed = await isDeployed(chain.address);
-      await service.clobCreateOrDerive(account);
+      await service.clobCreateOrDerive(account, { authority });
       const api = await vault.clobCredentials(account);
+      const check = service.ownerCheck(authority); // the panic gate and the authority
+      check(); // nothing is stored or created after an end
       await vault.putClobCredentials({ account, apiKey: api.apiKey, secret: api.secret, passphrase: api.passphrase, nonce: api.info.nonce, signatureType: 3, funder: chain.address });
       const previous = await vault.depositWallet(account);
-      const builder =
-        previous?.wallet.toLowerCase() === chain.address.toLowerCase()
-          ? await vault.builderCredentials(account)
-          : v.parse(builderAnswer, await clobL2Request(s.clobUrl, { address: owner.address, credentials: api, method: 'POST', requestPath: '/auth/builder-api-key', timestamp: Math.floor(Date.now() / 1000) }, fetchFn));
+      const reused = previous?.wallet.toLowerCase() === chain.address.toLowerCase();
+      check(); // and no builder key is created after one
+      const builder = reused
+        ? await vault.builderCredentials(account)
+        : v.parse(builderAnswer, await clobL2Request(s.clobUrl, { address: owner.address, credentials: api, method: 'POST', requestPath: '/auth/builder-api-key', timestamp: Math.floor(Date.now() / 1000) }, fetchFn));
       await vault.putDepositWallet({ account: owner.address, wallet: chain.address, kind: chain.kind, beacon: chain.beacon, builder: { key: builder.key, secret: builder.secret, passphrase: builder.passphrase } });
       if (existing !== undefined && existing !== 3) {
         await appendAudit(auditOf(d), { at: Date.now(), origin: 'extension', account: owner.address, kind: 'clob.credentials.switch', summary: `order-book orders switched from signature type ${existing} to the deposit wallet ${chain.address} (type 3), confirmed by the person`, result: 'ok' });
@@ -105,13 +117,17 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       return { wallet: chain.address, kind: chain.kind, deployed };
     },
     'clob.depositWallet.create': async ({ account }) => {
+      // The authority of the person's action from its start, with the panic gate: checked right before the creation is submitted.
+      const check = service.ownerCheck(service.authority.capture(PERSON_SCOPES));
       await requireActiveAccount(db, vault, account);
       const { s, relayer, deployed: isDeployed } = await env();
       assertVenueConfirmed(s);
       const w = await stored(account, s.clobChainId);
       if (await isDeployed(w.wallet)) return { deployed: true };
       const audit = { at: Date.now(), origin: 'extension', account: w.account, kind: 'relayer.walletCreate', summary: `create deposit wallet ${w.wallet}` };
-      const transaction = await submitted(relayer.submit(walletCreateRequest(w.account, s.clobChainId), await vault.builderCredentials(account)), audit, 'deposit-wallet creation');
+      const builder = await vault.builderCredentials(account);
+      check(); // a lock, panic, switch or venue change during the reads: nothing is submitted
+      const transaction = await submitted(relayer.submit(walletCreateRequest(w.account, s.clobChainId), builder), audit, 'deposit-wallet creation');
       await remembered(w.account, transaction.transactionID, 'Creating the deposit wallet');
       await appendAudit(auditOf(d), { ...audit, result: 'ok' });
       return { deployed: false, transaction };
@@ -142,6 +158,8 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       return { wallet: { wallet: checked.wallet, kind: checked.kind, deployed, approvals }, redeemable: positions.redeemable, ...extra };
     },
     'clob.walletBatch': async ({ account, batch }) => {
+      // The authority of the person's action from its start (`lib/authority/epoch.ts`): checked before the signature and before the submit.
+      const authority = service.authority.capture(PERSON_SCOPES);
       await requireActiveAccount(db, vault, account);
       const { s, fetchFn, relayer, deployed: isDeployed } = await env();
       assertVenueConfirmed(s); // an owner-signed batch moves funds: like an order, only on a confirmed venue
@@ -153,10 +171,10 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       const walletBatch = { chainId: s.clobChainId, wallet: w.wallet, nonce: await relayer.nonce(w.account), deadline: String(Math.floor(Date.now() / 1000) + BATCH_DEADLINE_S), calls };
       const digest = hashTypedData(walletBatchTypedData(walletBatch));
       const label = (await activeAccount(db, vault))?.label ?? '';
-      d.registry.checkCapacity('extension');
+      d.registry.checkCapacity(POPUP_ORIGIN);
       const { approved } = d.registry.add(
         {
-          origin: 'extension',
+          origin: POPUP_ORIGIN,
           kind: 'relayer',
           title: described.withdrawal ? 'Withdraw from your deposit wallet' : batch.kind === 'redeem' ? 'Redeem resolved positions' : 'Deposit-wallet approvals',
           lines: [...described.calls.map((c) => c.words), ...(bridged ? [bridged.words] : []), `Deposit wallet ${w.wallet}, relayer nonce ${walletBatch.nonce}`],
@@ -174,10 +192,14 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       await d.showApprovals?.();
       const view = await approved;
       if (view.digest !== digest) throw userRejected('The approved batch is not the one built; nothing was signed.');
-      assertVenueConfirmed(await readSettings(db)); // again after the window: the setting may have changed meanwhile
-      const request = await signWalletBatch(await vault.ownerAccount(account), walletBatch);
+      // The guarded owner key (venue confirmed again after the window): a lock, panic, switch or venue change
+      // while the window was open signs nothing, and nothing is submitted after one.
+      const { owner, check } = await service.ownerKey(account, authority);
+      const request = await signWalletBatch(owner, walletBatch);
       const audit = { at: Date.now(), origin: 'extension', account: w.account, kind: 'relayer.walletBatch', summary: described.calls.map((c) => c.words).join('; ').slice(0, 500), digest };
-      const answer = await submitted(relayer.submit(request, await vault.builderCredentials(account)), audit, 'batch');
+      const builder = await vault.builderCredentials(account);
+      check();
+      const answer = await submitted(relayer.submit(request, builder), audit, 'batch');
       await remembered(w.account, answer.transactionID, batchLabel(batch));
       await appendAudit(auditOf(d), { ...audit, result: 'ok' });
       return answer;

@@ -26,8 +26,11 @@ export type ProcedureDeps = {
    * the vault locked, then what follows a lock (reject pending approvals, tell pages) — `Locks.lock`.
    */
   lock: () => Promise<void>;
-  /** Called when settings change. */
-  onSettings: () => Promise<void>;
+  /**
+   * Called after settings were stored (`venue`: a venue field changed; its authority already ended before
+   * the write, and ends again here for what started while the write was under way).
+   */
+  onSettings: (change?: { venue: boolean }) => Promise<void>;
   /** Called after the chain id setting changed (the new id): pages get EIP-1193 `chainChanged` (hex). */
   onChainChanged?: (chainId: number) => void;
   /** Called after the person switched the active account (reject pending, tell sites). */

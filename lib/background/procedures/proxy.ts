@@ -2,6 +2,7 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import type { PROXY_CONTRACT } from '../../messaging/proxy';
 import { ProxyKeyMismatchError } from '../../vault/errors';
+import { PERSON_SCOPES } from '../../authority/epoch';
 import type { ContractHandlers, ProcedureDeps } from './deps';
 
 /** Issue (owner-signed at the gateway), import (the key must be the proxy's: `ProxyKeyMismatchError`), delete, list. */
@@ -9,7 +10,7 @@ export function proxyProcedures(d: ProcedureDeps): ContractHandlers<typeof PROXY
   const { vault, service } = d;
   return {
     'proxy.issue': async ({ account, expiry, label }) => {
-      const p = await service.issueProxy(account, { expiry, ...(label ? { label } : {}) });
+      const p = await service.issueProxy(account, { expiry, authority: service.authority.capture(PERSON_SCOPES), ...(label ? { label } : {}) });
       return { proxy: p.proxy, expiry: p.expiry, label: p.label };
     },
     'proxy.import': async ({ account, privateKey, proxy, secret, expiry, label }) => {
@@ -18,7 +19,7 @@ export function proxyProcedures(d: ProcedureDeps): ContractHandlers<typeof PROXY
       return { proxy: p.proxy, expiry: p.expiry, label: p.label };
     },
     'proxy.delete': async ({ account, proxy }) => {
-      await service.deleteProxy(account, proxy, 'extension');
+      await service.deleteProxy(account, proxy, { origin: 'extension', authority: service.authority.capture(PERSON_SCOPES) });
       return null;
     },
     'proxy.list': async ({ account }) => (await vault.listProxies(account)).map(({ account: a, proxy, expiry, label }) => ({ account: a, proxy, expiry, label })),

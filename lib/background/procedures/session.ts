@@ -6,10 +6,12 @@ import { disconnected } from '../../provider/errors';
 import { runPanic, type PanicReport, type PanicStep } from '../panic';
 import { auditOf, type ContractHandlers, type ProcedureDeps } from './deps';
 
-/** The panic audit entry's summary: each venue's outcome in plain words. */
+/** The panic audit entry's summary: each account's venues in plain words, the active account first; written before the lock, it says the lock comes next. */
 function panicSummary(r: PanicReport): string {
   const line = (s: PanicStep) => ('skipped' in s ? `skipped (${s.skipped})` : s.ok ? s.detail : s.error);
-  return `Panic switch: perps ${line(r.perps)}; order book ${line(r.clob)}; positions ${line(r.positions)}; ${r.grants} permission(s) revoked, ${r.pending} request(s) rejected${r.problems.length ? `; problems: ${r.problems.join(' ')}` : ''}`;
+  const steps = (a: Pick<PanicReport, 'perps' | 'clob' | 'positions'>) => `perps ${line(a.perps)}; order book ${line(a.clob)}; positions ${line(a.positions)}`;
+  const accounts = r.accounts.map((a, i) => (i === 0 ? `${steps(a)} (account ${a.account.toLowerCase()})` : `account ${a.account.toLowerCase()}: ${steps(a)}`));
+  return `Panic switch: ${accounts.length ? accounts.join('; ') : steps(r)}; ${r.grants} permission(s) revoked, ${r.pending} request(s) rejected${r.problems.length ? `; problems: ${r.problems.join(' ')}` : ''}; locking Countersign`;
 }
 
 /** `session.activity` (re-arms auto-lock: the router's activity flag does it) and `panic.run` (lib/background/panic.ts). */
@@ -33,8 +35,10 @@ export function sessionProcedures(d: ProcedureDeps): ContractHandlers<typeof SES
         },
         ...(d.haltKillSwitches ? { haltKillSwitches: d.haltKillSwitches } : {}),
         killSwitches: d.deadman,
-        audit: (report) =>
-          appendAudit(auditOf(d), { at: Date.now(), origin: 'extension', account: account?.toLowerCase() ?? '', kind: 'panic', summary: panicSummary(report), result: report.problems.length ? 'error' : 'ok' }).then(() => undefined),
+        audit: (report, stepsOk) =>
+          appendAudit(auditOf(d), { at: Date.now(), origin: 'extension', account: account?.toLowerCase() ?? '', kind: 'panic', summary: panicSummary(report), result: stepsOk ? 'ok' : 'error' }).then(() => undefined),
+        auditLockFailed: (problem) =>
+          appendAudit(auditOf(d), { at: Date.now(), origin: 'extension', account: account?.toLowerCase() ?? '', kind: 'panic.lock', summary: `Panic switch: Countersign could not be locked (${problem})`, result: 'error' }).then(() => undefined),
         lock: d.lock,
         ...(d.panicTiming ? { timing: d.panicTiming } : {}),
       });
