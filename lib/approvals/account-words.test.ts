@@ -7,11 +7,11 @@
  * its words are the consent.
  */
 import 'fake-indexeddb/auto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { VNode } from 'preact';
 import type { Harness } from '../sandbox/testkit';
-import { startLyingGateway, patchInstruments, type LyingGateway } from '../sandbox/testkit';
-import { callAs, pageSender, pagePathKit, sandboxSuite, until, type PagedBackground } from '../background/testkit';
+import { patchInstruments, startLyingGateway, type LyingGateway } from '../sandbox/testkit';
+import { callAs, lyingGatewaySuite, pageSender, until, type PagedBackground } from '../background/testkit';
 import { createPerpsStore, labelOf, lotOf, tickOf, type Call } from '../../entrypoints/popup/stores/perps';
 import { createPositionsStore } from '../../entrypoints/popup/stores/positions';
 import { ClosePreview } from '../../components/RiskPanel';
@@ -31,24 +31,7 @@ const page = pageSender(SITE, 3);
 
 let h: Harness;
 let hop: LyingGateway;
-const started = sandboxSuite((x) => (h = x));
-const kit = pagePathKit({ harness: () => h, started, site: SITE, page, dbPrefix: 'popup-words' });
-
-beforeAll(async () => {
-  await until(() => h !== undefined);
-  hop = await startLyingGateway(h.url);
-});
-afterAll(async () => {
-  await hop?.close();
-});
-
-/** A background onboarded on the sandbox, then pointed at the hop for every venue URL (as a custom gateway URL). */
-async function onHop(): Promise<PagedBackground> {
-  const { bg } = await kit.ready();
-  const r = (await callAs(bg, 'settings.set', { perpsUrl: `${hop.url}/perps`, clobUrl: `${hop.url}/clob`, gammaUrl: `${hop.url}/gamma`, dataUrl: `${hop.url}/data` })) as { ok: boolean };
-  expect(r.ok).toBe(true);
-  return bg;
-}
+const { kit, onHop } = lyingGatewaySuite({ site: SITE, page, dbPrefix: 'popup-words', onStart: (x) => (h = x), onGateway: (x) => (hop = x) });
 
 /** Every text a vnode tree renders (function components called), runs of spaces as one: what a person reads. */
 const textOf = (n: unknown): string => rawText(n).replace(/\s+/g, ' ');

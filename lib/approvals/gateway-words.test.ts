@@ -6,11 +6,11 @@
  * audit entry, the page's error) with what reached the venue (the sandbox's request log).
  */
 import 'fake-indexeddb/auto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { VNode } from 'preact';
 import type { Harness } from '../sandbox/testkit';
-import { startLyingGateway, patchInstruments, type LyingGateway } from '../sandbox/testkit';
-import { btcOnly, callAs, pageSender, pagePathKit, sandboxSuite, until, waitPending, type PagedBackground } from '../background/testkit';
+import { patchInstruments, startLyingGateway, type LyingGateway } from '../sandbox/testkit';
+import { btcOnly, callAs, lyingGatewaySuite, pageSender, until, waitPending, type PagedBackground } from '../background/testkit';
 import { createApprovalStore } from '../../entrypoints/popup/stores/approvals';
 import { ApprovalView, type ApprovalViewData } from '../../components/ApprovalView';
 import { ClosePreview, RiskPanel } from '../../components/RiskPanel';
@@ -28,24 +28,7 @@ const BIDI = /[\u061C\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/;
 
 let h: Harness;
 let hop: LyingGateway;
-const started = sandboxSuite((x) => (h = x));
-const kit = pagePathKit({ harness: () => h, started, site: SITE, page, dbPrefix: 'gateway-words' });
-
-beforeAll(async () => {
-  await until(() => h !== undefined);
-  hop = await startLyingGateway(h.url);
-});
-afterAll(async () => {
-  await hop?.close();
-});
-
-/** A background onboarded on the sandbox, then pointed at the hop for every venue URL (as a custom gateway URL). */
-async function onHop(): Promise<PagedBackground> {
-  const { bg } = await kit.ready();
-  const r = (await callAs(bg, 'settings.set', { perpsUrl: `${hop.url}/perps`, clobUrl: `${hop.url}/clob`, gammaUrl: `${hop.url}/gamma`, dataUrl: `${hop.url}/data` })) as { ok: boolean };
-  expect(r.ok).toBe(true);
-  return bg;
-}
+const { kit, onHop } = lyingGatewaySuite({ site: SITE, page, dbPrefix: 'gateway-words', onStart: (x) => (h = x), onGateway: (x) => (hop = x) });
 
 /** The perps orders that reached the venue since `from` (the sandbox's request log): each signed `op`. */
 function sentOps(from: number): { iid: number; buy: boolean; qty: string; p?: string; tr?: { trp: string } }[] {

@@ -6,31 +6,20 @@
  * Black-box through procedures, against the in-process sandbox.
  */
 import 'fake-indexeddb/auto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { startHarness, type Harness } from '../sandbox/testkit';
-import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, pageSender, withPages, type PagedBackground, type Reply } from './testkit';
+import type { Harness } from '../sandbox/testkit';
+import { callAs, pageSender, useSandboxBackgrounds, type Reply } from './testkit';
 
 const page = pageSender('https://reader.example', 4);
 const approvalWindow = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/approval.html` });
 
 let h: Harness;
-const started: PagedBackground[] = [];
-beforeEach(async () => {
-  fakeBrowser.reset();
-  h = await startHarness({ now: undefined });
-});
-afterEach(async () => {
-  for (const bg of started.splice(0)) await callAs(bg, 'vault.lock').catch(() => undefined);
-  await h.close();
-});
+const { start } = useSandboxBackgrounds({ dbPrefix: 'approval-reads', onStart: (x) => (h = x) });
 
 describe("the approval window's reads for a site's request", () => {
   it("count in the sites' share: refused at half the request budget, and the popup's reads still go", async () => {
-    const bg = withPages(startBackground({ browser, dbName: 'approval-reads', kdf: KDF, bounds: BOUNDS }));
-    started.push(bg);
-    await onboardDemo(bg, h, page);
+    const bg = await start({ page });
     const account = h.demo.owner.address;
     const limit = h.ctx.config.perpsRequestBudget.limit;
     let spent = 0;

@@ -231,39 +231,37 @@ describe("the person's order-book key set-up and deposit wallet creation hold th
   };
   const keyRequests = (c: Ctx, from: number) => c.sent.slice(from).filter((s) => /\/auth\/(api-key|derive-api-key|builder-api-key)$/.test(new URL(s.url).pathname));
   const submits = (c: Ctx, from: number) => c.sent.slice(from).filter((s) => s.method === 'POST' && s.url.endsWith('/relayer/submit'));
+  /**
+   * Calls procedure `type` for `c`'s account with the relayer's deployed check held; once it is held runs
+   * `during` (an ending event, or nothing), then lets the check go. Returns the reply and the wire's length
+   * at that moment (what was sent after it came from the rest of the procedure).
+   */
+  const heldAtDeployed = async (c: Ctx & { owner: string }, type: string, during: () => Promise<void> = async () => undefined) => {
+    const x = hold((url, m) => m === 'GET' && url.includes('/relayer/deployed'));
+    c.holds.push(x);
+    const pending = callAs(c.bg, type, { account: c.owner });
+    await until(() => x.held > 0);
+    await during();
+    const from = c.sent.length;
+    x.release();
+    return { reply: (await pending) as Reply, from };
+  };
 
   it('with no ending event the deposit wallet is set up and created (the set-up reaches both)', async () => {
     const c = await fresh('deposit-none');
-    const x = hold((url, m) => m === 'GET' && url.includes('/relayer/deployed'));
-    c.holds.push(x);
-    const derived = callAs(c.bg, 'clob.depositWallet.derive', { account: c.owner });
-    await until(() => x.held > 0);
-    const from = c.sent.length;
-    x.release();
-    expect(((await derived) as Reply).error).toBeUndefined();
-    expect(keyRequests(c, from).length).toBeGreaterThan(0);
-    const y = hold((url, m) => m === 'GET' && url.includes('/relayer/deployed'));
-    c.holds.push(y);
-    const created = callAs(c.bg, 'clob.depositWallet.create', { account: c.owner });
-    await until(() => y.held > 0);
-    const from2 = c.sent.length;
-    y.release();
-    expect(((await created) as Reply).error).toBeUndefined();
-    expect(submits(c, from2)).toHaveLength(1);
+    const derived = await heldAtDeployed(c, 'clob.depositWallet.derive');
+    expect(derived.reply.error).toBeUndefined();
+    expect(keyRequests(c, derived.from).length).toBeGreaterThan(0);
+    const created = await heldAtDeployed(c, 'clob.depositWallet.create');
+    expect(created.reply.error).toBeUndefined();
+    expect(submits(c, created.from)).toHaveLength(1);
   }, 30_000);
 
   for (const k of ['accountSwitch', 'venueChange', 'panic'] as const) {
     const ending = ENDINGS[k];
     it(`no API key is created or derived once ${ending.name} during the set-up's reads`, async () => {
       const c = await fresh(`derive-${k}`);
-      const x = hold((url, m) => m === 'GET' && url.includes('/relayer/deployed'));
-      c.holds.push(x);
-      const derived = callAs(c.bg, 'clob.depositWallet.derive', { account: c.owner });
-      await until(() => x.held > 0);
-      await ending.run(c);
-      const from = c.sent.length;
-      x.release();
-      const reply = (await derived) as Reply;
+      const { reply, from } = await heldAtDeployed(c, 'clob.depositWallet.derive', () => ending.run(c));
       await sleep(50);
       expect(keyRequests(c, from), 'key requests after the event').toEqual([]);
       expect(ENDED_CODES, `the popup's error (${reply.error?.shortMessage})`).toContain(reply.error?.code);
@@ -272,14 +270,7 @@ describe("the person's order-book key set-up and deposit wallet creation hold th
     it(`no deposit-wallet creation is submitted once ${ending.name} during its deployed check`, async () => {
       const c = await fresh(`create-${k}`);
       expect(((await callAs(c.bg, 'clob.depositWallet.derive', { account: c.owner })) as Reply).error).toBeUndefined();
-      const x = hold((url, m) => m === 'GET' && url.includes('/relayer/deployed'));
-      c.holds.push(x);
-      const created = callAs(c.bg, 'clob.depositWallet.create', { account: c.owner });
-      await until(() => x.held > 0);
-      await ending.run(c);
-      const from = c.sent.length;
-      x.release();
-      const reply = (await created) as Reply;
+      const { reply, from } = await heldAtDeployed(c, 'clob.depositWallet.create', () => ending.run(c));
       await sleep(50);
       expect(submits(c, from), 'relayer submissions after the event').toEqual([]);
       expect(ENDED_CODES, `the popup's error (${reply.error?.shortMessage})`).toContain(reply.error?.code);

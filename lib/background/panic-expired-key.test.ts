@@ -5,38 +5,25 @@
  * Against the in-process sandbox, whose records are the truth.
  */
 import 'fake-indexeddb/auto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { startHarness, type Harness } from '../sandbox/testkit';
-import { startBackground } from './index';
+import type { Harness } from '../sandbox/testkit';
 import type { PanicReport, PanicTiming } from './panic';
-import { BOUNDS, browser, callAs, KDF, markPrice, until, withPages, type PagedBackground, type Reply } from './testkit';
+import { callAs, markPrice, onTick, until, useSandboxBackgrounds, type PagedBackground, type Reply } from './testkit';
 
 const TIMING: PanicTiming = { drainMs: 300, requestTimeoutMs: 1_000, venuesMaxMs: 4_000 };
 
 let h: Harness;
-let n = 0;
-const started: PagedBackground[] = [];
-beforeEach(async () => {
-  fakeBrowser.reset();
-  h = await startHarness({ now: undefined });
-});
-afterEach(async () => {
-  for (const bg of started.splice(0)) await callAs(bg, 'vault.lock').catch(() => undefined);
-  await h.close();
-});
+const { start } = useSandboxBackgrounds({ dbPrefix: 'panic-expired', onStart: (x) => (h = x) });
 const ok = async (bg: PagedBackground, type: string, payload: unknown = {}) => {
   const r = (await callAs(bg, type, payload)) as Reply;
   if (!r.ok) throw new Error(`${type}: ${JSON.stringify(r.error)}`);
   return r.result;
 };
-const onTick = (x: number, tick: number, dp: number) => (Math.floor(x / tick) * tick).toFixed(dp);
 
 describe('panic and an expired proxy key', () => {
   it("the account's perps step says its orders were not cancelled because its key expired, and the report is not ok", async () => {
-    const bg = withPages(startBackground({ browser, dbName: `panic-expired-${n++}`, kdf: KDF, bounds: BOUNDS, panicTiming: TIMING }));
-    started.push(bg);
+    const bg = await start({ panicTiming: TIMING });
     await ok(bg, 'vault.create', { password: 'a good password' });
     await ok(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
     const key = generatePrivateKey();

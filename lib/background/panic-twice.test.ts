@@ -4,38 +4,22 @@
  * its steps did not happen. Against the in-process sandbox, whose records are the truth.
  */
 import 'fake-indexeddb/auto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { startHarness, type Harness } from '../sandbox/testkit';
-import { startBackground } from './index';
+import { describe, expect, it } from 'vitest';
+import type { Harness } from '../sandbox/testkit';
 import { panicBoundMs, type PanicReport, type PanicTiming } from './panic';
 import { stepOk } from './panic-accounts';
-import { BOUNDS, browser, callAs, KDF, markPrice, onboardDemo, pageSender, withPages, type PagedBackground, type Reply } from './testkit';
+import { markPrice, onTick, pageSender, useSandboxBackgrounds, type PagedBackground } from './testkit';
 
 const page = pageSender('https://trade.example', 8);
 const TIMING: PanicTiming = { drainMs: 300, requestTimeoutMs: 2_000, venuesMaxMs: 5_000 };
 
 let h: Harness;
-let n = 0;
-const started: PagedBackground[] = [];
-beforeEach(async () => {
-  fakeBrowser.reset();
-  h = await startHarness({ now: undefined });
-});
-afterEach(async () => {
-  for (const bg of started.splice(0)) await callAs(bg, 'vault.lock').catch(() => undefined);
-  await h.close();
-});
-const call = async (bg: PagedBackground, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply;
-const owner = () => h.demo.owner.address;
-const onTick = (x: number, tick: number, dp: number) => (Math.floor(x / tick) * tick).toFixed(dp);
+const { call, owner, start } = useSandboxBackgrounds({ dbPrefix: 'panic-twice', onStart: (x) => (h = x) });
 const openPerps = () => [...h.ctx.venue.orders.values()].filter((o) => o.owner === owner().toLowerCase() && o.status === 'open');
 const liveClob = () => [...h.ctx.clob.orders.values()].filter((o) => o.address === owner().toLowerCase() && o.status === 'live');
 
 async function ready(): Promise<PagedBackground> {
-  const bg = withPages(startBackground({ browser, dbName: `panic-twice-${n++}`, kdf: KDF, bounds: BOUNDS, panicTiming: TIMING }));
-  started.push(bg);
-  await onboardDemo(bg, h, page);
+  const bg = await start({ page, panicTiming: TIMING });
   const p = Number(await markPrice(h, 2));
   expect((await call(bg, 'perps.send', { account: owner(), op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: onTick(p * 0.9, 0.05, 2), tif: 'gtc', po: true }] } })).ok).toBe(true);
   const tokenId = h.ctx.clob.markets[0]!.tokenIds[0];

@@ -6,13 +6,11 @@
  * retries within its bound. Against the in-process sandbox, whose records are the truth.
  */
 import 'fake-indexeddb/auto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { startBackground } from './index';
+import { describe, expect, it } from 'vitest';
 import { panicBoundMs, type PanicReport, type PanicTiming } from './panic';
-import { BOUNDS, browser, callAs, KDF, markPrice, onboardDemo, pageSender, until, withPages, type PagedBackground, type Reply } from './testkit';
+import { markPrice, onTick, pageSender, until, useSandboxBackgrounds, type PagedBackground } from './testkit';
 import { describeGrant } from '../grants/evaluate';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import type { Harness } from '../sandbox/testkit';
 import { MultiWindow } from '../ratelimit/sliding-window';
 
 const SITE = 'https://flood.example';
@@ -22,26 +20,12 @@ const GRANT = { venue: 'perps', allow: { order: true, cancel: true, leverage: fa
 const TIMING: PanicTiming = { drainMs: 500, requestTimeoutMs: 2_000, venuesMaxMs: 8_000 };
 
 let h: Harness;
-const started: PagedBackground[] = [];
-let n = 0;
 // A sandbox per test: the venue's rate-limit windows one test spends must not reach the next.
-beforeEach(async () => {
-  fakeBrowser.reset();
-  h = await startHarness({ now: undefined });
-});
-afterEach(async () => {
-  for (const bg of started.splice(0)) await callAs(bg, 'vault.lock').catch(() => undefined);
-  await h.close();
-});
-const call = async (bg: PagedBackground, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply;
-const owner = () => h.demo.owner.address;
+const { call, owner, start } = useSandboxBackgrounds({ dbPrefix: 'reserve', onStart: (x) => (h = x) });
 const accepted = (from = 0) => h.ctx.requestLog.slice(from).filter((r) => r.method === 'POST' && r.path === '/perps/v1/trade/orders' && r.status === 200);
-const onTick = (x: number, tick: number, dp: number) => (Math.floor(x / tick) * tick).toFixed(dp);
 
 async function ready(): Promise<PagedBackground> {
-  const bg = withPages(startBackground({ browser, dbName: `reserve-${n++}`, kdf: KDF, bounds: BOUNDS, panicTiming: TIMING }));
-  started.push(bg);
-  await onboardDemo(bg, h, page);
+  const bg = await start({ page, panicTiming: TIMING });
   await bg.grants().create({ origin: SITE, account: owner(), limits: GRANT as never, durationMs: 3_600_000 });
   await until(async () => ((await call(bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] }).venues.some((v) => v.venue === 'perps' && v.armed), 1_000);
   return bg;

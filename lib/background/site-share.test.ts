@@ -5,40 +5,24 @@
  * and is told "slow down" with a code no dapp library retries at once. Against the in-process sandbox.
  */
 import 'fake-indexeddb/auto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { startHarness, type Harness } from '../sandbox/testkit';
-import { startBackground } from './index';
+import { describe, expect, it } from 'vitest';
+import type { Harness } from '../sandbox/testkit';
 import type { PanicReport } from './panic';
-import { BOUNDS, browser, callAs, KDF, markPrice, onboardDemo, pageSender, VIEM_RETRIES, withPages, type PagedBackground, type Reply } from './testkit';
+import { markPrice, onTick, pageSender, useSandboxBackgrounds, VIEM_RETRIES } from './testkit';
 
 const SITE = 'https://closer.example';
 const page = pageSender(SITE, 9);
 const GRANT = { venue: 'perps', allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '50000', dailyNotional: '100000000', priceBandPct: '20', slippagePct: '1' };
 
 let h: Harness;
-let n = 0;
-const started: PagedBackground[] = [];
-beforeEach(async () => {
-  fakeBrowser.reset();
-  h = await startHarness({ now: undefined });
-});
-afterEach(async () => {
-  for (const bg of started.splice(0)) await callAs(bg, 'vault.lock').catch(() => undefined);
-  await h.close();
-});
-const call = async (bg: PagedBackground, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply;
-const owner = () => h.demo.owner.address;
-const onTick = (x: number, tick: number, dp: number) => (Math.floor(x / tick) * tick).toFixed(dp);
+const { call, owner, start } = useSandboxBackgrounds({ dbPrefix: 'site-share', onStart: (x) => (h = x) });
 /** The orders of every order submission the venue received from `from` on (whatever it answered). */
 const ordersSent = (from: number) =>
   h.ctx.requestLog.slice(from).filter((r) => r.method === 'POST' && r.path === '/perps/v1/trade/orders').reduce((s, r) => s + ((JSON.parse(r.body ?? '{}') as { op?: { args?: unknown[] } }).op?.args?.length ?? 0), 0);
 
 describe("a site's reduce-only orders under its standing permission", () => {
   it("draw on the sites' share: refused at half the action budget with -32002, and the person's own order, close and cancel still go", async () => {
-    const bg = withPages(startBackground({ browser, dbName: `site-share-${n++}`, kdf: KDF, bounds: BOUNDS }));
-    started.push(bg);
-    await onboardDemo(bg, h, page);
+    const bg = await start({ page });
     await bg.grants().create({ origin: SITE, account: owner(), limits: GRANT as never, durationMs: 3_600_000 });
     // The person holds an ETH long, so the site's reduce-only sells are real closes at the venue.
     const mark = Number(await markPrice(h, 2));
@@ -69,9 +53,7 @@ describe("a site's reduce-only orders under its standing permission", () => {
 
 describe("a page that spends the venue's public read budget itself", () => {
   it("panic still cancels and closes the person's position: it needs no public read", async () => {
-    const bg = withPages(startBackground({ browser, dbName: `site-share-${n++}`, kdf: KDF, bounds: BOUNDS }));
-    started.push(bg);
-    await onboardDemo(bg, h, page);
+    const bg = await start({ page });
     const mark = Number(await markPrice(h, 2));
     expect((await call(bg, 'perps.send', { account: owner(), op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '1', p: onTick(mark * 1.005, 0.05, 2), tif: 'ioc' }] } })).ok).toBe(true);
     expect((await call(bg, 'perps.send', { account: owner(), op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: onTick(mark * 0.9, 0.05, 2), tif: 'gtc', po: true }] } })).ok).toBe(true);

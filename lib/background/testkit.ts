@@ -10,9 +10,9 @@ import type { BrowserSender } from '../messaging/router';
 import { PORT_NAME, readReply, type PageEventMessage } from '../bridge/framing';
 import { disconnected, fromRpcError, userRejected, type ProviderRpcError } from '../provider/errors';
 import type { BackgroundBrowser, BrowserPort } from './browser';
-import { startBackground, type Background } from './index';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startBackground, type Background, type BackgroundOptions } from './index';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import { startHarness, startLyingGateway, type Harness, type LyingGateway } from '../sandbox/testkit';
 import { WebSocket as NodeWebSocket } from 'ws';
 import type { WebSocketConstructor } from '../streams/perps';
 import type { AuditJournal } from '../audit/journal';
@@ -425,4 +425,85 @@ export function pagePathKit(o: { harness: () => Harness; started: PagedBackgroun
     /** A BTC-only grant whose 24 h cap is `k` times the notional of one 0.01 BTC order at the mark. */
     capOf: async (k: number) => ({ ...btcOnly, dailyNotional: (Number(await mark(1)) * 0.01 * k).toFixed(2) }),
   };
+}
+
+/** `x` rounded down to a multiple of `tick`, with `dp` decimals (a price string the venue accepts). */
+export const onTick = (x: number, tick: number, dp: number): string => (Math.floor(x / tick) * tick).toFixed(dp);
+
+/**
+ * The lifecycle of a background suite with a sandbox per test (the rate-limit windows one test spends
+ * must not reach the next), called once at a test file's top level: before each test resets the fake
+ * browser and starts the in-process sandbox on the wall clock (`onStart` receives it); after each, locks
+ * every background `start` started and closes the sandbox. `start` starts a background on the kit's
+ * fake browser (database `${dbPrefix}-${n}`, the kit's KDF and bounds, plus `o`'s options) and, given
+ * `page`, onboards the demo account with that page connected (`onboardDemo`). `call` is `callAs` read
+ * as a `Reply`; `owner()` is the demo owner's address.
+ */
+export function useSandboxBackgrounds(o: { dbPrefix: string; onStart: (h: Harness) => void }) {
+  let h: Harness | undefined;
+  let n = 0;
+  const started: PagedBackground[] = [];
+  const harness = (): Harness => {
+    if (!h) throw new Error('No sandbox: it starts before each test.');
+    return h;
+  };
+  beforeEach(async () => {
+    fakeBrowser.reset();
+    h = await startHarness({ now: undefined });
+    o.onStart(h);
+  });
+  afterEach(async () => {
+    for (const bg of started.splice(0)) await callAs(bg, 'vault.lock').catch(() => undefined);
+    await h?.close();
+  });
+  return {
+    harness,
+    call: async (bg: PagedBackground, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply,
+    owner: () => harness().demo.owner.address,
+    /** A background on the sandbox (`x.page`: onboarded with that page connected), locked after the test. */
+    start: async (x: { page?: BrowserSender } & Omit<BackgroundOptions, 'browser' | 'dbName' | 'kdf' | 'bounds'> = {}): Promise<PagedBackground> => {
+      const { page, ...options } = x;
+      const bg = withPages(startBackground({ browser, dbName: `${o.dbPrefix}-${n++}`, kdf: KDF, bounds: BOUNDS, ...options }));
+      started.push(bg);
+      if (page) await onboardDemo(bg, harness(), page);
+      return bg;
+    },
+  };
+}
+
+/**
+ * The set-up of the suites that read through a lying gateway, called once at a test file's top level:
+ * the suite's sandbox (`sandboxSuite`; `onStart` receives it), the hop `startLyingGateway` puts in
+ * front of it before all tests (`onGateway` receives it; closed after all tests), `kit` (`pagePathKit` for `site` /
+ * `page`, databases named `dbPrefix`) and `onHop()`: a background onboarded on the sandbox, then
+ * pointed at the hop for every venue URL (as a custom gateway URL).
+ */
+export function lyingGatewaySuite(o: { site: string; page: BrowserSender; dbPrefix: string; onStart: (h: Harness) => void; onGateway: (hop: LyingGateway) => void }) {
+  let h: Harness | undefined;
+  let hop: LyingGateway | undefined;
+  const started = sandboxSuite((x) => {
+    h = x;
+    o.onStart(x);
+  });
+  const harness = (): Harness => {
+    if (!h) throw new Error('No sandbox: it starts before all tests.');
+    return h;
+  };
+  const kit = pagePathKit({ harness, started, site: o.site, page: o.page, dbPrefix: o.dbPrefix });
+  beforeAll(async () => {
+    await until(() => h !== undefined);
+    hop = await startLyingGateway(harness().url);
+    o.onGateway(hop);
+  });
+  afterAll(async () => {
+    await hop?.close();
+  });
+  async function onHop(): Promise<PagedBackground> {
+    if (!hop) throw new Error('No gateway hop: it starts before all tests.');
+    const { bg } = await kit.ready();
+    const r = (await callAs(bg, 'settings.set', { perpsUrl: `${hop.url}/perps`, clobUrl: `${hop.url}/clob`, gammaUrl: `${hop.url}/gamma`, dataUrl: `${hop.url}/data` })) as { ok: boolean };
+    expect(r.ok).toBe(true);
+    return bg;
+  }
+  return { started, kit, onHop };
 }

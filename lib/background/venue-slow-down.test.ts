@@ -6,13 +6,11 @@
  * in-process sandbox, whose records are the truth.
  */
 import 'fake-indexeddb/auto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { describe, expect, it } from 'vitest';
+import type { Harness } from '../sandbox/testkit';
 import { MultiWindow } from '../ratelimit/sliding-window';
-import { startBackground } from './index';
 import { panicBoundMs, type PanicReport, type PanicTiming } from './panic';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, pageSender, withPages, type PagedBackground, type Reply } from './testkit';
+import { pageSender, useSandboxBackgrounds } from './testkit';
 
 const SITE = 'https://trade.example';
 const page = pageSender(SITE, 6);
@@ -20,18 +18,7 @@ const page = pageSender(SITE, 6);
 const ANSWER_MS = 20_000;
 
 let h: Harness;
-let n = 0;
-const started: PagedBackground[] = [];
-beforeEach(async () => {
-  fakeBrowser.reset();
-  h = await startHarness({ now: undefined });
-});
-afterEach(async () => {
-  for (const bg of started.splice(0)) await callAs(bg, 'vault.lock').catch(() => undefined);
-  await h.close();
-});
-const call = async (bg: PagedBackground, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply;
-const owner = () => h.demo.owner.address;
+const { call, owner, start } = useSandboxBackgrounds({ dbPrefix: 'slow-down', onStart: (x) => (h = x) });
 /** `p`'s reply, or 'still waiting' after `ms`. */
 const within = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), ms))]);
 
@@ -41,9 +28,7 @@ async function ready(answer?: (url: string, method: string) => Response | undefi
     const url = String(input instanceof Request ? input.url : input);
     return answer?.(url, init?.method ?? 'GET') ?? fetch(input, init);
   };
-  const bg = withPages(startBackground({ browser, dbName: `slow-down-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, ...(panicTiming ? { panicTiming } : {}) }));
-  started.push(bg);
-  await onboardDemo(bg, h, page);
+  const bg = await start({ page, fetchFn, ...(panicTiming ? { panicTiming } : {}) });
   const tokenId = h.ctx.clob.markets[0]!.tokenIds[0];
   const posted = await call(bg, 'clob.postOrders', { account: owner(), orders: [{ tokenId, side: 'BUY', price: '0.2', size: '10', orderType: 'GTC' }] });
   expect(posted.ok).toBe(true);
