@@ -89,6 +89,16 @@ export function countOpenPerps(service: SigningService, account: string, ms: num
     .catch(() => undefined);
 }
 
+/** How long panic's perps cancel waits for the open-order count it reports (ms). */
+const COUNT_WAIT_MS = 500;
+
+/** `p`'s value when it comes within `ms`, else `undefined` (never rejects while `p` does not). */
+function firstWithin<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Starts one account's row (`run.row` is filled in as its steps finish; `openPerps` the count of its open
  * perps orders read before the cancel, `countOpenPerps`): perps `cancelAll` and order-book
@@ -116,8 +126,10 @@ export function cancelAccount(t: PanicTarget, d: AccountDeps, openPerps: Promise
       return;
     }
     try {
+      // The count must be read before the cancel lands (read after it, it says 0); it may hold the cancel
+      // back by at most COUNT_WAIT_MS, and a count that comes later is not used.
+      const n = await firstWithin(openPerps, Math.min(COUNT_WAIT_MS, ms));
       await cancelPolitely(() => d.service.perpsSend(t.account, cancelAll({}), { origin: 'panic', summary: 'Panic: cancel every perps order', ...pass }), { ms, until: d.until, now: d.now });
-      const n = await openPerps;
       row.perps = { ok: true, detail: n === undefined ? 'every open order cancelled' : `${n} open order(s) cancelled` };
     } catch (e) {
       row.perps = failed('perps', e);

@@ -224,6 +224,7 @@ describe('issue #21: a new API user, from a fresh install to a filled type-3 ord
     await rpc.fill('http://localhost:8545');
     await h.screenshot(popup, '64-deposit-settings');
     await popup.getByRole('button', { name: 'Save', exact: true }).click();
-    await expect.poll(async () => ((await messenger(popup)('settings.get')).result as { settings?: { rpcUrl?: string } }).settings?.rpcUrl).toBe('http://localhost:8545');
+    // A venue setting's save ends what was allowed before it (windows, grants' requests) first: allow it a few seconds under load.
+    await expect.poll(async () => ((await messenger(popup)('settings.get')).result as { settings?: { rpcUrl?: string } }).settings?.rpcUrl, { timeout: 10_000 }).toBe('http://localhost:8545');
   });
 });
