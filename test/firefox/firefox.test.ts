@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { pageAt } from './pages';
+import { approveWindow, pageAt } from './pages';
 import { startSandbox, type RunningSandbox } from '../../lib/sandbox/server';
 
 const FIREFOX = ['/usr/bin/firefox-esr', '/usr/bin/firefox'].find((p) => existsSync(p));
@@ -26,18 +26,6 @@ let ext: Page;
 declare const chrome: { runtime: { sendMessage: (m: unknown) => Promise<{ ok: boolean; result?: unknown; error?: unknown }> } };
 
 const send = (type: string, payload: unknown = {}) => ext.evaluate((t, p) => chrome.runtime.sendMessage({ type: t, payload: p }), type, payload);
-async function approveWindow(): Promise<void> {
-  const w = await pageAt(browser, (u) => u.startsWith('moz-extension://') && u.endsWith('/approval.html'));
-  await w.bringToFront();
-  // A request must be on show (an enabled Approve), not the empty queue of a window still closing.
-  await w.waitForFunction(() => {
-    const b = document.querySelector('[data-testid="approve"]');
-    return b instanceof HTMLButtonElement && !b.disabled;
-  }, { timeout: 20_000 });
-  await w.click('[data-testid="approve"]');
-  // Done with this request before the next: the window closes or empties (a closed window ends the wait).
-  await w.waitForFunction(() => !document.querySelector('[data-testid="approve"]'), { timeout: 10_000 }).catch(() => undefined);
-}
 
 // The Firefox build's manifest (no browser needed): the side-panel cockpit is Firefox's sidebar (issue #19
 // "A cockpit that stays open": Chrome `side_panel`, Firefox `sidebar_action`). In CI the build exists.
@@ -96,13 +84,13 @@ describe.runIf(ready || !!process.env.CI)('Firefox ESR (real, headless)', () => 
     await demo.goto(`${sandbox.url}/demo`);
     await demo.waitForFunction(() => document.body.innerText.includes('Found Countersign'), { timeout: 15_000 });
     await demo.click('#connect');
-    await approveWindow();
+    await approveWindow(browser);
     await demo.waitForFunction(() => (window as unknown as { __last?: { label: string; ok: boolean } }).__last?.label === 'connect', { timeout: 15_000 });
     expect(await demo.evaluate(() => (window as unknown as { __last: { ok: boolean } }).__last.ok)).toBe(true);
     const before = sandbox.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/orders' && r.status === 200).length;
     await demo.bringToFront();
     await demo.click('#order');
-    await approveWindow();
+    await approveWindow(browser);
     await demo.waitForFunction(() => (window as unknown as { __last?: { label: string } }).__last?.label === 'order', { timeout: 30_000 });
     expect(await demo.evaluate(() => (window as unknown as { __last: { ok: boolean } }).__last.ok)).toBe(true);
     expect(sandbox.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/orders' && r.status === 200).length - before).toBe(1);

@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { pageAt } from '../firefox/pages';
+import { approveWindow, pageAt } from '../firefox/pages';
 import { startSandbox, type RunningSandbox } from '../../lib/sandbox/server';
 import { startHttpsFront, type HttpsFront } from './https-front';
 import { artifact, ensureRelease } from './artifacts';
@@ -36,17 +36,6 @@ const send = (type: string, payload: unknown = {}) => ext.evaluate((t, p) => chr
 const loopbackGranted = () => ext.evaluate(() => chrome.permissions.contains({ origins: ['http://127.0.0.1/*'] }));
 const click = (p: Page, text: string) => p.locator(`::-p-text(${text})`).click();
 
-/** Approves the request in the approval window once its Approve button is armed. */
-async function approveWindow(): Promise<void> {
-  const w = await pageAt(browser, (u) => u.startsWith('moz-extension://') && u.endsWith('/approval.html'));
-  await w.bringToFront();
-  await w.waitForFunction(() => {
-    const b = document.querySelector('[data-testid="approve"]');
-    return b instanceof HTMLButtonElement && !b.disabled;
-  }, { timeout: 20_000 });
-  await w.click('[data-testid="approve"]');
-  await w.waitForFunction(() => !document.querySelector('[data-testid="approve"]'), { timeout: 10_000 }).catch(() => undefined);
-}
 
 // In CI the Firefox flow must run (CI installs firefox-esr); elsewhere it is skipped when Firefox is missing.
 describe.runIf(!!FIREFOX || !!process.env.CI)('the Firefox release zip in real Firefox ESR', () => {
@@ -109,14 +98,14 @@ describe.runIf(!!FIREFOX || !!process.env.CI)('the Firefox release zip in real F
     await demo.goto(`${front.url}/demo`);
     await demo.waitForFunction(() => document.body.innerText.includes('Found Countersign'), { timeout: 15_000 });
     await demo.click('#connect');
-    await approveWindow();
+    await approveWindow(browser);
     await demo.waitForFunction(() => (window as unknown as { __last?: { label: string } }).__last?.label === 'connect', { timeout: 15_000 });
     expect(await demo.evaluate(() => (window as unknown as { __last: { ok: boolean } }).__last.ok)).toBe(true);
     const placed = () => sandbox.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/orders' && r.status === 200).length;
     const before = placed();
     await demo.bringToFront();
     await demo.click('#order');
-    await approveWindow();
+    await approveWindow(browser);
     await demo.waitForFunction(() => (window as unknown as { __last?: { label: string } }).__last?.label === 'order', { timeout: 30_000 });
     expect(await demo.evaluate(() => (window as unknown as { __last: { ok: boolean } }).__last.ok)).toBe(true);
     expect(placed() - before).toBe(1);
