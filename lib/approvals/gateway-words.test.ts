@@ -201,6 +201,7 @@ describe('notifications', () => {
       vault: bg.vault(),
       grants: bg.grants(),
       service: bg.service(),
+      reads: bg.reads(),
     });
     n.onPush({ account: h.demo.owner.address, push: { kind: 'fills', fills: parsePerpsAnswer('fills', { data: fills }).data } } as never);
     await until(() => raised.length > 0);
@@ -252,7 +253,7 @@ describe('order-book orders under a grant', () => {
   async function grantedBuy(bg: PagedBackground, token: string): Promise<string> {
     await bg.grants().create({ origin: SITE, account: kit.owner(), limits: { venue: 'clob', markets: [token], allow: { order: true }, maxNotional: '100', dailyNotional: '1000', priceBandPct: '20' } as never, durationMs: 3_600_000 });
     await until(() => kit.armed(bg, 'clob'));
-    const mid = Number(await bg.service().clobMid(token));
+    const mid = Number(await bg.reads().clobMid(token));
     let cents = Math.floor(mid * 100);
     if (cents % 10 === 0) cents -= 1;
     return (cents / 100).toFixed(2);

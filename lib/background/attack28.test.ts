@@ -216,7 +216,7 @@ describe('28.2 revoke, lock, panic while the signed order waits for its journal 
     const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
     const g = await bg.grants().create({ origin: SITE, account: owner(), limits: { venue: 'clob', markets: [token], allow: { order: true }, maxNotional: '100', dailyNotional: '1000', priceBandPct: '2' } as never, durationMs: 3_600_000 });
     await until(() => armed(bg, 'clob'));
-    const mid = Number(await bg.service().clobMid(token));
+    const mid = Number(await bg.reads().clobMid(token));
     const params = { orders: [{ tokenId: token, side: 'BUY', price: (Math.floor(mid * 100) / 100).toFixed(2), size: '10', orderType: 'GTC' }] };
     const clobPosts = () => wire.sent.filter((x) => x.method === 'POST' && /\/clob\/orders?$/.test(x.url)).length;
     const first = await settle(bg.page(page).request('clob_postOrders', params));

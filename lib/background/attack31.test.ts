@@ -122,7 +122,7 @@ describe('31.2 the order-book path across a worker stop', () => {
   it('holds: clob_postOrders under a grant (cap 2.5 orders) whose use write fails (the use is in the journal only), the worker stops; the next worker\'s two posts: one goes, the other asks', async () => {
     const { bg, wire, dbName } = await ready();
     const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
-    const mid = Number(await bg.service().clobMid(token));
+    const mid = Number(await bg.reads().clobMid(token));
     const price = (Math.floor(mid * 100) / 100).toFixed(2);
     const one = Number(price) * 10;
     await bg.grants().create({ origin: SITE, account: owner(), limits: { venue: 'clob', markets: [token], allow: { order: true }, maxNotional: '100', dailyNotional: (one * 2.5).toFixed(2), priceBandPct: '2' } as never, durationMs: 3_600_000 });

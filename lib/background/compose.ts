@@ -19,6 +19,8 @@ import { recoverAuditJournal, sessionAuditJournal } from '../audit/journal';
 import { GrantService, type LeftoverUse } from '../grants/service';
 import { readSettings, type Settings } from '../settings';
 import { SigningService } from '../signer/service';
+import { VenueReads } from '../reads/venue-reads';
+import { WeightMeter } from '../ratelimit/meter';
 import { openVaultDb, type VaultDb } from '../vault/db';
 import { Vault, type SessionState, type SessionStore } from '../vault/vault';
 import { VaultLockedError } from '../vault/errors';
@@ -72,6 +74,8 @@ export type Services = {
   db: VaultDb;
   vault: Vault;
   service: SigningService;
+  /** The venue reads (books, portfolio, open orders), on the signer's weight meter. */
+  reads: VenueReads;
   grants: GrantService;
   deadman: DeadMan;
   locks: Locks;
@@ -141,7 +145,10 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   // Perps commands go over the account's live session when there is one (issue #22); `streams` is built below and only read at send time.
   // The one authority epoch every signing path checks (`lib/authority/epoch.ts`).
   const authority = new Authority();
-  const service = new SigningService({ authority, vault, db, settings, fetchFn: o.fetchFn, now, journal, session: (account, perpsUrl) => streams.session(account, perpsUrl), onUnrecorded: (what) => notifications.unrecorded(what) });
+  // One weight meter per gateway, shared by the reads and the signed commands; the account's own order-book reads are L2-signed, so they go through the signer.
+  const meter = new WeightMeter(now);
+  const reads: VenueReads = new VenueReads({ vault, settings, meter, clobRead: (account, path): Promise<unknown> => service.clobRead(account, path), ...(o.fetchFn ? { fetchFn: o.fetchFn } : {}) });
+  const service = new SigningService({ authority, vault, db, settings, fetchFn: o.fetchFn, now, journal, meter, reads, session: (account, perpsUrl) => streams.session(account, perpsUrl), onUnrecorded: (what) => notifications.unrecorded(what) });
   // The grant uses a stopped worker sent under before their vault write was stored: merged at the grants' first read (issue #20).
   const leftoverUses = async (): Promise<LeftoverUse[]> => (await journal.leftovers()).flatMap(({ id, record }) => (record.use ? [{ use: record.use, settle: () => void journal.useStored(id).catch(() => undefined) }] : []));
   const grants = new GrantService({ authority, vault, now, onChange: (live) => grantsChanged(live), leftoverUses });
@@ -159,8 +166,8 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     return provider.request(origin, method, params);
   };
   // Issue #22: the live streams (proxy secrets stay here; pages get derived pushes only).
-  const streams = createBackgroundStreams({ vault, db, service, grants, lifetime, settings: () => readSettings(db), broadcast: (m) => void browser.runtime.sendMessage?.(m).catch(() => undefined), now, ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}) });
-  const notifications = createBackgroundNotifications({ browser, db, vault, grants, service, now }); // issue #22: raised from the stream pushes
+  const streams = createBackgroundStreams({ vault, db, reads, grants, lifetime, settings: () => readSettings(db), broadcast: (m) => void browser.runtime.sendMessage?.(m).catch(() => undefined), now, ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}) });
+  const notifications = createBackgroundNotifications({ browser, db, vault, grants, service, reads, now }); // issue #22: raised from the stream pushes
   streams.onPush(notifications.onPush);
   void recoverAuditJournal(journal, auditLog(db, () => vault.auditKey(), { now }), (kind) => notifications.unrecorded(kind.slice(kind.indexOf('.') + 1), { stopped: true })).catch(() => undefined);
   const route = createRouter(
@@ -170,6 +177,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
         vault,
         db,
         service,
+        reads,
         registry,
         grants,
         deadman: () => deadman.state,
@@ -212,5 +220,5 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     if (reply.ok) await locks.activity(procedure, sender);
     return reply;
   };
-  return { db, vault, service, grants, deadman, locks, handle, servePage, streams };
+  return { db, vault, service, reads, grants, deadman, locks, handle, servePage, streams };
 }

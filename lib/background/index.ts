@@ -12,6 +12,7 @@
 import { ApprovalRegistry } from '../approvals/registry';
 import type { BrowserSender } from '../messaging/router';
 import type { Reply } from '../messaging/protocol';
+import type { VenueReads } from '../reads/venue-reads';
 import type { SigningService } from '../signer/service';
 import type { GrantService } from '../grants/service';
 import type { VaultDb } from '../vault/db';
@@ -38,6 +39,8 @@ export type Background = {
   vault: () => Vault;
   db: () => VaultDb;
   service: () => SigningService;
+  /** The venue reads (books, portfolio, open orders). */
+  reads: () => VenueReads;
   grants: () => GrantService;
   /** The perps session of `account` at `perpsUrl` when the background holds one (`BackgroundStreams.session`; the bench's submit stage). */
   session: (account: string, perpsUrl: string) => PerpsSessionTransport | undefined;
@@ -83,5 +86,5 @@ export function startBackground(o: BackgroundOptions): Background {
     if (command === 'panic') void browser.windows?.create({ url: browser.runtime.getURL('/popup.html#panic'), type: 'popup', width: 400, height: 600, focused: true });
   });
 
-  return { ready, handle, vault: () => get().vault, db: () => get().db, service: () => get().service, grants: () => get().grants, session: (a, u) => get().streams.session(a, u), registry, lock };
+  return { ready, handle, vault: () => get().vault, db: () => get().db, service: () => get().service, reads: () => get().reads, grants: () => get().grants, session: (a, u) => get().streams.session(a, u), registry, lock };
 }

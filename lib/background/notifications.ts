@@ -19,6 +19,7 @@ import { readNotificationPrefs, writeNotificationPrefs, type NotificationPrefs }
 import { createNotificationRules, type InstrumentInfo, type Notice } from '../notifications/rules';
 import type { GrantService } from '../grants/service';
 import type { SigningService } from '../signer/service';
+import type { VenueReads } from '../reads/venue-reads';
 import type { VaultDb } from '../vault/db';
 import type { Vault } from '../vault/vault';
 import type { ContractHandlers } from './procedures/deps';
@@ -39,7 +40,9 @@ export type BackgroundNotificationsDeps = {
   db: VaultDb;
   vault: Pick<Vault, 'unlocked'>;
   grants: Pick<GrantService, 'anyLive'>;
-  service: Pick<SigningService, 'perpsRead' | 'clobCancels'>;
+  service: Pick<SigningService, 'clobCancels'>;
+  /** The venue reads (the instrument names a notification shows). */
+  reads: Pick<VenueReads, 'perpsRead'>;
   now?: () => number;
 };
 
@@ -80,7 +83,7 @@ export function createBackgroundNotifications(d: BackgroundNotificationsDeps): B
     if (instrumentsLoaded || now() - instrumentsAt < INSTRUMENTS_RETRY_MS) return;
     instrumentsAt = now();
     try {
-      for (const i of await d.service.perpsRead(undefined, 'instruments')) {
+      for (const i of await d.reads.perpsRead(undefined, 'instruments')) {
         instruments.set(i.instrument_id, { symbol: i.symbol, tick: i.tick_size ?? (i.price_decimals > 0 ? `0.${'0'.repeat(i.price_decimals - 1)}1` : '1') });
       }
       instrumentsLoaded = true;

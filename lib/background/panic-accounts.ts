@@ -11,6 +11,7 @@
  */
 import { cancelAll, createOrders } from '../perps/commands';
 import { PANIC_PASS, type SigningService } from '../signer/service';
+import type { VenueReads } from '../reads/venue-reads';
 import type { Vault } from '../vault/vault';
 import type { AuthorityTicket } from '../authority/epoch';
 import type { DeadManStatus } from './deadman';
@@ -77,14 +78,14 @@ export type AccountRun = { row: PanicAccountReport; pending: { perps?: NotCancel
  * What one account's cancels need: the signing service, the timing, the end of the venue phase (`until`,
  * Unix ms), the clock, and the authority panic captured right after its halt (`PANIC_SCOPES`).
  */
-export type AccountDeps = { service: SigningService; timing: PanicTiming; until: number; now: () => number; closePositions: boolean; authority: AuthorityTicket };
+export type AccountDeps = { service: SigningService; reads: Pick<VenueReads, 'perpsRead'>; timing: PanicTiming; until: number; now: () => number; closePositions: boolean; authority: AuthorityTicket };
 
 /**
  * How many perps orders `account` has open (`undefined`: unknown), read with a deadline of `ms` and drawn
  * from the reserve (a site's spending never blocks it). Panic starts it before its cancel is sent.
  */
-export function countOpenPerps(service: SigningService, account: string, ms: number): Promise<number | undefined> {
-  return within(service.perpsRead(account, 'openOrders', undefined, { timeoutMs: ms, draw: 'reserve' }), ms)
+export function countOpenPerps(reads: Pick<VenueReads, 'perpsRead'>, account: string, ms: number): Promise<number | undefined> {
+  return within(reads.perpsRead(account, 'openOrders', undefined, { timeoutMs: ms, draw: 'reserve' }), ms)
     .then((x) => (Array.isArray(x) ? x.length : undefined))
     .catch(() => undefined);
 }
@@ -141,7 +142,7 @@ export function cancelAccount(t: PanicTarget, d: AccountDeps, openPerps: Promise
       return;
     }
     run.closing = true;
-    row.positions = await closeAll(d.service, t.account, d.timing, d.authority);
+    row.positions = await closeAll(d.service, d.reads, t.account, d.timing, d.authority);
     run.closing = false;
   };
   const clob = async () => {
@@ -205,10 +206,10 @@ function withKillSwitch(venue: 'perps' | 'clob', why: NotCancelled, at: number |
  * The step names each position by its instrument id and says "refused by the venue" for a refused close:
  * the gateway's own words (its symbol, its error text) never reach the report.
  */
-async function closeAll(service: SigningService, account: string, t: PanicTiming, authority: AuthorityTicket): Promise<PanicStep> {
+async function closeAll(service: SigningService, reads: Pick<VenueReads, 'perpsRead'>, account: string, t: PanicTiming, authority: AuthorityTicket): Promise<PanicStep> {
   let positions: { instrument_id: number; size: string }[];
   try {
-    const portfolio = (await within(service.perpsRead(account, 'portfolio', undefined, { timeoutMs: t.requestTimeoutMs, draw: 'reserve' }), t.requestTimeoutMs)) as { positions?: { instrument_id: number; size: string }[] };
+    const portfolio = (await within(reads.perpsRead(account, 'portfolio', undefined, { timeoutMs: t.requestTimeoutMs, draw: 'reserve' }), t.requestTimeoutMs)) as { positions?: { instrument_id: number; size: string }[] };
     positions = (portfolio.positions ?? []).filter((p) => !/^-?0*(\.0*)?$/.test(p.size));
   } catch (e) {
     return { ok: false, error: noAnswer(e) ? 'not closed: the venue did not answer the positions read — check the venue' : `not closed: ${msg(e)}` };

@@ -24,6 +24,7 @@ function deps(lock: () => Promise<void>, state: { vault: string }) {
       forgetRestorable: async () => undefined,
     } as unknown as PanicDeps['vault'],
     service: { authority: new Authority(), halt: () => Promise.resolve({ unsettled: 0 }) } as unknown as PanicDeps['service'],
+    reads: { perpsRead: async () => [] },
     closePositions: false,
     revokeGrants: async () => 0,
     rejectPending: () => 0,

@@ -36,6 +36,7 @@
  * when every step of every account was done (or had nothing to do), no step failed, and the vault is locked.
  */
 import { type SigningService } from '../signer/service';
+import type { VenueReads } from '../reads/venue-reads';
 import { PANIC_SCOPES } from '../authority/epoch';
 import type { Vault } from '../vault/vault';
 import type { DeadManStatus } from './deadman';
@@ -71,6 +72,8 @@ export type PanicDeps = {
   account: () => Promise<string | undefined>;
   vault: Vault;
   service: SigningService;
+  /** The venue reads panic counts open orders and finds positions with (drawing on the reserve). */
+  reads: Pick<VenueReads, 'perpsRead'>;
   closePositions: boolean;
   /** Revokes every standing grant; returns how many. */
   revokeGrants: () => Promise<number>;
@@ -135,13 +138,13 @@ export async function runPanic(d: PanicDeps): Promise<PanicReport> {
     const active = await step('Finding the active account', d.account);
     const targets: PanicTarget[] = (await step('Reading the accounts and their keys', () => panicTargets(d.vault, active, now()))) ?? [];
     // Reads are not signatures: count the open perps orders while the in-flight submissions settle.
-    const counts = new Map(targets.filter((x) => x.perps === 'key').map((x) => [x.account, countOpenPerps(d.service, x.account, t.requestTimeoutMs)]));
+    const counts = new Map(targets.filter((x) => x.perps === 'key').map((x) => [x.account, countOpenPerps(d.reads, x.account, t.requestTimeoutMs)]));
     const { unsettled } = await drained.catch(() => ({ unsettled: 0 }));
     if (unsettled > 0) report.problems.push(`${unsettled} request(s) signed just before the panic had no answer yet when the cancels were sent.`);
 
     // 2. Every account, both venues, all in parallel; the whole phase cut at venuesMaxMs.
     const until = now() + t.venuesMaxMs;
-    const runs: { run: AccountRun; done: Promise<void> }[] = targets.map((x) => cancelAccount(x, { service: d.service, timing: t, until, now, closePositions: d.closePositions, authority }, counts.get(x.account)));
+    const runs: { run: AccountRun; done: Promise<void> }[] = targets.map((x) => cancelAccount(x, { service: d.service, reads: d.reads, timing: t, until, now, closePositions: d.closePositions, authority }, counts.get(x.account)));
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([Promise.all(runs.map((r) => r.done)), new Promise<void>((r) => (timer = setTimeout(r, t.venuesMaxMs)))]);
     clearTimeout(timer);

@@ -24,7 +24,7 @@ import { coalesced, type Coalesced } from '../streams/coalesce';
 import { activeAccount } from '../accounts';
 import type { GrantService } from '../grants/service';
 import type { StreamPush } from '../messaging/streams';
-import type { SigningService } from '../signer/service';
+import type { VenueReads } from '../reads/venue-reads';
 import { createPerpsStream, type PerpsStream, type WebSocketConstructor } from '../streams/perps';
 import type { PerpsSessionTransport } from '../perps/transport';
 import type { PerpsMarketEvent, PerpsStreamEvent } from '../streams/perps-frames';
@@ -49,7 +49,8 @@ const OPEN_STATUSES = new Set(['accepted', 'open', 'partial', 'untriggered', 'ar
 export type BackgroundStreamsDeps = {
   vault: Vault;
   db: VaultDb;
-  service: SigningService;
+  /** The venue reads the streams' snapshots and the market feeds' books come from. */
+  reads: Pick<VenueReads, 'perpsRead' | 'perpsBook' | 'clobOpenOrders'>;
   grants: GrantService;
   lifetime: Lifetime;
   settings: () => Promise<{ perpsUrl: string; perpsWsUrl: string; clobWsUrl: string }>;
@@ -255,7 +256,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
 
   const listeners: ((push: StreamPush) => void)[] = [];
   const push = (account: `0x${string}`, p: StreamPush['push']) => [d.broadcast, ...listeners].forEach((l) => l({ type: 'streams.push', account, push: p }));
-  const market = createMarketFeeds({ Ws, now, broadcast: (p) => d.broadcast({ type: 'streams.market', push: p }), perpsBook: (iid) => d.service.perpsBook(iid) });
+  const market = createMarketFeeds({ Ws, now, broadcast: (p) => d.broadcast({ type: 'streams.market', push: p }), perpsBook: (iid) => d.reads.perpsBook(iid) });
 
   function close(): void {
     closeClob();
@@ -280,7 +281,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
   async function resync(account: `0x${string}`, key: string): Promise<void> {
     const mark = recency.mark();
     try {
-      const [orders, portfolio] = await Promise.all([d.service.perpsRead(account, 'openOrders'), d.service.perpsRead(account, 'portfolio')]);
+      const [orders, portfolio] = await Promise.all([d.reads.perpsRead(account, 'openOrders'), d.reads.perpsRead(account, 'portfolio')]);
       if (current?.key !== key) return;
       // Events that arrived while the snapshot was read are newer than it (the snapshot race).
       const merged = recency.merge(orders, (o) => o.order_id, mark);
@@ -339,7 +340,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
       return; // no API credentials: nothing to authenticate with
     }
     if (!d.vault.unlocked || clobUser) return;
-    const feed = createClobUser({ Ws, now, push: (p) => clobUser?.key === key && push(account, p), openOrders: () => d.service.clobOpenOrders(account) }, url, auth);
+    const feed = createClobUser({ Ws, now, push: (p) => clobUser?.key === key && push(account, p), openOrders: () => d.reads.clobOpenOrders(account) }, url, auth);
     clobUser = { key, account, feed };
     d.lifetime.hold('streams-clob');
   }
@@ -381,7 +382,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
    * restarted (issue #22). A read that fails (no proxy, no API credentials, a silent venue) counts as none.
    */
   async function restingAtVenue(account: `0x${string}`): Promise<boolean> {
-    const [perps, clob] = await Promise.all([d.service.perpsRead(account, 'openOrders').catch(() => []), d.service.clobOpenOrders(account).catch(() => ({ data: [] }))]);
+    const [perps, clob] = await Promise.all([d.reads.perpsRead(account, 'openOrders').catch(() => []), d.reads.clobOpenOrders(account).catch(() => ({ data: [] }))]);
     return perps.length > 0 || clob.data.length > 0;
   }
 

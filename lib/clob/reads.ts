@@ -1,12 +1,34 @@
 /**
- * Public order-book reads a grant's reference price is taken from (PROTOCOL.md §3.1, keyless): the
- * token's midpoint and the top of its book. Both come from the exchange URL in the settings, so they
+ * Public order-book reads (PROTOCOL.md §3.1, keyless). The token's midpoint and the top of its book: a
+ * grant's reference price is taken from them. Both come from the exchange URL in the settings, so they
  * bear each other out only against a venue that does not lie the same way in both
- * (`lib/grants/reference.ts`). Answers of another shape read as absent; nothing throws on them.
+ * (`lib/grants/reference.ts`); answers of another shape read as absent, nothing throws on them. And the
+ * token's market (tick size, negative-risk flag), which an order is built at before it is signed.
  */
 import * as v from 'valibot';
+import { BaseError } from '../errors/base';
 import { requestJson } from '../http/json';
-import { clobBookSchema, clobMidpointSchema } from './wire';
+import { clobBookSchema, clobMidpointSchema, clobNegRiskSchema, clobTickSizeSchema } from './wire';
+
+/** A token's market as the exchange serves it: `tickSize` a decimal string (e.g. `"0.01"`), `negRisk` which exchange contract its orders are signed for. */
+export type ClobMarket = { tickSize: string; negRisk: boolean };
+
+/**
+ * The market of token `tokenId` (`GET {clobUrl}/tick-size` and `GET {clobUrl}/neg-risk`, together).
+ * Throws `BaseError` ("no order book for this token") when either answer is not 200 and of its shape,
+ * `NetworkError` when the exchange does not answer.
+ */
+export async function readClobMarket(clobUrl: string, tokenId: string, fetchFn: typeof fetch = fetch): Promise<ClobMarket> {
+  const q = `?token_id=${encodeURIComponent(tokenId)}`;
+  const [tick, neg] = await Promise.all([
+    requestJson(`${clobUrl}/tick-size${q}`, { method: 'GET' }, fetchFn),
+    requestJson(`${clobUrl}/neg-risk${q}`, { method: 'GET' }, fetchFn),
+  ]);
+  const t = v.safeParse(clobTickSizeSchema, tick.body);
+  const n = v.safeParse(clobNegRiskSchema, neg.body);
+  if (tick.status !== 200 || !t.success || !n.success) throw new BaseError('The exchange has no order book for this token.');
+  return { tickSize: String(t.output.minimum_tick_size), negRisk: n.output.neg_risk };
+}
 
 /** The midpoint of token `tokenId` (`GET {clobUrl}/midpoint`) as a decimal string, or undefined when the book is one-sided. Throws `NetworkError` when the exchange does not answer. */
 export async function readClobMid(clobUrl: string, tokenId: string, fetchFn: typeof fetch = fetch): Promise<string | undefined> {

@@ -437,7 +437,7 @@ export class ProviderService {
   private async symbol(): Promise<(iid: number) => string> {
     if (!this.symbols) {
       try {
-        this.symbols = instrumentSymbols(v.parse(instrumentsAnswer, await this.d.service.perpsRead(undefined, 'instruments', undefined, { draw: 'site' })));
+        this.symbols = instrumentSymbols(v.parse(instrumentsAnswer, await this.d.service.reads.perpsRead(undefined, 'instruments', undefined, { draw: 'site' })));
       } catch {
         return (iid) => instrumentLabel(iid, undefined);
       }
@@ -529,7 +529,7 @@ export class ProviderService {
     const iid = Number(market);
     // Named through the symbol table already read (no read of its own here: the grant check's reads stay as they were).
     const label = instrumentLabel(iid, this.symbols?.get(iid));
-    const ref = Promise.all([this.d.service.perpsRead(undefined, 'tickers', { instrument_id: iid }, { draw: 'site' }), this.d.service.perpsBook(iid)]).then(([t, book]): RefPrice | undefined => {
+    const ref = Promise.all([this.d.service.reads.perpsRead(undefined, 'tickers', { instrument_id: iid }, { draw: 'site' }), this.d.service.reads.perpsBook(iid)]).then(([t, book]): RefPrice | undefined => {
       const row = v.parse(tickersAnswer, t).find((x) => x.instrument_id === undefined || String(x.instrument_id) === market);
       const read: RefPrice | undefined = ok(row?.mark_price) ? { price: row.mark_price, source: 'mark' } : ok(row?.mid_price) ? { price: row.mid_price, source: 'mid' } : undefined;
       // Borne out by the order book the window prices orders with (lib/grants/reference.ts).
@@ -543,7 +543,7 @@ export class ProviderService {
 
   /** The order-book midpoint of a token as a reference price. */
   private async clobRef(tokenId: string): Promise<RefPrice | undefined> {
-    const [mid, top] = await Promise.all([this.d.service.clobMid(tokenId), this.d.service.clobTop(tokenId)]);
+    const [mid, top] = await Promise.all([this.d.service.reads.clobMid(tokenId), this.d.service.reads.clobTop(tokenId)]);
     // Borne out by the token's order book (lib/grants/reference.ts).
     return borneOut(mid === undefined ? undefined : { price: mid, source: 'midpoint' }, top, `token ${shortToken(tokenId)}`);
   }
@@ -799,8 +799,8 @@ export class ProviderService {
   private offerReads(): OfferReads {
     const { service, db } = this.d;
     return serviceOfferReads({
-      perpsRead: (account, name) => service.perpsRead(account, name, undefined, { draw: 'site' }),
-      clobCollateral: (account) => service.clobCollateral(account),
+      perpsRead: (account, name) => service.reads.perpsRead(account, name, undefined, { draw: 'site' }),
+      clobCollateral: (account) => service.reads.clobCollateral(account),
       clobUrl: async () => (await readSettings(db)).clobUrl,
     });
   }
@@ -816,14 +816,14 @@ export class ProviderService {
       if (orders.length > 1) flags.push(`A batch of ${orders.length} orders.`);
       let positions: { instrument_id: number; size: string }[] = [];
       try {
-        positions = v.parse(portfolioAnswer, await this.d.service.perpsRead(account, 'portfolio', undefined, { draw: 'site' })).positions ?? [];
+        positions = v.parse(portfolioAnswer, await this.d.service.reads.perpsRead(account, 'portfolio', undefined, { draw: 'site' })).positions ?? [];
       } catch {
         /* no portfolio read: skip the flip check */
       }
       for (const o of orders) {
         if (o.p) {
           try {
-            const book = v.parse(bookAnswer, await this.d.service.perpsBook(o.iid));
+            const book = v.parse(bookAnswer, await this.d.service.reads.perpsBook(o.iid));
             const best = Number(o.buy ? book.asks[0]?.[0] : book.bids[0]?.[0]);
             const p = Number(o.p);
             if (best > 0 && (o.buy ? p > best * 1.05 : p < best * 0.95)) flags.push(`The price ${groupDecimal(o.p)} is more than 5% through the book (best ${o.buy ? 'ask' : 'bid'} ${best}).`);
@@ -838,7 +838,7 @@ export class ProviderService {
     if (cmd.type === 'updateLeverage') {
       try {
         const { iid, lev } = v.parse(leverageArgs, cmd.body.args);
-        const cfg = v.parse(configAnswer, await this.d.service.perpsRead(account, 'config', { instrument_id: iid }, { draw: 'site' }));
+        const cfg = v.parse(configAnswer, await this.d.service.reads.perpsRead(account, 'config', { instrument_id: iid }, { draw: 'site' }));
         if (cfg[0] && lev > cfg[0].leverage) flags.push(`Leverage raised from ${cfg[0].leverage}× to ${lev}×.`);
       } catch {
         /* unknown current leverage */

@@ -1,6 +1,6 @@
 /**
  * Shared rate budgets with a reserve for the person. The client-side weight budget of a gateway
- * (`CLIENT_WEIGHT_BUDGETS` in lib/signer/service.ts; the seed's "Limits": request and action weight per
+ * (`CLIENT_WEIGHT_BUDGETS` in ./meter.ts; the seed's "Limits": request and action weight per
  * minute) is spent by what sites ask and by what the person does. So that no site can starve the
  * person's own controls, every draw names who it is for (`Drawer`):
  *

@@ -145,13 +145,13 @@ describe('SigningService request deadlines', () => {
     h.ctx.setSilent('perps', true);
     h.ctx.setSilent('clob', true);
     try {
-      await expect(s.perpsRead(owner, 'openOrders')).rejects.toMatchObject({ name: 'Http.NetworkError' });
+      await expect(s.reads.perpsRead(owner, 'openOrders')).rejects.toMatchObject({ name: 'Http.NetworkError' });
       await expect(s.perpsSend(owner, order(), { authority: held(), origin: 'test' })).rejects.toBeInstanceOf(OutcomeUnknownError);
-      await expect(s.clobOpenOrders(owner)).rejects.toMatchObject({ name: 'Http.NetworkError' });
+      await expect(s.reads.clobOpenOrders(owner)).rejects.toMatchObject({ name: 'Http.NetworkError' });
       await expect(s.clobCancelAll(owner, { authority: held() })).rejects.toMatchObject({ name: 'Http.NetworkError' });
       // A per-call deadline overrides the default.
       const t0 = Date.now();
-      await expect(s.perpsRead(owner, 'portfolio', undefined, { timeoutMs: 50 })).rejects.toMatchObject({ name: 'Http.NetworkError' });
+      await expect(s.reads.perpsRead(owner, 'portfolio', undefined, { timeoutMs: 50 })).rejects.toMatchObject({ name: 'Http.NetworkError' });
       expect(Date.now() - t0).toBeLessThan(300);
     } finally {
       h.ctx.setSilent('perps', false);

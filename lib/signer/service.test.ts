@@ -44,17 +44,17 @@ describe('SigningService against the sandbox', () => {
   it('issues a proxy key (owner-signed CreateProxy) and stores key + secret', async () => {
     const info = await service.issueProxy(owner, { authority: held(), expiry: h.clock.now + 86_400_000, label: 'test desk' });
     expect(info.account).toBe(owner);
-    const creds = (await service.perpsRead(owner, 'credentials')) as { address: string; keys: { proxy: string }[] };
+    const creds = (await service.reads.perpsRead(owner, 'credentials')) as { address: string; keys: { proxy: string }[] };
     expect(creds.address).toBe(owner);
     expect(creds.keys.map((k) => k.proxy)).toContain(info.proxy);
   });
 
   it('places and cancels a perps order with the proxy key', async () => {
     const [ack] = (await service.perpsSend(owner, createOrders({ orders: [{ iid: 2, buy: true, qty: '1', p: '3000', tif: 'gtc', po: true }] }), { authority: held(), origin: 'test' })) as { oid: number }[];
-    const open = ((await service.perpsRead(owner, 'orders', { order_id: ack!.oid })) as OrderView[])[0]!;
+    const open = ((await service.reads.perpsRead(owner, 'orders', { order_id: ack!.oid })) as OrderView[])[0]!;
     expect(open.status).toBe('open');
     await service.perpsSend(owner, cancelOrders({ oids: [ack!.oid] }), { authority: held(), origin: 'test' });
-    expect(((await service.perpsRead(owner, 'orders', { order_id: ack!.oid })) as OrderView[])[0]!.status).toBe('cancelled');
+    expect(((await service.reads.perpsRead(owner, 'orders', { order_id: ack!.oid })) as OrderView[])[0]!.status).toBe('cancelled');
   });
 
   it('updates leverage, transfers internally and withdraws (owner key for the last two)', async () => {
@@ -77,7 +77,7 @@ describe('SigningService against the sandbox', () => {
     const tokenId = h.ctx.clob.markets[0]!.tokenIds[0];
     const [result] = await service.clobPostOrders(owner, [{ tokenId, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }], { authority: held(), origin: 'test' });
     expect(result!.ok).toBe(true);
-    const open = (await service.clobOpenOrders(owner)) as { data: { id: string }[] };
+    const open = (await service.reads.clobOpenOrders(owner)) as { data: { id: string }[] };
     expect(open.data.map((o) => o.id)).toEqual([result!.orderID]);
     expect(await service.clobCancel(owner, [result!.orderID], { authority: held() })).toMatchObject({ canceled: [result!.orderID] });
   });
@@ -214,7 +214,7 @@ describe('SigningService against the sandbox', () => {
       fetchFn: venueGateway,
     });
     await venue.issueProxy(owner, { authority: held(), expiry: h.clock.now + 3_600_000 });
-    expect(await venue.perpsRead(owner, 'balances')).toEqual([expect.objectContaining({ asset: 'USDC' })]);
+    expect(await venue.reads.perpsRead(owner, 'balances')).toEqual([expect.objectContaining({ asset: 'USDC' })]);
     const [r] = await venue.clobPostOrders(owner, [{ tokenId: h.ctx.clob.markets[0]!.tokenIds[0]!, side: 'BUY', price: '0.20', size: '10', orderType: 'GTC' }], { authority: held(), origin: 'test' });
     expect(r!.ok).toBe(true);
     expect(seen).toContain('polymarket-proxy');

@@ -24,6 +24,6 @@ export function clobProcedures(d: ProcedureDeps): ContractHandlers<typeof CLOB_C
       return results.map((r) => (r.ok ? { ok: true, orderID: r.orderID, status: r.status } : { ok: false, error: r.error.shortMessage }));
     },
     'clob.cancel': async ({ account, orderIds }) => service.clobCancel(account, orderIds, { authority: service.authority.capture(PERSON_SCOPES) }),
-    'clob.openOrders': async ({ account }) => service.clobOpenOrders(account),
+    'clob.openOrders': async ({ account }) => d.reads.clobOpenOrders(account),
   };
 }

@@ -1,12 +1,13 @@
 /**
  * What the procedure handlers need (one typed object, built once by the background's composition):
- * the vault, its database, the signing service, the approval registry, the grants, the dead-man state,
+ * the vault, its database, the signing service, the venue reads, the approval registry, the grants, the dead-man state,
  * and the hooks that tell the rest of the background what a procedure did.
  */
 import type { ApprovalRegistry } from '../../approvals/registry';
 import { auditLog, type AuditLog } from '../../audit';
 import type { GrantService } from '../../grants/service';
 import type { SigningService } from '../../signer/service';
+import type { VenueReads } from '../../reads/venue-reads';
 import type { VaultDb } from '../../vault/db';
 import type { Vault } from '../../vault/vault';
 import type { DeadManStatus } from '../deadman';
@@ -19,6 +20,8 @@ export type ProcedureDeps = {
   vault: Vault;
   db: VaultDb;
   service: SigningService;
+  /** The venue reads (books, portfolio, open orders): the popup's reads go here, never through the signer. */
+  reads: VenueReads;
   /** Called after the vault becomes unlocked (arm auto-lock, announce to pages); `fromSession`: it was a trading session. */
   onUnlocked: (o: { fromSession: boolean }) => Promise<void>;
   /**

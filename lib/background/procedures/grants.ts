@@ -16,8 +16,8 @@ export function grantProcedures(d: ProcedureDeps): ContractHandlers<typeof GRANT
   const { db, service } = d;
   /** Equity and names for a grant offer (issue #17). */
   const offerReads = serviceOfferReads({
-    perpsRead: (account, name) => service.perpsRead(account, name),
-    clobCollateral: (account) => service.clobCollateral(account),
+    perpsRead: (account, name) => d.reads.perpsRead(account, name),
+    clobCollateral: (account) => d.reads.clobCollateral(account),
     clobUrl: async () => (await readSettings(db)).clobUrl,
   });
   return {

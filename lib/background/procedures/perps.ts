@@ -26,6 +26,6 @@ export function perpsProcedures(d: ProcedureDeps): ContractHandlers<typeof PERPS
       return parseCommandAnswer(await service.perpsSend(account, command, { origin: 'extension', authority, ...(exp === undefined ? {} : { exp }) }));
     },
     // The approval window reads to show a site's request: those reads are the site's (lib/ratelimit/reserve.ts).
-    'perps.read': async ({ account, name, query }, sender) => service.perpsRead(account, name, query, { draw: sender.kind === 'approval' ? 'site' : 'person' }),
+    'perps.read': async ({ account, name, query }, sender) => d.reads.perpsRead(account, name, query, { draw: sender.kind === 'approval' ? 'site' : 'person' }),
   };
 }

@@ -51,8 +51,8 @@ function catalogueMarket(raw: unknown) {
 }
 
 /** Handlers of `perps.book`, `catalogue.markets`, `clob.book`, `clob.trades` and `data.portfolio`. */
-export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'service' | 'vault'>): ContractHandlers<typeof READ_CONTRACT> {
-  const { db, service, vault } = d;
+export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'reads' | 'vault'>): ContractHandlers<typeof READ_CONTRACT> {
+  const { db, reads, vault } = d;
   /**
    * Whose positions the data service is asked for: `account`'s deposit wallet when it has one whose
    * stored address is still its derivation (PROTOCOL.md §4.2; a type-3 account's shares are the
@@ -65,7 +65,7 @@ export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'service' | 'vault'>)
     return derived.toLowerCase() === w.wallet.toLowerCase() ? w.wallet : account;
   };
   return {
-    'perps.book': async ({ iid }) => service.perpsBook(iid),
+    'perps.book': async ({ iid }) => reads.perpsBook(iid),
     'catalogue.markets': async ({ q, cursor }) => {
       const { gammaUrl } = await readSettings(db);
       const qs = new URLSearchParams({ limit: '10', closed: 'false' });
@@ -100,7 +100,7 @@ export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'service' | 'vault'>)
       };
     },
     'clob.trades': async ({ account }) => {
-      const rows = v.safeParse(clobTradesPageSchema, await service.clobTrades(account));
+      const rows = v.safeParse(clobTradesPageSchema, await reads.clobTrades(account));
       if (!rows.success) throw new BaseError('The exchange answered trades in an unexpected shape.');
       return rows.output.data.slice(0, 50);
     },

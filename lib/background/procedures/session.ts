@@ -26,6 +26,7 @@ export function sessionProcedures(d: ProcedureDeps): ContractHandlers<typeof SES
         account: async () => (account = (await activeAccount(db, vault))?.address),
         vault,
         service,
+        reads: d.reads,
         closePositions,
         revokeGrants: () => d.grants.revokeAll(),
         rejectPending: () => {
