@@ -88,7 +88,7 @@ async function setup(opts: { killSwitchArmed?: (venue: 'perps' | 'clob', account
   const wide = { maxNotional: '1000000000', dailyNotional: '1000000000', priceBandPct: '20', maxSize: '1000000', ratePerMinute: 10_000 };
   await grants.create({ origin: ORIGIN, account: owner, durationMs: 3_600_000, limits: { venue: 'perps', instruments: [1, 2, 3], allow: { order: true, cancel: true, leverage: true, market: true, triggers: true }, slippagePct: '10', maxLeverage: 1000, ...wide } });
   await grants.create({ origin: ORIGIN, account: owner, durationMs: 3_600_000, limits: { venue: 'clob', markets: [TOKEN], allow: { order: true }, ...wide } });
-  const provider = new ProviderService({ vault, db, service: Object.assign(service, { authority: grants.authority }) as never, registry, showApprovals: async () => undefined, emit: () => undefined, grants, ...(opts.killSwitchArmed ? { killSwitchArmed: opts.killSwitchArmed } : {}) });
+  const provider = new ProviderService({ vault, db, service: Object.assign(service, { authority: grants.authority, reads: service }) as never, registry, showApprovals: async () => undefined, emit: () => undefined, grants, ...(opts.killSwitchArmed ? { killSwitchArmed: opts.killSwitchArmed } : {}) });
   /** Sends one page request; true when it was signed without a window. */
   const covered = async (method: string, params: unknown) => {
     const [s, w] = [signed.length, windows];

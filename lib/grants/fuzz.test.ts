@@ -82,7 +82,7 @@ describe('grant fuzz', () => {
       limits: { venue: 'perps', instruments: [2], allow: { order: true, cancel: true, leverage: true }, maxSize: '1', maxNotional: '2000', dailyNotional: '1000000000', maxLeverage: 5, priceBandPct: '2', slippagePct: '1', postOnly: true, ratePerMinute: 10_000 },
       durationMs: 3_600_000,
     });
-    const provider = new ProviderService({ vault, db, service: Object.assign(service, { authority: grants.authority }) as never, registry, showApprovals: async () => undefined, emit: () => undefined, grants });
+    const provider = new ProviderService({ vault, db, service: Object.assign(service, { authority: grants.authority, reads: service }) as never, registry, showApprovals: async () => undefined, emit: () => undefined, grants });
 
     // An independent oracle of the grant's limits (bigint maths at 8 decimals), with the orders the
     // grant placed (the newest 1 000, as the grant remembers them).
