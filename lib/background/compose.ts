@@ -1,6 +1,6 @@
 /**
  * The background's services, built once, in order, after the vault database opens: vault (session
- * restored) → signing service → grants → dead-man → locks → provider → message router. Nothing is
+ * restored) → weight meter and venue reads → signing service → grants → dead-man → locks → provider → message router. Nothing is
  * assigned later; every service receives the ones it needs, built before it. The synchronous part —
  * what `startBackground` must create inside `main` because it registers listeners (lifetime, approval
  * registry and window, badge, page ports) — is the `Shell`.
@@ -165,9 +165,9 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     await vault.restoreSession();
     return provider.request(origin, method, params);
   };
-  // Issue #22: the live streams (proxy secrets stay here; pages get derived pushes only).
+  // The live streams (proxy secrets stay here; pages get derived pushes only).
   const streams = createBackgroundStreams({ vault, db, reads, grants, lifetime, settings: () => readSettings(db), broadcast: (m) => void browser.runtime.sendMessage?.(m).catch(() => undefined), now, ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}) });
-  const notifications = createBackgroundNotifications({ browser, db, vault, grants, service, reads, now }); // issue #22: raised from the stream pushes
+  const notifications = createBackgroundNotifications({ browser, db, vault, grants, service, reads, now }); // raised from the stream pushes
   streams.onPush(notifications.onPush);
   void recoverAuditJournal(journal, auditLog(db, () => vault.auditKey(), { now }), (kind) => notifications.unrecorded(kind.slice(kind.indexOf('.') + 1), { stopped: true })).catch(() => undefined);
   const route = createRouter(
