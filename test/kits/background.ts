@@ -6,16 +6,16 @@
  * opens it).
  */
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import type { BrowserSender } from '../messaging/router';
-import { PORT_NAME, readReply, type PageEventMessage } from '../bridge/framing';
-import { disconnected, fromRpcError, userRejected, type ProviderRpcError } from '../provider/errors';
-import type { BackgroundBrowser, BrowserPort } from './browser';
-import { startBackground, type Background, type BackgroundOptions } from './index';
+import type { BrowserSender } from '../../lib/messaging/router';
+import { PORT_NAME, readReply, type PageEventMessage } from '../../lib/bridge/framing';
+import { disconnected, fromRpcError, userRejected, type ProviderRpcError } from '../../lib/provider/errors';
+import type { BackgroundBrowser, BrowserPort } from '../../lib/background/browser';
+import { startBackground, type Background, type BackgroundOptions } from '../../lib/background/index';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
-import { startHarness, startLyingGateway, type Harness, type LyingGateway } from '../sandbox/testkit';
+import { startHarness, startLyingGateway, type Harness, type LyingGateway } from './sandbox';
 import { WebSocket as NodeWebSocket } from 'ws';
-import type { WebSocketConstructor } from '../streams/perps';
-import type { AuditJournal } from '../audit/journal';
+import type { WebSocketConstructor } from '../../lib/streams/perps';
+import type { AuditJournal } from '../../lib/audit/journal';
 
 /** scrypt N = 2^10 (tests only: the extension uses `DEFAULT_KDF`). */
 export const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
