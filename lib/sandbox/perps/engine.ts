@@ -2,7 +2,8 @@
  * The sandbox perps venue: accounts, instruments, a price-time-priority matching engine per
  * instrument, positions and margin. Pure in-memory state driven by a clock; the HTTP layer
  * (`routes.ts`) verifies signatures before anything here runs. The data model is `./model.ts` (re-exported
- * here), the position arithmetic `./risk.ts`, the order and book reads `./views.ts`.
+ * here), new accounts and order drafts `./orders.ts`, the position arithmetic `./risk.ts`, the order and
+ * book reads `./views.ts`.
  *
  * Units: prices and quantities are bigint at `PX_SCALE` (8) decimals; collateral balances are bigint
  * USDC base units (6 decimals). Notional (base units) = price × qty / 10^(2·8 − 6).
@@ -21,15 +22,14 @@
  */
 import type { Address } from 'viem';
 import type { PerpsOrderInput } from '../../perps/commands';
-import { abs, minB, toUnits } from '../../decimal';
+import { abs, minB } from '../../decimal';
 import type { Book, OrderView } from '../../perps/wire';
-import { DEFAULT_LEVERAGE, NOTIONAL_DIV, PX_SCALE, VenueError, type Account, type Deposit, type Fill, type Instrument, type PerpsOrder, type PerpsVenueEvent, type Position, type Trade } from './model';
+import { DEFAULT_LEVERAGE, NOTIONAL_DIV, VenueError, type Account, type Deposit, type Fill, type Instrument, type PerpsOrder, type PerpsVenueEvent, type Position, type Trade } from './model';
 import { bookLevels, orderView } from './views';
+import { draftOrder, emptyAccount } from './orders';
 import { applyFill, fillFee, fundingAmount, liquidationPriceOf, maintenanceMargin, triggerCrossed, unrealizedPnl } from './risk';
 
 export * from './model';
-
-const px = (s: string) => toUnits(s, PX_SCALE);
 
 /**
  * The sandbox's in-memory perps venue: instruments, accounts, a price-time-priority book per instrument,
@@ -73,22 +73,7 @@ export class PerpsVenue {
     const key = owner.toLowerCase();
     let a = this.accounts.get(key);
     if (!a) {
-      a = {
-        owner: owner as Address,
-        balance: 0n,
-        positions: new Map(),
-        config: new Map(),
-        proxies: new Map(),
-        deposits: [],
-        transfers: [],
-        withdrawals: [],
-        children: 0,
-        fills: [],
-        funding: [],
-        fundingSettledTo: Math.floor(this.now() / 3_600_000) * 3_600_000,
-        history: [],
-        realized: 0n,
-      };
+      a = emptyAccount(owner as Address, this.now());
       this.accounts.set(key, a);
     }
     return a;
@@ -162,40 +147,16 @@ export class PerpsVenue {
     const now = this.now();
     const drafts: PerpsOrder[] = [];
     let extraMargin = 0n;
+    const owner = a.owner.toLowerCase();
+    const coidOpen = (c: string) => [...this.orders.values()].some((x) => x.owner === owner && x.coid === c && (x.status === 'open' || x.status === 'untriggered'));
     for (const o of inputs) {
       const inst = this.instruments.get(o.iid);
       if (!inst) throw new VenueError('unknown_instrument');
-      const qty = px(o.qty);
-      const price = o.p === undefined ? undefined : px(o.p);
-      if (qty === undefined || qty % inst.lot !== 0n) throw new VenueError('invalid_quantity');
-      if (o.p !== undefined && (price === undefined || price % inst.tick !== 0n)) throw new VenueError('invalid_price');
-      if (o.c && [...this.orders.values()].some((x) => x.owner === a.owner.toLowerCase() && x.coid === o.c && (x.status === 'open' || x.status === 'untriggered'))) {
-        throw new VenueError('duplicate_client_order_id');
-      }
-      const trp = o.tr ? px(o.tr.trp) : undefined;
-      if (o.tr && (trp === undefined || trp % inst.tick !== 0n)) throw new VenueError('invalid_trigger_price');
-      const draft: PerpsOrder = {
-        oid: 0,
-        owner: a.owner.toLowerCase(),
-        iid: o.iid,
-        buy: o.buy,
-        qty,
-        filled: 0n,
-        po: o.po ?? false,
-        ro: o.ro ?? false,
-        status: 'open',
-        seq: 0,
-        created: now,
-        updated: now,
-        ...(o.c ? { coid: o.c } : {}),
-        ...(price === undefined ? {} : { price }),
-        ...(o.tif ? { tif: o.tif } : {}),
-        ...(o.tr ? { trigger: { tpsl: o.tr.tpsl, trp: trp!, market: o.tr.market === true } } : {}),
-      };
+      const draft = draftOrder(o, inst, owner, now, coidOpen);
       if (!draft.ro && !draft.trigger) {
         const lev = BigInt(this.configOf(a, o.iid).leverage);
-        const refPx = price ?? this.worstPrice(o.iid, o.buy) ?? inst.mark;
-        extraMargin += (qty * refPx) / NOTIONAL_DIV / lev;
+        const refPx = draft.price ?? this.worstPrice(o.iid, o.buy) ?? inst.mark;
+        extraMargin += (draft.qty * refPx) / NOTIONAL_DIV / lev;
       }
       drafts.push(draft);
     }
