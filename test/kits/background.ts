@@ -214,7 +214,7 @@ export function sandboxSuite(onStart: (h: Harness) => void): PagedBackground[] {
 }
 
 /**
- * What the background wrote on its sockets (issue #22 suites): every JSON frame (the order-book
+ * What the background wrote on its sockets: every JSON frame (the order-book
  * channel's text `PING` is left out), every socket with `authed` once it sent the perps `auth` frame
  * (the account's session; the others are public market data). `onCommand` runs right after a signed
  * command frame was sent; while `unreachable`, new sockets go to a closed port (the venue's stream is down).
@@ -263,7 +263,7 @@ export function recordingWebSocket(): { log: WsLog; WebSocket: WebSocketConstruc
   };
 }
 
-/** The error codes viem's transport retries (README "Error codes"): no page error may use them (issue #20). */
+/** The error codes viem's transport retries (README "Error codes"): no page error may use them. */
 export const VIEM_RETRIES: readonly number[] = [-1, -32005, -32603, 429, -32007];
 
 /** The sandbox's current mark price of instrument `iid` (decimal string), read as the venue serves it. */
@@ -294,7 +294,7 @@ export type Wire = { sent: { url: string; method: string; body: string }[]; repl
 export type Notice = { id: string; title: string; message: string };
 
 /**
- * The shared set-up of the page-path attack suites (issue #20, attack28/29): backgrounds on the suite's
+ * The shared set-up of the page-path suites: backgrounds on the suite's
  * sandbox (`harness()`, started by `sandboxSuite`, which also stops what `started` holds) with a wire log
  * and captured notifications, a worker restart, hooks that stop the grant flush or hold the use write, and
  * the BTC / ETH orders the suites send. `site` and `page` are the connected site; `dbPrefix` names the databases.

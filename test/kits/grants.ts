@@ -111,8 +111,8 @@ export async function expectAsks(bg: Bg, method: string, params: unknown, flag?:
 }
 
 // ------------------------------------------------------------------------------------------------
-// Grant uses carried by the audit journal (issue #20 page path; lib/grants/leftovers.test.ts, attacks
-// 30/31): a Vault, a GrantService and the journal over fake-indexeddb and a `storage.session` double, with
+// Grant uses carried by the audit journal (the page path; lib/grants/leftovers.test.ts and the grant
+// suites that restart the worker): a Vault, a GrantService and the journal over fake-indexeddb and a `storage.session` double, with
 // a clock seam; `restart()` opens all three again on the same stores (a worker restart). No background.
 
 /** The account these suites' grant belongs to (any address: nothing is signed). */

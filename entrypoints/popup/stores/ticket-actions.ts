@@ -47,7 +47,7 @@ export function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid
   /**
    * Sets the size to `fraction` of what the free margin allows, in contracts, under the venue's rule for
    * the order kind: a limit at its price, a market order at its protected limit (the worst price it may
-   * reach), at the venue's leverage — so a preset is never refused for margin (issue #19 finding 3).
+   * reach), at the venue's leverage — so a preset is never refused for margin.
    */
   function preset(fraction: string): void {
     // A market order's limit depends on the book only (not the size), so the size does not move it.
@@ -143,7 +143,7 @@ export function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid
     }
   }
   /**
-   * "Close position" (issue #19 finding 6): the first call shows the preview (`closePreview`: size,
+   * "Close position": the first call shows the preview (`closePreview`: size,
    * estimated price, fee, realised PnL); the second (a second click or Enter) sends a reduce-only IOC
    * limit at the best level ± the slippage cap for the whole position.
    */

@@ -178,7 +178,7 @@ export function ticketOrder(store: PerpsStore, f: TicketForm, maxPositionUsdc: (
    * `fraction` (0-1, decimal string) of the largest size the venue accepts for margin, in contracts,
    * under its rule for the order kind: a limit at its price, a market order at its protected limit
    * (the worst price it may reach under the slippage cap), at the venue's leverage and the order's fee
-   * rate; undefined until the portfolio, the leverage and a price are read (issue #19 finding 3).
+   * rate; undefined until the portfolio, the leverage and a price are read.
    */
   function sizeFor(fraction: string): string | undefined {
     const portfolio = store.portfolio.value;
@@ -187,7 +187,7 @@ export function ticketOrder(store: PerpsStore, f: TicketForm, maxPositionUsdc: (
     if (!portfolio || lv === undefined || !mp) return undefined;
     return maxOrderSize({ withdrawable: portfolio.withdrawable, price: mp, leverage: lv, feeRate: feeRate.value ?? '0', lot: r.lot.value, fraction });
   }
-  /** The max-size readout (issue #19 finding 8): the 100 % preset's size for the current side and order kind, in contracts. */
+  /** The max-size readout: the 100 % preset's size for the current side and order kind, in contracts. */
   const maxSize = computed(() => sizeFor('1'));
 
   const change = computed(() => (ticker.value && statistic.value ? changePct(ticker.value.mark_price, statistic.value.open_price) : undefined));
