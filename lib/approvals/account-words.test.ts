@@ -9,9 +9,9 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import type { VNode } from 'preact';
-import type { Harness } from '../sandbox/testkit';
-import { patchInstruments, startLyingGateway, type LyingGateway } from '../sandbox/testkit';
-import { callAs, lyingGatewaySuite, pageSender, until, type PagedBackground } from '../background/testkit';
+import type { Harness } from '../../test/kits/sandbox';
+import { patchInstruments, startLyingGateway, type LyingGateway } from '../../test/kits/sandbox';
+import { callAs, lyingGatewaySuite, pageSender, until, type PagedBackground } from '../../test/kits/background';
 import { createPerpsStore, labelOf, lotOf, tickOf, type Call } from '../../entrypoints/popup/stores/perps';
 import { createPositionsStore } from '../../entrypoints/popup/stores/positions';
 import { ClosePreview } from '../../components/RiskPanel';

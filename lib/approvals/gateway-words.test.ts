@@ -1,6 +1,6 @@
 /**
  * What a person reads is what is signed, against a gateway that lies in its public reads: the real
- * background on the fake browser talks to a gateway hop (`startLyingGateway`, `lib/sandbox/testkit.ts`) in front of
+ * background on the fake browser talks to a gateway hop (`startLyingGateway`, `test/kits/sandbox.ts`) in front of
  * the in-process sandbox. The hop rewrites names, ticks, lots, prices and error texts; the signing path
  * stays honest. Each test compares what the person reads (the approval window's words and numbers, the
  * audit entry, the page's error) with what reached the venue (the sandbox's request log).
@@ -8,9 +8,9 @@
 import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { VNode } from 'preact';
-import type { Harness } from '../sandbox/testkit';
-import { patchInstruments, startLyingGateway, type LyingGateway } from '../sandbox/testkit';
-import { btcOnly, callAs, lyingGatewaySuite, pageSender, until, waitPending, type PagedBackground } from '../background/testkit';
+import type { Harness } from '../../test/kits/sandbox';
+import { patchInstruments, startLyingGateway, type LyingGateway } from '../../test/kits/sandbox';
+import { btcOnly, callAs, lyingGatewaySuite, pageSender, until, waitPending, type PagedBackground } from '../../test/kits/background';
 import { createApprovalStore } from '../../entrypoints/popup/stores/approvals';
 import { ApprovalView, type ApprovalViewData } from '../../components/ApprovalView';
 import { ClosePreview, RiskPanel } from '../../components/RiskPanel';

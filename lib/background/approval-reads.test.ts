@@ -8,8 +8,8 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import type { Harness } from '../sandbox/testkit';
-import { callAs, pageSender, useSandboxBackgrounds, type Reply } from './testkit';
+import type { Harness } from '../../test/kits/sandbox';
+import { callAs, pageSender, useSandboxBackgrounds, type Reply } from '../../test/kits/background';
 
 const page = pageSender('https://reader.example', 4);
 const approvalWindow = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/approval.html` });

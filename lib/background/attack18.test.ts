@@ -11,12 +11,12 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { createClient, custom } from 'viem';
-import type { Harness } from '../sandbox/testkit';
+import type { Harness } from '../../test/kits/sandbox';
 import { PROCEDURES } from '../messaging/protocol';
 import { PORT_NAME } from '../bridge/framing';
 import { startBackground } from './index';
 import { AUTOLOCK_ALARM } from './index';
-import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, type Reply, sandboxSuite, sleep, until, waitPending, withPages, btcOnly } from './testkit';
+import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, type Reply, sandboxSuite, sleep, until, waitPending, withPages, btcOnly } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };

@@ -7,9 +7,9 @@
 import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { AUTOLOCK_ALARM, GRANTS_ALARM, startBackground } from './index';
-import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, type Reply, sleep, until, waitPending, withPages, btcOnly } from './testkit';
+import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, type Reply, sleep, until, waitPending, withPages, btcOnly } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };

@@ -7,9 +7,9 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { generatePrivateKey } from 'viem/accounts';
-import type { Harness } from '../sandbox/testkit';
+import type { Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice, btcOnly, perpsPosts, connectSite } from './testkit';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice, btcOnly, perpsPosts, connectSite } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const EVIL = 'https://evil.example';

@@ -16,11 +16,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { WebSocket as NodeWebSocket } from 'ws';
 import type { Address } from 'viem';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
 import { onStreamPush } from '../../entrypoints/popup/api';
 import type { BackgroundBrowser } from './browser';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, sandboxSuite, sleep, until, waitPending, withPages, type PagedBackground, type Reply, markPrice, btcOnly } from './testkit';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, sandboxSuite, sleep, until, waitPending, withPages, type PagedBackground, type Reply, markPrice, btcOnly } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };

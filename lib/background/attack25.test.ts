@@ -22,9 +22,9 @@
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import type { Harness } from '../sandbox/testkit';
+import type { Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice, VIEM_RETRIES, btcOnly, perpsPosts, connectSite } from './testkit';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice, VIEM_RETRIES, btcOnly, perpsPosts, connectSite } from '../../test/kits/background';
 import { GrantService } from '../grants/service';
 import { DAY_MS, type GrantRequest } from '../grants/evaluate';
 import { openVaultDb } from '../vault/db';

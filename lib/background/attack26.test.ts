@@ -11,11 +11,11 @@ import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { encodeFunctionData, maxUint256, parseAbi, zeroHash, type Address, type Hex } from 'viem';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { venueContracts } from '../relayer/contracts';
 import { describeWalletCalls } from '../relayer/decode';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, waitPending, withPages, type PagedBackground } from './testkit';
+import { BOUNDS, browser, callAs, KDF, waitPending, withPages, type PagedBackground } from '../../test/kits/background';
 
 type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
 const CHAIN = 80002;

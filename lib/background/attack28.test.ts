@@ -48,8 +48,8 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { generatePrivateKey } from 'viem/accounts';
-import type { Harness } from '../sandbox/testkit';
-import { type PagedBackground, pageSender, sandboxSuite, sleep, until, waitPending, VIEM_RETRIES, perpsPosts, connectSite, pagePathKit, type Notice } from './testkit';
+import type { Harness } from '../../test/kits/sandbox';
+import { type PagedBackground, pageSender, sandboxSuite, sleep, until, waitPending, VIEM_RETRIES, perpsPosts, connectSite, pagePathKit, type Notice } from '../../test/kits/background';
 import { TamperedRecordError } from '../vault/errors';
 import { serial, shared } from '../audit/log';
 

@@ -10,8 +10,8 @@
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import type { Harness } from '../sandbox/testkit';
-import { type PagedBackground, pageSender, sandboxSuite, sleep, until, waitPending, btcOnly, connectSite, pagePathKit, type Notice } from './testkit';
+import type { Harness } from '../../test/kits/sandbox';
+import { type PagedBackground, pageSender, sandboxSuite, sleep, until, waitPending, btcOnly, connectSite, pagePathKit, type Notice } from '../../test/kits/background';
 import { serial, shared } from '../audit/log';
 
 const SITE = 'https://trade.example';

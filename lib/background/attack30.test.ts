@@ -17,8 +17,8 @@
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import type { Harness } from '../sandbox/testkit';
-import { pageSender, sandboxSuite, until, waitPending, perpsPosts, pagePathKit, browser } from './testkit';
+import type { Harness } from '../../test/kits/sandbox';
+import { pageSender, sandboxSuite, until, waitPending, perpsPosts, pagePathKit, browser } from '../../test/kits/background';
 import { TamperedRecordError } from '../vault/errors';
 const AUDIT_JOURNAL_KEY = 'auditJournal'; // lib/audit/journal.ts (not exported)
 

@@ -40,9 +40,9 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import type { Harness } from '../sandbox/testkit';
+import type { Harness } from '../../test/kits/sandbox';
 import { AUTOLOCK_ALARM } from './index';
-import { pageSender, sandboxSuite, until, waitPending, perpsPosts, pagePathKit, browser, sleep } from './testkit';
+import { pageSender, sandboxSuite, until, waitPending, perpsPosts, pagePathKit, browser, sleep } from '../../test/kits/background';
 const AUDIT_JOURNAL_KEY = 'auditJournal'; // lib/audit/journal.ts (not exported)
 
 const SITE = 'https://trade.example';

@@ -9,7 +9,7 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { keccak256, stringToHex, type Hex } from 'viem';
 import { startBackground } from './index';
 import type { AuditEntry, VaultDb } from '../vault/db';
-import { BOUNDS, browser, KDF } from './testkit';
+import { BOUNDS, browser, KDF } from '../../test/kits/background';
 
 const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
 type Reply = { ok: boolean; result?: unknown; error?: { name: string } };

@@ -13,11 +13,11 @@ import 'fake-indexeddb/auto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { generatePrivateKey } from 'viem/accounts';
-import type { Harness } from '../sandbox/testkit';
+import type { Harness } from '../../test/kits/sandbox';
 import type { AuditJournal } from '../audit/journal';
 import { userRejected } from '../provider/errors';
 import { AUTOLOCK_ALARM, startBackground } from './index';
-import { BOUNDS, browser, btcOnly, callAs, KDF, markPrice, onboardDemo, pageSender, recordingWebSocket, sandboxSuite, sleep, until, withPages, type PagedBackground, type Reply } from './testkit';
+import { BOUNDS, browser, btcOnly, callAs, KDF, markPrice, onboardDemo, pageSender, recordingWebSocket, sandboxSuite, sleep, until, withPages, type PagedBackground, type Reply } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const page = pageSender(SITE, 3);

@@ -11,9 +11,9 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { generatePrivateKey } from 'viem/accounts';
-import type { Harness } from '../sandbox/testkit';
+import type { Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
-import { BOUNDS, browser, btcOnly, callAs, KDF, markPrice, onboardDemo, pageSender, sandboxSuite, sleep, until, withPages, type PagedBackground, type Reply } from './testkit';
+import { BOUNDS, browser, btcOnly, callAs, KDF, markPrice, onboardDemo, pageSender, sandboxSuite, sleep, until, withPages, type PagedBackground, type Reply } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const page = pageSender(SITE, 3);

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { PROCEDURES, type ProcedureName } from '../messaging/protocol';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { AUTOLOCK_ALARM, startBackground, type BackgroundBrowser } from './index';
-import { BOUNDS, browser as kitBrowser, KDF, withPages } from './testkit';
+import { BOUNDS, browser as kitBrowser, KDF, withPages } from '../../test/kits/background';
 import { userRejected } from '../provider/errors';
 import { internalTransfer, createProxy as createProxyCommand } from '../perps/commands';
 import { hashPerpsOp, perpsOpTypedData, withdrawTypedData, createProxyTypedData } from '../perps/signing';

@@ -1,6 +1,6 @@
 /**
  * The parts of the WebExtension API the background uses, as structural types: webextension-polyfill's
- * `browser` satisfies them in the extension, WXT's fake browser (`testkit.ts`) in the unit suites.
+ * `browser` satisfies them in the extension, WXT's fake browser (`test/kits/background.ts`) in the unit suites.
  */
 import type { BrowserSender } from '../messaging/router';
 

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startSandbox, type RunningSandbox } from '../sandbox/server';
 import { startBackground } from './index';
-import { BOUNDS, browser, KDF, withPages } from './testkit';
+import { BOUNDS, browser, KDF, withPages } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });

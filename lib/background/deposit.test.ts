@@ -11,11 +11,11 @@ import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { encodeFunctionData, parseAbi, type Address } from 'viem';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { uupsDepositWallet } from '../relayer/wallet';
 import { venueContracts } from '../relayer/contracts';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, pageSender, waitPending, withPages, type PagedBackground } from './testkit';
+import { BOUNDS, browser, callAs, KDF, pageSender, waitPending, withPages, type PagedBackground } from '../../test/kits/background';
 
 type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
 const CHAIN = 80002;

@@ -14,10 +14,10 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { WebSocket as NodeWebSocket } from 'ws';
 import { autoCancel, createOrders } from '../perps/commands';
 import { clobL2Request } from '../clob/client';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { DEFAULT_NOTIFICATION_PREFS } from '../notifications/prefs';
 import { startBackground } from './index';
-import { BOUNDS, browser as kitBrowser, KDF } from './testkit';
+import { BOUNDS, browser as kitBrowser, KDF } from '../../test/kits/background';
 
 const created: { id: string; title: string; message: string }[] = [];
 const browser = {

@@ -7,9 +7,9 @@
 import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
-import { BOUNDS, browser, KDF, withPages, type PagedBackground } from './testkit';
+import { BOUNDS, browser, KDF, withPages, type PagedBackground } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const GRANT_LIMITS = { venue: 'perps', allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '20000', dailyNotional: '1000000', priceBandPct: '20', slippagePct: '1' };

@@ -9,11 +9,11 @@ import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
 import { panicBoundMs, type PanicAccountReport, type PanicReport, type PanicTiming } from './panic';
 import type { DeadManStatus } from './deadman';
-import { BOUNDS, browser, callAs, KDF, markPrice, until, withPages, type PagedBackground, type Reply } from './testkit';
+import { BOUNDS, browser, callAs, KDF, markPrice, until, withPages, type PagedBackground, type Reply } from '../../test/kits/background';
 
 const TIMING: PanicTiming = { drainMs: 500, requestTimeoutMs: 1_000, venuesMaxMs: 4_000 };
 const PASSWORD = 'a good password';

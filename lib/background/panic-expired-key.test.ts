@@ -7,9 +7,9 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import type { Harness } from '../sandbox/testkit';
+import type { Harness } from '../../test/kits/sandbox';
 import type { PanicReport, PanicTiming } from './panic';
-import { callAs, markPrice, onTick, until, useSandboxBackgrounds, type PagedBackground, type Reply } from './testkit';
+import { callAs, markPrice, onTick, until, useSandboxBackgrounds, type PagedBackground, type Reply } from '../../test/kits/background';
 
 const TIMING: PanicTiming = { drainMs: 300, requestTimeoutMs: 1_000, venuesMaxMs: 4_000 };
 

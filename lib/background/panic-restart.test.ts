@@ -9,10 +9,10 @@
 import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
 import type { PanicTiming } from './panic';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, pageSender, until, withPages, type PagedBackground, type Reply } from './testkit';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, pageSender, until, withPages, type PagedBackground, type Reply } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const page = pageSender(SITE, 5);

@@ -5,10 +5,10 @@
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import type { Harness } from '../sandbox/testkit';
+import type { Harness } from '../../test/kits/sandbox';
 import { panicBoundMs, type PanicReport, type PanicTiming } from './panic';
 import { stepOk } from './panic-accounts';
-import { markPrice, onTick, pageSender, useSandboxBackgrounds, type PagedBackground } from './testkit';
+import { markPrice, onTick, pageSender, useSandboxBackgrounds, type PagedBackground } from '../../test/kits/background';
 
 const page = pageSender('https://trade.example', 8);
 const TIMING: PanicTiming = { drainMs: 300, requestTimeoutMs: 2_000, venuesMaxMs: 5_000 };

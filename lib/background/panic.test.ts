@@ -5,12 +5,12 @@
 import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { HEARTBEAT_TIMEOUT_MS } from '../sandbox/clob/routes';
 import { startBackground } from './index';
 import { ORDER_BOOK_HEARTBEAT_LAPSE_MS, panicBoundMs, type PanicReport, type PanicTiming } from './panic';
 import type { DeadManStatus } from './deadman';
-import { BOUNDS, browser, KDF, withPages, type PagedBackground } from './testkit';
+import { BOUNDS, browser, KDF, withPages, type PagedBackground } from '../../test/kits/background';
 
 /** Shorter than the extension's (5 s drain, 5 s per request, 20 s venue phase) so a silent venue costs seconds, not tens. */
 const TIMING: PanicTiming = { drainMs: 500, requestTimeoutMs: 1_000, venuesMaxMs: 4_000 };

@@ -8,9 +8,9 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { panicBoundMs, type PanicReport, type PanicTiming } from './panic';
-import { markPrice, onTick, pageSender, until, useSandboxBackgrounds, type PagedBackground } from './testkit';
+import { markPrice, onTick, pageSender, until, useSandboxBackgrounds, type PagedBackground } from '../../test/kits/background';
 import { describeGrant } from '../grants/evaluate';
-import type { Harness } from '../sandbox/testkit';
+import type { Harness } from '../../test/kits/sandbox';
 import { MultiWindow } from '../ratelimit/sliding-window';
 
 const SITE = 'https://flood.example';

@@ -10,9 +10,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { auditWritten } from '../audit';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { WebSocket as NodeWebSocket } from 'ws';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, sandboxSuite, until, waitPending, withPages, type PagedBackground, markPrice, btcOnly } from './testkit';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, sandboxSuite, until, waitPending, withPages, type PagedBackground, markPrice, btcOnly } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };

@@ -6,9 +6,9 @@
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import type { Harness } from '../sandbox/testkit';
+import type { Harness } from '../../test/kits/sandbox';
 import type { PanicReport } from './panic';
-import { markPrice, onTick, pageSender, useSandboxBackgrounds, VIEM_RETRIES } from './testkit';
+import { markPrice, onTick, pageSender, useSandboxBackgrounds, VIEM_RETRIES } from '../../test/kits/background';
 
 const SITE = 'https://closer.example';
 const page = pageSender(SITE, 9);

@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { START_HINT_KEY, usableHint, VAULT_EPOCH_KEY } from '../messaging/start-hint';
 import { startBackground } from './index';
-import { BOUNDS, browser, KDF } from './testkit';
+import { BOUNDS, browser, KDF } from '../../test/kits/background';
 
 const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
 const stored = () => fakeBrowser.storage.session.get([START_HINT_KEY, VAULT_EPOCH_KEY]);

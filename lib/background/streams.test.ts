@@ -17,9 +17,9 @@ import { buildClobOrder, exchangeAddress, signClobOrder, toPostOrderBody } from 
 import { marketPushSchema, type MarketPush } from '../messaging/streams';
 import { SESSION_PROCEDURES } from './procedures';
 import { streamPushSchema, type StreamPush } from '../messaging/streams';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { startBackground, type BackgroundBrowser } from './index';
-import { BOUNDS, browser as kitBrowser, KDF } from './testkit';
+import { BOUNDS, browser as kitBrowser, KDF } from '../../test/kits/background';
 
 const made: NodeWebSocket[] = [];
 /** When set, a received text frame it accepts is lost on the way (a sequence gap the venue never shows on demand). */

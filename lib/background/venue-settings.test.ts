@@ -10,7 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { readSettings } from '../settings';
 import { startBackground, type Background } from './index';
-import { BOUNDS, browser, callAs, KDF, type Reply } from './testkit';
+import { BOUNDS, browser, callAs, KDF, type Reply } from '../../test/kits/background';
 
 beforeEach(() => fakeBrowser.reset());
 

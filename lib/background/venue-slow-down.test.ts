@@ -7,10 +7,10 @@
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import type { Harness } from '../sandbox/testkit';
+import type { Harness } from '../../test/kits/sandbox';
 import { MultiWindow } from '../ratelimit/sliding-window';
 import { panicBoundMs, type PanicReport, type PanicTiming } from './panic';
-import { pageSender, useSandboxBackgrounds } from './testkit';
+import { pageSender, useSandboxBackgrounds } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const page = pageSender(SITE, 6);

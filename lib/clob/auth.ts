@@ -5,13 +5,15 @@
  * `{ name: "ClobAuthDomain", version: "1", chainId }`, sent as four headers; used to create or derive
  * API credentials.
  * L2: an HMAC-SHA256 of `timestamp + method + requestPath + body` keyed with the base64 API secret,
- * url-safe base64 output with padding, sent as five headers on every trading request.
+ * url-safe base64 output with padding (`lib/hmac`, shared with the relayer's builder headers), sent as
+ * five headers on every trading request.
  */
-import { hmac } from '@noble/hashes/hmac.js';
-import { sha256 } from '@noble/hashes/sha2.js';
 import { type Address, type Hex, type LocalAccount } from 'viem';
 import { addressWord, concatWords, keccak, keccakString, signDigest, typedDataDigest, uintWord } from '../eip712';
 import { InvalidFieldError } from '../validation';
+import { buildL2SignatureSync } from '../hmac';
+
+export { buildL2Signature, buildL2SignatureSync, decodeBase64Secret, l2Message, l2SignaturesEqual, toUrlSafeBase64, type L2SignatureInput } from '../hmac';
 
 /** The fixed attestation sentence of ClobAuth (PROTOCOL.md §2.1). */
 export const CLOB_AUTH_MESSAGE = 'This message attests that I control the given wallet';
@@ -102,67 +104,6 @@ export async function buildL1Headers(account: LocalAccount, input: ClobAuthInput
 /** API credentials (seed "API credentials"). `secret` is base64 (standard or url-safe, padding optional). */
 export type ApiCredentials = { apiKey: string; secret: string; passphrase: string };
 
-/** Decodes base64 in the standard or url-safe alphabet, with or without `=` padding. Throws `InvalidFieldError`. */
-export function decodeBase64Secret(secret: string): Uint8Array {
-  const std = secret.replace(/-/g, '+').replace(/_/g, '/');
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(std) || std.replace(/=+$/, '').length % 4 === 1) {
-    throw new InvalidFieldError({ field: 'secret', reason: 'must be base64 (standard or url-safe)' });
-  }
-  const padded = std.replace(/=+$/, '').padEnd(Math.ceil(std.replace(/=+$/, '').length / 4) * 4, '=');
-  const bin = atob(padded);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
-/** Standard base64 of bytes, then `+`→`-`, `/`→`_`, keeping `=` padding (PROTOCOL.md §2.2). */
-export function toUrlSafeBase64(bytes: Uint8Array): string {
-  let bin = '';
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_');
-}
-
-/**
- * Inputs of an L2 signature: `timestamp` Unix seconds; `requestPath` the path as sent (a query string,
- * if any, is not signed — PROTOCOL.md §2.2); `body` the exact JSON text sent.
- */
-export type L2SignatureInput = {
-  secret: string;
-  timestamp: number;
-  method: string;
-  requestPath: string;
-  body?: string;
-};
-
-/**
- * The HMAC message `String(timestamp) + method + path + (body ?? "")`, where `path` is `requestPath`
- * without its query string: the official client signs the path alone and sends the query separately
- * (PROTOCOL.md §2.2).
- */
-export function l2Message({ timestamp, method, requestPath, body }: Omit<L2SignatureInput, 'secret'>): string {
-  const q = requestPath.indexOf('?');
-  return String(timestamp) + method + (q === -1 ? requestPath : requestPath.slice(0, q)) + (body ?? '');
-}
-
-/**
- * HMAC-SHA256 L2 signature, url-safe base64 with padding (PROTOCOL.md §2.2; reference value pinned in
- * `auth.test.ts`). Throws `InvalidFieldError` for a secret that is not base64 or a bad timestamp.
- */
-export async function buildL2Signature(input: L2SignatureInput): Promise<string> {
-  return buildL2SignatureSync(input);
-}
-
-/** Synchronous form of `buildL2Signature` (same output). */
-export function buildL2SignatureSync(input: L2SignatureInput): string {
-  if (!Number.isSafeInteger(input.timestamp) || input.timestamp < 0) {
-    throw new InvalidFieldError({ field: 'timestamp', reason: 'must be Unix seconds as a non-negative integer' });
-  }
-  const key = decodeBase64Secret(input.secret);
-  const mac = hmac(sha256, key, new TextEncoder().encode(l2Message(input)));
-  key.fill(0);
-  return toUrlSafeBase64(mac);
-}
-
 /** The five L2 headers (seed "Authentication"). */
 export type L2Headers = {
   SVC_ADDRESS: Address;
@@ -199,12 +140,3 @@ export function buildL2Headers(input: {
     SVC_PASSPHRASE: input.credentials.passphrase,
   };
 }
-
-/** Constant-time comparison of two L2 signatures (for verifiers). */
-export function l2SignaturesEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-}
-

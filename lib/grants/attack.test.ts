@@ -12,7 +12,7 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { AUTOLOCK_ALARM } from '../background/index';
 import { userRejected } from '../provider/errors';
 
-import { restart, SITE, page, call, owner, trading, openPerps, BTC, ETH, ready, waitPending, btcOnly, grant, tokenA, mark, expectAsks, type Bg, grantSuite } from './testkit';
+import { restart, SITE, page, call, owner, trading, openPerps, BTC, ETH, ready, waitPending, btcOnly, grant, tokenA, mark, expectAsks, type Bg, grantSuite } from '../../test/kits/grants';
 
 grantSuite('attack');
 

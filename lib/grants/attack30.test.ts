@@ -21,7 +21,7 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { TamperedRecordError } from '../vault/errors';
-import { SITE, USE_ACCOUNT, USE_T0, USE_ORDER, useRef, useArmed, useWorkers, useOrder, journalRecords, uses24h } from './testkit';
+import { SITE, USE_ACCOUNT, USE_T0, USE_ORDER, useRef, useArmed, useWorkers, useOrder, journalRecords, uses24h } from '../../test/kits/grants';
 
 const ACCOUNT = USE_ACCOUNT;
 const T0 = USE_T0;

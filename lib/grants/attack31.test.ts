@@ -12,7 +12,7 @@
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import { useWorkers, useOrder, journalRecords, uses24h, type Sealer } from './testkit';
+import { useWorkers, useOrder, journalRecords, uses24h, type Sealer } from '../../test/kits/grants';
 
 const tick = (ms = 10) => new Promise((r) => setTimeout(r, ms));
 /** A worker with one ETH-PERP grant whose 24 h cap is `daily` USDC (`useWorkers`). */

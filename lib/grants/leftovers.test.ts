@@ -13,7 +13,7 @@ import { DAY_MS } from './evaluate';
 import { openVaultDb } from '../vault/db';
 import { recoverAuditJournal, sessionAuditJournal } from '../audit/journal';
 import { auditLog } from '../audit';
-import { SITE, USE_ACCOUNT, USE_T0, USE_ORDER, USE_RECORD, useRef, useArmed, sessionArea, useWorkers, useOrder, uses24h, type UseWorker } from './testkit';
+import { SITE, USE_ACCOUNT, USE_T0, USE_ORDER, USE_RECORD, useRef, useArmed, sessionArea, useWorkers, useOrder, uses24h, type UseWorker } from '../../test/kits/grants';
 
 const ACCOUNT = USE_ACCOUNT;
 const T0 = USE_T0;

@@ -11,7 +11,7 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { AUTOLOCK_ALARM } from '../background/index';
 import { fromUnits } from '../decimal';
 
-import { h, restart, SITE, page, popup, approvalWindow, call, owner, trading, autoCancelAt, openPerps, BTC, ETH, ready, waitPending, btcOnly, grant, tokenA, tokenB, mark, expectAsks, type Bg, grantSuite } from './testkit';
+import { h, restart, SITE, page, popup, approvalWindow, call, owner, trading, autoCancelAt, openPerps, BTC, ETH, ready, waitPending, btcOnly, grant, tokenA, tokenB, mark, expectAsks, type Bg, grantSuite } from '../../test/kits/grants';
 
 grantSuite('grants');
 

@@ -5,7 +5,7 @@
  * fees, margins and liquidation prices within 0.1 % (margins through the withdrawable read).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { createOrders, updateLeverage, type PerpsOrderInput } from './commands';
 import { summarizeOrder } from './summary';
 import { estimateMarket, maxOrderSize } from './risk';

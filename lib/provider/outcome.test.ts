@@ -13,9 +13,9 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { startBackground } from '../background/index';
-import { BOUNDS, browser, KDF, onboardDemo, waitPending, withPages } from '../background/testkit';
+import { BOUNDS, browser, KDF, onboardDemo, waitPending, withPages } from '../../test/kits/background';
 import { toCountersignError, OutcomeUnknownError } from '../dapp/errors';
 import { ConflictError } from '../audit';
 import { OUTCOMES_KEY } from './outcomes';

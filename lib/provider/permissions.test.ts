@@ -2,14 +2,14 @@
  * Issue #20 §5, as a page uses it and as a malicious page tries it: `eth_requestAccounts` on a locked
  * vault (unlock, then the connection; one window for a storm of calls), EIP-2255 permission methods and
  * ERC-7715 `wallet_grantPermissions` (type spoofs, unknown fields, wider-than-shown grants). The real
- * background on the fake browser against the in-process sandbox (lib/grants/testkit).
+ * background on the fake browser against the in-process sandbox (test/kits/grants.ts).
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { AUTOLOCK_ALARM } from '../background/index';
 import { describeGrant } from '../grants/evaluate';
-import { SITE, page, call, owner, trading, ready, waitPending, btcOnly, mark, BTC, grant, grantSuite, type Bg } from '../grants/testkit';
+import { SITE, page, call, owner, trading, ready, waitPending, btcOnly, mark, BTC, grant, grantSuite, type Bg } from '../../test/kits/grants';
 import { accountsPermission, GRANT_PERMISSION_TYPE, parseGrantPermissions } from './permissions';
 
 grantSuite('permissions');

@@ -2,11 +2,11 @@
  * Builder headers of the venue's relayer (PROTOCOL.md §4.4 "Builder headers"; `@polymarket/builder-signing-sdk`
  * 0.0.8): an HMAC-SHA256 of `timestamp + METHOD + path + body`, keyed with the base64 builder secret,
  * url-safe base64 output with `=` kept — the same construction as the order book's L2 signature
- * (`lib/clob/auth.ts`), so it is computed by the same code. Sent only on relayer `POST /submit` and
+ * (`lib/hmac`), so it is computed by the same code. Sent only on relayer `POST /submit` and
  * `GET /transactions` as `POLY_BUILDER_API_KEY`, `POLY_BUILDER_PASSPHRASE`, `POLY_BUILDER_SIGNATURE`,
  * `POLY_BUILDER_TIMESTAMP` (Unix seconds).
  */
-import { buildL2SignatureSync } from '../clob/auth';
+import { buildL2SignatureSync } from '../hmac';
 
 /**
  * The builder HMAC of one relayer request: `timestamp` Unix **seconds**, `path` relayer-relative

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFunctionData, maxUint256, pad, parseAbi, zeroHash, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { createOrDeriveApiKey, clobL2Request } from '../clob/client';
 import { signWalletBatch, walletCreateRequest, type WalletCall } from './batch';
 import type { BuilderCredentials } from './builder';

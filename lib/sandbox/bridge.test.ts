@@ -4,7 +4,7 @@
  * fields, and records nothing until collateral reaches the address in a mined relayer batch.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { uupsDepositWallet } from '../relayer/wallet';
 
 let h: Harness;

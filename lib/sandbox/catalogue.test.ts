@@ -5,7 +5,7 @@ import { builderSignature } from '../relayer/builder';
 import { walletCreateRequest } from '../relayer/batch';
 import { uupsDepositWallet } from '../relayer/wallet';
 import { buildL1Headers } from '../clob/auth';
-import { startHarness, type Harness } from './testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 
 let h: Harness;
 beforeEach(async () => {

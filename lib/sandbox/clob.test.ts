@@ -17,7 +17,7 @@ import {
   parseBatchResults,
 } from '../clob/errors';
 import { buildClobOrder, exchangeAddress, signClobOrder, toPostOrderBody, type OrderType } from '../clob/order';
-import { startHarness, type Harness } from './testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 
 let h: Harness;
 let wallet: LocalAccount;

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOrders, updateLeverage } from '../perps/commands';
-import { startHarness, type Harness } from './testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 
 let h: Harness;
 beforeEach(async () => {

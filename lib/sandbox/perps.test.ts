@@ -13,7 +13,7 @@ import {
 import { signPerpsCommand } from '../perps/envelope';
 import { PerpsGatewayError, PerpsRateLimitedError } from '../perps/errors';
 import { fetchPerpsDomains } from '../perps/client';
-import { startHarness, type Harness } from './testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 
 const COID = 'c0ffee00c0ffee00c0ffee00c0ffee00';
 let h: Harness;

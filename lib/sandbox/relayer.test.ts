@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFunctionData, parseAbi, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { startHarness, type Harness } from './testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { builderHeaders } from '../relayer/builder';
 import { signWalletBatch, walletCreateRequest, type WalletCall } from '../relayer/batch';
 import { venueContracts } from '../relayer/contracts';

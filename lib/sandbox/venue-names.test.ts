@@ -9,7 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { buildL1Headers, buildL2Headers } from '../clob/auth';
 import { createOrders } from '../perps/commands';
 import { signPerpsCommand } from '../perps/envelope';
-import { startHarness, type Harness } from './testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 
 let h: Harness;
 afterEach(async () => {

@@ -5,7 +5,7 @@
  */
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { checkConnections, CHECKED_SERVICES } from './check';
 import { hostOrigins } from './hosts';
 import { DEFAULT_SETTINGS } from './index';

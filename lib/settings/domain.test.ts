@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrders } from '../perps/commands';
 import { openVaultDb, type VaultDb } from '../vault/db';
 import { memorySessionStore, Vault } from '../vault/vault';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { SigningService } from '../signer/service';
 import { Authority, PERSON_SCOPES } from '../authority/epoch';
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { autoCancel, cancelAll, createOrders } from '../perps/commands';
 import { openVaultDb, type VaultDb } from '../vault/db';
 import { memorySessionStore, Vault } from '../vault/vault';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { OutcomeUnknownError, PANIC_PASS, SigningService } from './service';
 import { JournalError, type AuditJournal } from '../audit/journal';
 import { auditWritten } from '../audit';

@@ -5,7 +5,7 @@ import { cancelOrders, createOrders, internalTransfer, updateLeverage, withdraw 
 import { openVaultDb, type VaultDb } from '../vault/db';
 import { generatePrivateKey } from 'viem/accounts';
 import { memorySessionStore, Vault } from '../vault/vault';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { OutcomeUnknownError, SigningService, WeightBudgetError } from './service';
 import { ArtifactMismatchError, type SigningArtifact } from './artifact';
 import { Authority, PERSON_SCOPES } from '../authority/epoch';

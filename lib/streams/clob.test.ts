@@ -10,7 +10,7 @@ import { WebSocket as NodeWebSocket, WebSocketServer } from 'ws';
 import { createOrDeriveApiKey, clobL2Request } from '../clob/client';
 import { toOrderAmounts } from '../clob/amounts';
 import { buildClobOrder, exchangeAddress, signClobOrder, toPostOrderBody } from '../clob/order';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { createClobChannel, type ClobChannel, type ClobStreamEvent } from './clob';
 
 const made: NodeWebSocket[] = [];

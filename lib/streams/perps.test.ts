@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket as NodeWebSocket, WebSocketServer } from 'ws';
 import { createOrders } from '../perps/commands';
-import { startHarness, type Harness } from '../sandbox/testkit';
+import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { createPerpsStream, type PerpsStream } from './perps';
 
 type PerpsStreamOptions = Parameters<typeof createPerpsStream>[0];

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, http, type WalletClient } from 'viem';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { AssetType, ClobClient, OrderType, PriceHistoryInterval, Side } from '@polymarket/clob-client-v2';
-import { startHarness, type Harness } from '../../lib/sandbox/testkit';
+import { startHarness, type Harness } from '../kits/sandbox';
 import * as clob from '@polymarket/bindings/clob';
 
 let h: Harness;

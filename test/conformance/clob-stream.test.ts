@@ -10,7 +10,7 @@ import { createWalletClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { createSecureClient } from '@polymarket/client';
 import { ClobClient, OrderType, Side } from '@polymarket/clob-client-v2';
-import type { Harness } from '../../lib/sandbox/testkit';
+import type { Harness } from '../kits/sandbox';
 import { collect, startVenueClient } from './venue-client';
 
 let h: Harness;

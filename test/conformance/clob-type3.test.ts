@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AssetType, ClobClient, OrderType, Side } from '@polymarket/clob-client-v2';
 import type { Hex, LocalAccount } from 'viem';
-import { startHarness, type Harness } from '../../lib/sandbox/testkit';
+import { startHarness, type Harness } from '../kits/sandbox';
 import { signClobOrder, type ClobOrder } from '../../lib/clob/order';
 import { venueContracts } from '../../lib/relayer/contracts';
 import { CHAIN, deadline, newDepositUser, redeemCall, setupCalls, type DepositUser } from './deposit-kit';

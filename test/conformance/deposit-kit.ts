@@ -10,7 +10,7 @@ import { polygonAmoy } from 'viem/chains';
 import { ClobClient } from '@polymarket/clob-client-v2';
 import { RelayClient } from '@polymarket/builder-relayer-client';
 import { BuilderConfig } from '@polymarket/builder-signing-sdk';
-import type { Harness } from '../../lib/sandbox/testkit';
+import type { Harness } from '../kits/sandbox';
 import { venueContracts } from '../../lib/relayer/contracts';
 
 /** The chain id of the sandbox's order book and relayer. */

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PerpsKlineInterval, type createSecureClient } from '@polymarket/client';
 import { createOrders } from '../../lib/perps/commands';
-import type { Harness } from '../../lib/sandbox/testkit';
+import type { Harness } from '../kits/sandbox';
 import { collect, startVenueClient } from './venue-client';
 
 let h: Harness;

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrderSide, PerpsTimeInForce, type PerpsSession, type PerpsSessionEvent } from '@polymarket/client';
-import type { Harness } from '../../lib/sandbox/testkit';
+import type { Harness } from '../kits/sandbox';
 import { startVenueClient } from './venue-client';
 
 let h: Harness;

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFunctionData, parseAbi } from 'viem';
 import * as relayerBindings from '@polymarket/bindings/relayer';
-import { startHarness, type Harness } from '../../lib/sandbox/testkit';
+import { startHarness, type Harness } from '../kits/sandbox';
 import { uupsDepositWallet } from '../../lib/relayer/wallet';
 import { venueContracts } from '../../lib/relayer/contracts';
 import { CHAIN, deadline, newDepositUser, setupCalls, type DepositUser } from './deposit-kit';

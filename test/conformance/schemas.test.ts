@@ -13,7 +13,7 @@ import { buildL2Headers } from '../../lib/clob/auth';
 import { toOrderAmounts } from '../../lib/clob/amounts';
 import { clobL2Request } from '../../lib/clob/client';
 import { buildClobOrder, exchangeAddress, signClobOrder, toPostOrderBody, type OrderType } from '../../lib/clob/order';
-import { startHarness, type Harness } from '../../lib/sandbox/testkit';
+import { startHarness, type Harness } from '../kits/sandbox';
 
 let h: Harness;
 

@@ -8,7 +8,7 @@ import { WebSocket } from 'ws';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSecureClient, forkEnvironmentConfig } from '@polymarket/client';
 import { privateKey } from '@polymarket/client/viem';
-import { startHarness, type Harness } from '../../lib/sandbox/testkit';
+import { startHarness, type Harness } from '../kits/sandbox';
 
 /** A sandbox, the venue's environment pointed at it, and a new key's secure client (`key` is its private key). */
 export async function startVenueClient(): Promise<{ h: Harness; client: Awaited<ReturnType<typeof createSecureClient>>; key: `0x${string}` }> {

@@ -1,6 +1,6 @@
 /**
  * The approval window in real Chromium against a gateway that lies in its public reads: the extension's
- * venue URLs point at a gateway hop (`startLyingGateway`, `lib/sandbox/testkit.ts`) in front of the sandbox, which
+ * venue URLs point at a gateway hop (`startLyingGateway`, `test/kits/sandbox.ts`) in front of the sandbox, which
  * serves an instrument name with bidi characters and a tick and lot that would round the order away,
  * while the signing path stays honest. What the window shows (its lines and its order numbers) must be
  * what reached the venue (the sandbox's request log).
@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { connectDemo, launchHarness, messenger, onboardDemo, type Harness } from './harness';
-import { patchInstruments, startLyingGateway, type LyingGateway } from '../../lib/sandbox/testkit';
+import { patchInstruments, startLyingGateway, type LyingGateway } from '../kits/sandbox';
 
 const PASSWORD = 'correct horse battery staple';
 const BIDI = /[\u061C\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/;

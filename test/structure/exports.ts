@@ -1,9 +1,9 @@
 /**
- * Exports of non-test source used only by tests (issue #18 "46 exports used only by tests"), found with
- * the TypeScript compiler API: every import in the repository (named, default, namespace, `export … from`)
- * is resolved through the type checker to the declaration it names (through barrels and re-exports), and
- * an export of a file under `lib/`, `entrypoints/` or `components/` is listed when some file imports it
- * and every such file is a test (`*.test.ts(x)`, a `testkit.ts`, or under `test/` but not `test/bench/`).
+ * Exports of non-test source used only by tests, found with the TypeScript compiler API: every import
+ * in the repository (named, default, namespace, `export … from`) is resolved through the type checker
+ * to the declaration it names (through barrels and re-exports), and an export of a file under `lib/`,
+ * `entrypoints/` or `components/` is listed when some file imports it and every such file is a test
+ * (`*.test.ts(x)`, a `testkit.ts`, or under `test/` but not `test/bench/`).
  * `npx tsx test/structure/metrics.ts` prints the count (`-v` the list); `metrics.test.ts` bounds it.
  */
 import ts from 'typescript';

@@ -1,7 +1,9 @@
 /**
  * The sandbox perps venue: accounts, instruments, a price-time-priority matching engine per
  * instrument, positions and margin. Pure in-memory state driven by a clock; the HTTP layer
- * (`routes.ts`) verifies signatures before anything here runs.
+ * (`routes.ts`) verifies signatures before anything here runs. The data model is `./model.ts` (re-exported
+ * here), new accounts and order drafts `./orders.ts`, the position arithmetic `./risk.ts`, the order and
+ * book reads `./views.ts`.
  *
  * Units: prices and quantities are bigint at `PX_SCALE` (8) decimals; collateral balances are bigint
  * USDC base units (6 decimals). Notional (base units) = price × qty / 10^(2·8 − 6).
@@ -19,160 +21,15 @@
  * held at their mark.
  */
 import type { Address } from 'viem';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { PerpsOrderInput } from '../../perps/commands';
-import { abs, fromUnits, minB, toUnits } from '../../decimal';
+import { abs, minB } from '../../decimal';
 import type { Book, OrderView } from '../../perps/wire';
+import { DEFAULT_LEVERAGE, NOTIONAL_DIV, VenueError, type Account, type Deposit, type Fill, type Instrument, type PerpsOrder, type PerpsVenueEvent, type Position, type Trade } from './model';
+import { bookLevels, orderView } from './views';
+import { draftOrder, emptyAccount } from './orders';
+import { applyFill, fillFee, fundingAmount, liquidationPriceOf, maintenanceMargin, triggerCrossed, unrealizedPnl } from './risk';
 
-/** Decimals of perps prices and quantities: both are bigint at 8 decimals. */
-export const PX_SCALE = 8;
-/** Divisor from price × quantity (PX units each) to USDC base units. */
-export const NOTIONAL_DIV = 10n ** BigInt(2 * PX_SCALE - 6);
-
-/** An instrument. `tick` / `lot` / `mark` in PX units. */
-export type Instrument = {
-  iid: number;
-  symbol: string;
-  tick: bigint;
-  lot: bigint;
-  mark: bigint;
-  maxLeverage: number;
-};
-
-/** Order status as get-orders reports it. */
-export type OrderStatus = 'open' | 'filled' | 'cancelled' | 'rejected' | 'untriggered';
-
-/** A resting or finished order in the engine: prices and quantities scaled by 10^`PX_SCALE`, times Unix ms (the read view is `view()`: `OrderView` of lib/perps/wire). */
-export type PerpsOrder = {
-  oid: number;
-  coid?: string;
-  owner: string;
-  iid: number;
-  buy: boolean;
-  price?: bigint;
-  qty: bigint;
-  filled: bigint;
-  tif?: 'gtc' | 'ioc' | 'fok';
-  po: boolean;
-  ro: boolean;
-  /** A TP / SL trigger: `armedQty` while the account holds a position it reduces (status `armed`), `fired` once the mark crossed `trp`. */
-  trigger?: { tpsl: 'tp' | 'sl'; trp: bigint; market: boolean; armedQty?: bigint; fired?: boolean };
-  status: OrderStatus;
-  reason?: string;
-  seq: number;
-  created: number;
-  updated: number;
-};
-
-/** A position: `size` signed (PX units), `entry` price (PX units), cumulative `funding` (USDC base units, + received). */
-export type Position = { size: bigint; entry: bigint; funding?: bigint };
-
-/** One fill of an account's order. Prices / quantities PX units; `fee`, `pnl` USDC base units; `ts` ms. */
-export type Fill = {
-  tradeId: number;
-  oid: number;
-  iid: number;
-  buy: boolean;
-  price: bigint;
-  qty: bigint;
-  taker: boolean;
-  fee: bigint;
-  prevSize: bigint;
-  prevEntry: bigint;
-  pnl: bigint;
-  ts: number;
-};
-
-/** One hourly funding payment: `amount` USDC base units (+ received, − paid); `rate` decimal string; `ts` ms. */
-export type FundingPayment = { id: number; iid: number; size: bigint; rate: string; amount: bigint; ts: number };
-
-/** Taker fee rate (5 bp) as a fraction of notional. */
-export const TAKER_FEE = { num: 5n, den: 10_000n };
-/** Maker fee rate (1 bp) as a fraction of notional. */
-export const MAKER_FEE = { num: 1n, den: 10_000n };
-
-/** A registered proxy key of an account: its address, secret (a credential), expiry (Unix ms) and label. */
-export type Proxy = { proxy: Address; secret: string; expiry: number; label: string };
-
-/** A deposit seen on chain: `amount` base units (USDC 6 decimals), credited after `requiredConfirmations`; `created` Unix ms. */
-export type Deposit = {
-  hash: string;
-  asset: string;
-  amount: bigint;
-  from: string;
-  to: string;
-  requiredConfirmations: number;
-  created: number;
-  credited: boolean;
-  removed?: boolean;
-};
-
-/** An internal transfer as the `internalTransfers` read answers it (`amount` USDC decimal string, times Unix ms). */
-export type Transfer = {
-  transfer_id: number;
-  asset: string;
-  amount: string;
-  direction: 'in' | 'out';
-  counterparty: string;
-  created_timestamp: number;
-  label: string;
-};
-
-/** An account's state: USDC `balance` in base units, positions and leverage per instrument, proxies, history. */
-export type Account = {
-  owner: Address;
-  balance: bigint;
-  positions: Map<number, Position>;
-  config: Map<number, { leverage: number; cross: boolean }>;
-  proxies: Map<string, Proxy>;
-  deposits: Deposit[];
-  transfers: Transfer[];
-  withdrawals: { withdraw_id: number; amount: bigint; to: string; token: string; ts: number }[];
-  fills: Fill[];
-  funding: FundingPayment[];
-  /** Funding is settled up to this hour boundary (ms). */
-  fundingSettledTo: number;
-  /** Equity and cumulative PnL (realised + funding − fees) after each change: `[ts, equity, pnl]`, base units. */
-  history: [number, bigint, bigint][];
-  realized: bigint;
-  invite?: string;
-  parent?: string;
-  children: number;
-  autoCancelAt?: number;
-};
-
-/**
- * A change in the venue, as the streams report it (issue #22, PROTOCOL.md §5.1–§5.2). `order`: an
- * order's state changed (placed, matched, cancelled); `fill`: one fill of `owner`'s order; `account`:
- * `owner`'s balance, positions or leverage changed; `funding`: one funding payment of `owner`;
- * `trade`: a public trade (taker side; it also moves the instrument's mark to its price); `book`: the
- * book of `iid` changed; `mark`: the mark of `iid` was set (`setMark`: the admin route, issue #19).
- * Emitted synchronously where the state changes; listeners must not change the venue.
- */
-export type PerpsVenueEvent =
-  | { kind: 'order'; order: PerpsOrder }
-  | { kind: 'fill'; owner: string; fill: Fill }
-  | { kind: 'account'; owner: string }
-  | { kind: 'funding'; owner: string; payment: FundingPayment }
-  | { kind: 'trade'; trade: PerpsVenue['trades'][number] }
-  | { kind: 'book'; iid: number }
-  | { kind: 'mark'; iid: number };
-
-/** Leverage of an instrument the account never set (cross margin). */
-export const DEFAULT_LEVERAGE = 10;
-
-/** Thrown by the engine when a command must fail as a whole (`{ status: "err", error }`). */
-export class VenueError extends Error {
-  constructor(
-    readonly error: string,
-    readonly status: ContentfulStatusCode = 400,
-    readonly extra: Record<string, unknown> = {},
-  ) {
-    super(error);
-  }
-}
-
-const px = (s: string) => toUnits(s, PX_SCALE);
+export * from './model';
 
 /**
  * The sandbox's in-memory perps venue: instruments, accounts, a price-time-priority book per instrument,
@@ -193,7 +50,7 @@ export class PerpsVenue {
   bookSequence = 0;
   private nextFundingId = 1;
   /** Public trades (taker side), newest last. */
-  readonly trades: { tradeId: number; iid: number; buy: boolean; price: bigint; qty: bigint; ts: number }[] = [];
+  readonly trades: Trade[] = [];
   /** Hourly funding rate of an instrument at `ts` (decimal string); the context sets it. */
   fundingRate: (iid: number, ts: number) => string = () => '0';
   /** Listeners of {@link PerpsVenueEvent}s (the sandbox streams). */
@@ -216,22 +73,7 @@ export class PerpsVenue {
     const key = owner.toLowerCase();
     let a = this.accounts.get(key);
     if (!a) {
-      a = {
-        owner: owner as Address,
-        balance: 0n,
-        positions: new Map(),
-        config: new Map(),
-        proxies: new Map(),
-        deposits: [],
-        transfers: [],
-        withdrawals: [],
-        children: 0,
-        fills: [],
-        funding: [],
-        fundingSettledTo: Math.floor(this.now() / 3_600_000) * 3_600_000,
-        history: [],
-        realized: 0n,
-      };
+      a = emptyAccount(owner as Address, this.now());
       this.accounts.set(key, a);
     }
     return a;
@@ -305,40 +147,16 @@ export class PerpsVenue {
     const now = this.now();
     const drafts: PerpsOrder[] = [];
     let extraMargin = 0n;
+    const owner = a.owner.toLowerCase();
+    const coidOpen = (c: string) => [...this.orders.values()].some((x) => x.owner === owner && x.coid === c && (x.status === 'open' || x.status === 'untriggered'));
     for (const o of inputs) {
       const inst = this.instruments.get(o.iid);
       if (!inst) throw new VenueError('unknown_instrument');
-      const qty = px(o.qty);
-      const price = o.p === undefined ? undefined : px(o.p);
-      if (qty === undefined || qty % inst.lot !== 0n) throw new VenueError('invalid_quantity');
-      if (o.p !== undefined && (price === undefined || price % inst.tick !== 0n)) throw new VenueError('invalid_price');
-      if (o.c && [...this.orders.values()].some((x) => x.owner === a.owner.toLowerCase() && x.coid === o.c && (x.status === 'open' || x.status === 'untriggered'))) {
-        throw new VenueError('duplicate_client_order_id');
-      }
-      const trp = o.tr ? px(o.tr.trp) : undefined;
-      if (o.tr && (trp === undefined || trp % inst.tick !== 0n)) throw new VenueError('invalid_trigger_price');
-      const draft: PerpsOrder = {
-        oid: 0,
-        owner: a.owner.toLowerCase(),
-        iid: o.iid,
-        buy: o.buy,
-        qty,
-        filled: 0n,
-        po: o.po ?? false,
-        ro: o.ro ?? false,
-        status: 'open',
-        seq: 0,
-        created: now,
-        updated: now,
-        ...(o.c ? { coid: o.c } : {}),
-        ...(price === undefined ? {} : { price }),
-        ...(o.tif ? { tif: o.tif } : {}),
-        ...(o.tr ? { trigger: { tpsl: o.tr.tpsl, trp: trp!, market: o.tr.market === true } } : {}),
-      };
+      const draft = draftOrder(o, inst, owner, now, coidOpen);
       if (!draft.ro && !draft.trigger) {
         const lev = BigInt(this.configOf(a, o.iid).leverage);
-        const refPx = price ?? this.worstPrice(o.iid, o.buy) ?? inst.mark;
-        extraMargin += (qty * refPx) / NOTIONAL_DIV / lev;
+        const refPx = draft.price ?? this.worstPrice(o.iid, o.buy) ?? inst.mark;
+        extraMargin += (draft.qty * refPx) / NOTIONAL_DIV / lev;
       }
       drafts.push(draft);
     }
@@ -423,24 +241,9 @@ export class PerpsVenue {
     const p = a.positions.get(o.iid) ?? { size: 0n, entry: 0n, funding: 0n };
     const prevSize = p.size;
     const prevEntry = p.entry;
-    const signed = o.buy ? qty : -qty;
-    let pnl = 0n;
-    if (p.size === 0n || p.size > 0n === signed > 0n) {
-      const size = abs(p.size) + qty;
-      p.entry = (abs(p.size) * p.entry + qty * price) / size;
-      p.size += signed;
-    } else {
-      const closing = minB(qty, abs(p.size));
-      pnl = (closing * (price - p.entry) * (p.size > 0n ? 1n : -1n)) / NOTIONAL_DIV;
-      a.balance += pnl;
-      const newSize = p.size + signed;
-      if (newSize === 0n) p.entry = 0n;
-      else if (newSize > 0n !== p.size > 0n) p.entry = price;
-      p.size = newSize;
-    }
-    const rate = taker ? TAKER_FEE : MAKER_FEE;
-    const fee = ((qty * price) / NOTIONAL_DIV) * rate.num / rate.den;
-    a.balance -= fee;
+    const pnl = applyFill(p, o.buy ? qty : -qty, price);
+    const fee = fillFee(qty, price, taker);
+    a.balance += pnl - fee;
     a.realized += pnl - fee;
     if (p.size === 0n) a.positions.delete(o.iid);
     else a.positions.set(o.iid, p);
@@ -464,12 +267,7 @@ export class PerpsVenue {
     for (let h = Math.max(a.fundingSettledTo + HOUR, last - 720 * HOUR); h <= last; h += HOUR) {
       for (const [iid, p] of a.positions) {
         const rate = this.fundingRate(iid, h);
-        const mark = this.instruments.get(iid)!.mark;
-        const r = toUnits(rate.replace(/^-/, ''), 8) ?? 0n;
-        const value = (abs(p.size) * mark) / NOTIONAL_DIV;
-        const paid = (value * r) / 10n ** 8n;
-        // Positive rate: longs pay, shorts receive.
-        const amount = (rate.startsWith('-') ? 1n : -1n) * (p.size > 0n ? 1n : -1n) * paid;
+        const amount = fundingAmount(p, this.instruments.get(iid)!.mark, rate);
         a.balance += amount;
         a.realized += amount;
         p.funding = (p.funding ?? 0n) + amount;
@@ -488,7 +286,7 @@ export class PerpsVenue {
 
   /** Unrealised PnL of a position at the instrument's mark (USDC base units). */
   unrealized(iid: number, p: Position): bigint {
-    return (p.size * (this.instruments.get(iid)!.mark - p.entry)) / NOTIONAL_DIV;
+    return unrealizedPnl(p, this.instruments.get(iid)!.mark);
   }
 
   /** Account value: balance + Σ unrealised PnL (base units). */
@@ -500,27 +298,20 @@ export class PerpsVenue {
 
   /** Maintenance margin of a position: notional at mark / (2 × max leverage), base units. */
   maintenance(iid: number, p: Position): bigint {
-    const inst = this.instruments.get(iid)!;
-    return (abs(p.size) * inst.mark) / NOTIONAL_DIV / BigInt(2 * inst.maxLeverage);
+    return maintenanceMargin(p, this.instruments.get(iid)!);
   }
 
   /**
    * Liquidation price of the position in `iid` (PX units; 0 when none is reachable): where account
    * value equals total maintenance margin, the other positions held at their mark.
-   * Solves `B + s·(P − e) = |s|·P·m + M_others` for P, with m = 1 / (2 × max leverage).
+   * Solves `B + s·(P − e) = |s|·P·m + M_others` for P, with m = 1 / (2 × max leverage) (`liquidationPriceOf`).
    */
   liquidationPrice(a: Account, iid: number): bigint {
     const p = a.positions.get(iid);
     if (!p || p.size === 0n) return 0n;
-    const inst = this.instruments.get(iid)!;
     let rest = a.balance;
     for (const [j, q] of a.positions) if (j !== iid) rest += this.unrealized(j, q) - this.maintenance(j, q);
-    // In PX units: s·P − |s|·P/(2L) = s·e − rest·DIV  →  P = (s·e − rest·DIV) / (s − |s|/(2L)).
-    const twoL = BigInt(2 * inst.maxLeverage);
-    const num = (p.size * p.entry - rest * NOTIONAL_DIV) * twoL;
-    const den = p.size * twoL - abs(p.size);
-    const price = num / den;
-    return price > 0n ? price : 0n;
+    return liquidationPriceOf(p, this.instruments.get(iid)!.maxLeverage, rest);
   }
 
   /** Records an equity / PnL point for `a` now. */
@@ -556,7 +347,7 @@ export class PerpsVenue {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Triggers and liquidation (issue #19): what happens when the mark moves.
+  // Triggers and liquidation: what happens when the mark moves.
 
   /** Sets an instrument's mark price (PX units; the admin route `/admin/mark`), then fires triggers and liquidates. */
   setMark(iid: number, mark: bigint): void {
@@ -594,21 +385,13 @@ export class PerpsVenue {
     }
   }
 
-  /** Whether the mark crossed a trigger: an exit that sells fires at or above its TP / at or below its SL; an exit that buys the reverse. */
-  private crossed(o: PerpsOrder, mark: bigint): boolean {
-    const t = o.trigger;
-    if (!t) return false;
-    const up = o.buy ? t.tpsl === 'sl' : t.tpsl === 'tp';
-    return up ? mark >= t.trp : mark <= t.trp;
-  }
-
   /** Fires every armed trigger whose price the mark crossed: it executes as a reduce-only order (market, or its limit). Returns whether any fired. */
   private fireTriggers(): boolean {
     let any = false;
     for (const o of [...this.orders.values()]) {
       if (!o.trigger || o.status !== 'untriggered' || !o.trigger.armedQty) continue;
       const inst = this.instruments.get(o.iid);
-      if (!inst || !this.crossed(o, inst.mark)) continue;
+      if (!inst || !triggerCrossed(o, inst.mark)) continue;
       const a = this.findAccount(o.owner);
       if (!a) continue;
       o.trigger.fired = true;
@@ -652,68 +435,13 @@ export class PerpsVenue {
     }
   }
 
-  /**
-   * The order as the venue's reads answer it (`@polymarket/bindings/perps` `PerpsOrderSchema`): status
-   * `open` / `partial` / `filled` / `cancelled` / `auto_cancelled` / `ioc_expired` / `ioc_no_fill` /
-   * `post_only_rejected` / `fok_unfilled` / `reduce_only_invalid`; a trigger order `untriggered` /
-   * `armed` / `triggered` / `reduce_only_invalid_at_trigger` / `cancelled` (`triggerStatus`). Market orders show price `0`; trigger orders carry `tpsl`.
-   */
+  /** The order as the venue's reads answer it (`orderView`, `./views.ts`). */
   view(o: PerpsOrder): OrderView {
-    const STATUS: Record<string, string> = {
-      cancelled_by_user: 'cancelled',
-      auto_cancel: 'auto_cancelled',
-      ioc_remainder_cancelled: 'ioc_expired',
-      no_liquidity: 'ioc_no_fill',
-      post_only_would_cross: 'post_only_rejected',
-      fok_not_filled: 'fok_unfilled',
-      reduce_only_would_increase_position: 'reduce_only_invalid',
-    };
-    const status = o.trigger ? triggerStatus(o) : o.status === 'open' ? (o.filled > 0n ? 'partial' : 'open') : o.status === 'filled' ? 'filled' : (STATUS[o.reason ?? ''] ?? (o.status === 'rejected' ? 'rejected' : 'cancelled'));
-    return {
-      order_id: o.oid,
-      instrument_id: o.iid,
-      buy: o.buy,
-      price: o.price === undefined ? '0' : fromUnits(o.price, PX_SCALE),
-      quantity: fromUnits(o.qty, PX_SCALE),
-      tif: o.tif ?? 'gtc',
-      post_only: o.po,
-      ro: o.ro,
-      status,
-      resting_quantity: o.status === 'open' ? fromUnits(o.qty - o.filled, PX_SCALE) : '0',
-      filled_quantity: fromUnits(o.filled, PX_SCALE),
-      created_timestamp: o.created,
-      updated_timestamp: o.updated,
-      ...(o.coid ? { client_order_id: o.coid } : {}),
-      ...(o.trigger ? { tpsl: { kind: o.trigger.tpsl, scope: 'order', trp: fromUnits(o.trigger.trp, PX_SCALE), ...(o.trigger.armedQty ? { armed_qty: fromUnits(o.trigger.armedQty, PX_SCALE) } : {}) } } : {}),
-    };
+    return orderView(o);
   }
 
-  /** Aggregated book levels, best first: `[price, qty]` as decimal strings (the `Book` of `GET /v1/info/book`, lib/perps/wire). */
+  /** Aggregated book levels of `iid`, best first (`bookLevels`, `./views.ts`). */
   levels(iid: number, depth = 20): Book {
-    const agg = (side: PerpsOrder[]) => {
-      const out: [string, string][] = [];
-      let last: bigint | undefined;
-      let sum = 0n;
-      for (const o of side) {
-        if (o.price !== last && last !== undefined) {
-          out.push([fromUnits(last, PX_SCALE), fromUnits(sum, PX_SCALE)]);
-          sum = 0n;
-          if (out.length >= depth) break;
-        }
-        last = o.price;
-        sum += o.qty - o.filled;
-      }
-      if (last !== undefined && out.length < depth) out.push([fromUnits(last, PX_SCALE), fromUnits(sum, PX_SCALE)]);
-      return out;
-    };
-    const b = this.book(iid);
-    return { bids: agg(b.bids), asks: agg(b.asks) };
+    return bookLevels(this.book(iid), depth);
   }
-}
-
-/** The read status of a trigger order: waiting (`untriggered` / `armed`), `triggered` once fired (its fill in `filled_quantity`), or why it ended. */
-function triggerStatus(o: PerpsOrder): string {
-  if (o.status === 'untriggered') return o.trigger?.armedQty ? 'armed' : 'untriggered';
-  if (o.trigger?.fired) return o.status === 'rejected' ? 'reduce_only_invalid_at_trigger' : 'triggered';
-  return o.reason === 'auto_cancel' ? 'auto_cancelled' : 'cancelled';
 }

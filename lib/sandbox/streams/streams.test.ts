@@ -13,8 +13,8 @@ import { signPerpsCommand } from '../../perps/envelope';
 import { createOrDeriveApiKey, clobL2Request } from '../../clob/client';
 import { toOrderAmounts } from '../../clob/amounts';
 import { buildClobOrder, exchangeAddress, signClobOrder, toPostOrderBody } from '../../clob/order';
-import { startHarness, type Harness } from '../testkit';
-import { openTestSocket, type TestSocket } from './testkit';
+import { startHarness, type Harness } from '../../../test/kits/sandbox';
+import { openTestSocket, type TestSocket } from '../../../test/kits/sandbox-streams';
 
 let h: Harness;
 const sockets: TestSocket[] = [];

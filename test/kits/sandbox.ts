@@ -8,10 +8,10 @@ import type { AddressInfo } from 'node:net';
 import { WebSocket as NodeWebSocket, WebSocketServer } from 'ws';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { LocalAccount } from 'viem';
-import { startSandbox, type RunningSandbox, type SandboxOptions } from './server';
-import { signPerpsCommand } from '../perps/envelope';
-import { sendPerpsCommand, perpsRead } from '../perps/client';
-import type { PerpsCommand } from '../perps/commands';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../lib/sandbox/server';
+import { signPerpsCommand } from '../../lib/perps/envelope';
+import { sendPerpsCommand, perpsRead } from '../../lib/perps/client';
+import type { PerpsCommand } from '../../lib/perps/commands';
 
 /** A running sandbox on a test-controlled clock, with the demo keys and helpers to sign, send and read. */
 export type Harness = RunningSandbox & {

@@ -6,16 +6,16 @@
  * opens it).
  */
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import type { BrowserSender } from '../messaging/router';
-import { PORT_NAME, readReply, type PageEventMessage } from '../bridge/framing';
-import { disconnected, fromRpcError, userRejected, type ProviderRpcError } from '../provider/errors';
-import type { BackgroundBrowser, BrowserPort } from './browser';
-import { startBackground, type Background, type BackgroundOptions } from './index';
+import type { BrowserSender } from '../../lib/messaging/router';
+import { PORT_NAME, readReply, type PageEventMessage } from '../../lib/bridge/framing';
+import { disconnected, fromRpcError, userRejected, type ProviderRpcError } from '../../lib/provider/errors';
+import type { BackgroundBrowser, BrowserPort } from '../../lib/background/browser';
+import { startBackground, type Background, type BackgroundOptions } from '../../lib/background/index';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
-import { startHarness, startLyingGateway, type Harness, type LyingGateway } from '../sandbox/testkit';
+import { startHarness, startLyingGateway, type Harness, type LyingGateway } from './sandbox';
 import { WebSocket as NodeWebSocket } from 'ws';
-import type { WebSocketConstructor } from '../streams/perps';
-import type { AuditJournal } from '../audit/journal';
+import type { WebSocketConstructor } from '../../lib/streams/perps';
+import type { AuditJournal } from '../../lib/audit/journal';
 
 /** scrypt N = 2^10 (tests only: the extension uses `DEFAULT_KDF`). */
 export const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
@@ -214,7 +214,7 @@ export function sandboxSuite(onStart: (h: Harness) => void): PagedBackground[] {
 }
 
 /**
- * What the background wrote on its sockets (issue #22 suites): every JSON frame (the order-book
+ * What the background wrote on its sockets: every JSON frame (the order-book
  * channel's text `PING` is left out), every socket with `authed` once it sent the perps `auth` frame
  * (the account's session; the others are public market data). `onCommand` runs right after a signed
  * command frame was sent; while `unreachable`, new sockets go to a closed port (the venue's stream is down).
@@ -263,7 +263,7 @@ export function recordingWebSocket(): { log: WsLog; WebSocket: WebSocketConstruc
   };
 }
 
-/** The error codes viem's transport retries (README "Error codes"): no page error may use them (issue #20). */
+/** The error codes viem's transport retries (README "Error codes"): no page error may use them. */
 export const VIEM_RETRIES: readonly number[] = [-1, -32005, -32603, 429, -32007];
 
 /** The sandbox's current mark price of instrument `iid` (decimal string), read as the venue serves it. */
@@ -294,7 +294,7 @@ export type Wire = { sent: { url: string; method: string; body: string }[]; repl
 export type Notice = { id: string; title: string; message: string };
 
 /**
- * The shared set-up of the page-path attack suites (issue #20, attack28/29): backgrounds on the suite's
+ * The shared set-up of the page-path suites: backgrounds on the suite's
  * sandbox (`harness()`, started by `sandboxSuite`, which also stops what `started` holds) with a wire log
  * and captured notifications, a worker restart, hooks that stop the grant flush or hold the use write, and
  * the BTC / ETH orders the suites send. `site` and `page` are the connected site; `dbPrefix` names the databases.

@@ -1,5 +1,5 @@
 /**
- * The grants suites' shared setup (issue #17): the real background on a fake browser against the
+ * The grants suites' shared setup: the real background on a fake browser against the
  * in-process sandbox, with a connected site (`SITE`), the demo account's keys and API credentials, and
  * helpers that send page requests and read the sandbox's records. `grantSuite(prefix)` registers the
  * sandbox's hooks; `h` is the running sandbox (a live binding, set before the first test). Test-only:
@@ -7,16 +7,16 @@
  */
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { startHarness, type Harness } from '../sandbox/testkit';
-import { startBackground } from '../background/index';
-import { userRejected } from '../provider/errors';
-import { BOUNDS, browser, KDF, withPages, type PagedBackground } from '../background/testkit';
-import { openVaultDb } from '../vault/db';
-import { memorySessionStore, Vault } from '../vault/vault';
-import { sessionAuditJournal, type AuditJournal } from '../audit/journal';
-import { GrantService, type LeftoverUse } from './service';
-import { DAY_MS, type GrantRequest } from './evaluate';
-import { Authority } from '../authority/epoch';
+import { startHarness, type Harness } from './sandbox';
+import { startBackground } from '../../lib/background/index';
+import { userRejected } from '../../lib/provider/errors';
+import { BOUNDS, browser, KDF, withPages, type PagedBackground } from './background';
+import { openVaultDb } from '../../lib/vault/db';
+import { memorySessionStore, Vault } from '../../lib/vault/vault';
+import { sessionAuditJournal, type AuditJournal } from '../../lib/audit/journal';
+import { GrantService, type LeftoverUse } from '../../lib/grants/service';
+import { DAY_MS, type GrantRequest } from '../../lib/grants/evaluate';
+import { Authority } from '../../lib/authority/epoch';
 
 /** The running sandbox (set by `grantSuite`'s `beforeAll`). */
 export let h: Harness;
@@ -111,8 +111,8 @@ export async function expectAsks(bg: Bg, method: string, params: unknown, flag?:
 }
 
 // ------------------------------------------------------------------------------------------------
-// Grant uses carried by the audit journal (issue #20 page path; lib/grants/leftovers.test.ts, attacks
-// 30/31): a Vault, a GrantService and the journal over fake-indexeddb and a `storage.session` double, with
+// Grant uses carried by the audit journal (the page path; lib/grants/leftovers.test.ts and the grant
+// suites that restart the worker): a Vault, a GrantService and the journal over fake-indexeddb and a `storage.session` double, with
 // a clock seam; `restart()` opens all three again on the same stores (a worker restart). No background.
 
 /** The account these suites' grant belongs to (any address: nothing is signed). */
