@@ -100,7 +100,7 @@ describe('a site cannot make the dead-man unset the auto-cancel while its orders
   });
 });
 
-describe('the last grant expiring in a trading session', () => {
+describe('the last grant expiring ends a trading session as a lock', () => {
   it('locks (the session ends), and the end is a lock: the switches are left to fire, no time 0', async () => {
     let skew = 0;
     const { bg, wire } = await ready({ now: () => Date.now() + skew });
@@ -199,7 +199,7 @@ describe('nothing signs after Lock or Panic', () => {
   });
 });
 
-describe('panic in a trading session', () => {
+describe('panic in a trading session cancels with the session keys and ends locked', () => {
   it('panic from the session cancels at both venues with the session keys, never lets the session lock under it, and ends locked', async () => {
     const { bg, wire } = await ready();
     await grant(bg);

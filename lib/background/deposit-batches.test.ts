@@ -147,7 +147,7 @@ describe('decoder: calls that must be refused or flagged (describeWalletCalls, a
 });
 
 // ---------------------------------------------------------------------------------------------------
-describe('procedures against the sandbox: digest binding, relayer answers, reach, secrets', () => {
+describe('deposit procedures sign the digest shown, trust no relayer answer alone, reach no page and leak no secret', () => {
   it('the window\'s wallet and nonce are the signed ones; a different digest signs and sends nothing', async () => {
     const { bg, owner, wire } = await newAccount();
     const wallet = await deployed(bg, owner);

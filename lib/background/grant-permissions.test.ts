@@ -148,7 +148,7 @@ describe('a torn grant store covers nothing at the page', () => {
 });
 
 // ------------------------------------------------------------------------------------------------
-describe('caps under concurrency, at the page', () => {
+describe('caps hold under concurrency at the page', () => {
   it('three granted orders racing the last slot of the 24 h cap: exactly one signed without a window', async () => {
     const { bg, wire } = await ready();
     const m = Number(await mark(1));

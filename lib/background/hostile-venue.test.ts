@@ -209,7 +209,7 @@ describe('notifications from a hostile venue frame', () => {
   });
 });
 
-describe('secrets and pushes', () => {
+describe('secrets appear in no push, and a page reaches no stream procedure', () => {
   it('the proxy secret and order-book API credentials appear in no push, status, audit, notification or page event; a page gets no stream data', async () => {
     const { bg, out } = await ready();
     await grant(bg);
@@ -253,7 +253,7 @@ describe('secrets and pushes', () => {
   });
 });
 
-describe('pushes into the popup', () => {
+describe('the popup hears pushes only from the extension', () => {
   it('the popup takes stream pushes only from the background, not from a tab\'s content script', async () => {
     const got: unknown[] = [];
     const off = onStreamPush((m) => got.push(m));
@@ -278,7 +278,7 @@ describe('the gateway never chooses what keys sign', () => {
   });
 });
 
-describe('deposit wallet and relayer under the real-money confirmation; pending memory', () => {
+describe('deposit wallet and relayer wait for the real-money confirmation; the pending memory is bounded and holds no secret', () => {
   let h2: Harness;
   beforeAll(async () => {
     h2 = await startHarness();

@@ -183,7 +183,7 @@ describe('idempotent submissions: the answer belongs to the request', () => {
   });
 });
 
-describe('EIP-1193 events', () => {
+describe('EIP-1193 events go only to the sites they concern', () => {
   it('connect/accountsChanged of one site never reach another origin; unlock sends connect only to the active account\'s sites', async () => {
     const { bg } = await ready();
     const evil = bg.page(evilPage); // open, never connected

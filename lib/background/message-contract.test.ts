@@ -306,7 +306,7 @@ describe('the session gate runs before any handler', () => {
   });
 });
 
-describe('error codes a page receives', () => {
+describe('a page is told codes a client does not retry', () => {
   it('a granted order whose answer was lost is answered with a code viem does not retry (not -32603): one dapp call, one signed order', async () => {
     const { bg, wire } = await ready();
     await grant(bg);

@@ -251,7 +251,7 @@ describe('codes after a submission left: an unknown outcome, never a retried cod
 });
 
 // ------------------------------------------------------------------------------------------------
-describe('grant windows and "replaces"', () => {
+describe('a grant window approves only what it showed, and a replaced grant ends before the next signature', () => {
   const data = (maxNotional: string) => ({ venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional, dailyNotional: '5000', priceBandPct: '2', slippagePct: '1' });
 
   it('two pending grant windows approved together (old digests): the site ends with exactly one grant, one of those shown', async () => {

@@ -23,7 +23,7 @@ const setup = (daily = '100') => useWorkers('grant-failed-write', daily);
 const order = useOrder;
 const stored = journalRecords;
 
-describe('a failed use write, later uses, a re-read and a restart', () => {
+describe('a use whose write failed counts once across later uses, a re-read and a restart', () => {
   it('a failed write, then a use that lands, then the grants are read again: each use counted once, numbers contiguous (no tamper), and the next worker counts 2 — not 1, not 3', async () => {
     const s = await setup('100');
     expect((await order(s.first, 'fails')).ok).toBe(true);
@@ -55,7 +55,7 @@ describe('a failed use write, later uses, a re-read and a restart', () => {
   });
 });
 
-describe('the next worker reads the grants first while still locked', () => {
+describe('a grants read while the next worker is still locked does not use up the leftovers', () => {
   it('a grants read before the session is restored (locked: nothing) does not use up the leftovers; after the restore the stopped worker\'s unwritten use counts', async () => {
     const s = await setup('70'); // two orders of 31
     expect((await order(s.first)).ok).toBe(true);
@@ -68,7 +68,7 @@ describe('the next worker reads the grants first while still locked', () => {
   });
 });
 
-describe('the clock', () => {
+describe('a leftover counts whatever the next worker\'s clock says', () => {
   it('the next worker\'s clock is 10 min behind the stopped one\'s: the leftover (from "the future") still counts', async () => {
     const s = await setup('70');
     s.clock.now = T0 + 10 * 60_000;
@@ -83,7 +83,7 @@ describe('the clock', () => {
   });
 });
 
-describe('the next worker\'s store fails its integrity check', () => {
+describe('when the next worker\'s store fails its integrity check nothing is covered', () => {
   it('the leftovers are let go (their grant reads as gone) but nothing is covered; revoke-all deletes the grant, so no later read brings it back without them', async () => {
     const s = await setup('70');
     expect((await order(s.first)).ok).toBe(true);
@@ -104,7 +104,7 @@ describe('the next worker\'s store fails its integrity check', () => {
   });
 });
 
-describe('two worker stops in a row, the merge write failing in between', () => {
+describe('a use survives two worker stops with the merge write failing in between', () => {
   it('worker 1 sends with its write failing and stops; worker 2 merges the leftover but that write fails too, and stops; worker 3 counts the use (3 orders fit the cap: 2 more, not 3)', async () => {
     const s = await setup('100'); // 31 USDC an order: 3 fit
     // A write that fails leaves the use in the journal record only, which is what is wanted here.
