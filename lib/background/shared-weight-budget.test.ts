@@ -5,8 +5,8 @@
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import type { Harness } from '../sandbox/testkit';
-import { pageSender, useSandboxBackgrounds } from './testkit';
+import type { Harness } from '../../test/kits/sandbox';
+import { pageSender, useSandboxBackgrounds } from '../../test/kits/background';
 
 const page = pageSender('https://trade.example', 7);
 

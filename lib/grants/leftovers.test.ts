@@ -1,11 +1,11 @@
 /**
- * A grant use made durable by the audit journal record before the send (issue #20, page path): the use's
+ * A grant use made durable by the audit journal record before the send (the page path): the use's
  * vault write runs beside the network round trip, the journal record (`lib/audit/journal.ts`) carries
  * the use until that write is stored, and the next worker's `GrantService` merges what a stopped worker
  * left (`leftoverUses`) before its first decision — once, whatever the journal still says. Also a use whose
  * vault write failed in a running worker: merged again at the next read of the grants. Setup as
- * attack28.test.ts here: a Vault and a GrantService over fake-indexeddb with a clock seam, plus the journal
- * on a `storage.session` double; `restart()` opens all three again (a worker restart).
+ * ledger.restart.test.ts here: a Vault and a GrantService over fake-indexeddb with a clock seam, plus the
+ * journal on a `storage.session` double; `restart()` opens all three again (a worker restart).
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ const setup = (daily = '100') => useWorkers('grant-leftovers', daily);
 /** One covered order, its record stored and "sent"; its audit entry not written yet (the record stays open). */
 const order = async (w: UseWorker, write: 'lands' | 'never' = 'lands') => (await useOrder(w, write, { close: false })).ok;
 
-describe('a grant use carried by the journal record until its vault write lands (issue #20)', () => {
+describe('a grant use carried by the journal record until its vault write lands', () => {
   it('a worker that stops before the vault write: the next worker counts the use from the journal, refuses past the cap, writes the use and lets the record go', async () => {
     const s = await setup('70'); // two orders of 31 USDC
     expect(await order(s.first)).toBe(true);

@@ -1,6 +1,7 @@
 /**
- * `summarizeOrder` on crafted reads (attack 27 finding 5a): a crossing GTC limit larger than the visible
- * book within its limit is priced at the book for the part that fills now and at its limit for the rest.
+ * `summarizeOrder` on crafted reads: a crossing GTC limit larger than the visible book within its limit
+ * is priced at the book for the part that fills now and at its limit for the rest; every figure formats
+ * without overflow or exponent notation.
  */
 import { describe, expect, it } from 'vitest';
 import { summarizeOrder } from './summary';
@@ -54,5 +55,24 @@ describe('summarizeOrder: a crossing GTC limit the visible book fills in part', 
     expect(ioc).toMatchObject({ fillable: '0.2', rest: null, preview: { notional: '50005', feeUpTo: false } });
     const resting = sum({ buy: true, qty: '1', p: '40000', tif: 'gtc' })!;
     expect(resting).toMatchObject({ rests: true, rest: null, preview: { notional: '40000', marginRequired: '4000' } });
+  });
+});
+
+describe('summarizeOrder: the worst case a person is shown', () => {
+  it('a crossing GTC buy (limit 10× the book) on a thin book: the notional counts the unfilled rest at the limit it rests / fills at, not at the visible book\'s price', () => {
+    const book = { bids: [['49990', '1']], asks: [['50000', '0.1']] } as unknown as Book;
+    const s = summarizeOrder({ iid: 1, buy: true, qty: '1', p: '500000', tif: 'gtc' } as never, { instrument, book, portfolio: flat, fees, leverage: 10 });
+    expect(s).toBeDefined();
+    // 0.1 fills now near 50 000; the other 0.9 rests at 500 000 and fills there against any seller: at most 0.1×50 000 + 0.9×500 000.
+    const worst = 0.1 * 50_000 + 0.9 * 500_000;
+    expect(Number(s!.preview.notional), `notional shown ${s!.preview.notional} USDC, the order can cost ${worst}`).toBeGreaterThanOrEqual(worst * 0.99);
+  });
+
+  it('a huge quantity formats without overflow or exponent notation', () => {
+    const book = { bids: [['49990', '1']], asks: [['50000', '1']] } as unknown as Book;
+    const s = summarizeOrder({ iid: 1, buy: true, qty: '123456789012345.678', p: '49000', tif: 'gtc', po: true } as never, { instrument, book, portfolio: flat, fees, leverage: 10 });
+    expect(s).toBeDefined();
+    for (const x of [s!.preview.notional, s!.preview.marginRequired, s!.preview.fee]) expect(x).not.toMatch(/e|Infinity|NaN/i);
+    expect(Number(s!.preview.notional)).toBeGreaterThan(6e18);
   });
 });

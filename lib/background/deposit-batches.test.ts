@@ -1,11 +1,11 @@
 /**
- * ATTACKS 26 (outside review of issue #21: deposit wallets, relayer batches). Setup as deposit.test.ts:
- * the real background on the fake browser against the in-process sandbox, with a fetch that can rewrite
- * relayer answers. Tests named "fixed" failed on the code reviewed (2258158), each a rule broken, and
- * pass since the fix; the rest held. Fixes: a call's calldata must be exactly the re-encoding of what
- * it decodes to (A1, B2); a transaction's status is only the row with the id asked for (B4); a deposit
- * wallet is deployed only when the relayer's `/deployed` and the chain's `eth_getCode` agree, for the
- * address shown, for batches and for type-3 orders (D1, D2).
+ * Deposit-wallet batches sign only what their window shows, and the relayer's word alone changes nothing:
+ * a call's calldata must be exactly the re-encoding of what it decodes to; calls a deposit wallet does not
+ * need are refused and withdrawals flagged; a transaction's status is only the row with the id asked for;
+ * a deposit wallet is deployed only when the relayer's `/deployed` and the chain's `eth_getCode` agree,
+ * for the address shown, for batches and for type-3 orders; pages reach no deposit procedure and the
+ * builder secret appears nowhere. Setup as deposit.test.ts: the real background on the fake browser
+ * against the in-process sandbox, with a fetch that can rewrite relayer answers.
  */
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -78,7 +78,7 @@ async function newAccount(): Promise<{ bg: PagedBackground; owner: Address; wire
     wire.answers.push({ url, text });
     return res;
   };
-  const bg = withPages(startBackground({ browser, dbName: `attack26-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, now: () => h.clock.now }));
+  const bg = withPages(startBackground({ browser, dbName: `deposit-batches-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, now: () => h.clock.now }));
   await ok(bg, 'vault.create', { password: 'a good password' });
   await ok(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data`, relayerUrl: `${h.url}/relayer`, rpcUrl: `${h.url}/rpc` });
   const { address } = await ok<{ address: Address }>(bg, 'vault.generateOwnerKey', {});
@@ -105,28 +105,28 @@ describe('decoder: calls that must be refused or flagged (describeWalletCalls, a
   const W: Address = '0x1111111111111111111111111111111111111111';
   const d = (calls: { target: Address; value?: string; data: Hex }[]) => () => describeWalletCalls(CHAIN, W, calls.map((x) => ({ value: '0', ...x })));
 
-  it('fixed A1: calldata with trailing bytes after a known selector is refused (not signed as a plain approve)', () => {
+  it('calldata with trailing bytes after a known selector is refused (not signed as a plain approve)', () => {
     const data = `${enc('approve', [c.exchangeV2, 1n])}${'de'.repeat(64)}` as Hex;
     expect(d([{ target: c.collateral, data }])).toThrow(/cannot be shown in plain words/);
   });
-  it('A2: approve to the venue exchange on a foreign token is refused', () => {
+  it('approve to the venue exchange on a foreign token is refused', () => {
     expect(d([{ target: stranger, data: enc('approve', [c.exchangeV2, maxUint256]) }])).toThrow(/not the venue's collateral/);
     expect(d([{ target: c.conditionalTokens, data: enc('approve', [c.exchangeV2, maxUint256]) }])).toThrow(/collateral token only/);
   });
-  it('A3: setApprovalForAll on a lookalike contract / to a lookalike operator is refused; mixed case of the real one is accepted', () => {
+  it('setApprovalForAll on a lookalike contract / to a lookalike operator is refused; mixed case of the real one is accepted', () => {
     expect(d([{ target: lookalike, data: enc('setApprovalForAll', [c.exchangeV2, true]) }])).toThrow(/cannot be shown/);
     expect(d([{ target: c.conditionalTokens, data: enc('setApprovalForAll', [lookalike, true]) }])).toThrow(/not one of the venue's exchanges/);
     expect(d([{ target: c.collateral, data: enc('setApprovalForAll', [c.exchangeV2, true]) }])).toThrow(/outcome-token contract only/);
     const lower = c.conditionalTokens.toLowerCase() as Address;
     expect(d([{ target: lower, data: enc('setApprovalForAll', [c.exchangeV2.toLowerCase(), true]) }])().calls[0]!.kind).toBe('setApprovalForAll');
   });
-  it('A4: increaseAllowance, permit, multicall and a delegatecall execute wrapper are refused', () => {
+  it('increaseAllowance, permit, multicall and a delegatecall execute wrapper are refused', () => {
     expect(d([{ target: c.collateral, data: enc('increaseAllowance', [stranger, maxUint256]) }])).toThrow(/not one a deposit wallet needs/);
     expect(d([{ target: c.collateral, data: enc('permit', [W, stranger, maxUint256, 1n, 27, zeroHash, zeroHash]) }])).toThrow(/not one a deposit wallet needs/);
     expect(d([{ target: c.collateral, data: enc('multicall', [[enc('transfer', [stranger, 1n])]]) }])).toThrow(/not one a deposit wallet needs/);
     expect(d([{ target: c.conditionalTokens, data: enc('execute', [stranger, 0n, '0x', 1]) }])).toThrow(/not one a deposit wallet needs/);
   });
-  it('A5: transferFrom, safeTransferFrom, safeBatchTransferFrom are withdrawals (also to the wallet itself)', () => {
+  it('transferFrom, safeTransferFrom, safeBatchTransferFrom are withdrawals (also to the wallet itself)', () => {
     for (const [target, data] of [
       [c.collateral, enc('transferFrom', [W, stranger, 5n])],
       [c.conditionalTokens, enc('safeTransferFrom', [W, stranger, 1n, 5n, '0x'])],
@@ -136,19 +136,19 @@ describe('decoder: calls that must be refused or flagged (describeWalletCalls, a
     // A transfer mixed among approvals still flags the whole batch.
     expect(d([{ target: c.collateral, data: enc('approve', [c.exchangeV2, 1n]) }, { target: c.collateral, data: enc('transfer', [stranger, 1n]) }])().withdrawal).toBe(true);
   });
-  it('A6: a redeem whose collateral differs or that is not at the top level is refused', () => {
+  it('a redeem whose collateral differs or that is not at the top level is refused', () => {
     expect(d([{ target: c.conditionalTokens, data: enc('redeemPositions', [stranger, zeroHash, `0x${'ab'.repeat(32)}`, [1n, 2n]]) }])).toThrow(/not of the venue collateral/);
     expect(d([{ target: c.conditionalTokens, data: enc('redeemPositions', [c.collateral, `0x${'01'.repeat(32)}`, `0x${'ab'.repeat(32)}`, [1n]]) }])).toThrow(/not of the venue collateral/);
     expect(d([{ target: c.collateral, data: enc('redeemPositions', [c.collateral, zeroHash, `0x${'ab'.repeat(32)}`, [1n]]) }])).toThrow(/not of the venue collateral/);
   });
-  it('A7: a native value (also "00" / "01") is refused', () => {
+  it('a native value (also "00" / "01") is refused', () => {
     for (const value of ['1', '01', '00']) expect(d([{ target: c.collateral, value, data: enc('approve', [c.exchangeV2, 1n]) }])).toThrow(/cannot be shown/);
   });
 });
 
 // ---------------------------------------------------------------------------------------------------
-describe('procedures against the sandbox: digest binding, relayer answers, reach, secrets', () => {
-  it('B1: the window\'s wallet and nonce are the signed ones; a different digest signs and sends nothing', async () => {
+describe('deposit procedures sign the digest shown, trust no relayer answer alone, reach no page and leak no secret', () => {
+  it('the window\'s wallet and nonce are the signed ones; a different digest signs and sends nothing', async () => {
     const { bg, owner, wire } = await newAccount();
     const wallet = await deployed(bg, owner);
     const before = submits(wire).length;
@@ -170,8 +170,8 @@ describe('procedures against the sandbox: digest binding, relayer answers, reach
     expect(body.from.toLowerCase()).toBe(owner.toLowerCase());
   });
 
-  it('fixed B2: a popup caller\'s crafted calls (trailing bytes hidden after approve) are not signed blind', async () => {
-    // BREAK if it reaches a window: the bytes after the approve args are signed but never shown.
+  it('a popup caller\'s crafted calls (trailing bytes hidden after approve) are not signed blind', async () => {
+    // The bytes after the approve args would be signed but never shown: no window may open for it.
     const { bg, owner } = await newAccount();
     await deployed(bg, owner);
     const data = `${enc('approve', [c.exchangeV2, maxUint256])}${'ff'.repeat(32)}` as Hex;
@@ -179,11 +179,11 @@ describe('procedures against the sandbox: digest binding, relayer answers, reach
     const pending = await waitPending(bg);
     for (const v of pending) bg.registry.decide(v.id, { approve: false });
     const r = await reply;
-    expect(pending, 'BREAK: a call with undecoded trailing bytes reached the approval window').toHaveLength(0);
+    expect(pending, 'a call with undecoded trailing bytes never reaches the approval window').toHaveLength(0);
     expect(r.error?.shortMessage).toMatch(/cannot be shown in plain words/);
   });
 
-  it('B3: a FAILED submit answer is shown with its reason and submitted once', async () => {
+  it('a FAILED submit answer is shown with its reason and submitted once', async () => {
     const { bg, owner, wire } = await newAccount();
     await deployed(bg, owner);
     wire.rewrite = (url, method) => (method === 'POST' && url.endsWith('/relayer/submit') ? { transactionID: 'tx-x', state: 'STATE_FAILED', errorMsg: 'reverted: boom' } : undefined);
@@ -193,7 +193,7 @@ describe('procedures against the sandbox: digest binding, relayer answers, reach
     expect(submits(wire).length).toBe(before + 1);
   });
 
-  it('fixed B4: status of transaction X answered with another transaction\'s row is not shown as X\'s state', async () => {
+  it('status of transaction X answered with another transaction\'s row is not shown as X\'s state', async () => {
     const { bg, owner, wire } = await newAccount();
     await ok(bg, 'clob.depositWallet.derive', { account: owner });
     const created = await ok<{ transaction: { transactionID: string } }>(bg, 'clob.depositWallet.create', { account: owner });
@@ -202,10 +202,10 @@ describe('procedures against the sandbox: digest binding, relayer answers, reach
     const r = await call(bg, 'clob.depositWallet.status', { account: owner, transactionID: created.transaction.transactionID });
     // The rule: a relayer answer for another transaction must not be taken as this one's (it would show MINED for a NEW creation).
     const shown = (r.result as { transaction?: { transactionID: string; state: string } } | undefined)?.transaction;
-    expect(r.ok && shown?.transactionID !== created.transaction.transactionID, `BREAK: status shows ${JSON.stringify(shown)} for ${created.transaction.transactionID}`).toBe(false);
+    expect(r.ok && shown?.transactionID !== created.transaction.transactionID, `the status shown for ${created.transaction.transactionID} is not another transaction's row (${JSON.stringify(shown)})`).toBe(false);
   });
 
-  it('C1: a page cannot reach the deposit procedures (by request or as a tab sender)', async () => {
+  it('a page cannot reach the deposit procedures (by request or as a tab sender)', async () => {
     const { bg, owner, wire } = await newAccount();
     const tab = { id: fakeBrowser.runtime.id, url: 'https://evil.example/app', frameId: 0, tab: { id: 7, url: 'https://evil.example/app' } };
     const page = bg.page(tab as never);
@@ -218,7 +218,7 @@ describe('procedures against the sandbox: digest binding, relayer answers, reach
     expect(wire.sent.filter((s) => s.url.includes('/relayer/'))).toHaveLength(0);
   });
 
-  it('C2: the builder secret is in no reply, audit entry, export, or request body (headers only carry the HMAC)', async () => {
+  it('the builder secret is in no reply, audit entry, export, or request body (headers only carry the HMAC)', async () => {
     const logs: string[] = [];
     const orig = { log: console.log, warn: console.warn, error: console.error, info: console.info, debug: console.debug };
     for (const k of Object.keys(orig) as (keyof typeof orig)[]) console[k] = (...a: unknown[]) => void logs.push(a.map(String).join(' '));
@@ -260,17 +260,17 @@ describe('procedures against the sandbox: digest binding, relayer answers, reach
     }
   });
 
-  it('fixed D1: a relayer whose /deployed lies (true for a wallet the chain has no code for) does not make the address "deployed"', async () => {
+  it('a relayer whose /deployed lies (true for a wallet the chain has no code for) does not make the address "deployed"', async () => {
     const { bg, owner, wire } = await newAccount();
     wire.rewrite = (url) => (url.includes('/relayer/deployed') ? { deployed: true } : undefined);
     const r = await call(bg, 'clob.depositWallet.derive', { account: owner });
     // No WALLET-CREATE was ever submitted: the chain (RPC eth_getCode) has no code at the address.
     const code = await (await fetch(`${h.url}/rpc`, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getCode', params: [(r.result as { wallet: string }).wallet, 'latest'] }) })).json() as { result: string };
     expect(code.result).toBe('0x');
-    expect((r.result as { deployed: boolean }).deployed, 'BREAK: derive reports deployed:true on the relayer\'s word alone while the chain has no code').toBe(false);
+    expect((r.result as { deployed: boolean }).deployed, 'derive does not report deployed:true on the relayer\'s word alone while the chain has no code').toBe(false);
   });
 
-  it('fixed D2: with a lying /deployed, a type-3 order is not signed before the wallet exists (the chain has no code)', async () => {
+  it('with a lying /deployed, a type-3 order is not signed before the wallet exists (the chain has no code)', async () => {
     const { bg, owner, wire } = await newAccount();
     wire.rewrite = (url) => (url.includes('/relayer/deployed') ? { deployed: true } : undefined);
     await ok(bg, 'clob.depositWallet.derive', { account: owner });

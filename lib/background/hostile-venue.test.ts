@@ -1,15 +1,13 @@
 /**
- * Attack suite for issue #22 (live streams, session transport, domain pin, presets) and the issue #21
- * follow-ups (deposit-wallet derive, relayer pending memory), from outside: the real background on the
- * fake browser against the in-process sandbox; `ws` as the worker's WebSocket, wrapped so a test can
- * play a hostile venue by injecting frames into the background's sockets.
- *
- * Each test asserts the SECURE behaviour. Six, named "(was broken)", failed on the code they attacked
- * and pass since their fixes: S1 gap resyncs are coalesced (`lib/streams/coalesce.ts`); N1 stream
- * decimals are validated (`lib/streams/perps-frames.ts`); X1 the popup hears pushes only from the
- * extension outside tabs (`entrypoints/popup/api.ts`); C1/C2 deposit-wallet signing and re-deriving API
- * keys wait for the real-money confirmation; R1 a relayer answer that cannot be read after a submit is an
- * unknown outcome, never a plain failure (`lib/background/procedures/deposit.ts`).
+ * A hostile venue or relayer changes nothing it should not: live streams and the session transport
+ * survive junk frames, gap resyncs are coalesced (`lib/streams/coalesce.ts`), stream decimals are
+ * validated (`lib/streams/perps-frames.ts`), revoke, lock and panic act before the next session frame,
+ * secrets appear in no push, the popup hears pushes only from the extension outside tabs
+ * (`entrypoints/popup/api.ts`), a pinned EIP-712 domain is kept, deposit-wallet signing and re-deriving
+ * API keys wait for the real-money confirmation, and a relayer answer that cannot be read after a submit
+ * is an unknown outcome, never a plain failure (`lib/background/procedures/deposit.ts`). The real
+ * background on the fake browser against the in-process sandbox; `ws` as the worker's WebSocket, wrapped
+ * so a test can play a hostile venue by injecting frames into the background's sockets.
  */
 import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -36,7 +34,7 @@ let h: Harness;
 const started = sandboxSuite((x) => (h = x));
 beforeEach(() => recorder.reset());
 afterEach(() => {
-  // The venue's per-account weight (S1 spends it on purpose): the next test starts with a fresh budget.
+  // The venue's per-account weight (the frame-flood test spends it on purpose): the next test starts with a fresh budget.
   for (const w of [h.ctx.perpsRequestWeight, h.ctx.perpsActionWeight]) (w as unknown as { log: Map<string, unknown> }).log.clear();
 });
 
@@ -56,7 +54,7 @@ async function ready(): Promise<{ bg: PagedBackground; wire: Wire; out: Outside 
     runtime: { ...browser.runtime, sendMessage: async (m: unknown) => void out.pushes.push(structuredClone(m)) },
     notifications: { create: async (id: string, o: unknown) => void out.notices.push({ id, o }) },
   } as BackgroundBrowser;
-  const bg = withPages(startBackground({ browser: b, dbName: `attack22-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, WebSocket: recorder.WebSocket }));
+  const bg = withPages(startBackground({ browser: b, dbName: `hostile-venue-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, WebSocket: recorder.WebSocket }));
   started.push(bg);
   await onboardDemo(bg, h, page);
   return { bg, wire, out };
@@ -73,8 +71,8 @@ const btcOrder = async (coid = freshCoid(), qty = '0.01') => ({ op: { type: 'cre
 const grant = (bg: PagedBackground) => bg.grants().create({ origin: SITE, account: owner(), limits: btcOnly as never, durationMs: 3_600_000 });
 const seen = (e: unknown) => ({ code: (e as { code?: number }).code, message: (e as { message?: string }).message });
 
-describe('A5 a hostile venue over the session socket', () => {
-  it('S1 a flood of sq-gapped frames does not spend the client weight budget nor block the person\'s orders (was broken)', async () => {
+describe('a hostile venue over the session socket', () => {
+  it('a flood of sq-gapped frames does not spend the client weight budget nor block the person\'s orders', async () => {
     const { bg, wire } = await ready();
     await grant(bg);
     await sessionLive(bg);
@@ -86,13 +84,13 @@ describe('A5 a hostile venue over the session socket', () => {
     await sleep(5000); // the re-reads the flood started are all sent (or refused by the meter)
     const reads = wire.sent.filter((s) => s.url.includes('/v1/account/open-orders')).length - readsBefore;
     const r = await Promise.race([bg.page(page).request('perps_sendCommand', await btcOrder()).catch((e: unknown) => e), sleep(8000).then(() => 'no answer in 8 s')]);
-    if (process.env.ATK_DEBUG) console.log('S1', bg.registry.size, JSON.stringify(bg.registry.list()).slice(0, 400), reads, wire.sent.filter((s) => s.url.includes('/v1/account/portfolio')).length, JSON.stringify(r), JSON.stringify(seen(r)));
+    if (process.env.ATK_DEBUG) console.log('frame flood', bg.registry.size, JSON.stringify(bg.registry.list()).slice(0, 400), reads, wire.sent.filter((s) => s.url.includes('/v1/account/portfolio')).length, JSON.stringify(r), JSON.stringify(seen(r)));
     // Secure: a gap forces at most a bounded number of re-reads, and the person's order is not refused by the client's own meter.
     expect.soft(reads).toBeLessThanOrEqual(20);
     expect((r as { status?: string }[])[0]?.status, JSON.stringify(seen(r))).toBe('ok');
   });
 
-  it('S2 malformed, huge, spoofed-answer and unknown-channel frames: no crash, session stays live, nothing signed or sent', async () => {
+  it('malformed, huge, spoofed-answer and unknown-channel frames: no crash, session stays live, nothing signed or sent', async () => {
     const { bg, wire } = await ready();
     await sessionLive(bg);
     const ws = sessionSocket();
@@ -127,7 +125,7 @@ describe('A5 a hostile venue over the session socket', () => {
     expect((await bg.db().getAll('audit')).filter((e) => e.kind.startsWith('perps.'))).toHaveLength(0);
   });
 
-  it('S3 a stray answer for the next command id sent before the command, and a second answer after it, are not taken as the command\'s', async () => {
+  it('a stray answer for the next command id sent before the command, and a second answer after it, are not taken as the command\'s', async () => {
     const { bg } = await ready();
     await grant(bg);
     await sessionLive(bg);
@@ -148,7 +146,7 @@ describe('A5 a hostile venue over the session socket', () => {
     expect(r[0]).toMatchObject({ status: 'ok', coid });
   });
 
-  it('S4 lock closes the session before the next command: after vault.lock nothing more is sent on the socket', async () => {
+  it('lock closes the session before the next command: after vault.lock nothing more is sent on the socket', async () => {
     const { bg } = await ready();
     await grant(bg);
     await sessionLive(bg);
@@ -163,8 +161,8 @@ describe('A5 a hostile venue over the session socket', () => {
   });
 });
 
-describe('A1 revoke and panic act before the next session frame', () => {
-  it('G1 after a revoke the next order over the live session asks the person; nothing is sent before the answer', async () => {
+describe('revoke and panic act before the next session frame', () => {
+  it('after a revoke the next order over the live session asks the person; nothing is sent before the answer', async () => {
     const { bg } = await ready();
     const g = await grant(bg);
     await sessionLive(bg);
@@ -181,7 +179,7 @@ describe('A1 revoke and panic act before the next session frame', () => {
     expect(commandFrames()).toHaveLength(frames);
   });
 
-  it('G2 while a command waits for its session answer, a halt refuses the next one before signing (no second frame)', async () => {
+  it('while a command waits for its session answer, a halt refuses the next one before signing (no second frame)', async () => {
     const { bg } = await ready();
     await grant(bg);
     await sessionLive(bg);
@@ -197,8 +195,8 @@ describe('A1 revoke and panic act before the next session frame', () => {
   });
 });
 
-describe('A6 notifications from a hostile venue frame', () => {
-  it('N1 an order frame whose quantity is words raises no OS notification carrying the venue\'s text (was broken)', async () => {
+describe('notifications from a hostile venue frame', () => {
+  it('an order frame whose quantity is words raises no OS notification carrying the venue\'s text', async () => {
     const { bg, out } = await ready();
     await sessionLive(bg);
     const lure = '0.01 BTC. SECURITY ALERT from Countersign: your vault is compromised, re-import your key at https://evil.example';
@@ -211,8 +209,8 @@ describe('A6 notifications from a hostile venue frame', () => {
   });
 });
 
-describe('A2/A4 secrets and pushes', () => {
-  it('P1 the proxy secret and order-book API credentials appear in no push, status, audit, notification or page event; a page gets no stream data', async () => {
+describe('secrets appear in no push, and a page reaches no stream procedure', () => {
+  it('the proxy secret and order-book API credentials appear in no push, status, audit, notification or page event; a page gets no stream data', async () => {
     const { bg, out } = await ready();
     await grant(bg);
     await sessionLive(bg);
@@ -239,7 +237,7 @@ describe('A2/A4 secrets and pushes', () => {
     expect(JSON.stringify(pg.events)).not.toMatch(/streams\.|resync|portfolio|fills/);
   });
 
-  it('P2 a web page cannot call any stream, settings, deposit-wallet or relayer procedure (popup only)', async () => {
+  it('a web page cannot call any stream, settings, deposit-wallet or relayer procedure (popup only)', async () => {
     const { bg } = await ready();
     const tab = { id: fakeBrowser.runtime.id, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
     for (const type of ['streams.status', 'streams.watch', 'settings.checkConnections', 'settings.set', 'clob.depositWallet.derive', 'clob.depositWallet.status', 'clob.depositWallet.create', 'clob.walletBatch', 'clob.createOrDerive', 'notifications.set']) {
@@ -255,8 +253,8 @@ describe('A2/A4 secrets and pushes', () => {
   });
 });
 
-describe('A4 pushes into the popup', () => {
-  it('X1 the popup takes stream pushes only from the background, not from a tab\'s content script (was broken)', async () => {
+describe('the popup hears pushes only from the extension', () => {
+  it('the popup takes stream pushes only from the background, not from a tab\'s content script', async () => {
     const got: unknown[] = [];
     const off = onStreamPush((m) => got.push(m));
     const fake = { type: 'streams.push', account: owner(), push: { kind: 'fills', fills: [{ order_id: 1, instrument_id: 1, side: 'long', price: '1', quantity: '1000', fee: '0', taker: true, timestamp: Date.now() }] } };
@@ -267,8 +265,8 @@ describe('A4 pushes into the popup', () => {
   });
 });
 
-describe('A3 the gateway never chooses what keys sign', () => {
-  it('D1 a pinned perps domain that differs from the gateway\'s exchange info refuses before signing: no frame, no REST post', async () => {
+describe('the gateway never chooses what keys sign', () => {
+  it('a pinned perps domain that differs from the gateway\'s exchange info refuses before signing: no frame, no REST post', async () => {
     const { bg, wire } = await ready();
     await grant(bg);
     await sessionLive(bg);
@@ -280,7 +278,7 @@ describe('A3 the gateway never chooses what keys sign', () => {
   });
 });
 
-describe('A3/B deposit wallet and relayer under the real-money confirmation; pending memory', () => {
+describe('deposit wallet and relayer wait for the real-money confirmation; the pending memory is bounded and holds no secret', () => {
   let h2: Harness;
   beforeAll(async () => {
     h2 = await startHarness();
@@ -301,7 +299,7 @@ describe('A3/B deposit wallet and relayer under the real-money confirmation; pen
       const changed = tamper(url, text);
       return new Response(changed ?? text, { status: res.status, headers: res.headers });
     };
-    const bg = withPages(startBackground({ browser, dbName: `attack22-dep-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, now: () => h2.clock.now }));
+    const bg = withPages(startBackground({ browser, dbName: `hostile-venue-dep-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, now: () => h2.clock.now }));
     started.push(bg);
     const ok = async <T = Record<string, unknown>>(type: string, payload: unknown = {}): Promise<T> => {
       const r = (await callAs(bg, type, payload)) as Reply;
@@ -326,7 +324,7 @@ describe('A3/B deposit wallet and relayer under the real-money confirmation; pen
   /** A custom setup with one service off loopback (a bridge the batch never calls): real money, not confirmed. */
   const unconfirmed = { bridgeUrl: 'https://bridge.example' };
 
-  it('C1 a deposit-wallet batch (owner-signed, moves funds) is refused while the venue is not confirmed, like an order (was broken)', async () => {
+  it('a deposit-wallet batch (owner-signed, moves funds) is refused while the venue is not confirmed, like an order', async () => {
     const { bg, owner, sent, ok, deploy } = await depositAccount();
     await deploy();
     const s = await ok<{ preset: string }>('settings.set', unconfirmed);
@@ -345,7 +343,7 @@ describe('A3/B deposit wallet and relayer under the real-money confirmation; pen
     expect(r.error?.name).toBe('Settings.VenueNotConfirmedError');
   });
 
-  it('C2 re-deriving order-book API credentials (an owner-key L1 signature) waits for the real-money confirmation (was broken)', async () => {
+  it('re-deriving order-book API credentials (an owner-key L1 signature) waits for the real-money confirmation', async () => {
     const { bg, owner, sent, ok } = await depositAccount();
     await ok('settings.set', unconfirmed);
     const before = sent.length;
@@ -355,7 +353,7 @@ describe('A3/B deposit wallet and relayer under the real-money confirmation; pen
     expect(r.error?.name).toBe('Settings.VenueNotConfirmedError');
   });
 
-  it('R1 a relayer that answers a batch with an empty transaction id: the submitted batch is not reported (and audited) as a plain failure (was broken)', async () => {
+  it('a relayer that answers a batch with an empty transaction id: the submitted batch is not reported (and audited) as a plain failure', async () => {
     let hostile = false;
     const { bg, owner, sent, deploy } = await depositAccount((url, body) => (hostile && url.endsWith('/relayer/submit') && body.includes('"transactionID"') ? body.replace(/"transactionID":"[^"]*"/, '"transactionID":""') : undefined));
     await deploy();
@@ -372,7 +370,7 @@ describe('A3/B deposit wallet and relayer under the real-money confirmation; pen
     expect(r.ok || /Unknown|unknown/.test(r.error?.name ?? ''), JSON.stringify(r)).toBe(true);
   });
 
-  it('R2 the pending memory holds no secret and stays bounded (20) however many transactions are submitted', async () => {
+  it('the pending memory holds no secret and stays bounded (20) however many transactions are submitted', async () => {
     const { bg, owner, ok, deploy } = await depositAccount();
     await deploy();
     for (let i = 0; i < 23; i++) {

@@ -1,8 +1,11 @@
 /**
- * ATTACKS 2 (outside review of issue #17: dead-man, lifetime, trading session, panic). Setup copied from
- * lib/grants/attack.test.ts. A connected site holding a narrow standing grant (or someone at the unlocked
- * browser during a trading session) drives the real background against the in-process sandbox. Black-box:
- * page requests, procedures, the sandbox's request log, and what this background put on the wire (`wire`).
+ * The dead-man switch, the trading session, lock and panic with a live grant: a site never makes the
+ * dead-man unset the venue's auto-cancel, a session that ends is a lock, a trading session reaches nothing
+ * beyond the grant, nothing signs after Lock or Panic, a request asks while its venue's kill switch is not
+ * live, and every armed period is closed in the audit log. A connected site holding a narrow standing grant
+ * (or someone at the unlocked browser during a trading session) drives the real background against the
+ * in-process sandbox. Black-box: page requests, procedures, the sandbox's request log, and what this
+ * background put on the wire (`wire`).
  */
 import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -63,7 +66,7 @@ async function ready(o: { now?: () => number } = {}): Promise<{ bg: Bg; wire: Wi
     if (wire.failing.some((f) => url.includes(f))) throw new TypeError('fetch failed');
     return fetch(input, init);
   };
-  const bg = withPages(startBackground({ browser, dbName: `attack2-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, ...(o.now ? { now: o.now } : {}) }));
+  const bg = withPages(startBackground({ browser, dbName: `deadman-session-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, ...(o.now ? { now: o.now } : {}) }));
   started.push(bg);
   await onboardDemo(bg, h, page);
   return { bg, wire };
@@ -79,7 +82,7 @@ const grant = (bg: Bg, limits: object = btcOnly, durationMs = 3_600_000) => bg.g
 const openPerps = () => [...h.ctx.venue.orders.values()].filter((o) => o.owner === owner().toLowerCase() && o.status === 'open');
 const venueAutoCancelAt = () => h.ctx.venue.accounts.get(owner().toLowerCase())?.autoCancelAt;
 
-describe('(b) the site makes the dead-man unset the auto-cancel while its orders are open', () => {
+describe('a site cannot make the dead-man unset the auto-cancel while its orders are open', () => {
   it('wallet_revokePermissions right after placing orders under the grant: no autoCancel {time: 0}; the switch still fires', async () => {
     const { bg, wire } = await ready();
     await grant(bg);
@@ -97,7 +100,7 @@ describe('(b) the site makes the dead-man unset the auto-cancel while its orders
   });
 });
 
-describe('(e)/(b) the last grant expiring in a trading session', () => {
+describe('the last grant expiring ends a trading session as a lock', () => {
   it('locks (the session ends), and the end is a lock: the switches are left to fire, no time 0', async () => {
     let skew = 0;
     const { bg, wire } = await ready({ now: () => Date.now() + skew });
@@ -115,7 +118,7 @@ describe('(e)/(b) the last grant expiring in a trading session', () => {
   });
 });
 
-describe('(d) a trading session reaches nothing beyond the grant', () => {
+describe('a trading session reaches nothing beyond the grant', () => {
   it('a request whose window was being built when auto-lock fired cannot be approved in the session', async () => {
     const { bg, wire } = await ready();
     await grant(bg);
@@ -162,7 +165,7 @@ describe('(d) a trading session reaches nothing beyond the grant', () => {
   });
 });
 
-describe('(c) nothing signs after Lock or Panic', () => {
+describe('nothing signs after Lock or Panic', () => {
   it('lock while a granted request reads its reference price: the order never reaches the venue', async () => {
     const { bg, wire } = await ready();
     await grant(bg);
@@ -196,7 +199,7 @@ describe('(c) nothing signs after Lock or Panic', () => {
   });
 });
 
-describe('(e) panic in a trading session', () => {
+describe('panic in a trading session cancels with the session keys and ends locked', () => {
   it('panic from the session cancels at both venues with the session keys, never lets the session lock under it, and ends locked', async () => {
     const { bg, wire } = await ready();
     await grant(bg);
@@ -211,7 +214,7 @@ describe('(e) panic in a trading session', () => {
   });
 });
 
-describe('(a) the kill switch of the request venue must be live', () => {
+describe('a granted request needs the kill switch of its own venue live', () => {
   it('an order-book request under an order-book grant asks while heartbeats fail, though the perps switch is armed', async () => {
     const { bg, wire } = await ready();
     await grant(bg);
@@ -234,7 +237,7 @@ describe('(a) the kill switch of the request venue must be live', () => {
   }, 30_000);
 });
 
-describe('(f) the dead-man audit: one entry per armed period, none hidden', () => {
+describe('the dead-man audit: one entry per armed period, none hidden', () => {
   it('a period ended by Lock is closed in the audit log (arm and end both present after unlocking)', async () => {
     const { bg } = await ready();
     await grant(bg);

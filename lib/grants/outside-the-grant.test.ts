@@ -1,10 +1,10 @@
 /**
- * ATTACKS (outside review of issue #17's fixes), on the grants suites' setup (`./testkit`).
- * Issue #17 findings 1-5, as the attacker did them: a connected site holding a narrow standing grant
- * sends page requests to the real background (fake browser) against the in-process sandbox. Each
- * request outside the grant must open a window (a pending approval naming the limit) and nothing may
- * reach the sandbox before the person decides. Black-box: page requests, the grant service's public
- * methods, the approval registry and the sandbox's request log and order records.
+ * What a narrow standing grant covers, on the grants suites' setup (`./testkit`): a connected site holding
+ * the grant sends page requests to the real background (fake browser) against the in-process sandbox.
+ * Every request outside the grant opens a window (a pending approval naming the limit) and nothing reaches
+ * the sandbox before the person decides; in a trading session nothing can ask, so such a request is
+ * refused with nothing sent; panic stops granted orders. Black-box: page requests, the grant service's
+ * public methods, the approval registry and the sandbox's request log and order records.
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import { userRejected } from '../provider/errors';
 
 import { restart, SITE, page, call, owner, trading, openPerps, BTC, ETH, ready, waitPending, btcOnly, grant, tokenA, mark, expectAsks, type Bg, grantSuite } from '../../test/kits/grants';
 
-grantSuite('attack');
+grantSuite('outside-grant');
 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -38,8 +38,8 @@ async function expectNotSigned(bg: Bg, method: string, params: unknown) {
 }
 const used24h = async (bg: Bg) => ((await bg.grants().list())[0]?.used24h ?? '0');
 
-describe('attacks as a connected page holding a narrow grant', () => {
-  it('A1 coid reuse: a coid the grant once owned reaches a later ETH order (approved in a window) — must ask', async () => {
+describe('a page holding a narrow grant: a request outside it asks', () => {
+  it('a cancel by a client order id the grant once owned, now carried by an order approved outside the grant, asks', async () => {
     const bg = await ready();
     await grant(bg, btcOnly);
     const coid = 'cd'.repeat(16);
@@ -58,7 +58,7 @@ describe('attacks as a connected page holding a narrow grant', () => {
     expect(openPerps().some((o) => o.oid === ack!.oid)).toBe(true);
   });
 
-  it('A2 batch: 15 orders each under the per-order cap but over the daily cap ask as a whole', async () => {
+  it('a batch of 15 orders, each under the per-order cap but together over the daily cap, asks as a whole', async () => {
     const bg = await ready();
     await grant(bg, btcOnly);
     const m = await mark(BTC);
@@ -66,7 +66,7 @@ describe('attacks as a connected page holding a narrow grant', () => {
     await expectAsks(bg, 'perps_sendCommand', { op: { type: 'createOrders', args: orders } }, /daily notional/);
   });
 
-  it('A3 concurrency: 12 simultaneous orders of 1 950 USDC under a 5 000 daily cap sign at most 2', async () => {
+  it('12 simultaneous granted orders of 1 950 USDC under a 5 000 daily cap sign at most 2', async () => {
     const bg = await ready();
     await grant(bg, { ...btcOnly, dailyNotional: '5000' });
     const before = trading();
@@ -82,7 +82,7 @@ describe('attacks as a connected page holding a narrow grant', () => {
     expect(Number(await used24h(bg))).toBeLessThanOrEqual(5000);
   });
 
-  it('A4 decimals: a dust size counts (never zero), 19 decimals or a huge size ask', async () => {
+  it('a dust size counts toward the daily cap (never zero); a size with 19 decimals or a huge size asks', async () => {
     const bg = await ready();
     await grant(bg, btcOnly);
     await bg.page(page).request('perps_sendCommand', await btcOrder('0.0000001')).catch(() => undefined);
@@ -92,7 +92,7 @@ describe('attacks as a connected page holding a narrow grant', () => {
     await expectAsks(bg, 'perps_sendCommand', await btcOrder('100000000000000000000000000000'));
   });
 
-  it('A5 flags: a post-only / reduce-only grant refuses orders without the flag; a trigger limit order still asks', async () => {
+  it('a post-only / reduce-only grant does not cover orders without the flag; a trigger limit order asks', async () => {
     const bg = await ready();
     await grant(bg, { ...btcOnly, postOnly: true, reduceOnly: true });
     await expectAsks(bg, 'perps_sendCommand', await btcOrder('0.01', { ro: true, po: false }), /post-only/);
@@ -100,7 +100,7 @@ describe('attacks as a connected page holding a narrow grant', () => {
     await expectAsks(bg, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: false, qty: '0.01', p: await mark(BTC), ro: true, tr: { tpsl: 'tp', trp: await mark(BTC) } }] } }, /trigger/);
   });
 
-  it('A6 rate limit: ratePerMinute 2 → the third request in a minute asks', async () => {
+  it('with ratePerMinute 2 the third request in a minute asks', async () => {
     const bg = await ready();
     await grant(bg, { ...btcOnly, ratePerMinute: 2 });
     await bg.page(page).request('perps_sendCommand', await btcOrder());
@@ -108,7 +108,7 @@ describe('attacks as a connected page holding a narrow grant', () => {
     await expectAsks(bg, 'perps_sendCommand', await btcOrder(), /requests in a minute/);
   });
 
-  it('A7 never grantable: perps_signCommand, clob_signRequest cancel-all, updateLeverage isolated, createProxy ask or are refused', async () => {
+  it('perps_signCommand, an order-book cancel-all, updateLeverage and createProxy are never covered: they ask or are refused', async () => {
     const bg = await ready();
     await grant(bg, { ...btcOnly, allow: { order: true, cancel: true, leverage: true }, maxLeverage: 20 });
     await expectAsks(bg, 'perps_signCommand', await btcOrder());
@@ -119,7 +119,7 @@ describe('attacks as a connected page holding a narrow grant', () => {
     expect(bg.registry.size).toBe(0);
   });
 
-  it('A8 grant.create / grant.offer from a content-script sender is refused', async () => {
+  it('grant.create and grant.offer from a content-script sender are refused', async () => {
     const bg = await ready();
     const p = bg.page(page).request('perps_sendCommand', await btcOrder()).catch((e) => e);
     const [view] = await waitPending(bg);
@@ -133,8 +133,8 @@ describe('attacks as a connected page holding a narrow grant', () => {
   });
 });
 
-describe('attacks on a trading session (auto-lock with a live grant)', () => {
-  it('S1 no window, no owner-key method: connect, signCommand, signRequest, withdraw all 4900 with nothing pending', async () => {
+describe('a trading session (auto-lock with a live grant) signs nothing beyond the grant', () => {
+  it('no window and no owner-key method: connect, signCommand, signRequest, cancel-all and autoCancel are refused 4900 with nothing pending; popup procedures that widen anything are refused', async () => {
     const bg = await ready();
     await grant(bg, btcOnly);
     expect(await autoLock(bg)).toBe('session');
@@ -156,7 +156,7 @@ describe('attacks on a trading session (auto-lock with a live grant)', () => {
     }
   });
 
-  it('S2 IndexedDB writer: a grant revoked during the session comes back by replaying the older session bundle', async () => {
+  it('a grant revoked during the session stays revoked when an older session bundle is written back and the worker restarts', async () => {
     const bg = await ready();
     await grant(bg, btcOnly);
     await bg.grants().create({ origin: SITE, account: owner(), limits: { venue: 'clob', markets: [tokenA()], allow: { order: true }, maxNotional: '100', dailyNotional: '100', priceBandPct: '2' } as never, durationMs: 3_600_000 });
@@ -174,7 +174,7 @@ describe('attacks on a trading session (auto-lock with a live grant)', () => {
     await expectNotSigned(bg2, 'perps_sendCommand', await btcOrder());
   });
 
-  it('S3 IndexedDB writer: replaying the older session bundle resets the daily usage', async () => {
+  it('writing an older session bundle back and restarting the worker does not reset the daily usage', async () => {
     const bg = await ready();
     await grant(bg, { ...btcOnly, dailyNotional: '1000' });
     expect(await autoLock(bg)).toBe('session');
@@ -188,8 +188,8 @@ describe('attacks on a trading session (auto-lock with a live grant)', () => {
   });
 });
 
-describe('the fix for S2/S3 keeps an untouched session across a worker restart', () => {
-  it('S4 a worker restart with the bundle untouched keeps the trading session signing inside the grant', async () => {
+describe('a trading session whose bundle is untouched survives a worker restart', () => {
+  it('after a worker restart with the bundle untouched the session still signs inside the grant and keeps its usage', async () => {
     const bg = await ready();
     await grant(bg, btcOnly);
     expect(await autoLock(bg)).toBe('session');
@@ -204,8 +204,8 @@ describe('the fix for S2/S3 keeps an untouched session across a worker restart',
   });
 });
 
-describe('attacks while panic runs', () => {
-  it('P1 granted orders fired during panic: none signed after it starts, nothing open after, vault locked', async () => {
+describe('panic stops granted orders', () => {
+  it('granted orders fired during panic: none is signed after it starts, nothing is open after, the vault is locked', async () => {
     const bg = await ready();
     await grant(bg, btcOnly);
     const had = new Set(openPerps().map((o) => o.oid));

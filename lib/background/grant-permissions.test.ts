@@ -1,24 +1,13 @@
 /**
- * ATTACKS 25 (outside review of issue #20's permission methods: EIP-2255, ERC-7715
- * `wallet_grantPermissions`, and the flat grant use store). Setup as attack20.test.ts: the real
- * background on the fake browser against the in-process sandbox; the accounting attacks also run on a
+ * The permission methods (EIP-2255, ERC-7715 `wallet_grantPermissions`) and the grant use store, from a
+ * page: a revoke or lock that answered acts before the next signature (the signature of a covered request
+ * runs `GrantService.assertCovering` with the signing gate, `ExecuteOptions.still`: -32003, nothing
+ * signed); a grant store refused as tampered covers nothing (every request asks, flagged) and the popup
+ * keeps working, with no code a client retries (`TamperedRecordError` -32003, `KeyNotFoundError` 4100,
+ * never -32603); caps hold under concurrency; a grant reaches no other site, frame, venue or account;
+ * bad grant requests are typed errors naming the field; a window approves only what it showed. The real
+ * background on the fake browser against the in-process sandbox; the accounting tests also run on a
  * Vault + GrantService over fake-indexeddb (as lib/grants/storage.test.ts).
- *
- * Tests named "fixed:" failed on the code reviewed (6b25a3f), each showing a rule broken, and pass since
- * the fix; every other test shows a rule holding ("note:" documents a behaviour worth a look).
- * Fixes: the signature of a covered request runs `GrantService.assertCovering` with the signing gate
- * (`ExecuteOptions.still`; revocations are counted synchronously when asked) → -32003, nothing signed;
- * a tampered grant store covers nothing (every request asks, flagged) and the popup keeps working;
- * `TamperedRecordError` is -32003 and `KeyNotFoundError` 4100 (never -32603).
- *
- * Breaks:
- * 1. Revoke does not act before the next signature: `GrantService.consume` decides and counts, then the
- *    provider builds (`preparePerps`) and reads the symbol table before `SigningService.execute`; nothing
- *    re-checks the grant at signing time. A `grant.revoke` (popup) or `wallet_revokePermissions` that
- *    answers inside that gap is followed by the order being signed and sent.
- * 2. A grant store refused as tampered (a head without its use bucket) throws `Vault.TamperedRecordError`
- *    (no code) out of `consume` for every `perps_sendCommand`: the page gets -32603, which viem retries.
- *    The popup's `vault.status` and `grant.list` fail with it too (lock still works).
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -61,7 +50,7 @@ async function ready(o: { connect?: boolean; dbName?: string; onboard?: boolean 
     if (wire.gate && wire.hold?.(url, method)) await wire.gate;
     return fetch(input, init);
   };
-  const dbName = o.dbName ?? `attack25-${n++}`;
+  const dbName = o.dbName ?? `grant-permissions-${n++}`;
   const bg = withPages(startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS, fetchFn }));
   started.push(bg);
   if (o.onboard !== false) await onboardDemo(bg, h, page, o);
@@ -74,7 +63,7 @@ const codeOf = (e: unknown) => (e as { code?: number }).code;
 
 // ------------------------------------------------------------------------------------------------
 describe('revoke and lock act before the next signature', () => {
-  it('fixed: a popup revoke that resolved while a granted order was between its grant check and its signature stops that signature (-32003, nothing sent)', async () => {
+  it('a popup revoke that resolved while a granted order was between its grant check and its signature stops that signature (-32003, nothing sent)', async () => {
     const { bg, wire } = await ready();
     const g = await grantOf(bg);
     await until(() => armed(bg));
@@ -91,11 +80,11 @@ describe('revoke and lock act before the next signature', () => {
     release();
     wire.gate = undefined;
     const out = await order;
-    expect(perpsPosts(wire) - before, `BROKEN: the order was signed and sent after the revoke had answered (page got ${JSON.stringify(out).slice(0, 200)})`).toBe(0);
+    expect(perpsPosts(wire) - before, `nothing is signed or sent after the revoke answered (page got ${JSON.stringify(out).slice(0, 200)})`).toBe(0);
     expect('e' in out && codeOf(out.e)).toBe(-32003);
   });
 
-  it('fixed: wallet_revokePermissions answered, then the granted order already past its check is not signed', async () => {
+  it('wallet_revokePermissions answered, then the granted order already past its check is not signed', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg);
     await until(() => armed(bg));
@@ -109,10 +98,10 @@ describe('revoke and lock act before the next signature', () => {
     release();
     wire.gate = undefined;
     await order;
-    expect(perpsPosts(wire) - before, 'BROKEN: signed and sent after the site\'s own revoke answered').toBe(0);
+    expect(perpsPosts(wire) - before, 'nothing is signed or sent after the site\'s own revoke answered').toBe(0);
   });
 
-  it('holds: lock in the same gap: nothing is signed (the key is gone)', async () => {
+  it('a lock in the same gap: nothing is signed (the key is gone)', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg);
     await until(() => armed(bg));
@@ -132,8 +121,8 @@ describe('revoke and lock act before the next signature', () => {
 });
 
 // ------------------------------------------------------------------------------------------------
-describe('a torn grant store reaches the page', () => {
-  it('fixed: a grant store refused as tampered covers nothing — the order asks (flagged), the popup still works, no retried code', async () => {
+describe('a torn grant store covers nothing at the page', () => {
+  it('a grant store refused as tampered covers nothing — the order asks (flagged), the popup still works, no retried code', async () => {
     const { bg, dbName } = await ready();
     const g = await grantOf(bg);
     await until(() => armed(bg));
@@ -159,8 +148,8 @@ describe('a torn grant store reaches the page', () => {
 });
 
 // ------------------------------------------------------------------------------------------------
-describe('caps under concurrency, at the page', () => {
-  it('holds: three granted orders racing the last slot of the 24 h cap: exactly one signed without a window', async () => {
+describe('caps hold under concurrency at the page', () => {
+  it('three granted orders racing the last slot of the 24 h cap: exactly one signed without a window', async () => {
     const { bg, wire } = await ready();
     const m = Number(await mark(1));
     const notional = 0.01 * m;
@@ -180,7 +169,7 @@ describe('caps under concurrency, at the page', () => {
 
 // ------------------------------------------------------------------------------------------------
 describe('a site\'s permission never reaches another site, frame, venue or account', () => {
-  it('holds: origin A\'s grant: B\'s identical order asks; a sub-frame of A cannot even connect; A\'s order-book order asks', async () => {
+  it('origin A\'s grant: B\'s identical order asks; a sub-frame of A cannot even connect; A\'s order-book order asks', async () => {
     const { bg, wire } = await ready();
     await connect(bg, evilPage);
     await grantOf(bg);
@@ -234,7 +223,7 @@ describe('wallet_grantPermissions: bad input is a typed error naming the field, 
     ['another chain', grantParams(btcOnly, { chainId: '0x1' }), /chainId/],
     ['extra top-level field', grantParams(btcOnly, { isAdjustmentAllowed: true }), /isAdjustmentAllowed/],
   ];
-  it('holds: each malformed request is -32602 naming the field; no window, no grant', async () => {
+  it('each malformed request is -32602 naming the field; no window, no grant', async () => {
     const { bg } = await ready();
     const tab = bg.page(page);
     const wrong: string[] = [];
@@ -250,7 +239,7 @@ describe('wallet_grantPermissions: bad input is a typed error naming the field, 
     expect(await bg.grants().list()).toEqual([]);
   }, 60_000);
 
-  it('holds: the grant stored is exactly what the window showed and was bound to (limits, expiry, names)', async () => {
+  it('the grant stored is exactly what the window showed and was bound to (limits, expiry, names)', async () => {
     const { bg } = await ready();
     const expiry = expiryIn(7200);
     const data = { venue: 'perps', instruments: [1, 1, 2], allow: { order: true, cancel: true }, maxNotional: '1.5', dailyNotional: '3', priceBandPct: '0.5', ratePerMinute: 2, maxSize: '0.02', postOnly: true };
@@ -274,8 +263,8 @@ describe('wallet_grantPermissions: bad input is a typed error naming the field, 
 });
 
 // ------------------------------------------------------------------------------------------------
-describe('window confusion: several grant requests pending', () => {
-  it('holds: approving one pending grant with another\'s digest grants neither; each approval creates exactly its own', async () => {
+describe('several grant requests pending: each window approves only its own', () => {
+  it('approving one pending grant with another\'s digest grants neither; each approval creates exactly its own', async () => {
     const { bg } = await ready();
     await connect(bg, evilPage);
     const narrow = bg.page(page).request('wallet_grantPermissions', grantParams({ ...btcOnly, maxNotional: '1', dailyNotional: '1' })).catch((e: unknown) => e);
@@ -298,7 +287,7 @@ describe('window confusion: several grant requests pending', () => {
     expect((await bg.grants().list()).map((g) => [g.origin, g.maxNotional])).toEqual([[SITE, '1']]);
   });
 
-  it('holds: two grants of one site pending for the same venue: once the first is approved, the second\'s window is rebuilt with the "replaces" flag and only that window can approve it', async () => {
+  it('two grants of one site pending for the same venue: once the first is approved, the second\'s window is rebuilt with the "replaces" flag and only that window can approve it', async () => {
     const { bg } = await ready();
     const one = bg.page(page).request('wallet_grantPermissions', grantParams({ ...btcOnly, maxNotional: '1', dailyNotional: '1' }));
     const two = bg.page(page).request('wallet_grantPermissions', grantParams({ ...btcOnly, instruments: [2], maxNotional: '2', dailyNotional: '2' }));
@@ -319,8 +308,8 @@ describe('window confusion: several grant requests pending', () => {
 });
 
 // ------------------------------------------------------------------------------------------------
-describe('floods', () => {
-  it('holds: 200 wallet_grantPermissions at once: at most 5 windows, the rest -32002, no code viem retries', async () => {
+describe('floods of permission requests stay bounded', () => {
+  it('200 wallet_grantPermissions at once: at most 5 windows, the rest -32002, no code viem retries', async () => {
     const { bg, wire } = await ready();
     const reads = wire.sent.length;
     const tab = bg.page(page);
@@ -337,11 +326,11 @@ describe('floods', () => {
     const codes = new Set(await all);
     for (const c of codes) expect(VIEM_RETRIES).not.toContain(c);
     expect(codes.has('granted')).toBe(false);
-    // Observation for the report: gateway reads the flood cost (grant offers run before the pending limit is checked again).
-    console.info(`attack25 flood: ${wire.sent.length - reads} gateway requests for 200 wallet_grantPermissions; codes ${[...codes].join(',')}`);
+    // What the flood costs in gateway reads (grant offers run before the pending limit is checked again).
+    console.info(`grant request flood: ${wire.sent.length - reads} gateway requests for 200 wallet_grantPermissions; codes ${[...codes].join(',')}`);
   }, 60_000);
 
-  it('holds: a locked-vault storm of 100 eth_requestAccounts / wallet_requestPermissions opens one window and all resolve with the unlock', async () => {
+  it('a locked-vault storm of 100 eth_requestAccounts / wallet_requestPermissions opens one window and all resolve with the unlock', async () => {
     const { bg } = await ready({ connect: false });
     await call(bg, 'vault.lock');
     const tab = bg.page(page);
@@ -359,14 +348,14 @@ describe('floods', () => {
 });
 
 // ------------------------------------------------------------------------------------------------
-describe('the use store: clock moved backwards, restart, rate', () => {
+describe('the use store keeps the caps across a clock moved backwards, a restart and a minute rollover', () => {
   const ACCOUNT = '0x5aA4Dd94dEa3FEb6B2Bd1a5E5DB3d9A5c3a40307';
   const ORDER: GrantRequest = { kind: 'order', venue: 'perps', orders: [{ market: '2', buy: true, size: '0.01', price: '3100', postOnly: true }] };
   const ref = async () => ({ price: '3100', source: 'mark' as const });
   const ok = async () => true;
   const T0 = 1_800_000_000_000;
   async function setup(limits: Record<string, unknown>) {
-    const db = await openVaultDb(`attack25-store-${n++}`);
+    const db = await openVaultDb(`grant-permissions-store-${n++}`);
     const clock = { now: T0 };
     const session = memorySessionStore();
     const open = () => {
@@ -385,7 +374,7 @@ describe('the use store: clock moved backwards, restart, rate', () => {
   }
   const use = (g: GrantService) => g.consume(SITE, ACCOUNT, ORDER, ref, ok).then((d) => !!d?.ok);
 
-  it('holds: the clock moved back an hour (into earlier minute buckets) and forward again, with a restart in between: 24 h cap exact', async () => {
+  it('the clock moved back an hour (into earlier minute buckets) and forward again, with a restart in between: 24 h cap exact', async () => {
     const { clock, grants, restart } = await setup({ dailyNotional: '93' }); // 3 uses of 31
     expect(await use(grants)).toBe(true);
     clock.now -= 3_600_000; // back an hour
@@ -399,7 +388,7 @@ describe('the use store: clock moved backwards, restart, rate', () => {
     expect(await after.grants.list()).toMatchObject([{ used24h: '93', uses24h: 3 }]);
   });
 
-  it('holds: a rate of 2 a minute across a restart and a clock moved back 30 s', async () => {
+  it('a rate of 2 a minute across a restart and a clock moved back 30 s', async () => {
     const { clock, grants, restart } = await setup({ ratePerMinute: 2 });
     expect(await use(grants)).toBe(true);
     expect(await use(grants)).toBe(true);
@@ -412,7 +401,7 @@ describe('the use store: clock moved backwards, restart, rate', () => {
     expect(await use(after.grants)).toBe(true);
   });
 
-  it('holds: concurrent uses across a bucket boundary (minute rollover mid-burst) count every one after a restart', async () => {
+  it('concurrent uses across a bucket boundary (minute rollover mid-burst) count every one after a restart', async () => {
     const { clock, grants, restart } = await setup({ dailyNotional: '310' }); // 10 uses
     clock.now = Math.ceil(T0 / 60_000) * 60_000 - 5; // 5 ms before a minute boundary
     const burst = Array.from({ length: 15 }, (_, i) => {

@@ -1,8 +1,8 @@
 /**
- * ATTACKS 20 (outside review of issue #20: idempotent submissions, EIP-1193 events). Setup as
- * attack18.test.ts: the real background on the fake browser against the in-process sandbox.
- * Outside attack on issue #20's keyed submissions and events. A, D and F broke the first version (they
- * failed on it) and hold since the fix; the others held from the start.
+ * Idempotent submissions (idempotency keys and client order ids) stay with the site, the request and the
+ * account that made them: another site can neither clear, join, learn nor block them, an answer goes
+ * only to a request with the same body, and a join ends with a lock. EIP-1193 events go only to the sites
+ * they concern. The real background on the fake browser against the in-process sandbox.
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -41,7 +41,7 @@ async function ready(o: { connect?: boolean } = {}): Promise<{ bg: Bg; wire: Wir
     if (wire.dropAnswer?.(url, method)) throw new TypeError('fetch failed: socket hang up (ECONNRESET)');
     return res;
   };
-  const bg = withPages(startBackground({ browser, dbName: `attack20-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn }));
+  const bg = withPages(startBackground({ browser, dbName: `idempotency-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn }));
   started.push(bg);
   await onboardDemo(bg, h, page, o);
   return { bg, wire };
@@ -51,7 +51,7 @@ const connect = connectSite;
 const clobPosts = (w: Wire) => w.sent.filter((s) => s.method === 'POST' && /\/clob\/orders?$/.test(s.url)).length;
 
 describe('idempotent submissions: one site against another', () => {
-  it('A: another site flooding the unknown-outcome map cannot clear the victim\'s entry: the victim\'s repeat is not posted again', async () => {
+  it('another site flooding the unknown-outcome map cannot clear the victim\'s entry: the victim\'s repeat is not posted again', async () => {
     const { bg, wire } = await ready();
     await connect(bg, evilPage);
     const victim = bg.page(page);
@@ -83,11 +83,11 @@ describe('idempotent submissions: one site against another', () => {
     const reopened = bg.registry.size;
     for (const x of bg.registry.list()) bg.registry.decide(x.id, { approve: true, digest: x.digest });
     const r = await retry;
-    expect.soft(reopened, `BROKEN: after evil.example's 1000 failed submissions, trade.example's repeat of an unknown-outcome key opened a window again (got ${JSON.stringify(r)})`).toBe(0);
-    expect(clobPosts(wire) - postedOnce, 'BROKEN: the victim\'s idempotent order was POSTed twice').toBe(0);
+    expect.soft(reopened, `after evil.example's 1000 failed submissions, trade.example's repeat of an unknown-outcome key opens no window (got ${JSON.stringify(r)})`).toBe(0);
+    expect(clobPosts(wire) - postedOnce, 'the victim\'s idempotent order is POSTed once').toBe(0);
   }, 60_000);
 
-  it('B: another site with the same client order ids never joins a pending submission or learns its result', async () => {
+  it('another site with the same client order ids never joins a pending submission or learns its result', async () => {
     const { bg, wire } = await ready();
     await connect(bg, evilPage);
     const coid = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1';
@@ -105,7 +105,7 @@ describe('idempotent submissions: one site against another', () => {
     expect(perpsPosts(wire)).toBeGreaterThan(0);
   });
 
-  it('C: another site with the same idempotencyKey as a lost submission is not blocked', async () => {
+  it('another site with the same idempotencyKey as a lost submission is not blocked', async () => {
     const { bg, wire } = await ready();
     await connect(bg, evilPage);
     const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
@@ -125,7 +125,7 @@ describe('idempotent submissions: one site against another', () => {
 });
 
 describe('idempotent submissions: the answer belongs to the request', () => {
-  it('D: a different order (other size and price) under the same client order id is never told the first order\'s result', async () => {
+  it('a different order (other size and price) under the same client order id is never told the first order\'s result', async () => {
     const { bg, wire } = await ready();
     const tab = bg.page(page);
     const coid = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb2';
@@ -141,10 +141,10 @@ describe('idempotent submissions: the answer belongs to the request', () => {
     expect(perpsPosts(wire)).toBe(1);
     // Order B (0.05 @ 90%) was never shown nor signed; the page must not be told it succeeded.
     expect.soft(windows).toBe(1);
-    expect(rb, `BROKEN: order B (0.05 @ ${bigger}) was answered with order A's result ${JSON.stringify(ra)}`).not.toEqual(ra);
+    expect(rb, `order B (0.05 @ ${bigger}) is not answered with order A's result ${JSON.stringify(ra)}`).not.toEqual(ra);
   });
 
-  it('E: a join does not outlive a lock: the pending window and its joiner are both cancelled, nothing is sent', async () => {
+  it('a join does not outlive a lock: the pending window and its joiner are both cancelled, nothing is sent', async () => {
     const { bg, wire } = await ready();
     const tab = bg.page(page);
     const order = await btcOrder('ccccccccccccccccccccccccccccccc3');
@@ -158,7 +158,7 @@ describe('idempotent submissions: the answer belongs to the request', () => {
     expect(perpsPosts(wire)).toBe(0);
   });
 
-  it('F: a grant-covered submission in flight across an account switch: the site, reconnected to account 2, does not join account 1\'s order', async () => {
+  it('a grant-covered submission in flight across an account switch: the site, reconnected to account 2, does not join account 1\'s order', async () => {
     const { bg, wire } = await ready();
     await bg.grants().create({ origin: SITE, account: owner(), limits: btcOnly as never, durationMs: 3_600_000 });
     await until(async () => ((await call(bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] }).venues.some((v) => v.venue === 'perps' && v.armed));
@@ -179,12 +179,12 @@ describe('idempotent submissions: the answer belongs to the request', () => {
     for (const x of bg.registry.list()) bg.registry.decide(x.id, { approve: false });
     release();
     const [ra, rb] = await Promise.all([a, b]);
-    expect(rb, `BROKEN: account 2's request (never shown, never signed) was answered with account 1's order result ${JSON.stringify(ra)}`).not.toEqual(ra);
+    expect(rb, `account 2's request (never shown, never signed) is not answered with account 1's order result ${JSON.stringify(ra)}`).not.toEqual(ra);
   });
 });
 
-describe('EIP-1193 events', () => {
-  it('G: connect/accountsChanged of one site never reach another origin; unlock sends connect only to the active account\'s sites', async () => {
+describe('EIP-1193 events go only to the sites they concern', () => {
+  it('connect/accountsChanged of one site never reach another origin; unlock sends connect only to the active account\'s sites', async () => {
     const { bg } = await ready();
     const evil = bg.page(evilPage); // open, never connected
     const mine = bg.page(page);
@@ -205,7 +205,7 @@ describe('EIP-1193 events', () => {
     const evAfter = evil.events.slice(e0);
     const myAfter = mine.events.slice(m0);
     expect(myAfter.map((e) => e.event)).toEqual(['connect', 'accountsChanged']);
-    expect(evAfter.map((e) => e.event), `BROKEN: a site of the non-active account got ${JSON.stringify(evAfter)}`).not.toContain('connect');
+    expect(evAfter.map((e) => e.event), `a site of the non-active account gets no connect (got ${JSON.stringify(evAfter)})`).not.toContain('connect');
     expect(JSON.stringify(evAfter).toLowerCase()).not.toContain(owner().toLowerCase().slice(2));
     expect(JSON.stringify(evAfter).toLowerCase()).not.toContain(second.toLowerCase().slice(2));
   });

@@ -1,41 +1,17 @@
 /**
- * ATTACKS 31 (background level; outside review of 1b1e391 + 4107427, issue #20 page path: a granted
- * submission leaves once its use is counted and its journal record carrying the use is stored; the vault
- * write runs in a later background task). Setup as attack28/29/30 (`pagePathKit`).
+ * Granted orders whose use writes lag or fail (a granted submission leaves once its use is counted and
+ * its journal record carrying the use is stored; the vault write runs in a later background task): the
+ * use still counts across a worker stop, in a trading session and on the order-book path; a lock right
+ * after an answer keeps its audit entry (or tells the person); answered orders leave no journal record
+ * behind; records carrying a grant use stop at `MAX_OPEN_GRANTED` (400) of the journal's 500, so the
+ * person's own approved order is never refused by a site's burst; and every lock path (`Locks.lock`, the
+ * popup's `vault.lock`, panic) and a revoke stop the granted orders queued behind a lagging write (the
+ * grants are revoked at the call, before the vault's lock waits its turn). Setup: `pagePathKit`.
  *
- * Tried:
- * - trading session (auto-lock with a live grant) + a granted order whose use write never lands + worker
- *   stop: the next worker restores the session and merges the leftover (cap 2.5 orders: one more, not
- *   two); then the person unlocks (buckets re-sealed): still counted                  — holds
- *   Observed (not a must-hold break, perf): in 'session' the proxy key is read through the vault's queue
- *   (no proxy cache), so a granted perps order waits for its own use's vault write (and every write
- *   queued before it) — the "write beside the round trip" of issue #20 does not apply in a session.
- * - the order-book path (clob_postOrders) end to end: use write fails, worker stop, next worker's two
- *   posts on a 2.5-order cap: one goes                                                 — holds
- *   Observed (perf): the clob path reads the owner key / API credentials / deposit wallet through the
- *   vault's queue, so a granted post always waits for its use's vault write too.
- * - lock right after a granted order's answer (its audit entry is deferred to the next task): the entry
- *   still lands (chained as recorded-while-locked) or the person is told
- * - a burst of 510 granted orders while the use writes lag (a starved background-priority task, modelled
- *   by holding the write): `journal.open` runs in `execute` before `counted` is awaited (beforeSend),
- *   and each `counted` queues in the vault's exclusive chain behind the lagging write — so every burst
- *   request holds an open journal record without being sent; at 500 (MAX_OPEN) the person's own
- *   window-approved order is refused with JournalError                               — was broken (DoS)
- *   (without the lag, the sandbox gateway's 429s and quick writes kept the journal well below 500.)
- * - revoke / lock while 6 signed granted orders wait for `counted` behind a lagging use write:
- *   revoke — holds (revokedIds is set synchronously, the recheck after beforeSend stops them);
- *   lock — was broken: `LockService.lock` first awaits `vault.lock()`, which queues in the vault's exclusive
- *   chain *behind* the waiting orders' `counted` checks (and their writes); `grants.revokeAll()` (allEpoch)
- *   and the 'locked' state come only after, so every order queued before the click passes its recheck
- *   and is sent after the person locked (5 of 6 in the test). 31.7: the same with no held write at all —
- *   6 granted orders whose journal records are open when the person locks: 3 more are sent after the lock
- *   call (vault.lock waits its turn in the chain; revokeAll/allEpoch only after it).
- * - onStored / journal growth: many granted orders answered and their writes landed leave no record in
- *   storage.session (nothing piles up toward MAX_OPEN)
- *
- * Fixed: the journal keeps at most 400 open records that carry a grant use (`MAX_OPEN_GRANTED`): the rest
- * of the 500 is the person's; every lock path (`Locks.lock`, the popup's `vault.lock`, panic) revokes the
- * grants at the call, before the vault's lock waits its turn. "(was broken)" tests failed before.
+ * In a trading session the proxy key is read through the vault's queue (no proxy cache), so a granted
+ * perps order waits for its own use's vault write; the order-book path reads the owner key, API
+ * credentials and deposit wallet through the same queue, so a granted post always waits for its use's
+ * write too.
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -51,7 +27,7 @@ const page2 = pageSender(SITE, 5);
 
 let h: Harness;
 const started = sandboxSuite((x) => (h = x));
-const { call, armed, grantOf, ready, settle, restart, stopFlush, holdUseWrites, btcOrder, closeAll, capOf, owner, restingEth, approveAll } = pagePathKit({ harness: () => h, started, site: SITE, page, dbPrefix: 'attack31' });
+const { call, armed, grantOf, ready, settle, restart, stopFlush, holdUseWrites, btcOrder, closeAll, capOf, owner, restingEth, approveAll } = pagePathKit({ harness: () => h, started, site: SITE, page, dbPrefix: 'lagging-use-writes' });
 
 const state = async (bg: Parameters<typeof call>[0]) => ((await call(bg, 'vault.status')).result as { state: string }).state;
 const autoLock = async (bg: Parameters<typeof call>[0]) => {
@@ -62,8 +38,8 @@ const autoLock = async (bg: Parameters<typeof call>[0]) => {
 const restingEthOrder = async () => { const o = (await restingEth('x')) as { op: { args: Record<string, unknown>[] } }; delete o.op.args[0]!.c; return o; };
 const journalRaw = async () => ((await browser.storage.session.get(AUDIT_JOURNAL_KEY))[AUDIT_JOURNAL_KEY] ?? {}) as Record<string, { use?: unknown; audited?: boolean }>;
 
-describe('31.1 trading session + a stopped worker\'s unwritten use', () => {
-  it('holds: in a trading session a granted order is sent after its use write failed (the use is in its journal record only), the worker stops; the next worker restores the session and its two tabs get one more order, not two (cap 2.5)', async () => {
+describe('a stopped worker\'s unwritten use counts in a trading session', () => {
+  it('in a trading session a granted order is sent after its use write failed (the use is in its journal record only), the worker stops; the next worker restores the session and its two tabs get one more order, not two (cap 2.5)', async () => {
     const { bg, wire, dbName } = await ready();
     await grantOf(bg, await capOf(2.5));
     await until(() => armed(bg));
@@ -89,7 +65,7 @@ describe('31.1 trading session + a stopped worker\'s unwritten use', () => {
     expect(perpsPosts(wire) - before, 'orders sent on a 2.5-order cap across a session restart').toBe(2);
   }, 40_000);
 
-  it('holds: the leftover is merged in \'session\' state, then the person unlocks (buckets re-sealed with the master key): still counted, no tamper (a third order is refused, a window asks)', async () => {
+  it('the leftover is merged in \'session\' state, then the person unlocks (buckets re-sealed with the master key): still counted, no tamper (a third order is refused, a window asks)', async () => {
     const { bg, wire, dbName } = await ready();
     await grantOf(bg, await capOf(2.5));
     await until(() => armed(bg));
@@ -118,8 +94,8 @@ describe('31.1 trading session + a stopped worker\'s unwritten use', () => {
   }, 40_000);
 });
 
-describe('31.2 the order-book path across a worker stop', () => {
-  it('holds: clob_postOrders under a grant (cap 2.5 orders) whose use write fails (the use is in the journal only), the worker stops; the next worker\'s two posts: one goes, the other asks', async () => {
+describe('the order-book path counts an unwritten use across a worker stop', () => {
+  it('clob_postOrders under a grant (cap 2.5 orders) whose use write fails (the use is in the journal only), the worker stops; the next worker\'s two posts: one goes, the other asks', async () => {
     const { bg, wire, dbName } = await ready();
     const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
     const mid = Number(await bg.reads().clobMid(token));
@@ -150,8 +126,8 @@ describe('31.2 the order-book path across a worker stop', () => {
   }, 40_000);
 });
 
-describe('31.3 lock between the answer and its deferred audit entry', () => {
-  it('holds: the site\'s granted order is answered and the person locks in the same task: after unlock the order is in the audit log (or the person was told)', async () => {
+describe('a lock between the answer and its deferred audit entry keeps the entry', () => {
+  it('the site\'s granted order is answered and the person locks in the same task: after unlock the order is in the audit log (or the person was told)', async () => {
     const { bg, notices } = await ready();
     await grantOf(bg, await capOf(10));
     await until(() => armed(bg));
@@ -171,8 +147,8 @@ describe('31.3 lock between the answer and its deferred audit entry', () => {
   }, 40_000);
 });
 
-describe('31.4 journal growth under a flood of granted orders', () => {
-  it('holds: 20 granted orders from two tabs at once, all answered: once their writes land, storage.session keeps no record (nothing piles toward MAX_OPEN)', async () => {
+describe('answered granted orders leave no journal record', () => {
+  it('20 granted orders from two tabs at once, all answered: once their writes land, storage.session keeps no record (nothing piles toward MAX_OPEN)', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg, { ...(await capOf(100)), } as object);
     await until(() => armed(bg));
@@ -190,8 +166,8 @@ describe('31.4 journal growth under a flood of granted orders', () => {
   }, 40_000);
 });
 
-describe('31.5 a burst of granted orders while the use writes lag (background tasks starved) vs MAX_OPEN', () => {
-  it('the site bursts 510 tiny granted orders (within its caps; no rate limit on the grant) while the vault\'s background-priority use writes lag (held here, as a starved `backgroundTask`): each opens its journal record before its use is `counted`, and `counted` queues behind the lagging write, so 500 records sit open; the person then approves an out-of-grant order in a window — refused with JournalError (-32002, nothing sent) (was broken: now records carrying a use stop at 400 of the 500, the rest are for the person)', async () => {
+describe('a burst of granted orders while the use writes lag (background tasks starved) leaves room in the journal for the person', () => {
+  it('the site bursts 510 tiny granted orders (within its caps; no rate limit on the grant) while the vault\'s background-priority use writes lag (held here, as a starved `backgroundTask`): records carrying a use stop at 400 of the journal\'s 500, and the out-of-grant order the person then approves in a window is not refused with JournalError', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg, { ...(await capOf(1000)) } as object);
     await until(() => armed(bg));
@@ -218,9 +194,9 @@ describe('31.5 a burst of granted orders while the use writes lag (background ta
   }, 60_000);
 });
 
-describe('31.6 revoke and lock while granted orders queue behind a lagging use write', () => {
+describe('revoke and lock stop granted orders queued behind a lagging use write', () => {
   for (const how of ['revoke', 'lock'] as const) {
-    it(`${how === 'revoke' ? 'holds: ' : ''}6 granted orders from two tabs, signed, wait (their \`counted\` queued in the vault's chain behind a lagging use write); the person ${how === 'revoke' ? 'revokes the grant' : 'locks (popup vault.lock)'}; once the write goes on, none of the waiting ones is sent${how === 'lock' ? ' — Locks.lock awaited vault.lock() (queued behind those counted checks) before grants.revokeAll(), so nothing stopped them at the recheck (was broken)' : ''}`, async () => {
+    it(`6 granted orders from two tabs, signed, wait (their \`counted\` queued in the vault's chain behind a lagging use write); the person ${how === 'revoke' ? 'revokes the grant' : 'locks (popup vault.lock: the grants are revoked at the call, before the vault lock waits its turn)'}; once the write goes on, none of the waiting ones is sent`, async () => {
       const { bg, wire } = await ready();
       const g = await grantOf(bg, await capOf(100));
       await until(() => armed(bg));
@@ -242,8 +218,8 @@ describe('31.6 revoke and lock while granted orders queue behind a lagging use w
   }
 });
 
-describe('31.7 lock during a burst, no artificial lag', () => {
-  it('6 granted orders start, the person locks as soon as the first is signed (no held write): none is sent after the lock call (was broken)', async () => {
+describe('a lock during a burst stops the granted orders not yet sent', () => {
+  it('6 granted orders start, the person locks as soon as the first is signed (no held write): none is sent after the lock call', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg, await capOf(100));
     await until(() => armed(bg));

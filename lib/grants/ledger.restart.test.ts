@@ -1,21 +1,17 @@
 /**
- * ATTACKS 28, grant/vault level (outside review of issue #20's page path, commits 8bdc2e7 and 6849d86):
- * the grant head that lags its uses by up to `HEAD_LAG_MS`, the minute bucket held in memory with its
- * recorded orders (`updateGrantUses` defers the write to the next use or the flush), and `decide()`'s
- * use counted at once and written beside the signature. Setup as lib/grants/storage.test.ts: a Vault and
- * a GrantService over fake-indexeddb with a clock seam; `restart()` opens both again on the same database
- * and session store (a worker restart). A worker that stops is modelled by replacing its `flushHeads`
- * with a no-op before the moment it stops: a stopped MV3 worker runs no timer, and a test cannot kill the
- * old instance's own `setTimeout`.
+ * A grant's use ledger across worker stops: the grant head lags its uses by up to `HEAD_LAG_MS`, the
+ * newest minute bucket is held in memory with its recorded orders (`updateGrantUses` defers an added
+ * order to the next use or the flush), and `decide()`'s use is counted at once and written beside the
+ * signature. Setup as lib/grants/storage.test.ts: a Vault and a GrantService over fake-indexeddb with a
+ * clock seam; `restart()` opens both again on the same database and session store (a worker restart). A
+ * worker that stops is modelled by replacing its `flushHeads` with a no-op before the moment it stops: a
+ * stopped MV3 worker runs no timer, and a test cannot kill the old instance's own `setTimeout`.
  *
- * Tests named "(was broken)" failed on the reviewed code (each asserts the safe behaviour); "holds:" pass.
- *
- * Breaks: (28G.2) one failed head write in the flush drops the held count (`writeGrant` deletes it before
- * writing and does not put it back), and `addGrantUse` then numbers the next use from the lagging head on
- * disk — two uses share a number, a restart counts one: the daily cap is exceeded (end to end in
- * lib/background/attack28.test.ts 28.1). (28G.1, end to end in 28.6) a forget (`GrantService.forgetCoids`)
- * on a use of the held bucket is deferred like a recorded order; a stop before the flush brings the coid
- * back, and a granted cancel by it is covered again. Only additions are safe to lose (cancels then ask).
+ * Rules: a failed head write keeps the held count, so the next use is numbered after every stored use and
+ * a restart counts every use that was signed (the page-path side is in
+ * lib/background/page-path.granted.test.ts); a forget (`GrantService.forgetCoids`) is written before it
+ * resolves, so a stop never brings back a client order id the grant stopped owning. Only added orders may
+ * be lost with a stop (a cancel of them then asks).
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -43,7 +39,7 @@ type Opened = { vault: Vault; grants: GrantService };
 
 /** A vault and grant service on a fresh database with one ETH-PERP grant (orders and cancels); `restart()` opens both again on it. */
 async function setup(daily = '1000') {
-  const db = await openVaultDb(`attack28-grants-${n++}`);
+  const db = await openVaultDb(`ledger-restart-${n++}`);
   const clock = { now: T0 };
   const session = memorySessionStore();
   const open = (): Opened => {
@@ -75,8 +71,8 @@ const stops = (o: Opened) => {
 const flush = (o: Opened) => (o.vault as unknown as { flushHeads: () => Promise<void> }).flushHeads();
 const owned = async (v: Vault) => (await v.listGrants())[0]?.uses.flatMap((u) => (u.orders ?? []).map((o) => `${o.oid}${o.coid ? `/${o.coid}` : ''}`)) ?? [];
 
-describe('28G.1 a forgotten client order id is only in memory (the held bucket) when the worker stops', () => {
-  it('a coid the grant stopped owning (an order outside the grant now carries it) is owned again after a worker stop inside HEAD_LAG_MS: the granted cancel by that coid is covered (was broken)', async () => {
+describe('a client order id the grant stopped owning stays forgotten across a worker stop', () => {
+  it('a coid the grant stopped owning (an order outside the grant now carries it) is not owned again after a worker stop inside HEAD_LAG_MS: the cancel by that coid is not covered', async () => {
     const s = await setup();
     const placed = await order(s.grants);
     if (!placed?.ok) throw new Error('not covered');
@@ -84,8 +80,8 @@ describe('28G.1 a forgotten client order id is only in memory (the held bucket) 
     await s.grants.recordOrders(placed.grantId, placed.seq, [{ oid: 7, coid: COID }]);
     await flush(s);
     // COID is free again at the venue (filled / cancelled). The site now sends an order OUTSIDE its grant with
-    // the same COID; before the window opens the provider makes the grant forget it (`forgetCoids`, issue #17
-    // finding 5). That change is to the use of the held (newest) minute bucket, so it stays in memory.
+    // the same COID; before the window opens the provider makes the grant forget it (`forgetCoids`: a coid
+    // sent outside the grant is no longer the grant's). That change is to the use of the held (newest) minute bucket.
     s.clock.now += 5_000;
     await s.grants.forgetCoids(SITE, ACCOUNT, [COID]);
     expect((await cancelByCoid(s.grants))?.ok, 'this worker: the grant no longer owns COID (the cancel asks)').toBe(false);
@@ -96,11 +92,11 @@ describe('28G.1 a forgotten client order id is only in memory (the held bucket) 
     const covered = await cancelByCoid(after.grants);
     expect(
       covered?.ok,
-      `BROKEN: after the restart the grant owns ${COID} again (${JSON.stringify(await owned(after.vault))}): a granted cancelOrdersCOID reaches the order the person approved outside the grant, without a window`,
+      `after the restart the grant must not own ${COID} again (owns ${JSON.stringify(await owned(after.vault))}): a granted cancelOrdersCOID would reach the order the person approved outside the grant, without a window`,
     ).not.toBe(true);
   });
 
-  it('the flush\'s write of that forget fails once (swallowed, never retried) and a use in a later minute moves the held bucket on: the forget is lost for good, and any later restart owns the coid again (was broken)', async () => {
+  it('a forget survives one failed flush write and a use in a later minute that moves the held bucket on: a later restart does not own the coid again', async () => {
     const s = await setup();
     const placed = await order(s.grants);
     if (!placed?.ok) throw new Error('not covered');
@@ -122,10 +118,10 @@ describe('28G.1 a forgotten client order id is only in memory (the held bucket) 
     expect((await cancelByCoid(s.grants))?.ok, 'this worker: not owned').toBe(false);
     const after = await s.restart(); // e.g. MV3 idles the worker out half a minute later
     const covered = await cancelByCoid(after.grants);
-    expect(covered?.ok, `BROKEN: the restarted worker owns ${COID} again (${JSON.stringify(await owned(after.vault))}) and covers a granted cancel by it`).not.toBe(true);
+    expect(covered?.ok, `the restarted worker must not own ${COID} again (owns ${JSON.stringify(await owned(after.vault))}) nor cover a granted cancel by it`).not.toBe(true);
   });
 
-  it('holds: the forget of a coid on a use of an older (not held) bucket is written at once and survives the same stop', async () => {
+  it('the forget of a coid on a use of an older (not held) bucket is written at once and survives the same stop', async () => {
     const s = await setup();
     const placed = await order(s.grants);
     if (!placed?.ok) throw new Error('not covered');
@@ -140,8 +136,8 @@ describe('28G.1 a forgotten client order id is only in memory (the held bucket) 
   });
 });
 
-describe('28G.2 the lagging head across minutes, restarts and transitions', () => {
-  it('holds: uses in two minute buckets with the head never flushed, and orders recorded on the first (written with the second use): a restart counts both and owns the orders', async () => {
+describe('uses above the lagging head are counted across minutes, restarts and trading sessions', () => {
+  it('uses in two minute buckets with the head never flushed, and orders recorded on the first (written with the second use): a restart counts both and owns the orders', async () => {
     const s = await setup('62');
     const first = await order(s.grants);
     if (!first?.ok) throw new Error('not covered');
@@ -155,7 +151,7 @@ describe('28G.2 the lagging head across minutes, restarts and transitions', () =
     expect(await owned(after.vault)).toEqual(['11']);
   });
 
-  it('holds: auto-lock into a trading session while the head lags and the held bucket carries recorded orders, then a restart in the session: the cap and the orders are kept', async () => {
+  it('auto-lock into a trading session while the head lags and the held bucket carries recorded orders, then a restart in the session: the cap and the orders are kept', async () => {
     const s = await setup('93');
     const first = await order(s.grants);
     if (!first?.ok) throw new Error('not covered');
@@ -171,7 +167,7 @@ describe('28G.2 the lagging head across minutes, restarts and transitions', () =
     expect((await order(during.grants))?.ok).toBe(false);
   });
 
-  it('holds: a stop while the session head lags (no flush): the restarted session worker counts the uses above the head', async () => {
+  it('a stop while the session head lags (no flush): the restarted session worker counts the uses above the head', async () => {
     const s = await setup('62');
     await s.vault.enterTradingSession({ accounts: [ACCOUNT] });
     expect((await order(s.grants))?.ok).toBe(true);
@@ -183,11 +179,11 @@ describe('28G.2 the lagging head across minutes, restarts and transitions', () =
     expect((await order(after.grants))?.ok).toBe(false);
   });
 
-  it('one failed head write in the flush (a transient storage error) drops the held count: the next use is numbered from the lagging head on disk, overwrites an earlier use\'s number, and a restart counts fewer uses than were signed — the daily cap is exceeded (was broken)', async () => {
+  it('one failed head write in the flush (a transient storage error) keeps the held count: the next use gets a number of its own, and a restart counts every use that was signed — the daily cap holds', async () => {
     const s = await setup('93'); // three orders of 31
     expect((await order(s.grants))?.ok).toBe(true);
     expect((await order(s.grants))?.ok).toBe(true); // uses 1 and 2 in their bucket; the head on disk still says 0
-    // The flush's head write fails once (`writeGrant` forgot the held count before the write, and does not put it back).
+    // The flush's head write fails once (a transient storage error); the held count must outlive it.
     const v = s.vault as unknown as { commit: (...a: unknown[]) => Promise<void> };
     const real = v.commit.bind(v);
     v.commit = async () => {
@@ -201,11 +197,11 @@ describe('28G.2 the lagging head across minutes, restarts and transitions', () =
     const after = await s.restart();
     const list = await after.grants.list();
     const fourth = await order(after.grants);
-    expect(list, `BROKEN: three uses were stored (and signed), the restarted worker counts ${JSON.stringify(list.map((g) => ({ used24h: g.used24h, uses24h: g.uses24h })))}`).toMatchObject([{ used24h: '93', uses24h: 3 }]);
-    expect(fourth?.ok, 'BROKEN: a fourth order over the 93 USDC cap is covered after the restart').toBe(false);
+    expect(list, `three uses were stored (and signed); the restarted worker counts ${JSON.stringify(list.map((g) => ({ used24h: g.used24h, uses24h: g.uses24h })))}`).toMatchObject([{ used24h: '93', uses24h: 3 }]);
+    expect(fourth?.ok, 'a fourth order over the 93 USDC cap is not covered after the restart').toBe(false);
   });
 
-  it('holds: a use whose bucket write fails is not stored, still counts in this worker (refuses sooner), and the next use is numbered without a gap', async () => {
+  it('a use whose bucket write fails is not stored, still counts in this worker (refuses sooner), and the next use is numbered without a gap', async () => {
     const s = await setup('93');
     expect((await order(s.grants))?.ok).toBe(true);
     const v = s.vault as unknown as { sealBucket: (...a: unknown[]) => Promise<unknown> };

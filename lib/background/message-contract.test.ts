@@ -1,11 +1,11 @@
 /**
- * ATTACKS 18 (outside review of issue #18: the message contract, the one page route, error codes).
- * Setup copied from attack2.test.ts: the real background on the fake browser against the in-process
- * sandbox. Black-box: procedures through `bg.handle(message, sender)`, page requests through the port
- * (`bg.page(sender)`), the sandbox's venue state and what this background put on the wire.
- *
- * Three tests ("was broken") failed on the code before issue #18's fixes: each held a rule an outside attacker broke; the others pass
- * and show a rule holding.
+ * The message contract: only the popup and the approval window reach a procedure, the page reaches the
+ * background through its one port route and odd input is refused there before anything runs, replies to
+ * extension pages carry no key or secret, the trading-session gate runs before any handler, and a page is
+ * told codes a client does not retry (keyed submissions join or repeat their unknown outcome, never send
+ * again). The real background on the fake browser against the in-process sandbox. Black-box: procedures
+ * through `bg.handle(message, sender)`, page requests through the port (`bg.page(sender)`), the sandbox's
+ * venue state and what this background put on the wire.
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -59,7 +59,7 @@ async function ready(o: { connect?: boolean } = {}): Promise<{ bg: Bg; wire: Wir
     }
     return res;
   };
-  const bg = withPages(startBackground({ browser, dbName: `attack18-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn }));
+  const bg = withPages(startBackground({ browser, dbName: `message-contract-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn }));
   started.push(bg);
   await onboardDemo(bg, h, page, o);
   return { bg, wire };
@@ -180,7 +180,7 @@ describe('the page route: the port refuses what is odd before anything runs', ()
     expect(bg.registry.size).toBe(0);
   });
 
-  it('params that are not JSON but serialise small (ArrayBuffer, Map, Set, a typed array inside a Map) are refused -32602 before anything runs (was broken: JSON.stringify measured them as {})', async () => {
+  it('params that are not JSON but serialise small (ArrayBuffer, Map, Set, a typed array inside a Map) are refused -32602 before anything runs (their size is not measured as {})', async () => {
     // Ports that carry structured clones (Firefox; the test kit) deliver these as they are. JSON.stringify
     // of an ArrayBuffer / Map / Set is "{}", so checkRequestSize measures 2 bytes for a 16 MiB payload.
     const { bg } = await ready();
@@ -253,11 +253,10 @@ describe('replies to extension pages never carry a key or a secret', () => {
     expect(leaked(cp)).toEqual([]);
   });
 
-  it('a gateway read answer carrying a secret does not reach the popup: read answers keep only the fields they name (was broken: loose schemas passed extras through)', async () => {
+  it('a gateway read answer carrying a secret does not reach the popup: read answers keep only the fields they name (no extras passed through)', async () => {
     // The proxy secret is a header the background sends (SERVICE-SECRET). A gateway (or a proxy / CDN in
-    // front of it) that echoes it, or lists `secret` with each key, is passed to the popup unfiltered:
-    // `PERPS_READ_ANSWERS.credentials` is a looseObject (and `stats` is `looseObject({})`), and the router
-    // returns the handler's own object, not the output schema's parse.
+    // front of it) may echo it, or list `secret` with each key: the popup gets only the output schema's
+    // parse of the answer, never the handler's own object with its extra fields.
     const { bg, wire } = await ready({ connect: false });
     wire.answer = (url, body) => {
       if (url.includes('/v1/account/credentials') && body && typeof body === 'object') {
@@ -307,8 +306,8 @@ describe('the session gate runs before any handler', () => {
   });
 });
 
-describe('error codes a page receives', () => {
-  it('a granted order whose answer was lost is answered with a code viem does not retry: one dapp call, one signed order (was broken: -32603, four orders)', async () => {
+describe('a page is told codes a client does not retry', () => {
+  it('a granted order whose answer was lost is answered with a code viem does not retry (not -32603): one dapp call, one signed order', async () => {
     const { bg, wire } = await ready();
     await grant(bg);
     await until(() => armed(bg));
@@ -324,7 +323,7 @@ describe('error codes a page receives', () => {
     const withCoid = { op: { type: 'createOrders', args: lost.op.args.map((o) => ({ ...o, c: coid })) } };
     const direct = await tab.request('perps_sendCommand', withCoid).then(() => undefined, (e: { code: number; message: string; data?: unknown }) => e);
     expect(direct).toBeDefined();
-    // Unknown outcome: the page gets the client order ids to look the order up (issue #20), never a resend.
+    // Unknown outcome: the page gets the client order ids to look the order up, never a resend.
     expect(direct).toMatchObject({ code: -32002, data: { command: 'createOrders', coids: coid } });
     expect(direct!.message).not.toMatch(/ECONNRESET|127\.0\.0\.1|fetch failed|at /); // no internal text reaches the page
     // A dapp using viem's EIP-1193 transport (`custom(window.countersign)`), default retry policy.
@@ -341,7 +340,7 @@ describe('error codes a page receives', () => {
   }, 30_000);
 });
 
-describe('idempotent submissions keyed by client order ids (issue #20)', () => {
+describe('idempotent submissions keyed by client order ids', () => {
   const withCoid = async (coid: string) => {
     const o = await btcOrder();
     return { op: { type: 'createOrders', args: o.op.args.map((x) => ({ ...x, c: coid })) } };

@@ -1,16 +1,10 @@
 /**
- * ATTACKS 27 (outside review of issue #20's stored unknown outcomes, error codes after a submission,
- * the grant window's "replaces" flag, EIP-1193 `connect`, and issue #19's approval summary). Setup as
- * attack20.test.ts / attack25.test.ts: the real background on the fake browser against the in-process
- * sandbox; the summary attacks run `summarizeOrder` on crafted reads.
- *
- * Every test asserts the secure behaviour. Those named "(was broken)" failed on the code reviewed
- * (edfd5f4) and pass since their fixes: 1a/1c/1e unknown outcomes keyed per client order id and page
- * key, with an in-flight record before signing (`lib/provider/service.ts`, `outcomes.ts`); 2a/2b a 5xx
- * after a submission left is an unknown outcome (`lib/signer/service.ts` `isKnownRefusal`); 3c a
- * replaced grant ends before the next signature (`lib/grants/service.ts`); 4b lock tells connected sites
- * only; 5a the summary prices a limit order's resting part at its limit (`lib/perps/summary.ts`). The
- * others show a rule holding.
+ * Unknown outcomes are stored and keep a submission from leaving twice: they are keyed per client order
+ * id and page key, with an in-flight record before signing (`lib/provider/service.ts`, `outcomes.ts`),
+ * and survive a worker restart, a lock and an account switch; a 5xx after a submission left is an unknown
+ * outcome (`lib/signer/service.ts` `isKnownRefusal`), never a code a client retries. Also: a replaced
+ * grant ends before the next signature (`lib/grants/service.ts`), and EIP-1193 `connect` / lock events
+ * reach connected sites only. The real background on the fake browser against the in-process sandbox.
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -21,8 +15,6 @@ import { startBackground } from './index';
 import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice, VIEM_RETRIES, btcOnly, perpsPosts, connectSite } from '../../test/kits/background';
 import { OUTCOMES_KEY } from '../provider/outcomes';
 import { userRejected } from '../provider/errors';
-import { summarizeOrder } from '../perps/summary';
-import type { Book, Instrument, Portfolio } from '../perps/wire';
 
 const SITE = 'https://trade.example';
 const EVIL = 'https://evil.example';
@@ -62,7 +54,7 @@ async function ready(o: { connect?: boolean; dbName?: string; onboard?: boolean;
     const other = wire.replaceAnswer?.(url, method);
     return other ?? res;
   };
-  const dbName = o.dbName ?? `attack27-${n++}`;
+  const dbName = o.dbName ?? `unknown-outcomes-${n++}`;
   const bg = withPages(startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS, fetchFn }));
   started.push(bg);
   if (o.onboard !== false) await onboardDemo(bg, h, page, o);
@@ -79,8 +71,8 @@ const expiryIn = (s: number) => Math.floor(Date.now() / 1000) + s;
 const grantParams = (data: object) => [{ expiry: expiryIn(3600), signer: { type: 'wallet' }, permissions: [{ type: 'countersign-grant', policies: [], data }] }];
 
 // ------------------------------------------------------------------------------------------------
-describe('1. stored unknown outcomes', () => {
-  it('1a a worker restart while a granted keyed order is in flight: the retry with the same idempotencyKey is sent again (two orders) (was broken)', async () => {
+describe('a stored unknown outcome keeps the submission from leaving again', () => {
+  it('a worker restart while a granted keyed order is in flight: the retry with the same idempotencyKey is not sent again (one order, -32002)', async () => {
     const { bg, wire, dbName } = await ready();
     await grantOf(bg);
     await until(() => armed(bg));
@@ -101,11 +93,11 @@ describe('1. stored unknown outcomes', () => {
     next.registry.rejectAll(() => userRejected('closed by the test'));
     release();
     await first;
-    expect(perpsPosts(wire) - before, `BROKEN: the same keyed order reached the venue twice across a worker restart (retry got ${JSON.stringify(retry).slice(0, 160)}, windows ${windows})`).toBe(1);
+    expect(perpsPosts(wire) - before, `the same keyed order reaches the venue once across a worker restart (retry got ${JSON.stringify(retry).slice(0, 160)}, windows ${windows})`).toBe(1);
     expect(codeOf((retry as { e?: unknown }).e)).toBe(-32002);
   }, 30_000);
 
-  it('1b holds: a keyed request whose body differs (same idempotencyKey) after an unknown outcome is answered with that outcome and sends nothing; another site\'s same key is not', async () => {
+  it('a keyed request whose body differs (same idempotencyKey) after an unknown outcome is answered with that outcome and sends nothing; another site\'s same key is not', async () => {
     const { bg, wire } = await ready();
     await connect(bg, evilPage);
     await grantOf(bg);
@@ -129,7 +121,7 @@ describe('1. stored unknown outcomes', () => {
     await evil;
   }, 30_000);
 
-  it('1c an unknown outcome keyed by client order ids is bypassed by adding an idempotencyKey to the retry: the same coid is signed and sent again (was broken)', async () => {
+  it('an unknown outcome keyed by client order ids also holds a retry that adds an idempotencyKey: the same coid is not signed or sent again', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg);
     await until(() => armed(bg));
@@ -145,10 +137,10 @@ describe('1. stored unknown outcomes', () => {
     expect(perpsPosts(wire)).toBe(before);
     // The same order with the same coid, plus an idempotencyKey (a dapp library that adds one on retry):
     const again = await settle(bg.page(page).request('perps_sendCommand', { ...same, idempotencyKey: 'retry-with-key' }));
-    expect(perpsPosts(wire) - before, `BROKEN: the order with coid ${coid} was sent again (${JSON.stringify(again).slice(0, 160)})`).toBe(0);
+    expect(perpsPosts(wire) - before, `the order with coid ${coid} is not sent again (${JSON.stringify(again).slice(0, 160)})`).toBe(0);
   }, 30_000);
 
-  it('1e an unknown outcome keyed by one client order id is bypassed by a batch that carries the same coid plus a new one: the same order is sent again (was broken)', async () => {
+  it('an unknown outcome keyed by one client order id also holds a batch that carries the same coid plus a new one: the same order is not sent again', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg);
     await until(() => armed(bg));
@@ -163,10 +155,10 @@ describe('1. stored unknown outcomes', () => {
     await sleep(300);
     for (const x of bg.registry.list()) bg.registry.decide(x.id, { approve: true, digest: x.digest }); // the batch may ask (its notional)
     const out = await r;
-    expect(perpsPosts(wire) - before, `BROKEN: coid ${coid}, whose outcome is unknown, was sent again inside a batch (${JSON.stringify(out).slice(0, 200)})`).toBe(0);
+    expect(perpsPosts(wire) - before, `coid ${coid}, whose outcome is unknown, is not sent again inside a batch (${JSON.stringify(out).slice(0, 200)})`).toBe(0);
   }, 30_000);
 
-  it('1d holds: a lock and unlock, and an account switch and back, keep the unknown outcome: the keyed retry still sends nothing', async () => {
+  it('a lock and unlock, and an account switch and back, keep the unknown outcome: the keyed retry still sends nothing', async () => {
     const { bg, wire } = await ready();
     wire.replaceAnswer = (url, method) => (method === 'POST' && /\/perps\/v1\/trade\/orders$/.test(url) ? (() => { throw new TypeError('fetch failed: ECONNRESET'); })() : undefined);
     const params = await keyedOrder('lock-1');
@@ -190,8 +182,8 @@ describe('1. stored unknown outcomes', () => {
 });
 
 // ------------------------------------------------------------------------------------------------
-describe('2. codes after a submission left', () => {
-  it('2a a perps order the venue accepted but whose answer came back as a 502 (a proxy in front of the gateway) is called "rejected" (-32003), and the keyed retry under the grant is sent again (was broken)', async () => {
+describe('codes after a submission left: an unknown outcome, never a retried code', () => {
+  it('a perps order the venue accepted but whose answer came back as a 502 (a proxy in front of the gateway) is an unknown outcome (-32002), and the keyed retry under the grant is not sent again', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg);
     await until(() => armed(bg));
@@ -203,12 +195,12 @@ describe('2. codes after a submission left', () => {
     const e = (first as { e?: unknown }).e;
     expect(VIEM_RETRIES).not.toContain(codeOf(e));
     const retry = await settle(bg.page(page).request('perps_sendCommand', params));
-    expect.soft(codeOf(e), 'BROKEN: a 5xx after the order reached the venue is not an unknown outcome').toBe(-32002);
+    expect.soft(codeOf(e), 'a 5xx after the order reached the venue is an unknown outcome').toBe(-32002);
     expect.soft(dataOf(e)?.command).toBe('createOrders');
-    expect(perpsPosts(wire) - before, `BROKEN: the keyed order was sent twice (first ${JSON.stringify(first).slice(0, 120)}, retry ${JSON.stringify(retry).slice(0, 120)})`).toBe(1);
+    expect(perpsPosts(wire) - before, `the keyed order is sent once (first ${JSON.stringify(first).slice(0, 120)}, retry ${JSON.stringify(retry).slice(0, 120)})`).toBe(1);
   }, 30_000);
 
-  it('2b an order-book order the exchange accepted, answered 504 by a gateway: the page hears "resource unavailable, nothing was sent" (-32002 without data.command) and its keyed retry is posted again (was broken)', async () => {
+  it('an order-book order the exchange accepted, answered 504 by a gateway: the page hears an unknown outcome (-32002 with data.command, not "nothing was sent") and its keyed retry is not posted again', async () => {
     const { bg, wire } = await ready();
     const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
     const params = { orders: [{ tokenId: token, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }], idempotencyKey: 'gw-504' };
@@ -226,12 +218,12 @@ describe('2. codes after a submission left', () => {
     const reopened = bg.registry.size;
     for (const x of bg.registry.list()) bg.registry.decide(x.id, { approve: true, digest: x.digest });
     await retry;
-    expect.soft(dataOf(e)?.command, `BROKEN: the page was told ${JSON.stringify(e)} (README: "-32002 without data.command … nothing was sent")`).toBe('postOrders');
-    expect.soft(reopened, 'BROKEN: the keyed retry opened a second window').toBe(0);
-    expect(clobPosts(wire) - before, 'BROKEN: the same keyed order-book order was posted twice').toBeLessThanOrEqual(1);
+    expect.soft(dataOf(e)?.command, `the page is told an unknown outcome with data.command, not "nothing was sent" (got ${JSON.stringify(e)})`).toBe('postOrders');
+    expect.soft(reopened, 'the keyed retry opens no second window').toBe(0);
+    expect(clobPosts(wire) - before, 'the same keyed order-book order is posted once').toBeLessThanOrEqual(1);
   }, 30_000);
 
-  it('2c holds: the audit store failing right after the venue answered never gives the page a retried code (the answer goes back; the person is notified)', async () => {
+  it('the audit store failing right after the venue answered never gives the page a retried code (the answer goes back; the person is notified)', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg);
     await until(() => armed(bg));
@@ -259,10 +251,10 @@ describe('2. codes after a submission left', () => {
 });
 
 // ------------------------------------------------------------------------------------------------
-describe('3. grant windows and "replaces"', () => {
+describe('a grant window approves only what it showed, and a replaced grant ends before the next signature', () => {
   const data = (maxNotional: string) => ({ venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional, dailyNotional: '5000', priceBandPct: '2', slippagePct: '1' });
 
-  it('3a holds: two pending grant windows approved together (old digests): the site ends with exactly one grant, one of those shown', async () => {
+  it('two pending grant windows approved together (old digests): the site ends with exactly one grant, one of those shown', async () => {
     const { bg } = await ready();
     const a = settle(bg.page(page).request('wallet_grantPermissions', grantParams(data('100'))));
     await waitPending(bg);
@@ -287,7 +279,7 @@ describe('3. grant windows and "replaces"', () => {
     expect(['100', '300']).toContain(mine[0]!.maxNotional);
   }, 30_000);
 
-  it('3c a granted order already past its grant check is signed after the site\'s grant was REPLACED by a narrower one (the replacement answered first) (was broken)', async () => {
+  it('a granted order already past its grant check is not signed once the site\'s grant was REPLACED by a narrower one (the replacement answered first)', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg); // maxNotional 2000
     await until(() => armed(bg));
@@ -307,10 +299,10 @@ describe('3. grant windows and "replaces"', () => {
     release();
     wire.answerGate = undefined;
     const out = await order;
-    expect(perpsPosts(wire) - before, `BROKEN: signed and sent under the replaced 2000 USDC grant after the 1 USDC one answered (${JSON.stringify(out).slice(0, 160)})`).toBe(0);
+    expect(perpsPosts(wire) - before, `nothing is signed or sent under the replaced 2000 USDC grant after the 1 USDC one answered (${JSON.stringify(out).slice(0, 160)})`).toBe(0);
   }, 30_000);
 
-  it('3b holds: a grant made in the popup while a page\'s grant window is pending: approving the window as shown (no "replaces") is refused', async () => {
+  it('a grant made in the popup while a page\'s grant window is pending: approving the window as shown (no "replaces") is refused', async () => {
     const { bg } = await ready();
     const a = settle(bg.page(page).request('wallet_grantPermissions', grantParams(data('300'))));
     const [v] = await waitPending(bg);
@@ -325,8 +317,8 @@ describe('3. grant windows and "replaces"', () => {
 });
 
 // ------------------------------------------------------------------------------------------------
-describe('4. EIP-1193 connect', () => {
-  it('4a holds: an unconnected page learns the chain id only (no account), while locked too; no connect event reaches it on unlock', async () => {
+describe('EIP-1193 connect reaches connected sites only', () => {
+  it('an unconnected page learns the chain id only (no account), while locked too; no connect event reaches it on unlock', async () => {
     const { bg } = await ready();
     const evil = bg.page(evilPage);
     await call(bg, 'vault.lock');
@@ -338,35 +330,11 @@ describe('4. EIP-1193 connect', () => {
     expect(JSON.stringify(evil.events).toLowerCase()).not.toContain(owner().toLowerCase().slice(2));
   }, 30_000);
 
-  it('4b a page that is not connected is not told when the person locks (was a note: accountsChanged [] went to all origins)', async () => {
+  it('a page that is not connected is not told when the person locks (no accountsChanged [] to every origin)', async () => {
     const { bg } = await ready();
     const evil = bg.page(evilPage);
     await call(bg, 'vault.lock');
     await sleep(20);
     expect(evil.events.filter((e) => e.event === 'accountsChanged')).toEqual([]);
   }, 30_000);
-});
-
-// ------------------------------------------------------------------------------------------------
-describe('5. approval summary (issue #19)', () => {
-  const instrument = { instrument_id: 1, symbol: 'BTC-PERP', price_decimals: 1, quantity_decimals: 3, max_leverage: 20, tick_size: '0.5', lot_size: '0.001' } as unknown as Instrument;
-  const portfolio = { positions: [], margin: { total_account_value: '100000' }, withdrawable: '100000' } as unknown as Portfolio;
-  const fees = { taker: '0.0005', maker: '0.0002' };
-
-  it('5a a crossing GTC buy (limit 10× the book) on a thin book: the summary\'s notional counts the unfilled rest at the visible book\'s price, not at the limit it rests / fills at (was broken)', () => {
-    const book = { bids: [['49990', '1']], asks: [['50000', '0.1']] } as unknown as Book;
-    const s = summarizeOrder({ iid: 1, buy: true, qty: '1', p: '500000', tif: 'gtc' } as never, { instrument, book, portfolio, fees, leverage: 10 });
-    expect(s).toBeDefined();
-    // 0.1 fills now near 50 000; the other 0.9 rests at 500 000 and fills there against any seller: at most 0.1×50 000 + 0.9×500 000.
-    const worst = 0.1 * 50_000 + 0.9 * 500_000;
-    expect(Number(s!.preview.notional), `BROKEN: notional shown ${s!.preview.notional} USDC, the order can cost ${worst}`).toBeGreaterThanOrEqual(worst * 0.99);
-  });
-
-  it('5b holds: a huge quantity formats without overflow or exponent notation', () => {
-    const book = { bids: [['49990', '1']], asks: [['50000', '1']] } as unknown as Book;
-    const s = summarizeOrder({ iid: 1, buy: true, qty: '123456789012345.678', p: '49000', tif: 'gtc', po: true } as never, { instrument, book, portfolio, fees, leverage: 10 });
-    expect(s).toBeDefined();
-    for (const x of [s!.preview.notional, s!.preview.marginRequired, s!.preview.fee]) expect(x).not.toMatch(/e|Infinity|NaN/i);
-    expect(Number(s!.preview.notional)).toBeGreaterThan(6e18);
-  });
 });

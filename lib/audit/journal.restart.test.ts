@@ -1,7 +1,8 @@
 /**
- * ATTACKS 29, journal level (`lib/audit/journal.ts`, commits 1fbff13 / c227795). The background-level
- * attacks are in lib/background/attack29.test.ts. "(was broken)" tests assert the safe behaviour and failed
- * on the reviewed code; "holds:" tests pass.
+ * The audit journal (`lib/audit/journal.ts`) across worker stops: a record stored before a send is never
+ * dropped, evicted or recorded twice by a later worker, so every submission that left ends in the audit
+ * log (as `unknown` if need be) with one notification. The background-level side is in
+ * lib/background/journal.restart.test.ts.
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -28,8 +29,8 @@ const record = { at: 1, origin: 'https://trade.example', account: '0xabc', kind:
 const tick = () => new Promise((r) => setTimeout(r, 0));
 let n = 0;
 
-describe('29J the audit journal', () => {
-  it('a record whose summary is longer than 500 characters (the audit log takes 20 000) is stored before the send but dropped as malformed by the next worker: the stopped worker\'s submission leaves no trace (was broken)', async () => {
+describe('the audit journal keeps every stored record until it is recorded once', () => {
+  it('a record whose summary is longer than 500 characters (the audit log takes 20 000) is stored before the send and recorded (or notified) by the next worker, never dropped as malformed', async () => {
     const store = area();
     const first = sessionAuditJournal(store);
     // What `describePerpsCommand` writes for a cancel of 60 client order ids (`Cancel client order ids ab12cd34…, …`).
@@ -39,12 +40,12 @@ describe('29J the audit journal', () => {
     // The worker stops after the send; the next one starts.
     const next = sessionAuditJournal(store);
     const told: string[] = [];
-    const log = auditLog(await openVaultDb(`attack29j-${n++}`), async () => undefined);
+    const log = auditLog(await openVaultDb(`journal-restart-${n++}`), async () => undefined);
     const recorded = await recoverAuditJournal(next, log, (k) => told.push(k));
-    expect(recorded + told.length, 'BROKEN: the record was stored (so the command was sent) but the next worker dropped it as malformed: no unknown entry, no notification').toBeGreaterThan(0);
+    expect(recorded + told.length, 'the record was stored (so the command was sent): the next worker records an unknown entry or notifies').toBeGreaterThan(0);
   });
 
-  it('MAX_OPEN: 500 records opened while another submission is in flight evict its (already stored) record; a worker stop then leaves that submission with no trace (was broken)', async () => {
+  it('past MAX_OPEN (500) new records are refused: they never evict the stored record of a submission in flight, which survives a worker stop', async () => {
     const store = area();
     const first = sessionAuditJournal(store);
     const victim = first.open({ ...record, origin: 'https://victim.example', summary: 'the victim order' });
@@ -54,13 +55,13 @@ describe('29J the audit journal', () => {
     for (const f of flood) void first.close(f.id); // the flood's own records close normally (refused by the meter, say)
     await tick();
     const left = await sessionAuditJournal(store).leftovers();
-    expect(left.map((l) => l.record.origin), 'BROKEN: the victim\'s stored record was evicted by another origin\'s records while its submission was in flight').toContain('https://victim.example');
+    expect(left.map((l) => l.record.origin), 'the victim\'s stored record is kept while its submission is in flight, whatever another origin opens').toContain('https://victim.example');
   });
 
-  it('a leftover recorded as unknown whose close is refused by storage.session is recorded (and notified) again by every later worker start (was broken)', async () => {
+  it('a leftover recorded as unknown whose close storage.session refuses once is recorded (and notified) once, not again by every later worker start', async () => {
     const store = area();
     await sessionAuditJournal(store).open(record).stored; // sent, then the worker stops
-    const log = auditLog(await openVaultDb(`attack29j-${n++}`), async () => undefined);
+    const log = auditLog(await openVaultDb(`journal-restart-${n++}`), async () => undefined);
     const told: string[] = [];
     const second = sessionAuditJournal(store);
     await second.leftovers();
@@ -70,10 +71,10 @@ describe('29J the audit journal', () => {
     // The second worker stops (no later journal write of its own); a third starts.
     await recoverAuditJournal(sessionAuditJournal(store), log, (k) => told.push(k));
     const { entries } = await pageAudit(log);
-    expect(entries.filter((e) => e.result === 'unknown'), `BROKEN: one submission, ${entries.length} unknown entries and ${told.length} notifications`).toHaveLength(1);
+    expect(entries.filter((e) => e.result === 'unknown'), `one submission: ${entries.length} unknown entries and ${told.length} notifications`).toHaveLength(1);
   });
 
-  it('holds: a refused record does not take an earlier stored record out of storage', async () => {
+  it('a refused record does not take an earlier stored record out of storage', async () => {
     const store = area();
     const j = sessionAuditJournal(store);
     await j.open({ ...record, summary: 'kept' }).stored;
@@ -83,13 +84,13 @@ describe('29J the audit journal', () => {
     expect((await sessionAuditJournal(store).leftovers()).map((l) => l.record.summary).sort()).toEqual(['kept', 'later']);
   });
 
-  it('holds: records opened by the new worker before the stopped worker\'s records are read neither count as leftovers nor evict them', async () => {
+  it('records opened by the new worker before the stopped worker\'s records are read neither count as leftovers nor evict them', async () => {
     const store = area();
     const old = sessionAuditJournal(store);
     await old.open({ ...record, summary: 'left' }).stored;
     const next = sessionAuditJournal(store);
     const mine = next.open({ ...record, summary: 'mine' });
-    const log = auditLog(await openVaultDb(`attack29j-${n++}`), async () => undefined);
+    const log = auditLog(await openVaultDb(`journal-restart-${n++}`), async () => undefined);
     const told: string[] = [];
     await mine.stored;
     expect(await recoverAuditJournal(next, log, (k) => told.push(k))).toBe(1);
