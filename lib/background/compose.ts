@@ -21,6 +21,7 @@ import { readSettings, type Settings } from '../settings';
 import { SigningService } from '../signer/service';
 import { VenueReads } from '../reads/venue-reads';
 import { WeightMeter } from '../ratelimit/meter';
+import type { Budget } from '../ratelimit/sliding-window';
 import { openVaultDb, type VaultDb } from '../vault/db';
 import { Vault, type SessionState, type SessionStore } from '../vault/vault';
 import { VaultLockedError } from '../vault/errors';
@@ -58,6 +59,11 @@ export type BackgroundOptions = {
   panicTiming?: Partial<PanicTiming>;
   /** The WebSocket of the live streams (default the worker's; Node tests pass `ws`). */
   WebSocket?: WebSocketConstructor;
+  /**
+   * The client-side weight budgets per gateway (default `CLIENT_WEIGHT_BUDGETS`, the venue's). Only the
+   * bench build lifts them: it measures latency against a sandbox whose own budgets are lifted too.
+   */
+  weightBudgets?: { request: Budget; action: Budget };
 };
 
 /** What `startBackground` builds synchronously (each registers its listeners in `main`). */
@@ -146,7 +152,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   // The one authority epoch every signing path checks (`lib/authority/epoch.ts`).
   const authority = new Authority();
   // One weight meter per gateway, shared by the reads and the signed commands; the account's own order-book reads are L2-signed, so they go through the signer.
-  const meter = new WeightMeter(now);
+  const meter = new WeightMeter(now, o.weightBudgets);
   const reads: VenueReads = new VenueReads({ vault, settings, meter, clobRead: (account, path): Promise<unknown> => service.clobRead(account, path), ...(o.fetchFn ? { fetchFn: o.fetchFn } : {}) });
   const service = new SigningService({ authority, vault, db, settings, fetchFn: o.fetchFn, now, journal, meter, reads, session: (account, perpsUrl) => streams.session(account, perpsUrl), onUnrecorded: (what) => notifications.unrecorded(what) });
   // The grant uses a stopped worker sent under before their vault write was stored: merged at the grants' first read (issue #20).
