@@ -20,7 +20,7 @@ import type { Harness } from '../sandbox/testkit';
 import { startBackground } from './index';
 import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice, VIEM_RETRIES, btcOnly, perpsPosts, connectSite } from './testkit';
 import { OUTCOMES_KEY } from '../provider/outcomes';
-import { userRejected } from '../provider/errors';
+import { userRejected } from '../errors/rpc';
 import { summarizeOrder } from '../perps/summary';
 import type { Book, Instrument, Portfolio } from '../perps/wire';
 

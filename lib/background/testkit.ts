@@ -8,7 +8,7 @@
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { BrowserSender } from '../messaging/router';
 import { PORT_NAME, readReply, type PageEventMessage } from '../bridge/framing';
-import { disconnected, fromRpcError, userRejected, type ProviderRpcError } from '../provider/errors';
+import { disconnected, fromRpcError, userRejected, type ProviderRpcError } from '../errors/rpc';
 import type { BackgroundBrowser, BrowserPort } from './browser';
 import { startBackground, type Background, type BackgroundOptions } from './index';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';

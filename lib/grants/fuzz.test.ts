@@ -11,7 +11,7 @@ import type { Address } from 'viem';
 import { openVaultDb } from '../vault/db';
 import { memorySessionStore, Vault } from '../vault/vault';
 import { ApprovalRegistry } from '../approvals/registry';
-import { userRejected } from '../provider/errors';
+import { userRejected } from '../errors/rpc';
 import { ProviderService } from '../provider/service';
 import { clobArtifact, perpsArtifact, type SigningArtifact } from '../signer/artifact';
 import { orderRequestAmounts } from '../clob/amounts';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startHarness, type Harness } from '../sandbox/testkit';
 import { startBackground } from '../background/index';
-import { userRejected } from '../provider/errors';
+import { userRejected } from '../errors/rpc';
 import { BOUNDS, browser, KDF, withPages, type PagedBackground } from '../background/testkit';
 import { openVaultDb } from '../vault/db';
 import { memorySessionStore, Vault } from '../vault/vault';

@@ -7,7 +7,7 @@
  * Countersign bytes or structs to sign, only decoded requests (`perps_*`, `clob_*`).
  */
 import * as v from 'valibot';
-import { invalidParams, unsupported } from './errors';
+import { invalidParams, unsupported } from '../errors/rpc';
 import { nonNegativeSafeInteger } from '../validation';
 import { clobOrderRequestsSchema } from '../clob/request';
 

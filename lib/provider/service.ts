@@ -40,7 +40,7 @@ import type { GrantService } from '../grants/service';
 import type { GrantRequest, OwnedOrder, RefPrice } from '../grants/evaluate';
 import { canOfferGrant, clobGrantRequest, perpsGrantRequest, requestMarkets } from '../grants/requests';
 import { groupDecimal, shortAddress } from '../format';
-import { disconnected, fromRpcError, invalidParams, resourceUnavailable, toRpcError, unauthorized, unsupported, userRejected } from './errors';
+import { disconnected, fromRpcError, invalidParams, resourceUnavailable, toRpcError, unauthorized, unsupported, userRejected } from '../errors/rpc';
 import type { OutcomeStore, StoredOutcome } from './outcomes';
 import { accountsPermission, grantPermissionsAnswer, parseGrantPermissions, parseRequestPermissions, type AccountsPermission } from './permissions';
 import { grantOffer, serviceOfferReads, type GrantOffer, type OfferReads } from '../grants/offer';

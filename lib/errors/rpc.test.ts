@@ -12,7 +12,7 @@ import {
   UnsupportedMethodError,
   UserRejectedRequestError,
 } from './errors';
-import { BaseError } from '../errors/base';
+import { BaseError } from './base';
 import { InvalidFieldError } from '../validation';
 import { KeyNotFoundError, TamperedRecordError, VaultLockedError, WrongPasswordError } from '../vault/errors';
 

@@ -12,7 +12,7 @@
  * `BaseError`s (no `shortMessage`, nothing for `toWireError`), and `ox/Provider` would bring its event
  * emitter and RPC modules into the main-world script, which holds nothing but framing.
  */
-import { BaseError } from '../errors/base';
+import { BaseError } from './base';
 
 /** Structured, non-secret values an error carries to the page (numbers, strings, booleans only). */
 export type RpcErrorData = Record<string, string | number | boolean>;
