@@ -11,7 +11,7 @@ import {
   UnauthorizedError,
   UnsupportedMethodError,
   UserRejectedRequestError,
-} from './errors';
+} from './rpc';
 import { BaseError } from './base';
 import { InvalidFieldError } from '../validation';
 import { KeyNotFoundError, TamperedRecordError, VaultLockedError, WrongPasswordError } from '../vault/errors';
