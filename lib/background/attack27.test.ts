@@ -6,7 +6,7 @@
  *
  * Every test asserts the secure behaviour. Those named "(was broken)" failed on the code reviewed
  * (edfd5f4) and pass since their fixes: 1a/1c/1e unknown outcomes keyed per client order id and page
- * key, with an in-flight record before signing (`lib/provider/service.ts`, `outcomes.ts`); 2a/2b a 5xx
+ * key, with an in-flight record before signing (`lib/page/idempotency.ts`, `lib/page/outcomes.ts`); 2a/2b a 5xx
  * after a submission left is an unknown outcome (`lib/signer/service.ts` `isKnownRefusal`); 3c a
  * replaced grant ends before the next signature (`lib/grants/service.ts`); 4b lock tells connected sites
  * only; 5a the summary prices a limit order's resting part at its limit (`lib/perps/summary.ts`). The
@@ -19,7 +19,7 @@ import { generatePrivateKey } from 'viem/accounts';
 import type { Harness } from '../sandbox/testkit';
 import { startBackground } from './index';
 import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice, VIEM_RETRIES, btcOnly, perpsPosts, connectSite } from './testkit';
-import { OUTCOMES_KEY } from '../provider/outcomes';
+import { OUTCOMES_KEY } from '../page/outcomes';
 import { userRejected } from '../errors/rpc';
 import { summarizeOrder } from '../perps/summary';
 import type { Book, Instrument, Portfolio } from '../perps/wire';

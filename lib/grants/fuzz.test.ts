@@ -12,7 +12,7 @@ import { openVaultDb } from '../vault/db';
 import { memorySessionStore, Vault } from '../vault/vault';
 import { ApprovalRegistry } from '../approvals/registry';
 import { userRejected } from '../errors/rpc';
-import { ProviderService } from '../provider/service';
+import { ProviderService } from '../page/request';
 import { clobArtifact, perpsArtifact, type SigningArtifact } from '../signer/artifact';
 import { orderRequestAmounts } from '../clob/amounts';
 import { buildClobOrder, exchangeAddress, toPostOrderBody } from '../clob/order';

@@ -10,7 +10,9 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { AUTOLOCK_ALARM } from '../background/index';
 import { describeGrant } from '../grants/evaluate';
 import { SITE, page, call, owner, trading, ready, waitPending, btcOnly, mark, BTC, grant, grantSuite, type Bg } from '../grants/testkit';
-import { accountsPermission, GRANT_PERMISSION_TYPE, parseGrantPermissions } from './permissions';
+import { accountsPermission } from './permissions';
+import { parseGrantPermissions } from './grant-permissions';
+import { GRANT_PERMISSION_TYPE } from './params';
 
 grantSuite('permissions');
 
