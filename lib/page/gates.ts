@@ -13,13 +13,15 @@ import { activeAccount } from '../accounts';
 import { disconnected, unauthorized } from '../errors/rpc';
 import type { Connections } from './connections';
 import { LOCKED_MESSAGE, type ProviderDeps, type Session } from './context';
-import { SESSION_METHODS, type Admitted } from './policy';
+import { METHOD_POLICY, SESSION_METHODS, type MethodPolicy, type PageMethod } from './policy';
 
 /**
  * Reads the session of `origin` (its connection and the active account, side by side) and runs the
- * gates of `admitted`'s policy. Returns the session; throws 4100 / 4900 as listed in the module docstring.
+ * gates of `method`'s policy (`METHOD_POLICY`). Returns the session; throws 4100 / 4900 as listed in
+ * the module docstring.
  */
-export async function sessionGates(d: ProviderDeps, connections: Connections, origin: string, { method, policy }: Admitted): Promise<Session> {
+export async function sessionGates(d: ProviderDeps, connections: Connections, origin: string, method: PageMethod): Promise<Session> {
+  const policy: MethodPolicy = METHOD_POLICY[method];
   const [conn, active] = await Promise.all([connections.get(origin), activeAccount(d.db, d.vault)]);
   const granted = conn && active && conn.accounts[0]?.toLowerCase() === active.address.toLowerCase() ? active : undefined;
   if (policy.connected && !conn) throw unauthorized();

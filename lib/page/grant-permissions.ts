@@ -1,7 +1,7 @@
 /**
  * The ERC-7715 method `wallet_grantPermissions`: a standing grant a site asks for in a standard shape,
  * with Countersign's own permission type `countersign-grant` (its `data` is the grant's limits). The
- * limits are validated (`params.ts`, `checkGrantPermissions`: unknown fields refused, the field named),
+ * limits are validated (`params.ts`: `grantPermissionsSchema`, `checkGrantPermissions`: unknown fields refused, the field named),
  * the window shows them in the same words as every grant (`describeGrant`, names from the grant offer's
  * reads) with flags when the caps exceed what Countersign would propose from the account's equity, and
  * the approval is bound to a digest of exactly those limits and that expiry. On approval the grant is
@@ -17,42 +17,14 @@ import type { ApprovalView } from '../approvals/registry';
 import { appendAudit, auditLog } from '../audit';
 import { approvedPageScopes, narrowTicket, type Authority } from '../authority/epoch';
 import { disconnected, unsupported, userRejected } from '../errors/rpc';
-import { describeGrant, MAX_GRANT_MS, type Grant, type GrantLimits } from '../grants/evaluate';
+import { describeGrant, type Grant, type GrantLimits } from '../grants/evaluate';
 import { grantOffer } from '../grants/offer';
 import { readSettings } from '../settings';
-import { InvalidFieldError, parseOrThrow } from '../validation';
 import { TTL_FUNDS_MS, type Consent } from './consent';
 import { connectedAccount, LOCKED_MESSAGE, type PageRequest, type ProviderDeps } from './context';
 import { grantFlags } from './flags';
-import { GRANT_PERMISSION_TYPE, grantPermissionsSchema, unwrapParams, type GrantPermissionsParams } from './params';
+import { checkGrantPermissions, GRANT_PERMISSION_TYPE, type GrantPermissionsParams } from './params';
 import type { VenueReads } from './reads';
-
-/** What a `wallet_grantPermissions` asks, validated: the limits exactly as they will be stored, and the expiry (Unix ms). */
-export type GrantPermissionsRequest = { limits: GrantLimits; expiresAt: number };
-
-/**
- * Checks parsed `wallet_grantPermissions` params (`parseCall`) for `account` on chain `chainId` at `now`
- * (Unix ms): the chain and address, when named, must be these; the expiry must be 1 minute to 24 hours
- * ahead. Throws `InvalidFieldError` (-32602) naming the field (`params.expiry`, `params.address` …).
- */
-export function checkGrantPermissions(p: GrantPermissionsParams, o: { account: string; chainId: number; now: number }): GrantPermissionsRequest {
-  if (p.chainId !== undefined && BigInt(p.chainId) !== BigInt(o.chainId)) throw new InvalidFieldError({ field: 'params.chainId', reason: `must be Countersign's chain (0x${o.chainId.toString(16)})` });
-  if (p.address !== undefined && p.address.toLowerCase() !== o.account.toLowerCase()) throw new InvalidFieldError({ field: 'params.address', reason: 'must be the connected account' });
-  const expiresAt = p.expiry * 1000;
-  if (!(expiresAt - o.now >= 60_000 && expiresAt - o.now <= MAX_GRANT_MS)) throw new InvalidFieldError({ field: 'params.expiry', reason: 'must be 1 minute to 24 hours from now (Unix seconds)' });
-  const [permission] = p.permissions;
-  if (!permission) throw new InvalidFieldError({ field: 'params.permissions', reason: 'must hold exactly one countersign-grant permission' });
-  return { limits: permission.data, expiresAt };
-}
-
-/**
- * Parses and checks raw `wallet_grantPermissions` params (`grantPermissionsSchema`, then
- * `checkGrantPermissions`). Throws `InvalidFieldError` (-32602) naming the field
- * (`params.permissions[0].data.maxNotional`, `params.expiry`, `params.address` …).
- */
-export function parseGrantPermissions(params: unknown, o: { account: string; chainId: number; now: number }): GrantPermissionsRequest {
-  return checkGrantPermissions(parseOrThrow(grantPermissionsSchema, unwrapParams(params), 'params'), o);
-}
 
 /** The limits of a stored grant (what `grantedPermissions[0].data` answers). */
 export function grantLimitsOf(g: Grant): GrantLimits {

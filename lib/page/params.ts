@@ -6,12 +6,13 @@
  * Params come as an object or as a one-element array holding it (both EIP-1193 styles). Unknown fields
  * are refused everywhere (strict objects). ERC-7715 as viem 2.x sends it (`viem/experimental`
  * `grantPermissions`): `[{ expiry (Unix s), permissions: [{ type, data, policies, required? }], signer? }]`;
- * the checks that need the account, chain and clock are in `grant-permissions.ts`.
+ * the checks that need the account, chain and clock are `checkGrantPermissions`.
  */
 import * as v from 'valibot';
 import { InvalidFieldError, nonNegativeSafeInteger, parseOrThrow } from '../validation';
 import { clobOrderRequestsSchema } from '../clob/request';
 import { grantLimitsSchema } from '../grants/schema';
+import { MAX_GRANT_MS, type GrantLimits } from '../grants/evaluate';
 import type { PageMethod } from './policy';
 
 /** A page's key for one submission: 1-64 printable ASCII characters. */
@@ -86,6 +87,24 @@ export type ClobOrdersParams = v.InferOutput<typeof clobOrdersParamsSchema>;
 export type ClobSignParams = v.InferOutput<typeof clobSignParamsSchema>;
 /** Parsed `wallet_grantPermissions` params (before the account, chain and expiry checks). */
 export type GrantPermissionsParams = v.InferOutput<typeof grantPermissionsSchema>;
+
+/** What a `wallet_grantPermissions` asks, validated: the limits exactly as they will be stored, and the expiry (Unix ms). */
+export type GrantPermissionsRequest = { limits: GrantLimits; expiresAt: number };
+
+/**
+ * Checks parsed `wallet_grantPermissions` params (`parseCall`) for `account` on chain `chainId` at `now`
+ * (Unix ms): the chain and address, when named, must be these; the expiry must be 1 minute to 24 hours
+ * ahead. Throws `InvalidFieldError` (-32602) naming the field (`params.expiry`, `params.address` …).
+ */
+export function checkGrantPermissions(p: GrantPermissionsParams, o: { account: string; chainId: number; now: number }): GrantPermissionsRequest {
+  if (p.chainId !== undefined && BigInt(p.chainId) !== BigInt(o.chainId)) throw new InvalidFieldError({ field: 'params.chainId', reason: `must be Countersign's chain (0x${o.chainId.toString(16)})` });
+  if (p.address !== undefined && p.address.toLowerCase() !== o.account.toLowerCase()) throw new InvalidFieldError({ field: 'params.address', reason: 'must be the connected account' });
+  const expiresAt = p.expiry * 1000;
+  if (!(expiresAt - o.now >= 60_000 && expiresAt - o.now <= MAX_GRANT_MS)) throw new InvalidFieldError({ field: 'params.expiry', reason: 'must be 1 minute to 24 hours from now (Unix seconds)' });
+  const [permission] = p.permissions;
+  if (!permission) throw new InvalidFieldError({ field: 'params.permissions', reason: 'must hold exactly one countersign-grant permission' });
+  return { limits: permission.data, expiresAt };
+}
 
 /** Accepts params as an object or as a one-element array holding it (both EIP-1193 styles). */
 export function unwrapParams(params: unknown): unknown {

@@ -77,18 +77,15 @@ export function isAllowedOrigin(origin: string): boolean {
 /** Page methods a trading session serves (only what a live grant covers; the rest is 4900). */
 export const SESSION_METHODS: ReadonlySet<PageMethod> = new Set<PageMethod>(['perps_sendCommand', 'clob_postOrders', 'eth_accounts']);
 
-/** A request that passed `admit`: a served method and its policy. */
-export type Admitted = { method: PageMethod; policy: MethodPolicy };
-
 /**
- * Admits a request of `origin` for `method` (the origin is the browser's sender, never the message's):
- * throws 4100 for an origin that is not https (or http on localhost), 4200 for a method not in
+ * Admits a request of `origin` for `method` (the origin is the browser's sender, never the message's)
+ * and returns the method as a `PageMethod`: throws 4100 for an origin that is not https (or http on localhost), 4200 for a method not in
  * `METHOD_POLICY` and for a refused one (`typedDataRefusal` reads `params` only to name the reason).
  */
-export function admit(origin: string, method: string, params: unknown): Admitted {
+export function admit(origin: string, method: string, params: unknown): PageMethod {
   if (!isAllowedOrigin(origin)) throw unauthorized('Countersign only serves https sites (and localhost).');
   if (!isPageMethod(method)) throw unsupported(`Countersign does not support ${method.slice(0, 64)}.`);
   const policy: MethodPolicy = METHOD_POLICY[method];
   if (policy.approval === 'refused') throw unsupported(typedDataRefusal(params));
-  return { method, policy };
+  return method;
 }

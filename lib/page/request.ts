@@ -79,9 +79,9 @@ export class ProviderService {
     const ticket = this.authority.capture(pageScopes(origin));
     const admitted = admit(origin, method, params);
     // Needs no connection, account or unlocked vault: answered without reading them.
-    if (admitted.method === 'eth_chainId') return this.accounts.chainId();
+    if (admitted === 'eth_chainId') return this.accounts.chainId();
     const session = await sessionGates(this.d, this.connections, origin, admitted);
-    const call = parseCall(admitted.method, params);
+    const call = parseCall(admitted, params);
     return this.dispatch({ origin, ticket, session }, call);
   }
 
