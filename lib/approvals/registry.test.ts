@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApprovalChangedError, ApprovalRegistry, MAX_PENDING_TOTAL } from './registry';
-import { disconnected } from '../provider/errors';
+import { disconnected } from '../errors/rpc';
 
 function registry() {
   const clock = { now: 1_000_000 };

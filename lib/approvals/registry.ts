@@ -20,7 +20,7 @@ import type { Hex } from 'viem';
 import type { SigningArtifact } from '../signer/artifact';
 import { isPersonOrigin } from '../authority/person';
 import { BaseError } from '../errors/base';
-import { resourceUnavailable, userRejected, type ProviderRpcError } from '../provider/errors';
+import { resourceUnavailable, userRejected, type ProviderRpcError } from '../errors/rpc';
 
 /** What a pending request asks: connect a site, sign a perps command, order-book orders, L2 headers, a standing grant a site asked for (ERC-7715), or a deposit-wallet batch (issue #21). */
 export type ApprovalKind = 'connect' | 'perps' | 'clob' | 'l2' | 'grant' | 'relayer';

@@ -15,7 +15,7 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { generatePrivateKey } from 'viem/accounts';
 import type { Harness } from '../../test/kits/sandbox';
 import type { AuditJournal } from '../audit/journal';
-import { userRejected } from '../provider/errors';
+import { userRejected } from '../errors/rpc';
 import { AUTOLOCK_ALARM, startBackground } from './index';
 import { BOUNDS, browser, btcOnly, callAs, KDF, markPrice, onboardDemo, pageSender, recordingWebSocket, sandboxSuite, sleep, until, withPages, type PagedBackground, type Reply } from '../../test/kits/background';
 

@@ -6,7 +6,7 @@ import { PROCEDURES, type ProcedureName } from '../messaging/protocol';
 import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { AUTOLOCK_ALARM, startBackground, type BackgroundBrowser } from './index';
 import { BOUNDS, browser as kitBrowser, KDF, withPages } from '../../test/kits/background';
-import { userRejected } from '../provider/errors';
+import { userRejected } from '../errors/rpc';
 import { internalTransfer, createProxy as createProxyCommand } from '../perps/commands';
 import { hashPerpsOp, perpsOpTypedData, withdrawTypedData, createProxyTypedData } from '../perps/signing';
 import { clobAuthTypedData } from '../clob/auth';

@@ -11,9 +11,9 @@ import { createRouter, OUTPUT_CHECKS, type BrowserSender } from '../messaging/ro
 import type { Reply } from '../messaging/protocol';
 import { START_HINT_KEY, VAULT_EPOCH_KEY } from '../messaging/start-hint';
 import type { ApprovalRegistry } from '../approvals/registry';
-import { userRejected } from '../provider/errors';
-import { ProviderService } from '../provider/service';
-import { loadedAtStart, sessionOutcomeStore } from '../provider/outcomes';
+import { userRejected } from '../errors/rpc';
+import { ProviderService } from '../page/request';
+import { loadedAtStart, sessionOutcomeStore } from '../page/outcomes';
 import { auditLog } from '../audit';
 import { recoverAuditJournal, sessionAuditJournal } from '../audit/journal';
 import { GrantService, type LeftoverUse } from '../grants/service';

@@ -8,7 +8,7 @@
 import { appendAudit, auditLog } from '../audit';
 import { KILL_SWITCH_SCOPES } from '../authority/epoch';
 import type { GrantService } from '../grants/service';
-import type { ProviderDeps } from '../provider/service';
+import type { ProviderDeps } from '../page/context';
 import type { SigningService } from '../signer/service';
 import type { VaultDb } from '../vault/db';
 import type { Vault } from '../vault/vault';

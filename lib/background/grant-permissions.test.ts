@@ -17,7 +17,7 @@ import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type R
 import { GrantService } from '../grants/service';
 import { DAY_MS, type GrantRequest } from '../grants/evaluate';
 import { openVaultDb } from '../vault/db';
-import { userRejected } from '../provider/errors';
+import { userRejected } from '../errors/rpc';
 import { memorySessionStore, Vault } from '../vault/vault';
 import { Authority } from '../authority/epoch';
 

@@ -23,7 +23,7 @@ import { numberToHex } from 'viem';
 import { PROCEDURES, type ProcedureName } from '../messaging/protocol';
 import type { BrowserSender } from '../messaging/router';
 import type { ApprovalRegistry } from '../approvals/registry';
-import { disconnected } from '../provider/errors';
+import { disconnected } from '../errors/rpc';
 import type { GrantService } from '../grants/service';
 import { sessionText } from '../grants/session';
 import { auditLog, pruneAudit } from '../audit';

@@ -8,7 +8,7 @@
  */
 import { identifySender } from '../messaging/router';
 import { MAX_REQUEST_BYTES, PORT_NAME, readPortRequest, type PageEvent, type PageEventMessage, type Reply } from '../bridge/framing';
-import { invalidParams, toRpcError } from '../provider/errors';
+import { invalidParams, toRpcError } from '../errors/rpc';
 import type { BackgroundBrowser, BrowserPort } from './browser';
 
 /** Serves one page request from `origin` (the provider, once the background is ready); throws to refuse. */

@@ -1,6 +1,6 @@
 /**
  * Unknown outcomes are stored and keep a submission from leaving twice: they are keyed per client order
- * id and page key, with an in-flight record before signing (`lib/provider/service.ts`, `outcomes.ts`),
+ * id and page key, with an in-flight record before signing (`lib/page/idempotency.ts`, `lib/page/outcomes.ts`),
  * and survive a worker restart, a lock and an account switch; a 5xx after a submission left is an unknown
  * outcome (`lib/signer/service.ts` `isKnownRefusal`), never a code a client retries. Also: a replaced
  * grant ends before the next signature (`lib/grants/service.ts`), and EIP-1193 `connect` / lock events
@@ -13,8 +13,8 @@ import { generatePrivateKey } from 'viem/accounts';
 import type { Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
 import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice, VIEM_RETRIES, btcOnly, perpsPosts, connectSite } from '../../test/kits/background';
-import { OUTCOMES_KEY } from '../provider/outcomes';
-import { userRejected } from '../provider/errors';
+import { OUTCOMES_KEY } from '../page/outcomes';
+import { userRejected } from '../errors/rpc';
 
 const SITE = 'https://trade.example';
 const EVIL = 'https://evil.example';

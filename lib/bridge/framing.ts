@@ -5,7 +5,7 @@
  * (`event.source === window`) with exactly this shape; everything else is ignored. Pure: no browser API.
  */
 
-import { readRpcError, type RpcErrorObject } from '../provider/errors';
+import { readRpcError, type RpcErrorObject } from '../errors/rpc';
 
 /** `target` of a request frame (page → content script). */
 export const CONTENT_TARGET = 'countersign:content';

@@ -11,7 +11,7 @@
  * that never uses it).
  */
 import { CONTENT_TARGET, PAGE_TARGET, readReply, type RequestFrame } from './framing';
-import { fromRpcError, InvalidParamsRpcError, InvalidRequestRpcError, ProviderRpcError, readRpcError } from '../provider/errors';
+import { fromRpcError, InvalidParamsRpcError, InvalidRequestRpcError, ProviderRpcError, readRpcError } from '../errors/rpc';
 
 /** What a page's `request` rejects with: the shared `ProviderRpcError` (`name`, `code`, `message`, `data?`). */
 export { ProviderRpcError };

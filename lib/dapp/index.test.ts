@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createWalletClient, custom } from 'viem';
-import { ProviderRpcError } from '../provider/errors';
+import { ProviderRpcError } from '../errors/rpc';
 import { BusyError, countersignActions, InvalidRequestError, LockedError, NotConnectedError, OutcomeUnknownError, toCountersignError, UnsupportedError, UserRejectedError, VenueRefusedError, CountersignError, type GrantPermissionsParameters } from './index';
 
 /** A wallet client over a fake provider that records every request and answers with `answer`. */

@@ -2,7 +2,7 @@
  * A typed client for dapps (issue #20): extends a viem client with Countersign's page methods —
  * `client.extend(countersignActions)` on `createWalletClient({ transport: custom(provider) })` — and maps
  * every error to a typed one (`./errors`). Params are the provider's own schemas' input types
- * (`lib/provider/methods.ts`, `lib/provider/permissions.ts`, `lib/grants/schema.ts`); nothing here
+ * (`lib/page/params.ts`, `lib/page/permissions.ts`, `lib/grants/schema.ts`); nothing here
  * validates again (the extension does, at its boundary) and nothing here signs.
  *
  * Every action is sent with `retryCount: 0`: Countersign's answers never use a code viem retries, and a
@@ -15,13 +15,14 @@
  */
 import type * as v from 'valibot';
 import type { Client } from 'viem';
-import type { clobOrdersParamsSchema, clobSignParamsSchema, perpsParamsSchema } from '../provider/methods';
+import type { clobOrdersParamsSchema, clobSignParamsSchema, perpsParamsSchema } from '../page/params';
 import type { GrantLimitsInput } from '../grants/schema';
 import type { GrantLimits } from '../grants/evaluate';
 import type { PerpsBodyOp } from '../perps/commands';
 import type { PerpsCommandAnswer } from '../perps/wire';
 import type { L2Headers } from '../clob/auth';
-import { GRANT_PERMISSION_TYPE, type AccountsPermission } from '../provider/permissions';
+import { GRANT_PERMISSION_TYPE } from '../page/params';
+import type { AccountsPermission } from '../page/permissions';
 import { toCountersignError } from './errors';
 
 export * from './errors';

@@ -14,7 +14,7 @@
  * reach a page or the popup declares its EIP-1193 / EIP-1474 code once, as `static code`; every
  * instance's `code` is read from its class (`new.target`), so the code is never guessed from a name.
  * Classes without one leave `code` undefined (a page then receives -32000, `INTERNAL_ERROR_CODE` in
- * `lib/provider/errors.ts`; never a code dapp libraries retry).
+ * `lib/errors/rpc.ts`; never a code dapp libraries retry).
  */
 export class BaseError extends Error {
   /** The EIP-1193 / EIP-1474 code of this class's errors (undefined: none; subclasses override). */

@@ -10,7 +10,7 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { AUTOLOCK_ALARM } from '../background/index';
-import { userRejected } from '../provider/errors';
+import { userRejected } from '../errors/rpc';
 
 import { restart, SITE, page, call, owner, trading, openPerps, BTC, ETH, ready, waitPending, btcOnly, grant, tokenA, mark, expectAsks, type Bg, grantSuite } from '../../test/kits/grants';
 

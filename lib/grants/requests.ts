@@ -17,7 +17,7 @@
  */
 import type { PerpsCommand, PerpsCommandType, PerpsOrderInput } from '../perps/commands';
 import type { ClobArtifact } from '../signer/artifact';
-import type { PageMethod } from '../provider/methods';
+import type { PageMethod } from '../page/policy';
 import { fromUnits } from '../decimal';
 import type { GrantOrder, GrantRequest } from './evaluate';
 

@@ -8,7 +8,7 @@
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { BrowserSender } from '../../lib/messaging/router';
 import { PORT_NAME, readReply, type PageEventMessage } from '../../lib/bridge/framing';
-import { disconnected, fromRpcError, userRejected, type ProviderRpcError } from '../../lib/provider/errors';
+import { disconnected, fromRpcError, userRejected, type ProviderRpcError } from '../../lib/errors/rpc';
 import type { BackgroundBrowser, BrowserPort } from '../../lib/background/browser';
 import { startBackground, type Background, type BackgroundOptions } from '../../lib/background/index';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startHarness, type Harness } from './sandbox';
 import { startBackground } from '../../lib/background/index';
-import { userRejected } from '../../lib/provider/errors';
+import { userRejected } from '../../lib/errors/rpc';
 import { BOUNDS, browser, KDF, withPages, type PagedBackground } from './background';
 import { openVaultDb } from '../../lib/vault/db';
 import { memorySessionStore, Vault } from '../../lib/vault/vault';

@@ -38,7 +38,7 @@ import { assertVenueConfirmed } from '../../settings/confirmation';
 import { OutcomeUnknownError } from '../../signer/service';
 import { PERSON_SCOPES } from '../../authority/epoch';
 import { POPUP_ORIGIN } from '../../authority/person';
-import { userRejected } from '../../provider/errors';
+import { userRejected } from '../../errors/rpc';
 import type { DepositWalletInfo } from '../../vault/vault';
 import { auditOf, type ContractHandlers, type ProcedureDeps } from './deps';
 

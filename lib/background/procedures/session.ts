@@ -2,7 +2,7 @@
 import { activeAccount } from '../../accounts';
 import { appendAudit } from '../../audit';
 import type { SESSION_CONTRACT } from '../../messaging/session';
-import { disconnected } from '../../provider/errors';
+import { disconnected } from '../../errors/rpc';
 import { runPanic, type PanicReport, type PanicStep } from '../panic';
 import { auditOf, type ContractHandlers, type ProcedureDeps } from './deps';
 

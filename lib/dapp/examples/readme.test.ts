@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { METHOD_POLICY } from '../../provider/methods';
+import { METHOD_POLICY } from '../../page/policy';
 import { README, regions, withExamples } from './regions';
 
 describe('site developers README', () => {

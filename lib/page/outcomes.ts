@@ -1,5 +1,5 @@
 /**
- * Where the provider keeps the unknown outcomes of keyed submissions (issue #20, "keyed, never
+ * Where the provider keeps the unknown outcomes of keyed submissions ("keyed, never
  * guessed"): a submission that was signed and sent and got no (usable) answer answers every repeat with
  * the same key for `UNKNOWN_OUTCOME_MS` with that same error, and sends nothing. An MV3 service worker
  * stops after 30 s idle, so the records cannot live in memory only: they are kept in `storage.session`
@@ -10,7 +10,7 @@
  * A keyed submission is also written here *before* it is signed, marked `pending` (in flight), and
  * removed when the venue answers (accepted or refused) or turned into its unknown outcome when no
  * answer came: a worker that stops while the submission is in flight leaves the record behind, and the
- * next worker reads it as an unknown outcome (issue #20, attack 27 1a).
+ * next worker reads it as an unknown outcome.
  */
 import * as v from 'valibot';
 

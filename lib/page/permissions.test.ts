@@ -10,7 +10,15 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { AUTOLOCK_ALARM } from '../background/index';
 import { describeGrant } from '../grants/evaluate';
 import { SITE, page, call, owner, trading, ready, waitPending, btcOnly, mark, BTC, grant, grantSuite, type Bg } from '../../test/kits/grants';
-import { accountsPermission, GRANT_PERMISSION_TYPE, parseGrantPermissions } from './permissions';
+import type { AccountsPermission } from './permissions';
+import { checkGrantPermissions, GRANT_PERMISSION_TYPE, parseCall } from './params';
+
+/** `wallet_grantPermissions` params as the page path reads them: parsed once (`parseCall`), then checked for the account, chain and clock. */
+function parseGrantPermissions(params: unknown, o: { account: string; chainId: number; now: number }): ReturnType<typeof checkGrantPermissions> {
+  const call = parseCall('wallet_grantPermissions', params);
+  if (call.method !== 'wallet_grantPermissions') throw new Error('not parsed as wallet_grantPermissions');
+  return checkGrantPermissions(call.params, o);
+}
 
 grantSuite('permissions');
 
@@ -71,7 +79,7 @@ describe('eth_requestAccounts on a locked vault (issue #20 §5)', () => {
 describe('EIP-2255 wallet_getPermissions / wallet_requestPermissions / wallet_revokePermissions', () => {
   it('a connected site has the eth_accounts permission with the restrictReturnedAccounts caveat; revoke ends it', async () => {
     const bg = await ready();
-    const perms = (await bg.page(page).request('wallet_getPermissions', [])) as ReturnType<typeof accountsPermission>[];
+    const perms = (await bg.page(page).request('wallet_getPermissions', [])) as AccountsPermission[];
     expect(perms).toEqual([{ invoker: SITE, parentCapability: 'eth_accounts', caveats: [{ type: 'restrictReturnedAccounts', value: [owner()] }], date: expect.any(Number) }]);
     await call(bg, 'vault.lock');
     expect(await bg.page(page).request('wallet_getPermissions', []), 'agrees with eth_accounts while locked').toEqual([]);

@@ -12,7 +12,7 @@
  * `BaseError`s (no `shortMessage`, nothing for `toWireError`), and `ox/Provider` would bring its event
  * emitter and RPC modules into the main-world script, which holds nothing but framing.
  */
-import { BaseError } from '../errors/base';
+import { BaseError } from './base';
 
 /** Structured, non-secret values an error carries to the page (numbers, strings, booleans only). */
 export type RpcErrorData = Record<string, string | number | boolean>;
@@ -99,7 +99,7 @@ export class ResourceUnavailableRpcError extends ProviderRpcError {
  * IndexedDB `DOMException`, a library's error). JSON-RPC 2.0 reserves -32000…-32099 for
  * implementation-defined server errors (EIP-1474 lists -32000 as "invalid input"; nodes use it as their
  * generic error). Never -32603: viem retries -32603 (and -1, -32005, -32007, 429) up to three times, and a
- * retry of a request that failed after it was signed could send it again (issue #20). An error raised
+ * retry of a request that failed after it was signed could send it again. An error raised
  * after a submission was sent never reaches this path: the signer turns it into the unknown-outcome
  * error (-32002 with `data.command` and the order ids, `OutcomeUnknownError`).
  */

@@ -11,8 +11,8 @@ import {
   UnauthorizedError,
   UnsupportedMethodError,
   UserRejectedRequestError,
-} from './errors';
-import { BaseError } from '../errors/base';
+} from './rpc';
+import { BaseError } from './base';
 import { InvalidFieldError } from '../validation';
 import { KeyNotFoundError, TamperedRecordError, VaultLockedError, WrongPasswordError } from '../vault/errors';
 

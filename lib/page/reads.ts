@@ -1,0 +1,81 @@
+/**
+ * What the page path reads from the venues for its words and its grant checks, each answer validated
+ * before use: instrument symbols (the window's names), reference prices (a grant's notional and price
+ * band) and the grant offer's reads (equity, names). Reads draw on the site's share of the venue's
+ * request weight (`draw: 'site'`).
+ */
+import * as v from 'valibot';
+import { borneOut } from '../grants/reference';
+import type { RefPrice } from '../grants/evaluate';
+import { serviceOfferReads, type OfferReads } from '../grants/offer';
+import { readSettings } from '../settings';
+import { isVenueDecimal } from '../validation';
+import { instrumentLabel, instrumentSymbols, shortToken } from '../validation/venue-text';
+import type { ProviderDeps } from './context';
+
+const instrumentsAnswer = v.array(v.looseObject({ instrument_id: v.number(), symbol: v.unknown() }));
+const tickersAnswer = v.array(v.looseObject({ instrument_id: v.optional(v.unknown()), mark_price: v.optional(v.unknown()), mid_price: v.optional(v.unknown()) }));
+
+/** The venue reads of the page path (see the module docstring); one per provider, with its caches. */
+export class VenueReads {
+  private symbols: Map<number, string> | undefined;
+  private readonly refs = new Map<string, { at: number; ref: Promise<RefPrice | undefined> }>();
+
+  constructor(private readonly d: Pick<ProviderDeps, 'service' | 'db'>) {}
+
+  /**
+   * Names instruments as `BTC-PERP (#1)`: the venue's symbol (validated) beside the id the signature
+   * commits to. The instruments are read once; an id alone while they cannot be read.
+   */
+  async symbol(): Promise<(iid: number) => string> {
+    if (!this.symbols) {
+      try {
+        this.symbols = instrumentSymbols(v.parse(instrumentsAnswer, await this.d.service.perpsRead(undefined, 'instruments', undefined, { draw: 'site' })));
+      } catch {
+        return (iid) => instrumentLabel(iid, undefined);
+      }
+    }
+    const m = this.symbols;
+    return (iid) => instrumentLabel(iid, m.get(iid));
+  }
+
+  /**
+   * Reference price of a perps instrument for grant checks: the ticker's `mark_price`, or its
+   * `mid_price` when the ticker carries no mark (the source is named in the window's words), borne out
+   * by the order book the window prices orders with (`lib/grants/reference.ts`). Reused for 1 s.
+   * Undefined when the ticker has neither.
+   */
+  async perpsRef(market: string): Promise<RefPrice | undefined> {
+    const hit = this.refs.get(market);
+    if (hit && Date.now() - hit.at < 1_000) return hit.ref;
+    const ok = (x: unknown): x is string => isVenueDecimal(x) && !/^0(\.0*)?$/.test(x);
+    const iid = Number(market);
+    // Named through the symbol table already read (no read of its own here: the grant check's reads stay as they are).
+    const label = instrumentLabel(iid, this.symbols?.get(iid));
+    const ref = Promise.all([this.d.service.perpsRead(undefined, 'tickers', { instrument_id: iid }, { draw: 'site' }), this.d.service.perpsBook(iid)]).then(([t, book]): RefPrice | undefined => {
+      const row = v.parse(tickersAnswer, t).find((x) => x.instrument_id === undefined || String(x.instrument_id) === market);
+      const read: RefPrice | undefined = ok(row?.mark_price) ? { price: row.mark_price, source: 'mark' } : ok(row?.mid_price) ? { price: row.mid_price, source: 'mid' } : undefined;
+      return borneOut(read, { bid: book.bids[0]?.[0], ask: book.asks[0]?.[0] }, label);
+    });
+    if (this.refs.size >= 256) this.refs.clear();
+    this.refs.set(market, { at: Date.now(), ref });
+    ref.catch(() => this.refs.delete(market));
+    return ref;
+  }
+
+  /** The order-book midpoint of a token as a reference price, borne out by the token's order book (`lib/grants/reference.ts`). */
+  async clobRef(tokenId: string): Promise<RefPrice | undefined> {
+    const [mid, top] = await Promise.all([this.d.service.clobMid(tokenId), this.d.service.clobTop(tokenId)]);
+    return borneOut(mid === undefined ? undefined : { price: mid, source: 'midpoint' }, top, `token ${shortToken(tokenId)}`);
+  }
+
+  /** The grant offer's reads (equity, names) over the signing service. */
+  offerReads(): OfferReads {
+    const { service, db } = this.d;
+    return serviceOfferReads({
+      perpsRead: (account, name) => service.perpsRead(account, name, undefined, { draw: 'site' }),
+      clobCollateral: (account) => service.clobCollateral(account),
+      clobUrl: async () => (await readSettings(db)).clobUrl,
+    });
+  }
+}
