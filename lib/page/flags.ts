@@ -56,14 +56,14 @@ export async function perpsFlags(d: Pick<ProviderDeps, 'db' | 'service'>, accoun
     if (orders.length > 1) flags.push(`A batch of ${orders.length} orders.`);
     let positions: { instrument_id: number; size: string }[] = [];
     try {
-      positions = v.parse(portfolioAnswer, await d.service.perpsRead(account, 'portfolio', undefined, { draw: 'site' })).positions ?? [];
+      positions = v.parse(portfolioAnswer, await d.service.reads.perpsRead(account, 'portfolio', undefined, { draw: 'site' })).positions ?? [];
     } catch {
       /* no portfolio read: skip the flip check */
     }
     for (const o of orders) {
       if (o.p) {
         try {
-          const book = v.parse(bookAnswer, await d.service.perpsBook(o.iid));
+          const book = v.parse(bookAnswer, await d.service.reads.perpsBook(o.iid));
           const best = Number(o.buy ? book.asks[0]?.[0] : book.bids[0]?.[0]);
           const p = Number(o.p);
           if (best > 0 && (o.buy ? p > best * 1.05 : p < best * 0.95)) flags.push(`The price ${groupDecimal(o.p)} is more than 5% through the book (best ${o.buy ? 'ask' : 'bid'} ${best}).`);
@@ -78,7 +78,7 @@ export async function perpsFlags(d: Pick<ProviderDeps, 'db' | 'service'>, accoun
   if (cmd.type === 'updateLeverage') {
     try {
       const { iid, lev } = v.parse(leverageArgs, cmd.body.args);
-      const cfg = v.parse(configAnswer, await d.service.perpsRead(account, 'config', { instrument_id: iid }, { draw: 'site' }));
+      const cfg = v.parse(configAnswer, await d.service.reads.perpsRead(account, 'config', { instrument_id: iid }, { draw: 'site' }));
       if (cfg[0] && lev > cfg[0].leverage) flags.push(`Leverage raised from ${cfg[0].leverage}× to ${lev}×.`);
     } catch {
       /* unknown current leverage */

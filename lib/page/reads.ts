@@ -30,7 +30,7 @@ export class VenueReads {
   async symbol(): Promise<(iid: number) => string> {
     if (!this.symbols) {
       try {
-        this.symbols = instrumentSymbols(v.parse(instrumentsAnswer, await this.d.service.perpsRead(undefined, 'instruments', undefined, { draw: 'site' })));
+        this.symbols = instrumentSymbols(v.parse(instrumentsAnswer, await this.d.service.reads.perpsRead(undefined, 'instruments', undefined, { draw: 'site' })));
       } catch {
         return (iid) => instrumentLabel(iid, undefined);
       }
@@ -52,7 +52,7 @@ export class VenueReads {
     const iid = Number(market);
     // Named through the symbol table already read (no read of its own here: the grant check's reads stay as they are).
     const label = instrumentLabel(iid, this.symbols?.get(iid));
-    const ref = Promise.all([this.d.service.perpsRead(undefined, 'tickers', { instrument_id: iid }, { draw: 'site' }), this.d.service.perpsBook(iid)]).then(([t, book]): RefPrice | undefined => {
+    const ref = Promise.all([this.d.service.reads.perpsRead(undefined, 'tickers', { instrument_id: iid }, { draw: 'site' }), this.d.service.reads.perpsBook(iid)]).then(([t, book]): RefPrice | undefined => {
       const row = v.parse(tickersAnswer, t).find((x) => x.instrument_id === undefined || String(x.instrument_id) === market);
       const read: RefPrice | undefined = ok(row?.mark_price) ? { price: row.mark_price, source: 'mark' } : ok(row?.mid_price) ? { price: row.mid_price, source: 'mid' } : undefined;
       return borneOut(read, { bid: book.bids[0]?.[0], ask: book.asks[0]?.[0] }, label);
@@ -65,7 +65,7 @@ export class VenueReads {
 
   /** The order-book midpoint of a token as a reference price, borne out by the token's order book (`lib/grants/reference.ts`). */
   async clobRef(tokenId: string): Promise<RefPrice | undefined> {
-    const [mid, top] = await Promise.all([this.d.service.clobMid(tokenId), this.d.service.clobTop(tokenId)]);
+    const [mid, top] = await Promise.all([this.d.service.reads.clobMid(tokenId), this.d.service.reads.clobTop(tokenId)]);
     return borneOut(mid === undefined ? undefined : { price: mid, source: 'midpoint' }, top, `token ${shortToken(tokenId)}`);
   }
 
@@ -73,8 +73,8 @@ export class VenueReads {
   offerReads(): OfferReads {
     const { service, db } = this.d;
     return serviceOfferReads({
-      perpsRead: (account, name) => service.perpsRead(account, name, undefined, { draw: 'site' }),
-      clobCollateral: (account) => service.clobCollateral(account),
+      perpsRead: (account, name) => service.reads.perpsRead(account, name, undefined, { draw: 'site' }),
+      clobCollateral: (account) => service.reads.clobCollateral(account),
       clobUrl: async () => (await readSettings(db)).clobUrl,
     });
   }

@@ -1,6 +1,6 @@
 /**
  * The page path's entry: `ProviderService.request(origin, method, params)` serves one EIP-1193 request
- * of a web page, as a chain of named stages (`SEQUENCE.md` follows an order end to end):
+ * of a web page, as a chain of named stages (`lib/README.md`, "A page's order, from the page to the gateway", follows an order end to end):
  *
  * 1. capture — the request's authority ticket, from its start (`lib/authority/epoch.ts`): checked before
  *    its window, its signature and its send;
