@@ -14,13 +14,13 @@ import { appendAudit, auditLog } from '../audit';
 import { PERSON_SCOPES } from '../authority/epoch';
 import type { Background } from './index';
 
-/** Milliseconds per run of each named stage. */
 /** The bench build's client-side weight budgets (weight per 60 s window): high enough that no figure meets them. */
 export const BENCH_WEIGHT_BUDGETS = {
   request: { limit: 1_000_000, windowMs: 60_000 },
   action: { limit: 1_000_000, windowMs: 60_000 },
 };
 
+/** Milliseconds per run of each named stage. */
 export type StageTimes = Record<string, number[]>;
 
 /** What `benchHooks` offers the bench (see the module docstring). */
