@@ -1,5 +1,5 @@
 /**
- * The active account in the popup header (issue #14 §3): its label and short address; with more than
+ * The active account in the popup header: its label and short address; with more than
  * one owner key, a labelled select to switch. Switching is the person's explicit action — the popup
  * asks the background, which cancels pending requests and tells connected sites. Presentational.
  */

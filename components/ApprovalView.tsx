@@ -11,7 +11,7 @@ import { perpsOrderWords, signedDecimal } from '../lib/format/order-words';
 import type { CommandOrderSummary } from '../lib/perps/summary';
 import { bpOf } from './RiskPanel';
 
-/** The numbers of a perps order request (issue #19), computed from the artifact and the venue's reads; `error` when they could not be read. */
+/** The numbers of a perps order request, computed from the artifact and the venue's reads; `error` when they could not be read. */
 export type ApprovalSummary = { orders: CommandOrderSummary[]; clob?: ClobOrderNumbers[]; error?: string };
 
 /** An order-book order's numbers (USDC and shares as decimal strings; `fee` from the book's fee rate). */
@@ -37,7 +37,7 @@ export type ApprovalViewData = {
   grantable?: boolean;
   markets?: string[];
   expiresAt: number;
-  /** A perps `createOrders` request: how many orders it signs, and their numbers once read (issue #19). */
+  /** A perps `createOrders` request: how many orders it signs, and their numbers once read. */
   orderCount?: number;
   summary?: ApprovalSummary;
 };

@@ -1,5 +1,5 @@
 /**
- * The audit log's check result (issue #11 §4, #17): progress while checking, "Unlock to check" when
+ * The audit log's check result: progress while checking, "Unlock to check" when
  * locked, a tamper alert naming the broken entry, or "Chain verified" with the counts and, when older
  * entries are kept unauthenticated, why. Presentational: takes the background's `AuditCheck`.
  */

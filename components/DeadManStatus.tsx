@@ -1,5 +1,5 @@
 /**
- * The kill switches' status under the standing permissions (issue #17): per venue, whether the dead-man
+ * The kill switches' status under the standing permissions: per venue, whether the dead-man
  * timer is armed, when perps orders cancel unless renewed (and how long is left), or when the order
  * book's last heartbeat went out, and the last renewal's failure. Presentational: times are Unix ms.
  */

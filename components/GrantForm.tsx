@@ -1,5 +1,5 @@
 /**
- * "Allow this site within limits…" (issue #11 §1, issue #17): the limits of a standing grant for the
+ * "Allow this site within limits…": the limits of a standing grant for the
  * venue and the instruments / markets of the request being approved — nothing else can be added.
  * The per-order and 24 h notional caps are proposed from the account's equity (`GrantOffer`) and can
  * only be lowered; without an equity read the person types them. Caps, price band and (perps)
@@ -32,7 +32,7 @@ function check(label: string, value: string, o: { required?: boolean; max?: stri
 }
 
 /**
- * The grant form of the approval window (issue #17): venue and markets fixed by the request shown; per-order
+ * The grant form of the approval window: venue and markets fixed by the request shown; per-order
  * and 24 h notional caps (USDC) prefilled from the offer's proposal and never above it; price band and
  * slippage (%); market / trigger orders off by default; duration in hours (≤ 24). Calls `onSubmit` with
  * the limits and the minutes, or shows which field is wrong.

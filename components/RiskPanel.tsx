@@ -1,5 +1,5 @@
 /**
- * What an order does to the account, shown before it is signed (issues #10, #19): current position and
+ * What an order does to the account, shown before it is signed: current position and
  * available margin, then notional, margin required, the fee (maker / taker / "up to"), the position
  * after the fill, realised PnL, the estimated liquidation price ("est.": the venue does not publish its
  * maintenance rule), the venue's leverage (a typed one not applied shown as pending), a protected market
@@ -12,7 +12,7 @@ import { formatStep, formatUsdc, groupDecimal } from '../lib/format';
 import { signedDecimal } from '../lib/format/order-words';
 import { Button } from './ui';
 
-/** A decimal USDC figure with thousands separators (issue #19: readable at a glance); non-decimals ("…") as given. */
+/** A decimal USDC figure with thousands separators (readable at a glance); non-decimals ("…") as given. */
 const usdc = (s: string): string => (/^-?\d+(\.\d*)?$/.test(s) ? groupDecimal(s) : s);
 
 /** Basis points of a fee-rate fraction, exact for the venue's rates (`"0.0005"` → `"5"`). */

@@ -1,5 +1,5 @@
 /**
- * The header's stream state (issue #22), over both venues' account streams (the perps session and the
+ * The header's stream state, over both venues' account streams (the perps session and the
  * order-book user channel, as `streams.status` reports them for the active account): "live" while every
  * one of them pushes orders, fills and positions; "polling" while one is down and the popup reads it over
  * REST (the title names which). Hidden when the account has no stream (no proxy, no API credentials).

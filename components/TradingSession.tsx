@@ -1,5 +1,5 @@
 /**
- * "Trading session: <site>, <time left>" (issue #17, "A grant outlives auto-lock"): shown in the popup
+ * "Trading session: <site>, <time left>" ("A grant outlives auto-lock"): shown in the popup
  * header while a standing grant is live, and on the unlock screen while auto-lock has sealed the owner
  * key but kept the keys the live grants use. Presentational: the caller passes the live grants' sites
  * and expiry times (Unix ms) and the clock.

@@ -43,7 +43,7 @@ export function Notice({ children }: { children: ComponentChildren }) {
 const tabIds = (id: string) => ({ tab: `tab-${id}`, panel: `tabpanel-${id}` });
 
 /**
- * A tab bar (WAI-ARIA tabs pattern, issue #19): `role=tablist` of `role=tab` buttons with
+ * A tab bar (WAI-ARIA tabs pattern): `role=tablist` of `role=tab` buttons with
  * `aria-controls`, one Tab stop (the active tab; the others `tabindex=-1`), ←/→ move to the previous /
  * next tab (wrapping), Home / End to the first / last; moving selects the tab (`onChange` receives its
  * id) and focuses it. Pair with `TabPanel` for the content.
@@ -88,7 +88,7 @@ export function TabPanel({ id, children }: { id: string; children: ComponentChil
 }
 
 /**
- * A polite live region that exists before its text (issue #19: a region created with its text is
+ * A polite live region that exists before its text (a region created with its text is
  * often not announced). Empty, it takes no space; `testid` names it for tests.
  */
 export function Live({ children, testid }: { children?: ComponentChildren; testid?: string }) {

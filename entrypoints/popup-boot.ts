@@ -1,5 +1,5 @@
 /**
- * The popup's boot script (issue #19, popup open): an `async` classic script `popup.html` loads in its
+ * The popup's boot script (popup open): an `async` classic script `popup.html` loads in its
  * head, so it runs while the popup's module graph is still being fetched, compiled and evaluated.
  * It begins the start hint's `storage.session` read and, once read, the ticket's first
  * `streams.watch`; the popup takes both instead of asking again (`lib/messaging/early-reads.ts`).

@@ -1,5 +1,5 @@
 /**
- * The deposit-wallet panel (issue #21), presentational: the wallet address (given only after the
+ * The deposit-wallet panel, presentational: the wallet address (given only after the
  * background checked it against the chain's derivation and the relayer's `/deployed`), whether it is
  * deployed and whether it approved the exchanges (the venue's read: "Approved" replaces the button), the relayer transaction in flight with a progress bar until mined (or its failure in words),
  * and the redeemable positions with Redeem. Buttons: set up, create, approve the exchanges, redeem, and a bridge withdraw form (the wallet is the

@@ -11,7 +11,7 @@ export const presetLabel = (fraction: string) => `${Number(fraction) * 100}%`;
 
 /**
  * Props: `contracts` is the size in contracts when typed in USDC (shown as a hint); `max` the max-size
- * readout already formatted to the lot with its asset ("Max 9.755 SOL", issue #19), omitted until known.
+ * readout already formatted to the lot with its asset ("Max 9.755 SOL"), omitted until known.
  */
 export type SizePriceInputsProps = {
   qty: string;
@@ -30,7 +30,7 @@ export type SizePriceInputsProps = {
 
 /**
  * ← / → move the focus between the size presets: the row is one Tab stop (a toolbar with a roving
- * tab index), so the order button stays a few Tab presses from the size field (issue #19 keyboard).
+ * tab index), so the order button stays a few Tab presses from the size field.
  */
 function movePresetFocus(e: KeyboardEvent): void {
   if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;

@@ -1,5 +1,5 @@
 /**
- * The foot of the perps ticket (sticky under the summary, issue #19): why the order cannot be built,
+ * The foot of the perps ticket (sticky under the summary): why the order cannot be built,
  * the error, then Buy / Sell (with size, symbol and price) and Close position, then the venue's answer
  * in a live region that exists before its text. `TicketMeta` is the client order id and weights line
  * shown below the sticky part. Presentational: strings in, clicks out; Buy / Sell is the form's submit.

@@ -1,6 +1,6 @@
 /**
- * Optional take-profit / stop-loss trigger prices and the per-order slippage cap of the perps ticket
- * (issue #19): TP / SL become reduce-only market trigger orders signed in the same command as the
+ * Optional take-profit / stop-loss trigger prices and the per-order slippage cap of the perps ticket:
+ * TP / SL become reduce-only market trigger orders signed in the same command as the
  * entry; an empty cap takes the Settings value. Presentational: strings in, strings out.
  */
 import { Field } from '../ui';

@@ -1,5 +1,5 @@
 /**
- * The "Notifications" section of Settings (issue #22): each kind of browser notification switched on or
+ * The "Notifications" section of Settings: each kind of browser notification switched on or
  * off, the liquidation distance (% of the mark) and the stream-down delay (s). Presentational: it reads
  * and saves through the `load` / `save` it is given (the popup passes `notifications.get` / `.set`);
  * a refused value shows the background's message and keeps what was typed.

@@ -1,5 +1,5 @@
 /**
- * The venue presets of the Settings tab (issue #22): pick Sandbox, Polymarket, the venue's
+ * The venue presets of the Settings tab: pick Sandbox, Polymarket, the venue's
  * pre-production or Custom; a preset fills every service URL, the chain id, the header names and the
  * pinned perps domain, asks the browser for exactly its hosts, then checks each service (ok / error
  * with its reason / time). Venue presets say they never ran against the live venue, and until the

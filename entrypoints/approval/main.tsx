@@ -17,7 +17,7 @@ const onEmpty = () =>
     () => window.close(),
   );
 const root = document.getElementById('app');
-// A request made while the vault was locked: the unlock form first, then the queue (issue #20 §5).
+// A request made while the vault was locked: the unlock form first, then the queue.
 if (root)
   render(
     <UnlockFirst call={call} onEmpty={onEmpty}>

@@ -1,5 +1,5 @@
 /**
- * The approval window on a locked vault (issue #20 §5): a site called `eth_requestAccounts` (or
+ * The approval window on a locked vault: a site called `eth_requestAccounts` (or
  * `wallet_requestPermissions`) while Countersign was locked, so the window shows the unlock form first,
  * then the approval queue (the connection request). While the unlock form is up the window still reports
  * the request it stands for (`approval.showing`), so closing it rejects that request (4001), and it closes

@@ -9,7 +9,7 @@ import { readHintKeys, takeEarlyRead, takeEarlyWatch } from '../../lib/messaging
 export const call = createCaller((m) => browser.runtime.sendMessage(m));
 
 /**
- * Listens for the background's stream pushes (issue #22, `lib/messaging/streams.ts`; the listener
+ * Listens for the background's stream pushes (`lib/messaging/streams.ts`; the listener
  * validates them); returns the unsubscribe. The listener never answers, so procedure calls are untouched.
  * Only this extension's own contexts outside any tab are heard: a content script (a tab's renderer) can
  * send runtime messages too, and its pushes — fake positions or fills — are dropped.
@@ -24,14 +24,14 @@ export function onStreamPush(fn: (message: unknown) => void): () => void {
 }
 
 /**
- * The popup's start hint (issue #19; `lib/messaging/start-hint.ts`), read from `storage.session` in one
+ * The popup's start hint (`lib/messaging/start-hint.ts`), read from `storage.session` in one
  * call: `status`, a status of this unlock the popup may show before its own `vault.status` answers
  * (undefined when none is usable), and `epoch`, the vault's current session epoch (undefined before the
  * first unlock of this browser session). Never throws (an unreadable area reads as no hint).
  */
 export async function readStartHint(): Promise<{ status?: Status; epoch?: string }> {
   try {
-    // The first read was begun by the boot script, before this module loaded (issue #19).
+    // The first read was begun by the boot script, before this module loaded.
     const stored = await (takeEarlyRead() ?? readHintKeys());
     const epoch = stored[VAULT_EPOCH_KEY];
     const status = usableHint(stored);
@@ -42,7 +42,7 @@ export async function readStartHint(): Promise<{ status?: Status; epoch?: string
 }
 
 /**
- * The ticket's first `streams.watch` as the boot script asked it (issue #19; `lib/messaging/early-reads.ts`):
+ * The ticket's first `streams.watch` as the boot script asked it (`lib/messaging/early-reads.ts`):
  * the account and instrument it named and the reply as it came, unparsed — the perps store parses it by
  * the procedure's output schema. Once; undefined without one.
  */
@@ -90,7 +90,7 @@ type SidePanelHost = {
 };
 
 /**
- * Opens the cockpit in the browser's side panel (issue #19): Chrome `sidePanel.open` for the current
+ * Opens the cockpit in the browser's side panel: Chrome `sidePanel.open` for the current
  * window, Firefox `sidebarAction.open`. Must run from a person's click. Resolves `false` where the
  * browser has neither (the side panel can still be chosen from the browser's own menu).
  */

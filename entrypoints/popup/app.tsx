@@ -19,7 +19,7 @@ import { TradingSessionBanner } from '../../components/TradingSession';
 import { PanicConfirm, PanicReportView, type PanicReport } from './panic';
 
 // Only the shell, unlock, panic and the perps ticket load with the popup; the other screens (the
-// approval queue too) load when first shown, or when the popup is idle (issue #19 bench).
+// approval queue too) load when first shown, or when the popup is idle.
 const ApprovalQueueScreen = lazyScreen(() => import('./approvals').then((m) => m.ApprovalQueueScreen));
 const Onboarding = lazyScreen(() => import('./onboarding').then((m) => m.Onboarding));
 const PositionsView = lazyScreen(() => import('./positions').then((m) => m.PositionsView));
@@ -63,7 +63,7 @@ function reportActivity(): () => void {
 /**
  * The popup's root component. `boot`: the first reads, begun before the first render (`main.tsx`;
  * without it the component begins them itself). A start hint shows the unlocked screens at once; the
- * status replaces it when it arrives (issue #19, popup open).
+ * status replaces it when it arrives (popup open).
  */
 export function App({ boot }: { boot?: VaultBoot }) {
   const [onboarding, setOnboarding] = useState(false);
@@ -123,7 +123,7 @@ function Unlocked({ status, account, vault, settings, tab, setTab, refresh, onAd
   // A layout effect: the reads begin with the first render of the ticket, not a frame later.
   useLayoutEffect(() => {
     performance.mark('countersign:unlocked'); // the bench's stage marks
-    // The instrument shown last opens again, its book read at once beside the instruments (issue #19).
+    // The instrument shown last opens again, its book read at once beside the instruments.
     const last = Number(localStorage.getItem(LAST_INSTRUMENT));
     if (Number.isInteger(last) && last > 0 && store.iid.value === undefined) store.iid.value = last;
     void store.start().then(() => {

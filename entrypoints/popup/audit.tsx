@@ -1,5 +1,5 @@
 /**
- * The audit log (issue #11 §4, #17): every signature and security action — time, origin or
+ * The audit log: every signature and security action — time, origin or
  * "extension", what in plain words, kind, digest, the gateway's answer — filterable by origin and kind,
  * exported as CSV or JSON. The log is keyed with the vault's audit key: opening the tab checks the
  * entries added since the last check (and the log's start, end and count); "Check everything" runs a

@@ -135,7 +135,7 @@ const cut = (v: string, dp: number) => {
 };
 
 /**
- * A market-style (FOK / FAK) order's estimate from the visible book (issue #19): average price, slippage
+ * A market-style (FOK / FAK) order's estimate from the visible book: average price, slippage
  * against the best level, the estimated cost (a BUY: the shares it signs for and the USDC they cost at
  * the makers' prices; a SELL: the USDC the shares bring) and the limit it is sent with (the typed price, else best ± `capBps`).
  */

@@ -1,4 +1,4 @@
-/** The deposit-wallet panel wired to its store for `account` (issue #21; the panel is `components/clob/DepositWallet`). */
+/** The deposit-wallet panel wired to its store for `account` (the panel is `components/clob/DepositWallet`). */
 import { useEffect, useMemo } from 'preact/hooks';
 import { DepositWallet } from '../../components/clob/DepositWallet';
 import { call } from './api';

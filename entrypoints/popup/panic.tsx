@@ -32,7 +32,7 @@ export function PanicConfirm({ onCancel, onDone }: { onCancel: () => void; onDon
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const dialog = useRef<HTMLElement>(null);
-  // The dialog takes focus (on its safe choice, Back) and Escape closes it (issue #19).
+  // The dialog takes focus (on its safe choice, Back) and Escape closes it.
   useEffect(() => dialog.current?.querySelector<HTMLElement>('[data-autofocus]')?.focus(), []);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {

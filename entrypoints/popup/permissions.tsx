@@ -1,5 +1,5 @@
 /**
- * Standing permissions (issue #11 §1, issue #17): every live grant with its venue and instruments /
+ * Standing permissions: every live grant with its venue and instruments /
  * markets by name, its limits in plain words, what it used in the last 24 h, the time left, and Revoke.
  * Lock revokes them all; so does the panic switch. State: `stores/permissions.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * Perps ticket (issues #5, #10, #19): instrument with mark / index / mid and 24 h change, a 6-level book
+ * Perps ticket: instrument with mark / index / mid and 24 h change, a 6-level book
  * ladder (click a level to take its price), side, size (contracts or USDC; presets 25/50/75/100 % of
  * what the free margin allows), price (prefilled from the book; empty = market-style IOC), time in
  * force, post-only, reduce-only, leverage; before submit the risk panel shows the position, available
@@ -11,7 +11,7 @@
  * After the acknowledgement it polls the venue's orders read until the order rests, fills or is
  * rejected. "Close position" sends a reduce-only market order for the whole position.
  *
- * Layout (issue #19, 360 × 600 px): instrument and side, the ticker line, then two columns — size,
+ * Layout (360 × 600 px): instrument and side, the ticker line, then two columns — size,
  * presets, price and order options on the left, the book ladder (6 levels a side, no Tab stops) on the
  * right — then the risk summary and the submit button in a foot that sticks to the bottom of the
  * view, so both are visible without scrolling; leverage and open orders follow below. `I` / `Shift+I`
@@ -50,7 +50,7 @@ const placePerps = async (account: Account, cmd: PerpsCommand) => {
 
 /**
  * Adds the average fill price and the fee to the result notice of order `oid` once it (partly) filled
- * (issue #19), from the venue's fills read; the notice stays as it was when the read fails.
+ *, from the venue's fills read; the notice stays as it was when the read fails.
  */
 async function withFillSummary(t: PerpsTicketState, store: PerpsStore, oid: number): Promise<void> {
   const shown = t.result.value;
@@ -190,7 +190,7 @@ const maxText = (size: string | undefined, lot: string, asset: string) => (size 
 /** The base asset of a perps symbol ("BTC-PERP" → "BTC"), naming the ladder's size column. */
 const baseOf = (symbol: string) => symbol.split('-')[0] ?? '';
 
-/** `I` (+1) / `Shift+I` (−1) outside text fields and without Ctrl / Meta / Alt cycle the instrument (issue #19); else 0. */
+/** `I` (+1) / `Shift+I` (−1) outside text fields and without Ctrl / Meta / Alt cycle the instrument; else 0. */
 function cycleKey(e: { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean; shiftKey: boolean }, typing: boolean): -1 | 0 | 1 {
   if (typing || e.ctrlKey || e.metaKey || e.altKey || e.key.toLowerCase() !== 'i') return 0;
   return e.shiftKey ? -1 : 1;

@@ -1,5 +1,5 @@
 /**
- * Positions (issue #10 §2): every perps position with size, entry, mark, liquidation price, unrealised
+ * Positions: every perps position with size, entry, mark, liquidation price, unrealised
  * PnL and ROE, margin and cumulative funding; close (reduce-only market) and take-profit / stop-loss
  * (reduce-only trigger orders); account value, withdrawable and margin ratio; fills with paging,
  * funding payments, and an equity / PnL chart over 1 d / 7 d / 30 d. Reads the venue's reads only.

@@ -1,5 +1,5 @@
 /**
- * The active account (issue #14 §3): the owner key the popup trades with and that sites connect to.
+ * The active account: the owner key the popup trades with and that sites connect to.
  *
  * It is a person's choice, stored in the vault database (`settings` store, key `activeAccount`, not
  * secret). The first owner key ever added becomes active; adding or generating another key never
@@ -25,8 +25,7 @@ export class UnknownAccountError extends BaseError {
 }
 
 /**
- * The stored active address of each database as last read or written through this module (issue #20,
- * page path: every page request asks for the active account). This module is the record's only writer;
+ * The stored active address of each database as last read or written through this module (* page path: every page request asks for the active account). This module is the record's only writer;
  * `version` moves with each write, so a read that a write overtook is not kept.
  */
 const held = new WeakMap<VaultDb, { version: number; address?: unknown }>();

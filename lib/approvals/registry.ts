@@ -1,7 +1,7 @@
 /**
  * Pending approvals: a promise registry keyed by request id (after MetaMask's ApprovalController).
  *
- * Rules (issue #6 §5): every signing request is approved one by one and the decision is bound to its
+ * Rules: every signing request is approved one by one and the decision is bound to its
  * id and to the digest the window displayed; unknown ids throw; at most 5 pending per origin
  * (-32002) and 20 for all sites (-32002, not -32005: dapp libraries retry -32005 at once), with 2 more
  * slots kept for the person's own requests, which `list` shows first; requests expire (the caller gives the TTL: trading 60 s, withdraw
@@ -9,7 +9,7 @@
  * here is persisted — after a worker restart there is nothing to approve, so nothing is signed
  * without a fresh approval; `rejectAll` (on lock, on account switch) rejects everything pending.
  *
- * Signing requests carry their artifact (issue #14 §1): the exact thing that will be signed, built
+ * Signing requests carry their artifact: the exact thing that will be signed, built
  * before the window opens. An artifact that would go stale before the person decides (a perps `ts`
  * older than the gateway accepts) is rebuilt while still pending (`rebuild`, at `refreshAt`): the
  * window shows the new digest and re-arms, and an approval carrying the superseded digest is answered
@@ -22,7 +22,7 @@ import { isPersonOrigin } from '../authority/person';
 import { BaseError } from '../errors/base';
 import { resourceUnavailable, userRejected, type ProviderRpcError } from '../errors/rpc';
 
-/** What a pending request asks: connect a site, sign a perps command, order-book orders, L2 headers, a standing grant a site asked for (ERC-7715), or a deposit-wallet batch (issue #21). */
+/** What a pending request asks: connect a site, sign a perps command, order-book orders, L2 headers, a standing grant a site asked for (ERC-7715), or a deposit-wallet batch. */
 export type ApprovalKind = 'connect' | 'perps' | 'clob' | 'l2' | 'grant' | 'relayer';
 
 /** What the approval window shows. `digest` is what will be signed (or a hash of the canonical request). */
@@ -112,7 +112,7 @@ export type RegistryOptions = {
 };
 
 /**
- * The pending approvals (issue #6): capacity per origin and in total, time-to-live, refresh of stale
+ * The pending approvals: capacity per origin and in total, time-to-live, refresh of stale
  * artifacts, decisions bound to the digest shown, and the pause of a site after repeated rejections.
  */
 export class ApprovalRegistry {

@@ -1,5 +1,5 @@
 /**
- * The approval window and the toolbar badge (issue #6, issue #17 §10).
+ * The approval window and the toolbar badge.
  *
  * One approval window at a time: concurrent requests share one `windows.create`; a window the background
  * is closing is never reused (`empty` forgets its id before removing it). The window reports the request

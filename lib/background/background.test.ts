@@ -188,7 +188,7 @@ describe('background: replies never carry secrets', () => {
       if (type === 'vault.revealOwnerKey') continue; // exists to show the owner key after re-authentication (checked below)
       if (type === 'panic.run') continue; // locks the vault: run last (below)
       replies[type] = await call(bg, type, fixtures[type], popup());
-      // vault.lock ran before: changePassword leaves a locked vault locked (issue #17); unlock to walk on.
+      // vault.lock ran before: changePassword leaves a locked vault locked; unlock to walk on.
       if (type === 'vault.changePassword') await call(bg, 'vault.unlock', { password: 'a good password' });
     }
     expect(replies['proxy.issue']).toMatchObject({ ok: true });
@@ -254,7 +254,7 @@ describe('background: page requests and approvals', () => {
   };
   const order = { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '2.5', p: '3120.50', tif: 'gtc', po: true }] } };
 
-  it('closing the approval window rejects only the request it displayed; one that arrived while it closed stays pending (issue #17 §10)', async () => {
+  it('closing the approval window rejects only the request it displayed; one that arrived while it closed stays pending', async () => {
     const bg = await ready();
     const approval = { id: fakeBrowser.runtime.id, url: `${EXT().replace(/\/$/, '')}/approval.html` };
     const a = bg.page(page('https://one.example')).request('eth_requestAccounts', undefined);

@@ -1,5 +1,5 @@
 /**
- * Bench-only hooks (issue #20, `npm run bench`): a `wxt build --mode bench` build puts them on the
+ * Bench-only hooks (`npm run bench`): a `wxt build --mode bench` build puts them on the
  * worker's global as `countersignBench` (the background entrypoint checks `import.meta.env.MODE`, so
  * production builds drop them). `test/bench/grant.ts` uses them to seed a grant's uses through the vault
  * API and to time the page path's stages inside the worker. Nothing here is reachable from a page.

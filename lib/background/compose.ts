@@ -89,7 +89,7 @@ export type Services = {
   handle: (message: unknown, sender: BrowserSender) => Promise<Reply>;
   /** Serves one page request from `origin` (the port's `ServePage`). */
   servePage: ServePage;
-  /** The live streams (issue #22). */
+  /** The live streams. */
   streams: BackgroundStreams;
 };
 
@@ -129,9 +129,9 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const { browser } = o;
   const { registry, ports, badge, approvalWindow, lifetime } = shell;
   const now = o.now ?? Date.now;
-  // Read before anything else: a keyed submission a stopped worker left in flight is an unknown outcome here (issue #20).
+  // Read before anything else: a keyed submission a stopped worker left in flight is an unknown outcome here.
   const outcomes = loadedAtStart(sessionOutcomeStore(browser.storage.session));
-  // Also read first: the submissions a stopped worker sent without recording their answer (issue #20, `lib/audit/journal.ts`).
+  // Also read first: the submissions a stopped worker sent without recording their answer (`lib/audit/journal.ts`).
   const journal = sessionAuditJournal(browser.storage.session, now);
   try {
     await browser.storage.session.setAccessLevel?.({ accessLevel: 'TRUSTED_CONTEXTS' });
@@ -142,20 +142,20 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const vault = new Vault({ db, session: sessionStore(browser), now, kdf: o.kdf, bounds: o.bounds });
   await vault.restoreSession();
   // One settings read serves the signer until `settings.set` writes (their only writer, which calls `onSettings`
-  // right after): it reads them up to three times per order (issue #20, page path).
+  // right after): it reads them up to three times per order (page path).
   let settingsRead: Promise<Settings> | undefined;
   const settings = () => (settingsRead ??= readSettings(db).catch((err: unknown) => {
     settingsRead = undefined;
     throw err;
   }));
-  // Perps commands go over the account's live session when there is one (issue #22); `streams` is built below and only read at send time.
+  // Perps commands go over the account's live session when there is one; `streams` is built below and only read at send time.
   // The one authority epoch every signing path checks (`lib/authority/epoch.ts`).
   const authority = new Authority();
   // One weight meter per gateway, shared by the reads and the signed commands; the account's own order-book reads are L2-signed, so they go through the signer.
   const meter = new WeightMeter(now, o.weightBudgets);
   const reads: VenueReads = new VenueReads({ vault, settings, meter, clobRead: (account, path): Promise<unknown> => service.clobRead(account, path), ...(o.fetchFn ? { fetchFn: o.fetchFn } : {}) });
   const service = new SigningService({ authority, vault, db, settings, fetchFn: o.fetchFn, now, journal, meter, reads, session: (account, perpsUrl) => streams.session(account, perpsUrl), onUnrecorded: (what) => notifications.unrecorded(what) });
-  // The grant uses a stopped worker sent under before their vault write was stored: merged at the grants' first read (issue #20).
+  // The grant uses a stopped worker sent under before their vault write was stored: merged at the grants' first read.
   const leftoverUses = async (): Promise<LeftoverUse[]> => (await journal.leftovers()).flatMap(({ id, record }) => (record.use ? [{ use: record.use, settle: () => void journal.useStored(id).catch(() => undefined) }] : []));
   const grants = new GrantService({ authority, vault, now, onChange: (live) => grantsChanged(live), leftoverUses });
   const deadman = createDeadMan({ browser, db, vault, service, grants, lifetime, now });
@@ -206,7 +206,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
           // Page requests act for the active account, and the person's own actions were started for the old one.
           authority.end('pages', 'account');
           authority.end('person', 'account');
-          void streams.reconcile(); // the old account's stream closes now (issue #22)
+          void streams.reconcile(); // the old account's stream closes now
           for (const c of await db.getAll('connections')) {
             ports.emit(c.origin, 'accountsChanged', c.accounts[0]?.toLowerCase() === active.toLowerCase() && vault.unlocked ? c.accounts : []);
           }

@@ -1,5 +1,5 @@
 /**
- * The dead-man's wiring in the background (issue #11 §3, issue #17 §6): the kill switches of the live
+ * The dead-man's wiring in the background: the kill switches of the live
  * grants, renewed while the keys the grants use are available (unlocked, or a trading session), written
  * to the audit log as `dead-man`, journalled in `storage.session` (kept across worker restarts, gone
  * with the browser), re-armed on every background start (`Lifetime.onStart`), and the two questions the

@@ -1,5 +1,5 @@
 /**
- * The dead-man across background restarts, lock and panic (issue #17 §6), black-box: through procedures,
+ * The dead-man across background restarts, lock and panic, black-box: through procedures,
  * page requests and the sandbox's records. A "restart" is a second `startBackground` on the same
  * database and `storage.session` (what a new service worker sees); the first one is cut off the network
  * at that moment, as a stopped worker would be.

@@ -1,5 +1,5 @@
 /**
- * The dead-man timer (issue #11 §3, issue #17 §6): while a standing grant is live, the venues' kill
+ * The dead-man timer: while a standing grant is live, the venues' kill
  * switches of the grant's account stay armed and are renewed for as long as the browser runs. If the
  * browser dies, sleeps or loses the network, the venues cancel the account's orders themselves:
  * - perps: `autoCancel` (PATCH /v1/trade/auto-cancel, proxy-signed) set `PERPS_LEAD_MS` ahead and renewed

@@ -1,5 +1,5 @@
 /**
- * Deposit wallets through the real background (issue #21, extension side) on the fake browser against
+ * Deposit wallets through the real background (extension side) on the fake browser against
  * the in-process sandbox: a new account derives its deposit wallet through the RPC setting, creates it
  * through the relayer, approves the setup batch in the approval window, trades type 3 (refused before
  * the wallet is deployed), and redeems after the market resolves; a page's `clob_postOrders` signs type 3

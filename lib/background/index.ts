@@ -5,8 +5,8 @@
  * - `compose.ts`: the services, in order (vault, signing, grants, dead-man, locks, provider, router);
  * - `ports.ts`: the page ↔ background ports (the 64 KiB check, events to sites) — the only page route;
  * - `approval-window.ts`: one approval window at a time, its binding to the pending request, the badge;
- * - `lock.ts`: lock, auto-lock, the trading session and its tick (issue #14 §2, issue #17);
- * - `deadman-wiring.ts`: the kill switches of the live grants (issue #17 §6);
+ * - `lock.ts`: lock, auto-lock, the trading session and its tick;
+ * - `deadman-wiring.ts`: the kill switches of the live grants;
  * - `lifetime.ts`: start hooks and keeping the worker awake while the dead-man is armed.
  */
 import { ApprovalRegistry } from '../approvals/registry';
@@ -53,7 +53,7 @@ export type Background = {
 /** Wires the background. Call once from `defineBackground`'s `main` (synchronously). */
 export function startBackground(o: BackgroundOptions): Background {
   const { browser } = o;
-  // The background's lifetime (issue #17 §6): its alarm listener is registered here, synchronously.
+  // The background's lifetime: its alarm listener is registered here, synchronously.
   const lifetime = new Lifetime({ browser });
   const badge = new Badge(browser.action);
   const registry = new ApprovalRegistry({ onChange: (pending) => badge.setPending(pending.length) });

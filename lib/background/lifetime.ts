@@ -1,5 +1,5 @@
 /**
- * The background's lifetime in one place (issue #17 §6): who needs the background awake, and what runs
+ * The background's lifetime in one place: who needs the background awake, and what runs
  * every time it starts. The dead-man timer holds it while a grant is live; the live streams hold it while
  * a socket is open (`hold('streams')` for the perps session, `hold('streams-clob')` for the order-book
  * user channel; `lib/background/streams.ts`).

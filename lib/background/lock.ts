@@ -1,6 +1,6 @@
 /**
  * Lock behaviour in one place: lock, auto-lock, the trading session and its minute tick, unlock's
- * follow-ups, and what a trading session may still be asked (issue #14 §2, issue #17).
+ * follow-ups, and what a trading session may still be asked.
  *
  * Auto-lock: a person's actions re-arm a one-shot `autolock` alarm N minutes ahead (N from settings,
  * default 15): the procedures marked `activity` in the message contract (unlock, sign, approve, change

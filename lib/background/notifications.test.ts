@@ -1,5 +1,5 @@
 /**
- * Notifications from the background (issue #22), against the in-process sandbox with `ws` as the
+ * Notifications from the background, against the in-process sandbox with `ws` as the
  * worker's WebSocket: a fill made at the sandbox (not through the extension) raises a browser
  * notification from the stream pushes, with the instrument's name and no secret; switched off with
  * `notifications.set`, the next fill raises none; the preferences are their own record. An order-book

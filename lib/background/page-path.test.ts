@@ -1,5 +1,5 @@
 /**
- * The page path's ordering (issue #20, "fast page path"): a covered order is answered before its
+ * The page path's ordering ("fast page path"): a covered order is answered before its
  * owned-order record is written, and that record is still in place before the site's next request is
  * checked — so a granted cancel of the order the page was just told about is covered, never a window.
  * Black-box through the page's port, against the in-process sandbox.
@@ -57,7 +57,7 @@ async function granted(): Promise<PagedBackground> {
   return bg;
 }
 
-describe('page path ordering (issue #20)', () => {
+describe('page path ordering', () => {
   it('answers a covered order before recording it, and a granted cancel of that order sent at once is covered (no window) once the record is in', async () => {
     const bg = await granted();
     const grants = bg.grants();

@@ -1,5 +1,5 @@
 /**
- * The panic switch is total and bounded (issue #17 finding 7), black-box: through the background's
+ * The panic switch is total and bounded, black-box: through the background's
  * procedures and page requests, against the in-process sandbox, whose records are the truth.
  */
 import 'fake-indexeddb/auto';

@@ -1,5 +1,5 @@
 /**
- * The popup's start hint is good only for the unlock it was written in (issue #19, popup open;
+ * The popup's start hint is good only for the unlock it was written in (popup open;
  * `lib/messaging/start-hint.ts`): every session change of the vault — lock, unlock, trading session —
  * renews the epoch and removes the hint, so a popup opened on a vault locked since never shows a ticket.
  */

@@ -1,5 +1,5 @@
 /**
- * The background's live streams (issue #22) against the in-process sandbox, `ws` as the worker's
+ * The background's live streams against the in-process sandbox, `ws` as the worker's
  * WebSocket: the open popup brings the active account's perps stream up, events reach extension pages
  * as derived pushes (never the proxy secret or key), and lock or an account switch closes the socket.
  */
@@ -138,7 +138,7 @@ describe('background streams', () => {
     const all = JSON.stringify(pushes) + (await stateOf(call));
     expect(all).not.toContain(h.demo.proxy.secret);
     expect(all.toLowerCase()).not.toContain(h.demo.proxy.privateKey.slice(2).toLowerCase());
-    // The popup opens on the account as the live session holds it (issue #19): the filled order gone, the portfolio current.
+    // The popup opens on the account as the live session holds it: the filled order gone, the portfolio current.
     const watched = (await call('streams.watch', { account: h.demo.owner.address })) as { perpsAccount: { portfolio: { positions: unknown[] }; openOrders: unknown[] } | null };
     await until(() => typed().some((p) => p.push.kind === 'portfolio'));
     expect(watched.perpsAccount?.openOrders).toEqual([]);

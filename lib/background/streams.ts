@@ -1,5 +1,5 @@
 /**
- * The background's live streams (issue #22): one perps session stream for the active account, while
+ * The background's live streams: one perps session stream for the active account, while
  * the vault is unlocked **and** something needs it — the popup is open (it called `streams.status`
  * in the last `POPUP_TTL_MS`), a grant is live, or the account has open orders (as the stream and the
  * last REST resync know them). It is closed on lock (panic locks too), when the active account or the
@@ -66,7 +66,7 @@ type State = StreamStatusView['state'];
 /**
  * The running streams: `status` (the `streams.status` answer; marks the popup open), `watch` (`streams.watch`), `reconcile`, `stop`;
  * `session(account, perpsUrl)` the perps session of `account` at `perpsUrl` for sending commands, when
- * this background holds one (live or not: the send checks), else undefined (issue #22).
+ * this background holds one (live or not: the send checks), else undefined.
  */
 export type BackgroundStreams = {
   status: () => Promise<{ streams: StreamStatusView[]; market: { perps: State; clob: State } }>;
@@ -248,7 +248,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
   let clobUser: { key: string; account: `0x${string}`; feed: ReturnType<typeof createClobUser> } | undefined;
   const openOrders = new Set<number>();
   const recency = new Recency<number, OrderView>();
-  /** The account's state as the live session last told it (issue #19: the popup opens on it without REST reads); the current stream's key. */
+  /** The account's state as the live session last told it (the popup opens on it without REST reads); the current stream's key. */
   let held: { key: string; portfolio?: Portfolio; orders: Map<number, OrderView> } | undefined;
   let busy: Promise<void> = Promise.resolve();
   /** The stream key whose venue open orders were read once since this worker started (`restingAtVenue`). */
@@ -379,7 +379,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
    * Whether `account` has open orders at either venue, read over REST (perps open orders with the proxy
    * headers, weight as `PERPS_READS.openOrders`; order-book `GET /data/orders`): once per stream key
    * and worker start, so that a stream kept only by open orders comes back after the MV3 worker
-   * restarted (issue #22). A read that fails (no proxy, no API credentials, a silent venue) counts as none.
+   * restarted. A read that fails (no proxy, no API credentials, a silent venue) counts as none.
    */
   async function restingAtVenue(account: `0x${string}`): Promise<boolean> {
     const [perps, clob] = await Promise.all([d.reads.perpsRead(account, 'openOrders').catch(() => []), d.reads.clobOpenOrders(account).catch(() => ({ data: [] }))]);

@@ -3,7 +3,7 @@
  * EIP-6963 discovery (`eip6963:announceProvider` on load and on every `eip6963:requestProvider`).
  * Only framing: it holds no secrets and decides nothing; every request goes to the content script.
  *
- * EIP-1193 `connect` (issue #20): emitted (`{ chainId }`, hex) when the provider first can serve a
+ * EIP-1193 `connect`: emitted (`{ chainId }`, hex) when the provider first can serve a
  * chain — the first answer of the background to `eth_chainId`, asked as soon as the page listens for
  * `connect` or after any request it makes — and again after a `disconnect` as soon as it serves again.
  * The background's own `connect` (to connected sites after an unlock) is passed on as it comes.

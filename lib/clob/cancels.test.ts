@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ClobCancelLog } from './cancels';
 
-describe('the order-book cancels Countersign sent (issue #22 notifications)', () => {
+describe('the order-book cancels Countersign sent', () => {
   it('covers the ids of DELETE /order and /orders, everything after /cancel-all, nothing after other requests, for 2 minutes', () => {
     const clock = { now: 0 };
     const log = new ClobCancelLog(() => clock.now);

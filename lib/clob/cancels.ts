@@ -1,5 +1,5 @@
 /**
- * The order-book cancels Countersign itself sent or signed (issue #22, notifications): so that an
+ * The order-book cancels Countersign itself sent or signed (notifications): so that an
  * order the user channel reports `CANCELED` can be told apart from one the venue (a lapsed heartbeat,
  * the market closing) or another client cancelled — the channel does not say who did. L2 routes
  * (PROTOCOL.md §3.1): `DELETE /order` (body `{ orderID }`), `DELETE /orders` (body: an array of ids),

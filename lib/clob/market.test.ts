@@ -3,7 +3,7 @@ import { estimateClobMarket, protectedClobPrice } from './market';
 
 const asks = [['0.5', '100'], ['0.51', '100'], ['0.6', '1000']] as const;
 
-describe('protected order-book market orders (issue #19)', () => {
+describe('protected order-book market orders', () => {
   it('prices a BUY at the best ask + cap on the tick, a SELL at the best bid − cap, inside [tick, 1 − tick]', () => {
     expect(protectedClobPrice(asks, 'BUY', 300, '0.01')).toBe('0.51');
     expect(protectedClobPrice([['0.5', '1']], 'SELL', 300, '0.01')).toBe('0.49');

@@ -1,5 +1,5 @@
 /**
- * Protected market-style order-book orders (issue #19): a FOK / FAK order without a typed price is sent
+ * Protected market-style order-book orders: a FOK / FAK order without a typed price is sent
  * at the best level ± the slippage cap (BUY: the best ask raised by the cap, rounded down to the tick,
  * at most 1 − tick; SELL: the best bid lowered by the cap, rounded up, at least one tick), and the
  * visible book gives the estimated average price and slippage before the click. Exact decimals

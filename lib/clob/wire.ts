@@ -2,7 +2,7 @@
  * The order-book exchange's answer schemas (PROTOCOL.md §2-§3), apart from the client (`./client.ts`)
  * so that the message contract (`lib/messaging/`) and the pages that load it — the popup first —
  * take the schemas without the client's L1/L2 signing code and the hashes it computes when it loads
- * (issue #19, popup open). The client parses with them (`parseClobAnswer`).
+ * (popup open). The client parses with them (`parseClobAnswer`).
  */
 import * as v from 'valibot';
 import { venueDecimalString as decimal } from '../validation';

@@ -1,5 +1,5 @@
 /**
- * The typed dapp client over a fake EIP-1193 transport (issue #20): what each action sends, that it is
+ * The typed dapp client over a fake EIP-1193 transport: what each action sends, that it is
  * never retried, and the typed errors a dapp receives for each of Countersign's answers.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * A typed client for dapps (issue #20): extends a viem client with Countersign's page methods —
+ * A typed client for dapps: extends a viem client with Countersign's page methods —
  * `client.extend(countersignActions)` on `createWalletClient({ transport: custom(provider) })` — and maps
  * every error to a typed one (`./errors`). Params are the provider's own schemas' input types
  * (`lib/page/params.ts`, `lib/page/permissions.ts`, `lib/grants/schema.ts`); nothing here

@@ -5,12 +5,12 @@
  * - `details`: optional technical detail (never a secret);
  * - `cause`: the underlying error, kept in the context that threw it;
  * - `data`: optional structured, non-secret values a caller acts on (e.g. `{ retryAfterMs }`), so no
- *   context ever parses them back out of the message text (issue #14 §5).
+ *   context ever parses them back out of the message text.
  *
  * Across extension contexts only `{ name, shortMessage, code?, data? }` travels (see `toWireError`);
  * `cause`, `details` and `metaMessages` stay where they were created.
  *
- * Codes (issue #18, after viem's `errors/rpc.ts` and ox's `Provider` errors): a class whose errors may
+ * Codes (after viem's `errors/rpc.ts` and ox's `Provider` errors): a class whose errors may
  * reach a page or the popup declares its EIP-1193 / EIP-1474 code once, as `static code`; every
  * instance's `code` is read from its class (`new.target`), so the code is never guessed from a name.
  * Classes without one leave `code` undefined (a page then receives -32000, `INTERNAL_ERROR_CODE` in

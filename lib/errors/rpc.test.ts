@@ -34,7 +34,7 @@ import { join } from 'node:path';
 
 /**
  * Every module under `lib/` a page's request can run through (all but the sandbox, tests and type
- * declarations), loaded eagerly so the test sees every error class they export (issue #20: discovered,
+ * declarations), loaded eagerly so the test sees every error class they export (discovered,
  * not listed by hand). The source text is read too, so a class that is *not* exported is found as well.
  */
 const MODULES = import.meta.glob(['../**/*.ts', '!../**/*.test.ts', '!../sandbox/**', '!../**/*.d.ts', '!../**/testkit.ts'], { eager: true });

@@ -107,7 +107,7 @@ export function cumulative(levels: readonly (readonly [string, string])[]): stri
 }
 
 /**
- * What an order's fills came to (issue #19: result notices give the average fill price and the fee):
+ * What an order's fills came to (result notices give the average fill price and the fee):
  * `fills` as the venue's fills read answers them (`price`, `quantity` instrument units, `fee` USDC;
  * decimal strings), filtered to `orderId`. The average is Σ price·qty / Σ qty shown to `tick`; the
  * fee summed, in USDC. `undefined` when the order has no fill in `fills`.

@@ -1,5 +1,5 @@
 /**
- * Header sets (issue #9 §6). The seeds name the authentication headers `SVC_ADDRESS`, `SVC_SIGNATURE`,
+ * Header sets. The seeds name the authentication headers `SVC_ADDRESS`, `SVC_SIGNATURE`,
  * `SVC_TIMESTAMP`, `SVC_NONCE`, `SVC_API_KEY`, `SVC_PASSPHRASE` and `SERVICE-PROXY` / `SERVICE-SECRET`;
  * the venue's own gateways use `POLY_…` and `POLYMARKET-PROXY` / `POLYMARKET-SECRET` (PROTOCOL.md §3).
  * Everything in the extension builds headers with the seed names; a gateway profile may name the

@@ -1,5 +1,5 @@
 /**
- * Request timeouts (issue #17 finding 7): no gateway call of the signing service may hang forever.
+ * Request timeouts: no gateway call of the signing service may hang forever.
  * `fetchWithTimeout` bounds a whole request — connection, headers **and** body — by a deadline; when it
  * passes, the request is aborted and the call rejects with `RequestTimeoutError`, which the JSON helper
  * (`requestJson`) turns into `Http.NetworkError` ("no answer": the outcome is unknown, exactly as for a

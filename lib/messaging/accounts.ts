@@ -1,5 +1,5 @@
 /**
- * Contract of the account procedures (issue #14 §3): the person's choice of active owner key, and the
+ * Contract of the account procedures: the person's choice of active owner key, and the
  * non-secret view of an owner key the popup lists (`Account`).
  */
 import * as v from 'valibot';
@@ -13,7 +13,7 @@ export const proxyViewSchema = v.object({ proxy: v.string(), expiry: v.number(),
  * An owner key as the popup lists it: address, label, its proxies, whether CLOB API credentials are
  * stored and, when they are, their signature type (`clobSignatureType`: 0 EOA, 1 proxy, 2 Safe, 3 deposit
  * wallet — the popup never offers a deposit wallet over credentials of types 0-2 without saying it
- * switches the account's orders, issue #21).
+ * switches the account's orders).
  */
 export const accountSchema = v.object({
   address: v.string(),

@@ -1,5 +1,5 @@
 /**
- * Contract of the approval-window procedures (issue #4, #17 §10): the pending requests, which one the
+ * Contract of the approval-window procedures: the pending requests, which one the
  * window shows, the empty queue, and the person's decision (bound to the digest shown).
  */
 import * as v from 'valibot';
@@ -33,7 +33,7 @@ const approvalViewSchema = v.object({
 /** Approval procedures. */
 export const APPROVAL_CONTRACT = {
   'approval.list': procedure({ input: noInput, output: v.array(approvalViewSchema), senders: EXT, activity: false }),
-  /** The approval window names the request (id and digest) it is displaying: closing it ends only that one (issue #17 §10). */
+  /** The approval window names the request (id and digest) it is displaying: closing it ends only that one. */
   'approval.showing': procedure({ input: v.strictObject({ id: shortId, digest }), output: done, senders: APPROVAL, activity: false }),
   /** The approval window found the queue empty: the background closes it unless a request arrived meanwhile (`{ closed }`). */
   'approval.empty': procedure({ input: noInput, output: v.object({ closed: v.boolean() }), senders: APPROVAL, activity: false }),

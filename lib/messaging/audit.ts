@@ -1,5 +1,5 @@
 /**
- * Contract of the audit-log procedures (issue #17 §8): pages newest first (`before`: the last id
+ * Contract of the audit-log procedures: pages newest first (`before`: the last id
  * shown), checks incrementally (`full`: a background full check; call again to poll its progress),
  * exports a page at a time oldest first (`after`: the last id exported). Times Unix ms.
  */

@@ -1,5 +1,5 @@
 /**
- * Contract of the deposit-wallet procedures (issue #21; PROTOCOL.md §4): derive the active owner key's
+ * Contract of the deposit-wallet procedures (PROTOCOL.md §4): derive the active owner key's
  * deposit wallet (through the chain RPC setting, checked against the relayer's `/deployed`), create it
  * through the relayer, read its state and a relayer transaction's, and run a deposit-wallet batch
  * (setup approvals, a redeem, or given calls) that the person approves in the approval window, decoded

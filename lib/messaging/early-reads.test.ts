@@ -11,7 +11,7 @@ const stored = (epoch: string, status: Record<string, unknown> = {}) => ({
   [VAULT_EPOCH_KEY]: 'epoch-1',
 });
 
-describe('the popup boot script’s early start-hint read (issue #19)', () => {
+describe('the popup boot script’s early start-hint read', () => {
   it('is taken by the first hint read only; a later read finds none and must ask storage.session again', async () => {
     await fakeBrowser.storage.session.set({ [START_HINT_KEY]: 'h', [VAULT_EPOCH_KEY]: 'epoch-1' });
     beginEarlyRead();

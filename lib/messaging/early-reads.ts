@@ -1,5 +1,5 @@
 /**
- * The popup's early reads (issue #19, popup open): the boot script (`entrypoints/popup-boot.ts`, an
+ * The popup's early reads (popup open): the boot script (`entrypoints/popup-boot.ts`, an
  * `async` classic script that runs while the popup's modules are fetched and evaluated) begins the start
  * hint's `storage.session` read and, once read, the ticket's first `streams.watch`; the popup takes both
  * (once) through its message caller (`entrypoints/popup/api.ts`) instead of asking again, and checks

@@ -1,5 +1,5 @@
 /**
- * Contract of the standing-grant procedures (issue #17): offer and create (from the approval window, for
+ * Contract of the standing-grant procedures: offer and create (from the approval window, for
  * the request it shows), list, revoke, and the dead-man switches that guard live grants.
  */
 import * as v from 'valibot';

@@ -25,7 +25,7 @@ export const PERPS_CONTRACT = {
   /**
    * One gateway read (`PERPS_READS`), with the account's proxy headers when it needs them; the answer
    * validated by `PERPS_READ_ANSWERS[name]` in the background (narrow it with the same schema). The
-   * approval window reads too: it shows an order's numbers computed from these reads (issue #19).
+   * approval window reads too: it shows an order's numbers computed from these reads.
    */
   'perps.read': procedure({
     input: v.strictObject({

@@ -1,7 +1,7 @@
 /**
- * The building block of the message contract (issue #18): one procedure is an input schema (what the
+ * The building block of the message contract: one procedure is an input schema (what the
  * caller sends), an output schema (what the handler answers), the sender kinds allowed to call it, and
- * whether a call is a person's activity (issue #14 §2: only those re-arm the auto-lock timer). The
+ * whether a call is a person's activity (only those re-arm the auto-lock timer). The
  * domain modules beside this file (`vault.ts`, `perps.ts` …) declare their procedures with
  * `procedure()`; `protocol.ts` aggregates them into `PROCEDURES`.
  */

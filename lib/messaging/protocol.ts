@@ -1,5 +1,5 @@
 /**
- * The one message contract between the extension's contexts and the background (issue #4 §6, issue #18).
+ * The one message contract between the extension's contexts and the background.
  *
  * Every message is `{ type, payload }`; `type` names a procedure `<domain>.<verb>`. Each procedure is
  * declared in its domain's module beside this file (`vault.ts`, `accounts.ts`, `proxy.ts`, `clob.ts`,
@@ -12,7 +12,7 @@
  * never carry key material — except `vault.revealOwnerKey`, which exists to show the owner key to a
  * person who has just re-entered the password (popup only).
  *
- * `activity: true` marks the procedures that are a person's actions (issue #14 §2): only they re-arm
+ * `activity: true` marks the procedures that are a person's actions: only they re-arm
  * the auto-lock timer. Reads the popup and the approval window make on a schedule (`vault.status`,
  * `approval.list`, books, orders) do not, so an open window cannot keep the vault unlocked.
  */

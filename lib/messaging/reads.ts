@@ -71,7 +71,7 @@ export const READ_CONTRACT = {
     senders: POPUP,
     activity: true,
   }),
-  // The approval window reads it too: an order-book request shows its cost and fee (issue #19).
+  // The approval window reads it too: an order-book request shows its cost and fee.
   'clob.book': procedure({ input: v.strictObject({ tokenId: uint256String }), output: clobBookViewSchema, senders: EXT, activity: false }),
   /** The account's latest 50 trades, newest first. */
   'clob.trades': procedure({ input: v.strictObject({ account: address }), output: v.array(clobTradeSchema), senders: POPUP, activity: false }),

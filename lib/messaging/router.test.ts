@@ -83,7 +83,7 @@ describe('createCaller', () => {
 });
 
 describe('identifySender', () => {
-  it('takes the side panel for the popup (the same cockpit, issue #19) and refuses other extension pages', () => {
+  it('takes the side panel for the popup (the same cockpit) and refuses other extension pages', () => {
     expect(identifySender({ id: 'ext', url: 'chrome-extension://ext/sidepanel.html' }, ids.extensionId, ids.extensionOrigin)).toEqual({ kind: 'popup', origin: 'chrome-extension://ext' });
     expect(identifySender({ id: 'ext', url: 'chrome-extension://ext/other.html' }, ids.extensionId, ids.extensionOrigin)).toBeUndefined();
     expect(identifySender({ id: 'other', url: 'chrome-extension://other/sidepanel.html' }, ids.extensionId, ids.extensionOrigin)).toBeUndefined();

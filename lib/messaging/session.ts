@@ -1,6 +1,6 @@
 /**
- * Contract of the session procedures: a person's presence (re-arms the auto-lock timer, issue #14 §2)
- * and the panic switch (issue #17, "Panic is total and bounded").
+ * Contract of the session procedures: a person's presence (re-arms the auto-lock timer)
+ * and the panic switch ("Panic is total and bounded").
  */
 import * as v from 'valibot';
 import { done, noInput, POPUP, procedure } from './procedure';

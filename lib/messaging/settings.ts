@@ -1,4 +1,4 @@
-/** Contract of the settings procedures (issue #4 §1, settings store with versions and migrations). */
+/** Contract of the settings procedures (settings store with versions and migrations). */
 import * as v from 'valibot';
 import { settingsSchema } from '../settings';
 import { CHECKED_SERVICES } from '../settings/check';
@@ -14,7 +14,7 @@ export const SETTINGS_CONTRACT = {
   }),
   'settings.set': procedure({ input: v.partial(settingsSchema), output: settingsSchema, senders: POPUP, activity: true }),
   /**
-   * Checks the stored settings' services (issue #22, `lib/settings/check.ts`): per service ok, or the
+   * Checks the stored settings' services (`lib/settings/check.ts`): per service ok, or the
    * reason it failed, and the time it took (ms). Popup only; nothing is signed, no credential is sent.
    */
   'settings.checkConnections': procedure({

@@ -1,5 +1,5 @@
 /**
- * The start hint's storage keys and the popup's early-read target (issue #19, popup open), apart from
+ * The start hint's storage keys and the popup's early-read target (popup open), apart from
  * the hint's schema and from the reads themselves (`./early-reads.ts`), so that the popup's boot script
  * stays about a kilobyte and the popup's screens can name these keys without reaching the extension APIs.
  */

@@ -4,7 +4,7 @@ import { START_HINT_KEY, usableHint, VAULT_EPOCH_KEY } from './start-hint';
 const status = (over: Record<string, unknown> = {}) => ({ initialized: true, unlocked: true, state: 'unlocked', retryAfterMs: 0, accounts: [], activeAccount: null, pendingApprovals: 0, session: [], ...over });
 const stored = (hint: unknown, epoch: unknown) => ({ [START_HINT_KEY]: hint, [VAULT_EPOCH_KEY]: epoch });
 
-describe('usableHint (issue #19, popup open)', () => {
+describe('usableHint (popup open)', () => {
   it('gives the stored status when it was written in the current epoch and says unlocked', () => {
     expect(usableHint(stored({ epoch: 'epoch-0001', status: status() }, 'epoch-0001'))).toEqual(status());
   });

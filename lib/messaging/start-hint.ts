@@ -1,5 +1,5 @@
 /**
- * The popup's start hint (issue #19, popup open → ticket interactive): so that an open popup can show
+ * The popup's start hint (popup open → ticket interactive): so that an open popup can show
  * the ticket before its first `vault.status` round trip, it keeps in `browser.storage.session` the last
  * status it read while the vault was unlocked — nothing secret (addresses, labels, proxy expiries,
  * counts; the same object `vault.status` answers), in an area only extension pages and the background

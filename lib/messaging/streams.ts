@@ -1,5 +1,5 @@
 /**
- * Contract of the live streams between the background and the popup (issue #22): the `streams.status`
+ * Contract of the live streams between the background and the popup: the `streams.status`
  * procedure, and the pushes the background broadcasts to extension pages (`runtime.sendMessage`) while
  * a stream runs. Pushes carry *derived* data only — orders, fills, the portfolio in the REST reads'
  * shapes (`lib/perps/wire.ts`) and the stream's state — never a frame, a proxy secret or a key.
@@ -35,13 +35,13 @@ export const STREAMS_CONTRACT = {
     activity: false,
   }),
   /**
-   * What the popup shows (issue #22): the perps instrument (`perpsIid`) and the order-book token
+   * What the popup shows: the perps instrument (`perpsIid`) and the order-book token
    * (`clobToken`) whose public channels the background then streams (`streams.market` pushes). Counts
    * as the popup being open. Answers the last perps book of `perpsIid` the background holds with its age
-   * (ms since it arrived), null when none: the popup shows it at once (stale when older than 1 s, issue #19).
+   * (ms since it arrived), null when none: the popup shows it at once (stale when older than 1 s).
    * With `account`: that account's portfolio and open orders as the **live** perps session holds them
    * (`perpsAccount`, null unless the session of that account is live and has them), current because a
-   * live session pushes every change — the popup opens on them without its first REST reads (issue #19).
+   * live session pushes every change — the popup opens on them without its first REST reads.
    */
   'streams.watch': procedure({
     input: v.strictObject({ perpsIid: v.optional(nonNegativeSafeInteger), clobToken: v.optional(v.pipe(v.string(), v.regex(/^\d{1,78}$/))), account: v.optional(address) }),

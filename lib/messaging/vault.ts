@@ -1,5 +1,5 @@
 /**
- * Contract of the vault procedures (issue #4 §6, #14, #17): lock state, owner keys, password, backup.
+ * Contract of the vault procedures: lock state, owner keys, password, backup.
  * Answers carry addresses and labels — never key material, except `vault.revealOwnerKey` (popup only,
  * after the password was typed again).
  */

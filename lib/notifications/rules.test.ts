@@ -1,5 +1,5 @@
 /**
- * The notification rules (issue #22), pure: a fill names instrument, side, size and average price and
+ * The notification rules, pure: a fill names instrument, side, size and average price and
  * says filled or partly filled; venue and dead-man cancels say which (a person's own cancel raises
  * nothing); the liquidation rule fires once per crossing; the stream-down rule waits N seconds and a
  * live grant; every kind can be switched off; no notification carries anything but market data.

@@ -1,5 +1,5 @@
 /**
- * Submissions whose outcome the page cannot know (issue #20), through the real background on the fake
+ * Submissions whose outcome the page cannot know, through the real background on the fake
  * browser against the in-process sandbox:
  * - an order-book post whose answer never came names the orders' hashes (`data.orderHashes`, the EIP-712
  *   digests that were signed), which the typed dapp client reads as `OutcomeUnknownError.orderHashes`;
@@ -74,7 +74,7 @@ describe('unknown outcome of an order-book post', () => {
   });
 });
 
-describe('an error after the venue accepted, and keyed repeats (issue #20)', () => {
+describe('an error after the venue accepted, and keyed repeats', () => {
   const order = (token: string, key: string) => ({ orders: [{ tokenId: token, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }], idempotencyKey: key });
 
   it('an audit failure after the answer: the page gets the venue\'s answer (never an error a client retries), and the person is told', async () => {

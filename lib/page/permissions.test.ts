@@ -34,7 +34,7 @@ async function lockedBg(): Promise<Bg> {
   return bg;
 }
 
-describe('eth_requestAccounts on a locked vault (issue #20 §5)', () => {
+describe('eth_requestAccounts on a locked vault', () => {
   it('opens one approval that waits for the unlock; five calls at once share it and all resolve with the account', async () => {
     const bg = await lockedBg();
     await bg.page(page).request('wallet_revokePermissions', [{ eth_accounts: {} }]).catch(() => undefined);

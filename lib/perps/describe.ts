@@ -1,5 +1,5 @@
 /**
- * Plain-words descriptions of what a page asks to sign (issue #6 §4), e.g.
+ * Plain-words descriptions of what a page asks to sign, e.g.
  * "Buy 2.5 ETH-PERP at 3,120.50, good-til-cancelled, post-only — request weight 1, action weight 1" and
  * "Withdraw 10.00 USDC (10000000 base units) to 0x99…A4dc". Pure.
  */

@@ -1,5 +1,5 @@
 /**
- * Pre-trade risk for a perps order (issues #10, #19): what the order does to the account before anyone
+ * Pre-trade risk for a perps order: what the order does to the account before anyone
  * signs it. Pure bigint arithmetic over decimal strings — never a binary float. Every parameter comes
  * from the venue's own reads (`/v1/account/portfolio`, `/v1/account/config`, `/v1/info/fees`,
  * `/v1/info/instruments`, the book); nothing here is shared with the sandbox's engine (`lib/sandbox/**`).
@@ -207,7 +207,7 @@ export function previewOrder(i: OrderPreviewInput): OrderPreview {
 }
 
 /**
- * The largest order size the venue accepts for margin (issue #19 finding 3): free collateral ÷ (margin
+ * The largest order size the venue accepts for margin: free collateral ÷ (margin
  * price ÷ leverage + margin price × fee rate), rounded down to the lot (contracts). `price` is the
  * margin price of the order kind (the limit price; a market order's protected IOC limit — the worst
  * price it may reach). `fraction` (0-1, a decimal string) takes a share of it (size presets); the
@@ -266,7 +266,7 @@ function walkBook(levels: readonly (readonly [string, string])[], qty: string, l
 export const DEFAULT_SLIPPAGE_BPS = 100;
 
 /**
- * The limit price of a protected market order (issue #19 finding 5): the reference price moved by the
+ * The limit price of a protected market order: the reference price moved by the
  * slippage cap against the trader (up to buy, down to sell), snapped to the tick inside the cap (down
  * to buy, up to sell). `ref` and `tick` decimal strings; `capBps` basis points (integer ≥ 0).
  */

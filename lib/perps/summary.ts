@@ -1,5 +1,5 @@
 /**
- * The order summary a person reads before a perps order is signed (issue #19): the same code for the
+ * The order summary a person reads before a perps order is signed: the same code for the
  * popup's ticket and the approval window, computed from the order as it will be signed (the
  * `createOrders` item: a market order is an IOC limit at the protected price) and the venue's reads
  * (instrument, book, portfolio, fees, the account's leverage). Pure; see `lib/perps/risk` for the rules.

@@ -136,7 +136,7 @@ const portfolioSchema = v.object({
 /** A portfolio (see `portfolioSchema`). */
 export type Portfolio = v.InferOutput<typeof portfolioSchema>;
 
-/** An order as `GET /v1/account/orders` and `/open-orders` answer it; `tpsl` for trigger orders (`armed_qty` while armed, issue #19). */
+/** An order as `GET /v1/account/orders` and `/open-orders` answer it; `tpsl` for trigger orders (`armed_qty` while armed). */
 const orderViewSchema = v.object({
   order_id: num,
   client_order_id: v.optional(str),

@@ -1,5 +1,5 @@
 /**
- * Bridge withdraw with the deposit wallet as the source (issue #21). The venue's flow, as
+ * Bridge withdraw with the deposit wallet as the source. The venue's flow, as
  * `transferErc20` of `@polymarket/client` moves a deposit wallet's tokens: the bridge's
  * `POST /withdraw` `{ address: <deposit wallet>, toChainId, toTokenAddress, recipientAddr }` answers a
  * deposit address on the exchange chain (`{ address: { evm } }`); the wallet then sends collateral there

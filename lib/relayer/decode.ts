@@ -120,7 +120,7 @@ function describeCall(c: VenueContracts, wallet: Address, call: WalletCall, inde
   }
 }
 
-/** A batch call could not be decoded; nothing is signed (issue #21: never sign blind). */
+/** A batch call could not be decoded; nothing is signed (never sign blind). */
 export class UndecodableCallError extends BaseError {
   override name = 'UndecodableCallError';
   static override readonly code = -32602;

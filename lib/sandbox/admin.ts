@@ -1,6 +1,6 @@
 /**
  * Sandbox-only controls under `/admin` (test hooks; no venue has them): the exchange mode, silent and
- * slow venues (issue #17 finding 7), the request log, deposits to a perps account, order-book funders,
+ * slow venues, the request log, deposits to a perps account, order-book funders,
  * market resolution, an order-book market's tick size, and the withdrawals both venues recorded. Requests to `/admin/*` are not logged. Bodies are JSON;
  * a malformed one answers 400 naming what is expected.
  */
@@ -42,7 +42,7 @@ export function adminRoutes(ctx: SandboxContext): Hono {
     return c.json({ mode: ctx.clob.mode, retry_after_seconds: ctx.clob.retryAfterSeconds });
   });
 
-  // Test hook (issue #17 finding 7): `{ service: 'perps' | 'clob', silent: boolean }` makes a venue stop answering.
+  // Test hook: `{ service: 'perps' | 'clob', silent: boolean }` makes a venue stop answering.
   admin.post('/silence', async (c) => {
     const b = v.safeParse(silenceBody, await jsonBody(c));
     if (!b.success) return c.json({ error: `service must be one of ${SILENCEABLE.join(', ')}; silent a boolean` }, 400);
@@ -60,7 +60,7 @@ export function adminRoutes(ctx: SandboxContext): Hono {
     return c.json({ service: s, ms });
   });
 
-  // Test hook (issue #19): `{ instrument_id, price }` moves a perps mark; triggers crossed by it fire and
+  // Test hook: `{ instrument_id, price }` moves a perps mark; triggers crossed by it fire and
   // accounts below maintenance are liquidated before it answers.
   admin.post('/mark', async (c) => {
     const b = v.safeParse(markBody, await jsonBody(c));
@@ -73,7 +73,7 @@ export function adminRoutes(ctx: SandboxContext): Hono {
   /**
    * `{ condition_id, tick_size }` (a decimal below 1, e.g. "0.001"): the market's tick size changes, as
    * the venue changes it near the price extremes — orders are checked against the new one and the
-   * market channel sends `tick_size_change` to the sockets watching its tokens (issue #22).
+   * market channel sends `tick_size_change` to the sockets watching its tokens.
    */
   admin.post('/tick', async (c) => {
     const b = v.safeParse(tickBody, await jsonBody(c));

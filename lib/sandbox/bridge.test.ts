@@ -1,5 +1,5 @@
 /**
- * The sandbox bridge's deposit-address withdraw (issue #21, the deposit wallet as the source): the route
+ * The sandbox bridge's deposit-address withdraw (the deposit wallet as the source): the route
  * answers one deposit address per destination, only for a deployed deposit wallet, refuses malformed
  * fields, and records nothing until collateral reaches the address in a mined relayer batch.
  */

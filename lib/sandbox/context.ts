@@ -74,7 +74,7 @@ export const DEFAULT_CONFIG: SandboxConfig = {
  */
 export type RequestLogEntry = { at: number; method: string; path: string; status: number; body?: string };
 
-/** The services the sandbox can make silent (test hook, issue #17 finding 7). */
+/** The services the sandbox can make silent (test hook). */
 export type SilentService = 'perps' | 'clob';
 
 /**
@@ -99,7 +99,7 @@ export class SandboxContext {
   /** Services that answer late: extra delay before each request is handled (ms; test hook, e.g. a slow venue during panic). */
   readonly delayMs = new Map<SilentService, number>();
   /**
-   * The REST requests a perps session command runs through (issue #22), by request object, with the
+   * The REST requests a perps session command runs through, by request object, with the
    * session's proxy (lowercase): the command verifier refuses another signer (`session_signer_mismatch`)
    * after its one signature recovery, and the delay hook skips them (the session's frames carry the
    * delay). Only in-process callers hold these objects: an HTTP client cannot mark its request.
@@ -119,7 +119,7 @@ export class SandboxContext {
   }
 
   /**
-   * Test hook (issue #17 finding 7): while `service` is silent, every request to it is logged with status
+   * Test hook: while `service` is silent, every request to it is logged with status
    * 0 and held without an answer — a venue that stopped answering. Nothing it asked is processed. Making
    * it speak again answers the held requests `503` (still unprocessed); later requests are served.
    */

@@ -1,5 +1,5 @@
 /**
- * The demo dapp page (`GET /demo` on the sandbox), rebuilt on the standard libraries (issue #20): its
+ * The demo dapp page (`GET /demo` on the sandbox), rebuilt on the standard libraries: its
  * script (`lib/sandbox/demo-page.ts`: mipd + viem + `lib/dapp`) is bundled with esbuild into one file
  * served at `GET /demo/app.js`. The bundle is built once per process — started by the first `GET /demo`,
  * shared by every sandbox of the process — and served from memory. Not at sandbox start: a second of

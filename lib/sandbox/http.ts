@@ -58,7 +58,7 @@ export function venueHeaderName(seedName: string): string {
 }
 
 /**
- * A request header the sandbox accepts under the seed's name or the venue's (issue #22: the official
+ * A request header the sandbox accepts under the seed's name or the venue's (the official
  * clients send `POLY_*` / `POLYMARKET-*`, the seeds name `SVC_*` / `SERVICE-*`). `undefined` when
  * neither is sent — and when both are sent with different values, so an ambiguous request
  * authenticates as nothing.

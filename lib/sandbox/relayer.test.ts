@@ -1,5 +1,5 @@
 /**
- * The sandbox relayer's state machine (issue #21; PROTOCOL.md §4.4), stepped by the sandbox clock and read
+ * The sandbox relayer's state machine (PROTOCOL.md §4.4), stepped by the sandbox clock and read
  * back from `GET /relayer/transaction` as a client polls it: a `WALLET-CREATE` goes NEW → EXECUTED (half
  * the mining time) → MINED (its hash appears, the wallet is deployed) → CONFIRMED (twice the mining time);
  * a batch whose effect fails when mined goes NEW → EXECUTED → FAILED with the reason and changes nothing;

@@ -14,7 +14,7 @@
  * | `/demo` | the demo dapp page |
  *
  * WebSocket streams on the same port (`streams/hub.ts`): `/perps/v1/ws`, `/clob/ws/market`,
- * `/clob/ws/user` (issue #22).
+ * `/clob/ws/user`.
  */
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';

@@ -1,5 +1,5 @@
 /**
- * The venue's defaults in the sandbox (issue #22): the perps command domain is the venue's
+ * The venue's defaults in the sandbox: the perps command domain is the venue's
  * (`Polymarket` / `1` / chain id) unless a test asks for another, and REST accepts the venue's header
  * names (`POLY_*`, `POLYMARKET-PROXY` / `-SECRET`) as well as the seed's — never both with different
  * values.

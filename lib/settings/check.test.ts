@@ -1,5 +1,5 @@
 /**
- * The connection check (issue #22): against the sandbox every service answers; a wrong pin, a wrong
+ * The connection check: against the sandbox every service answers; a wrong pin, a wrong
  * chain, a dead port and a dead stream each show as that service's error with its reason; and the
  * host permissions a preset asks for are exactly its REST hosts.
  */

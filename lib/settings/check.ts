@@ -1,5 +1,5 @@
 /**
- * The connection check after switching a preset (issue #22, "Venue presets"): one cheap public read
+ * The connection check after switching a preset ("Venue presets"): one cheap public read
  * per service and one handshake per stream, each reported on its own — ok, or the reason it failed —
  * with the time it took (ms). Nothing is signed and no credential is sent.
  *

@@ -1,5 +1,5 @@
 /**
- * The real-money confirmation (issue #22): a live venue preset signs nothing until the person confirms
+ * The real-money confirmation: a live venue preset signs nothing until the person confirms
  * it once (stored per preset); the sandbox and a loopback custom setup never ask; panic's own commands pass.
  */
 import 'fake-indexeddb/auto';

@@ -1,5 +1,5 @@
 /**
- * The real-money confirmation (issue #22, "Venue presets"): the venue presets have never run against
+ * The real-money confirmation ("Venue presets"): the venue presets have never run against
  * the live venue, so while one is active the first signature asks the person to confirm, once per
  * preset (stored in the settings' `confirmedPresets`). A custom setup whose services are not all on
  * loopback counts as live too (keyed by its hosts, so pointing it elsewhere asks again); the sandbox,

@@ -1,5 +1,5 @@
 /**
- * The perps domain pin (issue #22): a gateway whose exchange-info read reports another domain than the
+ * The perps domain pin: a gateway whose exchange-info read reports another domain than the
  * pinned one gets nothing signed and nothing sent, with a typed error naming both.
  */
 import 'fake-indexeddb/auto';

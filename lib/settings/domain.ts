@@ -1,5 +1,5 @@
 /**
- * The perps domain pin (issue #22, "Venue presets"): the EIP-712 command domain the keys sign on is
+ * The perps domain pin ("Venue presets"): the EIP-712 command domain the keys sign on is
  * the one the settings pin (`perpsDomain` name and version, `clobChainId` — the preset's chain), never
  * whatever a gateway's exchange-info read reports (PROTOCOL.md §1.1). A gateway that reports another
  * domain gets nothing signed.

@@ -5,7 +5,7 @@
  * seeds' `SVC_*` / `SERVICE-*` names, the default; `venue`: the venue's `POLY_*` / `POLYMARKET-*`,
  * `lib/http/headers.ts`). Defaults point at the sandbox on 127.0.0.1:8787.
  *
- * Stored as `{ version, values }` under `prefs` (issue #14 §4), with written migrations from each
+ * Stored as `{ version, values }` under `prefs`, with written migrations from each
  * version to the next (v1 was the bare values object; v3 added the WebSocket and bridge URLs, the
  * preset, the perps domain pin — issue #22). Every field is validated on its own when read:
  * a field that is missing takes its default silently; a field that is present but invalid takes its
@@ -50,7 +50,7 @@ const domainPart = v.pipe(v.string('must be text'), v.minLength(1, 'must not be 
 /** The settings' presets (`lib/settings/presets.ts`); `custom` = URLs typed by the person. */
 export const PRESET_IDS = ['sandbox', 'polymarket', 'preproduction', 'custom'] as const;
 
-/** The settings' schema (issue #4; fields documented on `Settings`): URLs lose their trailing slashes. */
+/** The settings' schema (fields documented on `Settings`): URLs lose their trailing slashes. */
 export const settingsSchema = v.strictObject({
   /** The preset the service fields were filled from (`custom` once the person edits one). */
   preset: v.picklist(PRESET_IDS, 'must be sandbox, polymarket, preproduction or custom'),
@@ -71,7 +71,7 @@ export const settingsSchema = v.strictObject({
   confirmedPresets: v.pipe(v.array(v.pipe(v.string(), v.maxLength(700)), 'must be a list'), v.maxLength(50, 'must be at most 50 entries')),
   gammaUrl: httpUrl,
   dataUrl: httpUrl,
-  /** The venue's relayer (deposit wallets, issue #21; PROTOCOL.md §4.4). */
+  /** The venue's relayer (deposit wallets; PROTOCOL.md §4.4). */
   relayerUrl: httpUrl,
   /** The chain JSON-RPC the deposit-wallet factory is read through (PROTOCOL.md §4.3); the sandbox's `/rpc` stand-in by default. */
   rpcUrl: httpUrl,
@@ -86,7 +86,7 @@ export const settingsSchema = v.strictObject({
 
 /**
  * Settings. URLs are service roots without a trailing slash; `autoLockMinutes` 1-1440; `slippageBps`
- * the protected market orders' default slippage cap in basis points, 1-1000 (issue #19; per order
+ * the protected market orders' default slippage cap in basis points, 1-1000 (per order
  * editable in the ticket; a missing field takes the default, so no migration is needed).
  */
 export type Settings = v.InferOutput<typeof settingsSchema>;
@@ -124,7 +124,7 @@ export const SETTINGS_VERSION = 3;
 const toWs = (url: string) => url.replace(/^http/, 'ws').replace(/\/+$/, '');
 
 /**
- * v2 → v3 (issue #22, venue presets): adds `perpsWsUrl` (derived from `perpsUrl` exactly as the
+ * v2 → v3 (venue presets): adds `perpsWsUrl` (derived from `perpsUrl` exactly as the
  * background did before: `ws(s)` + `/v1/ws`), `clobWsUrl` (`clobUrl` + `/ws`, the sandbox's layout),
  * `preset` (`sandbox` when every service URL and the chain id are the sandbox's, else `custom`) and
  * `perpsDomain` (the default pin). `bridgeUrl` and `confirmedPresets` take their defaults. A stored

@@ -1,5 +1,5 @@
 /**
- * Venue presets (issue #22): the constants equal the official client's environment objects, every
+ * Venue presets: the constants equal the official client's environment objects, every
  * preset validates, choosing one fills every service field, and editing a field makes the preset `custom`.
  */
 import 'fake-indexeddb/auto';

@@ -1,5 +1,5 @@
 /**
- * Venue presets (issue #22, "Venue presets in Settings"): each fills every service field of the
+ * Venue presets ("Venue presets in Settings"): each fills every service field of the
  * settings — perps REST and WebSocket, order-book REST and channels, catalogue, data, relayer, bridge,
  * chain RPC — plus the chain id, the header names and the pinned perps EIP-712 domain.
  *

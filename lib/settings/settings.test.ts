@@ -42,7 +42,7 @@ describe('writeSettings', () => {
   });
 });
 
-describe('v3 (issue #22): WebSocket and bridge URLs, the domain pin, the preset', () => {
+describe('v3: WebSocket and bridge URLs, the domain pin, the preset', () => {
   it('migrates a v2 record: the perps WS URL the background derived, the channels base, the default pin, custom preset', async () => {
     const d = await db();
     await d.put('settings', { version: 2, values: { ...v2Defaults(), perpsUrl: 'https://perps.example/api/', clobUrl: 'https://clob.example' } }, 'prefs');

@@ -1,5 +1,5 @@
 /**
- * Signing artifacts (issue #14 §1): everything a signature and a submission need, built **before**
+ * Signing artifacts: everything a signature and a submission need, built **before**
  * consent, stored with the approval, rendered by the approval window, and signed exactly as stored.
  *
  * One canonical request type per path — a perps command (popup or page), order-book orders (popup or
@@ -217,7 +217,7 @@ export function verifyArtifact(a: SigningArtifact, approvedDigest: Hex): readonl
       digests = a.orders.map((o) => {
         if (o.verifyingContract !== exchangeAddress({ negRisk: o.negRisk })) throw new ArtifactMismatchError('exchange contract');
         const order = orderStructOf(o.body);
-        // Type 3 (deposit wallet, issue #21): maker = signer = the wallet; signDepositWalletOrder checks it is the key's.
+        // Type 3 (deposit wallet): maker = signer = the wallet; signDepositWalletOrder checks it is the key's.
         const signer = order.signatureType === 3 ? order.maker : a.signerAddress;
         if (order.signer.toLowerCase() !== signer.toLowerCase()) throw new ArtifactMismatchError('order signer');
         return clobOrderDigest({ chainId: a.chainId, verifyingContract: o.verifyingContract, order });

@@ -1,5 +1,5 @@
 /**
- * The signing gate and request deadlines of `SigningService` (issue #17 finding 7), against the sandbox:
+ * The signing gate and request deadlines of `SigningService`, against the sandbox:
  * what a halted service refuses, what panic's pass lets through, and that no call hangs on a silent venue.
  */
 import 'fake-indexeddb/auto';
@@ -55,7 +55,7 @@ afterAll(async () => {
   await h.close();
 });
 
-describe('the audit journal refusing its record (issue #20)', () => {
+describe('the audit journal refusing its record', () => {
   it('stops an order before anything is sent, but never panic\'s own commands', async () => {
     const refusing = { open: () => ({ id: 'x', stored: Promise.reject(new JournalError(new Error('quota'))) }), close: async () => undefined, useStored: async () => undefined, discard: async () => undefined, leftovers: async () => [] };
     const s = service({ journal: refusing });

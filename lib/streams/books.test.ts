@@ -1,5 +1,5 @@
 /**
- * What the background keeps between stream events (issue #22): the order-book books (a dump, then each
+ * What the background keeps between stream events: the order-book books (a dump, then each
  * `price_change` sets one level's total, "0" removes it) and the snapshot race — a REST resync read
  * before a stream event but answered after it must not put the order's status back.
  */

@@ -1,5 +1,5 @@
 /**
- * What the background keeps of the streams between events (issue #22), pure:
+ * What the background keeps of the streams between events, pure:
  * - `ClobBooks`: the order-book market channel's books per token, a `book` dump replacing a token's
  *   levels and each `price_change` setting one level's total (PROTOCOL.md §5.3: "0" removes it);
  * - `Recency`: which orders a stream reported since a REST resync began, so the resync's snapshot — read

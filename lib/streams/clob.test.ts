@@ -1,5 +1,5 @@
 /**
- * The extension's order-book channel client (issue #22, PROTOCOL.md §5.3–§5.4) against the in-process
+ * The extension's order-book channel client (PROTOCOL.md §5.3–§5.4) against the in-process
  * sandbox, `ws` as the WebSocket: book dump and changes of the held ids only, dynamic subscribe, the user
  * channel's order and trade events, reconnect after a dropped socket, refused credentials.
  */

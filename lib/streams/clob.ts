@@ -1,5 +1,5 @@
 /**
- * The extension's order-book (CLOB) channel client (issue #22, PROTOCOL.md §5.3–§5.4): one WebSocket to
+ * The extension's order-book (CLOB) channel client (PROTOCOL.md §5.3–§5.4): one WebSocket to
  * the market channel (public: book dumps and changes of the token ids it holds) or to the user channel
  * (the account's order and trade events, authenticated with the L2 API credentials).
  *

@@ -1,5 +1,5 @@
 /**
- * Coalesced REST resyncs after stream gaps (issue #22; outside attack S1 in
+ * Coalesced REST resyncs after stream gaps (outside attack S1 in
  * `lib/background/attack22.test.ts`). A venue — broken or hostile — can send frames whose per-channel
  * `sq` skips on every frame; each gap asks for a REST resync, and unbounded resyncs spend the client's
  * weight budget (and the venue's) until the person's own orders are refused. A coalesced run has at

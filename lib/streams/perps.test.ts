@@ -1,5 +1,5 @@
 /**
- * The extension's perps stream client (issue #22, PROTOCOL.md §5.1) against the in-process sandbox
+ * The extension's perps stream client (PROTOCOL.md §5.1) against the in-process sandbox
  * (`ws` as the WebSocket) and, for what a real gateway cannot be made to do on demand (skip a `sq`,
  * send garbage, fall silent), against a scripted `ws` server.
  */

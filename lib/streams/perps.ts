@@ -1,5 +1,5 @@
 /**
- * The extension's perps session stream client (issue #22, PROTOCOL.md §5.1): one WebSocket per venue
+ * The extension's perps session stream client (PROTOCOL.md §5.1): one WebSocket per venue
  * and account, owned by the background worker, that authenticates with the proxy and its secret,
  * subscribes to the account channels and hands on validated, secret-free events.
  *

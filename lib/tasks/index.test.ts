@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { backgroundTask, nextTask } from '.';
 
-describe('deferring to a later task (issue #20, page path)', () => {
+describe('deferring to a later task (page path)', () => {
   it('nextTask and backgroundTask resolve after every microtask the current task queued, in call order among themselves', async () => {
     const order: string[] = [];
     const a = nextTask().then(() => order.push('next'));

@@ -1,5 +1,5 @@
 /**
- * Deferring work to a later task (issue #20, page path): the page path's own steps — the signature, the
+ * Deferring work to a later task (page path): the page path's own steps — the signature, the
  * send, the answer posted back to the page — run first, and the bookkeeping they start (a grant use's
  * vault write, an audit entry, an owned-order record) runs after them, when the worker would otherwise
  * wait on the network. Nothing here changes the order of the deferred work among itself.

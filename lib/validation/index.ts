@@ -3,7 +3,7 @@
  * popup → background, gateway response → app). Built on valibot; every rejection becomes an
  * `InvalidFieldError` that names the field by its path (`orders[0].qty`).
  *
- * Rules (issue #2 §4):
+ * Rules:
  * - decimals are strings of ASCII digits with an optional fraction: `0`, `12`, `0.5`, `3120.50`;
  *   no sign, exponent, spaces, `NaN`, `Infinity`, leading zeros (`01`), bare points (`.5`, `5.`);
  *   a JS number is refused even where its value would be fine (floats lose precision);

@@ -1,5 +1,5 @@
 /**
- * The per-order cost of a standing grant as its uses grow (issue #20, "flat as a grant is used"): a
+ * The per-order cost of a standing grant as its uses grow ("flat as a grant is used"): a
  * grant holding 10 / 10 000 / 50 000 / 86 400 uses of the last 24 h (one a second for a day), then
  * `GrantService.consume` of one covered order — the grant check and its use written to the sealed vault
  * (`Vault.addGrantUse`) — p50 / p95 over 200, after the service read the grant afresh. Node with

@@ -1,5 +1,5 @@
 /**
- * Page request → gateway acknowledgement under a standing grant (issue #11 §6, issue #20): headless
+ * Page request → gateway acknowledgement under a standing grant: headless
  * Chromium with the extension built in bench mode (`wxt build --mode bench`, which adds the worker's
  * bench hooks, `lib/background/bench-hooks.ts`), against one sandbox, and in the same run the same
  * order signed and submitted from Node (`SigningService` over fake-indexeddb) to the same sandbox. Runs

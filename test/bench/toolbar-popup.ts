@@ -1,5 +1,5 @@
 /**
- * Opening the extension's popup as its toolbar button does, for the popup bench (issue #19): the
+ * Opening the extension's popup as its toolbar button does, for the popup bench: the
  * worker calls `chrome.action.openPopup()` and Chromium opens the action popup — its own view, loaded
  * straight into the extension's process, with no `about:blank` page before it and no Playwright
  * instrumentation in it. Playwright does not expose that view (it is not a tab), so this talks to the

@@ -1,5 +1,5 @@
 /**
- * Vault and submit benchmarks (issue #4): unlock time at the default KDF cost (scrypt N = 2^17, r = 8,
+ * Vault and submit benchmarks: unlock time at the default KDF cost (scrypt N = 2^17, r = 8,
  * p = 1; median of 5), and sign-and-submit latency of a perps command to the sandbox on loopback
  * (median of 50). Prints figures; never fails on timing.
  */

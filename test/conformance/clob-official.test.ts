@@ -3,7 +3,7 @@
  * (create, derive, list, delete), server time, market info, every public read, GTC / GTD / FOK / FAK
  * orders (limit and market, BUY and SELL, post-only, negative-risk), a batch, get order, open orders,
  * trades, every cancel, heartbeats, balance-allowance and closed-only status. Every call must succeed,
- * with the client's own header names (`POLY_*`) and no shim (issue #22).
+ * with the client's own header names (`POLY_*`) and no shim.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, http, type WalletClient } from 'viem';

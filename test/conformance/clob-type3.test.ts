@@ -1,6 +1,6 @@
 /**
  * The official order-book client (`@polymarket/clob-client-v2` 1.1.0) with `signatureType: 3` against the
- * sandbox (issue #21): a new API user's deposit wallet deployed and approved through the official relayer
+ * sandbox: a new API user's deposit wallet deployed and approved through the official relayer
  * client; no approval → "not enough balance / allowance"; API key, post (limit, market, neg-risk), read,
  * cancel, balance-allowance; our type-3 signatures byte-identical to the official client's (V2 standard,
  * neg-risk, V3); a resolved market's position turns redeemable and a redeem batch pays out.

@@ -1,8 +1,8 @@
 /**
- * A new API user of the venue, as the official clients set one up against the sandbox (issue #21):
+ * A new API user of the venue, as the official clients set one up against the sandbox:
  * an EOA, its order-book API key (`@polymarket/clob-client-v2` with `signatureType: 3`, `createOrDeriveApiKey`), builder credentials from
  * `POST /auth/builder-api-key`, and a `RelayClient` (`@polymarket/builder-relayer-client`) whose chain RPC
- * is the sandbox's `/rpc` stand-in. The clients send their own header names (`POLY_*`), which the sandbox accepts (issue #22): no shim.
+ * is the sandbox's `/rpc` stand-in. The clients send their own header names (`POLY_*`), which the sandbox accepts: no shim.
  */
 import { createWalletClient, defineChain, encodeFunctionData, http, maxUint256, parseAbi, type Address, type WalletClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';

@@ -1,6 +1,6 @@
 /**
  * The official perps client (`@polymarket/client` 0.2.0) runs its session against the sandbox with no
- * shim (issue #22, PROTOCOL.md §5.1): `openPerpsSession` creates a proxy over REST (wallet-signed on the
+ * shim (PROTOCOL.md §5.1): `openPerpsSession` creates a proxy over REST (wallet-signed on the
  * venue's domain), reads the credentials with `POLYMARKET-*` headers and connects the WebSocket (auth,
  * sub); then placeOrder resting and crossing (each waits for its `orders` event after the
  * acknowledgement), cancels by id and by client order id, leverage, and the fills arriving as events.

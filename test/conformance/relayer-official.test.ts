@@ -1,6 +1,6 @@
 /**
  * The official relayer client (`@polymarket/builder-relayer-client` 0.0.10) against the sandbox, as a new
- * API user runs it (issue #21): builder key, derive the deposit wallet (through the `/rpc` stand-in),
+ * API user runs it: builder key, derive the deposit wallet (through the `/rpc` stand-in),
  * deployed?, deploy and poll, nonce, an approval batch, transactions; refused batches end INVALID with a
  * reason; a revoked builder key is refused. Every step must pass.
  */

@@ -1,7 +1,7 @@
 /**
  * The official perps / streams client (`@polymarket/client` 0.2.0) pointed at a sandbox: a harness whose
  * clock follows the wall clock (the client stamps commands with `Date.now()`), every service of the
- * venue's environment config on the sandbox's REST and WebSocket URLs (issue #22), and a fresh key's
+ * venue's environment config on the sandbox's REST and WebSocket URLs, and a fresh key's
  * secure client. Node 20 has no global WebSocket: the client is given `ws`'s.
  */
 import { WebSocket } from 'ws';

@@ -1,5 +1,5 @@
 /**
- * The security boundary tested the way attackers work (issue #12 §2), in real Chromium against the
+ * The security boundary tested the way attackers work, in real Chromium against the
  * sandbox, bounded in count and time: 10 000+ fuzzed provider requests across methods; forged frames
  * from the page itself, a cross-origin iframe and a sandboxed (null-origin) iframe; about:blank, data:
  * and file: contexts; the approval page framed or opened by a page; two racing approvals of one
@@ -237,7 +237,7 @@ describe('adversarial browser suite', () => {
     }
   });
 
-  it('closing the approval window rejects only what it showed: a request that arrived meanwhile gets its own window (issue #17 §10)', async () => {
+  it('closing the approval window rejects only what it showed: a request that arrived meanwhile gets its own window', async () => {
     const first = ask(order('2995'));
     const win = await approvalWindow();
     await win.bringToFront();

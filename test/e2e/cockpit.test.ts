@@ -1,5 +1,5 @@
 /**
- * The trader's cockpit in real Chromium against the sandbox (issue #10): before an order is signed the
+ * The trader's cockpit in real Chromium against the sandbox: before an order is signed the
  * ticket shows position, available margin, fee and the estimated liquidation price, computed from the
  * venue's reads (asserted against the sandbox); a fill moves the position, its liquidation price and
  * PnL in the Positions view; a stop-loss is set; the position closes in one action; an order is entered
@@ -50,7 +50,7 @@ describe('trader cockpit in Chromium', () => {
     await popup.getByTestId('risk-liq').waitFor();
     const before = await sandboxPortfolio();
     expect(await text('risk-position')).toBe('none');
-    // Available margin to 2 decimals with its unit (issue #19).
+    // Available margin to 2 decimals with its unit.
     expect(await text('risk-available')).toBe(formatUsdc(before.withdrawable));
     // Issue #19: USDC figures carry thousands separators (the sandbox account holds ≥ 1 000 USDC).
     expect(Number(before.withdrawable)).toBeGreaterThanOrEqual(1000);
@@ -59,7 +59,7 @@ describe('trader cockpit in Chromium', () => {
     const notional = Number((await text('risk-notional')).replace(/,| USDC/g, ''));
     expect(notional).toBeGreaterThan(130_000);
     expect(Number((await text('risk-fee')).replace(/,/g, '').split(' ')[0])).toBeCloseTo(notional * 0.0005, 4);
-    // Shown to BTC's 0.5 tick with separators (issue #19).
+    // Shown to BTC's 0.5 tick with separators.
     expect(await text('risk-liq')).toMatch(/^\d{1,3}(,\d{3})*\.[05]$/);
     const estimated = Number((await text('risk-liq')).replace(/,/g, ''));
     expect(estimated).toBeGreaterThan(10_000);
@@ -67,14 +67,14 @@ describe('trader cockpit in Chromium', () => {
     await popup.locator('input[name="qty"]').press('Enter');
     await popup.getByText(/Filled 2/).waitFor();
     expect(btcPosition()?.size).toBe(200_000_000n);
-    // The notice gives the average fill price (to the tick) and the fee with its unit (issue #19).
+    // The notice gives the average fill price (to the tick) and the fee with its unit.
     await popup.getByTestId('ticket-result').filter({ hasText: /avg \d{2},\d{3}\.[05] · fee [\d,]+\.\d\d USDC/ }).waitFor();
 
     await popup.getByRole('tab', { name: 'Positions' }).click();
     const row = popup.getByTestId('position-1');
     await row.waitFor();
     const after = (await sandboxPortfolio()).positions.find((x) => x.instrument_id === 1)!;
-    // Shown to BTC's 0.5 tick (issue #19): the venue's figure rounded to the tick, with its unit.
+    // Shown to BTC's 0.5 tick: the venue's figure rounded to the tick, with its unit.
     await row.getByTestId('position-liq').filter({ hasText: `${formatStep(after.liquidation_price, '0.5')} USDC` }).waitFor();
     // The estimate before signing is within 0.5% of the liquidation price the venue reports after the fill.
     expect(Math.abs(estimated - Number(after.liquidation_price)) / Number(after.liquidation_price)).toBeLessThan(0.005);
@@ -131,7 +131,7 @@ describe('trader cockpit in Chromium', () => {
     const placed = [...h.sandbox.ctx.venue.orders.values()].filter((o) => o.iid === 2 && !o.buy && o.status === 'open' && o.owner === h.sandbox.demo.owner.address.toLowerCase());
     expect(placed).toHaveLength(1);
     expect(placed[0]!.price).toBe(BigInt(Math.round(Number(price) * 1e8)));
-    // The notice belongs to ETH-PERP: another instrument starts without it (issue #19).
+    // The notice belongs to ETH-PERP: another instrument starts without it.
     await popup.locator('select[name="instrument"]').selectOption({ label: 'BTC-PERP (#1)' });
     await popup.waitForFunction(() => document.querySelector('[data-testid="ticket-result"]')?.textContent === '');
   });

@@ -123,7 +123,7 @@ afterAll(async () => {
   server?.close();
 });
 
-describe('a mipd + viem dapp in Chromium (issue #20)', () => {
+describe('a mipd + viem dapp in Chromium', () => {
   it('EIP-1193 connect: a page that only listens is told connect with the chain id as soon as the provider serves, before it asks anything', async () => {
     await dapp.waitForFunction(() => window.__dapp.events.some((e) => e.event === 'connect'));
     expect((await events())[0]).toEqual({ event: 'connect', data: { chainId: '0x13882' } });

@@ -1,5 +1,5 @@
 /**
- * The dead-man timer against the background's real lifecycle in Chromium (issue #17 §6): with a standing
+ * The dead-man timer against the background's real lifecycle in Chromium: with a standing
  * grant live, the service worker is stopped over CDP (`ServiceWorker.stopAllWorkers`), as the browser may
  * do at any time. The next granted request is signed only after the new worker re-armed the kill
  * switches; `deadman.status` is armed; renewals and heartbeats go on after the restart, also when no page

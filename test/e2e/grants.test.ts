@@ -1,6 +1,6 @@
 /**
  * Standing grants, the panic switch, the dead-man timer and the audit log in real Chromium against the
- * sandbox (issue #11): a site trades 50 orders inside a grant without a window and the sandbox verifies
+ * sandbox: a site trades 50 orders inside a grant without a window and the sandbox verifies
  * them all; an order over a limit opens a window that names the limit; a withdrawal under a grant
  * still opens a window; the audit export lists every signature with its origin; the panic switch leaves
  * no open order at either venue and locks (which revokes the grant). The dead-man timer (venues cancel
@@ -159,7 +159,7 @@ describe('standing grants in Chromium', () => {
  * on the old code. Each request must wait for a window, and nothing may reach the sandbox before the
  * person decides (its request log and order records). A fresh browser session.
  */
-describe('a site holding a narrow grant (issue #17)', () => {
+describe('a site holding a narrow grant', () => {
   beforeAll(async () => {
     await h?.close();
     ({ h, popup, send, demo, windows: windowCount } = await startDemoSession(PASSWORD));

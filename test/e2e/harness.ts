@@ -1,5 +1,5 @@
 /**
- * Real-browser harness (issue #5; reused by the bridge tests): Debian's Chromium through
+ * Real-browser harness (reused by the bridge tests): Debian's Chromium through
  * playwright-core with a fresh persistent profile and the built extension loaded, plus an in-process
  * sandbox gateway on an ephemeral loopback port. Flags from the machine notes.
  */

@@ -1,5 +1,5 @@
 /**
- * The panic switch in real Chromium against the sandbox (issue #17 finding 7, "Panic is total and
+ * The panic switch in real Chromium against the sandbox ("Panic is total and
  * bounded"): a granted site flooding orders while the person presses Panic ends with nothing open at
  * either venue and nothing accepted after the cancel; with the order book silent, panic still returns in
  * bounded time, locks, and the report says which kill switch will cancel and when.

@@ -1,5 +1,5 @@
 /**
- * The trading session in real Chromium (issue #17, "A grant outlives auto-lock, the owner key does
+ * The trading session in real Chromium ("A grant outlives auto-lock, the owner key does
  * not"): with a standing grant live, auto-lock seals the owner key but keeps the grant's keys. The popup
  * (360 × 600) shows "Trading session: <site>, <time left>" on its unlock screen with Panic and "End
  * session and lock"; the granted site keeps trading inside its limits without a window; anything else

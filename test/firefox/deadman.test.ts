@@ -1,5 +1,5 @@
 /**
- * The dead-man timer against Firefox's event page (issue #17 §6), in Debian's Firefox ESR over WebDriver
+ * The dead-man timer against Firefox's event page, in Debian's Firefox ESR over WebDriver
  * BiDi (as `firefox.test.ts`). Firefox stops an MV3 event page ≈ 30 s after the last extension event or
  * API call, even while a connected page holds a port, and its timers die with it.
  * 1. Default prefs: with a grant live and the dapp connected, 60 s without any extension activity — the

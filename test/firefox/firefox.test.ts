@@ -1,5 +1,5 @@
 /**
- * Firefox, for real (issue #12 §1): Debian's Firefox ESR, headless, driven over WebDriver BiDi by
+ * Firefox, for real: Debian's Firefox ESR, headless, driven over WebDriver BiDi by
  * puppeteer-core, with the Firefox MV3 build installed as a temporary add-on. Onboard (the first-install
  * tab), place a perps order from the popup, and approve a demo page's connection and order in the
  * approval window; the sandbox verifies the order. Skipped where Firefox or the build is missing. Also

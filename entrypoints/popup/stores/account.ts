@@ -1,5 +1,5 @@
 /**
- * The Account tab's state (issues #5, #10, #14): the venue's account reads (deposits with their
+ * The Account tab's state: the venue's account reads (deposits with their
  * confirmations, internal transfers, per-instrument configuration, referral and invite code, proxy
  * keys, funding-rate history), each with its data and error; proxy key issue and delete; and the
  * move-funds flow (withdraw or internal transfer: review shows destination and amount in human and base

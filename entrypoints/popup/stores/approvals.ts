@@ -1,5 +1,5 @@
 /**
- * The approval queue's state (issues #6, #11, #17), shared by the approval window and the popup (which
+ * The approval queue's state, shared by the approval window and the popup (which
  * opens on the queue while approvals are pending): the pending requests (oldest first, re-read every
  * second), whether Approve is armed, the grant offer and its outcome. Approve arms only after the window
  * has had focus for `ARM_DELAY_MS` on the request shown, disarms on blur, and re-arms when the request
@@ -25,7 +25,7 @@ export const ARM_DELAY_MS = 1_000;
 
 /** The part of a signing artifact the window shows: the EIP-712 digests the key will sign. */
 const signDigestsSchema = v.object({ signDigests: v.array(v.string()) });
-/** A perps artifact's account and the JSON `op` that will be signed (issue #19: its orders are summarised). */
+/** A perps artifact's account and the JSON `op` that will be signed (its orders are summarised). */
 const perpsArtifactSchema = v.object({ kind: v.literal('perps'), account: v.string(), envelope: v.object({ op: v.unknown() }) });
 
 /** The orders of a perps artifact's `createOrders` op, rebuilt and validated as the gateway does; none for anything else. */
@@ -47,7 +47,7 @@ const clobArtifactSchema = v.object({
 });
 
 /**
- * The numbers of an order-book artifact (issue #19): per order the shares, price, cost (BUY: the maker
+ * The numbers of an order-book artifact: per order the shares, price, cost (BUY: the maker
  * amount) or proceeds (SELL: the taker amount) and the fee at the book's rate on the USDC side (as `clobFee`), exact.
  * `feeRate(tokenId)` reads the rate (bp) through the background. Undefined for another artifact.
  */
@@ -117,7 +117,7 @@ export type ApprovalStoreOptions = {
   onEmpty: () => void;
   /**
    * The approval window tells the background which request (id, digest) it displays, so closing the
-   * window rejects that request only (issue #17 §10). The popup's copy of the queue does not.
+   * window rejects that request only. The popup's copy of the queue does not.
    */
   reportShown?: boolean;
   focus?: FocusSource;
@@ -138,7 +138,7 @@ export function createApprovalStore({ call, onEmpty, reportShown = false, focus 
   const now = signal(Date.now());
   const granting = signal<GrantOffer | undefined>(undefined);
   const granted = signal<string | undefined>(undefined);
-  /** Order summaries by request id + digest (issue #19): computed once per artifact from the venue's reads. */
+  /** Order summaries by request id + digest: computed once per artifact from the venue's reads. */
   const summaries = signal<Record<string, ApprovalSummary>>({});
   const raw = new Map<string, unknown>();
   /** A request with its order summary once read. */

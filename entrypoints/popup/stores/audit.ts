@@ -1,5 +1,5 @@
 /**
- * The audit log's state (issue #11 §4, #17): entries a page at a time (newest first, `PAGE` per page,
+ * The audit log's state: entries a page at a time (newest first, `PAGE` per page,
  * the next page before the last id shown), the origin and kind filters, the origins seen, the chain
  * check (polled while the background is checking) and the export, assembled here page by page so
  * neither side holds more than a page of the log. Plain signals over an injected `call`.

@@ -1,5 +1,5 @@
 /**
- * The popup's order-book store fed by the background's pushes (issue #22): the user channel's order and
+ * The popup's order-book store fed by the background's pushes: the user channel's order and
  * trade events change the open orders and trades with no REST read, the market channel's book of the
  * shown token changes the ladder, another account's push changes nothing, and a REST read of the open
  * orders that answers after a newer pushed event keeps the event's state (the snapshot race).

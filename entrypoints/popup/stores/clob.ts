@@ -1,5 +1,5 @@
 /**
- * Order-book (CLOB) server state for the popup (issues #7, #9): the catalogue search (keyset paging),
+ * Order-book (CLOB) server state for the popup: the catalogue search (keyset paging),
  * the chosen market and outcome with its book (tick, minimum size, levels, fee), the portfolio from the
  * data service (paging), open orders, recent trades, and the answers to the last orders posted.
  * Pure helpers compute what the ticket shows before signing (maker / taker amounts and the fee).
@@ -32,7 +32,7 @@ export const units = (base: string) => formatUnitsMin2(base, 6);
 
 /**
  * The price an order is sent at: the typed one, else for a market-style order (FOK / FAK) the best
- * level ± the slippage cap (`capBps`, default `DEFAULT_SLIPPAGE_BPS`; issue #19), else none.
+ * level ± the slippage cap (`capBps`, default `DEFAULT_SLIPPAGE_BPS`), else none.
  */
 function clobOrderPrice(info: BookInfo | undefined, d: Pick<ClobOrderDraft, 'side' | 'price' | 'orderType'>, capBps = DEFAULT_SLIPPAGE_BPS): string {
   if (d.price || !info || (d.orderType !== 'FOK' && d.orderType !== 'FAK')) return d.price;
@@ -72,7 +72,7 @@ export type ClobStore = ReturnType<typeof createClobStore>;
 
 /**
  * Creates the store for `account`; `start()` loads the first search page, the portfolio, open orders and
- * trades, and listens to the background's pushes (issue #22): the order-book user channel's order and
+ * trades, and listens to the background's pushes: the order-book user channel's order and
  * trade events update the open orders and trades, the market channel's book of the shown token updates
  * the ladder — no REST read. A REST read of the open orders that answers after a newer pushed event
  * keeps the event's state (the snapshot race). `start()` returns the stop.
@@ -171,7 +171,7 @@ export function createClobStore(account: Account, call: Call = popupCall, listen
   async function post(draft: ClobOrderDraft, capBps = DEFAULT_SLIPPAGE_BPS): Promise<void> {
     const token = tokenId.value;
     if (!token || busy.value) return;
-    // A market-style order without a typed price goes at the best level ± the cap (issue #19).
+    // A market-style order without a typed price goes at the best level ± the cap.
     const d = { ...draft, price: clobOrderPrice(info.value, draft, capBps) };
     if (!d.price) return;
     busy.value = true;

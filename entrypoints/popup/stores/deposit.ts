@@ -1,5 +1,5 @@
 /**
- * The deposit-wallet panel's state (issue #21): the active account's deposit wallet (shown only once the
+ * The deposit-wallet panel's state: the active account's deposit wallet (shown only once the
  * background derived it through the chain RPC and the relayer answered `/deployed`), the relayer
  * transaction in flight with its progress (NEW → EXECUTED → MINED, or FAILED / INVALID with the
  * relayer's reason — nothing is resubmitted; a transaction submitted from a popup since closed is shown

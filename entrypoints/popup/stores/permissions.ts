@@ -1,5 +1,5 @@
 /**
- * Standing permissions and kill switches for the Settings tab (issue #11 §1, issue #17): the live
+ * Standing permissions and kill switches for the Settings tab: the live
  * grants with their last-24 h use, the dead-man timers' status, and Revoke.
  */
 import { signal } from '@preact/signals';

@@ -1,5 +1,5 @@
 /**
- * The popup's perps store fed by the background's stream (issue #22): while `streams.status` says
+ * The popup's perps store fed by the background's stream: while `streams.status` says
  * live, the portfolio and open orders come from pushes and are not polled; pushed orders and fills show
  * at once; another account's or a malformed push changes nothing; when the stream is down polling resumes.
  */
@@ -62,7 +62,7 @@ describe('perps store with the live stream', () => {
     s.store.stop();
   });
 
-  it("opens on the account the background's live session holds: no portfolio or open-orders read at open (issue #19)", async () => {
+  it("opens on the account the background's live session holds: no portfolio or open-orders read at open", async () => {
     const rich = { ...PORTFOLIO, withdrawable: '12345' };
     const s = setup('live', null, 'down', { portfolio: rich, openOrders: [order(5, 'open')] });
     s.store.iid.value = 1;

@@ -1,5 +1,5 @@
 /**
- * Perps server state for the popup (issue #10 §5): one signal per venue read, polled on a schedule that
+ * Perps server state for the popup: one signal per venue read, polled on a schedule that
  * stays well inside the request-weight budget (≈ 240 of 1 200 per minute: book, tickers, portfolio and
  * open orders every 2 s; statistics every 30 s; instruments and fees once), paused while the popup is
  * hidden, backing off (doubling up to 30 s) after a rate-limit answer. The spend of the last 60 s is a
@@ -25,7 +25,7 @@ type WatchAnswer = Awaited<ReturnType<typeof popupCall<'streams.watch'>>>;
 let firstWatch: Promise<{ account: string; iid: number; answer: WatchAnswer; at: number } | undefined> | undefined;
 
 /**
- * Begins the popup's first `streams.watch` as soon as the start hint is read (issue #19, popup open →
+ * Begins the popup's first `streams.watch` as soon as the start hint is read (popup open →
  * loaded), before the first render: for the hinted active account when it has a live proxy key, and
  * `last`, the instrument shown last (`LAST_INSTRUMENT`; not a positive integer: no early watch). When
  * the boot script already asked for that account and instrument (`early`, `takeBootWatch`), its
@@ -289,14 +289,14 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     return settledOrder(pushedOrders, orderWaiters, live.value, oid, ms);
   }
 
-  /** Reads the instruments and fees, and at the same time (when an instrument is already chosen) the book, tickers and account (issue #19: no serial reads at open); listens to the background's stream pushes (issue #22). */
+  /** Reads the instruments and fees, and at the same time (when an instrument is already chosen) the book, tickers and account (no serial reads at open); listens to the background's stream pushes. */
   async function start(): Promise<void> {
     if (running) return;
     running = true;
     unlisten = listen(onPush);
-    // The background's book when fresh (≤ 1 s) spares the first REST book read (issue #19 / #22).
+    // The background's book when fresh (≤ 1 s) spares the first REST book read.
     const early = iid.value !== undefined ? watch().then((fresh) => refresh({ skipBook: fresh })).catch(() => undefined) : undefined;
-    const asked = askStatus(); // beside the first reads, not before them (issue #19)
+    const asked = askStatus(); // beside the first reads, not before them
     statusTimer = setInterval(() => void askStatus(), FAST_MS);
     try {
       const [list, f] = await Promise.all([read('instruments'), read('fees').catch(() => undefined)]);

@@ -88,7 +88,7 @@ describe('createPositionsStore', () => {
   it('closes a position after a preview and one confirmation, says so, and reads the fills again', async () => {
     const { s, sent } = setup();
     await s.close(SHORT);
-    // First step (issue #19 finding 6): a preview — size, estimated price, fee, realised PnL — and nothing sent.
+    // First step: a preview — size, estimated price, fee, realised PnL — and nothing sent.
     expect(sent).toHaveLength(0);
     expect(s.closing.value?.preview).toMatchObject({ size: '1.5', limit: '3031', complete: true });
     // Buying back 1.5 at 3001 (entry 3000): fee 1.5 × 3001 × 5 bp, realised PnL −1.5.
@@ -99,7 +99,7 @@ describe('createPositionsStore', () => {
     await s.close(SHORT);
     await s.confirmClose();
     expect(sent).toHaveLength(1);
-    // Protected (issue #19): an IOC limit at the best ask + 1 % on the tick, never an unbounded market order.
+    // Protected: an IOC limit at the best ask + 1 % on the tick, never an unbounded market order.
     expect(sent[0]).toMatchObject({ args: [{ buy: true, qty: '1.5', p: '3031', tif: 'ioc', ro: true }] });
     expect(s.notice.value).toBe('Closed ETH-PERP (#2)');
     expect(s.fills.value).toHaveLength(2);

@@ -1,6 +1,6 @@
 /**
- * Positions tab state (issue #10 §2) over the perps store: fills (newest first, paged by time; the
- * fills the live stream pushes are added at the top as they come, issue #22),
+ * Positions tab state over the perps store: fills (newest first, paged by time; the
+ * fills the live stream pushes are added at the top as they come),
  * funding payments, the equity / PnL series for the chosen range, and the outcome of the last close or
  * trigger order. Closing sends a reduce-only IOC market order for the whole position; take-profit /
  * stop-loss a reduce-only market trigger order. Derived: margin ratio (maintenance / account value, %).
@@ -59,7 +59,7 @@ export function marginRatioPct(p: Portfolio | undefined): number {
 
 /**
  * The reduce-only IOC order that closes `p` (the opposite side, its whole size), at `limit` — the
- * best level ± the slippage cap (issue #19: never an unbounded market order; `closeLimit`).
+ * best level ± the slippage cap (never an unbounded market order; `closeLimit`).
  */
 export const closeOrder = (p: Position, limit: string) => createOrders({ orders: [{ iid: p.instrument_id, buy: p.size.startsWith('-'), qty: p.size.replace('-', ''), p: limit, tif: 'ioc', ro: true }] });
 /** The reduce-only market trigger order (take-profit or stop-loss at `trp`) for the whole of `p`. */

@@ -80,7 +80,7 @@ describe('createPermissionsStore', () => {
   });
 });
 
-describe('createSettingsStore: venue presets (issue #22)', () => {
+describe('createSettingsStore: venue presets', () => {
   const POLY = { ...SETTINGS, preset: 'polymarket', perpsUrl: 'https://api.perpetuals.polymarket.com' };
   const RESULT = { service: 'perps', label: 'Perps gateway', url: 'x', ok: true, ms: 3 };
 

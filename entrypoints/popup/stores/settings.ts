@@ -1,5 +1,5 @@
 /**
- * Settings state for the popup (issue #4 §1, #10, #11): the stored settings (and the fields that were
+ * Settings state for the popup: the stored settings (and the fields that were
  * invalid and reset to their defaults), the draft being edited, and the vault actions of the Settings
  * tab (encrypted backup export and restore, password change) with their notice or error. The theme and
  * the position-size warning threshold are read from here by the app and the perps ticket.
@@ -25,7 +25,7 @@ export const DEFAULT_MAX_POSITION_USDC = 50_000;
 /** The stored field names as a person reads them: "autoLockMinutes (must be 1-1440)". */
 export const invalidText = (invalid: readonly InvalidSetting[]) => invalid.map((i) => `${i.field} (${i.reason})`).join('; ');
 
-/** One service's connection-check result (`settings.checkConnections`, issue #22). */
+/** One service's connection-check result (`settings.checkConnections`). */
 export type ConnectionResult = ProcedureOutput<'settings.checkConnections'>['results'][number];
 
 /** The settings store. */
@@ -42,10 +42,10 @@ export function createSettingsStore(call: Call = popupCall) {
   const notice = signal<string | undefined>(undefined);
   const theme = computed(() => saved.value?.theme);
   const maxPositionUsdc = computed(() => saved.value?.maxPositionUsdc ?? DEFAULT_MAX_POSITION_USDC);
-  /** The protected market orders' slippage cap, basis points (issue #19; default 100 = 1 %). */
+  /** The protected market orders' slippage cap, basis points (default 100 = 1 %). */
   const slippageBps = computed(() => saved.value?.slippageBps ?? DEFAULT_SLIPPAGE_BPS);
 
-  /** The last connection check's results (issue #22), undefined before the first. */
+  /** The last connection check's results, undefined before the first. */
   const checks = signal<ConnectionResult[] | undefined>(undefined);
   const checking = signal(false);
   /** Whether the saved settings' venue preset still waits for the person's real-money confirmation. */
@@ -76,7 +76,7 @@ export function createSettingsStore(call: Call = popupCall) {
     }
   }
   /**
-   * Switches to preset `id` (issue #22): asks the browser for exactly its hosts' permissions (in this
+   * Switches to preset `id`: asks the browser for exactly its hosts' permissions (in this
    * click), stores all its values, then runs the connection check. Refused permissions switch nothing.
    */
   const choosePreset = (id: Exclude<PresetId, 'custom'>) =>

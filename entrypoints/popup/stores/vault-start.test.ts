@@ -1,4 +1,4 @@
-/** The popup's start (issue #19, popup open): the start hint shown before the status, then replaced by it. */
+/** The popup's start (popup open): the start hint shown before the status, then replaced by it. */
 import { describe, expect, it, vi } from 'vitest';
 import { bootVault, createVaultStore } from './vault';
 import { fakeCall } from './testkit';

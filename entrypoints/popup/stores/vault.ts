@@ -1,5 +1,5 @@
 /**
- * The vault's status for the popup (issue #4, #14, #17): lock state, owner keys and the active account,
+ * The vault's status for the popup: lock state, owner keys and the active account,
  * pending approvals and the trading session; switching the active account (with the notice of what the
  * switch cancelled) and locking. The popup root chooses its screen from `status`.
  */
@@ -22,7 +22,7 @@ type Hints = { read: typeof readStartHint; write: typeof writeStartHint };
 const popupHints: Hints = { read: readStartHint, write: writeStartHint };
 
 /**
- * The popup's first reads (issue #19, popup open), begun before the first render: `hint`, the start
+ * The popup's first reads (popup open), begun before the first render: `hint`, the start
  * hint with the session epoch (`lib/messaging/start-hint.ts`), and `first`, the status — asked only
  * once the epoch was read, so a hint stored with that epoch can never be older than a lock.
  */

@@ -44,7 +44,7 @@ export type ProcedureDeps = {
   grants: GrantService;
   /** The dead-man timer's state. */
   deadman: () => DeadManStatus;
-  /** Opens (or focuses) the approval window on the pending requests (the deposit-wallet batches ask there, issue #21). */
+  /** Opens (or focuses) the approval window on the pending requests (the deposit-wallet batches ask there). */
   showApprovals?: () => Promise<void>;
   /** The approval window displays request `id` at `digest` (closing the window rejects only that one). */
   onApprovalShown?: (id: string, digest: string) => void;
@@ -56,7 +56,7 @@ export type ProcedureDeps = {
   panicTiming?: Partial<PanicTiming>;
 };
 
-/** The audit log of the deps' vault database, keyed by the vault's audit key (issue #17 §8). */
+/** The audit log of the deps' vault database, keyed by the vault's audit key. */
 export function auditOf(d: Pick<ProcedureDeps, 'db' | 'vault'>): AuditLog {
   return auditLog(d.db, () => d.vault.auditKey());
 }

@@ -14,7 +14,7 @@ import { auditOf, type ContractHandlers, type ProcedureDeps } from './deps';
  */
 export function grantProcedures(d: ProcedureDeps): ContractHandlers<typeof GRANT_CONTRACT> {
   const { db, service } = d;
-  /** Equity and names for a grant offer (issue #17). */
+  /** Equity and names for a grant offer. */
   const offerReads = serviceOfferReads({
     perpsRead: (account, name) => d.reads.perpsRead(account, name),
     clobCollateral: (account) => d.reads.clobCollateral(account),
@@ -28,7 +28,7 @@ export function grantProcedures(d: ProcedureDeps): ContractHandlers<typeof GRANT
     },
     'grant.create': async ({ approvalId, limits, minutes }) => {
       // The origin and account come from the pending request the window shows, never from the message;
-      // the grant's venue and instruments / markets must be those of that request (issue #17).
+      // the grant's venue and instruments / markets must be those of that request.
       const view = d.registry.list().find((x) => x.id === approvalId);
       if (!view || !view.account || !view.grantable) throw new ApprovalNotFoundError();
       const scope = limits.venue === 'perps' ? limits.instruments.map(String) : limits.markets;

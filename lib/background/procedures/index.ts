@@ -23,7 +23,7 @@ import { vaultProcedures } from './vault';
 export type { ProcedureDeps } from './deps';
 
 /**
- * What an extension page may call during a trading session (issue #17): status, unlock, lock, the
+ * What an extension page may call during a trading session: status, unlock, lock, the
  * grants list and revoke, the dead-man status, panic, and the approval window's own calls. Everything
  * else (owner-key commands, reveal, backup, settings, new grants, popup trading, audit) needs the
  * password again: `VaultLockedError` (4900).

@@ -56,7 +56,7 @@ export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'reads' | 'vault'>): 
   /**
    * Whose positions the data service is asked for: `account`'s deposit wallet when it has one whose
    * stored address is still its derivation (PROTOCOL.md §4.2; a type-3 account's shares are the
-   * wallet's, issue #21), else `account`.
+   * wallet's), else `account`.
    */
   const holder = async (account: string, chainId: number): Promise<string> => {
     const w = await vault.depositWallet(account);

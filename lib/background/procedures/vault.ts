@@ -35,7 +35,7 @@ export function vaultProcedures(d: ProcedureDeps): ContractHandlers<typeof VAULT
       accounts: await accounts(vault),
       activeAccount: (await activeAccount(db, vault))?.address ?? null,
       pendingApprovals: d.registry.size,
-      // Live grants' sites and expiry: "Trading session: <site>, <time left>" (issue #17).
+      // Live grants' sites and expiry: "Trading session: <site>, <time left>".
       session: vault.state === 'locked' ? [] : (await d.grants.list()).map((g) => ({ origin: g.origin, expiresAt: g.expiresAt })),
     }),
     'vault.create': async ({ password }) => {

@@ -3,7 +3,7 @@
  * `{ error }` answer, throttling (seed "Limits"), heartbeat lapses, the exchange-mode gate, and the two
  * authentications as typed middleware — L1 (a ClobAuth signature, {@link ClobExchange.l1}) and L2 (the
  * HMAC of an API key, {@link ClobExchange.l2}) — so authenticated handlers receive the caller from the
- * context. Header names: the seed's `SVC_*` or the venue's `POLY_*` (`authHeader`, issue #22).
+ * context. Header names: the seed's `SVC_*` or the venue's `POLY_*` (`authHeader`).
  *
  * - L1: the ClobAuth signer recovered with viem must equal `SVC_ADDRESS`; `SVC_TIMESTAMP` within the
  *   window; failures → 401 `Invalid L1 Request headers`.

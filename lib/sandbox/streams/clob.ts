@@ -1,5 +1,5 @@
 /**
- * The sandbox's order-book channels (issue #22, PROTOCOL.md §5.3–§5.4), as `@polymarket/client`'s
+ * The sandbox's order-book channels (PROTOCOL.md §5.3–§5.4), as `@polymarket/client`'s
  * `subscribe` uses them:
  *
  * - `/clob/ws/market` (no auth): `{assets_ids, type:"market", custom_feature_enabled?, initial_dump?}`

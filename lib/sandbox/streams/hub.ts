@@ -1,5 +1,5 @@
 /**
- * The sandbox's WebSocket streams on the HTTP server's `upgrade` (issue #22, PROTOCOL.md §5.6):
+ * The sandbox's WebSocket streams on the HTTP server's `upgrade` (PROTOCOL.md §5.6):
  *
  * | path | stream |
  * |---|---|

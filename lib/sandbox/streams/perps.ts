@@ -1,5 +1,5 @@
 /**
- * The sandbox's perps session WebSocket at `/perps/v1/ws` (issue #22, PROTOCOL.md §5.1–§5.2), as the
+ * The sandbox's perps session WebSocket at `/perps/v1/ws` (PROTOCOL.md §5.1–§5.2), as the
  * official client `@polymarket/client` 0.2.0 uses it.
  *
  * - `{id, req:"post", op:{type:"auth", args:{proxy, secret}}}` binds the socket to the account of a

@@ -1,5 +1,5 @@
 /**
- * The sandbox streams (issue #22, PROTOCOL.md §5): the perps session (auth, sub, commands through the
+ * The sandbox streams (PROTOCOL.md §5): the perps session (auth, sub, commands through the
  * REST code path, acknowledgement before the order event, per-channel `sq`, ping, public channels) and
  * the order-book market and user channels. Every event frame must validate under
  * `@polymarket/bindings/subscriptions`.
