@@ -1,5 +1,5 @@
 /**
- * A compact book ladder (issue #19 "Fits the popup", "Readable numbers"): a table with column headers
+ * A compact book ladder that fits the popup: a table with column headers
  * (price, size, cumulative total), asks above (best nearest the middle), the spread in price, ticks and
  * basis points, bids below. Clicking a row takes its price; rows are not Tab stops (the keyboard moves
  * the price with ↑ / ↓), so the submit button stays a few Tab presses from the inputs.

@@ -1,8 +1,8 @@
 /**
- * A small line chart (uPlot). Presentational: `points` are Unix-ms timestamps with values already
- * turned into numbers for drawing only (the numbers shown as text elsewhere stay decimal strings);
- * `format` labels the y axis. uPlot (≈ 20 KB gzip with its CSS) is loaded on first draw, not with the
- * popup (issue #19 bench: popup JS ≤ 80 KB gzip, ticket interactive fast).
+ * A small line chart (uPlot). Presentational: `points` are Unix-ms timestamps with values already turned
+ * into numbers for drawing only (the numbers shown as text elsewhere stay decimal strings); `format`
+ * labels the y axis. uPlot (≈ 20 KB gzip with its CSS) is loaded on first draw, not with the popup (the
+ * popup's JS at open stays ≤ 80 KB gzip and the ticket interactive fast: `test/bench/popup.ts`).
  */
 import { useEffect, useRef } from 'preact/hooks';
 import type uPlot from 'uplot';

@@ -25,7 +25,7 @@ const signed = (v: string, step: string | undefined): string => signedDecimal(v,
 
 /**
  * The panel (`data-testid="risk"`): amounts in USDC; prices to `tick` and sizes to `lot` (the
- * instrument's steps, issue #19 "Readable numbers": the venue reports entries to 8 decimals).
+ * instrument's steps: the venue reports entries to 8 decimals).
  */
 export function RiskPanel(props: {
   symbol: string;

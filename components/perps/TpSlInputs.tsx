@@ -7,7 +7,7 @@ import { Field } from '../ui';
 
 /**
  * TP, SL and the slippage cap, folded under one summary line (one Tab stop between the size and the
- * order button; issue #19 keyboard); it opens by itself while any of them holds a value.
+ * order button, so the keyboard path stays short); it opens by itself while any of them holds a value.
  */
 export function TpSlInputs(props: { tp: string; sl: string; slippage: string; defaultCapBps: number; onTp: (v: string) => void; onSl: (v: string) => void; onSlippage: (v: string) => void }) {
   const set = [props.tp && `TP ${props.tp}`, props.sl && `SL ${props.sl}`, `cap ${props.slippage || props.defaultCapBps} bp`].filter(Boolean).join(' · ');

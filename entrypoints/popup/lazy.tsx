@@ -1,8 +1,8 @@
 /**
- * Screens loaded when first shown (issue #19 bench: the popup parses only the shell and the perps
- * ticket at open). `lazyScreen(load)` is a component that renders "Loading…" until `load()` resolves
- * to the screen, then the screen with the same props; `load` runs once and is shared by every use.
- * `preload()` starts it ahead (the popup calls it when idle, so a tab opens at once).
+ * Screens loaded when first shown, so that the popup parses only the shell and the perps ticket at open
+ * (`test/bench/popup.ts` measures it). `lazyScreen(load)` is a component that renders "Loading…" until
+ * `load()` resolves to the screen, then the screen with the same props; `load` runs once and is shared by
+ * every use. `preload()` starts it ahead (the popup calls it when idle, so a tab opens at once).
  */
 import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';

@@ -101,7 +101,7 @@ describe('createApprovalStore', () => {
   });
 });
 
-describe('issue #19: the approval window shows the order numbers', () => {
+describe('the approval window shows the order numbers', () => {
   it('summarises a perps createOrders artifact from the venue reads, TP / SL listed', async () => {
     const op = createOrders({ orders: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true }, { iid: 2, buy: false, qty: '0.5', ro: true, tr: { tpsl: 'sl', trp: '2900', market: true } }] }).body;
     const artifact = { kind: 'perps', account: '0x5aa4000000000000000000000000000000000307', envelope: { op, salt: 1, ts: 1 }, signDigests: ['0xaa'] };
@@ -132,7 +132,7 @@ describe('issue #19: the approval window shows the order numbers', () => {
   });
 });
 
-describe('issue #19: an order-book request shows its cost and fee', () => {
+describe('an order-book request shows its cost and fee', () => {
   it('BUY: cost = maker amount, shares = taker amount, fee at the book rate', async () => {
     const artifact = { kind: 'clob', orders: [{ body: { orderType: 'GTC', order: { side: 'BUY', tokenId: '101', makerAmount: '3100000', takerAmount: '10000000' } } }], signDigests: [] };
     const { call } = fakeCall({

@@ -93,7 +93,7 @@ describe('createClobStore', () => {
   });
 });
 
-describe('issue #19: protected order-book market orders', () => {
+describe('protected order-book market orders', () => {
   it('an FOK without a typed price goes at the best ask + the cap (on the tick), with the estimate shown', async () => {
     const info = { tickSize: '0.01', minSize: '5', negRisk: false, bestBid: '0.48', bestAsk: '0.5', bids: [['0.48', '100']] as [string, string][], asks: [['0.5', '100'], ['0.52', '100']] as [string, string][], feeRateBps: 0 };
     expect(clobPreview(info, { side: 'BUY', price: '', size: '10', orderType: 'FOK' }, 300).price).toBe('0.51');

@@ -125,7 +125,7 @@ export type PerpsStore = ReturnType<typeof createPerpsStore>;
  * `listen` to the background's stream pushes; `activeAccount` (default `account`): the active account, whose
  * streams the header's badge shows (`venues`) even without a perps proxy. Call `start()` when shown, `stop()` when gone.
  *
- * Issue #22: while the background's perps stream for `account` is live (`live`, asked every 2 s with
+ * While the background's perps stream for `account` is live (`live`, asked every 2 s with
  * `streams.status`, which costs no venue weight), the portfolio and the open orders come from its pushes
  * and are not polled; `fills` collects the fills pushed since the popup opened (newest first), and
  * `orderPushed(oid, ms)` waits for an order's settled state. When the stream is down they are polled
@@ -134,7 +134,7 @@ export type PerpsStore = ReturnType<typeof createPerpsStore>;
  * The public data too: the store tells the background which instrument it shows (`streams.watch`);
  * while the background's public perps stream is live, the book and tickers come from its pushes and
  * are not polled. At open (and on `select`) the book the background holds is shown at once: fresh
- * when at most 1 s old (issue #19's "loaded"), else marked `bookStale` until a newer book arrives.
+ * ("loaded") when at most 1 s old, else marked `bookStale` until a newer book arrives.
  */
 export function createPerpsStore(account: string | undefined, call: Call = popupCall, listen: Listen = onStreamPush, activeAccount: string | undefined = account) {
   const instruments = signal<Instrument[]>([]);

@@ -109,7 +109,7 @@ export function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid
       if (!ack) throw new Error('no acknowledgement');
       result.value = `Acknowledged: order #${ack.oid}`;
       for (let i = 0; i < 20; i++) {
-        // Issue #22: while the stream is live its order event settles this without a read.
+        // While the stream is live its order event settles this without a read.
         const pushed = await store.orderPushed(ack.oid, pollMs);
         const [o] = pushed ? [pushed] : await store.read('orders', { order_id: ack.oid });
         if (o && o.status !== 'accepted' && o.status !== 'untriggered' && o.status !== 'armed') {

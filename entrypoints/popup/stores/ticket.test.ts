@@ -161,7 +161,7 @@ describe('createPerpsTicket', () => {
   });
 });
 
-describe('issue #19: the numbers before the click', () => {
+describe('the numbers before the click', () => {
   const LONG = (size: string, entry: string) => ({
     positions: [{ instrument_id: 1, symbol: 'BTC-PERP', size, entry_price: entry, leverage: 10, cross: true, initial_margin: '0', maintenance_margin: '1', position_value: '100', liquidation_price: '0', unrealized_pnl: '0', return_on_equity: '0', cumulative_funding: '0' }],
     margin: { total_account_value: '10000', total_initial_margin: '0', total_maintenance_margin: '1', total_position_value: '100' },
