@@ -1,7 +1,8 @@
 /**
- * The audit log through the background's `audit.*` procedures (issue #17 §8 and "An audit log that
- * scales"), black-box: entries come from real procedures (account switches), a store writer edits the
- * extension's IndexedDB the way finding 8 describes, and the popup's procedures must say so.
+ * The audit log through the background's `audit.*` procedures, black-box: entries come from real
+ * procedures (account switches), a store writer edits the extension's IndexedDB (entries edited or
+ * re-attributed with the chain rebuilt, the oldest dropped with the anchor moved, the newest
+ * truncated), and the popup's procedures must say so.
  */
 import 'fake-indexeddb/auto';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -92,7 +93,7 @@ describe('background: the audit log through audit.* procedures', () => {
     expect(r).toMatchObject({ ok: true, state: 'ok', count: 4 });
   });
 
-  // Finding 8: each of these passed the v1 check ("ok").
+  // Each of these leaves a chain the unkeyed v1 hash check reads as "ok": the keyed check reports it.
   const attacks: [string, (db: VaultDb) => Promise<void>][] = [
     [
       'an entry edited and the chain rebuilt',

@@ -218,7 +218,7 @@ describe('background: replies never carry secrets', () => {
     // The one reveal procedure needs the password again.
     expect((await call(bg, 'vault.unlock', { password: 'a good password' })).ok).toBe(true);
     expect(((await call(bg, 'vault.revealOwnerKey', { address: owner, password: 'a good password' })).result as { privateKey: string }).privateKey).toBe(ownerKey);
-    // (a wrong one counts in the unlock back-off, issue #17: the right one is checked first)
+    // (a wrong one counts in the unlock back-off, so the right one is checked first)
     expect(await call(bg, 'vault.revealOwnerKey', { address: owner, password: 'wrong password' })).toMatchObject({ ok: false, error: { name: 'Vault.WrongPasswordError' } });
   });
 });
@@ -426,7 +426,7 @@ describe('background: page requests and approvals', () => {
     await connect(bg);
     const owner = h.demo.owner.address;
     const { domain, withdrawDomain } = await bg.service().perpsDomains();
-    // The attack from issue #13: an Op whose data is the hash of an internal transfer to the site's address.
+    // A site's Op whose data is the hash of an internal transfer to the site's address.
     const transfer = internalTransfer({ account: owner, token: h.ctx.config.usdc, amount: '5000', to: h.demo.counterparty.address });
     expect(perpsOpTypedData({ domain, op: transfer.op, salt: 77, ts: Date.now() }).message.data).toBe(hashPerpsOp(transfer.op));
     const order = buildClobOrder({ signer: owner, signatureType: 0, tokenId: h.ctx.clob.markets[0]!.tokenIds[0]!, side: 'BUY', makerAmount: '1000000', takerAmount: '2000000', timestampMs: Date.now() });

@@ -79,7 +79,7 @@ export function benchHooks(bg: Background): BenchHooks {
           bg.grants().consume(origin, account, { kind: 'order', venue: 'perps', orders: [{ market: '2', buy: true, size: '0.01', price: ref, postOnly: true }] }, async () => ({ price: ref, source: 'mark' }), async () => true),
         );
         await time('proxyFor', () => bg.vault().proxyFor(account));
-        // The artifact built while the grant is asked (tried for issue #20; the provider keeps them in sequence).
+        // The artifact built while the grant is asked (measured for comparison; the provider keeps them in sequence).
         await time('consume∥prepare', () => Promise.all([bg.grants().consume(origin, account, { kind: 'order', venue: 'perps', orders: [{ market: '2', buy: true, size: '0.01', price: ref, postOnly: true }] }, async () => ({ price: ref, source: 'mark' }), async () => true), bg.service().preparePerps(account, cmd, { submit: true })]));
         const artifact = await time('preparePerps', () => bg.service().preparePerps(account, cmd, { submit: true }));
         await time('execute', () => bg.service().execute(artifact, artifact.digest, { origin, summary: 'bench', authority: bg.service().authority.capture(PERSON_SCOPES) }));

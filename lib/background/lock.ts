@@ -82,7 +82,8 @@ export class Locks {
    * Locks the vault, then everything that follows a lock (`afterLock`). Every grant is revoked first, at
    * the call (`GrantService.revokeAll` counts the revocation synchronously): the vault's lock waits its
    * turn behind writes already queued, and a granted request waiting among them must not pass its last
-   * check before the send meanwhile (outside attack 31.6/31.7).
+   * check before the send meanwhile (`lib/background/page-path.granted.test.ts`, "a popup lock while the
+   * write is pending").
    */
   readonly lock = async (): Promise<void> => {
     this.d.service.authority.end('all', 'lock'); // everything started before the lock ends here (`lib/authority/epoch.ts`)

@@ -1,5 +1,5 @@
 /**
- * The background's browser notifications (issue #22 "Notifications"): the rules (`lib/notifications/
+ * The background's browser notifications: the rules (`lib/notifications/
  * rules.ts`) fed by every stream push (`BackgroundStreams.onPush`), raised through a thin
  * `notifications.create` adapter — so they come from the background, with the popup closed. The
  * preferences are read from their own record (`lib/notifications/prefs.ts`) and cached until
@@ -132,7 +132,7 @@ export function createBackgroundNotifications(d: BackgroundNotificationsDeps): B
       },
     },
     unrecorded(what, o = {}) {
-      // One notification per submission, even two in the same millisecond (outside attack B4).
+      // One notification per submission, even two in the same millisecond (`lib/background/page-path.granted.test.ts`).
       raise({ id: `unrecorded-${now()}-${++unrecordedCount}`, kind: 'unrecorded', title: 'Not in the audit log', message: o.stopped ? `Countersign stopped after sending this ${what}, before recording the venue's answer (logged as unknown). Check the venue's history.` : `Countersign sent this ${what} and the venue answered, but its audit entry could not be written. Check the venue's history.` });
     },
     stop: () => clearTimeout(timer),

@@ -1,5 +1,5 @@
 /**
- * The page ↔ background ports (issue #18 "one route from a page"): the content script of each
+ * The page ↔ background ports, the one route from a page: the content script of each
  * page opens a port named `PORT_NAME`; the page's origin is the port sender's tab URL, never anything in
  * a message. Each message on a port is one request (`PortRequest`), refused with -32602 when its params
  * are not JSON or larger than `MAX_REQUEST_BYTES` (64 KiB) before anything else runs, and otherwise

@@ -1,5 +1,5 @@
 /**
- * Trading over the perps session (issue #22 "Trading over the session"): one submission path, two
+ * Trading over the perps session: one submission path, two
  * transports. The real background on the fake browser against the in-process sandbox, `ws` as the
  * worker's WebSocket. Every frame the background writes to its sockets and every request it makes
  * over HTTP is recorded, so each test can say which transport carried an order — and that the other

@@ -1,5 +1,5 @@
 /**
- * Typed errors for dapps (issue #20 "a typed client"): what Countersign's provider answers, by EIP-1193 /
+ * Typed errors for dapps: what Countersign's provider answers, by EIP-1193 /
  * EIP-1474 code and `data`, as classes a dapp can `instanceof` (README "Error codes"). `toCountersignError`
  * reads any error a viem client throws (viem wraps the provider's error in its own RPC error classes; the
  * code and `data` are found by walking `cause`).

@@ -89,7 +89,7 @@ describe('each error class that can reach a page carries its EIP-1193 / EIP-1474
     ['UnauthorizedSenderError', UnauthorizedSenderError, new UnauthorizedSenderError(), 4100],
     ['UnknownProcedureError', UnknownProcedureError, new UnknownProcedureError(), 4200],
     ['NotActiveAccountError', NotActiveAccountError, new NotActiveAccountError(), 4100],
-    // Venue refusals and unknown outcomes: codes dapp libraries do not retry (issue #18 attack 1).
+    // Venue refusals and unknown outcomes: codes dapp libraries do not retry (a retry would send it twice).
     ['PerpsGatewayError', PerpsGatewayError, new PerpsGatewayError({ status: 400, error: 'insufficient_margin' }), -32003],
     ['PerpsRateLimitedError', PerpsRateLimitedError, new PerpsRateLimitedError({ status: 429, error: 'rate_limited' }), -32002],
     ['ClobError', ClobError, new ClobError('The exchange refused the order.', { status: 400, exchangeMessage: 'x' }), -32003],

@@ -48,7 +48,7 @@ function unitsText(units: bigint, scale: number): string {
 
 /**
  * A price or size (decimal string) rounded to the nearest multiple of `step` (the instrument's tick or
- * lot, from the venue's `instruments` read, issue #19 "Readable numbers") and shown with the step's
+ * lot, from the venue's `instruments` read) and shown with the step's
  * decimals and thousands separators: `("65005.83333333", "0.5")` → `"65,006.0"`, `("0.1234", "0.001")`
  * → `"0.123"`. A value that is not a decimal string is returned unchanged.
  */
@@ -75,7 +75,7 @@ export function formatUsdc(value: string): string {
 }
 
 /**
- * The spread in ticks and basis points of the mid (issue #19 "spread in ticks and bp"): best ask and
+ * The spread in ticks and basis points of the mid: best ask and
  * best bid as decimal strings, `tick` the instrument's tick. `undefined` when a side is missing or the
  * book is crossed. Basis points to one decimal.
  */
@@ -95,7 +95,7 @@ export function spreadText(bestAsk: string | undefined, bestBid: string | undefi
 
 /**
  * Cumulative quantity down a side of the book (best first): `[["1","2"],["0.5","3"]]` → `["2","5"]`,
- * exact decimals (issue #19 "cumulative depth").
+ * exact decimals.
  */
 export function cumulative(levels: readonly (readonly [string, string])[]): string[] {
   const scale = Math.max(0, ...levels.map(([, q]) => stepDecimals(q)));

@@ -1,5 +1,5 @@
 /**
- * Contract of the notification preferences (issue #22 "Notifications"; `lib/notifications/prefs.ts`):
+ * Contract of the notification preferences (`lib/notifications/prefs.ts`):
  * the popup reads and changes which browser notifications the background raises. Popup only; not secret.
  */
 import * as v from 'valibot';

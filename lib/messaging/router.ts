@@ -17,7 +17,7 @@ export type IdentifiedSender = { kind: SenderKind; origin: string; tabId?: numbe
 
 /**
  * Identifies a sender: extension pages by their URL under this extension's origin (`/popup.html`, and
- * the side panel `/sidepanel.html` — the same cockpit, issue #19 — as the popup; `/approval.html`), content scripts by a top-frame tab with an http(s) URL. Anything else — another
+ * the side panel `/sidepanel.html` — the same cockpit — as the popup; `/approval.html`), content scripts by a top-frame tab with an http(s) URL. Anything else — another
  * extension, a sub-frame, an unknown page — is `undefined` and refused.
  */
 export function identifySender(sender: BrowserSender, extensionId: string, extensionOrigin: string): IdentifiedSender | undefined {

@@ -4,7 +4,7 @@ import { settingsSchema } from '../settings';
 import { CHECKED_SERVICES } from '../settings/check';
 import { EXT, noInput, POPUP, procedure } from './procedure';
 
-/** Settings procedures (`settings.checkConnections`: issue #22). `settings.get` also names the stored fields that were invalid (and replaced by defaults). */
+/** Settings procedures (read, change, check each service's connection). `settings.get` also names the stored fields that were invalid (and replaced by defaults). */
 export const SETTINGS_CONTRACT = {
   'settings.get': procedure({
     input: noInput,

@@ -1,5 +1,5 @@
 /**
- * The person's notification preferences (issue #22 "Notifications"): which kinds of browser
+ * The person's notification preferences: which kinds of browser
  * notification the background raises, the liquidation distance and the stream-down delay. Kept in the
  * vault database's `settings` store under their own key, `notifications` (beside the settings'
  * `prefs` record, which they never touch), as `{ version: 1, values }`. Not secret.

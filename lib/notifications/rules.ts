@@ -1,5 +1,5 @@
 /**
- * The notification rules (issue #22 "Notifications"), pure: they read the background's stream pushes
+ * The notification rules, pure: they read the background's stream pushes
  * (`StreamPush`, `lib/messaging/streams.ts`: orders, fills, the portfolio, the stream's state) and say
  * which browser notifications to raise. No I/O, no clock of their own (`now` is passed), no secret in
  * their input or output: a notification names an instrument, a side, sizes and prices only.

@@ -165,7 +165,7 @@ describe('an error after the venue accepted, and keyed repeats', () => {
   });
 });
 
-describe('in-flight records of keyed submissions (attack 27 1a)', () => {
+describe('in-flight records of keyed submissions', () => {
   const stored = async () => ((await fakeBrowser.storage.session.get(OUTCOMES_KEY))[OUTCOMES_KEY] ?? {}) as Record<string, { pending?: boolean; data: Record<string, unknown> }>;
   const order = (token: string, key?: string) => ({ orders: [{ tokenId: token, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }], ...(key ? { idempotencyKey: key } : {}) });
 

@@ -1,8 +1,9 @@
 /**
- * Issue #20 §5, as a page uses it and as a malicious page tries it: `eth_requestAccounts` on a locked
- * vault (unlock, then the connection; one window for a storm of calls), EIP-2255 permission methods and
- * ERC-7715 `wallet_grantPermissions` (type spoofs, unknown fields, wider-than-shown grants). The real
- * background on the fake browser against the in-process sandbox (test/kits/grants.ts).
+ * Connection and permission requests, as a page uses them and as a malicious page tries them:
+ * `eth_requestAccounts` on a locked vault (unlock, then the connection; one window for a storm of calls),
+ * EIP-2255 permission methods and ERC-7715 `wallet_grantPermissions` (type spoofs, unknown fields,
+ * wider-than-shown grants). The real background on the fake browser against the in-process sandbox
+ * (test/kits/grants.ts).
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Issue #19: the order summary before the click against the sandbox venue's records after it. The
+ * The order summary before the click against the sandbox venue's records after it. The
  * sandbox runs in-process (`startHarness`); the summary reads only what the venue's reads answer
  * (instruments, book, portfolio, fees, config) and shares no code with its engine. Sizes exact; prices,
  * fees, margins and liquidation prices within 0.1 % (margins through the withdrawable read).
@@ -78,7 +78,7 @@ async function check(order: PerpsOrderInput, opts: { resting?: boolean } = {}): 
   return s;
 }
 
-describe('issue #19: the summary before the click is what the venue records after it', () => {
+describe('the summary before the click is what the venue records after it', () => {
   it('a market long walking levels: average entry, fee, margin, liquidation', async () => {
     const s = await check(await market(1, true, '0.6'));
     expect(Number(s.slippageBps)).toBeGreaterThan(0); // 0.25 + 0.25 + 0.1 over three levels
@@ -93,7 +93,7 @@ describe('issue #19: the summary before the click is what the venue records afte
     expect(s.preview.marginRequired).toBe('0');
   });
 
-  it('a flip that ends smaller than it started takes the margin of the new side (finding 1)', async () => {
+  it('a flip that ends smaller than it started takes the margin of the new side', async () => {
     await check(await market(2, false, '5'));
     const s = await check(await market(2, true, '8'));
     expect(s.preview.flips).toBe(true);
@@ -116,7 +116,7 @@ describe('issue #19: the summary before the click is what the venue records afte
     expect(s.preview).toMatchObject({ feeRate: '0.0001', feeUpTo: false });
   });
 
-  it('the 100 % preset at the protected limit is accepted for margin (finding 3)', async () => {
+  it('the 100 % preset at the protected limit is accepted for margin', async () => {
     const r = await reads(3);
     const item = await market(3, true, '0.1');
     const qty = maxOrderSize({ withdrawable: r.portfolio.withdrawable, price: item.p ?? '0', leverage: r.leverage, feeRate: r.fees.taker, lot: '0.1' });

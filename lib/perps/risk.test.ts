@@ -21,7 +21,7 @@ describe('previewOrder', () => {
     expect(previewOrder({ ...base, buy: true, qty: '0.1', price: '65000' }).liquidationPrice).toBeNull();
   });
 
-  it('finding 1: a flip that ends smaller than it started needs the margin of the new side', () => {
+  it('a flip that ends smaller than it started needs the margin of the new side', () => {
     // ETH short 5 → buy 8 at 3121.5, 25×: long 3 → 3 × 3121.5 ÷ 25 = 374.58
     const p = previewOrder({ ...base, leverage: 25, markPrice: '3121.5', buy: true, qty: '8', price: '3121.5', position: { size: '-5', entryPrice: '3100' } });
     expect(p).toMatchObject({ flips: true, grows: false, newSize: '3', newEntry: '3121.5', marginRequired: '374.58' });
@@ -44,7 +44,7 @@ describe('previewOrder', () => {
     expect(p).toMatchObject({ newSize: '2', newEntry: '65000', marginRequired: '6600', realizedPnl: '0' });
   });
 
-  it('finding 2: the leverage is the one passed (the venue\'s), so 5× margin is 4× the 20× figure', () => {
+  it('the leverage is the one passed (the venue\'s), so 5× margin is 4× the 20× figure', () => {
     const at5 = previewOrder({ ...base, leverage: 5, buy: true, qty: '10', price: '150.05', markPrice: '150.05', maxLeverage: 20 });
     expect(at5.marginRequired).toBe('300.1');
   });
@@ -54,7 +54,7 @@ describe('previewOrder', () => {
     expect(p.marginRequired).toBe('7000');
   });
 
-  it('finding 4: post-only pays the maker rate; a GTC limit shows "up to" the taker rate', () => {
+  it('post-only pays the maker rate; a GTC limit shows "up to" the taker rate', () => {
     const po = previewOrder({ ...base, liquidity: 'maker', buy: true, qty: '1', price: '65000' });
     expect(po).toMatchObject({ fee: '6.5', feeRate: '0.0001', feeUpTo: false });
     const gtc = previewOrder({ ...base, liquidity: 'either', buy: true, qty: '1', price: '65000' });
@@ -73,7 +73,7 @@ describe('previewOrder', () => {
     expect(p).toMatchObject({ marginRequired: '6500', marginCheck: '6565', insufficientMargin: true });
   });
 
-  it('finding 8: prices come out at the tick\'s decimals', () => {
+  it('prices come out at the tick\'s decimals', () => {
     const p = previewOrder({ ...base, priceDecimals: 1, accountValue: '10000', buy: true, qty: '3', price: '65005.83333333' });
     expect(p.newEntry).toBe('65005.8');
     expect(p.liquidationPrice?.split('.')[1]?.length ?? 0).toBeLessThanOrEqual(1);
@@ -100,7 +100,7 @@ describe('sizes', () => {
     expect(maxOrderSize({ withdrawable: '100000', price: '65000', leverage: 10, feeRate: '0.0005', lot: '0.001', fraction: '0.25' })).toBe('3.827');
   });
 
-  it('finding 3: the 100 % size passes the margin check at the same margin price', () => {
+  it('the 100 % size passes the margin check at the same margin price', () => {
     for (const [w, px, lev] of [['1234.56', '65650', 10], ['999.99', '3152.7', 25], ['50', '151.51', 5]] as const) {
       const qty = maxOrderSize({ withdrawable: w, price: px, leverage: lev, feeRate: '0.0005', lot: '0.001' });
       const p = previewOrder({ ...base, withdrawable: w, leverage: lev, buy: true, qty, price: px });
@@ -133,7 +133,7 @@ describe('protected market orders', () => {
     const thin = estimateMarket(asks, true, '5', 100, '0.25');
     expect(thin).toMatchObject({ fillable: '3', avgPrice: '100.5', complete: false });
     expect(estimateMarket([], true, '1', 100, '0.5')).toBeUndefined();
-    // averages come out at the tick's decimals (finding 8)
+    // averages come out at the tick's decimals
     expect(estimateMarket(asks, true, '2', 100, '0.5')?.avgPrice).toBe('100.3');
     const sell = estimateMarket([['100', '1'], ['99.5', '1'], ['98', '9']], false, '3', 100, '0.5');
     expect(sell).toMatchObject({ limit: '99', fillable: '2', avgPrice: '99.8', slippageBps: '25', complete: false });

@@ -7,7 +7,7 @@
  * Units: sizes and prices are decimal strings (contracts and USDC per contract); every USDC amount is a
  * decimal string of USDC. Internally all values are fixed-point at 8 decimals (`S`).
  *
- * The venue's rules as we apply them (issue #19 §"Preview = venue"):
+ * The venue's rules as we apply them (the preview equals what the venue records):
  * - leverage and margin mode are the account's for the instrument (`config` read / the position row);
  *   a leverage typed but not applied is never used here (the ticket shows it as pending);
  * - fee = notional × rate: the maker rate for post-only, the taker rate for market / IOC / FOK, and

@@ -9,7 +9,7 @@
  * A crossing GTC limit larger than the visible book within its limit fills that part now and rests the
  * rest at its limit, where any seller (or buyer) — the requesting page included — can fill it: the
  * numbers price the part that fills now at the book and the rest at the limit, the worst it can execute
- * at (attack 27 finding 5a). An IOC / FOK order is bounded by its limit: the rest is cancelled.
+ * at. An IOC / FOK order is bounded by its limit: the rest is cancelled.
  */
 import type { PerpsOrderInput } from './commands';
 import { decimalsOf, estimateWithin, previewOrder, splitWalk, type Liquidity, type OrderPreview } from './risk';
@@ -171,10 +171,10 @@ export type SummaryReader = {
 };
 
 /**
- * Summarises every item of a `createOrders` command (issue #19 §"The approval window shows the
- * numbers"): the numbers of each order computed from the venue's reads by `summarizeOrder` — the same
- * code as the ticket — applied one after another is not modelled: each is summarised against the
- * account as it is now. Rejects when a read fails (the window then says the numbers are unavailable).
+ * Summarises every item of a `createOrders` command for the approval window: the numbers of each order
+ * computed from the venue's reads by `summarizeOrder` — the same code as the ticket — applied one after
+ * another is not modelled: each is summarised against the account as it is now. Rejects when a read fails
+ * (the window then says the numbers are unavailable).
  */
 export async function summarizeCommand(orders: readonly PerpsOrderInput[], read: SummaryReader): Promise<CommandOrderSummary[]> {
   const [instruments, fees, portfolio] = await Promise.all([read.instruments(), read.fees(), read.portfolio()]);

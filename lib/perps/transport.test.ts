@@ -1,5 +1,5 @@
 /**
- * The send point's choice of transport and its answers (issue #22 "Trading over the session"), pure:
+ * The send point's choice of transport and its answers, pure:
  * a fake session and a fake fetch record what each transport carried.
  */
 import { describe, expect, it } from 'vitest';

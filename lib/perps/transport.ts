@@ -1,6 +1,6 @@
 /**
- * The one point where a signed perps command leaves the background (issue #22 "Trading over the
- * session": one submission path, two transports). Everything before it — artifact, approval, grant
+ * The one point where a signed perps command leaves the background (one submission path, two
+ * transports: REST or the perps session). Everything before it — artifact, approval, grant
  * checks, keyed duplicate detection, the panic gate, the weight meter, the signature — is the same
  * whichever transport carries the body; so is what follows: the answer is classified by
  * `classifyPerpsAnswer` into the same typed errors, a missing answer is `Http.NetworkError` (the

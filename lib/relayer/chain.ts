@@ -70,7 +70,7 @@ async function requireChain(rpc: ReturnType<typeof rpcOf>, rpcUrl: string, chain
 
 /**
  * Whether the chain has code at `wallet` (`eth_getCode`, on `chainId`): a deposit wallet counts as
- * deployed only when the chain says so too, never on the relayer's `/deployed` alone (issue #21 attack D1).
+ * deployed only when the chain says so too, never on the relayer's `/deployed` alone.
  * Throws `ChainRpcUnavailableError` when the RPC cannot say.
  */
 export async function walletHasCode(rpcUrl: string, wallet: Address, chainId: number, fetchFn: typeof fetch = fetch): Promise<boolean> {

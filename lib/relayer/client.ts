@@ -5,8 +5,8 @@
  * builder headers over the exact body text), `GET /transaction` and `GET /transactions` (builder
  * headers), and a poll until a transaction is mined. Every answer is validated (valibot) before anything
  * reads it. A transaction the relayer answers `STATE_FAILED` or `STATE_INVALID` throws
- * `RelayerTransactionFailedError` with the relayer's reason — nothing here ever submits again (issue #21
- * "Bad input": nothing is retried without the person). The deposit-wallet safe/proxy flows and
+ * `RelayerTransactionFailedError` with the relayer's reason — nothing here ever submits again (nothing
+ * is retried without the person). The deposit-wallet safe/proxy flows and
  * `/relay-payload` (proxy only) are not called.
  */
 import { venueText } from '../validation/venue-text';

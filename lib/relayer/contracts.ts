@@ -1,7 +1,7 @@
 /**
  * The venue's contracts for deposit wallets and the relayer, per chain (PROTOCOL.md §4.1, read in
  * `@polymarket/builder-relayer-client` 0.0.10 and `@polymarket/clob-client-v2` 1.1.0). Token approvals a
- * deposit-wallet batch may set go only to the exchanges listed here (issue #21 "Bad input").
+ * deposit-wallet batch may set go only to the exchanges listed here.
  */
 import type { Address } from 'viem';
 import { InvalidFieldError } from '../validation';

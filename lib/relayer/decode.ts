@@ -1,5 +1,5 @@
 /**
- * Deposit-wallet batch calls in plain words (issue #21 "Bad input"): each call is decoded against the
+ * Deposit-wallet batch calls in plain words: each call is decoded against the
  * few functions a deposit-wallet user needs — collateral `approve`, outcome-token `setApprovalForAll`,
  * ConditionalTokens `redeemPositions`, and token transfers — and anything else is refused, never signed
  * blind. Approvals go only to the venue's exchanges of PROTOCOL.md §4.1; a call that moves tokens to

@@ -1,6 +1,6 @@
 /**
- * The relayer transactions Countersign submitted for a deposit wallet and has not yet seen land (issue
- * #21), kept by the background so their progress outlives the popup: the popup that submitted one may
+ * The relayer transactions Countersign submitted for a deposit wallet and has not yet seen land,
+ * kept by the background so their progress outlives the popup: the popup that submitted one may
  * close, and the next one shows the transaction again until it is mined, failed or refused. Non-secret
  * (transaction ids, what each does, the owner address, when) in the vault database's `settings` store
  * under `relayerPending`, at most 20, each for a day at most. A landed transaction (MINED, CONFIRMED,

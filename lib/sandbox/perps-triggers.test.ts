@@ -1,5 +1,5 @@
 /**
- * Issue #19: the sandbox fires TP / SL trigger orders when the mark crosses them (untriggered → armed
+ * The sandbox fires TP / SL trigger orders when the mark crosses them (untriggered → armed
  * → triggered, per PROTOCOL.md's order statuses) and liquidates an account whose value falls below its
  * maintenance margin — so TP / SL and liquidation warnings are tested by what happens.
  */

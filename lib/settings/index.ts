@@ -7,7 +7,7 @@
  *
  * Stored as `{ version, values }` under `prefs`, with written migrations from each
  * version to the next (v1 was the bare values object; v3 added the WebSocket and bridge URLs, the
- * preset, the perps domain pin — issue #22). Every field is validated on its own when read:
+ * preset, the perps domain pin). Every field is validated on its own when read:
  * a field that is missing takes its default silently; a field that is present but invalid takes its
  * default **and is reported** (`readSettingsReport().invalid`, shown in the popup's Settings) — the
  * other fields, gateway URLs included, keep their stored values.

@@ -1,6 +1,6 @@
 /**
- * Coalesced REST resyncs after stream gaps (outside attack S1 in
- * `lib/background/attack22.test.ts`). A venue — broken or hostile — can send frames whose per-channel
+ * Coalesced REST resyncs after stream gaps (`lib/background/hostile-venue.test.ts`, "a flood of
+ * sq-gapped frames"). A venue — broken or hostile — can send frames whose per-channel
  * `sq` skips on every frame; each gap asks for a REST resync, and unbounded resyncs spend the client's
  * weight budget (and the venue's) until the person's own orders are refused. A coalesced run has at
  * most one run in flight; a request made while one runs, or within `minGapMs` of the last run's start,

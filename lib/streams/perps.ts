@@ -293,7 +293,7 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Commands over the session (issue #22 "Trading over the session"; PROTOCOL.md §5.1 "command")
+// Commands over the session (PROTOCOL.md §5.1 "command")
 
 /** A signed command as the session carries it: the REST envelope's signed fields (`op`, `sig`, `salt`, `ts` ms, `exp` ms). */
 export type SessionCommand = { op: unknown; sig: string; salt: number; ts: number; exp?: number };

@@ -1,5 +1,5 @@
 /**
- * Handlers of the deposit-wallet procedures (contract: lib/messaging/deposit.ts; issue #21, PROTOCOL.md §4).
+ * Handlers of the deposit-wallet procedures (contract: lib/messaging/deposit.ts; PROTOCOL.md §4).
  * The active account only. The address comes from the chain RPC setting (`rpcUrl`) and is shown only
  * after the relayer answered `/deployed` for it; a stored wallet is re-derived before each use. A batch
  * is decoded (`describeWalletCalls`: undecodable calls and foreign spenders refused before any window),
