@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Browser set-up for the browser tiers of `npm test` (issue #18 "two commands on a fresh machine").
+# Browser set-up for the browser tiers of `npm test` (two commands on a fresh machine).
 # The browser tests drive Debian's Chromium (/usr/lib/chromium/chromium) and Firefox ESR
 # (/usr/bin/firefox-esr). When one is missing and we run as root, install it with apt; otherwise
 # say plainly what to run and fail, so `npm ci && npm test` either sets itself up or says why not.

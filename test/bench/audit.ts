@@ -1,5 +1,5 @@
 /**
- * Audit log benchmark (issue #17 "An audit log that scales"): at 1 000 000 entries (`AUDIT_BENCH_N`
+ * Audit log benchmark: at 1 000 000 entries (`AUDIT_BENCH_N`
  * to change it) — append p50 (target ≤ 1 ms), opening the Audit tab (check + first page + origins;
  * target ≤ 200 ms), a full check's time and peak memory, and a cursor prune. Prints figures; never
  * fails on timing. Runs on fake-indexeddb in Node (an in-memory IndexedDB written in JavaScript, so the

@@ -1,9 +1,9 @@
 /**
- * Popup open (issue #19 "Done when"): over 20 opens of the popup page (360 × 600) in headless
+ * Popup open: over 20 opens of the popup page (360 × 600) in headless
  * Chromium with the built extension and the sandbox on loopback, the time from navigation start to
  * (a) the ticket interactive — the size field focused — and (b) the book and margin loaded — the
- * ladder has levels that are not stale and the risk panel shows the available margin. "Loaded" is the
- * issue's: data no older than 1 s. At open the popup shows the book the background holds at once; one
+ * ladder has levels that are not stale and the risk panel shows the available margin. "Loaded" means
+ * data no older than 1 s. At open the popup shows the book the background holds at once; one
  * older than 1 s is marked stale (`.ladder.stale`) until a fresh one arrives, and is not counted as
  * loaded. p50 and p95; targets p50 ≤ 60 ms and ≤ 100 ms. Also the popup's JS at open (the boot script
  * and the chunks `popup.html` loads; the boot script was not counted before 2026-11-26), gzip, target

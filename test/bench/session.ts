@@ -1,14 +1,14 @@
 /**
- * The same order over REST and over the perps session (issue #22 "Trading over the session … Measure
- * both"): Node, the sandbox in-process on loopback, `SigningService` over fake-indexeddb with the
- * session stream of `lib/streams/perps.ts` on `ws`. A post-only ETH-PERP buy below the book (rests,
- * never fills), signed and submitted by `perpsSend` — the popup's path: sign, meter, send, classify,
- * audit — in alternating blocks of 50 (REST, session), 200 each, so machine drift hits both alike.
- * Prints p50 / p95 of the whole `perpsSend` and of the transport alone (body handed over → answer
- * classified), then the same with 50 ms added by the sandbox to every answer and frame
- * (`ctx.delayMs`). Never fails on timing. The sandbox's side is not the venue's: it recovers a session
- * command's signer once to check the session's proxy and again in the REST route it reuses, and its
- * delay hook delays both that internal REST call and the answer frame (twice the added latency).
+ * The same order over REST and over the perps session: Node, the sandbox in-process on loopback,
+ * `SigningService` over fake-indexeddb with the session stream of `lib/streams/perps.ts` on `ws`. A
+ * post-only ETH-PERP buy below the book (rests, never fills), signed and submitted by `perpsSend` — the
+ * popup's path: sign, meter, send, classify, audit — in alternating blocks of 50 (REST, session), 200
+ * each, so machine drift hits both alike. Prints p50 / p95 of the whole `perpsSend` and of the transport
+ * alone (body handed over → answer classified), then the same with 50 ms added by the sandbox to every
+ * answer and frame (`ctx.delayMs`). Never fails on timing. The sandbox's side is not the venue's: it
+ * recovers a session command's signer once to check the session's proxy and again in the REST route it
+ * reuses, and its delay hook delays both that internal REST call and the answer frame (twice the added
+ * latency).
  */
 import 'fake-indexeddb/auto';
 import { WebSocket } from 'ws';

@@ -1,5 +1,5 @@
 /**
- * Streams (issue #22 "Done when"), printed, never asserted. In headless Chromium with the built
+ * Streams, printed, never asserted. In headless Chromium with the built
  * extension and the sandbox on loopback, the popup (360 × 600) open on the ticket:
  * 1. Sandbox fill → the popup's DOM shows it: an IOC order crosses at the sandbox (sent from outside the
  *    extension); from the sandbox's log time of that request (after its fill) to the first change of the

@@ -1,6 +1,6 @@
 /**
- * Every sandbox read validates under the venue's own response schemas (`@polymarket/bindings` 0.10.0,
- * issue #9 §5b): perps account and info reads after real fills (positions, PnL, fees, funding), the
+ * Every sandbox read validates under the venue's own response schemas (`@polymarket/bindings` 0.10.0):
+ * perps account and info reads after real fills (positions, PnL, fees, funding), the
  * order-book exchange's public and L2 reads, the catalogue and the data service.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

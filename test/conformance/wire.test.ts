@@ -1,8 +1,8 @@
 /**
- * Wire bytes against the official client (issue #9 §5c): for the same key, salt and timestamp, the
+ * Wire bytes against the official client: for the same key, salt and timestamp, the
  * extension's L1 headers, L2 headers and `POST /order` bodies equal `@polymarket/clob-client-v2`'s byte
  * for byte. Headers are compared as the extension sends them with the venue's header set (`POLY_*`,
- * `applyHeaderSet(…, 'venue')`, the presets' setting; issue #22: no renaming in the test — the sandbox
+ * `applyHeaderSet(…, 'venue')`, the presets' setting; no renaming in the test — the sandbox
  * accepts both sets). Limit orders over every tick size and both sides, negative-risk markets, and
  * market-style FOK / FAK orders (price rounded down on both sides, PROTOCOL.md §3.4).
  */

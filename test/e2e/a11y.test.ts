@@ -1,5 +1,5 @@
 /**
- * Accessibility and fit (issue #19 "Keyboard and screen readers", "Fits the popup"): axe-core
+ * Accessibility and fit (keyboard, screen readers, the popup's size): axe-core
  * (`node_modules/axe-core/axe.min.js`, injected into the page) in real Chromium on every popup screen
  * (onboarding step by step, the close-position preview, the deposit-wallet panel before and after its
  * set-up, the panic dialog and its report), the side panel page and the approval window (connect,
@@ -46,7 +46,7 @@ async function audit(page: Page, screen: string): Promise<string[]> {
     await page.emulateMedia({ colorScheme: scheme });
     if (!(await page.evaluate(() => 'axe' in window))) await injectAxe(page);
     const violations = await page.evaluate(async () => {
-      // label-content-name-mismatch is experimental in axe (off by default): the issue names it, so it runs.
+      // label-content-name-mismatch is experimental in axe (off by default): a visible label must be in the accessible name, so it runs.
       const r = await axe.run(document, { resultTypes: ['violations'], rules: { 'label-content-name-mismatch': { enabled: true } } });
       return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) }));
     });

@@ -52,7 +52,7 @@ describe('trader cockpit in Chromium', () => {
     expect(await text('risk-position')).toBe('none');
     // Available margin to 2 decimals with its unit.
     expect(await text('risk-available')).toBe(formatUsdc(before.withdrawable));
-    // Issue #19: USDC figures carry thousands separators (the sandbox account holds ≥ 1 000 USDC).
+    // USDC figures carry thousands separators (the sandbox account holds ≥ 1 000 USDC).
     expect(Number(before.withdrawable)).toBeGreaterThanOrEqual(1000);
     expect(await text('risk-available')).toMatch(/^-?\d{1,3}(,\d{3})+(\.\d+)? USDC$/);
     // Market buy of 2 BTC walks the asks: notional from the book, fee 5 bp of it.

@@ -1,9 +1,9 @@
 /**
- * Issue #20 in real Chromium, as a dapp developer meets it: a test page bundled here (esbuild) from mipd
- * (EIP-6963 store) + viem (`createWalletClient({ transport: custom(provider) })`) + `lib/dapp`, served
- * on 127.0.0.1 by a tiny server, against the extension and the sandbox. Raw requests go through viem's
- * own `walletClient.request` with its default retry policy, so a code viem retries would show up as a
- * second window or a second submission.
+ * The dapp path in real Chromium, as a dapp developer meets it: a test page bundled here (esbuild) from
+ * mipd (EIP-6963 store) + viem (`createWalletClient({ transport: custom(provider) })`) + `lib/dapp`,
+ * served on 127.0.0.1 by a tiny server, against the extension and the sandbox. Raw requests go through
+ * viem's own `walletClient.request` with its default retry policy, so a code viem retries would show up
+ * as a second window or a second submission.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';

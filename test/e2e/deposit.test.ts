@@ -1,10 +1,10 @@
 /**
- * Issue #21 in real Chromium (popup at 360 × 600): a fresh install onboards a new API user through the
- * popup alone to a deposit wallet — the address shown is the PROTOCOL.md §4.2 derivation and the
+ * Deposit wallets in real Chromium (popup at 360 × 600): a fresh install onboards a new API user through
+ * the popup alone to a deposit wallet — the address shown is the PROTOCOL.md §4.2 derivation and the
  * relayer's `/deployed` — creates it (progress until mined), approves the setup batch in the approval
  * window (token, spender, amount in plain words), places a type-3 order that fills (the sandbox received
- * signature type 3, maker = signer = the wallet), resolves the market and redeems (the wallet is paid
- * out at the sandbox), withdraws through the bridge with the wallet as the source (the sandbox's
+ * signature type 3, maker = signer = the wallet), resolves the market and redeems (the wallet is paid out
+ * at the sandbox), withdraws through the bridge with the wallet as the source (the sandbox's
  * `/admin/withdrawals` records it, and a popup opened again while it is pending follows it until mined);
  * Settings edits the relayer and RPC URLs. Screenshots `test-results/screens/50-*`.
  */
@@ -56,7 +56,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-describe('issue #21: a new API user, from a fresh install to a filled type-3 order and a redeem (Chromium)', () => {
+describe('a new API user, from a fresh install to a filled type-3 order and a redeem (Chromium)', () => {
   let owner: Address;
   let wallet: string;
 

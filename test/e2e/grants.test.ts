@@ -154,10 +154,11 @@ describe('standing grants in Chromium', () => {
 });
 
 /**
- * Issue #17 findings 1-5 as the attacker did them: the connected demo page holds a narrow grant
- * (BTC-PERP only, 2 000 USDC per order, 20 000 per 24 h; or one order-book market) and sends what broke
- * on the old code. Each request must wait for a window, and nothing may reach the sandbox before the
- * person decides (its request log and order records). A fresh browser session.
+ * A site tries to reach past its grant: the connected demo page holds a narrow grant (BTC-PERP only,
+ * 2 000 USDC per order, 20 000 per 24 h; or one order-book market) and sends another venue's order, a
+ * price far from the mark, a trigger order, a dead-man timer change and a cancel-all. Each request must
+ * wait for a window, and nothing may reach the sandbox before the person decides (its request log and
+ * order records). A fresh browser session.
  */
 describe('a site holding a narrow grant', () => {
   beforeAll(async () => {
@@ -174,7 +175,7 @@ describe('a site holding a narrow grant', () => {
   const tenth = (x: string) => (Math.floor(Number(x) * 10) / 100).toString();
   const whole = (x: string) => (Math.floor(Number(x) * 100) / 100).toString();
 
-  it('the offer names the venue and market and proposes caps from the equity; a one-market order-book grant does not cover ETH-PERP (finding 1)', async () => {
+  it('the offer names the venue and market and proposes caps from the equity; a one-market order-book grant does not cover ETH-PERP', async () => {
     // An order-book order's window: the grant is for this market of the order book only.
     const opened = nextWindow();
     const first = pageRequest('clob_postOrders', { orders: [{ tokenId: tokenA(), side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] });
@@ -199,7 +200,7 @@ describe('a site holding a narrow grant', () => {
     expect(trading()).toBe(before);
   });
 
-  it('findings 1-5 under a BTC-PERP-only grant: an order-book order, a sell at 1, a stop-market trigger, autoCancel 0 and cancelAll each wait for a window; nothing reaches the sandbox', async () => {
+  it('under a BTC-PERP-only grant: an order-book order, a sell at 1, a stop-market trigger, autoCancel 0 and cancelAll each wait for a window; nothing reaches the sandbox', async () => {
     // Start from no grant (the order-book grant of the previous test is revoked).
     for (const g of ((await send('grant.list')) as { result: { id: string }[] }).result) await send('grant.revoke', { id: g.id });
     // The person's own ETH order, from the popup.
@@ -214,7 +215,7 @@ describe('a site holding a narrow grant', () => {
     expect(proposed).toMatchObject({ scope: 'Perps venue only: BTC-PERP (#1)', perOrder: tenth(value), daily: whole(value) });
     await approveIn(w, { closes: true });
     expect((await first).ok).toBe(true);
-    // Only the perps grant is live (finding 1: the site holds no order-book grant).
+    // Only the perps grant is live (the site holds no order-book grant).
     await popup.reload();
     await popup.getByRole('tab', { name: 'Settings' }).click();
     await popup.getByTestId('grant-venue').first().waitFor();
@@ -239,11 +240,11 @@ describe('a site holding a narrow grant', () => {
     expect(flags.filter((f) => f.includes('Outside your standing permission'))).toHaveLength(5);
     expect(flags).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/this permission covers only the perps venue/), // finding 1
-        expect.stringMatching(/price 1 is more than 2% from the mark price 65000/), // finding 2
-        expect.stringMatching(/trigger \(stop \/ take-profit\) orders are not allowed/), // finding 3
-        expect.stringMatching(/Changing the auto-cancel \(dead-man\) timer always needs your approval/), // finding 4
-        expect.stringMatching(/Cancelling all orders \(it can reach orders this site did not place\) always needs your approval/), // finding 5
+        expect.stringMatching(/this permission covers only the perps venue/),
+        expect.stringMatching(/price 1 is more than 2% from the mark price 65000/),
+        expect.stringMatching(/trigger \(stop \/ take-profit\) orders are not allowed/),
+        expect.stringMatching(/Changing the auto-cancel \(dead-man\) timer always needs your approval/),
+        expect.stringMatching(/Cancelling all orders \(it can reach orders this site did not place\) always needs your approval/),
       ]),
     );
     await h.screenshot(w2, '48-grant-attack-window');

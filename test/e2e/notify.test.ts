@@ -1,5 +1,5 @@
 /**
- * Issue #22 in real Chromium: notifications come from the background with the popup closed, and the
+ * In real Chromium, notifications come from the background with the popup closed, and the
  * perps stream survives the popup closing and a service-worker restart (with a grant live, and with only
  * open orders). The worker's
  * `chrome.notifications.create` is wrapped (through the service-worker handle) to record each
@@ -71,7 +71,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-describe('issue #22: notifications and the stream with the popup closed (Chromium)', () => {
+describe('notifications and the stream with the popup closed (Chromium)', () => {
   it('a fill at the venue with the popup closed raises a notification, pushed without a REST read', async () => {
     // A resting order keeps the stream wanted once the popup is gone.
     await outside(createOrders({ orders: [{ iid: 1, buy: true, p: String(best() - 500), qty: '0.001', tif: 'gtc' }] }));

@@ -1,5 +1,5 @@
 /**
- * Issue #22 venue presets in real Chromium (popup at 360 × 600): picking Sandbox fills every service
+ * Venue presets in real Chromium (popup at 360 × 600): picking Sandbox fills every service
  * and the connection check shows each one ok; a custom setup with the venue's header names and pinned
  * domain against a sandbox that speaks them checks ok and signs an order; a pinned domain the gateway
  * does not report shows as the perps gateway's error and refuses to sign — nothing reaches the gateway.
@@ -35,7 +35,7 @@ afterAll(async () => {
   await fixed?.close();
 });
 
-describe('issue #22: venue presets (Chromium)', () => {
+describe('venue presets (Chromium)', () => {
   it('picking Sandbox fills every service and the check shows each one ok', async () => {
     await openSettings();
     await popup.locator('select[name="preset"]').selectOption('sandbox');

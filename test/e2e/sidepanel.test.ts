@@ -1,5 +1,5 @@
 /**
- * The cockpit in the browser's side panel (issue #19 "A cockpit that stays open"): the built manifest
+ * The cockpit in the browser's side panel, a cockpit that stays open: the built manifest
  * declares Chrome's side panel with the sidepanel page, and that page — the same cockpit as the popup,
  * at the panel's width — trades against the sandbox while the venue's page is open in the window.
  */

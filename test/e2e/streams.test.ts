@@ -1,5 +1,5 @@
 /**
- * Issue #22 in real Chromium: with the popup open, the background's perps stream is live (the header
+ * In real Chromium, with the popup open, the background's perps stream is live (the header
  * says so), and an order placed, cancelled and filled at the sandbox from outside the popup shows in
  * it without the popup reading the account over REST (the sandbox's request log counts the reads); the
  * perps book follows the public stream without a REST book read; an order-book fill by a counterparty
@@ -56,7 +56,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-describe('issue #22: the popup fed by the stream (Chromium)', () => {
+describe('the popup fed by the stream (Chromium)', () => {
   it('says live, and shows an order resting, cancelled and a fill without reading the account over REST', async () => {
     await popup.getByRole('status').filter({ hasText: /^live$/ }).waitFor({ timeout: 10_000 });
     // The stream's start-up resync is done; from here the popup must not read the account.

@@ -1,5 +1,5 @@
 /**
- * Issue #19, the numbers, in real Chromium against the in-process sandbox: each test reads the risk
+ * The ticket's numbers in real Chromium against the in-process sandbox: each test reads the risk
  * panel (or the approval window) before the click and the sandbox's records after it — a protected
  * market order walking levels (entry and size shown to tick and lot), add, reduce, flip margin, pending
  * leverage (sent at the venue's), the 100 % preset and the max-size readout, the post-only fee, close
@@ -132,7 +132,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-describe('issue #19: numbers before the click, the venue after it (Chromium)', () => {
+describe('numbers before the click, the venue after it (Chromium)', () => {
   it('a protected market order: IOC at best + 1 %, average price and slippage shown, entry as shown', async () => {
     await pick('BTC-PERP');
     await order('0.7', '');
@@ -145,7 +145,7 @@ describe('issue #19: numbers before the click, the venue after it (Chromium)', (
     expect(sent).toMatchObject({ tif: 'ioc', price: BigInt(Math.round(Math.floor((best * 1.01) / 0.5) * 0.5 * 1e8)) });
     const venue = (await portfolio()).positions.find((p) => p.instrument_id === 1);
     near(Number(venue?.entry_price), avg);
-    // Finding 8: the venue reports the walked entry to 8 decimals; the panel shows it to the 0.5 tick, the size to the lot.
+    // The venue reports the walked entry to 8 decimals; the panel shows it to the 0.5 tick, the size to the lot.
     expect(venue?.entry_price).toMatch(/\.\d{3,}$/);
     await popup.getByTestId('risk-position').filter({ hasText: '@' }).waitFor();
     expect(await text('risk-position')).toBe(`0.700 @ ${formatStep(venue!.entry_price, '0.5')}`);
@@ -169,7 +169,7 @@ describe('issue #19: numbers before the click, the venue after it (Chromium)', (
     await popup.getByRole('radio', { name: 'Buy' }).click();
   });
 
-  it('finding 1: a flip that ends smaller shows the new side\'s margin, and the venue takes it', async () => {
+  it('a flip that ends smaller shows the new side\'s margin, and the venue takes it', async () => {
     await pick('ETH-PERP');
     await popup.getByRole('radio', { name: 'Sell' }).click();
     await order('5', '');
@@ -186,7 +186,7 @@ describe('issue #19: numbers before the click, the venue after it (Chromium)', (
     near(margin, (3 * Number(p?.entry_price)) / 10);
   });
 
-  it('finding 2: a typed leverage not applied is shown as pending and not used', async () => {
+  it('a typed leverage not applied is shown as pending and not used', async () => {
     await pick('SOL-PERP');
     await popup.locator('details.lev summary').click();
     await popup.locator('input[name="lev"]').fill('20');
@@ -204,7 +204,7 @@ describe('issue #19: numbers before the click, the venue after it (Chromium)', (
     await popup.locator('input[name="lev"]').fill('10');
   });
 
-  it('finding 4: post-only shows the maker fee and rests; its margin is what the venue holds', async () => {
+  it('post-only shows the maker fee and rests; its margin is what the venue holds', async () => {
     await pick('SOL-PERP');
     await order('10', '140');
     expect(await text('risk-fee')).toContain('up to 5 bp');
@@ -218,7 +218,7 @@ describe('issue #19: numbers before the click, the venue after it (Chromium)', (
     await popup.locator('input[name="po"]').uncheck();
   });
 
-  it('finding 3: the 100 % preset is accepted by the venue; one lot more disables Buy with the reason', async () => {
+  it('the 100 % preset is accepted by the venue; one lot more disables Buy with the reason', async () => {
     await pick('SOL-PERP');
     await popup.locator('input[name="price"]').fill('');
     await popup.locator('input[name="qty"]').fill('0.1');
@@ -240,7 +240,7 @@ describe('issue #19: numbers before the click, the venue after it (Chromium)', (
     expect(position(3)?.size).toBeGreaterThan(0n);
   });
 
-  it('finding 6: close position previews size, price, fee and PnL, then sends reduce-only on the second click', async () => {
+  it('close position previews size, price, fee and PnL, then sends reduce-only on the second click', async () => {
     await pick('SOL-PERP');
     const before = position(3)?.size ?? 0n;
     await popup.getByTestId('close-position').click();
@@ -326,7 +326,7 @@ describe('issue #19: numbers before the click, the venue after it (Chromium)', (
     near(before - Number((await portfolio()).withdrawable), margin);
   });
 
-  it('the approval window prices what a crossing GTC limit rests at its limit, not at the visible book (attack 27 finding 5a)', async () => {
+  it('the approval window prices what a crossing GTC limit rests at its limit, not at the visible book', async () => {
     const demo = (demoPage ??= await connectDemo(h));
     const asks = h.sandbox.ctx.venue.levels(2, 10).asks;
     // More than the ten levels the window reads, at twice the best ask: the part past the book rests at the limit.

@@ -27,8 +27,8 @@ declare const chrome: { runtime: { sendMessage: (m: unknown) => Promise<{ ok: bo
 
 const send = (type: string, payload: unknown = {}) => ext.evaluate((t, p) => chrome.runtime.sendMessage({ type: t, payload: p }), type, payload);
 
-// The Firefox build's manifest (no browser needed): the side-panel cockpit is Firefox's sidebar (issue #19
-// "A cockpit that stays open": Chrome `side_panel`, Firefox `sidebar_action`). In CI the build exists.
+// The Firefox build's manifest (no browser needed): the side-panel cockpit is Firefox's sidebar (Chrome
+// `side_panel`, Firefox `sidebar_action`). In CI the build exists.
 describe.runIf(existsSync(join(EXT, 'manifest.json')) || !!process.env.CI)('Firefox MV3 build manifest', () => {
   it('declares the cockpit as the sidebar (sidebar_action → sidepanel.html), not Chrome\'s side_panel', () => {
     const manifest = JSON.parse(readFileSync(join(EXT, 'manifest.json'), 'utf8')) as { sidebar_action?: { default_panel?: string; open_at_install?: boolean }; side_panel?: unknown };

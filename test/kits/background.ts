@@ -169,7 +169,7 @@ export async function onboardDemo(bg: PagedBackground, h: Harness, page: Browser
   await connected;
 }
 
-/** A procedure's reply as the attack suites read it. */
+/** A procedure's reply as the background suites read it. */
 export type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
 
 /** Resolves after `ms` milliseconds. */
@@ -186,11 +186,12 @@ export const pageSender = (origin: string, tab: number, frameId = 0): BrowserSen
 });
 
 /**
- * The common lifecycle of the sandbox-backed background suites (attack*.test.ts), called once at a test
- * file's top level: starts the in-process sandbox on the wall clock before all tests (`onStart` receives
- * it) and closes it after; before each test resets the fake browser and sets the sandbox clock to now;
- * after each test locks every background pushed on the returned array and forgets the order book's
- * heartbeat sessions (so a later test starts without a dead-man).
+ * The common lifecycle of the sandbox-backed background suites (`lib/background/*.test.ts`, e.g.
+ * `venue-slow-down.test.ts`), called once at a test file's top level: starts the in-process sandbox on
+ * the wall clock before all tests (`onStart` receives it) and closes it after; before each test resets
+ * the fake browser and sets the sandbox clock to now; after each test locks every background pushed on
+ * the returned array and forgets the order book's heartbeat sessions (so a later test starts without a
+ * dead-man).
  */
 export function sandboxSuite(onStart: (h: Harness) => void): PagedBackground[] {
   const started: PagedBackground[] = [];

@@ -83,7 +83,7 @@ export async function waitPending(bg: Bg, k = 1) {
   for (let i = 0; i < 400 && bg.registry.size < k; i++) await new Promise((r) => setTimeout(r, 5));
   return bg.registry.list();
 }
-/** The narrow perps grant of the issue: BTC-PERP only, 2 000 USDC per order, 20 000 per 24 h, 2 % band. */
+/** A narrow perps grant: BTC-PERP only, 2 000 USDC per order, 20 000 per 24 h, 2 % band. */
 export const btcOnly = { venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2', slippagePct: '1' };
 export const grant = (bg: Bg, limits: object) => bg.grants().create({ origin: SITE, account: owner(), limits: limits as never, durationMs: 3_600_000 });
 export const tokenA = () => h.ctx.clob.markets[0]!.tokenIds[0]!;
