@@ -1,7 +1,12 @@
 /**
- * The background's services, built once, in order, after the vault database opens: vault (session
- * restored) → weight meter and venue reads → signing service → grants → dead-man → locks → provider → message router. Nothing is
- * assigned later; every service receives the ones it needs, built before it. The synchronous part —
+ * The background's services, built once, in order: the page path's outcome records and the audit journal
+ * (`storage.session`, read first: a worker that starts must know what a stopped one left in flight) →
+ * vault database and vault (session restored) → authority epoch, weight meter and venue reads
+ * (`lib/reads/venue-reads.ts`) → signing service (`lib/signer/`) → grants → dead-man → locks → the page
+ * path (`ProviderService`, `lib/page/`) and `servePage`, the function the page ports call for each page
+ * request (`lib/background/index.ts` hands it to `PagePorts.listen`) → streams and notifications → message
+ * router. Nothing is assigned later; every service receives the ones it needs, built before it (the
+ * signer reaches the streams' perps session through a function read at send time). The synchronous part —
  * what `startBackground` must create inside `main` because it registers listeners (lifetime, approval
  * registry and window, badge, page ports) — is the `Shell`.
  */

@@ -17,7 +17,7 @@ import { canOfferGrant, clobGrantRequest, perpsGrantRequest, requestMarkets } fr
 import { describeArtifact, perpsArtifactCommand, type SigningArtifact } from '../signer/artifact';
 import type { OwnerInfo } from '../vault/vault';
 import type { ProviderDeps } from './context';
-import type { VenueReads } from './reads';
+import type { PageReads } from './reads';
 
 /** Approval time-to-live of trading requests (orders, cancels, leverage, L2 headers), in ms: 60 s. */
 export const TTL_TRADING_MS = 60_000;
@@ -46,7 +46,7 @@ export class Consent {
   constructor(
     private readonly d: ProviderDeps,
     private readonly authority: Authority,
-    private readonly reads: VenueReads,
+    private readonly reads: PageReads,
   ) {
     // A window whose request's authority ended (disconnect, venue change …) closes at once, with why (`endedError`'s code).
     authority.onEnd(() => {

@@ -12,7 +12,7 @@ import type { Connection, VaultDb } from '../vault/db';
 import type { OwnerInfo, Vault } from '../vault/vault';
 import type { OutcomeStore } from './outcomes';
 
-/** What the provider works with (built before it in `lib/background/compose.ts`). */
+/** What the page path (`ProviderService`) works with: the background's services, built before it in `lib/background/compose.ts`. */
 export type ProviderDeps = {
   /** Standing grants; absent: every signature asks. */
   grants?: GrantService;

@@ -1,5 +1,5 @@
 /**
- * Stage 2 of a page request, the session gates, in this order (each a refusal before anything is
+ * The session gates, the page path's stage after admit (`request.ts`, stage 3), in this order (each a refusal before anything is
  * parsed, asked or signed):
  * 1. connection — a `connected` method needs the origin's connection (4100);
  * 2. active account — and the connection's account must be the active one (4100; `eth_accounts` is

@@ -24,7 +24,7 @@ import { TTL_FUNDS_MS, type Consent } from './consent';
 import { connectedAccount, LOCKED_MESSAGE, type PageRequest, type ProviderDeps } from './context';
 import { grantFlags } from './flags';
 import { checkGrantPermissions, GRANT_PERMISSION_TYPE, type GrantPermissionsParams } from './params';
-import type { VenueReads } from './reads';
+import type { PageReads } from './reads';
 
 /** The limits of a stored grant (what `grantedPermissions[0].data` answers). */
 export function grantLimitsOf(g: Grant): GrantLimits {
@@ -46,7 +46,7 @@ export function grantPermissionsAnswer(g: Grant) {
 }
 
 /** What `wallet_grantPermissions` uses. */
-export type GrantPermissionParts = { d: ProviderDeps; authority: Authority; consent: Consent; reads: VenueReads };
+export type GrantPermissionParts = { d: ProviderDeps; authority: Authority; consent: Consent; reads: PageReads };
 
 /** The ERC-7715 page method (see the module docstring). */
 export class GrantPermissionMethods {

@@ -80,7 +80,7 @@ function inFlightLookup(artifact: SigningArtifact): { what: string; data: Record
   return { what: 'request', data: { command: artifact.kind } };
 }
 
-/** The keyed submissions of the page path (see the module docstring); one per provider. */
+/** The keyed submissions of the page path (see the module docstring); one per `ProviderService`. */
 export class Submissions {
   /** Keyed submissions still running (approval pending or in flight), by each of their keys: the request (JSON) and its outcome. */
   private readonly running = new Map<string, { request: string; run: Promise<unknown> }>();

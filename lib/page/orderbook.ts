@@ -19,10 +19,10 @@ import { NOT_COVERED, type Coverage } from './coverage';
 import { clobFlags } from './flags';
 import { clobSubmissionKeys, type BeforeSign, type Submissions } from './idempotency';
 import type { ClobOrdersParams, ClobSignParams } from './params';
-import type { VenueReads } from './reads';
+import type { PageReads } from './reads';
 
 /** What the order-book methods use (one instance each, shared with the other families). */
-export type OrderBookParts = { d: ProviderDeps; consent: Consent; coverage: Coverage; reads: VenueReads; submissions: Submissions };
+export type OrderBookParts = { d: ProviderDeps; consent: Consent; coverage: Coverage; reads: PageReads; submissions: Submissions };
 
 /** The order-book page methods (see the module docstring). */
 export class OrderBookMethods {

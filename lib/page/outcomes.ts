@@ -1,5 +1,5 @@
 /**
- * Where the provider keeps the unknown outcomes of keyed submissions ("keyed, never
+ * Where the page path keeps the unknown outcomes of keyed submissions ("keyed, never
  * guessed"): a submission that was signed and sent and got no (usable) answer answers every repeat with
  * the same key for `UNKNOWN_OUTCOME_MS` with that same error, and sends nothing. An MV3 service worker
  * stops after 30 s idle, so the records cannot live in memory only: they are kept in `storage.session`

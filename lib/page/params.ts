@@ -1,5 +1,5 @@
 /**
- * Stage 3 of a page request, parse: every page method's params, validated ONCE (`parseCall`) into one
+ * Parse, the page path's stage after the session gates (`request.ts`, stage 4): every page method's params, validated ONCE (`parseCall`) into one
  * typed `PageCall` before anything reads them. Keys, windows, grant checks and signatures read only the
  * parsed value; a failure is an `InvalidFieldError` naming the field (-32602) and nothing else runs.
  *

@@ -22,10 +22,10 @@ import { NOT_COVERED, type Coverage } from './coverage';
 import { fundsArgs, orderArgs, perpsFlags, rememberDestination } from './flags';
 import { perpsSubmissionKeys, type BeforeSign, type Submissions } from './idempotency';
 import type { PerpsParams } from './params';
-import type { VenueReads } from './reads';
+import type { PageReads } from './reads';
 
 /** What the perps methods use (one instance each, shared with the other families). */
-export type PerpsParts = { d: ProviderDeps; consent: Consent; coverage: Coverage; reads: VenueReads; submissions: Submissions };
+export type PerpsParts = { d: ProviderDeps; consent: Consent; coverage: Coverage; reads: PageReads; submissions: Submissions };
 
 /** The perps page methods (see the module docstring). */
 export class PerpsMethods {

@@ -1,5 +1,5 @@
 /**
- * Stage 1 of a page request, admit: the origin must be an https site (or localhost), the method one of
+ * Admit, the page path's stage after capture (`request.ts`, stage 2): the origin must be an https site (or localhost), the method one of
  * `METHOD_POLICY` (a literal policy per method: whether it needs a connected origin, an unlocked vault,
  * and which approval). Unknown methods are refused (4200); nothing is forwarded anywhere by default.
  *

@@ -1,8 +1,9 @@
 /**
- * What the page path reads from the venues for its words and its grant checks, each answer validated
- * before use: instrument symbols (the window's names), reference prices (a grant's notional and price
- * band) and the grant offer's reads (equity, names). Reads draw on the site's share of the venue's
- * request weight (`draw: 'site'`).
+ * `PageReads`: what the page path reads from the venues for its words and its grant checks, each answer
+ * validated before use: instrument symbols (the window's names), reference prices (a grant's notional and
+ * price band) and the grant offer's reads (equity, names). It adds caches and validation over the
+ * background's venue reads (`lib/reads/venue-reads.ts` `VenueReads`, reached as `service.reads`), and every
+ * read draws on the site's share of the venue's request weight (`draw: 'site'`).
  */
 import * as v from 'valibot';
 import { borneOut } from '../grants/reference';
@@ -16,8 +17,8 @@ import type { ProviderDeps } from './context';
 const instrumentsAnswer = v.array(v.looseObject({ instrument_id: v.number(), symbol: v.unknown() }));
 const tickersAnswer = v.array(v.looseObject({ instrument_id: v.optional(v.unknown()), mark_price: v.optional(v.unknown()), mid_price: v.optional(v.unknown()) }));
 
-/** The venue reads of the page path (see the module docstring); one per provider, with its caches. */
-export class VenueReads {
+/** The page path's venue reads (see the module docstring): one per `ProviderService`, with its caches. */
+export class PageReads {
   private symbols: Map<number, string> | undefined;
   private readonly refs = new Map<string, { at: number; ref: Promise<RefPrice | undefined> }>();
 

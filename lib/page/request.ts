@@ -1,6 +1,10 @@
 /**
  * The page path's entry: `ProviderService.request(origin, method, params)` serves one EIP-1193 request
- * of a web page, as a chain of named stages (`lib/README.md`, "A page's order, from the page to the gateway", follows an order end to end):
+ * of a web page. `ProviderService` is the background half of the EIP-1193 provider: the page half,
+ * `window.countersign`, only frames requests (`lib/bridge/provider.ts`); `lib/background/ports.ts` and
+ * `lib/background/compose.ts` (`servePage`) hand each one here with its origin. A request runs a chain of named
+ * stages (the same as steps 4–8 of `lib/README.md`, "A page's order, from the page to the gateway", which
+ * follows an order end to end):
  *
  * 1. capture — the request's authority ticket, from its start (`lib/authority/epoch.ts`): checked before
  *    its window, its signature and its send;
@@ -13,7 +17,7 @@
  * The families share one instance of each part: consent (`consent.ts`: build → window → approved
  * artifact), coverage (`coverage.ts`: a standing grant as a caveat, covered or ask), idempotency
  * (`idempotency.ts`: keys, joins, unknown outcomes), the window's flags (`flags.ts`), connections
- * (`connections.ts`) and venue reads (`reads.ts`).
+ * (`connections.ts`) and the venue reads with their caches (`reads.ts` `PageReads`).
  *
  * One rule for every page-reachable signing path: a page names *what* it wants (a perps command, order
  * requests, an L2 route), never bytes to sign. `eth_signTypedData_v4` therefore signs nothing: each
@@ -35,7 +39,7 @@ import { parseCall, type PageCall } from './params';
 import { PermissionMethods } from './permissions';
 import { PerpsMethods } from './perps';
 import { admit, typedDataRefusal } from './policy';
-import { VenueReads } from './reads';
+import { PageReads } from './reads';
 
 /**
  * Serves page requests (see the module docstring): `request(origin, method, params)` resolves with the
@@ -62,7 +66,7 @@ export class ProviderService {
     const submissions = new Submissions(d.outcomes);
     const authority = (this.authority = d.service.authority);
     if (d.grants && d.grants.authority !== authority) throw new BaseError('The grants and the signing service must share one authority epoch.');
-    const reads = new VenueReads(d);
+    const reads = new PageReads(d);
     const consent = new Consent(d, authority, reads);
     const coverage = new Coverage(d);
     this.connections = new Connections(d.db);
