@@ -215,7 +215,7 @@ describe('28G.2 the lagging head across minutes, restarts and transitions', () =
     };
     const failed = await s.grants.decide(SITE, ACCOUNT, ORDER, ref, armed);
     if (!failed?.ok) throw new Error('not covered');
-    await expect(failed.stored).rejects.toThrow('storage failed');
+    await expect(failed.reservation.written).rejects.toThrow('storage failed');
     v.sealBucket = real;
     expect((await order(s.grants))?.ok).toBe(true); // 31 + (31 unsent) + 31 = 93
     expect((await order(s.grants))?.ok).toBe(false);

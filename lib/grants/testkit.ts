@@ -14,7 +14,7 @@ import { BOUNDS, browser, KDF, withPages, type PagedBackground } from '../backgr
 import { openVaultDb } from '../vault/db';
 import { memorySessionStore, Vault } from '../vault/vault';
 import { sessionAuditJournal, type AuditJournal } from '../audit/journal';
-import { GrantService, type LeftoverUse } from './service';
+import { GrantService } from './service';
 import { DAY_MS, type GrantRequest } from './evaluate';
 import { Authority } from '../authority/epoch';
 
@@ -154,8 +154,7 @@ export async function useWorkers(prefix: string, daily = '100') {
   const open = (): UseWorker => {
     const vault = new Vault({ db, session, now: () => clock.now, kdf: KDF, bounds: BOUNDS });
     const journal = sessionAuditJournal(store, () => clock.now);
-    const leftoverUses = async (): Promise<LeftoverUse[]> => (await journal.leftovers()).flatMap(({ id, record }) => (record.use ? [{ use: record.use, settle: () => void journal.useStored(id) }] : []));
-    return { vault, journal, grants: new GrantService({ authority: new Authority(), vault, now: () => clock.now, leftoverUses }) };
+    return { vault, journal, grants: new GrantService({ authority: new Authority(), vault, now: () => clock.now, journal }) };
   };
   const first = open();
   await first.vault.create('a long enough password');
@@ -190,16 +189,16 @@ export async function useOrder(w: UseWorker, write: 'lands' | 'never' | 'fails' 
       throw new DOMException('The transaction was aborted', 'AbortError');
     };
   const d = await w.grants.decide(SITE, USE_ACCOUNT, USE_ORDER, useRef, useArmed);
-  if (!d?.ok || !d.use || !d.counted || !d.stored) {
+  if (!d?.ok) {
     v.sealBucket = real;
     return { ok: false };
   }
-  await d.counted;
-  const rec = w.journal.open({ ...USE_RECORD, use: d.use });
-  d.onStored?.(() => void w.journal.useStored(rec.id)); // as the signer does (`openJournal`)
-  await rec.stored; // sent from here on
-  if (write === 'lands') await d.stored;
-  if (write === 'fails') await d.stored.catch(() => undefined);
+  const { reservation } = d;
+  await reservation.counted;
+  const rec = reservation.carry(w.journal, USE_RECORD); // as the signer does (`openJournal`)
+  await reservation.durable; // sent from here on
+  if (write === 'lands') await reservation.written;
+  if (write === 'fails') await reservation.written.catch(() => undefined);
   // A stopped worker's write never runs (it would, from a later task, with the real sealer back).
   if (write !== 'never') v.sealBucket = real;
   if (o.close !== false) await w.journal.close(rec.id); // its audit entry written

@@ -142,9 +142,9 @@ type BeforeSign = (artifact: SigningArtifact) => Promise<void>;
 /**
  * What `grantCheck` found: covered (the grant and use to record orders on, `still` to run right before
  * the signature, `counted` — true once the grant store's checks of the use passed, false when the store
- * failed its integrity check; nothing may leave before it is true —, and `use`, the use for the signer's
- * audit journal record with its vault write, `ExecuteOptions.grantUse`: nothing leaves before one of them
- * is stored), or not (with the window's flag, if any).
+ * failed its integrity check; nothing may leave before it is true —, and `use`, the use's reservation
+ * for the signer, `ExecuteOptions.grantUse`: nothing leaves before it is durable), or not (with the
+ * window's flag, if any).
  */
 type GrantCheck =
   | { covered: true; grantId: string; seq: number; still: () => void; counted: Promise<boolean>; use: NonNullable<ExecuteOptions['grantUse']>; authority: AuthorityTicket }
@@ -569,13 +569,11 @@ export class ProviderService {
     }
     if (!decision || !grants) return grants?.integrityFailed ? { covered: false, flag: TAMPERED_FLAG } : { covered: false };
     if (!decision.ok) return { covered: false, flag: `Outside your standing permission for this site: ${decision.limit}.` };
-    const { ticket: covering, use, onStored } = decision;
-    const counted = countedOrTampered(decision.counted);
+    const { ticket: covering, reservation } = decision;
+    const counted = countedOrTampered(reservation.counted);
     counted.catch(() => undefined); // awaited before anything leaves; this only keeps an unawaited failure quiet
-    const stored = decision.stored ?? Promise.resolve();
-    if (!use || !onStored) throw new Error('a covered decision without its use'); // GrantService.decide always gives them
     // `still` runs right before the signature: a revoke answered since this decision stops it (issue #20).
-    return { covered: true, grantId: decision.grantId, seq: decision.seq, still: () => grants.assertCovering(covering), counted, use: { record: use, stored, onStored }, authority: covering.authority };
+    return { covered: true, grantId: decision.grantId, seq: decision.seq, still: () => grants.assertCovering(covering), counted, use: reservation, authority: covering.authority };
   }
 
   /** The owned-order records still being written, chained in answer order (each settles; a failure is dropped). */

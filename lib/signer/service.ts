@@ -81,7 +81,8 @@ import { readClobMid, readClobTop } from '../clob/reads';
 import { applyHeaderSet, fetchWithHeaderSet, type HeaderSet } from '../http/headers';
 import type { AuditEntry, VaultDb } from '../vault/db';
 import { appendAudit, auditLog, type AuditLog } from '../audit';
-import type { AuditJournal, JournalRecord, JournalUse } from '../audit/journal';
+import type { AuditJournal, JournalRecord } from '../audit/journal';
+import type { UseReservation } from '../grants/ledger';
 import { fromUnits } from '../decimal';
 import type { Vault } from '../vault/vault';
 import { isEndedError, PERSON_SCOPES, type Authority, type AuthorityTicket } from '../authority/epoch';
@@ -177,18 +178,16 @@ export class HaltedError extends BaseError {
 
 /**
  * Options of `execute`: the audit's origin and summary, `audit: false` (the dead-man's renewals only),
- * `grantUse` (a submission covered by a grant: the use it counted, `record`; its vault write, `stored`;
- * and `onStored(cb)`, which calls `cb` once the use is in the vault by whichever write), and the gate's.
- * A submission with a `grantUse` leaves only once the use is durable: its audit journal record carries
- * `record` (the next worker merges a use a stopped one left unwritten, `GrantService`), so the vault
- * write runs beside the network round trip, and the record keeps the use until `onStored`; with no
- * journal, `stored` is awaited before the send.
+ * `grantUse` (a submission covered by a grant: the use's reservation, `lib/grants/ledger.ts`), and the
+ * gate's. A submission with a `grantUse` leaves only once `grantUse.durable`: its audit journal record
+ * is opened through `grantUse.carry` and carries the use (the vault write runs beside the network round
+ * trip); with no journal, the durable note is the use's vault write.
  */
 export type ExecuteOptions = {
   origin: string;
   summary?: string;
   audit?: boolean;
-  grantUse?: { record: JournalUse; stored: Promise<void>; onStored: (cb: () => void) => void };
+  grantUse?: UseReservation;
 } & GateOptions &
   Held;
 
@@ -581,9 +580,9 @@ export class SigningService {
       if (signer.address.toLowerCase() !== artifact.signerAddress.toLowerCase()) throw new ArtifactMismatchError('the signing key changed');
       recheck();
       const envelope: PerpsEnvelope = { op, sig: await signExact(signer, digests[0]!), salt, ts, ...(exp === undefined ? {} : { exp }), ...(label === undefined ? {} : { label }) };
-      const useStored = journal ? undefined : opts.grantUse?.stored; // no journal to carry the use: its own write
-      if (opts.beforeSend || journal || useStored) {
-        await Promise.all([opts.beforeSend?.(), journal && this.noted(journal.stored, opts), useStored]);
+      const durable = opts.grantUse?.durable; // the journal record carrying the use, or (none) its vault write
+      if (opts.beforeSend || journal || durable) {
+        await Promise.all([opts.beforeSend?.(), journal && this.noted(journal.stored, opts), durable]);
         recheck(); // a halt, revoke or lock while it waited: the signature is dropped
       }
       if (!artifact.submit) {
@@ -600,16 +599,12 @@ export class SigningService {
 
   /**
    * Opens the audit journal record of a submission (undefined without a journal). With `opts.grantUse`
-   * the record carries the use, and keeps it until the use's vault write is stored (`JournalUse`).
+   * the reservation opens it, carrying the use until the use is in the vault (`UseReservation.carry`).
    */
   private openJournal(record: JournalRecord, opts: ExecuteOptions): { id: string; stored: Promise<void> } | undefined {
     const journal = this.o.journal;
     if (!journal) return undefined;
-    const use = opts.grantUse;
-    const opened = journal.open(use ? { ...record, use: use.record } : record);
-    // Let go once the use is in the vault (a failed write: merged again at the next read of the grants, or by the next worker).
-    use?.onStored(() => void journal.useStored(opened.id).catch(() => undefined));
-    return opened;
+    return opts.grantUse ? opts.grantUse.carry(journal, record) : journal.open(record);
   }
 
   /**
@@ -705,8 +700,8 @@ export class SigningService {
             : await signExact(owner, digests[i]!);
         bodies.push({ ...o.body, order: { ...o.body.order, signature } });
       }
-      const useStored = journal ? undefined : opts.grantUse?.stored; // no journal to carry the use: its own write
-      if (journal || useStored) await Promise.all([journal && this.noted(journal.stored, opts), useStored]);
+      const durable = opts.grantUse?.durable; // the journal record carrying the use, or (none) its vault write
+      if (journal || durable) await Promise.all([journal && this.noted(journal.stored, opts), durable]);
       recheck(); // a halt or an end while it waited: the signatures are dropped
     } catch (err) {
       if (journal !== undefined) void this.o.journal?.discard(journal.id).catch(() => undefined); // nothing was posted
