@@ -52,6 +52,7 @@ import type { Harness } from '../sandbox/testkit';
 import { type PagedBackground, pageSender, sandboxSuite, sleep, until, waitPending, VIEM_RETRIES, perpsPosts, connectSite, pagePathKit, type Notice } from './testkit';
 import { TamperedRecordError } from '../vault/errors';
 import { serial, shared } from '../audit/log';
+import { grantUseRecords } from '../grants/use-records';
 
 const SITE = 'https://trade.example';
 const EVIL = 'https://evil.example';
@@ -135,8 +136,9 @@ describe('28.1 the daily cap across a worker stop inside HEAD_LAG_MS', () => {
     const { bg, wire, dbName } = await ready();
     await grantOf(bg, await capOf(2.5));
     await until(() => armed(bg));
-    const vault = bg.vault() as unknown as { flushHeads: () => Promise<void>; commit: (...a: unknown[]) => Promise<void> };
-    const flushNow = Object.getPrototypeOf(vault).flushHeads as () => Promise<void>;
+    const vault = bg.vault() as unknown as { commit: (...a: unknown[]) => Promise<void> };
+    const records = grantUseRecords(bg.vault());
+    const flushNow = Object.getPrototypeOf(records).flushHeads as () => Promise<void>;
     stopFlush(bg); // the timer's flushes do nothing; this test runs the flush itself, when it chooses
     const before = perpsPosts(wire);
     await bg.page(page).request('perps_sendCommand', await btcOrder()); // use 1: its bucket written, the head lags
@@ -144,14 +146,14 @@ describe('28.1 the daily cap across a worker stop inside HEAD_LAG_MS', () => {
     vault.commit = async () => {
       throw new DOMException('The operation failed for reasons unrelated to the database itself', 'UnknownError');
     };
-    await flushNow.call(vault); // the head write fails once (swallowed: "never throws")
+    await flushNow.call(records); // the head write fails once (swallowed: "never throws")
     vault.commit = commit;
     await bg.page(page).request('perps_sendCommand', await btcOrder()); // use 2
     const third = settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
     await waitPending(bg);
     closeAll(bg); // this worker counts right: the third asks
     await third;
-    await flushNow.call(vault);
+    await flushNow.call(records);
     expect(perpsPosts(wire) - before).toBe(2);
     const next = await restart(dbName, wire); // MV3 idles the worker out; the next one reads the grant from the disk
     const uses = ((await call(next, 'grant.list')).result as { uses24h: number }[])[0]?.uses24h;
@@ -277,7 +279,7 @@ describe('28.3 the use write fails', () => {
     const { bg, wire } = await ready();
     await grantOf(bg);
     await until(() => armed(bg));
-    const v = bg.vault() as unknown as { useHeads: Map<string, unknown>; readBucket: (...a: unknown[]) => Promise<unknown> };
+    const v = grantUseRecords(bg.vault()) as unknown as { useHeads: Map<string, unknown>; readBucket: (...a: unknown[]) => Promise<unknown> };
     v.useHeads.clear(); // no held bucket: the use's write reads what is stored first
     const real = v.readBucket.bind(v);
     v.readBucket = async () => {
@@ -482,8 +484,8 @@ describe('28.6 recorded orders and granted cancels', () => {
     const coid = 'ab'.repeat(16);
     // Under the grant: a taker order with client order id `coid` (filled at once: the id is free again at the venue).
     await bg.page(page).request('perps_sendCommand', await iocBtc(coid));
-    await until(async () => ((await bg.vault().listGrants())[0]?.uses ?? []).some((u) => u.orders?.some((o) => o.coid === coid)));
-    await (bg.vault() as unknown as { flushHeads: () => Promise<void> }).flushHeads(); // the grant owns `coid` on disk
+    await until(async () => ((await grantUseRecords(bg.vault()).listGrants())[0]?.uses ?? []).some((u) => u.orders?.some((o) => o.coid === coid)));
+    await (grantUseRecords(bg.vault()) as unknown as { flushHeads: () => Promise<void> }).flushHeads(); // the grant owns `coid` on disk
     stopFlush(bg); // from here this worker is about to stop: no flush
     // Outside the grant (ETH): the site reuses `coid`; the grant forgets it before the window; the person approves.
     const eth = bg.page(page).request('perps_sendCommand', await restingEth(coid));
@@ -515,7 +517,7 @@ describe('28.6 recorded orders and granted cancels', () => {
     const coid = 'cd'.repeat(16);
     const [ack] = (await bg.page(page).request('perps_sendCommand', await restingBtc(coid))) as { oid: number }[];
     expect(openOrders().some((o) => o.oid === ack!.oid)).toBe(true);
-    await until(async () => ((await bg.vault().listGrants())[0]?.uses ?? []).some((u) => u.orders?.length)); // recorded in memory, not written
+    await until(async () => ((await grantUseRecords(bg.vault()).listGrants())[0]?.uses ?? []).some((u) => u.orders?.length)); // recorded in memory, not written
     const next = await restart(dbName, wire);
     const cancel = settle(next.page(page).request('perps_sendCommand', cancelByCoid(coid)));
     const [w] = await waitPending(next);
@@ -532,7 +534,7 @@ describe('28.6 recorded orders and granted cancels', () => {
     await until(() => armed(bg));
     const coid = 'ef'.repeat(16);
     await bg.page(page).request('perps_sendCommand', await iocBtc(coid)); // SITE's grant owns `coid` (filled: free again)
-    await until(async () => ((await bg.vault().listGrants())[0]?.uses ?? []).some((u) => u.orders?.some((o) => o.coid === coid)));
+    await until(async () => ((await grantUseRecords(bg.vault()).listGrants())[0]?.uses ?? []).some((u) => u.orders?.some((o) => o.coid === coid)));
     // The colluding second site sends an order with the same client order id; the person approves it in its window.
     const other = bg.page(evilPage).request('perps_sendCommand', await restingEth(coid));
     await waitPending(bg);

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import type { Harness } from '../sandbox/testkit';
 import { type PagedBackground, pageSender, sandboxSuite, sleep, until, waitPending, btcOnly, connectSite, pagePathKit, type Notice } from './testkit';
 import { serial, shared } from '../audit/log';
+import { grantUseRecords } from '../grants/use-records';
 
 const SITE = 'https://trade.example';
 const EVIL = 'https://evil.example';
@@ -98,7 +99,7 @@ describe('29.3 forgetCoids across the account\'s grants', () => {
     await until(() => armed(bg));
     const coid = '12'.repeat(16);
     await bg.page(page).request('perps_sendCommand', await iocBtc(coid)); // SITE's grant owns `coid` (filled: free again)
-    await until(async () => (await bg.vault().listGrants()).some((g) => g.grant.origin === SITE && g.uses.some((u) => u.orders?.some((o) => o.coid === coid))));
+    await until(async () => (await grantUseRecords(bg.vault()).listGrants()).some((g) => g.grant.origin === SITE && g.uses.some((u) => u.orders?.some((o) => o.coid === coid))));
     const [ack] = (await bg.page(evilPage).request('perps_sendCommand', await restingBtc(coid))) as { oid: number }[]; // granted for EVIL: no window
     expect(openOrders().some((o) => o.oid === ack!.oid)).toBe(true);
     const cancel = settle(bg.page(page).request('perps_sendCommand', cancelByCoid(coid)));
@@ -117,7 +118,7 @@ describe('29.3 forgetCoids across the account\'s grants', () => {
     await until(() => armed(bg));
     const coid = '34'.repeat(16);
     const [mine] = (await bg.page(page).request('perps_sendCommand', await restingBtc(coid))) as { oid: number }[];
-    await until(async () => ((await bg.vault().listGrants())[0]?.uses ?? []).some((u) => u.orders?.some((o) => o.coid === coid)));
+    await until(async () => ((await grantUseRecords(bg.vault()).listGrants())[0]?.uses ?? []).some((u) => u.orders?.some((o) => o.coid === coid)));
     const evil = settle(bg.page(evilPage).request('perps_sendCommand', await restingEth(coid)));
     await waitPending(bg);
     closeAll(bg);

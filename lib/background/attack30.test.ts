@@ -20,6 +20,7 @@ import { describe, expect, it } from 'vitest';
 import type { Harness } from '../sandbox/testkit';
 import { pageSender, sandboxSuite, until, waitPending, perpsPosts, pagePathKit, browser } from './testkit';
 import { TamperedRecordError } from '../vault/errors';
+import { grantUseRecords } from '../grants/use-records';
 const AUDIT_JOURNAL_KEY = 'auditJournal'; // lib/audit/journal.ts (not exported)
 
 const SITE = 'https://trade.example';
@@ -55,7 +56,7 @@ describe('30.2 journal records of flagged (tampered-store) requests', () => {
     const { bg, wire } = await ready();
     await grantOf(bg, await capOf(10));
     await until(() => armed(bg));
-    const v = bg.vault() as unknown as { useHeads: Map<string, unknown>; readBucket: (...a: unknown[]) => Promise<unknown> };
+    const v = grantUseRecords(bg.vault()) as unknown as { useHeads: Map<string, unknown>; readBucket: (...a: unknown[]) => Promise<unknown> };
     v.readBucket = async () => {
       throw new TamperedRecordError();
     };

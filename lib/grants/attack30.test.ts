@@ -22,6 +22,7 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { TamperedRecordError } from '../vault/errors';
 import { SITE, USE_ACCOUNT, USE_T0, USE_ORDER, useRef, useArmed, useWorkers, useOrder, journalRecords, uses24h } from './testkit';
+import { grantUseRecords } from './use-records';
 
 const ACCOUNT = USE_ACCOUNT;
 const T0 = USE_T0;
@@ -43,7 +44,7 @@ describe('30G.1 a failed use write, later uses, a re-read and a restart', () => 
     s.first.grants.reload(); // as after a re-read of the grants from the vault
     expect(await uses24h(s.first.grants)).toBe(2);
     await tick();
-    const inVault = (await s.first.vault.listGrants())[0]?.uses ?? [];
+    const inVault = (await grantUseRecords(s.first.vault).listGrants())[0]?.uses ?? [];
     expect(inVault).toHaveLength(2);
     expect(new Set(inVault.map((u) => u.seq)).size).toBe(2);
     const next = await s.restart();
@@ -60,7 +61,7 @@ describe('30G.1 a failed use write, later uses, a re-read and a restart', () => 
     s.first.grants.reload();
     expect(await uses24h(s.first.grants)).toBe(1);
     await tick(20);
-    expect((await s.first.vault.listGrants())[0]?.uses, 'the use is in the vault now').toHaveLength(1);
+    expect((await grantUseRecords(s.first.vault).listGrants())[0]?.uses, 'the use is in the vault now').toHaveLength(1);
     await tick(20);
     expect(stored(s), 'the record that carried the (now stored) use is let go').toHaveLength(0);
   });
@@ -100,7 +101,7 @@ describe('30G.4 the next worker\'s store fails its integrity check', () => {
     expect((await order(s.first)).ok).toBe(true);
     expect((await order(s.first, 'never')).ok).toBe(true);
     const next = await s.restart();
-    const v = next.vault as unknown as { listGrants: () => Promise<unknown> };
+    const v = grantUseRecords(next.vault) as unknown as { listGrants: () => Promise<unknown> };
     const real = v.listGrants.bind(v);
     v.listGrants = async () => {
       throw new TamperedRecordError();

@@ -13,6 +13,7 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { useWorkers, useOrder, journalRecords, uses24h, type Sealer } from './testkit';
+import { grantUseRecords } from './use-records';
 
 const tick = (ms = 10) => new Promise((r) => setTimeout(r, ms));
 /** A worker with one ETH-PERP grant whose 24 h cap is `daily` USDC (`useWorkers`). */
@@ -27,8 +28,8 @@ describe('31G.1 two stops in a row, the merge write fails in between', () => {
     expect((await order(s.first, 'fails')).ok).toBe(true);
     expect(stored(s).filter((r) => r.use)).toHaveLength(1);
     const w2 = await s.restart();
-    expect((await w2.vault.listGrants())[0]!.uses, 'not in the vault').toHaveLength(0);
-    const v2 = w2.vault as unknown as Sealer;
+    expect((await grantUseRecords(w2.vault).listGrants())[0]!.uses, 'not in the vault').toHaveLength(0);
+    const v2 = grantUseRecords(w2.vault) as unknown as Sealer;
     const real = v2.sealBucket.bind(v2);
     let tried = 0;
     v2.sealBucket = async () => {

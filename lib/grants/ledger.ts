@@ -2,8 +2,8 @@
  * The grant use ledger: the one owner of "this grant use is counted and durable".
  *
  * `reserve(held, use)` counts a use at once (in memory, against the grant's caps, for every later check)
- * and starts its write to the grant use records (`GrantUseRecords`: per-minute sealed buckets and a head,
- * `lib/grants/use-records.ts`). It returns one `UseReservation`:
+ * and starts its write to the grant use records (`GrantUseRecords`, `lib/grants/use-records.ts`: per-minute
+ * sealed buckets and a head). It returns one `UseReservation`:
  * - `counted` resolves once every check of the store passed (the grant is there, the vault open, the
  *   records it reads open and complete); it rejects with `TamperedRecordError`, `KeyNotFoundError` (the
  *   grant was revoked meanwhile) or `VaultLockedError`.
@@ -21,16 +21,7 @@
 import type { AuditJournal, JournalRecord, JournalUse } from '../audit/journal';
 import { DAY_MS, type Grant, type GrantUse } from './evaluate';
 import { UseWindow } from './usage';
-
-/**
- * The grant use records the ledger writes (the vault's sealed grant heads and use buckets): `addGrantUse`
- * counts and writes one use (`counted` once its checks passed, `stored` once written); `listGrants`
- * reads every grant with its uses (`TamperedRecordError` when a record is missing or rolled back).
- */
-export type GrantUseRecords = {
-  addGrantUse: (grant: Grant, use: GrantUse) => { counted: Promise<void>; stored: Promise<void> };
-  listGrants: () => Promise<{ grant: Grant; uses: GrantUse[] }[]>;
-};
+import type { GrantUseRecords } from './use-records';
 
 /** A live grant in memory: the grant and its uses with their running 24 h / 60 s figures. */
 export type LedgerGrant = { grant: Grant; win: UseWindow };

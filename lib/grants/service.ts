@@ -23,6 +23,7 @@ import { evaluateGrant, grantScope, MAX_GRANT_MS, MAX_OWNED_ORDERS, venueName, t
 import { grantLimitsSchema } from './schema';
 import { UseWindow } from './usage';
 import { GrantLedger, type LedgerGrant, type UseReservation } from './ledger';
+import { grantUseRecords, type GrantUseRecords } from './use-records';
 import type { AuditJournal } from '../audit/journal';
 import * as v from 'valibot';
 import { type Authority, GrantRevokedError, grantedPageScopes, narrowTicket, type AuthorityTicket } from '../authority/epoch';
@@ -98,6 +99,8 @@ export class GrantService {
 
   /** Whether each use is counted and durable; the uses not in the vault yet (`lib/grants/ledger.ts`). */
   private readonly ledger: GrantLedger;
+  /** The vault's grant records (`lib/grants/use-records.ts`). */
+  private readonly records: GrantUseRecords;
 
   /**
    * `journal`: the audit journal, whose records a stopped worker left carry the uses it sent under (merged
@@ -107,7 +110,8 @@ export class GrantService {
   constructor(private readonly o: { vault: Vault; now?: () => number; onChange?: (live: number) => void; journal?: AuditJournal; authority: Authority }) {
     this.now = o.now ?? Date.now;
     this.authority = o.authority;
-    this.ledger = new GrantLedger({ records: o.vault, ...(o.journal ? { journal: o.journal } : {}), now: this.now });
+    this.records = grantUseRecords(o.vault);
+    this.ledger = new GrantLedger({ records: this.records, ...(o.journal ? { journal: o.journal } : {}), now: this.now });
   }
 
   /** Forgets the grants held in memory: the next call reads them from the vault (as after a worker restart). Bench set-up (`lib/background/bench-hooks.ts`). */
@@ -146,7 +150,7 @@ export class GrantService {
     // Expired grants, and grants stored by an older version in a shape these rules do not read, end here.
     const dead = (g: Grant) => g.expiresAt <= now || !isCurrent(g);
     const expired = all.filter((x) => dead(x.grant));
-    for (const g of expired) await this.o.vault.deleteGrant(g.grant.id);
+    for (const g of expired) await this.records.deleteGrant(g.grant.id);
     this.cache = all.filter((x) => !dead(x.grant));
     if (expired.length) this.changed(this.cache.length); // the badge, the dead-man and a trading session follow expiry
     return this.cache;
@@ -154,19 +158,19 @@ export class GrantService {
 
   /** Writes a new grant (no uses) through to the vault and the cache. */
   private async save(grant: Grant): Promise<void> {
-    await this.o.vault.putGrant(grant, []);
+    await this.records.putGrant(grant, []);
     if (this.cache) this.cache = [...this.cache.filter((x) => x.grant.id !== grant.id), { grant, win: new UseWindow([]) }];
   }
 
   /** Writes changed uses (orders recorded or forgotten) through to the vault, then to memory. */
   private async update(held: Held, changed: readonly GrantUse[]): Promise<void> {
     if (!changed.length) return;
-    await this.o.vault.updateGrantUses(held.grant.id, changed);
+    await this.records.updateGrantUses(held.grant.id, changed);
     for (const u of changed) held.win.replace(u);
   }
 
   private async remove(id: string): Promise<void> {
-    await this.o.vault.deleteGrant(id);
+    await this.records.deleteGrant(id);
     if (this.cache) this.cache = this.cache.filter((x) => x.grant.id !== id);
   }
 
@@ -318,7 +322,7 @@ export class GrantService {
       // the record of these orders: a granted cancel of them then asks (deny by default).
       const list = [...changed.values()];
       for (const u of list) found.win.replace(u);
-      void this.o.vault.updateGrantUses(found.grant.id, list, { defer: true }).catch(() => undefined);
+      void this.records.updateGrantUses(found.grant.id, list, { defer: true }).catch(() => undefined);
   }
 
   /**
@@ -392,7 +396,7 @@ export class GrantService {
   async revokeAll(): Promise<number> {
     this.authority.end('grants', 'revoke');
     return this.exclusive(async () => {
-      const n = await this.o.vault.deleteAllGrants();
+      const n = await this.records.deleteAllGrants();
       this.cache = undefined;
       this.integrityFailed = false;
       this.changed(0);

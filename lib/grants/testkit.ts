@@ -17,6 +17,7 @@ import { sessionAuditJournal, type AuditJournal } from '../audit/journal';
 import { GrantService } from './service';
 import { DAY_MS, type GrantRequest } from './evaluate';
 import { Authority } from '../authority/epoch';
+import { grantUseRecords } from './use-records';
 
 /** The running sandbox (set by `grantSuite`'s `beforeAll`). */
 export let h: Harness;
@@ -181,7 +182,7 @@ export type Sealer = { sealBucket: (...a: unknown[]) => Promise<unknown> };
  * stops before its write: it never runs) or 'fails' (a storage error). `ok` false: not covered.
  */
 export async function useOrder(w: UseWorker, write: 'lands' | 'never' | 'fails' = 'lands', o: { close?: boolean } = {}): Promise<{ ok: boolean; id?: string }> {
-  const v = w.vault as unknown as Sealer;
+  const v = grantUseRecords(w.vault) as unknown as Sealer;
   const real = v.sealBucket.bind(v);
   if (write === 'never') v.sealBucket = () => new Promise(() => undefined);
   if (write === 'fails')

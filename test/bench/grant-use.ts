@@ -12,6 +12,7 @@ import { DAY_MS, type GrantRequest, type GrantUse } from '../../lib/grants/evalu
 import { openVaultDb } from '../../lib/vault/db';
 import { memorySessionStore, Vault } from '../../lib/vault/vault';
 import { Authority } from '../../lib/authority/epoch';
+import { grantUseRecords } from '../../lib/grants/use-records';
 
 /** The one authority epoch of this bench's services. */
 const epoch = new Authority();
@@ -36,7 +37,7 @@ async function row(n: number): Promise<{ p50: number; p95: number; load: number 
   const now = Date.now();
   const step = (DAY_MS - 5 * 60_000) / n;
   const uses: GrantUse[] = Array.from({ length: n }, (_, i) => ({ at: Math.floor(now - DAY_MS + 60_000 + i * step), notional: '31', seq: i + 1 }));
-  await vault.putGrant(grant, uses);
+  await grantUseRecords(vault).putGrant(grant, uses);
   grants.reload();
   const ref = async () => ({ price: '3100', source: 'mark' as const });
   const t0 = performance.now();
