@@ -2,7 +2,7 @@
  * A grant use made durable by the audit journal record before the send (issue #20, page path): the use's
  * vault write runs beside the network round trip, the journal record (`lib/audit/journal.ts`) carries
  * the use until that write is stored, and the next worker's `GrantService` merges what a stopped worker
- * left (`leftoverUses`) before its first decision — once, whatever the journal still says. Also a use whose
+ * left (`GrantLedger.merge`) before its first decision — once, whatever the journal still says. Also a use whose
  * vault write failed in a running worker: merged again at the next read of the grants. Setup as
  * attack28.test.ts here: a Vault and a GrantService over fake-indexeddb with a clock seam, plus the journal
  * on a `storage.session` double; `restart()` opens all three again (a worker restart).

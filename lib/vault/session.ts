@@ -208,7 +208,7 @@ export class VaultSession extends VaultRecords {
    */
   async restoreSession(): Promise<boolean> {
     // Every page request and popup message calls this: while unlocked or in a session it changes nothing,
-    // so the proxy held in memory stays (issue #20: clearing it here sent every granted order's key read
+    // so the proxy held in memory stays (clearing it here would send every granted order's key read
     // behind the grant's use write). Locked, nothing is held (`heldProxy` needs the master key).
     if (this.state !== 'locked') return true;
     this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
@@ -304,7 +304,7 @@ export class VaultSession extends VaultRecords {
   }
 
   /**
-   * Auto-lock while standing grants are live (issue #17): keeps only what the live grants need and
+   * Auto-lock while standing grants are live: keeps only what the live grants need and
    * forgets the master key. Requires 'unlocked' (else `VaultLockedError`). `accounts`: the accounts of
    * the live grants. Kept: those accounts' unexpired proxy keys (with their secret), their CLOB API
    * credentials and deposit-wallet builder credentials, every grant record with its uses, and the audit MAC key — re-sealed under a fresh
@@ -415,7 +415,7 @@ export class VaultSession extends VaultRecords {
   }
 
   // ------------------------------------------------------------------------------------------
-  // The audit chain's key (issue #17)
+  // The audit chain's key
 
   /**
    * The audit chain's MAC key: HMAC-SHA256, non-extractable, usages sign and verify; derived from the

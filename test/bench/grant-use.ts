@@ -2,7 +2,7 @@
  * The per-order cost of a standing grant as its uses grow (issue #20, "flat as a grant is used"): a
  * grant holding 10 / 10 000 / 50 000 / 86 400 uses of the last 24 h (one a second for a day), then
  * `GrantService.consume` of one covered order — the grant check and its use written to the sealed vault
- * (`Vault.addGrantUse`) — p50 / p95 over 200, after the service read the grant afresh. Node with
+ * (`GrantUseRecords.addGrantUse`, `lib/grants/use-records.ts`) — p50 / p95 over 200, after the service read the grant afresh. Node with
  * fake-indexeddb (an IndexedDB in JavaScript). Before issue #20 every use re-sealed and rewrote all the
  * uses: 0.6 ms at 10, 8 ms at 10 000, 34 ms at 50 000, 53 ms at 86 400. Prints figures; never fails.
  */
