@@ -8,12 +8,13 @@
  * was told it could not be). The next worker finds what a stopped one left open and records each as an
  * `unknown` audit entry ("sent; the answer was not recorded"), and the person is notified.
  *
- * A submission covered by a standing grant also carries the grant use it counted (`use`, issue #20 page
- * path): the record is what makes the use durable before the send, while the use's vault write runs
- * beside the network round trip. The record keeps the use until that write is stored (`useStored`); the
- * next worker's grant service merges a use a stopped worker left (`leftovers`, `GrantService`), unless
- * it is already in the vault. A record is gone once both parts are done: its entry written (`close`) and
- * its use stored. Nothing here is a secret.
+ * A submission covered by a standing grant also carries the grant use it counted (`use`): the record is
+ * what makes the use durable before the send, while the use's vault write runs beside the network round
+ * trip. The grant use ledger (`lib/grants/ledger.ts`) owns that part: its reservation opens the record
+ * with the use (`UseReservation.carry`), lets the use go once it is in the vault (`useStored`), and the
+ * next worker's ledger merges a use a stopped worker left (`leftovers`), unless it is already in the
+ * vault. A record is gone once both parts are done: its entry written (`close`) and its use stored.
+ * Nothing here is a secret.
  */
 import { BaseError } from '../errors/base';
 import { appendAudit, type AuditInput, type AuditLog } from './log';

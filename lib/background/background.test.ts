@@ -11,6 +11,7 @@ import { internalTransfer, createProxy as createProxyCommand } from '../perps/co
 import { hashPerpsOp, perpsOpTypedData, withdrawTypedData, createProxyTypedData } from '../perps/signing';
 import { clobAuthTypedData } from '../clob/auth';
 import { buildClobOrder, clobOrderTypedData, EXCHANGE_V2 } from '../clob/order';
+import { grantUseRecords } from '../grants/use-records';
 
 let badge = '';
 let windowsOpened = 0;
@@ -614,7 +615,7 @@ describe('background: page requests and approvals', () => {
     await again;
     expect(((await call(bg, 'grant.list')).result as unknown[]).length).toBe(1);
     await call(bg, 'vault.lock');
-    expect(await bg.vault().deleteAllGrants()).toBe(0);
+    expect(await grantUseRecords(bg.vault()).deleteAllGrants()).toBe(0);
     expect(badge).toBe('');
   });
 

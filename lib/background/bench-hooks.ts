@@ -5,6 +5,7 @@
  * API and to time the page path's stages inside the worker. Nothing here is reachable from a page.
  */
 import { DAY_MS, type GrantUse } from '../grants/evaluate';
+import { grantUseRecords } from '../grants/use-records';
 import { commandFromBody } from '../perps/commands';
 import { submitPerpsCommand } from '../perps/transport';
 import { verifyArtifact } from '../signer/artifact';
@@ -27,7 +28,7 @@ export type StageTimes = Record<string, number[]>;
 export type BenchHooks = {
   /**
    * Adds `count` uses (notional 0.000001 USDC each) to `origin`'s grant, spread over the last 24 h
-   * (before its own uses), through `Vault.putGrant`; the grant service reads them afresh. Returns the
+   * (before its own uses), through `GrantUseRecords.putGrant`; the grant service reads them afresh. Returns the
    * grant's use count.
    */
   seedUses: (origin: string, count: number) => Promise<number>;
@@ -53,7 +54,7 @@ export function benchHooks(bg: Background): BenchHooks {
   return {
     async seedUses(origin, count) {
       await bg.ready;
-      const vault = bg.vault();
+      const vault = grantUseRecords(bg.vault());
       const found = (await vault.listGrants()).find((g) => g.grant.origin === origin);
       if (!found) throw new Error(`no grant for ${origin}`);
       const now = Date.now();

@@ -21,7 +21,7 @@ import { ProviderService } from '../page/request';
 import { loadedAtStart, sessionOutcomeStore } from '../page/outcomes';
 import { auditLog } from '../audit';
 import { recoverAuditJournal, sessionAuditJournal } from '../audit/journal';
-import { GrantService, type LeftoverUse } from '../grants/service';
+import { GrantService } from '../grants/service';
 import { readSettings, type Settings } from '../settings';
 import { SigningService } from '../signer/service';
 import { VenueReads } from '../reads/venue-reads';
@@ -160,9 +160,8 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const meter = new WeightMeter(now, o.weightBudgets);
   const reads: VenueReads = new VenueReads({ vault, settings, meter, clobRead: (account, path): Promise<unknown> => service.clobRead(account, path), ...(o.fetchFn ? { fetchFn: o.fetchFn } : {}) });
   const service = new SigningService({ authority, vault, db, settings, fetchFn: o.fetchFn, now, journal, meter, reads, session: (account, perpsUrl) => streams.session(account, perpsUrl), onUnrecorded: (what) => notifications.unrecorded(what) });
-  // The grant uses a stopped worker sent under before their vault write was stored: merged at the grants' first read.
-  const leftoverUses = async (): Promise<LeftoverUse[]> => (await journal.leftovers()).flatMap(({ id, record }) => (record.use ? [{ use: record.use, settle: () => void journal.useStored(id).catch(() => undefined) }] : []));
-  const grants = new GrantService({ authority, vault, now, onChange: (live) => grantsChanged(live), leftoverUses });
+  // The grant uses a stopped worker sent under before their vault write was stored: merged at the grants' first read (`GrantLedger`).
+  const grants = new GrantService({ authority, vault, now, onChange: (live) => grantsChanged(live), journal });
   const deadman = createDeadMan({ browser, db, vault, service, grants, lifetime, now });
   const locks = new Locks({ browser, vault, db, service, grants, deadman, registry, emit: ports.emit, onLocked: o.onLocked });
   // A grant made, used up, expired or revoked: badge, session title and the kill switches follow.

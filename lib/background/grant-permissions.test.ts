@@ -20,6 +20,7 @@ import { openVaultDb } from '../vault/db';
 import { userRejected } from '../errors/rpc';
 import { memorySessionStore, Vault } from '../vault/vault';
 import { Authority } from '../authority/epoch';
+import { grantUseRecords } from '../grants/use-records';
 
 const SITE = 'https://trade.example';
 const EVIL = 'https://evil.example';
@@ -128,7 +129,7 @@ describe('a torn grant store covers nothing at the page', () => {
     await until(() => armed(bg));
     const first = await bg.page(page).request('perps_sendCommand', await btcOrder());
     expect(first).toBeTruthy();
-    await bg.vault()['flushHeads'](); // the head catches up with its use (at most HEAD_LAG_MS later)
+    await grantUseRecords(bg.vault())['flushHeads'](); // the head catches up with its use (at most HEAD_LAG_MS later)
     // The head says n = 1; its bucket is lost (what the README calls "a head without its use").
     const db = await openVaultDb(dbName);
     const keys = (await db.getAllKeys('secrets')).map(String).filter((k) => k.startsWith(`grantuse:${g.id}:`));

@@ -12,6 +12,7 @@ import type { Harness } from '../../test/kits/sandbox';
 import { type PagedBackground, pageSender, sandboxSuite, sleep, until, waitPending, perpsPosts, pagePathKit, browser, type Notice } from '../../test/kits/background';
 import { serial, shared } from '../audit/log';
 import { TamperedRecordError } from '../vault/errors';
+import { grantUseRecords } from '../grants/use-records';
 const AUDIT_JOURNAL_KEY = 'auditJournal'; // lib/audit/journal.ts (not exported)
 
 const SITE = 'https://trade.example';
@@ -87,7 +88,7 @@ describe('a request the tampered use store flags keeps no journal record', () =>
     const { bg, wire } = await ready();
     await grantOf(bg, await capOf(10));
     await until(() => armed(bg));
-    const v = bg.vault() as unknown as { useHeads: Map<string, unknown>; readBucket: (...a: unknown[]) => Promise<unknown> };
+    const v = grantUseRecords(bg.vault()) as unknown as { useHeads: Map<string, unknown>; readBucket: (...a: unknown[]) => Promise<unknown> };
     v.readBucket = async () => {
       throw new TamperedRecordError();
     };

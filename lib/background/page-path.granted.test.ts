@@ -23,6 +23,7 @@ import type { Harness } from '../../test/kits/sandbox';
 import { type PagedBackground, pageSender, sandboxSuite, sleep, until, waitPending, VIEM_RETRIES, perpsPosts, btcOnly, connectSite, pagePathKit, type Notice } from '../../test/kits/background';
 import { TamperedRecordError } from '../vault/errors';
 import { serial, shared } from '../audit/log';
+import { grantUseRecords } from '../grants/use-records';
 
 const SITE = 'https://trade.example';
 const EVIL = 'https://evil.example';
@@ -106,8 +107,9 @@ describe('the daily cap holds across a worker stop inside HEAD_LAG_MS', () => {
     const { bg, wire, dbName } = await ready();
     await grantOf(bg, await capOf(2.5));
     await until(() => armed(bg));
-    const vault = bg.vault() as unknown as { flushHeads: () => Promise<void>; commit: (...a: unknown[]) => Promise<void> };
-    const flushNow = Object.getPrototypeOf(vault).flushHeads as () => Promise<void>;
+    const vault = bg.vault() as unknown as { commit: (...a: unknown[]) => Promise<void> };
+    const records = grantUseRecords(bg.vault());
+    const flushNow = Object.getPrototypeOf(records).flushHeads as () => Promise<void>;
     stopFlush(bg); // the timer's flushes do nothing; this test runs the flush itself, when it chooses
     const before = perpsPosts(wire);
     await bg.page(page).request('perps_sendCommand', await btcOrder()); // use 1: its bucket written, the head lags
@@ -115,14 +117,14 @@ describe('the daily cap holds across a worker stop inside HEAD_LAG_MS', () => {
     vault.commit = async () => {
       throw new DOMException('The operation failed for reasons unrelated to the database itself', 'UnknownError');
     };
-    await flushNow.call(vault); // the head write fails once (swallowed: "never throws")
+    await flushNow.call(records); // the head write fails once (swallowed: "never throws")
     vault.commit = commit;
     await bg.page(page).request('perps_sendCommand', await btcOrder()); // use 2
     const third = settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
     await waitPending(bg);
     closeAll(bg); // this worker counts right: the third asks
     await third;
-    await flushNow.call(vault);
+    await flushNow.call(records);
     expect(perpsPosts(wire) - before).toBe(2);
     const next = await restart(dbName, wire); // MV3 idles the worker out; the next one reads the grant from the disk
     const uses = ((await call(next, 'grant.list')).result as { uses24h: number }[])[0]?.uses24h;
@@ -266,7 +268,7 @@ describe('a use whose write fails still counts, and a store that fails its check
     const { bg, wire } = await ready();
     await grantOf(bg);
     await until(() => armed(bg));
-    const v = bg.vault() as unknown as { useHeads: Map<string, unknown>; readBucket: (...a: unknown[]) => Promise<unknown> };
+    const v = grantUseRecords(bg.vault()) as unknown as { useHeads: Map<string, unknown>; readBucket: (...a: unknown[]) => Promise<unknown> };
     v.useHeads.clear(); // no held bucket: the use's write reads what is stored first
     const real = v.readBucket.bind(v);
     v.readBucket = async () => {
@@ -470,8 +472,8 @@ describe('a granted cancel by client order id reaches only orders the grant plac
     const coid = 'ab'.repeat(16);
     // Under the grant: a taker order with client order id `coid` (filled at once: the id is free again at the venue).
     await bg.page(page).request('perps_sendCommand', await iocBtc(coid));
-    await until(async () => ((await bg.vault().listGrants())[0]?.uses ?? []).some((u) => u.orders?.some((o) => o.coid === coid)));
-    await (bg.vault() as unknown as { flushHeads: () => Promise<void> }).flushHeads(); // the grant owns `coid` on disk
+    await until(async () => ((await grantUseRecords(bg.vault()).listGrants())[0]?.uses ?? []).some((u) => u.orders?.some((o) => o.coid === coid)));
+    await (grantUseRecords(bg.vault()) as unknown as { flushHeads: () => Promise<void> }).flushHeads(); // the grant owns `coid` on disk
     stopFlush(bg); // from here this worker is about to stop: no flush
     // Outside the grant (ETH): the site reuses `coid`; the grant forgets it before the window; the person approves.
     const eth = bg.page(page).request('perps_sendCommand', await restingEth(coid));
@@ -503,7 +505,7 @@ describe('a granted cancel by client order id reaches only orders the grant plac
     const coid = 'cd'.repeat(16);
     const [ack] = (await bg.page(page).request('perps_sendCommand', await restingBtc(coid))) as { oid: number }[];
     expect(openOrders().some((o) => o.oid === ack!.oid)).toBe(true);
-    await until(async () => ((await bg.vault().listGrants())[0]?.uses ?? []).some((u) => u.orders?.length)); // recorded in memory, not written
+    await until(async () => ((await grantUseRecords(bg.vault()).listGrants())[0]?.uses ?? []).some((u) => u.orders?.length)); // recorded in memory, not written
     const next = await restart(dbName, wire);
     const cancel = settle(next.page(page).request('perps_sendCommand', cancelByCoid(coid)));
     const [w] = await waitPending(next);
@@ -520,7 +522,7 @@ describe('a granted cancel by client order id reaches only orders the grant plac
     await until(() => armed(bg));
     const coid = 'ef'.repeat(16);
     await bg.page(page).request('perps_sendCommand', await iocBtc(coid)); // SITE's grant owns `coid` (filled: free again)
-    await until(async () => ((await bg.vault().listGrants())[0]?.uses ?? []).some((u) => u.orders?.some((o) => o.coid === coid)));
+    await until(async () => ((await grantUseRecords(bg.vault()).listGrants())[0]?.uses ?? []).some((u) => u.orders?.some((o) => o.coid === coid)));
     // The colluding second site sends an order with the same client order id; the person approves it in its window.
     const other = bg.page(evilPage).request('perps_sendCommand', await restingEth(coid));
     await waitPending(bg);
@@ -546,7 +548,7 @@ describe('a granted cancel by client order id reaches only orders the grant plac
     await until(() => armed(bg));
     const coid = '12'.repeat(16);
     await bg.page(page).request('perps_sendCommand', await iocBtc(coid)); // SITE's grant owns `coid` (filled: free again)
-    await until(async () => (await bg.vault().listGrants()).some((g) => g.grant.origin === SITE && g.uses.some((u) => u.orders?.some((o) => o.coid === coid))));
+    await until(async () => (await grantUseRecords(bg.vault()).listGrants()).some((g) => g.grant.origin === SITE && g.uses.some((u) => u.orders?.some((o) => o.coid === coid))));
     const [ack] = (await bg.page(evilPage).request('perps_sendCommand', await restingBtc(coid))) as { oid: number }[]; // granted for EVIL: no window
     expect(openOrders().some((o) => o.oid === ack!.oid)).toBe(true);
     const cancel = settle(bg.page(page).request('perps_sendCommand', cancelByCoid(coid)));
@@ -565,7 +567,7 @@ describe('a granted cancel by client order id reaches only orders the grant plac
     await until(() => armed(bg));
     const coid = '34'.repeat(16);
     const [mine] = (await bg.page(page).request('perps_sendCommand', await restingBtc(coid))) as { oid: number }[];
-    await until(async () => ((await bg.vault().listGrants())[0]?.uses ?? []).some((u) => u.orders?.some((o) => o.coid === coid)));
+    await until(async () => ((await grantUseRecords(bg.vault()).listGrants())[0]?.uses ?? []).some((u) => u.orders?.some((o) => o.coid === coid)));
     const evil = settle(bg.page(evilPage).request('perps_sendCommand', await restingEth(coid)));
     await waitPending(bg);
     closeAll(bg);

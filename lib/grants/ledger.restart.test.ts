@@ -20,6 +20,7 @@ import { DAY_MS, type GrantRequest } from './evaluate';
 import { openVaultDb } from '../vault/db';
 import { memorySessionStore, Vault } from '../vault/vault';
 import { Authority } from '../authority/epoch';
+import { grantUseRecords } from './use-records';
 
 const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
 const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
@@ -66,10 +67,10 @@ const order = (g: GrantService) => g.consume(SITE, ACCOUNT, ORDER, ref, armed);
 const cancelByCoid = (g: GrantService) => g.consume(SITE, ACCOUNT, CANCEL_BY_COID, ref, armed);
 /** The worker of `o` stops here: its head / held-bucket flush never runs (a stopped worker runs no timer). */
 const stops = (o: Opened) => {
-  (o.vault as unknown as { flushHeads: () => Promise<void> }).flushHeads = async () => undefined;
+  (grantUseRecords(o.vault) as unknown as { flushHeads: () => Promise<void> }).flushHeads = async () => undefined;
 };
-const flush = (o: Opened) => (o.vault as unknown as { flushHeads: () => Promise<void> }).flushHeads();
-const owned = async (v: Vault) => (await v.listGrants())[0]?.uses.flatMap((u) => (u.orders ?? []).map((o) => `${o.oid}${o.coid ? `/${o.coid}` : ''}`)) ?? [];
+const flush = (o: Opened) => (grantUseRecords(o.vault) as unknown as { flushHeads: () => Promise<void> }).flushHeads();
+const owned = async (v: Vault) => (await grantUseRecords(v).listGrants())[0]?.uses.flatMap((u) => (u.orders ?? []).map((o) => `${o.oid}${o.coid ? `/${o.coid}` : ''}`)) ?? [];
 
 describe('a client order id the grant stopped owning stays forgotten across a worker stop', () => {
   it('a coid the grant stopped owning (an order outside the grant now carries it) is not owned again after a worker stop inside HEAD_LAG_MS: the cancel by that coid is not covered', async () => {
@@ -104,7 +105,7 @@ describe('a client order id the grant stopped owning stays forgotten across a wo
     await flush(s);
     await s.grants.forgetCoids(SITE, ACCOUNT, [COID]);
     // The flush runs, but its write of the held bucket fails once (a transient storage error).
-    const v = s.vault as unknown as { sealBucket: (...a: unknown[]) => Promise<unknown> };
+    const v = grantUseRecords(s.vault) as unknown as { sealBucket: (...a: unknown[]) => Promise<unknown> };
     const real = v.sealBucket.bind(v);
     v.sealBucket = async () => {
       throw new DOMException('The operation failed for reasons unrelated to the database itself', 'UnknownError');
@@ -204,14 +205,14 @@ describe('uses above the lagging head are counted across minutes, restarts and t
   it('a use whose bucket write fails is not stored, still counts in this worker (refuses sooner), and the next use is numbered without a gap', async () => {
     const s = await setup('93');
     expect((await order(s.grants))?.ok).toBe(true);
-    const v = s.vault as unknown as { sealBucket: (...a: unknown[]) => Promise<unknown> };
+    const v = grantUseRecords(s.vault) as unknown as { sealBucket: (...a: unknown[]) => Promise<unknown> };
     const real = v.sealBucket.bind(v);
     v.sealBucket = async () => {
       throw new Error('storage failed (test)');
     };
     const failed = await s.grants.decide(SITE, ACCOUNT, ORDER, ref, armed);
     if (!failed?.ok) throw new Error('not covered');
-    await expect(failed.stored).rejects.toThrow('storage failed');
+    await expect(failed.reservation.written).rejects.toThrow('storage failed');
     v.sealBucket = real;
     expect((await order(s.grants))?.ok).toBe(true); // 31 + (31 unsent) + 31 = 93
     expect((await order(s.grants))?.ok).toBe(false);

@@ -8,6 +8,7 @@
  * `storage.session` double (a worker restart).
  */
 import 'fake-indexeddb/auto';
+import { grantUseRecords } from './use-records';
 import { describe, expect, it } from 'vitest';
 import { TamperedRecordError } from '../vault/errors';
 import { SITE, USE_ACCOUNT, USE_T0, USE_ORDER, useRef, useArmed, useWorkers, useOrder, journalRecords, uses24h, type Sealer } from '../../test/kits/grants';
@@ -32,7 +33,7 @@ describe('a use whose write failed counts once across later uses, a re-read and 
     s.first.grants.reload(); // as after a re-read of the grants from the vault
     expect(await uses24h(s.first.grants)).toBe(2);
     await tick();
-    const inVault = (await s.first.vault.listGrants())[0]?.uses ?? [];
+    const inVault = (await grantUseRecords(s.first.vault).listGrants())[0]?.uses ?? [];
     expect(inVault).toHaveLength(2);
     expect(new Set(inVault.map((u) => u.seq)).size).toBe(2);
     const next = await s.restart();
@@ -49,7 +50,7 @@ describe('a use whose write failed counts once across later uses, a re-read and 
     s.first.grants.reload();
     expect(await uses24h(s.first.grants)).toBe(1);
     await tick(20);
-    expect((await s.first.vault.listGrants())[0]?.uses, 'the use is in the vault now').toHaveLength(1);
+    expect((await grantUseRecords(s.first.vault).listGrants())[0]?.uses, 'the use is in the vault now').toHaveLength(1);
     await tick(20);
     expect(stored(s), 'the record that carried the (now stored) use is let go').toHaveLength(0);
   });
@@ -89,7 +90,7 @@ describe('when the next worker\'s store fails its integrity check nothing is cov
     expect((await order(s.first)).ok).toBe(true);
     expect((await order(s.first, 'never')).ok).toBe(true);
     const next = await s.restart();
-    const v = next.vault as unknown as { listGrants: () => Promise<unknown> };
+    const v = grantUseRecords(next.vault) as unknown as { listGrants: () => Promise<unknown> };
     const real = v.listGrants.bind(v);
     v.listGrants = async () => {
       throw new TamperedRecordError();
@@ -111,8 +112,8 @@ describe('a use survives two worker stops with the merge write failing in betwee
     expect((await order(s.first, 'fails')).ok).toBe(true);
     expect(stored(s).filter((r) => r.use)).toHaveLength(1);
     const w2 = await s.restart();
-    expect((await w2.vault.listGrants())[0]!.uses, 'not in the vault').toHaveLength(0);
-    const v2 = w2.vault as unknown as Sealer;
+    expect((await grantUseRecords(w2.vault).listGrants())[0]!.uses, 'not in the vault').toHaveLength(0);
+    const v2 = grantUseRecords(w2.vault) as unknown as Sealer;
     const real = v2.sealBucket.bind(v2);
     let tried = 0;
     v2.sealBucket = async () => {

@@ -2,7 +2,7 @@
  * A grant use made durable by the audit journal record before the send (the page path): the use's
  * vault write runs beside the network round trip, the journal record (`lib/audit/journal.ts`) carries
  * the use until that write is stored, and the next worker's `GrantService` merges what a stopped worker
- * left (`leftoverUses`) before its first decision — once, whatever the journal still says. Also a use whose
+ * left (`GrantLedger.merge`) before its first decision — once, whatever the journal still says. Also a use whose
  * vault write failed in a running worker: merged again at the next read of the grants. Setup as
  * ledger.restart.test.ts here: a Vault and a GrantService over fake-indexeddb with a clock seam, plus the
  * journal on a `storage.session` double; `restart()` opens all three again (a worker restart).
@@ -14,6 +14,7 @@ import { openVaultDb } from '../vault/db';
 import { recoverAuditJournal, sessionAuditJournal } from '../audit/journal';
 import { auditLog } from '../audit';
 import { SITE, USE_ACCOUNT, USE_T0, USE_ORDER, USE_RECORD, useRef, useArmed, sessionArea, useWorkers, useOrder, uses24h, type UseWorker } from '../../test/kits/grants';
+import { grantUseRecords } from './use-records';
 
 const ACCOUNT = USE_ACCOUNT;
 const T0 = USE_T0;
@@ -36,7 +37,7 @@ describe('a grant use carried by the journal record until its vault write lands'
     const next = await s.restart();
     expect(await uses24h(next.grants), 'the use the stopped worker never wrote counts').toBe(2);
     expect((await next.grants.decide(SITE, ACCOUNT, ORDER, ref, armed))?.ok, 'a third order of 31 is past the 70 cap').toBe(false);
-    expect((await next.vault.listGrants())[0]?.uses).toHaveLength(2); // written to the vault
+    expect((await grantUseRecords(next.vault).listGrants())[0]?.uses).toHaveLength(2); // written to the vault
     // The audit part recovered too (an `unknown` entry each): nothing is left for a third worker.
     await recoverAuditJournal(next.journal, auditLog(await openVaultDb(`grant-leftovers-log-${logs++}`), async () => undefined), () => undefined);
     await new Promise((r) => setTimeout(r, 10));
@@ -53,7 +54,7 @@ describe('a grant use carried by the journal record until its vault write lands'
     expect(JSON.stringify(s.store.data)).toContain('"use"');
     const next = await s.restart();
     expect(await uses24h(next.grants)).toBe(2);
-    expect((await next.vault.listGrants())[0]?.uses).toHaveLength(2);
+    expect((await grantUseRecords(next.vault).listGrants())[0]?.uses).toHaveLength(2);
   });
 
   it('a leftover older than 24 h, or of a grant that is gone, is let go without counting', async () => {
@@ -78,30 +79,31 @@ describe('a grant use carried by the journal record until its vault write lands'
     const s = await setup();
     await order(s.first, 'never'); // use 1 at T0, never written
     // Another use numbered 1 is stored meanwhile (as a worker that lost the journal would number it).
-    await (await s.restart()).vault.putGrant(s.grant, [{ at: T0 + 1_000, notional: '31', seq: 1 }]);
+    await grantUseRecords((await s.restart()).vault).putGrant(s.grant, [{ at: T0 + 1_000, notional: '31', seq: 1 }]);
     const next = await s.restart();
     expect(await uses24h(next.grants)).toBe(2);
     await new Promise((r) => setTimeout(r, 10));
-    const uses = (await next.vault.listGrants())[0]?.uses ?? [];
+    const uses = (await grantUseRecords(next.vault).listGrants())[0]?.uses ?? [];
     expect(uses).toHaveLength(2);
     expect(new Set(uses.map((u) => u.seq)).size, 'one number each (a record of orders goes to one use)').toBe(2);
   });
 
   it('a use whose vault write fails in a running worker counts on after the grants are read again, and is written then', async () => {
     const s = await setup('70');
-    const v = s.first.vault as unknown as { sealBucket: (...a: unknown[]) => Promise<unknown> };
+    const v = grantUseRecords(s.first.vault) as unknown as { sealBucket: (...a: unknown[]) => Promise<unknown> };
     const real = v.sealBucket.bind(v);
     v.sealBucket = async () => {
       throw new DOMException('The transaction was aborted', 'AbortError');
     };
     const d = await s.first.grants.decide(SITE, ACCOUNT, ORDER, ref, armed);
-    await d?.counted;
-    await expect(d?.stored).rejects.toThrow('aborted');
+    if (!d?.ok) throw new Error('not covered');
+    await d.reservation.counted;
+    await expect(d.reservation.written).rejects.toThrow('aborted');
     v.sealBucket = real;
     s.first.grants.reload(); // read from the vault again (as after a lock and an unlock)
     expect(await uses24h(s.first.grants)).toBe(1);
     await new Promise((r) => setTimeout(r, 10));
-    expect((await s.first.vault.listGrants())[0]?.uses).toHaveLength(1);
+    expect((await grantUseRecords(s.first.vault).listGrants())[0]?.uses).toHaveLength(1);
   });
 });
 

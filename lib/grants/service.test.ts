@@ -12,6 +12,7 @@ import { AUTOLOCK_ALARM } from '../background/index';
 import { fromUnits } from '../decimal';
 
 import { h, restart, SITE, page, popup, approvalWindow, call, owner, trading, autoCancelAt, openPerps, BTC, ETH, ready, waitPending, btcOnly, grant, tokenA, tokenB, mark, expectAsks, type Bg, grantSuite } from '../../test/kits/grants';
+import { grantUseRecords } from './use-records';
 
 grantSuite('grants');
 
@@ -125,12 +126,12 @@ describe('standing grants deny by default (issue #17)', () => {
   it('a grant stored by an older version (no venue, no band: "any market") is dropped, not honoured', async () => {
     let bg = await ready();
     const now = Date.now();
-    await bg.vault().putGrant({ id: 'old', origin: SITE, account: owner(), createdAt: now, expiresAt: now + 3_600_000, allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000' } as never, []);
+    await grantUseRecords(bg.vault()).putGrant({ id: 'old', origin: SITE, account: owner(), createdAt: now, expiresAt: now + 3_600_000, allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000' } as never, []);
     // The new version starts on a profile holding the old record (a worker start after an update).
     bg = restart();
     await expectAsks(bg, 'clob_postOrders', { orders: [{ tokenId: tokenA(), side: 'BUY', price: '0.50', size: '100', orderType: 'GTC' }] });
     expect((await call(bg, 'grant.list')).result).toEqual([]);
-    expect(await bg.vault().listGrants()).toEqual([]);
+    expect(await grantUseRecords(bg.vault()).listGrants()).toEqual([]);
   });
 
   it('the window offers caps proposed from the equity; the saved grant names its venue and instrument', async () => {

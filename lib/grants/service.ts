@@ -9,23 +9,22 @@
  * are recorded in its sealed uses (`recordOrders`, at most `MAX_OWNED_ORDERS`): those, and only those,
  * a granted cancel may reach.
  *
- * Storage (issue #20): the vault keeps a grant's uses in sealed per-minute records (`Vault.addGrantUse`
- * rewrites one of them per use) and this service keeps them in memory with running 24 h / 60 s figures
- * (`UseWindow`), so the cost of a granted order does not grow with the uses of the day. A use counts
- * here from its decision on; it is durable before anything covered by it is sent — in the vault, or in
- * the audit journal record the signer stores before the send (which carries it, `lib/audit/journal.ts`)
- * while the vault write runs beside the network round trip. A use not yet in the vault (its write still
- * running, or failed, or left by a stopped worker in the journal: `leftoverUses`) is kept here and merged
- * into the grant's uses whenever they are read from the vault again (`live`), before any decision.
+ * Storage: the vault keeps a grant's uses in sealed per-minute records and this service keeps them in
+ * memory with running 24 h / 60 s figures (`UseWindow`), so the cost of a granted order does not grow
+ * with the uses of the day. Whether a use is counted and durable is the ledger's (`lib/grants/ledger.ts`):
+ * a covered decision carries its `UseReservation`.
  */
 import { BaseError } from '../errors/base';
 import { TamperedRecordError } from '../vault/errors';
 import type { Vault } from '../vault/vault';
 import { fromUnits } from '../decimal';
 import { InvalidFieldError, parseOrThrow } from '../validation';
-import { DAY_MS, evaluateGrant, grantScope, MAX_GRANT_MS, MAX_OWNED_ORDERS, venueName, type Grant, type GrantLimits, type GrantRequest, type GrantUse, type GrantVenue, type GrantVerdict, type OwnedOrder, type RefPrice } from './evaluate';
+import { evaluateGrant, grantScope, MAX_GRANT_MS, MAX_OWNED_ORDERS, venueName, type Grant, type GrantLimits, type GrantRequest, type GrantUse, type GrantVenue, type GrantVerdict, type OwnedOrder, type RefPrice } from './evaluate';
 import { grantLimitsSchema } from './schema';
 import { UseWindow } from './usage';
+import { GrantLedger, type LedgerGrant, type UseReservation } from './ledger';
+import { grantUseRecords, type GrantUseRecords } from './use-records';
+import type { AuditJournal } from '../audit/journal';
 import * as v from 'valibot';
 import { type Authority, GrantRevokedError, grantedPageScopes, narrowTicket, type AuthorityTicket } from '../authority/epoch';
 
@@ -65,8 +64,11 @@ export type GrantTicket = { grantId: string; origin: string; authority: Authorit
 /** A grant as the popup lists it: limits, expiry and what was used in the last 24 h. */
 export type GrantSummary = Grant & { used24h: string; uses24h: number };
 
-/** What `consume` decided: the verdict, and for a covered request the grant and use to record orders on. */
-export type GrantDecision = (GrantVerdict & { ok: false }) | { ok: true; notional: string; grantId: string; seq: number; ticket: GrantTicket };
+/**
+ * What `consume` decided: the verdict, and for a covered request the grant and use to record orders on,
+ * and the use's reservation (`UseReservation`: nothing covered leaves before it is counted and durable).
+ */
+export type GrantDecision = (GrantVerdict & { ok: false }) | { ok: true; notional: string; grantId: string; seq: number; ticket: GrantTicket; reservation: UseReservation };
 
 /** Whether a stored grant has the shape these rules read (one venue, explicit scope, caps and band). */
 function isCurrent(g: Grant): boolean {
@@ -75,21 +77,7 @@ function isCurrent(g: Grant): boolean {
 }
 
 /** A live grant in memory: the grant and its uses with their running figures. */
-type Held = { grant: Grant; win: UseWindow };
-
-/**
- * A use a stopped worker counted and sent under, as its audit journal record carries it
- * (`lib/audit/journal.ts`): grant `grant`, `at` Unix ms, `notional` USDC (decimal string), `seq` the
- * grant's use number. `settle` is called once it is in the vault (or outside the 24 h window, or its
- * grant is gone).
- */
-export type LeftoverUse = { use: { grant: string; at: number; notional: string; seq: number }; settle: () => void };
-
-/**
- * A use counted here and not yet known to be in the vault (see the module docstring): `settles` are
- * called once it is (by whichever write lands), or once it need not be (outside 24 h, grant gone); `done` then.
- */
-type Unstored = { grantId: string; use: GrantUse; settles: (() => void)[]; done: boolean };
+type Held = LedgerGrant;
 
 /** The venue a request is for (`undefined` for a `never` request). */
 const venueOf = (req: GrantRequest): GrantVenue | undefined => (req.kind === 'never' ? undefined : req.venue);
@@ -109,68 +97,21 @@ export class GrantService {
   /** The stored grants failed their integrity check (a use bucket lost or rolled back): they are ignored until revoked. */
   integrityFailed = false;
 
-  /** Uses counted here whose vault write has not succeeded (yet), merged at every read of the grants from the vault. */
-  private readonly unstored = new Set<Unstored>();
-  /** `leftoverUses` was read (once per worker, at the first read of the grants from the vault). */
-  private leftoversTaken = false;
+  /** Whether each use is counted and durable; the uses not in the vault yet (`lib/grants/ledger.ts`). */
+  private readonly ledger: GrantLedger;
+  /** The vault's grant records (`lib/grants/use-records.ts`). */
+  private readonly records: GrantUseRecords;
 
   /**
-   * `leftoverUses`: the uses a stopped worker's audit journal records carry (read once, at the first read
-   * of the grants from the vault; each merged there unless already stored, then settled). `authority`: the
-   * background's one epoch (the signing service's), required.
+   * `journal`: the audit journal, whose records a stopped worker left carry the uses it sent under (merged
+   * at the first read of the grants from the vault, `GrantLedger`). `authority`: the background's one
+   * epoch (the signing service's), required.
    */
-  constructor(private readonly o: { vault: Vault; now?: () => number; onChange?: (live: number) => void; leftoverUses?: () => Promise<LeftoverUse[]>; authority: Authority }) {
+  constructor(private readonly o: { vault: Vault; now?: () => number; onChange?: (live: number) => void; journal?: AuditJournal; authority: Authority }) {
     this.now = o.now ?? Date.now;
     this.authority = o.authority;
-  }
-
-  /**
-   * Writes `p.use` of `held` to the vault, `p` kept in `unstored` until written (a failed write is merged
-   * again at the next read of the grants). Returns the vault's promises (`Vault.addGrantUse`) of this write.
-   */
-  private storeUse(held: Held, p: Unstored): { counted: Promise<void>; stored: Promise<void> } {
-    this.unstored.add(p);
-    const w = this.o.vault.addGrantUse(held.grant, p.use);
-    w.stored.then(
-      () => this.settle(p),
-      () => undefined, // kept: merged at the next read
-    );
-    w.stored.catch(() => undefined); // the caller's await sees the error
-    return w;
-  }
-
-  /** `p` is in the vault (or need not be): out of `unstored`, its `settles` called once. */
-  private settle(p: Unstored): void {
-    this.unstored.delete(p);
-    p.done = true;
-    for (const s of p.settles.splice(0)) s();
-  }
-
-  /**
-   * The uses of `unstored` (and, the first time, the journal's leftovers) put back into the grants just
-   * read from the vault, `all`: a use already stored (same `seq` and time) or outside the 24 h window is
-   * settled; one whose grant is gone is dropped; any other counts again and is written (a new `seq` when
-   * its own is taken). Call inside `exclusive`.
-   */
-  private async mergeUnstored(all: Held[]): Promise<void> {
-    if (!this.leftoversTaken && this.o.leftoverUses) {
-      this.leftoversTaken = true;
-      for (const l of await this.o.leftoverUses().catch(() => [] as LeftoverUse[])) {
-        this.unstored.add({ grantId: l.use.grant, use: { at: l.use.at, notional: l.use.notional, seq: l.use.seq }, settles: [l.settle], done: false });
-      }
-    }
-    const now = this.now();
-    for (const p of [...this.unstored]) {
-      const held = all.find((x) => x.grant.id === p.grantId);
-      const done = !held || p.use.at <= now - DAY_MS || held.win.uses.some((u) => u.seq === p.use.seq && u.at === p.use.at);
-      if (done || !held) {
-        this.settle(p);
-        continue;
-      }
-      if (held.win.uses.some((u) => u.seq === p.use.seq)) p.use = { ...p.use, seq: held.win.nextSeq() };
-      held.win = new UseWindow([...held.win.uses, p.use]);
-      this.storeUse(held, p); // its journal record (if any) is let go once this write lands
-    }
+    this.records = grantUseRecords(o.vault);
+    this.ledger = new GrantLedger({ records: this.records, ...(o.journal ? { journal: o.journal } : {}), now: this.now });
   }
 
   /** Forgets the grants held in memory: the next call reads them from the vault (as after a worker restart). Bench set-up (`lib/background/bench-hooks.ts`). */
@@ -195,7 +136,7 @@ export class GrantService {
     let all = this.cache;
     if (!all) {
       try {
-        all = (await this.o.vault.listGrants()).map(({ grant, uses }) => ({ grant, win: new UseWindow(uses) }));
+        all = await this.ledger.read();
       } catch (err) {
         // A grant store that fails its integrity check covers nothing (deny by default): every request asks,
         // the window says why, and the popup still works (revoke all, or restore a backup, clears it).
@@ -203,13 +144,13 @@ export class GrantService {
         this.integrityFailed = true;
         all = [];
       }
-      await this.mergeUnstored(all);
+      await this.ledger.merge(all);
     }
     const now = this.now();
     // Expired grants, and grants stored by an older version in a shape these rules do not read, end here.
     const dead = (g: Grant) => g.expiresAt <= now || !isCurrent(g);
     const expired = all.filter((x) => dead(x.grant));
-    for (const g of expired) await this.o.vault.deleteGrant(g.grant.id);
+    for (const g of expired) await this.records.deleteGrant(g.grant.id);
     this.cache = all.filter((x) => !dead(x.grant));
     if (expired.length) this.changed(this.cache.length); // the badge, the dead-man and a trading session follow expiry
     return this.cache;
@@ -217,19 +158,19 @@ export class GrantService {
 
   /** Writes a new grant (no uses) through to the vault and the cache. */
   private async save(grant: Grant): Promise<void> {
-    await this.o.vault.putGrant(grant, []);
+    await this.records.putGrant(grant, []);
     if (this.cache) this.cache = [...this.cache.filter((x) => x.grant.id !== grant.id), { grant, win: new UseWindow([]) }];
   }
 
   /** Writes changed uses (orders recorded or forgotten) through to the vault, then to memory. */
   private async update(held: Held, changed: readonly GrantUse[]): Promise<void> {
     if (!changed.length) return;
-    await this.o.vault.updateGrantUses(held.grant.id, changed);
+    await this.records.updateGrantUses(held.grant.id, changed);
     for (const u of changed) held.win.replace(u);
   }
 
   private async remove(id: string): Promise<void> {
-    await this.o.vault.deleteGrant(id);
+    await this.records.deleteGrant(id);
     if (this.cache) this.cache = this.cache.filter((x) => x.grant.id !== id);
   }
 
@@ -299,24 +240,19 @@ export class GrantService {
     started?: AuthorityTicket,
   ): Promise<GrantDecision | undefined> {
     const decision = await this.decide(origin, account, req, ref, killSwitchArmed, started);
-    if (decision?.ok) await decision.stored;
+    if (decision?.ok) await decision.reservation.written;
     return decision;
   }
 
   /**
-   * `consume`, answering as soon as the use is counted, before it is stored (issue #20, page path: the
-   * caller builds its artifact while the use is written). A covered decision carries the vault write's
-   * two promises (`Vault.addGrantUse`): `counted`, once every check of the store passed (rejects with
-   * `TamperedRecordError`, `KeyNotFoundError` for a grant revoked meanwhile, `VaultLockedError`), and
-   * `stored`, once this write stored the use (also rejects with a storage error); `onStored(cb)`, calls
-   * `cb` once the use is in the vault by whichever write (this one, or a merge after it failed: the
-   * caller lets its journal record go then); and `use`, the use as an audit journal record carries it
-   * (`LeftoverUse`). **The caller sends nothing before `counted`, and
-   * before the use is durable**: `stored`, or a stored journal record carrying `use`. The use counts in
-   * memory from the decision on, for every later check; one whose write failed is kept and merged again
-   * whenever the grants are read from the vault (counting more than was signed only refuses sooner).
-   * `started`: the authority the request captured at its start (`lib/authority/epoch.ts`; default: now);
-   * the covered decision's ticket holds it, narrowed to a granted request's scopes and the grant.
+   * `consume`, answering as soon as the use is counted, before it is stored (the caller builds its
+   * artifact while the use is written). A covered decision carries the use's `reservation`
+   * (`UseReservation`, `lib/grants/ledger.ts`): **the caller sends nothing before `reservation.counted`
+   * and `reservation.durable`** (its journal record through `reservation.carry`, or its vault write). The
+   * use counts in memory from the decision on, for every later check; one whose write failed is kept and
+   * merged again whenever the grants are read from the vault (counting more than was signed only refuses
+   * sooner). `started`: the authority the request captured at its start (`lib/authority/epoch.ts`;
+   * default: now); the covered decision's ticket holds it, narrowed to a granted request's scopes and the grant.
    */
   async decide(
     origin: string,
@@ -325,7 +261,7 @@ export class GrantService {
     ref: (market: string) => Promise<RefPrice | undefined>,
     killSwitchArmed?: () => Promise<boolean>,
     started?: AuthorityTicket,
-  ): Promise<(GrantDecision & { counted?: Promise<void>; stored?: Promise<void>; onStored?: (cb: () => void) => void; use?: LeftoverUse['use'] }) | undefined> {
+  ): Promise<GrantDecision | undefined> {
     const venue = venueOf(req);
     const since = started ?? this.authority.capture(grantedPageScopes(origin));
     const held = (await this.exclusive(() => this.mine(origin, account, venue)))[0];
@@ -345,15 +281,10 @@ export class GrantService {
       if (!verdict.ok) return verdict;
       if (!armed) return { ok: false, limit: `the kill switch (auto-cancel / heartbeat) of ${venueName(found.grant.venue)} is not armed, so nothing is signed without you` };
       const seq = found.win.nextSeq();
-      const use: GrantUse = { at: now, notional: verdict.notional, seq };
-      // Counted here at once; written by the vault in call order (a later record of this use's orders
-      // lands after it). The caller sends nothing before `counted`, and before the use is durable.
-      found.win.push(use);
-      const pending: Unstored = { grantId: found.grant.id, use, settles: [], done: false };
-      const { counted, stored } = this.storeUse(found, pending);
-      const onStored = (cb: () => void) => (pending.done ? cb() : void pending.settles.push(cb));
+      // Counted here at once; written in call order (a later record of this use's orders lands after it).
+      const reservation = this.ledger.reserve(found, { at: now, notional: verdict.notional, seq });
       const ticket: GrantTicket = { grantId: found.grant.id, origin, authority: narrowTicket(since, grantedPageScopes(origin), found.grant.id) };
-      return { ok: true as const, notional: verdict.notional, grantId: found.grant.id, seq, ticket, counted, stored, onStored, use: { grant: found.grant.id, at: now, notional: verdict.notional, seq } };
+      return { ok: true as const, notional: verdict.notional, grantId: found.grant.id, seq, ticket, reservation };
     });
   }
 
@@ -391,7 +322,7 @@ export class GrantService {
       // the record of these orders: a granted cancel of them then asks (deny by default).
       const list = [...changed.values()];
       for (const u of list) found.win.replace(u);
-      void this.o.vault.updateGrantUses(found.grant.id, list, { defer: true }).catch(() => undefined);
+      void this.records.updateGrantUses(found.grant.id, list, { defer: true }).catch(() => undefined);
   }
 
   /**
@@ -465,7 +396,7 @@ export class GrantService {
   async revokeAll(): Promise<number> {
     this.authority.end('grants', 'revoke');
     return this.exclusive(async () => {
-      const n = await this.o.vault.deleteAllGrants();
+      const n = await this.records.deleteAllGrants();
       this.cache = undefined;
       this.integrityFailed = false;
       this.changed(0);

@@ -9,9 +9,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { GrantService } from './service';
 import { DAY_MS, type Grant, type GrantRequest, type GrantUse } from './evaluate';
 import { openVaultDb } from '../vault/db';
-import { HEAD_LAG_MS, memorySessionStore, Vault } from '../vault/vault';
+import { memorySessionStore, Vault } from '../vault/vault';
 import { TamperedRecordError } from '../vault/errors';
 import { Authority } from '../authority/epoch';
+import { grantUseRecords, HEAD_LAG_MS } from './use-records';
 
 const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
 const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
@@ -56,7 +57,7 @@ const spread = (count: number, notional: string, end: number): GrantUse[] => Arr
 describe('grant storage: caps exact with many uses', () => {
   it('keeps the daily cap exact across a worker restart with 3 000 uses in the last 24 h', async () => {
     const { vault, grants, grant, clock, restart } = await setup('10000');
-    await vault.putGrant(grant, spread(3_000, '3', clock.now)); // 9 000 USDC used
+    await grantUseRecords(vault).putGrant(grant, spread(3_000, '3', clock.now)); // 9 000 USDC used
     grants.reload();
     let signed = 0;
     while ((await order(grants))?.ok) signed++;
@@ -68,7 +69,7 @@ describe('grant storage: caps exact with many uses', () => {
 
   it('lets exactly one of three concurrent orders take the last slot of the cap', async () => {
     const { vault, grants, grant, clock } = await setup('1000');
-    await vault.putGrant(grant, spread(31, '31', clock.now)); // 961 used: one more reaches 992, a second 1 023
+    await grantUseRecords(vault).putGrant(grant, spread(31, '31', clock.now)); // 961 used: one more reaches 992, a second 1 023
     grants.reload();
     const all = await Promise.all([order(grants), order(grants), order(grants)]);
     expect(all.filter((d) => d?.ok)).toHaveLength(1);
@@ -79,7 +80,7 @@ describe('grant storage: caps exact with many uses', () => {
     const { vault, grants, grant, clock, restart } = await setup('62');
     // A grant lasts at most 24 h, so its oldest uses age out only near its end: seeded 23 h 59 min ago.
     const old = clock.now - DAY_MS + 60_000;
-    await vault.putGrant(grant, [{ at: old, notional: '31', seq: 1 }, { at: old + 1, notional: '31', seq: 2 }]);
+    await grantUseRecords(vault).putGrant(grant, [{ at: old, notional: '31', seq: 1 }, { at: old + 1, notional: '31', seq: 2 }]);
     grants.reload();
     expect((await order(grants))?.ok).toBe(false); // 93 > 62
     clock.now = old + DAY_MS - 1; // still inside the 24 h
@@ -98,12 +99,12 @@ describe('grant storage: a torn write never lets the cap be exceeded', () => {
   async function nearCap() {
     const s = await setup('62');
     expect((await order(s.grants))?.ok).toBe(true);
-    await s.vault['flushHeads'](); // the head catches up with its uses (at most HEAD_LAG_MS after them)
+    await grantUseRecords(s.vault)['flushHeads'](); // the head catches up with its uses (at most HEAD_LAG_MS after them)
     const head = await s.db.get('secrets', `grant:${s.grant.id}`);
     const index = await s.db.get('meta', 'index');
     const buckets = await s.db.getAll('secrets', IDBKeyRange.bound('grantuse:', 'grantuse:\uffff'));
     expect((await order(s.grants))?.ok).toBe(true); // 62: the cap is reached
-    await s.vault['flushHeads']();
+    await grantUseRecords(s.vault)['flushHeads']();
     return { ...s, before: { head, index, buckets } };
   }
 
@@ -149,14 +150,14 @@ describe('grant storage: a torn write never lets the cap be exceeded', () => {
     for (const b of before.buckets) await db.put('secrets', b); // the bucket as it was before the last use
     const after = await restart();
     // The vault refuses the records; the service then covers nothing (every request asks) and says why.
-    await expect(after.vault.listGrants()).rejects.toBeInstanceOf(TamperedRecordError);
+    await expect(grantUseRecords(after.vault).listGrants()).rejects.toBeInstanceOf(TamperedRecordError);
     expect(await order(after.grants)).toBeUndefined();
     expect(after.grants.integrityFailed).toBe(true);
   });
 });
 
 describe('grant storage: recorded orders between two orders (issue #20)', () => {
-  const owned = async (v: Vault) => (await v.listGrants())[0]?.uses.flatMap((u) => (u.orders ?? []).map((o) => o.oid)) ?? [];
+  const owned = async (v: Vault) => (await grantUseRecords(v).listGrants())[0]?.uses.flatMap((u) => (u.orders ?? []).map((o) => o.oid)) ?? [];
 
   it('writes the orders of a use with the next use of the minute, and without one within HEAD_LAG_MS', async () => {
     const s = await setup('1000');
@@ -181,7 +182,7 @@ describe('grant storage: records of the previous version', () => {
     // What the previous version wrote: the whole grant with its uses in one sealed record.
     await vault['exclusive'](() => vault['put']('grant', `grant:${grant.id}`, grant.account, {}, legacy));
     const after = await restart();
-    expect(await after.vault.listGrants()).toEqual([legacy]);
+    expect(await grantUseRecords(after.vault).listGrants()).toEqual([legacy]);
     expect(await db.getAllKeys('secrets', IDBKeyRange.bound('grantuse:', 'grantuse:\uffff'))).toHaveLength(1);
     expect((await order(after.grants))?.ok).toBe(true);
     expect((await order(after.grants))?.ok).toBe(false);

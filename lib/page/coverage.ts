@@ -27,9 +27,9 @@ export type CoveredGrant = Extract<GrantCheck, { covered: true }>;
 /**
  * What `Coverage.check` found: covered (the grant and use to record orders on, `still` to run right
  * before the signature, `counted` — true once the grant store's checks of the use passed, false when the
- * store failed its integrity check; nothing may leave before it is true —, and `use`, the use for the
- * signer's audit journal record with its vault write, `ExecuteOptions.grantUse`: nothing leaves before
- * one of them is stored), or not (with the window's flag, if any).
+ * store failed its integrity check; nothing may leave before it is true —, and `use`, the use's
+ * reservation for the signer, `ExecuteOptions.grantUse`: nothing leaves before it is durable), or not
+ * (with the window's flag, if any).
  */
 export type GrantCheck =
   | { covered: true; grantId: string; seq: number; still: () => void; counted: Promise<boolean>; use: NonNullable<ExecuteOptions['grantUse']>; authority: AuthorityTicket }
@@ -90,13 +90,11 @@ export class Coverage {
     }
     if (!decision || !grants) return grants?.integrityFailed ? { covered: false, flag: TAMPERED_FLAG } : { covered: false };
     if (!decision.ok) return { covered: false, flag: `Outside your standing permission for this site: ${decision.limit}.` };
-    const { ticket: covering, use, onStored } = decision;
-    const counted = countedOrTampered(decision.counted);
+    const { ticket: covering, reservation } = decision;
+    const counted = countedOrTampered(reservation.counted);
     counted.catch(() => undefined); // awaited before anything leaves; this only keeps an unawaited failure quiet
-    const stored = decision.stored ?? Promise.resolve();
-    if (!use || !onStored) throw new Error('a covered decision without its use'); // GrantService.decide always gives them
     // `still` runs right before the signature: a revoke answered since this decision stops it.
-    return { covered: true, grantId: decision.grantId, seq: decision.seq, still: () => grants.assertCovering(covering), counted, use: { record: use, stored, onStored }, authority: covering.authority };
+    return { covered: true, grantId: decision.grantId, seq: decision.seq, still: () => grants.assertCovering(covering), counted, use: reservation, authority: covering.authority };
   }
 
   /**

@@ -6,7 +6,8 @@
 import type { HeaderSet } from '../http/headers';
 import type { ConfirmationSettings } from '../settings/confirmation';
 import type { PerpsSessionTransport } from '../perps/transport';
-import type { AuditJournal, JournalUse } from '../audit/journal';
+import type { AuditJournal } from '../audit/journal';
+import type { UseReservation } from '../grants/ledger';
 import type { Authority } from '../authority/epoch';
 import type { Held } from '../authority/guard';
 import type { WeightMeter } from '../ratelimit/meter';
@@ -70,17 +71,15 @@ export type SigningServiceOptions = {
 
 /**
  * Options of `execute`: the audit's origin and summary, `audit: false` (the dead-man's renewals only),
- * `grantUse` (a submission covered by a grant: the use it counted, `record`; its vault write, `stored`;
- * and `onStored(cb)`, which calls `cb` once the use is in the vault by whichever write), and the gate's.
- * A submission with a `grantUse` leaves only once the use is durable: its audit journal record carries
- * `record` (the next worker merges a use a stopped one left unwritten, `GrantService`), so the vault
- * write runs beside the network round trip, and the record keeps the use until `onStored`; with no
- * journal, `stored` is awaited before the send.
+ * `grantUse` (a submission covered by a grant: the use's reservation, `lib/grants/ledger.ts`), and the
+ * gate's. A submission with a `grantUse` leaves only once `grantUse.durable`: its audit journal record
+ * is opened through `grantUse.carry` and carries the use (the vault write runs beside the network round
+ * trip); with no journal, the durable note is the use's vault write.
  */
 export type ExecuteOptions = {
   origin: string;
   summary?: string;
   audit?: boolean;
-  grantUse?: { record: JournalUse; stored: Promise<void>; onStored: (cb: () => void) => void };
+  grantUse?: UseReservation;
 } & GateOptions &
   Held;

@@ -108,9 +108,9 @@ export class Submitter {
       const [digest] = digests;
       if (digest === undefined) throw new ArtifactMismatchError('the command has no digest');
       const envelope = await signPerpsEnvelope(this.d.o.vault, artifact, digest, recheck);
-      const useStored = journal ? undefined : opts.grantUse?.stored; // no journal to carry the use: its own write
-      if (opts.beforeSend || journal || useStored) {
-        await Promise.all([opts.beforeSend?.(), journal && this.noted(journal.stored, opts), useStored]);
+      const durable = opts.grantUse?.durable; // the journal record carrying the use, or (none) its vault write
+      if (opts.beforeSend || journal || durable) {
+        await Promise.all([opts.beforeSend?.(), journal && this.noted(journal.stored, opts), durable]);
         recheck(); // a halt, revoke or lock while it waited: the signature is dropped
       }
       if (!artifact.submit) {
@@ -127,16 +127,12 @@ export class Submitter {
 
   /**
    * Opens the audit journal record of a submission (undefined without a journal). With `opts.grantUse`
-   * the record carries the use, and keeps it until the use's vault write is stored (`JournalUse`).
+   * the reservation opens it, carrying the use until the use is in the vault (`UseReservation.carry`).
    */
   private openJournal(record: JournalRecord, opts: ExecuteOptions): { id: string; stored: Promise<void> } | undefined {
     const journal = this.d.o.journal;
     if (!journal) return undefined;
-    const use = opts.grantUse;
-    const opened = journal.open(use ? { ...record, use: use.record } : record);
-    // Let go once the use is in the vault (a failed write: merged again at the next read of the grants, or by the next worker).
-    use?.onStored(() => void journal.useStored(opened.id).catch(() => undefined));
-    return opened;
+    return opts.grantUse ? opts.grantUse.carry(journal, record) : journal.open(record);
   }
 
   /**
@@ -218,8 +214,8 @@ export class Submitter {
     let bodies: PostOrderBody[];
     try {
       bodies = await signClobOrders(this.d.o.vault, artifact, digests, recheck);
-      const useStored = journal ? undefined : opts.grantUse?.stored; // no journal to carry the use: its own write
-      if (journal || useStored) await Promise.all([journal && this.noted(journal.stored, opts), useStored]);
+      const durable = opts.grantUse?.durable; // the journal record carrying the use, or (none) its vault write
+      if (journal || durable) await Promise.all([journal && this.noted(journal.stored, opts), durable]);
       recheck(); // a halt or an end while it waited: the signatures are dropped
     } catch (err) {
       if (journal !== undefined) void this.d.o.journal?.discard(journal.id).catch(() => undefined); // nothing was posted

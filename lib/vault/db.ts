@@ -52,7 +52,7 @@ export type SessionRecord = { id: 'session'; sealed: Sealed };
 
 /**
  * Kinds of secret record. `grant`: a site's standing grant and how many uses it holds (sealed: origin and
- * limits are private); `grantuse`: one minute of a grant's uses (sealed; see `lib/vault/vault.ts`, "Grant storage"); `deposit`: an owner key's deposit wallet and builder credentials (issue #21).
+ * limits are private); `grantuse`: one minute of a grant's uses (sealed; see `lib/grants/use-records.ts`); `deposit`: an owner key's deposit wallet and builder credentials (issue #21).
  */
 export type SecretKind = 'owner' | 'proxy' | 'clob' | 'grant' | 'grantuse' | 'deposit';
 

@@ -15,6 +15,7 @@ import {
   WrongPasswordError,
 } from './errors';
 import { memorySessionStore, Vault } from './vault';
+import { grantUseRecords } from '../grants/use-records';
 
 const FAST: KdfParams = { name: 'scrypt', N: 2 ** 10, r: 8, p: 1, dkLen: 32 };
 const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
@@ -394,13 +395,13 @@ describe('Vault one writer at a time', () => {
     await vault.create(PASSWORD);
     const owner = await vault.generateOwnerKey();
     const grant = grantFor(owner.address, 'g1');
-    await vault.putGrant(grant, []);
+    await grantUseRecords(vault).putGrant(grant, []);
     const uses: GrantUse[] = [];
     const writes: Promise<unknown>[] = [];
     const imported: string[] = [];
     for (let i = 0; i < 10; i++) {
       uses.push({ at: 1_800_000_000_000 + i, notional: String(i) });
-      writes.push(vault.putGrant(grant, [...uses]));
+      writes.push(grantUseRecords(vault).putGrant(grant, [...uses]));
       if (i % 3 === 0) writes.push(vault.generateOwnerKey(`bot ${i}`).then((o) => imported.push(o.address)));
     }
     writes.push(vault.putProxy({ account: owner.address, privateKey: generatePrivateKey(), secret: 'proxy-secret', expiry: 9_000_000_000_000 }));
@@ -409,7 +410,7 @@ describe('Vault one writer at a time', () => {
     await vault.lock();
     await vault.unlock(PASSWORD);
     // lock ends every grant; what the popup wrote survives
-    expect(await vault.listGrants()).toEqual([]);
+    expect(await grantUseRecords(vault).listGrants()).toEqual([]);
     for (const a of imported) expect((await vault.ownerAccount(a)).address).toBe(a);
     expect((await vault.proxyFor(owner.address)).secret).toBe('proxy-secret');
     expect((await vault.clobCredentials(owner.address)).secret).toBe('clob-secret');
@@ -424,14 +425,14 @@ describe('Vault one writer at a time', () => {
     const writes: Promise<unknown>[] = [];
     for (let i = 0; i < 10; i++) {
       uses.push({ at: 1_800_000_000_000 + i, notional: String(i) });
-      writes.push(vault.putGrant(grant, [...uses]));
+      writes.push(grantUseRecords(vault).putGrant(grant, [...uses]));
       writes.push(vault.generateOwnerKey(`bot ${i}`));
     }
     await Promise.all(writes);
     // a worker restart (new object, same db and session store) reads the sealed records afresh
     const restarted = make();
     expect(await restarted.restoreSession()).toBe(true);
-    expect(await restarted.listGrants()).toEqual([{ grant, uses }]);
+    expect(await grantUseRecords(restarted).listGrants()).toEqual([{ grant, uses }]);
     for (const o of await restarted.listOwners()) expect((await restarted.ownerAccount(o.address)).address).toBe(o.address);
   });
 });
@@ -555,7 +556,7 @@ describe('Vault trading session', () => {
     await vault.putClobCredentials({ account: other.address, apiKey: 'api-key-OTHER', secret: 'clob-secret-OTHER', passphrase: 'pass-OTHER', nonce: 0 });
     const grant = grantFor(kept.address, 'g1');
     const uses: GrantUse[] = [{ at: clock.now - 5, notional: '100' }];
-    await vault.putGrant(grant, uses);
+    await grantUseRecords(vault).putGrant(grant, uses);
     await vault.enterTradingSession({ accounts: [kept.address] });
     return { ...f, kept, other, proxyKey, otherProxy, grant, uses };
   }
@@ -613,16 +614,16 @@ describe('Vault trading session', () => {
 
   it('persists grant writes made in the session across a worker restart', async () => {
     const { vault, make, grant, uses, kept } = await withSession();
-    expect(await vault.listGrants()).toEqual([{ grant, uses }]);
+    expect(await grantUseRecords(vault).listGrants()).toEqual([{ grant, uses }]);
     const more = [...uses, { at: 1_800_000_000_001, notional: '250' }];
-    await vault.putGrant(grant, more);
+    await grantUseRecords(vault).putGrant(grant, more);
     const second = grantFor(kept.address, 'g2');
-    await vault.putGrant(second, []);
-    await vault.deleteGrant('g2');
+    await grantUseRecords(vault).putGrant(second, []);
+    await grantUseRecords(vault).deleteGrant('g2');
     const restarted = make();
     expect(await restarted.restoreSession()).toBe(true);
     expect(restarted.state).toBe('session');
-    expect(await restarted.listGrants()).toEqual([{ grant, uses: more }]);
+    expect(await grantUseRecords(restarted).listGrants()).toEqual([{ grant, uses: more }]);
     expect((await restarted.proxyFor(kept.address)).secret).toBe('proxy-secret-KEPT');
     await expect(restarted.ownerAccount(kept.address)).rejects.toBeInstanceOf(VaultLockedError);
   });
@@ -630,10 +631,10 @@ describe('Vault trading session', () => {
   it('keeps all six grant writes made at once in the session', async () => {
     const { vault, make, kept } = await withSession();
     const grants = Array.from({ length: 6 }, (_, i) => grantFor(kept.address, `c${i}`));
-    await Promise.all(grants.map((g, i) => vault.putGrant(g, [{ at: 1_800_000_000_000 + i, notional: String(i) }])));
+    await Promise.all(grants.map((g, i) => grantUseRecords(vault).putGrant(g, [{ at: 1_800_000_000_000 + i, notional: String(i) }])));
     const restarted = make();
     await restarted.restoreSession();
-    const ids = (await restarted.listGrants()).map((g) => g.grant.id).sort();
+    const ids = (await grantUseRecords(restarted).listGrants()).map((g) => g.grant.id).sort();
     expect(ids).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'g1']);
   });
 
@@ -651,19 +652,19 @@ describe('Vault trading session', () => {
   it('unlocks from the session into the full vault with the grants and their uses', async () => {
     const { vault, make, grant, uses, kept, other, clock } = await withSession();
     const more = [...uses, { at: clock.now, notional: '42' }];
-    await vault.putGrant(grant, more);
+    await grantUseRecords(vault).putGrant(grant, more);
     await vault.unlock(PASSWORD);
     expect(vault.state).toBe('unlocked');
-    expect(await vault.listGrants()).toEqual([{ grant, uses: more }]);
+    expect(await grantUseRecords(vault).listGrants()).toEqual([{ grant, uses: more }]);
     expect((await vault.ownerAccount(kept.address)).address).toBe(kept.address);
     expect((await vault.proxyFor(other.address)).secret).toBe('proxy-secret-OTHER');
     const restarted = make();
     expect(await restarted.restoreSession()).toBe(true);
     expect(restarted.state).toBe('unlocked');
-    expect(await restarted.listGrants()).toEqual([{ grant, uses: more }]);
+    expect(await grantUseRecords(restarted).listGrants()).toEqual([{ grant, uses: more }]);
     await restarted.lock();
     await restarted.unlock(PASSWORD);
-    expect(await restarted.listGrants()).toEqual([]);
+    expect(await grantUseRecords(restarted).listGrants()).toEqual([]);
   });
 
   it('leaves nothing after lock from the session: no keys, no grants, no secret in clear', async () => {
@@ -674,7 +675,7 @@ describe('Vault trading session', () => {
     expect(await vault.auditKey()).toBeUndefined();
     await expect(vault.proxyFor(kept.address)).rejects.toBeInstanceOf(VaultLockedError);
     await expect(vault.clobCredentials(kept.address)).rejects.toBeInstanceOf(VaultLockedError);
-    await expect(vault.putGrant(grantFor(kept.address, 'g9'), [])).rejects.toBeInstanceOf(VaultLockedError);
+    await expect(grantUseRecords(vault).putGrant(grantFor(kept.address, 'g9'), [])).rejects.toBeInstanceOf(VaultLockedError);
     expect(await make().restoreSession()).toBe(false);
     const dump = await profileDump(db);
     for (const secret of [proxyKey.slice(2), otherProxy.slice(2), 'proxy-secret-KEPT', 'clob-secret-KEPT', 'pass-KEPT', 'api-key-KEPT', GRANT_ORIGIN]) {
@@ -682,7 +683,7 @@ describe('Vault trading session', () => {
     }
     expect(await db.get('meta', 'session')).toBeUndefined();
     await vault.unlock(PASSWORD);
-    expect(await vault.listGrants()).toEqual([]);
+    expect(await grantUseRecords(vault).listGrants()).toEqual([]);
   });
 
   it('stores no proxy key, API secret or grant in clear while the session is live', async () => {
@@ -728,14 +729,14 @@ describe('Vault.deleteAllGrants', () => {
     const { vault, db } = await fresh();
     await vault.create(PASSWORD);
     const owner = await vault.generateOwnerKey();
-    await vault.putGrant(grantFor(owner.address, 'g1'), []);
+    await grantUseRecords(vault).putGrant(grantFor(owner.address, 'g1'), []);
     const index = (await db.get('meta', 'index')) as { id: 'index'; sealed: { iv: Uint8Array<ArrayBuffer>; ct: Uint8Array<ArrayBuffer> } };
     const ct = index.sealed.ct.slice();
     ct[0] = ct[0]! ^ 1;
     await db.put('meta', { ...index, sealed: { ...index.sealed, ct } });
     const restarted = new Vault({ db, session: memorySessionStore(), kdf: FAST, bounds: BOUNDS });
     await restarted.unlock(PASSWORD);
-    expect(await restarted.deleteAllGrants()).toBe(1);
+    expect(await grantUseRecords(restarted).deleteAllGrants()).toBe(1);
     expect((await db.getAll('secrets')).filter((r) => r.kind === 'grant')).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@
  * The per-order cost of a standing grant as its uses grow ("flat as a grant is used"): a
  * grant holding 10 / 10 000 / 50 000 / 86 400 uses of the last 24 h (one a second for a day), then
  * `GrantService.consume` of one covered order — the grant check and its use written to the sealed vault
- * (`Vault.addGrantUse`) — p50 / p95 over 200, after the service read the grant afresh. Node with
+ * (`GrantUseRecords.addGrantUse`, `lib/grants/use-records.ts`) — p50 / p95 over 200, after the service read the grant afresh. Node with
  * fake-indexeddb (an IndexedDB in JavaScript). A use writes its own bucket, never the other uses; for
  * scale, re-sealing and rewriting all the uses on each order costs 0.6 ms at 10, 8 ms at 10 000, 34 ms
  * at 50 000, 53 ms at 86 400. Prints figures; never fails.
@@ -13,6 +13,7 @@ import { DAY_MS, type GrantRequest, type GrantUse } from '../../lib/grants/evalu
 import { openVaultDb } from '../../lib/vault/db';
 import { memorySessionStore, Vault } from '../../lib/vault/vault';
 import { Authority } from '../../lib/authority/epoch';
+import { grantUseRecords } from '../../lib/grants/use-records';
 
 /** The one authority epoch of this bench's services. */
 const epoch = new Authority();
@@ -37,7 +38,7 @@ async function row(n: number): Promise<{ p50: number; p95: number; load: number 
   const now = Date.now();
   const step = (DAY_MS - 5 * 60_000) / n;
   const uses: GrantUse[] = Array.from({ length: n }, (_, i) => ({ at: Math.floor(now - DAY_MS + 60_000 + i * step), notional: '31', seq: i + 1 }));
-  await vault.putGrant(grant, uses);
+  await grantUseRecords(vault).putGrant(grant, uses);
   grants.reload();
   const ref = async () => ({ price: '3100', source: 'mark' as const });
   const t0 = performance.now();

@@ -13,6 +13,7 @@ import { recoverMessageAddress, recoverTypedDataAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { openVaultDb } from '../../lib/vault/db';
 import { memorySessionStore, Vault } from '../../lib/vault/vault';
+import { grantUseRecords } from '../../lib/grants/use-records';
 import { auditLog, checkAudit, pageAudit, type AuditCheck } from '../../lib/audit';
 import { readSettings } from '../../lib/settings';
 import { fromUnits, toUnits } from '../../lib/decimal';
@@ -112,7 +113,7 @@ describe('a vault database written by an earlier build', () => {
   it('keeps the grants with every use, their recorded orders and the amounts used', async () => {
     const { vault } = await open();
     await vault.unlock(PASSWORD);
-    const stored = await vault.listGrants();
+    const stored = await grantUseRecords(vault).listGrants();
     const expected = grants(OWNER);
     expect(stored.map((g) => g.grant.id).sort()).toEqual(expected.map((g) => g.grant.id).sort());
     for (const { grant, uses } of expected) {
@@ -165,7 +166,7 @@ describe('the earlier build’s database, altered on disk', () => {
   it('a flipped bit in a grant use bucket refuses the grant list as tampered', async () => {
     const { vault } = await open((f) => alterRecord(f, 'secrets', 'grantuse:g-perps-1:0030000001', (r) => ({ ...r, sealed: flip(r.sealed) })));
     await vault.unlock(PASSWORD);
-    await expect(vault.listGrants()).rejects.toMatchObject({ name: 'Vault.TamperedRecordError' });
+    await expect(grantUseRecords(vault).listGrants()).rejects.toMatchObject({ name: 'Vault.TamperedRecordError' });
   });
 
   it('an audit entry whose summary was rewritten breaks the chain at that entry', async () => {

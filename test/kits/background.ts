@@ -16,6 +16,7 @@ import { startHarness, startLyingGateway, type Harness, type LyingGateway } from
 import { WebSocket as NodeWebSocket } from 'ws';
 import type { WebSocketConstructor } from '../../lib/streams/perps';
 import type { AuditJournal } from '../../lib/audit/journal';
+import { grantUseRecords } from '../../lib/grants/use-records';
 
 /** scrypt N = 2^10 (tests only: the extension uses `DEFAULT_KDF`). */
 export const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
@@ -349,14 +350,14 @@ export function pagePathKit(o: { harness: () => Harness; started: PagedBackgroun
     },
     /** The worker of `bg` stops: from here its head / held-bucket flush never runs (a stopped worker runs no timer). */
     stopFlush: (bg: PagedBackground): void => {
-      (bg.vault() as unknown as { flushHeads: () => Promise<void> }).flushHeads = async () => undefined;
+      (grantUseRecords(bg.vault()) as unknown as { flushHeads: () => Promise<void> }).flushHeads = async () => undefined;
     },
     /**
      * Holds every grant use write of `bg` inside the vault's queue (the bucket is sealed inside
      * `addGrantUse`'s exclusive section), until `release()`: `true` lets the writes go on, an error fails them.
      */
     holdUseWrites: (bg: PagedBackground) => {
-      const v = bg.vault() as unknown as { sealBucket: (...a: unknown[]) => Promise<unknown> };
+      const v = grantUseRecords(bg.vault()) as unknown as { sealBucket: (...a: unknown[]) => Promise<unknown> };
       const real = v.sealBucket.bind(v);
       let open!: (outcome: true | Error) => void;
       const gate = new Promise<true | Error>((r) => (open = r));

@@ -14,9 +14,10 @@ import { BOUNDS, browser, KDF, withPages, type PagedBackground } from './backgro
 import { openVaultDb } from '../../lib/vault/db';
 import { memorySessionStore, Vault } from '../../lib/vault/vault';
 import { sessionAuditJournal, type AuditJournal } from '../../lib/audit/journal';
-import { GrantService, type LeftoverUse } from '../../lib/grants/service';
+import { GrantService } from '../../lib/grants/service';
 import { DAY_MS, type GrantRequest } from '../../lib/grants/evaluate';
 import { Authority } from '../../lib/authority/epoch';
+import { grantUseRecords } from '../../lib/grants/use-records';
 
 /** The running sandbox (set by `grantSuite`'s `beforeAll`). */
 export let h: Harness;
@@ -154,8 +155,7 @@ export async function useWorkers(prefix: string, daily = '100') {
   const open = (): UseWorker => {
     const vault = new Vault({ db, session, now: () => clock.now, kdf: KDF, bounds: BOUNDS });
     const journal = sessionAuditJournal(store, () => clock.now);
-    const leftoverUses = async (): Promise<LeftoverUse[]> => (await journal.leftovers()).flatMap(({ id, record }) => (record.use ? [{ use: record.use, settle: () => void journal.useStored(id) }] : []));
-    return { vault, journal, grants: new GrantService({ authority: new Authority(), vault, now: () => clock.now, leftoverUses }) };
+    return { vault, journal, grants: new GrantService({ authority: new Authority(), vault, now: () => clock.now, journal }) };
   };
   const first = open();
   await first.vault.create('a long enough password');
@@ -182,7 +182,7 @@ export type Sealer = { sealBucket: (...a: unknown[]) => Promise<unknown> };
  * stops before its write: it never runs) or 'fails' (a storage error). `ok` false: not covered.
  */
 export async function useOrder(w: UseWorker, write: 'lands' | 'never' | 'fails' = 'lands', o: { close?: boolean } = {}): Promise<{ ok: boolean; id?: string }> {
-  const v = w.vault as unknown as Sealer;
+  const v = grantUseRecords(w.vault) as unknown as Sealer;
   const real = v.sealBucket.bind(v);
   if (write === 'never') v.sealBucket = () => new Promise(() => undefined);
   if (write === 'fails')
@@ -190,16 +190,16 @@ export async function useOrder(w: UseWorker, write: 'lands' | 'never' | 'fails' 
       throw new DOMException('The transaction was aborted', 'AbortError');
     };
   const d = await w.grants.decide(SITE, USE_ACCOUNT, USE_ORDER, useRef, useArmed);
-  if (!d?.ok || !d.use || !d.counted || !d.stored) {
+  if (!d?.ok) {
     v.sealBucket = real;
     return { ok: false };
   }
-  await d.counted;
-  const rec = w.journal.open({ ...USE_RECORD, use: d.use });
-  d.onStored?.(() => void w.journal.useStored(rec.id)); // as the signer does (`openJournal`)
-  await rec.stored; // sent from here on
-  if (write === 'lands') await d.stored;
-  if (write === 'fails') await d.stored.catch(() => undefined);
+  const { reservation } = d;
+  await reservation.counted;
+  const rec = reservation.carry(w.journal, USE_RECORD); // as the signer does (`openJournal`)
+  await reservation.durable; // sent from here on
+  if (write === 'lands') await reservation.written;
+  if (write === 'fails') await reservation.written.catch(() => undefined);
   // A stopped worker's write never runs (it would, from a later task, with the real sealer back).
   if (write !== 'never') v.sealBucket = real;
   if (o.close !== false) await w.journal.close(rec.id); // its audit entry written
