@@ -7,17 +7,16 @@
  */
 import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { VNode } from 'preact';
 import type { Harness } from '../../test/kits/sandbox';
 import { patchInstruments, startLyingGateway, type LyingGateway } from '../../test/kits/sandbox';
 import { btcOnly, callAs, lyingGatewaySuite, pageSender, until, waitPending, type PagedBackground } from '../../test/kits/background';
+import { popupCall, renderedText } from '../../test/kits/approvals';
 import { createApprovalStore } from '../../entrypoints/popup/stores/approvals';
 import { ApprovalView, type ApprovalViewData } from '../../components/ApprovalView';
 import { ClosePreview, RiskPanel } from '../../components/RiskPanel';
 import { OpenOrders } from '../../components/perps/OpenOrders';
 import { createPerpsStore } from '../../entrypoints/popup/stores/perps';
 import { createPositionsStore } from '../../entrypoints/popup/stores/positions';
-import type { Call } from '../../entrypoints/popup/stores/perps';
 import { groupDecimal } from '../format';
 import { createBackgroundNotifications } from '../background/notifications';
 import { parsePerpsAnswer } from '../perps/wire';
@@ -38,22 +37,8 @@ function sentOps(from: number): { iid: number; buy: boolean; qty: string; p?: st
     .flatMap((r) => (JSON.parse(r.body!) as { op: { args: never[] } }).op.args);
 }
 
-/** Every text a vnode tree renders (function components called), joined by spaces: what a person reads. */
-function textOf(n: unknown): string {
-  if (n === null || n === undefined || typeof n === 'boolean') return '';
-  if (typeof n === 'string' || typeof n === 'number') return String(n);
-  if (Array.isArray(n)) return n.map(textOf).join('');
-  const v = n as VNode<{ children?: unknown }>;
-  if (typeof v.type === 'function') return textOf((v.type as (p: unknown) => unknown)(v.props));
-  return `${textOf(v.props?.children)} `;
-}
-
-/** The popup's `call` over procedures of `bg` (what the approval window's store uses). */
-const callOf = (bg: PagedBackground): Call => (async (type: string, payload: unknown) => {
-  const r = (await callAs(bg, type, payload)) as { ok: boolean; result?: unknown; error?: { shortMessage: string } };
-  if (!r.ok) throw new Error(r.error?.shortMessage ?? 'failed');
-  return r.result;
-}) as Call;
+/** Every text a vnode tree renders, joined by spaces: what a person reads. */
+const textOf = renderedText;
 
 /**
  * What the approval window shows for the request at the head of the queue: its store (the window's own,
@@ -61,7 +46,7 @@ const callOf = (bg: PagedBackground): Call => (async (type: string, payload: unk
  * and the order numbers, and `ApprovalView` renders them. Returns the text a person reads.
  */
 async function windowText(bg: PagedBackground): Promise<string> {
-  const store = createApprovalStore({ call: callOf(bg), onEmpty: () => undefined, focus: { has: () => false, listen: () => () => undefined } });
+  const store = createApprovalStore({ call: popupCall(bg), onEmpty: () => undefined, focus: { has: () => false, listen: () => () => undefined } });
   await store.load();
   const head = store.head.value;
   if (!head) throw new Error('no window');
@@ -308,12 +293,12 @@ describe('positions a portfolio read names', () => {
       const b = a.body as { positions: Record<string, unknown>[] };
       return { ...b, positions: b.positions.map((x) => (x.instrument_id === 1 ? { ...x, symbol: 'ETH-PERP' } : x)) };
     };
-    const perps = createPerpsStore(kit.owner(), callOf(bg), () => () => undefined);
+    const perps = createPerpsStore(kit.owner(), popupCall(bg), () => () => undefined);
     await perps.start();
     perps.stop();
     const position = perps.portfolio.value?.positions.find((x) => x.instrument_id === 1);
     expect(position).toBeDefined();
-    const positions = createPositionsStore(perps, (cmd) => callOf(bg)('perps.send', { account: kit.owner(), op: cmd.body } as never));
+    const positions = createPositionsStore(perps, (cmd) => popupCall(bg)('perps.send', { account: kit.owner(), op: cmd.body } as never));
     await positions.close(position!);
     const c = positions.closing.value;
     expect(c, positions.error.value).toBeDefined();
