@@ -37,9 +37,6 @@ function sentOps(from: number): { iid: number; buy: boolean; qty: string; p?: st
     .flatMap((r) => (JSON.parse(r.body!) as { op: { args: never[] } }).op.args);
 }
 
-/** Every text a vnode tree renders, joined by spaces: what a person reads. */
-const textOf = renderedText;
-
 /**
  * What the approval window shows for the request at the head of the queue: its store (the window's own,
  * `createApprovalStore`, reading the venue through the background — so through the hop) loads the queue
@@ -52,7 +49,7 @@ async function windowText(bg: PagedBackground): Promise<string> {
   if (!head) throw new Error('no window');
   await store.summarize(head.id, head.digest);
   const data = store.head.value as ApprovalViewData;
-  return textOf(ApprovalView({ view: data, armed: true, queueLength: 1, now: Date.now(), onApprove: () => undefined, onReject: () => undefined }));
+  return renderedText(ApprovalView({ view: data, armed: true, queueLength: 1, now: Date.now(), onApprove: () => undefined, onReject: () => undefined }));
 }
 
 /** Waits for the window, reads it as the approval window renders it, approves it; returns the text read and the request. */
@@ -213,9 +210,7 @@ describe('order-book orders', () => {
     };
     const from = h.ctx.requestLog.length;
     const order = kit.settle(bg.page(page).request('clob_postOrders', { orders: [{ tokenId: token, side: 'BUY', price: '0.42', size: '10', orderType: 'GTC' }] }));
-    const [view] = await waitPending(bg);
-    const text = await windowText(bg);
-    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    const { text, view } = await readAndApprove(bg);
     await order;
     const posted = h.ctx.requestLog.slice(from).find((r) => r.method === 'POST' && r.path === '/clob/order');
     const body = JSON.parse(posted!.body!) as { order: { makerAmount: string; takerAmount: string; side: string } };
@@ -302,7 +297,7 @@ describe('positions a portfolio read names', () => {
     await positions.close(position!);
     const c = positions.closing.value;
     expect(c, positions.error.value).toBeDefined();
-    const preview = textOf(ClosePreview({ symbol: c!.label, preview: c!.preview, onConfirm: () => undefined, onCancel: () => undefined }));
+    const preview = renderedText(ClosePreview({ symbol: c!.label, preview: c!.preview, onConfirm: () => undefined, onCancel: () => undefined }));
     const from = h.ctx.requestLog.length;
     await positions.confirmClose();
     const [sent] = sentOps(from);
@@ -319,7 +314,7 @@ describe('positions a portfolio read names', () => {
 describe('the ticket summary', () => {
   it('the ticket shows the TP / SL triggers and the protected limit it will sign as signed, whatever tick and lot the gateway reports (padded, never rounded)', () => {
     // The steps a gateway reports in its instruments read (as the hop above serves them), and the numbers the ticket signs.
-    const text = textOf(
+    const text = renderedText(
       RiskPanel({
         symbol: 'instrument #1',
         tick: '100',
@@ -341,7 +336,7 @@ describe('the ticket summary', () => {
 
 describe('the open orders list', () => {
   it('shows each resting size and price as the venue reports them, whatever tick and lot the gateway reports (padded, never rounded), named by the instrument label', () => {
-    const text = textOf(
+    const text = renderedText(
       OpenOrders({
         orders: [{ order_id: 7, instrument_id: 1, buy: true, price: '65000.5', quantity: '0.013', resting_quantity: '0.013', status: 'open' }],
         label: () => 'instrument #1',
@@ -443,9 +438,7 @@ describe('order-book exchange selection', () => {
     };
     const from = h.ctx.requestLog.length;
     const order = kit.settle(bg.page(page).request('clob_postOrders', { orders: [{ tokenId: token, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] }));
-    const [view] = await waitPending(bg);
-    const text = await windowText(bg);
-    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    const { text, view } = await readAndApprove(bg);
     await order;
     const posted = h.ctx.requestLog.slice(from).filter((r) => r.method === 'POST' && r.path === '/clob/order');
     // What the window says about the exchange is what the signature commits to.
