@@ -295,7 +295,9 @@ export type Wire = { sent: SentRequest[]; replaceAnswer?: (url: string, method: 
 export type Notice = { id: string; title: string; message: string };
 
 /**
- * The shared set-up of the page-path suites: backgrounds on the suite's
+ * The shared set-up of the page-path suites (its readers `call`, `owner`, `mark`, `armed`, `grantOf`,
+ * `btcOrder`, `codeOf` also serve the grant-permission, idempotency and unknown-outcome suites, which keep
+ * their own wire hooks): backgrounds on the suite's
  * sandbox (`harness()`, started by `sandboxSuite`, which also stops what `started` holds) with a wire log
  * and captured notifications, a worker restart, hooks that stop the grant flush or hold the use write, and
  * the BTC / ETH orders the suites send. `site` and `page` are the connected site; `dbPrefix` names the databases.
