@@ -12,7 +12,8 @@ import type { VNode } from 'preact';
 import type { Harness } from '../../test/kits/sandbox';
 import { patchInstruments, startLyingGateway, type LyingGateway } from '../../test/kits/sandbox';
 import { callAs, lyingGatewaySuite, pageSender, until, type PagedBackground } from '../../test/kits/background';
-import { createPerpsStore, labelOf, lotOf, tickOf, type Call } from '../../entrypoints/popup/stores/perps';
+import { popupCall, renderedText } from '../../test/kits/approvals';
+import { createPerpsStore, labelOf, lotOf, tickOf } from '../../entrypoints/popup/stores/perps';
 import { createPositionsStore } from '../../entrypoints/popup/stores/positions';
 import { ClosePreview } from '../../components/RiskPanel';
 import { OpenOrders } from '../../components/perps/OpenOrders';
@@ -33,23 +34,8 @@ let h: Harness;
 let hop: LyingGateway;
 const { kit, onHop } = lyingGatewaySuite({ site: SITE, page, dbPrefix: 'popup-words', onStart: (x) => (h = x), onGateway: (x) => (hop = x) });
 
-/** Every text a vnode tree renders (function components called), runs of spaces as one: what a person reads. */
-const textOf = (n: unknown): string => rawText(n).replace(/\s+/g, ' ');
-function rawText(n: unknown): string {
-  if (n === null || n === undefined || typeof n === 'boolean') return '';
-  if (typeof n === 'string' || typeof n === 'number') return String(n);
-  if (Array.isArray(n)) return n.map(rawText).join('');
-  const v = n as VNode<{ children?: unknown }>;
-  if (typeof v.type === 'function') return rawText((v.type as (p: unknown) => unknown)(v.props));
-  return `${rawText(v.props?.children)} `;
-}
-
-/** The popup's `call` over procedures of `bg`. */
-const callOf = (bg: PagedBackground): Call => (async (type: string, payload: unknown) => {
-  const r = (await callAs(bg, type, payload)) as { ok: boolean; result?: unknown; error?: { shortMessage: string } };
-  if (!r.ok) throw new Error(r.error?.shortMessage ?? 'failed');
-  return r.result;
-}) as Call;
+/** Every text a vnode tree renders, runs of white space as one space: what a person reads. */
+const textOf = (n: unknown): string => renderedText(n).replace(/\s+/g, ' ');
 
 /** The perps commands the popup sent since `from` (the sandbox's request log, whatever the venue answered): each signed order. */
 function sentOrders(from: number): { iid: number; buy: boolean; qty: string; p?: string; tif?: string; ro?: boolean }[] {
@@ -62,7 +48,7 @@ function sentOrders(from: number): { iid: number; buy: boolean; qty: string; p?:
 /** The popup's perps store for the demo owner over `bg`, with the instruments, portfolio, open orders and fees read (through the hop). */
 async function popupStore(bg: PagedBackground) {
   const account = h.demo.owner.address;
-  const perps = createPerpsStore(account, callOf(bg), () => () => undefined, account);
+  const perps = createPerpsStore(account, popupCall(bg), () => () => undefined, account);
   perps.instruments.value = await perps.read('instruments');
   perps.portfolio.value = await perps.read('portfolio');
   perps.openOrders.value = await perps.read('openOrders');
@@ -92,7 +78,7 @@ describe('closing a position', () => {
     const p = perps.portfolio.value!.positions.find((x) => x.instrument_id === 2)!;
     expect(p).toBeDefined();
     const inst = perps.instruments.value.find((i) => i.instrument_id === p.instrument_id)!;
-    const s = createPositionsStore(perps, (cmd) => callOf(bg)('perps.send', { account: h.demo.owner.address, op: cmd.body } as never));
+    const s = createPositionsStore(perps, (cmd) => popupCall(bg)('perps.send', { account: h.demo.owner.address, op: cmd.body } as never));
     await s.close(p);
     const c = s.closing.value!;
     expect(c, s.error.value).toBeDefined();

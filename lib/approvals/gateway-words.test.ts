@@ -7,17 +7,16 @@
  */
 import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { VNode } from 'preact';
 import type { Harness } from '../../test/kits/sandbox';
 import { patchInstruments, startLyingGateway, type LyingGateway } from '../../test/kits/sandbox';
 import { btcOnly, callAs, lyingGatewaySuite, pageSender, until, waitPending, type PagedBackground } from '../../test/kits/background';
+import { popupCall, renderedText } from '../../test/kits/approvals';
 import { createApprovalStore } from '../../entrypoints/popup/stores/approvals';
 import { ApprovalView, type ApprovalViewData } from '../../components/ApprovalView';
 import { ClosePreview, RiskPanel } from '../../components/RiskPanel';
 import { OpenOrders } from '../../components/perps/OpenOrders';
 import { createPerpsStore } from '../../entrypoints/popup/stores/perps';
 import { createPositionsStore } from '../../entrypoints/popup/stores/positions';
-import type { Call } from '../../entrypoints/popup/stores/perps';
 import { groupDecimal } from '../format';
 import { createBackgroundNotifications } from '../background/notifications';
 import { parsePerpsAnswer } from '../perps/wire';
@@ -38,36 +37,19 @@ function sentOps(from: number): { iid: number; buy: boolean; qty: string; p?: st
     .flatMap((r) => (JSON.parse(r.body!) as { op: { args: never[] } }).op.args);
 }
 
-/** Every text a vnode tree renders (function components called), joined by spaces: what a person reads. */
-function textOf(n: unknown): string {
-  if (n === null || n === undefined || typeof n === 'boolean') return '';
-  if (typeof n === 'string' || typeof n === 'number') return String(n);
-  if (Array.isArray(n)) return n.map(textOf).join('');
-  const v = n as VNode<{ children?: unknown }>;
-  if (typeof v.type === 'function') return textOf((v.type as (p: unknown) => unknown)(v.props));
-  return `${textOf(v.props?.children)} `;
-}
-
-/** The popup's `call` over procedures of `bg` (what the approval window's store uses). */
-const callOf = (bg: PagedBackground): Call => (async (type: string, payload: unknown) => {
-  const r = (await callAs(bg, type, payload)) as { ok: boolean; result?: unknown; error?: { shortMessage: string } };
-  if (!r.ok) throw new Error(r.error?.shortMessage ?? 'failed');
-  return r.result;
-}) as Call;
-
 /**
  * What the approval window shows for the request at the head of the queue: its store (the window's own,
  * `createApprovalStore`, reading the venue through the background — so through the hop) loads the queue
  * and the order numbers, and `ApprovalView` renders them. Returns the text a person reads.
  */
 async function windowText(bg: PagedBackground): Promise<string> {
-  const store = createApprovalStore({ call: callOf(bg), onEmpty: () => undefined, focus: { has: () => false, listen: () => () => undefined } });
+  const store = createApprovalStore({ call: popupCall(bg), onEmpty: () => undefined, focus: { has: () => false, listen: () => () => undefined } });
   await store.load();
   const head = store.head.value;
   if (!head) throw new Error('no window');
   await store.summarize(head.id, head.digest);
   const data = store.head.value as ApprovalViewData;
-  return textOf(ApprovalView({ view: data, armed: true, queueLength: 1, now: Date.now(), onApprove: () => undefined, onReject: () => undefined }));
+  return renderedText(ApprovalView({ view: data, armed: true, queueLength: 1, now: Date.now(), onApprove: () => undefined, onReject: () => undefined }));
 }
 
 /** Waits for the window, reads it as the approval window renders it, approves it; returns the text read and the request. */
@@ -228,9 +210,7 @@ describe('order-book orders', () => {
     };
     const from = h.ctx.requestLog.length;
     const order = kit.settle(bg.page(page).request('clob_postOrders', { orders: [{ tokenId: token, side: 'BUY', price: '0.42', size: '10', orderType: 'GTC' }] }));
-    const [view] = await waitPending(bg);
-    const text = await windowText(bg);
-    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    const { text, view } = await readAndApprove(bg);
     await order;
     const posted = h.ctx.requestLog.slice(from).find((r) => r.method === 'POST' && r.path === '/clob/order');
     const body = JSON.parse(posted!.body!) as { order: { makerAmount: string; takerAmount: string; side: string } };
@@ -308,16 +288,16 @@ describe('positions a portfolio read names', () => {
       const b = a.body as { positions: Record<string, unknown>[] };
       return { ...b, positions: b.positions.map((x) => (x.instrument_id === 1 ? { ...x, symbol: 'ETH-PERP' } : x)) };
     };
-    const perps = createPerpsStore(kit.owner(), callOf(bg), () => () => undefined);
+    const perps = createPerpsStore(kit.owner(), popupCall(bg), () => () => undefined);
     await perps.start();
     perps.stop();
     const position = perps.portfolio.value?.positions.find((x) => x.instrument_id === 1);
     expect(position).toBeDefined();
-    const positions = createPositionsStore(perps, (cmd) => callOf(bg)('perps.send', { account: kit.owner(), op: cmd.body } as never));
+    const positions = createPositionsStore(perps, (cmd) => popupCall(bg)('perps.send', { account: kit.owner(), op: cmd.body } as never));
     await positions.close(position!);
     const c = positions.closing.value;
     expect(c, positions.error.value).toBeDefined();
-    const preview = textOf(ClosePreview({ symbol: c!.label, preview: c!.preview, onConfirm: () => undefined, onCancel: () => undefined }));
+    const preview = renderedText(ClosePreview({ symbol: c!.label, preview: c!.preview, onConfirm: () => undefined, onCancel: () => undefined }));
     const from = h.ctx.requestLog.length;
     await positions.confirmClose();
     const [sent] = sentOps(from);
@@ -334,7 +314,7 @@ describe('positions a portfolio read names', () => {
 describe('the ticket summary', () => {
   it('the ticket shows the TP / SL triggers and the protected limit it will sign as signed, whatever tick and lot the gateway reports (padded, never rounded)', () => {
     // The steps a gateway reports in its instruments read (as the hop above serves them), and the numbers the ticket signs.
-    const text = textOf(
+    const text = renderedText(
       RiskPanel({
         symbol: 'instrument #1',
         tick: '100',
@@ -356,7 +336,7 @@ describe('the ticket summary', () => {
 
 describe('the open orders list', () => {
   it('shows each resting size and price as the venue reports them, whatever tick and lot the gateway reports (padded, never rounded), named by the instrument label', () => {
-    const text = textOf(
+    const text = renderedText(
       OpenOrders({
         orders: [{ order_id: 7, instrument_id: 1, buy: true, price: '65000.5', quantity: '0.013', resting_quantity: '0.013', status: 'open' }],
         label: () => 'instrument #1',
@@ -458,9 +438,7 @@ describe('order-book exchange selection', () => {
     };
     const from = h.ctx.requestLog.length;
     const order = kit.settle(bg.page(page).request('clob_postOrders', { orders: [{ tokenId: token, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] }));
-    const [view] = await waitPending(bg);
-    const text = await windowText(bg);
-    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    const { text, view } = await readAndApprove(bg);
     await order;
     const posted = h.ctx.requestLog.slice(from).filter((r) => r.method === 'POST' && r.path === '/clob/order');
     // What the window says about the exchange is what the signature commits to.

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { AUTOLOCK_ALARM, GRANTS_ALARM, startBackground } from './index';
-import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, type Reply, sleep, until, waitPending, withPages, btcOnly } from '../../test/kits/background';
+import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, recordingFetch, type Reply, type SentRequest, sleep, until, waitPending, withPages, btcOnly } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
@@ -50,22 +50,21 @@ const btcOrder = async (qty = '0.01') => ({ op: { type: 'createOrders', args: [{
 const ethOrder = { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '3000', tif: 'gtc', po: true }] } };
 
 /** What this background sent: every request through its fetch, with a hook that may hold one (by path). */
-type Wire = { sent: { url: string; body: string }[]; failing: string[]; hold?: { path: string; fn: () => Promise<void> } };
+type Wire = { sent: SentRequest[]; failing: string[]; hold?: { path: string; fn: () => Promise<void> } };
 const autoCancelTimes = (w: Wire) => w.sent.filter((s) => s.url.includes('/v1/trade/auto-cancel')).map((s) => (JSON.parse(s.body || '{}') as { op?: { args?: { time?: number } } }).op?.args?.time);
 
 async function ready(o: { now?: () => number } = {}): Promise<{ bg: Bg; wire: Wire }> {
   const wire: Wire = { sent: [], failing: [] };
-  const fetchFn: typeof fetch = async (input, init) => {
-    const url = String(input instanceof Request ? input.url : input);
-    wire.sent.push({ url, body: typeof init?.body === 'string' ? init.body : '' });
-    const hold = wire.hold;
-    if (hold && url.includes(hold.path)) {
-      wire.hold = undefined;
-      await hold.fn();
-    }
-    if (wire.failing.some((f) => url.includes(f))) throw new TypeError('fetch failed');
-    return fetch(input, init);
-  };
+  const fetchFn = recordingFetch(wire, {
+    beforeSend: async (url) => {
+      const hold = wire.hold;
+      if (hold && url.includes(hold.path)) {
+        wire.hold = undefined;
+        await hold.fn();
+      }
+      if (wire.failing.some((f) => url.includes(f))) throw new TypeError('fetch failed');
+    },
+  });
   const bg = withPages(startBackground({ browser, dbName: `deadman-session-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, ...(o.now ? { now: o.now } : {}) }));
   started.push(bg);
   await onboardDemo(bg, h, page);

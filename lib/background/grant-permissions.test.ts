@@ -13,7 +13,7 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import type { Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice, VIEM_RETRIES, btcOnly, perpsPosts, connectSite } from '../../test/kits/background';
+import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, pageSender, pagePathKit, recordingFetch, sandboxSuite, type SentRequest, sleep, until, waitPending, withPages, VIEM_RETRIES, btcOnly, perpsPosts, connectSite } from '../../test/kits/background';
 import { GrantService } from '../grants/service';
 import { DAY_MS, type GrantRequest } from '../grants/evaluate';
 import { openVaultDb } from '../vault/db';
@@ -29,92 +29,79 @@ const page = sender(SITE, 3);
 const evilPage = sender(EVIL, 4);
 let n = 0;
 type Bg = PagedBackground;
-const call = async (bg: Bg, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply;
 
 let h: Harness;
 const started = sandboxSuite((x) => (h = x));
+const { call, owner, mark, armed, grantOf, btcOrder, codeOf } = pagePathKit({ harness: () => h, started, site: SITE, page, dbPrefix: 'grant-permissions' });
 
-const owner = () => h.demo.owner.address;
-const mark = (iid: number) => markPrice(h, iid);
-const btcOrder = async (qty = '0.01') => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: await mark(1), tif: 'gtc', po: true }] } });
-const armed = async (bg: Bg, venue = 'perps') => ((await call(bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] }).venues.some((v) => v.venue === venue && v.armed);
-const grantOf = (bg: Bg, limits: object = btcOnly, origin = SITE) => bg.grants().create({ origin, account: owner(), limits: limits as never, durationMs: 3_600_000 });
-
-type Wire = { sent: { url: string; method: string; body: string }[]; hold?: (url: string, method: string) => boolean; gate?: Promise<void> };
+/** What this background sent; while `gate` is set, a request `hold` picks waits for it after it is logged, before it leaves. */
+type Wire = { sent: SentRequest[]; hold?: (url: string, method: string) => boolean; gate?: Promise<void> };
 
 async function ready(o: { connect?: boolean; dbName?: string; onboard?: boolean } = {}): Promise<{ bg: Bg; wire: Wire; dbName: string }> {
   const wire: Wire = { sent: [] };
-  const fetchFn: typeof fetch = async (input, init) => {
-    const url = String(input instanceof Request ? input.url : input);
-    const method = init?.method ?? 'GET';
-    wire.sent.push({ url, method, body: typeof init?.body === 'string' ? init.body : '' });
-    if (wire.gate && wire.hold?.(url, method)) await wire.gate;
-    return fetch(input, init);
-  };
+  const fetchFn = recordingFetch(wire, {
+    beforeSend: async (url, method) => {
+      if (wire.gate && wire.hold?.(url, method)) await wire.gate;
+    },
+  });
   const dbName = o.dbName ?? `grant-permissions-${n++}`;
   const bg = withPages(startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS, fetchFn }));
   started.push(bg);
   if (o.onboard !== false) await onboardDemo(bg, h, page, o);
   return { bg, wire, dbName };
 }
+
+/**
+ * A background whose site holds a BTC-only grant (the dead-man armed), with a granted BTC order from the
+ * site held at the first instruments read (the provider's symbol table, read after the grant check and
+ * before the signature). `order` settles as `{ r }` or `{ e }`; `before` counts the perps order posts
+ * before it; `release()` lets the held read go on.
+ */
+async function orderHeldBeforeSignature() {
+  const { bg, wire } = await ready();
+  const g = await grantOf(bg);
+  await until(() => armed(bg));
+  let open!: () => void;
+  wire.gate = new Promise<void>((r) => (open = r));
+  wire.hold = (url, method) => method === 'GET' && url.includes('/v1/info/instruments');
+  const before = perpsPosts(wire);
+  const order = bg.page(page).request('perps_sendCommand', await btcOrder()).then((r) => ({ r }), (e: unknown) => ({ e }));
+  await until(() => wire.sent.some((s) => s.url.includes('/v1/info/instruments')));
+  const release = () => {
+    open();
+    wire.gate = undefined;
+  };
+  return { bg, wire, g, before, order, release };
+}
 const connect = connectSite;
 const expiryIn = (s: number) => Math.floor(Date.now() / 1000) + s;
 const grantParams = (data: object, o: Record<string, unknown> = {}) => [{ expiry: expiryIn(3600), signer: { type: 'wallet' }, permissions: [{ type: 'countersign-grant', policies: [], data }], ...o }];
-const codeOf = (e: unknown) => (e as { code?: number }).code;
 
 // ------------------------------------------------------------------------------------------------
 describe('revoke and lock act before the next signature', () => {
   it('a popup revoke that resolved while a granted order was between its grant check and its signature stops that signature (-32003, nothing sent)', async () => {
-    const { bg, wire } = await ready();
-    const g = await grantOf(bg);
-    await until(() => armed(bg));
-    // Hold the first instruments read (the provider's symbol table, read after the grant check and before the signature).
-    let release!: () => void;
-    wire.gate = new Promise<void>((r) => (release = r));
-    wire.hold = (url, method) => method === 'GET' && url.includes('/v1/info/instruments');
-    const before = perpsPosts(wire);
-    const order = bg.page(page).request('perps_sendCommand', await btcOrder()).then((r) => ({ r }), (e: unknown) => ({ e }));
-    await until(() => wire.sent.some((s) => s.url.includes('/v1/info/instruments')));
+    const { bg, wire, g, before, order, release } = await orderHeldBeforeSignature();
     // The person revokes in the popup; the procedure answers: the permission is gone.
     expect((await call(bg, 'grant.revoke', { id: g.id })).ok).toBe(true);
     expect((await call(bg, 'grant.list')).result).toEqual([]);
     release();
-    wire.gate = undefined;
     const out = await order;
     expect(perpsPosts(wire) - before, `nothing is signed or sent after the revoke answered (page got ${JSON.stringify(out).slice(0, 200)})`).toBe(0);
     expect('e' in out && codeOf(out.e)).toBe(-32003);
   });
 
   it('wallet_revokePermissions answered, then the granted order already past its check is not signed', async () => {
-    const { bg, wire } = await ready();
-    await grantOf(bg);
-    await until(() => armed(bg));
-    let release!: () => void;
-    wire.gate = new Promise<void>((r) => (release = r));
-    wire.hold = (url, method) => method === 'GET' && url.includes('/v1/info/instruments');
-    const before = perpsPosts(wire);
-    const order = bg.page(page).request('perps_sendCommand', await btcOrder()).then((r) => ({ r }), (e: unknown) => ({ e }));
-    await until(() => wire.sent.some((s) => s.url.includes('/v1/info/instruments')));
+    const { bg, wire, before, order, release } = await orderHeldBeforeSignature();
     expect(await bg.page(page).request('wallet_revokePermissions', [{ eth_accounts: {} }])).toBeNull();
     release();
-    wire.gate = undefined;
     await order;
     expect(perpsPosts(wire) - before, 'nothing is signed or sent after the site\'s own revoke answered').toBe(0);
   });
 
   it('a lock in the same gap: nothing is signed (the key is gone)', async () => {
-    const { bg, wire } = await ready();
-    await grantOf(bg);
-    await until(() => armed(bg));
-    let release!: () => void;
-    wire.gate = new Promise<void>((r) => (release = r));
-    wire.hold = (url, method) => method === 'GET' && url.includes('/v1/info/instruments');
-    const before = perpsPosts(wire);
-    const order = bg.page(page).request('perps_sendCommand', await btcOrder()).then((r) => ({ r }), (e: unknown) => ({ e }));
-    await until(() => wire.sent.some((s) => s.url.includes('/v1/info/instruments')));
+    const { bg, wire, before, order, release } = await orderHeldBeforeSignature();
     expect((await call(bg, 'vault.lock')).ok).toBe(true);
     release();
-    wire.gate = undefined;
     const out = (await order) as { e?: unknown };
     expect(perpsPosts(wire) - before).toBe(0);
     expect(VIEM_RETRIES).not.toContain(codeOf(out.e));

@@ -18,7 +18,7 @@ import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
 import { onStreamPush } from '../../entrypoints/popup/api';
 import type { BackgroundBrowser } from './browser';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, sandboxSuite, sleep, until, waitPending, withPages, type PagedBackground, type Reply, markPrice, btcOnly } from '../../test/kits/background';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingFetch, recordingWebSocket, sandboxSuite, type SentRequest, sleep, until, waitPending, withPages, type PagedBackground, type Reply, markPrice, btcOnly } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
@@ -38,17 +38,14 @@ afterEach(() => {
   for (const w of [h.ctx.perpsRequestWeight, h.ctx.perpsActionWeight]) (w as unknown as { log: Map<string, unknown> }).log.clear();
 });
 
-type Wire = { sent: { url: string; method: string; headers: string; body: string }[] };
+type Wire = { sent: SentRequest[] };
 /** Everything the extension pages and the OS would see from the background. */
 type Outside = { pushes: unknown[]; notices: unknown[] };
 let n = 0;
 async function ready(): Promise<{ bg: PagedBackground; wire: Wire; out: Outside }> {
   const wire: Wire = { sent: [] };
   const out: Outside = { pushes: [], notices: [] };
-  const fetchFn: typeof fetch = async (input, init) => {
-    wire.sent.push({ url: String(input instanceof Request ? input.url : input), method: init?.method ?? 'GET', headers: JSON.stringify(init?.headers ?? {}), body: String(init?.body ?? '') });
-    return fetch(input, init);
-  };
+  const fetchFn = recordingFetch(wire);
   const b: BackgroundBrowser = {
     ...browser,
     runtime: { ...browser.runtime, sendMessage: async (m: unknown) => void out.pushes.push(structuredClone(m)) },
@@ -286,19 +283,18 @@ describe('deposit wallet and relayer wait for the real-money confirmation; the p
   afterAll(async () => {
     await h2.close();
   });
-  type Sent = { url: string; method: string; body: string };
   /** A fresh install with a new owner key on `h2`; `tamper` may rewrite a relayer answer (a hostile relayer). */
   async function depositAccount(tamper?: (url: string, body: string) => string | undefined) {
-    const sent: Sent[] = [];
-    const fetchFn: typeof fetch = async (input, init) => {
-      const url = String(input instanceof Request ? input.url : input);
-      sent.push({ url, method: init?.method ?? 'GET', body: String(init?.body ?? '') });
-      const res = await fetch(input, init);
-      if (!tamper) return res;
-      const text = await res.text();
-      const changed = tamper(url, text);
-      return new Response(changed ?? text, { status: res.status, headers: res.headers });
-    };
+    const log: { sent: SentRequest[] } = { sent: [] };
+    const sent = log.sent;
+    const fetchFn = recordingFetch(log, {
+      onAnswer: async (url, _method, res) => {
+        if (!tamper) return res;
+        const text = await res.text();
+        const changed = tamper(url, text);
+        return new Response(changed ?? text, { status: res.status, headers: res.headers });
+      },
+    });
     const bg = withPages(startBackground({ browser, dbName: `hostile-venue-dep-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, now: () => h2.clock.now }));
     started.push(bg);
     const ok = async <T = Record<string, unknown>>(type: string, payload: unknown = {}): Promise<T> => {

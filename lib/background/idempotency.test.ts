@@ -9,38 +9,40 @@ import { describe, expect, it } from 'vitest';
 import { generatePrivateKey } from 'viem/accounts';
 import type { Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice, btcOnly, perpsPosts, connectSite } from '../../test/kits/background';
+import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, pageSender, pagePathKit, recordingFetch, sandboxSuite, type SentRequest, sleep, until, waitPending, withPages, btcOnly, perpsPosts, connectSite } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const EVIL = 'https://evil.example';
 const sender = pageSender;
 const page = sender(SITE, 3);
 const evilPage = sender(EVIL, 4);
-let n = 0;
 type Bg = PagedBackground;
-const call = async (bg: Bg, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply;
 
 let h: Harness;
 const started = sandboxSuite((x) => (h = x));
-
-const owner = () => h.demo.owner.address;
-const mark = (iid: number) => markPrice(h, iid);
+const { call, owner, mark } = pagePathKit({ harness: () => h, started, site: SITE, page, dbPrefix: 'idempotency' });
+let n = 0;
 const btcOrder = async (coid: string, qty = '0.01', p?: string) => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: p ?? (await mark(1)), tif: 'gtc', po: true, c: coid }] } });
 
-type Wire = { sent: { url: string; method: string; body: string }[]; down?: (url: string, method: string) => boolean; dropAnswer?: (url: string, method: string) => boolean; hold?: Promise<void> };
+/**
+ * What this background sent, with hooks: `down` refuses a request before it leaves (not logged, a network
+ * failure); while `hold` is set, every POST waits for it before it leaves; `dropAnswer` delivers the
+ * request but loses the answer.
+ */
+type Wire = { sent: SentRequest[]; down?: (url: string, method: string) => boolean; dropAnswer?: (url: string, method: string) => boolean; hold?: Promise<void> };
 
 async function ready(o: { connect?: boolean } = {}): Promise<{ bg: Bg; wire: Wire }> {
   const wire: Wire = { sent: [] };
-  const fetchFn: typeof fetch = async (input, init) => {
-    const url = String(input instanceof Request ? input.url : input);
-    const method = init?.method ?? 'GET';
-    if (wire.down?.(url, method)) throw new TypeError('fetch failed: ENETUNREACH');
-    wire.sent.push({ url, method, body: typeof init?.body === 'string' ? init.body : '' });
-    if (method === 'POST' && wire.hold) await wire.hold;
-    const res = await fetch(input, init);
-    if (wire.dropAnswer?.(url, method)) throw new TypeError('fetch failed: socket hang up (ECONNRESET)');
-    return res;
-  };
+  const fetchFn = recordingFetch(wire, {
+    refuse: (url, method) => wire.down?.(url, method) ?? false,
+    beforeSend: async (_url, method) => {
+      if (method === 'POST' && wire.hold) await wire.hold;
+    },
+    onAnswer: (url, method, res) => {
+      if (wire.dropAnswer?.(url, method)) throw new TypeError('fetch failed: socket hang up (ECONNRESET)');
+      return res;
+    },
+  });
   const bg = withPages(startBackground({ browser, dbName: `idempotency-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn }));
   started.push(bg);
   await onboardDemo(bg, h, page, o);

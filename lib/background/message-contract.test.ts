@@ -16,7 +16,7 @@ import { PROCEDURES } from '../messaging/protocol';
 import { PORT_NAME } from '../bridge/framing';
 import { startBackground } from './index';
 import { AUTOLOCK_ALARM } from './index';
-import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, type Reply, sandboxSuite, sleep, until, waitPending, withPages, btcOnly } from '../../test/kits/background';
+import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, recordingFetch, type Reply, sandboxSuite, type SentRequest, sleep, until, waitPending, withPages, btcOnly } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
@@ -36,17 +36,14 @@ const mark = async (iid: string) => ((await h.read('tickers', { instrument_id: N
 const btcOrder = async (qty = '0.01') => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: await mark(BTC), tif: 'gtc', po: true }] } });
 
 /** What this background sent, with hooks: `answer` rewrites a gateway answer by path; `dropAnswer` delivers the request but loses the answer. */
-type Wire = { sent: { url: string; method: string; body: string }[]; dropAnswer?: (url: string, method: string) => boolean; answer?: (url: string, body: unknown) => unknown };
+type Wire = { sent: SentRequest[]; dropAnswer?: (url: string, method: string) => boolean; answer?: (url: string, body: unknown) => unknown };
 
 async function ready(o: { connect?: boolean } = {}): Promise<{ bg: Bg; wire: Wire }> {
   const wire: Wire = { sent: [] };
-  const fetchFn: typeof fetch = async (input, init) => {
-    const url = String(input instanceof Request ? input.url : input);
-    const method = init?.method ?? 'GET';
-    wire.sent.push({ url, method, body: typeof init?.body === 'string' ? init.body : '' });
-    const res = await fetch(input, init);
-    if (wire.dropAnswer?.(url, method)) throw new TypeError('fetch failed: socket hang up (ECONNRESET) at 127.0.0.1');
-    if (wire.answer) {
+  const fetchFn = recordingFetch(wire, {
+    onAnswer: async (url, method, res) => {
+      if (wire.dropAnswer?.(url, method)) throw new TypeError('fetch failed: socket hang up (ECONNRESET) at 127.0.0.1');
+      if (!wire.answer) return res;
       const text = await res.text();
       let body: unknown = text;
       try {
@@ -56,9 +53,8 @@ async function ready(o: { connect?: boolean } = {}): Promise<{ bg: Bg; wire: Wir
       }
       const out = wire.answer(url, body);
       return new Response(typeof out === 'string' ? out : JSON.stringify(out), { status: res.status, headers: res.headers });
-    }
-    return res;
-  };
+    },
+  });
   const bg = withPages(startBackground({ browser, dbName: `message-contract-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn }));
   started.push(bg);
   await onboardDemo(bg, h, page, o);

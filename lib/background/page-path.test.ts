@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
-import { BOUNDS, browser, KDF, withPages, type PagedBackground } from '../../test/kits/background';
+import { BOUNDS, browser, grantAtOrderWindow, KDF, withPages, type PagedBackground } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const GRANT_LIMITS = { venue: 'perps', allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '20000', dailyNotional: '1000000', priceBandPct: '20', slippagePct: '1' };
@@ -27,14 +27,6 @@ afterEach(async () => {
   await h.close();
 });
 
-async function waitFor(cond: () => boolean, what: string, ms = 5_000) {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 /** A background with the demo account, the site connected and holding a perps grant (orders and cancels on ETH-PERP). */
 async function granted(): Promise<PagedBackground> {
   const bg = withPages(startBackground({ browser, dbName: `page-path-${Math.random()}`, kdf: KDF, bounds: BOUNDS }));
@@ -43,17 +35,7 @@ async function granted(): Promise<PagedBackground> {
   await call(bg, 'vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
   const p = h.demo.proxy;
   await call(bg, 'proxy.import', { account: h.demo.owner.address, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry });
-  const connected = bg.page(page).request('eth_requestAccounts', undefined);
-  await waitFor(() => bg.registry.size === 1, 'the connect window');
-  const [c] = bg.registry.list();
-  bg.registry.decide(c!.id, { approve: true, digest: c!.digest });
-  await connected;
-  const first = bg.page(page).request('perps_sendCommand', ethOrder('3100'));
-  await waitFor(() => bg.registry.size === 1, 'the first order window');
-  const [w] = bg.registry.list();
-  expect((await call(bg, 'grant.create', { approvalId: w!.id, limits: GRANT_LIMITS, minutes: 60 })).ok).toBe(true);
-  bg.registry.decide(w!.id, { approve: true, digest: w!.digest });
-  await first;
+  await grantAtOrderWindow(bg, page, ethOrder('3100'), GRANT_LIMITS);
   return bg;
 }
 

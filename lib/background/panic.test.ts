@@ -10,7 +10,7 @@ import { HEARTBEAT_TIMEOUT_MS } from '../sandbox/clob/routes';
 import { startBackground } from './index';
 import { ORDER_BOOK_HEARTBEAT_LAPSE_MS, panicBoundMs, type PanicReport, type PanicTiming } from './panic';
 import type { DeadManStatus } from './deadman';
-import { BOUNDS, browser, KDF, withPages, type PagedBackground } from '../../test/kits/background';
+import { BOUNDS, browser, grantAtOrderWindow, KDF, withPages, type PagedBackground } from '../../test/kits/background';
 
 /** Shorter than the extension's (5 s drain, 5 s per request, 20 s venue phase) so a silent venue costs seconds, not tens. */
 const TIMING: PanicTiming = { drainMs: 500, requestTimeoutMs: 1_000, venuesMaxMs: 4_000 };
@@ -61,17 +61,7 @@ async function granted(timing: PanicTiming = TIMING): Promise<Bg> {
   const p = h.demo.proxy;
   await call(bg, 'proxy.import', { account: h.demo.owner.address, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry });
   expect((await call(bg, 'clob.createOrDerive', { account: h.demo.owner.address })).ok).toBe(true);
-  const connected = bg.page(page).request('eth_requestAccounts', undefined);
-  await waitFor(() => bg.registry.size === 1, 'the connect window');
-  const [c] = bg.registry.list();
-  bg.registry.decide(c!.id, { approve: true, digest: c!.digest });
-  await connected;
-  const first = bg.page(page).request('perps_sendCommand', ethOrder('3100'));
-  await waitFor(() => bg.registry.size === 1, 'the first order window');
-  const [v] = bg.registry.list();
-  expect((await call(bg, 'grant.create', { approvalId: v!.id, limits: GRANT_LIMITS, minutes: 60 })).ok).toBe(true);
-  bg.registry.decide(v!.id, { approve: true, digest: v!.digest });
-  await first;
+  await grantAtOrderWindow(bg, page, ethOrder('3100'), GRANT_LIMITS);
   // And an order-book grant for the same site (grants name one venue): both kill switches armed.
   await bg.grants().create({ origin: SITE, account: h.demo.owner.address, limits: { venue: 'clob', markets: [h.ctx.clob.markets[0]!.tokenIds[0]!], allow: { order: true }, maxNotional: '20000', dailyNotional: '1000000', priceBandPct: '20' }, durationMs: 3_600_000 });
   await waitFor(async () => {

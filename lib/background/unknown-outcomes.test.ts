@@ -12,7 +12,7 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { generatePrivateKey } from 'viem/accounts';
 import type { Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, type PagedBackground, type Reply, pageSender, sandboxSuite, sleep, until, waitPending, withPages, markPrice, VIEM_RETRIES, btcOnly, perpsPosts, connectSite } from '../../test/kits/background';
+import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, pageSender, pagePathKit, recordingFetch, sandboxSuite, type SentRequest, sleep, until, waitPending, withPages, VIEM_RETRIES, btcOnly, perpsPosts, connectSite } from '../../test/kits/background';
 import { OUTCOMES_KEY } from '../page/outcomes';
 import { userRejected } from '../errors/rpc';
 
@@ -20,22 +20,16 @@ const SITE = 'https://trade.example';
 const EVIL = 'https://evil.example';
 const page = pageSender(SITE, 3);
 const evilPage = pageSender(EVIL, 4);
-let n = 0;
 type Bg = PagedBackground;
-const call = async (bg: Bg, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply;
 
 let h: Harness;
 const started = sandboxSuite((x) => (h = x));
-
-const owner = () => h.demo.owner.address;
-const mark = (iid: number) => markPrice(h, iid);
-const armed = async (bg: Bg, venue = 'perps') => ((await call(bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] }).venues.some((v) => v.venue === venue && v.armed);
-const grantOf = (bg: Bg, limits: object = btcOnly, origin = SITE) => bg.grants().create({ origin, account: owner(), limits: limits as never, durationMs: 3_600_000 });
-const codeOf = (e: unknown) => (e as { code?: number }).code;
+const { call, owner, mark, armed, grantOf, codeOf } = pagePathKit({ harness: () => h, started, site: SITE, page, dbPrefix: 'unknown-outcomes' });
+let n = 0;
 const dataOf = (e: unknown) => (e as { data?: Record<string, unknown> }).data;
 
 type Wire = {
-  sent: { url: string; method: string; body: string }[];
+  sent: SentRequest[];
   /** Holds the venue's answer (the request already reached it) until `answerGate` resolves. */
   holdAnswer?: (url: string, method: string) => boolean;
   answerGate?: Promise<void>;
@@ -45,15 +39,12 @@ type Wire = {
 
 async function ready(o: { connect?: boolean; dbName?: string; onboard?: boolean; wire?: Wire } = {}): Promise<{ bg: Bg; wire: Wire; dbName: string }> {
   const wire: Wire = o.wire ?? { sent: [] };
-  const fetchFn: typeof fetch = async (input, init) => {
-    const url = String(input instanceof Request ? input.url : input);
-    const method = init?.method ?? 'GET';
-    wire.sent.push({ url, method, body: typeof init?.body === 'string' ? init.body : '' });
-    const res = await fetch(input, init);
-    if (wire.answerGate && wire.holdAnswer?.(url, method)) await wire.answerGate;
-    const other = wire.replaceAnswer?.(url, method);
-    return other ?? res;
-  };
+  const fetchFn = recordingFetch(wire, {
+    onAnswer: async (url, method, res) => {
+      if (wire.answerGate && wire.holdAnswer?.(url, method)) await wire.answerGate;
+      return wire.replaceAnswer?.(url, method) ?? res;
+    },
+  });
   const dbName = o.dbName ?? `unknown-outcomes-${n++}`;
   const bg = withPages(startBackground({ browser, dbName, kdf: KDF, bounds: BOUNDS, fetchFn }));
   started.push(bg);

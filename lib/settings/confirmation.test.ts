@@ -5,9 +5,10 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cancelAll, createOrders } from '../perps/commands';
-import { openVaultDb, type VaultDb } from '../vault/db';
-import { memorySessionStore, Vault } from '../vault/vault';
+import type { VaultDb } from '../vault/db';
+import type { Vault } from '../vault/vault';
 import { startHarness, type Harness } from '../../test/kits/sandbox';
+import { demoVault } from '../../test/kits/signer';
 import { PANIC_PASS, SigningService } from '../signer/service';
 import { confirmationKey, type ConfirmationSettings } from './confirmation';
 import { Authority, PERSON_SCOPES } from '../authority/epoch';
@@ -39,12 +40,7 @@ const order = () => createOrders({ orders: [{ iid: 2, buy: false, qty: '0.1', ti
 
 beforeAll(async () => {
   h = await startHarness();
-  db = await openVaultDb('settings-confirmation-test');
-  vault = new Vault({ db, session: memorySessionStore(), now: () => h.clock.now, kdf: { name: 'scrypt', N: 2 ** 10, r: 8, p: 1, dkLen: 32 }, bounds: { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 } });
-  await vault.create('integration password');
-  owner = (await vault.importOwnerKey(h.demo.owner.privateKey, 'demo')).address;
-  const p = h.demo.proxy;
-  await vault.putProxy({ account: owner, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry });
+  ({ db, vault, owner } = await demoVault(h, 'settings-confirmation-test'));
 });
 afterAll(async () => {
   await h.close();

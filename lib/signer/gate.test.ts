@@ -5,9 +5,10 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { autoCancel, cancelAll, createOrders } from '../perps/commands';
-import { openVaultDb, type VaultDb } from '../vault/db';
-import { memorySessionStore, Vault } from '../vault/vault';
+import type { VaultDb } from '../vault/db';
+import type { Vault } from '../vault/vault';
 import { startHarness, type Harness } from '../../test/kits/sandbox';
+import { demoVault } from '../../test/kits/signer';
 import { OutcomeUnknownError, PANIC_PASS, SigningService } from './service';
 import { JournalError, type AuditJournal } from '../audit/journal';
 import { auditWritten } from '../audit';
@@ -43,12 +44,7 @@ const tokenId = () => h.ctx.clob.markets[0]!.tokenIds[0]!;
 
 beforeAll(async () => {
   h = await startHarness();
-  db = await openVaultDb('signer-gate-test');
-  vault = new Vault({ db, session: memorySessionStore(), now: () => h.clock.now, kdf: { name: 'scrypt', N: 2 ** 10, r: 8, p: 1, dkLen: 32 }, bounds: { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 } });
-  await vault.create('integration password');
-  owner = (await vault.importOwnerKey(h.demo.owner.privateKey, 'demo')).address;
-  const p = h.demo.proxy;
-  await vault.putProxy({ account: owner, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry });
+  ({ db, vault, owner } = await demoVault(h, 'signer-gate-test'));
   await service().clobCreateOrDerive(owner, { authority: held() });
 });
 afterAll(async () => {

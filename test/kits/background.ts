@@ -291,12 +291,14 @@ export async function connectSite(bg: PagedBackground, who: object): Promise<unk
 export const perpsPosts = (w: { sent: { url: string; method: string }[] }): number => w.sent.filter((s) => s.method === 'POST' && /\/perps\/v1\/trade\/orders$/.test(s.url)).length;
 
 /** The wire log of `pagePathKit`'s backgrounds: every request sent, and an optional answer to swap in. */
-export type Wire = { sent: { url: string; method: string; body: string }[]; replaceAnswer?: (url: string, method: string) => Response | undefined };
+export type Wire = { sent: SentRequest[]; replaceAnswer?: (url: string, method: string) => Response | undefined };
 /** A notification a `pagePathKit` background raised. */
 export type Notice = { id: string; title: string; message: string };
 
 /**
- * The shared set-up of the page-path suites: backgrounds on the suite's
+ * The shared set-up of the page-path suites (its readers `call`, `owner`, `mark`, `armed`, `grantOf`,
+ * `btcOrder`, `codeOf` also serve the grant-permission, idempotency and unknown-outcome suites, which keep
+ * their own wire hooks): backgrounds on the suite's
  * sandbox (`harness()`, started by `sandboxSuite`, which also stops what `started` holds) with a wire log
  * and captured notifications, a worker restart, hooks that stop the grant flush or hold the use write, and
  * the BTC / ETH orders the suites send. `site` and `page` are the connected site; `dbPrefix` names the databases.
@@ -315,13 +317,7 @@ export function pagePathKit(o: { harness: () => Harness; started: PagedBackgroun
   async function ready(x: { dbName?: string; onboard?: boolean; wire?: Wire; notices?: Notice[]; now?: () => number } = {}): Promise<{ bg: PagedBackground; wire: Wire; dbName: string; notices: Notice[] }> {
     const wire: Wire = x.wire ?? { sent: [] };
     const notices = x.notices ?? [];
-    const fetchFn: typeof fetch = async (input, init) => {
-      const url = String(input instanceof Request ? input.url : input);
-      const method = init?.method ?? 'GET';
-      wire.sent.push({ url, method, body: typeof init?.body === 'string' ? init.body : '' });
-      const res = await fetch(input, init);
-      return wire.replaceAnswer?.(url, method) ?? res;
-    };
+    const fetchFn = recordingFetch(wire, { onAnswer: (url, method, res) => wire.replaceAnswer?.(url, method) ?? res });
     const dbName = x.dbName ?? `${o.dbPrefix}-${n++}`;
     const notifying = { ...browser, notifications: { create: async (id: string, y: { title: string; message: string }) => (notices.push({ id, title: y.title, message: y.message }), id) } };
     const bg = withPages(startBackground({ browser: notifying, dbName, kdf: KDF, bounds: BOUNDS, fetchFn, ...(x.now ? { now: x.now } : {}) }));
@@ -508,4 +504,50 @@ export function lyingGatewaySuite(o: { site: string; page: BrowserSender; dbPref
     return bg;
   }
   return { started, kit, onHop };
+}
+
+/** One request a background sent through a `recordingFetch`: its URL, method (GET when none is given) and body (when a string, else ''). */
+export type SentRequest = { url: string; method: string; body: string };
+
+/** What a test does to the requests of a `recordingFetch`, at the three points of a request's way (each optional, read per request). */
+export type FetchHooks = {
+  /** True: the request never leaves and is not logged; it fails as the network does (`TypeError` "fetch failed: ENETUNREACH"). */
+  refuse?: (url: string, method: string) => boolean;
+  /** Runs once the request is logged, before it leaves: the request waits for it (a request held in flight). */
+  beforeSend?: (url: string, method: string) => Promise<void> | void;
+  /** Runs with the venue's answer (the request reached the venue): its result is delivered instead; it may wait (an answer held) or throw (an answer lost). */
+  onAnswer?: (url: string, method: string, res: Response) => Promise<Response> | Response;
+};
+
+/**
+ * A `fetch` for `startBackground({ fetchFn })` that logs every request it lets leave in `log.sent` (in
+ * order, read at each request) and passes it to the network (the in-process sandbox), with `hooks` at
+ * the points `FetchHooks` names.
+ */
+export function recordingFetch(log: { sent: SentRequest[] }, hooks: FetchHooks = {}): typeof fetch {
+  return async (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    const method = init?.method ?? 'GET';
+    if (hooks.refuse?.(url, method)) throw new TypeError('fetch failed: ENETUNREACH');
+    log.sent.push({ url, method, body: typeof init?.body === 'string' ? init.body : '' });
+    await hooks.beforeSend?.(url, method);
+    const res = await fetch(input, init);
+    return hooks.onAnswer ? hooks.onAnswer(url, method, res) : res;
+  };
+}
+
+/**
+ * How a person grants from an order window: connects `page` (approving its window, `connectSite`), sends
+ * `order` (`perps_sendCommand`) from it and, at its window, creates a standing grant of `limits` for
+ * `minutes` (default 60) through the `grant.create` procedure (asserted to succeed), then approves the
+ * window as shown. Resolves the order's answer.
+ */
+export async function grantAtOrderWindow(bg: PagedBackground, page: BrowserSender, order: unknown, limits: object, minutes = 60): Promise<unknown> {
+  await connectSite(bg, page);
+  const first = bg.page(page).request('perps_sendCommand', order);
+  const [w] = await waitPending(bg);
+  if (!w) throw new Error('no order window');
+  expect(((await callAs(bg, 'grant.create', { approvalId: w.id, limits, minutes })) as Reply).ok).toBe(true);
+  bg.registry.decide(w.id, { approve: true, digest: w.digest });
+  return first;
 }
