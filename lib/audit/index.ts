@@ -1,5 +1,5 @@
 /**
- * The signing audit log (issue #11 §4; keyed and scalable since issue #17 §8): one entry per signature
+ * The signing audit log (keyed and scalable): one entry per signature
  * and per security action — time (Unix ms), origin or "extension", account, kind, what in plain words,
  * binding digest, the gateway's answer, detail. Never a key, secret or signature.
  *

@@ -1,5 +1,5 @@
 /**
- * The audit journal (issue #20, `journal.ts`): a record stored before a submission leaves, closed once its
+ * The audit journal (`journal.ts`): a record stored before a submission leaves, closed once its
  * entry is written; what a stopped worker left open is recorded as `unknown` by the next one, with a
  * notification; a store that refuses the record stops the send.
  */

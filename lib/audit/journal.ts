@@ -1,5 +1,5 @@
 /**
- * The audit journal (issue #20, outside attack B3 in `lib/background/attack28.test.ts`): a submission's
+ * The audit journal (held by `lib/background/journal.restart.test.ts`): a submission's
  * audit entry is written after its answer goes back to the page, so a worker that stops between the
  * send and that write would leave a signature that left with no trace. Before anything is sent, the
  * signer opens a journal record (what the entry will say: origin, account, kind, summary, digest) in
@@ -71,13 +71,13 @@ const AUDIT_JOURNAL_KEY = 'auditJournal';
 /**
  * Most records open at once (a record is open for one round trip). Past it a new record is refused
  * (`JournalError`: nothing is sent; panic's own commands go anyway) — a stored record is never evicted
- * (outside attack 29, `lib/audit/attack29.test.ts`).
+ * (`lib/audit/journal.restart.test.ts`).
  */
 const MAX_OPEN = 500;
 /**
  * Most of those that may carry a grant use (submissions a site sends under its standing permission, no
  * window): past it such a record is refused (`JournalError`, nothing sent), so a site's burst under its
- * grant never takes the room the person's own submissions need (outside attack 31.5).
+ * grant never takes the room the person's own submissions need (`lib/background/lagging-use-writes.test.ts`).
  */
 const MAX_OPEN_GRANTED = 400;
 /** Longest text kept per field (characters): the audit log's own limit on a summary is larger; a record keeps the start. */
@@ -87,8 +87,8 @@ const cut = (x: unknown, max: number): string | undefined => (typeof x === 'stri
 
 /**
  * A stored record as the next worker reads it: every field cut to `FIELD_MAX`, missing ones named as
- * unknown — a record that is there always becomes an entry and a notification (outside attack 29: a long
- * summary was dropped as malformed). Undefined only for what is not a record at all.
+ * unknown — a record that is there always becomes an entry and a notification (a long summary is cut,
+ * never dropped as malformed). Undefined only for what is not a record at all.
  */
 function readRecord(x: unknown, now: number): JournalRecord | undefined {
   if (typeof x !== 'object' || x === null || Array.isArray(x)) return undefined;

@@ -1,5 +1,5 @@
 /**
- * The keyed audit chain: appending, sealing and the MAC'd checkpoint (issue #17 §8; see `./index.ts`
+ * The keyed audit chain: appending, sealing and the MAC'd checkpoint (see `./index.ts`
  * for the whole design and what it does not detect).
  *
  * Every entry's link is HMAC-SHA256 (WebCrypto) under the vault's audit key over the fields a person
@@ -31,7 +31,7 @@ export function auditLog(db: VaultDb, key: AuditKeySource, o: { now?: () => numb
 }
 
 /**
- * What a caller records (issue #11 §4): `at` Unix ms; origin or "extension"; account (lowercase
+ * What a caller records: `at` Unix ms; origin or "extension"; account (lowercase
  * address or ''); kind (`<group>.<verb>`); summary in plain words; optional EIP-712 digest; result;
  * optional detail. Nothing else is needed (a dead-man period is one entry with its count in `summary`).
  */
@@ -301,7 +301,7 @@ async function appendKeyed(log: AuditLog, key: CryptoKey, entry: AuditEntry): Pr
 }
 
 /**
- * Appends an entry (issue #11 §4, #17 §8). While the key is available the entry is MAC'd and chained,
+ * Appends an entry. While the key is available the entry is MAC'd and chained,
  * and the checkpoint moves in the same transaction; entries recorded earlier while locked are chained
  * in first (marked `auth: 'locked'`). With no key (vault fully locked) the entry is still kept — a
  * signature is never left unrecorded — without a link, shown as "recorded while locked" and chained in
@@ -310,7 +310,7 @@ async function appendKeyed(log: AuditLog, key: CryptoKey, entry: AuditEntry): Pr
  *
  * `afterThisTask`: the entry is queued now (in order, seen by `auditWritten`), and its sealing and
  * write start in the next task — what the current task still does (the signer posting an answer back to
- * a page, issue #20 page path) goes first.
+ * a page) goes first.
  */
 export async function appendAudit(log: AuditLog, input: AuditInput, o: { afterThisTask?: boolean } = {}): Promise<{ id: number; sealed: boolean }> {
   const entry = normalize(input);
@@ -333,7 +333,7 @@ export async function appendAudit(log: AuditLog, input: AuditInput, o: { afterTh
 /**
  * Resolves once every append queued on `log`'s database before this call has settled (written or
  * failed). The log's readers (`pageAudit`, `exportAudit`, `auditOrigins`) wait for it, so an entry
- * appended after an answer went back (`SigningService`, issue #20 page path) is never missing from a
+ * appended after an answer went back (`SigningService`) is never missing from a
  * read that started later.
  */
 export async function auditWritten(log: Pick<AuditLog, 'db'>): Promise<void> {

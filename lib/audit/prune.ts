@@ -1,5 +1,5 @@
 /**
- * Retention (issue #11 §4, #17): drops the oldest entries older than the setting, walking a key-range
+ * Retention: drops the oldest entries older than the setting, walking a key-range
  * cursor from the oldest end in chunks (bounded memory at any size). Each chunk is deleted in the same
  * transaction as the checkpoint that records it: the oldest id moves on and, when sealed entries are
  * dropped, the last dropped MAC becomes the chain's anchor, so what remains still verifies and a

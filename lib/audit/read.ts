@@ -1,5 +1,5 @@
 /**
- * Reading the audit log a page at a time (issue #17 "An audit log that scales"): the Audit tab pages
+ * Reading the audit log a page at a time: the Audit tab pages
  * newest first with key cursors (`before` = the last id shown), through the `byOrigin`, `byGroup` and
  * `byOriginGroup` indexes when filtered, so a page costs the same at 20 entries or 1 000 000; exports
  * page oldest first (`after`) and the popup assembles the file. Nothing here reads the whole log.

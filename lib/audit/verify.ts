@@ -1,5 +1,5 @@
 /**
- * Checking the keyed audit chain (issue #17 "An audit log that scales"):
+ * Checking the keyed audit chain:
  * - every check first compares the MAC'd checkpoint with the store — its count, its oldest entry, the
  *   first chained entry's anchor and its newest entry (a few reads and two MACs, whatever the size);
  * - then verifies only the entries added since the last verified position (`meta` › `auditVerified`,

@@ -1,5 +1,5 @@
 /**
- * What a grant can ever cover (issue #17 "Never grantable"): every page method (`METHOD_POLICY`) and
+ * What a grant can ever cover: every page method (`METHOD_POLICY`) and
  * every perps command kind (`PerpsCommandType`) runs through the real provider and grant service with
  * the broadest grants possible; only the kinds the grant code names (`GRANTABLE_PAGE_METHODS`,
  * `GRANTABLE_PERPS_COMMANDS`, pinned here) are signed without a window. The sample tables are typed

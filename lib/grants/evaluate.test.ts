@@ -45,7 +45,7 @@ describe('evaluateGrant', () => {
     expect(evaluateGrant(clob(), clobOrder(), ctx())).toEqual({ ok: true, notional: '50' });
   });
 
-  it('finding 1: a grant covers only its own venue and its listed instruments / markets', () => {
+  it('a grant covers only its own venue and its listed instruments / markets', () => {
     expect(evaluateGrant(perps(), clobOrder(), ctx())).toEqual({ ok: false, limit: 'this permission covers only the perps venue' });
     expect(evaluateGrant(clob(), order(), ctx())).toEqual({ ok: false, limit: 'this permission covers only the order book' });
     expect(evaluateGrant(perps({ instruments: [1] }), order(), ctx())).toEqual({ ok: false, limit: 'ETH-PERP is not in this permission' });
@@ -53,7 +53,7 @@ describe('evaluateGrant', () => {
     expect(evaluateGrant(perps({ instruments: [1] }), { kind: 'leverage', venue: 'perps', market: '2', leverage: 2 }, ctx())).toMatchObject({ ok: false });
   });
 
-  it('finding 2: notional is the higher of size × limit and size × reference; the band bounds the limit price', () => {
+  it('notional is the higher of size × limit and size × reference; the band bounds the limit price', () => {
     const g = perps({ instruments: [1] });
     // A sell of 0.2 BTC at 1: outside the band.
     expect(evaluateGrant(g, order({ market: '1', buy: false, size: '0.2', price: '1' }), ctx())).toEqual({ ok: false, limit: 'price 1 is more than 2% from the mark price 65000' });
@@ -102,7 +102,7 @@ describe('evaluateGrant', () => {
     expect(evaluateGrant(perps(), order({ price: undefined, size: '0.000001' }), ctx())).toEqual({ ok: true, notional: '0.00303' });
   });
 
-  it('finding 3: market and trigger orders are opt-in; a trigger is a market order for "no market orders"; the band bounds the trigger price', () => {
+  it('market and trigger orders are opt-in; a trigger is a market order for "no market orders"; the band bounds the trigger price', () => {
     const stop: Partial<GrantOrder> = { price: undefined, buy: false, trigger: { price: '2950', market: true } };
     const noMarket = perps({ allow: { order: true } });
     expect(evaluateGrant(noMarket, order(stop), ctx())).toEqual({ ok: false, limit: 'trigger (stop / take-profit) orders are not allowed' });
@@ -120,7 +120,7 @@ describe('evaluateGrant', () => {
     expect(evaluateGrant(perps({ postOnly: true }), order(stop), ctx())).toEqual({ ok: false, limit: 'orders must be post-only' });
   });
 
-  it('finding 5: cancels reach only orders placed under the grant (by id or client order id)', () => {
+  it('cancels reach only orders placed under the grant (by id or client order id)', () => {
     const uses: GrantUse[] = [{ at: NOW - 1000, notional: '10', seq: 1, orders: [{ oid: 7 }, { oid: 8, coid: 'ab'.repeat(16) }] }];
     const cancel = (oids: number[], coids: string[] = []): GrantRequest => ({ kind: 'cancel', venue: 'perps', oids, coids });
     expect(evaluateGrant(perps(), cancel([7, 8]), ctx(uses))).toEqual({ ok: true, notional: '0' });

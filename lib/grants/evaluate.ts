@@ -1,5 +1,5 @@
 /**
- * Scoped standing grants (issue #11 §1; deny by default since issue #17 findings 1-5): "this site may
+ * Scoped standing grants (deny by default): "this site may
  * trade BTC-PERP on the perps venue, at most 2 000 USDC notional per order and 20 000 per 24 h, at
  * prices within 2 % of the mark, for 8 hours".
  *
@@ -7,7 +7,7 @@
  * limit it exceeds — in plain words for the approval window. Pure: the caller passes the clock, the
  * grant's past uses and the reference prices. Decimals are compared as bigints, never floats.
  *
- * Rules (issue #17 "What to build"):
+ * Rules:
  * - A grant names exactly one venue and a non-empty list of its instruments (perps ids) or markets
  *   (order-book token ids). A request for the other venue, or another instrument / market, is not
  *   covered. There is no "any".

@@ -1,6 +1,6 @@
 /**
- * 10 000 fuzzed page requests through the real provider and grant service (issue #11 Done when; the
- * rules of issue #17: one venue, required band, notional at the reference, cancels of owned orders only):
+ * 10 000 fuzzed page requests through the real provider and grant service (the
+ * grant rules: one venue, required band, notional at the reference, cancels of owned orders only):
  * every request the grant does not cover must open a window (which this test rejects at once), so no
  * signature is ever produced outside the grant's limits. An independent oracle decides "covered".
  * The signing service is a recording double (no keys, no network); everything else is real.

@@ -1,5 +1,5 @@
 /**
- * What the approval window offers when a person allows a site within limits (issue #17): the venue,
+ * What the approval window offers when a person allows a site within limits: the venue,
  * the request's instruments / markets by name, the account's equity and the caps proposed from it.
  *
  * Proposal (the person can only lower the caps in the window; with no equity read nothing is

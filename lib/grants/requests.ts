@@ -1,5 +1,5 @@
 /**
- * Page requests as the grant evaluator sees them (issue #17 "Never grantable"). Deny by default: a
+ * Page requests as the grant evaluator sees them. Deny by default: a
  * page method or perps command kind is coverable only when it is named here; everything else maps to
  * `{ kind: 'never' }` and always opens a window.
  *

@@ -1,6 +1,6 @@
 /**
  * The limits of a standing grant as a person sets them, validated at every boundary that accepts them
- * (the `grant.create` message and `GrantService.create`). Issue #17: one venue, a non-empty explicit
+ * (the `grant.create` message and `GrantService.create`): one venue, a non-empty explicit
  * list of instruments / markets, and the per-order cap, the 24 h cap and the price band are required;
  * a perps grant has a slippage allowance (default `DEFAULT_SLIPPAGE_PCT`). A failure names the field
  * (`InvalidFieldError` from `parseOrThrow`, e.g. `limits.maxNotional`).

@@ -1,5 +1,5 @@
 /**
- * Issue #17 findings 1-5, as the attacker did them: a connected site holding a narrow standing grant
+ * What a grant covers, as a site probing it would try: a connected site holding a narrow standing grant
  * sends page requests to the real background (fake browser) against the in-process sandbox. Each
  * request outside the grant must open a window (a pending approval naming the limit) and nothing may
  * reach the sandbox before the person decides. Black-box: page requests, the grant service's public
@@ -16,8 +16,8 @@ import { grantUseRecords } from './use-records';
 
 grantSuite('grants');
 
-describe('standing grants deny by default (issue #17)', () => {
-  it('finding 1: a BTC-PERP-only grant does not cover an order-book order, and a one-market order-book grant does not cover ETH-PERP', async () => {
+describe('standing grants deny by default', () => {
+  it('a BTC-PERP-only grant does not cover an order-book order, and a one-market order-book grant does not cover ETH-PERP', async () => {
     const bg = await ready();
     await grant(bg, btcOnly);
     // 3 000 shares × 0.50 on the order book (1 500 USDC), inside every cap the perps grant has.
@@ -34,7 +34,7 @@ describe('standing grants deny by default (issue #17)', () => {
     expect(trading() - before).toBe(1);
   });
 
-  it('finding 2: a grant needs a price band, and an order counts at the higher of its limit and the mark price', async () => {
+  it('a grant needs a price band, and an order counts at the higher of its limit and the mark price', async () => {
     const bg = await ready();
     // No band: refused with the field named; the sell at 1 then has no grant and asks.
     const { priceBandPct: _band, ...noBand } = btcOnly;
@@ -47,7 +47,7 @@ describe('standing grants deny by default (issue #17)', () => {
     await expectAsks(bg, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: false, qty: '0.031', p: '63700', tif: 'gtc', po: true }] } }, /notional 2015 USDC is above the 2000 USDC allowed per order/);
   });
 
-  it('finding 3: a stop-market trigger inside the band is a market order: it asks unless the grant allows triggers', async () => {
+  it('a stop-market trigger inside the band is a market order: it asks unless the grant allows triggers', async () => {
     const bg = await ready();
     await grant(bg, btcOnly);
     const stop = { op: { type: 'createOrders', args: [{ iid: 1, buy: false, qty: '0.01', tr: { tpsl: 'sl', trp: '64000', market: true } }] } };
@@ -56,7 +56,7 @@ describe('standing grants deny by default (issue #17)', () => {
     await expectAsks(bg, 'perps_sendCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.001', tif: 'ioc' }] } }, /market orders are not allowed/);
   });
 
-  it('finding 4: autoCancel from the page always asks, even { time: 0 } (the dead-man owns it)', async () => {
+  it('autoCancel from the page always asks, even { time: 0 } (the dead-man owns it)', async () => {
     const bg = await ready();
     await grant(bg, btcOnly);
     await expectAsks(bg, 'perps_sendCommand', { op: { type: 'autoCancel', args: { time: 0 } } }, /auto-cancel \(dead-man\) timer always needs your approval/, autoCancelAt(0));
@@ -64,7 +64,7 @@ describe('standing grants deny by default (issue #17)', () => {
     await expectAsks(bg, 'perps_sendCommand', { op: { type: 'autoCancel', args: { time: later } } }, undefined, autoCancelAt(later));
   });
 
-  it("finding 5: cancels reach only the orders placed under the grant; cancelAll and the person's own orders ask", async () => {
+  it("cancels reach only the orders placed under the grant; cancelAll and the person's own orders ask", async () => {
     const bg = await ready();
     // The person's own ETH order, from the popup.
     const mine = (await call(bg, 'perps.send', { account: owner(), op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '3000', tif: 'gtc', po: true }] } })).result as { oid: number }[];
@@ -161,7 +161,7 @@ describe('standing grants deny by default (issue #17)', () => {
   });
 });
 
-describe('a grant outlives auto-lock, the owner key does not (issue #17)', () => {
+describe('a grant outlives auto-lock, the owner key does not', () => {
   const autoLock = async (bg: Bg) => {
     await fakeBrowser.alarms.onAlarm.trigger({ name: AUTOLOCK_ALARM, scheduledTime: Date.now() } as Parameters<typeof fakeBrowser.alarms.onAlarm.trigger>[0]);
     for (let i = 0; i < 200; i++) {

@@ -1,5 +1,5 @@
 /**
- * Standing grants in the background (issue #11 §1, issue #17): created from the approval window for
+ * Standing grants in the background: created from the approval window for
  * the origin and account of a pending request (never from a page), stored sealed in the vault with
  * their uses, consumed one request at a time (a mutex keeps the daily notional and rate exact under
  * concurrency), revoked by the person, by lock (all), by disconnect (the origin's) and by expiry.
@@ -39,7 +39,7 @@ export class GrantDurationError extends BaseError {
 }
 
 /**
- * Thrown by `GrantService.create` when the limits are missing or invalid (issue #17: venue, instruments
+ * Thrown by `GrantService.create` when the limits are missing or invalid (venue, instruments
  * / markets, per-order cap, 24 h cap and price band are required). `field` names it (`limits.maxNotional`).
  */
 export class GrantLimitsError extends BaseError {
@@ -211,7 +211,7 @@ export class GrantService {
       for (const g of await this.mine(input.origin, input.account, limits.venue)) {
         if (g.grant.venue !== limits.venue) continue;
         // A replaced grant ends before the next signature, like a revoked one: a request already past its
-        // check under it is stopped at `assertCovering` (outside attack 3c, attack27.test.ts).
+        // check under it is stopped at `assertCovering` (`lib/background/unknown-outcomes.test.ts`).
         this.authority.endGrant(g.grant.id);
         await this.remove(g.grant.id);
       }
@@ -292,7 +292,7 @@ export class GrantService {
    * Records the orders the venue accepted for use `seq` of grant `grantId` (a granted cancel may reach
    * them, and nothing else). Keeps the newest `MAX_OWNED_ORDERS`. No-op when the grant is gone.
    * Resolves once they count in memory; the vault write (only the buckets of the uses it changes) follows
-   * in the vault's call order, not awaited (issue #20).
+   * in the vault's call order, not awaited.
    */
   async recordOrders(grantId: string, seq: number, orders: readonly OwnedOrder[]): Promise<void> {
     if (!orders.length) return;
@@ -318,7 +318,7 @@ export class GrantService {
         changed.set(u.seq, rest.length ? { ...bare, orders: rest } : bare);
       }
       // In memory at once (the next grant check sees these orders); written behind it, in the vault's call
-      // order (issue #20, page path: the next order does not wait for this write). A failed write loses only
+      // order (page path: the next order does not wait for this write). A failed write loses only
       // the record of these orders: a granted cancel of them then asks (deny by default).
       const list = [...changed.values()];
       for (const u of list) found.win.replace(u);
@@ -330,8 +330,8 @@ export class GrantService {
    * ids stay owned); `origin` is the site that sent them. A client order id names whichever open order
    * carries it *now* (the venue only keeps it unique among open orders): once any site sends it on an
    * order outside a grant (approved in a window), a granted cancel by that id would reach that order, so
-   * no grant owns it any more (outside attack B5, attack28.test.ts: another site's grant kept it) — nor
-   * when it is sent under another grant (`except`: the grant placing it; outside attack 29). Written
+   * no grant owns it any more (`lib/background/page-path.granted.test.ts`: another site's grant must not keep it) — nor
+   * when it is sent under another grant (`except`: the grant placing it). Written
    * before it resolves.
    */
   async forgetCoids(_origin: string, account: string, coids: readonly string[], o: { except?: string } = {}): Promise<void> {

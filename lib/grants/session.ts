@@ -1,5 +1,5 @@
 /**
- * "Trading session: <site>, <time left>" in words (issue #17, "A grant outlives auto-lock"): the popup's
+ * "Trading session: <site>, <time left>" in words ("A grant outlives auto-lock"): the popup's
  * banner and the toolbar button's title use the same text. Pure.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Grant storage (issue #20, "flat as a grant is used"): uses in sealed per-minute buckets vouched for
+ * Grant storage ("flat as a grant is used"): uses in sealed per-minute buckets vouched for
  * by the grant's head. The caps stay exact across a worker restart with many uses, under concurrent
  * orders, as uses age past 24 h, after a torn write (either record lost), and for records written by
  * the previous version (`{ grant, uses }`, migrated when read).
@@ -156,7 +156,7 @@ describe('grant storage: a torn write never lets the cap be exceeded', () => {
   });
 });
 
-describe('grant storage: recorded orders between two orders (issue #20)', () => {
+describe('grant storage: recorded orders between two orders', () => {
   const owned = async (v: Vault) => (await grantUseRecords(v).listGrants())[0]?.uses.flatMap((u) => (u.orders ?? []).map((o) => o.oid)) ?? [];
 
   it('writes the orders of a use with the next use of the minute, and without one within HEAD_LAG_MS', async () => {

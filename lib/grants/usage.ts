@@ -1,5 +1,5 @@
 /**
- * A grant's uses in memory, with its rolling usage kept up to date (issue #20, "flat as a grant is
+ * A grant's uses in memory, with its rolling usage kept up to date ("flat as a grant is
  * used"): the notional of the last 24 h and the uses of the last 60 s are running figures moved forward
  * as the clock passes, so judging an order does not read every use of the day. Uses are kept in the
  * order they were made (times ascending); the orders they placed are indexed separately (at most

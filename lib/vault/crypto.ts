@@ -1,5 +1,5 @@
 /**
- * Vault cryptography (issue #4 §2): envelope encryption with WebCrypto AES-256-GCM.
+ * Vault cryptography: envelope encryption with WebCrypto AES-256-GCM.
  *
  * - A random 256-bit **master key** encrypts every secret record, with a fresh 12-byte IV per write
  *   and the record's store, id and owning account as additional data (records cannot be swapped or

@@ -11,7 +11,7 @@
  * - `audit`: append-only signing log (what, for which origin, when, result — never a secret);
  * - `connections`: per-origin connections.
  *
- * v2 (issue #17, the keyed audit log — `lib/audit`): the `audit` store gains the indexes `byOrigin`
+ * v2 (the keyed audit log — `lib/audit`): the `audit` store gains the indexes `byOrigin`
  * `[origin, id]`, `byGroup` `[group, id]` and `byOriginGroup` `[origin, group, id]` (the Audit tab pages
  * newest first by origin and kind without reading the whole log), every existing entry gets its `group`,
  * and `meta` holds the audit log's MAC'd checkpoint (`auditCheckpoint`) and verified position
@@ -44,7 +44,7 @@ export type BackoffRecord = { id: 'backoff'; failures: number; nextAllowedAt: nu
 export type RecordIndex = { id: 'index'; sealed: Sealed };
 
 /**
- * The trading-session bundle (issue #17, "a grant outlives auto-lock"): what the live grants need,
+ * The trading-session bundle ("a grant outlives auto-lock"): what the live grants need,
  * sealed by a random session key that lives only in memory and in `storage.session`. Present only while
  * the vault is in its 'session' state.
  */
@@ -52,7 +52,7 @@ export type SessionRecord = { id: 'session'; sealed: Sealed };
 
 /**
  * Kinds of secret record. `grant`: a site's standing grant and how many uses it holds (sealed: origin and
- * limits are private); `grantuse`: one minute of a grant's uses (sealed; see `lib/grants/use-records.ts`); `deposit`: an owner key's deposit wallet and builder credentials (issue #21).
+ * limits are private); `grantuse`: one minute of a grant's uses (sealed; see `lib/grants/use-records.ts`); `deposit`: an owner key's deposit wallet and builder credentials.
  */
 export type SecretKind = 'owner' | 'proxy' | 'clob' | 'grant' | 'grantuse' | 'deposit';
 
@@ -191,7 +191,7 @@ export function auditGroupOf(kind: string): string {
 }
 
 /**
- * v2 (issue #17): indexes for paging the audit log by origin and kind, and each existing entry's
+ * v2: indexes for paging the audit log by origin and kind, and each existing entry's
  * `group`. v1 entries keep their keccak `hash`; the keyed chain starts after them (`lib/audit`).
  */
 export const V2: Migration = {

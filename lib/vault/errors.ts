@@ -3,7 +3,7 @@ import { BaseError } from '../errors/base';
 
 /**
  * The vault cannot do this in its current state: it is locked, or (`inSession`) a trading session keeps
- * only what the live standing permissions need, and this needs the password (issue #17).
+ * only what the live standing permissions need, and this needs the password.
  */
 export class VaultLockedError extends BaseError {
   override name = 'Vault.LockedError';

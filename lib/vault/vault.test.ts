@@ -286,7 +286,7 @@ describe('Vault backup', () => {
   });
 });
 
-describe('the owner list held in memory (issue #20, page path)', () => {
+describe('the owner list held in memory (page path)', () => {
   it('follows every key write: an import, a restore over it, and a write that overlaps a read', async () => {
     const { vault } = await fresh();
     await vault.create(PASSWORD);
@@ -591,7 +591,7 @@ describe('Vault trading session', () => {
     expect((await vault.listOwners()).length).toBe(2);
   });
 
-  it('carries the kept accounts\' deposit-wallet builder credentials, sealed like their API credentials (issue #21)', async () => {
+  it('carries the kept accounts\' deposit-wallet builder credentials, sealed like their API credentials', async () => {
     const { vault, make, db } = await fresh();
     await vault.create(PASSWORD);
     const kept = await vault.generateOwnerKey('kept');
