@@ -146,6 +146,25 @@ describe('idempotent submissions: the answer belongs to the request', () => {
     expect(rb, `order B (0.05 @ ${bigger}) is not answered with order A's result ${JSON.stringify(ra)}`).not.toEqual(ra);
   });
 
+  it('the same keyed orders sent as [params] and as params are one request: one window, one post, the same answer to both', async () => {
+    const { bg, wire } = await ready();
+    const tab = bg.page(page);
+    const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
+    const params = { orders: [{ tokenId: token, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }], idempotencyKey: 'one-request' };
+    const a = tab.request('clob_postOrders', [params]);
+    const [view] = await waitPending(bg);
+    // The same fields in another order, as the object alone: the same request, so it joins.
+    const b = tab.request('clob_postOrders', { idempotencyKey: params.idempotencyKey, orders: params.orders });
+    await sleep(30);
+    const windows = bg.registry.size;
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    const [ra, rb] = await Promise.all([a, b]);
+    expect(windows).toBe(1);
+    expect(clobPosts(wire)).toBe(1);
+    expect(ra).toMatchObject([{ success: true }]);
+    expect(rb).toEqual(ra);
+  });
+
   it('a join does not outlive a lock: the pending window and its joiner are both cancelled, nothing is sent', async () => {
     const { bg, wire } = await ready();
     const tab = bg.page(page);
