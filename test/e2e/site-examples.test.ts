@@ -1,7 +1,8 @@
 /**
  * The site developers' examples (lib/dapp/examples/examples.ts, shown in lib/dapp/README.md) compiled with
  * esbuild and run in a page in real Chromium against the sandbox, with the extension's approval windows
- * decided as a person does: every page method answers what the README says it answers.
+ * decided as a person does: every page method answers what the README says it answers, directly and
+ * through viem, ethers v6 and wagmi.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolve } from 'node:path';
@@ -116,7 +117,8 @@ describe('site developer examples (lib/dapp/README.md) against the sandbox', () 
     expect(await run('revoke')).toEqual([]);
   });
 
-  it('wagmi (after a revoke, so the site starts disconnected): the EIP-6963 connector connects (approved), reports the account and 80002, sends an order the sandbox acknowledges, and a rejected window is UserRejectedRequestError 4001', async () => {
+  // Runs after the revoke: wagmi's connect starts from a site that is not connected (one connect window).
+  it('wagmi: the EIP-6963 connector connects (approved), reports the account and 80002, sends an order the sandbox acknowledges; a rejected window is UserRejectedRequestError 4001', async () => {
     const orders = () => h.sandbox.ctx.requestLog.filter((q) => q.method === 'POST' && q.path === '/perps/v1/trade/orders' && q.status === 200);
     const before = orders().length;
     const r = (await runDeciding('withWagmi', ['approve', 'approve', 'reject'])) as Record<string, unknown>;
