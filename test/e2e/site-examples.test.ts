@@ -1,7 +1,8 @@
 /**
  * The site developers' examples (lib/dapp/examples/examples.ts, shown in lib/dapp/README.md) compiled with
  * esbuild and run in a page in real Chromium against the sandbox, with the extension's approval windows
- * decided as a person does: every page method answers what the README says it answers.
+ * decided as a person does: every page method answers what the README says it answers, directly and
+ * through viem, ethers v6 and wagmi.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolve } from 'node:path';
@@ -114,5 +115,22 @@ describe('site developer examples (lib/dapp/README.md) against the sandbox', () 
 
   it('wallet_revokePermissions ends the connection: eth_accounts answers []', async () => {
     expect(await run('revoke')).toEqual([]);
+  });
+
+  // Runs after the revoke: wagmi's connect starts from a site that is not connected (one connect window).
+  it('wagmi: the EIP-6963 connector connects (approved), reports the account and 80002, sends an order the sandbox acknowledges; a rejected window is UserRejectedRequestError 4001', async () => {
+    const orders = () => h.sandbox.ctx.requestLog.filter((q) => q.method === 'POST' && q.path === '/perps/v1/trade/orders' && q.status === 200);
+    const before = orders().length;
+    const r = (await runDeciding('withWagmi', ['approve', 'approve', 'reject'])) as Record<string, unknown>;
+    expect(r).toEqual({
+      address: h.sandbox.demo.owner.address,
+      status: 'connected',
+      chainId: 80002,
+      answer: [expect.objectContaining({ status: 'ok', oid: expect.any(Number) })],
+      rejected: { name: 'UserRejectedRequestError', code: 4001 },
+    });
+    const sent = orders().slice(before);
+    expect(sent).toHaveLength(1); // the approved createOrders; the rejected cancelOrders never left the extension
+    expect(JSON.parse(sent[0]!.body!).op.type).toBe('createOrders');
   });
 });

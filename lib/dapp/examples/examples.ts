@@ -1,12 +1,15 @@
 /**
  * Runnable examples of every page method, for site developers (lib/dapp/README.md shows each region
  * verbatim; `lib/dapp/examples/readme.test.ts` holds the two equal). Browser code: it runs in a page,
- * needs nothing but the provider (EIP-1193) found through EIP-6963, and viem for the viem examples.
+ * needs nothing but the provider (EIP-1193) found through EIP-6963, and viem, ethers or @wagmi/core for
+ * their examples.
  * `test/e2e/site-examples.test.ts` bundles this file, runs every example in real Chromium against the
  * sandbox and approves the windows they open.
  *
  * Each example returns what the method answered, so the test can check it.
  */
+import * as wagmi from '@wagmi/core';
+import { polygonAmoy } from '@wagmi/core/chains';
 import { BrowserProvider } from 'ethers';
 import { createWalletClient, custom, rpcSchema } from 'viem';
 
@@ -205,3 +208,34 @@ export async function withEthers(provider: Provider) {
   return { account: signer.address, chainId: Number(chainId), answer, refused: undefined };
 }
 // #endregion ethers
+
+// #region wagmi
+/**
+ * wagmi (`@wagmi/core`, no framework): createConfig's EIP-6963 discovery (on by default) makes Countersign an
+ * `injected` connector whose id is the announced rdns; the page methods go through the connector's client.
+ */
+export async function withWagmi() {
+  const config = wagmi.createConfig({
+    chains: [polygonAmoy], // 80002, the sandbox's chain id; `polygon` (137) at the venue
+    transports: { [polygonAmoy.id]: wagmi.http() }, // chain reads only: Countersign's methods go through the connector
+  });
+  const countersign = config.connectors.find((c) => c.id === 'xyz.countersign'); // injected({ target: { ...info, id: info.rdns, provider } })
+  if (!countersign) throw new Error('Countersign is not installed');
+  await wagmi.connect(config, { connector: countersign }); // wallet_requestPermissions: a window asks the person
+  const { address, status } = wagmi.getConnection(config); // (`getAccount` is its older name) { address: '0x5a…', status: 'connected' }
+  const chainId = wagmi.getChainId(config); // 80002
+  const client = await wagmi.getConnectorClient(config); // a viem client over Countersign's provider, retries off
+  type PerpsSendCommand = Extract<CountersignSchema[number], { Method: 'perps_sendCommand' }>; // the viem schema above
+  const answer = await client.request<PerpsSendCommand>({
+    method: 'perps_sendCommand',
+    params: [{ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '2700', tif: 'gtc', po: true }] } }],
+  });
+  try {
+    await client.request<PerpsSendCommand>({ method: 'perps_sendCommand', params: [{ op: { type: 'cancelOrders', args: [1] } }] });
+    return { address, status, chainId, answer, rejected: undefined };
+  } catch (err) {
+    const { name, code } = err as { name: string; code: number }; // viem's error classes, as in "viem" above
+    return { address, status, chainId, answer, rejected: { name, code } }; // the person rejected: { name: 'UserRejectedRequestError', code: 4001 }
+  }
+}
+// #endregion wagmi
