@@ -227,7 +227,12 @@ export async function decideNext(ctx: BrowserContext, decision: 'approve' | 'rej
         .catch(() => false);
       if (!armed) continue;
       await w.bringToFront();
-      await (decision === 'approve' ? w.getByTestId('approve') : w.getByRole('button', { name: 'Reject' })).click();
+      try {
+        await (decision === 'approve' ? w.getByTestId('approve') : w.getByRole('button', { name: 'Reject' })).click();
+      } catch (err) {
+        // The decision closes the window: a click whose window closed while Playwright finished it was delivered.
+        if (!w.isClosed()) throw err;
+      }
       return;
     }
     if (Date.now() > until) throw new Error('no approval window with a request');
