@@ -2,7 +2,8 @@
  * Bench-only hooks (`npm run bench`): a `wxt build --mode bench` build puts them on the
  * worker's global as `countersignBench` (the background entrypoint checks `import.meta.env.MODE`, so
  * production builds drop them). `test/bench/grant.ts` uses them to seed a grant's uses through the vault
- * API and to time the page path's stages inside the worker. Nothing here is reachable from a page.
+ * API and to time the page path's stages inside the worker; `test/bench/audit-browser.ts` uses them to seed
+ * the audit log and to time appends inside the worker. Nothing here is reachable from a page.
  */
 import { DAY_MS, type GrantUse } from '../grants/evaluate';
 import { grantUseRecords } from '../grants/use-records';
@@ -11,7 +12,9 @@ import { submitPerpsCommand } from '../perps/transport';
 import { verifyArtifact } from '../signer/artifact';
 import { readSettings } from '../settings';
 import { activeAccount } from '../accounts';
-import { appendAudit, auditLog } from '../audit';
+import { appendAudit, auditLog, type AuditInput } from '../audit';
+import { checkpointParts, macEntry, prepare, serial, shared, signParts } from '../audit/log';
+import { auditGroupOf, type AuditEntry } from '../vault/db';
 import { PERSON_SCOPES } from '../authority/epoch';
 import type { Background } from './index';
 
@@ -47,7 +50,39 @@ export type BenchHooks = {
    * `pre.active` the active account read).
    */
   stages: (o: { origin: string; account: string; ops: unknown[]; ref: string }) => Promise<StageTimes>;
+  /**
+   * Seeds `count` sealed audit entries (`benchAuditEntry`, `at` Unix ms spread evenly from `from` to
+   * `to`) after the log's newest, `perTx` per IndexedDB transaction, under the log's append lock: each
+   * chained with the log's own MAC (`macEntry`, the vault's audit key) and committed with its MAC'd
+   * checkpoint in the same transaction, as `appendAudit` leaves them (a full `checkAudit` verifies every
+   * one). Needs the vault unlocked (throws otherwise). Returns the log's entry count after.
+   */
+  seedAudit: (o: { count: number; perTx: number; from: number; to: number }) => Promise<number>;
+  /**
+   * Appends `count` entries (`benchAuditEntry`, `at` now) one after another through `appendAudit`, as the
+   * signer records a signature; returns each append's time in ms (call → resolved).
+   */
+  appendAudit: (count: number) => Promise<number[]>;
 };
+
+const BENCH_ORIGINS = ['https://app.example', 'https://bot.example', 'extension', 'dead-man'];
+
+/**
+ * The bench's audit entry number `i` at `at` (Unix ms): mostly granted perps and order-book orders
+ * from two sites, with a dead-man period and a permission entry now and then — summaries of the
+ * length the signer writes, a 32-byte digest, result `ok`.
+ */
+export function benchAuditEntry(i: number, at: number): AuditInput {
+  const kind = i % 50 === 0 ? 'deadman.period' : i % 97 === 0 ? 'grant.create' : i % 3 === 0 ? 'clob.postOrders' : 'perps.createOrders';
+  const origin = kind === 'deadman.period' ? 'dead-man' : BENCH_ORIGINS[i % 3]!;
+  const summary =
+    kind === 'deadman.period'
+      ? `Kill switches armed for 1 h: 450 renewals, last at ${new Date(at).toISOString()}`
+      : kind === 'clob.postOrders'
+        ? `Buy 25 shares of "Yes" at 0.${String(10 + (i % 89))} (GTC), order book — request weight 1`
+        : `Buy 0.01 BTC-PERP at 64,${String(i % 1000).padStart(3, '0')}.00, good-til-cancelled, post-only — request weight 1`;
+  return { at, origin, account: '0x5b38da6a701c568545dcfcb03fcb875f56beddc4', kind, summary, digest: `0x${(i * 2654435761).toString(16).padStart(64, '0').slice(-64)}`, result: 'ok' };
+}
 
 /** The bench hooks of a running background. */
 export function benchHooks(bg: Background): BenchHooks {
@@ -105,6 +140,51 @@ export function benchHooks(bg: Background): BenchHooks {
         await time('pre.active', () => activeAccount(bg.db(), bg.vault()));
       }
       return out;
+    },
+    async seedAudit({ count, perTx, from, to }) {
+      await bg.ready;
+      const log = auditLog(bg.db(), () => bg.vault().auditKey());
+      const key = await log.key();
+      if (!key) throw new Error('the vault is locked');
+      const s = shared(log.db);
+      return serial(s, 'tail', async () => {
+        let c = await prepare(log, key, true);
+        for (let done = 0; done < count; ) {
+          const n = Math.min(perTx, count - done);
+          const batch: AuditEntry[] = [];
+          let head = c.head;
+          for (let k = 0; k < n; k++) {
+            const id = c.lastId + 1 + k;
+            const input = benchAuditEntry(id, Math.floor(from + ((to - from) * (done + k)) / Math.max(1, count - 1)));
+            const e: AuditEntry = { ...input, group: auditGroupOf(input.kind) } as AuditEntry;
+            const mac = await macEntry(key, e, id, head);
+            batch.push({ ...e, id, prev: head, mac });
+            head = mac;
+          }
+          const { mac: _old, ...rest } = c;
+          const next = { ...rest, count: c.count + n, firstId: c.count === 0 ? c.lastId + 1 : c.firstId, lastId: c.lastId + n, head };
+          const sealed = { ...next, mac: await signParts(key, checkpointParts(next)) };
+          const tx = log.db.transaction(['audit', 'meta'], 'readwrite');
+          for (const e of batch) void tx.objectStore('audit').put(e);
+          void tx.objectStore('meta').put(sealed);
+          await tx.done;
+          s.cp = { key, c: sealed };
+          c = sealed;
+          done += n;
+        }
+        return c.count;
+      });
+    },
+    async appendAudit(count) {
+      await bg.ready;
+      const log = auditLog(bg.db(), () => bg.vault().auditKey());
+      const times: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const t0 = performance.now();
+        await appendAudit(log, benchAuditEntry(i, Date.now()));
+        times.push(performance.now() - t0);
+      }
+      return times;
     },
   };
 }
