@@ -16,12 +16,11 @@ import { ApprovalRegistry } from '../approvals/registry';
 import { userRejected } from '../errors/rpc';
 import { ProviderService } from '../page/request';
 import { METHOD_POLICY, type PageMethod } from '../page/policy';
-import { clobArtifact, l2Artifact, perpsArtifact, type SigningArtifact } from '../signer/artifact';
+import { l2Artifact, type SigningArtifact } from '../signer/artifact';
 import { commandFromBody, type PerpsCommand, type PerpsCommandType } from '../perps/commands';
-import { orderRequestAmounts } from '../clob/amounts';
-import { buildClobOrder, exchangeAddress, toPostOrderBody } from '../clob/order';
 import type { ClobOrderRequest } from '../clob/request';
 import { GrantService } from './service';
+import { stubClobArtifact, stubPerpsArtifact } from '../../test/kits/grants';
 import { GRANTABLE_PAGE_METHODS, GRANTABLE_PERPS_COMMANDS } from './requests';
 import { Authority } from '../authority/epoch';
 
@@ -50,22 +49,8 @@ async function setup(opts: { killSwitchArmed?: (venue: 'perps' | 'clob', account
     perpsBook: async () => ({ bids: [['2999.5', '1']], asks: [['3001', '1']] }),
     clobMid: async () => '0.5',
     clobTop: async () => ({ bid: '0.49', ask: '0.51' }),
-    preparePerps: async (account: string, cmd: PerpsCommand, o: { submit: boolean }) =>
-      perpsArtifact({ account: account as Address, key: cmd.signer, signerAddress: account as Address, domain: { name: 'P', version: '1', chainId: 1 }, endpoint: cmd.endpoint, envelope: { op: cmd.body, salt: 1, ts: Date.now() }, submit: o.submit, builtAt: Date.now() }),
-    prepareClob: async (account: string, orders: ClobOrderRequest[]) =>
-      clobArtifact({
-        account: account as Address,
-        signerAddress: account as Address,
-        chainId: 80002,
-        builtAt: Date.now(),
-        orders: orders.map((req) => {
-          const a = orderRequestAmounts({ ...req, tickSize: '0.01' });
-          const order = buildClobOrder({ signer: account as Address, signatureType: 0, tokenId: req.tokenId, side: req.side, makerAmount: a.makerAmount, takerAmount: a.takerAmount, timestampMs: Date.now() });
-          const full = toPostOrderBody({ order, signature: '0x', owner: 'api-key', orderType: req.orderType, postOnly: req.postOnly ?? false, nowMs: Date.now() });
-          const { signature: _s, ...unsigned } = full.order;
-          return { verifyingContract: exchangeAddress({ negRisk: false }), negRisk: false, tickSize: '0.01', body: { ...full, order: unsigned } };
-        }),
-      }),
+    preparePerps: async (account: string, cmd: PerpsCommand, o: { submit: boolean }) => stubPerpsArtifact(account, cmd, o),
+    prepareClob: async (account: string, orders: ClobOrderRequest[]) => stubClobArtifact(account, orders),
     prepareL2: async (account: string, req: { method: string; requestPath: string; body?: string }) => l2Artifact({ account: account as Address, ...req, timestamp: Math.floor(Date.now() / 1000), builtAt: Date.now() }),
     execute: async (a: SigningArtifact) => {
       signed.push(a);

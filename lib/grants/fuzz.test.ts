@@ -7,18 +7,16 @@
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import type { Address } from 'viem';
 import { openVaultDb } from '../vault/db';
 import { memorySessionStore, Vault } from '../vault/vault';
 import { ApprovalRegistry } from '../approvals/registry';
 import { userRejected } from '../errors/rpc';
 import { ProviderService } from '../page/request';
-import { clobArtifact, perpsArtifact, type SigningArtifact } from '../signer/artifact';
-import { orderRequestAmounts } from '../clob/amounts';
-import { buildClobOrder, exchangeAddress, toPostOrderBody } from '../clob/order';
+import type { SigningArtifact } from '../signer/artifact';
 import type { ClobOrderRequest } from '../clob/request';
 import type { PerpsCommand } from '../perps/commands';
 import { GrantService } from './service';
+import { stubClobArtifact, stubPerpsArtifact } from '../../test/kits/grants';
 import { toUnits } from '../decimal';
 import { Authority } from '../authority/epoch';
 
@@ -44,22 +42,8 @@ describe('grant fuzz', () => {
       perpsBook: async () => ({ bids: [['2999.5', '1']], asks: [['3001', '1']] }),
       clobMid: async () => '0.5',
       clobTop: async () => ({ bid: '0.49', ask: '0.51' }),
-      prepareClob: async (account: string, orders: ClobOrderRequest[]) =>
-        clobArtifact({
-          account: account as Address,
-          signerAddress: account as Address,
-          chainId: 80002,
-          builtAt: Date.now(),
-          orders: orders.map((req) => {
-            const a = orderRequestAmounts({ ...req, tickSize: '0.01' });
-            const order = buildClobOrder({ signer: account as Address, signatureType: 0, tokenId: req.tokenId, side: req.side, makerAmount: a.makerAmount, takerAmount: a.takerAmount, timestampMs: Date.now() });
-            const full = toPostOrderBody({ order, signature: '0x', owner: 'api-key', orderType: req.orderType, postOnly: req.postOnly ?? false, nowMs: Date.now() });
-            const { signature: _s, ...unsigned } = full.order;
-            return { verifyingContract: exchangeAddress({ negRisk: false }), negRisk: false, tickSize: '0.01', body: { ...full, order: unsigned } };
-          }),
-        }),
-      preparePerps: async (account: string, cmd: PerpsCommand, o: { submit: boolean }) =>
-        perpsArtifact({ account: account as Address, key: cmd.signer, signerAddress: account as Address, domain: { name: 'P', version: '1', chainId: 1 }, endpoint: cmd.endpoint, envelope: { op: cmd.body, salt: 1, ts: Date.now() }, submit: o.submit, builtAt: Date.now() }),
+      prepareClob: async (account: string, orders: ClobOrderRequest[]) => stubClobArtifact(account, orders),
+      preparePerps: async (account: string, cmd: PerpsCommand, o: { submit: boolean }) => stubPerpsArtifact(account, cmd, o),
       execute: async (a: SigningArtifact) => {
         signed.push(a.kind === 'perps' ? (a.envelope.op as Record<string, unknown>) : { type: a.kind });
         if (a.kind === 'perps' && a.envelope.op.type === 'createOrders') return (a.envelope.op.args as { c?: string }[]).map((x) => ({ status: 'ok', oid: ++nextOid, ...(x.c ? { coid: x.c } : {}) }));

@@ -18,6 +18,12 @@ import { GrantService } from '../../lib/grants/service';
 import { DAY_MS, type GrantRequest } from '../../lib/grants/evaluate';
 import { Authority } from '../../lib/authority/epoch';
 import { grantUseRecords } from '../../lib/grants/use-records';
+import type { Address } from 'viem';
+import { clobArtifact, perpsArtifact, type ClobArtifact, type PerpsArtifact } from '../../lib/signer/artifact';
+import type { PerpsCommand } from '../../lib/perps/commands';
+import { orderRequestAmounts } from '../../lib/clob/amounts';
+import { buildClobOrder, exchangeAddress, toPostOrderBody } from '../../lib/clob/order';
+import type { ClobOrderRequest } from '../../lib/clob/request';
 
 /** The running sandbox (set by `grantSuite`'s `beforeAll`). */
 export let h: Harness;
@@ -210,3 +216,29 @@ export async function useOrder(w: UseWorker, write: 'lands' | 'never' | 'fails' 
 export const uses24h = async (g: GrantService) => (await g.list())[0]?.uses24h;
 /** The journal records `storage.session` holds. */
 export const journalRecords = (s: { store: { data: Record<string, unknown> } }) => Object.values((s.store.data.auditJournal ?? {}) as Record<string, { use?: unknown }>);
+
+/**
+ * A stub signer's `preparePerps`: the artifact of `cmd` for `account` (a placeholder domain, salt 1,
+ * never signed), for page-path tests that stand in for the signing service.
+ */
+export const stubPerpsArtifact = (account: string, cmd: PerpsCommand, o: { submit: boolean }): PerpsArtifact =>
+  perpsArtifact({ account: account as Address, key: cmd.signer, signerAddress: account as Address, domain: { name: 'P', version: '1', chainId: 1 }, endpoint: cmd.endpoint, envelope: { op: cmd.body, salt: 1, ts: Date.now() }, submit: o.submit, builtAt: Date.now() });
+
+/**
+ * A stub signer's `prepareClob`: the unsigned order-book artifact of `orders` for `account` (tick 0.01,
+ * not negative-risk, chain 80002), as the real service builds it before its signature.
+ */
+export const stubClobArtifact = (account: string, orders: readonly ClobOrderRequest[]): ClobArtifact =>
+  clobArtifact({
+    account: account as Address,
+    signerAddress: account as Address,
+    chainId: 80002,
+    builtAt: Date.now(),
+    orders: orders.map((req) => {
+      const a = orderRequestAmounts({ ...req, tickSize: '0.01' });
+      const order = buildClobOrder({ signer: account as Address, signatureType: 0, tokenId: req.tokenId, side: req.side, makerAmount: a.makerAmount, takerAmount: a.takerAmount, timestampMs: Date.now() });
+      const full = toPostOrderBody({ order, signature: '0x', owner: 'api-key', orderType: req.orderType, postOnly: req.postOnly ?? false, nowMs: Date.now() });
+      const { signature: _s, ...unsigned } = full.order;
+      return { verifyingContract: exchangeAddress({ negRisk: false }), negRisk: false, tickSize: '0.01', body: { ...full, order: unsigned } };
+    }),
+  });
