@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: prints benchmark figures (never a pass/fail on timing). `BENCH_ONLY` (comma list of
- * `signing`, `vault`, `sizes`, `grant`, `grant-use`, `session`, `audit`, `popup`, `streams`) runs only those parts.
+ * `signing`, `vault`, `sizes`, `grant`, `grant-use`, `session`, `audit`, `popup`, `streams`, `cold`) runs only those parts.
  */
 import { benchSigning, printSigning } from './signing';
 import { benchVault } from './vault';
@@ -21,4 +21,5 @@ if (want('grant')) await benchGrant();
 if (want('session')) await benchSession();
 if (want('audit')) await benchAudit();
 if (want('popup')) await (await import('./popup')).benchPopup();
+if (want('cold')) await (await import('./cold')).benchCold();
 if (want('streams')) await (await import('./streams')).benchStreams();
