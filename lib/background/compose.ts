@@ -40,6 +40,7 @@ import { createBackgroundStreams, type BackgroundStreams } from './streams';
 import type { WebSocketConstructor } from '../streams/perps';
 import { createBackgroundNotifications } from './notifications';
 import { Authority } from '../authority/epoch';
+import { startMark } from './start-marks';
 
 /** Options of `startBackground` (the extension passes only `browser`; tests lower the KDF and timings). */
 export type BackgroundOptions = {
@@ -139,8 +140,10 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     /* already the default in Chrome; unsupported in the test double */
   }
   const db = await openVaultDb(o.dbName);
+  startMark('db');
   const vault = new Vault({ db, session: sessionStore(browser), now, kdf: o.kdf, bounds: o.bounds });
   await vault.restoreSession();
+  startMark('session');
   // One settings read serves the signer until `settings.set` writes (their only writer, which calls `onSettings`
   // right after): it reads them up to three times per order (page path).
   let settingsRead: Promise<Settings> | undefined;
@@ -169,7 +172,9 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const provider = new ProviderService({ vault, db, service, registry, grants, showApprovals: approvalWindow.show, emit: ports.emit, outcomes, ...deadmanProviderHooks(deadman, grants) });
   const servePage: ServePage = async (origin, method, params) => {
     await vault.restoreSession();
-    return provider.request(origin, method, params);
+    const answer = await provider.request(origin, method, params);
+    startMark(`first.page.${method}`);
+    return answer;
   };
   // The live streams (proxy secrets stay here; pages get derived pushes only).
   const streams = createBackgroundStreams({ vault, db, reads, grants, lifetime, settings: () => readSettings(db), broadcast: (m) => void browser.runtime.sendMessage?.(m).catch(() => undefined), now, ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}) });
@@ -224,7 +229,9 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     if (locks.refusedInSession(procedure)) return { ok: false, error: toWireError(new VaultLockedError({ inSession: true })) };
     const reply = await route(message, sender);
     if (reply.ok) await locks.activity(procedure, sender);
+    startMark(`first.${procedure ?? 'message'}`);
     return reply;
   };
+  startMark('ready');
   return { db, vault, service, reads, grants, deadman, locks, handle, servePage, streams };
 }

@@ -22,6 +22,7 @@ import { Lifetime } from './lifetime';
 import { ApprovalWindow, Badge } from './approval-window';
 import { PagePorts } from './ports';
 import { compose, type BackgroundOptions, type Services } from './compose';
+import { startMark } from './start-marks';
 
 export type { BackgroundBrowser, BrowserPort } from './browser';
 export type { BackgroundOptions } from './compose';
@@ -53,6 +54,7 @@ export type Background = {
 /** Wires the background. Call once from `defineBackground`'s `main` (synchronously). */
 export function startBackground(o: BackgroundOptions): Background {
   const { browser } = o;
+  startMark('main');
   // The background's lifetime: its alarm listener is registered here, synchronously.
   const lifetime = new Lifetime({ browser });
   const badge = new Badge(browser.action);
@@ -85,6 +87,7 @@ export function startBackground(o: BackgroundOptions): Background {
   browser.commands?.onCommand.addListener((command) => {
     if (command === 'panic') void browser.windows?.create({ url: browser.runtime.getURL('/popup.html#panic'), type: 'popup', width: 400, height: 600, focused: true });
   });
+  startMark('listening');
 
   return { ready, handle, vault: () => get().vault, db: () => get().db, service: () => get().service, reads: () => get().reads, grants: () => get().grants, session: (a, u) => get().streams.session(a, u), registry, lock };
 }

@@ -86,7 +86,7 @@ async function stopWorkers(cdp: BrowserCdp, session: string): Promise<void> {
 }
 
 /** Opens `url` in a new tab with the popup bench's marks; resolves the opened page's figures (`popup`: the popup's two moments, else the floor's answer mark). */
-async function openCold(h: Harness, url: string, popup: boolean): Promise<{ loaded: number; interactive?: number; stages: [string, number][] }> {
+async function openCold(h: Harness, url: string, popup: boolean): Promise<{ loaded: number; interactive?: number; stages: [string, number][]; origin: number }> {
   const page = await h.ctx.newPage();
   await page.setViewportSize({ width: 360, height: 600 });
   await page.addInitScript(MARKS);
@@ -94,13 +94,26 @@ async function openCold(h: Harness, url: string, popup: boolean): Promise<{ load
   try {
     if (popup) {
       const o = await collect((e) => page.evaluate(e), true);
-      return { loaded: o.loaded ?? NaN, ...(o.interactive === undefined ? {} : { interactive: o.interactive }), stages: o.stages };
+      return { loaded: o.loaded ?? NaN, ...(o.interactive === undefined ? {} : { interactive: o.interactive }), stages: o.stages, origin: await page.evaluate(() => performance.timeOrigin) };
     }
     await page.waitForFunction(() => performance.getEntriesByName('countersign:answer').length > 0, undefined, { timeout: 10_000 });
-    return { loaded: await page.evaluate(() => performance.getEntriesByName('countersign:answer')[0]!.startTime), stages: [] };
+    return { loaded: await page.evaluate(() => performance.getEntriesByName('countersign:answer')[0]!.startTime), stages: [], origin: await page.evaluate(() => performance.timeOrigin) };
   } finally {
     await page.close();
   }
+}
+
+/**
+ * The start marks of this extension's running worker (`countersign:bg.*`, `lib/background/start-marks.ts`)
+ * and its start, as ms since `origin` (a page's `performance.timeOrigin`); empty when the worker keeps none.
+ */
+async function workerMarks(h: Harness, origin: number): Promise<[string, number][]> {
+  const w = h.ctx.serviceWorkers().find((x) => new URL(x.url()).host === h.extensionId);
+  if (!w) return [];
+  const got = await w.evaluate(() => ({ origin: performance.timeOrigin, marks: performance.getEntriesByType('mark').map((e) => [e.name, e.startTime] as [string, number]) })).catch(() => undefined);
+  if (!got) return [];
+  const shift = got.origin - origin;
+  return [['bg.start', shift] as [string, number], ...got.marks.filter(([k]) => k.startsWith('countersign:bg.')).map(([k, t]): [string, number] => [k.replace(/^countersign:/, ''), shift + t])];
 }
 
 /** The floor's page request: the page posts a message, the floor's content script relays it to its worker and posts the answer back (ms). */
@@ -180,6 +193,7 @@ export async function benchCold(): Promise<void> {
     const warm = await openCold(h, `chrome-extension://${h.extensionId}/popup.html`, true);
     const figures = { popupLoaded: [] as number[], popupInteractive: [] as number[], floorPopup: [] as number[], window: [] as number[], ack: [] as number[], floorPage: [] as number[] };
     const stages: Record<string, number[]> = {};
+    const workerStages: Record<string, number[]> = {};
     let n = 0;
     const ways: ((keep: boolean) => Promise<void>)[] = [
       async (keep) => {
@@ -189,6 +203,7 @@ export async function benchCold(): Promise<void> {
         figures.popupLoaded.push(o.loaded);
         if (o.interactive !== undefined) figures.popupInteractive.push(o.interactive);
         for (const [k, at] of o.stages) (stages[k] ??= []).push(at);
+        for (const [k, at] of await workerMarks(h, o.origin)) (workerStages[k] ??= []).push(at);
       },
       async (keep) => {
         await stop();
@@ -247,6 +262,7 @@ export async function benchCold(): Promise<void> {
     console.log(`  popup (newPage + goto) → ticket interactive: ${line(figures.popupInteractive)}`);
     console.log(`  popup (newPage + goto) → book and margin loaded: ${line(figures.popupLoaded)} (target p50 ≤ 150 ms: ${met(pct(figures.popupLoaded, 50) <= 150)}; warm once before: ${f(warm.loaded)} ms)`);
     console.log(`    stages (p50, ms since navigation start): ${Object.entries(stages).map(([k, v]) => `${k} ${f(pct(v, 50))}`).join(', ')}`);
+    console.log(`    the worker's start marks (p50, ms since the popup's navigation start): ${Object.entries(workerStages).map(([k, v]) => `${k} ${f(pct(v, 50))}`).join(', ') || 'none'}`);
     console.log(`  floor, the empty worker's extension page → its message answered: ${line(figures.floorPopup)}`);
     console.log(`  page → approval window shown (wall clock): ${line(figures.window)} (target p50 ≤ floor + 100 ms = ${f(floor + 100)}: ${met(pct(figures.window, 50) <= floor + 100)})`);
     console.log(`  page → ack under a grant: ${line(figures.ack)} (target p50 ≤ floor + 100 ms = ${f(floor + 100)}: ${met(pct(figures.ack, 50) <= floor + 100)}); warm: ${line(warmAck)}`);
