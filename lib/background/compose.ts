@@ -92,6 +92,11 @@ export type Services = {
   servePage: ServePage;
   /** The live streams. */
   streams: BackgroundStreams;
+  /**
+   * Start-up work no answer waits for (the audit journal's recovery: what a stopped worker sent without
+   * recording its answer). Call once per start; `startBackground` calls it once no answer is owed.
+   */
+  startWork: () => void;
 };
 
 /** `storage.session` key of the vault's session state (the exported master key or the session key). */
@@ -134,12 +139,15 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const outcomes = loadedAtStart(sessionOutcomeStore(browser.storage.session));
   // Also read first: the submissions a stopped worker sent without recording their answer (`lib/audit/journal.ts`).
   const journal = sessionAuditJournal(browser.storage.session, now);
+  // The database opens in the browser's process while the session store is restricted (the open does not touch it).
+  const opening = openVaultDb(o.dbName);
+  opening.catch(() => undefined); // awaited below
   try {
     await browser.storage.session.setAccessLevel?.({ accessLevel: 'TRUSTED_CONTEXTS' });
   } catch {
     /* already the default in Chrome; unsupported in the test double */
   }
-  const db = await openVaultDb(o.dbName);
+  const db = await opening;
   startMark('db');
   const vault = new Vault({ db, session: sessionStore(browser), now, kdf: o.kdf, bounds: o.bounds });
   await vault.restoreSession();
@@ -180,7 +188,8 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const streams = createBackgroundStreams({ vault, db, reads, grants, lifetime, settings: () => readSettings(db), broadcast: (m) => void browser.runtime.sendMessage?.(m).catch(() => undefined), now, ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}) });
   const notifications = createBackgroundNotifications({ browser, db, vault, grants, service, reads, now }); // raised from the stream pushes
   streams.onPush(notifications.onPush);
-  void recoverAuditJournal(journal, auditLog(db, () => vault.auditKey(), { now }), (kind) => notifications.unrecorded(kind.slice(kind.indexOf('.') + 1), { stopped: true })).catch(() => undefined);
+  // What a stopped worker left in the audit journal: recorded by `startWork`, off the first answers' path.
+  const startWork = () => void recoverAuditJournal(journal, auditLog(db, () => vault.auditKey(), { now }), (kind) => notifications.unrecorded(kind.slice(kind.indexOf('.') + 1), { stopped: true })).catch(() => undefined);
   const route = createRouter(
     {
       ...notifications.procedures,
@@ -233,5 +242,5 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     return reply;
   };
   startMark('ready');
-  return { db, vault, service, reads, grants, deadman, locks, handle, servePage, streams };
+  return { db, vault, service, reads, grants, deadman, locks, handle, servePage, streams, startWork };
 }
