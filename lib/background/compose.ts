@@ -179,6 +179,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   }
   const provider = new ProviderService({ vault, db, service, registry, grants, showApprovals: approvalWindow.show, emit: ports.emit, outcomes, ...deadmanProviderHooks(deadman, grants) });
   const servePage: ServePage = async (origin, method, params) => {
+    startMark('page.request');
     await vault.restoreSession();
     const answer = await provider.request(origin, method, params);
     startMark(`first.page.${method}`);
