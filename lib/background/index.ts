@@ -8,7 +8,7 @@
  * - `lock.ts`: lock, auto-lock, the trading session and its tick;
  * - `deadman-wiring.ts`: the kill switches of the live grants;
  * - `lifetime.ts`: start hooks and keeping the worker awake while the dead-man is armed;
- * - `warm-up.ts`, `start-marks.ts`: the cold start (the curve's tables built while a page's first request waits for I/O; marks for the bench).
+ * - `start-marks.ts`: the cold start's marks in the worker's performance timeline (the bench reads them).
  * A worker the browser started for a message answers it before its start-up work (start hooks, the audit
  * journal's recovery) runs; nothing gated is answered before the vault's session is restored.
  */
@@ -26,7 +26,6 @@ import { ApprovalWindow, Badge } from './approval-window';
 import { PagePorts } from './ports';
 import { compose, type BackgroundOptions, type Services } from './compose';
 import { startMark } from './start-marks';
-import { warmSigning } from './warm-up';
 
 export type { BackgroundBrowser, BrowserPort } from './browser';
 export type { BackgroundOptions } from './compose';
@@ -105,19 +104,7 @@ export function startBackground(o: BackgroundOptions): Background {
   const lock = async () => (await services).locks.lock();
 
   browser.runtime.onMessage.addListener((message, sender) => handle(message, sender));
-  // A page's request is the one that signs or shows what would be signed: its first one builds the curve's tables in a task of
-  // its own while the request waits for its reads (`warm-up.ts`); the popup's reads need no signature.
-  let warmed = false;
-  ports.listen((origin, method, params) =>
-    owing(async () => {
-      const s = await services;
-      if (!warmed) {
-        warmed = true;
-        setTimeout(warmSigning, 0);
-      }
-      return s.servePage(origin, method, params);
-    }),
-  );
+  ports.listen((origin, method, params) => owing(async () => (await services).servePage(origin, method, params)));
   browser.alarms.onAlarm.addListener((alarm) => void services.then((s) => s.locks.alarm(alarm.name)));
   browser.runtime.onStartup.addListener(() => void services.then((s) => s.locks.lock()));
   // First install: open the onboarding in a tab (a person sees where to start; the popup is small).
