@@ -11,6 +11,7 @@
  */
 import type { ApprovalRegistry } from '../approvals/registry';
 import type { BackgroundBrowser } from './browser';
+import { startMark } from './start-marks';
 
 /** The toolbar badge: the pending count (amber), else "ON" (green) while a standing grant is live. */
 export class Badge {
@@ -66,7 +67,9 @@ export class ApprovalWindow {
       }
     }
     this.opening = (async () => {
+      startMark('window.create');
       const w = await windows.create({ url: this.browser.runtime.getURL('/approval.html'), type: 'popup', width: 420, height: 640, focused: true });
+      startMark('window.created');
       this.windowId = w.id;
     })().finally(() => (this.opening = undefined));
     return this.opening;

@@ -45,6 +45,7 @@ import { createBackgroundStreams, type BackgroundStreams } from './streams';
 import type { WebSocketConstructor } from '../streams/perps';
 import { createBackgroundNotifications } from './notifications';
 import { Authority } from '../authority/epoch';
+import { startMark } from './start-marks';
 
 /** Options of `startBackground` (the extension passes only `browser`; tests lower the KDF and timings). */
 export type BackgroundOptions = {
@@ -96,6 +97,11 @@ export type Services = {
   servePage: ServePage;
   /** The live streams. */
   streams: BackgroundStreams;
+  /**
+   * Start-up work no answer waits for (the audit journal's recovery: what a stopped worker sent without
+   * recording its answer). Call once per start; `startBackground` calls it once no answer is owed.
+   */
+  startWork: () => void;
 };
 
 /** `storage.session` key of the vault's session state (the exported master key or the session key). */
@@ -138,14 +144,19 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const outcomes = loadedAtStart(sessionOutcomeStore(browser.storage.session));
   // Also read first: the submissions a stopped worker sent without recording their answer (`lib/audit/journal.ts`).
   const journal = sessionAuditJournal(browser.storage.session, now);
+  // The database opens in the browser's process while the session store is restricted (the open does not touch it).
+  const opening = openVaultDb(o.dbName);
+  opening.catch(() => undefined); // awaited below
   try {
     await browser.storage.session.setAccessLevel?.({ accessLevel: 'TRUSTED_CONTEXTS' });
   } catch {
     /* already the default in Chrome; unsupported in the test double */
   }
-  const db = await openVaultDb(o.dbName);
+  const db = await opening;
+  startMark('db');
   const vault = new Vault({ db, session: sessionStore(browser), now, kdf: o.kdf, bounds: o.bounds });
   await vault.restoreSession();
+  startMark('session');
   // One settings read serves the signer until `settings.set` writes (their only writer, which calls `onSettings`
   // right after): it reads them up to three times per order (page path).
   let settingsRead: Promise<Settings> | undefined;
@@ -172,14 +183,18 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   }
   const provider = new ProviderService({ vault, db, service, registry, grants, showApprovals: approvalWindow.show, emit: ports.emit, outcomes, ...deadmanProviderHooks(deadman, grants) });
   const servePage: ServePage = async (origin, method, params) => {
+    startMark('page.request');
     await vault.restoreSession();
-    return provider.request(origin, method, params);
+    const answer = await provider.request(origin, method, params);
+    startMark(`first.page.${method}`);
+    return answer;
   };
   // The live streams (proxy secrets stay here; pages get derived pushes only).
   const streams = createBackgroundStreams({ vault, db, reads, grants, lifetime, settings: () => readSettings(db), broadcast: (m) => void browser.runtime.sendMessage?.(m).catch(() => undefined), now, ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}) });
   const notifications = createBackgroundNotifications({ browser, db, vault, grants, service, reads, now }); // raised from the stream pushes
   streams.onPush(notifications.onPush);
-  void recoverAuditJournal(journal, auditLog(db, () => vault.auditKey(), { now }), (kind) => notifications.unrecorded(kind.slice(kind.indexOf('.') + 1), { stopped: true })).catch(() => undefined);
+  // What a stopped worker left in the audit journal: recorded by `startWork`, off the first answers' path.
+  const startWork = () => void recoverAuditJournal(journal, auditLog(db, () => vault.auditKey(), { now }), (kind) => notifications.unrecorded(kind.slice(kind.indexOf('.') + 1), { stopped: true })).catch(() => undefined);
   const route = createRouter(
     {
       ...notifications.procedures,
@@ -228,7 +243,9 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     if (locks.refusedInSession(procedure)) return { ok: false, error: toWireError(new VaultLockedError({ inSession: true })) };
     const reply = await route(message, sender);
     if (reply.ok) await locks.activity(procedure, sender);
+    startMark(`first.${procedure ?? 'message'}`);
     return reply;
   };
-  return { db, vault, service, reads, grants, deadman, locks, handle, servePage, streams };
+  startMark('ready');
+  return { db, vault, service, reads, grants, deadman, locks, handle, servePage, streams, startWork };
 }

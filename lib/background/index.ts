@@ -7,7 +7,10 @@
  * - `approval-window.ts`: one approval window at a time, its binding to the pending request, the badge;
  * - `lock.ts`: lock, auto-lock, the trading session and its tick;
  * - `deadman-wiring.ts`: the kill switches of the live grants;
- * - `lifetime.ts`: start hooks and keeping the worker awake while the dead-man is armed.
+ * - `lifetime.ts`: start hooks and keeping the worker awake while the dead-man is armed;
+ * - `start-marks.ts`: the cold start's marks in the worker's performance timeline (the bench reads them).
+ * A worker the browser started for a message answers it before its start-up work (start hooks, the audit
+ * journal's recovery) runs; nothing gated is answered before the vault's session is restored.
  */
 import { ApprovalRegistry } from '../approvals/registry';
 import type { BrowserSender } from '../messaging/router';
@@ -22,6 +25,7 @@ import { Lifetime } from './lifetime';
 import { ApprovalWindow, Badge } from './approval-window';
 import { PagePorts } from './ports';
 import { compose, type BackgroundOptions, type Services } from './compose';
+import { startMark } from './start-marks';
 
 export type { BackgroundBrowser, BrowserPort } from './browser';
 export type { BackgroundOptions } from './compose';
@@ -50,9 +54,13 @@ export type Background = {
   lock: () => Promise<void>;
 };
 
+/** The longest start-up work waits for the answers owed at start (ms): a page request can wait minutes for a person's decision. */
+export const START_WORK_MAX_DELAY_MS = 1_000;
+
 /** Wires the background. Call once from `defineBackground`'s `main` (synchronously). */
 export function startBackground(o: BackgroundOptions): Background {
   const { browser } = o;
+  startMark('main');
   // The background's lifetime: its alarm listener is registered here, synchronously.
   const lifetime = new Lifetime({ browser });
   const badge = new Badge(browser.action);
@@ -68,13 +76,35 @@ export function startBackground(o: BackgroundOptions): Background {
     if (!built) throw new Error('The background is not ready yet (await `ready`).');
     return built;
   };
-  void ready.then(() => lifetime.start(), () => undefined);
+  // Start-up work no answer needs — the lifetime's start hooks (the kill switches re-arm; a granted
+  // request arms them itself, `DeadMan.killSwitchArmed`) and the audit journal's recovery — runs once no
+  // answer is owed (the messages and page requests that woke the worker are answered first), at the
+  // latest `START_WORK_MAX_DELAY_MS` after the services are built.
+  let owed = 0;
+  let begun = false;
+  let latest: ReturnType<typeof setTimeout> | undefined;
+  const begin = () => {
+    if (begun || !built) return;
+    begun = true;
+    clearTimeout(latest);
+    built.startWork();
+    void lifetime.start();
+  };
+  void ready.then(() => (owed === 0 ? begin() : (latest = setTimeout(begin, START_WORK_MAX_DELAY_MS))), () => undefined);
+  const owing = async <T>(work: () => Promise<T>): Promise<T> => {
+    owed++;
+    try {
+      return await work();
+    } finally {
+      if (--owed === 0) begin();
+    }
+  };
 
-  const handle = async (message: unknown, sender: BrowserSender) => (await services).handle(message, sender);
+  const handle = (message: unknown, sender: BrowserSender) => owing(async () => (await services).handle(message, sender));
   const lock = async () => (await services).locks.lock();
 
   browser.runtime.onMessage.addListener((message, sender) => handle(message, sender));
-  ports.listen(async (origin, method, params) => (await services).servePage(origin, method, params));
+  ports.listen((origin, method, params) => owing(async () => (await services).servePage(origin, method, params)));
   browser.alarms.onAlarm.addListener((alarm) => void services.then((s) => s.locks.alarm(alarm.name)));
   browser.runtime.onStartup.addListener(() => void services.then((s) => s.locks.lock()));
   // First install: open the onboarding in a tab (a person sees where to start; the popup is small).
@@ -85,6 +115,7 @@ export function startBackground(o: BackgroundOptions): Background {
   browser.commands?.onCommand.addListener((command) => {
     if (command === 'panic') void browser.windows?.create({ url: browser.runtime.getURL('/popup.html#panic'), type: 'popup', width: 400, height: 600, focused: true });
   });
+  startMark('listening');
 
   return { ready, handle, vault: () => get().vault, db: () => get().db, service: () => get().service, reads: () => get().reads, grants: () => get().grants, session: (a, u) => get().streams.session(a, u), registry, lock };
 }

@@ -17,6 +17,23 @@ const EARLY_READ = '__countersignStartHintRead';
 /** The global under which the boot script leaves its first watch (a `Promise` of an `EarlyWatch` or undefined). */
 const EARLY_WATCH = '__countersignFirstWatch';
 
+/**
+ * The port name the boot script opens to start a stopped background at once, before its
+ * `storage.session` read resolves: opening a port is an event the browser starts the worker for. The
+ * background disconnects every port but the page relay's (`lib/background/ports.ts`), so nothing is sent
+ * on it and nothing is answered.
+ */
+export const WAKE_PORT = 'countersign.wake';
+
+/** Starts the background now, if the browser stopped it (see `WAKE_PORT`); never throws. */
+export function wakeBackground(): void {
+  try {
+    browser.runtime.connect({ name: WAKE_PORT });
+  } catch {
+    /* the first message starts it instead */
+  }
+}
+
 /** Reads the start hint's two keys from `storage.session` now (the raw stored values; rejects as `storage.session.get` does). */
 export function readHintKeys(): Promise<Record<string, unknown>> {
   return browser.storage.session.get([START_HINT_KEY, VAULT_EPOCH_KEY]);

@@ -47,7 +47,7 @@ function popupJsGzip(dir = EXTENSION_DIR): { atOpen: number; files: string[]; la
 }
 
 /** In the page from its first script: when the size field got focus and when book and margin showed (ms since navigation start). */
-const MARKS = `(() => {
+export const MARKS = `(() => {
   const marks = {};
   Object.defineProperty(window, '__popupMarks', { value: marks });
   const check = () => {
@@ -76,7 +76,7 @@ const READ = `(() => {
 const DONE = (popup: boolean) => (popup ? `(() => { const m = window.__popupMarks; return !!m && m.interactive !== undefined && m.loaded !== undefined; })()` : `performance.getEntriesByName('countersign:script').length > 0`);
 
 /** What one open measured. */
-type Open = { interactive?: number; loaded?: number; stages: [string, number][] };
+export type Open = { interactive?: number; loaded?: number; stages: [string, number][] };
 
 /** The empty extension page of the floor: one module script that marks when it runs, as `popup.html`'s does. */
 const BLANK_HTML = '<!doctype html><html lang="en"><head><meta charset="UTF-8"><title>Countersign bench floor</title><script type="module" src="/bench-blank.js"></script></head><body class="popup"><div id="app"></div></body></html>';
@@ -92,7 +92,7 @@ function buildWithFloor(): string {
 }
 
 /** Polls `ask(DONE)` (10 s at most), then reads the figures with `ask(READ)`. */
-async function collect(ask: (expression: string) => Promise<unknown>, popup: boolean): Promise<Open> {
+export async function collect(ask: (expression: string) => Promise<unknown>, popup: boolean): Promise<Open> {
   for (let i = 0; i < 500 && (await ask(DONE(popup))) !== true; i++) await new Promise((r) => setTimeout(r, 20));
   const r = await ask(READ);
   if (typeof r !== 'object' || r === null) throw new Error('the page could not be read');

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: prints benchmark figures (never a pass/fail on timing). `BENCH_ONLY` (comma list of
- * `signing`, `vault`, `sizes`, `grant`, `grant-use`, `session`, `audit`, `popup`, `streams`, `audit-browser`) runs only those parts.
+ * `signing`, `vault`, `sizes`, `grant`, `grant-use`, `session`, `audit`, `popup`, `streams`, `cold`, `audit-browser`) runs only those parts.
  * `audit-browser` (the audit log at 1 000 000 entries in Chromium's IndexedDB, `audit-browser.ts`) is not part of the
  * default run: it runs when `BENCH_ONLY` names it or with `BENCH_AUDIT_BROWSER=1` (its seeded profile is cached
  * outside the repository, made once in about 4 min: 2.5 min seeding, then a full check).
@@ -24,5 +24,6 @@ if (want('grant')) await benchGrant();
 if (want('session')) await benchSession();
 if (want('audit')) await benchAudit();
 if (want('popup')) await (await import('./popup')).benchPopup();
+if (want('cold')) await (await import('./cold')).benchCold();
 if (want('streams')) await (await import('./streams')).benchStreams();
 if (only?.includes('audit-browser') || process.env.BENCH_AUDIT_BROWSER === '1') await (await import('./audit-browser')).benchAuditBrowser();

@@ -30,9 +30,10 @@ export type Harness = {
  * How to launch: `extensionDir`, another built extension (default `EXTENSION_DIR`); `args`, extra Chromium
  * flags; `sandboxPort`, the sandbox's port (default 0: ephemeral); `pointAtSandbox` (default true): set
  * the extension's service URLs to this sandbox before the test starts (false: leave the settings as the
- * build has them, e.g. for a release build's first-run venue choice).
+ * build has them, e.g. for a release build's first-run venue choice); `alsoLoad`, directories of other
+ * unpacked extensions loaded beside it (the bench's floor extension; `worker` stays this extension's).
  */
-export type LaunchOptions = { extensionDir?: string; args?: string[]; sandboxPort?: number; pointAtSandbox?: boolean };
+export type LaunchOptions = { extensionDir?: string; args?: string[]; sandboxPort?: number; pointAtSandbox?: boolean; alsoLoad?: string[] };
 
 /** Launches Chromium with the built extension and a sandbox (`sandboxOptions`, e.g. a clock the test can move). */
 export async function launchHarness(sandboxOptions: SandboxOptions = {}, launch: LaunchOptions = {}): Promise<Harness> {
@@ -41,13 +42,14 @@ export async function launchHarness(sandboxOptions: SandboxOptions = {}, launch:
   if (!existsSync(join(extensionDir, 'manifest.json'))) throw new Error('Build the extension first (npm run build).');
   const sandbox = await startSandbox(launch.sandboxPort ?? 0, sandboxOptions);
   const userDataDir = mkdtempSync(join(tmpdir(), 'countersign-e2e-'));
+  const loaded = [extensionDir, ...(launch.alsoLoad ?? [])].join(',');
   const ctx = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 380, height: 600 },
     args: [
-      `--disable-extensions-except=${extensionDir}`,
-      `--load-extension=${extensionDir}`,
+      `--disable-extensions-except=${loaded}`,
+      `--load-extension=${loaded}`,
       '--no-sandbox',
       '--disable-gpu',
       '--disable-quic',
@@ -58,7 +60,10 @@ export async function launchHarness(sandboxOptions: SandboxOptions = {}, launch:
       ...(launch.args ?? []),
     ],
   });
-  const worker = ctx.serviceWorkers()[0] ?? (await ctx.waitForEvent('serviceworker', { timeout: 15_000 }));
+  // This extension's worker (by its script's path when other extensions are loaded beside it).
+  const script: unknown = launch.alsoLoad?.length ? Reflect.get(Object(JSON.parse(readFileSync(join(extensionDir, 'manifest.json'), 'utf8')).background), 'service_worker') : undefined;
+  const ours = (w: Worker) => typeof script !== 'string' || new URL(w.url()).pathname === `/${script}`;
+  const worker = ctx.serviceWorkers().find(ours) ?? (await ctx.waitForEvent('serviceworker', { predicate: ours, timeout: 15_000 }));
   const extensionId = new URL(worker.url()).host;
   const shots = join(ARTIFACTS, 'screens');
   mkdirSync(shots, { recursive: true });
