@@ -5,12 +5,12 @@
  * sandbox's hooks; `h` is the running sandbox (a live binding, set before the first test). Test-only:
  * nothing in the extension imports it.
  */
-import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { expect } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { startHarness, type Harness } from './sandbox';
+import type { Harness } from './sandbox';
 import { startBackground } from '../../lib/background/index';
 import { userRejected } from '../../lib/errors/rpc';
-import { BOUNDS, browser, KDF, withPages, type PagedBackground } from './background';
+import { BOUNDS, browser, KDF, sandboxSuite, withPages, type PagedBackground } from './background';
 import { openVaultDb } from '../../lib/vault/db';
 import { memorySessionStore, Vault } from '../../lib/vault/vault';
 import { sessionAuditJournal, type AuditJournal } from '../../lib/audit/journal';
@@ -30,20 +30,15 @@ export let h: Harness;
 let prefix = 'grants';
 let n = 0;
 
-/** Registers the suite's hooks: one sandbox for the file, a fresh fake browser per test. `name` prefixes the databases. */
+/**
+ * Registers the suite's hooks (`sandboxSuite`): one sandbox for the file on the wall clock, a fresh fake
+ * browser per test with the sandbox's clock brought to now, the order book's heartbeat sessions forgotten
+ * after each. `name` prefixes the databases.
+ */
 export function grantSuite(name: string): void {
   prefix = name;
-  beforeAll(async () => {
-    h = await startHarness({ now: undefined });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    fakeBrowser.reset();
-    // The sandbox's clock starts frozen at beforeAll: bring it to now, or a slow file's later tests send
-    // commands "from the future" (more than 5 s ahead) and re-arm kill switches that look stale.
-    h.clock.now = Date.now();
+  sandboxSuite((x) => {
+    h = x;
   });
 }
 
