@@ -15,12 +15,11 @@ import type { Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
 import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, pageSender, pagePathKit, recordingFetch, sandboxSuite, type SentRequest, sleep, until, waitPending, withPages, VIEM_RETRIES, btcOnly, perpsPosts, connectSite } from '../../test/kits/background';
 import { GrantService } from '../grants/service';
-import { DAY_MS, type GrantRequest } from '../grants/evaluate';
+import type { GrantRequest } from '../grants/evaluate';
 import { openVaultDb } from '../vault/db';
 import { userRejected } from '../errors/rpc';
-import { memorySessionStore, Vault } from '../vault/vault';
-import { Authority } from '../authority/epoch';
 import { grantUseRecords } from '../grants/use-records';
+import { grantWorkers } from '../../test/kits/grants';
 
 const SITE = 'https://trade.example';
 const EVIL = 'https://evil.example';
@@ -343,21 +342,7 @@ describe('the use store keeps the caps across a clock moved backwards, a restart
   const ok = async () => true;
   const T0 = 1_800_000_000_000;
   async function setup(limits: Record<string, unknown>) {
-    const db = await openVaultDb(`grant-permissions-store-${n++}`);
-    const clock = { now: T0 };
-    const session = memorySessionStore();
-    const open = () => {
-      const vault = new Vault({ db, session, now: () => clock.now, kdf: KDF, bounds: BOUNDS });
-      return { vault, grants: new GrantService({ authority: new Authority(), vault, now: () => clock.now }) };
-    };
-    const first = open();
-    await first.vault.create('a long enough password');
-    await first.grants.create({ origin: SITE, account: ACCOUNT, durationMs: DAY_MS, limits: { venue: 'perps', instruments: [2], allow: { order: true }, maxNotional: '1000', dailyNotional: '1000', priceBandPct: '2', slippagePct: '1', ...limits } as never });
-    const restart = async () => {
-      const next = open();
-      expect(await next.vault.restoreSession()).toBe(true);
-      return next;
-    };
+    const { clock, restart, first } = await grantWorkers(`grant-permissions-store-${n++}`, { now: T0, limits });
     return { clock, restart, ...first };
   }
   const use = (g: GrantService) => g.consume(SITE, ACCOUNT, ORDER, ref, ok).then((d) => !!d?.ok);

@@ -38,18 +38,28 @@ const autoLock = async (bg: Parameters<typeof call>[0]) => {
 const restingEthOrder = async () => { const o = (await restingEth('x')) as { op: { args: Record<string, unknown>[] } }; delete o.op.args[0]!.c; return o; };
 const journalRaw = async () => ((await browser.storage.session.get(AUDIT_JOURNAL_KEY))[AUDIT_JOURNAL_KEY] ?? {}) as Record<string, { use?: unknown; audited?: boolean }>;
 
+/**
+ * A worker in a trading session ('session', after the auto-lock) with a grant of 2.5 BTC orders a day, whose
+ * first granted order is sent from the page with its use write held: `first` is that order's outcome,
+ * `hold` the held write, `before` the count of perps posts before it.
+ */
+async function sessionWithHeldUse() {
+  const { bg, wire, dbName } = await ready();
+  await grantOf(bg, await capOf(2.5));
+  await until(() => armed(bg));
+  expect(await autoLock(bg)).toBe('session');
+  const before = perpsPosts(wire);
+  const hold = holdUseWrites(bg);
+  const first = settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
+  await until(() => hold.held() > 0);
+  return { bg, wire, dbName, before, hold, first };
+}
+
 describe('a stopped worker\'s unwritten use counts in a trading session', () => {
   it('in a trading session a granted order is sent after its use write failed (the use is in its journal record only), the worker stops; the next worker restores the session and its two tabs get one more order, not two (cap 2.5)', async () => {
-    const { bg, wire, dbName } = await ready();
-    await grantOf(bg, await capOf(2.5));
-    await until(() => armed(bg));
-    expect(await autoLock(bg)).toBe('session');
-    const before = perpsPosts(wire);
-    const hold = holdUseWrites(bg);
-    const first = settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
     // In 'session' the proxy key is read through the vault's queue (no proxy cache): the send waits for
     // the use write. So the write fails instead (a storage error): the use lives on in the journal only.
-    await until(() => hold.held() > 0);
+    const { bg, wire, dbName, before, hold, first } = await sessionWithHeldUse();
     await sleep(200);
     expect(perpsPosts(wire) - before, 'in session the send waits behind its use write').toBe(0);
     hold.release(new Error('disk full'));
@@ -66,14 +76,7 @@ describe('a stopped worker\'s unwritten use counts in a trading session', () => 
   }, 40_000);
 
   it('the leftover is merged in \'session\' state, then the person unlocks (buckets re-sealed with the master key): still counted, no tamper (a third order is refused, a window asks)', async () => {
-    const { bg, wire, dbName } = await ready();
-    await grantOf(bg, await capOf(2.5));
-    await until(() => armed(bg));
-    expect(await autoLock(bg)).toBe('session');
-    const before = perpsPosts(wire);
-    const hold = holdUseWrites(bg);
-    const first = settle(bg.page(page).request('perps_sendCommand', await btcOrder()));
-    await until(() => hold.held() > 0);
+    const { bg, wire, dbName, before, hold, first } = await sessionWithHeldUse();
     hold.release(new Error('disk full'));
     expect((await first).e).toBeUndefined();
     stopFlush(bg);

@@ -464,6 +464,21 @@ describe('the audit entry written after the answer is never lost', () => {
 // ------------------------------------------------------------------------------------------------
 describe('a granted cancel by client order id reaches only orders the grant placed', () => {
   const cancelByCoid = (c: string) => ({ op: { type: 'cancelOrdersCOID', args: [c] } });
+  /** Waits until `origin`'s grant has recorded an order with client order id `coid` (the grant owns it; its head may still lag). */
+  const owns = (bg: Bg, coid: string, origin = SITE) =>
+    until(async () => (await grantUseRecords(bg.vault()).listGrants()).some((g) => g.grant.origin === origin && g.uses.some((u) => u.orders?.some((o) => o.coid === coid))));
+  /**
+   * The site's cancel by `coid` on `bg`, any window it opens closed after 300 ms: how many windows it opened
+   * (`asked`), its outcome (`e` set when refused), and whether order `oid` is still open after it.
+   */
+  async function cancelByCoidOn(bg: Bg, coid: string, oid: number) {
+    const cancel = settle(bg.page(page).request('perps_sendCommand', cancelByCoid(coid)));
+    await sleep(300);
+    const asked = bg.registry.size;
+    closeAll(bg);
+    const outcome = await cancel;
+    return { asked, outcome, open: openOrders().some((o) => o.oid === oid) };
+  }
 
   it('a coid the grant stopped owning when the site sent it outside the grant (approved in a window) is not owned again after a worker stop inside HEAD_LAG_MS: the restarted worker\'s cancel by it asks', async () => {
     const { bg, wire, dbName } = await ready();
@@ -472,7 +487,7 @@ describe('a granted cancel by client order id reaches only orders the grant plac
     const coid = 'ab'.repeat(16);
     // Under the grant: a taker order with client order id `coid` (filled at once: the id is free again at the venue).
     await bg.page(page).request('perps_sendCommand', await iocBtc(coid));
-    await until(async () => ((await grantUseRecords(bg.vault()).listGrants())[0]?.uses ?? []).some((u) => u.orders?.some((o) => o.coid === coid)));
+    await owns(bg, coid);
     await (grantUseRecords(bg.vault()) as unknown as { flushHeads: () => Promise<void> }).flushHeads(); // the grant owns `coid` on disk
     stopFlush(bg); // from here this worker is about to stop: no flush
     // Outside the grant (ETH): the site reuses `coid`; the grant forgets it before the window; the person approves.
@@ -485,12 +500,7 @@ describe('a granted cancel by client order id reaches only orders the grant plac
     // forget (the approval here is immediate; a person is slower than 500 ms, so in practice this needs the
     // flush's write to fail — it is swallowed and not retried — before a later stop).
     const next = await restart(dbName, wire);
-    const cancel = settle(next.page(page).request('perps_sendCommand', cancelByCoid(coid)));
-    await sleep(300);
-    const asked = next.registry.size;
-    closeAll(next);
-    await cancel;
-    const open = openOrders().some((o) => o.oid === ack!.oid);
+    const { asked, open } = await cancelByCoidOn(next, coid, ack!.oid);
     expect(
       open && asked === 1,
       `the restarted worker asks for cancelOrdersCOID(${coid}) (windows: ${asked}); the ETH order the person approved outside the grant stays open (it is ${open ? 'still open' : 'cancelled'})`,
@@ -522,18 +532,13 @@ describe('a granted cancel by client order id reaches only orders the grant plac
     await until(() => armed(bg));
     const coid = 'ef'.repeat(16);
     await bg.page(page).request('perps_sendCommand', await iocBtc(coid)); // SITE's grant owns `coid` (filled: free again)
-    await until(async () => ((await grantUseRecords(bg.vault()).listGrants())[0]?.uses ?? []).some((u) => u.orders?.some((o) => o.coid === coid)));
+    await owns(bg, coid);
     // The colluding second site sends an order with the same client order id; the person approves it in its window.
     const other = bg.page(evilPage).request('perps_sendCommand', await restingEth(coid));
     await waitPending(bg);
     approveAll(bg);
     const [ack] = (await other) as { oid: number }[];
-    const cancel = settle(bg.page(page).request('perps_sendCommand', cancelByCoid(coid)));
-    await sleep(300);
-    const asked = bg.registry.size;
-    closeAll(bg);
-    await cancel;
-    const open = openOrders().some((o) => o.oid === ack!.oid);
+    const { asked, open } = await cancelByCoidOn(bg, coid, ack!.oid);
     expect(
       open && asked === 1,
       `${SITE}'s grant does not cover the cancel (windows: ${asked}; the order is ${open ? 'still open' : 'cancelled'}) of the order the person approved for ${EVIL}, by a client order id the grant once owned`,
@@ -548,15 +553,10 @@ describe('a granted cancel by client order id reaches only orders the grant plac
     await until(() => armed(bg));
     const coid = '12'.repeat(16);
     await bg.page(page).request('perps_sendCommand', await iocBtc(coid)); // SITE's grant owns `coid` (filled: free again)
-    await until(async () => (await grantUseRecords(bg.vault()).listGrants()).some((g) => g.grant.origin === SITE && g.uses.some((u) => u.orders?.some((o) => o.coid === coid))));
+    await owns(bg, coid);
     const [ack] = (await bg.page(evilPage).request('perps_sendCommand', await restingBtc(coid))) as { oid: number }[]; // granted for EVIL: no window
     expect(openOrders().some((o) => o.oid === ack!.oid)).toBe(true);
-    const cancel = settle(bg.page(page).request('perps_sendCommand', cancelByCoid(coid)));
-    await sleep(300);
-    const asked = bg.registry.size;
-    closeAll(bg);
-    await cancel;
-    const open = openOrders().some((o) => o.oid === ack!.oid);
+    const { asked, open } = await cancelByCoidOn(bg, coid, ack!.oid);
     expect(open && asked === 1, `${SITE}'s grant does not cover cancelOrdersCOID (windows: ${asked}); the order ${EVIL}'s grant placed stays open (it is ${open ? 'open' : 'cancelled'})`).toBe(true);
   }, 30_000);
 
@@ -567,18 +567,15 @@ describe('a granted cancel by client order id reaches only orders the grant plac
     await until(() => armed(bg));
     const coid = '34'.repeat(16);
     const [mine] = (await bg.page(page).request('perps_sendCommand', await restingBtc(coid))) as { oid: number }[];
-    await until(async () => ((await grantUseRecords(bg.vault()).listGrants())[0]?.uses ?? []).some((u) => u.orders?.some((o) => o.coid === coid)));
+    await owns(bg, coid);
     const evil = settle(bg.page(evilPage).request('perps_sendCommand', await restingEth(coid)));
     await waitPending(bg);
     closeAll(bg);
     await evil;
-    const byCoid = settle(bg.page(page).request('perps_sendCommand', cancelByCoid(coid)));
-    await sleep(300);
-    const asked = bg.registry.size;
-    closeAll(bg);
-    expect((await byCoid).e).toBeDefined();
-    expect(asked).toBe(1);
-    expect(openOrders().some((o) => o.oid === mine!.oid)).toBe(true);
+    const byCoid = await cancelByCoidOn(bg, coid, mine!.oid);
+    expect(byCoid.outcome.e).toBeDefined();
+    expect(byCoid.asked).toBe(1);
+    expect(byCoid.open).toBe(true);
     await bg.page(page).request('perps_sendCommand', { op: { type: 'cancelOrders', args: [mine!.oid] } });
     expect(bg.registry.size).toBe(0);
     expect(openOrders().some((o) => o.oid === mine!.oid)).toBe(false);

@@ -16,14 +16,11 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { GrantService } from './service';
-import { DAY_MS, type GrantRequest } from './evaluate';
-import { openVaultDb } from '../vault/db';
-import { memorySessionStore, Vault } from '../vault/vault';
-import { Authority } from '../authority/epoch';
+import type { GrantRequest } from './evaluate';
+import type { Vault } from '../vault/vault';
 import { grantUseRecords } from './use-records';
+import { grantWorkers } from '../../test/kits/grants';
 
-const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
-const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
 const SITE = 'https://trade.example';
 const ACCOUNT = '0x5aA4Dd94dEa3FEb6B2Bd1a5E5DB3d9A5c3a40307';
 /** A minute boundary (Unix ms), so each test knows which bucket a use falls in. */
@@ -40,27 +37,8 @@ type Opened = { vault: Vault; grants: GrantService };
 
 /** A vault and grant service on a fresh database with one ETH-PERP grant (orders and cancels); `restart()` opens both again on it. */
 async function setup(daily = '1000') {
-  const db = await openVaultDb(`ledger-restart-${n++}`);
-  const clock = { now: T0 };
-  const session = memorySessionStore();
-  const open = (): Opened => {
-    const vault = new Vault({ db, session, now: () => clock.now, kdf: KDF, bounds: BOUNDS });
-    return { vault, grants: new GrantService({ authority: new Authority(), vault, now: () => clock.now }) };
-  };
-  const first = open();
-  await first.vault.create('a long enough password');
-  const grant = await first.grants.create({
-    origin: SITE,
-    account: ACCOUNT,
-    durationMs: DAY_MS,
-    limits: { venue: 'perps', instruments: [2], allow: { order: true, cancel: true }, maxNotional: '1000', dailyNotional: daily, priceBandPct: '2', slippagePct: '1' },
-  });
-  const restart = async (): Promise<Opened> => {
-    const next = open();
-    expect(await next.vault.restoreSession()).toBe(true);
-    return next;
-  };
-  return { db, clock, grant, ...first, restart };
+  const w = await grantWorkers(`ledger-restart-${n++}`, { now: T0, limits: { allow: { order: true, cancel: true }, dailyNotional: daily } });
+  return { ...w, ...w.first };
 }
 
 const order = (g: GrantService) => g.consume(SITE, ACCOUNT, ORDER, ref, armed);

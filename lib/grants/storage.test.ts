@@ -8,14 +8,11 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it, vi } from 'vitest';
 import { GrantService } from './service';
 import { DAY_MS, type Grant, type GrantRequest, type GrantUse } from './evaluate';
-import { openVaultDb } from '../vault/db';
-import { memorySessionStore, Vault } from '../vault/vault';
+import type { Vault } from '../vault/vault';
 import { TamperedRecordError } from '../vault/errors';
-import { Authority } from '../authority/epoch';
 import { grantUseRecords, HEAD_LAG_MS } from './use-records';
+import { grantWorkers } from '../../test/kits/grants';
 
-const KDF = { name: 'scrypt' as const, N: 2 ** 10, r: 8, p: 1, dkLen: 32 as const };
-const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
 const SITE = 'https://trade.example';
 const ACCOUNT = '0x5aA4Dd94dEa3FEb6B2Bd1a5E5DB3d9A5c3a40307';
 const T0 = 1_800_000_000_000;
@@ -27,27 +24,8 @@ let n = 0;
 
 /** A vault and grant service on a fresh database; `restart()` opens both again on it (a worker restart). */
 async function setup(daily = '1000') {
-  const db = await openVaultDb(`grant-storage-${n++}`);
-  const clock = { now: T0 };
-  const session = memorySessionStore();
-  const open = () => {
-    const vault = new Vault({ db, session, now: () => clock.now, kdf: KDF, bounds: BOUNDS });
-    return { vault, grants: new GrantService({ authority: new Authority(), vault, now: () => clock.now }) };
-  };
-  const first = open();
-  await first.vault.create('a long enough password');
-  const grant = await first.grants.create({
-    origin: SITE,
-    account: ACCOUNT,
-    durationMs: DAY_MS,
-    limits: { venue: 'perps', instruments: [2], allow: { order: true }, maxNotional: '1000', dailyNotional: daily, priceBandPct: '2', slippagePct: '1' },
-  });
-  const restart = async () => {
-    const next = open();
-    expect(await next.vault.restoreSession()).toBe(true);
-    return next;
-  };
-  return { db, clock, grant, ...first, restart };
+  const w = await grantWorkers(`grant-storage-${n++}`, { now: T0, limits: { dailyNotional: daily } });
+  return { ...w, ...w.first };
 }
 
 const order = (grants: GrantService) => grants.consume(SITE, ACCOUNT, ORDER, ref, armed);

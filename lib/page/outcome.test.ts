@@ -11,11 +11,11 @@
  * - the records survive a worker restart (a second background on the same database and `storage.session`).
  */
 import 'fake-indexeddb/auto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { startHarness, type Harness } from '../../test/kits/sandbox';
+import type { Harness } from '../../test/kits/sandbox';
 import { startBackground } from '../background/index';
-import { BOUNDS, browser, KDF, onboardDemo, waitPending, withPages } from '../../test/kits/background';
+import { BOUNDS, browser, KDF, onboardDemo, sandboxSuite, waitPending, withPages } from '../../test/kits/background';
 import { toCountersignError, OutcomeUnknownError } from '../dapp/errors';
 import { ConflictError } from '../audit';
 import { OUTCOMES_KEY } from './outcomes';
@@ -39,16 +39,7 @@ function wire() {
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ now: undefined });
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  fakeBrowser.reset();
-  h.clock.now = Date.now();
-});
+sandboxSuite((x) => (h = x));
 
 describe('unknown outcome of an order-book post', () => {
   it('carries the signed order hashes to the page, and the typed client reads them', async () => {

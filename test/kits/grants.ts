@@ -5,12 +5,12 @@
  * sandbox's hooks; `h` is the running sandbox (a live binding, set before the first test). Test-only:
  * nothing in the extension imports it.
  */
-import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { expect } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { startHarness, type Harness } from './sandbox';
+import type { Harness } from './sandbox';
 import { startBackground } from '../../lib/background/index';
 import { userRejected } from '../../lib/errors/rpc';
-import { BOUNDS, browser, KDF, withPages, type PagedBackground } from './background';
+import { BOUNDS, browser, KDF, sandboxSuite, withPages, type PagedBackground } from './background';
 import { openVaultDb } from '../../lib/vault/db';
 import { memorySessionStore, Vault } from '../../lib/vault/vault';
 import { sessionAuditJournal, type AuditJournal } from '../../lib/audit/journal';
@@ -30,20 +30,15 @@ export let h: Harness;
 let prefix = 'grants';
 let n = 0;
 
-/** Registers the suite's hooks: one sandbox for the file, a fresh fake browser per test. `name` prefixes the databases. */
+/**
+ * Registers the suite's hooks (`sandboxSuite`): one sandbox for the file on the wall clock, a fresh fake
+ * browser per test with the sandbox's clock brought to now, the order book's heartbeat sessions forgotten
+ * after each. `name` prefixes the databases.
+ */
 export function grantSuite(name: string): void {
   prefix = name;
-  beforeAll(async () => {
-    h = await startHarness({ now: undefined });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    fakeBrowser.reset();
-    // The sandbox's clock starts frozen at beforeAll: bring it to now, or a slow file's later tests send
-    // commands "from the future" (more than 5 s ahead) and re-arm kill switches that look stale.
-    h.clock.now = Date.now();
+  sandboxSuite((x) => {
+    h = x;
   });
 }
 
@@ -149,19 +144,24 @@ export type UseWorker = { vault: Vault; grants: GrantService; journal: AuditJour
 let useDbs = 0;
 
 /**
- * A worker (vault, grant service wired to the journal's leftovers as `compose.ts` wires it, journal) on a
- * fresh database named after `prefix`, with one ETH-PERP grant of `SITE` whose 24 h cap is `daily` USDC.
- * `restart(restore = true)` opens the next worker (restoring the vault's session unless told not to).
+ * The grant suites' worker set-up without a background: a Vault and a GrantService over fake-indexeddb
+ * (database `db`, must be new) and a `storage.session` double (`store`, read by an audit journal), on
+ * `clock` (Unix ms, starting at `now`). The first worker creates the vault and one grant of `SITE` for
+ * `USE_ACCOUNT`, 24 h long: ETH-PERP orders, 1 000 USDC per order and per 24 h, 2 % band, 1 % slippage,
+ * with `limits` laid over those. `journal: true` wires the grant service to the journal's leftovers as
+ * `compose.ts` does (otherwise the journal exists but the service does not read it). `restart(restore = true)`
+ * opens the next worker on the same stores (a worker restart), expecting the vault's session to restore
+ * unless told not to.
  */
-export async function useWorkers(prefix: string, daily = '100') {
-  const db = await openVaultDb(`${prefix}-${useDbs++}`);
-  const clock = { now: USE_T0 };
+export async function grantWorkers(db: string, o: { now: number; limits?: Record<string, unknown>; journal?: boolean }) {
+  const vaultDb = await openVaultDb(db);
+  const clock = { now: o.now };
   const session = memorySessionStore();
   const store = sessionArea();
   const open = (): UseWorker => {
-    const vault = new Vault({ db, session, now: () => clock.now, kdf: KDF, bounds: BOUNDS });
+    const vault = new Vault({ db: vaultDb, session, now: () => clock.now, kdf: KDF, bounds: BOUNDS });
     const journal = sessionAuditJournal(store, () => clock.now);
-    return { vault, journal, grants: new GrantService({ authority: new Authority(), vault, now: () => clock.now, journal }) };
+    return { vault, journal, grants: new GrantService({ authority: new Authority(), vault, now: () => clock.now, ...(o.journal ? { journal } : {}) }) };
   };
   const first = open();
   await first.vault.create('a long enough password');
@@ -169,13 +169,22 @@ export async function useWorkers(prefix: string, daily = '100') {
     origin: SITE,
     account: USE_ACCOUNT,
     durationMs: DAY_MS,
-    limits: { venue: 'perps', instruments: [2], allow: { order: true }, maxNotional: '1000', dailyNotional: daily, priceBandPct: '2', slippagePct: '1' },
+    limits: { venue: 'perps', instruments: [2], allow: { order: true }, maxNotional: '1000', dailyNotional: '1000', priceBandPct: '2', slippagePct: '1', ...o.limits } as never,
   });
   const restart = async (restore = true): Promise<UseWorker> => {
     const next = open();
     if (restore) expect(await next.vault.restoreSession()).toBe(true);
     return next;
   };
+  return { db: vaultDb, clock, grant, store, first, restart };
+}
+
+/**
+ * `grantWorkers` for the journal suites: a fresh database named after `prefix`, the clock at `USE_T0`, the
+ * grant's 24 h cap `daily` USDC, the grant service wired to the journal.
+ */
+export async function useWorkers(prefix: string, daily = '100') {
+  const { clock, grant, store, first, restart } = await grantWorkers(`${prefix}-${useDbs++}`, { now: USE_T0, limits: { dailyNotional: daily }, journal: true });
   return { clock, grant, store, first, restart };
 }
 
