@@ -107,24 +107,8 @@ export function measure(root = ROOT, maxLines = 200, maxFileLines = 500): Metric
     }
     graph.set(rel, deps);
   }
-  // Cycles: strongly connected components with more than one file (Tarjan).
-  let index = 0;
-  const idx = new Map<string, number>(), low = new Map<string, number>(), stack: string[] = [], on = new Set<string>();
-  const strong = (v: string): void => {
-    idx.set(v, index); low.set(v, index); index++; stack.push(v); on.add(v);
-    for (const w of graph.get(v) ?? []) {
-      if (!graph.has(w)) continue;
-      if (!idx.has(w)) { strong(w); low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0)); }
-      else if (on.has(w)) low.set(v, Math.min(low.get(v) ?? 0, idx.get(w) ?? 0));
-    }
-    if (low.get(v) === idx.get(v)) {
-      const comp: string[] = [];
-      let w: string | undefined;
-      do { w = stack.pop(); if (w) { on.delete(w); comp.push(w); } } while (w && w !== v);
-      if (comp.length > 1) m.cycles.push(comp.sort());
-    }
-  };
-  for (const v of graph.keys()) if (!idx.has(v)) strong(v);
+  // Cycles: strongly connected components with more than one file.
+  m.cycles.push(...components(graph));
   m.longFiles.sort((a, b) => b.lines - a.lines);
   return m;
 }
