@@ -238,6 +238,8 @@ export async function decideNext(ctx: BrowserContext, decision: 'approve' | 'rej
         // The decision closes the window: a click whose window closed while Playwright finished it was delivered.
         if (!w.isClosed()) throw err;
       }
+      // A decided window closes; until it has, it must not be taken for the next decision's window.
+      if (!w.isClosed()) await w.waitForEvent('close', { timeout: 2_000 }).catch(() => undefined);
       return;
     }
     if (Date.now() > until) throw new Error('no approval window with a request');
