@@ -27,3 +27,6 @@ if (want('popup')) await (await import('./popup')).benchPopup();
 if (want('cold')) await (await import('./cold')).benchCold();
 if (want('streams')) await (await import('./streams')).benchStreams();
 if (only?.includes('audit-browser') || process.env.BENCH_AUDIT_BROWSER === '1') await (await import('./audit-browser')).benchAuditBrowser();
+
+// Every figure is printed; a browser's or sandbox's handle left open by a part must not keep the run alive.
+process.exit(process.exitCode ?? 0);
