@@ -3,7 +3,9 @@
  * yet every change the person makes acts before the next signature: API credentials replaced, a lock, a
  * proxy key deleted while unlocked, and the end of a trading session — each made while a granted order's
  * use write holds the vault — leave the next granted order signed with the new credentials or not signed
- * at all. Black-box: page requests, popup procedures and what reached the sandbox. Setup: `pagePathKit`.
+ * at all. In a trading session, which does not keep the owner key, a granted order-book post is refused
+ * before it counts against the grant. Black-box: page requests, popup procedures and what reached the
+ * sandbox. Setup: `pagePathKit`.
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -95,6 +97,25 @@ describe('the order book under a grant: changes made while a granted post\'s use
     closeAll(bg);
     expect((await next).e, 'the next post is refused').toBeDefined();
     expect(clobPosts(wire).length - before).toBe(0);
+  }, 30_000);
+});
+
+describe('the order book under a grant in a trading session', () => {
+  it('auto-lock turns the vault into a trading session: the site\'s granted order-book post (signed with the owner key, which the session does not keep) is refused before it counts against the grant, and nothing is posted', async () => {
+    const { bg, wire, params } = await withClobGrant();
+    await fakeBrowser.alarms.onAlarm.trigger({ name: AUTOLOCK_ALARM, scheduledTime: Date.now() } as Parameters<typeof fakeBrowser.alarms.onAlarm.trigger>[0]);
+    await until(async () => ((await call(bg, 'vault.status')).result as { state: string }).state === 'session');
+    const before = clobPosts(wire).length;
+    const out = bg.page(page).request('clob_postOrders', params).then(
+      () => undefined,
+      (e: { code?: number }) => e,
+    );
+    await Promise.race([out, waitPending(bg)]);
+    closeAll(bg);
+    expect(await out, 'refused (4900)').toMatchObject({ code: 4900 });
+    expect(clobPosts(wire).length - before).toBe(0);
+    const uses = ((await call(bg, 'grant.list')).result as { venue?: string; uses24h: number; limits?: { venue: string } }[]).map((g) => g.uses24h);
+    expect(uses, 'no use counted').toEqual([0]);
   }, 30_000);
 });
 
