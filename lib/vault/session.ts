@@ -31,7 +31,8 @@
  * Every mutation (create, unlock and its back-off and re-wrap writes, change password, restore, key and
  * grant writes, the session transitions, lock) runs alone (`exclusive`, `lib/vault/records.ts`).
  * Password checks hold the chain while the KDF runs (about a second with the default cost); reads queued
- * behind one wait for it.
+ * behind one wait for it. The keys a granted order reads are answered from memory instead, while that is
+ * provably what a read through the chain would return (`lib/vault/held-keys.ts`).
  *
  * Password checks and the master key's wrap: `lib/vault/keys.ts`.
  */

@@ -110,7 +110,10 @@ export class Vault extends VaultSession {
     return list;
   }
 
-  /** The signing account of an owner key. Requires 'unlocked'. Background only — never send its key anywhere. */
+  /**
+   * The signing account of an owner key. Requires 'unlocked'. Background only — never send its key
+   * anywhere. Once opened it is answered from memory while that is provably current (`lib/vault/held-keys.ts`).
+   */
   async ownerAccount(address: string): Promise<LocalAccount> {
     const name = `owner:${address.toLowerCase()}`;
     const held = this.heldKeys.get<LocalAccount>(name, this.heldStamp(), this.now());
@@ -176,6 +179,8 @@ export class Vault extends VaultSession {
    * The unexpired proxy of `account` with the latest expiry: its signing account and secret. Background
    * only. Works in 'unlocked' and, for the kept accounts, in 'session'. Throws `KeyNotFoundError` (none
    * unexpired), `VaultLockedError` (locked, or an account the session did not keep), `TamperedRecordError`.
+   * Once opened (or kept by a trading session) it is answered from memory while that is provably current
+   * (`lib/vault/held-keys.ts`), so a granted order's read does not queue behind its own use write.
    */
   async proxyFor(account: string): Promise<{ info: ProxyInfo; signer: LocalAccount; secret: string }> {
     type Found = { info: ProxyInfo; signer: LocalAccount; secret: string };
@@ -247,7 +252,8 @@ export class Vault extends VaultSession {
 
   /**
    * CLOB credentials of `account`. Background only. Works in 'unlocked' and, for the kept accounts, in
-   * 'session'. Throws `KeyNotFoundError`, `VaultLockedError`, `TamperedRecordError`.
+   * 'session'. Throws `KeyNotFoundError`, `VaultLockedError`, `TamperedRecordError`. Once opened (or kept by
+   * a trading session) they are answered from memory while that is provably current (`lib/vault/held-keys.ts`).
    */
   async clobCredentials(account: string): Promise<{ info: ClobInfo; apiKey: string; secret: string; passphrase: string }> {
     type Found = { info: ClobInfo; apiKey: string; secret: string; passphrase: string };
