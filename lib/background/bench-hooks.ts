@@ -36,6 +36,12 @@ export type BenchHooks = {
    */
   seedUses: (origin: string, count: number) => Promise<number>;
   /**
+   * Creates a standing grant for `origin` on `account` (`GrantService.create`; `limits` as the
+   * `grant.create` message takes them, `durationMs` its length), without the approval window the person
+   * uses. Returns the grant's id.
+   */
+  grant: (o: { origin: string; account: string; limits: unknown; durationMs: number }) => Promise<string>;
+  /**
    * Times each stage of a granted perps order `runs` times inside the worker: the grant check and its
    * use write (`consume`), the key read, the grant check and the artifact build side by side
    * (`consume∥prepare`, one more use each op: kept to show that running them together gains nothing,
@@ -99,6 +105,10 @@ export function benchHooks(bg: Background): BenchHooks {
       await vault.putGrant(found.grant, [...seeded, ...found.uses]);
       bg.grants().reload();
       return seeded.length + found.uses.length;
+    },
+    async grant({ origin, account, limits, durationMs }) {
+      await bg.ready;
+      return (await bg.grants().create({ origin, account, limits: limits as never, durationMs })).id;
     },
     async stages({ origin, account, ops, ref }) {
       await bg.ready;

@@ -54,14 +54,15 @@ export class OrderBookMethods {
     const rounded = built !== undefined && clobRoundingFlags(orders, built).length > 0;
     const check = built && !rounded ? await coverage.check(origin, account, clobGrantRequest(built), (m) => reads.clobRef(m), ticket) : NOT_COVERED;
     type Results = Awaited<ReturnType<SigningService['clobPostOrders']>>;
-    const results = await coverage.coveredOrAsk<Results>(check, 'start', {
-      covered: async (grant) => {
+    // The use is counted while the orders are signed; nothing is posted before it is (`beforeSend`).
+    const results = await coverage.coveredOrAsk<Results>(check, 'send', {
+      covered: async (grant, beforeSend) => {
         // Covered only when built (a grant check needs the built orders).
         const artifact = built;
         if (!artifact) throw new Error('a covered order-book request without its built orders');
         const { lines } = describeArtifact(artifact, await reads.symbol());
         await beforeSign?.(artifact);
-        return (await d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)`, still: grant.still, grantUse: grant.use, authority: grant.authority })) as Results;
+        return (await d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)`, still: grant.still, ...(beforeSend ? { beforeSend } : {}), grantUse: grant.use, authority: grant.authority })) as Results;
       },
       ask: async (flag) => {
         const view = await consent.approve({

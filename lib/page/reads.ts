@@ -64,10 +64,21 @@ export class PageReads {
     return ref;
   }
 
-  /** The order-book midpoint of a token as a reference price, borne out by the token's order book (`lib/grants/reference.ts`). */
+  /**
+   * The order-book midpoint of a token as a reference price, borne out by the token's order book
+   * (`lib/grants/reference.ts`). Reused for 1 s, as a perps reference is (a failed read is not kept).
+   */
   async clobRef(tokenId: string): Promise<RefPrice | undefined> {
-    const [mid, top] = await Promise.all([this.d.service.reads.clobMid(tokenId), this.d.service.reads.clobTop(tokenId)]);
-    return borneOut(mid === undefined ? undefined : { price: mid, source: 'midpoint' }, top, `token ${shortToken(tokenId)}`);
+    const key = `clob:${tokenId}`;
+    const hit = this.refs.get(key);
+    if (hit && Date.now() - hit.at < 1_000) return hit.ref;
+    const ref = Promise.all([this.d.service.reads.clobMid(tokenId), this.d.service.reads.clobTop(tokenId)]).then(([mid, top]) =>
+      borneOut(mid === undefined ? undefined : { price: mid, source: 'midpoint' }, top, `token ${shortToken(tokenId)}`),
+    );
+    if (this.refs.size >= 256) this.refs.clear();
+    this.refs.set(key, { at: Date.now(), ref });
+    ref.catch(() => this.refs.delete(key));
+    return ref;
   }
 
   /** The grant offer's reads (equity, names) over the signing service. */

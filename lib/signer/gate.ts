@@ -43,8 +43,8 @@ export type GateOptions = {
   timeoutMs?: number;
   still?: () => void;
   /**
-   * The caller's last condition before a signed perps command leaves this service (sent, or returned
-   * unsent): awaited after the signature, then the gate and `still` are checked again. A granted order
+   * The caller's last condition before a signed perps command or order-book post leaves this service
+   * (sent, or returned unsent): awaited after the signature, then the gate and `still` are checked again. A granted order
    * passes its use's write (the write runs beside the key read and the signature); when it
    * throws, the signature is dropped and nothing is sent.
    */

@@ -31,7 +31,7 @@ export type PerpsDomains = { domain: PerpsCommandDomain; withdrawDomain: PerpsWi
  */
 export type PrepareOptions = {
   settings: () => Promise<GatewaySettings>;
-  vault: Pick<Vault, 'proxyFor' | 'clobCredentials'>;
+  vault: Pick<Vault, 'proxyFor' | 'clobCredentials' | 'ownerAccount'>;
   fetchFn: typeof fetch;
   now: () => number;
   market: (tokenId: string) => Promise<ClobMarket>;
@@ -98,6 +98,10 @@ export class ArtifactPreparer {
     if (orders.length < 1 || orders.length > CLOB_MAX_BATCH) toPostOrdersBody(new Array(orders.length));
     const { clobChainId } = await this.o.settings();
     const creds = await this.o.vault.clobCredentials(account);
+    // The owner key signs these orders: opened here, before a grant counts a use, so a locked or missing
+    // key is refused before anything is counted, and the signature's read is answered from memory
+    // (`lib/vault/held-keys.ts`) instead of queuing behind this order's own use write.
+    await this.o.vault.ownerAccount(account);
     if (creds.info.signatureType === 3 && creds.info.funder) await this.requireDeployed(creds.info.funder);
     const signer = getAddress(account);
     const now = this.o.now();

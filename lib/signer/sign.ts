@@ -41,11 +41,10 @@ export async function signPerpsEnvelope(vault: Keys, artifact: PerpsArtifact, di
  * errors, what `recheck` throws.
  */
 export async function signClobOrders(vault: Keys, artifact: ClobArtifact, digests: readonly Hex[], recheck: () => void): Promise<PostOrderBody[]> {
-  const owner = await vault.ownerAccount(artifact.account);
+  // The three reads side by side (the deposit wallet's is an IndexedDB read); checked in this order after.
+  const [owner, creds, wallet] = await Promise.all([vault.ownerAccount(artifact.account), vault.clobCredentials(artifact.account), vault.depositWallet(artifact.account)]);
   if (owner.address.toLowerCase() !== artifact.signerAddress.toLowerCase()) throw new ArtifactMismatchError('the signing key changed');
-  const creds = await vault.clobCredentials(artifact.account);
   if (artifact.orders.some((o) => o.body.owner !== creds.apiKey)) throw new ArtifactMismatchError('the API key changed');
-  const wallet = await vault.depositWallet(artifact.account);
   const beacon = wallet?.kind === 'beacon' ? { beacon: wallet.beacon } : {};
   recheck(); // nothing awaits between the gate and the first signature
   const bodies: PostOrderBody[] = [];

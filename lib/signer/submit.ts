@@ -215,7 +215,7 @@ export class Submitter {
     try {
       bodies = await signClobOrders(this.d.o.vault, artifact, digests, recheck);
       const durable = opts.grantUse?.durable; // the journal record carrying the use, or (none) its vault write
-      if (journal || durable) await Promise.all([journal && this.noted(journal.stored, opts), durable]);
+      if (opts.beforeSend || journal || durable) await Promise.all([opts.beforeSend?.(), journal && this.noted(journal.stored, opts), durable]);
       recheck(); // a halt or an end while it waited: the signatures are dropped
     } catch (err) {
       if (journal !== undefined) void this.d.o.journal?.discard(journal.id).catch(() => undefined); // nothing was posted

@@ -31,12 +31,14 @@
  * Every mutation (create, unlock and its back-off and re-wrap writes, change password, restore, key and
  * grant writes, the session transitions, lock) runs alone (`exclusive`, `lib/vault/records.ts`).
  * Password checks hold the chain while the KDF runs (about a second with the default cost); reads queued
- * behind one wait for it.
+ * behind one wait for it. The keys a granted order reads are answered from memory instead, while that is
+ * provably what a read through the chain would return (`lib/vault/held-keys.ts`).
  *
  * Password checks and the master key's wrap: `lib/vault/keys.ts`.
  */
 import type { Hex, LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { HeldKeys, stampOf, type HeldStamp } from './held-keys';
 import { DEFAULT_KDF, DEFAULT_KDF_BOUNDS, importMasterKey, kdfWeaker, open, randomBytes, seal, type KdfBounds, type KdfParams } from './crypto';
 import { readMeta, type VaultMeta } from './db';
 import { VaultExistsError, VaultLockedError, VaultNotInitializedError, WeakPasswordError } from './errors';
@@ -54,7 +56,6 @@ import {
   VaultRecords,
   type BuilderSecret,
   type ClobSecret,
-  type ProxyInfo,
   type ProxySecret,
   type RecordsOptions,
   type SealedHead,
@@ -70,9 +71,6 @@ export type VaultOptions = RecordsOptions & {
   bounds?: KdfBounds;
 };
 
-/** A proxy key held in memory since it was last opened (`Vault.proxyFor`), valid under `mk` and `writes`. */
-export type HeldProxy = { mk: CryptoKey; writes: number; info: ProxyInfo; signer: LocalAccount; secret: string };
-
 /**
  * The vault's states and password (see the module docstring); `Vault` (`lib/vault/vault.ts`) adds the
  * keys. Errors: `lib/vault/errors.ts` and `lib/vault/crypto.ts`.
@@ -86,12 +84,11 @@ export class VaultSession extends VaultRecords {
    */
   protected signers = new Map<Hex, LocalAccount>();
   /**
-   * The last opened proxy of each account (lowercase), so that a granted order does not read and open
-   * its record again: valid only under the same master key object (lock, unlock, restore and a new vault
-   * replace it) and the same `keyWrites` count (bumped by every write or delete of a record other than a
-   * grant's), and only while unexpired. Read by `Vault.heldProxy`.
+   * The keys opened last (proxy keys, owner keys, API credentials), so that a granted order's key read
+   * does not queue behind its own use write: `lib/vault/held-keys.ts` says when one may be served. Every
+   * call that changes keys, the master key or the state empties it before it queues.
    */
-  protected proxyCache = new Map<string, HeldProxy>();
+  protected heldKeys = new HeldKeys();
   readonly kdf: KdfParams;
   readonly bounds: KdfBounds;
 
@@ -134,7 +131,7 @@ export class VaultSession extends VaultRecords {
 
   /** Creates a new vault protected by `password`. Throws `VaultExistsError`, `WeakPasswordError`. Leaves it unlocked. */
   async create(password: string): Promise<void> {
-    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
+    this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     if (password.length < MIN_PASSWORD_LENGTH) throw new WeakPasswordError();
     return this.exclusive(async () => {
       if (await this.meta()) throw new VaultExistsError();
@@ -175,7 +172,7 @@ export class VaultSession extends VaultRecords {
    * current default it is re-wrapped with the default.
    */
   async unlock(password: string): Promise<void> {
-    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
+    this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     return this.exclusive(async () => {
       const meta = await this.meta();
       if (!meta) throw new VaultNotInitializedError();
@@ -208,10 +205,10 @@ export class VaultSession extends VaultRecords {
    */
   async restoreSession(): Promise<boolean> {
     // Every page request and popup message calls this: while unlocked or in a session it changes nothing,
-    // so the proxy held in memory stays (clearing it here would send every granted order's key read
-    // behind the grant's use write). Locked, nothing is held (`heldProxy` needs the master key).
+    // so the keys held in memory stay (clearing it here would send every granted order's key read
+    // behind the grant's use write). Locked, nothing is held (a held key needs the live master or session key).
     if (this.state !== 'locked') return true;
-    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
+    this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     return this.exclusive(async () => {
       if (this.state !== 'locked') return true;
       const s = await this.session.get();
@@ -241,6 +238,7 @@ export class VaultSession extends VaultRecords {
           this.sk = sk;
           this.bundle = bundle;
           this.bundleDigest = s.bundle;
+          this.holdKept();
           return true;
         }
       } catch {
@@ -265,14 +263,14 @@ export class VaultSession extends VaultRecords {
    * an earlier one failed; the first failure is rethrown at the end — the keys are forgotten regardless.
    */
   async lock(): Promise<void> {
-    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
+    this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     return this.exclusive(async () => {
       const mk = this.mk;
       this.mk = undefined;
       this.sk = undefined;
       this.bundle = undefined;
       this.signers.clear();
-      this.proxyCache.clear();
+      this.heldKeys.clear();
       this.reset();
       let failure: unknown;
       const step = async (fn: () => Promise<unknown>) => {
@@ -314,7 +312,7 @@ export class VaultSession extends VaultRecords {
    * state is unchanged ('unlocked') and the caller should `lock()`.
    */
   async enterTradingSession(o: { accounts: string[] }): Promise<void> {
-    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
+    this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     return this.exclusive(async () => {
       const mk = this.key();
       const meta = await this.meta();
@@ -358,10 +356,11 @@ export class VaultSession extends VaultRecords {
       this.mk = undefined;
       this.index = undefined;
       this.signers.clear(); // owner keys opened while unlocked must not outlive the master key
-      this.proxyCache.clear();
+      this.heldKeys.clear();
       this.sk = sk;
       this.bundle = bundle;
       this.bundleDigest = digest;
+      this.holdKept();
     });
   }
 
@@ -377,7 +376,7 @@ export class VaultSession extends VaultRecords {
    * password), `WeakPasswordError`, `VaultNotInitializedError`.
    */
   async changePassword(oldPassword: string, newPassword: string, hooks: ChangePasswordHooks = {}): Promise<void> {
-    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
+    this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     if (newPassword.length < MIN_PASSWORD_LENGTH) throw new WeakPasswordError();
     return this.exclusive(async () => {
       const meta = await this.meta();
@@ -414,6 +413,29 @@ export class VaultSession extends VaultRecords {
     if (!this.bundle?.accounts.includes(account.toLowerCase())) throw new VaultLockedError({ inSession: true });
   }
 
+  /**
+   * Holds the kept proxy keys and API credentials of the trading session just opened (call inside
+   * `exclusive`, once `sk` and `bundle` are set): the session's first granted order then does not queue
+   * behind its own use write either. What is held is what `Vault.proxyFor` / `Vault.clobCredentials` return in 'session'.
+   */
+  protected holdKept(): void {
+    const b = this.bundle;
+    const stamp = this.heldStamp();
+    if (!b || !stamp) return;
+    const now = this.now();
+    for (const account of b.accounts) {
+      const live = liveProxyOf(b, account, now);
+      if (live) this.heldKeys.set(`proxy:${account}`, stamp, stamp, { info: { ...live.info }, signer: this.signerOf(live.privateKey), secret: live.secret }, live.info.expiry);
+      const clob = b.clob.find((c) => c.info.account.toLowerCase() === account);
+      if (clob) this.heldKeys.set(`clob:${account}`, stamp, stamp, { ...clob, info: { ...clob.info } });
+    }
+  }
+
+  /** The live state's stamp for held keys (`lib/vault/held-keys.ts`); undefined when locked. */
+  protected heldStamp(): HeldStamp | undefined {
+    return stampOf(this.mk ?? this.sk, this.keyWrites, this.mk ? undefined : this.bundle);
+  }
+
   // ------------------------------------------------------------------------------------------
   // The audit chain's key
 
@@ -437,4 +459,13 @@ export class VaultSession extends VaultRecords {
       raw.fill(0);
     }
   }
+}
+
+/**
+ * The kept proxy key of `account` a trading session signs with: the unexpired one (expiry after `now`,
+ * Unix ms) with the latest expiry, or undefined.
+ */
+export function liveProxyOf(bundle: SessionBundle, account: string, now: number): SessionBundle['proxies'][number] | undefined {
+  const a = account.toLowerCase();
+  return bundle.proxies.filter((p) => p.info.account.toLowerCase() === a && p.info.expiry > now).sort((x, y) => y.info.expiry - x.info.expiry)[0];
 }

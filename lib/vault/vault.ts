@@ -29,7 +29,7 @@ import {
   type ProxyInfo,
   type ProxySecret,
 } from './records';
-import { VaultSession } from './session';
+import { liveProxyOf, VaultSession } from './session';
 
 export { memorySessionStore, type ClobInfo, type DepositWalletInfo, type OwnerInfo, type ProxyInfo, type SealedRecords, type SessionState, type SessionStore } from './records';
 export { MIN_PASSWORD_LENGTH, type ChangePasswordHooks } from './keys';
@@ -75,11 +75,13 @@ export class Vault extends VaultSession {
 
   /** Stores an owner private key (0x + 64 hex). Returns its address. Requires 'unlocked' (`VaultLockedError`). */
   async importOwnerKey(privateKey: Hex, label = ''): Promise<OwnerInfo> {
+    this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     return this.exclusive(() => this.storeOwnerKey(privateKey, label));
   }
 
   /** Generates and stores a new owner key (viem `generatePrivateKey`). Returns its address only. Requires 'unlocked'. */
   async generateOwnerKey(label = ''): Promise<OwnerInfo> {
+    this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     return this.exclusive(() => this.storeOwnerKey(generatePrivateKey(), label));
   }
 
@@ -108,11 +110,20 @@ export class Vault extends VaultSession {
     return list;
   }
 
-  /** The signing account of an owner key. Requires 'unlocked'. Background only — never send its key anywhere. */
+  /**
+   * The signing account of an owner key. Requires 'unlocked'. Background only — never send its key
+   * anywhere. Once opened it is answered from memory while that is provably current (`lib/vault/held-keys.ts`).
+   */
   async ownerAccount(address: string): Promise<LocalAccount> {
+    const name = `owner:${address.toLowerCase()}`;
+    const held = this.heldKeys.get<LocalAccount>(name, this.heldStamp(), this.now());
+    if (held) return held;
     return this.exclusive(async () => {
-      const { secret } = await this.read<{ privateKey: Hex }>(`owner:${address.toLowerCase()}`);
-      return this.signerOf(secret.privateKey);
+      const stamp = this.heldStamp();
+      const { secret } = await this.read<{ privateKey: Hex }>(name);
+      const signer = this.signerOf(secret.privateKey);
+      this.heldKeys.set(name, stamp, this.heldStamp(), signer);
+      return signer;
     });
   }
 
@@ -139,7 +150,7 @@ export class Vault extends VaultSession {
    * belongs to it (`ProxyKeyMismatchError`); a malformed `account` is an `InvalidFieldError`. `expiry` Unix ms. Requires 'unlocked'.
    */
   async putProxy(input: { account: string; privateKey: Hex; secret: string; proxy?: string; expiry: number; label?: string }): Promise<ProxyInfo> {
-    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
+    this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     return this.exclusive(async () => {
       this.key();
       const acct = privateKeyToAccount(input.privateKey);
@@ -168,46 +179,38 @@ export class Vault extends VaultSession {
    * The unexpired proxy of `account` with the latest expiry: its signing account and secret. Background
    * only. Works in 'unlocked' and, for the kept accounts, in 'session'. Throws `KeyNotFoundError` (none
    * unexpired), `VaultLockedError` (locked, or an account the session did not keep), `TamperedRecordError`.
+   * Once opened (or kept by a trading session) it is answered from memory while that is provably current
+   * (`lib/vault/held-keys.ts`), so a granted order's read does not queue behind its own use write.
    */
   async proxyFor(account: string): Promise<{ info: ProxyInfo; signer: LocalAccount; secret: string }> {
-    const held = this.heldProxy(account);
-    if (held) return held;
+    type Found = { info: ProxyInfo; signer: LocalAccount; secret: string };
+    const name = `proxy:${account.toLowerCase()}`;
+    const held = this.heldKeys.get<Found>(name, this.heldStamp(), this.now());
+    if (held) return { ...held, info: { ...held.info } };
     return this.exclusive(async () => {
       const now = this.now();
+      const stamp = this.heldStamp();
+      let found: Found;
       if (this.bundle) {
         this.keptAccount(account);
-        const live = this.bundle.proxies
-          .filter((p) => p.info.account.toLowerCase() === account.toLowerCase() && p.info.expiry > now)
-          .sort((a, b) => b.info.expiry - a.info.expiry)[0];
+        const live = liveProxyOf(this.bundle, account, now);
         if (!live) throw new KeyNotFoundError('unexpired proxy key');
-        return { info: { ...live.info }, signer: this.signerOf(live.privateKey), secret: live.secret };
+        found = { info: { ...live.info }, signer: this.signerOf(live.privateKey), secret: live.secret };
+      } else {
+        this.key();
+        const live = (await this.listProxies(account)).filter((p) => p.expiry > now).sort((a, b) => b.expiry - a.expiry);
+        if (!live[0]) throw new KeyNotFoundError('unexpired proxy key');
+        const { secret } = await this.read<ProxySecret>(live[0].id);
+        found = { info: live[0], signer: this.signerOf(secret.privateKey), secret: secret.secret };
       }
-      const mk = this.key();
-      const writes = this.keyWrites;
-      const live = (await this.listProxies(account)).filter((p) => p.expiry > now).sort((a, b) => b.expiry - a.expiry);
-      if (!live[0]) throw new KeyNotFoundError('unexpired proxy key');
-      const { secret } = await this.read<ProxySecret>(live[0].id);
-      const found = { info: live[0], signer: this.signerOf(secret.privateKey), secret: secret.secret };
-      if (this.proxyCache.size >= 64) this.proxyCache.clear();
-      this.proxyCache.set(account.toLowerCase(), { mk, writes, ...found, info: { ...found.info } });
+      this.heldKeys.set(name, stamp, this.heldStamp(), { ...found, info: { ...found.info } }, found.info.expiry);
       return found;
     });
   }
 
-  /**
-   * The proxy `proxyFor` opened last for `account`, when still valid (see `proxyCache`), without
-   * queuing behind a grant's use write: every call that changes keys or the master key empties the
-   * cache before it queues, so a later read never returns what such a call replaced.
-   */
-  private heldProxy(account: string): { info: ProxyInfo; signer: LocalAccount; secret: string } | undefined {
-    const hit = this.proxyCache.get(account.toLowerCase());
-    if (!hit || this.bundle || !this.mk || hit.mk !== this.mk || hit.writes !== this.keyWrites || hit.info.expiry <= this.now()) return undefined;
-    return { info: { ...hit.info }, signer: hit.signer, secret: hit.secret };
-  }
-
   /** Removes a proxy record. Requires 'unlocked' or 'locked' (a trading session needs the password: `VaultLockedError`). */
   async deleteProxy(proxy: string): Promise<void> {
-    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
+    this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     return this.exclusive(async () => {
       if (this.sk) throw new VaultLockedError({ inSession: true });
       await this.remove([`proxy:${proxy.toLowerCase()}`]);
@@ -227,6 +230,7 @@ export class Vault extends VaultSession {
     signatureType?: 0 | 1 | 2 | 3;
     funder?: string | null;
   }): Promise<ClobInfo> {
+    this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     return this.exclusive(async () => {
       this.key();
       const id = `clob:${input.account.toLowerCase()}`;
@@ -248,18 +252,28 @@ export class Vault extends VaultSession {
 
   /**
    * CLOB credentials of `account`. Background only. Works in 'unlocked' and, for the kept accounts, in
-   * 'session'. Throws `KeyNotFoundError`, `VaultLockedError`, `TamperedRecordError`.
+   * 'session'. Throws `KeyNotFoundError`, `VaultLockedError`, `TamperedRecordError`. Once opened (or kept by
+   * a trading session) they are answered from memory while that is provably current (`lib/vault/held-keys.ts`).
    */
   async clobCredentials(account: string): Promise<{ info: ClobInfo; apiKey: string; secret: string; passphrase: string }> {
+    type Found = { info: ClobInfo; apiKey: string; secret: string; passphrase: string };
+    const name = `clob:${account.toLowerCase()}`;
+    const held = this.heldKeys.get<Found>(name, this.heldStamp(), this.now());
+    if (held) return { ...held, info: { ...held.info } };
     return this.exclusive(async () => {
+      const stamp = this.heldStamp();
+      let found: Found;
       if (this.bundle) {
         this.keptAccount(account);
-        const found = this.bundle.clob.find((c) => c.info.account.toLowerCase() === account.toLowerCase());
-        if (!found) throw new KeyNotFoundError('CLOB API credential');
-        return { ...found, info: { ...found.info } };
+        const kept = this.bundle.clob.find((c) => c.info.account.toLowerCase() === account.toLowerCase());
+        if (!kept) throw new KeyNotFoundError('CLOB API credential');
+        found = { ...kept, info: { ...kept.info } };
+      } else {
+        const { rec, secret } = await this.read<ClobSecret>(name);
+        found = { info: clobInfoOf(rec), ...secret };
       }
-      const { rec, secret } = await this.read<ClobSecret>(`clob:${account.toLowerCase()}`);
-      return { info: clobInfoOf(rec), ...secret };
+      this.heldKeys.set(name, stamp, this.heldStamp(), { ...found, info: { ...found.info } });
+      return found;
     });
   }
 
@@ -298,6 +312,7 @@ export class Vault extends VaultSession {
 
   /** Stores `account`'s deposit wallet and builder credentials (replacing any). Requires 'unlocked'; `InvalidFieldError` (`account`, `wallet`, `beacon`). */
   async putDepositWallet(input: { account: string; wallet: string; kind: 'uups' | 'beacon'; beacon: string; builder: { key: string; secret: string; passphrase: string } }): Promise<DepositWalletInfo> {
+    this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     return this.exclusive(async () => {
       this.key();
       const meta = parseOrThrow(depositMetaSchema, { account: input.account, wallet: input.wallet, kind: input.kind, beacon: input.beacon });
@@ -358,7 +373,7 @@ export class Vault extends VaultSession {
    * `WrongPasswordError`, `UnlockBackoffError`, `KdfParamsError`. Leaves the vault unlocked.
    */
   async restoreBackup(json: string, password: string): Promise<void> {
-    this.proxyCache.clear(); // before queuing: a proxy read from memory never passes this call
+    this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     let meta: VaultMeta;
     let secrets: SecretRecord[];
     try {
