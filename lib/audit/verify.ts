@@ -16,6 +16,8 @@ import { entryAuthentic, partsOk, prepare, serial, shared, signParts, verifiedPa
 /** Entries verified inline by one check; more run as a background check with progress. */
 export const INLINE_LIMIT = 10_000;
 const CHUNK = 1_000;
+/** Ids counted per step of a full check's count (`countSteps`). */
+const COUNT_STEP = 20_000;
 
 /** Progress of a background check: entries walked of `total` (ids, estimated). */
 export type AuditProgress = { done: number; total: number; full: boolean };
@@ -83,13 +85,21 @@ async function saveVerified(log: AuditLog, key: CryptoKey, upTo: number, head: s
   await log.db.put('meta', { id: 'auditVerified', upTo, head, broken, mac: await signParts(key, verifiedParts(upTo, head, broken)) });
 }
 
-type Cheap = { count: number; pending: number; unauthenticated: number; broken?: { id?: number; reason: string } };
+type Ends = { count: number; pending: number; unauthenticated: number; broken?: { id?: number; reason: string } };
 
-/** The constant-cost comparison of the checkpoint with the store. */
-async function cheapCheck(log: AuditLog, key: CryptoKey, c: Checkpoint): Promise<Cheap> {
+/**
+ * The comparison of the checkpoint with the store's ends, at a cost that does not grow with the log: its
+ * oldest key, the first chained entry (MAC and anchor), the newest (MAC and head), and a count of the ids
+ * above the checkpoint only (entries recorded while locked). Never counts the whole store: Chromium
+ * counts by walking every record, holding the database connection meanwhile (≈1 s at 1 000 000
+ * entries), so appends and the Audit tab's reads would wait behind it. `count` is the checkpoint's
+ * count plus what is pending; an entry removed from or added to the middle of what was already verified
+ * is left to the full check (`countSteps` and the walk). The unauthenticated range is counted only after
+ * a new seal kept entries from before it.
+ */
+async function endsCheck(log: AuditLog, key: CryptoKey, c: Checkpoint): Promise<Ends> {
   const tx = log.db.transaction('audit');
   const store = tx.store;
-  const count = await store.count();
   const pending = await store.count(IDBKeyRange.lowerBound(c.lastId, true));
   const oldest = (await store.openKeyCursor())?.key;
   const chainStart = Math.max(c.firstId, c.chainFrom);
@@ -98,13 +108,11 @@ async function cheapCheck(log: AuditLog, key: CryptoKey, c: Checkpoint): Promise
   const newest = c.lastId >= chainStart ? await store.get(c.lastId) : undefined;
   const unauthenticated = c.chainFrom > c.firstId && c.lastId >= c.firstId ? await store.count(IDBKeyRange.bound(c.firstId, Math.min(c.chainFrom - 1, c.lastId))) : 0;
   await tx.done;
-  const r = { count, pending, unauthenticated };
-  const kept = count - pending;
-  if (kept < c.count) return { ...r, broken: { reason: `${c.count - kept} ${c.count - kept === 1 ? 'entry was' : 'entries were'} removed (run a full check to see where)` } };
-  if (kept > c.count) return { ...r, broken: { reason: `${kept - c.count} ${kept - c.count === 1 ? 'entry was' : 'entries were'} added outside Countersign (run a full check to see where)` } };
+  const r = { count: c.count + pending, pending, unauthenticated };
   if (c.count > 0 && oldest !== c.firstId) {
     return { ...r, broken: { reason: typeof oldest === 'number' && oldest > c.firstId ? 'the oldest entries were removed' : 'entries were added before the oldest one' } };
   }
+  if (c.count === 0 && typeof oldest === 'number' && oldest <= c.lastId) return { ...r, broken: { reason: 'entries were added outside Countersign' } };
   if (chainStart <= c.lastId) {
     if (!firstChained) return { ...r, broken: { reason: 'the sealed entries were removed' } };
     if (!(await entryAuthentic(key, firstChained))) return { ...r, broken: { id: firstChained.id, reason: CHANGED } };
@@ -113,6 +121,26 @@ async function cheapCheck(log: AuditLog, key: CryptoKey, c: Checkpoint): Promise
     if (newest.mac !== c.head || !(await entryAuthentic(key, newest))) return { ...r, broken: { id: c.lastId, reason: 'the newest entry was replaced or changed' } };
   }
   return r;
+}
+
+/**
+ * The whole store's count over the checkpoint's ids (`c.firstId`–`c.lastId`), compared with the count
+ * the checkpoint seals: `COUNT_STEP` ids per step, each step its own read transaction, so an append or a
+ * page read waits for one step at most (≈10–30 ms in Chromium), never for the whole count. Catches an
+ * entry removed from or added to the middle, including among entries kept from before the current seal
+ * (which the walk does not link). Returns the difference as a break at the oldest entry (kept until a
+ * full check passes), or `undefined` when the counts agree. Stops (`'locked'`) when the vault locks.
+ */
+async function countSteps(log: AuditLog, c: Checkpoint): Promise<{ id: number; reason: string } | 'locked' | undefined> {
+  let count = 0;
+  for (let from = c.firstId; from <= c.lastId; from += COUNT_STEP) {
+    if (!(await log.key())) return 'locked';
+    count += await log.db.count('audit', IDBKeyRange.bound(from, Math.min(from + COUNT_STEP, c.lastId), false, from + COUNT_STEP <= c.lastId));
+  }
+  if (count === c.count) return undefined;
+  const n = Math.abs(count - c.count);
+  const what = count < c.count ? `${n === 1 ? 'entry was' : 'entries were'} removed` : `${n === 1 ? 'entry was' : 'entries were'} added outside Countersign`;
+  return { id: c.firstId, reason: `${n} ${what} between #${c.firstId} and #${c.lastId} (the full check counted ${count} where the seal records ${c.count})` };
 }
 
 /** Where the next walk starts: after the last verified entry when that record still holds, else the chain's start. */
@@ -128,6 +156,16 @@ async function startPoint(log: AuditLog, key: CryptoKey, c: Checkpoint, full: bo
 }
 
 /**
+ * The entry count shown while locked (nothing can be checked): the stored checkpoint's count, unverified,
+ * plus the entries above it; the store's whole count only for a log without a checkpoint.
+ */
+async function lockedCount(log: AuditLog): Promise<number> {
+  const c = await readMeta(log.db, 'auditCheckpoint');
+  if (!c || typeof c.count !== 'number' || typeof c.lastId !== 'number') return log.db.count('audit');
+  return c.count + (await log.db.count('audit', IDBKeyRange.lowerBound(c.lastId, true)));
+}
+
+/**
  * Checks the log (see the module docstring). `full`: re-verify every chained entry, in the
  * background. While locked returns `state: 'locked'`. While a background check runs, returns its
  * progress (`state: 'checking'`); call again to poll. Maintenance first: entries recorded while locked
@@ -139,10 +177,10 @@ export async function checkAudit(log: AuditLog, o: { full?: boolean; inlineLimit
   const s = shared(log.db);
   if (!key) {
     s.cp = undefined; // forget the cached key with the checkpoint
-    return { ok: false, state: 'locked', count: await log.db.count('audit'), checked: 0, full, unauthenticated: 0, pending: 0, seals: [] };
+    return { ok: false, state: 'locked', count: await lockedCount(log), checked: 0, full, unauthenticated: 0, pending: 0, seals: [] };
   }
   const c = await serial(s, 'tail', () => prepare(log, key, true));
-  const cheap = await cheapCheck(log, key, c);
+  const cheap = await endsCheck(log, key, c);
   const base = { count: cheap.count, pending: cheap.pending, unauthenticated: cheap.unauthenticated, since: c.startedAt, seals: c.seals, full };
   if (s.job) return { ...base, ok: false, state: 'checking', checked: 0, progress: { ...s.job } };
   const broken = (b: { id?: number | undefined; reason: string }, checked = 0): AuditCheck => ({ ...base, ok: false, state: 'broken', checked, ...(b.id === undefined ? {} : { brokenAt: b.id }), reason: b.reason });
@@ -162,7 +200,11 @@ export async function checkAudit(log: AuditLog, o: { full?: boolean; inlineLimit
     void serial(s, 'walk', async () => {
       try {
         const w = await walk(log, key, c, start.from, start.prev, (pos) => void (job.done = Math.min(total, pos - start.from)));
-        if (w) await save(w);
+        if (!w) return;
+        // The walk links every chained entry; the count also covers those kept from before the seal.
+        const counted = full && !w.broken ? await countSteps(log, c) : undefined;
+        if (counted === 'locked') return;
+        await save(counted ? { ...w, broken: counted } : w);
       } finally {
         s.job = undefined;
       }
