@@ -1,13 +1,17 @@
 /**
  * The audit log's check result: progress while checking, "Unlock to check" when
- * locked, a tamper alert naming the broken entry, or "Chain verified" with the counts and, when older
- * entries are kept unauthenticated, why. Presentational: takes the background's `AuditCheck`.
+ * locked, a tamper alert naming the broken entry, or "Chain verified" with the counts — saying whether
+ * every entry was checked (a full check passed) or the new ones and the log's ends only — and, when
+ * older entries are kept unauthenticated, why. Presentational: takes the background's `AuditCheck`.
  */
 import type { AuditCheck } from '../lib/audit';
 import { Notice, ProgressBar } from './ui';
 
 /** A Unix-ms time as its UTC date (YYYY-MM-DD). */
 export const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** A Unix-ms time as its UTC date and minute (YYYY-MM-DD HH:MM UTC). */
+const time = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /** The banner above the audit entries. */
 export function CheckBanner({ check }: { check: AuditCheck }) {
@@ -27,7 +31,9 @@ export function CheckBanner({ check }: { check: AuditCheck }) {
   return (
     <>
       <Notice>
-        Chain verified: {check.count.toLocaleString()} entries, none removed or changed ({check.checked.toLocaleString()} new checked{check.since ? `; sealed since ${day(check.since)}` : ''}).
+        {check.fullAt === undefined
+          ? `Chain verified: ${check.count.toLocaleString()} entries (both ends, and ${check.checked.toLocaleString()} new since the last check${check.since ? `; sealed since ${day(check.since)}` : ''}). “Check everything” also finds an older entry removed or changed.`
+          : `Chain verified: ${check.count.toLocaleString()} entries, none removed or changed (every entry checked ${time(check.fullAt)}, ${check.checked.toLocaleString()} new checked since${check.since ? `; sealed since ${day(check.since)}` : ''}).`}
       </Notice>
       {check.unauthenticated > 0 && seal ? (
         <p class="warn" role="status">

@@ -129,10 +129,11 @@ describe('the full check', () => {
     expect(await checkAudit(log)).toMatchObject({ ok: false, state: 'broken', reason: expect.stringContaining('1 entry was removed') });
   });
 
-  it('passes on an untouched log and clears nothing it should keep', async () => {
+  it('passes on an untouched log, and later checks say when every entry was last checked', async () => {
     const { log } = await fresh();
     await fill(log, 12);
+    expect((await checkAudit(log)).fullAt).toBeUndefined(); // the tab's check does not claim the middle was checked
     expect(await fullCheck(log)).toMatchObject({ ok: true, state: 'ok' });
-    expect(await checkAudit(log)).toMatchObject({ ok: true, state: 'ok', count: 12 });
+    expect(await checkAudit(log)).toMatchObject({ ok: true, state: 'ok', count: 12, fullAt: expect.any(Number) });
   });
 });

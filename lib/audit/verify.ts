@@ -1,14 +1,30 @@
 /**
- * Checking the keyed audit chain:
- * - every check first compares the MAC'd checkpoint with the store — its count, its oldest entry, the
- *   first chained entry's anchor and its newest entry (a few reads and two MACs, whatever the size);
- * - then verifies only the entries added since the last verified position (`meta` › `auditVerified`,
- *   MAC'd), reading in key-range chunks of 1 000;
- * - a full check (on demand), or an incremental one with more than `INLINE_LIMIT` new entries, runs
- *   in the background in chunks and reports `{ done, total }` until it finishes. Memory is bounded by
- *   the chunk size at any log size.
- * A break a full check finds is kept (MAC'd) in the verified position, so every later check reports
- * it until a full check passes again (or retention drops the entry).
+ * Checking the keyed audit chain. Two checks, with what each detects stated exactly:
+ *
+ * **The check a tab open runs** (`checkAudit(log)`, also the export's first page): compares the MAC'd
+ * checkpoint with the store's ends — its oldest key, the first chained entry (MAC, anchor), the newest
+ * (MAC, head), the entries above the checkpoint — then verifies only the entries added since the last
+ * verified position (`meta` › `auditVerified`, MAC'd), reading in key-range chunks of 1 000. Its cost
+ * grows with what is new, never with the log: it never counts the whole store (Chromium counts by
+ * walking every record while holding the database connection, ≈1 s at 1 000 000 entries, and every
+ * append and page read would wait behind it). It detects: the oldest entries dropped (with or without
+ * the anchor moved), the newest truncated or replaced, anything added before the oldest; and among the
+ * entries added since the last check, any deleted, changed, forged, inserted or reordered (MAC or link).
+ * Among entries an earlier check already verified, a deleted, changed or reordered entry is NOT seen
+ * by this check: a page that shows a changed or reordered entry marks it `changed` (every entry shown
+ * has its MAC checked, `read.ts`), and the full check finds all three.
+ *
+ * **The full check** (`checkAudit(log, { full: true })`, the tab's "Check everything"): walks every
+ * chained entry (each MAC and link: a deleted entry breaks its successor's link, a changed or reordered
+ * one its own MAC), then counts the store over the checkpoint's ids in bounded key ranges
+ * (`COUNT_STEP` ids, each its own transaction, so appends and reads go between steps) against the
+ * count the checkpoint seals, which also covers entries kept from before the current seal. It runs in
+ * the background and reports `{ done, total }` until it finishes; a check with more than
+ * `INLINE_LIMIT` new entries does too. Memory is bounded by the chunk size at any log size.
+ *
+ * A break a full check finds is kept (MAC'd) in the verified position, so every later check reports it
+ * until a full check passes again (or retention drops the entry). A check's `fullAt` says when the
+ * last full check passed while this background ran (absent: the ends and the new entries only).
  */
 import { readAuditRows, readMeta, type AuditSealEvent, type AuditVerifiedRecord } from '../vault/db';
 import { entryAuthentic, partsOk, prepare, serial, shared, signParts, verifiedParts, type AuditLog, type Checkpoint } from './log';
@@ -43,6 +59,12 @@ export type AuditCheck = {
   pending: number;
   since?: number;
   seals: AuditSealEvent[];
+  /**
+   * When (Unix ms) the last full check that passed ended, while this background has run: every entry
+   * was linked and the store's count matched then. Absent until one has; a check without it covered the
+   * log's ends and what was added since the last check only.
+   */
+  fullAt?: number;
 };
 
 const CHANGED = 'this entry was changed or forged (its seal does not match)';
@@ -181,7 +203,7 @@ export async function checkAudit(log: AuditLog, o: { full?: boolean; inlineLimit
   }
   const c = await serial(s, 'tail', () => prepare(log, key, true));
   const cheap = await endsCheck(log, key, c);
-  const base = { count: cheap.count, pending: cheap.pending, unauthenticated: cheap.unauthenticated, since: c.startedAt, seals: c.seals, full };
+  const base = { count: cheap.count, pending: cheap.pending, unauthenticated: cheap.unauthenticated, since: c.startedAt, seals: c.seals, full, ...(s.fullAt === undefined ? {} : { fullAt: s.fullAt }) };
   if (s.job) return { ...base, ok: false, state: 'checking', checked: 0, progress: { ...s.job } };
   const broken = (b: { id?: number | undefined; reason: string }, checked = 0): AuditCheck => ({ ...base, ok: false, state: 'broken', checked, ...(b.id === undefined ? {} : { brokenAt: b.id }), reason: b.reason });
   if (cheap.broken) return broken(cheap.broken);
@@ -205,6 +227,7 @@ export async function checkAudit(log: AuditLog, o: { full?: boolean; inlineLimit
         const counted = full && !w.broken ? await countSteps(log, c) : undefined;
         if (counted === 'locked') return;
         await save(counted ? { ...w, broken: counted } : w);
+        if (full) s.fullAt = w.broken || counted ? undefined : log.now();
       } finally {
         s.job = undefined;
       }
