@@ -9,6 +9,7 @@
 import { unwrap } from 'idb';
 import { auditGroupOf, readAuditRows, type AuditEntry, type StoredAuditEntry } from '../vault/db';
 import { auditWritten, entryAuthentic, readCheckpoint, shared, type AuditLog, type Checkpoint } from './log';
+import { backgroundTask } from '../tasks';
 
 /**
  * An entry's status: `ok` (sealed, MAC verifies); `locked` (recorded while locked, chained in later:
@@ -28,6 +29,28 @@ export type AuditPage = { entries: AuditEntryView[]; next: number | null };
 export const MAX_PAGE = 500;
 /** Largest export page. */
 export const MAX_EXPORT_PAGE = 1_000;
+/** Longest a page read waits for the appends to pause, in ms (`appendsQuiet`). */
+export const QUIET_WAIT_MS = 50;
+
+/**
+ * Resolves once no append is queued or running, or after `QUIET_WAIT_MS` ms: every entry queued before
+ * the call is in what the read then sees (as `auditWritten`), and an append queued while the read waits
+ * goes first. An append's write transaction needs the store to itself, so it waits for every read
+ * transaction open on it; appends hold a signature's audit trail and a page read can wait a little. Under
+ * a burst of appends the read goes at the bound, so it is never held longer than that.
+ */
+export async function appendsQuiet(log: Pick<AuditLog, 'db'>): Promise<void> {
+  const s = shared(log.db);
+  const until = performance.now() + QUIET_WAIT_MS;
+  for (;;) {
+    const tail = s.tail;
+    await tail;
+    if (performance.now() >= until) return;
+    await backgroundTask(); // an append queued right after the last one settled is queued by then
+    if (s.tail === tail) return;
+  }
+}
+
 /** Entry MACs a read checks at once (see `views`). */
 const VERIFY_BATCH = 10;
 
@@ -94,7 +117,7 @@ async function views(log: AuditLog, rows: StoredAuditEntry[]): Promise<AuditEntr
  * one such as `perps.create`). Pass the returned `next` as `before` for the following page.
  */
 export async function pageAudit(log: AuditLog, q: { before?: number | undefined; limit?: number | undefined; origin?: string | undefined; kind?: string | undefined } = {}): Promise<AuditPage> {
-  await auditWritten(log); // entries queued before this read are in it
+  await appendsQuiet(log); // entries queued before this read are in it; appends queued meanwhile go first
   const limit = Math.min(Math.max(1, q.limit ?? 50), MAX_PAGE);
   const upper = q.before ?? Infinity;
   const group = q.kind ? auditGroupOf(q.kind) : undefined;
