@@ -40,7 +40,7 @@
  *
  * **Scale.** Appends are O(1) (one transaction, two MACs). Reads page in one request each where the
  * browser offers `getAllRecords`, else with cursors (`read.ts`); the tab's check costs what is new, never
- * a whole-store count (`verify.ts`); the full check runs in the background with progress and counts in
+ * a whole-store count (`verify.ts`); the full check runs in the background with progress and counts only in
  * bounded key ranges; retention walks a cursor (`prune.ts`). Memory is bounded at any size; nothing loads
  * the whole log. The Audit tab shows the first page before it asks for the check.
  */

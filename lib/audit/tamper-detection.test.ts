@@ -1,7 +1,7 @@
 /**
  * What the check a tab open runs (incremental) and the full check detect, case by case, and what each
  * costs the database: the tab's check never counts the whole store (Chromium counts by walking every
- * record while holding the connection), the full check counts in bounded key ranges.
+ * record while holding the connection), the full check links every entry and counts in bounded key ranges.
  */
 import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -115,7 +115,7 @@ describe('the check a tab open runs', () => {
 });
 
 describe('the full check', () => {
-  it('counts the store in bounded key ranges and finds an entry removed from among those kept from before the current seal', async () => {
+  it('counts the entries kept from before the current seal in bounded key ranges, never the whole store, and finds one removed', async () => {
     const { db, log } = await fresh();
     for (let i = 0; i < 5; i++) await db.add('audit', { ...entry(i), group: 'perps', hash: `0x${'1'.repeat(64)}` });
     await appendAudit(log, entry(5)); // seals the log: the five entries before stay unauthenticated

@@ -16,9 +16,9 @@
  *
  * **The full check** (`checkAudit(log, { full: true })`, the tab's "Check everything"): walks every
  * chained entry (each MAC and link: a deleted entry breaks its successor's link, a changed or reordered
- * one its own MAC), then counts the store over the checkpoint's ids in bounded key ranges
- * (`COUNT_STEP` ids, each its own transaction, so appends and reads go between steps) against the
- * count the checkpoint seals, which also covers entries kept from before the current seal. It runs in
+ * one its own MAC), then checks the count the checkpoint seals: the entries walked plus those kept from
+ * before the current seal, counted in bounded key ranges (`COUNT_STEP` ids, each its own transaction,
+ * so appends and reads go between steps; never one whole-store count). It runs in
  * the background and reports `{ done, total }` until it finishes; a check with more than
  * `INLINE_LIMIT` new entries does too. Memory is bounded by the chunk size at any log size.
  *
@@ -116,7 +116,7 @@ type Ends = { count: number; pending: number; unauthenticated: number; broken?: 
  * counts by walking every record, holding the database connection meanwhile (≈1 s at 1 000 000
  * entries), so appends and the Audit tab's reads would wait behind it. `count` is the checkpoint's
  * count plus what is pending; an entry removed from or added to the middle of what was already verified
- * is left to the full check (`countSteps` and the walk). The unauthenticated range is counted only after
+ * is left to the full check (the walk and `countSteps`). The unauthenticated range is counted only after
  * a new seal kept entries from before it.
  */
 async function endsCheck(log: AuditLog, key: CryptoKey, c: Checkpoint): Promise<Ends> {
@@ -146,23 +146,26 @@ async function endsCheck(log: AuditLog, key: CryptoKey, c: Checkpoint): Promise<
 }
 
 /**
- * The whole store's count over the checkpoint's ids (`c.firstId`–`c.lastId`), compared with the count
- * the checkpoint seals: `COUNT_STEP` ids per step, each step its own read transaction, so an append or a
- * page read waits for one step at most (≈10–30 ms in Chromium), never for the whole count. Catches an
- * entry removed from or added to the middle, including among entries kept from before the current seal
- * (which the walk does not link). Returns the difference as a break at the oldest entry (kept until a
- * full check passes), or `undefined` when the counts agree. Stops (`'locked'`) when the vault locks.
+ * The store's count against the count the checkpoint seals, after a full walk that linked `walked`
+ * chained entries: the walk accounts for every id from the chain's start to the newest (an entry deleted
+ * there breaks its successor's link, one added fails its MAC or link), so only the entries kept from
+ * before the current seal (`c.firstId` up to `c.chainFrom`) are counted, `COUNT_STEP` ids per step, each
+ * step its own read transaction, so an append or a page read waits for one step at most (≈10–30 ms in
+ * Chromium), never for a whole-store count. Returns the difference as a break at the oldest entry (kept
+ * until a full check passes), or `undefined` when walked plus counted equals the sealed count. Stops
+ * (`'locked'`) when the vault locks.
  */
-async function countSteps(log: AuditLog, c: Checkpoint): Promise<{ id: number; reason: string } | 'locked' | undefined> {
-  let count = 0;
-  for (let from = c.firstId; from <= c.lastId; from += COUNT_STEP) {
+async function countSteps(log: AuditLog, c: Checkpoint, walked: number): Promise<{ id: number; reason: string } | 'locked' | undefined> {
+  let count = walked;
+  const last = Math.min(c.chainFrom - 1, c.lastId);
+  for (let from = c.firstId; from <= last; from += COUNT_STEP) {
     if (!(await log.key())) return 'locked';
-    count += await log.db.count('audit', IDBKeyRange.bound(from, Math.min(from + COUNT_STEP, c.lastId), false, from + COUNT_STEP <= c.lastId));
+    count += await log.db.count('audit', IDBKeyRange.bound(from, Math.min(from + COUNT_STEP, last), false, from + COUNT_STEP <= last));
   }
   if (count === c.count) return undefined;
   const n = Math.abs(count - c.count);
   const what = count < c.count ? `${n === 1 ? 'entry was' : 'entries were'} removed` : `${n === 1 ? 'entry was' : 'entries were'} added outside Countersign`;
-  return { id: c.firstId, reason: `${n} ${what} between #${c.firstId} and #${c.lastId} (the full check counted ${count} where the seal records ${c.count})` };
+  return { id: c.firstId, reason: `${n} ${what} between #${c.firstId} and #${c.lastId} (the full check found ${count} where the seal records ${c.count})` };
 }
 
 /** Where the next walk starts: after the last verified entry when that record still holds, else the chain's start. */
@@ -224,7 +227,7 @@ export async function checkAudit(log: AuditLog, o: { full?: boolean; inlineLimit
         const w = await walk(log, key, c, start.from, start.prev, (pos) => void (job.done = Math.min(total, pos - start.from)));
         if (!w) return;
         // The walk links every chained entry; the count also covers those kept from before the seal.
-        const counted = full && !w.broken ? await countSteps(log, c) : undefined;
+        const counted = full && !w.broken ? await countSteps(log, c, w.checked) : undefined;
         if (counted === 'locked') return;
         await save(counted ? { ...w, broken: counted } : w);
         if (full) s.fullAt = w.broken || counted ? undefined : log.now();

@@ -21,7 +21,10 @@
  * extension id and its storage stay the same), `profile/` (the Chromium profile: a vault and the log)
  * and `seed.json` (entries, password, when and how long seeding took). A run copies `profile/` to a
  * temporary directory and measures there, so the cached log stays at its size; `ext/` is refreshed
- * from the new build each run. It is rebuilt when missing, when `AUDIT_BROWSER_N` differs from the
+ * from the new build each run, and the copy's service worker registration (`Default/Service Worker`) is
+ * removed so Chromium registers the worker from `ext/` (kept, it runs the script it cached at seeding,
+ * whatever `ext/` holds). The last line sums up the three targets (met or not), the full check's time,
+ * the worker's peak heap and the profile's size. It is rebuilt when missing, when `AUDIT_BROWSER_N` differs from the
  * seeded count, when its entries would come within 30 days of the default retention (90 days), or on
  * `BENCH_AUDIT_RESEED=1` (or delete the directory). Seeding: a vault is created through the popup's
  * messages, then the worker's `seedAudit` hook chains the entries with the log's own MAC and
