@@ -13,6 +13,18 @@ export const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /** A Unix-ms time as its UTC date and minute (YYYY-MM-DD HH:MM UTC). */
 const time = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
+/**
+ * What a passed check says, claiming no more than the check covered: after a full check, that no entry
+ * was removed or changed as of then; after the tab's check alone, the log's ends and the new entries, and
+ * that "Check everything" finds an older entry removed or changed.
+ */
+export function verifiedText(check: Pick<AuditCheck, 'count' | 'checked' | 'since' | 'fullAt'>): string {
+  const since = check.since ? `; sealed since ${day(check.since)}` : '';
+  return check.fullAt === undefined
+    ? `Chain verified: ${check.count.toLocaleString('en')} entries (both ends, and ${check.checked.toLocaleString('en')} new since the last check${since}). “Check everything” also finds an older entry removed or changed.`
+    : `Chain verified: ${check.count.toLocaleString('en')} entries, none removed or changed (every entry checked ${time(check.fullAt)}, ${check.checked.toLocaleString('en')} new checked since${since}).`;
+}
+
 /** The banner above the audit entries. */
 export function CheckBanner({ check }: { check: AuditCheck }) {
   if (check.state === 'checking' && check.progress) {
@@ -31,9 +43,7 @@ export function CheckBanner({ check }: { check: AuditCheck }) {
   return (
     <>
       <Notice>
-        {check.fullAt === undefined
-          ? `Chain verified: ${check.count.toLocaleString()} entries (both ends, and ${check.checked.toLocaleString()} new since the last check${check.since ? `; sealed since ${day(check.since)}` : ''}). “Check everything” also finds an older entry removed or changed.`
-          : `Chain verified: ${check.count.toLocaleString()} entries, none removed or changed (every entry checked ${time(check.fullAt)}, ${check.checked.toLocaleString()} new checked since${check.since ? `; sealed since ${day(check.since)}` : ''}).`}
+        {verifiedText(check)}
       </Notice>
       {check.unauthenticated > 0 && seal ? (
         <p class="warn" role="status">
