@@ -1,9 +1,10 @@
 /**
  * The audit log: every signature and security action — time, origin or
  * "extension", what in plain words, kind, digest, the gateway's answer — filterable by origin and kind,
- * exported as CSV or JSON. The log is keyed with the vault's audit key: opening the tab checks the
- * entries added since the last check (and the log's start, end and count); "Check everything" runs a
- * full check in the background with a progress bar. Entries load a page at a time (newest first);
+ * exported as CSV or JSON. The log is keyed with the vault's audit key: opening the tab shows the
+ * newest page first, then checks the entries added since the last check and the log's start and end;
+ * "Check everything" runs a full check (every entry, and the sealed count) in the background with a
+ * progress bar. Entries load a page at a time (newest first);
  * exports are assembled from pages (`stores/audit.ts`), so neither side ever holds more than a page.
  */
 import { useEffect, useMemo } from 'preact/hooks';

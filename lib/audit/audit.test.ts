@@ -140,7 +140,7 @@ describe('appendAudit / checkAudit: a chain a store writer cannot rebuild', () =
     await fill(log, 6);
     const all = await rows(db);
     await db.delete('audit', IDBKeyRange.bound(all[4]!.id, all[5]!.id));
-    expect(await checkAudit(log)).toMatchObject({ ok: false, reason: expect.stringContaining('2 entries were removed') });
+    expect(await checkAudit(log)).toMatchObject({ ok: false, reason: 'the newest entries were removed' });
     await appendAudit(log, entry(9));
     expect(await checkAudit(log)).toMatchObject({ ok: false, state: 'broken' });
   });

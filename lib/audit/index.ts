@@ -33,10 +33,16 @@
  *   before the keyed version: its entries are then shown as not authenticated, never as sealed.
  * - A person with the unlocked browser is not an attacker here: the key works for them.
  *
- * **Scale.** Appends are O(1) (one transaction, two MACs). Reads page with cursors (`read.ts`); a check
- * compares the checkpoint with the store and verifies only entries added since the last check
- * (`verify.ts`); a full check runs in the background with progress; retention walks a cursor
- * (`prune.ts`). Memory is bounded at any size; nothing loads the whole log.
+ * **When each is detected.** The check a tab open runs sees the ends (oldest dropped, newest
+ * truncated) and anything wrong among the entries added since the last check; an entry deleted,
+ * changed or reordered among entries already verified is seen by the full check ("Check everything"),
+ * and a changed or reordered one also on any page that shows it (`verify.ts` states it case by case).
+ *
+ * **Scale.** Appends are O(1) (one transaction, two MACs). Reads page in one request each where the
+ * browser offers `getAllRecords`, else with cursors (`read.ts`); the tab's check costs what is new, never
+ * a whole-store count (`verify.ts`); the full check runs in the background with progress and counts only in
+ * bounded key ranges; retention walks a cursor (`prune.ts`). Memory is bounded at any size; nothing loads
+ * the whole log. The Audit tab shows the first page before it asks for the check.
  */
 export { appendAudit, auditLog, auditWritten, resealAfterRestore, ConflictError, InvalidEntryError, type AuditInput, type AuditKeySource, type AuditLog } from './log';
 export { auditProgress, checkAudit, INLINE_LIMIT, type AuditCheck, type AuditProgress } from './verify';

@@ -102,13 +102,15 @@ type Shared = {
   walk: Promise<unknown>;
   cp: { key: CryptoKey; c: Checkpoint } | undefined;
   job: { full: boolean; done: number; total: number } | undefined;
+  /** When (Unix ms) the last full check that passed ended, in this worker; `undefined` until one has. */
+  fullAt: number | undefined;
 };
 const SHARED = new WeakMap<VaultDb, Shared>();
 
 /** The state every handle on `db` shares. */
 export function shared(db: VaultDb): Shared {
   let s = SHARED.get(db);
-  if (!s) SHARED.set(db, (s = { tail: Promise.resolve(), walk: Promise.resolve(), cp: undefined, job: undefined }));
+  if (!s) SHARED.set(db, (s = { tail: Promise.resolve(), walk: Promise.resolve(), cp: undefined, job: undefined, fullAt: undefined }));
   return s;
 }
 

@@ -6,8 +6,10 @@
  * Each entry comes with its own status (its MAC checked against the vault's key), so what a person
  * reads on a page is authenticated even before a full check has run.
  */
+import { unwrap } from 'idb';
 import { auditGroupOf, readAuditRows, type AuditEntry, type StoredAuditEntry } from '../vault/db';
 import { auditWritten, entryAuthentic, readCheckpoint, shared, type AuditLog, type Checkpoint } from './log';
+import { backgroundTask } from '../tasks';
 
 /**
  * An entry's status: `ok` (sealed, MAC verifies); `locked` (recorded while locked, chained in later:
@@ -27,6 +29,46 @@ export type AuditPage = { entries: AuditEntryView[]; next: number | null };
 export const MAX_PAGE = 500;
 /** Largest export page. */
 export const MAX_EXPORT_PAGE = 1_000;
+/** Longest a page read waits for the appends to pause, in ms (`appendsQuiet`). */
+export const QUIET_WAIT_MS = 50;
+
+/**
+ * Resolves once no append is queued or running, or after `QUIET_WAIT_MS` ms: every entry queued before
+ * the call is in what the read then sees (as `auditWritten`), and an append queued while the read waits
+ * goes first. An append's write transaction needs the store to itself, so it waits for every read
+ * transaction open on it; appends hold a signature's audit trail and a page read can wait a little. Under
+ * a burst of appends the read goes at the bound, so it is never held longer than that.
+ */
+export async function appendsQuiet(log: Pick<AuditLog, 'db'>): Promise<void> {
+  const s = shared(log.db);
+  const until = performance.now() + QUIET_WAIT_MS;
+  for (;;) {
+    const tail = s.tail;
+    await tail;
+    if (performance.now() >= until) return;
+    await backgroundTask(); // an append queued right after the last one settled is queued by then
+    if (s.tail === tail) return;
+  }
+}
+
+/** Entry MACs a read checks at once (see `views`). */
+const VERIFY_BATCH = 10;
+
+/**
+ * A store or index offering `getAllRecords` (IndexedDB 3.0: Chromium ≥ 141, fake-indexeddb): records
+ * in a key range, in either direction, in one request.
+ */
+type RecordsSource = {
+  getAllRecords: (o: { query: IDBKeyRange | null; count: number; direction: 'prev' }) => IDBRequest<{ key: IDBValidKey; primaryKey: IDBValidKey; value: unknown }[]>;
+};
+
+/** The result of a native IndexedDB request (for the requests `idb` does not type). */
+function requestResult<T>(req: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+}
 
 async function views(log: AuditLog, rows: StoredAuditEntry[]): Promise<AuditEntryView[]> {
   const key = await log.key();
@@ -36,7 +78,14 @@ async function views(log: AuditLog, rows: StoredAuditEntry[]): Promise<AuditEntr
     const r = await readCheckpoint(log, key);
     if (r.status === 'ok') c = r.c;
   }
-  const authentic = await Promise.all(rows.map((e) => (key && c && e.id >= c.chainFrom && e.id <= c.lastId ? entryAuthentic(key, e) : false)));
+  const authentic: boolean[] = [];
+  for (let i = 0; i < rows.length; i += VERIFY_BATCH) {
+    // A few MACs at a time, and none while an append is under way: the appends' own MACs queue behind
+    // at most one batch on the browser's WebCrypto thread, never behind a whole page.
+    if (i) await auditWritten(log);
+    const batch = rows.slice(i, i + VERIFY_BATCH);
+    authentic.push(...(await Promise.all(batch.map((e) => (key && c && e.id >= c.chainFrom && e.id <= c.lastId ? entryAuthentic(key, e) : false)))));
+  }
   const out: AuditEntryView[] = [];
   for (const [i, e] of rows.entries()) {
     let status: AuditEntryStatus;
@@ -68,22 +117,33 @@ async function views(log: AuditLog, rows: StoredAuditEntry[]): Promise<AuditEntr
  * one such as `perps.create`). Pass the returned `next` as `before` for the following page.
  */
 export async function pageAudit(log: AuditLog, q: { before?: number | undefined; limit?: number | undefined; origin?: string | undefined; kind?: string | undefined } = {}): Promise<AuditPage> {
-  await auditWritten(log); // entries queued before this read are in it
+  await appendsQuiet(log); // entries queued before this read are in it; appends queued meanwhile go first
   const limit = Math.min(Math.max(1, q.limit ?? 50), MAX_PAGE);
   const upper = q.before ?? Infinity;
   const group = q.kind ? auditGroupOf(q.kind) : undefined;
   const tx = log.db.transaction('audit');
-  const cursor =
+  const source = q.origin && group ? tx.store.index('byOriginGroup') : q.origin ? tx.store.index('byOrigin') : group ? tx.store.index('byGroup') : tx.store;
+  const range =
     q.origin && group
-      ? tx.store.index('byOriginGroup').openCursor(IDBKeyRange.bound([q.origin, group, -Infinity], [q.origin, group, upper], false, true), 'prev')
+      ? IDBKeyRange.bound([q.origin, group, -Infinity], [q.origin, group, upper], false, true)
       : q.origin
-        ? tx.store.index('byOrigin').openCursor(IDBKeyRange.bound([q.origin, -Infinity], [q.origin, upper], false, true), 'prev')
+        ? IDBKeyRange.bound([q.origin, -Infinity], [q.origin, upper], false, true)
         : group
-          ? tx.store.index('byGroup').openCursor(IDBKeyRange.bound([group, -Infinity], [group, upper], false, true), 'prev')
-          : tx.store.openCursor(q.before === undefined ? null : IDBKeyRange.upperBound(q.before, true), 'prev');
+          ? IDBKeyRange.bound([group, -Infinity], [group, upper], false, true)
+          : q.before === undefined
+            ? null
+            : IDBKeyRange.upperBound(q.before, true);
   const rows: StoredAuditEntry[] = [];
-  for (let c = await cursor; c && rows.length < limit; c = await c.continue()) {
-    if (!q.kind || c.value.kind.startsWith(q.kind)) rows.push({ ...c.value, id: c.primaryKey });
+  const native = (unwrap as (v: unknown) => unknown)(source) as Partial<RecordsSource>;
+  if (typeof native.getAllRecords === 'function' && (!q.kind || q.kind === group)) {
+    // One request for the whole page: the read transaction is as short as it can be, so an append
+    // waiting behind it (a write needs the store to itself) waits least.
+    const records = await requestResult(native.getAllRecords({ query: range, count: limit, direction: 'prev' }));
+    for (const r of records) rows.push({ ...(r.value as AuditEntry), id: r.primaryKey as number });
+  } else {
+    for (let c = await source.openCursor(range, 'prev'); c && rows.length < limit; c = await c.continue()) {
+      if (!q.kind || c.value.kind.startsWith(q.kind)) rows.push({ ...c.value, id: c.primaryKey });
+    }
   }
   await tx.done;
   return { entries: await views(log, rows), next: rows.length === limit ? (rows.at(-1)?.id ?? null) : null };

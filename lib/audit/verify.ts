@@ -1,14 +1,30 @@
 /**
- * Checking the keyed audit chain:
- * - every check first compares the MAC'd checkpoint with the store — its count, its oldest entry, the
- *   first chained entry's anchor and its newest entry (a few reads and two MACs, whatever the size);
- * - then verifies only the entries added since the last verified position (`meta` › `auditVerified`,
- *   MAC'd), reading in key-range chunks of 1 000;
- * - a full check (on demand), or an incremental one with more than `INLINE_LIMIT` new entries, runs
- *   in the background in chunks and reports `{ done, total }` until it finishes. Memory is bounded by
- *   the chunk size at any log size.
- * A break a full check finds is kept (MAC'd) in the verified position, so every later check reports
- * it until a full check passes again (or retention drops the entry).
+ * Checking the keyed audit chain. Two checks, with what each detects stated exactly:
+ *
+ * **The check a tab open runs** (`checkAudit(log)`, also the export's first page): compares the MAC'd
+ * checkpoint with the store's ends — its oldest key, the first chained entry (MAC, anchor), the newest
+ * (MAC, head), the entries above the checkpoint — then verifies only the entries added since the last
+ * verified position (`meta` › `auditVerified`, MAC'd), reading in key-range chunks of 1 000. Its cost
+ * grows with what is new, never with the log: it never counts the whole store (Chromium counts by
+ * walking every record while holding the database connection, ≈1 s at 1 000 000 entries, and every
+ * append and page read would wait behind it). It detects: the oldest entries dropped (with or without
+ * the anchor moved), the newest truncated or replaced, anything added before the oldest; and among the
+ * entries added since the last check, any deleted, changed, forged, inserted or reordered (MAC or link).
+ * Among entries an earlier check already verified, a deleted, changed or reordered entry is NOT seen
+ * by this check: a page that shows a changed or reordered entry marks it `changed` (every entry shown
+ * has its MAC checked, `read.ts`), and the full check finds all three.
+ *
+ * **The full check** (`checkAudit(log, { full: true })`, the tab's "Check everything"): walks every
+ * chained entry (each MAC and link: a deleted entry breaks its successor's link, a changed or reordered
+ * one its own MAC), then checks the count the checkpoint seals: the entries walked plus those kept from
+ * before the current seal, counted in bounded key ranges (`COUNT_STEP` ids, each its own transaction,
+ * so appends and reads go between steps; never one whole-store count). It runs in
+ * the background and reports `{ done, total }` until it finishes; a check with more than
+ * `INLINE_LIMIT` new entries does too. Memory is bounded by the chunk size at any log size.
+ *
+ * A break a full check finds is kept (MAC'd) in the verified position, so every later check reports it
+ * until a full check passes again (or retention drops the entry). A check's `fullAt` says when the
+ * last full check passed while this background ran (absent: the ends and the new entries only).
  */
 import { readAuditRows, readMeta, type AuditSealEvent, type AuditVerifiedRecord } from '../vault/db';
 import { entryAuthentic, partsOk, prepare, serial, shared, signParts, verifiedParts, type AuditLog, type Checkpoint } from './log';
@@ -16,6 +32,8 @@ import { entryAuthentic, partsOk, prepare, serial, shared, signParts, verifiedPa
 /** Entries verified inline by one check; more run as a background check with progress. */
 export const INLINE_LIMIT = 10_000;
 const CHUNK = 1_000;
+/** Ids counted per step of a full check's count (`countSteps`). */
+const COUNT_STEP = 20_000;
 
 /** Progress of a background check: entries walked of `total` (ids, estimated). */
 export type AuditProgress = { done: number; total: number; full: boolean };
@@ -41,6 +59,12 @@ export type AuditCheck = {
   pending: number;
   since?: number;
   seals: AuditSealEvent[];
+  /**
+   * When (Unix ms) the last full check that passed ended, while this background has run: every entry
+   * was linked and the store's count matched then. Absent until one has; a check without it covered the
+   * log's ends and what was added since the last check only.
+   */
+  fullAt?: number;
 };
 
 const CHANGED = 'this entry was changed or forged (its seal does not match)';
@@ -83,13 +107,21 @@ async function saveVerified(log: AuditLog, key: CryptoKey, upTo: number, head: s
   await log.db.put('meta', { id: 'auditVerified', upTo, head, broken, mac: await signParts(key, verifiedParts(upTo, head, broken)) });
 }
 
-type Cheap = { count: number; pending: number; unauthenticated: number; broken?: { id?: number; reason: string } };
+type Ends = { count: number; pending: number; unauthenticated: number; broken?: { id?: number; reason: string } };
 
-/** The constant-cost comparison of the checkpoint with the store. */
-async function cheapCheck(log: AuditLog, key: CryptoKey, c: Checkpoint): Promise<Cheap> {
+/**
+ * The comparison of the checkpoint with the store's ends, at a cost that does not grow with the log: its
+ * oldest key, the first chained entry (MAC and anchor), the newest (MAC and head), and a count of the ids
+ * above the checkpoint only (entries recorded while locked). Never counts the whole store: Chromium
+ * counts by walking every record, holding the database connection meanwhile (≈1 s at 1 000 000
+ * entries), so appends and the Audit tab's reads would wait behind it. `count` is the checkpoint's
+ * count plus what is pending; an entry removed from or added to the middle of what was already verified
+ * is left to the full check (the walk and `countSteps`). The unauthenticated range is counted only after
+ * a new seal kept entries from before it.
+ */
+async function endsCheck(log: AuditLog, key: CryptoKey, c: Checkpoint): Promise<Ends> {
   const tx = log.db.transaction('audit');
   const store = tx.store;
-  const count = await store.count();
   const pending = await store.count(IDBKeyRange.lowerBound(c.lastId, true));
   const oldest = (await store.openKeyCursor())?.key;
   const chainStart = Math.max(c.firstId, c.chainFrom);
@@ -98,13 +130,11 @@ async function cheapCheck(log: AuditLog, key: CryptoKey, c: Checkpoint): Promise
   const newest = c.lastId >= chainStart ? await store.get(c.lastId) : undefined;
   const unauthenticated = c.chainFrom > c.firstId && c.lastId >= c.firstId ? await store.count(IDBKeyRange.bound(c.firstId, Math.min(c.chainFrom - 1, c.lastId))) : 0;
   await tx.done;
-  const r = { count, pending, unauthenticated };
-  const kept = count - pending;
-  if (kept < c.count) return { ...r, broken: { reason: `${c.count - kept} ${c.count - kept === 1 ? 'entry was' : 'entries were'} removed (run a full check to see where)` } };
-  if (kept > c.count) return { ...r, broken: { reason: `${kept - c.count} ${kept - c.count === 1 ? 'entry was' : 'entries were'} added outside Countersign (run a full check to see where)` } };
+  const r = { count: c.count + pending, pending, unauthenticated };
   if (c.count > 0 && oldest !== c.firstId) {
     return { ...r, broken: { reason: typeof oldest === 'number' && oldest > c.firstId ? 'the oldest entries were removed' : 'entries were added before the oldest one' } };
   }
+  if (c.count === 0 && typeof oldest === 'number' && oldest <= c.lastId) return { ...r, broken: { reason: 'entries were added outside Countersign' } };
   if (chainStart <= c.lastId) {
     if (!firstChained) return { ...r, broken: { reason: 'the sealed entries were removed' } };
     if (!(await entryAuthentic(key, firstChained))) return { ...r, broken: { id: firstChained.id, reason: CHANGED } };
@@ -113,6 +143,29 @@ async function cheapCheck(log: AuditLog, key: CryptoKey, c: Checkpoint): Promise
     if (newest.mac !== c.head || !(await entryAuthentic(key, newest))) return { ...r, broken: { id: c.lastId, reason: 'the newest entry was replaced or changed' } };
   }
   return r;
+}
+
+/**
+ * The store's count against the count the checkpoint seals, after a full walk that linked `walked`
+ * chained entries: the walk accounts for every id from the chain's start to the newest (an entry deleted
+ * there breaks its successor's link, one added fails its MAC or link), so only the entries kept from
+ * before the current seal (`c.firstId` up to `c.chainFrom`) are counted, `COUNT_STEP` ids per step, each
+ * step its own read transaction, so an append or a page read waits for one step at most (≈10–30 ms in
+ * Chromium), never for a whole-store count. Returns the difference as a break at the oldest entry (kept
+ * until a full check passes), or `undefined` when walked plus counted equals the sealed count. Stops
+ * (`'locked'`) when the vault locks.
+ */
+async function countSteps(log: AuditLog, c: Checkpoint, walked: number): Promise<{ id: number; reason: string } | 'locked' | undefined> {
+  let count = walked;
+  const last = Math.min(c.chainFrom - 1, c.lastId);
+  for (let from = c.firstId; from <= last; from += COUNT_STEP) {
+    if (!(await log.key())) return 'locked';
+    count += await log.db.count('audit', IDBKeyRange.bound(from, Math.min(from + COUNT_STEP, last), false, from + COUNT_STEP <= last));
+  }
+  if (count === c.count) return undefined;
+  const n = Math.abs(count - c.count);
+  const what = count < c.count ? `${n === 1 ? 'entry was' : 'entries were'} removed` : `${n === 1 ? 'entry was' : 'entries were'} added outside Countersign`;
+  return { id: c.firstId, reason: `${n} ${what} between #${c.firstId} and #${c.lastId} (the full check found ${count} where the seal records ${c.count})` };
 }
 
 /** Where the next walk starts: after the last verified entry when that record still holds, else the chain's start. */
@@ -128,6 +181,16 @@ async function startPoint(log: AuditLog, key: CryptoKey, c: Checkpoint, full: bo
 }
 
 /**
+ * The entry count shown while locked (nothing can be checked): the stored checkpoint's count, unverified,
+ * plus the entries above it; the store's whole count only for a log without a checkpoint.
+ */
+async function lockedCount(log: AuditLog): Promise<number> {
+  const c = await readMeta(log.db, 'auditCheckpoint');
+  if (!c || typeof c.count !== 'number' || typeof c.lastId !== 'number') return log.db.count('audit');
+  return c.count + (await log.db.count('audit', IDBKeyRange.lowerBound(c.lastId, true)));
+}
+
+/**
  * Checks the log (see the module docstring). `full`: re-verify every chained entry, in the
  * background. While locked returns `state: 'locked'`. While a background check runs, returns its
  * progress (`state: 'checking'`); call again to poll. Maintenance first: entries recorded while locked
@@ -139,11 +202,11 @@ export async function checkAudit(log: AuditLog, o: { full?: boolean; inlineLimit
   const s = shared(log.db);
   if (!key) {
     s.cp = undefined; // forget the cached key with the checkpoint
-    return { ok: false, state: 'locked', count: await log.db.count('audit'), checked: 0, full, unauthenticated: 0, pending: 0, seals: [] };
+    return { ok: false, state: 'locked', count: await lockedCount(log), checked: 0, full, unauthenticated: 0, pending: 0, seals: [] };
   }
   const c = await serial(s, 'tail', () => prepare(log, key, true));
-  const cheap = await cheapCheck(log, key, c);
-  const base = { count: cheap.count, pending: cheap.pending, unauthenticated: cheap.unauthenticated, since: c.startedAt, seals: c.seals, full };
+  const cheap = await endsCheck(log, key, c);
+  const base = { count: cheap.count, pending: cheap.pending, unauthenticated: cheap.unauthenticated, since: c.startedAt, seals: c.seals, full, ...(s.fullAt === undefined ? {} : { fullAt: s.fullAt }) };
   if (s.job) return { ...base, ok: false, state: 'checking', checked: 0, progress: { ...s.job } };
   const broken = (b: { id?: number | undefined; reason: string }, checked = 0): AuditCheck => ({ ...base, ok: false, state: 'broken', checked, ...(b.id === undefined ? {} : { brokenAt: b.id }), reason: b.reason });
   if (cheap.broken) return broken(cheap.broken);
@@ -162,7 +225,12 @@ export async function checkAudit(log: AuditLog, o: { full?: boolean; inlineLimit
     void serial(s, 'walk', async () => {
       try {
         const w = await walk(log, key, c, start.from, start.prev, (pos) => void (job.done = Math.min(total, pos - start.from)));
-        if (w) await save(w);
+        if (!w) return;
+        // The walk links every chained entry; the count also covers those kept from before the seal.
+        const counted = full && !w.broken ? await countSteps(log, c, w.checked) : undefined;
+        if (counted === 'locked') return;
+        await save(counted ? { ...w, broken: counted } : w);
+        if (full) s.fullAt = w.broken || counted ? undefined : log.now();
       } finally {
         s.job = undefined;
       }

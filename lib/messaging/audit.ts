@@ -35,6 +35,7 @@ const auditCheckSchema = v.object({
   unauthenticated: v.number(),
   pending: v.number(),
   since: v.optional(v.number()),
+  fullAt: v.optional(v.number()),
   seals: v.array(v.object({ at: v.number(), fromId: v.number(), reason: v.picklist(['legacy', 'missing', 'invalid', 'restore']), count: v.number() })),
 });
 

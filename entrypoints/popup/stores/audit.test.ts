@@ -68,4 +68,18 @@ describe('createAuditStore', () => {
     expect(s.check.value?.state).toBe('ok');
     expect(calls.map((c) => c.payload)).toEqual([{ full: true }, {}]);
   });
+
+  it('shows the newest page before the chain check is asked for, and a check that never answers holds no row back', async () => {
+    const { call, calls } = fakeCall({
+      'audit.list': () => [entry(2), entry(1)],
+      'audit.verify': () => new Promise(() => undefined),
+      'audit.origins': () => ['extension'],
+    });
+    const s = createAuditStore(call);
+    s.start();
+    await vi.waitFor(() => expect(s.entries.value.map((e) => e.id)).toEqual([2, 1]));
+    expect(calls[0]?.type).toBe('audit.list');
+    await vi.waitFor(() => expect(calls.map((c) => c.type)).toContain('audit.verify'));
+    expect(s.check.value).toBeUndefined();
+  });
 });

@@ -30,7 +30,7 @@ export function joinExport(format: 'csv' | 'json', pages: readonly string[]): st
 /** The audit store. */
 export type AuditStore = ReturnType<typeof createAuditStore>;
 
-/** Creates the store; `start()` reads the origins, checks new entries and returns `stop`. */
+/** Creates the store; `start()` reads the newest page, then checks new entries and reads the origins, and returns `stop`. */
 export function createAuditStore(call: Call = popupCall, pollMs = 400) {
   const entries = signal<AuditEntryView[]>([]);
   const next = signal<number | null>(null);
@@ -89,12 +89,21 @@ export function createAuditStore(call: Call = popupCall, pollMs = 400) {
       exporting.value = undefined;
     }
   }
-  /** First reads: origins, the check of new entries, the newest page. Returns `stop`. */
+  /**
+   * First reads: the newest page, then the chain's status (the check of new entries) once the page is
+   * in, and the origins. The rows never wait for a check. Returns `stop`.
+   */
   function start(): () => void {
-    void call('audit.origins', {}).then((o) => (origins.value = o), () => undefined);
-    runCheck(false);
-    void load();
-    return () => clearTimeout(poll);
+    let stopped = false;
+    void load().then(() => {
+      if (stopped) return;
+      runCheck(false);
+      void call('audit.origins', {}).then((o) => (origins.value = o), () => undefined);
+    });
+    return () => {
+      stopped = true;
+      clearTimeout(poll);
+    };
   }
 
   return { entries, next, origins, origin, kind, check, error, exporting, runCheck, load, filter, exportAll, start };
