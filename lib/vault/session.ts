@@ -35,10 +35,11 @@
  *
  * Password checks and the master key's wrap: `lib/vault/keys.ts`.
  */
-import type { Hex, LocalAccount } from 'viem';
+import type { Address, Hex, LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { DEFAULT_KDF, DEFAULT_KDF_BOUNDS, importMasterKey, kdfWeaker, open, randomBytes, seal, type KdfBounds, type KdfParams } from './crypto';
 import { readMeta, type VaultMeta } from './db';
+import { deferredAccount } from './deferred-signer';
 import { VaultExistsError, VaultLockedError, VaultNotInitializedError, WeakPasswordError } from './errors';
 import { checkPassword, checkVerifier, deriveAuditRaw, importSessionKey, MIN_PASSWORD_LENGTH, newVaultMeta, rewrap, type ChangePasswordHooks, type Unwrapped } from './keys';
 import {
@@ -407,6 +408,15 @@ export class VaultSession extends VaultRecords {
       this.signers.set(privateKey, a);
     }
     return a;
+  }
+
+  /**
+   * The signing account of a proxy key stored at `address`: the derived one when this key signed since
+   * the last lock, otherwise a deferred one (`./deferred-signer.ts`) that derives it at its first signature,
+   * outside the one-writer section, and refuses to sign when the key is not `address`'s.
+   */
+  protected proxySignerOf(privateKey: Hex, address: Address): LocalAccount {
+    return this.signers.get(privateKey) ?? deferredAccount(address, () => (this.state === 'locked' ? privateKeyToAccount(privateKey) : this.signerOf(privateKey)));
   }
 
   /** The session bundle's part for `account`; `VaultLockedError` when no live grant names it. */

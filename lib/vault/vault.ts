@@ -180,14 +180,14 @@ export class Vault extends VaultSession {
           .filter((p) => p.info.account.toLowerCase() === account.toLowerCase() && p.info.expiry > now)
           .sort((a, b) => b.info.expiry - a.info.expiry)[0];
         if (!live) throw new KeyNotFoundError('unexpired proxy key');
-        return { info: { ...live.info }, signer: this.signerOf(live.privateKey), secret: live.secret };
+        return { info: { ...live.info }, signer: this.proxySignerOf(live.privateKey, live.info.proxy), secret: live.secret };
       }
       const mk = this.key();
       const writes = this.keyWrites;
       const live = (await this.listProxies(account)).filter((p) => p.expiry > now).sort((a, b) => b.expiry - a.expiry);
       if (!live[0]) throw new KeyNotFoundError('unexpired proxy key');
       const { secret } = await this.read<ProxySecret>(live[0].id);
-      const found = { info: live[0], signer: this.signerOf(secret.privateKey), secret: secret.secret };
+      const found = { info: live[0], signer: this.proxySignerOf(secret.privateKey, live[0].proxy), secret: secret.secret };
       if (this.proxyCache.size >= 64) this.proxyCache.clear();
       this.proxyCache.set(account.toLowerCase(), { mk, writes, ...found, info: { ...found.info } });
       return found;
