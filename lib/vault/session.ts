@@ -219,7 +219,7 @@ export class VaultSession extends VaultRecords {
       const meta = await this.meta();
       const fail = async () => {
         await this.session.clear();
-        await this.db.delete('meta', 'session');
+        await this.dropLeftBundle();
         return false;
       };
       if (!s || !meta || typeof s.salt !== 'string' || s.salt !== b64(meta.salt)) return fail();
@@ -227,7 +227,7 @@ export class VaultSession extends VaultRecords {
         if ('mk' in s && typeof s.mk === 'string') {
           const mk = await importMasterKey(unb64(s.mk));
           await checkVerifier(mk, meta);
-          await this.db.delete('meta', 'session'); // a bundle left by an interrupted transition: nobody can open it
+          await this.dropLeftBundle(); // a bundle left by an interrupted transition: nobody can open it
           this.index = undefined;
           this.mk = mk;
           return true;
@@ -249,6 +249,14 @@ export class VaultSession extends VaultRecords {
       }
       return fail();
     });
+  }
+
+  /**
+   * Deletes a session bundle left in `meta/session` that no state opens; with none there nothing is
+   * written (a worker's start reads only). Call inside `exclusive`.
+   */
+  private async dropLeftBundle(): Promise<void> {
+    if ((await this.db.getKey('meta', 'session')) !== undefined) await this.db.delete('meta', 'session');
   }
 
   /**
