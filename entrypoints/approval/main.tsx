@@ -2,11 +2,13 @@
 import { render } from 'preact';
 import browser from 'webextension-polyfill';
 import { createCaller } from '../../lib/messaging/client';
+import { earlyAnswers } from '../../lib/messaging/approval-early-reads';
 import { ApprovalQueueScreen } from '../popup/approvals';
 import { UnlockFirst } from './unlock-first';
 import '../popup/style.css';
 
-const call = createCaller((m) => browser.runtime.sendMessage(m));
+// The first `vault.status` and `approval.list` were asked by the boot script while this module loaded.
+const call = createCaller(earlyAnswers((m) => browser.runtime.sendMessage(m)));
 // When the queue is empty the background closes this window (forgetting it first, so a request that
 // arrives now gets a new window), unless a request arrived meanwhile: then it stays and shows it.
 const onEmpty = () =>
