@@ -13,15 +13,24 @@ import type { Call } from '../popup/stores/perps';
 /** How often the locked window re-reads the queue (ms). */
 const POLL_MS = 1_000;
 
-/** Renders `children` (the approval queue) once the vault is not locked; before that, the unlock form and the waiting request's origin. */
-export function UnlockFirst({ call, onEmpty, children }: { call: Call; onEmpty: () => void; children: ComponentChildren }) {
-  const [locked, setLocked] = useState<{ retryAfterMs: number } | null | undefined>(undefined);
+/** The window's lock state from a `vault.status` call: the password back-off when locked, else null (an unanswered status reads as not locked: the queue shows, and the background refuses what a lock refuses). */
+export async function lockedFrom(status: Promise<{ initialized: boolean; state: string; retryAfterMs: number }>): Promise<{ retryAfterMs: number } | null> {
+  return status.then(
+    (s) => (s.initialized && s.state === 'locked' ? { retryAfterMs: s.retryAfterMs } : null),
+    () => null,
+  );
+}
+
+/**
+ * Renders `children` (the approval queue) once the vault is not locked; before that, the unlock form and
+ * the waiting request's origin. `known`: the lock state read before the first render (`lockedFrom`); without
+ * it the component asks `vault.status` itself.
+ */
+export function UnlockFirst({ call, onEmpty, known, children }: { call: Call; onEmpty: () => void; known?: { retryAfterMs: number } | null; children: ComponentChildren }) {
+  const [locked, setLocked] = useState<{ retryAfterMs: number } | null | undefined>(known);
   const [origin, setOrigin] = useState<string>();
   useEffect(() => {
-    void call('vault.status', {}).then(
-      (s) => setLocked(s.initialized && s.state === 'locked' ? { retryAfterMs: s.retryAfterMs } : null),
-      () => setLocked(null),
-    );
+    if (known === undefined) void lockedFrom(call('vault.status', {})).then(setLocked);
   }, []);
   useEffect(() => {
     if (!locked) return;

@@ -4,12 +4,15 @@
  */
 import { useEffect, useMemo } from 'preact/hooks';
 import { ApprovalQueue } from '../../components/ApprovalQueue';
-import { createApprovalStore } from './stores/approvals';
+import { createApprovalStore, type ApprovalStore } from './stores/approvals';
 import type { Call } from './stores/perps';
 
-/** Creates the store once, starts it while shown, and renders the presentational queue. */
-export function ApprovalQueueScreen({ call, onEmpty, reportShown = false }: { call: Call; onEmpty: () => void; reportShown?: boolean }) {
-  const s = useMemo(() => createApprovalStore({ call, onEmpty, reportShown }), []);
+/**
+ * Creates the store once (or takes `store`, made and first loaded before the first render: the approval
+ * window), starts it while shown, and renders the presentational queue.
+ */
+export function ApprovalQueueScreen({ call, onEmpty, reportShown = false, store }: { call: Call; onEmpty: () => void; reportShown?: boolean; store?: ApprovalStore }) {
+  const s = useMemo(() => store ?? createApprovalStore({ call, onEmpty, reportShown }), []);
   useEffect(() => s.start(), [s]);
   return (
     <ApprovalQueue

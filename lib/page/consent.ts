@@ -88,10 +88,11 @@ export class Consent {
     };
     mustBeUnlocked();
     this.d.registry.checkCapacity(origin);
-    const symbol = await this.reads.symbol();
+    // The symbol table is read while the artifact is built (each is a venue read on a worker's first request).
+    const symbol = this.reads.symbol();
     const make = async () => {
       const artifact = await build();
-      const { title, lines, signer } = describeArtifact(artifact, symbol);
+      const { title, lines, signer } = describeArtifact(artifact, await symbol);
       const refresh: ApprovalRefresh = { artifact, digest: artifact.digest, lines, flags: await flagsFor(artifact), refreshAt: artifact.validUntil };
       return { title, signer, refresh };
     };

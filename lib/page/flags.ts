@@ -54,22 +54,22 @@ export async function perpsFlags(d: Pick<ProviderDeps, 'db' | 'service'>, accoun
   if (cmd.type === 'createOrders') {
     const orders = v.parse(orderArgs, cmd.body.args);
     if (orders.length > 1) flags.push(`A batch of ${orders.length} orders.`);
-    let positions: { instrument_id: number; size: string }[] = [];
-    try {
-      positions = v.parse(portfolioAnswer, await d.service.reads.perpsRead(account, 'portfolio', undefined, { draw: 'site' })).positions ?? [];
-    } catch {
-      /* no portfolio read: skip the flip check */
-    }
+    // The portfolio and each instrument's book are read at once (a book read once per instrument); the flags keep their order.
+    const portfolio = d.service.reads.perpsRead(account, 'portfolio', undefined, { draw: 'site' }).then(
+      (a) => v.parse(portfolioAnswer, a).positions ?? [],
+      () => [], // no portfolio read: skip the flip check
+    );
+    const books = new Map<number, Promise<v.InferOutput<typeof bookAnswer> | undefined>>();
     for (const o of orders) {
-      if (o.p) {
-        try {
-          const book = v.parse(bookAnswer, await d.service.reads.perpsBook(o.iid));
-          const best = Number(o.buy ? book.asks[0]?.[0] : book.bids[0]?.[0]);
-          const p = Number(o.p);
-          if (best > 0 && (o.buy ? p > best * 1.05 : p < best * 0.95)) flags.push(`The price ${groupDecimal(o.p)} is more than 5% through the book (best ${o.buy ? 'ask' : 'bid'} ${best}).`);
-        } catch {
-          /* no book: no flag */
-        }
+      if (o.p && !books.has(o.iid)) books.set(o.iid, d.service.reads.perpsBook(o.iid).then((b) => v.parse(bookAnswer, b), () => undefined)); // no book: no flag
+    }
+    const positions: { instrument_id: number; size: string }[] = await portfolio;
+    for (const o of orders) {
+      const book = o.p ? await books.get(o.iid) : undefined;
+      if (o.p && book) {
+        const best = Number(o.buy ? book.asks[0]?.[0] : book.bids[0]?.[0]);
+        const p = Number(o.p);
+        if (best > 0 && (o.buy ? p > best * 1.05 : p < best * 0.95)) flags.push(`The price ${groupDecimal(o.p)} is more than 5% through the book (best ${o.buy ? 'ask' : 'bid'} ${best}).`);
       }
       const pos = Number(positions.find((x) => x.instrument_id === o.iid)?.size ?? '0');
       if (!o.ro && pos !== 0 && (o.buy ? pos < 0 : pos > 0) && Number(o.qty) > Math.abs(pos)) flags.push('Reduce-only is off and this order flips your position.');

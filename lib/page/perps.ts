@@ -59,8 +59,9 @@ export class PerpsMethods {
     const check = submit ? await coverage.check(origin, account, perpsGrantRequest(cmd), (m) => reads.perpsRef(m), ticket) : NOT_COVERED;
     return coverage.coveredOrAsk(check, 'send', {
       covered: async (grant, beforeSend) => {
+        const symbol = reads.symbol(); // read while the artifact is built
         const artifact = await prepare();
-        const { lines } = describeArtifact(artifact, await reads.symbol());
+        const { lines } = describeArtifact(artifact, await symbol);
         // Client order ids sent under this grant are no other grant's to cancel (another site's grant must never reach this order).
         await coverage.forgetCoids(origin, account.address, sentCoids, grant.grantId);
         await beforeSign?.(artifact);

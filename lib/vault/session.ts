@@ -36,11 +36,12 @@
  *
  * Password checks and the master key's wrap: `lib/vault/keys.ts`.
  */
-import type { Hex, LocalAccount } from 'viem';
+import type { Address, Hex, LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { HeldKeys, stampOf, type HeldStamp } from './held-keys';
 import { DEFAULT_KDF, DEFAULT_KDF_BOUNDS, importMasterKey, kdfWeaker, open, randomBytes, seal, type KdfBounds, type KdfParams } from './crypto';
 import { readMeta, type VaultMeta } from './db';
+import { deferredAccount } from './deferred-signer';
 import { VaultExistsError, VaultLockedError, VaultNotInitializedError, WeakPasswordError } from './errors';
 import { checkPassword, checkVerifier, deriveAuditRaw, importSessionKey, MIN_PASSWORD_LENGTH, newVaultMeta, rewrap, type ChangePasswordHooks, type Unwrapped } from './keys';
 import {
@@ -215,7 +216,7 @@ export class VaultSession extends VaultRecords {
       const meta = await this.meta();
       const fail = async () => {
         await this.session.clear();
-        await this.db.delete('meta', 'session');
+        await this.dropLeftBundle();
         return false;
       };
       if (!s || !meta || typeof s.salt !== 'string' || s.salt !== b64(meta.salt)) return fail();
@@ -223,7 +224,7 @@ export class VaultSession extends VaultRecords {
         if ('mk' in s && typeof s.mk === 'string') {
           const mk = await importMasterKey(unb64(s.mk));
           await checkVerifier(mk, meta);
-          await this.db.delete('meta', 'session'); // a bundle left by an interrupted transition: nobody can open it
+          await this.dropLeftBundle(); // a bundle left by an interrupted transition: nobody can open it
           this.index = undefined;
           this.mk = mk;
           return true;
@@ -246,6 +247,14 @@ export class VaultSession extends VaultRecords {
       }
       return fail();
     });
+  }
+
+  /**
+   * Deletes a session bundle left in `meta/session` that no state opens; with none there nothing is
+   * written (a worker's start reads only). Call inside `exclusive`.
+   */
+  private async dropLeftBundle(): Promise<void> {
+    if ((await this.db.getKey('meta', 'session')) !== undefined) await this.db.delete('meta', 'session');
   }
 
   /**
@@ -408,6 +417,15 @@ export class VaultSession extends VaultRecords {
     return a;
   }
 
+  /**
+   * The signing account of a proxy key stored at `address`: the derived one when this key signed since
+   * the last lock, otherwise a deferred one (`./deferred-signer.ts`) that derives it at its first signature,
+   * outside the one-writer section, and refuses to sign when the key is not `address`'s.
+   */
+  protected proxySignerOf(privateKey: Hex, address: Address): LocalAccount {
+    return this.signers.get(privateKey) ?? deferredAccount(address, () => (this.state === 'locked' ? privateKeyToAccount(privateKey) : this.signerOf(privateKey)));
+  }
+
   /** The session bundle's part for `account`; `VaultLockedError` when no live grant names it. */
   protected keptAccount(account: string): void {
     if (!this.bundle?.accounts.includes(account.toLowerCase())) throw new VaultLockedError({ inSession: true });
@@ -425,7 +443,7 @@ export class VaultSession extends VaultRecords {
     const now = this.now();
     for (const account of b.accounts) {
       const live = liveProxyOf(b, account, now);
-      if (live) this.heldKeys.set(`proxy:${account}`, stamp, stamp, { info: { ...live.info }, signer: this.signerOf(live.privateKey), secret: live.secret }, live.info.expiry);
+      if (live) this.heldKeys.set(`proxy:${account}`, stamp, stamp, { info: { ...live.info }, signer: this.proxySignerOf(live.privateKey, live.info.proxy), secret: live.secret }, live.info.expiry);
       const clob = b.clob.find((c) => c.info.account.toLowerCase() === account);
       if (clob) this.heldKeys.set(`clob:${account}`, stamp, stamp, { ...clob, info: { ...clob.info } });
     }

@@ -195,13 +195,13 @@ export class Vault extends VaultSession {
         this.keptAccount(account);
         const live = liveProxyOf(this.bundle, account, now);
         if (!live) throw new KeyNotFoundError('unexpired proxy key');
-        found = { info: { ...live.info }, signer: this.signerOf(live.privateKey), secret: live.secret };
+        found = { info: { ...live.info }, signer: this.proxySignerOf(live.privateKey, live.info.proxy), secret: live.secret };
       } else {
         this.key();
         const live = (await this.listProxies(account)).filter((p) => p.expiry > now).sort((a, b) => b.expiry - a.expiry);
         if (!live[0]) throw new KeyNotFoundError('unexpired proxy key');
         const { secret } = await this.read<ProxySecret>(live[0].id);
-        found = { info: live[0], signer: this.signerOf(secret.privateKey), secret: secret.secret };
+        found = { info: live[0], signer: this.proxySignerOf(secret.privateKey, live[0].proxy), secret: secret.secret };
       }
       this.heldKeys.set(name, stamp, this.heldStamp(), { ...found, info: { ...found.info } }, found.info.expiry);
       return found;
