@@ -38,7 +38,7 @@ async function stored() {
     const held = vault.exclusive(() => gate);
     return { release: () => (release(), held) };
   };
-  return { vault, owner, proxyKey, hold };
+  return { vault, db, owner, proxyKey, hold };
 }
 
 describe('a key read queued before a change and answered after the change was called is not held for the next read', () => {
@@ -98,6 +98,47 @@ describe('a key read queued before a change and answered after the change was ca
     const reads: Promise<unknown>[] = [vault.proxyFor(owner), vault.clobCredentials(owner)];
     for (const r of reads) expect(await within(r), 'a read made after the lock call is not answered with the session\'s kept keys').toBe('waiting');
     await second.release();
+    await locking;
+    for (const r of reads) await expect(r).rejects.toMatchObject({ name: 'Vault.LockedError' });
+  });
+});
+
+describe('a trading session restored by a new worker holds its kept keys however many requests restore it at once', () => {
+  it('three page requests restore the session side by side: the kept proxy key and API credentials are answered while the writer lock is held', async () => {
+    const { vault, db, owner } = await stored();
+    await vault.enterTradingSession({ accounts: [owner] });
+    const session = (vault as unknown as { session: ReturnType<typeof memorySessionStore> }).session;
+    const next = new Vault({ db, session, now: () => T0, kdf: FAST, bounds: BOUNDS });
+    expect(await Promise.all([next.restoreSession(), next.restoreSession(), next.restoreSession()])).toEqual([true, true, true]);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const held = next.exclusive(() => gate);
+    expect(await within(next.proxyFor(owner))).toMatchObject({ v: { secret: 'proxy-secret' } });
+    expect(await within(next.clobCredentials(owner))).toMatchObject({ v: { secret: 'clob-secret' } });
+    release();
+    await held;
+  });
+
+  it('a session restore called, then lock called before it ran: the kept keys are not answered after the lock call', async () => {
+    const { vault, db, owner } = await stored();
+    await vault.enterTradingSession({ accounts: [owner] });
+    const session = (vault as unknown as { session: ReturnType<typeof memorySessionStore> }).session;
+    const next = new Vault({ db, session, now: () => T0, kdf: FAST, bounds: BOUNDS });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const first = next.exclusive(() => gate);
+    const restoring = next.restoreSession();
+    let release2!: () => void;
+    const gate2 = new Promise<void>((r) => (release2 = r));
+    const second = next.exclusive(() => gate2);
+    const locking = next.lock();
+    release();
+    await first;
+    expect(await restoring).toBe(true);
+    const reads: Promise<unknown>[] = [next.proxyFor(owner), next.clobCredentials(owner)];
+    for (const r of reads) expect(await within(r), 'a read made after the lock call is not answered with the session\'s kept keys').toBe('waiting');
+    release2();
+    await second;
     await locking;
     for (const r of reads) await expect(r).rejects.toMatchObject({ name: 'Vault.LockedError' });
   });

@@ -206,9 +206,12 @@ export class VaultSession extends VaultRecords {
   async restoreSession(): Promise<boolean> {
     // Every page request and popup message calls this: while unlocked or in a session it changes nothing,
     // so the keys held in memory stay (clearing it here would send every granted order's key read
-    // behind the grant's use write). Locked, nothing is held (a held key needs the live master or session key).
+    // behind the grant's use write). Locked, nothing held can be served (a held key needs the live master
+    // or session key) and a read queued before this call finds the vault locked, or unlocked by a call
+    // queued before this one (then this one changes nothing): nothing to empty. Not emptying also lets the
+    // restores every tab's first request starts side by side hold the kept keys (`since`: a change called
+    // meanwhile, such as a lock, still stops them being held).
     if (this.state !== 'locked') return true;
-    this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     const since = this.heldKeys.since();
     return this.exclusive(async () => {
       if (this.state !== 'locked') return true;
