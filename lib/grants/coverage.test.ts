@@ -10,6 +10,7 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
+import { generatePrivateKey } from 'viem/accounts';
 import { openVaultDb } from '../vault/db';
 import { memorySessionStore, Vault } from '../vault/vault';
 import { ApprovalRegistry } from '../approvals/registry';
@@ -36,6 +37,8 @@ async function setup(opts: { killSwitchArmed?: (venue: 'perps' | 'clob', account
   const vault = new Vault({ db, session: memorySessionStore(), kdf: { name: 'scrypt', N: 2 ** 10, r: 8, p: 1, dkLen: 32 }, bounds: { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 } });
   await vault.create('coverage password!');
   const owner = (await vault.generateOwnerKey('cover')).address;
+  // The proxy key a covered perps command signs with (a granted perps order needs one).
+  await vault.putProxy({ account: owner, privateKey: generatePrivateKey(), secret: 'proxy-secret', expiry: Date.now() + 3_600_000 });
   await db.put('connections', { origin: ORIGIN, accounts: [owner], connectedAt: Date.now() });
   const signed: SigningArtifact[] = [];
   let nextOid = 1000;

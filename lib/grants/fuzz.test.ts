@@ -7,6 +7,7 @@
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
+import { generatePrivateKey } from 'viem/accounts';
 import { openVaultDb } from '../vault/db';
 import { memorySessionStore, Vault } from '../vault/vault';
 import { ApprovalRegistry } from '../approvals/registry';
@@ -29,6 +30,8 @@ describe('grant fuzz', () => {
     const vault = new Vault({ db, session: memorySessionStore(), kdf: { name: 'scrypt', N: 2 ** 10, r: 8, p: 1, dkLen: 32 }, bounds: { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 } });
     await vault.create('fuzz password!');
     const owner = (await vault.generateOwnerKey('fuzz')).address;
+    // The proxy key a covered perps command signs with (a granted perps order needs one).
+    await vault.putProxy({ account: owner, privateKey: generatePrivateKey(), secret: 'proxy-secret', expiry: Date.now() + 3_600_000 });
     await db.put('connections', { origin: ORIGIN, accounts: [owner], connectedAt: Date.now() });
     const signed: Record<string, unknown>[] = [];
     let rejectedWindows = 0;

@@ -21,6 +21,8 @@ const tickersAnswer = v.array(v.looseObject({ instrument_id: v.optional(v.unknow
 export class PageReads {
   private symbols: Map<number, string> | undefined;
   private readonly refs = new Map<string, { at: number; ref: Promise<RefPrice | undefined> }>();
+  /** Order-book reference reads in flight, by token id (`clobRef`). */
+  private readonly clobRefs = new Map<string, Promise<RefPrice | undefined>>();
 
   constructor(private readonly d: Pick<ProviderDeps, 'service' | 'db'>) {}
 
@@ -66,18 +68,21 @@ export class PageReads {
 
   /**
    * The order-book midpoint of a token as a reference price, borne out by the token's order book
-   * (`lib/grants/reference.ts`). Reused for 1 s, as a perps reference is (a failed read is not kept).
+   * (`lib/grants/reference.ts`). Checks made while a read is in flight share it; a settled read is never
+   * reused: the midpoint comes from the order book itself, which anyone (a site too, from an account of
+   * its own) can move for an instant, so a reused read would carry such a move to the orders after it.
    */
   async clobRef(tokenId: string): Promise<RefPrice | undefined> {
-    const key = `clob:${tokenId}`;
-    const hit = this.refs.get(key);
-    if (hit && Date.now() - hit.at < 1_000) return hit.ref;
+    const inFlight = this.clobRefs.get(tokenId);
+    if (inFlight) return inFlight;
     const ref = Promise.all([this.d.service.reads.clobMid(tokenId), this.d.service.reads.clobTop(tokenId)]).then(([mid, top]) =>
       borneOut(mid === undefined ? undefined : { price: mid, source: 'midpoint' }, top, `token ${shortToken(tokenId)}`),
     );
-    if (this.refs.size >= 256) this.refs.clear();
-    this.refs.set(key, { at: Date.now(), ref });
-    ref.catch(() => this.refs.delete(key));
+    this.clobRefs.set(tokenId, ref);
+    const done = () => {
+      if (this.clobRefs.get(tokenId) === ref) this.clobRefs.delete(tokenId);
+    };
+    ref.then(done, done);
     return ref;
   }
 

@@ -13,7 +13,9 @@
  *   account, proxy, credential and builder lists — a grant write replaces only the grant list);
  * - unexpired (`expiry`, Unix ms, for proxy keys);
  * - and every call that changes keys, the master key or the state empties the holder before it queues
- *   (`clear`), so a read made after such a call never returns what that call replaces.
+ *   (`clear`), so a read made after such a call never returns what that call replaces; a read queued
+ *   before such a call and answered after it was made is not held (`since`: the holder's clear count
+ *   when the read was called), since the call may still be queued behind it.
  * Background only; nothing here leaves the worker.
  */
 import type { SessionBundle } from './records';
@@ -46,10 +48,18 @@ const MAX_HELD = 64;
  */
 export class HeldKeys {
   private readonly held = new Map<string, { stamp: HeldStamp; expiry: number; value: unknown }>();
+  /** How many times `clear` ran. */
+  private clears = 0;
 
   /** Forgets every held key. Call before queuing any call that changes keys, the master key or the state. */
   clear(): void {
+    this.clears++;
     this.held.clear();
+  }
+
+  /** The clear count to pass to `set`: take it when the read is called, before it queues. */
+  since(): number {
+    return this.clears;
   }
 
   /** The value held under `name`, when `now` (the live stamp) matches its stamp and it is unexpired at `at` (Unix ms); else undefined. */
@@ -61,11 +71,12 @@ export class HeldKeys {
 
   /**
    * Holds `value` under `name`, opened under `stamp` (taken when the read began, inside the writer lock);
-   * `expiry` Unix ms (Infinity for none). A read that saw a key write begin or end is not held: the stamp
-   * no longer matches `now`, the live one.
+   * `since` the clear count (`since()`) when the read was called, before it queued; `expiry` Unix ms
+   * (Infinity for none). A read that saw a key write begin or end is not held (the stamp no longer
+   * matches `now`, the live one), nor one during which a change was called (it may still be queued).
    */
-  set(name: string, stamp: HeldStamp | undefined, now: HeldStamp | undefined, value: unknown, expiry = Infinity): void {
-    if (!stamp || !now || !sameStamp(stamp, now)) return;
+  set(name: string, since: number, stamp: HeldStamp | undefined, now: HeldStamp | undefined, value: unknown, expiry = Infinity): void {
+    if (since !== this.clears || !stamp || !now || !sameStamp(stamp, now)) return;
     if (this.held.size >= MAX_HELD) this.held.clear();
     this.held.set(name, { stamp, expiry, value });
   }

@@ -207,9 +207,13 @@ export class VaultSession extends VaultRecords {
   async restoreSession(): Promise<boolean> {
     // Every page request and popup message calls this: while unlocked or in a session it changes nothing,
     // so the keys held in memory stay (clearing it here would send every granted order's key read
-    // behind the grant's use write). Locked, nothing is held (a held key needs the live master or session key).
+    // behind the grant's use write). Locked, nothing held can be served (a held key needs the live master
+    // or session key) and a read queued before this call finds the vault locked, or unlocked by a call
+    // queued before this one (then this one changes nothing): nothing to empty. Not emptying also lets the
+    // restores every tab's first request starts side by side hold the kept keys (`since`: a change called
+    // meanwhile, such as a lock, still stops them being held).
     if (this.state !== 'locked') return true;
-    this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
+    const since = this.heldKeys.since();
     return this.exclusive(async () => {
       if (this.state !== 'locked') return true;
       const s = await this.session.get();
@@ -239,7 +243,7 @@ export class VaultSession extends VaultRecords {
           this.sk = sk;
           this.bundle = bundle;
           this.bundleDigest = s.bundle;
-          this.holdKept();
+          this.holdKept(since);
           return true;
         }
       } catch {
@@ -322,6 +326,7 @@ export class VaultSession extends VaultRecords {
    */
   async enterTradingSession(o: { accounts: string[] }): Promise<void> {
     this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
+    const since = this.heldKeys.since();
     return this.exclusive(async () => {
       const mk = this.key();
       const meta = await this.meta();
@@ -369,7 +374,7 @@ export class VaultSession extends VaultRecords {
       this.sk = sk;
       this.bundle = bundle;
       this.bundleDigest = digest;
-      this.holdKept();
+      this.holdKept(since + 1); // the clear just above is this call's own; any other means a change was called meanwhile
     });
   }
 
@@ -435,17 +440,19 @@ export class VaultSession extends VaultRecords {
    * Holds the kept proxy keys and API credentials of the trading session just opened (call inside
    * `exclusive`, once `sk` and `bundle` are set): the session's first granted order then does not queue
    * behind its own use write either. What is held is what `Vault.proxyFor` / `Vault.clobCredentials` return in 'session'.
+   * `since`: the holder's clear count once the calling transition cleared it (nothing is held when a
+   * change such as a lock was called since: it is queued behind this transition).
    */
-  protected holdKept(): void {
+  protected holdKept(since: number): void {
     const b = this.bundle;
     const stamp = this.heldStamp();
     if (!b || !stamp) return;
     const now = this.now();
     for (const account of b.accounts) {
       const live = liveProxyOf(b, account, now);
-      if (live) this.heldKeys.set(`proxy:${account}`, stamp, stamp, { info: { ...live.info }, signer: this.proxySignerOf(live.privateKey, live.info.proxy), secret: live.secret }, live.info.expiry);
+      if (live) this.heldKeys.set(`proxy:${account}`, since, stamp, stamp, { info: { ...live.info }, signer: this.proxySignerOf(live.privateKey, live.info.proxy), secret: live.secret }, live.info.expiry);
       const clob = b.clob.find((c) => c.info.account.toLowerCase() === account);
-      if (clob) this.heldKeys.set(`clob:${account}`, stamp, stamp, { ...clob, info: { ...clob.info } });
+      if (clob) this.heldKeys.set(`clob:${account}`, since, stamp, stamp, { ...clob, info: { ...clob.info } });
     }
   }
 

@@ -118,11 +118,12 @@ export class Vault extends VaultSession {
     const name = `owner:${address.toLowerCase()}`;
     const held = this.heldKeys.get<LocalAccount>(name, this.heldStamp(), this.now());
     if (held) return held;
+    const since = this.heldKeys.since();
     return this.exclusive(async () => {
       const stamp = this.heldStamp();
       const { secret } = await this.read<{ privateKey: Hex }>(name);
       const signer = this.signerOf(secret.privateKey);
-      this.heldKeys.set(name, stamp, this.heldStamp(), signer);
+      this.heldKeys.set(name, since, stamp, this.heldStamp(), signer);
       return signer;
     });
   }
@@ -187,6 +188,7 @@ export class Vault extends VaultSession {
     const name = `proxy:${account.toLowerCase()}`;
     const held = this.heldKeys.get<Found>(name, this.heldStamp(), this.now());
     if (held) return { ...held, info: { ...held.info } };
+    const since = this.heldKeys.since();
     return this.exclusive(async () => {
       const now = this.now();
       const stamp = this.heldStamp();
@@ -203,7 +205,7 @@ export class Vault extends VaultSession {
         const { secret } = await this.read<ProxySecret>(live[0].id);
         found = { info: live[0], signer: this.proxySignerOf(secret.privateKey, live[0].proxy), secret: secret.secret };
       }
-      this.heldKeys.set(name, stamp, this.heldStamp(), { ...found, info: { ...found.info } }, found.info.expiry);
+      this.heldKeys.set(name, since, stamp, this.heldStamp(), { ...found, info: { ...found.info } }, found.info.expiry);
       return found;
     });
   }
@@ -260,6 +262,7 @@ export class Vault extends VaultSession {
     const name = `clob:${account.toLowerCase()}`;
     const held = this.heldKeys.get<Found>(name, this.heldStamp(), this.now());
     if (held) return { ...held, info: { ...held.info } };
+    const since = this.heldKeys.since();
     return this.exclusive(async () => {
       const stamp = this.heldStamp();
       let found: Found;
@@ -272,7 +275,7 @@ export class Vault extends VaultSession {
         const { rec, secret } = await this.read<ClobSecret>(name);
         found = { info: clobInfoOf(rec), ...secret };
       }
-      this.heldKeys.set(name, stamp, this.heldStamp(), { ...found, info: { ...found.info } });
+      this.heldKeys.set(name, since, stamp, this.heldStamp(), { ...found, info: { ...found.info } });
       return found;
     });
   }
