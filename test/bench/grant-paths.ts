@@ -62,7 +62,8 @@ const line = (name: string, r: Figures) => {
 /**
  * Where a page request's time went, from the worker's spans (`lib/background/bench-trace.ts`) of `count`
  * sequential requests and their page → ack times: each request's spans from its `enter` (the session restore
- * `servePage` starts with) to the next; p50 of each stage's start (ms after `enter`) and length, of the
+ * `servePage` starts with) to the next; p50 of each stage's start (ms after `enter`) and length (its calls
+ * summed; "in n" when only n of the requests made it), of the
  * worker's part (enter → end of `execute`) and of the rest (page → ack minus the worker's part: the
  * content-script relay and port both ways, the dispatch before `servePage`, the reply).
  */
@@ -95,7 +96,7 @@ export function stageBreakdown(spans: TraceSpan[], page: number[]): string {
     if (p !== undefined) rest.push(p - (exec.end - e.start));
   }
   const order = [...rows.entries()].sort((a, b) => median(a[1].at) - median(b[1].at));
-  return `${order.map(([n, r]) => `${n} @${median(r.at).toFixed(2)} +${median(r.len).toFixed(2)}`).join(', ')}; worker (enter → execute end) ${median(worker).toFixed(2)}; page → ack ${median(page).toFixed(2)}, rest (relay, port, reply) ${median(rest).toFixed(2)} ms (p50 over ${worker.length})`;
+  return `${order.map(([n, r]) => `${n} @${median(r.at).toFixed(2)} +${median(r.len).toFixed(2)}${r.at.length < worker.length ? ` (in ${r.at.length})` : ''}`).join(', ')}; worker (enter → execute end) ${median(worker).toFixed(2)}; page → ack ${median(page).toFixed(2)}, rest (relay, port, reply) ${median(rest).toFixed(2)} ms (p50 over ${worker.length})`;
 }
 
 /** One run in a fresh browser and sandbox: the three paths' figures. */
@@ -207,8 +208,7 @@ async function oneRun(run: number): Promise<PathResult[]> {
     }
     const state = ((await send('vault.status')).result as { state: string }).state;
     if (state !== 'session') throw new Error(`expected a trading session, the vault is ${state}`);
-    // The background closes its venue streams within a tick of the session starting (a command in flight
-    // on the perps stream then has no answer): measured once that settled.
+    // The session keeps the perps session stream for the grants' orders (the order-book user channel closes): measured once that settled.
     await new Promise((r) => setTimeout(r, 1_500));
     results.push(line('perps, trading session', await measure('perps_sendCommand')));
     db.close();
