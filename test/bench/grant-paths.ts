@@ -187,7 +187,8 @@ async function oneRun(run: number): Promise<PathResult[]> {
         if (method === 'clob_postOrders') await service.clobCancelAll(account, { authority: held() });
       }
       if (failed) console.log(`  (${method}: ${failed} page request(s) failed and are not timed)`);
-      // Where the page's time went (50 more, traced in the worker; not in the figures above).
+      // Where the page's time went (50 more, traced in the worker; not in the figures above). A bench build without the trace hooks (an older one, for before/after runs) skips it.
+      if (!(await h.worker.evaluate(() => typeof countersignBench.traceStart === 'function'))) return { page, node };
       await h.worker.evaluate(() => countersignBench.traceStart());
       const traced = await pageBlock(method, 50);
       const spans = await h.worker.evaluate(() => countersignBench.traceStop());
