@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { auditWritten } from '../audit';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { WebSocket as NodeWebSocket } from 'ws';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { AUTOLOCK_ALARM, startBackground } from './index';
 import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, sandboxSuite, until, waitPending, withPages, type PagedBackground, markPrice, btcOnly } from '../../test/kits/background';
@@ -285,5 +286,20 @@ describe('a trading session keeps the perps session for its grants', () => {
     expect(restingWith(coid)).toHaveLength(1);
     await new Promise((r) => setTimeout(r, 300));
     expect(pushes.filter((m) => JSON.stringify(m).includes('streams.push'))).toEqual([]);
+  });
+
+  it('the stream of an account no grant names closes when the trading session starts (its proxy key is not kept)', async () => {
+    const { bg } = await ready();
+    await grant(bg);
+    const otherKey = generatePrivateKey();
+    const other = privateKeyToAccount(otherKey);
+    const otherProxy = generatePrivateKey();
+    expect(((await callAs(bg, 'vault.importOwnerKey', { privateKey: otherKey })) as { ok: boolean }).ok).toBe(true);
+    await callAs(bg, 'proxy.import', { account: other.address, privateKey: otherProxy, proxy: privateKeyToAccount(otherProxy).address, secret: 'a-secret-of-the-other-account', expiry: Date.now() + 86_400_000 });
+    await callAs(bg, 'account.select', { address: other.address });
+    const perpsOf = async () => ((await callAs(bg, 'streams.status')) as { result: { streams: { venue: string; account: string }[] } }).result.streams.find((x) => x.venue === 'perps')?.account;
+    await until(async () => (await perpsOf())?.toLowerCase() === other.address.toLowerCase());
+    await autoLock(bg);
+    await until(async () => (await perpsOf()) === undefined);
   });
 });
