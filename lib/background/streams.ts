@@ -240,6 +240,25 @@ function createClobUser(d: { Ws: WebSocketConstructor; now: () => number; push: 
   };
 }
 
+/**
+ * Whether the perps session stream may be open: the vault unlocked, or a trading session (auto-lock with a
+ * live grant), where it carries the grants' orders for an account the session kept (`keptBySession`) and
+ * pushes nothing.
+ */
+function streamAllowed(vault: Vault): boolean {
+  return vault.unlocked || vault.sessionLive;
+}
+
+/**
+ * Whether `account`'s perps session stream may stay open now: unlocked, yes; in a trading session only
+ * when the session kept the account (the vault answers its proxy key, refusing any account no live grant
+ * names); locked, no.
+ */
+async function keptBySession(vault: Vault, account: string): Promise<boolean> {
+  if (vault.unlocked) return true;
+  return vault.sessionLive && (await vault.proxyFor(account).then(() => true, () => false)) && streamAllowed(vault);
+}
+
 /** Starts the need check (every `TICK_MS`); see the module comment. */
 export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStreams {
   const now = d.now ?? Date.now;
@@ -257,12 +276,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
   let startChecked: string | undefined;
 
   const listeners: ((push: StreamPush) => void)[] = [];
-  /**
-   * Whether the perps session stream may be open: the vault unlocked, or a trading session (auto-lock with
-   * a live grant), where it carries the grants' orders for the account the session kept (its proxy key is
-   * read through the vault, which refuses any other account) and pushes nothing.
-   */
-  const sessionAllowed = () => d.vault.unlocked || d.vault.sessionLive;
+  const sessionAllowed = () => streamAllowed(d.vault);
   // In a trading session the account's stream events go nowhere: the popup and the notifications get what they got with the stream closed.
   const push = (account: `0x${string}`, p: StreamPush['push']) => d.vault.unlocked && [d.broadcast, ...listeners].forEach((l) => l({ type: 'streams.push', account, push: p }));
   const market = createMarketFeeds({ Ws, now, broadcast: (p) => d.broadcast({ type: 'streams.market', push: p }), perpsBook: (iid) => d.reads.perpsBook(iid) });
@@ -375,11 +389,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
       }
       if (!wanted) return close();
       await openClob(active.address, key, clobChannelUrl(settings, 'user'));
-    } else {
-      // A trading session: the perps session only, carrying the grants' orders, of an account the session kept (the vault refuses any other's proxy key).
-      const kept = (await d.grants.anyLive()) && (await d.vault.proxyFor(active.address).then(() => true, () => false));
-      if (!kept || !sessionAllowed()) return close();
-    }
+    } else if (!((await d.grants.anyLive()) && (await keptBySession(d.vault, active.address)))) return close(); // a trading session: its grants' orders only
     if (current) return;
     let auth: { proxy: string; secret: string };
     try {
@@ -409,9 +419,8 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
   const timer = setInterval(() => {
     if (clobUser && !d.vault.unlocked) closeClob();
     if (current && !sessionAllowed()) closePerps();
-    // In a trading session the stream is held only for an account the session kept (the vault refuses any other's proxy key).
     const c = current;
-    if (c && !d.vault.unlocked) void d.vault.proxyFor(c.account).catch(() => current === c && !d.vault.unlocked && closePerps());
+    if (c && !d.vault.unlocked) void keptBySession(d.vault, c.account).then((kept) => kept || (current === c && !d.vault.unlocked && closePerps()));
     // The full check (database reads; the grants' decryption only when the popup is away) every 10th tick: 5 s.
     if (++ticks % 10 === 0) void reconcile();
   }, TICK_MS);
