@@ -17,6 +17,7 @@ import { checkpointParts, macEntry, prepare, serial, shared, signParts } from '.
 import { auditGroupOf, type AuditEntry } from '../vault/db';
 import { PERSON_SCOPES } from '../authority/epoch';
 import type { Background } from './index';
+import { traceStart, traceStop, type TraceSpan } from './bench-trace';
 
 /** The bench build's client-side weight budgets (weight per 60 s window): high enough that no figure meets them. */
 export const BENCH_WEIGHT_BUDGETS = {
@@ -69,6 +70,10 @@ export type BenchHooks = {
    * signer records a signature; returns each append's time in ms (call → resolved).
    */
   appendAudit: (count: number) => Promise<number[]>;
+  /** Starts tracing the page path's calls in the worker (`bench-trace.ts` `traceStart`). */
+  traceStart: () => Promise<void>;
+  /** Stops tracing; the spans recorded (`bench-trace.ts` `traceStop`). */
+  traceStop: () => TraceSpan[];
 };
 
 const BENCH_ORIGINS = ['https://app.example', 'https://bot.example', 'extension', 'dead-man'];
@@ -196,5 +201,10 @@ export function benchHooks(bg: Background): BenchHooks {
       }
       return times;
     },
+    async traceStart() {
+      await bg.ready;
+      traceStart(bg);
+    },
+    traceStop,
   };
 }

@@ -10,8 +10,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { auditWritten } from '../audit';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { WebSocket as NodeWebSocket } from 'ws';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startHarness, type Harness } from '../../test/kits/sandbox';
-import { startBackground } from './index';
+import { AUTOLOCK_ALARM, startBackground } from './index';
 import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, sandboxSuite, until, waitPending, withPages, type PagedBackground, markPrice, btcOnly } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
@@ -29,13 +30,13 @@ afterEach(() => void h.ctx.delayMs.delete('perps'));
 
 type Wire = { sent: { url: string; method: string }[] };
 let n = 0;
-async function ready(): Promise<{ bg: PagedBackground; wire: Wire }> {
+async function ready(b = browser): Promise<{ bg: PagedBackground; wire: Wire }> {
   const wire: Wire = { sent: [] };
   const fetchFn: typeof fetch = async (input, init) => {
     wire.sent.push({ url: String(input instanceof Request ? input.url : input), method: init?.method ?? 'GET' });
     return fetch(input, init);
   };
-  const bg = withPages(startBackground({ browser, dbName: `session-transport-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, WebSocket: recorder.WebSocket }));
+  const bg = withPages(startBackground({ browser: b, dbName: `session-transport-${n++}`, kdf: KDF, bounds: BOUNDS, fetchFn, WebSocket: recorder.WebSocket }));
   started.push(bg);
   await onboardDemo(bg, h, page);
   return { bg, wire };
@@ -231,5 +232,74 @@ describe('perps commands over the session: one submission path, two transports',
     expect(commandFrames()).toHaveLength(2);
     expect(restOrderPosts(wire)).toBe(1);
     expect(JSON.stringify(await callAs(bg, 'streams.status'))).toContain('"state":"live"');
+  });
+});
+
+describe('a trading session keeps the perps session for its grants', () => {
+  /** Fires auto-lock with the grant live: the vault turns into a trading session. */
+  const autoLock = async (bg: PagedBackground) => {
+    await fakeBrowser.alarms.onAlarm.trigger({ name: AUTOLOCK_ALARM, scheduledTime: Date.now() } as Parameters<typeof fakeBrowser.alarms.onAlarm.trigger>[0]);
+    await until(async () => ((await callAs(bg, 'vault.status')) as { result: { state: string } }).result.state === 'session');
+  };
+
+  it('in a trading session a granted order goes over the live perps session, and the REST submit route sees nothing', async () => {
+    const { bg, wire } = await ready();
+    await grant(bg);
+    await sessionLive(bg);
+    await autoLock(bg);
+    await sessionLive(bg);
+    const coid = freshCoid();
+    const result = (await bg.page(page).request('perps_sendCommand', await btcOrder({ coid }))) as { status: string; oid: number }[];
+    expect(result).toEqual([{ status: 'ok', oid: expect.any(Number), coid }]);
+    expect(commandFrames()).toHaveLength(1);
+    expect(restOrderPosts(wire)).toBe(0);
+    expect(restingWith(coid)).toHaveLength(1);
+  });
+
+  it('the trading session ending (lock) closes the perps session: nothing is sent on it or over REST after', async () => {
+    const { bg, wire } = await ready();
+    await grant(bg);
+    await sessionLive(bg);
+    await autoLock(bg);
+    await sessionLive(bg);
+    await callAs(bg, 'vault.lock');
+    await until(async () => !JSON.stringify(await callAs(bg, 'streams.status')).includes('"venue":"perps"'));
+    const refused = await bg.page(page).request('perps_sendCommand', await btcOrder({ coid: freshCoid() })).catch((e: unknown) => e);
+    expect(seen(refused).code).toBe(4900);
+    expect(commandFrames()).toHaveLength(0);
+    expect(restOrderPosts(wire)).toBe(0);
+  });
+
+  it('in a trading session the stream pushes nothing to the extension pages; unlocked, the same granted order is pushed', async () => {
+    const pushes: unknown[] = [];
+    const { bg } = await ready({ ...browser, runtime: { ...browser.runtime, sendMessage: async (m: unknown) => void pushes.push(m) } });
+    const orderPushes = () => pushes.filter((m) => JSON.stringify(m).includes('"kind":"order"')).length;
+    await grant(bg);
+    await sessionLive(bg);
+    await bg.page(page).request('perps_sendCommand', await btcOrder({ coid: freshCoid() }));
+    await until(() => orderPushes() > 0);
+    await autoLock(bg);
+    await sessionLive(bg);
+    pushes.length = 0;
+    const coid = freshCoid();
+    await bg.page(page).request('perps_sendCommand', await btcOrder({ coid }));
+    expect(restingWith(coid)).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(pushes.filter((m) => JSON.stringify(m).includes('streams.push'))).toEqual([]);
+  });
+
+  it('the stream of an account no grant names closes when the trading session starts (its proxy key is not kept)', async () => {
+    const { bg } = await ready();
+    await grant(bg);
+    const otherKey = generatePrivateKey();
+    const other = privateKeyToAccount(otherKey);
+    const otherProxy = generatePrivateKey();
+    expect(((await callAs(bg, 'vault.importOwnerKey', { privateKey: otherKey })) as { ok: boolean }).ok).toBe(true);
+    await callAs(bg, 'proxy.import', { account: other.address, privateKey: otherProxy, proxy: privateKeyToAccount(otherProxy).address, secret: 'a-secret-of-the-other-account', expiry: Date.now() + 86_400_000 });
+    await callAs(bg, 'account.select', { address: other.address });
+    const perpsOf = async () => ((await callAs(bg, 'streams.status')) as { result: { streams: { venue: string; account: string }[] } }).result.streams.find((x) => x.venue === 'perps')?.account;
+    await until(async () => (await perpsOf())?.toLowerCase() === other.address.toLowerCase());
+    await autoLock(bg);
+    await until(async () => (await perpsOf()) === undefined);
   });
 });

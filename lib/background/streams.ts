@@ -3,7 +3,9 @@
  * the vault is unlocked **and** something needs it — the popup is open (it called `streams.status`
  * in the last `POPUP_TTL_MS`), a grant is live, or the account has open orders (as the stream and the
  * last REST resync know them). It is closed on lock (panic locks too), when the active account or the
- * perps URL changes, and when nothing needs it any more.
+ * perps URL changes, and when nothing needs it any more. In a trading session (auto-lock with a live grant)
+ * only the perps session stays, while a grant is live and the account is one the session kept: it carries
+ * the grants' orders as it does unlocked, and pushes nothing (the order-book user channel closes).
  *
  * The proxy and its secret stay here: the stream client (`lib/streams/perps.ts`) gets them, the popup
  * gets only derived data — orders, fills and the portfolio in the REST reads' shapes — broadcast as
@@ -238,6 +240,25 @@ function createClobUser(d: { Ws: WebSocketConstructor; now: () => number; push: 
   };
 }
 
+/**
+ * Whether the perps session stream may be open: the vault unlocked, or a trading session (auto-lock with a
+ * live grant), where it carries the grants' orders for an account the session kept (`keptBySession`) and
+ * pushes nothing.
+ */
+function streamAllowed(vault: Vault): boolean {
+  return vault.unlocked || vault.sessionLive;
+}
+
+/**
+ * Whether `account`'s perps session stream may stay open now: unlocked, yes; in a trading session only
+ * when the session kept the account (the vault answers its proxy key, refusing any account no live grant
+ * names); locked, no.
+ */
+async function keptBySession(vault: Vault, account: string): Promise<boolean> {
+  if (vault.unlocked) return true;
+  return vault.sessionLive && (await vault.proxyFor(account).then(() => true, () => false)) && streamAllowed(vault);
+}
+
 /** Starts the need check (every `TICK_MS`); see the module comment. */
 export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStreams {
   const now = d.now ?? Date.now;
@@ -255,7 +276,9 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
   let startChecked: string | undefined;
 
   const listeners: ((push: StreamPush) => void)[] = [];
-  const push = (account: `0x${string}`, p: StreamPush['push']) => [d.broadcast, ...listeners].forEach((l) => l({ type: 'streams.push', account, push: p }));
+  const sessionAllowed = () => streamAllowed(d.vault);
+  // In a trading session the account's stream events go nowhere: the popup and the notifications get what they got with the stream closed.
+  const push = (account: `0x${string}`, p: StreamPush['push']) => d.vault.unlocked && [d.broadcast, ...listeners].forEach((l) => l({ type: 'streams.push', account, push: p }));
   const market = createMarketFeeds({ Ws, now, broadcast: (p) => d.broadcast({ type: 'streams.market', push: p }), perpsBook: (iid) => d.reads.perpsBook(iid) });
 
   function close(): void {
@@ -349,21 +372,24 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
     const popupOpen = now() - popupSeenAt < POPUP_TTL_MS;
     const settings = await d.settings();
     market.set(popupOpen ? settings.perpsWsUrl : undefined, watching.perpsIid, popupOpen ? clobChannelUrl(settings, 'market') : undefined, watching.clobToken);
-    if (!d.vault.unlocked) return close();
+    if (!d.vault.unlocked) closeClob();
+    if (!sessionAllowed()) return close();
     const active = await activeAccount(d.db, d.vault);
-    if (!active || !d.vault.unlocked) return close();
+    if (!active || !sessionAllowed()) return close();
     const key = `${settings.perpsUrl}|${settings.perpsWsUrl}|${settings.clobWsUrl}|${active.address.toLowerCase()}`;
     if (current && current.key !== key) closePerps();
     if (clobUser && clobUser.key !== key) closeClob();
-    // Cheapest first: the grants are decrypted only when neither the popup nor an open order holds the stream.
-    let wanted = popupOpen || openOrders.size > 0 || !!clobUser?.feed.hasOpen() || (await d.grants.anyLive());
-    // After a worker restart the open orders known in memory are gone: read them once at the venues.
-    if (!wanted && startChecked !== key) {
-      startChecked = key;
-      wanted = await restingAtVenue(active.address);
-    }
-    if (!wanted) return close();
-    await openClob(active.address, key, clobChannelUrl(settings, 'user'));
+    if (d.vault.unlocked) {
+      // Cheapest first: the grants are decrypted only when neither the popup nor an open order holds the stream.
+      let wanted = popupOpen || openOrders.size > 0 || !!clobUser?.feed.hasOpen() || (await d.grants.anyLive());
+      // After a worker restart the open orders known in memory are gone: read them once at the venues.
+      if (!wanted && startChecked !== key) {
+        startChecked = key;
+        wanted = await restingAtVenue(active.address);
+      }
+      if (!wanted) return close();
+      await openClob(active.address, key, clobChannelUrl(settings, 'user'));
+    } else if (!((await d.grants.anyLive()) && (await keptBySession(d.vault, active.address)))) return close(); // a trading session: its grants' orders only
     if (current) return;
     let auth: { proxy: string; secret: string };
     try {
@@ -372,7 +398,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
     } catch {
       return; // no proxy yet: nothing to authenticate with
     }
-    if (d.vault.unlocked && !current) open(active.address, key, settings.perpsWsUrl, auth);
+    if (sessionAllowed() && !current) open(active.address, key, settings.perpsWsUrl, auth);
   }
 
   /**
@@ -391,7 +417,10 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
 
   let ticks = 0;
   const timer = setInterval(() => {
-    if ((current || clobUser) && !d.vault.unlocked) close();
+    if (clobUser && !d.vault.unlocked) closeClob();
+    if (current && !sessionAllowed()) closePerps();
+    const c = current;
+    if (c && !d.vault.unlocked) void keptBySession(d.vault, c.account).then((kept) => kept || (current === c && !d.vault.unlocked && closePerps()));
     // The full check (database reads; the grants' decryption only when the popup is away) every 10th tick: 5 s.
     if (++ticks % 10 === 0) void reconcile();
   }, TICK_MS);

@@ -22,6 +22,7 @@ import { SigningService } from '../../lib/signer/service';
 import { openVaultDb } from '../../lib/vault/db';
 import { memorySessionStore, Vault } from '../../lib/vault/vault';
 import type { BenchHooks } from '../../lib/background/bench-hooks';
+import type { TraceSpan } from '../../lib/background/bench-trace';
 import { Authority, PERSON_SCOPES } from '../../lib/authority/epoch';
 import type { ClobOrderRequest } from '../../lib/clob/request';
 
@@ -57,6 +58,46 @@ const line = (name: string, r: Figures) => {
   );
   return s;
 };
+
+/**
+ * Where a page request's time went, from the worker's spans (`lib/background/bench-trace.ts`) of `count`
+ * sequential requests and their page → ack times: each request's spans from its `enter` (the session restore
+ * `servePage` starts with) to the next; p50 of each stage's start (ms after `enter`) and length (its calls
+ * summed; "in n" when only n of the requests made it), of the
+ * worker's part (enter → end of `execute`) and of the rest (page → ack minus the worker's part: the
+ * content-script relay and port both ways, the dispatch before `servePage`, the reply).
+ */
+export function stageBreakdown(spans: TraceSpan[], page: number[]): string {
+  const enters = spans.filter((x) => x.name === 'enter');
+  const rows = new Map<string, { at: number[]; len: number[] }>();
+  const worker: number[] = [];
+  const rest: number[] = [];
+  let k = 0;
+  for (const [i, e] of enters.entries()) {
+    const next = enters[i + 1]?.start ?? Infinity;
+    const mine = spans.filter((x) => x !== e && x.start >= e.start && x.start < next);
+    const exec = mine.find((x) => x.name === 'execute');
+    if (!exec) continue;
+    const seen = new Map<string, { at: number; len: number }>();
+    for (const x of mine) {
+      const r = seen.get(x.name);
+      // The first start of a name, and the summed length of its calls.
+      seen.set(x.name, r ? { at: r.at, len: r.len + (x.end - x.start) } : { at: x.start - e.start, len: x.end - x.start });
+    }
+    seen.set('enter', { at: 0, len: e.end - e.start });
+    for (const [name, r] of seen) {
+      const row = rows.get(name) ?? { at: [], len: [] };
+      row.at.push(r.at);
+      row.len.push(r.len);
+      rows.set(name, row);
+    }
+    worker.push(exec.end - e.start);
+    const p = page[k++];
+    if (p !== undefined) rest.push(p - (exec.end - e.start));
+  }
+  const order = [...rows.entries()].sort((a, b) => median(a[1].at) - median(b[1].at));
+  return `${order.map(([n, r]) => `${n} @${median(r.at).toFixed(2)} +${median(r.len).toFixed(2)}${r.at.length < worker.length ? ` (in ${r.at.length})` : ''}`).join(', ')}; worker (enter → execute end) ${median(worker).toFixed(2)}; page → ack ${median(page).toFixed(2)}, rest (relay, port, reply) ${median(rest).toFixed(2)} ms (p50 over ${worker.length})`;
+}
 
 /** One run in a fresh browser and sandbox: the three paths' figures. */
 async function oneRun(run: number): Promise<PathResult[]> {
@@ -146,6 +187,13 @@ async function oneRun(run: number): Promise<PathResult[]> {
         if (method === 'clob_postOrders') await service.clobCancelAll(account, { authority: held() });
       }
       if (failed) console.log(`  (${method}: ${failed} page request(s) failed and are not timed)`);
+      // Where the page's time went (50 more, traced in the worker; not in the figures above). A bench build without the trace hooks (an older one, for before/after runs) skips it.
+      if (!(await h.worker.evaluate(() => typeof countersignBench.traceStart === 'function'))) return { page, node };
+      await h.worker.evaluate(() => countersignBench.traceStart());
+      const traced = await pageBlock(method, 50);
+      const spans = await h.worker.evaluate(() => countersignBench.traceStop());
+      if (method === 'clob_postOrders') await service.clobCancelAll(account, { authority: held() });
+      console.log(`    stages (@start +length, ms after the request reached servePage): ${stageBreakdown(spans, traced.out)}`);
       return { page, node };
     };
 
@@ -161,8 +209,7 @@ async function oneRun(run: number): Promise<PathResult[]> {
     }
     const state = ((await send('vault.status')).result as { state: string }).state;
     if (state !== 'session') throw new Error(`expected a trading session, the vault is ${state}`);
-    // The background closes its venue streams within a tick of the session starting (a command in flight
-    // on the perps stream then has no answer): measured once that settled.
+    // The session keeps the perps session stream for the grants' orders (the order-book user channel closes): measured once that settled.
     await new Promise((r) => setTimeout(r, 1_500));
     results.push(line('perps, trading session', await measure('perps_sendCommand')));
     db.close();

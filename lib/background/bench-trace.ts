@@ -1,0 +1,68 @@
+/**
+ * Bench-only (`wxt build --mode bench`, through `bench-hooks.ts`): where a page request's time goes inside
+ * the worker. `traceStart(bg)` wraps, on the running background's own instances, the calls a granted page
+ * request makes — the session restore that starts `servePage` (`enter`), the grant decision (`decide`), the
+ * artifact build (`prepare`), signing with submission (`execute`), the key reads (`key`), the
+ * `storage.session` writes (`session.set`: the audit journal and outcome records), the gateway `fetch`
+ * (REST), the perps stream's `send` (`ws.send`) and the broadcasts to extension pages (`push`:
+ * `runtime.sendMessage`, the stream pushes) — and records each call's start and end
+ * (`performance.now()`, ms). `traceStop()` unwraps them and returns the spans, in start order. Nothing
+ * here changes what the calls do or answer.
+ */
+import type { Background } from './index';
+
+/** One traced call: `name`, and its start and end (`performance.now()`, ms; a mark has `end === start`). */
+export type TraceSpan = { name: string; start: number; end: number };
+
+let undo: (() => void)[] = [];
+let spans: TraceSpan[] = [];
+
+/** Replaces `obj[key]` (a method) by a timed call of it, until `traceStop`. */
+function wrap(obj: object, key: string, name: string): void {
+  const o = obj as Record<string, unknown>;
+  const orig = o[key];
+  if (typeof orig !== 'function') return;
+  const own = Object.prototype.hasOwnProperty.call(o, key);
+  o[key] = function (this: unknown, ...args: unknown[]) {
+    const span: TraceSpan = { name, start: performance.now(), end: NaN };
+    spans.push(span);
+    const out = (orig as (...a: unknown[]) => unknown).apply(this, args);
+    if (out instanceof Promise) {
+      out.then(
+        () => (span.end = performance.now()),
+        () => (span.end = performance.now()),
+      );
+    } else span.end = performance.now();
+    return out;
+  };
+  undo.push(() => {
+    if (own) o[key] = orig;
+    else delete o[key];
+  });
+}
+
+/** Starts tracing `bg`'s page path (see the module docstring); a trace already running is stopped first. */
+export function traceStart(bg: Background): void {
+  traceStop();
+  wrap(bg.vault(), 'restoreSession', 'enter');
+  wrap(bg.grants(), 'decide', 'decide');
+  wrap(bg.service(), 'preparePerps', 'prepare');
+  wrap(bg.service(), 'prepareClob', 'prepare');
+  wrap(bg.service(), 'execute', 'execute');
+  wrap(bg.vault(), 'proxyFor', 'key');
+  wrap(bg.vault(), 'clobCredentials', 'key');
+  const g = globalThis as unknown as { fetch: typeof fetch; chrome?: { storage?: { session?: object }; runtime?: object }; WebSocket?: { prototype: object } };
+  wrap(g, 'fetch', 'fetch');
+  if (g.chrome?.storage?.session) wrap(g.chrome.storage.session, 'set', 'session.set');
+  if (g.WebSocket) wrap(g.WebSocket.prototype, 'send', 'ws.send');
+  if (g.chrome?.runtime) wrap(g.chrome.runtime, 'sendMessage', 'push');
+}
+
+/** Stops tracing: the calls are unwrapped; returns the spans recorded since `traceStart`. */
+export function traceStop(): TraceSpan[] {
+  for (const u of undo.reverse()) u();
+  undo = [];
+  const out = spans;
+  spans = [];
+  return out;
+}
