@@ -5,7 +5,7 @@ import * as accounts from 'viem/accounts';
 import { generatePrivateKey } from 'viem/accounts';
 import type { KdfParams } from './crypto';
 import { openVaultDb } from './db';
-import { ProxyKeyMismatchError } from './errors';
+import { ProxyKeyMismatchError, VaultLockedError } from './errors';
 import { deferredAccount } from './deferred-signer';
 import { memorySessionStore, Vault } from './vault';
 
@@ -77,5 +77,33 @@ describe('proxy key reads and the curve work of signing', () => {
     await expect(account.signTypedData({ types: {}, primaryType: 'EIP712Domain', domain: { name: 'x' } })).rejects.toBeInstanceOf(ProxyKeyMismatchError);
     await expect(account.signMessage({ message: 'order' })).rejects.toBeInstanceOf(ProxyKeyMismatchError);
     expect(() => account.publicKey).toThrow(ProxyKeyMismatchError);
+  });
+});
+
+describe('a proxy key read before a lock', () => {
+  it('signs nothing after the lock, whether or not it had signed before, nor after the vault is unlocked again', async () => {
+    const { vault, owner } = await restartedWithProxy();
+    const fresh = (await vault.proxyFor(owner.address)).signer;
+    const used = (await vault.proxyFor(owner.address)).signer;
+    await used.sign!({ hash: DIGEST });
+    const cached = (await vault.proxyFor(owner.address)).signer;
+    await vault.lock();
+    for (const signer of [fresh, used, cached]) {
+      await expect(signer.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(VaultLockedError);
+      await expect(signer.signMessage({ message: 'order' })).rejects.toBeInstanceOf(VaultLockedError);
+      await expect(signer.signTypedData({ types: {}, primaryType: 'EIP712Domain', domain: { name: 'x' } })).rejects.toBeInstanceOf(VaultLockedError);
+    }
+    await vault.unlock(PASSWORD);
+    for (const signer of [fresh, used, cached]) await expect(signer.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(VaultLockedError);
+    const after = (await vault.proxyFor(owner.address)).signer;
+    await expect(after.sign!({ hash: DIGEST })).resolves.toMatch(/^0x/);
+  });
+
+  it('a trading session\'s proxy key read signs nothing after the session ends in a lock', async () => {
+    const { vault, owner } = await restartedWithProxy();
+    await vault.enterTradingSession({ accounts: [owner.address] });
+    const signer = (await vault.proxyFor(owner.address)).signer;
+    await vault.lock();
+    await expect(signer.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(VaultLockedError);
   });
 });

@@ -12,13 +12,16 @@ import { ProxyKeyMismatchError } from './errors';
 /**
  * An account at `address` that derives its key with `derive` (the vault's cached `privateKeyToAccount`) on
  * its first signature or `publicKey` read, then signs exactly as the derived account does. Every
- * signature first checks that the derived account's address is `address`: a stored address that is not
- * the key's refuses to sign (`ProxyKeyMismatchError`, thrown synchronously by the first use and rejected by
- * every signing method), so nothing is ever signed for an address other than the one this account shows.
+ * signature first runs `usable` (the vault's check that the key may still sign: it throws — e.g.
+ * `VaultLockedError` once a lock was called after the read — and nothing is signed or derived), then checks
+ * that the derived account's address is `address`: a stored address that is not the key's refuses to sign
+ * (`ProxyKeyMismatchError`). Both are thrown synchronously by `publicKey` and rejected by every signing
+ * method, so nothing is ever signed for an address other than the one this account shows.
  */
-export function deferredAccount(address: Address, derive: () => LocalAccount): LocalAccount {
+export function deferredAccount(address: Address, derive: () => LocalAccount, usable: () => void = () => undefined): LocalAccount {
   let derived: LocalAccount | undefined;
   const key = (): LocalAccount => {
+    usable();
     const a = (derived ??= derive());
     if (a.address.toLowerCase() !== address.toLowerCase()) throw new ProxyKeyMismatchError();
     return a;

@@ -90,6 +90,8 @@ export class VaultSession extends VaultRecords {
    * call that changes keys, the master key or the state empties it before it queues.
    */
   protected heldKeys = new HeldKeys();
+  /** How many times `lock` was called: a proxy key read before a lock signs nothing after it (`proxySignerOf`). */
+  private lockCalls = 0;
   readonly kdf: KdfParams;
   readonly bounds: KdfBounds;
 
@@ -277,6 +279,7 @@ export class VaultSession extends VaultRecords {
    */
   async lock(): Promise<void> {
     this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
+    this.lockCalls++; // before queuing: a proxy key read before this call signs nothing after it
     return this.exclusive(async () => {
       const mk = this.mk;
       this.mk = undefined;
@@ -379,10 +382,6 @@ export class VaultSession extends VaultRecords {
   }
 
   /**
-   * Re-seals the session bundle after a change and writes it (call inside `exclusive`, in 'session');
-   * `loose` records (grant use buckets) are put and deleted in the same transaction, before the bundle.
-   */
-  /**
    * Changes the password: re-wraps only the master key (records stay as they are) in one IndexedDB
    * transaction, so a crash before commit leaves the old password working. The old password goes
    * through the back-off. The state does not change: locked stays locked, unlocked stays unlocked, a
@@ -423,12 +422,16 @@ export class VaultSession extends VaultRecords {
   }
 
   /**
-   * The signing account of a proxy key stored at `address`: the derived one when this key signed since
-   * the last lock, otherwise a deferred one (`./deferred-signer.ts`) that derives it at its first signature,
-   * outside the one-writer section, and refuses to sign when the key is not `address`'s.
+   * The signing account of a proxy key stored at `address` (`./deferred-signer.ts`): derived at its first signature, outside
+   * the one-writer section; refuses when the key is not `address`'s (`ProxyKeyMismatchError`), and once the vault is locked or
+   * a lock was called after this read (`VaultLockedError`: a request that read the key before a lock signs nothing after it).
    */
   protected proxySignerOf(privateKey: Hex, address: Address): LocalAccount {
-    return this.signers.get(privateKey) ?? deferredAccount(address, () => (this.state === 'locked' ? privateKeyToAccount(privateKey) : this.signerOf(privateKey)));
+    const locks = this.lockCalls;
+    const usable = () => {
+      if (this.lockCalls !== locks || this.state === 'locked') throw new VaultLockedError();
+    };
+    return deferredAccount(address, () => this.signerOf(privateKey), usable);
   }
 
   /** The session bundle's part for `account`; `VaultLockedError` when no live grant names it. */
