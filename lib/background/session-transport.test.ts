@@ -302,4 +302,34 @@ describe('a trading session keeps the perps session for its grants', () => {
     await autoLock(bg);
     await until(async () => (await perpsOf()) === undefined);
   });
+
+  it('the stream of an account the trading session did not keep closes within 500 ms of the session start, even while another vault call holds the vault', async () => {
+    const { bg } = await ready();
+    await grant(bg);
+    const otherKey = generatePrivateKey();
+    const other = privateKeyToAccount(otherKey);
+    const otherProxy = generatePrivateKey();
+    expect(((await callAs(bg, 'vault.importOwnerKey', { privateKey: otherKey })) as { ok: boolean }).ok).toBe(true);
+    await callAs(bg, 'proxy.import', { account: other.address, privateKey: otherProxy, proxy: privateKeyToAccount(otherProxy).address, secret: 'a-secret-of-the-other-account', expiry: Date.now() + 86_400_000 });
+    await callAs(bg, 'account.select', { address: other.address });
+    const streamOf = () => bg.session(other.address, h.perps);
+    await until(() => streamOf() !== undefined);
+    // Another vault call (a password check while its KDF runs) takes the vault's writer lock as the session starts.
+    const vault = bg.vault();
+    const enter = vault.enterTradingSession.bind(vault);
+    let go!: () => void;
+    const busy = new Promise<void>((r) => (go = r));
+    let holding: Promise<void> | undefined;
+    vault.enterTradingSession = async (o) => {
+      await enter(o);
+      holding = vault.exclusive(() => busy);
+    };
+    await fakeBrowser.alarms.onAlarm.trigger({ name: AUTOLOCK_ALARM, scheduledTime: Date.now() } as Parameters<typeof fakeBrowser.alarms.onAlarm.trigger>[0]);
+    await until(() => holding !== undefined);
+    await new Promise((r) => setTimeout(r, 800));
+    const kept = streamOf() !== undefined;
+    go();
+    await holding;
+    expect(kept, 'the stream of the account the session did not keep is closed').toBe(false);
+  });
 });

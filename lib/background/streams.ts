@@ -250,13 +250,16 @@ function streamAllowed(vault: Vault): boolean {
 }
 
 /**
- * Whether `account`'s perps session stream may stay open now: unlocked, yes; in a trading session only
- * when the session kept the account (the vault answers its proxy key, refusing any account no live grant
- * names); locked, no.
+ * Whether `account`'s perps session stream may stay open at `now` (Unix ms): unlocked, yes; in a trading
+ * session only when the session kept an unexpired proxy key of the account (the session's kept list, read
+ * from memory: the answer never waits behind another vault call, so a stream the session did not keep
+ * closes within one tick); locked, no.
  */
-async function keptBySession(vault: Vault, account: string): Promise<boolean> {
+async function keptBySession(vault: Vault, account: string, now: number): Promise<boolean> {
   if (vault.unlocked) return true;
-  return vault.sessionLive && (await vault.proxyFor(account).then(() => true, () => false)) && streamAllowed(vault);
+  if (!vault.sessionLive) return false;
+  const kept = await vault.listProxies(account); // in a trading session: the kept keys only, no vault queue
+  return kept.some((p) => p.expiry > now) && streamAllowed(vault);
 }
 
 /** Starts the need check (every `TICK_MS`); see the module comment. */
@@ -389,7 +392,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
       }
       if (!wanted) return close();
       await openClob(active.address, key, clobChannelUrl(settings, 'user'));
-    } else if (!((await d.grants.anyLive()) && (await keptBySession(d.vault, active.address)))) return close(); // a trading session: its grants' orders only
+    } else if (!((await d.grants.anyLive()) && (await keptBySession(d.vault, active.address, now())))) return close(); // a trading session: its grants' orders only
     if (current) return;
     let auth: { proxy: string; secret: string };
     try {
@@ -420,7 +423,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
     if (clobUser && !d.vault.unlocked) closeClob();
     if (current && !sessionAllowed()) closePerps();
     const c = current;
-    if (c && !d.vault.unlocked) void keptBySession(d.vault, c.account).then((kept) => kept || (current === c && !d.vault.unlocked && closePerps()));
+    if (c && !d.vault.unlocked) void keptBySession(d.vault, c.account, now()).then((kept) => kept || (current === c && !d.vault.unlocked && closePerps()));
     // The full check (database reads; the grants' decryption only when the popup is away) every 10th tick: 5 s.
     if (++ticks % 10 === 0) void reconcile();
   }, TICK_MS);
