@@ -5,7 +5,7 @@ import * as accounts from 'viem/accounts';
 import { generatePrivateKey } from 'viem/accounts';
 import type { KdfParams } from './crypto';
 import { openVaultDb } from './db';
-import { ProxyKeyMismatchError, VaultLockedError } from './errors';
+import { KeyNotFoundError, ProxyKeyMismatchError, VaultLockedError } from './errors';
 import { deferredAccount } from './deferred-signer';
 import { memorySessionStore, Vault } from './vault';
 
@@ -105,5 +105,28 @@ describe('a proxy key read before a lock', () => {
     const signer = (await vault.proxyFor(owner.address)).signer;
     await vault.lock();
     await expect(signer.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(VaultLockedError);
+  });
+});
+
+describe('a proxy key read before its key is deleted or replaced', () => {
+  it('signs nothing once the delete was called', async () => {
+    const { vault, owner, proxy } = await restartedWithProxy();
+    await vault.unlock(PASSWORD);
+    const fresh = (await vault.proxyFor(owner.address)).signer;
+    const used = (await vault.proxyFor(owner.address)).signer;
+    await used.sign!({ hash: DIGEST });
+    await vault.deleteProxy(proxy.proxy);
+    for (const signer of [fresh, used]) await expect(signer.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(KeyNotFoundError);
+  });
+
+  it('signs nothing once another proxy key of the account was stored; a read after it signs with the new key', async () => {
+    const { vault, owner } = await restartedWithProxy();
+    await vault.unlock(PASSWORD);
+    const before = (await vault.proxyFor(owner.address)).signer;
+    const next = generatePrivateKey();
+    await vault.putProxy({ account: owner.address, privateKey: next, secret: 'next-secret', expiry: 1_800_000_000_000 + 7_200_000 });
+    await expect(before.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(KeyNotFoundError);
+    const after = (await vault.proxyFor(owner.address)).signer;
+    expect(await after.sign!({ hash: DIGEST })).toBe(await realAccount(next).sign!({ hash: DIGEST }));
   });
 });

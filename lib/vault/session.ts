@@ -42,7 +42,7 @@ import { HeldKeys, stampOf, type HeldStamp } from './held-keys';
 import { DEFAULT_KDF, DEFAULT_KDF_BOUNDS, importMasterKey, kdfWeaker, open, randomBytes, seal, type KdfBounds, type KdfParams } from './crypto';
 import { readMeta, type VaultMeta } from './db';
 import { deferredAccount } from './deferred-signer';
-import { VaultExistsError, VaultLockedError, VaultNotInitializedError, WeakPasswordError } from './errors';
+import { KeyNotFoundError, VaultExistsError, VaultLockedError, VaultNotInitializedError, WeakPasswordError } from './errors';
 import { checkPassword, checkVerifier, deriveAuditRaw, importSessionKey, MIN_PASSWORD_LENGTH, newVaultMeta, rewrap, type ChangePasswordHooks, type Unwrapped } from './keys';
 import {
   b64,
@@ -90,8 +90,8 @@ export class VaultSession extends VaultRecords {
    * call that changes keys, the master key or the state empties it before it queues.
    */
   protected heldKeys = new HeldKeys();
-  /** How many times `lock` was called: a proxy key read before a lock signs nothing after it (`proxySignerOf`). */
-  private lockCalls = 0;
+  /** Calls made to `lock` and to delete, store or restore proxy keys: a proxy key read before one signs nothing after it (`proxySignerOf`). */
+  protected keyEnds = { locks: 0, proxies: 0 };
   readonly kdf: KdfParams;
   readonly bounds: KdfBounds;
 
@@ -279,7 +279,7 @@ export class VaultSession extends VaultRecords {
    */
   async lock(): Promise<void> {
     this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
-    this.lockCalls++; // before queuing: a proxy key read before this call signs nothing after it
+    this.keyEnds.locks++; // before queuing: a proxy key read before this call signs nothing after it
     return this.exclusive(async () => {
       const mk = this.mk;
       this.mk = undefined;
@@ -423,13 +423,14 @@ export class VaultSession extends VaultRecords {
 
   /**
    * The signing account of a proxy key stored at `address` (`./deferred-signer.ts`): derived at its first signature, outside
-   * the one-writer section; refuses when the key is not `address`'s (`ProxyKeyMismatchError`), and once the vault is locked or
-   * a lock was called after this read (`VaultLockedError`: a request that read the key before a lock signs nothing after it).
+   * the one-writer section; refuses when the key is not `address`'s (`ProxyKeyMismatchError`), once the vault is locked or a lock
+   * was called after this read (`VaultLockedError`), and once a proxy key was deleted, stored or restored after it (`KeyNotFoundError`).
    */
   protected proxySignerOf(privateKey: Hex, address: Address): LocalAccount {
-    const locks = this.lockCalls;
+    const { locks, proxies } = this.keyEnds;
     const usable = () => {
-      if (this.lockCalls !== locks || this.state === 'locked') throw new VaultLockedError();
+      if (this.keyEnds.locks !== locks || this.state === 'locked') throw new VaultLockedError();
+      if (this.keyEnds.proxies !== proxies) throw new KeyNotFoundError('proxy key (deleted or replaced since it was read)');
     };
     return deferredAccount(address, () => this.signerOf(privateKey), usable);
   }

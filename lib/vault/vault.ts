@@ -152,6 +152,7 @@ export class Vault extends VaultSession {
    */
   async putProxy(input: { account: string; privateKey: Hex; secret: string; proxy?: string; expiry: number; label?: string }): Promise<ProxyInfo> {
     this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
+    this.keyEnds.proxies++; // before queuing: a proxy key read before this call signs nothing after it
     return this.exclusive(async () => {
       this.key();
       const acct = privateKeyToAccount(input.privateKey);
@@ -213,6 +214,7 @@ export class Vault extends VaultSession {
   /** Removes a proxy record. Requires 'unlocked' or 'locked' (a trading session needs the password: `VaultLockedError`). */
   async deleteProxy(proxy: string): Promise<void> {
     this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
+    this.keyEnds.proxies++; // before queuing: a proxy key read before this call signs nothing after it
     return this.exclusive(async () => {
       if (this.sk) throw new VaultLockedError({ inSession: true });
       await this.remove([`proxy:${proxy.toLowerCase()}`]);
@@ -377,6 +379,7 @@ export class Vault extends VaultSession {
    */
   async restoreBackup(json: string, password: string): Promise<void> {
     this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
+    this.keyEnds.proxies++; // before queuing: a proxy key read before this call signs nothing after it
     let meta: VaultMeta;
     let secrets: SecretRecord[];
     try {
