@@ -108,6 +108,22 @@ describe('a proxy key read before a lock', () => {
   });
 });
 
+describe('an owner key read before a lock', () => {
+  it('signs nothing after the lock, nor after the vault is unlocked again; a read after the unlock signs', async () => {
+    const { vault, owner } = await restartedWithProxy();
+    const before = await vault.ownerAccount(owner.address);
+    const expected = await before.sign!({ hash: DIGEST });
+    await vault.lock();
+    await expect(before.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(VaultLockedError);
+    await expect(before.signTypedData({ types: {}, primaryType: 'EIP712Domain', domain: { name: 'x' } })).rejects.toBeInstanceOf(VaultLockedError);
+    await vault.unlock(PASSWORD);
+    await expect(before.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(VaultLockedError);
+    const after = await vault.ownerAccount(owner.address);
+    expect(after.address).toBe(before.address);
+    await expect(after.sign!({ hash: DIGEST })).resolves.toBe(expected);
+  });
+});
+
 describe('a proxy key read before its key is deleted or replaced', () => {
   it('signs nothing once the delete was called', async () => {
     const { vault, owner, proxy } = await restartedWithProxy();

@@ -30,6 +30,7 @@ import {
   type ProxySecret,
 } from './records';
 import { liveProxyOf, VaultSession } from './session';
+import { deferredAccount } from './deferred-signer';
 
 export { memorySessionStore, type ClobInfo, type DepositWalletInfo, type OwnerInfo, type ProxyInfo, type SealedRecords, type SessionState, type SessionStore } from './records';
 export { MIN_PASSWORD_LENGTH, type ChangePasswordHooks } from './keys';
@@ -122,9 +123,20 @@ export class Vault extends VaultSession {
     return this.exclusive(async () => {
       const stamp = this.heldStamp();
       const { secret } = await this.read<{ privateKey: Hex }>(name);
-      const signer = this.signerOf(secret.privateKey);
+      const signer = this.lockChecked(this.signerOf(secret.privateKey));
       this.heldKeys.set(name, since, stamp, this.heldStamp(), signer);
       return signer;
+    });
+  }
+
+  /**
+   * `signer`, refusing every signature (`VaultLockedError`) once a lock was called after this read, or
+   * while the vault is locked: an owner key read before a lock signs nothing after it, even after an unlock.
+   */
+  private lockChecked(signer: LocalAccount): LocalAccount {
+    const { locks } = this.keyEnds;
+    return deferredAccount(signer.address, () => signer, () => {
+      if (this.keyEnds.locks !== locks || this.state === 'locked') throw new VaultLockedError();
     });
   }
 
