@@ -26,6 +26,7 @@ import { ApprovalWindow, Badge } from './approval-window';
 import { PagePorts } from './ports';
 import { compose, type BackgroundOptions, type Services } from './compose';
 import { startMark } from './start-marks';
+import { startWorkGate } from './start-work';
 
 export type { BackgroundBrowser, BrowserPort } from './browser';
 export type { BackgroundOptions } from './compose';
@@ -54,9 +55,6 @@ export type Background = {
   lock: () => Promise<void>;
 };
 
-/** The longest start-up work waits for the answers owed at start (ms): a page request can wait minutes for a person's decision. */
-export const START_WORK_MAX_DELAY_MS = 1_000;
-
 /** Wires the background. Call once from `defineBackground`'s `main` (synchronously). */
 export function startBackground(o: BackgroundOptions): Background {
   const { browser } = o;
@@ -78,27 +76,15 @@ export function startBackground(o: BackgroundOptions): Background {
   };
   // Start-up work no answer needs — the lifetime's start hooks (the kill switches re-arm; a granted
   // request arms them itself, `DeadMan.killSwitchArmed`) and the audit journal's recovery — runs once no
-  // answer is owed (the messages and page requests that woke the worker are answered first), at the
-  // latest `START_WORK_MAX_DELAY_MS` after the services are built.
-  let owed = 0;
-  let begun = false;
-  let latest: ReturnType<typeof setTimeout> | undefined;
-  const begin = () => {
-    if (begun || !built) return;
-    begun = true;
-    clearTimeout(latest);
-    built.startWork();
+  // answer is owed and no message came for a moment (the messages and page requests that woke the worker,
+  // and the reads a popup sends right after its first answer, are answered first), at the latest
+  // `START_WORK_MAX_DELAY_MS` after the services are built (`./start-work.ts`).
+  const gate = startWorkGate(() => {
+    built?.startWork();
     void lifetime.start();
-  };
-  void ready.then(() => (owed === 0 ? begin() : (latest = setTimeout(begin, START_WORK_MAX_DELAY_MS))), () => undefined);
-  const owing = async <T>(work: () => Promise<T>): Promise<T> => {
-    owed++;
-    try {
-      return await work();
-    } finally {
-      if (--owed === 0) begin();
-    }
-  };
+  });
+  void ready.then(() => gate.built(), () => undefined);
+  const owing = <T>(work: () => Promise<T>): Promise<T> => gate.owing(work);
 
   const handle = (message: unknown, sender: BrowserSender) => owing(async () => (await services).handle(message, sender));
   const lock = async () => (await services).locks.lock();
