@@ -9,6 +9,7 @@
  * is re-read every second as before, and a decision carries the id and digest shown.
  */
 import { browser } from 'wxt/browser';
+import { leave, takeLeft } from './boot-handoff';
 import type { ProcedureName } from './protocol';
 
 /** The global under which the boot script leaves its replies (procedure name → the `sendMessage` promise). */
@@ -29,7 +30,7 @@ export function beginApprovalReads(send: (message: unknown) => Promise<unknown> 
       /* the window asks itself */
     }
   }
-  Reflect.set(globalThis, EARLY_ANSWERS, answers);
+  leave(EARLY_ANSWERS, answers);
 }
 
 /**
@@ -38,8 +39,7 @@ export function beginApprovalReads(send: (message: unknown) => Promise<unknown> 
  * the boot script did not run — is sent.
  */
 export function earlyAnswers(send: (message: unknown) => Promise<unknown>): (message: unknown) => Promise<unknown> {
-  const left: unknown = Reflect.get(globalThis, EARLY_ANSWERS);
-  Reflect.deleteProperty(globalThis, EARLY_ANSWERS);
+  const left = takeLeft(EARLY_ANSWERS);
   const answers = left instanceof Map ? (left as Map<string, Promise<unknown>>) : new Map<string, Promise<unknown>>();
   return (message) => {
     const m = message as { type?: unknown; payload?: unknown };

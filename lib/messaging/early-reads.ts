@@ -8,6 +8,7 @@
  * instrument.
  */
 import { browser } from 'wxt/browser';
+import { leave, takeLeft } from './boot-handoff';
 import type { ProcedureCallInput } from './protocol';
 import { firstWatchTarget, LAST_INSTRUMENT, START_HINT_KEY, VAULT_EPOCH_KEY, type EarlyWatch } from './start-hint-keys';
 
@@ -43,7 +44,7 @@ export function readHintKeys(): Promise<Record<string, unknown>> {
 export function beginEarlyRead(): Promise<Record<string, unknown>> {
   const read = readHintKeys();
   read.catch(() => undefined); // taken (and its failure handled) by the popup
-  Reflect.set(globalThis, EARLY_READ, read);
+  leave(EARLY_READ, read);
   return read;
 }
 
@@ -57,8 +58,7 @@ let asked = false;
 export function takeEarlyRead(): Promise<Record<string, unknown>> | undefined {
   if (asked) return undefined;
   asked = true;
-  const read: unknown = Reflect.get(globalThis, EARLY_READ);
-  Reflect.deleteProperty(globalThis, EARLY_READ);
+  const read = takeLeft(EARLY_READ);
   return read instanceof Promise ? read : undefined;
 }
 
@@ -79,12 +79,11 @@ export function beginEarlyWatch(read: Promise<Record<string, unknown>>, last = N
       return { ...target, reply };
     })
     .catch(() => undefined);
-  Reflect.set(globalThis, EARLY_WATCH, watch);
+  leave(EARLY_WATCH, watch);
 }
 
 /** The boot script's first watch, once (later calls, and a page without the boot script, get undefined). */
 export function takeEarlyWatch(): Promise<EarlyWatch | undefined> | undefined {
-  const watch: unknown = Reflect.get(globalThis, EARLY_WATCH);
-  Reflect.deleteProperty(globalThis, EARLY_WATCH);
+  const watch = takeLeft(EARLY_WATCH);
   return watch instanceof Promise ? watch : undefined;
 }
