@@ -175,11 +175,13 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const grants = new GrantService({ authority, vault, now, onChange: (live) => grantsChanged(live), journal });
   const deadman = createDeadMan({ browser, db, vault, service, grants, lifetime, now });
   const locks = new Locks({ browser, vault, db, service, grants, deadman, registry, emit: ports.emit, onLocked: o.onLocked });
-  // A grant made, used up, expired or revoked: badge, session title and the kill switches follow.
+  // A grant made, used up, expired or revoked: badge, session title, the kill switches and the streams
+  // follow (a grant's orders go over the perps session from its first one, not after the next need check).
   function grantsChanged(live: number): void {
     badge.setLiveGrants(live);
     void locks.sessionTick().catch(() => undefined);
     void deadman.sync();
+    queueMicrotask(() => void streams.reconcile());
   }
   const provider = new ProviderService({ vault, db, service, registry, grants, showApprovals: approvalWindow.show, emit: ports.emit, outcomes, ...deadmanProviderHooks(deadman, grants) });
   const servePage: ServePage = async (origin, method, params) => {

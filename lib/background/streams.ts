@@ -42,7 +42,7 @@ import type { Lifetime } from './lifetime';
 
 /** How long a popup's `streams.status` call counts as "the popup is open" (ms). */
 const POPUP_TTL_MS = 15_000;
-/** How often a lock is checked (ms, no I/O); the full need check runs every 10th tick (5 s) and on each `streams.status`. */
+/** How often a lock is checked (ms, no I/O); the full need check runs every 10th tick (5 s), on each `streams.status` and when a grant is made or ends (`reconcile`, called by the composition). */
 const TICK_MS = 500;
 /** Order statuses that leave an order on the book (it keeps the stream wanted). */
 const OPEN_STATUSES = new Set(['accepted', 'open', 'partial', 'untriggered', 'armed']);
