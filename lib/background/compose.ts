@@ -181,7 +181,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     badge.setLiveGrants(live);
     void locks.sessionTick().catch(() => undefined);
     void deadman.sync();
-    queueMicrotask(() => void streams.reconcile());
+    void streams.reconcile();
   }
   const provider = new ProviderService({ vault, db, service, registry, grants, showApprovals: approvalWindow.show, emit: ports.emit, outcomes, ...deadmanProviderHooks(deadman, grants) });
   const servePage: ServePage = async (origin, method, params) => {

@@ -13,7 +13,7 @@ import { WebSocket as NodeWebSocket } from 'ws';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { AUTOLOCK_ALARM, startBackground } from './index';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, sandboxSuite, sleep, until, waitPending, withPages, type PagedBackground, markPrice, btcOnly } from '../../test/kits/background';
+import { BOUNDS, browser, callAs, KDF, onboardDemo, recordingWebSocket, sandboxSuite, until, waitPending, withPages, type PagedBackground, markPrice, btcOnly } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
@@ -125,7 +125,7 @@ describe('perps commands over the session: one submission path, two transports',
     // No popup asks for the streams and the background's own need check runs every 5 s: the grant opens the session.
     await grant(bg);
     await until(() => wsLog.frames.some((f) => f.req === 'sub'), 40); // authenticated and subscribing within 400 ms
-    await sleep(200); // the subscription's answer, on loopback
+    await sessionLive(bg); // its subscription answered
     const coid = freshCoid();
     const result = (await bg.page(page).request('perps_sendCommand', await btcOrder({ coid }))) as { status: string }[];
     expect(result[0]!.status).toBe('ok');

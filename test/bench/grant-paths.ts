@@ -26,6 +26,8 @@ import type { TraceSpan } from '../../lib/background/bench-trace';
 import { Authority, PERSON_SCOPES } from '../../lib/authority/epoch';
 import type { ClobOrderRequest } from '../../lib/clob/request';
 import { WebSocket as NodeWebSocket } from 'ws';
+import type { Page } from 'playwright-core';
+import type { Harness } from '../e2e/harness';
 
 const epoch = new Authority();
 const held = () => epoch.capture(PERSON_SCOPES);
@@ -71,7 +73,7 @@ async function timed(count: number, one: (i: number) => Promise<unknown>): Promi
  * the extension's own, on this machine in this run. The least a granted path can add above Node is the
  * relay plus the worker's extra cost of the one venue round trip Node makes too.
  */
-async function transportFloor(h: { worker: { evaluate: <R, A>(f: (a: A) => R | Promise<R>, a: A) => Promise<R> }; sandbox: { url: string } }, demo: { evaluate: <R>(f: () => R | Promise<R>) => Promise<R> }): Promise<Floor> {
+async function transportFloor(h: Harness, demo: Page): Promise<Floor> {
   const wsUrl = `${h.sandbox.url.replace(/^http/, 'ws')}/perps/v1/ws`;
   const okUrl = `${h.sandbox.url}/clob/ok`;
   const relay = await demo.evaluate(async () => {
