@@ -93,6 +93,12 @@ async function granted(c: Ctx): Promise<void> {
   await until(() => armed(c.bg));
   await until(async () => (await perpsStream(c.bg)) === 'live');
 }
+/** A grant of the site's while the venue's socket cannot be reached: the kill switch armed, the perps session down (its orders go over REST). */
+async function grantedOverRest(c: Ctx): Promise<void> {
+  recorder.log.unreachable = true;
+  c.grantId = (await c.bg.grants().create({ origin: SITE, account: owner(), limits: btcOnly as never, durationMs: 3_600_000 })).id;
+  await until(() => armed(c.bg));
+}
 const settle = <T>(p: Promise<T>) => p.then((r) => ({ r, e: undefined as unknown }), (e: unknown) => ({ r: undefined as T | undefined, e }));
 
 /**
@@ -235,6 +241,25 @@ const WAITS: Record<string, Wait> = {
       return { outcome, release: j.release };
     },
   },
+  grantCheckRest: {
+    name: 'a grant check with the perps session down (the granted order bound for REST)',
+    setup: grantedOverRest,
+    start: (c) => WAITS.grantCheck!.start(c),
+  },
+  journalGrantedRest: {
+    name: 'the REST wait of a granted submission with the perps session down (its journal record not yet stored)',
+    setup: grantedOverRest,
+    start: (c) => WAITS.journalGranted!.start(c),
+  },
+  sessionGrantedRest: {
+    name: 'the REST wait of a granted submission in a trading session with the perps session down',
+    setup: async (c) => {
+      await grantedOverRest(c);
+      await ENDINGS.autoLock!.run(c);
+      expect(await state(c.bg)).toBe('session');
+    },
+    start: (c) => WAITS.sessionGranted!.start(c),
+  },
   popup: {
     name: "the network wait of the popup's own order",
     start: async (c) => {
@@ -268,6 +293,9 @@ const MATRIX: [wait: keyof typeof WAITS, endings: (keyof typeof ENDINGS)[]][] = 
   ['journalClob', ['lock', 'autoLock', 'panic', 'siteRevoke', 'accountSwitch', 'venueChange']],
   ['journalGranted', ['lock', 'panic', 'popupRevoke', 'siteRevoke', 'accountSwitch', 'venueChange']],
   ['sessionGranted', ['sessionEnd', 'lock', 'panic']],
+  ['grantCheckRest', ['lock', 'panic', 'popupRevoke', 'siteRevoke', 'accountSwitch', 'venueChange']],
+  ['journalGrantedRest', ['lock', 'panic', 'popupRevoke', 'siteRevoke', 'accountSwitch', 'venueChange']],
+  ['sessionGrantedRest', ['sessionEnd', 'lock', 'panic']],
   ['popup', ['lock', 'autoLock', 'panic', 'accountSwitch', 'venueChange']],
   ['transport', ['lock', 'panic', 'popupRevoke', 'accountSwitch', 'venueChange']],
 ];
