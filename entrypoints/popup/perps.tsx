@@ -20,6 +20,7 @@
  * The state lives in `stores/ticket.ts` over the perps store; this screen lays out the presentational
  * parts in `components/perps/`.
  */
+import type { RefObject } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import { Field, Notice } from '../../components/ui';
 import { BookLadder } from '../../components/BookLadder';
@@ -49,8 +50,8 @@ const placePerps = async (account: Account, cmd: PerpsCommand) => {
 };
 
 /**
- * Adds the average fill price and the fee to the result notice of order `oid` once it (partly) filled
- *, from the venue's fills read; the notice stays as it was when the read fails.
+ * Adds the average fill price and the fee to the result notice of order `oid` once it (partly) filled,
+ * from the venue's fills read; the notice stays as it was when the read fails.
  */
 async function withFillSummary(t: PerpsTicketState, store: PerpsStore, oid: number): Promise<void> {
   const shown = t.result.value;
@@ -97,9 +98,6 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
     t.instrumentChanged();
     void t.loadConfig().catch(() => undefined);
   }, [iid]);
-  // Prefill the price from the book (best ask to buy, best bid to sell) until the person types one.
-  const best = t.best.value;
-  useEffect(() => t.prefill(), [best, t.buy.value]);
 
   if (!hasProxy) {
     return (
@@ -138,49 +136,96 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
     else if (action.kind === 'side') t.buy.value = action.buy;
     else t.preset(action.fraction);
   };
-  const book = store.book.value;
-  // The instrument as the ticket names it: the venue's symbol beside the id the order signs.
-  const symbol = t.label.value;
+  // The parts a book or account push changes (the price prefill, the size hint, the flags, the ladder,
+  // the risk panel, the foot, the open orders) each read their own signals, so a push re-renders them,
+  // not the whole ticket; what only the person changes (TP / SL, leverage, a close) is read here.
   return (
     <section class="panel ticket" aria-label="Perps order ticket">
+      <Prefill t={t} />
       <form ref={formRef} tabIndex={-1} onSubmit={submit} onKeyDown={onKey} aria-keyshortcuts="B S I 1 2 3 4 ArrowUp ArrowDown Enter Escape">
         <TicketHead t={t} store={store} />
         <div class="ticket-grid">
           <div class="ticket-main">
-            <SizePriceInputs
-              qty={t.qty.value} max={maxText(t.maxSize.value, t.lot.value, baseOf(symbol))} unit={t.unit.value} contracts={t.contracts.value} price={t.price.value} tick={t.tick.value} presets={PRESETS} qtyRef={qtyRef}
-              onQty={(q) => (t.qty.value = q)} onPrice={t.setPrice} onPreset={t.preset} onToggleUnit={t.toggleUnit}
-            />
-            <OrderFlags tif={t.effectiveTif.value} marketStyle={t.price.value === ''} po={t.po.value} ro={t.ro.value} onTif={(v) => (t.tif.value = v)} onPo={(v) => (t.po.value = v)} onRo={(v) => (t.ro.value = v)} />
+            <TicketSizePrice t={t} qtyRef={qtyRef} />
+            <TicketFlags t={t} />
           </div>
-          {book ? <BookLadder bids={book.bids} asks={book.asks} tick={t.tick.value} lot={t.lot.value} unit={baseOf(symbol)} onPick={t.setPrice} stale={store.bookStale.value} /> : <p class="ladder muted small">Loading the book…</p>}
+          <TicketLadder t={t} store={store} />
         </div>
         <TpSlInputs tp={t.tp.value} sl={t.sl.value} slippage={t.slippage.value} defaultCapBps={slippageBps} onTp={(v) => (t.tp.value = v)} onSl={(v) => (t.sl.value = v)} onSlippage={(v) => (t.slippage.value = v)} />
         <div class="ticket-foot" data-testid="ticket-foot">
           <TicketRisk t={t} store={store} />
-          {t.closeArmed.value && t.closePreview.value ? <ClosePreview symbol={symbol} tick={t.tick.value} lot={t.lot.value} preview={t.closePreview.value} onConfirm={() => void t.closePosition()} onCancel={t.cancelClose} /> : null}
-          <TicketFooter
-            coid={t.coid.value} weights={t.built.value.cmd?.weight} spend={store.spend.value} problem={t.qty.value ? t.reason.value : t.built.value.problem} error={t.error.value} result={t.result.value}
-            buy={t.buy.value} contracts={t.contracts.value} symbol={symbol} price={t.price.value}
-            canSubmit={t.canSubmit.value} hasPosition={!!t.position.value} onClosePosition={() => void t.closePosition()}
-          />
+          {t.closeArmed.value && t.closePreview.value ? <ClosePreview symbol={t.label.value} tick={t.tick.value} lot={t.lot.value} preview={t.closePreview.value} onConfirm={() => void t.closePosition()} onCancel={t.cancelClose} /> : null}
+          <TicketFoot t={t} store={store} />
         </div>
-        <TicketMeta coid={t.coid.value} weights={t.built.value.cmd?.weight} spend={store.spend.value} />
+        <TicketMetaLine t={t} store={store} />
       </form>
       <LeverageForm lev={t.lev.value} cross={t.cross.value} onLev={(v) => (t.lev.value = v)} onCross={(v) => (t.cross.value = v)} onApply={() => void t.applyLeverage()} />
-      <OpenOrders
-        orders={store.openOrders.value}
-        label={(id) => labelOf(store.instruments.value, id)}
-        steps={(id) => {
-          const i = store.instruments.value.find((x) => x.instrument_id === id);
-          return i ? { tick: tickOf(i), lot: lotOf(i) } : { tick: '0.01', lot: '0.001' };
-        }}
-        onCancel={(oid) => void t.cancel(oid)} onCancelByCoid={(c) => void t.cancelByCoid(c)} onCancelAll={() => void t.cancelEverything()}
-      />
+      <TicketOpenOrders t={t} store={store} />
       {inSidePanel() ? null : (
         <button type="button" class="link small" onClick={() => void openSidePanel().then((ok) => ok && window.close()).catch(() => undefined)}>Keep the cockpit open in the side panel</button>
       )}
     </section>
+  );
+}
+
+/** Prefills the price from the book (best ask to buy, best bid to sell) until the person types one; renders nothing. */
+function Prefill({ t }: { t: PerpsTicketState }) {
+  const best = t.best.value;
+  const buy = t.buy.value;
+  useEffect(() => t.prefill(), [best, buy]);
+  return null;
+}
+
+/** Size, presets and price. */
+function TicketSizePrice({ t, qtyRef }: { t: PerpsTicketState; qtyRef: RefObject<HTMLInputElement> }) {
+  return (
+    <SizePriceInputs
+      qty={t.qty.value} max={maxText(t.maxSize.value, t.lot.value, baseOf(t.label.value))} unit={t.unit.value} contracts={t.contracts.value} price={t.price.value} tick={t.tick.value} presets={PRESETS} qtyRef={qtyRef}
+      onQty={(q) => (t.qty.value = q)} onPrice={t.setPrice} onPreset={t.preset} onToggleUnit={t.toggleUnit}
+    />
+  );
+}
+
+/** Time in force, post-only, reduce-only. */
+function TicketFlags({ t }: { t: PerpsTicketState }) {
+  return <OrderFlags tif={t.effectiveTif.value} marketStyle={t.price.value === ''} po={t.po.value} ro={t.ro.value} onTif={(v) => (t.tif.value = v)} onPo={(v) => (t.po.value = v)} onRo={(v) => (t.ro.value = v)} />;
+}
+
+/** The book ladder, or its placeholder until the first book. */
+function TicketLadder({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
+  const book = store.book.value;
+  return book ? <BookLadder bids={book.bids} asks={book.asks} tick={t.tick.value} lot={t.lot.value} unit={baseOf(t.label.value)} onPick={t.setPrice} stale={store.bookStale.value} /> : <p class="ladder muted small">Loading the book…</p>;
+}
+
+/** Why the order cannot go, the error, Buy / Sell and Close position, the venue's answer. */
+function TicketFoot({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
+  return (
+    <TicketFooter
+      coid={t.coid.value} weights={t.built.value.cmd?.weight} spend={store.spend.value} problem={t.qty.value ? t.reason.value : t.built.value.problem} error={t.error.value} result={t.result.value}
+      buy={t.buy.value} contracts={t.contracts.value} symbol={t.label.value} price={t.price.value}
+      canSubmit={t.canSubmit.value} hasPosition={!!t.position.value} onClosePosition={() => void t.closePosition()}
+    />
+  );
+}
+
+/** The client order id, weights and reads line. */
+function TicketMetaLine({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
+  return <TicketMeta coid={t.coid.value} weights={t.built.value.cmd?.weight} spend={store.spend.value} />;
+}
+
+/** The account's open orders, with cancel by id, by client order id and all. */
+function TicketOpenOrders({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
+  const instruments = store.instruments.value;
+  return (
+    <OpenOrders
+      orders={store.openOrders.value}
+      label={(id) => labelOf(instruments, id)}
+      steps={(id) => {
+        const i = instruments.find((x) => x.instrument_id === id);
+        return i ? { tick: tickOf(i), lot: lotOf(i) } : { tick: '0.01', lot: '0.001' };
+      }}
+      onCancel={(oid) => void t.cancel(oid)} onCancelByCoid={(c) => void t.cancelByCoid(c)} onCancelAll={() => void t.cancelEverything()}
+    />
   );
 }
 

@@ -25,6 +25,9 @@
  * (`bench-blank.html`, added to a copy of the build for the bench only), opened the same two ways. Its
  * `script` mark is the earliest moment any code of a page of this extension runs on this machine; the
  * popup's `script` mark is the same moment in `popup.html`.
+ *
+ * With `BENCH_POPUP_AGAINST=<another build's directory>` it then compares this build with that one,
+ * opens interleaved (`./popup-ab.ts`).
  */
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +37,12 @@ import { EXTENSION_DIR, launchHarness, onboardDemo, type Harness } from '../e2e/
 import { connectBrowserCdp, openToolbarPopup, type BrowserCdp } from './toolbar-popup';
 
 const OPENS = 20;
+/**
+ * How long (ms) each open stays open after both moments are measured, before it is closed: a person
+ * looks at the popup, and the reads it asks right after its book and margin (instruments, fees,
+ * tickers, statistics) must not still be in the background's hands when the next open starts.
+ */
+export const SETTLE_MS = Number(process.env.BENCH_POPUP_SETTLE_MS ?? 250);
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? NaN;
 const gz = (file: string) => gzipSync(readFileSync(file), { level: 9 }).length;
 
@@ -111,6 +120,7 @@ async function openByGoto(h: Harness, path: string): Promise<Open> {
   await page.addInitScript(MARKS);
   await page.goto(`chrome-extension://${h.extensionId}${path}`);
   const got = await collect((e) => page.evaluate(e), path === '/popup.html');
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
   await page.close();
   return got;
 }
@@ -122,6 +132,7 @@ async function openAsToolbarPopup(h: Harness, cdp: BrowserCdp, path: string): Pr
   try {
     const popup = await openToolbarPopup(cdp, h.worker, MARKS, path);
     const got = await collect(popup.evaluate, path === '/popup.html');
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
     await popup.close();
     return got;
   } finally {
@@ -188,4 +199,6 @@ export async function benchPopup(): Promise<void> {
     await h.close();
     rmSync(dir, { recursive: true, force: true });
   }
+  const other = process.env.BENCH_POPUP_AGAINST;
+  if (other) await (await import('./popup-ab')).benchPopupAgainst(other);
 }

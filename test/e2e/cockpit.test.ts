@@ -83,7 +83,8 @@ describe('trader cockpit in Chromium', () => {
     // Fills carry the fee's unit and the realised PnL.
     expect(await popup.getByTestId('fill-fee').first().textContent()).toMatch(/^\d[\d,]*\.\d\d USDC$/);
     expect(await popup.getByTestId('fill-pnl').first().textContent()).toMatch(/USDC$/);
-    expect(await popup.locator('.chart canvas').count()).toBeGreaterThan(0);
+    // The chart draws once its lazily loaded chunk is in.
+    await popup.locator('.chart canvas').first().waitFor();
     await h.screenshot(popup, '31-positions');
   });
 

@@ -137,6 +137,45 @@ describe('perps store with the live stream', () => {
     u.store.stop();
   });
 
+  it('at open shows the first watch’s answer before it asks its other reads; an answer still missing after 30 ms holds them back no longer, and a store stopped meanwhile asks nothing', async () => {
+    const hint = Promise.resolve({ status: { activeAccount: ACCOUNT, accounts: [{ address: ACCOUNT, proxies: [{ expiry: Date.now() + 60_000 }] }] } });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const asked = (calls: { type: string }[]) => calls.filter((c) => c.type !== 'streams.watch').map((c) => c.type);
+    let answer: (r: { reply: unknown; at: number }) => void = () => undefined;
+    const reply = new Promise<{ reply: unknown; at: number }>((r) => (answer = r));
+    const s = setup('live', null, 'down', { portfolio: PORTFOLIO, openOrders: [] });
+    beginFirstWatch(hint, 1, fakeCall({}).call, Promise.resolve({ account: ACCOUNT, iid: 1, reply }));
+    s.store.iid.value = 1;
+    const started = s.store.start();
+    await sleep(5);
+    expect(asked(s.calls)).toEqual([]);
+    answer({ reply: { ok: true, result: { perpsBook: null, perpsAccount: { portfolio: { ...PORTFOLIO, withdrawable: '555' }, openOrders: [] } } }, at: Date.now() });
+    await started;
+    expect(s.store.portfolio.value?.withdrawable).toBe('555');
+    expect(asked(s.calls)).toEqual(expect.arrayContaining(['streams.status', 'perps.read']));
+    s.store.stop();
+    // An answer that does not come: the reads go after 30 ms.
+    const never = () => Promise.resolve({ account: ACCOUNT, iid: 1, reply: new Promise<never>(() => undefined) });
+    const t = setup('live', null, 'down', { portfolio: PORTFOLIO, openOrders: [] });
+    beginFirstWatch(hint, 1, fakeCall({}).call, never());
+    t.store.iid.value = 1;
+    void t.store.start();
+    await sleep(10);
+    expect(asked(t.calls)).toEqual([]);
+    await sleep(40);
+    expect(t.calls.some((c) => c.type === 'perps.read' && c.payload.name === 'instruments')).toBe(true);
+    t.store.stop();
+    // Stopped (the popup closed) while waiting: nothing is asked, nothing keeps polling.
+    const u = setup('live', null, 'down', { portfolio: PORTFOLIO, openOrders: [] });
+    beginFirstWatch(hint, 1, fakeCall({}).call, never());
+    u.store.iid.value = 1;
+    void u.store.start();
+    await sleep(5);
+    u.store.stop();
+    await sleep(2_100);
+    expect(asked(u.calls)).toEqual([]);
+  });
+
   it('counts the time an early answer waited in its book’s age: a book that got older than 1 s meanwhile shows stale', async () => {
     const hint = Promise.resolve({ status: { activeAccount: ACCOUNT, accounts: [{ address: ACCOUNT, proxies: [{ expiry: Date.now() + 60_000 }] }] } });
     const book = { bids: [['100', '1']] as [string, string][], asks: [['101', '1']] as [string, string][] };

@@ -78,6 +78,19 @@ const WINDOW_MS = 60_000;
 /** An error's `shortMessage` (background or gateway-answer errors), else `fallback`. */
 export const shortMessageOf = (e: unknown, fallback: string) => (e && typeof e === 'object' && 'shortMessage' in e ? messageOf(e) : fallback);
 const FAST_MS = 2_000;
+/**
+ * How long (ms) the perps store's first reads wait at open for the first watch's answer (the boot
+ * script's, `beginFirstWatch`) before they are asked anyway: a warm background answers within a few
+ * ms, and a stopped one must not hold the instruments back.
+ */
+const FIRST_ANSWER_WAIT_MS = 30;
+
+/**
+ * Resolves when `watched` (the store's first watch at open, its answer already on its way) does, or
+ * after `FIRST_ANSWER_WAIT_MS`: the store's other reads wait for it, so that on the popup's one thread
+ * their sends and answers do not come before it.
+ */
+const firstAnswerOrLater = (watched: Promise<unknown>): Promise<unknown> => Promise.race([watched, new Promise((resolve) => setTimeout(resolve, FIRST_ANSWER_WAIT_MS))]);
 
 /** The smallest price step of an instrument (sandbox extra `tick_size`, else 10^-price_decimals). */
 export const tickOf = (i: Instrument) => i.tick_size ?? (i.price_decimals > 0 ? `0.${'0'.repeat(i.price_decimals - 1)}1` : '1');
@@ -289,13 +302,16 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     return settledOrder(pushedOrders, orderWaiters, live.value, oid, ms);
   }
 
-  /** Reads the instruments and fees, and at the same time (when an instrument is already chosen) the book, tickers and account (no serial reads at open); listens to the background's stream pushes. */
+  /** Listens to the pushes; reads instruments and fees, and beside them (an instrument chosen) book, tickers and account; at open after the first watch's answer (`firstAnswerOrLater`). */
   async function start(): Promise<void> {
     if (running) return;
     running = true;
     unlisten = listen(onPush);
     // The background's book when fresh (≤ 1 s) spares the first REST book read.
-    const early = iid.value !== undefined ? watch().then((fresh) => refresh({ skipBook: fresh })).catch(() => undefined) : undefined;
+    const pending = firstWatch !== undefined;
+    const watched = iid.value !== undefined ? watch() : undefined;
+    if (pending && watched && (await firstAnswerOrLater(watched), !running)) return; // stopped meanwhile
+    const early = watched?.then((fresh) => refresh({ skipBook: fresh })).catch(() => undefined);
     const asked = askStatus(); // beside the first reads, not before them
     statusTimer = setInterval(() => void askStatus(), FAST_MS);
     try {
