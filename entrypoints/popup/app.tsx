@@ -122,7 +122,7 @@ function Unlocked({ status, account, vault, settings, tab, setTab, refresh, onAd
   const store = useMemo(() => {
     const created = createPerpsStore(proxyAccount, undefined, undefined, account?.address);
     // The instrument shown last opens again, chosen before the ticket's first render (no second
-    // render for it); its book is read at once beside the instruments.
+    // render for it); its book comes with the popup's first watch.
     const last = Number(localStorage.getItem(LAST_INSTRUMENT));
     if (Number.isInteger(last) && last > 0) created.iid.value = last;
     return created;

@@ -97,7 +97,7 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
     t.error.value = undefined;
     t.instrumentChanged();
     void t.loadConfig().catch(() => undefined);
-  }, [iid]);
+  }, [iid, t]); // a new ticket (its store made again for the same account and instrument) loads its config too
 
   if (!hasProxy) {
     return (
@@ -137,8 +137,9 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
     else t.preset(action.fraction);
   };
   // The parts a book or account push changes (the price prefill, the size hint, the flags, the ladder,
-  // the risk panel, the foot, the open orders) each read their own signals, so a push re-renders them,
-  // not the whole ticket; what only the person changes (TP / SL, leverage, a close) is read here.
+  // the risk panel, an armed close's preview, the foot, the open orders) each read their own signals,
+  // so a push re-renders them, not the whole ticket; what a push never changes (TP / SL, the leverage
+  // form) is read here.
   return (
     <section class="panel ticket" aria-label="Perps order ticket">
       <Prefill t={t} />
@@ -154,7 +155,7 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
         <TpSlInputs tp={t.tp.value} sl={t.sl.value} slippage={t.slippage.value} defaultCapBps={slippageBps} onTp={(v) => (t.tp.value = v)} onSl={(v) => (t.sl.value = v)} onSlippage={(v) => (t.slippage.value = v)} />
         <div class="ticket-foot" data-testid="ticket-foot">
           <TicketRisk t={t} store={store} />
-          {t.closeArmed.value && t.closePreview.value ? <ClosePreview symbol={t.label.value} tick={t.tick.value} lot={t.lot.value} preview={t.closePreview.value} onConfirm={() => void t.closePosition()} onCancel={t.cancelClose} /> : null}
+          <TicketClosePreview t={t} />
           <TicketFoot t={t} store={store} />
         </div>
         <TicketMetaLine t={t} store={store} />
@@ -206,6 +207,12 @@ function TicketFoot({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
       canSubmit={t.canSubmit.value} hasPosition={!!t.position.value} onClosePosition={() => void t.closePosition()}
     />
   );
+}
+
+/** The close-position preview while a close is armed (it follows the book and the position). */
+function TicketClosePreview({ t }: { t: PerpsTicketState }) {
+  const preview = t.closeArmed.value ? t.closePreview.value : undefined;
+  return preview ? <ClosePreview symbol={t.label.value} tick={t.tick.value} lot={t.lot.value} preview={preview} onConfirm={() => void t.closePosition()} onCancel={t.cancelClose} /> : null;
 }
 
 /** The client order id, weights and reads line. */

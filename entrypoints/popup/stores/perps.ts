@@ -79,9 +79,9 @@ const WINDOW_MS = 60_000;
 export const shortMessageOf = (e: unknown, fallback: string) => (e && typeof e === 'object' && 'shortMessage' in e ? messageOf(e) : fallback);
 const FAST_MS = 2_000;
 /**
- * How long (ms) the perps store's first reads wait at open for the first watch's answer (the boot
- * script's, `beginFirstWatch`) before they are asked anyway: a warm background answers within a few
- * ms, and a stopped one must not hold the instruments back.
+ * How long (ms) the perps store's other reads wait at open for the popup's first watch's answer
+ * (`beginFirstWatch`) before they are asked anyway: a running background answers within a few ms, and
+ * one the browser stopped must not hold the instruments back.
  */
 const FIRST_ANSWER_WAIT_MS = 30;
 
@@ -302,15 +302,18 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     return settledOrder(pushedOrders, orderWaiters, live.value, oid, ms);
   }
 
-  /** Listens to the pushes; reads instruments and fees, and beside them (an instrument chosen) book, tickers and account; at open after the first watch's answer (`firstAnswerOrLater`). */
+  /** Listens to the pushes; reads instruments, fees, stream status and (an instrument chosen) book, tickers, account; at open those wait for the popup's first watch (`firstAnswerOrLater`). */
   async function start(): Promise<void> {
     if (running) return;
     running = true;
     unlisten = listen(onPush);
+    const pending = firstWatch !== undefined && account !== undefined; // the popup's first watch is on its way
     // The background's book when fresh (≤ 1 s) spares the first REST book read.
-    const pending = firstWatch !== undefined;
     const watched = iid.value !== undefined ? watch() : undefined;
-    if (pending && watched && (await firstAnswerOrLater(watched), !running)) return; // stopped meanwhile
+    if (pending && watched) {
+      await firstAnswerOrLater(watched);
+      if (!running) return; // stopped meanwhile: nothing asked, no timer started
+    }
     const early = watched?.then((fresh) => refresh({ skipBook: fresh })).catch(() => undefined);
     const asked = askStatus(); // beside the first reads, not before them
     statusTimer = setInterval(() => void askStatus(), FAST_MS);
