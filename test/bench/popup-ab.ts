@@ -15,8 +15,8 @@
  */
 import { resolve } from 'node:path';
 import { EXTENSION_DIR, launchHarness, onboardDemo, type Harness } from '../e2e/harness';
-import { MARKS, SETTLE_MS, collect, type Open } from './popup';
-import { connectBrowserCdp, openToolbarPopup, type BrowserCdp } from './toolbar-popup';
+import { openAsToolbarPopup, openByGoto, type Open } from './popup';
+import { connectBrowserCdp, type BrowserCdp } from './toolbar-popup';
 
 /** Blocks (`BENCH_POPUP_AB_BLOCKS`, default 6): each launches both builds' browsers afresh, in alternating launch order. */
 const BLOCKS = Number(process.env.BENCH_POPUP_AB_BLOCKS ?? 6);
@@ -50,24 +50,8 @@ function interval(a: readonly Figures[], b: readonly Figures[], f: Figure): [num
   return [diffs[50] ?? NaN, diffs[1949] ?? NaN];
 }
 
-/** Opens the popup once in `side`'s browser, `toolbar` (chrome.action.openPopup) or with goto in a tab. */
-async function openOnce(side: Side, toolbar: boolean): Promise<Open> {
-  if (toolbar) {
-    const popup = await openToolbarPopup(side.cdp, side.h.worker, MARKS, '/popup.html');
-    const got = await collect(popup.evaluate, true);
-    await new Promise((r) => setTimeout(r, SETTLE_MS));
-    await popup.close();
-    return got;
-  }
-  const page = await side.h.ctx.newPage();
-  await page.setViewportSize({ width: 360, height: 600 });
-  await page.addInitScript(MARKS);
-  await page.goto(`chrome-extension://${side.h.extensionId}/popup.html`);
-  const got = await collect((e) => page.evaluate(e), true);
-  await new Promise((r) => setTimeout(r, SETTLE_MS));
-  await page.close();
-  return got;
-}
+/** Opens the popup once in `side`'s browser, `toolbar` (chrome.action.openPopup) or with goto in a tab, as the popup bench does. */
+const openOnce = (side: Side, toolbar: boolean): Promise<Open> => (toolbar ? openAsToolbarPopup(side.h, side.cdp, '/popup.html') : openByGoto(side.h, '/popup.html'));
 
 const WAYS = ['toolbar popup', 'goto'] as const;
 type Way = (typeof WAYS)[number];

@@ -114,7 +114,7 @@ export async function collect(ask: (expression: string) => Promise<unknown>, pop
 }
 
 /** Opens `path` (`/popup.html` or the floor's page) in a new tab with Playwright, as the bench always did. */
-async function openByGoto(h: Harness, path: string): Promise<Open> {
+export async function openByGoto(h: Harness, path: string): Promise<Open> {
   const page = await h.ctx.newPage();
   await page.setViewportSize({ width: 360, height: 600 });
   await page.addInitScript(MARKS);
@@ -126,7 +126,7 @@ async function openByGoto(h: Harness, path: string): Promise<Open> {
 }
 
 /** Opens `path` as the toolbar button's popup (the action's popup set to it for the floor, then back). */
-async function openAsToolbarPopup(h: Harness, cdp: BrowserCdp, path: string): Promise<Open> {
+export async function openAsToolbarPopup(h: Harness, cdp: BrowserCdp, path: string): Promise<Open> {
   const setPopup = (p: string) => h.worker.evaluate((popup) => Reflect.get(globalThis, 'chrome').action.setPopup({ popup }), p);
   if (path !== '/popup.html') await setPopup(path.slice(1));
   try {
