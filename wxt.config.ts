@@ -12,7 +12,7 @@ import preact from '@preact/preset-vite';
  * - release builds (`WXT_COUNTERSIGN_RELEASE=1`, set by `npm run release` and `npm run build:firefox`;
  *   read in code by `lib/settings/build-mode.ts`; output in `.output/<browser>-mv3-release/`): no loopback
  *   host permission and no sandbox default. The person chooses the venue at first run and the browser is asked
- *   then for exactly that venue's hosts (`optional_host_permissions`; the sandbox's loopback too, for a demo).
+ *   then for exactly that venue's hosts (`optional_host_permissions`: https only; a release sends nothing in clear).
  */
 /**
  * Whether this is a release build. An environment flag rather than a WXT `--mode`: a mode other than
@@ -63,9 +63,10 @@ export default defineConfig({
       description: 'Keeps trading keys encrypted and signs exactly what the venue verifies, only with your approval.',
       permissions: ['storage', 'alarms', 'unlimitedStorage', 'notifications'],
       // Development and test builds reach the sandbox on loopback without asking; a release asks for the
-      // chosen venue's hosts at first run (loopback only when the person chooses the sandbox demo).
+      // chosen venue's https hosts at first run.
       ...(release ? {} : { host_permissions: loopback }),
-      optional_host_permissions: release ? ['https://*/*', ...loopback] : ['https://*/*'],
+      // A release sends nothing in clear (lib/http/transport.ts): no loopback, even optional.
+      optional_host_permissions: ['https://*/*'],
       // No other extension and no web page may connect to us directly; pages go through the content script.
       externally_connectable: { ids: [] },
       // Opens the popup on the ticket from the keyboard.

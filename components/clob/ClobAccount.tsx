@@ -1,16 +1,22 @@
 /**
  * The order-book account under the ticket: portfolio (value, positions with paging), open orders with
- * Cancel, and recent trades. Presentational: rows as the data service and the exchange answer them
- * (decimal strings; trade times in Unix seconds as strings), events carry what to do.
+ * Cancel, and recent trades (each as the person's own order in it, maker or taker). Presentational: rows
+ * as the data service and the exchange answer them (decimal strings; trade times in Unix seconds as
+ * strings), events carry what to do.
  */
+import { clobTokenWords } from '../../lib/notifications/rules';
 import { Button } from '../ui';
 
 /** A position row's fields. */
 export type ClobPositionRow = { token_id: string; title: string; outcome: string; current_size: string; avg_price: string; current_price: string; unrealized_pnl: string };
 /** An open order row's fields. */
 export type ClobOrderRow = { id: string; side: string; price: string; original_size: string; outcome: string };
-/** A trade row's fields. */
-export type ClobTradeRow = { id: string; side: string; size: string; price: string; outcome: string; match_time: string; trader_side: string };
+/**
+ * A trade as the person reads it (`ClobTrade`, `lib/messaging/reads.ts`): the role the person's order
+ * played and the person's own order(s) in it — side, size matched, price, token id with the exchange's
+ * label (`outcome`, '' when none); `own` empty when the exchange named none of the person's orders.
+ */
+export type ClobTradeRow = { id: string; match_time: string; trader_side: string; own: readonly { side: string; size: string; price: string; asset_id: string; outcome: string }[] };
 
 /** A trade's time as "MM-DD hh:mm" (UTC) from Unix seconds. */
 export const tradeTime = (matchTime: string) => new Date(Number(matchTime) * 1000).toISOString().slice(5, 16).replace('T', ' ');
@@ -51,7 +57,17 @@ export function ClobOpenOrders(props: { orders: readonly ClobOrderRow[]; onCance
   );
 }
 
-/** Recent trades. */
+/**
+ * One trade's line: the person's own order(s) in it (`SELL 10 “Yes” shares (token 123456…7890) @ 0.6`)
+ * and the role (`maker`, `taker`); a trade naming none of the person's orders says so.
+ */
+export function tradeWords(t: ClobTradeRow): string {
+  const role = t.trader_side.toLowerCase();
+  if (t.own.length === 0) return `${tradeTime(t.match_time)} · ${role}: the exchange named none of your orders in this trade`;
+  return `${tradeTime(t.match_time)} · ${t.own.map((f) => `${f.side} ${f.size} ${clobTokenWords(f.asset_id, f.outcome)} @ ${f.price}`).join('; ')} · ${role}`;
+}
+
+/** Recent trades, each as the person's own order(s) in it (`tradeWords`). */
 export function ClobTrades({ trades }: { trades: readonly ClobTradeRow[] }) {
   return (
     <section aria-label="Recent order-book trades">
@@ -59,7 +75,7 @@ export function ClobTrades({ trades }: { trades: readonly ClobTradeRow[] }) {
       {trades.length === 0 ? <p class="muted">No trades yet.</p> : null}
       <ul class="orders num" data-testid="clob-trades">
         {trades.map((t) => (
-          <li key={`${t.id}${t.trader_side}`}>{tradeTime(t.match_time)} · {t.side} {t.size} {t.outcome} @ {t.price} · {t.trader_side.toLowerCase()}</li>
+          <li key={`${t.id}${t.trader_side}`}>{tradeWords(t)}</li>
         ))}
       </ul>
     </section>

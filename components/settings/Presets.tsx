@@ -1,13 +1,13 @@
 /**
- * The venue presets of the Settings tab: pick Sandbox, Polymarket, the venue's
- * pre-production or Custom; a preset fills every service URL, the chain id, the header names and the
+ * The venue presets of the Settings tab: pick Sandbox (development builds only: `OFFERED_PRESETS`),
+ * Polymarket, the venue's pre-production or Custom; a preset fills every service URL, the chain id, the header names and the
  * pinned perps domain, asks the browser for exactly its hosts, then checks each service (ok / error
  * with its reason / time). Venue presets say they never ran against the live venue, and until the
  * person confirms one, nothing is signed under it. Also the stream, bridge and domain-pin fields a
  * custom setup edits (saved with the form around it). State: the settings store.
  */
 import { Button, Field } from '../ui';
-import { PRESETS, presetById, type PresetId } from '../../lib/settings/presets';
+import { OFFERED_PRESETS, PRESETS, presetById, type PresetId } from '../../lib/settings/presets';
 import type { SettingsStore } from '../../entrypoints/popup/stores/settings';
 
 const CHOICES: readonly PresetId[] = [...PRESETS.map((p) => p.id), 'custom'];
@@ -31,7 +31,7 @@ export function Presets({ settings: st }: { settings: SettingsStore }) {
       <h3>Venue</h3>
       <Field label="Preset" hint="A preset fills every service below, the chain, the header names and the pinned perps domain.">
         <select name="preset" value={s.preset} onChange={(e) => choose(presetOf(e.currentTarget.value))}>
-          {PRESETS.map((p) => (
+          {PRESETS.filter((p) => OFFERED_PRESETS.includes(p) || p.id === s.preset).map((p) => (
             <option key={p.id} value={p.id}>{p.label}</option>
           ))}
           <option value="custom">Custom (the URLs below)</option>

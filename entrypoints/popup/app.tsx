@@ -175,7 +175,7 @@ function Unlocked({ status, account, vault, settings, tab, setTab, refresh, onAd
         ) : tab === 'account' ? (
           <AccountView key={account.address} account={account} onChanged={refresh} />
         ) : (
-          <SettingsView settings={settings} onChanged={refresh} onAddKey={onAddKey} />
+          <SettingsView settings={settings} accounts={status.accounts} onChanged={refresh} onAddKey={onAddKey} />
         )}
       </TabPanel>
     </main>

@@ -11,7 +11,6 @@ import { Button, ErrorText, Field, Notice, passwordStrength } from '../../compon
 import { call, messageOf, type Status } from './api';
 import { DepositWalletPanel } from './deposit';
 import { VenueStep } from './venue-step';
-import { RELEASE_BUILD } from '../../lib/settings/build-mode';
 
 type Step = 'venue' | 'password' | 'key' | 'save' | 'proxy' | 'clob' | 'done';
 const DAY = 86_400_000;
@@ -39,8 +38,9 @@ function useRun() {
  * cancelled; `refresh` re-reads the vault status before `onDone`.
  */
 export function Onboarding({ status, onDone, refresh }: { status: Status; onDone: () => void; refresh: () => Promise<void> }) {
-  // A release has no venue until the person chooses one (development and test builds: the sandbox).
-  const [step, setStep] = useState<Step>(status.initialized ? 'key' : RELEASE_BUILD ? 'venue' : 'password');
+  // A release has no venue until the person chooses one (development and test builds: the sandbox); the
+  // background says whether one was chosen, and refuses a vault before it.
+  const [step, setStep] = useState<Step>(status.initialized ? 'key' : status.venueChosen ? 'password' : 'venue');
   // The password typed at creation; the save step re-asks it when the vault existed before.
   const [password, setPassword] = useState('');
   const [address, setAddress] = useState<string | undefined>(status.accounts[0]?.address);

@@ -8,8 +8,9 @@ import { Button, ErrorText, Field, Notice } from '../../components/ui';
 import { invalidText, type SettingsStore } from './stores/settings';
 import { Permissions } from './permissions';
 import { NotificationSettings } from '../../components/settings/Notifications';
-import { call } from './api';
+import { call, type Status } from './api';
 import { Presets } from '../../components/settings/Presets';
+import { TRANSPORT_FIELDS } from '../../lib/settings/transport';
 
 const THEMES = ['system', 'light', 'dark'] as const;
 const HEADER_SETS = ['seed', 'venue'] as const;
@@ -20,7 +21,7 @@ const loadNotifications = () => call('notifications.get', {});
 const saveNotifications = (patch: Parameters<typeof call<'notifications.set'>>[1]) => call('notifications.set', patch);
 
 /** The Settings tab; `onChanged` re-reads the vault status after a restore. */
-export function SettingsView({ settings: st, onChanged, onAddKey }: { settings: SettingsStore; onChanged: () => Promise<void>; onAddKey: () => void }) {
+export function SettingsView({ settings: st, accounts, onChanged, onAddKey }: { settings: SettingsStore; accounts: Status['accounts']; onChanged: () => Promise<void>; onAddKey: () => void }) {
   const [oldPw, setOldPw] = useState('');
   const [newPw, setNewPw] = useState('');
   const [restorePw, setRestorePw] = useState('');
@@ -44,6 +45,7 @@ export function SettingsView({ settings: st, onChanged, onAddKey }: { settings: 
             Some stored settings were invalid and were reset to their defaults: {invalidText(invalid)}. Check them and save.
           </p>
         ) : null}
+        <TransportNotices settings={st} accounts={accounts} onChanged={onChanged} />
         <Presets settings={st} />
         <h3>Gateways</h3>
         <Field label="Perps gateway"><input name="perpsUrl" value={s.perpsUrl} onInput={(e) => st.edit({ perpsUrl: e.currentTarget.value })} /></Field>
@@ -100,5 +102,44 @@ export function SettingsView({ settings: st, onChanged, onAddKey }: { settings: 
       <ErrorText error={st.error.value} />
       {st.notice.value ? <Notice>{st.notice.value}</Notice> : null}
     </section>
+  );
+}
+
+/**
+ * What the transport rule found (`lib/settings/transport.ts`): the stored service URLs it refuses at use,
+ * and the services the stored settings ever named in clear with what may have travelled, offering the
+ * rotation that makes it worthless (a new proxy key; new order-book API credentials) and, once done, to
+ * clear the notice.
+ */
+function TransportNotices({ settings: st, accounts, onChanged }: { settings: SettingsStore; accounts: Status['accounts']; onChanged: () => Promise<void> }) {
+  const insecure = st.insecure.value;
+  const uses = st.cleartext.value;
+  if (!insecure.length && !uses.length) return null;
+  const rotations = new Set(uses.flatMap((u) => (u.rotate ? [u.rotate] : [])));
+  const rotate = (what: 'proxy' | 'clob') => void st.rotate(what, accounts).then(onChanged);
+  return (
+    <div data-testid="transport-notices">
+      {insecure.length ? (
+        <p class="error" role="alert" data-testid="insecure-settings">
+          Countersign will not use these until they are changed: {insecure.map((i) => `the ${TRANSPORT_FIELDS[i.field]} ${i.url} (${i.reason})`).join('; ')}.
+        </p>
+      ) : null}
+      {uses.length ? (
+        <div class="error" role="alert" data-testid="cleartext-uses">
+          <p>Your settings named services without encryption. What may have travelled in clear:</p>
+          <ul>
+            {uses.map((u) => (
+              <li key={`${u.field} ${u.url}`}>
+                {u.url} (since {new Date(u.since).toLocaleString()}): {u.secrets || 'nothing secret; what it answered may have been altered'}.
+              </li>
+            ))}
+          </ul>
+          {insecure.length && rotations.size ? <p class="small">Change the URLs above first: new keys sent in clear would be exposed again.</p> : null}
+          {rotations.has('proxy') ? <Button disabled={insecure.length > 0} onClick={() => rotate('proxy')}>Issue new proxy keys</Button> : null}
+          {rotations.has('clob') ? <Button disabled={insecure.length > 0} onClick={() => rotate('clob')}>Replace the order-book API credentials</Button> : null}
+          <Button onClick={() => void st.clearCleartext()}>Done: clear this notice</Button>
+        </div>
+      ) : null}
+    </div>
   );
 }

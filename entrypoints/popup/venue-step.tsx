@@ -1,10 +1,11 @@
 /**
- * The first step of a release build's first run (`lib/settings/build-mode.ts`): the person chooses the
- * venue — the venue itself, its pre-production environment, or the local sandbox for a demo — and the
- * browser is asked, in that click, for exactly the host permissions of that choice (`hostOrigins`: the
- * venue's https REST hosts; loopback for the sandbox). Nothing is stored when the browser refuses; once
- * granted, the choice is stored as the settings' preset (`settings.set`, which fills every service).
- * Development and test builds skip the step: their default is the sandbox, reachable from install.
+ * The first step of a release build's first run (`lib/settings/build-mode.ts`), shown while the background
+ * says no venue was chosen (`vault.status` `venueChosen`): the person chooses the venue — the venue itself
+ * or its pre-production environment — and the browser is asked, in that click, for exactly the host
+ * permissions of that choice (`hostOrigins`: the venue's https REST hosts). Nothing is stored when the
+ * browser refuses (the background checks the grant too); once granted, the choice is stored as the
+ * settings' preset (`settings.set`, which fills every service and marks the venue chosen). Development and
+ * test builds skip the step: their default is the sandbox, reachable from install.
  */
 import { useState } from 'preact/hooks';
 import { Button, ErrorText } from '../../components/ui';
@@ -15,11 +16,13 @@ import { call, messageOf, requestHostPermissions } from './api';
 
 type VenueId = Preset['id'];
 
-/** The choices in the order shown, each with what it means for the person. */
+/**
+ * The choices in the order shown, each with what it means for the person: the venue's https setups (the
+ * local sandbox speaks plain http on loopback, which a release never uses: `lib/http/transport.ts`).
+ */
 const CHOICES: readonly { id: VenueId; hint: string }[] = [
   { id: 'polymarket', hint: 'The live venue. Orders move real money.' },
   { id: 'preproduction', hint: "The venue's test environment for the order book, catalogue, data and relayer (perps, chain and RPC are the live venue's)." },
-  { id: 'sandbox', hint: 'A demo against the local sandbox gateway (npm start from the sources, on 127.0.0.1:8787). No real money.' },
 ];
 
 /** The venue step; `onChosen` runs once the browser granted the venue's hosts and the choice is stored. */

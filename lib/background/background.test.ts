@@ -143,6 +143,8 @@ describe('background: replies never carry secrets', () => {
       'vault.restoreBackup': { backup: '{}', password: 'a good password' },
       'settings.get': {},
       'settings.set': { autoLockMinutes: 20 },
+      'settings.clearCleartext': {},
+      'clob.rotateCredentials': { account: owner },
       'settings.checkConnections': {},
       'proxy.issue': { account: owner, expiry: Date.now() + 86_400_000, label: 'issued' },
       'proxy.import': { account: owner, privateKey: proxyKey, proxy, secret: 'imported-proxy-secret', expiry: Date.now() + 3_600_000 },
@@ -574,7 +576,7 @@ describe('background: page requests and approvals', () => {
     const first = bg.page(page(SITE)).request('perps_sendCommand', order);
     const [view] = await waitPending(bg);
     expect(view!.grantable).toBe(true);
-    const limits = { venue: 'perps', allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '20000', dailyNotional: '100000', priceBandPct: '5' };
+    const limits = { venue: 'perps', allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '5000', dailyNotional: '50000', priceBandPct: '5' }; // under the caps the offer proposes from the demo equity
     const created = await call(bg, 'grant.create', { approvalId: view!.id, limits, minutes: 60 }, { id: fakeBrowser.runtime.id, url: `${EXT().replace(/\/$/, '')}/approval.html` });
     expect(created.ok).toBe(true);
     expect(badge).toBe('1');

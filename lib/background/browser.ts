@@ -25,6 +25,8 @@ export type BackgroundBrowser = {
     onRemoved: { addListener: (fn: (id: number) => void) => void };
   };
   tabs?: { create: (o: { url: string }) => Promise<unknown> };
+  /** Host permissions (`settings.set` checks a venue's hosts are granted before storing it). */
+  permissions?: { contains: (p: { origins: string[] }) => Promise<boolean> };
   commands?: { onCommand: { addListener: (fn: (command: string) => void) => void } };
   action?: {
     setBadgeText: (o: { text: string }) => Promise<void> | void;

@@ -10,6 +10,7 @@
  * what `startBackground` must create inside `main` because it registers listeners (lifetime, approval
  * registry and window, badge, page ports) — is the `Shell`.
  */
+import { BUILD_TRANSPORT_RULE, type TransportRule } from '../settings/transport';
 import * as v from 'valibot';
 import { numberToHex } from 'viem';
 import { createRouter, OUTPUT_CHECKS, type BrowserSender } from '../messaging/router';
@@ -65,6 +66,11 @@ export type BackgroundOptions = {
   panicTiming?: Partial<PanicTiming>;
   /** The WebSocket of the live streams (default the worker's; Node tests pass `ws`). */
   WebSocket?: WebSocketConstructor;
+  /**
+   * Which transports may carry a signature or a secret (`lib/settings/transport.ts`; default this build's:
+   * loopback in clear only in development and test builds). Tests pass a release's rule.
+   */
+  transportRule?: TransportRule;
   /**
    * The client-side weight budgets per gateway (default `CLIENT_WEIGHT_BUDGETS`, the venue's). Only the
    * bench build lifts them: it measures latency against a sandbox whose own budgets are lifted too.
@@ -169,8 +175,9 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const authority = new Authority();
   // One weight meter per gateway, shared by the reads and the signed commands; the account's own order-book reads are L2-signed, so they go through the signer.
   const meter = new WeightMeter(now, o.weightBudgets);
-  const reads: VenueReads = new VenueReads({ vault, settings, meter, clobRead: (account, path): Promise<unknown> => service.clobRead(account, path), ...(o.fetchFn ? { fetchFn: o.fetchFn } : {}) });
-  const service = new SigningService({ authority, vault, db, settings, fetchFn: o.fetchFn, now, journal, meter, reads, session: (account, perpsUrl) => streams.session(account, perpsUrl), onUnrecorded: (what) => notifications.unrecorded(what) });
+  const transportRule = o.transportRule ?? BUILD_TRANSPORT_RULE;
+  const reads: VenueReads = new VenueReads({ vault, settings, meter, clobRead: (account, path): Promise<unknown> => service.clobRead(account, path), ...(o.fetchFn ? { fetchFn: o.fetchFn } : {}), transportRule });
+  const service = new SigningService({ authority, vault, db, settings, fetchFn: o.fetchFn, transportRule, now, journal, meter, reads, session: (account, perpsUrl) => streams.session(account, perpsUrl), onUnrecorded: (what) => notifications.unrecorded(what) });
   // The grant uses a stopped worker sent under before their vault write was stored: merged at the grants' first read (`GrantLedger`).
   const grants = new GrantService({ authority, vault, now, onChange: (live) => grantsChanged(live), journal });
   const deadman = createDeadMan({ browser, db, vault, service, grants, lifetime, now });
@@ -192,7 +199,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     return answer;
   };
   // The live streams (proxy secrets stay here; pages get derived pushes only).
-  const streams = createBackgroundStreams({ vault, db, reads, grants, lifetime, settings: () => readSettings(db), broadcast: (m) => void browser.runtime.sendMessage?.(m).catch(() => undefined), now, ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}) });
+  const streams = createBackgroundStreams({ vault, db, reads, grants, lifetime, settings: () => readSettings(db), broadcast: (m) => void browser.runtime.sendMessage?.(m).catch(() => undefined), now, transportRule, ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}) });
   const notifications = createBackgroundNotifications({ browser, db, vault, grants, service, reads, now }); // raised from the stream pushes
   streams.onPush(notifications.onPush);
   // What a stopped worker left in the audit journal: recorded by `startWork`, off the first answers' path.
@@ -213,6 +220,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
         onApprovalEmpty: () => approvalWindow.empty(),
         showApprovals: () => approvalWindow.show(),
         onApprovalShown: (id, digest) => approvalWindow.shown(id, digest),
+        ...(browser.permissions ? { hostsGranted: (origins: string[]) => browser.permissions?.contains({ origins }) ?? Promise.resolve(false) } : {}),
         onUnlocked: locks.unlocked,
         lock: locks.lock,
         onSettings: async (change) => {

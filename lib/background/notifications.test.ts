@@ -6,14 +6,22 @@
  * order cancelled outside Countersign raises one; one Countersign cancelled raises none. A mark moved at
  * the venue (`/admin/mark`) toward a position's liquidation price raises one with no REST read (the
  * sandbox pushes the portfolio on a mark move); the venue's kill switch firing (the dead-man's cancel)
- * raises one, also without a read.
+ * raises one, also without a read. A fill of the person's resting order-book order as the maker names the
+ * person's side, size, price and token (the exchange's top-level trade fields are the taker's), in the
+ * notification and the trades read the activity list shows; another client cancelling 20 orders at once
+ * raises one notification naming 20.
  */
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { WebSocket as NodeWebSocket } from 'ws';
 import { autoCancel, createOrders } from '../perps/commands';
-import { clobL2Request } from '../clob/client';
+import { clobL2Request, createOrDeriveApiKey } from '../clob/client';
+import { toOrderAmounts } from '../clob/amounts';
+import { buildClobOrder, exchangeAddress, signClobOrder, toPostOrderBody } from '../clob/order';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { BURST_MS } from '../notifications/rules';
+import { shortToken } from '../validation/venue-text';
 import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { DEFAULT_NOTIFICATION_PREFS } from '../notifications/prefs';
 import { startBackground } from './index';
@@ -104,8 +112,72 @@ describe('background notifications', () => {
     await new Promise((r) => setTimeout(r, 300));
     const cancels = created.slice(before).filter((n) => n.title.includes('cancelled'));
     expect(cancels).toHaveLength(1);
-    expect(cancels[0]?.message).toMatch(/^Buy 10 “\S+” shares at 0\.01: cancelled by the venue \(a lapsed heartbeat, the market closing\) or by another client\.$/);
+    expect(cancels[0]?.message).toBe(`Buy 10 “Yes” shares (token ${shortToken(m.tokenIds[0])}) at 0.01: cancelled by the venue (a lapsed heartbeat, the market closing) or by another client.`);
     expect(JSON.stringify(created)).not.toContain(h.demo.clob.secret);
+    await bg.lock();
+  });
+
+  /** A background of the demo account with its order-book API credentials, its user channel live. */
+  async function liveClob(dbName: string) {
+    const bg = await demoBackground(dbName);
+    await bg.call('clob.createOrDerive', { account: h.demo.owner.address });
+    await until(async () => JSON.stringify(await bg.call('streams.status')).includes(`"venue":"clob","account":"${h.demo.owner.address}","state":"live"`));
+    const m = h.ctx.clob.markets[0];
+    if (!m) throw new Error('no market');
+    return { ...bg, m, token: m.tokenIds[0] };
+  }
+
+  /** Another trader (its own key and API credentials) takes `size` of `tokenId` at `price` with a fill-and-kill order. */
+  async function counterpartyTakes(tokenId: string, side: 'BUY' | 'SELL', price: string, size: string): Promise<void> {
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const nowS = Math.floor(h.clock.now / 1000);
+    const creds = (await createOrDeriveApiKey(h.clobUrl, wallet, { chainId: h.ctx.config.clobChainId, timestamp: nowS, nonce: 0 })).credentials;
+    const m = h.ctx.clob.markets[0];
+    if (!m) throw new Error('no market');
+    h.ctx.clob.credit(wallet.address, 1_000_000_000n);
+    h.ctx.clob.creditToken(wallet.address, tokenId, 1_000_000_000n);
+    const amounts = toOrderAmounts({ side, price, size, tickSize: m.tickSize });
+    const order = buildClobOrder({ signer: wallet.address, signatureType: 0, tokenId, side, ...amounts, timestampMs: h.clock.now });
+    const signature = await signClobOrder(wallet, { chainId: h.ctx.config.clobChainId, verifyingContract: exchangeAddress({ negRisk: m.negRisk }), order });
+    const body = toPostOrderBody({ order, signature, owner: creds.apiKey, orderType: 'FAK', postOnly: false });
+    await clobL2Request(h.clobUrl, { address: wallet.address, credentials: creds, method: 'POST', requestPath: '/order', body, timestamp: nowS });
+  }
+
+  it('a fill of the person’s resting order as the maker names the person’s side, size, price and token, not the taker’s; so does the trades read', async () => {
+    const { bg, call, token } = await liveClob('notify-maker');
+    // The person sells 10 "Yes" one tick under the best ask: their order rests as the best ask.
+    const book = h.ctx.clob.book(token);
+    const bestAsk = Math.min(...book.asks.map((o) => Number(o.price)));
+    expect(bestAsk - 10_000).toBeGreaterThan(Math.max(...book.bids.map((o) => Number(o.price))));
+    const price = ((bestAsk - 10_000) / 1e6).toFixed(2);
+    const [posted] = (await call('clob.postOrders', { account: h.demo.owner.address, orders: [{ tokenId: token, side: 'SELL', price, size: '10', orderType: 'GTC' }] })) as { orderID?: string }[];
+    expect(h.ctx.clob.orders.get(posted?.orderID as `0x${string}`)?.status).toBe('live');
+    const before = created.length;
+    // The taker buys: the exchange's trade says BUY at its top level (the taker's order).
+    await counterpartyTakes(token, 'BUY', price, '10');
+    await until(() => created.slice(before).some((n) => n.title === 'Order-book order filled'));
+    const fills = created.slice(before).filter((n) => n.title === 'Order-book order filled');
+    expect(fills.map((n) => n.message)).toEqual([`Sold 10 “Yes” shares (token ${shortToken(token)}) at ${price} (maker).`]);
+    // The activity list's read: the person's own order in the trade.
+    const [trade] = (await call('clob.trades', { account: h.demo.owner.address })) as unknown[];
+    expect(trade).toMatchObject({ trader_side: 'MAKER', own: [{ order_id: posted?.orderID, side: 'SELL', size: '10', price, asset_id: token, outcome: 'Yes' }] });
+    expect(JSON.stringify(trade)).not.toContain(h.demo.clob.apiKey);
+    await bg.lock();
+  });
+
+  it('another client cancelling 20 order-book orders at once raises one notification naming 20', async () => {
+    const { bg, call, token } = await liveClob('notify-burst');
+    const post = async (n: number) =>
+      ((await call('clob.postOrders', { account: h.demo.owner.address, orders: Array.from({ length: n }, () => ({ tokenId: token, side: 'BUY', price: '0.01', size: '10', orderType: 'GTC' })) })) as { orderID?: string }[]).map((r) => r.orderID ?? '');
+    const ids = [...(await post(15)), ...(await post(5))];
+    expect(new Set(ids.filter(Boolean)).size).toBe(20);
+    const before = created.length;
+    await clobL2Request(h.clobUrl, { address: h.demo.owner.address, credentials: h.demo.clob, method: 'DELETE', requestPath: '/orders', body: ids, timestamp: Math.floor(h.clock.now / 1000) });
+    await until(() => created.slice(before).some((n) => n.title.includes('cancelled outside Countersign')));
+    await new Promise((r) => setTimeout(r, BURST_MS + 300));
+    const cancels = created.slice(before).filter((n) => n.title.includes('cancelled'));
+    expect(cancels.map((n) => n.title)).toEqual(['20 order-book orders cancelled outside Countersign']);
+    expect(cancels[0]?.message).toMatch(/^(Buy 10 “Yes” shares \(token \d{6}…\d{4}\) at 0\.01; ){3}and 17 more: cancelled by the venue \(a lapsed heartbeat, the market closing\) or by another client\.$/);
     await bg.lock();
   });
 

@@ -10,13 +10,18 @@
  * asked with whether a grant is live (and the vault unlocked: a stream closed by lock is not an outage);
  * while the stream is still down and no grant is live it asks again every `RECHECK_MS`.
  *
+ * Bursts: a fill or cancel notice is held (`createNoticeBursts`) and raised when its kind's window
+ * closes, `BURST_MS` (1 s) after the first of that kind — alone as it is, two or more (a batch the venue
+ * filled at once, another client cancelling every order) as one summary notification. One timer, set to
+ * the earliest window; it flushes at the window's end even when an injected clock lags behind.
+ *
  * A notification carries an instrument, a side, sizes and prices — never an account secret, a key or a
  * header (the rules' inputs are the pushes, which carry none).
  */
 import type { NOTIFICATIONS_CONTRACT } from '../messaging/notifications';
 import type { StreamPush } from '../messaging/streams';
 import { readNotificationPrefs, writeNotificationPrefs, type NotificationPrefs } from '../notifications/prefs';
-import { createNotificationRules, type InstrumentInfo, type Notice } from '../notifications/rules';
+import { createNoticeBursts, createNotificationRules, type InstrumentInfo, type Notice } from '../notifications/rules';
 import type { GrantService } from '../grants/service';
 import type { SigningService } from '../signer/service';
 import type { VenueReads } from '../reads/venue-reads';
@@ -69,6 +74,8 @@ export function createBackgroundNotifications(d: BackgroundNotificationsDeps): B
   let instrumentsLoaded = false;
   let prefs: Promise<NotificationPrefs> | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let burstTimer: ReturnType<typeof setTimeout> | undefined;
+  const bursts = createNoticeBursts();
   let unrecordedCount = 0;
   let queue: Promise<void> = Promise.resolve();
   const rules = createNotificationRules((iid) => instruments.get(iid), (orderId) => d.service.clobCancels.covers(orderId));
@@ -111,11 +118,32 @@ export function createBackgroundNotifications(d: BackgroundNotificationsDeps): B
     else if (rules.streamDownDueAt(p) !== undefined) timer = setTimeout(() => void (queue = queue.then(checkDown)), RECHECK_MS);
   }
 
+  /** Sets the one burst timer to the earliest window's end; at it, raises what closed (and sets it again). */
+  function scheduleBursts(): void {
+    clearTimeout(burstTimer);
+    const due = bursts.dueAt();
+    if (due === undefined) return;
+    burstTimer = setTimeout(() => {
+      queue = queue.then(() => {
+        for (const n of bursts.flush(Math.max(now(), due))) raise(n);
+        scheduleBursts();
+      });
+    }, Math.max(0, due - now()));
+  }
+
   async function handle(push: StreamPush): Promise<void> {
     const p = await currentPrefs();
     const k = push.push.kind;
     if ((k === 'fills' && p.fills) || (k === 'order' && p.cancels) || ((k === 'portfolio' || k === 'resync') && p.liquidation)) await loadInstruments();
-    for (const n of rules.onPush(push, p, now())) raise(n);
+    const at = now();
+    let held = false;
+    for (const n of rules.onPush(push, p, at)) {
+      if (n.burst) {
+        bursts.add({ ...n, burst: n.burst }, at);
+        held = true;
+      } else raise(n);
+    }
+    if (held) scheduleBursts();
     if (k === 'status') schedule(p);
   }
 
@@ -135,6 +163,9 @@ export function createBackgroundNotifications(d: BackgroundNotificationsDeps): B
       // One notification per submission, even two in the same millisecond (`lib/background/page-path.granted.test.ts`).
       raise({ id: `unrecorded-${now()}-${++unrecordedCount}`, kind: 'unrecorded', title: 'Not in the audit log', message: o.stopped ? `Countersign stopped after sending this ${what}, before recording the venue's answer (logged as unknown). Check the venue's history.` : `Countersign sent this ${what} and the venue answered, but its audit entry could not be written. Check the venue's history.` });
     },
-    stop: () => clearTimeout(timer),
+    stop: () => {
+      clearTimeout(timer);
+      clearTimeout(burstTimer);
+    },
   };
 }

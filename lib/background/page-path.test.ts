@@ -12,7 +12,7 @@ import { startBackground } from './index';
 import { BOUNDS, browser, grantAtOrderWindow, KDF, withPages, type PagedBackground } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
-const GRANT_LIMITS = { venue: 'perps', allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '20000', dailyNotional: '1000000', priceBandPct: '20', slippagePct: '1' };
+const GRANT_LIMITS = { venue: 'perps', allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '5000', dailyNotional: '50000', priceBandPct: '20', slippagePct: '1' }; // under the caps the offer proposes from the demo equity
 const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
 const call = async (bg: PagedBackground, type: string, payload: unknown = {}) => (await bg.handle({ type, payload }, popup())) as { ok: boolean; result?: unknown };

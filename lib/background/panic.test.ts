@@ -17,7 +17,7 @@ const TIMING: PanicTiming = { drainMs: 500, requestTimeoutMs: 1_000, venuesMaxMs
 const SITE = 'https://trade.example';
 const PASSWORD = 'a good password';
 /** The standing grant the site gets (ETH-PERP orders and cancels). */
-const GRANT_LIMITS = { venue: 'perps', allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '20000', dailyNotional: '1000000', priceBandPct: '20', slippagePct: '1' };
+const GRANT_LIMITS = { venue: 'perps', allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '5000', dailyNotional: '50000', priceBandPct: '20', slippagePct: '1' }; // under the caps the offer proposes from the demo equity
 
 const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
 const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };

@@ -15,17 +15,21 @@
  * counts WebSocket traffic — the 25 s ping — as activity since Chrome 116).
  *
  * The order-book user channel follows the same rule for the active account with API credentials (the
- * key, secret and passphrase stay here; pushes carry REST-shaped order and trade rows). The public
+ * key, secret and passphrase stay here; pushes carry REST-shaped order rows, and each trade as the person
+ * reads it — the account's own order in it, maker or taker, `ownClobTrade`). The public
  * channels follow what the open popup shows (`streams.watch`): the perps instrument's `book`, `bbo` and
  * `tickers` on an unauthenticated perps socket, the order-book token on the market channel; both close
  * `POPUP_TTL_MS` after the popup's last call. The last perps book per instrument is kept with its
  * receive time (the popup's first book); a gap in a book's `sq` or a reconnect re-reads it over REST.
  * A REST resync never puts an order back in time: events that arrived while it was read win (`Recency`).
  */
+import { BUILD_TRANSPORT_RULE, type TransportRule } from '../settings/transport';
+import { guardedWebSocket } from '../http/transport';
 import { coalesced, type Coalesced } from '../streams/coalesce';
 import { activeAccount } from '../accounts';
 import type { GrantService } from '../grants/service';
 import type { StreamPush } from '../messaging/streams';
+import { ownClobTrade } from '../messaging/reads';
 import type { VenueReads } from '../reads/venue-reads';
 import { createPerpsStream, type PerpsStream, type WebSocketConstructor } from '../streams/perps';
 import type { PerpsSessionTransport } from '../perps/transport';
@@ -59,6 +63,8 @@ export type BackgroundStreamsDeps = {
   broadcast: (push: StreamPush | MarketPush) => void;
   WebSocket?: WebSocketConstructor;
   now?: () => number;
+  /** Which transports a stream may open (`lib/settings/transport.ts`): a URL in clear opens nothing. Default this build's. */
+  transportRule?: TransportRule;
 };
 
 /** One stream's state as `streams.status` answers it. */
@@ -190,8 +196,17 @@ function createMarketFeeds(d: MarketDeps) {
 
 const isMarket = (e: PerpsStreamEvent): e is PerpsMarketEvent => e.kind === 'book' || e.kind === 'bbo' || e.kind === 'ticker' || e.kind === 'statistic';
 
-/** The order-book user channel of one account: open-order tracking (it keeps the channel wanted) and pushes. */
-function createClobUser(d: { Ws: WebSocketConstructor; now: () => number; push: (p: StreamPush['push']) => void; openOrders: () => Promise<{ data: ClobOpenOrder[] }> }, url: string, auth: { apiKey: string; secret: string; passphrase: string }) {
+/** An account's order-book API credentials and the addresses its orders name (`Vault.clobCredentials`). */
+type ClobUserCredentials = { apiKey: string; secret: string; passphrase: string; info: { account: string; funder: string | null } };
+
+/**
+ * The order-book user channel of one account: open-order tracking (it keeps the channel wanted) and
+ * pushes. A trade is pushed as the person reads it (`ownClobTrade`): the account's own order in it, found
+ * by the API key (compared in the channel client) or the account's addresses (the owner, the funder).
+ */
+function createClobUser(d: { Ws: WebSocketConstructor; now: () => number; push: (p: StreamPush['push']) => void; openOrders: () => Promise<{ data: ClobOpenOrder[] }> }, url: string, creds: ClobUserCredentials) {
+  const auth = { apiKey: creds.apiKey, secret: creds.secret, passphrase: creds.passphrase };
+  const addresses = creds.info.funder ? [creds.info.account, creds.info.funder] : [creds.info.account];
   const open = new Set<string>();
   const recency = new Recency<string, ClobOpenOrder>();
   let closed = false;
@@ -221,7 +236,7 @@ function createClobUser(d: { Ws: WebSocketConstructor; now: () => number; push: 
         else open.delete(e.order.id);
         recency.note(e.order.id, e.order, resting);
         d.push({ kind: 'clobOrder', order: e.order });
-      } else if (e.kind === 'trade') d.push({ kind: 'clobTrade', trade: e.trade });
+      } else if (e.kind === 'trade') d.push({ kind: 'clobTrade', trade: ownClobTrade(e.trade, addresses) });
     },
     onResync: () => resyncs.request(),
     onStatus: (st) => d.push({ kind: 'clobStatus', state: st.state }),
@@ -262,10 +277,20 @@ async function keptBySession(vault: Vault, account: string, now: number): Promis
   return kept.some((p) => p.expiry > now) && streamAllowed(vault);
 }
 
+/**
+ * The streams' WebSocket constructor (`d.WebSocket`, else the worker's; undefined when there is none),
+ * held to the transport rule: every socket carries a proxy secret or API credentials, or feeds the books a
+ * grant's band is checked against, so a URL in clear is refused at the constructor (a failed open).
+ */
+function streamsWebSocket(d: Pick<BackgroundStreamsDeps, 'WebSocket' | 'transportRule'>): WebSocketConstructor | undefined {
+  const Ws = d.WebSocket ?? globalThis.WebSocket;
+  return Ws ? guardedWebSocket(Ws, d.transportRule ?? BUILD_TRANSPORT_RULE) : undefined;
+}
+
 /** Starts the need check (every `TICK_MS`); see the module comment. */
 export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStreams {
   const now = d.now ?? Date.now;
-  const Ws = d.WebSocket ?? globalThis.WebSocket;
+  const Ws = streamsWebSocket(d);
   let popupSeenAt = -Infinity;
   let watching: { perpsIid?: number; clobToken?: string } = {};
   let current: { key: string; account: `0x${string}`; stream: PerpsStream; resyncs: Coalesced } | undefined;
@@ -358,15 +383,14 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
   /** Opens the account's order-book user channel (its API credentials read here, never pushed). */
   async function openClob(account: `0x${string}`, key: string, url: string): Promise<void> {
     if (!Ws || clobUser) return;
-    let auth: { apiKey: string; secret: string; passphrase: string };
+    let creds: ClobUserCredentials;
     try {
-      const c = await d.vault.clobCredentials(account);
-      auth = { apiKey: c.apiKey, secret: c.secret, passphrase: c.passphrase };
+      creds = await d.vault.clobCredentials(account);
     } catch {
       return; // no API credentials: nothing to authenticate with
     }
     if (!d.vault.unlocked || clobUser) return;
-    const feed = createClobUser({ Ws, now, push: (p) => clobUser?.key === key && push(account, p), openOrders: () => d.reads.clobOpenOrders(account) }, url, auth);
+    const feed = createClobUser({ Ws, now, push: (p) => clobUser?.key === key && push(account, p), openOrders: () => d.reads.clobOpenOrders(account) }, url, creds);
     clobUser = { key, account, feed };
     d.lifetime.hold('streams-clob');
   }

@@ -75,6 +75,8 @@ export function serviceOfferReads(d: {
   perpsRead: (account: string | undefined, name: 'portfolio' | 'instruments') => Promise<unknown>;
   clobCollateral: (account: string) => Promise<string | undefined>;
   clobUrl: () => Promise<string>;
+  /** The gateway transport (the signing service's: the transport rule and a deadline on every request). */
+  fetchFn: typeof fetch;
 }): OfferReads {
   return {
     equity: async (venue, account) => {
@@ -92,11 +94,11 @@ export function serviceOfferReads(d: {
       const out: Record<string, string> = {};
       for (const id of ids.slice(0, 15)) {
         try {
-          const m = await requestJson(`${base}/markets-by-token/${id}`, { method: 'GET' });
+          const m = await requestJson(`${base}/markets-by-token/${id}`, { method: 'GET' }, d.fetchFn);
           const market = v.safeParse(marketByToken, m.body);
           const cond = market.success ? market.output.condition_id : undefined;
           if (m.status !== 200 || typeof cond !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(cond)) continue;
-          const info = await requestJson(`${base}/markets/${cond}`, { method: 'GET' });
+          const info = await requestJson(`${base}/markets/${cond}`, { method: 'GET' }, d.fetchFn);
           const parsed = v.safeParse(marketInfo, info.body);
           const b = parsed.success ? parsed.output : undefined;
           const outcome = b?.tokens?.find((t) => String(t.token_id) === id)?.outcome;

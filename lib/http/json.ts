@@ -3,6 +3,7 @@
  * parsed body (or the raw text when the body is not JSON); never throws on an HTTP error status —
  * callers classify answers with `classifyPerpsAnswer` / `classifyClobAnswer`.
  */
+import { InsecureTransportError } from './transport';
 import type { HttpAnswer } from './retry-after';
 import { BaseError } from '../errors/base';
 
@@ -48,6 +49,8 @@ export async function requestJson(
       ...(init.signal ? { signal: init.signal } : {}),
     });
   } catch (err) {
+    // Refused before anything was sent (a URL in clear): that is its own answer, not "no answer".
+    if (err instanceof InsecureTransportError) throw err;
     throw new NetworkError(url, { cause: err });
   }
   const text = await res.text();

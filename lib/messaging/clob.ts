@@ -17,6 +17,17 @@ export const CLOB_CONTRACT = {
     senders: POPUP,
     activity: true,
   }),
+  /**
+   * Replaces the account's API credentials: the old key is deleted at the exchange, then new ones are
+   * created under the next unused nonce (what the person does after the credentials may have travelled in
+   * clear, `settings.get`'s `cleartext`). Answers the new nonce and whether the old key was deleted.
+   */
+  'clob.rotateCredentials': procedure({
+    input: v.strictObject({ account: address }),
+    output: v.object({ account: v.string(), nonce: v.number(), oldDeleted: v.boolean() }),
+    senders: POPUP,
+    activity: true,
+  }),
   /** Signs and posts 1-15 orders for the active account: one result per order (`error` the exchange's sentence). */
   'clob.postOrders': procedure({
     input: v.strictObject({ account: address, orders: clobOrderRequestsSchema }),

@@ -14,6 +14,7 @@ const status: ProcedureOutput<'vault.status'> = {
   activeAccount: null,
   pendingApprovals: 0,
   session: [],
+  venueChosen: true,
 };
 
 /** Handlers where only `overrides` answer; any other procedure throws (the tests call none). */

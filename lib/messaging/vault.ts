@@ -22,6 +22,8 @@ const statusSchema = v.object({
   activeAccount: v.nullable(v.string()),
   pendingApprovals: v.number(),
   session: v.array(v.object({ origin: v.string(), expiresAt: v.number() })),
+  /** Whether the venue was chosen (a release's first run asks first; a vault's existence implies it): the popup's onboarding starts at the venue step when false. */
+  venueChosen: v.boolean(),
 });
 
 const addressOut = v.object({ address: v.string() });

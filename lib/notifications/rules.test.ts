@@ -2,12 +2,15 @@
  * The notification rules, pure: a fill names instrument, side, size and average price and
  * says filled or partly filled; venue and dead-man cancels say which (a person's own cancel raises
  * nothing); the liquidation rule fires once per crossing; the stream-down rule waits N seconds and a
- * live grant; every kind can be switched off; no notification carries anything but market data.
+ * live grant; every kind can be switched off; no notification carries anything but market data. An
+ * order-book fill names the person's own order — side, size, price and token — in the role it played
+ * (the exchange's top-level trade fields are the taker's); a burst of fills or cancels reads as one.
  */
 import { describe, expect, it } from 'vitest';
 import type { StreamPush } from '../messaging/streams';
 import { DEFAULT_NOTIFICATION_PREFS, type NotificationPrefs } from './prefs';
-import { createNotificationRules } from './rules';
+import { BURST_MS, clobTokenWords, createNoticeBursts, createNotificationRules } from './rules';
+import { ownClobTrade, type ClobVenueTrade } from '../messaging/reads';
 
 const ACCOUNT = '0x1111111111111111111111111111111111111111';
 const P: NotificationPrefs = DEFAULT_NOTIFICATION_PREFS;
@@ -128,13 +131,15 @@ function never(): never {
 }
 
 describe('order-book orders (the user channel)', () => {
-  const clobOrder = (id: string, status: string, matched = '0') => msg({ kind: 'clobOrder', order: { id, status, side: 'BUY', price: '0.52', original_size: '10', size_matched: matched, outcome: 'Yes', asset_id: '11' } });
-  const clobTrade = (id: string, side: 'BUY' | 'SELL' = 'BUY') => msg({ kind: 'clobTrade', trade: { id, side, size: '4', price: '0.52', outcome: 'Yes', match_time: '1700000000', trader_side: 'MAKER' } });
+  const YES = '11';
+  const clobOrder = (id: string, status: string, matched = '0') => msg({ kind: 'clobOrder', order: { id, status, side: 'BUY', price: '0.52', original_size: '10', size_matched: matched, outcome: 'Yes', asset_id: YES } });
+  const clobTrade = (id: string, side: 'BUY' | 'SELL' = 'BUY') =>
+    msg({ kind: 'clobTrade', trade: { id, match_time: '1700000000', trader_side: 'MAKER', own: [{ order_id: 'o1', side, size: '4', price: '0.52', asset_id: YES, outcome: 'Yes' }] } });
 
   it('a trade is notified once, though the channel repeats it as matched, mined and confirmed; switched off, none', () => {
     const r = createNotificationRules(() => undefined, () => false);
     const [n] = r.onPush(clobTrade('t1'), P, 0);
-    expect(n).toMatchObject({ kind: 'fill', title: 'Order-book order filled', message: 'Bought 4 “Yes” shares at 0.52 (maker).' });
+    expect(n).toMatchObject({ kind: 'fill', title: 'Order-book order filled', message: 'Bought 4 “Yes” shares (token 11) at 0.52 (maker).' });
     expect(r.onPush(clobTrade('t1'), P, 0)).toEqual([]);
     expect(r.onPush(clobTrade('t2', 'SELL'), { ...P, fills: false }, 0)).toEqual([]);
   });
@@ -146,8 +151,94 @@ describe('order-book orders (the user channel)', () => {
     expect(r.onPush(clobOrder('mine', 'CANCELED'), P, 0)).toEqual([]);
     const [n] = r.onPush(clobOrder('o1', 'CANCELED', '3'), P, 0);
     expect(n).toMatchObject({ kind: 'cancel', title: 'Order-book order cancelled outside Countersign' });
-    expect(n?.message).toBe('Buy 10 “Yes” shares at 0.52 (3 had filled): cancelled by the venue (a lapsed heartbeat, the market closing) or by another client.');
+    expect(n?.message).toBe('Buy 10 “Yes” shares (token 11) at 0.52 (3 had filled): cancelled by the venue (a lapsed heartbeat, the market closing) or by another client.');
     expect(r.onPush(clobOrder('o1', 'CANCELED', '3'), P, 0)).toEqual([]);
     expect(r.onPush(clobOrder('o2', 'CANCELED'), { ...P, cancels: false }, 0)).toEqual([]);
+  });
+});
+
+describe('order-book fills: the person’s own order, in the role it played', () => {
+  const YES = '71321045679252212594626385532706912750332728571942532289631379312455583992563';
+  const NO = '52114319501245915516055106046884209969926127482827954674443846427813813222426';
+  const ME = '0x1111111111111111111111111111111111111111';
+  /** The exchange's report of a match (PROTOCOL.md §5.4): the top level is the taker's order — buy 15 "Yes" at 0.62. */
+  const venueTrade = (makers: ClobVenueTrade['maker_orders'], trader_side?: 'TAKER' | 'MAKER'): ClobVenueTrade => ({
+    id: 'match-1',
+    match_time: '1700000000',
+    ...(trader_side ? { trader_side } : {}),
+    taker_order_id: '0xtaker',
+    side: 'BUY',
+    size: '15',
+    price: '0.62',
+    asset_id: YES,
+    outcome: 'Yes',
+    maker_orders: makers,
+  });
+  const mySell = { order_id: '0xmine', maker_address: ME, byAccountKey: true, side: 'SELL' as const, matched_amount: '10', price: '0.6', asset_id: YES, outcome: 'Yes' };
+  const theirSell = { order_id: '0xtheirs', maker_address: '0x2222222222222222222222222222222222222222', byAccountKey: false, side: 'SELL' as const, matched_amount: '5', price: '0.62', asset_id: YES, outcome: 'Yes' };
+  const fillOf = (t: ClobVenueTrade) => createNotificationRules(() => undefined, () => false).onPush(msg({ kind: 'clobTrade', trade: ownClobTrade(t, [ME]) }), P, 0);
+
+  it('the person’s resting sell is the maker: the notice says sold 10 “Yes” at 0.60, not the taker’s buy of 15 at 0.62', () => {
+    const [n] = fillOf(venueTrade([theirSell, mySell], 'MAKER'));
+    expect(n?.message).toBe(`Sold 10 “Yes” shares (token 713210…2563) at 0.6 (maker).`);
+  });
+
+  it('a maker order for the other outcome (the exchange minting both sides) reads as the person’s buy of “No” at its own price', () => {
+    const myBuyNo = { ...mySell, side: 'BUY' as const, matched_amount: '10', price: '0.38', asset_id: NO, outcome: 'No', byAccountKey: false, maker_address: ME.toUpperCase().replace('0X', '0x') };
+    const [n] = fillOf(venueTrade([myBuyNo], 'MAKER'));
+    expect(n?.message).toBe(`Bought 10 “No” shares (token 521143…2426) at 0.38 (maker).`);
+  });
+
+  it('a trade that says maker but names none of the person’s orders says so and shows no figures', () => {
+    const [n] = fillOf(venueTrade([theirSell], 'MAKER'));
+    expect(n).toMatchObject({ kind: 'fill', title: 'Order-book trade without your figures' });
+    expect(n?.message).not.toMatch(/\d/);
+    expect(n?.burst).toBeUndefined();
+  });
+
+  it('as taker the top-level figures are the person’s; an outcome label out of the venue-text rules leaves the token id alone', () => {
+    const [n] = fillOf({ ...venueTrade([theirSell], 'TAKER'), outcome: 'Y\u202Ees' });
+    expect(n?.message).toBe(`Bought 15 shares of token 713210…2563 at 0.62 (taker).`);
+  });
+});
+
+describe('bursts (createNoticeBursts)', () => {
+  const cancel = (r: ReturnType<typeof createNotificationRules>, id: string) =>
+    r.onPush(msg({ kind: 'clobOrder', order: { id, status: 'CANCELED', side: 'SELL', price: '0.6', original_size: '10', size_matched: '0', outcome: 'Yes', asset_id: '11' } }), P, 0);
+
+  it('20 cancels by another client at once read as one notification naming 20', () => {
+    const r = createNotificationRules(() => undefined, () => false);
+    const b = createNoticeBursts();
+    for (let i = 0; i < 20; i++) for (const n of cancel(r, `o${i}`)) if (n.burst) b.add({ ...n, burst: n.burst }, 5_000 + i);
+    expect(b.dueAt()).toBe(5_000 + BURST_MS);
+    expect(b.flush(5_000 + BURST_MS - 1)).toEqual([]);
+    const out = b.flush(5_000 + BURST_MS);
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject({ kind: 'cancel', title: '20 order-book orders cancelled outside Countersign' });
+    expect(out[0]?.message).toBe('Sell 10 “Yes” shares (token 11) at 0.6; Sell 10 “Yes” shares (token 11) at 0.6; Sell 10 “Yes” shares (token 11) at 0.6; and 17 more: cancelled by the venue (a lapsed heartbeat, the market closing) or by another client.');
+    expect(b.dueAt()).toBeUndefined();
+  });
+
+  it('a single event reads as it always did; kinds and windows are kept apart', () => {
+    const r = createNotificationRules(() => undefined, () => false);
+    const b = createNoticeBursts();
+    const [one] = cancel(r, 'a');
+    const [perpsFill] = r.onPush(msg({ kind: 'fills', fills: [fill(7, '65000', '0.001')] }), P, 0);
+    for (const n of [one, perpsFill]) if (n?.burst) b.add({ ...n, burst: n.burst }, 0);
+    const out = b.flush(BURST_MS);
+    expect(out.map((n) => n.title)).toEqual(['Order-book order cancelled outside Countersign', 'Order filled']);
+    expect(out[0]).toEqual({ id: one?.id, kind: 'cancel', title: one?.title, message: one?.message });
+    // A cancel after the window closed opens a new one.
+    for (const n of cancel(r, 'b')) if (n.burst) b.add({ ...n, burst: n.burst }, 2_000);
+    expect(b.flush(2_999)).toEqual([]);
+    expect(b.flush(3_000)).toHaveLength(1);
+  });
+});
+
+describe('clobTokenWords', () => {
+  it('the exchange’s label beside the token id; the id alone when the label is refused or absent', () => {
+    expect(clobTokenWords('71321045679252212594626385532706912750332728571942532289631379312455583992563', 'Yes')).toBe('“Yes” shares (token 713210…2563)');
+    expect(clobTokenWords('11', 'Y\u202Ees')).toBe('shares of token 11');
+    expect(clobTokenWords('11', '')).toBe('shares of token 11');
   });
 });

@@ -2,12 +2,17 @@
  * The notification rules, pure: they read the background's stream pushes
  * (`StreamPush`, `lib/messaging/streams.ts`: orders, fills, the portfolio, the stream's state) and say
  * which browser notifications to raise. No I/O, no clock of their own (`now` is passed), no secret in
- * their input or output: a notification names an instrument, a side, sizes and prices only.
+ * their input or output: a notification names an instrument or token, a side, sizes and prices only.
+ *
+ * What a person reads after the fact is the person's own order: every figure is the side, size, price
+ * and instrument / token of the person's order as the venue reports it, in whichever role it played;
+ * the venue's words (instrument symbols, outcome labels) are its claim, validated and shown beside the
+ * id the order committed to (`BTC-PERP (#1)`, `“Yes” shares (token 123456…7890)`).
  *
  * Kinds, each switchable (`NotificationPrefs`):
  * - `fill`: an order filled or partly filled — instrument, side, the size of this match, its average
  *   price (Σ price·qty / Σ qty of the match's fills, to the instrument's tick) and how much of the order
- *   is filled now.
+ *   is filled now. The perps `fills` channel carries the account's own fills (its order id, its side).
  * - `cancel`: an order cancelled by the venue (self-trade prevention, expiry, a parent or position
  *   closing, reduce-only no longer valid) or by the dead-man (`auto_cancelled`: the perps kill switch the
  *   dead-man arms fired), saying which. A person's own cancel (`cancelled`) and an IOC/FOK/post-only
@@ -20,23 +25,44 @@
  *
  * Order-book orders (the user channel's `clobTrade` / `clobOrder` pushes), under the same `fills` and
  * `cancels` switches:
- * - `fill`: each trade of the account once (the channel repeats a trade as it is matched, mined and
- *   confirmed): side, size, outcome, price, maker or taker.
+ * - `fill`: each trade of the account once per role (the channel repeats a trade as it is matched,
+ *   mined and confirmed), from the trade as the person reads it (`ClobTrade`, `ownClobTrade`): the
+ *   person's own order(s) in it — side, the size matched, price, token — and maker or taker. The
+ *   exchange's top-level trade fields describe the taker's order; when the person's resting order was the
+ *   maker, its figures are its `maker_orders` entry. A trade that says maker but names none of the
+ *   person's orders says so and shows no figures.
  * - `cancel`: an order whose state turns `CANCELED` when Countersign did not ask for that cancel
  *   (`clobCancelledHere`, the signer's record of the order-book cancels it sent): the venue's user
  *   channel does not say who cancelled, so the text names the likely causes — the venue (a lapsed
  *   heartbeat, the market closing) or another client with the same API key. Once per order.
+ *
+ * Bursts: each fill and cancel notice carries a `burst` (its kind per account and its line). The rules
+ * stay per event; `createNoticeBursts` — pure too, `now` passed — gathers the notices of one kind that
+ * arrive within `BURST_MS` (1 s) of the first into one summary ("20 order-book orders cancelled outside
+ * Countersign: …", the first lines and the count), a lone one raised unchanged. The wiring
+ * (`lib/background/notifications.ts`) holds them and sets the one timer; a lone fill or cancel is
+ * therefore raised up to 1 s after it arrived. Liquidation, stream and audit notices are never held.
  */
 import { fromUnits, toUnits } from '../decimal';
 import { formatStep } from '../format';
 import { averagePrice, signedDecimal } from '../format/order-words';
-import { instrumentLabel, venueText } from '../validation/venue-text';
+import { instrumentLabel, shortToken, venueText } from '../validation/venue-text';
 import { isVenueDecimal } from '../validation';
 import type { StreamPush } from '../messaging/streams';
 import type { NotificationPrefs } from './prefs';
 
-/** A notification to raise: `id` unique per notification, `kind` its rule, `title` and `message` plain text. */
-export type Notice = { id: string; kind: 'fill' | 'cancel' | 'liquidation' | 'stream' | 'unrecorded'; title: string; message: string };
+/**
+ * How a notice reads inside a burst (`createNoticeBursts`): notices of one `key` (a kind of event of one
+ * account) gathered in one window read as one summary — title `<count> <many>`, message the first
+ * `line`s, "and N more", then `note` (what they share, when anything).
+ */
+export type NoticeBurst = { key: string; many: string; line: string; note?: string };
+
+/**
+ * A notification to raise: `id` unique per notification, `kind` its rule, `title` and `message` plain
+ * text; `burst` when a burst of its kind reads as one summary (fills and cancels).
+ */
+export type Notice = { id: string; kind: 'fill' | 'cancel' | 'liquidation' | 'stream' | 'unrecorded'; title: string; message: string; burst?: NoticeBurst };
 
 /** An instrument's name and tick (decimal string), as the venue's instruments read gives them (`symbol` unset when refused). */
 export type InstrumentInfo = { symbol?: string; tick: string };
@@ -57,6 +83,13 @@ const VENUE_CANCELS: Readonly<Record<string, string>> = {
 const DEADMAN_CANCEL = 'auto_cancelled';
 /** Orders remembered for the fill and cancel texts (oldest dropped first). */
 const MAX_ORDERS = 500;
+/**
+ * How long fills, or cancels, of one kind are gathered into one notification, from the first of them
+ * (ms): a batch the venue fills or cancels at once arrives within it.
+ */
+export const BURST_MS = 1_000;
+/** Lines a summary (or one trade's own orders) lists before "and N more". */
+const BURST_LINES = 3;
 
 type KnownOrder = { iid: number; buy: boolean; quantity: string; filled: string; status: string; price: string };
 
@@ -80,7 +113,7 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
   let downSince: number | undefined;
   let downNotified = false;
   let seq = 0;
-  const notice = (kind: Notice['kind'], key: string, title: string, message: string): Notice => ({ id: `countersign-${kind}-${key}-${++seq}`, kind, title, message });
+  const notice = (kind: Notice['kind'], key: string, title: string, message: string, burst?: NoticeBurst): Notice => ({ id: `countersign-${kind}-${key}-${++seq}`, kind, title, message, ...(burst ? { burst } : {}) });
   /** The instruments read's symbol (validated) beside the instrument id: `BTC-PERP (#1)`, else `instrument #1`. */
   const name = (iid: number) => instrumentLabel(iid, instrument(iid)?.symbol);
   /** An estimate (a mark, a liquidation price) to the instrument's tick (as given when the instrument is not known). */
@@ -109,9 +142,11 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
     if (!prefs.cancels) return [];
     const what = `${o.buy ? 'Buy' : 'Sell'} ${exact(o.quantity)} ${name(o.instrument_id)} at ${exact(o.price, instrument(o.instrument_id)?.tick)}`;
     const filled = o.filled_quantity !== '0' && Number(o.filled_quantity) > 0 ? ` (${o.filled_quantity} had filled)` : '';
-    return reason === 'dead-man'
-      ? [notice('cancel', `${account}-${o.order_id}`, 'Order cancelled by the dead-man switch', `${what}${filled}: the venue's auto-cancel fired because the kill switch was not renewed.`)]
-      : [notice('cancel', `${account}-${o.order_id}`, 'Order cancelled by the venue', `${what}${filled}: ${reason}.`)];
+    if (reason === 'dead-man') {
+      const note = "the venue's auto-cancel fired because the kill switch was not renewed";
+      return [notice('cancel', `${account}-${o.order_id}`, 'Order cancelled by the dead-man switch', `${what}${filled}: ${note}.`, { key: `${account}|perps-deadman-cancel`, many: 'orders cancelled by the dead-man switch', line: `${what}${filled}`, note })];
+    }
+    return [notice('cancel', `${account}-${o.order_id}`, 'Order cancelled by the venue', `${what}${filled}: ${reason}.`, { key: `${account}|perps-venue-cancel`, many: 'orders cancelled by the venue', line: `${what}${filled}: ${reason}` })];
   }
 
   function onFills(account: string, fills: Extract<StreamPush['push'], { kind: 'fills' }>['fills'], prefs: NotificationPrefs): Notice[] {
@@ -130,7 +165,8 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
       const whole = o ? o.status === 'filled' || (o.filled === o.quantity && Number(o.quantity) > 0) : undefined;
       const title = whole === false ? 'Order partly filled' : 'Order filled';
       const progress = o ? ` (${o.filled} of ${o.quantity} filled)` : '';
-      out.push(notice('fill', `${account}-${oid}`, title, `${buy ? 'Buy' : 'Sell'} ${size} ${name(iid)} at an average ${avg}${progress}.`));
+      const line = `${buy ? 'Buy' : 'Sell'} ${size} ${name(iid)} at an average ${avg}${progress}`;
+      out.push(notice('fill', `${account}-${oid}`, title, `${line}.`, { key: `${account}|perps-fill`, many: 'orders filled or partly filled', line }));
     }
     return out;
   }
@@ -172,17 +208,21 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
   };
 
   function onClobTrade(account: string, t: Extract<StreamPush['push'], { kind: 'clobTrade' }>['trade'], prefs: NotificationPrefs): Notice[] {
-    if (!firstTime(`trade:${t.id}`) || !prefs.fills) return [];
+    if (!firstTime(`trade:${t.id}:${t.trader_side}`) || !prefs.fills) return [];
     const role = t.trader_side === 'MAKER' ? 'maker' : 'taker';
-    return [notice('fill', `${account}-clob-${t.id}`, 'Order-book order filled', `${t.side === 'BUY' ? 'Bought' : 'Sold'} ${decimalOr(t.size)} ${outcomeWords(t.outcome)} at ${decimalOr(t.price)} (${role}).`)];
+    if (t.own.length === 0) {
+      return [notice('fill', `${account}-clob-${t.id}`, 'Order-book trade without your figures', `The exchange reported a trade in which your order was the maker, but named none of your orders in it: no side, size or price to show. Check the order book's trade history.`)];
+    }
+    const line = `${ownFillWords(t.own)} (${role})`;
+    return [notice('fill', `${account}-clob-${t.id}`, 'Order-book order filled', `${line}.`, { key: `${account}|clob-fill`, many: 'order-book fills', line })];
   }
 
   function onClobOrder(account: string, o: Extract<StreamPush['push'], { kind: 'clobOrder' }>['order'], prefs: NotificationPrefs): Notice[] {
     if (o.status.toUpperCase() !== 'CANCELED' || clobCancelledHere(o.id) || !firstTime(`cancel:${o.id}`) || !prefs.cancels) return [];
     const filled = Number(o.size_matched) > 0 ? ` (${o.size_matched} had filled)` : '';
-    return [
-      notice('cancel', `${account}-clob-${o.id}`, 'Order-book order cancelled outside Countersign', `${o.side === 'BUY' ? 'Buy' : 'Sell'} ${decimalOr(o.original_size)} ${outcomeWords(o.outcome)} at ${decimalOr(o.price)}${filled}: cancelled by the venue (a lapsed heartbeat, the market closing) or by another client.`),
-    ];
+    const line = `${o.side === 'BUY' ? 'Buy' : 'Sell'} ${decimalOr(o.original_size)} ${clobTokenWords(o.asset_id, o.outcome)} at ${decimalOr(o.price)}${filled}`;
+    const note = 'cancelled by the venue (a lapsed heartbeat, the market closing) or by another client';
+    return [notice('cancel', `${account}-clob-${o.id}`, 'Order-book order cancelled outside Countersign', `${line}: ${note}.`, { key: `${account}|clob-cancel`, many: 'order-book orders cancelled outside Countersign', line, note })];
   }
 
   return {
@@ -223,10 +263,80 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
   };
 }
 
-/** An outcome label the exchange sends, validated (venue-text) and quoted as its words: `“Yes” shares`; else `shares`. */
-function outcomeWords(outcome: unknown): string {
+/** Held notices and when their window closes; see `createNoticeBursts`. */
+export type NoticeBursts = {
+  /** Holds `n` (a notice with a `burst`) from `now` (Unix ms); its key's window opens at its first notice. */
+  add: (n: Notice & { burst: NoticeBurst }, now: number) => void;
+  /** When the earliest window closes (Unix ms), or `undefined` while nothing is held. */
+  dueAt: () => number | undefined;
+  /** The notices of every window closed at `now`, oldest window first: a lone notice as it is, two or more as one summary. */
+  flush: (now: number) => Notice[];
+};
+
+/**
+ * Gathers fills and cancels into bursts, pure (`now` is passed): the notices of one `burst.key` arriving
+ * within `windowMs` (default `BURST_MS`) of the first read as one notice — the first alone reads as it
+ * did, two or more as `<count> <many>` with the first lines, "and N more" and the shared note. A lone
+ * notice waits for its window too (at most `windowMs`).
+ */
+export function createNoticeBursts(windowMs = BURST_MS): NoticeBursts {
+  const held = new Map<string, { since: number; notices: (Notice & { burst: NoticeBurst })[] }>();
+  let seq = 0;
+  /** One notice for a closed window: its only notice as it is, else the summary. */
+  function summary(notices: (Notice & { burst: NoticeBurst })[]): Notice | undefined {
+    const [first] = notices;
+    if (!first) return undefined;
+    if (notices.length === 1) return { id: first.id, kind: first.kind, title: first.title, message: first.message };
+    const b = first.burst;
+    const lines = notices.slice(0, BURST_LINES).map((n) => n.burst.line);
+    const more = notices.length > BURST_LINES ? `; and ${notices.length - BURST_LINES} more` : '';
+    return { id: `countersign-${first.kind}-burst-${++seq}-${first.id}`, kind: first.kind, title: `${notices.length} ${b.many}`, message: `${lines.join('; ')}${more}${b.note ? `: ${b.note}` : ''}.` };
+  }
+  return {
+    add(n, now) {
+      const g = held.get(n.burst.key);
+      if (g) g.notices.push(n);
+      else held.set(n.burst.key, { since: now, notices: [n] });
+    },
+    dueAt() {
+      let due: number | undefined;
+      for (const g of held.values()) due = Math.min(due ?? Infinity, g.since + windowMs);
+      return due;
+    },
+    flush(now) {
+      const out: Notice[] = [];
+      for (const [key, g] of [...held].sort((a, b) => a[1].since - b[1].since)) {
+        if (g.since + windowMs > now) continue;
+        held.delete(key);
+        const n = summary(g.notices);
+        if (n) out.push(n);
+      }
+      return out;
+    },
+  };
+}
+
+/**
+ * How every surface names the token of an order-book order: the exchange's outcome label (validated;
+ * the venue's claim) beside the token id — `“Yes” shares (token 123456…7890)` — or the id alone,
+ * `shares of token 123456…7890`, when there is no label or it is refused.
+ */
+export function clobTokenWords(assetId: string, outcome: unknown): string {
   const label = venueText(outcome, { max: 40 });
-  return label ? `“${label}” shares` : 'shares';
+  return label ? `“${label}” shares (token ${shortToken(assetId)})` : `shares of token ${shortToken(assetId)}`;
+}
+
+/**
+ * The person's own orders in one trade (`ClobTrade.own`), each as `Sold 10 “Yes” shares (token …) at
+ * 0.6`: side, the size matched of it, the token (the exchange's label beside its id), its price; at most
+ * `BURST_LINES` of them, then how many more.
+ */
+function ownFillWords(own: readonly { side: 'BUY' | 'SELL'; size: string; price: string; asset_id: string; outcome: string }[]): string {
+  const words = own.slice(0, BURST_LINES).map((f, i) => {
+    const verb = f.side === 'BUY' ? 'Bought' : 'Sold';
+    return `${i === 0 ? verb : verb.toLowerCase()} ${decimalOr(f.size)} ${clobTokenWords(f.asset_id, f.outcome)} at ${decimalOr(f.price)}`;
+  });
+  return `${words.join('; ')}${own.length > BURST_LINES ? `; and ${own.length - BURST_LINES} more of your orders` : ''}`;
 }
 
 /** A number the venue reports (a venue decimal string, `isVenueDecimal`) as it is, grouped; `?` for anything that is not one. */

@@ -93,6 +93,7 @@ export class PageReads {
       perpsRead: (account, name) => service.reads.perpsRead(account, name, undefined, { draw: 'site' }),
       clobCollateral: (account) => service.reads.clobCollateral(account),
       clobUrl: async () => (await readSettings(db)).clobUrl,
+      fetchFn: service.gatewayFetch(),
     });
   }
 }

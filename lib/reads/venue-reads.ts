@@ -15,6 +15,7 @@
  * commands draw on too (`lib/ratelimit/meter.ts`). Every request goes through the gateway transport
  * (`lib/http/gateway.ts`: header set, deadline).
  */
+import { BUILD_TRANSPORT_RULE, type TransportRule } from '../settings/transport';
 import * as v from 'valibot';
 import { BaseError } from '../errors/base';
 import { requestJson } from '../http/json';
@@ -28,6 +29,7 @@ import type { ClobOrderRequest } from '../clob/request';
 import { parseClobAnswer } from '../clob/client';
 import { readClobMarket, readClobMid, readClobTop, type ClobMarket } from '../clob/reads';
 import { clobBalanceSchema, clobOrdersPageSchema, type ClobOpenOrder } from '../clob/wire';
+import { clobTradesWirePageSchema, ownClobTradesPage, type ClobTrade } from '../messaging/reads';
 import { fromUnits } from '../decimal';
 import type { Drawer } from '../ratelimit/reserve';
 import type { WeightMeter } from '../ratelimit/meter';
@@ -47,6 +49,8 @@ export type VenueReadsOptions = {
   clobRead: (account: string, requestPath: string) => Promise<unknown>;
   fetchFn?: typeof fetch;
   requestTimeoutMs?: number;
+  /** Which transports the reads may use (`lib/settings/transport.ts`); default this build's. */
+  transportRule?: TransportRule;
 };
 
 /** The venue reads (see the module docstring). One per background, built beside the signing service. */
@@ -55,7 +59,7 @@ export class VenueReads {
   private readonly markets = new Map<string, Promise<ClobMarket>>();
 
   constructor(private readonly o: VenueReadsOptions) {
-    this.transport = gatewayTransport(o.fetchFn, async () => (await o.settings()).headerSet ?? 'seed', o.requestTimeoutMs);
+    this.transport = gatewayTransport(o.fetchFn, async () => (await o.settings()).headerSet ?? 'seed', o.requestTimeoutMs, o.transportRule ?? BUILD_TRANSPORT_RULE);
   }
 
   /**
@@ -140,9 +144,16 @@ export class VenueReads {
     return r.success ? fromUnits(BigInt(r.output.balance), 6) : undefined;
   }
 
-  /** The first page of `account`'s order-book trades (`GET /data/trades`, newest first). */
-  async clobTrades(account: string): Promise<unknown> {
-    return this.o.clobRead(account, '/data/trades?next_cursor=MA%3D%3D');
+  /**
+   * The first page of `account`'s order-book trades (`GET /data/trades`, newest first; PROTOCOL.md §3.1),
+   * each as the person reads it (`ownClobTrade`: the account's own order in the trade, maker or taker,
+   * found by its API key — compared here, never returned — or the account and funder addresses).
+   * Throws `ClobMalformedAnswerError` when the page has another shape.
+   */
+  async clobTrades(account: string): Promise<{ data: ClobTrade[] }> {
+    const page = parseClobAnswer(clobTradesWirePageSchema, await this.o.clobRead(account, '/data/trades?next_cursor=MA%3D%3D'), 'trades');
+    const { info, apiKey } = await this.o.vault.clobCredentials(account);
+    return { data: ownClobTradesPage(page, apiKey, info.funder ? [account, info.funder] : [account]) };
   }
 
   /**

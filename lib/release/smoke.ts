@@ -18,6 +18,7 @@ import type { Hex } from 'viem';
 import { buildL1Headers, type ApiCredentials } from '../clob/auth';
 import { clobL2Request } from '../clob/client';
 import { applyHeaderSet, fetchWithHeaderSet } from '../http/headers';
+import { guardedFetch, guardedWebSocket, type TransportRule } from '../http/transport';
 import { checkConnections } from '../settings/check';
 import { DEFAULT_SETTINGS, SANDBOX_BASE, type Settings } from '../settings';
 import { presetById, presetValuesOf, type PresetValues } from '../settings/presets';
@@ -50,6 +51,9 @@ export function smokeServices(preset: SmokeOptions['preset'], base?: string): Pr
   return { ...moved, headerSet: p.values.headerSet, clobChainId: p.values.clobChainId, perpsDomain: p.values.perpsDomain };
 }
 
+/** The smoke run's transport rule: https / wss, and loopback in clear for a local sandbox (`lib/http/transport.ts`). */
+export const SMOKE_TRANSPORT_RULE: TransportRule = { loopbackCleartext: true };
+
 /** A cancel of this order id can match no order (32 zero bytes). */
 export const IMPOSSIBLE_ORDER_ID = `0x${'00'.repeat(32)}`;
 
@@ -58,7 +62,10 @@ export async function runSmoke(o: SmokeOptions): Promise<SmokeRecord> {
   const services = smokeServices(o.preset, o.base);
   const steps: SmokeStep[] = [];
   const startedAt = new Date().toISOString();
-  const fetchFn = fetchWithHeaderSet(fetch, async () => services.headerSet);
+  // The smoke run sends a ClobAuth signature and L2 headers: only over https (loopback in clear for a local
+  // sandbox `base`: the smoke run is a developer's tool, never the release build), checked before each request.
+  const secure = guardedFetch(fetch, SMOKE_TRANSPORT_RULE);
+  const fetchFn = fetchWithHeaderSet(secure, async () => services.headerSet);
   const timed = async (step: string, fn: () => Promise<string>) => {
     const t0 = Date.now();
     try {
@@ -70,7 +77,7 @@ export async function runSmoke(o: SmokeOptions): Promise<SmokeRecord> {
     }
   };
 
-  for (const r of await checkConnections(services, { fetchFn, WebSocket: o.WebSocket, timeoutMs: o.timeoutMs ?? 10_000 })) {
+  for (const r of await checkConnections(services, { fetchFn, WebSocket: guardedWebSocket(o.WebSocket, SMOKE_TRANSPORT_RULE), timeoutMs: o.timeoutMs ?? 10_000 })) {
     steps.push({ step: `read ${r.service}`, ok: r.ok, detail: r.ok ? r.url : `${r.url}: ${r.reason ?? 'failed'}`, ms: r.ms });
   }
   if (!o.privateKey) return { preset: o.preset, services, startedAt, ok: steps.every((s) => s.ok), steps };
@@ -78,9 +85,9 @@ export async function runSmoke(o: SmokeOptions): Promise<SmokeRecord> {
   const account = privateKeyToAccount(o.privateKey);
   let credentials: ApiCredentials | undefined;
   await timed('derive API credentials (L1)', async () => {
-    const timestamp = Number(await (await fetch(`${services.clobUrl}/time`)).json());
+    const timestamp = Number(await (await secure(`${services.clobUrl}/time`)).json());
     const headers = applyHeaderSet({ ...(await buildL1Headers(account, { chainId: services.clobChainId, timestamp, nonce: 0 })) }, services.headerSet);
-    const res = await fetch(`${services.clobUrl}/auth/derive-api-key`, { headers });
+    const res = await secure(`${services.clobUrl}/auth/derive-api-key`, { headers });
     if (res.status >= 400 && res.status < 500 && res.status !== 401) return `no API credentials for ${account.address} (HTTP ${res.status}): authenticated steps skipped`;
     if (!res.ok) throw new Error(`answered HTTP ${res.status}`);
     const body = (await res.json()) as Partial<ApiCredentials>;

@@ -4,9 +4,9 @@
  *
  * - Development and test builds: the sandbox is the default venue and loopback is a host permission
  *   granted at install (`host_permissions`), so nothing asks for it.
- * - Release builds: no loopback host permission and no venue until the person chooses one at first run
- *   (`entrypoints/popup/venue-step.tsx`); loopback is an optional host permission, asked for only when the
- *   person chooses the sandbox.
+ * - Release builds: no loopback host permission, not even optional, and no venue until the person chooses
+ *   one at first run (`entrypoints/popup/venue-step.tsx`): a release sends nothing in clear
+ *   (`lib/http/transport.ts`), so it never talks to the local sandbox.
  */
 
 /** True in a release build; false in development and test builds (and in unit tests). */

@@ -9,15 +9,16 @@
 import { BaseError } from '../errors/base';
 import type { PRESET_IDS } from './index';
 import { isLoopbackHost } from './hosts';
+import { assertSecureSettings, BUILD_TRANSPORT_RULE, TRANSPORT_FIELDS, type TransportField, type TransportRule } from './transport';
 
-/** The URL fields a custom setup's confirmation key is made of. */
-const URL_FIELDS = ['perpsUrl', 'perpsWsUrl', 'clobUrl', 'clobWsUrl', 'gammaUrl', 'dataUrl', 'relayerUrl', 'rpcUrl', 'bridgeUrl'] as const;
+/** The URL fields a custom setup's confirmation key is made of: every service the settings name (`TRANSPORT_FIELDS`). */
+const URL_FIELDS = Object.keys(TRANSPORT_FIELDS) as TransportField[];
 
 /**
  * What the confirmation reads of the settings (all optional, so callers that pass fewer fields — tests,
  * benches — read as the default `sandbox` preset, which never asks).
  */
-export type ConfirmationSettings = { preset?: (typeof PRESET_IDS)[number]; confirmedPresets?: readonly string[] } & Partial<Record<(typeof URL_FIELDS)[number], string>>;
+export type ConfirmationSettings = { preset?: (typeof PRESET_IDS)[number]; confirmedPresets?: readonly string[]; venueChosen?: boolean } & Partial<Record<TransportField, string>>;
 
 
 /**
@@ -60,4 +61,32 @@ export class VenueNotConfirmedError extends BaseError {
 export function assertVenueConfirmed(s: ConfirmationSettings): void {
   const key = confirmationKey(s);
   if (key !== undefined && needsConfirmation(s)) throw new VenueNotConfirmedError(key);
+}
+
+/**
+ * Thrown before a vault is created or anything is signed while no venue was chosen (a release build's
+ * first run: `venueChosen` false). EIP-1193 4100: the person has not said where they trade yet.
+ */
+export class VenueNotChosenError extends BaseError {
+  override name = 'Settings.VenueNotChosenError';
+  static override readonly code: number | undefined = 4100;
+  constructor() {
+    super('Nothing was done: no venue has been chosen yet. Choose where you trade first.');
+  }
+}
+
+/** Throws `VenueNotChosenError` when `s` says no venue was chosen (`venueChosen: false`; absent reads as chosen). */
+export function assertVenueChosen(s: Pick<ConfirmationSettings, 'venueChosen'>): void {
+  if (s.venueChosen === false) throw new VenueNotChosenError();
+}
+
+/**
+ * Everything the settings must hold before a signature, in this order: a venue was chosen
+ * (`VenueNotChosenError`), every service URL present is on an encrypted transport under `rule`
+ * (`InsecureTransportError`, `transport.ts`), and a live preset is confirmed (`VenueNotConfirmedError`).
+ */
+export function assertVenueUsable(s: ConfirmationSettings, rule: TransportRule = BUILD_TRANSPORT_RULE): void {
+  assertVenueChosen(s);
+  assertSecureSettings(s, rule);
+  assertVenueConfirmed(s);
 }

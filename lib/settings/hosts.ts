@@ -1,24 +1,23 @@
 /**
  * Hosts of a setup: which are this machine's loopback (the sandbox; a host permission granted at install
- * in development and test builds, asked for in a release, `build-mode.ts`) and which host permissions the
+ * in development and test builds, `build-mode.ts`) and which host permissions the
  * popup asks the browser for when a venue, a preset or a custom setup is chosen. Kept apart from the
  * connection check so the popup loads little.
  */
 import { LOOPBACK_AT_INSTALL } from './build-mode';
 import type { Settings } from './index';
+import { isLoopbackHost } from '../http/transport';
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-/** Whether `hostname` (a URL's `hostname`: no port) is this machine's loopback: `127.0.0.1`, `localhost`, `[::1]`. */
-export const isLoopbackHost = (hostname: string): boolean => LOOPBACK.has(hostname);
+export { isLoopbackHost } from '../http/transport';
 
 /**
  * The host-permission patterns the services of `s` need: `<protocol>//<host>/*` for each distinct host of
  * the REST services (the background fetches them), sorted. Loopback hosts are left out when
  * `loopbackAtInstall` (development and test builds: granted at install; default `LOOPBACK_AT_INSTALL`)
- * and asked for otherwise (`http://127.0.0.1/*`, `http://localhost/*`: a release's optional host
- * permissions). WebSockets need no host permission. An http URL off loopback yields `http://<host>/*`,
- * which the manifest does not offer: the browser refuses it, so a plain-http remote gateway cannot be set.
+ * and asked for otherwise (`https://127.0.0.1/*` for a setup behind a local https front; `http:` there
+ * is refused by the transport rule before any permission is asked). WebSockets need no host permission.
+ * An http URL off loopback yields `http://<host>/*`, which the manifest does not offer; `settings.set`
+ * refuses it before that (`lib/http/transport.ts`).
  */
 export function hostOrigins(
   s: Pick<Settings, 'perpsUrl' | 'clobUrl' | 'gammaUrl' | 'dataUrl' | 'relayerUrl' | 'rpcUrl' | 'bridgeUrl'>,

@@ -7,7 +7,7 @@
  *
  * Stored as `{ version, values }` under `prefs`, with written migrations from each
  * version to the next (v1 was the bare values object; v3 added the WebSocket and bridge URLs, the
- * preset, the perps domain pin). Every field is validated on its own when read:
+ * preset, the perps domain pin; v4 `venueChosen`). Every field is validated on its own when read:
  * a field that is missing takes its default silently; a field that is present but invalid takes its
  * default **and is reported** (`readSettingsReport().invalid`, shown in the popup's Settings) — the
  * other fields, gateway URLs included, keep their stored values.
@@ -15,6 +15,7 @@
 import * as v from 'valibot';
 import type { VaultDb } from '../vault/db';
 import { parseOrThrow } from '../validation';
+import { RELEASE_BUILD } from './build-mode';
 
 const httpUrl = v.pipe(
   v.string('must be a URL'),
@@ -82,6 +83,13 @@ export const settingsSchema = v.strictObject({
   auditRetentionDays: v.pipe(v.number('must be a number'), v.safeInteger('must be whole days'), v.minValue(0, 'must be 0 (forever) or more'), v.maxValue(3650, 'must be at most 3650')),
   maxPositionUsdc: v.pipe(v.number('must be a number'), v.safeInteger('must be whole USDC'), v.minValue(1, 'must be at least 1'), v.maxValue(1_000_000_000, 'is too large')),
   slippageBps: v.pipe(v.number('must be a number'), v.safeInteger('must be whole basis points'), v.minValue(1, 'must be at least 1'), v.maxValue(1_000, 'must be at most 1000 (10 %)')),
+  /**
+   * Whether the person chose the venue (a release build's first run, `entrypoints/popup/venue-step.tsx`).
+   * Set only by the background: `settings.set` stores it when a patch names a preset or changes a venue
+   * field whose hosts the browser granted. Until then a release creates no vault and signs nothing
+   * (`assertVenueUsable`). Development and test builds start on the sandbox, chosen.
+   */
+  venueChosen: v.boolean('must be true or false'),
 });
 
 /**
@@ -115,10 +123,11 @@ export const DEFAULT_SETTINGS: Settings = {
   maxPositionUsdc: 50_000,
   auditRetentionDays: 90,
   slippageBps: 100,
+  venueChosen: !RELEASE_BUILD,
 };
 
 /** The stored settings format version of this build. */
-export const SETTINGS_VERSION = 3;
+export const SETTINGS_VERSION = 4;
 
 /** The WebSocket URL of an http(s) URL: the same host and path, `ws(s)`. */
 const toWs = (url: string) => url.replace(/^http/, 'ws').replace(/\/+$/, '');
@@ -147,6 +156,9 @@ export const SETTINGS_MIGRATIONS: Readonly<Record<number, (values: Record<string
   // v1 stored the bare values object under `prefs`; v2 wraps it as `{ version, values }` (same fields).
   2: (values) => values,
   3: migrateV2toV3,
+  // A stored record before v4 was written once the venue was chosen (a release stores settings first at
+  // its venue step; a development build's sandbox is chosen from install): it keeps that choice.
+  4: (values) => ({ ...values, venueChosen: true }),
 };
 
 /** A stored field that failed validation and fell back to its default. */
@@ -164,6 +176,7 @@ const versionedSchema = v.object({ version: v.pipe(v.number(), v.integer()), val
 
 /** Reads stored settings record (any version) and migrates its values to `SETTINGS_VERSION`. */
 function migrate(stored: unknown): Record<string, unknown> {
+  if (stored === undefined) return {}; // nothing stored: every field takes its default
   const versioned = v.safeParse(versionedSchema, stored);
   const bare = v.safeParse(storedValuesSchema, stored);
   let version = 1;

@@ -17,6 +17,7 @@
  * real-money signature under one asks the person to confirm (`confirmation.ts`).
  */
 import { DEFAULT_SETTINGS, type PRESET_IDS, type Settings } from './index';
+import { RELEASE_BUILD } from './build-mode';
 
 /** A preset's id (`custom`: the URLs the person typed). */
 export type PresetId = (typeof PRESET_IDS)[number];
@@ -91,6 +92,12 @@ export const PRESETS: readonly Preset[] = [
     },
   },
 ];
+
+/**
+ * The presets this build offers: all of them in a development build; a release leaves out the Sandbox,
+ * whose plain http on loopback a release never uses (`lib/http/transport.ts`).
+ */
+export const OFFERED_PRESETS: readonly Preset[] = RELEASE_BUILD ? PRESETS.filter((p) => p.id !== 'sandbox') : PRESETS;
 
 /** The preset `id`, or undefined for `custom`. */
 export const presetById = (id: PresetId): Preset | undefined => PRESETS.find((p) => p.id === id);

@@ -32,6 +32,7 @@ export const VENUE_FIELDS: Readonly<Record<keyof Settings, boolean>> = {
   auditRetentionDays: false,
   maxPositionUsdc: false,
   slippageBps: false,
+  venueChosen: true,
 };
 
 /** Whether `next` names another venue than `current` (any venue field differs; compared by value). */

@@ -9,7 +9,8 @@
  * (`lib/authority/epoch.ts`); panic's own commands, started after it, hold the new one.
  */
 import { BaseError } from '../errors/base';
-import { assertVenueConfirmed, type ConfirmationSettings } from '../settings/confirmation';
+import { assertVenueUsable, type ConfirmationSettings } from '../settings/confirmation';
+import type { TransportRule } from '../settings/transport';
 import type { Authority } from '../authority/epoch';
 import { signingCheck, type Held } from '../authority/guard';
 import type { SigningArtifact } from './artifact';
@@ -53,8 +54,8 @@ export type GateOptions = {
 
 /**
  * The gate's state (open, or halted with a reason) and the submissions in flight `halt` waits for.
- * `authority`: the one epoch every check holds a ticket of; `settings`: read to refuse a live venue preset
- * the person has not confirmed (`assertVenueConfirmed`).
+ * `authority`: the one epoch every check holds a ticket of; `settings`: read to refuse a venue not chosen,
+ * a service URL in clear under `transportRule`, or a live preset the person has not confirmed (`assertVenueUsable`).
  */
 export class SigningGate {
   /** Why the gate is closed (`halt`), or undefined while it is open. */
@@ -65,6 +66,7 @@ export class SigningGate {
   constructor(
     readonly authority: Authority,
     private readonly settings: () => Promise<ConfirmationSettings>,
+    private readonly transportRule?: TransportRule,
   ) {}
 
   /**
@@ -120,7 +122,7 @@ export class SigningGate {
 
   /**
    * The gate around one artifact: throws `HaltedError` now unless it may pass, rejects with
-   * `VenueNotConfirmedError` while a live preset is unconfirmed (not for panic's pass), runs `body` with a
+   * `assertVenueUsable`'s errors (no venue chosen, a URL in clear, a live preset unconfirmed; not for panic's pass), runs `body` with a
    * `recheck` to call right before each signature (a halt may come meanwhile), and counts the run as in
    * flight when it can open exposure.
    */
@@ -128,8 +130,9 @@ export class SigningGate {
     const exempt = () => panicExempt(artifact);
     const recheck = signingCheck(() => this.check(opts.pass, exempt), this.authority, opts.authority, opts.still);
     recheck();
-    // A live venue preset the person has not confirmed signs nothing; panic's own commands pass.
-    const confirmed = opts.pass === PANIC_PASS && exempt() ? Promise.resolve() : this.settings().then(assertVenueConfirmed);
+    // No venue chosen, a service URL in clear, or a live preset the person has not confirmed: nothing is
+    // signed. Panic's own commands pass (the transport still refuses a URL in clear where they are sent).
+    const confirmed = opts.pass === PANIC_PASS && exempt() ? Promise.resolve() : this.settings().then((s) => assertVenueUsable(s, this.transportRule));
     const running = confirmed.then(async () => {
       const out = await body(recheck);
       // Handing a signature back (L2 headers, a sign-only perps envelope) is its send: an end while it was recorded withholds it.

@@ -3,6 +3,7 @@
  * signing call passes (`ExecuteOptions`). Shared by the service's parts (`./prepare.ts`, `./submit.ts`,
  * `./service.ts`).
  */
+import type { TransportRule } from '../settings/transport';
 import type { HeaderSet } from '../http/headers';
 import type { ConfirmationSettings } from '../settings/confirmation';
 import type { PerpsSessionTransport } from '../perps/transport';
@@ -37,6 +38,8 @@ export type SigningServiceOptions = {
   sleep?: (ms: number) => Promise<void>;
   /** Deadline of each gateway request (ms); default `DEFAULT_REQUEST_TIMEOUT_MS` (15 s). */
   requestTimeoutMs?: number;
+  /** Which transports may carry a signature or a secret (`lib/settings/transport.ts`); default this build's. */
+  transportRule?: TransportRule;
   /**
    * The account's live perps session for the perps URL `perpsUrl`, when the background holds one:
    * submitted commands it can carry go over it, the rest and the fallback over REST

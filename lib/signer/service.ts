@@ -37,11 +37,13 @@ import { createProxy, deleteProxy as deleteProxyCommand, type PerpsCommand } fro
 import type { PerpsEnvelope } from '../perps/envelope';
 import type { L2Headers } from '../clob/auth';
 import type { ClobOrderRequest } from '../clob/request';
+import type { ClobInfo } from '../vault/vault';
 import { createOrDeriveApiKey, parseClobAnswer } from '../clob/client';
 import { clobCancelAnswerSchema, clobHeartbeatAnswerSchema, type ClobCancelAnswer } from '../clob/wire';
 import { ClobCancelLog } from '../clob/cancels';
-import type { BatchOrderResult } from '../clob/errors';
-import { assertVenueConfirmed } from '../settings/confirmation';
+import { ClobError, type BatchOrderResult } from '../clob/errors';
+import { assertVenueUsable } from '../settings/confirmation';
+import { assertSecureSettings, BUILD_TRANSPORT_RULE, type TransportRule } from '../settings/transport';
 import { VenueReads } from '../reads/venue-reads';
 import type { AuditEntry } from '../vault/db';
 import { appendAudit, auditLog, type AuditLog } from '../audit';
@@ -60,6 +62,9 @@ export type { ExecuteOptions, GatewaySettings, SigningServiceOptions } from './o
 export { CLIENT_WEIGHT_BUDGETS, WeightBudgetError } from '../ratelimit/meter';
 export type { ClobOrderRequest };
 
+/** How many nonces after the stored one `clobRotateCredentials` tries before it gives up. */
+const ROTATE_NONCE_TRIES = 10;
+
 /** The part of the gateway's answer to `CreateProxy` this service reads: the proxy's secret (a credential, stored in the vault only). */
 const proxySecretSchema = v.object({ secret: v.pipe(v.string(), v.minLength(1)) });
 
@@ -74,6 +79,8 @@ export class SigningService {
   readonly reads: VenueReads;
   /** The order-book cancels this service sent or signed for a page (`ClobCancelLog`, read by the notifications). */
   readonly clobCancels: ClobCancelLog;
+  /** Which transports this service's requests may use (`lib/settings/transport.ts`): its option, or this build's. */
+  readonly transportRule: TransportRule;
   private readonly now: () => number;
   /** The gateway transport (header-set renaming, and a deadline on every request). */
   private readonly transport: GatewayTransport;
@@ -85,12 +92,13 @@ export class SigningService {
 
   constructor(private readonly o: SigningServiceOptions) {
     this.authority = o.authority;
+    this.transportRule = o.transportRule ?? BUILD_TRANSPORT_RULE;
     this.now = o.now ?? Date.now;
     this.clobCancels = new ClobCancelLog(() => this.now());
-    this.transport = gatewayTransport(o.fetchFn, async () => (await o.settings()).headerSet ?? 'seed', o.requestTimeoutMs);
+    this.transport = gatewayTransport(o.fetchFn, async () => (await o.settings()).headerSet ?? 'seed', o.requestTimeoutMs, this.transportRule);
     const meter = o.meter ?? new WeightMeter(this.now);
-    this.reads = o.reads ?? new VenueReads({ settings: o.settings, vault: o.vault, meter, clobRead: (account, path) => this.clobRead(account, path), ...(o.fetchFn ? { fetchFn: o.fetchFn } : {}), ...(o.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: o.requestTimeoutMs }) });
-    this.gate = new SigningGate(o.authority, o.settings);
+    this.reads = o.reads ?? new VenueReads({ settings: o.settings, vault: o.vault, meter, clobRead: (account, path) => this.clobRead(account, path), ...(o.fetchFn ? { fetchFn: o.fetchFn } : {}), ...(o.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: o.requestTimeoutMs }), ...(o.transportRule ? { transportRule: o.transportRule } : {}) });
+    this.gate = new SigningGate(o.authority, o.settings, this.transportRule);
     this.prepare = new ArtifactPreparer({ settings: o.settings, vault: o.vault, fetchFn: this.transport.fetchFn, now: this.now, market: (tokenId) => this.reads.clobMarket(tokenId) });
     this.auditLog = auditLog(o.db, () => o.vault.auditKey(), { now: this.now });
     this.submit = new Submitter({
@@ -137,18 +145,25 @@ export class SigningService {
     return this.prepare.perpsDomains();
   }
 
-  /** The perps artifact of `command` (`ArtifactPreparer.preparePerps`). */
-  preparePerps(account: string, command: PerpsCommand, opts: { submit: boolean; exp?: number }): Promise<PerpsArtifact> {
+  /**
+   * The perps artifact of `command` (`ArtifactPreparer.preparePerps`). Every prepare first checks the
+   * stored service URLs against the transport rule (`InsecureTransportError` naming the setting): its
+   * reads would go where its signature goes.
+   */
+  async preparePerps(account: string, command: PerpsCommand, opts: { submit: boolean; exp?: number }): Promise<PerpsArtifact> {
+    assertSecureSettings(await this.o.settings(), this.transportRule);
     return this.prepare.preparePerps(account, command, opts);
   }
 
-  /** The order-book artifact of 1-15 order requests (`ArtifactPreparer.prepareClob`). */
-  prepareClob(account: string, orders: readonly ClobOrderRequest[]): Promise<ClobArtifact> {
+  /** The order-book artifact of 1-15 order requests (`ArtifactPreparer.prepareClob`; the transport rule first, as `preparePerps`). */
+  async prepareClob(account: string, orders: readonly ClobOrderRequest[]): Promise<ClobArtifact> {
+    assertSecureSettings(await this.o.settings(), this.transportRule);
     return this.prepare.prepareClob(account, orders);
   }
 
-  /** The L2 artifact of a request the caller sends itself (`ArtifactPreparer.prepareL2`). */
-  prepareL2(account: string, req: { method: string; requestPath: string; body?: string }): Promise<L2Artifact> {
+  /** The L2 artifact of a request the caller sends itself (`ArtifactPreparer.prepareL2`; the transport rule first, as `preparePerps`). */
+  async prepareL2(account: string, req: { method: string; requestPath: string; body?: string }): Promise<L2Artifact> {
+    assertSecureSettings(await this.o.settings(), this.transportRule);
     return this.prepare.prepareL2(account, req);
   }
 
@@ -238,14 +253,15 @@ export class SigningService {
   /**
    * `account`'s owner key for a signature outside a venue command — ClobAuth, a deposit-wallet batch —
    * guarded: every signature it makes runs `check` (`ownerCheck(ticket)`) right before; `check` is for the
-   * caller to run again right before it sends. Checked at the call, and the venue must be confirmed (an
-   * owner-key signature on a real-money venue only once confirmed). Throws `HaltedError`, the ticket's
-   * ended error (`endedError`), `VenueNotConfirmedError`, the vault's errors.
+   * caller to run again right before it sends. Checked at the call, and the venue must be usable
+   * (`assertVenueUsable`: chosen, on encrypted transports, and a real-money venue confirmed). Throws
+   * `HaltedError`, the ticket's ended error (`endedError`), `VenueNotChosenError`,
+   * `InsecureTransportError`, `VenueNotConfirmedError`, the vault's errors.
    */
   async ownerKey(account: string, ticket: AuthorityTicket): Promise<{ owner: LocalAccount; check: () => void }> {
     const check = this.ownerCheck(ticket);
     check();
-    assertVenueConfirmed(await this.o.settings());
+    assertVenueUsable(await this.o.settings(), this.transportRule);
     const owner = await this.o.vault.ownerAccount(account);
     return { owner: guardedOwner(owner, check), check };
   }
@@ -260,20 +276,58 @@ export class SigningService {
    * ticket's ended error (`endedError`), `VenueNotConfirmedError`, the exchange's `ClobError`.
    */
   async clobCreateOrDerive(account: string, opts: { nonce?: number } & Held) {
+    const { credentials, derived } = await this.clobKeyAt(account, opts);
+    return { info: await this.storeClobCredentials(account, credentials, opts.nonce ?? 0), derived };
+  }
+
+  /** Creates (or, when the nonce is used, derives) `account`'s CLOB credentials under `opts.nonce` (default 0), storing nothing (see `clobCreateOrDerive`). */
+  private async clobKeyAt(account: string, opts: { nonce?: number } & Held) {
     const { owner, check } = await this.ownerKey(account, opts.authority);
     const { clobUrl, clobChainId } = await this.o.settings();
-    const { credentials, derived } = await createOrDeriveApiKey(
+    return createOrDeriveApiKey(
       clobUrl,
       owner,
       { chainId: clobChainId, timestamp: Math.floor(this.now() / 1000), nonce: opts.nonce ?? 0 },
       this.transport.fetchFn,
       check, // before each ClobAuth signature and its request (the derive after a refused create too)
     );
+  }
+
+  /** Stores `credentials` (under `nonce`) as `account`'s, keeping the signature type and funder of an account already set up. */
+  private async storeClobCredentials(account: string, credentials: Awaited<ReturnType<typeof createOrDeriveApiKey>>['credentials'], nonce: number): Promise<ClobInfo> {
     // The same owner derives the same key whatever the signature type: an account already set up keeps its
     // type and funder (a deposit-wallet account is never turned back into type 0 by re-deriving its key).
     const kept = (await this.o.vault.hasClobCredentials(account)) ? (await this.o.vault.clobCredentials(account)).info : undefined;
-    const info = await this.o.vault.putClobCredentials({ account, ...credentials, nonce: opts.nonce ?? 0, ...(kept ? { signatureType: kept.signatureType, funder: kept.funder } : {}) });
-    return { info, derived };
+    return this.o.vault.putClobCredentials({ account, ...credentials, nonce, ...(kept ? { signatureType: kept.signatureType, funder: kept.funder } : {}) });
+  }
+
+  /**
+   * Replaces `account`'s CLOB credentials: deletes the stored key at the exchange (`DELETE /auth/api-key`,
+   * L2-signed with it; a key the exchange no longer knows counts as deleted), then creates credentials
+   * under the next nonce the exchange has not used (a used nonce derives an existing key, possibly the
+   * exposed one, never stored: up to `ROTATE_NONCE_TRIES` nonces are tried) and stores them. `oldDeleted` false: the
+   * exchange refused the delete (the new credentials are still stored; the old key may stay valid).
+   * Throws what `clobCreateOrDerive` throws, and `ClobError` when every nonce tried was used: then the
+   * vault keeps the old credentials (deleted at the exchange when `DELETE` succeeded: the error says
+   * which) and the person creates new ones under another nonce.
+   */
+  async clobRotateCredentials(account: string, opts: Held): Promise<{ info: ClobInfo; oldDeleted: boolean }> {
+    const { info: old } = await this.o.vault.clobCredentials(account);
+    const oldDeleted = await this.submit.l2(account, 'DELETE', '/auth/api-key', undefined, opts).then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof ClobError && err.status === 401) return true; // the exchange no longer knows the key
+        if (err instanceof ClobError) return false;
+        throw err;
+      },
+    );
+    // A used nonce derives a key that already exists (possibly the exposed one): it is never stored.
+    for (let nonce = old.nonce + 1; nonce <= old.nonce + ROTATE_NONCE_TRIES; nonce++) {
+      const { credentials, derived } = await this.clobKeyAt(account, { nonce, authority: opts.authority });
+      if (!derived) return { info: await this.storeClobCredentials(account, credentials, nonce), oldDeleted };
+    }
+    const oldWords = oldDeleted ? 'The old API key was deleted at the exchange, so order-book requests fail until new credentials exist' : 'The old API key could not be deleted at the exchange and may still be valid';
+    throw new ClobError(`No unused API key nonce between ${old.nonce + 1} and ${old.nonce + ROTATE_NONCE_TRIES}: no new credentials were created. ${oldWords}.`, { status: 400, exchangeMessage: '' });
   }
 
   /**

@@ -143,6 +143,23 @@ describe('order-book channel against a scripted server', () => {
     return { url: `ws://127.0.0.1:${port}/ws/market`, close: () => wss.close() };
   }
 
+  it('a trade keeps its maker orders (the person’s figures as maker are only there), each owner reduced to whether it is the channel’s API key', async () => {
+    const auth = { apiKey: '00000000-0000-4000-8000-00000000c0de', secret: 'c2VjcmV0', passphrase: 'pass' };
+    const maker = (owner: string, order_id: string, side: string, price: string, matched_amount: string) => ({ order_id, owner, maker_address: '0x1111111111111111111111111111111111111111', matched_amount, price, fee_rate_bps: '0', asset_id: '11', outcome: 'Yes', side });
+    // The venue's shape (PROTOCOL.md §5.4): the top level is the taker's buy of 15 at 0.62.
+    const trade = { event_type: 'trade', type: 'TRADE', id: 'm1', taker_order_id: '0xt', market: '0x1', asset_id: '11', side: 'BUY', size: '15', price: '0.62', status: 'MATCHED', match_time: '1700000000', outcome: 'Yes', owner: 'taker-key', trader_side: 'MAKER', maker_orders: [maker('other-key', '0xo', 'SELL', '0.62', '5'), maker(auth.apiKey, '0xmine', 'sell', '0.6', '10')], timestamp: '1700000000000' };
+    const srv = await scripted([JSON.stringify([trade])]);
+    const events: ClobStreamEvent[] = [];
+    const c = createClobChannel({ url: srv.url, channel: 'user', auth, WebSocket: TrackedWebSocket, onEvent: (e) => events.push(e) });
+    channels.push(c);
+    c.start();
+    await until(() => events.length === 1);
+    expect(events[0]).toMatchObject({ kind: 'trade', trade: { side: 'BUY', size: '15', trader_side: 'MAKER', maker_orders: [{ order_id: '0xo', byAccountKey: false }, { order_id: '0xmine', byAccountKey: true, side: 'SELL', matched_amount: '10', price: '0.6', asset_id: '11' }] } });
+    expect(JSON.stringify(events)).not.toContain(auth.apiKey);
+    c.stop();
+    srv.close();
+  });
+
   it('drops and counts malformed events (keeping the valid ones of an array), and reconnects a socket that stops answering PING', async () => {
     const ok = { event_type: 'last_trade_price', market: '0x1', asset_id: '12', price: '0.5', side: 'buy', timestamp: '1700000000000' };
     const srv = await scripted(['not json', JSON.stringify([ok, { event_type: 'book', asset_id: 'x' }]), JSON.stringify({ event_type: 'order', id: 'x' })]);

@@ -14,13 +14,17 @@
  *   `onResync('reconnect')` (the caller re-reads over REST: the channels have no replay and no `sq`).
  * - server frames are one event or an array; each is validated (valibot; `@polymarket/bindings` is zod,
  *   which the bundle does not carry) and reduced to the fields the extension uses; the rest is dropped
- *   and counted (`status().malformed`). Times become Unix ms (`timestamp` is an epoch-ms string).
+ *   and counted (`status().malformed`). Times become Unix ms (`timestamp` is an epoch-ms string). A
+ *   trade keeps its `maker_orders` (the top-level figures are the taker's order: a maker's own side,
+ *   size, price and token are only there), each maker order's owner reduced to whether it is this
+ *   channel's API key.
  *
  * Pure: WebSocket, clock, random source injected (Node tests use `ws`). The credentials go into the
  * auth frame and nowhere else: no event, status or error carries them.
  */
 import * as v from 'valibot';
 import { backoff, type StreamState, type WebSocketConstructor, type WebSocketLike } from './perps';
+import type { ClobVenueTrade } from '../messaging/reads';
 
 const str = v.pipe(v.string(), v.maxLength(200));
 const decimal = v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/));
@@ -52,18 +56,31 @@ const orderEvent = v.object({
   status: v.optional(v.picklist(['LIVE', 'MATCHED', 'DELAYED', 'UNMATCHED', 'CANCELED'])),
   timestamp: v.pipe(v.string(), v.regex(/^\d{1,16}$/)),
 });
+/** A maker order of a trade (PROTOCOL.md §5.4 `maker_orders[]`): `owner` is its API key, read only to compare with the channel's own. */
+const makerOrder = v.object({
+  order_id: str,
+  owner: str,
+  maker_address: v.optional(v.nullable(str)),
+  matched_amount: decimal,
+  price: decimal,
+  asset_id: tokenId,
+  outcome: v.optional(v.nullable(str)),
+  side,
+});
 const tradeEvent = v.object({
   event_type: v.literal('trade'),
   id: str,
+  taker_order_id: v.optional(v.nullable(str)),
   market: str,
   asset_id: tokenId,
   side,
   size: decimal,
   price: decimal,
   status: str,
-  outcome: v.optional(str, ''),
+  outcome: v.optional(v.nullable(str)),
   match_time: v.optional(v.pipe(v.string(), v.regex(/^\d{1,13}$/))),
-  trader_side: v.optional(v.picklist(['TAKER', 'MAKER'])),
+  trader_side: v.optional(v.nullable(v.picklist(['TAKER', 'MAKER']))),
+  maker_orders: v.optional(v.nullable(v.pipe(v.array(makerOrder), v.maxLength(1_000)))),
   timestamp: v.pipe(v.string(), v.regex(/^\d{1,16}$/)),
 });
 const eventSchema = v.variant('event_type', [bookEvent, priceChangeEvent, lastTradeEvent, tickEvent, orderEvent, tradeEvent]);
@@ -75,7 +92,10 @@ export type ClobLevel = [string, string];
  * One validated channel event, reduced to what the extension uses; `at` Unix ms (the event's
  * `timestamp`, else the receive time). Book levels are best first (bids descending, asks ascending); a
  * `price_change` level's `size` is the level's new total ("0" removes it). `order.status` is the REST
- * open-orders status (`LIVE`, `MATCHED`, `CANCELED`, …); `trade.match_time` Unix seconds as a string.
+ * open-orders status (`LIVE`, `MATCHED`, `CANCELED`, …). A `trade` is the exchange's report as it
+ * came (`ClobVenueTrade`: its top-level figures are the taker's order, the makers' are in `maker_orders`,
+ * each marked `byAccountKey` when its owner is the channel's API key); `match_time` Unix seconds as a
+ * string; `trader_side` as the exchange says it, absent when it does not.
  */
 export type ClobStreamEvent =
   | { kind: 'book'; at: number; tokenId: string; market: string; bids: ClobLevel[]; asks: ClobLevel[]; tickSize?: string }
@@ -83,12 +103,12 @@ export type ClobStreamEvent =
   | { kind: 'last_trade'; at: number; tokenId: string; price: string }
   | { kind: 'tick_size'; at: number; tokenId: string; tickSize: string }
   | { kind: 'order'; at: number; order: { id: string; status: string; side: 'BUY' | 'SELL'; price: string; original_size: string; size_matched: string; outcome: string; asset_id: string } }
-  | { kind: 'trade'; at: number; tokenId: string; trade: { id: string; side: 'BUY' | 'SELL'; size: string; price: string; outcome: string; match_time: string; trader_side: 'TAKER' | 'MAKER' } };
+  | { kind: 'trade'; at: number; tokenId: string; trade: ClobVenueTrade };
 
 const byPrice = (desc: boolean) => (a: ClobLevel, b: ClobLevel) => (desc ? Number(b[0]) - Number(a[0]) : Number(a[0]) - Number(b[0]));
 
-/** The extension's event of one validated wire event (`now`: receive time, Unix ms). */
-function toEvent(e: v.InferOutput<typeof eventSchema>, now: number): ClobStreamEvent {
+/** The extension's event of one validated wire event (`now`: receive time, Unix ms; `apiKey` the user channel's, compared with each maker order's owner). */
+function toEvent(e: v.InferOutput<typeof eventSchema>, now: number, apiKey: string | undefined): ClobStreamEvent {
   const at = e.timestamp ? Number(e.timestamp) : now;
   switch (e.event_type) {
     case 'book': {
@@ -104,20 +124,40 @@ function toEvent(e: v.InferOutput<typeof eventSchema>, now: number): ClobStreamE
     case 'order':
       return { kind: 'order', at, order: { id: e.id, status: e.status ?? (e.type === 'CANCELLATION' ? 'CANCELED' : 'LIVE'), side: e.side, price: e.price, original_size: e.original_size, size_matched: e.size_matched, outcome: e.outcome, asset_id: e.asset_id } };
     case 'trade':
-      return {
-        kind: 'trade',
-        at,
-        tokenId: e.asset_id,
-        trade: { id: e.id, side: e.side, size: e.size, price: e.price, outcome: e.outcome, match_time: e.match_time ?? String(Math.floor(at / 1000)), trader_side: e.trader_side ?? 'TAKER' },
-      };
+      return { kind: 'trade', at, tokenId: e.asset_id, trade: venueTradeOf(e, at, apiKey) };
   }
+}
+
+/** A trade event reduced to `ClobVenueTrade`: a maker order's owner becomes `byAccountKey` (the key is not carried). */
+function venueTradeOf(e: v.InferOutput<typeof tradeEvent>, at: number, apiKey: string | undefined): ClobVenueTrade {
+  return {
+    id: e.id,
+    match_time: e.match_time ?? String(Math.floor(at / 1000)),
+    ...(e.trader_side ? { trader_side: e.trader_side } : {}),
+    ...(e.taker_order_id ? { taker_order_id: e.taker_order_id } : {}),
+    side: e.side,
+    size: e.size,
+    price: e.price,
+    asset_id: e.asset_id,
+    outcome: e.outcome ?? '',
+    maker_orders: (e.maker_orders ?? []).map((m) => ({
+      order_id: m.order_id,
+      ...(m.maker_address ? { maker_address: m.maker_address } : {}),
+      byAccountKey: !!apiKey && m.owner === apiKey,
+      side: m.side,
+      matched_amount: m.matched_amount,
+      price: m.price,
+      asset_id: m.asset_id,
+      outcome: m.outcome ?? '',
+    })),
+  };
 }
 
 /**
  * The events of one server frame (text). `undefined` when the frame is not JSON or not an event / array
  * of events; inside an array, an event that fails validation is left out and counted in `dropped`.
  */
-function parseClobFrame(text: string, now: number): { events: ClobStreamEvent[]; dropped: number } | undefined {
+function parseClobFrame(text: string, now: number, apiKey: string | undefined): { events: ClobStreamEvent[]; dropped: number } | undefined {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -129,7 +169,7 @@ function parseClobFrame(text: string, now: number): { events: ClobStreamEvent[];
   let dropped = 0;
   for (const item of items.slice(0, 10_000)) {
     const r = v.safeParse(eventSchema, item);
-    if (r.success) events.push(toEvent(r.output, now));
+    if (r.success) events.push(toEvent(r.output, now, apiKey));
     else dropped += 1;
   }
   return events.length === 0 && dropped > 0 && !Array.isArray(raw) ? undefined : { events, dropped };
@@ -236,7 +276,7 @@ export function createClobChannel(opts: ClobChannelOptions): ClobChannel {
       lastPong = now();
       return;
     }
-    const parsed = parseClobFrame(text, now());
+    const parsed = parseClobFrame(text, now(), opts.auth?.apiKey);
     if (!parsed) {
       st.malformed += 1;
       return;

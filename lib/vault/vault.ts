@@ -385,11 +385,14 @@ export class Vault extends VaultSession {
   }
 
   /**
-   * Restores a backup into this profile (replacing any vault here, and ending any trading session) after
-   * checking `password` opens it; the password goes through the back-off. Throws `BackupInvalidError`,
-   * `WrongPasswordError`, `UnlockBackoffError`, `KdfParamsError`. Leaves the vault unlocked.
+   * Restores a backup into this profile (replacing any vault here) after checking `password` opens it;
+   * the password goes through the back-off. A vault already here is replaced only while it is unlocked
+   * (the person proved presence with its password): locked or in a trading session, `VaultLockedError`
+   * before anything is read or counted. Throws `BackupInvalidError`, `WrongPasswordError`,
+   * `UnlockBackoffError`, `KdfParamsError`. Leaves the vault unlocked.
    */
   async restoreBackup(json: string, password: string): Promise<void> {
+    if (this.state === 'session') throw new VaultLockedError({ inSession: true }); // before the held keys end: the session's orders go on
     this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     this.keyEnds.proxies++; // before queuing: a proxy key read before this call signs nothing after it
     let meta: VaultMeta;
@@ -403,6 +406,7 @@ export class Vault extends VaultSession {
       throw new BackupInvalidError();
     }
     return this.exclusive(async () => {
+      if (this.state !== 'unlocked' && (await this.meta())) throw new VaultLockedError({ inSession: this.state === 'session' });
       const unwrapped = await this.checkPassword(meta, password);
       try {
         for (const r of secrets) {

@@ -108,7 +108,8 @@ describe('the popup fed by the stream (Chromium)', () => {
     h.sandbox.ctx.requestLog.length = 0;
     await counterpartySells(tokenId, price, '10');
     await popup.locator(`li[data-order-id="${mine?.id}"]`).waitFor({ state: 'detached', timeout: 1_500 });
-    await popup.getByTestId('clob-trades').filter({ hasText: `@ ${price}` }).waitFor({ timeout: 1_500 });
+    // The person's resting buy was the maker: the list reads the person's own order (the exchange's top-level side is the taker's sell).
+    await popup.getByTestId('clob-trades').locator('li', { hasText: `BUY 10 “Yes” shares (token ${tokenId.slice(0, 6)}…${tokenId.slice(-4)}) @ ${price} · maker` }).waitFor({ timeout: 1_500 });
     expect(restReads(/\/clob\/(data\/orders|data\/trades|book)/)).toBe(0);
     await h.screenshot(popup, 'streams-clob-fill');
   });

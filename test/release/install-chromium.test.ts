@@ -1,13 +1,16 @@
 /**
  * The Chrome release zip, unzipped and loaded in real Chromium (not `.output/`): at first run it holds no
- * loopback access and asks for the venue; choosing the sandbox asks for loopback only, and then the
- * onboarding (password, owner key, proxy key) and one order a page asks for and the person approves in
- * the approval window go through to the sandbox, which verifies the order.
+ * loopback access and asks for the venue, offering only the venue's https setups; choosing one asks for
+ * exactly its hosts. A release sends nothing in clear, loopback included: the Sandbox preset (plain http
+ * on 127.0.0.1) is refused. With every service of the sandbox behind an https / wss front (a custom
+ * setup, as a person types it in Settings), the onboarding (password, owner key, proxy key) and one order
+ * a page asks for and the person approves in the approval window go through to the sandbox, which
+ * verifies the order.
  *
- * The sandbox runs at the Sandbox preset's address (127.0.0.1:8787, as `npm start`); the demo page is
- * served over https (`https-front.ts`: a release injects the provider only into https pages). Headless
- * Chromium cannot show the permission prompt, so the test gives the loopback site access the way the
- * person can on chrome://extensions (Site access → add a site) before the click that requests it;
+ * The sandbox runs at the Sandbox preset's address (127.0.0.1:8787, as `npm start`) behind the front
+ * (`https-front.ts`), which also serves the demo page (a release injects the provider only into https
+ * pages). Headless Chromium cannot show the permission prompt, so the test gives the site access the way
+ * the person can on chrome://extensions (Site access → add a site) before the click that requests it;
  * `permissions.request` then resolves true without a prompt.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +18,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { decideNext, launchHarness, messenger, type Harness } from '../e2e/harness';
-import { startHttpsFront, type HttpsFront } from './https-front';
+import { frontSetup, startHttpsFront, type HttpsFront } from './https-front';
+import { hostOrigins } from '../../lib/settings/hosts';
+import { presetById } from '../../lib/settings/presets';
 import { artifact, ensureRelease, unzipFresh } from './artifacts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -28,6 +33,14 @@ declare const chrome: {
   permissions: { contains: (p: { origins: string[] }) => Promise<boolean> };
   developerPrivate: { addHostPermission: (id: string, host: string) => Promise<void> };
 };
+
+/** Gives the extension site access to `origins` as a person can on chrome://extensions (headless Chromium shows no prompt). */
+async function grantSites(origins: string[]): Promise<void> {
+  const settings = await h.ctx.newPage();
+  await settings.goto('chrome://extensions');
+  for (const origin of origins) await settings.evaluate(([id, o]) => chrome.developerPrivate.addHostPermission(id, o), [h.extensionId, origin] as const);
+  await settings.close();
+}
 
 const last = (demo: Page, label: string) =>
   demo.waitForFunction((l) => (window as unknown as { __last?: { label: string } }).__last?.label === l, label, { timeout: 30_000 }).then(() =>
@@ -53,20 +66,27 @@ describe('the Chrome release zip in real Chromium', () => {
     popup = await h.openPopup();
     await popup.getByTestId('venue-step').waitFor();
     expect(await popup.evaluate(() => chrome.permissions.contains({ origins: ['http://127.0.0.1/*'] }))).toBe(false);
-    expect(await popup.getByRole('radio').count()).toBe(3);
+    expect(await popup.getByRole('radio').count()).toBe(2);
+    expect(await popup.locator('input[name="venue"][value="sandbox"]').count()).toBe(0);
     expect(await popup.getByRole('button', { name: 'Continue' }).isDisabled()).toBe(true);
+    expect(((await messenger(popup)('vault.create', { password: PASSWORD })) as { ok: boolean; error?: { name: string } }).error?.name).toBe('Settings.VenueNotChosenError');
   });
 
-  it('choosing the sandbox asks for loopback and stores the Sandbox preset', async () => {
-    const settings = await h.ctx.newPage();
-    await settings.goto('chrome://extensions');
-    await settings.evaluate((id) => chrome.developerPrivate.addHostPermission(id, 'http://127.0.0.1/*'), h.extensionId);
-    await settings.close();
-    await popup.locator('input[name="venue"][value="sandbox"]').check();
+  it("choosing the venue's pre-production asks for its hosts and stores it; the Sandbox preset's plain http is refused", async () => {
+    const preproduction = presetById('preproduction');
+    if (!preproduction) throw new Error('no preproduction preset');
+    await grantSites(hostOrigins(preproduction.values));
+    await popup.locator('input[name="venue"][value="preproduction"]').check();
     await popup.getByRole('button', { name: 'Continue' }).click();
     await popup.locator('input[name="new-password"]').waitFor();
-    const s = (await messenger(popup)('settings.get')) as { ok: boolean; result: { settings: { preset: string; perpsUrl: string } } };
-    expect(s.result.settings).toMatchObject({ preset: 'sandbox', perpsUrl: 'http://127.0.0.1:8787/perps' });
+    const s = (await messenger(popup)('settings.get')) as { ok: boolean; result: { settings: { preset: string; venueChosen: boolean } } };
+    expect(s.result.settings).toMatchObject({ preset: 'preproduction', venueChosen: true });
+    const sandbox = (await messenger(popup)('settings.set', { preset: 'sandbox' })) as { ok: boolean; error?: { name: string } };
+    expect(sandbox.error?.name).toBe('Http.InsecureTransportError');
+    // Every service of the sandbox behind the https / wss front: a custom setup on this machine's loopback.
+    await grantSites(['https://127.0.0.1/*']);
+    const custom = (await messenger(popup)('settings.set', frontSetup(front))) as { ok: boolean; error?: unknown };
+    expect(custom.ok, JSON.stringify(custom.error)).toBe(true);
   });
 
   it('onboards in the popup: password, owner key, proxy key', async () => {

@@ -1,13 +1,15 @@
 /**
  * The Firefox release zip, installed as it is (the zip file itself, not `.output/`) in real Firefox ESR:
- * at first run it holds no loopback access and asks for the venue; choosing the sandbox asks for loopback,
- * then the onboarding (password, owner key, proxy key) and one order an https page asks for and the
- * person approves in the approval window go through to the sandbox, which verifies it.
+ * at first run it holds no loopback access and asks for the venue, offering only the venue's https setups;
+ * choosing one asks for its hosts. A release sends nothing in clear: the Sandbox preset is refused. With
+ * every service of the sandbox behind an https / wss front (a custom setup), the onboarding (password,
+ * owner key, proxy key) and one order an https page asks for and the person approves in the approval
+ * window go through to the sandbox, which verifies it.
  *
- * The sandbox runs at the Sandbox preset's address (127.0.0.1:8787); the demo page is served over https
- * (`https-front.ts`). Firefox is told to grant optional permissions without a prompt
+ * The sandbox runs at the Sandbox preset's address (127.0.0.1:8787) behind the front (`https-front.ts`),
+ * which also serves the demo page. Firefox is told to grant optional permissions without a prompt
  * (`extensions.webextOptionalPermissionPrompts`: headless Firefox cannot show one) — the request is still
- * made, from the click, and the grant is checked after it.
+ * made, from a click, and the grant is checked after it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -16,7 +18,7 @@ import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { approveWindow, pageAt } from '../firefox/pages';
 import { startSandbox, type RunningSandbox } from '../../lib/sandbox/server';
-import { startHttpsFront, type HttpsFront } from './https-front';
+import { frontSetup, startHttpsFront, type HttpsFront } from './https-front';
 import { artifact, ensureRelease } from './artifacts';
 
 const FIREFOX = ['/usr/bin/firefox-esr', '/usr/bin/firefox'].find((p) => existsSync(p));
@@ -30,11 +32,26 @@ let ext: Page;
 
 declare const chrome: {
   runtime: { sendMessage: (m: unknown) => Promise<{ ok: boolean; result?: unknown; error?: unknown }> };
-  permissions: { contains: (p: { origins: string[] }) => Promise<boolean> };
+  permissions: { contains: (p: { origins: string[] }) => Promise<boolean>; request: (p: { origins: string[] }) => Promise<boolean> };
 };
 const send = (type: string, payload: unknown = {}) => ext.evaluate((t, p) => chrome.runtime.sendMessage({ type: t, payload: p }), type, payload);
 const loopbackGranted = () => ext.evaluate(() => chrome.permissions.contains({ origins: ['http://127.0.0.1/*'] }));
 const click = (p: Page, text: string) => p.locator(`::-p-text(${text})`).click();
+
+/** Asks the browser for `origins` from a click in the extension page, as Settings' Save does (Firefox grants only during a click). */
+async function requestFromClick(origins: string[]): Promise<boolean> {
+  await ext.evaluate((o) => {
+    const b = document.createElement('button');
+    b.id = 'grant-for-test';
+    b.onclick = () => void chrome.permissions.request({ origins: o }).then((granted) => b.setAttribute('data-granted', String(granted)));
+    document.body.append(b);
+  }, origins);
+  await ext.click('#grant-for-test');
+  await ext.waitForSelector('#grant-for-test[data-granted]');
+  const granted = await ext.evaluate(() => document.getElementById('grant-for-test')?.getAttribute('data-granted') === 'true');
+  await ext.evaluate(() => document.getElementById('grant-for-test')?.remove());
+  return granted;
+}
 
 
 // In CI the Firefox flow must run (CI installs firefox-esr); elsewhere it is skipped when Firefox is missing.
@@ -62,18 +79,22 @@ describe.runIf(!!FIREFOX || !!process.env.CI)('the Firefox release zip in real F
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
-  it('holds no loopback access at install and asks for the venue at first run', async () => {
+  it('holds no loopback access at install and asks for the venue at first run, offering no sandbox', async () => {
     await ext.waitForSelector('[data-testid="venue-step"]');
     expect(await loopbackGranted()).toBe(false);
+    expect(await ext.$$eval('input[name="venue"]', (xs) => xs.map((x) => (x as HTMLInputElement).value))).toEqual(['polymarket', 'preproduction']);
   });
 
-  it('choosing the sandbox asks for loopback and stores the Sandbox preset', async () => {
-    await ext.click('input[name="venue"][value="sandbox"]');
+  it("choosing the venue's pre-production asks for its hosts and stores it; the Sandbox preset's plain http is refused", async () => {
+    await ext.click('input[name="venue"][value="preproduction"]');
     await click(ext, 'Continue');
     await ext.waitForSelector('input[name="new-password"]');
-    expect(await loopbackGranted()).toBe(true);
-    const s = (await send('settings.get')) as { result: { settings: { preset: string; perpsUrl: string } } };
-    expect(s.result.settings).toMatchObject({ preset: 'sandbox', perpsUrl: 'http://127.0.0.1:8787/perps' });
+    const s = (await send('settings.get')) as { result: { settings: { preset: string; venueChosen: boolean } } };
+    expect(s.result.settings).toMatchObject({ preset: 'preproduction', venueChosen: true });
+    expect(((await send('settings.set', { preset: 'sandbox' })) as { error?: { name: string } }).error?.name).toBe('Http.InsecureTransportError');
+    expect(await requestFromClick(['https://127.0.0.1/*'])).toBe(true);
+    const custom = (await send('settings.set', frontSetup(front))) as { ok: boolean; error?: unknown };
+    expect(custom.ok, JSON.stringify(custom.error)).toBe(true);
   });
 
   it('onboards in the first-install tab: password, owner key, proxy key', async () => {

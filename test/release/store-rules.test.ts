@@ -84,11 +84,11 @@ describe('store rules on the release zips', () => {
     }
   });
 
-  it('a release holds no loopback access: no host permission at install, provider only on https pages', () => {
+  it('a release holds no loopback access, even optional: no host permission at install, https hosts only on request, provider only on https pages', () => {
     for (const dir of [chrome, firefox]) {
       const m = manifestOf(dir);
       expect(m.host_permissions ?? []).toEqual([]);
-      expect(m.optional_host_permissions).toEqual(['https://*/*', 'http://127.0.0.1/*', 'http://localhost/*']);
+      expect(m.optional_host_permissions).toEqual(['https://*/*']);
       expect(m.content_scripts?.flatMap((c) => c.matches ?? [])).toEqual(['https://*/*', 'https://*/*']);
     }
   });

@@ -13,7 +13,7 @@ const account = { address: ACCOUNT, label: '', proxies: [], hasClobCredentials: 
 const MARKET = { question: 'Q?', slug: 'q', tokenIds: ['11', '12'], outcomes: ['Yes', 'No'], negRisk: false };
 const BOOK = { tickSize: '0.01', minSize: '5', negRisk: false, bestBid: '0.48', bestAsk: '0.52', bids: [['0.48', '100']], asks: [['0.52', '100']], feeRateBps: 100 };
 const row = (id: string, status: string) => ({ id, status, side: 'BUY', price: '0.5', original_size: '10', size_matched: status === 'MATCHED' ? '10' : '0', outcome: 'Yes', asset_id: '11' });
-const trade = { id: 't1', side: 'BUY', size: '10', price: '0.5', outcome: 'Yes', match_time: '1700000000', trader_side: 'MAKER' };
+const trade = { id: 't1', match_time: '1700000000', trader_side: 'MAKER', own: [{ order_id: 'o1', side: 'BUY', size: '10', price: '0.5', asset_id: '11', outcome: 'Yes' }] };
 
 function setup(openOrders: () => Promise<unknown> | unknown = () => ({ data: [] })) {
   const { call, calls } = fakeCall({

@@ -115,7 +115,11 @@ export function createClobStore(account: Account, call: Call = popupCall, listen
       recency.note(p.order.id, p.order, resting);
       const rest = open.value.filter((o) => o.id !== p.order.id);
       open.value = resting ? [p.order, ...rest] : rest;
-    } else if (p.kind === 'clobTrade') trades.value = [p.trade, ...trades.value.filter((t) => t.id !== p.trade.id)].slice(0, 50);
+    } else if (p.kind === 'clobTrade') {
+      // The person's own view of the trade (their order, maker or taker); a trade is one row per role.
+      const { id, trader_side } = p.trade;
+      trades.value = [p.trade, ...trades.value.filter((t) => t.id !== id || t.trader_side !== trader_side)].slice(0, 50);
+    }
     else if (p.kind === 'clobResync') open.value = p.openOrders;
   }
 

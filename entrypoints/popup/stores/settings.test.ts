@@ -4,11 +4,11 @@ import { createPermissionsStore } from './permissions';
 import { createVaultStore, hasLiveProxy, switchedText } from './vault';
 import { fakeCall, FakeFailure } from './testkit';
 
-const SETTINGS = { perpsUrl: 'http://127.0.0.1:1', clobUrl: 'http://127.0.0.1:2', gammaUrl: 'http://127.0.0.1:3', dataUrl: 'http://127.0.0.1:4', relayerUrl: 'http://127.0.0.1:5', rpcUrl: 'http://127.0.0.1:6', clobChainId: 137, autoLockMinutes: 15, theme: 'dark', headerSet: 'seed', maxPositionUsdc: 1_000, auditRetentionDays: 0, slippageBps: 50, preset: 'custom', perpsWsUrl: 'ws://127.0.0.1:1/v1/ws', clobWsUrl: 'ws://127.0.0.1:2/ws', bridgeUrl: 'http://127.0.0.1:7', perpsDomain: { name: 'Polymarket', version: '1' }, confirmedPresets: [] };
+const SETTINGS = { perpsUrl: 'http://127.0.0.1:1', clobUrl: 'http://127.0.0.1:2', gammaUrl: 'http://127.0.0.1:3', dataUrl: 'http://127.0.0.1:4', relayerUrl: 'http://127.0.0.1:5', rpcUrl: 'http://127.0.0.1:6', clobChainId: 137, autoLockMinutes: 15, theme: 'dark', headerSet: 'seed', maxPositionUsdc: 1_000, auditRetentionDays: 0, slippageBps: 50, preset: 'custom', perpsWsUrl: 'ws://127.0.0.1:1/v1/ws', clobWsUrl: 'ws://127.0.0.1:2/ws', bridgeUrl: 'http://127.0.0.1:7', perpsDomain: { name: 'Polymarket', version: '1' }, confirmedPresets: [], venueChosen: true };
 
 describe('createSettingsStore', () => {
   it('uses the default warning threshold until the settings are read', async () => {
-    const { call } = fakeCall({ 'settings.get': () => ({ settings: SETTINGS, invalid: [{ field: 'theme', reason: 'unknown theme' }] }) });
+    const { call } = fakeCall({ 'settings.get': () => ({ settings: SETTINGS, invalid: [{ field: 'theme', reason: 'unknown theme' }], insecure: [], cleartext: [] }) });
     const s = createSettingsStore(call);
     expect(s.maxPositionUsdc.value).toBe(DEFAULT_MAX_POSITION_USDC);
     await s.load();
@@ -20,7 +20,7 @@ describe('createSettingsStore', () => {
 
   it('saves the draft, keeps what the background stored and clears the invalid list', async () => {
     const { call, calls } = fakeCall({
-      'settings.get': () => ({ settings: SETTINGS, invalid: [{ field: 'theme', reason: 'x' }] }),
+      'settings.get': () => ({ settings: SETTINGS, invalid: [{ field: 'theme', reason: 'x' }], insecure: [], cleartext: [] }),
       'settings.set': (p) => ({ ...SETTINGS, ...p, autoLockMinutes: 30 }),
     });
     const s = createSettingsStore(call);
@@ -46,7 +46,7 @@ describe('createSettingsStore', () => {
 
 describe('createVaultStore', () => {
   const accounts = [{ address: '0xA', label: 'main', proxies: [], hasClobCredentials: false }, { address: '0xB', label: '', proxies: [], hasClobCredentials: false }];
-  const status = (active: string) => ({ initialized: true, unlocked: true, state: 'unlocked', retryAfterMs: 0, accounts, activeAccount: active, pendingApprovals: 0, session: [] });
+  const status = (active: string) => ({ initialized: true, unlocked: true, state: 'unlocked', retryAfterMs: 0, accounts, activeAccount: active, pendingApprovals: 0, session: [], venueChosen: true });
 
   it('switches the active account and says what the switch cancelled', async () => {
     let active = '0xA';
@@ -86,7 +86,7 @@ describe('createSettingsStore: venue presets', () => {
 
   it('switches to Sandbox (no host to ask for), stores it and runs the connection check', async () => {
     const { call, calls } = fakeCall({
-      'settings.get': () => ({ settings: POLY, invalid: [] }),
+      'settings.get': () => ({ settings: POLY, invalid: [], insecure: [], cleartext: [] }),
       'settings.set': (p) => ({ ...SETTINGS, ...p }),
       'settings.checkConnections': () => ({ results: [RESULT] }),
     });
@@ -99,7 +99,7 @@ describe('createSettingsStore: venue presets', () => {
   });
 
   it('makes the draft custom when a preset field is edited, not when another one is', async () => {
-    const { call } = fakeCall({ 'settings.get': () => ({ settings: POLY, invalid: [] }) });
+    const { call } = fakeCall({ 'settings.get': () => ({ settings: POLY, invalid: [], insecure: [], cleartext: [] }) });
     const s = createSettingsStore(call);
     await s.load();
     s.edit({ theme: 'light' });
@@ -109,13 +109,53 @@ describe('createSettingsStore: venue presets', () => {
   });
 
   it('asks for the confirmation of an unconfirmed venue preset and stores it once', async () => {
-    const { call, calls } = fakeCall({ 'settings.get': () => ({ settings: POLY, invalid: [] }), 'settings.set': (p) => ({ ...POLY, ...p }) });
+    const { call, calls } = fakeCall({ 'settings.get': () => ({ settings: POLY, invalid: [], insecure: [], cleartext: [] }), 'settings.set': (p) => ({ ...POLY, ...p }) });
     const s = createSettingsStore(call);
     await s.load();
     expect(s.unconfirmed.value).toBe(true);
     await s.confirmVenue();
     expect(calls.at(-1)?.payload).toEqual({ confirmedPresets: ['polymarket'] });
     expect(s.unconfirmed.value).toBe(false);
+  });
+});
+
+describe('createSettingsStore: what travelled in clear', () => {
+  const USE = { field: 'clobUrl' as const, url: 'http://gateway.example/clob', since: 1, secrets: 'your order-book API key, secret and passphrase', rotate: 'clob' as const };
+  const accounts = [
+    { address: '0x00000000000000000000000000000000000000a1', proxies: [{ proxy: '0x00000000000000000000000000000000000000b1' }, { proxy: '0x00000000000000000000000000000000000000b2' }], hasClobCredentials: true },
+    { address: '0x00000000000000000000000000000000000000a2', proxies: [], hasClobCredentials: false },
+  ];
+
+  it('shows what may have travelled, rotates it for every account that has it, and clears the notice only when asked', async () => {
+    const { call, calls } = fakeCall({
+      'settings.get': () => ({ settings: SETTINGS, invalid: [], insecure: [{ field: 'clobUrl', url: USE.url, reason: 'is not encrypted' }], cleartext: [USE] }),
+      'clob.rotateCredentials': (p) => ({ account: p.account, nonce: 1, oldDeleted: true }),
+      'proxy.issue': (p) => ({ account: p.account, proxy: '0x00000000000000000000000000000000000000c1', expiry: p.expiry, label: '' }),
+      'proxy.delete': () => null,
+      'settings.clearCleartext': () => null,
+    });
+    const s = createSettingsStore(call);
+    await s.load();
+    expect(s.insecure.value.map((i) => i.field)).toEqual(['clobUrl']);
+    expect(s.cleartext.value).toEqual([USE]);
+    await s.rotate('clob', accounts);
+    expect(calls.filter((c) => c.type === 'clob.rotateCredentials').map((c) => c.payload.account)).toEqual([accounts[0]?.address]);
+    await s.rotate('proxy', accounts);
+    // The new key first, then each old one deleted: the account is never left without a proxy key.
+    expect(calls.filter((c) => c.type.startsWith('proxy.')).map((c) => `${c.type} ${String(c.payload.proxy ?? '')}`)).toEqual(['proxy.issue ', 'proxy.delete 0x00000000000000000000000000000000000000b1', 'proxy.delete 0x00000000000000000000000000000000000000b2']);
+    expect(s.cleartext.value).toEqual([USE]);
+    await s.clearCleartext();
+    expect(calls.at(-1)?.type).toBe('settings.clearCleartext');
+    expect(s.cleartext.value).toEqual([]);
+  });
+
+  it('never sends venueChosen when saving: it is the background’s to set', async () => {
+    const { call, calls } = fakeCall({ 'settings.get': () => ({ settings: SETTINGS, invalid: [], insecure: [], cleartext: [] }), 'settings.set': (p) => ({ ...SETTINGS, ...p }) });
+    const s = createSettingsStore(call);
+    await s.load();
+    await s.save();
+    expect(calls.at(-1)?.type).toBe('settings.set');
+    expect(calls.at(-1)?.payload).not.toHaveProperty('venueChosen');
   });
 });
 

@@ -18,6 +18,10 @@ import { DEFAULT_SLIPPAGE_BPS } from '../../../lib/perps/risk';
 export type Settings = ProcedureOutput<'settings.get'>['settings'];
 /** A stored field that was invalid and replaced by its default. */
 export type InvalidSetting = ProcedureOutput<'settings.get'>['invalid'][number];
+/** A stored service URL the transport rule refuses at use (`lib/settings/transport.ts`). */
+export type InsecureSetting = ProcedureOutput<'settings.get'>['insecure'][number];
+/** A service the stored settings ever named in clear, with what may have travelled (`lib/settings/cleartext.ts`). */
+export type CleartextNotice = ProcedureOutput<'settings.get'>['cleartext'][number];
 
 /** The warning threshold before the settings are read (USDC notional). */
 export const DEFAULT_MAX_POSITION_USDC = 50_000;
@@ -38,6 +42,8 @@ export function createSettingsStore(call: Call = popupCall) {
   /** The settings as last read or saved. */
   const saved = signal<Settings | undefined>(undefined);
   const invalid = signal<InvalidSetting[]>([]);
+  const insecure = signal<InsecureSetting[]>([]);
+  const cleartext = signal<CleartextNotice[]>([]);
   const error = signal<string | undefined>(undefined);
   const notice = signal<string | undefined>(undefined);
   const theme = computed(() => saved.value?.theme);
@@ -57,7 +63,40 @@ export function createSettingsStore(call: Call = popupCall) {
     saved.value = r.settings;
     draft.value = r.settings;
     invalid.value = r.invalid;
+    insecure.value = r.insecure;
+    cleartext.value = r.cleartext;
   }
+  /**
+   * Rotates what may have travelled in clear, for every account that has it: `proxy` issues a new proxy
+   * key (30 days) and then deletes the old ones at the gateway; `clob` replaces the order-book API
+   * credentials (`clob.rotateCredentials`: the old key deleted at the exchange first).
+   */
+  const rotate = (what: 'proxy' | 'clob', accounts: readonly { address: string; proxies: readonly { proxy: string }[]; hasClobCredentials: boolean }[]) =>
+    run(async () => {
+      let n = 0;
+      let kept = 0;
+      for (const a of accounts) {
+        if (what === 'clob' && a.hasClobCredentials) {
+          if (!(await call('clob.rotateCredentials', { account: a.address })).oldDeleted) kept++;
+          n++;
+        }
+        if (what === 'proxy' && a.proxies.length) {
+          await call('proxy.issue', { account: a.address, expiry: Date.now() + 30 * 86_400_000 });
+          for (const p of a.proxies) await call('proxy.delete', { account: a.address, proxy: p.proxy });
+          n++;
+        }
+      }
+      if (what === 'proxy') return `New proxy keys for ${n} account(s); the old ones were deleted.`;
+      const old = kept ? `the exchange refused to delete the old key of ${kept} of them: it may still be valid` : 'the old ones were deleted at the exchange';
+      return `New order-book API credentials for ${n} account(s); ${old}.`;
+    });
+  /** Clears the record of services named in clear (the person rotated, or keeps, what it names). */
+  const clearCleartext = () =>
+    run(async () => {
+      await call('settings.clearCleartext', {});
+      cleartext.value = [];
+      return 'Noted.';
+    });
   /** Changes fields of the draft; editing a field a preset fills makes the draft `custom`. */
   function edit(patch: Partial<Settings>): void {
     if (!draft.value) return;
@@ -120,10 +159,12 @@ export function createSettingsStore(call: Call = popupCall) {
       if (!d) return 'Nothing to save';
       const origins = hostOrigins(d);
       if (!(await requestHostPermissions(origins))) throw new BaseError(`The browser did not allow Countersign to reach ${origins.join(', ')}: nothing was saved.`);
-      const next = await call('settings.set', d);
+      const { venueChosen: _chosen, ...patch } = d; // the background's to set
+      const next = await call('settings.set', patch);
       saved.value = next;
       draft.value = next;
       invalid.value = [];
+      insecure.value = [];
       return 'Settings saved';
     });
   /** The encrypted backup (JSON text) for download. */
@@ -133,5 +174,5 @@ export function createSettingsStore(call: Call = popupCall) {
   /** Changes the vault password. */
   const changePassword = (oldPassword: string, newPassword: string) => call('vault.changePassword', { oldPassword, newPassword });
 
-  return { draft, saved, invalid, error, notice, theme, maxPositionUsdc, slippageBps, checks, checking, unconfirmed, load, edit, run, save, choosePreset, check, confirmVenue, exportBackup, restore, changePassword };
+  return { draft, saved, invalid, insecure, cleartext, rotate, clearCleartext, error, notice, theme, maxPositionUsdc, slippageBps, checks, checking, unconfirmed, load, edit, run, save, choosePreset, check, confirmVenue, exportBackup, restore, changePassword };
 }

@@ -16,6 +16,11 @@ export function clobProcedures(d: ProcedureDeps): ContractHandlers<typeof CLOB_C
       const { info, derived } = await service.clobCreateOrDerive(account, { authority, ...(nonce === undefined ? {} : { nonce }) });
       return { account: info.account, nonce: info.nonce, derived };
     },
+    'clob.rotateCredentials': async ({ account }) => {
+      const authority = service.authority.capture(PERSON_SCOPES);
+      const { info, oldDeleted } = await service.clobRotateCredentials(account, { authority });
+      return { account: info.account, nonce: info.nonce, oldDeleted };
+    },
     'clob.postOrders': async ({ account, orders }) => {
       // The authority of the click, from the start: a switch, lock or venue change while the account is checked sends nothing.
       const authority = service.authority.capture(PERSON_SCOPES);

@@ -34,7 +34,7 @@ import { toUnits } from '../../decimal';
 import { InvalidFieldError } from '../../validation';
 import { beaconDepositWallet, uupsDepositWallet } from '../../relayer/wallet';
 import { readSettings, type Settings } from '../../settings';
-import { assertVenueConfirmed } from '../../settings/confirmation';
+import { assertVenueUsable } from '../../settings/confirmation';
 import { OutcomeUnknownError } from '../../signer/service';
 import { PERSON_SCOPES } from '../../authority/epoch';
 import { POPUP_ORIGIN } from '../../authority/person';
@@ -96,7 +96,7 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       if (existing !== undefined && existing !== 3 && replaceCredentials !== true) throw new ReplacesCredentialsError(existing);
       const owner = await vault.ownerAccount(account);
       const { s, fetchFn, deployed: isDeployed } = await env();
-      assertVenueConfirmed(s); // it signs (ClobAuth for the API and builder keys) on a real-money venue only once confirmed
+      assertVenueUsable(s, service.transportRule); // it signs (ClobAuth for the API and builder keys) on a real-money venue only once confirmed
       const chain = await readDepositWallet(s.rpcUrl, owner.address, s.clobChainId, fetchFn);
       const deployed = await isDeployed(chain.address);
       await service.clobCreateOrDerive(account, { authority });
@@ -121,7 +121,7 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       const check = service.ownerCheck(service.authority.capture(PERSON_SCOPES));
       await requireActiveAccount(db, vault, account);
       const { s, relayer, deployed: isDeployed } = await env();
-      assertVenueConfirmed(s);
+      assertVenueUsable(s, service.transportRule);
       const w = await stored(account, s.clobChainId);
       if (await isDeployed(w.wallet)) return { deployed: true };
       const audit = { at: Date.now(), origin: 'extension', account: w.account, kind: 'relayer.walletCreate', summary: `create deposit wallet ${w.wallet}` };
@@ -153,7 +153,7 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       if (!w) return { wallet: null, redeemable: [], ...extra };
       const checked = await stored(account, s.clobChainId);
       const deployed = await isDeployed(checked.wallet);
-      const positions = deployed ? await walletPositions(s.dataUrl, checked.wallet) : { redeemable: [], heldToken: undefined };
+      const positions = deployed ? await walletPositions(s.dataUrl, checked.wallet, fetchFn) : { redeemable: [], heldToken: undefined };
       const approvals = deployed ? await venueApprovals(s.clobUrl, s.clobChainId, account, positions.heldToken, () => vault.clobCredentials(account), fetchFn) : 'missing';
       return { wallet: { wallet: checked.wallet, kind: checked.kind, deployed, approvals }, redeemable: positions.redeemable, ...extra };
     },
@@ -162,7 +162,7 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
       const authority = service.authority.capture(PERSON_SCOPES);
       await requireActiveAccount(db, vault, account);
       const { s, fetchFn, relayer, deployed: isDeployed } = await env();
-      assertVenueConfirmed(s); // an owner-signed batch moves funds: like an order, only on a confirmed venue
+      assertVenueUsable(s, service.transportRule); // an owner-signed batch moves funds: like an order, only on a confirmed venue
       const w = await stored(account, s.clobChainId);
       if (!(await isDeployed(w.wallet))) throw new DepositWalletNotDeployedError(w.wallet);
       const bridged = batch.kind === 'withdraw' ? await bridgeWithdrawCall(s, w.wallet, batch, fetchFn) : undefined;
@@ -251,8 +251,8 @@ const positionsSchema = v.object({
  * token id of one it holds, unresolved (`heldToken`, for the outcome-token approval check); none when
  * the data service does not answer in shape.
  */
-async function walletPositions(dataUrl: string, wallet: string): Promise<{ redeemable: { conditionId: string; title: string; outcome: string; size: string }[]; heldToken: string | undefined }> {
-  const answer = await requestJson(`${dataUrl}/v2/positions?user=${wallet}&limit=100`, { method: 'GET' }).catch(() => undefined);
+async function walletPositions(dataUrl: string, wallet: string, fetchFn: typeof fetch): Promise<{ redeemable: { conditionId: string; title: string; outcome: string; size: string }[]; heldToken: string | undefined }> {
+  const answer = await requestJson(`${dataUrl}/v2/positions?user=${wallet}&limit=100`, { method: 'GET' }, fetchFn).catch(() => undefined);
   const p = v.safeParse(positionsSchema, answer?.body);
   if (!p.success) return { redeemable: [], heldToken: undefined };
   const held = p.output.data.filter((r) => r.current_size !== '0' && !/^0(\.0*)?$/.test(r.current_size));

@@ -54,6 +54,12 @@ export type ProcedureDeps = {
   haltKillSwitches?: () => void;
   /** Panic's time limits (tests lower them; default `PANIC_TIMING`). */
   panicTiming?: Partial<PanicTiming>;
+  /**
+   * Whether the browser granted the host permissions `origins` (match patterns, `https://host/*`):
+   * `permissions.contains`. A precondition `settings.set` checks before it stores a venue (not the guard:
+   * the transport rule is). Absent only in test backgrounds built without a permissions API.
+   */
+  hostsGranted?: (origins: string[]) => Promise<boolean>;
 };
 
 /** The audit log of the deps' vault database, keyed by the vault's audit key. */

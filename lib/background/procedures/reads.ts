@@ -51,7 +51,7 @@ function catalogueMarket(raw: unknown) {
 }
 
 /** Handlers of `perps.book`, `catalogue.markets`, `clob.book`, `clob.trades` and `data.portfolio`. */
-export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'reads' | 'vault'>): ContractHandlers<typeof READ_CONTRACT> {
+export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'reads' | 'vault' | 'service'>): ContractHandlers<typeof READ_CONTRACT> {
   const { db, reads, vault } = d;
   /**
    * Whose positions the data service is asked for: `account`'s deposit wallet when it has one whose
@@ -71,7 +71,7 @@ export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'reads' | 'vault'>): 
       const qs = new URLSearchParams({ limit: '10', closed: 'false' });
       if (q) qs.set('q', q);
       if (cursor) qs.set('after_cursor', cursor);
-      const res = await requestJson(`${gammaUrl}/markets/keyset?${qs}`, { method: 'GET' });
+      const res = await requestJson(`${gammaUrl}/markets/keyset?${qs}`, { method: 'GET' }, d.service.gatewayFetch());
       const body = v.safeParse(keysetSchema, res.body);
       if (res.status !== 200 || !body.success) throw new BaseError('The catalogue did not answer.');
       const next = body.output.next_cursor;
@@ -80,8 +80,8 @@ export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'reads' | 'vault'>): 
     'clob.book': async ({ tokenId }) => {
       const { clobUrl } = await readSettings(db);
       const [res, fee] = await Promise.all([
-        requestJson(`${clobUrl}/book?token_id=${tokenId}`, { method: 'GET' }),
-        requestJson(`${clobUrl}/fee-rate?token_id=${tokenId}`, { method: 'GET' }).catch(() => undefined),
+        requestJson(`${clobUrl}/book?token_id=${tokenId}`, { method: 'GET' }, d.service.gatewayFetch()),
+        requestJson(`${clobUrl}/fee-rate?token_id=${tokenId}`, { method: 'GET' }, d.service.gatewayFetch()).catch(() => undefined),
       ]);
       const b = v.safeParse(clobBookSchema, res.body);
       if (res.status !== 200 || !b.success) throw new BaseError('The exchange has no order book for this token.');
@@ -109,8 +109,8 @@ export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'reads' | 'vault'>): 
       const user = await holder(account, clobChainId);
       const qs = new URLSearchParams({ user, limit: '20', ...(cursor ? { cursor } : {}) });
       const [pos, val] = await Promise.all([
-        requestJson(`${dataUrl}/v2/positions?${qs}`, { method: 'GET' }),
-        requestJson(`${dataUrl}/v2/value?user=${user}`, { method: 'GET' }),
+        requestJson(`${dataUrl}/v2/positions?${qs}`, { method: 'GET' }, d.service.gatewayFetch()),
+        requestJson(`${dataUrl}/v2/value?user=${user}`, { method: 'GET' }, d.service.gatewayFetch()),
       ]);
       const p = v.safeParse(dataPositionsSchema, pos.body);
       if (pos.status !== 200 || !p.success) throw new BaseError('The data service did not answer positions.');

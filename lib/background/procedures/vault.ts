@@ -3,6 +3,8 @@ import { activeAccount } from '../../accounts';
 import { resealAfterRestore } from '../../audit';
 import type { VAULT_CONTRACT } from '../../messaging/vault';
 import type { Vault } from '../../vault/vault';
+import { readSettings } from '../../settings';
+import { assertVenueChosen } from '../../settings/confirmation';
 import { auditOf, type ContractHandlers, type ProcedureDeps } from './deps';
 
 /** Accounts view: owners with their proxies and CLOB credential info (non-secret). */
@@ -26,7 +28,11 @@ async function clobType(vault: Vault, account: string): Promise<{ clobSignatureT
   return t === undefined ? {} : { clobSignatureType: t };
 }
 
-/** Lock state, owner keys, password and backup. A successful unlock (or create / restore) lifts a panic's signing gate. */
+/**
+ * Lock state, owner keys, password and backup. A successful unlock (or create / restore) lifts a panic's
+ * signing gate. A new vault (create, or a restore on a new profile) needs a chosen venue first
+ * (`Settings.VenueNotChosenError`).
+ */
 export function vaultProcedures(d: ProcedureDeps): ContractHandlers<typeof VAULT_CONTRACT> {
   const { vault, db, service } = d;
   return {
@@ -39,9 +45,12 @@ export function vaultProcedures(d: ProcedureDeps): ContractHandlers<typeof VAULT
         // Live grants' sites and expiry: "Trading session: <site>, <time left>".
         vault.state === 'locked' ? [] : d.grants.list().then((live) => live.map((g) => ({ origin: g.origin, expiresAt: g.expiresAt }))),
       ]);
-      return { ...status, accounts: list, activeAccount: active?.address ?? null, pendingApprovals: d.registry.size, session };
+      // A vault is created only once a venue was chosen (`vault.create`): only a new profile reads the settings for it.
+      const venueChosen = status.initialized || (await readSettings(db)).venueChosen;
+      return { ...status, accounts: list, activeAccount: active?.address ?? null, pendingApprovals: d.registry.size, session, venueChosen };
     },
     'vault.create': async ({ password }) => {
+      assertVenueChosen(await readSettings(db)); // a release's first run: the venue first, whatever page asks
       await vault.create(password);
       service.resume(); // a panic's signing gate lasts until the next successful unlock
       await d.onUnlocked({ fromSession: false });
@@ -76,6 +85,7 @@ export function vaultProcedures(d: ProcedureDeps): ContractHandlers<typeof VAULT
     'vault.accounts': async () => accounts(vault),
     'vault.exportBackup': async () => ({ backup: await vault.exportBackup() }),
     'vault.restoreBackup': async ({ backup, password }) => {
+      if (!(await vault.status()).initialized) assertVenueChosen(await readSettings(db)); // as `vault.create`
       await vault.restoreBackup(backup, password);
       service.resume(); // a panic's signing gate lasts until the next successful unlock
       await resealAfterRestore(auditOf(d)); // the log was sealed by the previous vault's key
