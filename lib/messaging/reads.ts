@@ -90,6 +90,48 @@ export type ClobVenueTrade = {
   maker_orders: ClobVenueMakerOrder[];
 };
 
+/** A trade row as the exchange sends it (user channel or `GET /data/trades`), in the fields `venueTradeOf` reads. */
+export type ClobTradeRow = {
+  id: string;
+  match_time: string;
+  trader_side?: 'TAKER' | 'MAKER' | null;
+  taker_order_id?: string | null;
+  side: 'BUY' | 'SELL';
+  size: string;
+  price: string;
+  asset_id: string;
+  outcome?: string | null;
+  maker_orders?: readonly { order_id: string; owner?: string | null; maker_address?: string | null; side: 'BUY' | 'SELL'; matched_amount: string; price: string; asset_id: string; outcome?: string | null }[] | null;
+};
+
+/**
+ * `row` reduced to `ClobVenueTrade`: each maker order's `owner` becomes `byAccountKey` (it is the account's
+ * API key `apiKey`; compared here, the key never carried); absent optional fields read as none.
+ */
+export function venueTradeOf(row: ClobTradeRow, apiKey: string | undefined): ClobVenueTrade {
+  return {
+    id: row.id,
+    match_time: row.match_time,
+    ...(row.trader_side ? { trader_side: row.trader_side } : {}),
+    ...(row.taker_order_id ? { taker_order_id: row.taker_order_id } : {}),
+    side: row.side,
+    size: row.size,
+    price: row.price,
+    asset_id: row.asset_id,
+    outcome: row.outcome ?? '',
+    maker_orders: (row.maker_orders ?? []).map((m) => ({
+      order_id: m.order_id,
+      ...(m.maker_address ? { maker_address: m.maker_address } : {}),
+      byAccountKey: !!apiKey && m.owner === apiKey,
+      side: m.side,
+      matched_amount: m.matched_amount,
+      price: m.price,
+      asset_id: m.asset_id,
+      outcome: m.outcome ?? '',
+    })),
+  };
+}
+
 /**
  * The person's own view of trade `t` (`ClobTrade`): the role the exchange names (`trader_side`; when it
  * names none, MAKER if a maker order is the person's, else TAKER); as taker, the top-level figures; as
@@ -149,32 +191,7 @@ export const clobTradesWirePageSchema = v.object({
  * its `owner` is `apiKey` (compared here, never returned) or its `maker_address` is one of `addresses`.
  */
 export function ownClobTradesPage(page: v.InferOutput<typeof clobTradesWirePageSchema>, apiKey: string, addresses: readonly string[]): ClobTrade[] {
-  return page.data.map((r) =>
-    ownClobTrade(
-      {
-        id: r.id,
-        match_time: r.match_time,
-        ...(r.trader_side ? { trader_side: r.trader_side } : {}),
-        ...(r.taker_order_id ? { taker_order_id: r.taker_order_id } : {}),
-        side: r.side,
-        size: r.size,
-        price: r.price,
-        asset_id: r.asset_id,
-        outcome: r.outcome ?? '',
-        maker_orders: (r.maker_orders ?? []).map((m) => ({
-          order_id: m.order_id,
-          ...(m.maker_address ? { maker_address: m.maker_address } : {}),
-          byAccountKey: m.owner === apiKey,
-          side: m.side,
-          matched_amount: m.matched_amount,
-          price: m.price,
-          asset_id: m.asset_id,
-          outcome: m.outcome ?? '',
-        })),
-      },
-      addresses,
-    ),
-  );
+  return page.data.map((r) => ownClobTrade(venueTradeOf(r, apiKey), addresses));
 }
 
 /** One position of the data service (`GET /v2/positions`, PROTOCOL.md §3.4): decimal strings, `unrealized_pnl` signed. */

@@ -24,7 +24,7 @@
  */
 import * as v from 'valibot';
 import { backoff, type StreamState, type WebSocketConstructor, type WebSocketLike } from './perps';
-import type { ClobVenueTrade } from '../messaging/reads';
+import { venueTradeOf, type ClobVenueTrade } from '../messaging/reads';
 
 const str = v.pipe(v.string(), v.maxLength(200));
 const decimal = v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/));
@@ -124,34 +124,10 @@ function toEvent(e: v.InferOutput<typeof eventSchema>, now: number, apiKey: stri
     case 'order':
       return { kind: 'order', at, order: { id: e.id, status: e.status ?? (e.type === 'CANCELLATION' ? 'CANCELED' : 'LIVE'), side: e.side, price: e.price, original_size: e.original_size, size_matched: e.size_matched, outcome: e.outcome, asset_id: e.asset_id } };
     case 'trade':
-      return { kind: 'trade', at, tokenId: e.asset_id, trade: venueTradeOf(e, at, apiKey) };
+      return { kind: 'trade', at, tokenId: e.asset_id, trade: venueTradeOf({ ...e, match_time: e.match_time ?? String(Math.floor(at / 1000)) }, apiKey) };
   }
 }
 
-/** A trade event reduced to `ClobVenueTrade`: a maker order's owner becomes `byAccountKey` (the key is not carried). */
-function venueTradeOf(e: v.InferOutput<typeof tradeEvent>, at: number, apiKey: string | undefined): ClobVenueTrade {
-  return {
-    id: e.id,
-    match_time: e.match_time ?? String(Math.floor(at / 1000)),
-    ...(e.trader_side ? { trader_side: e.trader_side } : {}),
-    ...(e.taker_order_id ? { taker_order_id: e.taker_order_id } : {}),
-    side: e.side,
-    size: e.size,
-    price: e.price,
-    asset_id: e.asset_id,
-    outcome: e.outcome ?? '',
-    maker_orders: (e.maker_orders ?? []).map((m) => ({
-      order_id: m.order_id,
-      ...(m.maker_address ? { maker_address: m.maker_address } : {}),
-      byAccountKey: !!apiKey && m.owner === apiKey,
-      side: m.side,
-      matched_amount: m.matched_amount,
-      price: m.price,
-      asset_id: m.asset_id,
-      outcome: m.outcome ?? '',
-    })),
-  };
-}
 
 /**
  * The events of one server frame (text). `undefined` when the frame is not JSON or not an event / array

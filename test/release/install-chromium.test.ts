@@ -42,6 +42,25 @@ async function grantSites(origins: string[]): Promise<void> {
   await settings.close();
 }
 
+/**
+ * Asks the browser for `origins` from a click in the extension page `page`, as Settings' Save does (the
+ * browser grants only during a click; the site access `grantSites` gave makes it answer without a prompt).
+ */
+async function requestFromClick(page: Page, origins: string[]): Promise<boolean> {
+  await page.evaluate((o) => {
+    const b = document.createElement('button');
+    b.id = 'grant-for-test';
+    b.textContent = 'grant';
+    b.onclick = () => void (globalThis as unknown as { chrome: { permissions: { request: (p: { origins: string[] }) => Promise<boolean> } } }).chrome.permissions.request({ origins: o }).then((granted) => b.setAttribute('data-granted', String(granted)));
+    document.body.append(b);
+  }, origins);
+  await page.click('#grant-for-test');
+  await page.waitForSelector('#grant-for-test[data-granted]');
+  const granted = await page.evaluate(() => document.getElementById('grant-for-test')?.getAttribute('data-granted') === 'true');
+  await page.evaluate(() => document.getElementById('grant-for-test')?.remove());
+  return granted;
+}
+
 const last = (demo: Page, label: string) =>
   demo.waitForFunction((l) => (window as unknown as { __last?: { label: string } }).__last?.label === l, label, { timeout: 30_000 }).then(() =>
     demo.evaluate(() => (window as unknown as { __last: { ok: boolean; value?: unknown; message?: string } }).__last),
@@ -85,6 +104,7 @@ describe('the Chrome release zip in real Chromium', () => {
     expect(sandbox.error?.name).toBe('Http.InsecureTransportError');
     // Every service of the sandbox behind the https / wss front: a custom setup on this machine's loopback.
     await grantSites(['https://127.0.0.1/*']);
+    expect(await requestFromClick(popup, ['https://127.0.0.1/*'])).toBe(true);
     const custom = (await messenger(popup)('settings.set', frontSetup(front))) as { ok: boolean; error?: unknown };
     expect(custom.ok, JSON.stringify(custom.error)).toBe(true);
   });
