@@ -9,6 +9,8 @@
 #   build      the Chrome MV3 and Firefox MV3 builds
 #   browsers   test/setup-browsers.sh
 #   chromium   test/e2e in real Chromium (files in parallel, vitest.e2e.config.ts)
+#   crash      test/crash: the browser's process group SIGKILLed inside each vault write, relaunched on the
+#              same profile, invariants checked (a short run; `npm run soak` is the long one)
 #   firefox    test/firefox in real Firefox ESR, one file at a time (the event-page tests time a 3 s idle
 #              timeout and fail when another Firefox competes for the CPU)
 #   release    `npm run release`, then test/release on its artifacts: rebuilt byte-identical from the
@@ -47,5 +49,6 @@ tier unit npx vitest run
 tier build sh -c 'npx wxt build && npx wxt build -b firefox --mv3'
 tier browsers bash test/setup-browsers.sh
 tier chromium npx vitest run -c vitest.e2e.config.ts test/e2e
+tier crash npx vitest run -c vitest.e2e.config.ts test/crash
 tier firefox env E2E_WORKERS=1 npx vitest run -c vitest.e2e.config.ts test/firefox
 tier release sh -c 'npm run release && E2E_WORKERS=1 npx vitest run -c vitest.e2e.config.ts test/release'

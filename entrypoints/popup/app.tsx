@@ -100,7 +100,7 @@ export function App({ boot }: { boot?: VaultBoot }) {
   if (report) return <PanicReportView report={report} onDismiss={() => { setReport(undefined); void refresh(); }} />;
   if (panic && status.state !== 'locked') return <PanicConfirm onCancel={() => setPanic(false)} onDone={(r) => { setPanic(false); setReport(r); }} />;
   if (onboarding) return <Onboarding status={status} onDone={() => { setOnboarding(false); void refresh(); }} refresh={refresh} />;
-  if (!status.unlocked) return <Unlock retryAfterMs={status.retryAfterMs} onUnlocked={refresh} session={status.state === 'session' ? status.session : []} onPanic={() => setPanic(true)} />;
+  if (!status.unlocked) return <Unlock retryAfterMs={status.retryAfterMs} recoverable={status.recoverable} onUnlocked={refresh} session={status.state === 'session' ? status.session : []} onPanic={() => setPanic(true)} />;
   // While approvals are pending the popup opens on the approval queue (the same view as the window).
   if (status.pendingApprovals > 0) return <ApprovalQueueScreen call={call} onEmpty={() => void refresh()} />;
   return <Unlocked status={status} account={vault.account.value} vault={vault} settings={settings} tab={tab} setTab={setTab} refresh={refresh} onAddKey={() => setOnboarding(true)} onPanic={() => setPanic(true)} />;

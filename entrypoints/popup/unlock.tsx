@@ -7,9 +7,10 @@ import { TradingSessionBanner, type SessionSite } from '../../components/Trading
 
 /**
  * In a trading session (`session` non-empty: auto-lock kept only the live grants' keys) the screen says
- * so, and offers Lock (ends the session and every grant) and Panic without the password.
+ * so, and offers Lock (ends the session and every grant) and Panic without the password. When the vault
+ * is `recoverable` (missing or older than its second copy, `lib/vault/copy.ts`) it says the unlock restores it.
  */
-export function Unlock({ retryAfterMs, onUnlocked, session = [], onPanic }: { retryAfterMs: number; onUnlocked: () => void; session?: SessionSite[]; onPanic?: () => void }) {
+export function Unlock({ retryAfterMs, onUnlocked, session = [], onPanic, recoverable = false }: { retryAfterMs: number; onUnlocked: () => void; session?: SessionSite[]; onPanic?: () => void; recoverable?: boolean }) {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string>();
   const [waitUntil, setWaitUntil] = useState(Date.now() + retryAfterMs);
@@ -48,6 +49,11 @@ export function Unlock({ retryAfterMs, onUnlocked, session = [], onPanic }: { re
             <Button onClick={() => void call('vault.lock', {}).then(onUnlocked)}>End session and lock</Button>
           </div>
         </div>
+      ) : null}
+      {recoverable ? (
+        <p class="notice" role="status" data-testid="vault-recoverable">
+          The browser lost your vault’s storage, or part of it. A copy of it is kept apart: unlock with your password and Countersign restores your keys from it.
+        </p>
       ) : null}
       <form onSubmit={submit}>
         <Field label="Password">

@@ -10,6 +10,7 @@
  * what `startBackground` must create inside `main` because it registers listeners (lifetime, approval
  * registry and window, badge, page ports) — is the `Shell`.
  */
+import { opfsCopyStore, type VaultCopyStore } from '../vault/copy';
 import { BUILD_TRANSPORT_RULE, type TransportRule } from '../settings/transport';
 import * as v from 'valibot';
 import { numberToHex } from 'viem';
@@ -28,7 +29,7 @@ import { SigningService } from '../signer/service';
 import { VenueReads } from '../reads/venue-reads';
 import { WeightMeter } from '../ratelimit/meter';
 import type { Budget } from '../ratelimit/sliding-window';
-import { openVaultDb, type VaultDb } from '../vault/db';
+import { DB_NAME, openVaultDb, type VaultDb } from '../vault/db';
 import { Vault, type SessionState, type SessionStore } from '../vault/vault';
 import { VaultLockedError } from '../vault/errors';
 import { toWireError } from '../errors/base';
@@ -66,6 +67,8 @@ export type BackgroundOptions = {
   panicTiming?: Partial<PanicTiming>;
   /** The WebSocket of the live streams (default the worker's; Node tests pass `ws`). */
   WebSocket?: WebSocketConstructor;
+  /** Where the vault's second copy lives (default a file of the origin private file system, `copyStoreOf`; tests pass one in memory). */
+  vaultCopy?: VaultCopyStore;
   /**
    * Which transports may carry a signature or a secret (`lib/settings/transport.ts`; default this build's:
    * loopback in clear only in development and test builds). Tests pass a release's rule.
@@ -109,6 +112,18 @@ export type Services = {
    */
   startWork: () => void;
 };
+
+/**
+ * The vault's copy store (`lib/vault/copy.ts`): `o.vaultCopy` when given (tests), else the file
+ * `vault-copy.json` of the extension's origin private file system — `vault-copy-<name>.json` for a vault
+ * database of another name than `DB_NAME`: a copy belongs to its vault. `{}` (no copy kept) where the
+ * browser has no such file system.
+ */
+function copyStoreOf(o: Pick<BackgroundOptions, 'vaultCopy' | 'dbName'>): { copy?: VaultCopyStore } {
+  if (o.vaultCopy) return { copy: o.vaultCopy };
+  const store = opfsCopyStore(o.dbName === undefined || o.dbName === DB_NAME ? 'vault-copy.json' : `vault-copy-${o.dbName}.json`);
+  return store ? { copy: store } : {};
+}
 
 /** `storage.session` key of the vault's session state (the exported master key or the session key). */
 const SESSION_KEY = 'vault.session';
@@ -160,7 +175,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   }
   const db = await opening;
   startMark('db');
-  const vault = new Vault({ db, session: sessionStore(browser), now, kdf: o.kdf, bounds: o.bounds });
+  const vault = new Vault({ db, session: sessionStore(browser), now, kdf: o.kdf, bounds: o.bounds, ...copyStoreOf(o) });
   await vault.restoreSession();
   startMark('session');
   // One settings read serves the signer until `settings.set` writes (their only writer, which calls `onSettings`
@@ -203,7 +218,11 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const notifications = createBackgroundNotifications({ browser, db, vault, grants, service, reads, now }); // raised from the stream pushes
   streams.onPush(notifications.onPush);
   // What a stopped worker left in the audit journal: recorded by `startWork`, off the first answers' path.
-  const startWork = () => void recoverAuditJournal(journal, auditLog(db, () => vault.auditKey(), { now }), (kind) => notifications.unrecorded(kind.slice(kind.indexOf('.') + 1), { stopped: true })).catch(() => undefined);
+  // The vault's second copy follows a vault newer than it (a write whose copy failed), off the first answers' path.
+  const startWork = () => {
+    void vault.refreshCopy().catch(() => undefined);
+    void recoverAuditJournal(journal, auditLog(db, () => vault.auditKey(), { now }), (kind) => notifications.unrecorded(kind.slice(kind.indexOf('.') + 1), { stopped: true })).catch(() => undefined);
+  };
   const route = createRouter(
     {
       ...notifications.procedures,

@@ -15,6 +15,7 @@ const status: ProcedureOutput<'vault.status'> = {
   pendingApprovals: 0,
   session: [],
   venueChosen: true,
+  recoverable: false,
 };
 
 /** Handlers where only `overrides` answer; any other procedure throws (the tests call none). */

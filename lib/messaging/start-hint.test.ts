@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { START_HINT_KEY, usableHint, VAULT_EPOCH_KEY } from './start-hint';
 
-const status = (over: Record<string, unknown> = {}) => ({ initialized: true, unlocked: true, state: 'unlocked', retryAfterMs: 0, accounts: [], activeAccount: null, pendingApprovals: 0, session: [], venueChosen: true, ...over });
+const status = (over: Record<string, unknown> = {}) => ({ initialized: true, unlocked: true, state: 'unlocked', retryAfterMs: 0, accounts: [], activeAccount: null, pendingApprovals: 0, session: [], venueChosen: true, recoverable: false, ...over });
 const stored = (hint: unknown, epoch: unknown) => ({ [START_HINT_KEY]: hint, [VAULT_EPOCH_KEY]: epoch });
 
 describe('usableHint (popup open)', () => {

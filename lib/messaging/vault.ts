@@ -24,6 +24,8 @@ const statusSchema = v.object({
   session: v.array(v.object({ origin: v.string(), expiresAt: v.number() })),
   /** Whether the venue was chosen (a release's first run asks first; a vault's existence implies it): the popup's onboarding starts at the venue step when false. */
   venueChosen: v.boolean(),
+  /** The vault is missing or older than its second copy (`lib/vault/copy.ts`): the next unlock restores it from the copy with the password. */
+  recoverable: v.boolean(),
 });
 
 const addressOut = v.object({ address: v.string() });

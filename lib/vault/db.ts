@@ -34,6 +34,12 @@ export type VaultMeta = {
   createdAt: number;
 };
 
+/**
+ * How many key-material writes this vault has had (`lib/vault/copy.ts`): bumped by each, and carried by
+ * the second copy written after it, so a vault the disk rolled back reads older than its copy.
+ */
+export type GenerationRecord = { id: 'generation'; n: number };
+
 /** Failed password checks (unlock, reveal, change password, restore) and the earliest time (Unix ms) the next is allowed. */
 export type BackoffRecord = { id: 'backoff'; failures: number; nextAllowedAt: number };
 
@@ -133,7 +139,7 @@ export type Connection = { origin: string; accounts: string[]; connectedAt: numb
 
 /** The vault database's stores (v2): keys, values and indexes, as `idb` types them. */
 export interface VaultSchema extends DBSchema {
-  meta: { key: string; value: VaultMeta | BackoffRecord | RecordIndex | SessionRecord | AuditCheckpointRecord | AuditVerifiedRecord };
+  meta: { key: string; value: VaultMeta | BackoffRecord | RecordIndex | SessionRecord | AuditCheckpointRecord | AuditVerifiedRecord | GenerationRecord };
   secrets: { key: string; value: SecretRecord; indexes: { byAccount: string } };
   settings: { key: string; value: unknown };
   audit: { key: number; value: AuditEntry; indexes: { byOrigin: [string, number]; byGroup: [string, number]; byOriginGroup: [string, string, number] } };

@@ -16,12 +16,14 @@
  */
 import * as v from 'valibot';
 import { address, parseOrThrow } from '../validation';
-import type { Address, Hex } from 'viem';
+import type { Address, Hex, LocalAccount } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { open, recordAad, seal, type Sealed } from './crypto';
 import { readMeta, type SecretRecord, type SessionRecord, type VaultDb } from './db';
 import { KeyNotFoundError, TamperedRecordError, VaultLockedError } from './errors';
+import { VaultWriteError, vaultWrite, type VaultCopyStore } from './copy';
 
 /** Base64 of bytes. */
 export const b64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
@@ -40,6 +42,8 @@ export const SESSION_AAD = 'countersign/v1/meta/session';
 export const GRANT_PREFIX = 'grant:';
 /** Id prefix of a grant's use buckets: `grantuse:<grant id>:<minute, 10 digits>` (loose records). */
 export const USE_PREFIX = 'grantuse:';
+/** Whether record `id` is key material (kept in the second copy): not a grant head nor a grant's use bucket. */
+const isKeyMaterial = (id: string) => !id.startsWith(GRANT_PREFIX) && !id.startsWith(USE_PREFIX);
 /** The ids from `prefix` up (IndexedDB key range over one kind of record). */
 export const idsFrom = (prefix: string) => IDBKeyRange.bound(prefix, `${prefix}\uffff`);
 
@@ -161,8 +165,11 @@ export function digestOf(s: Sealed): string {
   return bytesToHex(sha256(buf));
 }
 
-/** `db` the vault database; `session` where the session keys live (`storage.session`; memory in tests); `now` Unix ms clock. */
-export type RecordsOptions = { db: VaultDb; session?: SessionStore; now?: () => number };
+/**
+ * `db` the vault database; `session` where the session keys live (`storage.session`; memory in tests);
+ * `now` Unix ms clock; `copy` where the vault's second copy lives (`./copy.ts`; none: no copy is kept).
+ */
+export type RecordsOptions = { db: VaultDb; session?: SessionStore; now?: () => number; copy?: VaultCopyStore };
 
 /** The sealed records of a vault (see the module docstring); `Vault` builds on it. */
 export class VaultRecords implements SealedRecords {
@@ -175,6 +182,12 @@ export class VaultRecords implements SealedRecords {
   protected bundle: SessionBundle | undefined;
   /** Digest of the sealed session bundle last written (also in the session store). */
   protected bundleDigest: string | undefined;
+  /**
+   * Signing accounts of keys opened since the last lock, by private key (deriving the public key costs
+   * about a millisecond per signature). Only keys already opened are here; `lock` and entering a trading
+   * session empty it.
+   */
+  protected signers = new Map<Hex, LocalAccount>();
   /** The writer lock: every mutation and sealed read runs after the previous one settled. */
   private chain: Promise<unknown> = Promise.resolve();
   /** Bumped before and after every write or delete of a record other than a grant's (what `Vault` holds in memory follows it). */
@@ -188,6 +201,25 @@ export class VaultRecords implements SealedRecords {
     this.db = o.db;
     this.session = o.session ?? memorySessionStore();
     this.now = o.now ?? Date.now;
+  }
+
+  /**
+   * After a write of key material, inside `exclusive` (`VaultCopied.afterKeyWrite`: the generation, the
+   * read-back check `readBack`, the second copy); nothing here, where no copy is kept.
+   */
+  protected afterKeyWrite(_readBack: () => Promise<void>): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** The signing account of `privateKey` (cached until lock). */
+  protected signerOf(privateKey: Hex): LocalAccount {
+    let a = this.signers.get(privateKey);
+    if (!a) {
+      a = privateKeyToAccount(privateKey);
+      if (this.signers.size >= 64) this.signers.clear();
+      this.signers.set(privateKey, a);
+    }
+    return a;
   }
 
   /** Runs `fn` alone: after every earlier call queued here settled (one writer at a time). Never nest. */
@@ -258,30 +290,51 @@ export class VaultRecords implements SealedRecords {
     for (const id of del) next.delete(id);
     for (const r of put) next.set(r.id, digestOf(r.sealed));
     const sealedIndex = await seal(key, enc(Object.fromEntries(next)), INDEX_AAD);
-    const tx = this.db.transaction(['secrets', 'meta'], 'readwrite');
-    const secrets = tx.objectStore('secrets');
-    const metaStore = tx.objectStore('meta');
     // Placed at once, run in this order (IndexedDB keeps a transaction's request order; any failure aborts
     // them all): loose records (grant use buckets) first — a use without its head counts, a head without its use is a gap.
-    await Promise.all([
-      ...(o.loose ?? []).map((r) => secrets.put(r)),
-      ...(o.looseDel ?? []).map((id) => secrets.delete(id)),
-      ...del.map((id) => secrets.delete(id)),
-      ...put.map((r) => secrets.put(r)),
-      ...(o.putMeta ?? []).map((m) => metaStore.put(m)),
-      ...(o.delMeta ?? []).map((id) => metaStore.delete(id)),
-      metaStore.put({ id: 'index', sealed: sealedIndex }),
-      tx.done,
-    ]);
+    await vaultWrite(() => {
+      const tx = this.db.transaction(['secrets', 'meta'], 'readwrite');
+      const secrets = tx.objectStore('secrets');
+      const metaStore = tx.objectStore('meta');
+      return Promise.all([
+        ...(o.loose ?? []).map((r) => secrets.put(r)),
+        ...(o.looseDel ?? []).map((id) => secrets.delete(id)),
+        ...del.map((id) => secrets.delete(id)),
+        ...put.map((r) => secrets.put(r)),
+        ...(o.putMeta ?? []).map((m) => metaStore.put(m)),
+        ...(o.delMeta ?? []).map((id) => metaStore.delete(id)),
+        metaStore.put({ id: 'index', sealed: sealedIndex }),
+        tx.done,
+      ]);
+    });
     if (keys) this.keyWrites++;
     if (key === this.mk) this.index = next;
+    // Key material: read back what was put (each record opens with its key), then the second copy (not for
+    // a grant's records alone: a revoked grant's use buckets are no key material).
+    if ([...put.map((r) => r.id), ...del].some(isKeyMaterial)) {
+      await this.afterKeyWrite(async () => {
+        for (const r of put) {
+          const back = await this.db.get('secrets', r.id);
+          if (!back || digestOf(back.sealed) !== digestOf(r.sealed)) throw new VaultWriteError(new Error('the record did not read back'));
+          await open(key, back.sealed, recordAad('secrets', back.id, back.account));
+        }
+      });
+    }
   }
 
   /** Deletes records: with the index while unlocked; the records alone while locked (lock revokes grants). */
   protected async remove(ids: string[]): Promise<void> {
     this.keyWrites++;
     if (this.mk) await this.commit(this.mk, [], ids);
-    else for (const id of ids) await this.db.delete('secrets', id);
+    else {
+      for (const id of ids) await this.db.delete('secrets', id);
+      // A key deleted while locked: the second copy follows too (a deleted key never comes back from it).
+      if (ids.some(isKeyMaterial)) {
+        await this.afterKeyWrite(async () => {
+          for (const id of ids) if ((await this.db.getKey('secrets', id)) !== undefined) throw new VaultWriteError(new Error('the record was not deleted'));
+        });
+      }
+    }
     this.keyWrites++;
   }
 

@@ -37,11 +37,12 @@
  * Password checks and the master key's wrap: `lib/vault/keys.ts`.
  */
 import type { Address, Hex, LocalAccount } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
 import { HeldKeys, stampOf, type HeldStamp } from './held-keys';
 import { DEFAULT_KDF, DEFAULT_KDF_BOUNDS, importMasterKey, kdfWeaker, open, randomBytes, seal, type KdfBounds, type KdfParams } from './crypto';
 import { readMeta, type VaultMeta } from './db';
+import { VaultCopyExistsError, vaultWrite } from './copy';
 import { deferredAccount } from './deferred-signer';
+import { VaultCopied } from './copied';
 import { KeyNotFoundError, VaultExistsError, VaultLockedError, VaultNotInitializedError, WeakPasswordError } from './errors';
 import { checkPassword, checkVerifier, deriveAuditRaw, importSessionKey, MIN_PASSWORD_LENGTH, newVaultMeta, rewrap, type ChangePasswordHooks, type Unwrapped } from './keys';
 import {
@@ -76,14 +77,8 @@ export type VaultOptions = RecordsOptions & {
  * The vault's states and password (see the module docstring); `Vault` (`lib/vault/vault.ts`) adds the
  * keys. Errors: `lib/vault/errors.ts` and `lib/vault/crypto.ts`.
  */
-export class VaultSession extends VaultRecords {
+export class VaultSession extends VaultCopied {
   private auditCache: { of: CryptoKey; key: CryptoKey } | undefined;
-  /**
-   * Signing accounts of keys opened since the last lock, by private key (deriving the public key costs
-   * about a millisecond per signature). Only keys already opened are here; `lock` and entering a trading
-   * session empty it.
-   */
-  protected signers = new Map<Hex, LocalAccount>();
   /**
    * The keys opened last (proxy keys, owner keys, API credentials), so that a granted order's key read
    * does not queue behind its own use write: `lib/vault/held-keys.ts` says when one may be served. Every
@@ -101,19 +96,21 @@ export class VaultSession extends VaultRecords {
     this.bounds = o.bounds ?? DEFAULT_KDF_BOUNDS;
   }
 
-  protected async meta(): Promise<VaultMeta | undefined> {
-    return readMeta(this.db, 'vault');
-  }
-
-  /** `{ initialized, unlocked, state, retryAfterMs }` — no secrets. `retryAfterMs`: the password back-off left. */
-  async status(): Promise<{ initialized: boolean; unlocked: boolean; state: VaultState; retryAfterMs: number }> {
-    const meta = await this.meta();
-    const backoff = await readMeta(this.db, 'backoff');
+  /**
+   * `{ initialized, unlocked, state, retryAfterMs, recoverable }` — no secrets. `retryAfterMs`: the
+   * password back-off left. `recoverable`: the vault is missing or older than its second copy
+   * (`./copy.ts`), which the next unlock restores; `initialized` is then true (a vault exists, in its copy:
+   * never onboarding over it). The copy is read only while locked.
+   */
+  async status(): Promise<{ initialized: boolean; unlocked: boolean; state: VaultState; retryAfterMs: number; recoverable: boolean }> {
+    const [meta, backoff] = await Promise.all([this.meta(), readMeta(this.db, 'backoff')]);
+    const recoverable = this.state === 'locked' && (await this.copyToRestore()) !== undefined;
     return {
-      initialized: !!meta,
+      initialized: !!meta || recoverable,
       unlocked: this.unlocked,
       state: this.state,
       retryAfterMs: Math.max(0, (backoff?.nextAllowedAt ?? 0) - this.now()),
+      recoverable,
     };
   }
 
@@ -138,17 +135,14 @@ export class VaultSession extends VaultRecords {
     if (password.length < MIN_PASSWORD_LENGTH) throw new WeakPasswordError();
     return this.exclusive(async () => {
       if (await this.meta()) throw new VaultExistsError();
+      if (await this.copyToRestore()) throw new VaultCopyExistsError();
       const { meta, mk, salt } = await newVaultMeta(password, this.kdf, this.now());
-      const tx = this.db.transaction('meta', 'readwrite');
-      if (await tx.store.get('vault')) {
-        tx.abort();
-        throw new VaultExistsError();
-      }
-      await tx.store.put(meta);
-      await tx.done;
+      await this.storeNewVault(meta);
       this.index = undefined;
       this.reset();
+      const copyFailed = await this.afterKeyWriteSettled(() => this.metaOpensWith(mk));
       await this.setUnlocked(mk, salt);
+      if (copyFailed) throw copyFailed; // the vault is made and unlocked; its copy is written at the next start
     });
   }
 
@@ -177,14 +171,19 @@ export class VaultSession extends VaultRecords {
   async unlock(password: string): Promise<void> {
     this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     return this.exclusive(async () => {
+      const fromCopy = this.state === 'locked' ? await this.copyToRestore() : undefined;
+      if (fromCopy) return this.restoreFromCopy(fromCopy, password);
       const meta = await this.meta();
       if (!meta) throw new VaultNotInitializedError();
       const { mk, raw } = await this.checkPassword(meta, password);
       try {
-        const salt = kdfWeaker(meta.kdf, this.kdf) ? await rewrap(this.db, meta, raw, password, this.kdf) : meta.salt;
+        const weaker = kdfWeaker(meta.kdf, this.kdf);
+        const salt = weaker ? await vaultWrite(() => rewrap(this.db, meta, raw, password, this.kdf)) : meta.salt;
+        const copyFailed = weaker ? await this.afterKeyWriteSettled(() => this.metaOpensWith(mk)) : undefined;
         if (this.bundle) await this.leaveSession(mk, this.bundle);
         this.index = undefined;
         await this.setUnlocked(mk, salt);
+        if (copyFailed) throw copyFailed; // unlocked; the re-wrapped copy is written at the next start
       } finally {
         raw.fill(0);
       }
@@ -394,9 +393,11 @@ export class VaultSession extends VaultRecords {
     return this.exclusive(async () => {
       const meta = await this.meta();
       if (!meta) throw new VaultNotInitializedError();
-      const { raw } = await this.checkPassword(meta, oldPassword);
+      const { mk, raw } = await this.checkPassword(meta, oldPassword);
       try {
-        const salt = await rewrap(this.db, meta, raw, newPassword, this.kdf, hooks);
+        const salt = await vaultWrite(() => rewrap(this.db, meta, raw, newPassword, this.kdf, hooks));
+        // Read back: the new wrap opens with the new password to this master key; then the second copy.
+        const copyFailed = await this.afterKeyWriteSettled(() => this.passwordOpens(newPassword, mk, this.bounds));
         // The session store names the vault's salt: keep it current for whichever state is live.
         if (this.mk) await this.setUnlocked(this.mk, salt);
         else if (this.sk) {
@@ -404,21 +405,11 @@ export class VaultSession extends VaultRecords {
           await this.session.set({ sk: b64(skRaw), salt: b64(salt), bundle: this.bundleDigest ?? '' });
           skRaw.fill(0);
         }
+        if (copyFailed) throw copyFailed; // the new password holds (the session store follows it); the copy is written at the next start
       } finally {
         raw.fill(0);
       }
     });
-  }
-
-  /** The signing account of `privateKey` (cached until lock). */
-  protected signerOf(privateKey: Hex): LocalAccount {
-    let a = this.signers.get(privateKey);
-    if (!a) {
-      a = privateKeyToAccount(privateKey);
-      if (this.signers.size >= 64) this.signers.clear();
-      this.signers.set(privateKey, a);
-    }
-    return a;
   }
 
   /**

@@ -14,7 +14,6 @@ import { checkKdfParams, KdfParamsError, open, recordAad, type Sealed } from './
 import type { SecretRecord, VaultMeta } from './db';
 import { BackupInvalidError, KeyNotFoundError, ProxyKeyMismatchError, VaultLockedError, VaultNotInitializedError } from './errors';
 import {
-  b64,
   clobInfoOf,
   depositMetaSchema,
   idsFrom,
@@ -31,6 +30,7 @@ import {
 } from './records';
 import { liveProxyOf, VaultSession } from './session';
 import { deferredAccount } from './deferred-signer';
+import { backupJsonOf, vaultWrite, type VaultCopy } from './copy';
 
 export { memorySessionStore, type ClobInfo, type DepositWalletInfo, type OwnerInfo, type ProxyInfo, type SealedRecords, type SessionState, type SessionStore } from './records';
 export { MIN_PASSWORD_LENGTH, type ChangePasswordHooks } from './keys';
@@ -373,14 +373,7 @@ export class Vault extends VaultSession {
       this.key();
       const meta = await this.meta();
       if (!meta) throw new VaultNotInitializedError();
-      const secrets = await this.db.getAll('secrets');
-      const sealed = (s: Sealed) => ({ iv: b64(s.iv), ct: b64(s.ct) });
-      return JSON.stringify({
-        format: 'countersign-backup',
-        version: 1,
-        meta: { kdf: meta.kdf, salt: b64(meta.salt), wrapped: sealed(meta.wrapped), verifier: sealed(meta.verifier), createdAt: meta.createdAt },
-        secrets: secrets.map((r) => ({ ...r, sealed: sealed(r.sealed) })),
-      });
+      return backupJsonOf(meta, await this.db.getAll('secrets'));
     });
   }
 
@@ -395,42 +388,84 @@ export class Vault extends VaultSession {
     if (this.state === 'session') throw new VaultLockedError({ inSession: true }); // before the held keys end: the session's orders go on
     this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     this.keyEnds.proxies++; // before queuing: a proxy key read before this call signs nothing after it
-    let meta: VaultMeta;
-    let secrets: SecretRecord[];
+    const { meta, secrets } = this.parseBackup(json);
+    return this.exclusive(async () => {
+      if (this.state !== 'unlocked' && (await this.meta())) throw new VaultLockedError({ inSession: this.state === 'session' });
+      await this.replaceWith(meta, secrets, password);
+    });
+  }
+
+  /** The vault metadata and sealed records of a backup (JSON text). Throws `BackupInvalidError`, `KdfParamsError`. */
+  private parseBackup(json: string): { meta: VaultMeta; secrets: SecretRecord[] } {
     try {
       const b = v.parse(backupSchema, JSON.parse(json));
-      meta = { id: 'vault', kdf: checkKdfParams(b.meta.kdf, this.bounds), salt: unb64(b.meta.salt), wrapped: unsealed(b.meta.wrapped), verifier: unsealed(b.meta.verifier), createdAt: b.meta.createdAt };
-      secrets = b.secrets.map((r) => ({ id: r.id, kind: r.kind, account: r.account, meta: r.meta, sealed: unsealed(r.sealed), createdAt: r.createdAt }));
+      const meta: VaultMeta = { id: 'vault', kdf: checkKdfParams(b.meta.kdf, this.bounds), salt: unb64(b.meta.salt), wrapped: unsealed(b.meta.wrapped), verifier: unsealed(b.meta.verifier), createdAt: b.meta.createdAt };
+      const secrets: SecretRecord[] = b.secrets.map((r) => ({ id: r.id, kind: r.kind, account: r.account, meta: r.meta, sealed: unsealed(r.sealed), createdAt: r.createdAt }));
+      return { meta, secrets };
     } catch (err) {
       if (err instanceof KdfParamsError) throw err;
       throw new BackupInvalidError();
     }
-    return this.exclusive(async () => {
-      if (this.state !== 'unlocked' && (await this.meta())) throw new VaultLockedError({ inSession: this.state === 'session' });
-      const unwrapped = await this.checkPassword(meta, password);
-      try {
-        for (const r of secrets) {
-          await open(unwrapped.mk, r.sealed, recordAad('secrets', r.id, r.account)).catch(() => {
-            throw new BackupInvalidError();
-          });
-        }
-        this.keyWrites++; // the owners and proxies held in memory end here (and again once written)
-        const tx = this.db.transaction(['meta', 'secrets'], 'readwrite');
+  }
+
+  /**
+   * Replaces this profile's vault with `meta` and `secrets` once `password` opens them (every record
+   * too: `BackupInvalidError`), in one transaction (`generation`, when given, is stored with it), then the
+   * second copy; leaves the vault unlocked. Call inside `exclusive`. Throws `WrongPasswordError`,
+   * `UnlockBackoffError`, `BackupInvalidError`, `VaultWriteError`, `VaultCopyError`.
+   */
+  private async replaceWith(meta: VaultMeta, secrets: readonly SecretRecord[], password: string, o: { generation?: number; settings?: unknown } = {}): Promise<void> {
+    const unwrapped = await this.checkPassword(meta, password);
+    try {
+      for (const r of secrets) {
+        await open(unwrapped.mk, r.sealed, recordAad('secrets', r.id, r.account)).catch(() => {
+          throw new BackupInvalidError();
+        });
+      }
+      this.keyWrites++; // the owners and proxies held in memory end here (and again once written)
+      await vaultWrite(async () => {
+        const tx = this.db.transaction(['meta', 'secrets', 'settings'], 'readwrite');
         await tx.objectStore('secrets').clear();
         await tx.objectStore('meta').put(meta);
         await tx.objectStore('meta').put({ id: 'backoff', failures: 0, nextAllowedAt: 0 });
         // The restored records are trusted (the person restored them): the index is rebuilt from them.
         await tx.objectStore('meta').delete('index');
         await tx.objectStore('meta').delete('session');
+        if (o.generation !== undefined) await tx.objectStore('meta').put({ id: 'generation', n: o.generation });
+        // A copy's settings fill a profile that lost its own (a vault that was only rolled back keeps them).
+        if (o.settings !== undefined && (await tx.objectStore('settings').get('prefs')) === undefined) await tx.objectStore('settings').put(o.settings, 'prefs');
         for (const r of secrets) await tx.objectStore('secrets').put(r);
         await tx.done;
-        this.keyWrites++;
-        this.index = undefined;
-        this.reset();
-        await this.setUnlocked(unwrapped.mk, meta.salt);
-      } finally {
-        unwrapped.raw.fill(0);
-      }
-    });
+      });
+      this.keyWrites++;
+      this.index = undefined;
+      this.reset();
+      // The vault is replaced: whatever the copy does, the live key is the restored one from here on.
+      const copyFailed = o.generation === undefined ? await this.afterKeyWriteSettled(() => this.metaOpensWith(unwrapped.mk)) : undefined;
+      await this.setUnlocked(unwrapped.mk, meta.salt);
+      if (copyFailed) throw copyFailed;
+    } finally {
+      unwrapped.raw.fill(0);
+    }
+  }
+
+  /**
+   * Restores the vault from its second copy with `password` (`VaultSession.unlock`, while the vault is
+   * missing or older than the copy; inside `exclusive`): the copy's records, generation and, where this
+   * profile has none, settings. Throws as `replaceWith`.
+   */
+  protected override copyMeta(copy: VaultCopy): VaultMeta | undefined {
+    try {
+      return this.parseBackup(copy.backup).meta;
+    } catch {
+      return undefined;
+    }
+  }
+
+  protected override async restoreFromCopy(copy: VaultCopy, password: string): Promise<void> {
+    this.heldKeys.clear();
+    this.keyEnds.proxies++;
+    const { meta, secrets } = this.parseBackup(copy.backup);
+    await this.replaceWith(meta, secrets, password, { generation: copy.generation, settings: copy.settings });
   }
 }

@@ -61,6 +61,12 @@ describe.runIf(ready || !!process.env.CI)('Firefox ESR (real, headless)', () => 
     const p = sandbox.demo.proxy;
     expect((await send('proxy.import', { account: sandbox.demo.owner.address, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry })).ok).toBe(true);
     expect(((await send('vault.status')) as { result: { unlocked: boolean; activeAccount: string } }).result).toMatchObject({ unlocked: true, activeAccount: sandbox.demo.owner.address });
+    // The vault's second copy (lib/vault/copy.ts) is a file of the extension's origin private file system, holding both keys.
+    const copy = await ext.evaluate(async () => {
+      const dir = await navigator.storage.getDirectory();
+      return JSON.parse(await (await (await dir.getFileHandle('vault-copy.json')).getFile()).text()) as { backup: string };
+    });
+    expect((JSON.parse(copy.backup) as { secrets: { kind: string }[] }).secrets.map((r) => r.kind).sort()).toEqual(['owner', 'proxy']);
   });
 
   it('places a perps order from the popup; the sandbox verifies it', async () => {

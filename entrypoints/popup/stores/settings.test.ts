@@ -46,7 +46,7 @@ describe('createSettingsStore', () => {
 
 describe('createVaultStore', () => {
   const accounts = [{ address: '0xA', label: 'main', proxies: [], hasClobCredentials: false }, { address: '0xB', label: '', proxies: [], hasClobCredentials: false }];
-  const status = (active: string) => ({ initialized: true, unlocked: true, state: 'unlocked', retryAfterMs: 0, accounts, activeAccount: active, pendingApprovals: 0, session: [], venueChosen: true });
+  const status = (active: string) => ({ initialized: true, unlocked: true, state: 'unlocked', retryAfterMs: 0, accounts, activeAccount: active, pendingApprovals: 0, session: [], venueChosen: true, recoverable: false });
 
   it('switches the active account and says what the switch cancelled', async () => {
     let active = '0xA';

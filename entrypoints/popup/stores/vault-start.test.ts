@@ -5,7 +5,7 @@ import { fakeCall } from './testkit';
 import type { Status } from '../api';
 
 const account = (address: string) => ({ address, label: address, proxies: [], hasClobCredentials: false });
-const status = (active: string, unlocked = true): Status => ({ initialized: true, unlocked, state: unlocked ? 'unlocked' : 'locked', retryAfterMs: 0, accounts: [account('0xA'), account('0xB')], activeAccount: active, pendingApprovals: 0, session: [], venueChosen: true });
+const status = (active: string, unlocked = true): Status => ({ initialized: true, unlocked, state: unlocked ? 'unlocked' : 'locked', retryAfterMs: 0, accounts: [account('0xA'), account('0xB')], activeAccount: active, pendingApprovals: 0, session: [], venueChosen: true, recoverable: false });
 
 function deferred<T>() {
   let resolve: (v: T) => void = () => undefined;

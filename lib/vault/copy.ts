@@ -1,0 +1,145 @@
+/**
+ * The vault's second copy: an independent, encrypted copy of everything that opens the keys — the
+ * vault metadata (KDF, salt, wrapped master key, verifier) and every sealed key record (owner keys, proxy
+ * keys, order-book credentials, deposit wallets; not the grants, which end with the browser) — with the
+ * settings, kept in another storage area than the vault's IndexedDB (a file of the extension's origin
+ * private file system, `opfsCopyStore`: its own files on disk, so a browser that discards a damaged
+ * IndexedDB keeps it, and out of content scripts' reach). Useless without the password, like a backup
+ * file: it is one, in the backup format (`Vault.exportBackup`).
+ *
+ * Each write of key material bumps the vault's `generation` (a `meta` record), checks that what was
+ * written reads back and opens with the master key, then writes the copy with the same generation;
+ * "done" only after that. At start the copy is refreshed from a vault that is newer (a write whose copy
+ * failed). A vault that is missing, or older than its copy (a lower generation: writes the disk lost),
+ * is restored from the copy when the person unlocks with their password (`Vault.unlock`); a new vault is
+ * never created over a copy (`VaultCopyExistsError`). Must outlive the worker, the browser and a full
+ * disk (a failed copy write leaves the previous copy).
+ */
+import * as v from 'valibot';
+import { BaseError } from '../errors/base';
+import type { SecretRecord, VaultDb, VaultMeta } from './db';
+import type { Sealed } from './crypto';
+
+const b64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
+
+/** Where the copy lives: one value (the extension's `storage.local` key `vault.copy`; memory in tests). */
+export type VaultCopyStore = { get: () => Promise<unknown>; set: (copy: VaultCopy) => Promise<void> };
+
+/** The copy: format tag, version 1, the vault's generation it copies, when written (Unix ms), the backup (JSON text) and the stored settings. */
+export type VaultCopy = { format: 'countersign-vault-copy'; version: 1; generation: number; writtenAt: number; backup: string; settings?: unknown };
+
+const copySchema = v.object({
+  format: v.literal('countersign-vault-copy'),
+  version: v.literal(1),
+  generation: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+  writtenAt: v.number(),
+  backup: v.pipe(v.string(), v.maxLength(5_000_000)),
+  settings: v.optional(v.unknown()),
+});
+
+/** Record kinds that end with the browser: never copied (a grant restored from a copy would come back to life). */
+const EPHEMERAL: ReadonlySet<SecretRecord['kind']> = new Set(['grant', 'grantuse']);
+
+/** The part of the origin private file system (`navigator.storage.getDirectory()`) a copy store uses. */
+type OpfsDirectory = { getFileHandle: (name: string, o?: { create?: boolean }) => Promise<{ getFile: () => Promise<{ text: () => Promise<string> }>; createWritable: () => Promise<{ write: (data: string) => Promise<void>; close: () => Promise<void> }> }> };
+
+/**
+ * The copy as file `name` of the extension's origin private file system: its own files on disk (not the
+ * vault's IndexedDB), readable by the extension's own contexts only (never by a content script), and
+ * replaced whole — `createWritable` writes a temporary file that `close` moves over the old one, so a
+ * crash mid-write keeps the previous copy. Undefined where the browser has no such file system.
+ */
+export function opfsCopyStore(name: string): VaultCopyStore | undefined {
+  const storage = (globalThis.navigator as { storage?: { getDirectory?: () => Promise<OpfsDirectory> } } | undefined)?.storage;
+  const getDirectory = storage?.getDirectory?.bind(storage);
+  if (!getDirectory) return undefined;
+  return {
+    get: async () => {
+      try {
+        const file = await (await getDirectory()).getFileHandle(name);
+        return JSON.parse(await (await file.getFile()).text()) as unknown;
+      } catch {
+        return undefined; // none yet, or not JSON: no copy (a damaged one is never trusted)
+      }
+    },
+    set: async (copy) => {
+      const file = await (await getDirectory()).getFileHandle(name, { create: true });
+      const out = await file.createWritable();
+      await out.write(JSON.stringify(copy));
+      await out.close();
+    },
+  };
+}
+
+/** The copy in `store`, or undefined when there is none or it is not a copy (a damaged one is ignored, never trusted). */
+export async function readVaultCopy(store: VaultCopyStore): Promise<VaultCopy | undefined> {
+  const parsed = v.safeParse(copySchema, await store.get());
+  return parsed.success ? (parsed.output as VaultCopy) : undefined;
+}
+
+/** The backup JSON text of `meta` and `secrets` (the format `Vault.restoreBackup` reads). */
+export function backupJsonOf(meta: VaultMeta, secrets: readonly SecretRecord[]): string {
+  const sealed = (s: Sealed) => ({ iv: b64(s.iv), ct: b64(s.ct) });
+  return JSON.stringify({
+    format: 'countersign-backup',
+    version: 1,
+    meta: { kdf: meta.kdf, salt: b64(meta.salt), wrapped: sealed(meta.wrapped), verifier: sealed(meta.verifier), createdAt: meta.createdAt },
+    secrets: secrets.map((r) => ({ ...r, sealed: sealed(r.sealed) })),
+  });
+}
+
+/** The copy of the vault in `db` at `generation` (undefined when `db` holds no vault): its key records and settings, read in one transaction. */
+export async function snapshotVault(db: VaultDb, generation: number, now: number): Promise<VaultCopy | undefined> {
+  const tx = db.transaction(['meta', 'secrets', 'settings'], 'readonly');
+  const [meta, secrets, settings] = await Promise.all([tx.objectStore('meta').get('vault'), tx.objectStore('secrets').getAll(), tx.objectStore('settings').get('prefs'), tx.done]);
+  if (!meta || meta.id !== 'vault') return undefined;
+  const kept = secrets.filter((r) => !EPHEMERAL.has(r.kind));
+  return { format: 'countersign-vault-copy', version: 1, generation, writtenAt: now, backup: backupJsonOf(meta, kept), ...(settings === undefined ? {} : { settings }) };
+}
+
+/** Whether two copies hold the same vault (generation and when written aside). */
+export const sameVault = (a: VaultCopy, b: VaultCopy): boolean => a.backup === b.backup && JSON.stringify(a.settings) === JSON.stringify(b.settings);
+
+/**
+ * Thrown when the browser refused a vault write (a full disk, the storage quota, an IndexedDB error):
+ * nothing of that change was stored and the vault is as it was. `data.cause`: the browser's error name.
+ */
+export class VaultWriteError extends BaseError {
+  override name = 'Vault.VaultWriteError';
+  constructor(cause: unknown) {
+    const name = cause instanceof Error || (typeof cause === 'object' && cause !== null && 'name' in cause) ? String((cause as { name: unknown }).name) : 'Error';
+    const full = name === 'QuotaExceededError';
+    super(`Nothing was saved: ${full ? 'the disk is full or the browser’s storage quota is reached' : 'the browser refused to write the vault'}. Your vault is as it was; free some disk space and try again.`, { cause, data: { cause: name } });
+  }
+}
+
+/**
+ * Thrown when a change was stored in the vault but its second copy could not be written (`data.cause`:
+ * the browser's error name). The change holds; the copy is written again at the next change or start.
+ */
+export class VaultCopyError extends BaseError {
+  override name = 'Vault.VaultCopyError';
+  constructor(cause: unknown) {
+    const name = cause instanceof Error ? cause.name : 'Error';
+    super('Saved in the vault, but its second copy (kept in case the browser loses the vault) could not be written. Free some disk space: Countersign writes it again at the next change or start.', { cause, data: { cause: name } });
+  }
+}
+
+/** Thrown by `Vault.create` while a copy of an earlier vault exists: unlock it with its password instead (nothing replaces a vault with an empty one). */
+export class VaultCopyExistsError extends BaseError {
+  override name = 'Vault.VaultCopyExistsError';
+  constructor() {
+    super('A copy of your vault was found: unlock with your password to restore it. A new vault would replace it.');
+  }
+}
+
+/** Runs a vault write, turning the browser's refusal of it (a `DOMException`, an aborted transaction) into `VaultWriteError`; other errors pass unchanged. */
+export async function vaultWrite<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (err instanceof BaseError) throw err;
+    if ((typeof DOMException !== 'undefined' && err instanceof DOMException) || (err instanceof Error && /QuotaExceeded|AbortError|UnknownError|InvalidStateError/.test(err.name))) throw new VaultWriteError(err);
+    throw err;
+  }
+}
