@@ -10,7 +10,7 @@
  * what `startBackground` must create inside `main` because it registers listeners (lifetime, approval
  * registry and window, badge, page ports) — is the `Shell`.
  */
-import { opfsCopyStore, type VaultCopyStore } from '../vault/copy';
+import { opfsCopyStore, storageFailure, type VaultCopyStore } from '../vault/copy';
 import { BUILD_TRANSPORT_RULE, type TransportRule } from '../settings/transport';
 import * as v from 'valibot';
 import { numberToHex } from 'viem';
@@ -264,7 +264,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
       'streams.watch': (w) => streams.watch(w),
     },
     { extensionId: browser.runtime.id, extensionOrigin: browser.runtime.getURL('/') },
-    { checkOutputs: OUTPUT_CHECKS },
+    { checkOutputs: OUTPUT_CHECKS, mapError: storageFailure },
   );
   const handle = async (message: unknown, sender: BrowserSender): Promise<Reply> => {
     await vault.restoreSession();

@@ -81,9 +81,10 @@ export type Handlers = { [N in ProcedureName]: Handler<N> };
  * Router options. `checkOutputs`: validate every handler's answer against its output schema and reply
  * `Messaging.InvalidOutputError` when it does not match (tests and development builds: pass
  * `OUTPUT_CHECKS`; production builds skip the cost — gateway answers are validated at the gateway
- * clients either way).
+ * clients either way). `mapError`: turns a thrown value into the error the reply carries (the
+ * background's storage failures in words), undefined to keep it.
  */
-export type RouterOptions = { checkOutputs?: boolean };
+export type RouterOptions = { checkOutputs?: boolean; mapError?: (err: unknown) => unknown };
 
 /**
  * Whether this build checks handlers' outputs: the WXT dev server (`import.meta.env.DEV`, Vite) and
@@ -120,7 +121,7 @@ export function createRouter(handlers: Handlers, ids: { extensionId: string; ext
       const result = await run(name, handlers, payload ?? {}, who, options.checkOutputs ?? false);
       return { ok: true, result: result ?? null };
     } catch (err) {
-      return { ok: false, error: toWireError(err) };
+      return { ok: false, error: toWireError(options.mapError?.(err) ?? err) };
     }
   };
 }

@@ -133,13 +133,46 @@ export class VaultCopyExistsError extends BaseError {
   }
 }
 
+/**
+ * Thrown when the browser closed the vault's database under Countersign (Chromium does after a write
+ * fails on a full disk, and may discard the database at its next start): nothing can be read or saved
+ * until the browser restarts. `data.cause`: the browser's error name.
+ */
+export class VaultStorageClosedError extends BaseError {
+  override name = 'Vault.VaultStorageClosedError';
+  constructor(cause: unknown) {
+    super('Nothing was saved: the browser closed Countersign’s storage after a write failed (is the disk full?). Free some disk space and restart the browser; if the browser lost the vault, unlocking restores it from its copy.', { cause, data: { cause: errorName(cause) } });
+  }
+}
+
+/** The name of a thrown value (`DOMException` or `Error`), else `Error`. */
+function errorName(err: unknown): string {
+  return typeof err === 'object' && err !== null && 'name' in err && typeof err.name === 'string' ? err.name : 'Error';
+}
+
+/**
+ * The storage failure a thrown value is, in words (`VaultStorageClosedError` for a database connection
+ * the browser closed, `VaultWriteError` for a refused write), or undefined for anything else. The
+ * background maps every procedure's error through it before the reply (`lib/background/compose.ts`).
+ */
+export function storageFailure(err: unknown): BaseError | undefined {
+  if (err instanceof BaseError) return undefined;
+  const name = errorName(err);
+  const message = err instanceof Error ? err.message : '';
+  if (name === 'InvalidStateError' && /clos/i.test(message)) return new VaultStorageClosedError(err);
+  if (name === 'QuotaExceededError' || name === 'UnknownError') return new VaultWriteError(err);
+  return undefined;
+}
+
 /** Runs a vault write, turning the browser's refusal of it (a `DOMException`, an aborted transaction) into `VaultWriteError`; other errors pass unchanged. */
 export async function vaultWrite<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
     if (err instanceof BaseError) throw err;
-    if ((typeof DOMException !== 'undefined' && err instanceof DOMException) || (err instanceof Error && /QuotaExceeded|AbortError|UnknownError|InvalidStateError/.test(err.name))) throw new VaultWriteError(err);
+    const failure = storageFailure(err);
+    if (failure) throw failure;
+    if ((typeof DOMException !== 'undefined' && err instanceof DOMException) || (err instanceof Error && /AbortError|InvalidStateError/.test(err.name))) throw new VaultWriteError(err);
     throw err;
   }
 }
