@@ -111,3 +111,10 @@ export async function openSidePanel(): Promise<boolean> {
 
 /** This page is the side panel (its body carries `class="sidepanel"`), not the toolbar popup. */
 export const inSidePanel = () => document.body.classList.contains('sidepanel');
+
+/**
+ * Whether `err` is a change that holds although its second copy could not be written
+ * (`Vault.VaultCopyError`, `lib/vault/copy.ts`): the vault was created, unlocked or changed, and its copy
+ * is written again at the next change or start. A screen goes on as after success.
+ */
+export const changeHeld = (err: unknown): boolean => err instanceof RemoteError && err.name === 'Vault.VaultCopyError';

@@ -8,7 +8,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Address } from '../../components/Address';
 import { Button, ErrorText, Field, Notice, passwordStrength } from '../../components/ui';
-import { call, messageOf, type Status } from './api';
+import { call, changeHeld, messageOf, type Status } from './api';
 import { DepositWalletPanel } from './deposit';
 import { VenueStep } from './venue-step';
 
@@ -80,7 +80,7 @@ function PasswordStep({ password, setPassword, onCreated }: { password: string; 
     <main class="panel onboarding">
       <h1>Welcome to Countersign</h1>
       <p class="muted">Choose a password. It encrypts your keys on this device; it cannot be recovered.</p>
-      <form onSubmit={(e) => { e.preventDefault(); if (strength.score > 0 && !mismatch) void run(async () => { await call('vault.create', { password }); onCreated(); }); }}>
+      <form onSubmit={(e) => { e.preventDefault(); if (strength.score > 0 && !mismatch) void run(async () => { await call('vault.create', { password }).catch((err: unknown) => { if (!changeHeld(err)) throw err; }); onCreated(); }); }}>
         <Field label="Password" hint={<span class={`strength s${strength.score}`}>{strength.label}</span>}>
           <input type="password" name="new-password" autoFocus value={password} onInput={(e) => setPassword(e.currentTarget.value)} autocomplete="new-password" />
         </Field>

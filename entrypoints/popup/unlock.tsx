@@ -1,7 +1,7 @@
 /** Unlock screen: password, clear message on a wrong one, and the back-off countdown. */
 import { useEffect, useState } from 'preact/hooks';
 import { Button, ErrorText, Field } from '../../components/ui';
-import { call, messageOf } from './api';
+import { call, changeHeld, messageOf } from './api';
 import { RemoteError } from '../../lib/messaging/client';
 import { TradingSessionBanner, type SessionSite } from '../../components/TradingSession';
 
@@ -30,6 +30,7 @@ export function Unlock({ retryAfterMs, onUnlocked, session = [], onPanic, recove
       await call('vault.unlock', { password });
       onUnlocked();
     } catch (err) {
+      if (changeHeld(err)) return onUnlocked(); // unlocked; its copy is written at the next start
       setError(messageOf(err));
       const retryAfterMs = err instanceof RemoteError ? err.data.retryAfterMs : undefined;
       if (typeof retryAfterMs === 'number') setWaitUntil(Date.now() + retryAfterMs);

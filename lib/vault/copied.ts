@@ -1,13 +1,16 @@
 /**
  * The vault's second copy in the vault's class chain (`VaultRecords` → `VaultCopied` → `VaultSession` →
- * `Vault`; the copy itself: `./copy.ts`): after each write of key material the generation, the read-back
- * check and the copy (`afterKeyWrite`); whether the vault should be restored from its copy
- * (`copyToRestore`); the copy written again at start (`refreshCopy`).
+ * `Vault`; the copy itself: `./copy.ts`): the generation every key-material write carries
+ * (`nextGeneration` in the write's transaction, `bumpGeneration` before a write of its own), the read-back
+ * checks (`metaOpensWith`, `passwordOpens`) and the copy after the write (`afterKeyWrite`); whether the
+ * vault should be restored from its copy (`copyToRestore`); the copy written again at start
+ * (`refreshCopy`); a new vault's metadata stored (`storeNewVault`). `copyMeta` and `restoreFromCopy` are
+ * stubs here: `Vault` (`./vault.ts`) implements them with its backup parser and restore.
  */
 import { checkPassword, checkVerifier } from './keys';
 import type { KdfBounds } from './crypto';
 import { readMeta, type VaultMeta } from './db';
-import { readVaultCopy, sameVault, snapshotVault, VaultCopyError, VaultWriteError, vaultWrite, type VaultCopy, type VaultCopyStore } from './copy';
+import { readVaultCopy, sameVault, snapshotVault, VaultCopyError, VaultReadBackError, vaultWrite, type VaultCopy, type VaultCopyStore } from './copy';
 import { digestOf, VaultRecords, type RecordsOptions } from './records';
 import { VaultExistsError, VaultNotInitializedError } from './errors';
 
@@ -25,23 +28,36 @@ export class VaultCopied extends VaultRecords {
     return readMeta(this.db, 'vault');
   }
 
+  /** The vault's generation (0 before its first key-material write). */
+  private async generation(): Promise<number> {
+    return (await readMeta(this.db, 'generation'))?.n ?? 0;
+  }
+
+  /** See `VaultRecords.nextGeneration`: the generation after this one, while a copy is kept. */
+  protected override async nextGeneration(): Promise<number | undefined> {
+    return this.copyStore ? (await this.generation()) + 1 : undefined;
+  }
+
   /**
-   * After a write of key material (call inside `exclusive`, once the write's transaction is done): bumps
-   * the vault's generation, checks that what was written reads back and opens (`readBack`, e.g. the
-   * verifier with the master key, each record put with its key), then writes the second copy at that
-   * generation (`./copy.ts`). Throws `VaultWriteError` (the generation could not be stored),
-   * `VaultCopyError` (the copy could not be written: the change holds), and what `readBack` throws.
+   * See `VaultRecords.bumpGeneration`: the next generation stored before a write of its own transaction,
+   * so the vault's generation is never below what it holds (a crash between the two leaves a vault newer
+   * than its copy, which `refreshCopy` copies). Throws `VaultWriteError` (nothing was saved).
+   */
+  protected override async bumpGeneration(): Promise<void> {
+    const n = await this.nextGeneration();
+    if (n !== undefined) await vaultWrite(() => this.db.put('meta', { id: 'generation', n }));
+  }
+
+  /**
+   * After a write of key material (call inside `exclusive`, once the write's transaction, which stored
+   * the new generation, is done): checks that what was written reads back and opens (`readBack`, e.g. the
+   * verifier with the master key, each record put with its key), then writes the second copy at the
+   * vault's generation (`./copy.ts`). Throws `VaultCopyError` (the copy could not be written: the change
+   * holds), and what `readBack` throws (`VaultReadBackError`: the copy is left as it was).
    */
   protected override async afterKeyWrite(readBack: () => Promise<void>): Promise<void> {
     if (!this.copyStore) return;
-    const n = ((await readMeta(this.db, 'generation'))?.n ?? 0) + 1;
-    // The change itself is stored by now: a refused generation write is the copy failing, not "nothing saved"
-    // (the vault then differs from its copy at the same generation, which `refreshCopy` rewrites).
-    try {
-      await this.db.put('meta', { id: 'generation', n });
-    } catch (err) {
-      throw new VaultCopyError(err);
-    }
+    const n = await this.generation();
     await readBack();
     const copy = await snapshotVault(this.db, n, this.now());
     if (!copy) return;
@@ -86,21 +102,25 @@ export class VaultCopied extends VaultRecords {
   }
 
   /**
-   * Writes the second copy again when the vault is newer than it or differs at the same generation (a
-   * write whose copy failed, a crash between the two), or when the copy is damaged or another vault's:
-   * start-up work. Leaves a copy that is newer (the vault is restored from it at unlock) and writes
-   * nothing without a vault. Throws `VaultCopyError`.
+   * Start-up work: writes the second copy when there is none or it is damaged, when the vault is newer
+   * than it (a write whose copy failed, a crash between the two), or at the same generation when only the
+   * settings changed. Never replaces a copy whose records differ at the same generation or that is
+   * another vault's (what the vault holds then cannot be proven while locked: the next key-material write
+   * of an unlocked vault replaces it), nor one the next unlock restores; writes nothing without a vault.
+   * Throws `VaultCopyError`.
    */
   async refreshCopy(): Promise<void> {
     const store = this.copyStore;
     if (!store) return;
     return this.exclusive(async () => {
-      // A copy the next unlock restores stays; a damaged one or another vault's is replaced.
-      if (await this.copyToRestore()) return;
-      const [copy, generation] = await Promise.all([readVaultCopy(store), readMeta(this.db, 'generation')]);
-      const n = generation?.n ?? 0;
+      const [copy, n, meta] = await Promise.all([readVaultCopy(store), this.generation(), this.meta()]);
+      const copied = copy && this.copyMeta(copy);
+      if (copy && copied) {
+        if (copy.generation > n || !meta || digestOf(meta.verifier) !== digestOf(copied.verifier)) return;
+      }
       const now = await snapshotVault(this.db, n, this.now());
-      if (!now || (copy && copy.generation === n && sameVault(copy, now))) return;
+      if (!now) return;
+      if (copy && copied && copy.generation === n && (sameVault(copy, now) || copy.backup !== now.backup)) return;
       await store.set(now).catch((err: unknown) => {
         throw new VaultCopyError(err);
       });
@@ -112,12 +132,12 @@ export class VaultCopied extends VaultRecords {
     return Promise.reject(new VaultNotInitializedError());
   }
 
-  /** Reads the vault metadata back and opens its verifier with `mk` (a write's read-back check). Throws `VaultWriteError`. */
+  /** Reads the vault metadata back and opens its verifier with `mk` (a write's read-back check). Throws `VaultReadBackError`. */
   protected async metaOpensWith(mk: CryptoKey): Promise<void> {
     const meta = await this.meta();
-    if (!meta) throw new VaultWriteError(new Error('the vault did not read back'));
-    await checkVerifier(mk, meta).catch((err: unknown) => {
-      throw new VaultWriteError(err);
+    if (!meta) throw new VaultReadBackError();
+    await checkVerifier(mk, meta).catch(() => {
+      throw new VaultReadBackError();
     });
   }
 
@@ -134,12 +154,16 @@ export class VaultCopied extends VaultRecords {
     });
   }
 
-  /** A password change's read-back check: the stored wrap opens with `password` (under `bounds`) to the master key `mk`. Throws `VaultWriteError`, the password check's errors. */
+  /** A password change's read-back check: the stored wrap opens with `password` (under `bounds`) to the master key `mk`. Throws `VaultReadBackError`. */
   protected async passwordOpens(password: string, mk: CryptoKey, bounds: KdfBounds): Promise<void> {
     const back = await this.meta();
-    if (!back) throw new VaultWriteError(new Error('the vault did not read back'));
-    const reopened = await checkPassword(this.db, this.now, bounds, back, password);
-    reopened.raw.fill(0);
-    await checkVerifier(mk, back);
+    if (!back) throw new VaultReadBackError();
+    try {
+      const reopened = await checkPassword(this.db, this.now, bounds, back, password);
+      reopened.raw.fill(0);
+      await checkVerifier(mk, back);
+    } catch {
+      throw new VaultReadBackError();
+    }
   }
 }

@@ -22,7 +22,7 @@ import type { Sealed } from './crypto';
 
 const b64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
 
-/** Where the copy lives: one value (the extension's `storage.local` key `vault.copy`; memory in tests). */
+/** Where the copy lives: one value (a file of the extension's origin private file system, `opfsCopyStore`; memory in tests). */
 export type VaultCopyStore = { get: () => Promise<unknown>; set: (copy: VaultCopy) => Promise<void> };
 
 /** The copy: format tag, version 1, the vault's generation it copies, when written (Unix ms), the backup (JSON text) and the stored settings. */
@@ -55,18 +55,29 @@ export function opfsCopyStore(name: string): VaultCopyStore | undefined {
   if (!getDirectory) return undefined;
   return {
     get: async () => {
+      let text: string;
       try {
-        const file = await (await getDirectory()).getFileHandle(name);
-        return JSON.parse(await (await file.getFile()).text()) as unknown;
+        text = await (await (await (await getDirectory()).getFileHandle(name)).getFile()).text();
+      } catch (err) {
+        if (err instanceof Error && err.name === 'NotFoundError') return undefined; // no copy yet
+        throw err; // a copy that cannot be read is not "no copy": nothing may be created over it
+      }
+      try {
+        return JSON.parse(text) as unknown;
       } catch {
-        return undefined; // none yet, or not JSON: no copy (a damaged one is never trusted)
+        return text; // not JSON: damaged (`readVaultCopy` reads it as none, never trusted)
       }
     },
     set: async (copy) => {
       const file = await (await getDirectory()).getFileHandle(name, { create: true });
       const out = await file.createWritable();
-      await out.write(JSON.stringify(copy));
-      await out.close();
+      try {
+        await out.write(JSON.stringify(copy));
+        await out.close();
+      } catch (err) {
+        await (out as { abort?: () => Promise<void> }).abort?.().catch(() => undefined); // its temporary file goes
+        throw err;
+      }
     },
   };
 }
@@ -122,6 +133,18 @@ export class VaultCopyError extends BaseError {
   constructor(cause: unknown) {
     const name = cause instanceof Error ? cause.name : 'Error';
     super('Saved in the vault, but its second copy (kept in case the browser loses the vault) could not be written. Free some disk space: Countersign writes it again at the next change or start.', { cause, data: { cause: name } });
+  }
+}
+
+/**
+ * Thrown when a key-material change was written but does not read back as written (a record missing,
+ * different or not opening with its key): the browser's storage may be damaged. The second copy is not
+ * updated from it.
+ */
+export class VaultReadBackError extends BaseError {
+  override name = 'Vault.VaultReadBackError';
+  constructor() {
+    super('The change was written but did not read back as written: the browser’s storage may be damaged. Its copy was left as it was; export a backup and restart the browser.');
   }
 }
 

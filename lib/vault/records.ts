@@ -23,7 +23,7 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import { open, recordAad, seal, type Sealed } from './crypto';
 import { readMeta, type SecretRecord, type SessionRecord, type VaultDb } from './db';
 import { KeyNotFoundError, TamperedRecordError, VaultLockedError } from './errors';
-import { VaultWriteError, vaultWrite, type VaultCopyStore } from './copy';
+import { VaultReadBackError, vaultWrite, type VaultCopyStore } from './copy';
 
 /** Base64 of bytes. */
 export const b64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
@@ -211,6 +211,16 @@ export class VaultRecords implements SealedRecords {
     return Promise.resolve();
   }
 
+  /** The vault's next generation, stored with a key-material write (`VaultCopied`); undefined where no copy is kept. */
+  protected nextGeneration(): Promise<number | undefined> {
+    return Promise.resolve(undefined);
+  }
+
+  /** Stores the next generation before a key-material write of its own transaction (`VaultCopied`); nothing where no copy is kept. */
+  protected bumpGeneration(): Promise<void> {
+    return Promise.resolve();
+  }
+
   /** The signing account of `privateKey` (cached until lock). */
   protected signerOf(privateKey: Hex): LocalAccount {
     let a = this.signers.get(privateKey);
@@ -292,6 +302,10 @@ export class VaultRecords implements SealedRecords {
     const sealedIndex = await seal(key, enc(Object.fromEntries(next)), INDEX_AAD);
     // Placed at once, run in this order (IndexedDB keeps a transaction's request order; any failure aborts
     // them all): loose records (grant use buckets) first — a use without its head counts, a head without its use is a gap.
+    // Key material (not a grant's records alone: a revoked grant's use buckets are no key material) carries
+    // the vault's next generation in the same transaction.
+    const material = [...put.map((r) => r.id), ...del].some(isKeyMaterial);
+    const generation = material ? await this.nextGeneration() : undefined;
     await vaultWrite(() => {
       const tx = this.db.transaction(['secrets', 'meta'], 'readwrite');
       const secrets = tx.objectStore('secrets');
@@ -304,20 +318,23 @@ export class VaultRecords implements SealedRecords {
         ...(o.putMeta ?? []).map((m) => metaStore.put(m)),
         ...(o.delMeta ?? []).map((id) => metaStore.delete(id)),
         metaStore.put({ id: 'index', sealed: sealedIndex }),
+        ...(generation === undefined ? [] : [metaStore.put({ id: 'generation', n: generation })]),
         tx.done,
       ]);
     });
     if (keys) this.keyWrites++;
     if (key === this.mk) this.index = next;
-    // Key material: read back what was put (each record opens with its key), then the second copy (not for
-    // a grant's records alone: a revoked grant's use buckets are no key material).
-    if ([...put.map((r) => r.id), ...del].some(isKeyMaterial)) {
+    // Key material: read back what was put (each record opens with its key) and what was deleted, then the second copy.
+    if (material) {
       await this.afterKeyWrite(async () => {
         for (const r of put) {
           const back = await this.db.get('secrets', r.id);
-          if (!back || digestOf(back.sealed) !== digestOf(r.sealed)) throw new VaultWriteError(new Error('the record did not read back'));
-          await open(key, back.sealed, recordAad('secrets', back.id, back.account));
+          if (!back || digestOf(back.sealed) !== digestOf(r.sealed)) throw new VaultReadBackError();
+          await open(key, back.sealed, recordAad('secrets', back.id, back.account)).catch(() => {
+            throw new VaultReadBackError();
+          });
         }
+        for (const id of del) if ((await this.db.getKey('secrets', id)) !== undefined) throw new VaultReadBackError();
       });
     }
   }
@@ -327,11 +344,17 @@ export class VaultRecords implements SealedRecords {
     this.keyWrites++;
     if (this.mk) await this.commit(this.mk, [], ids);
     else {
-      for (const id of ids) await this.db.delete('secrets', id);
-      // A key deleted while locked: the second copy follows too (a deleted key never comes back from it).
-      if (ids.some(isKeyMaterial)) {
+      // A key deleted while locked: the generation first, the records in one transaction, then the second
+      // copy (a deleted key never comes back from it).
+      const material = ids.some(isKeyMaterial);
+      if (material) await this.bumpGeneration();
+      await vaultWrite(async () => {
+        const tx = this.db.transaction('secrets', 'readwrite');
+        await Promise.all([...ids.map((id) => tx.store.delete(id)), tx.done]);
+      });
+      if (material) {
         await this.afterKeyWrite(async () => {
-          for (const id of ids) if ((await this.db.getKey('secrets', id)) !== undefined) throw new VaultWriteError(new Error('the record was not deleted'));
+          for (const id of ids) if ((await this.db.getKey('secrets', id)) !== undefined) throw new VaultReadBackError();
         });
       }
     }

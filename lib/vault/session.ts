@@ -40,7 +40,7 @@ import type { Address, Hex, LocalAccount } from 'viem';
 import { HeldKeys, stampOf, type HeldStamp } from './held-keys';
 import { DEFAULT_KDF, DEFAULT_KDF_BOUNDS, importMasterKey, kdfWeaker, open, randomBytes, seal, type KdfBounds, type KdfParams } from './crypto';
 import { readMeta, type VaultMeta } from './db';
-import { VaultCopyExistsError, vaultWrite } from './copy';
+import { VaultCopyExistsError, VaultReadBackError, VaultWriteError, vaultWrite } from './copy';
 import { deferredAccount } from './deferred-signer';
 import { VaultCopied } from './copied';
 import { KeyNotFoundError, VaultExistsError, VaultLockedError, VaultNotInitializedError, WeakPasswordError } from './errors';
@@ -137,10 +137,15 @@ export class VaultSession extends VaultCopied {
       if (await this.meta()) throw new VaultExistsError();
       if (await this.copyToRestore()) throw new VaultCopyExistsError();
       const { meta, mk, salt } = await newVaultMeta(password, this.kdf, this.now());
+      await this.bumpGeneration();
       await this.storeNewVault(meta);
       this.index = undefined;
       this.reset();
-      const copyFailed = await this.afterKeyWriteSettled(() => this.metaOpensWith(mk));
+      const copyFailed = await this.afterKeyWriteSettled(() => this.metaOpensWith(mk)).catch(async (err: unknown) => {
+        // What was written does not open: no vault was made (the person is told nothing was saved).
+        if (err instanceof VaultReadBackError) await this.db.delete('meta', 'vault').catch(() => undefined);
+        throw err instanceof VaultReadBackError ? new VaultWriteError(err) : err;
+      });
       await this.setUnlocked(mk, salt);
       if (copyFailed) throw copyFailed; // the vault is made and unlocked; its copy is written at the next start
     });
@@ -178,6 +183,7 @@ export class VaultSession extends VaultCopied {
       const { mk, raw } = await this.checkPassword(meta, password);
       try {
         const weaker = kdfWeaker(meta.kdf, this.kdf);
+        if (weaker) await this.bumpGeneration();
         const salt = weaker ? await vaultWrite(() => rewrap(this.db, meta, raw, password, this.kdf)) : meta.salt;
         const copyFailed = weaker ? await this.afterKeyWriteSettled(() => this.metaOpensWith(mk)) : undefined;
         if (this.bundle) await this.leaveSession(mk, this.bundle);
@@ -395,9 +401,15 @@ export class VaultSession extends VaultCopied {
       if (!meta) throw new VaultNotInitializedError();
       const { mk, raw } = await this.checkPassword(meta, oldPassword);
       try {
+        await this.bumpGeneration();
         const salt = await vaultWrite(() => rewrap(this.db, meta, raw, newPassword, this.kdf, hooks));
-        // Read back: the new wrap opens with the new password to this master key; then the second copy.
-        const copyFailed = await this.afterKeyWriteSettled(() => this.passwordOpens(newPassword, mk, this.bounds));
+        // Read back: the new wrap opens with the new password to this master key (else the old wrap is put
+        // back: the old password holds and nothing was saved); then the second copy.
+        const copyFailed = await this.afterKeyWriteSettled(() => this.passwordOpens(newPassword, mk, this.bounds)).catch(async (err: unknown) => {
+          if (!(err instanceof VaultReadBackError)) throw err;
+          await vaultWrite(() => this.db.put('meta', meta));
+          throw new VaultWriteError(err);
+        });
         // The session store names the vault's salt: keep it current for whichever state is live.
         if (this.mk) await this.setUnlocked(this.mk, salt);
         else if (this.sk) {

@@ -423,6 +423,7 @@ export class Vault extends VaultSession {
         });
       }
       this.keyWrites++; // the owners and proxies held in memory end here (and again once written)
+      if (o.generation === undefined) await this.bumpGeneration();
       await vaultWrite(async () => {
         const tx = this.db.transaction(['meta', 'secrets', 'settings'], 'readwrite');
         await tx.objectStore('secrets').clear();
@@ -449,11 +450,7 @@ export class Vault extends VaultSession {
     }
   }
 
-  /**
-   * Restores the vault from its second copy with `password` (`VaultSession.unlock`, while the vault is
-   * missing or older than the copy; inside `exclusive`): the copy's records, generation and, where this
-   * profile has none, settings. Throws as `replaceWith`.
-   */
+  /** The vault metadata of `copy` (its backup parsed), or undefined when it does not parse (a damaged copy). */
   protected override copyMeta(copy: VaultCopy): VaultMeta | undefined {
     try {
       return this.parseBackup(copy.backup).meta;
@@ -462,6 +459,11 @@ export class Vault extends VaultSession {
     }
   }
 
+  /**
+   * Restores the vault from its second copy with `password` (`VaultSession.unlock`, while the vault is
+   * missing or older than the copy; inside `exclusive`): the copy's records, generation and, where this
+   * profile has none, settings. Throws as `replaceWith`.
+   */
   protected override async restoreFromCopy(copy: VaultCopy, password: string): Promise<void> {
     this.heldKeys.clear();
     this.keyEnds.proxies++;

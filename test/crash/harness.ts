@@ -82,6 +82,24 @@ export async function launchOn(profile: string, extensionDir = EXTENSION_DIR): P
     { detached: true, stdio: 'ignore' },
   );
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  try {
+    return await connect(child, exited, profile);
+  } catch (err) {
+    // A browser that did not come up is not left running.
+    if (child.pid) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+    await exited;
+    throw err;
+  }
+}
+
+/** Connects to the browser `child` started on `profile` (CDP), finds the extension and opens its popup. */
+async function connect(child: ChildProcess, exited: Promise<void>, profile: string): Promise<Running> {
   const port = await devtoolsPort(profile);
   const browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`);
   const ctx = browser.contexts()[0];

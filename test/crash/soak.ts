@@ -5,17 +5,15 @@
  * and every broken invariant with its seed (replay one with `CRASH_SEEDS=<seed> npm run test:crash`).
  * Exits 1 when any invariant broke. Needs `npm run build` first.
  */
-import { startSandbox } from '../../lib/sandbox/server';
 import { OPS, runVaultKills } from './vault-kills';
 
 const first = Number(process.env.SOAK_FIRST ?? 1);
 const count = Number(process.env.SOAK_SEEDS ?? 60);
 const seeds = Array.from({ length: count }, (_, i) => first + i);
 
-const sandbox = await startSandbox(0, { now: undefined });
 const started = Date.now();
-try {
-  const results = await runVaultKills({ seeds, sandbox, log: (line) => console.log(line) });
+{
+  const results = await runVaultKills({ seeds, log: (line) => console.log(line) });
   const broken = results.filter((r) => r.problems.length);
   console.log(`\n== soak: ${results.length} kills over ${seeds.length} seeds (${seeds[0]}–${seeds.at(-1)}) in ${Math.round((Date.now() - started) / 1000)} s`);
   for (const op of OPS) {
@@ -24,6 +22,4 @@ try {
   }
   for (const r of broken) console.log(`   BROKEN seed ${r.seed} ${r.op} at ${r.killAtMs} ms: ${r.problems.join('; ')}`);
   process.exitCode = broken.length ? 1 : 0;
-} finally {
-  await sandbox.close();
 }

@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import type { RunningSandbox } from '../../lib/sandbox/server';
+import { startSandbox, type RunningSandbox } from '../../lib/sandbox/server';
 import { launchOn, seeded, type Reply, type Running } from './harness';
 
 /** The vault operations a kill lands in. */
@@ -32,7 +32,7 @@ export type KillResult = { seed: number; op: Op; killAtMs: number; answered: boo
 type Known = { password: string; demo: string; owners: string[]; proxies: number; clob: boolean };
 
 /** How long after an operation starts a kill may land (ms): a little past its usual duration on this machine. */
-const WINDOW_MS: Record<Op, number> = { changePassword: 1_500, importOwnerKey: 120, issueProxy: 250, createClobCredentials: 250, restoreBackup: 1_500 };
+const WINDOW_MS: Record<Op, number> = { changePassword: 1_500, importOwnerKey: 40, issueProxy: 80, createClobCredentials: 80, restoreBackup: 700 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -123,27 +123,31 @@ async function check(r: Running, op: Op, known: Known, next: { password: string;
 }
 
 /**
- * Runs every operation of `ops` once per seed of `seeds`, each killed at a seeded instant, against
- * `sandbox`; `log` receives a line per kill. Each seed uses a fresh profile, removed afterwards.
+ * Runs every operation of `ops` once per seed of `seeds`, each killed at a seeded instant; `log`
+ * receives a line per kill. Each seed uses a fresh profile and a fresh in-process sandbox (the venue
+ * caps an account's proxy keys), both removed afterwards.
  */
-export async function runVaultKills(o: { seeds: readonly number[]; sandbox: RunningSandbox; ops?: readonly Op[]; log?: (line: string) => void }): Promise<KillResult[]> {
+export async function runVaultKills(o: { seeds: readonly number[]; ops?: readonly Op[]; log?: (line: string) => void }): Promise<KillResult[]> {
   const results: KillResult[] = [];
   for (const seed of o.seeds) {
     const rng = seeded(seed);
     const profile = mkdtempSync(join(tmpdir(), 'countersign-crash-'));
+    const sandbox = await startSandbox(0, { now: undefined });
+    let r: Running | undefined;
     try {
-      let r = await launchOn(profile);
-      await pointAt(r, o.sandbox);
-      let known: Known = { password: `first password ${seed}`, demo: o.sandbox.demo.owner.address, owners: [o.sandbox.demo.owner.address], proxies: 1, clob: false };
+      r = await launchOn(profile);
+      await pointAt(r, sandbox);
+      let known: Known = { password: `first password ${seed}`, demo: sandbox.demo.owner.address, owners: [sandbox.demo.owner.address], proxies: 1, clob: false };
       const setup = [
         await r.call('vault.create', { password: known.password }),
-        await r.call('vault.importOwnerKey', { privateKey: o.sandbox.demo.owner.privateKey }),
-        await r.call('proxy.import', { account: o.sandbox.demo.owner.address, privateKey: o.sandbox.demo.proxy.privateKey, proxy: o.sandbox.demo.proxy.address, secret: o.sandbox.demo.proxy.secret, expiry: o.sandbox.demo.proxy.expiry }),
+        await r.call('vault.importOwnerKey', { privateKey: sandbox.demo.owner.privateKey }),
+        await r.call('proxy.import', { account: sandbox.demo.owner.address, privateKey: sandbox.demo.proxy.privateKey, proxy: sandbox.demo.proxy.address, secret: sandbox.demo.proxy.secret, expiry: sandbox.demo.proxy.expiry }),
         await r.call('vault.lock'),
       ];
       const failed = setup.find((x) => !x.ok);
       if (failed) throw new Error(`onboarding: ${JSON.stringify(failed.error)}`);
       await r.close();
+      r = undefined;
       for (const op of o.ops ?? OPS) {
         r = await launchOn(profile);
         const unlocked = await unlock(r, known.password);
@@ -151,7 +155,7 @@ export async function runVaultKills(o: { seeds: readonly number[]; sandbox: Runn
         const next = { password: `password ${seed} ${op} ${rng.int(0, 1e9)}`, owner: generatePrivateKey() };
         const killAtMs = rng.int(0, WINDOW_MS[op]);
         let answered: Reply | undefined;
-        const running = start(r, op, known, o.sandbox, next).then(
+        const running = start(r, op, known, sandbox, next).then(
           (x) => (answered = x),
           () => undefined,
         );
@@ -162,11 +166,14 @@ export async function runVaultKills(o: { seeds: readonly number[]; sandbox: Runn
         const c = await check(r, op, known, next, answered);
         known = c.known;
         await r.close();
+        r = undefined;
         const result: KillResult = { seed, op, killAtMs, answered: answered !== undefined, problems: c.problems };
         results.push(result);
         o.log?.(`seed ${seed} ${op} killed at ${killAtMs} ms (${answered ? `answered ${answered.ok ? 'ok' : answered.error?.name}` : 'no answer'}): ${c.problems.length ? c.problems.join('; ') : 'holds'}`);
       }
     } finally {
+      await r?.close(); // a seed that failed leaves no browser running
+      await sandbox.close();
       rmSync(profile, { recursive: true, force: true });
     }
   }

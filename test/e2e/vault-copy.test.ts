@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchHarness, messenger, onboardDemo, type Harness } from './harness';
+import { DB_NAME } from '../../lib/vault/db';
 
 const PASSWORD = 'correct horse battery staple';
 let h: Harness;
@@ -31,13 +32,14 @@ describe('a lost vault (Chromium)', () => {
     await cdp.send('ServiceWorker.enable');
     await cdp.send('ServiceWorker.stopAllWorkers');
     const deleted = await page.evaluate(
-      () =>
+      (name) =>
         new Promise<string>((resolve) => {
-          const r = indexedDB.deleteDatabase('countersign-vault');
+          const r = indexedDB.deleteDatabase(name);
           r.onsuccess = () => resolve('deleted');
           r.onerror = () => resolve('error');
           r.onblocked = () => undefined; // the stopped worker's connection closes, then it succeeds
         }),
+      DB_NAME,
     );
     expect(deleted).toBe('deleted');
     await page.close();
