@@ -10,7 +10,7 @@
 import { checkPassword, checkVerifier } from './keys';
 import type { KdfBounds } from './crypto';
 import { readMeta, type VaultMeta } from './db';
-import { readVaultCopy, sameVault, snapshotVault, VaultCopyError, VaultReadBackError, vaultWrite, type VaultCopy, type VaultCopyStore } from './copy';
+import { readVaultCopy, sameVault, snapshotVault, VaultCopyError, VaultReadBackError, VaultWriteError, vaultWrite, type VaultCopy, type VaultCopyStore } from './copy';
 import { digestOf, VaultRecords, type RecordsOptions } from './records';
 import { VaultExistsError, VaultNotInitializedError } from './errors';
 
@@ -79,6 +79,20 @@ export class VaultCopied extends VaultRecords {
     } catch (err) {
       if (err instanceof VaultCopyError) return err;
       throw err;
+    }
+  }
+
+  /**
+   * `afterKeyWriteSettled`, and when what was written does not read back, `undo` (the old state put back)
+   * and `VaultWriteError`: the person is told nothing was saved, which is then true.
+   */
+  protected async afterKeyWriteOrUndo(readBack: () => Promise<void>, undo: () => Promise<unknown>): Promise<VaultCopyError | undefined> {
+    try {
+      return await this.afterKeyWriteSettled(readBack);
+    } catch (err) {
+      if (!(err instanceof VaultReadBackError)) throw err;
+      await vaultWrite(undo);
+      throw new VaultWriteError(err);
     }
   }
 

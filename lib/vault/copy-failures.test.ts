@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { KdfParams } from './crypto';
 import { openVaultDb, type VaultDb } from './db';
+import { memoryCopy } from '../../test/kits/vault-copy';
 import { memorySessionStore, Vault, type SessionStore } from './vault';
 import { readVaultCopy, VaultCopyError, VaultWriteError, type VaultCopy, type VaultCopyStore } from './copy';
 
@@ -17,27 +18,6 @@ const STRONGER: KdfParams = { ...FAST, N: 2 ** 11 };
 const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
 const PASSWORD = 'correct horse battery';
 let n = 0;
-
-/** A copy store in memory; `failNext` makes the next write throw the browser's quota error; `reads` counts reads. */
-function memoryCopy(): VaultCopyStore & { value: VaultCopy | undefined; failNext: boolean; reads: number } {
-  const store = {
-    value: undefined as VaultCopy | undefined,
-    failNext: false,
-    reads: 0,
-    get: async () => {
-      store.reads++;
-      return store.value;
-    },
-    set: async (c: VaultCopy) => {
-      if (store.failNext) {
-        store.failNext = false;
-        throw new DOMException('quota', 'QuotaExceededError');
-      }
-      store.value = structuredClone(c);
-    },
-  };
-  return store;
-}
 
 const clock = { now: 1_800_000_000_000 };
 

@@ -10,6 +10,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { KdfParams } from './crypto';
 import { openVaultDb, type VaultDb } from './db';
 import { WrongPasswordError } from './errors';
+import { memoryCopy } from '../../test/kits/vault-copy';
 import { memorySessionStore, Vault } from './vault';
 import { readVaultCopy, VaultCopyError, VaultCopyExistsError, VaultWriteError, type VaultCopy, type VaultCopyStore } from './copy';
 
@@ -17,23 +18,6 @@ const FAST: KdfParams = { name: 'scrypt', N: 2 ** 10, r: 8, p: 1, dkLen: 32 };
 const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };
 const PASSWORD = 'correct horse battery';
 let n = 0;
-
-/** A copy store in memory; `failNext` makes the next write throw the browser's quota error. */
-function memoryCopy(): VaultCopyStore & { value: VaultCopy | undefined; failNext: boolean } {
-  const store = {
-    value: undefined as VaultCopy | undefined,
-    failNext: false,
-    get: async () => store.value,
-    set: async (c: VaultCopy) => {
-      if (store.failNext) {
-        store.failNext = false;
-        throw new DOMException('quota', 'QuotaExceededError');
-      }
-      store.value = structuredClone(c);
-    },
-  };
-  return store;
-}
 
 /** The vaults' clock (Unix ms): a test moves it past a password back-off. */
 const clock = { now: 1_800_000_000_000 };

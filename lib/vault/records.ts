@@ -17,7 +17,7 @@
 import * as v from 'valibot';
 import { address, parseOrThrow } from '../validation';
 import type { Address, Hex, LocalAccount } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { SignerCache } from './signers';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { open, recordAad, seal, type Sealed } from './crypto';
@@ -182,12 +182,8 @@ export class VaultRecords implements SealedRecords {
   protected bundle: SessionBundle | undefined;
   /** Digest of the sealed session bundle last written (also in the session store). */
   protected bundleDigest: string | undefined;
-  /**
-   * Signing accounts of keys opened since the last lock, by private key (deriving the public key costs
-   * about a millisecond per signature). Only keys already opened are here; `lock` and entering a trading
-   * session empty it.
-   */
-  protected signers = new Map<Hex, LocalAccount>();
+  /** Signing accounts of keys opened since the last lock (`./signers.ts`). */
+  protected signers = new SignerCache();
   /** The writer lock: every mutation and sealed read runs after the previous one settled. */
   private chain: Promise<unknown> = Promise.resolve();
   /** Bumped before and after every write or delete of a record other than a grant's (what `Vault` holds in memory follows it). */
@@ -203,33 +199,14 @@ export class VaultRecords implements SealedRecords {
     this.now = o.now ?? Date.now;
   }
 
-  /**
-   * After a write of key material, inside `exclusive` (`VaultCopied.afterKeyWrite`: the generation, the
-   * read-back check `readBack`, the second copy); nothing here, where no copy is kept.
-   */
-  protected afterKeyWrite(_readBack: () => Promise<void>): Promise<void> {
-    return Promise.resolve();
-  }
-
-  /** The vault's next generation, stored with a key-material write (`VaultCopied`); undefined where no copy is kept. */
-  protected nextGeneration(): Promise<number | undefined> {
-    return Promise.resolve(undefined);
-  }
-
-  /** Stores the next generation before a key-material write of its own transaction (`VaultCopied`); nothing where no copy is kept. */
-  protected bumpGeneration(): Promise<void> {
-    return Promise.resolve();
-  }
+  /** Key-material write hooks `VaultCopied` fills (generation, read-back, second copy; `./copied.ts`); absent, no copy is kept. */
+  protected afterKeyWrite?(readBack: () => Promise<void>): Promise<void>;
+  protected nextGeneration?(): Promise<number | undefined>;
+  protected bumpGeneration?(): Promise<void>;
 
   /** The signing account of `privateKey` (cached until lock). */
   protected signerOf(privateKey: Hex): LocalAccount {
-    let a = this.signers.get(privateKey);
-    if (!a) {
-      a = privateKeyToAccount(privateKey);
-      if (this.signers.size >= 64) this.signers.clear();
-      this.signers.set(privateKey, a);
-    }
-    return a;
+    return this.signers.accountOf(privateKey);
   }
 
   /** Runs `fn` alone: after every earlier call queued here settled (one writer at a time). Never nest. */
@@ -300,12 +277,10 @@ export class VaultRecords implements SealedRecords {
     for (const id of del) next.delete(id);
     for (const r of put) next.set(r.id, digestOf(r.sealed));
     const sealedIndex = await seal(key, enc(Object.fromEntries(next)), INDEX_AAD);
-    // Placed at once, run in this order (IndexedDB keeps a transaction's request order; any failure aborts
-    // them all): loose records (grant use buckets) first — a use without its head counts, a head without its use is a gap.
-    // Key material (not a grant's records alone: a revoked grant's use buckets are no key material) carries
-    // the vault's next generation in the same transaction.
+    // Placed at once, run in order (one failure aborts all): loose records (grant use buckets) first — a use
+    // without its head counts, a head without its use is a gap. Key material carries the next generation.
     const material = [...put.map((r) => r.id), ...del].some(isKeyMaterial);
-    const generation = material ? await this.nextGeneration() : undefined;
+    const generation = material ? await this.nextGeneration?.() : undefined;
     await vaultWrite(() => {
       const tx = this.db.transaction(['secrets', 'meta'], 'readwrite');
       const secrets = tx.objectStore('secrets');
@@ -324,9 +299,9 @@ export class VaultRecords implements SealedRecords {
     });
     if (keys) this.keyWrites++;
     if (key === this.mk) this.index = next;
-    // Key material: read back what was put (each record opens with its key) and what was deleted, then the second copy.
     if (material) {
-      await this.afterKeyWrite(async () => {
+      // What was put reads back and opens with its key, what was deleted is gone; then the second copy.
+      await this.afterKeyWrite?.(async () => {
         for (const r of put) {
           const back = await this.db.get('secrets', r.id);
           if (!back || digestOf(back.sealed) !== digestOf(r.sealed)) throw new VaultReadBackError();
@@ -344,16 +319,15 @@ export class VaultRecords implements SealedRecords {
     this.keyWrites++;
     if (this.mk) await this.commit(this.mk, [], ids);
     else {
-      // A key deleted while locked: the generation first, the records in one transaction, then the second
-      // copy (a deleted key never comes back from it).
+      // Deleted while locked: the generation, the records, then the copy (a deleted key never comes back from it).
       const material = ids.some(isKeyMaterial);
-      if (material) await this.bumpGeneration();
+      if (material) await this.bumpGeneration?.();
       await vaultWrite(async () => {
         const tx = this.db.transaction('secrets', 'readwrite');
         await Promise.all([...ids.map((id) => tx.store.delete(id)), tx.done]);
       });
       if (material) {
-        await this.afterKeyWrite(async () => {
+        await this.afterKeyWrite?.(async () => {
           for (const id of ids) if ((await this.db.getKey('secrets', id)) !== undefined) throw new VaultReadBackError();
         });
       }

@@ -40,7 +40,7 @@ import type { Address, Hex, LocalAccount } from 'viem';
 import { HeldKeys, stampOf, type HeldStamp } from './held-keys';
 import { DEFAULT_KDF, DEFAULT_KDF_BOUNDS, importMasterKey, kdfWeaker, open, randomBytes, seal, type KdfBounds, type KdfParams } from './crypto';
 import { readMeta, type VaultMeta } from './db';
-import { VaultCopyExistsError, VaultReadBackError, VaultWriteError, vaultWrite } from './copy';
+import { VaultCopyExistsError, vaultWrite } from './copy';
 import { deferredAccount } from './deferred-signer';
 import { VaultCopied } from './copied';
 import { KeyNotFoundError, VaultExistsError, VaultLockedError, VaultNotInitializedError, WeakPasswordError } from './errors';
@@ -97,10 +97,9 @@ export class VaultSession extends VaultCopied {
   }
 
   /**
-   * `{ initialized, unlocked, state, retryAfterMs, recoverable }` — no secrets. `retryAfterMs`: the
-   * password back-off left. `recoverable`: the vault is missing or older than its second copy
-   * (`./copy.ts`), which the next unlock restores; `initialized` is then true (a vault exists, in its copy:
-   * never onboarding over it). The copy is read only while locked.
+   * `{ initialized, unlocked, state, retryAfterMs, recoverable }`, no secrets. `retryAfterMs`: the back-off left.
+   * `recoverable` (read while locked): the vault is missing or older than its copy (`./copy.ts`), which
+   * the next unlock restores; `initialized` is then true (never onboarding over a copy).
    */
   async status(): Promise<{ initialized: boolean; unlocked: boolean; state: VaultState; retryAfterMs: number; recoverable: boolean }> {
     const [meta, backoff] = await Promise.all([this.meta(), readMeta(this.db, 'backoff')]);
@@ -137,17 +136,13 @@ export class VaultSession extends VaultCopied {
       if (await this.meta()) throw new VaultExistsError();
       if (await this.copyToRestore()) throw new VaultCopyExistsError();
       const { meta, mk, salt } = await newVaultMeta(password, this.kdf, this.now());
-      await this.bumpGeneration();
+      await this.bumpGeneration?.();
       await this.storeNewVault(meta);
       this.index = undefined;
       this.reset();
-      const copyFailed = await this.afterKeyWriteSettled(() => this.metaOpensWith(mk)).catch(async (err: unknown) => {
-        // What was written does not open: no vault was made (the person is told nothing was saved).
-        if (err instanceof VaultReadBackError) await this.db.delete('meta', 'vault').catch(() => undefined);
-        throw err instanceof VaultReadBackError ? new VaultWriteError(err) : err;
-      });
+      const copyFailed = await this.afterKeyWriteOrUndo(() => this.metaOpensWith(mk), () => this.db.delete('meta', 'vault'));
       await this.setUnlocked(mk, salt);
-      if (copyFailed) throw copyFailed; // the vault is made and unlocked; its copy is written at the next start
+      if (copyFailed) throw copyFailed; // made and unlocked; the copy is written at the next start
     });
   }
 
@@ -183,7 +178,7 @@ export class VaultSession extends VaultCopied {
       const { mk, raw } = await this.checkPassword(meta, password);
       try {
         const weaker = kdfWeaker(meta.kdf, this.kdf);
-        if (weaker) await this.bumpGeneration();
+        if (weaker) await this.bumpGeneration?.();
         const salt = weaker ? await vaultWrite(() => rewrap(this.db, meta, raw, password, this.kdf)) : meta.salt;
         const copyFailed = weaker ? await this.afterKeyWriteSettled(() => this.metaOpensWith(mk)) : undefined;
         if (this.bundle) await this.leaveSession(mk, this.bundle);
@@ -401,23 +396,18 @@ export class VaultSession extends VaultCopied {
       if (!meta) throw new VaultNotInitializedError();
       const { mk, raw } = await this.checkPassword(meta, oldPassword);
       try {
-        await this.bumpGeneration();
+        await this.bumpGeneration?.();
         const salt = await vaultWrite(() => rewrap(this.db, meta, raw, newPassword, this.kdf, hooks));
-        // Read back: the new wrap opens with the new password to this master key (else the old wrap is put
-        // back: the old password holds and nothing was saved); then the second copy.
-        const copyFailed = await this.afterKeyWriteSettled(() => this.passwordOpens(newPassword, mk, this.bounds)).catch(async (err: unknown) => {
-          if (!(err instanceof VaultReadBackError)) throw err;
-          await vaultWrite(() => this.db.put('meta', meta));
-          throw new VaultWriteError(err);
-        });
-        // The session store names the vault's salt: keep it current for whichever state is live.
+        const copyFailed = await this.afterKeyWriteOrUndo(() => this.passwordOpens(newPassword, mk, this.bounds), () => this.db.put('meta', meta));
+        // The session store names the vault's salt: keep it current for whichever state is live (also when
+        // only the copy failed: the new password holds; the copy is written at the next start).
         if (this.mk) await this.setUnlocked(this.mk, salt);
         else if (this.sk) {
           const skRaw = new Uint8Array(await crypto.subtle.exportKey('raw', this.sk));
           await this.session.set({ sk: b64(skRaw), salt: b64(salt), bundle: this.bundleDigest ?? '' });
           skRaw.fill(0);
         }
-        if (copyFailed) throw copyFailed; // the new password holds (the session store follows it); the copy is written at the next start
+        if (copyFailed) throw copyFailed;
       } finally {
         raw.fill(0);
       }

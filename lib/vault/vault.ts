@@ -423,7 +423,7 @@ export class Vault extends VaultSession {
         });
       }
       this.keyWrites++; // the owners and proxies held in memory end here (and again once written)
-      if (o.generation === undefined) await this.bumpGeneration();
+      if (o.generation === undefined) await this.bumpGeneration?.();
       await vaultWrite(async () => {
         const tx = this.db.transaction(['meta', 'secrets', 'settings'], 'readwrite');
         await tx.objectStore('secrets').clear();

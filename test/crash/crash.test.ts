@@ -1,7 +1,7 @@
 /**
  * The short crash run of `npm test`: one seed (`CRASH_SEEDS` to change it, comma-separated), each vault
  * write killed once at a seeded instant in real Chromium, relaunched on the same profile; every invariant
- * of `vault-kills.ts` holds. The long run is `npm run soak` (its figures in `test/bench/README.md`).
+ * of `vault-kills.ts` holds. The long run is `npm run soak` (its figures in `test/bench/README.md`, "Crash soak").
  */
 import { describe, expect, it } from 'vitest';
 import { runVaultKills } from './vault-kills';

@@ -11,6 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM_FLAGS } from '../e2e/harness';
 
 /** Debian's Chromium (`apt-get install chromium`). */
 export const CHROMIUM = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'].find((p) => existsSync(p));
@@ -69,13 +70,7 @@ export async function launchOn(profile: string, extensionDir = EXTENSION_DIR): P
       '--remote-debugging-port=0',
       `--disable-extensions-except=${extensionDir}`,
       `--load-extension=${extensionDir}`,
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
+      ...CHROMIUM_FLAGS,
       '--no-default-browser-check',
       'about:blank',
     ],

@@ -26,6 +26,9 @@ export type Harness = {
   close: () => Promise<void>;
 };
 
+/** The flags every browser test gives Chromium besides the extension's (headless, no sandbox as root, no background traffic). */
+export const CHROMIUM_FLAGS: readonly string[] = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
 /**
  * How to launch: `extensionDir`, another built extension (default `EXTENSION_DIR`); `args`, extra Chromium
  * flags; `sandboxPort`, the sandbox's port (default 0: ephemeral); `pointAtSandbox` (default true): set
@@ -50,13 +53,7 @@ export async function launchHarness(sandboxOptions: SandboxOptions = {}, launch:
     args: [
       `--disable-extensions-except=${loaded}`,
       `--load-extension=${loaded}`,
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
+      ...CHROMIUM_FLAGS,
       ...(launch.args ?? []),
     ],
   });
