@@ -14,6 +14,12 @@ import { readVaultCopy, sameVault, snapshotVault, VaultCopyError, VaultReadBackE
 import { digestOf, VaultRecords, type RecordsOptions } from './records';
 import { VaultExistsError, VaultNotInitializedError } from './errors';
 
+/** Whether `meta` has the shape a vault writes (a KDF, a 16-byte salt, a wrapped key and a verifier, each IV and ciphertext bytes). */
+function readableMeta(meta: VaultMeta): boolean {
+  const sealed = (s: unknown) => typeof s === 'object' && s !== null && 'iv' in s && 'ct' in s && s.iv instanceof Uint8Array && s.ct instanceof Uint8Array && s.iv.length > 0 && s.ct.length > 0;
+  return typeof meta.kdf === 'object' && meta.kdf !== null && meta.salt instanceof Uint8Array && meta.salt.length === 16 && sealed(meta.wrapped) && sealed(meta.verifier);
+}
+
 /** A vault's sealed records with its second copy (see the module docstring). */
 export class VaultCopied extends VaultRecords {
   /** Where the second copy lives (`./copy.ts`), if one is kept. */
@@ -96,7 +102,10 @@ export class VaultCopied extends VaultRecords {
     }
   }
 
-  /** The second copy when the vault should be restored from it: the vault is missing, or its generation is below the copy's. */
+  /**
+   * The second copy when the vault should be restored from it: the vault is missing, its metadata is
+   * unreadable (not the shape a vault writes: no password could open it), or its generation is below the copy's.
+   */
   protected async copyToRestore(): Promise<VaultCopy | undefined> {
     if (!this.copyStore) return undefined;
     const copy = await readVaultCopy(this.copyStore);
@@ -104,7 +113,7 @@ export class VaultCopied extends VaultRecords {
     const copied = copy && this.copyMeta(copy);
     if (!copy || !copied) return undefined;
     const [meta, generation] = await Promise.all([this.meta(), readMeta(this.db, 'generation')]);
-    if (!meta) return copy;
+    if (!meta || !readableMeta(meta)) return copy;
     // Another vault's copy (its master key's verifier differs; a password change keeps it): never restored over this one.
     if (digestOf(meta.verifier) !== digestOf(copied.verifier)) return undefined;
     return (generation?.n ?? 0) < copy.generation ? copy : undefined;

@@ -139,4 +139,15 @@ describe("the vault's second copy", () => {
     await restored.vault.unlock(PASSWORD);
     expect((await restored.vault.listOwners()).map((o) => o.address)).toContain(second);
   });
+
+  it('a vault whose metadata the disk damaged is restored from its copy at unlock', async () => {
+    const p = await personsVault();
+    await p.vault.lock();
+    const meta = await p.db.get('meta', 'vault');
+    await p.db.put('meta', { ...(meta as object), wrapped: { iv: new Uint8Array(0), ct: 'garbage' } } as never);
+    const { vault } = await vaultOn(p.name, p.copy);
+    expect((await vault.status()).recoverable).toBe(true);
+    await vault.unlock(PASSWORD);
+    expect((await vault.listOwners()).map((o) => o.address)).toEqual([p.owner.address]);
+  });
 });
