@@ -10,9 +10,9 @@
 import { checkPassword, checkVerifier } from './keys';
 import type { KdfBounds } from './crypto';
 import { readMeta, type VaultMeta } from './db';
-import { readVaultCopy, sameVault, snapshotVault, VaultCopyError, VaultReadBackError, VaultWriteError, vaultWrite, type VaultCopy, type VaultCopyStore } from './copy';
+import { readVaultCopy, sameVault, snapshotVault, vaultWrite, type VaultCopy, type VaultCopyStore } from './copy';
 import { digestOf, VaultRecords, type RecordsOptions } from './records';
-import { VaultExistsError, VaultNotInitializedError } from './errors';
+import { VaultCopyError, VaultExistsError, VaultNotInitializedError, VaultReadBackError, VaultWriteError } from './errors';
 
 /** Whether `meta` has the shape a vault writes (a KDF, a 16-byte salt, a wrapped key and a verifier, each IV and ciphertext bytes). */
 function readableMeta(meta: VaultMeta): boolean {

@@ -11,7 +11,8 @@ import type { KdfParams } from './crypto';
 import { openVaultDb, type VaultDb } from './db';
 import { memoryCopy } from '../../test/kits/vault-copy';
 import { memorySessionStore, Vault, type SessionStore } from './vault';
-import { readVaultCopy, VaultCopyError, VaultWriteError, type VaultCopy, type VaultCopyStore } from './copy';
+import { readVaultCopy, type VaultCopy, type VaultCopyStore } from './copy';
+import { VaultCopyError, VaultWriteError } from './errors';
 
 const FAST: KdfParams = { name: 'scrypt', N: 2 ** 10, r: 8, p: 1, dkLen: 32 };
 const STRONGER: KdfParams = { ...FAST, N: 2 ** 11 };

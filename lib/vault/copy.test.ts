@@ -12,7 +12,8 @@ import { openVaultDb, type VaultDb } from './db';
 import { WrongPasswordError } from './errors';
 import { memoryCopy } from '../../test/kits/vault-copy';
 import { memorySessionStore, Vault } from './vault';
-import { readVaultCopy, VaultCopyError, VaultCopyExistsError, VaultWriteError, type VaultCopy, type VaultCopyStore } from './copy';
+import { readVaultCopy, type VaultCopy, type VaultCopyStore } from './copy';
+import { VaultCopyError, VaultCopyExistsError, VaultWriteError } from './errors';
 
 const FAST: KdfParams = { name: 'scrypt', N: 2 ** 10, r: 8, p: 1, dkLen: 32 };
 const BOUNDS = { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 };

@@ -17,6 +17,7 @@
  */
 import * as v from 'valibot';
 import { BaseError } from '../errors/base';
+import { errorName, VaultStorageClosedError, VaultWriteError } from './errors';
 import type { SecretRecord, VaultDb, VaultMeta } from './db';
 import type { Sealed } from './crypto';
 
@@ -110,68 +111,6 @@ export async function snapshotVault(db: VaultDb, generation: number, now: number
 
 /** Whether two copies hold the same vault (generation and when written aside). */
 export const sameVault = (a: VaultCopy, b: VaultCopy): boolean => a.backup === b.backup && JSON.stringify(a.settings) === JSON.stringify(b.settings);
-
-/**
- * Thrown when the browser refused a vault write (a full disk, the storage quota, an IndexedDB error):
- * nothing of that change was stored and the vault is as it was. `data.cause`: the browser's error name.
- */
-export class VaultWriteError extends BaseError {
-  override name = 'Vault.VaultWriteError';
-  constructor(cause: unknown) {
-    const name = cause instanceof Error || (typeof cause === 'object' && cause !== null && 'name' in cause) ? String((cause as { name: unknown }).name) : 'Error';
-    const full = name === 'QuotaExceededError';
-    super(`Nothing was saved: ${full ? 'the disk is full or the browser’s storage quota is reached' : 'the browser refused to write the vault'}. Your vault is as it was; free some disk space and try again.`, { cause, data: { cause: name } });
-  }
-}
-
-/**
- * Thrown when a change was stored in the vault but its second copy could not be written (`data.cause`:
- * the browser's error name). The change holds; the copy is written again at the next change or start.
- */
-export class VaultCopyError extends BaseError {
-  override name = 'Vault.VaultCopyError';
-  constructor(cause: unknown) {
-    const name = cause instanceof Error ? cause.name : 'Error';
-    super('Saved in the vault, but its second copy (kept in case the browser loses the vault) could not be written. Free some disk space: Countersign writes it again at the next change or start.', { cause, data: { cause: name } });
-  }
-}
-
-/**
- * Thrown when a key-material change was written but does not read back as written (a record missing,
- * different or not opening with its key): the browser's storage may be damaged. The second copy is not
- * updated from it.
- */
-export class VaultReadBackError extends BaseError {
-  override name = 'Vault.VaultReadBackError';
-  constructor() {
-    super('The change was written but did not read back as written: the browser’s storage may be damaged. Its copy was left as it was; export a backup and restart the browser.');
-  }
-}
-
-/** Thrown by `Vault.create` while a copy of an earlier vault exists: unlock it with its password instead (nothing replaces a vault with an empty one). */
-export class VaultCopyExistsError extends BaseError {
-  override name = 'Vault.VaultCopyExistsError';
-  constructor() {
-    super('A copy of your vault was found: unlock with your password to restore it. A new vault would replace it.');
-  }
-}
-
-/**
- * Thrown when the browser closed the vault's database under Countersign (Chromium does after a write
- * fails on a full disk, and may discard the database at its next start): nothing can be read or saved
- * until the browser restarts. `data.cause`: the browser's error name.
- */
-export class VaultStorageClosedError extends BaseError {
-  override name = 'Vault.VaultStorageClosedError';
-  constructor(cause: unknown) {
-    super('Nothing was saved: the browser closed Countersign’s storage after a write failed (is the disk full?). Free some disk space and restart the browser; if the browser lost the vault, unlocking restores it from its copy.', { cause, data: { cause: errorName(cause) } });
-  }
-}
-
-/** The name of a thrown value (`DOMException` or `Error`), else `Error`. */
-function errorName(err: unknown): string {
-  return typeof err === 'object' && err !== null && 'name' in err && typeof err.name === 'string' ? err.name : 'Error';
-}
 
 /**
  * The storage failure a thrown value is, in words (`VaultStorageClosedError` for a database connection

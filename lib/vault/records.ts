@@ -22,8 +22,8 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { open, recordAad, seal, type Sealed } from './crypto';
 import { readMeta, type SecretRecord, type SessionRecord, type VaultDb } from './db';
-import { KeyNotFoundError, TamperedRecordError, VaultLockedError } from './errors';
-import { VaultReadBackError, vaultWrite, type VaultCopyStore } from './copy';
+import { KeyNotFoundError, TamperedRecordError, VaultLockedError, VaultReadBackError } from './errors';
+import { vaultWrite, type VaultCopyStore } from './copy';
 
 /** Base64 of bytes. */
 export const b64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));

@@ -40,10 +40,10 @@ import type { Address, Hex, LocalAccount } from 'viem';
 import { HeldKeys, stampOf, type HeldStamp } from './held-keys';
 import { DEFAULT_KDF, DEFAULT_KDF_BOUNDS, importMasterKey, kdfWeaker, open, randomBytes, seal, type KdfBounds, type KdfParams } from './crypto';
 import { readMeta, type VaultMeta } from './db';
-import { VaultCopyExistsError, vaultWrite } from './copy';
+import { vaultWrite } from './copy';
 import { deferredAccount } from './deferred-signer';
 import { VaultCopied } from './copied';
-import { KeyNotFoundError, VaultExistsError, VaultLockedError, VaultNotInitializedError, WeakPasswordError } from './errors';
+import { KeyNotFoundError, VaultCopyExistsError, VaultExistsError, VaultLockedError, VaultNotInitializedError, WeakPasswordError } from './errors';
 import { checkPassword, checkVerifier, deriveAuditRaw, importSessionKey, MIN_PASSWORD_LENGTH, newVaultMeta, rewrap, type ChangePasswordHooks, type Unwrapped } from './keys';
 import {
   b64,
