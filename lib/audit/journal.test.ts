@@ -7,27 +7,18 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { openVaultDb } from '../vault/db';
 import { auditLog, pageAudit } from '.';
-import { recoverAuditJournal, sessionAuditJournal } from './journal';
+import { durableAuditJournal } from './journal';
+import { reconcileJournal } from './reconcile';
+import { journalStore } from '../../test/kits/journal';
 
-/** A `storage.session` double that can refuse writes. */
-function area() {
-  const data: Record<string, unknown> = {};
-  const a = { refuse: false, data };
-  return Object.assign(a, {
-    get: async (k: string) => ({ [k]: structuredClone(data[k]) }),
-    set: async (items: Record<string, unknown>) => {
-      if (a.refuse) throw new Error('quota');
-      Object.assign(data, structuredClone(items));
-    },
-  });
-}
+const area = journalStore;
 const record = { at: 1, origin: 'https://trade.example', account: '0xabc', kind: 'perps.createOrders', summary: 'Buy 0.01 BTC-PERP (standing permission)', digest: '0x01' };
 let n = 0;
 
 describe('the audit journal', () => {
   it('keeps an open record across a restart; the next worker records it as unknown, notifies, and closes it', async () => {
     const store = area();
-    const first = sessionAuditJournal(store);
+    const first = durableAuditJournal(store);
     const { stored } = first.open(record);
     await stored;
     const closed = first.open({ ...record, summary: 'answered and recorded' });
@@ -35,22 +26,22 @@ describe('the audit journal', () => {
     first.close(closed.id);
     await new Promise((r) => setTimeout(r, 0));
     // The worker stops here; the next one starts on the same storage.session.
-    const next = sessionAuditJournal(store);
+    const next = durableAuditJournal(store);
     const told: string[] = [];
     const log = auditLog(await openVaultDb(`journal-${n++}`), async () => undefined);
-    expect(await recoverAuditJournal(next, log, (k) => told.push(k))).toBe(1);
+    expect(await reconcileJournal(next, log, undefined, (x) => told.push(x.kind))).toBe(1);
     expect(told).toEqual(['perps.createOrders']);
     const { entries } = await pageAudit(log);
     expect(entries).toMatchObject([{ origin: record.origin, kind: 'perps.createOrders', summary: record.summary, result: 'unknown' }]);
     // Closed: a third start finds nothing left.
     await new Promise((r) => setTimeout(r, 0));
-    expect(await sessionAuditJournal(store).leftovers()).toEqual([]);
+    expect(await durableAuditJournal(store).leftovers()).toEqual([]);
   });
 
   it('a record the store refuses is a JournalError (-32002): the caller sends nothing', async () => {
     const store = area();
-    store.refuse = true;
-    const j = sessionAuditJournal(store);
+    store.refuse = 99;
+    const j = durableAuditJournal(store);
     const err: unknown = await j.open(record).stored.catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'Audit.JournalError' });
     expect((err as { constructor: { code?: number } }).constructor.code, 'nothing was sent: try again later').toBe(-32002);
@@ -59,9 +50,9 @@ describe('the audit journal', () => {
 
   it('a record written by this worker before the stopped one\'s were read is not taken for a leftover', async () => {
     const store = area();
-    const old = sessionAuditJournal(store);
+    const old = durableAuditJournal(store);
     await old.open(record).stored;
-    const next = sessionAuditJournal(store);
+    const next = durableAuditJournal(store);
     const mine = next.open({ ...record, summary: 'mine' });
     await mine.stored;
     expect((await next.leftovers()).map((l) => l.record.summary)).toEqual([record.summary]);

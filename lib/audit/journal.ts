@@ -2,11 +2,12 @@
  * The audit journal (held by `lib/background/journal.restart.test.ts`): a submission's
  * audit entry is written after its answer goes back to the page, so a worker that stops between the
  * send and that write would leave a signature that left with no trace. Before anything is sent, the
- * signer opens a journal record (what the entry will say: origin, account, kind, summary, digest) in
- * `storage.session` — readable by extension contexts only, kept across worker restarts, gone with the
- * browser, like the provider's outcome records — and closes it once the entry is written (or the person
- * was told it could not be). The next worker finds what a stopped one left open and records each as an
- * `unknown` audit entry ("sent; the answer was not recorded"), and the person is notified.
+ * signer opens a journal record (what the entry will say: origin, account, kind, summary, digest, and
+ * the ids the venue can be asked about: client order ids, order hashes) in the vault database's
+ * `journal` store — IndexedDB, so it outlives a worker stop *and* a killed browser (relaxed durability:
+ * a power cut may lose the last records) — and closes it once the entry is written (or the person was
+ * told it could not be). The first start with the vault unlocked after a stop or a crash asks the venue
+ * about each record a stopped one left open and writes its audit entry (`./reconcile.ts`).
  *
  * A submission covered by a standing grant also carries the grant use it counted (`use`): the record is
  * what makes the use durable before the send, while the use's vault write runs beside the network round
@@ -14,10 +15,12 @@
  * with the use (`UseReservation.carry`), lets the use go once it is in the vault (`useStored`), and the
  * next worker's ledger merges a use a stopped worker left (`leftovers`), unless it is already in the
  * vault. A record is gone once both parts are done: its entry written (`close`) and its use stored.
- * Nothing here is a secret.
+ * Nothing here is a secret, so records are stored in clear and read back through `readRecord` (the
+ * disk is not trusted to hold the shape written).
  */
 import { BaseError } from '../errors/base';
-import { appendAudit, type AuditInput, type AuditLog } from './log';
+import { RELAXED, type VaultDb } from '../vault/db';
+import type { AuditInput } from './log';
 
 /**
  * A grant use as a journal record carries it: grant id `grant`, `at` Unix ms, `notional` USDC (decimal
@@ -26,11 +29,18 @@ import { appendAudit, type AuditInput, type AuditLog } from './log';
 export type JournalUse = { grant: string; at: number; notional: string; seq: number };
 
 /**
- * What an open record says: the audit entry it stands for, without its result (`at` Unix ms, opened);
- * `use`, the grant use the submission counted, until it is stored; `audited`, its entry was written (the
- * record stays for its use only).
+ * What the venue can be asked about a submission after a crash: perps client order ids (`c`, 32 hex),
+ * or order-book order hashes (the EIP-712 digests signed, which the exchange uses as order ids). At most
+ * `MAX_LOOKUP_IDS` ids.
  */
-export type JournalRecord = Omit<AuditInput, 'result' | 'detail'> & { use?: JournalUse; audited?: true };
+export type JournalLookup = { venue: 'perps'; coids: string[] } | { venue: 'clob'; orderHashes: string[] };
+
+/**
+ * What an open record says: the audit entry it stands for, without its result (`at` Unix ms, opened);
+ * `lookup`, what the venue can be asked about it; `use`, the grant use the submission counted, until it
+ * is stored; `audited`, its entry was written (the record stays for its use only).
+ */
+export type JournalRecord = Omit<AuditInput, 'result' | 'detail'> & { lookup?: JournalLookup; use?: JournalUse; audited?: true };
 
 /** The journal the signer uses (see the module docstring). */
 export type AuditJournal = {
@@ -66,8 +76,8 @@ export class JournalError extends BaseError {
   }
 }
 
-/** `storage.session` key of the journal. */
-const AUDIT_JOURNAL_KEY = 'auditJournal';
+/** Most ids a record's lookup keeps (an order-book batch is at most 15 orders; a perps batch carries more coids rarely). */
+const MAX_LOOKUP_IDS = 64;
 /**
  * Most records open at once (a record is open for one round trip). Past it a new record is refused
  * (`JournalError`: nothing is sent; panic's own commands go anyway) — a stored record is never evicted
@@ -95,8 +105,10 @@ function readRecord(x: unknown, now: number): JournalRecord | undefined {
   const r = x as Record<string, unknown>;
   const digest = cut(r.digest, FIELD_MAX.digest);
   const use = readUse(r.use);
+  const lookup = readLookup(r.lookup);
   return {
     ...(use ? { use } : {}),
+    ...(lookup ? { lookup } : {}),
     ...(r.audited === true ? { audited: true as const } : {}),
     at: typeof r.at === 'number' && Number.isFinite(r.at) ? r.at : now,
     origin: cut(r.origin, FIELD_MAX.origin) ?? 'unknown',
@@ -122,43 +134,90 @@ function readUse(x: unknown): JournalUse | undefined {
   return ok ? { grant: u.grant as string, at: u.at as number, notional: u.notional as string, seq: u.seq as number } : undefined;
 }
 
-/** The part of `browser.storage.session` the journal uses. */
-type SessionArea = { get: (key: string) => Promise<Record<string, unknown>>; set: (items: Record<string, unknown>) => Promise<void> };
+/** A record's lookup, when it has exactly the shape `JournalLookup` (ids as the venues write them); else none. */
+function readLookup(x: unknown): JournalLookup | undefined {
+  if (typeof x !== 'object' || x === null) return undefined;
+  const l = x as Record<string, unknown>;
+  const ids = (y: unknown, re: RegExp): string[] | undefined =>
+    Array.isArray(y) && y.length > 0 && y.length <= MAX_LOOKUP_IDS && y.every((i) => typeof i === 'string' && re.test(i)) ? (y as string[]) : undefined;
+  if (l.venue === 'perps') {
+    const coids = ids(l.coids, /^[0-9a-f]{32}$/);
+    return coids ? { venue: 'perps', coids } : undefined;
+  }
+  if (l.venue === 'clob') {
+    const orderHashes = ids(l.orderHashes, /^0x[0-9a-f]{64}$/);
+    return orderHashes ? { venue: 'clob', orderHashes } : undefined;
+  }
+  return undefined;
+}
 
 /**
- * A journal on `storage.session` under `AUDIT_JOURNAL_KEY`. Create it first thing at worker start: it
- * reads what a stopped worker left before its own first write (writes are whole-record replacements,
- * chained in call order). Malformed entries are dropped.
+ * Where the journal's records are kept, one row per record: `load` every row (id → stored value, read
+ * through `readRecord`), `put` one, `delete` one. Each throws when storage refuses.
  */
-export function sessionAuditJournal(area: SessionArea, now: () => number = Date.now): AuditJournal {
+export type JournalStore = {
+  load: () => Promise<Record<string, unknown>>;
+  put: (id: string, record: JournalRecord) => Promise<void>;
+  delete: (id: string) => Promise<void>;
+};
+
+/** A `JournalStore` on the vault database's `journal` store (relaxed durability: see the module docstring). */
+export function idbJournalStore(db: VaultDb): JournalStore {
+  return {
+    async load() {
+      const rows = await db.getAll('journal');
+      return Object.fromEntries(rows.flatMap((r) => (typeof r.id === 'string' ? [[r.id, r.record]] : [])));
+    },
+    async put(id, record) {
+      const tx = db.transaction('journal', 'readwrite', RELAXED);
+      void tx.store.put({ id, record });
+      await tx.done;
+    },
+    async delete(id) {
+      const tx = db.transaction('journal', 'readwrite', RELAXED);
+      void tx.store.delete(id);
+      await tx.done;
+    },
+  };
+}
+
+/**
+ * The journal on `store`. Create it first thing at start: it reads what a stopped worker (or a killed
+ * browser) left before its own first write (writes run one after another, in call order). Malformed
+ * rows are dropped.
+ */
+export function durableAuditJournal(store: JournalStore, now: () => number = Date.now): AuditJournal {
   const open = new Map<string, JournalRecord>();
   let seq = 0;
-  const loaded = area
-    .get(AUDIT_JOURNAL_KEY)
-    .then((all) => {
-      const raw = all[AUDIT_JOURNAL_KEY];
+  const loaded = store
+    .load()
+    .then((raw) => {
       const left: string[] = [];
-      if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
-        for (const [id, x] of Object.entries(raw)) {
-          const r = readRecord(x, now());
-          if (r && !open.has(id)) {
-            open.set(id, r);
-            left.push(id);
-          }
+      for (const [id, x] of Object.entries(raw)) {
+        const r = readRecord(x, now());
+        if (r && !open.has(id)) {
+          open.set(id, r);
+          left.push(id);
         }
       }
       return left;
     })
     .catch(() => [] as string[]);
   let saving: Promise<unknown> = loaded;
-  /** The store may hold what memory no longer does (a save failed): the next close saves again. */
-  let behind = false;
-  const save = (): Promise<void> => {
-    const run = saving.then(() => area.set({ [AUDIT_JOURNAL_KEY]: Object.fromEntries(open) }));
-    saving = run.then(
-      () => (behind = false),
-      () => (behind = true),
-    );
+  /** Rows the store may still hold though memory no longer does (a delete failed): deleted again with the next write. */
+  const stale = new Set<string>();
+  const write = (id: string): Promise<void> => {
+    const run = saving.then(async () => {
+      for (const s of [...stale]) if (!open.has(s)) await store.delete(s).then(() => stale.delete(s));
+      const r = open.get(id);
+      if (r) await store.put(id, r);
+      else {
+        stale.add(id);
+        await store.delete(id);
+        stale.delete(id);
+      }
+    });
+    saving = run.catch(() => undefined);
     return run;
   };
   return {
@@ -170,7 +229,7 @@ export function sessionAuditJournal(area: SessionArea, now: () => number = Date.
       }
       const kept = readRecord(record, now()) ?? { ...record };
       open.set(id, kept);
-      const stored = save().catch((err: unknown) => {
+      const stored = write(id).catch((err: unknown) => {
         open.delete(id);
         throw new JournalError(err);
       });
@@ -180,22 +239,22 @@ export function sessionAuditJournal(area: SessionArea, now: () => number = Date.
       const r = open.get(id);
       if (r?.use) {
         open.set(id, { ...r, audited: true }); // kept for its use, until `useStored`
-        return save();
+        return write(id);
       }
-      return open.delete(id) || behind ? save() : Promise.resolve();
+      return open.delete(id) || stale.size ? write(id) : Promise.resolve();
     },
     discard(id) {
-      return open.delete(id) || behind ? save() : Promise.resolve();
+      return open.delete(id) || stale.size ? write(id) : Promise.resolve();
     },
     useStored(id) {
       const r = open.get(id);
       if (!r?.use) return Promise.resolve();
       if (r.audited) {
         open.delete(id);
-        return save();
+        return write(id);
       }
       const { use: _stored, ...rest } = r;
-      open.set(id, rest); // saved with the next change (the store may keep the use meanwhile: merged only if missing)
+      open.set(id, rest); // stored with the next change (the store may keep the use meanwhile: merged only if missing)
       return Promise.resolve();
     },
     async leftovers() {
@@ -206,31 +265,4 @@ export function sessionAuditJournal(area: SessionArea, now: () => number = Date.
       });
     },
   };
-}
-
-/**
- * Records what a stopped worker left open (`journal.leftovers()`): one `unknown` audit entry each —
- * sent, or about to be, with no recorded answer — then closes it and calls `notify(kind)` so the person
- * learns of it. Returns how many it recorded. A record whose entry cannot be written stays open (tried
- * again at the next start). A record already `audited` (kept for its grant use only) is left to the
- * grant service.
- */
-export async function recoverAuditJournal(journal: AuditJournal, log: AuditLog, notify: (kind: string) => void): Promise<number> {
-  let n = 0;
-  for (const { id, record: r } of await journal.leftovers()) {
-    if (r.audited) continue;
-    const { use: _use, audited: _audited, ...record } = r;
-    // The person is told whether or not the entry can be written (storage.session ends with the browser:
-    // a record kept for the next start may never be read again).
-    notify(record.kind);
-    try {
-      await appendAudit(log, { ...record, result: 'unknown', detail: 'Countersign stopped after this was sent and before its answer was recorded; check the venue.' });
-    } catch {
-      continue; // kept: tried again at the next start
-    }
-    // Closed once stored (tried twice): a record left behind would be recorded again at the next start.
-    await journal.close(id).catch(() => journal.close(id)).catch(() => undefined);
-    n++;
-  }
-  return n;
 }

@@ -20,9 +20,11 @@ import { START_HINT_KEY, VAULT_EPOCH_KEY } from '../messaging/start-hint';
 import type { ApprovalRegistry } from '../approvals/registry';
 import { userRejected } from '../errors/rpc';
 import { ProviderService } from '../page/request';
-import { loadedAtStart, sessionOutcomeStore } from '../page/outcomes';
+import { idbOutcomeStore } from '../page/outcomes';
 import { auditLog } from '../audit';
-import { recoverAuditJournal, sessionAuditJournal } from '../audit/journal';
+import { durableAuditJournal, idbJournalStore } from '../audit/journal';
+import { reconcileJournal, type ReconcileNotice } from '../audit/reconcile';
+import { venueLookup } from './venue-lookup';
 import { GrantService } from '../grants/service';
 import { readSettings, type Settings } from '../settings';
 import { SigningService } from '../signer/service';
@@ -161,10 +163,6 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const { browser } = o;
   const { registry, ports, badge, approvalWindow, lifetime } = shell;
   const now = o.now ?? Date.now;
-  // Read before anything else: a keyed submission a stopped worker left in flight is an unknown outcome here.
-  const outcomes = loadedAtStart(sessionOutcomeStore(browser.storage.session));
-  // Also read first: the submissions a stopped worker sent without recording their answer (`lib/audit/journal.ts`).
-  const journal = sessionAuditJournal(browser.storage.session, now);
   // The database opens in the browser's process while the session store is restricted (the open does not touch it).
   const opening = openVaultDb(o.dbName);
   opening.catch(() => undefined); // awaited below
@@ -175,6 +173,11 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   }
   const db = await opening;
   startMark('db');
+  // Read before anything else writes them: what a stopped worker or a killed browser left in flight — its
+  // keyed submissions (`lib/page/outcomes.ts`, read by the provider's first keyed request) and the
+  // submissions it sent without recording their answer (`lib/audit/journal.ts`, read now).
+  const outcomes = idbOutcomeStore(db);
+  const journal = durableAuditJournal(idbJournalStore(db), now);
   const vault = new Vault({ db, session: sessionStore(browser), now, kdf: o.kdf, bounds: o.bounds, ...copyStoreOf(o) });
   await vault.restoreSession();
   startMark('session');
@@ -217,11 +220,21 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const streams = createBackgroundStreams({ vault, db, reads, grants, lifetime, settings: () => readSettings(db), broadcast: (m) => void browser.runtime.sendMessage?.(m).catch(() => undefined), now, transportRule, ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}) });
   const notifications = createBackgroundNotifications({ browser, db, vault, grants, service, reads, now }); // raised from the stream pushes
   streams.onPush(notifications.onPush);
-  // What a stopped worker left in the audit journal: recorded by `startWork`, off the first answers' path.
+  // What a stopped worker or a killed browser left in the audit journal: asked of the venue and recorded
+  // once the vault is unlocked (its reads need the account's keys) — at start, or at the next unlock — off
+  // the first answers' path (`lib/audit/reconcile.ts`).
+  let reconciling: Promise<unknown> | undefined;
+  const reconcile = (): void => {
+    if (!vault.unlocked || reconciling) return;
+    const notify = ({ kind, venue }: ReconcileNotice) => notifications.unrecorded(kind.slice(kind.indexOf('.') + 1), { stopped: true, venue });
+    reconciling = reconcileJournal(journal, auditLog(db, () => vault.auditKey(), { now }), venueLookup(reads, (a, p) => service.clobRead(a, p)), notify)
+      .catch(() => undefined)
+      .finally(() => (reconciling = undefined));
+  };
   // The vault's second copy follows a vault newer than it (a write whose copy failed), off the first answers' path.
   const startWork = () => {
     void vault.refreshCopy().catch(() => undefined);
-    void recoverAuditJournal(journal, auditLog(db, () => vault.auditKey(), { now }), (kind) => notifications.unrecorded(kind.slice(kind.indexOf('.') + 1), { stopped: true })).catch(() => undefined);
+    reconcile();
   };
   const route = createRouter(
     {
@@ -240,7 +253,10 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
         showApprovals: () => approvalWindow.show(),
         onApprovalShown: (id, digest) => approvalWindow.shown(id, digest),
         ...(browser.permissions ? { hostsGranted: (origins: string[]) => browser.permissions?.contains({ origins }) ?? Promise.resolve(false) } : {}),
-        onUnlocked: locks.unlocked,
+        onUnlocked: async (how) => {
+          await locks.unlocked(how);
+          reconcile();
+        },
         lock: locks.lock,
         onSettings: async (change) => {
           // Ended before the write too (`settings.set`); a request started during the write read the old settings.

@@ -13,7 +13,6 @@ import { type PagedBackground, pageSender, sandboxSuite, sleep, until, waitPendi
 import { serial, shared } from '../audit/log';
 import { TamperedRecordError } from '../vault/errors';
 import { grantUseRecords } from '../grants/use-records';
-const AUDIT_JOURNAL_KEY = 'auditJournal'; // lib/audit/journal.ts (not exported)
 
 const SITE = 'https://trade.example';
 const page = pageSender(SITE, 3);
@@ -84,7 +83,7 @@ describe('a submission that left is recorded by the next worker', () => {
 });
 
 describe('a request the tampered use store flags keeps no journal record', () => {
-  it('a granted-shaped perps request the tampered store flags (sent to a window, not under the grant) leaves no journal record with a use in storage.session, so nothing piles up toward MAX_OPEN (500)', async () => {
+  it('a granted-shaped perps request the tampered store flags (sent to a window, not under the grant) leaves no journal record with a use, so nothing piles up toward MAX_OPEN (500)', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg, await capOf(10));
     await until(() => armed(bg));
@@ -102,8 +101,7 @@ describe('a request the tampered use store flags keeps no journal record', () =>
     }
     expect(perpsPosts(wire) - before).toBe(0);
     await new Promise((r) => setTimeout(r, 100));
-    const raw = (await browser.storage.session.get(AUDIT_JOURNAL_KEY))[AUDIT_JOURNAL_KEY] as Record<string, { use?: unknown }> | undefined;
-    const withUse = Object.values(raw ?? {}).filter((r) => r.use);
+    const withUse = (await bg.db().getAll('journal')).filter((r) => (r.record as { use?: unknown }).use);
     expect(withUse, 'no record is kept for a use the store refused (nothing was sent under it)').toHaveLength(0);
   }, 30_000);
 });

@@ -17,8 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { Harness } from '../../test/kits/sandbox';
 import { AUTOLOCK_ALARM } from './index';
-import { pageSender, sandboxSuite, until, waitPending, perpsPosts, pagePathKit, browser, sleep } from '../../test/kits/background';
-const AUDIT_JOURNAL_KEY = 'auditJournal'; // lib/audit/journal.ts (not exported)
+import { pageSender, sandboxSuite, until, waitPending, perpsPosts, pagePathKit, browser, sleep, type PagedBackground } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const page = pageSender(SITE, 3);
@@ -35,7 +34,8 @@ const autoLock = async (bg: Parameters<typeof call>[0]) => {
   return state(bg);
 };
 const restingEthOrder = async () => { const o = (await restingEth('x')) as { op: { args: Record<string, unknown>[] } }; delete o.op.args[0]!.c; return o; };
-const journalRaw = async () => ((await browser.storage.session.get(AUDIT_JOURNAL_KEY))[AUDIT_JOURNAL_KEY] ?? {}) as Record<string, { use?: unknown; audited?: boolean }>;
+/** The journal records `bg`'s database holds (the vault database's `journal` store), by id. */
+const journalRaw = async (bg: PagedBackground) => Object.fromEntries((await bg.db().getAll('journal')).map((r) => [r.id, r.record as { use?: unknown; audited?: boolean }]));
 
 /**
  * A worker in a trading session ('session', after the auto-lock) with a grant of 2.5 BTC orders a day, whose
@@ -150,7 +150,7 @@ describe('a lock between the answer and its deferred audit entry keeps the entry
 });
 
 describe('answered granted orders leave no journal record', () => {
-  it('20 granted orders from two tabs at once, all answered: once their writes land, storage.session keeps no record (nothing piles toward MAX_OPEN)', async () => {
+  it('20 granted orders from two tabs at once, all answered: once their writes land, the journal keeps no record (nothing piles toward MAX_OPEN)', async () => {
     const { bg, wire } = await ready();
     await grantOf(bg, { ...(await capOf(100)), } as object);
     await until(() => armed(bg));
@@ -162,7 +162,7 @@ describe('answered granted orders leave no journal record', () => {
     await sleep(300);
     expect(sent).toBeGreaterThan(0);
     expect(outs.filter((o) => !o.e).length).toBe(sent);
-    expect(Object.keys(await journalRaw()), 'records left in the journal').toHaveLength(0);
+    expect(Object.keys(await journalRaw(bg)), 'records left in the journal').toHaveLength(0);
     const g = (bg.grants() as unknown as { ledger: { unstored: Set<unknown> } }).ledger;
     expect(g.unstored.size).toBe(0);
   }, 40_000);
@@ -177,8 +177,8 @@ describe('a burst of granted orders while the use writes lag (background tasks s
     const before = perpsPosts(wire);
     const o = await btcOrder('0.001');
     const burst = Array.from({ length: 510 }, () => settle(bg.page(page2).request('perps_sendCommand', o)));
-    for (let i = 0; i < 60 && Object.keys(await journalRaw()).length < 400; i++) await sleep(250);
-    const open = Object.keys(await journalRaw()).length;
+    for (let i = 0; i < 60 && Object.keys(await journalRaw(bg)).length < 400; i++) await sleep(250);
+    const open = Object.keys(await journalRaw(bg)).length;
     const sentMeanwhile = perpsPosts(wire) - before;
     // The person's own order, approved in a window (ETH is outside the BTC-only grant).
     const mine = settle(bg.page(page).request('perps_sendCommand', await restingEthOrder()));

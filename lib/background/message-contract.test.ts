@@ -342,7 +342,7 @@ describe('idempotent submissions keyed by client order ids', () => {
     return { op: { type: 'createOrders', args: o.op.args.map((x) => ({ ...x, c: coid })) } };
   };
 
-  it('a repeat of a pending order (same client order id) joins it: one window, one submission, both get the same answer', async () => {
+  it('a repeat of a pending order (same client order id) joins it: one window, one submission, both get the same answer; a repeat after the answer gets it again', async () => {
     const { bg, wire } = await ready();
     const tab = bg.page(page);
     const order = await withCoid('0123456789abcdef0123456789abcdef');
@@ -356,10 +356,15 @@ describe('idempotent submissions keyed by client order ids', () => {
     const [a, b] = await Promise.all([first, repeat]);
     expect(b).toEqual(a);
     expect(perpsOrderPosts(wire) - before).toBe(1);
+    // Once answered, the same request again (a retry that lost the answer) gets that answer: no window, nothing sent.
+    expect(await tab.request('perps_sendCommand', order)).toEqual(a);
+    expect(bg.registry.size).toBe(0);
+    expect(perpsOrderPosts(wire) - before).toBe(1);
     // Another order under ids still pending is refused, never told the other's outcome.
-    const pending = tab.request('perps_sendCommand', order).catch(() => undefined);
+    const next = await withCoid('0123456789abcdef0123456789abcde0');
+    const pending = tab.request('perps_sendCommand', next).catch(() => undefined);
     await waitPending(bg);
-    const other = { op: { type: 'createOrders', args: order.op.args.map((x) => ({ ...x, qty: '0.02' })) } };
+    const other = { op: { type: 'createOrders', args: next.op.args.map((x) => ({ ...x, qty: '0.02' })) } };
     await expect(tab.request('perps_sendCommand', other)).rejects.toMatchObject({ code: -32602 });
     expect(bg.registry.size).toBe(1);
     for (const x of bg.registry.list()) bg.registry.decide(x.id, { approve: false });

@@ -61,7 +61,7 @@ export type BackgroundNotifications = {
    * (found in the audit journal at the next start, recorded as `unknown`). Raised whatever the
    * preferences say; carries no secret.
    */
-  unrecorded: (what: string, o?: { stopped?: boolean }) => void;
+  unrecorded: (what: string, o?: { stopped?: boolean; venue?: 'held' | 'absent' | undefined }) => void;
   procedures: ContractHandlers<typeof NOTIFICATIONS_CONTRACT>;
   stop: () => void;
 };
@@ -161,7 +161,12 @@ export function createBackgroundNotifications(d: BackgroundNotificationsDeps): B
     },
     unrecorded(what, o = {}) {
       // One notification per submission, even two in the same millisecond (`lib/background/page-path.granted.test.ts`).
-      raise({ id: `unrecorded-${now()}-${++unrecordedCount}`, kind: 'unrecorded', title: 'Not in the audit log', message: o.stopped ? `Countersign stopped after sending this ${what}, before recording the venue's answer (logged as unknown). Check the venue's history.` : `Countersign sent this ${what} and the venue answered, but its audit entry could not be written. Check the venue's history.` });
+      const id = `unrecorded-${now()}-${++unrecordedCount}`;
+      if (o.stopped && o.venue === 'held') {
+        raise({ id, kind: 'unrecorded', title: 'Sent before Countersign stopped', message: `Countersign stopped after sending this ${what}, before recording the answer. The venue holds it; it is now in the audit log.` });
+        return;
+      }
+      raise({ id, kind: 'unrecorded', title: 'Not in the audit log', message: o.stopped ? `Countersign stopped after sending this ${what}, before recording the venue's answer (logged as unknown). Check the venue's history.` : `Countersign sent this ${what} and the venue answered, but its audit entry could not be written. Check the venue's history.` });
     },
     stop: () => {
       clearTimeout(timer);

@@ -13,7 +13,6 @@ import { generatePrivateKey } from 'viem/accounts';
 import type { Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
 import { BOUNDS, browser, KDF, onboardDemo, type PagedBackground, pageSender, pagePathKit, recordingFetch, sandboxSuite, type SentRequest, sleep, until, waitPending, withPages, VIEM_RETRIES, btcOnly, perpsPosts, connectSite } from '../../test/kits/background';
-import { OUTCOMES_KEY } from '../page/outcomes';
 import { userRejected } from '../errors/rpc';
 
 const SITE = 'https://trade.example';
@@ -75,14 +74,17 @@ describe('a stored unknown outcome keeps the submission from leaving again', () 
     const first = settle(bg.page(page).request('perps_sendCommand', params));
     await until(() => perpsPosts(wire) > before); // signed under the grant, reached the venue; no answer yet
     // The MV3 worker stops here (the content script answers the page with the retryable 4900); a new worker starts over the same profile.
+    // The first order's answer stays held until the retry is answered (the stopped worker never reads it).
     const { bg: next } = await ready({ dbName, onboard: false, wire });
-    wire.holdAnswer = undefined;
     await until(() => armed(next), 1500);
-    const retry = await settle(next.page(page).request('perps_sendCommand', params));
+    const retrying = settle(next.page(page).request('perps_sendCommand', params));
+    const retry = await Promise.race([retrying, sleep(3_000).then(() => ({ e: 'no answer in 3 s (a second order held at the venue?)' }))]);
     await sleep(50);
     const windows = next.registry.size;
     next.registry.rejectAll(() => userRejected('closed by the test'));
+    wire.holdAnswer = undefined;
     release();
+    await retrying;
     await first;
     expect(perpsPosts(wire) - before, `the same keyed order reaches the venue once across a worker restart (retry got ${JSON.stringify(retry).slice(0, 160)}, windows ${windows})`).toBe(1);
     expect(codeOf((retry as { e?: unknown }).e)).toBe(-32002);
@@ -102,9 +104,10 @@ describe('a stored unknown outcome keeps the submission from leaving again', () 
     const bigger = await settle(bg.page(page).request('perps_sendCommand', await keyedOrder('k1', '0.02')));
     expect(codeOf((bigger as { e?: unknown }).e)).toBe(-32002);
     expect(perpsPosts(wire)).toBe(before);
-    // The record is in storage.session, keyed by origin: evil's same key asks its own window.
-    const stored = (await fakeBrowser.storage.session.get(OUTCOMES_KEY))[OUTCOMES_KEY] as Record<string, unknown>;
-    expect(Object.keys(stored).every((k) => k.startsWith(`${SITE}|`))).toBe(true);
+    // The record is in the keyed store, keyed by origin: evil's same key asks its own window.
+    const stored = await bg.db().getAllKeys('keyed');
+    expect(stored.length).toBeGreaterThan(0);
+    expect(stored.every((k) => k.startsWith(`${SITE}|`))).toBe(true);
     const evil = settle(bg.page(evilPage).request('perps_sendCommand', await keyedOrder('k1')));
     const [v] = await waitPending(bg);
     expect(v?.origin).toBe(EVIL);

@@ -58,7 +58,7 @@ export class InvalidRequestError extends CountersignError {
 /**
  * -32002 with `data.command`: the request was signed and sent and **no answer came**. The order may rest
  * at the venue: look it up by `coids` (perps client order ids) or `orderHashes` (order book) before
- * sending again. A repeat with the same keys within 10 min gets this error again, nothing is sent.
+ * sending again. A repeat with the same keys within 24 h gets this error again (across a browser crash too), nothing is sent.
  */
 export class OutcomeUnknownError extends CountersignError {
   override name = 'Countersign.OutcomeUnknownError';

@@ -64,6 +64,12 @@ async function journalLeftovers(journal: AuditJournal): Promise<Unstored[]> {
  */
 export class GrantLedger {
   private readonly unstored = new Set<Unstored>();
+  /**
+   * Uses counted here (they hold the grant's room for the orders deciding beside them) that are not yet
+   * durable — neither their journal record nor their vault write is stored — by `grantId|seq|at`. A stop
+   * now forgets them (nothing covered by them has left), so the usage a person reads leaves them out.
+   */
+  private readonly volatile = new Set<string>();
   /** The journal's leftovers were read (once per worker, at the first merge). */
   private leftoversTaken = false;
   private readonly now: () => number;
@@ -84,7 +90,11 @@ export class GrantLedger {
   reserve(held: LedgerGrant, use: GrantUse): UseReservation {
     held.win.push(use);
     const p: Unstored = { grantId: held.grant.id, use, settles: [], done: false };
+    const key = volatileKey(held.grant.id, use);
+    this.volatile.add(key);
+    const kept = () => void this.volatile.delete(key);
     const { counted, stored } = this.write(held, p);
+    stored.then(kept, () => undefined);
     const onStored = (cb: () => void) => (p.done ? cb() : void p.settles.push(cb));
     const carried: JournalUse = { grant: held.grant.id, at: use.at, notional: use.notional, seq: use.seq ?? 0 };
     let carrier: Promise<void> | undefined;
@@ -100,11 +110,22 @@ export class GrantLedger {
       carry(journal, record) {
         const opened = journal.open({ ...record, use: carried });
         carrier = opened.stored;
+        carrier.then(kept, () => undefined);
         // Let go once the use is in the vault (a failed write: merged again at the next read, or by the next worker).
         onStored(() => void journal.useStored(opened.id).catch(() => undefined));
         return opened;
       },
     };
+  }
+
+  /**
+   * `win`'s uses without those not yet durable (see `volatile`): the usage a stop would leave, which is
+   * the usage a person reads (`GrantService.list`).
+   */
+  durableUses(grantId: string, win: UseWindow): UseWindow {
+    if (!this.volatile.size) return win;
+    const uses = win.uses.filter((u) => !this.volatile.has(volatileKey(grantId, u)));
+    return uses.length === win.uses.length ? win : new UseWindow(uses);
   }
 
   /**
@@ -125,6 +146,7 @@ export class GrantLedger {
   /** `p` is in the vault (or need not be): out of `unstored`, its `settles` called once. */
   private settle(p: Unstored): void {
     this.unstored.delete(p);
+    this.volatile.delete(volatileKey(p.grantId, p.use));
     p.done = true;
     for (const s of p.settles.splice(0)) s();
   }
@@ -152,3 +174,6 @@ export class GrantLedger {
     }
   }
 }
+
+/** The key of a use in `GrantLedger.volatile`. */
+const volatileKey = (grantId: string, u: GrantUse) => `${grantId}|${u.seq ?? 0}|${u.at}`;

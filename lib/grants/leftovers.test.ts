@@ -5,15 +5,17 @@
  * left (`GrantLedger.merge`) before its first decision — once, whatever the journal still says. Also a use whose
  * vault write failed in a running worker: merged again at the next read of the grants. Setup as
  * ledger.restart.test.ts here: a Vault and a GrantService over fake-indexeddb with a clock seam, plus the
- * journal on a `storage.session` double; `restart()` opens all three again (a worker restart).
+ * journal on an in-memory store; `restart()` opens all three again (a worker restart).
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { DAY_MS } from './evaluate';
 import { openVaultDb } from '../vault/db';
-import { recoverAuditJournal, sessionAuditJournal } from '../audit/journal';
+import { durableAuditJournal } from '../audit/journal';
+import { reconcileJournal } from '../audit/reconcile';
+import { journalStore } from '../../test/kits/journal';
 import { auditLog } from '../audit';
-import { SITE, USE_ACCOUNT, USE_T0, USE_ORDER, USE_RECORD, useRef, useArmed, sessionArea, useWorkers, useOrder, uses24h, type UseWorker } from '../../test/kits/grants';
+import { SITE, USE_ACCOUNT, USE_T0, USE_ORDER, USE_RECORD, useRef, useArmed, useWorkers, useOrder, uses24h, type UseWorker } from '../../test/kits/grants';
 import { grantUseRecords } from './use-records';
 
 const ACCOUNT = USE_ACCOUNT;
@@ -22,7 +24,7 @@ const ORDER = USE_ORDER;
 const ref = useRef;
 const armed = useArmed;
 const RECORD = USE_RECORD;
-const area = sessionArea;
+const area = journalStore;
 let logs = 0;
 /** A worker with one ETH-PERP grant whose 24 h cap is `daily` USDC (`useWorkers`). */
 const setup = (daily = '100') => useWorkers('grant-leftovers', daily);
@@ -39,7 +41,7 @@ describe('a grant use carried by the journal record until its vault write lands'
     expect((await next.grants.decide(SITE, ACCOUNT, ORDER, ref, armed))?.ok, 'a third order of 31 is past the 70 cap').toBe(false);
     expect((await grantUseRecords(next.vault).listGrants())[0]?.uses).toHaveLength(2); // written to the vault
     // The audit part recovered too (an `unknown` entry each): nothing is left for a third worker.
-    await recoverAuditJournal(next.journal, auditLog(await openVaultDb(`grant-leftovers-log-${logs++}`), async () => undefined), () => undefined);
+    await reconcileJournal(next.journal, auditLog(await openVaultDb(`grant-leftovers-log-${logs++}`), async () => undefined), undefined, () => undefined);
     await new Promise((r) => setTimeout(r, 10));
     const third = await s.restart();
     expect(await third.journal.leftovers(), 'the records were let go once entry and use were stored').toHaveLength(0);
@@ -59,7 +61,7 @@ describe('a grant use carried by the journal record until its vault write lands'
 
   it('a leftover older than 24 h, or of a grant that is gone, is let go without counting', async () => {
     const s = await setup();
-    s.store.data.auditJournal = { old: { ...RECORD, audited: true, use: { grant: s.grant.id, at: T0 - DAY_MS, notional: '31', seq: 7 } } };
+    s.store.data = { old: { ...RECORD, audited: true, use: { grant: s.grant.id, at: T0 - DAY_MS, notional: '31', seq: 7 } } };
     const late = await s.restart();
     expect(await uses24h(late.grants)).toBe(0);
     await new Promise((r) => setTimeout(r, 10));
@@ -70,7 +72,7 @@ describe('a grant use carried by the journal record until its vault write lands'
     await (await t.restart()).grants.revoke(t.grant.id); // the stopped worker's vault waits for its write forever
     const after = await t.restart();
     expect(await after.grants.list()).toEqual([]);
-    await recoverAuditJournal(after.journal, auditLog(await openVaultDb(`grant-leftovers-log-${logs++}`), async () => undefined), () => undefined);
+    await reconcileJournal(after.journal, auditLog(await openVaultDb(`grant-leftovers-log-${logs++}`), async () => undefined), undefined, () => undefined);
     await new Promise((r) => setTimeout(r, 10));
     expect(await (await t.restart()).journal.leftovers()).toHaveLength(0);
   });
@@ -101,30 +103,33 @@ describe('a grant use carried by the journal record until its vault write lands'
     await expect(d.reservation.written).rejects.toThrow('aborted');
     v.sealBucket = real;
     s.first.grants.reload(); // read from the vault again (as after a lock and an unlock)
-    expect(await uses24h(s.first.grants)).toBe(1);
+    const second = await s.first.grants.decide(SITE, ACCOUNT, ORDER, ref, armed);
+    expect(second?.ok, 'a second order of 31 fits the 70 cap').toBe(true);
+    expect((await s.first.grants.decide(SITE, ACCOUNT, ORDER, ref, armed))?.ok, 'a third is past it: the failed use still counts').toBe(false);
     await new Promise((r) => setTimeout(r, 10));
-    expect((await grantUseRecords(s.first.vault).listGrants())[0]?.uses).toHaveLength(1);
+    expect((await grantUseRecords(s.first.vault).listGrants())[0]?.uses).toHaveLength(2);
+    expect(await uses24h(s.first.grants), 'once written, the person reads both').toBe(2);
   });
 });
 
 describe('the journal record of a granted submission', () => {
   it('stays after its entry is written while its use is not stored (audited), and goes once it is; recovery writes no second entry for it', async () => {
     const store = area();
-    const j = sessionAuditJournal(store);
+    const j = durableAuditJournal(store);
     const use = { grant: 'g', at: T0, notional: '31', seq: 1 };
     const rec = j.open({ ...RECORD, use });
     await rec.stored;
     await j.close(rec.id);
-    const left = await sessionAuditJournal(store).leftovers();
+    const left = await durableAuditJournal(store).leftovers();
     expect(left).toMatchObject([{ record: { audited: true, use } }]);
     await j.useStored(rec.id);
-    expect(await sessionAuditJournal(store).leftovers()).toEqual([]);
+    expect(await durableAuditJournal(store).leftovers()).toEqual([]);
   });
 
   it('a malformed use is not merged (the record, and its audit entry, stay)', async () => {
     const store = area();
-    store.data.auditJournal = { x: { ...RECORD, use: { grant: 'g', at: T0, notional: '-5', seq: 1 } }, y: { ...RECORD, use: { grant: 'g', at: 'soon', notional: '1', seq: 1 } } };
-    const left = await sessionAuditJournal(store).leftovers();
+    (store.data as Record<string, unknown>) = { x: { ...RECORD, use: { grant: 'g', at: T0, notional: '-5', seq: 1 } }, y: { ...RECORD, use: { grant: 'g', at: 'soon', notional: '1', seq: 1 } } };
+    const left = await durableAuditJournal(store).leftovers();
     expect(left.map((l) => l.record.use)).toEqual([undefined, undefined]);
     expect(left.map((l) => l.record.summary)).toEqual([RECORD.summary, RECORD.summary]);
   });

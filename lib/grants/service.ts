@@ -344,12 +344,16 @@ export class GrantService {
     });
   }
 
-  /** Live grants with their last-24 h usage. */
+  /**
+   * Live grants with their last-24 h usage: the uses that are stored (in the vault, or in the journal
+   * record of a submission that may have left) — what a worker that starts now reads too. A use decided
+   * but not stored yet holds room for the orders deciding beside it, and is not shown.
+   */
   async list(): Promise<GrantSummary[]> {
     return this.exclusive(async () => {
       const now = this.now();
       return (await this.live()).map(({ grant, win }) => {
-        const usage = win.at(now);
+        const usage = this.ledger.durableUses(grant.id, win).at(now);
         return { ...grant, used24h: fromUnits(usage.used24h, 18), uses24h: usage.uses24h };
       });
     });

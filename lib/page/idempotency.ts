@@ -8,11 +8,17 @@
  * - join: while a submission holding any of its keys is pending or in flight, the very same request
  *   joins it (same result, no second window, nothing sent twice) and any other is refused (-32602),
  *   never answered with the other's outcome;
+ * - answered: once the venue answered, the very same request with one of its keys within
+ *   `KEYED_RECORD_MS` gets that answer again (nothing signed or sent); another request under the same
+ *   `idempotencyKey` is refused (-32602), while another order carrying an answered client order id goes
+ *   on (the venue lets an id go once its order is filled or cancelled, and judges reuse itself). A
+ *   venue's refusal frees the keys;
  * - unknown outcome: after an outcome was unknown (no answer, or none in time), any request with one of
- *   its keys within `UNKNOWN_OUTCOME_MS` gets that same error (-32002) instead of a submission (the venue
+ *   its keys within `KEYED_RECORD_MS` gets that same error (-32002) instead of a submission (the venue
  *   may hold the ids already);
- * - in flight: a keyed submission is stored as in flight before it is signed (`outcomes.ts`), so a
- *   worker that stops meanwhile leaves that unknown outcome to the next one.
+ * - in flight: a keyed submission is stored as in flight before it is signed (`outcomes.ts`, IndexedDB),
+ *   so a worker that stops — or a browser that is killed — meanwhile leaves that unknown outcome to the
+ *   next start.
  *
  * A request without a key is a new submission every time (a trader may want two identical orders) and
  * writes nothing.
@@ -21,15 +27,22 @@ import * as v from 'valibot';
 import { resourceUnavailable, invalidParams } from '../errors/rpc';
 import { OutcomeUnknownError } from '../signer/service';
 import type { SigningArtifact } from '../signer/artifact';
-import type { OutcomeStore, StoredOutcome } from './outcomes';
+import { MAX_ANSWER_CHARS, type OutcomeStore, type StoredOutcome } from './outcomes';
 import type { ClobOrdersParams, PerpsParams } from './params';
 
-/** How long a keyed submission with an unknown outcome answers repeats with that outcome (ms): 10 min. */
-const UNKNOWN_OUTCOME_MS = 10 * 60_000;
-/** Unknown outcomes kept per origin, one per key (the oldest go first); also the cap of keys in flight per origin. */
-const MAX_UNKNOWN_PER_ORIGIN = 200;
-/** The reason of an unknown outcome read from an in-flight record a stopped worker left behind. */
+/**
+ * How long a keyed submission's record answers repeats (ms): 24 h — its answer, or its unknown outcome.
+ * A page that lost its answer, or a browser that died and came back, retries well within it.
+ */
+export const KEYED_RECORD_MS = 24 * 3_600_000;
+/** Records kept per origin, one per key (the oldest of that origin go first: one site never evicts another's). */
+const MAX_KEYED_PER_ORIGIN = 2_000;
+/** Keys one origin may have in flight (signed or about to be, no answer yet). */
+const MAX_IN_FLIGHT_PER_ORIGIN = 200;
+/** The reason of an unknown outcome read from an in-flight record a stopped worker (or a killed browser) left behind. */
 const STOPPED_IN_FLIGHT = 'Countersign stopped while this was being sent';
+/** The reason given to a repeat of a submission the venue answered with more than `MAX_ANSWER_CHARS` to keep. */
+const ANSWER_NOT_KEPT = 'The venue answered this earlier; look it up';
 /** The client order ids (`c`) of a createOrders op (the command's own checks run when it is built, before anything is signed). */
 const coidsOfOp = v.object({ type: v.literal('createOrders'), args: v.array(v.looseObject({ c: v.optional(v.string()) })) });
 
@@ -63,6 +76,8 @@ export function clobSubmissionKeys(origin: string, account: string, p: ClobOrder
 
 /** The origin a submission key belongs to (its text up to the first `|`; origins hold none). */
 const originOfKey = (key: string) => key.slice(0, key.indexOf('|'));
+/** What a submission key names: `perps-key` / `clob` (the page's `idempotencyKey`) or `perps-coid` (a client order id). */
+const kindOfKey = (key: string) => key.split('|', 3)[2];
 
 /**
  * What the page could look `artifact` up by if its answer never came, and the words for the message
@@ -84,30 +99,36 @@ function inFlightLookup(artifact: SigningArtifact): { what: string; data: Record
 export class Submissions {
   /** Keyed submissions still running (approval pending or in flight), by each of their keys: the request (JSON) and its outcome. */
   private readonly running = new Map<string, { request: string; run: Promise<unknown> }>();
-  /** Keyed submissions whose outcome is unknown (no answer), by key, for `UNKNOWN_OUTCOME_MS`; kept in the `OutcomeStore` too. */
-  private readonly unknownOutcomes = new Map<string, StoredOutcome>();
-  /** Keyed submissions of this worker being signed and sent (no answer yet), by key; stored with `pending` so a restarted worker knows them. */
-  private readonly inFlight = new Map<string, StoredOutcome>();
-  /** The stored unknown outcomes, read once per worker (again after a failed read). */
-  private loadingOutcomes: Promise<void> | undefined;
-  /** The last write of the `OutcomeStore` (writes run one after another, each with the records as they are then). */
+  /** Every keyed record this worker knows (read once from the store, then kept in step with its writes), by key. */
+  private readonly records = new Map<string, StoredOutcome>();
+  /** The keys of `records` per origin, oldest first (a key written again moves last). */
+  private readonly byOrigin = new Map<string, Set<string>>();
+  /** Keys in flight in this worker (signed or about to be, no answer yet), per origin. */
+  private readonly inFlight = new Map<string, number>();
+  /** The stored records, read once per worker (again after a failed read). */
+  private loading: Promise<void> | undefined;
+  /** The last write of the `OutcomeStore` (writes run one after another, in call order). */
   private saving: Promise<void> = Promise.resolve();
 
   /**
-   * Starts reading the stored outcomes at once (a worker that starts must know what a stopped one left
-   * in flight before anything else can change the store); a failed read is retried by the next keyed request.
-   * `store` absent: outcomes are kept in memory only.
+   * Starts reading the stored records at once (a worker that starts must know what a stopped one left in
+   * flight before anything else can change the store); a failed read is retried by the next keyed
+   * request. `store` absent: records are kept in memory only. `now` Unix ms.
    */
-  constructor(private readonly store: OutcomeStore | undefined) {
-    void this.loadOutcomes().catch(() => undefined);
+  constructor(
+    private readonly store: OutcomeStore | undefined,
+    private readonly now: () => number = Date.now,
+  ) {
+    void this.load().catch(() => undefined);
   }
 
   /**
    * Runs `submit` as the submission keyed `sk` (`request`: the parsed params, the identity a repeat
-   * must match to join): joins the same request pending under one of its keys, refuses another
-   * (-32602), answers a recent unknown outcome of one of its keys with that error (-32002, nothing
-   * sent), and otherwise submits, recording the keys in flight right before the signature
-   * (`beforeSign`). Unkeyed (`sk` undefined): `submit` runs as it is.
+   * must match): joins the same request pending under one of its keys, refuses another (-32602); within
+   * `KEYED_RECORD_MS` of an earlier submission under one of its keys, gives the same request that
+   * submission's answer, refuses another (-32602), or throws its unknown outcome (-32002) — nothing sent;
+   * otherwise submits, recording the keys in flight right before the signature (`beforeSign`) and then
+   * the answer. Unkeyed (`sk` undefined): `submit` runs as it is.
    */
   async keyed(sk: SubmissionKeys | undefined, request: unknown, submit: (beforeSign?: BeforeSign) => Promise<unknown>): Promise<unknown> {
     if (sk === undefined) return submit();
@@ -120,120 +141,186 @@ export class Submissions {
       throw invalidParams('Another request with these client order ids (or this idempotencyKey) is still pending; use new ids for a different order.');
     }
     let replayed = false;
-    let record: StoredOutcome | undefined;
+    let mine: StoredOutcome | undefined;
     const beforeSign: BeforeSign = async (artifact) => {
       const { what, data } = inFlightLookup(artifact);
-      const mine: StoredOutcome = { at: Date.now(), what, reason: STOPPED_IN_FLIGHT, data: pageKey === undefined ? data : { ...data, idempotencyKey: pageKey } };
-      await this.markInFlight(keys, mine);
-      record = mine;
+      const record: StoredOutcome = { at: this.now(), what, reason: STOPPED_IN_FLIGHT, data: pageKey === undefined ? data : { ...data, idempotencyKey: pageKey }, pending: true };
+      await this.markInFlight(keys, record);
+      mine = record;
     };
-    const run = this.loadOutcomes().then(() => {
-      const now = Date.now();
-      const unknown = keys.map((k) => this.unknownOutcomes.get(k)).find((o) => o !== undefined && now - o.at < UNKNOWN_OUTCOME_MS);
-      if (unknown) {
-        replayed = true;
-        throw new OutcomeUnknownError(unknown.what, undefined, unknown.data, unknown.reason);
-      }
-      return submit(beforeSign);
+    const run = this.load().then(() => {
+      const prior = this.prior(keys, fingerprint);
+      if (prior === undefined) return submit(beforeSign);
+      replayed = true;
+      if (!prior.answered) throw new OutcomeUnknownError(prior.what, undefined, prior.data, prior.reason);
+      if (prior.answered.fingerprint === fingerprint) return prior.answered.answer;
+      throw invalidParams('This idempotencyKey belongs to an earlier request the venue answered; use a new key for a different request.');
     });
     const entry = { request: fingerprint, run };
     for (const k of keys) this.running.set(k, entry);
     try {
       const result = await run;
-      if (record) await this.settleInFlight(keys, record);
+      if (mine) this.answered(keys, mine, fingerprint, result);
       return result;
     } catch (err) {
       // Only a signed submission without an answer: a read that failed before signing sent nothing.
       if (err instanceof OutcomeUnknownError) {
         const e = pageKey === undefined || replayed ? err : err.withData({ idempotencyKey: pageKey });
-        if (!replayed) await this.rememberUnknown(keys, e, record);
+        if (!replayed) await this.rememberUnknown(keys, e, mine);
         throw e;
       }
-      // Answered (the venue's refusal), or refused before anything was sent.
-      if (record) await this.settleInFlight(keys, record);
+      // Refused by the venue, or before anything was sent: the keys are free again.
+      if (mine) await this.release(keys, mine);
       throw err;
     } finally {
+      if (mine) this.inFlight.set(originOfKey(keys[0] ?? ''), Math.max(0, (this.inFlight.get(originOfKey(keys[0] ?? '')) ?? 0) - keys.length));
       for (const k of keys) if (this.running.get(k) === entry) this.running.delete(k);
     }
   }
 
   /**
-   * Reads the stored unknown outcomes once (a restarted worker must know them before it submits
-   * anything keyed); an in-flight record left by a stopped worker is read as an unknown outcome. A
-   * failed read throws -32002 and sends nothing; the next keyed request reads again.
+   * The record that answers a request (`fingerprint`) carrying `keys`, within `KEYED_RECORD_MS`: an
+   * unknown outcome (or one a stopped worker left in flight) first; then an answer to this very request;
+   * then an answer to another request under the page's `idempotencyKey` (refused). An answered client
+   * order id answers only its own request: a different order may carry an id the venue let go (filled
+   * or cancelled; the venue judges it). Undefined when none.
    */
-  private loadOutcomes(): Promise<void> {
+  private prior(keys: readonly string[], fingerprint: string): StoredOutcome | undefined {
+    const since = this.now() - KEYED_RECORD_MS;
+    const found = keys.flatMap((k) => {
+      const r = this.records.get(k);
+      return r && r.at >= since ? [{ k, r }] : [];
+    });
+    return (
+      found.find(({ r }) => !r.answered)?.r ??
+      found.find(({ r }) => r.answered?.fingerprint === fingerprint)?.r ??
+      found.find(({ k }) => kindOfKey(k) !== 'perps-coid')?.r
+    );
+  }
+
+  /**
+   * Reads the stored records once (a restarted worker must know them before it submits anything keyed)
+   * and drops the expired ones from the store. A failed read throws -32002 and sends nothing; the next
+   * keyed request reads again.
+   */
+  private load(): Promise<void> {
     const store = this.store;
     if (!store) return Promise.resolve();
-    this.loadingOutcomes ??= store.load().then(
+    this.loading ??= store.load(this.now() - KEYED_RECORD_MS).then(
       (saved) => {
-        for (const [k, o] of Object.entries(saved)) {
-          if (this.unknownOutcomes.has(k) || this.inFlight.has(k) || Date.now() - o.at >= UNKNOWN_OUTCOME_MS) continue;
-          this.unknownOutcomes.set(k, { at: o.at, what: o.what, reason: o.reason, data: o.data });
-        }
+        for (const [k, o] of Object.entries(saved).sort(([, a], [, b]) => a.at - b.at)) if (!this.records.has(k)) this.keep(k, o);
+        void store.prune(this.now() - KEYED_RECORD_MS).catch(() => undefined);
       },
       () => {
-        this.loadingOutcomes = undefined;
+        this.loading = undefined;
         throw resourceUnavailable('Countersign could not read its record of earlier submissions, so nothing was sent; try again.');
       },
     );
-    return this.loadingOutcomes;
+    return this.loading;
   }
 
-  /** Writes the unknown outcomes and the in-flight records (marked `pending`) to the store, after any earlier write; throws when storage does. */
-  private persist(): Promise<void> {
+  /** Holds `record` under `key` in memory (moved last in its origin); returns the keys its origin must now drop (over `MAX_KEYED_PER_ORIGIN`). */
+  private keep(key: string, record: StoredOutcome): string[] {
+    this.records.set(key, record);
+    const origin = originOfKey(key);
+    const mine = this.byOrigin.get(origin) ?? new Set<string>();
+    mine.delete(key);
+    mine.add(key);
+    this.byOrigin.set(origin, mine);
+    const evicted: string[] = [];
+    for (const k of mine) {
+      if (mine.size <= MAX_KEYED_PER_ORIGIN) break;
+      if (this.running.has(k)) continue;
+      mine.delete(k);
+      this.records.delete(k);
+      evicted.push(k);
+    }
+    return evicted;
+  }
+
+  /** Forgets `key` in memory. */
+  private drop(key: string): void {
+    this.records.delete(key);
+    this.byOrigin.get(originOfKey(key))?.delete(key);
+  }
+
+  /** Runs `write` after every earlier write of this worker (in call order); its own failure is the caller's. */
+  private write(write: (store: OutcomeStore) => Promise<void>): Promise<void> {
     const store = this.store;
     if (!store) return Promise.resolve();
-    const run = this.saving.then(() => {
-      const all: Record<string, StoredOutcome> = Object.fromEntries(this.unknownOutcomes);
-      for (const [k, o] of this.inFlight) all[k] = { ...o, pending: true };
-      return store.save(all);
-    });
+    const run = this.saving.then(() => write(store));
     this.saving = run.catch(() => undefined);
     return run;
   }
 
   /**
-   * Records `keys` as in flight (the record a restarted worker reads as the unknown outcome `record`)
-   * and stores it before anything is signed. Throws -32002 without `data.command` (nothing was sent)
-   * when the origin already has `MAX_UNKNOWN_PER_ORIGIN` keys in flight or the write fails.
+   * Records `keys` as in flight (the record a later start reads as the unknown outcome `record`) and
+   * stores it before anything is signed. Throws -32002 without `data.command` (nothing was sent) when
+   * the origin already has `MAX_IN_FLIGHT_PER_ORIGIN` keys in flight or the write fails.
    */
   private async markInFlight(keys: string[], record: StoredOutcome): Promise<void> {
     const origin = originOfKey(keys[0] ?? '');
-    const mine = [...this.inFlight.keys()].filter((k) => originOfKey(k) === origin).length;
-    if (mine + keys.length > MAX_UNKNOWN_PER_ORIGIN) throw resourceUnavailable('This site has too many keyed submissions waiting for an answer, so nothing was sent; try again when they are answered.');
-    for (const k of keys) this.inFlight.set(k, record);
+    const flying = this.inFlight.get(origin) ?? 0;
+    if (flying + keys.length > MAX_IN_FLIGHT_PER_ORIGIN) throw resourceUnavailable('This site has too many keyed submissions waiting for an answer, so nothing was sent; try again when they are answered.');
+    const before = keys.map((k) => this.records.get(k));
+    const evicted = keys.flatMap((k) => this.keep(k, record));
+    this.inFlight.set(origin, flying + keys.length);
     try {
-      await this.persist();
+      await this.write(async (s) => {
+        await s.put(Object.fromEntries(keys.map((k) => [k, record])));
+        if (evicted.length) await s.remove(evicted);
+      });
     } catch {
-      for (const k of keys) if (this.inFlight.get(k) === record) this.inFlight.delete(k);
+      this.inFlight.set(origin, flying);
+      keys.forEach((k, i) => {
+        const was = before[i];
+        if (this.records.get(k) !== record) return;
+        if (was) this.keep(k, was);
+        else this.drop(k);
+      });
       throw resourceUnavailable('Countersign could not record this submission before signing it, so nothing was sent; try again.');
     }
   }
 
-  /** Drops the in-flight records of `keys` (the venue answered) and stores the rest (best effort: a leftover record only answers repeats with an unknown outcome). */
-  private async settleInFlight(keys: string[], record: StoredOutcome): Promise<void> {
-    for (const k of keys) if (this.inFlight.get(k) === record) this.inFlight.delete(k);
-    await this.persist().catch(() => undefined);
+  /**
+   * The venue answered the submission `mine` under `keys`: its record becomes the answer (`fingerprint`,
+   * `answer`), stored behind the answer (best effort: a record left in flight only makes a repeat hear
+   * "unknown — look it up"). An answer too long to keep is kept as an unknown outcome's lookup.
+   */
+  private answered(keys: string[], mine: StoredOutcome, fingerprint: string, answer: unknown): void {
+    const { pending: _pending, ...rest } = mine;
+    let size = Infinity;
+    try {
+      size = JSON.stringify(answer ?? null).length + fingerprint.length;
+    } catch {
+      /* not JSON: not kept */
+    }
+    const record: StoredOutcome = size <= MAX_ANSWER_CHARS ? { ...rest, at: this.now(), reason: '', answered: { fingerprint, answer } } : { ...rest, at: this.now(), reason: ANSWER_NOT_KEPT };
+    const evicted = keys.flatMap((k) => (this.records.get(k) === mine ? this.keep(k, record) : []));
+    void this.write(async (s) => {
+      await s.put(Object.fromEntries(keys.map((k) => [k, record])));
+      if (evicted.length) await s.remove(evicted);
+    }).catch(() => undefined);
+  }
+
+  /** The venue refused the submission `mine` (or it was refused before the send): its keys are free again (stored best effort). */
+  private async release(keys: string[], mine: StoredOutcome): Promise<void> {
+    const mineKeys = keys.filter((k) => this.records.get(k) === mine);
+    for (const k of mineKeys) this.drop(k);
+    await this.write((s) => s.remove(mineKeys)).catch(() => undefined);
   }
 
   /**
    * Records an unknown outcome under each of `keys` (replacing their in-flight record) and stores the
-   * records (best effort: the page gets the error either way); expired ones are dropped and each origin
-   * keeps its newest `MAX_UNKNOWN_PER_ORIGIN` (one site never evicts another's).
+   * records (best effort: the page gets the error either way); each origin keeps its newest
+   * `MAX_KEYED_PER_ORIGIN` (one site never evicts another's).
    */
-  private async rememberUnknown(keys: string[], error: OutcomeUnknownError, record?: StoredOutcome): Promise<void> {
-    const now = Date.now();
-    for (const [k, o] of this.unknownOutcomes) if (now - o.at >= UNKNOWN_OUTCOME_MS) this.unknownOutcomes.delete(k);
-    for (const k of keys) {
-      this.unknownOutcomes.delete(k);
-      if (record && this.inFlight.get(k) === record) this.inFlight.delete(k);
-    }
-    const origin = originOfKey(keys[0] ?? '');
-    const mine = [...this.unknownOutcomes.keys()].filter((k) => originOfKey(k) === origin);
-    for (const k of mine.slice(0, Math.max(0, mine.length + keys.length - MAX_UNKNOWN_PER_ORIGIN))) this.unknownOutcomes.delete(k);
-    const outcome: StoredOutcome = { at: now, what: error.what, reason: error.reason, data: { ...error.data } };
-    for (const k of keys) this.unknownOutcomes.set(k, outcome);
-    await this.persist().catch(() => undefined);
+  private async rememberUnknown(keys: string[], error: OutcomeUnknownError, mine?: StoredOutcome): Promise<void> {
+    const outcome: StoredOutcome = { at: mine?.at ?? this.now(), what: error.what, reason: error.reason, data: { ...error.data } };
+    const evicted = keys.flatMap((k) => this.keep(k, outcome));
+    await this.write(async (s) => {
+      await s.put(Object.fromEntries(keys.map((k) => [k, outcome])));
+      if (evicted.length) await s.remove(evicted);
+    }).catch(() => undefined);
   }
 }

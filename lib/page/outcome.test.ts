@@ -8,7 +8,7 @@
  *   a second order), and the person gets a notification instead;
  * - a keyed perps command of any type (`idempotencyKey`) gets its unknown outcome again on a repeat,
  *   with what the page can look it up by (the key, the envelope's salt and ts, the digest signed);
- * - the records survive a worker restart (a second background on the same database and `storage.session`).
+ * - the records survive a worker restart (a second background on the same database).
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it, vi } from 'vitest';
@@ -18,7 +18,6 @@ import { startBackground } from '../background/index';
 import { BOUNDS, browser, KDF, onboardDemo, sandboxSuite, waitPending, withPages } from '../../test/kits/background';
 import { toCountersignError, OutcomeUnknownError } from '../dapp/errors';
 import { ConflictError } from '../audit';
-import { OUTCOMES_KEY } from './outcomes';
 
 /** A fetch that counts the order / command submissions it sends and can lose their answers (`drop`). */
 function wire() {
@@ -156,20 +155,26 @@ describe('an error after the venue accepted, and keyed repeats', () => {
   });
 });
 
-describe('in-flight records of keyed submissions', () => {
-  const stored = async () => ((await fakeBrowser.storage.session.get(OUTCOMES_KEY))[OUTCOMES_KEY] ?? {}) as Record<string, { pending?: boolean; data: Record<string, unknown> }>;
+describe('keyed submissions\' records', () => {
   const order = (token: string, key?: string) => ({ orders: [{ tokenId: token, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }], ...(key ? { idempotencyKey: key } : {}) });
 
-  it('is written before signing (pending, with the order hashes and key), removed on the answer; an unkeyed submission writes nothing', async () => {
+  it('are written before signing (pending, with the order hashes and key) and replaced by the answer; an unkeyed submission writes nothing', async () => {
     const net = wire();
     const bg = withPages(startBackground({ browser, dbName: 'outcome-5', kdf: KDF, bounds: BOUNDS, fetchFn: net.fetchFn }));
     await onboardDemo(bg, h, page, { connect: true });
     const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
     const writes: unknown[] = [];
-    const set = fakeBrowser.storage.session.set.bind(fakeBrowser.storage.session);
-    fakeBrowser.storage.session.set = async (items: Record<string, unknown>) => {
-      if (OUTCOMES_KEY in items) writes.push(structuredClone(items[OUTCOMES_KEY]));
-      return set(items);
+    const db = bg.db();
+    const transaction = db.transaction.bind(db);
+    // Every record put in the `keyed` store, as written.
+    (db as { transaction: unknown }).transaction = (...a: Parameters<typeof db.transaction>) => {
+      const tx = transaction(...a);
+      if (a[0] === 'keyed' && a[1] === 'readwrite') {
+        const store = (tx as unknown as { store: { put: (row: { value: unknown }) => unknown } }).store;
+        const put = store.put.bind(store);
+        store.put = (row) => (writes.push(structuredClone(row.value)), put(row));
+      }
+      return tx;
     };
     const plain = bg.page(page).request('clob_postOrders', order(token));
     let [view] = await waitPending(bg);
@@ -179,11 +184,11 @@ describe('in-flight records of keyed submissions', () => {
     const keyed = bg.page(page).request('clob_postOrders', order(token, 'k-flight'));
     [view] = await waitPending(bg);
     bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
-    await keyed;
-    expect(writes).toHaveLength(2);
-    const [inFlight] = Object.values(writes[0] as Record<string, { pending?: boolean; data: Record<string, unknown> }>);
-    expect(inFlight).toMatchObject({ pending: true, data: { command: 'postOrders', orderHashes: view!.artifact!.signDigests.join(','), idempotencyKey: 'k-flight' } });
-    expect(await stored()).toEqual({});
-    fakeBrowser.storage.session.set = set;
+    const answer = await keyed;
+    await vi.waitFor(() => expect(writes).toHaveLength(2));
+    expect(writes[0]).toMatchObject({ pending: true, data: { command: 'postOrders', orderHashes: view!.artifact!.signDigests.join(','), idempotencyKey: 'k-flight' } });
+    expect(writes[1]).toMatchObject({ answered: { answer } });
+    expect(writes[1]).not.toHaveProperty('pending');
+    (db as { transaction: unknown }).transaction = transaction;
   });
 });

@@ -1,81 +1,115 @@
 /**
- * Where the page path keeps the unknown outcomes of keyed submissions ("keyed, never
- * guessed"): a submission that was signed and sent and got no (usable) answer answers every repeat with
- * the same key for `UNKNOWN_OUTCOME_MS` with that same error, and sends nothing. An MV3 service worker
- * stops after 30 s idle, so the records cannot live in memory only: they are kept in `storage.session`
- * (readable by extension contexts only — `TRUSTED_CONTEXTS`, set in `lib/background/compose.ts`; gone
- * when the browser closes, which outlives any 10-minute window a page could still be retrying in).
- * Nothing here is a secret: origins, client order ids, order hashes, a command's salt and timestamp.
+ * Where the page path keeps its keyed submissions' records ("keyed, never guessed", `./idempotency.ts`):
+ * one record per submission key, written *before* the submission is signed (`pending`: in flight) and
+ * replaced when it ends — by the venue's answer (`answered`, so a retry gets that answer back and nothing
+ * is signed again), by its unknown outcome (no answer: a retry gets the same error), or removed when the
+ * venue refused it (the key is free again). A record a stopped worker — or a killed browser — left
+ * `pending` is read by the next start as an unknown outcome.
  *
- * A keyed submission is also written here *before* it is signed, marked `pending` (in flight), and
- * removed when the venue answers (accepted or refused) or turned into its unknown outcome when no
- * answer came: a worker that stops while the submission is in flight leaves the record behind, and the
- * next worker reads it as an unknown outcome.
+ * The records live in the vault database's `keyed` store (`lib/vault/db.ts` v3): IndexedDB, so they
+ * outlive a killed browser, unlike `storage.session`; written with relaxed durability (a power cut may
+ * lose the last ones: README "What a browser crash can lose"). Nothing here is a secret (origins,
+ * accounts, client order ids, order hashes, a command's salt and timestamp, the venue's answer), so the
+ * records are stored in clear; they are read back through `storedOutcome`'s schema (the disk is not
+ * trusted to hold what was written).
  */
 import * as v from 'valibot';
+import { RELAXED, type VaultDb } from '../vault/db';
 
 /**
- * One stored outcome: when (Unix ms: the error, or for `pending` the moment before signing), the
- * command's words for the message (`order`, `withdrawal` …), the reason sentence, and the page's
- * `data` (`command`, `coids`, `orderHashes`, `salt`, `ts`, `digest`, `idempotencyKey`). `pending`: the
- * submission was about to be signed and had not been answered when the record was written (a worker
- * that loads it answers repeats with the unknown outcome).
+ * One stored record: when (Unix ms: the answer, the error, or for `pending` the moment before signing),
+ * the command's words for the message (`order`, `withdrawal` …), the reason sentence (unknown outcomes),
+ * and the page's lookup `data` (`command`, `coids`, `orderHashes`, `salt`, `ts`, `digest`,
+ * `idempotencyKey`). `pending`: about to be signed, not answered when written (read by a later start as
+ * an unknown outcome). `answered`: the venue answered; `fingerprint` the request it answered (the parsed
+ * params as JSON), `answer` what the page was given (JSON).
  */
-export type StoredOutcome = { at: number; what: string; reason: string; data: Record<string, string | number | boolean>; pending?: true };
-
-/** Persistence of the unknown (and in-flight) outcomes, by submission key (`origin|account|…`: one per client order id, one per `idempotencyKey`). */
-export type OutcomeStore = {
-  /** Every stored record (an unreadable or malformed store reads as none of its bad entries). Throws when storage cannot be read. */
-  load: () => Promise<Record<string, StoredOutcome>>;
-  /** Replaces the stored records with `all`. */
-  save: (all: Record<string, StoredOutcome>) => Promise<void>;
+export type StoredOutcome = {
+  at: number;
+  what: string;
+  reason: string;
+  data: Record<string, string | number | boolean>;
+  pending?: true;
+  answered?: { fingerprint: string; answer: unknown };
 };
 
-/** `storage.session` key of the unknown outcomes. */
-export const OUTCOMES_KEY = 'providerUnknownOutcomes';
+/** Persistence of the keyed records, by submission key (`origin|account|…`: one per client order id, one per `idempotencyKey`). */
+export type OutcomeStore = {
+  /** Every stored record written at or after `since` (Unix ms; malformed ones read as none). Throws when storage cannot be read. */
+  load: (since: number) => Promise<Record<string, StoredOutcome>>;
+  /** Writes `records` (each replaces its key's record) in one transaction; throws when storage refuses. */
+  put: (records: Record<string, StoredOutcome>) => Promise<void>;
+  /** Removes the records of `keys` in one transaction; throws when storage refuses. */
+  remove: (keys: readonly string[]) => Promise<void>;
+  /** Removes every record written before `before` (Unix ms). */
+  prune: (before: number) => Promise<void>;
+};
+
+/** Longest answer kept with a record (characters of its JSON): a longer one is kept as an unknown outcome's lookup only. */
+export const MAX_ANSWER_CHARS = 64_000;
 
 const storedOutcome = v.object({
-  at: v.number(),
+  at: v.pipe(v.number(), v.finite()),
   what: v.pipe(v.string(), v.maxLength(64)),
   reason: v.pipe(v.string(), v.maxLength(200)),
-  data: v.record(v.string(), v.union([v.string(), v.number(), v.boolean()])),
+  data: v.record(v.pipe(v.string(), v.maxLength(64)), v.union([v.pipe(v.string(), v.maxLength(4_000)), v.number(), v.boolean()])),
   pending: v.optional(v.literal(true)),
+  answered: v.optional(v.object({ fingerprint: v.pipe(v.string(), v.maxLength(MAX_ANSWER_CHARS)), answer: v.unknown() })),
 });
 
-/** The part of `browser.storage.session` the store uses. */
-type SessionArea = { get: (key: string) => Promise<Record<string, unknown>>; set: (items: Record<string, unknown>) => Promise<void> };
+/** `x` as a stored record when it has the record's shape, else undefined. */
+export function readOutcome(x: unknown): StoredOutcome | undefined {
+  const r = v.safeParse(storedOutcome, x);
+  if (!r.success) return undefined;
+  const { pending, answered, ...rest } = r.output;
+  return { ...rest, ...(pending ? { pending } : {}), ...(answered ? { answered } : {}) };
+}
 
-/** An `OutcomeStore` on `storage.session` under `OUTCOMES_KEY`; entries of another shape are dropped on load. */
-export function sessionOutcomeStore(area: SessionArea): OutcomeStore {
+/** An `OutcomeStore` on the vault database's `keyed` store (see the module docstring). */
+export function idbOutcomeStore(db: VaultDb): OutcomeStore {
   return {
-    load: async () => {
-      const raw = (await area.get(OUTCOMES_KEY))[OUTCOMES_KEY];
-      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return {};
+    async load(since) {
+      const rows = await db.getAllFromIndex('keyed', 'byAt', IDBKeyRange.lowerBound(since));
       const out: Record<string, StoredOutcome> = {};
-      for (const [k, x] of Object.entries(raw)) {
-        const r = v.safeParse(storedOutcome, x);
-        if (r.success) out[k] = r.output;
+      for (const row of rows) {
+        const r = readOutcome(row.value);
+        if (r && typeof row.key === 'string') out[row.key] = r;
       }
       return out;
     },
-    save: (all) => area.set({ [OUTCOMES_KEY]: all }),
+    async put(records) {
+      const tx = db.transaction('keyed', 'readwrite', RELAXED);
+      for (const [key, value] of Object.entries(records)) void tx.store.put({ key, at: value.at, value });
+      await tx.done;
+    },
+    async remove(keys) {
+      if (!keys.length) return;
+      const tx = db.transaction('keyed', 'readwrite', RELAXED);
+      for (const key of keys) void tx.store.delete(key);
+      await tx.done;
+    },
+    async prune(before) {
+      const tx = db.transaction('keyed', 'readwrite', RELAXED);
+      for (let c = await tx.store.index('byAt').openCursor(IDBKeyRange.upperBound(before, true)); c; c = await c.continue()) await c.delete();
+      await tx.done;
+    },
   };
 }
 
-/**
- * `store` whose first `load` answers with a read started right now (call it first thing at worker
- * start): what a stopped worker left in flight is read before this worker can change the store. Later
- * `load`s, and the first one when that early read failed, read the store again; `save` is `store.save`.
- */
-export function loadedAtStart(store: OutcomeStore): OutcomeStore {
-  let early: Promise<Record<string, StoredOutcome>> | undefined = store.load();
-  early.catch(() => undefined);
+/** An `OutcomeStore` in memory (tests; a background built without a database). */
+export function memoryOutcomeStore(): OutcomeStore & { readonly data: Map<string, StoredOutcome> } {
+  const data = new Map<string, StoredOutcome>();
   return {
-    load: () => {
-      const first = early;
-      early = undefined;
-      return first ?? store.load();
+    data,
+    load: async (since) => Object.fromEntries([...data].filter(([, o]) => o.at >= since).map(([k, o]) => [k, structuredClone(o)])),
+    put: async (records) => {
+      for (const [k, o] of Object.entries(records)) data.set(k, structuredClone(o));
     },
-    save: (all) => store.save(all),
+    remove: async (keys) => {
+      for (const k of keys) data.delete(k);
+    },
+    prune: async (before) => {
+      for (const [k, o] of data) if (o.at < before) data.delete(k);
+    },
   };
 }

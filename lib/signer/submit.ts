@@ -101,7 +101,10 @@ export class Submitter {
     // A submission's journal record is opened first, stored beside the digest check, the key read and the
     // signature, and awaited before the send (its entry is written after the answer goes back:
     // `lib/audit/journal.ts`). A record of an artifact that fails its check is closed (nothing sent).
-    const journal = artifact.submit && opts.audit !== false ? this.openJournal({ at: this.d.now(), ...base, kind }, opts) : undefined;
+    const op = artifact.envelope.op;
+    const coids = op.type === 'createOrders' ? op.args.flatMap((o) => (o.c === undefined ? [] : [o.c])) : [];
+    const lookup = coids.length ? { lookup: { venue: 'perps' as const, coids } } : {}; // what the venue can be asked after a crash
+    const journal = artifact.submit && opts.audit !== false ? this.openJournal({ at: this.d.now(), ...base, kind, ...lookup }, opts) : undefined;
     let sent = false;
     try {
       const digests = verifyArtifact(artifact, approvedDigest);
@@ -207,7 +210,7 @@ export class Submitter {
     const base = this.auditBase(artifact, opts);
     const audit = { ...base, kind: 'clob.postOrders' };
     // The journal record, stored beside the signatures and awaited before the post (`lib/audit/journal.ts`).
-    const journal = this.openJournal({ at: this.d.now(), ...audit }, opts);
+    const journal = this.openJournal({ at: this.d.now(), ...audit, lookup: { venue: 'clob', orderHashes: [...digests] } }, opts);
     const close = (): void => {
       if (journal !== undefined) void this.d.o.journal?.close(journal.id).catch(() => undefined);
     };

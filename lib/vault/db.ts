@@ -16,6 +16,12 @@
  * newest first by origin and kind without reading the whole log), every existing entry gets its `group`,
  * and `meta` holds the audit log's MAC'd checkpoint (`auditCheckpoint`) and verified position
  * (`auditVerified`).
+ *
+ * v3 (what was sent is known after any death — `lib/audit/journal.ts`, `lib/page/outcomes.ts`): `journal`
+ * holds the audit journal's open records (one row per submission sent or about to be, until its entry is
+ * written) and `keyed` the keyed submissions' records (`idempotencyKey`, client order ids: in flight, answered
+ * or of unknown outcome), index `byAt`. They outlive a killed browser, unlike `storage.session`; nothing in
+ * them is a secret (origins, accounts, ids, digests, the venue's answers), so they are stored in clear.
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import type { KdfParams, Sealed } from './crypto';
@@ -137,13 +143,28 @@ export type AuditVerifiedRecord = { id: 'auditVerified'; upTo: number; head: str
 /** A connected origin and the accounts it may see. */
 export type Connection = { origin: string; accounts: string[]; connectedAt: number };
 
-/** The vault database's stores (v2): keys, values and indexes, as `idb` types them. */
+/**
+ * One open audit journal record (v3): `id` the record's id, `record` what it says (read back through the
+ * journal's own checks: the disk is not trusted to hold the shape written).
+ */
+export type JournalRow = { id: string; record: unknown };
+
+/**
+ * One keyed submission's record (v3): `key` the submission key (`origin|account|kind|id`), `at` Unix ms
+ * (when it was written: records older than the keyed window are pruned by `byAt`), `value` the record
+ * (read back through `lib/page/outcomes.ts`'s schema).
+ */
+export type KeyedRow = { key: string; at: number; value: unknown };
+
+/** The vault database's stores (v3): keys, values and indexes, as `idb` types them. */
 export interface VaultSchema extends DBSchema {
   meta: { key: string; value: VaultMeta | BackoffRecord | RecordIndex | SessionRecord | AuditCheckpointRecord | AuditVerifiedRecord | GenerationRecord };
   secrets: { key: string; value: SecretRecord; indexes: { byAccount: string } };
   settings: { key: string; value: unknown };
   audit: { key: number; value: AuditEntry; indexes: { byOrigin: [string, number]; byGroup: [string, number]; byOriginGroup: [string, string, number] } };
   connections: { key: string; value: Connection };
+  journal: { key: string; value: JournalRow };
+  keyed: { key: string; value: KeyedRow; indexes: { byAt: number } };
 }
 
 /** The vault's database handle (`idb` over `VaultSchema`). */
@@ -232,8 +253,24 @@ export async function readAuditRows(db: VaultDb, query?: IDBKeyRange | null, cou
   });
 }
 
+/** v3: the audit journal's open records and the keyed submissions' records, kept across a killed browser. */
+export const V3: Migration = {
+  version: 3,
+  migrate(db) {
+    db.createObjectStore('journal', { keyPath: 'id' });
+    db.createObjectStore('keyed', { keyPath: 'key' }).createIndex('byAt', 'at');
+  },
+};
+
+/**
+ * Write options of the journal and keyed stores: relaxed durability — the write has reached the browser's
+ * storage process when it resolves, so it survives a killed browser; a power cut may lose the last ones
+ * (the operating system's cache was not flushed).
+ */
+export const RELAXED: { durability: 'relaxed' } = { durability: 'relaxed' };
+
 /** The migrations of this build, in order. Add one per schema change; never edit a shipped one. */
-export const MIGRATIONS: readonly Migration[] = [V1, V2];
+export const MIGRATIONS: readonly Migration[] = [V1, V2, V3];
 
 /**
  * Opens (creating or upgrading) the vault database. Each migration above the stored version runs in

@@ -13,7 +13,8 @@ import { userRejected } from '../../lib/errors/rpc';
 import { BOUNDS, browser, KDF, sandboxSuite, withPages, type PagedBackground } from './background';
 import { openVaultDb } from '../../lib/vault/db';
 import { memorySessionStore, Vault } from '../../lib/vault/vault';
-import { sessionAuditJournal, type AuditJournal } from '../../lib/audit/journal';
+import { durableAuditJournal, type AuditJournal } from '../../lib/audit/journal';
+import { journalStore } from './journal';
 import { GrantService } from '../../lib/grants/service';
 import { DAY_MS, type GrantRequest } from '../../lib/grants/evaluate';
 import { Authority } from '../../lib/authority/epoch';
@@ -114,7 +115,7 @@ export async function expectAsks(bg: Bg, method: string, params: unknown, flag?:
 
 // ------------------------------------------------------------------------------------------------
 // Grant uses carried by the audit journal (the page path; lib/grants/leftovers.test.ts and the grant
-// suites that restart the worker): a Vault, a GrantService and the journal over fake-indexeddb and a `storage.session` double, with
+// suites that restart the worker): a Vault, a GrantService and the journal over fake-indexeddb and an in-memory journal store, with
 // a clock seam; `restart()` opens all three again on the same stores (a worker restart). No background.
 
 /** The account these suites' grant belongs to (any address: nothing is signed). */
@@ -129,23 +130,13 @@ export const useArmed = async () => true;
 /** A granted submission's journal record, as the signer opens it (the use is added per order). */
 export const USE_RECORD = { at: USE_T0, origin: SITE, account: USE_ACCOUNT.toLowerCase(), kind: 'perps.createOrders', summary: 'Buy 0.01 ETH-PERP (standing permission)', digest: '0x01' };
 
-/** A `storage.session` double (`data` is what is stored). */
-export function sessionArea() {
-  const data: Record<string, unknown> = {};
-  return {
-    data,
-    get: async (k: string) => ({ [k]: structuredClone(data[k]) }),
-    set: async (items: Record<string, unknown>) => void Object.assign(data, structuredClone(items)),
-  };
-}
-
 /** One worker of these suites. */
 export type UseWorker = { vault: Vault; grants: GrantService; journal: AuditJournal };
 let useDbs = 0;
 
 /**
  * The grant suites' worker set-up without a background: a Vault and a GrantService over fake-indexeddb
- * (database `db`, must be new) and a `storage.session` double (`store`, read by an audit journal), on
+ * (database `db`, must be new) and an in-memory journal store (`store`, read by an audit journal), on
  * `clock` (Unix ms, starting at `now`). The first worker creates the vault and one grant of `SITE` for
  * `USE_ACCOUNT`, 24 h long: ETH-PERP orders, 1 000 USDC per order and per 24 h, 2 % band, 1 % slippage,
  * with `limits` laid over those. `journal: true` wires the grant service to the journal's leftovers as
@@ -157,10 +148,10 @@ export async function grantWorkers(db: string, o: { now: number; limits?: Record
   const vaultDb = await openVaultDb(db);
   const clock = { now: o.now };
   const session = memorySessionStore();
-  const store = sessionArea();
+  const store = journalStore();
   const open = (): UseWorker => {
     const vault = new Vault({ db: vaultDb, session, now: () => clock.now, kdf: KDF, bounds: BOUNDS });
-    const journal = sessionAuditJournal(store, () => clock.now);
+    const journal = durableAuditJournal(store, () => clock.now);
     return { vault, journal, grants: new GrantService({ authority: new Authority(), vault, now: () => clock.now, ...(o.journal ? { journal } : {}) }) };
   };
   const first = open();
@@ -223,8 +214,8 @@ export async function useOrder(w: UseWorker, write: 'lands' | 'never' | 'fails' 
 
 /** The grant's uses of the last 24 h as `grant.list` reports them. */
 export const uses24h = async (g: GrantService) => (await g.list())[0]?.uses24h;
-/** The journal records `storage.session` holds. */
-export const journalRecords = (s: { store: { data: Record<string, unknown> } }) => Object.values((s.store.data.auditJournal ?? {}) as Record<string, { use?: unknown }>);
+/** The journal records the store holds. */
+export const journalRecords = (s: { store: { data: Record<string, unknown> } }) => Object.values(s.store.data as Record<string, { use?: unknown }>);
 
 /**
  * A stub signer's `preparePerps`: the artifact of `cmd` for `account` (a placeholder domain, salt 1,
