@@ -8,8 +8,9 @@
  *
  * Rounding:
  * - size is rounded down to 2 decimals (and must stay > 0);
- * - limit price: rounded to the nearest tick (half up); market-style (FOK/FAK) price: rounded down;
- *   the price must lie in [tick, 1 − tick];
+ * - the price as asked must lie in [tick, 1 − tick] (refused otherwise, as the official client's
+ *   `priceValid` refuses it: never rounded into the range); then a limit price is rounded to the nearest
+ *   tick (half up) and a market-style (FOK/FAK) price down;
  * - the product is cut to (price decimals + 2) decimals; a market BUY's share amount is truncated.
  */
 import * as v from 'valibot';
@@ -81,6 +82,13 @@ function priceUnits(price: string, tickSize: string, mode: 'nearest' | 'down'): 
   const t = parseDec(tickSize);
   const pd = t.scale;
   const p = parseDec(price);
+  // The price as asked must lie in [tick, 1 − tick] (as the official client checks it): one outside is
+  // refused, never rounded into the range.
+  const asked = p.units * pow10(pd); // price × 10^(pd + p.scale)
+  const scaleP = pow10(p.scale);
+  if (asked < t.units * scaleP || asked > (pow10(pd) - t.units) * scaleP) {
+    throw new InvalidFieldError({ field: 'price', reason: `must lie between ${tickSize} and ${formatUnits(pow10(pd) - t.units, pd)} (tick ${tickSize}); ${price} is outside` });
+  }
   const num = p.units * pow10(pd); // price × 10^pd × 10^p.scale
   const den = pow10(p.scale) * t.units;
   const ticks = mode === 'nearest' ? (2n * num + den) / (2n * den) : num / den;
