@@ -28,13 +28,13 @@ describe('clobRoundingFlags', () => {
   });
 
   it.each([
-    ['GTC', '0.26'],
-    ['GTD', '0.26'],
-    ['FOK', '0.74'],
-    ['FAK', '0.74'],
+    ['GTC', '0.46'],
+    ['GTD', '0.46'],
+    ['FOK', '0.54'],
+    ['FAK', '0.54'],
   ] as const)('a %s price off the tick the exchange reports is flagged with the price asked, the price signed and the tick', (orderType, price) => {
     // Limit orders round to the nearest tick, FOK / FAK down: both sign 0.50 here.
-    expect(flagsOf({ side: 'BUY', price, size: '10', orderType }, '0.5')).toEqual([`The price asked, ${price}, is signed as 0.50 at the tick 0.5 the exchange reports.`]);
+    expect(flagsOf({ side: 'BUY', price, size: '10', orderType }, '0.1')).toEqual([`The price asked, ${price}, is signed as 0.50 at the tick 0.1 the exchange reports.`]);
   });
 
   it('a FOK SELL price off the tick is flagged with the price the exchange reads (rounded down)', () => {

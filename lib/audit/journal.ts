@@ -29,11 +29,14 @@ import type { AuditInput } from './log';
 export type JournalUse = { grant: string; at: number; notional: string; seq: number };
 
 /**
- * What the venue can be asked about a submission after a crash: perps client order ids (`c`, 32 hex),
- * or order-book order hashes (the EIP-712 digests signed, which the exchange uses as order ids). At most
- * `MAX_LOOKUP_IDS` ids.
+ * What the venue can be asked about a submission after a crash: perps orders by client order id (`c`,
+ * 32 hex) with what they were (instrument id, side, quantity as a decimal string), so an order the venue
+ * holds under a reused id is not taken for this one; or order-book order hashes (the EIP-712 digests
+ * signed, which the exchange uses as order ids). At most `MAX_LOOKUP_IDS` (a perps batch's most orders).
  */
-export type JournalLookup = { venue: 'perps'; coids: string[] } | { venue: 'clob'; orderHashes: string[] };
+export type JournalLookup = { venue: 'perps'; orders: PerpsLookupOrder[] } | { venue: 'clob'; orderHashes: string[] };
+/** One perps order as a journal record names it: client order id, instrument id, buy, quantity (decimal string). */
+export type PerpsLookupOrder = { c: string; iid: number; buy: boolean; qty: string };
 
 /**
  * What an open record says: the audit entry it stands for, without its result (`at` Unix ms, opened);
@@ -63,8 +66,13 @@ export type AuditJournal = {
   useStored: (id: string) => Promise<void>;
   /** Drops record `id` with its use: nothing was sent (refused before the send); resolves once stored. */
   discard: (id: string) => Promise<void>;
-  /** The records a stopped worker left open (read once at start; each stays stored until closed). */
+  /**
+   * The records a stopped worker left open (read once at start; each stays stored until closed). Rejects
+   * when the store cannot be read; the next call reads again.
+   */
   leftovers: () => Promise<{ id: string; record: JournalRecord }[]>;
+  /** Whether record `id` is stored and still carries its grant use (the use is durable through it). */
+  carries: (id: string) => boolean;
 };
 
 /** The store refused the journal record: nothing was sent (EIP-1193 -32002 without `data.command`: try again later). */
@@ -76,8 +84,8 @@ export class JournalError extends BaseError {
   }
 }
 
-/** Most ids a record's lookup keeps (an order-book batch is at most 15 orders; a perps batch carries more coids rarely). */
-const MAX_LOOKUP_IDS = 64;
+/** Most ids a record's lookup keeps: a perps batch's most orders (`PERPS_MAX_BATCH`); an order-book batch is at most 15. */
+export const MAX_LOOKUP_IDS = 100;
 /**
  * Most records open at once (a record is open for one round trip). Past it a new record is refused
  * (`JournalError`: nothing is sent; panic's own commands go anyway) — a stored record is never evicted
@@ -141,8 +149,13 @@ function readLookup(x: unknown): JournalLookup | undefined {
   const ids = (y: unknown, re: RegExp): string[] | undefined =>
     Array.isArray(y) && y.length > 0 && y.length <= MAX_LOOKUP_IDS && y.every((i) => typeof i === 'string' && re.test(i)) ? (y as string[]) : undefined;
   if (l.venue === 'perps') {
-    const coids = ids(l.coids, /^[0-9a-f]{32}$/);
-    return coids ? { venue: 'perps', coids } : undefined;
+    const o = l.orders;
+    const order = (x: unknown): x is PerpsLookupOrder => {
+      if (typeof x !== 'object' || x === null) return false;
+      const r = x as Record<string, unknown>;
+      return typeof r.c === 'string' && /^[0-9a-f]{32}$/.test(r.c) && Number.isSafeInteger(r.iid) && typeof r.buy === 'boolean' && typeof r.qty === 'string' && /^\d{1,30}(\.\d{1,18})?$/.test(r.qty);
+    };
+    return Array.isArray(o) && o.length > 0 && o.length <= MAX_LOOKUP_IDS && o.every(order) ? { venue: 'perps', orders: o.map(({ c, iid, buy, qty }) => ({ c, iid, buy, qty })) } : undefined;
   }
   if (l.venue === 'clob') {
     const orderHashes = ids(l.orderHashes, /^0x[0-9a-f]{64}$/);
@@ -188,22 +201,25 @@ export function idbJournalStore(db: VaultDb): JournalStore {
  */
 export function durableAuditJournal(store: JournalStore, now: () => number = Date.now): AuditJournal {
   const open = new Map<string, JournalRecord>();
+  /** Records stored with their use, until the use is stored elsewhere or the record goes. */
+  const carrying = new Set<string>();
   let seq = 0;
-  const loaded = store
-    .load()
-    .then((raw) => {
+  const load = () =>
+    store.load().then((raw) => {
       const left: string[] = [];
       for (const [id, x] of Object.entries(raw)) {
         const r = readRecord(x, now());
         if (r && !open.has(id)) {
           open.set(id, r);
           left.push(id);
+          if (r.use) carrying.add(id);
         }
       }
       return left;
-    })
-    .catch(() => [] as string[]);
-  let saving: Promise<unknown> = loaded;
+    });
+  let loaded = load();
+  loaded.catch(() => undefined); // read again by `leftovers`
+  let saving: Promise<unknown> = loaded.catch(() => undefined);
   /** Rows the store may still hold though memory no longer does (a delete failed): deleted again with the next write. */
   const stale = new Set<string>();
   const write = (id: string): Promise<void> => {
@@ -229,10 +245,15 @@ export function durableAuditJournal(store: JournalStore, now: () => number = Dat
       }
       const kept = readRecord(record, now()) ?? { ...record };
       open.set(id, kept);
-      const stored = write(id).catch((err: unknown) => {
-        open.delete(id);
-        throw new JournalError(err);
-      });
+      const stored = write(id).then(
+        () => {
+          if (open.get(id)?.use) carrying.add(id);
+        },
+        (err: unknown) => {
+          open.delete(id);
+          throw new JournalError(err);
+        },
+      );
       return { id, stored };
     },
     close(id) {
@@ -244,9 +265,12 @@ export function durableAuditJournal(store: JournalStore, now: () => number = Dat
       return open.delete(id) || stale.size ? write(id) : Promise.resolve();
     },
     discard(id) {
+      carrying.delete(id);
       return open.delete(id) || stale.size ? write(id) : Promise.resolve();
     },
+    carries: (id) => carrying.has(id),
     useStored(id) {
+      carrying.delete(id);
       const r = open.get(id);
       if (!r?.use) return Promise.resolve();
       if (r.audited) {
@@ -258,7 +282,7 @@ export function durableAuditJournal(store: JournalStore, now: () => number = Dat
       return Promise.resolve();
     },
     async leftovers() {
-      const ids = await loaded;
+      const ids = await loaded.catch(() => (loaded = load()));
       return ids.flatMap((id) => {
         const record = open.get(id);
         return record ? [{ id, record }] : [];

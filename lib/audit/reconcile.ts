@@ -12,18 +12,43 @@
  * - it could not be asked (no ids to ask by — cancels, transfers, withdrawals, orders without a client
  *   order id — or the venue did not answer): result `unknown`, "check the venue".
  *
- * Each recorded record is closed; one whose entry cannot be written stays for the next start. The person
+ * A record whose entry the signer had written before the stop (its close was lost with the worker) is
+ * closed without a second entry. Each recorded record is closed; one whose entry cannot be written stays
+ * for the next start. The person
  * is notified of each (`notify`). Keyed retries are held separately (`lib/page/idempotency.ts`): a
  * record left in flight there answers the retry "unknown — look it up", whatever this finds.
  */
-import { appendAudit, type AuditLog } from './log';
+import { auditGroupOf } from '../vault/db';
+import { appendAudit, auditWritten, type AuditLog } from './log';
 import type { AuditJournal, JournalLookup } from './journal';
 
 /**
- * Asks the venue whether it holds any order of `lookup` for `account` (lowercase address): `'held'` or
- * `'absent'`. Throws when the venue cannot be asked (no answer, a refusal, the account's keys missing).
+ * Asks the venue whether it holds any order of `lookup` for `account` (lowercase address), sent at
+ * `sentAt` (Unix ms): `'held'` or `'absent'`. Throws when the venue cannot be asked (no answer, a
+ * refusal, the account's keys missing).
  */
-export type VenueLookup = (account: string, lookup: JournalLookup) => Promise<'held' | 'absent'>;
+export type VenueLookup = (account: string, lookup: JournalLookup, sentAt: number) => Promise<'held' | 'absent'>;
+
+/** How many of a kind's newest entries are searched for one already written for a record. */
+const RECORDED_SCAN = 5_000;
+
+/**
+ * Whether the log already holds the entry of `r` — the signer wrote it and the journal record's close
+ * was lost with the worker (the two are separate writes): the same kind, account and digest (an EIP-712
+ * digest names one submission: salt and time are in it), among the kind's `RECORDED_SCAN` newest entries.
+ */
+async function alreadyRecorded(log: AuditLog, r: { kind: string; account: string; digest?: string | undefined }): Promise<boolean> {
+  if (!r.digest) return false;
+  await auditWritten(log);
+  const group = auditGroupOf(r.kind);
+  const tx = log.db.transaction('audit');
+  let seen = 0;
+  for (let c = await tx.store.index('byGroup').openCursor(IDBKeyRange.bound([group, 0], [group, Infinity]), 'prev'); c && seen < RECORDED_SCAN; c = await c.continue(), seen++) {
+    const e = c.value;
+    if (e.kind === r.kind && e.digest === r.digest && e.account === r.account) return true;
+  }
+  return false;
+}
 
 /** What the person is told about one record: its audit kind and what the venue said (`undefined`: not asked). */
 export type ReconcileNotice = { kind: string; venue: 'held' | 'absent' | undefined };
@@ -55,8 +80,12 @@ export async function reconcileJournal(journal: AuditJournal, log: AuditLog, ask
   for (const { id, record: r } of await journal.leftovers()) {
     if (r.audited) continue;
     const { use: _use, audited: _audited, lookup, ...record } = r;
+    if (await alreadyRecorded(log, record).catch(() => false)) {
+      await journal.close(id).catch(() => journal.close(id)).catch(() => undefined);
+      continue;
+    }
     let said: 'held' | 'absent' | 'unasked' | 'silent' = 'unasked';
-    if (lookup && ask) said = await withTimeout(ask(record.account, lookup), timeoutMs).catch(() => 'silent' as const);
+    if (lookup && ask) said = await withTimeout(ask(record.account, lookup, record.at), timeoutMs).catch(() => 'silent' as const);
     const venue = said === 'held' || said === 'absent' ? said : undefined;
     try {
       await appendAudit(log, { ...record, ...verdict(said) });

@@ -103,7 +103,7 @@ describe('a keyed retry after the browser died', () => {
     const coid = 'ab'.repeat(16);
     void (await approved(bg, 'perps_sendCommand', await perpsOrder(coid, 'in-flight-1')));
     await until(() => posts(wire, 'perps') === 1);
-    await sleep(100); // the venue has it; the answer is held for ever
+    await sleep(300); // the venue has it; its answer reaches the held fetch (never read)
     const next = await browserRestart(dbName, wire);
     await unlock(next);
     const retry = await settle(next.page(page).request('perps_sendCommand', await perpsOrder(coid, 'in-flight-1')));
@@ -122,7 +122,7 @@ describe('the first unlock after the browser died records what was in flight', (
     void (await approved(bg, 'perps_sendCommand', await perpsOrder('cd'.repeat(16), 'p-1')));
     const book = await approved(bg, 'clob_postOrders', bookOrder('b-1'));
     await until(() => posts(wire, 'perps') === 1 && posts(wire, 'clob') === 1);
-    await sleep(100);
+    await sleep(300); // the answers reach the held fetches (never read)
     const notices: Notice[] = [];
     const next = await browserRestart(dbName, wire, notices);
     await sleep(200);

@@ -65,11 +65,12 @@ async function journalLeftovers(journal: AuditJournal): Promise<Unstored[]> {
 export class GrantLedger {
   private readonly unstored = new Set<Unstored>();
   /**
-   * Uses counted here (they hold the grant's room for the orders deciding beside them) that are not yet
-   * durable — neither their journal record nor their vault write is stored — by `grantId|seq|at`. A stop
-   * now forgets them (nothing covered by them has left), so the usage a person reads leaves them out.
+   * Uses counted here (they hold the grant's room for the orders deciding beside them) whose vault write
+   * has not landed, by `grantId|seq|at`, with the journal record that may carry them. Such a use is
+   * durable only while that record is stored and carries it (`AuditJournal.carries`); otherwise a stop now
+   * forgets it (nothing covered by it has left), so the usage a person reads leaves it out.
    */
-  private readonly volatile = new Set<string>();
+  private readonly volatile = new Map<string, { journal?: AuditJournal; record?: string }>();
   /** The journal's leftovers were read (once per worker, at the first merge). */
   private leftoversTaken = false;
   private readonly now: () => number;
@@ -91,10 +92,9 @@ export class GrantLedger {
     held.win.push(use);
     const p: Unstored = { grantId: held.grant.id, use, settles: [], done: false };
     const key = volatileKey(held.grant.id, use);
-    this.volatile.add(key);
-    const kept = () => void this.volatile.delete(key);
+    const carried_in: { journal?: AuditJournal; record?: string } = {};
+    this.volatile.set(key, carried_in);
     const { counted, stored } = this.write(held, p);
-    stored.then(kept, () => undefined);
     const onStored = (cb: () => void) => (p.done ? cb() : void p.settles.push(cb));
     const carried: JournalUse = { grant: held.grant.id, at: use.at, notional: use.notional, seq: use.seq ?? 0 };
     let carrier: Promise<void> | undefined;
@@ -110,7 +110,7 @@ export class GrantLedger {
       carry(journal, record) {
         const opened = journal.open({ ...record, use: carried });
         carrier = opened.stored;
-        carrier.then(kept, () => undefined);
+        Object.assign(carried_in, { journal, record: opened.id }); // durable while the journal carries it
         // Let go once the use is in the vault (a failed write: merged again at the next read, or by the next worker).
         onStored(() => void journal.useStored(opened.id).catch(() => undefined));
         return opened;
@@ -124,7 +124,11 @@ export class GrantLedger {
    */
   durableUses(grantId: string, win: UseWindow): UseWindow {
     if (!this.volatile.size) return win;
-    const uses = win.uses.filter((u) => !this.volatile.has(volatileKey(grantId, u)));
+    const durable = (u: GrantUse) => {
+      const c = this.volatile.get(volatileKey(grantId, u));
+      return !c || (c.journal !== undefined && c.record !== undefined && c.journal.carries(c.record));
+    };
+    const uses = win.uses.filter(durable);
     return uses.length === win.uses.length ? win : new UseWindow(uses);
   }
 
@@ -157,8 +161,10 @@ export class GrantLedger {
    */
   async merge(all: LedgerGrant[]): Promise<void> {
     if (!this.leftoversTaken && this.o.journal) {
+      // A journal that cannot be read throws here (nothing is covered until it can: a stopped worker's
+      // uses may be in it); the next read of the grants tries again.
+      for (const p of await journalLeftovers(this.o.journal)) this.unstored.add(p);
       this.leftoversTaken = true;
-      for (const p of await journalLeftovers(this.o.journal).catch(() => [] as Unstored[])) this.unstored.add(p);
     }
     const now = this.now();
     for (const p of [...this.unstored]) {

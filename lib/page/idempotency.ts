@@ -35,8 +35,12 @@ import type { ClobOrdersParams, PerpsParams } from './params';
  * A page that lost its answer, or a browser that died and came back, retries well within it.
  */
 export const KEYED_RECORD_MS = 24 * 3_600_000;
-/** Records kept per origin, one per key (the oldest of that origin go first: one site never evicts another's). */
-const MAX_KEYED_PER_ORIGIN = 2_000;
+/**
+ * Records one origin may hold within `KEYED_RECORD_MS`, one per key: past it a new keyed submission of
+ * that origin is refused (-32002, nothing sent) until older records expire — a record is never evicted
+ * early (its retry would be signed again), and one site never touches another's.
+ */
+const MAX_KEYED_PER_ORIGIN = 20_000;
 /** Keys one origin may have in flight (signed or about to be, no answer yet). */
 const MAX_IN_FLIGHT_PER_ORIGIN = 200;
 /** The reason of an unknown outcome read from an in-flight record a stopped worker (or a killed browser) left behind. */
@@ -46,11 +50,19 @@ const ANSWER_NOT_KEPT = 'The venue answered this earlier; look it up';
 /** The client order ids (`c`) of a createOrders op (the command's own checks run when it is built, before anything is signed). */
 const coidsOfOp = v.object({ type: v.literal('createOrders'), args: v.array(v.looseObject({ c: v.optional(v.string()) })) });
 
+/** JSON of `x` with every object's keys sorted: the same value whatever order a page wrote its fields in. */
+export function stableJson(x: unknown): string {
+  return JSON.stringify(x ?? null, (_k, val: unknown) =>
+    val && typeof val === 'object' && !Array.isArray(val) ? Object.fromEntries(Object.entries(val as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : val,
+  );
+}
+
 /**
  * A keyed submission: its keys (`origin|account|venue-kind|id`, one per client order id and one for the
- * page's `idempotencyKey`, each checked and recorded on its own) and the page's own `idempotencyKey`.
+ * page's `idempotencyKey`, each checked and recorded on its own), the page's own `idempotencyKey`, and for
+ * each client order id's key the order carrying it (`stableJson` of the order as the page sent it).
  */
-export type SubmissionKeys = { keys: string[]; pageKey?: string };
+export type SubmissionKeys = { keys: string[]; pageKey?: string; orders?: Record<string, string> };
 
 /** Called right before a keyed submission's artifact is signed (writes its in-flight record); a throw signs nothing. */
 export type BeforeSign = (artifact: SigningArtifact) => Promise<void>;
@@ -63,10 +75,12 @@ export type BeforeSign = (artifact: SigningArtifact) => Promise<void>;
 export function perpsSubmissionKeys(origin: string, account: string, p: PerpsParams): SubmissionKeys | undefined {
   const prefix = `${origin}|${account.toLowerCase()}`;
   const ids = v.safeParse(coidsOfOp, p.op);
-  const coids = ids.success ? [...new Set(ids.output.args.flatMap((o) => (o.c === undefined ? [] : [o.c])))] : [];
+  const args = ids.success ? ids.output.args : [];
+  const coids = [...new Set(args.flatMap((o) => (o.c === undefined ? [] : [o.c])))];
   const keys = [...(p.idempotencyKey === undefined ? [] : [`${prefix}|perps-key|${p.idempotencyKey}`]), ...coids.map((c) => `${prefix}|perps-coid|${c}`)];
   if (!keys.length) return undefined;
-  return p.idempotencyKey === undefined ? { keys } : { keys, pageKey: p.idempotencyKey };
+  const orders = Object.fromEntries(coids.map((c) => [`${prefix}|perps-coid|${c}`, stableJson(args.filter((o) => o.c === c))]));
+  return { keys, orders, ...(p.idempotencyKey === undefined ? {} : { pageKey: p.idempotencyKey }) };
 }
 
 /** The key of a `clob_postOrders` (`origin|account|clob|idempotencyKey`), when the page named one. */
@@ -132,8 +146,8 @@ export class Submissions {
    */
   async keyed(sk: SubmissionKeys | undefined, request: unknown, submit: (beforeSign?: BeforeSign) => Promise<unknown>): Promise<unknown> {
     if (sk === undefined) return submit();
-    const { keys, pageKey } = sk;
-    const fingerprint = JSON.stringify(request ?? null);
+    const { keys, pageKey, orders } = sk;
+    const fingerprint = stableJson(request);
     const joined = new Set(keys.flatMap((k) => this.running.get(k) ?? []));
     if (joined.size) {
       const [other] = joined;
@@ -149,18 +163,18 @@ export class Submissions {
       mine = record;
     };
     const run = this.load().then(() => {
-      const prior = this.prior(keys, fingerprint);
+      const prior = this.prior(keys, fingerprint, orders);
       if (prior === undefined) return submit(beforeSign);
       replayed = true;
       if (!prior.answered) throw new OutcomeUnknownError(prior.what, undefined, prior.data, prior.reason);
       if (prior.answered.fingerprint === fingerprint) return prior.answered.answer;
-      throw invalidParams('This idempotencyKey belongs to an earlier request the venue answered; use a new key for a different request.');
+      throw invalidParams('These client order ids (or this idempotencyKey) belong to an earlier request the venue answered; use new ids for a different order.');
     });
     const entry = { request: fingerprint, run };
     for (const k of keys) this.running.set(k, entry);
     try {
       const result = await run;
-      if (mine) this.answered(keys, mine, fingerprint, result);
+      if (mine) this.answered(keys, mine, fingerprint, result, orders);
       return result;
     } catch (err) {
       // Only a signed submission without an answer: a read that failed before signing sent nothing.
@@ -179,22 +193,25 @@ export class Submissions {
   }
 
   /**
-   * The record that answers a request (`fingerprint`) carrying `keys`, within `KEYED_RECORD_MS`: an
-   * unknown outcome (or one a stopped worker left in flight) first; then an answer to this very request;
-   * then an answer to another request under the page's `idempotencyKey` (refused). An answered client
-   * order id answers only its own request: a different order may carry an id the venue let go (filled
-   * or cancelled; the venue judges it). Undefined when none.
+   * The record that answers a request (`fingerprint`, its `orders` by client order id key) carrying
+   * `keys`, within `KEYED_RECORD_MS`: an unknown outcome (or one a stopped worker left in flight) first;
+   * then an answer to this very request (replayed); then an answer under the page's `idempotencyKey`, or
+   * an answer to the same order under one of its client order ids — a retry in another shape (a key
+   * added, a batch around it, fields reordered or an expiry recomputed): refused, never signed again. A
+   * *different* order may carry a client order id the venue let go (filled or cancelled; the venue judges
+   * it): that is no match. Undefined when none.
    */
-  private prior(keys: readonly string[], fingerprint: string): StoredOutcome | undefined {
+  private prior(keys: readonly string[], fingerprint: string, orders: Record<string, string> = {}): StoredOutcome | undefined {
     const since = this.now() - KEYED_RECORD_MS;
     const found = keys.flatMap((k) => {
       const r = this.records.get(k);
       return r && r.at >= since ? [{ k, r }] : [];
     });
+    const sameOrder = ({ k, r }: { k: string; r: StoredOutcome }) => kindOfKey(k) !== 'perps-coid' || r.orders?.[k] === undefined || r.orders[k] === orders[k];
     return (
       found.find(({ r }) => !r.answered)?.r ??
       found.find(({ r }) => r.answered?.fingerprint === fingerprint)?.r ??
-      found.find(({ k }) => kindOfKey(k) !== 'perps-coid')?.r
+      found.find(sameOrder)?.r
     );
   }
 
@@ -219,23 +236,29 @@ export class Submissions {
     return this.loading;
   }
 
-  /** Holds `record` under `key` in memory (moved last in its origin); returns the keys its origin must now drop (over `MAX_KEYED_PER_ORIGIN`). */
-  private keep(key: string, record: StoredOutcome): string[] {
+  /** Holds `record` under `key` in memory (moved last in its origin). */
+  private keep(key: string, record: StoredOutcome): void {
     this.records.set(key, record);
     const origin = originOfKey(key);
     const mine = this.byOrigin.get(origin) ?? new Set<string>();
     mine.delete(key);
     mine.add(key);
     this.byOrigin.set(origin, mine);
-    const evicted: string[] = [];
+  }
+
+  /** How many of `origin`'s records are within `KEYED_RECORD_MS` (expired ones are forgotten on the way, oldest first). */
+  private held(origin: string): number {
+    const mine = this.byOrigin.get(origin);
+    if (!mine) return 0;
+    const since = this.now() - KEYED_RECORD_MS;
     for (const k of mine) {
-      if (mine.size <= MAX_KEYED_PER_ORIGIN) break;
+      const r = this.records.get(k);
+      if (r && r.at >= since) break;
       if (this.running.has(k)) continue;
       mine.delete(k);
       this.records.delete(k);
-      evicted.push(k);
     }
-    return evicted;
+    return mine.size;
   }
 
   /** Forgets `key` in memory. */
@@ -262,14 +285,12 @@ export class Submissions {
     const origin = originOfKey(keys[0] ?? '');
     const flying = this.inFlight.get(origin) ?? 0;
     if (flying + keys.length > MAX_IN_FLIGHT_PER_ORIGIN) throw resourceUnavailable('This site has too many keyed submissions waiting for an answer, so nothing was sent; try again when they are answered.');
+    if (this.held(origin) + keys.length > MAX_KEYED_PER_ORIGIN) throw resourceUnavailable('This site has used too many idempotency keys and client order ids in the last 24 hours, so nothing was sent; try again later.');
     const before = keys.map((k) => this.records.get(k));
-    const evicted = keys.flatMap((k) => this.keep(k, record));
+    for (const k of keys) this.keep(k, record);
     this.inFlight.set(origin, flying + keys.length);
     try {
-      await this.write(async (s) => {
-        await s.put(Object.fromEntries(keys.map((k) => [k, record])));
-        if (evicted.length) await s.remove(evicted);
-      });
+      await this.write((s) => s.put(Object.fromEntries(keys.map((k) => [k, record]))));
     } catch {
       this.inFlight.set(origin, flying);
       keys.forEach((k, i) => {
@@ -287,7 +308,7 @@ export class Submissions {
    * `answer`), stored behind the answer (best effort: a record left in flight only makes a repeat hear
    * "unknown — look it up"). An answer too long to keep is kept as an unknown outcome's lookup.
    */
-  private answered(keys: string[], mine: StoredOutcome, fingerprint: string, answer: unknown): void {
+  private answered(keys: string[], mine: StoredOutcome, fingerprint: string, answer: unknown, orders?: Record<string, string>): void {
     const { pending: _pending, ...rest } = mine;
     let size = Infinity;
     try {
@@ -295,12 +316,10 @@ export class Submissions {
     } catch {
       /* not JSON: not kept */
     }
-    const record: StoredOutcome = size <= MAX_ANSWER_CHARS ? { ...rest, at: this.now(), reason: '', answered: { fingerprint, answer } } : { ...rest, at: this.now(), reason: ANSWER_NOT_KEPT };
-    const evicted = keys.flatMap((k) => (this.records.get(k) === mine ? this.keep(k, record) : []));
-    void this.write(async (s) => {
-      await s.put(Object.fromEntries(keys.map((k) => [k, record])));
-      if (evicted.length) await s.remove(evicted);
-    }).catch(() => undefined);
+    const kept = orders && Object.keys(orders).length ? { orders } : {};
+    const record: StoredOutcome = size <= MAX_ANSWER_CHARS ? { ...rest, ...kept, at: this.now(), reason: '', answered: { fingerprint, answer } } : { ...rest, at: this.now(), reason: ANSWER_NOT_KEPT };
+    for (const k of keys) if (this.records.get(k) === mine) this.keep(k, record);
+    void this.write((s) => s.put(Object.fromEntries(keys.map((k) => [k, record])))).catch(() => undefined);
   }
 
   /** The venue refused the submission `mine` (or it was refused before the send): its keys are free again (stored best effort). */
@@ -312,15 +331,11 @@ export class Submissions {
 
   /**
    * Records an unknown outcome under each of `keys` (replacing their in-flight record) and stores the
-   * records (best effort: the page gets the error either way); each origin keeps its newest
-   * `MAX_KEYED_PER_ORIGIN` (one site never evicts another's).
+   * records (best effort: the page gets the error either way).
    */
   private async rememberUnknown(keys: string[], error: OutcomeUnknownError, mine?: StoredOutcome): Promise<void> {
     const outcome: StoredOutcome = { at: mine?.at ?? this.now(), what: error.what, reason: error.reason, data: { ...error.data } };
-    const evicted = keys.flatMap((k) => this.keep(k, outcome));
-    await this.write(async (s) => {
-      await s.put(Object.fromEntries(keys.map((k) => [k, outcome])));
-      if (evicted.length) await s.remove(evicted);
-    }).catch(() => undefined);
+    for (const k of keys) this.keep(k, outcome);
+    await this.write((s) => s.put(Object.fromEntries(keys.map((k) => [k, outcome])))).catch(() => undefined);
   }
 }

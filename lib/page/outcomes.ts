@@ -22,7 +22,7 @@ import { RELAXED, type VaultDb } from '../vault/db';
  * and the page's lookup `data` (`command`, `coids`, `orderHashes`, `salt`, `ts`, `digest`,
  * `idempotencyKey`). `pending`: about to be signed, not answered when written (read by a later start as
  * an unknown outcome). `answered`: the venue answered; `fingerprint` the request it answered (the parsed
- * params as JSON), `answer` what the page was given (JSON).
+ * params as `stableJson`), `answer` what the page was given (JSON).
  */
 export type StoredOutcome = {
   at: number;
@@ -31,6 +31,8 @@ export type StoredOutcome = {
   data: Record<string, string | number | boolean>;
   pending?: true;
   answered?: { fingerprint: string; answer: unknown };
+  /** For each client order id's key of the submission, the order that carried it (`stableJson`): a retry of that order in another request shape is refused. */
+  orders?: Record<string, string>;
 };
 
 /** Persistence of the keyed records, by submission key (`origin|account|…`: one per client order id, one per `idempotencyKey`). */
@@ -55,15 +57,24 @@ const storedOutcome = v.object({
   data: v.record(v.pipe(v.string(), v.maxLength(64)), v.union([v.pipe(v.string(), v.maxLength(4_000)), v.number(), v.boolean()])),
   pending: v.optional(v.literal(true)),
   answered: v.optional(v.object({ fingerprint: v.pipe(v.string(), v.maxLength(MAX_ANSWER_CHARS)), answer: v.unknown() })),
+  orders: v.optional(v.record(v.pipe(v.string(), v.maxLength(400)), v.pipe(v.string(), v.maxLength(4_000)))),
 });
+
+/** A row that holds no record of its own: the record is the one stored under `ref` (a batch's other keys). */
+const refRow = v.object({ ref: v.pipe(v.string(), v.maxLength(400)) });
 
 /** `x` as a stored record when it has the record's shape, else undefined. */
 export function readOutcome(x: unknown): StoredOutcome | undefined {
   const r = v.safeParse(storedOutcome, x);
   if (!r.success) return undefined;
-  const { pending, answered, ...rest } = r.output;
-  return { ...rest, ...(pending ? { pending } : {}), ...(answered ? { answered } : {}) };
+  const { pending, answered, orders, ...rest } = r.output;
+  return { ...rest, ...(pending ? { pending } : {}), ...(answered ? { answered } : {}), ...(orders ? { orders } : {}) };
 }
+
+/** The key prefix of a row holding a record several keys share (submission keys start with an origin, never with it). */
+const SHARED = '#';
+/** The reason of a key whose shared record could not be read back. */
+const REF_LOST = 'Countersign cannot read what became of this submission; look it up';
 
 /** An `OutcomeStore` on the vault database's `keyed` store (see the module docstring). */
 export function idbOutcomeStore(db: VaultDb): OutcomeStore {
@@ -71,15 +82,36 @@ export function idbOutcomeStore(db: VaultDb): OutcomeStore {
     async load(since) {
       const rows = await db.getAllFromIndex('keyed', 'byAt', IDBKeyRange.lowerBound(since));
       const out: Record<string, StoredOutcome> = {};
+      const refs: [string, string][] = [];
       for (const row of rows) {
+        if (typeof row.key !== 'string') continue;
+        const ref = v.safeParse(refRow, row.value);
+        if (ref.success) refs.push([row.key, ref.output.ref]);
         const r = readOutcome(row.value);
-        if (r && typeof row.key === 'string') out[row.key] = r;
+        if (r) out[row.key] = r;
       }
+      // A key whose record is gone (damaged, or pruned apart) reads as an unknown outcome: never as none.
+      for (const [key, ref] of refs) out[key] = out[ref] ?? { at: Date.now(), what: 'submission', reason: REF_LOST, data: {} };
+      for (const key of Object.keys(out)) if (key.startsWith(SHARED)) delete out[key];
       return out;
     },
     async put(records) {
       const tx = db.transaction('keyed', 'readwrite', RELAXED);
-      for (const [key, value] of Object.entries(records)) void tx.store.put({ key, at: value.at, value });
+      // One record shared by several keys (a batch's client order ids, its idempotencyKey) is stored once,
+      // under a row of its own that no key can overwrite; each key refers to it.
+      const sharing = new Map<StoredOutcome, number>();
+      for (const value of Object.values(records)) sharing.set(value, (sharing.get(value) ?? 0) + 1);
+      const rows = new Map<StoredOutcome, string>();
+      for (const [value, n] of sharing) {
+        if (n < 2) continue;
+        const row = `${SHARED}${crypto.randomUUID()}`;
+        rows.set(value, row);
+        void tx.store.put({ key: row, at: value.at, value });
+      }
+      for (const [key, value] of Object.entries(records)) {
+        const row = rows.get(value);
+        void tx.store.put({ key, at: value.at, value: row === undefined ? value : { ref: row } });
+      }
       await tx.done;
     },
     async remove(keys) {
@@ -92,24 +124,6 @@ export function idbOutcomeStore(db: VaultDb): OutcomeStore {
       const tx = db.transaction('keyed', 'readwrite', RELAXED);
       for (let c = await tx.store.index('byAt').openCursor(IDBKeyRange.upperBound(before, true)); c; c = await c.continue()) await c.delete();
       await tx.done;
-    },
-  };
-}
-
-/** An `OutcomeStore` in memory (tests; a background built without a database). */
-export function memoryOutcomeStore(): OutcomeStore & { readonly data: Map<string, StoredOutcome> } {
-  const data = new Map<string, StoredOutcome>();
-  return {
-    data,
-    load: async (since) => Object.fromEntries([...data].filter(([, o]) => o.at >= since).map(([k, o]) => [k, structuredClone(o)])),
-    put: async (records) => {
-      for (const [k, o] of Object.entries(records)) data.set(k, structuredClone(o));
-    },
-    remove: async (keys) => {
-      for (const k of keys) data.delete(k);
-    },
-    prune: async (before) => {
-      for (const [k, o] of data) if (o.at < before) data.delete(k);
     },
   };
 }

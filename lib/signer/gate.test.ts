@@ -53,7 +53,7 @@ afterAll(async () => {
 
 describe('the audit journal refusing its record', () => {
   it('stops an order before anything is sent, but never panic\'s own commands', async () => {
-    const refusing = { open: () => ({ id: 'x', stored: Promise.reject(new JournalError(new Error('quota'))) }), close: async () => undefined, useStored: async () => undefined, discard: async () => undefined, leftovers: async () => [] };
+    const refusing = { open: () => ({ id: 'x', stored: Promise.reject(new JournalError(new Error('quota'))) }), close: async () => undefined, useStored: async () => undefined, discard: async () => undefined, carries: () => false, leftovers: async () => [] };
     const s = service({ journal: refusing });
     const before = trading();
     await expect(s.perpsSend(owner, order(), { authority: held(), origin: 'test' })).rejects.toMatchObject({ name: 'Audit.JournalError' });
@@ -61,7 +61,7 @@ describe('the audit journal refusing its record', () => {
     await expect(s.perpsSend(owner, cancelAll({}), { authority: held(), origin: 'panic', pass: PANIC_PASS })).resolves.toMatchObject({ status: 'ok' });
     expect(trading()).toBe(before + 1);
     // A journal whose store never answers holds an order, never panic.
-    const silent = { open: () => ({ id: 'y', stored: new Promise<void>(() => undefined) }), close: async () => undefined, useStored: async () => undefined, discard: async () => undefined, leftovers: async () => [] };
+    const silent = { open: () => ({ id: 'y', stored: new Promise<void>(() => undefined) }), close: async () => undefined, useStored: async () => undefined, discard: async () => undefined, carries: () => false, leftovers: async () => [] };
     await expect(service({ journal: silent }).perpsSend(owner, cancelAll({}), { authority: held(), origin: 'panic', pass: PANIC_PASS })).resolves.toMatchObject({ status: 'ok' });
     await auditWritten({ db }); // the entries of these answers are in the log before the next test counts it
   });

@@ -26,7 +26,7 @@ import type { ClobCancelLog } from '../clob/cancels';
 import { ClobError, parseBatchResults, type BatchOrderResult } from '../clob/errors';
 import type { PostOrderBody } from '../clob/order';
 import type { AuditEntry } from '../vault/db';
-import type { JournalRecord } from '../audit/journal';
+import { MAX_LOOKUP_IDS, type JournalRecord } from '../audit/journal';
 import { isEndedError } from '../authority/epoch';
 import { lastCheck, signingCheck, type Held } from '../authority/guard';
 import { ArtifactMismatchError, perpsArtifactCommand, verifyArtifact, type ClobArtifact, type L2Artifact, type PerpsArtifact, type SigningArtifact } from './artifact';
@@ -102,8 +102,8 @@ export class Submitter {
     // signature, and awaited before the send (its entry is written after the answer goes back:
     // `lib/audit/journal.ts`). A record of an artifact that fails its check is closed (nothing sent).
     const op = artifact.envelope.op;
-    const coids = op.type === 'createOrders' ? op.args.flatMap((o) => (o.c === undefined ? [] : [o.c])) : [];
-    const lookup = coids.length ? { lookup: { venue: 'perps' as const, coids } } : {}; // what the venue can be asked after a crash
+    const named = op.type === 'createOrders' ? op.args.flatMap((o) => (o.c === undefined ? [] : [{ c: o.c, iid: o.iid, buy: o.buy, qty: o.qty }])) : [];
+    const lookup = named.length ? { lookup: { venue: 'perps' as const, orders: named.slice(0, MAX_LOOKUP_IDS) } } : {}; // what the venue can be asked after a crash
     const journal = artifact.submit && opts.audit !== false ? this.openJournal({ at: this.d.now(), ...base, kind, ...lookup }, opts) : undefined;
     let sent = false;
     try {
