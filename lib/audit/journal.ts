@@ -166,7 +166,8 @@ function readLookup(x: unknown): JournalLookup | undefined {
 
 /**
  * Where the journal's records are kept, one row per record: `load` every row (id → stored value, read
- * through `readRecord`), `put` one, `delete` one. Each throws when storage refuses.
+ * through `readRecord`), `put` one, `delete` one. Each throws when storage refuses. Calls take effect in
+ * the order they are made, whenever each is answered (IndexedDB orders its transactions so).
  */
 export type JournalStore = {
   load: () => Promise<Record<string, unknown>>;
@@ -184,11 +185,13 @@ export function idbJournalStore(db: VaultDb): JournalStore {
     async put(id, record) {
       const tx = db.transaction('journal', 'readwrite', RELAXED);
       void tx.store.put({ id, record });
+      tx.commit(); // at once: the send waits for this write
       await tx.done;
     },
     async delete(id) {
       const tx = db.transaction('journal', 'readwrite', RELAXED);
       void tx.store.delete(id);
+      tx.commit();
       await tx.done;
     },
   };
@@ -196,7 +199,7 @@ export function idbJournalStore(db: VaultDb): JournalStore {
 
 /**
  * The journal on `store`. Create it first thing at start: it reads what a stopped worker (or a killed
- * browser) left before its own first write (writes run one after another, in call order). Malformed
+ * browser) left before its own first write (the store runs its reads and writes in call order). Malformed
  * rows are dropped.
  */
 export function durableAuditJournal(store: JournalStore, now: () => number = Date.now): AuditJournal {
@@ -219,22 +222,24 @@ export function durableAuditJournal(store: JournalStore, now: () => number = Dat
     });
   let loaded = load();
   loaded.catch(() => undefined); // read again by `leftovers`
-  let saving: Promise<unknown> = loaded.catch(() => undefined);
   /** Rows the store may still hold though memory no longer does (a delete failed): deleted again with the next write. */
   const stale = new Set<string>();
-  const write = (id: string): Promise<void> => {
-    const run = saving.then(async () => {
-      for (const s of [...stale]) if (!open.has(s)) await store.delete(s).then(() => stale.delete(s));
-      const r = open.get(id);
-      if (r) await store.put(id, r);
-      else {
-        stale.add(id);
-        await store.delete(id);
-        stale.delete(id);
-      }
+  // Each write starts its IndexedDB transaction at once: the database runs read-write transactions on one
+  // store in the order they were created (a record's put before its delete, the start's read before
+  // both), so no write waits for the one before it to be answered — the send waits for its own only.
+  const remove = (id: string): Promise<void> =>
+    store.delete(id).catch((err: unknown) => {
+      stale.add(id);
+      throw err;
     });
-    saving = run.catch(() => undefined);
-    return run;
+  const write = (id: string): Promise<void> => {
+    for (const s of [...stale]) {
+      if (open.has(s)) continue;
+      stale.delete(s);
+      void remove(s).catch(() => undefined);
+    }
+    const r = open.get(id);
+    return r ? store.put(id, r) : remove(id);
   };
   return {
     open(record) {

@@ -121,8 +121,6 @@ export class Submissions {
   private readonly inFlight = new Map<string, number>();
   /** The stored records, read once per worker (again after a failed read). */
   private loading: Promise<void> | undefined;
-  /** The last write of the `OutcomeStore` (writes run one after another, in call order). */
-  private saving: Promise<void> = Promise.resolve();
 
   /**
    * Starts reading the stored records at once (a worker that starts must know what a stopped one left in
@@ -267,13 +265,12 @@ export class Submissions {
     this.byOrigin.get(originOfKey(key))?.delete(key);
   }
 
-  /** Runs `write` after every earlier write of this worker (in call order); its own failure is the caller's. */
+  /**
+   * Runs `write` on the store now; its own failure is the caller's. Writes take effect in call order (the
+   * store's transactions run in the order they were created), so none waits for the one before it.
+   */
   private write(write: (store: OutcomeStore) => Promise<void>): Promise<void> {
-    const store = this.store;
-    if (!store) return Promise.resolve();
-    const run = this.saving.then(() => write(store));
-    this.saving = run.catch(() => undefined);
-    return run;
+    return this.store ? write(this.store) : Promise.resolve();
   }
 
   /**

@@ -39,7 +39,10 @@ export type StoredOutcome = {
 export type OutcomeStore = {
   /** Every stored record written at or after `since` (Unix ms; malformed ones read as none). Throws when storage cannot be read. */
   load: (since: number) => Promise<Record<string, StoredOutcome>>;
-  /** Writes `records` (each replaces its key's record) in one transaction; throws when storage refuses. */
+  /**
+   * Writes `records` (each replaces its key's record) in one transaction; throws when storage refuses.
+   * Writes and removals take effect in the order they are called.
+   */
   put: (records: Record<string, StoredOutcome>) => Promise<void>;
   /** Removes the records of `keys` in one transaction; throws when storage refuses. */
   remove: (keys: readonly string[]) => Promise<void>;
@@ -112,12 +115,14 @@ export function idbOutcomeStore(db: VaultDb): OutcomeStore {
         const row = rows.get(value);
         void tx.store.put({ key, at: value.at, value: row === undefined ? value : { ref: row } });
       }
+      tx.commit(); // at once: the signature waits for this write
       await tx.done;
     },
     async remove(keys) {
       if (!keys.length) return;
       const tx = db.transaction('keyed', 'readwrite', RELAXED);
       for (const key of keys) void tx.store.delete(key);
+      tx.commit();
       await tx.done;
     },
     async prune(before) {
