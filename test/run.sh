@@ -9,8 +9,9 @@
 #   build      the Chrome MV3 and Firefox MV3 builds
 #   browsers   test/setup-browsers.sh
 #   chromium   test/e2e in real Chromium (files in parallel, vitest.e2e.config.ts)
-#   crash      test/crash: the browser's process group SIGKILLed inside each vault write, relaunched on the
-#              same profile, invariants checked (a short run; `npm run soak` is the long one)
+#   crash      test/crash: the browser's process group SIGKILLed inside each vault write and each trading
+#              operation, relaunched on the same profile, invariants checked (a short run; `npm run soak`
+#              is the long one)
 #   firefox    test/firefox in real Firefox ESR, one file at a time (the event-page tests time a 3 s idle
 #              timeout and fail when another Firefox competes for the CPU)
 #   release    `npm run release`, then test/release on its artifacts: rebuilt byte-identical from the

@@ -16,6 +16,8 @@ import { describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
+import type { VaultCopyStore } from '../vault/copy';
+import { memoryCopy } from '../../test/kits/vault-copy';
 import { BOUNDS, browser, callAs, KDF, onboardDemo, pageSender, recordingFetch, sandboxSuite, sleep, until, waitPending, withPages, markPrice, type Notice, type PagedBackground, type Reply, type SentRequest } from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
@@ -32,7 +34,7 @@ const submission = (url: string, method: string) => method === 'POST' && (/\/per
 const never = new Promise<never>(() => undefined);
 const posts = (w: Wire, venue: 'perps' | 'clob') => w.sent.filter((s) => submission(s.url, s.method) && s.url.includes(`/${venue}/`)).length;
 
-async function ready(o: { dbName?: string; onboard?: boolean; wire?: Wire; notices?: Notice[] } = {}): Promise<{ bg: PagedBackground; wire: Wire; dbName: string; notices: Notice[] }> {
+async function ready(o: { dbName?: string; onboard?: boolean; wire?: Wire; notices?: Notice[]; copy?: VaultCopyStore } = {}): Promise<{ bg: PagedBackground; wire: Wire; dbName: string; notices: Notice[] }> {
   const wire: Wire = o.wire ?? { sent: [] };
   const notices = o.notices ?? [];
   const fetchFn = recordingFetch(wire, {
@@ -41,18 +43,18 @@ async function ready(o: { dbName?: string; onboard?: boolean; wire?: Wire; notic
   });
   const dbName = o.dbName ?? `browser-restart-${n++}`;
   const notifying = { ...browser, notifications: { create: async (id: string, y: { title: string; message: string }) => (notices.push({ id, title: y.title, message: y.message }), id) } };
-  const bg = withPages(startBackground({ browser: notifying, dbName, kdf: KDF, bounds: BOUNDS, fetchFn }));
+  const bg = withPages(startBackground({ browser: notifying, dbName, kdf: KDF, bounds: BOUNDS, fetchFn, ...(o.copy ? { vaultCopy: o.copy } : {}) }));
   started.push(bg);
   if (o.onboard !== false) await onboardDemo(bg, h, page);
   return { bg, wire, dbName, notices };
 }
 
 /** The browser dies and starts again: storage.session is gone, a new background starts on the same database, `onStartup` fires. */
-async function browserRestart(dbName: string, wire: Wire, notices: Notice[] = []): Promise<PagedBackground> {
+async function browserRestart(dbName: string, wire: Wire, notices: Notice[] = [], copy?: VaultCopyStore): Promise<PagedBackground> {
   wire.holdSend = false;
   wire.holdAnswer = false;
   await fakeBrowser.storage.session.clear();
-  const { bg } = await ready({ dbName, onboard: false, wire, notices });
+  const { bg } = await ready({ dbName, onboard: false, wire, notices, ...(copy ? { copy } : {}) });
   await bg.ready;
   await fakeBrowser.runtime.onStartup.trigger();
   return bg;
@@ -167,5 +169,36 @@ describe('the first unlock after the browser died records what was in flight', (
       expect(e.detail).toMatch(/holds no order with its ids/);
     }
     expect(held(), 'nothing reached the venue').toBe(before);
+  }, 30_000);
+});
+
+describe('a database the browser discarded after the crash', () => {
+  it('the vault comes back from its copy at the unlock, the venues\' orders of the last 24 h are recorded (`unknown`, "found at the venue") and the person is told', async () => {
+    const copy = memoryCopy();
+    const { bg, wire, dbName } = await ready({ copy });
+    wire.holdAnswer = true;
+    const coid = '9a'.repeat(16);
+    void (await approved(bg, 'perps_sendCommand', await perpsOrder(coid, 'lost-1')));
+    const book = await approved(bg, 'clob_postOrders', bookOrder('lost-2'));
+    await until(() => posts(wire, 'perps') === 1 && posts(wire, 'clob') === 1);
+    await sleep(300);
+    const db = bg.db(); // Chromium found it damaged and deleted it: the next start finds it empty
+    for (const name of [...db.objectStoreNames]) await db.clear(name);
+    const notices: Notice[] = [];
+    const next = await browserRestart(dbName, wire, notices, copy);
+    expect((await call(next, 'vault.status')).result).toMatchObject({ recoverable: true });
+    await unlock(next);
+    let found: Entry[] = [];
+    await until(async () => (found = [...(await entries(next, 'perps.createOrders')), ...(await entries(next, 'clob.postOrders'))].filter((e) => /found at the venue afterwards/.test(e.detail ?? ''))).length >= 2);
+    expect(found.every((e) => e.result === 'unknown')).toBe(true);
+    expect(found.some((e) => e.digest === coid)).toBe(true);
+    expect(found.some((e) => e.digest === book.digest || h.ctx.clob.orders.has(e.digest ?? ''))).toBe(true);
+    expect(notices.map((x) => x.title)).toContain("Countersign's records were lost");
+    // A second unlock sweeps nothing again.
+    const before = found.length;
+    await call(next, 'vault.lock');
+    await unlock(next);
+    await sleep(300);
+    expect([...(await entries(next, 'perps.createOrders')), ...(await entries(next, 'clob.postOrders'))].filter((e) => /found at the venue afterwards/.test(e.detail ?? ''))).toHaveLength(before);
   }, 30_000);
 });

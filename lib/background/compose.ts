@@ -24,7 +24,8 @@ import { idbOutcomeStore } from '../page/outcomes';
 import { auditLog } from '../audit';
 import { durableAuditJournal, idbJournalStore } from '../audit/journal';
 import { reconcileJournal, type ReconcileNotice } from '../audit/reconcile';
-import { venueLookup } from './venue-lookup';
+import { orderFinders, venueLookup } from './venue-lookup';
+import { recordFoundOrders } from '../audit/lost-storage';
 import { GrantService } from '../grants/service';
 import { readSettings, type Settings } from '../settings';
 import { SigningService } from '../signer/service';
@@ -231,6 +232,14 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
       .catch(() => undefined)
       .finally(() => (reconciling = undefined));
   };
+  // The browser discarded the database and the vault came back from its copy: the venues' orders of the
+  // last 24 h are recorded (`lib/audit/lost-storage.ts`), off the unlock's answer.
+  const sweepLost = (): void =>
+    void (async () => {
+      const owners = (await vault.listOwners()).map((x) => x.address.toLowerCase());
+      const finders = orderFinders(reads, (a) => vault.storedKeys(a));
+      notifications.storageLost(await recordFoundOrders(auditLog(db, () => vault.auditKey(), { now }), owners, finders, now()));
+    })().catch(() => undefined);
   // The vault's second copy follows a vault newer than it (a write whose copy failed), off the first answers' path.
   const startWork = () => {
     void vault.refreshCopy().catch(() => undefined);
@@ -255,6 +264,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
         ...(browser.permissions ? { hostsGranted: (origins: string[]) => browser.permissions?.contains({ origins }) ?? Promise.resolve(false) } : {}),
         onUnlocked: async (how) => {
           await locks.unlocked(how);
+          if (vault.takeStorageLost()) sweepLost();
           reconcile();
         },
         lock: locks.lock,

@@ -62,6 +62,8 @@ export type BackgroundNotifications = {
    * preferences say; carries no secret.
    */
   unrecorded: (what: string, o?: { stopped?: boolean; venue?: 'held' | 'absent' | undefined }) => void;
+  /** The browser discarded Countersign's records; `recorded` orders found at the venues were added to the audit log, `unasked` venues could not be asked. */
+  storageLost: (report: { recorded: number; unasked: string[] }) => void;
   procedures: ContractHandlers<typeof NOTIFICATIONS_CONTRACT>;
   stop: () => void;
 };
@@ -167,6 +169,10 @@ export function createBackgroundNotifications(d: BackgroundNotificationsDeps): B
         return;
       }
       raise({ id, kind: 'unrecorded', title: 'Not in the audit log', message: o.stopped ? `Countersign stopped after sending this ${what}, before recording the venue's answer (logged as unknown). Check the venue's history.` : `Countersign sent this ${what} and the venue answered, but its audit entry could not be written. Check the venue's history.` });
+    },
+    storageLost({ recorded, unasked }) {
+      const asked = unasked.length ? ` ${unasked.join(' and ')} could not be asked; check its history.` : '';
+      raise({ id: `storage-lost-${now()}`, kind: 'unrecorded', title: "Countersign's records were lost", message: `The browser discarded Countersign's records after a crash; your keys came back from their copy. ${recorded} order(s) of the last 24 h found at the venues were added to the audit log.${asked} A site's retry of an order sent before the crash is not recognised.` });
     },
     stop: () => {
       clearTimeout(timer);

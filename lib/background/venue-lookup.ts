@@ -10,6 +10,7 @@
  */
 import * as v from 'valibot';
 import type { PerpsLookupOrder } from '../audit/journal';
+import type { FoundOrder, OrderFinder } from '../audit/lost-storage';
 import type { VenueLookup } from '../audit/reconcile';
 import { ClobError } from '../clob/errors';
 import type { PerpsReadAnswer } from '../perps/wire';
@@ -60,4 +61,45 @@ export function venueLookup(reads: Pick<VenueReads, 'perpsRead'>, clobRead: (acc
     }
     return 'absent';
   };
+}
+
+/**
+ * The venues' orders of an account for the sweep after a lost database (`lib/audit/lost-storage.ts`):
+ * perps orders of any status since `since` (needs the account's proxy key), the order book's open orders
+ * and the orders of its trades (needs its API credentials). An account without a venue's keys has no
+ * orders there to find (answers none).
+ */
+export function orderFinders(reads: Pick<VenueReads, 'perpsRead' | 'clobOpenOrders' | 'clobTrades'>, hasKeys: (account: string) => Promise<{ proxy: boolean; clob: boolean }>): OrderFinder[] {
+  return [
+    {
+      venue: 'perps',
+      find: async (account, since) => {
+        if (!(await hasKeys(account)).proxy) return [];
+        const rows = await reads.perpsRead(account, 'orders', { start_timestamp: since });
+        return rows.map((o) => ({
+          venue: 'perps' as const,
+          account,
+          at: o.created_timestamp,
+          words: `${o.buy ? 'Buy' : 'Sell'} ${o.quantity} of instrument #${o.instrument_id} at ${o.price}${o.client_order_id ? `, client order id ${o.client_order_id}` : ''} (${o.status})`,
+          id: o.client_order_id ?? String(o.order_id),
+        }));
+      },
+    },
+    {
+      venue: 'clob',
+      find: async (account) => {
+        if (!(await hasKeys(account)).clob) return [];
+        const found = new Map<string, FoundOrder>();
+        for (const o of (await reads.clobOpenOrders(account)).data) {
+          found.set(o.id, { venue: 'clob', account, at: undefined, words: `${o.side} ${o.original_size} ${o.outcome} at ${o.price} (open)`, id: o.id });
+        }
+        for (const t of (await reads.clobTrades(account)).data) {
+          for (const f of t.own) {
+            if (f.order_id && !found.has(f.order_id)) found.set(f.order_id, { venue: 'clob', account, at: undefined, words: `${f.side} ${f.size} ${f.outcome} at ${f.price} (traded)`, id: f.order_id });
+          }
+        }
+        return [...found.values()];
+      },
+    },
+  ];
 }

@@ -24,6 +24,25 @@ function readableMeta(meta: VaultMeta): boolean {
 export class VaultCopied extends VaultRecords {
   /** Where the second copy lives (`./copy.ts`), if one is kept. */
   protected readonly copyStore: VaultCopyStore | undefined;
+  /** The vault was restored from its copy since `takeStorageLost` was last called. */
+  private storageLost = false;
+
+  /**
+   * Whether an unlock restored the vault from its second copy since the last call (then cleared): the
+   * browser had discarded or rolled back the database, and what only the database held — the audit log,
+   * the journal of what was in flight, keyed submissions' records, connections — may be gone.
+   */
+  takeStorageLost(): boolean {
+    const lost = this.storageLost;
+    this.storageLost = false;
+    return lost;
+  }
+
+  /** `restoreFromCopy`, noting the loss for `takeStorageLost`. Call inside `exclusive`. */
+  protected async restoredFromCopy(copy: VaultCopy, password: string): Promise<void> {
+    await this.restoreFromCopy(copy, password);
+    this.storageLost = true;
+  }
 
   constructor(o: RecordsOptions) {
     super(o);

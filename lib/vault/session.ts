@@ -172,7 +172,7 @@ export class VaultSession extends VaultCopied {
     this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     return this.exclusive(async () => {
       const fromCopy = this.state === 'locked' ? await this.copyToRestore() : undefined;
-      if (fromCopy) return this.restoreFromCopy(fromCopy, password);
+      if (fromCopy) return this.restoredFromCopy(fromCopy, password);
       const meta = await this.meta();
       if (!meta) throw new VaultNotInitializedError();
       const { mk, raw } = await this.checkPassword(meta, password);

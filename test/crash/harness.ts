@@ -8,10 +8,11 @@
  * `seeded(seed)` gives the random instants (a small deterministic PRNG), so a failing seed replays.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM_FLAGS } from '../e2e/harness';
+import type { RunningSandbox } from '../../lib/sandbox/server';
 
 /** Debian's Chromium (`apt-get install chromium`). */
 export const CHROMIUM = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'].find((p) => existsSync(p));
@@ -55,11 +56,14 @@ async function devtoolsPort(profile: string, ms = 20_000): Promise<number> {
 
 /**
  * Starts Chromium on `profile` with the extension, in a process group of its own. A port file left by an
- * earlier, killed browser is removed first.
+ * earlier, killed browser is removed first. `CRASH_CHROMIUM_LOG=<file>` appends Chromium's own log
+ * (`--enable-logging=stderr`) to that file, e.g. to see what the storage back ends did after a kill.
  */
 export async function launchOn(profile: string, extensionDir = EXTENSION_DIR): Promise<Running> {
   if (!CHROMIUM) throw new Error('Chromium is not installed (apt-get install -y chromium).');
   if (!existsSync(join(extensionDir, 'manifest.json'))) throw new Error('Build the extension first (npm run build).');
+  const chromiumLog = process.env.CRASH_CHROMIUM_LOG;
+  const logFd = chromiumLog ? openSync(chromiumLog, 'a') : undefined;
   const portFile = join(profile, 'DevToolsActivePort');
   if (existsSync(portFile)) (await import('node:fs')).rmSync(portFile);
   const child = spawn(
@@ -72,10 +76,12 @@ export async function launchOn(profile: string, extensionDir = EXTENSION_DIR): P
       `--load-extension=${extensionDir}`,
       ...CHROMIUM_FLAGS,
       '--no-default-browser-check',
+      ...(logFd === undefined ? [] : ['--enable-logging=stderr', '--v=0']),
       'about:blank',
     ],
-    { detached: true, stdio: 'ignore' },
+    { detached: true, stdio: logFd === undefined ? 'ignore' : ['ignore', 'ignore', logFd] },
   );
+  if (logFd !== undefined) closeSync(logFd); // the browser holds its own copy
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   try {
     return await connect(child, exited, profile);
@@ -155,4 +161,22 @@ export function seeded(seed: number): { next: () => number; int: (lo: number, hi
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   return { next, int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)) };
+}
+
+/** Unlocks with `password`, waiting out a back-off (a wrong password tried before): the reply. */
+export async function unlock(r: Running, password: string): Promise<Reply> {
+  for (let i = 0; i < 4; i++) {
+    const reply = await r.call('vault.unlock', { password });
+    const wait = reply.error?.name === 'Vault.UnlockBackoffError' ? Number(reply.error.data?.retryAfterMs ?? 1_000) : 0;
+    if (!wait) return reply;
+    await sleep(wait + 50);
+  }
+  return r.call('vault.unlock', { password });
+}
+
+/** Points the extension at `sandbox`, every service and both sockets (a development build's default is 127.0.0.1:8787). */
+export async function pointAt(r: Running, sandbox: RunningSandbox): Promise<void> {
+  const b = sandbox.url;
+  const reply = await r.call('settings.set', { perpsUrl: `${b}/perps`, perpsWsUrl: `${b.replace(/^http/, 'ws')}/perps/v1/ws`, clobUrl: `${b}/clob`, clobWsUrl: `${b.replace(/^http/, 'ws')}/clob/ws`, gammaUrl: `${b}/gamma`, dataUrl: `${b}/data`, relayerUrl: `${b}/relayer`, rpcUrl: `${b}/rpc`, bridgeUrl: `${b}/bridge` });
+  if (!reply.ok) throw new Error(`settings.set: ${JSON.stringify(reply.error)}`);
 }

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startSandbox, type RunningSandbox } from '../../lib/sandbox/server';
-import { launchOn, seeded, type Reply, type Running } from './harness';
+import { launchOn, pointAt, seeded, unlock, type Reply, type Running } from './harness';
 
 /** The vault operations a kill lands in. */
 export const OPS = ['changePassword', 'importOwnerKey', 'issueProxy', 'createClobCredentials', 'restoreBackup'] as const;
@@ -35,24 +35,6 @@ type Known = { password: string; demo: string; owners: string[]; proxies: number
 const WINDOW_MS: Record<Op, number> = { changePassword: 1_500, importOwnerKey: 40, issueProxy: 80, createClobCredentials: 80, restoreBackup: 700 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Unlocks with `password`, waiting out a back-off (a wrong password tried before): the reply. */
-async function unlock(r: Running, password: string): Promise<Reply> {
-  for (let i = 0; i < 4; i++) {
-    const reply = await r.call('vault.unlock', { password });
-    const wait = reply.error?.name === 'Vault.UnlockBackoffError' ? Number(reply.error.data?.retryAfterMs ?? 1_000) : 0;
-    if (!wait) return reply;
-    await sleep(wait + 50);
-  }
-  return r.call('vault.unlock', { password });
-}
-
-/** Points the extension at the sandbox (a development build's default is 127.0.0.1:8787). */
-async function pointAt(r: Running, sandbox: RunningSandbox): Promise<void> {
-  const b = sandbox.url;
-  const reply = await r.call('settings.set', { perpsUrl: `${b}/perps`, perpsWsUrl: `${b.replace(/^http/, 'ws')}/perps/v1/ws`, clobUrl: `${b}/clob`, clobWsUrl: `${b.replace(/^http/, 'ws')}/clob/ws`, gammaUrl: `${b}/gamma`, dataUrl: `${b}/data`, relayerUrl: `${b}/relayer`, rpcUrl: `${b}/rpc`, bridgeUrl: `${b}/bridge` });
-  if (!reply.ok) throw new Error(`settings.set: ${JSON.stringify(reply.error)}`);
-}
 
 /** Starts operation `op` (not awaited by the caller): the reply, or a rejection when the browser dies under it. */
 function start(r: Running, op: Op, known: Known, sandbox: RunningSandbox, next: { password: string; owner: `0x${string}` }): Promise<Reply> {
