@@ -3,9 +3,9 @@
  * damaged when it starts, which a killed browser can leave behind), the vault comes back from its second
  * copy (`lib/vault/copy.ts`) but the audit log, the journal of what was in flight and the keyed
  * submissions' records are gone with the database. So that nothing the venues hold is left unrecorded,
- * the first unlock that restored the vault from its copy asks each venue for the account's orders of the
- * last `LOST_WINDOW_MS` — perps orders of any status (`GET /v1/account/orders?start_timestamp=`), the
- * order book's open orders (`GET /data/orders`) and the orders of its trades (`GET /data/trades`) — and
+ * the first unlock that restored the vault from its copy asks each venue for the account's orders — perps
+ * orders of any status of the last `LOST_WINDOW_MS` (`GET /v1/account/orders?start_timestamp=`), the
+ * order book's open orders (`GET /data/orders`) and the orders of its newest trades (`GET /data/trades`) — and
  * writes one `unknown` audit entry for each ("found at the venue after the browser discarded Countersign's
  * records"), dated when the venue says it was created (else now), with its client order id or order hash,
  * and the person is told once. A venue that cannot be asked is named in that notification; its orders

@@ -54,6 +54,7 @@ describe('reconciling the records a stop left open', () => {
     expect(by('a cancel')).toMatchObject({ at: 5_000, result: 'unknown', detail: expect.stringMatching(/check the venue/) });
     expect(asked).toHaveLength(4);
     expect(told.map((t) => t.venue)).toEqual(['held', 'absent', undefined, undefined, undefined]);
+    expect(told.every((t) => t.recorded)).toBe(true);
     await new Promise((r) => setTimeout(r, 0));
     expect(Object.keys(store.data), 'every record closed').toEqual([]);
     expect(await reconcileJournal(durableAuditJournal(store), log, ask, () => undefined)).toBe(0);

@@ -50,8 +50,8 @@ async function alreadyRecorded(log: AuditLog, r: { kind: string; account: string
   return false;
 }
 
-/** What the person is told about one record: its audit kind and what the venue said (`undefined`: not asked). */
-export type ReconcileNotice = { kind: string; venue: 'held' | 'absent' | undefined };
+/** What the person is told about one record: its audit kind, what the venue said (`undefined`: not asked) and whether its entry was written. */
+export type ReconcileNotice = { kind: string; venue: 'held' | 'absent' | undefined; recorded: boolean };
 
 const STOPPED = 'Countersign stopped after this was sent and before its answer was recorded';
 
@@ -90,12 +90,12 @@ export async function reconcileJournal(journal: AuditJournal, log: AuditLog, ask
     try {
       await appendAudit(log, { ...record, ...verdict(said) });
     } catch {
-      notify({ kind: record.kind, venue }); // told even when the entry cannot be written; the record is kept for the next start
+      notify({ kind: record.kind, venue, recorded: false }); // told even when the entry cannot be written; the record is kept for the next start
       continue;
     }
     // Closed once stored (tried twice): a record left behind would be recorded again at the next start.
     await journal.close(id).catch(() => journal.close(id)).catch(() => undefined);
-    notify({ kind: record.kind, venue });
+    notify({ kind: record.kind, venue, recorded: true });
     n++;
   }
   return n;

@@ -1,7 +1,7 @@
 /**
- * The background's services, built once, in order: the page path's outcome records and the audit journal
- * (`storage.session`, read first: a worker that starts must know what a stopped one left in flight) →
- * vault database and vault (session restored) → authority epoch, weight meter and venue reads
+ * The background's services, built once, in order: vault database → the page path's keyed records and
+ * the audit journal (IndexedDB, read before anything writes them: a start must know what a stopped worker
+ * or a killed browser left in flight) → vault (session restored) → authority epoch, weight meter and venue reads
  * (`lib/reads/venue-reads.ts`) → signing service (`lib/signer/`) → grants → dead-man → locks → the page
  * path (`ProviderService`, `lib/page/`) and `servePage`, the function the page ports call for each page
  * request (`lib/background/index.ts` hands it to `PagePorts.listen`) → streams and notifications → message
@@ -227,7 +227,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   let reconciling: Promise<unknown> | undefined;
   const reconcile = (): void => {
     if (!vault.unlocked || reconciling) return;
-    const notify = ({ kind, venue }: ReconcileNotice) => notifications.unrecorded(kind.slice(kind.indexOf('.') + 1), { stopped: true, venue });
+    const notify = ({ kind, venue, recorded }: ReconcileNotice) => notifications.unrecorded(kind.slice(kind.indexOf('.') + 1), { stopped: true, venue, recorded });
     reconciling = reconcileJournal(journal, auditLog(db, () => vault.auditKey(), { now }), venueLookup(reads, (a, p) => service.clobRead(a, p)), notify)
       .catch(() => undefined)
       .finally(() => (reconciling = undefined));

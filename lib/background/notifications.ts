@@ -57,11 +57,12 @@ export type BackgroundNotifications = {
   /**
    * Tells the person that a submission (`what`: "order", "withdrawal", a command type) has no audit
    * entry of its answer: the store refused the write after the answer went back (`SigningService`'s
-   * `onUnrecorded`), or — `stopped` — the worker stopped after sending it and before recording its answer
-   * (found in the audit journal at the next start, recorded as `unknown`). Raised whatever the
-   * preferences say; carries no secret.
+   * `onUnrecorded`), or — `stopped` — the worker stopped (or the browser died) after sending it and before
+   * recording its answer: found in the audit journal at the first unlock after, asked of the venue
+   * (`venue`: it holds it, or not; undefined: not asked) and recorded (`recorded: false`: the entry could
+   * not be written either). Raised whatever the preferences say; carries no secret.
    */
-  unrecorded: (what: string, o?: { stopped?: boolean; venue?: 'held' | 'absent' | undefined }) => void;
+  unrecorded: (what: string, o?: { stopped?: boolean; venue?: 'held' | 'absent' | undefined; recorded?: boolean }) => void;
   /** The browser discarded Countersign's records; `recorded` orders found at the venues were added to the audit log, `unasked` venues could not be asked. */
   storageLost: (report: { recorded: number; unasked: string[] }) => void;
   procedures: ContractHandlers<typeof NOTIFICATIONS_CONTRACT>;
@@ -164,6 +165,10 @@ export function createBackgroundNotifications(d: BackgroundNotificationsDeps): B
     unrecorded(what, o = {}) {
       // One notification per submission, even two in the same millisecond (`lib/background/page-path.granted.test.ts`).
       const id = `unrecorded-${now()}-${++unrecordedCount}`;
+      if (o.stopped && o.recorded === false) {
+        raise({ id, kind: 'unrecorded', title: 'Not in the audit log', message: `Countersign stopped after sending this ${what}, before recording the venue's answer, and could not write it to the audit log. Check the venue's history.` });
+        return;
+      }
       if (o.stopped && o.venue === 'held') {
         raise({ id, kind: 'unrecorded', title: 'Sent before Countersign stopped', message: `Countersign stopped after sending this ${what}, before recording the answer. The venue holds it; it is now in the audit log.` });
         return;

@@ -34,13 +34,19 @@ function sameOrder(o: PerpsReadAnswer<'orders'>[number], want: PerpsLookupOrder,
     o.instrument_id === want.iid &&
     o.buy === want.buy &&
     decimal(o.quantity) === decimal(want.qty) &&
-    (o.created_timestamp === undefined || o.created_timestamp >= sentAt - CLOCK_SKEW_MS)
+    o.created_timestamp !== undefined &&
+    o.created_timestamp >= sentAt - CLOCK_SKEW_MS
   );
 }
 
 const clobOrder = v.looseObject({ id: v.string() });
 
-/** `reads` for the perps reads, `clobRead` for the order-book L2 read (`SigningService.clobRead`). */
+/**
+ * The lookup (`VenueLookup`): `reads` for the perps reads, `clobRead` for the order-book L2 read
+ * (`SigningService.clobRead`: the 2xx body, unvalidated). Rejects with what a read throws (a perps read's
+ * error, the exchange's `ClobError` other than 404, `Http.NetworkError`): the caller records "could not
+ * be asked".
+ */
 export function venueLookup(reads: Pick<VenueReads, 'perpsRead'>, clobRead: (account: string, requestPath: string) => Promise<unknown>): VenueLookup {
   return async (account, lookup, sentAt) => {
     if (lookup.venue === 'perps') {
@@ -65,9 +71,10 @@ export function venueLookup(reads: Pick<VenueReads, 'perpsRead'>, clobRead: (acc
 
 /**
  * The venues' orders of an account for the sweep after a lost database (`lib/audit/lost-storage.ts`):
- * perps orders of any status since `since` (needs the account's proxy key), the order book's open orders
- * and the orders of its trades (needs its API credentials). An account without a venue's keys has no
- * orders there to find (answers none).
+ * perps orders of any status since `since` (needs the account's proxy key, dated when the venue created
+ * them); the order book's open orders (any age) and the orders of its newest page of trades (needs its API
+ * credentials; the exchange's reads take no start time, so these are dated when found). An account
+ * without a venue's keys has no orders there to find (answers none); a read that fails rejects.
  */
 export function orderFinders(reads: Pick<VenueReads, 'perpsRead' | 'clobOpenOrders' | 'clobTrades'>, hasKeys: (account: string) => Promise<{ proxy: boolean; clob: boolean }>): OrderFinder[] {
   return [

@@ -92,8 +92,8 @@ export class GrantLedger {
     held.win.push(use);
     const p: Unstored = { grantId: held.grant.id, use, settles: [], done: false };
     const key = volatileKey(held.grant.id, use);
-    const carried_in: { journal?: AuditJournal; record?: string } = {};
-    this.volatile.set(key, carried_in);
+    const holder: { journal?: AuditJournal; record?: string } = {};
+    this.volatile.set(key, holder);
     const { counted, stored } = this.write(held, p);
     const onStored = (cb: () => void) => (p.done ? cb() : void p.settles.push(cb));
     const carried: JournalUse = { grant: held.grant.id, at: use.at, notional: use.notional, seq: use.seq ?? 0 };
@@ -110,7 +110,7 @@ export class GrantLedger {
       carry(journal, record) {
         const opened = journal.open({ ...record, use: carried });
         carrier = opened.stored;
-        Object.assign(carried_in, { journal, record: opened.id }); // durable while the journal carries it
+        Object.assign(holder, { journal, record: opened.id }); // durable while the journal carries it
         // Let go once the use is in the vault (a failed write: merged again at the next read, or by the next worker).
         onStored(() => void journal.useStored(opened.id).catch(() => undefined));
         return opened;

@@ -8,7 +8,7 @@
  *
  * The records live in the vault database's `keyed` store (`lib/vault/db.ts` v3): IndexedDB, so they
  * outlive a killed browser, unlike `storage.session`; written with relaxed durability (a power cut may
- * lose the last ones: README "What a browser crash can lose"). Nothing here is a secret (origins,
+ * lose the last ones: README "Your orders when the browser dies"). Nothing here is a secret (origins,
  * accounts, client order ids, order hashes, a command's salt and timestamp, the venue's answer), so the
  * records are stored in clear; they are read back through `storedOutcome`'s schema (the disk is not
  * trusted to hold what was written).
