@@ -417,10 +417,11 @@ export class VaultSession extends VaultCopied {
   /**
    * The signing account of a proxy key stored at `address` (`./deferred-signer.ts`): derived at its first signature, outside
    * the one-writer section; refuses when the key is not `address`'s (`ProxyKeyMismatchError`), once the vault is locked or a lock
-   * was called after this read (`VaultLockedError`), and once a proxy key was deleted, stored or restored after it (`KeyNotFoundError`).
+   * was called after this read (`VaultLockedError`), and once a proxy key was deleted, stored or restored after it (`KeyNotFoundError`);
+   * `ends`: the counts when the read was asked for (a read queued before a delete call signs nothing after it), else now.
    */
-  protected proxySignerOf(privateKey: Hex, address: Address): LocalAccount {
-    const { locks, proxies } = this.keyEnds;
+  protected proxySignerOf(privateKey: Hex, address: Address, ends?: { locks: number; proxies: number }): LocalAccount {
+    const { locks, proxies } = ends ?? this.keyEnds;
     const usable = () => {
       if (this.keyEnds.locks !== locks || this.state === 'locked') throw new VaultLockedError();
       if (this.keyEnds.proxies !== proxies) throw new KeyNotFoundError('proxy key (deleted or replaced since it was read)');

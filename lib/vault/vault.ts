@@ -202,6 +202,7 @@ export class Vault extends VaultSession {
     const held = this.heldKeys.get<Found>(name, this.heldStamp(), this.now());
     if (held) return { ...held, info: { ...held.info } };
     const since = this.heldKeys.since();
+    const ends = { ...this.keyEnds }; // as asked: a lock or a key change called while this read waits its turn ends it
     return this.exclusive(async () => {
       const now = this.now();
       const stamp = this.heldStamp();
@@ -210,13 +211,13 @@ export class Vault extends VaultSession {
         this.keptAccount(account);
         const live = liveProxyOf(this.bundle, account, now);
         if (!live) throw new KeyNotFoundError('unexpired proxy key');
-        found = { info: { ...live.info }, signer: this.proxySignerOf(live.privateKey, live.info.proxy), secret: live.secret };
+        found = { info: { ...live.info }, signer: this.proxySignerOf(live.privateKey, live.info.proxy, ends), secret: live.secret };
       } else {
         this.key();
         const live = (await this.listProxies(account)).filter((p) => p.expiry > now).sort((a, b) => b.expiry - a.expiry);
         if (!live[0]) throw new KeyNotFoundError('unexpired proxy key');
         const { secret } = await this.read<ProxySecret>(live[0].id);
-        found = { info: live[0], signer: this.proxySignerOf(secret.privateKey, live[0].proxy), secret: secret.secret };
+        found = { info: live[0], signer: this.proxySignerOf(secret.privateKey, live[0].proxy, ends), secret: secret.secret };
       }
       this.heldKeys.set(name, since, stamp, this.heldStamp(), { ...found, info: { ...found.info } }, found.info.expiry);
       return found;
