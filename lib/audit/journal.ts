@@ -184,13 +184,13 @@ export function idbJournalStore(db: VaultDb): JournalStore {
     },
     async put(id, record) {
       const tx = db.transaction('journal', 'readwrite', RELAXED);
-      void tx.store.put({ id, record });
+      tx.store.put({ id, record }).catch(() => undefined); // its failure is the transaction's (`done`)
       tx.commit(); // at once: the send waits for this write
       await tx.done;
     },
     async delete(id) {
       const tx = db.transaction('journal', 'readwrite', RELAXED);
-      void tx.store.delete(id);
+      tx.store.delete(id).catch(() => undefined);
       tx.commit();
       await tx.done;
     },

@@ -109,11 +109,11 @@ export function idbOutcomeStore(db: VaultDb): OutcomeStore {
         if (n < 2) continue;
         const row = `${SHARED}${crypto.randomUUID()}`;
         rows.set(value, row);
-        void tx.store.put({ key: row, at: value.at, value });
+        tx.store.put({ key: row, at: value.at, value }).catch(() => undefined); // its failure is the transaction's (`done`)
       }
       for (const [key, value] of Object.entries(records)) {
         const row = rows.get(value);
-        void tx.store.put({ key, at: value.at, value: row === undefined ? value : { ref: row } });
+        tx.store.put({ key, at: value.at, value: row === undefined ? value : { ref: row } }).catch(() => undefined);
       }
       tx.commit(); // at once: the signature waits for this write
       await tx.done;
@@ -121,7 +121,7 @@ export function idbOutcomeStore(db: VaultDb): OutcomeStore {
     async remove(keys) {
       if (!keys.length) return;
       const tx = db.transaction('keyed', 'readwrite', RELAXED);
-      for (const key of keys) void tx.store.delete(key);
+      for (const key of keys) tx.store.delete(key).catch(() => undefined);
       tx.commit();
       await tx.done;
     },

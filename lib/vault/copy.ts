@@ -123,6 +123,8 @@ export function storageFailure(err: unknown): BaseError | undefined {
   const message = err instanceof Error ? err.message : '';
   if (name === 'InvalidStateError' && /clos/i.test(message)) return new VaultStorageClosedError(err);
   if (name === 'QuotaExceededError' || name === 'UnknownError') return new VaultWriteError(err);
+  // A transaction the browser aborted (on a full disk Chromium may abort the commit itself): nothing of it was stored.
+  if (name === 'AbortError' && typeof DOMException !== 'undefined' && err instanceof DOMException) return new VaultWriteError(err);
   return undefined;
 }
 
