@@ -1,11 +1,13 @@
 /**
  * One perps position: side and size, entry, mark, liquidation price, unrealised PnL and ROE, margin and
- * leverage, cumulative funding; Close (at market) and a take-profit / stop-loss trigger form.
+ * leverage, cumulative funding; Close (at market) and Protect: take-profit and / or stop-loss trigger
+ * prices that close the whole position at market (whatever it holds when one fires).
  * Presentational: decimal strings in (as the venue's portfolio read answers them), events out; the
  * trigger kind and price being typed stay local. The size is shown as the venue reports it, padded to
  * the instrument's `lot` and never rounded (`signedDecimal`); estimates (entry, mark, liquidation) to
  * its `tick`; amounts in USDC with two decimals. The instrument is named by `label` (`instrumentLabel`
- * over the instruments read), never by a name the portfolio read carries.
+ * over the instruments read), never by a name the portfolio read carries. The trigger prices being typed
+ * stay local; `onProtect` gets them as typed ('' = none).
  */
 import { useState } from 'preact/hooks';
 import { formatStep, formatUsdc } from '../../lib/format';
@@ -30,9 +32,9 @@ export type PositionRowData = {
 export const roeText = (fraction: string) => `${(Number(fraction) * 100).toFixed(2)}%`;
 
 /** The row (`data-testid="position-<iid>"`). */
-export function PositionRow({ p, label, mark, tick, lot, onClose, onTrigger }: { p: PositionRowData; label: string; mark?: string; tick: string; lot: string; onClose: () => void; onTrigger: (kind: 'tp' | 'sl', price: string) => void }) {
-  const [kind, setKind] = useState<'tp' | 'sl'>('sl');
-  const [trp, setTrp] = useState('');
+export function PositionRow({ p, label, mark, tick, lot, onClose, onProtect }: { p: PositionRowData; label: string; mark?: string; tick: string; lot: string; onClose: () => void; onProtect: (tp: string, sl: string) => void }) {
+  const [tp, setTp] = useState('');
+  const [sl, setSl] = useState('');
   const long = !p.size.startsWith('-');
   return (
     <li class="position" data-testid={`position-${p.instrument_id}`}>
@@ -48,15 +50,10 @@ export function PositionRow({ p, label, mark, tick, lot, onClose, onTrigger }: {
         <dt>Margin</dt><dd>{formatUsdc(p.initial_margin)} · {p.leverage}× {p.cross ? 'cross' : 'isolated'}</dd>
         <dt>Funding</dt><dd>{formatUsdc(p.cumulative_funding)}</dd>
       </dl>
-      <form class="grid3" onSubmit={(e) => { e.preventDefault(); if (trp) onTrigger(kind, trp); }}>
-        <Field label="Trigger">
-          <select name="tpsl" value={kind} onChange={(e) => setKind(e.currentTarget.value === 'tp' ? 'tp' : 'sl')}>
-            <option value="sl">Stop-loss</option>
-            <option value="tp">Take-profit</option>
-          </select>
-        </Field>
-        <Field label="Trigger price (USDC)"><input name="trp" inputMode="decimal" value={trp} onInput={(e) => setTrp(e.currentTarget.value.trim())} /></Field>
-        <Button type="submit" disabled={!trp}>Set</Button>
+      <form class="grid3" aria-label={`Protect the whole ${label} position`} onSubmit={(e) => { e.preventDefault(); if (tp || sl) onProtect(tp, sl); }}>
+        <Field label="Take-profit (USDC)"><input name="tp" inputMode="decimal" placeholder="none" value={tp} onInput={(e) => setTp(e.currentTarget.value.trim())} /></Field>
+        <Field label="Stop-loss (USDC)"><input name="sl" inputMode="decimal" placeholder="none" value={sl} onInput={(e) => setSl(e.currentTarget.value.trim())} /></Field>
+        <Button type="submit" disabled={!tp && !sl}>Protect</Button>
       </form>
     </li>
   );

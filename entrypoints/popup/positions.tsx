@@ -1,7 +1,7 @@
 /**
  * Positions: every perps position with size, entry, mark, liquidation price, unrealised
- * PnL and ROE, margin and cumulative funding; close (reduce-only market) and take-profit / stop-loss
- * (reduce-only trigger orders); account value, withdrawable and margin ratio; fills with paging,
+ * PnL and ROE, margin and cumulative funding; close (reduce-only market) and protect (take-profit /
+ * stop-loss on the whole position); account value, withdrawable and margin ratio; fills with paging,
  * funding payments, and an equity / PnL chart over 1 d / 7 d / 30 d. Reads the venue's reads only.
  * State: the perps store and `stores/positions.ts`.
  */
@@ -52,7 +52,7 @@ export function PositionsView({ account, store, slippageBps = DEFAULT_SLIPPAGE_B
           const c = s.closing.value?.p.instrument_id === p.instrument_id ? s.closing.value : undefined;
           return (
             <Fragment key={p.instrument_id}>
-              <PositionRow p={p} label={label(p.instrument_id)} {...(m ? { mark: m } : {})} tick={tick(p.instrument_id)} lot={lot(p.instrument_id)} onClose={() => void s.close(p, slippageBps)} onTrigger={(k, t) => void s.trigger(p, k, t)} />
+              <PositionRow p={p} label={label(p.instrument_id)} {...(m ? { mark: m } : {})} tick={tick(p.instrument_id)} lot={lot(p.instrument_id)} onClose={() => void s.close(p, slippageBps)} onProtect={(tp, sl) => void s.protect(p, tp, sl)} />
               {c ? <li><ClosePreview symbol={c.label} tick={tick(p.instrument_id)} lot={lot(p.instrument_id)} preview={c.preview} onConfirm={() => void s.confirmClose()} onCancel={s.cancelClose} /></li> : null}
             </Fragment>
           );

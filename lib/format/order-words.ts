@@ -51,7 +51,8 @@ export type PerpsOrderWordsInput = {
   tif?: string;
   po: boolean;
   ro: boolean;
-  trigger?: { kind: 'tp' | 'sl'; trp: string };
+  /** A TP / SL item's trigger; `whole`: a leg of a `"position"` group (quantity "0"), which closes the whole position. */
+  trigger?: { kind: 'tp' | 'sl'; trp: string; whole?: boolean };
   /** The tick and lot the venue's `instruments` read reports (decimal strings), when known. */
   tick?: string;
   lot?: string;
@@ -60,16 +61,20 @@ export type PerpsOrderWordsInput = {
 /**
  * The words of one signed perps order: `head` (`Buy 0.013 BTC-PERP (#1) @ 64,400.5 GTC post-only`),
  * its trigger line for a TP / SL item, and `notes` for a size or price off the step the venue reports.
+ * A leg protecting the whole position reads `Stop-loss: close the whole BTC-PERP (#1) position (sell, at
+ * market) when the mark reaches 50,000 (reduce-only)`: its signed quantity "0" is never shown as a size.
  */
 export function perpsOrderWords(o: PerpsOrderWordsInput): { head: string; trigger?: string; notes: string[] } {
   const qty = signedDecimal(o.qty, o.lot);
   const notes: string[] = [];
-  if (o.lot && qty.offStep) notes.push(`Size ${qty.text} is not a multiple of the lot ${o.lot} the venue reports.`);
-  const size = `${o.buy ? 'Buy' : 'Sell'} ${qty.text} ${o.symbol}`;
+  const whole = o.trigger?.whole === true;
+  if (o.lot && qty.offStep && !whole) notes.push(`Size ${qty.text} is not a multiple of the lot ${o.lot} the venue reports.`);
+  const size = whole ? `Close the whole ${o.symbol} position (${o.buy ? 'buy' : 'sell'}, at market)` : `${o.buy ? 'Buy' : 'Sell'} ${qty.text} ${o.symbol}`;
   if (o.trigger) {
     const trp = signedDecimal(o.trigger.trp, o.tick);
     if (o.tick && trp.offStep) notes.push(`Trigger price ${trp.text} is not a multiple of the tick ${o.tick} the venue reports.`);
-    return { head: size, trigger: `${o.trigger.kind === 'tp' ? 'Take-profit' : 'Stop-loss'}: ${size} when the mark reaches ${trp.text} (reduce-only)`, notes };
+    const what = whole ? size.replace('Close', 'close') : size;
+    return { head: size, trigger: `${o.trigger.kind === 'tp' ? 'Take-profit' : 'Stop-loss'}: ${what} when the mark reaches ${trp.text} (reduce-only)`, notes };
   }
   let head = size;
   if (o.p !== undefined) {
@@ -94,7 +99,7 @@ export function perpsCommandOrderWords(cmd: PerpsCommand, symbol: (iid: number) 
   const w = perpsOrderWords({
     buy: o.buy, qty: o.qty, symbol: symbol(o.iid), po: o.po === true, ro: o.ro === true,
     ...(o.p === undefined ? {} : { p: o.p }), ...(o.tif ? { tif: o.tif } : {}),
-    ...(o.tr ? { trigger: { kind: o.tr.tpsl, trp: o.tr.trp } } : {}),
+    ...(o.tr ? { trigger: { kind: o.tr.tpsl, trp: o.tr.trp, ...(cmd.body.type === 'createOrders' && cmd.body.grp === 'position' ? { whole: true } : {}) } } : {}),
     ...(steps.tick ? { tick: steps.tick } : {}), ...(steps.lot ? { lot: steps.lot } : {}),
   });
   return { head: w.trigger ?? w.head, notes: w.notes };

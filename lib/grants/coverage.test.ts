@@ -135,6 +135,10 @@ describe('what a grant can ever cover', () => {
     expect(coverable).toEqual([...GRANTABLE_PERPS_COMMANDS]);
     // Isolated margin through updateLeverage is never covered either.
     expect(await covered('perps_sendCommand', { op: { type: 'updateLeverage', args: { iid: 2, lev: 3, cross: false } } })).toBe(false);
+    // A sized stop-loss is a trigger order the grant allows; the same leg protecting the whole position is not.
+    const leg = (qty: string) => ({ iid: 2, buy: false, qty, ro: true, tr: { tpsl: 'sl', trp: '3000', market: true } });
+    expect(await covered('perps_sendCommand', { op: { type: 'createOrders', args: [leg('0.5')] } })).toBe(true);
+    expect(await covered('perps_sendCommand', { op: { type: 'createOrders', args: [leg('0')], grp: 'position' } })).toBe(false);
   });
 
   it('every page method under the broadest grants: only the named methods are signed without a window', async () => {

@@ -27,7 +27,8 @@
  *
  * Never grantable, whatever a grant says (`GrantRequest` kind `never`): anything that moves funds or
  * manages keys (withdraw, internal transfer, proxy issuance and deletion), isolated margin, cancel-all,
- * the auto-cancel timer, `perps_signCommand` and `clob_signRequest` (see `lib/grants/requests.ts`).
+ * the auto-cancel timer, take-profit / stop-loss on a whole position (a `"position"` group: it closes a
+ * size no grant bounds), `perps_signCommand` and `clob_signRequest` (see `lib/grants/requests.ts`).
  */
 import { fromUnits, toUnits } from '../decimal';
 import { SITE_SHARE_WORDS } from '../ratelimit/reserve';

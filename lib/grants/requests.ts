@@ -45,6 +45,9 @@ export const isGrantableMethod = (m: string): boolean => GRANTABLE_PAGE_METHODS.
 export function perpsGrantRequest(cmd: Pick<PerpsCommand, 'type' | 'body'>): GrantRequest {
   switch (cmd.type) {
     case 'createOrders':
+      // A leg protecting the whole position closes whatever the position holds when it fires, a size no grant
+      // bounds (a site could grow the position first): no grant covers it, the person approves each one.
+      if (cmd.body.type === 'createOrders' && cmd.body.grp === 'position') return { kind: 'never', what: 'Take-profit / stop-loss on a whole position' };
       return { kind: 'order', venue: 'perps', orders: (cmd.body.args as PerpsOrderInput[]).map(perpsOrder) };
     case 'cancelOrders':
       return { kind: 'cancel', venue: 'perps', oids: [...(cmd.body.args as number[])], coids: [] };

@@ -9,6 +9,7 @@ import {
   address,
   baseUnitsString,
   clientOrderId,
+  decimalString,
   InvalidFieldError,
   nonNegativeSafeInteger,
   parseOrThrow,
@@ -17,7 +18,7 @@ import {
   signedDecimalString,
   utf8Length,
 } from '../validation';
-import { AUTO_CANCEL_MIN_LEAD_MS, PERPS_MAX_BATCH, batchRequestWeight, type PerpsCommand, type PerpsOpTuple, type PerpsOrderInput, type PerpsOrderTuple, type PerpsTriggerTuple } from './command-types';
+import { AUTO_CANCEL_MIN_LEAD_MS, PERPS_MAX_BATCH, PERPS_TPSL_GROUPS, batchRequestWeight, type PerpsCommand, type PerpsOpTuple, type PerpsOrderInput, type PerpsOrderTuple, type PerpsTriggerTuple } from './command-types';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -37,7 +38,7 @@ const orderSchema = v.pipe(
   v.strictObject({
     iid: nonNegativeSafeInteger,
     buy: v.boolean('must be a boolean (true = buy)'),
-    qty: positiveDecimalString,
+    qty: decimalString, // > 0, except "0" on a position group's leg: `groupRules`
     p: v.optional(positiveDecimalString),
     tif: v.optional(v.picklist(['gtc', 'ioc', 'fok'], 'must be "gtc", "ioc" or "fok"')),
     po: v.optional(v.boolean('must be a boolean')),
@@ -68,9 +69,7 @@ function batch<T extends v.GenericSchema>(item: T, what: string) {
 const createOrdersSchema = v.pipe(
   v.strictObject({
     orders: batch(orderSchema, 'orders'),
-    group: v.optional(
-      v.pipe(v.string('must be a string'), v.regex(/^[A-Za-z][A-Za-z0-9_]{0,31}$/, 'must be a short identifier such as "normalTpsl"')),
-    ),
+    group: v.optional(v.picklist(PERPS_TPSL_GROUPS, 'must be "order" or "position"')),
   }),
   v.forward(
     v.check((i) => {
@@ -135,9 +134,45 @@ function orderBody(o: v.InferOutput<typeof orderSchema>): PerpsOrderInput {
   };
 }
 
-/** `createOrders` from an unchecked value (a request body's `op.args`): its schema is the only check. */
+const ZERO_QTY = /^0(?:\.0+)?$/;
+
+/**
+ * The rules a batch's group adds to its orders (PROTOCOL.md §5 `grp`; the perps SDK's `placePositionTpSl`).
+ * Without the `"position"` group every quantity is > 0. A `"position"` group holds only the legs that
+ * protect the whole position: each a take-profit or stop-loss that executes at market, reduce-only, with
+ * quantity exactly `"0"` (the venue closes what the position holds when it triggers), no limit, no time
+ * in force, not post-only; all on one instrument and side; at most one take-profit and one stop-loss.
+ * Throws `InvalidFieldError` naming the order's field.
+ */
+function groupRules(i: v.InferOutput<typeof createOrdersSchema>): void {
+  const fail = (k: number, field: string, reason: string): never => {
+    throw new InvalidFieldError({ field: `orders[${k}]${field}`, reason });
+  };
+  if (i.group !== 'position') {
+    i.orders.forEach((o, k) => ZERO_QTY.test(o.qty) && fail(k, '.qty', 'must be greater than zero'));
+    return;
+  }
+  const kinds = new Set<string>();
+  const [first] = i.orders;
+  i.orders.forEach((o, k) => {
+    const leg = 'in a position group (each leg protects the whole position)';
+    if (!o.tr) return fail(k, '.tr', `is required ${leg}`);
+    if (o.qty !== '0') fail(k, '.qty', `must be "0" ${leg}: the venue closes what the position holds when it triggers`);
+    if (o.tr.market !== true) fail(k, '.tr.market', `must be true ${leg}: it closes at market`);
+    if (o.p !== undefined) fail(k, '.p', `is not allowed ${leg}: it closes at market`);
+    if (o.ro !== true) fail(k, '.ro', `must be true ${leg}: it only closes`);
+    if (o.po === true) fail(k, '.po', `is not allowed ${leg}`);
+    if (o.iid !== first?.iid) fail(k, '.iid', 'must be the instrument of orders[0]: a position group protects one position');
+    if (o.buy !== first?.buy) fail(k, '.buy', 'must be the side of orders[0]: both legs close the same position');
+    if (kinds.has(o.tr.tpsl)) fail(k, '.tr.tpsl', 'a position group holds at most one take-profit and one stop-loss');
+    kinds.add(o.tr.tpsl);
+  });
+}
+
+/** `createOrders` from an unchecked value (a request body's `op.args`): its schema and its group's rules (`groupRules`) are the checks. */
 export function createOrdersFrom(input: unknown): PerpsCommand {
   const i = parseOrThrow(createOrdersSchema, input);
+  groupRules(i);
   const tuples = i.orders.map(orderTuple);
   const op: PerpsOpTuple = i.group === undefined ? ['createOrders', tuples] : ['createOrders', tuples, i.group];
   return {

@@ -9,6 +9,21 @@ import type { Address } from 'viem';
 /** Most orders (or ids) accepted in one batch command. The seed leaves the gateway's maximum unshown; this is our bound. */
 export const PERPS_MAX_BATCH = 100;
 
+/**
+ * The groups `createOrders` may carry as `op.grp` (PROTOCOL.md §5; the SDK's `PerpsTpSlScope`): `"order"`
+ * ties take-profit / stop-loss legs to an entry order of the same batch; `"position"` holds legs that
+ * protect the whole position (quantity `"0"`: the venue closes what the position holds when one triggers).
+ */
+export const PERPS_TPSL_GROUPS = ['order', 'position'] as const;
+/** A `createOrders` group (`PERPS_TPSL_GROUPS`). */
+export type PerpsTpslGroup = (typeof PERPS_TPSL_GROUPS)[number];
+
+/**
+ * Whether order `o` of a built command is a leg protecting a whole position: a trigger of quantity `"0"`,
+ * which only a `"position"` group signs (`createOrders` refuses a zero quantity anywhere else).
+ */
+export const isWholePositionLeg = (o: Pick<PerpsOrderInput, 'qty' | 'tr'>): boolean => o.tr !== undefined && o.qty === '0';
+
 /** Time in force of a non-trigger order (PROTOCOL.md §1.2). */
 export type TimeInForce = 'gtc' | 'ioc' | 'fok';
 
@@ -17,7 +32,8 @@ export type PerpsTriggerInput = { tpsl: 'tp' | 'sl'; trp: string; market?: boole
 
 /**
  * One order as the JSON body carries it (seed "Order item" plus `tif` from PROTOCOL.md §1.2).
- * - `iid` instrument id; `buy` side; `qty` decimal quantity (> 0); `p` decimal price (> 0), absent for
+ * - `iid` instrument id; `buy` side; `qty` decimal quantity (> 0; exactly `"0"` on a leg of a `"position"`
+ *   group: `isWholePositionLeg`); `p` decimal price (> 0), absent for
  *   market-style ioc/fok; `tif` required unless `tr` is given (then forbidden); `po` post-only (only with
  *   gtc, default false); `ro` reduce-only (`false` is dropped); `c` client order id (32 lowercase hex);
  *   `tr` trigger.
@@ -78,7 +94,7 @@ export type PerpsCommandType =
  * withdraw `amount` integer base units, internalTransfer `amount` decimal USDC.
  */
 export type PerpsBodyOp =
-  | { type: 'createOrders'; args: PerpsOrderInput[]; grp?: string }
+  | { type: 'createOrders'; args: PerpsOrderInput[]; grp?: PerpsTpslGroup }
   | { type: 'cancelOrders'; args: number[] }
   | { type: 'cancelOrdersCOID'; args: string[] }
   | { type: 'updateLeverage'; args: { iid: number; lev: number; cross: boolean } }
@@ -114,8 +130,8 @@ export type PerpsCommand = {
   createProxy?: { owner: Address; proxy: Address; expiry: number };
 };
 
-/** Input of `createOrders`: 1..PERPS_MAX_BATCH orders and an optional group (becomes `op.grp`). */
-export type CreateOrdersInput = { orders: PerpsOrderInput[]; group?: string };
+/** Input of `createOrders`: 1..PERPS_MAX_BATCH orders and an optional group (becomes `op.grp`; `PERPS_TPSL_GROUPS`). */
+export type CreateOrdersInput = { orders: PerpsOrderInput[]; group?: PerpsTpslGroup };
 /** Input of `cancelOrders`: order ids. */
 export type CancelOrdersInput = { oids: number[] };
 /** Input of `cancelOrdersCOID`: client order ids. */

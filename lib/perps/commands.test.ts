@@ -63,7 +63,7 @@ describe('createOrders', () => {
         { iid: 2, buy: false, qty: '1', tr: { tpsl: 'sl', trp: '2900', market: true } },
         { iid: 2, buy: false, qty: '1', p: '3300', tr: { tpsl: 'tp', trp: '3310' } },
       ],
-      group: 'normalTpsl',
+      group: 'order',
     });
     expect(cmd.op).toEqual([
       'createOrders',
@@ -71,7 +71,7 @@ describe('createOrders', () => {
         [2, false, undefined, '1', undefined, false, undefined, undefined, [true, '2900', 'sl']],
         [2, false, '3300', '1', undefined, false, undefined, undefined, ['3310', 'tp']],
       ],
-      'normalTpsl',
+      'order',
     ]);
     expect(cmd.body).toEqual({
       type: 'createOrders',
@@ -79,7 +79,7 @@ describe('createOrders', () => {
         { iid: 2, buy: false, qty: '1', po: false, tr: { tpsl: 'sl', trp: '2900', market: true } },
         { iid: 2, buy: false, p: '3300', qty: '1', po: false, tr: { tpsl: 'tp', trp: '3310' } },
       ],
-      grp: 'normalTpsl',
+      grp: 'order',
     });
     expect(cmd.weight).toEqual({ request: 1, action: 2 });
   });
@@ -234,7 +234,7 @@ describe('reference-SDK extras', () => {
 describe('commandFromBody', () => {
   it('rebuilds the same tuple from every builder body', () => {
     const cmds = [
-      createOrders({ orders: [{ iid: 7, buy: true, qty: '2.5', p: '3120.50', tif: 'gtc', po: true, c: COID }], group: 'na' }),
+      createOrders({ orders: [{ iid: 7, buy: true, qty: '2.5', p: '3120.50', tif: 'gtc', po: true, c: COID }], group: 'order' }),
       cancelOrders({ oids: [1, 2] }),
       cancelOrdersCOID({ coids: [COID] }),
       updateLeverage({ iid: 1, lev: 5, cross: true }),

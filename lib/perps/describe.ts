@@ -3,7 +3,7 @@
  * "Buy 2.5 ETH-PERP at 3,120.50, good-til-cancelled, post-only — request weight 1, action weight 1" and
  * "Withdraw 10.00 USDC (10000000 base units) to 0x99…A4dc". Pure.
  */
-import type { PerpsCommand, PerpsOrderInput } from './commands';
+import { isWholePositionLeg, type PerpsCommand, type PerpsOrderInput } from './commands';
 import { formatUnitsMin2, groupDecimal, shortAddress } from '../format';
 import { signedDecimal } from '../format/order-words';
 
@@ -15,6 +15,10 @@ const TIF: Record<string, string> = { gtc: 'good-til-cancelled', ioc: 'immediate
  * venue's symbol beside the id).
  */
 export function describeOrder(o: PerpsOrderInput, symbol: (iid: number) => string): string {
+  if (o.tr && isWholePositionLeg(o)) {
+    // Quantity "0" on a position group's leg: the venue closes what the position holds when it triggers.
+    return `${o.tr.tpsl === 'tp' ? 'Take-profit' : 'Stop-loss'} on the whole ${symbol(o.iid)} position: ${o.buy ? 'buy' : 'sell'} what it holds at market when the mark reaches ${signedDecimal(o.tr.trp).text}, reduce-only`;
+  }
   const parts = [`${o.buy ? 'Buy' : 'Sell'} ${signedDecimal(o.qty).text} ${symbol(o.iid)} ${o.p ? `at ${signedDecimal(o.p).text}` : 'at market'}`];
   if (o.tif) parts.push(TIF[o.tif] ?? o.tif);
   if (o.tr) parts.push(`${o.tr.tpsl === 'tp' ? 'take-profit' : 'stop-loss'} trigger at ${signedDecimal(o.tr.trp).text}${o.tr.market ? ' (market)' : ''}`);
@@ -30,6 +34,7 @@ export function describePerpsCommand(cmd: PerpsCommand, symbol: (iid: number) =>
   switch (op.type) {
     case 'createOrders': {
       const lines = op.args.map((o) => describeOrder(o, symbol));
+      if (op.grp === 'position') return { title: 'Protect a position', lines: [...lines, `— ${w}`] };
       if (lines.length === 1) return { title: 'Place an order', lines: [`${lines[0]} — ${w}`] };
       return { title: `Place ${lines.length} orders`, lines: [...lines, `— ${w}`] };
     }

@@ -11,7 +11,7 @@
  * numbers price the part that fills now at the book and the rest at the limit, the worst it can execute
  * at. An IOC / FOK order is bounded by its limit: the rest is cancelled.
  */
-import type { PerpsOrderInput } from './commands';
+import { isWholePositionLeg, type PerpsOrderInput } from './commands';
 import { decimalsOf, estimateWithin, previewOrder, splitWalk, type Liquidity, type OrderPreview } from './risk';
 import type { Book, Instrument, Portfolio } from './wire';
 import { fromUnits, toUnits, truncUnits } from '../decimal';
@@ -149,8 +149,8 @@ export type CommandOrderSummary = {
   tif?: string;
   po: boolean;
   ro: boolean;
-  /** TP / SL trigger (`tp` / `sl` at `trp`), when the item is a trigger order. */
-  trigger?: { kind: 'tp' | 'sl'; trp: string };
+  /** TP / SL trigger (`tp` / `sl` at `trp`), when the item is a trigger order; `whole`: it closes the whole position (`isWholePositionLeg`). */
+  trigger?: { kind: 'tp' | 'sl'; trp: string; whole?: boolean };
   /** The numbers (absent for a trigger order, or when the venue's reads could not price it). */
   summary?: OrderSummary;
   /** The instrument's tick and lot (decimal strings, the `instruments` read) to format prices and sizes; absent for an unknown instrument. */
@@ -189,7 +189,7 @@ export async function summarizeCommand(orders: readonly PerpsOrderInput[], read:
       ...(o.tif === undefined ? {} : { tif: o.tif }),
       po: o.po === true,
       ro: o.ro === true,
-      ...(o.tr ? { trigger: { kind: o.tr.tpsl, trp: o.tr.trp } } : {}),
+      ...(o.tr ? { trigger: { kind: o.tr.tpsl, trp: o.tr.trp, ...(isWholePositionLeg(o) ? { whole: true } : {}) } } : {}),
       ...(instrument ? { tick: tickOf(instrument), lot: lotOf(instrument) } : {}),
     };
     if (!o.tr && instrument && fees) {

@@ -62,6 +62,34 @@ describe('sandbox: TP / SL triggers', () => {
     expect(await position(2)).toBeUndefined();
   });
 
+  it('closes the whole position as it is when a position leg fires, and ends the other leg', async () => {
+    await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, qty: '0.2', p: '65100', tif: 'ioc' }] }));
+    const legs = (await h.send(h.proxy, createOrders({
+      orders: [
+        { iid: 1, buy: false, qty: '0', ro: true, tr: { tpsl: 'tp', trp: '67000', market: true } },
+        { iid: 1, buy: false, qty: '0', ro: true, tr: { tpsl: 'sl', trp: '64000', market: true } },
+      ],
+      group: 'position',
+    }))) as { oid: number }[];
+    const [tp, sl] = legs.map((a) => a.oid);
+    const byId = async (id: number | undefined) => (await orders()).find((o) => o.order_id === id);
+    expect(await byId(sl)).toMatchObject({ status: 'armed', tpsl: { kind: 'sl', scope: 'position', armed_qty: '0.2' } });
+    // The position grows after the legs were placed: they protect what it holds, not what it held.
+    await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, qty: '0.1', p: '65100', tif: 'ioc' }] }));
+    expect(await byId(sl)).toMatchObject({ status: 'armed', tpsl: { armed_qty: '0.3' } });
+    await mark(1, '64000');
+    expect(await byId(sl)).toMatchObject({ status: 'triggered', filled_quantity: '0.3' });
+    expect(await position(1)).toBeUndefined();
+    expect((await byId(tp))?.status).toBe('position_closed');
+  });
+
+  it('refuses a zero quantity outside a position group', async () => {
+    const { venue } = h.ctx;
+    const account = venue.account(h.owner.address);
+    expect(() => venue.placeOrders(account, [{ iid: 1, buy: false, qty: '0', ro: true, tr: { tpsl: 'sl', trp: '64000', market: true } }], 'order')).toThrow('invalid_quantity');
+    expect(() => venue.placeOrders(account, [{ iid: 1, buy: false, qty: '0.1', ro: true, tr: { tpsl: 'sl', trp: '64000', market: true } }], 'position')).toThrow('invalid_quantity');
+  });
+
   it('refuses a bad mark request', async () => {
     expect((await mark(99, '1')).status).toBe(400);
     expect((await mark(1, '-5')).status).toBe(400);

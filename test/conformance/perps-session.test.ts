@@ -3,7 +3,9 @@
  * shim (PROTOCOL.md §5.1): `openPerpsSession` creates a proxy over REST (wallet-signed on the
  * venue's domain), reads the credentials with `POLYMARKET-*` headers and connects the WebSocket (auth,
  * sub); then placeOrder resting and crossing (each waits for its `orders` event after the
- * acknowledgement), cancels by id and by client order id, leverage, and the fills arriving as events.
+ * acknowledgement), cancels by id and by client order id, leverage, the fills arriving as events, and
+ * take-profit / stop-loss on the whole position (`placePositionTpSl`: legs of quantity "0" in group
+ * "position"), which the sandbox fires by closing what the position holds.
  * Node 20 has no global WebSocket: the test gives the client the `ws` one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,5 +67,17 @@ describe('official perps session against the sandbox', () => {
     expect(events.some((e) => e.type === 'resync')).toBe(false);
     const { positions } = await session.fetchPortfolio();
     expect(positions.find((p) => p.instrumentId === 1)?.size).toBe('0.002');
+  });
+
+  it('protects the whole position with placePositionTpSl, and the sandbox closes it at the trigger', async () => {
+    const { tpSl } = await session.placePositionTpSl({ instrumentId: 1, takeProfit: { triggerPrice: '90000' }, stopLoss: { triggerPrice: '50000' } });
+    const open = await session.fetchOpenOrders();
+    const leg = (id: number | undefined) => open.find((o) => o.id === id);
+    expect(leg(tpSl.takeProfit?.orderId)).toMatchObject({ status: 'armed', quantity: '0', reduceOnly: true, tpSl: { kind: 'tp', scope: 'position', armedQuantity: '0.002' } });
+    expect(leg(tpSl.stopLoss?.orderId)).toMatchObject({ status: 'armed', tpSl: { kind: 'sl', scope: 'position', triggerPrice: '50000' } });
+    const mark = (price: string) => fetch(`${h.url}/admin/mark`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ instrument_id: 1, price }) });
+    expect((await mark('50000')).status).toBe(200);
+    const { positions } = await session.fetchPortfolio();
+    expect(positions.find((p) => p.instrumentId === 1)).toBeUndefined();
   });
 });

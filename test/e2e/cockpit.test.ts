@@ -2,7 +2,7 @@
  * The trader's cockpit in real Chromium against the sandbox: before an order is signed the
  * ticket shows position, available margin, fee and the estimated liquidation price, computed from the
  * venue's reads (asserted against the sandbox); a fill moves the position, its liquidation price and
- * PnL in the Positions view; a stop-loss is set; the position closes in one action; an order is entered
+ * PnL in the Positions view; the whole position is protected by a stop-loss; the position closes in one action; an order is entered
  * with the keyboard alone. Screenshots of each new screen land in test-results/screens/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,13 +88,17 @@ describe('trader cockpit in Chromium', () => {
     await h.screenshot(popup, '31-positions');
   });
 
-  it('sets a stop-loss (reduce-only trigger) and closes the position after a preview and one confirmation', async () => {
+  it('protects the whole position with a stop-loss and closes the position after a preview and one confirmation', async () => {
     const row = popup.getByTestId('position-1');
-    await row.locator('input[name="trp"]').fill('50000');
-    await row.getByRole('button', { name: 'Set' }).click();
-    await popup.getByText('Stop-loss set at 50000 for BTC-PERP').waitFor();
+    // A stop-loss above a long's mark is refused in words before anything is signed.
+    await row.locator('input[name="sl"]').fill('90000');
+    await row.getByRole('button', { name: 'Protect' }).click();
+    await popup.getByText(/Stop-loss must be below .* for a long\./).waitFor();
+    await row.locator('input[name="sl"]').fill('50000');
+    await row.getByRole('button', { name: 'Protect' }).click();
+    await popup.getByText('Protected the whole BTC-PERP (#1) position: stop-loss 50000').waitFor();
     const trigger = [...h.sandbox.ctx.venue.orders.values()].find((o) => o.iid === 1 && o.trigger?.tpsl === 'sl');
-    expect(trigger).toMatchObject({ status: 'untriggered', ro: true, buy: false, qty: 200_000_000n, trigger: { trp: 5_000_000_000_000n } });
+    expect(trigger).toMatchObject({ status: 'untriggered', ro: true, buy: false, qty: 0n, trigger: { trp: 5_000_000_000_000n, scope: 'position', armedQty: 200_000_000n } });
     await h.screenshot(popup, '32-stop-loss');
     await row.getByRole('button', { name: 'Close BTC-PERP (#1) at market' }).click();
     // A preview first (size, estimated price, fee, realised PnL); nothing is sent until the confirmation.

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createPerpsStore } from './perps';
-import { closeOrder, createPositionsStore, marginRatioPct, triggerOrder, withPushedFills } from './positions';
+import { closeOrder, createPositionsStore, marginRatioPct, protectOrder, withPushedFills } from './positions';
 import { fakeCall } from './testkit';
 
 const SHORT = { instrument_id: 2, symbol: 'ETH-PERP', size: '-1.5', entry_price: '3000', leverage: 5, cross: true, initial_margin: '900', maintenance_margin: '45', position_value: '4500', liquidation_price: '3500', unrealized_pnl: '0', return_on_equity: '0', cumulative_funding: '0' };
@@ -33,13 +33,35 @@ describe('positions helpers', () => {
     expect(marginRatioPct({ positions: [], margin: { ...margin, total_account_value: '0' }, withdrawable: '0' })).toBe(0);
     expect(marginRatioPct(undefined)).toBe(0);
   });
-  it('closes a short by buying its whole size reduce-only, and triggers likewise', () => {
+  it('closes a short by buying its whole size reduce-only', () => {
     expect(closeOrder(SHORT, '3030').body).toMatchObject({ type: 'createOrders', args: [{ buy: true, qty: '1.5', p: '3030', tif: 'ioc', ro: true }] });
-    expect(JSON.stringify(triggerOrder(SHORT, 'sl', '3200').body)).toContain('3200');
+  });
+  it('protects a short with buy legs on the whole position, as the SDK\'s placePositionTpSl signs them', () => {
+    expect(protectOrder(SHORT, '2800', '3200').body).toEqual({
+      type: 'createOrders',
+      args: [
+        { iid: SHORT.instrument_id, buy: true, qty: '0', po: false, ro: true, tr: { tpsl: 'tp', trp: '2800', market: true } },
+        { iid: SHORT.instrument_id, buy: true, qty: '0', po: false, ro: true, tr: { tpsl: 'sl', trp: '3200', market: true } },
+      ],
+      grp: 'position',
+    });
+    expect(protectOrder(SHORT, '', '3200').body).toMatchObject({ args: [{ tr: { tpsl: 'sl' } }], grp: 'position' });
   });
 });
 
 describe('createPositionsStore', () => {
+  it('refuses to protect a short with a stop-loss under the mark, in words, and sends nothing', async () => {
+    const { s, sent, perps } = setup();
+    perps.tickers.value = [{ instrument_id: 2, mark_price: '3010' } as never];
+    await s.protect(SHORT, '', '3000');
+    expect(s.error.value).toBe('Stop-loss must be above 3010 for a short.');
+    expect(sent).toEqual([]);
+    await s.protect(SHORT, '2900', '3100');
+    expect(s.error.value).toBeUndefined();
+    expect(sent).toMatchObject([{ grp: 'position', args: [{ buy: true, tr: { tpsl: 'tp', trp: '2900' } }, { buy: true, tr: { tpsl: 'sl', trp: '3100' } }] }]);
+    expect(s.notice.value).toBe('Protected the whole ETH-PERP (#2) position: take-profit 2900, stop-loss 3100');
+  });
+
   it('pages fills by time: the next page ends just before the last fill shown', async () => {
     const { s, calls } = setup();
     await s.loadFills();

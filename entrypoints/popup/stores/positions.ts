@@ -2,8 +2,9 @@
  * Positions tab state over the perps store: fills (newest first, paged by time; the
  * fills the live stream pushes are added at the top as they come),
  * funding payments, the equity / PnL series for the chosen range, and the outcome of the last close or
- * trigger order. Closing sends a reduce-only IOC market order for the whole position; take-profit /
- * stop-loss a reduce-only market trigger order. Derived: margin ratio (maintenance / account value, %).
+ * protection. Closing sends a reduce-only IOC market order for the whole position; protecting it sends
+ * take-profit and / or stop-loss legs on the whole position (`protectOrder`: the SDK's
+ * `placePositionTpSl`). Derived: margin ratio (maintenance / account value, %).
  */
 import { computed, effect, signal } from '@preact/signals';
 import { createOrders, type PerpsCommand } from '../../../lib/perps/commands';
@@ -11,6 +12,7 @@ import { messageOf } from '../api';
 import { labelOf, lotOf, tickOf, type PerpsStore, type Portfolio, type Position } from './perps';
 import { perpsCommandOrderWords } from '../../../lib/format/order-words';
 import { decimalsOf, DEFAULT_SLIPPAGE_BPS, estimateMarket, previewOrder } from '../../../lib/perps/risk';
+import { tpslProblem } from './ticket-values';
 import type { PerpsReadAnswer } from '../../../lib/perps/wire';
 
 /** A fill (prices and sizes decimal strings, `timestamp` Unix ms). */
@@ -62,9 +64,15 @@ export function marginRatioPct(p: Portfolio | undefined): number {
  * best level ± the slippage cap (never an unbounded market order; `closeLimit`).
  */
 export const closeOrder = (p: Position, limit: string) => createOrders({ orders: [{ iid: p.instrument_id, buy: p.size.startsWith('-'), qty: p.size.replace('-', ''), p: limit, tif: 'ioc', ro: true }] });
-/** The reduce-only market trigger order (take-profit or stop-loss at `trp`) for the whole of `p`. */
-export const triggerOrder = (p: Position, kind: 'tp' | 'sl', trp: string) =>
-  createOrders({ orders: [{ iid: p.instrument_id, buy: p.size.startsWith('-'), qty: p.size.replace('-', ''), ro: true, tr: { tpsl: kind, trp, market: true } }] });
+/**
+ * The legs protecting the whole of `p` (the perps SDK's `placePositionTpSl`, group `"position"`): a
+ * take-profit at `tp` and / or a stop-loss at `sl` ('' = none), each quantity "0", reduce-only, at market on
+ * the exit side — the venue closes what the position holds when one fires, however it changed since.
+ */
+export const protectOrder = (p: Position, tp: string, sl: string) => {
+  const leg = (tpsl: 'tp' | 'sl', trp: string) => ({ iid: p.instrument_id, buy: p.size.startsWith('-'), qty: '0', ro: true, tr: { tpsl, trp, market: true } });
+  return createOrders({ orders: [...(tp ? [leg('tp', tp)] : []), ...(sl ? [leg('sl', sl)] : [])], group: 'position' });
+};
 
 /** The positions store. */
 export type PositionsStore = ReturnType<typeof createPositionsStore>;
@@ -185,8 +193,30 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
   }
   /** Drops the preview; nothing is sent. */
   const cancelClose = () => (closing.value = undefined);
-  /** Sets a take-profit or stop-loss at `trp` for `p`. */
-  const trigger = (p: Position, kind: 'tp' | 'sl', trp: string) => run(triggerOrder(p, kind, trp), `${kind === 'sl' ? 'Stop-loss' : 'Take-profit'} set at ${trp} for ${labelOf(perps.instruments.value, p.instrument_id)}`);
+  /**
+   * Protects the whole of `p` with a take-profit at `tp` and / or a stop-loss at `sl` ('' = none). Refused
+   * with words when a price is on the wrong side of the mark (of the entry while no mark is read): a
+   * long's take-profit above it, its stop-loss below; the reverse for a short.
+   */
+  async function protect(p: Position, tp: string, sl: string): Promise<void> {
+    const label = labelOf(perps.instruments.value, p.instrument_id);
+    const ref = perps.tickers.value.find((t) => t.instrument_id === p.instrument_id)?.mark_price ?? p.entry_price;
+    const problem = tpslProblem(!p.size.startsWith('-'), ref, tp, sl);
+    if (problem) {
+      notice.value = undefined;
+      error.value = problem;
+      return;
+    }
+    const set = [tp ? `take-profit ${tp}` : '', sl ? `stop-loss ${sl}` : ''].filter(Boolean).join(', ');
+    let cmd: PerpsCommand;
+    try {
+      cmd = protectOrder(p, tp, sl);
+    } catch (e) {
+      error.value = messageOf(e);
+      return;
+    }
+    await run(cmd, `Protected the whole ${label} position: ${set}`);
+  }
 
-  return { fills, more, funding, range, series, points, error, notice, marginRatio, closing, loadFills, moreFills, loadSeries, chart, start, close, confirmClose, cancelClose, trigger };
+  return { fills, more, funding, range, series, points, error, notice, marginRatio, closing, loadFills, moreFills, loadSeries, chart, start, close, confirmClose, cancelClose, protect };
 }

@@ -143,7 +143,7 @@ export class PerpsVenue {
    * failure nothing changes and a `VenueError` is thrown. Returns one order record per input, in order;
    * each is then matched (its outcome is read with get-orders).
    */
-  placeOrders(a: Account, inputs: PerpsOrderInput[]): PerpsOrder[] {
+  placeOrders(a: Account, inputs: PerpsOrderInput[], group?: string): PerpsOrder[] {
     const now = this.now();
     const drafts: PerpsOrder[] = [];
     let extraMargin = 0n;
@@ -152,7 +152,7 @@ export class PerpsVenue {
     for (const o of inputs) {
       const inst = this.instruments.get(o.iid);
       if (!inst) throw new VenueError('unknown_instrument');
-      const draft = draftOrder(o, inst, owner, now, coidOpen);
+      const draft = draftOrder(o, inst, owner, now, coidOpen, group);
       if (!draft.ro && !draft.trigger) {
         const lev = BigInt(this.configOf(a, o.iid).leverage);
         const refPx = draft.price ?? this.worstPrice(o.iid, o.buy) ?? inst.mark;
@@ -377,7 +377,7 @@ export class PerpsVenue {
       if (!o.trigger || o.status !== 'untriggered') continue;
       const pos = this.findAccount(o.owner)?.positions.get(o.iid)?.size ?? 0n;
       const reduces = o.buy ? pos < 0n : pos > 0n;
-      const armedQty = reduces ? minB(o.qty, abs(pos)) : undefined;
+      const armedQty = !reduces ? undefined : o.trigger.scope === 'position' ? abs(pos) : minB(o.qty, abs(pos));
       if (armedQty === o.trigger.armedQty) continue;
       o.trigger.armedQty = armedQty;
       o.updated = this.now();
@@ -398,12 +398,25 @@ export class PerpsVenue {
       o.ro = true;
       o.tif = 'ioc';
       if (o.trigger.market) delete o.price;
+      if (o.trigger.scope === 'position') o.qty = o.trigger.armedQty; // the whole position as it is now
       o.status = 'open';
       this.execute(a, o);
       this.emit({ kind: 'order', order: o });
+      if (o.trigger.scope === 'position') this.endPositionLegs(a, o.iid);
       any = true;
     }
     return any;
+  }
+
+  /**
+   * Once a leg protecting the whole position fired, the other waiting position legs of `a` on `iid` end
+   * with `position_closed` (the venue's status for a TP / SL whose position is gone); order-scoped
+   * triggers stay, disarmed while there is no position.
+   */
+  private endPositionLegs(a: Account, iid: number): void {
+    for (const x of [...this.orders.values()]) {
+      if (x.iid === iid && x.status === 'untriggered' && x.trigger?.scope === 'position') this.cancel(a, x, 'position_closed');
+    }
   }
 
   /** Liquidates every account whose value fell below its total maintenance margin. Returns whether any was. */

@@ -38,8 +38,12 @@ export type PerpsOrder = {
   tif?: 'gtc' | 'ioc' | 'fok';
   po: boolean;
   ro: boolean;
-  /** A TP / SL trigger: `armedQty` while the account holds a position it reduces (status `armed`), `fired` once the mark crossed `trp`. */
-  trigger?: { tpsl: 'tp' | 'sl'; trp: bigint; market: boolean; armedQty?: bigint; fired?: boolean };
+  /**
+   * A TP / SL trigger: `armedQty` while the account holds a position it reduces (status `armed`), `fired`
+   * once the mark crossed `trp`. `scope` `position` (a leg of a `"position"` group, quantity 0): it arms
+   * for, and closes, the whole position as it is when it fires.
+   */
+  trigger?: { tpsl: 'tp' | 'sl'; trp: bigint; market: boolean; scope: 'order' | 'position'; armedQty?: bigint; fired?: boolean };
   status: OrderStatus;
   reason?: string;
   seq: number;

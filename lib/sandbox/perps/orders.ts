@@ -32,15 +32,17 @@ export function emptyAccount(owner: Address, now: number): Account {
 }
 
 /**
- * The draft of order input `o` on instrument `inst` for `owner` (lower-case) at `now`: `oid` and `seq`
- * 0 until admitted, status `open`. Throws `VenueError` `invalid_quantity`, `invalid_price`,
- * `duplicate_client_order_id` (`coidOpen(c)`: an open or untriggered order of `owner` has `c`) or
- * `invalid_trigger_price`.
+ * The draft of order input `o` on instrument `inst` for `owner` (lower-case) at `now`, in a batch of
+ * group `group` (`op.grp`): `oid` and `seq` 0 until admitted, status `open`. Quantity 0 only on a
+ * `"position"` group's trigger leg (it protects the whole position). Throws `VenueError`
+ * `invalid_quantity`, `invalid_price`, `duplicate_client_order_id` (`coidOpen(c)`: an open or
+ * untriggered order of `owner` has `c`) or `invalid_trigger_price`.
  */
-export function draftOrder(o: PerpsOrderInput, inst: Instrument, owner: string, now: number, coidOpen: (coid: string) => boolean): PerpsOrder {
+export function draftOrder(o: PerpsOrderInput, inst: Instrument, owner: string, now: number, coidOpen: (coid: string) => boolean, group?: string): PerpsOrder {
   const qty = px(o.qty);
   const price = o.p === undefined ? undefined : px(o.p);
-  if (qty === undefined || qty % inst.lot !== 0n) throw new VenueError('invalid_quantity');
+  const whole = group === 'position';
+  if (qty === undefined || qty % inst.lot !== 0n || (qty === 0n) !== (whole && o.tr !== undefined)) throw new VenueError('invalid_quantity');
   if (o.p !== undefined && (price === undefined || price % inst.tick !== 0n)) throw new VenueError('invalid_price');
   if (o.c && coidOpen(o.c)) throw new VenueError('duplicate_client_order_id');
   const trp = o.tr ? px(o.tr.trp) : undefined;
@@ -61,6 +63,6 @@ export function draftOrder(o: PerpsOrderInput, inst: Instrument, owner: string, 
     ...(o.c ? { coid: o.c } : {}),
     ...(price === undefined ? {} : { price }),
     ...(o.tif ? { tif: o.tif } : {}),
-    ...(o.tr && trp !== undefined ? { trigger: { tpsl: o.tr.tpsl, trp, market: o.tr.market === true } } : {}),
+    ...(o.tr && trp !== undefined ? { trigger: { tpsl: o.tr.tpsl, trp, market: o.tr.market === true, scope: whole ? 'position' : 'order' } } : {}),
   };
 }

@@ -49,7 +49,7 @@ export function tradeRoutes(app: Hono, gw: PerpsGateway): void {
   });
 
   gw.command(app, 'POST', '/v1/trade/orders', { type: 'createOrders', args: ordersArgs }, (c) =>
-    venue.placeOrders(c.var.account, c.var.args).map((o) => ({ status: 'ok', oid: o.oid, ...(o.coid ? { coid: o.coid } : {}) })),
+    venue.placeOrders(c.var.account, c.var.args, c.var.envelope.command.body.type === 'createOrders' ? c.var.envelope.command.body.grp : undefined).map((o) => ({ status: 'ok', oid: o.oid, ...(o.coid ? { coid: o.coid } : {}) })),
   );
 
   gw.command(app, 'DELETE', '/v1/trade/orders-coid', { type: 'cancelOrdersCOID', args: v.array(v.string()) }, (c) => {

@@ -39,7 +39,7 @@ export function orderView(o: PerpsOrder): OrderView {
     created_timestamp: o.created,
     updated_timestamp: o.updated,
     ...(o.coid ? { client_order_id: o.coid } : {}),
-    ...(o.trigger ? { tpsl: { kind: o.trigger.tpsl, scope: 'order', trp: fromUnits(o.trigger.trp, PX_SCALE), ...(o.trigger.armedQty ? { armed_qty: fromUnits(o.trigger.armedQty, PX_SCALE) } : {}) } } : {}),
+    ...(o.trigger ? { tpsl: { kind: o.trigger.tpsl, scope: o.trigger.scope, trp: fromUnits(o.trigger.trp, PX_SCALE), ...(o.trigger.armedQty ? { armed_qty: fromUnits(o.trigger.armedQty, PX_SCALE) } : {}) } } : {}),
   };
 }
 
@@ -68,5 +68,5 @@ export function bookLevels(b: { bids: readonly PerpsOrder[]; asks: readonly Perp
 function triggerStatus(o: PerpsOrder): string {
   if (o.status === 'untriggered') return o.trigger?.armedQty ? 'armed' : 'untriggered';
   if (o.trigger?.fired) return o.status === 'rejected' ? 'reduce_only_invalid_at_trigger' : 'triggered';
-  return o.reason === 'auto_cancel' ? 'auto_cancelled' : 'cancelled';
+  return o.reason === 'auto_cancel' ? 'auto_cancelled' : o.reason === 'position_closed' ? 'position_closed' : 'cancelled';
 }
