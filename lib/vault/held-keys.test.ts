@@ -201,3 +201,26 @@ describe('a call that changes keys or the state, made while a use write holds th
     await expect(read).rejects.toMatchObject({ name: 'Vault.KeyNotFoundError' });
   });
 });
+
+describe('the deposit wallet record read before every order-book signature', () => {
+  it('is answered from memory once read (absence too), and read afresh after a deposit wallet is stored or the vault locks', async () => {
+    const { vault, db, owner } = await opened();
+    const reads = { n: 0 };
+    const get = db.get.bind(db);
+    db.get = ((store: string, key: unknown) => {
+      if (store === 'secrets' && String(key).startsWith('deposit:')) reads.n++;
+      return get(store as never, key as never);
+    }) as typeof db.get;
+    expect(await vault.depositWallet(owner)).toBeUndefined();
+    expect(await vault.depositWallet(owner)).toBeUndefined();
+    expect(reads.n, 'the second read is held').toBe(1);
+    const wallet = '0x' + '7'.repeat(40);
+    await vault.putDepositWallet({ account: owner, wallet, kind: 'uups', beacon: '0x' + '0'.repeat(40), builder: { key: 'k', secret: 's', passphrase: 'p' } });
+    expect(await vault.depositWallet(owner)).toMatchObject({ wallet });
+    expect(await vault.depositWallet(owner)).toMatchObject({ wallet });
+    expect(reads.n, 'read once after the write, then held').toBe(2);
+    await vault.lock();
+    expect(await vault.depositWallet(owner), 'locked: read from the database (clear metadata)').toMatchObject({ wallet });
+    expect(reads.n).toBe(3);
+  });
+});

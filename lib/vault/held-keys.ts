@@ -1,7 +1,8 @@
 /**
  * Keys the vault opened, held in memory so that a granted order's key read does not queue behind the
  * vault's writer lock (where its own grant use write waits): the proxy key of an account (perps), the
- * owner key and the order-book API credentials (the order book), while unlocked and in a trading session.
+ * owner key and the order-book API credentials (the order book), while unlocked and in a trading session;
+ * and the deposit wallet's clear record (`deposit:<account>`, read before every order-book signature).
  *
  * A held key is served only when it is provably what a read through the writer lock would return now:
  * - it was opened under the live key (`of`: the same master key object while unlocked, the same session

@@ -339,10 +339,21 @@ export class Vault extends VaultSession {
     });
   }
 
-  /** `account`'s deposit wallet (clear metadata; works while locked), or undefined. */
+  /**
+   * `account`'s deposit wallet (clear metadata; works while locked), or undefined. Read before every
+   * order-book signature, so it is held in memory like the keys beside it (`HeldKeys`: while unlocked or
+   * in a trading session, until any record is written or deleted, or the state changes), absence included.
+   */
   async depositWallet(account: string): Promise<DepositWalletInfo | undefined> {
-    const rec = await this.db.get('secrets', `deposit:${account.toLowerCase()}`);
-    return rec?.kind === 'deposit' ? parseOrThrow(depositMetaSchema, rec.meta, 'meta') : undefined;
+    const name = `deposit:${account.toLowerCase()}`;
+    const held = this.heldKeys.get<{ info: DepositWalletInfo | undefined }>(name, this.heldStamp(), this.now());
+    if (held) return held.info && { ...held.info };
+    const since = this.heldKeys.since();
+    const stamp = this.heldStamp();
+    const rec = await this.db.get('secrets', name);
+    const info = rec?.kind === 'deposit' ? parseOrThrow(depositMetaSchema, rec.meta, 'meta') : undefined;
+    this.heldKeys.set(name, since, stamp, this.heldStamp(), { info: info && { ...info } });
+    return info;
   }
 
   /**
