@@ -51,6 +51,7 @@ import type { WebSocketConstructor } from '../streams/perps';
 import { createBackgroundNotifications } from './notifications';
 import { Authority } from '../authority/epoch';
 import { startMark } from './start-marks';
+import { createGrantBooks } from './grant-books';
 
 /** Options of `startBackground` (the extension passes only `browser`; tests lower the KDF and timings). */
 export type BackgroundOptions = {
@@ -208,8 +209,11 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     void locks.sessionTick().catch(() => undefined);
     void deadman.sync();
     void streams.reconcile();
+    void grantBooks.reconcile();
   }
-  const provider = new ProviderService({ vault, db, service, registry, grants, showApprovals: approvalWindow.show, emit: ports.emit, outcomes, ...deadmanProviderHooks(deadman, grants) });
+  // The order-book books of the markets live grants cover: a covered order's reference price without a REST round trip (`lib/streams/reference.ts`).
+  const grantBooks = createGrantBooks({ grants, settings, now, transportRule, ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}) });
+  const provider = new ProviderService({ vault, db, service, registry, grants, grantBooks, showApprovals: approvalWindow.show, emit: ports.emit, outcomes, ...deadmanProviderHooks(deadman, grants) });
   const servePage: ServePage = async (origin, method, params) => {
     startMark('page.request');
     await vault.restoreSession();
@@ -243,6 +247,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   // The vault's second copy follows a vault newer than it (a write whose copy failed), off the first answers' path.
   const startWork = () => {
     void vault.refreshCopy().catch(() => undefined);
+    void grantBooks.reconcile();
     reconcile();
   };
   const route = createRouter(
@@ -273,6 +278,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
           if (change?.venue) authority.end('all', 'venue');
           settingsRead = undefined;
           await locks.settingsChanged();
+          void grantBooks.reconcile(); // a new order-book channel URL
         },
         onChainChanged: (chainId) => ports.emit(undefined, 'chainChanged', numberToHex(chainId)),
         onAccountChanged: async (active) => {

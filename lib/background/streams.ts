@@ -282,7 +282,7 @@ async function keptBySession(vault: Vault, account: string, now: number): Promis
  * held to the transport rule: every socket carries a proxy secret or API credentials, or feeds the books a
  * grant's band is checked against, so a URL in clear is refused at the constructor (a failed open).
  */
-function streamsWebSocket(d: Pick<BackgroundStreamsDeps, 'WebSocket' | 'transportRule'>): WebSocketConstructor | undefined {
+export function streamsWebSocket(d: Pick<BackgroundStreamsDeps, 'WebSocket' | 'transportRule'>): WebSocketConstructor | undefined {
   const Ws = d.WebSocket ?? globalThis.WebSocket;
   return Ws ? guardedWebSocket(Ws, d.transportRule ?? BUILD_TRANSPORT_RULE) : undefined;
 }

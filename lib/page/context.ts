@@ -6,6 +6,7 @@
 import type { ApprovalRegistry } from '../approvals/registry';
 import type { AuthorityTicket } from '../authority/epoch';
 import { unauthorized } from '../errors/rpc';
+import type { RefPrice } from '../grants/evaluate';
 import type { GrantService } from '../grants/service';
 import type { SigningService } from '../signer/service';
 import type { Connection, VaultDb } from '../vault/db';
@@ -34,6 +35,12 @@ export type ProviderDeps = {
   registry: ApprovalRegistry;
   /** Shows the approval window (one at a time). */
   showApprovals: () => Promise<void>;
+  /**
+   * The order-book books the market channel streams for the markets live grants cover
+   * (`lib/background/grant-books.ts`): a covered order's reference price when the stream may judge it;
+   * absent: always the REST reads.
+   */
+  grantBooks?: { ref: (tokenId: string, origin: string) => RefPrice | undefined; answered: (origin: string) => void };
   /** Where unknown outcomes of keyed submissions are kept across worker restarts (`lib/page/outcomes.ts`); absent: in memory only. */
   outcomes?: OutcomeStore;
   /** Sends an event to every page of `origin` (or of every origin when `origin` is undefined). */

@@ -171,6 +171,9 @@ export type ClobChannelOptions = {
   /** After a reconnect (not the first connect): the caller re-reads what the socket missed. */
   onResync?: (reason: 'reconnect') => void;
   onStatus?: (status: ClobStreamStatus) => void;
+  /** Each `PING` sent and each `PONG` received, in order (the socket answers pings in the order sent). */
+  onPing?: () => void;
+  onPong?: () => void;
   random?: () => number;
   now?: () => number;
   timing?: Partial<ClobStreamTiming>;
@@ -178,9 +181,9 @@ export type ClobChannelOptions = {
 
 /**
  * A running channel: `start` / `stop`, `subscribe` / `unsubscribe` token ids (market channel; no-ops on
- * the user channel), the held ids, `status`.
+ * the user channel), the held ids, `status`, and `ping` (a `PING` now, when live; false otherwise).
  */
-export type ClobChannel = { start: () => void; stop: () => void; subscribe: (ids: string[]) => void; unsubscribe: (ids: string[]) => void; assets: () => string[]; status: () => ClobStreamStatus };
+export type ClobChannel = { start: () => void; stop: () => void; subscribe: (ids: string[]) => void; unsubscribe: (ids: string[]) => void; assets: () => string[]; status: () => ClobStreamStatus; ping: () => boolean };
 
 /** Creates a channel (not connected until `start`; the market channel also waits for a held id). Throws nothing; failures show in `status()`. */
 export function createClobChannel(opts: ClobChannelOptions): ClobChannel {
@@ -240,16 +243,24 @@ export function createClobChannel(opts: ClobChannelOptions): ClobChannel {
     if (everLive) st.reconnects += 1;
     st.state = 'live';
     emit();
-    intervals.push(setInterval(() => send('PING'), t.pingEveryMs));
+    intervals.push(setInterval(ping, t.pingEveryMs));
     intervals.push(setInterval(() => now() - lastPong > t.staleAfterMs && fail('stale'), t.checkEveryMs));
     if (everLive) opts.onResync?.('reconnect');
     everLive = true;
+  }
+
+  function ping(): boolean {
+    if (!ws || ws.readyState !== 1 || st.state !== 'live') return false;
+    send('PING');
+    opts.onPing?.();
+    return true;
   }
 
   function onMessage(raw: unknown): void {
     const text = typeof raw === 'string' ? raw : String(raw);
     if (text === 'PONG') {
       lastPong = now();
+      opts.onPong?.();
       return;
     }
     const parsed = parseClobFrame(text, now(), opts.auth?.apiKey);
@@ -317,5 +328,6 @@ export function createClobChannel(opts: ClobChannelOptions): ClobChannel {
     },
     assets: () => [...assets],
     status: () => ({ ...st }),
+    ping,
   };
 }

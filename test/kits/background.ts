@@ -313,14 +313,14 @@ export function pagePathKit(o: { harness: () => Harness; started: PagedBackgroun
   const armed = async (bg: PagedBackground, venue = 'perps') => ((await call(bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] }).venues.some((v) => v.venue === venue && v.armed);
   const grantOf = (bg: PagedBackground, limits: object = btcOnly, origin = o.site) => bg.grants().create({ origin, account: owner(), limits: limits as never, durationMs: 3_600_000 });
 
-  /** A background on the sandbox (onboarded and connected unless `onboard: false`), its wire log and the notifications it raised. */
-  async function ready(x: { dbName?: string; onboard?: boolean; wire?: Wire; notices?: Notice[]; now?: () => number } = {}): Promise<{ bg: PagedBackground; wire: Wire; dbName: string; notices: Notice[] }> {
+  /** A background on the sandbox (onboarded and connected unless `onboard: false`; its streams on `WebSocket` when given), its wire log and the notifications it raised. */
+  async function ready(x: { dbName?: string; onboard?: boolean; wire?: Wire; notices?: Notice[]; now?: () => number; WebSocket?: WebSocketConstructor } = {}): Promise<{ bg: PagedBackground; wire: Wire; dbName: string; notices: Notice[] }> {
     const wire: Wire = x.wire ?? { sent: [] };
     const notices = x.notices ?? [];
     const fetchFn = recordingFetch(wire, { onAnswer: (url, method, res) => wire.replaceAnswer?.(url, method) ?? res });
     const dbName = x.dbName ?? `${o.dbPrefix}-${n++}`;
     const notifying = { ...browser, notifications: { create: async (id: string, y: { title: string; message: string }) => (notices.push({ id, title: y.title, message: y.message }), id) } };
-    const bg = withPages(startBackground({ browser: notifying, dbName, kdf: KDF, bounds: BOUNDS, fetchFn, ...(x.now ? { now: x.now } : {}) }));
+    const bg = withPages(startBackground({ browser: notifying, dbName, kdf: KDF, bounds: BOUNDS, fetchFn, ...(x.now ? { now: x.now } : {}), ...(x.WebSocket ? { WebSocket: x.WebSocket } : {}) }));
     started.push(bg);
     if (x.onboard !== false) await onboardDemo(bg, h(), page);
     return { bg, wire, dbName, notices };

@@ -1,0 +1,79 @@
+/**
+ * A site's covered order-book orders are judged against the market channel's book once the stream may
+ * judge them (`lib/streams/reference.ts`): the first order after the grant reads the midpoint over REST,
+ * the ones after it — once the channel was heard from since the previous answer — read nothing before
+ * they are signed; a moved book moves the reference as a REST read would, and an unreachable channel
+ * leaves every order to the REST reads. The channel closes when the grant ends.
+ */
+import 'fake-indexeddb/auto';
+import { describe, expect, it } from 'vitest';
+import type { Harness } from '../../test/kits/sandbox';
+import { pageSender, pagePathKit, recordingWebSocket, sandboxSuite, until } from '../../test/kits/background';
+
+const SITE = 'https://trade.example';
+const page = pageSender(SITE, 3);
+const recorder = recordingWebSocket();
+
+let h: Harness;
+const started = sandboxSuite((x) => (h = x));
+const { ready, owner, armed, settle, call } = pagePathKit({ harness: () => h, started, site: SITE, page, dbPrefix: 'grant-books' });
+
+/** A background with an order-book grant (band 10 %) on the sandbox's first token, and resting buys `cents` under its midpoint. */
+async function granted(o: { unreachable?: boolean } = {}) {
+  recorder.reset();
+  recorder.log.unreachable = o.unreachable === true; // the venue's stream is down
+  const { bg, wire } = await ready({ WebSocket: recorder.WebSocket });
+  const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
+  const grant = await bg.grants().create({ origin: SITE, account: owner(), limits: { venue: 'clob', markets: [token], allow: { order: true }, maxNotional: '100', dailyNotional: '1000', priceBandPct: '10' } as never, durationMs: 3_600_000 });
+  await until(() => armed(bg, 'clob'));
+  const mid = Number(await bg.reads().clobMid(token));
+  const buy = (cents: number) => ({ orders: [{ tokenId: token, side: 'BUY', price: (Math.floor(mid * 100 - cents) / 100).toFixed(2), size: '10', orderType: 'GTC' }] });
+  const base = wire.sent.length; // the reads above are the test's own
+  const midReads = () => wire.sent.slice(base).filter((x) => x.method === 'GET' && /\/clob\/midpoint/.test(x.url)).length;
+  const marketSockets = () => recorder.log.sockets.filter((s) => /\/market$/.test(s.url));
+  return { bg, token, grant, buy, midReads, marketSockets };
+}
+
+describe('the market channel as the reference of covered order-book orders', () => {
+  it('the first covered order reads the midpoint over REST; the next ones, once the channel was heard from, read nothing before they are signed', async () => {
+    const { bg, buy, midReads, marketSockets } = await granted();
+    await until(() => marketSockets().some((s) => s.readyState === 1));
+    const first = await settle(bg.page(page).request('clob_postOrders', buy(1)));
+    expect(first.e).toBeUndefined();
+    expect(midReads(), 'no answer yet for this site: REST').toBe(1);
+    await new Promise((r) => setTimeout(r, 50)); // the PING sent after the answer is answered
+    for (let i = 2; i <= 4; i++) {
+      const next = await settle(bg.page(page).request('clob_postOrders', buy(i)));
+      expect(next.e, `order ${i} covered`).toBeUndefined();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(midReads(), 'the stream judged orders 2-4').toBe(1);
+    expect(bg.registry.size).toBe(0);
+  }, 30_000);
+
+  it('an order sent before the channel answered the ping after the previous answer is judged over REST', async () => {
+    const { bg, buy, midReads, marketSockets } = await granted();
+    await until(() => marketSockets().some((s) => s.readyState === 1));
+    await settle(bg.page(page).request('clob_postOrders', buy(1)));
+    // At once, in the same task as the answer: nothing can have been heard since.
+    const before = midReads();
+    await settle(bg.page(page).request('clob_postOrders', buy(2)));
+    expect(midReads() - before).toBe(1);
+  }, 30_000);
+
+  it('an unreachable channel leaves every covered order to the REST reads', async () => {
+    const { bg, buy, midReads } = await granted({ unreachable: true });
+    for (let i = 1; i <= 3; i++) {
+      expect((await settle(bg.page(page).request('clob_postOrders', buy(i)))).e).toBeUndefined();
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    expect(midReads()).toBe(3);
+  }, 30_000);
+
+  it('the channel closes when the last order-book grant ends', async () => {
+    const { bg, grant, marketSockets } = await granted();
+    await until(() => marketSockets().some((s) => s.readyState === 1));
+    expect((await call(bg, 'grant.revoke', { id: grant.id })).ok).toBe(true);
+    await until(() => marketSockets().every((s) => s.readyState === 3));
+  }, 30_000);
+});

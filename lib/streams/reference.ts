@@ -1,0 +1,111 @@
+/**
+ * The order-book market channel as the source of a grant's reference price (the midpoint a grant's band
+ * and notional are judged against, `lib/grants/evaluate.ts`), so a site's covered order does not wait for
+ * the two REST reads (midpoint, book top) before it is signed. Pure: the background feeds it the channel's
+ * events and frames (`lib/background/grant-books.ts`); `ref` answers or says "read over REST" (undefined).
+ *
+ * The stream judges an order of `origin` on token `t` only when all of these hold; otherwise the REST
+ * reads do (`PageReads.clobRef`), exactly as before:
+ * - the channel is live, and `t`'s book was dumped on this connection (a reconnect forgets every book
+ *   until the venue dumps it again: the channel has no replay and no sequence numbers, PROTOCOL.md §5.3);
+ * - the channel delivered a frame within `STREAM_REF_FRESH_MS`;
+ * - since `origin`'s previous order was answered, the channel delivered a book change, or the `PONG` to
+ *   a `PING` sent after that answer (`answered` sends one): the book has caught up at least to the moment
+ *   the site saw its last answer, so a move the site made before that answer is in the book. An origin's
+ *   first order after a start or a reconnect is judged over REST;
+ * - the book has two sides: the midpoint is (best bid + best ask) / 2, exact, borne out by the same book
+ *   (`borneOut`).
+ *
+ * What a stale or lying stream can do: a stream is the venue speaking, as the REST reads are; a move the
+ * venue has not pushed yet can be missing from the book for at most the time the push takes on its way
+ * (a REST read taken at that moment has the same lag), never longer than `STREAM_REF_FRESH_MS` of
+ * silence; a venue that lies moves the band as a lying REST read would (README "What a gateway can and
+ * cannot make Countersign show or sign"), and the per-order and 24 h notional caps still bound what is
+ * signed.
+ */
+import { fromUnits, truncUnits } from '../decimal';
+import { borneOut } from '../grants/reference';
+import type { RefPrice } from '../grants/evaluate';
+import { shortToken } from '../validation/venue-text';
+import { ClobBooks } from './books';
+import type { ClobStreamEvent } from './clob';
+
+/** Longest silence of the channel (ms) after which its books judge no order: one ping interval of the channel. */
+export const STREAM_REF_FRESH_MS = 10_000;
+
+/** Most origins whose last answer is remembered (the oldest is forgotten first: its next order reads over REST). */
+const MAX_ORIGINS = 256;
+
+const S = 18;
+
+/** Frame counts at the moment an origin's order was answered: book changes heard, pings sent. */
+type Mark = { changes: number; pings: number };
+
+/** The market channel's books as reference prices (see the module docstring). */
+export class ClobStreamReference {
+  private readonly books = new ClobBooks();
+  private readonly dumped = new Set<string>();
+  private live = false;
+  private changes = 0;
+  private pings = 0;
+  private pongs = 0;
+  private heardAt = Number.NEGATIVE_INFINITY;
+  private readonly marks = new Map<string, Mark>();
+
+  /** `now`: the clock (Unix ms). */
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** The channel went live (a new connection) or down: every book, count and answered mark starts over. */
+  connection(live: boolean): void {
+    this.live = live;
+    this.dumped.clear();
+    this.books.retain(new Set());
+    this.marks.clear();
+    this.changes = this.pings = this.pongs = 0;
+  }
+
+  /** A market-channel event: a book dump or change of a token (other events count as heard only). */
+  event(e: ClobStreamEvent): void {
+    this.heardAt = this.now();
+    if (e.kind === 'book') this.dumped.add(e.tokenId);
+    if (this.books.apply(e).length > 0) this.changes++;
+  }
+
+  /** The channel sent a `PING` (its own, every 10 s, or `answered`'s). */
+  pinged(): void {
+    this.pings++;
+  }
+
+  /** A `PONG` arrived (answers the oldest `PING` not answered yet: the socket keeps their order). */
+  ponged(): void {
+    this.heardAt = this.now();
+    this.pongs++;
+  }
+
+  /** Keeps the books of `tokens` only (the markets live grants cover). */
+  retain(tokens: ReadonlySet<string>): void {
+    this.books.retain(tokens);
+    for (const t of [...this.dumped]) if (!tokens.has(t)) this.dumped.delete(t);
+  }
+
+  /**
+   * `origin`'s order was answered: its next order is judged by the stream only after a frame heard from
+   * now on (a change, or the answer to the `PING` the caller sends right after this call: `pinged`).
+   */
+  answered(origin: string): void {
+    this.marks.delete(origin);
+    if (this.marks.size >= MAX_ORIGINS) this.marks.delete(this.marks.keys().next().value ?? '');
+    this.marks.set(origin, { changes: this.changes, pings: this.pings });
+  }
+
+  /** The midpoint of `tokenId` for `origin`'s order now, when the stream may judge it (module docstring); undefined: read over REST. */
+  ref(tokenId: string, origin: string): RefPrice | undefined {
+    if (!this.live || !this.dumped.has(tokenId) || this.now() - this.heardAt > STREAM_REF_FRESH_MS) return undefined;
+    const mark = this.marks.get(origin);
+    if (!mark || (this.changes <= mark.changes && this.pongs <= mark.pings)) return undefined;
+    const view = this.books.view(tokenId, 1);
+    if (!view?.bestBid || !view.bestAsk) return undefined;
+    const mid = fromUnits((truncUnits(view.bestBid, S) + truncUnits(view.bestAsk, S)) / 2n, S);
+    return borneOut({ price: mid, source: 'midpoint' }, { bid: view.bestBid, ask: view.bestAsk }, `token ${shortToken(tokenId)}`);
+  }
+}
