@@ -23,8 +23,8 @@ export type GrantBooksDeps = { grants: Pick<GrantService, 'list'>; settings: () 
 /** The running feed (see the module docstring). */
 export type GrantBooks = {
   reconcile: () => Promise<void>;
-  /** The stream's reference price of `tokenId` for `origin`'s order now, or undefined (read over REST). */
-  ref: (tokenId: string, origin: string) => RefPrice | undefined;
+  /** The stream's reference price of `tokenId` for `origin`'s order (`ClobStreamReference.next`: waiting a few ms for the frame it needs), or undefined (read over REST). */
+  ref: (tokenId: string, origin: string) => Promise<RefPrice | undefined>;
   /** `origin`'s order-book order was answered (see the module docstring). */
   answered: (origin: string) => void;
   stop: () => void;
@@ -89,7 +89,7 @@ export function createGrantBooks(d: GrantBooksDeps): GrantBooks {
       })().finally(() => (running = undefined));
       return running;
     },
-    ref: (tokenId, origin) => reference.ref(tokenId, origin),
+    ref: (tokenId, origin) => reference.next(tokenId, origin),
     answered(origin) {
       reference.answered(origin);
       channel?.c.ping();

@@ -40,7 +40,7 @@ export type ProviderDeps = {
    * (`lib/background/grant-books.ts`): a covered order's reference price when the stream may judge it;
    * absent: always the REST reads.
    */
-  grantBooks?: { ref: (tokenId: string, origin: string) => RefPrice | undefined; answered: (origin: string) => void };
+  grantBooks?: { ref: (tokenId: string, origin: string) => Promise<RefPrice | undefined>; answered: (origin: string) => void };
   /** Where unknown outcomes of keyed submissions are kept across worker restarts (`lib/page/outcomes.ts`); absent: in memory only. */
   outcomes?: OutcomeStore;
   /** Sends an event to every page of `origin` (or of every origin when `origin` is undefined). */

@@ -76,7 +76,7 @@ export class PageReads {
    * orders after it.
    */
   async clobRef(tokenId: string, origin: string): Promise<RefPrice | undefined> {
-    const streamed = this.d.grantBooks?.ref(tokenId, origin);
+    const streamed = await this.d.grantBooks?.ref(tokenId, origin);
     if (streamed) return streamed;
     const inFlight = this.clobRefs.get(tokenId);
     if (inFlight) return inFlight;

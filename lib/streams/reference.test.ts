@@ -4,8 +4,8 @@
  * of a `PING` sent after that answer heard since, a frame within `STREAM_REF_FRESH_MS`, two sides.
  * Otherwise it answers nothing and the REST reads judge the order.
  */
-import { describe, expect, it } from 'vitest';
-import { ClobStreamReference, STREAM_REF_FRESH_MS } from './reference';
+import { describe, expect, it, vi } from 'vitest';
+import { ClobStreamReference, STREAM_REF_FRESH_MS, STREAM_REF_WAIT_MS } from './reference';
 import type { ClobStreamEvent } from './clob';
 
 const T = '123456';
@@ -97,5 +97,29 @@ describe('the market channel as a grant\'s reference price', () => {
     expect(r.ref(T, SITE)?.price).toBe('0.5075');
     r.event(change('BUY', '0.505', '0'));
     expect(r.ref(T, SITE)?.price).toBe('0.5');
+  });
+
+  it(`an order that comes before the frame waits for it at most ${STREAM_REF_WAIT_MS} ms, then is judged over REST`, async () => {
+    vi.useFakeTimers();
+    try {
+      const clock = { now: 1_000 };
+      const r = new ClobStreamReference(() => clock.now);
+      r.connection(true);
+      r.event(dump('0.49', '0.51'));
+      r.answered(SITE);
+      r.pinged();
+      const heard = r.next(T, SITE);
+      r.ponged();
+      expect((await heard)?.price, 'the PONG came within the wait').toBe('0.5');
+      r.answered(SITE);
+      r.pinged();
+      const late = r.next(T, SITE);
+      clock.now += STREAM_REF_WAIT_MS;
+      await vi.advanceTimersByTimeAsync(STREAM_REF_WAIT_MS);
+      expect(await late, 'no frame within the wait').toBeUndefined();
+      expect(await r.next(T, OTHER), 'no answer yet for this origin: no wait').toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -11,8 +11,9 @@
  * - the channel delivered a frame within `STREAM_REF_FRESH_MS`;
  * - since `origin`'s previous order was answered, the channel delivered a book change, or the `PONG` to
  *   a `PING` sent after that answer (`answered` sends one): the book has caught up at least to the moment
- *   the site saw its last answer, so a move the site made before that answer is in the book. An origin's
- *   first order after a start or a reconnect is judged over REST;
+ *   the site saw its last answer, so a move the site made before that answer is in the book. An order that
+ *   comes before that frame waits for it at most `STREAM_REF_WAIT_MS` (`next`). An origin's first order
+ *   after a start or a reconnect is judged over REST;
  * - the book has two sides: the midpoint is (best bid + best ask) / 2, exact, borne out by the same book
  *   (`borneOut`).
  *
@@ -33,6 +34,13 @@ import type { ClobStreamEvent } from './clob';
 /** Longest silence of the channel (ms) after which its books judge no order: one ping interval of the channel. */
 export const STREAM_REF_FRESH_MS = 10_000;
 
+/**
+ * Longest wait (ms) for the frame that lets the stream judge an order (the `PONG` of the `PING` sent after
+ * the previous answer is usually on its way) before the REST reads start: about a loopback round trip, far
+ * under the two REST reads it saves.
+ */
+export const STREAM_REF_WAIT_MS = 4;
+
 /** Most origins whose last answer is remembered (the oldest is forgotten first: its next order reads over REST). */
 const MAX_ORIGINS = 256;
 
@@ -51,6 +59,8 @@ export class ClobStreamReference {
   private pongs = 0;
   private heardAt = Number.NEGATIVE_INFINITY;
   private readonly marks = new Map<string, Mark>();
+  /** Called at every frame heard (`heard`): the waits of `next`. */
+  private readonly wakers = new Set<() => void>();
 
   /** `now`: the clock (Unix ms). */
   constructor(private readonly now: () => number = Date.now) {}
@@ -69,6 +79,11 @@ export class ClobStreamReference {
     this.heardAt = this.now();
     if (e.kind === 'book') this.dumped.add(e.tokenId);
     if (this.books.apply(e).length > 0) this.changes++;
+    this.wake();
+  }
+
+  private wake(): void {
+    for (const w of [...this.wakers]) w();
   }
 
   /** The channel sent a `PING` (its own, every 10 s, or `answered`'s). */
@@ -80,6 +95,7 @@ export class ClobStreamReference {
   ponged(): void {
     this.heardAt = this.now();
     this.pongs++;
+    this.wake();
   }
 
   /** Keeps the books of `tokens` only (the markets live grants cover). */
@@ -98,9 +114,38 @@ export class ClobStreamReference {
     this.marks.set(origin, { changes: this.changes, pings: this.pings });
   }
 
+  /**
+   * `ref` now, or — when the stream could judge the order but has not been heard from since `origin`'s
+   * previous answer — `ref` once the next frame is heard, waiting at most `waitMs`; undefined: read over REST.
+   */
+  async next(tokenId: string, origin: string, waitMs = STREAM_REF_WAIT_MS): Promise<RefPrice | undefined> {
+    const now = this.ref(tokenId, origin);
+    if (now || !this.usable(tokenId) || !this.marks.has(origin)) return now;
+    const end = this.now() + waitMs;
+    while (this.now() < end) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.wakers.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.max(0, end - this.now()));
+        this.wakers.add(done);
+      });
+      const heard = this.ref(tokenId, origin);
+      if (heard || !this.usable(tokenId)) return heard;
+    }
+    return undefined;
+  }
+
+  /** Whether `tokenId`'s book could judge an order at all: live, dumped on this connection, heard from within `STREAM_REF_FRESH_MS`. */
+  private usable(tokenId: string): boolean {
+    return this.live && this.dumped.has(tokenId) && this.now() - this.heardAt <= STREAM_REF_FRESH_MS;
+  }
+
   /** The midpoint of `tokenId` for `origin`'s order now, when the stream may judge it (module docstring); undefined: read over REST. */
   ref(tokenId: string, origin: string): RefPrice | undefined {
-    if (!this.live || !this.dumped.has(tokenId) || this.now() - this.heardAt > STREAM_REF_FRESH_MS) return undefined;
+    if (!this.usable(tokenId)) return undefined;
     const mark = this.marks.get(origin);
     if (!mark || (this.changes <= mark.changes && this.pongs <= mark.pings)) return undefined;
     const view = this.books.view(tokenId, 1);
