@@ -3,7 +3,8 @@
  * judge them (`lib/streams/reference.ts`): the first order after the grant reads the midpoint over REST,
  * the ones after it read nothing before they are signed — once the channel was heard from since the
  * previous answer, which an order sent at once waits for (the PONG of the PING sent after that answer); a moved book moves the reference as a REST read would, and an unreachable channel
- * leaves every order to the REST reads. The channel closes when the grant ends.
+ * leaves every order to the REST reads. The channel closes when the grant ends. Covered perps orders are
+ * judged on the public perps stream's mark and best bid / ask, with no REST read.
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -16,7 +17,7 @@ const recorder = recordingWebSocket();
 
 let h: Harness;
 const started = sandboxSuite((x) => (h = x));
-const { ready, owner, armed, settle, call } = pagePathKit({ harness: () => h, started, site: SITE, page, dbPrefix: 'grant-books' });
+const { ready, owner, armed, settle, call, grantOf, btcOrder } = pagePathKit({ harness: () => h, started, site: SITE, page, dbPrefix: 'grant-books' });
 
 /** A background with an order-book grant (band 10 %) on the sandbox's first token, and resting buys `cents` under its midpoint. */
 async function granted(o: { unreachable?: boolean } = {}) {
@@ -75,5 +76,20 @@ describe('the market channel as the reference of covered order-book orders', () 
     await until(() => marketSockets().some((s) => s.readyState === 1));
     expect((await call(bg, 'grant.revoke', { id: grant.id })).ok).toBe(true);
     await until(() => marketSockets().every((s) => s.readyState === 3));
+  }, 30_000);
+
+  it('covered perps orders are judged on the public stream\'s mark and best bid and ask: no ticker or book read over REST', async () => {
+    recorder.reset();
+    const { bg, wire } = await ready({ WebSocket: recorder.WebSocket });
+    await grantOf(bg);
+    await until(() => armed(bg));
+    const publicSocket = () => recorder.log.frames.some((f) => Array.isArray(f.chs) && f.chs.includes('tickers::all'));
+    await until(publicSocket);
+    await new Promise((r) => setTimeout(r, 100)); // the subscription's snapshots
+    const base = wire.sent.length;
+    for (let i = 0; i < 3; i++) expect((await settle(bg.page(page).request('perps_sendCommand', await btcOrder()))).e).toBeUndefined();
+    const reads = wire.sent.slice(base).filter((x) => x.method === 'GET' && /\/v1\/info\/(tickers|book)/.test(x.url));
+    expect(reads.map((x) => x.url)).toEqual([]);
+    expect(bg.registry.size).toBe(0);
   }, 30_000);
 });

@@ -1,15 +1,19 @@
 /**
- * The order-book market channel the grants' reference prices come from (`ClobStreamReference`,
- * `lib/streams/reference.ts`): one public socket (no credential), subscribed to every order-book market a
- * live grant covers, open while such a grant is live and closed when none is — grants end with a lock,
- * so a locked vault holds none open. `reconcile` follows the grants and the settings' channel URL (the
- * composition calls it when a grant is made or ends, and after a settings change); `ref` answers a
- * covered order's reference price from the books when the stream may judge it (else undefined: the REST
- * reads do), and `answered` marks an origin's answer and sends the `PING` whose `PONG` lets the stream
- * judge that origin's next order. Held to the transport rule like every stream (`streamsWebSocket`).
+ * The public streams the grants' reference prices come from (`lib/streams/reference.ts`), open while a
+ * grant that needs them is live and closed when none is — grants end with a lock, so a locked vault holds
+ * none open; public data only (no credential):
+ * - the order-book market channel (`ClobStreamReference`), subscribed to every market a live order-book
+ *   grant covers: `ref` answers a covered order's midpoint when the stream may judge it, and `answered`
+ *   marks an origin's answer and sends the `PING` whose `PONG` lets the stream judge its next order;
+ * - a public perps socket (`PerpsStreamReference`) on `tickers::all` and the `bbo::<iid>` of every
+ *   instrument a live perps grant covers: `perpsRef` answers the mark borne out by the best bid and ask.
+ * Otherwise undefined: the REST reads judge (`PageReads`). `reconcile` follows the grants and the
+ * settings' channel URLs (the composition calls it when a grant is made or ends, at start and after a
+ * settings change). Held to the transport rule like every stream (`streamsWebSocket`).
  */
 import { createClobChannel, type ClobChannel } from '../streams/clob';
-import { ClobStreamReference } from '../streams/reference';
+import { ClobStreamReference, PerpsStreamReference } from '../streams/reference';
+import { createPerpsStream, type PerpsStream } from '../streams/perps';
 import type { RefPrice } from '../grants/evaluate';
 import type { GrantService } from '../grants/service';
 import { clobChannelUrl, type Settings } from '../settings';
@@ -18,7 +22,7 @@ import type { WebSocketConstructor } from '../streams/perps';
 import { streamsWebSocket } from './streams';
 
 /** What `createGrantBooks` needs: the grants, the settings, the clock (Unix ms), the WebSocket (the worker's by default) and the transport rule. */
-export type GrantBooksDeps = { grants: Pick<GrantService, 'list'>; settings: () => Promise<Pick<Settings, 'clobWsUrl'>>; now: () => number; WebSocket?: WebSocketConstructor; transportRule?: TransportRule };
+export type GrantBooksDeps = { grants: Pick<GrantService, 'list'>; settings: () => Promise<Pick<Settings, 'clobWsUrl' | 'perpsWsUrl'>>; now: () => number; WebSocket?: WebSocketConstructor; transportRule?: TransportRule };
 
 /** The running feed (see the module docstring). */
 export type GrantBooks = {
@@ -27,6 +31,8 @@ export type GrantBooks = {
   ref: (tokenId: string, origin: string) => Promise<RefPrice | undefined>;
   /** `origin`'s order-book order was answered (see the module docstring). */
   answered: (origin: string) => void;
+  /** The perps stream's reference price of instrument `iid` (named `label` in a conflict's words), or undefined (read over REST). */
+  perpsRef: (iid: number, label: string) => RefPrice | undefined;
   stop: () => void;
 };
 
@@ -34,7 +40,9 @@ export type GrantBooks = {
 export function createGrantBooks(d: GrantBooksDeps): GrantBooks {
   const Ws = streamsWebSocket(d);
   const reference = new ClobStreamReference(d.now);
+  const perpsReference = new PerpsStreamReference();
   let channel: { url: string; c: ClobChannel } | undefined;
+  let perps: { url: string; stream: PerpsStream } | undefined;
   let live = false;
   let running: Promise<void> | undefined;
   let again = false;
@@ -45,11 +53,41 @@ export function createGrantBooks(d: GrantBooksDeps): GrantBooks {
     live = false;
     reference.connection(false);
   };
+  const closePerps = (): void => {
+    perps?.stream.stop();
+    perps = undefined;
+    perpsReference.connection(false);
+  };
+
+  /** The perps public socket on `tickers::all` and the `bbo::` of `iids` (none: closed). */
+  function followPerps(url: string | undefined, iids: ReadonlySet<number>): void {
+    if (perps && perps.url !== url) closePerps();
+    if (!url || !Ws || iids.size === 0) return closePerps();
+    const chs = ['tickers::all', ...[...iids].map((i) => `bbo::${i}`)];
+    if (perps) return perps.stream.setPublic(chs);
+    let wasLive = false;
+    const stream = createPerpsStream({
+      wsUrl: url,
+      publicChannels: chs,
+      WebSocket: Ws,
+      now: d.now,
+      onEvent: (e) => perpsReference.event(e),
+      onResync: () => perpsReference.connection(wasLive), // a gap or a reconnect: what was pushed before is forgotten
+      onStatus: (st) => {
+        if ((st.state === 'live') !== wasLive) perpsReference.connection((wasLive = st.state === 'live'));
+      },
+    });
+    perps = { url, stream };
+    stream.start();
+  }
 
   async function once(): Promise<void> {
     const grants = await d.grants.list().catch(() => []);
     const tokens = new Set(grants.flatMap((g) => (g.venue === 'clob' ? g.markets : [])));
-    const url = tokens.size && Ws ? clobChannelUrl(await d.settings(), 'market') : undefined;
+    const iids = new Set(grants.flatMap((g) => (g.venue === 'perps' ? g.instruments : [])));
+    const settings = iids.size || tokens.size ? await d.settings() : undefined;
+    followPerps(settings?.perpsWsUrl, iids);
+    const url = tokens.size && Ws && settings ? clobChannelUrl(settings, 'market') : undefined;
     if (channel && channel.url !== url) close();
     if (!url || !Ws) return;
     if (!channel) {
@@ -90,10 +128,14 @@ export function createGrantBooks(d: GrantBooksDeps): GrantBooks {
       return running;
     },
     ref: (tokenId, origin) => reference.next(tokenId, origin),
+    perpsRef: (iid, label) => perpsReference.ref(iid, label),
     answered(origin) {
       reference.answered(origin);
       channel?.c.ping();
     },
-    stop: close,
+    stop() {
+      close();
+      closePerps();
+    },
   };
 }

@@ -5,8 +5,9 @@
  * Otherwise it answers nothing and the REST reads judge the order.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { ClobStreamReference, STREAM_REF_FRESH_MS, STREAM_REF_WAIT_MS } from './reference';
+import { ClobStreamReference, PerpsStreamReference, STREAM_REF_FRESH_MS, STREAM_REF_WAIT_MS } from './reference';
 import type { ClobStreamEvent } from './clob';
+import type { PerpsStreamEvent } from './perps-frames';
 
 const T = '123456';
 const SITE = 'https://trade.example';
@@ -121,5 +122,34 @@ describe('the market channel as a grant\'s reference price', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('the perps public stream as a grant\'s reference price', () => {
+  const ticker = (mark: string, mid = '0'): PerpsStreamEvent => ({ kind: 'ticker', at: 0, ticker: { instrument_id: 1, mark_price: mark, index_price: mark, mid_price: mid, last_price: mark, funding_rate: '0' } });
+  const bbo = (bid: string, ask: string): PerpsStreamEvent => ({ kind: 'bbo', at: 0, iid: 1, bid: [bid, '1'], ask: [ask, '1'] });
+
+  it('judges with the pushed mark borne out by the pushed best bid and ask, once both came on this connection', () => {
+    const r = new PerpsStreamReference();
+    r.connection(true);
+    r.event(ticker('65000'));
+    expect(r.ref(1, 'BTC-PERP (#1)'), 'no best bid / ask yet').toBeUndefined();
+    r.event(bbo('64990', '65010'));
+    expect(r.ref(1, 'BTC-PERP (#1)')).toEqual({ price: '65000', source: 'mark' });
+    r.event(ticker('70000'));
+    expect(r.ref(1, 'BTC-PERP (#1)')?.conflict, 'a mark the book does not bear out').toMatch(/disagree/);
+  });
+
+  it('a reconnect, a resync or a stream down forgets what was pushed', () => {
+    const r = new PerpsStreamReference();
+    r.connection(true);
+    r.event(ticker('65000'));
+    r.event(bbo('64990', '65010'));
+    r.connection(true); // resynced
+    expect(r.ref(1, 'BTC-PERP (#1)')).toBeUndefined();
+    r.event(ticker('65000'));
+    r.event(bbo('64990', '65010'));
+    r.connection(false);
+    expect(r.ref(1, 'BTC-PERP (#1)')).toBeUndefined();
   });
 });

@@ -27,9 +27,11 @@
 import { fromUnits, truncUnits } from '../decimal';
 import { borneOut } from '../grants/reference';
 import type { RefPrice } from '../grants/evaluate';
+import { isVenueDecimal } from '../validation';
 import { shortToken } from '../validation/venue-text';
 import { ClobBooks } from './books';
 import type { ClobStreamEvent } from './clob';
+import type { PerpsStreamEvent } from './perps-frames';
 
 /** Longest silence of the channel (ms) after which its books judge no order: one ping interval of the channel. */
 export const STREAM_REF_FRESH_MS = 10_000;
@@ -152,5 +154,43 @@ export class ClobStreamReference {
     if (!view?.bestBid || !view.bestAsk) return undefined;
     const mid = fromUnits((truncUnits(view.bestBid, S) + truncUnits(view.bestAsk, S)) / 2n, S);
     return borneOut({ price: mid, source: 'midpoint' }, { bid: view.bestBid, ask: view.bestAsk }, `token ${shortToken(tokenId)}`);
+  }
+}
+
+/**
+ * The perps public stream (`bbo::<iid>`, `tickers::all`) as the source of a perps grant's reference price:
+ * the ticker's mark (its mid when it carries no mark), borne out by the best bid and ask (`borneOut`), as
+ * `PageReads.perpsRef` reads them over REST. The stream judges when it is live and both the instrument's
+ * ticker and its best bid / ask came on this connection since its last resync (a reconnect or a gap in a
+ * channel's `sq` forgets them until the venue pushes them again); the venue pushes both on every change, so
+ * the latest of each is the venue's state now — at least as current as the REST read it replaces, which is
+ * reused for 1 s. Otherwise undefined: the REST reads judge.
+ */
+export class PerpsStreamReference {
+  private live = false;
+  private readonly tickers = new Map<number, { mark?: string | undefined; mid?: string | undefined }>();
+  private readonly tops = new Map<number, { bid: string; ask: string }>();
+
+  /** The stream went live (a new connection), went down or resynced: every price is forgotten. */
+  connection(live: boolean): void {
+    this.live = live;
+    this.tickers.clear();
+    this.tops.clear();
+  }
+
+  /** A public-channel event: a ticker or a best bid / ask (others are ignored). */
+  event(e: PerpsStreamEvent): void {
+    if (e.kind === 'ticker') this.tickers.set(e.ticker.instrument_id, { mark: e.ticker.mark_price, mid: e.ticker.mid_price });
+    else if (e.kind === 'bbo') this.tops.set(e.iid, { bid: e.bid[0], ask: e.ask[0] });
+  }
+
+  /** The reference price of instrument `iid` (named `label` in a conflict's words) now, or undefined (read over REST). */
+  ref(iid: number, label: string): RefPrice | undefined {
+    const t = this.tickers.get(iid);
+    const top = this.tops.get(iid);
+    if (!this.live || !t || !top) return undefined;
+    const ok = (x: string | undefined): x is string => x !== undefined && isVenueDecimal(x) && !/^0(\.0*)?$/.test(x);
+    const read: RefPrice | undefined = ok(t.mark) ? { price: t.mark, source: 'mark' } : ok(t.mid) ? { price: t.mid, source: 'mid' } : undefined;
+    return read && borneOut(read, top, label);
   }
 }

@@ -226,6 +226,8 @@ export type WsLog = {
   sockets: (NodeWebSocket & { authed: boolean })[];
   onCommand?: (ws: NodeWebSocket, frame: Record<string, unknown>) => void;
   unreachable?: boolean;
+  /** A JSON frame it returns true for is not sent (recorded all the same), e.g. a subscription the venue never gets. */
+  drop?: (frame: Record<string, unknown>) => boolean;
 };
 
 /**
@@ -241,13 +243,14 @@ export function recordingWebSocket(): { log: WsLog; WebSocket: WebSocketConstruc
       log.sockets.push(this);
     }
     override send(data: string): void {
-      super.send(data);
       let frame: Record<string, unknown>;
       try {
         frame = JSON.parse(data) as Record<string, unknown>;
       } catch {
+        super.send(data);
         return;
       }
+      if (!log.drop?.(frame)) super.send(data);
       log.frames.push(frame);
       if ((frame.op as { type?: string } | undefined)?.type === 'auth') this.authed = true;
       if ('sig' in frame) log.onCommand?.(this, frame);
@@ -261,6 +264,7 @@ export function recordingWebSocket(): { log: WsLog; WebSocket: WebSocketConstruc
       log.sockets = [];
       log.onCommand = undefined;
       log.unreachable = false;
+      log.drop = undefined;
     },
   };
 }
