@@ -3,8 +3,8 @@
  * grant that needs them is live and closed when none is — grants end with a lock, so a locked vault holds
  * none open; public data only (no credential):
  * - the order-book market channel (`ClobStreamReference`), subscribed to every market a live order-book
- *   grant covers: `ref` answers a covered order's midpoint when the stream may judge it, and `answered`
- *   marks an origin's answer and sends the `PING` whose `PONG` lets the stream judge its next order;
+ *   grant covers: `ref` sends a `PING` when a covered order arrives and answers its midpoint once the
+ *   `PONG` came (the book then holds every change the venue sent before);
  * - a public perps socket (`PerpsStreamReference`) on `tickers::all` and the `bbo::<iid>` of every
  *   instrument a live perps grant covers: `perpsRef` answers the mark borne out by the best bid and ask.
  * Otherwise undefined: the REST reads judge (`PageReads`). `reconcile` follows the grants and the
@@ -27,10 +27,8 @@ export type GrantBooksDeps = { grants: Pick<GrantService, 'list'>; settings: () 
 /** The running feed (see the module docstring). */
 export type GrantBooks = {
   reconcile: () => Promise<void>;
-  /** The stream's reference price of `tokenId` for `origin`'s order (`ClobStreamReference.next`: waiting a few ms for the frame it needs), or undefined (read over REST). */
-  ref: (tokenId: string, origin: string) => Promise<RefPrice | undefined>;
-  /** `origin`'s order-book order was answered (see the module docstring). */
-  answered: (origin: string) => void;
+  /** The stream's reference price of `tokenId` for an order that arrived now (`ClobStreamReference.judge`: a `PING`, its `PONG`), or undefined (read over REST). */
+  ref: (tokenId: string) => Promise<RefPrice | undefined>;
   /** The perps stream's reference price of instrument `iid` (named `label` in a conflict's words), or undefined (read over REST). */
   perpsRef: (iid: number, label: string) => RefPrice | undefined;
   stop: () => void;
@@ -127,12 +125,8 @@ export function createGrantBooks(d: GrantBooksDeps): GrantBooks {
       })().finally(() => (running = undefined));
       return running;
     },
-    ref: (tokenId, origin) => reference.next(tokenId, origin),
+    ref: (tokenId) => reference.judge(tokenId, () => channel?.c.ping() ?? false),
     perpsRef: (iid, label) => perpsReference.ref(iid, label),
-    answered(origin) {
-      reference.answered(origin);
-      channel?.c.ping();
-    },
     stop() {
       close();
       closePerps();

@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { PageReads } from './reads';
 import type { ProviderDeps } from './context';
 
-const SITE = 'https://trade.example';
 
 /** A venue whose order book for every token is `book` (mid = (bid + ask) / 2), counting the reads. */
 function venue(book: { bid: string; ask: string }) {
@@ -29,14 +28,14 @@ describe('the order-book reference price of a grant check', () => {
     const book = { bid: '0.49', ask: '0.51' };
     const { pageReads } = venue(book);
     Object.assign(book, { bid: '0.69', ask: '0.71' }); // moved for an instant
-    expect((await pageReads.clobRef('123', SITE))?.price).toBe('0.700');
+    expect((await pageReads.clobRef('123'))?.price).toBe('0.700');
     Object.assign(book, { bid: '0.49', ask: '0.51' }); // back
-    expect((await pageReads.clobRef('123', SITE))?.price, 'the next order is judged against the midpoint now').toBe('0.500');
+    expect((await pageReads.clobRef('123'))?.price, 'the next order is judged against the midpoint now').toBe('0.500');
   });
 
   it('checks made while one read is in flight share it', async () => {
     const { pageReads, reads } = venue({ bid: '0.49', ask: '0.51' });
-    const refs = await Promise.all([pageReads.clobRef('123', SITE), pageReads.clobRef('123', SITE), pageReads.clobRef('123', SITE)]);
+    const refs = await Promise.all([pageReads.clobRef('123'), pageReads.clobRef('123'), pageReads.clobRef('123')]);
     expect(refs.map((r) => r?.price)).toEqual(['0.500', '0.500', '0.500']);
     expect(reads.n).toBe(1);
   });

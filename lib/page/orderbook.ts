@@ -52,10 +52,9 @@ export class OrderBookMethods {
     // rounding changed (a price off the tick the exchange reports, a size past 2 decimals) is no grant's to cover.
     const built: ClobArtifact | undefined = d.grants ? await d.service.prepareClob(account.address, orders) : undefined;
     const rounded = built !== undefined && clobRoundingFlags(orders, built).length > 0;
-    const check = built && !rounded ? await coverage.check(origin, account, clobGrantRequest(built), (m) => reads.clobRef(m, origin), ticket) : NOT_COVERED;
+    const check = built && !rounded ? await coverage.check(origin, account, clobGrantRequest(built), (m) => reads.clobRef(m), ticket) : NOT_COVERED;
     type Results = Awaited<ReturnType<SigningService['clobPostOrders']>>;
-    // The use is counted while the orders are signed; nothing is posted before it is (`beforeSend`). The
-    // answer, whatever it is, marks the origin's stream reference (`PageReads.clobAnswered`).
+    // The use is counted while the orders are signed; nothing is posted before it is (`beforeSend`).
     const results = await coverage.coveredOrAsk<Results>(check, 'send', {
       covered: async (grant, beforeSend) => {
         // Covered only when built (a grant check needs the built orders).
@@ -78,7 +77,7 @@ export class OrderBookMethods {
         await beforeSign?.(view.artifact);
         return (await d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? 'orders', authority: view.authority })) as Results;
       },
-    }).finally(() => reads.clobAnswered(origin));
+    });
     return results.map((r) => (r.ok ? { success: true, orderID: r.orderID, status: r.status, errorMsg: '' } : { success: false, orderID: r.orderID, errorMsg: r.error.exchangeMessage }));
   }
 }

@@ -70,16 +70,15 @@ export class PageReads {
   }
 
   /**
-   * The order-book midpoint of a token as a reference price for `origin`'s order, borne out by the token's
-   * order book (`lib/grants/reference.ts`): from the market channel's book when the stream may judge the
-   * order (`grantBooks.ref`, `lib/streams/reference.ts`: live, dumped on this connection, heard from since
-   * the origin's previous answer), else over REST. Checks made while a REST read is in flight share it; a
-   * settled read is never reused: the midpoint comes from the order book itself, which anyone (a site too,
-   * from an account of its own) can move for an instant, so a reused read would carry such a move to the
-   * orders after it.
+   * The order-book midpoint of a token as a reference price for an order that arrived now, borne out by
+   * the token's order book (`lib/grants/reference.ts`): from the market channel's book once the `PONG` of a
+   * `PING` sent now came (`grantBooks.ref`, `lib/streams/reference.ts`), else over REST. Checks made while
+   * a REST read is in flight share it; a settled read is never reused: the midpoint comes from the order
+   * book itself, which anyone (a site too, from an account of its own) can move for an instant, so a
+   * reused read would carry such a move to the orders after it.
    */
-  async clobRef(tokenId: string, origin: string): Promise<RefPrice | undefined> {
-    const streamed = await this.d.grantBooks?.ref(tokenId, origin);
+  async clobRef(tokenId: string): Promise<RefPrice | undefined> {
+    const streamed = await this.d.grantBooks?.ref(tokenId);
     if (streamed) return streamed;
     const inFlight = this.clobRefs.get(tokenId);
     if (inFlight) return inFlight;
@@ -92,11 +91,6 @@ export class PageReads {
     };
     ref.then(done, done);
     return ref;
-  }
-
-  /** `origin`'s order-book order was answered: the stream may judge its next order once it is heard from again (`grantBooks.answered`). */
-  clobAnswered(origin: string): void {
-    this.d.grantBooks?.answered(origin);
   }
 
   /** The grant offer's reads (equity, names) over the signing service. */

@@ -1,127 +1,95 @@
 /**
- * The market channel's book judges a site's covered order-book order only when it has provably caught up
- * to the site's previous answer: live, the token dumped on this connection, a book change or the `PONG`
- * of a `PING` sent after that answer heard since, a frame within `STREAM_REF_FRESH_MS`, two sides.
- * Otherwise it answers nothing and the REST reads judge the order.
+ * The market channel's book judges a site's covered order-book order only once the `PONG` of a `PING` sent
+ * after the order arrived came: every change the venue sent before it read that `PING` is then in the
+ * book. Live, the token dumped on this connection and two sides, too; otherwise (or when the `PONG` is
+ * late) it answers nothing and the REST reads judge the order. The perps public stream judges with the
+ * pushed mark borne out by the pushed best bid and ask.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { ClobStreamReference, PerpsStreamReference, STREAM_REF_FRESH_MS, STREAM_REF_WAIT_MS } from './reference';
+import { ClobStreamReference, PerpsStreamReference, STREAM_REF_WAIT_MS } from './reference';
 import type { ClobStreamEvent } from './clob';
 import type { PerpsStreamEvent } from './perps-frames';
 
 const T = '123456';
-const SITE = 'https://trade.example';
-const OTHER = 'https://other.example';
 
-const dump = (bid: string, ask: string): ClobStreamEvent => ({ kind: 'book', tokenId: T, market: '0xm', bids: [[bid, '100']], asks: [[ask, '100']], at: 0 }) as ClobStreamEvent;
-const change = (side: 'BUY' | 'SELL', price: string, size: string): ClobStreamEvent => ({ kind: 'price_change', market: '0xm', changes: [{ tokenId: T, side, price, size }], at: 0 }) as ClobStreamEvent;
+const dump = (bid: string, ask: string): ClobStreamEvent => ({ kind: 'book', tokenId: T, market: '0xm', bids: [[bid, '100']], asks: [[ask, '100']], at: 0 });
+const change = (side: 'BUY' | 'SELL', price: string, size: string): ClobStreamEvent => ({ kind: 'price_change', market: '0xm', changes: [{ tokenId: T, side, price, size }], at: 0 });
 
-/** A live reference with T's book dumped and SITE's previous order answered (its PING sent, not answered yet). */
+/** A live reference with T's book dumped; `ping` counts the PINGs it sends (as the channel reports them). */
 function setUp() {
-  const clock = { now: 1_000 };
-  const r = new ClobStreamReference(() => clock.now);
+  const r = new ClobStreamReference();
   r.connection(true);
   r.event(dump('0.49', '0.51'));
-  r.answered(SITE);
-  r.pinged();
-  return { r, clock };
+  const sent = { n: 0 };
+  const ping = () => (sent.n++, r.pinged(), true);
+  return { r, ping, sent };
 }
 
-describe('the market channel as a grant\'s reference price', () => {
-  it('judges nothing until a frame is heard after the site\'s previous answer: its PING\'s PONG, or a book change', () => {
-    const { r } = setUp();
-    expect(r.ref(T, SITE), 'nothing heard since the answer').toBeUndefined();
+describe("the market channel as a grant's reference price", () => {
+  it('judges an order once the PONG of the PING sent for it came, on the book as it then stands', async () => {
+    const { r, ping, sent } = setUp();
+    const judged = r.judge(T, ping);
+    expect(sent.n).toBe(1);
+    r.event(change('BUY', '0.50', '10')); // sent by the venue before it read the PING
     r.ponged();
-    expect(r.ref(T, SITE)).toEqual({ price: '0.5', source: 'midpoint' });
-    r.answered(SITE); // the next order was answered: its own PING not sent yet
-    r.event(change('BUY', '0.50', '10'));
-    expect(r.ref(T, SITE), 'a book change heard since the answer').toEqual({ price: '0.505', source: 'midpoint' });
+    expect(await judged).toEqual({ price: '0.505', source: 'midpoint' });
   });
 
-  it('a PONG answering a PING sent before the answer does not count', () => {
-    const clock = { now: 1_000 };
-    const r = new ClobStreamReference(() => clock.now);
-    r.connection(true);
-    r.event(dump('0.49', '0.51'));
-    r.pinged(); // the channel's own ping, before the answer
-    r.answered(SITE);
-    r.pinged(); // the answer's ping
-    r.ponged(); // answers the first
-    expect(r.ref(T, SITE)).toBeUndefined();
-    r.ponged(); // answers the answer's ping
-    expect(r.ref(T, SITE)?.price).toBe('0.5');
-  });
-
-  it('an origin with no answer yet is judged over REST; marks are per origin', () => {
-    const { r } = setUp();
-    r.ponged();
-    expect(r.ref(T, OTHER)).toBeUndefined();
-    expect(r.ref(T, SITE)?.price).toBe('0.5');
-  });
-
-  it('a reconnect forgets the books and the marks; a token not dumped on this connection is judged over REST', () => {
-    const { r } = setUp();
-    r.ponged();
-    r.connection(false);
-    expect(r.ref(T, SITE)).toBeUndefined();
-    r.connection(true);
-    r.answered(SITE);
-    r.pinged();
-    r.ponged();
-    expect(r.ref(T, SITE), 'no dump yet on this connection').toBeUndefined();
-    r.event(dump('0.30', '0.34'));
-    expect(r.ref(T, SITE)?.price).toBe('0.32');
-  });
-
-  it(`a channel silent for more than ${STREAM_REF_FRESH_MS} ms judges nothing`, () => {
-    const { r, clock } = setUp();
-    r.ponged();
-    clock.now += STREAM_REF_FRESH_MS + 1;
-    expect(r.ref(T, SITE)).toBeUndefined();
-  });
-
-  it('a book with one side judges nothing; a token no grant covers any more is forgotten', () => {
-    const { r } = setUp();
-    r.ponged();
-    r.event(change('SELL', '0.51', '0'));
-    expect(r.ref(T, SITE)).toBeUndefined();
-    r.event(change('SELL', '0.52', '5'));
-    expect(r.ref(T, SITE)?.price).toBe('0.505');
-    r.retain(new Set());
-    expect(r.ref(T, SITE)).toBeUndefined();
-  });
-
-  it('a book moved for an instant (a bid placed, then cancelled) is the reference only while it stands: the next order is judged on the book as it is', () => {
-    const { r } = setUp();
-    r.ponged();
-    r.event(change('BUY', '0.505', '500'));
-    expect(r.ref(T, SITE)?.price).toBe('0.5075');
-    r.event(change('BUY', '0.505', '0'));
-    expect(r.ref(T, SITE)?.price).toBe('0.5');
-  });
-
-  it(`an order that comes before the frame waits for it at most ${STREAM_REF_WAIT_MS} ms, then is judged over REST`, async () => {
+  it('a book change or an earlier PONG heard meanwhile does not judge it: only the PONG of its own PING', async () => {
     vi.useFakeTimers();
     try {
-      const clock = { now: 1_000 };
-      const r = new ClobStreamReference(() => clock.now);
-      r.connection(true);
-      r.event(dump('0.49', '0.51'));
-      r.answered(SITE);
-      r.pinged();
-      const heard = r.next(T, SITE);
-      r.ponged();
-      expect((await heard)?.price, 'the PONG came within the wait').toBe('0.5');
-      r.answered(SITE);
-      r.pinged();
-      const late = r.next(T, SITE);
-      clock.now += STREAM_REF_WAIT_MS;
+      const { r, ping } = setUp();
+      r.pinged(); // the channel's own PING, before the order
+      const judged = r.judge(T, ping);
+      r.event(change('BUY', '0.50', '10'));
+      r.ponged(); // answers the earlier PING
       await vi.advanceTimersByTimeAsync(STREAM_REF_WAIT_MS);
-      expect(await late, 'no frame within the wait').toBeUndefined();
-      expect(await r.next(T, OTHER), 'no answer yet for this origin: no wait').toBeUndefined();
+      expect(await judged, 'no PONG of its own in time: REST').toBeUndefined();
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('a moved book that was moved back before the PING is judged as it is now', async () => {
+    const { r, ping } = setUp();
+    r.event(change('BUY', '0.505', '500')); // the site moves the book from its own account…
+    r.event(change('BUY', '0.505', '0')); // …and takes it back before its order
+    const judged = r.judge(T, ping);
+    r.ponged();
+    expect((await judged)?.price).toBe('0.5');
+  });
+
+  it('nothing is judged while down, before the dump of this connection, with one side, or when the channel cannot ping', async () => {
+    const { r, ping } = setUp();
+    r.connection(false);
+    expect(await r.judge(T, ping)).toBeUndefined();
+    r.connection(true);
+    expect(await r.judge(T, ping), 'no dump yet on this connection').toBeUndefined();
+    r.event(dump('0.30', '0.34'));
+    const judged = r.judge(T, ping);
+    r.ponged();
+    expect((await judged)?.price).toBe('0.32');
+    r.event(change('SELL', '0.34', '0'));
+    const oneSided = r.judge(T, ping);
+    r.ponged();
+    expect(await oneSided).toBeUndefined();
+    expect(await r.judge(T, () => false), 'the channel could not send the PING').toBeUndefined();
+  });
+
+  it('a reconnect while an order waits for its PONG leaves it to the REST reads', async () => {
+    const { r, ping } = setUp();
+    const judged = r.judge(T, ping);
+    r.connection(true); // a new socket: the PING was lost with the old one
+    r.event(dump('0.49', '0.51'));
+    r.pinged();
+    r.ponged(); // a PONG on the new socket answers another PING
+    expect(await judged).toBeUndefined();
+  });
+
+  it('a token no grant covers any more is forgotten', async () => {
+    const { r, ping } = setUp();
+    r.retain(new Set());
+    expect(await r.judge(T, ping)).toBeUndefined();
   });
 });
 

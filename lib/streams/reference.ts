@@ -1,28 +1,32 @@
 /**
- * The order-book market channel as the source of a grant's reference price (the midpoint a grant's band
- * and notional are judged against, `lib/grants/evaluate.ts`), so a site's covered order does not wait for
- * the two REST reads (midpoint, book top) before it is signed. Pure: the background feeds it the channel's
- * events and frames (`lib/background/grant-books.ts`); `ref` answers or says "read over REST" (undefined).
+ * Reference prices of covered orders from the venues' public streams, so a site's covered order does not
+ * wait for REST reads before it is signed (the price a grant's band and notional are judged against,
+ * `lib/grants/evaluate.ts`). Pure: the background feeds the streams' events and frames in
+ * (`lib/background/grant-books.ts`); each answer is a reference price or undefined ("read over REST",
+ * `PageReads`), exactly as before.
  *
- * The stream judges an order of `origin` on token `t` only when all of these hold; otherwise the REST
- * reads do (`PageReads.clobRef`), exactly as before:
+ * Order book (`ClobStreamReference`): the stream judges an order on token `t` only when all of these hold:
  * - the channel is live, and `t`'s book was dumped on this connection (a reconnect forgets every book
  *   until the venue dumps it again: the channel has no replay and no sequence numbers, PROTOCOL.md §5.3);
- * - the channel delivered a frame within `STREAM_REF_FRESH_MS`;
- * - since `origin`'s previous order was answered, the channel delivered a book change, or the `PONG` to
- *   a `PING` sent after that answer (`answered` sends one): the book has caught up at least to the moment
- *   the site saw its last answer, so a move the site made before that answer is in the book. An order that
- *   comes before that frame waits for it at most `STREAM_REF_WAIT_MS` (`next`). An origin's first order
- *   after a start or a reconnect is judged over REST;
+ * - a `PING` sent after the order arrived was answered (its `PONG`) within `STREAM_REF_WAIT_MS`: the
+ *   socket keeps the venue's frames in order, so every change the venue sent before it read that `PING` —
+ *   any move a site made and saw answered before it sent the order, from this origin or any other — is in
+ *   the book. A book change heard since an earlier answer proves nothing of the kind (a lagging stream
+ *   delivers changes the venue emitted long before), nor does an earlier `PONG`;
  * - the book has two sides: the midpoint is (best bid + best ask) / 2, exact, borne out by the same book
  *   (`borneOut`).
+ * The cost is one WebSocket round trip where the REST reads take two requests; a `PONG` that does not come
+ * in time leaves the order to the REST reads.
  *
- * What a stale or lying stream can do: a stream is the venue speaking, as the REST reads are; a move the
- * venue has not pushed yet can be missing from the book for at most the time the push takes on its way
- * (a REST read taken at that moment has the same lag), never longer than `STREAM_REF_FRESH_MS` of
- * silence; a venue that lies moves the band as a lying REST read would (README "What a gateway can and
- * cannot make Countersign show or sign"), and the per-order and 24 h notional caps still bound what is
- * signed.
+ * This rests on the venue answering a `PING` behind the frames it queued for the socket before it (one
+ * writer per socket, as the sandbox does; PROTOCOL.md does not say). A venue whose book pushes lag behind
+ * its `PONG`s — a separate feed pipeline — gets orders judged on a book as old as that lag.
+ *
+ * What a stale or lying stream can do: a stream is the venue speaking, as the REST reads are. A slow order
+ * book stream is waited for (the `PONG`), never read behind; a venue whose pushes lag its `PONG`s moves the
+ * band by what the book moved in that lag; a venue that lies moves the band as a lying REST read would
+ * (README "What a gateway can and cannot make Countersign show or sign"). The per-order and 24 h notional
+ * caps still bound what is signed.
  */
 import { fromUnits, truncUnits } from '../decimal';
 import { borneOut } from '../grants/reference';
@@ -33,71 +37,58 @@ import { ClobBooks } from './books';
 import type { ClobStreamEvent } from './clob';
 import type { PerpsStreamEvent } from './perps-frames';
 
-/** Longest silence of the channel (ms) after which its books judge no order: one ping interval of the channel. */
-export const STREAM_REF_FRESH_MS = 10_000;
-
 /**
- * Longest wait (ms) for the frame that lets the stream judge an order (the `PONG` of the `PING` sent after
- * the previous answer is usually on its way) before the REST reads start: about a loopback round trip, far
- * under the two REST reads it saves.
+ * Longest wait (ms) for the `PONG` of the `PING` sent when an order arrived, before the REST reads judge
+ * it instead: a few round trips to a distant venue; on loopback it comes in about a millisecond.
  */
-export const STREAM_REF_WAIT_MS = 4;
-
-/** Most origins whose last answer is remembered (the oldest is forgotten first: its next order reads over REST). */
-const MAX_ORIGINS = 256;
+export const STREAM_REF_WAIT_MS = 150;
 
 const S = 18;
 
-/** Frame counts at the moment an origin's order was answered: book changes heard, pings sent. */
-type Mark = { changes: number; pings: number };
-
-/** The market channel's books as reference prices (see the module docstring). */
+/** The order-book market channel's books as reference prices (see the module docstring). */
 export class ClobStreamReference {
   private readonly books = new ClobBooks();
   private readonly dumped = new Set<string>();
   private live = false;
-  private changes = 0;
   private pings = 0;
   private pongs = 0;
-  private heardAt = Number.NEGATIVE_INFINITY;
-  private readonly marks = new Map<string, Mark>();
-  /** Called at every frame heard (`heard`): the waits of `next`. */
+  /** Counts connections: a `PONG` on a later socket never answers a `PING` of an earlier one. */
+  private epoch = 0;
+  /** Called at every `PONG` and connection change: the waits of `judge`. */
   private readonly wakers = new Set<() => void>();
 
   /** `now`: the clock (Unix ms). */
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** The channel went live (a new connection) or down: every book, count and answered mark starts over. */
+  /** The channel went live (a new connection) or down: every book and count starts over (pings in flight are lost with the socket). */
   connection(live: boolean): void {
     this.live = live;
+    this.epoch++;
     this.dumped.clear();
     this.books.retain(new Set());
-    this.marks.clear();
-    this.changes = this.pings = this.pongs = 0;
-  }
-
-  /** A market-channel event: a book dump or change of a token (other events count as heard only). */
-  event(e: ClobStreamEvent): void {
-    this.heardAt = this.now();
-    if (e.kind === 'book') this.dumped.add(e.tokenId);
-    if (this.books.apply(e).length > 0) this.changes++;
+    this.pings = this.pongs = 0;
     this.wake();
   }
 
-  private wake(): void {
-    for (const w of [...this.wakers]) w();
+  /** A market-channel event: a book dump or change of a token (other events change nothing here). */
+  event(e: ClobStreamEvent): void {
+    if (e.kind === 'book') this.dumped.add(e.tokenId);
+    this.books.apply(e);
   }
 
-  /** The channel sent a `PING` (its own, every 10 s, or `answered`'s). */
+  /** The channel sent a `PING` (its own, every 10 s, or one of `judge`'s). */
   pinged(): void {
     this.pings++;
   }
 
   /** A `PONG` arrived (answers the oldest `PING` not answered yet: the socket keeps their order). */
   ponged(): void {
-    this.heardAt = this.now();
     this.pongs++;
     this.wake();
+  }
+
+  private wake(): void {
+    for (const w of [...this.wakers]) w();
   }
 
   /** Keeps the books of `tokens` only (the markets live grants cover). */
@@ -107,49 +98,39 @@ export class ClobStreamReference {
   }
 
   /**
-   * `origin`'s order was answered: its next order is judged by the stream only after a frame heard from
-   * now on (a change, or the answer to the `PING` the caller sends right after this call: `pinged`).
+   * The midpoint of `tokenId` for an order that arrived now, judged by the stream (module docstring):
+   * `ping` sends a `PING` (false when the channel cannot; it reports it through `pinged`), and the book is
+   * read once that `PING`'s `PONG` came, waiting at most `waitMs`. Undefined: read over REST.
    */
-  answered(origin: string): void {
-    this.marks.delete(origin);
-    if (this.marks.size >= MAX_ORIGINS) this.marks.delete(this.marks.keys().next().value ?? '');
-    this.marks.set(origin, { changes: this.changes, pings: this.pings });
-  }
-
-  /**
-   * `ref` now, or — when the stream could judge the order but has not been heard from since `origin`'s
-   * previous answer — `ref` once the next frame is heard, waiting at most `waitMs`; undefined: read over REST.
-   */
-  async next(tokenId: string, origin: string, waitMs = STREAM_REF_WAIT_MS): Promise<RefPrice | undefined> {
-    const now = this.ref(tokenId, origin);
-    if (now || !this.usable(tokenId) || !this.marks.has(origin)) return now;
+  async judge(tokenId: string, ping: () => boolean, waitMs = STREAM_REF_WAIT_MS): Promise<RefPrice | undefined> {
+    if (!this.usable(tokenId)) return undefined;
+    const sentBefore = this.pings; // their PONGs answer PINGs sent before the order arrived
+    const epoch = this.epoch;
+    if (!ping() || this.pings <= sentBefore) return undefined;
     const end = this.now() + waitMs;
-    while (this.now() < end) {
+    while (this.epoch === epoch && this.pongs <= sentBefore) {
+      const left = end - this.now();
+      if (left <= 0) return undefined;
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
           this.wakers.delete(done);
           resolve();
         };
-        const timer = setTimeout(done, Math.max(0, end - this.now()));
+        const timer = setTimeout(done, left);
         this.wakers.add(done);
       });
-      const heard = this.ref(tokenId, origin);
-      if (heard || !this.usable(tokenId)) return heard;
     }
-    return undefined;
+    return this.epoch === epoch ? this.book(tokenId) : undefined; // the socket went: its PING with it
   }
 
-  /** Whether `tokenId`'s book could judge an order at all: live, dumped on this connection, heard from within `STREAM_REF_FRESH_MS`. */
   private usable(tokenId: string): boolean {
-    return this.live && this.dumped.has(tokenId) && this.now() - this.heardAt <= STREAM_REF_FRESH_MS;
+    return this.live && this.dumped.has(tokenId);
   }
 
-  /** The midpoint of `tokenId` for `origin`'s order now, when the stream may judge it (module docstring); undefined: read over REST. */
-  ref(tokenId: string, origin: string): RefPrice | undefined {
+  /** The midpoint of `tokenId`'s book as it stands (two sides, dumped on this connection), borne out by it; else undefined. */
+  private book(tokenId: string): RefPrice | undefined {
     if (!this.usable(tokenId)) return undefined;
-    const mark = this.marks.get(origin);
-    if (!mark || (this.changes <= mark.changes && this.pongs <= mark.pings)) return undefined;
     const view = this.books.view(tokenId, 1);
     if (!view?.bestBid || !view.bestAsk) return undefined;
     const mid = fromUnits((truncUnits(view.bestBid, S) + truncUnits(view.bestAsk, S)) / 2n, S);
