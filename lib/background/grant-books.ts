@@ -6,7 +6,8 @@
  *   grant covers: `ref` sends a `PING` when a covered order arrives and answers its midpoint once the
  *   `PONG` came (the book then holds every change the venue sent before);
  * - a public perps socket (`PerpsStreamReference`) on `tickers::all` and the `bbo::<iid>` of every
- *   instrument a live perps grant covers: `perpsRef` answers the mark borne out by the best bid and ask.
+ *   instrument a live perps grant covers: `perpsRef` posts a `ping` when a covered order arrives and
+ *   answers the mark borne out by the best bid and ask once the ping's answer came.
  * Otherwise undefined: the REST reads judge (`PageReads`). `reconcile` follows the grants and the
  * settings' channel URLs (the composition calls it when a grant is made or ends, at start and after a
  * settings change). Held to the transport rule like every stream (`streamsWebSocket`).
@@ -29,8 +30,8 @@ export type GrantBooks = {
   reconcile: () => Promise<void>;
   /** The stream's reference price of `tokenId` for an order that arrived now (`ClobStreamReference.judge`: a `PING`, its `PONG`), or undefined (read over REST). */
   ref: (tokenId: string) => Promise<RefPrice | undefined>;
-  /** The perps stream's reference price of instrument `iid` (named `label` in a conflict's words), or undefined (read over REST). */
-  perpsRef: (iid: number, label: string) => RefPrice | undefined;
+  /** The perps stream's reference price of instrument `iid` (named `label` in a conflict's words) for an order that arrived now (`PerpsStreamReference.judge`), or undefined (read over REST). */
+  perpsRef: (iid: number, label: string) => Promise<RefPrice | undefined>;
   stop: () => void;
 };
 
@@ -38,7 +39,7 @@ export type GrantBooks = {
 export function createGrantBooks(d: GrantBooksDeps): GrantBooks {
   const Ws = streamsWebSocket(d);
   const reference = new ClobStreamReference(d.now);
-  const perpsReference = new PerpsStreamReference();
+  const perpsReference = new PerpsStreamReference(d.now);
   let channel: { url: string; c: ClobChannel } | undefined;
   let perps: { url: string; stream: PerpsStream } | undefined;
   let live = false;
@@ -62,6 +63,7 @@ export function createGrantBooks(d: GrantBooksDeps): GrantBooks {
     if (perps && perps.url !== url) closePerps();
     if (!url || !Ws || iids.size === 0) return closePerps();
     const chs = ['tickers::all', ...[...iids].map((i) => `bbo::${i}`)];
+    perpsReference.retain(iids);
     if (perps) return perps.stream.setPublic(chs);
     let wasLive = false;
     const stream = createPerpsStream({
@@ -126,7 +128,7 @@ export function createGrantBooks(d: GrantBooksDeps): GrantBooks {
       return running;
     },
     ref: (tokenId) => reference.judge(tokenId, () => channel?.c.ping() ?? false),
-    perpsRef: (iid, label) => perpsReference.ref(iid, label),
+    perpsRef: (iid, label) => perpsReference.judge(iid, label, () => perps?.stream.ping() ?? Promise.resolve(false)),
     stop() {
       close();
       closePerps();

@@ -3,13 +3,15 @@
  * SDK's `placePositionTpSl` sends (legs of quantity "0", market, reduce-only, `grp: "position"`): a
  * window always asks — even under a grant that allows trigger orders, since a leg closes a size no grant
  * bounds — and names what will happen in words; once approved the sandbox holds both legs and closes the
- * position at the trigger. A leg the venue's rules refuse is refused at the boundary, naming the field.
+ * position at the trigger. A leg the venue's rules refuse is refused at the boundary, naming the field; a
+ * leg whose trigger the mark has already crossed is flagged in the window.
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import type { Harness } from '../../test/kits/sandbox';
 import { pageSender, sandboxSuite, waitPending, perpsPosts, btcOnly, pagePathKit } from '../../test/kits/background';
 import { createOrders } from '../perps/commands';
+import { userRejected } from '../errors/rpc';
 
 const SITE = 'https://trade.example';
 const page = pageSender(SITE, 3);
@@ -71,5 +73,16 @@ describe('a site protects the whole position with take-profit / stop-loss', () =
     expect(String((e as Error).message)).toMatch(/op\.args\[1\]\.qty: must be "0" in a position group/);
     expect(bg.registry.size).toBe(0);
     expect(perpsPosts(wire)).toBe(before);
+  });
+
+  it('a leg on the wrong side of the mark (a long\'s take-profit under it) is flagged in the window: it fires at once', async () => {
+    const { bg } = await ready();
+    const m = Number(await mark(1));
+    const answer = settle(bg.page(page).request('perps_sendCommand', protectLong(String(Math.floor(m * 0.9)), String(Math.floor(m * 0.8)))));
+    const [view] = await waitPending(bg);
+    expect(view!.flags.join(' ')).toMatch(/The take-profit at [\d,]+ fires at once: the mark is [\d,.]+, already past it\./);
+    expect(view!.flags.join(' ')).not.toMatch(/stop-loss .* fires at once/);
+    bg.registry.rejectAll(() => userRejected('closed by the test'));
+    await answer;
   });
 });

@@ -39,7 +39,7 @@ export type ProviderDeps = {
    * The public streams of the markets live grants cover (`lib/background/grant-books.ts`): a covered
    * order's reference price when the stream may judge it; absent: always the REST reads.
    */
-  grantBooks?: { ref: (tokenId: string) => Promise<RefPrice | undefined>; perpsRef: (iid: number, label: string) => RefPrice | undefined };
+  grantBooks?: { ref: (tokenId: string) => Promise<RefPrice | undefined>; perpsRef: (iid: number, label: string) => Promise<RefPrice | undefined> };
   /** Where unknown outcomes of keyed submissions are kept across worker restarts (`lib/page/outcomes.ts`); absent: in memory only. */
   outcomes?: OutcomeStore;
   /** Sends an event to every page of `origin` (or of every origin when `origin` is undefined). */

@@ -23,7 +23,8 @@ import type { ProviderDeps } from './context';
 /** A withdraw's or internal transfer's args: the account the funds leave and their destination `to`. */
 export const fundsArgs = v.looseObject({ account: v.string(), to: v.string() });
 /** A createOrders' args: instrument id, side, quantity and price (decimal strings), reduce-only, client order id. */
-export const orderArgs = v.array(v.looseObject({ iid: v.number(), buy: v.boolean(), qty: v.string(), p: v.optional(v.string()), ro: v.optional(v.boolean()), c: v.optional(v.string()) }));
+export const orderArgs = v.array(v.looseObject({ iid: v.number(), buy: v.boolean(), qty: v.string(), p: v.optional(v.string()), ro: v.optional(v.boolean()), c: v.optional(v.string()), tr: v.optional(v.looseObject({ tpsl: v.string(), trp: v.string() })) }));
+const tickersAnswer = v.array(v.looseObject({ instrument_id: v.optional(v.number()), mark_price: v.optional(v.string()) }));
 const leverageArgs = v.looseObject({ iid: v.number(), lev: v.number() });
 const portfolioAnswer = v.looseObject({ positions: v.optional(v.array(v.looseObject({ instrument_id: v.number(), size: v.string() }))) });
 const bookAnswer = v.looseObject({ bids: v.array(v.tuple([v.string(), v.string()])), asks: v.array(v.tuple([v.string(), v.string()])) });
@@ -74,6 +75,7 @@ export async function perpsFlags(d: Pick<ProviderDeps, 'db' | 'service'>, accoun
       const pos = Number(positions.find((x) => x.instrument_id === o.iid)?.size ?? '0');
       if (!o.ro && pos !== 0 && (o.buy ? pos < 0 : pos > 0) && Number(o.qty) > Math.abs(pos)) flags.push('Reduce-only is off and this order flips your position.');
     }
+    flags.push(...(await crossedTriggers(d, orders)));
   }
   if (cmd.type === 'updateLeverage') {
     try {
@@ -82,6 +84,33 @@ export async function perpsFlags(d: Pick<ProviderDeps, 'db' | 'service'>, accoun
       if (cfg[0] && lev > cfg[0].leverage) flags.push(`Leverage raised from ${cfg[0].leverage}× to ${lev}×.`);
     } catch {
       /* unknown current leverage */
+    }
+  }
+  return flags;
+}
+
+/**
+ * A take-profit or stop-loss whose trigger the mark has already crossed fires as soon as the venue has it:
+ * one flag per such order, with the mark (the tickers read; no read: no flag). A trigger is crossed as the
+ * venue fires it: an exit buy's stop-loss and an exit sell's take-profit when the mark is at or above the
+ * trigger price, the other two at or below.
+ */
+async function crossedTriggers(d: Pick<ProviderDeps, 'service'>, orders: v.InferOutput<typeof orderArgs>): Promise<string[]> {
+  const flags: string[] = [];
+  const marks = new Map<number, Promise<number | undefined>>();
+  for (const o of orders) {
+    if (!o.tr) continue;
+    if (!marks.has(o.iid)) {
+      const read = d.service.reads.perpsRead(undefined, 'tickers', { instrument_id: o.iid }, { draw: 'site' });
+      marks.set(o.iid, read.then((t) => Number(v.parse(tickersAnswer, t).find((x) => x.instrument_id === undefined || x.instrument_id === o.iid)?.mark_price) || undefined, () => undefined));
+    }
+    const mark = await marks.get(o.iid);
+    const trp = Number(o.tr.trp);
+    if (mark === undefined || !(trp > 0)) continue;
+    const up = o.buy ? o.tr.tpsl === 'sl' : o.tr.tpsl === 'tp';
+    if (up ? mark >= trp : mark <= trp) {
+      const what = o.tr.tpsl === 'tp' ? 'take-profit' : 'stop-loss';
+      flags.push(`The ${what} at ${groupDecimal(o.tr.trp)} fires at once: the mark is ${groupDecimal(String(mark))}, already past it.`);
     }
   }
   return flags;

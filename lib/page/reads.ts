@@ -46,14 +46,14 @@ export class PageReads {
    * Reference price of a perps instrument for grant checks: the ticker's `mark_price`, or its
    * `mid_price` when the ticker carries no mark (the source is named in the window's words), borne out
    * by the order book the window prices orders with (`lib/grants/reference.ts`): from the public stream
-   * while it carries both (`grantBooks.perpsRef`, `PerpsStreamReference`), else read over REST and
-   * reused for 1 s. Undefined when the ticker has neither.
+   * once the answer to a ping posted now came (`grantBooks.perpsRef`, `PerpsStreamReference`), else read
+   * over REST and reused for 1 s. Undefined when the ticker has neither.
    */
   async perpsRef(market: string): Promise<RefPrice | undefined> {
     const iid = Number(market);
     // Named through the symbol table already read (no read of its own here: the grant check's reads stay as they are).
     const label = instrumentLabel(iid, this.symbols?.get(iid));
-    const streamed = this.d.grantBooks?.perpsRef(iid, label);
+    const streamed = await this.d.grantBooks?.perpsRef(iid, label);
     if (streamed) return streamed;
     const hit = this.refs.get(market);
     if (hit && Date.now() - hit.at < 1_000) return hit.ref;

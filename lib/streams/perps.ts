@@ -92,12 +92,15 @@ export type PerpsStreamOptions = {
  * (the public channels wanted now: the difference is subscribed / unsubscribed on the open socket, the
  * responses not awaited, as the official client does); `proxy` the session's proxy address (not a
  * secret; undefined on a public-only stream) and `command`, a signed command sent over the session
- * (`sendSessionCommand` below).
+ * (`sendSessionCommand` below); `ping`, a `ping` post now, resolving true at its answer (the socket keeps
+ * the venue's frames in order: every event sent before it has come) and false when the stream is not live
+ * or the socket goes first.
  */
 export type PerpsStream = {
   start: () => void;
   stop: () => void;
   status: () => PerpsStreamStatus;
+  ping: () => Promise<boolean>;
   setPublic: (chs: readonly string[]) => void;
   readonly proxy: string | undefined;
   command: (cmd: SessionCommand, timeoutMs: number) => Promise<SessionCommandOutcome>;
@@ -156,6 +159,7 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
   /** Drops the socket (if any) and schedules the next attempt. */
   const fail = (reason: string) => {
     commands.drop(); // commands sent on this socket and still unanswered: outcome unknown
+    endPings();
     const old = ws;
     ws = null;
     clearSocketTimers();
@@ -189,6 +193,12 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
     send({ id: reqId, ...frame });
   };
   const pending = new Map<number, () => void>();
+  /** The `ping` posts waiting for their answers (by id): true at the answer, false when the socket goes. */
+  const pings = new Map<number, (answered: boolean) => void>();
+  const endPings = () => {
+    for (const done of pings.values()) done(false);
+    pings.clear();
+  };
   const commands = commandWaiters();
 
   const onLive = () => {
@@ -212,6 +222,11 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
       return;
     }
     if (isRecord(frame) && typeof frame.id === 'number' && 'data' in frame && !('ch' in frame)) {
+      const ping = pings.get(frame.id);
+      if (ping) {
+        pings.delete(frame.id);
+        return ping(true);
+      }
       if (commands.answer(frame.id, frame.data)) return;
       const ack = pending.get(frame.id);
       if (!ack) return; // the ping's answer (id 0) or an unknown id: liveness only
@@ -239,6 +254,7 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
     setState('connecting');
     sq.clear();
     pending.clear();
+    endPings();
     nextId = 1;
     let sock: WebSocketLike;
     try {
@@ -277,6 +293,14 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
       setState('down');
     },
     status: () => ({ ...st }),
+    ping() {
+      if (!ws || st.state !== 'live') return Promise.resolve(false);
+      const id = nextId++;
+      return new Promise<boolean>((resolve) => {
+        pings.set(id, resolve);
+        send({ id, req: 'post', op: { type: 'ping' } });
+      });
+    },
     proxy: opts.proxy,
     command: (cmd, timeoutMs) => (ws && st.state === 'live' ? sendSessionCommand(ws, nextId++, cmd, timeoutMs, commands) : Promise.resolve({ kind: 'not_sent' })),
     setPublic(chs) {

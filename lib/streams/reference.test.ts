@@ -96,28 +96,54 @@ describe("the market channel as a grant's reference price", () => {
 describe('the perps public stream as a grant\'s reference price', () => {
   const ticker = (mark: string, mid = '0'): PerpsStreamEvent => ({ kind: 'ticker', at: 0, ticker: { instrument_id: 1, mark_price: mark, index_price: mark, mid_price: mid, last_price: mark, funding_rate: '0' } });
   const bbo = (bid: string, ask: string): PerpsStreamEvent => ({ kind: 'bbo', at: 0, iid: 1, bid: [bid, '1'], ask: [ask, '1'] });
+  const answered = async () => true;
+  const L = 'BTC-PERP (#1)';
 
-  it('judges with the pushed mark borne out by the pushed best bid and ask, once both came on this connection', () => {
+  it('judges with the pushed mark borne out by the pushed best bid and ask, read after the answer to its own ping', async () => {
     const r = new PerpsStreamReference();
     r.connection(true);
     r.event(ticker('65000'));
-    expect(r.ref(1, 'BTC-PERP (#1)'), 'no best bid / ask yet').toBeUndefined();
+    expect(await r.judge(1, L, answered), 'no best bid / ask yet').toBeUndefined();
     r.event(bbo('64990', '65010'));
-    expect(r.ref(1, 'BTC-PERP (#1)')).toEqual({ price: '65000', source: 'mark' });
+    let release!: (x: boolean) => void;
+    const judged = r.judge(1, L, () => new Promise<boolean>((res) => (release = res)));
+    r.event(ticker('65005')); // pushed before the venue read the ping
+    release(true);
+    expect(await judged).toEqual({ price: '65005', source: 'mark' });
     r.event(ticker('70000'));
-    expect(r.ref(1, 'BTC-PERP (#1)')?.conflict, 'a mark the book does not bear out').toMatch(/disagree/);
+    expect((await r.judge(1, L, answered))?.conflict, 'a mark the book does not bear out').toMatch(/disagree/);
   });
 
-  it('a reconnect, a resync or a stream down forgets what was pushed', () => {
+  it('a ping not answered in time, a resync while waiting, or a stream down leaves the order to the REST reads', async () => {
+    vi.useFakeTimers();
+    try {
+      const r = new PerpsStreamReference();
+      r.connection(true);
+      r.event(ticker('65000'));
+      r.event(bbo('64990', '65010'));
+      const late = r.judge(1, L, () => new Promise<boolean>(() => undefined));
+      await vi.advanceTimersByTimeAsync(STREAM_REF_WAIT_MS);
+      expect(await late).toBeUndefined();
+      let release!: (x: boolean) => void;
+      const resynced = r.judge(1, L, () => new Promise<boolean>((res) => (release = res)));
+      r.connection(true);
+      r.event(ticker('65000'));
+      r.event(bbo('64990', '65010'));
+      release(true);
+      expect(await resynced, 'its ping went with the old socket').toBeUndefined();
+      r.connection(false);
+      expect(await r.judge(1, L, answered)).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('an instrument no grant covers any more is forgotten: granted again, it waits for its next push', async () => {
     const r = new PerpsStreamReference();
     r.connection(true);
     r.event(ticker('65000'));
     r.event(bbo('64990', '65010'));
-    r.connection(true); // resynced
-    expect(r.ref(1, 'BTC-PERP (#1)')).toBeUndefined();
-    r.event(ticker('65000'));
-    r.event(bbo('64990', '65010'));
-    r.connection(false);
-    expect(r.ref(1, 'BTC-PERP (#1)')).toBeUndefined();
+    r.retain(new Set());
+    expect(await r.judge(1, L, answered)).toBeUndefined();
   });
 });

@@ -141,20 +141,25 @@ export class ClobStreamReference {
 /**
  * The perps public stream (`bbo::<iid>`, `tickers::all`) as the source of a perps grant's reference price:
  * the ticker's mark (its mid when it carries no mark), borne out by the best bid and ask (`borneOut`), as
- * `PageReads.perpsRef` reads them over REST. The stream judges when it is live and both the instrument's
- * ticker and its best bid / ask came on this connection since its last resync (a reconnect or a gap in a
- * channel's `sq` forgets them until the venue pushes them again); the venue pushes both on every change, so
- * the latest of each is the venue's state now — at least as current as the REST read it replaces, which is
- * reused for 1 s. Otherwise undefined: the REST reads judge.
+ * `PageReads.perpsRef` reads them over REST. It judges an order when the stream is live, the instrument's
+ * ticker and best bid / ask both came on this connection since its last resync (a reconnect or a gap in a
+ * channel's `sq` forgets them until the venue pushes them again), and the answer to a `ping` posted after
+ * the order arrived came within `STREAM_REF_WAIT_MS` (every push the venue sent before it has come: the
+ * same barrier, and the same assumption, as the order book's). Otherwise undefined: the REST reads judge.
  */
 export class PerpsStreamReference {
   private live = false;
   private readonly tickers = new Map<number, { mark?: string | undefined; mid?: string | undefined }>();
   private readonly tops = new Map<number, { bid: string; ask: string }>();
+  private epoch = 0;
+
+  /** `now`: the clock (Unix ms). */
+  constructor(private readonly now: () => number = Date.now) {}
 
   /** The stream went live (a new connection), went down or resynced: every price is forgotten. */
   connection(live: boolean): void {
     this.live = live;
+    this.epoch++;
     this.tickers.clear();
     this.tops.clear();
   }
@@ -165,8 +170,27 @@ export class PerpsStreamReference {
     else if (e.kind === 'bbo') this.tops.set(e.iid, { bid: e.bid[0], ask: e.ask[0] });
   }
 
-  /** The reference price of instrument `iid` (named `label` in a conflict's words) now, or undefined (read over REST). */
-  ref(iid: number, label: string): RefPrice | undefined {
+  /** Keeps the prices of `iids` only (the instruments live grants cover): one granted again waits for its next push. */
+  retain(iids: ReadonlySet<number>): void {
+    for (const m of [this.tickers, this.tops]) for (const iid of [...m.keys()]) if (!iids.has(iid)) m.delete(iid);
+  }
+
+  /**
+   * The reference price of instrument `iid` (named `label` in a conflict's words) for an order that arrived
+   * now: `ping` posts a ping and resolves true at its answer; the prices are read after it, waiting at most
+   * `waitMs`. Undefined: read over REST.
+   */
+  async judge(iid: number, label: string, ping: () => Promise<boolean>, waitMs = STREAM_REF_WAIT_MS): Promise<RefPrice | undefined> {
+    if (!this.price(iid, label)) return undefined;
+    const epoch = this.epoch;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)));
+    const answered = await Promise.race([ping(), late]).finally(() => clearTimeout(timer));
+    return answered && this.epoch === epoch ? this.price(iid, label) : undefined;
+  }
+
+  /** The prices of `iid` as they stand (live, both pushed on this connection), borne out; else undefined. */
+  private price(iid: number, label: string): RefPrice | undefined {
     const t = this.tickers.get(iid);
     const top = this.tops.get(iid);
     if (!this.live || !t || !top) return undefined;

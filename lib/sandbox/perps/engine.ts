@@ -402,16 +402,17 @@ export class PerpsVenue {
       o.status = 'open';
       this.execute(a, o);
       this.emit({ kind: 'order', order: o });
-      if (o.trigger.scope === 'position') this.endPositionLegs(a, o.iid);
+      if (o.trigger.scope === 'position' && !a.positions.get(o.iid)?.size) this.endPositionLegs(a, o.iid);
       any = true;
     }
     return any;
   }
 
   /**
-   * Once a leg protecting the whole position fired, the other waiting position legs of `a` on `iid` end
-   * with `position_closed` (the venue's status for a TP / SL whose position is gone); order-scoped
-   * triggers stay, disarmed while there is no position.
+   * Once a leg protecting the whole position fired and the position is gone, the other waiting position
+   * legs of `a` on `iid` end with `position_closed` (the venue's status for a TP / SL whose position is
+   * gone); a fired leg that closed only part of it (the book was thin) leaves them protecting the rest.
+   * Order-scoped triggers stay, disarmed while there is no position.
    */
   private endPositionLegs(a: Account, iid: number): void {
     for (const x of [...this.orders.values()]) {
