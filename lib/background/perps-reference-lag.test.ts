@@ -9,7 +9,7 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { WebSocket as NodeWebSocket } from 'ws';
 import type { Harness } from '../../test/kits/sandbox';
-import { pageSender, pagePathKit, sandboxSuite, until, sleep, onTick } from '../../test/kits/background';
+import { coveredBy, pageSender, pagePathKit, sandboxSuite, until, sleep, onTick } from '../../test/kits/background';
 import type { WebSocketConstructor } from '../streams/perps';
 
 const SITE = 'https://trade.example';
@@ -60,19 +60,7 @@ describe('a lagging public perps stream never judges a covered order on an old m
     await sleep(300); // the snapshots
     const m = Number(await mark(1));
     const order = (p: string) => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p, tif: 'gtc', po: true }] } });
-    const covered = async (o: unknown): Promise<boolean> => {
-      const p = settle(bg.page(page).request('perps_sendCommand', o));
-      let done = false;
-      void p.then(() => (done = true));
-      await until(() => done || bg.registry.size > 0, 1000);
-      if (bg.registry.size > 0) {
-        bg.registry.rejectAll(() => new Error('closed by the test') as never);
-        await p;
-        return false;
-      }
-      expect((await p).e).toBeUndefined();
-      return true;
-    };
+    const covered = (o: unknown) => coveredBy(bg, page, 'perps_sendCommand', o);
     expect(await covered(order(onTick(m * 0.995, 0.5, 1))), 'the stream path works').toBe(true);
 
     lag.ms = LAG_MS;

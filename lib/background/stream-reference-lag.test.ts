@@ -17,7 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { WebSocket as NodeWebSocket } from 'ws';
 import type { Hex } from 'viem';
 import type { Harness } from '../../test/kits/sandbox';
-import { connectSite, pageSender, pagePathKit, sandboxSuite, until, sleep } from '../../test/kits/background';
+import { connectSite, coveredBy, pageSender, pagePathKit, sandboxSuite, until, sleep } from '../../test/kits/background';
 import type { WebSocketConstructor } from '../streams/perps';
 
 const SITE = 'https://trade.example';
@@ -81,21 +81,7 @@ async function granted(bandPct: string, outcome = 0, market = 0) {
   await until(() => armed(bg, 'clob'));
   await until(() => sockets.some((s) => /\/market$/.test(s.url) && s.readyState === 1));
   await sleep(200); // the dump
-  /** Sends `o` from `who`; resolves whether it was covered (signed with no window). A window is closed. */
-  const coveredFrom = async (who: ReturnType<typeof pageSender>, o: unknown): Promise<boolean> => {
-    const p = settle(bg.page(who).request('clob_postOrders', o));
-    let done = false;
-    void p.then(() => (done = true));
-    await until(() => done || bg.registry.size > 0, 1000);
-    if (bg.registry.size > 0) {
-      bg.registry.rejectAll(() => new Error('closed by the test') as never);
-      await p;
-      return false;
-    }
-    const { e } = await p;
-    expect(e).toBeUndefined();
-    return true;
-  };
+  const coveredFrom = (who: ReturnType<typeof pageSender>, o: unknown) => coveredBy(bg, who, 'clob_postOrders', o);
   const covered = (o: unknown) => coveredFrom(page, o);
   const order = (side: 'BUY' | 'SELL', price: string, size: string) => ({ orders: [{ tokenId: token, side, price, size, orderType: 'GTC' }] });
   const midReads = () => wire.sent.filter((x) => x.method === 'GET' && /\/clob\/midpoint/.test(x.url)).length;

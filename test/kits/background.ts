@@ -555,3 +555,27 @@ export async function grantAtOrderWindow(bg: PagedBackground, page: BrowserSende
   bg.registry.decide(w.id, { approve: true, digest: w.digest });
   return first;
 }
+
+/**
+ * Sends page request `method` with `params` from `who` on `bg` and resolves whether it was covered: signed
+ * and answered with no window (its answer must be no error). A window that opens is closed (nothing signed)
+ * and the request counts as not covered.
+ */
+export async function coveredBy(bg: PagedBackground, who: BrowserSender, method: string, params: unknown): Promise<boolean> {
+  const p = bg.page(who).request(method, params).then(
+    (r) => ({ r, e: undefined as unknown }),
+    (e: unknown) => ({ r: undefined, e }),
+  );
+  let done = false;
+  void p.then(() => (done = true));
+  await until(() => done || bg.registry.size > 0, 1000);
+  if (bg.registry.size > 0) {
+    bg.registry.rejectAll(() => userRejected('closed by the test'));
+    await p;
+    return false;
+  }
+  const { e } = await p;
+  expect(e).toBeUndefined();
+  return true;
+}
+
