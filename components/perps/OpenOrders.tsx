@@ -20,7 +20,7 @@ export function orderPriceText(o: Pick<OpenOrderRow, 'price' | 'tpsl'>): string 
 const shownPrice = (o: Pick<OpenOrderRow, 'price' | 'tpsl'>, tick: string) =>
   orderPriceText(o.tpsl ? { ...o, tpsl: { ...o.tpsl, trp: signedDecimal(o.tpsl.trp, tick).text } } : o.price === '0' ? o : { price: signedDecimal(o.price, tick).text });
 
-/** The size shown: a trigger order not yet triggered shows its whole quantity, else what rests; a leg protecting the whole position (scope `position`, quantity "0") has none. */
+/** The size shown: a trigger order not yet triggered shows its whole quantity, else what rests (a leg protecting the whole position, quantity "0", is shown as "the whole … position" instead: `wholePosition`). */
 export const orderSizeText = (o: Pick<OpenOrderRow, 'tpsl' | 'quantity' | 'resting_quantity'>) => (o.tpsl ? o.quantity : o.resting_quantity);
 
 /** A leg protecting the whole position (the venue's `tpsl.scope` `position`): it closes what the position holds. */

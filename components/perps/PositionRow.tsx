@@ -2,8 +2,7 @@
  * One perps position: side and size, entry, mark, liquidation price, unrealised PnL and ROE, margin and
  * leverage, cumulative funding; Close (at market) and Protect: take-profit and / or stop-loss trigger
  * prices that close the whole position at market (whatever it holds when one fires).
- * Presentational: decimal strings in (as the venue's portfolio read answers them), events out; the
- * trigger kind and price being typed stay local. The size is shown as the venue reports it, padded to
+ * Presentational: decimal strings in (as the venue's portfolio read answers them), events out. The size is shown as the venue reports it, padded to
  * the instrument's `lot` and never rounded (`signedDecimal`); estimates (entry, mark, liquidation) to
  * its `tick`; amounts in USDC with two decimals. The instrument is named by `label` (`instrumentLabel`
  * over the instruments read), never by a name the portfolio read carries. The trigger prices being typed

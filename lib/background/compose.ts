@@ -211,7 +211,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     void streams.reconcile();
     void grantBooks.reconcile();
   }
-  // The order-book books of the markets live grants cover: a covered order's reference price without a REST round trip (`lib/streams/reference.ts`).
+  // The public streams of the markets live grants cover (order book, perps): a covered order's reference price without a REST read (`lib/streams/reference.ts`).
   const grantBooks = createGrantBooks({ grants, settings, now, transportRule, ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}) });
   const provider = new ProviderService({ vault, db, service, registry, grants, grantBooks, showApprovals: approvalWindow.show, emit: ports.emit, outcomes, ...deadmanProviderHooks(deadman, grants) });
   const servePage: ServePage = async (origin, method, params) => {
@@ -278,7 +278,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
           if (change?.venue) authority.end('all', 'venue');
           settingsRead = undefined;
           await locks.settingsChanged();
-          void grantBooks.reconcile(); // a new order-book channel URL
+          void grantBooks.reconcile(); // new stream URLs
         },
         onChainChanged: (chainId) => ports.emit(undefined, 'chainChanged', numberToHex(chainId)),
         onAccountChanged: async (active) => {

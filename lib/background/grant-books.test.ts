@@ -1,7 +1,7 @@
 /**
  * A site's covered order-book orders are judged against the market channel's book (`lib/streams/reference.ts`):
  * each order's PING is answered (its PONG) before the book judges it, and no midpoint or book is read over
- * REST before it is signed; a moved book moves the reference as a REST read would, and an unreachable channel
+ * REST before it is signed; an unreachable channel
  * leaves every order to the REST reads. The channel closes when the grant ends. Covered perps orders are
  * judged on the public perps stream's mark and best bid / ask, with no REST read.
  */

@@ -25,21 +25,21 @@ import { streamsWebSocket } from './streams';
 /** What `createGrantBooks` needs: the grants, the settings, the clock (Unix ms), the WebSocket (the worker's by default) and the transport rule. */
 export type GrantBooksDeps = { grants: Pick<GrantService, 'list'>; settings: () => Promise<Pick<Settings, 'clobWsUrl' | 'perpsWsUrl'>>; now: () => number; WebSocket?: WebSocketConstructor; transportRule?: TransportRule };
 
-/** The running feed (see the module docstring). */
+/** The running feeds (see the module docstring). */
 export type GrantBooks = {
+  /** Opens, follows or closes the feeds as the live grants and the settings' stream URLs say; one pass at a time (a call during a pass runs one more after it). */
   reconcile: () => Promise<void>;
-  /** The stream's reference price of `tokenId` for an order that arrived now (`ClobStreamReference.judge`: a `PING`, its `PONG`), or undefined (read over REST). */
+  /** The order-book stream's reference price of `tokenId` for an order that arrived now (`ClobStreamReference.judge`: a `PING`, its `PONG`), or undefined (read over REST). */
   ref: (tokenId: string) => Promise<RefPrice | undefined>;
   /** The perps stream's reference price of instrument `iid` (named `label` in a conflict's words) for an order that arrived now (`PerpsStreamReference.judge`), or undefined (read over REST). */
   perpsRef: (iid: number, label: string) => Promise<RefPrice | undefined>;
-  stop: () => void;
 };
 
-/** Creates the feed, closed until `reconcile` finds a live order-book grant. */
+/** Creates the feeds, closed until `reconcile` finds a live grant that needs one (order book or perps). */
 export function createGrantBooks(d: GrantBooksDeps): GrantBooks {
   const Ws = streamsWebSocket(d);
   const reference = new ClobStreamReference(d.now);
-  const perpsReference = new PerpsStreamReference(d.now);
+  const perpsReference = new PerpsStreamReference();
   let channel: { url: string; c: ClobChannel } | undefined;
   let perps: { url: string; stream: PerpsStream } | undefined;
   let live = false;
@@ -113,7 +113,6 @@ export function createGrantBooks(d: GrantBooksDeps): GrantBooks {
   }
 
   return {
-    /** Runs one pass at a time; a call during a pass runs one more after it. */
     async reconcile() {
       if (running) {
         again = true;
@@ -129,9 +128,5 @@ export function createGrantBooks(d: GrantBooksDeps): GrantBooks {
     },
     ref: (tokenId) => reference.judge(tokenId, () => channel?.c.ping() ?? false),
     perpsRef: (iid, label) => perpsReference.judge(iid, label, () => perps?.stream.ping() ?? Promise.resolve(false)),
-    stop() {
-      close();
-      closePerps();
-    },
   };
 }

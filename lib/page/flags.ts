@@ -45,7 +45,7 @@ export async function rememberDestination(d: Pick<ProviderDeps, 'db'>, to: strin
   if (!used.includes(to.toLowerCase())) await d.db.put('settings', [...used, to.toLowerCase()].slice(-500), DESTINATIONS_KEY);
 }
 
-/** The flags of a perps command for `account` (reads the portfolio, the book and the leverage config as the command needs). */
+/** The flags of a perps command for `account` (reads the portfolio, the book, the tickers of trigger orders and the leverage config as the command needs). */
 export async function perpsFlags(d: Pick<ProviderDeps, 'db' | 'service'>, account: Address, cmd: PerpsCommand): Promise<string[]> {
   const flags: string[] = [];
   if (cmd.type === 'withdraw' || cmd.type === 'internalTransfer') {

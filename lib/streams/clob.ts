@@ -171,8 +171,9 @@ export type ClobChannelOptions = {
   /** After a reconnect (not the first connect): the caller re-reads what the socket missed. */
   onResync?: (reason: 'reconnect') => void;
   onStatus?: (status: ClobStreamStatus) => void;
-  /** Each `PING` sent and each `PONG` received, in order (the socket answers pings in the order sent). */
+  /** Each `PING` sent (the channel's own every `pingEveryMs`, and `ping`'s). */
   onPing?: () => void;
+  /** Each `PONG` received (the socket answers pings in the order sent). */
   onPong?: () => void;
   random?: () => number;
   now?: () => number;

@@ -22,6 +22,11 @@
  * writer per socket, as the sandbox does; PROTOCOL.md does not say). A venue whose book pushes lag behind
  * its `PONG`s — a separate feed pipeline — gets orders judged on a book as old as that lag.
  *
+ * Perps (`PerpsStreamReference`): the pushed ticker mark (its mid without a mark), borne out by the pushed
+ * best bid and ask, once the answer to a `ping` posted after the order arrived came — the same barrier on
+ * the public perps socket. Otherwise the REST reads judge as they always did (ticker and book, reused for
+ * 1 s: that fallback is unchanged).
+ *
  * What a stale or lying stream can do: a stream is the venue speaking, as the REST reads are. A slow order
  * book stream is waited for (the `PONG`), never read behind; a venue whose pushes lag its `PONG`s moves the
  * band by what the book moved in that lag; a venue that lies moves the band as a lying REST read would
@@ -152,9 +157,6 @@ export class PerpsStreamReference {
   private readonly tickers = new Map<number, { mark?: string | undefined; mid?: string | undefined }>();
   private readonly tops = new Map<number, { bid: string; ask: string }>();
   private epoch = 0;
-
-  /** `now`: the clock (Unix ms). */
-  constructor(private readonly now: () => number = Date.now) {}
 
   /** The stream went live (a new connection), went down or resynced: every price is forgotten. */
   connection(live: boolean): void {

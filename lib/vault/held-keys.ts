@@ -2,7 +2,9 @@
  * Keys the vault opened, held in memory so that a granted order's key read does not queue behind the
  * vault's writer lock (where its own grant use write waits): the proxy key of an account (perps), the
  * owner key and the order-book API credentials (the order book), while unlocked and in a trading session;
- * and the deposit wallet's clear record (`deposit:<account>`, read before every order-book signature).
+ * and the deposit wallet's clear record (`deposit:<account>`, read before every order-book signature; a
+ * clear record, read without the writer lock: a write that overlaps the read changes the stamp, so what it
+ * read is not held past that write).
  *
  * A held key is served only when it is provably what a read through the writer lock would return now:
  * - it was opened under the live key (`of`: the same master key object while unlocked, the same session
@@ -45,7 +47,7 @@ const MAX_HELD = 64;
 
 /**
  * The holder (see the module docstring): values by name (`proxy:<account>`, `owner:<address>`,
- * `clob:<account>`, lower-case), each with the stamp it was opened under and an optional expiry (Unix ms).
+ * `clob:<account>`, `deposit:<account>`, lower-case), each with the stamp it was opened under and an optional expiry (Unix ms).
  */
 export class HeldKeys {
   private readonly held = new Map<string, { stamp: HeldStamp; expiry: number; value: unknown }>();

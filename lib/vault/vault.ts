@@ -342,7 +342,7 @@ export class Vault extends VaultSession {
   /**
    * `account`'s deposit wallet (clear metadata; works while locked), or undefined. Read before every
    * order-book signature, so it is held in memory like the keys beside it (`HeldKeys`: while unlocked or
-   * in a trading session, until any record is written or deleted, or the state changes), absence included.
+   * in a trading session, until a key record is written or deleted, or the state changes), absence included.
    */
   async depositWallet(account: string): Promise<DepositWalletInfo | undefined> {
     const name = `deposit:${account.toLowerCase()}`;
