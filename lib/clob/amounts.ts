@@ -12,6 +12,21 @@
  *   `priceValid` refuses it: never rounded into the range); then a limit price is rounded to the nearest
  *   tick (half up) and a market-style (FOK/FAK) price down;
  * - the product is cut to (price decimals + 2) decimals; a market BUY's share amount is truncated.
+ *
+ * Where the official client (`@polymarket/clob-client-v2` 1.1.0) builds other amounts, on purpose (each
+ * asserted by `test/conformance/clob-differential.test.ts`; everywhere else the two agree to the byte):
+ * - large orders: it computes `size × price` (a market BUY's `amount / price`) in binary floats, which
+ *   drift by one unit of the last amount decimal once the value × 10^(price decimals + 6) nears 2^52 —
+ *   from about 225 000 USDC (or shares) at ticks 0.0001 and 0.0025, 2.25 million at 0.001 and 0.005.
+ *   These amounts stay exact;
+ * - a size (market amount) below 0.01 rounds down to 0: it signs an order of zero amounts; this refuses;
+ * - inputs are plain decimal strings: it takes JS numbers, so `"5e-1"`, `"+0.5"`, `".5"`, `"00.5"`,
+ *   `" 0.5"` or `"0x10"` are orders to it; this refuses them (`positiveDecimalString`);
+ * - a price outside [tick, 1 − tick] is refused by both;
+ * - at ticks 0.005 and 0.0025 a price between two ticks is rounded to a multiple of the tick here; it
+ *   rounds to the tick's decimals only (`0.123` stays `0.123` at tick 0.005) and signs the off-tick price
+ *   (PROTOCOL.md §2.3 reads "to the tick's decimals"); a price on the tick is what the exchange's tick
+ *   rule asks for, and the window shows the price asked beside the price signed.
  */
 import * as v from 'valibot';
 import { InvalidFieldError, parseOrThrow, positiveDecimalString } from '../validation';

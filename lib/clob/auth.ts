@@ -115,7 +115,10 @@ export type L2Headers = {
 
 /**
  * Builds the five L2 headers for a request. `address` is the signer address the API key belongs to;
- * `timestamp` Unix seconds; `body` the exact JSON text that will be sent.
+ * `timestamp` Unix seconds; `body` the exact JSON text that will be sent. The HMAC covers the bare path:
+ * a query string in `requestPath` is left out (PROTOCOL.md §2.2). The official client's
+ * `createL2Headers` signs whatever path it is given, and its own calls give the bare path and send the
+ * query apart — the same signature (asserted by `test/conformance/clob-differential.test.ts`).
  */
 export function buildL2Headers(input: {
   address: Address;

@@ -3,6 +3,13 @@
  * throws `InvalidFieldError` naming the field, e.g. `orders[0].qty`) and the function that turns a
  * checked input into the signed tuple and the sent body together (PROTOCOL.md §1.2–§1.3, seed "Order
  * item", "Other command arguments", "Endpoints"). `./commands.ts` is the module to import.
+ *
+ * Stricter than the official perps client (`@polymarket/client` 0.2.0), on purpose (each asserted by
+ * `test/conformance/perps-differential.test.ts`; for the inputs both take, the signed bytes are equal):
+ * it signs any string as a decimal (`"1e5"`, `"-1"`, `""`, a number turned into `"1e+21"`); an `exp`
+ * in the past or more than the 30 s command timeout ahead; a leverage above 2^31 − 1; an address in mixed
+ * case that is not its checksum; a client order id twice in one batch; a batch over `PERPS_MAX_BATCH`.
+ * These builders refuse each, naming the field.
  */
 import * as v from 'valibot';
 import {
