@@ -2,7 +2,8 @@
  * A covered perps order is judged on the public perps stream (`PerpsStreamReference`,
  * `lib/streams/reference.ts`) only after the answer to a ping posted for it came: a public feed whose pushes
  * come 3 s late (its socket alive) never judges an order on the mark and book of 3 s ago while the venue
- * has moved — the order is judged where the REST reads would judge it, and asks outside the band.
+ * has moved — once the reference taken for an earlier order (reused for 1 s, as it always was) is over,
+ * the order is judged where the REST reads would judge it, and asks outside the band.
  * Control: the same order once the feed caught up asks too.
  */
 import 'fake-indexeddb/auto';
@@ -77,6 +78,8 @@ describe('a lagging public perps stream never judges a covered order on an old m
     expect((await fetch(`${h.url}/admin/mark`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ instrument_id: 1, price: newMark }) })).status).toBe(200);
     expect(Number(await mark(1)), 'the venue (and a REST ticker read) says the mark moved').toBe(Number(newMark));
 
+    // The reference taken for the first order is reused for 1 s, as it always was (`PageReads.perpsRef`).
+    await sleep(1_100);
     // A buy at the old mark: 5.7 % under the venue's mark now (band 2 %): the REST reads refuse it.
     const probeCovered = await covered(order(onTick(m, 0.5, 1)));
     await sleep(LAG_MS + 500);

@@ -45,26 +45,28 @@ export class PageReads {
   /**
    * Reference price of a perps instrument for grant checks: the ticker's `mark_price`, or its
    * `mid_price` when the ticker carries no mark (the source is named in the window's words), borne out
-   * by the order book the window prices orders with (`lib/grants/reference.ts`): from the public stream
-   * once the answer to a ping posted now came (`grantBooks.perpsRef`, `PerpsStreamReference`), else read
-   * over REST and reused for 1 s. Undefined when the ticker has neither.
+   * by the order book the window prices orders with (`lib/grants/reference.ts`). A reference taken in the
+   * last second is reused (as it always was); otherwise it is taken from the public stream once the answer
+   * to a ping posted now came (`grantBooks.perpsRef`, `PerpsStreamReference`: the venue's state when it
+   * read the ping, as current as a read sent now), else read over REST. Undefined when the ticker has neither.
    */
   async perpsRef(market: string): Promise<RefPrice | undefined> {
+    const hit = this.refs.get(market);
+    if (hit && Date.now() - hit.at < 1_000) return hit.ref;
     const iid = Number(market);
     // Named through the symbol table already read (no read of its own here: the grant check's reads stay as they are).
     const label = instrumentLabel(iid, this.symbols?.get(iid));
-    const streamed = await this.d.grantBooks?.perpsRef(iid, label);
-    if (streamed) return streamed;
-    const hit = this.refs.get(market);
-    if (hit && Date.now() - hit.at < 1_000) return hit.ref;
     const ok = (x: unknown): x is string => isVenueDecimal(x) && !/^0(\.0*)?$/.test(x);
-    const ref = Promise.all([this.d.service.reads.perpsRead(undefined, 'tickers', { instrument_id: iid }, { draw: 'site' }), this.d.service.reads.perpsBook(iid)]).then(([t, book]): RefPrice | undefined => {
-      const row = v.parse(tickersAnswer, t).find((x) => x.instrument_id === undefined || String(x.instrument_id) === market);
-      const read: RefPrice | undefined = ok(row?.mark_price) ? { price: row.mark_price, source: 'mark' } : ok(row?.mid_price) ? { price: row.mid_price, source: 'mid' } : undefined;
-      return borneOut(read, { bid: book.bids[0]?.[0], ask: book.asks[0]?.[0] }, label);
-    });
+    const overRest = (): Promise<RefPrice | undefined> =>
+      Promise.all([this.d.service.reads.perpsRead(undefined, 'tickers', { instrument_id: iid }, { draw: 'site' }), this.d.service.reads.perpsBook(iid)]).then(([t, book]): RefPrice | undefined => {
+        const row = v.parse(tickersAnswer, t).find((x) => x.instrument_id === undefined || String(x.instrument_id) === market);
+        const read: RefPrice | undefined = ok(row?.mark_price) ? { price: row.mark_price, source: 'mark' } : ok(row?.mid_price) ? { price: row.mid_price, source: 'mid' } : undefined;
+        return borneOut(read, { bid: book.bids[0]?.[0], ask: book.asks[0]?.[0] }, label);
+      });
+    const at = Date.now();
+    const ref = (this.d.grantBooks?.perpsRef(iid, label) ?? Promise.resolve(undefined)).then((streamed) => streamed ?? overRest());
     if (this.refs.size >= 256) this.refs.clear();
-    this.refs.set(market, { at: Date.now(), ref });
+    this.refs.set(market, { at, ref });
     ref.catch(() => this.refs.delete(market));
     return ref;
   }

@@ -24,8 +24,8 @@
  *
  * Perps (`PerpsStreamReference`): the pushed ticker mark (its mid without a mark), borne out by the pushed
  * best bid and ask, once the answer to a `ping` posted after the order arrived came — the same barrier on
- * the public perps socket. Otherwise the REST reads judge as they always did (ticker and book, reused for
- * 1 s: that fallback is unchanged).
+ * the public perps socket. Otherwise the REST reads judge (ticker and book). `PageReads.perpsRef` reuses a
+ * reference taken in the last second, from either source, as it always reused the REST reads.
  *
  * What a stale or lying stream can do: a stream is the venue speaking, as the REST reads are. A slow order
  * book stream is waited for (the `PONG`), never read behind; a venue whose pushes lag its `PONG`s moves the
