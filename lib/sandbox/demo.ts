@@ -14,22 +14,19 @@ import type { SandboxContext } from './context';
 
 let bundle: Promise<string> | undefined;
 
-/** The demo script bundled (IIFE, minified, browser), built on first call and cached for the process. Rejects when esbuild fails. */
+/**
+ * The page script `entry` (a path) bundled for the browser with esbuild (a devDependency): one IIFE,
+ * minified, ES2022, with `define`'s replacements. Resolves the script's text; rejects when esbuild fails.
+ */
+export async function browserScript(entry: string, define: Record<string, string> = {}): Promise<string> {
+  const esbuild = await import('esbuild');
+  const r = await esbuild.build({ entryPoints: [entry], bundle: true, format: 'iife', platform: 'browser', target: 'es2022', minify: true, write: false, logLevel: 'silent', define });
+  return r.outputFiles[0]?.text ?? '';
+}
+
+/** The demo script bundled (`browserScript`), built on first call and cached for the process. Rejects when esbuild fails. */
 function demoBundle(): Promise<string> {
-  bundle ??= import('esbuild')
-    .then((esbuild) =>
-      esbuild.build({
-        entryPoints: [resolve(import.meta.dirname, 'demo-page.ts')],
-        bundle: true,
-        format: 'iife',
-        platform: 'browser',
-        target: 'es2022',
-        minify: true,
-        write: false,
-        logLevel: 'silent',
-      }),
-    )
-    .then((r) => r.outputFiles[0]?.text ?? '')
+  bundle ??= browserScript(resolve(import.meta.dirname, 'demo-page.ts'))
     .catch((err: unknown) => {
       bundle = undefined; // a failed build is tried again on the next request
       throw err;

@@ -28,6 +28,7 @@ import type { ClobOrderRequest } from '../../lib/clob/request';
 import { WebSocket as NodeWebSocket } from 'ws';
 import type { Page } from 'playwright-core';
 import type { Harness } from '../e2e/harness';
+import { grantDemoPage } from './granted-demo';
 
 const epoch = new Authority();
 const held = () => epoch.capture(PERSON_SCOPES);
@@ -202,16 +203,8 @@ async function oneRun(run: number): Promise<PathResult[]> {
     // Node's cancels between the order-book blocks end the page's resting orders too: to the extension those are
     // another client's cancels, each a notification (and its icon load); the figures are the orders' alone.
     await send('notifications.set', { cancels: false });
-    const origin = new URL(h.sandbox.url).origin;
-    const account = h.sandbox.demo.owner.address;
-    const token = h.sandbox.ctx.clob.markets[0]!.tokenIds[0]!;
-    const mid = Number(((await (await fetch(`${h.sandbox.url}/clob/midpoint?token_id=${token}`)).json()) as { mid: string }).mid);
-    const price = (Math.floor(mid * 100) / 100 - 0.01).toFixed(2);
+    const { account, token, price } = await grantDemoPage(h);
     const clobOrder: ClobOrderRequest = { tokenId: token, side: 'BUY', price, size: '5', orderType: 'GTC' };
-
-    // The grants, as the approval window saves them (without the window: the bench hook).
-    await h.worker.evaluate(([o, a]) => countersignBench.grant({ origin: o, account: a, durationMs: 86_400_000, limits: { venue: 'perps', instruments: [2], allow: { order: true }, maxNotional: '1000', dailyNotional: '10000000', priceBandPct: '5', slippagePct: '1', ratePerMinute: 10_000 } }), [origin, account] as const);
-    await h.worker.evaluate(([o, a, t]) => countersignBench.grant({ origin: o, account: a, durationMs: 86_400_000, limits: { venue: 'clob', markets: [t], allow: { order: true }, maxNotional: '100', dailyNotional: '10000000', priceBandPct: '5', ratePerMinute: 10_000 } }), [origin, account, token] as const);
     const armed = async () => {
       const venues = ((await send('deadman.status')).result as { venues: { venue: string; armed: boolean }[] } | undefined)?.venues ?? [];
       return ['perps', 'clob'].every((v) => venues.some((x) => x.venue === v && x.armed));

@@ -27,7 +27,9 @@ import type { Page } from 'playwright-core';
 import type { Harness } from '../e2e/harness';
 import type { BenchHooks } from '../../lib/background/bench-hooks';
 import type { RunningSandbox } from '../../lib/sandbox/server';
+import { browserScript } from '../../lib/sandbox/demo';
 import type { BlockTimes, PeerConfig, PeerPage, PeerSide } from './peer-page';
+import { grantDemoPage } from './granted-demo';
 
 declare const countersignBench: BenchHooks;
 
@@ -116,20 +118,8 @@ function printComparison(r: ComparisonResult, relay: number): void {
 }
 
 /** The page's script bundled for the browser (IIFE; esbuild, a devDependency; the venue's client and viem need no polyfill). */
-async function peerBundle(): Promise<string> {
-  const esbuild = await import('esbuild');
-  const r = await esbuild.build({
-    entryPoints: [resolve(import.meta.dirname, 'peer-page.ts')],
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    target: 'es2022',
-    minify: true,
-    write: false,
-    logLevel: 'silent',
-    define: { 'process.env.NODE_ENV': '"production"' },
-  });
-  return r.outputFiles[0]?.text ?? '';
+function peerBundle(): Promise<string> {
+  return browserScript(resolve(import.meta.dirname, 'peer-page.ts'), { 'process.env.NODE_ENV': '"production"' });
 }
 
 /** Mounts the page on the sandbox (`GET /peer`, `GET /peer/app.js`): same origin as the venues, so no CORS preflight on either side. */
@@ -204,15 +194,7 @@ async function oneRun(run: number): Promise<RunResult> {
     // The page's cancels end Countersign's resting orders too: to the extension those are another client's
     // cancels, each a notification (and its icon load); the figures are the orders' alone.
     await send('notifications.set', { cancels: false });
-    const origin = new URL(h.sandbox.url).origin;
-    const account = h.sandbox.demo.owner.address;
-    const token = h.sandbox.ctx.clob.markets[0]!.tokenIds[0]!;
-    const mid = Number(((await (await fetch(`${h.sandbox.url}/clob/midpoint?token_id=${token}`)).json()) as { mid: string }).mid);
-    const price = (Math.floor(mid * 100) / 100 - 0.01).toFixed(2);
-
-    // The grants, as the approval window saves them (without the window: the bench hook), as grant-paths makes them.
-    await h.worker.evaluate(([o, a]) => countersignBench.grant({ origin: o, account: a, durationMs: 86_400_000, limits: { venue: 'perps', instruments: [2], allow: { order: true }, maxNotional: '1000', dailyNotional: '10000000', priceBandPct: '5', slippagePct: '1', ratePerMinute: 10_000 } }), [origin, account] as const);
-    await h.worker.evaluate(([o, a, t]) => countersignBench.grant({ origin: o, account: a, durationMs: 86_400_000, limits: { venue: 'clob', markets: [t], allow: { order: true }, maxNotional: '100', dailyNotional: '10000000', priceBandPct: '5', ratePerMinute: 10_000 } }), [origin, account, token] as const);
+    const { account, token, price } = await grantDemoPage(h);
     const armed = async () => {
       const venues = ((await send('deadman.status')).result as { venues: { venue: string; armed: boolean }[] } | undefined)?.venues ?? [];
       return ['perps', 'clob'].every((v) => venues.some((x) => x.venue === v && x.armed));
