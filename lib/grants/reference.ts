@@ -12,6 +12,7 @@
  */
 import { fromUnits, truncUnits } from '../decimal';
 import type { RefPrice } from './evaluate';
+import { isVenueDecimal } from '../validation';
 
 /** How far (percent of the book's mid) a price read may lie from the book's mid before the reads disagree. */
 export const REF_AGREEMENT_PCT = 1;
@@ -42,3 +43,16 @@ export function borneOut(ref: RefPrice | undefined, top: BookTop, market: string
   }
   return ref;
 }
+
+/**
+ * A perps instrument's reference price from its ticker (`mark`, else `mid`: each a venue decimal string
+ * above zero, as the tickers read or the `tickers::` stream carry them), borne out by the book's best bid
+ * and ask (`borneOut`); undefined when the ticker has neither. `market` names the instrument in a
+ * conflict's words.
+ */
+export function tickerReference(ticker: { mark?: unknown; mid?: unknown } | undefined, top: BookTop, market: string): RefPrice | undefined {
+  const ok = (x: unknown): x is string => isVenueDecimal(x) && !/^0(\.0*)?$/.test(x);
+  const read: RefPrice | undefined = ok(ticker?.mark) ? { price: ticker.mark, source: 'mark' } : ok(ticker?.mid) ? { price: ticker.mid, source: 'mid' } : undefined;
+  return borneOut(read, top, market);
+}
+

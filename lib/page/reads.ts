@@ -6,11 +6,10 @@
  * read draws on the site's share of the venue's request weight (`draw: 'site'`).
  */
 import * as v from 'valibot';
-import { borneOut } from '../grants/reference';
+import { borneOut, tickerReference } from '../grants/reference';
 import type { RefPrice } from '../grants/evaluate';
 import { serviceOfferReads, type OfferReads } from '../grants/offer';
 import { readSettings } from '../settings';
-import { isVenueDecimal } from '../validation';
 import { instrumentLabel, instrumentSymbols, shortToken } from '../validation/venue-text';
 import type { ProviderDeps } from './context';
 
@@ -56,12 +55,10 @@ export class PageReads {
     const iid = Number(market);
     // Named through the symbol table already read (no read of its own here: the grant check's reads stay as they are).
     const label = instrumentLabel(iid, this.symbols?.get(iid));
-    const ok = (x: unknown): x is string => isVenueDecimal(x) && !/^0(\.0*)?$/.test(x);
     const overRest = (): Promise<RefPrice | undefined> =>
       Promise.all([this.d.service.reads.perpsRead(undefined, 'tickers', { instrument_id: iid }, { draw: 'site' }), this.d.service.reads.perpsBook(iid)]).then(([t, book]): RefPrice | undefined => {
         const row = v.parse(tickersAnswer, t).find((x) => x.instrument_id === undefined || String(x.instrument_id) === market);
-        const read: RefPrice | undefined = ok(row?.mark_price) ? { price: row.mark_price, source: 'mark' } : ok(row?.mid_price) ? { price: row.mid_price, source: 'mid' } : undefined;
-        return borneOut(read, { bid: book.bids[0]?.[0], ask: book.asks[0]?.[0] }, label);
+        return tickerReference({ mark: row?.mark_price, mid: row?.mid_price }, { bid: book.bids[0]?.[0], ask: book.asks[0]?.[0] }, label);
       });
     const at = Date.now();
     const ref = (this.d.grantBooks?.perpsRef(iid, label) ?? Promise.resolve(undefined)).then((streamed) => streamed ?? overRest());

@@ -34,9 +34,8 @@
  * caps still bound what is signed.
  */
 import { fromUnits, truncUnits } from '../decimal';
-import { borneOut } from '../grants/reference';
+import { borneOut, tickerReference } from '../grants/reference';
 import type { RefPrice } from '../grants/evaluate';
-import { isVenueDecimal } from '../validation';
 import { shortToken } from '../validation/venue-text';
 import { ClobBooks } from './books';
 import type { ClobStreamEvent } from './clob';
@@ -196,8 +195,6 @@ export class PerpsStreamReference {
     const t = this.tickers.get(iid);
     const top = this.tops.get(iid);
     if (!this.live || !t || !top) return undefined;
-    const ok = (x: string | undefined): x is string => x !== undefined && isVenueDecimal(x) && !/^0(\.0*)?$/.test(x);
-    const read: RefPrice | undefined = ok(t.mark) ? { price: t.mark, source: 'mark' } : ok(t.mid) ? { price: t.mid, source: 'mid' } : undefined;
-    return read && borneOut(read, top, label);
+    return tickerReference(t, top, label);
   }
 }
