@@ -10,7 +10,12 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    include: ['test/e2e/**/*.test.ts', 'test/firefox/**/*.test.ts', 'test/release/**/*.test.ts', 'test/crash/**/*.test.ts'],
+    include: [
+      'test/e2e/**/*.test.ts',
+      'test/firefox/**/*.test.ts',
+      'test/release/**/*.test.ts',
+      'test/crash/**/*.test.ts',
+    ],
     environment: 'node',
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -29,7 +29,9 @@ export default defineConfig({
   entrypointsDir: 'entrypoints',
   publicDir: 'public',
   imports: false,
-  outDirTemplate: RELEASE ? '{{browser}}-mv{{manifestVersion}}-release' : '{{browser}}-mv{{manifestVersion}}{{modeSuffix}}',
+  outDirTemplate: RELEASE
+    ? '{{browser}}-mv{{manifestVersion}}-release'
+    : '{{browser}}-mv{{manifestVersion}}{{modeSuffix}}',
   vite: () => ({ plugins: [preact()] }),
   // `npm run release` writes the sources zip itself (lib/release/archive.ts: tracked files plus the build
   // instructions); WXT zips only the built extension, with fixed timestamps and sorted entries.
@@ -48,12 +50,16 @@ export default defineConfig({
     return {
       // Firefox: a fixed add-on id (storage and the browser tests address the extension by it), the first
       // versions that read the data-collection declaration Mozilla requires of new add-ons (ESR 140 has MV3
-      // main-world content scripts and storage.session too), and that declaration: none (keys, settings
-      // and the audit journal stay on this machine; the venue gets only what the person signs and sends).
+      // main-world content scripts and storage.session too), and that declaration: none (keys, settings and the audit
+      // journal stay on this machine; the venue gets only what the person signs and sends).
       ...(browser === 'firefox'
         ? {
             browser_specific_settings: {
-              gecko: { id: 'countersign@countersign.xyz', strict_min_version: '140.0', data_collection_permissions: { required: ['none'] } },
+              gecko: {
+                id: 'countersign@countersign.xyz',
+                strict_min_version: '140.0',
+                data_collection_permissions: { required: ['none'] },
+              },
               // The data-collection declaration needs Firefox 140 (desktop) and 142 (Android).
               gecko_android: { strict_min_version: '142.0' },
             },
@@ -71,11 +77,18 @@ export default defineConfig({
       externally_connectable: { ids: [] },
       // Opens the popup on the ticket from the keyboard.
       commands: {
-        _execute_action: { suggested_key: { default: 'Alt+Shift+K' }, description: 'Open Countersign on the order ticket' },
-        panic: { suggested_key: { default: 'Alt+Shift+X' }, description: 'Panic: cancel every order, revoke permissions and lock (asks once)' },
+        _execute_action: {
+          suggested_key: { default: 'Alt+Shift+K' },
+          description: 'Open Countersign on the order ticket',
+        },
+        panic: {
+          suggested_key: { default: 'Alt+Shift+X' },
+          description: 'Panic: cancel every order, revoke permissions and lock (asks once)',
+        },
       },
       content_security_policy: {
-        extension_pages: "script-src 'self'; object-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+        extension_pages:
+          "script-src 'self'; object-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
       },
     };
   },

@@ -9,7 +9,12 @@ import { shortAddress } from '../lib/format';
 export type AccountOption = { address: string; label: string };
 
 /** The header's account: a label with one key, a select with several; `onSelect` receives the chosen address. */
-export function AccountSwitcher(props: { accounts: readonly AccountOption[]; active: string; onSelect: (address: string) => void; disabled?: boolean }) {
+export function AccountSwitcher(props: {
+  accounts: readonly AccountOption[];
+  active: string;
+  onSelect: (address: string) => void;
+  disabled?: boolean;
+}) {
   const name = (a: AccountOption) => `${a.label ? `${a.label} · ` : ''}${shortAddress(a.address)}`;
   const current = props.accounts.find((a) => a.address.toLowerCase() === props.active.toLowerCase());
   if (props.accounts.length < 2 || !current) {
@@ -20,7 +25,14 @@ export function AccountSwitcher(props: { accounts: readonly AccountOption[]; act
     );
   }
   return (
-    <select class="account-select" aria-label="Active account" data-testid="active-account" value={current.address} disabled={props.disabled} onChange={(e) => props.onSelect(e.currentTarget.value)}>
+    <select
+      class="account-select"
+      aria-label="Active account"
+      data-testid="active-account"
+      value={current.address}
+      disabled={props.disabled}
+      onChange={(e) => props.onSelect(e.currentTarget.value)}
+    >
       {props.accounts.map((a) => (
         <option key={a.address} value={a.address} title={a.address}>
           {name(a)}

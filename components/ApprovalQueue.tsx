@@ -32,17 +32,32 @@ export type ApprovalQueueProps = {
 export function ApprovalQueue(props: ApprovalQueueProps) {
   const head = props.queue?.[0];
   if (!props.queue) return <main class="panel">Loading…</main>;
-  if (!head) return <main class="panel"><Notice>Nothing is waiting for your approval.</Notice></main>;
+  if (!head)
+    return (
+      <main class="panel">
+        <Notice>Nothing is waiting for your approval.</Notice>
+      </main>
+    );
   return (
     <main class="panel">
-      <ApprovalView view={head} armed={props.armed} busy={props.busy} queueLength={props.queue.length} now={props.now} onApprove={props.onApprove} onReject={props.onReject} />
+      <ApprovalView
+        view={head}
+        armed={props.armed}
+        busy={props.busy}
+        queueLength={props.queue.length}
+        now={props.now}
+        onApprove={props.onApprove}
+        onReject={props.onReject}
+      />
       <ErrorText error={props.error} />
       {props.granted ? <Notice>{props.granted}</Notice> : null}
       {head.grantable && !props.granted ? (
         props.granting ? (
           <GrantForm offer={props.granting} onSubmit={props.onGrant} />
         ) : (
-          <button type="button" class="link" onClick={props.onOffer}>Allow this site within limits…</button>
+          <button type="button" class="link" onClick={props.onOffer}>
+            Allow this site within limits…
+          </button>
         )
       ) : null}
     </main>

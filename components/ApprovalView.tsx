@@ -11,11 +11,22 @@ import { perpsOrderWords, signedDecimal } from '../lib/format/order-words';
 import type { CommandOrderSummary } from '../lib/perps/summary';
 import { bpOf } from './RiskPanel';
 
-/** The numbers of a perps order request, computed from the artifact and the venue's reads; `error` when they could not be read. */
+/**
+ * The numbers of a perps order request, computed from the artifact and the venue's reads; `error` when they could not
+ * be read.
+ */
 export type ApprovalSummary = { orders: CommandOrderSummary[]; clob?: ClobOrderNumbers[]; error?: string };
 
 /** An order-book order's numbers (USDC and shares as decimal strings; `fee` from the book's fee rate). */
-export type ClobOrderNumbers = { side: 'BUY' | 'SELL'; shares: string; price: string; usdc: string; fee: string; feeRateBps: number; orderType: string };
+export type ClobOrderNumbers = {
+  side: 'BUY' | 'SELL';
+  shares: string;
+  price: string;
+  usdc: string;
+  fee: string;
+  feeRateBps: number;
+  orderType: string;
+};
 
 /**
  * A pending request as the view shows it (the `approval.list` answer with the artifact reduced to its
@@ -45,12 +56,22 @@ export type ApprovalViewData = {
 const short = (h: string) => `${h.slice(0, 10)}…${h.slice(-8)}`;
 
 /** The request with Approve (disabled until `armed`) and Reject; `now` (Unix ms) drives the expiry countdown. */
-export function ApprovalView(props: { view: ApprovalViewData; armed: boolean; busy?: boolean; queueLength: number; now: number; onApprove: () => void; onReject: () => void }) {
+export function ApprovalView(props: {
+  view: ApprovalViewData;
+  armed: boolean;
+  busy?: boolean;
+  queueLength: number;
+  now: number;
+  onApprove: () => void;
+  onReject: () => void;
+}) {
   const { view } = props;
   const left = Math.max(0, Math.ceil((view.expiresAt - props.now) / 1000));
   return (
     <section class="approval" aria-label="Approval request">
-      <p class="origin" data-testid="approval-origin">{view.origin}</p>
+      <p class="origin" data-testid="approval-origin">
+        {view.origin}
+      </p>
       <p class="muted small">asks you to</p>
       <h2>{view.title}</h2>
       {view.account ? (
@@ -60,25 +81,46 @@ export function ApprovalView(props: { view: ApprovalViewData; armed: boolean; bu
         </p>
       ) : null}
       <ul class="lines" data-testid="approval-lines">
-        {view.lines.map((l) => <li key={l}>{l}</li>)}
+        {view.lines.map((l) => (
+          <li key={l}>{l}</li>
+        ))}
       </ul>
       {view.orderCount ? <OrderNumbers summary={view.summary} /> : null}
       {view.summary?.clob?.length ? <ClobNumbers orders={view.summary.clob} /> : null}
-      {view.signer ? <p class="muted">Signed with your <strong>{view.signer}</strong>.</p> : null}
+      {view.signer ? (
+        <p class="muted">
+          Signed with your <strong>{view.signer}</strong>.
+        </p>
+      ) : null}
       {view.flags.length ? (
         <div role="alert">
-          <ul class="flags">{view.flags.map((f) => <li key={f}>⚠ {f}</li>)}</ul>
+          <ul class="flags">
+            {view.flags.map((f) => (
+              <li key={f}>⚠ {f}</li>
+            ))}
+          </ul>
         </div>
       ) : null}
       <p class="muted small digest" title={view.digest} data-testid="approval-digest">
-        Digest {short(view.digest)} · expires in {left} s{props.queueLength > 1 ? ` · ${props.queueLength - 1} more waiting` : ''}
+        Digest {short(view.digest)} · expires in {left} s
+        {props.queueLength > 1 ? ` · ${props.queueLength - 1} more waiting` : ''}
       </p>
       {view.artifact?.signDigests.length ? (
-        <p class="muted small digest" data-testid="approval-sign-digests">Signs {view.artifact.signDigests.map(short).join(', ')}</p>
+        <p class="muted small digest" data-testid="approval-sign-digests">
+          Signs {view.artifact.signDigests.map(short).join(', ')}
+        </p>
       ) : null}
       <div class="actions">
-        <Button kind="danger" onClick={props.onReject} disabled={props.busy}>Reject</Button>
-        <Button kind="primary" onClick={props.onApprove} disabled={!props.armed || props.busy} data-testid="approve" title={props.armed ? 'Approve' : 'Focus this window to arm the button'}>
+        <Button kind="danger" onClick={props.onReject} disabled={props.busy}>
+          Reject
+        </Button>
+        <Button
+          kind="primary"
+          onClick={props.onApprove}
+          disabled={!props.armed || props.busy}
+          data-testid="approve"
+          title={props.armed ? 'Approve' : 'Focus this window to arm the button'}
+        >
           Approve
         </Button>
       </div>
@@ -92,8 +134,18 @@ export function ApprovalView(props: { view: ApprovalViewData; armed: boolean; bu
  * (size at ≈ the book's average) and what rests at the limit, where the numbers count it filled.
  */
 function OrderNumbers({ summary }: { summary: ApprovalSummary | undefined }) {
-  if (!summary) return <p class="muted small" data-testid="approval-summary">Reading the venue for the numbers…</p>;
-  if (summary.error) return <p class="warn" data-testid="approval-summary">{summary.error}</p>;
+  if (!summary)
+    return (
+      <p class="muted small" data-testid="approval-summary">
+        Reading the venue for the numbers…
+      </p>
+    );
+  if (summary.error)
+    return (
+      <p class="warn" data-testid="approval-summary">
+        {summary.error}
+      </p>
+    );
   return (
     <section class="risk" aria-label="Order numbers" data-testid="approval-summary">
       {summary.orders.map((o, i) => {
@@ -103,39 +155,82 @@ function OrderNumbers({ summary }: { summary: ApprovalSummary | undefined }) {
         const words = perpsOrderWords(o);
         const px = (v: string) => (o.tick ? formatStep(v, o.tick) : v);
         const sz = (v: string) => signedDecimal(v, o.lot).text;
-        const notes = words.notes.length ? <dd class="warn" data-testid="approval-off-step">{words.notes.join(' ')}</dd> : null;
-        if (words.trigger) return <p key={i} class="small" data-testid="approval-trigger">{words.trigger}{words.notes.length ? <strong class="warn"> {words.notes.join(' ')}</strong> : null}</p>;
+        const notes = words.notes.length ? (
+          <dd class="warn" data-testid="approval-off-step">
+            {words.notes.join(' ')}
+          </dd>
+        ) : null;
+        if (words.trigger)
+          return (
+            <p key={i} class="small" data-testid="approval-trigger">
+              {words.trigger}
+              {words.notes.length ? <strong class="warn"> {words.notes.join(' ')}</strong> : null}
+            </p>
+          );
         return (
           <dl class="kv" key={i}>
             <dt>Order</dt>
-            <dd class="num" data-testid="approval-order">{words.head}</dd>
+            <dd class="num" data-testid="approval-order">
+              {words.head}
+            </dd>
             {notes}
             {p ? (
               <>
                 <dt>Notional</dt>
-                <dd class="num" data-testid="approval-notional">{formatUsdc(p.notional)}</dd>
+                <dd class="num" data-testid="approval-notional">
+                  {formatUsdc(p.notional)}
+                </dd>
                 <dt>Margin required</dt>
-                <dd class="num" data-testid="approval-margin">{formatUsdc(p.marginRequired)}</dd>
+                <dd class="num" data-testid="approval-margin">
+                  {formatUsdc(p.marginRequired)}
+                </dd>
                 <dt>{p.feeUpTo ? 'Fee (up to)' : 'Est. fee'}</dt>
-                <dd class="num" data-testid="approval-fee">{p.fee} USDC ({bpOf(p.feeRate)} bp)</dd>
+                <dd class="num" data-testid="approval-fee">
+                  {p.fee} USDC ({bpOf(p.feeRate)} bp)
+                </dd>
                 <dt>Position after</dt>
-                <dd class="num" data-testid="approval-after">{Number(p.newSize) === 0 ? 'flat' : `${sz(p.newSize)} @ ${px(p.newEntry)}`}</dd>
-                {p.realizedPnl !== '0' ? (<><dt>Realised PnL</dt><dd class="num">{formatUsdc(p.realizedPnl)}</dd></>) : null}
+                <dd class="num" data-testid="approval-after">
+                  {Number(p.newSize) === 0 ? 'flat' : `${sz(p.newSize)} @ ${px(p.newEntry)}`}
+                </dd>
+                {p.realizedPnl !== '0' ? (
+                  <>
+                    <dt>Realised PnL</dt>
+                    <dd class="num">{formatUsdc(p.realizedPnl)}</dd>
+                  </>
+                ) : null}
                 <dt>Liquidation (est.)</dt>
-                <dd class="num" data-testid="approval-liq">{p.liquidationPrice ? px(p.liquidationPrice) : 'none'}</dd>
+                <dd class="num" data-testid="approval-liq">
+                  {p.liquidationPrice ? px(p.liquidationPrice) : 'none'}
+                </dd>
                 {o.summary?.rest ? (
                   <>
                     <dt>Fills</dt>
                     <dd class="num" data-testid="approval-avg">
-                      {o.summary.avgPrice ? `${sz(o.summary.fillable)} fills now at ≈ ${px(o.summary.avgPrice)}${o.summary.slippageBps ? ` (slippage ${o.summary.slippageBps} bp)` : ''}, ` : ''}
+                      {o.summary.avgPrice
+                        ? `${sz(o.summary.fillable)} fills now at ≈ ${px(o.summary.avgPrice)}` +
+                          `${o.summary.slippageBps ? ` (slippage ${o.summary.slippageBps} bp)` : ''}, `
+                        : ''}
                       {sz(o.summary.rest.qty)} rests at {signedDecimal(o.summary.rest.price, o.tick).text}
                     </dd>
-                    <dd class="warn" data-testid="approval-rest">The resting part can fill at its limit: the numbers above count it filled at {px(o.summary.rest.price)}, the worst case.</dd>
+                    <dd class="warn" data-testid="approval-rest">
+                      The resting part can fill at its limit: the numbers above count it filled at{' '}
+                      {px(o.summary.rest.price)}, the worst case.
+                    </dd>
                   </>
-                ) : o.summary?.avgPrice ? (<><dt>Est. avg price</dt><dd class="num" data-testid="approval-avg">{px(o.summary.avgPrice)}{o.summary.slippageBps ? ` · slippage ${o.summary.slippageBps} bp` : ''}</dd></>) : null}
+                ) : o.summary?.avgPrice ? (
+                  <>
+                    <dt>Est. avg price</dt>
+                    <dd class="num" data-testid="approval-avg">
+                      {px(o.summary.avgPrice)}
+                      {o.summary.slippageBps ? ` · slippage ${o.summary.slippageBps} bp` : ''}
+                    </dd>
+                  </>
+                ) : null}
                 {p.insufficientMargin ? <dd class="warn">Not enough free margin: the venue will refuse it.</dd> : null}
               </>
-            ) : <dd class="muted">No numbers: the venue's book or leverage could not price it.</dd>}
+            ) : (
+              <dd class="muted">No numbers: the venue's book or leverage could not price it.</dd>
+            )}
           </dl>
         );
       })}
@@ -150,11 +245,17 @@ function ClobNumbers({ orders }: { orders: ClobOrderNumbers[] }) {
       {orders.map((o, i) => (
         <dl class="kv" key={i}>
           <dt>Order</dt>
-          <dd class="num">{o.side === 'BUY' ? 'Buy' : 'Sell'} {o.shares} shares @ {o.price} {o.orderType}</dd>
+          <dd class="num">
+            {o.side === 'BUY' ? 'Buy' : 'Sell'} {o.shares} shares @ {o.price} {o.orderType}
+          </dd>
           <dt>{o.side === 'BUY' ? 'Cost' : 'Proceeds'}</dt>
-          <dd class="num" data-testid="approval-clob-usdc">{o.usdc} USDC</dd>
+          <dd class="num" data-testid="approval-clob-usdc">
+            {o.usdc} USDC
+          </dd>
           <dt>Fee</dt>
-          <dd class="num" data-testid="approval-clob-fee">{o.fee} USDC ({o.feeRateBps} bp)</dd>
+          <dd class="num" data-testid="approval-clob-fee">
+            {o.fee} USDC ({o.feeRateBps} bp)
+          </dd>
         </dl>
       ))}
     </section>

@@ -13,7 +13,10 @@ import { signedDecimal } from '../lib/format/order-words';
 /** A level's number padded to `step`, never rounded. */
 const padded = (v: string, step: string) => signedDecimal(v, step).text;
 
-/** Props: `depth` rows each side (default 6); `unit` names the size column ("BTC", "shares"); `stale` marks a book older than a second. */
+/**
+ * Props: `depth` rows each side (default 6); `unit` names the size column ("BTC", "shares"); `stale` marks a book older
+ * than a second.
+ */
 type BookLadderProps = {
   bids: readonly [string, string][];
   asks: readonly [string, string][];
@@ -33,22 +36,36 @@ export function BookLadder(props: BookLadderProps) {
   const askTotals = cumulative(asks);
   const bidTotals = cumulative(bids);
   const spread = spreadText(props.asks[0]?.[0], props.bids[0]?.[0], props.tick);
-  const row = (side: 'ask' | 'bid', totals: string[]) => ([p, q]: readonly [string, string], i: number) => (
-    <tr key={`${side}${p}`} class={`level ${side}`} onClick={() => props.onPick(p)} title="Use this price">
-      <td>{padded(p, props.tick)}</td>
-      <td>{padded(q, props.lot)}</td>
-      <td>{padded(totals[i] ?? '0', props.lot)}</td>
-    </tr>
-  );
+  const row =
+    (side: 'ask' | 'bid', totals: string[]) =>
+    ([p, q]: readonly [string, string], i: number) => (
+      <tr key={`${side}${p}`} class={`level ${side}`} onClick={() => props.onPick(p)} title="Use this price">
+        <td>{padded(p, props.tick)}</td>
+        <td>{padded(q, props.lot)}</td>
+        <td>{padded(totals[i] ?? '0', props.lot)}</td>
+      </tr>
+    );
   return (
-    <table class={props.stale ? 'ladder num stale' : 'ladder num'} data-testid="ladder" aria-label={props.stale ? 'Order book (stale)' : 'Order book'}>
+    <table
+      class={props.stale ? 'ladder num stale' : 'ladder num'}
+      data-testid="ladder"
+      aria-label={props.stale ? 'Order book (stale)' : 'Order book'}
+    >
       <thead>
-        <tr><th scope="col">Price</th><th scope="col" title={`Size (${props.unit})`}>Size</th><th scope="col">Total</th></tr>
+        <tr>
+          <th scope="col">Price</th>
+          <th scope="col" title={`Size (${props.unit})`}>
+            Size
+          </th>
+          <th scope="col">Total</th>
+        </tr>
       </thead>
       <tbody class="asks">{asks.map(row('ask', askTotals)).reverse()}</tbody>
       <tbody>
         <tr class="spread">
-          <td colSpan={3} data-testid="spread">{spread ? `spread ${spread.spread} · ${spread.ticks} ticks · ${spread.bp} bp` : 'spread —'}</td>
+          <td colSpan={3} data-testid="spread">
+            {spread ? `spread ${spread.spread} · ${spread.ticks} ticks · ${spread.bp} bp` : 'spread —'}
+          </td>
         </tr>
       </tbody>
       <tbody class="bids">{bids.map(row('bid', bidTotals))}</tbody>

@@ -5,15 +5,25 @@
  */
 
 /** One switch's fields this list shows. */
-export type DeadManRow = { venue: 'perps' | 'clob'; account: string; armed: boolean; perpsCancelAt?: number; lastHeartbeat?: number; error?: string };
+export type DeadManRow = {
+  venue: 'perps' | 'clob';
+  account: string;
+  armed: boolean;
+  perpsCancelAt?: number;
+  lastHeartbeat?: number;
+  error?: string;
+};
 
 /** One switch's status in plain words, relative to `now` (Unix ms). */
 export function deadManText(v: DeadManRow, now: number): string {
   const state = v.armed ? 'armed' : 'NOT armed — granted requests ask';
   const main =
     v.venue === 'perps'
-      ? `Dead-man timer (perps) ${state}: orders cancel at ${v.perpsCancelAt ? new Date(v.perpsCancelAt).toLocaleTimeString() : '…'} unless renewed (${v.perpsCancelAt ? Math.max(0, Math.round((v.perpsCancelAt - now) / 1000)) : '…'} s left).`
-      : `Dead-man timer (order book) ${state}: last heartbeat ${v.lastHeartbeat ? `${Math.round((now - v.lastHeartbeat) / 1000)} s ago` : 'not yet'}.`;
+      ? `Dead-man timer (perps) ${state}: orders cancel at ` +
+        `${v.perpsCancelAt ? new Date(v.perpsCancelAt).toLocaleTimeString() : '…'} unless renewed ` +
+        `(${v.perpsCancelAt ? Math.max(0, Math.round((v.perpsCancelAt - now) / 1000)) : '…'} s left).`
+      : `Dead-man timer (order book) ${state}: last heartbeat ` +
+        `${v.lastHeartbeat ? `${Math.round((now - v.lastHeartbeat) / 1000)} s ago` : 'not yet'}.`;
   return `${main}${v.error ? ` Last renewal failed: ${v.error}` : ''}`;
 }
 
@@ -23,7 +33,9 @@ export function DeadManStatus({ venues, now }: { venues: readonly DeadManRow[]; 
   return (
     <ul class="muted small" data-testid="deadman">
       {venues.map((v) => (
-        <li key={`${v.venue}:${v.account}`} data-testid={`deadman-${v.venue}`}>{deadManText(v, now)}</li>
+        <li key={`${v.venue}:${v.account}`} data-testid={`deadman-${v.venue}`}>
+          {deadManText(v, now)}
+        </li>
       ))}
     </ul>
   );

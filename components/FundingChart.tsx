@@ -5,7 +5,15 @@
 import { LineChart } from './LineChart';
 
 /** The chart of `points` (rates as fractions, drawn in percent). */
-export function FundingChart({ points, width, height }: { points: { timestamp: number; funding_rate: string }[]; width?: number; height?: number }) {
+export function FundingChart({
+  points,
+  width,
+  height,
+}: {
+  points: { timestamp: number; funding_rate: string }[];
+  width?: number;
+  height?: number;
+}) {
   return (
     <LineChart
       points={points.map((p) => ({ t: p.timestamp, v: Number(p.funding_rate) * 100 }))}

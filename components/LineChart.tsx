@@ -9,10 +9,26 @@ import type uPlot from 'uplot';
 
 /** uPlot and its stylesheet, imported once on first use. */
 let uplot: Promise<typeof uPlot> | undefined;
-const loadUplot = () => (uplot ??= Promise.all([import('uplot'), import('uplot/dist/uPlot.min.css')]).then(([m]) => m.default));
+const loadUplot = () =>
+  (uplot ??= Promise.all([import('uplot'), import('uplot/dist/uPlot.min.css')]).then(([m]) => m.default));
 
-/** A uPlot line chart (`width` × `height` px, default 340 × 140), redrawn when `points` change; nothing drawn without points. */
-export function LineChart({ points, label, format, width = 340, height = 140 }: { points: { t: number; v: number }[]; label: string; format: (v: number) => string; width?: number; height?: number }) {
+/**
+ * A uPlot line chart (`width` × `height` px, default 340 × 140), redrawn when `points` change; nothing drawn without
+ * points.
+ */
+export function LineChart({
+  points,
+  label,
+  format,
+  width = 340,
+  height = 140,
+}: {
+  points: { t: number; v: number }[];
+  label: string;
+  format: (v: number) => string;
+  width?: number;
+  height?: number;
+}) {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!ref.current || points.length === 0) return;
@@ -26,7 +42,10 @@ export function LineChart({ points, label, format, width = 340, height = 140 }: 
           height,
           legend: { show: false },
           scales: { x: { time: true } },
-          axes: [{ stroke: 'currentColor', grid: { show: false } }, { stroke: 'currentColor', size: 56, values: (_u: uPlot, vals: number[]) => vals.map(format) }],
+          axes: [
+            { stroke: 'currentColor', grid: { show: false } },
+            { stroke: 'currentColor', size: 56, values: (_u: uPlot, vals: number[]) => vals.map(format) },
+          ],
           series: [{}, { label, stroke: '#10b981', width: 1.5 }],
         },
         [points.map((p) => p.t / 1000), points.map((p) => p.v)],

@@ -4,11 +4,35 @@
  */
 
 /** The side picker; `label` names the group for assistive technology (e.g. "Side (B / S)"). */
-export function SideToggle({ buy, onChange, label }: { buy: boolean; onChange: (buy: boolean) => void; label: string }) {
+export function SideToggle({
+  buy,
+  onChange,
+  label,
+}: {
+  buy: boolean;
+  onChange: (buy: boolean) => void;
+  label: string;
+}) {
   return (
     <div class="side" role="radiogroup" aria-label={label}>
-      <button type="button" role="radio" aria-checked={buy} class={buy ? 'buy on' : 'buy'} onClick={() => onChange(true)}>Buy</button>
-      <button type="button" role="radio" aria-checked={!buy} class={!buy ? 'sell on' : 'sell'} onClick={() => onChange(false)}>Sell</button>
+      <button
+        type="button"
+        role="radio"
+        aria-checked={buy}
+        class={buy ? 'buy on' : 'buy'}
+        onClick={() => onChange(true)}
+      >
+        Buy
+      </button>
+      <button
+        type="button"
+        role="radio"
+        aria-checked={!buy}
+        class={!buy ? 'sell on' : 'sell'}
+        onClick={() => onChange(false)}
+      >
+        Sell
+      </button>
     </div>
   );
 }

@@ -9,7 +9,16 @@ export function StreamBadge({ venues }: { venues: readonly { venue: 'perps' | 'c
   const down = venues.filter((x) => !x.live).map((x) => (x.venue === 'perps' ? 'perps' : 'order book'));
   const live = down.length === 0;
   return (
-    <span class={live ? 'stream-badge live' : 'stream-badge polling'} style={{ fontSize: '11px', padding: '1px 6px', border: '1px solid var(--line)', borderRadius: '8px' }} role="status" title={live ? 'Orders, fills and positions arrive as they happen' : `The ${down.join(' and ')} stream is down: reading the venue over REST`}>
+    <span
+      class={live ? 'stream-badge live' : 'stream-badge polling'}
+      style={{ fontSize: '11px', padding: '1px 6px', border: '1px solid var(--line)', borderRadius: '8px' }}
+      role="status"
+      title={
+        live
+          ? 'Orders, fills and positions arrive as they happen'
+          : `The ${down.join(' and ')} stream is down: reading the venue over REST`
+      }
+    >
       {live ? 'live' : 'polling'}
     </span>
   );

@@ -10,12 +10,25 @@ import { sessionText, type SessionSite } from '../lib/grants/session';
 export type { SessionSite };
 
 /** The header chip / banner. Renders nothing when no grant is live. */
-export function TradingSessionBanner({ sites, now, sealed }: { sites: readonly SessionSite[]; now: number; sealed?: boolean }) {
+export function TradingSessionBanner({
+  sites,
+  now,
+  sealed,
+}: {
+  sites: readonly SessionSite[];
+  now: number;
+  sealed?: boolean;
+}) {
   if (!sites.length) return null;
   return (
     <p class={sealed ? 'session-banner sealed' : 'session-banner'} role="status" data-testid="trading-session">
       <strong>Trading session:</strong> {sessionText(sites, now)}
-      {sealed ? <span class="muted"> — your owner key is locked; only the permission{sites.length > 1 ? 's' : ''} above can sign.</span> : null}
+      {sealed ? (
+        <span class="muted">
+          {' '}
+          — your owner key is locked; only the permission{sites.length > 1 ? 's' : ''} above can sign.
+        </span>
+      ) : null}
     </p>
   );
 }

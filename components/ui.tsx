@@ -48,11 +48,25 @@ const tabIds = (id: string) => ({ tab: `tab-${id}`, panel: `tabpanel-${id}` });
  * next tab (wrapping), Home / End to the first / last; moving selects the tab (`onChange` receives its
  * id) and focuses it. Pair with `TabPanel` for the content.
  */
-export function Tabs<T extends string>(props: { tabs: readonly { id: T; label: string }[]; active: T; onChange: (id: T) => void; label?: string }) {
+export function Tabs<T extends string>(props: {
+  tabs: readonly { id: T; label: string }[];
+  active: T;
+  onChange: (id: T) => void;
+  label?: string;
+}) {
   const onKey = (e: KeyboardEvent) => {
     const i = props.tabs.findIndex((t) => t.id === props.active);
     const n = props.tabs.length;
-    const next = e.key === 'ArrowRight' ? (i + 1) % n : e.key === 'ArrowLeft' ? (i - 1 + n) % n : e.key === 'Home' ? 0 : e.key === 'End' ? n - 1 : -1;
+    const next =
+      e.key === 'ArrowRight'
+        ? (i + 1) % n
+        : e.key === 'ArrowLeft'
+          ? (i - 1 + n) % n
+          : e.key === 'Home'
+            ? 0
+            : e.key === 'End'
+              ? n - 1
+              : -1;
     const tab = props.tabs[next];
     if (!tab) return;
     e.preventDefault();
@@ -68,7 +82,17 @@ export function Tabs<T extends string>(props: { tabs: readonly { id: T; label: s
         const on = t.id === props.active;
         const ids = tabIds(t.id);
         return (
-          <button type="button" role="tab" id={ids.tab} aria-selected={on} aria-controls={ids.panel} tabIndex={on ? 0 : -1} class={on ? 'tab active' : 'tab'} onClick={() => props.onChange(t.id)} key={t.id}>
+          <button
+            type="button"
+            role="tab"
+            id={ids.tab}
+            aria-selected={on}
+            aria-controls={ids.panel}
+            tabIndex={on ? 0 : -1}
+            class={on ? 'tab active' : 'tab'}
+            onClick={() => props.onChange(t.id)}
+            key={t.id}
+          >
             {t.label}
           </button>
         );
@@ -93,7 +117,13 @@ export function TabPanel({ id, children }: { id: string; children: ComponentChil
  */
 export function Live({ children, testid }: { children?: ComponentChildren; testid?: string }) {
   return (
-    <div class="live" role="status" aria-live="polite" aria-atomic="true" {...(testid ? { 'data-testid': testid } : {})}>
+    <div
+      class="live"
+      role="status"
+      aria-live="polite"
+      aria-atomic="true"
+      {...(testid ? { 'data-testid': testid } : {})}
+    >
       {children}
     </div>
   );
@@ -103,7 +133,14 @@ export function Live({ children, testid }: { children?: ComponentChildren; testi
 export function ProgressBar({ value, max, label }: { value: number; max: number; label: string }) {
   const pct = max > 0 ? Math.min(100, Math.round((value / max) * 100)) : 0;
   return (
-    <div class="progress" role="progressbar" aria-valuenow={value} aria-valuemin={0} aria-valuemax={max} aria-label={label}>
+    <div
+      class="progress"
+      role="progressbar"
+      aria-valuenow={value}
+      aria-valuemin={0}
+      aria-valuemax={max}
+      aria-label={label}
+    >
       <div class="progress-fill" style={{ width: `${pct}%` }} />
       <span class="progress-text">{label}</span>
     </div>
@@ -122,7 +159,14 @@ export function formatCountdown(target: number, now: number): string {
 }
 
 /** A confirmation panel: what will happen, then Confirm / Back. */
-export function ConfirmPanel(props: { title: string; rows: [string, ComponentChildren][]; onConfirm: () => void; onBack: () => void; busy?: boolean; confirmLabel?: string }) {
+export function ConfirmPanel(props: {
+  title: string;
+  rows: [string, ComponentChildren][];
+  onConfirm: () => void;
+  onBack: () => void;
+  busy?: boolean;
+  confirmLabel?: string;
+}) {
   return (
     <section class="confirm" aria-label={props.title}>
       <h3>{props.title}</h3>

@@ -5,6 +5,8 @@
 #   setup      npm run setup: the install scripts package.json allows (@lavamoat/allow-scripts; `.npmrc` has
 #              ignore-scripts=true, so `npm ci` ran none), then `wxt prepare`; fails on an unreviewed script
 #   typecheck  tsc --noEmit
+#   lint       npm run lint: Prettier's check (width 120) and ESLint with typescript-eslint's type-checked rules
+#              (floating and misused promises, awaited non-promises, exhaustive switches, no line over 120)
 #   unit       vitest (lib, components, entrypoints, test/unit, test/conformance, test/structure)
 #   build      the Chrome MV3 and Firefox MV3 builds
 #   browsers   test/setup-browsers.sh
@@ -46,6 +48,7 @@ tier() {
 
 tier setup npm run setup
 tier typecheck npx tsc --noEmit
+tier lint npm run lint
 tier unit npx vitest run
 tier build sh -c 'npx wxt build && npx wxt build -b firefox --mv3'
 tier browsers bash test/setup-browsers.sh

@@ -6,13 +6,22 @@
 import type { OrderAmounts } from '../../lib/clob/amounts';
 
 /** The line (`data-testid="amounts"`, the fee `clob-fee`); `fee` in USDC base units. */
-export function AmountsLine(props: { amounts: OrderAmounts; side: 'BUY' | 'SELL'; feeRateBps: number; fee: string; units: (base: string) => string }) {
+export function AmountsLine(props: {
+  amounts: OrderAmounts;
+  side: 'BUY' | 'SELL';
+  feeRateBps: number;
+  fee: string;
+  units: (base: string) => string;
+}) {
   const { amounts: a, side, units } = props;
   return (
     <p class="muted small" data-testid="amounts">
-      You pay {units(a.makerAmount)} {side === 'BUY' ? 'USDC' : 'shares'} ({a.makerAmount} base units) for {units(a.takerAmount)} {side === 'BUY' ? 'shares' : 'USDC'} ({a.takerAmount} base units) at {a.price}
+      You pay {units(a.makerAmount)} {side === 'BUY' ? 'USDC' : 'shares'} ({a.makerAmount} base units) for{' '}
+      {units(a.takerAmount)} {side === 'BUY' ? 'shares' : 'USDC'} ({a.takerAmount} base units) at {a.price}
       {' · '}
-      <span data-testid="clob-fee">fee {props.feeRateBps} bp ≈ {units(props.fee)} USDC</span>
+      <span data-testid="clob-fee">
+        fee {props.feeRateBps} bp ≈ {units(props.fee)} USDC
+      </span>
     </p>
   );
 }

@@ -8,7 +8,15 @@ import { clobTokenWords } from '../../lib/notifications/rules';
 import { Button } from '../ui';
 
 /** A position row's fields. */
-export type ClobPositionRow = { token_id: string; title: string; outcome: string; current_size: string; avg_price: string; current_price: string; unrealized_pnl: string };
+export type ClobPositionRow = {
+  token_id: string;
+  title: string;
+  outcome: string;
+  current_size: string;
+  avg_price: string;
+  current_price: string;
+  unrealized_pnl: string;
+};
 /** An open order row's fields. */
 export type ClobOrderRow = { id: string; side: string; price: string; original_size: string; outcome: string };
 /**
@@ -16,13 +24,24 @@ export type ClobOrderRow = { id: string; side: string; price: string; original_s
  * played and the person's own order(s) in it — side, size matched, price, token id with the exchange's
  * label (`outcome`, '' when none); `own` empty when the exchange named none of the person's orders.
  */
-export type ClobTradeRow = { id: string; match_time: string; trader_side: string; own: readonly { side: string; size: string; price: string; asset_id: string; outcome: string }[] };
+export type ClobTradeRow = {
+  id: string;
+  match_time: string;
+  trader_side: string;
+  own: readonly { side: string; size: string; price: string; asset_id: string; outcome: string }[];
+};
 
 /** A trade's time as "MM-DD hh:mm" (UTC) from Unix seconds. */
-export const tradeTime = (matchTime: string) => new Date(Number(matchTime) * 1000).toISOString().slice(5, 16).replace('T', ' ');
+export const tradeTime = (matchTime: string) =>
+  new Date(Number(matchTime) * 1000).toISOString().slice(5, 16).replace('T', ' ');
 
 /** Portfolio value and positions; "More positions" when the data service has another page. */
-export function ClobPortfolio(props: { value: string | null; positions: readonly ClobPositionRow[]; hasMore: boolean; onMore: () => void }) {
+export function ClobPortfolio(props: {
+  value: string | null;
+  positions: readonly ClobPositionRow[];
+  hasMore: boolean;
+  onMore: () => void;
+}) {
   return (
     <section aria-label="Order-book portfolio" data-testid="clob-portfolio">
       <h3>Portfolio {props.value !== null ? <span class="num muted">· {props.value} USDC</span> : null}</h3>
@@ -30,7 +49,8 @@ export function ClobPortfolio(props: { value: string | null; positions: readonly
       <ul class="orders num">
         {props.positions.map((p) => (
           <li key={p.token_id}>
-            {p.current_size} {p.outcome} · {p.title.slice(0, 40)} · avg {p.avg_price} · now {p.current_price} · <span class={p.unrealized_pnl.startsWith('-') ? 'sell-text' : 'buy-text'}>{p.unrealized_pnl} USDC</span>
+            {p.current_size} {p.outcome} · {p.title.slice(0, 40)} · avg {p.avg_price} · now {p.current_price} ·{' '}
+            <span class={p.unrealized_pnl.startsWith('-') ? 'sell-text' : 'buy-text'}>{p.unrealized_pnl} USDC</span>
           </li>
         ))}
       </ul>
@@ -63,8 +83,10 @@ export function ClobOpenOrders(props: { orders: readonly ClobOrderRow[]; onCance
  */
 export function tradeWords(t: ClobTradeRow): string {
   const role = t.trader_side.toLowerCase();
-  if (t.own.length === 0) return `${tradeTime(t.match_time)} · ${role}: the exchange named none of your orders in this trade`;
-  return `${tradeTime(t.match_time)} · ${t.own.map((f) => `${f.side} ${f.size} ${clobTokenWords(f.asset_id, f.outcome)} @ ${f.price}`).join('; ')} · ${role}`;
+  if (t.own.length === 0)
+    return `${tradeTime(t.match_time)} · ${role}: the exchange named none of your orders in this trade`;
+  const fills = t.own.map((f) => `${f.side} ${f.size} ${clobTokenWords(f.asset_id, f.outcome)} @ ${f.price}`);
+  return `${tradeTime(t.match_time)} · ${fills.join('; ')} · ${role}`;
 }
 
 /** Recent trades, each as the person's own order(s) in it (`tradeWords`). */

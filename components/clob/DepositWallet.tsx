@@ -1,9 +1,10 @@
 /**
  * The deposit-wallet panel, presentational: the wallet address (given only after the
  * background checked it against the chain's derivation and the relayer's `/deployed`), whether it is
- * deployed and whether it approved the exchanges (the venue's read: "Approved" replaces the button), the relayer transaction in flight with a progress bar until mined (or its failure in words),
- * and the redeemable positions with Redeem. Buttons: set up, create, approve the exchanges, redeem, and a bridge withdraw form (the wallet is the
- * source; the approval window always asks).
+ * deployed and whether it approved the exchanges (the venue's read: "Approved" replaces the button), the relayer
+ * transaction in flight with a progress bar until mined (or its failure in words), and the redeemable positions with
+ * Redeem. Buttons: set up, create, approve the exchanges, redeem, and a bridge withdraw form (the wallet is the source;
+ * the approval window always asks).
  */
 import { useState } from 'preact/hooks';
 import { Button, ErrorText, Field, Notice, ProgressBar } from '../ui';
@@ -27,7 +28,10 @@ export type DepositWalletProps = {
   onCreate: () => void;
   onApprove: () => void;
   onRedeem: (conditionId: string) => void;
-  /** A bridge withdraw: `amount` USDC (decimal string), the destination chain id, token and recipient (as typed; the background validates). */
+  /**
+   * A bridge withdraw: `amount` USDC (decimal string), the destination chain id, token and recipient (as typed; the
+   * background validates).
+   */
   onWithdraw: (w: WithdrawForm) => void;
 };
 
@@ -42,8 +46,13 @@ export function DepositWallet(p: DepositWalletProps) {
       {!p.wallet ? (
         p.switchFrom === undefined ? (
           <>
-            <p class="muted">New order-book accounts trade through a deposit wallet that your owner key controls. Countersign derives its address and checks it with the relayer before showing it.</p>
-            <Button kind="primary" disabled={p.busy} onClick={() => p.onSetUp(false)} data-testid="deposit-setup">Set up a deposit wallet</Button>
+            <p class="muted">
+              New order-book accounts trade through a deposit wallet that your owner key controls. Countersign derives
+              its address and checks it with the relayer before showing it.
+            </p>
+            <Button kind="primary" disabled={p.busy} onClick={() => p.onSetUp(false)} data-testid="deposit-setup">
+              Set up a deposit wallet
+            </Button>
           </>
         ) : (
           <SwitchConfirm from={p.switchFrom} busy={p.busy} onSetUp={() => p.onSetUp(true)} />
@@ -51,21 +60,30 @@ export function DepositWallet(p: DepositWalletProps) {
       ) : (
         <>
           <p>
-            Address <code class="address" data-testid="deposit-address">{p.wallet.wallet}</code>
+            Address{' '}
+            <code class="address" data-testid="deposit-address">
+              {p.wallet.wallet}
+            </code>
           </p>
           {p.wallet.deployed ? (
             <>
               <Notice>Deployed. Send collateral (USDC) only to this address, on the order book's chain.</Notice>
               {p.wallet.approvals === 'approved' ? (
-                <p data-testid="deposit-approved">Approved: the exchanges may use the wallet's collateral and outcome tokens.</p>
+                <p data-testid="deposit-approved">
+                  Approved: the exchanges may use the wallet's collateral and outcome tokens.
+                </p>
               ) : (
-                <Button disabled={p.busy} onClick={p.onApprove} data-testid="deposit-approve">Approve the exchanges</Button>
+                <Button disabled={p.busy} onClick={p.onApprove} data-testid="deposit-approve">
+                  Approve the exchanges
+                </Button>
               )}
             </>
           ) : (
             <>
               <p class="warn">Not deployed yet: do not send funds, and orders wait until it is.</p>
-              <Button kind="primary" disabled={p.busy} onClick={p.onCreate} data-testid="deposit-create">Create the wallet</Button>
+              <Button kind="primary" disabled={p.busy} onClick={p.onCreate} data-testid="deposit-create">
+                Create the wallet
+              </Button>
             </>
           )}
         </>
@@ -74,7 +92,13 @@ export function DepositWallet(p: DepositWalletProps) {
       {p.tx ? (
         <div data-testid="deposit-tx">
           <p>{p.tx.label}</p>
-          {p.tx.failed ? <p class="error" role="alert">{p.tx.text}</p> : <ProgressBar value={p.tx.progress} max={3} label={p.tx.text} />}
+          {p.tx.failed ? (
+            <p class="error" role="alert">
+              {p.tx.text}
+            </p>
+          ) : (
+            <ProgressBar value={p.tx.progress} max={3} label={p.tx.text} />
+          )}
         </div>
       ) : null}
       {p.redeemable.length ? (
@@ -82,7 +106,9 @@ export function DepositWallet(p: DepositWalletProps) {
           {p.redeemable.map((r) => (
             <li key={`${r.conditionId}-${r.outcome}`}>
               {r.title} — {r.outcome}: {r.size} shares{' '}
-              <Button disabled={p.busy} onClick={() => p.onRedeem(r.conditionId)} data-testid="deposit-redeem">Redeem</Button>
+              <Button disabled={p.busy} onClick={() => p.onRedeem(r.conditionId)} data-testid="deposit-redeem">
+                Redeem
+              </Button>
             </li>
           ))}
         </ul>
@@ -103,13 +129,22 @@ function SwitchConfirm({ from, busy, onSetUp }: { from: 0 | 1 | 2; busy: boolean
   return (
     <div data-testid="deposit-switch">
       <p class="warn">
-        This account already trades the order book through {TYPE_NAMES[from]}. Setting up a deposit wallet switches its orders to the wallet (type 3): new orders are paid from the wallet,
-        which starts empty and undeployed, and the funds and positions of {TYPE_NAMES[from]} are no longer used for them.
+        This account already trades the order book through {TYPE_NAMES[from]}. Setting up a deposit wallet switches its
+        orders to the wallet (type 3): new orders are paid from the wallet, which starts empty and undeployed, and the
+        funds and positions of {TYPE_NAMES[from]} are no longer used for them.
       </p>
       <label class="check">
-        <input type="checkbox" name="deposit-switch" checked={sure} onChange={(e) => setSure(e.currentTarget.checked)} /> Switch this account's orders to the deposit wallet
+        <input
+          type="checkbox"
+          name="deposit-switch"
+          checked={sure}
+          onChange={(e) => setSure(e.currentTarget.checked)}
+        />{' '}
+        Switch this account's orders to the deposit wallet
       </label>
-      <Button kind="danger" disabled={busy || !sure} onClick={onSetUp} data-testid="deposit-setup">Switch to a deposit wallet</Button>
+      <Button kind="danger" disabled={busy || !sure} onClick={onSetUp} data-testid="deposit-setup">
+        Switch to a deposit wallet
+      </Button>
     </div>
   );
 }
@@ -117,17 +152,64 @@ function SwitchConfirm({ from, busy, onSetUp }: { from: 0 | 1 | 2; busy: boolean
 /** Withdraw from the deposit wallet through the bridge: amount in USDC, destination chain, token and recipient. */
 function WithdrawFormView({ busy, onWithdraw }: { busy: boolean; onWithdraw: (w: WithdrawForm) => void }) {
   const [f, setF] = useState<WithdrawForm>({ amount: '', toChainId: '', toTokenAddress: '', recipient: '' });
-  const set = (k: keyof WithdrawForm) => (e: { currentTarget: HTMLInputElement }) => setF({ ...f, [k]: e.currentTarget.value.trim() });
+  const set = (k: keyof WithdrawForm) => (e: { currentTarget: HTMLInputElement }) =>
+    setF({ ...f, [k]: e.currentTarget.value.trim() });
   return (
     <details class="withdraw" data-testid="deposit-withdraw">
       <summary>Withdraw through the bridge</summary>
-      <p class="muted">Sends USDC from the deposit wallet to the bridge, which delivers it to the recipient on the chain you name. You approve it in a window; it is never covered by a permission.</p>
-      <form onSubmit={(e) => { e.preventDefault(); onWithdraw(f); }}>
-        <Field label="Amount (USDC)"><input name="withdraw-amount" inputMode="decimal" value={f.amount} onInput={set('amount')} autocomplete="off" /></Field>
-        <Field label="Destination chain id"><input name="withdraw-chain" inputMode="numeric" value={f.toChainId} onInput={set('toChainId')} autocomplete="off" /></Field>
-        <Field label="Token there (0x…)"><input name="withdraw-token" value={f.toTokenAddress} onInput={set('toTokenAddress')} autocomplete="off" spellcheck={false} /></Field>
-        <Field label="Recipient there (0x…)"><input name="withdraw-recipient" value={f.recipient} onInput={set('recipient')} autocomplete="off" spellcheck={false} /></Field>
-        <Button type="submit" disabled={busy || !f.amount || !f.toChainId || !f.toTokenAddress || !f.recipient} data-testid="withdraw-submit">Withdraw</Button>
+      <p class="muted">
+        Sends USDC from the deposit wallet to the bridge, which delivers it to the recipient on the chain you name. You
+        approve it in a window; it is never covered by a permission.
+      </p>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          onWithdraw(f);
+        }}
+      >
+        <Field label="Amount (USDC)">
+          <input
+            name="withdraw-amount"
+            inputMode="decimal"
+            value={f.amount}
+            onInput={set('amount')}
+            autocomplete="off"
+          />
+        </Field>
+        <Field label="Destination chain id">
+          <input
+            name="withdraw-chain"
+            inputMode="numeric"
+            value={f.toChainId}
+            onInput={set('toChainId')}
+            autocomplete="off"
+          />
+        </Field>
+        <Field label="Token there (0x…)">
+          <input
+            name="withdraw-token"
+            value={f.toTokenAddress}
+            onInput={set('toTokenAddress')}
+            autocomplete="off"
+            spellcheck={false}
+          />
+        </Field>
+        <Field label="Recipient there (0x…)">
+          <input
+            name="withdraw-recipient"
+            value={f.recipient}
+            onInput={set('recipient')}
+            autocomplete="off"
+            spellcheck={false}
+          />
+        </Field>
+        <Button
+          type="submit"
+          disabled={busy || !f.amount || !f.toChainId || !f.toTokenAddress || !f.recipient}
+          data-testid="withdraw-submit"
+        >
+          Withdraw
+        </Button>
       </form>
     </details>
   );

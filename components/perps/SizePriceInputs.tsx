@@ -35,7 +35,12 @@ export type SizePriceInputsProps = {
 function movePresetFocus(e: KeyboardEvent): void {
   if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
   const row = e.currentTarget;
-  if (!(row instanceof HTMLElement) || !(e.target instanceof HTMLButtonElement) || e.target.dataset.testid === 'unit-toggle') return;
+  if (
+    !(row instanceof HTMLElement) ||
+    !(e.target instanceof HTMLButtonElement) ||
+    e.target.dataset.testid === 'unit-toggle'
+  )
+    return;
   const buttons = [...row.querySelectorAll<HTMLButtonElement>('button:not([data-testid="unit-toggle"])')];
   const at = buttons.indexOf(e.target);
   const next = buttons[(at + (e.key === 'ArrowRight' ? 1 : buttons.length - 1)) % buttons.length];
@@ -63,18 +68,44 @@ export function SizePriceInputs(props: SizePriceInputsProps) {
   const usdc = props.unit === 'usdc';
   return (
     <div class="size-price">
-      <Field label={usdc ? 'Size (USDC)' : 'Size (contracts)'} hint={sizeHint(usdc && props.contracts ? `= ${props.contracts} contracts` : undefined, props.max)}>
-        <input ref={props.qtyRef} name="qty" inputMode="decimal" value={props.qty} onInput={(e) => props.onQty(e.currentTarget.value.trim())} autocomplete="off" />
+      <Field
+        label={usdc ? 'Size (USDC)' : 'Size (contracts)'}
+        hint={sizeHint(usdc && props.contracts ? `= ${props.contracts} contracts` : undefined, props.max)}
+      >
+        <input
+          ref={props.qtyRef}
+          name="qty"
+          inputMode="decimal"
+          value={props.qty}
+          onInput={(e) => props.onQty(e.currentTarget.value.trim())}
+          autocomplete="off"
+        />
       </Field>
       <div class="presets" role="toolbar" aria-label="Size presets (1-4)" onKeyDown={movePresetFocus}>
         {props.presets.map((f, i) => (
-          <button type="button" key={f} tabIndex={i === 0 ? 0 : -1} onClick={() => props.onPreset(f)} aria-keyshortcuts={String(i + 1)}>{presetLabel(f)}</button>
+          <button
+            type="button"
+            key={f}
+            tabIndex={i === 0 ? 0 : -1}
+            onClick={() => props.onPreset(f)}
+            aria-keyshortcuts={String(i + 1)}
+          >
+            {presetLabel(f)}
+          </button>
         ))}
         {/* The visible text is the name (no aria-label that says something else: label-content-name-mismatch). */}
-        <button type="button" onClick={props.onToggleUnit} title="Switch the size unit" data-testid="unit-toggle">in {usdc ? 'contracts' : 'USDC'}</button>
+        <button type="button" onClick={props.onToggleUnit} title="Switch the size unit" data-testid="unit-toggle">
+          in {usdc ? 'contracts' : 'USDC'}
+        </button>
       </div>
       <Field label="Price" hint={`tick ${props.tick}; empty = market (IOC)`}>
-        <input name="price" inputMode="decimal" value={props.price} onInput={(e) => props.onPrice(e.currentTarget.value.trim())} autocomplete="off" />
+        <input
+          name="price"
+          inputMode="decimal"
+          value={props.price}
+          onInput={(e) => props.onPrice(e.currentTarget.value.trim())}
+          autocomplete="off"
+        />
       </Field>
     </div>
   );

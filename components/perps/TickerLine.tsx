@@ -11,11 +11,23 @@ export function formatChange(change: number): string {
 }
 
 /** One line of prices (`data-testid="ticker"`). */
-export function TickerLine({ ticker, change, tick }: { ticker: { mark_price: string; index_price: string; mid_price: string }; change: number | undefined; tick: string }) {
+export function TickerLine({
+  ticker,
+  change,
+  tick,
+}: {
+  ticker: { mark_price: string; index_price: string; mid_price: string };
+  change: number | undefined;
+  tick: string;
+}) {
   return (
     <p class="prices small num" data-testid="ticker">
-      mark <strong>{formatStep(ticker.mark_price, tick)}</strong> · index {formatStep(ticker.index_price, tick)} · mid {formatStep(ticker.mid_price, tick)}
-      {change !== undefined ? <span class={change >= 0 ? 'buy-text' : 'sell-text'}> · 24 h {formatChange(change)}</span> : null}
+      mark <strong>{formatStep(ticker.mark_price, tick)}</strong> · index {formatStep(ticker.index_price, tick)}
+      {' · mid '}
+      {formatStep(ticker.mid_price, tick)}
+      {change !== undefined ? (
+        <span class={change >= 0 ? 'buy-text' : 'sell-text'}> · 24 h {formatChange(change)}</span>
+      ) : null}
     </p>
   );
 }

@@ -34,8 +34,14 @@ export function TicketFooter(props: TicketFooterProps) {
       {props.problem ? <p class="warn">{props.problem}</p> : null}
       <ErrorText error={props.error} />
       <div class="actions submit-row">
-        <Button kind={props.buy ? 'primary' : 'danger'} type="submit" disabled={!props.canSubmit} data-testid="submit">{submitLabel(props)}</Button>
-        {props.hasPosition ? <Button onClick={props.onClosePosition} data-testid="close-position">Close position</Button> : null}
+        <Button kind={props.buy ? 'primary' : 'danger'} type="submit" disabled={!props.canSubmit} data-testid="submit">
+          {submitLabel(props)}
+        </Button>
+        {props.hasPosition ? (
+          <Button onClick={props.onClosePosition} data-testid="close-position">
+            Close position
+          </Button>
+        ) : null}
       </div>
       <Live testid="ticket-result">{props.result ? <p class="notice">{props.result}</p> : null}</Live>
     </>
@@ -44,5 +50,10 @@ export function TicketFooter(props: TicketFooterProps) {
 
 /** The client order id, the command's weights and the reads spent in the last minute (one small line). */
 export function TicketMeta(props: Pick<TicketFooterProps, 'coid' | 'weights' | 'spend'>) {
-  return <p class="muted small meta">Client order id <code>{props.coid}</code> · request weight {props.weights?.request ?? 1}, action weight {props.weights?.action ?? 1} · reads {props.spend} / 1 200 per min</p>;
+  return (
+    <p class="muted small meta">
+      Client order id <code>{props.coid}</code> · request weight {props.weights?.request ?? 1}, action weight{' '}
+      {props.weights?.action ?? 1} · reads {props.spend} / 1 200 per min
+    </p>
+  );
 }

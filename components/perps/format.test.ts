@@ -23,7 +23,9 @@ describe('perps ticket formatting', () => {
   it('labels presets and the submit button', () => {
     expect(presetLabel('0.25')).toBe('25%');
     expect(submitLabel({ buy: false, contracts: '', symbol: 'BTC-PERP', price: '' })).toBe('Sell … BTC-PERP at market');
-    expect(submitLabel({ buy: true, contracts: '0.01', symbol: 'BTC-PERP', price: '100' })).toBe('Buy 0.01 BTC-PERP @ 100');
+    expect(submitLabel({ buy: true, contracts: '0.01', symbol: 'BTC-PERP', price: '100' })).toBe(
+      'Buy 0.01 BTC-PERP @ 100',
+    );
   });
   it('accepts only known times in force', () => {
     expect(asTimeInForce('fok')).toBe('fok');

@@ -1,10 +1,10 @@
 /**
  * The venue presets of the Settings tab: pick Sandbox (development builds only: `OFFERED_PRESETS`),
- * Polymarket, the venue's pre-production or Custom; a preset fills every service URL, the chain id, the header names and the
- * pinned perps domain, asks the browser for exactly its hosts, then checks each service (ok / error
- * with its reason / time). Venue presets say they never ran against the live venue, and until the
- * person confirms one, nothing is signed under it. Also the stream, bridge and domain-pin fields a
- * custom setup edits (saved with the form around it). State: the settings store.
+ * Polymarket, the venue's pre-production or Custom; a preset fills every service URL, the chain id, the header names
+ * and the pinned perps domain, asks the browser for exactly its hosts, then checks each service (ok / error with its
+ * reason / time). Venue presets say they never ran against the live venue, and until the person confirms one, nothing
+ * is signed under it. Also the stream, bridge and domain-pin fields a custom setup edits (saved with the form around
+ * it). State: the settings store.
  */
 import { Button, Field } from '../ui';
 import { OFFERED_PRESETS, PRESETS, presetById, type PresetId } from '../../lib/settings/presets';
@@ -29,27 +29,37 @@ export function Presets({ settings: st }: { settings: SettingsStore }) {
   return (
     <section aria-label="Venue preset" data-testid="presets">
       <h3>Venue</h3>
-      <Field label="Preset" hint="A preset fills every service below, the chain, the header names and the pinned perps domain.">
+      <Field
+        label="Preset"
+        hint="A preset fills every service below, the chain, the header names and the pinned perps domain."
+      >
         <select name="preset" value={s.preset} onChange={(e) => choose(presetOf(e.currentTarget.value))}>
           {PRESETS.filter((p) => OFFERED_PRESETS.includes(p) || p.id === s.preset).map((p) => (
-            <option key={p.id} value={p.id}>{p.label}</option>
+            <option key={p.id} value={p.id}>
+              {p.label}
+            </option>
           ))}
           <option value="custom">Custom (the URLs below)</option>
         </select>
       </Field>
       {live ? (
         <p class="error" role="note" data-testid="preset-untested">
-          This venue preset has never run against the live venue: its values come from the venue's official client, not from a tested connection. Signatures under it move real money.
+          This venue preset has never run against the live venue: its values come from the venue's official client, not
+          from a tested connection. Signatures under it move real money.
         </p>
       ) : null}
       {st.unconfirmed.value ? (
         <div class="actions" data-testid="preset-confirm">
           <p class="muted">Nothing is signed under this setup until you allow it (asked once per preset).</p>
-          <Button kind="danger" onClick={() => void st.confirmVenue()}>Allow real-money signatures with this preset</Button>
+          <Button kind="danger" onClick={() => void st.confirmVenue()}>
+            Allow real-money signatures with this preset
+          </Button>
         </div>
       ) : null}
       <div class="actions">
-        <Button onClick={() => void st.check()} disabled={st.checking.value}>{st.checking.value ? 'Checking…' : 'Check connections'}</Button>
+        <Button onClick={() => void st.check()} disabled={st.checking.value}>
+          {st.checking.value ? 'Checking…' : 'Check connections'}
+        </Button>
       </div>
       {checks ? (
         <ul class="orders" aria-label="Connection check" data-testid="connection-check">
@@ -61,13 +71,38 @@ export function Presets({ settings: st }: { settings: SettingsStore }) {
           ))}
         </ul>
       ) : null}
-      <Field label="Perps session stream (WebSocket)"><input name="perpsWsUrl" value={s.perpsWsUrl} onInput={(e) => st.edit({ perpsWsUrl: e.currentTarget.value })} /></Field>
-      <Field label="Order-book channels (WebSocket base; /market and /user are added)"><input name="clobWsUrl" value={s.clobWsUrl} onInput={(e) => st.edit({ clobWsUrl: e.currentTarget.value })} /></Field>
-      <Field label="Bridge"><input name="bridgeUrl" value={s.bridgeUrl} onInput={(e) => st.edit({ bridgeUrl: e.currentTarget.value })} /></Field>
+      <Field label="Perps session stream (WebSocket)">
+        <input name="perpsWsUrl" value={s.perpsWsUrl} onInput={(e) => st.edit({ perpsWsUrl: e.currentTarget.value })} />
+      </Field>
+      <Field label="Order-book channels (WebSocket base; /market and /user are added)">
+        <input name="clobWsUrl" value={s.clobWsUrl} onInput={(e) => st.edit({ clobWsUrl: e.currentTarget.value })} />
+      </Field>
+      <Field label="Bridge">
+        <input name="bridgeUrl" value={s.bridgeUrl} onInput={(e) => st.edit({ bridgeUrl: e.currentTarget.value })} />
+      </Field>
       <div class="grid3">
-        <Field label="Pinned perps domain name"><input name="perpsDomainName" value={s.perpsDomain.name} onInput={(e) => st.edit({ perpsDomain: { ...s.perpsDomain, name: e.currentTarget.value } })} /></Field>
-        <Field label="Version"><input name="perpsDomainVersion" value={s.perpsDomain.version} onInput={(e) => st.edit({ perpsDomain: { ...s.perpsDomain, version: e.currentTarget.value } })} /></Field>
-        <Field label="Chain id"><input name="clobChainId" inputMode="numeric" value={String(s.clobChainId)} onInput={(e) => st.edit({ clobChainId: Number(e.currentTarget.value) })} /></Field>
+        <Field label="Pinned perps domain name">
+          <input
+            name="perpsDomainName"
+            value={s.perpsDomain.name}
+            onInput={(e) => st.edit({ perpsDomain: { ...s.perpsDomain, name: e.currentTarget.value } })}
+          />
+        </Field>
+        <Field label="Version">
+          <input
+            name="perpsDomainVersion"
+            value={s.perpsDomain.version}
+            onInput={(e) => st.edit({ perpsDomain: { ...s.perpsDomain, version: e.currentTarget.value } })}
+          />
+        </Field>
+        <Field label="Chain id">
+          <input
+            name="clobChainId"
+            inputMode="numeric"
+            value={String(s.clobChainId)}
+            onInput={(e) => st.edit({ clobChainId: Number(e.currentTarget.value) })}
+          />
+        </Field>
       </div>
     </section>
   );

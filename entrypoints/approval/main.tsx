@@ -1,4 +1,7 @@
-/** The approval window: the unlock form while the vault is locked, then the approval queue (shared with the popup), reporting which request it shows. */
+/**
+ * The approval window: the unlock form while the vault is locked, then the approval queue (shared with the popup),
+ * reporting which request it shows.
+ */
 import { render } from 'preact';
 import browser from 'webextension-polyfill';
 import { createCaller } from '../../lib/messaging/client';
@@ -23,8 +26,8 @@ const root = document.getElementById('app');
 if (root) {
   render(<main class="panel">Loading…</main>, root);
   // The lock state and the queue are read before the request's first render (not each after a paint), so the
-  // window shows the request as soon as its modules have run. A request made while the vault was locked:
-  // the unlock form first, then the queue.
+  // window shows the request as soon as its modules have run. A request made while the vault was locked: the unlock
+  // form first, then the queue.
   const queue = createApprovalStore({ call, onEmpty, reportShown: true });
   const known = lockedFrom(call('vault.status', {}));
   void Promise.all([known, queue.load().catch(() => undefined)]).then(([locked]) =>

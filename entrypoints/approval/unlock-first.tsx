@@ -13,8 +13,13 @@ import type { Call } from '../popup/stores/perps';
 /** How often the locked window re-reads the queue (ms). */
 const POLL_MS = 1_000;
 
-/** The window's lock state from a `vault.status` call: the password back-off when locked, else null (an unanswered status reads as not locked: the queue shows, and the background refuses what a lock refuses). */
-export async function lockedFrom(status: Promise<{ initialized: boolean; state: string; retryAfterMs: number }>): Promise<{ retryAfterMs: number } | null> {
+/**
+ * The window's lock state from a `vault.status` call: the password back-off when locked, else null (an unanswered
+ * status reads as not locked: the queue shows, and the background refuses what a lock refuses).
+ */
+export async function lockedFrom(
+  status: Promise<{ initialized: boolean; state: string; retryAfterMs: number }>,
+): Promise<{ retryAfterMs: number } | null> {
   return status.then(
     (s) => (s.initialized && s.state === 'locked' ? { retryAfterMs: s.retryAfterMs } : null),
     () => null,
@@ -26,7 +31,17 @@ export async function lockedFrom(status: Promise<{ initialized: boolean; state: 
  * the waiting request's origin. `known`: the lock state read before the first render (`lockedFrom`); without
  * it the component asks `vault.status` itself.
  */
-export function UnlockFirst({ call, onEmpty, known, children }: { call: Call; onEmpty: () => void; known?: { retryAfterMs: number } | null; children: ComponentChildren }) {
+export function UnlockFirst({
+  call,
+  onEmpty,
+  known,
+  children,
+}: {
+  call: Call;
+  onEmpty: () => void;
+  known?: { retryAfterMs: number } | null;
+  children: ComponentChildren;
+}) {
   const [locked, setLocked] = useState<{ retryAfterMs: number } | null | undefined>(known);
   const [origin, setOrigin] = useState<string>();
   useEffect(() => {
@@ -53,7 +68,8 @@ export function UnlockFirst({ call, onEmpty, known, children }: { call: Call; on
   return (
     <div>
       <p class="panel small" data-testid="unlock-first">
-        {origin ? <strong>{origin}</strong> : 'A site'} asks to connect. Countersign is locked: unlock it first, then review the request.
+        {origin ? <strong>{origin}</strong> : 'A site'} asks to connect. Countersign is locked: unlock it first, then
+        review the request.
       </p>
       <Unlock retryAfterMs={locked.retryAfterMs} onUnlocked={() => setLocked(null)} />
     </div>

@@ -9,7 +9,17 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Address } from '../../components/Address';
 import { FundingChart } from '../../components/FundingChart';
-import { Button, ConfirmPanel, ErrorText, Field, formatCountdown, Notice, ProgressBar, TabPanel, Tabs } from '../../components/ui';
+import {
+  Button,
+  ConfirmPanel,
+  ErrorText,
+  Field,
+  formatCountdown,
+  Notice,
+  ProgressBar,
+  TabPanel,
+  Tabs,
+} from '../../components/ui';
 import type { Account } from './api';
 import { createAccountStore, type AccountStore } from './stores/account';
 
@@ -33,14 +43,16 @@ export function AccountView({ account, onChanged }: { account: Account; onChange
     <section class="panel">
       <Tabs tabs={SUBS} active={sub} onChange={setSub} label="Account" />
       <TabPanel id={sub}>
-      {!hasProxy && sub !== 'keys' && sub !== 'funding' ? <Notice>Issue a proxy key (Keys) to read this account.</Notice> : null}
-      {sub === 'deposits' && hasProxy ? <Deposits store={store} /> : null}
-      {sub === 'transfers' && hasProxy ? <Transfers store={store} /> : null}
-      {sub === 'config' && hasProxy ? <Config store={store} /> : null}
-      {sub === 'referral' && hasProxy ? <Referral store={store} /> : null}
-      {sub === 'keys' ? <Keys store={store} hasProxy={hasProxy} onChanged={onChanged} /> : null}
-      {sub === 'funding' ? <Funding store={store} /> : null}
-      {sub === 'move' ? <MoveFunds store={store} /> : null}
+        {!hasProxy && sub !== 'keys' && sub !== 'funding' ? (
+          <Notice>Issue a proxy key (Keys) to read this account.</Notice>
+        ) : null}
+        {sub === 'deposits' && hasProxy ? <Deposits store={store} /> : null}
+        {sub === 'transfers' && hasProxy ? <Transfers store={store} /> : null}
+        {sub === 'config' && hasProxy ? <Config store={store} /> : null}
+        {sub === 'referral' && hasProxy ? <Referral store={store} /> : null}
+        {sub === 'keys' ? <Keys store={store} hasProxy={hasProxy} onChanged={onChanged} /> : null}
+        {sub === 'funding' ? <Funding store={store} /> : null}
+        {sub === 'move' ? <MoveFunds store={store} /> : null}
       </TabPanel>
     </section>
   );
@@ -64,8 +76,13 @@ function Deposits({ store }: { store: AccountStore }) {
       <ul class="list">
         {data?.data.map((d) => (
           <li key={d.hash}>
-            <strong>{(Number(d.amount) / 1e6).toLocaleString('en-US')} USDC</strong> <span class="muted small">{new Date(d.created_timestamp).toLocaleString()}</span>
-            <ProgressBar value={d.confirmations} max={d.required_confirmations} label={`${d.confirmations} / ${d.required_confirmations} confirmations · ${d.status}`} />
+            <strong>{(Number(d.amount) / 1e6).toLocaleString('en-US')} USDC</strong>{' '}
+            <span class="muted small">{new Date(d.created_timestamp).toLocaleString()}</span>
+            <ProgressBar
+              value={d.confirmations}
+              max={d.required_confirmations}
+              label={`${d.confirmations} / ${d.required_confirmations} confirmations · ${d.status}`}
+            />
           </li>
         ))}
       </ul>
@@ -91,7 +108,12 @@ function Transfers({ store }: { store: AccountStore }) {
       <ul class="list">
         {data?.data.map((t) => (
           <li key={`${t.transfer_id}-${t.direction}`}>
-            <span class={t.direction === 'in' ? 'buy-text' : 'sell-text'}>{t.direction === 'in' ? '+' : '−'}{t.amount} USDC</span> {t.direction === 'in' ? 'from' : 'to'} <Address address={t.counterparty} /> {t.label ? <span class="muted">“{t.label}”</span> : null}
+            <span class={t.direction === 'in' ? 'buy-text' : 'sell-text'}>
+              {t.direction === 'in' ? '+' : '−'}
+              {t.amount} USDC
+            </span>{' '}
+            {t.direction === 'in' ? 'from' : 'to'} <Address address={t.counterparty} />{' '}
+            {t.label ? <span class="muted">“{t.label}”</span> : null}
           </li>
         ))}
       </ul>
@@ -106,8 +128,22 @@ function Config({ store }: { store: AccountStore }) {
     <div>
       <ErrorText error={store.config.error.value} />
       <table class="table">
-        <thead><tr><th>Instrument</th><th>Leverage</th><th>Margin</th></tr></thead>
-        <tbody>{store.config.data.value?.map((c) => <tr key={c.instrument_id}><td>#{c.instrument_id}</td><td>{c.leverage}×</td><td>{c.cross ? 'cross' : 'isolated'}</td></tr>)}</tbody>
+        <thead>
+          <tr>
+            <th>Instrument</th>
+            <th>Leverage</th>
+            <th>Margin</th>
+          </tr>
+        </thead>
+        <tbody>
+          {store.config.data.value?.map((c) => (
+            <tr key={c.instrument_id}>
+              <td>#{c.instrument_id}</td>
+              <td>{c.leverage}×</td>
+              <td>{c.cross ? 'cross' : 'isolated'}</td>
+            </tr>
+          ))}
+        </tbody>
       </table>
     </div>
   );
@@ -121,20 +157,37 @@ function Referral({ store }: { store: AccountStore }) {
   return (
     <div>
       <ErrorText error={store.referral.error.value} />
-      {data ? <p>{data.children_count} referred · {data.referrals_left} referrals left · fee share {Number(data.fee_share_rate) * 100}%{data.parent ? ` · referred by ${data.parent}` : ''}</p> : null}
+      {data ? (
+        <p>
+          {data.children_count} referred · {data.referrals_left} referrals left · fee share{' '}
+          {Number(data.fee_share_rate) * 100}%{data.parent ? ` · referred by ${data.parent}` : ''}
+        </p>
+      ) : null}
       {shown ? (
         <p>
           Invite code <code data-testid="invite-code">{shown}</code>{' '}
-          <Button onClick={() => void navigator.clipboard.writeText(shown).then(() => setCopied(true))}>{copied ? 'Copied' : 'Copy'}</Button>
+          <Button onClick={() => void navigator.clipboard.writeText(shown).then(() => setCopied(true))}>
+            {copied ? 'Copied' : 'Copy'}
+          </Button>
         </p>
       ) : (
-        <Button kind="primary" onClick={() => void store.createInvite()}>Create invite code</Button>
+        <Button kind="primary" onClick={() => void store.createInvite()}>
+          Create invite code
+        </Button>
       )}
     </div>
   );
 }
 
-function Keys({ store, hasProxy, onChanged }: { store: AccountStore; hasProxy: boolean; onChanged: () => Promise<void> }) {
+function Keys({
+  store,
+  hasProxy,
+  onChanged,
+}: {
+  store: AccountStore;
+  hasProxy: boolean;
+  onChanged: () => Promise<void>;
+}) {
   const [now, setNow] = useState(Date.now());
   const [confirming, setConfirming] = useState<string>();
   const [expiryDays, setExpiryDays] = useState('30');
@@ -151,18 +204,25 @@ function Keys({ store, hasProxy, onChanged }: { store: AccountStore; hasProxy: b
       <ul class="list">
         {keys.map((k) => (
           <li key={k.proxy}>
-            <Address address={k.proxy} /> {k.label ? <span class="muted">{k.label}</span> : null} · expires {formatCountdown(k.expiry, now)}
+            <Address address={k.proxy} /> {k.label ? <span class="muted">{k.label}</span> : null} · expires{' '}
+            {formatCountdown(k.expiry, now)}
             {confirming === k.proxy ? (
               <ConfirmPanel
                 title="Delete this proxy key?"
-                rows={[['Proxy', <Address address={k.proxy} />], ['Signed by', 'your owner key'], ['Effect', 'the key can no longer trade']]}
+                rows={[
+                  ['Proxy', <Address address={k.proxy} />],
+                  ['Signed by', 'your owner key'],
+                  ['Effect', 'the key can no longer trade'],
+                ]}
                 confirmLabel="Delete key"
                 busy={busy}
                 onBack={() => setConfirming(undefined)}
                 onConfirm={() => void store.deleteKey(k.proxy, onChanged).then(() => setConfirming(undefined))}
               />
             ) : (
-              <Button kind="danger" onClick={() => setConfirming(k.proxy)}>Delete</Button>
+              <Button kind="danger" onClick={() => setConfirming(k.proxy)}>
+                Delete
+              </Button>
             )}
           </li>
         ))}
@@ -171,10 +231,15 @@ function Keys({ store, hasProxy, onChanged }: { store: AccountStore; hasProxy: b
       <div class="grid2">
         <Field label="New key expires after">
           <select value={expiryDays} onChange={(e) => setExpiryDays(e.currentTarget.value)}>
-            <option value="1">1 day</option><option value="7">7 days</option><option value="30">30 days</option><option value="90">90 days</option>
+            <option value="1">1 day</option>
+            <option value="7">7 days</option>
+            <option value="30">30 days</option>
+            <option value="90">90 days</option>
           </select>
         </Field>
-        <Button kind="primary" disabled={busy} onClick={() => void store.issueKey(Number(expiryDays), onChanged)}>Issue proxy key</Button>
+        <Button kind="primary" disabled={busy} onClick={() => void store.issueKey(Number(expiryDays), onChanged)}>
+          Issue proxy key
+        </Button>
       </div>
       <ErrorText error={store.keysError.value} />
     </div>
@@ -188,7 +253,9 @@ function Funding({ store }: { store: AccountStore }) {
     <div>
       <Field label="Instrument">
         <select value={iid} onChange={(e) => setIid(Number(e.currentTarget.value))}>
-          <option value={1}>BTC-PERP</option><option value={2}>ETH-PERP</option><option value={3}>SOL-PERP</option>
+          <option value={1}>BTC-PERP</option>
+          <option value={2}>ETH-PERP</option>
+          <option value={3}>SOL-PERP</option>
         </select>
       </Field>
       <ErrorText error={store.funding.error.value} />
@@ -215,7 +282,10 @@ function MoveFunds({ store }: { store: AccountStore }) {
   if (pending) {
     const rows: [string, ComponentChildren][] = [
       ['Destination', <code class="full-address">{to.trim()}</code>],
-      ['Amount', `${Number(amount).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 })} USDC`],
+      [
+        'Amount',
+        `${Number(amount).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 })} USDC`,
+      ],
       ['Base units', pending.base],
       ['Signed by', 'your owner key'],
     ];
@@ -234,15 +304,53 @@ function MoveFunds({ store }: { store: AccountStore }) {
   return (
     <form onSubmit={review}>
       <div class="side" role="radiogroup" aria-label="Kind">
-        <button type="button" role="radio" aria-checked={kind === 'withdraw'} class={kind === 'withdraw' ? 'on' : ''} onClick={() => setKind('withdraw')}>Withdraw</button>
-        <button type="button" role="radio" aria-checked={kind === 'transfer'} class={kind === 'transfer' ? 'on' : ''} onClick={() => setKind('transfer')}>Internal transfer</button>
+        <button
+          type="button"
+          role="radio"
+          aria-checked={kind === 'withdraw'}
+          class={kind === 'withdraw' ? 'on' : ''}
+          onClick={() => setKind('withdraw')}
+        >
+          Withdraw
+        </button>
+        <button
+          type="button"
+          role="radio"
+          aria-checked={kind === 'transfer'}
+          class={kind === 'transfer' ? 'on' : ''}
+          onClick={() => setKind('transfer')}
+        >
+          Internal transfer
+        </button>
       </div>
-      <Field label="Destination address"><input name="to" value={to} onInput={(e) => setTo(e.currentTarget.value)} spellcheck={false} autocomplete="off" /></Field>
-      <Field label="Amount (USDC)"><input name="amount" inputMode="decimal" value={amount} onInput={(e) => setAmount(e.currentTarget.value.trim())} autocomplete="off" /></Field>
-      {kind === 'transfer' ? <Field label="Label (optional)"><input name="transfer-label" maxLength={64} value={label} onInput={(e) => setLabel(e.currentTarget.value)} /></Field> : null}
+      <Field label="Destination address">
+        <input
+          name="to"
+          value={to}
+          onInput={(e) => setTo(e.currentTarget.value)}
+          spellcheck={false}
+          autocomplete="off"
+        />
+      </Field>
+      <Field label="Amount (USDC)">
+        <input
+          name="amount"
+          inputMode="decimal"
+          value={amount}
+          onInput={(e) => setAmount(e.currentTarget.value.trim())}
+          autocomplete="off"
+        />
+      </Field>
+      {kind === 'transfer' ? (
+        <Field label="Label (optional)">
+          <input name="transfer-label" maxLength={64} value={label} onInput={(e) => setLabel(e.currentTarget.value)} />
+        </Field>
+      ) : null}
       <ErrorText error={error.value} />
       {done.value ? <Notice>{done.value}</Notice> : null}
-      <Button kind="primary" type="submit">Review</Button>
+      <Button kind="primary" type="submit">
+        Review
+      </Button>
     </form>
   );
 }

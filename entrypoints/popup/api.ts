@@ -5,7 +5,9 @@ import type { ProcedureOutput } from '../../lib/messaging/protocol';
 import { START_HINT_KEY, usableHint, VAULT_EPOCH_KEY, type StartHint } from '../../lib/messaging/start-hint';
 import { readHintKeys, takeEarlyRead, takeEarlyWatch } from '../../lib/messaging/early-reads';
 
-/** Calls a background procedure: `call('vault.status', {})` resolves its contract's output type; throws `RemoteError`. */
+/**
+ * Calls a background procedure: `call('vault.status', {})` resolves its contract's output type; throws `RemoteError`.
+ */
 export const call = createCaller((m) => browser.runtime.sendMessage(m));
 
 /**
@@ -72,20 +74,29 @@ export async function requestHostPermissions(origins: readonly string[]): Promis
 /** A person-readable message for any error: the background's `shortMessage`, or a generic sentence. */
 export function messageOf(err: unknown): string {
   if (err instanceof RemoteError) return err.shortMessage;
-  if (err && typeof err === 'object' && 'shortMessage' in err && typeof err.shortMessage === 'string') return err.shortMessage;
+  if (err && typeof err === 'object' && 'shortMessage' in err && typeof err.shortMessage === 'string')
+    return err.shortMessage;
   return 'Something went wrong. Try again.';
 }
 
-/** `vault.status`: lock state, owner keys, the active account (the person's choice), pending approvals, live grants (lib/messaging/vault.ts). */
+/**
+ * `vault.status`: lock state, owner keys, the active account (the person's choice), pending approvals, live grants
+ * (lib/messaging/vault.ts).
+ */
 export type Status = ProcedureOutput<'vault.status'>;
-/** An owner key as the popup lists it: address, label, proxies (expiry Unix ms), whether CLOB credentials are stored. */
+/**
+ * An owner key as the popup lists it: address, label, proxies (expiry Unix ms), whether CLOB credentials are stored.
+ */
 export type Account = Status['accounts'][number];
 
 /** The browser's side-panel APIs where they exist: Chrome's `sidePanel` (MV3), Firefox's `sidebarAction`. */
 type SidePanelHost = {
   /** Every page has one; it makes `globalThis` assignable to this type without a cast. */
   document?: unknown;
-  chrome?: { sidePanel?: { open: (o: { windowId: number }) => Promise<void> }; windows?: { getCurrent: () => Promise<{ id?: number }> } };
+  chrome?: {
+    sidePanel?: { open: (o: { windowId: number }) => Promise<void> };
+    windows?: { getCurrent: () => Promise<{ id?: number }> };
+  };
   browser?: { sidebarAction?: { open: () => Promise<void> } };
 };
 

@@ -39,7 +39,6 @@ const TABS = [
   { id: 'settings', label: 'Settings' },
 ] as const;
 
-
 /** A person's input re-arms auto-lock (at most every 30 s); the popup's scheduled reads never do. */
 const ACTIVITY_THROTTLE_MS = 30_000;
 
@@ -97,17 +96,76 @@ export function App({ boot }: { boot?: VaultBoot }) {
 
   const status = vault.status.value;
   if (!status) return <main class="loading">Loading…</main>;
-  if (report) return <PanicReportView report={report} onDismiss={() => { setReport(undefined); void refresh(); }} />;
-  if (panic && status.state !== 'locked') return <PanicConfirm onCancel={() => setPanic(false)} onDone={(r) => { setPanic(false); setReport(r); }} />;
-  if (onboarding) return <Onboarding status={status} onDone={() => { setOnboarding(false); void refresh(); }} refresh={refresh} />;
-  if (!status.unlocked) return <Unlock retryAfterMs={status.retryAfterMs} recoverable={status.recoverable} onUnlocked={refresh} session={status.state === 'session' ? status.session : []} onPanic={() => setPanic(true)} />;
+  if (report)
+    return (
+      <PanicReportView
+        report={report}
+        onDismiss={() => {
+          setReport(undefined);
+          void refresh();
+        }}
+      />
+    );
+  if (panic && status.state !== 'locked')
+    return (
+      <PanicConfirm
+        onCancel={() => setPanic(false)}
+        onDone={(r) => {
+          setPanic(false);
+          setReport(r);
+        }}
+      />
+    );
+  if (onboarding)
+    return (
+      <Onboarding
+        status={status}
+        onDone={() => {
+          setOnboarding(false);
+          void refresh();
+        }}
+        refresh={refresh}
+      />
+    );
+  if (!status.unlocked)
+    return (
+      <Unlock
+        retryAfterMs={status.retryAfterMs}
+        recoverable={status.recoverable}
+        onUnlocked={() => void refresh()}
+        session={status.state === 'session' ? status.session : []}
+        onPanic={() => setPanic(true)}
+      />
+    );
   // While approvals are pending the popup opens on the approval queue (the same view as the window).
   if (status.pendingApprovals > 0) return <ApprovalQueueScreen call={call} onEmpty={() => void refresh()} />;
-  return <Unlocked status={status} account={vault.account.value} vault={vault} settings={settings} tab={tab} setTab={setTab} refresh={refresh} onAddKey={() => setOnboarding(true)} onPanic={() => setPanic(true)} />;
+  return (
+    <Unlocked
+      status={status}
+      account={vault.account.value}
+      vault={vault}
+      settings={settings}
+      tab={tab}
+      setTab={setTab}
+      refresh={refresh}
+      onAddKey={() => setOnboarding(true)}
+      onPanic={() => setPanic(true)}
+    />
+  );
 }
 
 /** The unlocked popup: header, tabs, and one perps store shared by the ticket and the positions view. */
-function Unlocked({ status, account, vault, settings, tab, setTab, refresh, onAddKey, onPanic }: {
+function Unlocked({
+  status,
+  account,
+  vault,
+  settings,
+  tab,
+  setTab,
+  refresh,
+  onAddKey,
+  onPanic,
+}: {
   status: Status;
   account: Account | undefined;
   vault: VaultStore;
@@ -132,7 +190,8 @@ function Unlocked({ status, account, vault, settings, tab, setTab, refresh, onAd
     performance.mark('countersign:unlocked'); // the bench's stage marks
     void store.start().then(() => {
       const first = store.instruments.value[0];
-      if (first && !store.instruments.value.some((i) => i.instrument_id === store.iid.value)) store.select(first.instrument_id);
+      if (first && !store.instruments.value.some((i) => i.instrument_id === store.iid.value))
+        store.select(first.instrument_id);
     });
     const unwatch = store.iid.subscribe((id) => id !== undefined && localStorage.setItem(LAST_INSTRUMENT, String(id)));
     return () => {
@@ -151,9 +210,21 @@ function Unlocked({ status, account, vault, settings, tab, setTab, refresh, onAd
       <header class="top">
         <strong class="brand">Countersign</strong>
         <StreamBadge venues={store.venues.value} />
-        {account ? <AccountSwitcher accounts={status.accounts} active={account.address} onSelect={(a) => void vault.select(a)} /> : <span class="muted">no key</span>}
-        <Button kind="danger" onClick={onPanic} title="Cancel everything at both venues, revoke permissions and lock (Alt+Shift+X)">Panic</Button>
-        <Button onClick={() => void vault.lock()} aria-label="Lock" title="Lock (Ctrl+L)">Lock</Button>
+        {account ? (
+          <AccountSwitcher accounts={status.accounts} active={account.address} onSelect={(a) => void vault.select(a)} />
+        ) : (
+          <span class="muted">no key</span>
+        )}
+        <Button
+          kind="danger"
+          onClick={onPanic}
+          title="Cancel everything at both venues, revoke permissions and lock (Alt+Shift+X)"
+        >
+          Panic
+        </Button>
+        <Button onClick={() => void vault.lock()} aria-label="Lock" title="Lock (Ctrl+L)">
+          Lock
+        </Button>
       </header>
       <TradingSessionBanner sites={status.session} now={Date.now()} />
       <Tabs tabs={TABS} active={tab} onChange={setTab} label="Countersign screens" />
@@ -162,14 +233,32 @@ function Unlocked({ status, account, vault, settings, tab, setTab, refresh, onAd
         {!account ? (
           <section class="panel">
             <p>No owner key yet.</p>
-            <Button kind="primary" onClick={onAddKey}>Add a key</Button>
+            <Button kind="primary" onClick={onAddKey}>
+              Add a key
+            </Button>
           </section>
         ) : tab === 'perps' ? (
-          <PerpsTicket key={account.address} account={account} store={store} maxPositionUsdc={settings.maxPositionUsdc.value} slippageBps={settings.slippageBps.value} />
+          <PerpsTicket
+            key={account.address}
+            account={account}
+            store={store}
+            maxPositionUsdc={settings.maxPositionUsdc.value}
+            slippageBps={settings.slippageBps.value}
+          />
         ) : tab === 'positions' ? (
-          <PositionsView key={account.address} account={account} store={store} slippageBps={settings.slippageBps.value} />
+          <PositionsView
+            key={account.address}
+            account={account}
+            store={store}
+            slippageBps={settings.slippageBps.value}
+          />
         ) : tab === 'clob' ? (
-          <ClobTicket key={account.address} account={account} onCredentials={refresh} slippageBps={settings.slippageBps.value} />
+          <ClobTicket
+            key={account.address}
+            account={account}
+            onCredentials={() => void refresh()}
+            slippageBps={settings.slippageBps.value}
+          />
         ) : tab === 'audit' ? (
           <AuditView />
         ) : tab === 'account' ? (

@@ -57,33 +57,67 @@ export function AuditView() {
     <section class="panel audit" aria-label="Audit log">
       {check ? <CheckBanner check={check} /> : null}
       <div class="actions">
-        <Button onClick={() => s.runCheck(true)} disabled={check?.state === 'checking'}>Check everything</Button>
+        <Button onClick={() => s.runCheck(true)} disabled={check?.state === 'checking'}>
+          Check everything
+        </Button>
       </div>
       <ErrorText error={s.error.value} />
       <div class="grid3">
         <Field label="Origin">
-          <select name="audit-origin" value={s.origin.value} onChange={(e) => void s.filter({ origin: e.currentTarget.value })}>
+          <select
+            name="audit-origin"
+            value={s.origin.value}
+            onChange={(e) => void s.filter({ origin: e.currentTarget.value })}
+          >
             <option value="">all</option>
-            {s.origins.value.map((o) => <option key={o} value={o}>{o}</option>)}
+            {s.origins.value.map((o) => (
+              <option key={o} value={o}>
+                {o}
+              </option>
+            ))}
           </select>
         </Field>
         <Field label="Kind">
-          <select name="audit-kind" value={s.kind.value} onChange={(e) => void s.filter({ kind: e.currentTarget.value })}>
-            {KINDS.map(([v, l]) => <option key={v} value={v}>{l}</option>)}
+          <select
+            name="audit-kind"
+            value={s.kind.value}
+            onChange={(e) => void s.filter({ kind: e.currentTarget.value })}
+          >
+            {KINDS.map(([v, l]) => (
+              <option key={v} value={v}>
+                {l}
+              </option>
+            ))}
           </select>
         </Field>
         <div class="actions">
-          <Button onClick={() => void exportAs('csv')} disabled={!!exporting}>CSV</Button>
-          <Button onClick={() => void exportAs('json')} disabled={!!exporting}>JSON</Button>
+          <Button onClick={() => void exportAs('csv')} disabled={!!exporting}>
+            CSV
+          </Button>
+          <Button onClick={() => void exportAs('json')} disabled={!!exporting}>
+            JSON
+          </Button>
         </div>
       </div>
-      {exporting ? <p class="muted small" role="status">{exporting}</p> : null}
+      {exporting ? (
+        <p class="muted small" role="status">
+          {exporting}
+        </p>
+      ) : null}
       <ul class="orders small" data-testid="audit-entries">
         {s.entries.value.map((e) => (
           <li key={e.id} data-status={e.status}>
-            <span class="num muted">{new Date(e.at).toISOString().slice(5, 19).replace('T', ' ')}</span> · <strong>{e.origin}</strong> · {e.summary}
-            <span class="muted"> · {e.kind} · {e.result}{e.digest ? ` · ${e.digest.slice(0, 10)}…` : ''}{e.detail ? ` · ${e.detail}` : ''}</span>
-            {e.status === 'ok' ? null : <span class={e.status === 'changed' ? 'tag error' : 'tag'}> {STATUS_TEXT[e.status]}</span>}
+            <span class="num muted">{new Date(e.at).toISOString().slice(5, 19).replace('T', ' ')}</span> ·{' '}
+            <strong>{e.origin}</strong> · {e.summary}
+            <span class="muted">
+              {' '}
+              · {e.kind} · {e.result}
+              {e.digest ? ` · ${e.digest.slice(0, 10)}…` : ''}
+              {e.detail ? ` · ${e.detail}` : ''}
+            </span>
+            {e.status === 'ok' ? null : (
+              <span class={e.status === 'changed' ? 'tag error' : 'tag'}> {STATUS_TEXT[e.status]}</span>
+            )}
           </li>
         ))}
       </ul>

@@ -25,7 +25,15 @@ const ORDER_TYPES: readonly OrderType[] = ['GTC', 'GTD', 'FOK', 'FAK'];
 const asOrderType = (v: string) => ORDER_TYPES.find((t) => t === v);
 
 /** The Order book tab for `account`; without API credentials it offers to create them. */
-export function ClobTicket({ account, onCredentials, slippageBps = DEFAULT_SLIPPAGE_BPS }: { account: Account; onCredentials: () => void; slippageBps?: number }) {
+export function ClobTicket({
+  account,
+  onCredentials,
+  slippageBps = DEFAULT_SLIPPAGE_BPS,
+}: {
+  account: Account;
+  onCredentials: () => void;
+  slippageBps?: number;
+}) {
   const store = useMemo(() => createClobStore(account), [account.address, account.hasClobCredentials]);
   const [q, setQ] = useState('');
   useEffect(() => store.start(), [store]);
@@ -35,7 +43,9 @@ export function ClobTicket({ account, onCredentials, slippageBps = DEFAULT_SLIPP
       <section class="panel">
         <Notice>Order-book trading needs API credentials, created with your owner key.</Notice>
         <ErrorText error={store.error.value} />
-        <Button kind="primary" onClick={() => void store.createCredentials().then((ok) => ok && onCredentials())}>Create API credentials</Button>
+        <Button kind="primary" onClick={() => void store.createCredentials().then((ok) => ok && onCredentials())}>
+          Create API credentials
+        </Button>
         <DepositWalletPanel account={account.address} onSetUp={onCredentials} />
       </section>
     );
@@ -43,16 +53,37 @@ export function ClobTicket({ account, onCredentials, slippageBps = DEFAULT_SLIPP
   const market = store.market.value;
   return (
     <section class="panel ticket" aria-label="Order-book ticket">
-      <form onSubmit={(e) => { e.preventDefault(); void store.search(q); }} class="search">
-        <input name="market-search" placeholder="Search markets" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void store.search(q);
+        }}
+        class="search"
+      >
+        <input
+          name="market-search"
+          placeholder="Search markets"
+          value={q}
+          onInput={(e) => setQ(e.currentTarget.value)}
+        />
         <Button type="submit">Search</Button>
       </form>
       {!market ? (
-        <MarketList markets={store.markets.value} hasMore={!!store.cursor.value} onPick={store.choose} onMore={() => void store.search(q, true)} />
+        <MarketList
+          markets={store.markets.value}
+          hasMore={!!store.cursor.value}
+          onPick={store.choose}
+          onMore={() => void store.search(q, true)}
+        />
       ) : (
         <ClobOrderForm key={market.slug} store={store} market={market} capBps={slippageBps} />
       )}
-      <ClobPortfolio value={store.value.value} positions={store.positions.value} hasMore={!!store.posCursor.value} onMore={() => void store.loadPortfolio(true)} />
+      <ClobPortfolio
+        value={store.value.value}
+        positions={store.positions.value}
+        hasMore={!!store.posCursor.value}
+        onMore={() => void store.loadPortfolio(true)}
+      />
       <ClobOpenOrders orders={store.open.value} onCancel={(id) => void store.cancel(id)} />
       <ClobTrades trades={store.trades.value} />
       <DepositWalletPanel account={account.address} clobType={account.clobSignatureType} onSetUp={onCredentials} />
@@ -76,53 +107,155 @@ function ClobOrderForm({ store, market, capBps }: { store: ClobStore; market: Ma
       if (b) setPrice((side === 'BUY' ? b.bestAsk : b.bestBid) ?? '');
     });
   }, [tokenId]);
-  const preview = useMemo(() => clobPreview(info, { side, price, size, orderType }, capBps), [info, price, size, side, orderType, capBps]);
+  const preview = useMemo(
+    () => clobPreview(info, { side, price, size, orderType }, capBps),
+    [info, price, size, side, orderType, capBps],
+  );
   const submit = (e: Event) => {
     e.preventDefault();
     if (preview.amounts) void store.post({ side, price, size, orderType, postOnly, gtdHours }, capBps);
   };
   const marketStyle = orderType === 'FOK' || orderType === 'FAK';
   return (
-    <form class="clob-form" onSubmit={submit} onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); setSize(''); store.dismiss(); } }}>
-      <p class="market-title"><strong>{market.question}</strong> <button type="button" class="link" onClick={() => store.choose(undefined)}>change</button></p>
+    <form
+      class="clob-form"
+      onSubmit={submit}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') {
+          e.preventDefault();
+          setSize('');
+          store.dismiss();
+        }
+      }}
+    >
+      <p class="market-title">
+        <strong>{market.question}</strong>{' '}
+        <button type="button" class="link" onClick={() => store.choose(undefined)}>
+          change
+        </button>
+      </p>
       <div class="grid2">
         <Field label="Outcome">
-          <select name="outcome" value={outcome} onChange={(e) => (store.outcome.value = Number(e.currentTarget.value))}>
-            {market.outcomes.map((o, i) => <option value={i} key={o}>{o}</option>)}
+          <select
+            name="outcome"
+            value={outcome}
+            onChange={(e) => (store.outcome.value = Number(e.currentTarget.value))}
+          >
+            {market.outcomes.map((o, i) => (
+              <option value={i} key={o}>
+                {o}
+              </option>
+            ))}
           </select>
         </Field>
         <SideToggle buy={side === 'BUY'} onChange={(buy) => setSide(buy ? 'BUY' : 'SELL')} label="Side" />
       </div>
       <div class="ticket-grid">
         <div class="ticket-main">
-          <Field label="Price (USDC)" hint={info ? `tick ${info.tickSize} · bid ${info.bestBid ?? '—'} / ask ${info.bestAsk ?? '—'}` : undefined}>
-            <input name="clob-price" inputMode="decimal" value={price} onInput={(e) => setPrice(e.currentTarget.value.trim())} autocomplete="off" />
+          <Field
+            label="Price (USDC)"
+            hint={info ? `tick ${info.tickSize} · bid ${info.bestBid ?? '—'} / ask ${info.bestAsk ?? '—'}` : undefined}
+          >
+            <input
+              name="clob-price"
+              inputMode="decimal"
+              value={price}
+              onInput={(e) => setPrice(e.currentTarget.value.trim())}
+              autocomplete="off"
+            />
           </Field>
-          <Field label={marketStyle && side === 'BUY' ? 'Amount (USDC)' : 'Size (shares)'} hint={info ? `minimum ${info.minSize}` : undefined}>
-            <input name="clob-size" inputMode="decimal" autoFocus value={size} onInput={(e) => setSize(e.currentTarget.value.trim())} autocomplete="off" />
+          <Field
+            label={marketStyle && side === 'BUY' ? 'Amount (USDC)' : 'Size (shares)'}
+            hint={info ? `minimum ${info.minSize}` : undefined}
+          >
+            <input
+              name="clob-size"
+              inputMode="decimal"
+              autoFocus
+              value={size}
+              onInput={(e) => setSize(e.currentTarget.value.trim())}
+              autocomplete="off"
+            />
           </Field>
           <Field label="Order type">
-            <select name="order-type" value={orderType} onChange={(e) => setOrderType(asOrderType(e.currentTarget.value) ?? orderType)}>
+            <select
+              name="order-type"
+              value={orderType}
+              onChange={(e) => setOrderType(asOrderType(e.currentTarget.value) ?? orderType)}
+            >
               <option value="GTC">Good til cancelled</option>
               <option value="GTD">Good til date</option>
               <option value="FOK">Fill or kill</option>
               <option value="FAK">Fill and kill</option>
             </select>
           </Field>
-          {orderType === 'GTD' ? <Field label="Expires in (h)"><input name="gtd-hours" value={gtdHours} onInput={(e) => setGtdHours(e.currentTarget.value)} /></Field> : null}
-          <label class="check"><input type="checkbox" name="clob-po" checked={postOnly} disabled={marketStyle} onChange={(e) => setPostOnly(e.currentTarget.checked)} /> Post-only</label>
+          {orderType === 'GTD' ? (
+            <Field label="Expires in (h)">
+              <input name="gtd-hours" value={gtdHours} onInput={(e) => setGtdHours(e.currentTarget.value)} />
+            </Field>
+          ) : null}
+          <label class="check">
+            <input
+              type="checkbox"
+              name="clob-po"
+              checked={postOnly}
+              disabled={marketStyle}
+              onChange={(e) => setPostOnly(e.currentTarget.checked)}
+            />{' '}
+            Post-only
+          </label>
         </div>
-        {info && info.bids.length + info.asks.length > 0 ? <BookLadder bids={info.bids} asks={info.asks} tick={info.tickSize} lot="0.01" unit="shares" onPick={setPrice} /> : <p class="ladder muted small">{info ? 'The book is empty.' : 'Loading the book…'}</p>}
+        {info && info.bids.length + info.asks.length > 0 ? (
+          <BookLadder
+            bids={info.bids}
+            asks={info.asks}
+            tick={info.tickSize}
+            lot="0.01"
+            unit="shares"
+            onPick={setPrice}
+          />
+        ) : (
+          <p class="ladder muted small">{info ? 'The book is empty.' : 'Loading the book…'}</p>
+        )}
       </div>
       <div class="ticket-foot" data-testid="ticket-foot">
-        {preview.amounts ? <AmountsLine amounts={preview.amounts} side={side} feeRateBps={info?.feeRateBps ?? 0} fee={clobFee(preview.amounts, side, info?.feeRateBps ?? 0)} units={units} /> : null}
-        {preview.estimate ? <MarketEstimateLine estimate={preview.estimate} limit={preview.price ?? ''} capBps={capBps} side={side} typed={price !== ''} /> : null}
+        {preview.amounts ? (
+          <AmountsLine
+            amounts={preview.amounts}
+            side={side}
+            feeRateBps={info?.feeRateBps ?? 0}
+            fee={clobFee(preview.amounts, side, info?.feeRateBps ?? 0)}
+            units={units}
+          />
+        ) : null}
+        {preview.estimate ? (
+          <MarketEstimateLine
+            estimate={preview.estimate}
+            limit={preview.price ?? ''}
+            capBps={capBps}
+            side={side}
+            typed={price !== ''}
+          />
+        ) : null}
         {preview.problem ? <p class="warn">{preview.problem}</p> : null}
         <ErrorText error={store.error.value} />
         <div class="actions submit-row">
-          <Button kind={side === 'BUY' ? 'primary' : 'danger'} type="submit" disabled={!preview.amounts || store.busy.value} data-testid="clob-submit">{side === 'BUY' ? 'Buy' : 'Sell'} {market.outcomes[outcome]}</Button>
+          <Button
+            kind={side === 'BUY' ? 'primary' : 'danger'}
+            type="submit"
+            disabled={!preview.amounts || store.busy.value}
+            data-testid="clob-submit"
+          >
+            {side === 'BUY' ? 'Buy' : 'Sell'} {market.outcomes[outcome]}
+          </Button>
         </div>
-        <Live testid="clob-result">{store.results.value.map((r) => <p class="notice" key={r}>{r}</p>)}</Live>
+        <Live testid="clob-result">
+          {store.results.value.map((r) => (
+            <p class="notice" key={r}>
+              {r}
+            </p>
+          ))}
+        </Live>
       </div>
     </form>
   );
@@ -137,17 +270,39 @@ const cut = (v: string, dp: number) => {
 /**
  * A market-style (FOK / FAK) order's estimate from the visible book: average price, slippage
  * against the best level, the estimated cost (a BUY: the shares it signs for and the USDC they cost at
- * the makers' prices; a SELL: the USDC the shares bring) and the limit it is sent with (the typed price, else best ± `capBps`).
+ * the makers' prices; a SELL: the USDC the shares bring) and the limit it is sent with (the typed price, else best ±
+ * `capBps`).
  */
-function MarketEstimateLine({ estimate, limit, capBps, side, typed }: { estimate: ClobMarketEstimate; limit: string; capBps: number; side: 'BUY' | 'SELL'; typed: boolean }) {
-  if (!estimate.avgPrice) return <p class="warn" data-testid="clob-estimate">Nothing fills within the limit {limit} USDC.</p>;
+function MarketEstimateLine({
+  estimate,
+  limit,
+  capBps,
+  side,
+  typed,
+}: {
+  estimate: ClobMarketEstimate;
+  limit: string;
+  capBps: number;
+  side: 'BUY' | 'SELL';
+  typed: boolean;
+}) {
+  if (!estimate.avgPrice)
+    return (
+      <p class="warn" data-testid="clob-estimate">
+        Nothing fills within the limit {limit} USDC.
+      </p>
+    );
   // Shares to the token's base unit (6 decimals, trailing zeros dropped): the venue's own amount.
   const shares = cut(estimate.shares, 6).replace(/\.?0+$/, '');
   const usdc = cut(estimate.usdc, 2);
   return (
     <p class="small" data-testid="clob-estimate">
-      Est. average <span data-testid="clob-est-avg">{estimate.avgPrice}</span> USDC · slippage <span data-testid="clob-est-slip">{estimate.slippageBps}</span> bp ·{' '}
-      <span data-testid="clob-est-cost">{side === 'BUY' ? `≈ ${shares} shares for ${usdc} USDC` : `${shares} shares bring ≈ ${usdc} USDC`}</span> · limit {limit} USDC{typed ? '' : ` (best ± ${capBps / 100} %)`}
+      Est. average <span data-testid="clob-est-avg">{estimate.avgPrice}</span> USDC · slippage{' '}
+      <span data-testid="clob-est-slip">{estimate.slippageBps}</span> bp ·{' '}
+      <span data-testid="clob-est-cost">
+        {side === 'BUY' ? `≈ ${shares} shares for ${usdc} USDC` : `${shares} shares bring ≈ ${usdc} USDC`}
+      </span>{' '}
+      · limit {limit} USDC{typed ? '' : ` (best ± ${capBps / 100} %)`}
       {estimate.complete ? null : ' · only part fills within the limit'}
     </p>
   );

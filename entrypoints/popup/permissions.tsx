@@ -10,6 +10,9 @@ import { describeGrant, grantScope, marketName } from '../../lib/grants/evaluate
 import { createPermissionsStore } from './stores/permissions';
 
 /** The "Standing permissions" section of the Settings tab (nothing until the grants are read). */
+/** Whole minutes from `now` to `expiresAt` (both ms since the epoch), never below 0. */
+const minutesLeft = (expiresAt: number, now: number) => Math.max(0, Math.round((expiresAt - now) / 60_000));
+
 export function Permissions() {
   const s = useMemo(() => createPermissionsStore(), []);
   useEffect(() => void s.load(), [s]);
@@ -25,9 +28,26 @@ export function Permissions() {
       <ul class="orders">
         {grants.map((g) => (
           <li key={g.id} data-testid="grant">
-            <strong>{g.origin}</strong> · <span data-testid="grant-venue">{g.venue === 'perps' ? 'perps' : 'order book'}: {grantScope(g).map((m) => marketName(g, m)).join(', ')}</span> · {Math.max(0, Math.round((g.expiresAt - now) / 60_000))} min left · used {g.used24h} USDC in {g.uses24h} request(s)
-            <ul class="muted small">{describeGrant(g).map((l) => <li key={l}>{l}</li>)}</ul>
-            <Button kind="danger" onClick={() => void s.revoke(g.id)} aria-label={`Revoke the permission of ${g.origin}`}>Revoke</Button>
+            <strong>{g.origin}</strong> ·{' '}
+            <span data-testid="grant-venue">
+              {g.venue === 'perps' ? 'perps' : 'order book'}:{' '}
+              {grantScope(g)
+                .map((m) => marketName(g, m))
+                .join(', ')}
+            </span>{' '}
+            · {minutesLeft(g.expiresAt, now)} min left · used {g.used24h} USDC in {g.uses24h} request(s)
+            <ul class="muted small">
+              {describeGrant(g).map((l) => (
+                <li key={l}>{l}</li>
+              ))}
+            </ul>
+            <Button
+              kind="danger"
+              onClick={() => void s.revoke(g.id)}
+              aria-label={`Revoke the permission of ${g.origin}`}
+            >
+              Revoke
+            </Button>
           </li>
         ))}
       </ul>

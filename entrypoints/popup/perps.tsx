@@ -41,11 +41,16 @@ import { createPerpsTicket, PRESETS, ticketKey, type PerpsTicketState } from './
 import { DEFAULT_SLIPPAGE_BPS } from '../../lib/perps/risk';
 
 /** Signs and sends a perps command from the popup (the click is the consent); resolves to the venue's answer. */
-export const sendPerps = (account: Account, cmd: PerpsCommand) => call('perps.send', { account: account.address, op: cmd.body, ...(cmd.label ? { label: cmd.label } : {}) });
+export const sendPerps = (account: Account, cmd: PerpsCommand) =>
+  call('perps.send', { account: account.address, op: cmd.body, ...(cmd.label ? { label: cmd.label } : {}) });
 
 /** Places an order (a `createOrders` command) and resolves to the venue's acknowledgements. */
 const placePerps = async (account: Account, cmd: PerpsCommand) => {
-  const answer = await call('perps.send', { account: account.address, op: cmd.body, ...(cmd.label ? { label: cmd.label } : {}) });
+  const answer = await call('perps.send', {
+    account: account.address,
+    op: cmd.body,
+    ...(cmd.label ? { label: cmd.label } : {}),
+  });
   return Array.isArray(answer) ? answer.flatMap((a) => (a.oid === undefined ? [] : [{ oid: a.oid }])) : [];
 };
 
@@ -62,7 +67,17 @@ async function withFillSummary(t: PerpsTicketState, store: PerpsStore, oid: numb
 }
 
 /** The Perps tab: the order ticket for `account` over the shared perps store (needs a live proxy key). */
-export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEFAULT_SLIPPAGE_BPS }: { account: Account; store: PerpsStore; maxPositionUsdc: number; slippageBps?: number }) {
+export function PerpsTicket({
+  account,
+  store,
+  maxPositionUsdc,
+  slippageBps = DEFAULT_SLIPPAGE_BPS,
+}: {
+  account: Account;
+  store: PerpsStore;
+  maxPositionUsdc: number;
+  slippageBps?: number;
+}) {
   const hasProxy = account.proxies.some((p) => p.expiry > Date.now());
   const limit = useRef(maxPositionUsdc);
   limit.current = maxPositionUsdc;
@@ -115,7 +130,10 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
   };
   const onKey = (e: KeyboardEvent) => {
     const target = e.target;
-    const typing = target instanceof HTMLInputElement || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement;
+    const typing =
+      target instanceof HTMLInputElement ||
+      target instanceof HTMLSelectElement ||
+      target instanceof HTMLTextAreaElement;
     const next = cycleKey(e, typing);
     if (next) {
       e.preventDefault();
@@ -132,7 +150,8 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
       t.clear();
       formRef.current?.focus();
     } else if (action.kind === 'step') t.step(action.steps);
-    else if (action.kind === 'submit') void (t.closeArmed.value ? t.closePosition() : submit()); // inside a field the form submits by itself
+    else if (action.kind === 'submit')
+      void (t.closeArmed.value ? t.closePosition() : submit()); // inside a field the form submits by itself
     else if (action.kind === 'side') t.buy.value = action.buy;
     else t.preset(action.fraction);
   };
@@ -143,7 +162,13 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
   return (
     <section class="panel ticket" aria-label="Perps order ticket">
       <Prefill t={t} />
-      <form ref={formRef} tabIndex={-1} onSubmit={submit} onKeyDown={onKey} aria-keyshortcuts="B S I 1 2 3 4 ArrowUp ArrowDown Enter Escape">
+      <form
+        ref={formRef}
+        tabIndex={-1}
+        onSubmit={(e) => void submit(e)}
+        onKeyDown={onKey}
+        aria-keyshortcuts="B S I 1 2 3 4 ArrowUp ArrowDown Enter Escape"
+      >
         <TicketHead t={t} store={store} />
         <div class="ticket-grid">
           <div class="ticket-main">
@@ -152,7 +177,15 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
           </div>
           <TicketLadder t={t} store={store} />
         </div>
-        <TpSlInputs tp={t.tp.value} sl={t.sl.value} slippage={t.slippage.value} defaultCapBps={slippageBps} onTp={(v) => (t.tp.value = v)} onSl={(v) => (t.sl.value = v)} onSlippage={(v) => (t.slippage.value = v)} />
+        <TpSlInputs
+          tp={t.tp.value}
+          sl={t.sl.value}
+          slippage={t.slippage.value}
+          defaultCapBps={slippageBps}
+          onTp={(v) => (t.tp.value = v)}
+          onSl={(v) => (t.sl.value = v)}
+          onSlippage={(v) => (t.slippage.value = v)}
+        />
         <div class="ticket-foot" data-testid="ticket-foot">
           <TicketRisk t={t} store={store} />
           <TicketClosePreview t={t} />
@@ -160,10 +193,26 @@ export function PerpsTicket({ account, store, maxPositionUsdc, slippageBps = DEF
         </div>
         <TicketMetaLine t={t} store={store} />
       </form>
-      <LeverageForm lev={t.lev.value} cross={t.cross.value} onLev={(v) => (t.lev.value = v)} onCross={(v) => (t.cross.value = v)} onApply={() => void t.applyLeverage()} />
+      <LeverageForm
+        lev={t.lev.value}
+        cross={t.cross.value}
+        onLev={(v) => (t.lev.value = v)}
+        onCross={(v) => (t.cross.value = v)}
+        onApply={() => void t.applyLeverage()}
+      />
       <TicketOpenOrders t={t} store={store} />
       {inSidePanel() ? null : (
-        <button type="button" class="link small" onClick={() => void openSidePanel().then((ok) => ok && window.close()).catch(() => undefined)}>Keep the cockpit open in the side panel</button>
+        <button
+          type="button"
+          class="link small"
+          onClick={() =>
+            void openSidePanel()
+              .then((ok) => ok && window.close())
+              .catch(() => undefined)
+          }
+        >
+          Keep the cockpit open in the side panel
+        </button>
       )}
     </section>
   );
@@ -181,30 +230,72 @@ function Prefill({ t }: { t: PerpsTicketState }) {
 function TicketSizePrice({ t, qtyRef }: { t: PerpsTicketState; qtyRef: RefObject<HTMLInputElement> }) {
   return (
     <SizePriceInputs
-      qty={t.qty.value} max={maxText(t.maxSize.value, t.lot.value, baseOf(t.label.value))} unit={t.unit.value} contracts={t.contracts.value} price={t.price.value} tick={t.tick.value} presets={PRESETS} qtyRef={qtyRef}
-      onQty={(q) => (t.qty.value = q)} onPrice={t.setPrice} onPreset={t.preset} onToggleUnit={t.toggleUnit}
+      qty={t.qty.value}
+      max={maxText(t.maxSize.value, t.lot.value, baseOf(t.label.value))}
+      unit={t.unit.value}
+      contracts={t.contracts.value}
+      price={t.price.value}
+      tick={t.tick.value}
+      presets={PRESETS}
+      qtyRef={qtyRef}
+      onQty={(q) => (t.qty.value = q)}
+      onPrice={t.setPrice}
+      onPreset={t.preset}
+      onToggleUnit={t.toggleUnit}
     />
   );
 }
 
 /** Time in force, post-only, reduce-only. */
 function TicketFlags({ t }: { t: PerpsTicketState }) {
-  return <OrderFlags tif={t.effectiveTif.value} marketStyle={t.price.value === ''} po={t.po.value} ro={t.ro.value} onTif={(v) => (t.tif.value = v)} onPo={(v) => (t.po.value = v)} onRo={(v) => (t.ro.value = v)} />;
+  return (
+    <OrderFlags
+      tif={t.effectiveTif.value}
+      marketStyle={t.price.value === ''}
+      po={t.po.value}
+      ro={t.ro.value}
+      onTif={(v) => (t.tif.value = v)}
+      onPo={(v) => (t.po.value = v)}
+      onRo={(v) => (t.ro.value = v)}
+    />
+  );
 }
 
 /** The book ladder, or its placeholder until the first book. */
 function TicketLadder({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
   const book = store.book.value;
-  return book ? <BookLadder bids={book.bids} asks={book.asks} tick={t.tick.value} lot={t.lot.value} unit={baseOf(t.label.value)} onPick={t.setPrice} stale={store.bookStale.value} /> : <p class="ladder muted small">Loading the book…</p>;
+  return book ? (
+    <BookLadder
+      bids={book.bids}
+      asks={book.asks}
+      tick={t.tick.value}
+      lot={t.lot.value}
+      unit={baseOf(t.label.value)}
+      onPick={t.setPrice}
+      stale={store.bookStale.value}
+    />
+  ) : (
+    <p class="ladder muted small">Loading the book…</p>
+  );
 }
 
 /** Why the order cannot go, the error, Buy / Sell and Close position, the venue's answer. */
 function TicketFoot({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
   return (
     <TicketFooter
-      coid={t.coid.value} weights={t.built.value.cmd?.weight} spend={store.spend.value} problem={t.qty.value ? t.reason.value : t.built.value.problem} error={t.error.value} result={t.result.value}
-      buy={t.buy.value} contracts={t.contracts.value} symbol={t.label.value} price={t.price.value}
-      canSubmit={t.canSubmit.value} hasPosition={!!t.position.value} onClosePosition={() => void t.closePosition()}
+      coid={t.coid.value}
+      weights={t.built.value.cmd?.weight}
+      spend={store.spend.value}
+      problem={t.qty.value ? t.reason.value : t.built.value.problem}
+      error={t.error.value}
+      result={t.result.value}
+      buy={t.buy.value}
+      contracts={t.contracts.value}
+      symbol={t.label.value}
+      price={t.price.value}
+      canSubmit={t.canSubmit.value}
+      hasPosition={!!t.position.value}
+      onClosePosition={() => void t.closePosition()}
     />
   );
 }
@@ -212,7 +303,16 @@ function TicketFoot({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
 /** The close-position preview while a close is armed (it follows the book and the position). */
 function TicketClosePreview({ t }: { t: PerpsTicketState }) {
   const preview = t.closeArmed.value ? t.closePreview.value : undefined;
-  return preview ? <ClosePreview symbol={t.label.value} tick={t.tick.value} lot={t.lot.value} preview={preview} onConfirm={() => void t.closePosition()} onCancel={t.cancelClose} /> : null;
+  return preview ? (
+    <ClosePreview
+      symbol={t.label.value}
+      tick={t.tick.value}
+      lot={t.lot.value}
+      preview={preview}
+      onConfirm={() => void t.closePosition()}
+      onCancel={t.cancelClose}
+    />
+  ) : null;
 }
 
 /** The client order id, weights and reads line. */
@@ -231,19 +331,25 @@ function TicketOpenOrders({ t, store }: { t: PerpsTicketState; store: PerpsStore
         const i = instruments.find((x) => x.instrument_id === id);
         return i ? { tick: tickOf(i), lot: lotOf(i) } : { tick: '0.01', lot: '0.001' };
       }}
-      onCancel={(oid) => void t.cancel(oid)} onCancelByCoid={(c) => void t.cancelByCoid(c)} onCancelAll={() => void t.cancelEverything()}
+      onCancel={(oid) => void t.cancel(oid)}
+      onCancelByCoid={(c) => void t.cancelByCoid(c)}
+      onCancelAll={() => void t.cancelEverything()}
     />
   );
 }
 
 /** The max-size readout: "Max 9.755 SOL" (contracts formatted to the lot), or undefined until the size is known. */
-const maxText = (size: string | undefined, lot: string, asset: string) => (size === undefined ? undefined : `Max ${formatStep(size, lot)} ${asset}`.trim());
+const maxText = (size: string | undefined, lot: string, asset: string) =>
+  size === undefined ? undefined : `Max ${formatStep(size, lot)} ${asset}`.trim();
 
 /** The base asset of a perps symbol ("BTC-PERP" → "BTC"), naming the ladder's size column. */
 const baseOf = (symbol: string) => symbol.split('-')[0] ?? '';
 
 /** `I` (+1) / `Shift+I` (−1) outside text fields and without Ctrl / Meta / Alt cycle the instrument; else 0. */
-function cycleKey(e: { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean; shiftKey: boolean }, typing: boolean): -1 | 0 | 1 {
+function cycleKey(
+  e: { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean; shiftKey: boolean },
+  typing: boolean,
+): -1 | 0 | 1 {
   if (typing || e.ctrlKey || e.metaKey || e.altKey || e.key.toLowerCase() !== 'i') return 0;
   return e.shiftKey ? -1 : 1;
 }
@@ -255,8 +361,17 @@ function TicketHead({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
     <>
       <div class="grid2">
         <Field label="Instrument (I)">
-          <select name="instrument" aria-keyshortcuts="I" value={store.iid.value} onChange={(e) => store.select(Number(e.currentTarget.value))}>
-            {store.instruments.value.map((i) => <option value={i.instrument_id} key={i.instrument_id}>{labelOf(store.instruments.value, i.instrument_id)}</option>)}
+          <select
+            name="instrument"
+            aria-keyshortcuts="I"
+            value={store.iid.value}
+            onChange={(e) => store.select(Number(e.currentTarget.value))}
+          >
+            {store.instruments.value.map((i) => (
+              <option value={i.instrument_id} key={i.instrument_id}>
+                {labelOf(store.instruments.value, i.instrument_id)}
+              </option>
+            ))}
           </select>
         </Field>
         <SideToggle buy={t.buy.value} onChange={(b) => (t.buy.value = b)} label="Side (B / S)" />
@@ -275,7 +390,16 @@ function TicketRisk({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
       symbol={t.label.value}
       tick={t.tick.value}
       lot={t.lot.value}
-      {...(position ? { position: { size: position.size, entryPrice: position.entry_price, unrealizedPnl: position.unrealized_pnl, liquidationPrice: position.liquidation_price } } : {})}
+      {...(position
+        ? {
+            position: {
+              size: position.size,
+              entryPrice: position.entry_price,
+              unrealizedPnl: position.unrealized_pnl,
+              liquidationPrice: position.liquidation_price,
+            },
+          }
+        : {})}
       available={store.portfolio.value?.withdrawable ?? '…'}
       {...(preview ? { preview } : {})}
       leverage={t.leverage.value}

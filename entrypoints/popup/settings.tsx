@@ -1,7 +1,8 @@
 /**
- * Settings: the venue preset and its connection check (`components/settings/Presets.tsx`), gateway URLs (default: the sandbox), auto-lock minutes, theme (system / light / dark),
- * encrypted backup export and restore, password change, and adding another owner key. State: the
- * app's settings store (`stores/settings.ts`); the passwords and the backup file being entered stay local.
+ * Settings: the venue preset and its connection check (`components/settings/Presets.tsx`), gateway URLs (default: the
+ * sandbox), auto-lock minutes, theme (system / light / dark), encrypted backup export and restore, password change, and
+ * adding another owner key. State: the app's settings store (`stores/settings.ts`); the passwords and the backup file
+ * being entered stay local.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { Button, ErrorText, Field, Notice } from '../../components/ui';
@@ -21,7 +22,17 @@ const loadNotifications = () => call('notifications.get', {});
 const saveNotifications = (patch: Parameters<typeof call<'notifications.set'>>[1]) => call('notifications.set', patch);
 
 /** The Settings tab; `onChanged` re-reads the vault status after a restore. */
-export function SettingsView({ settings: st, accounts, onChanged, onAddKey }: { settings: SettingsStore; accounts: Status['accounts']; onChanged: () => Promise<void>; onAddKey: () => void }) {
+export function SettingsView({
+  settings: st,
+  accounts,
+  onChanged,
+  onAddKey,
+}: {
+  settings: SettingsStore;
+  accounts: Status['accounts'];
+  onChanged: () => Promise<void>;
+  onAddKey: () => void;
+}) {
   const [oldPw, setOldPw] = useState('');
   const [newPw, setNewPw] = useState('');
   const [restorePw, setRestorePw] = useState('');
@@ -42,60 +53,169 @@ export function SettingsView({ settings: st, accounts, onChanged, onAddKey }: { 
       <form onSubmit={save}>
         {invalid.length ? (
           <p class="error" role="alert" data-testid="invalid-settings">
-            Some stored settings were invalid and were reset to their defaults: {invalidText(invalid)}. Check them and save.
+            Some stored settings were invalid and were reset to their defaults: {invalidText(invalid)}. Check them and
+            save.
           </p>
         ) : null}
         <TransportNotices settings={st} accounts={accounts} onChanged={onChanged} />
         <Presets settings={st} />
         <h3>Gateways</h3>
-        <Field label="Perps gateway"><input name="perpsUrl" value={s.perpsUrl} onInput={(e) => st.edit({ perpsUrl: e.currentTarget.value })} /></Field>
-        <Field label="Order-book exchange"><input name="clobUrl" value={s.clobUrl} onInput={(e) => st.edit({ clobUrl: e.currentTarget.value })} /></Field>
-        <Field label="Catalogue"><input name="gammaUrl" value={s.gammaUrl} onInput={(e) => st.edit({ gammaUrl: e.currentTarget.value })} /></Field>
-        <Field label="Data service"><input name="dataUrl" value={s.dataUrl} onInput={(e) => st.edit({ dataUrl: e.currentTarget.value })} /></Field>
-        <Field label="Relayer (deposit wallets)"><input name="relayerUrl" value={s.relayerUrl} onInput={(e) => st.edit({ relayerUrl: e.currentTarget.value })} /></Field>
-        <Field label="Chain RPC (deposit-wallet reads)"><input name="rpcUrl" value={s.rpcUrl} onInput={(e) => st.edit({ rpcUrl: e.currentTarget.value })} /></Field>
+        <Field label="Perps gateway">
+          <input name="perpsUrl" value={s.perpsUrl} onInput={(e) => st.edit({ perpsUrl: e.currentTarget.value })} />
+        </Field>
+        <Field label="Order-book exchange">
+          <input name="clobUrl" value={s.clobUrl} onInput={(e) => st.edit({ clobUrl: e.currentTarget.value })} />
+        </Field>
+        <Field label="Catalogue">
+          <input name="gammaUrl" value={s.gammaUrl} onInput={(e) => st.edit({ gammaUrl: e.currentTarget.value })} />
+        </Field>
+        <Field label="Data service">
+          <input name="dataUrl" value={s.dataUrl} onInput={(e) => st.edit({ dataUrl: e.currentTarget.value })} />
+        </Field>
+        <Field label="Relayer (deposit wallets)">
+          <input
+            name="relayerUrl"
+            value={s.relayerUrl}
+            onInput={(e) => st.edit({ relayerUrl: e.currentTarget.value })}
+          />
+        </Field>
+        <Field label="Chain RPC (deposit-wallet reads)">
+          <input name="rpcUrl" value={s.rpcUrl} onInput={(e) => st.edit({ rpcUrl: e.currentTarget.value })} />
+        </Field>
         <Field label="Authentication header names">
-          <select name="headerSet" value={s.headerSet} onChange={(e) => st.edit({ headerSet: oneOf(HEADER_SETS, e.currentTarget.value) ?? s.headerSet })}>
-            <option value="seed">SVC_* / SERVICE-* (sandbox, default)</option><option value="venue">POLY_* / POLYMARKET-* (the venue's gateways)</option>
+          <select
+            name="headerSet"
+            value={s.headerSet}
+            onChange={(e) => st.edit({ headerSet: oneOf(HEADER_SETS, e.currentTarget.value) ?? s.headerSet })}
+          >
+            <option value="seed">SVC_* / SERVICE-* (sandbox, default)</option>
+            <option value="venue">POLY_* / POLYMARKET-* (the venue's gateways)</option>
           </select>
         </Field>
-        <Field label="Keep the audit log (days, 0 = forever)"><input name="auditRetentionDays" inputMode="numeric" value={String(s.auditRetentionDays)} onInput={(e) => st.edit({ auditRetentionDays: num(e.currentTarget.value) })} /></Field>
-        <Field label="Warn when a position would exceed (USDC notional)"><input name="maxPositionUsdc" inputMode="numeric" value={String(s.maxPositionUsdc)} onInput={(e) => st.edit({ maxPositionUsdc: num(e.currentTarget.value) })} /></Field>
-        <Field label="Market order slippage cap (basis points)"><input name="slippageBps" inputMode="numeric" value={String(s.slippageBps)} onInput={(e) => st.edit({ slippageBps: num(e.currentTarget.value) })} /></Field>
+        <Field label="Keep the audit log (days, 0 = forever)">
+          <input
+            name="auditRetentionDays"
+            inputMode="numeric"
+            value={String(s.auditRetentionDays)}
+            onInput={(e) => st.edit({ auditRetentionDays: num(e.currentTarget.value) })}
+          />
+        </Field>
+        <Field label="Warn when a position would exceed (USDC notional)">
+          <input
+            name="maxPositionUsdc"
+            inputMode="numeric"
+            value={String(s.maxPositionUsdc)}
+            onInput={(e) => st.edit({ maxPositionUsdc: num(e.currentTarget.value) })}
+          />
+        </Field>
+        <Field label="Market order slippage cap (basis points)">
+          <input
+            name="slippageBps"
+            inputMode="numeric"
+            value={String(s.slippageBps)}
+            onInput={(e) => st.edit({ slippageBps: num(e.currentTarget.value) })}
+          />
+        </Field>
         <div class="grid3">
-          <Field label="Auto-lock (minutes)"><input name="autoLockMinutes" inputMode="numeric" value={String(s.autoLockMinutes)} onInput={(e) => st.edit({ autoLockMinutes: num(e.currentTarget.value) })} /></Field>
+          <Field label="Auto-lock (minutes)">
+            <input
+              name="autoLockMinutes"
+              inputMode="numeric"
+              value={String(s.autoLockMinutes)}
+              onInput={(e) => st.edit({ autoLockMinutes: num(e.currentTarget.value) })}
+            />
+          </Field>
           <Field label="Theme">
-            <select name="theme" value={s.theme} onChange={(e) => st.edit({ theme: oneOf(THEMES, e.currentTarget.value) ?? s.theme })}>
-              <option value="system">Follow the system</option><option value="light">Light</option><option value="dark">Dark</option>
+            <select
+              name="theme"
+              value={s.theme}
+              onChange={(e) => st.edit({ theme: oneOf(THEMES, e.currentTarget.value) ?? s.theme })}
+            >
+              <option value="system">Follow the system</option>
+              <option value="light">Light</option>
+              <option value="dark">Dark</option>
             </select>
           </Field>
-          <Button kind="primary" type="submit">Save</Button>
+          <Button kind="primary" type="submit">
+            Save
+          </Button>
         </div>
       </form>
       <NotificationSettings load={loadNotifications} save={saveNotifications} />
       <h3>Backup</h3>
       <div class="actions">
-        <Button onClick={() => void st.run(async () => {
-          const backup = await st.exportBackup();
-          const a = document.createElement('a');
-          a.href = URL.createObjectURL(new Blob([backup], { type: 'application/json' }));
-          a.download = `countersign-backup-${new Date().toISOString().slice(0, 10)}.json`;
-          a.click();
-          return 'Encrypted backup downloaded. It is useless without your password.';
-        })}>Export encrypted backup</Button>
+        <Button
+          onClick={() =>
+            void st.run(async () => {
+              const backup = await st.exportBackup();
+              const a = document.createElement('a');
+              a.href = URL.createObjectURL(new Blob([backup], { type: 'application/json' }));
+              a.download = `countersign-backup-${new Date().toISOString().slice(0, 10)}.json`;
+              a.click();
+              return 'Encrypted backup downloaded. It is useless without your password.';
+            })
+          }
+        >
+          Export encrypted backup
+        </Button>
       </div>
-      <Field label="Restore from a backup file"><input type="file" accept="application/json" onChange={(e) => void e.currentTarget.files?.[0]?.text().then(setRestoreText)} /></Field>
+      <Field label="Restore from a backup file">
+        <input
+          type="file"
+          accept="application/json"
+          onChange={(e) => void e.currentTarget.files?.[0]?.text().then(setRestoreText)}
+        />
+      </Field>
       {restoreText ? (
-        <form onSubmit={(e) => { e.preventDefault(); void st.run(async () => { await st.restore(restoreText, restorePw); await onChanged(); return 'Backup restored'; }); }}>
-          <Field label="Password of that backup"><input type="password" value={restorePw} onInput={(e) => setRestorePw(e.currentTarget.value)} /></Field>
-          <Button kind="danger" type="submit">Replace this vault with the backup</Button>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void st.run(async () => {
+              await st.restore(restoreText, restorePw);
+              await onChanged();
+              return 'Backup restored';
+            });
+          }}
+        >
+          <Field label="Password of that backup">
+            <input type="password" value={restorePw} onInput={(e) => setRestorePw(e.currentTarget.value)} />
+          </Field>
+          <Button kind="danger" type="submit">
+            Replace this vault with the backup
+          </Button>
         </form>
       ) : null}
       <h3>Password</h3>
-      <form onSubmit={(e) => { e.preventDefault(); void st.run(async () => { await st.changePassword(oldPw, newPw); setOldPw(''); setNewPw(''); return 'Password changed'; }); }}>
-        <Field label="Current password"><input type="password" value={oldPw} onInput={(e) => setOldPw(e.currentTarget.value)} autocomplete="current-password" /></Field>
-        <Field label="New password"><input type="password" value={newPw} onInput={(e) => setNewPw(e.currentTarget.value)} autocomplete="new-password" /></Field>
-        <Button type="submit" disabled={!oldPw || newPw.length < 8}>Change password</Button>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void st.run(async () => {
+            await st.changePassword(oldPw, newPw);
+            setOldPw('');
+            setNewPw('');
+            return 'Password changed';
+          });
+        }}
+      >
+        <Field label="Current password">
+          <input
+            type="password"
+            value={oldPw}
+            onInput={(e) => setOldPw(e.currentTarget.value)}
+            autocomplete="current-password"
+          />
+        </Field>
+        <Field label="New password">
+          <input
+            type="password"
+            value={newPw}
+            onInput={(e) => setNewPw(e.currentTarget.value)}
+            autocomplete="new-password"
+          />
+        </Field>
+        <Button type="submit" disabled={!oldPw || newPw.length < 8}>
+          Change password
+        </Button>
       </form>
       <h3>Keys</h3>
       <Button onClick={onAddKey}>Add or generate an owner key</Button>
@@ -111,7 +231,15 @@ export function SettingsView({ settings: st, accounts, onChanged, onAddKey }: { 
  * rotation that makes it worthless (a new proxy key; new order-book API credentials) and, once done, to
  * clear the notice.
  */
-function TransportNotices({ settings: st, accounts, onChanged }: { settings: SettingsStore; accounts: Status['accounts']; onChanged: () => Promise<void> }) {
+function TransportNotices({
+  settings: st,
+  accounts,
+  onChanged,
+}: {
+  settings: SettingsStore;
+  accounts: Status['accounts'];
+  onChanged: () => Promise<void>;
+}) {
   const insecure = st.insecure.value;
   const uses = st.cleartext.value;
   if (!insecure.length && !uses.length) return null;
@@ -121,7 +249,8 @@ function TransportNotices({ settings: st, accounts, onChanged }: { settings: Set
     <div data-testid="transport-notices">
       {insecure.length ? (
         <p class="error" role="alert" data-testid="insecure-settings">
-          Countersign will not use these until they are changed: {insecure.map((i) => `the ${TRANSPORT_FIELDS[i.field]} ${i.url} (${i.reason})`).join('; ')}.
+          Countersign will not use these until they are changed:{' '}
+          {insecure.map((i) => `the ${TRANSPORT_FIELDS[i.field]} ${i.url} (${i.reason})`).join('; ')}.
         </p>
       ) : null}
       {uses.length ? (
@@ -130,13 +259,24 @@ function TransportNotices({ settings: st, accounts, onChanged }: { settings: Set
           <ul>
             {uses.map((u) => (
               <li key={`${u.field} ${u.url}`}>
-                {u.url} (since {new Date(u.since).toLocaleString()}): {u.secrets || 'nothing secret; what it answered may have been altered'}.
+                {u.url} (since {new Date(u.since).toLocaleString()}):{' '}
+                {u.secrets || 'nothing secret; what it answered may have been altered'}.
               </li>
             ))}
           </ul>
-          {insecure.length && rotations.size ? <p class="small">Change the URLs above first: new keys sent in clear would be exposed again.</p> : null}
-          {rotations.has('proxy') ? <Button disabled={insecure.length > 0} onClick={() => rotate('proxy')}>Issue new proxy keys</Button> : null}
-          {rotations.has('clob') ? <Button disabled={insecure.length > 0} onClick={() => rotate('clob')}>Replace the order-book API credentials</Button> : null}
+          {insecure.length && rotations.size ? (
+            <p class="small">Change the URLs above first: new keys sent in clear would be exposed again.</p>
+          ) : null}
+          {rotations.has('proxy') ? (
+            <Button disabled={insecure.length > 0} onClick={() => rotate('proxy')}>
+              Issue new proxy keys
+            </Button>
+          ) : null}
+          {rotations.has('clob') ? (
+            <Button disabled={insecure.length > 0} onClick={() => rotate('clob')}>
+              Replace the order-book API credentials
+            </Button>
+          ) : null}
           <Button onClick={() => void st.clearCleartext()}>Done: clear this notice</Button>
         </div>
       ) : null}

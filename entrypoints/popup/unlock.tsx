@@ -10,7 +10,19 @@ import { TradingSessionBanner, type SessionSite } from '../../components/Trading
  * so, and offers Lock (ends the session and every grant) and Panic without the password. When the vault
  * is `recoverable` (missing or older than its second copy, `lib/vault/copy.ts`) it says the unlock restores it.
  */
-export function Unlock({ retryAfterMs, onUnlocked, session = [], onPanic, recoverable = false }: { retryAfterMs: number; onUnlocked: () => void; session?: SessionSite[]; onPanic?: () => void; recoverable?: boolean }) {
+export function Unlock({
+  retryAfterMs,
+  onUnlocked,
+  session = [],
+  onPanic,
+  recoverable = false,
+}: {
+  retryAfterMs: number;
+  onUnlocked: () => void;
+  session?: SessionSite[];
+  onPanic?: () => void;
+  recoverable?: boolean;
+}) {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string>();
   const [waitUntil, setWaitUntil] = useState(Date.now() + retryAfterMs);
@@ -46,23 +58,43 @@ export function Unlock({ retryAfterMs, onUnlocked, session = [], onPanic, recove
         <div>
           <TradingSessionBanner sites={session} now={now} sealed />
           <div class="row">
-            <Button kind="danger" onClick={onPanic} title="Cancel everything at both venues, revoke permissions and lock">Panic</Button>
+            <Button
+              kind="danger"
+              onClick={onPanic}
+              title="Cancel everything at both venues, revoke permissions and lock"
+            >
+              Panic
+            </Button>
             <Button onClick={() => void call('vault.lock', {}).then(onUnlocked)}>End session and lock</Button>
           </div>
         </div>
       ) : null}
       {recoverable ? (
         <p class="notice" role="status" data-testid="vault-recoverable">
-          The browser lost your vault’s storage, or part of it. A copy of it is kept apart: unlock with your password and Countersign restores your keys from it.
+          The browser lost your vault’s storage, or part of it. A copy of it is kept apart: unlock with your password
+          and Countersign restores your keys from it.
         </p>
       ) : null}
-      <form onSubmit={submit}>
+      <form onSubmit={(e) => void submit(e)}>
         <Field label="Password">
-          <input type="password" name="password" autoFocus value={password} onInput={(e) => setPassword(e.currentTarget.value)} autocomplete="current-password" />
+          <input
+            type="password"
+            name="password"
+            autoFocus
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+            autocomplete="current-password"
+          />
         </Field>
         <ErrorText error={error} />
-        {wait > 0 ? <p class="muted" role="status">You can try again in {wait} s.</p> : null}
-        <Button kind="primary" type="submit" disabled={wait > 0 || busy || !password}>Unlock</Button>
+        {wait > 0 ? (
+          <p class="muted" role="status">
+            You can try again in {wait} s.
+          </p>
+        ) : null}
+        <Button kind="primary" type="submit" disabled={wait > 0 || busy || !password}>
+          Unlock
+        </Button>
       </form>
     </main>
   );

@@ -22,7 +22,12 @@ type VenueId = Preset['id'];
  */
 const CHOICES: readonly { id: VenueId; hint: string }[] = [
   { id: 'polymarket', hint: 'The live venue. Orders move real money.' },
-  { id: 'preproduction', hint: "The venue's test environment for the order book, catalogue, data and relayer (perps, chain and RPC are the live venue's)." },
+  {
+    id: 'preproduction',
+    hint:
+      "The venue's test environment for the order book, catalogue, " +
+      "data and relayer (perps, chain and RPC are the live venue's).",
+  },
 ];
 
 /** The venue step; `onChosen` runs once the browser granted the venue's hosts and the choice is stored. */
@@ -38,7 +43,10 @@ export function VenueStep({ onChosen }: { onChosen: () => void }) {
     // The permission request is the click's first asynchronous call (Firefox needs it inside the click).
     requestHostPermissions(origins)
       .then(async (granted) => {
-        if (!granted) throw new BaseError(`The browser did not allow Countersign to reach ${origins.join(', ')}. Choose again to be asked again.`);
+        if (!granted)
+          throw new BaseError(
+            `The browser did not allow Countersign to reach ${origins.join(', ')}. Choose again to be asked again.`,
+          );
         await call('settings.set', { preset: p.id });
         onChosen();
       })
@@ -49,7 +57,10 @@ export function VenueStep({ onChosen }: { onChosen: () => void }) {
     <main class="panel onboarding" data-testid="venue-step">
       <h1>Welcome to Countersign</h1>
       <h2>Where will you trade?</h2>
-      <p class="muted">Countersign signs for one venue at a time. Your browser asks you next to let it reach that venue's servers, and only those. Settings can change it later.</p>
+      <p class="muted">
+        Countersign signs for one venue at a time. Your browser asks you next to let it reach that venue's servers, and
+        only those. Settings can change it later.
+      </p>
       <div role="radiogroup" aria-label="Venue">
         {CHOICES.map((c) => (
           <label key={c.id} class="check">
@@ -63,11 +74,14 @@ export function VenueStep({ onChosen }: { onChosen: () => void }) {
       </div>
       {preset?.live ? (
         <p class="error" role="note">
-          This venue setup has never run against the live venue: its values come from the venue's official client, not from a tested connection. Nothing is signed under it until you allow real-money signatures in Settings.
+          This venue setup has never run against the live venue: its values come from the venue's official client, not
+          from a tested connection. Nothing is signed under it until you allow real-money signatures in Settings.
         </p>
       ) : null}
       <ErrorText error={error} />
-      <Button kind="primary" disabled={!preset || busy} onClick={() => preset && go(preset)}>Continue</Button>
+      <Button kind="primary" disabled={!preset || busy} onClick={() => preset && go(preset)}>
+        Continue
+      </Button>
     </main>
   );
 }

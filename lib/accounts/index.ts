@@ -25,8 +25,9 @@ export class UnknownAccountError extends BaseError {
 }
 
 /**
- * The stored active address of each database as last read or written through this module (* page path: every page request asks for the active account). This module is the record's only writer;
- * `version` moves with each write, so a read that a write overtook is not kept.
+ * The stored active address of each database as last read or written through this module (* page path: every page
+ * request asks for the active account). This module is the record's only writer; `version` moves with each write, so a
+ * read that a write overtook is not kept.
  */
 const held = new WeakMap<VaultDb, { version: number; address?: unknown }>();
 
@@ -52,7 +53,8 @@ async function storeActive(db: VaultDb, address: string): Promise<void> {
 /** The active owner key (address, label), or `undefined` when the vault holds none. Works while locked. */
 export async function activeAccount(db: VaultDb, vault: Vault): Promise<OwnerInfo | undefined> {
   const [owners, stored] = await Promise.all([vault.listOwners(), storedActive(db)]); // independent reads, side by side
-  const found = typeof stored === 'string' ? owners.find((o) => o.address.toLowerCase() === stored.toLowerCase()) : undefined;
+  const found =
+    typeof stored === 'string' ? owners.find((o) => o.address.toLowerCase() === stored.toLowerCase()) : undefined;
   if (found) return found;
   const oldest = [...owners].sort((a, b) => a.createdAt - b.createdAt)[0];
   if (oldest) await storeActive(db, oldest.address);
@@ -63,7 +65,11 @@ export async function activeAccount(db: VaultDb, vault: Vault): Promise<OwnerInf
  * Makes `address` the active account. Returns the previous and the new one (`changed` false when it was
  * already active). Throws `UnknownAccountError`.
  */
-export async function selectAccount(db: VaultDb, vault: Vault, address: string): Promise<{ previous: Address | undefined; active: OwnerInfo; changed: boolean }> {
+export async function selectAccount(
+  db: VaultDb,
+  vault: Vault,
+  address: string,
+): Promise<{ previous: Address | undefined; active: OwnerInfo; changed: boolean }> {
   const owner = (await vault.listOwners()).find((o) => o.address.toLowerCase() === address.toLowerCase());
   if (!owner) throw new UnknownAccountError();
   const previous = (await activeAccount(db, vault))?.address;

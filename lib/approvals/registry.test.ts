@@ -19,14 +19,24 @@ function registry() {
   });
   const advance = (ms: number) => {
     clock.now += ms;
-    for (const t of [...timers]) if (t.at <= clock.now) {
-      timers.splice(timers.indexOf(t), 1);
-      t.fn();
-    }
+    for (const t of [...timers])
+      if (t.at <= clock.now) {
+        timers.splice(timers.indexOf(t), 1);
+        t.fn();
+      }
   };
   return { r, advance };
 }
-const view = (origin = 'https://a.example') => ({ origin, kind: 'perps' as const, title: 't', lines: [], flags: [], signer: 'proxy key' as const, account: null, digest: `0x${'1'.repeat(64)}` as const });
+const view = (origin = 'https://a.example') => ({
+  origin,
+  kind: 'perps' as const,
+  title: 't',
+  lines: [],
+  flags: [],
+  signer: 'proxy key' as const,
+  account: null,
+  digest: `0x${'1'.repeat(64)}` as const,
+});
 
 describe('ApprovalRegistry', () => {
   it('expires a request after its TTL with 4001', async () => {
@@ -55,7 +65,8 @@ describe('ApprovalRegistry', () => {
 
   it('holds at most 20 pending requests in all (-32002: a code dapp libraries do not retry)', () => {
     const { r } = registry();
-    for (let i = 0; i < MAX_PENDING_TOTAL; i++) r.add(view(`https://s${i}.example`), 60_000).approved.catch(() => undefined);
+    for (let i = 0; i < MAX_PENDING_TOTAL; i++)
+      r.add(view(`https://s${i}.example`), 60_000).approved.catch(() => undefined);
     expect(() => r.add(view('https://one-more.example'), 60_000)).toThrow(expect.objectContaining({ code: -32002 }));
   });
 
@@ -67,27 +78,30 @@ describe('ApprovalRegistry', () => {
     expect(() => r.decide(id, { approve: true, digest: view().digest })).toThrow(/no longer pending/);
   });
 
-  it('rebuilds a pending artifact at refreshAt; the superseded digest cannot be approved, the new one can', async () => {
-    const { r, advance } = registry();
-    const d1 = `0x${'1'.repeat(64)}` as const;
-    const d2 = `0x${'2'.repeat(64)}` as const;
-    let rebuilds = 0;
-    const { id, approved } = r.add({ ...view(), refreshAt: 1_000_000 + 20_000 }, 60_000, async () => {
-      rebuilds++;
-      return { lines: ['fresh'], flags: [], digest: d2, refreshAt: 1_000_000 + 40_000 };
-    });
-    advance(19_999);
-    expect(rebuilds).toBe(0);
-    advance(1);
-    await Promise.resolve();
-    await Promise.resolve();
-    expect(rebuilds).toBe(1);
-    expect(r.list()[0]).toMatchObject({ digest: d2, lines: ['fresh'] });
-    expect(() => r.decide(id, { approve: true, digest: d1 })).toThrow(ApprovalChangedError);
-    expect(r.size).toBe(1);
-    r.decide(id, { approve: true, digest: d2 });
-    await expect(approved).resolves.toMatchObject({ digest: d2 });
-  });
+  it(
+    'rebuilds a pending artifact at refreshAt; the ' + 'superseded digest cannot be approved, the new one can',
+    async () => {
+      const { r, advance } = registry();
+      const d1 = `0x${'1'.repeat(64)}` as const;
+      const d2 = `0x${'2'.repeat(64)}` as const;
+      let rebuilds = 0;
+      const { id, approved } = r.add({ ...view(), refreshAt: 1_000_000 + 20_000 }, 60_000, async () => {
+        rebuilds++;
+        return { lines: ['fresh'], flags: [], digest: d2, refreshAt: 1_000_000 + 40_000 };
+      });
+      advance(19_999);
+      expect(rebuilds).toBe(0);
+      advance(1);
+      await Promise.resolve();
+      await Promise.resolve();
+      expect(rebuilds).toBe(1);
+      expect(r.list()[0]).toMatchObject({ digest: d2, lines: ['fresh'] });
+      expect(() => r.decide(id, { approve: true, digest: d1 })).toThrow(ApprovalChangedError);
+      expect(r.size).toBe(1);
+      r.decide(id, { approve: true, digest: d2 });
+      await expect(approved).resolves.toMatchObject({ digest: d2 });
+    },
+  );
 
   it('cancels a pending request whose artifact cannot be rebuilt', async () => {
     const { r, advance } = registry();

@@ -4,10 +4,10 @@
  * Rules: every signing request is approved one by one and the decision is bound to its
  * id and to the digest the window displayed; unknown ids throw; at most 5 pending per origin
  * (-32002) and 20 for all sites (-32002, not -32005: dapp libraries retry -32005 at once), with 2 more
- * slots kept for the person's own requests, which `list` shows first; requests expire (the caller gives the TTL: trading 60 s, withdraw
- * and transfer 300 s); an origin the person rejected 3 times within 30 s is blocked for 60 s; nothing
- * here is persisted — after a worker restart there is nothing to approve, so nothing is signed
- * without a fresh approval; `rejectAll` (on lock, on account switch) rejects everything pending.
+ * slots kept for the person's own requests, which `list` shows first; requests expire (the caller gives the TTL:
+ * trading 60 s, withdraw and transfer 300 s); an origin the person rejected 3 times within 30 s is blocked for 60 s;
+ * nothing here is persisted — after a worker restart there is nothing to approve, so nothing is signed without a fresh
+ * approval; `rejectAll` (on lock, on account switch) rejects everything pending.
  *
  * Signing requests carry their artifact: the exact thing that will be signed, built
  * before the window opens. An artifact that would go stale before the person decides (a perps `ts`
@@ -22,7 +22,10 @@ import { isPersonOrigin } from '../authority/person';
 import { BaseError } from '../errors/base';
 import { resourceUnavailable, userRejected, type ProviderRpcError } from '../errors/rpc';
 
-/** What a pending request asks: connect a site, sign a perps command, order-book orders, L2 headers, a standing grant a site asked for (ERC-7715), or a deposit-wallet batch. */
+/**
+ * What a pending request asks: connect a site, sign a perps command, order-book orders, L2 headers, a standing grant a
+ * site asked for (ERC-7715), or a deposit-wallet batch.
+ */
 export type ApprovalKind = 'connect' | 'perps' | 'clob' | 'l2' | 'grant' | 'relayer';
 
 /** What the approval window shows. `digest` is what will be signed (or a hash of the canonical request). */
@@ -137,15 +140,21 @@ export class ApprovalRegistry {
   checkCapacity(origin: string): void {
     if (isPersonOrigin(origin)) {
       const own = [...this.entries.values()].filter((e) => isPersonOrigin(e.view.origin)).length;
-      if (own >= PERSON_PENDING_SLOTS) throw resourceUnavailable(`${PERSON_PENDING_SLOTS} of your own requests are already waiting for approval.`);
+      if (own >= PERSON_PENDING_SLOTS)
+        throw resourceUnavailable(`${PERSON_PENDING_SLOTS} of your own requests are already waiting for approval.`);
       return;
     }
     const blocked = this.blockedUntil.get(origin) ?? 0;
-    if (blocked > this.now()) throw resourceUnavailable(`This site is paused for ${Math.ceil((blocked - this.now()) / 1000)} s after repeated rejections.`);
+    if (blocked > this.now())
+      throw resourceUnavailable(
+        `This site is paused for ${Math.ceil((blocked - this.now()) / 1000)} s after repeated rejections.`,
+      );
     const mine = [...this.entries.values()].filter((e) => e.view.origin === origin).length;
-    if (mine >= MAX_PENDING_PER_ORIGIN) throw resourceUnavailable(`This site already has ${MAX_PENDING_PER_ORIGIN} requests waiting for approval.`);
+    if (mine >= MAX_PENDING_PER_ORIGIN)
+      throw resourceUnavailable(`This site already has ${MAX_PENDING_PER_ORIGIN} requests waiting for approval.`);
     const sites = [...this.entries.values()].filter((e) => !isPersonOrigin(e.view.origin)).length;
-    if (sites >= MAX_PENDING_TOTAL) throw resourceUnavailable(`${MAX_PENDING_TOTAL} requests are already waiting for approval.`);
+    if (sites >= MAX_PENDING_TOTAL)
+      throw resourceUnavailable(`${MAX_PENDING_TOTAL} requests are already waiting for approval.`);
   }
 
   /**
@@ -153,7 +162,11 @@ export class ApprovalRegistry {
    * digest as approved), or rejects with a `ProviderRpcError` (4001 rejected or expired, or whatever
    * `rejectAll` gives). `rebuild` refreshes the artifact at `view.refreshAt` while pending.
    */
-  add(view: Omit<ApprovalView, 'id' | 'createdAt' | 'expiresAt'>, ttlMs: number, rebuild?: () => Promise<ApprovalRefresh>): { id: string; approved: Promise<ApprovalView> } {
+  add(
+    view: Omit<ApprovalView, 'id' | 'createdAt' | 'expiresAt'>,
+    ttlMs: number,
+    rebuild?: () => Promise<ApprovalRefresh>,
+  ): { id: string; approved: Promise<ApprovalView> } {
     this.checkCapacity(view.origin);
     const id = crypto.randomUUID();
     const createdAt = this.now();
@@ -163,8 +176,18 @@ export class ApprovalRegistry {
       resolve = res;
       reject = rej;
     });
-    const timer = this.setTimer(() => this.finish(id, userRejected('The request expired before it was approved.')), ttlMs);
-    const entry: Entry = { view: { ...view, id, createdAt, expiresAt: createdAt + ttlMs }, resolve, reject, timer, superseded: new Set(), ...(rebuild ? { rebuild } : {}) };
+    const timer = this.setTimer(
+      () => this.finish(id, userRejected('The request expired before it was approved.')),
+      ttlMs,
+    );
+    const entry: Entry = {
+      view: { ...view, id, createdAt, expiresAt: createdAt + ttlMs },
+      resolve,
+      reject,
+      timer,
+      superseded: new Set(),
+      ...(rebuild ? { rebuild } : {}),
+    };
     this.entries.set(id, entry);
     this.scheduleRefresh(entry);
     this.changed();

@@ -53,11 +53,16 @@ export function clobRoundingFlags(asked: readonly AskedClobOrder[], a: ClobArtif
     const limit = signedLimit(w, marketStyle, o.tickSize);
     if (limit === undefined || limit !== toUnits(want.price, SCALE)) {
       const signed = limit === undefined ? w.price : formatUnitsMin2(limit.toString(), SCALE);
-      out.push(`${lead} price asked, ${want.price}, is signed as ${signed} at the tick ${o.tickSize} the exchange reports.`);
+      out.push(
+        `${lead} price asked, ${want.price}, is signed as ${signed} at the tick ${o.tickSize} the exchange reports.`,
+      );
     }
     const inUsdc = marketStyle && w.side === 'BUY';
     if ((inUsdc ? w.units.usdc : w.units.shares) !== toUnits(want.size, SCALE)) {
-      out.push(`${lead} size asked, ${want.size}, is signed as ${inUsdc ? `${w.usdc} USDC` : `${w.shares} shares`} (the exchange takes 2 decimals).`);
+      out.push(
+        `${lead} size asked, ${want.size}, is signed as ` +
+          `${inUsdc ? `${w.usdc} USDC` : `${w.shares} shares`} (the exchange takes 2 decimals).`,
+      );
     }
   });
   return out;

@@ -41,10 +41,30 @@
  * **Scale.** Appends are O(1) (one transaction, two MACs). Reads page in one request each where the
  * browser offers `getAllRecords`, else with cursors (`read.ts`); the tab's check costs what is new, never
  * a whole-store count (`verify.ts`); the full check runs in the background with progress and counts only in
- * bounded key ranges; retention walks a cursor (`prune.ts`). Memory is bounded at any size; nothing loads
- * the whole log. The Audit tab shows the first page before it asks for the check.
+ * bounded key ranges; retention walks a cursor (`prune.ts`). Memory is bounded at any size; nothing loads the whole
+ * log. The Audit tab shows the first page before it asks for the check.
  */
-export { appendAudit, auditLog, auditWritten, resealAfterRestore, ConflictError, InvalidEntryError, type AuditInput, type AuditKeySource, type AuditLog } from './log';
+export {
+  appendAudit,
+  auditLog,
+  auditWritten,
+  resealAfterRestore,
+  ConflictError,
+  InvalidEntryError,
+  type AuditInput,
+  type AuditKeySource,
+  type AuditLog,
+} from './log';
 export { auditProgress, checkAudit, INLINE_LIMIT, type AuditCheck, type AuditProgress } from './verify';
-export { auditCsv, auditOrigins, exportAudit, pageAudit, MAX_EXPORT_PAGE, MAX_PAGE, type AuditEntryStatus, type AuditEntryView, type AuditPage } from './read';
+export {
+  auditCsv,
+  auditOrigins,
+  exportAudit,
+  pageAudit,
+  MAX_EXPORT_PAGE,
+  MAX_PAGE,
+  type AuditEntryStatus,
+  type AuditEntryView,
+  type AuditPage,
+} from './read';
 export { pruneAudit } from './prune';

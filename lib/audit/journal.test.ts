@@ -12,31 +12,43 @@ import { reconcileJournal } from './reconcile';
 import { journalStore } from '../../test/kits/journal';
 
 const area = journalStore;
-const record = { at: 1, origin: 'https://trade.example', account: '0xabc', kind: 'perps.createOrders', summary: 'Buy 0.01 BTC-PERP (standing permission)', digest: '0x01' };
+const record = {
+  at: 1,
+  origin: 'https://trade.example',
+  account: '0xabc',
+  kind: 'perps.createOrders',
+  summary: 'Buy 0.01 BTC-PERP (standing permission)',
+  digest: '0x01',
+};
 let n = 0;
 
 describe('the audit journal', () => {
-  it('keeps an open record across a restart; the next worker records it as unknown, notifies, and closes it', async () => {
-    const store = area();
-    const first = durableAuditJournal(store);
-    const { stored } = first.open(record);
-    await stored;
-    const closed = first.open({ ...record, summary: 'answered and recorded' });
-    await closed.stored;
-    first.close(closed.id);
-    await new Promise((r) => setTimeout(r, 0));
-    // The worker stops here; the next one starts on the same storage.session.
-    const next = durableAuditJournal(store);
-    const told: string[] = [];
-    const log = auditLog(await openVaultDb(`journal-${n++}`), async () => undefined);
-    expect(await reconcileJournal(next, log, undefined, (x) => told.push(x.kind))).toBe(1);
-    expect(told).toEqual(['perps.createOrders']);
-    const { entries } = await pageAudit(log);
-    expect(entries).toMatchObject([{ origin: record.origin, kind: 'perps.createOrders', summary: record.summary, result: 'unknown' }]);
-    // Closed: a third start finds nothing left.
-    await new Promise((r) => setTimeout(r, 0));
-    expect(await durableAuditJournal(store).leftovers()).toEqual([]);
-  });
+  it(
+    'keeps an open record across a restart; the next ' + 'worker records it as unknown, notifies, and closes it',
+    async () => {
+      const store = area();
+      const first = durableAuditJournal(store);
+      const { stored } = first.open(record);
+      await stored;
+      const closed = first.open({ ...record, summary: 'answered and recorded' });
+      await closed.stored;
+      void first.close(closed.id);
+      await new Promise((r) => setTimeout(r, 0));
+      // The worker stops here; the next one starts on the same storage.session.
+      const next = durableAuditJournal(store);
+      const told: string[] = [];
+      const log = auditLog(await openVaultDb(`journal-${n++}`), async () => undefined);
+      expect(await reconcileJournal(next, log, undefined, (x) => told.push(x.kind))).toBe(1);
+      expect(told).toEqual(['perps.createOrders']);
+      const { entries } = await pageAudit(log);
+      expect(entries).toMatchObject([
+        { origin: record.origin, kind: 'perps.createOrders', summary: record.summary, result: 'unknown' },
+      ]);
+      // Closed: a third start finds nothing left.
+      await new Promise((r) => setTimeout(r, 0));
+      expect(await durableAuditJournal(store).leftovers()).toEqual([]);
+    },
+  );
 
   it('a record the store refuses is a JournalError (-32002): the caller sends nothing', async () => {
     const store = area();
@@ -44,11 +56,13 @@ describe('the audit journal', () => {
     const j = durableAuditJournal(store);
     const err: unknown = await j.open(record).stored.catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'Audit.JournalError' });
-    expect((err as { constructor: { code?: number } }).constructor.code, 'nothing was sent: try again later').toBe(-32002);
+    expect((err as { constructor: { code?: number } }).constructor.code, 'nothing was sent: try again later').toBe(
+      -32002,
+    );
     expect(Object.keys(store.data)).toEqual([]);
   });
 
-  it('a record written by this worker before the stopped one\'s were read is not taken for a leftover', async () => {
+  it("a record written by this worker before the stopped one's were read is not taken for a leftover", async () => {
     const store = area();
     const old = durableAuditJournal(store);
     await old.open(record).stored;

@@ -43,7 +43,11 @@ export type PerpsLookupOrder = { c: string; iid: number; buy: boolean; qty: stri
  * `lookup`, what the venue can be asked about it; `use`, the grant use the submission counted, until it
  * is stored; `audited`, its entry was written (the record stays for its use only).
  */
-export type JournalRecord = Omit<AuditInput, 'result' | 'detail'> & { lookup?: JournalLookup; use?: JournalUse; audited?: true };
+export type JournalRecord = Omit<AuditInput, 'result' | 'detail'> & {
+  lookup?: JournalLookup;
+  use?: JournalUse;
+  audited?: true;
+};
 
 /** The journal the signer uses (see the module docstring). */
 export type AuditJournal = {
@@ -84,7 +88,9 @@ export class JournalError extends BaseError {
   }
 }
 
-/** Most ids a record's lookup keeps: a perps batch's most orders (`PERPS_MAX_BATCH`); an order-book batch is at most 15. */
+/**
+ * Most ids a record's lookup keeps: a perps batch's most orders (`PERPS_MAX_BATCH`); an order-book batch is at most 15.
+ */
 export const MAX_LOOKUP_IDS = 100;
 /**
  * Most records open at once (a record is open for one round trip). Past it a new record is refused
@@ -98,7 +104,9 @@ const MAX_OPEN = 500;
  * grant never takes the room the person's own submissions need (`lib/background/lagging-use-writes.test.ts`).
  */
 const MAX_OPEN_GRANTED = 400;
-/** Longest text kept per field (characters): the audit log's own limit on a summary is larger; a record keeps the start. */
+/**
+ * Longest text kept per field (characters): the audit log's own limit on a summary is larger; a record keeps the start.
+ */
 const FIELD_MAX = { origin: 300, account: 64, kind: 64, summary: 2_000, digest: 2_000 } as const;
 
 const cut = (x: unknown, max: number): string | undefined => (typeof x === 'string' ? x.slice(0, max) : undefined);
@@ -135,11 +143,20 @@ function readUse(x: unknown): JournalUse | undefined {
   if (typeof x !== 'object' || x === null) return undefined;
   const u = x as Record<string, unknown>;
   const ok =
-    typeof u.grant === 'string' && u.grant.length > 0 && u.grant.length <= 64 &&
-    typeof u.at === 'number' && Number.isFinite(u.at) &&
-    typeof u.notional === 'string' && u.notional.length <= 40 && /^\d+(\.\d+)?$/.test(u.notional) &&
-    typeof u.seq === 'number' && Number.isSafeInteger(u.seq) && u.seq >= 0;
-  return ok ? { grant: u.grant as string, at: u.at as number, notional: u.notional as string, seq: u.seq as number } : undefined;
+    typeof u.grant === 'string' &&
+    u.grant.length > 0 &&
+    u.grant.length <= 64 &&
+    typeof u.at === 'number' &&
+    Number.isFinite(u.at) &&
+    typeof u.notional === 'string' &&
+    u.notional.length <= 40 &&
+    /^\d+(\.\d+)?$/.test(u.notional) &&
+    typeof u.seq === 'number' &&
+    Number.isSafeInteger(u.seq) &&
+    u.seq >= 0;
+  return ok
+    ? { grant: u.grant as string, at: u.at as number, notional: u.notional as string, seq: u.seq as number }
+    : undefined;
 }
 
 /** A record's lookup, when it has exactly the shape `JournalLookup` (ids as the venues write them); else none. */
@@ -147,15 +164,29 @@ function readLookup(x: unknown): JournalLookup | undefined {
   if (typeof x !== 'object' || x === null) return undefined;
   const l = x as Record<string, unknown>;
   const ids = (y: unknown, re: RegExp): string[] | undefined =>
-    Array.isArray(y) && y.length > 0 && y.length <= MAX_LOOKUP_IDS && y.every((i) => typeof i === 'string' && re.test(i)) ? (y as string[]) : undefined;
+    Array.isArray(y) &&
+    y.length > 0 &&
+    y.length <= MAX_LOOKUP_IDS &&
+    y.every((i) => typeof i === 'string' && re.test(i))
+      ? (y as string[])
+      : undefined;
   if (l.venue === 'perps') {
     const o = l.orders;
     const order = (x: unknown): x is PerpsLookupOrder => {
       if (typeof x !== 'object' || x === null) return false;
       const r = x as Record<string, unknown>;
-      return typeof r.c === 'string' && /^[0-9a-f]{32}$/.test(r.c) && Number.isSafeInteger(r.iid) && typeof r.buy === 'boolean' && typeof r.qty === 'string' && /^\d{1,30}(\.\d{1,18})?$/.test(r.qty);
+      return (
+        typeof r.c === 'string' &&
+        /^[0-9a-f]{32}$/.test(r.c) &&
+        Number.isSafeInteger(r.iid) &&
+        typeof r.buy === 'boolean' &&
+        typeof r.qty === 'string' &&
+        /^\d{1,30}(\.\d{1,18})?$/.test(r.qty)
+      );
     };
-    return Array.isArray(o) && o.length > 0 && o.length <= MAX_LOOKUP_IDS && o.every(order) ? { venue: 'perps', orders: o.map(({ c, iid, buy, qty }) => ({ c, iid, buy, qty })) } : undefined;
+    return Array.isArray(o) && o.length > 0 && o.length <= MAX_LOOKUP_IDS && o.every(order)
+      ? { venue: 'perps', orders: o.map(({ c, iid, buy, qty }) => ({ c, iid, buy, qty })) }
+      : undefined;
   }
   if (l.venue === 'clob') {
     const orderHashes = ids(l.orderHashes, /^0x[0-9a-f]{64}$/);
@@ -222,7 +253,9 @@ export function durableAuditJournal(store: JournalStore, now: () => number = Dat
     });
   let loaded = load();
   loaded.catch(() => undefined); // read again by `leftovers`
-  /** Rows the store may still hold though memory no longer does (a delete failed): deleted again with the next write. */
+  /**
+   * Rows the store may still hold though memory no longer does (a delete failed): deleted again with the next write.
+   */
   const stale = new Set<string>();
   // Each write starts its IndexedDB transaction at once: the database runs read-write transactions on one
   // store in the order they were created (a record's put before its delete, the start's read before
@@ -244,9 +277,15 @@ export function durableAuditJournal(store: JournalStore, now: () => number = Dat
   return {
     open(record) {
       const id = `${now()}-${++seq}-${crypto.randomUUID().slice(0, 8)}`;
-      if (open.size >= MAX_OPEN) return { id, stored: Promise.reject(new JournalError(new Error('too many submissions in flight'))) };
+      if (open.size >= MAX_OPEN)
+        return { id, stored: Promise.reject(new JournalError(new Error('too many submissions in flight'))) };
       if (record.use && [...open.values()].filter((r) => r.use).length >= MAX_OPEN_GRANTED) {
-        return { id, stored: Promise.reject(new JournalError(new Error('too many submissions under standing permissions in flight'))) };
+        return {
+          id,
+          stored: Promise.reject(
+            new JournalError(new Error('too many submissions under standing permissions in flight')),
+          ),
+        };
       }
       const kept = readRecord(record, now()) ?? { ...record };
       open.set(id, kept);

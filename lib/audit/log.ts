@@ -12,7 +12,17 @@
  */
 import { BaseError } from '../errors/base';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import { auditGroupOf, metaRecord, readAuditRows, readMeta, type AuditCheckpointRecord, type AuditEntry, type AuditSealEvent, type StoredAuditEntry, type VaultDb } from '../vault/db';
+import {
+  auditGroupOf,
+  metaRecord,
+  readAuditRows,
+  readMeta,
+  type AuditCheckpointRecord,
+  type AuditEntry,
+  type AuditSealEvent,
+  type StoredAuditEntry,
+  type VaultDb,
+} from '../vault/db';
 import { nextTask } from '../tasks';
 
 /** Where the audit key comes from: the vault's `auditKey()` in the extension; tests make their own. */
@@ -35,7 +45,10 @@ export function auditLog(db: VaultDb, key: AuditKeySource, o: { now?: () => numb
  * address or ''); kind (`<group>.<verb>`); summary in plain words; optional EIP-712 digest; result;
  * optional detail. Nothing else is needed (a dead-man period is one entry with its count in `summary`).
  */
-export type AuditInput = Pick<AuditEntry, 'at' | 'origin' | 'account' | 'kind' | 'summary' | 'result'> & { digest?: string | undefined; detail?: string | undefined };
+export type AuditInput = Pick<AuditEntry, 'at' | 'origin' | 'account' | 'kind' | 'summary' | 'result'> & {
+  digest?: string | undefined;
+  detail?: string | undefined;
+};
 
 /** The checkpoint as stored (MAC'd). */
 export type Checkpoint = AuditCheckpointRecord;
@@ -65,11 +78,39 @@ async function macOk(key: CryptoKey, parts: readonly unknown[], mac: unknown): P
 
 /** What an entry's MAC covers, in a fixed order (domain-separated from the checkpoint's). */
 export function entryParts(e: AuditEntry, id: number, prev: string): unknown[] {
-  return ['countersign/audit/entry/v1', id, prev, e.at, e.origin, e.account, e.kind, e.group ?? null, e.summary, e.digest ?? null, e.result, e.detail ?? null, e.auth ?? null];
+  return [
+    'countersign/audit/entry/v1',
+    id,
+    prev,
+    e.at,
+    e.origin,
+    e.account,
+    e.kind,
+    e.group ?? null,
+    e.summary,
+    e.digest ?? null,
+    e.result,
+    e.detail ?? null,
+    e.auth ?? null,
+  ];
 }
-/** What the checkpoint's MAC covers, in a fixed order (exported for tests that play a store writer who knows the format). */
+/**
+ * What the checkpoint's MAC covers, in a fixed order (exported for tests that play a store writer who knows the
+ * format).
+ */
 export function checkpointParts(c: Omit<Checkpoint, 'mac'>): unknown[] {
-  return ['countersign/audit/checkpoint/v1', c.v, c.count, c.firstId, c.chainFrom, c.anchor, c.lastId, c.head, c.startedAt, c.seals.map((s) => [s.at, s.fromId, s.reason, s.count])];
+  return [
+    'countersign/audit/checkpoint/v1',
+    c.v,
+    c.count,
+    c.firstId,
+    c.chainFrom,
+    c.anchor,
+    c.lastId,
+    c.head,
+    c.startedAt,
+    c.seals.map((s) => [s.at, s.fromId, s.reason, s.count]),
+  ];
 }
 /** What the verified-position record's MAC covers. */
 export function verifiedParts(upTo: number, head: string, broken: { id: number; reason: string } | null): unknown[] {
@@ -82,7 +123,13 @@ export function macEntry(key: CryptoKey, e: AuditEntry, id: number, prev: string
 }
 /** Whether a stored entry carries a valid MAC for its own id and `prev`, and a consistent group. */
 export async function entryAuthentic(key: CryptoKey, e: AuditEntry): Promise<boolean> {
-  if (typeof e.id !== 'number' || typeof e.prev !== 'string' || typeof e.kind !== 'string' || e.group !== auditGroupOf(e.kind)) return false;
+  if (
+    typeof e.id !== 'number' ||
+    typeof e.prev !== 'string' ||
+    typeof e.kind !== 'string' ||
+    e.group !== auditGroupOf(e.kind)
+  )
+    return false;
   return macOk(key, entryParts(e, e.id, e.prev), e.mac);
 }
 /** Signs a record's parts (checkpoint, verified position). */
@@ -110,7 +157,11 @@ const SHARED = new WeakMap<VaultDb, Shared>();
 /** The state every handle on `db` shares. */
 export function shared(db: VaultDb): Shared {
   let s = SHARED.get(db);
-  if (!s) SHARED.set(db, (s = { tail: Promise.resolve(), walk: Promise.resolve(), cp: undefined, job: undefined, fullAt: undefined }));
+  if (!s)
+    SHARED.set(
+      db,
+      (s = { tail: Promise.resolve(), walk: Promise.resolve(), cp: undefined, job: undefined, fullAt: undefined }),
+    );
   return s;
 }
 
@@ -125,7 +176,10 @@ const sameCheckpoint = (a: Checkpoint | undefined, b: Checkpoint | undefined) =>
   !!a && !!b && a.mac === b.mac && JSON.stringify(checkpointParts(a)) === JSON.stringify(checkpointParts(b));
 
 /** Reads the checkpoint and checks its MAC (cached per key). */
-export async function readCheckpoint(log: AuditLog, key: CryptoKey): Promise<{ status: 'ok'; c: Checkpoint } | { status: 'missing' } | { status: 'invalid' }> {
+export async function readCheckpoint(
+  log: AuditLog,
+  key: CryptoKey,
+): Promise<{ status: 'ok'; c: Checkpoint } | { status: 'missing' } | { status: 'invalid' }> {
   const s = shared(log.db);
   const stored = await readMeta(log.db, 'auditCheckpoint');
   if (!stored) return { status: 'missing' };
@@ -140,12 +194,21 @@ export async function readCheckpoint(log: AuditLog, key: CryptoKey): Promise<{ s
  * Writes in one transaction over `audit` and `meta` when the stored checkpoint is still `expected`
  * (and, with `noneAfter`, no entry has an id above it). Returns false (nothing written) otherwise.
  */
-async function writeIf(db: VaultDb, expected: Checkpoint, next: Checkpoint, entries: AuditEntry[], noneAfter?: number): Promise<boolean> {
+async function writeIf(
+  db: VaultDb,
+  expected: Checkpoint,
+  next: Checkpoint,
+  entries: AuditEntry[],
+  noneAfter?: number,
+): Promise<boolean> {
   const tx = db.transaction(['audit', 'meta'], 'readwrite');
   const meta = tx.objectStore('meta');
   const audit = tx.objectStore('audit');
   // Both reads asked at once (one round trip to the browser's IndexedDB instead of two; same transaction).
-  const [raw, extra] = await Promise.all([meta.get('auditCheckpoint'), noneAfter === undefined ? undefined : audit.getKey(IDBKeyRange.lowerBound(noneAfter, true))]);
+  const [raw, extra] = await Promise.all([
+    meta.get('auditCheckpoint'),
+    noneAfter === undefined ? undefined : audit.getKey(IDBKeyRange.lowerBound(noneAfter, true)),
+  ]);
   const stored = metaRecord(raw, 'auditCheckpoint');
   if (!sameCheckpoint(stored, expected) || extra !== undefined) {
     tx.abort();
@@ -167,7 +230,8 @@ function normalize(input: AuditInput): AuditEntry {
     if (typeof v !== 'string' || v.length > max) throw new InvalidEntryError(field);
     return v;
   };
-  if (typeof input?.at !== 'number' || !Number.isSafeInteger(input.at) || input.at < 0) throw new InvalidEntryError('at');
+  if (typeof input?.at !== 'number' || !Number.isSafeInteger(input.at) || input.at < 0)
+    throw new InvalidEntryError('at');
   if (!['ok', 'rejected', 'error', 'unknown'].includes(input.result)) throw new InvalidEntryError('result');
   const e: AuditEntry = {
     at: input.at,
@@ -186,7 +250,15 @@ function normalize(input: AuditInput): AuditEntry {
 
 /** An entry recorded earlier, reduced to the fields a person reads (drops stray fields and old links). */
 function fieldsOf(e: AuditEntry): AuditEntry {
-  const out: AuditEntry = { at: e.at, origin: e.origin, account: e.account, kind: e.kind, group: auditGroupOf(String(e.kind)), summary: e.summary, result: e.result };
+  const out: AuditEntry = {
+    at: e.at,
+    origin: e.origin,
+    account: e.account,
+    kind: e.kind,
+    group: auditGroupOf(String(e.kind)),
+    summary: e.summary,
+    result: e.result,
+  };
   if (e.digest !== undefined) out.digest = e.digest;
   if (e.detail !== undefined) out.detail = e.detail;
   return out;
@@ -208,7 +280,13 @@ async function adoptPending(log: AuditLog, key: CryptoKey, c: Checkpoint): Promi
       last = e.id;
       adopted.push(a);
     }
-    const next = await sealCheckpoint(key, { ...c, count: c.count + adopted.length, firstId: c.count === 0 ? first.id : c.firstId, lastId: last, head });
+    const next = await sealCheckpoint(key, {
+      ...c,
+      count: c.count + adopted.length,
+      firstId: c.count === 0 ? first.id : c.firstId,
+      lastId: last,
+      head,
+    });
     if (!(await writeIf(log.db, c, next, adopted))) return undefined;
     shared(log.db).cp = { key, c: next };
     c = next;
@@ -216,10 +294,18 @@ async function adoptPending(log: AuditLog, key: CryptoKey, c: Checkpoint): Promi
 }
 
 const SEAL_TEXT: Record<AuditSealEvent['reason'], (a: number, b: number, n: number) => string> = {
-  legacy: (a, b, n) => `The audit log is now sealed with this vault's key. The ${n} entries recorded before (#${a}–#${b}) are kept but cannot be authenticated.`,
-  missing: (a, b) => `The audit log's seal was missing (removed outside Countersign). Entries #${a}–#${b} cannot be authenticated; a new seal starts here.`,
-  invalid: (a, b) => `The audit log's seal did not verify with this vault's key (changed outside Countersign, or written by another vault). Entries #${a}–#${b} cannot be authenticated; a new seal starts here.`,
-  restore: (a, b) => `The vault was restored from a backup: entries #${a}–#${b} were sealed by the previous vault's key and cannot be authenticated; a new seal starts here.`,
+  legacy: (a, b, n) =>
+    `The audit log is now sealed with this vault's key. The ${n} entries ` +
+    `recorded before (#${a}–#${b}) are kept but cannot be authenticated.`,
+  missing: (a, b) =>
+    `The audit log's seal was missing (removed outside Countersign). ` +
+    `Entries #${a}–#${b} cannot be authenticated; a new seal starts here.`,
+  invalid: (a, b) =>
+    `The audit log's seal did not verify with this vault's key (changed outside Countersign, or ` +
+    `written by another vault). Entries #${a}–#${b} cannot be authenticated; a new seal starts here.`,
+  restore: (a, b) =>
+    `The vault was restored from a backup: entries #${a}–#${b} were sealed by ` +
+    `the previous vault's key and cannot be authenticated; a new seal starts here.`,
 };
 
 /**
@@ -239,19 +325,51 @@ async function reseal(log: AuditLog, key: CryptoKey, found: 'missing' | 'invalid
   const now = log.now();
   const base = { id: 'auditCheckpoint' as const, v: 1 as const, startedAt: now, seals: [] as AuditSealEvent[] };
   if (!oldest || !newest) {
-    await log.db.put('meta', await sealCheckpoint(key, { ...base, count: 0, firstId: 1, chainFrom: 1, anchor: ZERO, lastId: 0, head: ZERO }));
+    await log.db.put(
+      'meta',
+      await sealCheckpoint(key, { ...base, count: 0, firstId: 1, chainFrom: 1, anchor: ZERO, lastId: 0, head: ZERO }),
+    );
     return;
   }
   if (found === 'missing' && newest.mac === undefined && oldest.hash === undefined) {
     // A new log whose only entries were recorded while locked: they are chained in (marked) next.
-    await log.db.put('meta', await sealCheckpoint(key, { ...base, count: 0, firstId: oldest.id, chainFrom: oldest.id, anchor: ZERO, lastId: oldest.id - 1, head: ZERO }));
+    await log.db.put(
+      'meta',
+      await sealCheckpoint(key, {
+        ...base,
+        count: 0,
+        firstId: oldest.id,
+        chainFrom: oldest.id,
+        anchor: ZERO,
+        lastId: oldest.id - 1,
+        head: ZERO,
+      }),
+    );
     return;
   }
-  const reason: AuditSealEvent['reason'] = found === 'missing' ? (newest.mac === undefined && oldest.hash !== undefined ? 'legacy' : 'missing') : found;
-  const link = typeof newest.mac === 'string' ? newest.mac : typeof newest.hash === 'string' ? newest.hash.replace(/^0x/, '') : ZERO;
+  const reason: AuditSealEvent['reason'] =
+    found === 'missing' ? (newest.mac === undefined && oldest.hash !== undefined ? 'legacy' : 'missing') : found;
+  const link =
+    typeof newest.mac === 'string'
+      ? newest.mac
+      : typeof newest.hash === 'string'
+        ? newest.hash.replace(/^0x/, '')
+        : ZERO;
   const anchor = /^[0-9a-f]{64}$/.test(link) ? link : ZERO;
   const event: AuditSealEvent = { at: now, fromId: newest.id + 1, reason, count };
-  await log.db.put('meta', await sealCheckpoint(key, { ...base, count, firstId: oldest.id, chainFrom: newest.id + 1, anchor, lastId: newest.id, head: anchor, seals: [event] }));
+  await log.db.put(
+    'meta',
+    await sealCheckpoint(key, {
+      ...base,
+      count,
+      firstId: oldest.id,
+      chainFrom: newest.id + 1,
+      anchor,
+      lastId: newest.id,
+      head: anchor,
+      seals: [event],
+    }),
+  );
   shared(log.db).cp = undefined;
   await appendKeyed(log, key, {
     at: now,
@@ -294,7 +412,13 @@ async function appendKeyed(log: AuditLog, key: CryptoKey, entry: AuditEntry): Pr
     const id = c.lastId + 1;
     const mac = await macEntry(key, entry, id, c.head);
     const stored: AuditEntry = { ...entry, id, prev: c.head, mac };
-    const next = await sealCheckpoint(key, { ...c, count: c.count + 1, firstId: c.count === 0 ? id : c.firstId, lastId: id, head: mac });
+    const next = await sealCheckpoint(key, {
+      ...c,
+      count: c.count + 1,
+      firstId: c.count === 0 ? id : c.firstId,
+      lastId: id,
+      head: mac,
+    });
     if (await writeIf(log.db, c, next, [stored], c.lastId)) {
       s.cp = { key, c: next };
       return id;
@@ -315,7 +439,11 @@ async function appendKeyed(log: AuditLog, key: CryptoKey, entry: AuditEntry): Pr
  * write start in the next task — what the current task still does (the signer posting an answer back to
  * a page) goes first.
  */
-export async function appendAudit(log: AuditLog, input: AuditInput, o: { afterThisTask?: boolean } = {}): Promise<{ id: number; sealed: boolean }> {
+export async function appendAudit(
+  log: AuditLog,
+  input: AuditInput,
+  o: { afterThisTask?: boolean } = {},
+): Promise<{ id: number; sealed: boolean }> {
   const entry = normalize(input);
   // The key as it is now (a lock right after does not turn this entry into one "recorded while locked"),
   // and the entry queued at once: a read that starts after this call sees it (`auditWritten`).
@@ -360,7 +488,14 @@ export async function resealAfterRestore(log: AuditLog): Promise<void> {
 }
 
 /** Writes `next` over `expected` with `deleteTo` (inclusive) removed from the oldest end. For prune. */
-export async function commitPrune(log: AuditLog, key: CryptoKey, expected: Checkpoint, next: Omit<Checkpoint, 'mac'>, deleteFrom: number, deleteTo: number): Promise<boolean> {
+export async function commitPrune(
+  log: AuditLog,
+  key: CryptoKey,
+  expected: Checkpoint,
+  next: Omit<Checkpoint, 'mac'>,
+  deleteFrom: number,
+  deleteTo: number,
+): Promise<boolean> {
   const sealed = await sealCheckpoint(key, next);
   const tx = log.db.transaction(['audit', 'meta'], 'readwrite');
   const stored = metaRecord(await tx.objectStore('meta').get('auditCheckpoint'), 'auditCheckpoint');

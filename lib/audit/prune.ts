@@ -26,7 +26,7 @@ export async function pruneAudit(log: AuditLog, days: number, now: number = log.
   const s = shared(log.db);
   return serial(s, 'walk', async () => {
     let dropped = 0;
-    for (let conflicts = 0; conflicts < 8; ) {
+    for (let conflicts = 0; conflicts < 8;) {
       const step = await serial(s, 'tail', async () => {
         const c = await prepare(log, key, true);
         if (c.count === 0) return { n: 0, more: false };
@@ -35,7 +35,9 @@ export async function pruneAudit(log: AuditLog, days: number, now: number = log.
         let n = 0;
         let stopped = false;
         const candidates = rows.slice(0, CHUNK);
-        const authentic = await Promise.all(candidates.map((e) => (e.id >= c.chainFrom && e.at < cutoff ? entryAuthentic(key, e) : true)));
+        const authentic = await Promise.all(
+          candidates.map(async (e) => (e.id >= c.chainFrom && e.at < cutoff ? entryAuthentic(key, e) : true)),
+        );
         for (const [i, e] of candidates.entries()) {
           if (e.at >= cutoff) {
             stopped = true;
@@ -53,10 +55,16 @@ export async function pruneAudit(log: AuditLog, days: number, now: number = log.
         const firstDropped = rows[0]?.id;
         const lastDropped = rows[n - 1]?.id;
         if (!n || firstDropped === undefined || lastDropped === undefined) return { n: 0, more: false };
-        const nextKept = rows[n]?.id ?? (await log.db.getKey('audit', IDBKeyRange.bound(lastDropped, c.lastId, true, false)));
+        const nextKept =
+          rows[n]?.id ?? (await log.db.getKey('audit', IDBKeyRange.bound(lastDropped, c.lastId, true, false)));
         const count = c.count - n;
         const { mac: _old, ...rest } = c;
-        const next = { ...rest, count, firstId: count === 0 || nextKept === undefined ? c.lastId + 1 : nextKept, anchor };
+        const next = {
+          ...rest,
+          count,
+          firstId: count === 0 || nextKept === undefined ? c.lastId + 1 : nextKept,
+          anchor,
+        };
         const ok = await commitPrune(log, key, c, next, firstDropped, lastDropped);
         return { n: ok ? n : 0, more: ok ? !stopped : true, conflict: !ok };
       });

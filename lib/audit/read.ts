@@ -20,7 +20,10 @@ import { backgroundTask } from '../tasks';
 export type AuditEntryStatus = 'ok' | 'locked' | 'pending' | 'unauthenticated' | 'changed' | 'unchecked';
 
 /** An entry as the popup and exports see it (`at` Unix ms; `mac` hex link when sealed). */
-export type AuditEntryView = Pick<AuditEntry, 'at' | 'origin' | 'account' | 'kind' | 'summary' | 'digest' | 'result' | 'detail' | 'mac'> & { id: number; status: AuditEntryStatus };
+export type AuditEntryView = Pick<
+  AuditEntry,
+  'at' | 'origin' | 'account' | 'kind' | 'summary' | 'digest' | 'result' | 'detail' | 'mac'
+> & { id: number; status: AuditEntryStatus };
 
 /** One page and the cursor of the next (`null`: no more). */
 export type AuditPage = { entries: AuditEntryView[]; next: number | null };
@@ -59,7 +62,11 @@ const VERIFY_BATCH = 10;
  * in a key range, in either direction, in one request.
  */
 type RecordsSource = {
-  getAllRecords: (o: { query: IDBKeyRange | null; count: number; direction: 'prev' }) => IDBRequest<{ key: IDBValidKey; primaryKey: IDBValidKey; value: unknown }[]>;
+  getAllRecords: (o: {
+    query: IDBKeyRange | null;
+    count: number;
+    direction: 'prev';
+  }) => IDBRequest<{ key: IDBValidKey; primaryKey: IDBValidKey; value: unknown }[]>;
 };
 
 /** The result of a native IndexedDB request (for the requests `idb` does not type). */
@@ -73,7 +80,8 @@ function requestResult<T>(req: IDBRequest<T>): Promise<T> {
 async function views(log: AuditLog, rows: StoredAuditEntry[]): Promise<AuditEntryView[]> {
   const key = await log.key();
   let c: Checkpoint | undefined;
-  if (!key) shared(log.db).cp = undefined; // no key: forget the cached one
+  if (!key)
+    shared(log.db).cp = undefined; // no key: forget the cached one
   else {
     const r = await readCheckpoint(log, key);
     if (r.status === 'ok') c = r.c;
@@ -84,7 +92,11 @@ async function views(log: AuditLog, rows: StoredAuditEntry[]): Promise<AuditEntr
     // at most one batch on the browser's WebCrypto thread, never behind a whole page.
     if (i) await auditWritten(log);
     const batch = rows.slice(i, i + VERIFY_BATCH);
-    authentic.push(...(await Promise.all(batch.map((e) => (key && c && e.id >= c.chainFrom && e.id <= c.lastId ? entryAuthentic(key, e) : false)))));
+    authentic.push(
+      ...(await Promise.all(
+        batch.map(async (e) => (key && c && e.id >= c.chainFrom && e.id <= c.lastId ? entryAuthentic(key, e) : false)),
+      )),
+    );
   }
   const out: AuditEntryView[] = [];
   for (const [i, e] of rows.entries()) {
@@ -116,13 +128,28 @@ async function views(log: AuditLog, rows: StoredAuditEntry[]): Promise<AuditEntr
  * `before`, from `origin` exactly and of `kind` (a group such as `perps`, or a kind prefix within
  * one such as `perps.create`). Pass the returned `next` as `before` for the following page.
  */
-export async function pageAudit(log: AuditLog, q: { before?: number | undefined; limit?: number | undefined; origin?: string | undefined; kind?: string | undefined } = {}): Promise<AuditPage> {
+export async function pageAudit(
+  log: AuditLog,
+  q: {
+    before?: number | undefined;
+    limit?: number | undefined;
+    origin?: string | undefined;
+    kind?: string | undefined;
+  } = {},
+): Promise<AuditPage> {
   await appendsQuiet(log); // entries queued before this read are in it; appends queued meanwhile go first
   const limit = Math.min(Math.max(1, q.limit ?? 50), MAX_PAGE);
   const upper = q.before ?? Infinity;
   const group = q.kind ? auditGroupOf(q.kind) : undefined;
   const tx = log.db.transaction('audit');
-  const source = q.origin && group ? tx.store.index('byOriginGroup') : q.origin ? tx.store.index('byOrigin') : group ? tx.store.index('byGroup') : tx.store;
+  const source =
+    q.origin && group
+      ? tx.store.index('byOriginGroup')
+      : q.origin
+        ? tx.store.index('byOrigin')
+        : group
+          ? tx.store.index('byGroup')
+          : tx.store;
   const range =
     q.origin && group
       ? IDBKeyRange.bound([q.origin, group, -Infinity], [q.origin, group, upper], false, true)
@@ -150,10 +177,17 @@ export async function pageAudit(log: AuditLog, q: { before?: number | undefined;
 }
 
 /** An export page, oldest first: at most `limit` (1–1000, default 1000) entries with id above `after`. */
-export async function exportAudit(log: AuditLog, q: { after?: number | undefined; limit?: number | undefined } = {}): Promise<AuditPage> {
+export async function exportAudit(
+  log: AuditLog,
+  q: { after?: number | undefined; limit?: number | undefined } = {},
+): Promise<AuditPage> {
   await auditWritten(log); // entries queued before this read are in it
   const limit = Math.min(Math.max(1, q.limit ?? MAX_EXPORT_PAGE), MAX_EXPORT_PAGE);
-  const rows = await readAuditRows(log.db, q.after === undefined ? undefined : IDBKeyRange.lowerBound(q.after, true), limit);
+  const rows = await readAuditRows(
+    log.db,
+    q.after === undefined ? undefined : IDBKeyRange.lowerBound(q.after, true),
+    limit,
+  );
   return { entries: await views(log, rows), next: rows.length === limit ? (rows.at(-1)?.id ?? null) : null };
 }
 
@@ -166,7 +200,7 @@ export async function auditOrigins(log: AuditLog, max = 200): Promise<string[]> 
   const tx = log.db.transaction('audit');
   const index = tx.store.index('byOrigin');
   const out: string[] = [];
-  for (let c = await index.openKeyCursor(); c && out.length < max; ) {
+  for (let c = await index.openKeyCursor(); c && out.length < max;) {
     const origin = c.key[0];
     out.push(origin);
     c = await index.openKeyCursor(IDBKeyRange.lowerBound([origin, []], true));
@@ -179,6 +213,22 @@ export async function auditOrigins(log: AuditLog, max = 200): Promise<string[]> 
 export function auditCsv(entries: readonly AuditEntryView[], o: { header?: boolean } = {}): string {
   const q = (v: unknown) => `"${String(v ?? '').replace(/"/g, '""')}"`;
   const head = ['id', 'time', 'origin', 'account', 'kind', 'summary', 'digest', 'result', 'detail', 'status', 'mac'];
-  const rows = entries.map((e) => [e.id, new Date(e.at).toISOString(), e.origin, e.account, e.kind, e.summary, e.digest, e.result, e.detail, e.status, e.mac].map(q).join(','));
-  return (o.header ?? true ? [head.join(','), ...rows] : rows).join('\r\n');
+  const rows = entries.map((e) =>
+    [
+      e.id,
+      new Date(e.at).toISOString(),
+      e.origin,
+      e.account,
+      e.kind,
+      e.summary,
+      e.digest,
+      e.result,
+      e.detail,
+      e.status,
+      e.mac,
+    ]
+      .map(q)
+      .join(','),
+  );
+  return ((o.header ?? true) ? [head.join(','), ...rows] : rows).join('\r\n');
 }

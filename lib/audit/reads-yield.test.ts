@@ -7,7 +7,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openVaultDb } from '../vault/db';
 import { appendAudit, auditLog, pageAudit, type AuditInput } from './index';
 
-const entry = (i: number): AuditInput => ({ at: 1_000 + i, origin: 'https://a.example', account: '0xabc', kind: 'perps.createOrders', summary: `order ${i}`, result: 'ok' });
+const entry = (i: number): AuditInput => ({
+  at: 1_000 + i,
+  origin: 'https://a.example',
+  account: '0xabc',
+  kind: 'perps.createOrders',
+  summary: `order ${i}`,
+  result: 'ok',
+});
 const nativeTransaction = IDBDatabase.prototype.transaction;
 afterEach(() => {
   IDBDatabase.prototype.transaction = nativeTransaction;
@@ -16,7 +23,10 @@ afterEach(() => {
 describe('a page read during appends', () => {
   it('opens its read transaction only after the appends queued one after another while it waited', async () => {
     const db = await openVaultDb('audit-reads-yield');
-    const key = (await crypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])) as CryptoKey;
+    const key = (await crypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ])) as CryptoKey;
     const log = auditLog(db, async () => key);
     for (let i = 0; i < 3; i++) await appendAudit(log, entry(i));
     let done = 0;

@@ -37,20 +37,30 @@ const RECORDED_SCAN = 5_000;
  * was lost with the worker (the two are separate writes): the same kind, account and digest (an EIP-712
  * digest names one submission: salt and time are in it), among the kind's `RECORDED_SCAN` newest entries.
  */
-async function alreadyRecorded(log: AuditLog, r: { kind: string; account: string; digest?: string | undefined }): Promise<boolean> {
+async function alreadyRecorded(
+  log: AuditLog,
+  r: { kind: string; account: string; digest?: string | undefined },
+): Promise<boolean> {
   if (!r.digest) return false;
   await auditWritten(log);
   const group = auditGroupOf(r.kind);
   const tx = log.db.transaction('audit');
   let seen = 0;
-  for (let c = await tx.store.index('byGroup').openCursor(IDBKeyRange.bound([group, 0], [group, Infinity]), 'prev'); c && seen < RECORDED_SCAN; c = await c.continue(), seen++) {
+  for (
+    let c = await tx.store.index('byGroup').openCursor(IDBKeyRange.bound([group, 0], [group, Infinity]), 'prev');
+    c && seen < RECORDED_SCAN;
+    c = await c.continue(), seen++
+  ) {
     const e = c.value;
     if (e.kind === r.kind && e.digest === r.digest && e.account === r.account) return true;
   }
   return false;
 }
 
-/** What the person is told about one record: its audit kind, what the venue said (`undefined`: not asked) and whether its entry was written. */
+/**
+ * What the person is told about one record: its audit kind, what the venue said (`undefined`: not asked) and whether
+ * its entry was written.
+ */
 export type ReconcileNotice = { kind: string; venue: 'held' | 'absent' | undefined; recorded: boolean };
 
 const STOPPED = 'Countersign stopped after this was sent and before its answer was recorded';
@@ -61,7 +71,12 @@ function verdict(said: 'held' | 'absent' | 'unasked' | 'silent'): { result: 'ok'
     case 'held':
       return { result: 'ok', detail: `${STOPPED}; the venue holds it (looked up at the next unlock).` };
     case 'absent':
-      return { result: 'unknown', detail: `${STOPPED}; the venue holds no order with its ids (it refused it, or it never arrived). Check the venue.` };
+      return {
+        result: 'unknown',
+        detail:
+          `${STOPPED}; the venue holds no order with its ids ` +
+          `(it refused it, or it never arrived). Check the venue.`,
+      };
     case 'silent':
       return { result: 'unknown', detail: `${STOPPED}; the venue could not be asked about it. Check the venue.` };
     case 'unasked':
@@ -75,26 +90,40 @@ function verdict(said: 'held' | 'absent' | 'unasked' | 'silent'): { result: 'ok'
  * closes the record and calls `notify`. A record already `audited` (kept for its grant use only) is left
  * to the grant service. Returns how many it recorded; throws nothing.
  */
-export async function reconcileJournal(journal: AuditJournal, log: AuditLog, ask: VenueLookup | undefined, notify: (n: ReconcileNotice) => void, timeoutMs = 10_000): Promise<number> {
+export async function reconcileJournal(
+  journal: AuditJournal,
+  log: AuditLog,
+  ask: VenueLookup | undefined,
+  notify: (n: ReconcileNotice) => void,
+  timeoutMs = 10_000,
+): Promise<number> {
   let n = 0;
   for (const { id, record: r } of await journal.leftovers()) {
     if (r.audited) continue;
     const { use: _use, audited: _audited, lookup, ...record } = r;
     if (await alreadyRecorded(log, record).catch(() => false)) {
-      await journal.close(id).catch(() => journal.close(id)).catch(() => undefined);
+      await journal
+        .close(id)
+        .catch(() => journal.close(id))
+        .catch(() => undefined);
       continue;
     }
     let said: 'held' | 'absent' | 'unasked' | 'silent' = 'unasked';
-    if (lookup && ask) said = await withTimeout(ask(record.account, lookup, record.at), timeoutMs).catch(() => 'silent' as const);
+    if (lookup && ask)
+      said = await withTimeout(ask(record.account, lookup, record.at), timeoutMs).catch(() => 'silent' as const);
     const venue = said === 'held' || said === 'absent' ? said : undefined;
     try {
       await appendAudit(log, { ...record, ...verdict(said) });
     } catch {
-      notify({ kind: record.kind, venue, recorded: false }); // told even when the entry cannot be written; the record is kept for the next start
+      // told even when the entry cannot be written; the record is kept for the next start
+      notify({ kind: record.kind, venue, recorded: false });
       continue;
     }
     // Closed once stored (tried twice): a record left behind would be recorded again at the next start.
-    await journal.close(id).catch(() => journal.close(id)).catch(() => undefined);
+    await journal
+      .close(id)
+      .catch(() => journal.close(id))
+      .catch(() => undefined);
     notify({ kind: record.kind, venue, recorded: true });
     n++;
   }
@@ -104,6 +133,8 @@ export async function reconcileJournal(journal: AuditJournal, log: AuditLog, ask
 /** `p`, or a rejection after `ms`. */
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the venue did not answer in time')), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error('the venue did not answer in time')), ms)),
+  );
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }

@@ -9,11 +9,22 @@ import { openVaultDb, type AuditEntry, type VaultDb } from '../vault/db';
 import { appendAudit, auditLog, checkAudit, pageAudit, type AuditCheck, type AuditInput, type AuditLog } from './index';
 
 let n = 0;
-const entry = (i: number, o: Partial<AuditInput> = {}): AuditInput => ({ at: 1_000 + i, origin: 'https://a.example', account: '0xabc', kind: 'perps.createOrders', summary: `order ${i}`, result: 'ok', ...o });
+const entry = (i: number, o: Partial<AuditInput> = {}): AuditInput => ({
+  at: 1_000 + i,
+  origin: 'https://a.example',
+  account: '0xabc',
+  kind: 'perps.createOrders',
+  summary: `order ${i}`,
+  result: 'ok',
+  ...o,
+});
 
 async function fresh(): Promise<{ db: VaultDb; log: AuditLog }> {
   const db = await openVaultDb(`audit-tamper-${n++}`);
-  const key = (await crypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])) as CryptoKey;
+  const key = (await crypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+    'verify',
+  ])) as CryptoKey;
   return { db, log: auditLog(db, async () => key) };
 }
 async function fill(log: AuditLog, count: number): Promise<void> {
@@ -76,31 +87,46 @@ describe('the check a tab open runs', () => {
         await db.put('audit', { ...all[6]!, id: all[5]!.id });
         await db.put('audit', { ...all[5]!, id: all[6]!.id });
       }
-      expect(await checkAudit(log), tamper).toMatchObject({ ok: false, state: 'broken', brokenAt: all[tamper === 'deleted' ? 6 : 5]!.id });
+      expect(await checkAudit(log), tamper).toMatchObject({
+        ok: false,
+        state: 'broken',
+        brokenAt: all[tamper === 'deleted' ? 6 : 5]!.id,
+      });
     }
   });
 
-  it('leaves a deletion, change or reordering among already verified entries to the full check, which names the entry and is reported by every later check', async () => {
-    for (const tamper of ['deleted', 'changed', 'reordered'] as const) {
-      const { db, log } = await fresh();
-      await fill(log, 8);
-      expect((await checkAudit(log)).ok).toBe(true);
-      const all = await rows(db);
-      if (tamper === 'deleted') await db.delete('audit', all[3]!.id);
-      if (tamper === 'changed') await db.put('audit', { ...all[3]!, origin: 'extension' });
-      if (tamper === 'reordered') {
-        await db.put('audit', { ...all[4]!, id: all[3]!.id });
-        await db.put('audit', { ...all[3]!, id: all[4]!.id });
+  it(
+    'leaves a deletion, change or reordering among already verified entries to ' +
+      'the full check, which names the entry and is reported by every later check',
+    async () => {
+      for (const tamper of ['deleted', 'changed', 'reordered'] as const) {
+        const { db, log } = await fresh();
+        await fill(log, 8);
+        expect((await checkAudit(log)).ok).toBe(true);
+        const all = await rows(db);
+        if (tamper === 'deleted') await db.delete('audit', all[3]!.id);
+        if (tamper === 'changed') await db.put('audit', { ...all[3]!, origin: 'extension' });
+        if (tamper === 'reordered') {
+          await db.put('audit', { ...all[4]!, id: all[3]!.id });
+          await db.put('audit', { ...all[3]!, id: all[4]!.id });
+        }
+        // the tab's check covers what is new and the log's ends
+        expect((await checkAudit(log)).state, tamper).toBe('ok');
+        if (tamper !== 'deleted')
+          // a page shown checks each entry's seal
+          expect((await pageAudit(log)).entries.find((e) => e.id === all[3]!.id)?.status, tamper).toBe('changed');
+        counts = [];
+        expect(await fullCheck(log), tamper).toMatchObject({
+          ok: false,
+          state: 'broken',
+          brokenAt: all[tamper === 'deleted' ? 4 : 3]!.id,
+        });
+        expect(counts.filter((c) => c.whole)).toEqual([]);
+        await appendAudit(log, entry(99));
+        expect(await checkAudit(log), tamper).toMatchObject({ ok: false, state: 'broken' });
       }
-      expect((await checkAudit(log)).state, tamper).toBe('ok'); // the tab's check covers what is new and the log's ends
-      if (tamper !== 'deleted') expect((await pageAudit(log)).entries.find((e) => e.id === all[3]!.id)?.status, tamper).toBe('changed'); // a page shown checks each entry's seal
-      counts = [];
-      expect(await fullCheck(log), tamper).toMatchObject({ ok: false, state: 'broken', brokenAt: all[tamper === 'deleted' ? 4 : 3]!.id });
-      expect(counts.filter((c) => c.whole)).toEqual([]);
-      await appendAudit(log, entry(99));
-      expect(await checkAudit(log), tamper).toMatchObject({ ok: false, state: 'broken' });
-    }
-  });
+    },
+  );
 
   it('detects the oldest or the newest entries removed at once', async () => {
     for (const end of ['oldest', 'newest'] as const) {
@@ -109,25 +135,37 @@ describe('the check a tab open runs', () => {
       expect((await checkAudit(log)).ok).toBe(true);
       const all = await rows(db);
       await db.delete('audit', end === 'oldest' ? all[0]!.id : all[5]!.id);
-      expect(await checkAudit(log), end).toMatchObject({ ok: false, state: 'broken', reason: `the ${end} entries were removed` });
+      expect(await checkAudit(log), end).toMatchObject({
+        ok: false,
+        state: 'broken',
+        reason: `the ${end} entries were removed`,
+      });
     }
   });
 });
 
 describe('the full check', () => {
-  it('counts the entries kept from before the current seal in bounded key ranges, never the whole store, and finds one removed', async () => {
-    const { db, log } = await fresh();
-    for (let i = 0; i < 5; i++) await db.add('audit', { ...entry(i), group: 'perps', hash: `0x${'1'.repeat(64)}` });
-    await appendAudit(log, entry(5)); // seals the log: the five entries before stay unauthenticated
-    expect(await checkAudit(log)).toMatchObject({ ok: true, unauthenticated: 5 });
-    await db.delete('audit', 3);
-    counts = [];
-    const r = await fullCheck(log);
-    expect(r).toMatchObject({ ok: false, state: 'broken', reason: expect.stringContaining('1 entry was removed') });
-    expect(counts.filter((c) => c.whole)).toEqual([]);
-    expect(Math.max(...counts.filter((c) => !c.above).map((c) => c.span))).toBeLessThanOrEqual(20_000);
-    expect(await checkAudit(log)).toMatchObject({ ok: false, state: 'broken', reason: expect.stringContaining('1 entry was removed') });
-  });
+  it(
+    'counts the entries kept from before the current seal in ' +
+      'bounded key ranges, never the whole store, and finds one removed',
+    async () => {
+      const { db, log } = await fresh();
+      for (let i = 0; i < 5; i++) await db.add('audit', { ...entry(i), group: 'perps', hash: `0x${'1'.repeat(64)}` });
+      await appendAudit(log, entry(5)); // seals the log: the five entries before stay unauthenticated
+      expect(await checkAudit(log)).toMatchObject({ ok: true, unauthenticated: 5 });
+      await db.delete('audit', 3);
+      counts = [];
+      const r = await fullCheck(log);
+      expect(r).toMatchObject({ ok: false, state: 'broken', reason: expect.stringContaining('1 entry was removed') });
+      expect(counts.filter((c) => c.whole)).toEqual([]);
+      expect(Math.max(...counts.filter((c) => !c.above).map((c) => c.span))).toBeLessThanOrEqual(20_000);
+      expect(await checkAudit(log)).toMatchObject({
+        ok: false,
+        state: 'broken',
+        reason: expect.stringContaining('1 entry was removed'),
+      });
+    },
+  );
 
   it('passes on an untouched log, and later checks say when every entry was last checked', async () => {
     const { log } = await fresh();

@@ -27,7 +27,17 @@
  * last full check passed while this background ran (absent: the ends and the new entries only).
  */
 import { readAuditRows, readMeta, type AuditSealEvent, type AuditVerifiedRecord } from '../vault/db';
-import { entryAuthentic, partsOk, prepare, serial, shared, signParts, verifiedParts, type AuditLog, type Checkpoint } from './log';
+import {
+  entryAuthentic,
+  partsOk,
+  prepare,
+  serial,
+  shared,
+  signParts,
+  verifiedParts,
+  type AuditLog,
+  type Checkpoint,
+} from './log';
 
 /** Entries verified inline by one check; more run as a background check with progress. */
 export const INLINE_LIMIT = 10_000;
@@ -73,7 +83,14 @@ const GAP = 'entries before it were removed or moved';
 type Walk = { checked: number; upTo: number; head: string; broken?: { id: number; reason: string } };
 
 /** Verifies entries with id in (`from`, `c.lastId`] in order, each linking to `prev`. */
-async function walk(log: AuditLog, key: CryptoKey, c: Checkpoint, from: number, prev: string, progress?: (pos: number) => void): Promise<Walk | undefined> {
+async function walk(
+  log: AuditLog,
+  key: CryptoKey,
+  c: Checkpoint,
+  from: number,
+  prev: string,
+  progress?: (pos: number) => void,
+): Promise<Walk | undefined> {
   let pos = from;
   let checked = 0;
   for (;;) {
@@ -85,7 +102,8 @@ async function walk(log: AuditLog, key: CryptoKey, c: Checkpoint, from: number, 
     // MACs are independent of each other (each covers its own `prev`): check a chunk's concurrently, links in order.
     const authentic = await Promise.all(chunk.map((e) => entryAuthentic(key, e)));
     for (const [i, e] of chunk.entries()) {
-      if (!authentic[i] || e.mac === undefined) return { checked, upTo: pos, head: prev, broken: { id: e.id, reason: CHANGED } };
+      if (!authentic[i] || e.mac === undefined)
+        return { checked, upTo: pos, head: prev, broken: { id: e.id, reason: CHANGED } };
       if (e.prev !== prev) return { checked, upTo: pos, head: prev, broken: { id: e.id, reason: GAP } };
       prev = e.mac;
       pos = e.id;
@@ -103,8 +121,20 @@ async function readVerified(log: AuditLog, key: CryptoKey): Promise<AuditVerifie
   return (await partsOk(key, verifiedParts(v.upTo, v.head, broken), v.mac)) ? { ...v, broken } : undefined;
 }
 
-async function saveVerified(log: AuditLog, key: CryptoKey, upTo: number, head: string, broken: { id: number; reason: string } | null): Promise<void> {
-  await log.db.put('meta', { id: 'auditVerified', upTo, head, broken, mac: await signParts(key, verifiedParts(upTo, head, broken)) });
+async function saveVerified(
+  log: AuditLog,
+  key: CryptoKey,
+  upTo: number,
+  head: string,
+  broken: { id: number; reason: string } | null,
+): Promise<void> {
+  await log.db.put('meta', {
+    id: 'auditVerified',
+    upTo,
+    head,
+    broken,
+    mac: await signParts(key, verifiedParts(upTo, head, broken)),
+  });
 }
 
 type Ends = { count: number; pending: number; unauthenticated: number; broken?: { id?: number; reason: string } };
@@ -128,19 +158,36 @@ async function endsCheck(log: AuditLog, key: CryptoKey, c: Checkpoint): Promise<
   const firstCursor = chainStart <= c.lastId ? await store.openCursor(IDBKeyRange.bound(chainStart, c.lastId)) : null;
   const firstChained = firstCursor ? { ...firstCursor.value, id: firstCursor.primaryKey } : undefined;
   const newest = c.lastId >= chainStart ? await store.get(c.lastId) : undefined;
-  const unauthenticated = c.chainFrom > c.firstId && c.lastId >= c.firstId ? await store.count(IDBKeyRange.bound(c.firstId, Math.min(c.chainFrom - 1, c.lastId))) : 0;
+  const unauthenticated =
+    c.chainFrom > c.firstId && c.lastId >= c.firstId
+      ? await store.count(IDBKeyRange.bound(c.firstId, Math.min(c.chainFrom - 1, c.lastId)))
+      : 0;
   await tx.done;
   const r = { count: c.count + pending, pending, unauthenticated };
   if (c.count > 0 && oldest !== c.firstId) {
-    return { ...r, broken: { reason: typeof oldest === 'number' && oldest > c.firstId ? 'the oldest entries were removed' : 'entries were added before the oldest one' } };
+    return {
+      ...r,
+      broken: {
+        reason:
+          typeof oldest === 'number' && oldest > c.firstId
+            ? 'the oldest entries were removed'
+            : 'entries were added before the oldest one',
+      },
+    };
   }
-  if (c.count === 0 && typeof oldest === 'number' && oldest <= c.lastId) return { ...r, broken: { reason: 'entries were added outside Countersign' } };
+  if (c.count === 0 && typeof oldest === 'number' && oldest <= c.lastId)
+    return { ...r, broken: { reason: 'entries were added outside Countersign' } };
   if (chainStart <= c.lastId) {
     if (!firstChained) return { ...r, broken: { reason: 'the sealed entries were removed' } };
     if (!(await entryAuthentic(key, firstChained))) return { ...r, broken: { id: firstChained.id, reason: CHANGED } };
-    if (firstChained.prev !== c.anchor) return { ...r, broken: { id: firstChained.id, reason: 'the start of the log was moved (its oldest entries were removed)' } };
+    if (firstChained.prev !== c.anchor)
+      return {
+        ...r,
+        broken: { id: firstChained.id, reason: 'the start of the log was moved (its oldest entries were removed)' },
+      };
     if (!newest) return { ...r, broken: { id: c.lastId, reason: 'the newest entries were removed' } };
-    if (newest.mac !== c.head || !(await entryAuthentic(key, newest))) return { ...r, broken: { id: c.lastId, reason: 'the newest entry was replaced or changed' } };
+    if (newest.mac !== c.head || !(await entryAuthentic(key, newest)))
+      return { ...r, broken: { id: c.lastId, reason: 'the newest entry was replaced or changed' } };
   }
   return r;
 }
@@ -155,28 +202,51 @@ async function endsCheck(log: AuditLog, key: CryptoKey, c: Checkpoint): Promise<
  * until a full check passes), or `undefined` when walked plus counted equals the sealed count. Stops
  * (`'locked'`) when the vault locks.
  */
-async function countSteps(log: AuditLog, c: Checkpoint, walked: number): Promise<{ id: number; reason: string } | 'locked' | undefined> {
+async function countSteps(
+  log: AuditLog,
+  c: Checkpoint,
+  walked: number,
+): Promise<{ id: number; reason: string } | 'locked' | undefined> {
   let count = walked;
   const last = Math.min(c.chainFrom - 1, c.lastId);
   for (let from = c.firstId; from <= last; from += COUNT_STEP) {
     if (!(await log.key())) return 'locked';
-    count += await log.db.count('audit', IDBKeyRange.bound(from, Math.min(from + COUNT_STEP, last), false, from + COUNT_STEP <= last));
+    count += await log.db.count(
+      'audit',
+      IDBKeyRange.bound(from, Math.min(from + COUNT_STEP, last), false, from + COUNT_STEP <= last),
+    );
   }
   if (count === c.count) return undefined;
   const n = Math.abs(count - c.count);
-  const what = count < c.count ? `${n === 1 ? 'entry was' : 'entries were'} removed` : `${n === 1 ? 'entry was' : 'entries were'} added outside Countersign`;
-  return { id: c.firstId, reason: `${n} ${what} between #${c.firstId} and #${c.lastId} (the full check found ${count} where the seal records ${c.count})` };
+  const what =
+    count < c.count
+      ? `${n === 1 ? 'entry was' : 'entries were'} removed`
+      : `${n === 1 ? 'entry was' : 'entries were'} added outside Countersign`;
+  return {
+    id: c.firstId,
+    reason:
+      `${n} ${what} between #${c.firstId} and #${c.lastId} (the ` +
+      `full check found ${count} where the seal records ${c.count})`,
+  };
 }
 
 /** Where the next walk starts: after the last verified entry when that record still holds, else the chain's start. */
-async function startPoint(log: AuditLog, key: CryptoKey, c: Checkpoint, full: boolean): Promise<{ from: number; prev: string; sticky?: { id: number; reason: string } }> {
+async function startPoint(
+  log: AuditLog,
+  key: CryptoKey,
+  c: Checkpoint,
+  full: boolean,
+): Promise<{ from: number; prev: string; sticky?: { id: number; reason: string } }> {
   const from = Math.max(c.firstId, c.chainFrom) - 1;
   if (full) return { from, prev: c.anchor };
   const v = await readVerified(log, key);
   if (!v || v.upTo < from || v.upTo > c.lastId) return { from, prev: c.anchor };
   const holds = v.upTo === from ? v.head === c.anchor : (await log.db.get('audit', v.upTo))?.mac === v.head;
   if (!holds) return { from, prev: c.anchor };
-  const sticky = v.broken && v.broken.id >= c.firstId && (await log.db.getKey('audit', v.broken.id)) !== undefined ? v.broken : undefined;
+  const sticky =
+    v.broken && v.broken.id >= c.firstId && (await log.db.getKey('audit', v.broken.id)) !== undefined
+      ? v.broken
+      : undefined;
   return { from: v.upTo, prev: v.head, ...(sticky ? { sticky } : {}) };
 }
 
@@ -202,18 +272,47 @@ export async function checkAudit(log: AuditLog, o: { full?: boolean; inlineLimit
   const s = shared(log.db);
   if (!key) {
     s.cp = undefined; // forget the cached key with the checkpoint
-    return { ok: false, state: 'locked', count: await lockedCount(log), checked: 0, full, unauthenticated: 0, pending: 0, seals: [] };
+    return {
+      ok: false,
+      state: 'locked',
+      count: await lockedCount(log),
+      checked: 0,
+      full,
+      unauthenticated: 0,
+      pending: 0,
+      seals: [],
+    };
   }
   const c = await serial(s, 'tail', () => prepare(log, key, true));
   const cheap = await endsCheck(log, key, c);
-  const base = { count: cheap.count, pending: cheap.pending, unauthenticated: cheap.unauthenticated, since: c.startedAt, seals: c.seals, full, ...(s.fullAt === undefined ? {} : { fullAt: s.fullAt }) };
+  const base = {
+    count: cheap.count,
+    pending: cheap.pending,
+    unauthenticated: cheap.unauthenticated,
+    since: c.startedAt,
+    seals: c.seals,
+    full,
+    ...(s.fullAt === undefined ? {} : { fullAt: s.fullAt }),
+  };
   if (s.job) return { ...base, ok: false, state: 'checking', checked: 0, progress: { ...s.job } };
-  const broken = (b: { id?: number | undefined; reason: string }, checked = 0): AuditCheck => ({ ...base, ok: false, state: 'broken', checked, ...(b.id === undefined ? {} : { brokenAt: b.id }), reason: b.reason });
+  const broken = (b: { id?: number | undefined; reason: string }, checked = 0): AuditCheck => ({
+    ...base,
+    ok: false,
+    state: 'broken',
+    checked,
+    ...(b.id === undefined ? {} : { brokenAt: b.id }),
+    reason: b.reason,
+  });
   if (cheap.broken) return broken(cheap.broken);
   const resealed = c.seals.find((e) => (e.reason === 'missing' || e.reason === 'invalid') && cheap.unauthenticated > 0);
   if (resealed) {
     const what = resealed.reason === 'missing' ? 'was missing' : 'did not verify';
-    return broken({ id: resealed.fromId, reason: `the log's seal ${what} on ${new Date(resealed.at).toISOString()}: the ${cheap.unauthenticated} entries before #${resealed.fromId} cannot be authenticated` });
+    return broken({
+      id: resealed.fromId,
+      reason:
+        `the log's seal ${what} on ${new Date(resealed.at).toISOString()}: the ` +
+        `${cheap.unauthenticated} entries before #${resealed.fromId} cannot be authenticated`,
+    });
   }
   const start = await startPoint(log, key, c, full);
   if (start.sticky) return broken(start.sticky);
@@ -224,7 +323,14 @@ export async function checkAudit(log: AuditLog, o: { full?: boolean; inlineLimit
     s.job = job;
     void serial(s, 'walk', async () => {
       try {
-        const w = await walk(log, key, c, start.from, start.prev, (pos) => void (job.done = Math.min(total, pos - start.from)));
+        const w = await walk(
+          log,
+          key,
+          c,
+          start.from,
+          start.prev,
+          (pos) => void (job.done = Math.min(total, pos - start.from)),
+        );
         if (!w) return;
         // The walk links every chained entry; the count also covers those kept from before the seal.
         const counted = full && !w.broken ? await countSteps(log, c, w.checked) : undefined;

@@ -1,6 +1,18 @@
 /** The authority epoch's rules (`lib/authority/epoch.ts`): what each end refuses, and what it leaves alone. */
 import { describe, expect, it } from 'vitest';
-import { approvedPageScopes, Authority, AuthorityEndedError, endedError, GrantRevokedError, grantedPageScopes, KILL_SWITCH_SCOPES, narrowTicket, pageScopes, PERSON_SCOPES, SiteAuthorityEndedError } from './epoch';
+import {
+  approvedPageScopes,
+  Authority,
+  AuthorityEndedError,
+  endedError,
+  GrantRevokedError,
+  grantedPageScopes,
+  KILL_SWITCH_SCOPES,
+  narrowTicket,
+  pageScopes,
+  PERSON_SCOPES,
+  SiteAuthorityEndedError,
+} from './epoch';
 
 const SITE = 'https://trade.example';
 const OTHER = 'https://other.example';
@@ -99,10 +111,32 @@ describe('one authority epoch', () => {
     expect(a.endedBy(second)).toBe('lock');
   });
 
-  it('one mapping of what ended to the page\'s code, with and without a grant', () => {
-    const codes = (granted: boolean) => Object.fromEntries((['lock', 'panic', 'session', 'venue', 'account', 'disconnect', 'revoke'] as const).map((r) => [r, (endedError(r, { granted }).constructor as { code?: number }).code]));
-    expect(codes(false)).toEqual({ lock: 4900, panic: 4900, session: 4900, venue: 4900, account: 4100, disconnect: 4100, revoke: -32003 });
-    expect(codes(true)).toEqual({ lock: -32003, panic: -32003, session: -32003, venue: 4900, account: 4100, disconnect: -32003, revoke: -32003 });
+  it("one mapping of what ended to the page's code, with and without a grant", () => {
+    const codes = (granted: boolean) =>
+      Object.fromEntries(
+        (['lock', 'panic', 'session', 'venue', 'account', 'disconnect', 'revoke'] as const).map((r) => [
+          r,
+          (endedError(r, { granted }).constructor as { code?: number }).code,
+        ]),
+      );
+    expect(codes(false)).toEqual({
+      lock: 4900,
+      panic: 4900,
+      session: 4900,
+      venue: 4900,
+      account: 4100,
+      disconnect: 4100,
+      revoke: -32003,
+    });
+    expect(codes(true)).toEqual({
+      lock: -32003,
+      panic: -32003,
+      session: -32003,
+      venue: 4900,
+      account: 4100,
+      disconnect: -32003,
+      revoke: -32003,
+    });
     // The ticket says which: a granted ticket (it carries its grant) ended by a lock is a revoked grant.
     const a = new Authority();
     const start = a.capture(pageScopes(SITE));

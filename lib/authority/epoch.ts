@@ -61,7 +61,10 @@ export function endedMessage(reason: EndReason): string {
   return `Nothing was sent: ${WORDS[reason]} after this request started. Ask again if you still want it.`;
 }
 
-/** Thrown when a request's authority ended (lock, panic, trading session, venue change, revoke) before it was signed or sent. EIP-1193 4900. */
+/**
+ * Thrown when a request's authority ended (lock, panic, trading session, venue change, revoke) before it was signed or
+ * sent. EIP-1193 4900.
+ */
 export class AuthorityEndedError extends BaseError {
   override name = 'Authority.EndedError';
   static override readonly code: number | undefined = 4900;
@@ -70,7 +73,10 @@ export class AuthorityEndedError extends BaseError {
   }
 }
 
-/** Thrown when the site's authority ended (its disconnect, an account switch) before the request was signed or sent. EIP-1193 4100. */
+/**
+ * Thrown when the site's authority ended (its disconnect, an account switch) before the request was signed or sent.
+ * EIP-1193 4100.
+ */
 export class SiteAuthorityEndedError extends AuthorityEndedError {
   override name = 'Authority.SiteEndedError';
   static override readonly code: number | undefined = 4100;
@@ -101,13 +107,19 @@ export function endedError(reason: EndReason, o: { granted: boolean }): Authorit
   return reason === 'disconnect' ? new SiteAuthorityEndedError(reason) : new AuthorityEndedError(reason);
 }
 
-/** Whether `err` is a refusal because the request's authority ended (`endedError`'s classes): nothing of it was sent. */
+/**
+ * Whether `err` is a refusal because the request's authority ended (`endedError`'s classes): nothing of it was sent.
+ */
 export function isEndedError(err: unknown): err is AuthorityEndedError | GrantRevokedError {
   return err instanceof AuthorityEndedError || err instanceof GrantRevokedError;
 }
 
 /** `ticket` checking only `scopes` (each as it was captured) and, when given, the grant `grant`. */
-export function narrowTicket(ticket: AuthorityTicket, scopes: readonly AuthorityScope[], grant?: string): AuthorityTicket {
+export function narrowTicket(
+  ticket: AuthorityTicket,
+  scopes: readonly AuthorityScope[],
+  grant?: string,
+): AuthorityTicket {
   const seen: Record<string, number> = {};
   for (const s of scopes) {
     const n = ticket.seen[s];
@@ -117,10 +129,18 @@ export function narrowTicket(ticket: AuthorityTicket, scopes: readonly Authority
 }
 
 /** The scopes of a page request of `origin` when it starts (narrowed once its path is known). */
-export const pageScopes = (origin: string): AuthorityScope[] => ['all', 'person', 'pages', 'grants', `origin:${origin}`];
+export const pageScopes = (origin: string): AuthorityScope[] => [
+  'all',
+  'person',
+  'pages',
+  'grants',
+  `origin:${origin}`,
+];
 /** The scopes a window-approved page request of `origin` checks. */
 export const approvedPageScopes = (origin: string): AuthorityScope[] => ['all', 'person', 'pages', `origin:${origin}`];
-/** The scopes a grant-covered page request of `origin` checks (a trading session keeps it; its grant is checked too). */
+/**
+ * The scopes a grant-covered page request of `origin` checks (a trading session keeps it; its grant is checked too).
+ */
 export const grantedPageScopes = (origin: string): AuthorityScope[] => ['all', 'pages', 'grants', `origin:${origin}`];
 /** The scopes of the popup's own actions (the default of the signing service). */
 export const PERSON_SCOPES: readonly AuthorityScope[] = ['all', 'person'];
@@ -165,9 +185,13 @@ export class Authority {
     this.told();
   }
 
-  /** Why `ticket` ended (the first end after its capture of the first ended scope it checks), or undefined while it holds. */
+  /**
+   * Why `ticket` ended (the first end after its capture of the first ended scope it checks), or undefined while it
+   * holds.
+   */
   endedBy(ticket: AuthorityTicket): EndReason | undefined {
-    for (const [s, n] of Object.entries(ticket.seen)) if ((this.counters.get(s) ?? 0) !== n) return this.reasons.get(s)?.[n] ?? 'lock';
+    for (const [s, n] of Object.entries(ticket.seen))
+      if ((this.counters.get(s) ?? 0) !== n) return this.reasons.get(s)?.[n] ?? 'lock';
     if (ticket.grant !== undefined && this.endedGrants.has(ticket.grant)) return 'revoke';
     return undefined;
   }

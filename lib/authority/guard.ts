@@ -17,10 +17,15 @@ export type Held = { readonly authority: AuthorityTicket };
 /**
  * The check right before a signature or a send: the signing gate (`gate`: throws `Signer.HaltedError`
  * while panic holds it), the caller's own condition (`still`, e.g. a grant still covering), then the ticket
- * (`AuthorityEndedError` 4900, `SiteAuthorityEndedError` 4100, `GrantRevokedError` -32003). Synchronous:
- * nothing may await between it and what it guards.
+ * (`AuthorityEndedError` 4900, `SiteAuthorityEndedError` 4100, `GrantRevokedError` -32003). Synchronous: nothing may
+ * await between it and what it guards.
  */
-export function signingCheck(gate: () => void, authority: Authority, ticket: AuthorityTicket, still?: () => void): () => void {
+export function signingCheck(
+  gate: () => void,
+  authority: Authority,
+  ticket: AuthorityTicket,
+  still?: () => void,
+): () => void {
   return () => {
     gate();
     still?.();

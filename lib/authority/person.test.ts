@@ -9,6 +9,7 @@ describe("the person's origins", () => {
       expect(isPersonOrigin(o), o).toBe(true);
       expect(() => new URL(o), o).toThrow();
     }
-    for (const page of ['https://extension', 'http://localhost', 'https://panic.example', 'https://trade.example']) expect(isPersonOrigin(page), page).toBe(false);
+    for (const page of ['https://extension', 'http://localhost', 'https://panic.example', 'https://trade.example'])
+      expect(isPersonOrigin(page), page).toBe(false);
   });
 });

@@ -6,9 +6,9 @@
  * The person's requests carry one of `PERSON_ORIGINS` as their origin; every origin is set by the
  * background's own code, never by a page: `extension` by the popup's procedures (the router admits only
  * the extension's own pages), `dead-man` by the kill-switch renewals, `panic` by the panic switch. A page's
- * origin is the browser's sender URL of its port, and `ProviderService.request` refuses, before anything
- * else, every origin that is not an http(s) URL origin (`isAllowedOrigin`) — none of these words is one.
- * So a page can never claim the person's share.
+ * origin is the browser's sender URL of its port, and `ProviderService.request` refuses, before anything else, every
+ * origin that is not an http(s) URL origin (`isAllowedOrigin`) — none of these words is one. So a page can never claim
+ * the person's share.
  */
 
 /** The origins of the person's own requests: the popup, the dead-man timer, the panic switch. */

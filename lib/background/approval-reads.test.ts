@@ -12,7 +12,10 @@ import type { Harness } from '../../test/kits/sandbox';
 import { callAs, pageSender, useSandboxBackgrounds, type Reply } from '../../test/kits/background';
 
 const page = pageSender('https://reader.example', 4);
-const approvalWindow = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/approval.html` });
+const approvalWindow = () => ({
+  id: fakeBrowser.runtime.id,
+  url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/approval.html`,
+});
 
 let h: Harness;
 const { start } = useSandboxBackgrounds({ dbPrefix: 'approval-reads', onStart: (x) => (h = x) });
@@ -26,13 +29,19 @@ describe("the approval window's reads for a site's request", () => {
     let refused: Reply | undefined;
     for (let i = 0; i < limit && !refused; i++) {
       const r = (await callAs(bg, 'perps.read', { account, name: 'portfolio' }, approvalWindow())) as Reply;
-      if (r.ok) spent += 2; // the portfolio read's request weight
+      if (r.ok)
+        spent += 2; // the portfolio read's request weight
       else refused = r;
     }
-    expect(refused).toMatchObject({ ok: false, error: { code: -32002, shortMessage: expect.stringMatching(/share .* sites may use/) } });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { code: -32002, shortMessage: expect.stringMatching(/share .* sites may use/) },
+    });
     expect(spent).toBeLessThanOrEqual(limit / 2);
     // The popup's reads the person's close needs: the positions and the book.
     expect(await callAs(bg, 'perps.read', { account, name: 'portfolio' })).toMatchObject({ ok: true });
-    expect(await callAs(bg, 'perps.read', { name: 'book', query: { instrument_id: 1, depth: 10 } })).toMatchObject({ ok: true });
+    expect(await callAs(bg, 'perps.read', { name: 'book', query: { instrument_id: 1, depth: 10 } })).toMatchObject({
+      ok: true,
+    });
   });
 });

@@ -68,7 +68,13 @@ export class ApprovalWindow {
     }
     this.opening = (async () => {
       startMark('window.create');
-      const w = await windows.create({ url: this.browser.runtime.getURL('/approval.html'), type: 'popup', width: 420, height: 640, focused: true });
+      const w = await windows.create({
+        url: this.browser.runtime.getURL('/approval.html'),
+        type: 'popup',
+        width: 420,
+        height: 640,
+        focused: true,
+      });
       startMark('window.created');
       this.windowId = w.id;
     })().finally(() => (this.opening = undefined));
@@ -95,7 +101,8 @@ export class ApprovalWindow {
     this.windowId = undefined;
     const shown = this.showing;
     this.showing = undefined;
-    if (shown && this.registry.list().some((x) => x.id === shown.id)) this.registry.decide(shown.id, { approve: false });
+    if (shown && this.registry.list().some((x) => x.id === shown.id))
+      this.registry.decide(shown.id, { approve: false });
     if (this.registry.size > 0) void this.show();
   }
 }

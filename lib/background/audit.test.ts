@@ -12,11 +12,23 @@ import { startBackground } from './index';
 import type { AuditEntry, VaultDb } from '../vault/db';
 import { BOUNDS, browser, KDF } from '../../test/kits/background';
 
-const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
+const popup = () => ({
+  id: fakeBrowser.runtime.id,
+  url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html`,
+});
 type Reply = { ok: boolean; result?: unknown; error?: { name: string } };
 type Bg = ReturnType<typeof startBackground>;
-const call = async (bg: Bg, type: string, payload: unknown = {}) => (await bg.handle({ type, payload }, popup())) as Reply;
-type Check = { ok: boolean; state: string; count: number; checked: number; brokenAt?: number; reason?: string; progress?: { done: number; total: number } };
+const call = async (bg: Bg, type: string, payload: unknown = {}) =>
+  (await bg.handle({ type, payload }, popup())) as Reply;
+type Check = {
+  ok: boolean;
+  state: string;
+  count: number;
+  checked: number;
+  brokenAt?: number;
+  reason?: string;
+  progress?: { done: number; total: number };
+};
 const verify = async (bg: Bg, payload: object = {}) => (await call(bg, 'audit.verify', payload)).result as Check;
 type View = { id: number; origin: string; kind: string; summary: string; status: string };
 let n = 0;
@@ -33,14 +45,22 @@ async function withLog(switches: number): Promise<Bg> {
   const b = ((await call(bg, 'vault.generateOwnerKey', {})).result as { address: string }).address;
   const active = ((await call(bg, 'vault.status')).result as { activeAccount: string }).activeAccount;
   const other = active === a ? b : a;
-  for (let i = 0; i < switches; i++) expect(((await call(bg, 'account.select', { address: i % 2 ? active : other })).result as { changed: boolean }).changed).toBe(true);
+  for (let i = 0; i < switches; i++)
+    expect(
+      ((await call(bg, 'account.select', { address: i % 2 ? active : other })).result as { changed: boolean }).changed,
+    ).toBe(true);
   return bg;
 }
 
 // A store writer who knows the format but not the key: rebuilds the unkeyed links (as the v1 log
 // checked them) and every other link it can compute.
 const ZERO: Hex = `0x${'0'.repeat(64)}`;
-const v1Hash = (prev: string, e: AuditEntry) => keccak256(stringToHex(JSON.stringify([prev, e.at, e.origin, e.account, e.kind, e.summary, e.digest ?? '', e.result, e.detail ?? ''])));
+const v1Hash = (prev: string, e: AuditEntry) =>
+  keccak256(
+    stringToHex(
+      JSON.stringify([prev, e.at, e.origin, e.account, e.kind, e.summary, e.digest ?? '', e.result, e.detail ?? '']),
+    ),
+  );
 async function rechain(db: VaultDb): Promise<void> {
   let prev = ((await db.get('settings', 'auditAnchor')) as string | undefined) ?? ZERO;
   for (const e of await db.getAll('audit')) {
@@ -60,7 +80,15 @@ describe('background: the audit log through audit.* procedures', () => {
     expect(await verify(bg)).toMatchObject({ ok: true, state: 'ok', count: 7, checked: 7 });
     const switchAccount = async () => {
       const s = (await call(bg, 'vault.status')).result as { activeAccount: string; accounts: { address: string }[] };
-      expect(((await call(bg, 'account.select', { address: s.accounts.find((x) => x.address !== s.activeAccount)!.address })).result as { changed: boolean }).changed).toBe(true);
+      expect(
+        (
+          (
+            await call(bg, 'account.select', {
+              address: s.accounts.find((x) => x.address !== s.activeAccount)!.address,
+            })
+          ).result as { changed: boolean }
+        ).changed,
+      ).toBe(true);
     };
     await switchAccount();
     await switchAccount();
@@ -75,8 +103,15 @@ describe('background: the audit log through audit.* procedures', () => {
 
   it('exports page by page, oldest first, and the pages join into the whole log', async () => {
     const bg = await withLog(5);
-    const p1 = (await call(bg, 'audit.export', { format: 'csv', limit: 3 })).result as { text: string; next: number | null; verification: Check };
-    const p2 = (await call(bg, 'audit.export', { format: 'csv', limit: 3, after: p1.next! })).result as { text: string; next: number | null };
+    const p1 = (await call(bg, 'audit.export', { format: 'csv', limit: 3 })).result as {
+      text: string;
+      next: number | null;
+      verification: Check;
+    };
+    const p2 = (await call(bg, 'audit.export', { format: 'csv', limit: 3, after: p1.next! })).result as {
+      text: string;
+      next: number | null;
+    };
     expect(p1.verification.ok).toBe(true);
     expect(p2.next).toBeNull();
     const lines = [p1.text, p2.text].join('\r\n').split('\r\n');
@@ -118,7 +153,8 @@ describe('background: the audit log through audit.* procedures', () => {
         await db.delete('audit', IDBKeyRange.bound(all[0]!.id!, all[1]!.id!));
         await db.put('settings', all[1]!.hash ?? all[1]!.mac, 'auditAnchor');
         const cp = (await db.get('meta', 'auditCheckpoint')) as Record<string, unknown> | undefined;
-        if (cp) await db.put('meta', { ...cp, anchor: all[1]!.mac, firstId: all[2]!.id, count: all.length - 2 } as never);
+        if (cp)
+          await db.put('meta', { ...cp, anchor: all[1]!.mac, firstId: all[2]!.id, count: all.length - 2 } as never);
       },
     ],
     [

@@ -17,7 +17,23 @@ import type { Harness } from '../../test/kits/sandbox';
 import type { AuditJournal } from '../audit/journal';
 import { userRejected } from '../errors/rpc';
 import { AUTOLOCK_ALARM, startBackground } from './index';
-import { BOUNDS, browser, btcOnly, callAs, KDF, markPrice, onboardDemo, pageSender, recordingWebSocket, sandboxSuite, sleep, until, withPages, type PagedBackground, type Reply } from '../../test/kits/background';
+import {
+  BOUNDS,
+  browser,
+  btcOnly,
+  callAs,
+  KDF,
+  markPrice,
+  onboardDemo,
+  pageSender,
+  recordingWebSocket,
+  sandboxSuite,
+  sleep,
+  until,
+  withPages,
+  type PagedBackground,
+  type Reply,
+} from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const page = pageSender(SITE, 3);
@@ -57,14 +73,28 @@ async function ready(n: string): Promise<Ctx> {
     }
     return fetch(input instanceof Request ? new Request(url, input) : url, init);
   };
-  const bg = withPages(startBackground({ browser, dbName: `authority-ends-${n}-${Math.random()}`, kdf: KDF, bounds: BOUNDS, fetchFn, WebSocket: recorder.WebSocket }));
+  const bg = withPages(
+    startBackground({
+      browser,
+      dbName: `authority-ends-${n}-${Math.random()}`,
+      kdf: KDF,
+      bounds: BOUNDS,
+      fetchFn,
+      WebSocket: recorder.WebSocket,
+    }),
+  );
   started.push(bg);
   await onboardDemo(bg, h, page);
-  const other = ((await callAs(bg, 'vault.importOwnerKey', { privateKey: generatePrivateKey() })) as Reply).result as { address: string };
+  const other = ((await callAs(bg, 'vault.importOwnerKey', { privateKey: generatePrivateKey() })) as Reply).result as {
+    address: string;
+  };
   return { bg, holds, other: other.address };
 }
 
-/** Holds every audit journal record the signer of `bg` opens until `release()` (a submission leaves only once its record is stored). */
+/**
+ * Holds every audit journal record the signer of `bg` opens until `release()` (a submission leaves only once its record
+ * is stored).
+ */
 function holdJournal(bg: PagedBackground) {
   const j = (bg.service() as unknown as { o: { journal: AuditJournal } }).o.journal;
   const real = j.open.bind(j);
@@ -82,24 +112,49 @@ function holdJournal(bg: PagedBackground) {
 }
 
 const owner = () => h.demo.owner.address;
-const btcOrder = async () => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: await markPrice(h, 1), tif: 'gtc', po: true }] } });
-const armed = async (bg: PagedBackground) => ((await callAs(bg, 'deadman.status')) as Reply & { result: { venues: { venue: string; armed: boolean }[] } }).result.venues.some((v) => v.venue === 'perps' && v.armed);
-const state = async (bg: PagedBackground) => (((await callAs(bg, 'vault.status')) as Reply).result as { state: string }).state;
+const btcOrder = async () => ({
+  op: {
+    type: 'createOrders',
+    args: [{ iid: 1, buy: true, qty: '0.01', p: await markPrice(h, 1), tif: 'gtc', po: true }],
+  },
+});
+const armed = async (bg: PagedBackground) =>
+  (
+    (await callAs(bg, 'deadman.status')) as Reply & { result: { venues: { venue: string; armed: boolean }[] } }
+  ).result.venues.some((v) => v.venue === 'perps' && v.armed);
+const state = async (bg: PagedBackground) =>
+  (((await callAs(bg, 'vault.status')) as Reply).result as { state: string }).state;
 /** The perps session's state as `streams.status` answers it (undefined: no session). */
-const perpsStream = async (bg: PagedBackground) => (((await callAs(bg, 'streams.status')) as Reply).result as { streams: { venue: string; state: string }[] }).streams.find((s) => s.venue === 'perps')?.state;
-/** A grant of the site's: the kill switch armed and the perps session it opens live (its orders go over the session). */
+const perpsStream = async (bg: PagedBackground) =>
+  (
+    ((await callAs(bg, 'streams.status')) as Reply).result as { streams: { venue: string; state: string }[] }
+  ).streams.find((s) => s.venue === 'perps')?.state;
+/**
+ * A grant of the site's: the kill switch armed and the perps session it opens live (its orders go over the session).
+ */
 async function granted(c: Ctx): Promise<void> {
-  c.grantId = (await c.bg.grants().create({ origin: SITE, account: owner(), limits: btcOnly as never, durationMs: 3_600_000 })).id;
+  c.grantId = (
+    await c.bg.grants().create({ origin: SITE, account: owner(), limits: btcOnly as never, durationMs: 3_600_000 })
+  ).id;
   await until(() => armed(c.bg));
   await until(async () => (await perpsStream(c.bg)) === 'live');
 }
-/** A grant of the site's while the venue's socket cannot be reached: the kill switch armed, the perps session down (its orders go over REST). */
+/**
+ * A grant of the site's while the venue's socket cannot be reached: the kill switch armed, the perps session down (its
+ * orders go over REST).
+ */
 async function grantedOverRest(c: Ctx): Promise<void> {
   recorder.log.unreachable = true;
-  c.grantId = (await c.bg.grants().create({ origin: SITE, account: owner(), limits: btcOnly as never, durationMs: 3_600_000 })).id;
+  c.grantId = (
+    await c.bg.grants().create({ origin: SITE, account: owner(), limits: btcOnly as never, durationMs: 3_600_000 })
+  ).id;
   await until(() => armed(c.bg));
 }
-const settle = <T>(p: Promise<T>) => p.then((r) => ({ r, e: undefined as unknown }), (e: unknown) => ({ r: undefined as T | undefined, e }));
+const settle = <T>(p: Promise<T>) =>
+  p.then(
+    (r) => ({ r, e: undefined as unknown }),
+    (e: unknown) => ({ r: undefined as T | undefined, e }),
+  );
 
 /**
  * What reached the venue from index `from` of the sandbox's request log on (it records what came over the
@@ -109,9 +164,12 @@ const settle = <T>(p: Promise<T>) => p.then((r) => ({ r, e: undefined as unknown
 function reachedSince(from: number, frames: number) {
   const log = h.ctx.requestLog.slice(from);
   return {
-    orders: log.filter((r) => r.method === 'POST' && /^\/perps\/v1\/trade\/orders$|^\/clob\/orders?$/.test(r.path)).length,
+    orders: log.filter((r) => r.method === 'POST' && /^\/perps\/v1\/trade\/orders$|^\/clob\/orders?$/.test(r.path))
+      .length,
     renewals: log.filter((r) => r.path === '/perps/v1/trade/auto-cancel').length,
-    frames: recorder.log.frames.slice(frames).filter((f) => 'sig' in f && (f.op as { type?: string } | undefined)?.type !== 'auth').length,
+    frames: recorder.log.frames
+      .slice(frames)
+      .filter((f) => 'sig' in f && (f.op as { type?: string } | undefined)?.type !== 'auth').length,
   };
 }
 
@@ -122,7 +180,9 @@ const ENDINGS: Record<string, Ending> = {
     name: 'auto-lock fires',
     approveAfter: true,
     run: async (c) => {
-      await fakeBrowser.alarms.onAlarm.trigger({ name: AUTOLOCK_ALARM, scheduledTime: Date.now() } as Parameters<typeof fakeBrowser.alarms.onAlarm.trigger>[0]);
+      await fakeBrowser.alarms.onAlarm.trigger({ name: AUTOLOCK_ALARM, scheduledTime: Date.now() } as Parameters<
+        typeof fakeBrowser.alarms.onAlarm.trigger
+      >[0]);
       await until(async () => (await state(c.bg)) !== 'unlocked');
     },
   },
@@ -135,10 +195,30 @@ const ENDINGS: Record<string, Ending> = {
       return { after: running }; // waits for the request in flight: awaited after the hold is let go
     },
   },
-  popupRevoke: { name: 'the person revokes the grant in the popup', approveAfter: false, run: async (c) => void (await callAs(c.bg, 'grant.revoke', { id: c.grantId })) },
-  siteRevoke: { name: 'the site disconnects (wallet_revokePermissions)', approveAfter: true, run: async (c) => void (await c.bg.page(page).request('wallet_revokePermissions', [{ eth_accounts: {} }])) },
-  accountSwitch: { name: 'the person switches accounts', approveAfter: true, run: async (c) => void (await callAs(c.bg, 'account.select', { address: c.other })) },
-  venueChange: { name: 'the person changes the gateway URL', approveAfter: true, run: async (c) => void (await callAs(c.bg, 'settings.set', { perpsUrl: 'http://localhost:3/perps', clobUrl: 'http://localhost:3/clob' })) },
+  popupRevoke: {
+    name: 'the person revokes the grant in the popup',
+    approveAfter: false,
+    run: async (c) => void (await callAs(c.bg, 'grant.revoke', { id: c.grantId })),
+  },
+  siteRevoke: {
+    name: 'the site disconnects (wallet_revokePermissions)',
+    approveAfter: true,
+    run: async (c) => void (await c.bg.page(page).request('wallet_revokePermissions', [{ eth_accounts: {} }])),
+  },
+  accountSwitch: {
+    name: 'the person switches accounts',
+    approveAfter: true,
+    run: async (c) => void (await callAs(c.bg, 'account.select', { address: c.other })),
+  },
+  venueChange: {
+    name: 'the person changes the gateway URL',
+    approveAfter: true,
+    run: async (c) =>
+      void (await callAs(c.bg, 'settings.set', {
+        perpsUrl: 'http://localhost:3/perps',
+        clobUrl: 'http://localhost:3/clob',
+      })),
+  },
   sessionEnd: {
     name: 'the trading session ends (its last grant revoked)',
     approveAfter: false,
@@ -193,7 +273,14 @@ const WAITS: Record<string, Wait> = {
       await until(() => c.bg.registry.size > 0);
       const [view] = c.bg.registry.list();
       // The person clicks Approve on what the window showed before the event.
-      return { outcome, release: () => void (c.bg.registry.list().some((v) => v.id === view!.id) && c.bg.registry.decide(view!.id, { approve: true, digest: view!.digest })) };
+      return {
+        outcome,
+        release: () =>
+          void (
+            c.bg.registry.list().some((v) => v.id === view!.id) &&
+            c.bg.registry.decide(view!.id, { approve: true, digest: view!.digest })
+          ),
+      };
     },
   },
   journal: {
@@ -213,7 +300,11 @@ const WAITS: Record<string, Wait> = {
     start: async (c) => {
       const j = holdJournal(c.bg);
       const token = h.ctx.clob.markets[0]!.tokenIds[0]!;
-      const outcome = settle(c.bg.page(page).request('clob_postOrders', { orders: [{ tokenId: token, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] }));
+      const outcome = settle(
+        c.bg.page(page).request('clob_postOrders', {
+          orders: [{ tokenId: token, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }],
+        }),
+      );
       await until(() => c.bg.registry.size > 0);
       const [view] = c.bg.registry.list();
       c.bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
@@ -268,7 +359,9 @@ const WAITS: Record<string, Wait> = {
     name: "the network wait of the popup's own order",
     start: async (c) => {
       const j = holdJournal(c.bg);
-      const outcome = callAs(c.bg, 'perps.send', { account: owner(), ...(pendingOrder as object) }).then((r) => (r.ok ? { e: undefined, r: r.result } : { e: (r as Reply).error }));
+      const outcome = callAs(c.bg, 'perps.send', { account: owner(), ...(pendingOrder as object) }).then((r) =>
+        r.ok ? { e: undefined, r: r.result } : { e: (r as Reply).error },
+      );
       await until(() => j.held() > 0);
       return { outcome, release: j.release };
     },
@@ -351,8 +444,14 @@ for (const [w, endings] of MATRIX) {
         const { e: error } = await parked.outcome;
         await after;
         await sleep(100);
-        expect(reachedSince(from, frames), 'what reached the venue after the event').toMatchObject({ orders: 0, frames: 0 });
-        expect(ENDED_CODES, `the request's error (${String((error as { message?: string } | undefined)?.message)})`).toContain((error as { code?: number } | undefined)?.code);
+        expect(reachedSince(from, frames), 'what reached the venue after the event').toMatchObject({
+          orders: 0,
+          frames: 0,
+        });
+        expect(
+          ENDED_CODES,
+          `the request's error (${String((error as { message?: string } | undefined)?.message)})`,
+        ).toContain((error as { code?: number } | undefined)?.code);
       }, 30_000);
     }
   });
@@ -378,14 +477,19 @@ describe('authority ends during a dead-man renewal', () => {
       expect(((await callAs(c.bg, 'settings.set', { perpsUrl: 'http://localhost:2/perps' })) as Reply).ok).toBe(true);
       const x = hold((url, m) => m === 'GET' && url.includes('/v1/info/exchange'));
       c.holds.push(x);
-      c.grantId = (await c.bg.grants().create({ origin: SITE, account: owner(), limits: btcOnly as never, durationMs: 3_600_000 })).id;
+      c.grantId = (
+        await c.bg.grants().create({ origin: SITE, account: owner(), limits: btcOnly as never, durationMs: 3_600_000 })
+      ).id;
       await until(() => x.held > 0);
       const from = h.ctx.requestLog.length;
       const after = (await ending.run(c))?.after;
       x.release();
       await sleep(500);
       await after;
-      expect(reachedSince(from, recorder.log.frames.length).renewals, 'kill-switch renewals that reached the venue after the event').toBe(0);
+      expect(
+        reachedSince(from, recorder.log.frames.length).renewals,
+        'kill-switch renewals that reached the venue after the event',
+      ).toBe(0);
     }, 30_000);
   }
 });
@@ -412,12 +516,19 @@ describe('a standing permission asked for before the authority ended', () => {
     const ending = ENDINGS[e]!;
     it(`is never created once ${ending.name}, even if the person approves its window`, async () => {
       const c = await ready(`grant-window-${e}`);
-      const params = [{ expiry: Math.floor(Date.now() / 1000) + 3600, signer: { type: 'wallet' }, permissions: [{ type: 'countersign-grant', policies: [], data: btcOnly }] }];
+      const params = [
+        {
+          expiry: Math.floor(Date.now() / 1000) + 3600,
+          signer: { type: 'wallet' },
+          permissions: [{ type: 'countersign-grant', policies: [], data: btcOnly }],
+        },
+      ];
       const asked = settle(c.bg.page(page).request('wallet_grantPermissions', params));
       await until(() => c.bg.registry.size > 0);
       const [view] = c.bg.registry.list();
       await ending.run(c);
-      if (c.bg.registry.list().some((v) => v.id === view!.id)) c.bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+      if (c.bg.registry.list().some((v) => v.id === view!.id))
+        c.bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
       const { e: error } = await asked;
       expect(ENDED_CODES).toContain((error as { code?: number } | undefined)?.code);
       expect(await c.bg.grants().list()).toEqual([]);
@@ -473,7 +584,9 @@ describe('what is started after the event holds the new authority', () => {
     const report = ((await running) as Reply).result as { perps: { ok?: boolean } };
     expect(report.perps.ok, JSON.stringify(report)).toBe(true);
     expect(reachedSince(from, 0).orders).toBe(0);
-    expect(h.ctx.requestLog.slice(from).some((r) => r.method === 'DELETE' && r.path.startsWith('/perps/v1/trade/orders'))).toBe(true);
+    expect(
+      h.ctx.requestLog.slice(from).some((r) => r.method === 'DELETE' && r.path.startsWith('/perps/v1/trade/orders')),
+    ).toBe(true);
     expect((await parked.outcome).e).toBeDefined();
   }, 30_000);
 });

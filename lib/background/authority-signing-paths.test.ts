@@ -13,7 +13,22 @@ import { describe, expect, it } from 'vitest';
 import { generatePrivateKey } from 'viem/accounts';
 import type { Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
-import { BOUNDS, browser, btcOnly, callAs, KDF, markPrice, onboardDemo, pageSender, sandboxSuite, sleep, until, withPages, type PagedBackground, type Reply } from '../../test/kits/background';
+import {
+  BOUNDS,
+  browser,
+  btcOnly,
+  callAs,
+  KDF,
+  markPrice,
+  onboardDemo,
+  pageSender,
+  sandboxSuite,
+  sleep,
+  until,
+  withPages,
+  type PagedBackground,
+  type Reply,
+} from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const page = pageSender(SITE, 3);
@@ -35,9 +50,18 @@ function hold(match: Hold['match']): Hold {
 }
 
 /** `answer`: a test's own answer to a request instead of the sandbox's (undefined: the sandbox answers). */
-type Ctx = { bg: PagedBackground; holds: Hold[]; other: string; sent: { url: string; method: string }[]; answer?: (url: string, method: string) => Response | undefined };
+type Ctx = {
+  bg: PagedBackground;
+  holds: Hold[];
+  other: string;
+  sent: { url: string; method: string }[];
+  answer?: (url: string, method: string) => Response | undefined;
+};
 
-/** A background on the sandbox with every gateway request logged (`sent`) and holdable; `onboard`: the demo account and its site connected. */
+/**
+ * A background on the sandbox with every gateway request logged (`sent`) and holdable; `onboard`: the demo account and
+ * its site connected.
+ */
 async function ready(n: string, onboard = true): Promise<Ctx> {
   const holds: Hold[] = [];
   const sent: Ctx['sent'] = [];
@@ -57,34 +81,64 @@ async function ready(n: string, onboard = true): Promise<Ctx> {
     return fetch(input instanceof Request ? new Request(url, input) : url, init);
   };
   const ctx = {} as Ctx;
-  const bg = withPages(startBackground({ browser, dbName: `authority-paths-${n}-${Math.random()}`, kdf: KDF, bounds: BOUNDS, fetchFn }));
+  const bg = withPages(
+    startBackground({ browser, dbName: `authority-paths-${n}-${Math.random()}`, kdf: KDF, bounds: BOUNDS, fetchFn }),
+  );
   started.push(bg);
   if (onboard) await onboardDemo(bg, h, page);
   else await callAs(bg, 'vault.create', { password: 'a good password' });
-  const other = ((await callAs(bg, 'vault.importOwnerKey', { privateKey: generatePrivateKey() })) as Reply).result as { address: string };
+  const other = ((await callAs(bg, 'vault.importOwnerKey', { privateKey: generatePrivateKey() })) as Reply).result as {
+    address: string;
+  };
   return Object.assign(ctx, { bg, holds, other: other.address, sent });
 }
 
-const settle = <T>(p: Promise<T>) => p.then((r) => ({ r, e: undefined as unknown }), (e: unknown) => ({ r: undefined as T | undefined, e }));
+const settle = <T>(p: Promise<T>) =>
+  p.then(
+    (r) => ({ r, e: undefined as unknown }),
+    (e: unknown) => ({ r: undefined as T | undefined, e }),
+  );
 const code = (e: unknown) => (e as { code?: number } | undefined)?.code;
 
 type Ending = { name: string; run: (c: Ctx) => Promise<void> };
-const ENDINGS: Record<'lock' | 'panic' | 'siteRevoke' | 'accountSwitch' | 'switchAndBack' | 'venueChange' | 'venueAndBack' | 'lockAndUnlock', Ending> = {
+const ENDINGS: Record<
+  | 'lock'
+  | 'panic'
+  | 'siteRevoke'
+  | 'accountSwitch'
+  | 'switchAndBack'
+  | 'venueChange'
+  | 'venueAndBack'
+  | 'lockAndUnlock',
+  Ending
+> = {
   lock: { name: 'the person locks', run: async (c) => void (await callAs(c.bg, 'vault.lock')) },
-  panic: { name: 'the person presses panic', run: async (c) => void (await callAs(c.bg, 'panic.run', { closePositions: false })) },
-  siteRevoke: { name: 'the site disconnects (wallet_revokePermissions)', run: async (c) => void (await c.bg.page(page).request('wallet_revokePermissions', [{ eth_accounts: {} }])) },
-  accountSwitch: { name: 'the person switches accounts', run: async (c) => void (await callAs(c.bg, 'account.select', { address: c.other })) },
+  panic: {
+    name: 'the person presses panic',
+    run: async (c) => void (await callAs(c.bg, 'panic.run', { closePositions: false })),
+  },
+  siteRevoke: {
+    name: 'the site disconnects (wallet_revokePermissions)',
+    run: async (c) => void (await c.bg.page(page).request('wallet_revokePermissions', [{ eth_accounts: {} }])),
+  },
+  accountSwitch: {
+    name: 'the person switches accounts',
+    run: async (c) => void (await callAs(c.bg, 'account.select', { address: c.other })),
+  },
   switchAndBack: {
     name: 'the person switches to another account and back',
     run: async (c) => {
       await callAs(c.bg, 'account.select', { address: c.other });
-      expect(((await callAs(c.bg, 'account.select', { address: h.demo.owner.address })) as Reply).result).toMatchObject({ changed: true });
+      expect(((await callAs(c.bg, 'account.select', { address: h.demo.owner.address })) as Reply).result).toMatchObject(
+        { changed: true },
+      );
     },
   },
   venueAndBack: {
     name: 'the person changes the gateway URLs and back',
     run: async (c) => {
-      const s = (((await callAs(c.bg, 'settings.get')) as Reply).result as { settings: Record<string, string> }).settings;
+      const s = (((await callAs(c.bg, 'settings.get')) as Reply).result as { settings: Record<string, string> })
+        .settings;
       await callAs(c.bg, 'settings.set', { perpsUrl: 'http://localhost:3/perps', clobUrl: 'http://localhost:3/clob' });
       await callAs(c.bg, 'settings.set', { perpsUrl: s.perpsUrl, clobUrl: s.clobUrl });
     },
@@ -98,11 +152,19 @@ const ENDINGS: Record<'lock' | 'panic' | 'siteRevoke' | 'accountSwitch' | 'switc
   },
   venueChange: {
     name: 'the person changes the gateway URLs',
-    run: async (c) => void (await callAs(c.bg, 'settings.set', { perpsUrl: 'http://localhost:3/perps', clobUrl: 'http://localhost:3/clob', relayerUrl: 'http://localhost:3/relayer' })),
+    run: async (c) =>
+      void (await callAs(c.bg, 'settings.set', {
+        perpsUrl: 'http://localhost:3/perps',
+        clobUrl: 'http://localhost:3/clob',
+        relayerUrl: 'http://localhost:3/relayer',
+      })),
   },
 };
 
-/** Holds the signer's next audit entry of a kind `kinds` matches (written after the signature, before the answer goes back). */
+/**
+ * Holds the signer's next audit entry of a kind `kinds` matches (written after the signature, before the answer goes
+ * back).
+ */
 function holdAudit(bg: PagedBackground, kinds: RegExp) {
   const svc = bg.service() as unknown as { audit: (entry: { kind: string }, later?: boolean) => Promise<void> };
   const real = svc.audit.bind(svc);
@@ -128,11 +190,24 @@ async function approveNext(bg: PagedBackground): Promise<void> {
 
 type HandedBack = { name: string; kinds: RegExp; ask: (c: Ctx) => Promise<unknown> };
 const HANDED_BACK: HandedBack[] = [
-  { name: 'L2 headers for a request the page sends itself (clob_signRequest)', kinds: /^clob\.l2$/, ask: async (c) => c.bg.page(page).request('clob_signRequest', { method: 'DELETE', requestPath: '/order', body: '{"orderID":"0xabc"}' }) },
+  {
+    name: 'L2 headers for a request the page sends itself (clob_signRequest)',
+    kinds: /^clob\.l2$/,
+    ask: async (c) =>
+      c.bg
+        .page(page)
+        .request('clob_signRequest', { method: 'DELETE', requestPath: '/order', body: '{"orderID":"0xabc"}' }),
+  },
   {
     name: 'a signed perps command the page submits itself (perps_signCommand)',
     kinds: /^perps\..*\.sign$/,
-    ask: async (c) => c.bg.page(page).request('perps_signCommand', { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: await markPrice(h, 1), tif: 'gtc', po: true }] } }),
+    ask: async (c) =>
+      c.bg.page(page).request('perps_signCommand', {
+        op: {
+          type: 'createOrders',
+          args: [{ iid: 1, buy: true, qty: '0.01', p: await markPrice(h, 1), tif: 'gtc', po: true }],
+        },
+      }),
   },
 ];
 
@@ -161,14 +236,22 @@ for (const x of HANDED_BACK) {
         audit.release();
         const { r, e } = await asked;
         expect(r, 'what the page got after the event').toBeUndefined();
-        expect(ENDED_CODES, `the page's error (${String((e as { message?: string } | undefined)?.message)})`).toContain(code(e));
+        expect(ENDED_CODES, `the page's error (${String((e as { message?: string } | undefined)?.message)})`).toContain(
+          code(e),
+        );
       }, 30_000);
     }
   });
 }
 
 describe('a standing permission approved just before the authority ended', () => {
-  const params = () => [{ expiry: Math.floor(Date.now() / 1000) + 3600, signer: { type: 'wallet' }, permissions: [{ type: 'countersign-grant', policies: [], data: btcOnly }] }];
+  const params = () => [
+    {
+      expiry: Math.floor(Date.now() / 1000) + 3600,
+      signer: { type: 'wallet' },
+      permissions: [{ type: 'countersign-grant', policies: [], data: btcOnly }],
+    },
+  ];
   /** Holds the grants' next read after the window was approved (the check that it replaces nothing). */
   const holdNextList = (bg: PagedBackground) => {
     const grants = bg.grants() as unknown as { list: () => Promise<unknown[]> };
@@ -213,30 +296,48 @@ describe('a standing permission approved just before the authority ended', () =>
       await ending.run(c);
       list.release();
       const { e } = await asked;
-      expect(ENDED_CODES, `the page's error (${String((e as { message?: string } | undefined)?.message)})`).toContain(code(e));
-      if (k === 'lock') expect(((await callAs(c.bg, 'vault.unlock', { password: 'a good password' })) as Reply).ok).toBe(true);
+      expect(ENDED_CODES, `the page's error (${String((e as { message?: string } | undefined)?.message)})`).toContain(
+        code(e),
+      );
+      if (k === 'lock')
+        expect(((await callAs(c.bg, 'vault.unlock', { password: 'a good password' })) as Reply).ok).toBe(true);
       expect(await c.bg.grants().list(), 'standing permissions after the event').toEqual([]);
     }, 30_000);
   }
 });
 
 describe("the person's order-book key set-up and deposit wallet creation hold the authority of their start", () => {
-  /** A fresh vault whose active account has no order-book credentials yet, on the sandbox's URLs (relayer and RPC too). */
+  /**
+   * A fresh vault whose active account has no order-book credentials yet, on the sandbox's URLs (relayer and RPC too).
+   */
   const fresh = async (n: string) => {
     const c = await ready(n, false);
-    await callAs(c.bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data`, relayerUrl: `${h.url}/relayer`, rpcUrl: `${h.url}/rpc` });
+    await callAs(c.bg, 'settings.set', {
+      perpsUrl: h.perps,
+      clobUrl: h.clobUrl,
+      gammaUrl: `${h.url}/gamma`,
+      dataUrl: `${h.url}/data`,
+      relayerUrl: `${h.url}/relayer`,
+      rpcUrl: `${h.url}/rpc`,
+    });
     const owner = ((await callAs(c.bg, 'vault.generateOwnerKey', {})) as Reply).result as { address: string };
     expect(((await callAs(c.bg, 'account.select', { address: owner.address })) as Reply).ok).toBe(true);
     return { ...c, owner: owner.address };
   };
-  const keyRequests = (c: Ctx, from: number) => c.sent.slice(from).filter((s) => /\/auth\/(api-key|derive-api-key|builder-api-key)$/.test(new URL(s.url).pathname));
-  const submits = (c: Ctx, from: number) => c.sent.slice(from).filter((s) => s.method === 'POST' && s.url.endsWith('/relayer/submit'));
+  const keyRequests = (c: Ctx, from: number) =>
+    c.sent.slice(from).filter((s) => /\/auth\/(api-key|derive-api-key|builder-api-key)$/.test(new URL(s.url).pathname));
+  const submits = (c: Ctx, from: number) =>
+    c.sent.slice(from).filter((s) => s.method === 'POST' && s.url.endsWith('/relayer/submit'));
   /**
    * Calls procedure `type` for `c`'s account with the relayer's deployed check held; once it is held runs
    * `during` (an ending event, or nothing), then lets the check go. Returns the reply and the wire's length
    * at that moment (what was sent after it came from the rest of the procedure).
    */
-  const heldAtDeployed = async (c: Ctx & { owner: string }, type: string, during: () => Promise<void> = async () => undefined) => {
+  const heldAtDeployed = async (
+    c: Ctx & { owner: string },
+    type: string,
+    during: () => Promise<void> = async () => undefined,
+  ) => {
     const x = hold((url, m) => m === 'GET' && url.includes('/relayer/deployed'));
     c.holds.push(x);
     const pending = callAs(c.bg, type, { account: c.owner });
@@ -295,11 +396,35 @@ describe("the person's own order holds the authority of the click", () => {
     };
     return { held: () => held, release: () => open() };
   };
-  const orders = (c: Ctx, from: number) => c.sent.slice(from).filter((s) => s.method === 'POST' && /\/perps\/v1\/trade\/orders$|\/clob\/orders?$/.test(new URL(s.url).pathname)).length;
+  const orders = (c: Ctx, from: number) =>
+    c.sent
+      .slice(from)
+      .filter(
+        (s) => s.method === 'POST' && /\/perps\/v1\/trade\/orders$|\/clob\/orders?$/.test(new URL(s.url).pathname),
+      ).length;
   type Order = { name: string; send: (c: Ctx) => Promise<Reply> };
   const ORDERS: Order[] = [
-    { name: 'a perps order (perps.send)', send: async (c) => (await callAs(c.bg, 'perps.send', { account: h.demo.owner.address, op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: await markPrice(h, 1), tif: 'gtc', po: true }] } })) as Reply },
-    { name: 'an order-book order (clob.postOrders)', send: async (c) => (await callAs(c.bg, 'clob.postOrders', { account: h.demo.owner.address, orders: [{ tokenId: h.ctx.clob.markets[0]!.tokenIds[0]!, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] })) as Reply },
+    {
+      name: 'a perps order (perps.send)',
+      send: async (c) =>
+        (await callAs(c.bg, 'perps.send', {
+          account: h.demo.owner.address,
+          op: {
+            type: 'createOrders',
+            args: [{ iid: 1, buy: true, qty: '0.01', p: await markPrice(h, 1), tif: 'gtc', po: true }],
+          },
+        })) as Reply,
+    },
+    {
+      name: 'an order-book order (clob.postOrders)',
+      send: async (c) =>
+        (await callAs(c.bg, 'clob.postOrders', {
+          account: h.demo.owner.address,
+          orders: [
+            { tokenId: h.ctx.clob.markets[0]!.tokenIds[0]!, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' },
+          ],
+        })) as Reply,
+    },
   ];
   for (const o of ORDERS) {
     it(`${o.name}: with no ending event it reaches the venue (the set-up reaches the send)`, async () => {
@@ -312,7 +437,14 @@ describe("the person's own order holds the authority of the click", () => {
       expect((await sent).error).toBeUndefined();
       expect(orders(c, from)).toBe(1);
     }, 30_000);
-    for (const k of ['accountSwitch', 'switchAndBack', 'venueChange', 'venueAndBack', 'lock', 'lockAndUnlock'] as const) {
+    for (const k of [
+      'accountSwitch',
+      'switchAndBack',
+      'venueChange',
+      'venueAndBack',
+      'lock',
+      'lockAndUnlock',
+    ] as const) {
       const ending = ENDINGS[k];
       it(`${o.name}: nothing is sent once ${ending.name} while its account was being checked`, async () => {
         const c = await ready(`popup-${k}-${o.name.length}`);
@@ -332,33 +464,50 @@ describe("the person's own order holds the authority of the click", () => {
 });
 
 describe('panic pressed twice', () => {
-  it("the second press does not drop the first one's cancels: both reports say the perps orders were cancelled", async () => {
-    const c = await ready('panic-twice');
-    // A gateway URL whose domain is not read yet: the first panic's cancel waits for that read before it is signed.
-    expect(((await callAs(c.bg, 'settings.set', { perpsUrl: 'http://localhost:2/perps' })) as Reply).ok).toBe(true);
-    const x = hold((url, m) => m === 'GET' && url.includes('/v1/info/exchange'));
-    c.holds.push(x);
-    const first = callAs(c.bg, 'panic.run', { closePositions: false });
-    await until(() => x.held > 0);
-    const second = callAs(c.bg, 'panic.run', { closePositions: false });
-    await sleep(200);
-    x.release();
-    const reports = (await Promise.all([first, second])).map((r) => (r as Reply).result as { perps: { ok?: boolean; error?: string } });
-    expect(reports[0]!.perps, 'the first press').toMatchObject({ ok: true });
-    expect(reports[1]!.perps, 'the second press').toMatchObject({ ok: true });
-  }, 30_000);
+  it(
+    "the second press does not drop the first one's cancels: " + 'both reports say the perps orders were cancelled',
+    async () => {
+      const c = await ready('panic-twice');
+      // A gateway URL whose domain is not read yet: the first panic's cancel waits for that read before it is signed.
+      expect(((await callAs(c.bg, 'settings.set', { perpsUrl: 'http://localhost:2/perps' })) as Reply).ok).toBe(true);
+      const x = hold((url, m) => m === 'GET' && url.includes('/v1/info/exchange'));
+      c.holds.push(x);
+      const first = callAs(c.bg, 'panic.run', { closePositions: false });
+      await until(() => x.held > 0);
+      const second = callAs(c.bg, 'panic.run', { closePositions: false });
+      await sleep(200);
+      x.release();
+      const reports = (await Promise.all([first, second])).map(
+        (r) => (r as Reply).result as { perps: { ok?: boolean; error?: string } },
+      );
+      expect(reports[0]!.perps, 'the first press').toMatchObject({ ok: true });
+      expect(reports[1]!.perps, 'the second press').toMatchObject({ ok: true });
+    },
+    30_000,
+  );
 });
 
-describe("an order-book post the exchange asked to retry", () => {
-  const post = (c: Ctx) => settle(c.bg.page(page).request('clob_postOrders', { orders: [{ tokenId: h.ctx.clob.markets[0]!.tokenIds[0]!, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] }));
-  const posts = (c: Ctx, from: number) => c.sent.slice(from).filter((s) => s.method === 'POST' && /\/clob\/orders?$/.test(new URL(s.url).pathname)).length;
+describe('an order-book post the exchange asked to retry', () => {
+  const post = (c: Ctx) =>
+    settle(
+      c.bg.page(page).request('clob_postOrders', {
+        orders: [
+          { tokenId: h.ctx.clob.markets[0]!.tokenIds[0]!, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' },
+        ],
+      }),
+    );
+  const posts = (c: Ctx, from: number) =>
+    c.sent.slice(from).filter((s) => s.method === 'POST' && /\/clob\/orders?$/.test(new URL(s.url).pathname)).length;
   /** The exchange answers the first post 429 with a 1 s Retry-After; `retried` resolves once the signer waits it. */
   const slowDownOnce = (c: Ctx) => {
     let answered = false;
     c.answer = (url, method) => {
       if (answered || method !== 'POST' || !/\/clob\/orders?$/.test(new URL(url).pathname)) return undefined;
       answered = true;
-      return new Response(JSON.stringify({ error: 'Too many requests' }), { status: 429, headers: { 'content-type': 'application/json', 'Retry-After': '1' } });
+      return new Response(JSON.stringify({ error: 'Too many requests' }), {
+        status: 429,
+        headers: { 'content-type': 'application/json', 'Retry-After': '1' },
+      });
     };
     return { answered: () => answered };
   };
@@ -387,7 +536,9 @@ describe("an order-book post the exchange asked to retry", () => {
       const { e } = await asked;
       await sleep(1_200);
       expect(posts(c, from), 'posts after the event').toBe(0);
-      expect(ENDED_CODES, `the page's error (${String((e as { message?: string } | undefined)?.message)})`).toContain(code(e));
+      expect(ENDED_CODES, `the page's error (${String((e as { message?: string } | undefined)?.message)})`).toContain(
+        code(e),
+      );
     }, 30_000);
   }
 });
@@ -400,10 +551,19 @@ describe('two sites', () => {
     const connected = c.bg.page(pageB).request('eth_requestAccounts', undefined);
     await approveNext(c.bg);
     await connected;
-    const order = { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: await markPrice(h, 1), tif: 'gtc', po: true }] } };
+    const order = {
+      op: {
+        type: 'createOrders',
+        args: [{ iid: 1, buy: true, qty: '0.01', p: await markPrice(h, 1), tif: 'gtc', po: true }],
+      },
+    };
     const a = settle(c.bg.page(page).request('perps_sendCommand', order));
     await until(() => c.bg.registry.size > 0);
-    const b = settle(c.bg.page(pageB).request('perps_sendCommand', { op: { ...order.op, args: [{ ...order.op.args[0]!, qty: '0.02' }] } }));
+    const b = settle(
+      c.bg
+        .page(pageB)
+        .request('perps_sendCommand', { op: { ...order.op, args: [{ ...order.op.args[0]!, qty: '0.02' }] } }),
+    );
     await until(() => c.bg.registry.size > 1);
     await ENDINGS.siteRevoke.run(c);
     expect(c.bg.registry.list().map((v) => v.origin)).toEqual([SITE_B]);
@@ -411,30 +571,45 @@ describe('two sites', () => {
     await approveNext(c.bg);
     expect((await b).e).toBeUndefined();
     expect(code((await a).e)).toBe(4100);
-    expect(c.sent.slice(from).filter((s) => s.method === 'POST' && s.url.endsWith('/perps/v1/trade/orders'))).toHaveLength(1);
+    expect(
+      c.sent.slice(from).filter((s) => s.method === 'POST' && s.url.endsWith('/perps/v1/trade/orders')),
+    ).toHaveLength(1);
   }, 30_000);
 });
 
 describe('a keyed request repeated after an end', () => {
-  it('joins the request started before the lock and nothing is sent for either, even after an unlock and an approval', async () => {
-    const c = await ready('keyed-join');
-    const order = { op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: await markPrice(h, 1), tif: 'gtc', po: true }] }, idempotencyKey: 'join-after-lock' };
-    const x = hold((url, m) => m === 'GET' && url.includes('/v1/info/book'));
-    c.holds.push(x);
-    const first = settle(c.bg.page(page).request('perps_sendCommand', order));
-    await until(() => x.held > 0);
-    await ENDINGS.lockAndUnlock.run(c);
-    const from = c.sent.length;
-    const again = settle(c.bg.page(page).request('perps_sendCommand', order));
-    x.release();
-    let done = false;
-    void Promise.all([first, again]).finally(() => (done = true));
-    for (let i = 0; i < 200 && !done; i++) {
-      for (const v of c.bg.registry.list()) c.bg.registry.decide(v.id, { approve: true, digest: v.digest });
-      await sleep(10);
-    }
-    expect(ENDED_CODES).toContain(code((await first).e));
-    expect(ENDED_CODES).toContain(code((await again).e));
-    expect(c.sent.slice(from).filter((s) => s.method === 'POST' && s.url.endsWith('/perps/v1/trade/orders'))).toHaveLength(0);
-  }, 30_000);
+  it(
+    'joins the request started before the lock and nothing ' +
+      'is sent for either, even after an unlock and an approval',
+    async () => {
+      const c = await ready('keyed-join');
+      const order = {
+        op: {
+          type: 'createOrders',
+          args: [{ iid: 1, buy: true, qty: '0.01', p: await markPrice(h, 1), tif: 'gtc', po: true }],
+        },
+        idempotencyKey: 'join-after-lock',
+      };
+      const x = hold((url, m) => m === 'GET' && url.includes('/v1/info/book'));
+      c.holds.push(x);
+      const first = settle(c.bg.page(page).request('perps_sendCommand', order));
+      await until(() => x.held > 0);
+      await ENDINGS.lockAndUnlock.run(c);
+      const from = c.sent.length;
+      const again = settle(c.bg.page(page).request('perps_sendCommand', order));
+      x.release();
+      let done = false;
+      void Promise.all([first, again]).finally(() => (done = true));
+      for (let i = 0; i < 200 && !done; i++) {
+        for (const v of c.bg.registry.list()) c.bg.registry.decide(v.id, { approve: true, digest: v.digest });
+        await sleep(10);
+      }
+      expect(ENDED_CODES).toContain(code((await first).e));
+      expect(ENDED_CODES).toContain(code((await again).e));
+      expect(
+        c.sent.slice(from).filter((s) => s.method === 'POST' && s.url.endsWith('/perps/v1/trade/orders')),
+      ).toHaveLength(0);
+    },
+    30_000,
+  );
 });

@@ -51,10 +51,10 @@ export type BenchHooks = {
    * (`perps_sendCommand` createOrders ops); `ref` the reference price the grant check gets. Then the
    * parts of `execute`, each op again, step by step as the signing service runs them: `exec.sign`
    * (key read, digest check, signature), `exec.settings` (one settings read; the service reads them
-   * before the submit and in the transport), `exec.submit` (the send to the gateway — over the live perps session when the background holds one, as the signer sends, else the REST `fetch` — and its answer's
-   * check), `exec.audit` (one sealed audit append); and the request's preamble before the provider's
-   * method switch (`pre.session` the session restore, `pre.connection` the origin's connection read,
-   * `pre.active` the active account read).
+   * before the submit and in the transport), `exec.submit` (the send to the gateway — over the live perps session when
+   * the background holds one, as the signer sends, else the REST `fetch` — and its answer's check), `exec.audit` (one
+   * sealed audit append); and the request's preamble before the provider's method switch (`pre.session` the session
+   * restore, `pre.connection` the origin's connection read, `pre.active` the active account read).
    */
   stages: (o: { origin: string; account: string; ops: unknown[]; ref: string }) => Promise<StageTimes>;
   /**
@@ -84,15 +84,31 @@ const BENCH_ORIGINS = ['https://app.example', 'https://bot.example', 'extension'
  * length the signer writes, a 32-byte digest, result `ok`.
  */
 export function benchAuditEntry(i: number, at: number): AuditInput {
-  const kind = i % 50 === 0 ? 'deadman.period' : i % 97 === 0 ? 'grant.create' : i % 3 === 0 ? 'clob.postOrders' : 'perps.createOrders';
+  const kind =
+    i % 50 === 0
+      ? 'deadman.period'
+      : i % 97 === 0
+        ? 'grant.create'
+        : i % 3 === 0
+          ? 'clob.postOrders'
+          : 'perps.createOrders';
   const origin = kind === 'deadman.period' ? 'dead-man' : BENCH_ORIGINS[i % 3]!;
   const summary =
     kind === 'deadman.period'
       ? `Kill switches armed for 1 h: 450 renewals, last at ${new Date(at).toISOString()}`
       : kind === 'clob.postOrders'
         ? `Buy 25 shares of "Yes" at 0.${String(10 + (i % 89))} (GTC), order book — request weight 1`
-        : `Buy 0.01 BTC-PERP at 64,${String(i % 1000).padStart(3, '0')}.00, good-til-cancelled, post-only — request weight 1`;
-  return { at, origin, account: '0x5b38da6a701c568545dcfcb03fcb875f56beddc4', kind, summary, digest: `0x${(i * 2654435761).toString(16).padStart(64, '0').slice(-64)}`, result: 'ok' };
+        : `Buy 0.01 BTC-PERP at 64,${String(i % 1000).padStart(3, '0')}.00, ` +
+          `good-til-cancelled, post-only — request weight 1`;
+  return {
+    at,
+    origin,
+    account: '0x5b38da6a701c568545dcfcb03fcb875f56beddc4',
+    kind,
+    summary,
+    digest: `0x${(i * 2654435761).toString(16).padStart(64, '0').slice(-64)}`,
+    result: 'ok',
+  };
 }
 
 /** The bench hooks of a running background. */
@@ -106,7 +122,11 @@ export function benchHooks(bg: Background): BenchHooks {
       const now = Date.now();
       const step = (DAY_MS - 5 * 60_000) / count;
       const top = found.uses.reduce((a, u) => Math.max(a, u.seq ?? 0), 0);
-      const seeded: GrantUse[] = Array.from({ length: count }, (_, i) => ({ at: Math.floor(now - DAY_MS + 60_000 + i * step), notional: '0.000001', seq: top + 1 + i }));
+      const seeded: GrantUse[] = Array.from({ length: count }, (_, i) => ({
+        at: Math.floor(now - DAY_MS + 60_000 + i * step),
+        notional: '0.000001',
+        seq: top + 1 + i,
+      }));
       await vault.putGrant(found.grant, [...seeded, ...found.uses]);
       bg.grants().reload();
       return seeded.length + found.uses.length;
@@ -117,7 +137,21 @@ export function benchHooks(bg: Background): BenchHooks {
     },
     async stages({ origin, account, ops, ref }) {
       await bg.ready;
-      const out: StageTimes = { consume: [], proxyFor: [], 'consume∥prepare': [], preparePerps: [], execute: [], recordOrders: [], 'exec.sign': [], 'exec.settings': [], 'exec.submit': [], 'exec.audit': [], 'pre.session': [], 'pre.connection': [], 'pre.active': [] };
+      const out: StageTimes = {
+        consume: [],
+        proxyFor: [],
+        'consume∥prepare': [],
+        preparePerps: [],
+        execute: [],
+        recordOrders: [],
+        'exec.sign': [],
+        'exec.settings': [],
+        'exec.submit': [],
+        'exec.audit': [],
+        'pre.session': [],
+        'pre.connection': [],
+        'pre.active': [],
+      };
       const time = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
         const t0 = performance.now();
         const r = await fn();
@@ -127,14 +161,48 @@ export function benchHooks(bg: Background): BenchHooks {
       for (const [i, op] of ops.entries()) {
         const cmd = commandFromBody(op);
         const decision = await time('consume', () =>
-          bg.grants().consume(origin, account, { kind: 'order', venue: 'perps', orders: [{ market: '2', buy: true, size: '0.01', price: ref, postOnly: true }] }, async () => ({ price: ref, source: 'mark' }), async () => true),
+          bg.grants().consume(
+            origin,
+            account,
+            {
+              kind: 'order',
+              venue: 'perps',
+              orders: [{ market: '2', buy: true, size: '0.01', price: ref, postOnly: true }],
+            },
+            async () => ({ price: ref, source: 'mark' }),
+            async () => true,
+          ),
         );
         await time('proxyFor', () => bg.vault().proxyFor(account));
         // The artifact built while the grant is asked (measured for comparison; the provider keeps them in sequence).
-        await time('consume∥prepare', () => Promise.all([bg.grants().consume(origin, account, { kind: 'order', venue: 'perps', orders: [{ market: '2', buy: true, size: '0.01', price: ref, postOnly: true }] }, async () => ({ price: ref, source: 'mark' }), async () => true), bg.service().preparePerps(account, cmd, { submit: true })]));
+        await time('consume∥prepare', () =>
+          Promise.all([
+            bg.grants().consume(
+              origin,
+              account,
+              {
+                kind: 'order',
+                venue: 'perps',
+                orders: [{ market: '2', buy: true, size: '0.01', price: ref, postOnly: true }],
+              },
+              async () => ({ price: ref, source: 'mark' }),
+              async () => true,
+            ),
+            bg.service().preparePerps(account, cmd, { submit: true }),
+          ]),
+        );
         const artifact = await time('preparePerps', () => bg.service().preparePerps(account, cmd, { submit: true }));
-        await time('execute', () => bg.service().execute(artifact, artifact.digest, { origin, summary: 'bench', authority: bg.service().authority.capture(PERSON_SCOPES) }));
-        if (decision?.ok) await time('recordOrders', () => bg.grants().recordOrders(decision.grantId, decision.seq, [{ oid: 1_000_000 + i }]));
+        await time('execute', () =>
+          bg.service().execute(artifact, artifact.digest, {
+            origin,
+            summary: 'bench',
+            authority: bg.service().authority.capture(PERSON_SCOPES),
+          }),
+        );
+        if (decision?.ok)
+          await time('recordOrders', () =>
+            bg.grants().recordOrders(decision.grantId, decision.seq, [{ oid: 1_000_000 + i }]),
+          );
       }
       const log = auditLog(bg.db(), () => bg.vault().auditKey());
       for (const op of ops) {
@@ -148,8 +216,28 @@ export function benchHooks(bg: Background): BenchHooks {
         const { perpsUrl } = await time('exec.settings', () => readSettings(bg.db()));
         // Another salt and signature would be a new order: send this envelope as is (the sandbox checks the
         // signature), over the transport the signer picks (the live session, else REST).
-        await time('exec.submit', () => submitPerpsCommand({ perpsUrl, command: artifact, envelope: { ...artifact.envelope, sig }, signerAddress: artifact.signerAddress, fetchFn: fetch, timeoutMs: 15_000, session: bg.session(account, perpsUrl) }));
-        await time('exec.audit', () => appendAudit(log, { at: Date.now(), origin, account: account.toLowerCase(), kind: 'perps.createOrders', summary: 'bench', result: 'ok', digest: artifact.digest }));
+        await time('exec.submit', () =>
+          submitPerpsCommand({
+            perpsUrl,
+            command: artifact,
+            envelope: { ...artifact.envelope, sig },
+            signerAddress: artifact.signerAddress,
+            fetchFn: fetch,
+            timeoutMs: 15_000,
+            session: bg.session(account, perpsUrl),
+          }),
+        );
+        await time('exec.audit', () =>
+          appendAudit(log, {
+            at: Date.now(),
+            origin,
+            account: account.toLowerCase(),
+            kind: 'perps.createOrders',
+            summary: 'bench',
+            result: 'ok',
+            digest: artifact.digest,
+          }),
+        );
         await time('pre.session', () => bg.vault().restoreSession());
         await time('pre.connection', () => bg.db().get('connections', origin));
         await time('pre.active', () => activeAccount(bg.db(), bg.vault()));
@@ -164,7 +252,7 @@ export function benchHooks(bg: Background): BenchHooks {
       const s = shared(log.db);
       return serial(s, 'tail', async () => {
         let c = await prepare(log, key, true);
-        for (let done = 0; done < count; ) {
+        for (let done = 0; done < count;) {
           const n = Math.min(perTx, count - done);
           const batch: AuditEntry[] = [];
           let head = c.head;
@@ -177,7 +265,13 @@ export function benchHooks(bg: Background): BenchHooks {
             head = mac;
           }
           const { mac: _old, ...rest } = c;
-          const next = { ...rest, count: c.count + n, firstId: c.count === 0 ? c.lastId + 1 : c.firstId, lastId: c.lastId + n, head };
+          const next = {
+            ...rest,
+            count: c.count + n,
+            firstId: c.count === 0 ? c.lastId + 1 : c.firstId,
+            lastId: c.lastId + n,
+            head,
+          };
           const sealed = { ...next, mac: await signParts(key, checkpointParts(next)) };
           const tx = log.db.transaction(['audit', 'meta'], 'readwrite');
           for (const e of batch) void tx.objectStore('audit').put(e);

@@ -2,12 +2,11 @@
  * Bench-only (`wxt build --mode bench`, through `bench-hooks.ts`): where a page request's time goes inside
  * the worker. `traceStart(bg)` wraps, on the running background's own instances, the calls a granted page
  * request makes — the session restore that starts `servePage` (`enter`), the grant decision (`decide`), the
- * artifact build (`prepare`), signing with submission (`execute`), the key reads (`key`), the
- * `storage.session` writes (`session.set`: the audit journal and outcome records), the gateway `fetch`
- * (REST), the perps stream's `send` (`ws.send`) and the broadcasts to extension pages (`push`:
- * `runtime.sendMessage`, the stream pushes) — and records each call's start and end
- * (`performance.now()`, ms). `traceStop()` unwraps them and returns the spans, in start order. Nothing
- * here changes what the calls do or answer.
+ * artifact build (`prepare`), signing with submission (`execute`), the key reads (`key`), the `storage.session` writes
+ * (`session.set`: the audit journal and outcome records), the gateway `fetch` (REST), the perps stream's `send`
+ * (`ws.send`) and the broadcasts to extension pages (`push`: `runtime.sendMessage`, the stream pushes) — and records
+ * each call's start and end (`performance.now()`, ms). `traceStop()` unwraps them and returns the spans, in start
+ * order. Nothing here changes what the calls do or answer.
  */
 import type { Background } from './index';
 
@@ -51,7 +50,11 @@ export function traceStart(bg: Background): void {
   wrap(bg.service(), 'execute', 'execute');
   wrap(bg.vault(), 'proxyFor', 'key');
   wrap(bg.vault(), 'clobCredentials', 'key');
-  const g = globalThis as unknown as { fetch: typeof fetch; chrome?: { storage?: { session?: object }; runtime?: object }; WebSocket?: { prototype: object } };
+  const g = globalThis as unknown as {
+    fetch: typeof fetch;
+    chrome?: { storage?: { session?: object }; runtime?: object };
+    WebSocket?: { prototype: object };
+  };
   wrap(g, 'fetch', 'fetch');
   if (g.chrome?.storage?.session) wrap(g.chrome.storage.session, 'set', 'session.set');
   if (g.WebSocket) wrap(g.WebSocket.prototype, 'send', 'ws.send');

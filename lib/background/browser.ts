@@ -19,7 +19,13 @@ export type BackgroundBrowser = {
     sendMessage?: (message: unknown) => Promise<unknown>;
   };
   windows?: {
-    create: (o: { url: string; type: 'popup'; width: number; height: number; focused?: boolean }) => Promise<{ id?: number }>;
+    create: (o: {
+      url: string;
+      type: 'popup';
+      width: number;
+      height: number;
+      focused?: boolean;
+    }) => Promise<{ id?: number }>;
     update: (id: number, o: { focused: boolean }) => Promise<unknown>;
     remove?: (id: number) => Promise<unknown>;
     onRemoved: { addListener: (fn: (id: number) => void) => void };
@@ -57,4 +63,3 @@ export type BrowserPort = {
   onMessage: { addListener: (fn: (m: unknown) => void) => void };
   onDisconnect: { addListener: (fn: () => void) => void };
 };
-

@@ -2,13 +2,12 @@
  * The background's services, built once, in order: vault database → the page path's keyed records and
  * the audit journal (IndexedDB, read before anything writes them: a start must know what a stopped worker
  * or a killed browser left in flight) → vault (session restored) → authority epoch, weight meter and venue reads
- * (`lib/reads/venue-reads.ts`) → signing service (`lib/signer/`) → grants → dead-man → locks → the page
- * path (`ProviderService`, `lib/page/`) and `servePage`, the function the page ports call for each page
- * request (`lib/background/index.ts` hands it to `PagePorts.listen`) → streams and notifications → message
- * router. Nothing is assigned later; every service receives the ones it needs, built before it (the
- * signer reaches the streams' perps session through a function read at send time). The synchronous part —
- * what `startBackground` must create inside `main` because it registers listeners (lifetime, approval
- * registry and window, badge, page ports) — is the `Shell`.
+ * (`lib/reads/venue-reads.ts`) → signing service (`lib/signer/`) → grants → dead-man → locks → the page path
+ * (`ProviderService`, `lib/page/`) and `servePage`, the function the page ports call for each page request
+ * (`lib/background/index.ts` hands it to `PagePorts.listen`) → streams and notifications → message router. Nothing is
+ * assigned later; every service receives the ones it needs, built before it (the signer reaches the streams' perps
+ * session through a function read at send time). The synchronous part — what `startBackground` must create inside
+ * `main` because it registers listeners (lifetime, approval registry and window, badge, page ports) — is the `Shell`.
  */
 import { opfsCopyStore, storageFailure, type VaultCopyStore } from '../vault/copy';
 import { BUILD_TRANSPORT_RULE, type TransportRule } from '../settings/transport';
@@ -71,7 +70,10 @@ export type BackgroundOptions = {
   panicTiming?: Partial<PanicTiming>;
   /** The WebSocket of the live streams (default the worker's; Node tests pass `ws`). */
   WebSocket?: WebSocketConstructor;
-  /** Where the vault's second copy lives (default a file of the origin private file system, `copyStoreOf`; tests pass one in memory). */
+  /**
+   * Where the vault's second copy lives (default a file of the origin private file system, `copyStoreOf`; tests pass
+   * one in memory).
+   */
   vaultCopy?: VaultCopyStore;
   /**
    * Which transports may carry a signature or a secret (`lib/settings/transport.ts`; default this build's:
@@ -125,7 +127,9 @@ export type Services = {
  */
 function copyStoreOf(o: Pick<BackgroundOptions, 'vaultCopy' | 'dbName'>): { copy?: VaultCopyStore } {
   if (o.vaultCopy) return { copy: o.vaultCopy };
-  const store = opfsCopyStore(o.dbName === undefined || o.dbName === DB_NAME ? 'vault-copy.json' : `vault-copy-${o.dbName}.json`);
+  const store = opfsCopyStore(
+    o.dbName === undefined || o.dbName === DB_NAME ? 'vault-copy.json' : `vault-copy-${o.dbName}.json`,
+  );
   return store ? { copy: store } : {};
 }
 
@@ -144,7 +148,8 @@ function sessionStore(browser: BackgroundBrowser): SessionStore {
       const s = (await browser.storage.session.get(SESSION_KEY))[SESSION_KEY];
       return v.is(sessionStateSchema, s) ? s : undefined;
     },
-    // Every session change renews the epoch and drops the popup's start hint (lib/messaging/start-hint.ts), before the keys go.
+    // Every session change renews the epoch and drops the popup's start hint (lib/messaging/start-hint.ts), before the
+    // keys go.
     set: async (s) => {
       await browser.storage.session.set({ [VAULT_EPOCH_KEY]: crypto.randomUUID(), [SESSION_KEY]: s });
       await browser.storage.session.remove(START_HINT_KEY);
@@ -186,22 +191,55 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   // One settings read serves the signer until `settings.set` writes (their only writer, which calls `onSettings`
   // right after): it reads them up to three times per order (page path).
   let settingsRead: Promise<Settings> | undefined;
-  const settings = () => (settingsRead ??= readSettings(db).catch((err: unknown) => {
-    settingsRead = undefined;
-    throw err;
-  }));
-  // Perps commands go over the account's live session when there is one; `streams` is built below and only read at send time.
-  // The one authority epoch every signing path checks (`lib/authority/epoch.ts`).
+  const settings = () =>
+    (settingsRead ??= readSettings(db).catch((err: unknown) => {
+      settingsRead = undefined;
+      throw err;
+    }));
+  // Perps commands go over the account's live session when there is one; `streams` is built below and only read at send
+  // time. The one authority epoch every signing path checks (`lib/authority/epoch.ts`).
   const authority = new Authority();
-  // One weight meter per gateway, shared by the reads and the signed commands; the account's own order-book reads are L2-signed, so they go through the signer.
+  // One weight meter per gateway, shared by the reads and the signed commands; the account's own order-book reads are
+  // L2-signed, so they go through the signer.
   const meter = new WeightMeter(now, o.weightBudgets);
   const transportRule = o.transportRule ?? BUILD_TRANSPORT_RULE;
-  const reads: VenueReads = new VenueReads({ vault, settings, meter, clobRead: (account, path): Promise<unknown> => service.clobRead(account, path), ...(o.fetchFn ? { fetchFn: o.fetchFn } : {}), transportRule });
-  const service = new SigningService({ authority, vault, db, settings, fetchFn: o.fetchFn, transportRule, now, journal, meter, reads, session: (account, perpsUrl) => streams.session(account, perpsUrl), onUnrecorded: (what) => notifications.unrecorded(what) });
-  // The grant uses a stopped worker sent under before their vault write was stored: merged at the grants' first read (`GrantLedger`).
+  const reads: VenueReads = new VenueReads({
+    vault,
+    settings,
+    meter,
+    clobRead: (account, path): Promise<unknown> => service.clobRead(account, path),
+    ...(o.fetchFn ? { fetchFn: o.fetchFn } : {}),
+    transportRule,
+  });
+  const service = new SigningService({
+    authority,
+    vault,
+    db,
+    settings,
+    fetchFn: o.fetchFn,
+    transportRule,
+    now,
+    journal,
+    meter,
+    reads,
+    session: (account, perpsUrl) => streams.session(account, perpsUrl),
+    onUnrecorded: (what) => notifications.unrecorded(what),
+  });
+  // The grant uses a stopped worker sent under before their vault write was stored: merged at the grants' first read
+  // (`GrantLedger`).
   const grants = new GrantService({ authority, vault, now, onChange: (live) => grantsChanged(live), journal });
   const deadman = createDeadMan({ browser, db, vault, service, grants, lifetime, now });
-  const locks = new Locks({ browser, vault, db, service, grants, deadman, registry, emit: ports.emit, onLocked: o.onLocked });
+  const locks = new Locks({
+    browser,
+    vault,
+    db,
+    service,
+    grants,
+    deadman,
+    registry,
+    emit: ports.emit,
+    onLocked: o.onLocked,
+  });
   // A grant made, used up, expired or revoked: badge, session title, the kill switches and the streams
   // follow (a grant's orders go over the perps session from its first one, not after the next need check).
   function grantsChanged(live: number): void {
@@ -211,9 +249,27 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     void streams.reconcile();
     void grantBooks.reconcile();
   }
-  // The public streams of the markets live grants cover (order book, perps): a covered order's reference price without a REST read (`lib/streams/reference.ts`).
-  const grantBooks = createGrantBooks({ grants, settings, now, transportRule, ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}) });
-  const provider = new ProviderService({ vault, db, service, registry, grants, grantBooks, showApprovals: approvalWindow.show, emit: ports.emit, outcomes, ...deadmanProviderHooks(deadman, grants) });
+  // The public streams of the markets live grants cover (order book, perps): a covered order's reference price without
+  // a REST read (`lib/streams/reference.ts`).
+  const grantBooks = createGrantBooks({
+    grants,
+    settings,
+    now,
+    transportRule,
+    ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}),
+  });
+  const provider = new ProviderService({
+    vault,
+    db,
+    service,
+    registry,
+    grants,
+    grantBooks,
+    showApprovals: approvalWindow.show,
+    emit: ports.emit,
+    outcomes,
+    ...deadmanProviderHooks(deadman, grants),
+  });
   const servePage: ServePage = async (origin, method, params) => {
     startMark('page.request');
     await vault.restoreSession();
@@ -222,8 +278,20 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     return answer;
   };
   // The live streams (proxy secrets stay here; pages get derived pushes only).
-  const streams = createBackgroundStreams({ vault, db, reads, grants, lifetime, settings: () => readSettings(db), broadcast: (m) => void browser.runtime.sendMessage?.(m).catch(() => undefined), now, transportRule, ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}) });
-  const notifications = createBackgroundNotifications({ browser, db, vault, grants, service, reads, now }); // raised from the stream pushes
+  const streams = createBackgroundStreams({
+    vault,
+    db,
+    reads,
+    grants,
+    lifetime,
+    settings: () => readSettings(db),
+    broadcast: (m) => void browser.runtime.sendMessage?.(m).catch(() => undefined),
+    now,
+    transportRule,
+    ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}),
+  });
+  // raised from the stream pushes
+  const notifications = createBackgroundNotifications({ browser, db, vault, grants, service, reads, now });
   streams.onPush(notifications.onPush);
   // What a stopped worker or a killed browser left in the audit journal: asked of the venue and recorded
   // once the vault is unlocked (its reads need the account's keys) — at start, or at the next unlock — off
@@ -231,8 +299,14 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   let reconciling: Promise<unknown> | undefined;
   const reconcile = (): void => {
     if (!vault.unlocked || reconciling) return;
-    const notify = ({ kind, venue, recorded }: ReconcileNotice) => notifications.unrecorded(kind.slice(kind.indexOf('.') + 1), { stopped: true, venue, recorded });
-    reconciling = reconcileJournal(journal, auditLog(db, () => vault.auditKey(), { now }), venueLookup(reads, (a, p) => service.clobRead(a, p)), notify)
+    const notify = ({ kind, venue, recorded }: ReconcileNotice) =>
+      notifications.unrecorded(kind.slice(kind.indexOf('.') + 1), { stopped: true, venue, recorded });
+    reconciling = reconcileJournal(
+      journal,
+      auditLog(db, () => vault.auditKey(), { now }),
+      venueLookup(reads, (a, p) => service.clobRead(a, p)),
+      notify,
+    )
       .catch(() => undefined)
       .finally(() => (reconciling = undefined));
   };
@@ -242,7 +316,14 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     void (async () => {
       const owners = (await vault.listOwners()).map((x) => x.address.toLowerCase());
       const finders = orderFinders(reads, (a) => vault.storedKeys(a));
-      notifications.storageLost(await recordFoundOrders(auditLog(db, () => vault.auditKey(), { now }), owners, finders, now()));
+      notifications.storageLost(
+        await recordFoundOrders(
+          auditLog(db, () => vault.auditKey(), { now }),
+          owners,
+          finders,
+          now(),
+        ),
+      );
     })().catch(() => undefined);
   // The vault's second copy follows a vault newer than it (a write whose copy failed), off the first answers' path.
   const startWork = () => {
@@ -266,7 +347,11 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
         onApprovalEmpty: () => approvalWindow.empty(),
         showApprovals: () => approvalWindow.show(),
         onApprovalShown: (id, digest) => approvalWindow.shown(id, digest),
-        ...(browser.permissions ? { hostsGranted: (origins: string[]) => browser.permissions?.contains({ origins }) ?? Promise.resolve(false) } : {}),
+        ...(browser.permissions
+          ? {
+              hostsGranted: (origins: string[]) => browser.permissions?.contains({ origins }) ?? Promise.resolve(false),
+            }
+          : {}),
         onUnlocked: async (how) => {
           await locks.unlocked(how);
           if (vault.takeStorageLost()) sweepLost();
@@ -288,7 +373,11 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
           authority.end('person', 'account');
           void streams.reconcile(); // the old account's stream closes now
           for (const c of await db.getAll('connections')) {
-            ports.emit(c.origin, 'accountsChanged', c.accounts[0]?.toLowerCase() === active.toLowerCase() && vault.unlocked ? c.accounts : []);
+            ports.emit(
+              c.origin,
+              'accountsChanged',
+              c.accounts[0]?.toLowerCase() === active.toLowerCase() && vault.unlocked ? c.accounts : [],
+            );
           }
         },
       }),
@@ -301,7 +390,8 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const handle = async (message: unknown, sender: BrowserSender): Promise<Reply> => {
     await vault.restoreSession();
     const procedure = procedureOf(message);
-    if (locks.refusedInSession(procedure)) return { ok: false, error: toWireError(new VaultLockedError({ inSession: true })) };
+    if (locks.refusedInSession(procedure))
+      return { ok: false, error: toWireError(new VaultLockedError({ inSession: true })) };
     const reply = await route(message, sender);
     if (reply.ok) await locks.activity(procedure, sender);
     startMark(`first.${procedure ?? 'message'}`);

@@ -45,7 +45,11 @@ export function createDeadMan(w: DeadManWiring): DeadMan {
     lifetime,
     // The session state keeps the grants' proxy keys and API credentials: renewals go on in it.
     usable: () => vault.state !== 'locked',
-    audit: (e) => appendAudit(auditLog(db, () => vault.auditKey()), { at: now(), origin: 'dead-man', ...e }).then(() => undefined),
+    audit: (e) =>
+      appendAudit(
+        auditLog(db, () => vault.auditKey()),
+        { at: now(), origin: 'dead-man', ...e },
+      ).then(() => undefined),
     journal: {
       load: async () => (await browser.storage.session.get(DEADMAN_JOURNAL_KEY))[DEADMAN_JOURNAL_KEY],
       save: (records: DeadManJournalRecord[]) => browser.storage.session.set({ [DEADMAN_JOURNAL_KEY]: records }),
@@ -61,9 +65,13 @@ export function createDeadMan(w: DeadManWiring): DeadMan {
  * covered request is signed only then), and, before `wallet_revokePermissions` revokes a site's grants,
  * ending their switches by letting them fire (`DeadMan.lapse`) — never by unsetting them.
  */
-export function deadmanProviderHooks(deadman: DeadMan, grants: GrantService): Required<Pick<ProviderDeps, 'killSwitchArmed' | 'beforeSiteRevoke'>> {
+export function deadmanProviderHooks(
+  deadman: DeadMan,
+  grants: GrantService,
+): Required<Pick<ProviderDeps, 'killSwitchArmed' | 'beforeSiteRevoke'>> {
   return {
     killSwitchArmed: (venue, account) => deadman.killSwitchArmed(venue, account),
-    beforeSiteRevoke: async (origin) => deadman.lapse(targetsOf((await grants.list()).filter((g) => g.origin === origin))),
+    beforeSiteRevoke: async (origin) =>
+      deadman.lapse(targetsOf((await grants.list()).filter((g) => g.origin === origin))),
   };
 }

@@ -89,11 +89,26 @@ export type DeadManVenueStatus = {
 export type DeadManStatus = { armed: boolean; venues: DeadManVenueStatus[] };
 
 /** An audit entry the dead-man writes (the caller adds time and origin). */
-export type DeadManAuditEntry = { account: string; kind: 'deadman.arm' | 'deadman.end'; summary: string; result: 'ok' | 'error'; detail?: string };
+export type DeadManAuditEntry = {
+  account: string;
+  kind: 'deadman.arm' | 'deadman.end';
+  summary: string;
+  result: 'ok' | 'error';
+  detail?: string;
+};
 
 /** A running period as saved in the journal (to close it in the audit log after an unexpected stop). */
-export type DeadManJournalRecord = { venue: DeadManVenue; account: string; since: number; renewals: number; lastRenewal?: number; cancelAt?: number };
-/** Where the journal lives (the background uses `storage.session`: gone with the browser, kept across worker restarts). */
+export type DeadManJournalRecord = {
+  venue: DeadManVenue;
+  account: string;
+  since: number;
+  renewals: number;
+  lastRenewal?: number;
+  cancelAt?: number;
+};
+/**
+ * Where the journal lives (the background uses `storage.session`: gone with the browser, kept across worker restarts).
+ */
 export type DeadManJournal = { load: () => Promise<unknown>; save: (records: DeadManJournalRecord[]) => Promise<void> };
 
 /** What the dead-man needs. */
@@ -137,7 +152,8 @@ type Period = {
 export function targetsOf(grants: readonly { account: string; venue?: DeadManVenue }[]): DeadManTarget[] {
   const out = new Map<string, DeadManTarget>();
   for (const g of grants) {
-    for (const venue of g.venue ? [g.venue] : (['perps', 'clob'] as const)) out.set(`${venue}:${g.account.toLowerCase()}`, { venue, account: g.account });
+    for (const venue of g.venue ? [g.venue] : (['perps', 'clob'] as const))
+      out.set(`${venue}:${g.account.toLowerCase()}`, { venue, account: g.account });
   }
   return [...out.values()];
 }
@@ -233,8 +249,8 @@ export class DeadMan {
 
   /**
    * The site ended its own grants (`wallet_revokePermissions`): when these targets' periods end, the switch
-   * is left to fire (perps at its last cancel time; heartbeats stop) instead of being unset — the orders the
-   * site placed may still be open. Sticky until the period ends (a target another grant still needs keeps it).
+   * is left to fire (perps at its last cancel time; heartbeats stop) instead of being unset — the orders the site
+   * placed may still be open. Sticky until the period ends (a target another grant still needs keeps it).
    */
   lapse(targets: readonly DeadManTarget[]): void {
     for (const t of targets) this.lapsed.add(key(t.venue, t.account));
@@ -260,8 +276,8 @@ export class DeadMan {
   /**
    * Whether `venue`'s kill switch for `account` is live now: perps, the auto-cancel set at the venue is at
    * least `PERPS_ARMED_MIN_MS` ahead; order book, the last heartbeat is at most `HEARTBEAT_ARMED_WITHIN_MS`
-   * old. Arms the live grants first if nothing is armed for that target yet (a request that woke the
-   * background), and waits for a renewal in flight at most `ARM_WAIT_MS`. Never throws.
+   * old. Arms the live grants first if nothing is armed for that target yet (a request that woke the background), and
+   * waits for a renewal in flight at most `ARM_WAIT_MS`. Never throws.
    */
   async killSwitchArmed(venue: DeadManVenue, account: string): Promise<boolean> {
     if (!this.usable()) return false;
@@ -305,7 +321,17 @@ export class DeadMan {
   }
 
   private begin(t: DeadManTarget): void {
-    const p: Period = { venue: t.venue, account: t.account, since: this.now(), renewals: 0, failures: 0, session: '', announced: 'none', timer: undefined, ended: false };
+    const p: Period = {
+      venue: t.venue,
+      account: t.account,
+      since: this.now(),
+      renewals: 0,
+      failures: 0,
+      session: '',
+      announced: 'none',
+      timer: undefined,
+      ended: false,
+    };
     this.periods.set(key(t.venue, t.account), p);
     void this.renew(p);
     p.timer = setInterval(() => void this.renew(p), t.venue === 'perps' ? PERPS_RENEW_MS : HEARTBEAT_MS);
@@ -320,12 +346,19 @@ export class DeadMan {
       try {
         if (!this.usable()) throw new DeadManCannotArmError('Countersign is locked');
         if (p.venue === 'perps') {
-          if (!(await this.o.vault.listProxies(p.account)).some((x) => x.expiry > this.now())) throw new DeadManCannotArmError('no live proxy key for this account');
+          if (!(await this.o.vault.listProxies(p.account)).some((x) => x.expiry > this.now()))
+            throw new DeadManCannotArmError('no live proxy key for this account');
           const time = this.now() + PERPS_LEAD_MS;
-          await this.o.service.perpsSend(p.account, autoCancel({ time }), { origin: 'dead-man', summary: `Dead-man: cancel all perps orders at ${iso(time)} unless renewed`, audit: false, ...held });
+          await this.o.service.perpsSend(p.account, autoCancel({ time }), {
+            origin: 'dead-man',
+            summary: `Dead-man: cancel all perps orders at ${iso(time)} unless renewed`,
+            audit: false,
+            ...held,
+          });
           p.cancelAt = time;
         } else {
-          if (!(await this.o.vault.hasClobCredentials(p.account))) throw new DeadManCannotArmError('no order-book API credentials for this account');
+          if (!(await this.o.vault.hasClobCredentials(p.account)))
+            throw new DeadManCannotArmError('no order-book API credentials for this account');
           try {
             p.session = await this.o.service.clobHeartbeat(p.account, p.session, held);
           } catch (err) {
@@ -347,7 +380,14 @@ export class DeadMan {
         p.error = err instanceof BaseError ? err.shortMessage : 'The venue did not answer.';
         if (p.announced === 'none') {
           p.announced = 'failed';
-          await this.audit(p, 'deadman.arm', 'error', `Dead-man could not arm ${venueName(p.venue)} for ${p.account}; granted ${p.venue} requests ask until it does`, p.error);
+          await this.audit(
+            p,
+            'deadman.arm',
+            'error',
+            `Dead-man could not arm ${venueName(p.venue)} for ` +
+              `${p.account}; granted ${p.venue} requests ask until it does`,
+            p.error,
+          );
         }
       }
       await this.saveJournal(false);
@@ -361,8 +401,11 @@ export class DeadMan {
 
   private armedText(p: Period): string {
     return p.venue === 'perps'
-      ? `Dead-man armed for perps (${p.account}): the venue cancels every perps order ${PERPS_LEAD_MS / 1000} s after the last renewal (renewed every ${PERPS_RENEW_MS / 1000} s; first at ${iso(p.lastRenewal)})`
-      : `Dead-man armed for the order book (${p.account}): a heartbeat every ${HEARTBEAT_MS / 1000} s; the exchange cancels every order-book order ${HEARTBEAT_LAPSE_MS / 1000} s after the last one`;
+      ? `Dead-man armed for perps (${p.account}): the venue cancels every ` +
+          `perps order ${PERPS_LEAD_MS / 1000} s after the last renewal (renewed ` +
+          `every ${PERPS_RENEW_MS / 1000} s; first at ${iso(p.lastRenewal)})`
+      : `Dead-man armed for the order book (${p.account}): a heartbeat every ${HEARTBEAT_MS / 1000} s; ` +
+          `the exchange cancels every order-book order ${HEARTBEAT_LAPSE_MS / 1000} s after the last one`;
   }
 
   private stop(p: Period): void {
@@ -379,28 +422,50 @@ export class DeadMan {
     await inflight; // a renewal landing after the time-0 would re-arm the venue
     let outcome = 'the grant ended';
     const lapse = this.lapsed.delete(key(p.venue, p.account));
-    if (lapse && p.venue === 'perps' && p.cancelAt !== undefined) outcome += `; the site disconnected: auto-cancel left to fire at ${iso(p.cancelAt)}`;
+    if (lapse && p.venue === 'perps' && p.cancelAt !== undefined)
+      outcome += `; the site disconnected: auto-cancel left to fire at ${iso(p.cancelAt)}`;
     else if (how === 'disarm' && p.venue === 'perps' && p.cancelAt !== undefined) {
       try {
         // Only with the vault fully unlocked: a trading session ending is a lock, and a lock never unsets.
         if (!this.o.vault.unlocked) throw new DeadManCannotArmError('Countersign is locked');
-        if (!(await this.o.vault.listProxies(p.account)).some((x) => x.expiry > this.now())) throw new DeadManCannotArmError('no usable proxy key');
-        await this.o.service.perpsSend(p.account, autoCancel({ time: 0 }), { origin: 'dead-man', summary: 'Dead-man: disarmed', audit: false, authority: this.o.ticket() });
+        if (!(await this.o.vault.listProxies(p.account)).some((x) => x.expiry > this.now()))
+          throw new DeadManCannotArmError('no usable proxy key');
+        await this.o.service.perpsSend(p.account, autoCancel({ time: 0 }), {
+          origin: 'dead-man',
+          summary: 'Dead-man: disarmed',
+          audit: false,
+          authority: this.o.ticket(),
+        });
         outcome += '; auto-cancel unset';
       } catch (err) {
-        outcome += `; auto-cancel not unset (${err instanceof BaseError ? err.shortMessage : 'the venue did not answer'}): the venue cancels at ${iso(p.cancelAt)}`;
+        outcome +=
+          `; auto-cancel not unset (${err instanceof BaseError ? err.shortMessage : 'the venue did not answer'}): ` +
+          `the venue cancels at ${iso(p.cancelAt)}`;
       }
-    } else if (p.venue === 'clob' && p.renewals > 0) outcome += '; heartbeats stopped: the exchange cancels the order-book orders after its lapse';
+    } else if (p.venue === 'clob' && p.renewals > 0)
+      outcome += '; heartbeats stopped: the exchange cancels the order-book orders after its lapse';
     await this.record(p, outcome);
   }
 
   /** The end-of-period audit entry. */
   private async record(p: Period, outcome: string): Promise<void> {
     const failures = p.failures ? `, ${p.failures} failed${p.error ? ` (last: ${p.error})` : ''}` : '';
-    await this.audit(p, 'deadman.end', 'ok', `Dead-man for ${venueName(p.venue)} (${p.account}) ended: ${outcome}. ${p.renewals} renewal(s) since ${iso(p.since)}, the last at ${iso(p.lastRenewal)}${failures}`);
+    await this.audit(
+      p,
+      'deadman.end',
+      'ok',
+      `Dead-man for ${venueName(p.venue)} (${p.account}) ended: ${outcome}. ${p.renewals} ` +
+        `renewal(s) since ${iso(p.since)}, the last at ${iso(p.lastRenewal)}${failures}`,
+    );
   }
 
-  private async audit(p: { account: string }, kind: DeadManAuditEntry['kind'], result: DeadManAuditEntry['result'], summary: string, detail?: string): Promise<void> {
+  private async audit(
+    p: { account: string },
+    kind: DeadManAuditEntry['kind'],
+    result: DeadManAuditEntry['result'],
+    summary: string,
+    detail?: string,
+  ): Promise<void> {
     try {
       await this.o.audit?.({ account: p.account.toLowerCase(), kind, summary, result, ...(detail ? { detail } : {}) });
     } catch {
@@ -438,9 +503,27 @@ export class DeadMan {
     }
     if (!Array.isArray(saved)) return;
     for (const r of saved as Partial<DeadManJournalRecord>[]) {
-      if ((r?.venue !== 'perps' && r?.venue !== 'clob') || typeof r.account !== 'string' || typeof r.since !== 'number' || typeof r.renewals !== 'number') continue;
-      const fired = r.venue === 'perps' ? (typeof r.cancelAt === 'number' ? `the venue cancels at ${iso(r.cancelAt)} unless re-armed` : 'never armed') : 'the exchange cancels the order-book orders after its lapse';
-      await this.audit(r as { account: string }, 'deadman.end', 'ok', `Dead-man for ${venueName(r.venue)} (${r.account}) ended when the background stopped: ${fired}. ${r.renewals} renewal(s) since ${iso(r.since)}, the last at ${iso(typeof r.lastRenewal === 'number' ? r.lastRenewal : undefined)}`);
+      if (
+        (r?.venue !== 'perps' && r?.venue !== 'clob') ||
+        typeof r.account !== 'string' ||
+        typeof r.since !== 'number' ||
+        typeof r.renewals !== 'number'
+      )
+        continue;
+      const fired =
+        r.venue === 'perps'
+          ? typeof r.cancelAt === 'number'
+            ? `the venue cancels at ${iso(r.cancelAt)} unless re-armed`
+            : 'never armed'
+          : 'the exchange cancels the order-book orders after its lapse';
+      await this.audit(
+        r as { account: string },
+        'deadman.end',
+        'ok',
+        `Dead-man for ${venueName(r.venue)} (${r.account}) ended when the background ` +
+          `stopped: ${fired}. ${r.renewals} renewal(s) since ${iso(r.since)}, the last ` +
+          `at ${iso(typeof r.lastRenewal === 'number' ? r.lastRenewal : undefined)}`,
+      );
     }
     await this.saveJournal(true);
   }

@@ -22,16 +22,34 @@ import type { TransportRule } from '../settings/transport';
 import type { WebSocketConstructor } from '../streams/perps';
 import { streamsWebSocket } from './streams';
 
-/** What `createGrantBooks` needs: the grants, the settings, the clock (Unix ms), the WebSocket (the worker's by default) and the transport rule. */
-export type GrantBooksDeps = { grants: Pick<GrantService, 'list'>; settings: () => Promise<Pick<Settings, 'clobWsUrl' | 'perpsWsUrl'>>; now: () => number; WebSocket?: WebSocketConstructor; transportRule?: TransportRule };
+/**
+ * What `createGrantBooks` needs: the grants, the settings, the clock (Unix ms), the WebSocket (the worker's by default)
+ * and the transport rule.
+ */
+export type GrantBooksDeps = {
+  grants: Pick<GrantService, 'list'>;
+  settings: () => Promise<Pick<Settings, 'clobWsUrl' | 'perpsWsUrl'>>;
+  now: () => number;
+  WebSocket?: WebSocketConstructor;
+  transportRule?: TransportRule;
+};
 
 /** The running feeds (see the module docstring). */
 export type GrantBooks = {
-  /** Opens, follows or closes the feeds as the live grants and the settings' stream URLs say; one pass at a time (a call during a pass runs one more after it). */
+  /**
+   * Opens, follows or closes the feeds as the live grants and the settings' stream URLs say; one pass at a time (a call
+   * during a pass runs one more after it).
+   */
   reconcile: () => Promise<void>;
-  /** The order-book stream's reference price of `tokenId` for an order that arrived now (`ClobStreamReference.judge`: a `PING`, its `PONG`), or undefined (read over REST). */
+  /**
+   * The order-book stream's reference price of `tokenId` for an order that arrived now (`ClobStreamReference.judge`: a
+   * `PING`, its `PONG`), or undefined (read over REST).
+   */
   ref: (tokenId: string) => Promise<RefPrice | undefined>;
-  /** The perps stream's reference price of instrument `iid` (named `label` in a conflict's words) for an order that arrived now (`PerpsStreamReference.judge`), or undefined (read over REST). */
+  /**
+   * The perps stream's reference price of instrument `iid` (named `label` in a conflict's words) for an order that
+   * arrived now (`PerpsStreamReference.judge`), or undefined (read over REST).
+   */
   perpsRef: (iid: number, label: string) => Promise<RefPrice | undefined>;
 };
 

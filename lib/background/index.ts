@@ -47,7 +47,10 @@ export type Background = {
   /** The venue reads (books, portfolio, open orders). */
   reads: () => VenueReads;
   grants: () => GrantService;
-  /** The perps session of `account` at `perpsUrl` when the background holds one (`BackgroundStreams.session`; the bench's submit stage). */
+  /**
+   * The perps session of `account` at `perpsUrl` when the background holds one (`BackgroundStreams.session`; the
+   * bench's submit stage).
+   */
   session: (account: string, perpsUrl: string) => PerpsSessionTransport | undefined;
   /** Pending approvals. */
   registry: ApprovalRegistry;
@@ -83,10 +86,14 @@ export function startBackground(o: BackgroundOptions): Background {
     built?.startWork();
     void lifetime.start();
   });
-  void ready.then(() => gate.built(), () => undefined);
+  void ready.then(
+    () => gate.built(),
+    () => undefined,
+  );
   const owing = <T>(work: () => Promise<T>): Promise<T> => gate.owing(work);
 
-  const handle = (message: unknown, sender: BrowserSender) => owing(async () => (await services).handle(message, sender));
+  const handle = (message: unknown, sender: BrowserSender) =>
+    owing(async () => (await services).handle(message, sender));
   const lock = async () => (await services).locks.lock();
 
   browser.runtime.onMessage.addListener((message, sender) => handle(message, sender));
@@ -99,9 +106,27 @@ export function startBackground(o: BackgroundOptions): Background {
   });
   // The panic shortcut opens the popup on the panic confirmation (one click away, never automatic).
   browser.commands?.onCommand.addListener((command) => {
-    if (command === 'panic') void browser.windows?.create({ url: browser.runtime.getURL('/popup.html#panic'), type: 'popup', width: 400, height: 600, focused: true });
+    if (command === 'panic')
+      void browser.windows?.create({
+        url: browser.runtime.getURL('/popup.html#panic'),
+        type: 'popup',
+        width: 400,
+        height: 600,
+        focused: true,
+      });
   });
   startMark('listening');
 
-  return { ready, handle, vault: () => get().vault, db: () => get().db, service: () => get().service, reads: () => get().reads, grants: () => get().grants, session: (a, u) => get().streams.session(a, u), registry, lock };
+  return {
+    ready,
+    handle,
+    vault: () => get().vault,
+    db: () => get().db,
+    service: () => get().service,
+    reads: () => get().reads,
+    grants: () => get().grants,
+    session: (a, u) => get().streams.session(a, u),
+    registry,
+    lock,
+  };
 }

@@ -29,17 +29,21 @@ afterEach(() => {
 });
 
 describe('Lifetime', () => {
-  it('while held: an extension API call every 20 s and a 30 s periodic backstop alarm (never shorter than a store build gets)', async () => {
-    const f = fake();
-    const life = new Lifetime({ browser: f.browser });
-    await life.start();
-    life.hold('dead-man');
-    expect(f.alarms.get(LIFETIME_ALARM)).toEqual({ delayInMinutes: 0.5, periodInMinutes: 0.5 });
-    expect(BACKSTOP_PERIOD_MIN * 60_000).toBeGreaterThanOrEqual(30_000);
-    await vi.advanceTimersByTimeAsync(KEEPALIVE_MS * 3);
-    expect(f.pings.n).toBe(3);
-    expect(KEEPALIVE_MS).toBeLessThan(30_000);
-  });
+  it(
+    'while held: an extension API call every 20 s and a 30 s ' +
+      'periodic backstop alarm (never shorter than a store build gets)',
+    async () => {
+      const f = fake();
+      const life = new Lifetime({ browser: f.browser });
+      await life.start();
+      life.hold('dead-man');
+      expect(f.alarms.get(LIFETIME_ALARM)).toEqual({ delayInMinutes: 0.5, periodInMinutes: 0.5 });
+      expect(BACKSTOP_PERIOD_MIN * 60_000).toBeGreaterThanOrEqual(30_000);
+      await vi.advanceTimersByTimeAsync(KEEPALIVE_MS * 3);
+      expect(f.pings.n).toBe(3);
+      expect(KEEPALIVE_MS).toBeLessThan(30_000);
+    },
+  );
 
   it('keeps holding until every reason is released; then stops pinging and clears the alarm', async () => {
     const f = fake();
@@ -73,17 +77,21 @@ describe('Lifetime', () => {
     expect(ran).toEqual(['a', 'c', 'late']);
   });
 
-  it('a start where nothing holds clears a backstop alarm left by the previous background; a hook that holds keeps it', async () => {
-    const f = fake();
-    f.alarms.set(LIFETIME_ALARM, { periodInMinutes: 0.5 });
-    await new Lifetime({ browser: f.browser }).start();
-    expect(f.alarms.has(LIFETIME_ALARM)).toBe(false);
-    const g = fake();
-    const life = new Lifetime({ browser: g.browser });
-    life.onStart(() => life.hold('dead-man'));
-    await life.start();
-    expect(g.alarms.has(LIFETIME_ALARM)).toBe(true);
-    g.fire(LIFETIME_ALARM);
-    expect(g.alarms.has(LIFETIME_ALARM)).toBe(true);
-  });
+  it(
+    'a start where nothing holds clears a backstop alarm left ' +
+      'by the previous background; a hook that holds keeps it',
+    async () => {
+      const f = fake();
+      f.alarms.set(LIFETIME_ALARM, { periodInMinutes: 0.5 });
+      await new Lifetime({ browser: f.browser }).start();
+      expect(f.alarms.has(LIFETIME_ALARM)).toBe(false);
+      const g = fake();
+      const life = new Lifetime({ browser: g.browser });
+      life.onStart(() => life.hold('dead-man'));
+      await life.start();
+      expect(g.alarms.has(LIFETIME_ALARM)).toBe(true);
+      g.fire(LIFETIME_ALARM);
+      expect(g.alarms.has(LIFETIME_ALARM)).toBe(true);
+    },
+  );
 });

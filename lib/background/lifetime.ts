@@ -59,7 +59,8 @@ export class Lifetime {
   constructor(private readonly o: { browser: LifetimeBrowser }) {
     o.browser.alarms.onAlarm.addListener((alarm) => {
       // Being woken for the alarm is the point; in a running background it is one more keep-alive.
-      if (alarm.name === LIFETIME_ALARM && this.started && this.holds.size === 0) void this.o.browser.alarms.clear(LIFETIME_ALARM);
+      if (alarm.name === LIFETIME_ALARM && this.started && this.holds.size === 0)
+        void this.o.browser.alarms.clear(LIFETIME_ALARM);
     });
   }
 
@@ -68,13 +69,18 @@ export class Lifetime {
     return [...this.holds];
   }
 
-  /** Registers `fn` to run on every start (after the vault session is restored); runs it at once when already started. */
+  /**
+   * Registers `fn` to run on every start (after the vault session is restored); runs it at once when already started.
+   */
   onStart(fn: StartHook): void {
     this.hooks.push(fn);
     if (this.started) void this.run(fn);
   }
 
-  /** Runs the start hooks in order (call once per background start). Clears a stale backstop alarm when nothing holds afterwards. */
+  /**
+   * Runs the start hooks in order (call once per background start). Clears a stale backstop alarm when nothing holds
+   * afterwards.
+   */
   async start(): Promise<void> {
     this.started = true;
     for (const fn of this.hooks) await this.run(fn);
@@ -86,7 +92,10 @@ export class Lifetime {
     const first = this.holds.size === 0;
     this.holds.add(reason);
     if (!first) return;
-    void this.o.browser.alarms.create(LIFETIME_ALARM, { delayInMinutes: BACKSTOP_PERIOD_MIN, periodInMinutes: BACKSTOP_PERIOD_MIN });
+    void this.o.browser.alarms.create(LIFETIME_ALARM, {
+      delayInMinutes: BACKSTOP_PERIOD_MIN,
+      periodInMinutes: BACKSTOP_PERIOD_MIN,
+    });
     this.timer = setInterval(() => void this.ping(), KEEPALIVE_MS);
   }
 

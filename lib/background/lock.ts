@@ -86,7 +86,8 @@ export class Locks {
    * write is pending").
    */
   readonly lock = async (): Promise<void> => {
-    this.d.service.authority.end('all', 'lock'); // everything started before the lock ends here (`lib/authority/epoch.ts`)
+    // everything started before the lock ends here (`lib/authority/epoch.ts`)
+    this.d.service.authority.end('all', 'lock');
     const revoked = this.d.grants.revokeAll();
     await this.d.vault.lock();
     await revoked.catch(() => undefined); // afterLock revokes again (and reports)
@@ -125,9 +126,15 @@ export class Locks {
         try {
           await vault.enterTradingSession({ accounts: [...new Set(live.map((g) => g.account.toLowerCase()))] });
           await this.d.browser.alarms.clear(AUTOLOCK_ALARM);
-          registry.rejectAll(() => disconnected('Countersign auto-locked (a trading session keeps only standing permissions); unlock to approve this request.'));
+          registry.rejectAll(() =>
+            disconnected(
+              'Countersign auto-locked (a trading session keeps only ' +
+                'standing permissions); unlock to approve this request.',
+            ),
+          );
           const granted = new Set(live.map((g) => g.origin));
-          for (const c of await db.getAll('connections')) if (!granted.has(c.origin)) emit(c.origin, 'accountsChanged', []);
+          for (const c of await db.getAll('connections'))
+            if (!granted.has(c.origin)) emit(c.origin, 'accountsChanged', []);
           await this.sessionTick();
           return;
         } catch {
@@ -154,8 +161,13 @@ export class Locks {
       return;
     }
     await browser.alarms.create(GRANTS_ALARM, { delayInMinutes: 1 });
-    const text = sessionText(live.map((g) => ({ origin: g.origin, expiresAt: g.expiresAt })), Date.now());
-    void browser.action?.setTitle?.({ title: `Countersign — trading session: ${text}${vault.sessionLive ? ' (owner key locked)' : ''}` });
+    const text = sessionText(
+      live.map((g) => ({ origin: g.origin, expiresAt: g.expiresAt })),
+      Date.now(),
+    );
+    void browser.action?.setTitle?.({
+      title: `Countersign — trading session: ${text}${vault.sessionLive ? ' (owner key locked)' : ''}`,
+    });
   };
 
   /** Runs the lock alarms: `AUTOLOCK_ALARM` auto-locks, `GRANTS_ALARM` ticks the session; others are ignored. */
@@ -176,7 +188,10 @@ export class Locks {
     if (!fromSession) await grants.revokeAll();
     else await this.sessionTick();
     await this.armAutoLock();
-    await pruneAudit(auditLog(db, () => vault.auditKey()), (await readSettings(db)).auditRetentionDays);
+    await pruneAudit(
+      auditLog(db, () => vault.auditKey()),
+      (await readSettings(db)).auditRetentionDays,
+    );
     const active = await activeAccount(db, vault);
     const chainId = numberToHex((await readSettings(db)).clobChainId);
     for (const c of await db.getAll('connections')) {
@@ -191,13 +206,21 @@ export class Locks {
     if (this.d.vault.unlocked) await this.armAutoLock();
   };
 
-  /** Whether a trading session refuses `procedure` (it serves only `SESSION_PROCEDURES`; the rest needs the password). */
+  /**
+   * Whether a trading session refuses `procedure` (it serves only `SESSION_PROCEDURES`; the rest needs the password).
+   */
   refusedInSession(procedure: ProcedureName | undefined): boolean {
     return this.d.vault.sessionLive && procedure !== undefined && !SESSION_PROCEDURES.has(procedure);
   }
 
   /** After a successful call: a person's action (`activity`) from an extension page re-arms the auto-lock. */
   async activity(procedure: ProcedureName | undefined, sender: BrowserSender): Promise<void> {
-    if (procedure && PROCEDURES[procedure].activity && this.d.vault.unlocked && sender.url?.startsWith(this.d.browser.runtime.getURL('/'))) await this.armAutoLock();
+    if (
+      procedure &&
+      PROCEDURES[procedure].activity &&
+      this.d.vault.unlocked &&
+      sender.url?.startsWith(this.d.browser.runtime.getURL('/'))
+    )
+      await this.armAutoLock();
   }
 }

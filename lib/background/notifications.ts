@@ -31,7 +31,10 @@ import type { ContractHandlers } from './procedures/deps';
 
 /** The part of `browser.notifications` used: `create(id, options)` (Chrome needs `iconUrl` for `basic`). */
 export type NotificationsApi = {
-  create: (id: string, options: { type: 'basic'; iconUrl: string; title: string; message: string; priority?: number }) => Promise<unknown>;
+  create: (
+    id: string,
+    options: { type: 'basic'; iconUrl: string; title: string; message: string; priority?: number },
+  ) => Promise<unknown>;
 };
 
 /** How often a pending stream-down check is repeated while no grant is live (ms). */
@@ -39,7 +42,10 @@ const RECHECK_MS = 15_000;
 /** After a failed instruments read, how long before another (ms). */
 const INSTRUMENTS_RETRY_MS = 60_000;
 
-/** What the notifications need; `browser.notifications` is absent where the permission is missing (nothing is raised then). */
+/**
+ * What the notifications need; `browser.notifications` is absent where the permission is missing (nothing is raised
+ * then).
+ */
 export type BackgroundNotificationsDeps = {
   browser: { runtime: { getURL: (path: string) => string }; notifications?: NotificationsApi };
   db: VaultDb;
@@ -62,8 +68,14 @@ export type BackgroundNotifications = {
    * (`venue`: it holds it, or not; undefined: not asked) and recorded (`recorded: false`: the entry could
    * not be written either). Raised whatever the preferences say; carries no secret.
    */
-  unrecorded: (what: string, o?: { stopped?: boolean; venue?: 'held' | 'absent' | undefined; recorded?: boolean }) => void;
-  /** The browser discarded Countersign's records; `recorded` orders found at the venues were added to the audit log, `unasked` venues could not be asked. */
+  unrecorded: (
+    what: string,
+    o?: { stopped?: boolean; venue?: 'held' | 'absent' | undefined; recorded?: boolean },
+  ) => void;
+  /**
+   * The browser discarded Countersign's records; `recorded` orders found at the venues were added to the audit log,
+   * `unasked` venues could not be asked.
+   */
   storageLost: (report: { recorded: number; unasked: string[] }) => void;
   procedures: ContractHandlers<typeof NOTIFICATIONS_CONTRACT>;
   stop: () => void;
@@ -81,20 +93,27 @@ export function createBackgroundNotifications(d: BackgroundNotificationsDeps): B
   const bursts = createNoticeBursts();
   let unrecordedCount = 0;
   let queue: Promise<void> = Promise.resolve();
-  const rules = createNotificationRules((iid) => instruments.get(iid), (orderId) => d.service.clobCancels.covers(orderId));
+  const rules = createNotificationRules(
+    (iid) => instruments.get(iid),
+    (orderId) => d.service.clobCancels.covers(orderId),
+  );
   const iconUrl = d.browser.runtime.getURL('/icon/128.png');
 
-  const currentPrefs = () => (prefs ??= readNotificationPrefs(d.db).catch((e: unknown) => {
-    prefs = undefined;
-    throw e;
-  }));
+  const currentPrefs = () =>
+    (prefs ??= readNotificationPrefs(d.db).catch((e: unknown) => {
+      prefs = undefined;
+      throw e;
+    }));
 
   async function loadInstruments(): Promise<void> {
     if (instrumentsLoaded || now() - instrumentsAt < INSTRUMENTS_RETRY_MS) return;
     instrumentsAt = now();
     try {
       for (const i of await d.reads.perpsRead(undefined, 'instruments')) {
-        instruments.set(i.instrument_id, { symbol: i.symbol, tick: i.tick_size ?? (i.price_decimals > 0 ? `0.${'0'.repeat(i.price_decimals - 1)}1` : '1') });
+        instruments.set(i.instrument_id, {
+          symbol: i.symbol,
+          tick: i.tick_size ?? (i.price_decimals > 0 ? `0.${'0'.repeat(i.price_decimals - 1)}1` : '1'),
+        });
       }
       instrumentsLoaded = true;
     } catch {
@@ -103,7 +122,15 @@ export function createBackgroundNotifications(d: BackgroundNotificationsDeps): B
   }
 
   function raise(n: Notice): void {
-    void d.browser.notifications?.create(n.id, { type: 'basic', iconUrl, title: n.title, message: n.message, priority: n.kind === 'fill' ? 0 : 1 }).catch(() => undefined);
+    void d.browser.notifications
+      ?.create(n.id, {
+        type: 'basic',
+        iconUrl,
+        title: n.title,
+        message: n.message,
+        priority: n.kind === 'fill' ? 0 : 1,
+      })
+      .catch(() => undefined);
   }
 
   function schedule(p: NotificationPrefs): void {
@@ -118,7 +145,8 @@ export function createBackgroundNotifications(d: BackgroundNotificationsDeps): B
     const grantLive = d.vault.unlocked && (await d.grants.anyLive().catch(() => false));
     const n = rules.checkStreamDown(p, now(), grantLive);
     if (n) raise(n);
-    else if (rules.streamDownDueAt(p) !== undefined) timer = setTimeout(() => void (queue = queue.then(checkDown)), RECHECK_MS);
+    else if (rules.streamDownDueAt(p) !== undefined)
+      timer = setTimeout(() => void (queue = queue.then(checkDown)), RECHECK_MS);
   }
 
   /** Sets the one burst timer to the earliest window's end; at it, raises what closed (and sets it again). */
@@ -126,18 +154,26 @@ export function createBackgroundNotifications(d: BackgroundNotificationsDeps): B
     clearTimeout(burstTimer);
     const due = bursts.dueAt();
     if (due === undefined) return;
-    burstTimer = setTimeout(() => {
-      queue = queue.then(() => {
-        for (const n of bursts.flush(Math.max(now(), due))) raise(n);
-        scheduleBursts();
-      });
-    }, Math.max(0, due - now()));
+    burstTimer = setTimeout(
+      () => {
+        queue = queue.then(() => {
+          for (const n of bursts.flush(Math.max(now(), due))) raise(n);
+          scheduleBursts();
+        });
+      },
+      Math.max(0, due - now()),
+    );
   }
 
   async function handle(push: StreamPush): Promise<void> {
     const p = await currentPrefs();
     const k = push.push.kind;
-    if ((k === 'fills' && p.fills) || (k === 'order' && p.cancels) || ((k === 'portfolio' || k === 'resync') && p.liquidation)) await loadInstruments();
+    if (
+      (k === 'fills' && p.fills) ||
+      (k === 'order' && p.cancels) ||
+      ((k === 'portfolio' || k === 'resync') && p.liquidation)
+    )
+      await loadInstruments();
     const at = now();
     let held = false;
     for (const n of rules.onPush(push, p, at)) {
@@ -166,18 +202,49 @@ export function createBackgroundNotifications(d: BackgroundNotificationsDeps): B
       // One notification per submission, even two in the same millisecond (`lib/background/page-path.granted.test.ts`).
       const id = `unrecorded-${now()}-${++unrecordedCount}`;
       if (o.stopped && o.recorded === false) {
-        raise({ id, kind: 'unrecorded', title: 'Not in the audit log', message: `Countersign stopped after sending this ${what}, before recording the venue's answer, and could not write it to the audit log. Check the venue's history.` });
+        raise({
+          id,
+          kind: 'unrecorded',
+          title: 'Not in the audit log',
+          message:
+            `Countersign stopped after sending this ${what}, before recording the venue's ` +
+            `answer, and could not write it to the audit log. Check the venue's history.`,
+        });
         return;
       }
       if (o.stopped && o.venue === 'held') {
-        raise({ id, kind: 'unrecorded', title: 'Sent before Countersign stopped', message: `Countersign stopped after sending this ${what}, before recording the answer. The venue holds it; it is now in the audit log.` });
+        raise({
+          id,
+          kind: 'unrecorded',
+          title: 'Sent before Countersign stopped',
+          message:
+            `Countersign stopped after sending this ${what}, before recording ` +
+            `the answer. The venue holds it; it is now in the audit log.`,
+        });
         return;
       }
-      raise({ id, kind: 'unrecorded', title: 'Not in the audit log', message: o.stopped ? `Countersign stopped after sending this ${what}, before recording the venue's answer (logged as unknown). Check the venue's history.` : `Countersign sent this ${what} and the venue answered, but its audit entry could not be written. Check the venue's history.` });
+      raise({
+        id,
+        kind: 'unrecorded',
+        title: 'Not in the audit log',
+        message: o.stopped
+          ? `Countersign stopped after sending this ${what}, before recording ` +
+            `the venue's answer (logged as unknown). Check the venue's history.`
+          : `Countersign sent this ${what} and the venue answered, but its ` +
+            `audit entry could not be written. Check the venue's history.`,
+      });
     },
     storageLost({ recorded, unasked }) {
       const asked = unasked.length ? ` ${unasked.join(' and ')} could not be asked; check its history.` : '';
-      raise({ id: `storage-lost-${now()}`, kind: 'unrecorded', title: "Countersign's records were lost", message: `The browser discarded Countersign's records after a crash; your keys came back from their copy. ${recorded} order(s) of the last 24 h found at the venues were added to the audit log.${asked} A site's retry of an order sent before the crash is not recognised.` });
+      raise({
+        id: `storage-lost-${now()}`,
+        kind: 'unrecorded',
+        title: "Countersign's records were lost",
+        message:
+          `The browser discarded Countersign's records after a crash; your keys came back from ` +
+          `their copy. ${recorded} order(s) of the last 24 h found at the venues were added to the ` +
+          `audit log.${asked} A site's retry of an order sent before the crash is not recognised.`,
+      });
     },
     stop: () => {
       clearTimeout(timer);

@@ -32,11 +32,28 @@ import { instrumentLabel } from '../validation/venue-text';
 export type PanicStep =
   | { ok: true; detail: string }
   | { ok: false; error: string }
-  | { ok: false; noAnswer?: true; error: string; killSwitch: 'auto-cancel' | 'heartbeat lapse' | 'none'; cancelWithinS?: number; firesAt?: number }
+  | {
+      ok: false;
+      noAnswer?: true;
+      error: string;
+      killSwitch: 'auto-cancel' | 'heartbeat lapse' | 'none';
+      cancelWithinS?: number;
+      firesAt?: number;
+    }
   | { skipped: string };
 
-/** One account's lines of the panic report: its address and label, whether it was the active one, each venue's cancels and its closes. */
-export type PanicAccountReport = { account: string; label: string; active: boolean; perps: PanicStep; clob: PanicStep; positions: PanicStep };
+/**
+ * One account's lines of the panic report: its address and label, whether it was the active one, each venue's cancels
+ * and its closes.
+ */
+export type PanicAccountReport = {
+  account: string;
+  label: string;
+  active: boolean;
+  perps: PanicStep;
+  clob: PanicStep;
+  positions: PanicStep;
+};
 
 /**
  * A key for one venue: usable now, stored but sealed (locked, or a trading session did not keep it), a
@@ -61,30 +78,59 @@ export async function panicTargets(vault: Vault, active: string | undefined, now
       const stored = await vault.storedKeys(o.address);
       const proxy = open && (await vault.listProxies(o.address)).some((p) => p.expiry > now);
       const clob = open && (await vault.hasClobCredentials(o.address));
-      const at = (hand: boolean, kept: boolean, expired = false): KeyAtHand => (hand ? 'key' : kept ? 'sealed' : expired ? 'expired' : 'none');
-      return { account: o.address, label: o.label, active: !!active && o.address.toLowerCase() === active.toLowerCase(), perps: at(proxy, stored.proxy, stored.expiredProxy), clob: at(clob, stored.clob) };
+      const at = (hand: boolean, kept: boolean, expired = false): KeyAtHand =>
+        hand ? 'key' : kept ? 'sealed' : expired ? 'expired' : 'none';
+      return {
+        account: o.address,
+        label: o.label,
+        active: !!active && o.address.toLowerCase() === active.toLowerCase(),
+        perps: at(proxy, stored.proxy, stored.expiredProxy),
+        clob: at(clob, stored.clob),
+      };
     }),
   );
   return targets.sort((a, b) => Number(b.active) - Number(a.active));
 }
 
 /** Why a venue of an account was not cancelled, before the kill-switch sentence is added (`withKillSwitch`). */
-type NotCancelled = { why: 'silent' } | { why: 'slow'; error: string } | { why: 'sealed'; error: string } | { why: 'expired'; error: string };
+type NotCancelled =
+  | { why: 'silent' }
+  | { why: 'slow'; error: string }
+  | { why: 'sealed'; error: string }
+  | { why: 'expired'; error: string };
 
 /** An account's row while panic runs: the steps so far and the venues still to be named with their kill switch. */
-export type AccountRun = { row: PanicAccountReport; pending: { perps?: NotCancelled; clob?: NotCancelled }; perpsDone: boolean; clobDone: boolean; closing: boolean };
+export type AccountRun = {
+  row: PanicAccountReport;
+  pending: { perps?: NotCancelled; clob?: NotCancelled };
+  perpsDone: boolean;
+  clobDone: boolean;
+  closing: boolean;
+};
 
 /**
  * What one account's cancels need: the signing service, the timing, the end of the venue phase (`until`,
  * Unix ms), the clock, and the authority panic captured right after its halt (`PANIC_SCOPES`).
  */
-export type AccountDeps = { service: SigningService; reads: Pick<VenueReads, 'perpsRead'>; timing: PanicTiming; until: number; now: () => number; closePositions: boolean; authority: AuthorityTicket };
+export type AccountDeps = {
+  service: SigningService;
+  reads: Pick<VenueReads, 'perpsRead'>;
+  timing: PanicTiming;
+  until: number;
+  now: () => number;
+  closePositions: boolean;
+  authority: AuthorityTicket;
+};
 
 /**
  * How many perps orders `account` has open (`undefined`: unknown), read with a deadline of `ms` and drawn
  * from the reserve (a site's spending never blocks it). Panic starts it before its cancel is sent.
  */
-export function countOpenPerps(reads: Pick<VenueReads, 'perpsRead'>, account: string, ms: number): Promise<number | undefined> {
+export function countOpenPerps(
+  reads: Pick<VenueReads, 'perpsRead'>,
+  account: string,
+  ms: number,
+): Promise<number | undefined> {
   return within(reads.perpsRead(account, 'openOrders', undefined, { timeoutMs: ms, draw: 'reserve' }), ms)
     .then((x) => (Array.isArray(x) ? x.length : undefined))
     .catch(() => undefined);
@@ -106,12 +152,26 @@ function firstWithin<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
  * `DELETE /cancel-all` in parallel, each politely (`cancelPolitely`); then, when asked and the perps
  * cancel succeeded, the closes. Resolves when both venues are done; never throws.
  */
-export function cancelAccount(t: PanicTarget, d: AccountDeps, openPerps: Promise<number | undefined> = Promise.resolve(undefined)): { run: AccountRun; done: Promise<void> } {
-  const row: PanicAccountReport = { account: t.account, label: t.label, active: t.active, perps: { skipped: NO_KEY }, clob: { skipped: NO_KEY }, positions: { skipped: 'not asked' } };
+export function cancelAccount(
+  t: PanicTarget,
+  d: AccountDeps,
+  openPerps: Promise<number | undefined> = Promise.resolve(undefined),
+): { run: AccountRun; done: Promise<void> } {
+  const row: PanicAccountReport = {
+    account: t.account,
+    label: t.label,
+    active: t.active,
+    perps: { skipped: NO_KEY },
+    clob: { skipped: NO_KEY },
+    positions: { skipped: 'not asked' },
+  };
   const run: AccountRun = { row, pending: {}, perpsDone: false, clobDone: false, closing: false };
   const ms = d.timing.requestTimeoutMs;
   const pass = { pass: PANIC_PASS, timeoutMs: ms, authority: d.authority } as const;
-  const sealed = (venue: string): NotCancelled => ({ why: 'sealed', error: `not cancelled: its ${venue} key is sealed until you unlock Countersign` });
+  const sealed = (venue: string): NotCancelled => ({
+    why: 'sealed',
+    error: `not cancelled: its ${venue} key is sealed until you unlock Countersign`,
+  });
   const failed = (venue: 'perps' | 'clob', e: unknown): PanicStep => {
     if (e instanceof SlowDownError) run.pending[venue] = { why: 'slow', error: e.shortMessage };
     else if (noAnswer(e)) run.pending[venue] = { why: 'silent' };
@@ -120,9 +180,19 @@ export function cancelAccount(t: PanicTarget, d: AccountDeps, openPerps: Promise
   const perps = async () => {
     if (t.perps !== 'key') {
       if (t.perps === 'sealed') run.pending.perps = sealed('perps');
-      if (t.perps === 'expired') run.pending.perps = { why: 'expired', error: 'not cancelled: its perps proxy key expired — issue a new one to cancel what it placed' };
-      const notClosed = t.perps === 'sealed' ? 'the perps key is sealed until you unlock Countersign' : t.perps === 'expired' ? 'the perps proxy key expired' : undefined;
-      if (d.closePositions) row.positions = notClosed ? { ok: false, error: `not closed: ${notClosed}` } : { skipped: NO_KEY };
+      if (t.perps === 'expired')
+        run.pending.perps = {
+          why: 'expired',
+          error: 'not cancelled: its perps proxy key expired — issue a new one to cancel what it placed',
+        };
+      const notClosed =
+        t.perps === 'sealed'
+          ? 'the perps key is sealed until you unlock Countersign'
+          : t.perps === 'expired'
+            ? 'the perps proxy key expired'
+            : undefined;
+      if (d.closePositions)
+        row.positions = notClosed ? { ok: false, error: `not closed: ${notClosed}` } : { skipped: NO_KEY };
       run.perpsDone = true;
       return;
     }
@@ -130,7 +200,15 @@ export function cancelAccount(t: PanicTarget, d: AccountDeps, openPerps: Promise
       // The count must be read before the cancel lands (read after it, it says 0); it may hold the cancel
       // back by at most COUNT_WAIT_MS, and a count that comes later is not used.
       const n = await firstWithin(openPerps, Math.min(COUNT_WAIT_MS, ms));
-      await cancelPolitely(() => d.service.perpsSend(t.account, cancelAll({}), { origin: 'panic', summary: 'Panic: cancel every perps order', ...pass }), { ms, until: d.until, now: d.now });
+      await cancelPolitely(
+        () =>
+          d.service.perpsSend(t.account, cancelAll({}), {
+            origin: 'panic',
+            summary: 'Panic: cancel every perps order',
+            ...pass,
+          }),
+        { ms, until: d.until, now: d.now },
+      );
       row.perps = { ok: true, detail: n === undefined ? 'every open order cancelled' : `${n} open order(s) cancelled` };
     } catch (e) {
       row.perps = failed('perps', e);
@@ -152,9 +230,15 @@ export function cancelAccount(t: PanicTarget, d: AccountDeps, openPerps: Promise
       return;
     }
     try {
-      const r = await cancelPolitely(() => d.service.clobCancelAll(t.account, pass), { ms, until: d.until, now: d.now });
+      const r = await cancelPolitely(() => d.service.clobCancelAll(t.account, pass), {
+        ms,
+        until: d.until,
+        now: d.now,
+      });
       const left = Object.keys(r.not_canceled ?? {}).length;
-      row.clob = left ? { ok: false, error: `${r.canceled.length} cancelled, ${left} not — check the venue` } : { ok: true, detail: `${r.canceled.length} open order(s) cancelled` };
+      row.clob = left
+        ? { ok: false, error: `${r.canceled.length} cancelled, ${left} not — check the venue` }
+        : { ok: true, detail: `${r.canceled.length} open order(s) cancelled` };
     } catch (e) {
       row.clob = failed('clob', e);
     }
@@ -170,15 +254,27 @@ export function cancelAccount(t: PanicTarget, d: AccountDeps, openPerps: Promise
  */
 export function finishAccount(run: AccountRun, states: readonly DeadManStatus[], now: number): PanicAccountReport {
   const { row, pending } = run;
-  if (!run.perpsDone) (row.perps = { ok: false, error: 'did not answer' }), (pending.perps = { why: 'silent' });
-  if (!run.clobDone) (row.clob = { ok: false, error: 'did not answer' }), (pending.clob = { why: 'silent' });
-  if (run.closing) row.positions = { ok: false, error: 'no answer in time: some positions may or may not have been closed — check the venue' };
+  if (!run.perpsDone) ((row.perps = { ok: false, error: 'did not answer' }), (pending.perps = { why: 'silent' }));
+  if (!run.clobDone) ((row.clob = { ok: false, error: 'did not answer' }), (pending.clob = { why: 'silent' }));
+  if (run.closing)
+    row.positions = {
+      ok: false,
+      error: 'no answer in time: some positions may or may not have been closed — check the venue',
+    };
   const mine = states.flatMap((s) => s.venues).filter((v) => v.account.toLowerCase() === row.account.toLowerCase());
   const latest = (venue: 'perps' | 'clob', k: 'perpsCancelAt' | 'lastHeartbeat') =>
-    mine.filter((v) => v.venue === venue).reduce<number | undefined>((m, v) => (v[k] === undefined ? m : Math.max(m ?? 0, v[k]!)), undefined);
+    mine
+      .filter((v) => v.venue === venue)
+      .reduce<number | undefined>((m, v) => (v[k] === undefined ? m : Math.max(m ?? 0, v[k]!)), undefined);
   const hb = latest('clob', 'lastHeartbeat');
   if (pending.perps) row.perps = withKillSwitch('perps', pending.perps, latest('perps', 'perpsCancelAt'), now);
-  if (pending.clob) row.clob = withKillSwitch('clob', pending.clob, hb === undefined ? undefined : hb + ORDER_BOOK_HEARTBEAT_LAPSE_MS, now);
+  if (pending.clob)
+    row.clob = withKillSwitch(
+      'clob',
+      pending.clob,
+      hb === undefined ? undefined : hb + ORDER_BOOK_HEARTBEAT_LAPSE_MS,
+      now,
+    );
   return row;
 }
 
@@ -189,7 +285,8 @@ function withKillSwitch(venue: 'perps' | 'clob', why: NotCancelled, at: number |
   const name = venue === 'perps' ? 'auto-cancel' : 'heartbeat lapse';
   const head = why.why === 'silent' ? 'did not answer' : why.error;
   const silent = why.why === 'silent' ? { noAnswer: true as const } : {};
-  if (at === undefined) return { ok: false, ...silent, killSwitch: 'none', error: `${head} — no kill switch was armed — check the venue` };
+  if (at === undefined)
+    return { ok: false, ...silent, killSwitch: 'none', error: `${head} — no kill switch was armed — check the venue` };
   const s = secondsUntil(at, now);
   return {
     ok: false,
@@ -197,7 +294,11 @@ function withKillSwitch(venue: 'perps' | 'clob', why: NotCancelled, at: number |
     killSwitch: name,
     cancelWithinS: s,
     firesAt: at,
-    error: s > 0 ? `${head} — its kill switch (${name}) will cancel within ${s} s` : `${head} — its kill switch (${name}) is already due (for ${Math.floor((now - at) / 1000)} s): the venue cancels as soon as it runs again — check the venue`,
+    error:
+      s > 0
+        ? `${head} — its kill switch (${name}) will cancel within ${s} s`
+        : `${head} — its kill switch (${name}) is already due (for ${Math.floor((now - at) / 1000)} ` +
+          `s): the venue cancels as soon as it runs again — check the venue`,
   };
 }
 
@@ -206,25 +307,47 @@ function withKillSwitch(venue: 'perps' | 'clob', why: NotCancelled, at: number |
  * The step names each position by its instrument id and says "refused by the venue" for a refused close:
  * the gateway's own words (its symbol, its error text) never reach the report.
  */
-async function closeAll(service: SigningService, reads: Pick<VenueReads, 'perpsRead'>, account: string, t: PanicTiming, authority: AuthorityTicket): Promise<PanicStep> {
+async function closeAll(
+  service: SigningService,
+  reads: Pick<VenueReads, 'perpsRead'>,
+  account: string,
+  t: PanicTiming,
+  authority: AuthorityTicket,
+): Promise<PanicStep> {
   let positions: { instrument_id: number; size: string }[];
   try {
-    const portfolio = (await within(reads.perpsRead(account, 'portfolio', undefined, { timeoutMs: t.requestTimeoutMs, draw: 'reserve' }), t.requestTimeoutMs)) as { positions?: { instrument_id: number; size: string }[] };
+    const portfolio = (await within(
+      reads.perpsRead(account, 'portfolio', undefined, { timeoutMs: t.requestTimeoutMs, draw: 'reserve' }),
+      t.requestTimeoutMs,
+    )) as { positions?: { instrument_id: number; size: string }[] };
     positions = (portfolio.positions ?? []).filter((p) => !/^-?0*(\.0*)?$/.test(p.size));
   } catch (e) {
-    return { ok: false, error: noAnswer(e) ? 'not closed: the venue did not answer the positions read — check the venue' : `not closed: ${msg(e)}` };
+    return {
+      ok: false,
+      error: noAnswer(e)
+        ? 'not closed: the venue did not answer the positions read — check the venue'
+        : `not closed: ${msg(e)}`,
+    };
   }
   if (positions.length === 0) return { ok: true, detail: 'no open positions' };
   const results = await Promise.allSettled(
     positions.map((p) =>
       within(
-        service.perpsSend(account, createOrders({ orders: [{ iid: p.instrument_id, buy: p.size.startsWith('-'), qty: p.size.replace('-', ''), tif: 'ioc', ro: true }] }), {
-          origin: 'panic',
-          summary: `Panic: close ${instrumentName(p.instrument_id)}`,
-          pass: PANIC_PASS,
-          timeoutMs: t.requestTimeoutMs,
-          authority,
-        }),
+        service.perpsSend(
+          account,
+          createOrders({
+            orders: [
+              { iid: p.instrument_id, buy: p.size.startsWith('-'), qty: p.size.replace('-', ''), tif: 'ioc', ro: true },
+            ],
+          }),
+          {
+            origin: 'panic',
+            summary: `Panic: close ${instrumentName(p.instrument_id)}`,
+            pass: PANIC_PASS,
+            timeoutMs: t.requestTimeoutMs,
+            authority,
+          },
+        ),
         t.requestTimeoutMs,
       ),
     ),
@@ -234,7 +357,8 @@ async function closeAll(service: SigningService, reads: Pick<VenueReads, 'perpsR
   const unknown: string[] = [];
   results.forEach((r, i) => {
     const name = instrumentName(positions[i]!.instrument_id);
-    const ack = r.status === 'fulfilled' && Array.isArray(r.value) ? (r.value[0] as { status?: unknown } | undefined) : undefined;
+    const ack =
+      r.status === 'fulfilled' && Array.isArray(r.value) ? (r.value[0] as { status?: unknown } | undefined) : undefined;
     if (r.status === 'fulfilled' && ack?.status !== 'err') closed.push(name);
     else if (r.status === 'fulfilled') failed.push(`${name}: refused by the venue`);
     else if (noAnswer(r.reason)) unknown.push(name);
@@ -243,12 +367,20 @@ async function closeAll(service: SigningService, reads: Pick<VenueReads, 'perpsR
   if (!failed.length && !unknown.length) return { ok: true, detail: `closed ${closed.join(', ')}` };
   return {
     ok: false,
-    error: [`closed ${closed.join(', ') || 'none'}`, ...(failed.length ? [`failed ${failed.join('; ')}`] : []), ...(unknown.length ? [`no answer for ${unknown.join(', ')} — may or may not be closed, check the venue`] : [])].join('; '),
+    error: [
+      `closed ${closed.join(', ') || 'none'}`,
+      ...(failed.length ? [`failed ${failed.join('; ')}`] : []),
+      ...(unknown.length ? [`no answer for ${unknown.join(', ')} — may or may not be closed, check the venue`] : []),
+    ].join('; '),
   };
 }
 
-/** How the report names a position: its instrument id (`instrument #2`, as every window names it without a read), never the gateway's symbol text. */
-const instrumentName = (iid: unknown): string => (typeof iid === 'number' && Number.isSafeInteger(iid) ? instrumentLabel(iid, undefined) : 'an instrument');
+/**
+ * How the report names a position: its instrument id (`instrument #2`, as every window names it without a read), never
+ * the gateway's symbol text.
+ */
+const instrumentName = (iid: unknown): string =>
+  typeof iid === 'number' && Number.isSafeInteger(iid) ? instrumentLabel(iid, undefined) : 'an instrument';
 
 /** Whether a step is fine for the report's overall `ok`: done, or nothing to do. */
 export const stepOk = (s: PanicStep): boolean => ('skipped' in s ? true : s.ok);

@@ -23,7 +23,10 @@ function deps(lock: () => Promise<void>, state: { vault: string }) {
       listOwners: async () => [],
       forgetRestorable: async () => undefined,
     } as unknown as PanicDeps['vault'],
-    service: { authority: new Authority(), halt: () => Promise.resolve({ unsettled: 0 }) } as unknown as PanicDeps['service'],
+    service: {
+      authority: new Authority(),
+      halt: () => Promise.resolve({ unsettled: 0 }),
+    } as unknown as PanicDeps['service'],
     reads: { perpsRead: async () => [] },
     closePositions: false,
     revokeGrants: async () => 0,
@@ -37,19 +40,23 @@ function deps(lock: () => Promise<void>, state: { vault: string }) {
 }
 
 describe('the panic audit entry', () => {
-  it('says what was done before the lock, never that the vault is locked; a lock that fails is audited and the report is not ok', async () => {
-    const state = { vault: 'unlocked' };
-    const { d, entries, lockFailures } = deps(async () => {
-      throw new BaseError('the vault database is not answering');
-    }, state);
-    const report = await runPanic(d);
-    expect(entries).toHaveLength(1);
-    expect(entries[0]!.report.locked).toBe(false);
-    expect(entries[0]!.stepsOk).toBe(true);
-    expect(report).toMatchObject({ ok: false, locked: false });
-    expect(report.problems).toContain('Locking: the vault database is not answering');
-    expect(lockFailures).toEqual(['Locking: the vault database is not answering']);
-  });
+  it(
+    'says what was done before the lock, never that the vault is ' +
+      'locked; a lock that fails is audited and the report is not ok',
+    async () => {
+      const state = { vault: 'unlocked' };
+      const { d, entries, lockFailures } = deps(async () => {
+        throw new BaseError('the vault database is not answering');
+      }, state);
+      const report = await runPanic(d);
+      expect(entries).toHaveLength(1);
+      expect(entries[0]!.report.locked).toBe(false);
+      expect(entries[0]!.stepsOk).toBe(true);
+      expect(report).toMatchObject({ ok: false, locked: false });
+      expect(report.problems).toContain('Locking: the vault database is not answering');
+      expect(lockFailures).toEqual(['Locking: the vault database is not answering']);
+    },
+  );
 
   it('a lock that succeeds adds no entry, and the report is ok', async () => {
     const state = { vault: 'unlocked' };

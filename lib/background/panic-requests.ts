@@ -24,7 +24,11 @@ export class SlowDownError extends BaseError {
   override name = 'Panic.SlowDownError';
   readonly retryAfterMs: number;
   constructor(retryAfterMs: number) {
-    super(`the venue said slow down for ${Number.isFinite(retryAfterMs) ? `${Math.ceil(retryAfterMs / 1000)} s` : 'longer than any wait'}, longer than panic may wait — not cancelled`);
+    super(
+      `the venue said slow down for ` +
+        `${Number.isFinite(retryAfterMs) ? `${Math.ceil(retryAfterMs / 1000)} s` : 'longer than any wait'}, ` +
+        `longer than panic may wait — not cancelled`,
+    );
     this.retryAfterMs = retryAfterMs;
   }
 }
@@ -37,14 +41,16 @@ export const MIN_SLOW_DOWN_MS = 250;
 /** The error's plain sentence (a generic one for what is not a `BaseError`). */
 export const msg = (e: unknown): string => (e instanceof BaseError ? e.shortMessage : 'Something went wrong.');
 /** Whether `e` means the venue gave no answer (deadline, network, unknown outcome). */
-export const noAnswer = (e: unknown): boolean => e instanceof NoAnswerError || e instanceof OutcomeUnknownError || e instanceof NetworkError;
+export const noAnswer = (e: unknown): boolean =>
+  e instanceof NoAnswerError || e instanceof OutcomeUnknownError || e instanceof NetworkError;
 
 /**
  * The ms the venue asked to wait when `e` is its "slow down" — perps 429, an order-book answer to try
  * again (429, 425, "order timed out": `ClobError.retryable`) — at least `MIN_SLOW_DOWN_MS`; else undefined.
  */
 export function slowDownMs(e: unknown): number | undefined {
-  if (e instanceof PerpsRateLimitedError || (e instanceof ClobError && e.retryable)) return Math.max(MIN_SLOW_DOWN_MS, e.retryAfterMs ?? DEFAULT_SLOW_DOWN_MS);
+  if (e instanceof PerpsRateLimitedError || (e instanceof ClobError && e.retryable))
+    return Math.max(MIN_SLOW_DOWN_MS, e.retryAfterMs ?? DEFAULT_SLOW_DOWN_MS);
   return undefined;
 }
 
@@ -60,7 +66,10 @@ export function within<T>(p: Promise<T>, ms: number): Promise<T> {
  * again after each 429's `Retry-After` while the wait plus `ms` ends by `until` (Unix ms by `now`). Throws
  * the venue's refusal, `NoAnswerError` (silent twice) or `SlowDownError` (a wait past `until`).
  */
-export async function cancelPolitely<T>(fn: () => Promise<T>, o: { ms: number; until: number; now: () => number; sleep?: (ms: number) => Promise<void> }): Promise<T> {
+export async function cancelPolitely<T>(
+  fn: () => Promise<T>,
+  o: { ms: number; until: number; now: () => number; sleep?: (ms: number) => Promise<void> },
+): Promise<T> {
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   let silentOnce = false;
   for (;;) {

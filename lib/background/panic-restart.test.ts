@@ -12,12 +12,31 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { startBackground } from './index';
 import type { PanicTiming } from './panic';
-import { BOUNDS, browser, callAs, KDF, onboardDemo, pageSender, until, withPages, type PagedBackground, type Reply } from '../../test/kits/background';
+import {
+  BOUNDS,
+  browser,
+  callAs,
+  KDF,
+  onboardDemo,
+  pageSender,
+  until,
+  withPages,
+  type PagedBackground,
+  type Reply,
+} from '../../test/kits/background';
 
 const SITE = 'https://trade.example';
 const page = pageSender(SITE, 5);
 const TIMING: PanicTiming = { drainMs: 300, requestTimeoutMs: 3_000, venuesMaxMs: 6_000 };
-const GRANT = { venue: 'perps', allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '20000', dailyNotional: '1000000', priceBandPct: '20', slippagePct: '1' };
+const GRANT = {
+  venue: 'perps',
+  allow: { order: true, cancel: true, leverage: false },
+  instruments: [2],
+  maxNotional: '20000',
+  dailyNotional: '1000000',
+  priceBandPct: '20',
+  slippagePct: '1',
+};
 
 let h: Harness;
 let n = 0;
@@ -33,7 +52,8 @@ afterEach(async () => {
   }
   await h.close();
 });
-const call = async (bg: PagedBackground, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply;
+const call = async (bg: PagedBackground, type: string, payload: unknown = {}) =>
+  (await callAs(bg, type, payload)) as Reply;
 
 /** A background whose network can be cut (a stopped worker's); while `silent`, the perps cancel-all gets no answer. */
 function start(dbName: string) {
@@ -51,31 +71,45 @@ function start(dbName: string) {
 }
 
 describe('a worker that stops while panic runs', () => {
-  it('the next worker finds the vault locked: no signature, no kill-switch renewal, until the person unlocks', async () => {
-    const dbName = `panic-restart-${n++}`;
-    const first = start(dbName);
-    await onboardDemo(first.bg, h, page);
-    await first.bg.grants().create({ origin: SITE, account: h.demo.owner.address, limits: GRANT as never, durationMs: 3_600_000 });
-    await until(async () => ((await call(first.bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] }).venues.some((v) => v.venue === 'perps' && v.armed), 1_000);
+  it(
+    'the next worker finds the vault locked: no signature, ' + 'no kill-switch renewal, until the person unlocks',
+    async () => {
+      const dbName = `panic-restart-${n++}`;
+      const first = start(dbName);
+      await onboardDemo(first.bg, h, page);
+      await first.bg
+        .grants()
+        .create({ origin: SITE, account: h.demo.owner.address, limits: GRANT as never, durationMs: 3_600_000 });
+      await until(
+        async () =>
+          (
+            (await call(first.bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] }
+          ).venues.some((v) => v.venue === 'perps' && v.armed),
+        1_000,
+      );
 
-    // The person presses panic; the perps gateway is silent, so panic is still waiting on it…
-    first.net.silent = true;
-    void call(first.bg, 'panic.run', { closePositions: false });
-    await until(() => first.net.sent.some((s) => s.endsWith('/perps/v1/trade/orders/all')), 500);
-    // …when the browser stops the worker.
-    first.net.cut = true;
+      // The person presses panic; the perps gateway is silent, so panic is still waiting on it…
+      first.net.silent = true;
+      void call(first.bg, 'panic.run', { closePositions: false });
+      await until(() => first.net.sent.some((s) => s.endsWith('/perps/v1/trade/orders/all')), 500);
+      // …when the browser stops the worker.
+      first.net.cut = true;
 
-    const next = start(dbName);
-    const status = (await call(next.bg, 'vault.status')).result as { state: string };
-    expect(status.state).toBe('locked');
-    // Nothing signs on the next worker: the popup's order and the page's request are both refused.
-    const order = await call(next.bg, 'perps.send', { account: h.demo.owner.address, op: { type: 'cancelAll', args: {} } });
-    expect(order.ok).toBe(false);
-    const renewals = () => next.net.sent.filter((s) => s.includes('/perps/v1/trade/auto-cancel')).length;
-    await new Promise((r) => setTimeout(r, 1_500));
-    expect(renewals()).toBe(0);
-    // The person unlocks on the next worker: the site's standing permission panic revoked stays revoked.
-    expect((await call(next.bg, 'vault.unlock', { password: 'a good password' })).ok).toBe(true);
-    expect((await call(next.bg, 'grant.list')).result).toEqual([]);
-  });
+      const next = start(dbName);
+      const status = (await call(next.bg, 'vault.status')).result as { state: string };
+      expect(status.state).toBe('locked');
+      // Nothing signs on the next worker: the popup's order and the page's request are both refused.
+      const order = await call(next.bg, 'perps.send', {
+        account: h.demo.owner.address,
+        op: { type: 'cancelAll', args: {} },
+      });
+      expect(order.ok).toBe(false);
+      const renewals = () => next.net.sent.filter((s) => s.includes('/perps/v1/trade/auto-cancel')).length;
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(renewals()).toBe(0);
+      // The person unlocks on the next worker: the site's standing permission panic revoked stays revoked.
+      expect((await call(next.bg, 'vault.unlock', { password: 'a good password' })).ok).toBe(true);
+      expect((await call(next.bg, 'grant.list')).result).toEqual([]);
+    },
+  );
 });

@@ -17,7 +17,10 @@ export type PanicTiming = {
   drainMs: number;
   /** Deadline of each panic request (cancel, close, read); a cancel without an answer is sent once more. */
   requestTimeoutMs: number;
-  /** Hard cut of the whole venue phase (every account and both venues in parallel, closes and Retry-After waits included). */
+  /**
+   * Hard cut of the whole venue phase (every account and both venues in parallel, closes and Retry-After waits
+   * included).
+   */
   venuesMaxMs: number;
 };
 

@@ -12,19 +12,43 @@ import { ORDER_BOOK_HEARTBEAT_LAPSE_MS, panicBoundMs, type PanicReport, type Pan
 import type { DeadManStatus } from './deadman';
 import { BOUNDS, browser, grantAtOrderWindow, KDF, withPages, type PagedBackground } from '../../test/kits/background';
 
-/** Shorter than the extension's (5 s drain, 5 s per request, 20 s venue phase) so a silent venue costs seconds, not tens. */
+/**
+ * Shorter than the extension's (5 s drain, 5 s per request, 20 s venue phase) so a silent venue costs seconds, not
+ * tens.
+ */
 const TIMING: PanicTiming = { drainMs: 500, requestTimeoutMs: 1_000, venuesMaxMs: 4_000 };
 const SITE = 'https://trade.example';
 const PASSWORD = 'a good password';
 /** The standing grant the site gets (ETH-PERP orders and cancels). */
-const GRANT_LIMITS = { venue: 'perps', allow: { order: true, cancel: true, leverage: false }, instruments: [2], maxNotional: '5000', dailyNotional: '50000', priceBandPct: '20', slippagePct: '1' }; // under the caps the offer proposes from the demo equity
+const GRANT_LIMITS = {
+  venue: 'perps',
+  allow: { order: true, cancel: true, leverage: false },
+  instruments: [2],
+  maxNotional: '5000',
+  dailyNotional: '50000',
+  priceBandPct: '20',
+  slippagePct: '1',
+}; // under the caps the offer proposes from the demo equity
 
-const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
-const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
+const popup = () => ({
+  id: fakeBrowser.runtime.id,
+  url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html`,
+});
+const page = {
+  get id() {
+    return fakeBrowser.runtime.id;
+  },
+  url: `${SITE}/app`,
+  frameId: 0,
+  tab: { id: 3, url: `${SITE}/app` },
+};
 type Bg = PagedBackground;
 type Reply = { ok: boolean; result?: unknown; error?: { name: string; code?: number } };
-const call = async (bg: Bg, type: string, payload: unknown = {}) => (await bg.handle({ type, payload }, popup())) as Reply;
-const ethOrder = (p: string) => ({ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p, tif: 'gtc', po: true }] } });
+const call = async (bg: Bg, type: string, payload: unknown = {}) =>
+  (await bg.handle({ type, payload }, popup())) as Reply;
+const ethOrder = (p: string) => ({
+  op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p, tif: 'gtc', po: true }] },
+});
 
 let h: Harness;
 let n = 0;
@@ -37,7 +61,7 @@ afterEach(async () => {
 });
 
 async function waitFor(cond: () => boolean | Promise<boolean>, what: string, ms = 5_000) {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
+  for (const end = Date.now() + ms; Date.now() < end;) {
     if (await cond()) return;
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -45,25 +69,56 @@ async function waitFor(cond: () => boolean | Promise<boolean>, what: string, ms 
 }
 
 const owner = () => h.demo.owner.address.toLowerCase();
-const openPerps = () => [...h.ctx.venue.orders.values()].filter((o) => o.owner === owner() && (o.status === 'open' || o.status === 'untriggered'));
+const openPerps = () =>
+  [...h.ctx.venue.orders.values()].filter(
+    (o) => o.owner === owner() && (o.status === 'open' || o.status === 'untriggered'),
+  );
 const liveClob = () => [...h.ctx.clob.orders.values()].filter((o) => o.address === owner() && o.status === 'live');
-const accepted = (from = 0) => h.ctx.requestLog.slice(from).filter((r) => r.method === 'POST' && r.path === '/perps/v1/trade/orders' && r.status === 200).length;
+const accepted = (from = 0) =>
+  h.ctx.requestLog
+    .slice(from)
+    .filter((r) => r.method === 'POST' && r.path === '/perps/v1/trade/orders' && r.status === 200).length;
 
 /**
  * A background with the demo account (owner key, proxy key, order-book credentials), the site connected
  * and holding a standing grant, the dead-man's first renewal and heartbeat done.
  */
 async function granted(timing: PanicTiming = TIMING): Promise<Bg> {
-  const bg = withPages(startBackground({ browser, dbName: `panic-${n++}`, kdf: KDF, bounds: BOUNDS, panicTiming: timing }));
+  const bg = withPages(
+    startBackground({ browser, dbName: `panic-${n++}`, kdf: KDF, bounds: BOUNDS, panicTiming: timing }),
+  );
   await call(bg, 'vault.create', { password: PASSWORD });
-  await call(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
+  await call(bg, 'settings.set', {
+    perpsUrl: h.perps,
+    clobUrl: h.clobUrl,
+    gammaUrl: `${h.url}/gamma`,
+    dataUrl: `${h.url}/data`,
+  });
   await call(bg, 'vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
   const p = h.demo.proxy;
-  await call(bg, 'proxy.import', { account: h.demo.owner.address, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry });
+  await call(bg, 'proxy.import', {
+    account: h.demo.owner.address,
+    privateKey: p.privateKey,
+    proxy: p.address,
+    secret: p.secret,
+    expiry: p.expiry,
+  });
   expect((await call(bg, 'clob.createOrDerive', { account: h.demo.owner.address })).ok).toBe(true);
   await grantAtOrderWindow(bg, page, ethOrder('3100'), GRANT_LIMITS);
   // And an order-book grant for the same site (grants name one venue): both kill switches armed.
-  await bg.grants().create({ origin: SITE, account: h.demo.owner.address, limits: { venue: 'clob', markets: [h.ctx.clob.markets[0]!.tokenIds[0]!], allow: { order: true }, maxNotional: '20000', dailyNotional: '1000000', priceBandPct: '20' }, durationMs: 3_600_000 });
+  await bg.grants().create({
+    origin: SITE,
+    account: h.demo.owner.address,
+    limits: {
+      venue: 'clob',
+      markets: [h.ctx.clob.markets[0]!.tokenIds[0]!],
+      allow: { order: true },
+      maxNotional: '20000',
+      dailyNotional: '1000000',
+      priceBandPct: '20',
+    },
+    durationMs: 3_600_000,
+  });
   await waitFor(async () => {
     const s = (await call(bg, 'deadman.status')).result as DeadManStatus;
     return s.venues.some((v) => v.perpsCancelAt !== undefined) && s.venues.some((v) => v.lastHeartbeat !== undefined);
@@ -74,7 +129,13 @@ async function granted(timing: PanicTiming = TIMING): Promise<Bg> {
 /** Places `k` order-book orders from the popup. */
 async function placeClob(bg: Bg, k: number) {
   const tokenId = h.ctx.clob.markets[0]!.tokenIds[0];
-  const orders = Array.from({ length: k }, (_, i) => ({ tokenId, side: 'BUY', price: (0.2 + i / 100).toFixed(2), size: '10', orderType: 'GTC' }));
+  const orders = Array.from({ length: k }, (_, i) => ({
+    tokenId,
+    side: 'BUY',
+    price: (0.2 + i / 100).toFixed(2),
+    size: '10',
+    orderType: 'GTC',
+  }));
   const r = await call(bg, 'clob.postOrders', { account: h.demo.owner.address, orders });
   expect(r.ok).toBe(true);
 }
@@ -89,68 +150,95 @@ async function panic(bg: Bg, closePositions = false): Promise<{ report: PanicRep
 const unlocked = async (bg: Bg) => ((await call(bg, 'vault.status')).result as { unlocked: boolean }).unlocked;
 
 describe('panic switch: a venue that does not answer', () => {
-  it('order book silent: panic returns within its bound, perps cancelled, grant revoked, vault locked; the report names the heartbeat lapse, which then cancels', async () => {
-    const bg = await granted();
-    for (let i = 0; i < 3; i++) await bg.page(page).request('perps_sendCommand', ethOrder(String(3099 - i)));
-    await placeClob(bg, 2);
-    expect(openPerps().length).toBe(4);
-    expect(liveClob().length).toBe(2);
+  it(
+    'order book silent: panic returns within its bound, perps cancelled, grant ' +
+      'revoked, vault locked; the report names the heartbeat lapse, which then cancels',
+    async () => {
+      const bg = await granted();
+      for (let i = 0; i < 3; i++) await bg.page(page).request('perps_sendCommand', ethOrder(String(3099 - i)));
+      await placeClob(bg, 2);
+      expect(openPerps().length).toBe(4);
+      expect(liveClob().length).toBe(2);
 
-    h.ctx.setSilent('clob', true);
-    const { report, ms } = await panic(bg);
-    expect(ms).toBeLessThan(panicBoundMs(TIMING) + 2_000);
-    expect(report.locked).toBe(true);
-    expect(await unlocked(bg)).toBe(false);
-    expect(report.grants).toBe(2); // the perps and the order-book grant
-    expect(report.perps).toEqual({ ok: true, detail: '4 open order(s) cancelled' });
-    expect(openPerps()).toEqual([]);
-    expect(report.clob).toMatchObject({ ok: false, noAnswer: true, killSwitch: 'heartbeat lapse', error: expect.stringMatching(/^did not answer — its kill switch \(heartbeat lapse\) will cancel within \d+ s$/) });
-    const within = (report.clob as { cancelWithinS: number }).cancelWithinS;
-    expect(within).toBeGreaterThan(0);
-    expect(within).toBeLessThanOrEqual(ORDER_BOOK_HEARTBEAT_LAPSE_MS / 1000);
-    // The cancel was tried (twice: one retry) and never answered; nothing else reached the silent venue after it.
-    expect(h.ctx.requestLog.filter((r) => r.method === 'DELETE' && r.path === '/clob/cancel-all' && r.status === 0)).toHaveLength(2);
-    // The perps kill switch stays armed: panic never sends autoCancel {time: 0}.
-    expect(h.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/auto-cancel' && /"time":0\b/.test(r.body ?? ''))).toEqual([]);
-    expect(h.ctx.venue.account(h.demo.owner.address as `0x${string}`).autoCancelAt).toBeGreaterThan(0);
-    // What the report promised: once heartbeats have lapsed the venue cancels the order-book orders.
-    expect(liveClob().length).toBe(2);
-    h.ctx.setSilent('clob', false);
-    h.clock.advance(HEARTBEAT_TIMEOUT_MS + 1_000);
-    await fetch(`${h.clobUrl}/ok`);
-    expect(liveClob()).toEqual([]);
-    // The grant is gone for good.
-    expect((await call(bg, 'vault.unlock', { password: PASSWORD })).ok).toBe(true);
-    expect((await call(bg, 'grant.list')).result).toEqual([]);
-    // The audit log says what panic did, venue by venue (written before the lock).
-    const [entry] = (await call(bg, 'audit.list', { kind: 'panic' })).result as { summary: string }[];
-    expect(entry!.summary).toMatch(/^Panic switch: perps 4 open order\(s\) cancelled; order book did not answer — its kill switch \(heartbeat lapse\) will cancel within \d+ s;/);
-  });
+      h.ctx.setSilent('clob', true);
+      const { report, ms } = await panic(bg);
+      expect(ms).toBeLessThan(panicBoundMs(TIMING) + 2_000);
+      expect(report.locked).toBe(true);
+      expect(await unlocked(bg)).toBe(false);
+      expect(report.grants).toBe(2); // the perps and the order-book grant
+      expect(report.perps).toEqual({ ok: true, detail: '4 open order(s) cancelled' });
+      expect(openPerps()).toEqual([]);
+      expect(report.clob).toMatchObject({
+        ok: false,
+        noAnswer: true,
+        killSwitch: 'heartbeat lapse',
+        error: expect.stringMatching(/^did not answer — its kill switch \(heartbeat lapse\) will cancel within \d+ s$/),
+      });
+      const within = (report.clob as { cancelWithinS: number }).cancelWithinS;
+      expect(within).toBeGreaterThan(0);
+      expect(within).toBeLessThanOrEqual(ORDER_BOOK_HEARTBEAT_LAPSE_MS / 1000);
+      // The cancel was tried (twice: one retry) and never answered; nothing else reached the silent venue after it.
+      expect(
+        h.ctx.requestLog.filter((r) => r.method === 'DELETE' && r.path === '/clob/cancel-all' && r.status === 0),
+      ).toHaveLength(2);
+      // The perps kill switch stays armed: panic never sends autoCancel {time: 0}.
+      expect(
+        h.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/auto-cancel' && /"time":0\b/.test(r.body ?? '')),
+      ).toEqual([]);
+      expect(h.ctx.venue.account(h.demo.owner.address as `0x${string}`).autoCancelAt).toBeGreaterThan(0);
+      // What the report promised: once heartbeats have lapsed the venue cancels the order-book orders.
+      expect(liveClob().length).toBe(2);
+      h.ctx.setSilent('clob', false);
+      h.clock.advance(HEARTBEAT_TIMEOUT_MS + 1_000);
+      await fetch(`${h.clobUrl}/ok`);
+      expect(liveClob()).toEqual([]);
+      // The grant is gone for good.
+      expect((await call(bg, 'vault.unlock', { password: PASSWORD })).ok).toBe(true);
+      expect((await call(bg, 'grant.list')).result).toEqual([]);
+      // The audit log says what panic did, venue by venue (written before the lock).
+      const [entry] = (await call(bg, 'audit.list', { kind: 'panic' })).result as { summary: string }[];
+      expect(entry!.summary).toMatch(
+        new RegExp(
+          String.raw`^Panic switch: perps 4 open order\(s\) cancelled; ` +
+            String.raw`order book did not answer — its kill switch \(heartbeat lapse\) will cancel within \d+ s;`,
+        ),
+      );
+    },
+  );
 
-  it('perps silent: every order-book order is still cancelled; the report names the perps auto-cancel, which then cancels', async () => {
-    const bg = await granted();
-    await bg.page(page).request('perps_sendCommand', ethOrder('3099'));
-    await placeClob(bg, 10);
-    expect(liveClob().length).toBe(10);
+  it(
+    'perps silent: every order-book order is still cancelled; ' +
+      'the report names the perps auto-cancel, which then cancels',
+    async () => {
+      const bg = await granted();
+      await bg.page(page).request('perps_sendCommand', ethOrder('3099'));
+      await placeClob(bg, 10);
+      expect(liveClob().length).toBe(10);
 
-    h.ctx.setSilent('perps', true);
-    const { report, ms } = await panic(bg, true);
-    expect(ms).toBeLessThan(panicBoundMs(TIMING) + 2_000);
-    expect(report.clob).toEqual({ ok: true, detail: '10 open order(s) cancelled' });
-    expect(liveClob()).toEqual([]);
-    expect(report.perps).toMatchObject({ ok: false, noAnswer: true, killSwitch: 'auto-cancel', error: expect.stringMatching(/^did not answer — its kill switch \(auto-cancel\) will cancel within \d+ s$/) });
-    expect(report.positions).toMatchObject({ ok: false, error: expect.stringContaining('not closed') });
-    expect(report.locked).toBe(true);
-    expect(await unlocked(bg)).toBe(false);
-    // The venue's auto-cancel, still armed, cancels the perps orders when its time comes.
-    expect(openPerps().length).toBe(2);
-    const at = h.ctx.venue.account(h.demo.owner.address as `0x${string}`).autoCancelAt!;
-    expect(at - Date.now()).toBeLessThanOrEqual((report.perps as { cancelWithinS: number }).cancelWithinS * 1000);
-    h.ctx.setSilent('perps', false);
-    h.clock.now = at + 1;
-    await h.read('openOrders');
-    expect(openPerps()).toEqual([]);
-  });
+      h.ctx.setSilent('perps', true);
+      const { report, ms } = await panic(bg, true);
+      expect(ms).toBeLessThan(panicBoundMs(TIMING) + 2_000);
+      expect(report.clob).toEqual({ ok: true, detail: '10 open order(s) cancelled' });
+      expect(liveClob()).toEqual([]);
+      expect(report.perps).toMatchObject({
+        ok: false,
+        noAnswer: true,
+        killSwitch: 'auto-cancel',
+        error: expect.stringMatching(/^did not answer — its kill switch \(auto-cancel\) will cancel within \d+ s$/),
+      });
+      expect(report.positions).toMatchObject({ ok: false, error: expect.stringContaining('not closed') });
+      expect(report.locked).toBe(true);
+      expect(await unlocked(bg)).toBe(false);
+      // The venue's auto-cancel, still armed, cancels the perps orders when its time comes.
+      expect(openPerps().length).toBe(2);
+      const at = h.ctx.venue.account(h.demo.owner.address as `0x${string}`).autoCancelAt!;
+      expect(at - Date.now()).toBeLessThanOrEqual((report.perps as { cancelWithinS: number }).cancelWithinS * 1000);
+      h.ctx.setSilent('perps', false);
+      h.clock.now = at + 1;
+      await h.read('openOrders');
+      expect(openPerps()).toEqual([]);
+    },
+  );
 
   it('both venues silent: still bounded and locked, and each venue is named with its kill switch', async () => {
     const bg = await granted();
@@ -172,7 +260,10 @@ describe('panic switch: signing stops first', () => {
     await waitFor(() => h.ctx.requestLog.some((r) => r.path === '/clob/cancel-all'), 'panic to send its cancels');
     const before = accepted();
     const audit = (await bg.db().getAll('audit')).length;
-    const late = await bg.page(page).request('perps_sendCommand', ethOrder('3098')).catch((e: unknown) => e);
+    const late = await bg
+      .page(page)
+      .request('perps_sendCommand', ethOrder('3098'))
+      .catch((e: unknown) => e);
     expect(late).toMatchObject({ code: 4900 });
     expect(bg.registry.size).toBe(0); // no window either
     expect(accepted(0) - before).toBe(0);
@@ -182,37 +273,47 @@ describe('panic switch: signing stops first', () => {
     expect(openPerps()).toEqual([]);
   });
 
-  it('a site flooding orders under its grant while panic runs: when panic returns nothing is open and nothing was accepted after the cancel', async () => {
-    // The venues answer here (slowly, under the flood): the short test deadlines would report a busy
-    // machine's slow answer as silence, which is not what this test is about.
-    const bg = await granted({ drainMs: 500, requestTimeoutMs: 5_000, venuesMaxMs: 12_000 });
-    await placeClob(bg, 3);
-    let stop = false;
-    let sent = 0;
-    const flood = (async () => {
-      for (let i = 0; !stop && i < 2_000; i++) {
-        sent++;
-        await bg.page(page).request('perps_sendCommand', ethOrder((3090 - (i % 50) * 0.5).toFixed(1))).catch(() => undefined);
-      }
-    })();
-    await waitFor(() => accepted() >= 5, 'the flood to be under way');
-    h.ctx.delayMs.set('clob', 300); // a slow order book: a panic that revoked only after its cancels lets the flood through meanwhile
-    const { report } = await panic(bg);
-    h.ctx.delayMs.delete('clob');
-    const afterPanic = accepted();
-    await new Promise((r) => setTimeout(r, 50));
-    stop = true;
-    await flood;
-    expect(sent).toBeGreaterThan(5);
-    expect(report.perps).toMatchObject({ ok: true });
-    expect(report.clob).toEqual({ ok: true, detail: '3 open order(s) cancelled' });
-    expect(openPerps()).toEqual([]);
-    expect(liveClob()).toEqual([]);
-    const cancelAt = h.ctx.requestLog.findIndex((r) => r.method === 'DELETE' && r.path === '/perps/v1/trade/orders/all' && r.status === 200);
-    expect(cancelAt).toBeGreaterThan(0);
-    expect(accepted(cancelAt)).toBe(0);
-    expect(accepted()).toBe(afterPanic);
-  });
+  it(
+    'a site flooding orders under its grant while panic runs: when panic ' +
+      'returns nothing is open and nothing was accepted after the cancel',
+    async () => {
+      // The venues answer here (slowly, under the flood): the short test deadlines would report a busy
+      // machine's slow answer as silence, which is not what this test is about.
+      const bg = await granted({ drainMs: 500, requestTimeoutMs: 5_000, venuesMaxMs: 12_000 });
+      await placeClob(bg, 3);
+      let stop = false;
+      let sent = 0;
+      const flood = (async () => {
+        for (let i = 0; !stop && i < 2_000; i++) {
+          sent++;
+          await bg
+            .page(page)
+            .request('perps_sendCommand', ethOrder((3090 - (i % 50) * 0.5).toFixed(1)))
+            .catch(() => undefined);
+        }
+      })();
+      await waitFor(() => accepted() >= 5, 'the flood to be under way');
+      // a slow order book: a panic that revoked only after its cancels lets the flood through meanwhile
+      h.ctx.delayMs.set('clob', 300);
+      const { report } = await panic(bg);
+      h.ctx.delayMs.delete('clob');
+      const afterPanic = accepted();
+      await new Promise((r) => setTimeout(r, 50));
+      stop = true;
+      await flood;
+      expect(sent).toBeGreaterThan(5);
+      expect(report.perps).toMatchObject({ ok: true });
+      expect(report.clob).toEqual({ ok: true, detail: '3 open order(s) cancelled' });
+      expect(openPerps()).toEqual([]);
+      expect(liveClob()).toEqual([]);
+      const cancelAt = h.ctx.requestLog.findIndex(
+        (r) => r.method === 'DELETE' && r.path === '/perps/v1/trade/orders/all' && r.status === 200,
+      );
+      expect(cancelAt).toBeGreaterThan(0);
+      expect(accepted(cancelAt)).toBe(0);
+      expect(accepted()).toBe(afterPanic);
+    },
+  );
 
   it('still locks when a step throws, and says which step failed', async () => {
     const bg = await granted();

@@ -40,7 +40,17 @@ import type { VenueReads } from '../reads/venue-reads';
 import { PANIC_SCOPES } from '../authority/epoch';
 import type { Vault } from '../vault/vault';
 import type { DeadManStatus } from './deadman';
-import { cancelAccount, countOpenPerps, finishAccount, panicTargets, stepOk, type AccountRun, type PanicAccountReport, type PanicStep, type PanicTarget } from './panic-accounts';
+import {
+  cancelAccount,
+  countOpenPerps,
+  finishAccount,
+  panicTargets,
+  stepOk,
+  type AccountRun,
+  type PanicAccountReport,
+  type PanicStep,
+  type PanicTarget,
+} from './panic-accounts';
 import { msg } from './panic-requests';
 import { PANIC_TIMING, type PanicTiming } from './panic-timing';
 
@@ -98,7 +108,11 @@ export type PanicDeps = {
 
 /** Whether every step of `r` was done or had nothing to do, nothing failed and the vault is locked. */
 export function panicOk(r: Omit<PanicReport, 'ok'>): boolean {
-  return r.locked && r.problems.length === 0 && r.accounts.every((a) => stepOk(a.perps) && stepOk(a.clob) && stepOk(a.positions));
+  return (
+    r.locked &&
+    r.problems.length === 0 &&
+    r.accounts.every((a) => stepOk(a.perps) && stepOk(a.clob) && stepOk(a.positions))
+  );
 }
 
 /**
@@ -108,7 +122,17 @@ export function panicOk(r: Omit<PanicReport, 'ok'>): boolean {
 export async function runPanic(d: PanicDeps): Promise<PanicReport> {
   const t: PanicTiming = { ...PANIC_TIMING, ...d.timing };
   const now = d.now ?? Date.now;
-  const report: PanicReport = { ok: false, accounts: [], perps: { skipped: 'no account' }, clob: { skipped: 'no account' }, positions: { skipped: 'not asked' }, grants: 0, pending: 0, locked: false, problems: [] };
+  const report: PanicReport = {
+    ok: false,
+    accounts: [],
+    perps: { skipped: 'no account' },
+    clob: { skipped: 'no account' },
+    positions: { skipped: 'not asked' },
+    grants: 0,
+    pending: 0,
+    locked: false,
+    problems: [],
+  };
   const step = async <T>(what: string, fn: () => T | Promise<T>): Promise<T | undefined> => {
     try {
       return await fn();
@@ -118,7 +142,8 @@ export async function runPanic(d: PanicDeps): Promise<PanicReport> {
     }
   };
   const states: DeadManStatus[] = [];
-  const readKillSwitches = () => void step('Reading the dead-man timer', () => d.killSwitches && states.push(d.killSwitches()));
+  const readKillSwitches = () =>
+    void step('Reading the dead-man timer', () => d.killSwitches && states.push(d.killSwitches()));
   try {
     // 1. Stop signing — synchronously, before anything else can run.
     readKillSwitches();
@@ -136,17 +161,34 @@ export async function runPanic(d: PanicDeps): Promise<PanicReport> {
     report.grants = (await step('Revoking the standing permissions', d.revokeGrants)) ?? 0;
     report.pending = (await step('Rejecting the pending requests', d.rejectPending)) ?? 0;
     const active = await step('Finding the active account', d.account);
-    const targets: PanicTarget[] = (await step('Reading the accounts and their keys', () => panicTargets(d.vault, active, now()))) ?? [];
+    const targets: PanicTarget[] =
+      (await step('Reading the accounts and their keys', () => panicTargets(d.vault, active, now()))) ?? [];
     // Reads are not signatures: count the open perps orders while the in-flight submissions settle.
-    const counts = new Map(targets.filter((x) => x.perps === 'key').map((x) => [x.account, countOpenPerps(d.reads, x.account, t.requestTimeoutMs)]));
+    const counts = new Map(
+      targets
+        .filter((x) => x.perps === 'key')
+        .map((x) => [x.account, countOpenPerps(d.reads, x.account, t.requestTimeoutMs)]),
+    );
     const { unsettled } = await drained.catch(() => ({ unsettled: 0 }));
-    if (unsettled > 0) report.problems.push(`${unsettled} request(s) signed just before the panic had no answer yet when the cancels were sent.`);
+    if (unsettled > 0)
+      report.problems.push(
+        `${unsettled} request(s) signed just before the panic had no answer yet when the cancels were sent.`,
+      );
 
     // 2. Every account, both venues, all in parallel; the whole phase cut at venuesMaxMs.
     const until = now() + t.venuesMaxMs;
-    const runs: { run: AccountRun; done: Promise<void> }[] = targets.map((x) => cancelAccount(x, { service: d.service, reads: d.reads, timing: t, until, now, closePositions: d.closePositions, authority }, counts.get(x.account)));
+    const runs: { run: AccountRun; done: Promise<void> }[] = targets.map((x) =>
+      cancelAccount(
+        x,
+        { service: d.service, reads: d.reads, timing: t, until, now, closePositions: d.closePositions, authority },
+        counts.get(x.account),
+      ),
+    );
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([Promise.all(runs.map((r) => r.done)), new Promise<void>((r) => (timer = setTimeout(r, t.venuesMaxMs)))]);
+    await Promise.race([
+      Promise.all(runs.map((r) => r.done)),
+      new Promise<void>((r) => (timer = setTimeout(r, t.venuesMaxMs))),
+    ]);
     clearTimeout(timer);
     readKillSwitches();
     report.accounts = runs.map((r) => finishAccount(r.run, states, now()));
@@ -154,7 +196,9 @@ export async function runPanic(d: PanicDeps): Promise<PanicReport> {
     if (mine) Object.assign(report, { perps: mine.perps, clob: mine.clob, positions: mine.positions });
 
     // 3. The audit entry, while the vault key still exists: what was done, and that the lock comes next.
-    await step('Writing the audit entry', () => d.audit({ ...report, problems: [...report.problems] }, panicOk({ ...report, locked: true })));
+    await step('Writing the audit entry', () =>
+      d.audit({ ...report, problems: [...report.problems] }, panicOk({ ...report, locked: true })),
+    );
   } catch (e) {
     report.problems.push(`Panic: ${msg(e)}`);
   } finally {

@@ -7,7 +7,14 @@
  * one origin (or of all). This is the only route from a page into the provider.
  */
 import { identifySender } from '../messaging/router';
-import { MAX_REQUEST_BYTES, PORT_NAME, readPortRequest, type PageEvent, type PageEventMessage, type Reply } from '../bridge/framing';
+import {
+  MAX_REQUEST_BYTES,
+  PORT_NAME,
+  readPortRequest,
+  type PageEvent,
+  type PageEventMessage,
+  type Reply,
+} from '../bridge/framing';
 import { invalidParams, toRpcError } from '../errors/rpc';
 import type { BackgroundBrowser, BrowserPort } from './browser';
 

@@ -26,15 +26,30 @@ async function readUntilRefused(bg: Awaited<ReturnType<typeof start>>, name: str
 }
 
 describe("the gateway's request budget", () => {
-  it("reads the person made fill it: the person's next order is refused before it is sent, and no order reaches the gateway", async () => {
-    const bg = await start({ page });
-    // Request weight 10 each, then 2 each, until the person's share (90 % of 1 200 a minute) has no room for 2 more.
-    expect(await readUntilRefused(bg, 'deposits', 200)).toBeGreaterThan(0);
-    await readUntilRefused(bg, 'instruments', 10);
-    // Twenty orders: request weight 2 (`1 + floor(n / 20)`).
-    const args = Array.from({ length: 20 }, () => ({ iid: 2, buy: true, qty: '0.01', p: '100', tif: 'gtc', po: true }));
-    const reply = await call(bg, 'perps.send', { account: owner(), op: { type: 'createOrders', args } });
-    expect(reply).toMatchObject({ ok: false, error: { name: 'Signer.WeightBudgetError' } });
-    expect(h.ctx.requestLog.filter((r) => r.method === 'POST' && r.path.startsWith('/perps/v1/trade')), 'no order reached the gateway').toEqual([]);
-  }, 60_000);
+  it(
+    "reads the person made fill it: the person's next order is " +
+      'refused before it is sent, and no order reaches the gateway',
+    async () => {
+      const bg = await start({ page });
+      // Request weight 10 each, then 2 each, until the person's share (90 % of 1 200 a minute) has no room for 2 more.
+      expect(await readUntilRefused(bg, 'deposits', 200)).toBeGreaterThan(0);
+      await readUntilRefused(bg, 'instruments', 10);
+      // Twenty orders: request weight 2 (`1 + floor(n / 20)`).
+      const args = Array.from({ length: 20 }, () => ({
+        iid: 2,
+        buy: true,
+        qty: '0.01',
+        p: '100',
+        tif: 'gtc',
+        po: true,
+      }));
+      const reply = await call(bg, 'perps.send', { account: owner(), op: { type: 'createOrders', args } });
+      expect(reply).toMatchObject({ ok: false, error: { name: 'Signer.WeightBudgetError' } });
+      expect(
+        h.ctx.requestLog.filter((r) => r.method === 'POST' && r.path.startsWith('/perps/v1/trade')),
+        'no order reached the gateway',
+      ).toEqual([]);
+    },
+    60_000,
+  );
 });

@@ -1,8 +1,8 @@
 /**
  * The worker's start in its performance timeline, for the cold-start bench (`test/bench/cold.ts`):
  * `countersign:bg.<name>` marks at the steps of a start (listeners registered, vault database open,
- * vault session restored, services built, first page request served, approval window opened, first answer sent). Each name is marked once per worker; the
- * marks hold no data and cost microseconds, so every build keeps them.
+ * vault session restored, services built, first page request served, approval window opened, first answer sent). Each
+ * name is marked once per worker; the marks hold no data and cost microseconds, so every build keeps them.
  */
 
 const marked = new Set<string>();

@@ -33,25 +33,28 @@ describe('start-up work of a just-started worker', () => {
     expect(begin).toHaveBeenCalledTimes(1);
   });
 
-  it('with nothing asked it begins after the quiet period; messages never hold it past the bound; it runs once', async () => {
-    const idle = vi.fn();
-    startWorkGate(idle, { quietMs: 40, maxMs: 1_000 }).built();
-    await vi.advanceTimersByTimeAsync(40);
-    expect(idle).toHaveBeenCalledTimes(1);
+  it(
+    'with nothing asked it begins after the quiet period; ' + 'messages never hold it past the bound; it runs once',
+    async () => {
+      const idle = vi.fn();
+      startWorkGate(idle, { quietMs: 40, maxMs: 1_000 }).built();
+      await vi.advanceTimersByTimeAsync(40);
+      expect(idle).toHaveBeenCalledTimes(1);
 
-    const busy = vi.fn();
-    const gate = startWorkGate(busy, { quietMs: 40, maxMs: 1_000 });
-    gate.built();
-    const waiting = gate.owing(answer(60_000)); // a page request waiting for a person's decision
-    await vi.advanceTimersByTimeAsync(999);
-    expect(busy).not.toHaveBeenCalled();
-    await vi.advanceTimersByTimeAsync(1);
-    expect(busy).toHaveBeenCalledTimes(1);
-    await vi.advanceTimersByTimeAsync(60_000);
-    await waiting;
-    await vi.advanceTimersByTimeAsync(100);
-    expect(busy).toHaveBeenCalledTimes(1);
-  });
+      const busy = vi.fn();
+      const gate = startWorkGate(busy, { quietMs: 40, maxMs: 1_000 });
+      gate.built();
+      const waiting = gate.owing(answer(60_000)); // a page request waiting for a person's decision
+      await vi.advanceTimersByTimeAsync(999);
+      expect(busy).not.toHaveBeenCalled();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(busy).toHaveBeenCalledTimes(1);
+      await vi.advanceTimersByTimeAsync(60_000);
+      await waiting;
+      await vi.advanceTimersByTimeAsync(100);
+      expect(busy).toHaveBeenCalledTimes(1);
+    },
+  );
 
   it('nothing begins before the services are built, however quiet', async () => {
     const begin = vi.fn();

@@ -4,8 +4,8 @@
  * in the last `POPUP_TTL_MS`), a grant is live, or the account has open orders (as the stream and the
  * last REST resync know them). It is closed on lock (panic locks too), when the active account or the
  * perps URL changes, and when nothing needs it any more. In a trading session (auto-lock with a live grant)
- * only the perps session stays, while a grant is live and the account is one the session kept: it carries
- * the grants' orders as it does unlocked, and pushes nothing (the order-book user channel closes).
+ * only the perps session stays, while a grant is live and the account is one the session kept: it carries the grants'
+ * orders as it does unlocked, and pushes nothing (the order-book user channel closes).
  *
  * The proxy and its secret stay here: the stream client (`lib/streams/perps.ts`) gets them, the popup
  * gets only derived data — orders, fills and the portfolio in the REST reads' shapes — broadcast as
@@ -46,7 +46,10 @@ import type { Lifetime } from './lifetime';
 
 /** How long a popup's `streams.status` call counts as "the popup is open" (ms). */
 const POPUP_TTL_MS = 15_000;
-/** How often a lock is checked (ms, no I/O); the full need check runs every 10th tick (5 s), on each `streams.status` and when a grant is made or ends (`reconcile`, called by the composition). */
+/**
+ * How often a lock is checked (ms, no I/O); the full need check runs every 10th tick (5 s), on each `streams.status`
+ * and when a grant is made or ends (`reconcile`, called by the composition).
+ */
 const TICK_MS = 500;
 /** Order statuses that leave an order on the book (it keeps the stream wanted). */
 const OPEN_STATUSES = new Set(['accepted', 'open', 'partial', 'untriggered', 'armed']);
@@ -63,22 +66,33 @@ export type BackgroundStreamsDeps = {
   broadcast: (push: StreamPush | MarketPush) => void;
   WebSocket?: WebSocketConstructor;
   now?: () => number;
-  /** Which transports a stream may open (`lib/settings/transport.ts`): a URL in clear opens nothing. Default this build's. */
+  /**
+   * Which transports a stream may open (`lib/settings/transport.ts`): a URL in clear opens nothing. Default this
+   * build's.
+   */
   transportRule?: TransportRule;
 };
 
 /** One stream's state as `streams.status` answers it. */
-type StreamStatusView = { venue: 'perps' | 'clob'; account: `0x${string}`; state: 'live' | 'connecting' | 'down'; lastEventAt: number | null };
+type StreamStatusView = {
+  venue: 'perps' | 'clob';
+  account: `0x${string}`;
+  state: 'live' | 'connecting' | 'down';
+  lastEventAt: number | null;
+};
 type State = StreamStatusView['state'];
 
 /**
- * The running streams: `status` (the `streams.status` answer; marks the popup open), `watch` (`streams.watch`), `reconcile`, `stop`;
- * `session(account, perpsUrl)` the perps session of `account` at `perpsUrl` for sending commands, when
- * this background holds one (live or not: the send checks), else undefined.
+ * The running streams: `status` (the `streams.status` answer; marks the popup open), `watch` (`streams.watch`),
+ * `reconcile`, `stop`; `session(account, perpsUrl)` the perps session of `account` at `perpsUrl` for sending commands,
+ * when this background holds one (live or not: the send checks), else undefined.
  */
 export type BackgroundStreams = {
   status: () => Promise<{ streams: StreamStatusView[]; market: { perps: State; clob: State } }>;
-  watch: (w: { perpsIid?: number; clobToken?: string; account?: string }) => Promise<{ perpsBook: { book: Book; ageMs: number } | null; perpsAccount: { portfolio: Portfolio; openOrders: OrderView[] } | null }>;
+  watch: (w: { perpsIid?: number; clobToken?: string; account?: string }) => Promise<{
+    perpsBook: { book: Book; ageMs: number } | null;
+    perpsAccount: { portfolio: Portfolio; openOrders: OrderView[] } | null;
+  }>;
   session: (account: string, perpsUrl: string) => PerpsSessionTransport | undefined;
   reconcile: () => Promise<void>;
   stop: () => void;
@@ -87,7 +101,12 @@ export type BackgroundStreams = {
 };
 
 /** What the public feeds need from the background. */
-type MarketDeps = { Ws: WebSocketConstructor | undefined; now: () => number; broadcast: (p: MarketPush['push']) => void; perpsBook: (iid: number) => Promise<Book> };
+type MarketDeps = {
+  Ws: WebSocketConstructor | undefined;
+  now: () => number;
+  broadcast: (p: MarketPush['push']) => void;
+  perpsBook: (iid: number) => Promise<Book>;
+};
 
 /**
  * The public channels the open popup watches: an unauthenticated perps socket for the instrument's
@@ -166,7 +185,14 @@ function createMarketFeeds(d: MarketDeps) {
     }
     if (url === undefined || token === undefined || !d.Ws) return;
     if (!clob) {
-      const channel = createClobChannel({ url, channel: 'market', WebSocket: d.Ws, now: d.now, onEvent: onClob, onStatus: (st) => status('clob', st.state) });
+      const channel = createClobChannel({
+        url,
+        channel: 'market',
+        WebSocket: d.Ws,
+        now: d.now,
+        onEvent: onClob,
+        onStatus: (st) => status('clob', st.state),
+      });
       clob = { url, channel };
       channel.start();
     }
@@ -186,7 +212,12 @@ function createMarketFeeds(d: MarketDeps) {
       if (!b) return null;
       return { book: b.book, ageMs: perps?.iid === iid && state.perps === 'live' ? 0 : Math.max(0, d.now() - b.at) };
     },
-    set(perpsWs: string | undefined, iid: number | undefined, clobWs: string | undefined, token: string | undefined): void {
+    set(
+      perpsWs: string | undefined,
+      iid: number | undefined,
+      clobWs: string | undefined,
+      token: string | undefined,
+    ): void {
       setPerps(perpsWs, iid);
       setClob(clobWs, token);
     },
@@ -194,17 +225,32 @@ function createMarketFeeds(d: MarketDeps) {
   };
 }
 
-const isMarket = (e: PerpsStreamEvent): e is PerpsMarketEvent => e.kind === 'book' || e.kind === 'bbo' || e.kind === 'ticker' || e.kind === 'statistic';
+const isMarket = (e: PerpsStreamEvent): e is PerpsMarketEvent =>
+  e.kind === 'book' || e.kind === 'bbo' || e.kind === 'ticker' || e.kind === 'statistic';
 
 /** An account's order-book API credentials and the addresses its orders name (`Vault.clobCredentials`). */
-type ClobUserCredentials = { apiKey: string; secret: string; passphrase: string; info: { account: string; funder: string | null } };
+type ClobUserCredentials = {
+  apiKey: string;
+  secret: string;
+  passphrase: string;
+  info: { account: string; funder: string | null };
+};
 
 /**
  * The order-book user channel of one account: open-order tracking (it keeps the channel wanted) and
  * pushes. A trade is pushed as the person reads it (`ownClobTrade`): the account's own order in it, found
  * by the API key (compared in the channel client) or the account's addresses (the owner, the funder).
  */
-function createClobUser(d: { Ws: WebSocketConstructor; now: () => number; push: (p: StreamPush['push']) => void; openOrders: () => Promise<{ data: ClobOpenOrder[] }> }, url: string, creds: ClobUserCredentials) {
+function createClobUser(
+  d: {
+    Ws: WebSocketConstructor;
+    now: () => number;
+    push: (p: StreamPush['push']) => void;
+    openOrders: () => Promise<{ data: ClobOpenOrder[] }>;
+  },
+  url: string,
+  creds: ClobUserCredentials,
+) {
   const auth = { apiKey: creds.apiKey, secret: creds.secret, passphrase: creds.passphrase };
   const addresses = creds.info.funder ? [creds.info.account, creds.info.funder] : [creds.info.account];
   const open = new Set<string>();
@@ -282,7 +328,9 @@ async function keptBySession(vault: Vault, account: string, now: number): Promis
  * held to the transport rule: every socket carries a proxy secret or API credentials, or feeds the books a
  * grant's band is checked against, so a URL in clear is refused at the constructor (a failed open).
  */
-export function streamsWebSocket(d: Pick<BackgroundStreamsDeps, 'WebSocket' | 'transportRule'>): WebSocketConstructor | undefined {
+export function streamsWebSocket(
+  d: Pick<BackgroundStreamsDeps, 'WebSocket' | 'transportRule'>,
+): WebSocketConstructor | undefined {
   const Ws = d.WebSocket ?? globalThis.WebSocket;
   return Ws ? guardedWebSocket(Ws, d.transportRule ?? BUILD_TRANSPORT_RULE) : undefined;
 }
@@ -297,7 +345,10 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
   let clobUser: { key: string; account: `0x${string}`; feed: ReturnType<typeof createClobUser> } | undefined;
   const openOrders = new Set<number>();
   const recency = new Recency<number, OrderView>();
-  /** The account's state as the live session last told it (the popup opens on it without REST reads); the current stream's key. */
+  /**
+   * The account's state as the live session last told it (the popup opens on it without REST reads); the current
+   * stream's key.
+   */
   let held: { key: string; portfolio?: Portfolio; orders: Map<number, OrderView> } | undefined;
   let busy: Promise<void> = Promise.resolve();
   /** The stream key whose venue open orders were read once since this worker started (`restingAtVenue`). */
@@ -305,9 +356,16 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
 
   const listeners: ((push: StreamPush) => void)[] = [];
   const sessionAllowed = () => streamAllowed(d.vault);
-  // In a trading session the account's stream events go nowhere: the popup and the notifications get what they got with the stream closed.
-  const push = (account: `0x${string}`, p: StreamPush['push']) => d.vault.unlocked && [d.broadcast, ...listeners].forEach((l) => l({ type: 'streams.push', account, push: p }));
-  const market = createMarketFeeds({ Ws, now, broadcast: (p) => d.broadcast({ type: 'streams.market', push: p }), perpsBook: (iid) => d.reads.perpsBook(iid) });
+  // In a trading session the account's stream events go nowhere: the popup and the notifications get what they got with
+  // the stream closed.
+  const push = (account: `0x${string}`, p: StreamPush['push']) =>
+    d.vault.unlocked && [d.broadcast, ...listeners].forEach((l) => l({ type: 'streams.push', account, push: p }));
+  const market = createMarketFeeds({
+    Ws,
+    now,
+    broadcast: (p) => d.broadcast({ type: 'streams.market', push: p }),
+    perpsBook: (iid) => d.reads.perpsBook(iid),
+  });
 
   function close(): void {
     closeClob();
@@ -332,7 +390,10 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
   async function resync(account: `0x${string}`, key: string): Promise<void> {
     const mark = recency.mark();
     try {
-      const [orders, portfolio] = await Promise.all([d.reads.perpsRead(account, 'openOrders'), d.reads.perpsRead(account, 'portfolio')]);
+      const [orders, portfolio] = await Promise.all([
+        d.reads.perpsRead(account, 'openOrders'),
+        d.reads.perpsRead(account, 'portfolio'),
+      ]);
       if (current?.key !== key) return;
       // Events that arrived while the snapshot was read are newer than it (the snapshot race).
       const merged = recency.merge(orders, (o) => o.order_id, mark);
@@ -371,7 +432,8 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
       now,
       onEvent: (e) => current?.key === key && onEvent(account, e),
       onResync: () => resyncs.request(),
-      onStatus: (s) => current?.key === key && push(account, { kind: 'status', state: s.state, lastEventAt: s.lastEventAt }),
+      onStatus: (s) =>
+        current?.key === key && push(account, { kind: 'status', state: s.state, lastEventAt: s.lastEventAt }),
     });
     const resyncs = coalesced(() => resync(account, key));
     current = { key, account, stream, resyncs };
@@ -390,7 +452,16 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
       return; // no API credentials: nothing to authenticate with
     }
     if (!d.vault.unlocked || clobUser) return;
-    const feed = createClobUser({ Ws, now, push: (p) => clobUser?.key === key && push(account, p), openOrders: () => d.reads.clobOpenOrders(account) }, url, creds);
+    const feed = createClobUser(
+      {
+        Ws,
+        now,
+        push: (p) => clobUser?.key === key && push(account, p),
+        openOrders: () => d.reads.clobOpenOrders(account),
+      },
+      url,
+      creds,
+    );
     clobUser = { key, account, feed };
     d.lifetime.hold('streams-clob');
   }
@@ -398,7 +469,12 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
   async function reconcileNow(): Promise<void> {
     const popupOpen = now() - popupSeenAt < POPUP_TTL_MS;
     const settings = await d.settings();
-    market.set(popupOpen ? settings.perpsWsUrl : undefined, watching.perpsIid, popupOpen ? clobChannelUrl(settings, 'market') : undefined, watching.clobToken);
+    market.set(
+      popupOpen ? settings.perpsWsUrl : undefined,
+      watching.perpsIid,
+      popupOpen ? clobChannelUrl(settings, 'market') : undefined,
+      watching.clobToken,
+    );
     if (!d.vault.unlocked) closeClob();
     if (!sessionAllowed()) return close();
     const active = await activeAccount(d.db, d.vault);
@@ -416,7 +492,8 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
       }
       if (!wanted) return close();
       await openClob(active.address, key, clobChannelUrl(settings, 'user'));
-    } else if (!((await d.grants.anyLive()) && (await keptBySession(d.vault, active.address, now())))) return close(); // a trading session: its grants' orders only
+      // a trading session: its grants' orders only
+    } else if (!((await d.grants.anyLive()) && (await keptBySession(d.vault, active.address, now())))) return close();
     if (current) return;
     let auth: { proxy: string; secret: string };
     try {
@@ -435,7 +512,10 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
    * restarted. A read that fails (no proxy, no API credentials, a silent venue) counts as none.
    */
   async function restingAtVenue(account: `0x${string}`): Promise<boolean> {
-    const [perps, clob] = await Promise.all([d.reads.perpsRead(account, 'openOrders').catch(() => []), d.reads.clobOpenOrders(account).catch(() => ({ data: [] }))]);
+    const [perps, clob] = await Promise.all([
+      d.reads.perpsRead(account, 'openOrders').catch(() => []),
+      d.reads.clobOpenOrders(account).catch(() => ({ data: [] })),
+    ]);
     return perps.length > 0 || clob.data.length > 0;
   }
 
@@ -447,7 +527,10 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
     if (clobUser && !d.vault.unlocked) closeClob();
     if (current && !sessionAllowed()) closePerps();
     const c = current;
-    if (c && !d.vault.unlocked) void keptBySession(d.vault, c.account, now()).then((kept) => kept || (current === c && !d.vault.unlocked && closePerps()));
+    if (c && !d.vault.unlocked)
+      void keptBySession(d.vault, c.account, now()).then(
+        (kept) => kept || (current === c && !d.vault.unlocked && closePerps()),
+      );
     // The full check (database reads; the grants' decryption only when the popup is away) every 10th tick: 5 s.
     if (++ticks % 10 === 0) void reconcile();
   }, TICK_MS);
@@ -470,16 +553,34 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
     async watch(w) {
       popupSeenAt = now();
       // Each store names what it shows; a field left out keeps the other store's choice.
-      watching = { ...watching, ...(w.perpsIid === undefined ? {} : { perpsIid: w.perpsIid }), ...(w.clobToken === undefined ? {} : { clobToken: w.clobToken }) };
+      watching = {
+        ...watching,
+        ...(w.perpsIid === undefined ? {} : { perpsIid: w.perpsIid }),
+        ...(w.clobToken === undefined ? {} : { clobToken: w.clobToken }),
+      };
       void reconcile(); // the book held now answers at once; the sockets follow
-      // The account as the live session holds it: current (every change is pushed while live), so the popup skips its first reads.
+      // The account as the live session holds it: current (every change is pushed while live), so the popup skips its
+      // first reads.
       const c = current;
-      const live = c && held?.key === c.key && held.portfolio && w.account?.toLowerCase() === c.account.toLowerCase() && c.stream.status().state === 'live' ? held : undefined;
-      return { perpsBook: w.perpsIid === undefined ? null : market.book(w.perpsIid), perpsAccount: live?.portfolio ? { portfolio: live.portfolio, openOrders: [...live.orders.values()] } : null };
+      const live =
+        c &&
+        held?.key === c.key &&
+        held.portfolio &&
+        w.account?.toLowerCase() === c.account.toLowerCase() &&
+        c.stream.status().state === 'live'
+          ? held
+          : undefined;
+      return {
+        perpsBook: w.perpsIid === undefined ? null : market.book(w.perpsIid),
+        perpsAccount: live?.portfolio ? { portfolio: live.portfolio, openOrders: [...live.orders.values()] } : null,
+      };
     },
     reconcile,
     // The key also names the order-book URL: the session is the one at this perps URL for this account.
-    session: (account, perpsUrl) => (current && current.key.startsWith(`${perpsUrl}|`) && current.account.toLowerCase() === account.toLowerCase() ? current.stream : undefined),
+    session: (account, perpsUrl) =>
+      current && current.key.startsWith(`${perpsUrl}|`) && current.account.toLowerCase() === account.toLowerCase()
+        ? current.stream
+        : undefined,
     stop() {
       clearInterval(timer);
       close();

@@ -2,11 +2,11 @@
  * The venue lookup the journal's reconciliation asks after a stop or a crash (`lib/audit/reconcile.ts`):
  * perps orders by client order id (`GET /v1/account/orders?client_order_id=&start_timestamp=`, the
  * account's orders of any status, PROTOCOL.md §3), order-book orders by order hash (`GET /data/order/{hash}`,
- * L2: the exchange's order id is the EIP-712 digest signed). Reads of the person's own account, drawn from
- * the person's share of the weight budget. A gateway is untrusted input: an answer counts as "held" only
- * when it names this very order — a perps order with the same id, instrument, side and quantity created
- * no earlier than `CLOCK_SKEW_MS` before the send (a client order id is unique only among open orders, so
- * an older order may carry it); an order-book order whose `id` is the hash (an empty or other body is not).
+ * L2: the exchange's order id is the EIP-712 digest signed). Reads of the person's own account, drawn from the person's
+ * share of the weight budget. A gateway is untrusted input: an answer counts as "held" only when it names this very
+ * order — a perps order with the same id, instrument, side and quantity created no earlier than `CLOCK_SKEW_MS` before
+ * the send (a client order id is unique only among open orders, so an older order may carry it); an order-book order
+ * whose `id` is the hash (an empty or other body is not).
  */
 import * as v from 'valibot';
 import type { PerpsLookupOrder } from '../audit/journal';
@@ -47,11 +47,17 @@ const clobOrder = v.looseObject({ id: v.string() });
  * error, the exchange's `ClobError` other than 404, `Http.NetworkError`): the caller records "could not
  * be asked".
  */
-export function venueLookup(reads: Pick<VenueReads, 'perpsRead'>, clobRead: (account: string, requestPath: string) => Promise<unknown>): VenueLookup {
+export function venueLookup(
+  reads: Pick<VenueReads, 'perpsRead'>,
+  clobRead: (account: string, requestPath: string) => Promise<unknown>,
+): VenueLookup {
   return async (account, lookup, sentAt) => {
     if (lookup.venue === 'perps') {
       for (const want of lookup.orders) {
-        const rows = await reads.perpsRead(account, 'orders', { client_order_id: want.c, start_timestamp: sentAt - CLOCK_SKEW_MS });
+        const rows = await reads.perpsRead(account, 'orders', {
+          client_order_id: want.c,
+          start_timestamp: sentAt - CLOCK_SKEW_MS,
+        });
         if (rows.some((o) => sameOrder(o, want, sentAt))) return 'held';
       }
       return 'absent';
@@ -76,7 +82,10 @@ export function venueLookup(reads: Pick<VenueReads, 'perpsRead'>, clobRead: (acc
  * credentials; the exchange's reads take no start time, so these are dated when found). An account
  * without a venue's keys has no orders there to find (answers none); a read that fails rejects.
  */
-export function orderFinders(reads: Pick<VenueReads, 'perpsRead' | 'clobOpenOrders' | 'clobTrades'>, hasKeys: (account: string) => Promise<{ proxy: boolean; clob: boolean }>): OrderFinder[] {
+export function orderFinders(
+  reads: Pick<VenueReads, 'perpsRead' | 'clobOpenOrders' | 'clobTrades'>,
+  hasKeys: (account: string) => Promise<{ proxy: boolean; clob: boolean }>,
+): OrderFinder[] {
   return [
     {
       venue: 'perps',
@@ -87,7 +96,9 @@ export function orderFinders(reads: Pick<VenueReads, 'perpsRead' | 'clobOpenOrde
           venue: 'perps' as const,
           account,
           at: o.created_timestamp,
-          words: `${o.buy ? 'Buy' : 'Sell'} ${o.quantity} of instrument #${o.instrument_id} at ${o.price}${o.client_order_id ? `, client order id ${o.client_order_id}` : ''} (${o.status})`,
+          words:
+            `${o.buy ? 'Buy' : 'Sell'} ${o.quantity} of instrument #${o.instrument_id} at ` +
+            `${o.price}${o.client_order_id ? `, client order id ${o.client_order_id}` : ''} (${o.status})`,
           id: o.client_order_id ?? String(o.order_id),
         }));
       },
@@ -98,11 +109,24 @@ export function orderFinders(reads: Pick<VenueReads, 'perpsRead' | 'clobOpenOrde
         if (!(await hasKeys(account)).clob) return [];
         const found = new Map<string, FoundOrder>();
         for (const o of (await reads.clobOpenOrders(account)).data) {
-          found.set(o.id, { venue: 'clob', account, at: undefined, words: `${o.side} ${o.original_size} ${o.outcome} at ${o.price} (open)`, id: o.id });
+          found.set(o.id, {
+            venue: 'clob',
+            account,
+            at: undefined,
+            words: `${o.side} ${o.original_size} ${o.outcome} at ${o.price} (open)`,
+            id: o.id,
+          });
         }
         for (const t of (await reads.clobTrades(account)).data) {
           for (const f of t.own) {
-            if (f.order_id && !found.has(f.order_id)) found.set(f.order_id, { venue: 'clob', account, at: undefined, words: `${f.side} ${f.size} ${f.outcome} at ${f.price} (traded)`, id: f.order_id });
+            if (f.order_id && !found.has(f.order_id))
+              found.set(f.order_id, {
+                venue: 'clob',
+                account,
+                at: undefined,
+                words: `${f.side} ${f.size} ${f.outcome} at ${f.price} (traded)`,
+                id: f.order_id,
+              });
           }
         }
         return [...found.values()];

@@ -18,7 +18,11 @@ beforeEach(() => fakeBrowser.reset());
  * A background whose settings writes are observed: right when a write has landed (before the procedure
  * that made it goes on), `probe` tells whether a request started before the write still holds its authority.
  */
-async function observed(): Promise<{ bg: Background; landed: { ended: string | undefined; perpsUrl: string }[]; start: () => void }> {
+async function observed(): Promise<{
+  bg: Background;
+  landed: { ended: string | undefined; perpsUrl: string }[];
+  start: () => void;
+}> {
   const bg = startBackground({ browser, dbName: `venue-settings-${Math.random()}`, kdf: KDF, bounds: BOUNDS });
   await bg.ready;
   const db = bg.db();
@@ -38,16 +42,23 @@ async function observed(): Promise<{ bg: Background; landed: { ended: string | u
 }
 
 describe('venue settings end authority before they are stored', () => {
-  it('a gateway URL change: once the new URL is stored, a request started before it has no authority left', async () => {
-    const { bg, landed } = await observed();
-    const r = (await callAs(bg, 'settings.set', { perpsUrl: 'http://localhost:2/perps' })) as Reply;
-    expect(r.ok).toBe(true);
-    expect(landed).toEqual([{ ended: 'venue', perpsUrl: 'http://localhost:2/perps' }]);
-  });
+  it(
+    'a gateway URL change: once the new URL is stored, ' + 'a request started before it has no authority left',
+    async () => {
+      const { bg, landed } = await observed();
+      const r = (await callAs(bg, 'settings.set', { perpsUrl: 'http://localhost:2/perps' })) as Reply;
+      expect(r.ok).toBe(true);
+      expect(landed).toEqual([{ ended: 'venue', perpsUrl: 'http://localhost:2/perps' }]);
+    },
+  );
 
   it('the catalogue and data service URLs are venue settings; the theme is not', async () => {
     const { bg, landed, start } = await observed();
-    for (const patch of [{ gammaUrl: 'http://localhost:2/gamma' }, { dataUrl: 'http://localhost:2/data' }, { theme: 'dark' }]) {
+    for (const patch of [
+      { gammaUrl: 'http://localhost:2/gamma' },
+      { dataUrl: 'http://localhost:2/data' },
+      { theme: 'dark' },
+    ]) {
       start();
       expect(((await callAs(bg, 'settings.set', patch)) as Reply).ok, JSON.stringify(patch)).toBe(true);
     }

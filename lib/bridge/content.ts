@@ -7,7 +7,15 @@
  * removed or reloaded) the page also gets `disconnect` (4900): the provider serves no chain. Holds no
  * secrets; attaches nothing unvalidated.
  */
-import { PAGE_TARGET, PORT_NAME, readReply, readRequestFrame, type EventFrame, type PortRequest, type ReplyFrame } from './framing';
+import {
+  PAGE_TARGET,
+  PORT_NAME,
+  readReply,
+  readRequestFrame,
+  type EventFrame,
+  type PortRequest,
+  type ReplyFrame,
+} from './framing';
 
 /** The part of a `runtime.Port` the relay uses (`browser.runtime.connect(PORT_NAME)`). */
 export type RelayPort = {
@@ -25,7 +33,8 @@ export function startContentRelay(connect: (name: string) => RelayPort, win: Win
   let port: RelayPort | undefined;
   const pending = new Set<string>();
   const toPage = (frame: ReplyFrame | EventFrame) => win.postMessage(frame, win.location.origin);
-  const fail = (id: string, code: number, message: string, data?: { retryable: boolean }) => toPage({ target: PAGE_TARGET, id, error: { code, message, ...(data ? { data } : {}) } });
+  const fail = (id: string, code: number, message: string, data?: { retryable: boolean }) =>
+    toPage({ target: PAGE_TARGET, id, error: { code, message, ...(data ? { data } : {}) } });
 
   const ensurePort = (): RelayPort => {
     if (port) return port;
@@ -38,7 +47,8 @@ export function startContentRelay(connect: (name: string) => RelayPort, win: Win
     });
     p.onDisconnect.addListener(() => {
       if (port === p) port = undefined;
-      for (const id of pending) fail(id, 4900, 'Countersign restarted before answering; retry the request.', { retryable: true });
+      for (const id of pending)
+        fail(id, 4900, 'Countersign restarted before answering; retry the request.', { retryable: true });
       pending.clear();
     });
     port = p;
@@ -67,7 +77,11 @@ export function startContentRelay(connect: (name: string) => RelayPort, win: Win
         pending.delete(f.id);
         fail(f.id, 4900, 'Countersign is unavailable; retry the request.', { retryable: true });
         // No port can be opened (the extension was removed or reloaded): the provider serves no chain.
-        toPage({ target: PAGE_TARGET, event: 'disconnect', data: { code: 4900, message: 'Countersign is unavailable.' } });
+        toPage({
+          target: PAGE_TARGET,
+          event: 'disconnect',
+          data: { code: 4900, message: 'Countersign is unavailable.' },
+        });
       }
     }
   });

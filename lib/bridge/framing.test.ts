@@ -25,7 +25,10 @@ describe('readRequestFrame', () => {
   it('drops getters and prototypes from params: what reaches the background is a plain JSON copy', () => {
     let reads = 0;
     const proto = { inherited: 'from the prototype' };
-    const evil = Object.assign(Object.create(proto) as Record<string, unknown>, JSON.parse('{"__proto__":{"polluted":true},"x":1}') as object);
+    const evil = Object.assign(
+      Object.create(proto) as Record<string, unknown>,
+      JSON.parse('{"__proto__":{"polluted":true},"x":1}') as object,
+    );
     Object.defineProperty(evil, 'getter', { enumerable: true, get: () => ++reads });
     const r = readRequestFrame({ target: CONTENT_TARGET, id: 'a', method: 'm', params: evil });
     expect(r.ok).toBe(true);

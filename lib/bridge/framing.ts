@@ -44,7 +44,8 @@ function isPageEvent(x: unknown): x is PageEvent {
  * becomes `''` (answered 4200).
  */
 export function readPortRequest(m: unknown): PortRequest | undefined {
-  if (typeof m !== 'object' || m === null || !('id' in m) || typeof m.id !== 'string' || m.id.length > 64) return undefined;
+  if (typeof m !== 'object' || m === null || !('id' in m) || typeof m.id !== 'string' || m.id.length > 64)
+    return undefined;
   const method = 'method' in m && typeof m.method === 'string' ? m.method : '';
   return { id: m.id, method, ...('params' in m ? { params: m.params } : {}) };
 }
@@ -67,12 +68,21 @@ export function readReply(m: unknown): Reply | PageEventMessage | undefined {
  * Checks a frame received by the content script. Returns a clean copy (`{ id, method, params }`, params
  * round-tripped through JSON so no getters, prototypes or functions survive) or an error reason.
  */
-export function readRequestFrame(data: unknown): { ok: true; id: string; method: string; params: unknown } | { ok: false; id?: string; reason: string; code: number } {
-  if (typeof data !== 'object' || data === null || !('target' in data) || data.target !== CONTENT_TARGET) return { ok: false, reason: 'not ours', code: 0 };
+export function readRequestFrame(
+  data: unknown,
+):
+  { ok: true; id: string; method: string; params: unknown } | { ok: false; id?: string; reason: string; code: number } {
+  if (typeof data !== 'object' || data === null || !('target' in data) || data.target !== CONTENT_TARGET)
+    return { ok: false, reason: 'not ours', code: 0 };
   const id = 'id' in data && typeof data.id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(data.id) ? data.id : undefined;
   if (!id) return { ok: false, reason: 'bad id', code: 0 };
-  for (const k of Object.keys(data)) if (!['target', 'id', 'method', 'params'].includes(k)) return { ok: false, id, reason: `unexpected field ${k}`, code: -32600 };
-  const method = 'method' in data && typeof data.method === 'string' && /^[A-Za-z0-9_]{1,64}$/.test(data.method) ? data.method : undefined;
+  for (const k of Object.keys(data))
+    if (!['target', 'id', 'method', 'params'].includes(k))
+      return { ok: false, id, reason: `unexpected field ${k}`, code: -32600 };
+  const method =
+    'method' in data && typeof data.method === 'string' && /^[A-Za-z0-9_]{1,64}$/.test(data.method)
+      ? data.method
+      : undefined;
   if (!method) return { ok: false, id, reason: 'method must be a short identifier', code: -32600 };
   let params: unknown;
   if ('params' in data && data.params !== undefined) {
@@ -83,7 +93,8 @@ export function readRequestFrame(data: unknown): { ok: true; id: string; method:
       return { ok: false, id, reason: 'params must be JSON', code: -32602 };
     }
     if (text === undefined) return { ok: false, id, reason: 'params must be JSON', code: -32602 };
-    if (new TextEncoder().encode(text).length > MAX_REQUEST_BYTES) return { ok: false, id, reason: 'request larger than 64 KiB', code: -32602 };
+    if (new TextEncoder().encode(text).length > MAX_REQUEST_BYTES)
+      return { ok: false, id, reason: 'request larger than 64 KiB', code: -32602 };
     params = JSON.parse(text);
   }
   return { ok: true, id, method, params };

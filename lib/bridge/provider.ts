@@ -11,14 +11,24 @@
  * that never uses it).
  */
 import { CONTENT_TARGET, PAGE_TARGET, readReply, type RequestFrame } from './framing';
-import { fromRpcError, InvalidParamsRpcError, InvalidRequestRpcError, ProviderRpcError, readRpcError } from '../errors/rpc';
+import {
+  fromRpcError,
+  InvalidParamsRpcError,
+  InvalidRequestRpcError,
+  ProviderRpcError,
+  readRpcError,
+} from '../errors/rpc';
 
 /** What a page's `request` rejects with: the shared `ProviderRpcError` (`name`, `code`, `message`, `data?`). */
 export { ProviderRpcError };
 
 const ICON =
   'data:image/svg+xml;base64,' +
-  btoa('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#065f46"/><path d="M8 17l5 5 11-12" stroke="#ecfdf5" stroke-width="3.5" fill="none" stroke-linecap="round" stroke-linejoin="round"/></svg>');
+  btoa(
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" ' +
+      'height="32" rx="7" fill="#065f46"/><path d="M8 17l5 5 11-12" stroke="#ecfdf5" ' +
+      'stroke-width="3.5" fill="none" stroke-linecap="round" stroke-linejoin="round"/></svg>',
+  );
 
 /** EIP-6963 provider info announced to pages: name, reverse-DNS id and icon (data URL). */
 export const PROVIDER_INFO = { name: 'Countersign', rdns: 'xyz.countersign', icon: ICON } as const;
@@ -68,7 +78,13 @@ export function installProvider(win: Window & { countersign?: unknown }): void {
 
   win.addEventListener('message', (event: MessageEvent) => {
     if (event.source !== win) return;
-    if (typeof event.data !== 'object' || event.data === null || !('target' in event.data) || event.data.target !== PAGE_TARGET) return;
+    if (
+      typeof event.data !== 'object' ||
+      event.data === null ||
+      !('target' in event.data) ||
+      event.data.target !== PAGE_TARGET
+    )
+      return;
     const d = readReply(event.data);
     if (!d) return;
     if ('event' in d) {
@@ -128,9 +144,15 @@ export function installProvider(win: Window & { countersign?: unknown }): void {
     },
   });
 
-  Object.defineProperty(win, 'countersign', { value: provider, writable: false, configurable: false, enumerable: true });
+  Object.defineProperty(win, 'countersign', {
+    value: provider,
+    writable: false,
+    configurable: false,
+    enumerable: true,
+  });
   const info = Object.freeze({ uuid: crypto.randomUUID(), ...PROVIDER_INFO });
-  const announce = () => win.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail: Object.freeze({ info, provider }) }));
+  const announce = () =>
+    win.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail: Object.freeze({ info, provider }) }));
   win.addEventListener('eip6963:requestProvider', announce);
   announce();
 }

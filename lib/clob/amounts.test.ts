@@ -91,24 +91,44 @@ describe('toMarketOrderAmounts', () => {
 
 describe('orderRequestAmounts', () => {
   it('rounds a market-style SELL price down to the tick, like the official client (PROTOCOL.md §3.4)', () => {
-    expect(orderRequestAmounts({ side: 'SELL', price: '0.615', size: '12.5', orderType: 'FAK', tickSize: '0.01' })).toMatchObject({ makerAmount: '12500000', takerAmount: '7625000', price: '0.61' });
+    expect(
+      orderRequestAmounts({ side: 'SELL', price: '0.615', size: '12.5', orderType: 'FAK', tickSize: '0.01' }),
+    ).toMatchObject({ makerAmount: '12500000', takerAmount: '7625000', price: '0.61' });
     // A limit SELL at the same price still rounds to the nearest tick.
-    expect(orderRequestAmounts({ side: 'SELL', price: '0.615', size: '12.5', orderType: 'GTC', tickSize: '0.01' })).toMatchObject({ takerAmount: '7750000', price: '0.62' });
+    expect(
+      orderRequestAmounts({ side: 'SELL', price: '0.615', size: '12.5', orderType: 'GTC', tickSize: '0.01' }),
+    ).toMatchObject({ takerAmount: '7750000', price: '0.62' });
   });
 });
 
 describe('a price outside [tick, 1 − tick] as asked is refused with the range named, never rounded into it', () => {
   it.each([
-    ['a limit SELL at 0.93 on a 0.1 tick', () => toOrderAmounts({ side: 'SELL', price: '0.93', size: '10', tickSize: '0.1' }), '0.1 and 0.9'],
-    ['a limit BUY at 0.04 on a 0.1 tick', () => toOrderAmounts({ side: 'BUY', price: '0.04', size: '10', tickSize: '0.1' }), '0.1 and 0.9'],
-    ['a market BUY at 0.999 on a 0.01 tick', () => toMarketOrderAmounts({ side: 'BUY', amount: '10', price: '0.999', tickSize: '0.01' }), '0.01 and 0.99'],
-    ['a market SELL at 0.0099 on a 0.01 tick', () => toMarketOrderAmounts({ side: 'SELL', amount: '10', price: '0.0099', tickSize: '0.01' }), '0.01 and 0.99'],
+    [
+      'a limit SELL at 0.93 on a 0.1 tick',
+      () => toOrderAmounts({ side: 'SELL', price: '0.93', size: '10', tickSize: '0.1' }),
+      '0.1 and 0.9',
+    ],
+    [
+      'a limit BUY at 0.04 on a 0.1 tick',
+      () => toOrderAmounts({ side: 'BUY', price: '0.04', size: '10', tickSize: '0.1' }),
+      '0.1 and 0.9',
+    ],
+    [
+      'a market BUY at 0.999 on a 0.01 tick',
+      () => toMarketOrderAmounts({ side: 'BUY', amount: '10', price: '0.999', tickSize: '0.01' }),
+      '0.01 and 0.99',
+    ],
+    [
+      'a market SELL at 0.0099 on a 0.01 tick',
+      () => toMarketOrderAmounts({ side: 'SELL', amount: '10', price: '0.0099', tickSize: '0.01' }),
+      '0.01 and 0.99',
+    ],
   ])('%s', (_name, build, range) => {
     expect(build).toThrow(expect.objectContaining({ field: 'price' }));
     expect(build).toThrow(new RegExp(`between ${range.replace(/\./g, '\\.')}`));
   });
 
-  it('the range\'s own ends, and an in-range price off the tick, are signed (rounded to the tick)', () => {
+  it("the range's own ends, and an in-range price off the tick, are signed (rounded to the tick)", () => {
     expect(toOrderAmounts({ side: 'SELL', price: '0.9', size: '10', tickSize: '0.1' }).price).toBe('0.9');
     expect(toOrderAmounts({ side: 'BUY', price: '0.01', size: '10', tickSize: '0.01' }).price).toBe('0.01');
     expect(toOrderAmounts({ side: 'BUY', price: '0.987', size: '10', tickSize: '0.01' }).price).toBe('0.99');

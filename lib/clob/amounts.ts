@@ -92,8 +92,15 @@ const marketInputSchema = v.object({
   tickSize: tickSizeSchema,
 });
 
-/** Rounds `price` to the tick: 'nearest' (half up) for limit orders, 'down' for market-style orders. Units at price decimals. */
-function priceUnits(price: string, tickSize: string, mode: 'nearest' | 'down'): { units: bigint; pd: number; tick: bigint } {
+/**
+ * Rounds `price` to the tick: 'nearest' (half up) for limit orders, 'down' for market-style orders. Units at price
+ * decimals.
+ */
+function priceUnits(
+  price: string,
+  tickSize: string,
+  mode: 'nearest' | 'down',
+): { units: bigint; pd: number; tick: bigint } {
   const t = parseDec(tickSize);
   const pd = t.scale;
   const p = parseDec(price);
@@ -102,7 +109,12 @@ function priceUnits(price: string, tickSize: string, mode: 'nearest' | 'down'): 
   const asked = p.units * pow10(pd); // price × 10^(pd + p.scale)
   const scaleP = pow10(p.scale);
   if (asked < t.units * scaleP || asked > (pow10(pd) - t.units) * scaleP) {
-    throw new InvalidFieldError({ field: 'price', reason: `must lie between ${tickSize} and ${formatUnits(pow10(pd) - t.units, pd)} (tick ${tickSize}); ${price} is outside` });
+    throw new InvalidFieldError({
+      field: 'price',
+      reason:
+        `must lie between ${tickSize} and ${formatUnits(pow10(pd) - t.units, pd)} ` +
+        `(tick ${tickSize}); ${price} is outside`,
+    });
   }
   const num = p.units * pow10(pd); // price × 10^pd × 10^p.scale
   const den = pow10(p.scale) * t.units;
@@ -145,7 +157,12 @@ export function toOrderAmounts(input: { side: Side; price: string; size: string;
  * decimals. SELL: `amount` is shares (2 decimals) and `takerAmount = amount × price`.
  * Throws `InvalidFieldError` (`amount`, `price`, `tickSize`, `side`).
  */
-export function toMarketOrderAmounts(input: { side: Side; amount: string; price: string; tickSize: string }): OrderAmounts {
+export function toMarketOrderAmounts(input: {
+  side: Side;
+  amount: string;
+  price: string;
+  tickSize: string;
+}): OrderAmounts {
   const i = parseOrThrow(marketInputSchema, input);
   const { units: pu, pd } = priceUnits(i.price, i.tickSize, 'down');
   const amount2 = floorTo(parseDec(i.amount), CLOB_SIZE_DECIMALS);
@@ -177,7 +194,13 @@ export function toMarketOrderAmounts(input: { side: Side; amount: string; price:
  * tick for both sides, as the official client does (PROTOCOL.md §3.4); GTC / GTD are limit orders sized
  * in shares with the price rounded to the nearest tick. Throws `InvalidFieldError` like the two above.
  */
-export function orderRequestAmounts(req: { side: Side; price: string; size: string; orderType: 'GTC' | 'GTD' | 'FOK' | 'FAK'; tickSize: string }): OrderAmounts {
+export function orderRequestAmounts(req: {
+  side: Side;
+  price: string;
+  size: string;
+  orderType: 'GTC' | 'GTD' | 'FOK' | 'FAK';
+  tickSize: string;
+}): OrderAmounts {
   const marketStyle = req.orderType === 'FOK' || req.orderType === 'FAK';
   return marketStyle
     ? toMarketOrderAmounts({ side: req.side, amount: req.size, price: req.price, tickSize: req.tickSize })

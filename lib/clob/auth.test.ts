@@ -18,7 +18,8 @@ describe('signClobAuth', () => {
   it('reproduces the PROTOCOL.md §2.1 reference signature', async () => {
     const sig = await signClobAuth(privateKeyToAccount(REF_KEY), { chainId: 80002, timestamp: 10000000, nonce: 23 });
     expect(sig).toBe(
-      '0xf62319a987514da40e57e2f4d7529f7bac38f0355bd88bb5adbb3768d80de6c1682518e0af677d5260366425f4361e7b70c25ae232aff0ab2331e2b164a1aedc1b',
+      '0xf62319a987514da40e57e2f4d7529f7bac38f0355bd88bb5adbb3768d80de6c1' +
+        '682518e0af677d5260366425f4361e7b70c25ae232aff0ab2331e2b164a1aedc1b',
     );
   });
 
@@ -27,7 +28,9 @@ describe('signClobAuth', () => {
     const input = { chainId: 137, timestamp: 1_751_500_000, nonce: 0 };
     expect(clobAuthDigest(account.address, input)).toBe(hashTypedData(clobAuthTypedData(account.address, input)));
     const sig = await signClobAuth(account, input);
-    expect(await recoverTypedDataAddress({ ...clobAuthTypedData(account.address, input), signature: sig })).toBe(account.address);
+    expect(await recoverTypedDataAddress({ ...clobAuthTypedData(account.address, input), signature: sig })).toBe(
+      account.address,
+    );
   });
 
   it('refuses a negative nonce or a millisecond-looking float timestamp', async () => {
@@ -80,7 +83,9 @@ describe('buildL2Signature', () => {
   });
 
   it('refuses a secret that is not base64', async () => {
-    await expect(buildL2Signature({ secret: 'not base64!', timestamp: 1, method: 'GET', requestPath: '/' })).rejects.toThrow(/secret/);
+    await expect(
+      buildL2Signature({ secret: 'not base64!', timestamp: 1, method: 'GET', requestPath: '/' }),
+    ).rejects.toThrow(/secret/);
     expect(() => decodeBase64Secret('A')).toThrow(/secret/);
   });
 });
@@ -89,7 +94,14 @@ describe('buildL2Headers', () => {
   it('gives the five headers, the signature over the exact body text', () => {
     const credentials = { apiKey: 'k-1', secret: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=', passphrase: 'pp' };
     const address = privateKeyToAccount(REF_KEY).address;
-    const h = buildL2Headers({ address, credentials, timestamp: 1000000, method: 'test-sign', requestPath: '/orders', body: '{"hash": "0x123"}' });
+    const h = buildL2Headers({
+      address,
+      credentials,
+      timestamp: 1000000,
+      method: 'test-sign',
+      requestPath: '/orders',
+      body: '{"hash": "0x123"}',
+    });
     expect(h).toEqual({
       SVC_ADDRESS: address,
       SVC_SIGNATURE: 'ZwAdJKvoYRlEKDkNMwd5BuwNNtg93kNaR_oU2HrfVvc=',

@@ -13,7 +13,15 @@ import { addressWord, concatWords, keccak, keccakString, signDigest, typedDataDi
 import { InvalidFieldError } from '../validation';
 import { buildL2SignatureSync } from '../hmac';
 
-export { buildL2Signature, buildL2SignatureSync, decodeBase64Secret, l2Message, l2SignaturesEqual, toUrlSafeBase64, type L2SignatureInput } from '../hmac';
+export {
+  buildL2Signature,
+  buildL2SignatureSync,
+  decodeBase64Secret,
+  l2Message,
+  l2SignaturesEqual,
+  toUrlSafeBase64,
+  type L2SignatureInput,
+} from '../hmac';
 
 /** The fixed attestation sentence of ClobAuth (PROTOCOL.md §2.1). */
 export const CLOB_AUTH_MESSAGE = 'This message attests that I control the given wallet';
@@ -40,9 +48,12 @@ export function clobAuthDomain(chainId: number) {
 export type ClobAuthInput = { chainId: number; timestamp: number; nonce: number };
 
 function checkAuthInput({ chainId, timestamp, nonce }: ClobAuthInput): void {
-  if (!Number.isSafeInteger(chainId) || chainId <= 0) throw new InvalidFieldError({ field: 'chainId', reason: 'must be a positive integer' });
-  if (!Number.isSafeInteger(timestamp) || timestamp < 0) throw new InvalidFieldError({ field: 'timestamp', reason: 'must be Unix seconds as a non-negative integer' });
-  if (!Number.isSafeInteger(nonce) || nonce < 0) throw new InvalidFieldError({ field: 'nonce', reason: 'must be a non-negative integer' });
+  if (!Number.isSafeInteger(chainId) || chainId <= 0)
+    throw new InvalidFieldError({ field: 'chainId', reason: 'must be a positive integer' });
+  if (!Number.isSafeInteger(timestamp) || timestamp < 0)
+    throw new InvalidFieldError({ field: 'timestamp', reason: 'must be Unix seconds as a non-negative integer' });
+  if (!Number.isSafeInteger(nonce) || nonce < 0)
+    throw new InvalidFieldError({ field: 'nonce', reason: 'must be a non-negative integer' });
 }
 
 /** EIP-712 digest of a ClobAuth for `address`. */

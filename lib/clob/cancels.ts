@@ -9,7 +9,10 @@
 /** How long a cancel is remembered (ms): the channel's `CANCELED` comes within seconds. */
 const KEEP_MS = 120_000;
 
-/** The order ids one L2 request cancels: a list, `'all'`, or none (not a cancel). `body` as sent: an object, an array or its JSON text. */
+/**
+ * The order ids one L2 request cancels: a list, `'all'`, or none (not a cancel). `body` as sent: an object, an array or
+ * its JSON text.
+ */
 function cancelledBy(method: string, requestPath: string, body: unknown): string[] | 'all' | undefined {
   if (method.toUpperCase() !== 'DELETE') return undefined;
   const path = requestPath.split('?')[0];
@@ -22,7 +25,8 @@ function cancelledBy(method: string, requestPath: string, body: unknown): string
       return 'all'; // unreadable: count it as covering everything (no notification is the quiet side)
     }
   }
-  if (path === '/order' && b !== null && typeof b === 'object' && 'orderID' in b && typeof b.orderID === 'string') return [b.orderID];
+  if (path === '/order' && b !== null && typeof b === 'object' && 'orderID' in b && typeof b.orderID === 'string')
+    return [b.orderID];
   if (path === '/orders' && Array.isArray(b)) return b.filter((x): x is string => typeof x === 'string');
   return path === '/order' || path === '/orders' ? 'all' : undefined;
 }
@@ -38,7 +42,10 @@ export class ClobCancelLog {
     const ids = cancelledBy(method, requestPath, body);
     if (!ids) return;
     const now = this.now();
-    this.entries = [...this.entries.filter((e) => now - e.at < KEEP_MS).slice(-199), { at: now, ids: ids === 'all' ? 'all' : new Set(ids) }];
+    this.entries = [
+      ...this.entries.filter((e) => now - e.at < KEEP_MS).slice(-199),
+      { at: now, ids: ids === 'all' ? 'all' : new Set(ids) },
+    ];
   }
 
   /** Whether a cancel Countersign sent or signed in the last 2 minutes covers `orderId`. */

@@ -22,7 +22,11 @@ const credsSchema = v.object({
  */
 export function parseClobAnswer<S extends v.GenericSchema>(schema: S, body: unknown, what: string): v.InferOutput<S> {
   const p = v.safeParse(schema, body);
-  if (!p.success) throw new ClobMalformedAnswerError(`The exchange answered ${what} in an unexpected shape.`, { status: 200, exchangeMessage: '' });
+  if (!p.success)
+    throw new ClobMalformedAnswerError(`The exchange answered ${what} in an unexpected shape.`, {
+      status: 200,
+      exchangeMessage: '',
+    });
   return p.output;
 }
 
@@ -45,13 +49,28 @@ export async function createOrDeriveApiKey(
   beforeSign?: () => void,
 ): Promise<{ credentials: ApiCredentials; derived: boolean }> {
   beforeSign?.();
-  const create = await requestJson(baseUrl + '/auth/api-key', { method: 'POST', headers: { ...(await buildL1Headers(account, input)) } }, fetchFn);
+  const create = await requestJson(
+    baseUrl + '/auth/api-key',
+    { method: 'POST', headers: { ...(await buildL1Headers(account, input)) } },
+    fetchFn,
+  );
   if (create.status === 200) return { credentials: parseCreds(create.body), derived: false };
   const err = classifyClobAnswer(create);
   // A 2xx other than 200 is not the documented answer either: malformed, like a 200 without credentials.
-  if (create.status !== 400) throw err ?? new ClobMalformedAnswerError('The exchange answered credentials in an unexpected shape.', { status: create.status, exchangeMessage: '' });
+  if (create.status !== 400)
+    throw (
+      err ??
+      new ClobMalformedAnswerError('The exchange answered credentials in an unexpected shape.', {
+        status: create.status,
+        exchangeMessage: '',
+      })
+    );
   beforeSign?.();
-  const derive = await requestJson(baseUrl + '/auth/derive-api-key', { method: 'GET', headers: { ...(await buildL1Headers(account, input)) } }, fetchFn);
+  const derive = await requestJson(
+    baseUrl + '/auth/derive-api-key',
+    { method: 'GET', headers: { ...(await buildL1Headers(account, input)) } },
+    fetchFn,
+  );
   const derr = classifyClobAnswer(derive);
   if (derr) throw derr;
   return { credentials: parseCreds(derive.body), derived: true };
@@ -64,7 +83,14 @@ export async function createOrDeriveApiKey(
  */
 export async function clobL2Request(
   baseUrl: string,
-  input: { address: Address; credentials: ApiCredentials; method: string; requestPath: string; body?: unknown; timestamp?: number },
+  input: {
+    address: Address;
+    credentials: ApiCredentials;
+    method: string;
+    requestPath: string;
+    body?: unknown;
+    timestamp?: number;
+  },
   fetchFn?: typeof fetch,
 ): Promise<unknown> {
   const text = input.body === undefined ? undefined : JSON.stringify(input.body);
@@ -76,7 +102,11 @@ export async function clobL2Request(
     requestPath: input.requestPath,
     ...(text === undefined ? {} : { body: text }),
   });
-  const answer = await requestJson(baseUrl + input.requestPath, { method: input.method, headers: { ...headers }, ...(text === undefined ? {} : { body: text }) }, fetchFn);
+  const answer = await requestJson(
+    baseUrl + input.requestPath,
+    { method: input.method, headers: { ...headers }, ...(text === undefined ? {} : { body: text }) },
+    fetchFn,
+  );
   const err = classifyClobAnswer(answer);
   if (err) throw err;
   return answer.body;

@@ -21,15 +21,23 @@ describe('classifyClobAnswer', () => {
   });
 
   it('tells L1 from L2 401s', () => {
-    expect(classifyClobAnswer({ status: 401, body: { error: 'Invalid L1 Request headers' } })).toBeInstanceOf(ClobInvalidL1HeadersError);
-    expect(classifyClobAnswer({ status: 401, body: { error: 'Unauthorized/Invalid api key' } })).toBeInstanceOf(ClobUnauthorizedError);
+    expect(classifyClobAnswer({ status: 401, body: { error: 'Invalid L1 Request headers' } })).toBeInstanceOf(
+      ClobInvalidL1HeadersError,
+    );
+    expect(classifyClobAnswer({ status: 401, body: { error: 'Unauthorized/Invalid api key' } })).toBeInstanceOf(
+      ClobUnauthorizedError,
+    );
   });
 
   it('425 restarting and 429 throttled are retryable; 429 reads Retry-After', () => {
     const restarting = classifyClobAnswer({ status: 425, body: { error: 'Matching engine restarting' } })!;
     expect(restarting).toBeInstanceOf(ClobRestartingError);
     expect(restarting.retryable).toBe(true);
-    const throttled = classifyClobAnswer({ status: 429, headers: { 'retry-after': '3' }, body: { error: 'Too Many Requests' } })!;
+    const throttled = classifyClobAnswer({
+      status: 429,
+      headers: { 'retry-after': '3' },
+      body: { error: 'Too Many Requests' },
+    })!;
     expect(throttled).toBeInstanceOf(ClobRateLimitedError);
     expect(throttled.retryAfterMs).toBe(3000);
   });
@@ -42,9 +50,18 @@ describe('classifyClobAnswer', () => {
     })!;
     expect(postOnly).toBeInstanceOf(ClobPostOnlyModeError);
     expect(postOnly.retryAfterMs).toBe(42_000);
-    const headerOnly = classifyClobAnswer({ status: 503, headers: { 'Retry-After': '60' }, body: { error: 'x', code: 'post_only_mode' } })!;
+    const headerOnly = classifyClobAnswer({
+      status: 503,
+      headers: { 'Retry-After': '60' },
+      body: { error: 'x', code: 'post_only_mode' },
+    })!;
     expect(headerOnly.retryAfterMs).toBe(60_000);
-    expect(classifyClobAnswer({ status: 503, body: { error: 'Trading is currently cancel-only. New orders are not accepted' } })).toBeInstanceOf(ClobCancelOnlyError);
+    expect(
+      classifyClobAnswer({
+        status: 503,
+        body: { error: 'Trading is currently cancel-only. New orders are not accepted' },
+      }),
+    ).toBeInstanceOf(ClobCancelOnlyError);
     const disabled = classifyClobAnswer({ status: 503, body: { error: 'Trading is currently disabled' } })!;
     expect(disabled).toBeInstanceOf(ClobTradingDisabledError);
     expect(disabled.retryable).toBe(false);

@@ -8,7 +8,9 @@ import { BaseError } from '../errors/base';
 import { headerOf, parseRetryAfterMs, type HttpAnswer } from '../http/retry-after';
 import { UNSHOWN_VENUE_TEXT, venueText } from '../validation/venue-text';
 
-/** Base of every order-book exchange error. `status` is the HTTP status; `exchangeMessage` the exchange's `error` text. */
+/**
+ * Base of every order-book exchange error. `status` is the HTTP status; `exchangeMessage` the exchange's `error` text.
+ */
 export class ClobError extends BaseError {
   override name = 'ClobError';
   /** EIP-1474 -32003 "transaction rejected": the exchange refused; never -32603, which dapp libraries retry. */
@@ -21,7 +23,10 @@ export class ClobError extends BaseError {
     shortMessage: string,
     o: { status: number; exchangeMessage: string; retryable?: boolean; retryAfterMs?: number | undefined },
   ) {
-    super(shortMessage, { details: o.exchangeMessage || undefined, ...(o.retryAfterMs === undefined ? {} : { data: { retryAfterMs: o.retryAfterMs } }) });
+    super(shortMessage, {
+      details: o.exchangeMessage || undefined,
+      ...(o.retryAfterMs === undefined ? {} : { data: { retryAfterMs: o.retryAfterMs } }),
+    });
     this.status = o.status;
     this.exchangeMessage = o.exchangeMessage;
     this.retryable = o.retryable ?? false;
@@ -105,7 +110,9 @@ function messageOf(body: unknown): { message: string; code?: string; retryAfterS
   return {
     message: exchangeText(raw),
     ...(typeof b.code === 'string' ? { code: b.code } : {}),
-    ...(typeof b.retry_after_seconds === 'number' && Number.isFinite(b.retry_after_seconds) && b.retry_after_seconds >= 0
+    ...(typeof b.retry_after_seconds === 'number' &&
+    Number.isFinite(b.retry_after_seconds) &&
+    b.retry_after_seconds >= 0
       ? { retryAfterSeconds: b.retry_after_seconds }
       : {}),
   };
@@ -134,30 +141,55 @@ export function classifyClobAnswer(answer: HttpAnswer, nowMs = Date.now()): Clob
         ? new ClobInvalidL1HeadersError('The exchange refused the wallet signature (L1 headers).', base)
         : new ClobUnauthorizedError('The exchange refused the API credentials.', base);
     case 425:
-      return new ClobRestartingError('The matching engine is restarting; retrying shortly.', { ...base, retryable: true, retryAfterMs });
+      return new ClobRestartingError('The matching engine is restarting; retrying shortly.', {
+        ...base,
+        retryable: true,
+        retryAfterMs,
+      });
     case 429:
-      return new ClobRateLimitedError(`Too many requests; ${retryAfterMs === undefined ? 'slowing down' : Number.isFinite(retryAfterMs) ? `the exchange asks to wait ${Math.ceil(retryAfterMs / 1000)} s` : 'the exchange asks to wait'}.`, { ...base, retryable: true, retryAfterMs });
+      const wait =
+        retryAfterMs === undefined
+          ? 'slowing down'
+          : Number.isFinite(retryAfterMs)
+            ? `the exchange asks to wait ${Math.ceil(retryAfterMs / 1000)} s`
+            : 'the exchange asks to wait';
+      return new ClobRateLimitedError(`Too many requests; ${wait}.`, { ...base, retryable: true, retryAfterMs });
     case 503:
       if (code === 'post_only_mode') {
-        const wait = retryAfterMs === undefined ? '' : ` Normal trading resumes in about ${Math.ceil(retryAfterMs / 1000)} s.`;
-        return new ClobPostOnlyModeError(`The exchange is in post-only mode: only post-only orders and cancels are accepted.${wait}`, {
-          ...base,
-          retryAfterMs,
-        });
+        const wait =
+          retryAfterMs === undefined ? '' : ` Normal trading resumes in about ${Math.ceil(retryAfterMs / 1000)} s.`;
+        return new ClobPostOnlyModeError(
+          `The exchange is in post-only mode: only post-only orders and cancels are accepted.${wait}`,
+          {
+            ...base,
+            retryAfterMs,
+          },
+        );
       }
       if (/cancel[\s_-]?only/i.test(message)) {
-        return new ClobCancelOnlyError('The exchange is cancel-only: new orders are refused, cancels are allowed.', base);
+        return new ClobCancelOnlyError(
+          'The exchange is cancel-only: new orders are refused, cancels are allowed.',
+          base,
+        );
       }
-      return new ClobTradingDisabledError('Trading is disabled on the exchange: no orders or cancels are accepted.', base);
+      return new ClobTradingDisabledError(
+        'Trading is disabled on the exchange: no orders or cancels are accepted.',
+        base,
+      );
     case 400:
-      return new ClobOrderRejectedError(message ? `The exchange refused the order: ${message}` : 'The exchange refused the request.', base);
+      return new ClobOrderRejectedError(
+        message ? `The exchange refused the order: ${message}` : 'The exchange refused the request.',
+        base,
+      );
     case 404:
       return new ClobNotFoundError(message ? `Not found: ${message}` : 'Not found.', base);
     default:
       if (status >= 500) {
         const timedOut = /order timed out/i.test(message);
         return new ClobServerError(
-          timedOut ? 'The order timed out at the exchange; it is safe to resubmit.' : 'The exchange had an internal error.',
+          timedOut
+            ? 'The order timed out at the exchange; it is safe to resubmit.'
+            : 'The exchange had an internal error.',
           { ...base, retryable: timedOut },
         );
       }
@@ -192,7 +224,10 @@ export class ClobMalformedAnswerError extends ClobError {
 export function parseBatchResults(body: unknown, expected?: number): BatchOrderResult[] {
   const parsed = v.safeParse(v.array(batchItemSchema), body);
   if (!parsed.success || (expected !== undefined && parsed.output.length !== expected)) {
-    throw new ClobMalformedAnswerError('The exchange answered the batch in an unexpected shape.', { status: 200, exchangeMessage: '' });
+    throw new ClobMalformedAnswerError('The exchange answered the batch in an unexpected shape.', {
+      status: 200,
+      exchangeMessage: '',
+    });
   }
   return parsed.output.map((item) => {
     const orderID = item.orderID ?? '';
@@ -201,10 +236,13 @@ export function parseBatchResults(body: unknown, expected?: number): BatchOrderR
       return {
         ok: false as const,
         orderID,
-        error: new ClobOrderRejectedError(msg ? `The exchange refused the order: ${msg}` : 'The exchange refused the order.', {
-          status: 200,
-          exchangeMessage: msg,
-        }),
+        error: new ClobOrderRejectedError(
+          msg ? `The exchange refused the order: ${msg}` : 'The exchange refused the order.',
+          {
+            status: 200,
+            exchangeMessage: msg,
+          },
+        ),
       };
     }
     return {

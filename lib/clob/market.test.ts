@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { estimateClobMarket, protectedClobPrice } from './market';
 
-const asks = [['0.5', '100'], ['0.51', '100'], ['0.6', '1000']] as const;
+const asks = [
+  ['0.5', '100'],
+  ['0.51', '100'],
+  ['0.6', '1000'],
+] as const;
 
 describe('protected order-book market orders', () => {
   it('prices a BUY at the best ask + cap on the tick, a SELL at the best bid − cap, inside [tick, 1 − tick]', () => {
@@ -21,6 +25,16 @@ describe('protected order-book market orders', () => {
     expect(Number(e.slippageBps)).toBeCloseTo(99, 0);
     const thin = estimateClobMarket(asks, 'BUY', '200', '0.51');
     expect(thin).toMatchObject({ usdc: '101', complete: false });
-    expect(estimateClobMarket([['0.4', '10'], ['0.39', '10']], 'SELL', '15', '0.39')).toMatchObject({ shares: '15', usdc: '5.95', complete: true });
+    expect(
+      estimateClobMarket(
+        [
+          ['0.4', '10'],
+          ['0.39', '10'],
+        ],
+        'SELL',
+        '15',
+        '0.39',
+      ),
+    ).toMatchObject({ shares: '15', usdc: '5.95', complete: true });
   });
 });

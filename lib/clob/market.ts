@@ -12,8 +12,16 @@ const S = 8;
 const fx = (s: string) => truncUnits(s, S);
 const ONE = 10n ** BigInt(S);
 
-/** The limit price of a protected market order from the best level of `levels` (the side it takes, best first); `undefined` for an empty side. */
-export function protectedClobPrice(levels: readonly (readonly [string, string])[], side: 'BUY' | 'SELL', capBps: number, tickSize: string): string | undefined {
+/**
+ * The limit price of a protected market order from the best level of `levels` (the side it takes, best first);
+ * `undefined` for an empty side.
+ */
+export function protectedClobPrice(
+  levels: readonly (readonly [string, string])[],
+  side: 'BUY' | 'SELL',
+  capBps: number,
+  tickSize: string,
+): string | undefined {
   const best = levels[0]?.[0];
   if (!best) return undefined;
   const t = fx(tickSize);
@@ -45,7 +53,12 @@ export type ClobMarketEstimate = {
  * venue spends the whole `size` at the makers' prices, so a better price buys more shares than the order
  * signs for (`takerAmount` is only its minimum).
  */
-export function estimateClobMarket(levels: readonly (readonly [string, string])[], side: 'BUY' | 'SELL', size: string, limit: string): ClobMarketEstimate {
+export function estimateClobMarket(
+  levels: readonly (readonly [string, string])[],
+  side: 'BUY' | 'SELL',
+  size: string,
+  limit: string,
+): ClobMarketEstimate {
   const lim = fx(limit);
   let left = fx(size);
   let shares = 0n;
@@ -69,7 +82,8 @@ export function estimateClobMarket(levels: readonly (readonly [string, string])[
   }
   const best = fx(levels[0]?.[0] ?? '0');
   const avg = shares === 0n ? undefined : (usdc * ONE) / shares;
-  const slip = avg === undefined || best === 0n ? null : ((side === 'BUY' ? avg - best : best - avg) * 1_000_000n) / best;
+  const slip =
+    avg === undefined || best === 0n ? null : ((side === 'BUY' ? avg - best : best - avg) * 1_000_000n) / best;
   const cut = 10n ** 4n;
   return {
     avgPrice: avg === undefined ? null : fromUnits(((avg + cut / 2n) / cut) * cut, S),

@@ -49,7 +49,11 @@ describe('buildClobOrder', () => {
   it('requires a funder for types 1, 2 and 3; type 3: maker = signer = the deposit wallet', () => {
     expect(() => buildClobOrder({ ...order(0), signatureType: 1, timestampMs: 1 })).toThrow(/funder/);
     expect(() => buildClobOrder({ ...order(0), signatureType: 3, timestampMs: 1 })).toThrow(/funder/);
-    expect(buildClobOrder({ ...order(0), signatureType: 3, funder, timestampMs: 1 })).toMatchObject({ maker: funder, signer: funder, signatureType: 3 });
+    expect(buildClobOrder({ ...order(0), signatureType: 3, funder, timestampMs: 1 })).toMatchObject({
+      maker: funder,
+      signer: funder,
+      signatureType: 3,
+    });
   });
 
   it('draws salts below 2^53', () => {
@@ -69,19 +73,37 @@ describe('signClobOrder', () => {
   });
 
   it('signs differently for the standard and negative-risk exchanges', async () => {
-    const a = await signClobOrder(account, { chainId: 137, verifyingContract: exchangeAddress({ negRisk: false }), order: order() });
-    const b = await signClobOrder(account, { chainId: 137, verifyingContract: exchangeAddress({ negRisk: true }), order: order() });
+    const a = await signClobOrder(account, {
+      chainId: 137,
+      verifyingContract: exchangeAddress({ negRisk: false }),
+      order: order(),
+    });
+    const b = await signClobOrder(account, {
+      chainId: 137,
+      verifyingContract: exchangeAddress({ negRisk: true }),
+      order: order(),
+    });
     expect(a).not.toBe(b);
   });
 
   it('refuses to sign for another signer or a malformed field', async () => {
     const other = privateKeyToAccount(generatePrivateKey());
-    await expect(signClobOrder(other, { chainId: 137, verifyingContract: EXCHANGE_V2, order: order() })).rejects.toThrow(/order\.signer/);
     await expect(
-      signClobOrder(account, { chainId: 137, verifyingContract: EXCHANGE_V2, order: { ...order(), makerAmount: '1.5' } }),
+      signClobOrder(other, { chainId: 137, verifyingContract: EXCHANGE_V2, order: order() }),
+    ).rejects.toThrow(/order\.signer/);
+    await expect(
+      signClobOrder(account, {
+        chainId: 137,
+        verifyingContract: EXCHANGE_V2,
+        order: { ...order(), makerAmount: '1.5' },
+      }),
     ).rejects.toThrow(/order\.makerAmount/);
     await expect(
-      signClobOrder(account, { chainId: 137, verifyingContract: EXCHANGE_V2, order: { ...order(), side: 'buy' as never } }),
+      signClobOrder(account, {
+        chainId: 137,
+        verifyingContract: EXCHANGE_V2,
+        order: { ...order(), side: 'buy' as never },
+      }),
     ).rejects.toThrow(/order\.side/);
   });
 });
@@ -117,8 +139,13 @@ describe('toPostOrderBody', () => {
 
   it('GTD carries a future expiration in seconds; others refuse one', () => {
     const base = { order: order(), signature: '0x00' as const, owner: 'k' };
-    expect(toPostOrderBody({ ...base, orderType: 'GTD', expiration: 2_000_000_000, nowMs: 1_751_500_000_000 }).order.expiration).toBe('2000000000');
-    expect(() => toPostOrderBody({ ...base, orderType: 'GTD', expiration: 1_000, nowMs: 1_751_500_000_000 })).toThrow(/expiration/);
+    expect(
+      toPostOrderBody({ ...base, orderType: 'GTD', expiration: 2_000_000_000, nowMs: 1_751_500_000_000 }).order
+        .expiration,
+    ).toBe('2000000000');
+    expect(() => toPostOrderBody({ ...base, orderType: 'GTD', expiration: 1_000, nowMs: 1_751_500_000_000 })).toThrow(
+      /expiration/,
+    );
     expect(() => toPostOrderBody({ ...base, orderType: 'GTC', expiration: 2_000_000_000 })).toThrow(/expiration/);
   });
 
@@ -142,20 +169,36 @@ describe('signClobOrder, type 3 (deposit wallet; PROTOCOL.md §4.5)', () => {
   const wallet = '0xdf8b9E8f9AB23f261F6e1B171B7454ae6E46Ba76';
   const REF_TOKEN = '71321045679252212594626385532706912750332728571942532289631379312455583992563';
   const refOrder = () =>
-    buildClobOrder({ signer: owner.address, signatureType: 3, funder: wallet, tokenId: REF_TOKEN, side: 'BUY', makerAmount: '4200000', takerAmount: '10000000', timestampMs: 1_767_225_600_000, salt: '479249096354' });
+    buildClobOrder({
+      signer: owner.address,
+      signatureType: 3,
+      funder: wallet,
+      tokenId: REF_TOKEN,
+      side: 'BUY',
+      makerAmount: '4200000',
+      takerAmount: '10000000',
+      timestampMs: 1_767_225_600_000,
+      salt: '479249096354',
+    });
   const refInput = () => ({ chainId: 137, verifyingContract: EXCHANGE_V2, order: refOrder() });
 
   it('reproduces the reference vector byte for byte', async () => {
     const input = refInput();
     expect(clobOrderDigest(input)).toBe('0x2a59663c464f099658fb273f7b4e046a8394f83a2317244025f982df19356a18');
-    expect(hashTypedData(depositWalletOrderTypedData(input))).toBe('0x4ffa95e1c15effd97d5a4009ea840d3667bde9be439e5e81631422e0efacb857');
+    expect(hashTypedData(depositWalletOrderTypedData(input))).toBe(
+      '0x4ffa95e1c15effd97d5a4009ea840d3667bde9be439e5e81631422e0efacb857',
+    );
     const sig = await signClobOrder(owner, input);
     expect(sig.length).toBe(2 + 2 * 317);
-    expect(sig.slice(0, 132)).toBe('0x5b0448b3726b1c12f15e7c65a39344925a03b71d9945f8800156180c0beca3bd436dac5f4cc8a038ab322aa96c7ebb4c541a5c5743bedddffb03fe56f293ffa01c');
+    expect(sig.slice(0, 132)).toBe(
+      '0x5b0448b3726b1c12f15e7c65a39344925a03b71d9945f8800156180c0beca3bd' +
+        '436dac5f4cc8a038ab322aa96c7ebb4c541a5c5743bedddffb03fe56f293ffa01c',
+    );
     expect(`0x${sig.slice(132, 196)}`).toBe('0x3264e159346253e26a64e00b69032db0e7d32f94628de3e6eecb50304d7af3d2');
     expect(`0x${sig.slice(196, 260)}`).toBe('0xd4f67a7d607c78c671260c13467cf8982358c3c8cf6cc43a6d525898be781c44');
     expect(Buffer.from(sig.slice(260, 632), 'hex').toString()).toBe(
-      'Order(uint256 salt,address maker,address signer,uint256 tokenId,uint256 makerAmount,uint256 takerAmount,uint8 side,uint8 signatureType,uint256 timestamp,bytes32 metadata,bytes32 builder)',
+      'Order(uint256 salt,address maker,address signer,uint256 tokenId,uint256 makerAmount,uint256 ' +
+        'takerAmount,uint8 side,uint8 signatureType,uint256 timestamp,bytes32 metadata,bytes32 builder)',
     );
     expect(sig.slice(632)).toBe('00ba');
     // The inner signature is the viem signTypedData of TypedDataSign and recovers to the owner.
@@ -166,7 +209,11 @@ describe('signClobOrder, type 3 (deposit wallet; PROTOCOL.md §4.5)', () => {
     const inputs = [
       refInput(),
       { ...refInput(), verifyingContract: NEG_RISK_EXCHANGE_V2 },
-      { ...refInput(), verifyingContract: '0xe3333700cA9d93003F00f0F71f8515005F6c00Aa' as const, domainVersion: '3' as const },
+      {
+        ...refInput(),
+        verifyingContract: '0xe3333700cA9d93003F00f0F71f8515005F6c00Aa' as const,
+        domainVersion: '3' as const,
+      },
     ];
     const sigs = new Set<string>();
     for (const input of inputs) {
@@ -174,18 +221,25 @@ describe('signClobOrder, type 3 (deposit wallet; PROTOCOL.md §4.5)', () => {
       sigs.add(sig);
       const parts = splitDepositWalletSignature(sig);
       expect(parts).toMatchObject(depositWalletSignatureExpected(input));
-      expect(await recoverTypedDataAddress({ ...depositWalletOrderTypedData(input), signature: parts!.innerSig })).toBe(owner.address);
+      expect(await recoverTypedDataAddress({ ...depositWalletOrderTypedData(input), signature: parts!.innerSig })).toBe(
+        owner.address,
+      );
     }
     expect(sigs.size).toBe(3);
   });
 
-  it("refuses another key's deposit wallet, a maker that is not the wallet, and a 65-byte signature as type 3", async () => {
-    const stranger = privateKeyToAccount(generatePrivateKey());
-    await expect(signClobOrder(stranger, refInput())).rejects.toThrow(/order\.signer/);
-    await expect(signClobOrder(owner, { ...refInput(), order: { ...refOrder(), maker: owner.address } })).rejects.toThrow(/order\.maker/);
-    expect(splitDepositWalletSignature(`0x${'11'.repeat(65)}` as Hex)).toBeUndefined();
-    const sig = await signClobOrder(owner, refInput());
-    expect(splitDepositWalletSignature(`${sig.slice(0, -4)}00bb` as Hex)).toBeUndefined();
-    expect(uupsDepositWallet(owner.address, 137)).toBe(wallet);
-  });
+  it(
+    "refuses another key's deposit wallet, a maker that " + 'is not the wallet, and a 65-byte signature as type 3',
+    async () => {
+      const stranger = privateKeyToAccount(generatePrivateKey());
+      await expect(signClobOrder(stranger, refInput())).rejects.toThrow(/order\.signer/);
+      await expect(
+        signClobOrder(owner, { ...refInput(), order: { ...refOrder(), maker: owner.address } }),
+      ).rejects.toThrow(/order\.maker/);
+      expect(splitDepositWalletSignature(`0x${'11'.repeat(65)}` as Hex)).toBeUndefined();
+      const sig = await signClobOrder(owner, refInput());
+      expect(splitDepositWalletSignature(`${sig.slice(0, -4)}00bb` as Hex)).toBeUndefined();
+      expect(uupsDepositWallet(owner.address, 137)).toBe(wallet);
+    },
+  );
 });

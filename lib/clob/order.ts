@@ -79,7 +79,8 @@ export const clobOrderTypes = {
 } as const;
 
 const ORDER_TYPE_STRING =
-  'Order(uint256 salt,address maker,address signer,uint256 tokenId,uint256 makerAmount,uint256 takerAmount,uint8 side,uint8 signatureType,uint256 timestamp,bytes32 metadata,bytes32 builder)';
+  'Order(uint256 salt,address maker,address signer,uint256 tokenId,uint256 makerAmount,uint256 ' +
+  'takerAmount,uint8 side,uint8 signatureType,uint256 timestamp,bytes32 metadata,bytes32 builder)';
 const ORDER_TYPEHASH = keccakString(ORDER_TYPE_STRING);
 
 const orderSchema = v.strictObject({
@@ -96,7 +97,9 @@ const orderSchema = v.strictObject({
   builder: bytes32,
 });
 
-/** Exchange domain version: "2" for exchange V2 (standard and negative-risk), "3" for exchange V3 (PROTOCOL.md §4.1). */
+/**
+ * Exchange domain version: "2" for exchange V2 (standard and negative-risk), "3" for exchange V3 (PROTOCOL.md §4.1).
+ */
 export type ExchangeDomainVersion = '2' | '3';
 
 /** Exchange domain for `chainId` and `verifyingContract` (`version` "2" unless V3). */
@@ -108,7 +111,13 @@ export function clobExchangeDomain(chainId: number, verifyingContract: Address, 
  * Inputs of `signClobOrder`. `domainVersion` "3" signs for exchange V3 (default "2"). `beacon`, for
  * type 3 only: the factory's beacon when the deposit wallet is a beacon proxy (PROTOCOL.md §4.2).
  */
-export type SignClobOrderInput = { chainId: number; verifyingContract: Address; order: ClobOrder; domainVersion?: ExchangeDomainVersion; beacon?: Address };
+export type SignClobOrderInput = {
+  chainId: number;
+  verifyingContract: Address;
+  order: ClobOrder;
+  domainVersion?: ExchangeDomainVersion;
+  beacon?: Address;
+};
 
 /** Validates the 11 order fields; throws `InvalidFieldError` (`order.<field>`). */
 export function parseClobOrder(order: unknown): ClobOrder {
@@ -206,7 +215,8 @@ export function buildClobOrder(input: {
 }): ClobOrder {
   let maker = input.signer;
   if (input.signatureType !== 0) {
-    if (!input.funder) throw new InvalidFieldError({ field: 'funder', reason: 'is required for signature types 1, 2 and 3' });
+    if (!input.funder)
+      throw new InvalidFieldError({ field: 'funder', reason: 'is required for signature types 1, 2 and 3' });
     maker = input.funder;
   }
   return parseClobOrder({
@@ -308,7 +318,8 @@ export function toPostOrdersBody(orders: readonly PostOrderBody[]): PostOrderBod
 // Type 3: deposit wallets (ERC-1271 with ERC-7739 nested TypedDataSign), PROTOCOL.md §4.5
 
 const TDS_TYPEHASH = keccakString(
-  `TypedDataSign(Order contents,string name,string version,uint256 chainId,address verifyingContract,bytes32 salt)${ORDER_TYPE_STRING}`,
+  `TypedDataSign(Order contents,string name,string version,uint256 ` +
+    `chainId,address verifyingContract,bytes32 salt)${ORDER_TYPE_STRING}`,
 );
 const DEPOSIT_WALLET_NAME_HASH = keccakString('DepositWallet');
 const DEPOSIT_WALLET_VERSION_HASH = keccakString('1');
@@ -353,7 +364,14 @@ export function depositWalletOrderTypedData(input: SignClobOrderInput) {
       Order: clobOrderTypes.Order,
     },
     primaryType: 'TypedDataSign' as const,
-    message: { contents: order.message, name: 'DepositWallet', version: '1', chainId: BigInt(input.chainId), verifyingContract: input.order.signer, salt: ZERO_BYTES32 },
+    message: {
+      contents: order.message,
+      name: 'DepositWallet',
+      version: '1',
+      chainId: BigInt(input.chainId),
+      verifyingContract: input.order.signer,
+      salt: ZERO_BYTES32,
+    },
   };
 }
 
@@ -366,12 +384,17 @@ export function depositWalletOrderTypedData(input: SignClobOrderInput) {
  */
 export async function signDepositWalletOrder(account: LocalAccount, input: SignClobOrderInput): Promise<Hex> {
   const { order, chainId } = input;
-  if (order.signatureType !== 3) throw new InvalidFieldError({ field: 'order.signatureType', reason: 'must be 3 for a deposit-wallet order' });
-  const wallets = [uupsDepositWallet(account.address, chainId), ...(input.beacon ? [beaconDepositWallet(account.address, chainId, input.beacon)] : [])];
+  if (order.signatureType !== 3)
+    throw new InvalidFieldError({ field: 'order.signatureType', reason: 'must be 3 for a deposit-wallet order' });
+  const wallets = [
+    uupsDepositWallet(account.address, chainId),
+    ...(input.beacon ? [beaconDepositWallet(account.address, chainId, input.beacon)] : []),
+  ];
   if (!wallets.some((w) => w.toLowerCase() === order.signer.toLowerCase())) {
     throw new InvalidFieldError({ field: 'order.signer', reason: "must be the signing key's deposit wallet" });
   }
-  if (order.maker.toLowerCase() !== order.signer.toLowerCase()) throw new InvalidFieldError({ field: 'order.maker', reason: 'must be the deposit wallet (the signer) for type 3' });
+  if (order.maker.toLowerCase() !== order.signer.toLowerCase())
+    throw new InvalidFieldError({ field: 'order.maker', reason: 'must be the deposit wallet (the signer) for type 3' });
   const inner = await signDigest(account, depositWalletOrderDigest(input), () => depositWalletOrderTypedData(input));
   const sep = domainSeparator(clobExchangeDomain(chainId, input.verifyingContract, input.domainVersion));
   return concat([inner, bytesToHex(sep), bytesToHex(clobOrderStructHash(order)), ORDER_TYPE_HEX, '0x00ba']);
@@ -387,16 +410,27 @@ export type DepositWalletSignatureParts = { innerSig: Hex; appDomainSeparator: H
  * {@link depositWalletOrderDigest} — as the wallet's ERC-1271 check does.
  */
 export function splitDepositWalletSignature(signature: Hex): DepositWalletSignatureParts | undefined {
-  if (!/^0x[0-9a-fA-F]*$/.test(signature) || signature.length !== 2 + 2 * DEPOSIT_WALLET_SIGNATURE_BYTES) return undefined;
+  if (!/^0x[0-9a-fA-F]*$/.test(signature) || signature.length !== 2 + 2 * DEPOSIT_WALLET_SIGNATURE_BYTES)
+    return undefined;
   const b = hexToBytes(signature);
-  if (bytesToHex(b.slice(129, 315)).toLowerCase() !== ORDER_TYPE_HEX.toLowerCase() || b[315] !== 0 || b[316] !== 186) return undefined;
-  return { innerSig: bytesToHex(b.slice(0, 65)), appDomainSeparator: bytesToHex(b.slice(65, 97)), contentsHash: bytesToHex(b.slice(97, 129)) };
+  if (bytesToHex(b.slice(129, 315)).toLowerCase() !== ORDER_TYPE_HEX.toLowerCase() || b[315] !== 0 || b[316] !== 186)
+    return undefined;
+  return {
+    innerSig: bytesToHex(b.slice(0, 65)),
+    appDomainSeparator: bytesToHex(b.slice(65, 97)),
+    contentsHash: bytesToHex(b.slice(97, 129)),
+  };
 }
 
 /** The exchange domain separator and the order's struct hash, as hex (what a type-3 signature must carry). */
-export function depositWalletSignatureExpected(input: SignClobOrderInput): { appDomainSeparator: Hex; contentsHash: Hex } {
+export function depositWalletSignatureExpected(input: SignClobOrderInput): {
+  appDomainSeparator: Hex;
+  contentsHash: Hex;
+} {
   return {
-    appDomainSeparator: bytesToHex(domainSeparator(clobExchangeDomain(input.chainId, input.verifyingContract, input.domainVersion))),
+    appDomainSeparator: bytesToHex(
+      domainSeparator(clobExchangeDomain(input.chainId, input.verifyingContract, input.domainVersion)),
+    ),
     contentsHash: bytesToHex(clobOrderStructHash(input.order)),
   };
 }

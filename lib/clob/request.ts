@@ -6,7 +6,10 @@
 import * as v from 'valibot';
 import { nonNegativeSafeInteger, positiveDecimalString, uint256String } from '../validation';
 
-/** One order request (see the module docstring); `InvalidFieldError` names the failing field when parsed with `parseOrThrow`. */
+/**
+ * One order request (see the module docstring); `InvalidFieldError` names the failing field when parsed with
+ * `parseOrThrow`.
+ */
 export const clobOrderRequestSchema = v.strictObject({
   tokenId: uint256String,
   side: v.picklist(['BUY', 'SELL'], 'must be "BUY" or "SELL"'),

@@ -41,11 +41,16 @@ export const clobOpenOrderSchema = v.pipe(
 export type ClobOpenOrder = v.InferOutput<typeof clobOpenOrderSchema>;
 
 /** One page of `GET /data/orders`: rows and the next cursor (`LTE=` after the last page). */
-export const clobOrdersPageSchema = v.object({ data: v.array(clobOpenOrderSchema), next_cursor: v.pipe(v.string(), v.maxLength(200)) });
+export const clobOrdersPageSchema = v.object({
+  data: v.array(clobOpenOrderSchema),
+  next_cursor: v.pipe(v.string(), v.maxLength(200)),
+});
 
 /** `GET /tick-size?token_id=`: the token's price step, a number strictly between 0 and 1 (PROTOCOL.md §2.3). */
 export const clobTickSizeSchema = v.object({ minimum_tick_size: v.pipe(v.number(), v.gtValue(0), v.ltValue(1)) });
-/** `GET /book?token_id=` (PROTOCOL.md §3.1): levels ascending (bids) / descending (asks), best last; decimal strings. */
+/**
+ * `GET /book?token_id=` (PROTOCOL.md §3.1): levels ascending (bids) / descending (asks), best last; decimal strings.
+ */
 export const clobBookSchema = v.object({
   bids: v.array(v.object({ price: decimal, size: decimal })),
   asks: v.array(v.object({ price: decimal, size: decimal })),

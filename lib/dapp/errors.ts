@@ -1,8 +1,8 @@
 /**
  * Typed errors for dapps: what Countersign's provider answers, by EIP-1193 /
  * EIP-1474 code and `data`, as classes a dapp can `instanceof` (README "Error codes"). `toCountersignError`
- * reads any error a viem client throws (viem wraps the provider's error in its own RPC error classes; the
- * code and `data` are found by walking `cause`).
+ * reads any error a viem client throws (viem wraps the provider's error in its own RPC error classes; the code and
+ * `data` are found by walking `cause`).
  *
  * No class here is for an error a client should retry on its own: an `OutcomeUnknownError` means the
  * order may be at the venue already (look it up by its client order ids / order hashes), a
@@ -39,7 +39,10 @@ export class UnsupportedError extends CountersignError {
   static override readonly code = 4200;
 }
 
-/** 4900: locked, a trading session that does not cover the request, panic, or a restart; `retryable` when asking again may succeed. */
+/**
+ * 4900: locked, a trading session that does not cover the request, panic, or a restart; `retryable` when asking again
+ * may succeed.
+ */
 export class LockedError extends CountersignError {
   override name = 'Countersign.LockedError';
   static override readonly code = 4900;
@@ -58,7 +61,8 @@ export class InvalidRequestError extends CountersignError {
 /**
  * -32002 with `data.command`: the request was signed and sent and **no answer came**. The order may rest
  * at the venue: look it up by `coids` (perps client order ids) or `orderHashes` (order book) before
- * sending again. A repeat with the same keys within 24 h gets this error again (across a browser crash too), nothing is sent.
+ * sending again. A repeat with the same keys within 24 h gets this error again (across a browser crash too), nothing is
+ * sent.
  */
 export class OutcomeUnknownError extends CountersignError {
   override name = 'Countersign.OutcomeUnknownError';
@@ -79,20 +83,30 @@ export class OutcomeUnknownError extends CountersignError {
   get idempotencyKey(): string | undefined {
     return typeof this.data?.idempotencyKey === 'string' ? this.data.idempotencyKey : undefined;
   }
-  /** Perps: the EIP-712 digest signed, and the envelope's `salt` and `ts`, to find the command in the history when it had no client order ids. */
+  /**
+   * Perps: the EIP-712 digest signed, and the envelope's `salt` and `ts`, to find the command in the history when it
+   * had no client order ids.
+   */
   get perpsCommand(): { digest: string; salt: number; ts: number } | undefined {
     const { digest, salt, ts } = this.data ?? {};
-    return typeof digest === 'string' && typeof salt === 'number' && typeof ts === 'number' ? { digest, salt, ts } : undefined;
+    return typeof digest === 'string' && typeof salt === 'number' && typeof ts === 'number'
+      ? { digest, salt, ts }
+      : undefined;
   }
 }
 
-/** -32002 without a command: a limit (pending requests per site / in all, a site paused after rejections, the venue's rate limit). Nothing was sent. */
+/**
+ * -32002 without a command: a limit (pending requests per site / in all, a site paused after rejections, the venue's
+ * rate limit). Nothing was sent.
+ */
 export class BusyError extends CountersignError {
   override name = 'Countersign.BusyError';
   static override readonly code = -32002;
 }
 
-/** -32003: the venue refused (insufficient margin, order rejected). Sent once; sending it again will be refused again. */
+/**
+ * -32003: the venue refused (insufficient margin, order rejected). Sent once; sending it again will be refused again.
+ */
 export class VenueRefusedError extends CountersignError {
   override name = 'Countersign.VenueRefusedError';
   static override readonly code = -32003;
@@ -100,15 +114,26 @@ export class VenueRefusedError extends CountersignError {
 
 const listOf = (x: unknown): string[] => (typeof x === 'string' && x ? x.split(',') : []);
 
-/** The first numeric `code` and the first flat `data` record along `err`'s `cause` chain (viem wraps the provider's error). */
-function codeAndData(err: unknown): { code: number | undefined; message: string | undefined; data: Record<string, string | number | boolean> | undefined } {
+/**
+ * The first numeric `code` and the first flat `data` record along `err`'s `cause` chain (viem wraps the provider's
+ * error).
+ */
+function codeAndData(err: unknown): {
+  code: number | undefined;
+  message: string | undefined;
+  data: Record<string, string | number | boolean> | undefined;
+} {
   let code: number | undefined;
   let message: string | undefined;
   let data: Record<string, string | number | boolean> | undefined;
   for (let e: unknown = err, depth = 0; typeof e === 'object' && e !== null && depth < 10; depth++) {
     if (code === undefined && 'code' in e && typeof e.code === 'number') code = e.code;
     if ('data' in e && typeof e.data === 'object' && e.data !== null && !Array.isArray(e.data) && data === undefined) {
-      data = Object.fromEntries(Object.entries(e.data).filter((kv): kv is [string, string | number | boolean] => ['string', 'number', 'boolean'].includes(typeof kv[1])));
+      data = Object.fromEntries(
+        Object.entries(e.data).filter((kv): kv is [string, string | number | boolean] =>
+          ['string', 'number', 'boolean'].includes(typeof kv[1]),
+        ),
+      );
     }
     // The innermost message is the provider's own sentence (viem prefixes its own).
     if ('shortMessage' in e && typeof e.shortMessage === 'string') message = e.shortMessage;
@@ -140,7 +165,9 @@ export function toCountersignError(err: unknown): CountersignError {
     case -32602:
       return new InvalidRequestError(code, message, data);
     case -32002:
-      return typeof data?.command === 'string' ? new OutcomeUnknownError(code, message, data) : new BusyError(code, message, data);
+      return typeof data?.command === 'string'
+        ? new OutcomeUnknownError(code, message, data)
+        : new BusyError(code, message, data);
     case -32003:
       return new VenueRefusedError(code, message, data);
     default:

@@ -11,7 +11,8 @@
  * @example
  * const provider = createStore().findProvider({ rdns: 'xyz.countersign' })?.provider; // mipd
  * const client = createWalletClient({ transport: custom(provider) }).extend(countersignActions);
- * const [ack] = await client.perpsSendCommand({ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true, c: coid }] } });
+ * const [ack] = await client.perpsSendCommand({ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p:
+ * '3000', tif: 'gtc', po: true, c: coid }] } });
  */
 import type * as v from 'valibot';
 import type { Client } from 'viem';
@@ -30,7 +31,10 @@ export * from './errors';
 /** The ERC-7715 permission type of a standing grant (`countersign-grant`). */
 export const COUNTERSIGN_GRANT = GRANT_PERMISSION_TYPE;
 
-/** `perps_sendCommand` params: one seed command (`op`: `{ type, args, grp? }`), optional `exp` (Unix ms), `label` and `idempotencyKey` (a repeat joins the first or gets its unknown outcome). */
+/**
+ * `perps_sendCommand` params: one seed command (`op`: `{ type, args, grp? }`), optional `exp` (Unix ms), `label` and
+ * `idempotencyKey` (a repeat joins the first or gets its unknown outcome).
+ */
 export type PerpsSendCommandParameters = Omit<v.InferInput<typeof perpsParamsSchema>, 'op'> & { op: PerpsBodyOp };
 
 /** `clob_postOrders` params: 1-15 order requests and an optional `idempotencyKey` (a repeat joins the first). */
@@ -42,10 +46,16 @@ export type ClobPostOrderResult = { success: boolean; orderID: string; status?: 
 /** `clob_signRequest` params: method, path (with query on GET) and the exact body text. */
 export type ClobSignRequestParameters = v.InferInput<typeof clobSignParamsSchema>;
 
-/** `grantPermissions` params: the grant's limits (venue, instruments / markets, caps, band) and its expiry (Unix **seconds**, ≤ 24 h ahead). */
+/**
+ * `grantPermissions` params: the grant's limits (venue, instruments / markets, caps, band) and its expiry (Unix
+ * **seconds**, ≤ 24 h ahead).
+ */
 export type GrantPermissionsParameters = { limits: GrantLimitsInput; expiry: number };
 
-/** ERC-7715 answer: the grant's expiry (Unix s), the granted permission (its stored limits) and `permissionsContext` (the grant id). */
+/**
+ * ERC-7715 answer: the grant's expiry (Unix s), the granted permission (its stored limits) and `permissionsContext`
+ * (the grant id).
+ */
 export type GrantPermissionsResult = {
   expiry: number;
   grantedPermissions: { type: typeof COUNTERSIGN_GRANT; data: GrantLimits; policies: [] }[];
@@ -54,7 +64,9 @@ export type GrantPermissionsResult = {
 
 /** The actions `countersignActions` adds to a client. Each rejects with a `CountersignError` subclass. */
 export type CountersignActions = {
-  /** `perps_sendCommand`: signed and sent by Countersign (approval window, or a standing grant); the gateway's answer. */
+  /**
+   * `perps_sendCommand`: signed and sent by Countersign (approval window, or a standing grant); the gateway's answer.
+   */
   perpsSendCommand: (params: PerpsSendCommandParameters) => Promise<PerpsCommandAnswer>;
   /** `clob_postOrders`: order-book orders built, shown, signed and posted by Countersign; one result per order. */
   clobPostOrders: (params: ClobPostOrdersParameters) => Promise<ClobPostOrderResult[]>;
@@ -75,7 +87,10 @@ export type CountersignActions = {
 export function countersignActions(client: Pick<Client, 'request'>): CountersignActions {
   async function send<R>(method: string, params: unknown): Promise<R> {
     try {
-      return await client.request<{ Parameters: unknown; ReturnType: R }>({ method, params }, { retryCount: 0, dedupe: false });
+      return await client.request<{ Parameters: unknown; ReturnType: R }>(
+        { method, params },
+        { retryCount: 0, dedupe: false },
+      );
     } catch (err) {
       throw toCountersignError(err);
     }
@@ -84,7 +99,10 @@ export function countersignActions(client: Pick<Client, 'request'>): Countersign
     perpsSendCommand: (params) => send('perps_sendCommand', [params]),
     clobPostOrders: (params) => send('clob_postOrders', [params]),
     clobSignRequest: (params) => send('clob_signRequest', [params]),
-    grantPermissions: ({ limits, expiry }) => send('wallet_grantPermissions', [{ expiry, signer: { type: 'wallet' }, permissions: [{ type: COUNTERSIGN_GRANT, data: limits, policies: [] }] }]),
+    grantPermissions: ({ limits, expiry }) =>
+      send('wallet_grantPermissions', [
+        { expiry, signer: { type: 'wallet' }, permissions: [{ type: COUNTERSIGN_GRANT, data: limits, policies: [] }] },
+      ]),
     getCountersignPermissions: () => send('wallet_getPermissions', []),
     revokeCountersign: async () => {
       await send('wallet_revokePermissions', [{ eth_accounts: {} }]);

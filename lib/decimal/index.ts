@@ -41,4 +41,5 @@ export function truncUnits(s: string, scale: number): bigint {
 /** Fixed-point product and quotient at `scale` (both truncate toward zero; division by zero gives 0). */
 export const mulUnits = (a: bigint, b: bigint, scale: number): bigint => (a * b) / 10n ** BigInt(scale);
 /** `a / b` as units at `scale` decimals (`a · 10^scale / b`, truncated toward zero); 0 when `b` is 0. */
-export const divUnits = (a: bigint, b: bigint, scale: number): bigint => (b === 0n ? 0n : (a * 10n ** BigInt(scale)) / b);
+export const divUnits = (a: bigint, b: bigint, scale: number): bigint =>
+  b === 0n ? 0n : (a * 10n ** BigInt(scale)) / b;

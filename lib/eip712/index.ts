@@ -75,7 +75,9 @@ const domainCache = new Map<string, Uint8Array>();
  * Only the fields the venue uses are supported (no `salt`).
  */
 export function domainSeparator(domain: Eip712Domain): Uint8Array {
-  const key = `${domain.name}\u0000${domain.version}\u0000${domain.chainId}\u0000${domain.verifyingContract?.toLowerCase() ?? ''}`;
+  const key = [domain.name, domain.version, domain.chainId, domain.verifyingContract?.toLowerCase() ?? '']
+    .map(String)
+    .join('\u0000');
   let sep = domainCache.get(key);
   if (!sep) {
     const words = [

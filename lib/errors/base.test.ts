@@ -6,13 +6,20 @@ import { createCaller, RemoteError } from '../messaging/client';
 
 describe('toWireError', () => {
   it('keeps name, shortMessage, code and structured data; drops cause and details', () => {
-    const err = new BaseError('Short.', { cause: new Error('secret cause 0xdeadbeef'), details: 'detail 0xabc', data: { retryAfterMs: 2000 } });
+    const err = new BaseError('Short.', {
+      cause: new Error('secret cause 0xdeadbeef'),
+      details: 'detail 0xabc',
+      data: { retryAfterMs: 2000 },
+    });
     expect(toWireError(err)).toEqual({ name: 'BaseError', shortMessage: 'Short.', data: { retryAfterMs: 2000 } });
     expect(JSON.stringify(toWireError(err))).not.toContain('0xdeadbeef');
   });
 
   it('turns anything that is not a BaseError into a generic internal error', () => {
-    expect(toWireError(new Error('library text quoting input'))).toEqual({ name: 'InternalError', shortMessage: 'An internal error occurred.' });
+    expect(toWireError(new Error('library text quoting input'))).toEqual({
+      name: 'InternalError',
+      shortMessage: 'An internal error occurred.',
+    });
   });
 
   it('carries the unlock back-off as data, so the popup never parses it from the text', async () => {
@@ -28,7 +35,9 @@ describe('NetworkError', () => {
     const refused: typeof fetch = async () => {
       throw new TypeError('fetch failed');
     };
-    const err = await requestJson('http://127.0.0.1:9/perps/v1/info/exchange', { method: 'GET' }, refused).catch((e: unknown) => e);
+    const err = await requestJson('http://127.0.0.1:9/perps/v1/info/exchange', { method: 'GET' }, refused).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(NetworkError);
     expect(err).toBeInstanceOf(BaseError);
     expect(toWireError(err)).toEqual({

@@ -34,7 +34,12 @@ export class BaseError extends Error {
 
   constructor(
     shortMessage: string,
-    options: { cause?: unknown; metaMessages?: readonly string[]; details?: string; data?: Record<string, string | number | boolean> } = {},
+    options: {
+      cause?: unknown;
+      metaMessages?: readonly string[];
+      details?: string;
+      data?: Record<string, string | number | boolean>;
+    } = {},
   ) {
     const parts = [shortMessage];
     if (options.metaMessages?.length) parts.push('', ...options.metaMessages);
@@ -61,7 +66,12 @@ export class BaseError extends Error {
 }
 
 /** The shape of an error that may cross a context boundary: nothing from `cause` or `details`. */
-export type WireError = { name: string; shortMessage: string; code?: number | string; data?: Record<string, string | number | boolean> };
+export type WireError = {
+  name: string;
+  shortMessage: string;
+  code?: number | string;
+  data?: Record<string, string | number | boolean>;
+};
 
 /**
  * Reduces any thrown value to a `WireError`. Unknown errors become a generic internal error so that a
@@ -70,7 +80,11 @@ export type WireError = { name: string; shortMessage: string; code?: number | st
 export function toWireError(err: unknown): WireError {
   if (err instanceof BaseError) {
     const { code } = err;
-    const data = err.data && Object.fromEntries(Object.entries(err.data).filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v)));
+    const data =
+      err.data &&
+      Object.fromEntries(
+        Object.entries(err.data).filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v)),
+      );
     return {
       name: err.name,
       shortMessage: err.shortMessage,

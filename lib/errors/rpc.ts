@@ -58,7 +58,10 @@ export class UnsupportedMethodError extends ProviderRpcError {
   }
 }
 
-/** 4900: disconnected (locked, a trading session, panic, or the extension restarted); `data.retryable` when a retry may succeed. */
+/**
+ * 4900: disconnected (locked, a trading session, panic, or the extension restarted); `data.retryable` when a retry may
+ * succeed.
+ */
 export class DisconnectedError extends ProviderRpcError {
   static override readonly code = 4900;
   constructor(message = 'Countersign is locked.', data?: RpcErrorData) {
@@ -105,7 +108,10 @@ export class ResourceUnavailableRpcError extends ProviderRpcError {
  */
 const INTERNAL_ERROR_CODE = -32000;
 
-/** Codes dapp libraries retry on their own (viem's `shouldRetry`: -1, -32005, -32603, -32007, 429): no error a page receives uses one (`toRpcError`). */
+/**
+ * Codes dapp libraries retry on their own (viem's `shouldRetry`: -1, -32005, -32603, -32007, 429): no error a page
+ * receives uses one (`toRpcError`).
+ */
 const RETRIED_CODES: readonly number[] = [-1, -32005, -32603, -32007, 429];
 
 /** 4001 with `message` (the registry's and the background's rejections). */
@@ -127,12 +133,21 @@ export const resourceUnavailable = (message: string) => new ResourceUnavailableR
  * `shortMessage` only; anything else becomes -32000 "Internal error." (a library's text never leaves).
  */
 export function toRpcError(err: unknown): RpcErrorObject {
-  if (err instanceof ProviderRpcError) return { code: pageCode(err.code), message: err.shortMessage, ...(err.data ? { data: err.data } : {}) };
-  if (err instanceof BaseError) return { code: pageCode(err.code), message: err.shortMessage, ...(err.pageData && err.data ? { data: err.data } : {}) };
+  if (err instanceof ProviderRpcError)
+    return { code: pageCode(err.code), message: err.shortMessage, ...(err.data ? { data: err.data } : {}) };
+  if (err instanceof BaseError)
+    return {
+      code: pageCode(err.code),
+      message: err.shortMessage,
+      ...(err.pageData && err.data ? { data: err.data } : {}),
+    };
   return { code: INTERNAL_ERROR_CODE, message: 'Internal error.' };
 }
 
-/** `code` as a page may receive it: the catch-all for none, and for a code clients retry (a class declaring one is a bug; the page still gets no retried code). */
+/**
+ * `code` as a page may receive it: the catch-all for none, and for a code clients retry (a class declaring one is a
+ * bug; the page still gets no retried code).
+ */
 function pageCode(code: number | undefined): number {
   return code === undefined || RETRIED_CODES.includes(code) ? INTERNAL_ERROR_CODE : code;
 }
@@ -159,7 +174,10 @@ function readRpcData(x: unknown): RpcErrorData | undefined {
  */
 export function readRpcError(x: unknown): RpcErrorObject {
   if (typeof x !== 'object' || x === null) return { code: INTERNAL_ERROR_CODE, message: 'Error' };
-  const code = 'code' in x && typeof x.code === 'number' && Number.isInteger(x.code) && x.code !== 0 ? x.code : INTERNAL_ERROR_CODE;
+  const code =
+    'code' in x && typeof x.code === 'number' && Number.isInteger(x.code) && x.code !== 0
+      ? x.code
+      : INTERNAL_ERROR_CODE;
   const message = 'message' in x && typeof x.message === 'string' ? x.message : 'Error';
   const data = 'data' in x ? readRpcData(x.data) : undefined;
   return { code, message, ...(data ? { data } : {}) };

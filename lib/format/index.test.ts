@@ -43,7 +43,13 @@ describe('spreadText', () => {
 
 describe('cumulative', () => {
   it('sums the quantities down the book exactly', () => {
-    expect(cumulative([['1', '0.1'], ['2', '0.2'], ['3', '0.25']])).toEqual(['0.10', '0.30', '0.55']);
+    expect(
+      cumulative([
+        ['1', '0.1'],
+        ['2', '0.2'],
+        ['3', '0.25'],
+      ]),
+    ).toEqual(['0.10', '0.30', '0.55']);
   });
 });
 

@@ -13,7 +13,10 @@ export function groupDecimal(s: string): string {
   return `${neg ? '-' : ''}${grouped}${frac !== undefined ? `.${frac}` : ''}`;
 }
 
-/** Base units (integer string) of a token with `decimals` as a human amount with at least 2 decimals: `"10000000"`, 6 → `"10.00"`. */
+/**
+ * Base units (integer string) of a token with `decimals` as a human amount with at least 2 decimals: `"10000000"`, 6 →
+ * `"10.00"`.
+ */
 export function formatUnitsMin2(base: string, decimals: number): string {
   const s = base.padStart(decimals + 1, '0');
   const int = s.slice(0, s.length - decimals);
@@ -79,7 +82,11 @@ export function formatUsdc(value: string): string {
  * best bid as decimal strings, `tick` the instrument's tick. `undefined` when a side is missing or the
  * book is crossed. Basis points to one decimal.
  */
-export function spreadText(bestAsk: string | undefined, bestBid: string | undefined, tick: string): { spread: string; ticks: string; bp: string } | undefined {
+export function spreadText(
+  bestAsk: string | undefined,
+  bestBid: string | undefined,
+  tick: string,
+): { spread: string; ticks: string; bp: string } | undefined {
   if (!bestAsk || !bestBid) return undefined;
   const scale = Math.max(stepDecimals(tick), stepDecimals(bestAsk), stepDecimals(bestBid));
   const a = roundUnits(bestAsk, scale);
@@ -112,7 +119,11 @@ export function cumulative(levels: readonly (readonly [string, string])[]): stri
  * decimal strings), filtered to `orderId`. The average is Σ price·qty / Σ qty shown to `tick`; the
  * fee summed, in USDC. `undefined` when the order has no fill in `fills`.
  */
-export function fillSummary(fills: readonly { order_id: number; price: string; quantity: string; fee: string }[], orderId: number, tick: string): { avgPrice: string; fee: string } | undefined {
+export function fillSummary(
+  fills: readonly { order_id: number; price: string; quantity: string; fee: string }[],
+  orderId: number,
+  tick: string,
+): { avgPrice: string; fee: string } | undefined {
   const mine = fills.filter((f) => f.order_id === orderId);
   if (mine.length === 0) return undefined;
   const S = 12;
@@ -126,5 +137,8 @@ export function fillSummary(fills: readonly { order_id: number; price: string; q
     fee += roundUnits(f.fee, S);
   }
   if (qty === 0n) return undefined;
-  return { avgPrice: formatStep(unitsText((value * 10n ** BigInt(S)) / qty, S), tick), fee: formatUsdc(unitsText(fee, S)) };
+  return {
+    avgPrice: formatStep(unitsText((value * 10n ** BigInt(S)) / qty, S), tick),
+    fee: formatUsdc(unitsText(fee, S)),
+  };
 }

@@ -31,7 +31,8 @@ function unitsAt(s: string, scale: number): bigint {
  */
 export function signedDecimal(value: string, step?: string): { text: string; offStep: boolean } {
   if (!DECIMAL.test(value)) return { text: value, offStep: step !== undefined };
-  if (step === undefined || !DECIMAL.test(step) || step.startsWith('-')) return { text: groupDecimal(value), offStep: step !== undefined };
+  if (step === undefined || !DECIMAL.test(step) || step.startsWith('-'))
+    return { text: groupDecimal(value), offStep: step !== undefined };
   const stepScale = decimalsOf(step.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, ''));
   const scale = Math.max(decimalsOf(value), stepScale);
   const su = unitsAt(step, scale);
@@ -51,7 +52,9 @@ export type PerpsOrderWordsInput = {
   tif?: string;
   po: boolean;
   ro: boolean;
-  /** A TP / SL item's trigger; `whole`: a leg of a `"position"` group (quantity "0"), which closes the whole position. */
+  /**
+   * A TP / SL item's trigger; `whole`: a leg of a `"position"` group (quantity "0"), which closes the whole position.
+   */
   trigger?: { kind: 'tp' | 'sl'; trp: string; whole?: boolean };
   /** The tick and lot the venue's `instruments` read reports (decimal strings), when known. */
   tick?: string;
@@ -68,13 +71,23 @@ export function perpsOrderWords(o: PerpsOrderWordsInput): { head: string; trigge
   const qty = signedDecimal(o.qty, o.lot);
   const notes: string[] = [];
   const whole = o.trigger?.whole === true;
-  if (o.lot && qty.offStep && !whole) notes.push(`Size ${qty.text} is not a multiple of the lot ${o.lot} the venue reports.`);
-  const size = whole ? `Close the whole ${o.symbol} position (${o.buy ? 'buy' : 'sell'}, at market)` : `${o.buy ? 'Buy' : 'Sell'} ${qty.text} ${o.symbol}`;
+  if (o.lot && qty.offStep && !whole)
+    notes.push(`Size ${qty.text} is not a multiple of the lot ${o.lot} the venue reports.`);
+  const size = whole
+    ? `Close the whole ${o.symbol} position (${o.buy ? 'buy' : 'sell'}, at market)`
+    : `${o.buy ? 'Buy' : 'Sell'} ${qty.text} ${o.symbol}`;
   if (o.trigger) {
     const trp = signedDecimal(o.trigger.trp, o.tick);
-    if (o.tick && trp.offStep) notes.push(`Trigger price ${trp.text} is not a multiple of the tick ${o.tick} the venue reports.`);
+    if (o.tick && trp.offStep)
+      notes.push(`Trigger price ${trp.text} is not a multiple of the tick ${o.tick} the venue reports.`);
     const what = whole ? size.replace('Close', 'close') : size;
-    return { head: size, trigger: `${o.trigger.kind === 'tp' ? 'Take-profit' : 'Stop-loss'}: ${what} when the mark reaches ${trp.text} (reduce-only)`, notes };
+    return {
+      head: size,
+      trigger:
+        `${o.trigger.kind === 'tp' ? 'Take-profit' : 'Stop-loss'}: ` +
+        `${what} when the mark reaches ${trp.text} (reduce-only)`,
+      notes,
+    };
   }
   let head = size;
   if (o.p !== undefined) {
@@ -93,19 +106,39 @@ export function perpsOrderWords(o: PerpsOrderWordsInput): { head: string; trigge
  * through `perpsOrderWords`; `symbol` names the order's instrument id (`instrumentLabel`). `undefined` for
  * any other command or more than one order.
  */
-export function perpsCommandOrderWords(cmd: PerpsCommand, symbol: (iid: number) => string, steps: { tick?: string; lot?: string } = {}): { head: string; notes: string[] } | undefined {
+export function perpsCommandOrderWords(
+  cmd: PerpsCommand,
+  symbol: (iid: number) => string,
+  steps: { tick?: string; lot?: string } = {},
+): { head: string; notes: string[] } | undefined {
   const o = cmd.body.type === 'createOrders' && cmd.body.args.length === 1 ? cmd.body.args[0] : undefined;
   if (!o) return undefined;
   const w = perpsOrderWords({
-    buy: o.buy, qty: o.qty, symbol: symbol(o.iid), po: o.po === true, ro: o.ro === true,
-    ...(o.p === undefined ? {} : { p: o.p }), ...(o.tif ? { tif: o.tif } : {}),
-    ...(o.tr ? { trigger: { kind: o.tr.tpsl, trp: o.tr.trp, ...(cmd.body.type === 'createOrders' && cmd.body.grp === 'position' ? { whole: true } : {}) } } : {}),
-    ...(steps.tick ? { tick: steps.tick } : {}), ...(steps.lot ? { lot: steps.lot } : {}),
+    buy: o.buy,
+    qty: o.qty,
+    symbol: symbol(o.iid),
+    po: o.po === true,
+    ro: o.ro === true,
+    ...(o.p === undefined ? {} : { p: o.p }),
+    ...(o.tif ? { tif: o.tif } : {}),
+    ...(o.tr
+      ? {
+          trigger: {
+            kind: o.tr.tpsl,
+            trp: o.tr.trp,
+            ...(cmd.body.type === 'createOrders' && cmd.body.grp === 'position' ? { whole: true } : {}),
+          },
+        }
+      : {}),
+    ...(steps.tick ? { tick: steps.tick } : {}),
+    ...(steps.lot ? { lot: steps.lot } : {}),
   });
   return { head: w.trigger ?? w.head, notes: w.notes };
 }
 
-/** An order-book order's numbers from its signed amounts (base units, 6 decimals): shares, USDC, the price they imply. */
+/**
+ * An order-book order's numbers from its signed amounts (base units, 6 decimals): shares, USDC, the price they imply.
+ */
 export type ClobOrderWords = {
   side: 'BUY' | 'SELL';
   /** Shares and USDC (BUY: paid, the maker amount; SELL: received, the taker amount), at least 2 decimals, exact. */
@@ -120,7 +153,9 @@ export type ClobOrderWords = {
   units: { shares: bigint; usdc: bigint; price: bigint; exact: boolean };
 };
 
-/** The numbers of an order-book order from its signed `side`, `makerAmount`, `takerAmount` (base-unit integer strings). */
+/**
+ * The numbers of an order-book order from its signed `side`, `makerAmount`, `takerAmount` (base-unit integer strings).
+ */
 export function clobOrderWords(o: { side: 'BUY' | 'SELL'; makerAmount: string; takerAmount: string }): ClobOrderWords {
   const buy = o.side === 'BUY';
   const shares = BigInt(buy ? o.takerAmount : o.makerAmount);
@@ -128,7 +163,13 @@ export function clobOrderWords(o: { side: 'BUY' | 'SELL'; makerAmount: string; t
   const q = shares > 0n ? (usdc * 10n ** 6n) / shares : 0n;
   const exact = shares > 0n && (usdc * 10n ** 6n) % shares === 0n;
   const price = shares > 0n ? `${exact ? '' : '≈'}${formatUnitsMin2(q.toString(), 6)}` : '—';
-  return { side: o.side, shares: formatUnitsMin2(shares.toString(), 6), usdc: formatUnitsMin2(usdc.toString(), 6), price, units: { shares, usdc, price: q, exact } };
+  return {
+    side: o.side,
+    shares: formatUnitsMin2(shares.toString(), 6),
+    usdc: formatUnitsMin2(usdc.toString(), 6),
+    price,
+    units: { shares, usdc, price: q, exact },
+  };
 }
 
 /**

@@ -34,11 +34,21 @@ let dbn = 0;
 /** A vault with one account connected to ORIGIN, a provider over a recording signer, and the broadest grants. */
 async function setup(opts: { killSwitchArmed?: (venue: 'perps' | 'clob', account: string) => Promise<boolean> } = {}) {
   const db = await openVaultDb(`grant-coverage-${dbn++}`);
-  const vault = new Vault({ db, session: memorySessionStore(), kdf: { name: 'scrypt', N: 2 ** 10, r: 8, p: 1, dkLen: 32 }, bounds: { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 } });
+  const vault = new Vault({
+    db,
+    session: memorySessionStore(),
+    kdf: { name: 'scrypt', N: 2 ** 10, r: 8, p: 1, dkLen: 32 },
+    bounds: { minN: 2 ** 10, maxN: 2 ** 20, maxR: 16, maxP: 4 },
+  });
   await vault.create('coverage password!');
   const owner = (await vault.generateOwnerKey('cover')).address;
   // The proxy key a covered perps command signs with (a granted perps order needs one).
-  await vault.putProxy({ account: owner, privateKey: generatePrivateKey(), secret: 'proxy-secret', expiry: Date.now() + 3_600_000 });
+  await vault.putProxy({
+    account: owner,
+    privateKey: generatePrivateKey(),
+    secret: 'proxy-secret',
+    expiry: Date.now() + 3_600_000,
+  });
   await db.put('connections', { origin: ORIGIN, accounts: [owner], connectedAt: Date.now() });
   const signed: SigningArtifact[] = [];
   let nextOid = 1000;
@@ -52,13 +62,25 @@ async function setup(opts: { killSwitchArmed?: (venue: 'perps' | 'clob', account
     perpsBook: async () => ({ bids: [['2999.5', '1']], asks: [['3001', '1']] }),
     clobMid: async () => '0.5',
     clobTop: async () => ({ bid: '0.49', ask: '0.51' }),
-    preparePerps: async (account: string, cmd: PerpsCommand, o: { submit: boolean }) => stubPerpsArtifact(account, cmd, o),
+    preparePerps: async (account: string, cmd: PerpsCommand, o: { submit: boolean }) =>
+      stubPerpsArtifact(account, cmd, o),
     prepareClob: async (account: string, orders: ClobOrderRequest[]) => stubClobArtifact(account, orders),
-    prepareL2: async (account: string, req: { method: string; requestPath: string; body?: string }) => l2Artifact({ account: account as Address, ...req, timestamp: Math.floor(Date.now() / 1000), builtAt: Date.now() }),
+    prepareL2: async (account: string, req: { method: string; requestPath: string; body?: string }) =>
+      l2Artifact({
+        account: account as Address,
+        ...req,
+        timestamp: Math.floor(Date.now() / 1000),
+        builtAt: Date.now(),
+      }),
     execute: async (a: SigningArtifact) => {
       signed.push(a);
       if (a.kind === 'clob') return a.orders.map(() => ({ ok: true, orderID: '0x01', status: 'live' }));
-      if (a.kind === 'perps' && a.envelope.op.type === 'createOrders') return (a.envelope.op.args as { c?: string }[]).map((o) => ({ status: 'ok', oid: ++nextOid, ...(o.c ? { coid: o.c } : {}) }));
+      if (a.kind === 'perps' && a.envelope.op.type === 'createOrders')
+        return (a.envelope.op.args as { c?: string }[]).map((o) => ({
+          status: 'ok',
+          oid: ++nextOid,
+          ...(o.c ? { coid: o.c } : {}),
+        }));
       return { status: 'ok' };
     },
   };
@@ -73,10 +95,42 @@ async function setup(opts: { killSwitchArmed?: (venue: 'perps' | 'clob', account
     },
   });
   const grants = new GrantService({ authority: new Authority(), vault });
-  const wide = { maxNotional: '1000000000', dailyNotional: '1000000000', priceBandPct: '20', maxSize: '1000000', ratePerMinute: 10_000 };
-  await grants.create({ origin: ORIGIN, account: owner, durationMs: 3_600_000, limits: { venue: 'perps', instruments: [1, 2, 3], allow: { order: true, cancel: true, leverage: true, market: true, triggers: true }, slippagePct: '10', maxLeverage: 1000, ...wide } });
-  await grants.create({ origin: ORIGIN, account: owner, durationMs: 3_600_000, limits: { venue: 'clob', markets: [TOKEN], allow: { order: true }, ...wide } });
-  const provider = new ProviderService({ vault, db, service: Object.assign(service, { authority: grants.authority, reads: service }) as never, registry, showApprovals: async () => undefined, emit: () => undefined, grants, ...(opts.killSwitchArmed ? { killSwitchArmed: opts.killSwitchArmed } : {}) });
+  const wide = {
+    maxNotional: '1000000000',
+    dailyNotional: '1000000000',
+    priceBandPct: '20',
+    maxSize: '1000000',
+    ratePerMinute: 10_000,
+  };
+  await grants.create({
+    origin: ORIGIN,
+    account: owner,
+    durationMs: 3_600_000,
+    limits: {
+      venue: 'perps',
+      instruments: [1, 2, 3],
+      allow: { order: true, cancel: true, leverage: true, market: true, triggers: true },
+      slippagePct: '10',
+      maxLeverage: 1000,
+      ...wide,
+    },
+  });
+  await grants.create({
+    origin: ORIGIN,
+    account: owner,
+    durationMs: 3_600_000,
+    limits: { venue: 'clob', markets: [TOKEN], allow: { order: true }, ...wide },
+  });
+  const provider = new ProviderService({
+    vault,
+    db,
+    service: Object.assign(service, { authority: grants.authority, reads: service }) as never,
+    registry,
+    showApprovals: async () => undefined,
+    emit: () => undefined,
+    grants,
+    ...(opts.killSwitchArmed ? { killSwitchArmed: opts.killSwitchArmed } : {}),
+  });
   /** Sends one page request; true when it was signed without a window. */
   const covered = async (method: string, params: unknown) => {
     const [s, w] = [signed.length, windows];
@@ -107,39 +161,81 @@ const METHODS = (owner: string): Record<PageMethod, unknown> => ({
   eth_accounts: undefined,
   eth_requestAccounts: undefined,
   wallet_connect: undefined,
-  perps_sendCommand: { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true }] } },
-  perps_signCommand: { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true }] } },
+  perps_sendCommand: {
+    op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true }] },
+  },
+  perps_signCommand: {
+    op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true }] },
+  },
   clob_postOrders: { orders: [{ tokenId: TOKEN, side: 'BUY', price: '0.50', size: '10', orderType: 'GTC' }] },
   clob_signRequest: { method: 'DELETE', requestPath: '/cancel-all' },
   eth_signTypedData_v4: [owner, JSON.stringify({ primaryType: 'Order', types: {}, domain: {}, message: {} })],
   wallet_getPermissions: undefined,
   wallet_requestPermissions: [{ eth_accounts: {} }],
-  wallet_grantPermissions: [{ expiry: Math.floor(Date.now() / 1000) + 3600, permissions: [{ type: 'countersign-grant', data: { venue: 'perps', instruments: [2], allow: { order: true }, maxNotional: '10', dailyNotional: '10', priceBandPct: '1' } }] }],
+  wallet_grantPermissions: [
+    {
+      expiry: Math.floor(Date.now() / 1000) + 3600,
+      permissions: [
+        {
+          type: 'countersign-grant',
+          data: {
+            venue: 'perps',
+            instruments: [2],
+            allow: { order: true },
+            maxNotional: '10',
+            dailyNotional: '10',
+            priceBandPct: '1',
+          },
+        },
+      ],
+    },
+  ],
   wallet_revokePermissions: undefined,
 });
 
 describe('what a grant can ever cover', () => {
   it('the allow-lists are exactly these (changing them is a decision this test makes visible)', () => {
     expect([...GRANTABLE_PAGE_METHODS]).toEqual(['perps_sendCommand', 'clob_postOrders']);
-    expect([...GRANTABLE_PERPS_COMMANDS]).toEqual(['createOrders', 'cancelOrders', 'cancelOrdersCOID', 'updateLeverage']);
+    expect([...GRANTABLE_PERPS_COMMANDS]).toEqual([
+      'createOrders',
+      'cancelOrders',
+      'cancelOrdersCOID',
+      'updateLeverage',
+    ]);
   });
 
-  it('every perps command kind through perps_sendCommand under the broadest grant: only the named kinds are signed without a window', async () => {
-    const { owner, covered } = await setup();
-    const samples = COMMANDS(owner);
-    // Every kind the command decoder knows has a sample (and each sample decodes).
-    for (const [type, args] of Object.entries(samples)) expect(() => commandFromBody({ type, args }), type).not.toThrow();
-    expect(() => commandFromBody({ type: 'somethingNew', args: {} })).toThrow();
-    const coverable: string[] = [];
-    for (const [type, args] of Object.entries(samples)) if (await covered('perps_sendCommand', { op: { type, args } })) coverable.push(type);
-    expect(coverable).toEqual([...GRANTABLE_PERPS_COMMANDS]);
-    // Isolated margin through updateLeverage is never covered either.
-    expect(await covered('perps_sendCommand', { op: { type: 'updateLeverage', args: { iid: 2, lev: 3, cross: false } } })).toBe(false);
-    // A sized stop-loss is a trigger order the grant allows; the same leg protecting the whole position is not.
-    const leg = (qty: string) => ({ iid: 2, buy: false, qty, ro: true, tr: { tpsl: 'sl', trp: '3000', market: true } });
-    expect(await covered('perps_sendCommand', { op: { type: 'createOrders', args: [leg('0.5')] } })).toBe(true);
-    expect(await covered('perps_sendCommand', { op: { type: 'createOrders', args: [leg('0')], grp: 'position' } })).toBe(false);
-  });
+  it(
+    'every perps command kind through perps_sendCommand under the ' +
+      'broadest grant: only the named kinds are signed without a window',
+    async () => {
+      const { owner, covered } = await setup();
+      const samples = COMMANDS(owner);
+      // Every kind the command decoder knows has a sample (and each sample decodes).
+      for (const [type, args] of Object.entries(samples))
+        expect(() => commandFromBody({ type, args }), type).not.toThrow();
+      expect(() => commandFromBody({ type: 'somethingNew', args: {} })).toThrow();
+      const coverable: string[] = [];
+      for (const [type, args] of Object.entries(samples))
+        if (await covered('perps_sendCommand', { op: { type, args } })) coverable.push(type);
+      expect(coverable).toEqual([...GRANTABLE_PERPS_COMMANDS]);
+      // Isolated margin through updateLeverage is never covered either.
+      expect(
+        await covered('perps_sendCommand', { op: { type: 'updateLeverage', args: { iid: 2, lev: 3, cross: false } } }),
+      ).toBe(false);
+      // A sized stop-loss is a trigger order the grant allows; the same leg protecting the whole position is not.
+      const leg = (qty: string) => ({
+        iid: 2,
+        buy: false,
+        qty,
+        ro: true,
+        tr: { tpsl: 'sl', trp: '3000', market: true },
+      });
+      expect(await covered('perps_sendCommand', { op: { type: 'createOrders', args: [leg('0.5')] } })).toBe(true);
+      expect(
+        await covered('perps_sendCommand', { op: { type: 'createOrders', args: [leg('0')], grp: 'position' } }),
+      ).toBe(false);
+    },
+  );
 
   it('every page method under the broadest grants: only the named methods are signed without a window', async () => {
     const { owner, covered } = await setup();
@@ -152,27 +248,38 @@ describe('what a grant can ever cover', () => {
 });
 
 describe('the kill-switch hook', () => {
-  it('a covered request is signed only while the venue kill switch is armed; otherwise it asks and is not counted', async () => {
-    const asked: [string, string][] = [];
-    let armed: boolean | 'throw' = false;
-    const t = await setup({
-      killSwitchArmed: async (venue, account) => {
-        asked.push([venue, account]);
-        if (armed === 'throw') throw new Error('venue silent');
-        return armed;
-      },
-    });
-    const order = { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true }] } };
-    const book = { orders: [{ tokenId: TOKEN, side: 'BUY', price: '0.50', size: '10', orderType: 'GTC' }] };
-    expect(await t.covered('perps_sendCommand', order)).toBe(false);
-    expect(await t.covered('clob_postOrders', book)).toBe(false);
-    armed = 'throw';
-    expect(await t.covered('perps_sendCommand', order)).toBe(false);
-    expect(t.signed).toHaveLength(0);
-    expect((await t.grants.list()).every((g) => g.uses24h === 0)).toBe(true);
-    armed = true;
-    expect(await t.covered('perps_sendCommand', order)).toBe(true);
-    expect(await t.covered('clob_postOrders', book)).toBe(true);
-    expect(asked).toEqual([['perps', t.owner], ['clob', t.owner], ['perps', t.owner], ['perps', t.owner], ['clob', t.owner]]);
-  });
+  it(
+    'a covered request is signed only while the venue kill ' + 'switch is armed; otherwise it asks and is not counted',
+    async () => {
+      const asked: [string, string][] = [];
+      let armed: boolean | 'throw' = false;
+      const t = await setup({
+        killSwitchArmed: async (venue, account) => {
+          asked.push([venue, account]);
+          if (armed === 'throw') throw new Error('venue silent');
+          return armed;
+        },
+      });
+      const order = {
+        op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true }] },
+      };
+      const book = { orders: [{ tokenId: TOKEN, side: 'BUY', price: '0.50', size: '10', orderType: 'GTC' }] };
+      expect(await t.covered('perps_sendCommand', order)).toBe(false);
+      expect(await t.covered('clob_postOrders', book)).toBe(false);
+      armed = 'throw';
+      expect(await t.covered('perps_sendCommand', order)).toBe(false);
+      expect(t.signed).toHaveLength(0);
+      expect((await t.grants.list()).every((g) => g.uses24h === 0)).toBe(true);
+      armed = true;
+      expect(await t.covered('perps_sendCommand', order)).toBe(true);
+      expect(await t.covered('clob_postOrders', book)).toBe(true);
+      expect(asked).toEqual([
+        ['perps', t.owner],
+        ['clob', t.owner],
+        ['perps', t.owner],
+        ['perps', t.owner],
+        ['clob', t.owner],
+      ]);
+    },
+  );
 });

@@ -98,7 +98,14 @@ export type GrantLimits = PerpsGrantLimits | ClobGrantLimits;
  * A standing grant of one origin for one account on one venue. Times Unix ms. `names`: display names
  * of its instruments / markets (id → name), captured when it was created.
  */
-export type Grant = GrantLimits & { id: string; origin: string; account: string; createdAt: number; expiresAt: number; names?: Record<string, string> };
+export type Grant = GrantLimits & {
+  id: string;
+  origin: string;
+  account: string;
+  createdAt: number;
+  expiresAt: number;
+  names?: Record<string, string>;
+};
 
 /** An order the venue accepted under a grant: its order id and, when given, its client order id. */
 export type OwnedOrder = { oid: number; coid?: string };
@@ -160,9 +167,11 @@ const fmt = (v: bigint) => fromUnits(v, S);
 export const venueName = (v: GrantVenue) => (v === 'perps' ? 'the perps venue' : 'the order book');
 
 /** The reference price in words, by venue (what `describeGrant` and the limits say). */
-export const referenceName = (v: GrantVenue) => (v === 'perps' ? 'the mark price (the mid price when the venue shows no mark)' : 'the midpoint');
+export const referenceName = (v: GrantVenue) =>
+  v === 'perps' ? 'the mark price (the mid price when the venue shows no mark)' : 'the midpoint';
 
-const refWord = (r: RefPrice) => (r.source === 'mark' ? 'the mark price' : r.source === 'mid' ? 'the mid price' : 'the midpoint');
+const refWord = (r: RefPrice) =>
+  r.source === 'mark' ? 'the mark price' : r.source === 'mid' ? 'the mid price' : 'the midpoint';
 
 /** The instruments (perps, as strings) or markets (order book) of a grant. */
 export const grantScope = (g: GrantLimits): string[] => (g.venue === 'perps' ? g.instruments.map(String) : g.markets);
@@ -178,10 +187,11 @@ export function marketName(g: Pick<Grant, 'venue' | 'names'>, m: string): string
 export function ownedOrders(uses: readonly GrantUse[]): { oids: Set<number>; coids: Set<string> } {
   const oids = new Set<number>();
   const coids = new Set<string>();
-  for (const u of uses) for (const o of u.orders ?? []) {
-    oids.add(o.oid);
-    if (o.coid) coids.add(o.coid);
-  }
+  for (const u of uses)
+    for (const o of u.orders ?? []) {
+      oids.add(o.oid);
+      if (o.coid) coids.add(o.coid);
+    }
   return { oids, coids };
 }
 
@@ -191,13 +201,20 @@ export function ownedOrders(uses: readonly GrantUse[]): { oids: Set<number>; coi
  * instead and `uses` need only hold the uses that placed orders); `ref(market)` gives the reference
  * price (undefined when unknown: then no order is covered). Never throws.
  */
-export function evaluateGrant(grant: Grant, req: GrantRequest, ctx: { now: number; uses: readonly GrantUse[]; ref: (market: string) => RefPrice | undefined; usage?: GrantUsage }): GrantVerdict {
+export function evaluateGrant(
+  grant: Grant,
+  req: GrantRequest,
+  ctx: { now: number; uses: readonly GrantUse[]; ref: (market: string) => RefPrice | undefined; usage?: GrantUsage },
+): GrantVerdict {
   const { now, uses } = ctx;
   const no = (limit: string): GrantVerdict => ({ ok: false, limit });
   if (now >= grant.expiresAt) return no('the permission has expired');
   if (req.kind === 'never') return no(`${req.what} always needs your approval`);
   if (req.venue !== grant.venue) return no(`this permission covers only ${venueName(grant.venue)}`);
-  if (grant.ratePerMinute !== undefined && (ctx.usage?.lastMinute ?? uses.filter((u) => u.at > now - 60_000).length) >= grant.ratePerMinute) {
+  if (
+    grant.ratePerMinute !== undefined &&
+    (ctx.usage?.lastMinute ?? uses.filter((u) => u.at > now - 60_000).length) >= grant.ratePerMinute
+  ) {
     return no(`more than ${grant.ratePerMinute} requests in a minute`);
   }
   const scope = grantScope(grant);
@@ -206,14 +223,18 @@ export function evaluateGrant(grant: Grant, req: GrantRequest, ctx: { now: numbe
     if (grant.venue !== 'perps' || !grant.allow.cancel) return no('cancels are not allowed');
     if (!req.oids.length && !req.coids.length) return no('a cancel must name the orders it cancels');
     const owned = ownedOrders(uses);
-    for (const oid of req.oids) if (!owned.oids.has(oid)) return no(`order ${oid} was not placed under this permission`);
-    for (const coid of req.coids) if (!owned.coids.has(coid)) return no(`order ${coid} was not placed under this permission`);
+    for (const oid of req.oids)
+      if (!owned.oids.has(oid)) return no(`order ${oid} was not placed under this permission`);
+    for (const coid of req.coids)
+      if (!owned.coids.has(coid)) return no(`order ${coid} was not placed under this permission`);
     return { ok: true, notional: '0' };
   }
   if (req.kind === 'leverage') {
-    if (grant.venue !== 'perps' || !grant.allow.leverage || grant.maxLeverage === undefined) return no('leverage changes are not allowed');
+    if (grant.venue !== 'perps' || !grant.allow.leverage || grant.maxLeverage === undefined)
+      return no('leverage changes are not allowed');
     if (!scope.includes(req.market)) return no(`${name(req.market)} is not in this permission`);
-    if (req.leverage > grant.maxLeverage) return no(`leverage ${req.leverage}× is above the ${grant.maxLeverage}× allowed`);
+    if (req.leverage > grant.maxLeverage)
+      return no(`leverage ${req.leverage}× is above the ${grant.maxLeverage}× allowed`);
     return { ok: true, notional: '0' };
   }
   if (!grant.allow.order) return no('placing orders is not allowed');
@@ -221,13 +242,15 @@ export function evaluateGrant(grant: Grant, req: GrantRequest, ctx: { now: numbe
   const maxNotional = fx(grant.maxNotional);
   const daily = fx(grant.dailyNotional);
   const slip = grant.venue === 'perps' ? fx(grant.slippagePct) : 0n;
-  if (band === undefined || maxNotional === undefined || daily === undefined || slip === undefined) return no('the permission has unreadable limits');
+  if (band === undefined || maxNotional === undefined || daily === undefined || slip === undefined)
+    return no('the permission has unreadable limits');
   let total = 0n;
   for (const o of req.orders) {
     if (!scope.includes(o.market)) return no(`${name(o.market)} is not in this permission`);
     const isTrigger = o.trigger !== undefined;
     const isMarket = o.price === undefined || (o.trigger?.market ?? false);
-    if (isTrigger && (grant.venue !== 'perps' || !grant.allow.triggers || !grant.allow.market)) return no('trigger (stop / take-profit) orders are not allowed');
+    if (isTrigger && (grant.venue !== 'perps' || !grant.allow.triggers || !grant.allow.market))
+      return no('trigger (stop / take-profit) orders are not allowed');
     if (isMarket && (grant.venue !== 'perps' || !grant.allow.market)) return no('market orders are not allowed');
     if (grant.postOnly && !o.postOnly) return no('orders must be post-only');
     if (grant.venue === 'perps' && grant.reduceOnly && !o.reduceOnly) return no('orders must be reduce-only');
@@ -235,7 +258,12 @@ export function evaluateGrant(grant: Grant, req: GrantRequest, ctx: { now: numbe
     const price = o.price === undefined ? undefined : fx(o.price);
     const trp = o.trigger === undefined ? undefined : fx(o.trigger.price);
     const quote = o.quote === undefined ? undefined : fx(o.quote);
-    if (size === undefined || price === undefined && o.price !== undefined || trp === undefined && o.trigger !== undefined || quote === undefined && o.quote !== undefined) {
+    if (
+      size === undefined ||
+      (price === undefined && o.price !== undefined) ||
+      (trp === undefined && o.trigger !== undefined) ||
+      (quote === undefined && o.quote !== undefined)
+    ) {
       return no(`an amount has more than ${S} decimals`);
     }
     if (grant.maxSize !== undefined) {
@@ -245,12 +273,17 @@ export function evaluateGrant(grant: Grant, req: GrantRequest, ctx: { now: numbe
     const r = ctx.ref(o.market);
     if (r?.conflict) return no(r.conflict);
     const ref = r === undefined ? undefined : fx(r.price);
-    if (r === undefined || ref === undefined || ref <= 0n) return no(`the reference price of ${name(o.market)} is unknown, so the order cannot be checked`);
+    if (r === undefined || ref === undefined || ref <= 0n)
+      return no(`the reference price of ${name(o.market)} is unknown, so the order cannot be checked`);
     // Band: |x − ref| / ref ≤ band / 100  ⇔  |x − ref| × 100 × ONE ≤ band × ref.
-    for (const [x, what] of [[price, 'price'], [trp, 'trigger price']] as const) {
+    for (const [x, what] of [
+      [price, 'price'],
+      [trp, 'trigger price'],
+    ] as const) {
       if (x === undefined) continue;
       const diff = x > ref ? x - ref : ref - x;
-      if (diff * 100n * ONE > band * ref) return no(`${what} ${fmt(x)} is more than ${grant.priceBandPct}% from ${refWord(r)} ${r.price}`);
+      if (diff * 100n * ONE > band * ref)
+        return no(`${what} ${fmt(x)} is more than ${grant.priceBandPct}% from ${refWord(r)} ${r.price}`);
     }
     let worst = ref;
     if (price !== undefined && price > worst) worst = price;
@@ -261,11 +294,16 @@ export function evaluateGrant(grant: Grant, req: GrantRequest, ctx: { now: numbe
     }
     let notional = mulUp(size, worst);
     if (quote !== undefined && quote > notional) notional = quote;
-    if (notional > maxNotional) return no(`notional ${fmt(notional)} USDC is above the ${grant.maxNotional} USDC allowed per order`);
+    if (notional > maxNotional)
+      return no(`notional ${fmt(notional)} USDC is above the ${grant.maxNotional} USDC allowed per order`);
     total += notional;
   }
-  const used = ctx.usage?.used24h ?? uses.filter((u) => u.at > now - DAY_MS).reduce((a, u) => a + (fx(u.notional) ?? 0n), 0n);
-  if (used + total > daily) return no(`the daily notional would reach ${fmt(used + total)} USDC, above the ${grant.dailyNotional} USDC allowed`);
+  const used =
+    ctx.usage?.used24h ?? uses.filter((u) => u.at > now - DAY_MS).reduce((a, u) => a + (fx(u.notional) ?? 0n), 0n);
+  if (used + total > daily)
+    return no(
+      `the daily notional would reach ${fmt(used + total)} USDC, above the ${grant.dailyNotional} USDC allowed`,
+    );
   return { ok: true, notional: fmt(total) };
 }
 
@@ -279,16 +317,31 @@ export function describeGrant(g: GrantLimits & { names?: Record<string, string>;
   const kinds: string[] = [];
   if (g.allow.order) kinds.push('place orders');
   if (g.venue === 'perps' && g.allow.cancel) kinds.push('cancel the orders it placed under this permission');
-  if (g.venue === 'perps' && g.allow.leverage && g.maxLeverage !== undefined) kinds.push(`set cross-margin leverage up to ${g.maxLeverage}×`);
-  lines.push(`May ${kinds.length ? kinds.join(', ') : 'do nothing'}. Never: move funds, manage keys, cancel all orders or orders it did not place, change the auto-cancel timer, isolated margin.`);
+  if (g.venue === 'perps' && g.allow.leverage && g.maxLeverage !== undefined)
+    kinds.push(`set cross-margin leverage up to ${g.maxLeverage}×`);
+  lines.push(
+    `May ${kinds.length ? kinds.join(', ') : 'do nothing'}. Never: move funds, manage keys, ` +
+      `cancel all orders or orders it did not place, change the auto-cancel timer, isolated margin.`,
+  );
   lines.push(`Reference price: ${referenceName(g.venue)}.`);
-  lines.push(`${g.venue === 'perps' && g.allow.triggers && g.allow.market ? 'Limit and trigger prices' : 'Prices'} within ${g.priceBandPct}% of the reference price.`);
-  lines.push(`At most ${g.maxNotional} USDC notional per order and ${g.dailyNotional} USDC per 24 h; an order counts at the higher of its price and the reference price.`);
+  lines.push(
+    `${g.venue === 'perps' && g.allow.triggers && g.allow.market ? 'Limit and trigger prices' : 'Prices'} ` +
+      `within ${g.priceBandPct}% of the reference price.`,
+  );
+  lines.push(
+    `At most ${g.maxNotional} USDC notional per order and ${g.dailyNotional} USDC ` +
+      `per 24 h; an order counts at the higher of its price and the reference price.`,
+  );
   if (g.venue === 'perps') {
     if (!g.allow.market) lines.push('No market orders, no trigger (stop / take-profit) orders.');
     else {
-      const trig = g.allow.triggers ? 'Market and trigger (stop / take-profit) orders allowed' : 'Market orders allowed, no trigger (stop / take-profit) orders';
-      lines.push(`${trig}; they count at the reference price moved ${g.slippagePct}% against you (slippage allowance; a sell never counts below the reference price).`);
+      const trig = g.allow.triggers
+        ? 'Market and trigger (stop / take-profit) orders allowed'
+        : 'Market orders allowed, no trigger (stop / take-profit) orders';
+      lines.push(
+        `${trig}; they count at the reference price moved ${g.slippagePct}% against ` +
+          `you (slippage allowance; a sell never counts below the reference price).`,
+      );
     }
   }
   if (g.maxSize) lines.push(`At most ${g.maxSize} per order.`);
@@ -296,6 +349,7 @@ export function describeGrant(g: GrantLimits & { names?: Record<string, string>;
   if (g.venue === 'perps' && g.reduceOnly) lines.push('Reduce-only orders only.');
   if (g.ratePerMinute !== undefined) lines.push(`At most ${g.ratePerMinute} requests a minute.`);
   if (g.venue === 'perps') lines.push(SITE_SHARE_WORDS);
-  if (g.expiresAt !== undefined) lines.push(`Until ${new Date(g.expiresAt).toISOString().slice(0, 16).replace('T', ' ')} UTC.`);
+  if (g.expiresAt !== undefined)
+    lines.push(`Until ${new Date(g.expiresAt).toISOString().slice(0, 16).replace('T', ' ')} UTC.`);
   return lines;
 }

@@ -53,7 +53,16 @@ type Unstored = { grantId: string; use: GrantUse; settles: (() => void)[]; done:
 /** The uses a journal carries (`AuditJournal.leftovers`), each let go from its record once settled. */
 async function journalLeftovers(journal: AuditJournal): Promise<Unstored[]> {
   return (await journal.leftovers()).flatMap(({ id, record }) =>
-    record.use ? [{ grantId: record.use.grant, use: { at: record.use.at, notional: record.use.notional, seq: record.use.seq }, settles: [() => void journal.useStored(id).catch(() => undefined)], done: false }] : [],
+    record.use
+      ? [
+          {
+            grantId: record.use.grant,
+            use: { at: record.use.at, notional: record.use.notional, seq: record.use.seq },
+            settles: [() => void journal.useStored(id).catch(() => undefined)],
+            done: false,
+          },
+        ]
+      : [],
   );
 }
 
@@ -169,7 +178,8 @@ export class GrantLedger {
     const now = this.now();
     for (const p of [...this.unstored]) {
       const held = all.find((x) => x.grant.id === p.grantId);
-      const done = !held || p.use.at <= now - DAY_MS || held.win.uses.some((u) => u.seq === p.use.seq && u.at === p.use.at);
+      const done =
+        !held || p.use.at <= now - DAY_MS || held.win.uses.some((u) => u.seq === p.use.seq && u.at === p.use.at);
       if (done || !held) {
         this.settle(p);
         continue;

@@ -30,9 +30,13 @@ export type GrantOffer = {
   proposal: { maxNotional?: string; dailyNotional?: string; priceBandPct: string; slippagePct?: string };
 };
 
-/** Caps proposed from `equity` (USDC decimal string): 10 % per order, 100 % per 24 h, floored to cents; none when equity ≤ 0 or unknown. */
+/**
+ * Caps proposed from `equity` (USDC decimal string): 10 % per order, 100 % per 24 h, floored to cents; none when equity
+ * ≤ 0 or unknown.
+ */
 export function proposeCaps(equity: string | null | undefined): { maxNotional?: string; dailyNotional?: string } {
-  const cents = equity && /^\d{1,30}(\.\d+)?$/.test(equity) ? toUnits(equity.replace(/(\.\d{2})\d+$/, '$1'), 2) : undefined;
+  const cents =
+    equity && /^\d{1,30}(\.\d+)?$/.test(equity) ? toUnits(equity.replace(/(\.\d{2})\d+$/, '$1'), 2) : undefined;
   if (!cents || cents <= 0n) return {};
   const order = (cents * PROPOSED_ORDER_PCT) / 100n;
   const daily = (cents * PROPOSED_DAILY_PCT) / 100n;
@@ -47,24 +51,49 @@ export type OfferReads = {
   names: (venue: GrantVenue, ids: string[]) => Promise<Record<string, string>>;
 };
 
-/** Builds the offer for a pending request on `venue` naming `markets`, for `account`. Reads that fail leave the field unknown. */
-export async function grantOffer(venue: GrantVenue, markets: string[], account: string, reads: OfferReads): Promise<GrantOffer> {
-  const [equity, names] = await Promise.all([reads.equity(venue, account).catch(() => undefined), reads.names(venue, markets).catch((): Record<string, string> => ({}))]);
+/**
+ * Builds the offer for a pending request on `venue` naming `markets`, for `account`. Reads that fail leave the field
+ * unknown.
+ */
+export async function grantOffer(
+  venue: GrantVenue,
+  markets: string[],
+  account: string,
+  reads: OfferReads,
+): Promise<GrantOffer> {
+  const [equity, names] = await Promise.all([
+    reads.equity(venue, account).catch(() => undefined),
+    reads.names(venue, markets).catch((): Record<string, string> => ({})),
+  ]);
   return {
     venue,
-    markets: markets.map((id) => ({ id, name: names[id] ?? (venue === 'perps' ? `instrument #${id}` : `market ${id.slice(0, 6)}…${id.slice(-4)}`) })),
+    markets: markets.map((id) => ({
+      id,
+      name: names[id] ?? (venue === 'perps' ? `instrument #${id}` : `market ${id.slice(0, 6)}…${id.slice(-4)}`),
+    })),
     equity: equity ?? null,
-    proposal: { ...proposeCaps(equity), priceBandPct: DEFAULT_PRICE_BAND_PCT, ...(venue === 'perps' ? { slippagePct: DEFAULT_SLIPPAGE_PCT } : {}) },
+    proposal: {
+      ...proposeCaps(equity),
+      priceBandPct: DEFAULT_PRICE_BAND_PCT,
+      ...(venue === 'perps' ? { slippagePct: DEFAULT_SLIPPAGE_PCT } : {}),
+    },
   };
 }
 
 const DEC = /^\d{1,30}(\.\d{1,30})?$/;
 
 // The fields an offer reads from the gateways' answers (others are ignored; a read of another shape is unknown).
-const portfolioEquity = v.looseObject({ margin: v.optional(v.looseObject({ total_account_value: v.optional(v.unknown()) })) });
-const instrumentNames = v.array(v.looseObject({ instrument_id: v.optional(v.unknown()), symbol: v.optional(v.unknown()) }));
+const portfolioEquity = v.looseObject({
+  margin: v.optional(v.looseObject({ total_account_value: v.optional(v.unknown()) })),
+});
+const instrumentNames = v.array(
+  v.looseObject({ instrument_id: v.optional(v.unknown()), symbol: v.optional(v.unknown()) }),
+);
 const marketByToken = v.looseObject({ condition_id: v.optional(v.unknown()) });
-const marketInfo = v.looseObject({ question: v.optional(v.unknown()), tokens: v.optional(v.array(v.looseObject({ token_id: v.optional(v.unknown()), outcome: v.optional(v.unknown()) }))) });
+const marketInfo = v.looseObject({
+  question: v.optional(v.unknown()),
+  tokens: v.optional(v.array(v.looseObject({ token_id: v.optional(v.unknown()), outcome: v.optional(v.unknown()) }))),
+});
 
 /**
  * The reads of an offer from the signing service and the order-book URL: perps portfolio and
@@ -88,7 +117,13 @@ export function serviceOfferReads(d: {
     names: async (venue, ids) => {
       if (venue === 'perps') {
         const list = v.parse(instrumentNames, await d.perpsRead(undefined, 'instruments'));
-        return Object.fromEntries(list.flatMap((i) => (ids.includes(String(i.instrument_id)) ? [[String(i.instrument_id), instrumentLabel(Number(i.instrument_id), i.symbol)]] : [])));
+        return Object.fromEntries(
+          list.flatMap((i) =>
+            ids.includes(String(i.instrument_id))
+              ? [[String(i.instrument_id), instrumentLabel(Number(i.instrument_id), i.symbol)]]
+              : [],
+          ),
+        );
       }
       const base = await d.clobUrl();
       const out: Record<string, string> = {};
@@ -105,7 +140,8 @@ export function serviceOfferReads(d: {
           // The exchange's words, validated (venue-text), beside the token id the orders commit to.
           const question = venueText(b?.question, { max: 120 });
           const label = venueText(outcome, { max: 40 });
-          if (info.status === 200 && question) out[id] = `${question}${label ? ` — ${label}` : ''} (token ${id.slice(0, 6)}…${id.slice(-4)})`;
+          if (info.status === 200 && question)
+            out[id] = `${question}${label ? ` — ${label}` : ''} (token ${id.slice(0, 6)}…${id.slice(-4)})`;
         } catch {
           /* unnamed: the short id */
         }

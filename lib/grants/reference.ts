@@ -33,13 +33,23 @@ export function borneOut(ref: RefPrice | undefined, top: BookTop, market: string
   const ask = top.ask ? truncUnits(top.ask, S) : 0n;
   const price = truncUnits(ref.price, S);
   if (bid <= 0n || ask <= 0n || ask < bid) {
-    return { ...ref, conflict: `the venue's order book for ${market} has no two sides to bear out its ${ref.source} price ${ref.price}, so the order cannot be checked` };
+    return {
+      ...ref,
+      conflict:
+        `the venue's order book for ${market} has no two sides to bear out ` +
+        `its ${ref.source} price ${ref.price}, so the order cannot be checked`,
+    };
   }
   const mid2 = bid + ask; // 2 × mid
   const diff2 = price * 2n > mid2 ? price * 2n - mid2 : mid2 - price * 2n;
   // |price − mid| / mid ≤ pct / 100  ⇔  |2 price − 2 mid| × 100 ≤ pct × 2 mid.
   if (diff2 * 100n > BigInt(REF_AGREEMENT_PCT) * mid2) {
-    return { ...ref, conflict: `the venue's reads disagree on ${market}: its ${ref.source} price ${ref.price} is more than ${REF_AGREEMENT_PCT}% from its order book's mid ${fromUnits(mid2 / 2n, S)}, so the order cannot be checked` };
+    return {
+      ...ref,
+      conflict:
+        `the venue's reads disagree on ${market}: its ${ref.source} price ${ref.price} is more than ` +
+        `${REF_AGREEMENT_PCT}% from its order book's mid ${fromUnits(mid2 / 2n, S)}, so the order cannot be checked`,
+    };
   }
   return ref;
 }
@@ -50,9 +60,16 @@ export function borneOut(ref: RefPrice | undefined, top: BookTop, market: string
  * and ask (`borneOut`); undefined when the ticker has neither. `market` names the instrument in a
  * conflict's words.
  */
-export function tickerReference(ticker: { mark?: unknown; mid?: unknown } | undefined, top: BookTop, market: string): RefPrice | undefined {
+export function tickerReference(
+  ticker: { mark?: unknown; mid?: unknown } | undefined,
+  top: BookTop,
+  market: string,
+): RefPrice | undefined {
   const ok = (x: unknown): x is string => isVenueDecimal(x) && !/^0(\.0*)?$/.test(x);
-  const read: RefPrice | undefined = ok(ticker?.mark) ? { price: ticker.mark, source: 'mark' } : ok(ticker?.mid) ? { price: ticker.mid, source: 'mid' } : undefined;
+  const read: RefPrice | undefined = ok(ticker?.mark)
+    ? { price: ticker.mark, source: 'mark' }
+    : ok(ticker?.mid)
+      ? { price: ticker.mid, source: 'mid' }
+      : undefined;
   return borneOut(read, top, market);
 }
-

@@ -17,15 +17,19 @@
  */
 import type { PerpsCommand, PerpsCommandType, PerpsOrderInput } from '../perps/commands';
 import type { ClobArtifact } from '../signer/artifact';
-import type { PageMethod } from '../page/policy';
 import { fromUnits } from '../decimal';
 import type { GrantOrder, GrantRequest } from './evaluate';
 
-/** The page methods a grant can ever cover. */
-export const GRANTABLE_PAGE_METHODS = ['perps_sendCommand', 'clob_postOrders'] as const satisfies readonly PageMethod[];
+/** The page methods a grant can ever cover (`lib/page/policy.ts` checks that each is a page method). */
+export const GRANTABLE_PAGE_METHODS = ['perps_sendCommand', 'clob_postOrders'] as const;
 
 /** The perps command kinds a grant can ever cover (through `perps_sendCommand`). */
-export const GRANTABLE_PERPS_COMMANDS = ['createOrders', 'cancelOrders', 'cancelOrdersCOID', 'updateLeverage'] as const satisfies readonly PerpsCommandType[];
+export const GRANTABLE_PERPS_COMMANDS = [
+  'createOrders',
+  'cancelOrders',
+  'cancelOrdersCOID',
+  'updateLeverage',
+] as const satisfies readonly PerpsCommandType[];
 
 /** Why each other command kind always asks, as the window's flag begins ("… always needs your approval"). */
 const NEVER: Partial<Record<PerpsCommandType, string>> = {
@@ -41,13 +45,16 @@ const NEVER: Partial<Record<PerpsCommandType, string>> = {
 /** Whether a page method can ever be covered by a grant. */
 export const isGrantableMethod = (m: string): boolean => GRANTABLE_PAGE_METHODS.some((x) => x === m);
 
-/** The perps command `cmd` (as it will be signed: its JSON body) as a grant request. Never throws on a built command. */
+/**
+ * The perps command `cmd` (as it will be signed: its JSON body) as a grant request. Never throws on a built command.
+ */
 export function perpsGrantRequest(cmd: Pick<PerpsCommand, 'type' | 'body'>): GrantRequest {
   switch (cmd.type) {
     case 'createOrders':
       // A leg protecting the whole position closes whatever the position holds when it fires, a size no grant
       // bounds (a site could grow the position first): no grant covers it, the person approves each one.
-      if (cmd.body.type === 'createOrders' && cmd.body.grp === 'position') return { kind: 'never', what: 'Take-profit / stop-loss on a whole position' };
+      if (cmd.body.type === 'createOrders' && cmd.body.grp === 'position')
+        return { kind: 'never', what: 'Take-profit / stop-loss on a whole position' };
       return { kind: 'order', venue: 'perps', orders: (cmd.body.args as PerpsOrderInput[]).map(perpsOrder) };
     case 'cancelOrders':
       return { kind: 'cancel', venue: 'perps', oids: [...(cmd.body.args as number[])], coids: [] };
@@ -58,6 +65,14 @@ export function perpsGrantRequest(cmd: Pick<PerpsCommand, 'type' | 'body'>): Gra
       if (a.cross !== true) return { kind: 'never', what: 'Switching to isolated margin' };
       return { kind: 'leverage', venue: 'perps', market: String(a.iid), leverage: a.lev };
     }
+    // Never grantable; the default also takes a type the union does not know (a grant never covers the unknown).
+    case 'autoCancel':
+    case 'cancelAll':
+    case 'createProxy':
+    case 'deleteProxy':
+    case 'internalTransfer':
+    case 'updateMargin':
+    case 'withdraw':
     default:
       return { kind: 'never', what: NEVER[cmd.type] ?? `The command ${String(cmd.type).slice(0, 32)}` };
   }

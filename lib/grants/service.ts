@@ -19,14 +19,34 @@ import { TamperedRecordError } from '../vault/errors';
 import type { Vault } from '../vault/vault';
 import { fromUnits } from '../decimal';
 import { InvalidFieldError, parseOrThrow } from '../validation';
-import { evaluateGrant, grantScope, MAX_GRANT_MS, MAX_OWNED_ORDERS, venueName, type Grant, type GrantLimits, type GrantRequest, type GrantUse, type GrantVenue, type GrantVerdict, type OwnedOrder, type RefPrice } from './evaluate';
+import {
+  evaluateGrant,
+  grantScope,
+  MAX_GRANT_MS,
+  MAX_OWNED_ORDERS,
+  venueName,
+  type Grant,
+  type GrantLimits,
+  type GrantRequest,
+  type GrantUse,
+  type GrantVenue,
+  type GrantVerdict,
+  type OwnedOrder,
+  type RefPrice,
+} from './evaluate';
 import { grantLimitsSchema } from './schema';
 import { UseWindow } from './usage';
 import { GrantLedger, type LedgerGrant, type UseReservation } from './ledger';
 import { grantUseRecords, type GrantUseRecords } from './use-records';
 import type { AuditJournal } from '../audit/journal';
 import * as v from 'valibot';
-import { type Authority, GrantRevokedError, grantedPageScopes, narrowTicket, type AuthorityTicket } from '../authority/epoch';
+import {
+  type Authority,
+  GrantRevokedError,
+  grantedPageScopes,
+  narrowTicket,
+  type AuthorityTicket,
+} from '../authority/epoch';
 
 /** Thrown when a grant would last longer than 24 h or not at all. */
 export class GrantDurationError extends BaseError {
@@ -68,7 +88,9 @@ export type GrantSummary = Grant & { used24h: string; uses24h: number };
  * What `consume` decided: the verdict, and for a covered request the grant and use to record orders on,
  * and the use's reservation (`UseReservation`: nothing covered leaves before it is counted and durable).
  */
-export type GrantDecision = (GrantVerdict & { ok: false }) | { ok: true; notional: string; grantId: string; seq: number; ticket: GrantTicket; reservation: UseReservation };
+export type GrantDecision =
+  | (GrantVerdict & { ok: false })
+  | { ok: true; notional: string; grantId: string; seq: number; ticket: GrantTicket; reservation: UseReservation };
 
 /** Whether a stored grant has the shape these rules read (one venue, explicit scope, caps and band). */
 function isCurrent(g: Grant): boolean {
@@ -94,7 +116,9 @@ export class GrantService {
    * grant by its id, an origin's (disconnect), all of them (`grants`: lock, panic).
    */
   readonly authority: Authority;
-  /** The stored grants failed their integrity check (a use bucket lost or rolled back): they are ignored until revoked. */
+  /**
+   * The stored grants failed their integrity check (a use bucket lost or rolled back): they are ignored until revoked.
+   */
   integrityFailed = false;
 
   /** Whether each use is counted and durable; the uses not in the vault yet (`lib/grants/ledger.ts`). */
@@ -107,14 +131,29 @@ export class GrantService {
    * at the first read of the grants from the vault, `GrantLedger`). `authority`: the background's one
    * epoch (the signing service's), required.
    */
-  constructor(private readonly o: { vault: Vault; now?: () => number; onChange?: (live: number) => void; journal?: AuditJournal; authority: Authority }) {
+  constructor(
+    private readonly o: {
+      vault: Vault;
+      now?: () => number;
+      onChange?: (live: number) => void;
+      journal?: AuditJournal;
+      authority: Authority;
+    },
+  ) {
     this.now = o.now ?? Date.now;
     this.authority = o.authority;
     this.records = grantUseRecords(o.vault);
-    this.ledger = new GrantLedger({ records: this.records, ...(o.journal ? { journal: o.journal } : {}), now: this.now });
+    this.ledger = new GrantLedger({
+      records: this.records,
+      ...(o.journal ? { journal: o.journal } : {}),
+      now: this.now,
+    });
   }
 
-  /** Forgets the grants held in memory: the next call reads them from the vault (as after a worker restart). Bench set-up (`lib/background/bench-hooks.ts`). */
+  /**
+   * Forgets the grants held in memory: the next call reads them from the vault (as after a worker restart). Bench
+   * set-up (`lib/background/bench-hooks.ts`).
+   */
   reload(): void {
     void this.exclusive(async () => {
       this.cache = undefined;
@@ -159,7 +198,8 @@ export class GrantService {
   /** Writes a new grant (no uses) through to the vault and the cache. */
   private async save(grant: Grant): Promise<void> {
     await this.records.putGrant(grant, []);
-    if (this.cache) this.cache = [...this.cache.filter((x) => x.grant.id !== grant.id), { grant, win: new UseWindow([]) }];
+    if (this.cache)
+      this.cache = [...this.cache.filter((x) => x.grant.id !== grant.id), { grant, win: new UseWindow([]) }];
   }
 
   /** Writes changed uses (orders recorded or forgotten) through to the vault, then to memory. */
@@ -180,7 +220,9 @@ export class GrantService {
 
   /** The live grants of `origin` for `account`, the one for `venue` first. */
   private async mine(origin: string, account: string, venue: GrantVenue | undefined) {
-    const list = (await this.live()).filter((g) => g.grant.origin === origin && g.grant.account.toLowerCase() === account.toLowerCase());
+    const list = (await this.live()).filter(
+      (g) => g.grant.origin === origin && g.grant.account.toLowerCase() === account.toLowerCase(),
+    );
     return [...list.filter((g) => g.grant.venue === venue), ...list.filter((g) => g.grant.venue !== venue)];
   }
 
@@ -193,7 +235,15 @@ export class GrantService {
    * turn comes and right before the grant is stored: a lock, disconnect, switch or venue change meanwhile
    * creates none. Throws `GrantDurationError`, `GrantLimitsError` (naming the field), `AuthorityEndedError`.
    */
-  async create(input: { origin: string; account: string; limits: GrantLimits; durationMs: number; notAfter?: number; names?: Record<string, string>; authority?: AuthorityTicket }): Promise<Grant> {
+  async create(input: {
+    origin: string;
+    account: string;
+    limits: GrantLimits;
+    durationMs: number;
+    notAfter?: number;
+    names?: Record<string, string>;
+    authority?: AuthorityTicket;
+  }): Promise<Grant> {
     if (!(input.durationMs >= 60_000 && input.durationMs <= MAX_GRANT_MS)) throw new GrantDurationError();
     let limits: GrantLimits;
     try {
@@ -203,7 +253,9 @@ export class GrantService {
       throw err;
     }
     const scope = limits.venue === 'perps' ? limits.instruments.map(String) : limits.markets;
-    const names = Object.fromEntries(scope.flatMap((m) => (typeof input.names?.[m] === 'string' ? [[m, input.names[m]!.slice(0, 80)]] : [])));
+    const names = Object.fromEntries(
+      scope.flatMap((m) => (typeof input.names?.[m] === 'string' ? [[m, input.names[m]!.slice(0, 80)]] : [])),
+    );
     const asked = input.authority;
     return this.exclusive(async () => {
       if (asked) this.authority.assert(asked);
@@ -215,7 +267,15 @@ export class GrantService {
         this.authority.endGrant(g.grant.id);
         await this.remove(g.grant.id);
       }
-      const grant: Grant = { ...limits, id: crypto.randomUUID(), origin: input.origin, account: input.account, createdAt: now, expiresAt: Math.min(now + input.durationMs, input.notAfter ?? Infinity), ...(Object.keys(names).length ? { names } : {}) };
+      const grant: Grant = {
+        ...limits,
+        id: crypto.randomUUID(),
+        origin: input.origin,
+        account: input.account,
+        createdAt: now,
+        expiresAt: Math.min(now + input.durationMs, input.notAfter ?? Infinity),
+        ...(Object.keys(names).length ? { names } : {}),
+      };
       if (asked) this.authority.assert(asked);
       await this.save(grant);
       this.changed((await this.live()).length);
@@ -269,21 +329,40 @@ export class GrantService {
     // Reference prices only for the grant's own instruments / markets (anything else is refused anyway).
     const scope = held.grant.venue === venue ? grantScope(held.grant) : [];
     const refs = new Map<string, RefPrice | undefined>();
-    if (req.kind === 'order') for (const o of req.orders) if (scope.includes(o.market) && !refs.has(o.market)) refs.set(o.market, await ref(o.market).catch(() => undefined));
-    // Asked after the reference prices (a kill switch re-armed after a restart needs that time; in parallel it asks more often).
+    if (req.kind === 'order')
+      for (const o of req.orders)
+        if (scope.includes(o.market) && !refs.has(o.market))
+          refs.set(o.market, await ref(o.market).catch(() => undefined));
+    // Asked after the reference prices (a kill switch re-armed after a restart needs that time; in parallel it asks
+    // more often).
     const armed = req.kind === 'never' || !killSwitchArmed ? true : await killSwitchArmed().catch(() => false);
     return this.exclusive(async () => {
       const found = (await this.mine(origin, account, venue))[0];
       if (!found) return undefined;
       const now = this.now();
       const usage = found.win.at(now);
-      const verdict = evaluateGrant(found.grant, req, { now, uses: req.kind === 'cancel' ? found.win.withOrders() : [], usage, ref: (m) => refs.get(m) });
+      const verdict = evaluateGrant(found.grant, req, {
+        now,
+        uses: req.kind === 'cancel' ? found.win.withOrders() : [],
+        usage,
+        ref: (m) => refs.get(m),
+      });
       if (!verdict.ok) return verdict;
-      if (!armed) return { ok: false, limit: `the kill switch (auto-cancel / heartbeat) of ${venueName(found.grant.venue)} is not armed, so nothing is signed without you` };
+      if (!armed)
+        return {
+          ok: false,
+          limit:
+            `the kill switch (auto-cancel / heartbeat) of ${venueName(found.grant.venue)} ` +
+            `is not armed, so nothing is signed without you`,
+        };
       const seq = found.win.nextSeq();
       // Counted here at once; written in call order (a later record of this use's orders lands after it).
       const reservation = this.ledger.reserve(found, { at: now, notional: verdict.notional, seq });
-      const ticket: GrantTicket = { grantId: found.grant.id, origin, authority: narrowTicket(since, grantedPageScopes(origin), found.grant.id) };
+      const ticket: GrantTicket = {
+        grantId: found.grant.id,
+        origin,
+        authority: narrowTicket(since, grantedPageScopes(origin), found.grant.id),
+      };
       return { ok: true as const, notional: verdict.notional, grantId: found.grant.id, seq, ticket, reservation };
     });
   }
@@ -301,28 +380,33 @@ export class GrantService {
 
   /** `recordOrders` inside the mutex: the changed uses put in memory, then written to the vault (not awaited). */
   private async noteOrders(grantId: string, seq: number, orders: readonly OwnedOrder[]): Promise<void> {
-      const found = (await this.live()).find((g) => g.grant.id === grantId);
-      const target = found?.win.uses.findLast((u) => u.seq === seq);
-      if (!found || !target) return;
-      const updated: GrantUse = { ...target, orders: [...(target.orders ?? []), ...orders.map((o) => ({ oid: o.oid, ...(o.coid ? { coid: o.coid } : {}) }))] };
-      // Keep the newest MAX_OWNED_ORDERS: drop the oldest orders first (uses are in time order).
-      const owning = [...found.win.withOrders().filter((u) => u !== target), updated].sort((a, b) => a.at - b.at || (a.seq ?? 0) - (b.seq ?? 0));
-      const changed = new Map<number | undefined, GrantUse>([[updated.seq, updated]]);
-      let excess = owning.reduce((a, u) => a + (u.orders?.length ?? 0), 0) - MAX_OWNED_ORDERS;
-      for (const u of owning) {
-        if (excess <= 0) break;
-        const drop = Math.min(excess, u.orders?.length ?? 0);
-        excess -= drop;
-        const rest = (u.orders ?? []).slice(drop);
-        const { orders: _dropped, ...bare } = u;
-        changed.set(u.seq, rest.length ? { ...bare, orders: rest } : bare);
-      }
-      // In memory at once (the next grant check sees these orders); written behind it, in the vault's call
-      // order (page path: the next order does not wait for this write). A failed write loses only
-      // the record of these orders: a granted cancel of them then asks (deny by default).
-      const list = [...changed.values()];
-      for (const u of list) found.win.replace(u);
-      void this.records.updateGrantUses(found.grant.id, list, { defer: true }).catch(() => undefined);
+    const found = (await this.live()).find((g) => g.grant.id === grantId);
+    const target = found?.win.uses.findLast((u) => u.seq === seq);
+    if (!found || !target) return;
+    const updated: GrantUse = {
+      ...target,
+      orders: [...(target.orders ?? []), ...orders.map((o) => ({ oid: o.oid, ...(o.coid ? { coid: o.coid } : {}) }))],
+    };
+    // Keep the newest MAX_OWNED_ORDERS: drop the oldest orders first (uses are in time order).
+    const owning = [...found.win.withOrders().filter((u) => u !== target), updated].sort(
+      (a, b) => a.at - b.at || (a.seq ?? 0) - (b.seq ?? 0),
+    );
+    const changed = new Map<number | undefined, GrantUse>([[updated.seq, updated]]);
+    let excess = owning.reduce((a, u) => a + (u.orders?.length ?? 0), 0) - MAX_OWNED_ORDERS;
+    for (const u of owning) {
+      if (excess <= 0) break;
+      const drop = Math.min(excess, u.orders?.length ?? 0);
+      excess -= drop;
+      const rest = (u.orders ?? []).slice(drop);
+      const { orders: _dropped, ...bare } = u;
+      changed.set(u.seq, rest.length ? { ...bare, orders: rest } : bare);
+    }
+    // In memory at once (the next grant check sees these orders); written behind it, in the vault's call
+    // order (page path: the next order does not wait for this write). A failed write loses only
+    // the record of these orders: a granted cancel of them then asks (deny by default).
+    const list = [...changed.values()];
+    for (const u of list) found.win.replace(u);
+    void this.records.updateGrantUses(found.grant.id, list, { defer: true }).catch(() => undefined);
   }
 
   /**
@@ -331,15 +415,27 @@ export class GrantService {
    * carries it *now* (the venue only keeps it unique among open orders): once any site sends it on an
    * order outside a grant (approved in a window), a granted cancel by that id would reach that order, so
    * no grant owns it any more (`lib/background/page-path.granted.test.ts`: another site's grant must not keep it) — nor
-   * when it is sent under another grant (`except`: the grant placing it). Written
-   * before it resolves.
+   * when it is sent under another grant (`except`: the grant placing it). Written before it resolves.
    */
-  async forgetCoids(_origin: string, account: string, coids: readonly string[], o: { except?: string } = {}): Promise<void> {
+  async forgetCoids(
+    _origin: string,
+    account: string,
+    coids: readonly string[],
+    o: { except?: string } = {},
+  ): Promise<void> {
     if (!coids.length) return;
     await this.exclusive(async () => {
-      for (const g of (await this.live()).filter((x) => x.grant.account.toLowerCase() === account.toLowerCase() && x.grant.id !== o.except)) {
+      for (const g of (await this.live()).filter(
+        (x) => x.grant.account.toLowerCase() === account.toLowerCase() && x.grant.id !== o.except,
+      )) {
         const hit = g.win.withOrders().filter((u) => u.orders?.some((o) => o.coid && coids.includes(o.coid)));
-        await this.update(g, hit.map((u) => ({ ...u, orders: (u.orders ?? []).map((o) => (o.coid && coids.includes(o.coid) ? { oid: o.oid } : o)) })));
+        await this.update(
+          g,
+          hit.map((u) => ({
+            ...u,
+            orders: (u.orders ?? []).map((o) => (o.coid && coids.includes(o.coid) ? { oid: o.oid } : o)),
+          })),
+        );
       }
     });
   }

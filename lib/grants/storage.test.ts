@@ -17,7 +17,11 @@ const SITE = 'https://trade.example';
 const ACCOUNT = '0x5aA4Dd94dEa3FEb6B2Bd1a5E5DB3d9A5c3a40307';
 const T0 = 1_800_000_000_000;
 /** 0.01 ETH-PERP at 3 100: 31 USDC notional. */
-const ORDER: GrantRequest = { kind: 'order', venue: 'perps', orders: [{ market: '2', buy: true, size: '0.01', price: '3100', postOnly: true }] };
+const ORDER: GrantRequest = {
+  kind: 'order',
+  venue: 'perps',
+  orders: [{ market: '2', buy: true, size: '0.01', price: '3100', postOnly: true }],
+};
 const ref = async () => ({ price: '3100', source: 'mark' as const });
 const armed = async () => true;
 let n = 0;
@@ -30,7 +34,12 @@ async function setup(daily = '1000') {
 
 const order = (grants: GrantService) => grants.consume(SITE, ACCOUNT, ORDER, ref, armed);
 /** `count` uses of `notional` each, spread over the 23 h before `end`. */
-const spread = (count: number, notional: string, end: number): GrantUse[] => Array.from({ length: count }, (_, i) => ({ at: end - 23 * 3_600_000 + Math.floor((i * 23 * 3_600_000) / count), notional, seq: i + 1 }));
+const spread = (count: number, notional: string, end: number): GrantUse[] =>
+  Array.from({ length: count }, (_, i) => ({
+    at: end - 23 * 3_600_000 + Math.floor((i * 23 * 3_600_000) / count),
+    notional,
+    seq: i + 1,
+  }));
 
 describe('grant storage: caps exact with many uses', () => {
   it('keeps the daily cap exact across a worker restart with 3 000 uses in the last 24 h', async () => {
@@ -47,7 +56,8 @@ describe('grant storage: caps exact with many uses', () => {
 
   it('lets exactly one of three concurrent orders take the last slot of the cap', async () => {
     const { vault, grants, grant, clock } = await setup('1000');
-    await grantUseRecords(vault).putGrant(grant, spread(31, '31', clock.now)); // 961 used: one more reaches 992, a second 1 023
+    // 961 used: one more reaches 992, a second 1 023
+    await grantUseRecords(vault).putGrant(grant, spread(31, '31', clock.now));
     grants.reload();
     const all = await Promise.all([order(grants), order(grants), order(grants)]);
     expect(all.filter((d) => d?.ok)).toHaveLength(1);
@@ -58,7 +68,10 @@ describe('grant storage: caps exact with many uses', () => {
     const { vault, grants, grant, clock, restart } = await setup('62');
     // A grant lasts at most 24 h, so its oldest uses age out only near its end: seeded 23 h 59 min ago.
     const old = clock.now - DAY_MS + 60_000;
-    await grantUseRecords(vault).putGrant(grant, [{ at: old, notional: '31', seq: 1 }, { at: old + 1, notional: '31', seq: 2 }]);
+    await grantUseRecords(vault).putGrant(grant, [
+      { at: old, notional: '31', seq: 1 },
+      { at: old + 1, notional: '31', seq: 2 },
+    ]);
     grants.reload();
     expect((await order(grants))?.ok).toBe(false); // 93 > 62
     clock.now = old + DAY_MS - 1; // still inside the 24 h
@@ -77,7 +90,8 @@ describe('grant storage: a torn write never lets the cap be exceeded', () => {
   async function nearCap() {
     const s = await setup('62');
     expect((await order(s.grants))?.ok).toBe(true);
-    await grantUseRecords(s.vault)['flushHeads'](); // the head catches up with its uses (at most HEAD_LAG_MS after them)
+    // the head catches up with its uses (at most HEAD_LAG_MS after them)
+    await grantUseRecords(s.vault)['flushHeads']();
     const head = await s.db.get('secrets', `grant:${s.grant.id}`);
     const index = await s.db.get('meta', 'index');
     const buckets = await s.db.getAll('secrets', IDBKeyRange.bound('grantuse:', 'grantuse:\uffff'));
@@ -86,16 +100,20 @@ describe('grant storage: a torn write never lets the cap be exceeded', () => {
     return { ...s, before: { head, index, buckets } };
   }
 
-  it('counts a use across a restart before its head caught up (the bucket alone is written before anything is signed)', async () => {
-    const s = await setup('62');
-    expect((await order(s.grants))?.ok).toBe(true);
-    expect((await order(s.grants))?.ok).toBe(true); // 62: the cap is reached; the head still says fewer uses
-    const stored = await s.db.get('secrets', `grant:${s.grant.id}`);
-    expect(stored, 'the head was written when the grant was made').toBeDefined();
-    const after = await s.restart();
-    expect(await after.grants.list()).toMatchObject([{ used24h: '62', uses24h: 2 }]);
-    expect((await order(after.grants))?.ok).toBe(false);
-  });
+  it(
+    'counts a use across a restart before its head caught up ' +
+      '(the bucket alone is written before anything is signed)',
+    async () => {
+      const s = await setup('62');
+      expect((await order(s.grants))?.ok).toBe(true);
+      expect((await order(s.grants))?.ok).toBe(true); // 62: the cap is reached; the head still says fewer uses
+      const stored = await s.db.get('secrets', `grant:${s.grant.id}`);
+      expect(stored, 'the head was written when the grant was made').toBeDefined();
+      const after = await s.restart();
+      expect(await after.grants.list()).toMatchObject([{ used24h: '62', uses24h: 2 }]);
+      expect((await order(after.grants))?.ok).toBe(false);
+    },
+  );
 
   it('writes the head once for the uses since, at most HEAD_LAG_MS after them', async () => {
     const s = await setup('1000');
@@ -135,7 +153,8 @@ describe('grant storage: a torn write never lets the cap be exceeded', () => {
 });
 
 describe('grant storage: recorded orders between two orders', () => {
-  const owned = async (v: Vault) => (await grantUseRecords(v).listGrants())[0]?.uses.flatMap((u) => (u.orders ?? []).map((o) => o.oid)) ?? [];
+  const owned = async (v: Vault) =>
+    (await grantUseRecords(v).listGrants())[0]?.uses.flatMap((u) => (u.orders ?? []).map((o) => o.oid)) ?? [];
 
   it('writes the orders of a use with the next use of the minute, and without one within HEAD_LAG_MS', async () => {
     const s = await setup('1000');
@@ -149,14 +168,19 @@ describe('grant storage: recorded orders between two orders', () => {
     const third = await order(s.grants);
     if (!third?.ok) throw new Error('not covered');
     await s.grants.recordOrders(third.grantId, third.seq, [{ oid: 12 }]);
-    await vi.waitFor(async () => expect(await owned((await s.restart()).vault)).toEqual([11, 12]), { timeout: HEAD_LAG_MS * 4 });
+    await vi.waitFor(async () => expect(await owned((await s.restart()).vault)).toEqual([11, 12]), {
+      timeout: HEAD_LAG_MS * 4,
+    });
   });
 });
 
 describe('grant storage: records of the previous version', () => {
   it('migrates a { grant, uses } record when read: same uses, same caps, then stored as buckets', async () => {
     const { db, vault, grant, clock, restart } = await setup('62');
-    const legacy: { grant: Grant; uses: GrantUse[] } = { grant, uses: [{ at: clock.now - 1_000, notional: '31', seq: 1, orders: [{ oid: 7 }] }] };
+    const legacy: { grant: Grant; uses: GrantUse[] } = {
+      grant,
+      uses: [{ at: clock.now - 1_000, notional: '31', seq: 1, orders: [{ oid: 7 }] }],
+    };
     // What the previous version wrote: the whole grant with its uses in one sealed record.
     await vault['exclusive'](() => vault['put']('grant', `grant:${grant.id}`, grant.account, {}, legacy));
     const after = await restart();

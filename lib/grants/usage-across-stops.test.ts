@@ -9,7 +9,18 @@
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import { SITE, USE_ACCOUNT, USE_ORDER, USE_RECORD, useRef, useArmed, useWorkers, useOrder, type Sealer, type UseWorker } from '../../test/kits/grants';
+import {
+  SITE,
+  USE_ACCOUNT,
+  USE_ORDER,
+  USE_RECORD,
+  useRef,
+  useArmed,
+  useWorkers,
+  useOrder,
+  type Sealer,
+  type UseWorker,
+} from '../../test/kits/grants';
 import { grantUseRecords } from './use-records';
 
 /** The steps of one covered order, in the order the signer takes them. */
@@ -43,21 +54,25 @@ async function coveredOrderUpTo(w: UseWorker, stop: Step): Promise<void> {
   await w.journal.close(rec.id);
 }
 
-describe('a grant\'s 24 h usage across a worker stop inside a covered order', () => {
+describe("a grant's 24 h usage across a worker stop inside a covered order", () => {
   for (const stop of STEPS) {
-    it(`a stop after "${stop}": the next worker reads the same uses and notional as the signing worker, and both count the order once it may have left`, async () => {
-      const s = await useWorkers('usage-across-stops', '1000');
-      await useOrder(s.first, 'lands'); // one earlier order, complete
-      await coveredOrderUpTo(s.first, stop);
-      await new Promise((r) => setTimeout(r, 10));
-      const before = await usage(s.first);
-      const next = await s.restart();
-      const after = await usage(next);
-      expect(after, `usage after a stop at "${stop}"`).toEqual(before);
-      const sent = STEPS.indexOf(stop) >= STEPS.indexOf('journalled');
-      expect(after[0], sent ? 'the order may have left: counted' : 'nothing left: not counted').toBe(sent ? 2 : 1);
-      // And a second stop changes nothing.
-      expect(await usage(await s.restart())).toEqual(after);
-    });
+    it(
+      `a stop after "${stop}": the next worker reads the same uses and notional ` +
+        `as the signing worker, and both count the order once it may have left`,
+      async () => {
+        const s = await useWorkers('usage-across-stops', '1000');
+        await useOrder(s.first, 'lands'); // one earlier order, complete
+        await coveredOrderUpTo(s.first, stop);
+        await new Promise((r) => setTimeout(r, 10));
+        const before = await usage(s.first);
+        const next = await s.restart();
+        const after = await usage(next);
+        expect(after, `usage after a stop at "${stop}"`).toEqual(before);
+        const sent = STEPS.indexOf(stop) >= STEPS.indexOf('journalled');
+        expect(after[0], sent ? 'the order may have left: counted' : 'nothing left: not counted').toBe(sent ? 2 : 1);
+        // And a second stop changes nothing.
+        expect(await usage(await s.restart())).toEqual(after);
+      },
+    );
   }
 });

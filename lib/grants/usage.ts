@@ -36,11 +36,15 @@ export class UseWindow {
     this.last = -Infinity;
   }
 
-  /** The usage at `now` (Unix ms): notional of the uses of the last 24 h (18-decimal units) and the count of the last 60 s. */
+  /**
+   * The usage at `now` (Unix ms): notional of the uses of the last 24 h (18-decimal units) and the count of the last 60
+   * s.
+   */
   at(now: number): GrantUsage & { uses24h: number } {
     if (now < this.last) this.rewind(); // the clock went back: count from the start again
     this.last = now;
-    for (let u = this.uses[this.day]; u && u.at <= now - DAY_MS; u = this.uses[++this.day]) this.sum -= units(u.notional);
+    for (let u = this.uses[this.day]; u && u.at <= now - DAY_MS; u = this.uses[++this.day])
+      this.sum -= units(u.notional);
     if (this.minute < this.day) this.minute = this.day;
     for (let u = this.uses[this.minute]; u && u.at <= now - 60_000; u = this.uses[++this.minute]);
     return { used24h: this.sum, lastMinute: this.uses.length - this.minute, uses24h: this.uses.length - this.day };
@@ -69,6 +73,7 @@ export class UseWindow {
     const i = this.uses.findLastIndex(same);
     if (i >= 0) this.uses[i] = use;
     this.owning = this.owning.filter((u) => !same(u));
-    if (use.orders?.length) this.owning = [...this.owning, use].sort((a, b) => a.at - b.at || (a.seq ?? 0) - (b.seq ?? 0));
+    if (use.orders?.length)
+      this.owning = [...this.owning, use].sort((a, b) => a.at - b.at || (a.seq ?? 0) - (b.seq ?? 0));
   }
 }

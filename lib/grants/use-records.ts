@@ -2,9 +2,9 @@
  * A grant's stored uses: a head record `grant:<id>` ({ grant, n }, vouched for by the vault's sealed
  * index while unlocked, carried in the session bundle during a trading session) and its uses, numbered
  * 1 … n, in one sealed record per clock minute (`grantuse:<id>:<minute>`, loose: each is bound to its id by
- * its AAD, and the head's `n` vouches for the set — a missing, rolled-back or deleted bucket leaves a
- * number missing, and the grant is refused with `TamperedRecordError`). Storage is the vault's
- * (`SealedRecords`, `lib/vault/records.ts`); this module decides what is written when.
+ * its AAD, and the head's `n` vouches for the set — a missing, rolled-back or deleted bucket leaves a number missing,
+ * and the grant is refused with `TamperedRecordError`). Storage is the vault's (`SealedRecords`,
+ * `lib/vault/records.ts`); this module decides what is written when.
  *
  * A use rewrites its minute's bucket, alone; the head and the index (or the bundle) follow within
  * `HEAD_LAG_MS`, once for all the uses since (`flushHeads`): the cost does not grow with the uses of the
@@ -34,7 +34,8 @@ export const HEAD_LAG_MS = 500;
 /** Width of one use bucket (ms): every use of a grant made in the same clock minute shares a record. */
 const BUCKET_MS = 60_000;
 const bucketPrefix = (grantId: string) => `${USE_PREFIX}${grantId}:`;
-const bucketId = (grantId: string, at: number) => `${bucketPrefix(grantId)}${String(Math.floor(at / BUCKET_MS)).padStart(10, '0')}`;
+const bucketId = (grantId: string, at: number) =>
+  `${bucketPrefix(grantId)}${String(Math.floor(at / BUCKET_MS)).padStart(10, '0')}`;
 
 /**
  * A grant record's sealed content: the grant and `n`, how many uses it holds (uses are numbered 1 … n
@@ -109,7 +110,10 @@ export class GrantUseRecords {
     this.useHeads.delete(head.grant.id); // set again once written
     const only = buckets.size === 1 ? [...buckets][0] : undefined;
     // A head alone (a repair, a flush) keeps the bucket held, with any recorded orders not written yet.
-    const cache = { n: head.n, bucket: only ? { id: only[0], b: only[1] } : buckets.size === 0 ? before?.bucket : undefined };
+    const cache = {
+      n: head.n,
+      bucket: only ? { id: only[0], b: only[1] } : buckets.size === 0 ? before?.bucket : undefined,
+    };
     try {
       await this.records.writeHead(head, loose, drop);
     } catch (err) {
@@ -121,7 +125,10 @@ export class GrantUseRecords {
     this.useHeads.set(head.grant.id, cache);
   }
 
-  /** The head of grant `id` (call inside `exclusive`). Throws `KeyNotFoundError`, `TamperedRecordError`, `VaultLockedError`. */
+  /**
+   * The head of grant `id` (call inside `exclusive`). Throws `KeyNotFoundError`, `TamperedRecordError`,
+   * `VaultLockedError`.
+   */
   private readHead(id: string): Promise<GrantHead | LegacyGrant> {
     return this.records.readHead<GrantHead | LegacyGrant>(id);
   }
@@ -143,9 +150,12 @@ export class GrantUseRecords {
     // A held bucket with recorded orders not written yet is read as held (`updateGrantUses`).
     const held = this.bucketsDue.has(grant.id) ? this.useHeads.get(grant.id)?.bucket : undefined;
     for (const id of ids) {
-      const b = held?.id === id ? held.b : await this.readBucket(key, id).catch(() => {
-        throw new TamperedRecordError();
-      });
+      const b =
+        held?.id === id
+          ? held.b
+          : await this.readBucket(key, id).catch(() => {
+              throw new TamperedRecordError();
+            });
       b?.uses.forEach((u, i) => byN.set(b.n[i] ?? 0, u));
     }
     const top = Math.max(head.n, ...byN.keys());
@@ -168,7 +178,11 @@ export class GrantUseRecords {
       this.records.looseKey();
       const old = await this.records.idsFrom(bucketPrefix(grant.id));
       const buckets = bucketsFor(grant.id, uses);
-      await this.writeGrant({ grant, n: uses.length }, buckets, old.filter((id) => !buckets.has(id)));
+      await this.writeGrant(
+        { grant, n: uses.length },
+        buckets,
+        old.filter((id) => !buckets.has(id)),
+      );
     });
   }
 
@@ -223,8 +237,12 @@ export class GrantUseRecords {
       const bucket: UseBucket = { n: [...b.n, n + 1], uses: [...b.uses, use] };
       const key = this.records.looseKey();
       // A held bucket whose recorded orders are not written yet (`updateGrantUses`) goes with it.
-      const left = cached.bucket && cached.bucket.id !== id && this.bucketsDue.has(grant.id) ? cached.bucket : undefined;
-      const recs = await Promise.all([this.sealBucket(key, id, bucket), ...(left ? [this.sealBucket(key, left.id, left.b)] : [])]);
+      const left =
+        cached.bucket && cached.bucket.id !== id && this.bucketsDue.has(grant.id) ? cached.bucket : undefined;
+      const recs = await Promise.all([
+        this.sealBucket(key, id, bucket),
+        ...(left ? [this.sealBucket(key, left.id, left.b)] : []),
+      ]);
       await this.records.putLoose(recs);
       this.bucketsDue.delete(grant.id); // the held bucket is written (this one, or the one left)
       this.useHeads.set(grant.id, { n: n + 1, bucket: { id, b: bucket } });
@@ -247,31 +265,40 @@ export class GrantUseRecords {
    */
   private async flushHeads(): Promise<void> {
     this.headTimer = undefined;
-    await this.records.exclusive(async () => {
-      const due = [...new Set([...this.headsDue, ...this.bucketsDue])];
-      const buckets = new Set(this.bucketsDue);
-      this.headsDue.clear();
-      this.bucketsDue.clear();
-      for (const id of due) {
-        const cached = this.useHeads.get(id);
-        if (!cached) continue;
-        let bucketWritten = false;
-        try {
-          const held = cached.bucket;
-          if (buckets.has(id) && held) await this.records.putLoose([await this.sealBucket(this.records.looseKey(), held.id, held.b)]);
-          bucketWritten = true;
-          const head = await this.readHead(id);
-          if (isLegacy(head) || head.n >= cached.n) continue;
-          await this.writeGrant({ grant: head.grant, n: cached.n }, new Map()); // keeps the held bucket
-        } catch (err) {
-          // Locked, revoked or refused as tampered: the next read of the grant decides. Anything else (a
-          // storage error) is tried again at the next flush.
-          if (err instanceof VaultLockedError || err instanceof KeyNotFoundError || err instanceof TamperedRecordError || err instanceof DecryptError) continue;
-          if (!bucketWritten && buckets.has(id)) this.due(id, 'bucket');
-          this.due(id, 'head');
+    await this.records
+      .exclusive(async () => {
+        const due = [...new Set([...this.headsDue, ...this.bucketsDue])];
+        const buckets = new Set(this.bucketsDue);
+        this.headsDue.clear();
+        this.bucketsDue.clear();
+        for (const id of due) {
+          const cached = this.useHeads.get(id);
+          if (!cached) continue;
+          let bucketWritten = false;
+          try {
+            const held = cached.bucket;
+            if (buckets.has(id) && held)
+              await this.records.putLoose([await this.sealBucket(this.records.looseKey(), held.id, held.b)]);
+            bucketWritten = true;
+            const head = await this.readHead(id);
+            if (isLegacy(head) || head.n >= cached.n) continue;
+            await this.writeGrant({ grant: head.grant, n: cached.n }, new Map()); // keeps the held bucket
+          } catch (err) {
+            // Locked, revoked or refused as tampered: the next read of the grant decides. Anything else (a
+            // storage error) is tried again at the next flush.
+            if (
+              err instanceof VaultLockedError ||
+              err instanceof KeyNotFoundError ||
+              err instanceof TamperedRecordError ||
+              err instanceof DecryptError
+            )
+              continue;
+            if (!bucketWritten && buckets.has(id)) this.due(id, 'bucket');
+            this.due(id, 'head');
+          }
         }
-      }
-    }).catch(() => undefined);
+      })
+      .catch(() => undefined);
   }
 
   /**
@@ -296,9 +323,9 @@ export class GrantUseRecords {
         const c = this.useHeads.get(grantId);
         if (c?.bucket?.id === id) c.bucket = { id, b: { n: b.n, uses: next } };
         // `defer` (orders just recorded): the held bucket (this minute's) is written with the next use, or by
-        // the flush within HEAD_LAG_MS (no write between two orders). Lost with a crash before then: only
-        // orders a granted cancel may reach — those cancels then ask. Anything that takes an order away from
-        // a grant (a forgotten client order id) is written now.
+        // the flush within HEAD_LAG_MS (no write between two orders). Lost with a crash before then: only orders a
+        // granted cancel may reach — those cancels then ask. Anything that takes an order away from a grant (a
+        // forgotten client order id) is written now.
         if (held && o.defer) this.due(grantId, 'bucket');
         else recs.push(await this.sealBucket(key, id, { n: b.n, uses: next }));
       }

@@ -25,7 +25,12 @@ export type GatewayTransport = {
  * `BUILD_TRANSPORT_RULE`, `lib/settings/transport.ts`): one in clear is refused with
  * `InsecureTransportError` (`./transport.ts`), nothing sent.
  */
-export function gatewayTransport(fetchFn: typeof fetch | undefined, headerSetOf: () => Promise<HeaderSet>, timeoutMs: number | undefined, rule: TransportRule): GatewayTransport {
+export function gatewayTransport(
+  fetchFn: typeof fetch | undefined,
+  headerSetOf: () => Promise<HeaderSet>,
+  timeoutMs: number | undefined,
+  rule: TransportRule,
+): GatewayTransport {
   const renamed = fetchWithHeaderSet(guardedFetch(fetchFn ?? ((input, init) => fetch(input, init)), rule), headerSetOf);
   const deadline = timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const withDefault = fetchWithTimeout(renamed, deadline);

@@ -39,7 +39,12 @@ export function fetchWithHeaderSet(fetchFn: typeof fetch, setOf: () => Promise<H
     if (set === 'seed' || !init?.headers) return fetchFn(input, init);
     const plain = Object.fromEntries(new Headers(init.headers).entries());
     // `Headers` lowercases names; restore the seed spelling before renaming.
-    const seedCase = Object.fromEntries(Object.entries(plain).map(([k, v]) => [Object.keys(VENUE_HEADER_NAMES).find((n) => n.toLowerCase() === k) ?? k, v]));
+    const seedCase = Object.fromEntries(
+      Object.entries(plain).map(([k, v]) => [
+        Object.keys(VENUE_HEADER_NAMES).find((n) => n.toLowerCase() === k) ?? k,
+        v,
+      ]),
+    );
     return fetchFn(input, { ...init, headers: applyHeaderSet(seedCase, set) });
   };
 }

@@ -23,13 +23,19 @@ export function gatewayOf(url: string): string {
  * `data.gateway` names which gateway did not answer (origin + first path segment).
  */
 export class NetworkError extends BaseError {
-  /** EIP-1474 -32002 "resource unavailable": the gateway could not be reached or the answer was lost (never -32603, which dapp libraries retry). */
+  /**
+   * EIP-1474 -32002 "resource unavailable": the gateway could not be reached or the answer was lost (never -32603,
+   * which dapp libraries retry).
+   */
   static override readonly code: number | undefined = -32002;
   override name = 'Http.NetworkError';
   readonly gateway: string;
   constructor(url: string, options: { cause?: unknown } = {}) {
     const gateway = gatewayOf(url);
-    super(`No answer from ${gateway}. Check your connection and the gateway URL in Settings.`, { ...options, data: { gateway } });
+    super(`No answer from ${gateway}. Check your connection and the gateway URL in Settings.`, {
+      ...options,
+      data: { gateway },
+    });
     this.gateway = gateway;
   }
 }

@@ -13,7 +13,10 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 
 /** Thrown (inside fetch) when a request got no complete answer within its deadline. */
 export class RequestTimeoutError extends BaseError {
-  /** EIP-1474 -32002 "resource unavailable": no answer in time, the outcome is unknown (never -32603, which dapp libraries retry). */
+  /**
+   * EIP-1474 -32002 "resource unavailable": no answer in time, the outcome is unknown (never -32603, which dapp
+   * libraries retry).
+   */
   static override readonly code: number | undefined = -32002;
   override name = 'Http.RequestTimeoutError';
   constructor(url: string, timeoutMs: number) {

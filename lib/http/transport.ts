@@ -33,8 +33,13 @@ export function transportRefusal(url: string, rule: TransportRule): string | und
   }
   if (u.protocol === 'https:' || u.protocol === 'wss:') return undefined;
   if (u.protocol !== 'http:' && u.protocol !== 'ws:') return `uses ${u.protocol}, which Countersign never uses`;
-  if (!isLoopbackHost(u.hostname)) return `is not encrypted (${u.protocol}): Countersign sends signatures and secrets only over https: and wss:`;
-  if (!rule.loopbackCleartext) return `is not encrypted (${u.protocol} on this machine's loopback): only a development build talks to a local sandbox; a release uses https: and wss: only`;
+  if (!isLoopbackHost(u.hostname))
+    return `is not encrypted (${u.protocol}): Countersign sends signatures and secrets only over https: and wss:`;
+  if (!rule.loopbackCleartext)
+    return (
+      `is not encrypted (${u.protocol} on this machine's loopback): only a ` +
+      `development build talks to a local sandbox; a release uses https: and wss: only`
+    );
   return undefined;
 }
 

@@ -18,16 +18,20 @@ describe("the approval window's first questions", () => {
     Reflect.deleteProperty(globalThis, '__countersignApprovalAnswers');
   });
 
-  it('are asked by the boot script at once, each answered to the window once; every later call asks the background again', async () => {
-    const bg = background();
-    beginApprovalReads(bg.send);
-    expect(bg.asked).toEqual(['vault.status', 'approval.list']);
-    const call = createCaller(earlyAnswers(bg.send));
-    expect(await call('approval.list', {})).toEqual([]);
-    expect(bg.asked).toEqual(['vault.status', 'approval.list']);
-    expect(await call('approval.list', {})).toEqual([]);
-    expect(bg.asked).toEqual(['vault.status', 'approval.list', 'approval.list']);
-  });
+  it(
+    'are asked by the boot script at once, each answered to ' +
+      'the window once; every later call asks the background again',
+    async () => {
+      const bg = background();
+      beginApprovalReads(bg.send);
+      expect(bg.asked).toEqual(['vault.status', 'approval.list']);
+      const call = createCaller(earlyAnswers(bg.send));
+      expect(await call('approval.list', {})).toEqual([]);
+      expect(bg.asked).toEqual(['vault.status', 'approval.list']);
+      expect(await call('approval.list', {})).toEqual([]);
+      expect(bg.asked).toEqual(['vault.status', 'approval.list', 'approval.list']);
+    },
+  );
 
   it('a window without the boot script asks for itself', async () => {
     const bg = background();

@@ -19,7 +19,9 @@ const EARLY_ANSWERS = '__countersignApprovalAnswers';
 export const APPROVAL_EARLY_READS = ['vault.status', 'approval.list'] as const satisfies readonly ProcedureName[];
 
 /** Sends `APPROVAL_EARLY_READS` now and leaves their replies for the window (`earlyAnswers`). Never throws. */
-export function beginApprovalReads(send: (message: unknown) => Promise<unknown> = (m) => browser.runtime.sendMessage(m)): void {
+export function beginApprovalReads(
+  send: (message: unknown) => Promise<unknown> = (m) => browser.runtime.sendMessage(m),
+): void {
   const answers = new Map<string, Promise<unknown>>();
   for (const type of APPROVAL_EARLY_READS) {
     try {

@@ -21,7 +21,9 @@ const approvalViewSchema = v.object({
   signer: v.nullable(v.picklist(['owner key', 'proxy key', 'API key'])),
   digest: v.string(),
   account: v.nullable(v.object({ address: v.string(), label: v.string() })),
-  /** The signing artifact (lib/signer/artifact), shown as it is: the window renders its fields, nothing here reads it. */
+  /**
+   * The signing artifact (lib/signer/artifact), shown as it is: the window renders its fields, nothing here reads it.
+   */
   artifact: v.optional(v.unknown()),
   refreshAt: v.optional(v.number()),
   grantable: v.optional(v.boolean()),
@@ -34,9 +36,30 @@ const approvalViewSchema = v.object({
 export const APPROVAL_CONTRACT = {
   'approval.list': procedure({ input: noInput, output: v.array(approvalViewSchema), senders: EXT, activity: false }),
   /** The approval window names the request (id and digest) it is displaying: closing it ends only that one. */
-  'approval.showing': procedure({ input: v.strictObject({ id: shortId, digest }), output: done, senders: APPROVAL, activity: false }),
-  /** The approval window found the queue empty: the background closes it unless a request arrived meanwhile (`{ closed }`). */
-  'approval.empty': procedure({ input: noInput, output: v.object({ closed: v.boolean() }), senders: APPROVAL, activity: false }),
-  /** Approves (bound to `digest`, the one shown) or rejects request `id`. Throws `Approvals.ApprovalNotFoundError`, `ApprovalMismatchError`. */
-  'approval.decide': procedure({ input: v.strictObject({ id: shortId, approve: v.boolean(), digest: v.optional(digest) }), output: done, senders: EXT, activity: true }),
+  'approval.showing': procedure({
+    input: v.strictObject({ id: shortId, digest }),
+    output: done,
+    senders: APPROVAL,
+    activity: false,
+  }),
+  /**
+   * The approval window found the queue empty: the background closes it unless a request arrived meanwhile (`{ closed
+   * }`).
+   */
+  'approval.empty': procedure({
+    input: noInput,
+    output: v.object({ closed: v.boolean() }),
+    senders: APPROVAL,
+    activity: false,
+  }),
+  /**
+   * Approves (bound to `digest`, the one shown) or rejects request `id`. Throws `Approvals.ApprovalNotFoundError`,
+   * `ApprovalMismatchError`.
+   */
+  'approval.decide': procedure({
+    input: v.strictObject({ id: shortId, approve: v.boolean(), digest: v.optional(digest) }),
+    output: done,
+    senders: EXT,
+    activity: true,
+  }),
 } as const;

@@ -7,7 +7,9 @@ import * as v from 'valibot';
 import { nonNegativeSafeInteger } from '../validation';
 import { noInput, POPUP, procedure } from './procedure';
 
-/** An entry as the popup sees it (`AuditEntryView` of lib/audit): `mac` the hex link when sealed, `status` its check. */
+/**
+ * An entry as the popup sees it (`AuditEntryView` of lib/audit): `mac` the hex link when sealed, `status` its check.
+ */
 const auditEntrySchema = v.object({
   id: v.number(),
   at: v.number(),
@@ -36,7 +38,14 @@ const auditCheckSchema = v.object({
   pending: v.number(),
   since: v.optional(v.number()),
   fullAt: v.optional(v.number()),
-  seals: v.array(v.object({ at: v.number(), fromId: v.number(), reason: v.picklist(['legacy', 'missing', 'invalid', 'restore']), count: v.number() })),
+  seals: v.array(
+    v.object({
+      at: v.number(),
+      fromId: v.number(),
+      reason: v.picklist(['legacy', 'missing', 'invalid', 'restore']),
+      count: v.number(),
+    }),
+  ),
 });
 
 /** Audit procedures. */
@@ -54,10 +63,21 @@ export const AUDIT_CONTRACT = {
   }),
   /** The origins found in the log (at most 200), for the filter. */
   'audit.origins': procedure({ input: noInput, output: v.array(v.string()), senders: POPUP, activity: false }),
-  'audit.verify': procedure({ input: v.strictObject({ full: v.optional(v.boolean()) }), output: auditCheckSchema, senders: POPUP, activity: false }),
-  /** One export page as CSV or JSON text, the id to continue `after` (null at the end), and on the first page the check. */
+  'audit.verify': procedure({
+    input: v.strictObject({ full: v.optional(v.boolean()) }),
+    output: auditCheckSchema,
+    senders: POPUP,
+    activity: false,
+  }),
+  /**
+   * One export page as CSV or JSON text, the id to continue `after` (null at the end), and on the first page the check.
+   */
   'audit.export': procedure({
-    input: v.strictObject({ format: v.picklist(['csv', 'json']), after: v.optional(nonNegativeSafeInteger), limit: v.optional(v.pipe(nonNegativeSafeInteger, v.minValue(1), v.maxValue(1000))) }),
+    input: v.strictObject({
+      format: v.picklist(['csv', 'json']),
+      after: v.optional(nonNegativeSafeInteger),
+      limit: v.optional(v.pipe(nonNegativeSafeInteger, v.minValue(1), v.maxValue(1000))),
+    }),
     output: v.object({ text: v.string(), next: v.nullable(v.number()), verification: v.optional(auditCheckSchema) }),
     senders: POPUP,
     activity: true,

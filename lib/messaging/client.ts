@@ -33,7 +33,10 @@ const wireErrorSchema = v.object({
   data: v.optional(v.record(v.string(), v.union([v.string(), v.number(), v.boolean()]))),
 });
 /** The reply envelope (`Reply` of ./protocol); the result itself is the background's, typed by the contract. */
-const replySchema = v.variant('ok', [v.object({ ok: v.literal(true), result: v.unknown() }), v.object({ ok: v.literal(false), error: wireErrorSchema })]);
+const replySchema = v.variant('ok', [
+  v.object({ ok: v.literal(true), result: v.unknown() }),
+  v.object({ ok: v.literal(false), error: wireErrorSchema }),
+]);
 
 /**
  * A typed call: `call('vault.status', {})` resolves `ProcedureOutput<'vault.status'>`.
@@ -48,14 +51,22 @@ export type Call = <N extends ProcedureName>(type: N, payload: ProcedureCallInpu
  * and one named `Messaging.InvalidOutputError` for an answer that does not match the output schema.
  */
 export function createCaller(send: Send): Call {
-  return async function call<N extends ProcedureName>(type: N, payload: ProcedureCallInput<N>): Promise<ProcedureOutput<N>> {
+  return async function call<N extends ProcedureName>(
+    type: N,
+    payload: ProcedureCallInput<N>,
+  ): Promise<ProcedureOutput<N>> {
     const reply = v.safeParse(replySchema, await send({ type, payload }));
-    if (!reply.success) throw new RemoteError({ name: 'NoReply', shortMessage: 'The extension did not answer. Try again.' });
+    if (!reply.success)
+      throw new RemoteError({ name: 'NoReply', shortMessage: 'The extension did not answer. Try again.' });
     if (!reply.output.ok) throw new RemoteError(reply.output.error);
     const answer = v.safeParse(PROCEDURES[type].output, reply.output.result);
     if (!answer.success) {
       const field = v.getDotPath(answer.issues[0]) ?? '';
-      throw new RemoteError({ name: 'Messaging.InvalidOutputError', shortMessage: 'The extension answered in an unexpected shape. Try again.', data: { procedure: type, field } });
+      throw new RemoteError({
+        name: 'Messaging.InvalidOutputError',
+        shortMessage: 'The extension answered in an unexpected shape. Try again.',
+        data: { procedure: type, field },
+      });
     }
     return answer.output;
   };

@@ -17,9 +17,24 @@ const wallet = v.object({ wallet: v.string(), kind: v.picklist(['uups', 'beacon'
  * zero), or `unknown` (the venue could not be asked: no API credentials, vault locked, no answer).
  */
 const walletStatus = v.object({ ...wallet.entries, approvals: v.picklist(['approved', 'missing', 'unknown']) });
-const states = v.picklist(['STATE_NEW', 'STATE_EXECUTED', 'STATE_MINED', 'STATE_CONFIRMED', 'STATE_FAILED', 'STATE_INVALID']);
+const states = v.picklist([
+  'STATE_NEW',
+  'STATE_EXECUTED',
+  'STATE_MINED',
+  'STATE_CONFIRMED',
+  'STATE_FAILED',
+  'STATE_INVALID',
+]);
 const submitted = v.object({ transactionID: v.string(), state: states });
-const call = v.strictObject({ target: address, value: v.pipe(v.string(), v.regex(/^\d{1,78}$/)), data: v.pipe(v.string(), v.regex(/^0x(?:[0-9a-fA-F]{2}){0,4096}$/), v.transform((s): `0x${string}` => `0x${s.slice(2)}`)) });
+const call = v.strictObject({
+  target: address,
+  value: v.pipe(v.string(), v.regex(/^\d{1,78}$/)),
+  data: v.pipe(
+    v.string(),
+    v.regex(/^0x(?:[0-9a-fA-F]{2}){0,4096}$/),
+    v.transform((s): `0x${string}` => `0x${s.slice(2)}`),
+  ),
+});
 
 /**
  * What a batch does: `setup` (collateral `approve` and outcome-token `setApprovalForAll` for both V2
@@ -31,8 +46,17 @@ const call = v.strictObject({ target: address, value: v.pipe(v.string(), v.regex
 const batchSchema = v.variant('kind', [
   v.strictObject({ kind: v.literal('setup') }),
   v.strictObject({ kind: v.literal('redeem'), conditionId: bytes32 }),
-  v.strictObject({ kind: v.literal('calls'), calls: v.pipe(v.array(call), v.minLength(1), v.maxLength(MAX_BATCH_CALLS)) }),
-  v.strictObject({ kind: v.literal('withdraw'), amount: positiveDecimalString, toChainId: positiveSafeInteger, toTokenAddress: address, recipient: address }),
+  v.strictObject({
+    kind: v.literal('calls'),
+    calls: v.pipe(v.array(call), v.minLength(1), v.maxLength(MAX_BATCH_CALLS)),
+  }),
+  v.strictObject({
+    kind: v.literal('withdraw'),
+    amount: positiveDecimalString,
+    toChainId: positiveSafeInteger,
+    toTokenAddress: address,
+    recipient: address,
+  }),
 ]);
 
 /** Deposit-wallet procedures. */
@@ -45,7 +69,12 @@ export const DEPOSIT_CONTRACT = {
    * `Relayer.ReplacesCredentialsError` (field `replaceCredentials`) before anything is read or stored.
    * Throws `Relayer.ChainRpcUnavailableError` (no address is derived then), `VaultLockedError`.
    */
-  'clob.depositWallet.derive': procedure({ input: v.strictObject({ account: address, replaceCredentials: v.optional(v.boolean()) }), output: wallet, senders: POPUP, activity: true }),
+  'clob.depositWallet.derive': procedure({
+    input: v.strictObject({ account: address, replaceCredentials: v.optional(v.boolean()) }),
+    output: wallet,
+    senders: POPUP,
+    activity: true,
+  }),
   /** Submits the wallet's `WALLET-CREATE` (unless it is deployed): the relayer transaction (poll it with `status`). */
   'clob.depositWallet.create': procedure({
     input: v.strictObject({ account: address }),
@@ -55,26 +84,56 @@ export const DEPOSIT_CONTRACT = {
   }),
   /**
    * The stored wallet re-checked against its derivation (PROTOCOL.md §4.2) and the relayer's `/deployed`,
-   * whether it approved the exchanges (`approvals`, the venue's read), its redeemable positions, given `transactionID` that relayer transaction (state, hash, the relayer's
-   * reason when it failed), and the account's remembered relayer transactions (`pending`).
+   * whether it approved the exchanges (`approvals`, the venue's read), its redeemable positions, given `transactionID`
+   * that relayer transaction (state, hash, the relayer's reason when it failed), and the account's remembered relayer
+   * transactions (`pending`).
    */
   'clob.depositWallet.status': procedure({
     input: v.strictObject({ account: address, transactionID: v.optional(v.pipe(v.string(), v.maxLength(100))) }),
     output: v.object({
       wallet: v.nullable(walletStatus),
-      /** The wallet's resolved positions it can redeem (data v2 `redeemable`): condition, title, outcome, size (shares). */
-      redeemable: v.array(v.object({ conditionId: v.string(), title: v.string(), outcome: v.string(), size: v.string() })),
-      transaction: v.optional(v.object({ transactionID: v.string(), state: states, transactionHash: v.string(), error: v.optional(v.string()) })),
+      /**
+       * The wallet's resolved positions it can redeem (data v2 `redeemable`): condition, title, outcome, size (shares).
+       */
+      redeemable: v.array(
+        v.object({ conditionId: v.string(), title: v.string(), outcome: v.string(), size: v.string() }),
+      ),
+      transaction: v.optional(
+        v.object({
+          transactionID: v.string(),
+          state: states,
+          transactionHash: v.string(),
+          error: v.optional(v.string()),
+        }),
+      ),
       /**
        * The relayer transactions submitted for this account and not yet seen land, read again now (absent
        * when none): what each does (`label`), its state, hash and failure reason. One that landed (MINED,
        * CONFIRMED, FAILED, INVALID) is listed once, then forgotten (lib/relayer/pending.ts).
        */
-      pending: v.optional(v.array(v.object({ label: v.string(), transactionID: v.string(), state: states, transactionHash: v.string(), error: v.optional(v.string()) }))),
+      pending: v.optional(
+        v.array(
+          v.object({
+            label: v.string(),
+            transactionID: v.string(),
+            state: states,
+            transactionHash: v.string(),
+            error: v.optional(v.string()),
+          }),
+        ),
+      ),
     }),
     senders: POPUP,
     activity: false,
   }),
-  /** Runs a batch (see `batchSchema`) after the person approved it in the approval window (never grantable); the relayer transaction. */
-  'clob.walletBatch': procedure({ input: v.strictObject({ account: address, batch: batchSchema }), output: submitted, senders: POPUP, activity: true }),
+  /**
+   * Runs a batch (see `batchSchema`) after the person approved it in the approval window (never grantable); the relayer
+   * transaction.
+   */
+  'clob.walletBatch': procedure({
+    input: v.strictObject({ account: address, batch: batchSchema }),
+    output: submitted,
+    senders: POPUP,
+    activity: true,
+  }),
 } as const;

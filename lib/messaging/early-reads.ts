@@ -35,7 +35,10 @@ export function wakeBackground(): void {
   }
 }
 
-/** Reads the start hint's two keys from `storage.session` now (the raw stored values; rejects as `storage.session.get` does). */
+/**
+ * Reads the start hint's two keys from `storage.session` now (the raw stored values; rejects as `storage.session.get`
+ * does).
+ */
 export function readHintKeys(): Promise<Record<string, unknown>> {
   return browser.storage.session.get([START_HINT_KEY, VAULT_EPOCH_KEY]);
 }
@@ -68,13 +71,18 @@ export function takeEarlyRead(): Promise<Record<string, unknown>> | undefined {
  * for the popup (`takeEarlyWatch`; undefined when nothing was sent). Nothing is sent without a target.
  * Never throws, and what it leaves never rejects (the reply inside it may).
  */
-export function beginEarlyWatch(read: Promise<Record<string, unknown>>, last = Number(localStorage.getItem(LAST_INSTRUMENT))): void {
+export function beginEarlyWatch(
+  read: Promise<Record<string, unknown>>,
+  last = Number(localStorage.getItem(LAST_INSTRUMENT)),
+): void {
   const watch = read
     .then((stored): EarlyWatch | undefined => {
       const target = firstWatchTarget(stored, last, Date.now());
       if (!target) return undefined;
       const payload: ProcedureCallInput<'streams.watch'> = { account: target.account, perpsIid: target.iid };
-      const reply = browser.runtime.sendMessage({ type: 'streams.watch', payload }).then((r: unknown) => ({ reply: r, at: Date.now() }));
+      const reply = browser.runtime
+        .sendMessage({ type: 'streams.watch', payload })
+        .then((r: unknown) => ({ reply: r, at: Date.now() }));
       reply.catch(() => undefined); // taken (and its failure handled) by the popup
       return { ...target, reply };
     })

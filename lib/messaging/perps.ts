@@ -7,17 +7,27 @@ import { address, nonNegativeSafeInteger } from '../validation';
 import { PERPS_READ_ANSWERS, perpsCommandAnswerSchema, perpsReadAnswerSchema } from '../perps/wire';
 import { EXT, POPUP, procedure } from './procedure';
 
-const perpsOp = v.strictObject({ type: v.string('must be a command type'), args: v.unknown(), grp: v.optional(v.unknown()) });
+const perpsOp = v.strictObject({
+  type: v.string('must be a command type'),
+  args: v.unknown(),
+  grp: v.optional(v.unknown()),
+});
 
 /** Perps procedures. */
 export const PERPS_CONTRACT = {
   /**
    * Signs and submits one command for the active account; answers the gateway's success body, whose
    * shape depends on the command (order acks, `withdraw_id`, `transfer_id` …; seed "Endpoints";
-   * `perpsCommandAnswerSchema`). `createProxy` is refused (its answer carries the proxy secret). Throws the gateway's typed error, `Signer.WeightBudgetError`, `Signer.OutcomeUnknownError`.
+   * `perpsCommandAnswerSchema`). `createProxy` is refused (its answer carries the proxy secret). Throws the gateway's
+   * typed error, `Signer.WeightBudgetError`, `Signer.OutcomeUnknownError`.
    */
   'perps.send': procedure({
-    input: v.strictObject({ account: address, op: perpsOp, label: v.optional(v.unknown()), exp: v.optional(nonNegativeSafeInteger) }),
+    input: v.strictObject({
+      account: address,
+      op: perpsOp,
+      label: v.optional(v.unknown()),
+      exp: v.optional(nonNegativeSafeInteger),
+    }),
     output: perpsCommandAnswerSchema,
     senders: POPUP,
     activity: true,
@@ -31,7 +41,12 @@ export const PERPS_CONTRACT = {
     input: v.strictObject({
       account: v.optional(address),
       name: v.keyof(v.object(PERPS_READ_ANSWERS)),
-      query: v.optional(v.record(v.pipe(v.string(), v.regex(/^[a-z0-9_]{1,32}$/)), v.union([v.pipe(v.string(), v.maxLength(100)), nonNegativeSafeInteger]))),
+      query: v.optional(
+        v.record(
+          v.pipe(v.string(), v.regex(/^[a-z0-9_]{1,32}$/)),
+          v.union([v.pipe(v.string(), v.maxLength(100)), nonNegativeSafeInteger]),
+        ),
+      ),
     }),
     output: perpsReadAnswerSchema,
     senders: EXT,

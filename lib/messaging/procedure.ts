@@ -40,7 +40,11 @@ export const noInput = v.strictObject({});
 export const done = v.null();
 
 /** A password as typed: 1-1024 characters. */
-export const password = v.pipe(v.string('must be a string'), v.minLength(1, 'is required'), v.maxLength(1024, 'is too long'));
+export const password = v.pipe(
+  v.string('must be a string'),
+  v.minLength(1, 'is required'),
+  v.maxLength(1024, 'is too long'),
+);
 /** A secp256k1 private key: `0x` + 64 hex characters (typed as viem's `Hex`). */
 export const privateKey = v.pipe(
   v.string('must be a string'),

@@ -11,7 +11,13 @@ import { shortToken, venueLabelOr, venueLabelString } from '../validation/venue-
 const level = v.tuple([v.string(), v.string()]);
 
 /** A market of the catalogue as the popup lists it (`tokenIds` and `outcomes` in the same order). */
-const catalogueMarketSchema = v.object({ question: v.string(), slug: v.string(), tokenIds: v.array(v.string()), outcomes: v.array(v.string()), negRisk: v.boolean() });
+const catalogueMarketSchema = v.object({
+  question: v.string(),
+  slug: v.string(),
+  tokenIds: v.array(v.string()),
+  outcomes: v.array(v.string()),
+  negRisk: v.boolean(),
+});
 
 /**
  * An order-book token's book as the popup shows it: tick and minimum size, best bid / ask (null when
@@ -38,10 +44,18 @@ const matchTime = v.pipe(v.string(), v.regex(/^\d{1,13}$/));
  * shares matched of it in this trade and `price` its price (USDC per share), decimal strings; `asset_id`
  * the token the order is for (decimal uint256 string); `outcome` the exchange's label of that token —
  * the venue's claim, validated at the boundary (venue-text), `''` when absent or refused — shown only
- * beside the token id (`clobTokenWords`, `lib/notifications/rules.ts`); `order_id` the order's id at the exchange, when named.
+ * beside the token id (`clobTokenWords`, `lib/notifications/rules.ts`); `order_id` the order's id at the exchange, when
+ * named.
  */
 const ownClobFillSchema = v.pipe(
-  v.object({ order_id: v.optional(orderId), side: v.picklist(['BUY', 'SELL']), size: decimal, price: decimal, asset_id: tokenIdString, outcome: venueLabelString }),
+  v.object({
+    order_id: v.optional(orderId),
+    side: v.picklist(['BUY', 'SELL']),
+    size: decimal,
+    price: decimal,
+    asset_id: tokenIdString,
+    outcome: venueLabelString,
+  }),
   v.transform((f) => ({ ...f, outcome: venueLabelOr(f.outcome, '') })),
 );
 
@@ -69,7 +83,16 @@ export type ClobTrade = v.InferOutput<typeof clobTradeSchema>;
  * "No"); `byAccountKey` whether its `owner` is the account's API key — compared where the key is held
  * (the channel client, the trades read), so the key itself is never carried.
  */
-export type ClobVenueMakerOrder = { order_id: string; maker_address?: string; byAccountKey: boolean; side: 'BUY' | 'SELL'; matched_amount: string; price: string; asset_id: string; outcome: string };
+export type ClobVenueMakerOrder = {
+  order_id: string;
+  maker_address?: string;
+  byAccountKey: boolean;
+  side: 'BUY' | 'SELL';
+  matched_amount: string;
+  price: string;
+  asset_id: string;
+  outcome: string;
+};
 
 /**
  * A trade as the exchange reports it (user channel `trade` event, PROTOCOL.md §5.4; `GET /data/trades`
@@ -101,7 +124,18 @@ export type ClobTradeRow = {
   price: string;
   asset_id: string;
   outcome?: string | null;
-  maker_orders?: readonly { order_id: string; owner?: string | null; maker_address?: string | null; side: 'BUY' | 'SELL'; matched_amount: string; price: string; asset_id: string; outcome?: string | null }[] | null;
+  maker_orders?:
+    | readonly {
+        order_id: string;
+        owner?: string | null;
+        maker_address?: string | null;
+        side: 'BUY' | 'SELL';
+        matched_amount: string;
+        price: string;
+        asset_id: string;
+        outcome?: string | null;
+      }[]
+    | null;
 };
 
 /**
@@ -141,13 +175,31 @@ export function venueTradeOf(row: ClobTradeRow, apiKey: string | undefined): Clo
  */
 export function ownClobTrade(t: ClobVenueTrade, addresses: readonly string[]): ClobTrade {
   const ours = new Set(addresses.map((a) => a.toLowerCase()));
-  const makers = t.maker_orders.filter((m) => m.byAccountKey || (m.maker_address !== undefined && ours.has(m.maker_address.toLowerCase())));
+  const makers = t.maker_orders.filter(
+    (m) => m.byAccountKey || (m.maker_address !== undefined && ours.has(m.maker_address.toLowerCase())),
+  );
   const role = t.trader_side ?? (makers.length > 0 ? 'MAKER' : 'TAKER');
   const label = (x: string) => venueLabelOr(x, '');
   const own =
     role === 'TAKER'
-      ? [{ ...(t.taker_order_id ? { order_id: t.taker_order_id } : {}), side: t.side, size: t.size, price: t.price, asset_id: t.asset_id, outcome: label(t.outcome) }]
-      : makers.map((m) => ({ order_id: m.order_id, side: m.side, size: m.matched_amount, price: m.price, asset_id: m.asset_id, outcome: label(m.outcome) }));
+      ? [
+          {
+            ...(t.taker_order_id ? { order_id: t.taker_order_id } : {}),
+            side: t.side,
+            size: t.size,
+            price: t.price,
+            asset_id: t.asset_id,
+            outcome: label(t.outcome),
+          },
+        ]
+      : makers.map((m) => ({
+          order_id: m.order_id,
+          side: m.side,
+          size: m.matched_amount,
+          price: m.price,
+          asset_id: m.asset_id,
+          outcome: label(m.outcome),
+        }));
   return { id: t.id, match_time: t.match_time, trader_side: role, own };
 }
 
@@ -190,11 +242,17 @@ export const clobTradesWirePageSchema = v.object({
  * The person's view of each row of a trades page (`ownClobTrade`): a maker order is the account's when
  * its `owner` is `apiKey` (compared here, never returned) or its `maker_address` is one of `addresses`.
  */
-export function ownClobTradesPage(page: v.InferOutput<typeof clobTradesWirePageSchema>, apiKey: string, addresses: readonly string[]): ClobTrade[] {
+export function ownClobTradesPage(
+  page: v.InferOutput<typeof clobTradesWirePageSchema>,
+  apiKey: string,
+  addresses: readonly string[],
+): ClobTrade[] {
   return page.data.map((r) => ownClobTrade(venueTradeOf(r, apiKey), addresses));
 }
 
-/** One position of the data service (`GET /v2/positions`, PROTOCOL.md §3.4): decimal strings, `unrealized_pnl` signed. */
+/**
+ * One position of the data service (`GET /v2/positions`, PROTOCOL.md §3.4): decimal strings, `unrealized_pnl` signed.
+ */
 export const dataPositionSchema = v.pipe(
   v.object({
     token_id: v.pipe(v.string(), v.regex(/^\d{1,78}$/)),
@@ -207,13 +265,22 @@ export const dataPositionSchema = v.pipe(
     current_value: decimal,
     unrealized_pnl: v.pipe(v.string(), v.regex(/^-?\d{1,20}(\.\d{1,20})?$/)),
   }),
-  v.transform((p) => ({ ...p, title: venueLabelOr(p.title, `market of token ${shortToken(p.token_id)}`), outcome: venueLabelOr(p.outcome, `token ${shortToken(p.token_id)}`) })),
+  v.transform((p) => ({
+    ...p,
+    title: venueLabelOr(p.title, `market of token ${shortToken(p.token_id)}`),
+    outcome: venueLabelOr(p.outcome, `token ${shortToken(p.token_id)}`),
+  })),
 );
 
 /** Gateway-read procedures (no key is used; every answer validated in `lib/background/procedures/reads.ts`). */
 export const READ_CONTRACT = {
   /** The public book of a perps instrument (`GET /v1/info/book`). */
-  'perps.book': procedure({ input: v.strictObject({ iid: nonNegativeSafeInteger }), output: bookSchema, senders: POPUP, activity: false }),
+  'perps.book': procedure({
+    input: v.strictObject({ iid: nonNegativeSafeInteger }),
+    output: bookSchema,
+    senders: POPUP,
+    activity: false,
+  }),
   /** Ten open markets of the catalogue matching `q`, after `cursor`; `next_cursor` null at the end. */
   'catalogue.markets': procedure({
     input: v.strictObject({ q: v.optional(v.pipe(v.string(), v.maxLength(100))), cursor: v.optional(cursor) }),
@@ -222,13 +289,29 @@ export const READ_CONTRACT = {
     activity: true,
   }),
   // The approval window reads it too: an order-book request shows its cost and fee.
-  'clob.book': procedure({ input: v.strictObject({ tokenId: uint256String }), output: clobBookViewSchema, senders: EXT, activity: false }),
+  'clob.book': procedure({
+    input: v.strictObject({ tokenId: uint256String }),
+    output: clobBookViewSchema,
+    senders: EXT,
+    activity: false,
+  }),
   /** The account's latest 50 trades, newest first. */
-  'clob.trades': procedure({ input: v.strictObject({ account: address }), output: v.array(clobTradeSchema), senders: POPUP, activity: false }),
-  /** 20 positions of the account after `cursor`, its total value (decimal string, null when unknown), the next cursor. */
+  'clob.trades': procedure({
+    input: v.strictObject({ account: address }),
+    output: v.array(clobTradeSchema),
+    senders: POPUP,
+    activity: false,
+  }),
+  /**
+   * 20 positions of the account after `cursor`, its total value (decimal string, null when unknown), the next cursor.
+   */
   'data.portfolio': procedure({
     input: v.strictObject({ account: address, cursor: v.optional(cursor) }),
-    output: v.object({ positions: v.array(dataPositionSchema), value: v.nullable(v.string()), next_cursor: v.nullable(v.string()) }),
+    output: v.object({
+      positions: v.array(dataPositionSchema),
+      value: v.nullable(v.string()),
+      next_cursor: v.nullable(v.string()),
+    }),
     senders: POPUP,
     activity: false,
   }),

@@ -7,20 +7,39 @@
 import * as v from 'valibot';
 import { BaseError, toWireError } from '../errors/base';
 import { parseOrThrow } from '../validation';
-import { isProcedureName, PROCEDURES, type ProcedureInput, type ProcedureName, type ProcedureOutput, type Reply, type SenderKind } from './protocol';
+import {
+  isProcedureName,
+  PROCEDURES,
+  type ProcedureInput,
+  type ProcedureName,
+  type ProcedureOutput,
+  type Reply,
+  type SenderKind,
+} from './protocol';
 
 /** The subset of `runtime.MessageSender` the router reads. */
-export type BrowserSender = { id?: string; url?: string; origin?: string; frameId?: number; tab?: { id?: number; url?: string } };
+export type BrowserSender = {
+  id?: string;
+  url?: string;
+  origin?: string;
+  frameId?: number;
+  tab?: { id?: number; url?: string };
+};
 
 /** A sender identified from the browser's metadata. `origin` is the page origin for content scripts. */
 export type IdentifiedSender = { kind: SenderKind; origin: string; tabId?: number };
 
 /**
  * Identifies a sender: extension pages by their URL under this extension's origin (`/popup.html`, and
- * the side panel `/sidepanel.html` — the same cockpit — as the popup; `/approval.html`), content scripts by a top-frame tab with an http(s) URL. Anything else — another
- * extension, a sub-frame, an unknown page — is `undefined` and refused.
+ * the side panel `/sidepanel.html` — the same cockpit — as the popup; `/approval.html`), content scripts by a top-frame
+ * tab with an http(s) URL. Anything else — another extension, a sub-frame, an unknown page — is `undefined` and
+ * refused.
  */
-export function identifySender(sender: BrowserSender, extensionId: string, extensionOrigin: string): IdentifiedSender | undefined {
+export function identifySender(
+  sender: BrowserSender,
+  extensionId: string,
+  extensionOrigin: string,
+): IdentifiedSender | undefined {
   if (sender.id !== extensionId || !sender.url) return undefined;
   let url: URL;
   try {
@@ -37,7 +56,8 @@ export function identifySender(sender: BrowserSender, extensionId: string, exten
   }
   const extOrigin = `${ext.protocol}//${ext.host}`;
   if (`${url.protocol}//${url.host}` === extOrigin) {
-    if (url.pathname === '/popup.html' || url.pathname === '/sidepanel.html') return { kind: 'popup', origin: extOrigin };
+    if (url.pathname === '/popup.html' || url.pathname === '/sidepanel.html')
+      return { kind: 'popup', origin: extOrigin };
     if (url.pathname === '/approval.html') return { kind: 'approval', origin: extOrigin };
     return undefined;
   }
@@ -63,16 +83,27 @@ export class UnknownProcedureError extends BaseError {
   }
 }
 
-/** Thrown (as an error reply) when a handler's answer does not match its output schema: a bug, reported only where outputs are checked. */
+/**
+ * Thrown (as an error reply) when a handler's answer does not match its output schema: a bug, reported only where
+ * outputs are checked.
+ */
 export class InvalidOutputError extends BaseError {
   override name = 'Messaging.InvalidOutputError';
   constructor(procedure: ProcedureName, path: string, reason: string) {
-    super(`The background answered ${procedure} in an unexpected shape.`, { details: `${path || 'result'}: ${reason}`, data: { procedure, field: path || 'result' } });
+    super(`The background answered ${procedure} in an unexpected shape.`, {
+      details: `${path || 'result'}: ${reason}`,
+      data: { procedure, field: path || 'result' },
+    });
   }
 }
 
-/** One procedure's handler: receives the validated input and the identified sender, answers the output schema's type. */
-export type Handler<N extends ProcedureName> = (input: ProcedureInput<N>, sender: IdentifiedSender) => Promise<ProcedureOutput<N>>;
+/**
+ * One procedure's handler: receives the validated input and the identified sender, answers the output schema's type.
+ */
+export type Handler<N extends ProcedureName> = (
+  input: ProcedureInput<N>,
+  sender: IdentifiedSender,
+) => Promise<ProcedureOutput<N>>;
 
 /** Handlers of every procedure (a handler answering another shape fails typecheck). */
 export type Handlers = { [N in ProcedureName]: Handler<N> };
@@ -93,7 +124,13 @@ export type RouterOptions = { checkOutputs?: boolean; mapError?: (err: unknown) 
 export const OUTPUT_CHECKS: boolean = import.meta.env?.DEV === true || import.meta.env?.MODE === 'test';
 
 /** Runs procedure `name`: validates the payload, calls its handler, and (when asked) checks the answer. */
-async function run<N extends ProcedureName>(name: N, handlers: Handlers, payload: unknown, who: IdentifiedSender, checkOutputs: boolean): Promise<ProcedureOutput<N>> {
+async function run<N extends ProcedureName>(
+  name: N,
+  handlers: Handlers,
+  payload: unknown,
+  who: IdentifiedSender,
+  checkOutputs: boolean,
+): Promise<ProcedureOutput<N>> {
   const proc = PROCEDURES[name];
   const input = parseOrThrow(proc.input, payload, 'payload');
   const handler: Handler<N> = handlers[name];
@@ -109,12 +146,17 @@ async function run<N extends ProcedureName>(name: N, handlers: Handlers, payload
 }
 
 /** Builds the dispatcher for `runtime.onMessage`: every failure becomes an error reply, never a throw. */
-export function createRouter(handlers: Handlers, ids: { extensionId: string; extensionOrigin: string }, options: RouterOptions = {}) {
+export function createRouter(
+  handlers: Handlers,
+  ids: { extensionId: string; extensionOrigin: string },
+  options: RouterOptions = {},
+) {
   return async (message: unknown, sender: BrowserSender): Promise<Reply> => {
     try {
       const who = identifySender(sender, ids.extensionId, ids.extensionOrigin);
       if (!who) throw new UnauthorizedSenderError();
-      if (!message || typeof message !== 'object' || !('type' in message) || !isProcedureName(message.type)) throw new UnknownProcedureError();
+      if (!message || typeof message !== 'object' || !('type' in message) || !isProcedureName(message.type))
+        throw new UnknownProcedureError();
       const name = message.type;
       if (!PROCEDURES[name].senders.includes(who.kind)) throw new UnauthorizedSenderError();
       const payload = 'payload' in message ? message.payload : undefined;

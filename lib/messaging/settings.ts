@@ -7,13 +7,16 @@ import { done, EXT, noInput, POPUP, procedure } from './procedure';
 
 const TRANSPORT_FIELD_NAMES = Object.keys(TRANSPORT_FIELDS) as TransportField[];
 
-/** Settings procedures (read, change, check each service's connection). `settings.get` also names the stored fields that were invalid (and replaced by defaults). */
+/**
+ * Settings procedures (read, change, check each service's connection). `settings.get` also names the stored fields that
+ * were invalid (and replaced by defaults).
+ */
 export const SETTINGS_CONTRACT = {
   /**
    * The settings; `invalid`: stored fields that failed validation (replaced by defaults); `insecure`: stored
-   * service URLs the transport rule refuses at use (`lib/settings/transport.ts`); `cleartext`: services the
-   * stored settings ever named in clear, each with what may have travelled (`secrets`, words; empty when
-   * nothing secret goes there) and the rotation that makes it worthless (`rotate`).
+   * service URLs the transport rule refuses at use (`lib/settings/transport.ts`); `cleartext`: services the stored
+   * settings ever named in clear, each with what may have travelled (`secrets`, words; empty when nothing secret goes
+   * there) and the rotation that makes it worthless (`rotate`).
    */
   'settings.get': procedure({
     input: noInput,
@@ -21,7 +24,15 @@ export const SETTINGS_CONTRACT = {
       settings: settingsSchema,
       invalid: v.array(v.object({ field: v.keyof(settingsSchema), reason: v.string() })),
       insecure: v.array(v.object({ field: v.picklist(TRANSPORT_FIELD_NAMES), url: v.string(), reason: v.string() })),
-      cleartext: v.array(v.object({ field: v.picklist(TRANSPORT_FIELD_NAMES), url: v.string(), since: v.number(), secrets: v.string(), rotate: v.optional(v.picklist(['proxy', 'clob'])) })),
+      cleartext: v.array(
+        v.object({
+          field: v.picklist(TRANSPORT_FIELD_NAMES),
+          url: v.string(),
+          since: v.number(),
+          secrets: v.string(),
+          rotate: v.optional(v.picklist(['proxy', 'clob'])),
+        }),
+      ),
     }),
     senders: EXT,
     activity: false,
@@ -32,7 +43,12 @@ export const SETTINGS_CONTRACT = {
    * (`InvalidFieldError`), a service URL in clear (`Http.InsecureTransportError`), a venue whose hosts
    * the browser has not granted (`Settings.HostsNotGrantedError`).
    */
-  'settings.set': procedure({ input: v.partial(v.omit(settingsSchema, ['venueChosen'])), output: settingsSchema, senders: POPUP, activity: true }),
+  'settings.set': procedure({
+    input: v.partial(v.omit(settingsSchema, ['venueChosen'])),
+    output: settingsSchema,
+    senders: POPUP,
+    activity: true,
+  }),
   /** Empties the record of services named in clear (`settings.get`'s `cleartext`): the person rotated what it names. */
   'settings.clearCleartext': procedure({ input: noInput, output: done, senders: POPUP, activity: true }),
   /**
@@ -42,7 +58,16 @@ export const SETTINGS_CONTRACT = {
   'settings.checkConnections': procedure({
     input: noInput,
     output: v.object({
-      results: v.array(v.object({ service: v.picklist(CHECKED_SERVICES), label: v.string(), url: v.string(), ok: v.boolean(), reason: v.optional(v.string()), ms: v.number() })),
+      results: v.array(
+        v.object({
+          service: v.picklist(CHECKED_SERVICES),
+          label: v.string(),
+          url: v.string(),
+          ok: v.boolean(),
+          reason: v.optional(v.string()),
+          ms: v.number(),
+        }),
+      ),
     }),
     senders: POPUP,
     activity: true,

@@ -6,17 +6,28 @@
 /** `storage.session` key of the popup's start hint (`StartHint`, `./start-hint.ts`). */
 export const START_HINT_KEY = 'popup.startHint';
 
-/** `storage.session` key of the vault's session epoch: a random string the background renews on every session change. */
+/**
+ * `storage.session` key of the vault's session epoch: a random string the background renews on every session change.
+ */
 export const VAULT_EPOCH_KEY = 'vault.epoch';
 
-/** localStorage key of the instrument the ticket showed last (UI state, not a setting; the boot script reads it too). */
+/**
+ * localStorage key of the instrument the ticket showed last (UI state, not a setting; the boot script reads it too).
+ */
 export const LAST_INSTRUMENT = 'countersign.lastInstrument';
 
-/** The boot script's `streams.watch`: the account and instrument it named, the reply as it came (unparsed), and when it came (Unix ms). */
+/**
+ * The boot script's `streams.watch`: the account and instrument it named, the reply as it came (unparsed), and when it
+ * came (Unix ms).
+ */
 export type EarlyWatch = { account: string; iid: number; reply: Promise<{ reply: unknown; at: number }> };
 
-/** Property `key` of `x` when `x` is an object, else undefined (the boot script reads the stored hint without its schema). */
-const field = (x: unknown, key: string): unknown => (typeof x === 'object' && x !== null ? Reflect.get(x, key) : undefined);
+/**
+ * Property `key` of `x` when `x` is an object, else undefined (the boot script reads the stored hint without its
+ * schema).
+ */
+const field = (x: unknown, key: string): unknown =>
+  typeof x === 'object' && x !== null ? Reflect.get(x, key) : undefined;
 
 /**
  * What the ticket will show first, guessed from the raw stored hint (`stored`, as `readHintKeys` reads
@@ -25,14 +36,29 @@ const field = (x: unknown, key: string): unknown => (typeof x === 'object' && x 
  * shown last, when it is a positive integer. Undefined otherwise. Only a guess to ask early: the popup
  * takes the answer only for the account and instrument its checked hint names.
  */
-export function firstWatchTarget(stored: Record<string, unknown>, last: number, now: number): { account: string; iid: number } | undefined {
+export function firstWatchTarget(
+  stored: Record<string, unknown>,
+  last: number,
+  now: number,
+): { account: string; iid: number } | undefined {
   const hint = stored[START_HINT_KEY];
   const epoch = stored[VAULT_EPOCH_KEY];
   const status = field(hint, 'status');
-  if (typeof epoch !== 'string' || field(hint, 'epoch') !== epoch || field(status, 'unlocked') !== true) return undefined;
+  if (typeof epoch !== 'string' || field(hint, 'epoch') !== epoch || field(status, 'unlocked') !== true)
+    return undefined;
   const active = field(status, 'activeAccount');
   const accounts = field(status, 'accounts');
-  const proxies = field(Array.isArray(accounts) ? accounts.find((a) => field(a, 'address') === active) : undefined, 'proxies');
-  const live = Array.isArray(proxies) && proxies.some((p) => { const expiry = field(p, 'expiry'); return typeof expiry === 'number' && expiry > now; });
-  return typeof active === 'string' && live && Number.isInteger(last) && last > 0 ? { account: active, iid: last } : undefined;
+  const proxies = field(
+    Array.isArray(accounts) ? accounts.find((a) => field(a, 'address') === active) : undefined,
+    'proxies',
+  );
+  const live =
+    Array.isArray(proxies) &&
+    proxies.some((p) => {
+      const expiry = field(p, 'expiry');
+      return typeof expiry === 'number' && expiry > now;
+    });
+  return typeof active === 'string' && live && Number.isInteger(last) && last > 0
+    ? { account: active, iid: last }
+    : undefined;
 }

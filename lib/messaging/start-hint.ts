@@ -19,7 +19,10 @@ import { START_HINT_KEY, VAULT_EPOCH_KEY } from './start-hint-keys';
 export { START_HINT_KEY, VAULT_EPOCH_KEY };
 
 /** The stored hint: the epoch read before the status was asked, and that status (`vault.status`'s output). */
-const startHintSchema = v.object({ epoch: v.pipe(v.string(), v.minLength(8)), status: VAULT_CONTRACT['vault.status'].output });
+const startHintSchema = v.object({
+  epoch: v.pipe(v.string(), v.minLength(8)),
+  status: VAULT_CONTRACT['vault.status'].output,
+});
 
 /** A start hint (see the module docstring). */
 export type StartHint = v.InferOutput<typeof startHintSchema>;

@@ -14,7 +14,10 @@ import { noInput, POPUP, procedure } from './procedure';
 /** `live`: events arrive; `connecting`; `down`: no stream (the popup polls REST). */
 const stateSchema = v.picklist(['live', 'connecting', 'down']);
 
-/** One account stream's state: venue (`perps` session, `clob` user channel), account, `state`, `lastEventAt` (Unix ms of the last event, null before any). */
+/**
+ * One account stream's state: venue (`perps` session, `clob` user channel), account, `state`, `lastEventAt` (Unix ms of
+ * the last event, null before any).
+ */
 const streamStatusSchema = v.object({
   venue: v.picklist(['perps', 'clob']),
   account: address,
@@ -30,7 +33,10 @@ export const STREAMS_CONTRACT = {
    */
   'streams.status': procedure({
     input: noInput,
-    output: v.object({ streams: v.array(streamStatusSchema), market: v.object({ perps: stateSchema, clob: stateSchema }) }),
+    output: v.object({
+      streams: v.array(streamStatusSchema),
+      market: v.object({ perps: stateSchema, clob: stateSchema }),
+    }),
     senders: POPUP,
     activity: false,
   }),
@@ -44,10 +50,16 @@ export const STREAMS_CONTRACT = {
    * live session pushes every change — the popup opens on them without its first REST reads.
    */
   'streams.watch': procedure({
-    input: v.strictObject({ perpsIid: v.optional(nonNegativeSafeInteger), clobToken: v.optional(v.pipe(v.string(), v.regex(/^\d{1,78}$/))), account: v.optional(address) }),
+    input: v.strictObject({
+      perpsIid: v.optional(nonNegativeSafeInteger),
+      clobToken: v.optional(v.pipe(v.string(), v.regex(/^\d{1,78}$/))),
+      account: v.optional(address),
+    }),
     output: v.object({
       perpsBook: v.nullable(v.object({ book: bookSchema, ageMs: v.number() })),
-      perpsAccount: v.nullable(v.object({ portfolio: PERPS_READ_ANSWERS.portfolio, openOrders: PERPS_READ_ANSWERS.openOrders })),
+      perpsAccount: v.nullable(
+        v.object({ portfolio: PERPS_READ_ANSWERS.portfolio, openOrders: PERPS_READ_ANSWERS.openOrders }),
+      ),
     }),
     senders: POPUP,
     activity: false,
@@ -70,7 +82,11 @@ export const streamPushSchema = v.object({
     v.object({ kind: v.literal('order'), order: PERPS_READ_ANSWERS.openOrders.item }),
     v.object({ kind: v.literal('fills'), fills: PERPS_READ_ANSWERS.fills.entries.data }),
     v.object({ kind: v.literal('portfolio'), portfolio: PERPS_READ_ANSWERS.portfolio }),
-    v.object({ kind: v.literal('resync'), openOrders: PERPS_READ_ANSWERS.openOrders, portfolio: PERPS_READ_ANSWERS.portfolio }),
+    v.object({
+      kind: v.literal('resync'),
+      openOrders: PERPS_READ_ANSWERS.openOrders,
+      portfolio: PERPS_READ_ANSWERS.portfolio,
+    }),
     v.object({ kind: v.literal('status'), state: stateSchema, lastEventAt: v.nullable(v.number()) }),
     v.object({ kind: v.literal('clobOrder'), order: clobOpenOrderSchema }),
     v.object({ kind: v.literal('clobTrade'), trade: clobTradeSchema }),
@@ -94,7 +110,14 @@ export const marketPushSchema = v.object({
     v.object({ kind: v.literal('perpsBook'), iid: v.number(), book: bookSchema, at: v.number() }),
     v.object({ kind: v.literal('perpsBbo'), iid: v.number(), bid: level, ask: level }),
     v.object({ kind: v.literal('perpsTicker'), ticker: v.array(PERPS_READ_ANSWERS.tickers.item) }),
-    v.object({ kind: v.literal('clobBook'), tokenId: v.string(), bids: v.array(level), asks: v.array(level), bestBid: v.nullable(v.string()), bestAsk: v.nullable(v.string()) }),
+    v.object({
+      kind: v.literal('clobBook'),
+      tokenId: v.string(),
+      bids: v.array(level),
+      asks: v.array(level),
+      bestBid: v.nullable(v.string()),
+      bestAsk: v.nullable(v.string()),
+    }),
     v.object({ kind: v.literal('clobTick'), tokenId: v.string(), tickSize: v.string() }),
     v.object({ kind: v.literal('status'), venue: v.picklist(['perps', 'clob']), state: stateSchema }),
   ]),

@@ -24,9 +24,18 @@ export const notificationPrefsSchema = v.strictObject({
   fills: v.boolean('must be true or false'),
   cancels: v.boolean('must be true or false'),
   liquidation: v.boolean('must be true or false'),
-  liquidationPct: v.pipe(v.number('must be a number'), v.minValue(0.1, 'must be at least 0.1 %'), v.maxValue(50, 'must be at most 50 %')),
+  liquidationPct: v.pipe(
+    v.number('must be a number'),
+    v.minValue(0.1, 'must be at least 0.1 %'),
+    v.maxValue(50, 'must be at most 50 %'),
+  ),
   streamDown: v.boolean('must be true or false'),
-  streamDownSeconds: v.pipe(v.number('must be a number'), v.safeInteger('must be whole seconds'), v.minValue(5, 'must be at least 5 s'), v.maxValue(3600, 'must be at most 3600 s')),
+  streamDownSeconds: v.pipe(
+    v.number('must be a number'),
+    v.safeInteger('must be whole seconds'),
+    v.minValue(5, 'must be at least 5 s'),
+    v.maxValue(3600, 'must be at most 3600 s'),
+  ),
 });
 
 /** Notification preferences (see `notificationPrefsSchema` for units and bounds). */
@@ -44,7 +53,8 @@ export const DEFAULT_NOTIFICATION_PREFS: NotificationPrefs = {
 
 const storedSchema = v.object({ version: v.literal(1), values: v.record(v.string(), v.unknown()) });
 
-const isPrefsField = (key: string): key is keyof NotificationPrefs => Object.hasOwn(notificationPrefsSchema.entries, key);
+const isPrefsField = (key: string): key is keyof NotificationPrefs =>
+  Object.hasOwn(notificationPrefsSchema.entries, key);
 const FIELDS = Object.keys(notificationPrefsSchema.entries).filter(isPrefsField);
 
 /** Reads the preferences; a missing or invalid stored field takes its default. */
@@ -59,8 +69,13 @@ export async function readNotificationPrefs(db: VaultDb): Promise<NotificationPr
   return parseOrThrow(notificationPrefsSchema, candidate);
 }
 
-/** Writes a validated patch over the stored preferences and returns them. Throws `InvalidFieldError` naming the field. */
-export async function writeNotificationPrefs(db: VaultDb, patch: Partial<NotificationPrefs>): Promise<NotificationPrefs> {
+/**
+ * Writes a validated patch over the stored preferences and returns them. Throws `InvalidFieldError` naming the field.
+ */
+export async function writeNotificationPrefs(
+  db: VaultDb,
+  patch: Partial<NotificationPrefs>,
+): Promise<NotificationPrefs> {
   const next = parseOrThrow(notificationPrefsSchema, { ...(await readNotificationPrefs(db)), ...patch });
   await db.put('settings', { version: 1, values: next }, NOTIFICATIONS_KEY);
   return next;

@@ -62,9 +62,18 @@ export type NoticeBurst = { key: string; many: string; line: string; note?: stri
  * A notification to raise: `id` unique per notification, `kind` its rule, `title` and `message` plain
  * text; `burst` when a burst of its kind reads as one summary (fills and cancels).
  */
-export type Notice = { id: string; kind: 'fill' | 'cancel' | 'liquidation' | 'stream' | 'unrecorded'; title: string; message: string; burst?: NoticeBurst };
+export type Notice = {
+  id: string;
+  kind: 'fill' | 'cancel' | 'liquidation' | 'stream' | 'unrecorded';
+  title: string;
+  message: string;
+  burst?: NoticeBurst;
+};
 
-/** An instrument's name and tick (decimal string), as the venue's instruments read gives them (`symbol` unset when refused). */
+/**
+ * An instrument's name and tick (decimal string), as the venue's instruments read gives them (`symbol` unset when
+ * refused).
+ */
 export type InstrumentInfo = { symbol?: string; tick: string };
 
 /** How a venue or dead-man cancel is named (`status` of the order event → reason). */
@@ -99,12 +108,18 @@ export type NotificationRules = {
   onPush: (push: StreamPush, prefs: NotificationPrefs, now: number) => Notice[];
   /** When the stream-down rule next needs a `checkStreamDown` (Unix ms), or `undefined` while nothing is pending. */
   streamDownDueAt: (prefs: NotificationPrefs) => number | undefined;
-  /** The stream-down notification, if the outage has lasted `streamDownSeconds` at `now`, a grant is live and it has not fired for this outage. */
+  /**
+   * The stream-down notification, if the outage has lasted `streamDownSeconds` at `now`, a grant is live and it has not
+   * fired for this outage.
+   */
   checkStreamDown: (prefs: NotificationPrefs, now: number, grantLive: boolean) => Notice | undefined;
 };
 
 /** Creates the rules. `instrument(iid)` names an instrument (`undefined` when not known yet: shown as `#iid`). */
-export function createNotificationRules(instrument: (iid: number) => InstrumentInfo | undefined, clobCancelledHere: (orderId: string) => boolean = () => true): NotificationRules {
+export function createNotificationRules(
+  instrument: (iid: number) => InstrumentInfo | undefined,
+  clobCancelledHere: (orderId: string) => boolean = () => true,
+): NotificationRules {
   const orders = new Map<number, KnownOrder>();
   /** Order-book trade ids already notified, and orders whose cancel was (oldest dropped first). */
   const clobSeen = new Set<string>();
@@ -113,7 +128,13 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
   let downSince: number | undefined;
   let downNotified = false;
   let seq = 0;
-  const notice = (kind: Notice['kind'], key: string, title: string, message: string, burst?: NoticeBurst): Notice => ({ id: `countersign-${kind}-${key}-${++seq}`, kind, title, message, ...(burst ? { burst } : {}) });
+  const notice = (kind: Notice['kind'], key: string, title: string, message: string, burst?: NoticeBurst): Notice => ({
+    id: `countersign-${kind}-${key}-${++seq}`,
+    kind,
+    title,
+    message,
+    ...(burst ? { burst } : {}),
+  });
   /** The instruments read's symbol (validated) beside the instrument id: `BTC-PERP (#1)`, else `instrument #1`. */
   const name = (iid: number) => instrumentLabel(iid, instrument(iid)?.symbol);
   /** An estimate (a mark, a liquidation price) to the instrument's tick (as given when the instrument is not known). */
@@ -133,23 +154,61 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
     }
   }
 
-  function onOrder(account: string, o: Extract<StreamPush['push'], { kind: 'order' }>['order'], prefs: NotificationPrefs): Notice[] {
-    remember({ id: o.order_id, iid: o.instrument_id, buy: o.buy, quantity: o.quantity, filled: o.filled_quantity, status: o.status, price: o.price });
+  function onOrder(
+    account: string,
+    o: Extract<StreamPush['push'], { kind: 'order' }>['order'],
+    prefs: NotificationPrefs,
+  ): Notice[] {
+    remember({
+      id: o.order_id,
+      iid: o.instrument_id,
+      buy: o.buy,
+      quantity: o.quantity,
+      filled: o.filled_quantity,
+      status: o.status,
+      price: o.price,
+    });
     const reason = o.status === DEADMAN_CANCEL ? 'dead-man' : VENUE_CANCELS[o.status];
     if (!reason || cancelled.has(o.order_id)) return [];
     cancelled.add(o.order_id);
     if (cancelled.size > MAX_ORDERS) cancelled.delete(cancelled.values().next().value ?? o.order_id);
     if (!prefs.cancels) return [];
-    const what = `${o.buy ? 'Buy' : 'Sell'} ${exact(o.quantity)} ${name(o.instrument_id)} at ${exact(o.price, instrument(o.instrument_id)?.tick)}`;
-    const filled = o.filled_quantity !== '0' && Number(o.filled_quantity) > 0 ? ` (${o.filled_quantity} had filled)` : '';
+    const what =
+      `${o.buy ? 'Buy' : 'Sell'} ${exact(o.quantity)} ${name(o.instrument_id)} ` +
+      `at ${exact(o.price, instrument(o.instrument_id)?.tick)}`;
+    const filled =
+      o.filled_quantity !== '0' && Number(o.filled_quantity) > 0 ? ` (${o.filled_quantity} had filled)` : '';
     if (reason === 'dead-man') {
       const note = "the venue's auto-cancel fired because the kill switch was not renewed";
-      return [notice('cancel', `${account}-${o.order_id}`, 'Order cancelled by the dead-man switch', `${what}${filled}: ${note}.`, { key: `${account}|perps-deadman-cancel`, many: 'orders cancelled by the dead-man switch', line: `${what}${filled}`, note })];
+      return [
+        notice(
+          'cancel',
+          `${account}-${o.order_id}`,
+          'Order cancelled by the dead-man switch',
+          `${what}${filled}: ${note}.`,
+          {
+            key: `${account}|perps-deadman-cancel`,
+            many: 'orders cancelled by the dead-man switch',
+            line: `${what}${filled}`,
+            note,
+          },
+        ),
+      ];
     }
-    return [notice('cancel', `${account}-${o.order_id}`, 'Order cancelled by the venue', `${what}${filled}: ${reason}.`, { key: `${account}|perps-venue-cancel`, many: 'orders cancelled by the venue', line: `${what}${filled}: ${reason}` })];
+    return [
+      notice('cancel', `${account}-${o.order_id}`, 'Order cancelled by the venue', `${what}${filled}: ${reason}.`, {
+        key: `${account}|perps-venue-cancel`,
+        many: 'orders cancelled by the venue',
+        line: `${what}${filled}: ${reason}`,
+      }),
+    ];
   }
 
-  function onFills(account: string, fills: Extract<StreamPush['push'], { kind: 'fills' }>['fills'], prefs: NotificationPrefs): Notice[] {
+  function onFills(
+    account: string,
+    fills: Extract<StreamPush['push'], { kind: 'fills' }>['fills'],
+    prefs: NotificationPrefs,
+  ): Notice[] {
     if (!prefs.fills) return [];
     const out: Notice[] = [];
     for (const oid of new Set(fills.map((f) => f.order_id))) {
@@ -166,12 +225,22 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
       const title = whole === false ? 'Order partly filled' : 'Order filled';
       const progress = o ? ` (${o.filled} of ${o.quantity} filled)` : '';
       const line = `${buy ? 'Buy' : 'Sell'} ${size} ${name(iid)} at an average ${avg}${progress}`;
-      out.push(notice('fill', `${account}-${oid}`, title, `${line}.`, { key: `${account}|perps-fill`, many: 'orders filled or partly filled', line }));
+      out.push(
+        notice('fill', `${account}-${oid}`, title, `${line}.`, {
+          key: `${account}|perps-fill`,
+          many: 'orders filled or partly filled',
+          line,
+        }),
+      );
     }
     return out;
   }
 
-  function onPortfolio(account: string, positions: Extract<StreamPush['push'], { kind: 'portfolio' }>['portfolio']['positions'], prefs: NotificationPrefs): Notice[] {
+  function onPortfolio(
+    account: string,
+    positions: Extract<StreamPush['push'], { kind: 'portfolio' }>['portfolio']['positions'],
+    prefs: NotificationPrefs,
+  ): Notice[] {
     const out: Notice[] = [];
     const seen = new Set<string>();
     for (const p of positions) {
@@ -191,11 +260,19 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
       if (!prefs.liquidation) continue;
       const side = Number(p.size) > 0 ? 'Long' : 'Short';
       out.push(
-        notice('liquidation', key, 'Position near liquidation', `${side} ${exact(p.size.replace('-', ''))} ${name(p.instrument_id)}: mark ${px(p.instrument_id, String(mark))} is ${distancePct.toFixed(1)} % from the liquidation price ${px(p.instrument_id, p.liquidation_price)}.`),
+        notice(
+          'liquidation',
+          key,
+          'Position near liquidation',
+          `${side} ${exact(p.size.replace('-', ''))} ${name(p.instrument_id)}: ` +
+            `mark ${px(p.instrument_id, String(mark))} is ${distancePct.toFixed(1)} % ` +
+            `from the liquidation price ${px(p.instrument_id, p.liquidation_price)}.`,
+        ),
       );
     }
     // A position that closed (or left the portfolio) re-arms its rule.
-    for (const key of nearLiquidation) if (key.startsWith(`${account.toLowerCase()}|`) && !seen.has(key)) nearLiquidation.delete(key);
+    for (const key of nearLiquidation)
+      if (key.startsWith(`${account.toLowerCase()}|`) && !seen.has(key)) nearLiquidation.delete(key);
     return out;
   }
 
@@ -207,22 +284,60 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
     return true;
   };
 
-  function onClobTrade(account: string, t: Extract<StreamPush['push'], { kind: 'clobTrade' }>['trade'], prefs: NotificationPrefs): Notice[] {
+  function onClobTrade(
+    account: string,
+    t: Extract<StreamPush['push'], { kind: 'clobTrade' }>['trade'],
+    prefs: NotificationPrefs,
+  ): Notice[] {
     if (!firstTime(`trade:${t.id}:${t.trader_side}`) || !prefs.fills) return [];
     const role = t.trader_side === 'MAKER' ? 'maker' : 'taker';
     if (t.own.length === 0) {
-      return [notice('fill', `${account}-clob-${t.id}`, 'Order-book trade without your figures', `The exchange reported a trade in which your order was the maker, but named none of your orders in it: no side, size or price to show. Check the order book's trade history.`)];
+      return [
+        notice(
+          'fill',
+          `${account}-clob-${t.id}`,
+          'Order-book trade without your figures',
+          `The exchange reported a trade in which your order was the maker, but named none of your ` +
+            `orders in it: no side, size or price to show. Check the order book's trade history.`,
+        ),
+      ];
     }
     const line = `${ownFillWords(t.own)} (${role})`;
-    return [notice('fill', `${account}-clob-${t.id}`, 'Order-book order filled', `${line}.`, { key: `${account}|clob-fill`, many: 'order-book fills', line })];
+    return [
+      notice('fill', `${account}-clob-${t.id}`, 'Order-book order filled', `${line}.`, {
+        key: `${account}|clob-fill`,
+        many: 'order-book fills',
+        line,
+      }),
+    ];
   }
 
-  function onClobOrder(account: string, o: Extract<StreamPush['push'], { kind: 'clobOrder' }>['order'], prefs: NotificationPrefs): Notice[] {
-    if (o.status.toUpperCase() !== 'CANCELED' || clobCancelledHere(o.id) || !firstTime(`cancel:${o.id}`) || !prefs.cancels) return [];
+  function onClobOrder(
+    account: string,
+    o: Extract<StreamPush['push'], { kind: 'clobOrder' }>['order'],
+    prefs: NotificationPrefs,
+  ): Notice[] {
+    if (
+      o.status.toUpperCase() !== 'CANCELED' ||
+      clobCancelledHere(o.id) ||
+      !firstTime(`cancel:${o.id}`) ||
+      !prefs.cancels
+    )
+      return [];
     const filled = Number(o.size_matched) > 0 ? ` (${o.size_matched} had filled)` : '';
-    const line = `${o.side === 'BUY' ? 'Buy' : 'Sell'} ${decimalOr(o.original_size)} ${clobTokenWords(o.asset_id, o.outcome)} at ${decimalOr(o.price)}${filled}`;
+    const line =
+      `${o.side === 'BUY' ? 'Buy' : 'Sell'} ${decimalOr(o.original_size)} ` +
+      `${clobTokenWords(o.asset_id, o.outcome)} at ${decimalOr(o.price)}${filled}`;
     const note = 'cancelled by the venue (a lapsed heartbeat, the market closing) or by another client';
-    return [notice('cancel', `${account}-clob-${o.id}`, 'Order-book order cancelled outside Countersign', `${line}: ${note}.`, { key: `${account}|clob-cancel`, many: 'order-book orders cancelled outside Countersign', line, note })];
+    return [
+      notice(
+        'cancel',
+        `${account}-clob-${o.id}`,
+        'Order-book order cancelled outside Countersign',
+        `${line}: ${note}.`,
+        { key: `${account}|clob-cancel`, many: 'order-book orders cancelled outside Countersign', line, note },
+      ),
+    ];
   }
 
   return {
@@ -246,6 +361,9 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
             downNotified = false;
           } else downSince ??= now;
           return [];
+        // The order-book stream's state and its resync raise nothing of their own.
+        case 'clobResync':
+        case 'clobStatus':
         default:
           return [];
       }
@@ -258,7 +376,13 @@ export function createNotificationRules(instrument: (iid: number) => InstrumentI
       if (!grantLive || !prefs.streamDown) return undefined;
       downNotified = true;
       const secs = Math.round((now - downSince) / 1000);
-      return notice('stream', String(downSince), 'Live stream down', `The venue's stream has been down for ${secs} s while a permission is live. Orders and fills are checked over REST until it is back.`);
+      return notice(
+        'stream',
+        String(downSince),
+        'Live stream down',
+        `The venue's stream has been down for ${secs} s while a permission ` +
+          `is live. Orders and fills are checked over REST until it is back.`,
+      );
     },
   };
 }
@@ -269,7 +393,10 @@ export type NoticeBursts = {
   add: (n: Notice & { burst: NoticeBurst }, now: number) => void;
   /** When the earliest window closes (Unix ms), or `undefined` while nothing is held. */
   dueAt: () => number | undefined;
-  /** The notices of every window closed at `now`, oldest window first: a lone notice as it is, two or more as one summary. */
+  /**
+   * The notices of every window closed at `now`, oldest window first: a lone notice as it is, two or more as one
+   * summary.
+   */
   flush: (now: number) => Notice[];
 };
 
@@ -290,7 +417,12 @@ export function createNoticeBursts(windowMs = BURST_MS): NoticeBursts {
     const b = first.burst;
     const lines = notices.slice(0, BURST_LINES).map((n) => n.burst.line);
     const more = notices.length > BURST_LINES ? `; and ${notices.length - BURST_LINES} more` : '';
-    return { id: `countersign-${first.kind}-burst-${++seq}-${first.id}`, kind: first.kind, title: `${notices.length} ${b.many}`, message: `${lines.join('; ')}${more}${b.note ? `: ${b.note}` : ''}.` };
+    return {
+      id: `countersign-${first.kind}-burst-${++seq}-${first.id}`,
+      kind: first.kind,
+      title: `${notices.length} ${b.many}`,
+      message: `${lines.join('; ')}${more}${b.note ? `: ${b.note}` : ''}.`,
+    };
   }
   return {
     add(n, now) {
@@ -331,15 +463,24 @@ export function clobTokenWords(assetId: string, outcome: unknown): string {
  * 0.6`: side, the size matched of it, the token (the exchange's label beside its id), its price; at most
  * `BURST_LINES` of them, then how many more.
  */
-function ownFillWords(own: readonly { side: 'BUY' | 'SELL'; size: string; price: string; asset_id: string; outcome: string }[]): string {
+function ownFillWords(
+  own: readonly { side: 'BUY' | 'SELL'; size: string; price: string; asset_id: string; outcome: string }[],
+): string {
   const words = own.slice(0, BURST_LINES).map((f, i) => {
     const verb = f.side === 'BUY' ? 'Bought' : 'Sold';
-    return `${i === 0 ? verb : verb.toLowerCase()} ${decimalOr(f.size)} ${clobTokenWords(f.asset_id, f.outcome)} at ${decimalOr(f.price)}`;
+    return (
+      `${i === 0 ? verb : verb.toLowerCase()} ${decimalOr(f.size)} ` +
+      `${clobTokenWords(f.asset_id, f.outcome)} at ${decimalOr(f.price)}`
+    );
   });
-  return `${words.join('; ')}${own.length > BURST_LINES ? `; and ${own.length - BURST_LINES} more of your orders` : ''}`;
+  const more = own.length > BURST_LINES ? `; and ${own.length - BURST_LINES} more of your orders` : '';
+  return `${words.join('; ')}${more}`;
 }
 
-/** A number the venue reports (a venue decimal string, `isVenueDecimal`) as it is, grouped; `?` for anything that is not one. */
+/**
+ * A number the venue reports (a venue decimal string, `isVenueDecimal`) as it is, grouped; `?` for anything that is not
+ * one.
+ */
 function decimalOr(x: unknown): string {
   return isVenueDecimal(x) ? signedDecimal(x).text : '?';
 }
@@ -347,5 +488,8 @@ function decimalOr(x: unknown): string {
 /** Σ of decimal strings, exact (trailing zeros trimmed); a string that is not a decimal counts 0. */
 function sumDecimals(xs: string[]): string {
   const scale = Math.max(0, ...xs.map((x) => (x.split('.')[1] ?? '').length));
-  return fromUnits(xs.reduce((a, x) => a + (/^-?\d+(\.\d+)?$/.test(x) ? (toUnits(x, scale) ?? 0n) : 0n), 0n), scale);
+  return fromUnits(
+    xs.reduce((a, x) => a + (/^-?\d+(\.\d+)?$/.test(x) ? (toUnits(x, scale) ?? 0n) : 0n), 0n),
+    scale,
+  );
 }

@@ -39,7 +39,9 @@ export class AccountMethods {
     return granted && (await this.servesAccount(req.origin)) ? [granted.address] : [];
   }
 
-  /** Whether the vault shows `origin` its account now: unlocked, or a trading session in which the origin holds a grant. */
+  /**
+   * Whether the vault shows `origin` its account now: unlocked, or a trading session in which the origin holds a grant.
+   */
   async servesAccount(origin: string): Promise<boolean> {
     if (this.d.vault.unlocked) return true;
     return this.d.vault.sessionLive && !!(await this.d.grants?.list())?.some((g) => g.origin === origin);
@@ -75,7 +77,11 @@ export class AccountMethods {
     const existing = await this.connections.get(origin);
     const same = !!existing && existing.accounts[0]?.toLowerCase() === active.address.toLowerCase();
     if (existing && same && !force && this.d.vault.unlocked) return existing.accounts;
-    if (this.d.vault.sessionLive) throw disconnected("Countersign is in a trading session: only requests within a site's standing permission are served. Unlock Countersign first.");
+    if (this.d.vault.sessionLive)
+      throw disconnected(
+        'Countersign is in a trading session: only requests within a ' +
+          "site's standing permission are served. Unlock Countersign first.",
+      );
     const locked = !this.d.vault.unlocked;
     this.d.registry.checkCapacity(origin);
     const { approved } = this.d.registry.add(
@@ -83,9 +89,15 @@ export class AccountMethods {
         origin,
         kind: 'connect',
         title: same ? 'Reconnect this site' : 'Connect this site',
-        lines: [`Let ${origin} see your address ${shortAddress(active.address)}${active.label ? ` (“${active.label}”)` : ''} and ask you to sign trades.`, 'Every signature still needs your approval.'],
+        lines: [
+          `Let ${origin} see your address ` +
+            `${shortAddress(active.address)}${active.label ? ` (“${active.label}”)` : ''} and ask you to sign trades.`,
+          'Every signature still needs your approval.',
+        ],
         flags: [
-          ...(existing && !same ? ['This site was connected to another of your accounts; it will now act for this one.'] : []),
+          ...(existing && !same
+            ? ['This site was connected to another of your accounts; it will now act for this one.']
+            : []),
           ...(locked ? ['Countersign was locked when this site asked: unlock first.'] : []),
         ],
         signer: null,

@@ -37,7 +37,8 @@ describe('the approval window of a page request', () => {
     let shown!: () => void;
     const windowShown = new Promise<void>((r) => (shown = r));
     const d = { vault: { unlocked: true }, registry, showApprovals: async () => shown() } as unknown as ProviderDeps;
-    // The symbol table answers only once the build began, and the build only once the symbol table was asked: one after the other never finishes.
+    // The symbol table answers only once the build began, and the build only once the symbol table was asked: one after
+    // the other never finishes.
     const reads = {
       symbol: async () => {
         symbolAsked();
@@ -61,7 +62,12 @@ describe('the approval window of a page request', () => {
       ticket: authority.capture(pageScopes(ORIGIN)),
     });
     answer.catch(() => undefined);
-    await Promise.race([windowShown, new Promise((_, no) => setTimeout(() => no(new Error('the window waited for the symbol table before the build began')), 2_000))]);
+    await Promise.race([
+      windowShown,
+      new Promise((_, no) =>
+        setTimeout(() => no(new Error('the window waited for the symbol table before the build began')), 2_000),
+      ),
+    ]);
     expect(registry.list().map((r) => r.title)).toEqual(['Authenticate a request']);
     registry.rejectAll(() => userRejected('closed by the test'));
     await expect(answer).rejects.toMatchObject({ code: 4001 });

@@ -24,10 +24,16 @@ export const TTL_TRADING_MS = 60_000;
 /** Approval time-to-live of withdrawals, transfers, connections and grants, in ms: 300 s. */
 export const TTL_FUNDS_MS = 300_000;
 
-/** An approved artifact: the window's view (digest, words) with the artifact exactly as approved and the authority it was approved under. */
+/**
+ * An approved artifact: the window's view (digest, words) with the artifact exactly as approved and the authority it
+ * was approved under.
+ */
 export type Approved = ApprovalView & { artifact: SigningArtifact; authority: AuthorityTicket };
 
-/** What `Consent.approve` asks about: the venue kind, the account, how to build the artifact, its flags, and how long the window waits (ms). */
+/**
+ * What `Consent.approve` asks about: the venue kind, the account, how to build the artifact, its flags, and how long
+ * the window waits (ms).
+ */
 export type ConsentAsk = {
   origin: string;
   kind: ApprovalKind;
@@ -48,7 +54,8 @@ export class Consent {
     private readonly authority: Authority,
     private readonly reads: PageReads,
   ) {
-    // A window whose request's authority ended (disconnect, venue change …) closes at once, with why (`endedError`'s code).
+    // A window whose request's authority ended (disconnect, venue change …) closes at once, with why (`endedError`'s
+    // code).
     authority.onEnd(() => {
       for (const [id, ticket] of this.windowAuthority) {
         const reason = authority.endedBy(ticket);
@@ -84,7 +91,11 @@ export class Consent {
     const authority = narrowTicket(ticket, approvedPageScopes(origin));
     const mustBeUnlocked = () => {
       this.authority.assert(authority);
-      if (!this.d.vault.unlocked) throw disconnected("Countersign is in a trading session: only requests within this site's standing permission are signed. Unlock Countersign to approve this one.");
+      if (!this.d.vault.unlocked)
+        throw disconnected(
+          "Countersign is in a trading session: only requests within this site's " +
+            'standing permission are signed. Unlock Countersign to approve this one.',
+        );
     };
     mustBeUnlocked();
     this.d.registry.checkCapacity(origin);
@@ -93,16 +104,32 @@ export class Consent {
     const make = async () => {
       const artifact = await build();
       const { title, lines, signer } = describeArtifact(artifact, await symbol);
-      const refresh: ApprovalRefresh = { artifact, digest: artifact.digest, lines, flags: await flagsFor(artifact), refreshAt: artifact.validUntil };
+      const refresh: ApprovalRefresh = {
+        artifact,
+        digest: artifact.digest,
+        lines,
+        flags: await flagsFor(artifact),
+        refreshAt: artifact.validUntil,
+      };
       return { title, signer, refresh };
     };
     const first = await make();
     // Auto-lock may have entered a trading session while the window was being built (its `rejectAll` ran
     // before this request was pending): nothing outside the grants may become approvable in a session.
     mustBeUnlocked();
-    const offer = this.d.grants && (kind === 'clob' || kind === 'perps') ? offerable(first.refresh.artifact) : undefined;
+    const offer =
+      this.d.grants && (kind === 'clob' || kind === 'perps') ? offerable(first.refresh.artifact) : undefined;
     const { id, approved } = this.d.registry.add(
-      { origin, kind, title: first.title, signer: first.signer, account: { address: account.address, label: account.label }, grantable: !!offer, markets: offer ? requestMarkets(offer) : [], ...first.refresh },
+      {
+        origin,
+        kind,
+        title: first.title,
+        signer: first.signer,
+        account: { address: account.address, label: account.label },
+        grantable: !!offer,
+        markets: offer ? requestMarkets(offer) : [],
+        ...first.refresh,
+      },
       ttlMs,
       async () => (await make()).refresh,
     );
@@ -113,7 +140,10 @@ export class Consent {
   }
 }
 
-/** The grant request of an artifact, when a window for it may offer a grant (perps: submitted orders and leverage; order-book orders). */
+/**
+ * The grant request of an artifact, when a window for it may offer a grant (perps: submitted orders and leverage;
+ * order-book orders).
+ */
 function offerable(a: SigningArtifact | undefined): GrantRequest | undefined {
   if (a?.kind === 'clob') return clobGrantRequest(a);
   if (a?.kind === 'perps' && a.submit) {

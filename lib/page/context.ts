@@ -13,7 +13,10 @@ import type { Connection, VaultDb } from '../vault/db';
 import type { OwnerInfo, Vault } from '../vault/vault';
 import type { OutcomeStore } from './outcomes';
 
-/** What the page path (`ProviderService`) works with: the background's services, built before it in `lib/background/compose.ts`. */
+/**
+ * What the page path (`ProviderService`) works with: the background's services, built before it in
+ * `lib/background/compose.ts`.
+ */
 export type ProviderDeps = {
   /** Standing grants; absent: every signature asks. */
   grants?: GrantService;
@@ -39,8 +42,14 @@ export type ProviderDeps = {
    * The public streams of the markets live grants cover (`lib/background/grant-books.ts`): a covered
    * order's reference price when the stream may judge it; absent: always the REST reads.
    */
-  grantBooks?: { ref: (tokenId: string) => Promise<RefPrice | undefined>; perpsRef: (iid: number, label: string) => Promise<RefPrice | undefined> };
-  /** Where unknown outcomes of keyed submissions are kept across worker restarts (`lib/page/outcomes.ts`); absent: in memory only. */
+  grantBooks?: {
+    ref: (tokenId: string) => Promise<RefPrice | undefined>;
+    perpsRef: (iid: number, label: string) => Promise<RefPrice | undefined>;
+  };
+  /**
+   * Where unknown outcomes of keyed submissions are kept across worker restarts (`lib/page/outcomes.ts`); absent: in
+   * memory only.
+   */
   outcomes?: OutcomeStore;
   /** Sends an event to every page of `origin` (or of every origin when `origin` is undefined). */
   emit: (origin: string | undefined, event: 'accountsChanged' | 'connect' | 'disconnect', data: unknown) => void;

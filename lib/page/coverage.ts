@@ -19,7 +19,9 @@ import type { OwnerInfo } from '../vault/vault';
 import type { ProviderDeps } from './context';
 
 /** The window's flag while the stored grants fail their integrity check (they cover nothing). */
-export const TAMPERED_FLAG = 'Your standing permissions failed their integrity check and are ignored: revoke them all (Permissions) or restore from your backup.';
+export const TAMPERED_FLAG =
+  'Your standing permissions failed their integrity check and are ' +
+  'ignored: revoke them all (Permissions) or restore from your backup.';
 
 /** A covered decision: what the covered run signs under (see `GrantCheck`). */
 export type CoveredGrant = Extract<GrantCheck, { covered: true }>;
@@ -32,7 +34,15 @@ export type CoveredGrant = Extract<GrantCheck, { covered: true }>;
  * (with the window's flag, if any).
  */
 export type GrantCheck =
-  | { covered: true; grantId: string; seq: number; still: () => void; counted: Promise<boolean>; use: NonNullable<ExecuteOptions['grantUse']>; authority: AuthorityTicket }
+  | {
+      covered: true;
+      grantId: string;
+      seq: number;
+      still: () => void;
+      counted: Promise<boolean>;
+      use: NonNullable<ExecuteOptions['grantUse']>;
+      authority: AuthorityTicket;
+    }
   | { covered: false; flag?: string };
 
 /** A request no grant is asked about (it always asks). */
@@ -44,13 +54,19 @@ export const NOT_COVERED: GrantCheck = { covered: false };
  */
 export type CountedAt = 'send' | 'start';
 
-/** The two ways a request runs: `covered` under the grant (with `beforeSend` when counted at send), or `ask` the person (with the window's flag). */
+/**
+ * The two ways a request runs: `covered` under the grant (with `beforeSend` when counted at send), or `ask` the person
+ * (with the window's flag).
+ */
 export type CoveredOrAsk<T> = {
   covered: (grant: CoveredGrant, beforeSend?: () => Promise<void>) => Promise<T>;
   ask: (flag: string | undefined) => Promise<T>;
 };
 
-/** `counted` of a covered decision: true once the store's checks passed, false when it failed its integrity check (the request then asks); other errors throw. */
+/**
+ * `counted` of a covered decision: true once the store's checks passed, false when it failed its integrity check (the
+ * request then asks); other errors throw.
+ */
 function countedOrTampered(stored: Promise<void> | undefined): Promise<boolean> {
   return (stored ?? Promise.resolve()).then(
     () => true,
@@ -74,27 +90,51 @@ export class Coverage {
    * The venue's kill switch must be armed for a covered request (`ProviderDeps.killSwitchArmed`).
    * `ref` reads a market's reference price (`VenueReads`).
    */
-  async check(origin: string, account: OwnerInfo, req: GrantRequest, ref: (m: string) => Promise<RefPrice | undefined>, ticket: AuthorityTicket): Promise<GrantCheck> {
-    // Orders a covered request placed are recorded before any later request is checked (a granted cancel of them is covered).
+  async check(
+    origin: string,
+    account: OwnerInfo,
+    req: GrantRequest,
+    ref: (m: string) => Promise<RefPrice | undefined>,
+    ticket: AuthorityTicket,
+  ): Promise<GrantCheck> {
+    // Orders a covered request placed are recorded before any later request is checked (a granted cancel of them is
+    // covered).
     await this.recording;
     const armed = this.d.killSwitchArmed;
     const venue = req.kind === 'never' ? undefined : req.venue;
     const grants = this.d.grants;
     let decision;
     try {
-      decision = await grants?.decide(origin, account.address, req, ref, armed && venue ? () => armed(venue, account.address) : undefined, ticket);
+      decision = await grants?.decide(
+        origin,
+        account.address,
+        req,
+        ref,
+        armed && venue ? () => armed(venue, account.address) : undefined,
+        ticket,
+      );
     } catch (err) {
       // A grant store that fails its integrity check covers nothing; the request still asks (deny by default).
       if (err instanceof TamperedRecordError) return { covered: false, flag: TAMPERED_FLAG };
       throw err;
     }
-    if (!decision || !grants) return grants?.integrityFailed ? { covered: false, flag: TAMPERED_FLAG } : { covered: false };
-    if (!decision.ok) return { covered: false, flag: `Outside your standing permission for this site: ${decision.limit}.` };
+    if (!decision || !grants)
+      return grants?.integrityFailed ? { covered: false, flag: TAMPERED_FLAG } : { covered: false };
+    if (!decision.ok)
+      return { covered: false, flag: `Outside your standing permission for this site: ${decision.limit}.` };
     const { ticket: covering, reservation } = decision;
     const counted = countedOrTampered(reservation.counted);
     counted.catch(() => undefined); // awaited before anything leaves; this only keeps an unawaited failure quiet
     // `still` runs right before the signature: a revoke answered since this decision stops it.
-    return { covered: true, grantId: decision.grantId, seq: decision.seq, still: () => grants.assertCovering(covering), counted, use: reservation, authority: covering.authority };
+    return {
+      covered: true,
+      grantId: decision.grantId,
+      seq: decision.seq,
+      still: () => grants.assertCovering(covering),
+      counted,
+      use: reservation,
+      authority: covering.authority,
+    };
   }
 
   /**

@@ -38,10 +38,16 @@ function readsAnsweredTogether(positions: { instrument_id: number; size: string 
   return { d, bookReads };
 }
 
-const within = <T>(p: Promise<T>, ms = 2_000) => Promise.race([p, new Promise<never>((_, no) => setTimeout(() => no(new Error('the flags waited for one read before asking the other')), ms))]);
+const within = <T>(p: Promise<T>, ms = 2_000) =>
+  Promise.race([
+    p,
+    new Promise<never>((_, no) =>
+      setTimeout(() => no(new Error('the flags waited for one read before asking the other')), ms),
+    ),
+  ]);
 
 describe("a page order's window flags", () => {
-  it('ask the portfolio and the books together, read each instrument\'s book once, and keep their order', async () => {
+  it("ask the portfolio and the books together, read each instrument's book once, and keep their order", async () => {
     const { d, bookReads } = readsAnsweredTogether([{ instrument_id: 2, size: '-1' }]);
     const cmd = commandFromBody({
       type: 'createOrders',

@@ -1,6 +1,6 @@
 /**
- * The session gates, the page path's stage after admit (`request.ts`, stage 3), in this order (each a refusal before anything is
- * parsed, asked or signed):
+ * The session gates, the page path's stage after admit (`request.ts`, stage 3), in this order (each a refusal before
+ * anything is parsed, asked or signed):
  * 1. connection — a `connected` method needs the origin's connection (4100);
  * 2. active account — and the connection's account must be the active one (4100; `eth_accounts` is
  *    then empty): a connection records the account it was granted;
@@ -20,13 +20,26 @@ import { METHOD_POLICY, SESSION_METHODS, type MethodPolicy, type PageMethod } fr
  * gates of `method`'s policy (`METHOD_POLICY`). Returns the session; throws 4100 / 4900 as listed in
  * the module docstring.
  */
-export async function sessionGates(d: ProviderDeps, connections: Connections, origin: string, method: PageMethod): Promise<Session> {
+export async function sessionGates(
+  d: ProviderDeps,
+  connections: Connections,
+  origin: string,
+  method: PageMethod,
+): Promise<Session> {
   const policy: MethodPolicy = METHOD_POLICY[method];
   const [conn, active] = await Promise.all([connections.get(origin), activeAccount(d.db, d.vault)]);
-  const granted = conn && active && conn.accounts[0]?.toLowerCase() === active.address.toLowerCase() ? active : undefined;
+  const granted =
+    conn && active && conn.accounts[0]?.toLowerCase() === active.address.toLowerCase() ? active : undefined;
   if (policy.connected && !conn) throw unauthorized();
-  if (policy.connected && !granted) throw unauthorized('This site is connected to another account than the active one. Switch back in Countersign, or connect again.');
-  if (policy.unlocked && !d.vault.unlocked && !(d.vault.sessionLive && SESSION_METHODS.has(method))) throw disconnected(LOCKED_MESSAGE);
-  if (policy.approval === 'sign' && d.service.halted) throw disconnected('Countersign is stopping everything (panic switch); nothing is signed until it is unlocked again.');
+  if (policy.connected && !granted)
+    throw unauthorized(
+      'This site is connected to another account than the active one. Switch back in Countersign, or connect again.',
+    );
+  if (policy.unlocked && !d.vault.unlocked && !(d.vault.sessionLive && SESSION_METHODS.has(method)))
+    throw disconnected(LOCKED_MESSAGE);
+  if (policy.approval === 'sign' && d.service.halted)
+    throw disconnected(
+      'Countersign is stopping everything (panic switch); nothing is signed until it is unlocked again.',
+    );
   return { conn, active, granted };
 }

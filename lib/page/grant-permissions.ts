@@ -1,12 +1,11 @@
 /**
  * The ERC-7715 method `wallet_grantPermissions`: a standing grant a site asks for in a standard shape,
  * with Countersign's own permission type `countersign-grant` (its `data` is the grant's limits). The
- * limits are validated (`params.ts`: `grantPermissionsSchema`, `checkGrantPermissions`: unknown fields refused, the field named),
- * the window shows them in the same words as every grant (`describeGrant`, names from the grant offer's
- * reads) with flags when the caps exceed what Countersign would propose from the account's equity, and
- * the approval is bound to a digest of exactly those limits and that expiry. On approval the grant is
- * created with those limits — never wider than shown — and revocable like any other (popup,
- * `wallet_revokePermissions`, lock, panic, expiry).
+ * limits are validated (`params.ts`: `grantPermissionsSchema`, `checkGrantPermissions`: unknown fields refused, the
+ * field named), the window shows them in the same words as every grant (`describeGrant`, names from the grant offer's
+ * reads) with flags when the caps exceed what Countersign would propose from the account's equity, and the approval is
+ * bound to a digest of exactly those limits and that expiry. On approval the grant is created with those limits — never
+ * wider than shown — and revocable like any other (popup, `wallet_revokePermissions`, lock, panic, expiry).
  *
  * Countersign signs itself, so the only signer it accepts is `{ type: 'wallet' }`; it enforces no
  * ERC-7715 policy, so `policies` must be empty (a policy it cannot enforce is refused rather than
@@ -50,7 +49,10 @@ export type GrantPermissionParts = { d: ProviderDeps; authority: Authority; cons
 
 /** The ERC-7715 page method (see the module docstring). */
 export class GrantPermissionMethods {
-  /** Pending `wallet_grantPermissions` windows (approval id → origin and venue), refreshed when a grant they would replace is created. */
+  /**
+   * Pending `wallet_grantPermissions` windows (approval id → origin and venue), refreshed when a grant they would
+   * replace is created.
+   */
   private readonly grantRequests = new Map<string, { origin: string; venue: GrantLimits['venue'] }>();
 
   constructor(private readonly c: GrantPermissionParts) {}
@@ -64,7 +66,8 @@ export class GrantPermissionMethods {
     const { d, consent, reads } = this.c;
     const { origin } = req;
     const account = connectedAccount(req);
-    // A grant is the person's authority given to the site: a disconnect, switch, venue change or lock meanwhile creates none.
+    // A grant is the person's authority given to the site: a disconnect, switch, venue change or lock meanwhile creates
+    // none.
     const authority = narrowTicket(req.ticket, approvedPageScopes(origin));
     const grants = d.grants;
     if (!grants) throw unsupported('Standing permissions are not available.');
@@ -75,14 +78,22 @@ export class GrantPermissionMethods {
     const scope = limits.venue === 'perps' ? limits.instruments.map(String) : limits.markets;
     const offer = await grantOffer(limits.venue, scope, account.address, reads.offerReads());
     const names = Object.fromEntries(offer.markets.map((m) => [m.id, m.name]));
-    const replacesNow = async () => (await grants.list()).some((g) => g.origin === origin && g.account.toLowerCase() === account.address.toLowerCase() && g.venue === limits.venue);
-    const replacing = `This replaces the site's current ${limits.venue === 'perps' ? 'perps' : 'order-book'} permission.`;
-    // The window's flags and the digest it binds; rebuilt when another grant of this site is created while this one is pending.
+    const replacesNow = async () =>
+      (await grants.list()).some(
+        (g) =>
+          g.origin === origin && g.account.toLowerCase() === account.address.toLowerCase() && g.venue === limits.venue,
+      );
+    const venueName = limits.venue === 'perps' ? 'perps' : 'order-book';
+    const replacing = `This replaces the site's current ${venueName} permission.`;
+    // The window's flags and the digest it binds; rebuilt when another grant of this site is created while this one is
+    // pending.
     const lines = describeGrant({ ...limits, names, expiresAt });
     const shown = (replaces: boolean) => ({
       lines,
       flags: [...grantFlags(limits, offer), ...(replaces ? [replacing] : [])],
-      digest: keccak256(toHex(JSON.stringify({ grant: origin, account: account.address.toLowerCase(), limits, expiresAt, replaces }))),
+      digest: keccak256(
+        toHex(JSON.stringify({ grant: origin, account: account.address.toLowerCase(), limits, expiresAt, replaces })),
+      ),
     });
     const first = shown(await replacesNow());
     const { id, approved } = d.registry.add(
@@ -107,21 +118,41 @@ export class GrantPermissionMethods {
     this.c.authority.assert(authority);
     if (!d.vault.unlocked) throw disconnected(LOCKED_MESSAGE);
     // Never replace a permission the approved window did not say it replaces (one approved meanwhile).
-    if (!view.flags.includes(replacing) && (await replacesNow())) throw userRejected('Another permission of this site for this venue was approved meanwhile; ask again to see what this one replaces.');
+    if (!view.flags.includes(replacing) && (await replacesNow()))
+      throw userRejected(
+        'Another permission of this site for this venue was approved ' +
+          'meanwhile; ask again to see what this one replaces.',
+      );
     const durationMs = expiresAt - Date.now();
-    if (durationMs < 60_000) throw userRejected('The permission would have ended within a minute of being approved; ask again.');
-    const grant = await grants.create({ origin, account: account.address, limits, durationMs, notAfter: expiresAt, names, authority });
+    if (durationMs < 60_000)
+      throw userRejected('The permission would have ended within a minute of being approved; ask again.');
+    const grant = await grants.create({
+      origin,
+      account: account.address,
+      limits,
+      durationMs,
+      notAfter: expiresAt,
+      names,
+      authority,
+    });
     // Other pending requests of this site for this venue now replace this grant: their windows are
     // rebuilt with the flag (their old digest can no longer be approved).
-    for (const [pending, r] of this.grantRequests) if (r.origin === origin && r.venue === limits.venue) await d.registry.refresh(pending);
-    await appendAudit(auditLog(d.db, () => d.vault.auditKey()), {
-      at: Date.now(),
-      origin,
-      account: account.address.toLowerCase(),
-      kind: 'grant.create',
-      summary: `Standing permission (wallet_grantPermissions) for ${origin} until ${new Date(grant.expiresAt).toISOString()}: ${describeGrant(grant).slice(0, 2).join(' ')}`.slice(0, 500),
-      result: 'ok',
-    });
+    for (const [pending, r] of this.grantRequests)
+      if (r.origin === origin && r.venue === limits.venue) await d.registry.refresh(pending);
+    await appendAudit(
+      auditLog(d.db, () => d.vault.auditKey()),
+      {
+        at: Date.now(),
+        origin,
+        account: account.address.toLowerCase(),
+        kind: 'grant.create',
+        summary: (
+          `Standing permission (wallet_grantPermissions) for ${origin} until ` +
+          `${new Date(grant.expiresAt).toISOString()}: ${describeGrant(grant).slice(0, 2).join(' ')}`
+        ).slice(0, 500),
+        result: 'ok',
+      },
+    );
     return grantPermissionsAnswer(grant);
   }
 }

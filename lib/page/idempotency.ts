@@ -43,17 +43,29 @@ export const KEYED_RECORD_MS = 24 * 3_600_000;
 const MAX_KEYED_PER_ORIGIN = 20_000;
 /** Keys one origin may have in flight (signed or about to be, no answer yet). */
 const MAX_IN_FLIGHT_PER_ORIGIN = 200;
-/** The reason of an unknown outcome read from an in-flight record a stopped worker (or a killed browser) left behind. */
+/**
+ * The reason of an unknown outcome read from an in-flight record a stopped worker (or a killed browser) left behind.
+ */
 const STOPPED_IN_FLIGHT = 'Countersign stopped while this was being sent';
 /** The reason given to a repeat of a submission the venue answered with more than `MAX_ANSWER_CHARS` to keep. */
 const ANSWER_NOT_KEPT = 'The venue answered this earlier; look it up';
-/** The client order ids (`c`) of a createOrders op (the command's own checks run when it is built, before anything is signed). */
-const coidsOfOp = v.object({ type: v.literal('createOrders'), args: v.array(v.looseObject({ c: v.optional(v.string()) })) });
+/**
+ * The client order ids (`c`) of a createOrders op (the command's own checks run when it is built, before anything is
+ * signed).
+ */
+const coidsOfOp = v.object({
+  type: v.literal('createOrders'),
+  args: v.array(v.looseObject({ c: v.optional(v.string()) })),
+});
 
 /** JSON of `x` with every object's keys sorted: the same value whatever order a page wrote its fields in. */
 export function stableJson(x: unknown): string {
   return JSON.stringify(x ?? null, (_k, val: unknown) =>
-    val && typeof val === 'object' && !Array.isArray(val) ? Object.fromEntries(Object.entries(val as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : val,
+    val && typeof val === 'object' && !Array.isArray(val)
+      ? Object.fromEntries(
+          Object.entries(val as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : val,
   );
 }
 
@@ -77,20 +89,29 @@ export function perpsSubmissionKeys(origin: string, account: string, p: PerpsPar
   const ids = v.safeParse(coidsOfOp, p.op);
   const args = ids.success ? ids.output.args : [];
   const coids = [...new Set(args.flatMap((o) => (o.c === undefined ? [] : [o.c])))];
-  const keys = [...(p.idempotencyKey === undefined ? [] : [`${prefix}|perps-key|${p.idempotencyKey}`]), ...coids.map((c) => `${prefix}|perps-coid|${c}`)];
+  const keys = [
+    ...(p.idempotencyKey === undefined ? [] : [`${prefix}|perps-key|${p.idempotencyKey}`]),
+    ...coids.map((c) => `${prefix}|perps-coid|${c}`),
+  ];
   if (!keys.length) return undefined;
-  const orders = Object.fromEntries(coids.map((c) => [`${prefix}|perps-coid|${c}`, stableJson(args.filter((o) => o.c === c))]));
+  const orders = Object.fromEntries(
+    coids.map((c) => [`${prefix}|perps-coid|${c}`, stableJson(args.filter((o) => o.c === c))]),
+  );
   return { keys, orders, ...(p.idempotencyKey === undefined ? {} : { pageKey: p.idempotencyKey }) };
 }
 
 /** The key of a `clob_postOrders` (`origin|account|clob|idempotencyKey`), when the page named one. */
 export function clobSubmissionKeys(origin: string, account: string, p: ClobOrdersParams): SubmissionKeys | undefined {
-  return p.idempotencyKey === undefined ? undefined : { keys: [`${origin}|${account.toLowerCase()}|clob|${p.idempotencyKey}`], pageKey: p.idempotencyKey };
+  return p.idempotencyKey === undefined
+    ? undefined
+    : { keys: [`${origin}|${account.toLowerCase()}|clob|${p.idempotencyKey}`], pageKey: p.idempotencyKey };
 }
 
 /** The origin a submission key belongs to (its text up to the first `|`; origins hold none). */
 const originOfKey = (key: string) => key.slice(0, key.indexOf('|'));
-/** What a submission key names: `perps-key` / `clob` (the page's `idempotencyKey`) or `perps-coid` (a client order id). */
+/**
+ * What a submission key names: `perps-key` / `clob` (the page's `idempotencyKey`) or `perps-coid` (a client order id).
+ */
 const kindOfKey = (key: string) => key.split('|', 3)[2];
 
 /**
@@ -103,15 +124,28 @@ function inFlightLookup(artifact: SigningArtifact): { what: string; data: Record
     const { op, salt, ts } = artifact.envelope;
     const coids = op.type === 'createOrders' ? op.args.flatMap((o) => (o.c === undefined ? [] : [o.c])) : [];
     const what = op.type === 'withdraw' ? 'withdrawal' : op.type === 'internalTransfer' ? 'transfer' : op.type;
-    return { what, data: { command: op.type, ...(coids.length ? { coids: coids.join(',') } : {}), salt, ts, digest: artifact.signDigests.join(',') } };
+    return {
+      what,
+      data: {
+        command: op.type,
+        ...(coids.length ? { coids: coids.join(',') } : {}),
+        salt,
+        ts,
+        digest: artifact.signDigests.join(','),
+      },
+    };
   }
-  if (artifact.kind === 'clob') return { what: 'order', data: { command: 'postOrders', orderHashes: artifact.signDigests.join(',') } };
+  if (artifact.kind === 'clob')
+    return { what: 'order', data: { command: 'postOrders', orderHashes: artifact.signDigests.join(',') } };
   return { what: 'request', data: { command: artifact.kind } };
 }
 
 /** The keyed submissions of the page path (see the module docstring); one per `ProviderService`. */
 export class Submissions {
-  /** Keyed submissions still running (approval pending or in flight), by each of their keys: the request (JSON) and its outcome. */
+  /**
+   * Keyed submissions still running (approval pending or in flight), by each of their keys: the request (JSON) and its
+   * outcome.
+   */
   private readonly running = new Map<string, { request: string; run: Promise<unknown> }>();
   /** Every keyed record this worker knows (read once from the store, then kept in step with its writes), by key. */
   private readonly records = new Map<string, StoredOutcome>();
@@ -142,7 +176,11 @@ export class Submissions {
    * otherwise submits, recording the keys in flight right before the signature (`beforeSign`) and then
    * the answer. Unkeyed (`sk` undefined): `submit` runs as it is.
    */
-  async keyed(sk: SubmissionKeys | undefined, request: unknown, submit: (beforeSign?: BeforeSign) => Promise<unknown>): Promise<unknown> {
+  async keyed(
+    sk: SubmissionKeys | undefined,
+    request: unknown,
+    submit: (beforeSign?: BeforeSign) => Promise<unknown>,
+  ): Promise<unknown> {
     if (sk === undefined) return submit();
     const { keys, pageKey, orders } = sk;
     const fingerprint = stableJson(request);
@@ -150,13 +188,22 @@ export class Submissions {
     if (joined.size) {
       const [other] = joined;
       if (joined.size === 1 && other?.request === fingerprint) return other.run;
-      throw invalidParams('Another request with these client order ids (or this idempotencyKey) is still pending; use new ids for a different order.');
+      throw invalidParams(
+        'Another request with these client order ids (or this ' +
+          'idempotencyKey) is still pending; use new ids for a different order.',
+      );
     }
     let replayed = false;
     let mine: StoredOutcome | undefined;
     const beforeSign: BeforeSign = async (artifact) => {
       const { what, data } = inFlightLookup(artifact);
-      const record: StoredOutcome = { at: this.now(), what, reason: STOPPED_IN_FLIGHT, data: pageKey === undefined ? data : { ...data, idempotencyKey: pageKey }, pending: true };
+      const record: StoredOutcome = {
+        at: this.now(),
+        what,
+        reason: STOPPED_IN_FLIGHT,
+        data: pageKey === undefined ? data : { ...data, idempotencyKey: pageKey },
+        pending: true,
+      };
       await this.markInFlight(keys, record);
       mine = record;
     };
@@ -166,7 +213,10 @@ export class Submissions {
       replayed = true;
       if (!prior.answered) throw new OutcomeUnknownError(prior.what, undefined, prior.data, prior.reason);
       if (prior.answered.fingerprint === fingerprint) return prior.answered.answer;
-      throw invalidParams('These client order ids (or this idempotencyKey) belong to an earlier request the venue answered; use new ids for a different order.');
+      throw invalidParams(
+        'These client order ids (or this idempotencyKey) belong to an earlier ' +
+          'request the venue answered; use new ids for a different order.',
+      );
     });
     const entry = { request: fingerprint, run };
     for (const k of keys) this.running.set(k, entry);
@@ -185,7 +235,11 @@ export class Submissions {
       if (mine) await this.release(keys, mine);
       throw err;
     } finally {
-      if (mine) this.inFlight.set(originOfKey(keys[0] ?? ''), Math.max(0, (this.inFlight.get(originOfKey(keys[0] ?? '')) ?? 0) - keys.length));
+      if (mine)
+        this.inFlight.set(
+          originOfKey(keys[0] ?? ''),
+          Math.max(0, (this.inFlight.get(originOfKey(keys[0] ?? '')) ?? 0) - keys.length),
+        );
       for (const k of keys) if (this.running.get(k) === entry) this.running.delete(k);
     }
   }
@@ -199,13 +253,18 @@ export class Submissions {
    * *different* order may carry a client order id the venue let go (filled or cancelled; the venue judges
    * it): that is no match. Undefined when none.
    */
-  private prior(keys: readonly string[], fingerprint: string, orders: Record<string, string> = {}): StoredOutcome | undefined {
+  private prior(
+    keys: readonly string[],
+    fingerprint: string,
+    orders: Record<string, string> = {},
+  ): StoredOutcome | undefined {
     const since = this.now() - KEYED_RECORD_MS;
     const found = keys.flatMap((k) => {
       const r = this.records.get(k);
       return r && r.at >= since ? [{ k, r }] : [];
     });
-    const sameOrder = ({ k, r }: { k: string; r: StoredOutcome }) => kindOfKey(k) !== 'perps-coid' || r.orders?.[k] === undefined || r.orders[k] === orders[k];
+    const sameOrder = ({ k, r }: { k: string; r: StoredOutcome }) =>
+      kindOfKey(k) !== 'perps-coid' || r.orders?.[k] === undefined || r.orders[k] === orders[k];
     return (
       found.find(({ r }) => !r.answered)?.r ??
       found.find(({ r }) => r.answered?.fingerprint === fingerprint)?.r ??
@@ -223,12 +282,15 @@ export class Submissions {
     if (!store) return Promise.resolve();
     this.loading ??= store.load(this.now() - KEYED_RECORD_MS).then(
       (saved) => {
-        for (const [k, o] of Object.entries(saved).sort(([, a], [, b]) => a.at - b.at)) if (!this.records.has(k)) this.keep(k, o);
+        for (const [k, o] of Object.entries(saved).sort(([, a], [, b]) => a.at - b.at))
+          if (!this.records.has(k)) this.keep(k, o);
         void store.prune(this.now() - KEYED_RECORD_MS).catch(() => undefined);
       },
       () => {
         this.loading = undefined;
-        throw resourceUnavailable('Countersign could not read its record of earlier submissions, so nothing was sent; try again.');
+        throw resourceUnavailable(
+          'Countersign could not read its record of earlier submissions, so nothing was sent; try again.',
+        );
       },
     );
     return this.loading;
@@ -244,7 +306,9 @@ export class Submissions {
     this.byOrigin.set(origin, mine);
   }
 
-  /** How many of `origin`'s records are within `KEYED_RECORD_MS` (expired ones are forgotten on the way, oldest first). */
+  /**
+   * How many of `origin`'s records are within `KEYED_RECORD_MS` (expired ones are forgotten on the way, oldest first).
+   */
   private held(origin: string): number {
     const mine = this.byOrigin.get(origin);
     if (!mine) return 0;
@@ -281,8 +345,16 @@ export class Submissions {
   private async markInFlight(keys: string[], record: StoredOutcome): Promise<void> {
     const origin = originOfKey(keys[0] ?? '');
     const flying = this.inFlight.get(origin) ?? 0;
-    if (flying + keys.length > MAX_IN_FLIGHT_PER_ORIGIN) throw resourceUnavailable('This site has too many keyed submissions waiting for an answer, so nothing was sent; try again when they are answered.');
-    if (this.held(origin) + keys.length > MAX_KEYED_PER_ORIGIN) throw resourceUnavailable('This site has used too many idempotency keys and client order ids in the last 24 hours, so nothing was sent; try again later.');
+    if (flying + keys.length > MAX_IN_FLIGHT_PER_ORIGIN)
+      throw resourceUnavailable(
+        'This site has too many keyed submissions waiting for an ' +
+          'answer, so nothing was sent; try again when they are answered.',
+      );
+    if (this.held(origin) + keys.length > MAX_KEYED_PER_ORIGIN)
+      throw resourceUnavailable(
+        'This site has used too many idempotency keys and client order ' +
+          'ids in the last 24 hours, so nothing was sent; try again later.',
+      );
     const before = keys.map((k) => this.records.get(k));
     for (const k of keys) this.keep(k, record);
     this.inFlight.set(origin, flying + keys.length);
@@ -296,7 +368,9 @@ export class Submissions {
         if (was) this.keep(k, was);
         else this.drop(k);
       });
-      throw resourceUnavailable('Countersign could not record this submission before signing it, so nothing was sent; try again.');
+      throw resourceUnavailable(
+        'Countersign could not record this submission before signing it, so nothing was sent; try again.',
+      );
     }
   }
 
@@ -305,7 +379,13 @@ export class Submissions {
    * `answer`), stored behind the answer (best effort: a record left in flight only makes a repeat hear
    * "unknown — look it up"). An answer too long to keep is kept as an unknown outcome's lookup.
    */
-  private answered(keys: string[], mine: StoredOutcome, fingerprint: string, answer: unknown, orders?: Record<string, string>): void {
+  private answered(
+    keys: string[],
+    mine: StoredOutcome,
+    fingerprint: string,
+    answer: unknown,
+    orders?: Record<string, string>,
+  ): void {
     const { pending: _pending, ...rest } = mine;
     let size = Infinity;
     try {
@@ -314,12 +394,18 @@ export class Submissions {
       /* not JSON: not kept */
     }
     const kept = orders && Object.keys(orders).length ? { orders } : {};
-    const record: StoredOutcome = size <= MAX_ANSWER_CHARS ? { ...rest, ...kept, at: this.now(), reason: '', answered: { fingerprint, answer } } : { ...rest, at: this.now(), reason: ANSWER_NOT_KEPT };
+    const record: StoredOutcome =
+      size <= MAX_ANSWER_CHARS
+        ? { ...rest, ...kept, at: this.now(), reason: '', answered: { fingerprint, answer } }
+        : { ...rest, at: this.now(), reason: ANSWER_NOT_KEPT };
     for (const k of keys) if (this.records.get(k) === mine) this.keep(k, record);
     void this.write((s) => s.put(Object.fromEntries(keys.map((k) => [k, record])))).catch(() => undefined);
   }
 
-  /** The venue refused the submission `mine` (or it was refused before the send): its keys are free again (stored best effort). */
+  /**
+   * The venue refused the submission `mine` (or it was refused before the send): its keys are free again (stored best
+   * effort).
+   */
   private async release(keys: string[], mine: StoredOutcome): Promise<void> {
     const mineKeys = keys.filter((k) => this.records.get(k) === mine);
     for (const k of mineKeys) this.drop(k);
@@ -331,7 +417,12 @@ export class Submissions {
    * records (best effort: the page gets the error either way).
    */
   private async rememberUnknown(keys: string[], error: OutcomeUnknownError, mine?: StoredOutcome): Promise<void> {
-    const outcome: StoredOutcome = { at: mine?.at ?? this.now(), what: error.what, reason: error.reason, data: { ...error.data } };
+    const outcome: StoredOutcome = {
+      at: mine?.at ?? this.now(),
+      what: error.what,
+      reason: error.reason,
+      data: { ...error.data },
+    };
     for (const k of keys) this.keep(k, outcome);
     await this.write((s) => s.put(Object.fromEntries(keys.map((k) => [k, outcome])))).catch(() => undefined);
   }

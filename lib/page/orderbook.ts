@@ -22,7 +22,13 @@ import type { ClobOrdersParams, ClobSignParams } from './params';
 import type { PageReads } from './reads';
 
 /** What the order-book methods use (one instance each, shared with the other families). */
-export type OrderBookParts = { d: ProviderDeps; consent: Consent; coverage: Coverage; reads: PageReads; submissions: Submissions };
+export type OrderBookParts = {
+  d: ProviderDeps;
+  consent: Consent;
+  coverage: Coverage;
+  reads: PageReads;
+  submissions: Submissions;
+};
 
 /** The order-book page methods (see the module docstring). */
 export class OrderBookMethods {
@@ -31,7 +37,9 @@ export class OrderBookMethods {
   /** `clob_postOrders`: one answer per order, in order (`success`, `orderID`, `status` or `errorMsg`). */
   post(req: PageRequest, p: ClobOrdersParams): Promise<unknown> {
     const account = connectedAccount(req);
-    return this.c.submissions.keyed(clobSubmissionKeys(req.origin, account.address, p), p, (beforeSign) => this.postOnce(req, account, p, beforeSign));
+    return this.c.submissions.keyed(clobSubmissionKeys(req.origin, account.address, p), p, (beforeSign) =>
+      this.postOnce(req, account, p, beforeSign),
+    );
   }
 
   /** `clob_signRequest`: the L2 headers of `method requestPath` (an `L2_PAGE_ROUTES` route) with its exact body. */
@@ -40,11 +48,28 @@ export class OrderBookMethods {
     const account = connectedAccount(req);
     checkL2Route(p.method, p.requestPath);
     const l2 = { method: p.method, requestPath: p.requestPath, ...(p.body === undefined ? {} : { body: p.body }) };
-    const view = await consent.approve({ origin: req.origin, kind: 'l2', account, build: () => d.service.prepareL2(account.address, l2), flagsFor: async () => [], ttlMs: TTL_TRADING_MS, ticket: req.ticket });
-    return d.service.execute(view.artifact, view.digest, { origin: req.origin, summary: `${p.method} ${p.requestPath.slice(0, 100)}`, authority: view.authority });
+    const view = await consent.approve({
+      origin: req.origin,
+      kind: 'l2',
+      account,
+      build: () => d.service.prepareL2(account.address, l2),
+      flagsFor: async () => [],
+      ttlMs: TTL_TRADING_MS,
+      ticket: req.ticket,
+    });
+    return d.service.execute(view.artifact, view.digest, {
+      origin: req.origin,
+      summary: `${p.method} ${p.requestPath.slice(0, 100)}`,
+      authority: view.authority,
+    });
   }
 
-  private async postOnce(req: PageRequest, account: OwnerInfo, p: ClobOrdersParams, beforeSign?: BeforeSign): Promise<unknown> {
+  private async postOnce(
+    req: PageRequest,
+    account: OwnerInfo,
+    p: ClobOrdersParams,
+    beforeSign?: BeforeSign,
+  ): Promise<unknown> {
     const { d, consent, coverage, reads } = this.c;
     const { origin, ticket } = req;
     const { orders } = p;
@@ -52,7 +77,10 @@ export class OrderBookMethods {
     // rounding changed (a price off the tick the exchange reports, a size past 2 decimals) is no grant's to cover.
     const built: ClobArtifact | undefined = d.grants ? await d.service.prepareClob(account.address, orders) : undefined;
     const rounded = built !== undefined && clobRoundingFlags(orders, built).length > 0;
-    const check = built && !rounded ? await coverage.check(origin, account, clobGrantRequest(built), (m) => reads.clobRef(m), ticket) : NOT_COVERED;
+    const check =
+      built && !rounded
+        ? await coverage.check(origin, account, clobGrantRequest(built), (m) => reads.clobRef(m), ticket)
+        : NOT_COVERED;
     type Results = Awaited<ReturnType<SigningService['clobPostOrders']>>;
     // The use is counted while the orders are signed; nothing is posted before it is (`beforeSend`).
     const results = await coverage.coveredOrAsk<Results>(check, 'send', {
@@ -62,7 +90,14 @@ export class OrderBookMethods {
         if (!artifact) throw new Error('a covered order-book request without its built orders');
         const { lines } = describeArtifact(artifact, await reads.symbol());
         await beforeSign?.(artifact);
-        return (await d.service.execute(artifact, artifact.digest, { origin, summary: `${lines[0] ?? 'orders'} (standing permission)`, still: grant.still, ...(beforeSend ? { beforeSend } : {}), grantUse: grant.use, authority: grant.authority })) as Results;
+        return (await d.service.execute(artifact, artifact.digest, {
+          origin,
+          summary: `${lines[0] ?? 'orders'} (standing permission)`,
+          still: grant.still,
+          ...(beforeSend ? { beforeSend } : {}),
+          grantUse: grant.use,
+          authority: grant.authority,
+        })) as Results;
       },
       ask: async (flag) => {
         const view = await consent.approve({
@@ -75,10 +110,18 @@ export class OrderBookMethods {
           ticket,
         });
         await beforeSign?.(view.artifact);
-        return (await d.service.execute(view.artifact, view.digest, { origin, summary: view.lines[0] ?? 'orders', authority: view.authority })) as Results;
+        return (await d.service.execute(view.artifact, view.digest, {
+          origin,
+          summary: view.lines[0] ?? 'orders',
+          authority: view.authority,
+        })) as Results;
       },
     });
-    return results.map((r) => (r.ok ? { success: true, orderID: r.orderID, status: r.status, errorMsg: '' } : { success: false, orderID: r.orderID, errorMsg: r.error.exchangeMessage }));
+    return results.map((r) =>
+      r.ok
+        ? { success: true, orderID: r.orderID, status: r.status, errorMsg: '' }
+        : { success: false, orderID: r.orderID, errorMsg: r.error.exchangeMessage },
+    );
   }
 }
 
@@ -103,11 +146,16 @@ export function checkL2Route(method: string, requestPath: string): void {
   const q = requestPath.indexOf('?');
   const path = q === -1 ? requestPath : requestPath.slice(0, q);
   if (/^\/+auth(\/|$)/i.test(path) || /auth/i.test(decodeURIComponentSafe(path))) {
-    throw unsupported('Sites cannot get L2 headers for the API-key routes (/auth/…); credentials are managed only in the extension.');
+    throw unsupported(
+      'Sites cannot get L2 headers for the API-key routes (/auth/…); credentials are managed only in the extension.',
+    );
   }
   if (q !== -1 && method !== 'GET') throw invalidParams('requestPath may carry a query string only with GET.');
   if (!L2_PAGE_ROUTES.some((r) => r.method === method && r.path.test(path))) {
-    throw unsupported(`Countersign does not sign ${method} ${path.slice(0, 64)} for sites (order, cancel and account-read routes only).`);
+    throw unsupported(
+      `Countersign does not sign ${method} ${path.slice(0, 64)} ` +
+        `for sites (order, cancel and account-read routes only).`,
+    );
   }
 }
 

@@ -31,13 +31,22 @@ export type StoredOutcome = {
   data: Record<string, string | number | boolean>;
   pending?: true;
   answered?: { fingerprint: string; answer: unknown };
-  /** For each client order id's key of the submission, the order that carried it (`stableJson`): a retry of that order in another request shape is refused. */
+  /**
+   * For each client order id's key of the submission, the order that carried it (`stableJson`): a retry of that order
+   * in another request shape is refused.
+   */
   orders?: Record<string, string>;
 };
 
-/** Persistence of the keyed records, by submission key (`origin|account|…`: one per client order id, one per `idempotencyKey`). */
+/**
+ * Persistence of the keyed records, by submission key (`origin|account|…`: one per client order id, one per
+ * `idempotencyKey`).
+ */
 export type OutcomeStore = {
-  /** Every stored record written at or after `since` (Unix ms; malformed ones read as none). Throws when storage cannot be read. */
+  /**
+   * Every stored record written at or after `since` (Unix ms; malformed ones read as none). Throws when storage cannot
+   * be read.
+   */
   load: (since: number) => Promise<Record<string, StoredOutcome>>;
   /**
    * Writes `records` (each replaces its key's record) in one transaction; throws when storage refuses.
@@ -50,16 +59,23 @@ export type OutcomeStore = {
   prune: (before: number) => Promise<void>;
 };
 
-/** Longest answer kept with a record (characters of its JSON): a longer one is kept as an unknown outcome's lookup only. */
+/**
+ * Longest answer kept with a record (characters of its JSON): a longer one is kept as an unknown outcome's lookup only.
+ */
 export const MAX_ANSWER_CHARS = 64_000;
 
 const storedOutcome = v.object({
   at: v.pipe(v.number(), v.finite()),
   what: v.pipe(v.string(), v.maxLength(64)),
   reason: v.pipe(v.string(), v.maxLength(200)),
-  data: v.record(v.pipe(v.string(), v.maxLength(64)), v.union([v.pipe(v.string(), v.maxLength(4_000)), v.number(), v.boolean()])),
+  data: v.record(
+    v.pipe(v.string(), v.maxLength(64)),
+    v.union([v.pipe(v.string(), v.maxLength(4_000)), v.number(), v.boolean()]),
+  ),
   pending: v.optional(v.literal(true)),
-  answered: v.optional(v.object({ fingerprint: v.pipe(v.string(), v.maxLength(MAX_ANSWER_CHARS)), answer: v.unknown() })),
+  answered: v.optional(
+    v.object({ fingerprint: v.pipe(v.string(), v.maxLength(MAX_ANSWER_CHARS)), answer: v.unknown() }),
+  ),
   orders: v.optional(v.record(v.pipe(v.string(), v.maxLength(400)), v.pipe(v.string(), v.maxLength(4_000)))),
 });
 
@@ -74,7 +90,9 @@ export function readOutcome(x: unknown): StoredOutcome | undefined {
   return { ...rest, ...(pending ? { pending } : {}), ...(answered ? { answered } : {}), ...(orders ? { orders } : {}) };
 }
 
-/** The key prefix of a row holding a record several keys share (submission keys start with an origin, never with it). */
+/**
+ * The key prefix of a row holding a record several keys share (submission keys start with an origin, never with it).
+ */
 const SHARED = '#';
 /** The reason of a key whose shared record could not be read back. */
 const REF_LOST = 'Countersign cannot read what became of this submission; look it up';
@@ -94,7 +112,8 @@ export function idbOutcomeStore(db: VaultDb): OutcomeStore {
         if (r) out[row.key] = r;
       }
       // A key whose record is gone (damaged, or pruned apart) reads as an unknown outcome: never as none.
-      for (const [key, ref] of refs) out[key] = out[ref] ?? { at: Date.now(), what: 'submission', reason: REF_LOST, data: {} };
+      for (const [key, ref] of refs)
+        out[key] = out[ref] ?? { at: Date.now(), what: 'submission', reason: REF_LOST, data: {} };
       for (const key of Object.keys(out)) if (key.startsWith(SHARED)) delete out[key];
       return out;
     },
@@ -109,7 +128,8 @@ export function idbOutcomeStore(db: VaultDb): OutcomeStore {
         if (n < 2) continue;
         const row = `${SHARED}${crypto.randomUUID()}`;
         rows.set(value, row);
-        tx.store.put({ key: row, at: value.at, value }).catch(() => undefined); // its failure is the transaction's (`done`)
+        // its failure is the transaction's (`done`)
+        tx.store.put({ key: row, at: value.at, value }).catch(() => undefined);
       }
       for (const [key, value] of Object.entries(records)) {
         const row = rows.get(value);
@@ -127,7 +147,12 @@ export function idbOutcomeStore(db: VaultDb): OutcomeStore {
     },
     async prune(before) {
       const tx = db.transaction('keyed', 'readwrite', RELAXED);
-      for (let c = await tx.store.index('byAt').openCursor(IDBKeyRange.upperBound(before, true)); c; c = await c.continue()) await c.delete();
+      for (
+        let c = await tx.store.index('byAt').openCursor(IDBKeyRange.upperBound(before, true));
+        c;
+        c = await c.continue()
+      )
+        await c.delete();
       await tx.done;
     },
   };

@@ -1,7 +1,7 @@
 /**
- * Parse, the page path's stage after the session gates (`request.ts`, stage 4): every page method's params, validated ONCE (`parseCall`) into one
- * typed `PageCall` before anything reads them. Keys, windows, grant checks and signatures read only the
- * parsed value; a failure is an `InvalidFieldError` naming the field (-32602) and nothing else runs.
+ * Parse, the page path's stage after the session gates (`request.ts`, stage 4): every page method's params, validated
+ * ONCE (`parseCall`) into one typed `PageCall` before anything reads them. Keys, windows, grant checks and signatures
+ * read only the parsed value; a failure is an `InvalidFieldError` naming the field (-32602) and nothing else runs.
  *
  * Params come as an object or as a one-element array holding it (both EIP-1193 styles). Unknown fields
  * are refused everywhere (strict objects). ERC-7715 as viem 2.x sends it (`viem/experimental`
@@ -16,7 +16,10 @@ import { MAX_GRANT_MS, type GrantLimits } from '../grants/evaluate';
 import type { PageMethod } from './policy';
 
 /** A page's key for one submission: 1-64 printable ASCII characters. */
-const idempotencyKeySchema = v.pipe(v.string('must be a string'), v.regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 printable ASCII characters'));
+const idempotencyKeySchema = v.pipe(
+  v.string('must be a string'),
+  v.regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 printable ASCII characters'),
+);
 
 /**
  * `perps_sendCommand` / `perps_signCommand` params. `idempotencyKey` (optional, `perps_sendCommand`
@@ -40,7 +43,10 @@ export const clobOrdersParamsSchema = v.strictObject({
 /** `clob_signRequest` params: method, path (with query) and the exact body text. */
 export const clobSignParamsSchema = v.strictObject({
   method: v.picklist(['GET', 'POST', 'DELETE', 'PUT'], 'must be GET, POST, DELETE or PUT'),
-  requestPath: v.pipe(v.string('must be a string'), v.regex(/^\/[\x21-\x7e]{0,511}$/, 'must be a path starting with / (printable ASCII, at most 512 characters)')),
+  requestPath: v.pipe(
+    v.string('must be a string'),
+    v.regex(/^\/[\x21-\x7e]{0,511}$/, 'must be a path starting with / (printable ASCII, at most 512 characters)'),
+  ),
   body: v.optional(v.pipe(v.string('must be the exact JSON text to send'), v.maxLength(60_000, 'is too long'))),
 });
 
@@ -52,16 +58,29 @@ export const requestPermissionsSchema = v.strictObject({
   eth_accounts: v.strictObject({}, 'must be {} (Countersign chooses the account: the active one)'),
 });
 
-/** The ERC-7715 permission type of a Countersign standing grant; its `data` is the grant's limits (`grantLimitsSchema`). */
+/**
+ * The ERC-7715 permission type of a Countersign standing grant; its `data` is the grant's limits (`grantLimitsSchema`).
+ */
 export const GRANT_PERMISSION_TYPE = 'countersign-grant';
 
-const hexChainId = v.pipe(v.string('must be a hex chain id'), v.regex(/^0x[0-9a-fA-F]{1,16}$/, 'must be a hex chain id'));
+const hexChainId = v.pipe(
+  v.string('must be a hex chain id'),
+  v.regex(/^0x[0-9a-fA-F]{1,16}$/, 'must be a hex chain id'),
+);
 
 /** One ERC-7715 permission: only `countersign-grant`, with the grant's limits as `data` and no policies. */
 const grantPermissionSchema = v.strictObject({
-  type: v.literal(GRANT_PERMISSION_TYPE, `must be "${GRANT_PERMISSION_TYPE}" (the only permission type Countersign grants)`),
+  type: v.literal(
+    GRANT_PERMISSION_TYPE,
+    `must be "${GRANT_PERMISSION_TYPE}" (the only permission type Countersign grants)`,
+  ),
   data: grantLimitsSchema,
-  policies: v.optional(v.pipe(v.array(v.unknown()), v.maxLength(0, 'must be empty: the limits go in data (Countersign enforces no ERC-7715 policy)'))),
+  policies: v.optional(
+    v.pipe(
+      v.array(v.unknown()),
+      v.maxLength(0, 'must be empty: the limits go in data (Countersign enforces no ERC-7715 policy)'),
+    ),
+  ),
   required: v.optional(v.boolean('must be a boolean')),
 });
 
@@ -74,9 +93,21 @@ const grantPermissionSchema = v.strictObject({
 export const grantPermissionsSchema = v.strictObject({
   chainId: v.optional(hexChainId),
   address: v.optional(v.pipe(v.string('must be an address'), v.regex(/^0x[0-9a-fA-F]{40}$/, 'must be an address'))),
-  expiry: v.pipe(v.number('must be Unix seconds'), v.safeInteger('must be Unix seconds'), v.minValue(1, 'must be Unix seconds')),
-  signer: v.optional(v.strictObject({ type: v.literal('wallet', 'must be "wallet": Countersign signs, no other key or account'), data: v.optional(v.strictObject({})) })),
-  permissions: v.pipe(v.array(grantPermissionSchema, 'must be a list'), v.length(1, 'must hold exactly one countersign-grant permission (one venue per grant)')),
+  expiry: v.pipe(
+    v.number('must be Unix seconds'),
+    v.safeInteger('must be Unix seconds'),
+    v.minValue(1, 'must be Unix seconds'),
+  ),
+  signer: v.optional(
+    v.strictObject({
+      type: v.literal('wallet', 'must be "wallet": Countersign signs, no other key or account'),
+      data: v.optional(v.strictObject({})),
+    }),
+  ),
+  permissions: v.pipe(
+    v.array(grantPermissionSchema, 'must be a list'),
+    v.length(1, 'must hold exactly one countersign-grant permission (one venue per grant)'),
+  ),
 });
 
 /** Parsed `perps_sendCommand` / `perps_signCommand` params. */
@@ -88,7 +119,10 @@ export type ClobSignParams = v.InferOutput<typeof clobSignParamsSchema>;
 /** Parsed `wallet_grantPermissions` params (before the account, chain and expiry checks). */
 export type GrantPermissionsParams = v.InferOutput<typeof grantPermissionsSchema>;
 
-/** What a `wallet_grantPermissions` asks, validated: the limits exactly as they will be stored, and the expiry (Unix ms). */
+/**
+ * What a `wallet_grantPermissions` asks, validated: the limits exactly as they will be stored, and the expiry (Unix
+ * ms).
+ */
 export type GrantPermissionsRequest = { limits: GrantLimits; expiresAt: number };
 
 /**
@@ -96,13 +130,29 @@ export type GrantPermissionsRequest = { limits: GrantLimits; expiresAt: number }
  * (Unix ms): the chain and address, when named, must be these; the expiry must be 1 minute to 24 hours
  * ahead. Throws `InvalidFieldError` (-32602) naming the field (`params.expiry`, `params.address` …).
  */
-export function checkGrantPermissions(p: GrantPermissionsParams, o: { account: string; chainId: number; now: number }): GrantPermissionsRequest {
-  if (p.chainId !== undefined && BigInt(p.chainId) !== BigInt(o.chainId)) throw new InvalidFieldError({ field: 'params.chainId', reason: `must be Countersign's chain (0x${o.chainId.toString(16)})` });
-  if (p.address !== undefined && p.address.toLowerCase() !== o.account.toLowerCase()) throw new InvalidFieldError({ field: 'params.address', reason: 'must be the connected account' });
+export function checkGrantPermissions(
+  p: GrantPermissionsParams,
+  o: { account: string; chainId: number; now: number },
+): GrantPermissionsRequest {
+  if (p.chainId !== undefined && BigInt(p.chainId) !== BigInt(o.chainId))
+    throw new InvalidFieldError({
+      field: 'params.chainId',
+      reason: `must be Countersign's chain (0x${o.chainId.toString(16)})`,
+    });
+  if (p.address !== undefined && p.address.toLowerCase() !== o.account.toLowerCase())
+    throw new InvalidFieldError({ field: 'params.address', reason: 'must be the connected account' });
   const expiresAt = p.expiry * 1000;
-  if (!(expiresAt - o.now >= 60_000 && expiresAt - o.now <= MAX_GRANT_MS)) throw new InvalidFieldError({ field: 'params.expiry', reason: 'must be 1 minute to 24 hours from now (Unix seconds)' });
+  if (!(expiresAt - o.now >= 60_000 && expiresAt - o.now <= MAX_GRANT_MS))
+    throw new InvalidFieldError({
+      field: 'params.expiry',
+      reason: 'must be 1 minute to 24 hours from now (Unix seconds)',
+    });
   const [permission] = p.permissions;
-  if (!permission) throw new InvalidFieldError({ field: 'params.permissions', reason: 'must hold exactly one countersign-grant permission' });
+  if (!permission)
+    throw new InvalidFieldError({
+      field: 'params.permissions',
+      reason: 'must hold exactly one countersign-grant permission',
+    });
   return { limits: permission.data, expiresAt };
 }
 
@@ -112,7 +162,13 @@ export function unwrapParams(params: unknown): unknown {
 }
 
 /** Methods whose params Countersign reads (every other method's params are ignored). */
-type MethodWithParams = 'perps_sendCommand' | 'perps_signCommand' | 'clob_postOrders' | 'clob_signRequest' | 'wallet_requestPermissions' | 'wallet_grantPermissions';
+type MethodWithParams =
+  | 'perps_sendCommand'
+  | 'perps_signCommand'
+  | 'clob_postOrders'
+  | 'clob_signRequest'
+  | 'wallet_requestPermissions'
+  | 'wallet_grantPermissions';
 
 /** One page request as the method families receive it: the method and its params, parsed. */
 export type PageCall =
@@ -134,7 +190,11 @@ export function parseCall(method: PageMethod, params: unknown): PageCall {
     case 'perps_sendCommand':
     case 'perps_signCommand': {
       const p = parseOrThrow(perpsParamsSchema, raw(), 'params');
-      if (method === 'perps_signCommand' && p.idempotencyKey !== undefined) throw new InvalidFieldError({ field: 'params.idempotencyKey', reason: 'is for perps_sendCommand only (perps_signCommand submits nothing)' });
+      if (method === 'perps_signCommand' && p.idempotencyKey !== undefined)
+        throw new InvalidFieldError({
+          field: 'params.idempotencyKey',
+          reason: 'is for perps_sendCommand only (perps_signCommand submits nothing)',
+        });
       return { method, params: p };
     }
     case 'clob_postOrders':
@@ -145,7 +205,14 @@ export function parseCall(method: PageMethod, params: unknown): PageCall {
       return { method, params: parseOrThrow(requestPermissionsSchema, raw(), 'params') };
     case 'wallet_grantPermissions':
       return { method, params: parseOrThrow(grantPermissionsSchema, raw(), 'params') };
-    default:
+    // Methods without params (anything a page sends is ignored).
+    case 'eth_accounts':
+    case 'eth_chainId':
+    case 'eth_requestAccounts':
+    case 'eth_signTypedData_v4':
+    case 'wallet_connect':
+    case 'wallet_getPermissions':
+    case 'wallet_revokePermissions':
       return { method };
   }
 }

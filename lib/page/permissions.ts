@@ -34,7 +34,12 @@ export type AccountsPermission = {
 
 /** The `eth_accounts` permission of `origin` for `accounts`, granted at `date` (Unix ms). */
 export function accountsPermission(origin: string, accounts: string[], date: number): AccountsPermission {
-  return { invoker: origin, parentCapability: ACCOUNTS_CAPABILITY, caveats: [{ type: RESTRICT_ACCOUNTS_CAVEAT, value: accounts }], date };
+  return {
+    invoker: origin,
+    parentCapability: ACCOUNTS_CAPABILITY,
+    caveats: [{ type: RESTRICT_ACCOUNTS_CAVEAT, value: accounts }],
+    date,
+  };
 }
 
 /** The EIP-2255 page methods (see the module docstring). */
@@ -46,13 +51,18 @@ export class PermissionMethods {
     private readonly accounts: AccountMethods,
   ) {}
 
-  /** `wallet_requestPermissions`: asks for the connection (even when connected) and answers the origin's permissions. */
+  /**
+   * `wallet_requestPermissions`: asks for the connection (even when connected) and answers the origin's permissions.
+   */
   async request(req: PageRequest): Promise<AccountsPermission[]> {
     await this.accounts.connect(req.origin, req.session.active, true);
     return this.permissions(req.origin);
   }
 
-  /** `wallet_getPermissions`, agreeing with `eth_accounts`: the connection while its account is active and the vault serves it. */
+  /**
+   * `wallet_getPermissions`, agreeing with `eth_accounts`: the connection while its account is active and the vault
+   * serves it.
+   */
   async get(req: PageRequest): Promise<AccountsPermission[]> {
     return req.session.granted && (await this.accounts.servesAccount(req.origin)) ? this.permissions(req.origin) : [];
   }

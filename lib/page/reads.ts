@@ -14,7 +14,13 @@ import { instrumentLabel, instrumentSymbols, shortToken } from '../validation/ve
 import type { ProviderDeps } from './context';
 
 const instrumentsAnswer = v.array(v.looseObject({ instrument_id: v.number(), symbol: v.unknown() }));
-const tickersAnswer = v.array(v.looseObject({ instrument_id: v.optional(v.unknown()), mark_price: v.optional(v.unknown()), mid_price: v.optional(v.unknown()) }));
+const tickersAnswer = v.array(
+  v.looseObject({
+    instrument_id: v.optional(v.unknown()),
+    mark_price: v.optional(v.unknown()),
+    mid_price: v.optional(v.unknown()),
+  }),
+);
 
 /** The page path's venue reads (see the module docstring): one per `ProviderService`, with its caches. */
 export class PageReads {
@@ -32,7 +38,12 @@ export class PageReads {
   async symbol(): Promise<(iid: number) => string> {
     if (!this.symbols) {
       try {
-        this.symbols = instrumentSymbols(v.parse(instrumentsAnswer, await this.d.service.reads.perpsRead(undefined, 'instruments', undefined, { draw: 'site' })));
+        this.symbols = instrumentSymbols(
+          v.parse(
+            instrumentsAnswer,
+            await this.d.service.reads.perpsRead(undefined, 'instruments', undefined, { draw: 'site' }),
+          ),
+        );
       } catch {
         return (iid) => instrumentLabel(iid, undefined);
       }
@@ -56,12 +67,23 @@ export class PageReads {
     // Named through the symbol table already read (no read of its own here: the grant check's reads stay as they are).
     const label = instrumentLabel(iid, this.symbols?.get(iid));
     const overRest = (): Promise<RefPrice | undefined> =>
-      Promise.all([this.d.service.reads.perpsRead(undefined, 'tickers', { instrument_id: iid }, { draw: 'site' }), this.d.service.reads.perpsBook(iid)]).then(([t, book]): RefPrice | undefined => {
-        const row = v.parse(tickersAnswer, t).find((x) => x.instrument_id === undefined || String(x.instrument_id) === market);
-        return tickerReference({ mark: row?.mark_price, mid: row?.mid_price }, { bid: book.bids[0]?.[0], ask: book.asks[0]?.[0] }, label);
+      Promise.all([
+        this.d.service.reads.perpsRead(undefined, 'tickers', { instrument_id: iid }, { draw: 'site' }),
+        this.d.service.reads.perpsBook(iid),
+      ]).then(([t, book]): RefPrice | undefined => {
+        const row = v
+          .parse(tickersAnswer, t)
+          .find((x) => x.instrument_id === undefined || String(x.instrument_id) === market);
+        return tickerReference(
+          { mark: row?.mark_price, mid: row?.mid_price },
+          { bid: book.bids[0]?.[0], ask: book.asks[0]?.[0] },
+          label,
+        );
       });
     const at = Date.now();
-    const ref = (this.d.grantBooks?.perpsRef(iid, label) ?? Promise.resolve(undefined)).then((streamed) => streamed ?? overRest());
+    const ref = (this.d.grantBooks?.perpsRef(iid, label) ?? Promise.resolve(undefined)).then(
+      (streamed) => streamed ?? overRest(),
+    );
     if (this.refs.size >= 256) this.refs.clear();
     this.refs.set(market, { at, ref });
     ref.catch(() => this.refs.delete(market));
@@ -71,18 +93,23 @@ export class PageReads {
   /**
    * The order-book midpoint of a token as a reference price for an order that arrived now, borne out by
    * the token's order book (`lib/grants/reference.ts`): from the market channel's book once the `PONG` of a
-   * `PING` sent now came (`grantBooks.ref`, `lib/streams/reference.ts`), else over REST. Checks made while
-   * a REST read is in flight share it; a settled read is never reused: the midpoint comes from the order
-   * book itself, which anyone (a site too, from an account of its own) can move for an instant, so a
-   * reused read would carry such a move to the orders after it.
+   * `PING` sent now came (`grantBooks.ref`, `lib/streams/reference.ts`), else over REST. Checks made while a REST read
+   * is in flight share it; a settled read is never reused: the midpoint comes from the order book itself, which anyone
+   * (a site too, from an account of its own) can move for an instant, so a reused read would carry such a move to the
+   * orders after it.
    */
   async clobRef(tokenId: string): Promise<RefPrice | undefined> {
     const streamed = await this.d.grantBooks?.ref(tokenId);
     if (streamed) return streamed;
     const inFlight = this.clobRefs.get(tokenId);
     if (inFlight) return inFlight;
-    const ref = Promise.all([this.d.service.reads.clobMid(tokenId), this.d.service.reads.clobTop(tokenId)]).then(([mid, top]) =>
-      borneOut(mid === undefined ? undefined : { price: mid, source: 'midpoint' }, top, `token ${shortToken(tokenId)}`),
+    const ref = Promise.all([this.d.service.reads.clobMid(tokenId), this.d.service.reads.clobTop(tokenId)]).then(
+      ([mid, top]) =>
+        borneOut(
+          mid === undefined ? undefined : { price: mid, source: 'midpoint' },
+          top,
+          `token ${shortToken(tokenId)}`,
+        ),
     );
     this.clobRefs.set(tokenId, ref);
     const done = () => {

@@ -3,8 +3,8 @@
  * of a web page. `ProviderService` is the background half of the EIP-1193 provider: the page half,
  * `window.countersign`, only frames requests (`lib/bridge/provider.ts`); `lib/background/ports.ts` and
  * `lib/background/compose.ts` (`servePage`) hand each one here with its origin. A request runs a chain of named
- * stages (the same as steps 4–8 of `lib/README.md`, "A page's order, from the page to the gateway", which
- * follows an order end to end):
+ * stages (the same as steps 4–8 of `lib/README.md`, "A page's order, from the page to the gateway", which follows an
+ * order end to end):
  *
  * 1. capture — the request's authority ticket, from its start (`lib/authority/epoch.ts`): checked before
  *    its window, its signature and its send;
@@ -65,7 +65,8 @@ export class ProviderService {
     // Started first: a worker that starts must know what a stopped one left in flight.
     const submissions = new Submissions(d.outcomes);
     const authority = (this.authority = d.service.authority);
-    if (d.grants && d.grants.authority !== authority) throw new BaseError('The grants and the signing service must share one authority epoch.');
+    if (d.grants && d.grants.authority !== authority)
+      throw new BaseError('The grants and the signing service must share one authority epoch.');
     const reads = new PageReads(d);
     const consent = new Consent(d, authority, reads);
     const coverage = new Coverage(d);
@@ -78,7 +79,10 @@ export class ProviderService {
     this.orderBook = new OrderBookMethods(parts);
   }
 
-  /** Handles one page request from `origin` through the stages of the module docstring. Throws `ProviderRpcError` (or errors mapped by `toRpcError`). */
+  /**
+   * Handles one page request from `origin` through the stages of the module docstring. Throws `ProviderRpcError` (or
+   * errors mapped by `toRpcError`).
+   */
   async request(origin: string, method: string, params: unknown): Promise<unknown> {
     const ticket = this.authority.capture(pageScopes(origin));
     const admitted = admit(origin, method, params);

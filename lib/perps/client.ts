@@ -38,7 +38,11 @@ export async function sendPerpsCommand(
 export async function perpsRead<N extends PerpsReadName>(
   baseUrl: string,
   name: N,
-  options: { auth?: { proxy: string; secret: string }; query?: Record<string, string | number | undefined>; fetchFn?: typeof fetch } = {},
+  options: {
+    auth?: { proxy: string; secret: string };
+    query?: Record<string, string | number | undefined>;
+    fetchFn?: typeof fetch;
+  } = {},
 ): Promise<PerpsReadAnswer<N>> {
   const r = PERPS_READS[name];
   const qs = new URLSearchParams();

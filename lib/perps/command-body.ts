@@ -5,7 +5,19 @@
  */
 import * as v from 'valibot';
 import { InvalidFieldError, parseOrThrow } from '../validation';
-import { createOrdersFrom, cancelOrdersFrom, cancelOrdersCOIDFrom, updateLeverageFrom, internalTransferFrom, deleteProxyFrom, withdrawFrom, createProxyFrom, cancelAllFrom, autoCancelFrom, updateMarginFrom } from './command-build';
+import {
+  createOrdersFrom,
+  cancelOrdersFrom,
+  cancelOrdersCOIDFrom,
+  updateLeverageFrom,
+  internalTransferFrom,
+  deleteProxyFrom,
+  withdrawFrom,
+  createProxyFrom,
+  cancelAllFrom,
+  autoCancelFrom,
+  updateMarginFrom,
+} from './command-build';
 import type { PerpsCommand } from './command-types';
 
 const bodyOpSchema = v.object({
@@ -42,8 +54,7 @@ function prefixed<T>(root: string, fn: () => T, wrapper?: string): T {
       // `label` is a top-level envelope field, not part of `op.args`.
       // Fields already named from the body (`op.…`) keep their name.
       if (err.field.startsWith('op.') || err.field === 'op') throw err;
-      const field =
-        err.field === 'label' ? 'label' : root + (err.field.startsWith('[') ? '' : '.') + err.field;
+      const field = err.field === 'label' ? 'label' : root + (err.field.startsWith('[') ? '' : '.') + err.field;
       throw new InvalidFieldError({ field, reason: err.reason });
     }
     throw err;
@@ -115,9 +126,7 @@ export function commandFromBody(op: unknown, label?: unknown): PerpsCommand {
       labelNotAllowed();
       return prefixed('op.args', () => withdrawFrom(argsOf(o.args, ['account', 'token', 'amount', 'to'])));
     case 'createProxy':
-      return prefixed('op.args', () =>
-        createProxyFrom(withLabel(argsOf(o.args, ['owner', 'proxy', 'expiry']))),
-      );
+      return prefixed('op.args', () => createProxyFrom(withLabel(argsOf(o.args, ['owner', 'proxy', 'expiry']))));
     case 'cancelAll':
       labelNotAllowed();
       return prefixed('op.args', () => cancelAllFrom(argsOf(o.args, ['iid'])));

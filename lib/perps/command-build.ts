@@ -25,7 +25,17 @@ import {
   signedDecimalString,
   utf8Length,
 } from '../validation';
-import { AUTO_CANCEL_MIN_LEAD_MS, PERPS_MAX_BATCH, PERPS_TPSL_GROUPS, batchRequestWeight, type PerpsCommand, type PerpsOpTuple, type PerpsOrderInput, type PerpsOrderTuple, type PerpsTriggerTuple } from './command-types';
+import {
+  AUTO_CANCEL_MIN_LEAD_MS,
+  PERPS_MAX_BATCH,
+  PERPS_TPSL_GROUPS,
+  batchRequestWeight,
+  type PerpsCommand,
+  type PerpsOpTuple,
+  type PerpsOrderInput,
+  type PerpsOrderTuple,
+  type PerpsTriggerTuple,
+} from './command-types';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -54,11 +64,20 @@ const orderSchema = v.pipe(
     tr: v.optional(triggerSchema),
   }),
   v.forward(
-    v.check((o) => (o.tr ? o.tif === undefined : o.tif !== undefined), 'is required on a non-trigger order and not allowed on a trigger order'),
+    v.check(
+      (o) => (o.tr ? o.tif === undefined : o.tif !== undefined),
+      'is required on a non-trigger order and not allowed on a trigger order',
+    ),
     ['tif'],
   ),
-  v.forward(v.check((o) => o.tif !== 'gtc' || o.p !== undefined, 'is required for a gtc order'), ['p']),
-  v.forward(v.check((o) => !o.po || o.tif === 'gtc', 'post-only is only valid with gtc'), ['po']),
+  v.forward(
+    v.check((o) => o.tif !== 'gtc' || o.p !== undefined, 'is required for a gtc order'),
+    ['p'],
+  ),
+  v.forward(
+    v.check((o) => !o.po || o.tif === 'gtc', 'post-only is only valid with gtc'),
+    ['po'],
+  ),
   v.forward(
     v.check((o) => !o.tr || o.tr.market === true || o.p !== undefined, 'is required for a limit trigger order'),
     ['p'],
@@ -145,11 +164,10 @@ const ZERO_QTY = /^0(?:\.0+)?$/;
 
 /**
  * The rules a batch's group adds to its orders (PROTOCOL.md §5 `grp`; the perps SDK's `placePositionTpSl`).
- * Without the `"position"` group every quantity is > 0. A `"position"` group holds only the legs that
- * protect the whole position: each a take-profit or stop-loss that executes at market, reduce-only, with
- * quantity exactly `"0"` (the venue closes what the position holds when it triggers), no limit, no time
- * in force, not post-only; all on one instrument and side; at most one take-profit and one stop-loss.
- * Throws `InvalidFieldError` naming the order's field.
+ * Without the `"position"` group every quantity is > 0. A `"position"` group holds only the legs that protect the whole
+ * position: each a take-profit or stop-loss that executes at market, reduce-only, with quantity exactly `"0"` (the
+ * venue closes what the position holds when it triggers), no limit, no time in force, not post-only; all on one
+ * instrument and side; at most one take-profit and one stop-loss. Throws `InvalidFieldError` naming the order's field.
  */
 function groupRules(i: v.InferOutput<typeof createOrdersSchema>): void {
   const fail = (k: number, field: string, reason: string): never => {
@@ -169,14 +187,18 @@ function groupRules(i: v.InferOutput<typeof createOrdersSchema>): void {
     if (o.p !== undefined) fail(k, '.p', `is not allowed ${leg}: it closes at market`);
     if (o.ro !== true) fail(k, '.ro', `must be true ${leg}: it only closes`);
     if (o.po === true) fail(k, '.po', `is not allowed ${leg}`);
-    if (o.iid !== first?.iid) fail(k, '.iid', 'must be the instrument of orders[0]: a position group protects one position');
+    if (o.iid !== first?.iid)
+      fail(k, '.iid', 'must be the instrument of orders[0]: a position group protects one position');
     if (o.buy !== first?.buy) fail(k, '.buy', 'must be the side of orders[0]: both legs close the same position');
     if (kinds.has(o.tr.tpsl)) fail(k, '.tr.tpsl', 'a position group holds at most one take-profit and one stop-loss');
     kinds.add(o.tr.tpsl);
   });
 }
 
-/** `createOrders` from an unchecked value (a request body's `op.args`): its schema and its group's rules (`groupRules`) are the checks. */
+/**
+ * `createOrders` from an unchecked value (a request body's `op.args`): its schema and its group's rules (`groupRules`)
+ * are the checks.
+ */
 export function createOrdersFrom(input: unknown): PerpsCommand {
   const i = parseOrThrow(createOrdersSchema, input);
   groupRules(i);

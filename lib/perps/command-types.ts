@@ -6,7 +6,9 @@
  */
 import type { Address } from 'viem';
 
-/** Most orders (or ids) accepted in one batch command. The seed leaves the gateway's maximum unshown; this is our bound. */
+/**
+ * Most orders (or ids) accepted in one batch command. The seed leaves the gateway's maximum unshown; this is our bound.
+ */
 export const PERPS_MAX_BATCH = 100;
 
 /**
@@ -22,7 +24,8 @@ export type PerpsTpslGroup = (typeof PERPS_TPSL_GROUPS)[number];
  * Whether order `o` of a built command is a leg protecting a whole position: a trigger of quantity `"0"`,
  * which only a `"position"` group signs (`createOrders` refuses a zero quantity anywhere else).
  */
-export const isWholePositionLeg = (o: Pick<PerpsOrderInput, 'qty' | 'tr'>): boolean => o.tr !== undefined && o.qty === '0';
+export const isWholePositionLeg = (o: Pick<PerpsOrderInput, 'qty' | 'tr'>): boolean =>
+  o.tr !== undefined && o.qty === '0';
 
 /** Time in force of a non-trigger order (PROTOCOL.md §1.2). */
 export type TimeInForce = 'gtc' | 'ioc' | 'fok';
@@ -52,7 +55,10 @@ export type PerpsOrderInput = {
 
 /** Trigger tuple `[market?, trp, kind]`. */
 export type PerpsTriggerTuple = [true, string, 'tp' | 'sl'] | [string, 'tp' | 'sl'];
-/** Order tuple `[iid, buy, price?, qty, tif?, po, ro?, coid?, trigger?]`, `undefined` slots kept (compacted when hashed). */
+/**
+ * Order tuple `[iid, buy, price?, qty, tif?, po, ro?, coid?, trigger?]`, `undefined` slots kept (compacted when
+ * hashed).
+ */
 export type PerpsOrderTuple = [
   number,
   boolean,

@@ -34,7 +34,9 @@ function fieldOf(fn: () => unknown): string {
 
 describe('createOrders', () => {
   it('builds the 9-slot tuple and the named body for a post-only gtc limit order', () => {
-    const cmd = createOrders({ orders: [{ iid: 7, buy: true, qty: '2.5', p: '3120.50', tif: 'gtc', po: true, c: COID }] });
+    const cmd = createOrders({
+      orders: [{ iid: 7, buy: true, qty: '2.5', p: '3120.50', tif: 'gtc', po: true, c: COID }],
+    });
     expect(cmd.op).toEqual(['createOrders', [[7, true, '3120.50', '2.5', 'gtc', true, undefined, COID, undefined]]]);
     expect(cmd.body).toEqual({
       type: 'createOrders',
@@ -120,15 +122,30 @@ describe('createOrders', () => {
     expect(fieldOf(() => createOrders({ orders: [] }))).toBe('orders');
     const one = { iid: 1, buy: true, qty: '1', p: '1', tif: 'gtc' as const };
     expect(fieldOf(() => createOrders({ orders: Array(PERPS_MAX_BATCH + 1).fill(one) }))).toBe('orders');
-    expect(fieldOf(() => createOrders({ orders: [{ ...one, c: COID }, { ...one, c: COID }] }))).toBe('orders');
+    expect(
+      fieldOf(() =>
+        createOrders({
+          orders: [
+            { ...one, c: COID },
+            { ...one, c: COID },
+          ],
+        }),
+      ),
+    ).toBe('orders');
   });
 
   it('rejects a tif on a trigger order', () => {
-    expect(fieldOf(() => createOrders({ orders: [{ iid: 1, buy: true, qty: '1', tif: 'gtc', p: '1', tr: { tpsl: 'tp', trp: '2' } }] }))).toBe('orders[0].tif');
+    expect(
+      fieldOf(() =>
+        createOrders({ orders: [{ iid: 1, buy: true, qty: '1', tif: 'gtc', p: '1', tr: { tpsl: 'tp', trp: '2' } }] }),
+      ),
+    ).toBe('orders[0].tif');
   });
 
   it('says which field is wrong in the message', () => {
-    expect(() => createOrders({ orders: [{ iid: 1, buy: true, qty: '1e2', p: '1', tif: 'gtc' }] })).toThrow(/orders\[0\]\.qty/);
+    expect(() => createOrders({ orders: [{ iid: 1, buy: true, qty: '1e2', p: '1', tif: 'gtc' }] })).toThrow(
+      /orders\[0\]\.qty/,
+    );
   });
 });
 
@@ -179,14 +196,24 @@ describe('internalTransfer', () => {
 
   it('rejects a label of 0 or 65 UTF-8 bytes, and accepts 64 bytes', () => {
     expect(fieldOf(() => internalTransfer({ account: A, token: USDC, amount: '1', to: B, label: '' }))).toBe('label');
-    expect(fieldOf(() => internalTransfer({ account: A, token: USDC, amount: '1', to: B, label: 'é'.repeat(32) + 'x' }))).toBe('label');
-    expect(internalTransfer({ account: A, token: USDC, amount: '1', to: B, label: 'é'.repeat(32) }).label).toHaveLength(32);
+    expect(
+      fieldOf(() => internalTransfer({ account: A, token: USDC, amount: '1', to: B, label: 'é'.repeat(32) + 'x' })),
+    ).toBe('label');
+    expect(internalTransfer({ account: A, token: USDC, amount: '1', to: B, label: 'é'.repeat(32) }).label).toHaveLength(
+      32,
+    );
   });
 
   it('rejects a bad checksum, an uppercase address and a short address', () => {
-    expect(fieldOf(() => internalTransfer({ account: A, token: USDC.replace('C011', 'c011'), amount: '1', to: B }))).toBe('token');
-    expect(fieldOf(() => internalTransfer({ account: A, token: USDC, amount: '1', to: '0x' + 'ABCDEF'.repeat(6) + 'ABCD' }))).toBe('to');
-    expect(fieldOf(() => internalTransfer({ account: A.slice(0, 40), token: USDC, amount: '1', to: B }))).toBe('account');
+    expect(
+      fieldOf(() => internalTransfer({ account: A, token: USDC.replace('C011', 'c011'), amount: '1', to: B })),
+    ).toBe('token');
+    expect(
+      fieldOf(() => internalTransfer({ account: A, token: USDC, amount: '1', to: '0x' + 'ABCDEF'.repeat(6) + 'ABCD' })),
+    ).toBe('to');
+    expect(fieldOf(() => internalTransfer({ account: A.slice(0, 40), token: USDC, amount: '1', to: B }))).toBe(
+      'account',
+    );
   });
 });
 
@@ -234,7 +261,10 @@ describe('reference-SDK extras', () => {
 describe('commandFromBody', () => {
   it('rebuilds the same tuple from every builder body', () => {
     const cmds = [
-      createOrders({ orders: [{ iid: 7, buy: true, qty: '2.5', p: '3120.50', tif: 'gtc', po: true, c: COID }], group: 'order' }),
+      createOrders({
+        orders: [{ iid: 7, buy: true, qty: '2.5', p: '3120.50', tif: 'gtc', po: true, c: COID }],
+        group: 'order',
+      }),
       cancelOrders({ oids: [1, 2] }),
       cancelOrdersCOID({ coids: [COID] }),
       updateLeverage({ iid: 1, lev: 5, cross: true }),
@@ -254,12 +284,20 @@ describe('commandFromBody', () => {
   });
 
   it('names body fields with their body path', () => {
-    expect(fieldOf(() => commandFromBody({ type: 'createOrders', args: [{ iid: 1, buy: true, qty: '1e2', tif: 'ioc' }] }))).toBe('op.args[0].qty');
+    expect(
+      fieldOf(() => commandFromBody({ type: 'createOrders', args: [{ iid: 1, buy: true, qty: '1e2', tif: 'ioc' }] })),
+    ).toBe('op.args[0].qty');
     expect(fieldOf(() => commandFromBody({ type: 'cancelOrders', args: [1, 'x'] }))).toBe('op.args[1]');
-    expect(fieldOf(() => commandFromBody({ type: 'updateLeverage', args: { iid: 1, lev: 0, cross: true } }))).toBe('op.args.lev');
+    expect(fieldOf(() => commandFromBody({ type: 'updateLeverage', args: { iid: 1, lev: 0, cross: true } }))).toBe(
+      'op.args.lev',
+    );
     expect(fieldOf(() => commandFromBody({ type: 'nope', args: [] }))).toBe('op.type');
     expect(fieldOf(() => commandFromBody({ type: 'deleteProxy', args: { proxy: A, extra: 1 } }))).toBe('op.args.extra');
-    expect(fieldOf(() => commandFromBody({ type: 'internalTransfer', args: { account: A, token: USDC, amount: '1', to: B } }, ''))).toBe('label');
+    expect(
+      fieldOf(() =>
+        commandFromBody({ type: 'internalTransfer', args: { account: A, token: USDC, amount: '1', to: B } }, ''),
+      ),
+    ).toBe('label');
     expect(fieldOf(() => commandFromBody({ type: 'cancelOrders', args: [1] }, 'x'))).toBe('label');
     expect(fieldOf(() => commandFromBody({ type: 'cancelOrders', args: [1], grp: 'na' }))).toBe('op.grp');
   });

@@ -12,8 +12,33 @@
  * The shapes are in `./command-types.ts`, the schemas and builders in `./command-build.ts`, the body →
  * command path in `./command-body.ts`; this module is their one entry.
  */
-import { createOrdersFrom, cancelOrdersFrom, cancelOrdersCOIDFrom, updateLeverageFrom, internalTransferFrom, deleteProxyFrom, withdrawFrom, createProxyFrom, cancelAllFrom, autoCancelFrom, updateMarginFrom } from './command-build';
-import type { AutoCancelInput, CancelAllInput, CancelOrdersCoidInput, CancelOrdersInput, CreateOrdersInput, CreateProxyInput, DeleteProxyInput, InternalTransferInput, PerpsCommand, UpdateLeverageInput, UpdateMarginInput, WithdrawInput } from './command-types';
+import {
+  createOrdersFrom,
+  cancelOrdersFrom,
+  cancelOrdersCOIDFrom,
+  updateLeverageFrom,
+  internalTransferFrom,
+  deleteProxyFrom,
+  withdrawFrom,
+  createProxyFrom,
+  cancelAllFrom,
+  autoCancelFrom,
+  updateMarginFrom,
+} from './command-build';
+import type {
+  AutoCancelInput,
+  CancelAllInput,
+  CancelOrdersCoidInput,
+  CancelOrdersInput,
+  CreateOrdersInput,
+  CreateProxyInput,
+  DeleteProxyInput,
+  InternalTransferInput,
+  PerpsCommand,
+  UpdateLeverageInput,
+  UpdateMarginInput,
+  WithdrawInput,
+} from './command-types';
 
 export * from './command-types';
 export { assertAutoCancelTime } from './command-build';

@@ -17,18 +17,32 @@ const TIF: Record<string, string> = { gtc: 'good-til-cancelled', ioc: 'immediate
 export function describeOrder(o: PerpsOrderInput, symbol: (iid: number) => string): string {
   if (o.tr && isWholePositionLeg(o)) {
     // Quantity "0" on a position group's leg: the venue closes what the position holds when it triggers.
-    return `${o.tr.tpsl === 'tp' ? 'Take-profit' : 'Stop-loss'} on the whole ${symbol(o.iid)} position: ${o.buy ? 'buy' : 'sell'} what it holds at market when the mark reaches ${signedDecimal(o.tr.trp).text}, reduce-only`;
+    return (
+      `${o.tr.tpsl === 'tp' ? 'Take-profit' : 'Stop-loss'} on the whole ` +
+      `${symbol(o.iid)} position: ${o.buy ? 'buy' : 'sell'} what it holds at market ` +
+      `when the mark reaches ${signedDecimal(o.tr.trp).text}, reduce-only`
+    );
   }
-  const parts = [`${o.buy ? 'Buy' : 'Sell'} ${signedDecimal(o.qty).text} ${symbol(o.iid)} ${o.p ? `at ${signedDecimal(o.p).text}` : 'at market'}`];
+  const parts = [
+    `${o.buy ? 'Buy' : 'Sell'} ${signedDecimal(o.qty).text} ` +
+      `${symbol(o.iid)} ${o.p ? `at ${signedDecimal(o.p).text}` : 'at market'}`,
+  ];
   if (o.tif) parts.push(TIF[o.tif] ?? o.tif);
-  if (o.tr) parts.push(`${o.tr.tpsl === 'tp' ? 'take-profit' : 'stop-loss'} trigger at ${signedDecimal(o.tr.trp).text}${o.tr.market ? ' (market)' : ''}`);
+  if (o.tr)
+    parts.push(
+      `${o.tr.tpsl === 'tp' ? 'take-profit' : 'stop-loss'} trigger at ` +
+        `${signedDecimal(o.tr.trp).text}${o.tr.market ? ' (market)' : ''}`,
+    );
   if (o.po) parts.push('post-only');
   if (o.ro) parts.push('reduce-only');
   return parts.join(', ');
 }
 
 /** Title and lines of a perps command. Amounts of withdraw are shown in USDC and in base units (6 decimals). */
-export function describePerpsCommand(cmd: PerpsCommand, symbol: (iid: number) => string): { title: string; lines: string[] } {
+export function describePerpsCommand(
+  cmd: PerpsCommand,
+  symbol: (iid: number) => string,
+): { title: string; lines: string[] } {
   const w = `request weight ${cmd.weight.request}, action weight ${cmd.weight.action}`;
   const op = cmd.body;
   switch (op.type) {
@@ -44,22 +58,61 @@ export function describePerpsCommand(cmd: PerpsCommand, symbol: (iid: number) =>
       // Each client order id in full: two ids that share a prefix name different orders.
       return { title: 'Cancel orders', lines: [`Cancel client order ids ${op.args.join(', ')} — ${w}`] };
     case 'cancelAll':
-      return { title: 'Cancel all orders', lines: [`Cancel every open order${op.args.iid !== undefined ? ` on ${symbol(op.args.iid)}` : ''} — ${w}`] };
+      return {
+        title: 'Cancel all orders',
+        lines: [`Cancel every open order${op.args.iid !== undefined ? ` on ${symbol(op.args.iid)}` : ''} — ${w}`],
+      };
     case 'autoCancel':
-      return { title: 'Dead-man switch', lines: [op.args.time === 0 ? 'Disarm automatic cancel' : `Cancel all orders automatically at ${new Date(op.args.time).toISOString()}`] };
+      return {
+        title: 'Dead-man switch',
+        lines: [
+          op.args.time === 0
+            ? 'Disarm automatic cancel'
+            : `Cancel all orders automatically at ${new Date(op.args.time).toISOString()}`,
+        ],
+      };
     case 'updateLeverage':
-      return { title: 'Change leverage', lines: [`Set ${symbol(op.args.iid)} leverage to ${op.args.lev}× (${op.args.cross ? 'cross' : 'isolated'} margin) — ${w}`] };
+      return {
+        title: 'Change leverage',
+        lines: [
+          `Set ${symbol(op.args.iid)} leverage to ${op.args.lev}× ` +
+            `(${op.args.cross ? 'cross' : 'isolated'} margin) — ${w}`,
+        ],
+      };
     case 'updateMargin': {
       const { amt, iid } = op.args;
-      return { title: 'Change isolated margin', lines: [`${amt.startsWith('-') ? 'Remove' : 'Add'} ${groupDecimal(amt.replace('-', ''))} USDC margin on ${symbol(iid)}`] };
+      return {
+        title: 'Change isolated margin',
+        lines: [
+          `${amt.startsWith('-') ? 'Remove' : 'Add'} ` +
+            `${groupDecimal(amt.replace('-', ''))} USDC margin on ${symbol(iid)}`,
+        ],
+      };
     }
     case 'internalTransfer':
-      return { title: 'Transfer funds', lines: [`Transfer ${groupDecimal(op.args.amount)} USDC to ${shortAddress(op.args.to)}${cmd.label ? ` — “${cmd.label}”` : ''}`] };
+      return {
+        title: 'Transfer funds',
+        lines: [
+          `Transfer ${groupDecimal(op.args.amount)} USDC to ` +
+            `${shortAddress(op.args.to)}${cmd.label ? ` — “${cmd.label}”` : ''}`,
+        ],
+      };
     case 'withdraw':
-      return { title: 'Withdraw funds', lines: [`Withdraw ${formatUnitsMin2(op.args.amount, 6)} USDC (${op.args.amount} base units) to ${shortAddress(op.args.to)}`] };
+      return {
+        title: 'Withdraw funds',
+        lines: [
+          `Withdraw ${formatUnitsMin2(op.args.amount, 6)} USDC ` +
+            `(${op.args.amount} base units) to ${shortAddress(op.args.to)}`,
+        ],
+      };
     case 'deleteProxy':
       return { title: 'Delete a trading key', lines: [`Delete proxy key ${shortAddress(op.args.proxy)}`] };
     case 'createProxy':
-      return { title: 'Issue a trading key', lines: [`Issue proxy key ${shortAddress(op.args.proxy)}, valid until ${new Date(op.args.expiry).toISOString()}`] };
+      return {
+        title: 'Issue a trading key',
+        lines: [
+          `Issue proxy key ${shortAddress(op.args.proxy)}, valid until ${new Date(op.args.expiry).toISOString()}`,
+        ],
+      };
   }
 }

@@ -22,7 +22,12 @@ describe('signPerpsCommand', () => {
   });
 
   it('puts ts in whole seconds for withdraw and signs on the withdraw domain', async () => {
-    const cmd = withdraw({ account: owner.address, token: withdrawDomain.verifyingContract, amount: '10000000', to: proxy.address });
+    const cmd = withdraw({
+      account: owner.address,
+      token: withdrawDomain.verifyingContract,
+      amount: '10000000',
+      to: proxy.address,
+    });
     const env = await signPerpsCommand(owner, { command: cmd, domain, withdrawDomain, nowMs: NOW });
     expect(env.ts).toBe(1_751_500_000);
     const parsed = parsePerpsEnvelope(JSON.parse(JSON.stringify(env)));
@@ -35,7 +40,13 @@ describe('signPerpsCommand', () => {
   });
 
   it('carries label (unsigned) and exp', async () => {
-    const cmd = internalTransfer({ account: owner.address, token: proxy.address, amount: '1.5', to: proxy.address, label: 'desk' });
+    const cmd = internalTransfer({
+      account: owner.address,
+      token: proxy.address,
+      amount: '1.5',
+      to: proxy.address,
+      label: 'desk',
+    });
     const env = await signPerpsCommand(owner, { command: cmd, domain, nowMs: NOW, exp: NOW + 10_000 });
     expect(env.label).toBe('desk');
     expect(env.exp).toBe(NOW + 10_000);
@@ -43,7 +54,10 @@ describe('signPerpsCommand', () => {
     const relabelled = parsePerpsEnvelope({ ...env, label: 'other' });
     expect(await recoverPerpsSigner(relabelled, { domain, withdrawDomain })).toBe(owner.address);
     // ...but changing a signed field does.
-    const tampered = parsePerpsEnvelope({ ...env, op: { ...env.op, args: { ...(env.op.args as object), amount: '15' } } });
+    const tampered = parsePerpsEnvelope({
+      ...env,
+      op: { ...env.op, args: { ...(env.op.args as object), amount: '15' } },
+    });
     expect(await recoverPerpsSigner(tampered, { domain, withdrawDomain })).not.toBe(owner.address);
   });
 

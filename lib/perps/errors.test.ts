@@ -8,7 +8,10 @@ describe('classifyPerpsAnswer', () => {
   });
 
   it('reads { status: "err", error } with the id of a failed transfer or withdraw', () => {
-    const err = classifyPerpsAnswer({ status: 400, body: { status: 'err', error: 'insufficient_margin', withdraw_id: 9 } })!;
+    const err = classifyPerpsAnswer({
+      status: 400,
+      body: { status: 'err', error: 'insufficient_margin', withdraw_id: 9 },
+    })!;
     expect(err).toBeInstanceOf(PerpsGatewayError);
     expect(err.error).toBe('insufficient_margin');
     expect(err.withdrawId).toBe(9);
@@ -16,11 +19,18 @@ describe('classifyPerpsAnswer', () => {
   });
 
   it('treats status "err" in a 200 as a failure', () => {
-    expect(classifyPerpsAnswer({ status: 200, body: { status: 'err', error: 'insufficient_margin', transfer_id: 4 } })!.transferId).toBe(4);
+    expect(
+      classifyPerpsAnswer({ status: 200, body: { status: 'err', error: 'insufficient_margin', transfer_id: 4 } })!
+        .transferId,
+    ).toBe(4);
   });
 
   it('429 reads Retry-After', () => {
-    const err = classifyPerpsAnswer({ status: 429, headers: { 'Retry-After': '2' }, body: { status: 'err', error: 'rate_limited' } })!;
+    const err = classifyPerpsAnswer({
+      status: 429,
+      headers: { 'Retry-After': '2' },
+      body: { status: 'err', error: 'rate_limited' },
+    })!;
     expect(err).toBeInstanceOf(PerpsRateLimitedError);
     expect(err.retryAfterMs).toBe(2000);
   });

@@ -13,7 +13,9 @@ const UNSHOWN_ERROR = UNSHOWN_VENUE_TEXT;
 /** A command or read the gateway refused. `error` is the gateway's error value (e.g. `insufficient_margin`). */
 export class PerpsGatewayError extends BaseError {
   override name = 'Perps.GatewayError';
-  /** EIP-1474 -32003 "transaction rejected": the venue refused; a client's automatic retry is not sent again blindly. */
+  /**
+   * EIP-1474 -32003 "transaction rejected": the venue refused; a client's automatic retry is not sent again blindly.
+   */
   static override readonly code: number | undefined = -32003;
   readonly status: number;
   readonly error: string;

@@ -5,8 +5,17 @@ import { InvalidFieldError } from '../validation';
 import { perpsCommandOrderWords, perpsOrderWords } from '../format/order-words';
 import { describePerpsCommand } from './describe';
 
-/** The legs the perps SDK's `placePositionTpSl` sends for a long (exit side sell): quantity "0", market, reduce-only. */
-const leg = (tpsl: 'tp' | 'sl', trp: string, over: Partial<PerpsOrderInput> = {}): PerpsOrderInput => ({ iid: 1, buy: false, qty: '0', ro: true, tr: { tpsl, trp, market: true }, ...over });
+/**
+ * The legs the perps SDK's `placePositionTpSl` sends for a long (exit side sell): quantity "0", market, reduce-only.
+ */
+const leg = (tpsl: 'tp' | 'sl', trp: string, over: Partial<PerpsOrderInput> = {}): PerpsOrderInput => ({
+  iid: 1,
+  buy: false,
+  qty: '0',
+  ro: true,
+  tr: { tpsl, trp, market: true },
+  ...over,
+});
 
 const fieldOf = (f: () => unknown): string | undefined => {
   try {
@@ -48,24 +57,56 @@ describe('a position group protects the whole position as the SDK signs it', () 
   });
 
   it.each([
-    ['a zero quantity outside a position group', { orders: [leg('sl', '90000')] }, 'orders[0].qty: must be greater than zero'],
-    ['a zero quantity in an order group', { orders: [leg('sl', '90000')], group: 'order' }, 'orders[0].qty: must be greater than zero'],
+    [
+      'a zero quantity outside a position group',
+      { orders: [leg('sl', '90000')] },
+      'orders[0].qty: must be greater than zero',
+    ],
+    [
+      'a zero quantity in an order group',
+      { orders: [leg('sl', '90000')], group: 'order' },
+      'orders[0].qty: must be greater than zero',
+    ],
     ['a sized leg', { orders: [leg('sl', '90000', { qty: '0.5' })], group: 'position' }, 'orders[0].qty'],
     ['"0.0" instead of "0"', { orders: [leg('sl', '90000', { qty: '0.0' })], group: 'position' }, 'orders[0].qty'],
     ['a plain order', { orders: [{ iid: 1, buy: false, qty: '0', tif: 'ioc' }], group: 'position' }, 'orders[0].tr'],
-    ['a limit trigger', { orders: [leg('sl', '90000', { p: '89000', tr: { tpsl: 'sl', trp: '90000' } })], group: 'position' }, 'orders[0].tr.market'],
+    [
+      'a limit trigger',
+      { orders: [leg('sl', '90000', { p: '89000', tr: { tpsl: 'sl', trp: '90000' } })], group: 'position' },
+      'orders[0].tr.market',
+    ],
     ['a price on a market leg', { orders: [leg('sl', '90000', { p: '89000' })], group: 'position' }, 'orders[0].p'],
-    ['a leg that is not reduce-only', { orders: [leg('sl', '90000', { ro: false })], group: 'position' }, 'orders[0].ro'],
-    ['two instruments', { orders: [leg('tp', '110000'), leg('sl', '90000', { iid: 2 })], group: 'position' }, 'orders[1].iid'],
-    ['two sides', { orders: [leg('tp', '110000'), leg('sl', '90000', { buy: true })], group: 'position' }, 'orders[1].buy'],
+    [
+      'a leg that is not reduce-only',
+      { orders: [leg('sl', '90000', { ro: false })], group: 'position' },
+      'orders[0].ro',
+    ],
+    [
+      'two instruments',
+      { orders: [leg('tp', '110000'), leg('sl', '90000', { iid: 2 })], group: 'position' },
+      'orders[1].iid',
+    ],
+    [
+      'two sides',
+      { orders: [leg('tp', '110000'), leg('sl', '90000', { buy: true })], group: 'position' },
+      'orders[1].buy',
+    ],
     ['two stop-losses', { orders: [leg('sl', '91000'), leg('sl', '90000')], group: 'position' }, 'orders[1].tr.tpsl'],
-    ['a group the venue does not know', { orders: [leg('sl', '90000')], group: 'normalTpsl' }, 'group: must be "order" or "position"'],
+    [
+      'a group the venue does not know',
+      { orders: [leg('sl', '90000')], group: 'normalTpsl' },
+      'group: must be "order" or "position"',
+    ],
   ])('refuses %s, naming the field', (_, input, field) => {
     expect(fieldOf(() => createOrders(input as Parameters<typeof createOrders>[0]))).toContain(field);
   });
 
   it('names the body path when a page sends a sized leg in a position group', () => {
-    const op = { type: 'createOrders', args: [{ iid: 1, buy: false, qty: '1', po: false, ro: true, tr: { tpsl: 'sl', trp: '90000', market: true } }], grp: 'position' };
+    const op = {
+      type: 'createOrders',
+      args: [{ iid: 1, buy: false, qty: '1', po: false, ro: true, tr: { tpsl: 'sl', trp: '90000', market: true } }],
+      grp: 'position',
+    };
     expect(fieldOf(() => commandFromBody(op))).toMatch(/^op\.args\[0\]\.qty: must be "0"/);
   });
 });
@@ -75,10 +116,29 @@ describe('the words of a leg protecting the whole position', () => {
   it('never show the signed quantity "0" as a size, in the window\'s numbers and in its lines', () => {
     const cmd = createOrders({ orders: [leg('sl', '50000')], group: 'position' });
     const o = cmd.body.type === 'createOrders' ? cmd.body.args[0]! : leg('sl', '0');
-    const words = perpsOrderWords({ buy: o.buy, qty: o.qty, symbol: 'BTC-PERP (#1)', po: false, ro: true, trigger: { kind: 'sl', trp: '50000', whole: true }, tick: '0.5', lot: '0.001' });
-    expect(words.trigger).toBe('Stop-loss: close the whole BTC-PERP (#1) position (sell, at market) when the mark reaches 50,000.0 (reduce-only)');
+    const words = perpsOrderWords({
+      buy: o.buy,
+      qty: o.qty,
+      symbol: 'BTC-PERP (#1)',
+      po: false,
+      ro: true,
+      trigger: { kind: 'sl', trp: '50000', whole: true },
+      tick: '0.5',
+      lot: '0.001',
+    });
+    expect(words.trigger).toBe(
+      'Stop-loss: close the whole BTC-PERP (#1) position (sell, ' +
+        'at market) when the mark reaches 50,000.0 (reduce-only)',
+    );
     expect(words.notes).toEqual([]);
     expect(perpsCommandOrderWords(cmd, symbol)?.head).toBe(words.trigger?.replace(/\.0 /, ' '));
-    expect(describePerpsCommand(cmd, symbol)).toEqual({ title: 'Protect a position', lines: ['Stop-loss on the whole BTC-PERP (#1) position: sell what it holds at market when the mark reaches 50,000, reduce-only', '— request weight 1, action weight 1'] });
+    expect(describePerpsCommand(cmd, symbol)).toEqual({
+      title: 'Protect a position',
+      lines: [
+        'Stop-loss on the whole BTC-PERP (#1) position: sell what it ' +
+          'holds at market when the mark reaches 50,000, reduce-only',
+        '— request weight 1, action weight 1',
+      ],
+    });
   });
 });

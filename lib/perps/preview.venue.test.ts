@@ -29,13 +29,31 @@ const reads = async (iid: number) => {
   if (!f || !config) throw new Error('reads');
   const instrument = instruments.find((i) => i.instrument_id === iid);
   if (!instrument) throw new Error('instrument');
-  return { instrument, book: (await h.read('book', { instrument_id: iid, depth: 10 })) as Book, portfolio: await portfolio(), fees: { taker: f.taker_fee_rate, maker: f.maker_fee_rate }, leverage: config.leverage };
+  return {
+    instrument,
+    book: (await h.read('book', { instrument_id: iid, depth: 10 })) as Book,
+    portfolio: await portfolio(),
+    fees: { taker: f.taker_fee_rate, maker: f.maker_fee_rate },
+    leverage: config.leverage,
+  };
 };
 /** A protected market order item: IOC at the best level ± 1 % on the tick. */
-const market = async (iid: number, buy: boolean, qty: string, extra: Partial<PerpsOrderInput> = {}): Promise<PerpsOrderInput> => {
+const market = async (
+  iid: number,
+  buy: boolean,
+  qty: string,
+  extra: Partial<PerpsOrderInput> = {},
+): Promise<PerpsOrderInput> => {
   const r = await reads(iid);
   const best = (buy ? r.book.asks : r.book.bids)[0]?.[0] ?? '0';
-  return { iid, buy, qty, p: estimateMarket([[best, '1']], buy, '1', 100, r.instrument.tick_size ?? '0.01')?.limit ?? best, tif: 'ioc', ...extra };
+  return {
+    iid,
+    buy,
+    qty,
+    p: estimateMarket([[best, '1']], buy, '1', 100, r.instrument.tick_size ?? '0.01')?.limit ?? best,
+    tif: 'ioc',
+    ...extra,
+  };
 };
 const near = (got: string | number | null | undefined, want: string | number, rel = 0.001) => {
   const g = Number(got);
@@ -48,7 +66,10 @@ const near = (got: string | number | null | undefined, want: string | number, re
  * records: position size (exact), entry and liquidation price, the fills' fee and realised PnL, and the
  * change of withdrawable = margin added − margin released + fee − realised PnL.
  */
-async function check(order: PerpsOrderInput, opts: { resting?: boolean } = {}): Promise<NonNullable<ReturnType<typeof summarizeOrder>>> {
+async function check(
+  order: PerpsOrderInput,
+  opts: { resting?: boolean } = {},
+): Promise<NonNullable<ReturnType<typeof summarizeOrder>>> {
   const r = await reads(order.iid);
   const s = summarizeOrder(order, r);
   if (!s) throw new Error('no summary');
@@ -57,7 +78,9 @@ async function check(order: PerpsOrderInput, opts: { resting?: boolean } = {}): 
   const [ack] = (await h.send(h.proxy, createOrders({ orders: [order] }))) as { oid: number }[];
   const after = await portfolio();
   const pos1 = after.positions.find((p) => p.instrument_id === order.iid);
-  const fills = ((await h.read('fills', { instrument_id: order.iid })) as { data: Fill[] }).data.filter((f) => f.order_id === ack?.oid);
+  const fills = ((await h.read('fills', { instrument_id: order.iid })) as { data: Fill[] }).data.filter(
+    (f) => f.order_id === ack?.oid,
+  );
   if (opts.resting) {
     expect(s.rests).toBe(true);
     expect(fills).toHaveLength(0);
@@ -68,13 +91,20 @@ async function check(order: PerpsOrderInput, opts: { resting?: boolean } = {}): 
   if (pos1) near(pos1.entry_price, s.preview.newEntry);
   const fee = fills.reduce((a, f) => a + Number(f.fee), 0);
   near(fee, s.preview.fee);
-  near(fills.reduce((a, f) => a + Number(f.pnl), 0), s.preview.realizedPnl);
+  near(
+    fills.reduce((a, f) => a + Number(f.pnl), 0),
+    s.preview.realizedPnl,
+  );
   if (s.preview.liquidationPrice === null) expect(Number(pos1?.liquidation_price ?? 0)).toBe(0);
   else near(pos1?.liquidation_price ?? 0, s.preview.liquidationPrice);
   // Margin released by the reduced part (at the old entry), from the before read.
-  const closing = pos0 && (Number(pos0.size) > 0) !== order.buy ? Math.min(Number(order.qty), Math.abs(Number(pos0.size))) : 0;
+  const closing =
+    pos0 && Number(pos0.size) > 0 !== order.buy ? Math.min(Number(order.qty), Math.abs(Number(pos0.size))) : 0;
   const released = pos0 ? (closing * Number(pos0.entry_price)) / r.leverage : 0;
-  near(Number(before.withdrawable) - Number(after.withdrawable), Number(s.preview.marginRequired) - released + Number(s.preview.fee) - Number(s.preview.realizedPnl));
+  near(
+    Number(before.withdrawable) - Number(after.withdrawable),
+    Number(s.preview.marginRequired) - released + Number(s.preview.fee) - Number(s.preview.realizedPnl),
+  );
   return s;
 }
 
@@ -119,7 +149,13 @@ describe('the summary before the click is what the venue records after it', () =
   it('the 100 % preset at the protected limit is accepted for margin', async () => {
     const r = await reads(3);
     const item = await market(3, true, '0.1');
-    const qty = maxOrderSize({ withdrawable: r.portfolio.withdrawable, price: item.p ?? '0', leverage: r.leverage, feeRate: r.fees.taker, lot: '0.1' });
+    const qty = maxOrderSize({
+      withdrawable: r.portfolio.withdrawable,
+      price: item.p ?? '0',
+      leverage: r.leverage,
+      feeRate: r.fees.taker,
+      lot: '0.1',
+    });
     const s = summarizeOrder({ ...item, qty }, r);
     expect(s?.preview.insufficientMargin).toBe(false);
     const more = summarizeOrder({ ...item, qty: String(Number(qty) + 5) }, r);

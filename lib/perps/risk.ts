@@ -69,7 +69,10 @@ export type OrderPreviewInput = {
    */
   closePrice?: string;
   openPrice?: string;
-  /** The price the venue charges margin at when it accepts the order (limit price; a protected market order's IOC limit). Default `price`. */
+  /**
+   * The price the venue charges margin at when it accepts the order (limit price; a protected market order's IOC
+   * limit). Default `price`.
+   */
   marginPrice?: string;
   /** The venue's leverage for the instrument (`config` read), never a typed-but-unapplied value. */
   leverage: number;
@@ -97,7 +100,10 @@ export type OrderPreviewInput = {
 /** What the order would do. USDC amounts at 2 decimals except `fee` (4); prices at `priceDecimals`. */
 export type OrderPreview = {
   notional: string;
-  /** Initial margin the order adds: growth × price ÷ leverage, the whole new side on a flip, held by a resting order; 0 on a reduction. */
+  /**
+   * Initial margin the order adds: growth × price ÷ leverage, the whole new side on a flip, held by a resting order; 0
+   * on a reduction.
+   */
   marginRequired: string;
   /** Free collateral the venue needs to accept the order (0 for reduce-only), USDC. */
   marginCheck: string;
@@ -125,7 +131,11 @@ export type OrderPreview = {
 };
 
 /** Position after adding a signed `qty` at `price` (average entry on growth; kept on reduction; new on flip). */
-export function positionAfter(pos: RiskPosition | undefined, signedQty: bigint, price: bigint): { size: bigint; entry: bigint } {
+export function positionAfter(
+  pos: RiskPosition | undefined,
+  signedQty: bigint,
+  price: bigint,
+): { size: bigint; entry: bigint } {
   const size = pos ? fx(pos.size) : 0n;
   const entry = pos ? fx(pos.entryPrice) : 0n;
   const next = size + signedQty;
@@ -137,7 +147,10 @@ export function positionAfter(pos: RiskPosition | undefined, signedQty: bigint, 
   return { size: next, entry: next > 0n === size > 0n ? entry : price };
 }
 
-/** Liquidation price for size `s` at entry `e` with the rest of the account worth `rest`, maintenance rate `m` (all fixed-point). */
+/**
+ * Liquidation price for size `s` at entry `e` with the rest of the account worth `rest`, maintenance rate `m` (all
+ * fixed-point).
+ */
 export function liquidationPriceFor(s: bigint, e: bigint, rest: bigint, m: bigint): bigint | null {
   if (s === 0n) return null;
   // s·P − m·|s|·P = s·e − R  →  P = (s·e − R) / (s − m·|s|)
@@ -148,7 +161,8 @@ export function liquidationPriceFor(s: bigint, e: bigint, rest: bigint, m: bigin
 }
 
 /** The maintenance rate 1 ÷ (2 × max leverage) as a decimal fraction (the fallback when the portfolio shows none). */
-export const defaultMaintenanceRate = (maxLeverage: number): string => fromUnits(ONE / BigInt(2 * Math.max(1, maxLeverage)), SCALE);
+export const defaultMaintenanceRate = (maxLeverage: number): string =>
+  fromUnits(ONE / BigInt(2 * Math.max(1, maxLeverage)), SCALE);
 
 /** The fee rate an order pays: maker for post-only, taker otherwise (a ceiling when it may do either). */
 function feeRateFor(fees: { taker: string; maker: string }, liquidity: Liquidity): { rate: string; upTo: boolean } {
@@ -172,7 +186,10 @@ export function previewOrder(i: OrderPreviewInput): OrderPreview {
   const signed = i.buy ? qty : -qty;
   const closeAt = fx(i.closePrice ?? i.price);
   const openAt = fx(i.openPrice ?? i.price);
-  const after = ro && !reducing ? { size: cur, entry: i.position ? fx(i.position.entryPrice) : 0n } : positionAfter(i.position, signed, reducing ? openAt : price);
+  const after =
+    ro && !reducing
+      ? { size: cur, entry: i.position ? fx(i.position.entryPrice) : 0n }
+      : positionAfter(i.position, signed, reducing ? openAt : price);
   const grows = abs(after.size) > abs(cur);
   const flips = cur !== 0n && after.size !== 0n && after.size > 0n !== cur > 0n;
   const closing = reducing ? (qty < abs(cur) ? qty : abs(cur)) : 0n;
@@ -213,7 +230,14 @@ export function previewOrder(i: OrderPreviewInput): OrderPreview {
  * price it may reach). `fraction` (0-1, a decimal string) takes a share of it (size presets); the
  * share is rounded down to the lot too, so a preset is never refused for margin.
  */
-export function maxOrderSize(i: { withdrawable: string; price: string; leverage: number; feeRate: string; lot: string; fraction?: string }): string {
+export function maxOrderSize(i: {
+  withdrawable: string;
+  price: string;
+  leverage: number;
+  feeRate: string;
+  lot: string;
+  fraction?: string;
+}): string {
   const price = fx(i.price);
   const lot = fx(i.lot);
   if (price === 0n || lot === 0n) return '0';
@@ -244,7 +268,12 @@ export function bookAveragePrice(levels: readonly (readonly [string, string])[],
 }
 
 /** Fixed-point result of walking the book: filled size, average price, last level reached. */
-function walkBook(levels: readonly (readonly [string, string])[], qty: string, limit?: bigint, buy = true): { filled: bigint; avg?: bigint; worst?: bigint } {
+function walkBook(
+  levels: readonly (readonly [string, string])[],
+  qty: string,
+  limit?: bigint,
+  buy = true,
+): { filled: bigint; avg?: bigint; worst?: bigint } {
   let want = fx(qty);
   let cost = 0n;
   let filled = 0n;
@@ -287,7 +316,9 @@ export type MarketEstimate = {
   reference: string;
   /** Contracts the visible book fills within the limit (may be less than asked: the rest is cancelled). */
   fillable: string;
-  /** Average fill price of `fillable` at the tick's decimals (half up), or `null` when nothing fills within the limit. */
+  /**
+   * Average fill price of `fillable` at the tick's decimals (half up), or `null` when nothing fills within the limit.
+   */
   avgPrice: string | null;
   /** The same average at 8 decimals, for the maths (`previewOrder`'s `price`). */
   avgExact: string | null;
@@ -302,7 +333,13 @@ export type MarketEstimate = {
  * bids to sell, best first), `qty` contracts, `capBps` the slippage cap, `tick` the instrument's tick.
  * Returns `undefined` when the side is empty (no reference price: the ticket asks for a limit price).
  */
-export function estimateMarket(levels: readonly (readonly [string, string])[], buy: boolean, qty: string, capBps: number, tick: string): MarketEstimate | undefined {
+export function estimateMarket(
+  levels: readonly (readonly [string, string])[],
+  buy: boolean,
+  qty: string,
+  capBps: number,
+  tick: string,
+): MarketEstimate | undefined {
   const ref = levels[0]?.[0];
   return ref ? estimateWithin(levels, buy, qty, protectedLimit(ref, buy, capBps, tick), tick) : undefined;
 }
@@ -312,7 +349,13 @@ export function estimateMarket(levels: readonly (readonly [string, string])[], b
  * same estimate as `estimateMarket` for an order whose limit is already known (an IOC / FOK or a
  * crossing GTC limit, e.g. from a command being approved). `undefined` when the side is empty.
  */
-export function estimateWithin(levels: readonly (readonly [string, string])[], buy: boolean, qty: string, limit: string | undefined, tick: string): MarketEstimate | undefined {
+export function estimateWithin(
+  levels: readonly (readonly [string, string])[],
+  buy: boolean,
+  qty: string,
+  limit: string | undefined,
+  tick: string,
+): MarketEstimate | undefined {
   const ref = levels[0]?.[0];
   if (!ref) return undefined;
   const w = walkBook(levels, qty, limit === undefined ? undefined : fx(limit), buy);
@@ -334,7 +377,13 @@ export function estimateWithin(levels: readonly (readonly [string, string])[], b
  * `first` contracts and of the rest, at 8 decimals (`null` for an empty part): a reducing order's
  * closing part and the new side of a flip (`previewOrder`'s `closePrice` / `openPrice`).
  */
-export function splitWalk(levels: readonly (readonly [string, string])[], buy: boolean, qty: string, first: string, limit?: string): { close: string | null; open: string | null } {
+export function splitWalk(
+  levels: readonly (readonly [string, string])[],
+  buy: boolean,
+  qty: string,
+  first: string,
+  limit?: string,
+): { close: string | null; open: string | null } {
   const lim = limit === undefined ? undefined : fx(limit);
   let want = fx(qty);
   let head = fx(first) < want ? fx(first) : want;

@@ -56,12 +56,18 @@ describe('signPerpsOp', () => {
       ts: 1751500000003,
     });
     expect(sig).toBe(
-      '0xb97be11bcffaca178b29ecc42cabc732d0f436fad42a42e3a63f32131b347be511d452b14a81bdefc7cfda84bf83c94afedfb16fd8df16883cf6e261e411dfe91c',
+      '0xb97be11bcffaca178b29ecc42cabc732d0f436fad42a42e3a63f32131b347be5' +
+        '11d452b14a81bdefc7cfda84bf83c94afedfb16fd8df16883cf6e261e411dfe91c',
     );
   });
 
   it('computes the same digest as viem hashTypedData', () => {
-    const input = { domain, op: createOrders({ orders: [{ iid: 7, buy: true, qty: '2.5', p: '3120.50', tif: 'gtc', po: true }] }).op, salt: 4294967295, ts: 1751500000003 };
+    const input = {
+      domain,
+      op: createOrders({ orders: [{ iid: 7, buy: true, qty: '2.5', p: '3120.50', tif: 'gtc', po: true }] }).op,
+      salt: 4294967295,
+      ts: 1751500000003,
+    };
     expect(perpsOpDigest(input)).toBe(hashTypedData(perpsOpTypedData(input)));
   });
 
@@ -83,7 +89,9 @@ describe('signPerpsOp', () => {
   it('refuses a negative or unsafe salt / ts', async () => {
     const account = privateKeyToAccount(REF_KEY);
     await expect(signPerpsOp(account, { domain, op: ['cancelOrders', [1]], salt: -1, ts: 1 })).rejects.toThrow(/salt/);
-    await expect(signPerpsOp(account, { domain, op: ['cancelOrders', [1]], salt: 1, ts: 2 ** 60 })).rejects.toThrow(/ts/);
+    await expect(signPerpsOp(account, { domain, op: ['cancelOrders', [1]], salt: 1, ts: 2 ** 60 })).rejects.toThrow(
+      /ts/,
+    );
   });
 });
 
@@ -118,10 +126,18 @@ describe('signWithdraw', () => {
   });
 
   it('gives a different digest on the command domain (no verifyingContract)', () => {
-    const cmd = withdraw({ account: '0x' + '1'.repeat(40), token: '0x' + '2'.repeat(40), amount: '1', to: '0x' + '3'.repeat(40) });
+    const cmd = withdraw({
+      account: '0x' + '1'.repeat(40),
+      token: '0x' + '2'.repeat(40),
+      amount: '1',
+      to: '0x' + '3'.repeat(40),
+    });
     const base = { ...cmd.withdraw!, salt: 1, ts: 1 };
     expect(withdrawDigest({ ...base, domain: withdrawDomain })).not.toBe(
-      withdrawDigest({ ...base, domain: { ...withdrawDomain, verifyingContract: '0x2222222222222222222222222222222222222222' } }),
+      withdrawDigest({
+        ...base,
+        domain: { ...withdrawDomain, verifyingContract: '0x2222222222222222222222222222222222222222' },
+      }),
     );
   });
 });

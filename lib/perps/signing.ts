@@ -104,9 +104,7 @@ export type PerpsOpSignInput = { domain: PerpsCommandDomain; op: PerpsOpTuple; s
 
 /** EIP-712 digest of an `Op` (what the key signs). Throws `RangeError` for a bad salt / ts. */
 export function perpsOpDigest({ domain, op, salt, ts }: PerpsOpSignInput): Hex {
-  const structHash = keccak(
-    concatWords([OP_TYPEHASH, keccak(encodePerpsOp(op)), u64(salt, 'salt'), u64(ts, 'ts')]),
-  );
+  const structHash = keccak(concatWords([OP_TYPEHASH, keccak(encodePerpsOp(op)), u64(salt, 'salt'), u64(ts, 'ts')]));
   return typedDataDigest(domain, structHash);
 }
 
@@ -202,5 +200,3 @@ export function withdrawTypedData({ domain, account, token, amount, to, salt, ts
 export async function signWithdraw(account: LocalAccount, input: WithdrawSignInput): Promise<Hex> {
   return signDigest(account, withdrawDigest(input), () => withdrawTypedData(input));
 }
-
-

@@ -49,9 +49,11 @@ export type OrderSummary = {
 };
 
 /** The tick of an instrument (sandbox extra `tick_size`, else 10^-price_decimals). */
-const tickOf = (i: Instrument) => i.tick_size ?? (i.price_decimals > 0 ? `0.${'0'.repeat(i.price_decimals - 1)}1` : '1');
+const tickOf = (i: Instrument) =>
+  i.tick_size ?? (i.price_decimals > 0 ? `0.${'0'.repeat(i.price_decimals - 1)}1` : '1');
 /** The instrument's size step (sandbox extra `lot_size`, else 10^-quantity_decimals). */
-const lotOf = (i: Instrument) => i.lot_size ?? (i.quantity_decimals > 0 ? `0.${'0'.repeat(i.quantity_decimals - 1)}1` : '1');
+const lotOf = (i: Instrument) =>
+  i.lot_size ?? (i.quantity_decimals > 0 ? `0.${'0'.repeat(i.quantity_decimals - 1)}1` : '1');
 
 /** Whether a limit `p` on `buy` rests against the best opposite level `other`. */
 function restsAt(buy: boolean, p: string, other: string | undefined): boolean {
@@ -73,7 +75,8 @@ function withinLimit(levels: Book['asks'], buy: boolean, p: string): Book['asks'
 }
 
 /** The liquidity an order takes: maker for post-only, taker for IOC / FOK, either for a GTC limit. */
-export const liquidityOf = (o: Pick<PerpsOrderInput, 'tif' | 'po'>): Liquidity => (o.tif !== 'gtc' ? 'taker' : o.po ? 'maker' : 'either');
+export const liquidityOf = (o: Pick<PerpsOrderInput, 'tif' | 'po'>): Liquidity =>
+  o.tif !== 'gtc' ? 'taker' : o.po ? 'maker' : 'either';
 
 /**
  * Summarises a non-trigger order item against the venue's reads; `undefined` for a trigger order or
@@ -90,7 +93,7 @@ export function summarizeOrder(o: PerpsOrderInput, r: SummaryReads): OrderSummar
   let fillable = o.qty;
   let marginPrice = o.p;
   const pos = r.portfolio.positions.find((p) => p.instrument_id === o.iid);
-  const cur = pos ? toUnits(pos.size, 8) ?? 0n : 0n;
+  const cur = pos ? (toUnits(pos.size, 8) ?? 0n) : 0n;
   let split: { close: string | null; open: string | null } = { close: null, open: null };
   let rest: OrderSummary['rest'] = null;
   if (!rests) {
@@ -99,7 +102,8 @@ export function summarizeOrder(o: PerpsOrderInput, r: SummaryReads): OrderSummar
     slip = walk?.slippageBps ?? null;
     fillable = walk?.fillable ?? '0';
     price = walk?.avgExact ?? o.p;
-    // What a GTC limit does not fill now rests at its limit: priced there (a level of the rest at the limit, after the book within it).
+    // What a GTC limit does not fill now rests at its limit: priced there (a level of the rest at the limit, after the
+    // book within it).
     let priced = levels;
     const left = truncUnits(o.qty, 8) - truncUnits(fillable, 8);
     if (o.tif === 'gtc' && o.p !== undefined && left > 0n) {
@@ -107,12 +111,13 @@ export function summarizeOrder(o: PerpsOrderInput, r: SummaryReads): OrderSummar
       priced = [...withinLimit(levels, o.buy, o.p), [o.p, rest.qty]];
       price = estimateWithin(priced, o.buy, o.qty, o.p, tick)?.avgExact ?? o.p;
     }
-    if (cur !== 0n && cur > 0n !== o.buy) split = splitWalk(priced, o.buy, o.qty, fromUnits(cur < 0n ? -cur : cur, 8), o.p);
+    if (cur !== 0n && cur > 0n !== o.buy)
+      split = splitWalk(priced, o.buy, o.qty, fromUnits(cur < 0n ? -cur : cur, 8), o.p);
     marginPrice = o.p ?? walk?.limit;
   }
   if (!price) return undefined;
   const others = r.portfolio.positions.filter((p) => p.instrument_id !== o.iid);
-  const pv = pos ? toUnits(pos.position_value, 8) ?? 0n : 0n;
+  const pv = pos ? (toUnits(pos.position_value, 8) ?? 0n) : 0n;
   const rate = pos && pv > 0n ? fromUnits(((toUnits(pos.maintenance_margin, 8) ?? 0n) * 10n ** 8n) / pv, 8) : undefined;
   const preview = previewOrder({
     buy: o.buy,
@@ -133,12 +138,17 @@ export function summarizeOrder(o: PerpsOrderInput, r: SummaryReads): OrderSummar
     accountValue: r.portfolio.margin.total_account_value,
     withdrawable: r.portfolio.withdrawable,
     ...(pos ? { position: { size: pos.size, entryPrice: pos.entry_price } } : {}),
-    otherMaintenance: fromUnits(others.reduce((a, p) => a + (toUnits(p.maintenance_margin, 8) ?? 0n), 0n), 8),
+    otherMaintenance: fromUnits(
+      others.reduce((a, p) => a + (toUnits(p.maintenance_margin, 8) ?? 0n), 0n),
+      8,
+    ),
   });
   return { preview, rests, avgPrice: rests ? null : avg, slippageBps: rests ? null : slip, fillable, rest };
 }
 
-/** One order of a command as the approval window and the ticket summarise it; trigger orders listed with their trigger. */
+/**
+ * One order of a command as the approval window and the ticket summarise it; trigger orders listed with their trigger.
+ */
 export type CommandOrderSummary = {
   /** The instrument as every surface names it: the venue's symbol beside its id (`instrumentLabel`). */
   symbol: string;
@@ -149,11 +159,17 @@ export type CommandOrderSummary = {
   tif?: string;
   po: boolean;
   ro: boolean;
-  /** TP / SL trigger (`tp` / `sl` at `trp`), when the item is a trigger order; `whole`: it closes the whole position (`isWholePositionLeg`). */
+  /**
+   * TP / SL trigger (`tp` / `sl` at `trp`), when the item is a trigger order; `whole`: it closes the whole position
+   * (`isWholePositionLeg`).
+   */
   trigger?: { kind: 'tp' | 'sl'; trp: string; whole?: boolean };
   /** The numbers (absent for a trigger order, or when the venue's reads could not price it). */
   summary?: OrderSummary;
-  /** The instrument's tick and lot (decimal strings, the `instruments` read) to format prices and sizes; absent for an unknown instrument. */
+  /**
+   * The instrument's tick and lot (decimal strings, the `instruments` read) to format prices and sizes; absent for an
+   * unknown instrument.
+   */
   tick?: string;
   lot?: string;
 };
@@ -176,7 +192,10 @@ export type SummaryReader = {
  * another is not modelled: each is summarised against the account as it is now. Rejects when a read fails
  * (the window then says the numbers are unavailable).
  */
-export async function summarizeCommand(orders: readonly PerpsOrderInput[], read: SummaryReader): Promise<CommandOrderSummary[]> {
+export async function summarizeCommand(
+  orders: readonly PerpsOrderInput[],
+  read: SummaryReader,
+): Promise<CommandOrderSummary[]> {
   const [instruments, fees, portfolio] = await Promise.all([read.instruments(), read.fees(), read.portfolio()]);
   const out: CommandOrderSummary[] = [];
   for (const o of orders) {
@@ -189,12 +208,17 @@ export async function summarizeCommand(orders: readonly PerpsOrderInput[], read:
       ...(o.tif === undefined ? {} : { tif: o.tif }),
       po: o.po === true,
       ro: o.ro === true,
-      ...(o.tr ? { trigger: { kind: o.tr.tpsl, trp: o.tr.trp, ...(isWholePositionLeg(o) ? { whole: true } : {}) } } : {}),
+      ...(o.tr
+        ? { trigger: { kind: o.tr.tpsl, trp: o.tr.trp, ...(isWholePositionLeg(o) ? { whole: true } : {}) } }
+        : {}),
       ...(instrument ? { tick: tickOf(instrument), lot: lotOf(instrument) } : {}),
     };
     if (!o.tr && instrument && fees) {
       const [book, leverage, mark] = await Promise.all([read.book(o.iid), read.leverage(o.iid), read.mark(o.iid)]);
-      const s = leverage === undefined ? undefined : summarizeOrder(o, { instrument, book, portfolio, fees, leverage, ...(mark ? { markPrice: mark } : {}) });
+      const s =
+        leverage === undefined
+          ? undefined
+          : summarizeOrder(o, { instrument, book, portfolio, fees, leverage, ...(mark ? { markPrice: mark } : {}) });
       if (s) row.summary = s;
     }
     out.push(row);

@@ -24,8 +24,8 @@ import { classifyPerpsAnswer } from './errors';
 
 /**
  * A live perps session a command may go over (`lib/background/streams.ts` `session(account, perpsUrl)`):
- * `proxy` the address it authenticated with (undefined: a public-only stream, which carries no command); `command` sends a signed command and resolves its outcome
- * (`lib/streams/perps.ts`), never throws.
+ * `proxy` the address it authenticated with (undefined: a public-only stream, which carries no command); `command`
+ * sends a signed command and resolves its outcome (`lib/streams/perps.ts`), never throws.
  */
 export type PerpsSessionTransport = {
   readonly proxy: string | undefined;
@@ -33,7 +33,12 @@ export type PerpsSessionTransport = {
 };
 
 /** The commands the official client sends over the session (PROTOCOL.md §5.1); every other goes over REST. */
-const SESSION_COMMANDS: ReadonlySet<string> = new Set(['createOrders', 'cancelOrders', 'cancelOrdersCOID', 'updateLeverage']);
+const SESSION_COMMANDS: ReadonlySet<string> = new Set([
+  'createOrders',
+  'cancelOrders',
+  'cancelOrdersCOID',
+  'updateLeverage',
+]);
 
 /**
  * The HTTP status REST answers with each refusal the session reports only by name (the venue's session
@@ -53,7 +58,10 @@ const REFUSAL_STATUS: Readonly<Record<string, number>> = {
   replayed: 409,
 };
 
-/** What `submitPerpsCommand` sends and over what. `timeoutMs`: the REST deadline, also the session acknowledgement's (ms). */
+/**
+ * What `submitPerpsCommand` sends and over what. `timeoutMs`: the REST deadline, also the session acknowledgement's
+ * (ms).
+ */
 export type PerpsSubmission = {
   perpsUrl: string;
   command: Pick<PerpsCommand, 'endpoint'>;
@@ -80,7 +88,11 @@ export type PerpsSubmission = {
  */
 export async function submitPerpsCommand(s: PerpsSubmission): Promise<unknown> {
   const { session, envelope } = s;
-  if (session && SESSION_COMMANDS.has(envelope.op.type) && session.proxy?.toLowerCase() === s.signerAddress.toLowerCase()) {
+  if (
+    session &&
+    SESSION_COMMANDS.has(envelope.op.type) &&
+    session.proxy?.toLowerCase() === s.signerAddress.toLowerCase()
+  ) {
     s.beforeSend?.();
     const out = await session.command(envelope, s.timeoutMs);
     if (out.kind === 'answer') return sessionAnswer(out.data);
@@ -91,10 +103,21 @@ export async function submitPerpsCommand(s: PerpsSubmission): Promise<unknown> {
   return sendPerpsCommand(s.perpsUrl, s.command, envelope, s.fetchFn);
 }
 
-/** The session's `data` for a command, classified as REST's answer would be: the success body, or the same typed error. */
+/**
+ * The session's `data` for a command, classified as REST's answer would be: the success body, or the same typed error.
+ */
 function sessionAnswer(data: unknown): unknown {
-  const error = typeof data === 'object' && data !== null && 'status' in data && data.status === 'err' ? ('error' in data && typeof data.error === 'string' ? data.error : '') : undefined;
-  const err = classifyPerpsAnswer({ status: error === undefined ? 200 : (REFUSAL_STATUS[error] ?? 400), headers: {}, body: data });
+  const error =
+    typeof data === 'object' && data !== null && 'status' in data && data.status === 'err'
+      ? 'error' in data && typeof data.error === 'string'
+        ? data.error
+        : ''
+      : undefined;
+  const err = classifyPerpsAnswer({
+    status: error === undefined ? 200 : (REFUSAL_STATUS[error] ?? 400),
+    headers: {},
+    body: data,
+  });
   if (err) throw err;
   return data;
 }

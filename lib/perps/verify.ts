@@ -65,5 +65,8 @@ export async function recoverPerpsSigner(
       signature: sig,
     });
   }
-  return recoverTypedDataAddress({ ...perpsOpTypedData({ domain: domains.domain, op: command.op, salt, ts }), signature: sig });
+  return recoverTypedDataAddress({
+    ...perpsOpTypedData({ domain: domains.domain, op: command.op, salt, ts }),
+    signature: sig,
+  });
 }

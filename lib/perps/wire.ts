@@ -31,8 +31,18 @@ const fillSchema = v.object({
   taker: v.boolean(),
   timestamp: num,
 });
-/** A funding payment: `funding` USDC (+ received, − paid), `funding_rate` a fraction, `size` instrument units, `timestamp` Unix ms. */
-const fundingPaymentSchema = v.object({ id: num, instrument_id: num, size: str, funding_rate: str, funding: str, timestamp: num });
+/**
+ * A funding payment: `funding` USDC (+ received, − paid), `funding_rate` a fraction, `size` instrument units,
+ * `timestamp` Unix ms.
+ */
+const fundingPaymentSchema = v.object({
+  id: num,
+  instrument_id: num,
+  size: str,
+  funding_rate: str,
+  funding: str,
+  timestamp: num,
+});
 /** An equity or cumulative-PnL point: `[Unix ms, USDC decimal string]`. */
 const historyPoint = v.tuple([num, str]);
 /** An order acknowledgement: `oid`, and `coid` when the order carried one. */
@@ -44,7 +54,12 @@ const ackSchema = v.object({ status: v.optional(v.string()), oid: v.optional(num
  */
 export const perpsCommandAnswerSchema = v.union([
   v.array(ackSchema),
-  v.object({ status: v.optional(v.string()), withdraw_id: v.optional(num), transfer_id: v.optional(num), leverage: v.optional(num) }),
+  v.object({
+    status: v.optional(v.string()),
+    withdraw_id: v.optional(num),
+    transfer_id: v.optional(num),
+    leverage: v.optional(num),
+  }),
 ]);
 /** A signed command's success body (`perpsCommandAnswerSchema`). */
 export type PerpsCommandAnswer = v.InferOutput<typeof perpsCommandAnswerSchema>;
@@ -53,7 +68,11 @@ export type PerpsCommandAnswer = v.InferOutput<typeof perpsCommandAnswerSchema>;
 const page = <T extends v.GenericSchema>(row: T) => v.object({ data: v.array(row), more: v.optional(v.boolean()) });
 
 /** A step (tick or lot) as the venue states it: a positive decimal string. */
-const step = v.pipe(str, v.regex(/^(?:0|[1-9]\d{0,19})(?:\.\d{1,20})?$/), v.check((x) => !/^0(?:\.0*)?$/.test(x), 'must be positive'));
+const step = v.pipe(
+  str,
+  v.regex(/^(?:0|[1-9]\d{0,19})(?:\.\d{1,20})?$/),
+  v.check((x) => !/^0(?:\.0*)?$/.test(x), 'must be positive'),
+);
 /** `GET /v1/info/instruments` row. `tick_size` / `lot_size` are sandbox extras (else 10^-decimals). */
 const instrumentSchema = v.object({
   instrument_id: num,
@@ -86,7 +105,14 @@ const instrumentsSchema = v.pipe(
 );
 
 /** `GET /v1/info/tickers` row: mark, index, mid and last prices and the funding rate. */
-const tickerSchema = v.object({ instrument_id: num, mark_price: str, index_price: str, mid_price: str, last_price: str, funding_rate: str });
+const tickerSchema = v.object({
+  instrument_id: num,
+  mark_price: str,
+  index_price: str,
+  mid_price: str,
+  last_price: str,
+  funding_rate: str,
+});
 /** A ticker (see `tickerSchema`). */
 export type Ticker = v.InferOutput<typeof tickerSchema>;
 
@@ -130,13 +156,21 @@ export type Position = v.InferOutput<typeof positionSchema>;
 /** `GET /v1/account/portfolio`: positions, the margin summary (USDC) and the withdrawable amount. */
 const portfolioSchema = v.object({
   positions: v.array(positionSchema),
-  margin: v.object({ total_account_value: str, total_initial_margin: str, total_maintenance_margin: str, total_position_value: str }),
+  margin: v.object({
+    total_account_value: str,
+    total_initial_margin: str,
+    total_maintenance_margin: str,
+    total_position_value: str,
+  }),
   withdrawable: str,
 });
 /** A portfolio (see `portfolioSchema`). */
 export type Portfolio = v.InferOutput<typeof portfolioSchema>;
 
-/** An order as `GET /v1/account/orders` and `/open-orders` answer it; `tpsl` for trigger orders (`armed_qty` while armed). */
+/**
+ * An order as `GET /v1/account/orders` and `/open-orders` answer it; `tpsl` for trigger orders (`armed_qty` while
+ * armed).
+ */
 const orderViewSchema = v.object({
   order_id: num,
   client_order_id: v.optional(str),
@@ -180,11 +214,35 @@ const exchangeInfoSchema = v.object({
 /** Each read's answer schema, by read name (`PERPS_READS`). */
 export const PERPS_READ_ANSWERS = {
   invite: v.object({ code: str, referrals_available: v.optional(num), cooldown_ms: v.optional(v.nullable(num)) }),
-  deposits: page(v.object({ hash: str, amount: str, confirmations: num, required_confirmations: num, status: str, created_timestamp: num })),
-  internalTransfers: page(v.object({ transfer_id: num, amount: str, direction: v.picklist(['in', 'out']), counterparty: str, created_timestamp: num, label: v.string() })),
+  deposits: page(
+    v.object({
+      hash: str,
+      amount: str,
+      confirmations: num,
+      required_confirmations: num,
+      status: str,
+      created_timestamp: num,
+    }),
+  ),
+  internalTransfers: page(
+    v.object({
+      transfer_id: num,
+      amount: str,
+      direction: v.picklist(['in', 'out']),
+      counterparty: str,
+      created_timestamp: num,
+      label: v.string(),
+    }),
+  ),
   config: v.array(v.object({ instrument_id: num, leverage: num, cross: v.boolean() })),
   funding: page(v.object({ timestamp: num, funding_rate: str })),
-  referral: v.object({ code: v.string(), children_count: num, referrals_left: num, fee_share_rate: str, parent: v.optional(str) }),
+  referral: v.object({
+    code: v.string(),
+    children_count: num,
+    referrals_left: num,
+    fee_share_rate: str,
+    parent: v.optional(str),
+  }),
   credentials: v.object({ address: str, keys: v.array(v.object({ proxy: str, expiry: num, label: v.string() })) }),
   exchange: exchangeInfoSchema,
   orders: v.array(orderViewSchema),
@@ -222,7 +280,10 @@ export const perpsReadAnswerSchema = v.unknown();
  * it is used or shown. `data.read` names the read, `data.field` the first field that failed.
  */
 export class InvalidPerpsAnswerError extends BaseError {
-  /** EIP-1474 -32002 "resource unavailable": the venue's answer could not be used (not -32603, which dapp libraries retry). */
+  /**
+   * EIP-1474 -32002 "resource unavailable": the venue's answer could not be used (not -32603, which dapp libraries
+   * retry).
+   */
   static override readonly code: number | undefined = -32002;
   override name = 'Perps.InvalidAnswerError';
   constructor(read: PerpsReadName, field: string) {
@@ -239,7 +300,11 @@ export class InvalidCommandAnswerError extends BaseError {
   /** EIP-1474 -32002: the outcome must be looked up, never resent (not -32603, which dapp libraries retry). */
   static override readonly code: number | undefined = -32002;
   constructor(field: string) {
-    super('The gateway took the command but answered in an unexpected shape; check your open orders and history before trying again.', { details: field, data: { field } });
+    super(
+      'The gateway took the command but answered in an unexpected ' +
+        'shape; check your open orders and history before trying again.',
+      { details: field, data: { field } },
+    );
   }
 }
 
@@ -264,6 +329,7 @@ export function parsePerpsAnswer<N extends PerpsReadName>(name: N, body: unknown
   const parsed = v.safeParse(schema, body);
   if (parsed.success) return parsed.output;
   const field = v.getDotPath(parsed.issues[0]) ?? 'answer';
-  throw name === 'exchange' ? new InvalidExchangeInfoError('exchange', field) : new InvalidPerpsAnswerError(name, field);
+  throw name === 'exchange'
+    ? new InvalidExchangeInfoError('exchange', field)
+    : new InvalidPerpsAnswerError(name, field);
 }
-

@@ -10,7 +10,10 @@ import { BaseError } from '../errors/base';
 import { ReserveBudget, type Drawer } from './reserve';
 import type { Budget } from './sliding-window';
 
-/** Budgets the client meter keeps per gateway (the sandbox's defaults; the real ones are unshown): weight per 60 s window. */
+/**
+ * Budgets the client meter keeps per gateway (the sandbox's defaults; the real ones are unshown): weight per 60 s
+ * window.
+ */
 export const CLIENT_WEIGHT_BUDGETS: { request: Budget; action: Budget } = {
   request: { limit: 1_200, windowMs: 60_000 },
   action: { limit: 600, windowMs: 60_000 },
@@ -22,9 +25,17 @@ export class WeightBudgetError extends BaseError {
   /** EIP-1474 -32002 "resource unavailable" (nothing was sent; not -32005, which dapp libraries retry at once). */
   static override readonly code: number | undefined = -32002;
   readonly retryAfterMs: number;
-  /** `retryAfterMs`: ms until the draw fits; `site`: the refused request was a site's, over the sites' share (`SITE_SHARE`). */
+  /**
+   * `retryAfterMs`: ms until the draw fits; `site`: the refused request was a site's, over the sites' share
+   * (`SITE_SHARE`).
+   */
   constructor(retryAfterMs: number, site = false) {
-    super(`Slow down: this would exceed ${site ? "the share of the gateway's rate budget sites may use" : "the gateway's rate budget"}. Try again in ${Math.ceil(retryAfterMs / 1000)} s.`, { data: { retryAfterMs } });
+    super(
+      `Slow down: this would exceed ` +
+        `${site ? "the share of the gateway's rate budget sites may use" : "the gateway's rate budget"}. ` +
+        `Try again in ${Math.ceil(retryAfterMs / 1000)} s.`,
+      { data: { retryAfterMs } },
+    );
     this.retryAfterMs = retryAfterMs;
   }
 }

@@ -26,8 +26,9 @@ export const SITE_SHARE = 0.5;
 export const PERSON_SHARE = 0.9;
 
 /** The words a standing permission's summary carries about its share (what the person reads when granting). */
-export const SITE_SHARE_WORDS = "Uses at most half of Countersign's request and action weight at the venue each minute (all sites together); the rest is kept for your own closes, cancels and panic.";
-
+export const SITE_SHARE_WORDS =
+  "Uses at most half of Countersign's request and action weight at the venue each " +
+  'minute (all sites together); the rest is kept for your own closes, cancels and panic.';
 
 /**
  * One budget per key (a gateway) shared as the module docstring says: `check` gives the ms until
@@ -65,14 +66,18 @@ export class ReserveBudget {
 
 /**
  * Who a signed perps submission draws for: a site's submission under its standing permission (no window,
- * `granted`) draws `site`; the person's own (`isPersonOrigin`, lib/authority/person.ts: a page can never claim one) draws `reserve` for cancels (`cancelAll`,
- * `cancelOrders`, `cancelOrdersCOID`), the kill-switch renewal (`autoCancel`) and orders that are all
- * reduce-only (closes); everything else — the person's other commands, and a site's request the person
- * approved in its window (one click each) — draws `person`.
+ * `granted`) draws `site`; the person's own (`isPersonOrigin`, lib/authority/person.ts: a page can never claim one)
+ * draws `reserve` for cancels (`cancelAll`, `cancelOrders`, `cancelOrdersCOID`), the kill-switch renewal (`autoCancel`)
+ * and orders that are all reduce-only (closes); everything else — the person's other commands, and a site's request the
+ * person approved in its window (one click each) — draws `person`.
  */
 export function drawerOfCommand(origin: string, op: { type: string; args?: unknown }, granted: boolean): Drawer {
   if (granted || !isPersonOrigin(origin)) return granted ? 'site' : 'person';
   if (['cancelAll', 'cancelOrders', 'cancelOrdersCOID', 'autoCancel'].includes(op.type)) return 'reserve';
-  const closes = op.type === 'createOrders' && Array.isArray(op.args) && op.args.length > 0 && op.args.every((o: unknown) => !!o && typeof o === 'object' && 'ro' in o && o.ro === true);
+  const closes =
+    op.type === 'createOrders' &&
+    Array.isArray(op.args) &&
+    op.args.length > 0 &&
+    op.args.every((o: unknown) => !!o && typeof o === 'object' && 'ro' in o && o.ro === true);
   return closes ? 'reserve' : 'person';
 }

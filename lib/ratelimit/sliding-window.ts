@@ -1,11 +1,14 @@
 /**
- * Sliding-window budgets (shared by the sandbox gateway and the client-side weight meter). Each key (an account, an API key, an IP) has a log of
- * (time, cost) entries; a request fits when the costs within the last `windowMs` plus its own cost stay
- * within `limit`. A refused request is not recorded, so a 429 changes no state.
+ * Sliding-window budgets (shared by the sandbox gateway and the client-side weight meter). Each key (an account, an API
+ * key, an IP) has a log of (time, cost) entries; a request fits when the costs within the last `windowMs` plus its own
+ * cost stay within `limit`. A refused request is not recorded, so a 429 changes no state.
  */
 export type Budget = { limit: number; windowMs: number };
 
-/** One `budget` per key (see the module docstring): `used`, `check`, `record`, and `take` (check and record at once). Times in Unix ms. */
+/**
+ * One `budget` per key (see the module docstring): `used`, `check`, `record`, and `take` (check and record at once).
+ * Times in Unix ms.
+ */
 export class SlidingWindow {
   private readonly log = new Map<string, { at: number; cost: number }[]>();
   constructor(readonly budget: Budget) {}

@@ -45,7 +45,9 @@ export type VenueReadsOptions = {
   settings: () => Promise<{ perpsUrl: string; clobUrl: string; headerSet?: HeaderSet }>;
   vault: Pick<Vault, 'proxyFor' | 'clobCredentials'>;
   meter: WeightMeter;
-  /** An L2-signed `GET requestPath` of `account` at the exchange, its validated 2xx body (`SigningService.clobRead`). */
+  /**
+   * An L2-signed `GET requestPath` of `account` at the exchange, its validated 2xx body (`SigningService.clobRead`).
+   */
   clobRead: (account: string, requestPath: string) => Promise<unknown>;
   fetchFn?: typeof fetch;
   requestTimeoutMs?: number;
@@ -59,7 +61,12 @@ export class VenueReads {
   private readonly markets = new Map<string, Promise<ClobMarket>>();
 
   constructor(private readonly o: VenueReadsOptions) {
-    this.transport = gatewayTransport(o.fetchFn, async () => (await o.settings()).headerSet ?? 'seed', o.requestTimeoutMs, o.transportRule ?? BUILD_TRANSPORT_RULE);
+    this.transport = gatewayTransport(
+      o.fetchFn,
+      async () => (await o.settings()).headerSet ?? 'seed',
+      o.requestTimeoutMs,
+      o.transportRule ?? BUILD_TRANSPORT_RULE,
+    );
   }
 
   /**
@@ -70,7 +77,12 @@ export class VenueReads {
    * deadline (ms). Not gated (nothing is signed). Throws `KeyNotFoundError` (no proxy), `WeightBudgetError`,
    * the gateway's typed error, `Http.NetworkError` (no answer).
    */
-  async perpsRead<N extends PerpsReadName>(account: string | undefined, name: N, query?: Record<string, string | number | undefined>, opts: { timeoutMs?: number; draw?: Drawer } = {}): Promise<PerpsReadAnswer<N>> {
+  async perpsRead<N extends PerpsReadName>(
+    account: string | undefined,
+    name: N,
+    query?: Record<string, string | number | undefined>,
+    opts: { timeoutMs?: number; draw?: Drawer } = {},
+  ): Promise<PerpsReadAnswer<N>> {
     const { perpsUrl } = await this.o.settings();
     const r = PERPS_READS[name];
     let auth: { proxy: string; secret: string } | undefined;
@@ -79,7 +91,11 @@ export class VenueReads {
       auth = { proxy: p.info.proxy, secret: p.secret };
     }
     this.o.meter.take(perpsUrl, r.weight, 0, opts.draw ?? 'person');
-    return perpsRead(perpsUrl, name, { ...(auth ? { auth } : {}), ...(query ? { query } : {}), fetchFn: this.transport.fetchFor(opts.timeoutMs) });
+    return perpsRead(perpsUrl, name, {
+      ...(auth ? { auth } : {}),
+      ...(query ? { query } : {}),
+      fetchFn: this.transport.fetchFor(opts.timeoutMs),
+    });
   }
 
   /**
@@ -88,7 +104,11 @@ export class VenueReads {
    */
   async perpsBook(iid: number): Promise<Book> {
     const { perpsUrl } = await this.o.settings();
-    const res = await requestJson(`${perpsUrl}/v1/info/book?instrument_id=${iid}`, { method: 'GET' }, this.transport.fetchFn);
+    const res = await requestJson(
+      `${perpsUrl}/v1/info/book?instrument_id=${iid}`,
+      { method: 'GET' },
+      this.transport.fetchFn,
+    );
     if (res.status !== 200) throw new BaseError('The gateway has no book for this instrument.');
     return parsePerpsAnswer('book', res.body);
   }
@@ -140,7 +160,10 @@ export class VenueReads {
    */
   async clobCollateral(account: string): Promise<string | undefined> {
     const { info } = await this.o.vault.clobCredentials(account);
-    const r = v.safeParse(clobBalanceSchema, await this.o.clobRead(account, `/balance-allowance?asset_type=COLLATERAL&signature_type=${info.signatureType}`));
+    const r = v.safeParse(
+      clobBalanceSchema,
+      await this.o.clobRead(account, `/balance-allowance?asset_type=COLLATERAL&signature_type=${info.signatureType}`),
+    );
     return r.success ? fromUnits(BigInt(r.output.balance), 6) : undefined;
   }
 
@@ -151,7 +174,11 @@ export class VenueReads {
    * Throws `ClobMalformedAnswerError` when the page has another shape.
    */
   async clobTrades(account: string): Promise<{ data: ClobTrade[] }> {
-    const page = parseClobAnswer(clobTradesWirePageSchema, await this.o.clobRead(account, '/data/trades?next_cursor=MA%3D%3D'), 'trades');
+    const page = parseClobAnswer(
+      clobTradesWirePageSchema,
+      await this.o.clobRead(account, '/data/trades?next_cursor=MA%3D%3D'),
+      'trades',
+    );
     const { info, apiKey } = await this.o.vault.clobCredentials(account);
     return { data: ownClobTradesPage(page, apiKey, info.funder ? [account, info.funder] : [account]) };
   }
@@ -165,7 +192,11 @@ export class VenueReads {
     const data: ClobOpenOrder[] = [];
     let cursor = 'MA==';
     for (let i = 0; i < 20 && cursor !== 'LTE='; i++) {
-      const page = parseClobAnswer(clobOrdersPageSchema, await this.o.clobRead(account, `/data/orders?next_cursor=${encodeURIComponent(cursor)}`), 'open orders');
+      const page = parseClobAnswer(
+        clobOrdersPageSchema,
+        await this.o.clobRead(account, `/data/orders?next_cursor=${encodeURIComponent(cursor)}`),
+        'open orders',
+      );
       data.push(...page.data);
       cursor = page.next_cursor;
     }

@@ -1,10 +1,9 @@
 /**
  * Deposit-wallet relayer requests (PROTOCOL.md §4.4 "Deposit wallet requests"; `@polymarket/builder-relayer-client`
- * 0.0.10 `builder/deposit-wallet.js`): the unsigned `WALLET-CREATE` and the owner-signed `WALLET` batch,
- * EIP-712 `Batch(address wallet,uint256 nonce,uint256 deadline,Call[] calls)` /
- * `Call(address target,uint256 value,bytes data)` on `{ name: "DepositWallet", version: "1", chainId,
- * verifyingContract: <wallet> }`. Request JSON keeps the client's field order (its text is what the
- * builder HMAC covers).
+ * 0.0.10 `builder/deposit-wallet.js`): the unsigned `WALLET-CREATE` and the owner-signed `WALLET` batch, EIP-712
+ * `Batch(address wallet,uint256 nonce,uint256 deadline,Call[] calls)` / `Call(address target,uint256 value,bytes data)`
+ * on `{ name: "DepositWallet", version: "1", chainId, verifyingContract: <wallet> }`. Request JSON keeps the client's
+ * field order (its text is what the builder HMAC covers).
  */
 import * as v from 'valibot';
 import type { Address, Hex, LocalAccount } from 'viem';
@@ -35,7 +34,10 @@ export const MAX_BATCH_CALLS = 16;
 const callSchema = v.strictObject({
   target: address,
   value: uint256String,
-  data: v.custom<Hex>((s) => typeof s === 'string' && /^0x(?:[0-9a-fA-F]{2})*$/.test(s), 'must be 0x-prefixed hex bytes'),
+  data: v.custom<Hex>(
+    (s) => typeof s === 'string' && /^0x(?:[0-9a-fA-F]{2})*$/.test(s),
+    'must be 0x-prefixed hex bytes',
+  ),
 });
 
 const batchSchema = v.strictObject({
@@ -43,10 +45,17 @@ const batchSchema = v.strictObject({
   wallet: address,
   nonce: uint256String,
   deadline: v.pipe(v.string(), v.regex(/^\d{1,12}$/, 'must be Unix seconds')),
-  calls: v.pipe(v.array(callSchema), v.minLength(1, 'must hold at least one call'), v.maxLength(MAX_BATCH_CALLS, `must hold at most ${MAX_BATCH_CALLS} calls`)),
+  calls: v.pipe(
+    v.array(callSchema),
+    v.minLength(1, 'must hold at least one call'),
+    v.maxLength(MAX_BATCH_CALLS, `must hold at most ${MAX_BATCH_CALLS} calls`),
+  ),
 });
 
-/** A deposit-wallet batch to sign: `nonce` from relayer `GET /nonce?type=WALLET` (of the owner), `deadline` Unix **seconds**. */
+/**
+ * A deposit-wallet batch to sign: `nonce` from relayer `GET /nonce?type=WALLET` (of the owner), `deadline` Unix
+ * **seconds**.
+ */
 export type WalletBatch = { chainId: number; wallet: Address; nonce: string; deadline: string; calls: WalletCall[] };
 
 /** Validates a batch; throws `InvalidFieldError` (`batch.<field>`). */
@@ -76,9 +85,16 @@ export function walletBatchTypedData(input: WalletBatch) {
 /** `POST /submit` body creating the deposit wallet of `from` (no signature; builder headers authorise it). */
 export type WalletCreateRequest = { type: 'WALLET-CREATE'; from: Address; to: Address };
 
-/** The `WALLET-CREATE` request of owner `from` on `chainId` (`to` = the DepositWalletFactory). Throws `InvalidFieldError`. */
+/**
+ * The `WALLET-CREATE` request of owner `from` on `chainId` (`to` = the DepositWalletFactory). Throws
+ * `InvalidFieldError`.
+ */
 export function walletCreateRequest(from: Address, chainId: number): WalletCreateRequest {
-  return { type: 'WALLET-CREATE', from: parseOrThrow(address, from, 'from'), to: venueContracts(chainId).depositWalletFactory };
+  return {
+    type: 'WALLET-CREATE',
+    from: parseOrThrow(address, from, 'from'),
+    to: venueContracts(chainId).depositWalletFactory,
+  };
 }
 
 /** `POST /submit` body of an owner-signed batch (field order as the official client sends it). */
@@ -100,7 +116,8 @@ export type WalletBatchRequest = {
 export async function signWalletBatch(account: LocalAccount, batch: WalletBatch): Promise<WalletBatchRequest> {
   const b = parseWalletBatch(batch);
   const signature = await account.signTypedData(walletBatchTypedData(b));
-  if (!/^0x[0-9a-f]{130}$/i.test(signature)) throw new InvalidFieldError({ field: 'signature', reason: 'must be 65 bytes' });
+  if (!/^0x[0-9a-f]{130}$/i.test(signature))
+    throw new InvalidFieldError({ field: 'signature', reason: 'must be 65 bytes' });
   return {
     type: 'WALLET',
     from: account.address,

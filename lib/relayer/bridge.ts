@@ -25,8 +25,18 @@ export type BridgeDestination = { toChainId: number; toTokenAddress: Address; re
  * Asks the bridge at `bridgeUrl` for the deposit address that forwards `wallet`'s withdrawal to `to`.
  * Throws `BridgeRefusedError` (non-2xx or another shape, with the bridge's message), `NetworkError`.
  */
-export async function bridgeDepositAddress(bridgeUrl: string, wallet: Address, to: BridgeDestination, fetchFn?: typeof fetch): Promise<Address> {
-  const body = JSON.stringify({ address: wallet, toChainId: to.toChainId, toTokenAddress: to.toTokenAddress, recipientAddr: to.recipient });
+export async function bridgeDepositAddress(
+  bridgeUrl: string,
+  wallet: Address,
+  to: BridgeDestination,
+  fetchFn?: typeof fetch,
+): Promise<Address> {
+  const body = JSON.stringify({
+    address: wallet,
+    toChainId: to.toChainId,
+    toTokenAddress: to.toTokenAddress,
+    recipientAddr: to.recipient,
+  });
   const answer = await requestJson(`${bridgeUrl}/withdraw`, { method: 'POST', body }, fetchFn);
   const p = v.safeParse(answerSchema, answer.body);
   if (answer.status < 200 || answer.status > 299 || !p.success) {
@@ -36,9 +46,16 @@ export async function bridgeDepositAddress(bridgeUrl: string, wallet: Address, t
   return getAddress(p.output.address.evm);
 }
 
-/** The batch call that sends `units` of collateral (6 decimals) from the deposit wallet to `depositAddress` on `chainId`. */
+/**
+ * The batch call that sends `units` of collateral (6 decimals) from the deposit wallet to `depositAddress` on
+ * `chainId`.
+ */
 export function bridgeTransferCall(chainId: number, depositAddress: Address, units: bigint): WalletCall {
-  return { target: venueContracts(chainId).collateral, value: '0', data: encodeFunctionData({ abi: ABI, functionName: 'transfer', args: [depositAddress, units] }) };
+  return {
+    target: venueContracts(chainId).collateral,
+    value: '0',
+    data: encodeFunctionData({ abi: ABI, functionName: 'transfer', args: [depositAddress, units] }),
+  };
 }
 
 /** The bridge refused the withdraw request or answered in another shape; nothing was signed. */
@@ -47,6 +64,8 @@ export class BridgeRefusedError extends BaseError {
   /** EIP-1474 -32003 "transaction rejected" (never -32603, which dapp libraries retry). */
   static override readonly code = -32003;
   constructor(status: number, message: string) {
-    super(`The bridge refused the withdrawal (${status})${message ? `: ${message}` : ''}. Nothing was signed.`, { data: { status, message } });
+    super(`The bridge refused the withdrawal (${status})${message ? `: ${message}` : ''}. Nothing was signed.`, {
+      data: { status, message },
+    });
   }
 }

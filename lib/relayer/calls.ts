@@ -9,7 +9,7 @@ import { venueContracts } from './contracts';
 const ABI = parseAbi([
   'function approve(address spender, uint256 amount)',
   'function setApprovalForAll(address operator, bool approved)',
-  'function redeemPositions(address collateralToken, bytes32 parentCollectionId, bytes32 conditionId, uint256[] indexSets)',
+  'function redeemPositions(address collateral, bytes32 parentCollectionId, bytes32 conditionId, uint256[] indexSets)',
 ]);
 
 /**
@@ -20,13 +20,34 @@ const ABI = parseAbi([
 export function setupCalls(chainId: number): WalletCall[] {
   const c = venueContracts(chainId);
   return [c.exchangeV2, c.negRiskExchangeV2].flatMap((ex) => [
-    { target: c.collateral, value: '0', data: encodeFunctionData({ abi: ABI, functionName: 'approve', args: [ex, maxUint256] }) },
-    { target: c.conditionalTokens, value: '0', data: encodeFunctionData({ abi: ABI, functionName: 'setApprovalForAll', args: [ex, true] }) },
+    {
+      target: c.collateral,
+      value: '0',
+      data: encodeFunctionData({ abi: ABI, functionName: 'approve', args: [ex, maxUint256] }),
+    },
+    {
+      target: c.conditionalTokens,
+      value: '0',
+      data: encodeFunctionData({ abi: ABI, functionName: 'setApprovalForAll', args: [ex, true] }),
+    },
   ]);
 }
 
-/** A redeem of both outcomes (index sets 1 and 2) of `conditionId` into the wallet, at the top level. Throws `InvalidFieldError` (`chainId`). */
+/**
+ * A redeem of both outcomes (index sets 1 and 2) of `conditionId` into the wallet, at the top level. Throws
+ * `InvalidFieldError` (`chainId`).
+ */
 export function redeemCalls(chainId: number, conditionId: Hex): WalletCall[] {
   const c = venueContracts(chainId);
-  return [{ target: c.conditionalTokens, value: '0', data: encodeFunctionData({ abi: ABI, functionName: 'redeemPositions', args: [c.collateral, zeroHash, conditionId, [1n, 2n]] }) }];
+  return [
+    {
+      target: c.conditionalTokens,
+      value: '0',
+      data: encodeFunctionData({
+        abi: ABI,
+        functionName: 'redeemPositions',
+        args: [c.collateral, zeroHash, conditionId, [1n, 2n]],
+      }),
+    },
+  ];
 }

@@ -22,7 +22,10 @@ const answerSchema = v.union([
   v.object({ error: v.object({ code: v.number(), message: v.optional(v.string()) }) }),
 ]);
 
-/** The deposit wallet the chain names for an owner: its address and whether it is the UUPS or the beacon one (with the beacon). */
+/**
+ * The deposit wallet the chain names for an owner: its address and whether it is the UUPS or the beacon one (with the
+ * beacon).
+ */
 export type ChainDepositWallet = { address: Address; kind: 'uups' | 'beacon'; beacon: Address };
 
 /**
@@ -30,14 +33,20 @@ export type ChainDepositWallet = { address: Address; kind: 'uups' | 'beacon'; be
  * docstring). Throws `ChainRpcUnavailableError` (unreachable, an error answer, a malformed answer, or
  * another chain id) and `InvalidFieldError` (`owner`, `chainId`).
  */
-export async function readDepositWallet(rpcUrl: string, owner: Address, chainId: number, fetchFn: typeof fetch = fetch): Promise<ChainDepositWallet> {
+export async function readDepositWallet(
+  rpcUrl: string,
+  owner: Address,
+  chainId: number,
+  fetchFn: typeof fetch = fetch,
+): Promise<ChainDepositWallet> {
   const uups = uupsDepositWallet(owner, chainId);
   const rpc = rpcOf(rpcUrl, fetchFn);
   await requireChain(rpc, rpcUrl, chainId);
   const factory = venueContracts(chainId).depositWalletFactory;
   const b = await rpc('eth_call', [{ to: factory, data: FACTORY_BEACON_SELECTOR }, 'latest']);
   // A revert (JSON-RPC error code 3) counts as no beacon, as in the official client; any other error is thrown.
-  if ('error' in b && b.error.code !== 3) throw new ChainRpcUnavailableError(rpcUrl, 'it answered the factory read with an error');
+  if ('error' in b && b.error.code !== 3)
+    throw new ChainRpcUnavailableError(rpcUrl, 'it answered the factory read with an error');
   const beacon: Address = 'result' in b && b.result.length >= 66 ? `0x${b.result.slice(-40)}` : zeroAddress;
   if (beacon.toLowerCase() === zeroAddress) return { address: uups, kind: 'uups', beacon: zeroAddress };
   const code = await rpc('eth_getCode', [uups, 'latest']);
@@ -46,18 +55,26 @@ export async function readDepositWallet(rpcUrl: string, owner: Address, chainId:
   return { address: beaconDepositWallet(owner, chainId, beacon), kind: 'beacon', beacon };
 }
 
-/** One JSON-RPC 2.0 caller on `rpcUrl`: `{ result }` or `{ error }`; no answer or another shape throws `ChainRpcUnavailableError`. */
+/**
+ * One JSON-RPC 2.0 caller on `rpcUrl`: `{ result }` or `{ error }`; no answer or another shape throws
+ * `ChainRpcUnavailableError`.
+ */
 function rpcOf(rpcUrl: string, fetchFn: typeof fetch) {
   let id = 0;
   return async (method: string, params: unknown[]): Promise<{ result: Hex } | { error: { code: number } }> => {
     let answer;
     try {
-      answer = await requestJson(rpcUrl, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) }, fetchFn);
+      answer = await requestJson(
+        rpcUrl,
+        { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) },
+        fetchFn,
+      );
     } catch (cause) {
       throw new ChainRpcUnavailableError(rpcUrl, 'it did not answer', cause);
     }
     const p = v.safeParse(answerSchema, answer.body);
-    if (answer.status !== 200 || !p.success) throw new ChainRpcUnavailableError(rpcUrl, `it answered ${method} in an unexpected shape`);
+    if (answer.status !== 200 || !p.success)
+      throw new ChainRpcUnavailableError(rpcUrl, `it answered ${method} in an unexpected shape`);
     return 'result' in p.output ? { result: `0x${p.output.result.slice(2)}` } : p.output;
   };
 }
@@ -65,7 +82,8 @@ function rpcOf(rpcUrl: string, fetchFn: typeof fetch) {
 /** `eth_chainId` must be `chainId` (another chain could give a wrong address or a wrong answer). */
 async function requireChain(rpc: ReturnType<typeof rpcOf>, rpcUrl: string, chainId: number): Promise<void> {
   const chain = await rpc('eth_chainId', []);
-  if (!('result' in chain) || BigInt(chain.result === '0x' ? 0 : chain.result) !== BigInt(chainId)) throw new ChainRpcUnavailableError(rpcUrl, `it is not chain ${chainId}`);
+  if (!('result' in chain) || BigInt(chain.result === '0x' ? 0 : chain.result) !== BigInt(chainId))
+    throw new ChainRpcUnavailableError(rpcUrl, `it is not chain ${chainId}`);
 }
 
 /**
@@ -73,7 +91,12 @@ async function requireChain(rpc: ReturnType<typeof rpcOf>, rpcUrl: string, chain
  * deployed only when the chain says so too, never on the relayer's `/deployed` alone.
  * Throws `ChainRpcUnavailableError` when the RPC cannot say.
  */
-export async function walletHasCode(rpcUrl: string, wallet: Address, chainId: number, fetchFn: typeof fetch = fetch): Promise<boolean> {
+export async function walletHasCode(
+  rpcUrl: string,
+  wallet: Address,
+  chainId: number,
+  fetchFn: typeof fetch = fetch,
+): Promise<boolean> {
   const rpc = rpcOf(rpcUrl, fetchFn);
   await requireChain(rpc, rpcUrl, chainId);
   const code = await rpc('eth_getCode', [wallet, 'latest']);
@@ -89,6 +112,10 @@ export class ChainRpcUnavailableError extends BaseError {
   override name = 'Relayer.ChainRpcUnavailableError';
   static override readonly code = -32002;
   constructor(rpcUrl: string, reason: string, cause?: unknown) {
-    super(`The chain RPC ${gatewayOf(rpcUrl)} could not tell the deposit wallet: ${reason}. No address is shown; check the RPC URL in Settings.`, { cause, data: { rpc: gatewayOf(rpcUrl) } });
+    super(
+      `The chain RPC ${gatewayOf(rpcUrl)} could not tell the deposit ` +
+        `wallet: ${reason}. No address is shown; check the RPC URL in Settings.`,
+      { cause, data: { rpc: gatewayOf(rpcUrl) } },
+    );
   }
 }

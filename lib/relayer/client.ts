@@ -17,15 +17,36 @@ import { requestJson } from '../http/json';
 import type { WalletBatchRequest, WalletCreateRequest } from './batch';
 import { builderHeaders, type BuilderCredentials } from './builder';
 
-const states = ['STATE_NEW', 'STATE_EXECUTED', 'STATE_MINED', 'STATE_CONFIRMED', 'STATE_FAILED', 'STATE_INVALID'] as const;
-/** A relayer transaction state (enum `RelayerTransactionState`): success is MINED or CONFIRMED; FAILED and INVALID are final failures. */
+const states = [
+  'STATE_NEW',
+  'STATE_EXECUTED',
+  'STATE_MINED',
+  'STATE_CONFIRMED',
+  'STATE_FAILED',
+  'STATE_INVALID',
+] as const;
+/**
+ * A relayer transaction state (enum `RelayerTransactionState`): success is MINED or CONFIRMED; FAILED and INVALID are
+ * final failures.
+ */
 export type RelayerState = (typeof states)[number];
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max));
-/** A relayer's free text (a failure reason), validated at the boundary (`venueText`): `undefined` when it is not safe to show. */
-const relayerText = v.optional(v.pipe(v.string(), v.transform((x) => venueText(x, { max: 500 }))));
+/**
+ * A relayer's free text (a failure reason), validated at the boundary (`venueText`): `undefined` when it is not safe to
+ * show.
+ */
+const relayerText = v.optional(
+  v.pipe(
+    v.string(),
+    v.transform((x) => venueText(x, { max: 500 })),
+  ),
+);
 
-/** One relayer transaction row (`RelayerTransaction`, PROTOCOL.md §4.4), with `errorMsg` for FAILED / INVALID. Other fields are kept. */
+/**
+ * One relayer transaction row (`RelayerTransaction`, PROTOCOL.md §4.4), with `errorMsg` for FAILED / INVALID. Other
+ * fields are kept.
+ */
 const transactionSchema = v.looseObject({
   transactionID: text(100),
   transactionHash: text(80),
@@ -42,12 +63,24 @@ const transactionSchema = v.looseObject({
 /** A validated relayer transaction row. */
 export type RelayerTransaction = v.InferOutput<typeof transactionSchema>;
 
-const submitAnswerSchema = v.looseObject({ transactionID: v.pipe(v.string(), v.minLength(1), v.maxLength(100)), state: v.picklist(states), errorMsg: relayerText });
+const submitAnswerSchema = v.looseObject({
+  transactionID: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
+  state: v.picklist(states),
+  errorMsg: relayerText,
+});
 const nonceSchema = v.object({ nonce: v.pipe(v.string(), v.regex(/^\d{1,78}$/)) });
 const deployedSchema = v.object({ deployed: v.boolean() });
 
-/** Options of `waitMined`: poll every `pollMs` (ms, default 2000 as the official client), at most `tries` polls (default 100); `onRow` sees each row. */
-type WaitOptions = { pollMs?: number; tries?: number; sleep?: (ms: number) => Promise<void>; onRow?: (row: RelayerTransaction) => void };
+/**
+ * Options of `waitMined`: poll every `pollMs` (ms, default 2000 as the official client), at most `tries` polls (default
+ * 100); `onRow` sees each row.
+ */
+type WaitOptions = {
+  pollMs?: number;
+  tries?: number;
+  sleep?: (ms: number) => Promise<void>;
+  onRow?: (row: RelayerTransaction) => void;
+};
 
 /** The relayer calls (see the module docstring). `now` Unix ms (builder timestamps are its seconds). */
 type RelayerClient = {
@@ -55,13 +88,22 @@ type RelayerClient = {
   nonce: (owner: Address) => Promise<string>;
   /** Whether `wallet` is deployed (`GET /deployed`). */
   deployed: (wallet: Address) => Promise<boolean>;
-  /** Submits a request with builder headers: `{ transactionID, state }`. An INVALID answer throws `RelayerTransactionFailedError`. */
-  submit: (request: WalletCreateRequest | WalletBatchRequest, creds: BuilderCredentials) => Promise<{ transactionID: string; state: RelayerState }>;
+  /**
+   * Submits a request with builder headers: `{ transactionID, state }`. An INVALID answer throws
+   * `RelayerTransactionFailedError`.
+   */
+  submit: (
+    request: WalletCreateRequest | WalletBatchRequest,
+    creds: BuilderCredentials,
+  ) => Promise<{ transactionID: string; state: RelayerState }>;
   /** One transaction by id (`GET /transaction?id=`, the first row). */
   transaction: (id: string) => Promise<RelayerTransaction>;
   /** The builder key's transactions, newest first (`GET /transactions`). */
   transactions: (creds: BuilderCredentials) => Promise<RelayerTransaction[]>;
-  /** Polls `id` until MINED or CONFIRMED (the row); FAILED / INVALID throw `RelayerTransactionFailedError`, no end in time `RelayerTimeoutError`. */
+  /**
+   * Polls `id` until MINED or CONFIRMED (the row); FAILED / INVALID throw `RelayerTransactionFailedError`, no end in
+   * time `RelayerTimeoutError`.
+   */
   waitMined: (id: string, o?: WaitOptions) => Promise<RelayerTransaction>;
 };
 
@@ -70,36 +112,66 @@ type RelayerClient = {
  * dropped). Errors: `Http.NetworkError` (no answer), `RelayerRequestError` (non-2xx, with the relayer's
  * message), `RelayerMalformedAnswerError`, `RelayerTransactionFailedError`, `RelayerTimeoutError`.
  */
-export function relayerClient(baseUrl: string, fetchFn: typeof fetch = fetch, now: () => number = Date.now): RelayerClient {
+export function relayerClient(
+  baseUrl: string,
+  fetchFn: typeof fetch = fetch,
+  now: () => number = Date.now,
+): RelayerClient {
   const base = baseUrl.replace(/\/+$/, '');
-  async function call<S extends v.GenericSchema>(schema: S, method: string, path: string, o: { query?: string; body?: string; creds?: BuilderCredentials } = {}): Promise<v.InferOutput<S>> {
-    const headers = o.creds ? builderHeaders(o.creds, { timestamp: Math.floor(now() / 1000), method, path, ...(o.body === undefined ? {} : { body: o.body }) }) : {};
-    const answer = await requestJson(`${base}${path}${o.query ?? ''}`, { method, headers, ...(o.body === undefined ? {} : { body: o.body }) }, fetchFn);
-    if (answer.status < 200 || answer.status > 299) throw new RelayerRequestError(answer.status, relayerMessage(answer.body));
+  async function call<S extends v.GenericSchema>(
+    schema: S,
+    method: string,
+    path: string,
+    o: { query?: string; body?: string; creds?: BuilderCredentials } = {},
+  ): Promise<v.InferOutput<S>> {
+    const headers = o.creds
+      ? builderHeaders(o.creds, {
+          timestamp: Math.floor(now() / 1000),
+          method,
+          path,
+          ...(o.body === undefined ? {} : { body: o.body }),
+        })
+      : {};
+    const answer = await requestJson(
+      `${base}${path}${o.query ?? ''}`,
+      { method, headers, ...(o.body === undefined ? {} : { body: o.body }) },
+      fetchFn,
+    );
+    if (answer.status < 200 || answer.status > 299)
+      throw new RelayerRequestError(answer.status, relayerMessage(answer.body));
     const parsed = v.safeParse(schema, answer.body);
     if (!parsed.success) throw new RelayerMalformedAnswerError(path);
     return parsed.output;
   }
   const final = (row: { transactionID: string; state: RelayerState; errorMsg?: string | undefined }) => {
-    if (row.state === 'STATE_FAILED' || row.state === 'STATE_INVALID') throw new RelayerTransactionFailedError(row.transactionID, row.state, row.errorMsg ?? '');
+    if (row.state === 'STATE_FAILED' || row.state === 'STATE_INVALID')
+      throw new RelayerTransactionFailedError(row.transactionID, row.state, row.errorMsg ?? '');
   };
   const transaction = async (id: string) => {
-    const rows = await call(v.pipe(v.array(transactionSchema), v.minLength(1), v.maxLength(10)), 'GET', '/transaction', { query: `?id=${encodeURIComponent(id)}` });
+    const rows = await call(
+      v.pipe(v.array(transactionSchema), v.minLength(1), v.maxLength(10)),
+      'GET',
+      '/transaction',
+      { query: `?id=${encodeURIComponent(id)}` },
+    );
     // Only the row of the transaction asked for: another's state must never be shown as this one's.
     const row = rows.find((r) => r.transactionID === id);
     if (!row) throw new RelayerMalformedAnswerError('/transaction');
     return row;
   };
   return {
-    nonce: async (owner) => (await call(nonceSchema, 'GET', '/nonce', { query: `?address=${owner}&type=WALLET` })).nonce,
-    deployed: async (wallet) => (await call(deployedSchema, 'GET', '/deployed', { query: `?address=${wallet}` })).deployed,
+    nonce: async (owner) =>
+      (await call(nonceSchema, 'GET', '/nonce', { query: `?address=${owner}&type=WALLET` })).nonce,
+    deployed: async (wallet) =>
+      (await call(deployedSchema, 'GET', '/deployed', { query: `?address=${wallet}` })).deployed,
     submit: async (request, creds) => {
       const answer = await call(submitAnswerSchema, 'POST', '/submit', { body: JSON.stringify(request), creds });
       final(answer);
       return { transactionID: answer.transactionID, state: answer.state };
     },
     transaction,
-    transactions: (creds) => call(v.pipe(v.array(transactionSchema), v.maxLength(1000)), 'GET', '/transactions', { creds }),
+    transactions: (creds) =>
+      call(v.pipe(v.array(transactionSchema), v.maxLength(1000)), 'GET', '/transactions', { creds }),
     waitMined: async (id, o = {}) => {
       const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
       const tries = o.tries ?? 100;
@@ -115,20 +187,28 @@ export function relayerClient(baseUrl: string, fetchFn: typeof fetch = fetch, no
   };
 }
 
-/** The relayer's error sentence from a non-2xx body (`{ error }`) when it passes the venue-text rules (`venueText`), else empty. */
+/**
+ * The relayer's error sentence from a non-2xx body (`{ error }`) when it passes the venue-text rules (`venueText`),
+ * else empty.
+ */
 function relayerMessage(body: unknown): string {
   const p = v.safeParse(v.object({ error: v.string() }), body);
   return p.success ? (venueText(p.output.error, { max: 300 }) ?? '') : '';
 }
 
-/** The relayer answered a non-2xx status; `data.status` and the relayer's message (e.g. 401 `invalid builder credentials`). */
+/**
+ * The relayer answered a non-2xx status; `data.status` and the relayer's message (e.g. 401 `invalid builder
+ * credentials`).
+ */
 export class RelayerRequestError extends BaseError {
   override name = 'Relayer.RequestError';
   /** EIP-1474 -32003: the relayer refused (never -32603, which dapp libraries retry). */
   static override readonly code = -32003;
   readonly status: number;
   constructor(status: number, message: string) {
-    super(`The relayer refused the request (${status})${message ? `: ${message}` : ''}.`, { data: { status, message } });
+    super(`The relayer refused the request (${status})${message ? `: ${message}` : ''}.`, {
+      data: { status, message },
+    });
     this.status = status;
   }
 }
@@ -156,7 +236,9 @@ export class RelayerTransactionFailedError extends BaseError {
   readonly reason: string;
   constructor(id: string, state: 'STATE_FAILED' | 'STATE_INVALID', reason: string) {
     const what = state === 'STATE_FAILED' ? 'failed when mined' : 'was refused by the relayer';
-    super(`The relayer transaction ${what}${reason ? `: ${reason}` : ''}. Nothing was retried.`, { data: { transactionID: id, state, reason } });
+    super(`The relayer transaction ${what}${reason ? `: ${reason}` : ''}. Nothing was retried.`, {
+      data: { transactionID: id, state, reason },
+    });
     this.state = state;
     this.reason = reason;
   }
@@ -167,7 +249,11 @@ export class RelayerTimeoutError extends BaseError {
   override name = 'Relayer.TimeoutError';
   static override readonly code = -32002;
   constructor(id: string) {
-    super('The relayer transaction is not mined yet; its outcome is unknown. Check its state again before doing anything else.', { data: { transactionID: id } });
+    super(
+      'The relayer transaction is not mined yet; its outcome is ' +
+        'unknown. Check its state again before doing anything else.',
+      { data: { transactionID: id } },
+    );
   }
 }
 
@@ -180,6 +266,10 @@ export class DepositWalletNotDeployedError extends BaseError {
   override name = 'Relayer.DepositWalletNotDeployedError';
   static override readonly code = 4100;
   constructor(wallet: Address) {
-    super('Your deposit wallet is not deployed yet, so the exchange would refuse this order. Create it in the deposit wallet panel and wait until it is mined.', { data: { wallet } });
+    super(
+      'Your deposit wallet is not deployed yet, so the exchange would refuse this ' +
+        'order. Create it in the deposit wallet panel and wait until it is mined.',
+      { data: { wallet } },
+    );
   }
 }

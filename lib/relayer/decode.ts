@@ -21,7 +21,7 @@ const ABI = parseAbi([
   'function setApprovalForAll(address operator, bool approved)',
   'function safeTransferFrom(address from, address to, uint256 id, uint256 amount, bytes data)',
   'function safeBatchTransferFrom(address from, address to, uint256[] ids, uint256[] amounts, bytes data)',
-  'function redeemPositions(address collateralToken, bytes32 parentCollectionId, bytes32 conditionId, uint256[] indexSets)',
+  'function redeemPositions(address collateral, bytes32 parentCollectionId, bytes32 conditionId, uint256[] indexSets)',
 ]);
 
 const MAX_UINT256 = (1n << 256n) - 1n;
@@ -69,7 +69,10 @@ function decode(call: WalletCall, index: number) {
   } catch (cause) {
     throw new UndecodableCallError({ index, reason: 'its function is not one a deposit wallet needs', cause });
   }
-  if (encodeFunctionData({ abi: ABI, functionName: d.functionName, args: d.args }).toLowerCase() !== call.data.toLowerCase()) {
+  if (
+    encodeFunctionData({ abi: ABI, functionName: d.functionName, args: d.args }).toLowerCase() !==
+    call.data.toLowerCase()
+  ) {
     throw new UndecodableCallError({ index, reason: 'its calldata carries bytes beyond the call it names' });
   }
   return d;
@@ -81,41 +84,93 @@ function describeCall(c: VenueContracts, wallet: Address, call: WalletCall, inde
   const isCollateral = same(call.target, c.collateral);
   const isCtf = same(call.target, c.conditionalTokens);
   const tokenName = isCollateral ? 'collateral (USDC)' : 'outcome tokens';
-  if (!isCollateral && !isCtf) throw new UndecodableCallError({ index, reason: `its contract ${call.target} is not the venue's collateral or outcome token` });
+  if (!isCollateral && !isCtf)
+    throw new UndecodableCallError({
+      index,
+      reason: `its contract ${call.target} is not the venue's collateral or outcome token`,
+    });
   switch (d.functionName) {
     case 'approve': {
       const [spender, amount] = d.args;
       const name = exchangeNameOf(c.chainId, spender);
-      if (!isCollateral) throw new UndecodableCallError({ index, reason: 'approve is expected on the collateral token only' });
+      if (!isCollateral)
+        throw new UndecodableCallError({ index, reason: 'approve is expected on the collateral token only' });
       if (!name) throw new ForbiddenSpenderError({ index, spender });
-      return { kind: 'approve', token: call.target, spender, spenderName: name, amount, words: `Allow ${EXCHANGE_LABEL[name]} (${spender}) to spend ${usdc(amount)} collateral (USDC) of the deposit wallet` };
+      return {
+        kind: 'approve',
+        token: call.target,
+        spender,
+        spenderName: name,
+        amount,
+        words:
+          `Allow ${EXCHANGE_LABEL[name]} (${spender}) to spend ` +
+          `${usdc(amount)} collateral (USDC) of the deposit wallet`,
+      };
     }
     case 'setApprovalForAll': {
       const [operator, approved] = d.args;
       const name = exchangeNameOf(c.chainId, operator);
-      if (!isCtf) throw new UndecodableCallError({ index, reason: 'setApprovalForAll is expected on the outcome-token contract only' });
+      if (!isCtf)
+        throw new UndecodableCallError({
+          index,
+          reason: 'setApprovalForAll is expected on the outcome-token contract only',
+        });
       if (approved && !name) throw new ForbiddenSpenderError({ index, spender: operator });
       const who = name ? `${EXCHANGE_LABEL[name]} (${operator})` : operator;
-      return { kind: 'setApprovalForAll', token: call.target, operator, approved, words: approved ? `Allow ${who} to move all outcome tokens of the deposit wallet` : `Revoke ${who}'s approval for the outcome tokens` };
+      return {
+        kind: 'setApprovalForAll',
+        token: call.target,
+        operator,
+        approved,
+        words: approved
+          ? `Allow ${who} to move all outcome tokens of the deposit wallet`
+          : `Revoke ${who}'s approval for the outcome tokens`,
+      };
     }
     case 'redeemPositions': {
       const [collateral, parent, conditionId, indexSets] = d.args;
-      if (!isCtf || !same(collateral, c.collateral) || parent !== zeroHash) throw new UndecodableCallError({ index, reason: 'the redeem is not of the venue collateral at the top level' });
-      return { kind: 'redeem', conditionId, indexSets: [...indexSets], words: `Redeem the resolved positions of market ${shortAddress(conditionId)} into the deposit wallet` };
+      if (!isCtf || !same(collateral, c.collateral) || parent !== zeroHash)
+        throw new UndecodableCallError({ index, reason: 'the redeem is not of the venue collateral at the top level' });
+      return {
+        kind: 'redeem',
+        conditionId,
+        indexSets: [...indexSets],
+        words: `Redeem the resolved positions of market ${shortAddress(conditionId)} into the deposit wallet`,
+      };
     }
     case 'transfer':
     case 'transferFrom': {
       const [to, amount] = d.functionName === 'transfer' ? d.args : [d.args[1], d.args[2]];
-      if (!isCollateral) throw new UndecodableCallError({ index, reason: `${d.functionName} is expected on the collateral token only` });
-      return { kind: 'transfer', token: call.target, to, ids: [], amounts: [amount], words: `Withdraw ${fromUnits(amount, 6)} ${tokenName} to ${to}` };
+      if (!isCollateral)
+        throw new UndecodableCallError({ index, reason: `${d.functionName} is expected on the collateral token only` });
+      return {
+        kind: 'transfer',
+        token: call.target,
+        to,
+        ids: [],
+        amounts: [amount],
+        words: `Withdraw ${fromUnits(amount, 6)} ${tokenName} to ${to}`,
+      };
     }
     case 'safeTransferFrom':
     case 'safeBatchTransferFrom': {
-      if (!isCtf) throw new UndecodableCallError({ index, reason: `${d.functionName} is expected on the outcome-token contract only` });
-      const [, to, ids, amounts] = d.functionName === 'safeTransferFrom' ? [d.args[0], d.args[1], [d.args[2]], [d.args[3]]] : d.args;
+      if (!isCtf)
+        throw new UndecodableCallError({
+          index,
+          reason: `${d.functionName} is expected on the outcome-token contract only`,
+        });
+      const [, to, ids, amounts] =
+        d.functionName === 'safeTransferFrom' ? [d.args[0], d.args[1], [d.args[2]], [d.args[3]]] : d.args;
       const total = amounts.reduce((a, b) => a + b, 0n);
       const self = same(to, wallet) ? ' (the wallet itself)' : '';
-      return { kind: 'transfer', token: call.target, to, ids: [...ids], amounts: [...amounts], words: `Withdraw ${fromUnits(total, 6)} ${tokenName} to ${to}${self}` };
+      return {
+        kind: 'transfer',
+        token: call.target,
+        to,
+        ids: [...ids],
+        amounts: [...amounts],
+        words: `Withdraw ${fromUnits(total, 6)} ${tokenName} to ${to}${self}`,
+      };
     }
   }
 }
@@ -127,7 +182,10 @@ export class UndecodableCallError extends BaseError {
   /** Index of the call in the batch. */
   readonly index: number;
   constructor({ index, reason, cause }: { index: number; reason: string; cause?: unknown }) {
-    super(`Call ${index + 1} of the batch cannot be shown in plain words, so it is refused: ${reason}.`, { cause, data: { index } });
+    super(`Call ${index + 1} of the batch cannot be shown in plain words, so it is refused: ${reason}.`, {
+      cause,
+      data: { index },
+    });
     this.index = index;
   }
 }
@@ -139,7 +197,11 @@ export class ForbiddenSpenderError extends BaseError {
   /** Index of the call in the batch. */
   readonly index: number;
   constructor({ index, spender }: { index: number; spender: Address }) {
-    super(`Call ${index + 1} of the batch approves ${spender}, which is not one of the venue's exchanges, so it is refused.`, { data: { index, spender } });
+    super(
+      `Call ${index + 1} of the batch approves ${spender}, which ` +
+        `is not one of the venue's exchanges, so it is refused.`,
+      { data: { index, spender } },
+    );
     this.index = index;
   }
 }

@@ -21,7 +21,10 @@ const entrySchema = v.object({
   label: v.pipe(v.string(), v.maxLength(200)),
   at: v.number(),
 });
-/** One remembered relayer transaction: owner `account` (lower-case), the relayer's id, what it does in words, submitted at (Unix ms). */
+/**
+ * One remembered relayer transaction: owner `account` (lower-case), the relayer's id, what it does in words, submitted
+ * at (Unix ms).
+ */
 export type PendingRelayerTx = v.InferOutput<typeof entrySchema>;
 
 /** Rewrites the list in one read-write transaction (so concurrent status reads and submissions never lose one). */
@@ -30,12 +33,16 @@ async function update(db: VaultDb, fn: (all: PendingRelayerTx[]) => PendingRelay
   const read = v.safeParse(v.array(entrySchema), await tx.store.get(KEY));
   const all = read.success ? read.output : [];
   const next = fn(all);
-  if (next.length !== all.length || next.some((e, i) => e !== all[i])) await tx.store.put(next.slice(-MAX_PENDING), KEY);
+  if (next.length !== all.length || next.some((e, i) => e !== all[i]))
+    await tx.store.put(next.slice(-MAX_PENDING), KEY);
   await tx.done;
 }
 
 /** Remembers a submitted transaction of owner `account` (any case): `label` says what it does. */
-export async function rememberRelayerTx(db: VaultDb, e: { account: string; transactionID: string; label: string; at: number }): Promise<void> {
+export async function rememberRelayerTx(
+  db: VaultDb,
+  e: { account: string; transactionID: string; label: string; at: number },
+): Promise<void> {
   const entry = v.parse(entrySchema, { ...e, account: e.account.toLowerCase(), label: e.label.slice(0, 200) });
   await update(db, (all) => [...all.filter((x) => x.transactionID !== entry.transactionID), entry]);
 }
@@ -43,7 +50,9 @@ export async function rememberRelayerTx(db: VaultDb, e: { account: string; trans
 /** The remembered transactions of owner `account` younger than a day at `now` (Unix ms), oldest first. */
 export async function pendingRelayerTxs(db: VaultDb, account: string, now: number): Promise<PendingRelayerTx[]> {
   const read = v.safeParse(v.array(entrySchema), await db.get('settings', KEY));
-  return (read.success ? read.output : []).filter((x) => x.account === account.toLowerCase() && now - x.at < MAX_AGE_MS);
+  return (read.success ? read.output : []).filter(
+    (x) => x.account === account.toLowerCase() && now - x.at < MAX_AGE_MS,
+  );
 }
 
 /** Forgets the transactions `ids` (they landed and were reported), and any older than a day at `now`. */

@@ -20,7 +20,10 @@ const BEACON_CONST3: Hex = '0x60195155f3363d3d373d3d363d602036600436635c60da';
 export const FACTORY_BEACON_SELECTOR: Hex = '0x49493a4d';
 
 function walletArgs(owner: Address, factory: Address): Hex {
-  return encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [factory, pad(owner, { dir: 'left', size: 32 })]);
+  return encodeAbiParameters(
+    [{ type: 'address' }, { type: 'bytes32' }],
+    [factory, pad(owner, { dir: 'left', size: 32 })],
+  );
 }
 
 function argsLength(args: Hex): bigint {
@@ -36,7 +39,14 @@ export function uupsDepositWallet(owner: Address, chainId: number): Address {
   const c = venueContracts(chainId);
   const args = walletArgs(o, c.depositWalletFactory);
   const bytecodeHash = keccak256(
-    concat([toHex(ERC1967_PREFIX + (argsLength(args) << 56n), { size: 10 }), c.depositWalletImplementation, '0x6009', ERC1967_CONST2, ERC1967_CONST1, args]),
+    concat([
+      toHex(ERC1967_PREFIX + (argsLength(args) << 56n), { size: 10 }),
+      c.depositWalletImplementation,
+      '0x6009',
+      ERC1967_CONST2,
+      ERC1967_CONST1,
+      args,
+    ]),
   );
   return getCreate2Address({ from: c.depositWalletFactory, salt: keccak256(args), bytecodeHash });
 }
@@ -48,7 +58,14 @@ export function beaconDepositWallet(owner: Address, chainId: number, beacon: Add
   const c = venueContracts(chainId);
   const args = walletArgs(o, c.depositWalletFactory);
   const bytecodeHash = keccak256(
-    concat([toHex(BEACON_PREFIX + (argsLength(args) << 56n), { size: 10 }), b, BEACON_CONST3, BEACON_CONST2, BEACON_CONST1, args]),
+    concat([
+      toHex(BEACON_PREFIX + (argsLength(args) << 56n), { size: 10 }),
+      b,
+      BEACON_CONST3,
+      BEACON_CONST2,
+      BEACON_CONST1,
+      args,
+    ]),
   );
   return getCreate2Address({ from: c.depositWalletFactory, salt: keccak256(args), bytecodeHash });
 }

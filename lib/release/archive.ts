@@ -14,9 +14,14 @@ import { createZip } from '@aklinker1/zero-zip';
  * (byte order). Symlinks and deleted-but-tracked paths are left out. `root`: the repository root.
  */
 export function sourceFiles(root: string): string[] {
-  const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' });
+  const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   const paths = [...new Set(out.split('\0').filter(Boolean))];
-  return paths.filter((p) => existsSync(join(root, p)) && lstatSync(join(root, p)).isFile()).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return paths
+    .filter((p) => existsSync(join(root, p)) && lstatSync(join(root, p)).isFile())
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /**
@@ -38,7 +43,9 @@ export const sha256File = (path: string): string => createHash('sha256').update(
  * per line, names sorted), so `sha256sum -c SHA256SUMS` checks a download. Returns the text written.
  */
 export function writeSha256Sums(dir: string): string {
-  const names = readdirSync(dir).filter((n) => n !== 'SHA256SUMS' && lstatSync(join(dir, n)).isFile()).sort();
+  const names = readdirSync(dir)
+    .filter((n) => n !== 'SHA256SUMS' && lstatSync(join(dir, n)).isFile())
+    .sort();
   const text = names.map((n) => `${sha256File(join(dir, n))}  ${n}\n`).join('');
   writeFileSync(join(dir, 'SHA256SUMS'), text);
   return text;

@@ -16,6 +16,9 @@ export const ICON_SVG = join(import.meta.dirname, 'icon.svg');
 
 /** The icon rendered at `size` × `size` px: PNG bytes and the RGBA pixels. */
 export function renderIcon(size: number): { png: Buffer; pixels: Buffer } {
-  const image = new Resvg(readFileSync(ICON_SVG), { fitTo: { mode: 'width', value: size }, font: { loadSystemFonts: false } }).render();
+  const image = new Resvg(readFileSync(ICON_SVG), {
+    fitTo: { mode: 'width', value: size },
+    font: { loadSystemFonts: false },
+  }).render();
   return { png: image.asPng(), pixels: image.pixels };
 }

@@ -1,9 +1,9 @@
 /**
  * `npm run release`: the store artifacts under `.output/release/`, reproducible byte for byte from the
  * same sources:
- * - `countersign-<version>-chrome.zip`, `countersign-<version>-firefox.zip`: release builds (`WXT_COUNTERSIGN_RELEASE=1`:
- *   no loopback host permission, no sandbox default; see `wxt.config.ts`) zipped by WXT (sorted entries,
- *   no timestamps);
+ * - `countersign-<version>-chrome.zip`, `countersign-<version>-firefox.zip`: release builds
+ *   (`WXT_COUNTERSIGN_RELEASE=1`: no loopback host permission, no sandbox default; see `wxt.config.ts`) zipped by WXT
+ *   (sorted entries, no timestamps);
  * - `countersign-<version>-sources.zip`: the sources Mozilla asks for when code is bundled (tracked files
  *   and untracked unignored ones, `lib/release/archive.ts`), with the build instructions `lib/release/SOURCES.md`;
  * - `countersign-<version>-sbom.cdx.json`: CycloneDX SBOM of the production dependencies (what ships),
@@ -19,7 +19,10 @@ import { sourceFiles, writeSha256Sums, writeZip } from './archive';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const OUT = join(ROOT, '.output', 'release');
-const { version, name } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; name: string };
+const { version, name } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  name: string;
+};
 
 /** The last commit's time (Unix seconds), or 1980-01-01 outside a git checkout (sources zips carry no .git). */
 function sourceDateEpoch(): string {
@@ -31,7 +34,14 @@ function sourceDateEpoch(): string {
   }
 }
 
-const env = { ...process.env, WXT_COUNTERSIGN_RELEASE: '1', NODE_ENV: 'production', SOURCE_DATE_EPOCH: sourceDateEpoch(), TZ: 'UTC', LC_ALL: 'C' };
+const env = {
+  ...process.env,
+  WXT_COUNTERSIGN_RELEASE: '1',
+  NODE_ENV: 'production',
+  SOURCE_DATE_EPOCH: sourceDateEpoch(),
+  TZ: 'UTC',
+  LC_ALL: 'C',
+};
 const run = (cmd: string, args: string[]) => execFileSync(cmd, args, { cwd: ROOT, env, stdio: 'inherit' });
 
 rmSync(OUT, { recursive: true, force: true });
@@ -45,7 +55,18 @@ for (const browser of ['chrome', 'firefox'] as const) {
 
 await writeZip(ROOT, sourceFiles(ROOT), join(OUT, `${name}-${version}-sources.zip`));
 
-run('npx', ['cyclonedx-npm', '--omit', 'dev', '--output-reproducible', '--spec-version', '1.6', '--output-format', 'JSON', '--output-file', join(OUT, `${name}-${version}-sbom.cdx.json`)]);
+run('npx', [
+  'cyclonedx-npm',
+  '--omit',
+  'dev',
+  '--output-reproducible',
+  '--spec-version',
+  '1.6',
+  '--output-format',
+  'JSON',
+  '--output-file',
+  join(OUT, `${name}-${version}-sbom.cdx.json`),
+]);
 
 process.stdout.write(writeSha256Sums(OUT));
 console.log(`release artifacts in ${OUT}`);

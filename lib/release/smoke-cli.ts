@@ -11,15 +11,23 @@ import type { Hex } from 'viem';
 import WebSocket from 'ws';
 import { runSmoke, type SmokeOptions, type SmokeRecord } from './smoke';
 
-const { values } = parseArgs({ options: { preset: { type: 'string', default: 'preproduction' }, base: { type: 'string' }, out: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { preset: { type: 'string', default: 'preproduction' }, base: { type: 'string' }, out: { type: 'string' } },
+});
 const preset = values.preset;
-if (preset !== 'preproduction' && preset !== 'polymarket' && preset !== 'sandbox') throw new Error('--preset must be preproduction, polymarket or sandbox');
+if (preset !== 'preproduction' && preset !== 'polymarket' && preset !== 'sandbox')
+  throw new Error('--preset must be preproduction, polymarket or sandbox');
 /** Whether `k` is a private key: 0x and 64 hex digits. */
 const isKey = (k: string): k is Hex => /^0x[0-9a-fA-F]{64}$/.test(k);
 const key = process.env.SMOKE_PRIVATE_KEY;
 if (key !== undefined && !isKey(key)) throw new Error('SMOKE_PRIVATE_KEY must be 0x and 64 hex digits');
 
-const options: SmokeOptions = { preset, WebSocket, ...(values.base ? { base: values.base } : {}), ...(key ? { privateKey: key } : {}) };
+const options: SmokeOptions = {
+  preset,
+  WebSocket,
+  ...(values.base ? { base: values.base } : {}),
+  ...(key ? { privateKey: key } : {}),
+};
 /** What the run found; written to `--out` as JSON (`SmokeRecord` is that file's shape). */
 const record: SmokeRecord = await runSmoke(options);
 for (const s of record.steps) console.log(`${s.ok ? 'ok  ' : 'FAIL'} ${s.step} (${s.ms} ms): ${s.detail}`);

@@ -28,12 +28,21 @@ import type { WebSocketConstructor } from '../streams/perps';
 export type SmokeStep = { step: string; ok: boolean; detail: string; ms: number };
 
 /** The record a run writes: what ran against what, when (ISO time), each step, and whether all passed. */
-export type SmokeRecord = { preset: string; services: PresetValues; startedAt: string; ok: boolean; steps: SmokeStep[] };
+export type SmokeRecord = {
+  preset: string;
+  services: PresetValues;
+  startedAt: string;
+  ok: boolean;
+  steps: SmokeStep[];
+};
 
 /** What to run against: a preset id (`preproduction` by default), optionally moved onto a sandbox `base`. */
 export type SmokeOptions = {
   preset: 'polymarket' | 'preproduction' | 'sandbox';
-  /** A sandbox base URL (`http://127.0.0.1:8787`): every service URL moves onto the sandbox's layout; header names, chain id and domain stay the preset's. */
+  /**
+   * A sandbox base URL (`http://127.0.0.1:8787`): every service URL moves onto the sandbox's layout; header names,
+   * chain id and domain stay the preset's.
+   */
   base?: string;
   /** The owner key whose credentials are derived (0x + 64 hex); without it steps 2-4 are skipped. */
   privateKey?: Hex;
@@ -47,8 +56,19 @@ export function smokeServices(preset: SmokeOptions['preset'], base?: string): Pr
   const p = presetById(preset);
   if (!p) throw new Error(`unknown preset ${preset}`);
   if (!base) return p.values;
-  const moved = presetValuesOf(JSON.parse(JSON.stringify(DEFAULT_SETTINGS).replaceAll(SANDBOX_BASE, base).replaceAll(SANDBOX_BASE.replace(/^http/, 'ws'), base.replace(/^http/, 'ws'))) as Settings);
-  return { ...moved, headerSet: p.values.headerSet, clobChainId: p.values.clobChainId, perpsDomain: p.values.perpsDomain };
+  const moved = presetValuesOf(
+    JSON.parse(
+      JSON.stringify(DEFAULT_SETTINGS)
+        .replaceAll(SANDBOX_BASE, base)
+        .replaceAll(SANDBOX_BASE.replace(/^http/, 'ws'), base.replace(/^http/, 'ws')),
+    ) as Settings,
+  );
+  return {
+    ...moved,
+    headerSet: p.values.headerSet,
+    clobChainId: p.values.clobChainId,
+    perpsDomain: p.values.perpsDomain,
+  };
 }
 
 /** The smoke run's transport rule: https / wss, and loopback in clear for a local sandbox (`lib/http/transport.ts`). */
@@ -77,8 +97,17 @@ export async function runSmoke(o: SmokeOptions): Promise<SmokeRecord> {
     }
   };
 
-  for (const r of await checkConnections(services, { fetchFn, WebSocket: guardedWebSocket(o.WebSocket, SMOKE_TRANSPORT_RULE), timeoutMs: o.timeoutMs ?? 10_000 })) {
-    steps.push({ step: `read ${r.service}`, ok: r.ok, detail: r.ok ? r.url : `${r.url}: ${r.reason ?? 'failed'}`, ms: r.ms });
+  for (const r of await checkConnections(services, {
+    fetchFn,
+    WebSocket: guardedWebSocket(o.WebSocket, SMOKE_TRANSPORT_RULE),
+    timeoutMs: o.timeoutMs ?? 10_000,
+  })) {
+    steps.push({
+      step: `read ${r.service}`,
+      ok: r.ok,
+      detail: r.ok ? r.url : `${r.url}: ${r.reason ?? 'failed'}`,
+      ms: r.ms,
+    });
   }
   if (!o.privateKey) return { preset: o.preset, services, startedAt, ok: steps.every((s) => s.ok), steps };
 
@@ -86,9 +115,13 @@ export async function runSmoke(o: SmokeOptions): Promise<SmokeRecord> {
   let credentials: ApiCredentials | undefined;
   await timed('derive API credentials (L1)', async () => {
     const timestamp = Number(await (await secure(`${services.clobUrl}/time`)).json());
-    const headers = applyHeaderSet({ ...(await buildL1Headers(account, { chainId: services.clobChainId, timestamp, nonce: 0 })) }, services.headerSet);
+    const headers = applyHeaderSet(
+      { ...(await buildL1Headers(account, { chainId: services.clobChainId, timestamp, nonce: 0 })) },
+      services.headerSet,
+    );
     const res = await secure(`${services.clobUrl}/auth/derive-api-key`, { headers });
-    if (res.status >= 400 && res.status < 500 && res.status !== 401) return `no API credentials for ${account.address} (HTTP ${res.status}): authenticated steps skipped`;
+    if (res.status >= 400 && res.status < 500 && res.status !== 401)
+      return `no API credentials for ${account.address} (HTTP ${res.status}): authenticated steps skipped`;
     if (!res.ok) throw new Error(`answered HTTP ${res.status}`);
     const body = (await res.json()) as Partial<ApiCredentials>;
     if (!body.apiKey || !body.secret || !body.passphrase) throw new Error('answered no credentials');
@@ -98,16 +131,27 @@ export async function runSmoke(o: SmokeOptions): Promise<SmokeRecord> {
   const creds = credentials;
   if (creds) {
     const l2 = (method: string, requestPath: string, body?: unknown) =>
-      clobL2Request(services.clobUrl, { address: account.address, credentials: creds, method, requestPath, ...(body === undefined ? {} : { body }) }, fetchFn);
-    await timed('read API keys (L2)', async () => `answered ${JSON.stringify(await l2('GET', '/auth/api-keys')).slice(0, 120)}`);
+      clobL2Request(
+        services.clobUrl,
+        { address: account.address, credentials: creds, method, requestPath, ...(body === undefined ? {} : { body }) },
+        fetchFn,
+      );
+    await timed(
+      'read API keys (L2)',
+      async () => `answered ${JSON.stringify(await l2('GET', '/auth/api-keys')).slice(0, 120)}`,
+    );
     await timed('read open orders (L2)', async () => {
       const r = (await l2('GET', '/data/orders')) as { data?: unknown[] } | unknown[];
       return `${Array.isArray(r) ? r.length : (r.data?.length ?? 0)} open orders`;
     });
     await timed('cancel an order id that cannot exist (L2)', async () => {
-      const r = (await l2('DELETE', '/order', { orderID: IMPOSSIBLE_ORDER_ID })) as { canceled?: unknown[]; not_canceled?: Record<string, unknown> };
+      const r = (await l2('DELETE', '/order', { orderID: IMPOSSIBLE_ORDER_ID })) as {
+        canceled?: unknown[];
+        not_canceled?: Record<string, unknown>;
+      };
       if (r.canceled?.length) throw new Error('the venue reports something canceled');
-      if (!r.not_canceled || !(IMPOSSIBLE_ORDER_ID in r.not_canceled)) throw new Error(`answered ${JSON.stringify(r).slice(0, 120)}`);
+      if (!r.not_canceled || !(IMPOSSIBLE_ORDER_ID in r.not_canceled))
+        throw new Error(`answered ${JSON.stringify(r).slice(0, 120)}`);
       return `refused as expected: ${JSON.stringify(r.not_canceled[IMPOSSIBLE_ORDER_ID])}`;
     });
   }

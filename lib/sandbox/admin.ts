@@ -1,8 +1,8 @@
 /**
  * Sandbox-only controls under `/admin` (test hooks; no venue has them): the exchange mode, silent and
  * slow venues, the request log, deposits to a perps account, order-book funders,
- * market resolution, an order-book market's tick size, and the withdrawals both venues recorded. Requests to `/admin/*` are not logged. Bodies are JSON;
- * a malformed one answers 400 naming what is expected.
+ * market resolution, an order-book market's tick size, and the withdrawals both venues recorded. Requests to `/admin/*`
+ * are not logged. Bodies are JSON; a malformed one answers 400 naming what is expected.
  */
 import { Hono } from 'hono';
 import * as v from 'valibot';
@@ -24,13 +24,30 @@ const delayBody = v.object({ service, ms: v.pipe(v.number(), v.safeInteger(), v.
 const depositBody = v.object({ account: v.unknown(), amount: v.unknown(), confirmations: v.optional(v.unknown()) });
 const funderBody = v.object({ address, funder: address });
 const resolveBody = v.object({ condition_id: v.string(), winner: v.picklist([0, 1]) });
-const tickBody = v.object({ condition_id: v.string(), tick_size: v.pipe(v.string(), v.regex(/^0\.\d{1,6}$/), v.check((t) => Number(t) > 0)) });
-const markBody = v.object({ instrument_id: v.pipe(v.number(), v.safeInteger()), price: v.pipe(v.string(), v.regex(/^\d{1,12}(\.\d{1,8})?$/)) });
+const tickBody = v.object({
+  condition_id: v.string(),
+  tick_size: v.pipe(
+    v.string(),
+    v.regex(/^0\.\d{1,6}$/),
+    v.check((t) => Number(t) > 0),
+  ),
+});
+const markBody = v.object({
+  instrument_id: v.pipe(v.number(), v.safeInteger()),
+  price: v.pipe(v.string(), v.regex(/^\d{1,12}(\.\d{1,8})?$/)),
+});
 
 /** The admin app of `ctx` (paths relative to its `/admin` mount). */
 export function adminRoutes(ctx: SandboxContext): Hono {
   const admin = new Hono();
-  admin.get('/state', (c) => c.json({ clobMode: ctx.clob.mode, retryAfterSeconds: ctx.clob.retryAfterSeconds, now: ctx.now(), requests: ctx.requestLog.length }));
+  admin.get('/state', (c) =>
+    c.json({
+      clobMode: ctx.clob.mode,
+      retryAfterSeconds: ctx.clob.retryAfterSeconds,
+      now: ctx.now(),
+      requests: ctx.requestLog.length,
+    }),
+  );
 
   /** `{ mode, retry_after_seconds? }`: the order book's mode, and the `Retry-After` it answers in post-only mode. */
   admin.post('/clob-mode', async (c) => {
@@ -53,7 +70,8 @@ export function adminRoutes(ctx: SandboxContext): Hono {
   // Test hook: `{ service: 'perps' | 'clob', ms }` delays every answer of a venue by `ms` (0 ends it).
   admin.post('/delay', async (c) => {
     const b = v.safeParse(delayBody, await jsonBody(c));
-    if (!b.success) return c.json({ error: `service must be one of ${SILENCEABLE.join(', ')}; ms an integer from 0 to 120000` }, 400);
+    if (!b.success)
+      return c.json({ error: `service must be one of ${SILENCEABLE.join(', ')}; ms an integer from 0 to 120000` }, 400);
     const { service: s, ms } = b.output;
     if (ms === 0) ctx.delayMs.delete(s);
     else ctx.delayMs.set(s, ms);
@@ -65,7 +83,8 @@ export function adminRoutes(ctx: SandboxContext): Hono {
   admin.post('/mark', async (c) => {
     const b = v.safeParse(markBody, await jsonBody(c));
     const inst = b.success ? ctx.venue.instruments.get(b.output.instrument_id) : undefined;
-    if (!b.success || !inst) return c.json({ error: 'instrument_id must be a perps instrument; price a decimal string' }, 400);
+    if (!b.success || !inst)
+      return c.json({ error: 'instrument_id must be a perps instrument; price a decimal string' }, 400);
     ctx.venue.setMark(inst.iid, toUnits(b.output.price, 8) ?? inst.mark);
     return c.json({ instrument_id: inst.iid, mark: b.output.price });
   });
@@ -77,8 +96,11 @@ export function adminRoutes(ctx: SandboxContext): Hono {
    */
   admin.post('/tick', async (c) => {
     const b = v.safeParse(tickBody, await jsonBody(c));
-    const m = b.success ? ctx.clob.markets.find((x) => x.conditionId.toLowerCase() === b.output.condition_id.toLowerCase()) : undefined;
-    if (!b.success || !m) return c.json({ error: 'condition_id must name a market; tick_size a decimal below 1 such as "0.001"' }, 400);
+    const m = b.success
+      ? ctx.clob.markets.find((x) => x.conditionId.toLowerCase() === b.output.condition_id.toLowerCase())
+      : undefined;
+    if (!b.success || !m)
+      return c.json({ error: 'condition_id must name a market; tick_size a decimal below 1 such as "0.001"' }, 400);
     const old = m.tickSize;
     m.tickSize = b.output.tick_size;
     return c.json({ condition_id: m.conditionId, old_tick_size: old, tick_size: m.tickSize });
@@ -93,9 +115,12 @@ export function adminRoutes(ctx: SandboxContext): Hono {
   /** `{ account, amount (base units), confirmations? }`: a pending USDC deposit, credited once confirmed. */
   admin.post('/deposit', async (c) => {
     const b = v.safeParse(depositBody, await jsonBody(c));
-    const { account, amount, confirmations } = b.success ? b.output : { account: undefined, amount: undefined, confirmations: undefined };
+    const { account, amount, confirmations } = b.success
+      ? b.output
+      : { account: undefined, amount: undefined, confirmations: undefined };
     if (!v.is(address, account)) return c.json({ error: 'account must be an address' }, 400);
-    if (typeof amount !== 'string' || !/^[1-9]\d{0,20}$/.test(amount)) return c.json({ error: 'amount must be base units' }, 400);
+    if (typeof amount !== 'string' || !/^[1-9]\d{0,20}$/.test(amount))
+      return c.json({ error: 'amount must be base units' }, 400);
     const a = ctx.venue.account(account);
     const hash = `0x${Buffer.from(randomBytes(32)).toString('hex')}`;
     a.deposits.push({
@@ -127,7 +152,9 @@ export function adminRoutes(ctx: SandboxContext): Hono {
    */
   admin.post('/resolve', async (c) => {
     const b = v.safeParse(resolveBody, await jsonBody(c));
-    const m = b.success ? ctx.clob.markets.find((x) => x.conditionId.toLowerCase() === b.output.condition_id.toLowerCase()) : undefined;
+    const m = b.success
+      ? ctx.clob.markets.find((x) => x.conditionId.toLowerCase() === b.output.condition_id.toLowerCase())
+      : undefined;
     if (!b.success || !m) return c.json({ error: 'condition_id must name a market; winner 0 or 1' }, 400);
     m.closed = true;
     ctx.relayerChain.resolutions.set(m.conditionId.toLowerCase(), b.output.winner);
@@ -136,7 +163,9 @@ export function adminRoutes(ctx: SandboxContext): Hono {
 
   admin.get('/withdrawals', (c) =>
     c.json({
-      perps: [...ctx.venue.accounts.values()].flatMap((a) => a.withdrawals.map((w) => ({ account: a.owner, ...w, amount: w.amount.toString() }))),
+      perps: [...ctx.venue.accounts.values()].flatMap((a) =>
+        a.withdrawals.map((w) => ({ account: a.owner, ...w, amount: w.amount.toString() })),
+      ),
       bridge: ctx.bridgeWithdrawals,
     }),
   );

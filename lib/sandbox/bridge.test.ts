@@ -16,7 +16,11 @@ afterAll(async () => {
 });
 
 const post = async (body: unknown) => {
-  const r = await fetch(`${h.url}/bridge/withdraw`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const r = await fetch(`${h.url}/bridge/withdraw`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, body: (await r.json()) as { address?: { evm: string }; error?: string } };
 };
 
@@ -28,7 +32,11 @@ describe('sandbox bridge: POST /withdraw without amount (the deposit-address for
     const wallet = uupsDepositWallet(h.owner.address, h.ctx.config.clobChainId);
     const route = { address: wallet, toChainId: 1, toTokenAddress: token, recipientAddr: recipient };
     expect(await post(route)).toEqual({ status: 400, body: { error: 'address is not a deployed wallet' } });
-    h.ctx.relayerChain.wallets.set(wallet.toLowerCase(), { address: wallet.toLowerCase(), owner: h.owner.address.toLowerCase(), deployed: true });
+    h.ctx.relayerChain.wallets.set(wallet.toLowerCase(), {
+      address: wallet.toLowerCase(),
+      owner: h.owner.address.toLowerCase(),
+      deployed: true,
+    });
     const first = await post(route);
     expect(first.status).toBe(200);
     expect(first.body.address?.evm).toMatch(/^0x[0-9a-fA-F]{40}$/);

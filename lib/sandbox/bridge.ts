@@ -1,10 +1,10 @@
 /**
  * Sandbox bridge (`/bridge`; seed `order-book-exchange-api.md` "Relayer and bridge"): `GET /supported-assets`
- * (`{ supportedAssets: [] }`, the settings' connection check reads it) and `POST /withdraw`.
- * Without `amount` it is the venue's deposit-address withdraw (see `depositAddressWithdraw`: the deposit
- * wallet is the source, its collateral moves by a relayer batch). With `amount` (base units) it is the
- * older direct form, authorised by L1 headers of `address` (ClobAuth on the exchange chain, nonce 0),
- * debiting the order book's collateral. Both are recorded (`GET /admin/withdrawals`).
+ * (`{ supportedAssets: [] }`, the settings' connection check reads it) and `POST /withdraw`. Without `amount` it is the
+ * venue's deposit-address withdraw (see `depositAddressWithdraw`: the deposit wallet is the source, its collateral
+ * moves by a relayer batch). With `amount` (base units) it is the older direct form, authorised by L1 headers of
+ * `address` (ClobAuth on the exchange chain, nonce 0), debiting the order book's collateral. Both are recorded (`GET
+ * /admin/withdrawals`).
  */
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
@@ -25,15 +25,26 @@ export function bridgeRoutes(ctx: SandboxContext): Hono {
     const l1 = await verifyL1(ctx, c, 0);
     if (!l1) return c.json({ error: L1_ERROR }, 401);
     const address = l1.address;
-    if (typeof b.address !== 'string' || b.address.toLowerCase() !== address.toLowerCase()) return c.json({ error: 'address mismatch' }, 400);
-    if (typeof b.amount !== 'string' || !/^[1-9]\d{0,30}$/.test(b.amount)) return c.json({ error: 'invalid amount' }, 400);
-    if (typeof b.recipientAddr !== 'string' || !isAddress(b.recipientAddr, { strict: false })) return c.json({ error: 'invalid recipientAddr' }, 400);
-    if (typeof b.toChainId !== 'number' || !Number.isSafeInteger(b.toChainId)) return c.json({ error: 'invalid toChainId' }, 400);
+    if (typeof b.address !== 'string' || b.address.toLowerCase() !== address.toLowerCase())
+      return c.json({ error: 'address mismatch' }, 400);
+    if (typeof b.amount !== 'string' || !/^[1-9]\d{0,30}$/.test(b.amount))
+      return c.json({ error: 'invalid amount' }, 400);
+    if (typeof b.recipientAddr !== 'string' || !isAddress(b.recipientAddr, { strict: false }))
+      return c.json({ error: 'invalid recipientAddr' }, 400);
+    if (typeof b.toChainId !== 'number' || !Number.isSafeInteger(b.toChainId))
+      return c.json({ error: 'invalid toChainId' }, 400);
     const amount = BigInt(b.amount);
     if (venue.balanceOf(address) < amount) return c.json({ error: 'not enough balance' }, 400);
     venue.credit(address, -amount);
     const id = crypto.randomUUID();
-    ctx.bridgeWithdrawals.push({ id, address, amount: b.amount, toChainId: b.toChainId, recipient: b.recipientAddr, at: ctx.now() });
+    ctx.bridgeWithdrawals.push({
+      id,
+      address,
+      amount: b.amount,
+      toChainId: b.toChainId,
+      recipient: b.recipientAddr,
+      at: ctx.now(),
+    });
     return c.json({ id, status: 'pending' });
   });
   // The venue's public list read (docs.polymarket.com Bridge API); the sandbox bridges nothing in: an empty list.
@@ -53,8 +64,18 @@ function depositAddressWithdraw(ctx: SandboxContext, c: Context, b: Record<strin
   if (!isAddr(b.address)) return c.json({ error: 'invalid address' }, 400);
   if (!isAddr(b.recipientAddr)) return c.json({ error: 'invalid recipientAddr' }, 400);
   if (!isAddr(b.toTokenAddress)) return c.json({ error: 'invalid toTokenAddress' }, 400);
-  if (typeof b.toChainId !== 'number' || !Number.isSafeInteger(b.toChainId) || b.toChainId <= 0) return c.json({ error: 'invalid toChainId' }, 400);
-  if (!ctx.relayerChain.wallets.get(b.address.toLowerCase())?.deployed) return c.json({ error: 'address is not a deployed wallet' }, 400);
-  const evm = ctx.relayerChain.bridgeAddressFor({ wallet: b.address.toLowerCase(), toChainId: b.toChainId, toToken: b.toTokenAddress.toLowerCase(), recipient: b.recipientAddr.toLowerCase() });
-  return c.json({ address: { evm }, note: 'Send USDC on the exchange chain to this address; it is bridged to recipientAddr.' });
+  if (typeof b.toChainId !== 'number' || !Number.isSafeInteger(b.toChainId) || b.toChainId <= 0)
+    return c.json({ error: 'invalid toChainId' }, 400);
+  if (!ctx.relayerChain.wallets.get(b.address.toLowerCase())?.deployed)
+    return c.json({ error: 'address is not a deployed wallet' }, 400);
+  const evm = ctx.relayerChain.bridgeAddressFor({
+    wallet: b.address.toLowerCase(),
+    toChainId: b.toChainId,
+    toToken: b.toTokenAddress.toLowerCase(),
+    recipient: b.recipientAddr.toLowerCase(),
+  });
+  return c.json({
+    address: { evm },
+    note: 'Send USDC on the exchange chain to this address; it is bridged to recipientAddr.',
+  });
 }

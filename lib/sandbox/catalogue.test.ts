@@ -34,7 +34,11 @@ describe('catalogue', () => {
   });
 
   it('serves events with nested markets and finds them by id; searches by text', async () => {
-    const events = (await get('/gamma/events/keyset?limit=100')).body.events as { id: string; negRisk: boolean; markets: unknown[] }[];
+    const events = (await get('/gamma/events/keyset?limit=100')).body.events as {
+      id: string;
+      negRisk: boolean;
+      markets: unknown[];
+    }[];
     const negRisk = events.find((e) => e.negRisk)!;
     expect(negRisk.markets).toHaveLength(2);
     expect((await get(`/gamma/events/${negRisk.id}`)).body).toMatchObject({ id: negRisk.id, negRisk: true });
@@ -49,39 +53,89 @@ describe('data service v2', () => {
     const user = h.demo.owner.address;
     const positions = await get(`/data/v2/positions?user=${user}`);
     expect(positions.body.pagination).toEqual({ limit: 100, offset: 0, has_more: false, next_cursor: null });
-    expect((positions.body.data as { current_size: string }[])[0]).toMatchObject({ current_size: '50', redeemable: false, status: 'OPEN' });
+    expect((positions.body.data as { current_size: string }[])[0]).toMatchObject({
+      current_size: '50',
+      redeemable: false,
+      status: 'OPEN',
+    });
     expect((await get(`/data/v2/value?user=${user}`)).body.data).toMatchObject({ proxy_wallet: user.toLowerCase() });
     expect((await get('/data/v2/value?user=nobody')).body).toEqual({ data: null });
-    expect((await get(`/data/v2/activity?user=${user}`)).body).toEqual({ data: [], pagination: { limit: 100, offset: 0, has_more: false, next_cursor: null } });
+    expect((await get(`/data/v2/activity?user=${user}`)).body).toEqual({
+      data: [],
+      pagination: { limit: 100, offset: 0, has_more: false, next_cursor: null },
+    });
   });
 });
 
 describe('relayer and bridge', () => {
-  it('answers /submit at once with STATE_NEW, reports the hash once mined, and refuses an unsigned submit', async () => {
-    const builder = { key: 'bk', secret: 'BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=', passphrase: 'pp' };
-    h.ctx.relayerChain.builderKeys.set(builder.key, { ...builder, owner: h.owner.address.toLowerCase(), createdAt: h.clock.now, revokedAt: null });
-    const body = JSON.stringify(walletCreateRequest(h.owner.address, h.ctx.config.clobChainId));
-    const unsigned = await fetch(`${h.url}/relayer/submit`, { method: 'POST', body });
-    expect(unsigned.status).toBe(401);
-    const ts = Math.floor(h.clock.now / 1000);
-    const headers = { POLY_BUILDER_API_KEY: 'bk', POLY_BUILDER_PASSPHRASE: 'pp', POLY_BUILDER_TIMESTAMP: String(ts), POLY_BUILDER_SIGNATURE: builderSignature({ secret: builder.secret, timestamp: ts, method: 'POST', path: '/submit', body }) };
-    const res = await fetch(`${h.url}/relayer/submit`, { method: 'POST', headers: { ...headers }, body });
-    const { transactionID, state } = (await res.json()) as { transactionID: string; state: string };
-    expect(state).toBe('STATE_NEW');
-    expect(((await get(`/relayer/transaction?id=${transactionID}`)).body as unknown as { state: string }[])[0]!.state).toBe('STATE_NEW');
-    h.clock.advance(h.ctx.config.relayerMineMs);
-    const mined = (await get(`/relayer/transaction?id=${transactionID}`)).body as unknown as { state: string; transactionHash: string }[];
-    expect(mined[0]).toMatchObject({ state: 'STATE_MINED', transactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-    expect((await get(`/relayer/deployed?address=${uupsDepositWallet(h.owner.address, h.ctx.config.clobChainId)}`)).body).toEqual({ deployed: true });
-  });
+  it(
+    'answers /submit at once with STATE_NEW, reports ' + 'the hash once mined, and refuses an unsigned submit',
+    async () => {
+      const builder = { key: 'bk', secret: 'BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=', passphrase: 'pp' };
+      h.ctx.relayerChain.builderKeys.set(builder.key, {
+        ...builder,
+        owner: h.owner.address.toLowerCase(),
+        createdAt: h.clock.now,
+        revokedAt: null,
+      });
+      const body = JSON.stringify(walletCreateRequest(h.owner.address, h.ctx.config.clobChainId));
+      const unsigned = await fetch(`${h.url}/relayer/submit`, { method: 'POST', body });
+      expect(unsigned.status).toBe(401);
+      const ts = Math.floor(h.clock.now / 1000);
+      const headers = {
+        POLY_BUILDER_API_KEY: 'bk',
+        POLY_BUILDER_PASSPHRASE: 'pp',
+        POLY_BUILDER_TIMESTAMP: String(ts),
+        POLY_BUILDER_SIGNATURE: builderSignature({
+          secret: builder.secret,
+          timestamp: ts,
+          method: 'POST',
+          path: '/submit',
+          body,
+        }),
+      };
+      const res = await fetch(`${h.url}/relayer/submit`, { method: 'POST', headers: { ...headers }, body });
+      const { transactionID, state } = (await res.json()) as { transactionID: string; state: string };
+      expect(state).toBe('STATE_NEW');
+      expect(
+        ((await get(`/relayer/transaction?id=${transactionID}`)).body as unknown as { state: string }[])[0]!.state,
+      ).toBe('STATE_NEW');
+      h.clock.advance(h.ctx.config.relayerMineMs);
+      const mined = (await get(`/relayer/transaction?id=${transactionID}`)).body as unknown as {
+        state: string;
+        transactionHash: string;
+      }[];
+      expect(mined[0]).toMatchObject({
+        state: 'STATE_MINED',
+        transactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      });
+      expect(
+        (await get(`/relayer/deployed?address=${uupsDepositWallet(h.owner.address, h.ctx.config.clobChainId)}`)).body,
+      ).toEqual({ deployed: true });
+    },
+  );
 
   it('accepts a bridge withdraw signed with L1 headers and refuses a forged one', async () => {
-    const body = JSON.stringify({ address: h.owner.address, toChainId: 1, toTokenAddress: h.ctx.config.usdc, recipientAddr: h.demo.counterparty.address, amount: '1000000' });
-    const headers = await buildL1Headers(h.owner, { chainId: h.ctx.config.clobChainId, timestamp: Math.floor(h.clock.now / 1000), nonce: 0 });
+    const body = JSON.stringify({
+      address: h.owner.address,
+      toChainId: 1,
+      toTokenAddress: h.ctx.config.usdc,
+      recipientAddr: h.demo.counterparty.address,
+      amount: '1000000',
+    });
+    const headers = await buildL1Headers(h.owner, {
+      chainId: h.ctx.config.clobChainId,
+      timestamp: Math.floor(h.clock.now / 1000),
+      nonce: 0,
+    });
     const ok = await fetch(`${h.url}/bridge/withdraw`, { method: 'POST', headers: { ...headers }, body });
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ status: 'pending' });
-    const forged = await fetch(`${h.url}/bridge/withdraw`, { method: 'POST', headers: { ...headers, SVC_ADDRESS: h.demo.counterparty.address }, body });
+    const forged = await fetch(`${h.url}/bridge/withdraw`, {
+      method: 'POST',
+      headers: { ...headers, SVC_ADDRESS: h.demo.counterparty.address },
+      body,
+    });
     expect(forged.status).toBe(401);
     expect(h.ctx.bridgeWithdrawals).toHaveLength(1);
   });
@@ -97,15 +151,26 @@ function sources(dir: string): string[] {
   });
 }
 
-/** The files `file` imports at run time (relative, `@/` and `~/` specifiers; packages and `import type` left out), resolved to paths. */
+/**
+ * The files `file` imports at run time (relative, `@/` and `~/` specifiers; packages and `import type` left out),
+ * resolved to paths.
+ */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const out: string[] = [];
-  for (const m of text.matchAll(/(?:import|export)\s(?!type\s)[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g)) {
+  for (const m of text.matchAll(
+    new RegExp(
+      String.raw`(?:import|export)\s(?!type\s)[^'"]*?from\s*['"]([^'"]+)['"]|` +
+        String.raw`import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]`,
+      'g',
+    ),
+  )) {
     const spec = m[1] ?? m[2] ?? m[3] ?? '';
     const base = spec.startsWith('.') ? join(dirname(file), spec) : /^[@~]\//.test(spec) ? spec.slice(2) : undefined;
     if (base === undefined) continue;
-    const found = [base, `${base}.ts`, `${base}.tsx`, join(base, 'index.ts'), join(base, 'index.tsx')].find((c) => existsSync(c) && statSync(c).isFile());
+    const found = [base, `${base}.ts`, `${base}.tsx`, join(base, 'index.ts'), join(base, 'index.tsx')].find(
+      (c) => existsSync(c) && statSync(c).isFile(),
+    );
     if (found) out.push(normalize(found));
   }
   return out;
@@ -124,13 +189,17 @@ function reachable(roots: string[], stops: string[] = []): Set<string> {
 }
 
 describe('isolation', () => {
-  it('no extension entrypoint or component reaches lib/sandbox or lib/release (Node-only), directly or through other modules', () => {
-    const roots = [...sources('entrypoints'), ...sources('components')];
-    const reached = [...reachable(roots)];
-    // The walk really followed imports into other folders (not only the roots themselves).
-    expect(reached.filter((f) => f.startsWith('lib/')).length).toBeGreaterThan(10);
-    expect(reached.filter((f) => f.startsWith('lib/sandbox/') || f.startsWith('lib/release/'))).toEqual([]);
-  });
+  it(
+    'no extension entrypoint or component reaches lib/sandbox or ' +
+      'lib/release (Node-only), directly or through other modules',
+    () => {
+      const roots = [...sources('entrypoints'), ...sources('components')];
+      const reached = [...reachable(roots)];
+      // The walk really followed imports into other folders (not only the roots themselves).
+      expect(reached.filter((f) => f.startsWith('lib/')).length).toBeGreaterThan(10);
+      expect(reached.filter((f) => f.startsWith('lib/sandbox/') || f.startsWith('lib/release/'))).toEqual([]);
+    },
+  );
 
   it('the import walk follows imports transitively (a chain through lib/ is seen)', () => {
     // lib/sandbox/server.ts imports the perps routes, which import lib/perps/verify, which imports lib/validation.
@@ -140,13 +209,27 @@ describe('isolation', () => {
     expect(reached.has(normalize('lib/validation/index.ts'))).toBe(true);
   });
 
-  it('no component, and no popup screen but its message caller, reaches into browser.* or IndexedDB, directly or through other modules', () => {
-    // The message callers (and the caller module they share) are the only doors to the background.
-    const allowed = ['entrypoints/popup/api.ts', 'entrypoints/approval/main.tsx', 'lib/messaging/client.ts'].map((f) => normalize(f));
-    const roots = [...sources('components'), ...sources('entrypoints/popup'), ...sources('entrypoints/approval')].filter((f) => !allowed.includes(normalize(f)));
-    const reached = [...reachable(roots, allowed)].filter((f) => !allowed.includes(f));
-    expect(reached.filter((f) => !f.startsWith('components/') && !f.startsWith('entrypoints/')).length).toBeGreaterThan(0);
-    const offenders = reached.filter((f) => /webextension-polyfill|from ['"]idb['"]|indexedDB|\bbrowser\.|\bchrome\./.test(readFileSync(f, 'utf8')));
-    expect(offenders).toEqual([]);
-  });
+  it(
+    'no component, and no popup screen but its message caller, reaches ' +
+      'into browser.* or IndexedDB, directly or through other modules',
+    () => {
+      // The message callers (and the caller module they share) are the only doors to the background.
+      const allowed = ['entrypoints/popup/api.ts', 'entrypoints/approval/main.tsx', 'lib/messaging/client.ts'].map(
+        (f) => normalize(f),
+      );
+      const roots = [
+        ...sources('components'),
+        ...sources('entrypoints/popup'),
+        ...sources('entrypoints/approval'),
+      ].filter((f) => !allowed.includes(normalize(f)));
+      const reached = [...reachable(roots, allowed)].filter((f) => !allowed.includes(f));
+      expect(
+        reached.filter((f) => !f.startsWith('components/') && !f.startsWith('entrypoints/')).length,
+      ).toBeGreaterThan(0);
+      const offenders = reached.filter((f) =>
+        /webextension-polyfill|from ['"]idb['"]|indexedDB|\bbrowser\.|\bchrome\./.test(readFileSync(f, 'utf8')),
+      );
+      expect(offenders).toEqual([]);
+    },
+  );
 });

@@ -64,29 +64,36 @@ export function catalogueRoutes(ctx: SandboxContext): Hono {
     return [...byEvent].flatMap(([id, ms]) => {
       const [first] = ms;
       if (!first) return [];
-      return [{
-      id: String(id),
-      ticker: first.slug.split('-').slice(0, 2).join('-'),
-      slug: first.slug,
-      title: ms.length > 1 ? `Sandbox event ${id}` : first.question,
-      description: 'Sandbox event (demo data).',
-      category: 'Sandbox',
-      active: ms.some((m) => !m.closed),
-      closed: ms.every((m) => m.closed),
-      negRisk: first.negRisk,
-      enableNegRisk: first.negRisk,
-      enableOrderBook: true,
-      createdAt: ISO(created),
-      startDate: ISO(created),
-      endDate: ISO(created + 365 * 86_400_000),
-      markets: ms.map(marketJson),
-      tags: [{ id: '1', label: 'Sandbox', slug: 'sandbox' }],
-      }];
+      return [
+        {
+          id: String(id),
+          ticker: first.slug.split('-').slice(0, 2).join('-'),
+          slug: first.slug,
+          title: ms.length > 1 ? `Sandbox event ${id}` : first.question,
+          description: 'Sandbox event (demo data).',
+          category: 'Sandbox',
+          active: ms.some((m) => !m.closed),
+          closed: ms.every((m) => m.closed),
+          negRisk: first.negRisk,
+          enableNegRisk: first.negRisk,
+          enableOrderBook: true,
+          createdAt: ISO(created),
+          startDate: ISO(created),
+          endDate: ISO(created + 365 * 86_400_000),
+          markets: ms.map(marketJson),
+          tags: [{ id: '1', label: 'Sandbox', slug: 'sandbox' }],
+        },
+      ];
     });
   };
 
-  const keyset = <T extends { closed: boolean; question?: string; title?: string; slug: string }>(c: Context, all: T[], name: string) => {
-    if (c.req.query('offset') !== undefined) return c.json({ error: 'offset is not supported on keyset routes; use after_cursor' }, 400);
+  const keyset = <T extends { closed: boolean; question?: string; title?: string; slug: string }>(
+    c: Context,
+    all: T[],
+    name: string,
+  ) => {
+    if (c.req.query('offset') !== undefined)
+      return c.json({ error: 'offset is not supported on keyset routes; use after_cursor' }, 400);
     const limitText = c.req.query('limit') ?? '20';
     if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > KEYSET_MAX) {
       return c.json({ error: `limit must be between 1 and ${KEYSET_MAX}` }, 400);
@@ -103,7 +110,10 @@ export function catalogueRoutes(ctx: SandboxContext): Hono {
     const limit = Number(limitText);
     const page = filtered.slice(start, start + limit);
     // The venue omits `next_cursor` on the last page (an empty cursor is invalid for its clients).
-    return c.json({ [name]: page, ...(start + limit < filtered.length ? { next_cursor: cursorOf(start + limit) } : {}) });
+    return c.json({
+      [name]: page,
+      ...(start + limit < filtered.length ? { next_cursor: cursorOf(start + limit) } : {}),
+    });
   };
 
   gamma.get('/events/keyset', (c) => keyset(c, events(), 'events'));

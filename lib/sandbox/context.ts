@@ -93,10 +93,20 @@ export class SandboxContext {
   readonly requestLog: RequestLogEntry[] = [];
   /** The relayer's deposit wallets, transactions, builder keys and what they changed (PROTOCOL.md §4). */
   readonly relayerChain = new RelayerChain();
-  readonly bridgeWithdrawals: { id: string; address: string; amount: string; toChainId: number; recipient: string; at: number }[] = [];
+  readonly bridgeWithdrawals: {
+    id: string;
+    address: string;
+    amount: string;
+    toChainId: number;
+    recipient: string;
+    at: number;
+  }[] = [];
   /** Services that answer nothing right now (see `setSilent`). */
   readonly silent = new Set<SilentService>();
-  /** Services that answer late: extra delay before each request is handled (ms; test hook, e.g. a slow venue during panic). */
+  /**
+   * Services that answer late: extra delay before each request is handled (ms; test hook, e.g. a slow venue during
+   * panic).
+   */
   readonly delayMs = new Map<SilentService, number>();
   /**
    * The REST requests a perps session command runs through, by request object, with the
@@ -136,7 +146,9 @@ export class SandboxContext {
 
   /** Resolves when `service` speaks again (`setSilent(service, false)`). */
   untilSpeaking(service: SilentService): Promise<void> {
-    return this.silent.has(service) ? new Promise((release) => this.silenceWaiters.push({ service, release })) : Promise.resolve();
+    return this.silent.has(service)
+      ? new Promise((release) => this.silenceWaiters.push({ service, release }))
+      : Promise.resolve();
   }
 
   /** Opens an account (demo collateral unless `balance` is given). */

@@ -30,9 +30,14 @@ export function dataRoutes(ctx: SandboxContext): Hono {
     return b.bids[0] && b.asks[0] ? (b.bids[0].price + b.asks[0].price) / 2n : PRICE_SCALE / 2n;
   };
   /** The data service's page envelope: `limit`, `offset`, `has_more` and `next_cursor` agree. */
-  const pageOf = <T,>(rows: T[], offset: number, limit: number) => ({
+  const pageOf = <T>(rows: T[], offset: number, limit: number) => ({
     data: rows.slice(offset, offset + limit),
-    pagination: { limit, offset, has_more: offset + limit < rows.length, next_cursor: offset + limit < rows.length ? cursorOf(offset + limit) : null },
+    pagination: {
+      limit,
+      offset,
+      has_more: offset + limit < rows.length,
+      next_cursor: offset + limit < rows.length ? cursorOf(offset + limit) : null,
+    },
   });
   const limitOf = (c: Context) => {
     const t = c.req.query('limit') ?? '100';
@@ -51,7 +56,12 @@ export function dataRoutes(ctx: SandboxContext): Hono {
     if (!user) return c.json(pageOf([], 0, limit));
     const status = (c.req.query('status') ?? 'OPEN').toUpperCase();
     const condition = c.req.query('condition') ?? c.req.query('condition_id') ?? c.req.query('conditionId');
-    const conds = condition ? condition.split(',').slice(0, 20).map((x) => x.toLowerCase()) : undefined;
+    const conds = condition
+      ? condition
+          .split(',')
+          .slice(0, 20)
+          .map((x) => x.toLowerCase())
+      : undefined;
     const rows = [...(venue.tokens.get(user) ?? new Map<string, bigint>())]
       .filter(([, size]) => (status === 'CLOSED' ? size === 0n : size > 0n))
       .flatMap(([tokenId, size]) => {
@@ -69,44 +79,46 @@ export function dataRoutes(ctx: SandboxContext): Hono {
         const upnl = value - cost;
         const lastFill = fills.at(-1);
         const last = lastFill ? Math.floor(lastFill.at / 1000) : 0;
-        return [{
-          proxy_wallet: user,
-          token_id: tokenId,
-          condition_id: m.conditionId,
-          current_size: dec(size),
-          avg_price: dec(avg),
-          entry_cost_usdc: dec(cost),
-          entry_fees_usdc: '0',
-          total_cost_usdc: dec(cost),
-          current_price: dec(price),
-          current_value: dec(value),
-          total_size: dec(size),
-          realized_pnl: '0',
-          unrealized_pnl: dec(upnl),
-          total_pnl: dec(upnl),
-          percent_pnl: cost === 0n ? '0' : dec((upnl * 100n * 1_000_000n) / cost),
-          percent_realized_pnl: '0',
-          status: size > 0n ? 'OPEN' : 'CLOSED',
-          // Resolved by `/admin/resolve`: the holder may redeem (a deposit-wallet batch, PROTOCOL.md §4.6).
-          redeemable: ctx.relayerChain.resolutions.has(m.conditionId.toLowerCase()),
-          mergeable: false,
-          negative_risk: m.negRisk,
-          archived: false,
-          title: m.question,
-          slug: m.slug,
-          icon: '',
-          event_id: String(m.eventId),
-          event_slug: m.slug,
-          outcome: m.outcomes[i],
-          outcome_index: i,
-          opposite_outcome: m.outcomes[1 - i],
-          opposite_token_id: m.tokenIds[1 - i],
-          end_date: ISO(created + 365 * 86_400_000).slice(0, 10),
-          last_event_at: last,
-          name: '',
-          profile_image: '',
-          verified: false,
-        }];
+        return [
+          {
+            proxy_wallet: user,
+            token_id: tokenId,
+            condition_id: m.conditionId,
+            current_size: dec(size),
+            avg_price: dec(avg),
+            entry_cost_usdc: dec(cost),
+            entry_fees_usdc: '0',
+            total_cost_usdc: dec(cost),
+            current_price: dec(price),
+            current_value: dec(value),
+            total_size: dec(size),
+            realized_pnl: '0',
+            unrealized_pnl: dec(upnl),
+            total_pnl: dec(upnl),
+            percent_pnl: cost === 0n ? '0' : dec((upnl * 100n * 1_000_000n) / cost),
+            percent_realized_pnl: '0',
+            status: size > 0n ? 'OPEN' : 'CLOSED',
+            // Resolved by `/admin/resolve`: the holder may redeem (a deposit-wallet batch, PROTOCOL.md §4.6).
+            redeemable: ctx.relayerChain.resolutions.has(m.conditionId.toLowerCase()),
+            mergeable: false,
+            negative_risk: m.negRisk,
+            archived: false,
+            title: m.question,
+            slug: m.slug,
+            icon: '',
+            event_id: String(m.eventId),
+            event_slug: m.slug,
+            outcome: m.outcomes[i],
+            outcome_index: i,
+            opposite_outcome: m.outcomes[1 - i],
+            opposite_token_id: m.tokenIds[1 - i],
+            end_date: ISO(created + 365 * 86_400_000).slice(0, 10),
+            last_event_at: last,
+            name: '',
+            profile_image: '',
+            verified: false,
+          },
+        ];
       })
       .filter((r) => !conds || conds.includes(r.condition_id.toLowerCase()));
     return c.json(pageOf(rows, offset, limit));
@@ -117,7 +129,8 @@ export function dataRoutes(ctx: SandboxContext): Hono {
     const user = userOf(c);
     if (!user) return c.json({ data: null });
     let value = 0n;
-    for (const [tokenId, size] of venue.tokens.get(user) ?? []) if (size > 0n) value += (size * mid6(tokenId)) / PRICE_SCALE;
+    for (const [tokenId, size] of venue.tokens.get(user) ?? [])
+      if (size > 0n) value += (size * mid6(tokenId)) / PRICE_SCALE;
     return c.json({ data: { proxy_wallet: user, value: dec(value) } });
   });
 

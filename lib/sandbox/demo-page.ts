@@ -83,22 +83,44 @@ on('connect', 'connect', async () => {
   return a;
 });
 on('order', 'order', async () => {
-  const r = await walletClient().perpsSendCommand({ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true }] } });
+  const r = await walletClient().perpsSendCommand({
+    op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true }] },
+  });
   const first = Array.isArray(r) ? r[0] : undefined;
   if (first && 'oid' in first && typeof first.oid === 'number') lastOid = first.oid;
   return r;
 });
-on('cancel', 'cancel', () => walletClient().perpsSendCommand({ op: { type: 'cancelOrders', args: lastOid === undefined ? [] : [lastOid] } }));
-on('clob', 'clob', () => walletClient().clobPostOrders({ orders: [{ tokenId: cfg.tokenId, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }] }));
+on('cancel', 'cancel', () =>
+  walletClient().perpsSendCommand({ op: { type: 'cancelOrders', args: lastOid === undefined ? [] : [lastOid] } }),
+);
+on('clob', 'clob', () =>
+  walletClient().clobPostOrders({
+    orders: [{ tokenId: cfg.tokenId, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' }],
+  }),
+);
 on('l2', 'l2', async () => {
   const h = await walletClient().clobSignRequest({ method: 'GET', requestPath: '/data/orders' });
   const res = await fetch('/clob/data/orders', { headers: h });
   return { status: res.status, body: await res.json() };
 });
-on('withdraw', 'withdraw', () => walletClient().perpsSendCommand({ op: { type: 'withdraw', args: { account: account ?? '', token: cfg.usdc, amount: '10000000', to: cfg.counterparty } } }));
+on('withdraw', 'withdraw', () =>
+  walletClient().perpsSendCommand({
+    op: {
+      type: 'withdraw',
+      args: { account: account ?? '', token: cfg.usdc, amount: '10000000', to: cfg.counterparty },
+    },
+  }),
+);
 on('grant', 'grant', () =>
   walletClient().grantPermissions({
     expiry: Math.floor(Date.now() / 1000) + 3600,
-    limits: { venue: 'perps', instruments: [2], allow: { order: true, cancel: true }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2' },
+    limits: {
+      venue: 'perps',
+      instruments: [2],
+      allow: { order: true, cancel: true },
+      maxNotional: '2000',
+      dailyNotional: '20000',
+      priceBandPct: '2',
+    },
   }),
 );

@@ -20,21 +20,36 @@ let bundle: Promise<string> | undefined;
  */
 export async function browserScript(entry: string, define: Record<string, string> = {}): Promise<string> {
   const esbuild = await import('esbuild');
-  const r = await esbuild.build({ entryPoints: [entry], bundle: true, format: 'iife', platform: 'browser', target: 'es2022', minify: true, write: false, logLevel: 'silent', define });
+  const r = await esbuild.build({
+    entryPoints: [entry],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    write: false,
+    logLevel: 'silent',
+    define,
+  });
   return r.outputFiles[0]?.text ?? '';
 }
 
-/** The demo script bundled (`browserScript`), built on first call and cached for the process. Rejects when esbuild fails. */
+/**
+ * The demo script bundled (`browserScript`), built on first call and cached for the process. Rejects when esbuild
+ * fails.
+ */
 function demoBundle(): Promise<string> {
-  bundle ??= browserScript(resolve(import.meta.dirname, 'demo-page.ts'))
-    .catch((err: unknown) => {
-      bundle = undefined; // a failed build is tried again on the next request
-      throw err;
-    });
+  bundle ??= browserScript(resolve(import.meta.dirname, 'demo-page.ts')).catch((err: unknown) => {
+    bundle = undefined; // a failed build is tried again on the next request
+    throw err;
+  });
   return bundle;
 }
 
-/** Mounts `GET /demo` (configured with the first market's token and `demo.counterparty`; starts the bundle) and `GET /demo/app.js` on `app`. */
+/**
+ * Mounts `GET /demo` (configured with the first market's token and `demo.counterparty`; starts the bundle) and `GET
+ * /demo/app.js` on `app`.
+ */
 export function mountDemo(app: Hono, ctx: SandboxContext, demo: { counterparty: string }): void {
   app.get('/demo/app.js', async (c) => {
     try {
@@ -50,11 +65,18 @@ export function mountDemo(app: Hono, ctx: SandboxContext, demo: { counterparty: 
     if (!market) return c.text('The sandbox has no market to demo.', 503);
     const tokenId = market.tokenIds[0];
     // JSON inside a non-executed script element: `<` escaped so no value can close the element.
-    const cfg = JSON.stringify({ tokenId, usdc: ctx.config.usdc, counterparty: demo.counterparty }).replace(/</g, '\\u003c');
+    const cfg = JSON.stringify({ tokenId, usdc: ctx.config.usdc, counterparty: demo.counterparty }).replace(
+      /</g,
+      '\\u003c',
+    );
     c.header('Content-Security-Policy', "default-src 'self'; script-src 'self'; style-src 'unsafe-inline'");
     return c.html(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Countersign demo dapp</title>
-<style>body{font:14px system-ui;margin:24px;max-width:760px}button{margin:4px;padding:6px 10px}#log{white-space:pre-wrap;background:#f1f5f9;padding:8px;border-radius:6px;min-height:120px;font:12px ui-monospace,monospace}</style>
+<style>
+body{font:14px system-ui;margin:24px;max-width:760px}button{margin:4px;padding:6px 10px}
+#log{white-space:pre-wrap;background:#f1f5f9;padding:8px;border-radius:6px;min-height:120px;
+  font:12px ui-monospace,monospace}
+</style>
 </head><body>
 <h1>Countersign demo dapp</h1>
 <p>Built on mipd (EIP-6963) + viem + Countersign's typed actions (<code>lib/dapp</code>).</p>

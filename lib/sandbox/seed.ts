@@ -46,7 +46,14 @@ export function seed(ctx: SandboxContext): DemoAccounts {
   const mm = privateKeyToAccount(DEMO_KEYS.maker);
   const maker = ctx.openAccount(mm.address, 10n ** 15n);
   for (const i of instruments) {
-    venue.addInstrument({ iid: i.iid, symbol: i.symbol, tick: px(i.tick), lot: px(i.lot), mark: px(i.mark), maxLeverage: i.maxLeverage });
+    venue.addInstrument({
+      iid: i.iid,
+      symbol: i.symbol,
+      tick: px(i.tick),
+      lot: px(i.lot),
+      mark: px(i.mark),
+      maxLeverage: i.maxLeverage,
+    });
     maker.config.set(i.iid, { leverage: 50, cross: true });
     const orders = [];
     for (let k = 1; k <= 10; k++) {
@@ -82,7 +89,13 @@ export function seed(ctx: SandboxContext): DemoAccounts {
   dep(1, 25_000_000_000n, 5 * 86_400_000);
   dep(2, 5_000_000_000n, 86_400_000);
   dep(3, 1_500_000_000n, 0); // pending: confirms over 12 × depositConfirmationMs
-  const transfer = { transfer_id: venue.nextTransferId++, asset: 'USDC', amount: '250', created_timestamp: t0 - 3_600_000, label: 'welcome' };
+  const transfer = {
+    transfer_id: venue.nextTransferId++,
+    asset: 'USDC',
+    amount: '250',
+    created_timestamp: t0 - 3_600_000,
+    label: 'welcome',
+  };
   demo.transfers.push({ ...transfer, direction: 'in', counterparty: other.address });
   counterparty.transfers.push({ ...transfer, direction: 'out', counterparty: owner.address });
 
@@ -94,7 +107,15 @@ export function seed(ctx: SandboxContext): DemoAccounts {
     market(2, 202, 'Which curve wins the sandbox bake-off? — ed25519', 'bake-off-ed25519', '0.001', '5', true),
     market(3, 301, 'Will a quarter-tick market price exactly?', 'quarter-tick-market', '0.0025', '5', false),
   ];
-  function market(eventId: number, marketId: number, question: string, slug: string, tickSize: string, minSize: string, negRisk: boolean): ClobMarket {
+  function market(
+    eventId: number,
+    marketId: number,
+    question: string,
+    slug: string,
+    tickSize: string,
+    minSize: string,
+    negRisk: boolean,
+  ): ClobMarket {
     return {
       eventId,
       marketId,
@@ -165,4 +186,3 @@ function fromPx(units: bigint): string {
   const frac = s.slice(-PX_SCALE).replace(/0+$/, '');
   return frac ? `${int}.${frac}` : int;
 }
-

@@ -74,7 +74,13 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     await next();
     const path = new URL(c.req.url).pathname;
     if (!path.startsWith('/admin/')) {
-      ctx.requestLog.push({ at: ctx.now(), method: c.req.method, path, status: c.res.status, ...(body ? { body } : {}) });
+      ctx.requestLog.push({
+        at: ctx.now(),
+        method: c.req.method,
+        path,
+        status: c.res.status,
+        ...(body ? { body } : {}),
+      });
       if (ctx.requestLog.length > 10_000) ctx.requestLog.splice(0, 5_000);
     }
     ctx.pruneReplay();

@@ -24,7 +24,13 @@ if (process.env.DISPLAY && chromium) {
   const profile = mkdtempSync(join(tmpdir(), 'countersign-'));
   const child = spawn(
     chromium,
-    [`--user-data-dir=${profile}`, `--disable-extensions-except=${ext}`, `--load-extension=${ext}`, '--no-first-run', `${sb.url}/demo`],
+    [
+      `--user-data-dir=${profile}`,
+      `--disable-extensions-except=${ext}`,
+      `--load-extension=${ext}`,
+      '--no-first-run',
+      `${sb.url}/demo`,
+    ],
     { stdio: 'ignore' },
   );
   child.on('exit', () => void sb.close().then(() => process.exit(0)));

@@ -16,7 +16,8 @@ afterEach(async () => {
   await h.close();
 });
 
-const venueNames = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.replace(/^SVC_/, 'POLY_'), v]));
+const venueNames = (headers: Record<string, string>) =>
+  Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.replace(/^SVC_/, 'POLY_'), v]));
 const order = () => createOrders({ orders: [{ iid: 1, buy: true, p: '50000', qty: '0.001', tif: 'gtc' }] });
 
 describe('perps domain', () => {
@@ -24,7 +25,11 @@ describe('perps domain', () => {
     h = await startHarness();
     const info = await (await fetch(`${h.perps}/v1/info/exchange`)).json();
     expect(info).toMatchObject({ name: 'Polymarket', version: '1', chain_id: 80002 });
-    const env = await signPerpsCommand(h.proxy, { command: order(), domain: { name: 'Polymarket', version: '1', chainId: 80002 }, nowMs: h.clock.now });
+    const env = await signPerpsCommand(h.proxy, {
+      command: order(),
+      domain: { name: 'Polymarket', version: '1', chainId: 80002 },
+      nowMs: h.clock.now,
+    });
     const res = await h.raw('POST', '/v1/trade/orders', env);
     expect(res.status).toBe(200);
   });
@@ -33,7 +38,11 @@ describe('perps domain', () => {
     h = await startHarness({ config: { perpsDomain: { name: 'Countersign Sandbox', version: '1', chainId: 80002 } } });
     const info = await (await fetch(`${h.perps}/v1/info/exchange`)).json();
     expect(info.name).toBe('Countersign Sandbox');
-    const env = await signPerpsCommand(h.proxy, { command: order(), domain: { name: 'Polymarket', version: '1', chainId: 80002 }, nowMs: h.clock.now });
+    const env = await signPerpsCommand(h.proxy, {
+      command: order(),
+      domain: { name: 'Polymarket', version: '1', chainId: 80002 },
+      nowMs: h.clock.now,
+    });
     const res = await h.raw('POST', '/v1/trade/orders', env);
     // Recovered on the sandbox's domain, the signature names some other key: refused, nothing placed.
     expect(res.status).toBe(401);
@@ -46,14 +55,22 @@ describe('perps proxy headers', () => {
 
   it('accepts POLYMARKET-PROXY / POLYMARKET-SECRET as well as SERVICE-*', async () => {
     h = await startHarness();
-    expect((await balances({ 'POLYMARKET-PROXY': h.proxyAuth.proxy, 'POLYMARKET-SECRET': h.proxyAuth.secret })).status).toBe(200);
-    expect((await balances({ 'SERVICE-PROXY': h.proxyAuth.proxy, 'SERVICE-SECRET': h.proxyAuth.secret })).status).toBe(200);
+    expect(
+      (await balances({ 'POLYMARKET-PROXY': h.proxyAuth.proxy, 'POLYMARKET-SECRET': h.proxyAuth.secret })).status,
+    ).toBe(200);
+    expect((await balances({ 'SERVICE-PROXY': h.proxyAuth.proxy, 'SERVICE-SECRET': h.proxyAuth.secret })).status).toBe(
+      200,
+    );
   });
 
   it('refuses a wrong venue-named secret, and a request naming the secret twice with different values', async () => {
     h = await startHarness();
     expect((await balances({ 'POLYMARKET-PROXY': h.proxyAuth.proxy, 'POLYMARKET-SECRET': 'nope' })).status).toBe(401);
-    const both = { 'POLYMARKET-PROXY': h.proxyAuth.proxy, 'POLYMARKET-SECRET': 'nope', 'SERVICE-SECRET': h.proxyAuth.secret };
+    const both = {
+      'POLYMARKET-PROXY': h.proxyAuth.proxy,
+      'POLYMARKET-SECRET': 'nope',
+      'SERVICE-SECRET': h.proxyAuth.secret,
+    };
     expect((await balances(both)).status).toBe(401);
   });
 });
@@ -63,14 +80,26 @@ describe('order-book L1 and L2 headers', () => {
     h = await startHarness();
     const wallet = privateKeyToAccount(generatePrivateKey());
     const nowS = Math.floor(h.clock.now / 1000);
-    const l1 = venueNames(await buildL1Headers(wallet, { chainId: h.ctx.config.clobChainId, timestamp: nowS, nonce: 0 }));
+    const l1 = venueNames(
+      await buildL1Headers(wallet, { chainId: h.ctx.config.clobChainId, timestamp: nowS, nonce: 0 }),
+    );
     const created = await fetch(`${h.clobUrl}/auth/api-key`, { method: 'POST', headers: l1 });
     expect(created.status).toBe(200);
     const creds = (await created.json()) as { apiKey: string; secret: string; passphrase: string };
-    const l2 = buildL2Headers({ address: wallet.address, credentials: creds, timestamp: nowS, method: 'GET', requestPath: '/data/orders' });
+    const l2 = buildL2Headers({
+      address: wallet.address,
+      credentials: creds,
+      timestamp: nowS,
+      method: 'GET',
+      requestPath: '/data/orders',
+    });
     expect((await fetch(`${h.clobUrl}/data/orders`, { headers: venueNames(l2) })).status).toBe(200);
     // The key named twice with different values authenticates as nothing, whichever name is right.
-    const mixed = { ...venueNames(l2), SVC_API_KEY: creds.apiKey, POLY_API_KEY: 'b2c5e1a8-0000-4000-8000-000000000001' };
+    const mixed = {
+      ...venueNames(l2),
+      SVC_API_KEY: creds.apiKey,
+      POLY_API_KEY: 'b2c5e1a8-0000-4000-8000-000000000001',
+    };
     expect((await fetch(`${h.clobUrl}/data/orders`, { headers: mixed })).status).toBe(401);
   });
 });

@@ -21,7 +21,18 @@ afterAll(async () => {
 
 const sandbox = () => {
   const ws = h.url.replace(/^http/, 'ws');
-  return { ...DEFAULT_SETTINGS, perpsUrl: `${h.url}/perps`, perpsWsUrl: `${ws}/perps/v1/ws`, clobUrl: `${h.url}/clob`, clobWsUrl: `${ws}/clob/ws`, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data`, relayerUrl: `${h.url}/relayer`, rpcUrl: `${h.url}/rpc`, bridgeUrl: `${h.url}/bridge` };
+  return {
+    ...DEFAULT_SETTINGS,
+    perpsUrl: `${h.url}/perps`,
+    perpsWsUrl: `${ws}/perps/v1/ws`,
+    clobUrl: `${h.url}/clob`,
+    clobWsUrl: `${ws}/clob/ws`,
+    gammaUrl: `${h.url}/gamma`,
+    dataUrl: `${h.url}/data`,
+    relayerUrl: `${h.url}/relayer`,
+    rpcUrl: `${h.url}/rpc`,
+    bridgeUrl: `${h.url}/bridge`,
+  };
 };
 const deps = { fetchFn: fetch, WebSocket, timeoutMs: 3_000 };
 
@@ -35,7 +46,17 @@ describe('checkConnections', () => {
 
   it('names what is wrong per service: another pinned domain, another chain, a dead port, a dead stream', async () => {
     const dead = 'http://127.0.0.1:9';
-    const results = await checkConnections({ ...sandbox(), perpsDomain: { name: 'Countersign', version: '1' }, clobChainId: 137, gammaUrl: `${dead}/gamma`, clobWsUrl: 'ws://127.0.0.1:9/ws', bridgeUrl: `${h.url}/nowhere` }, deps);
+    const results = await checkConnections(
+      {
+        ...sandbox(),
+        perpsDomain: { name: 'Countersign', version: '1' },
+        clobChainId: 137,
+        gammaUrl: `${dead}/gamma`,
+        clobWsUrl: 'ws://127.0.0.1:9/ws',
+        bridgeUrl: `${h.url}/nowhere`,
+      },
+      deps,
+    );
     const by = Object.fromEntries(results.map((r) => [r.service, r]));
     expect(by.perps).toMatchObject({ ok: false, reason: expect.stringMatching(/"Polymarket".*"Countersign"/) });
     expect(by.rpc).toMatchObject({ ok: false, reason: "is on chain 80002, not the preset's 137" });
@@ -49,7 +70,7 @@ describe('checkConnections', () => {
 });
 
 describe('hostOrigins', () => {
-  it('asks for exactly the venue preset\'s REST hosts, and nothing for the sandbox', () => {
+  it("asks for exactly the venue preset's REST hosts, and nothing for the sandbox", () => {
     expect(hostOrigins(presetById('polymarket')!.values)).toEqual([
       'https://api.perpetuals.polymarket.com/*',
       'https://bridge.polymarket.com/*',
@@ -62,9 +83,18 @@ describe('hostOrigins', () => {
     expect(hostOrigins(DEFAULT_SETTINGS)).toEqual([]);
   });
 
-  it('in a release (no loopback at install) the sandbox asks for loopback, and a venue preset for the same https hosts', () => {
-    expect(hostOrigins(DEFAULT_SETTINGS, false)).toEqual(['http://127.0.0.1/*']);
-    expect(hostOrigins(presetById('preproduction')!.values, false)).toEqual(hostOrigins(presetById('preproduction')!.values, true));
-    expect(hostOrigins({ ...DEFAULT_SETTINGS, clobUrl: 'http://localhost:9000/clob' }, false)).toEqual(['http://127.0.0.1/*', 'http://localhost/*']);
-  });
+  it(
+    'in a release (no loopback at install) the sandbox asks ' +
+      'for loopback, and a venue preset for the same https hosts',
+    () => {
+      expect(hostOrigins(DEFAULT_SETTINGS, false)).toEqual(['http://127.0.0.1/*']);
+      expect(hostOrigins(presetById('preproduction')!.values, false)).toEqual(
+        hostOrigins(presetById('preproduction')!.values, true),
+      );
+      expect(hostOrigins({ ...DEFAULT_SETTINGS, clobUrl: 'http://localhost:9000/clob' }, false)).toEqual([
+        'http://127.0.0.1/*',
+        'http://localhost/*',
+      ]);
+    },
+  );
 });

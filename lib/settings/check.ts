@@ -12,7 +12,8 @@
  * | relayer | `GET /relay-payload?address=<zero address>&type=PROXY` (an object) |
  * | chain RPC | `eth_chainId`, which must equal `clobChainId` |
  * | bridge | `GET /supported-assets` (an object) |
- * | perps stream, order-book market and user channels | open the WebSocket; ok on `open` or a first frame; then close (no auth frame) |
+ * | perps stream, order-book market and user channels | open the WebSocket; ok on `open` or a first frame; then close
+ * (no auth frame) |
  */
 import * as v from 'valibot';
 import { fetchPerpsDomains } from '../perps/client';
@@ -22,16 +23,54 @@ import { assertPinnedPerpsDomain } from './domain';
 import { clobChannelUrl, type Settings } from './index';
 
 /** The services the check reaches, in the order it reports them. */
-export const CHECKED_SERVICES = ['perps', 'perpsWs', 'clob', 'clobMarket', 'clobUser', 'gamma', 'data', 'relayer', 'rpc', 'bridge'] as const;
+export const CHECKED_SERVICES = [
+  'perps',
+  'perpsWs',
+  'clob',
+  'clobMarket',
+  'clobUser',
+  'gamma',
+  'data',
+  'relayer',
+  'rpc',
+  'bridge',
+] as const;
 
 /** One service's result: `ok`, or `reason` (one sentence); `ms` the time the probe took. */
-export type ConnectionResult = { service: (typeof CHECKED_SERVICES)[number]; label: string; url: string; ok: boolean; reason?: string; ms: number };
+export type ConnectionResult = {
+  service: (typeof CHECKED_SERVICES)[number];
+  label: string;
+  url: string;
+  ok: boolean;
+  reason?: string;
+  ms: number;
+};
 
-/** What a check needs: the transport for the reads, a WebSocket constructor, a deadline per probe (ms), a clock (ms). */
-export type CheckDeps = { fetchFn: typeof fetch; WebSocket: WebSocketConstructor | undefined; timeoutMs?: number; now?: () => number };
+/**
+ * What a check needs: the transport for the reads, a WebSocket constructor, a deadline per probe (ms), a clock (ms).
+ */
+export type CheckDeps = {
+  fetchFn: typeof fetch;
+  WebSocket: WebSocketConstructor | undefined;
+  timeoutMs?: number;
+  now?: () => number;
+};
 
 /** The settings fields a check reads. */
-export type CheckedSettings = Pick<Settings, 'perpsUrl' | 'perpsWsUrl' | 'clobUrl' | 'clobWsUrl' | 'gammaUrl' | 'dataUrl' | 'relayerUrl' | 'rpcUrl' | 'bridgeUrl' | 'clobChainId' | 'perpsDomain'>;
+export type CheckedSettings = Pick<
+  Settings,
+  | 'perpsUrl'
+  | 'perpsWsUrl'
+  | 'clobUrl'
+  | 'clobWsUrl'
+  | 'gammaUrl'
+  | 'dataUrl'
+  | 'relayerUrl'
+  | 'rpcUrl'
+  | 'bridgeUrl'
+  | 'clobChainId'
+  | 'perpsDomain'
+>;
 
 const ZERO = '0x0000000000000000000000000000000000000000';
 /** Default deadline of one probe (ms). */
@@ -55,7 +94,10 @@ function expectShape(schema: v.GenericSchema, body: unknown, what: string): void
 
 const rpcAnswer = v.object({ result: v.pipe(v.string(), v.regex(/^0x[0-9a-f]+$/i)) });
 
-/** Opens `url`, resolves on `open` or a first frame, rejects on `error` / `close` first or after `timeoutMs`; always closes. */
+/**
+ * Opens `url`, resolves on `open` or a first frame, rejects on `error` / `close` first or after `timeoutMs`; always
+ * closes.
+ */
 function handshake(Ws: WebSocketConstructor, url: string, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     let ws: WebSocketLike;
@@ -77,7 +119,10 @@ function handshake(Ws: WebSocketConstructor, url: string, timeoutMs: number): Pr
       if (err) reject(err);
       else resolve();
     };
-    const timer = setTimeout(() => finish(new Error(`no handshake within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`no handshake within ${Math.round(timeoutMs / 1000)} s`)),
+      timeoutMs,
+    );
     ws.addEventListener('open', () => finish());
     ws.addEventListener('message', () => finish());
     ws.addEventListener('error', () => finish(new Error('refused the WebSocket handshake')));
@@ -87,7 +132,8 @@ function handshake(Ws: WebSocketConstructor, url: string, timeoutMs: number): Pr
 
 /** A person-readable reason for a failed probe. */
 function reasonOf(err: unknown): string {
-  if (err && typeof err === 'object' && 'shortMessage' in err && typeof err.shortMessage === 'string') return err.shortMessage;
+  if (err && typeof err === 'object' && 'shortMessage' in err && typeof err.shortMessage === 'string')
+    return err.shortMessage;
   if (err instanceof TypeError) return 'could not be reached';
   return err instanceof Error ? err.message : 'failed';
 }
@@ -109,27 +155,91 @@ export async function checkConnections(s: CheckedSettings, d: CheckDeps): Promis
       service: 'perps',
       label: 'Perps gateway',
       url: s.perpsUrl,
-      run: async () => assertPinnedPerpsDomain({ ...s.perpsDomain, chainId: s.clobChainId }, (await fetchPerpsDomains(s.perpsUrl, f)).domain),
+      run: async () =>
+        assertPinnedPerpsDomain(
+          { ...s.perpsDomain, chainId: s.clobChainId },
+          (await fetchPerpsDomains(s.perpsUrl, f)).domain,
+        ),
     },
     { service: 'perpsWs', label: 'Perps session stream', url: s.perpsWsUrl, run: ws(s.perpsWsUrl) },
-    { service: 'clob', label: 'Order book', url: s.clobUrl, run: async () => expectShape(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d+$/))]), await json(f, `${s.clobUrl}/time`), 'no server time') },
-    { service: 'clobMarket', label: 'Order-book market channel', url: clobChannelUrl(s, 'market'), run: ws(clobChannelUrl(s, 'market')) },
-    { service: 'clobUser', label: 'Order-book user channel', url: clobChannelUrl(s, 'user'), run: ws(clobChannelUrl(s, 'user')) },
-    { service: 'gamma', label: 'Catalogue', url: s.gammaUrl, run: async () => expectShape(v.array(v.unknown()), await json(f, `${s.gammaUrl}/markets?limit=1`), 'no market list') },
-    { service: 'data', label: 'Data service', url: s.dataUrl, run: async () => expectShape(v.object({ data: v.unknown() }), await json(f, `${s.dataUrl}/v2/value?user=${ZERO}`), 'no v2 envelope') },
-    { service: 'relayer', label: 'Relayer', url: s.relayerUrl, run: async () => expectShape(v.record(v.string(), v.unknown()), await json(f, `${s.relayerUrl}/relay-payload?address=${ZERO}&type=PROXY`), 'no relay payload') },
+    {
+      service: 'clob',
+      label: 'Order book',
+      url: s.clobUrl,
+      run: async () =>
+        expectShape(
+          v.union([v.number(), v.pipe(v.string(), v.regex(/^\d+$/))]),
+          await json(f, `${s.clobUrl}/time`),
+          'no server time',
+        ),
+    },
+    {
+      service: 'clobMarket',
+      label: 'Order-book market channel',
+      url: clobChannelUrl(s, 'market'),
+      run: ws(clobChannelUrl(s, 'market')),
+    },
+    {
+      service: 'clobUser',
+      label: 'Order-book user channel',
+      url: clobChannelUrl(s, 'user'),
+      run: ws(clobChannelUrl(s, 'user')),
+    },
+    {
+      service: 'gamma',
+      label: 'Catalogue',
+      url: s.gammaUrl,
+      run: async () =>
+        expectShape(v.array(v.unknown()), await json(f, `${s.gammaUrl}/markets?limit=1`), 'no market list'),
+    },
+    {
+      service: 'data',
+      label: 'Data service',
+      url: s.dataUrl,
+      run: async () =>
+        expectShape(
+          v.object({ data: v.unknown() }),
+          await json(f, `${s.dataUrl}/v2/value?user=${ZERO}`),
+          'no v2 envelope',
+        ),
+    },
+    {
+      service: 'relayer',
+      label: 'Relayer',
+      url: s.relayerUrl,
+      run: async () =>
+        expectShape(
+          v.record(v.string(), v.unknown()),
+          await json(f, `${s.relayerUrl}/relay-payload?address=${ZERO}&type=PROXY`),
+          'no relay payload',
+        ),
+    },
     {
       service: 'rpc',
       label: 'Chain RPC',
       url: s.rpcUrl,
       run: async () => {
-        const body = await json(f, s.rpcUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
+        const body = await json(f, s.rpcUrl, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+        });
         if (!v.is(rpcAnswer, body)) throw new Error('answered no chain id');
         const chain = Number.parseInt(body.result, 16);
         if (chain !== s.clobChainId) throw new Error(`is on chain ${chain}, not the preset's ${s.clobChainId}`);
       },
     },
-    { service: 'bridge', label: 'Bridge', url: s.bridgeUrl, run: async () => expectShape(v.record(v.string(), v.unknown()), await json(f, `${s.bridgeUrl}/supported-assets`), 'no asset list') },
+    {
+      service: 'bridge',
+      label: 'Bridge',
+      url: s.bridgeUrl,
+      run: async () =>
+        expectShape(
+          v.record(v.string(), v.unknown()),
+          await json(f, `${s.bridgeUrl}/supported-assets`),
+          'no asset list',
+        ),
+    },
   ];
   return Promise.all(
     probes.map(async ({ run, ...p }) => {

@@ -19,20 +19,38 @@ const KEY = 'cleartext-uses';
 export type CleartextUse = { field: TransportField; url: string; since: number };
 
 /** What the record holds; at most one entry per field and URL, at most `MAX_USES` (oldest dropped). */
-const usesSchema = v.array(v.object({ field: v.picklist(Object.keys(TRANSPORT_FIELDS) as TransportField[]), url: v.pipe(v.string(), v.maxLength(300)), since: v.number() }));
+const usesSchema = v.array(
+  v.object({
+    field: v.picklist(Object.keys(TRANSPORT_FIELDS) as TransportField[]),
+    url: v.pipe(v.string(), v.maxLength(300)),
+    since: v.number(),
+  }),
+);
 const MAX_USES = 50;
 
 /**
  * What may have travelled in clear to each service, in words, and the rotation that makes it worthless
  * (`undefined`: nothing secret goes there — only what it answered may have been altered).
  */
-export const CLEARTEXT_EXPOSURE: Readonly<Record<TransportField, { secrets: string; rotate?: 'proxy' | 'clob' } | undefined>> = {
-  perpsUrl: { secrets: "your perps proxy keys' secrets (sent with every account request) and the perps commands they signed", rotate: 'proxy' },
+export const CLEARTEXT_EXPOSURE: Readonly<
+  Record<TransportField, { secrets: string; rotate?: 'proxy' | 'clob' } | undefined>
+> = {
+  perpsUrl: {
+    secrets: "your perps proxy keys' secrets (sent with every account request) and the perps commands they signed",
+    rotate: 'proxy',
+  },
   perpsWsUrl: { secrets: "your perps proxy keys' secrets (the session stream's log-in)", rotate: 'proxy' },
-  clobUrl: { secrets: 'your order-book API key, secret and passphrase, and the ClobAuth signatures that create them', rotate: 'clob' },
+  clobUrl: {
+    secrets: 'your order-book API key, secret and passphrase, and the ClobAuth signatures that create them',
+    rotate: 'clob',
+  },
   clobWsUrl: { secrets: 'your order-book API key, secret and passphrase (the user channel’s log-in)', rotate: 'clob' },
   // The builder API key has no rotation in Countersign yet: the words say what to ask the venue.
-  relayerUrl: { secrets: 'your builder API credentials (ask the venue to revoke that key) and the deposit-wallet batches your owner key signed (each is good once)' },
+  relayerUrl: {
+    secrets:
+      'your builder API credentials (ask the venue to revoke that key) and ' +
+      'the deposit-wallet batches your owner key signed (each is good once)',
+  },
   bridgeUrl: undefined,
   gammaUrl: undefined,
   dataUrl: undefined,
@@ -50,7 +68,12 @@ export async function readCleartextUses(db: VaultDb): Promise<CleartextUse[]> {
  * Adds to the record each service field of `s` that breaks `rule` (a field and URL already recorded
  * keeps its first time) and returns the whole record. Writes only when something is new.
  */
-export async function noteCleartextUses(db: VaultDb, s: Pick<Settings, TransportField>, rule: TransportRule, now: number): Promise<CleartextUse[]> {
+export async function noteCleartextUses(
+  db: VaultDb,
+  s: Pick<Settings, TransportField>,
+  rule: TransportRule,
+  now: number,
+): Promise<CleartextUse[]> {
   const uses = await readCleartextUses(db);
   const fresh = insecureFields(s, rule).filter((f) => !uses.some((u) => u.field === f.field && u.url === f.url));
   if (fresh.length === 0) return uses;

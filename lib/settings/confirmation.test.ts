@@ -23,8 +23,22 @@ describe('confirmationKey', () => {
     expect(confirmationKey({})).toBeUndefined();
     expect(confirmationKey({ preset: 'polymarket' })).toBe('polymarket');
     expect(confirmationKey({ preset: 'preproduction' })).toBe('preproduction');
-    expect(confirmationKey({ preset: 'custom', perpsUrl: 'http://127.0.0.1:9/perps', perpsWsUrl: 'ws://localhost:9/v1/ws', rpcUrl: 'http://[::1]:9/rpc' })).toBeUndefined();
-    expect(confirmationKey({ preset: 'custom', perpsUrl: 'https://b.example/perps', clobUrl: 'https://a.example', dataUrl: 'http://127.0.0.1/data' })).toBe('custom:a.example,b.example');
+    expect(
+      confirmationKey({
+        preset: 'custom',
+        perpsUrl: 'http://127.0.0.1:9/perps',
+        perpsWsUrl: 'ws://localhost:9/v1/ws',
+        rpcUrl: 'http://[::1]:9/rpc',
+      }),
+    ).toBeUndefined();
+    expect(
+      confirmationKey({
+        preset: 'custom',
+        perpsUrl: 'https://b.example/perps',
+        clobUrl: 'https://a.example',
+        dataUrl: 'http://127.0.0.1/data',
+      }),
+    ).toBe('custom:a.example,b.example');
   });
 });
 
@@ -34,7 +48,14 @@ let vault: Vault;
 let owner: string;
 let extra: ConfirmationSettings = {};
 const UNCONFIRMED = { name: 'Settings.VenueNotConfirmedError' };
-const service = () => new SigningService({ authority: epoch, vault, db, settings: async () => ({ perpsUrl: h.perps, clobUrl: h.clobUrl, clobChainId: 80002, ...extra }), now: () => h.clock.now });
+const service = () =>
+  new SigningService({
+    authority: epoch,
+    vault,
+    db,
+    settings: async () => ({ perpsUrl: h.perps, clobUrl: h.clobUrl, clobChainId: 80002, ...extra }),
+    now: () => h.clock.now,
+  });
 const sent = () => h.ctx.requestLog.filter((r) => r.method !== 'GET' && r.path.startsWith('/perps/v1/')).length;
 const order = () => createOrders({ orders: [{ iid: 2, buy: false, qty: '0.1', tif: 'gtc', p: '4000' }] });
 
@@ -50,12 +71,16 @@ describe('signing under a venue preset', () => {
   it('refuses before signing until the preset is confirmed, then signs; panic cancels pass regardless', async () => {
     extra = { preset: 'polymarket', confirmedPresets: ['preproduction'] };
     const before = sent();
-    const err = await service().perpsSend(owner, order(), { authority: held(), origin: 'test' }).catch((e: unknown) => e);
+    const err = await service()
+      .perpsSend(owner, order(), { authority: held(), origin: 'test' })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject(UNCONFIRMED);
     expect(err).toMatchObject({ code: 4100, data: { preset: 'polymarket' } });
     await expect(service().perpsSign(owner, order(), { authority: held() })).rejects.toMatchObject(UNCONFIRMED);
     expect(sent()).toBe(before);
-    expect(await service().perpsSend(owner, cancelAll({}), { authority: held(), origin: 'panic', pass: PANIC_PASS })).toBeDefined();
+    expect(
+      await service().perpsSend(owner, cancelAll({}), { authority: held(), origin: 'panic', pass: PANIC_PASS }),
+    ).toBeDefined();
     extra = { preset: 'polymarket', confirmedPresets: ['polymarket'] };
     await service().perpsSend(owner, order(), { authority: held(), origin: 'test' });
     expect(sent()).toBe(before + 2);

@@ -9,17 +9,28 @@
 import { BaseError } from '../errors/base';
 import type { PRESET_IDS } from './index';
 import { isLoopbackHost } from './hosts';
-import { assertSecureSettings, BUILD_TRANSPORT_RULE, TRANSPORT_FIELDS, type TransportField, type TransportRule } from './transport';
+import {
+  assertSecureSettings,
+  BUILD_TRANSPORT_RULE,
+  TRANSPORT_FIELDS,
+  type TransportField,
+  type TransportRule,
+} from './transport';
 
-/** The URL fields a custom setup's confirmation key is made of: every service the settings name (`TRANSPORT_FIELDS`). */
+/**
+ * The URL fields a custom setup's confirmation key is made of: every service the settings name (`TRANSPORT_FIELDS`).
+ */
 const URL_FIELDS = Object.keys(TRANSPORT_FIELDS) as TransportField[];
 
 /**
  * What the confirmation reads of the settings (all optional, so callers that pass fewer fields — tests,
  * benches — read as the default `sandbox` preset, which never asks).
  */
-export type ConfirmationSettings = { preset?: (typeof PRESET_IDS)[number]; confirmedPresets?: readonly string[]; venueChosen?: boolean } & Partial<Record<TransportField, string>>;
-
+export type ConfirmationSettings = {
+  preset?: (typeof PRESET_IDS)[number];
+  confirmedPresets?: readonly string[];
+  venueChosen?: boolean;
+} & Partial<Record<TransportField, string>>;
 
 /**
  * The key under which a confirmation of `s` is stored, or undefined when `s` needs none: the preset id
@@ -53,7 +64,11 @@ export class VenueNotConfirmedError extends BaseError {
   override name = 'Settings.VenueNotConfirmedError';
   static override readonly code: number | undefined = 4100;
   constructor(key: string) {
-    super('Nothing was signed: this venue preset has never run against the live venue. Confirm real-money signing with it in Settings first.', { data: { preset: key } });
+    super(
+      'Nothing was signed: this venue preset has never run against the ' +
+        'live venue. Confirm real-money signing with it in Settings first.',
+      { data: { preset: key } },
+    );
   }
 }
 

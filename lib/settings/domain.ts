@@ -19,21 +19,29 @@ export class PerpsDomainMismatchError extends BaseError {
   static override readonly code: number | undefined = -32002;
   constructor(pinned: PinnedPerpsDomain, gateway: PinnedPerpsDomain) {
     const show = (d: PinnedPerpsDomain) => `"${d.name}" version "${d.version}" on chain ${d.chainId}`;
-    super(`Refused to sign: the perps gateway asks for the domain ${show(gateway)}, but Settings pin ${show(pinned)}. A gateway never chooses what the keys sign.`, {
-      metaMessages: ['Check the preset in Settings (or the pinned domain of a custom setup).'],
-      data: {
-        pinnedName: pinned.name,
-        pinnedVersion: pinned.version,
-        pinnedChainId: pinned.chainId,
-        gatewayName: gateway.name,
-        gatewayVersion: gateway.version,
-        gatewayChainId: gateway.chainId,
+    super(
+      `Refused to sign: the perps gateway asks for the domain ${show(gateway)}, ` +
+        `but Settings pin ${show(pinned)}. A gateway never chooses what the keys sign.`,
+      {
+        metaMessages: ['Check the preset in Settings (or the pinned domain of a custom setup).'],
+        data: {
+          pinnedName: pinned.name,
+          pinnedVersion: pinned.version,
+          pinnedChainId: pinned.chainId,
+          gatewayName: gateway.name,
+          gatewayVersion: gateway.version,
+          gatewayChainId: gateway.chainId,
+        },
       },
-    });
+    );
   }
 }
 
-/** Throws `PerpsDomainMismatchError` unless `gateway` (the exchange-info read) equals `pinned` in name, version and chain id. */
+/**
+ * Throws `PerpsDomainMismatchError` unless `gateway` (the exchange-info read) equals `pinned` in name, version and
+ * chain id.
+ */
 export function assertPinnedPerpsDomain(pinned: PinnedPerpsDomain, gateway: PinnedPerpsDomain): void {
-  if (gateway.name !== pinned.name || gateway.version !== pinned.version || gateway.chainId !== pinned.chainId) throw new PerpsDomainMismatchError(pinned, gateway);
+  if (gateway.name !== pinned.name || gateway.version !== pinned.version || gateway.chainId !== pinned.chainId)
+    throw new PerpsDomainMismatchError(pinned, gateway);
 }

@@ -1,9 +1,9 @@
 /**
  * User settings kept in the vault database's `settings` store (not secret): the preset they came from
  * (`presets.ts`), gateway URLs (REST and WebSocket), the relayer, bridge and chain RPC URLs, the pinned
- * perps EIP-712 domain, the venue presets confirmed for real money, the order-book chain id, auto-lock minutes, theme, and the gateway profile's header set (`seed`: the
- * seeds' `SVC_*` / `SERVICE-*` names, the default; `venue`: the venue's `POLY_*` / `POLYMARKET-*`,
- * `lib/http/headers.ts`). Defaults point at the sandbox on 127.0.0.1:8787.
+ * perps EIP-712 domain, the venue presets confirmed for real money, the order-book chain id, auto-lock minutes, theme,
+ * and the gateway profile's header set (`seed`: the seeds' `SVC_*` / `SERVICE-*` names, the default; `venue`: the
+ * venue's `POLY_*` / `POLYMARKET-*`, `lib/http/headers.ts`). Defaults point at the sandbox on 127.0.0.1:8787.
  *
  * Stored as `{ version, values }` under `prefs`, with written migrations from each
  * version to the next (v1 was the bare values object; v3 added the WebSocket and bridge URLs, the
@@ -46,7 +46,12 @@ const wsUrl = v.pipe(
 );
 
 /** A pinned EIP-712 domain's name or version: 1-64 printable characters. */
-const domainPart = v.pipe(v.string('must be text'), v.minLength(1, 'must not be empty'), v.maxLength(64, 'must be at most 64 characters'), v.regex(/^[\x20-\x7e]+$/, 'must be printable ASCII'));
+const domainPart = v.pipe(
+  v.string('must be text'),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(64, 'must be at most 64 characters'),
+  v.regex(/^[\x20-\x7e]+$/, 'must be printable ASCII'),
+);
 
 /** The settings' presets (`lib/settings/presets.ts`); `custom` = URLs typed by the person. */
 export const PRESET_IDS = ['sandbox', 'polymarket', 'preproduction', 'custom'] as const;
@@ -69,20 +74,50 @@ export const settingsSchema = v.strictObject({
    */
   perpsDomain: v.strictObject({ name: domainPart, version: domainPart }, 'must be { name, version }'),
   /** Confirmation keys (`confirmationKey`) of the venue presets the person accepted for real-money signatures. */
-  confirmedPresets: v.pipe(v.array(v.pipe(v.string(), v.maxLength(700)), 'must be a list'), v.maxLength(50, 'must be at most 50 entries')),
+  confirmedPresets: v.pipe(
+    v.array(v.pipe(v.string(), v.maxLength(700)), 'must be a list'),
+    v.maxLength(50, 'must be at most 50 entries'),
+  ),
   gammaUrl: httpUrl,
   dataUrl: httpUrl,
   /** The venue's relayer (deposit wallets; PROTOCOL.md §4.4). */
   relayerUrl: httpUrl,
-  /** The chain JSON-RPC the deposit-wallet factory is read through (PROTOCOL.md §4.3); the sandbox's `/rpc` stand-in by default. */
+  /**
+   * The chain JSON-RPC the deposit-wallet factory is read through (PROTOCOL.md §4.3); the sandbox's `/rpc` stand-in by
+   * default.
+   */
   rpcUrl: httpUrl,
-  clobChainId: v.pipe(v.number('must be a number'), v.safeInteger('must be an integer'), v.minValue(1, 'must be positive')),
-  autoLockMinutes: v.pipe(v.number('must be a number'), v.integer('must be whole minutes'), v.minValue(1, 'must be at least 1'), v.maxValue(24 * 60, 'must be at most 1440')),
+  clobChainId: v.pipe(
+    v.number('must be a number'),
+    v.safeInteger('must be an integer'),
+    v.minValue(1, 'must be positive'),
+  ),
+  autoLockMinutes: v.pipe(
+    v.number('must be a number'),
+    v.integer('must be whole minutes'),
+    v.minValue(1, 'must be at least 1'),
+    v.maxValue(24 * 60, 'must be at most 1440'),
+  ),
   theme: v.picklist(['system', 'light', 'dark'], 'must be system, light or dark'),
   headerSet: v.picklist(['seed', 'venue'], 'must be seed or venue'),
-  auditRetentionDays: v.pipe(v.number('must be a number'), v.safeInteger('must be whole days'), v.minValue(0, 'must be 0 (forever) or more'), v.maxValue(3650, 'must be at most 3650')),
-  maxPositionUsdc: v.pipe(v.number('must be a number'), v.safeInteger('must be whole USDC'), v.minValue(1, 'must be at least 1'), v.maxValue(1_000_000_000, 'is too large')),
-  slippageBps: v.pipe(v.number('must be a number'), v.safeInteger('must be whole basis points'), v.minValue(1, 'must be at least 1'), v.maxValue(1_000, 'must be at most 1000 (10 %)')),
+  auditRetentionDays: v.pipe(
+    v.number('must be a number'),
+    v.safeInteger('must be whole days'),
+    v.minValue(0, 'must be 0 (forever) or more'),
+    v.maxValue(3650, 'must be at most 3650'),
+  ),
+  maxPositionUsdc: v.pipe(
+    v.number('must be a number'),
+    v.safeInteger('must be whole USDC'),
+    v.minValue(1, 'must be at least 1'),
+    v.maxValue(1_000_000_000, 'is too large'),
+  ),
+  slippageBps: v.pipe(
+    v.number('must be a number'),
+    v.safeInteger('must be whole basis points'),
+    v.minValue(1, 'must be at least 1'),
+    v.maxValue(1_000, 'must be at most 1000 (10 %)'),
+  ),
   /**
    * Whether the person chose the venue (a release build's first run, `entrypoints/popup/venue-step.tsx`).
    * Set only by the background: `settings.set` stores it when a patch names a preset or changes a venue
@@ -102,7 +137,10 @@ export type Settings = v.InferOutput<typeof settingsSchema>;
 /** The local sandbox gateway's base URL (`npm start`), which the default settings point at. */
 export const SANDBOX_BASE = 'http://127.0.0.1:8787';
 
-/** Settings of a fresh install: the sandbox's services, its chain id (80002), 15 min auto-lock, 90 days of audit, a 1 % (100 bp) slippage cap. */
+/**
+ * Settings of a fresh install: the sandbox's services, its chain id (80002), 15 min auto-lock, 90 days of audit, a 1 %
+ * (100 bp) slippage cap.
+ */
 export const DEFAULT_SETTINGS: Settings = {
   preset: 'sandbox',
   perpsUrl: `${SANDBOX_BASE}/perps`,
@@ -152,7 +190,9 @@ function migrateV2toV3(values: Record<string, unknown>): Record<string, unknown>
 }
 
 /** Migrations: `SETTINGS_MIGRATIONS[n]` turns version n − 1 values into version n values. Never edit a shipped one. */
-export const SETTINGS_MIGRATIONS: Readonly<Record<number, (values: Record<string, unknown>) => Record<string, unknown>>> = {
+export const SETTINGS_MIGRATIONS: Readonly<
+  Record<number, (values: Record<string, unknown>) => Record<string, unknown>>
+> = {
   // v1 stored the bare values object under `prefs`; v2 wraps it as `{ version, values }` (same fields).
   2: (values) => values,
   3: migrateV2toV3,
@@ -231,13 +271,32 @@ export function clobChannelUrl(settings: Pick<Settings, 'clobWsUrl'>, channel: '
 function withFollowingWs(current: Settings, patch: Partial<Settings>): Partial<Settings> {
   const out = { ...patch };
   const { perpsUrl, clobUrl } = patch;
-  if (perpsUrl !== undefined && patch.perpsWsUrl === undefined && v.is(httpUrl, perpsUrl) && current.perpsWsUrl === `${toWs(current.perpsUrl)}/v1/ws`) out.perpsWsUrl = `${toWs(perpsUrl)}/v1/ws`;
-  if (clobUrl !== undefined && patch.clobWsUrl === undefined && v.is(httpUrl, clobUrl) && current.clobWsUrl === `${toWs(current.clobUrl)}/ws`) out.clobWsUrl = `${toWs(clobUrl)}/ws`;
+  if (
+    perpsUrl !== undefined &&
+    patch.perpsWsUrl === undefined &&
+    v.is(httpUrl, perpsUrl) &&
+    current.perpsWsUrl === `${toWs(current.perpsUrl)}/v1/ws`
+  )
+    out.perpsWsUrl = `${toWs(perpsUrl)}/v1/ws`;
+  if (
+    clobUrl !== undefined &&
+    patch.clobWsUrl === undefined &&
+    v.is(httpUrl, clobUrl) &&
+    current.clobWsUrl === `${toWs(current.clobUrl)}/ws`
+  )
+    out.clobWsUrl = `${toWs(clobUrl)}/ws`;
   // The sandbox mounts the bridge beside the relayer (`…/relayer` → `…/bridge`): a bridge still at the
   // relayer's sibling moves with it; one set on its own (the venue's bridge host) stays.
   const sibling = (relayer: string) => relayer.replace(/\/relayer$/, '/bridge');
   const { relayerUrl } = patch;
-  if (relayerUrl !== undefined && patch.bridgeUrl === undefined && v.is(httpUrl, relayerUrl) && /\/relayer$/.test(relayerUrl) && current.bridgeUrl === sibling(current.relayerUrl)) out.bridgeUrl = sibling(relayerUrl);
+  if (
+    relayerUrl !== undefined &&
+    patch.bridgeUrl === undefined &&
+    v.is(httpUrl, relayerUrl) &&
+    /\/relayer$/.test(relayerUrl) &&
+    current.bridgeUrl === sibling(current.relayerUrl)
+  )
+    out.bridgeUrl = sibling(relayerUrl);
   return out;
 }
 
@@ -247,7 +306,11 @@ function withFollowingWs(current: Settings, patch: Partial<Settings>): Partial<S
  * `beforeStore` runs synchronously once the new settings are validated, right before they are stored
  * (the venue change ends authority there: `settings.set`).
  */
-export async function writeSettings(db: VaultDb, patch: Partial<Settings>, o: { beforeStore?: (current: Settings, next: Settings) => void } = {}): Promise<Settings> {
+export async function writeSettings(
+  db: VaultDb,
+  patch: Partial<Settings>,
+  o: { beforeStore?: (current: Settings, next: Settings) => void } = {},
+): Promise<Settings> {
   const current = await readSettings(db);
   const next = parseOrThrow(settingsSchema, { ...current, ...withFollowingWs(current, patch) });
   o.beforeStore?.(current, next);

@@ -46,12 +46,41 @@ export type Preset = { id: Exclude<PresetId, 'custom'>; label: string; live: boo
 
 /** The preset fields of `s`. */
 export function presetValuesOf(s: PresetValues): PresetValues {
-  const { perpsUrl, perpsWsUrl, clobUrl, clobWsUrl, gammaUrl, dataUrl, relayerUrl, rpcUrl, bridgeUrl, clobChainId, headerSet, perpsDomain } = s;
-  return { perpsUrl, perpsWsUrl, clobUrl, clobWsUrl, gammaUrl, dataUrl, relayerUrl, rpcUrl, bridgeUrl, clobChainId, headerSet, perpsDomain };
+  const {
+    perpsUrl,
+    perpsWsUrl,
+    clobUrl,
+    clobWsUrl,
+    gammaUrl,
+    dataUrl,
+    relayerUrl,
+    rpcUrl,
+    bridgeUrl,
+    clobChainId,
+    headerSet,
+    perpsDomain,
+  } = s;
+  return {
+    perpsUrl,
+    perpsWsUrl,
+    clobUrl,
+    clobWsUrl,
+    gammaUrl,
+    dataUrl,
+    relayerUrl,
+    rpcUrl,
+    bridgeUrl,
+    clobChainId,
+    headerSet,
+    perpsDomain,
+  };
 }
 
 /** What every venue preset shares: the venue's header names and pinned domain. */
-const VENUE = { headerSet: 'venue', perpsDomain: { name: 'Polymarket', version: '1' } } as const satisfies Partial<PresetValues>;
+const VENUE = {
+  headerSet: 'venue',
+  perpsDomain: { name: 'Polymarket', version: '1' },
+} as const satisfies Partial<PresetValues>;
 
 /** `@polymarket/client` 0.2.0 `production` (see the module comment); the bridge from the venue's Bridge API docs. */
 const POLYMARKET: PresetValues = {

@@ -32,8 +32,13 @@ export const TRANSPORT_FIELDS = {
 /** A settings field naming a service URL. */
 export type TransportField = keyof typeof TRANSPORT_FIELDS;
 
-/** The service fields of `s` (those present) that break `rule`, each with its URL and the reason (empty when all hold). */
-export function insecureFields(s: Partial<Pick<Settings, TransportField>>, rule: TransportRule = BUILD_TRANSPORT_RULE): { field: TransportField; url: string; reason: string }[] {
+/**
+ * The service fields of `s` (those present) that break `rule`, each with its URL and the reason (empty when all hold).
+ */
+export function insecureFields(
+  s: Partial<Pick<Settings, TransportField>>,
+  rule: TransportRule = BUILD_TRANSPORT_RULE,
+): { field: TransportField; url: string; reason: string }[] {
   const out: { field: TransportField; url: string; reason: string }[] = [];
   for (const field of Object.keys(TRANSPORT_FIELDS) as TransportField[]) {
     const url = s[field];
@@ -45,10 +50,14 @@ export function insecureFields(s: Partial<Pick<Settings, TransportField>>, rule:
 }
 
 /** The error naming the service field `field` whose URL `url` breaks the rule for `reason`. */
-export const insecureSetting = (field: TransportField, url: string, reason: string) => new InsecureTransportError(url, reason, { field, service: TRANSPORT_FIELDS[field] });
+export const insecureSetting = (field: TransportField, url: string, reason: string) =>
+  new InsecureTransportError(url, reason, { field, service: TRANSPORT_FIELDS[field] });
 
 /** Throws `InsecureTransportError` naming the first service field of `s` (those present) that breaks `rule`. */
-export function assertSecureSettings(s: Partial<Pick<Settings, TransportField>>, rule: TransportRule = BUILD_TRANSPORT_RULE): void {
+export function assertSecureSettings(
+  s: Partial<Pick<Settings, TransportField>>,
+  rule: TransportRule = BUILD_TRANSPORT_RULE,
+): void {
   const [bad] = insecureFields(s, rule);
   if (bad) throw insecureSetting(bad.field, bad.url, bad.reason);
 }

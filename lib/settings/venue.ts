@@ -37,5 +37,7 @@ export const VENUE_FIELDS: Readonly<Record<keyof Settings, boolean>> = {
 
 /** Whether `next` names another venue than `current` (any venue field differs; compared by value). */
 export function venueChanged(current: Settings, next: Settings): boolean {
-  return (Object.keys(VENUE_FIELDS) as (keyof Settings)[]).some((f) => VENUE_FIELDS[f] && JSON.stringify(current[f]) !== JSON.stringify(next[f]));
+  return (Object.keys(VENUE_FIELDS) as (keyof Settings)[]).some(
+    (f) => VENUE_FIELDS[f] && JSON.stringify(current[f]) !== JSON.stringify(next[f]),
+  );
 }

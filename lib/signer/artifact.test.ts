@@ -24,25 +24,74 @@ const NOW = 1_767_000_000_000;
 const symbol = (iid: number) => (iid === 2 ? 'ETH-PERP' : `#${iid}`);
 
 const buy = createOrders({ orders: [{ iid: 2, buy: true, qty: '2.5', p: '3120.50', tif: 'gtc', po: true }] });
-const order = () => perpsArtifact({ account: OWNER, key: 'proxy', signerAddress: PROXY, domain, endpoint: buy.endpoint, envelope: { op: buy.body, salt: 77, ts: NOW }, submit: true, builtAt: NOW });
+const order = () =>
+  perpsArtifact({
+    account: OWNER,
+    key: 'proxy',
+    signerAddress: PROXY,
+    domain,
+    endpoint: buy.endpoint,
+    envelope: { op: buy.body, salt: 77, ts: NOW },
+    submit: true,
+    builtAt: NOW,
+  });
 
 const w = withdraw({ account: OWNER, token: USDC, amount: '10000000', to: OTHER });
 const withdrawal = () =>
-  perpsArtifact({ account: OWNER, key: 'owner', signerAddress: OWNER, domain: withdrawDomain, endpoint: w.endpoint, envelope: { op: w.body, salt: 5, ts: Math.floor(NOW / 1000) }, submit: true, builtAt: NOW });
+  perpsArtifact({
+    account: OWNER,
+    key: 'owner',
+    signerAddress: OWNER,
+    domain: withdrawDomain,
+    endpoint: w.endpoint,
+    envelope: { op: w.body, salt: 5, ts: Math.floor(NOW / 1000) },
+    submit: true,
+    builtAt: NOW,
+  });
 
 const clob = () => {
-  const o = buildClobOrder({ signer: OWNER, signatureType: 0, tokenId: '123456789012345678901234567890', side: 'BUY', makerAmount: '4000000', takerAmount: '10000000', timestampMs: NOW, salt: '42' });
+  const o = buildClobOrder({
+    signer: OWNER,
+    signatureType: 0,
+    tokenId: '123456789012345678901234567890',
+    side: 'BUY',
+    makerAmount: '4000000',
+    takerAmount: '10000000',
+    timestampMs: NOW,
+    salt: '42',
+  });
   const { salt, ...rest } = o;
   return clobArtifact({
     account: OWNER,
     signerAddress: OWNER,
     chainId: 80002,
-    orders: [{ verifyingContract: EXCHANGE_V2, negRisk: false, tickSize: '0.01', body: { deferExec: false, postOnly: false, order: { salt: Number(salt), ...rest, expiration: '0' }, owner: 'api-key-1', orderType: 'GTC' } }],
+    orders: [
+      {
+        verifyingContract: EXCHANGE_V2,
+        negRisk: false,
+        tickSize: '0.01',
+        body: {
+          deferExec: false,
+          postOnly: false,
+          order: { salt: Number(salt), ...rest, expiration: '0' },
+          owner: 'api-key-1',
+          orderType: 'GTC',
+        },
+      },
+    ],
     builtAt: NOW,
   });
 };
 
-const l2 = () => l2Artifact({ account: OWNER, method: 'DELETE', requestPath: '/order', body: '{"orderID":"0xabc"}', timestamp: Math.floor(NOW / 1000), builtAt: NOW });
+const l2 = () =>
+  l2Artifact({
+    account: OWNER,
+    method: 'DELETE',
+    requestPath: '/order',
+    body: '{"orderID":"0xabc"}',
+    timestamp: Math.floor(NOW / 1000),
+    builtAt: NOW,
+  });
 
 /** A writable deep copy with `edit` applied and the stored digests left as they were. */
 function altered<T extends SigningArtifact>(a: T, edit: (x: T) => void): T {
@@ -63,15 +112,43 @@ describe('perpsArtifact', () => {
 
   it('signs a withdraw on the withdraw domain with ts in seconds', () => {
     const a = withdrawal();
-    expect(a.signDigests[0]).toBe(withdrawDigest({ domain: withdrawDomain, account: OWNER, token: USDC, amount: 10_000_000n, to: OTHER, salt: 5, ts: Math.floor(NOW / 1000) }));
-    expect(describeArtifact(a, symbol)).toEqual({ title: 'Withdraw funds', lines: ['Withdraw 10.00 USDC (10000000 base units) to 0x99…9999'], signer: 'owner key' });
+    expect(a.signDigests[0]).toBe(
+      withdrawDigest({
+        domain: withdrawDomain,
+        account: OWNER,
+        token: USDC,
+        amount: 10_000_000n,
+        to: OTHER,
+        salt: 5,
+        ts: Math.floor(NOW / 1000),
+      }),
+    );
+    expect(describeArtifact(a, symbol)).toEqual({
+      title: 'Withdraw funds',
+      lines: ['Withdraw 10.00 USDC (10000000 base units) to 0x99…9999'],
+      signer: 'owner key',
+    });
   });
 
   it('describes exactly the command it will sign', () => {
-    expect(describeArtifact(order(), symbol).lines).toEqual(['Buy 2.5 ETH-PERP at 3,120.50, good-til-cancelled, post-only — request weight 1, action weight 1']);
+    expect(describeArtifact(order(), symbol).lines).toEqual([
+      'Buy 2.5 ETH-PERP at 3,120.50, good-til-cancelled, post-only — request weight 1, action weight 1',
+    ]);
     const t = internalTransfer({ account: OWNER, token: USDC, amount: '5000', to: OTHER });
-    const a = perpsArtifact({ account: OWNER, key: 'owner', signerAddress: OWNER, domain, endpoint: t.endpoint, envelope: { op: t.body, salt: 1, ts: NOW }, submit: false, builtAt: NOW });
-    expect(describeArtifact(a, symbol).lines).toEqual(['Transfer 5,000 USDC to 0x99…9999', 'The signed command is returned to the site, which may submit it.']);
+    const a = perpsArtifact({
+      account: OWNER,
+      key: 'owner',
+      signerAddress: OWNER,
+      domain,
+      endpoint: t.endpoint,
+      envelope: { op: t.body, salt: 1, ts: NOW },
+      submit: false,
+      builtAt: NOW,
+    });
+    expect(describeArtifact(a, symbol).lines).toEqual([
+      'Transfer 5,000 USDC to 0x99…9999',
+      'The signed command is returned to the site, which may submit it.',
+    ]);
   });
 });
 
@@ -86,18 +163,50 @@ describe('verifyArtifact', () => {
     ['the domain', () => altered(order(), (x) => (x.domain = { ...domain, chainId: 1 }))],
     ['the signing key', () => altered(order(), (x) => (x.key = 'owner'))],
     ['the endpoint', () => altered(order(), (x) => (x.endpoint = { method: 'POST', path: '/v1/account/withdraw' }))],
-    ['the withdraw destination', () => altered(withdrawal(), (x) => ((x.envelope.op.args as { to: string }).to = PROXY))],
-    ['the withdraw amount', () => altered(withdrawal(), (x) => ((x.envelope.op.args as { amount: string }).amount = '10000001'))],
-    ['an order amount', () => altered(clob(), (x) => ((x.orders[0]!.body.order as { makerAmount: string }).makerAmount = '4000001'))],
-    ['the exchange contract', () => altered(clob(), (x) => ((x.orders[0] as { verifyingContract: Address }).verifyingContract = NEG_RISK_EXCHANGE_V2))],
-    ['the unsigned order type', () => altered(clob(), (x) => ((x.orders[0]!.body as { orderType: string }).orderType = 'FOK'))],
-    ['the unsigned expiration', () => altered(clob(), (x) => ((x.orders[0]!.body.order as { expiration: string }).expiration = '1'))],
+    [
+      'the withdraw destination',
+      () => altered(withdrawal(), (x) => ((x.envelope.op.args as { to: string }).to = PROXY)),
+    ],
+    [
+      'the withdraw amount',
+      () => altered(withdrawal(), (x) => ((x.envelope.op.args as { amount: string }).amount = '10000001')),
+    ],
+    [
+      'an order amount',
+      () => altered(clob(), (x) => ((x.orders[0]!.body.order as { makerAmount: string }).makerAmount = '4000001')),
+    ],
+    [
+      'the exchange contract',
+      () =>
+        altered(
+          clob(),
+          (x) => ((x.orders[0] as { verifyingContract: Address }).verifyingContract = NEG_RISK_EXCHANGE_V2),
+        ),
+    ],
+    [
+      'the unsigned order type',
+      () => altered(clob(), (x) => ((x.orders[0]!.body as { orderType: string }).orderType = 'FOK')),
+    ],
+    [
+      'the unsigned expiration',
+      () => altered(clob(), (x) => ((x.orders[0]!.body.order as { expiration: string }).expiration = '1')),
+    ],
     ['the L2 body', () => altered(l2(), (x) => ((x as { body?: string }).body = '{"orderID":"0xdef"}'))],
     ['the L2 path', () => altered(l2(), (x) => ((x as { requestPath: string }).requestPath = '/orders'))],
   ];
   for (const [what, make] of cases) {
     it(`refuses to sign when ${what} changed after approval`, () => {
-      const original = what.startsWith('an order') || what.includes('exchange') || what.includes('order type') || what.includes('expiration') ? clob() : what.startsWith('the L2') ? l2() : what.startsWith('the withdraw') ? withdrawal() : order();
+      const original =
+        what.startsWith('an order') ||
+        what.includes('exchange') ||
+        what.includes('order type') ||
+        what.includes('expiration')
+          ? clob()
+          : what.startsWith('the L2')
+            ? l2()
+            : what.startsWith('the withdraw')
+              ? withdrawal()
+              : order();
       expect(() => verifyArtifact(make(), original.digest)).toThrow(ArtifactMismatchError);
     });
   }
@@ -120,9 +229,17 @@ describe('clobArtifact', () => {
   it('signs each order struct built from the body that is sent, and decodes it in plain words', () => {
     const a = clob();
     const { expiration: _e, ...signed } = a.orders[0]!.body.order;
-    expect(a.signDigests).toEqual([clobOrderDigest({ chainId: 80002, verifyingContract: EXCHANGE_V2, order: { ...signed, salt: String(signed.salt) } })]);
+    expect(a.signDigests).toEqual([
+      clobOrderDigest({
+        chainId: 80002,
+        verifyingContract: EXCHANGE_V2,
+        order: { ...signed, salt: String(signed.salt) },
+      }),
+    ]);
     expect(a.path).toBe('/order');
-    expect(describeArtifact(a, symbol).lines).toEqual(['Buy 10.00 shares of token 123456…7890 at 0.40 (pay 4.00 USDC), GTC']);
+    expect(describeArtifact(a, symbol).lines).toEqual([
+      'Buy 10.00 shares of token 123456…7890 at 0.40 (pay 4.00 USDC), GTC',
+    ]);
   });
 });
 
@@ -130,6 +247,9 @@ describe('l2Artifact', () => {
   it('holds the exact HMAC message and decodes a cancel', () => {
     const a = l2();
     expect(a.message).toBe(`${Math.floor(NOW / 1000)}DELETE/order{"orderID":"0xabc"}`);
-    expect(describeArtifact(a, symbol).lines).toEqual(['Sign DELETE /order for the order-book exchange with your API key.', 'Cancel order 0xabc']);
+    expect(describeArtifact(a, symbol).lines).toEqual([
+      'Sign DELETE /order for the order-book exchange with your API key.',
+      'Cancel order 0xabc',
+    ]);
   });
 });

@@ -22,7 +22,13 @@ import { keccak256, stringToHex, type Address, type Hex } from 'viem';
 import { BaseError } from '../errors/base';
 import { commandFromBody, type PerpsBodyOp, type PerpsCommand, type PerpsEndpoint } from '../perps/commands';
 import { DEFAULT_COMMAND_TIMEOUT_MS } from '../perps/envelope';
-import { createProxyDigest, perpsOpDigest, withdrawDigest, type PerpsCommandDomain, type PerpsWithdrawDomain } from '../perps/signing';
+import {
+  createProxyDigest,
+  perpsOpDigest,
+  withdrawDigest,
+  type PerpsCommandDomain,
+  type PerpsWithdrawDomain,
+} from '../perps/signing';
 import { l2Message } from '../clob/auth';
 import { clobOrderDigest, exchangeAddress, parseClobOrder, type OrderType, type SignedOrderJson } from '../clob/order';
 import { formatUnitsMin2, shortAddress } from '../format';
@@ -91,7 +97,10 @@ export type L2Artifact = {
   validUntil: number;
 };
 
-/** What the approval window shows and the signer signs: a perps envelope, order-book orders, or an L2 request (by `kind`). */
+/**
+ * What the approval window shows and the signer signs: a perps envelope, order-book orders, or an L2 request (by
+ * `kind`).
+ */
 export type SigningArtifact = PerpsArtifact | ClobArtifact | L2Artifact;
 
 /** How long a perps artifact stays fresh: the gateway accepts a `ts` up to the command timeout old; 10 s margin. */
@@ -132,7 +141,10 @@ export function perpsArtifactCommand(a: Pick<PerpsArtifact, 'envelope'>): PerpsC
 }
 
 /** The EIP-712 digest of a perps envelope on `domain`, recomputed from the JSON `op` that is sent. */
-export function perpsEnvelopeDigest(domain: PerpsCommandDomain | PerpsWithdrawDomain, envelope: UnsignedPerpsEnvelope): { command: PerpsCommand; digest: Hex } {
+export function perpsEnvelopeDigest(
+  domain: PerpsCommandDomain | PerpsWithdrawDomain,
+  envelope: UnsignedPerpsEnvelope,
+): { command: PerpsCommand; digest: Hex } {
   const command = commandFromBody(envelope.op, envelope.label);
   const { salt, ts } = envelope;
   if (command.struct === 'Withdraw') {
@@ -153,15 +165,26 @@ export function orderStructOf(body: UnsignedOrderBody) {
 }
 
 /** Builds a perps artifact (digests filled in, frozen). `builtAt` Unix ms. */
-export function perpsArtifact(input: Omit<PerpsArtifact, 'kind' | 'signDigests' | 'digest' | 'validUntil'>): PerpsArtifact {
+export function perpsArtifact(
+  input: Omit<PerpsArtifact, 'kind' | 'signDigests' | 'digest' | 'validUntil'>,
+): PerpsArtifact {
   const { digest: sd } = perpsEnvelopeDigest(input.domain, input.envelope);
-  const base = { kind: 'perps' as const, ...input, signDigests: [sd], validUntil: input.builtAt + PERPS_ARTIFACT_TTL_MS };
+  const base = {
+    kind: 'perps' as const,
+    ...input,
+    signDigests: [sd],
+    validUntil: input.builtAt + PERPS_ARTIFACT_TTL_MS,
+  };
   return freezeArtifact({ ...base, digest: bindingDigest(base) });
 }
 
 /** Builds an order-book artifact (digests filled in, frozen). */
-export function clobArtifact(input: Omit<ClobArtifact, 'kind' | 'key' | 'signDigests' | 'digest' | 'validUntil' | 'path'>): ClobArtifact {
-  const signDigests = input.orders.map((o) => clobOrderDigest({ chainId: input.chainId, verifyingContract: o.verifyingContract, order: orderStructOf(o.body) }));
+export function clobArtifact(
+  input: Omit<ClobArtifact, 'kind' | 'key' | 'signDigests' | 'digest' | 'validUntil' | 'path'>,
+): ClobArtifact {
+  const signDigests = input.orders.map((o) =>
+    clobOrderDigest({ chainId: input.chainId, verifyingContract: o.verifyingContract, order: orderStructOf(o.body) }),
+  );
   const path: ClobArtifact['path'] = input.orders.length === 1 ? '/order' : '/orders';
   const base = {
     kind: 'clob' as const,
@@ -179,7 +202,14 @@ export function clobArtifact(input: Omit<ClobArtifact, 'kind' | 'key' | 'signDig
 }
 
 /** Builds an L2 artifact (message and digest filled in, frozen). */
-export function l2Artifact(input: { account: Address; method: string; requestPath: string; body?: string; timestamp: number; builtAt: number }): L2Artifact {
+export function l2Artifact(input: {
+  account: Address;
+  method: string;
+  requestPath: string;
+  body?: string;
+  timestamp: number;
+  builtAt: number;
+}): L2Artifact {
   const signDigests: Hex[] = []; // HMAC: nothing is signed with a key
   const base = {
     kind: 'l2' as const,
@@ -208,14 +238,17 @@ export function verifyArtifact(a: SigningArtifact, approvedDigest: Hex): readonl
     case 'perps': {
       const { command, digest } = perpsEnvelopeDigest(a.domain, a.envelope);
       if (command.signer !== a.key) throw new ArtifactMismatchError('signing key');
-      if (command.endpoint.method !== a.endpoint.method || command.endpoint.path !== a.endpoint.path) throw new ArtifactMismatchError('endpoint');
+      if (command.endpoint.method !== a.endpoint.method || command.endpoint.path !== a.endpoint.path)
+        throw new ArtifactMismatchError('endpoint');
       digests = [digest];
       break;
     }
     case 'clob': {
-      if (a.orders.length < 1 || a.path !== (a.orders.length === 1 ? '/order' : '/orders')) throw new ArtifactMismatchError('path');
+      if (a.orders.length < 1 || a.path !== (a.orders.length === 1 ? '/order' : '/orders'))
+        throw new ArtifactMismatchError('path');
       digests = a.orders.map((o) => {
-        if (o.verifyingContract !== exchangeAddress({ negRisk: o.negRisk })) throw new ArtifactMismatchError('exchange contract');
+        if (o.verifyingContract !== exchangeAddress({ negRisk: o.negRisk }))
+          throw new ArtifactMismatchError('exchange contract');
         const order = orderStructOf(o.body);
         // Type 3 (deposit wallet): maker = signer = the wallet; signDepositWalletOrder checks it is the key's.
         const signer = order.signatureType === 3 ? order.maker : a.signerAddress;
@@ -231,7 +264,8 @@ export function verifyArtifact(a: SigningArtifact, approvedDigest: Hex): readonl
     default:
       throw new ArtifactMismatchError('kind');
   }
-  if (digests.length !== a.signDigests.length || digests.some((d, i) => d !== a.signDigests[i])) throw new ArtifactMismatchError('signed digests');
+  if (digests.length !== a.signDigests.length || digests.some((d, i) => d !== a.signDigests[i]))
+    throw new ArtifactMismatchError('signed digests');
   const binding = bindingDigest(a);
   if (binding !== a.digest || binding !== approvedDigest) throw new ArtifactMismatchError('binding digest');
   return digests;
@@ -280,8 +314,15 @@ function describeL2Body(method: string, path: string, body: string | undefined):
       }
     });
   }
-  if (method === 'DELETE' && route === '/order' && parsed && typeof parsed === 'object' && 'orderID' in parsed) return [`Cancel order ${String(parsed.orderID).slice(0, 80)}`];
-  if (method === 'DELETE' && route === '/orders' && Array.isArray(parsed)) return [`Cancel ${parsed.length} order(s): ${parsed.slice(0, 5).map((x) => String(x).slice(0, 20)).join(', ')}${parsed.length > 5 ? ', …' : ''}`];
+  if (method === 'DELETE' && route === '/order' && parsed && typeof parsed === 'object' && 'orderID' in parsed)
+    return [`Cancel order ${String(parsed.orderID).slice(0, 80)}`];
+  if (method === 'DELETE' && route === '/orders' && Array.isArray(parsed))
+    return [
+      `Cancel ${parsed.length} order(s): ${parsed
+        .slice(0, 5)
+        .map((x) => String(x).slice(0, 20))
+        .join(', ')}${parsed.length > 5 ? ', …' : ''}`,
+    ];
   return [`Body: ${body.slice(0, 200)}${body.length > 200 ? '…' : ''}`];
 }
 
@@ -308,7 +349,10 @@ export function describeArtifact(a: SigningArtifact, symbol: (iid: number) => st
     case 'l2':
       return {
         title: 'Authenticate a request',
-        lines: [`Sign ${a.method} ${a.requestPath.slice(0, 120)} for the order-book exchange with your API key.`, ...describeL2Body(a.method, a.requestPath, a.body)],
+        lines: [
+          `Sign ${a.method} ${a.requestPath.slice(0, 120)} for the order-book exchange with your API key.`,
+          ...describeL2Body(a.method, a.requestPath, a.body),
+        ],
         signer: 'API key',
       };
   }

@@ -18,7 +18,10 @@ export class OutcomeUnknownError extends BaseError {
   override name = 'Signer.OutcomeUnknownError';
   /** The page gets `data` (`command`, `coids`) to look the order up. */
   static override readonly pageData = true;
-  /** EIP-1474 -32002 "resource unavailable": the venue did not answer. Never -32603, which dapp libraries retry (a second submission). */
+  /**
+   * EIP-1474 -32002 "resource unavailable": the venue did not answer. Never -32603, which dapp libraries retry (a
+   * second submission).
+   */
   static override readonly code: number | undefined = -32002;
   /**
    * `what` names the command in the message (`order`, `withdrawal` …); `data` what the page looks it up
@@ -31,7 +34,10 @@ export class OutcomeUnknownError extends BaseError {
     data?: Record<string, string | number | boolean>,
     readonly reason = 'No answer from the gateway',
   ) {
-    super(`${reason}: the ${what} may or may not have happened. Check the history before trying again.`, { cause, ...(data ? { data } : {}) });
+    super(`${reason}: the ${what} may or may not have happened. Check the history before trying again.`, {
+      cause,
+      ...(data ? { data } : {}),
+    });
   }
 
   /** The same error (message, cause) with `extra` added to its `data` (e.g. the page's `idempotencyKey`). */
@@ -56,7 +62,10 @@ export function isKnownRefusal(err: unknown): err is BaseError {
   return true;
 }
 
-/** The word for a perps command of type `type` in an unknown outcome's message: `withdrawal`, `transfer`, or the type itself. */
+/**
+ * The word for a perps command of type `type` in an unknown outcome's message: `withdrawal`, `transfer`, or the type
+ * itself.
+ */
 export function commandWord(type: string): string {
   return type === 'withdraw' ? 'withdrawal' : type === 'internalTransfer' ? 'transfer' : type;
 }

@@ -26,7 +26,8 @@ let owner: string;
 let hold: Promise<void> | undefined;
 
 const service = (o: { requestTimeoutMs?: number; journal?: AuditJournal } = {}) =>
-  new SigningService({ authority: epoch,
+  new SigningService({
+    authority: epoch,
     vault,
     db,
     settings: async () => ({ perpsUrl: h.perps, clobUrl: h.clobUrl, clobChainId: h.ctx.config.clobChainId }),
@@ -38,8 +39,15 @@ const service = (o: { requestTimeoutMs?: number; journal?: AuditJournal } = {}) 
     },
     ...o,
   });
-const trading = () => h.ctx.requestLog.filter((r) => r.method !== 'GET' && /^\/perps\/v1\/(trade|account)|^\/clob\/(orders?|cancel|v1\/heartbeats|auth)/.test(r.path)).length;
-const order = (o: Partial<{ ro: boolean; tif: 'ioc' | 'gtc' }> = {}) => createOrders({ orders: [{ iid: 2, buy: false, qty: '0.1', tif: o.tif ?? 'gtc', p: '4000', ...(o.ro ? { ro: true } : {}) }] });
+const trading = () =>
+  h.ctx.requestLog.filter(
+    (r) =>
+      r.method !== 'GET' && /^\/perps\/v1\/(trade|account)|^\/clob\/(orders?|cancel|v1\/heartbeats|auth)/.test(r.path),
+  ).length;
+const order = (o: Partial<{ ro: boolean; tif: 'ioc' | 'gtc' }> = {}) =>
+  createOrders({
+    orders: [{ iid: 2, buy: false, qty: '0.1', tif: o.tif ?? 'gtc', p: '4000', ...(o.ro ? { ro: true } : {}) }],
+  });
 const tokenId = () => h.ctx.clob.markets[0]!.tokenIds[0]!;
 
 beforeAll(async () => {
@@ -52,58 +60,119 @@ afterAll(async () => {
 });
 
 describe('the audit journal refusing its record', () => {
-  it('stops an order before anything is sent, but never panic\'s own commands', async () => {
-    const refusing = { open: () => ({ id: 'x', stored: Promise.reject(new JournalError(new Error('quota'))) }), close: async () => undefined, useStored: async () => undefined, discard: async () => undefined, carries: () => false, leftovers: async () => [] };
+  it("stops an order before anything is sent, but never panic's own commands", async () => {
+    const refusing = {
+      open: () => ({ id: 'x', stored: Promise.reject(new JournalError(new Error('quota'))) }),
+      close: async () => undefined,
+      useStored: async () => undefined,
+      discard: async () => undefined,
+      carries: () => false,
+      leftovers: async () => [],
+    };
     const s = service({ journal: refusing });
     const before = trading();
-    await expect(s.perpsSend(owner, order(), { authority: held(), origin: 'test' })).rejects.toMatchObject({ name: 'Audit.JournalError' });
+    await expect(s.perpsSend(owner, order(), { authority: held(), origin: 'test' })).rejects.toMatchObject({
+      name: 'Audit.JournalError',
+    });
     expect(trading(), 'nothing was sent').toBe(before);
-    await expect(s.perpsSend(owner, cancelAll({}), { authority: held(), origin: 'panic', pass: PANIC_PASS })).resolves.toMatchObject({ status: 'ok' });
+    await expect(
+      s.perpsSend(owner, cancelAll({}), { authority: held(), origin: 'panic', pass: PANIC_PASS }),
+    ).resolves.toMatchObject({ status: 'ok' });
     expect(trading()).toBe(before + 1);
     // A journal whose store never answers holds an order, never panic.
-    const silent = { open: () => ({ id: 'y', stored: new Promise<void>(() => undefined) }), close: async () => undefined, useStored: async () => undefined, discard: async () => undefined, carries: () => false, leftovers: async () => [] };
-    await expect(service({ journal: silent }).perpsSend(owner, cancelAll({}), { authority: held(), origin: 'panic', pass: PANIC_PASS })).resolves.toMatchObject({ status: 'ok' });
+    const silent = {
+      open: () => ({ id: 'y', stored: new Promise<void>(() => undefined) }),
+      close: async () => undefined,
+      useStored: async () => undefined,
+      discard: async () => undefined,
+      carries: () => false,
+      leftovers: async () => [],
+    };
+    await expect(
+      service({ journal: silent }).perpsSend(owner, cancelAll({}), {
+        authority: held(),
+        origin: 'panic',
+        pass: PANIC_PASS,
+      }),
+    ).resolves.toMatchObject({ status: 'ok' });
     await auditWritten({ db }); // the entries of these answers are in the log before the next test counts it
   });
 });
 
 describe('SigningService.halt', () => {
-  it('refuses every signing path with Signer.HaltedError before anything is signed or sent, until resume()', async () => {
-    const s = service();
-    await s.halt('test');
-    const before = trading();
-    const audit = (await db.getAll('audit')).length;
-    const attempts: [string, () => Promise<unknown>][] = [
-      ['perpsSend', () => s.perpsSend(owner, order(), { authority: held(), origin: 'test' })],
-      ['perpsSign', () => s.perpsSign(owner, order(), { authority: held() })],
-      ['autoCancel', () => s.perpsSend(owner, autoCancel({ time: 0 }), { authority: held(), origin: 'dead-man' })],
-      ['clobPostOrders', () => s.clobPostOrders(owner, [{ tokenId: tokenId(), side: 'BUY', price: '0.10', size: '10', orderType: 'GTC' }], { authority: held(), origin: 'test' })],
-      ['clobSignRequest', () => s.clobSignRequest(owner, { method: 'GET', requestPath: '/data/orders' }, { authority: held() })],
-      ['clobCancelAll', () => s.clobCancelAll(owner, { authority: held() })],
-      ['clobCancel', () => s.clobCancel(owner, ['0x1'], { authority: held() })],
-      ['clobHeartbeat', () => s.clobHeartbeat(owner, '', { authority: held() })],
-      ['clobCreateOrDerive', () => s.clobCreateOrDerive(owner, { authority: held() })],
-      ['issueProxy', () => s.issueProxy(owner, { authority: held(), expiry: h.clock.now + 86_400_000 })],
-    ];
-    for (const [what, fn] of attempts) await expect(fn(), what).rejects.toMatchObject({ name: 'Signer.HaltedError', code: 4900 });
-    expect(trading()).toBe(before);
-    expect((await db.getAll('audit')).length).toBe(audit);
-    s.resume();
-    const [ack] = (await s.perpsSend(owner, order(), { authority: held(), origin: 'test' })) as { status: string }[];
-    expect(ack!.status).toBe('ok');
-  });
+  it(
+    'refuses every signing path with Signer.HaltedError ' + 'before anything is signed or sent, until resume()',
+    async () => {
+      const s = service();
+      await s.halt('test');
+      const before = trading();
+      const audit = (await db.getAll('audit')).length;
+      const attempts: [string, () => Promise<unknown>][] = [
+        ['perpsSend', () => s.perpsSend(owner, order(), { authority: held(), origin: 'test' })],
+        ['perpsSign', () => s.perpsSign(owner, order(), { authority: held() })],
+        ['autoCancel', () => s.perpsSend(owner, autoCancel({ time: 0 }), { authority: held(), origin: 'dead-man' })],
+        [
+          'clobPostOrders',
+          () =>
+            s.clobPostOrders(
+              owner,
+              [{ tokenId: tokenId(), side: 'BUY', price: '0.10', size: '10', orderType: 'GTC' }],
+              {
+                authority: held(),
+                origin: 'test',
+              },
+            ),
+        ],
+        [
+          'clobSignRequest',
+          () => s.clobSignRequest(owner, { method: 'GET', requestPath: '/data/orders' }, { authority: held() }),
+        ],
+        ['clobCancelAll', () => s.clobCancelAll(owner, { authority: held() })],
+        ['clobCancel', () => s.clobCancel(owner, ['0x1'], { authority: held() })],
+        ['clobHeartbeat', () => s.clobHeartbeat(owner, '', { authority: held() })],
+        ['clobCreateOrDerive', () => s.clobCreateOrDerive(owner, { authority: held() })],
+        ['issueProxy', () => s.issueProxy(owner, { authority: held(), expiry: h.clock.now + 86_400_000 })],
+      ];
+      for (const [what, fn] of attempts)
+        await expect(fn(), what).rejects.toMatchObject({ name: 'Signer.HaltedError', code: 4900 });
+      expect(trading()).toBe(before);
+      expect((await db.getAll('audit')).length).toBe(audit);
+      s.resume();
+      const [ack] = (await s.perpsSend(owner, order(), { authority: held(), origin: 'test' })) as { status: string }[];
+      expect(ack!.status).toBe('ok');
+    },
+  );
 
   it("lets panic's pass through for cancels and reduce-only IOC closes only", async () => {
     const s = service();
     await s.perpsSend(owner, order(), { authority: held(), origin: 'test' });
-    await s.clobPostOrders(owner, [{ tokenId: tokenId(), side: 'BUY', price: '0.10', size: '10', orderType: 'GTC' }], { authority: held(), origin: 'test' });
+    await s.clobPostOrders(owner, [{ tokenId: tokenId(), side: 'BUY', price: '0.10', size: '10', orderType: 'GTC' }], {
+      authority: held(),
+      origin: 'test',
+    });
     await s.halt('test');
-    const refused = [order(), order({ tif: 'ioc' }), order({ ro: true }), autoCancel({ time: 0 }), autoCancel({ time: h.clock.now + 60_000 })];
-    for (const c of refused) await expect(s.perpsSend(owner, c, { authority: held(), origin: 'panic', pass: PANIC_PASS }), c.type).rejects.toMatchObject({ name: 'Signer.HaltedError' });
-    await expect(s.perpsSend(owner, cancelAll({}), { authority: held(), origin: 'panic', pass: PANIC_PASS })).resolves.toMatchObject({ status: 'ok' });
-    await expect(s.clobCancelAll(owner, { authority: held(), pass: PANIC_PASS })).resolves.toMatchObject({ canceled: [expect.any(String)] });
+    const refused = [
+      order(),
+      order({ tif: 'ioc' }),
+      order({ ro: true }),
+      autoCancel({ time: 0 }),
+      autoCancel({ time: h.clock.now + 60_000 }),
+    ];
+    for (const c of refused)
+      await expect(
+        s.perpsSend(owner, c, { authority: held(), origin: 'panic', pass: PANIC_PASS }),
+        c.type,
+      ).rejects.toMatchObject({ name: 'Signer.HaltedError' });
+    await expect(
+      s.perpsSend(owner, cancelAll({}), { authority: held(), origin: 'panic', pass: PANIC_PASS }),
+    ).resolves.toMatchObject({ status: 'ok' });
+    await expect(s.clobCancelAll(owner, { authority: held(), pass: PANIC_PASS })).resolves.toMatchObject({
+      canceled: [expect.any(String)],
+    });
     // A reduce-only IOC close is let through (the venue refuses it here: there is no position to reduce).
-    const close = await s.perpsSend(owner, order({ ro: true, tif: 'ioc' }), { authority: held(), origin: 'panic', pass: PANIC_PASS }).catch((e: unknown) => e);
+    const close = await s
+      .perpsSend(owner, order({ ro: true, tif: 'ioc' }), { authority: held(), origin: 'panic', pass: PANIC_PASS })
+      .catch((e: unknown) => e);
     expect(close).not.toMatchObject({ name: 'Signer.HaltedError' });
     s.resume();
   });
@@ -142,12 +211,16 @@ describe('SigningService request deadlines', () => {
     h.ctx.setSilent('clob', true);
     try {
       await expect(s.reads.perpsRead(owner, 'openOrders')).rejects.toMatchObject({ name: 'Http.NetworkError' });
-      await expect(s.perpsSend(owner, order(), { authority: held(), origin: 'test' })).rejects.toBeInstanceOf(OutcomeUnknownError);
+      await expect(s.perpsSend(owner, order(), { authority: held(), origin: 'test' })).rejects.toBeInstanceOf(
+        OutcomeUnknownError,
+      );
       await expect(s.reads.clobOpenOrders(owner)).rejects.toMatchObject({ name: 'Http.NetworkError' });
       await expect(s.clobCancelAll(owner, { authority: held() })).rejects.toMatchObject({ name: 'Http.NetworkError' });
       // A per-call deadline overrides the default.
       const t0 = Date.now();
-      await expect(s.reads.perpsRead(owner, 'portfolio', undefined, { timeoutMs: 50 })).rejects.toMatchObject({ name: 'Http.NetworkError' });
+      await expect(s.reads.perpsRead(owner, 'portfolio', undefined, { timeoutMs: 50 })).rejects.toMatchObject({
+        name: 'Http.NetworkError',
+      });
       expect(Date.now() - t0).toBeLessThan(300);
     } finally {
       h.ctx.setSilent('perps', false);

@@ -24,7 +24,9 @@ export const HALT_DRAIN_MS = 5_000;
  */
 export const PANIC_PASS: unique symbol = Symbol('countersign.panic');
 
-/** Thrown by every signing path while the service is halted (panic running, until the next unlock). Nothing was signed. */
+/**
+ * Thrown by every signing path while the service is halted (panic running, until the next unlock). Nothing was signed.
+ */
 export class HaltedError extends BaseError {
   override name = 'Signer.HaltedError';
   static override readonly code = 4900;
@@ -45,9 +47,9 @@ export type GateOptions = {
   still?: () => void;
   /**
    * The caller's last condition before a signed perps command or order-book post leaves this service
-   * (sent, or returned unsent): awaited after the signature, then the gate and `still` are checked again. A granted order
-   * passes its use's write (the write runs beside the key read and the signature); when it
-   * throws, the signature is dropped and nothing is sent.
+   * (sent, or returned unsent): awaited after the signature, then the gate and `still` are checked again. A granted
+   * order passes its use's write (the write runs beside the key read and the signature); when it throws, the signature
+   * is dropped and nothing is sent.
    */
   beforeSend?: () => Promise<void>;
 };
@@ -122,9 +124,9 @@ export class SigningGate {
 
   /**
    * The gate around one artifact: throws `HaltedError` now unless it may pass, rejects with
-   * `assertVenueUsable`'s errors (no venue chosen, a URL in clear, a live preset unconfirmed; not for panic's pass), runs `body` with a
-   * `recheck` to call right before each signature (a halt may come meanwhile), and counts the run as in
-   * flight when it can open exposure.
+   * `assertVenueUsable`'s errors (no venue chosen, a URL in clear, a live preset unconfirmed; not for panic's pass),
+   * runs `body` with a `recheck` to call right before each signature (a halt may come meanwhile), and counts the run as
+   * in flight when it can open exposure.
    */
   guard<T>(artifact: SigningArtifact, opts: GateOptions & Held, body: (recheck: () => void) => Promise<T>): Promise<T> {
     const exempt = () => panicExempt(artifact);
@@ -132,10 +134,14 @@ export class SigningGate {
     recheck();
     // No venue chosen, a service URL in clear, or a live preset the person has not confirmed: nothing is
     // signed. Panic's own commands pass (the transport still refuses a URL in clear where they are sent).
-    const confirmed = opts.pass === PANIC_PASS && exempt() ? Promise.resolve() : this.settings().then((s) => assertVenueUsable(s, this.transportRule));
+    const confirmed =
+      opts.pass === PANIC_PASS && exempt()
+        ? Promise.resolve()
+        : this.settings().then((s) => assertVenueUsable(s, this.transportRule));
     const running = confirmed.then(async () => {
       const out = await body(recheck);
-      // Handing a signature back (L2 headers, a sign-only perps envelope) is its send: an end while it was recorded withholds it.
+      // Handing a signature back (L2 headers, a sign-only perps envelope) is its send: an end while it was recorded
+      // withholds it.
       if (handedBack(artifact)) recheck();
       return out;
     });
@@ -153,7 +159,10 @@ function panicExempt(artifact: SigningArtifact): boolean {
   const { op } = artifact.envelope;
   if (op.type === 'cancelAll' || op.type === 'cancelOrders') return true;
   if (op.type !== 'createOrders' || !Array.isArray(op.args) || op.args.length === 0) return false;
-  return op.args.every((o: unknown) => !!o && typeof o === 'object' && 'ro' in o && o.ro === true && 'tif' in o && o.tif === 'ioc' && !('tr' in o));
+  return op.args.every(
+    (o: unknown) =>
+      !!o && typeof o === 'object' && 'ro' in o && o.ro === true && 'tif' in o && o.tif === 'ioc' && !('tr' in o),
+  );
 }
 
 /**

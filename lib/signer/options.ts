@@ -23,7 +23,15 @@ import type { GateOptions } from './gate';
  * absent: the default pin — never "whatever the gateway says"); the preset and its real-money
  * confirmations (`ConfirmationSettings`).
  */
-export type GatewaySettings = { perpsUrl: string; clobUrl: string; clobChainId: number; headerSet?: HeaderSet; relayerUrl?: string; rpcUrl?: string; perpsDomain?: { name: string; version: string } } & ConfirmationSettings;
+export type GatewaySettings = {
+  perpsUrl: string;
+  clobUrl: string;
+  clobChainId: number;
+  headerSet?: HeaderSet;
+  relayerUrl?: string;
+  rpcUrl?: string;
+  perpsDomain?: { name: string; version: string };
+} & ConfirmationSettings;
 
 /**
  * What the signing service needs: the vault (keys), its database (audit log), the gateway settings (read

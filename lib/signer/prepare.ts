@@ -18,7 +18,14 @@ import { walletHasCode } from '../relayer/chain';
 import { DEFAULT_SETTINGS } from '../settings';
 import { assertPinnedPerpsDomain } from '../settings/domain';
 import type { Vault } from '../vault/vault';
-import { clobArtifact, l2Artifact, perpsArtifact, type ClobArtifact, type L2Artifact, type PerpsArtifact } from './artifact';
+import {
+  clobArtifact,
+  l2Artifact,
+  perpsArtifact,
+  type ClobArtifact,
+  type L2Artifact,
+  type PerpsArtifact,
+} from './artifact';
 import type { GatewaySettings } from './options';
 
 /** The perps gateway's command domain and withdraw domain (PROTOCOL.md §1.1). */
@@ -65,11 +72,16 @@ export class ArtifactPreparer {
    * `exp` (Unix ms, checked against now), the domain and the key that will sign. Nothing is signed.
    * Throws `InvalidFieldError` (`exp`), `KeyNotFoundError` (no unexpired proxy).
    */
-  async preparePerps(account: string, command: PerpsCommand, opts: { submit: boolean; exp?: number }): Promise<PerpsArtifact> {
+  async preparePerps(
+    account: string,
+    command: PerpsCommand,
+    opts: { submit: boolean; exp?: number },
+  ): Promise<PerpsArtifact> {
     const now = this.o.now();
     if (opts.exp !== undefined) assertExp(opts.exp, now);
     const { domain, withdrawDomain } = await this.perpsDomains();
-    const signerAddress = command.signer === 'owner' ? getAddress(account) : (await this.o.vault.proxyFor(account)).info.proxy;
+    const signerAddress =
+      command.signer === 'owner' ? getAddress(account) : (await this.o.vault.proxyFor(account)).info.proxy;
     return perpsArtifact({
       account: getAddress(account),
       key: command.signer,
@@ -129,7 +141,12 @@ export class ArtifactPreparer {
         nowMs: now,
       });
       const { signature: _placeholder, ...unsigned } = full.order;
-      out.push({ verifyingContract: exchangeAddress({ negRisk: m.negRisk }), negRisk: m.negRisk, tickSize: m.tickSize, body: { ...full, order: unsigned } });
+      out.push({
+        verifyingContract: exchangeAddress({ negRisk: m.negRisk }),
+        negRisk: m.negRisk,
+        tickSize: m.tickSize,
+        body: { ...full, order: unsigned },
+      });
     }
     return clobArtifact({ account: signer, signerAddress: signer, chainId: clobChainId, orders: out, builtAt: now });
   }
@@ -140,13 +157,22 @@ export class ArtifactPreparer {
    * address of the API KEY"). Throws `DepositWalletNotDeployedError` before anything is built or signed.
    */
   private async requireDeployed(wallet: Address): Promise<void> {
-    const { relayerUrl = DEFAULT_SETTINGS.relayerUrl, rpcUrl = DEFAULT_SETTINGS.rpcUrl, clobChainId } = await this.o.settings();
+    const {
+      relayerUrl = DEFAULT_SETTINGS.relayerUrl,
+      rpcUrl = DEFAULT_SETTINGS.rpcUrl,
+      clobChainId,
+    } = await this.o.settings();
     // The relayer and the chain must agree (code at the address): never the relayer's word alone.
-    const deployed = (await relayerClient(relayerUrl, this.o.fetchFn).deployed(wallet)) && (await walletHasCode(rpcUrl, wallet, clobChainId, this.o.fetchFn));
+    const deployed =
+      (await relayerClient(relayerUrl, this.o.fetchFn).deployed(wallet)) &&
+      (await walletHasCode(rpcUrl, wallet, clobChainId, this.o.fetchFn));
     if (!deployed) throw new DepositWalletNotDeployedError(wallet);
   }
 
-  /** Builds the L2 artifact of a request the caller sends itself (`timestamp` now, Unix s). Throws the vault's error when `account` has no API key. */
+  /**
+   * Builds the L2 artifact of a request the caller sends itself (`timestamp` now, Unix s). Throws the vault's error
+   * when `account` has no API key.
+   */
   async prepareL2(account: string, req: { method: string; requestPath: string; body?: string }): Promise<L2Artifact> {
     await this.o.vault.clobCredentials(account); // fails early when there are none
     const now = this.o.now();

@@ -65,7 +65,10 @@ export type { ClobOrderRequest };
 /** How many nonces after the stored one `clobRotateCredentials` tries before it gives up. */
 const ROTATE_NONCE_TRIES = 10;
 
-/** The part of the gateway's answer to `CreateProxy` this service reads: the proxy's secret (a credential, stored in the vault only). */
+/**
+ * The part of the gateway's answer to `CreateProxy` this service reads: the proxy's secret (a credential, stored in the
+ * vault only).
+ */
 const proxySecretSchema = v.object({ secret: v.pipe(v.string(), v.minLength(1)) });
 
 /** Signs and submits perps commands and order-book orders for the vault's accounts (see the module docstring). */
@@ -95,11 +98,32 @@ export class SigningService {
     this.transportRule = o.transportRule ?? BUILD_TRANSPORT_RULE;
     this.now = o.now ?? Date.now;
     this.clobCancels = new ClobCancelLog(() => this.now());
-    this.transport = gatewayTransport(o.fetchFn, async () => (await o.settings()).headerSet ?? 'seed', o.requestTimeoutMs, this.transportRule);
+    this.transport = gatewayTransport(
+      o.fetchFn,
+      async () => (await o.settings()).headerSet ?? 'seed',
+      o.requestTimeoutMs,
+      this.transportRule,
+    );
     const meter = o.meter ?? new WeightMeter(this.now);
-    this.reads = o.reads ?? new VenueReads({ settings: o.settings, vault: o.vault, meter, clobRead: (account, path) => this.clobRead(account, path), ...(o.fetchFn ? { fetchFn: o.fetchFn } : {}), ...(o.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: o.requestTimeoutMs }), ...(o.transportRule ? { transportRule: o.transportRule } : {}) });
+    this.reads =
+      o.reads ??
+      new VenueReads({
+        settings: o.settings,
+        vault: o.vault,
+        meter,
+        clobRead: (account, path) => this.clobRead(account, path),
+        ...(o.fetchFn ? { fetchFn: o.fetchFn } : {}),
+        ...(o.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: o.requestTimeoutMs }),
+        ...(o.transportRule ? { transportRule: o.transportRule } : {}),
+      });
     this.gate = new SigningGate(o.authority, o.settings, this.transportRule);
-    this.prepare = new ArtifactPreparer({ settings: o.settings, vault: o.vault, fetchFn: this.transport.fetchFn, now: this.now, market: (tokenId) => this.reads.clobMarket(tokenId) });
+    this.prepare = new ArtifactPreparer({
+      settings: o.settings,
+      vault: o.vault,
+      fetchFn: this.transport.fetchFn,
+      now: this.now,
+      market: (tokenId) => this.reads.clobMarket(tokenId),
+    });
     this.auditLog = auditLog(o.db, () => o.vault.auditKey(), { now: this.now });
     this.submit = new Submitter({
       o,
@@ -115,14 +139,23 @@ export class SigningService {
   }
 
   /** Appends `entry` (now); `afterThisTask`: queued now, written from the next task on (`appendAudit`). */
-  private async audit(entry: Pick<AuditEntry, 'origin' | 'account' | 'kind' | 'summary' | 'result'> & { digest?: string | undefined; detail?: string | undefined }, afterThisTask = false): Promise<void> {
+  private async audit(
+    entry: Pick<AuditEntry, 'origin' | 'account' | 'kind' | 'summary' | 'result'> & {
+      digest?: string | undefined;
+      detail?: string | undefined;
+    },
+    afterThisTask = false,
+  ): Promise<void> {
     await appendAudit(this.auditLog, { at: this.now(), ...entry }, { afterThisTask });
   }
 
   // ------------------------------------------------------------------------------------------
   // The signing gate (`./gate.ts`)
 
-  /** Closes the signing gate at once; resolves when the submissions in flight settled or after `drainMs` (`SigningGate.halt`). */
+  /**
+   * Closes the signing gate at once; resolves when the submissions in flight settled or after `drainMs`
+   * (`SigningGate.halt`).
+   */
   halt(reason: string, drainMs?: number): Promise<{ unsettled: number }> {
     return this.gate.halt(reason, drainMs);
   }
@@ -150,24 +183,37 @@ export class SigningService {
    * stored service URLs against the transport rule (`InsecureTransportError` naming the setting): its
    * reads would go where its signature goes.
    */
-  async preparePerps(account: string, command: PerpsCommand, opts: { submit: boolean; exp?: number }): Promise<PerpsArtifact> {
+  async preparePerps(
+    account: string,
+    command: PerpsCommand,
+    opts: { submit: boolean; exp?: number },
+  ): Promise<PerpsArtifact> {
     assertSecureSettings(await this.o.settings(), this.transportRule);
     return this.prepare.preparePerps(account, command, opts);
   }
 
-  /** The order-book artifact of 1-15 order requests (`ArtifactPreparer.prepareClob`; the transport rule first, as `preparePerps`). */
+  /**
+   * The order-book artifact of 1-15 order requests (`ArtifactPreparer.prepareClob`; the transport rule first, as
+   * `preparePerps`).
+   */
   async prepareClob(account: string, orders: readonly ClobOrderRequest[]): Promise<ClobArtifact> {
     assertSecureSettings(await this.o.settings(), this.transportRule);
     return this.prepare.prepareClob(account, orders);
   }
 
-  /** The L2 artifact of a request the caller sends itself (`ArtifactPreparer.prepareL2`; the transport rule first, as `preparePerps`). */
+  /**
+   * The L2 artifact of a request the caller sends itself (`ArtifactPreparer.prepareL2`; the transport rule first, as
+   * `preparePerps`).
+   */
   async prepareL2(account: string, req: { method: string; requestPath: string; body?: string }): Promise<L2Artifact> {
     assertSecureSettings(await this.o.settings(), this.transportRule);
     return this.prepare.prepareL2(account, req);
   }
 
-  /** The service's transport (header-set renaming and the default deadline), for the deposit-wallet procedures' relayer, RPC and order-book calls. */
+  /**
+   * The service's transport (header-set renaming and the default deadline), for the deposit-wallet procedures' relayer,
+   * RPC and order-book calls.
+   */
   gatewayFetch(): typeof fetch {
     return this.transport.fetchFn;
   }
@@ -194,7 +240,11 @@ export class SigningService {
   }
 
   /** `execute` for a perps artifact: the signed envelope, and the gateway's success body when it was submitted. */
-  executePerps(artifact: PerpsArtifact, approvedDigest: Hex, opts: ExecuteOptions): Promise<{ envelope: PerpsEnvelope; body?: unknown }> {
+  executePerps(
+    artifact: PerpsArtifact,
+    approvedDigest: Hex,
+    opts: ExecuteOptions,
+  ): Promise<{ envelope: PerpsEnvelope; body?: unknown }> {
     return this.gate.guard(artifact, opts, (recheck) => this.submit.runPerps(artifact, approvedDigest, opts, recheck));
   }
 
@@ -208,10 +258,25 @@ export class SigningService {
     return this.gate.guard(artifact, opts, (recheck) => this.submit.runL2(artifact, approvedDigest, opts, recheck));
   }
 
-  /** Signs `command` for `account` with the right key, holding `opts.authority`; returns the envelope (nothing sent). */
-  async perpsSign(account: string, command: PerpsCommand, opts: { exp?: number; origin?: string } & Held): Promise<PerpsEnvelope> {
-    const a = await this.preparePerps(account, command, { submit: false, ...(opts.exp === undefined ? {} : { exp: opts.exp }) });
-    return (await this.executePerps(a, a.digest, { origin: opts.origin ?? 'extension', summary: command.type, authority: opts.authority })).envelope;
+  /**
+   * Signs `command` for `account` with the right key, holding `opts.authority`; returns the envelope (nothing sent).
+   */
+  async perpsSign(
+    account: string,
+    command: PerpsCommand,
+    opts: { exp?: number; origin?: string } & Held,
+  ): Promise<PerpsEnvelope> {
+    const a = await this.preparePerps(account, command, {
+      submit: false,
+      ...(opts.exp === undefined ? {} : { exp: opts.exp }),
+    });
+    return (
+      await this.executePerps(a, a.digest, {
+        origin: opts.origin ?? 'extension',
+        summary: command.type,
+        authority: opts.authority,
+      })
+    ).envelope;
   }
 
   /**
@@ -220,10 +285,24 @@ export class SigningService {
    * `OutcomeUnknownError`. `audit: false` writes no per-signature audit entry: only the dead-man's
    * renewals use it, and it logs one entry per armed period instead.
    */
-  async perpsSend(account: string, command: PerpsCommand, opts: { origin: string; exp?: number; summary?: string; audit?: boolean } & GateOptions & Held): Promise<unknown> {
+  async perpsSend(
+    account: string,
+    command: PerpsCommand,
+    opts: { origin: string; exp?: number; summary?: string; audit?: boolean } & GateOptions & Held,
+  ): Promise<unknown> {
     const { authority } = opts; // held from the caller's start, whatever it awaits
-    const a = await this.preparePerps(account, command, { submit: true, ...(opts.exp === undefined ? {} : { exp: opts.exp }) });
-    return this.execute(a, a.digest, { origin: opts.origin, summary: opts.summary ?? command.type, authority, ...(opts.pass ? { pass: opts.pass } : {}), ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.audit === false ? { audit: false } : {}) });
+    const a = await this.preparePerps(account, command, {
+      submit: true,
+      ...(opts.exp === undefined ? {} : { exp: opts.exp }),
+    });
+    return this.execute(a, a.digest, {
+      origin: opts.origin,
+      summary: opts.summary ?? command.type,
+      authority,
+      ...(opts.pass ? { pass: opts.pass } : {}),
+      ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
+      ...(opts.audit === false ? { audit: false } : {}),
+    });
   }
 
   /**
@@ -233,19 +312,46 @@ export class SigningService {
   async issueProxy(account: string, opts: { expiry: number; label?: string; origin?: string } & Held) {
     const privateKey = generatePrivateKey();
     const proxy = privateKeyToAccount(privateKey).address;
-    const command = createProxy({ owner: account, proxy, expiry: opts.expiry, ...(opts.label ? { label: opts.label } : {}) });
-    const res = v.safeParse(proxySecretSchema, await this.perpsSend(account, command, { origin: opts.origin ?? 'extension', summary: `issue proxy ${proxy}`, authority: opts.authority }));
+    const command = createProxy({
+      owner: account,
+      proxy,
+      expiry: opts.expiry,
+      ...(opts.label ? { label: opts.label } : {}),
+    });
+    const res = v.safeParse(
+      proxySecretSchema,
+      await this.perpsSend(account, command, {
+        origin: opts.origin ?? 'extension',
+        summary: `issue proxy ${proxy}`,
+        authority: opts.authority,
+      }),
+    );
     if (!res.success) throw new BaseError('The gateway did not return a proxy secret.');
-    return this.o.vault.putProxy({ account, privateKey, secret: res.output.secret, proxy, expiry: opts.expiry, ...(opts.label ? { label: opts.label } : {}) });
+    return this.o.vault.putProxy({
+      account,
+      privateKey,
+      secret: res.output.secret,
+      proxy,
+      expiry: opts.expiry,
+      ...(opts.label ? { label: opts.label } : {}),
+    });
   }
 
-  /** Deletes a proxy: owner-signed deleteProxy at the gateway first (holding `opts.authority`), then the local record. */
+  /**
+   * Deletes a proxy: owner-signed deleteProxy at the gateway first (holding `opts.authority`), then the local record.
+   */
   async deleteProxy(account: string, proxy: string, opts: { origin?: string } & Held): Promise<void> {
-    await this.perpsSend(account, deleteProxyCommand({ proxy }), { origin: opts.origin ?? 'extension', summary: `delete proxy ${proxy}`, authority: opts.authority });
+    await this.perpsSend(account, deleteProxyCommand({ proxy }), {
+      origin: opts.origin ?? 'extension',
+      summary: `delete proxy ${proxy}`,
+      authority: opts.authority,
+    });
     await this.o.vault.deleteProxy(proxy);
   }
 
-  /** The check (`signingCheck`: the gate, no panic pass, and `ticket`) of a signature or send outside a venue command. */
+  /**
+   * The check (`signingCheck`: the gate, no panic pass, and `ticket`) of a signature or send outside a venue command.
+   */
   ownerCheck(ticket: AuthorityTicket): () => void {
     return signingCheck(() => this.gate.check(undefined, () => false), this.authority, ticket);
   }
@@ -272,15 +378,18 @@ export class SigningService {
   /**
    * Creates (or, when the nonce is used, derives) CLOB credentials for `account` and stores them. Each
    * ClobAuth signature is made with the guarded owner key (`ownerKey`: the gate and `opts.authority` checked
-   * right before it), and checked again right before its request. Throws `HaltedError`, the
-   * ticket's ended error (`endedError`), `VenueNotConfirmedError`, the exchange's `ClobError`.
+   * right before it), and checked again right before its request. Throws `HaltedError`, the ticket's ended error
+   * (`endedError`), `VenueNotConfirmedError`, the exchange's `ClobError`.
    */
   async clobCreateOrDerive(account: string, opts: { nonce?: number } & Held) {
     const { credentials, derived } = await this.clobKeyAt(account, opts);
     return { info: await this.storeClobCredentials(account, credentials, opts.nonce ?? 0), derived };
   }
 
-  /** Creates (or, when the nonce is used, derives) `account`'s CLOB credentials under `opts.nonce` (default 0), storing nothing (see `clobCreateOrDerive`). */
+  /**
+   * Creates (or, when the nonce is used, derives) `account`'s CLOB credentials under `opts.nonce` (default 0), storing
+   * nothing (see `clobCreateOrDerive`).
+   */
   private async clobKeyAt(account: string, opts: { nonce?: number } & Held) {
     const { owner, check } = await this.ownerKey(account, opts.authority);
     const { clobUrl, clobChainId } = await this.o.settings();
@@ -293,12 +402,26 @@ export class SigningService {
     );
   }
 
-  /** Stores `credentials` (under `nonce`) as `account`'s, keeping the signature type and funder of an account already set up. */
-  private async storeClobCredentials(account: string, credentials: Awaited<ReturnType<typeof createOrDeriveApiKey>>['credentials'], nonce: number): Promise<ClobInfo> {
+  /**
+   * Stores `credentials` (under `nonce`) as `account`'s, keeping the signature type and funder of an account already
+   * set up.
+   */
+  private async storeClobCredentials(
+    account: string,
+    credentials: Awaited<ReturnType<typeof createOrDeriveApiKey>>['credentials'],
+    nonce: number,
+  ): Promise<ClobInfo> {
     // The same owner derives the same key whatever the signature type: an account already set up keeps its
     // type and funder (a deposit-wallet account is never turned back into type 0 by re-deriving its key).
-    const kept = (await this.o.vault.hasClobCredentials(account)) ? (await this.o.vault.clobCredentials(account)).info : undefined;
-    return this.o.vault.putClobCredentials({ account, ...credentials, nonce, ...(kept ? { signatureType: kept.signatureType, funder: kept.funder } : {}) });
+    const kept = (await this.o.vault.hasClobCredentials(account))
+      ? (await this.o.vault.clobCredentials(account)).info
+      : undefined;
+    return this.o.vault.putClobCredentials({
+      account,
+      ...credentials,
+      nonce,
+      ...(kept ? { signatureType: kept.signatureType, funder: kept.funder } : {}),
+    });
   }
 
   /**
@@ -306,10 +429,10 @@ export class SigningService {
    * L2-signed with it; a key the exchange no longer knows counts as deleted), then creates credentials
    * under the next nonce the exchange has not used (a used nonce derives an existing key, possibly the
    * exposed one, never stored: up to `ROTATE_NONCE_TRIES` nonces are tried) and stores them. `oldDeleted` false: the
-   * exchange refused the delete (the new credentials are still stored; the old key may stay valid).
-   * Throws what `clobCreateOrDerive` throws, and `ClobError` when every nonce tried was used: then the
-   * vault keeps the old credentials (deleted at the exchange when `DELETE` succeeded: the error says
-   * which) and the person creates new ones under another nonce.
+   * exchange refused the delete (the new credentials are still stored; the old key may stay valid). Throws what
+   * `clobCreateOrDerive` throws, and `ClobError` when every nonce tried was used: then the vault keeps the old
+   * credentials (deleted at the exchange when `DELETE` succeeded: the error says which) and the person creates new ones
+   * under another nonce.
    */
   async clobRotateCredentials(account: string, opts: Held): Promise<{ info: ClobInfo; oldDeleted: boolean }> {
     const { info: old } = await this.o.vault.clobCredentials(account);
@@ -326,17 +449,31 @@ export class SigningService {
       const { credentials, derived } = await this.clobKeyAt(account, { nonce, authority: opts.authority });
       if (!derived) return { info: await this.storeClobCredentials(account, credentials, nonce), oldDeleted };
     }
-    const oldWords = oldDeleted ? 'The old API key was deleted at the exchange, so order-book requests fail until new credentials exist' : 'The old API key could not be deleted at the exchange and may still be valid';
-    throw new ClobError(`No unused API key nonce between ${old.nonce + 1} and ${old.nonce + ROTATE_NONCE_TRIES}: no new credentials were created. ${oldWords}.`, { status: 400, exchangeMessage: '' });
+    const oldWords = oldDeleted
+      ? 'The old API key was deleted at the exchange, so order-book requests fail until new credentials exist'
+      : 'The old API key could not be deleted at the exchange and may still be valid';
+    throw new ClobError(
+      `No unused API key nonce between ${old.nonce + 1} and ` +
+        `${old.nonce + ROTATE_NONCE_TRIES}: no new credentials were created. ${oldWords}.`,
+      { status: 400, exchangeMessage: '' },
+    );
   }
 
   /**
    * Signs and posts 1-15 orders for `account` (the popup path); one result per order (per-order
    * exchange errors inside a 200 are results, not throws). `opts.authority`: the ticket the click captured.
    */
-  async clobPostOrders(account: string, orders: readonly ClobOrderRequest[], opts: { origin: string } & Held): Promise<BatchOrderResult[]> {
+  async clobPostOrders(
+    account: string,
+    orders: readonly ClobOrderRequest[],
+    opts: { origin: string } & Held,
+  ): Promise<BatchOrderResult[]> {
     const a = await this.prepareClob(account, orders);
-    return this.executeClob(a, a.digest, { origin: opts.origin, summary: `${orders.length} order(s)`, authority: opts.authority });
+    return this.executeClob(a, a.digest, {
+      origin: opts.origin,
+      summary: `${orders.length} order(s)`,
+      authority: opts.authority,
+    });
   }
 
   /**
@@ -344,17 +481,29 @@ export class SigningService {
    * `opts.pass` lets the panic switch through a halted gate; `opts.timeoutMs` is the request deadline (ms).
    */
   async clobCancelAll(account: string, opts: GateOptions & Held): Promise<ClobCancelAnswer> {
-    return parseClobAnswer(clobCancelAnswerSchema, await this.submit.l2(account, 'DELETE', '/cancel-all', undefined, opts), 'the cancel');
+    return parseClobAnswer(
+      clobCancelAnswerSchema,
+      await this.submit.l2(account, 'DELETE', '/cancel-all', undefined, opts),
+      'the cancel',
+    );
   }
 
   /** Posts an order-book heartbeat (`POST /v1/heartbeats`); returns the session id to send next time. */
   async clobHeartbeat(account: string, heartbeatId: string, opts: Held): Promise<string> {
-    return parseClobAnswer(clobHeartbeatAnswerSchema, await this.submit.l2(account, 'POST', '/v1/heartbeats', { heartbeat_id: heartbeatId }, opts), 'the heartbeat').heartbeat_id;
+    return parseClobAnswer(
+      clobHeartbeatAnswerSchema,
+      await this.submit.l2(account, 'POST', '/v1/heartbeats', { heartbeat_id: heartbeatId }, opts),
+      'the heartbeat',
+    ).heartbeat_id;
   }
 
   /** Cancels order-book orders by id (`DELETE /orders`): the venue's `{ canceled, not_canceled }` (validated). */
   async clobCancel(account: string, orderIds: string[], opts: Held): Promise<ClobCancelAnswer> {
-    return parseClobAnswer(clobCancelAnswerSchema, await this.submit.l2(account, 'DELETE', '/orders', orderIds, opts), 'the cancel');
+    return parseClobAnswer(
+      clobCancelAnswerSchema,
+      await this.submit.l2(account, 'DELETE', '/orders', orderIds, opts),
+      'the cancel',
+    );
   }
 
   /**
@@ -371,8 +520,16 @@ export class SigningService {
    * The five L2 headers for a request the caller sends itself, named for the profile's header set
    * (`SVC_*` by default, `POLY_*` for `venue`); the API secret stays here.
    */
-  async clobSignRequest(account: string, req: { method: string; requestPath: string; body?: string }, opts: Held): Promise<Record<keyof L2Headers, string> | Record<string, string>> {
+  async clobSignRequest(
+    account: string,
+    req: { method: string; requestPath: string; body?: string },
+    opts: Held,
+  ): Promise<Record<keyof L2Headers, string> | Record<string, string>> {
     const a = await this.prepareL2(account, req);
-    return this.executeL2(a, a.digest, { origin: 'extension', summary: `${req.method} ${req.requestPath}`, authority: opts.authority });
+    return this.executeL2(a, a.digest, {
+      origin: 'extension',
+      summary: `${req.method} ${req.requestPath}`,
+      authority: opts.authority,
+    });
   }
 }

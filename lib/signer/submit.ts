@@ -29,7 +29,15 @@ import type { AuditEntry } from '../vault/db';
 import { MAX_LOOKUP_IDS, type JournalRecord } from '../audit/journal';
 import { isEndedError } from '../authority/epoch';
 import { lastCheck, signingCheck, type Held } from '../authority/guard';
-import { ArtifactMismatchError, perpsArtifactCommand, verifyArtifact, type ClobArtifact, type L2Artifact, type PerpsArtifact, type SigningArtifact } from './artifact';
+import {
+  ArtifactMismatchError,
+  perpsArtifactCommand,
+  verifyArtifact,
+  type ClobArtifact,
+  type L2Artifact,
+  type PerpsArtifact,
+  type SigningArtifact,
+} from './artifact';
 import { commandWord, isKnownRefusal, OutcomeUnknownError } from './classify';
 import { HaltedError, PANIC_PASS, type GateOptions, type SigningGate } from './gate';
 import type { ExecuteOptions, SigningServiceOptions } from './options';
@@ -46,7 +54,10 @@ const PANIC_JOURNAL_WAIT_MS = 500;
 export const MAX_CLOB_RETRY_WAIT_MS = 8_000;
 
 /** An audit entry as the submitter writes it (the time is added at the write). */
-type Entry = Pick<AuditEntry, 'origin' | 'account' | 'kind' | 'summary' | 'result'> & { digest?: string | undefined; detail?: string | undefined };
+type Entry = Pick<AuditEntry, 'origin' | 'account' | 'kind' | 'summary' | 'result'> & {
+  digest?: string | undefined;
+  detail?: string | undefined;
+};
 
 /**
  * What the submitter needs: the service's options (`vault`, `settings`, `journal`, `session`,
@@ -65,22 +76,29 @@ export type SubmitDeps = {
   clobCancels: ClobCancelLog;
 };
 
-/** Signs, sends and records the three artifact kinds, and sends the order-book L2 requests (see the module docstring). */
+/**
+ * Signs, sends and records the three artifact kinds, and sends the order-book L2 requests (see the module docstring).
+ */
 export class Submitter {
   constructor(private readonly d: SubmitDeps) {}
 
   /** The audit fields every entry of `artifact` shares. */
   private auditBase(artifact: SigningArtifact, opts: ExecuteOptions) {
-    return { origin: opts.origin, account: artifact.account.toLowerCase(), summary: opts.summary ?? artifact.kind, digest: artifact.digest };
+    return {
+      origin: opts.origin,
+      account: artifact.account.toLowerCase(),
+      summary: opts.summary ?? artifact.kind,
+      digest: artifact.digest,
+    };
   }
 
   /**
    * The audit entry of an answered submission: `append` is already queued on the log (entries stay in
    * call order, and every read of the log waits for it — `auditWritten`), and the answer goes back without
    * waiting for the write (which starts in the next task: `afterThisTask`, so its sealing does not hold the
-   * answer's way back to the page either). A failed write cannot turn an accepted order into an error a
-   * client would retry (a second order); the person is told instead (`onUnrecorded`, with what was sent:
-   * "order", "withdrawal", a command type).
+   * answer's way back to the page either). A failed write cannot turn an accepted order into an error a client would
+   * retry (a second order); the person is told instead (`onUnrecorded`, with what was sent: "order", "withdrawal", a
+   * command type).
    */
   private afterAnswer(append: Promise<void>, what: string, journalId?: string): void {
     const close = (): void => {
@@ -92,19 +110,36 @@ export class Submitter {
     });
   }
 
-  /** Signs a perps artifact past the gate (and submits it when it says so); `recheck` runs right before the signature. */
-  async runPerps(artifact: PerpsArtifact, approvedDigest: Hex, opts: ExecuteOptions, recheck: () => void): Promise<{ envelope: PerpsEnvelope; body?: unknown }> {
+  /**
+   * Signs a perps artifact past the gate (and submits it when it says so); `recheck` runs right before the signature.
+   */
+  async runPerps(
+    artifact: PerpsArtifact,
+    approvedDigest: Hex,
+    opts: ExecuteOptions,
+    recheck: () => void,
+  ): Promise<{ envelope: PerpsEnvelope; body?: unknown }> {
     // `audit: false` (the dead-man's renewals only) skips the per-signature perps entry; the caller logs instead.
-    const audit = opts.audit === false ? async () => undefined : (entry: Entry, afterThisTask?: boolean) => this.d.audit(entry, afterThisTask);
+    const audit =
+      opts.audit === false
+        ? async () => undefined
+        : (entry: Entry, afterThisTask?: boolean) => this.d.audit(entry, afterThisTask);
     const base = this.auditBase(artifact, opts);
     const kind = `perps.${artifact.envelope.op.type}`;
     // A submission's journal record is opened first, stored beside the digest check, the key read and the
     // signature, and awaited before the send (its entry is written after the answer goes back:
     // `lib/audit/journal.ts`). A record of an artifact that fails its check is closed (nothing sent).
     const op = artifact.envelope.op;
-    const named = op.type === 'createOrders' ? op.args.flatMap((o) => (o.c === undefined ? [] : [{ c: o.c, iid: o.iid, buy: o.buy, qty: o.qty }])) : [];
-    const lookup = named.length ? { lookup: { venue: 'perps' as const, orders: named.slice(0, MAX_LOOKUP_IDS) } } : {}; // what the venue can be asked after a crash
-    const journal = artifact.submit && opts.audit !== false ? this.openJournal({ at: this.d.now(), ...base, kind, ...lookup }, opts) : undefined;
+    const named =
+      op.type === 'createOrders'
+        ? op.args.flatMap((o) => (o.c === undefined ? [] : [{ c: o.c, iid: o.iid, buy: o.buy, qty: o.qty }]))
+        : [];
+    // what the venue can be asked after a crash
+    const lookup = named.length ? { lookup: { venue: 'perps' as const, orders: named.slice(0, MAX_LOOKUP_IDS) } } : {};
+    const journal =
+      artifact.submit && opts.audit !== false
+        ? this.openJournal({ at: this.d.now(), ...base, kind, ...lookup }, opts)
+        : undefined;
     let sent = false;
     try {
       const digests = verifyArtifact(artifact, approvedDigest);
@@ -150,7 +185,10 @@ export class Submitter {
     return Promise.race([stored.catch(() => undefined), late]).finally(() => clearTimeout(timer));
   }
 
-  /** `runPerps` from the meter on: sends the signed envelope and classifies the answer; `journalId` is closed once its entry is written. */
+  /**
+   * `runPerps` from the meter on: sends the signed envelope and classifies the answer; `journalId` is closed once its
+   * entry is written.
+   */
   private async sendPerps(
     artifact: PerpsArtifact,
     envelope: PerpsEnvelope,
@@ -168,24 +206,47 @@ export class Submitter {
     };
     const { perpsUrl } = await this.d.o.settings();
     const { weight } = perpsArtifactCommand(artifact);
-    // Panic's cancels and closes skip the client-side meter: a site that spent the budget must not block them (the gateway decides).
+    // Panic's cancels and closes skip the client-side meter: a site that spent the budget must not block them (the
+    // gateway decides).
     try {
       recheck(); // the settings read above: an end that came meanwhile drops the signature here
-      if (opts.pass !== PANIC_PASS) this.d.meter.take(perpsUrl, weight.request, weight.action, drawerOfCommand(opts.origin, op, opts.grantUse !== undefined));
+      if (opts.pass !== PANIC_PASS)
+        this.d.meter.take(
+          perpsUrl,
+          weight.request,
+          weight.action,
+          drawerOfCommand(opts.origin, op, opts.grantUse !== undefined),
+        );
     } catch (err) {
-      if (journalId !== undefined) void this.d.o.journal?.discard(journalId).catch(() => undefined); // refused before the send
+      // refused before the send
+      if (journalId !== undefined) void this.d.o.journal?.discard(journalId).catch(() => undefined);
       throw err;
     }
     // What the page can look the command up by when no answer came: its client order ids (orders), and
     // always the signed envelope's salt and ts and the EIP-712 digest signed.
     const coids = op.type === 'createOrders' ? op.args.flatMap((o) => (o.c === undefined ? [] : [o.c])) : [];
-    const lookup = { command: op.type, ...(coids.length ? { coids: coids.join(',') } : {}), salt, ts, digest: digests.join(',') }; // one digest for a perps command
+    const lookup = {
+      command: op.type,
+      ...(coids.length ? { coids: coids.join(',') } : {}),
+      salt,
+      ts,
+      digest: digests.join(','),
+    }; // one digest for a perps command
     const what = commandWord(op.type);
     let result: unknown;
     const { beforeSend, refused } = lastCheck(recheck);
     try {
       // The one send point, two transports: the session when live for this account and proxy, else REST.
-      result = await submitPerpsCommand({ perpsUrl, command: artifact, envelope, signerAddress: artifact.signerAddress, fetchFn: this.d.transport.fetchFor(opts.timeoutMs), timeoutMs: opts.timeoutMs ?? this.d.transport.timeoutMs, session: this.d.o.session?.(artifact.account, perpsUrl), beforeSend });
+      result = await submitPerpsCommand({
+        perpsUrl,
+        command: artifact,
+        envelope,
+        signerAddress: artifact.signerAddress,
+        fetchFn: this.d.transport.fetchFor(opts.timeoutMs),
+        timeoutMs: opts.timeoutMs ?? this.d.transport.timeoutMs,
+        session: this.d.o.session?.(artifact.account, perpsUrl),
+        beforeSend,
+      });
     } catch (err) {
       if (refused(err)) {
         if (journalId !== undefined) void this.d.o.journal?.discard(journalId).catch(() => undefined);
@@ -205,12 +266,20 @@ export class Submitter {
   }
 
   /** Signs an order-book artifact's orders past the gate and posts them; `recheck` runs right before the signatures. */
-  async runClob(artifact: ClobArtifact, approvedDigest: Hex, opts: ExecuteOptions, recheck: () => void): Promise<BatchOrderResult[]> {
+  async runClob(
+    artifact: ClobArtifact,
+    approvedDigest: Hex,
+    opts: ExecuteOptions,
+    recheck: () => void,
+  ): Promise<BatchOrderResult[]> {
     const digests = verifyArtifact(artifact, approvedDigest);
     const base = this.auditBase(artifact, opts);
     const audit = { ...base, kind: 'clob.postOrders' };
     // The journal record, stored beside the signatures and awaited before the post (`lib/audit/journal.ts`).
-    const journal = this.openJournal({ at: this.d.now(), ...audit, lookup: { venue: 'clob', orderHashes: [...digests] } }, opts);
+    const journal = this.openJournal(
+      { at: this.d.now(), ...audit, lookup: { venue: 'clob', orderHashes: [...digests] } },
+      opts,
+    );
     const close = (): void => {
       if (journal !== undefined) void this.d.o.journal?.close(journal.id).catch(() => undefined);
     };
@@ -218,10 +287,12 @@ export class Submitter {
     try {
       bodies = await signClobOrders(this.d.o.vault, artifact, digests, recheck);
       const durable = opts.grantUse?.durable; // the journal record carrying the use, or (none) its vault write
-      if (opts.beforeSend || journal || durable) await Promise.all([opts.beforeSend?.(), journal && this.noted(journal.stored, opts), durable]);
+      if (opts.beforeSend || journal || durable)
+        await Promise.all([opts.beforeSend?.(), journal && this.noted(journal.stored, opts), durable]);
       recheck(); // a halt or an end while it waited: the signatures are dropped
     } catch (err) {
-      if (journal !== undefined) void this.d.o.journal?.discard(journal.id).catch(() => undefined); // nothing was posted
+      // nothing was posted
+      if (journal !== undefined) void this.d.o.journal?.discard(journal.id).catch(() => undefined);
       throw err;
     }
     const lookup = { command: 'postOrders', orderHashes: digests.join(',') };
@@ -229,8 +300,14 @@ export class Submitter {
     try {
       results =
         artifact.path === '/order'
-          ? parseBatchResults([await this.l2(artifact.account, 'POST', '/order', bodies[0], { authority: opts.authority })], 1)
-          : parseBatchResults(await this.l2(artifact.account, 'POST', '/orders', bodies, { authority: opts.authority }), bodies.length);
+          ? parseBatchResults(
+              [await this.l2(artifact.account, 'POST', '/order', bodies[0], { authority: opts.authority })],
+              1,
+            )
+          : parseBatchResults(
+              await this.l2(artifact.account, 'POST', '/orders', bodies, { authority: opts.authority }),
+              bodies.length,
+            );
     } catch (err) {
       // Refused by the gate or the authority check right before an attempt: that attempt was not sent.
       if (err instanceof HaltedError || isEndedError(err)) {
@@ -239,7 +316,9 @@ export class Submitter {
       }
       // Signed and posted, no (readable) answer: the orders may rest at the exchange (never resent by the page path).
       if (!isKnownRefusal(err)) {
-        await this.d.audit({ ...audit, result: 'unknown', detail: err instanceof BaseError ? err.shortMessage : 'error' }).then(close, () => undefined);
+        await this.d
+          .audit({ ...audit, result: 'unknown', detail: err instanceof BaseError ? err.shortMessage : 'error' })
+          .then(close, () => undefined);
         throw new OutcomeUnknownError('order', err, lookup);
       }
       await this.d.audit({ ...audit, result: 'error', detail: err.shortMessage }).then(close, () => undefined);
@@ -250,8 +329,16 @@ export class Submitter {
     return results;
   }
 
-  /** Builds an L2 artifact's headers past the gate (named for the configured header set); `recheck` runs right before the HMAC. */
-  async runL2(artifact: L2Artifact, approvedDigest: Hex, opts: ExecuteOptions, recheck: () => void): Promise<Record<string, string>> {
+  /**
+   * Builds an L2 artifact's headers past the gate (named for the configured header set); `recheck` runs right before
+   * the HMAC.
+   */
+  async runL2(
+    artifact: L2Artifact,
+    approvedDigest: Hex,
+    opts: ExecuteOptions,
+    recheck: () => void,
+  ): Promise<Record<string, string>> {
     verifyArtifact(artifact, approvedDigest);
     const base = this.auditBase(artifact, opts);
     const headers = await signL2Headers(this.d.o.vault, artifact, recheck);
@@ -274,7 +361,14 @@ export class Submitter {
     return this.l2Run(account, method, requestPath, body, opts, recheck);
   }
 
-  private async l2Run(account: string, method: string, requestPath: string, body: unknown, opts: GateOptions, recheck: () => void): Promise<unknown> {
+  private async l2Run(
+    account: string,
+    method: string,
+    requestPath: string,
+    body: unknown,
+    opts: GateOptions,
+    recheck: () => void,
+  ): Promise<unknown> {
     this.d.clobCancels.record(method, requestPath, body);
     const { clobUrl } = await this.d.o.settings();
     const creds = await this.d.o.vault.clobCredentials(account);
@@ -285,14 +379,28 @@ export class Submitter {
       try {
         return await clobL2Request(
           clobUrl,
-          { address: owner, credentials: creds, method, requestPath, ...(body === undefined ? {} : { body }), timestamp: Math.floor(this.d.now() / 1000) },
+          {
+            address: owner,
+            credentials: creds,
+            method,
+            requestPath,
+            ...(body === undefined ? {} : { body }),
+            timestamp: Math.floor(this.d.now() / 1000),
+          },
           this.d.transport.fetchFor(opts.timeoutMs),
         );
       } catch (err) {
         attempt++;
         // Panic's own cancel is retried by panic, within its bound (lib/background/panic-requests.ts).
         // A wait the venue names past `MAX_CLOB_RETRY_WAIT_MS` is not waited: the caller hears "slow down" at once.
-        if (!(err instanceof ClobError) || !err.retryable || attempt >= 4 || opts.pass === PANIC_PASS || !((err.retryAfterMs ?? 0) <= MAX_CLOB_RETRY_WAIT_MS)) throw err;
+        if (
+          !(err instanceof ClobError) ||
+          !err.retryable ||
+          attempt >= 4 ||
+          opts.pass === PANIC_PASS ||
+          !((err.retryAfterMs ?? 0) <= MAX_CLOB_RETRY_WAIT_MS)
+        )
+          throw err;
         const backoff = err.retryAfterMs ?? Math.min(8_000, 250 * 2 ** attempt) * (0.5 + Math.random() / 2);
         await this.d.sleep(backoff);
       }

@@ -37,10 +37,16 @@ export class ClobBooks {
   view(tokenId: string, depth = 10): ClobBookView | undefined {
     const b = this.books.get(tokenId);
     if (!b) return undefined;
-    const sorted = (m: Map<string, string>, desc: boolean) => [...m.entries()].sort(([x], [y]) => (desc ? Number(y) - Number(x) : Number(x) - Number(y)));
+    const sorted = (m: Map<string, string>, desc: boolean) =>
+      [...m.entries()].sort(([x], [y]) => (desc ? Number(y) - Number(x) : Number(x) - Number(y)));
     const bids = sorted(b.bids, true);
     const asks = sorted(b.asks, false);
-    return { bids: bids.slice(0, depth), asks: asks.slice(0, depth), bestBid: bids[0]?.[0] ?? null, bestAsk: asks[0]?.[0] ?? null };
+    return {
+      bids: bids.slice(0, depth),
+      asks: asks.slice(0, depth),
+      bestBid: bids[0]?.[0] ?? null,
+      bestAsk: asks[0]?.[0] ?? null,
+    };
   }
 
   /** Forgets every token but `keep`. */

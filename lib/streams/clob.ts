@@ -33,15 +33,40 @@ const side = v.pipe(v.string(), v.toUpperCase(), v.picklist(['BUY', 'SELL']));
 const msString = v.optional(v.pipe(v.string(), v.regex(/^\d{1,16}$/)));
 const level = v.object({ price: decimal, size: decimal });
 
-const bookEvent = v.object({ event_type: v.literal('book'), market: str, asset_id: tokenId, bids: v.pipe(v.array(level), v.maxLength(10_000)), asks: v.pipe(v.array(level), v.maxLength(10_000)), timestamp: msString, tick_size: v.optional(str) });
+const bookEvent = v.object({
+  event_type: v.literal('book'),
+  market: str,
+  asset_id: tokenId,
+  bids: v.pipe(v.array(level), v.maxLength(10_000)),
+  asks: v.pipe(v.array(level), v.maxLength(10_000)),
+  timestamp: msString,
+  tick_size: v.optional(str),
+});
 const priceChangeEvent = v.object({
   event_type: v.literal('price_change'),
   market: str,
-  price_changes: v.pipe(v.array(v.object({ asset_id: tokenId, price: decimal, size: decimal, side })), v.maxLength(10_000)),
+  price_changes: v.pipe(
+    v.array(v.object({ asset_id: tokenId, price: decimal, size: decimal, side })),
+    v.maxLength(10_000),
+  ),
   timestamp: msString,
 });
-const lastTradeEvent = v.object({ event_type: v.literal('last_trade_price'), market: str, asset_id: tokenId, price: decimal, size: v.optional(v.union([decimal, v.literal('')])), side: v.optional(v.union([side, v.literal('')])), timestamp: msString });
-const tickEvent = v.object({ event_type: v.literal('tick_size_change'), market: str, asset_id: tokenId, new_tick_size: decimal, timestamp: msString });
+const lastTradeEvent = v.object({
+  event_type: v.literal('last_trade_price'),
+  market: str,
+  asset_id: tokenId,
+  price: decimal,
+  size: v.optional(v.union([decimal, v.literal('')])),
+  side: v.optional(v.union([side, v.literal('')])),
+  timestamp: msString,
+});
+const tickEvent = v.object({
+  event_type: v.literal('tick_size_change'),
+  market: str,
+  asset_id: tokenId,
+  new_tick_size: decimal,
+  timestamp: msString,
+});
 const orderEvent = v.object({
   event_type: v.literal('order'),
   id: str,
@@ -56,7 +81,10 @@ const orderEvent = v.object({
   status: v.optional(v.picklist(['LIVE', 'MATCHED', 'DELAYED', 'UNMATCHED', 'CANCELED'])),
   timestamp: v.pipe(v.string(), v.regex(/^\d{1,16}$/)),
 });
-/** A maker order of a trade (PROTOCOL.md §5.4 `maker_orders[]`): `owner` is its API key, read only to compare with the channel's own. */
+/**
+ * A maker order of a trade (PROTOCOL.md §5.4 `maker_orders[]`): `owner` is its API key, read only to compare with the
+ * channel's own.
+ */
 const makerOrder = v.object({
   order_id: str,
   owner: str,
@@ -83,7 +111,14 @@ const tradeEvent = v.object({
   maker_orders: v.optional(v.nullable(v.pipe(v.array(makerOrder), v.maxLength(1_000)))),
   timestamp: v.pipe(v.string(), v.regex(/^\d{1,16}$/)),
 });
-const eventSchema = v.variant('event_type', [bookEvent, priceChangeEvent, lastTradeEvent, tickEvent, orderEvent, tradeEvent]);
+const eventSchema = v.variant('event_type', [
+  bookEvent,
+  priceChangeEvent,
+  lastTradeEvent,
+  tickEvent,
+  orderEvent,
+  tradeEvent,
+]);
 
 /** A `[price, size]` level, decimal strings (price in USDC per share, size in shares). */
 export type ClobLevel = [string, string];
@@ -98,42 +133,106 @@ export type ClobLevel = [string, string];
  * string; `trader_side` as the exchange says it, absent when it does not.
  */
 export type ClobStreamEvent =
-  | { kind: 'book'; at: number; tokenId: string; market: string; bids: ClobLevel[]; asks: ClobLevel[]; tickSize?: string }
-  | { kind: 'price_change'; at: number; market: string; changes: { tokenId: string; side: 'BUY' | 'SELL'; price: string; size: string }[] }
+  | {
+      kind: 'book';
+      at: number;
+      tokenId: string;
+      market: string;
+      bids: ClobLevel[];
+      asks: ClobLevel[];
+      tickSize?: string;
+    }
+  | {
+      kind: 'price_change';
+      at: number;
+      market: string;
+      changes: { tokenId: string; side: 'BUY' | 'SELL'; price: string; size: string }[];
+    }
   | { kind: 'last_trade'; at: number; tokenId: string; price: string }
   | { kind: 'tick_size'; at: number; tokenId: string; tickSize: string }
-  | { kind: 'order'; at: number; order: { id: string; status: string; side: 'BUY' | 'SELL'; price: string; original_size: string; size_matched: string; outcome: string; asset_id: string } }
+  | {
+      kind: 'order';
+      at: number;
+      order: {
+        id: string;
+        status: string;
+        side: 'BUY' | 'SELL';
+        price: string;
+        original_size: string;
+        size_matched: string;
+        outcome: string;
+        asset_id: string;
+      };
+    }
   | { kind: 'trade'; at: number; tokenId: string; trade: ClobVenueTrade };
 
-const byPrice = (desc: boolean) => (a: ClobLevel, b: ClobLevel) => (desc ? Number(b[0]) - Number(a[0]) : Number(a[0]) - Number(b[0]));
+const byPrice = (desc: boolean) => (a: ClobLevel, b: ClobLevel) =>
+  desc ? Number(b[0]) - Number(a[0]) : Number(a[0]) - Number(b[0]);
 
-/** The extension's event of one validated wire event (`now`: receive time, Unix ms; `apiKey` the user channel's, compared with each maker order's owner). */
+/**
+ * The extension's event of one validated wire event (`now`: receive time, Unix ms; `apiKey` the user channel's,
+ * compared with each maker order's owner).
+ */
 function toEvent(e: v.InferOutput<typeof eventSchema>, now: number, apiKey: string | undefined): ClobStreamEvent {
   const at = e.timestamp ? Number(e.timestamp) : now;
   switch (e.event_type) {
     case 'book': {
       const lv = (xs: { price: string; size: string }[]) => xs.map((l): ClobLevel => [l.price, l.size]);
-      return { kind: 'book', at, tokenId: e.asset_id, market: e.market, bids: lv(e.bids).sort(byPrice(true)), asks: lv(e.asks).sort(byPrice(false)), ...(e.tick_size ? { tickSize: e.tick_size } : {}) };
+      return {
+        kind: 'book',
+        at,
+        tokenId: e.asset_id,
+        market: e.market,
+        bids: lv(e.bids).sort(byPrice(true)),
+        asks: lv(e.asks).sort(byPrice(false)),
+        ...(e.tick_size ? { tickSize: e.tick_size } : {}),
+      };
     }
     case 'price_change':
-      return { kind: 'price_change', at, market: e.market, changes: e.price_changes.map((c) => ({ tokenId: c.asset_id, side: c.side, price: c.price, size: c.size })) };
+      return {
+        kind: 'price_change',
+        at,
+        market: e.market,
+        changes: e.price_changes.map((c) => ({ tokenId: c.asset_id, side: c.side, price: c.price, size: c.size })),
+      };
     case 'last_trade_price':
       return { kind: 'last_trade', at, tokenId: e.asset_id, price: e.price };
     case 'tick_size_change':
       return { kind: 'tick_size', at, tokenId: e.asset_id, tickSize: e.new_tick_size };
     case 'order':
-      return { kind: 'order', at, order: { id: e.id, status: e.status ?? (e.type === 'CANCELLATION' ? 'CANCELED' : 'LIVE'), side: e.side, price: e.price, original_size: e.original_size, size_matched: e.size_matched, outcome: e.outcome, asset_id: e.asset_id } };
+      return {
+        kind: 'order',
+        at,
+        order: {
+          id: e.id,
+          status: e.status ?? (e.type === 'CANCELLATION' ? 'CANCELED' : 'LIVE'),
+          side: e.side,
+          price: e.price,
+          original_size: e.original_size,
+          size_matched: e.size_matched,
+          outcome: e.outcome,
+          asset_id: e.asset_id,
+        },
+      };
     case 'trade':
-      return { kind: 'trade', at, tokenId: e.asset_id, trade: venueTradeOf({ ...e, match_time: e.match_time ?? String(Math.floor(at / 1000)) }, apiKey) };
+      return {
+        kind: 'trade',
+        at,
+        tokenId: e.asset_id,
+        trade: venueTradeOf({ ...e, match_time: e.match_time ?? String(Math.floor(at / 1000)) }, apiKey),
+      };
   }
 }
-
 
 /**
  * The events of one server frame (text). `undefined` when the frame is not JSON or not an event / array
  * of events; inside an array, an event that fails validation is left out and counted in `dropped`.
  */
-function parseClobFrame(text: string, now: number, apiKey: string | undefined): { events: ClobStreamEvent[]; dropped: number } | undefined {
+function parseClobFrame(
+  text: string,
+  now: number,
+  apiKey: string | undefined,
+): { events: ClobStreamEvent[]; dropped: number } | undefined {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -151,12 +250,34 @@ function parseClobFrame(text: string, now: number, apiKey: string | undefined): 
   return events.length === 0 && dropped > 0 && !Array.isArray(raw) ? undefined : { events, dropped };
 }
 
-/** A channel's state: `malformed` frames / events dropped, `reconnects` after the first live socket, `lastError` a short code (`closed`, `stale`, `error`). */
-export type ClobStreamStatus = { state: StreamState; lastEventAt: number | null; retryInMs: number | null; malformed: number; reconnects: number; lastError: string | null };
+/**
+ * A channel's state: `malformed` frames / events dropped, `reconnects` after the first live socket, `lastError` a short
+ * code (`closed`, `stale`, `error`).
+ */
+export type ClobStreamStatus = {
+  state: StreamState;
+  lastEventAt: number | null;
+  retryInMs: number | null;
+  malformed: number;
+  reconnects: number;
+  lastError: string | null;
+};
 
 /** Timing, ms (defaults: the official client's, PROTOCOL.md §5.3). */
-export type ClobStreamTiming = { baseDelayMs: number; maxDelayMs: number; pingEveryMs: number; checkEveryMs: number; staleAfterMs: number };
-const DEFAULT_TIMING: ClobStreamTiming = { baseDelayMs: 250, maxDelayMs: 30_000, pingEveryMs: 10_000, checkEveryMs: 5_000, staleAfterMs: 30_000 };
+export type ClobStreamTiming = {
+  baseDelayMs: number;
+  maxDelayMs: number;
+  pingEveryMs: number;
+  checkEveryMs: number;
+  staleAfterMs: number;
+};
+const DEFAULT_TIMING: ClobStreamTiming = {
+  baseDelayMs: 250,
+  maxDelayMs: 30_000,
+  pingEveryMs: 10_000,
+  checkEveryMs: 5_000,
+  staleAfterMs: 30_000,
+};
 
 /** The L2 API credentials of the user channel (secrets: they go into the auth frame only). */
 export type ClobChannelAuth = { apiKey: string; secret: string; passphrase: string };
@@ -184,14 +305,32 @@ export type ClobChannelOptions = {
  * A running channel: `start` / `stop`, `subscribe` / `unsubscribe` token ids (market channel; no-ops on
  * the user channel), the held ids, `status`, and `ping` (a `PING` now, when live; false otherwise).
  */
-export type ClobChannel = { start: () => void; stop: () => void; subscribe: (ids: string[]) => void; unsubscribe: (ids: string[]) => void; assets: () => string[]; status: () => ClobStreamStatus; ping: () => boolean };
+export type ClobChannel = {
+  start: () => void;
+  stop: () => void;
+  subscribe: (ids: string[]) => void;
+  unsubscribe: (ids: string[]) => void;
+  assets: () => string[];
+  status: () => ClobStreamStatus;
+  ping: () => boolean;
+};
 
-/** Creates a channel (not connected until `start`; the market channel also waits for a held id). Throws nothing; failures show in `status()`. */
+/**
+ * Creates a channel (not connected until `start`; the market channel also waits for a held id). Throws nothing;
+ * failures show in `status()`.
+ */
 export function createClobChannel(opts: ClobChannelOptions): ClobChannel {
   const t: ClobStreamTiming = { ...DEFAULT_TIMING, ...opts.timing };
   const random = opts.random ?? Math.random;
   const now = opts.now ?? Date.now;
-  const st: ClobStreamStatus = { state: 'down', lastEventAt: null, retryInMs: null, malformed: 0, reconnects: 0, lastError: null };
+  const st: ClobStreamStatus = {
+    state: 'down',
+    lastEventAt: null,
+    retryInMs: null,
+    malformed: 0,
+    reconnects: 0,
+    lastError: null,
+  };
   const assets = new Set<string>();
   let ws: WebSocketLike | null = null;
   let running = false;
@@ -217,7 +356,8 @@ export function createClobChannel(opts: ClobChannelOptions): ClobChannel {
       /* already closed */
     }
   };
-  const send = (frame: unknown) => ws?.readyState === 1 && ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
+  const send = (frame: unknown) =>
+    ws?.readyState === 1 && ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
 
   function fail(reason: string): void {
     drop(reason);
@@ -236,7 +376,15 @@ export function createClobChannel(opts: ClobChannelOptions): ClobChannel {
   }
 
   function onOpen(): void {
-    if (opts.channel === 'user') send({ auth: { apiKey: opts.auth?.apiKey ?? '', passphrase: opts.auth?.passphrase ?? '', secret: opts.auth?.secret ?? '' }, type: 'user' });
+    if (opts.channel === 'user')
+      send({
+        auth: {
+          apiKey: opts.auth?.apiKey ?? '',
+          passphrase: opts.auth?.passphrase ?? '',
+          secret: opts.auth?.secret ?? '',
+        },
+        type: 'user',
+      });
     else send({ assets_ids: [...assets], custom_feature_enabled: false, type: 'market' });
     attempts = 0;
     st.lastError = null;

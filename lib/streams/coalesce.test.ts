@@ -10,7 +10,11 @@ describe('coalesced', () => {
 
   it('runs the first request at once, folds a flood of 1 000 requests into one more run after the gap', async () => {
     let runs = 0;
-    const c = coalesced(async () => void runs++, 5_000, () => Date.now());
+    const c = coalesced(
+      async () => void runs++,
+      5_000,
+      () => Date.now(),
+    );
     c.request();
     expect(runs).toBe(1);
     for (let i = 0; i < 1_000; i++) c.request();
@@ -27,7 +31,15 @@ describe('coalesced', () => {
   it('keeps one run in flight: a request during a slow run waits for it, then runs once', async () => {
     let runs = 0;
     let release: () => void = () => undefined;
-    const c = coalesced(() => new Promise<void>((r) => { runs++; release = r; }), 10, () => Date.now());
+    const c = coalesced(
+      () =>
+        new Promise<void>((r) => {
+          runs++;
+          release = r;
+        }),
+      10,
+      () => Date.now(),
+    );
     c.request();
     await vi.advanceTimersByTimeAsync(100);
     c.request();
@@ -41,7 +53,14 @@ describe('coalesced', () => {
 
   it('a failing run does not stop later ones; stop() cancels a scheduled run', async () => {
     let runs = 0;
-    const c = coalesced(async () => { runs++; throw new Error('read failed'); }, 1_000, () => Date.now());
+    const c = coalesced(
+      async () => {
+        runs++;
+        throw new Error('read failed');
+      },
+      1_000,
+      () => Date.now(),
+    );
     c.request();
     await flush();
     c.request();

@@ -11,14 +11,20 @@
 /** Default spacing of gap resyncs (ms): 12 per minute at most, each a few weight units. */
 export const RESYNC_MIN_GAP_MS = 5_000;
 
-/** A coalesced task: `request()` asks for a run (see the module docstring); `stop()` cancels a scheduled one for good. */
+/**
+ * A coalesced task: `request()` asks for a run (see the module docstring); `stop()` cancels a scheduled one for good.
+ */
 export type Coalesced = { request(): void; stop(): void };
 
 /**
  * Wraps `run` (errors are swallowed: the next gap or reconnect asks again). `now` Unix ms (injected in
  * tests); `minGapMs` ms between the starts of two runs.
  */
-export function coalesced(run: () => Promise<void>, minGapMs = RESYNC_MIN_GAP_MS, now: () => number = Date.now): Coalesced {
+export function coalesced(
+  run: () => Promise<void>,
+  minGapMs = RESYNC_MIN_GAP_MS,
+  now: () => number = Date.now,
+): Coalesced {
   let running = false;
   let queued = false;
   let stopped = false;

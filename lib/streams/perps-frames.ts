@@ -8,7 +8,14 @@
  * gateway adds — or a secret it echoes — never travels on). Decimals are strings; ids JS numbers; times Unix ms.
  */
 import * as v from 'valibot';
-import { PERPS_READ_ANSWERS, type Book, type OrderView, type Portfolio, type Statistic, type Ticker } from '../perps/wire';
+import {
+  PERPS_READ_ANSWERS,
+  type Book,
+  type OrderView,
+  type Portfolio,
+  type Statistic,
+  type Ticker,
+} from '../perps/wire';
 
 const str = v.pipe(v.string(), v.maxLength(200));
 /** A decimal string (sizes, prices: a venue frame's words never reach a notification or the popup as a number). */
@@ -68,7 +75,10 @@ const tpslSchema = v.object({ oid: id, st: str, reason: v.optional(str) });
 
 const level = v.tuple([dec, dec]);
 /** Public channels (PROTOCOL.md §5.2), in the venue's compact names. */
-const bookSchema = v.object({ b: v.pipe(v.array(level), v.maxLength(1_000)), a: v.pipe(v.array(level), v.maxLength(1_000)) });
+const bookSchema = v.object({
+  b: v.pipe(v.array(level), v.maxLength(1_000)),
+  a: v.pipe(v.array(level), v.maxLength(1_000)),
+});
 const bboSchema = v.object({ iid: id, bp: dec, bq: dec, ap: dec, aq: dec });
 const tickerSchema = v.object({ iid: id, idx: dec, mark: dec, last: dec, mid: dec, fr: sdec });
 const statisticSchema = v.object({ iid: id, vol: dec, open: dec });
@@ -154,7 +164,16 @@ function eventOf(ch: string, at: number, data: unknown): PerpsStreamEvent | null
   const tpsl = /^tpsl::(\d{1,9})$/.exec(ch);
   if (tpsl) {
     const r = v.safeParse(tpslSchema, data);
-    return r.success ? { kind: 'tpsl', at, iid: Number(tpsl[1]), oid: r.output.oid, state: r.output.st, ...(r.output.reason === undefined ? {} : { reason: r.output.reason }) } : undefined;
+    return r.success
+      ? {
+          kind: 'tpsl',
+          at,
+          iid: Number(tpsl[1]),
+          oid: r.output.oid,
+          state: r.output.st,
+          ...(r.output.reason === undefined ? {} : { reason: r.output.reason }),
+        }
+      : undefined;
   }
   switch (ch) {
     case 'orders': {
@@ -179,26 +198,52 @@ function eventOf(ch: string, at: number, data: unknown): PerpsStreamEvent | null
   }
 }
 
-/** The event of public channel `ch` (`book::<iid>`, `bbo::<iid>`, `tickers::…`, `statistics::…`; trades and klines: `null`). */
+/**
+ * The event of public channel `ch` (`book::<iid>`, `bbo::<iid>`, `tickers::…`, `statistics::…`; trades and klines:
+ * `null`).
+ */
 function marketEventOf(ch: string, at: number, data: unknown): PerpsMarketEvent | null | undefined {
   const [kind, which] = ch.split('::');
   const iid = Number(which);
   if (kind === 'book') {
     const r = v.safeParse(bookSchema, data);
-    return r.success && Number.isSafeInteger(iid) ? { kind: 'book', at, iid, book: { bids: r.output.b, asks: r.output.a } } : undefined;
+    return r.success && Number.isSafeInteger(iid)
+      ? { kind: 'book', at, iid, book: { bids: r.output.b, asks: r.output.a } }
+      : undefined;
   }
   if (kind === 'bbo') {
     const r = v.safeParse(bboSchema, data);
-    return r.success ? { kind: 'bbo', at, iid: r.output.iid, bid: [r.output.bp, r.output.bq], ask: [r.output.ap, r.output.aq] } : undefined;
+    return r.success
+      ? { kind: 'bbo', at, iid: r.output.iid, bid: [r.output.bp, r.output.bq], ask: [r.output.ap, r.output.aq] }
+      : undefined;
   }
   if (kind === 'tickers') {
     const r = v.safeParse(tickerSchema, data);
     const t = r.success ? r.output : undefined;
-    return t ? { kind: 'ticker', at, ticker: { instrument_id: t.iid, mark_price: t.mark, index_price: t.idx, mid_price: t.mid, last_price: t.last, funding_rate: t.fr } } : undefined;
+    return t
+      ? {
+          kind: 'ticker',
+          at,
+          ticker: {
+            instrument_id: t.iid,
+            mark_price: t.mark,
+            index_price: t.idx,
+            mid_price: t.mid,
+            last_price: t.last,
+            funding_rate: t.fr,
+          },
+        }
+      : undefined;
   }
   if (kind === 'statistics') {
     const r = v.safeParse(statisticSchema, data);
-    return r.success ? { kind: 'statistic', at, statistic: { instrument_id: r.output.iid, open_price: r.output.open, volume: r.output.vol } } : undefined;
+    return r.success
+      ? {
+          kind: 'statistic',
+          at,
+          statistic: { instrument_id: r.output.iid, open_price: r.output.open, volume: r.output.vol },
+        }
+      : undefined;
   }
   return null;
 }

@@ -29,9 +29,17 @@ class TrackedWebSocket extends NodeWebSocket {
   }
 }
 
-type Seen = { events: PerpsStreamEvent[]; resyncs: { reason: ResyncReason; channel?: string }[]; statuses: PerpsStreamStatus[] };
+type Seen = {
+  events: PerpsStreamEvent[];
+  resyncs: { reason: ResyncReason; channel?: string }[];
+  statuses: PerpsStreamStatus[];
+};
 
-function stream(url: string, auth: { proxy?: string; secret?: string }, extra: Partial<PerpsStreamOptions> = {}): { s: PerpsStream; seen: Seen } {
+function stream(
+  url: string,
+  auth: { proxy?: string; secret?: string },
+  extra: Partial<PerpsStreamOptions> = {},
+): { s: PerpsStream; seen: Seen } {
   const seen: Seen = { events: [], resyncs: [], statuses: [] };
   const s = createPerpsStream({
     wsUrl: url,
@@ -74,58 +82,69 @@ describe('perps stream against the sandbox', () => {
     await until(() => seen.events.filter((e) => e.kind === 'portfolio').length >= 2);
     const order = seen.events.find((e) => e.kind === 'order');
     expect(order).toMatchObject({ order: { instrument_id: 1, buy: true, status: 'filled', filled_quantity: '0.002' } });
-    expect(seen.events.find((e) => e.kind === 'fills')).toMatchObject({ fills: [{ instrument_id: 1, side: 'long', quantity: '0.002', taker: true }] });
-    expect(seen.events.filter((e) => e.kind === 'portfolio').at(-1)).toMatchObject({ portfolio: { positions: [{ instrument_id: 1, size: '0.002' }] } });
+    expect(seen.events.find((e) => e.kind === 'fills')).toMatchObject({
+      fills: [{ instrument_id: 1, side: 'long', quantity: '0.002', taker: true }],
+    });
+    expect(seen.events.filter((e) => e.kind === 'portfolio').at(-1)).toMatchObject({
+      portfolio: { positions: [{ instrument_id: 1, size: '0.002' }] },
+    });
     expect(seen.events.some((e) => e.kind === 'balance')).toBe(true);
     expect(s.status()).toMatchObject({ state: 'live', malformed: 0 });
     expect(s.status().lastEventAt).not.toBeNull();
     expect(seen.resyncs).toEqual([]);
   });
 
-  it('public only (no auth): the book, bbo and ticker of the instrument shown, updated as the book changes; setPublic moves to another instrument', async () => {
-    const h = await sandbox();
-    const { s, seen } = stream(wsUrlOf(h), {}, { publicChannels: ['book::1', 'bbo::1', 'tickers::1'] });
-    await until(() => s.status().state === 'live' && seen.events.some((e) => e.kind === 'book'));
-    expect(made.length).toBeGreaterThan(0);
-    const first = seen.events.find((e) => e.kind === 'book');
-    expect(first).toMatchObject({ kind: 'book', iid: 1 });
-    expect(first?.kind === 'book' && first.book.bids.length).toBeGreaterThan(0);
-    await until(() => seen.events.some((e) => e.kind === 'ticker') && seen.events.some((e) => e.kind === 'bbo'));
-    const books = () => seen.events.filter((e) => e.kind === 'book').length;
-    const before = books();
-    await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, p: '60001', qty: '0.001', tif: 'gtc' }] }));
-    await until(() => books() > before);
-    const last = seen.events.filter((e) => e.kind === 'book').at(-1);
-    expect(last?.kind === 'book' && last.book.bids.some(([p]) => p === '60001')).toBe(true);
-    s.setPublic(['book::2']);
-    await until(() => seen.events.some((e) => e.kind === 'book' && e.iid === 2));
-    const n1 = seen.events.filter((e) => e.kind === 'book' && e.iid === 1).length;
-    await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, p: '60002', qty: '0.001', tif: 'gtc' }] }));
-    await new Promise((r) => setTimeout(r, 100));
-    expect(seen.events.filter((e) => e.kind === 'book' && e.iid === 1).length).toBe(n1);
-    expect(seen.resyncs).toEqual([]);
-  });
+  it(
+    'public only (no auth): the book, bbo and ticker of the instrument shown, ' +
+      'updated as the book changes; setPublic moves to another instrument',
+    async () => {
+      const h = await sandbox();
+      const { s, seen } = stream(wsUrlOf(h), {}, { publicChannels: ['book::1', 'bbo::1', 'tickers::1'] });
+      await until(() => s.status().state === 'live' && seen.events.some((e) => e.kind === 'book'));
+      expect(made.length).toBeGreaterThan(0);
+      const first = seen.events.find((e) => e.kind === 'book');
+      expect(first).toMatchObject({ kind: 'book', iid: 1 });
+      expect(first?.kind === 'book' && first.book.bids.length).toBeGreaterThan(0);
+      await until(() => seen.events.some((e) => e.kind === 'ticker') && seen.events.some((e) => e.kind === 'bbo'));
+      const books = () => seen.events.filter((e) => e.kind === 'book').length;
+      const before = books();
+      await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, p: '60001', qty: '0.001', tif: 'gtc' }] }));
+      await until(() => books() > before);
+      const last = seen.events.filter((e) => e.kind === 'book').at(-1);
+      expect(last?.kind === 'book' && last.book.bids.some(([p]) => p === '60001')).toBe(true);
+      s.setPublic(['book::2']);
+      await until(() => seen.events.some((e) => e.kind === 'book' && e.iid === 2));
+      const n1 = seen.events.filter((e) => e.kind === 'book' && e.iid === 1).length;
+      await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, p: '60002', qty: '0.001', tif: 'gtc' }] }));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(seen.events.filter((e) => e.kind === 'book' && e.iid === 1).length).toBe(n1);
+      expect(seen.resyncs).toEqual([]);
+    },
+  );
 
-  it('reconnects a dropped socket after the full-jitter backoff, redoes auth and sub, and asks for a resync', async () => {
-    const h = await sandbox();
-    const { s, seen } = stream(wsUrlOf(h), h.proxyAuth);
-    await until(() => s.status().state === 'live');
-    made.at(-1)?.terminate();
-    await until(() => s.status().state === 'down');
-    // random 0.5 × min(100 ms × 2⁰, 30 s)
-    expect(s.status().retryInMs).toBe(50);
-    await until(() => s.status().state === 'live');
-    expect(seen.resyncs).toEqual([{ reason: 'reconnect' }]);
-    expect(s.status().reconnects).toBe(1);
-    // Live again: the new socket carries events (auth and sub were redone).
-    const before = seen.events.length;
-    await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, p: '60000', qty: '0.001', tif: 'gtc' }] }));
-    await until(() => seen.events.slice(before).some((e) => e.kind === 'order'));
-    // The backoff counter was reset by the live session: the next drop waits the first delay again.
-    made.at(-1)?.terminate();
-    await until(() => s.status().state === 'down');
-    expect(s.status().retryInMs).toBe(50);
-  });
+  it(
+    'reconnects a dropped socket after the full-jitter ' + 'backoff, redoes auth and sub, and asks for a resync',
+    async () => {
+      const h = await sandbox();
+      const { s, seen } = stream(wsUrlOf(h), h.proxyAuth);
+      await until(() => s.status().state === 'live');
+      made.at(-1)?.terminate();
+      await until(() => s.status().state === 'down');
+      // random 0.5 × min(100 ms × 2⁰, 30 s)
+      expect(s.status().retryInMs).toBe(50);
+      await until(() => s.status().state === 'live');
+      expect(seen.resyncs).toEqual([{ reason: 'reconnect' }]);
+      expect(s.status().reconnects).toBe(1);
+      // Live again: the new socket carries events (auth and sub were redone).
+      const before = seen.events.length;
+      await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, p: '60000', qty: '0.001', tif: 'gtc' }] }));
+      await until(() => seen.events.slice(before).some((e) => e.kind === 'order'));
+      // The backoff counter was reset by the live session: the next drop waits the first delay again.
+      made.at(-1)?.terminate();
+      await until(() => s.status().state === 'down');
+      expect(s.status().retryInMs).toBe(50);
+    },
+  );
 
   it('backs off exponentially while auth is refused, and the secret appears in nothing it emits or logs', async () => {
     const h = await sandbox();
@@ -133,7 +152,12 @@ describe('perps stream against the sandbox', () => {
     const wrong = { proxy: h.proxyAuth.proxy, secret: `${h.proxyAuth.secret.slice(0, -4)}beef` };
     const { s, seen } = stream(wsUrlOf(h), wrong, { timing: { baseDelayMs: 40 } });
     await until(() => seen.statuses.filter((x) => x.retryInMs !== null).length >= 3);
-    expect(seen.statuses.filter((x) => x.retryInMs !== null).slice(0, 3).map((x) => x.retryInMs)).toEqual([20, 40, 80]);
+    expect(
+      seen.statuses
+        .filter((x) => x.retryInMs !== null)
+        .slice(0, 3)
+        .map((x) => x.retryInMs),
+    ).toEqual([20, 40, 80]);
     expect(s.status().lastError).toBe('auth_refused');
     s.stop();
     // And with the right secret, once live and after events:
@@ -169,7 +193,21 @@ async function scripted(script: (send: (frame: unknown) => void) => void) {
   return { url: `ws://127.0.0.1:${port}/perps/v1/ws`, received, wss };
 }
 
-const order = (oid: number, status: string) => ({ oid, iid: 1, buy: true, p: '60000', qty: '0.001', tif: 'gtc', po: false, ro: false, status, rest: '0.001', fill: '0', cts: 1, uts: 1 });
+const order = (oid: number, status: string) => ({
+  oid,
+  iid: 1,
+  buy: true,
+  p: '60000',
+  qty: '0.001',
+  tif: 'gtc',
+  po: false,
+  ro: false,
+  status,
+  rest: '0.001',
+  fill: '0',
+  cts: 1,
+  uts: 1,
+});
 
 describe('perps stream against a scripted gateway', () => {
   it('asks for a resync when a channel skips a sequence number, and still hands on the event', async () => {
@@ -181,7 +219,11 @@ describe('perps stream against a scripted gateway', () => {
     const { seen } = stream(g.url, { proxy: '0x0000000000000000000000000000000000000001', secret: 's3cret-value' });
     await until(() => seen.events.length === 3);
     expect(seen.resyncs).toEqual([{ reason: 'sequence_gap', channel: 'orders' }]);
-    expect(seen.events.map((e) => (e.kind === 'order' ? e.order.status : e.kind))).toEqual(['open', 'cancelled', 'fills']);
+    expect(seen.events.map((e) => (e.kind === 'order' ? e.order.status : e.kind))).toEqual([
+      'open',
+      'cancelled',
+      'fills',
+    ]);
   });
 
   it('ignores and counts malformed frames, and a frame with extra fields reaches no one with them', async () => {
@@ -201,10 +243,14 @@ describe('perps stream against a scripted gateway', () => {
   it('pings every interval, and closes and reconnects a socket silent for longer than the stale limit', async () => {
     let t = 0;
     const g = await scripted(() => undefined);
-    const { s, seen } = stream(g.url, { proxy: '0x0000000000000000000000000000000000000001', secret: 'x' }, {
-      now: () => t,
-      timing: { baseDelayMs: 20, pingEveryMs: 30, checkEveryMs: 20, staleAfterMs: 1_000 },
-    });
+    const { s, seen } = stream(
+      g.url,
+      { proxy: '0x0000000000000000000000000000000000000001', secret: 'x' },
+      {
+        now: () => t,
+        timing: { baseDelayMs: 20, pingEveryMs: 30, checkEveryMs: 20, staleAfterMs: 1_000 },
+      },
+    );
     await until(() => s.status().state === 'live');
     await until(() => g.received.some((f) => JSON.stringify(f) === '{"id":0,"req":"post","op":{"type":"ping"}}'));
     expect(seen.resyncs).toEqual([]);

@@ -35,7 +35,10 @@ export type WebSocketLike = {
 /** A WebSocket constructor: `new WebSocket(url)`, no subprotocol, no headers (PROTOCOL.md §5.1 "Address"). */
 export type WebSocketConstructor = new (url: string) => WebSocketLike;
 
-/** `live`: authenticated and subscribed; `connecting`: opening, authenticating or subscribing; `down`: closed, waiting to retry, or stopped. */
+/**
+ * `live`: authenticated and subscribed; `connecting`: opening, authenticating or subscribing; `down`: closed, waiting
+ * to retry, or stopped.
+ */
 export type StreamState = 'live' | 'connecting' | 'down';
 
 /** Why the caller must re-read over REST: the socket reconnected, or a channel skipped a sequence number. */
@@ -57,12 +60,35 @@ export type PerpsStreamStatus = {
 };
 
 /** Timing of the client, ms (defaults: the official client's, PROTOCOL.md §5.1). */
-export type PerpsStreamTiming = { baseDelayMs: number; maxDelayMs: number; pingEveryMs: number; checkEveryMs: number; staleAfterMs: number; ackTimeoutMs: number };
+export type PerpsStreamTiming = {
+  baseDelayMs: number;
+  maxDelayMs: number;
+  pingEveryMs: number;
+  checkEveryMs: number;
+  staleAfterMs: number;
+  ackTimeoutMs: number;
+};
 
-const DEFAULT_TIMING: PerpsStreamTiming = { baseDelayMs: 250, maxDelayMs: 30_000, pingEveryMs: 25_000, checkEveryMs: 5_000, staleAfterMs: 65_000, ackTimeoutMs: 30_000 };
+const DEFAULT_TIMING: PerpsStreamTiming = {
+  baseDelayMs: 250,
+  maxDelayMs: 30_000,
+  pingEveryMs: 25_000,
+  checkEveryMs: 5_000,
+  staleAfterMs: 65_000,
+  ackTimeoutMs: 30_000,
+};
 
 /** The channels the official client subscribes (PROTOCOL.md §5.1; `tpsl` covers every `tpsl::<n>`). */
-const ACCOUNT_CHANNELS = ['balances', 'portfolio', 'orders', 'fills', 'funding', 'deposits', 'withdrawals', 'tpsl'] as const;
+const ACCOUNT_CHANNELS = [
+  'balances',
+  'portfolio',
+  'orders',
+  'fills',
+  'funding',
+  'deposits',
+  'withdrawals',
+  'tpsl',
+] as const;
 
 /**
  * Options of `createPerpsStream`. `proxy` / `secret`: the session proxy's address and its REST secret (a
@@ -130,7 +156,14 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
   const t: PerpsStreamTiming = { ...DEFAULT_TIMING, ...opts.timing };
   const random = opts.random ?? Math.random;
   const now = opts.now ?? Date.now;
-  const st: PerpsStreamStatus = { state: 'down', lastEventAt: null, retryInMs: null, malformed: 0, reconnects: 0, lastError: null };
+  const st: PerpsStreamStatus = {
+    state: 'down',
+    lastEventAt: null,
+    retryInMs: null,
+    malformed: 0,
+    reconnects: 0,
+    lastError: null,
+  };
   let ws: WebSocketLike | null = null;
   let running = false;
   let attempts = 0;
@@ -270,7 +303,8 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
       if (ws !== sock) return;
       const chs = [...(authed ? ACCOUNT_CHANNELS : []), ...publicChs];
       const subscribe = () => (chs.length ? request({ req: 'sub', chs }, onLive) : onLive());
-      if (authed) request({ op: { args: { proxy: opts.proxy, secret: opts.secret }, type: 'auth' }, req: 'post' }, subscribe);
+      if (authed)
+        request({ op: { args: { proxy: opts.proxy, secret: opts.secret }, type: 'auth' }, req: 'post' }, subscribe);
       else subscribe();
     });
     sock.addEventListener('message', (ev) => ws === sock && onFrame(ev.data));
@@ -302,7 +336,10 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
       });
     },
     proxy: opts.proxy,
-    command: (cmd, timeoutMs) => (ws && st.state === 'live' ? sendSessionCommand(ws, nextId++, cmd, timeoutMs, commands) : Promise.resolve({ kind: 'not_sent' })),
+    command: (cmd, timeoutMs) =>
+      ws && st.state === 'live'
+        ? sendSessionCommand(ws, nextId++, cmd, timeoutMs, commands)
+        : Promise.resolve({ kind: 'not_sent' }),
     setPublic(chs) {
       const next = new Set(chs);
       const added = [...next].filter((c) => !publicChs.has(c));
@@ -319,7 +356,10 @@ export function createPerpsStream(opts: PerpsStreamOptions): PerpsStream {
 // ------------------------------------------------------------------------------------------------
 // Commands over the session (PROTOCOL.md §5.1 "command")
 
-/** A signed command as the session carries it: the REST envelope's signed fields (`op`, `sig`, `salt`, `ts` ms, `exp` ms). */
+/**
+ * A signed command as the session carries it: the REST envelope's signed fields (`op`, `sig`, `salt`, `ts` ms, `exp`
+ * ms).
+ */
 export type SessionCommand = { op: unknown; sig: string; salt: number; ts: number; exp?: number };
 
 /**
@@ -328,7 +368,8 @@ export type SessionCommand = { op: unknown; sig: string; salt: number; ts: numbe
  * carry it); `no_answer` — the frame was handed to the socket, then the socket dropped (`closed`) or
  * the deadline passed (`timeout`): the outcome is **unknown**, never to be resent by itself.
  */
-export type SessionCommandOutcome = { kind: 'answer'; data: unknown } | { kind: 'not_sent' } | { kind: 'no_answer'; reason: 'closed' | 'timeout' };
+export type SessionCommandOutcome =
+  { kind: 'answer'; data: unknown } | { kind: 'not_sent' } | { kind: 'no_answer'; reason: 'closed' | 'timeout' };
 
 /** The commands of one stream waiting for their answer, by request `id`. */
 type CommandWaiters = {
@@ -338,7 +379,10 @@ type CommandWaiters = {
   drop: () => void;
 };
 
-/** The waiters of a stream's commands: settled by the answer with their `id`, by the deadline, or by a drop of the socket. */
+/**
+ * The waiters of a stream's commands: settled by the answer with their `id`, by the deadline, or by a drop of the
+ * socket.
+ */
 function commandWaiters(): CommandWaiters {
   const waiting = new Map<number, (o: SessionCommandOutcome) => void>();
   const settle = (id: number, outcome: SessionCommandOutcome) => {
@@ -370,9 +414,23 @@ function commandWaiters(): CommandWaiters {
  * for at most `timeoutMs` (ms). A socket that is not open sends nothing (`not_sent`); once `send` was
  * called, a throw, a drop or the deadline is `no_answer` (the frame may have left).
  */
-function sendSessionCommand(ws: WebSocketLike, id: number, cmd: SessionCommand, timeoutMs: number, waiters: CommandWaiters): Promise<SessionCommandOutcome> {
+function sendSessionCommand(
+  ws: WebSocketLike,
+  id: number,
+  cmd: SessionCommand,
+  timeoutMs: number,
+  waiters: CommandWaiters,
+): Promise<SessionCommandOutcome> {
   if (ws.readyState !== 1) return Promise.resolve({ kind: 'not_sent' });
-  const frame = JSON.stringify({ salt: cmd.salt, sig: cmd.sig, ts: cmd.ts, ...(cmd.exp === undefined ? {} : { exp: cmd.exp }), id, op: cmd.op, req: 'post' });
+  const frame = JSON.stringify({
+    salt: cmd.salt,
+    sig: cmd.sig,
+    ts: cmd.ts,
+    ...(cmd.exp === undefined ? {} : { exp: cmd.exp }),
+    id,
+    op: cmd.op,
+    req: 'post',
+  });
   const outcome = waiters.wait(id, timeoutMs);
   try {
     ws.send(frame);

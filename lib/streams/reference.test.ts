@@ -12,8 +12,20 @@ import type { PerpsStreamEvent } from './perps-frames';
 
 const T = '123456';
 
-const dump = (bid: string, ask: string): ClobStreamEvent => ({ kind: 'book', tokenId: T, market: '0xm', bids: [[bid, '100']], asks: [[ask, '100']], at: 0 });
-const change = (side: 'BUY' | 'SELL', price: string, size: string): ClobStreamEvent => ({ kind: 'price_change', market: '0xm', changes: [{ tokenId: T, side, price, size }], at: 0 });
+const dump = (bid: string, ask: string): ClobStreamEvent => ({
+  kind: 'book',
+  tokenId: T,
+  market: '0xm',
+  bids: [[bid, '100']],
+  asks: [[ask, '100']],
+  at: 0,
+});
+const change = (side: 'BUY' | 'SELL', price: string, size: string): ClobStreamEvent => ({
+  kind: 'price_change',
+  market: '0xm',
+  changes: [{ tokenId: T, side, price, size }],
+  at: 0,
+});
 
 /** A live reference with T's book dumped; `ping` counts the PINGs it sends (as the channel reports them). */
 function setUp() {
@@ -59,22 +71,26 @@ describe("the market channel as a grant's reference price", () => {
     expect((await judged)?.price).toBe('0.5');
   });
 
-  it('nothing is judged while down, before the dump of this connection, with one side, or when the channel cannot ping', async () => {
-    const { r, ping } = setUp();
-    r.connection(false);
-    expect(await r.judge(T, ping)).toBeUndefined();
-    r.connection(true);
-    expect(await r.judge(T, ping), 'no dump yet on this connection').toBeUndefined();
-    r.event(dump('0.30', '0.34'));
-    const judged = r.judge(T, ping);
-    r.ponged();
-    expect((await judged)?.price).toBe('0.32');
-    r.event(change('SELL', '0.34', '0'));
-    const oneSided = r.judge(T, ping);
-    r.ponged();
-    expect(await oneSided).toBeUndefined();
-    expect(await r.judge(T, () => false), 'the channel could not send the PING').toBeUndefined();
-  });
+  it(
+    'nothing is judged while down, before the dump of this ' +
+      'connection, with one side, or when the channel cannot ping',
+    async () => {
+      const { r, ping } = setUp();
+      r.connection(false);
+      expect(await r.judge(T, ping)).toBeUndefined();
+      r.connection(true);
+      expect(await r.judge(T, ping), 'no dump yet on this connection').toBeUndefined();
+      r.event(dump('0.30', '0.34'));
+      const judged = r.judge(T, ping);
+      r.ponged();
+      expect((await judged)?.price).toBe('0.32');
+      r.event(change('SELL', '0.34', '0'));
+      const oneSided = r.judge(T, ping);
+      r.ponged();
+      expect(await oneSided).toBeUndefined();
+      expect(await r.judge(T, () => false), 'the channel could not send the PING').toBeUndefined();
+    },
+  );
 
   it('a reconnect while an order waits for its PONG leaves it to the REST reads', async () => {
     const { r, ping } = setUp();
@@ -93,50 +109,73 @@ describe("the market channel as a grant's reference price", () => {
   });
 });
 
-describe('the perps public stream as a grant\'s reference price', () => {
-  const ticker = (mark: string, mid = '0'): PerpsStreamEvent => ({ kind: 'ticker', at: 0, ticker: { instrument_id: 1, mark_price: mark, index_price: mark, mid_price: mid, last_price: mark, funding_rate: '0' } });
-  const bbo = (bid: string, ask: string): PerpsStreamEvent => ({ kind: 'bbo', at: 0, iid: 1, bid: [bid, '1'], ask: [ask, '1'] });
+describe("the perps public stream as a grant's reference price", () => {
+  const ticker = (mark: string, mid = '0'): PerpsStreamEvent => ({
+    kind: 'ticker',
+    at: 0,
+    ticker: {
+      instrument_id: 1,
+      mark_price: mark,
+      index_price: mark,
+      mid_price: mid,
+      last_price: mark,
+      funding_rate: '0',
+    },
+  });
+  const bbo = (bid: string, ask: string): PerpsStreamEvent => ({
+    kind: 'bbo',
+    at: 0,
+    iid: 1,
+    bid: [bid, '1'],
+    ask: [ask, '1'],
+  });
   const answered = async () => true;
   const L = 'BTC-PERP (#1)';
 
-  it('judges with the pushed mark borne out by the pushed best bid and ask, read after the answer to its own ping', async () => {
-    const r = new PerpsStreamReference();
-    r.connection(true);
-    r.event(ticker('65000'));
-    expect(await r.judge(1, L, answered), 'no best bid / ask yet').toBeUndefined();
-    r.event(bbo('64990', '65010'));
-    let release!: (x: boolean) => void;
-    const judged = r.judge(1, L, () => new Promise<boolean>((res) => (release = res)));
-    r.event(ticker('65005')); // pushed before the venue read the ping
-    release(true);
-    expect(await judged).toEqual({ price: '65005', source: 'mark' });
-    r.event(ticker('70000'));
-    expect((await r.judge(1, L, answered))?.conflict, 'a mark the book does not bear out').toMatch(/disagree/);
-  });
-
-  it('a ping not answered in time, a resync while waiting, or a stream down leaves the order to the REST reads', async () => {
-    vi.useFakeTimers();
-    try {
+  it(
+    'judges with the pushed mark borne out by the pushed ' + 'best bid and ask, read after the answer to its own ping',
+    async () => {
       const r = new PerpsStreamReference();
       r.connection(true);
       r.event(ticker('65000'));
+      expect(await r.judge(1, L, answered), 'no best bid / ask yet').toBeUndefined();
       r.event(bbo('64990', '65010'));
-      const late = r.judge(1, L, () => new Promise<boolean>(() => undefined));
-      await vi.advanceTimersByTimeAsync(STREAM_REF_WAIT_MS);
-      expect(await late).toBeUndefined();
       let release!: (x: boolean) => void;
-      const resynced = r.judge(1, L, () => new Promise<boolean>((res) => (release = res)));
-      r.connection(true);
-      r.event(ticker('65000'));
-      r.event(bbo('64990', '65010'));
+      const judged = r.judge(1, L, () => new Promise<boolean>((res) => (release = res)));
+      r.event(ticker('65005')); // pushed before the venue read the ping
       release(true);
-      expect(await resynced, 'its ping went with the old socket').toBeUndefined();
-      r.connection(false);
-      expect(await r.judge(1, L, answered)).toBeUndefined();
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+      expect(await judged).toEqual({ price: '65005', source: 'mark' });
+      r.event(ticker('70000'));
+      expect((await r.judge(1, L, answered))?.conflict, 'a mark the book does not bear out').toMatch(/disagree/);
+    },
+  );
+
+  it(
+    'a ping not answered in time, a resync while waiting, ' + 'or a stream down leaves the order to the REST reads',
+    async () => {
+      vi.useFakeTimers();
+      try {
+        const r = new PerpsStreamReference();
+        r.connection(true);
+        r.event(ticker('65000'));
+        r.event(bbo('64990', '65010'));
+        const late = r.judge(1, L, () => new Promise<boolean>(() => undefined));
+        await vi.advanceTimersByTimeAsync(STREAM_REF_WAIT_MS);
+        expect(await late).toBeUndefined();
+        let release!: (x: boolean) => void;
+        const resynced = r.judge(1, L, () => new Promise<boolean>((res) => (release = res)));
+        r.connection(true);
+        r.event(ticker('65000'));
+        r.event(bbo('64990', '65010'));
+        release(true);
+        expect(await resynced, 'its ping went with the old socket').toBeUndefined();
+        r.connection(false);
+        expect(await r.judge(1, L, answered)).toBeUndefined();
+      } finally {
+        vi.useRealTimers();
+      }
+    },
+  );
 
   it('an instrument no grant covers any more is forgotten: granted again, it waits for its next push', async () => {
     const r = new PerpsStreamReference();

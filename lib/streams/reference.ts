@@ -29,9 +29,9 @@
  *
  * What a stale or lying stream can do: a stream is the venue speaking, as the REST reads are. A slow order
  * book stream is waited for (the `PONG`), never read behind; a venue whose pushes lag its `PONG`s moves the
- * band by what the book moved in that lag; a venue that lies moves the band as a lying REST read would
- * (README "What a gateway can and cannot make Countersign show or sign"). The per-order and 24 h notional
- * caps still bound what is signed.
+ * band by what the book moved in that lag; a venue that lies moves the band as a lying REST read would (README "What a
+ * gateway can and cannot make Countersign show or sign"). The per-order and 24 h notional caps still bound what is
+ * signed.
  */
 import { fromUnits, truncUnits } from '../decimal';
 import { borneOut, tickerReference } from '../grants/reference';
@@ -64,7 +64,10 @@ export class ClobStreamReference {
   /** `now`: the clock (Unix ms). */
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** The channel went live (a new connection) or down: every book and count starts over (pings in flight are lost with the socket). */
+  /**
+   * The channel went live (a new connection) or down: every book and count starts over (pings in flight are lost with
+   * the socket).
+   */
   connection(live: boolean): void {
     this.live = live;
     this.epoch++;
@@ -132,13 +135,20 @@ export class ClobStreamReference {
     return this.live && this.dumped.has(tokenId);
   }
 
-  /** The midpoint of `tokenId`'s book as it stands (two sides, dumped on this connection), borne out by it; else undefined. */
+  /**
+   * The midpoint of `tokenId`'s book as it stands (two sides, dumped on this connection), borne out by it; else
+   * undefined.
+   */
   private book(tokenId: string): RefPrice | undefined {
     if (!this.usable(tokenId)) return undefined;
     const view = this.books.view(tokenId, 1);
     if (!view?.bestBid || !view.bestAsk) return undefined;
     const mid = fromUnits((truncUnits(view.bestBid, S) + truncUnits(view.bestAsk, S)) / 2n, S);
-    return borneOut({ price: mid, source: 'midpoint' }, { bid: view.bestBid, ask: view.bestAsk }, `token ${shortToken(tokenId)}`);
+    return borneOut(
+      { price: mid, source: 'midpoint' },
+      { bid: view.bestBid, ask: view.bestAsk },
+      `token ${shortToken(tokenId)}`,
+    );
   }
 }
 
@@ -167,7 +177,8 @@ export class PerpsStreamReference {
 
   /** A public-channel event: a ticker or a best bid / ask (others are ignored). */
   event(e: PerpsStreamEvent): void {
-    if (e.kind === 'ticker') this.tickers.set(e.ticker.instrument_id, { mark: e.ticker.mark_price, mid: e.ticker.mid_price });
+    if (e.kind === 'ticker')
+      this.tickers.set(e.ticker.instrument_id, { mark: e.ticker.mark_price, mid: e.ticker.mid_price });
     else if (e.kind === 'bbo') this.tops.set(e.iid, { bid: e.bid[0], ask: e.ask[0] });
   }
 
@@ -178,10 +189,15 @@ export class PerpsStreamReference {
 
   /**
    * The reference price of instrument `iid` (named `label` in a conflict's words) for an order that arrived
-   * now: `ping` posts a ping and resolves true at its answer; the prices are read after it, waiting at most
-   * `waitMs`. Undefined: read over REST.
+   * now: `ping` posts a ping and resolves true at its answer; the prices are read after it, waiting at most `waitMs`.
+   * Undefined: read over REST.
    */
-  async judge(iid: number, label: string, ping: () => Promise<boolean>, waitMs = STREAM_REF_WAIT_MS): Promise<RefPrice | undefined> {
+  async judge(
+    iid: number,
+    label: string,
+    ping: () => Promise<boolean>,
+    waitMs = STREAM_REF_WAIT_MS,
+  ): Promise<RefPrice | undefined> {
     if (!this.price(iid, label)) return undefined;
     const epoch = this.epoch;
     let timer: ReturnType<typeof setTimeout> | undefined;

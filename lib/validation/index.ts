@@ -22,10 +22,16 @@ const SIGNED_DECIMAL_RE = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
 const UINT_RE = /^(?:0|[1-9][0-9]*)$/;
 const ZERO_RE = /^-?0(?:\.0+)?$/;
 
-/** A decimal as the venues write it in their answers: no sign, at most 20 integer and 20 fraction digits (`"3120.50"`, `"007"` passes). */
+/**
+ * A decimal as the venues write it in their answers: no sign, at most 20 integer and 20 fraction digits (`"3120.50"`,
+ * `"007"` passes).
+ */
 export const VENUE_DECIMAL_RE = /^\d{1,20}(?:\.\d{1,20})?$/;
 /** A decimal string a venue answers (`VENUE_DECIMAL_RE`): prices, sizes, amounts of the gateways' reads. */
-export const venueDecimalString = v.pipe(v.string(), v.regex(VENUE_DECIMAL_RE, 'must be a decimal string (at most 20 + 20 digits)'));
+export const venueDecimalString = v.pipe(
+  v.string(),
+  v.regex(VENUE_DECIMAL_RE, 'must be a decimal string (at most 20 + 20 digits)'),
+);
 /** Whether `x` is a decimal string a venue answers (`VENUE_DECIMAL_RE`). */
 export const isVenueDecimal = (x: unknown): x is string => typeof x === 'string' && VENUE_DECIMAL_RE.test(x);
 

@@ -22,7 +22,9 @@ export const UNSHOWN_VENUE_TEXT = 'an error text this extension does not show';
 
 /** Printable ASCII only (space to `~`): no control, format (bidi, zero-width), or non-ASCII look-alike character. */
 const PRINTABLE_ASCII = /^[\x20-\x7E]*$/;
-/** A perps instrument symbol as the venue writes them: `BTC-PERP`, `1000PEPE-PERP` (upper-case letters, digits, dashes). */
+/**
+ * A perps instrument symbol as the venue writes them: `BTC-PERP`, `1000PEPE-PERP` (upper-case letters, digits, dashes).
+ */
 const SYMBOL_RE = /^[A-Z0-9]{1,16}(?:-[A-Z0-9]{1,16}){0,2}$/;
 /** A perps gateway error value (seed 1 "Errors"): a snake_case code such as `insufficient_margin`. */
 const ERROR_CODE_RE = /^[a-z][a-z0-9_]{0,63}$/;
@@ -76,9 +78,13 @@ export function instrumentSymbols(list: readonly { instrument_id: number; symbol
 }
 
 /** A token id as words name it: its first 6 and last 4 digits (`123456…7890`); a short id whole. */
-export const shortToken = (tokenId: string): string => (tokenId.length > 12 ? `${tokenId.slice(0, 6)}…${tokenId.slice(-4)}` : tokenId);
+export const shortToken = (tokenId: string): string =>
+  tokenId.length > 12 ? `${tokenId.slice(0, 6)}…${tokenId.slice(-4)}` : tokenId;
 
-/** A label field an exchange answers (a market title, an outcome label): a string of at most 300 characters, shown only through `venueLabelOr`. */
+/**
+ * A label field an exchange answers (a market title, an outcome label): a string of at most 300 characters, shown only
+ * through `venueLabelOr`.
+ */
 export const venueLabelString = v.pipe(v.string(), v.maxLength(300));
 
 /**

@@ -12,12 +12,36 @@ import type { KdfBounds } from './crypto';
 import { readMeta, type VaultMeta } from './db';
 import { readVaultCopy, sameVault, snapshotVault, vaultWrite, type VaultCopy, type VaultCopyStore } from './copy';
 import { digestOf, VaultRecords, type RecordsOptions } from './records';
-import { VaultCopyError, VaultExistsError, VaultNotInitializedError, VaultReadBackError, VaultWriteError } from './errors';
+import {
+  VaultCopyError,
+  VaultExistsError,
+  VaultNotInitializedError,
+  VaultReadBackError,
+  VaultWriteError,
+} from './errors';
 
-/** Whether `meta` has the shape a vault writes (a KDF, a 16-byte salt, a wrapped key and a verifier, each IV and ciphertext bytes). */
+/**
+ * Whether `meta` has the shape a vault writes (a KDF, a 16-byte salt, a wrapped key and a verifier, each IV and
+ * ciphertext bytes).
+ */
 function readableMeta(meta: VaultMeta): boolean {
-  const sealed = (s: unknown) => typeof s === 'object' && s !== null && 'iv' in s && 'ct' in s && s.iv instanceof Uint8Array && s.ct instanceof Uint8Array && s.iv.length > 0 && s.ct.length > 0;
-  return typeof meta.kdf === 'object' && meta.kdf !== null && meta.salt instanceof Uint8Array && meta.salt.length === 16 && sealed(meta.wrapped) && sealed(meta.verifier);
+  const sealed = (s: unknown) =>
+    typeof s === 'object' &&
+    s !== null &&
+    'iv' in s &&
+    'ct' in s &&
+    s.iv instanceof Uint8Array &&
+    s.ct instanceof Uint8Array &&
+    s.iv.length > 0 &&
+    s.ct.length > 0;
+  return (
+    typeof meta.kdf === 'object' &&
+    meta.kdf !== null &&
+    meta.salt instanceof Uint8Array &&
+    meta.salt.length === 16 &&
+    sealed(meta.wrapped) &&
+    sealed(meta.verifier)
+  );
 }
 
 /** A vault's sealed records with its second copy (see the module docstring). */
@@ -111,7 +135,10 @@ export class VaultCopied extends VaultRecords {
    * `afterKeyWriteSettled`, and when what was written does not read back, `undo` (the old state put back)
    * and `VaultWriteError`: the person is told nothing was saved, which is then true.
    */
-  protected async afterKeyWriteOrUndo(readBack: () => Promise<void>, undo: () => Promise<unknown>): Promise<VaultCopyError | undefined> {
+  protected async afterKeyWriteOrUndo(
+    readBack: () => Promise<void>,
+    undo: () => Promise<unknown>,
+  ): Promise<VaultCopyError | undefined> {
     try {
       return await this.afterKeyWriteSettled(readBack);
     } catch (err) {
@@ -133,7 +160,8 @@ export class VaultCopied extends VaultRecords {
     if (!copy || !copied) return undefined;
     const [meta, generation] = await Promise.all([this.meta(), readMeta(this.db, 'generation')]);
     if (!meta || !readableMeta(meta)) return copy;
-    // Another vault's copy (its master key's verifier differs; a password change keeps it): never restored over this one.
+    // Another vault's copy (its master key's verifier differs; a password change keeps it): never restored over this
+    // one.
     if (digestOf(meta.verifier) !== digestOf(copied.verifier)) return undefined;
     return (generation?.n ?? 0) < copy.generation ? copy : undefined;
   }
@@ -174,7 +202,10 @@ export class VaultCopied extends VaultRecords {
     return Promise.reject(new VaultNotInitializedError());
   }
 
-  /** Reads the vault metadata back and opens its verifier with `mk` (a write's read-back check). Throws `VaultReadBackError`. */
+  /**
+   * Reads the vault metadata back and opens its verifier with `mk` (a write's read-back check). Throws
+   * `VaultReadBackError`.
+   */
   protected async metaOpensWith(mk: CryptoKey): Promise<void> {
     const meta = await this.meta();
     if (!meta) throw new VaultReadBackError();
@@ -183,7 +214,10 @@ export class VaultCopied extends VaultRecords {
     });
   }
 
-  /** Stores a new vault's metadata (`VaultExistsError` when one appeared meanwhile; `VaultWriteError` when the browser refuses). Call inside `exclusive`. */
+  /**
+   * Stores a new vault's metadata (`VaultExistsError` when one appeared meanwhile; `VaultWriteError` when the browser
+   * refuses). Call inside `exclusive`.
+   */
   protected async storeNewVault(meta: VaultMeta): Promise<void> {
     await vaultWrite(async () => {
       const tx = this.db.transaction('meta', 'readwrite');
@@ -196,7 +230,10 @@ export class VaultCopied extends VaultRecords {
     });
   }
 
-  /** A password change's read-back check: the stored wrap opens with `password` (under `bounds`) to the master key `mk`. Throws `VaultReadBackError`. */
+  /**
+   * A password change's read-back check: the stored wrap opens with `password` (under `bounds`) to the master key `mk`.
+   * Throws `VaultReadBackError`.
+   */
   protected async passwordOpens(password: string, mk: CryptoKey, bounds: KdfBounds): Promise<void> {
     const back = await this.meta();
     if (!back) throw new VaultReadBackError();

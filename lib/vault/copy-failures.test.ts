@@ -22,9 +22,23 @@ let n = 0;
 
 const clock = { now: 1_800_000_000_000 };
 
-async function vaultOn(name: string, copy: VaultCopyStore, o: { session?: SessionStore; kdf?: KdfParams } = {}): Promise<{ db: VaultDb; vault: Vault }> {
+async function vaultOn(
+  name: string,
+  copy: VaultCopyStore,
+  o: { session?: SessionStore; kdf?: KdfParams } = {},
+): Promise<{ db: VaultDb; vault: Vault }> {
   const db = await openVaultDb(name);
-  return { db, vault: new Vault({ db, session: o.session ?? memorySessionStore(), now: () => clock.now, kdf: o.kdf ?? FAST, bounds: BOUNDS, copy }) };
+  return {
+    db,
+    vault: new Vault({
+      db,
+      session: o.session ?? memorySessionStore(),
+      now: () => clock.now,
+      kdf: o.kdf ?? FAST,
+      bounds: BOUNDS,
+      copy,
+    }),
+  };
 }
 
 async function discard(dbs: VaultDb[], name: string): Promise<void> {
@@ -44,11 +58,17 @@ async function personsVault(o: { session?: SessionStore } = {}) {
   await vault.create(PASSWORD);
   const owner = await vault.importOwnerKey(generatePrivateKey(), 'main');
   const proxyKey = generatePrivateKey();
-  await vault.putProxy({ account: owner.address, privateKey: proxyKey, secret: 'proxy-secret', expiry: clock.now + 30 * 86_400_000 });
+  await vault.putProxy({
+    account: owner.address,
+    privateKey: proxyKey,
+    secret: 'proxy-secret',
+    expiry: clock.now + 30 * 86_400_000,
+  });
   return { name, copy, session, db, vault, owner, proxy: privateKeyToAccount(proxyKey).address };
 }
 
-const copiedIds = (c: VaultCopy | undefined): string[] => (JSON.parse(c?.backup ?? '{"secrets":[]}') as { secrets: { id: string }[] }).secrets.map((r) => r.id);
+const copiedIds = (c: VaultCopy | undefined): string[] =>
+  (JSON.parse(c?.backup ?? '{"secrets":[]}') as { secrets: { id: string }[] }).secrets.map((r) => r.id);
 
 describe('the second copy follows deletes', () => {
   it('a proxy key deleted while unlocked does not come back from the copy', async () => {
@@ -108,40 +128,49 @@ describe('a copy that is damaged, of another vault, or replayed', () => {
     expect((await p.vault.status()).recoverable).toBe(false);
   });
 
-  it("a damaged copy is replaced by the next start's refresh; another vault's is left until the unlocked vault writes its keys", async () => {
-    const p = await personsVault();
-    const other = await personsVault();
-    const damaged = { ...p.copy.value!, generation: 1_000, backup: '{' };
-    p.copy.value = damaged;
-    await p.vault.refreshCopy();
-    expect(copiedIds(p.copy.value)).toContain(`proxy:${p.proxy.toLowerCase()}`);
-    // Another vault's copy: what this vault holds cannot be proven while locked, so the start leaves it.
-    const foreign = { ...other.copy.value!, generation: 1_000 };
-    p.copy.value = foreign;
-    await p.vault.refreshCopy();
-    expect(p.copy.value.backup).toBe(foreign.backup);
-    // The next key write of the unlocked vault replaces it with this vault's.
-    await p.vault.importOwnerKey(generatePrivateKey(), 'another');
-    expect(copiedIds(p.copy.value)).toContain(`proxy:${p.proxy.toLowerCase()}`);
-    expect(p.copy.value.backup).not.toBe(foreign.backup);
-  });
+  it(
+    "a damaged copy is replaced by the next start's refresh; " +
+      "another vault's is left until the unlocked vault writes its keys",
+    async () => {
+      const p = await personsVault();
+      const other = await personsVault();
+      const damaged = { ...p.copy.value!, generation: 1_000, backup: '{' };
+      p.copy.value = damaged;
+      await p.vault.refreshCopy();
+      expect(copiedIds(p.copy.value)).toContain(`proxy:${p.proxy.toLowerCase()}`);
+      // Another vault's copy: what this vault holds cannot be proven while locked, so the start leaves it.
+      const foreign = { ...other.copy.value!, generation: 1_000 };
+      p.copy.value = foreign;
+      await p.vault.refreshCopy();
+      expect(p.copy.value.backup).toBe(foreign.backup);
+      // The next key write of the unlocked vault replaces it with this vault's.
+      await p.vault.importOwnerKey(generatePrivateKey(), 'another');
+      expect(copiedIds(p.copy.value)).toContain(`proxy:${p.proxy.toLowerCase()}`);
+      expect(p.copy.value.backup).not.toBe(foreign.backup);
+    },
+  );
 });
 
 describe('a failure in the middle of a key-material change', () => {
-  it('a backup restore whose copy write fails leaves the vault opened with the restored key: later keys are saved', async () => {
-    const src = await personsVault();
-    const backup = await src.vault.exportBackup();
-    const p = await personsVault();
-    p.copy.failNext = true;
-    await expect(p.vault.restoreBackup(backup, PASSWORD)).rejects.toBeInstanceOf(VaultCopyError);
-    // The change holds; whatever the state, a key the person is told was saved must open after a lock.
-    if ((await p.vault.status()).state !== 'unlocked') await p.vault.unlock(PASSWORD);
-    const later = await p.vault.importOwnerKey(generatePrivateKey(), 'later');
-    await p.vault.lock();
-    await p.vault.unlock(PASSWORD);
-    expect((await p.vault.listOwners()).map((o) => o.address).sort()).toEqual([src.owner.address, later.address].sort());
-    await expect(p.vault.ownerAccount(later.address)).resolves.toBeDefined();
-  });
+  it(
+    'a backup restore whose copy write fails leaves the ' + 'vault opened with the restored key: later keys are saved',
+    async () => {
+      const src = await personsVault();
+      const backup = await src.vault.exportBackup();
+      const p = await personsVault();
+      p.copy.failNext = true;
+      await expect(p.vault.restoreBackup(backup, PASSWORD)).rejects.toBeInstanceOf(VaultCopyError);
+      // The change holds; whatever the state, a key the person is told was saved must open after a lock.
+      if ((await p.vault.status()).state !== 'unlocked') await p.vault.unlock(PASSWORD);
+      const later = await p.vault.importOwnerKey(generatePrivateKey(), 'later');
+      await p.vault.lock();
+      await p.vault.unlock(PASSWORD);
+      expect((await p.vault.listOwners()).map((o) => o.address).sort()).toEqual(
+        [src.owner.address, later.address].sort(),
+      );
+      await expect(p.vault.ownerAccount(later.address)).resolves.toBeDefined();
+    },
+  );
 
   it('a new vault whose copy fails is created and unlocked; the next start writes the copy', async () => {
     const name = `vault-copy-attack-${n++}`;
@@ -185,7 +214,9 @@ describe('a failure in the middle of a key-material change', () => {
 describe('grants, states and reads', () => {
   it('grants are never copied; a restore from the copy leaves no grant and a working vault', async () => {
     const p = await personsVault();
-    await p.vault.exclusive(() => p.vault.writeHead({ grant: { id: 'g1', account: p.owner.address.toLowerCase() } }, [], []));
+    await p.vault.exclusive(() =>
+      p.vault.writeHead({ grant: { id: 'g1', account: p.owner.address.toLowerCase() } }, [], []),
+    );
     expect(copiedIds(p.copy.value).some((id) => id.startsWith('grant'))).toBe(false);
     await p.vault.enterTradingSession({ accounts: [p.owner.address] });
     await p.vault.lock();
@@ -223,7 +254,11 @@ describe('grants, states and reads', () => {
     const p = await personsVault();
     p.copy.failNext = true;
     const a = await p.vault.importOwnerKey(generatePrivateKey(), 'a').catch(() => undefined);
-    const [, b] = await Promise.all([p.vault.refreshCopy(), p.vault.importOwnerKey(generatePrivateKey(), 'b'), p.vault.refreshCopy()]);
+    const [, b] = await Promise.all([
+      p.vault.refreshCopy(),
+      p.vault.importOwnerKey(generatePrivateKey(), 'b'),
+      p.vault.refreshCopy(),
+    ]);
     const ids = copiedIds(p.copy.value);
     expect(a).toBeUndefined();
     expect(ids.filter((id) => id.startsWith('owner:')).length).toBe(3);

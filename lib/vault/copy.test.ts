@@ -26,10 +26,16 @@ const clock = { now: 1_800_000_000_000 };
 /** A vault on database `name` with `copy` (a new worker on the same profile). */
 async function vaultOn(name: string, copy: VaultCopyStore): Promise<{ db: VaultDb; vault: Vault }> {
   const db = await openVaultDb(name);
-  return { db, vault: new Vault({ db, session: memorySessionStore(), now: () => clock.now, kdf: FAST, bounds: BOUNDS, copy }) };
+  return {
+    db,
+    vault: new Vault({ db, session: memorySessionStore(), now: () => clock.now, kdf: FAST, bounds: BOUNDS, copy }),
+  };
 }
 
-/** What the browser does to a database it finds damaged: gone (every connection to it closed), and a new empty one opened in its place. */
+/**
+ * What the browser does to a database it finds damaged: gone (every connection to it closed), and a new empty one
+ * opened in its place.
+ */
 async function discard(dbs: VaultDb[], name: string): Promise<void> {
   for (const db of dbs) db.close();
   await new Promise<void>((resolve, reject) => {
@@ -47,32 +53,47 @@ async function personsVault() {
   await vault.create(PASSWORD);
   const owner = await vault.importOwnerKey(generatePrivateKey(), 'main');
   const proxyKey = generatePrivateKey();
-  await vault.putProxy({ account: owner.address, privateKey: proxyKey, secret: 'proxy-secret', expiry: clock.now + 30 * 86_400_000 });
-  await vault.putClobCredentials({ account: owner.address, apiKey: 'api-key', secret: 'c2VjcmV0', passphrase: 'pass', nonce: 0 });
+  await vault.putProxy({
+    account: owner.address,
+    privateKey: proxyKey,
+    secret: 'proxy-secret',
+    expiry: clock.now + 30 * 86_400_000,
+  });
+  await vault.putClobCredentials({
+    account: owner.address,
+    apiKey: 'api-key',
+    secret: 'c2VjcmV0',
+    passphrase: 'pass',
+    nonce: 0,
+  });
   return { name, copy, db, vault, owner, proxy: privateKeyToAccount(proxyKey).address };
 }
 
 describe("the vault's second copy", () => {
-  it('a vault whose database the browser discarded is restored from its copy with the password; no new vault is made over it', async () => {
-    const p = await personsVault();
-    await p.vault.lock();
-    await discard([p.db], p.name);
-    const { vault } = await vaultOn(p.name, p.copy);
-    expect(await vault.status()).toMatchObject({ initialized: true, recoverable: true, unlocked: false });
-    await expect(vault.create('another password')).rejects.toBeInstanceOf(VaultCopyExistsError);
-    await expect(vault.unlock('not the password')).rejects.toBeInstanceOf(WrongPasswordError);
-    expect((await vault.status()).recoverable).toBe(true);
-    clock.now += 60_000; // past the back-off
-    await vault.unlock(PASSWORD);
-    expect(await vault.status()).toMatchObject({ initialized: true, recoverable: false, unlocked: true });
-    expect((await vault.listOwners()).map((o) => o.address)).toEqual([p.owner.address]);
-    expect((await vault.proxyFor(p.owner.address)).info.proxy.toLowerCase()).toBe(p.proxy.toLowerCase());
-    expect(await vault.clobCredentials(p.owner.address)).toMatchObject({ apiKey: 'api-key', passphrase: 'pass' });
-    // The restored vault locks and opens like any other.
-    await vault.lock();
-    await vault.unlock(PASSWORD);
-    expect((await vault.listOwners()).length).toBe(1);
-  });
+  it(
+    'a vault whose database the browser discarded is restored ' +
+      'from its copy with the password; no new vault is made over it',
+    async () => {
+      const p = await personsVault();
+      await p.vault.lock();
+      await discard([p.db], p.name);
+      const { vault } = await vaultOn(p.name, p.copy);
+      expect(await vault.status()).toMatchObject({ initialized: true, recoverable: true, unlocked: false });
+      await expect(vault.create('another password')).rejects.toBeInstanceOf(VaultCopyExistsError);
+      await expect(vault.unlock('not the password')).rejects.toBeInstanceOf(WrongPasswordError);
+      expect((await vault.status()).recoverable).toBe(true);
+      clock.now += 60_000; // past the back-off
+      await vault.unlock(PASSWORD);
+      expect(await vault.status()).toMatchObject({ initialized: true, recoverable: false, unlocked: true });
+      expect((await vault.listOwners()).map((o) => o.address)).toEqual([p.owner.address]);
+      expect((await vault.proxyFor(p.owner.address)).info.proxy.toLowerCase()).toBe(p.proxy.toLowerCase());
+      expect(await vault.clobCredentials(p.owner.address)).toMatchObject({ apiKey: 'api-key', passphrase: 'pass' });
+      // The restored vault locks and opens like any other.
+      await vault.lock();
+      await vault.unlock(PASSWORD);
+      expect((await vault.listOwners()).length).toBe(1);
+    },
+  );
 
   it('after a password change exactly the new password opens the copy', async () => {
     const p = await personsVault();
@@ -104,42 +125,52 @@ describe("the vault's second copy", () => {
     expect((await vault.listOwners()).map((o) => o.address).sort()).toEqual([p.owner.address, second.address].sort());
   });
 
-  it('a write the browser refuses (a full disk) stores nothing, keeps the vault and its copy, and says so in words', async () => {
-    const p = await personsVault();
-    const copyBefore = p.copy.value;
-    const realTransaction = p.db.transaction.bind(p.db);
-    (p.db as unknown as { transaction: unknown }).transaction = ((stores: never, mode: never) => {
-      if (mode === 'readwrite') throw new DOMException('The disk is full', 'QuotaExceededError');
-      return realTransaction(stores, mode);
-    }) as unknown;
-    const err = await p.vault.importOwnerKey(generatePrivateKey(), 'never saved').catch((e: unknown) => e);
-    (p.db as unknown as { transaction: unknown }).transaction = realTransaction;
-    expect(err).toBeInstanceOf(VaultWriteError);
-    expect((err as VaultWriteError).shortMessage).toMatch(/Nothing was saved: the disk is full/);
-    expect((await p.vault.listOwners()).map((o) => o.address)).toEqual([p.owner.address]);
-    expect(p.copy.value).toEqual(copyBefore);
-    await p.vault.lock();
-    await p.vault.unlock(PASSWORD);
-    expect((await p.vault.listOwners()).length).toBe(1);
-  });
+  it(
+    'a write the browser refuses (a full disk) stores nothing, ' + 'keeps the vault and its copy, and says so in words',
+    async () => {
+      const p = await personsVault();
+      const copyBefore = p.copy.value;
+      const realTransaction = p.db.transaction.bind(p.db);
+      (p.db as unknown as { transaction: unknown }).transaction = ((stores: never, mode: never) => {
+        if (mode === 'readwrite') throw new DOMException('The disk is full', 'QuotaExceededError');
+        return realTransaction(stores, mode);
+      }) as unknown;
+      const err = await p.vault.importOwnerKey(generatePrivateKey(), 'never saved').catch((e: unknown) => e);
+      (p.db as unknown as { transaction: unknown }).transaction = realTransaction;
+      expect(err).toBeInstanceOf(VaultWriteError);
+      expect((err as VaultWriteError).shortMessage).toMatch(/Nothing was saved: the disk is full/);
+      expect((await p.vault.listOwners()).map((o) => o.address)).toEqual([p.owner.address]);
+      expect(p.copy.value).toEqual(copyBefore);
+      await p.vault.lock();
+      await p.vault.unlock(PASSWORD);
+      expect((await p.vault.listOwners()).length).toBe(1);
+    },
+  );
 
-  it('a copy that cannot be written: the change holds, the person is told, and the next start writes the copy', async () => {
-    const p = await personsVault();
-    p.copy.failNext = true;
-    const key = generatePrivateKey();
-    const err = await p.vault.importOwnerKey(key, 'second').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(VaultCopyError);
-    const second = privateKeyToAccount(key).address;
-    expect((await p.vault.listOwners()).map((o) => o.address)).toContain(second);
-    expect(JSON.parse((await readVaultCopy(p.copy))?.backup ?? '{}').secrets.some((r: { meta: { address?: string } }) => r.meta.address === second)).toBe(false);
-    // The next start (a new worker) writes the copy from the vault, which is newer.
-    const next = await vaultOn(p.name, p.copy);
-    await next.vault.refreshCopy();
-    await discard([p.db, next.db], p.name);
-    const restored = await vaultOn(p.name, p.copy);
-    await restored.vault.unlock(PASSWORD);
-    expect((await restored.vault.listOwners()).map((o) => o.address)).toContain(second);
-  });
+  it(
+    'a copy that cannot be written: the change holds, the ' + 'person is told, and the next start writes the copy',
+    async () => {
+      const p = await personsVault();
+      p.copy.failNext = true;
+      const key = generatePrivateKey();
+      const err = await p.vault.importOwnerKey(key, 'second').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(VaultCopyError);
+      const second = privateKeyToAccount(key).address;
+      expect((await p.vault.listOwners()).map((o) => o.address)).toContain(second);
+      expect(
+        JSON.parse((await readVaultCopy(p.copy))?.backup ?? '{}').secrets.some(
+          (r: { meta: { address?: string } }) => r.meta.address === second,
+        ),
+      ).toBe(false);
+      // The next start (a new worker) writes the copy from the vault, which is newer.
+      const next = await vaultOn(p.name, p.copy);
+      await next.vault.refreshCopy();
+      await discard([p.db, next.db], p.name);
+      const restored = await vaultOn(p.name, p.copy);
+      await restored.vault.unlock(PASSWORD);
+      expect((await restored.vault.listOwners()).map((o) => o.address)).toContain(second);
+    },
+  );
 
   it('a vault whose metadata the disk damaged is restored from its copy at unlock', async () => {
     const p = await personsVault();

@@ -23,11 +23,24 @@ import type { Sealed } from './crypto';
 
 const b64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
 
-/** Where the copy lives: one value (a file of the extension's origin private file system, `opfsCopyStore`; memory in tests). */
+/**
+ * Where the copy lives: one value (a file of the extension's origin private file system, `opfsCopyStore`; memory in
+ * tests).
+ */
 export type VaultCopyStore = { get: () => Promise<unknown>; set: (copy: VaultCopy) => Promise<void> };
 
-/** The copy: format tag, version 1, the vault's generation it copies, when written (Unix ms), the backup (JSON text) and the stored settings. */
-export type VaultCopy = { format: 'countersign-vault-copy'; version: 1; generation: number; writtenAt: number; backup: string; settings?: unknown };
+/**
+ * The copy: format tag, version 1, the vault's generation it copies, when written (Unix ms), the backup (JSON text) and
+ * the stored settings.
+ */
+export type VaultCopy = {
+  format: 'countersign-vault-copy';
+  version: 1;
+  generation: number;
+  writtenAt: number;
+  backup: string;
+  settings?: unknown;
+};
 
 const copySchema = v.object({
   format: v.literal('countersign-vault-copy'),
@@ -42,7 +55,15 @@ const copySchema = v.object({
 const EPHEMERAL: ReadonlySet<SecretRecord['kind']> = new Set(['grant', 'grantuse']);
 
 /** The part of the origin private file system (`navigator.storage.getDirectory()`) a copy store uses. */
-type OpfsDirectory = { getFileHandle: (name: string, o?: { create?: boolean }) => Promise<{ getFile: () => Promise<{ text: () => Promise<string> }>; createWritable: () => Promise<{ write: (data: string) => Promise<void>; close: () => Promise<void> }> }> };
+type OpfsDirectory = {
+  getFileHandle: (
+    name: string,
+    o?: { create?: boolean },
+  ) => Promise<{
+    getFile: () => Promise<{ text: () => Promise<string> }>;
+    createWritable: () => Promise<{ write: (data: string) => Promise<void>; close: () => Promise<void> }>;
+  }>;
+};
 
 /**
  * The copy as file `name` of the extension's origin private file system: its own files on disk (not the
@@ -51,7 +72,8 @@ type OpfsDirectory = { getFileHandle: (name: string, o?: { create?: boolean }) =
  * crash mid-write keeps the previous copy. Undefined where the browser has no such file system.
  */
 export function opfsCopyStore(name: string): VaultCopyStore | undefined {
-  const storage = (globalThis.navigator as { storage?: { getDirectory?: () => Promise<OpfsDirectory> } } | undefined)?.storage;
+  const storage = (globalThis.navigator as { storage?: { getDirectory?: () => Promise<OpfsDirectory> } } | undefined)
+    ?.storage;
   const getDirectory = storage?.getDirectory?.bind(storage);
   if (!getDirectory) return undefined;
   return {
@@ -83,7 +105,9 @@ export function opfsCopyStore(name: string): VaultCopyStore | undefined {
   };
 }
 
-/** The copy in `store`, or undefined when there is none or it is not a copy (a damaged one is ignored, never trusted). */
+/**
+ * The copy in `store`, or undefined when there is none or it is not a copy (a damaged one is ignored, never trusted).
+ */
 export async function readVaultCopy(store: VaultCopyStore): Promise<VaultCopy | undefined> {
   const parsed = v.safeParse(copySchema, await store.get());
   return parsed.success ? (parsed.output as VaultCopy) : undefined;
@@ -95,22 +119,44 @@ export function backupJsonOf(meta: VaultMeta, secrets: readonly SecretRecord[]):
   return JSON.stringify({
     format: 'countersign-backup',
     version: 1,
-    meta: { kdf: meta.kdf, salt: b64(meta.salt), wrapped: sealed(meta.wrapped), verifier: sealed(meta.verifier), createdAt: meta.createdAt },
+    meta: {
+      kdf: meta.kdf,
+      salt: b64(meta.salt),
+      wrapped: sealed(meta.wrapped),
+      verifier: sealed(meta.verifier),
+      createdAt: meta.createdAt,
+    },
     secrets: secrets.map((r) => ({ ...r, sealed: sealed(r.sealed) })),
   });
 }
 
-/** The copy of the vault in `db` at `generation` (undefined when `db` holds no vault): its key records and settings, read in one transaction. */
+/**
+ * The copy of the vault in `db` at `generation` (undefined when `db` holds no vault): its key records and settings,
+ * read in one transaction.
+ */
 export async function snapshotVault(db: VaultDb, generation: number, now: number): Promise<VaultCopy | undefined> {
   const tx = db.transaction(['meta', 'secrets', 'settings'], 'readonly');
-  const [meta, secrets, settings] = await Promise.all([tx.objectStore('meta').get('vault'), tx.objectStore('secrets').getAll(), tx.objectStore('settings').get('prefs'), tx.done]);
+  const [meta, secrets, settings] = await Promise.all([
+    tx.objectStore('meta').get('vault'),
+    tx.objectStore('secrets').getAll(),
+    tx.objectStore('settings').get('prefs'),
+    tx.done,
+  ]);
   if (!meta || meta.id !== 'vault') return undefined;
   const kept = secrets.filter((r) => !EPHEMERAL.has(r.kind));
-  return { format: 'countersign-vault-copy', version: 1, generation, writtenAt: now, backup: backupJsonOf(meta, kept), ...(settings === undefined ? {} : { settings }) };
+  return {
+    format: 'countersign-vault-copy',
+    version: 1,
+    generation,
+    writtenAt: now,
+    backup: backupJsonOf(meta, kept),
+    ...(settings === undefined ? {} : { settings }),
+  };
 }
 
 /** Whether two copies hold the same vault (generation and when written aside). */
-export const sameVault = (a: VaultCopy, b: VaultCopy): boolean => a.backup === b.backup && JSON.stringify(a.settings) === JSON.stringify(b.settings);
+export const sameVault = (a: VaultCopy, b: VaultCopy): boolean =>
+  a.backup === b.backup && JSON.stringify(a.settings) === JSON.stringify(b.settings);
 
 /**
  * The storage failure a thrown value is, in words (`VaultStorageClosedError` for a database connection
@@ -124,11 +170,15 @@ export function storageFailure(err: unknown): BaseError | undefined {
   if (name === 'InvalidStateError' && /clos/i.test(message)) return new VaultStorageClosedError(err);
   if (name === 'QuotaExceededError' || name === 'UnknownError') return new VaultWriteError(err);
   // A transaction the browser aborted (on a full disk Chromium may abort the commit itself): nothing of it was stored.
-  if (name === 'AbortError' && typeof DOMException !== 'undefined' && err instanceof DOMException) return new VaultWriteError(err);
+  if (name === 'AbortError' && typeof DOMException !== 'undefined' && err instanceof DOMException)
+    return new VaultWriteError(err);
   return undefined;
 }
 
-/** Runs a vault write, turning the browser's refusal of it (a `DOMException`, an aborted transaction) into `VaultWriteError`; other errors pass unchanged. */
+/**
+ * Runs a vault write, turning the browser's refusal of it (a `DOMException`, an aborted transaction) into
+ * `VaultWriteError`; other errors pass unchanged.
+ */
 export async function vaultWrite<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
@@ -136,7 +186,11 @@ export async function vaultWrite<T>(write: () => Promise<T>): Promise<T> {
     if (err instanceof BaseError) throw err;
     const failure = storageFailure(err);
     if (failure) throw failure;
-    if ((typeof DOMException !== 'undefined' && err instanceof DOMException) || (err instanceof Error && /AbortError|InvalidStateError/.test(err.name))) throw new VaultWriteError(err);
+    if (
+      (typeof DOMException !== 'undefined' && err instanceof DOMException) ||
+      (err instanceof Error && /AbortError|InvalidStateError/.test(err.name))
+    )
+      throw new VaultWriteError(err);
     throw err;
   }
 }

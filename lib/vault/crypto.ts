@@ -21,7 +21,10 @@ export const DEFAULT_KDF: KdfParams = { name: 'scrypt', N: 2 ** 17, r: 8, p: 1, 
 
 /** Accepted ranges of stored parameters (inclusive). */
 export type KdfBounds = { minN: number; maxN: number; maxR: number; maxP: number };
-/** Bounds for stored KDF parameters: N in [2^14, 2^20], r ≤ 16, p ≤ 4 (memory ≈ 128 · N · r bytes, at most 2 GiB, scrypt's `maxmem`). */
+/**
+ * Bounds for stored KDF parameters: N in [2^14, 2^20], r ≤ 16, p ≤ 4 (memory ≈ 128 · N · r bytes, at most 2 GiB,
+ * scrypt's `maxmem`).
+ */
 export const DEFAULT_KDF_BOUNDS: KdfBounds = { minN: 2 ** 14, maxN: 2 ** 20, maxR: 16, maxP: 4 };
 
 /** Thrown when stored KDF parameters are missing, unknown or outside their bounds. Nothing is derived. */
@@ -37,7 +40,10 @@ export class DecryptError extends BaseError {
 const isPow2 = (n: number) => n > 1 && (n & (n - 1)) === 0;
 const boundedInt = (min: number, max: number) => v.pipe(v.number(), v.safeInteger(), v.minValue(min), v.maxValue(max));
 
-/** Stored KDF parameters within `bounds`: scrypt, `N` a power of two in `[minN, maxN]`, `r ≤ maxR`, `p ≤ maxP`, 32-byte output. */
+/**
+ * Stored KDF parameters within `bounds`: scrypt, `N` a power of two in `[minN, maxN]`, `r ≤ maxR`, `p ≤ maxP`, 32-byte
+ * output.
+ */
 const kdfParamsSchema = (bounds: KdfBounds) =>
   v.object({
     name: v.literal('scrypt'),
@@ -50,7 +56,8 @@ const kdfParamsSchema = (bounds: KdfBounds) =>
 /** Validates stored KDF parameters (any JSON value) against `bounds`; throws `KdfParamsError`. */
 export function checkKdfParams(params: unknown, bounds: KdfBounds = DEFAULT_KDF_BOUNDS): KdfParams {
   const checked = v.safeParse(kdfParamsSchema(bounds), params);
-  if (!checked.success) throw new KdfParamsError('The vault\'s key-derivation settings are outside safe bounds; refusing to unlock.');
+  if (!checked.success)
+    throw new KdfParamsError("The vault's key-derivation settings are outside safe bounds; refusing to unlock.");
   const { N, r, p } = checked.output;
   return { name: 'scrypt', N, r, p, dkLen: 32 };
 }

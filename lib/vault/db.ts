@@ -20,8 +20,8 @@
  * v3 (what was sent is known after any death — `lib/audit/journal.ts`, `lib/page/outcomes.ts`): `journal`
  * holds the audit journal's open records (one row per submission sent or about to be, until its entry is
  * written) and `keyed` the keyed submissions' records (`idempotencyKey`, client order ids: in flight, answered
- * or of unknown outcome), index `byAt`. They outlive a killed browser, unlike `storage.session`; nothing in
- * them is a secret (origins, accounts, ids, digests, the venue's answers), so they are stored in clear.
+ * or of unknown outcome), index `byAt`. They outlive a killed browser, unlike `storage.session`; nothing in them is a
+ * secret (origins, accounts, ids, digests, the venue's answers), so they are stored in clear.
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import type { KdfParams, Sealed } from './crypto';
@@ -46,7 +46,10 @@ export type VaultMeta = {
  */
 export type GenerationRecord = { id: 'generation'; n: number };
 
-/** Failed password checks (unlock, reveal, change password, restore) and the earliest time (Unix ms) the next is allowed. */
+/**
+ * Failed password checks (unlock, reveal, change password, restore) and the earliest time (Unix ms) the next is
+ * allowed.
+ */
 export type BackoffRecord = { id: 'backoff'; failures: number; nextAllowedAt: number };
 
 /**
@@ -64,7 +67,8 @@ export type SessionRecord = { id: 'session'; sealed: Sealed };
 
 /**
  * Kinds of secret record. `grant`: a site's standing grant and how many uses it holds (sealed: origin and
- * limits are private); `grantuse`: one minute of a grant's uses (sealed; see `lib/grants/use-records.ts`); `deposit`: an owner key's deposit wallet and builder credentials.
+ * limits are private); `grantuse`: one minute of a grant's uses (sealed; see `lib/grants/use-records.ts`); `deposit`:
+ * an owner key's deposit wallet and builder credentials.
  */
 export type SecretKind = 'owner' | 'proxy' | 'clob' | 'grant' | 'grantuse' | 'deposit';
 
@@ -106,7 +110,12 @@ export type AuditEntry = {
 };
 
 /** A seal event of the audit log (why the keyed chain (re)started at `fromId`). `at` Unix ms. */
-export type AuditSealEvent = { at: number; fromId: number; reason: 'legacy' | 'missing' | 'invalid' | 'restore'; count: number };
+export type AuditSealEvent = {
+  at: number;
+  fromId: number;
+  reason: 'legacy' | 'missing' | 'invalid' | 'restore';
+  count: number;
+};
 
 /**
  * The audit log's checkpoint (lib/audit), MAC'd with the vault's audit key and written in the same
@@ -129,7 +138,10 @@ export type AuditCheckpointRecord = {
   head: string;
   /** When this seal started (Unix ms). */
   startedAt: number;
-  /** Why this seal started, when it did not start with an empty log (at most one event today; a list so later versions can keep history). */
+  /**
+   * Why this seal started, when it did not start with an empty log (at most one event today; a list so later versions
+   * can keep history).
+   */
   seals: AuditSealEvent[];
   mac: string;
 };
@@ -138,7 +150,13 @@ export type AuditCheckpointRecord = {
  * How far the chain was verified (lib/audit), MAC'd: entries up to `upTo` (whose MAC is `head`) were
  * checked; `broken` keeps a break found by a full check so later incremental checks still report it.
  */
-export type AuditVerifiedRecord = { id: 'auditVerified'; upTo: number; head: string; broken: { id: number; reason: string } | null; mac: string };
+export type AuditVerifiedRecord = {
+  id: 'auditVerified';
+  upTo: number;
+  head: string;
+  broken: { id: number; reason: string } | null;
+  mac: string;
+};
 
 /** A connected origin and the accounts it may see. */
 export type Connection = { origin: string; accounts: string[]; connectedAt: number };
@@ -158,10 +176,24 @@ export type KeyedRow = { key: string; at: number; value: unknown };
 
 /** The vault database's stores (v3): keys, values and indexes, as `idb` types them. */
 export interface VaultSchema extends DBSchema {
-  meta: { key: string; value: VaultMeta | BackoffRecord | RecordIndex | SessionRecord | AuditCheckpointRecord | AuditVerifiedRecord | GenerationRecord };
+  meta: {
+    key: string;
+    value:
+      | VaultMeta
+      | BackoffRecord
+      | RecordIndex
+      | SessionRecord
+      | AuditCheckpointRecord
+      | AuditVerifiedRecord
+      | GenerationRecord;
+  };
   secrets: { key: string; value: SecretRecord; indexes: { byAccount: string } };
   settings: { key: string; value: unknown };
-  audit: { key: number; value: AuditEntry; indexes: { byOrigin: [string, number]; byGroup: [string, number]; byOriginGroup: [string, string, number] } };
+  audit: {
+    key: number;
+    value: AuditEntry;
+    indexes: { byOrigin: [string, number]; byGroup: [string, number]; byOriginGroup: [string, string, number] };
+  };
   connections: { key: string; value: Connection };
   journal: { key: string; value: JournalRow };
   keyed: { key: string; value: KeyedRow; indexes: { byAt: number } };
@@ -195,7 +227,10 @@ export async function readMeta<K extends MetaRecord['id']>(db: VaultDb, id: K): 
 /** A migration from `version - 1` to `version`. */
 export type Migration = {
   version: number;
-  migrate: (db: IDBPDatabase<VaultSchema>, tx: IDBPTransaction<VaultSchema, StoreNames<VaultSchema>[], 'versionchange'>) => void;
+  migrate: (
+    db: IDBPDatabase<VaultSchema>,
+    tx: IDBPTransaction<VaultSchema, StoreNames<VaultSchema>[], 'versionchange'>,
+  ) => void;
 };
 
 /** v1: the initial schema. */
@@ -243,7 +278,11 @@ export type StoredAuditEntry = AuditEntry & { id: number };
  * The `audit` store's entries in `query` (all when absent), in key order, at most `count`, each with
  * its key as `id` (values and keys read in one transaction).
  */
-export async function readAuditRows(db: VaultDb, query?: IDBKeyRange | null, count?: number): Promise<StoredAuditEntry[]> {
+export async function readAuditRows(
+  db: VaultDb,
+  query?: IDBKeyRange | null,
+  count?: number,
+): Promise<StoredAuditEntry[]> {
   const tx = db.transaction('audit');
   const [keys, values] = await Promise.all([tx.store.getAllKeys(query, count), tx.store.getAll(query, count)]);
   await tx.done;

@@ -23,7 +23,10 @@ const PASSWORD = 'correct horse battery';
 const DIGEST = `0x${'ab'.repeat(32)}` as Hex;
 let n = 0;
 
-/** A vault with an owner and an unexpired proxy key, then a new worker's vault restored from the session store (nothing derived yet). */
+/**
+ * A vault with an owner and an unexpired proxy key, then a new worker's vault restored from the session store (nothing
+ * derived yet).
+ */
 async function restartedWithProxy() {
   const db = await openVaultDb(`deferred-signer-${n++}`);
   const now = () => 1_800_000_000_000;
@@ -32,7 +35,12 @@ async function restartedWithProxy() {
   await first.create(PASSWORD);
   const owner = await first.generateOwnerKey();
   const proxyKey = generatePrivateKey();
-  const proxy = await first.putProxy({ account: owner.address, privateKey: proxyKey, secret: 'proxy-secret', expiry: now() + 3_600_000 });
+  const proxy = await first.putProxy({
+    account: owner.address,
+    privateKey: proxyKey,
+    secret: 'proxy-secret',
+    expiry: now() + 3_600_000,
+  });
   const vault = new Vault({ db, session, now, kdf: FAST, bounds: BOUNDS });
   expect(await vault.restoreSession()).toBe(true);
   return { vault, owner, proxyKey, proxy };
@@ -43,20 +51,24 @@ describe('proxy key reads and the curve work of signing', () => {
     derivations.mockClear();
   });
 
-  it('a proxy key read gives its secret and address without deriving the key; the first signature derives it once and signs what the key signs', async () => {
-    const { vault, owner, proxyKey, proxy } = await restartedWithProxy();
-    derivations.mockClear();
-    const read = await vault.proxyFor(owner.address);
-    expect(read.secret).toBe('proxy-secret');
-    expect(read.signer.address.toLowerCase()).toBe(proxy.proxy.toLowerCase());
-    expect(derivations).not.toHaveBeenCalled();
-    const sig = await read.signer.sign!({ hash: DIGEST });
-    expect(derivations).toHaveBeenCalledTimes(1);
-    const again = await vault.proxyFor(owner.address);
-    expect(await again.signer.sign!({ hash: DIGEST })).toBe(sig);
-    expect(derivations).toHaveBeenCalledTimes(1);
-    expect(sig).toBe(await realAccount(proxyKey).sign!({ hash: DIGEST }));
-  });
+  it(
+    'a proxy key read gives its secret and address without deriving the ' +
+      'key; the first signature derives it once and signs what the key signs',
+    async () => {
+      const { vault, owner, proxyKey, proxy } = await restartedWithProxy();
+      derivations.mockClear();
+      const read = await vault.proxyFor(owner.address);
+      expect(read.secret).toBe('proxy-secret');
+      expect(read.signer.address.toLowerCase()).toBe(proxy.proxy.toLowerCase());
+      expect(derivations).not.toHaveBeenCalled();
+      const sig = await read.signer.sign!({ hash: DIGEST });
+      expect(derivations).toHaveBeenCalledTimes(1);
+      const again = await vault.proxyFor(owner.address);
+      expect(await again.signer.sign!({ hash: DIGEST })).toBe(sig);
+      expect(derivations).toHaveBeenCalledTimes(1);
+      expect(sig).toBe(await realAccount(proxyKey).sign!({ hash: DIGEST }));
+    },
+  );
 
   it('a proxy key read in a trading session derives nothing either', async () => {
     const { vault, owner, proxy } = await restartedWithProxy();
@@ -74,32 +86,40 @@ describe('proxy key reads and the curve work of signing', () => {
     const elsewhere = realAccount(generatePrivateKey()).address;
     const account = deferredAccount(elsewhere, () => realAccount(key));
     await expect(account.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(ProxyKeyMismatchError);
-    await expect(account.signTypedData({ types: {}, primaryType: 'EIP712Domain', domain: { name: 'x' } })).rejects.toBeInstanceOf(ProxyKeyMismatchError);
+    await expect(
+      account.signTypedData({ types: {}, primaryType: 'EIP712Domain', domain: { name: 'x' } }),
+    ).rejects.toBeInstanceOf(ProxyKeyMismatchError);
     await expect(account.signMessage({ message: 'order' })).rejects.toBeInstanceOf(ProxyKeyMismatchError);
     expect(() => account.publicKey).toThrow(ProxyKeyMismatchError);
   });
 });
 
 describe('a proxy key read before a lock', () => {
-  it('signs nothing after the lock, whether or not it had signed before, nor after the vault is unlocked again', async () => {
-    const { vault, owner } = await restartedWithProxy();
-    const fresh = (await vault.proxyFor(owner.address)).signer;
-    const used = (await vault.proxyFor(owner.address)).signer;
-    await used.sign!({ hash: DIGEST });
-    const cached = (await vault.proxyFor(owner.address)).signer;
-    await vault.lock();
-    for (const signer of [fresh, used, cached]) {
-      await expect(signer.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(VaultLockedError);
-      await expect(signer.signMessage({ message: 'order' })).rejects.toBeInstanceOf(VaultLockedError);
-      await expect(signer.signTypedData({ types: {}, primaryType: 'EIP712Domain', domain: { name: 'x' } })).rejects.toBeInstanceOf(VaultLockedError);
-    }
-    await vault.unlock(PASSWORD);
-    for (const signer of [fresh, used, cached]) await expect(signer.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(VaultLockedError);
-    const after = (await vault.proxyFor(owner.address)).signer;
-    await expect(after.sign!({ hash: DIGEST })).resolves.toMatch(/^0x/);
-  });
+  it(
+    'signs nothing after the lock, whether or not it had ' + 'signed before, nor after the vault is unlocked again',
+    async () => {
+      const { vault, owner } = await restartedWithProxy();
+      const fresh = (await vault.proxyFor(owner.address)).signer;
+      const used = (await vault.proxyFor(owner.address)).signer;
+      await used.sign!({ hash: DIGEST });
+      const cached = (await vault.proxyFor(owner.address)).signer;
+      await vault.lock();
+      for (const signer of [fresh, used, cached]) {
+        await expect(signer.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(VaultLockedError);
+        await expect(signer.signMessage({ message: 'order' })).rejects.toBeInstanceOf(VaultLockedError);
+        await expect(
+          signer.signTypedData({ types: {}, primaryType: 'EIP712Domain', domain: { name: 'x' } }),
+        ).rejects.toBeInstanceOf(VaultLockedError);
+      }
+      await vault.unlock(PASSWORD);
+      for (const signer of [fresh, used, cached])
+        await expect(signer.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(VaultLockedError);
+      const after = (await vault.proxyFor(owner.address)).signer;
+      await expect(after.sign!({ hash: DIGEST })).resolves.toMatch(/^0x/);
+    },
+  );
 
-  it('a trading session\'s proxy key read signs nothing after the session ends in a lock', async () => {
+  it("a trading session's proxy key read signs nothing after the session ends in a lock", async () => {
     const { vault, owner } = await restartedWithProxy();
     await vault.enterTradingSession({ accounts: [owner.address] });
     const signer = (await vault.proxyFor(owner.address)).signer;
@@ -115,7 +135,9 @@ describe('an owner key read before a lock', () => {
     const expected = await before.sign!({ hash: DIGEST });
     await vault.lock();
     await expect(before.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(VaultLockedError);
-    await expect(before.signTypedData({ types: {}, primaryType: 'EIP712Domain', domain: { name: 'x' } })).rejects.toBeInstanceOf(VaultLockedError);
+    await expect(
+      before.signTypedData({ types: {}, primaryType: 'EIP712Domain', domain: { name: 'x' } }),
+    ).rejects.toBeInstanceOf(VaultLockedError);
     await vault.unlock(PASSWORD);
     await expect(before.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(VaultLockedError);
     const after = await vault.ownerAccount(owner.address);
@@ -132,17 +154,26 @@ describe('a proxy key read before its key is deleted or replaced', () => {
     const used = (await vault.proxyFor(owner.address)).signer;
     await used.sign!({ hash: DIGEST });
     await vault.deleteProxy(proxy.proxy);
-    for (const signer of [fresh, used]) await expect(signer.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(KeyNotFoundError);
+    for (const signer of [fresh, used])
+      await expect(signer.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(KeyNotFoundError);
   });
 
-  it('signs nothing once another proxy key of the account was stored; a read after it signs with the new key', async () => {
-    const { vault, owner } = await restartedWithProxy();
-    await vault.unlock(PASSWORD);
-    const before = (await vault.proxyFor(owner.address)).signer;
-    const next = generatePrivateKey();
-    await vault.putProxy({ account: owner.address, privateKey: next, secret: 'next-secret', expiry: 1_800_000_000_000 + 7_200_000 });
-    await expect(before.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(KeyNotFoundError);
-    const after = (await vault.proxyFor(owner.address)).signer;
-    expect(await after.sign!({ hash: DIGEST })).toBe(await realAccount(next).sign!({ hash: DIGEST }));
-  });
+  it(
+    'signs nothing once another proxy key of the account ' + 'was stored; a read after it signs with the new key',
+    async () => {
+      const { vault, owner } = await restartedWithProxy();
+      await vault.unlock(PASSWORD);
+      const before = (await vault.proxyFor(owner.address)).signer;
+      const next = generatePrivateKey();
+      await vault.putProxy({
+        account: owner.address,
+        privateKey: next,
+        secret: 'next-secret',
+        expiry: 1_800_000_000_000 + 7_200_000,
+      });
+      await expect(before.sign!({ hash: DIGEST })).rejects.toBeInstanceOf(KeyNotFoundError);
+      const after = (await vault.proxyFor(owner.address)).signer;
+      expect(await after.sign!({ hash: DIGEST })).toBe(await realAccount(next).sign!({ hash: DIGEST }));
+    },
+  );
 });

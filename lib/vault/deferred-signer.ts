@@ -18,7 +18,11 @@ import { ProxyKeyMismatchError } from './errors';
  * (`ProxyKeyMismatchError`). Both are thrown synchronously by `publicKey` and rejected by every signing
  * method, so nothing is ever signed for an address other than the one this account shows.
  */
-export function deferredAccount(address: Address, derive: () => LocalAccount, usable: () => void = () => undefined): LocalAccount {
+export function deferredAccount(
+  address: Address,
+  derive: () => LocalAccount,
+  usable: () => void = () => undefined,
+): LocalAccount {
   let derived: LocalAccount | undefined;
   const key = (): LocalAccount => {
     usable();

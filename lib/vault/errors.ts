@@ -11,7 +11,7 @@ export class VaultLockedError extends BaseError {
   constructor(o: { inSession?: boolean } = {}) {
     super(
       o.inSession
-        ? 'A trading session is running: only the standing permissions\' keys are open. Enter your password to do this.'
+        ? "A trading session is running: only the standing permissions' keys are open. Enter your password to do this."
         : 'The vault is locked. Unlock it to continue.',
     );
   }
@@ -32,7 +32,10 @@ export class VaultExistsError extends BaseError {
     super('A vault already exists in this profile.');
   }
 }
-/** A password check failed (unlock, reveal, change password, backup restore). `retryAfterMs`: the back-off before the next try. */
+/**
+ * A password check failed (unlock, reveal, change password, backup restore). `retryAfterMs`: the back-off before the
+ * next try.
+ */
 export class WrongPasswordError extends BaseError {
   override name = 'Vault.WrongPasswordError';
   readonly retryAfterMs: number;
@@ -67,7 +70,8 @@ export class ProxyKeyMismatchError extends BaseError {
 /** No record of the asked kind (`what`: owner key, proxy key, API credentials…) is stored for the account. */
 export class KeyNotFoundError extends BaseError {
   override name = 'Vault.KeyNotFoundError';
-  static override readonly code = 4100; // not authorised for this account: nothing to sign with (never a code a client retries)
+  // not authorised for this account: nothing to sign with (never a code a client retries)
+  static override readonly code = 4100;
   constructor(what: string) {
     super(`No ${what} is stored for this account.`);
   }
@@ -100,7 +104,14 @@ export class VaultWriteError extends BaseError {
   constructor(cause: unknown) {
     const name = errorName(cause);
     const full = name === 'QuotaExceededError';
-    super(`Nothing was saved: ${full ? 'the disk is full or the browser’s storage quota is reached' : 'the browser refused to write the vault'}. Your vault is as it was; free some disk space and try again.`, { cause, data: { cause: name } });
+    super(
+      `Nothing was saved: ` +
+        (full
+          ? 'the disk is full or the browser’s storage quota is reached. '
+          : 'the browser refused to write the vault. ') +
+        `Your vault is as it was; free some disk space and try again.`,
+      { cause, data: { cause: name } },
+    );
   }
 }
 
@@ -112,7 +123,11 @@ export class VaultCopyError extends BaseError {
   override name = 'Vault.VaultCopyError';
   constructor(cause: unknown) {
     const name = errorName(cause);
-    super('Saved in the vault, but its second copy (kept in case the browser loses the vault) could not be written. Free some disk space: Countersign writes it again at the next change or start.', { cause, data: { cause: name } });
+    super(
+      'Saved in the vault, but its second copy (kept in case the browser loses the vault) could not ' +
+        'be written. Free some disk space: Countersign writes it again at the next change or start.',
+      { cause, data: { cause: name } },
+    );
   }
 }
 
@@ -124,11 +139,17 @@ export class VaultCopyError extends BaseError {
 export class VaultReadBackError extends BaseError {
   override name = 'Vault.VaultReadBackError';
   constructor() {
-    super('The change was written but did not read back as written: the browser’s storage may be damaged. Its copy was left as it was; export a backup and restart the browser.');
+    super(
+      'The change was written but did not read back as written: the browser’s storage may ' +
+        'be damaged. Its copy was left as it was; export a backup and restart the browser.',
+    );
   }
 }
 
-/** Thrown by `Vault.create` while a copy of an earlier vault exists: unlock it with its password instead (nothing replaces a vault with an empty one). */
+/**
+ * Thrown by `Vault.create` while a copy of an earlier vault exists: unlock it with its password instead (nothing
+ * replaces a vault with an empty one).
+ */
 export class VaultCopyExistsError extends BaseError {
   override name = 'Vault.VaultCopyExistsError';
   constructor() {
@@ -144,7 +165,12 @@ export class VaultCopyExistsError extends BaseError {
 export class VaultStorageClosedError extends BaseError {
   override name = 'Vault.VaultStorageClosedError';
   constructor(cause: unknown) {
-    super('Nothing was saved: the browser closed Countersign’s storage after a write failed (is the disk full?). Free some disk space and restart the browser; if the browser lost the vault, unlocking restores it from its copy.', { cause, data: { cause: errorName(cause) } });
+    super(
+      'Nothing was saved: the browser closed Countersign’s storage after a ' +
+        'write failed (is the disk full?). Free some disk space and restart the browser; ' +
+        'if the browser lost the vault, unlocking restores it from its copy.',
+      { cause, data: { cause: errorName(cause) } },
+    );
   }
 }
 

@@ -34,20 +34,28 @@ export type HeldStamp = {
 };
 
 /** The stamp of the vault's live state: `of` its master or session key, `bundle` the session's (if any). */
-export function stampOf(of: CryptoKey | undefined, writes: number, bundle: SessionBundle | undefined): HeldStamp | undefined {
+export function stampOf(
+  of: CryptoKey | undefined,
+  writes: number,
+  bundle: SessionBundle | undefined,
+): HeldStamp | undefined {
   if (!of) return undefined;
   return { of, writes, kept: bundle ? [bundle.accounts, bundle.proxies, bundle.clob, bundle.deposit] : undefined };
 }
 
 const sameStamp = (a: HeldStamp, b: HeldStamp) =>
-  a.of === b.of && a.writes === b.writes && (a.kept === b.kept || (!!a.kept && !!b.kept && a.kept.length === b.kept.length && a.kept.every((x, i) => x === b.kept![i])));
+  a.of === b.of &&
+  a.writes === b.writes &&
+  (a.kept === b.kept ||
+    (!!a.kept && !!b.kept && a.kept.length === b.kept.length && a.kept.every((x, i) => x === b.kept![i])));
 
 /** At most this many keys are held (the holder empties when full). */
 const MAX_HELD = 64;
 
 /**
  * The holder (see the module docstring): values by name (`proxy:<account>`, `owner:<address>`,
- * `clob:<account>`, `deposit:<account>`, lower-case), each with the stamp it was opened under and an optional expiry (Unix ms).
+ * `clob:<account>`, `deposit:<account>`, lower-case), each with the stamp it was opened under and an optional expiry
+ * (Unix ms).
  */
 export class HeldKeys {
   private readonly held = new Map<string, { stamp: HeldStamp; expiry: number; value: unknown }>();
@@ -65,7 +73,10 @@ export class HeldKeys {
     return this.clears;
   }
 
-  /** The value held under `name`, when `now` (the live stamp) matches its stamp and it is unexpired at `at` (Unix ms); else undefined. */
+  /**
+   * The value held under `name`, when `now` (the live stamp) matches its stamp and it is unexpired at `at` (Unix ms);
+   * else undefined.
+   */
   get<T>(name: string, now: HeldStamp | undefined, at: number): T | undefined {
     const hit = this.held.get(name);
     if (!hit || !now || !sameStamp(hit.stamp, now) || hit.expiry <= at) return undefined;
@@ -78,7 +89,14 @@ export class HeldKeys {
    * (Infinity for none). A read that saw a key write begin or end is not held (the stamp no longer
    * matches `now`, the live one), nor one during which a change was called (it may still be queued).
    */
-  set(name: string, since: number, stamp: HeldStamp | undefined, now: HeldStamp | undefined, value: unknown, expiry = Infinity): void {
+  set(
+    name: string,
+    since: number,
+    stamp: HeldStamp | undefined,
+    now: HeldStamp | undefined,
+    value: unknown,
+    expiry = Infinity,
+  ): void {
     if (since !== this.clears || !stamp || !now || !sameStamp(stamp, now)) return;
     if (this.held.size >= MAX_HELD) this.held.clear();
     this.held.set(name, { stamp, expiry, value });

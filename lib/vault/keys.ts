@@ -12,7 +12,18 @@
  * `UnlockBackoffError` before anything is derived; wrong → `WrongPasswordError` with the next delay;
  * right → the counter resets. Checks are serialised, so concurrent guesses get one try per delay.
  */
-import { checkKdfParams, DecryptError, deriveKek, importMasterKey, MASTER_KEY_AAD, open, randomBytes, seal, type KdfBounds, type KdfParams } from './crypto';
+import {
+  checkKdfParams,
+  DecryptError,
+  deriveKek,
+  importMasterKey,
+  MASTER_KEY_AAD,
+  open,
+  randomBytes,
+  seal,
+  type KdfBounds,
+  type KdfParams,
+} from './crypto';
 import { readMeta, type BackoffRecord, type VaultDb, type VaultMeta } from './db';
 import { UnlockBackoffError, WrongPasswordError } from './errors';
 
@@ -33,7 +44,11 @@ export type Unwrapped = { mk: CryptoKey; raw: Uint8Array<ArrayBuffer> };
  * A new vault's metadata: a random master key wrapped by `password`'s key (`kdf`, a random salt) and the
  * verifier sealed by it. Returns the metadata, the master key and the salt.
  */
-export async function newVaultMeta(password: string, kdf: KdfParams, createdAt: number): Promise<{ meta: VaultMeta; mk: CryptoKey; salt: Uint8Array<ArrayBuffer> }> {
+export async function newVaultMeta(
+  password: string,
+  kdf: KdfParams,
+  createdAt: number,
+): Promise<{ meta: VaultMeta; mk: CryptoKey; salt: Uint8Array<ArrayBuffer> }> {
   const mkRaw = randomBytes(32);
   const mk = await importMasterKey(mkRaw);
   const salt = randomBytes(16);
@@ -55,7 +70,10 @@ export async function checkVerifier(mk: CryptoKey, meta: VaultMeta): Promise<voi
   await open(mk, meta.verifier, 'verifier');
 }
 
-/** Unwraps the master key with `password` (no state change). Throws `DecryptError` on a wrong password, `KdfParamsError`. */
+/**
+ * Unwraps the master key with `password` (no state change). Throws `DecryptError` on a wrong password,
+ * `KdfParamsError`.
+ */
 async function unwrap(meta: VaultMeta, password: string, bounds: KdfBounds): Promise<Unwrapped> {
   const kdf = checkKdfParams(meta.kdf, bounds);
   const kek = await deriveKek(password, meta.salt, kdf);
@@ -71,7 +89,13 @@ async function unwrap(meta: VaultMeta, password: string, bounds: KdfBounds): Pro
  * the next delay, counted in `meta/backoff`), `KdfParamsError` (not counted). A right password resets
  * the counter. Call inside the vault's writer lock only (so concurrent guesses cannot share one slot).
  */
-export async function checkPassword(db: VaultDb, now: () => number, bounds: KdfBounds, meta: VaultMeta, password: string): Promise<Unwrapped> {
+export async function checkPassword(
+  db: VaultDb,
+  now: () => number,
+  bounds: KdfBounds,
+  meta: VaultMeta,
+  password: string,
+): Promise<Unwrapped> {
   const backoff: BackoffRecord = (await readMeta(db, 'backoff')) ?? { id: 'backoff', failures: 0, nextAllowedAt: 0 };
   const wait = backoff.nextAllowedAt - now();
   if (wait > 0) throw new UnlockBackoffError(wait);
@@ -85,7 +109,8 @@ export async function checkPassword(db: VaultDb, now: () => number, bounds: KdfB
     await db.put('meta', { id: 'backoff', failures, nextAllowedAt: now() + delay });
     throw new WrongPasswordError(delay);
   }
-  if (backoff.failures > 0 || backoff.nextAllowedAt > 0) await db.put('meta', { id: 'backoff', failures: 0, nextAllowedAt: 0 });
+  if (backoff.failures > 0 || backoff.nextAllowedAt > 0)
+    await db.put('meta', { id: 'backoff', failures: 0, nextAllowedAt: 0 });
   return unwrapped;
 }
 
@@ -93,7 +118,14 @@ export async function checkPassword(db: VaultDb, now: () => number, bounds: KdfB
  * Wraps the master key `mkRaw` again under `password` with `kdf` and a new salt, in one transaction
  * (`hooks.beforeCommit` throwing aborts it: the old wrap stays). Returns the new salt.
  */
-export async function rewrap(db: VaultDb, meta: VaultMeta, mkRaw: Uint8Array<ArrayBuffer>, password: string, kdf: KdfParams, hooks: ChangePasswordHooks = {}): Promise<Uint8Array<ArrayBuffer>> {
+export async function rewrap(
+  db: VaultDb,
+  meta: VaultMeta,
+  mkRaw: Uint8Array<ArrayBuffer>,
+  password: string,
+  kdf: KdfParams,
+  hooks: ChangePasswordHooks = {},
+): Promise<Uint8Array<ArrayBuffer>> {
   const salt = randomBytes(16);
   const kek = await deriveKek(password, salt, kdf);
   const next: VaultMeta = { ...meta, kdf, salt, wrapped: await seal(kek, mkRaw, MASTER_KEY_AAD) };
@@ -120,7 +152,11 @@ export async function deriveAuditRaw(mk: CryptoKey): Promise<Uint8Array<ArrayBuf
   const mkRaw = new Uint8Array(await crypto.subtle.exportKey('raw', mk));
   try {
     const ikm = await crypto.subtle.importKey('raw', mkRaw, 'HKDF', false, ['deriveBits']);
-    const bits = await crypto.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: new TextEncoder().encode(AUDIT_INFO) }, ikm, 256);
+    const bits = await crypto.subtle.deriveBits(
+      { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: new TextEncoder().encode(AUDIT_INFO) },
+      ikm,
+      256,
+    );
     return new Uint8Array(bits);
   } finally {
     mkRaw.fill(0);

@@ -52,14 +52,38 @@ export type OwnerInfo = { address: Address; label: string; createdAt: number };
 /** Non-secret view of a proxy key. `expiry` Unix ms. */
 export type ProxyInfo = { id: string; account: Address; proxy: Address; expiry: number; label: string };
 /** Non-secret view of CLOB credentials. */
-export type ClobInfo = { id: string; account: Address; nonce: number; signatureType: 0 | 1 | 2 | 3; funder: Address | null };
+export type ClobInfo = {
+  id: string;
+  account: Address;
+  nonce: number;
+  signatureType: 0 | 1 | 2 | 3;
+  funder: Address | null;
+};
 
-/** The clear metadata of each record kind (written by `storeOwnerKey`, `putProxy`, `putClobCredentials`, `putDepositWallet`). */
+/**
+ * The clear metadata of each record kind (written by `storeOwnerKey`, `putProxy`, `putClobCredentials`,
+ * `putDepositWallet`).
+ */
 export const ownerMetaSchema = v.object({ address, label: v.optional(v.string()) });
-const proxyMetaSchema = v.object({ account: address, proxy: address, expiry: v.number(), label: v.optional(v.string()) });
-const clobMetaSchema = v.object({ account: address, nonce: v.number(), signatureType: v.picklist([0, 1, 2, 3]), funder: v.nullable(address) });
+const proxyMetaSchema = v.object({
+  account: address,
+  proxy: address,
+  expiry: v.number(),
+  label: v.optional(v.string()),
+});
+const clobMetaSchema = v.object({
+  account: address,
+  nonce: v.number(),
+  signatureType: v.picklist([0, 1, 2, 3]),
+  funder: v.nullable(address),
+});
 /** The clear metadata of a deposit wallet record (`deposit:<owner>`). */
-export const depositMetaSchema = v.object({ account: address, wallet: address, kind: v.picklist(['uups', 'beacon']), beacon: address });
+export const depositMetaSchema = v.object({
+  account: address,
+  wallet: address,
+  kind: v.picklist(['uups', 'beacon']),
+  beacon: address,
+});
 /** Non-secret view of a deposit wallet: owner `account`, its `wallet`, UUPS or beacon (`beacon` zero for UUPS). */
 export type DepositWalletInfo = v.InferOutput<typeof depositMetaSchema>;
 
@@ -93,7 +117,9 @@ export type SessionBundle = {
   accounts: string[];
   proxies: { info: ProxyInfo; privateKey: Hex; secret: string }[];
   clob: { info: ClobInfo; apiKey: string; secret: string; passphrase: string }[];
-  /** The kept accounts' deposit-wallet builder credentials (`account` lower-case). Absent in bundles sealed before them. */
+  /**
+   * The kept accounts' deposit-wallet builder credentials (`account` lower-case). Absent in bundles sealed before them.
+   */
   deposit?: { account: string; key: string; secret: string; passphrase: string }[];
   /** Each grant head (`lib/grants/use-records.ts`); its uses are loose bucket records sealed by the session key. */
   grants: SealedHead[];
@@ -133,7 +159,9 @@ export function memorySessionStore(): SessionStore {
 export interface SealedRecords {
   /** Runs `fn` alone, after every earlier call queued on the vault's writer lock settled. Never nest. */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
-  /** Calls `cb` whenever every grant record is replaced or dropped at once (create, lock, restore): forget what is held. */
+  /**
+   * Calls `cb` whenever every grant record is replaced or dropped at once (create, lock, restore): forget what is held.
+   */
   onReset(cb: () => void): void;
   /** The key that seals loose records now: the master key, or the session key in a trading session. */
   looseKey(): CryptoKey;
@@ -141,7 +169,10 @@ export interface SealedRecords {
   readHead<T extends SealedHead>(grantId: string): Promise<T>;
   /** Every head, opened. */
   listHeads<T extends SealedHead>(): Promise<T[]>;
-  /** Writes `head` (vouched for by the index, or the bundle) with loose records `put` and deletes loose ids `del`, in one transaction. */
+  /**
+   * Writes `head` (vouched for by the index, or the bundle) with loose records `put` and deletes loose ids `del`, in
+   * one transaction.
+   */
   writeHead(head: SealedHead, put: SecretRecord[], del: string[]): Promise<void>;
   /** Deletes head `grantId` (when there) with loose ids `del`. */
   deleteHead(grantId: string, del: string[]): Promise<void>;
@@ -186,7 +217,10 @@ export class VaultRecords implements SealedRecords {
   protected signers = new SignerCache();
   /** The writer lock: every mutation and sealed read runs after the previous one settled. */
   private chain: Promise<unknown> = Promise.resolve();
-  /** Bumped before and after every write or delete of a record other than a grant's (what `Vault` holds in memory follows it). */
+  /**
+   * Bumped before and after every write or delete of a record other than a grant's (what `Vault` holds in memory
+   * follows it).
+   */
   protected keyWrites = 0;
   private readonly resets: (() => void)[] = [];
   protected readonly db: VaultDb;
@@ -199,7 +233,10 @@ export class VaultRecords implements SealedRecords {
     this.now = o.now ?? Date.now;
   }
 
-  /** Key-material write hooks `VaultCopied` fills (generation, read-back, second copy; `./copied.ts`); absent, no copy is kept. */
+  /**
+   * Key-material write hooks `VaultCopied` fills (generation, read-back, second copy; `./copied.ts`); absent, no copy
+   * is kept.
+   */
   protected afterKeyWrite?(readBack: () => Promise<void>): Promise<void>;
   protected nextGeneration?(): Promise<number | undefined>;
   protected bumpGeneration?(): Promise<void>;
@@ -268,7 +305,13 @@ export class VaultRecords implements SealedRecords {
     key: CryptoKey,
     put: SecretRecord[],
     del: string[],
-    o: { putMeta?: SessionRecord[]; delMeta?: string[]; dropIndexPrefix?: string; loose?: SecretRecord[]; looseDel?: string[] } = {},
+    o: {
+      putMeta?: SessionRecord[];
+      delMeta?: string[];
+      dropIndexPrefix?: string;
+      loose?: SecretRecord[];
+      looseDel?: string[];
+    } = {},
   ): Promise<void> {
     const keys = [...put.map((r) => r.id), ...del].some((id) => !id.startsWith(GRANT_PREFIX));
     if (keys) this.keyWrites++; // before and after the write: see `Vault.listOwners` for why both
@@ -336,7 +379,14 @@ export class VaultRecords implements SealedRecords {
   }
 
   /** A record of `kind` sealed by `key` (AAD: store, `id`, `account` lower-case). */
-  protected async sealRecord(key: CryptoKey, kind: SecretRecord['kind'], id: string, account: string, meta: SecretRecord['meta'], secret: unknown): Promise<SecretRecord> {
+  protected async sealRecord(
+    key: CryptoKey,
+    kind: SecretRecord['kind'],
+    id: string,
+    account: string,
+    meta: SecretRecord['meta'],
+    secret: unknown,
+  ): Promise<SecretRecord> {
     return {
       id,
       kind,
@@ -348,7 +398,13 @@ export class VaultRecords implements SealedRecords {
   }
 
   /** Seals and writes one indexed record (requires 'unlocked'). Call inside `exclusive`. */
-  protected async put(kind: SecretRecord['kind'], id: string, account: string, meta: SecretRecord['meta'], secret: unknown) {
+  protected async put(
+    kind: SecretRecord['kind'],
+    id: string,
+    account: string,
+    meta: SecretRecord['meta'],
+    secret: unknown,
+  ) {
     const key = this.key();
     await this.commit(key, [await this.sealRecord(key, kind, id, account, meta, secret)], []);
   }
@@ -372,7 +428,10 @@ export class VaultRecords implements SealedRecords {
    * Re-seals the session bundle after a change and writes it (call inside `exclusive`, in 'session');
    * `loose` records (grant use buckets) are put and deleted in the same transaction, before the bundle.
    */
-  protected async saveBundle(next: SessionBundle, loose: { put: SecretRecord[]; del: string[] } = { put: [], del: [] }): Promise<void> {
+  protected async saveBundle(
+    next: SessionBundle,
+    loose: { put: SecretRecord[]; del: string[] } = { put: [], del: [] },
+  ): Promise<void> {
     if (!this.sk) throw new VaultLockedError();
     const sealed = await seal(this.sk, enc(next), SESSION_AAD);
     const digest = digestOf(sealed);
@@ -405,7 +464,8 @@ export class VaultRecords implements SealedRecords {
   async listHeads<T extends SealedHead>(): Promise<T[]> {
     if (this.bundle) return [...this.bundle.grants] as T[];
     const heads: T[] = [];
-    for (const id of await this.db.getAllKeys('secrets', idsFrom(GRANT_PREFIX))) heads.push((await this.read<T>(String(id))).secret);
+    for (const id of await this.db.getAllKeys('secrets', idsFrom(GRANT_PREFIX)))
+      heads.push((await this.read<T>(String(id))).secret);
     return heads;
   }
 
@@ -413,17 +473,26 @@ export class VaultRecords implements SealedRecords {
   async writeHead(head: SealedHead, put: SecretRecord[], del: string[]): Promise<void> {
     const b = this.bundle;
     if (b) {
-      await this.saveBundle({ ...b, grants: [...b.grants.filter((g) => g.grant.id !== head.grant.id), structuredClone(head)] }, { put, del });
+      await this.saveBundle(
+        { ...b, grants: [...b.grants.filter((g) => g.grant.id !== head.grant.id), structuredClone(head)] },
+        { put, del },
+      );
       return;
     }
-    await this.commit(this.key(), [await this.sealRecord(this.key(), 'grant', `${GRANT_PREFIX}${head.grant.id}`, head.grant.account, {}, head)], [], { loose: put, looseDel: del });
+    await this.commit(
+      this.key(),
+      [await this.sealRecord(this.key(), 'grant', `${GRANT_PREFIX}${head.grant.id}`, head.grant.account, {}, head)],
+      [],
+      { loose: put, looseDel: del },
+    );
   }
 
   /** See `SealedRecords.deleteHead`. */
   async deleteHead(grantId: string, del: string[]): Promise<void> {
     const b = this.bundle;
     if (b) {
-      if (b.grants.some((g) => g.grant.id === grantId) || del.length) await this.saveBundle({ ...b, grants: b.grants.filter((g) => g.grant.id !== grantId) }, { put: [], del });
+      if (b.grants.some((g) => g.grant.id === grantId) || del.length)
+        await this.saveBundle({ ...b, grants: b.grants.filter((g) => g.grant.id !== grantId) }, { put: [], del });
       return;
     }
     await this.remove([`${GRANT_PREFIX}${grantId}`, ...del]);
@@ -473,7 +542,10 @@ export class VaultRecords implements SealedRecords {
     return (await this.db.getAllKeys('secrets', idsFrom(prefix))).map(String);
   }
 
-  /** Every loose record opened with `from` and sealed again with `to` (entering and leaving a trading session). One that does not open is dropped (its grant is then refused as incomplete). */
+  /**
+   * Every loose record opened with `from` and sealed again with `to` (entering and leaving a trading session). One that
+   * does not open is dropped (its grant is then refused as incomplete).
+   */
   protected async resealLoose(from: CryptoKey, to: CryptoKey): Promise<SecretRecord[]> {
     const out: SecretRecord[] = [];
     for (const id of await this.idsFrom(USE_PREFIX)) {

@@ -21,7 +21,10 @@ async function unlockedThenRestarted() {
 function transactionModes(): string[] {
   const modes: string[] = [];
   const open = IDBDatabase.prototype.transaction;
-  vi.spyOn(IDBDatabase.prototype, 'transaction').mockImplementation(function (this: IDBDatabase, ...args: Parameters<IDBDatabase['transaction']>) {
+  vi.spyOn(IDBDatabase.prototype, 'transaction').mockImplementation(function (
+    this: IDBDatabase,
+    ...args: Parameters<IDBDatabase['transaction']>
+  ) {
     modes.push(args[1] ?? 'readonly');
     return open.apply(this, args);
   });

@@ -38,13 +38,40 @@
  */
 import type { Address, Hex, LocalAccount } from 'viem';
 import { HeldKeys, stampOf, type HeldStamp } from './held-keys';
-import { DEFAULT_KDF, DEFAULT_KDF_BOUNDS, importMasterKey, kdfWeaker, open, randomBytes, seal, type KdfBounds, type KdfParams } from './crypto';
+import {
+  DEFAULT_KDF,
+  DEFAULT_KDF_BOUNDS,
+  importMasterKey,
+  kdfWeaker,
+  open,
+  randomBytes,
+  seal,
+  type KdfBounds,
+  type KdfParams,
+} from './crypto';
 import { readMeta, type VaultMeta } from './db';
 import { vaultWrite } from './copy';
 import { deferredAccount } from './deferred-signer';
 import { VaultCopied } from './copied';
-import { KeyNotFoundError, VaultCopyExistsError, VaultExistsError, VaultLockedError, VaultNotInitializedError, WeakPasswordError } from './errors';
-import { checkPassword, checkVerifier, deriveAuditRaw, importSessionKey, MIN_PASSWORD_LENGTH, newVaultMeta, rewrap, type ChangePasswordHooks, type Unwrapped } from './keys';
+import {
+  KeyNotFoundError,
+  VaultCopyExistsError,
+  VaultExistsError,
+  VaultLockedError,
+  VaultNotInitializedError,
+  WeakPasswordError,
+} from './errors';
+import {
+  checkPassword,
+  checkVerifier,
+  deriveAuditRaw,
+  importSessionKey,
+  MIN_PASSWORD_LENGTH,
+  newVaultMeta,
+  rewrap,
+  type ChangePasswordHooks,
+  type Unwrapped,
+} from './keys';
 import {
   b64,
   clobInfoOf,
@@ -67,7 +94,10 @@ import {
 /** The vault's state (see the module docstring): nothing usable, a trading session, or everything. */
 export type VaultState = 'locked' | 'session' | 'unlocked';
 
-/** `db` the vault database; `session` where the session keys live (`storage.session`; memory in tests); `now` Unix ms clock; `kdf` for new wraps; `bounds` for stored KDF parameters. */
+/**
+ * `db` the vault database; `session` where the session keys live (`storage.session`; memory in tests); `now` Unix ms
+ * clock; `kdf` for new wraps; `bounds` for stored KDF parameters.
+ */
 export type VaultOptions = RecordsOptions & {
   kdf?: KdfParams;
   bounds?: KdfBounds;
@@ -85,7 +115,10 @@ export class VaultSession extends VaultCopied {
    * call that changes keys, the master key or the state empties it before it queues.
    */
   protected heldKeys = new HeldKeys();
-  /** Calls made to `lock` and to delete, store or restore proxy keys: a proxy key read before one signs nothing after it (`proxySignerOf`). */
+  /**
+   * Calls made to `lock` and to delete, store or restore proxy keys: a proxy key read before one signs nothing after it
+   * (`proxySignerOf`).
+   */
   protected keyEnds = { locks: 0, proxies: 0 };
   readonly kdf: KdfParams;
   readonly bounds: KdfBounds;
@@ -98,10 +131,16 @@ export class VaultSession extends VaultCopied {
 
   /**
    * `{ initialized, unlocked, state, retryAfterMs, recoverable }`, no secrets. `retryAfterMs`: the back-off left.
-   * `recoverable` (read while locked): the vault is missing or older than its copy (`./copy.ts`), which
-   * the next unlock restores; `initialized` is then true (never onboarding over a copy).
+   * `recoverable` (read while locked): the vault is missing or older than its copy (`./copy.ts`), which the next unlock
+   * restores; `initialized` is then true (never onboarding over a copy).
    */
-  async status(): Promise<{ initialized: boolean; unlocked: boolean; state: VaultState; retryAfterMs: number; recoverable: boolean }> {
+  async status(): Promise<{
+    initialized: boolean;
+    unlocked: boolean;
+    state: VaultState;
+    retryAfterMs: number;
+    recoverable: boolean;
+  }> {
     const [meta, backoff] = await Promise.all([this.meta(), readMeta(this.db, 'backoff')]);
     const recoverable = this.state === 'locked' && (await this.copyToRestore()) !== undefined;
     return {
@@ -128,7 +167,9 @@ export class VaultSession extends VaultCopied {
     return this.state === 'session';
   }
 
-  /** Creates a new vault protected by `password`. Throws `VaultExistsError`, `WeakPasswordError`. Leaves it unlocked. */
+  /**
+   * Creates a new vault protected by `password`. Throws `VaultExistsError`, `WeakPasswordError`. Leaves it unlocked.
+   */
   async create(password: string): Promise<void> {
     this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     if (password.length < MIN_PASSWORD_LENGTH) throw new WeakPasswordError();
@@ -140,7 +181,10 @@ export class VaultSession extends VaultCopied {
       await this.storeNewVault(meta);
       this.index = undefined;
       this.reset();
-      const copyFailed = await this.afterKeyWriteOrUndo(() => this.metaOpensWith(mk), () => this.db.delete('meta', 'vault'));
+      const copyFailed = await this.afterKeyWriteOrUndo(
+        () => this.metaOpensWith(mk),
+        () => this.db.delete('meta', 'vault'),
+      );
       await this.setUnlocked(mk, salt);
       if (copyFailed) throw copyFailed; // made and unlocked; the copy is written at the next start
     });
@@ -196,7 +240,9 @@ export class VaultSession extends VaultCopied {
    * session key to `mk`) and deletes the bundle, in one transaction.
    */
   private async leaveSession(mk: CryptoKey, bundle: SessionBundle): Promise<void> {
-    const recs = await Promise.all(bundle.grants.map((g) => this.sealRecord(mk, 'grant', `${GRANT_PREFIX}${g.grant.id}`, g.grant.account, {}, g)));
+    const recs = await Promise.all(
+      bundle.grants.map((g) => this.sealRecord(mk, 'grant', `${GRANT_PREFIX}${g.grant.id}`, g.grant.account, {}, g)),
+    );
     await this.commit(mk, recs, [], { delMeta: ['session'], loose: await this.resealLoose(this.looseKey(), mk) });
   }
 
@@ -238,7 +284,8 @@ export class VaultSession extends VaultCopied {
         if ('sk' in s && typeof s.sk === 'string') {
           const rec = await readMeta(this.db, 'session');
           // Only the bundle last sealed in this browser session opens (an older copy put back is refused).
-          if (!rec || !('bundle' in s) || typeof s.bundle !== 'string' || s.bundle !== digestOf(rec.sealed)) return fail();
+          if (!rec || !('bundle' in s) || typeof s.bundle !== 'string' || s.bundle !== digestOf(rec.sealed))
+            return fail();
           const sk = await importSessionKey(unb64(s.sk));
           const bundle = dec<SessionBundle>(await open(sk, rec.sealed, SESSION_AAD));
           if (bundle.v !== 1) return fail();
@@ -321,11 +368,11 @@ export class VaultSession extends VaultCopied {
    * Auto-lock while standing grants are live: keeps only what the live grants need and
    * forgets the master key. Requires 'unlocked' (else `VaultLockedError`). `accounts`: the accounts of
    * the live grants. Kept: those accounts' unexpired proxy keys (with their secret), their CLOB API
-   * credentials and deposit-wallet builder credentials, every grant record with its uses, and the audit MAC key — re-sealed under a fresh
-   * random session key (bundle in `meta/session`, key in the session store); the grant records leave the
-   * `secrets` store in the same transaction. The master key is dropped from memory and from the session
-   * store. Throws `TamperedRecordError` / `DecryptError` when a record to keep does not open; then the
-   * state is unchanged ('unlocked') and the caller should `lock()`.
+   * credentials and deposit-wallet builder credentials, every grant record with its uses, and the audit MAC key —
+   * re-sealed under a fresh random session key (bundle in `meta/session`, key in the session store); the grant records
+   * leave the `secrets` store in the same transaction. The master key is dropped from memory and from the session
+   * store. Throws `TamperedRecordError` / `DecryptError` when a record to keep does not open; then the state is
+   * unchanged ('unlocked') and the caller should `lock()`.
    */
   async enterTradingSession(o: { accounts: string[] }): Promise<void> {
     this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
@@ -337,7 +384,15 @@ export class VaultSession extends VaultCopied {
       const keep = new Set(o.accounts.map((a) => a.toLowerCase()));
       const now = this.now();
       const all = await this.db.getAll('secrets');
-      const bundle: SessionBundle = { v: 1, accounts: [...keep], proxies: [], clob: [], deposit: [], grants: [], auditKey: '' };
+      const bundle: SessionBundle = {
+        v: 1,
+        accounts: [...keep],
+        proxies: [],
+        clob: [],
+        deposit: [],
+        grants: [],
+        auditKey: '',
+      };
       for (const r of all) {
         if (r.kind === 'proxy' && keep.has(r.account.toLowerCase()) && Number(r.meta.expiry) > now) {
           const { secret } = await this.read<ProxySecret>(r.id);
@@ -347,7 +402,12 @@ export class VaultSession extends VaultCopied {
           bundle.clob.push({ info: clobInfoOf(r), ...secret });
         } else if (r.kind === 'deposit' && keep.has(r.account.toLowerCase())) {
           const { secret } = await this.read<BuilderSecret>(r.id);
-          bundle.deposit?.push({ account: r.account.toLowerCase(), key: secret.key, secret: secret.secret, passphrase: secret.passphrase });
+          bundle.deposit?.push({
+            account: r.account.toLowerCase(),
+            key: secret.key,
+            secret: secret.secret,
+            passphrase: secret.passphrase,
+          });
         } else if (r.kind === 'grant') {
           bundle.grants.push((await this.read<SealedHead>(r.id)).secret);
         }
@@ -365,7 +425,11 @@ export class VaultSession extends VaultCopied {
       skRaw.fill(0);
       try {
         const grantIds = all.filter((r) => r.kind === 'grant').map((r) => r.id);
-        await this.commit(mk, [], grantIds, { putMeta: [{ id: 'session', sealed }], dropIndexPrefix: GRANT_PREFIX, loose: await this.resealLoose(mk, sk) });
+        await this.commit(mk, [], grantIds, {
+          putMeta: [{ id: 'session', sealed }],
+          dropIndexPrefix: GRANT_PREFIX,
+          loose: await this.resealLoose(mk, sk),
+        });
       } catch (err) {
         await this.setUnlocked(mk, meta.salt).catch(() => undefined);
         throw err;
@@ -377,7 +441,8 @@ export class VaultSession extends VaultCopied {
       this.sk = sk;
       this.bundle = bundle;
       this.bundleDigest = digest;
-      this.holdKept(since + 1); // the clear just above is this call's own; any other means a change was called meanwhile
+      // the clear just above is this call's own; any other means a change was called meanwhile
+      this.holdKept(since + 1);
     });
   }
 
@@ -398,7 +463,10 @@ export class VaultSession extends VaultCopied {
       try {
         await this.bumpGeneration?.();
         const salt = await vaultWrite(() => rewrap(this.db, meta, raw, newPassword, this.kdf, hooks));
-        const copyFailed = await this.afterKeyWriteOrUndo(() => this.passwordOpens(newPassword, mk, this.bounds), () => this.db.put('meta', meta));
+        const copyFailed = await this.afterKeyWriteOrUndo(
+          () => this.passwordOpens(newPassword, mk, this.bounds),
+          () => this.db.put('meta', meta),
+        );
         // The session store names the vault's salt: keep it current for whichever state is live (also when
         // only the copy failed: the new password holds; the copy is written at the next start).
         if (this.mk) await this.setUnlocked(this.mk, salt);
@@ -415,16 +483,18 @@ export class VaultSession extends VaultCopied {
   }
 
   /**
-   * The signing account of a proxy key stored at `address` (`./deferred-signer.ts`): derived at its first signature, outside
-   * the one-writer section; refuses when the key is not `address`'s (`ProxyKeyMismatchError`), once the vault is locked or a lock
-   * was called after this read (`VaultLockedError`), and once a proxy key was deleted, stored or restored after it (`KeyNotFoundError`);
-   * `ends`: the counts when the read was asked for (a read queued before a delete call signs nothing after it), else now.
+   * The signing account of a proxy key stored at `address` (`./deferred-signer.ts`): derived at its first signature,
+   * outside the one-writer section; refuses when the key is not `address`'s (`ProxyKeyMismatchError`), once the vault
+   * is locked or a lock was called after this read (`VaultLockedError`), and once a proxy key was deleted, stored or
+   * restored after it (`KeyNotFoundError`); `ends`: the counts when the read was asked for (a read queued before a
+   * delete call signs nothing after it), else now.
    */
   protected proxySignerOf(privateKey: Hex, address: Address, ends?: { locks: number; proxies: number }): LocalAccount {
     const { locks, proxies } = ends ?? this.keyEnds;
     const usable = () => {
       if (this.keyEnds.locks !== locks || this.state === 'locked') throw new VaultLockedError();
-      if (this.keyEnds.proxies !== proxies) throw new KeyNotFoundError('proxy key (deleted or replaced since it was read)');
+      if (this.keyEnds.proxies !== proxies)
+        throw new KeyNotFoundError('proxy key (deleted or replaced since it was read)');
     };
     return deferredAccount(address, () => this.signerOf(privateKey), usable);
   }
@@ -437,9 +507,9 @@ export class VaultSession extends VaultCopied {
   /**
    * Holds the kept proxy keys and API credentials of the trading session just opened (call inside
    * `exclusive`, once `sk` and `bundle` are set): the session's first granted order then does not queue
-   * behind its own use write either. What is held is what `Vault.proxyFor` / `Vault.clobCredentials` return in 'session'.
-   * `since`: the holder's clear count once the calling transition cleared it (nothing is held when a
-   * change such as a lock was called since: it is queued behind this transition).
+   * behind its own use write either. What is held is what `Vault.proxyFor` / `Vault.clobCredentials` return in
+   * 'session'. `since`: the holder's clear count once the calling transition cleared it (nothing is held when a change
+   * such as a lock was called since: it is queued behind this transition).
    */
   protected holdKept(since: number): void {
     const b = this.bundle;
@@ -448,7 +518,15 @@ export class VaultSession extends VaultCopied {
     const now = this.now();
     for (const account of b.accounts) {
       const live = liveProxyOf(b, account, now);
-      if (live) this.heldKeys.set(`proxy:${account}`, since, stamp, stamp, { info: { ...live.info }, signer: this.proxySignerOf(live.privateKey, live.info.proxy), secret: live.secret }, live.info.expiry);
+      if (live)
+        this.heldKeys.set(
+          `proxy:${account}`,
+          since,
+          stamp,
+          stamp,
+          { info: { ...live.info }, signer: this.proxySignerOf(live.privateKey, live.info.proxy), secret: live.secret },
+          live.info.expiry,
+        );
       const clob = b.clob.find((c) => c.info.account.toLowerCase() === account);
       if (clob) this.heldKeys.set(`clob:${account}`, since, stamp, stamp, { ...clob, info: { ...clob.info } });
     }
@@ -475,7 +553,10 @@ export class VaultSession extends VaultCopied {
     const raw = this.mk ? await deriveAuditRaw(this.mk) : this.bundle ? unb64(this.bundle.auditKey) : undefined;
     if (!raw) return undefined;
     try {
-      const key = await crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+      const key = await crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, [
+        'sign',
+        'verify',
+      ]);
       this.auditCache = { of, key };
       return key;
     } finally {
@@ -488,7 +569,13 @@ export class VaultSession extends VaultCopied {
  * The kept proxy key of `account` a trading session signs with: the unexpired one (expiry after `now`,
  * Unix ms) with the latest expiry, or undefined.
  */
-export function liveProxyOf(bundle: SessionBundle, account: string, now: number): SessionBundle['proxies'][number] | undefined {
+export function liveProxyOf(
+  bundle: SessionBundle,
+  account: string,
+  now: number,
+): SessionBundle['proxies'][number] | undefined {
   const a = account.toLowerCase();
-  return bundle.proxies.filter((p) => p.info.account.toLowerCase() === a && p.info.expiry > now).sort((x, y) => y.info.expiry - x.info.expiry)[0];
+  return bundle.proxies
+    .filter((p) => p.info.account.toLowerCase() === a && p.info.expiry > now)
+    .sort((x, y) => y.info.expiry - x.info.expiry)[0];
 }

@@ -118,7 +118,9 @@ describe('Vault.changePassword', () => {
   it('refuses a wrong old password and changes nothing', async () => {
     const { vault, make, clock } = await fresh();
     await vault.create(PASSWORD);
-    await expect(vault.changePassword('not the password', 'a brand new password')).rejects.toBeInstanceOf(WrongPasswordError);
+    await expect(vault.changePassword('not the password', 'a brand new password')).rejects.toBeInstanceOf(
+      WrongPasswordError,
+    );
     clock.now += 1000; // the back-off of the wrong password
     await make().unlock(PASSWORD);
   });
@@ -157,7 +159,10 @@ describe('Vault records', () => {
     await expect(vault.proxyFor(owner)).rejects.toBeInstanceOf(TamperedRecordError);
     await vault.lock();
     await vault.unlock(PASSWORD);
-    await expect(vault.proxyFor(owner)).rejects.toMatchObject({ name: 'Vault.TamperedRecordError', shortMessage: expect.stringContaining('Nothing was signed') });
+    await expect(vault.proxyFor(owner)).rejects.toMatchObject({
+      name: 'Vault.TamperedRecordError',
+      shortMessage: expect.stringContaining('Nothing was signed'),
+    });
   });
 
   it('never stores a private key, proxy secret or API secret in clear', async () => {
@@ -166,10 +171,30 @@ describe('Vault records', () => {
     const pk = generatePrivateKey();
     const owner = await vault.importOwnerKey(pk);
     const proxyKey = generatePrivateKey();
-    await vault.putProxy({ account: owner.address, privateKey: proxyKey, secret: 'proxy-secret-XYZ', expiry: 1_900_000_000_000 });
-    await vault.putClobCredentials({ account: owner.address, apiKey: 'api-key-ABC', secret: 'clob-secret-QRS', passphrase: 'pass-LMN', nonce: 0 });
-    const dump = JSON.stringify(await db.getAll('secrets'), (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v));
-    for (const secret of [pk.slice(2), proxyKey.slice(2), 'proxy-secret-XYZ', 'clob-secret-QRS', 'pass-LMN', 'api-key-ABC']) {
+    await vault.putProxy({
+      account: owner.address,
+      privateKey: proxyKey,
+      secret: 'proxy-secret-XYZ',
+      expiry: 1_900_000_000_000,
+    });
+    await vault.putClobCredentials({
+      account: owner.address,
+      apiKey: 'api-key-ABC',
+      secret: 'clob-secret-QRS',
+      passphrase: 'pass-LMN',
+      nonce: 0,
+    });
+    const dump = JSON.stringify(await db.getAll('secrets'), (_k, v) =>
+      v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v,
+    );
+    for (const secret of [
+      pk.slice(2),
+      proxyKey.slice(2),
+      'proxy-secret-XYZ',
+      'clob-secret-QRS',
+      'pass-LMN',
+      'api-key-ABC',
+    ]) {
       expect(dump).not.toContain(secret);
     }
     expect((await vault.proxyFor(owner.address)).secret).toBe('proxy-secret-XYZ');
@@ -182,7 +207,13 @@ describe('Vault records', () => {
     const owner = await vault.generateOwnerKey();
     const other = privateKeyToAccount(generatePrivateKey()).address;
     await expect(
-      vault.putProxy({ account: owner.address, privateKey: generatePrivateKey(), proxy: other, secret: 's', expiry: 1 }),
+      vault.putProxy({
+        account: owner.address,
+        privateKey: generatePrivateKey(),
+        proxy: other,
+        secret: 's',
+        expiry: 1,
+      }),
     ).rejects.toBeInstanceOf(ProxyKeyMismatchError);
     expect(await vault.listProxies(owner.address)).toEqual([]);
   });
@@ -191,44 +222,57 @@ describe('Vault records', () => {
     const { vault, clock } = await fresh();
     await vault.create(PASSWORD);
     const owner = await vault.generateOwnerKey();
-    await vault.putProxy({ account: owner.address, privateKey: generatePrivateKey(), secret: 'old', expiry: clock.now - 1 });
-    await vault.putProxy({ account: owner.address, privateKey: generatePrivateKey(), secret: 'new', expiry: clock.now + 1000 });
+    await vault.putProxy({
+      account: owner.address,
+      privateKey: generatePrivateKey(),
+      secret: 'old',
+      expiry: clock.now - 1,
+    });
+    await vault.putProxy({
+      account: owner.address,
+      privateKey: generatePrivateKey(),
+      secret: 'new',
+      expiry: clock.now + 1000,
+    });
     expect((await vault.proxyFor(owner.address)).secret).toBe('new');
   });
 
-  it('a proxy opened once (kept in memory for the page path) follows every key write, expiry, lock and restore', async () => {
-    const { vault, clock } = await fresh();
-    await vault.create(PASSWORD);
-    const owner = (await vault.generateOwnerKey()).address;
-    const a = generatePrivateKey();
-    const b = generatePrivateKey();
-    await vault.putProxy({ account: owner, privateKey: a, secret: 'a', expiry: clock.now + 60_000 });
-    expect((await vault.proxyFor(owner)).secret).toBe('a');
-    expect((await vault.proxyFor(owner)).secret).toBe('a');
-    // A newer proxy is used at once; deleting it falls back to the older one.
-    await vault.putProxy({ account: owner, privateKey: b, secret: 'b', expiry: clock.now + 120_000 });
-    expect((await vault.proxyFor(owner)).secret).toBe('b');
-    await vault.deleteProxy(privateKeyToAccount(b).address);
-    expect((await vault.proxyFor(owner)).secret).toBe('a');
-    // The same proxy stored again with another secret (a re-import): the new secret.
-    await vault.putProxy({ account: owner, privateKey: a, secret: 'a2', expiry: clock.now + 60_000 });
-    expect((await vault.proxyFor(owner)).secret).toBe('a2');
-    // Expired while held: refused.
-    clock.now += 60_001;
-    await expect(vault.proxyFor(owner)).rejects.toMatchObject({ name: 'Vault.KeyNotFoundError' });
-    clock.now -= 60_001;
-    expect((await vault.proxyFor(owner)).secret).toBe('a2');
-    // Locked: refused; unlocked again: read afresh.
-    await vault.lock();
-    await expect(vault.proxyFor(owner)).rejects.toBeInstanceOf(VaultLockedError);
-    await vault.unlock(PASSWORD);
-    expect((await vault.proxyFor(owner)).secret).toBe('a2');
-    // A lock asked while a write is still queued: a read asked after it is refused, not served from memory.
-    const write = vault.putClobCredentials({ account: owner, apiKey: 'k', secret: 's', passphrase: 'p', nonce: 0 });
-    const locking = vault.lock();
-    await expect(vault.proxyFor(owner)).rejects.toBeInstanceOf(VaultLockedError);
-    await Promise.all([write, locking]);
-  });
+  it(
+    'a proxy opened once (kept in memory for the page ' + 'path) follows every key write, expiry, lock and restore',
+    async () => {
+      const { vault, clock } = await fresh();
+      await vault.create(PASSWORD);
+      const owner = (await vault.generateOwnerKey()).address;
+      const a = generatePrivateKey();
+      const b = generatePrivateKey();
+      await vault.putProxy({ account: owner, privateKey: a, secret: 'a', expiry: clock.now + 60_000 });
+      expect((await vault.proxyFor(owner)).secret).toBe('a');
+      expect((await vault.proxyFor(owner)).secret).toBe('a');
+      // A newer proxy is used at once; deleting it falls back to the older one.
+      await vault.putProxy({ account: owner, privateKey: b, secret: 'b', expiry: clock.now + 120_000 });
+      expect((await vault.proxyFor(owner)).secret).toBe('b');
+      await vault.deleteProxy(privateKeyToAccount(b).address);
+      expect((await vault.proxyFor(owner)).secret).toBe('a');
+      // The same proxy stored again with another secret (a re-import): the new secret.
+      await vault.putProxy({ account: owner, privateKey: a, secret: 'a2', expiry: clock.now + 60_000 });
+      expect((await vault.proxyFor(owner)).secret).toBe('a2');
+      // Expired while held: refused.
+      clock.now += 60_001;
+      await expect(vault.proxyFor(owner)).rejects.toMatchObject({ name: 'Vault.KeyNotFoundError' });
+      clock.now -= 60_001;
+      expect((await vault.proxyFor(owner)).secret).toBe('a2');
+      // Locked: refused; unlocked again: read afresh.
+      await vault.lock();
+      await expect(vault.proxyFor(owner)).rejects.toBeInstanceOf(VaultLockedError);
+      await vault.unlock(PASSWORD);
+      expect((await vault.proxyFor(owner)).secret).toBe('a2');
+      // A lock asked while a write is still queued: a read asked after it is refused, not served from memory.
+      const write = vault.putClobCredentials({ account: owner, apiKey: 'k', secret: 's', passphrase: 'p', nonce: 0 });
+      const locking = vault.lock();
+      await expect(vault.proxyFor(owner)).rejects.toBeInstanceOf(VaultLockedError);
+      await Promise.all([write, locking]);
+    },
+  );
 });
 
 describe('Vault KDF parameters', () => {
@@ -383,7 +427,10 @@ describe('Vault one writer at a time', () => {
   it('keeps both keys when an import and a generate run at once', async () => {
     const { vault } = await fresh();
     await vault.create(PASSWORD);
-    const [imported, generated] = await Promise.all([vault.importOwnerKey(generatePrivateKey()), vault.generateOwnerKey()]);
+    const [imported, generated] = await Promise.all([
+      vault.importOwnerKey(generatePrivateKey()),
+      vault.generateOwnerKey(),
+    ]);
     await vault.lock();
     await vault.unlock(PASSWORD);
     expect((await vault.ownerAccount(imported.address)).address).toBe(imported.address);
@@ -404,8 +451,23 @@ describe('Vault one writer at a time', () => {
       writes.push(grantUseRecords(vault).putGrant(grant, [...uses]));
       if (i % 3 === 0) writes.push(vault.generateOwnerKey(`bot ${i}`).then((o) => imported.push(o.address)));
     }
-    writes.push(vault.putProxy({ account: owner.address, privateKey: generatePrivateKey(), secret: 'proxy-secret', expiry: 9_000_000_000_000 }));
-    writes.push(vault.putClobCredentials({ account: owner.address, apiKey: 'k', secret: 'clob-secret', passphrase: 'p', nonce: 0 }));
+    writes.push(
+      vault.putProxy({
+        account: owner.address,
+        privateKey: generatePrivateKey(),
+        secret: 'proxy-secret',
+        expiry: 9_000_000_000_000,
+      }),
+    );
+    writes.push(
+      vault.putClobCredentials({
+        account: owner.address,
+        apiKey: 'k',
+        secret: 'clob-secret',
+        passphrase: 'p',
+        nonce: 0,
+      }),
+    );
     await Promise.all(writes);
     await vault.lock();
     await vault.unlock(PASSWORD);
@@ -433,7 +495,8 @@ describe('Vault one writer at a time', () => {
     const restarted = make();
     expect(await restarted.restoreSession()).toBe(true);
     expect(await grantUseRecords(restarted).listGrants()).toEqual([{ grant, uses }]);
-    for (const o of await restarted.listOwners()) expect((await restarted.ownerAccount(o.address)).address).toBe(o.address);
+    for (const o of await restarted.listOwners())
+      expect((await restarted.ownerAccount(o.address)).address).toBe(o.address);
   });
 });
 
@@ -443,7 +506,10 @@ describe('Vault password checks share the persisted back-off', () => {
     await vault.create(PASSWORD);
     const pk = generatePrivateKey();
     const owner = await vault.importOwnerKey(pk);
-    await expect(vault.revealOwnerKey(owner.address, 'guess number 1')).rejects.toMatchObject({ name: 'Vault.WrongPasswordError', retryAfterMs: 1000 });
+    await expect(vault.revealOwnerKey(owner.address, 'guess number 1')).rejects.toMatchObject({
+      name: 'Vault.WrongPasswordError',
+      retryAfterMs: 1000,
+    });
     await expect(vault.revealOwnerKey(owner.address, PASSWORD)).rejects.toBeInstanceOf(UnlockBackoffError);
     clock.now += 1000;
     await expect(vault.revealOwnerKey(owner.address, 'guess number 2')).rejects.toMatchObject({ retryAfterMs: 2000 });
@@ -461,7 +527,9 @@ describe('Vault password checks share the persisted back-off', () => {
     const { vault } = await fresh();
     await vault.create(PASSWORD);
     const owner = await vault.generateOwnerKey();
-    const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => vault.revealOwnerKey(owner.address, `wrong guess ${i}`)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, (_, i) => vault.revealOwnerKey(owner.address, `wrong guess ${i}`)),
+    );
     const names = results.map((r) => (r.status === 'rejected' ? (r.reason as Error).name : 'revealed'));
     expect(names.filter((x) => x === 'Vault.WrongPasswordError')).toHaveLength(1);
     expect(names.filter((x) => x === 'Vault.UnlockBackoffError')).toHaveLength(4);
@@ -470,11 +538,16 @@ describe('Vault password checks share the persisted back-off', () => {
   it('counts wrong old passwords given to changePassword', async () => {
     const { vault, clock } = await fresh();
     await vault.create(PASSWORD);
-    await expect(vault.changePassword('guess number 1', 'a brand new password')).rejects.toMatchObject({ name: 'Vault.WrongPasswordError', retryAfterMs: 1000 });
+    await expect(vault.changePassword('guess number 1', 'a brand new password')).rejects.toMatchObject({
+      name: 'Vault.WrongPasswordError',
+      retryAfterMs: 1000,
+    });
     await expect(vault.changePassword(PASSWORD, 'a brand new password')).rejects.toBeInstanceOf(UnlockBackoffError);
     expect((await vault.status()).retryAfterMs).toBe(1000);
     clock.now += 1000;
-    await expect(vault.changePassword('guess number 2', 'a brand new password')).rejects.toMatchObject({ retryAfterMs: 2000 });
+    await expect(vault.changePassword('guess number 2', 'a brand new password')).rejects.toMatchObject({
+      retryAfterMs: 2000,
+    });
     clock.now += 2000;
     await vault.changePassword(PASSWORD, 'a brand new password');
     expect((await vault.status()).retryAfterMs).toBe(0);
@@ -486,7 +559,10 @@ describe('Vault password checks share the persisted back-off', () => {
     await vault.generateOwnerKey();
     const backup = await vault.exportBackup();
     const other = await fresh();
-    await expect(other.vault.restoreBackup(backup, 'guess number 1')).rejects.toMatchObject({ name: 'Vault.WrongPasswordError', retryAfterMs: 1000 });
+    await expect(other.vault.restoreBackup(backup, 'guess number 1')).rejects.toMatchObject({
+      name: 'Vault.WrongPasswordError',
+      retryAfterMs: 1000,
+    });
     await expect(other.vault.restoreBackup(backup, PASSWORD)).rejects.toBeInstanceOf(UnlockBackoffError);
     other.clock.now += 1000;
     await other.vault.restoreBackup(backup, PASSWORD);
@@ -525,7 +601,12 @@ describe('Vault.changePassword keeps the vault in its state', () => {
     const { vault, make } = await fresh();
     await vault.create(PASSWORD);
     const owner = await vault.generateOwnerKey();
-    await vault.putProxy({ account: owner.address, privateKey: generatePrivateKey(), secret: 'proxy-secret', expiry: 9_000_000_000_000 });
+    await vault.putProxy({
+      account: owner.address,
+      privateKey: generatePrivateKey(),
+      secret: 'proxy-secret',
+      expiry: 9_000_000_000_000,
+    });
     await vault.enterTradingSession({ accounts: [owner.address] });
     await vault.changePassword(PASSWORD, 'a brand new password');
     expect(vault.state).toBe('session');
@@ -547,13 +628,40 @@ describe('Vault trading session', () => {
     const kept = await vault.generateOwnerKey('kept');
     const other = await vault.generateOwnerKey('other');
     const proxyKey = generatePrivateKey();
-    await vault.putProxy({ account: kept.address, privateKey: proxyKey, secret: 'proxy-secret-KEPT', expiry: clock.now + 3_600_000 });
+    await vault.putProxy({
+      account: kept.address,
+      privateKey: proxyKey,
+      secret: 'proxy-secret-KEPT',
+      expiry: clock.now + 3_600_000,
+    });
     const expiredProxy = generatePrivateKey();
-    await vault.putProxy({ account: kept.address, privateKey: expiredProxy, secret: 'proxy-secret-OLD', expiry: clock.now - 1 });
+    await vault.putProxy({
+      account: kept.address,
+      privateKey: expiredProxy,
+      secret: 'proxy-secret-OLD',
+      expiry: clock.now - 1,
+    });
     const otherProxy = generatePrivateKey();
-    await vault.putProxy({ account: other.address, privateKey: otherProxy, secret: 'proxy-secret-OTHER', expiry: clock.now + 3_600_000 });
-    await vault.putClobCredentials({ account: kept.address, apiKey: 'api-key-KEPT', secret: 'clob-secret-KEPT', passphrase: 'pass-KEPT', nonce: 0 });
-    await vault.putClobCredentials({ account: other.address, apiKey: 'api-key-OTHER', secret: 'clob-secret-OTHER', passphrase: 'pass-OTHER', nonce: 0 });
+    await vault.putProxy({
+      account: other.address,
+      privateKey: otherProxy,
+      secret: 'proxy-secret-OTHER',
+      expiry: clock.now + 3_600_000,
+    });
+    await vault.putClobCredentials({
+      account: kept.address,
+      apiKey: 'api-key-KEPT',
+      secret: 'clob-secret-KEPT',
+      passphrase: 'pass-KEPT',
+      nonce: 0,
+    });
+    await vault.putClobCredentials({
+      account: other.address,
+      apiKey: 'api-key-OTHER',
+      secret: 'clob-secret-OTHER',
+      passphrase: 'pass-OTHER',
+      nonce: 0,
+    });
     const grant = grantFor(kept.address, 'g1');
     const uses: GrantUse[] = [{ at: clock.now - 5, notional: '100' }];
     await grantUseRecords(vault).putGrant(grant, uses);
@@ -561,47 +669,83 @@ describe('Vault trading session', () => {
     return { ...f, kept, other, proxyKey, otherProxy, grant, uses };
   }
 
-  it('keeps proxy and order-book signing for the kept account and refuses owner keys, reveal, backup and new keys', async () => {
-    const { vault, kept, other, proxyKey } = await withSession();
-    expect(vault.state).toBe('session');
-    expect(vault.unlocked).toBe(false);
-    expect(vault.sessionLive).toBe(true);
-    expect((await vault.status()).state).toBe('session');
-    const proxy = await vault.proxyFor(kept.address);
-    expect(proxy.secret).toBe('proxy-secret-KEPT');
-    expect(proxy.signer.address).toBe(privateKeyToAccount(proxyKey).address);
-    await expect(proxy.signer.signMessage({ message: 'order' })).resolves.toMatch(/^0x/);
-    expect((await vault.clobCredentials(kept.address)).secret).toBe('clob-secret-KEPT');
-    expect(await vault.hasClobCredentials(kept.address)).toBe(true);
-    expect((await vault.listProxies(kept.address)).map((p) => p.proxy)).toEqual([privateKeyToAccount(proxyKey).address]);
-    expect((await vault.listOwners()).map((o) => o.address)).toContain(kept.address);
-    // the other account's keys were not kept: they need the password
-    await expect(vault.proxyFor(other.address)).rejects.toBeInstanceOf(VaultLockedError);
-    await expect(vault.clobCredentials(other.address)).rejects.toMatchObject({ name: 'Vault.LockedError', shortMessage: expect.stringContaining('password') });
-    expect(await vault.hasClobCredentials(other.address)).toBe(false);
-    // everything that needs the password
-    await expect(vault.ownerAccount(kept.address)).rejects.toBeInstanceOf(VaultLockedError);
-    await expect(vault.revealOwnerKey(kept.address, PASSWORD)).rejects.toBeInstanceOf(VaultLockedError);
-    await expect(vault.exportBackup()).rejects.toBeInstanceOf(VaultLockedError);
-    await expect(vault.importOwnerKey(generatePrivateKey())).rejects.toBeInstanceOf(VaultLockedError);
-    await expect(vault.generateOwnerKey()).rejects.toBeInstanceOf(VaultLockedError);
-    await expect(vault.putProxy({ account: kept.address, privateKey: generatePrivateKey(), secret: 's', expiry: 9_000_000_000_000 })).rejects.toBeInstanceOf(VaultLockedError);
-    await expect(vault.putClobCredentials({ account: kept.address, apiKey: 'a', secret: 'b', passphrase: 'c', nonce: 1 })).rejects.toBeInstanceOf(VaultLockedError);
-    await expect(vault.enterTradingSession({ accounts: [kept.address] })).rejects.toBeInstanceOf(VaultLockedError);
-    expect((await vault.listOwners()).length).toBe(2);
-  });
+  it(
+    'keeps proxy and order-book signing for the kept account ' + 'and refuses owner keys, reveal, backup and new keys',
+    async () => {
+      const { vault, kept, other, proxyKey } = await withSession();
+      expect(vault.state).toBe('session');
+      expect(vault.unlocked).toBe(false);
+      expect(vault.sessionLive).toBe(true);
+      expect((await vault.status()).state).toBe('session');
+      const proxy = await vault.proxyFor(kept.address);
+      expect(proxy.secret).toBe('proxy-secret-KEPT');
+      expect(proxy.signer.address).toBe(privateKeyToAccount(proxyKey).address);
+      await expect(proxy.signer.signMessage({ message: 'order' })).resolves.toMatch(/^0x/);
+      expect((await vault.clobCredentials(kept.address)).secret).toBe('clob-secret-KEPT');
+      expect(await vault.hasClobCredentials(kept.address)).toBe(true);
+      expect((await vault.listProxies(kept.address)).map((p) => p.proxy)).toEqual([
+        privateKeyToAccount(proxyKey).address,
+      ]);
+      expect((await vault.listOwners()).map((o) => o.address)).toContain(kept.address);
+      // the other account's keys were not kept: they need the password
+      await expect(vault.proxyFor(other.address)).rejects.toBeInstanceOf(VaultLockedError);
+      await expect(vault.clobCredentials(other.address)).rejects.toMatchObject({
+        name: 'Vault.LockedError',
+        shortMessage: expect.stringContaining('password'),
+      });
+      expect(await vault.hasClobCredentials(other.address)).toBe(false);
+      // everything that needs the password
+      await expect(vault.ownerAccount(kept.address)).rejects.toBeInstanceOf(VaultLockedError);
+      await expect(vault.revealOwnerKey(kept.address, PASSWORD)).rejects.toBeInstanceOf(VaultLockedError);
+      await expect(vault.exportBackup()).rejects.toBeInstanceOf(VaultLockedError);
+      await expect(vault.importOwnerKey(generatePrivateKey())).rejects.toBeInstanceOf(VaultLockedError);
+      await expect(vault.generateOwnerKey()).rejects.toBeInstanceOf(VaultLockedError);
+      await expect(
+        vault.putProxy({
+          account: kept.address,
+          privateKey: generatePrivateKey(),
+          secret: 's',
+          expiry: 9_000_000_000_000,
+        }),
+      ).rejects.toBeInstanceOf(VaultLockedError);
+      await expect(
+        vault.putClobCredentials({ account: kept.address, apiKey: 'a', secret: 'b', passphrase: 'c', nonce: 1 }),
+      ).rejects.toBeInstanceOf(VaultLockedError);
+      await expect(vault.enterTradingSession({ accounts: [kept.address] })).rejects.toBeInstanceOf(VaultLockedError);
+      expect((await vault.listOwners()).length).toBe(2);
+    },
+  );
 
-  it('carries the kept accounts\' deposit-wallet builder credentials, sealed like their API credentials', async () => {
+  it("carries the kept accounts' deposit-wallet builder credentials, sealed like their API credentials", async () => {
     const { vault, make, db } = await fresh();
     await vault.create(PASSWORD);
     const kept = await vault.generateOwnerKey('kept');
     const other = await vault.generateOwnerKey('other');
     const zero = '0x0000000000000000000000000000000000000000';
-    await vault.putDepositWallet({ account: kept.address, wallet: '0x12d77BcbDC3E67F5Da4Dc8e798623482D4a711db', kind: 'uups', beacon: zero, builder: { key: 'b-KEPT', secret: 'builder-secret-KEPT', passphrase: 'bp-KEPT' } });
-    await vault.putDepositWallet({ account: other.address, wallet: '0xdf8b9E8f9AB23f261F6e1B171B7454ae6E46Ba76', kind: 'uups', beacon: zero, builder: { key: 'b-OTHER', secret: 'builder-secret-OTHER', passphrase: 'bp-OTHER' } });
+    await vault.putDepositWallet({
+      account: kept.address,
+      wallet: '0x12d77BcbDC3E67F5Da4Dc8e798623482D4a711db',
+      kind: 'uups',
+      beacon: zero,
+      builder: { key: 'b-KEPT', secret: 'builder-secret-KEPT', passphrase: 'bp-KEPT' },
+    });
+    await vault.putDepositWallet({
+      account: other.address,
+      wallet: '0xdf8b9E8f9AB23f261F6e1B171B7454ae6E46Ba76',
+      kind: 'uups',
+      beacon: zero,
+      builder: { key: 'b-OTHER', secret: 'builder-secret-OTHER', passphrase: 'bp-OTHER' },
+    });
     await vault.enterTradingSession({ accounts: [kept.address] });
-    expect(await vault.builderCredentials(kept.address.toLowerCase())).toEqual({ key: 'b-KEPT', secret: 'builder-secret-KEPT', passphrase: 'bp-KEPT' });
-    await expect(vault.builderCredentials(other.address)).rejects.toMatchObject({ name: 'Vault.LockedError', shortMessage: expect.stringContaining('password') });
+    expect(await vault.builderCredentials(kept.address.toLowerCase())).toEqual({
+      key: 'b-KEPT',
+      secret: 'builder-secret-KEPT',
+      passphrase: 'bp-KEPT',
+    });
+    await expect(vault.builderCredentials(other.address)).rejects.toMatchObject({
+      name: 'Vault.LockedError',
+      shortMessage: expect.stringContaining('password'),
+    });
     // Sealed in the bundle: after a worker restart the session still has them, and nothing is in clear.
     const restarted = make();
     expect(await restarted.restoreSession()).toBe(true);
@@ -631,7 +775,9 @@ describe('Vault trading session', () => {
   it('keeps all six grant writes made at once in the session', async () => {
     const { vault, make, kept } = await withSession();
     const grants = Array.from({ length: 6 }, (_, i) => grantFor(kept.address, `c${i}`));
-    await Promise.all(grants.map((g, i) => grantUseRecords(vault).putGrant(g, [{ at: 1_800_000_000_000 + i, notional: String(i) }])));
+    await Promise.all(
+      grants.map((g, i) => grantUseRecords(vault).putGrant(g, [{ at: 1_800_000_000_000 + i, notional: String(i) }])),
+    );
     const restarted = make();
     await restarted.restoreSession();
     const ids = (await grantUseRecords(restarted).listGrants()).map((g) => g.grant.id).sort();
@@ -640,7 +786,10 @@ describe('Vault trading session', () => {
 
   it('stays in the session after a wrong password, and counts it in the back-off', async () => {
     const { vault, kept, clock } = await withSession();
-    await expect(vault.unlock('not the password')).rejects.toMatchObject({ name: 'Vault.WrongPasswordError', retryAfterMs: 1000 });
+    await expect(vault.unlock('not the password')).rejects.toMatchObject({
+      name: 'Vault.WrongPasswordError',
+      retryAfterMs: 1000,
+    });
     expect(vault.state).toBe('session');
     expect((await vault.proxyFor(kept.address)).secret).toBe('proxy-secret-KEPT');
     await expect(vault.unlock(PASSWORD)).rejects.toBeInstanceOf(UnlockBackoffError);
@@ -675,10 +824,20 @@ describe('Vault trading session', () => {
     expect(await vault.auditKey()).toBeUndefined();
     await expect(vault.proxyFor(kept.address)).rejects.toBeInstanceOf(VaultLockedError);
     await expect(vault.clobCredentials(kept.address)).rejects.toBeInstanceOf(VaultLockedError);
-    await expect(grantUseRecords(vault).putGrant(grantFor(kept.address, 'g9'), [])).rejects.toBeInstanceOf(VaultLockedError);
+    await expect(grantUseRecords(vault).putGrant(grantFor(kept.address, 'g9'), [])).rejects.toBeInstanceOf(
+      VaultLockedError,
+    );
     expect(await make().restoreSession()).toBe(false);
     const dump = await profileDump(db);
-    for (const secret of [proxyKey.slice(2), otherProxy.slice(2), 'proxy-secret-KEPT', 'clob-secret-KEPT', 'pass-KEPT', 'api-key-KEPT', GRANT_ORIGIN]) {
+    for (const secret of [
+      proxyKey.slice(2),
+      otherProxy.slice(2),
+      'proxy-secret-KEPT',
+      'clob-secret-KEPT',
+      'pass-KEPT',
+      'api-key-KEPT',
+      GRANT_ORIGIN,
+    ]) {
       expect(dump).not.toContain(secret);
     }
     expect(await db.get('meta', 'session')).toBeUndefined();
@@ -689,7 +848,14 @@ describe('Vault trading session', () => {
   it('stores no proxy key, API secret or grant in clear while the session is live', async () => {
     const { db, session, proxyKey } = await withSession();
     const dump = (await profileDump(db)) + JSON.stringify(await session.get());
-    for (const secret of [proxyKey.slice(2), 'proxy-secret-KEPT', 'clob-secret-KEPT', 'pass-KEPT', 'api-key-KEPT', GRANT_ORIGIN]) {
+    for (const secret of [
+      proxyKey.slice(2),
+      'proxy-secret-KEPT',
+      'clob-secret-KEPT',
+      'pass-KEPT',
+      'api-key-KEPT',
+      GRANT_ORIGIN,
+    ]) {
       expect(dump).not.toContain(secret);
     }
     expect(await session.get()).not.toHaveProperty('mk');
@@ -730,7 +896,10 @@ describe('Vault.deleteAllGrants', () => {
     await vault.create(PASSWORD);
     const owner = await vault.generateOwnerKey();
     await grantUseRecords(vault).putGrant(grantFor(owner.address, 'g1'), []);
-    const index = (await db.get('meta', 'index')) as { id: 'index'; sealed: { iv: Uint8Array<ArrayBuffer>; ct: Uint8Array<ArrayBuffer> } };
+    const index = (await db.get('meta', 'index')) as {
+      id: 'index';
+      sealed: { iv: Uint8Array<ArrayBuffer>; ct: Uint8Array<ArrayBuffer> };
+    };
     const ct = index.sealed.ct.slice();
     ct[0] = ct[0]! ^ 1;
     await db.put('meta', { ...index, sealed: { ...index.sealed, ct } });
@@ -750,10 +919,18 @@ describe('Vault reads during writes', () => {
     await vault.putProxy({ account: owner.address, privateKey: proxyKey, secret: 's0', expiry: 9_000_000_000_000 });
     const ops: Promise<unknown>[] = [];
     for (let i = 1; i <= 8; i++) {
-      ops.push(vault.putProxy({ account: owner.address, privateKey: proxyKey, secret: `s${i}`, expiry: 9_000_000_000_000 }));
+      ops.push(
+        vault.putProxy({ account: owner.address, privateKey: proxyKey, secret: `s${i}`, expiry: 9_000_000_000_000 }),
+      );
       ops.push(vault.proxyFor(owner.address));
-      ops.push(vault.putClobCredentials({ account: owner.address, apiKey: 'k', secret: `c${i}`, passphrase: 'p', nonce: i }));
-      ops.push(vault.clobCredentials(owner.address).catch((e: Error) => (e.name === 'Vault.KeyNotFoundError' ? undefined : Promise.reject(e))));
+      ops.push(
+        vault.putClobCredentials({ account: owner.address, apiKey: 'k', secret: `c${i}`, passphrase: 'p', nonce: i }),
+      );
+      ops.push(
+        vault
+          .clobCredentials(owner.address)
+          .catch((e: Error) => (e.name === 'Vault.KeyNotFoundError' ? undefined : Promise.reject(e))),
+      );
     }
     await Promise.all(ops);
     expect((await vault.proxyFor(owner.address)).secret).toBe('s8');

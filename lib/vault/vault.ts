@@ -12,7 +12,13 @@ import type { Hex, LocalAccount } from 'viem';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { checkKdfParams, KdfParamsError, open, recordAad, type Sealed } from './crypto';
 import type { SecretRecord, VaultMeta } from './db';
-import { BackupInvalidError, KeyNotFoundError, ProxyKeyMismatchError, VaultLockedError, VaultNotInitializedError } from './errors';
+import {
+  BackupInvalidError,
+  KeyNotFoundError,
+  ProxyKeyMismatchError,
+  VaultLockedError,
+  VaultNotInitializedError,
+} from './errors';
 import {
   clobInfoOf,
   depositMetaSchema,
@@ -32,7 +38,16 @@ import { liveProxyOf, VaultSession } from './session';
 import { deferredAccount } from './deferred-signer';
 import { backupJsonOf, vaultWrite, type VaultCopy } from './copy';
 
-export { memorySessionStore, type ClobInfo, type DepositWalletInfo, type OwnerInfo, type ProxyInfo, type SealedRecords, type SessionState, type SessionStore } from './records';
+export {
+  memorySessionStore,
+  type ClobInfo,
+  type DepositWalletInfo,
+  type OwnerInfo,
+  type ProxyInfo,
+  type SealedRecords,
+  type SessionState,
+  type SessionStore,
+} from './records';
 export { MIN_PASSWORD_LENGTH, type ChangePasswordHooks } from './keys';
 export type { VaultOptions, VaultState } from './session';
 
@@ -44,7 +59,13 @@ const sealedJsonSchema = v.object({ iv: v.string(), ct: v.string() });
 const backupSchema = v.object({
   format: v.literal('countersign-backup'),
   version: v.literal(1),
-  meta: v.object({ kdf: v.unknown(), salt: v.string(), wrapped: sealedJsonSchema, verifier: sealedJsonSchema, createdAt: v.number() }),
+  meta: v.object({
+    kdf: v.unknown(),
+    salt: v.string(),
+    wrapped: sealedJsonSchema,
+    verifier: sealedJsonSchema,
+    createdAt: v.number(),
+  }),
   secrets: v.array(
     v.object({
       id: v.string(),
@@ -80,7 +101,9 @@ export class Vault extends VaultSession {
     return this.exclusive(() => this.storeOwnerKey(privateKey, label));
   }
 
-  /** Generates and stores a new owner key (viem `generatePrivateKey`). Returns its address only. Requires 'unlocked'. */
+  /**
+   * Generates and stores a new owner key (viem `generatePrivateKey`). Returns its address only. Requires 'unlocked'.
+   */
   async generateOwnerKey(label = ''): Promise<OwnerInfo> {
     this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     return this.exclusive(() => this.storeOwnerKey(generatePrivateKey(), label));
@@ -90,11 +113,19 @@ export class Vault extends VaultSession {
     this.key();
     const account = privateKeyToAccount(privateKey);
     const info = { address: account.address, label, createdAt: this.now() };
-    await this.put('owner', `owner:${account.address.toLowerCase()}`, account.address, { address: account.address, label }, { privateKey });
+    await this.put(
+      'owner',
+      `owner:${account.address.toLowerCase()}`,
+      account.address,
+      { address: account.address, label },
+      { privateKey },
+    );
     return info;
   }
 
-  /** Owner keys (metadata only; works in every state — in a trading session too, though only the password opens them). */
+  /**
+   * Owner keys (metadata only; works in every state — in a trading session too, though only the password opens them).
+   */
   async listOwners(): Promise<OwnerInfo[]> {
     const writes = this.keyWrites;
     const held = this.ownersHeld;
@@ -135,9 +166,13 @@ export class Vault extends VaultSession {
    */
   private lockChecked(signer: LocalAccount): LocalAccount {
     const { locks } = this.keyEnds;
-    return deferredAccount(signer.address, () => signer, () => {
-      if (this.keyEnds.locks !== locks || this.state === 'locked') throw new VaultLockedError();
-    });
+    return deferredAccount(
+      signer.address,
+      () => signer,
+      () => {
+        if (this.keyEnds.locks !== locks || this.state === 'locked') throw new VaultLockedError();
+      },
+    );
   }
 
   /**
@@ -160,9 +195,17 @@ export class Vault extends VaultSession {
 
   /**
    * Stores a proxy key and its secret for `account`. When `proxy` is given, checks that `privateKey`
-   * belongs to it (`ProxyKeyMismatchError`); a malformed `account` is an `InvalidFieldError`. `expiry` Unix ms. Requires 'unlocked'.
+   * belongs to it (`ProxyKeyMismatchError`); a malformed `account` is an `InvalidFieldError`. `expiry` Unix ms.
+   * Requires 'unlocked'.
    */
-  async putProxy(input: { account: string; privateKey: Hex; secret: string; proxy?: string; expiry: number; label?: string }): Promise<ProxyInfo> {
+  async putProxy(input: {
+    account: string;
+    privateKey: Hex;
+    secret: string;
+    proxy?: string;
+    expiry: number;
+    label?: string;
+  }): Promise<ProxyInfo> {
     this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     this.keyEnds.proxies++; // before queuing: a proxy key read before this call signs nothing after it
     return this.exclusive(async () => {
@@ -170,11 +213,23 @@ export class Vault extends VaultSession {
       const acct = privateKeyToAccount(input.privateKey);
       if (input.proxy && acct.address.toLowerCase() !== input.proxy.toLowerCase()) throw new ProxyKeyMismatchError();
       const id = `proxy:${acct.address.toLowerCase()}`;
-      const info: ProxyInfo = { id, account: parseOrThrow(address, input.account, 'account'), proxy: acct.address, expiry: input.expiry, label: input.label ?? '' };
-      await this.put('proxy', id, input.account, { proxy: acct.address, expiry: input.expiry, label: info.label, account: input.account }, {
-        privateKey: input.privateKey,
-        secret: input.secret,
-      });
+      const info: ProxyInfo = {
+        id,
+        account: parseOrThrow(address, input.account, 'account'),
+        proxy: acct.address,
+        expiry: input.expiry,
+        label: input.label ?? '',
+      };
+      await this.put(
+        'proxy',
+        id,
+        input.account,
+        { proxy: acct.address, expiry: input.expiry, label: info.label, account: input.account },
+        {
+          privateKey: input.privateKey,
+          secret: input.secret,
+        },
+      );
       return info;
     });
   }
@@ -184,8 +239,13 @@ export class Vault extends VaultSession {
    * accounts of the live grants, unexpired when the session began) — the ones that can sign.
    */
   async listProxies(account?: string): Promise<ProxyInfo[]> {
-    if (this.bundle) return this.bundle.proxies.map((p) => ({ ...p.info })).filter((p) => !account || p.account.toLowerCase() === account.toLowerCase());
-    const all = account ? await this.db.getAllFromIndex('secrets', 'byAccount', account.toLowerCase()) : await this.db.getAll('secrets', idsFrom('proxy:'));
+    if (this.bundle)
+      return this.bundle.proxies
+        .map((p) => ({ ...p.info }))
+        .filter((p) => !account || p.account.toLowerCase() === account.toLowerCase());
+    const all = account
+      ? await this.db.getAllFromIndex('secrets', 'byAccount', account.toLowerCase())
+      : await this.db.getAll('secrets', idsFrom('proxy:'));
     return all.filter((r) => r.kind === 'proxy').map(proxyInfoOf);
   }
 
@@ -211,20 +271,32 @@ export class Vault extends VaultSession {
         this.keptAccount(account);
         const live = liveProxyOf(this.bundle, account, now);
         if (!live) throw new KeyNotFoundError('unexpired proxy key');
-        found = { info: { ...live.info }, signer: this.proxySignerOf(live.privateKey, live.info.proxy, ends), secret: live.secret };
+        found = {
+          info: { ...live.info },
+          signer: this.proxySignerOf(live.privateKey, live.info.proxy, ends),
+          secret: live.secret,
+        };
       } else {
         this.key();
-        const live = (await this.listProxies(account)).filter((p) => p.expiry > now).sort((a, b) => b.expiry - a.expiry);
+        const live = (await this.listProxies(account))
+          .filter((p) => p.expiry > now)
+          .sort((a, b) => b.expiry - a.expiry);
         if (!live[0]) throw new KeyNotFoundError('unexpired proxy key');
         const { secret } = await this.read<ProxySecret>(live[0].id);
-        found = { info: live[0], signer: this.proxySignerOf(secret.privateKey, live[0].proxy, ends), secret: secret.secret };
+        found = {
+          info: live[0],
+          signer: this.proxySignerOf(secret.privateKey, live[0].proxy, ends),
+          secret: secret.secret,
+        };
       }
       this.heldKeys.set(name, since, stamp, this.heldStamp(), { ...found, info: { ...found.info } }, found.info.expiry);
       return found;
     });
   }
 
-  /** Removes a proxy record. Requires 'unlocked' or 'locked' (a trading session needs the password: `VaultLockedError`). */
+  /**
+   * Removes a proxy record. Requires 'unlocked' or 'locked' (a trading session needs the password: `VaultLockedError`).
+   */
   async deleteProxy(proxy: string): Promise<void> {
     this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     this.keyEnds.proxies++; // before queuing: a proxy key read before this call signs nothing after it
@@ -237,7 +309,10 @@ export class Vault extends VaultSession {
   // ------------------------------------------------------------------------------------------
   // CLOB credentials
 
-  /** Stores CLOB API credentials of `account` (with nonce, signature type and funder). Requires 'unlocked'; `InvalidFieldError` (`account`, `funder`) for a malformed address. */
+  /**
+   * Stores CLOB API credentials of `account` (with nonce, signature type and funder). Requires 'unlocked';
+   * `InvalidFieldError` (`account`, `funder`) for a malformed address.
+   */
   async putClobCredentials(input: {
     account: string;
     apiKey: string;
@@ -258,11 +333,17 @@ export class Vault extends VaultSession {
         signatureType: input.signatureType ?? 0,
         funder: parseOrThrow(v.nullable(address), input.funder ?? null, 'funder'),
       };
-      await this.put('clob', id, input.account, { account: input.account, nonce: info.nonce, signatureType: info.signatureType, funder: info.funder }, {
-        apiKey: input.apiKey,
-        secret: input.secret,
-        passphrase: input.passphrase,
-      });
+      await this.put(
+        'clob',
+        id,
+        input.account,
+        { account: input.account, nonce: info.nonce, signatureType: info.signatureType, funder: info.funder },
+        {
+          apiKey: input.apiKey,
+          secret: input.secret,
+          passphrase: input.passphrase,
+        },
+      );
       return info;
     });
   }
@@ -272,7 +353,9 @@ export class Vault extends VaultSession {
    * 'session'. Throws `KeyNotFoundError`, `VaultLockedError`, `TamperedRecordError`. Once opened (or kept by
    * a trading session) they are answered from memory while that is provably current (`lib/vault/held-keys.ts`).
    */
-  async clobCredentials(account: string): Promise<{ info: ClobInfo; apiKey: string; secret: string; passphrase: string }> {
+  async clobCredentials(
+    account: string,
+  ): Promise<{ info: ClobInfo; apiKey: string; secret: string; passphrase: string }> {
     type Found = { info: ClobInfo; apiKey: string; secret: string; passphrase: string };
     const name = `clob:${account.toLowerCase()}`;
     const held = this.heldKeys.get<Found>(name, this.heldStamp(), this.now());
@@ -300,7 +383,8 @@ export class Vault extends VaultSession {
    * clear metadata, works while locked; in a trading session: kept ones only), or undefined when none.
    */
   async clobSignatureType(account: string): Promise<0 | 1 | 2 | 3 | undefined> {
-    if (this.bundle) return this.bundle.clob.find((c) => c.info.account.toLowerCase() === account.toLowerCase())?.info.signatureType;
+    if (this.bundle)
+      return this.bundle.clob.find((c) => c.info.account.toLowerCase() === account.toLowerCase())?.info.signatureType;
     const rec = await this.db.get('secrets', `clob:${account.toLowerCase()}`);
     return rec?.kind === 'clob' ? clobInfoOf(rec).signatureType : undefined;
   }
@@ -328,13 +412,31 @@ export class Vault extends VaultSession {
   // Deposit wallets: the owner key's deposit wallet (clear metadata) and the builder API
   // credentials that authorise its relayer requests (sealed like API credentials). Record `deposit:<owner>`.
 
-  /** Stores `account`'s deposit wallet and builder credentials (replacing any). Requires 'unlocked'; `InvalidFieldError` (`account`, `wallet`, `beacon`). */
-  async putDepositWallet(input: { account: string; wallet: string; kind: 'uups' | 'beacon'; beacon: string; builder: { key: string; secret: string; passphrase: string } }): Promise<DepositWalletInfo> {
+  /**
+   * Stores `account`'s deposit wallet and builder credentials (replacing any). Requires 'unlocked'; `InvalidFieldError`
+   * (`account`, `wallet`, `beacon`).
+   */
+  async putDepositWallet(input: {
+    account: string;
+    wallet: string;
+    kind: 'uups' | 'beacon';
+    beacon: string;
+    builder: { key: string; secret: string; passphrase: string };
+  }): Promise<DepositWalletInfo> {
     this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     return this.exclusive(async () => {
       this.key();
-      const meta = parseOrThrow(depositMetaSchema, { account: input.account, wallet: input.wallet, kind: input.kind, beacon: input.beacon });
-      await this.put('deposit', `deposit:${meta.account.toLowerCase()}`, meta.account, meta, { key: input.builder.key, secret: input.builder.secret, passphrase: input.builder.passphrase });
+      const meta = parseOrThrow(depositMetaSchema, {
+        account: input.account,
+        wallet: input.wallet,
+        kind: input.kind,
+        beacon: input.beacon,
+      });
+      await this.put('deposit', `deposit:${meta.account.toLowerCase()}`, meta.account, meta, {
+        key: input.builder.key,
+        secret: input.builder.secret,
+        passphrase: input.builder.passphrase,
+      });
       return meta;
     });
   }
@@ -397,12 +499,14 @@ export class Vault extends VaultSession {
    * `UnlockBackoffError`, `KdfParamsError`. Leaves the vault unlocked.
    */
   async restoreBackup(json: string, password: string): Promise<void> {
-    if (this.state === 'session') throw new VaultLockedError({ inSession: true }); // before the held keys end: the session's orders go on
+    // before the held keys end: the session's orders go on
+    if (this.state === 'session') throw new VaultLockedError({ inSession: true });
     this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
     this.keyEnds.proxies++; // before queuing: a proxy key read before this call signs nothing after it
     const { meta, secrets } = this.parseBackup(json);
     return this.exclusive(async () => {
-      if (this.state !== 'unlocked' && (await this.meta())) throw new VaultLockedError({ inSession: this.state === 'session' });
+      if (this.state !== 'unlocked' && (await this.meta()))
+        throw new VaultLockedError({ inSession: this.state === 'session' });
       await this.replaceWith(meta, secrets, password);
     });
   }
@@ -411,8 +515,22 @@ export class Vault extends VaultSession {
   private parseBackup(json: string): { meta: VaultMeta; secrets: SecretRecord[] } {
     try {
       const b = v.parse(backupSchema, JSON.parse(json));
-      const meta: VaultMeta = { id: 'vault', kdf: checkKdfParams(b.meta.kdf, this.bounds), salt: unb64(b.meta.salt), wrapped: unsealed(b.meta.wrapped), verifier: unsealed(b.meta.verifier), createdAt: b.meta.createdAt };
-      const secrets: SecretRecord[] = b.secrets.map((r) => ({ id: r.id, kind: r.kind, account: r.account, meta: r.meta, sealed: unsealed(r.sealed), createdAt: r.createdAt }));
+      const meta: VaultMeta = {
+        id: 'vault',
+        kdf: checkKdfParams(b.meta.kdf, this.bounds),
+        salt: unb64(b.meta.salt),
+        wrapped: unsealed(b.meta.wrapped),
+        verifier: unsealed(b.meta.verifier),
+        createdAt: b.meta.createdAt,
+      };
+      const secrets: SecretRecord[] = b.secrets.map((r) => ({
+        id: r.id,
+        kind: r.kind,
+        account: r.account,
+        meta: r.meta,
+        sealed: unsealed(r.sealed),
+        createdAt: r.createdAt,
+      }));
       return { meta, secrets };
     } catch (err) {
       if (err instanceof KdfParamsError) throw err;
@@ -426,7 +544,12 @@ export class Vault extends VaultSession {
    * second copy; leaves the vault unlocked. Call inside `exclusive`. Throws `WrongPasswordError`,
    * `UnlockBackoffError`, `BackupInvalidError`, `VaultWriteError`, `VaultCopyError`.
    */
-  private async replaceWith(meta: VaultMeta, secrets: readonly SecretRecord[], password: string, o: { generation?: number; settings?: unknown } = {}): Promise<void> {
+  private async replaceWith(
+    meta: VaultMeta,
+    secrets: readonly SecretRecord[],
+    password: string,
+    o: { generation?: number; settings?: unknown } = {},
+  ): Promise<void> {
     const unwrapped = await this.checkPassword(meta, password);
     try {
       for (const r of secrets) {
@@ -446,7 +569,8 @@ export class Vault extends VaultSession {
         await tx.objectStore('meta').delete('session');
         if (o.generation !== undefined) await tx.objectStore('meta').put({ id: 'generation', n: o.generation });
         // A copy's settings fill a profile that lost its own (a vault that was only rolled back keeps them).
-        if (o.settings !== undefined && (await tx.objectStore('settings').get('prefs')) === undefined) await tx.objectStore('settings').put(o.settings, 'prefs');
+        if (o.settings !== undefined && (await tx.objectStore('settings').get('prefs')) === undefined)
+          await tx.objectStore('settings').put(o.settings, 'prefs');
         for (const r of secrets) await tx.objectStore('secrets').put(r);
         await tx.done;
       });
@@ -454,7 +578,10 @@ export class Vault extends VaultSession {
       this.index = undefined;
       this.reset();
       // The vault is replaced: whatever the copy does, the live key is the restored one from here on.
-      const copyFailed = o.generation === undefined ? await this.afterKeyWriteSettled(() => this.metaOpensWith(unwrapped.mk)) : undefined;
+      const copyFailed =
+        o.generation === undefined
+          ? await this.afterKeyWriteSettled(() => this.metaOpensWith(unwrapped.mk))
+          : undefined;
       await this.setUnlocked(unwrapped.mk, meta.salt);
       if (copyFailed) throw copyFailed;
     } finally {

@@ -36,14 +36,22 @@ export type PeerConfig = {
 /** Milliseconds of each timed request of a block; `failed` requests (rejected or refused) are not timed. */
 export type BlockTimes = { out: number[]; failed: number; firstError?: string };
 
-/** The sides of a comparison the page can time: Countersign's provider, or the page holding the key (order-book client, perps REST, perps session). */
+/**
+ * The sides of a comparison the page can time: Countersign's provider, or the page holding the key (order-book client,
+ * perps REST, perps session).
+ */
 export type PeerSide = 'countersign-perps' | 'countersign-clob' | 'page-clob' | 'page-rest' | 'page-ws';
 
 /** `window.peer`: set up once, then time blocks of one side, cancel between blocks, and time the provider relay. */
 export type PeerPage = {
-  /** Derives the L2 credentials, reads the perps domain, and opens, authenticates and subscribes the page's session socket. */
+  /**
+   * Derives the L2 credentials, reads the perps domain, and opens, authenticates and subscribes the page's session
+   * socket.
+   */
   setup: (cfg: PeerConfig) => Promise<void>;
-  /** Times `count` sequential orders of `side`; `start` numbers the perps prices (each order a distinct resting price). */
+  /**
+   * Times `count` sequential orders of `side`; `start` numbers the perps prices (each order a distinct resting price).
+   */
   block: (side: PeerSide, count: number, start: number) => Promise<BlockTimes>;
   /** Cancels every resting order of the account on both venues (untimed; the page's own clients). */
   cancelAll: () => Promise<void>;
@@ -53,14 +61,22 @@ export type PeerPage = {
 
 type Provider = { request: (a: { method: string; params?: unknown }) => Promise<unknown> };
 
-/** The account channels Countersign's session subscribes to (`lib/streams/perps.ts`): the page's session gets the same events. */
+/**
+ * The account channels Countersign's session subscribes to (`lib/streams/perps.ts`): the page's session gets the same
+ * events.
+ */
 const ACCOUNT_CHANNELS = ['balances', 'portfolio', 'orders', 'fills', 'funding', 'deposits', 'withdrawals', 'tpsl'];
 
 /** A post-only ETH-PERP buy below the book (rests; never fills), as `grant-paths.ts` sends it. */
-const perpsOp = (i: number) => ({ type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.01', p: (3099 - (i % 100) * 0.05).toFixed(2), tif: 'gtc', po: true }] });
+const perpsOp = (i: number) => ({
+  type: 'createOrders',
+  args: [{ iid: 2, buy: true, qty: '0.01', p: (3099 - (i % 100) * 0.05).toFixed(2), tif: 'gtc', po: true }],
+});
 
 /** The perps session of the page: one socket, answers matched to their request by `id`. */
-function openSession(url: string): Promise<{ post: (frame: Record<string, unknown>) => Promise<unknown>; close: () => void }> {
+function openSession(
+  url: string,
+): Promise<{ post: (frame: Record<string, unknown>) => Promise<unknown>; close: () => void }> {
   const ws = new WebSocket(url);
   const waiting = new Map<number, (data: unknown) => void>();
   let nextId = 1;
@@ -88,7 +104,8 @@ function openSession(url: string): Promise<{ post: (frame: Record<string, unknow
 function refused(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const b = body as { status?: unknown; success?: unknown; error?: unknown; errorMsg?: unknown };
-  if (b.status === 'err' || b.success === false || (b.error !== undefined && b.error !== '')) return JSON.stringify(body).slice(0, 300);
+  if (b.status === 'err' || b.success === false || (b.error !== undefined && b.error !== ''))
+    return JSON.stringify(body).slice(0, 300);
   return undefined;
 }
 
@@ -112,16 +129,34 @@ function peerPage(): PeerPage {
       case 'countersign-perps':
         return provider().request({ method: 'perps_sendCommand', params: { op: perpsOp(i) } });
       case 'countersign-clob':
-        return provider().request({ method: 'clob_postOrders', params: { orders: [{ tokenId: cfg.clob.tokenId, side: 'BUY', price: cfg.clob.price, size: cfg.clob.size, orderType: 'GTC' }] } });
+        return provider().request({
+          method: 'clob_postOrders',
+          params: {
+            orders: [
+              { tokenId: cfg.clob.tokenId, side: 'BUY', price: cfg.clob.price, size: cfg.clob.size, orderType: 'GTC' },
+            ],
+          },
+        });
       case 'page-clob':
-        return client.createAndPostOrder({ tokenID: cfg.clob.tokenId, price: Number(cfg.clob.price), size: Number(cfg.clob.size), side: Side.BUY }, undefined, OrderType.GTC);
+        return client.createAndPostOrder(
+          { tokenID: cfg.clob.tokenId, price: Number(cfg.clob.price), size: Number(cfg.clob.size), side: Side.BUY },
+          undefined,
+          OrderType.GTC,
+        );
       case 'page-rest': {
         const { command, envelope } = await signed(perpsOp(i));
         return sendPerpsCommand(perpsUrl(), command, envelope, fetch);
       }
       case 'page-ws': {
         const { envelope: e } = await signed(perpsOp(i));
-        return session.post({ salt: e.salt, sig: e.sig, ts: e.ts, ...(e.exp === undefined ? {} : { exp: e.exp }), op: e.op, req: 'post' });
+        return session.post({
+          salt: e.salt,
+          sig: e.sig,
+          ts: e.ts,
+          ...(e.exp === undefined ? {} : { exp: e.exp }),
+          op: e.op,
+          req: 'post',
+        });
       }
     }
   };
@@ -131,14 +166,23 @@ function peerPage(): PeerPage {
       cfg = c;
       const owner = privateKeyToAccount(c.ownerKey);
       proxy = privateKeyToAccount(c.proxyKey);
-      // A wallet client that only signs locally (no RPC is ever asked: the order book's client signs typed data with the account).
+      // A wallet client that only signs locally (no RPC is ever asked: the order book's client signs typed data with
+      // the account).
       const wallet = createWalletClient({ account: owner, transport: http('http://127.0.0.1:9') });
-      const creds: ApiKeyCreds = await new ClobClient({ host: `${c.base}/clob`, chain: c.chainId, signer: wallet }).deriveApiKey(0);
-      if (!creds.key) throw new Error(`the order book did not derive the demo account's API key: ${JSON.stringify(creds)}`);
+      const creds: ApiKeyCreds = await new ClobClient({
+        host: `${c.base}/clob`,
+        chain: c.chainId,
+        signer: wallet,
+      }).deriveApiKey(0);
+      if (!creds.key)
+        throw new Error(`the order book did not derive the demo account's API key: ${JSON.stringify(creds)}`);
       client = new ClobClient({ host: `${c.base}/clob`, chain: c.chainId, signer: wallet, creds, throwOnError: true });
       ({ domain } = await fetchPerpsDomains(perpsUrl(), fetch));
       session = await openSession(`${c.base.replace(/^http/, 'ws')}/perps/v1/ws`);
-      const auth = await session.post({ req: 'post', op: { type: 'auth', args: { proxy: proxy.address, secret: c.proxySecret } } });
+      const auth = await session.post({
+        req: 'post',
+        op: { type: 'auth', args: { proxy: proxy.address, secret: c.proxySecret } },
+      });
       if (refused(auth)) throw new Error(`the page's perps session was refused: ${refused(auth)}`);
       const sub = await session.post({ req: 'sub', chs: ACCOUNT_CHANNELS });
       if (refused(sub)) throw new Error(`the page's perps session could not subscribe: ${refused(sub)}`);

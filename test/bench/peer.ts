@@ -11,12 +11,11 @@
  * - **perps in a trading session**: the perps comparison again after auto-lock made the vault a trading
  *   session (the alarm `grant-paths.ts` fires).
  * The sides of a path run in interleaved blocks (`BENCH_PEER_BLOCKS`, default 6, of `BENCH_PEER_PER_BLOCK`,
- * default 50, orders each; the order of the sides rotates every block), every resting order cancelled
- * between blocks; orders rest and never fill. Prints per comparison p50 / p90 of each side, the p50 ratio
- * and difference with 95 % bootstrap intervals (both sides resampled, 1 000 times), the p90 ratio, the relay
- * floor (a page's `eth_chainId` round trip through the provider) and each target as met or not; then the
- * median over `BENCH_RUNS` (default 3) runs, each in a process, browser and sandbox of its own. Skipped when
- * Chromium is missing; never fails on timing.
+ * default 50, orders each; the order of the sides rotates every block), every resting order cancelled between blocks;
+ * orders rest and never fill. Prints per comparison p50 / p90 of each side, the p50 ratio and difference with 95 %
+ * bootstrap intervals (both sides resampled, 1 000 times), the p90 ratio, the relay floor (a page's `eth_chainId` round
+ * trip through the provider) and each target as met or not; then the median over `BENCH_RUNS` (default 3) runs, each in
+ * a process, browser and sandbox of its own. Skipped when Chromium is missing; never fails on timing.
  */
 import { execFileSync, execSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,7 +32,8 @@ import { grantDemoPage } from './granted-demo';
 
 declare const countersignBench: BenchHooks;
 
-const pct = (xs: readonly number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? NaN;
+const pct = (xs: readonly number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? NaN;
 const median = (xs: readonly number[]) => pct(xs, 50);
 const f = (x: number) => x.toFixed(1);
 const x2 = (x: number) => `${x.toFixed(2)}×`;
@@ -84,7 +84,10 @@ function prng(seed: number): () => number {
  * 95 % bootstrap intervals of `p50(a) / p50(b)` and `p50(a) − p50(b)`: both samples resampled with
  * replacement, each on its own, `RESAMPLES` times; the 2.5th and 97.5th percentiles of each statistic.
  */
-export function bootstrapP50(a: readonly number[], b: readonly number[]): { ratio: [number, number]; diff: [number, number] } {
+export function bootstrapP50(
+  a: readonly number[],
+  b: readonly number[],
+): { ratio: [number, number]; diff: [number, number] } {
   const rand = prng(a.length * 7919 + b.length);
   const draw = (xs: readonly number[]) => median(Array.from(xs, () => xs[Math.floor(rand() * xs.length)]!));
   const ratios: number[] = [];
@@ -103,7 +106,19 @@ function compare(c: Comparison, cs: number[], page: number[]): ComparisonResult 
   const ci = bootstrapP50(cs, page);
   const p50: [number, number] = [median(cs), median(page)];
   const p90: [number, number] = [pct(cs, 90), pct(page, 90)];
-  return { path: c.path, against: c.against, target: c.target, n: [cs.length, page.length], p50, p90, ratio: p50[0] / p50[1], ratioCi: ci.ratio, diff: p50[0] - p50[1], diffCi: ci.diff, p90Ratio: p90[0] / p90[1] };
+  return {
+    path: c.path,
+    against: c.against,
+    target: c.target,
+    n: [cs.length, page.length],
+    p50,
+    p90,
+    ratio: p50[0] / p50[1],
+    ratioCi: ci.ratio,
+    diff: p50[0] - p50[1],
+    diffCi: ci.diff,
+    p90Ratio: p90[0] / p90[1],
+  };
 }
 
 const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
@@ -111,22 +126,38 @@ const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
 /** Prints one comparison's figures of a run; `relay` (ms) is the run's relay floor. */
 function printComparison(r: ComparisonResult, relay: number): void {
   console.log(
-    `  ${r.path} vs ${r.against}: Countersign p50 ${f(r.p50[0])} / p90 ${f(r.p90[0])} ms (n ${r.n[0]}); page p50 ${f(r.p50[1])} / p90 ${f(r.p90[1])} ms (n ${r.n[1]}); ` +
-      `ratio p50 ${x2(r.ratio)} [${r.ratioCi.map((x) => x.toFixed(2)).join(', ')}], difference ${r.diff >= 0 ? '+' : ''}${f(r.diff)} ms [${r.diffCi.map(f).join(', ')}]; p90 ratio ${x2(r.p90Ratio)}; ` +
-      `the relay floor alone would give ${x2((r.p50[1] + relay) / r.p50[1])} — target p50 ≤ ${r.target}×: ${verdict(r.ratio <= r.target)}; p90 ≤ ${P90_TARGET}×: ${verdict(r.p90Ratio <= P90_TARGET)}`,
+    `  ${r.path} vs ${r.against}: Countersign p50 ${f(r.p50[0])} / p90 ${f(r.p90[0])} ` +
+      `ms (n ${r.n[0]}); page p50 ${f(r.p50[1])} / p90 ${f(r.p90[1])} ms (n ${r.n[1]}); ` +
+      (`ratio p50 ${x2(r.ratio)} [${r.ratioCi.map((x) => x.toFixed(2)).join(', ')}], difference ` +
+        `${r.diff >= 0 ? '+' : ''}${f(r.diff)} ms [${r.diffCi.map(f).join(', ')}]; p90 ratio ${x2(r.p90Ratio)}; `) +
+      (`the relay floor alone would give ${x2((r.p50[1] + relay) / r.p50[1])} — target p50 ≤ ${r.target}×: ` +
+        `${verdict(r.ratio <= r.target)}; p90 ≤ ${P90_TARGET}×: ${verdict(r.p90Ratio <= P90_TARGET)}`),
   );
 }
 
-/** The page's script bundled for the browser (IIFE; esbuild, a devDependency; the venue's client and viem need no polyfill). */
+/**
+ * The page's script bundled for the browser (IIFE; esbuild, a devDependency; the venue's client and viem need no
+ * polyfill).
+ */
 function peerBundle(): Promise<string> {
   return browserScript(resolve(import.meta.dirname, 'peer-page.ts'), { 'process.env.NODE_ENV': '"production"' });
 }
 
-/** Mounts the page on the sandbox (`GET /peer`, `GET /peer/app.js`): same origin as the venues, so no CORS preflight on either side. */
+/**
+ * Mounts the page on the sandbox (`GET /peer`, `GET /peer/app.js`): same origin as the venues, so no CORS preflight on
+ * either side.
+ */
 function peerRoutes(script: string): (app: Hono) => void {
   return (app) => {
-    app.get('/peer/app.js', (c) => c.body(script, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }));
-    app.get('/peer', (c) => c.html('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Countersign peer bench</title></head><body><p>peer bench</p><script src="/peer/app.js"></script></body></html>'));
+    app.get('/peer/app.js', (c) =>
+      c.body(script, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }),
+    );
+    app.get('/peer', (c) =>
+      c.html(
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Countersign peer ' +
+          'bench</title></head><body><p>peer bench</p><script src="/peer/app.js"></script></body></html>',
+      ),
+    );
   };
 }
 
@@ -135,11 +166,20 @@ function peerRoutes(script: string): (app: Hono) => void {
  * `PER_BLOCK` each, the sides' order rotating every round; `cancel` after every round (and a short settle,
  * so the cancels' account events are read before the next block). Returns each side's times.
  */
-async function interleaved(page: Page, sides: PeerSide[], cancel: () => Promise<void>, counter: { n: number }): Promise<Map<PeerSide, number[]>> {
+async function interleaved(
+  page: Page,
+  sides: PeerSide[],
+  cancel: () => Promise<void>,
+  counter: { n: number },
+): Promise<Map<PeerSide, number[]>> {
   const block = async (side: PeerSide, count: number): Promise<BlockTimes> => {
     const start = counter.n;
     counter.n += count;
-    return page.evaluate(([s, c, i]) => (window as unknown as { peer: PeerPage }).peer.block(s, c, i), [side, count, start] as const);
+    return page.evaluate(([s, c, i]) => (window as unknown as { peer: PeerPage }).peer.block(s, c, i), [
+      side,
+      count,
+      start,
+    ] as const);
   };
   for (let w = 0; w < 2; w++) for (const s of sides) await block(s, 5);
   await cancel();
@@ -150,7 +190,8 @@ async function interleaved(page: Page, sides: PeerSide[], cancel: () => Promise<
     for (const s of order) {
       const r = await block(s, PER_BLOCK);
       out.get(s)!.push(...r.out);
-      if (r.failed) failed.set(s, { n: (failed.get(s)?.n ?? 0) + r.failed, first: failed.get(s)?.first ?? r.firstError });
+      if (r.failed)
+        failed.set(s, { n: (failed.get(s)?.n ?? 0) + r.failed, first: failed.get(s)?.first ?? r.firstError });
     }
     await cancel();
   }
@@ -158,28 +199,41 @@ async function interleaved(page: Page, sides: PeerSide[], cancel: () => Promise<
   return out;
 }
 
-/** The demo account's orders on both venues by status, and its fills: every order must have rested (then been cancelled), none filled. */
+/**
+ * The demo account's orders on both venues by status, and its fills: every order must have rested (then been
+ * cancelled), none filled.
+ */
 function restingCheck(sandbox: RunningSandbox, account: string): string {
   const owner = account.toLowerCase();
   const count = (xs: Iterable<{ status: string }>) => {
     const by: Record<string, number> = {};
     for (const o of xs) by[o.status] = (by[o.status] ?? 0) + 1;
-    return Object.entries(by).map(([k, v]) => `${v} ${k}`).join(', ');
+    return Object.entries(by)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ');
   };
   const perps = [...sandbox.ctx.venue.orders.values()].filter((o) => o.owner === owner);
   const clob = [...sandbox.ctx.clob.orders.values()].filter((o) => o.maker === owner);
-  const fills = (sandbox.ctx.venue.findAccount(account)?.fills.length ?? 0) + sandbox.ctx.clob.trades.filter((t) => t.address.toLowerCase() === owner).length;
+  const fills =
+    (sandbox.ctx.venue.findAccount(account)?.fills.length ?? 0) +
+    sandbox.ctx.clob.trades.filter((t) => t.address.toLowerCase() === owner).length;
   return `perps ${count(perps)}; order book ${count(clob)}; fills ${fills}`;
 }
 
-/** Which transport carried 10 granted perps orders (the worker's `ws.send` and `fetch` calls while they ran, `lib/background/bench-trace.ts`). */
+/**
+ * Which transport carried 10 granted perps orders (the worker's `ws.send` and `fetch` calls while they ran,
+ * `lib/background/bench-trace.ts`).
+ */
 async function transportOf(h: Harness, page: Page, counter: { n: number }): Promise<string> {
   await h.worker.evaluate(() => countersignBench.traceStart());
   const start = counter.n;
   counter.n += 10;
   await page.evaluate((i) => (window as unknown as { peer: PeerPage }).peer.block('countersign-perps', 10, i), start);
   const spans = await h.worker.evaluate(() => countersignBench.traceStop());
-  return `session stream sends ${spans.filter((x) => x.name === 'ws.send').length}, REST fetches ${spans.filter((x) => x.name === 'fetch').length}`;
+  return (
+    `session stream sends ${spans.filter((x) => x.name === 'ws.send').length}, ` +
+    `REST fetches ${spans.filter((x) => x.name === 'fetch').length}`
+  );
 }
 
 /** One run in a fresh browser and sandbox: the relay floor and every comparison. */
@@ -187,7 +241,13 @@ async function oneRun(run: number): Promise<RunResult> {
   process.env.COUNTERSIGN_BUILD = process.env.BENCH_GRANT_BUILD ?? 'chrome-mv3-bench';
   const { launchHarness, onboardDemo, connectDemo } = await import('../e2e/harness');
   const script = await peerBundle();
-  const h = await launchHarness({ config: { perpsRequestBudget: { limit: 1_000_000, windowMs: 60_000 }, perpsActionBudget: { limit: 1_000_000, windowMs: 60_000 } }, extend: peerRoutes(script) });
+  const h = await launchHarness({
+    config: {
+      perpsRequestBudget: { limit: 1_000_000, windowMs: 60_000 },
+      perpsActionBudget: { limit: 1_000_000, windowMs: 60_000 },
+    },
+    extend: peerRoutes(script),
+  });
   try {
     const { send } = await onboardDemo(h, 'benchmark password', { clob: true });
     const page = await connectDemo(h);
@@ -196,27 +256,45 @@ async function oneRun(run: number): Promise<RunResult> {
     await send('notifications.set', { cancels: false });
     const { account, token, price } = await grantDemoPage(h);
     const armed = async () => {
-      const venues = ((await send('deadman.status')).result as { venues: { venue: string; armed: boolean }[] } | undefined)?.venues ?? [];
+      const venues =
+        ((await send('deadman.status')).result as { venues: { venue: string; armed: boolean }[] } | undefined)
+          ?.venues ?? [];
       return ['perps', 'clob'].every((v) => venues.some((x) => x.venue === v && x.armed));
     };
     for (let i = 0; i < 200 && !(await armed()); i++) await sleep(50);
-    const perpsLive = async () => ((await send('streams.status')).result as { streams: { venue: string; state: string }[] } | undefined)?.streams.some((x) => x.venue === 'perps' && x.state === 'live') ?? false;
+    const perpsLive = async () =>
+      (
+        (await send('streams.status')).result as { streams: { venue: string; state: string }[] } | undefined
+      )?.streams.some((x) => x.venue === 'perps' && x.state === 'live') ?? false;
     for (let i = 0; i < 200 && !(await perpsLive()); i++) await sleep(50);
 
     // The same page, now the bench's: the origin stays connected and granted; the page holds the keys too.
     await page.goto(`${h.sandbox.url}/peer`);
     await page.waitForFunction(() => 'peer' in window && 'countersign' in window);
     const p = h.sandbox.demo.proxy;
-    const cfg: PeerConfig = { base: h.sandbox.url, chainId: h.sandbox.ctx.config.clobChainId, ownerKey: h.sandbox.demo.owner.privateKey, proxyKey: p.privateKey, proxySecret: p.secret, clob: { tokenId: token, price, size: '5' } };
+    const cfg: PeerConfig = {
+      base: h.sandbox.url,
+      chainId: h.sandbox.ctx.config.clobChainId,
+      ownerKey: h.sandbox.demo.owner.privateKey,
+      proxyKey: p.privateKey,
+      proxySecret: p.secret,
+      clob: { tokenId: token, price, size: '5' },
+    };
     await page.evaluate((c) => (window as unknown as { peer: PeerPage }).peer.setup(c), cfg);
     const cancel = async () => {
       await page.evaluate(() => (window as unknown as { peer: PeerPage }).peer.cancelAll());
       await sleep(300);
     };
 
-    console.log(`\n Run ${run + 1}: page → venue ack, Countersign under a standing grant beside the page holding the key (headless Chromium, one page, sandbox on loopback; ${BLOCKS} interleaved blocks of ${PER_BLOCK} a side):`);
+    console.log(
+      `\n Run ${run + 1}: page → venue ack, Countersign under a standing ` +
+        `grant beside the page holding the key (headless Chromium, one page, sandbox ` +
+        `on loopback; ${BLOCKS} interleaved blocks of ${PER_BLOCK} a side):`,
+    );
     const relay = median(await page.evaluate((n) => (window as unknown as { peer: PeerPage }).peer.relay(n), 200));
-    console.log(`  relay floor (p50 of 200): the page's eth_chainId round trip through the provider ${relay.toFixed(2)} ms`);
+    console.log(
+      `  relay floor (p50 of 200): the page's eth_chainId round trip through the provider ${relay.toFixed(2)} ms`,
+    );
     const counter = { n: 0 };
     const results: ComparisonResult[] = [];
     const measure = async (comparisons: Comparison[]) => {
@@ -228,24 +306,47 @@ async function oneRun(run: number): Promise<RunResult> {
         results.push(r);
       }
       if (sides[0] !== 'countersign-perps') return;
-      console.log(`    Countersign's transport, 10 more orders traced in the worker: ${await transportOf(h, page, counter)}`);
+      console.log(
+        `    Countersign's transport, 10 more orders traced in the worker: ${await transportOf(h, page, counter)}`,
+      );
       await cancel();
     };
     const perps = (path: string): Comparison[] => [
-      { path, against: 'the page over its own session WebSocket', countersign: 'countersign-perps', page: 'page-ws', target: 1.45 },
+      {
+        path,
+        against: 'the page over its own session WebSocket',
+        countersign: 'countersign-perps',
+        page: 'page-ws',
+        target: 1.45,
+      },
       { path, against: 'the page over REST', countersign: 'countersign-perps', page: 'page-rest', target: 1.05 },
     ];
-    await measure([{ path: 'order book, unlocked', against: "the venue's client in the page", countersign: 'countersign-clob', page: 'page-clob', target: 1.25 }]);
+    await measure([
+      {
+        path: 'order book, unlocked',
+        against: "the venue's client in the page",
+        countersign: 'countersign-clob',
+        page: 'page-clob',
+        target: 1.25,
+      },
+    ]);
     await measure(perps('perps, unlocked'));
 
     // Auto-lock fires with the grants live: a trading session (as grant-paths reaches it).
-    await h.worker.evaluate(() => (globalThis as unknown as { chrome: { alarms: { create: (n: string, o: object) => void } } }).chrome.alarms.create('autolock', { when: Date.now() + 50 }));
+    await h.worker.evaluate(() =>
+      (
+        globalThis as unknown as { chrome: { alarms: { create: (n: string, o: object) => void } } }
+      ).chrome.alarms.create('autolock', { when: Date.now() + 50 }),
+    );
     const state = async () => ((await send('vault.status')).result as { state: string }).state;
     for (let i = 0; i < 200 && (await state()) !== 'session'; i++) await sleep(50);
     if ((await state()) !== 'session') throw new Error(`expected a trading session, the vault is ${await state()}`);
     await sleep(1_500); // the session keeps the perps stream for the grants' orders: measured once that settled
     await measure(perps('perps, trading session'));
-    console.log(`  orders placed: ${restingCheck(h.sandbox, account)} (none may fill: post-only perps buys below the book, order-book buys below the midpoint)`);
+    console.log(
+      `  orders placed: ${restingCheck(h.sandbox, account)} (none may fill: ` +
+        `post-only perps buys below the book, order-book buys below the midpoint)`,
+    );
     return { relay, results };
   } finally {
     await h.close();
@@ -254,7 +355,10 @@ async function oneRun(run: number): Promise<RunResult> {
 
 /** Prints the median over the runs of each comparison's figures, with the targets. */
 function printMedians(all: RunResult[]): void {
-  console.log(`\n Median over ${all.length} runs (relay floor ${all.map((r) => r.relay.toFixed(2)).join(', ')} → ${median(all.map((r) => r.relay)).toFixed(2)} ms):`);
+  console.log(
+    `\n Median over ${all.length} runs (relay floor ${all.map((r) => r.relay.toFixed(2)).join(', ')} ` +
+      `→ ${median(all.map((r) => r.relay)).toFixed(2)} ms):`,
+  );
   for (const [i, first] of all[0]!.results.entries()) {
     const col = (g: (r: ComparisonResult) => number) => all.map((x) => g(x.results[i]!));
     const ratios = col((r) => r.ratio);
@@ -263,9 +367,16 @@ function printMedians(all: RunResult[]): void {
     const m = median(ratios);
     const m90 = median(p90s);
     console.log(
-      `  ${first.path} vs ${first.against}: p50 Countersign ${col((r) => r.p50[0]).map(f).join(', ')} ms, page ${col((r) => r.p50[1]).map(f).join(', ')} ms; ` +
-        `p50 ratios ${ratios.map((x) => x.toFixed(2)).join(', ')} → median ${x2(m)}; differences ${diffs.map(f).join(', ')} → ${f(median(diffs))} ms; p90 ratios ${p90s.map((x) => x.toFixed(2)).join(', ')} → ${x2(m90)} — ` +
-        `target p50 ≤ ${first.target}×: ${verdict(m <= first.target)}; p90 ≤ ${P90_TARGET}×: ${verdict(m90 <= P90_TARGET)}`,
+      `  ${first.path} vs ${first.against}: p50 Countersign ${col((r) => r.p50[0])
+        .map(f)
+        .join(', ')} ms, page ${col((r) => r.p50[1])
+        .map(f)
+        .join(', ')} ms; ` +
+        (`p50 ratios ${ratios.map((x) => x.toFixed(2)).join(', ')} → median ` +
+          `${x2(m)}; differences ${diffs.map(f).join(', ')} → ${f(median(diffs))} ms; ` +
+          `p90 ratios ${p90s.map((x) => x.toFixed(2)).join(', ')} → ${x2(m90)} — `) +
+        (`target p50 ≤ ${first.target}×: ${verdict(m <= first.target)}; ` +
+          `p90 ≤ ${P90_TARGET}×: ${verdict(m90 <= P90_TARGET)}`),
     );
   }
 }
@@ -280,7 +391,10 @@ export async function benchPeer(): Promise<void> {
   // BENCH_GRANT_BUILD: an existing bench build's directory under .output (for before/after runs); otherwise built now.
   if (!process.env.BENCH_GRANT_BUILD && !out) execSync('npx wxt build --mode bench', { stdio: 'ignore' });
   const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 3) || 3);
-  const head = `Countersign beside a page holding the key (targets: order book p50 ≤ 1.25× the venue's client in the page; perps p50 ≤ 1.45× the page's session WebSocket and ≤ 1.05× the page over REST; p90 ≤ ${P90_TARGET}× on each)`;
+  const head =
+    `Countersign beside a page holding the key (targets: order book p50 ≤ ` +
+    `1.25× the venue's client in the page; perps p50 ≤ 1.45× the page's session ` +
+    `WebSocket and ≤ 1.05× the page over REST; p90 ≤ ${P90_TARGET}× on each)`;
   if (runs === 1) {
     if (!out) console.log(`\n${head}:`);
     const r = await oneRun(Number(process.env.BENCH_PEER_RUN ?? 0));
@@ -296,7 +410,14 @@ export async function benchPeer(): Promise<void> {
       const file = join(dir, `run-${r}.json`);
       execFileSync('npx', ['tsx', 'test/bench/run.ts'], {
         stdio: ['ignore', 'inherit', 'inherit'],
-        env: { ...process.env, BENCH_ONLY: 'peer', BENCH_RUNS: '1', BENCH_GRANT_BUILD: process.env.BENCH_GRANT_BUILD ?? 'chrome-mv3-bench', BENCH_PEER_OUT: file, BENCH_PEER_RUN: String(r) },
+        env: {
+          ...process.env,
+          BENCH_ONLY: 'peer',
+          BENCH_RUNS: '1',
+          BENCH_GRANT_BUILD: process.env.BENCH_GRANT_BUILD ?? 'chrome-mv3-bench',
+          BENCH_PEER_OUT: file,
+          BENCH_PEER_RUN: String(r),
+        },
       });
       all.push(JSON.parse(readFileSync(file, 'utf8')) as RunResult);
     }

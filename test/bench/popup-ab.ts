@@ -18,15 +18,21 @@ import { EXTENSION_DIR, launchHarness, onboardDemo, type Harness } from '../e2e/
 import { openAsToolbarPopup, openByGoto, type Open } from './popup';
 import { connectBrowserCdp, type BrowserCdp } from './toolbar-popup';
 
-/** Blocks (`BENCH_POPUP_AB_BLOCKS`, default 6): each launches both builds' browsers afresh, in alternating launch order. */
+/**
+ * Blocks (`BENCH_POPUP_AB_BLOCKS`, default 6): each launches both builds' browsers afresh, in alternating launch order.
+ */
 const BLOCKS = Number(process.env.BENCH_POPUP_AB_BLOCKS ?? 6);
-/** Opens per build and way in each block (`BENCH_POPUP_AB_OPENS`, default 25), after two rounds that are not counted. */
+/**
+ * Opens per build and way in each block (`BENCH_POPUP_AB_OPENS`, default 25), after two rounds that are not counted.
+ */
 const OPENS = Number(process.env.BENCH_POPUP_AB_OPENS ?? 25);
 
 /** One build's browser. */
 type Side = { name: string; h: Harness; cdp: BrowserCdp };
 
-/** What one block measured for one build and way: interactive, loaded, and loaded minus the first watch's answer (ms). */
+/**
+ * What one block measured for one build and way: interactive, loaded, and loaded minus the first watch's answer (ms).
+ */
 type Figures = { interactive: number[]; loaded: number[]; data: number[] };
 type Figure = keyof Figures;
 
@@ -50,13 +56,19 @@ function interval(a: readonly Figures[], b: readonly Figures[], f: Figure): [num
   return [diffs[50] ?? NaN, diffs[1949] ?? NaN];
 }
 
-/** Opens the popup once in `side`'s browser, `toolbar` (chrome.action.openPopup) or with goto in a tab, as the popup bench does. */
-const openOnce = (side: Side, toolbar: boolean): Promise<Open> => (toolbar ? openAsToolbarPopup(side.h, side.cdp, '/popup.html') : openByGoto(side.h, '/popup.html'));
+/**
+ * Opens the popup once in `side`'s browser, `toolbar` (chrome.action.openPopup) or with goto in a tab, as the popup
+ * bench does.
+ */
+const openOnce = (side: Side, toolbar: boolean): Promise<Open> =>
+  toolbar ? openAsToolbarPopup(side.h, side.cdp, '/popup.html') : openByGoto(side.h, '/popup.html');
 
 const WAYS = ['toolbar popup', 'goto'] as const;
 type Way = (typeof WAYS)[number];
 
-/** One block: both builds' browsers launched in `order`, `OPENS` counted rounds; returns each build's and way's figures. */
+/**
+ * One block: both builds' browsers launched in `order`, `OPENS` counted rounds; returns each build's and way's figures.
+ */
 async function block(order: readonly (readonly [string, string])[]): Promise<Map<string, Figures>> {
   const sides: Side[] = [];
   const figures = new Map<string, Figures>();
@@ -93,11 +105,18 @@ async function block(order: readonly (readonly [string, string])[]): Promise<Map
 
 /** Runs the interleaved comparison of this build (`EXTENSION_DIR`) against `otherDir` and prints it. */
 export async function benchPopupAgainst(otherDir: string): Promise<void> {
-  const builds = [['this build', EXTENSION_DIR], ['other build', resolve(otherDir)]] as const;
+  const builds = [
+    ['this build', EXTENSION_DIR],
+    ['other build', resolve(otherDir)],
+  ] as const;
   const blocks: Map<string, Figures>[] = [];
   for (let k = 0; k < BLOCKS; k++) blocks.push(await block(k % 2 ? [...builds].reverse() : builds));
-  console.log(`\nPopup open, this build against ${otherDir} (${BLOCKS} blocks of ${OPENS} interleaved opens per build and way; p50 ms, this vs other, difference with its 95 % block-bootstrap interval):`);
-  const of = (way: Way, name: string) => blocks.map((m) => m.get(`${way}/${name}`) ?? { interactive: [], loaded: [], data: [] });
+  console.log(
+    `\nPopup open, this build against ${otherDir} (${BLOCKS} blocks of ${OPENS} interleaved opens ` +
+      `per build and way; p50 ms, this vs other, difference with its 95 % block-bootstrap interval):`,
+  );
+  const of = (way: Way, name: string) =>
+    blocks.map((m) => m.get(`${way}/${name}`) ?? { interactive: [], loaded: [], data: [] });
   for (const way of WAYS) {
     const a = of(way, 'this build');
     const b = of(way, 'other build');
@@ -107,6 +126,8 @@ export async function benchPopupAgainst(otherDir: string): Promise<void> {
       const [lo, hi] = interval(a, b, f);
       return `${label} ${x.toFixed(1)} vs ${y.toFixed(1)} (${(x - y).toFixed(1)} [${lo.toFixed(1)}, ${hi.toFixed(1)}])`;
     };
-    console.log(`  ${way}: ${row('interactive', 'interactive')}; ${row('loaded', 'loaded')}; ${row('watch → loaded', 'data')}`);
+    console.log(
+      `  ${way}: ${row('interactive', 'interactive')}; ${row('loaded', 'loaded')}; ${row('watch → loaded', 'data')}`,
+    );
   }
 }

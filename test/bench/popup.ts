@@ -43,19 +43,30 @@ const OPENS = 20;
  * tickers, statistics) must not still be in the background's hands when the next open starts.
  */
 export const SETTLE_MS = Number(process.env.BENCH_POPUP_SETTLE_MS ?? 250);
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? NaN;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? NaN;
 const gz = (file: string) => gzipSync(readFileSync(file), { level: 9 }).length;
 
-/** The JS `popup.html` loads at open (its module script and modulepreloads), gzip bytes, and the popup-only chunks it imports later. */
+/**
+ * The JS `popup.html` loads at open (its module script and modulepreloads), gzip bytes, and the popup-only chunks it
+ * imports later.
+ */
 function popupJsGzip(dir = EXTENSION_DIR): { atOpen: number; files: string[]; later: number } {
   const html = readFileSync(join(dir, 'popup.html'), 'utf8');
-  const files = [...html.matchAll(/(?:src|href)="\/?(chunks\/[^"]+\.js|popup-boot\.js)"/g)].flatMap((m) => (m[1] ? [m[1]] : []));
+  const files = [...html.matchAll(/(?:src|href)="\/?(chunks\/[^"]+\.js|popup-boot\.js)"/g)].flatMap((m) =>
+    m[1] ? [m[1]] : [],
+  );
   const atOpen = files.reduce((a, f) => a + gz(join(dir, f)), 0);
-  const others = readdirSync(join(dir, 'chunks')).map((n) => `chunks/${n}`).filter((f) => f.endsWith('.js') && !files.includes(f) && !/^chunks\/(approval|sidepanel)-/.test(f));
+  const others = readdirSync(join(dir, 'chunks'))
+    .map((n) => `chunks/${n}`)
+    .filter((f) => f.endsWith('.js') && !files.includes(f) && !/^chunks\/(approval|sidepanel)-/.test(f));
   return { atOpen, files, later: others.reduce((a, f) => a + gz(join(dir, f)), 0) };
 }
 
-/** In the page from its first script: when the size field got focus and when book and margin showed (ms since navigation start). */
+/**
+ * In the page from its first script: when the size field got focus and when book and margin showed (ms since navigation
+ * start).
+ */
 export const MARKS = `(() => {
   const marks = {};
   Object.defineProperty(window, '__popupMarks', { value: marks });
@@ -64,7 +75,9 @@ export const MARKS = `(() => {
     if (marks.interactive === undefined && a && a.getAttribute('name') === 'qty') marks.interactive = performance.now();
     const avail = document.querySelector('[data-testid="risk-available"]');
     // A stale ladder (a cached book older than 1 s) is not "loaded".
-    if (marks.loaded === undefined && document.querySelector('.ladder:not(.stale) .level') && avail && !avail.textContent.includes('…')) marks.loaded = performance.now();
+    const ladder = document.querySelector('.ladder:not(.stale) .level');
+    const ready = ladder && avail && !avail.textContent.includes('…');
+    if (marks.loaded === undefined && ready) marks.loaded = performance.now();
     if (marks.interactive === undefined || marks.loaded === undefined) requestAnimationFrame(check);
   };
   requestAnimationFrame(check);
@@ -72,23 +85,36 @@ export const MARKS = `(() => {
   document.addEventListener('focusin', check, true);
 })();`;
 
-/** Read in the page once it is done: the two moments (popup only), and where the time went — HTML received, DOM parsed, the page's `countersign:*` marks (ms since navigation start). */
+/**
+ * Read in the page once it is done: the two moments (popup only), and where the time went — HTML received, DOM parsed,
+ * the page's `countersign:*` marks (ms since navigation start).
+ */
 const READ = `(() => {
   const m = window.__popupMarks || {};
   const nav = performance.getEntriesByType('navigation')[0];
-  const out = { interactive: m.interactive, loaded: m.loaded, stages: nav ? [['html', nav.responseEnd], ['domInteractive', nav.domInteractive]] : [] };
-  for (const e of performance.getEntriesByType('mark')) out.stages.push([e.name.replace(/^countersign:/, ''), e.startTime]);
+  const stages = nav ? [['html', nav.responseEnd], ['domInteractive', nav.domInteractive]] : [];
+  const out = { interactive: m.interactive, loaded: m.loaded, stages };
+  for (const e of performance.getEntriesByType('mark')) {
+    out.stages.push([e.name.replace(/^countersign:/, ''), e.startTime]);
+  }
   return out;
 })()`;
 
 /** True once the page has what `READ` needs: both moments in the popup, the start mark in the empty page. */
-const DONE = (popup: boolean) => (popup ? `(() => { const m = window.__popupMarks; return !!m && m.interactive !== undefined && m.loaded !== undefined; })()` : `performance.getEntriesByName('countersign:script').length > 0`);
+const DONE = (popup: boolean) =>
+  popup
+    ? `(() => { const m = window.__popupMarks; return !!m && ` +
+      `m.interactive !== undefined && m.loaded !== undefined; })()`
+    : `performance.getEntriesByName('countersign:script').length > 0`;
 
 /** What one open measured. */
 export type Open = { interactive?: number; loaded?: number; stages: [string, number][] };
 
 /** The empty extension page of the floor: one module script that marks when it runs, as `popup.html`'s does. */
-const BLANK_HTML = '<!doctype html><html lang="en"><head><meta charset="UTF-8"><title>Countersign bench floor</title><script type="module" src="/bench-blank.js"></script></head><body class="popup"><div id="app"></div></body></html>';
+const BLANK_HTML =
+  '<!doctype html><html lang="en"><head><meta charset="UTF-8"><title>Countersign ' +
+  'bench floor</title><script type="module" ' +
+  'src="/bench-blank.js"></script></head><body class="popup"><div id="app"></div></body></html>';
 const BLANK_JS = "performance.mark('countersign:script');\n";
 
 /** A copy of the build with the floor's page added (the build itself stays as shipped). */
@@ -109,8 +135,17 @@ export async function collect(ask: (expression: string) => Promise<unknown>, pop
   const stages: unknown = Reflect.get(r, 'stages');
   const interactive = num('interactive');
   const loaded = num('loaded');
-  if (popup && (interactive === undefined || loaded === undefined)) throw new Error('the popup did not become interactive and loaded within 10 s');
-  return { ...(interactive === undefined ? {} : { interactive }), ...(loaded === undefined ? {} : { loaded }), stages: Array.isArray(stages) ? stages.filter((s): s is [string, number] => Array.isArray(s) && typeof s[0] === 'string' && typeof s[1] === 'number') : [] };
+  if (popup && (interactive === undefined || loaded === undefined))
+    throw new Error('the popup did not become interactive and loaded within 10 s');
+  return {
+    ...(interactive === undefined ? {} : { interactive }),
+    ...(loaded === undefined ? {} : { loaded }),
+    stages: Array.isArray(stages)
+      ? stages.filter(
+          (s): s is [string, number] => Array.isArray(s) && typeof s[0] === 'string' && typeof s[1] === 'number',
+        )
+      : [],
+  };
 }
 
 /** Opens `path` (`/popup.html` or the floor's page) in a new tab with Playwright, as the bench always did. */
@@ -127,7 +162,8 @@ export async function openByGoto(h: Harness, path: string): Promise<Open> {
 
 /** Opens `path` as the toolbar button's popup (the action's popup set to it for the floor, then back). */
 export async function openAsToolbarPopup(h: Harness, cdp: BrowserCdp, path: string): Promise<Open> {
-  const setPopup = (p: string) => h.worker.evaluate((popup) => Reflect.get(globalThis, 'chrome').action.setPopup({ popup }), p);
+  const setPopup = (p: string) =>
+    h.worker.evaluate((popup) => Reflect.get(globalThis, 'chrome').action.setPopup({ popup }), p);
   if (path !== '/popup.html') await setPopup(path.slice(1));
   try {
     const popup = await openToolbarPopup(cdp, h.worker, MARKS, path);
@@ -141,7 +177,12 @@ export async function openAsToolbarPopup(h: Harness, cdp: BrowserCdp, path: stri
 }
 
 /** The figures of one way of opening, by name. */
-type Series = { interactive: number[]; loaded: number[]; stages: Record<string, number[]>; floor: Record<string, number[]> };
+type Series = {
+  interactive: number[];
+  loaded: number[];
+  stages: Record<string, number[]>;
+  floor: Record<string, number[]>;
+};
 
 const newSeries = (): Series => ({ interactive: [], loaded: [], stages: {}, floor: {} });
 
@@ -157,23 +198,42 @@ function add(s: Series, o: Open, floor: boolean): void {
 /** Prints one way's figures. */
 function report(title: string, s: Series): void {
   const f = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(1)} ms, p95 ${pct(xs, 95).toFixed(1)} ms`;
-  const p50s = (r: Record<string, number[]>) => Object.entries(r).map(([k, v]) => `${k} ${pct(v, 50).toFixed(1)}`).join(', ');
+  const p50s = (r: Record<string, number[]>) =>
+    Object.entries(r)
+      .map(([k, v]) => `${k} ${pct(v, 50).toFixed(1)}`)
+      .join(', ');
   console.log(`${title}:`);
-  console.log(`  popup open → ticket interactive (size field focused): ${f(s.interactive)} over ${s.interactive.length} (target p50 ≤ 60 ms)`);
-  console.log(`  popup open → book and margin loaded (book ≤ 1 s old, not stale): ${f(s.loaded)} over ${s.loaded.length} (target p50 ≤ 100 ms)`);
-  // Where the time goes: HTML, DOM parsed, boot script, script evaluated, start hint read, unlocked screens rendered, first watch answered, status answered (p50, ms since navigation start).
-  console.log(`  stages (p50, ms since navigation start): ${p50s(s.stages)}, interactive ${pct(s.interactive, 50).toFixed(1)}, loaded ${pct(s.loaded, 50).toFixed(1)}`);
+  console.log(
+    `  popup open → ticket interactive (size field focused): ` +
+      `${f(s.interactive)} over ${s.interactive.length} (target p50 ≤ 60 ms)`,
+  );
+  console.log(
+    `  popup open → book and margin loaded (book ≤ 1 s old, not stale): ` +
+      `${f(s.loaded)} over ${s.loaded.length} (target p50 ≤ 100 ms)`,
+  );
+  // Where the time goes: HTML, DOM parsed, boot script, script evaluated, start hint read, unlocked screens rendered,
+  // first watch answered, status answered (p50, ms since navigation start).
+  console.log(
+    `  stages (p50, ms since navigation start): ${p50s(s.stages)}, interactive ` +
+      `${pct(s.interactive, 50).toFixed(1)}, loaded ${pct(s.loaded, 50).toFixed(1)}`,
+  );
   console.log(`  floor, an empty extension page opened the same way (p50): ${p50s(s.floor)}`);
 }
 
 /** Runs the popup-open bench and prints its figures. */
 export async function benchPopup(): Promise<void> {
-  if (!existsSync(join(EXTENSION_DIR, 'manifest.json')) || !['/usr/lib/chromium/chromium', '/usr/bin/chromium'].some((p) => existsSync(p))) {
+  if (
+    !existsSync(join(EXTENSION_DIR, 'manifest.json')) ||
+    !['/usr/lib/chromium/chromium', '/usr/bin/chromium'].some((p) => existsSync(p))
+  ) {
     console.log('\nPopup bench: skipped (needs Chromium and npm run build).');
     return;
   }
   const size = popupJsGzip();
-  console.log(`\nPopup JS at open (${size.files.join(', ')}): ${(size.atOpen / 1024).toFixed(1)} KiB gzip (target ≤ 80 KB); loaded later (charts, other screens): ${(size.later / 1024).toFixed(1)} KiB gzip`);
+  console.log(
+    `\nPopup JS at open (${size.files.join(', ')}): ${(size.atOpen / 1024).toFixed(1)} KiB gzip ` +
+      `(target ≤ 80 KB); loaded later (charts, other screens): ${(size.later / 1024).toFixed(1)} KiB gzip`,
+  );
   const dir = buildWithFloor();
   const h = await launchHarness({}, { extensionDir: dir, args: ['--remote-debugging-port=0'] });
   const cdp = await connectBrowserCdp(h.userDataDir);
@@ -184,15 +244,22 @@ export async function benchPopup(): Promise<void> {
     const toolbar = newSeries();
     const ways: ((keep: boolean) => Promise<void>)[] = [
       async (keep) => void (await openByGoto(h, '/popup.html').then((o) => keep && add(goto, o, false))),
-      async (keep) => void (await openAsToolbarPopup(h, cdp, '/popup.html').then((o) => keep && add(toolbar, o, false))),
+      async (keep) =>
+        void (await openAsToolbarPopup(h, cdp, '/popup.html').then((o) => keep && add(toolbar, o, false))),
       async (keep) => void (await openByGoto(h, '/bench-blank.html').then((o) => keep && add(goto, o, true))),
-      async (keep) => void (await openAsToolbarPopup(h, cdp, '/bench-blank.html').then((o) => keep && add(toolbar, o, true))),
+      async (keep) =>
+        void (await openAsToolbarPopup(h, cdp, '/bench-blank.html').then((o) => keep && add(toolbar, o, true))),
     ];
     for (let i = 0; i < OPENS + 2; i++) {
-      // Alternating order, so that neither way always follows the other; the first two rounds warm the worker's reads up.
+      // Alternating order, so that neither way always follows the other; the first two rounds warm the worker's reads
+      // up.
       for (const way of i % 2 ? [...ways].reverse() : ways) await way(i >= 2);
     }
-    report('Opened with Playwright newPage() + goto (the figure printed before; an about:blank tab swapped into the extension process)', goto);
+    report(
+      'Opened with Playwright newPage() + goto (the figure printed ' +
+        'before; an about:blank tab swapped into the extension process)',
+      goto,
+    );
     report('Opened as the toolbar popup (chrome.action.openPopup(), as the toolbar button does)', toolbar);
   } finally {
     cdp.close();

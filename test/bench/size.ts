@@ -24,7 +24,10 @@ export function printSizes(): void {
     const buf = readFileSync(f);
     const gz = gzipSync(buf, { level: 9 }).length;
     if (/popup/.test(f) && f.endsWith('.js')) popup += gz;
-    console.log(`  ${f.slice(out.length + 1).padEnd(44)} ${(buf.length / 1024).toFixed(1).padStart(7)} KiB ${(gz / 1024).toFixed(1).padStart(7)} KiB`);
+    console.log(
+      `  ${f.slice(out.length + 1).padEnd(44)} ${(buf.length / 1024).toFixed(1).padStart(7)} ` +
+        `KiB ${(gz / 1024).toFixed(1).padStart(7)} KiB`,
+    );
   }
   console.log(`  popup JS gzip total: ${(popup / 1024).toFixed(1)} KiB (target ≤ 80 KB)`);
 }

@@ -13,7 +13,14 @@ import WebSocket from 'ws';
 import type { Worker } from 'playwright-core';
 
 /** A DevTools message: a reply (`id`) or an event (`method`), `sessionId` naming the attached target. */
-type Message = { id?: number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { message: string }; sessionId?: string };
+type Message = {
+  id?: number;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { message: string };
+  sessionId?: string;
+};
 
 /** A browser-level DevTools connection with flat sessions: `send` a command (to a session), `on` events. */
 export type BrowserCdp = {
@@ -66,7 +73,12 @@ export type ToolbarPopup = { evaluate: (expression: string) => Promise<unknown>;
  * is found. Every target created meanwhile is attached paused and let go at once; only the popup's
  * session is kept.
  */
-export async function openToolbarPopup(cdp: BrowserCdp, worker: Worker, initScript: string, path: string): Promise<ToolbarPopup> {
+export async function openToolbarPopup(
+  cdp: BrowserCdp,
+  worker: Worker,
+  initScript: string,
+  path: string,
+): Promise<ToolbarPopup> {
   const sessions: { sessionId: string; targetId: unknown }[] = [];
   const attached: Promise<void>[] = [];
   const off = cdp.on((m) => {
@@ -74,13 +86,16 @@ export async function openToolbarPopup(cdp: BrowserCdp, worker: Worker, initScri
     const { sessionId, targetInfo, waitingForDebugger } = m.params;
     if (typeof sessionId !== 'string') return;
     // Targets that existed before are attached too (not paused): let them be.
-    if (waitingForDebugger !== true) return void cdp.send('Target.detachFromTarget', { sessionId }).catch(() => undefined);
+    if (waitingForDebugger !== true)
+      return void cdp.send('Target.detachFromTarget', { sessionId }).catch(() => undefined);
     const type = typeof targetInfo === 'object' && targetInfo !== null ? Reflect.get(targetInfo, 'type') : undefined;
     attached.push(
       (async () => {
         if (type === 'other' || type === 'page') {
           await cdp.send('Page.enable', {}, sessionId).catch(() => undefined);
-          await cdp.send('Page.addScriptToEvaluateOnNewDocument', { source: initScript }, sessionId).catch(() => undefined);
+          await cdp
+            .send('Page.addScriptToEvaluateOnNewDocument', { source: initScript }, sessionId)
+            .catch(() => undefined);
           sessions.push({ sessionId, targetId: Reflect.get(Object(targetInfo), 'targetId') });
         }
         await cdp.send('Runtime.runIfWaitingForDebugger', {}, sessionId).catch(() => undefined);
@@ -102,8 +117,11 @@ export async function openToolbarPopup(cdp: BrowserCdp, worker: Worker, initScri
     for (let i = 0; i < 500; i++) {
       await Promise.all(attached);
       for (const { sessionId, targetId } of sessions) {
-        const r = await cdp.send('Runtime.evaluate', { expression: 'location.pathname', returnByValue: true }, sessionId).catch(() => undefined);
-        const value = r && typeof r.result === 'object' && r.result !== null ? Reflect.get(r.result, 'value') : undefined;
+        const r = await cdp
+          .send('Runtime.evaluate', { expression: 'location.pathname', returnByValue: true }, sessionId)
+          .catch(() => undefined);
+        const value =
+          r && typeof r.result === 'object' && r.result !== null ? Reflect.get(r.result, 'value') : undefined;
         if (value !== path) continue;
         // A session of its own: ending the auto-attach below detaches the auto-attached ones.
         off();
@@ -114,7 +132,9 @@ export async function openToolbarPopup(cdp: BrowserCdp, worker: Worker, initScri
     }
     throw new Error(`the toolbar popup ${path} did not open`);
   } finally {
-    await cdp.send('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: true }).catch(() => undefined);
+    await cdp
+      .send('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: true })
+      .catch(() => undefined);
     off();
   }
 }

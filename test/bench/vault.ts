@@ -29,13 +29,27 @@ export async function benchVault(): Promise<void> {
     await vault.unlock('benchmark password');
     unlock.push(performance.now() - t0);
   }
-  console.log(`\nVault: unlock at scrypt N=2^${Math.log2(DEFAULT_KDF.N)}, r=${DEFAULT_KDF.r}, p=${DEFAULT_KDF.p}: median ${median(unlock).toFixed(0)} ms over 5`);
+  console.log(
+    `\nVault: unlock at scrypt N=2^${Math.log2(DEFAULT_KDF.N)}, r=${DEFAULT_KDF.r}, ` +
+      `p=${DEFAULT_KDF.p}: median ${median(unlock).toFixed(0)} ms over 5`,
+  );
 
   const sb = await startSandbox(0);
   try {
     const owner = await vault.importOwnerKey(sb.demo.owner.privateKey);
-    await vault.putProxy({ account: owner.address, privateKey: sb.demo.proxy.privateKey, secret: sb.demo.proxy.secret, proxy: sb.demo.proxy.address, expiry: sb.demo.proxy.expiry });
-    const service = new SigningService({ authority: epoch, vault, db, settings: async () => ({ perpsUrl: `${sb.url}/perps`, clobUrl: `${sb.url}/clob`, clobChainId: 80002 }) });
+    await vault.putProxy({
+      account: owner.address,
+      privateKey: sb.demo.proxy.privateKey,
+      secret: sb.demo.proxy.secret,
+      proxy: sb.demo.proxy.address,
+      expiry: sb.demo.proxy.expiry,
+    });
+    const service = new SigningService({
+      authority: epoch,
+      vault,
+      db,
+      settings: async () => ({ perpsUrl: `${sb.url}/perps`, clobUrl: `${sb.url}/clob`, clobChainId: 80002 }),
+    });
     const cmd = cancelOrders({ oids: [1] });
     await service.perpsSend(owner.address, cmd, { authority: held(), origin: 'bench' }); // warm-up (domains cached)
     const times: number[] = [];
@@ -44,7 +58,9 @@ export async function benchVault(): Promise<void> {
       await service.perpsSend(owner.address, cmd, { authority: held(), origin: 'bench' });
       times.push(performance.now() - t0);
     }
-    console.log(`Sign-and-submit (cancelOrders, proxy key, sandbox on loopback): median ${median(times).toFixed(2)} ms over 50`);
+    console.log(
+      `Sign-and-submit (cancelOrders, proxy key, sandbox on loopback): median ${median(times).toFixed(2)} ms over 50`,
+    );
   } finally {
     await sb.close();
   }

@@ -24,7 +24,10 @@ const FIXTURE = new URL('../fixtures/vault/schema-v2.json', import.meta.url);
 const OWNER = privateKeyToAccount(OWNER_KEY).address;
 let n = 0;
 
-/** Loads the fixture (after `alter`, which may change its records) under a fresh name and opens it as the extension does. */
+/**
+ * Loads the fixture (after `alter`, which may change its records) under a fresh name and opens it as the extension
+ * does.
+ */
 async function open(alter: (f: Fixture) => void = () => undefined) {
   const fixture = JSON.parse(readFileSync(FIXTURE, 'utf8')) as Fixture;
   alter(fixture);
@@ -39,8 +42,16 @@ async function open(alter: (f: Fixture) => void = () => undefined) {
   return { db, vault, log, clock };
 }
 
-/** Replaces the value of record `key` in store `store` of the fixture's vault database with `change(value)` (decoded values). */
-function alterRecord(f: Fixture, store: string, key: unknown, change: (value: Record<string, unknown>) => unknown): void {
+/**
+ * Replaces the value of record `key` in store `store` of the fixture's vault database with `change(value)` (decoded
+ * values).
+ */
+function alterRecord(
+  f: Fixture,
+  store: string,
+  key: unknown,
+  change: (value: Record<string, unknown>) => unknown,
+): void {
   const s = f.databases.find((d) => d.name === DB)?.stores.find((x) => x.name === store);
   const rec = s?.records.find(([k]) => decode(k) === key);
   if (!rec) throw new Error(`no record ${String(key)} in ${store}`);
@@ -84,7 +95,9 @@ describe('a vault database written by an earlier build', () => {
     for (const o of owners) {
       const account = await vault.ownerAccount(o.address);
       const message = `countersign compat ${o.address}`;
-      expect(await recoverMessageAddress({ message, signature: await account.signMessage({ message }) })).toBe(o.address);
+      expect(await recoverMessageAddress({ message, signature: await account.signMessage({ message }) })).toBe(
+        o.address,
+      );
     }
   });
 
@@ -92,9 +105,19 @@ describe('a vault database written by an earlier build', () => {
     const { vault } = await open();
     await vault.unlock(PASSWORD);
     const { info, signer, secret } = await vault.proxyFor(OWNER);
-    expect(info).toMatchObject({ account: OWNER, proxy: privateKeyToAccount(PROXY.privateKey).address, expiry: PROXY.expiry, label: PROXY.label });
+    expect(info).toMatchObject({
+      account: OWNER,
+      proxy: privateKeyToAccount(PROXY.privateKey).address,
+      expiry: PROXY.expiry,
+      label: PROXY.label,
+    });
     expect(secret).toBe(PROXY.secret);
-    const typed = { domain: { name: 'Compat', version: '1', chainId: 80002 }, types: { Ping: [{ name: 'n', type: 'uint256' }] }, primaryType: 'Ping', message: { n: 1n } } as const;
+    const typed = {
+      domain: { name: 'Compat', version: '1', chainId: 80002 },
+      types: { Ping: [{ name: 'n', type: 'uint256' }] },
+      primaryType: 'Ping',
+      message: { n: 1n },
+    } as const;
     expect(await recoverTypedDataAddress({ ...typed, signature: await signer.signTypedData(typed) })).toBe(info.proxy);
   });
 
@@ -102,11 +125,17 @@ describe('a vault database written by an earlier build', () => {
     const { vault } = await open();
     await vault.unlock(PASSWORD);
     expect(await vault.clobCredentials(OWNER)).toMatchObject({
-      apiKey: CLOB.apiKey, secret: CLOB.secret, passphrase: CLOB.passphrase,
+      apiKey: CLOB.apiKey,
+      secret: CLOB.secret,
+      passphrase: CLOB.passphrase,
       info: { account: OWNER, nonce: CLOB.nonce, signatureType: CLOB.signatureType, funder: null },
     });
     expect(await vault.storedKeys(OWNER)).toEqual({ proxy: true, expiredProxy: false, clob: true });
-    expect(await vault.depositWallet(OWNER)).toMatchObject({ account: OWNER, wallet: DEPOSIT.wallet, kind: DEPOSIT.kind });
+    expect(await vault.depositWallet(OWNER)).toMatchObject({
+      account: OWNER,
+      wallet: DEPOSIT.wallet,
+      kind: DEPOSIT.kind,
+    });
     expect(await vault.builderCredentials(OWNER)).toEqual(DEPOSIT.builder);
   });
 
@@ -128,7 +157,11 @@ describe('a vault database written by an earlier build', () => {
   it('keeps the settings and the connected site', async () => {
     const { db } = await open();
     expect(await readSettings(db)).toMatchObject({ autoLockMinutes: 30, theme: 'dark', slippageBps: 50 });
-    expect(await db.get('connections', 'https://trade.example')).toEqual({ origin: 'https://trade.example', accounts: [OWNER], connectedAt: AT });
+    expect(await db.get('connections', 'https://trade.example')).toEqual({
+      origin: 'https://trade.example',
+      accounts: [OWNER],
+      connectedAt: AT,
+    });
   });
 
   it('keeps an audit chain that verifies in full, with the entry recorded while locked marked as such', async () => {
@@ -164,13 +197,17 @@ describe('the earlier build’s database, altered on disk', () => {
   });
 
   it('a flipped bit in a grant use bucket refuses the grant list as tampered', async () => {
-    const { vault } = await open((f) => alterRecord(f, 'secrets', 'grantuse:g-perps-1:0030000001', (r) => ({ ...r, sealed: flip(r.sealed) })));
+    const { vault } = await open((f) =>
+      alterRecord(f, 'secrets', 'grantuse:g-perps-1:0030000001', (r) => ({ ...r, sealed: flip(r.sealed) })),
+    );
     await vault.unlock(PASSWORD);
     await expect(grantUseRecords(vault).listGrants()).rejects.toMatchObject({ name: 'Vault.TamperedRecordError' });
   });
 
   it('an audit entry whose summary was rewritten breaks the chain at that entry', async () => {
-    const { vault, log } = await open((f) => alterRecord(f, 'audit', 2, (r) => ({ ...r, summary: 'Buy 10 BTC-PERP at 64000' })));
+    const { vault, log } = await open((f) =>
+      alterRecord(f, 'audit', 2, (r) => ({ ...r, summary: 'Buy 10 BTC-PERP at 64000' })),
+    );
     await vault.unlock(PASSWORD);
     expect(await fullCheck(log)).toMatchObject({ ok: false, state: 'broken', brokenAt: 2 });
   });

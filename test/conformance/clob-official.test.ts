@@ -19,10 +19,20 @@ const CHAIN = 80002;
 
 beforeAll(async () => {
   h = await startHarness({ now: undefined });
-  wallet = createWalletClient({ account: privateKeyToAccount(generatePrivateKey()), transport: http('http://127.0.0.1:9') });
+  wallet = createWalletClient({
+    account: privateKeyToAccount(generatePrivateKey()),
+    transport: http('http://127.0.0.1:9'),
+  });
   const l1 = new ClobClient({ host: h.clobUrl, chain: CHAIN, signer: wallet, useServerTime: true, throwOnError: true });
   const creds = await l1.createApiKey(0);
-  client = new ClobClient({ host: h.clobUrl, chain: CHAIN, signer: wallet, creds, useServerTime: true, throwOnError: true });
+  client = new ClobClient({
+    host: h.clobUrl,
+    chain: CHAIN,
+    signer: wallet,
+    creds,
+    useServerTime: true,
+    throwOnError: true,
+  });
 });
 afterAll(async () => {
   await h?.close();
@@ -48,21 +58,44 @@ describe('official CLOB client against the sandbox', () => {
     const [yes, no] = binary().tokenIds;
     const book = await client.getOrderBook(yes);
     expect(book.bids.length).toBeGreaterThan(0);
-    expect((await client.getOrderBooks([{ token_id: yes, side: Side.BUY }, { token_id: no, side: Side.BUY }])).length).toBe(2);
+    expect(
+      (
+        await client.getOrderBooks([
+          { token_id: yes, side: Side.BUY },
+          { token_id: no, side: Side.BUY },
+        ])
+      ).length,
+    ).toBe(2);
     expect(Number((await client.getMidpoint(yes)).mid)).toBeGreaterThan(0);
-    expect(Object.keys(await client.getMidpoints([{ token_id: yes, side: Side.BUY }, { token_id: no, side: Side.BUY }]))).toEqual([yes, no]);
+    expect(
+      Object.keys(
+        await client.getMidpoints([
+          { token_id: yes, side: Side.BUY },
+          { token_id: no, side: Side.BUY },
+        ]),
+      ),
+    ).toEqual([yes, no]);
     expect(Number((await client.getPrice(yes, 'BUY')).price)).toBeGreaterThan(0);
     expect(Object.keys(await client.getPrices([{ token_id: yes, side: Side.BUY }]))).toEqual([yes]);
     expect(Number((await client.getSpread(yes)).spread)).toBeGreaterThan(0);
     expect(Object.keys(await client.getSpreads([{ token_id: yes, side: Side.BUY }]))).toEqual([yes]);
     expect(await client.getLastTradePrice(yes)).toHaveProperty('price');
     expect(Array.isArray(await client.getLastTradesPrices([{ token_id: yes, side: Side.BUY }]))).toBe(true);
-    const history = (await client.getPricesHistory({ market: yes, interval: PriceHistoryInterval.ONE_DAY })) as unknown as { history: { t: number; p: number }[] };
+    const history = (await client.getPricesHistory({
+      market: yes,
+      interval: PriceHistoryInterval.ONE_DAY,
+    })) as unknown as { history: { t: number; p: number }[] };
     expect(history.history.length).toBeGreaterThan(0);
   });
 
   it('manages API keys: derive the same key, list, and read closed-only status', async () => {
-    const derived = await new ClobClient({ host: h.clobUrl, chain: CHAIN, signer: wallet, useServerTime: true, throwOnError: true }).deriveApiKey(0);
+    const derived = await new ClobClient({
+      host: h.clobUrl,
+      chain: CHAIN,
+      signer: wallet,
+      useServerTime: true,
+      throwOnError: true,
+    }).deriveApiKey(0);
     expect(derived.key).toBe(client.creds!.key);
     const keys = await client.getApiKeys();
     expect(keys.apiKeys).toContain(client.creds!.key);
@@ -71,42 +104,86 @@ describe('official CLOB client against the sandbox', () => {
 
   it('places GTC, GTD, post-only and negative-risk limit orders, a batch, and reads them back', async () => {
     const [yes] = binary().tokenIds;
-    const gtc = await client.createAndPostOrder({ tokenID: yes, price: 0.3, size: 10, side: Side.BUY }, undefined, OrderType.GTC);
+    const gtc = await client.createAndPostOrder(
+      { tokenID: yes, price: 0.3, size: 10, side: Side.BUY },
+      undefined,
+      OrderType.GTC,
+    );
     expect(gtc).toMatchObject({ success: true, status: 'live' });
-    const gtd = await client.createAndPostOrder({ tokenID: yes, price: 0.31, size: 10, side: Side.BUY, expiration: Math.floor(Date.now() / 1000) + 3600 }, undefined, OrderType.GTD);
+    const gtd = await client.createAndPostOrder(
+      { tokenID: yes, price: 0.31, size: 10, side: Side.BUY, expiration: Math.floor(Date.now() / 1000) + 3600 },
+      undefined,
+      OrderType.GTD,
+    );
     expect(gtd).toMatchObject({ success: true, status: 'live' });
-    const po = await client.createAndPostOrder({ tokenID: yes, price: 0.32, size: 10, side: Side.BUY }, undefined, OrderType.GTC, true);
+    const po = await client.createAndPostOrder(
+      { tokenID: yes, price: 0.32, size: 10, side: Side.BUY },
+      undefined,
+      OrderType.GTC,
+      true,
+    );
     expect(po).toMatchObject({ success: true, status: 'live' });
-    const nr = await client.createAndPostOrder({ tokenID: negRisk().tokenIds[0], price: 0.2, size: 10, side: Side.BUY }, undefined, OrderType.GTC);
+    const nr = await client.createAndPostOrder(
+      { tokenID: negRisk().tokenIds[0], price: 0.2, size: 10, side: Side.BUY },
+      undefined,
+      OrderType.GTC,
+    );
     expect(nr).toMatchObject({ success: true, status: 'live' });
     const one = await client.createOrder({ tokenID: yes, price: 0.25, size: 10, side: Side.BUY });
     const two = await client.createOrder({ tokenID: yes, price: 0.26, size: 10, side: Side.BUY });
-    const batch = await client.postOrders([{ order: one, orderType: OrderType.GTC }, { order: two, orderType: OrderType.GTC }]);
+    const batch = await client.postOrders([
+      { order: one, orderType: OrderType.GTC },
+      { order: two, orderType: OrderType.GTC },
+    ]);
     expect(batch.map((r: { success: boolean }) => r.success)).toEqual([true, true]);
     const got = await client.getOrder(gtc.orderID);
     expect(got).toMatchObject({ id: gtc.orderID, status: 'LIVE', side: 'BUY', price: '0.3' });
     const open = await client.getOpenOrders();
-    expect(open.map((o: { id: string }) => o.id)).toEqual(expect.arrayContaining([gtc.orderID, gtd.orderID, po.orderID, nr.orderID]));
-    expect((await client.getOpenOrders({ asset_id: yes })).every((o: { asset_id: string }) => o.asset_id === yes)).toBe(true);
+    expect(open.map((o: { id: string }) => o.id)).toEqual(
+      expect.arrayContaining([gtc.orderID, gtd.orderID, po.orderID, nr.orderID]),
+    );
+    expect((await client.getOpenOrders({ asset_id: yes })).every((o: { asset_id: string }) => o.asset_id === yes)).toBe(
+      true,
+    );
   });
 
   it('fills market orders sized in USDC (FOK BUY) and in shares (FAK SELL), and lists the trades', async () => {
     const [yes] = binary().tokenIds;
-    const buy = await client.createAndPostMarketOrder({ tokenID: yes, amount: 10, side: Side.BUY }, undefined, OrderType.FOK);
+    const buy = await client.createAndPostMarketOrder(
+      { tokenID: yes, amount: 10, side: Side.BUY },
+      undefined,
+      OrderType.FOK,
+    );
     expect(buy).toMatchObject({ success: true, status: 'matched' });
-    const sell = await client.createAndPostMarketOrder({ tokenID: yes, amount: 5, side: Side.SELL }, undefined, OrderType.FAK);
+    const sell = await client.createAndPostMarketOrder(
+      { tokenID: yes, amount: 5, side: Side.SELL },
+      undefined,
+      OrderType.FAK,
+    );
     expect(sell).toMatchObject({ success: true, status: 'matched' });
     // Limit orders on the other side and with the immediate types: a resting SELL, a crossing FOK and FAK BUY.
-    const sellRest = await client.createAndPostOrder({ tokenID: yes, price: 0.95, size: 5, side: Side.SELL }, undefined, OrderType.GTC);
+    const sellRest = await client.createAndPostOrder(
+      { tokenID: yes, price: 0.95, size: 5, side: Side.SELL },
+      undefined,
+      OrderType.GTC,
+    );
     expect(sellRest).toMatchObject({ success: true, status: 'live' });
     expect(clob.OrderResponseSchema.safeParse(sellRest).success).toBe(true);
-    const fokLimit = await client.postOrder(await client.createOrder({ tokenID: yes, price: 0.7, size: 5, side: Side.BUY }), OrderType.FOK);
+    const fokLimit = await client.postOrder(
+      await client.createOrder({ tokenID: yes, price: 0.7, size: 5, side: Side.BUY }),
+      OrderType.FOK,
+    );
     expect(fokLimit).toMatchObject({ success: true, status: 'matched' });
-    const fakLimit = await client.postOrder(await client.createOrder({ tokenID: yes, price: 0.7, size: 5, side: Side.BUY }), OrderType.FAK);
+    const fakLimit = await client.postOrder(
+      await client.createOrder({ tokenID: yes, price: 0.7, size: 5, side: Side.BUY }),
+      OrderType.FAK,
+    );
     expect(fakLimit).toMatchObject({ success: true, status: 'matched' });
     const trades = await client.getTrades();
     expect(trades.length).toBeGreaterThanOrEqual(2);
-    expect(trades.every((t: { trader_side: string }) => t.trader_side === 'TAKER' || t.trader_side === 'MAKER')).toBe(true);
+    expect(trades.every((t: { trader_side: string }) => t.trader_side === 'TAKER' || t.trader_side === 'MAKER')).toBe(
+      true,
+    );
     const page = await client.getTradesPaginated({ asset_id: yes });
     expect(page.trades.length).toBeGreaterThan(0);
   });
@@ -120,8 +197,13 @@ describe('official CLOB client against the sandbox', () => {
 
   it('cancels one, many, by market, and all', async () => {
     const [yes, no] = binary().tokenIds;
-    const place = (tokenID: string, price: number) => client.createAndPostOrder({ tokenID, price, size: 10, side: Side.BUY }, undefined, OrderType.GTC);
-    const [a, b, c] = [(await place(yes, 0.1)).orderID, (await place(yes, 0.11)).orderID, (await place(yes, 0.12)).orderID];
+    const place = (tokenID: string, price: number) =>
+      client.createAndPostOrder({ tokenID, price, size: 10, side: Side.BUY }, undefined, OrderType.GTC);
+    const [a, b, c] = [
+      (await place(yes, 0.1)).orderID,
+      (await place(yes, 0.11)).orderID,
+      (await place(yes, 0.12)).orderID,
+    ];
     await place(yes, 0.13);
     await place(no, 0.1);
     const one = await client.cancelOrder({ orderID: a });
@@ -140,7 +222,11 @@ describe('official CLOB client against the sandbox', () => {
     const [yes] = binary().tokenIds;
     const first = await client.postHeartbeat();
     expect(first).toHaveProperty('heartbeat_id');
-    const o = await client.createAndPostOrder({ tokenID: yes, price: 0.3, size: 10, side: Side.BUY }, undefined, OrderType.GTC);
+    const o = await client.createAndPostOrder(
+      { tokenID: yes, price: 0.3, size: 10, side: Side.BUY },
+      undefined,
+      OrderType.GTC,
+    );
     await client.postHeartbeat(first.heartbeat_id);
     h.ctx.clob.lapseHeartbeats(Date.now() + 60_000);
     expect((await client.getOrder(o.orderID)).status).toBe('CANCELED');

@@ -38,19 +38,37 @@ describe('official client perps market-data topics against the sandbox', () => {
     // A trade at the sandbox (a crossing IOC of the demo account) moves every one of them.
     const end = Date.now() + 10_000;
     while (!want.every((t) => topics().has(t))) {
-      if (Date.now() > end) throw new Error(`missing ${want.filter((t) => !topics().has(t)).join(', ')}; got ${JSON.stringify(events).slice(0, 2_000)}`);
+      if (Date.now() > end)
+        throw new Error(
+          `missing ${want.filter((t) => !topics().has(t)).join(', ')}; got ${JSON.stringify(events).slice(0, 2_000)}`,
+        );
       await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, p: '66000', qty: '0.001', tif: 'ioc' }] }));
       await new Promise((r) => setTimeout(r, 200));
     }
     expect(topics()).toEqual(new Set(want));
     // What the client made of them: camel-cased payloads of the sandbox's book and trades.
     const first = (t: string) => events.find((e) => e.topic === t);
-    expect(first('perps.trades')).toMatchObject({ type: 'trade', channel: 'trades::1', payload: [{ instrumentId: 1, side: 'long', quantity: '0.001' }] });
-    expect(first('perps.book')).toMatchObject({ type: 'book', channel: 'book::1', payload: { instrumentId: 1, bids: expect.arrayContaining([expect.objectContaining({ quantity: expect.any(String) })]) } });
+    expect(first('perps.trades')).toMatchObject({
+      type: 'trade',
+      channel: 'trades::1',
+      payload: [{ instrumentId: 1, side: 'long', quantity: '0.001' }],
+    });
+    expect(first('perps.book')).toMatchObject({
+      type: 'book',
+      channel: 'book::1',
+      payload: {
+        instrumentId: 1,
+        bids: expect.arrayContaining([expect.objectContaining({ quantity: expect.any(String) })]),
+      },
+    });
     expect(first('perps.bbo')).toMatchObject({ type: 'bbo', payload: { instrumentId: 1 } });
     expect(first('perps.candles')).toMatchObject({ channel: 'klines::1::1m' });
     expect(first('perps.tickers')).toMatchObject({ type: 'ticker', channel: 'tickers::all' });
-    expect(first('perps.statistics')).toMatchObject({ type: 'statistic', channel: 'statistics::1', payload: { instrumentId: 1 } });
+    expect(first('perps.statistics')).toMatchObject({
+      type: 'statistic',
+      channel: 'statistics::1',
+      payload: { instrumentId: 1 },
+    });
     await handle.close();
   });
 });

@@ -45,10 +45,34 @@ describe('official relayer client against the sandbox', () => {
   it('deploys the wallet: NEW at once, then mined; deployed afterwards', async () => {
     const resp = await u.relay.deployDepositWallet();
     expect(resp.state).toBe('STATE_NEW');
-    expect(relayerBindings.RelayerExecuteResponseSchema.safeParse({ transactionID: resp.transactionID, state: resp.state }).success).toBe(true);
+    expect(
+      relayerBindings.RelayerExecuteResponseSchema.safeParse({ transactionID: resp.transactionID, state: resp.state })
+        .success,
+    ).toBe(true);
     const row = (await mined(resp)) as Record<string, unknown>;
-    expect(row).toMatchObject({ type: 'WALLET-CREATE', from: u.eoa, proxyAddress: wallet, state: expect.stringMatching(/STATE_MINED|STATE_CONFIRMED/), transactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-    for (const k of ['transactionID', 'transactionHash', 'from', 'to', 'proxyAddress', 'data', 'nonce', 'value', 'state', 'type', 'metadata', 'createdAt', 'updatedAt']) expect(row).toHaveProperty(k);
+    expect(row).toMatchObject({
+      type: 'WALLET-CREATE',
+      from: u.eoa,
+      proxyAddress: wallet,
+      state: expect.stringMatching(/STATE_MINED|STATE_CONFIRMED/),
+      transactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+    for (const k of [
+      'transactionID',
+      'transactionHash',
+      'from',
+      'to',
+      'proxyAddress',
+      'data',
+      'nonce',
+      'value',
+      'state',
+      'type',
+      'metadata',
+      'createdAt',
+      'updatedAt',
+    ])
+      expect(row).toHaveProperty(k);
     expect(await u.relay.getDeployed(wallet)).toBe(true);
     expect(await u.relay.deriveDepositWalletAddress()).toBe(wallet);
   });
@@ -64,15 +88,30 @@ describe('official relayer client against the sandbox', () => {
 
   it('refuses a batch that approves a stranger (INVALID with the reason; nonce unchanged)', async () => {
     const abi = parseAbi(['function approve(address spender, uint256 amount)']);
-    const data = encodeFunctionData({ abi, functionName: 'approve', args: ['0x6666666666666666666666666666666666666666', 1n] });
-    const resp = await u.relay.executeDepositWalletBatch([{ target: venueContracts(CHAIN).collateral, value: '0', data }], wallet, deadline(h));
+    const data = encodeFunctionData({
+      abi,
+      functionName: 'approve',
+      args: ['0x6666666666666666666666666666666666666666', 1n],
+    });
+    const resp = await u.relay.executeDepositWalletBatch(
+      [{ target: venueContracts(CHAIN).collateral, value: '0', data }],
+      wallet,
+      deadline(h),
+    );
     const [row] = await resp.getTransaction();
-    expect(row).toMatchObject({ state: 'STATE_INVALID', errorMsg: expect.stringMatching(/not one of the venue's exchanges/) });
+    expect(row).toMatchObject({
+      state: 'STATE_INVALID',
+      errorMsg: expect.stringMatching(/not one of the venue's exchanges/),
+    });
     expect(await u.relay.getNonce(u.eoa, 'WALLET')).toEqual({ nonce: '1' });
   });
 
   it('refuses an expired deadline', async () => {
-    const resp = await u.relay.executeDepositWalletBatch(setupCalls(), wallet, String(Math.floor(h.clock.now / 1000) - 1));
+    const resp = await u.relay.executeDepositWalletBatch(
+      setupCalls(),
+      wallet,
+      String(Math.floor(h.clock.now / 1000) - 1),
+    );
     expect((await resp.getTransaction())[0]).toMatchObject({ state: 'STATE_INVALID', errorMsg: 'deadline expired' });
   });
 

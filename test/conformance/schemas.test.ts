@@ -7,7 +7,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ZodType } from 'zod';
 import * as perps from '@polymarket/bindings/perps';
 import * as clob from '@polymarket/bindings/clob';
-import { autoCancel, cancelAll, cancelOrders, createOrders, createProxy, deleteProxy, updateLeverage, withdraw } from '../../lib/perps/commands';
+import {
+  autoCancel,
+  cancelAll,
+  cancelOrders,
+  createOrders,
+  createProxy,
+  deleteProxy,
+  updateLeverage,
+  withdraw,
+} from '../../lib/perps/commands';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { buildL2Headers } from '../../lib/clob/auth';
 import { toOrderAmounts } from '../../lib/clob/amounts';
@@ -23,9 +32,20 @@ beforeAll(async () => {
   await h.send(h.proxy, createOrders({ orders: [{ iid: 2, buy: false, qty: '1', p: '3200', tif: 'gtc' }] }));
   await h.send(h.proxy, createOrders({ orders: [{ iid: 1, buy: true, qty: '2', tif: 'ioc' }] }));
   await h.send(h.proxy, createOrders({ orders: [{ iid: 2, buy: true, qty: '0.5', tif: 'ioc' }] }));
-  await h.send(h.proxy, createOrders({ orders: [{ iid: 3, buy: true, qty: '1', p: '140', tif: 'gtc' }, { iid: 3, buy: false, qty: '1', tr: { tpsl: 'sl', trp: '120', market: true } }] }));
+  await h.send(
+    h.proxy,
+    createOrders({
+      orders: [
+        { iid: 3, buy: true, qty: '1', p: '140', tif: 'gtc' },
+        { iid: 3, buy: false, qty: '1', tr: { tpsl: 'sl', trp: '120', market: true } },
+      ],
+    }),
+  );
   // A withdrawal, so the withdrawals read has a row to validate.
-  await h.send(h.owner, withdraw({ account: h.owner.address, token: h.ctx.config.usdc, amount: '2500000', to: h.owner.address }));
+  await h.send(
+    h.owner,
+    withdraw({ account: h.owner.address, token: h.ctx.config.usdc, amount: '2500000', to: h.owner.address }),
+  );
   // Order-book fixtures for /data/orders, /data/trades and /v2/activity: a resting bid and a buy that
   // takes the market maker's ask.
   await postClob({ side: 'BUY', price: '0.05', size: '10', orderType: 'GTC' });
@@ -38,10 +58,34 @@ beforeAll(async () => {
 async function postClob(o: { side: 'BUY' | 'SELL'; price: string; size: string; orderType: OrderType }) {
   const m = h.ctx.clob.markets[0]!;
   const amounts = toOrderAmounts({ side: o.side, price: o.price, size: o.size, tickSize: m.tickSize });
-  const order = buildClobOrder({ signer: h.owner.address, signatureType: 0, tokenId: m.tokenIds[0], side: o.side, ...amounts, timestampMs: h.clock.now });
-  const signature = await signClobOrder(h.owner, { chainId: h.ctx.config.clobChainId, verifyingContract: exchangeAddress({ negRisk: m.negRisk }), order });
-  const body = toPostOrderBody({ order, signature, owner: h.demo.clob.apiKey, orderType: o.orderType, postOnly: false });
-  const res = await clobL2Request(h.clobUrl, { address: h.owner.address, credentials: h.demo.clob, method: 'POST', requestPath: '/order', body, timestamp: Math.floor(h.clock.now / 1000) });
+  const order = buildClobOrder({
+    signer: h.owner.address,
+    signatureType: 0,
+    tokenId: m.tokenIds[0],
+    side: o.side,
+    ...amounts,
+    timestampMs: h.clock.now,
+  });
+  const signature = await signClobOrder(h.owner, {
+    chainId: h.ctx.config.clobChainId,
+    verifyingContract: exchangeAddress({ negRisk: m.negRisk }),
+    order,
+  });
+  const body = toPostOrderBody({
+    order,
+    signature,
+    owner: h.demo.clob.apiKey,
+    orderType: o.orderType,
+    postOnly: false,
+  });
+  const res = await clobL2Request(h.clobUrl, {
+    address: h.owner.address,
+    credentials: h.demo.clob,
+    method: 'POST',
+    requestPath: '/order',
+    body,
+    timestamp: Math.floor(h.clock.now / 1000),
+  });
   expect(res).toMatchObject({ success: true });
   return res;
 }
@@ -72,7 +116,17 @@ describe('perps reads validate under @polymarket/bindings/perps', () => {
   const auth = () => ({ 'SERVICE-PROXY': h.proxyAuth.proxy, 'SERVICE-SECRET': h.proxyAuth.secret });
   const now = () => h.clock.now;
   /** Reads whose rows the fixtures above create: an empty page would validate any row shape. */
-  const withRows = new Set(['open orders', 'orders', 'fills', 'funding payments', 'deposits', 'withdrawals', 'trades', 'klines', 'funding rates']);
+  const withRows = new Set([
+    'open orders',
+    'orders',
+    'fills',
+    'funding payments',
+    'deposits',
+    'withdrawals',
+    'trades',
+    'klines',
+    'funding rates',
+  ]);
   const reads: [string, string, () => ZodType, boolean][] = [
     ['portfolio', '/v1/account/portfolio', () => perps.FetchPerpsPortfolioResponseSchema, true],
     ['balances', '/v1/account/balances', () => perps.FetchPerpsBalancesResponseSchema, true],
@@ -105,8 +159,19 @@ describe('perps reads validate under @polymarket/bindings/perps', () => {
   }
 
   it('a fill moves the position, the PnL, the fees and the funding (numbers from the venue-shaped reads)', async () => {
-    const p = valid(perps.FetchPerpsPortfolioResponseSchema, await get(`${h.perps}/v1/account/portfolio`, auth()), 'portfolio') as {
-      positions: { instrumentId: number; size: string; entryPrice: string; liquidationPrice: string; unrealizedPnl: string; cumulativeFunding: string }[];
+    const p = valid(
+      perps.FetchPerpsPortfolioResponseSchema,
+      await get(`${h.perps}/v1/account/portfolio`, auth()),
+      'portfolio',
+    ) as {
+      positions: {
+        instrumentId: number;
+        size: string;
+        entryPrice: string;
+        liquidationPrice: string;
+        unrealizedPnl: string;
+        cumulativeFunding: string;
+      }[];
     };
     // 2 BTC (≈ 130 000 USDC notional) against ≈ 100 000 USDC of collateral: a liquidation price exists.
     const eth = p.positions.find((x) => x.instrumentId === 1)!;
@@ -116,15 +181,32 @@ describe('perps reads validate under @polymarket/bindings/perps', () => {
     expect(Number(eth.liquidationPrice)).toBeLessThan(Number(eth.entryPrice));
     // At the liquidation price, account value equals the maintenance margin (within rounding).
     const margin = (p as unknown as { margin: { totalAccountValue: string } }).margin;
-    const balance = Number(margin.totalAccountValue) - Number(eth.unrealizedPnl) - p.positions.filter((x) => x.instrumentId !== 1).reduce((a, x) => a + Number(x.unrealizedPnl), 0);
-    const others = p.positions.filter((x) => x.instrumentId !== 1).reduce((a, x) => a + Number(x.unrealizedPnl) - Number((x as unknown as { maintenanceMargin: string }).maintenanceMargin), 0);
+    const balance =
+      Number(margin.totalAccountValue) -
+      Number(eth.unrealizedPnl) -
+      p.positions.filter((x) => x.instrumentId !== 1).reduce((a, x) => a + Number(x.unrealizedPnl), 0);
+    const others = p.positions
+      .filter((x) => x.instrumentId !== 1)
+      .reduce(
+        (a, x) =>
+          a + Number(x.unrealizedPnl) - Number((x as unknown as { maintenanceMargin: string }).maintenanceMargin),
+        0,
+      );
     const liq = Number(eth.liquidationPrice);
     const equityAtLiq = balance + others + 2 * (liq - Number(eth.entryPrice));
     expect(Math.abs(equityAtLiq - (2 * liq) / (2 * 50))).toBeLessThan(1);
     expect(Number(eth.cumulativeFunding)).not.toBe(0);
-    const fills = valid(perps.ListPerpsFillsResponseSchema, await get(`${h.perps}/v1/account/fills`, auth()), 'fills') as { data: { fee: string; taker: boolean }[] };
+    const fills = valid(
+      perps.ListPerpsFillsResponseSchema,
+      await get(`${h.perps}/v1/account/fills`, auth()),
+      'fills',
+    ) as { data: { fee: string; taker: boolean }[] };
     expect(fills.data.filter((f) => f.taker).every((f) => Number(f.fee) > 0)).toBe(true);
-    const funding = valid(perps.ListPerpsFundingPaymentsResponseSchema, await get(`${h.perps}/v1/account/funding`, auth()), 'funding') as { data: unknown[] };
+    const funding = valid(
+      perps.ListPerpsFundingPaymentsResponseSchema,
+      await get(`${h.perps}/v1/account/funding`, auth()),
+      'funding',
+    ) as { data: unknown[] };
     expect(funding.data.length).toBeGreaterThanOrEqual(2);
     const open = (await get(`${h.perps}/v1/account/open-orders`, auth())) as { status: string; tpsl?: unknown }[];
     valid(perps.FetchPerpsOpenOrdersResponseSchema, open, 'open');
@@ -136,24 +218,56 @@ describe('perps reads validate under @polymarket/bindings/perps', () => {
 });
 
 describe('perps command answers validate under @polymarket/bindings/perps', () => {
-  it('createOrders, cancelOrders, cancelAll, updateLeverage, autoCancel, withdraw, createProxy and deleteProxy', async () => {
-    const acks = await h.send(h.proxy, createOrders({ orders: [{ iid: 3, buy: true, qty: '1', p: '100', tif: 'gtc' }] }));
-    for (const a of acks as unknown[]) valid(perps.PerpsPostOrderAckSchema, a, 'createOrders ack');
-    const oid = (acks as { oid: number }[])[0]!.oid;
-    for (const r of (await h.send(h.proxy, cancelOrders({ oids: [oid, 999_999] }))) as unknown[]) valid(perps.PerpsCancelOrderResultSchema, r, 'cancel result');
-    valid(perps.PerpsCancelAllOrdersResponseSchema, await h.send(h.proxy, cancelAll({})), 'cancelAll');
-    valid(perps.PerpsUpdateLeverageResultSchema, await h.send(h.proxy, updateLeverage({ iid: 3, lev: 4, cross: true })), 'updateLeverage');
-    valid(perps.PerpsAutoCancelResponseSchema, await h.send(h.proxy, autoCancel({ time: h.clock.now + 60_000 })), 'autoCancel');
-    valid(perps.PerpsWithdrawResponseSchema, await h.send(h.owner, withdraw({ account: h.owner.address, token: h.ctx.config.usdc, amount: '1000000', to: h.owner.address })), 'withdraw');
-    const proxy = privateKeyToAccount(generatePrivateKey()).address;
-    valid(perps.PerpsCreateProxyResponseSchema, await h.send(h.owner, createProxy({ owner: h.owner.address, proxy, expiry: h.clock.now + 3_600_000 })), 'createProxy');
-    valid(perps.PerpsDeleteProxyResponseSchema, await h.send(h.owner, deleteProxy({ proxy })), 'deleteProxy');
-  });
+  it(
+    'createOrders, cancelOrders, cancelAll, updateLeverage, ' + 'autoCancel, withdraw, createProxy and deleteProxy',
+    async () => {
+      const acks = await h.send(
+        h.proxy,
+        createOrders({ orders: [{ iid: 3, buy: true, qty: '1', p: '100', tif: 'gtc' }] }),
+      );
+      for (const a of acks as unknown[]) valid(perps.PerpsPostOrderAckSchema, a, 'createOrders ack');
+      const oid = (acks as { oid: number }[])[0]!.oid;
+      for (const r of (await h.send(h.proxy, cancelOrders({ oids: [oid, 999_999] }))) as unknown[])
+        valid(perps.PerpsCancelOrderResultSchema, r, 'cancel result');
+      valid(perps.PerpsCancelAllOrdersResponseSchema, await h.send(h.proxy, cancelAll({})), 'cancelAll');
+      valid(
+        perps.PerpsUpdateLeverageResultSchema,
+        await h.send(h.proxy, updateLeverage({ iid: 3, lev: 4, cross: true })),
+        'updateLeverage',
+      );
+      valid(
+        perps.PerpsAutoCancelResponseSchema,
+        await h.send(h.proxy, autoCancel({ time: h.clock.now + 60_000 })),
+        'autoCancel',
+      );
+      valid(
+        perps.PerpsWithdrawResponseSchema,
+        await h.send(
+          h.owner,
+          withdraw({ account: h.owner.address, token: h.ctx.config.usdc, amount: '1000000', to: h.owner.address }),
+        ),
+        'withdraw',
+      );
+      const proxy = privateKeyToAccount(generatePrivateKey()).address;
+      valid(
+        perps.PerpsCreateProxyResponseSchema,
+        await h.send(h.owner, createProxy({ owner: h.owner.address, proxy, expiry: h.clock.now + 3_600_000 })),
+        'createProxy',
+      );
+      valid(perps.PerpsDeleteProxyResponseSchema, await h.send(h.owner, deleteProxy({ proxy })), 'deleteProxy');
+    },
+  );
 });
 
 describe('order-book reads validate under @polymarket/bindings/clob', () => {
   const l2 = (method: string, path: string) => ({
-    ...buildL2Headers({ address: h.demo.clob.address, credentials: h.demo.clob, timestamp: Math.floor(h.clock.now / 1000), method, requestPath: path }),
+    ...buildL2Headers({
+      address: h.demo.clob.address,
+      credentials: h.demo.clob,
+      timestamp: Math.floor(h.clock.now / 1000),
+      method,
+      requestPath: path,
+    }),
   });
   const token = () => h.ctx.clob.markets[0]!.tokenIds[0];
   const condition = () => h.ctx.clob.markets[0]!.conditionId;
@@ -169,7 +283,14 @@ describe('order-book reads validate under @polymarket/bindings/clob', () => {
     valid(clob.LastTradePriceSchema, await get(`${h.clobUrl}/last-trade-price${q}`), 'last-trade-price');
     valid(clob.MarketInfoSchema, await get(`${h.clobUrl}/clob-markets/${condition()}`), 'clob-markets');
     valid(clob.ConditionByTokenSchema, await get(`${h.clobUrl}/markets-by-token/${token()}`), 'markets-by-token');
-    const post = async (path: string, body: unknown) => (await fetch(`${h.clobUrl}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).json();
+    const post = async (path: string, body: unknown) =>
+      (
+        await fetch(`${h.clobUrl}${path}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).json();
     valid(clob.OrderBooksSchema, await post('/books', [{ token_id: token() }]), 'books');
     valid(clob.MidpointsSchema, await post('/midpoints', [{ token_id: token() }]), 'midpoints');
     valid(clob.PricesSchema, await post('/prices', [{ token_id: token(), side: 'BUY' }]), 'prices');
@@ -184,9 +305,17 @@ describe('order-book reads validate under @polymarket/bindings/clob', () => {
     const trades = await get(`${h.clobUrl}/data/trades`, l2('GET', '/data/trades'));
     expect(rows(trades).length, 'the taken ask is listed').toBeGreaterThan(0);
     valid(clob.ClobTradesPageSchema, trades, 'data/trades');
-    valid(clob.BalanceAllowanceResponseSchema, await get(`${h.clobUrl}/balance-allowance?asset_type=COLLATERAL`, l2('GET', '/balance-allowance')), 'balance-allowance');
+    valid(
+      clob.BalanceAllowanceResponseSchema,
+      await get(`${h.clobUrl}/balance-allowance?asset_type=COLLATERAL`, l2('GET', '/balance-allowance')),
+      'balance-allowance',
+    );
     valid(clob.ApiKeysResponseSchema, await get(`${h.clobUrl}/auth/api-keys`, l2('GET', '/auth/api-keys')), 'api-keys');
-    valid(clob.ClosedOnlyModeSchema, await get(`${h.clobUrl}/auth/ban-status/closed-only`, l2('GET', '/auth/ban-status/closed-only')), 'closed-only');
+    valid(
+      clob.ClosedOnlyModeSchema,
+      await get(`${h.clobUrl}/auth/ban-status/closed-only`, l2('GET', '/auth/ban-status/closed-only')),
+      'closed-only',
+    );
   });
 });
 

@@ -11,7 +11,11 @@ import { privateKey } from '@polymarket/client/viem';
 import { startHarness, type Harness } from '../kits/sandbox';
 
 /** A sandbox, the venue's environment pointed at it, and a new key's secure client (`key` is its private key). */
-export async function startVenueClient(): Promise<{ h: Harness; client: Awaited<ReturnType<typeof createSecureClient>>; key: `0x${string}` }> {
+export async function startVenueClient(): Promise<{
+  h: Harness;
+  client: Awaited<ReturnType<typeof createSecureClient>>;
+  key: `0x${string}`;
+}> {
   Object.assign(globalThis, { WebSocket });
   const h = await startHarness({ now: undefined });
   const ws = h.url.replace('http', 'ws');
@@ -25,7 +29,11 @@ export async function startVenueClient(): Promise<{ h: Harness; client: Awaited<
     relayer: { rest: `${h.url}/relayer` },
   });
   const key = generatePrivateKey();
-  const client = await createSecureClient({ environment, signer: privateKey(key), wallet: privateKeyToAccount(key).address });
+  const client = await createSecureClient({
+    environment,
+    signer: privateKey(key),
+    wallet: privateKeyToAccount(key).address,
+  });
   return { h, client, key };
 }
 

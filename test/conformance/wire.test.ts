@@ -9,7 +9,15 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createWalletClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { createL1Headers, createL2Headers, OrderBuilder, orderToJsonV2, OrderType, Side, type SignedOrder } from '@polymarket/clob-client-v2';
+import {
+  createL1Headers,
+  createL2Headers,
+  OrderBuilder,
+  orderToJsonV2,
+  OrderType,
+  Side,
+  type SignedOrder,
+} from '@polymarket/clob-client-v2';
 import { buildL1Headers, buildL2Headers } from '../../lib/clob/auth';
 import { applyHeaderSet } from '../../lib/http/headers';
 import { orderRequestAmounts } from '../../lib/clob/amounts';
@@ -19,9 +27,15 @@ const KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
 const account = privateKeyToAccount(KEY);
 const wallet = createWalletClient({ account, transport: http('http://127.0.0.1:9') });
 const CHAIN = 80002;
-const CREDS = { key: 'b2c5e1a8-0000-4000-8000-000000000001', secret: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=', passphrase: 'pass-phrase' };
+const CREDS = {
+  key: 'b2c5e1a8-0000-4000-8000-000000000001',
+  secret: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+  passphrase: 'pass-phrase',
+};
 const TOKEN = '71321045679252212594626385532706912750332728571942532289631379312455583992563';
-/** The headers as the extension puts them on the wire with the venue's header set (the presets' `headerSet: 'venue'`). */
+/**
+ * The headers as the extension puts them on the wire with the venue's header set (the presets' `headerSet: 'venue'`).
+ */
 const sent = (h: Record<string, string>) => applyHeaderSet(h, 'venue');
 
 afterEach(() => {
@@ -41,8 +55,20 @@ describe('L1 and L2 headers', () => {
     ['DELETE', '/orders', '["0xabc","0xdef"]'],
     ['POST', '/v1/heartbeats', '{"heartbeat_id":""}'],
   ])('L2 headers for %s %s equal the official client', async (method, requestPath, body) => {
-    const official = await createL2Headers(wallet, CREDS, { method, requestPath, ...(body === undefined ? {} : { body }) }, 1_767_000_000);
-    const ours = buildL2Headers({ address: account.address, credentials: { apiKey: CREDS.key, secret: CREDS.secret, passphrase: CREDS.passphrase }, timestamp: 1_767_000_000, method, requestPath, ...(body === undefined ? {} : { body }) });
+    const official = await createL2Headers(
+      wallet,
+      CREDS,
+      { method, requestPath, ...(body === undefined ? {} : { body }) },
+      1_767_000_000,
+    );
+    const ours = buildL2Headers({
+      address: account.address,
+      credentials: { apiKey: CREDS.key, secret: CREDS.secret, passphrase: CREDS.passphrase },
+      timestamp: 1_767_000_000,
+      method,
+      requestPath,
+      ...(body === undefined ? {} : { body }),
+    });
     expect(sent(ours)).toEqual(official);
   });
 });
@@ -51,22 +77,77 @@ describe('POST /order bodies', () => {
   const NOW = 1_767_000_123_456;
   const RANDOM = 0.123456789;
 
-  async function both(o: { side: 'BUY' | 'SELL'; price: string; size: string; tickSize: '0.1' | '0.01' | '0.001' | '0.0001' | '0.005' | '0.0025'; negRisk: boolean; orderType: 'GTC' | 'FOK' | 'FAK' }) {
+  async function both(o: {
+    side: 'BUY' | 'SELL';
+    price: string;
+    size: string;
+    tickSize: '0.1' | '0.01' | '0.001' | '0.0001' | '0.005' | '0.0025';
+    negRisk: boolean;
+    orderType: 'GTC' | 'FOK' | 'FAK';
+  }) {
     vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
     vi.spyOn(Math, 'random').mockReturnValue(RANDOM);
     const builder = new OrderBuilder(wallet, CHAIN);
     const market = o.orderType !== 'GTC';
     const signed = (
       market
-        ? await builder.buildMarketOrder({ tokenID: TOKEN, amount: Number(o.size), side: o.side === 'BUY' ? Side.BUY : Side.SELL, price: Number(o.price), orderType: o.orderType === 'FOK' ? OrderType.FOK : OrderType.FAK }, { tickSize: o.tickSize, negRisk: o.negRisk }, 2)
-        : await builder.buildOrder({ tokenID: TOKEN, price: Number(o.price), size: Number(o.size), side: o.side === 'BUY' ? Side.BUY : Side.SELL }, { tickSize: o.tickSize, negRisk: o.negRisk }, 2)
+        ? await builder.buildMarketOrder(
+            {
+              tokenID: TOKEN,
+              amount: Number(o.size),
+              side: o.side === 'BUY' ? Side.BUY : Side.SELL,
+              price: Number(o.price),
+              orderType: o.orderType === 'FOK' ? OrderType.FOK : OrderType.FAK,
+            },
+            { tickSize: o.tickSize, negRisk: o.negRisk },
+            2,
+          )
+        : await builder.buildOrder(
+            {
+              tokenID: TOKEN,
+              price: Number(o.price),
+              size: Number(o.size),
+              side: o.side === 'BUY' ? Side.BUY : Side.SELL,
+            },
+            { tickSize: o.tickSize, negRisk: o.negRisk },
+            2,
+          )
     ) as SignedOrder;
-    const official = JSON.stringify(orderToJsonV2(signed as Parameters<typeof orderToJsonV2>[0], CREDS.key, (market ? o.orderType : 'GTC') as OrderType.GTC));
+    const official = JSON.stringify(
+      orderToJsonV2(
+        signed as Parameters<typeof orderToJsonV2>[0],
+        CREDS.key,
+        (market ? o.orderType : 'GTC') as OrderType.GTC,
+      ),
+    );
 
-    const amounts = orderRequestAmounts({ side: o.side, price: o.price, size: o.size, orderType: o.orderType, tickSize: o.tickSize });
-    const order = buildClobOrder({ signer: account.address, signatureType: 0, tokenId: TOKEN, side: o.side, makerAmount: amounts.makerAmount, takerAmount: amounts.takerAmount, timestampMs: NOW, salt: signed.salt });
+    const amounts = orderRequestAmounts({
+      side: o.side,
+      price: o.price,
+      size: o.size,
+      orderType: o.orderType,
+      tickSize: o.tickSize,
+    });
+    const order = buildClobOrder({
+      signer: account.address,
+      signatureType: 0,
+      tokenId: TOKEN,
+      side: o.side,
+      makerAmount: amounts.makerAmount,
+      takerAmount: amounts.takerAmount,
+      timestampMs: NOW,
+      salt: signed.salt,
+    });
     const input = { chainId: CHAIN, verifyingContract: exchangeAddress({ negRisk: o.negRisk }), order };
-    const ours = JSON.stringify(toPostOrderBody({ order, signature: await signClobOrder(account, input), owner: CREDS.key, orderType: o.orderType, nowMs: NOW }));
+    const ours = JSON.stringify(
+      toPostOrderBody({
+        order,
+        signature: await signClobOrder(account, input),
+        owner: CREDS.key,
+        orderType: o.orderType,
+        nowMs: NOW,
+      }),
+    );
     return { official, ours };
   }
 
@@ -82,10 +163,14 @@ describe('POST /order bodies', () => {
   ] as const;
   for (const l of limits) {
     for (const negRisk of [false, true]) {
-      it(`a GTC ${l.side} ${l.size} at ${l.price} (tick ${l.tickSize}${negRisk ? ', negative-risk' : ''}) is byte-identical`, async () => {
-        const { official, ours } = await both({ ...l, negRisk, orderType: 'GTC' });
-        expect(ours).toBe(official);
-      });
+      it(
+        `a GTC ${l.side} ${l.size} at ${l.price} (tick ` +
+          `${l.tickSize}${negRisk ? ', negative-risk' : ''}) is byte-identical`,
+        async () => {
+          const { official, ours } = await both({ ...l, negRisk, orderType: 'GTC' });
+          expect(ours).toBe(official);
+        },
+      );
     }
   }
 

@@ -36,7 +36,11 @@ export type Running = {
 };
 
 /** A procedure's reply. */
-export type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; data?: Record<string, unknown> } };
+export type Reply = {
+  ok: boolean;
+  result?: unknown;
+  error?: { name: string; shortMessage: string; data?: Record<string, unknown> };
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -110,7 +114,13 @@ async function connect(child: ChildProcess, exited: Promise<void>, profile: stri
   const page = await ctx.newPage();
   await page.goto(`chrome-extension://${extensionId}/popup.html`);
   const call = (type: string, payload: unknown = {}) =>
-    page.evaluate(([t, p]) => (globalThis as unknown as { chrome: { runtime: { sendMessage: (m: unknown) => Promise<Reply> } } }).chrome.runtime.sendMessage({ type: t, payload: p }), [type, payload] as const) as Promise<Reply>;
+    page.evaluate(
+      ([t, p]) =>
+        (
+          globalThis as unknown as { chrome: { runtime: { sendMessage: (m: unknown) => Promise<Reply> } } }
+        ).chrome.runtime.sendMessage({ type: t, payload: p }),
+      [type, payload] as const,
+    ) as Promise<Reply>;
   return {
     child,
     browser,
@@ -174,9 +184,21 @@ export async function unlock(r: Running, password: string): Promise<Reply> {
   return r.call('vault.unlock', { password });
 }
 
-/** Points the extension at `sandbox`, every service and both sockets (a development build's default is 127.0.0.1:8787). */
+/**
+ * Points the extension at `sandbox`, every service and both sockets (a development build's default is 127.0.0.1:8787).
+ */
 export async function pointAt(r: Running, sandbox: RunningSandbox): Promise<void> {
   const b = sandbox.url;
-  const reply = await r.call('settings.set', { perpsUrl: `${b}/perps`, perpsWsUrl: `${b.replace(/^http/, 'ws')}/perps/v1/ws`, clobUrl: `${b}/clob`, clobWsUrl: `${b.replace(/^http/, 'ws')}/clob/ws`, gammaUrl: `${b}/gamma`, dataUrl: `${b}/data`, relayerUrl: `${b}/relayer`, rpcUrl: `${b}/rpc`, bridgeUrl: `${b}/bridge` });
+  const reply = await r.call('settings.set', {
+    perpsUrl: `${b}/perps`,
+    perpsWsUrl: `${b.replace(/^http/, 'ws')}/perps/v1/ws`,
+    clobUrl: `${b}/clob`,
+    clobWsUrl: `${b.replace(/^http/, 'ws')}/clob/ws`,
+    gammaUrl: `${b}/gamma`,
+    dataUrl: `${b}/data`,
+    relayerUrl: `${b}/relayer`,
+    rpcUrl: `${b}/rpc`,
+    bridgeUrl: `${b}/bridge`,
+  });
   if (!reply.ok) throw new Error(`settings.set: ${JSON.stringify(reply.error)}`);
 }

@@ -21,10 +21,17 @@ type Row = { seed: number; op: string; killAtMs: number; answered: boolean; prob
 /** Prints one family's figures (a line per operation of `ops`, then each broken kill); answers how many broke. */
 function figures(name: string, ops: readonly string[], results: readonly Row[], ms: number): number {
   const broken = results.filter((r) => r.problems.length);
-  console.log(`\n== soak (${name}): ${results.length} kills over ${seeds.length} seeds (${seeds[0]}–${seeds.at(-1)}) in ${Math.round(ms / 1000)} s`);
+  console.log(
+    `\n== soak (${name}): ${results.length} kills over ${seeds.length} ` +
+      `seeds (${seeds[0]}–${seeds.at(-1)}) in ${Math.round(ms / 1000)} s`,
+  );
   for (const op of ops) {
     const mine = results.filter((r) => r.op === op);
-    console.log(`   ${op.padEnd(22)} ${String(mine.length).padStart(4)} kills, ${String(mine.filter((r) => !r.answered).length).padStart(4)} before the answer, ${mine.filter((r) => r.problems.length).length} broken`);
+    console.log(
+      `   ${op.padEnd(22)} ${String(mine.length).padStart(4)} kills, ` +
+        `${String(mine.filter((r) => !r.answered).length).padStart(4)} ` +
+        `before the answer, ${mine.filter((r) => r.problems.length).length} broken`,
+    );
   }
   for (const r of broken) console.log(`   BROKEN seed ${r.seed} ${r.op} at ${r.killAtMs} ms: ${r.problems.join('; ')}`);
   return broken.length;

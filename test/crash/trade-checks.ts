@@ -18,7 +18,16 @@ export type OrderMark = { at: number; perps: ReadonlySet<number>; clob: Readonly
 export type Accepted = { perps: PerpsOrder[]; clob: ClobOrderRec[] };
 
 /** An audit entry as `audit.list` answers it (the fields the checks read). */
-type AuditRow = { id: number; at: number; kind: string; summary: string; digest?: string; detail?: string; result: string; origin: string };
+type AuditRow = {
+  id: number;
+  at: number;
+  kind: string;
+  summary: string;
+  digest?: string;
+  detail?: string;
+  result: string;
+  origin: string;
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -42,14 +51,19 @@ export function acceptedSince(sandbox: RunningSandbox, owner: string, mark: Orde
 /** How many orders of `owner` rest at each venue now (perps open or untriggered, order book live). */
 export function resting(sandbox: RunningSandbox, owner: string): { perps: number; clob: number } {
   return {
-    perps: [...sandbox.ctx.venue.orders.values()].filter((o) => o.owner === owner && (o.status === 'open' || o.status === 'untriggered')).length,
+    perps: [...sandbox.ctx.venue.orders.values()].filter(
+      (o) => o.owner === owner && (o.status === 'open' || o.status === 'untriggered'),
+    ).length,
     clob: [...sandbox.ctx.clob.orders.values()].filter((o) => o.address === owner && o.status === 'live').length,
   };
 }
 
 /** A perps order as the audit summary words it: side and size as signed ("Buy 0.05 "), then its limit. */
 function perpsWords(o: PerpsOrder): { side: string; limit: string } {
-  return { side: `${o.buy ? 'Buy' : 'Sell'} ${groupDecimal(formatUnits(o.qty, 8))} `, limit: o.price === undefined ? 'at market' : `at ${groupDecimal(formatUnits(o.price, 8))}` };
+  return {
+    side: `${o.buy ? 'Buy' : 'Sell'} ${groupDecimal(formatUnits(o.qty, 8))} `,
+    limit: o.price === undefined ? 'at market' : `at ${groupDecimal(formatUnits(o.price, 8))}`,
+  };
 }
 
 /** An order-book order as the audit summary words it: side and shares ("Buy 11.00 shares"). */
@@ -59,13 +73,16 @@ function clobWords(o: ClobOrderRec): string {
 
 /** A name for an accepted order in a problem string. */
 export function orderName(o: PerpsOrder | ClobOrderRec): string {
-  if ('oid' in o) return `perps #${o.oid}${o.coid ? ` (c ${o.coid})` : ''} ${perpsWords(o).side.trim()} ${perpsWords(o).limit}`;
+  if ('oid' in o)
+    return `perps #${o.oid}${o.coid ? ` (c ${o.coid})` : ''} ${perpsWords(o).side.trim()} ${perpsWords(o).limit}`;
   return `order-book ${o.id.slice(0, 10)}… ${clobWords(o)} at ${formatUnitsMin2(o.price.toString(), 6)}`;
 }
 
 /** What makes two orders alike: instrument or token, side, size and limit. */
 function alikeKey(o: PerpsOrder | ClobOrderRec): string {
-  return 'oid' in o ? `perps|${o.iid}|${o.buy}|${o.qty}|${o.price}` : `clob|${o.tokenId}|${o.side}|${o.originalSize}|${o.price}`;
+  return 'oid' in o
+    ? `perps|${o.iid}|${o.buy}|${o.qty}|${o.price}`
+    : `clob|${o.tokenId}|${o.side}|${o.originalSize}|${o.price}`;
 }
 
 /**
@@ -83,13 +100,20 @@ export function sentTwice(a: Accepted): string[] {
     }
     return [...m].filter(([, v]) => v.length > 1);
   };
-  for (const [coid, os] of group(a.perps, (o) => o.coid)) problems.push(`client order id ${coid} is on ${os.length} accepted orders (${os.map((o) => `#${o.oid}`).join(', ')})`);
-  for (const [, os] of group(a.perps, (o) => (o.coid ? undefined : alikeKey(o)))) problems.push(`the same perps order was accepted ${os.length} times: ${os.map(orderName).join('; ')}`);
-  for (const [, os] of group(a.clob, alikeKey)) problems.push(`the same order-book order was accepted ${os.length} times: ${os.map(orderName).join('; ')}`);
+  for (const [coid, os] of group(a.perps, (o) => o.coid))
+    problems.push(
+      `client order id ${coid} is on ${os.length} accepted orders (${os.map((o) => `#${o.oid}`).join(', ')})`,
+    );
+  for (const [, os] of group(a.perps, (o) => (o.coid ? undefined : alikeKey(o))))
+    problems.push(`the same perps order was accepted ${os.length} times: ${os.map(orderName).join('; ')}`);
+  for (const [, os] of group(a.clob, alikeKey))
+    problems.push(`the same order-book order was accepted ${os.length} times: ${os.map(orderName).join('; ')}`);
   return problems;
 }
 
-/** Whether audit entry `e` records order `o`: its client order id anywhere in the entry, or its words in the summary. */
+/**
+ * Whether audit entry `e` records order `o`: its client order id anywhere in the entry, or its words in the summary.
+ */
 function records(e: AuditRow, o: PerpsOrder | ClobOrderRec): boolean {
   const text = `${e.summary} ${e.detail ?? ''} ${e.digest ?? ''}`.toLowerCase();
   if ('oid' in o) {
@@ -134,10 +158,18 @@ export async function unrecorded(r: Running, a: Accepted, since: number, waitMs:
     }
     if (!missing.length) return [];
     if (Date.now() >= until) {
-      if (readError) return [`the audit log could not be read after the relaunch (${readError}), ${orders.length} accepted order(s) unchecked`];
+      if (readError)
+        return [
+          `the audit log could not be read after the relaunch ` +
+            `(${readError}), ${orders.length} accepted order(s) unchecked`,
+        ];
       // Alike orders (a request sent twice) cannot be told apart by their words: the one named may be its twin.
       const alike = (o: PerpsOrder | ClobOrderRec) => orders.filter((x) => alikeKey(x) === alikeKey(o)).length;
-      return missing.map((o) => `${alike(o) > 1 ? `one of ${alike(o)} alike orders, ` : ''}${orderName(o)}, was accepted by the venue but has no audit entry (ok or unknown) ${Math.round(waitMs / 1000)} s after unlock`);
+      return missing.map(
+        (o) =>
+          `${alike(o) > 1 ? `one of ${alike(o)} alike orders, ` : ''}${orderName(o)}, was accepted by ` +
+          `the venue but has no audit entry (ok or unknown) ${Math.round(waitMs / 1000)} s after unlock`,
+      );
     }
     await sleep(250);
   }
@@ -146,9 +178,14 @@ export async function unrecorded(r: Running, a: Accepted, since: number, waitMs:
 /** Grants end with the browser: no grant `grant.list` shows is live (expiry ahead) after the relaunch and unlock. */
 export async function liveGrants(r: Running): Promise<string[]> {
   const reply = await r.call('grant.list');
-  if (!reply.ok || !Array.isArray(reply.result)) return [`grant.list after the relaunch: ${reply.error?.name ?? 'no list'}`];
+  if (!reply.ok || !Array.isArray(reply.result))
+    return [`grant.list after the relaunch: ${reply.error?.name ?? 'no list'}`];
   const now = Date.now();
-  return (reply.result as { id: string; origin: string; expiresAt: number }[]).filter((g) => g.expiresAt > now).map((g) => `grant ${g.id} of ${g.origin} is live after the relaunch (until ${new Date(g.expiresAt).toISOString()})`);
+  return (reply.result as { id: string; origin: string; expiresAt: number }[])
+    .filter((g) => g.expiresAt > now)
+    .map(
+      (g) => `grant ${g.id} of ${g.origin} is live after the relaunch (until ${new Date(g.expiresAt).toISOString()})`,
+    );
 }
 
 /**
@@ -165,5 +202,10 @@ export function overCap(sandbox: RunningSandbox, a: Accepted, coids: ReadonlySet
     total += (o.qty * price) / NOTIONAL_DIV;
   }
   const cap = parseUnits(dailyCap, 6);
-  return total > cap ? [`${under.length} orders under the grant came to ${formatUnits(total, 6)} USDC, above its 24 h cap of ${dailyCap} USDC`] : [];
+  return total > cap
+    ? [
+        `${under.length} orders under the grant came to ` +
+          `${formatUnits(total, 6)} USDC, above its 24 h cap of ${dailyCap} USDC`,
+      ]
+    : [];
 }

@@ -36,7 +36,16 @@ export { TRADE_OPS, type TradeOp };
  * knowing but breaks nothing (`notes`), and with `measure` how long the operation took (`tookMs`, ms to
  * its last answer).
  */
-export type TradeKillResult = { seed: number; op: TradeOp; killAtMs: number; answered: boolean; words: string; problems: string[]; notes: string[]; tookMs?: number };
+export type TradeKillResult = {
+  seed: number;
+  op: TradeOp;
+  killAtMs: number;
+  answered: boolean;
+  words: string;
+  problems: string[];
+  notes: string[];
+  tookMs?: number;
+};
 
 /**
  * How long after an operation's timed part begins a kill may land (ms): a little past its usual duration
@@ -45,7 +54,15 @@ export type TradeKillResult = { seed: number; op: TradeOp; killAtMs: number; ans
  * the click 100-105, a keyed retry's first send 75-160, revoke inside a burst 130-175, panic with three
  * resting orders 45-50, a settings change 7-9.
  */
-const WINDOW_MS: Record<TradeOp, number> = { grantedBurst: 250, approvedOrder: 150, retrySameKey: 200, retrySameKeyBook: 200, revoke: 250, panic: 80, settings: 15 };
+const WINDOW_MS: Record<TradeOp, number> = {
+  grantedBurst: 250,
+  approvedOrder: 150,
+  retrySameKey: 200,
+  retrySameKeyBook: 200,
+  revoke: 250,
+  panic: 80,
+  settings: 15,
+};
 /** After the relaunch and unlock: the moment the background is given before anything is checked (ms). */
 const SETTLE_MS = 1_000;
 /** How long the audit log is polled for an accepted order's entry after that (ms). */
@@ -55,7 +72,10 @@ const MEASURE_WAIT_MS = 5_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Onboards a fresh `profile` on `sandbox`: vault, demo owner and proxy keys, order-book credentials, the demo page connected; locked and closed. */
+/**
+ * Onboards a fresh `profile` on `sandbox`: vault, demo owner and proxy keys, order-book credentials, the demo page
+ * connected; locked and closed.
+ */
 async function onboard(profile: string, sandbox: RunningSandbox, password: string): Promise<void> {
   const r = await launchOn(profile);
   try {
@@ -65,7 +85,10 @@ async function onboard(profile: string, sandbox: RunningSandbox, password: strin
     for (const [type, payload] of [
       ['vault.create', { password }],
       ['vault.importOwnerKey', { privateKey: owner.privateKey }],
-      ['proxy.import', { account: owner.address, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry }],
+      [
+        'proxy.import',
+        { account: owner.address, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry },
+      ],
       ['clob.createOrDerive', { account: owner.address }],
     ] as const) {
       const reply = await r.call(type, payload);
@@ -96,11 +119,19 @@ async function auditCount(r: Running): Promise<number> {
 function lost(before: number, after: number, fromCopy: boolean): { problems: string[]; notes: string[] } {
   if (after >= before) return { problems: [], notes: [] };
   const what = `the audit log shrank from ${before} to ${after} entries across the kill`;
-  return fromCopy ? { problems: [], notes: [`${what}: the browser discarded the database (the vault came back from its copy)`] } : { problems: [`${what} (entries written before it are gone)`], notes: [] };
+  return fromCopy
+    ? { problems: [], notes: [`${what}: the browser discarded the database (the vault came back from its copy)`] }
+    : { problems: [`${what} (entries written before it are gone)`], notes: [] };
 }
 
 /** The seed's fixed parts: its number, PRNG, sandbox, profile and password. */
-type SeedRun = { seed: number; rng: ReturnType<typeof seeded>; sandbox: RunningSandbox; profile: string; password: string };
+type SeedRun = {
+  seed: number;
+  rng: ReturnType<typeof seeded>;
+  sandbox: RunningSandbox;
+  profile: string;
+  password: string;
+};
 
 /**
  * Runs `op` once on `s`'s profile: launch, unlock, the demo page, the operation started and killed at a
@@ -124,7 +155,16 @@ async function killOne(s: SeedRun, op: TradeOp, measure: boolean): Promise<Trade
       entriesBefore = await auditCount(running);
       mark = markOrders(s.sandbox, owner);
     };
-    const started: Started = await OP_STARTS[op]({ seed: s.seed, rng: s.rng, sandbox: s.sandbox, r, demo, owner, killAtMs, begin });
+    const started: Started = await OP_STARTS[op]({
+      seed: s.seed,
+      rng: s.rng,
+      sandbox: s.sandbox,
+      r,
+      demo,
+      owner,
+      killAtMs,
+      begin,
+    });
     const begun = mark ?? markOrders(s.sandbox, owner);
     const settled = started.answer.then(
       () => undefined,
@@ -136,17 +176,46 @@ async function killOne(s: SeedRun, op: TradeOp, measure: boolean): Promise<Trade
     await r.kill();
     await settled;
     r = await launchOn(s.profile);
-    const base = { seed: s.seed, op, killAtMs: measure ? Date.now() - begun.at : killAtMs, answered: got.count > 0, words: got.words, ...(measure && got.lastAt !== undefined ? { tookMs: got.lastAt - begun.at } : {}) };
-    const fromCopy = ((await r.call('vault.status')).result as { recoverable?: boolean } | undefined)?.recoverable === true;
+    const base = {
+      seed: s.seed,
+      op,
+      killAtMs: measure ? Date.now() - begun.at : killAtMs,
+      answered: got.count > 0,
+      words: got.words,
+      ...(measure && got.lastAt !== undefined ? { tookMs: got.lastAt - begun.at } : {}),
+    };
+    const fromCopy =
+      ((await r.call('vault.status')).result as { recoverable?: boolean } | undefined)?.recoverable === true;
     const reopened = await unlock(r, s.password);
-    if (!reopened.ok) return { ...base, problems: [`the vault does not open after the relaunch (${reopened.error?.name}: ${reopened.error?.shortMessage})`], notes: [] };
+    if (!reopened.ok)
+      return {
+        ...base,
+        problems: [
+          `the vault does not open after the relaunch (${reopened.error?.name}: ${reopened.error?.shortMessage})`,
+        ],
+        notes: [],
+      };
     await sleep(SETTLE_MS);
-    const notes = [...(reconnected ? ['the site was no longer connected before this kill (connected again)'] : []), ...(fromCopy ? ['after the relaunch the profile held no vault, or an older one than its second copy: the unlock restored it from the copy'] : [])];
+    const notes = [
+      ...(reconnected ? ['the site was no longer connected before this kill (connected again)'] : []),
+      ...(fromCopy
+        ? [
+            'after the relaunch the profile held no vault, or an older ' +
+              'one than its second copy: the unlock restored it from the copy',
+          ]
+        : []),
+    ];
     notes.push(...((await started.after?.(r)) ?? []));
     const accepted = acceptedSince(s.sandbox, owner, begun);
     const own = await started.check?.(r, accepted);
     const shrank = lost(entriesBefore, await auditCount(r), fromCopy);
-    const problems = [...shrank.problems, ...sentTwice(accepted), ...(await unrecorded(r, accepted, begun.at, RECORD_WAIT_MS)), ...(await liveGrants(r)), ...(own?.problems ?? [])];
+    const problems = [
+      ...shrank.problems,
+      ...sentTwice(accepted),
+      ...(await unrecorded(r, accepted, begun.at, RECORD_WAIT_MS)),
+      ...(await liveGrants(r)),
+      ...(own?.problems ?? []),
+    ];
     return { ...base, problems, notes: [...notes, ...shrank.notes, ...(own?.notes ?? [])] };
   } finally {
     await r?.close();
@@ -160,19 +229,46 @@ async function killOne(s: SeedRun, op: TradeOp, measure: boolean): Promise<Trade
  * and killed then, and `tookMs` says how long it took (what `WINDOW_MS` is set from). `CRASH_KEEP_PROFILES=1`
  * keeps each seed's profile (its path is logged) to look into after a failure.
  */
-export async function runTradeKills(o: { seeds: readonly number[]; ops?: readonly TradeOp[]; log?: (line: string) => void; measure?: boolean }): Promise<TradeKillResult[]> {
+export async function runTradeKills(o: {
+  seeds: readonly number[];
+  ops?: readonly TradeOp[];
+  log?: (line: string) => void;
+  measure?: boolean;
+}): Promise<TradeKillResult[]> {
   const results: TradeKillResult[] = [];
   for (const seed of o.seeds) {
-    const s: SeedRun = { seed, rng: seeded(seed), sandbox: await startSandbox(0, { now: undefined }), profile: mkdtempSync(join(tmpdir(), 'countersign-trade-')), password: `trade password ${seed}` };
+    const s: SeedRun = {
+      seed,
+      rng: seeded(seed),
+      sandbox: await startSandbox(0, { now: undefined }),
+      profile: mkdtempSync(join(tmpdir(), 'countersign-trade-')),
+      password: `trade password ${seed}`,
+    };
     try {
       await onboard(s.profile, s.sandbox, s.password);
       for (const op of o.ops ?? TRADE_OPS) {
         // A kill that could not be set up or checked is a broken run, and the next operation starts afresh.
-        const result: TradeKillResult = await killOne(s, op, o.measure ?? false).catch((err: unknown): TradeKillResult => ({ seed, op, killAtMs: -1, answered: false, words: 'not run', problems: [`the kill could not be set up or checked: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`], notes: [] }));
+        const result: TradeKillResult = await killOne(s, op, o.measure ?? false).catch(
+          (err: unknown): TradeKillResult => ({
+            seed,
+            op,
+            killAtMs: -1,
+            answered: false,
+            words: 'not run',
+            problems: [
+              `the kill could not be set up or checked: ` +
+                `${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+            ],
+            notes: [],
+          }),
+        );
         results.push(result);
         const took = result.tookMs === undefined ? '' : `, took ${result.tookMs} ms`;
         const verdict = result.problems.length ? `BROKEN: ${result.problems.join('; ')}` : 'holds';
-        o.log?.(`seed ${seed} ${op} killed at ${result.killAtMs} ms (${result.words}${took}): ${verdict}${result.notes.length ? ` [${result.notes.join('; ')}]` : ''}`);
+        o.log?.(
+          `seed ${seed} ${op} killed at ${result.killAtMs} ms (${result.words}${took}): ` +
+            `${verdict}${result.notes.length ? ` [${result.notes.join('; ')}]` : ''}`,
+        );
       }
     } finally {
       await s.sandbox.close();

@@ -12,10 +12,28 @@ import type { Page } from 'playwright-core';
 import type { RunningSandbox } from '../../lib/sandbox/server';
 import type { Reply, Running, seeded } from './harness';
 import { overCap, resting, type Accepted } from './trade-checks';
-import { answerWords, approveIfAsked, armedWindow, clickApprove, grantInWindow, openDemo, pageRequest, type Caps, type PageAnswer } from './trade-page';
+import {
+  answerWords,
+  approveIfAsked,
+  armedWindow,
+  clickApprove,
+  grantInWindow,
+  openDemo,
+  pageRequest,
+  type Caps,
+  type PageAnswer,
+} from './trade-page';
 
 /** The trading operations a kill lands in. */
-export const TRADE_OPS = ['grantedBurst', 'approvedOrder', 'retrySameKey', 'retrySameKeyBook', 'revoke', 'panic', 'settings'] as const;
+export const TRADE_OPS = [
+  'grantedBurst',
+  'approvedOrder',
+  'retrySameKey',
+  'retrySameKeyBook',
+  'revoke',
+  'panic',
+  'settings',
+] as const;
 /** One of `TRADE_OPS`. */
 export type TradeOp = (typeof TRADE_OPS)[number];
 
@@ -24,7 +42,16 @@ export type TradeOp = (typeof TRADE_OPS)[number];
  * the account (lower-case), the planned kill (ms after `begin`), and `begin` (awaited right before the
  * timed part: it reads the audit log's size and marks the venues' orders).
  */
-export type TradeCtx = { seed: number; rng: ReturnType<typeof seeded>; sandbox: RunningSandbox; r: Running; demo: Page; owner: string; killAtMs: number; begin: () => Promise<void> };
+export type TradeCtx = {
+  seed: number;
+  rng: ReturnType<typeof seeded>;
+  sandbox: RunningSandbox;
+  r: Running;
+  demo: Page;
+  owner: string;
+  killAtMs: number;
+  begin: () => Promise<void>;
+};
 
 /** A problem list and notes (information that breaks nothing). */
 type Findings = { problems: string[]; notes: string[] };
@@ -52,14 +79,22 @@ const coid = (c: TradeCtx) => Array.from({ length: 32 }, () => '0123456789abcdef
 /** ETH-PERP size of `k` lots (0.01 each), written as the venue and the audit summary write it ("0.1", not "0.10"). */
 const lots = (k: number) => String(k / 100);
 /** A `perps_sendCommand` of one post-only ETH-PERP buy at 3 100 with client order id `c`, keyed by `key` when given. */
-const perpsParams = (qty: string, c: string, key?: string) => ({ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty, p: '3100', tif: 'gtc', po: true, c }] }, ...(key ? { idempotencyKey: key } : {}) });
+const perpsParams = (qty: string, c: string, key?: string) => ({
+  op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty, p: '3100', tif: 'gtc', po: true, c }] },
+  ...(key ? { idempotencyKey: key } : {}),
+});
 /** The order book's first token (the demo market's "Yes"). */
 const token = (s: RunningSandbox) => s.ctx.clob.markets[0]?.tokenIds[0] ?? '';
 /** A `clob_postOrders` of one GTC BUY of `size` shares at 0.25, keyed by `key`. */
-const bookParams = (s: RunningSandbox, size: string, key: string) => ({ orders: [{ tokenId: token(s), side: 'BUY', price: '0.25', size, orderType: 'GTC' }], idempotencyKey: key });
+const bookParams = (s: RunningSandbox, size: string, key: string) => ({
+  orders: [{ tokenId: token(s), side: 'BUY', price: '0.25', size, orderType: 'GTC' }],
+  idempotencyKey: key,
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Tracks page answers: each promise of `requests` is recorded as it settles (a browser that died leaves it unanswered). */
+/**
+ * Tracks page answers: each promise of `requests` is recorded as it settles (a browser that died leaves it unanswered).
+ */
 function track(requests: Promise<PageAnswer>[]): Pick<Started, 'answer' | 'answers'> {
   const got: (PageAnswer | undefined)[] = requests.map(() => undefined);
   let lastAt: number | undefined;
@@ -93,7 +128,11 @@ function trackCall(call: Promise<Reply>): Pick<Started, 'answer' | 'answers'> & 
   return {
     answer,
     reply: () => reply,
-    answers: () => ({ count: reply ? 1 : 0, words: reply ? (reply.ok ? 'answered ok' : `answered ${reply.error?.name}`) : 'no answer', ...(lastAt === undefined ? {} : { lastAt }) }),
+    answers: () => ({
+      count: reply ? 1 : 0,
+      words: reply ? (reply.ok ? 'answered ok' : `answered ${reply.error?.name}`) : 'no answer',
+      ...(lastAt === undefined ? {} : { lastAt }),
+    }),
   };
 }
 
@@ -104,9 +143,15 @@ function grantPerps(c: TradeCtx): Promise<void> {
 
 /** Fires `BURST` keyed orders (0.05, 0.06 … ETH) from the page at once, right after `begin`; their client order ids. */
 async function burst(c: TradeCtx, tag: string): Promise<Pick<Started, 'answer' | 'answers'> & { coids: Set<string> }> {
-  const requests = Array.from({ length: BURST }, (_, i) => ({ c: coid(c), params: (cid: string) => perpsParams(lots(5 + i), cid, `${tag}-${c.seed}-${i}`) }));
+  const requests = Array.from({ length: BURST }, (_, i) => ({
+    c: coid(c),
+    params: (cid: string) => perpsParams(lots(5 + i), cid, `${tag}-${c.seed}-${i}`),
+  }));
   await c.begin();
-  return { ...track(requests.map((x) => pageRequest(c.demo, 'perps_sendCommand', x.params(x.c)))), coids: new Set(requests.map((x) => x.c)) };
+  return {
+    ...track(requests.map((x) => pageRequest(c.demo, 'perps_sendCommand', x.params(x.c)))),
+    coids: new Set(requests.map((x) => x.c)),
+  };
 }
 
 /** grantedBurst: a grant whose 24 h cap lets about 5 of 8 keyed orders through; the kill lands inside the burst. */
@@ -120,7 +165,11 @@ async function grantedBurst(c: TradeCtx): Promise<Started> {
  * Sends `method(params)` from the page, waits until its window is armed, then `begin`s and clicks Approve:
  * the kill lands around the approval and the send.
  */
-async function approvedInWindow(c: TradeCtx, method: string, params: unknown): Promise<Pick<Started, 'answer' | 'answers'>> {
+async function approvedInWindow(
+  c: TradeCtx,
+  method: string,
+  params: unknown,
+): Promise<Pick<Started, 'answer' | 'answers'>> {
   const t = track([pageRequest(c.demo, method, params)]);
   const w = await armedWindow(c.r.ctx);
   if (!w) throw new Error(`no approval window armed for ${method}`);
@@ -142,7 +191,10 @@ function approvedOrder(c: TradeCtx): Promise<Started> {
  */
 async function retrySameKey(c: TradeCtx, venue: 'perps' | 'book'): Promise<Started> {
   const key = `retry-${venue}-${c.seed}-${c.rng.int(0, 1e9)}`;
-  const [method, params] = venue === 'perps' ? ['perps_sendCommand', perpsParams(lots(21), coid(c), key)] : ['clob_postOrders', bookParams(c.sandbox, '12', key)];
+  const [method, params] =
+    venue === 'perps'
+      ? ['perps_sendCommand', perpsParams(lots(21), coid(c), key)]
+      : ['clob_postOrders', bookParams(c.sandbox, '12', key)];
   const t = await approvedInWindow(c, method, params);
   return {
     ...t,
@@ -155,7 +207,10 @@ async function retrySameKey(c: TradeCtx, venue: 'perps' | 'book'): Promise<Start
       });
       const asked = await approveIfAsked(r.ctx, 10_000, () => answered);
       const a = await Promise.race([again, sleep(15_000).then(() => undefined)]);
-      return [`the same request again: ${asked ? 'a window opened (approved)' : 'no window'}, answered ${answerWords(a)}${a && !a.ok && a.data ? ` ${JSON.stringify(a.data).slice(0, 160)}` : ''}`];
+      return [
+        `the same request again: ${asked ? 'a window opened (approved)' : 'no window'}, answered ` +
+          `${answerWords(a)}${a && !a.ok && a.data ? ` ${JSON.stringify(a.data).slice(0, 160)}` : ''}`,
+      ];
     },
   };
 }
@@ -172,17 +227,30 @@ async function revoke(c: TradeCtx): Promise<Started> {
   const revokeAt = c.rng.int(0, c.killAtMs);
   const b = await burst(c, 'revoke');
   let revoked: { at: number; reply: Reply } | undefined;
-  const call = sleep(revokeAt).then(() => c.r.call('grant.revoke', { id }).then((reply) => void (revoked = { at: Date.now(), reply })));
+  const call = sleep(revokeAt).then(() =>
+    c.r.call('grant.revoke', { id }).then((reply) => void (revoked = { at: Date.now(), reply })),
+  );
   return {
     answer: Promise.allSettled([b.answer, call]),
     answers: () => {
       const x = b.answers();
-      return { ...x, words: `${x.words}; revoke asked at ${revokeAt} ms, ${revoked ? `answered ${revoked.reply.ok ? 'ok' : revoked.reply.error?.name}` : 'no answer'}` };
+      return {
+        ...x,
+        words:
+          `${x.words}; revoke asked at ${revokeAt} ms, ` +
+          `${revoked ? `answered ${revoked.reply.ok ? 'ok' : revoked.reply.error?.name}` : 'no answer'}`,
+      };
     },
     check: async (_r, a) => {
       const done = revoked?.reply.ok ? revoked.at : undefined;
-      const late = done === undefined ? [] : a.perps.filter((o) => o.coid !== undefined && b.coids.has(o.coid) && o.created > done);
-      return { problems: overCap(c.sandbox, a, b.coids, CAPS.daily), notes: late.length ? [`${late.length} granted order(s) accepted after the revoke was answered`] : [] };
+      const late =
+        done === undefined
+          ? []
+          : a.perps.filter((o) => o.coid !== undefined && b.coids.has(o.coid) && o.created > done);
+      return {
+        problems: overCap(c.sandbox, a, b.coids, CAPS.daily),
+        notes: late.length ? [`${late.length} granted order(s) accepted after the revoke was answered`] : [],
+      };
     },
   };
 }
@@ -198,7 +266,10 @@ async function panic(c: TradeCtx): Promise<Started> {
     const a = await pageRequest(c.demo, 'perps_sendCommand', perpsParams(lots(k), coid(c)));
     if (!a.ok) throw new Error(`a granted resting order before panic: ${answerWords(a)}`);
   }
-  const book = await c.r.call('clob.postOrders', { account: c.sandbox.demo.owner.address, orders: [{ tokenId: token(c.sandbox), side: 'BUY', price: '0.24', size: '20', orderType: 'GTC' }] });
+  const book = await c.r.call('clob.postOrders', {
+    account: c.sandbox.demo.owner.address,
+    orders: [{ tokenId: token(c.sandbox), side: 'BUY', price: '0.24', size: '20', orderType: 'GTC' }],
+  });
   if (!book.ok) throw new Error(`an order-book order before panic: ${JSON.stringify(book.error)}`);
   const before = resting(c.sandbox, c.owner);
   let atAnswer: ReturnType<typeof resting> | undefined;
@@ -215,10 +286,18 @@ async function panic(c: TradeCtx): Promise<Started> {
       const now = resting(c.sandbox, c.owner);
       const reply = t.reply();
       const report = reply?.ok ? (reply.result as { ok?: boolean; problems?: string[] } | undefined) : undefined;
-      const notes = [`resting before panic: perps ${before.perps}, book ${before.clob}; ${atAnswer ? `at its answer: perps ${atAnswer.perps}, book ${atAnswer.clob}; ` : ''}after the relaunch: perps ${now.perps}, book ${now.clob}`];
-      if (report && !report.ok) notes.push(`panic reported not done: ${(report.problems ?? []).join(' ').slice(0, 200)}`);
+      const notes = [
+        `resting before panic: perps ${before.perps}, book ${before.clob}; ` +
+          `${atAnswer ? `at its answer: perps ${atAnswer.perps}, book ${atAnswer.clob}; ` : ''}after ` +
+          `the relaunch: perps ${now.perps}, book ${now.clob}`,
+      ];
+      if (report && !report.ok)
+        notes.push(`panic reported not done: ${(report.problems ?? []).join(' ').slice(0, 200)}`);
       const left = atAnswer ? atAnswer.perps + atAnswer.clob : 0;
-      return { problems: report?.ok && left > 0 ? [`panic answered done but ${left} order(s) still rested at the venues`] : [], notes };
+      return {
+        problems: report?.ok && left > 0 ? [`panic answered done but ${left} order(s) still rested at the venues`] : [],
+        notes,
+      };
     },
   };
 }
@@ -258,8 +337,12 @@ async function settings(c: TradeCtx): Promise<Started> {
       const isNew = SETTINGS_FIELDS.filter((f) => now[f] === next[f]);
       const isOld = SETTINGS_FIELDS.filter((f) => now[f] === old[f]);
       const problems: string[] = [];
-      if (isNew.length !== SETTINGS_FIELDS.length && isOld.length !== SETTINGS_FIELDS.length) problems.push(`settings read partly new (${isNew.join(', ') || 'none'}) and partly old (${isOld.join(', ') || 'none'})`);
-      else if (t.reply()?.ok && isNew.length !== SETTINGS_FIELDS.length) problems.push('the settings change was answered done but the old settings came back');
+      if (isNew.length !== SETTINGS_FIELDS.length && isOld.length !== SETTINGS_FIELDS.length)
+        problems.push(
+          `settings read partly new (${isNew.join(', ') || 'none'}) and partly old (${isOld.join(', ') || 'none'})`,
+        );
+      else if (t.reply()?.ok && isNew.length !== SETTINGS_FIELDS.length)
+        problems.push('the settings change was answered done but the old settings came back');
       return { problems, notes: [] };
     },
   };

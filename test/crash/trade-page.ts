@@ -9,7 +9,8 @@ import type { RunningSandbox } from '../../lib/sandbox/server';
 import type { Running } from './harness';
 
 /** What a page request got: `ok` with the result `r`, or the provider error's `code`, `message` and flat `data`. */
-export type PageAnswer = { ok: true; r: unknown } | { ok: false; code?: number; message?: string; data?: Record<string, unknown> };
+export type PageAnswer =
+  { ok: true; r: unknown } | { ok: false; code?: number; message?: string; data?: Record<string, unknown> };
 
 /** Caps of a standing grant as the person types them in the window's form (USDC decimal strings). */
 export type Caps = { perOrder: string; daily: string };
@@ -24,10 +25,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export function pageRequest(demo: Page, method: string, params?: unknown): Promise<PageAnswer> {
   return demo.evaluate(
     ([m, p]) =>
-      (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({ method: m, ...(p === undefined ? {} : { params: p }) }).then(
-        (r): PageAnswer => ({ ok: true, r }),
-        (e: { code?: number; message?: string; data?: Record<string, unknown> } | undefined): PageAnswer => ({ ok: false, code: e?.code, message: e?.message, data: e?.data }),
-      ),
+      (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign
+        .request({ method: m, ...(p === undefined ? {} : { params: p }) })
+        .then(
+          (r): PageAnswer => ({ ok: true, r }),
+          (e: { code?: number; message?: string; data?: Record<string, unknown> } | undefined): PageAnswer => ({
+            ok: false,
+            code: e?.code,
+            message: e?.message,
+            data: e?.data,
+          }),
+        ),
     [method, params] as const,
   );
 }
@@ -70,7 +78,11 @@ export async function ensureConnected(r: Running, demo: Page): Promise<boolean> 
  * `stop()`: each window is brought to the front (Approve arms after 1 s of focus). Undefined when none
  * armed in time.
  */
-export async function armedWindow(ctx: BrowserContext, timeoutMs = 15_000, stop: () => boolean = () => false): Promise<Page | undefined> {
+export async function armedWindow(
+  ctx: BrowserContext,
+  timeoutMs = 15_000,
+  stop: () => boolean = () => false,
+): Promise<Page | undefined> {
   const until = Date.now() + timeoutMs;
   const fronted = new Set<Page>();
   while (Date.now() < until && !stop()) {
@@ -120,7 +132,13 @@ export async function approveIfAsked(ctx: BrowserContext, timeoutMs: number, sto
  * limits kept: 2 % band, 60 requests a minute, 8 h) and the request approved. Throws when the request that
  * offered the grant was not accepted.
  */
-export async function grantInWindow(r: Running, demo: Page, method: string, params: unknown, caps: Caps): Promise<void> {
+export async function grantInWindow(
+  r: Running,
+  demo: Page,
+  method: string,
+  params: unknown,
+  caps: Caps,
+): Promise<void> {
   const opened = r.ctx.waitForEvent('page', { predicate: isApproval, timeout: 10_000 });
   const first = pageRequest(demo, method, params);
   // An answer before any window (a refusal) says more than the window's timeout would.

@@ -22,22 +22,43 @@ import { startSandbox, type RunningSandbox } from '../../lib/sandbox/server';
 import { launchOn, pointAt, seeded, unlock, type Reply, type Running } from './harness';
 
 /** The vault operations a kill lands in. */
-export const OPS = ['changePassword', 'importOwnerKey', 'issueProxy', 'createClobCredentials', 'restoreBackup'] as const;
+export const OPS = [
+  'changePassword',
+  'importOwnerKey',
+  'issueProxy',
+  'createClobCredentials',
+  'restoreBackup',
+] as const;
 export type Op = (typeof OPS)[number];
 
-/** One kill: where it landed (ms after the operation started), whether the operation had answered, and the broken invariants. */
+/**
+ * One kill: where it landed (ms after the operation started), whether the operation had answered, and the broken
+ * invariants.
+ */
 export type KillResult = { seed: number; op: Op; killAtMs: number; answered: boolean; problems: string[] };
 
 /** What the person was told was saved, so far. */
 type Known = { password: string; demo: string; owners: string[]; proxies: number; clob: boolean };
 
 /** How long after an operation starts a kill may land (ms): a little past its usual duration on this machine. */
-const WINDOW_MS: Record<Op, number> = { changePassword: 1_500, importOwnerKey: 40, issueProxy: 80, createClobCredentials: 80, restoreBackup: 700 };
+const WINDOW_MS: Record<Op, number> = {
+  changePassword: 1_500,
+  importOwnerKey: 40,
+  issueProxy: 80,
+  createClobCredentials: 80,
+  restoreBackup: 700,
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Starts operation `op` (not awaited by the caller): the reply, or a rejection when the browser dies under it. */
-function start(r: Running, op: Op, known: Known, sandbox: RunningSandbox, next: { password: string; owner: `0x${string}` }): Promise<Reply> {
+function start(
+  r: Running,
+  op: Op,
+  known: Known,
+  sandbox: RunningSandbox,
+  next: { password: string; owner: `0x${string}` },
+): Promise<Reply> {
   const owner = sandbox.demo.owner.address;
   switch (op) {
     case 'changePassword':
@@ -49,12 +70,25 @@ function start(r: Running, op: Op, known: Known, sandbox: RunningSandbox, next: 
     case 'createClobCredentials':
       return r.call('clob.createOrDerive', { account: owner });
     case 'restoreBackup':
-      return r.call('vault.exportBackup').then((b) => (b.ok ? r.call('vault.restoreBackup', { backup: (b.result as { backup: string }).backup, password: known.password }) : b));
+      return r.call('vault.exportBackup').then((b) =>
+        b.ok
+          ? r.call('vault.restoreBackup', {
+              backup: (b.result as { backup: string }).backup,
+              password: known.password,
+            })
+          : b,
+      );
   }
 }
 
 /** Checks the invariants on a relaunched browser; returns the problems and what is now known to be saved. */
-async function check(r: Running, op: Op, known: Known, next: { password: string; owner: `0x${string}` }, answered: Reply | undefined): Promise<{ problems: string[]; known: Known }> {
+async function check(
+  r: Running,
+  op: Op,
+  known: Known,
+  next: { password: string; owner: `0x${string}` },
+  answered: Reply | undefined,
+): Promise<{ problems: string[]; known: Known }> {
   const problems: string[] = [];
   const status = (await r.call('vault.status')).result as { initialized: boolean; recoverable: boolean } | undefined;
   if (!status?.initialized) return { problems: ['the vault is gone: onboarding would be offered'], known };
@@ -72,25 +106,36 @@ async function check(r: Running, op: Op, known: Known, next: { password: string;
       if (b.ok) problems.push('both the old and the new password open the vault');
       else if (b.error?.name !== 'Vault.WrongPasswordError') problems.push(`the other password: ${b.error?.name}`);
     } else {
-      if (told) problems.push(`the change was reported done but the new password does not open the vault (${a.error?.name})`);
+      if (told)
+        problems.push(`the change was reported done but the new password does not open the vault (${a.error?.name})`);
       password = second;
     }
-    if ((await unlock(r, password)).ok === false) return { problems: [...problems, 'no password opens the vault'], known };
+    if ((await unlock(r, password)).ok === false)
+      return { problems: [...problems, 'no password opens the vault'], known };
   } else {
     const a = await unlock(r, password);
-    if (!a.ok) return { problems: [`the password does not open the vault (${a.error?.name}: ${a.error?.shortMessage})`], known };
+    if (!a.ok)
+      return { problems: [`the password does not open the vault (${a.error?.name}: ${a.error?.shortMessage})`], known };
   }
-  const accounts = ((await r.call('vault.accounts')).result ?? []) as { address: string; proxies: unknown[]; hasClobCredentials: boolean }[];
+  const accounts = ((await r.call('vault.accounts')).result ?? []) as {
+    address: string;
+    proxies: unknown[];
+    hasClobCredentials: boolean;
+  }[];
   const addresses = accounts.map((a) => a.address.toLowerCase());
-  for (const o of known.owners) if (!addresses.includes(o.toLowerCase())) problems.push(`owner key ${o} the person was told was saved is missing`);
+  for (const o of known.owners)
+    if (!addresses.includes(o.toLowerCase())) problems.push(`owner key ${o} the person was told was saved is missing`);
   const added = privateKeyToAccount(next.owner).address;
-  if (op === 'importOwnerKey' && told && !addresses.includes(added.toLowerCase())) problems.push('the imported key was reported saved but is missing');
+  if (op === 'importOwnerKey' && told && !addresses.includes(added.toLowerCase()))
+    problems.push('the imported key was reported saved but is missing');
   const demo = accounts.find((a) => a.address.toLowerCase() === known.demo.toLowerCase());
   const proxies = demo?.proxies.length ?? 0;
   if (proxies < known.proxies) problems.push(`proxy keys: ${proxies}, the person was told ${known.proxies}`);
-  if (op === 'issueProxy' && told && proxies < known.proxies + 1) problems.push('the issued proxy key was reported saved but is missing');
+  if (op === 'issueProxy' && told && proxies < known.proxies + 1)
+    problems.push('the issued proxy key was reported saved but is missing');
   const clob = demo?.hasClobCredentials ?? false;
-  if ((known.clob || (op === 'createClobCredentials' && told)) && !clob) problems.push('order-book credentials the person was told were saved are missing');
+  if ((known.clob || (op === 'createClobCredentials' && told)) && !clob)
+    problems.push('order-book credentials the person was told were saved are missing');
   // Every record opens: each owner key with the password, the order-book credentials by signing a read.
   for (const a of accounts) {
     const revealed = await r.call('vault.revealOwnerKey', { address: a.address, password });
@@ -109,7 +154,11 @@ async function check(r: Running, op: Op, known: Known, next: { password: string;
  * receives a line per kill. Each seed uses a fresh profile and a fresh in-process sandbox (the venue
  * caps an account's proxy keys), both removed afterwards.
  */
-export async function runVaultKills(o: { seeds: readonly number[]; ops?: readonly Op[]; log?: (line: string) => void }): Promise<KillResult[]> {
+export async function runVaultKills(o: {
+  seeds: readonly number[];
+  ops?: readonly Op[];
+  log?: (line: string) => void;
+}): Promise<KillResult[]> {
   const results: KillResult[] = [];
   for (const seed of o.seeds) {
     const rng = seeded(seed);
@@ -119,11 +168,23 @@ export async function runVaultKills(o: { seeds: readonly number[]; ops?: readonl
     try {
       r = await launchOn(profile);
       await pointAt(r, sandbox);
-      let known: Known = { password: `first password ${seed}`, demo: sandbox.demo.owner.address, owners: [sandbox.demo.owner.address], proxies: 1, clob: false };
+      let known: Known = {
+        password: `first password ${seed}`,
+        demo: sandbox.demo.owner.address,
+        owners: [sandbox.demo.owner.address],
+        proxies: 1,
+        clob: false,
+      };
       const setup = [
         await r.call('vault.create', { password: known.password }),
         await r.call('vault.importOwnerKey', { privateKey: sandbox.demo.owner.privateKey }),
-        await r.call('proxy.import', { account: sandbox.demo.owner.address, privateKey: sandbox.demo.proxy.privateKey, proxy: sandbox.demo.proxy.address, secret: sandbox.demo.proxy.secret, expiry: sandbox.demo.proxy.expiry }),
+        await r.call('proxy.import', {
+          account: sandbox.demo.owner.address,
+          privateKey: sandbox.demo.proxy.privateKey,
+          proxy: sandbox.demo.proxy.address,
+          secret: sandbox.demo.proxy.secret,
+          expiry: sandbox.demo.proxy.expiry,
+        }),
         await r.call('vault.lock'),
       ];
       const failed = setup.find((x) => !x.ok);
@@ -151,7 +212,11 @@ export async function runVaultKills(o: { seeds: readonly number[]; ops?: readonl
         r = undefined;
         const result: KillResult = { seed, op, killAtMs, answered: answered !== undefined, problems: c.problems };
         results.push(result);
-        o.log?.(`seed ${seed} ${op} killed at ${killAtMs} ms (${answered ? `answered ${answered.ok ? 'ok' : answered.error?.name}` : 'no answer'}): ${c.problems.length ? c.problems.join('; ') : 'holds'}`);
+        o.log?.(
+          `seed ${seed} ${op} killed at ${killAtMs} ms ` +
+            `(${answered ? `answered ${answered.ok ? 'ok' : answered.error?.name}` : 'no answer'}): ` +
+            `${c.problems.length ? c.problems.join('; ') : 'holds'}`,
+        );
       }
     } finally {
       await r?.close(); // a seed that failed leaves no browser running

@@ -3,11 +3,11 @@
  * (`node_modules/axe-core/axe.min.js`, injected into the page) in real Chromium on every popup screen
  * (onboarding step by step, the close-position preview, the deposit-wallet panel before and after its
  * set-up, the panic dialog and its report), the side panel page and the approval window (connect,
- * withdrawal, grant form, a perps order with its summary), light and dark (`prefers-color-scheme` emulated), at 360 × 600 px. A screen
- * fails on any serious or critical violation and when the document is wider than 360 px (a sideways
- * scroll). Also: the order summary and submit button of both tickets are in view without scrolling
- * (screenshots in test-results/screens/), the Panic dialog takes focus and Escape closes it, the tabs
- * are one Tab stop with arrow keys, and the order button is a few Tab presses from the size field.
+ * withdrawal, grant form, a perps order with its summary), light and dark (`prefers-color-scheme` emulated), at 360 ×
+ * 600 px. A screen fails on any serious or critical violation and when the document is wider than 360 px (a sideways
+ * scroll). Also: the order summary and submit button of both tickets are in view without scrolling (screenshots in
+ * test-results/screens/), the Panic dialog takes focus and Escape closes it, the tabs are one Tab stop with arrow keys,
+ * and the order button is a few Tab presses from the size field.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
@@ -46,12 +46,26 @@ async function audit(page: Page, screen: string): Promise<string[]> {
     await page.emulateMedia({ colorScheme: scheme });
     if (!(await page.evaluate(() => 'axe' in window))) await injectAxe(page);
     const violations = await page.evaluate(async () => {
-      // label-content-name-mismatch is experimental in axe (off by default): a visible label must be in the accessible name, so it runs.
-      const r = await axe.run(document, { resultTypes: ['violations'], rules: { 'label-content-name-mismatch': { enabled: true } } });
-      return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) }));
+      // label-content-name-mismatch is experimental in axe (off by default): a visible label must be in the accessible
+      // name, so it runs.
+      const r = await axe.run(document, {
+        resultTypes: ['violations'],
+        rules: { 'label-content-name-mismatch': { enabled: true } },
+      });
+      return r.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        help: v.help,
+        nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
+      }));
     });
     for (const v of violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
-      problems.push(`${screen} (${scheme}): ${v.id} [${v.impact}] ${v.help} — ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(', ')}`);
+      problems.push(
+        `${screen} (${scheme}): ${v.id} [${v.impact}] ${v.help} — ${v.nodes
+          .slice(0, 3)
+          .map((n) => JSON.stringify(n.target))
+          .join(', ')}`,
+      );
     }
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     if (width > WIDTH) problems.push(`${screen} (${scheme}): ${width} px wide, scrolls sideways`);
@@ -62,13 +76,16 @@ async function audit(page: Page, screen: string): Promise<string[]> {
 
 /** The element's box lies inside the 600 px viewport with the page scrolled to the top. */
 async function inView(page: Page, selector: string): Promise<boolean> {
-  return page.evaluate(([sel, height]) => {
-    window.scrollTo(0, 0);
-    const el = document.querySelector(sel);
-    if (!el) return false;
-    const r = el.getBoundingClientRect();
-    return r.height > 0 && r.top >= 0 && r.bottom <= height;
-  }, [selector, HEIGHT] as const);
+  return page.evaluate(
+    ([sel, height]) => {
+      window.scrollTo(0, 0);
+      const el = document.querySelector(sel);
+      if (!el) return false;
+      const r = el.getBoundingClientRect();
+      return r.height > 0 && r.top >= 0 && r.bottom <= height;
+    },
+    [selector, HEIGHT] as const,
+  );
 }
 
 let found: string[] = [];
@@ -125,51 +142,69 @@ describe('every screen at 360 × 600, light and dark', () => {
     expect(found).toEqual([]);
   });
 
-  it('perps ticket: the summary and the submit button are in view; the order button is a few Tab presses away', async () => {
-    await popup.locator('select[name="instrument"]').selectOption({ label: 'BTC-PERP (#1)' });
-    await popup.getByTestId('ladder').waitFor();
-    await popup.locator('input[name="qty"]').fill('0.5');
-    await popup.getByTestId('risk-liq').waitFor();
-    expect(await inView(popup, '[data-testid="risk"]')).toBe(true);
-    expect(await inView(popup, '[data-testid="submit"]')).toBe(true);
-    // BTC's 0.5 tick: ladder prices shown with one decimal, with headers and the spread in ticks and bp.
-    expect(await popup.getByTestId('ladder').locator('th').allTextContents()).toEqual(['Price', 'Size', 'Total']);
-    expect(await popup.getByTestId('ladder').locator('.ask td').first().textContent()).toMatch(/^\d{1,3}(,\d{3})*\.[05]$/);
-    expect(await popup.getByTestId('spread').textContent()).toMatch(/ticks · \d+\.\d bp/);
-    await popup.screenshot({ path: resolve(ARTIFACTS, 'screens/40-perps-ticket-360x600.png') }); // the viewport, as the popup shows it
-    // From the size field to the order button: presets, unit, price, time in force, two checkboxes — no ladder rows.
-    await popup.locator('input[name="qty"]').focus();
-    let presses = 0;
-    while (presses < 15 && !(await popup.evaluate(() => document.activeElement?.getAttribute('data-testid') === 'submit'))) {
-      await popup.keyboard.press('Tab');
-      presses++;
-    }
-    expect(presses).toBeLessThanOrEqual(10);
-    // The size presets are one Tab stop; ← / → move between them.
-    await popup.locator('.presets button').first().focus();
-    await popup.keyboard.press('ArrowRight');
-    expect(await popup.evaluate(() => document.activeElement?.textContent)).toBe('50%');
-    await check(popup, 'perps');
-    // A key cycles the instrument (outside text fields): I → the next one, Shift+I → back.
-    const instrument = popup.locator('select[name="instrument"]');
-    const before = await instrument.inputValue();
-    await popup.locator('form').first().focus();
-    await popup.keyboard.press('i');
-    await popup.waitForFunction((b) => (document.querySelector('select[name="instrument"]') as HTMLSelectElement).value !== b, before);
-    await popup.keyboard.press('Shift+I');
-    await popup.waitForFunction((b) => (document.querySelector('select[name="instrument"]') as HTMLSelectElement).value === b, before);
-    // The close-position preview (role=alertdialog) over a position opened by a protected market buy.
-    await popup.locator('input[name="qty"]').fill('0.1');
-    await popup.locator('input[name="price"]').fill('');
-    await popup.getByTestId('risk-limit').waitFor();
-    await popup.getByTestId('submit').click();
-    await popup.getByText(/Filled 0.1/).first().waitFor();
-    await popup.getByTestId('close-position').click();
-    await popup.getByRole('alertdialog', { name: 'Close position' }).waitFor();
-    await check(popup, 'perps / close preview');
-    await popup.getByRole('alertdialog', { name: 'Close position' }).getByRole('button', { name: 'Back' }).click();
-    expect(found).toEqual([]);
-  });
+  it(
+    'perps ticket: the summary and the submit button are ' + 'in view; the order button is a few Tab presses away',
+    async () => {
+      await popup.locator('select[name="instrument"]').selectOption({ label: 'BTC-PERP (#1)' });
+      await popup.getByTestId('ladder').waitFor();
+      await popup.locator('input[name="qty"]').fill('0.5');
+      await popup.getByTestId('risk-liq').waitFor();
+      expect(await inView(popup, '[data-testid="risk"]')).toBe(true);
+      expect(await inView(popup, '[data-testid="submit"]')).toBe(true);
+      // BTC's 0.5 tick: ladder prices shown with one decimal, with headers and the spread in ticks and bp.
+      expect(await popup.getByTestId('ladder').locator('th').allTextContents()).toEqual(['Price', 'Size', 'Total']);
+      expect(await popup.getByTestId('ladder').locator('.ask td').first().textContent()).toMatch(
+        /^\d{1,3}(,\d{3})*\.[05]$/,
+      );
+      expect(await popup.getByTestId('spread').textContent()).toMatch(/ticks · \d+\.\d bp/);
+      // the viewport, as the popup shows it
+      await popup.screenshot({ path: resolve(ARTIFACTS, 'screens/40-perps-ticket-360x600.png') });
+      // From the size field to the order button: presets, unit, price, time in force, two checkboxes — no ladder rows.
+      await popup.locator('input[name="qty"]').focus();
+      let presses = 0;
+      while (
+        presses < 15 &&
+        !(await popup.evaluate(() => document.activeElement?.getAttribute('data-testid') === 'submit'))
+      ) {
+        await popup.keyboard.press('Tab');
+        presses++;
+      }
+      expect(presses).toBeLessThanOrEqual(10);
+      // The size presets are one Tab stop; ← / → move between them.
+      await popup.locator('.presets button').first().focus();
+      await popup.keyboard.press('ArrowRight');
+      expect(await popup.evaluate(() => document.activeElement?.textContent)).toBe('50%');
+      await check(popup, 'perps');
+      // A key cycles the instrument (outside text fields): I → the next one, Shift+I → back.
+      const instrument = popup.locator('select[name="instrument"]');
+      const before = await instrument.inputValue();
+      await popup.locator('form').first().focus();
+      await popup.keyboard.press('i');
+      await popup.waitForFunction(
+        (b) => (document.querySelector('select[name="instrument"]') as HTMLSelectElement).value !== b,
+        before,
+      );
+      await popup.keyboard.press('Shift+I');
+      await popup.waitForFunction(
+        (b) => (document.querySelector('select[name="instrument"]') as HTMLSelectElement).value === b,
+        before,
+      );
+      // The close-position preview (role=alertdialog) over a position opened by a protected market buy.
+      await popup.locator('input[name="qty"]').fill('0.1');
+      await popup.locator('input[name="price"]').fill('');
+      await popup.getByTestId('risk-limit').waitFor();
+      await popup.getByTestId('submit').click();
+      await popup
+        .getByText(/Filled 0.1/)
+        .first()
+        .waitFor();
+      await popup.getByTestId('close-position').click();
+      await popup.getByRole('alertdialog', { name: 'Close position' }).waitFor();
+      await check(popup, 'perps / close preview');
+      await popup.getByRole('alertdialog', { name: 'Close position' }).getByRole('button', { name: 'Back' }).click();
+      expect(found).toEqual([]);
+    },
+  );
 
   it('tabs: one Tab stop, arrow keys move and select, each tab controls its panel', async () => {
     const tabs = popup.getByRole('tablist', { name: 'Countersign screens' }).getByRole('tab');
@@ -187,7 +222,9 @@ describe('every screen at 360 × 600, light and dark', () => {
   it('order-book ticket: the summary and the submit button are in view', async () => {
     await popup.getByRole('tab', { name: 'Order book' }).click();
     await popup.getByRole('button', { name: 'Will the sandbox stay up all day?' }).click();
-    await popup.waitForFunction(() => (document.querySelector('input[name="clob-price"]') as HTMLInputElement | null)?.value !== '');
+    await popup.waitForFunction(
+      () => (document.querySelector('input[name="clob-price"]') as HTMLInputElement | null)?.value !== '',
+    );
     await popup.locator('input[name="clob-price"]').fill('0.40');
     await popup.locator('input[name="clob-size"]').fill('10');
     await popup.getByTestId('amounts').waitFor();
@@ -222,7 +259,11 @@ describe('every screen at 360 × 600, light and dark', () => {
     const dialog = popup.getByRole('alertdialog', { name: 'Stop everything?' });
     await dialog.waitFor();
     // Focus moves in once the dialog is shown (an effect after its render; under load a frame later).
-    await popup.waitForFunction(() => document.querySelector('[role="alertdialog"]')?.contains(document.activeElement) ?? false, undefined, { timeout: 3_000 });
+    await popup.waitForFunction(
+      () => document.querySelector('[role="alertdialog"]')?.contains(document.activeElement) ?? false,
+      undefined,
+      { timeout: 3_000 },
+    );
     expect(await dialog.evaluate((d) => d.contains(document.activeElement))).toBe(true);
     await check(popup, 'panic');
     await popup.keyboard.press('Escape');
@@ -236,7 +277,10 @@ describe('every screen at 360 × 600, light and dark', () => {
     await demo.goto(`${h.sandbox.url}/demo`);
     await demo.getByText('Found Countersign').first().waitFor();
     const windowFor = async (button: string) => {
-      const opened = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
+      const opened = h.ctx.waitForEvent('page', {
+        predicate: (p) => p.url().endsWith('/approval.html'),
+        timeout: 10_000,
+      });
       await demo.click(`#${button}`);
       const w = await opened;
       await w.setViewportSize({ width: WIDTH, height: HEIGHT });
@@ -245,7 +289,11 @@ describe('every screen at 360 × 600, light and dark', () => {
     };
     const approve = async (w: Page) => {
       await w.bringToFront();
-      await w.waitForFunction(() => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled, undefined, { timeout: 5_000 });
+      await w.waitForFunction(
+        () => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled,
+        undefined,
+        { timeout: 5_000 },
+      );
       await w.getByTestId('approve').click();
     };
     const connect = await windowFor('connect');
@@ -272,10 +320,18 @@ describe('every screen at 360 × 600, light and dark', () => {
     await approve(clob);
 
     // A page's perps order: the window shows its numbers (notional, margin, fee, position after, liquidation).
-    const opened = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
+    const opened = h.ctx.waitForEvent('page', {
+      predicate: (p) => p.url().endsWith('/approval.html'),
+      timeout: 10_000,
+    });
     const asked = demo.evaluate(() =>
       (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign
-        .request({ method: 'perps_sendCommand', params: { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true }] } } })
+        .request({
+          method: 'perps_sendCommand',
+          params: {
+            op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true }] },
+          },
+        })
         .catch(() => 'rejected'),
     );
     const order = await opened;
@@ -293,21 +349,32 @@ describe('every screen at 360 × 600, light and dark', () => {
     expect(found).toEqual([]);
   });
 
-  it('the deposit-wallet panel once set up (after the approval windows: the set-up makes the wallet the order-book funder)', async () => {
-    // The relayer and chain RPC settings pointed at this sandbox, as the harness does for the other gateways.
-    expect((await messenger(popup)('settings.set', { relayerUrl: `${h.sandbox.url}/relayer`, rpcUrl: `${h.sandbox.url}/rpc` })).ok).toBe(true);
-    await popup.reload();
-    await popup.getByRole('tab', { name: 'Order book' }).click();
-    // The account trades with type-0 API credentials: the panel offers the switch, confirmed first.
-    await popup.getByRole('checkbox', { name: "Switch this account's orders to the deposit wallet" }).waitFor();
-    await check(popup, 'order book / deposit-wallet switch for an account with API credentials');
-    await popup.getByRole('checkbox', { name: "Switch this account's orders to the deposit wallet" }).check();
-    await popup.getByTestId('deposit-setup').click();
-    await popup.getByTestId('deposit-address').waitFor({ timeout: 20_000 });
-    await popup.getByText('Not deployed yet: do not send funds').waitFor();
-    await check(popup, 'order book / deposit-wallet panel, set up');
-    expect(found).toEqual([]);
-  });
+  it(
+    'the deposit-wallet panel once set up (after the approval ' +
+      'windows: the set-up makes the wallet the order-book funder)',
+    async () => {
+      // The relayer and chain RPC settings pointed at this sandbox, as the harness does for the other gateways.
+      expect(
+        (
+          await messenger(popup)('settings.set', {
+            relayerUrl: `${h.sandbox.url}/relayer`,
+            rpcUrl: `${h.sandbox.url}/rpc`,
+          })
+        ).ok,
+      ).toBe(true);
+      await popup.reload();
+      await popup.getByRole('tab', { name: 'Order book' }).click();
+      // The account trades with type-0 API credentials: the panel offers the switch, confirmed first.
+      await popup.getByRole('checkbox', { name: "Switch this account's orders to the deposit wallet" }).waitFor();
+      await check(popup, 'order book / deposit-wallet switch for an account with API credentials');
+      await popup.getByRole('checkbox', { name: "Switch this account's orders to the deposit wallet" }).check();
+      await popup.getByTestId('deposit-setup').click();
+      await popup.getByTestId('deposit-address').waitFor({ timeout: 20_000 });
+      await popup.getByText('Not deployed yet: do not send funds').waitFor();
+      await check(popup, 'order book / deposit-wallet panel, set up');
+      expect(found).toEqual([]);
+    },
+  );
 
   it('the side panel page', async () => {
     const panel = await h.ctx.newPage();

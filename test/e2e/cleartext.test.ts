@@ -12,7 +12,10 @@ let h: Harness;
 let popup: Page;
 
 /** The demo owner's API keys the sandbox's exchange knows. */
-const apiKeys = () => [...h.sandbox.ctx.clob.creds.values()].filter((c) => c.address.toLowerCase() === h.sandbox.demo.owner.address.toLowerCase()).map((c) => c.apiKey);
+const apiKeys = () =>
+  [...h.sandbox.ctx.clob.creds.values()]
+    .filter((c) => c.address.toLowerCase() === h.sandbox.demo.owner.address.toLowerCase())
+    .map((c) => c.apiKey);
 
 beforeAll(async () => {
   h = await launchHarness();
@@ -45,35 +48,41 @@ afterAll(async () => {
 });
 
 describe('a service once named in clear (Chromium)', () => {
-  it('Settings refuses the URL, names what may have travelled, and the person rotates the credentials and clears the notice', async () => {
-    await popup.getByRole('tab', { name: 'Settings' }).click();
-    await popup.getByTestId('insecure-settings').waitFor();
-    expect(await popup.getByTestId('insecure-settings').innerText()).toContain('http://gateway.example/clob');
-    expect(await popup.getByTestId('cleartext-uses').innerText()).toContain('order-book API key, secret and passphrase');
-    await h.screenshot(popup, 'settings-cleartext');
+  it(
+    'Settings refuses the URL, names what may have travelled, ' +
+      'and the person rotates the credentials and clears the notice',
+    async () => {
+      await popup.getByRole('tab', { name: 'Settings' }).click();
+      await popup.getByTestId('insecure-settings').waitFor();
+      expect(await popup.getByTestId('insecure-settings').innerText()).toContain('http://gateway.example/clob');
+      expect(await popup.getByTestId('cleartext-uses').innerText()).toContain(
+        'order-book API key, secret and passphrase',
+      );
+      await h.screenshot(popup, 'settings-cleartext');
 
-    // The person puts the order book back on its own URL and saves: the refusal is gone, the notice stays.
-    await popup.locator('input[name="clobUrl"]').fill(`${h.sandbox.url}/clob`);
-    await popup.getByRole('button', { name: 'Save', exact: true }).click();
-    await popup.getByText('Settings saved').waitFor();
-    expect(await popup.getByTestId('insecure-settings').count()).toBe(0);
-    expect(await popup.getByTestId('cleartext-uses').count()).toBe(1);
+      // The person puts the order book back on its own URL and saves: the refusal is gone, the notice stays.
+      await popup.locator('input[name="clobUrl"]').fill(`${h.sandbox.url}/clob`);
+      await popup.getByRole('button', { name: 'Save', exact: true }).click();
+      await popup.getByText('Settings saved').waitFor();
+      expect(await popup.getByTestId('insecure-settings').count()).toBe(0);
+      expect(await popup.getByTestId('cleartext-uses').count()).toBe(1);
 
-    const before = apiKeys();
-    expect(before).toHaveLength(1);
-    await popup.getByRole('button', { name: 'Replace the order-book API credentials' }).click();
-    await popup.getByText(/New order-book API credentials for 1 account/).waitFor();
-    const after = apiKeys();
-    expect(after).toHaveLength(1);
-    expect(after[0]).not.toBe(before[0]);
-    // The new credentials sign: the account's open orders read through them.
-    expect((await messenger(popup)('clob.openOrders', { account: h.sandbox.demo.owner.address })).ok).toBe(true);
+      const before = apiKeys();
+      expect(before).toHaveLength(1);
+      await popup.getByRole('button', { name: 'Replace the order-book API credentials' }).click();
+      await popup.getByText(/New order-book API credentials for 1 account/).waitFor();
+      const after = apiKeys();
+      expect(after).toHaveLength(1);
+      expect(after[0]).not.toBe(before[0]);
+      // The new credentials sign: the account's open orders read through them.
+      expect((await messenger(popup)('clob.openOrders', { account: h.sandbox.demo.owner.address })).ok).toBe(true);
 
-    await popup.getByRole('button', { name: 'Done: clear this notice' }).click();
-    await popup.getByTestId('cleartext-uses').waitFor({ state: 'detached' });
-    await popup.reload();
-    await popup.getByRole('tab', { name: 'Settings' }).click();
-    await popup.getByTestId('presets').waitFor();
-    expect(await popup.getByTestId('transport-notices').count()).toBe(0);
-  });
+      await popup.getByRole('button', { name: 'Done: clear this notice' }).click();
+      await popup.getByTestId('cleartext-uses').waitFor({ state: 'detached' });
+      await popup.reload();
+      await popup.getByRole('tab', { name: 'Settings' }).click();
+      await popup.getByTestId('presets').waitFor();
+      expect(await popup.getByTestId('transport-notices').count()).toBe(0);
+    },
+  );
 });

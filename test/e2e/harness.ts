@@ -9,7 +9,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../lib/sandbox/server';
 
-export const EXTENSION_DIR = resolve(import.meta.dirname, '../../.output', process.env.COUNTERSIGN_BUILD ?? 'chrome-mv3');
+export const EXTENSION_DIR = resolve(
+  import.meta.dirname,
+  '../../.output',
+  process.env.COUNTERSIGN_BUILD ?? 'chrome-mv3',
+);
 export const ARTIFACTS = resolve(import.meta.dirname, '../../test-results');
 const CHROMIUM = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'].find((p) => existsSync(p));
 
@@ -26,8 +30,19 @@ export type Harness = {
   close: () => Promise<void>;
 };
 
-/** The flags every browser test gives Chromium besides the extension's (headless, no sandbox as root, no background traffic). */
-export const CHROMIUM_FLAGS: readonly string[] = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/**
+ * The flags every browser test gives Chromium besides the extension's (headless, no sandbox as root, no background
+ * traffic).
+ */
+export const CHROMIUM_FLAGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /**
  * How to launch: `extensionDir`, another built extension (default `EXTENSION_DIR`); `args`, extra Chromium
@@ -36,7 +51,13 @@ export const CHROMIUM_FLAGS: readonly string[] = ['--no-sandbox', '--disable-gpu
  * build has them, e.g. for a release build's first-run venue choice); `alsoLoad`, directories of other
  * unpacked extensions loaded beside it (the bench's floor extension; `worker` stays this extension's).
  */
-export type LaunchOptions = { extensionDir?: string; args?: string[]; sandboxPort?: number; pointAtSandbox?: boolean; alsoLoad?: string[] };
+export type LaunchOptions = {
+  extensionDir?: string;
+  args?: string[];
+  sandboxPort?: number;
+  pointAtSandbox?: boolean;
+  alsoLoad?: string[];
+};
 
 /** Launches Chromium with the built extension and a sandbox (`sandboxOptions`, e.g. a clock the test can move). */
 export async function launchHarness(sandboxOptions: SandboxOptions = {}, launch: LaunchOptions = {}): Promise<Harness> {
@@ -58,9 +79,15 @@ export async function launchHarness(sandboxOptions: SandboxOptions = {}, launch:
     ],
   });
   // This extension's worker (by its script's path when other extensions are loaded beside it).
-  const script: unknown = launch.alsoLoad?.length ? Reflect.get(Object(JSON.parse(readFileSync(join(extensionDir, 'manifest.json'), 'utf8')).background), 'service_worker') : undefined;
+  const script: unknown = launch.alsoLoad?.length
+    ? Reflect.get(
+        Object(JSON.parse(readFileSync(join(extensionDir, 'manifest.json'), 'utf8')).background),
+        'service_worker',
+      )
+    : undefined;
   const ours = (w: Worker) => typeof script !== 'string' || new URL(w.url()).pathname === `/${script}`;
-  const worker = ctx.serviceWorkers().find(ours) ?? (await ctx.waitForEvent('serviceworker', { predicate: ours, timeout: 15_000 }));
+  const worker =
+    ctx.serviceWorkers().find(ours) ?? (await ctx.waitForEvent('serviceworker', { predicate: ours, timeout: 15_000 }));
   const extensionId = new URL(worker.url()).host;
   const shots = join(ARTIFACTS, 'screens');
   mkdirSync(shots, { recursive: true });
@@ -104,7 +131,19 @@ declare const chrome: { runtime: { sendMessage: (m: unknown) => Promise<{ ok: bo
 /** Sends one message to the background from an extension page (as the popup does). */
 export function messenger(page: Page) {
   return (type: string, payload: unknown = {}) =>
-    page.evaluate(([t, p]) => (globalThis as unknown as { chrome: { runtime: { sendMessage: (m: unknown) => Promise<{ ok: boolean; result?: unknown; error?: { name: string } }> } } }).chrome.runtime.sendMessage({ type: t, payload: p }), [type, payload] as const);
+    page.evaluate(
+      ([t, p]) =>
+        (
+          globalThis as unknown as {
+            chrome: {
+              runtime: {
+                sendMessage: (m: unknown) => Promise<{ ok: boolean; result?: unknown; error?: { name: string } }>;
+              };
+            };
+          }
+        ).chrome.runtime.sendMessage({ type: t, payload: p }),
+      [type, payload] as const,
+    );
 }
 
 /**
@@ -119,14 +158,25 @@ export async function onboardDemo(h: Harness, password: string, opts: { clob?: b
     if (!r.ok) throw new Error(`${type}: ${JSON.stringify(r.error)}`);
   };
   await ok('vault.create', { password });
-  await ok('vault.importOwnerKey', { privateKey: h.sandbox.demo.owner.privateKey, ...(opts.label ? { label: opts.label } : {}) });
+  await ok('vault.importOwnerKey', {
+    privateKey: h.sandbox.demo.owner.privateKey,
+    ...(opts.label ? { label: opts.label } : {}),
+  });
   const p = h.sandbox.demo.proxy;
-  await ok('proxy.import', { account: h.sandbox.demo.owner.address, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry });
+  await ok('proxy.import', {
+    account: h.sandbox.demo.owner.address,
+    privateKey: p.privateKey,
+    proxy: p.address,
+    secret: p.secret,
+    expiry: p.expiry,
+  });
   if (opts.clob) await ok('clob.createOrDerive', { account: h.sandbox.demo.owner.address });
   return { popup, send };
 }
 
-/** Files of `dir` (recursively, < 64 MiB) containing any of `needles` (each at least 16 bytes), and how many were read. */
+/**
+ * Files of `dir` (recursively, < 64 MiB) containing any of `needles` (each at least 16 bytes), and how many were read.
+ */
 export function scanFiles(dir: string, needles: Buffer[]): { files: number; hits: string[] } {
   const hits: string[] = [];
   let files = 0;
@@ -156,7 +206,11 @@ export async function connectDemo(h: Harness): Promise<Page> {
   await demo.goto(`${h.sandbox.url}/demo`);
   await demo.getByText('Found Countersign').first().waitFor();
   const opened = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
-  const connected = demo.evaluate(() => (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({ method: 'eth_requestAccounts' }));
+  const connected = demo.evaluate(() =>
+    (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({
+      method: 'eth_requestAccounts',
+    }),
+  );
   const w = await opened;
   await w.bringToFront();
   await w.waitForFunction(() => {
@@ -191,7 +245,13 @@ export async function startDemoSession(password: string, sandboxOptions: Sandbox
 export async function grantInWindow(h: Harness, demo: Page, method: string, params: unknown): Promise<void> {
   const opened = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
   const first = demo.evaluate(
-    ([m, p]) => (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({ method: m, params: p }).then(() => true, () => false),
+    ([m, p]) =>
+      (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign
+        .request({ method: m, params: p })
+        .then(
+          () => true,
+          () => false,
+        ),
     [method, params] as const,
   );
   const w = await opened;
@@ -199,7 +259,11 @@ export async function grantInWindow(h: Harness, demo: Page, method: string, para
   await w.getByRole('button', { name: 'Save permission' }).click();
   await w.getByText(/Saved for/).waitFor();
   await w.bringToFront();
-  await w.waitForFunction(() => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled, undefined, { timeout: 5_000 });
+  await w.waitForFunction(
+    () => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled,
+    undefined,
+    { timeout: 5_000 },
+  );
   await w.getByTestId('approve').click();
   if (!(await first)) throw new Error(`the ${method} request that offered the grant was not accepted`);
 }
@@ -209,7 +273,9 @@ export async function grantInWindow(h: Harness, demo: Page, method: string, para
  * test that needs both kill switches armed (perps auto-cancel and order-book heartbeats) holds one per venue.
  */
 export function grantOrderBook(h: Harness, demo: Page, price = '0.31'): Promise<void> {
-  return grantInWindow(h, demo, 'clob_postOrders', { orders: [{ tokenId: h.sandbox.ctx.clob.markets[0]!.tokenIds[0], side: 'BUY', price, size: '10', orderType: 'GTC' }] });
+  return grantInWindow(h, demo, 'clob_postOrders', {
+    orders: [{ tokenId: h.sandbox.ctx.clob.markets[0]!.tokenIds[0], side: 'BUY', price, size: '10', orderType: 'GTC' }],
+  });
 }
 
 /**
@@ -217,7 +283,11 @@ export function grantOrderBook(h: Harness, demo: Page, price = '0.31'): Promise<
  * person does: `approve` once Approve is armed, or `reject`. Throws when no window shows a request within
  * `timeoutMs` (ms, default 20 000).
  */
-export async function decideNext(ctx: BrowserContext, decision: 'approve' | 'reject', timeoutMs = 20_000): Promise<void> {
+export async function decideNext(
+  ctx: BrowserContext,
+  decision: 'approve' | 'reject',
+  timeoutMs = 20_000,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     for (const w of ctx.pages().filter((p) => p.url().endsWith('/approval.html'))) {

@@ -51,9 +51,13 @@ describe('popup in Chromium', () => {
     await button('Start trading').click();
     await popup.getByRole('tab', { name: 'Perps' }).waitFor();
     // The sandbox registered the proxy and the API key for the new owner.
-    const owners = [...h.sandbox.ctx.venue.accounts.values()].filter((a) => a.proxies.size > 0 && a.owner !== h.sandbox.demo.owner.address);
+    const owners = [...h.sandbox.ctx.venue.accounts.values()].filter(
+      (a) => a.proxies.size > 0 && a.owner !== h.sandbox.demo.owner.address,
+    );
     expect(owners).toHaveLength(1);
-    expect([...h.sandbox.ctx.clob.creds.values()].some((c) => c.address.toLowerCase() === owners[0]!.owner.toLowerCase())).toBe(true);
+    expect(
+      [...h.sandbox.ctx.clob.creds.values()].some((c) => c.address.toLowerCase() === owners[0]!.owner.toLowerCase()),
+    ).toBe(true);
   });
 
   it('locks, refuses a wrong password with a back-off, then unlocks with the right one', async () => {
@@ -70,40 +74,52 @@ describe('popup in Chromium', () => {
     await popup.getByRole('tab', { name: 'Perps' }).waitFor();
   });
 
-  it('places a perps limit order from the ticket; the sandbox verifies it and get-orders reports it; then cancels it', async () => {
-    const qty = popup.locator('input[name="qty"]');
-    await qty.waitFor();
-    await popup.locator('select[name="instrument"]').selectOption({ label: 'ETH-PERP (#2)' });
-    await popup.waitForFunction(() => (document.querySelector('input[name="price"]') as HTMLInputElement | null)?.value !== '');
-    expect(await popup.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('qty');
-    await qty.fill('1.5');
-    await popup.locator('input[name="price"]').fill('3000');
-    await popup.getByLabel('Post-only').check();
-    await popup.getByText(/request weight 1, action weight 1/).waitFor();
-    await h.screenshot(popup, '05-perps-ticket');
-    await qty.press('Enter');
-    await popup.getByText(/Resting on the book/).waitFor();
-    const resting = [...h.sandbox.ctx.venue.orders.values()].filter((o) => o.status === 'open' && o.qty === 150_000_000n && o.iid === 2 && o.po);
-    expect(resting).toHaveLength(1);
-    const oid = resting[0]!.oid;
-    await popup.locator(`li[data-oid="${oid}"]`).waitFor();
-    await h.screenshot(popup, '06-perps-open-orders');
-    await popup.getByRole('button', { name: `Cancel order ${oid}` }).click();
-    await popup.getByText(`Order #${oid} cancelled`).waitFor();
-    expect(h.sandbox.ctx.venue.orders.get(oid)!.status).toBe('cancelled');
-  });
+  it(
+    'places a perps limit order from the ticket; the sandbox ' +
+      'verifies it and get-orders reports it; then cancels it',
+    async () => {
+      const qty = popup.locator('input[name="qty"]');
+      await qty.waitFor();
+      await popup.locator('select[name="instrument"]').selectOption({ label: 'ETH-PERP (#2)' });
+      await popup.waitForFunction(
+        () => (document.querySelector('input[name="price"]') as HTMLInputElement | null)?.value !== '',
+      );
+      expect(await popup.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('qty');
+      await qty.fill('1.5');
+      await popup.locator('input[name="price"]').fill('3000');
+      await popup.getByLabel('Post-only').check();
+      await popup.getByText(/request weight 1, action weight 1/).waitFor();
+      await h.screenshot(popup, '05-perps-ticket');
+      await qty.press('Enter');
+      await popup.getByText(/Resting on the book/).waitFor();
+      const resting = [...h.sandbox.ctx.venue.orders.values()].filter(
+        (o) => o.status === 'open' && o.qty === 150_000_000n && o.iid === 2 && o.po,
+      );
+      expect(resting).toHaveLength(1);
+      const oid = resting[0]!.oid;
+      await popup.locator(`li[data-oid="${oid}"]`).waitFor();
+      await h.screenshot(popup, '06-perps-open-orders');
+      await popup.getByRole('button', { name: `Cancel order ${oid}` }).click();
+      await popup.getByText(`Order #${oid} cancelled`).waitFor();
+      expect(h.sandbox.ctx.venue.orders.get(oid)!.status).toBe('cancelled');
+    },
+  );
 
   it('places an order-book order and lists it', async () => {
     await popup.getByRole('tab', { name: 'Order book' }).click();
     await popup.getByRole('button', { name: 'Will the sandbox stay up all day?' }).click();
-    await popup.waitForFunction(() => (document.querySelector('input[name="clob-price"]') as HTMLInputElement | null)?.value !== '');
+    await popup.waitForFunction(
+      () => (document.querySelector('input[name="clob-price"]') as HTMLInputElement | null)?.value !== '',
+    );
     await popup.locator('input[name="clob-price"]').fill('0.40');
     await popup.locator('input[name="clob-size"]').fill('10');
     await popup.getByTestId('amounts').filter({ hasText: '4000000 base units' }).waitFor();
     await h.screenshot(popup, '07-clob-ticket');
     await popup.locator('input[name="clob-size"]').press('Enter');
     await popup.getByText(/is resting on the book/).waitFor();
-    const live = [...h.sandbox.ctx.clob.orders.values()].filter((o) => o.status === 'live' && o.owner !== 'market-maker');
+    const live = [...h.sandbox.ctx.clob.orders.values()].filter(
+      (o) => o.status === 'live' && o.owner !== 'market-maker',
+    );
     expect(live).toHaveLength(1);
     await popup.locator(`li[data-order-id="${live[0]!.id}"]`).waitFor();
     await h.screenshot(popup, '08-clob-open-orders');
@@ -142,23 +158,34 @@ describe('popup in Chromium', () => {
     await h.screenshot(popup, '11-settings');
   });
 
-  it('adding a second key keeps the active account; switching is the person\'s choice and shows in the header', async () => {
-    const status = () => popup.evaluate(() => chrome.runtime.sendMessage({ type: 'vault.status', payload: {} })) as Promise<{ result: { activeAccount: string } }>;
-    const first = (await status()).result.activeAccount;
-    const added = (await popup.evaluate(() => chrome.runtime.sendMessage({ type: 'vault.generateOwnerKey', payload: { label: 'Desk 2' } }))) as { result: { address: string } };
-    await popup.reload();
-    const select = popup.getByLabel('Active account');
-    await select.waitFor();
-    expect(await select.inputValue()).toBe(first);
-    expect((await status()).result.activeAccount).toBe(first);
-    await select.selectOption(added.result.address);
-    await popup.getByText('Now acting as Desk 2').waitFor();
-    expect((await status()).result.activeAccount).toBe(added.result.address);
-    await h.screenshot(popup, '12-account-switched');
-    await popup.getByLabel('Active account').selectOption(first);
-    await popup.getByText(/^Now acting as/).filter({ hasNotText: 'Desk 2' }).waitFor();
-    expect((await status()).result.activeAccount).toBe(first);
-  });
+  it(
+    'adding a second key keeps the active account; ' + "switching is the person's choice and shows in the header",
+    async () => {
+      const status = () =>
+        popup.evaluate(() => chrome.runtime.sendMessage({ type: 'vault.status', payload: {} })) as Promise<{
+          result: { activeAccount: string };
+        }>;
+      const first = (await status()).result.activeAccount;
+      const added = (await popup.evaluate(() =>
+        chrome.runtime.sendMessage({ type: 'vault.generateOwnerKey', payload: { label: 'Desk 2' } }),
+      )) as { result: { address: string } };
+      await popup.reload();
+      const select = popup.getByLabel('Active account');
+      await select.waitFor();
+      expect(await select.inputValue()).toBe(first);
+      expect((await status()).result.activeAccount).toBe(first);
+      await select.selectOption(added.result.address);
+      await popup.getByText('Now acting as Desk 2').waitFor();
+      expect((await status()).result.activeAccount).toBe(added.result.address);
+      await h.screenshot(popup, '12-account-switched');
+      await popup.getByLabel('Active account').selectOption(first);
+      await popup
+        .getByText(/^Now acting as/)
+        .filter({ hasNotText: 'Desk 2' })
+        .waitFor();
+      expect((await status()).result.activeAccount).toBe(first);
+    },
+  );
 });
 
 declare const chrome: { runtime: { sendMessage: (m: unknown) => Promise<unknown> } };

@@ -15,8 +15,12 @@ let send: ReturnType<typeof messenger>;
 /** The sandbox at the Sandbox preset's fixed address (127.0.0.1:8787), as `npm start` runs it. */
 let fixed: RunningSandbox;
 
-const order = () => ({ account: h.sandbox.demo.owner.address, op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '3000', tif: 'gtc' }] } });
-const perpsCommands = () => h.sandbox.ctx.requestLog.filter((r) => r.method !== 'GET' && r.path.startsWith('/perps/v1/trade')).length;
+const order = () => ({
+  account: h.sandbox.demo.owner.address,
+  op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '3000', tif: 'gtc' }] },
+});
+const perpsCommands = () =>
+  h.sandbox.ctx.requestLog.filter((r) => r.method !== 'GET' && r.path.startsWith('/perps/v1/trade')).length;
 
 async function openSettings(): Promise<void> {
   await popup.getByRole('tab', { name: 'Settings' }).click();

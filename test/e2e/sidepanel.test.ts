@@ -23,7 +23,10 @@ afterAll(async () => {
 
 describe('side panel', () => {
   it('is declared in the manifest (Chrome side_panel + sidePanel permission)', () => {
-    const manifest = JSON.parse(readFileSync(join(EXTENSION_DIR, 'manifest.json'), 'utf8')) as { side_panel?: { default_path: string }; permissions: string[] };
+    const manifest = JSON.parse(readFileSync(join(EXTENSION_DIR, 'manifest.json'), 'utf8')) as {
+      side_panel?: { default_path: string };
+      permissions: string[];
+    };
     expect(manifest.side_panel?.default_path).toBe('sidepanel.html');
     expect(manifest.permissions).toContain('sidePanel');
   });
@@ -46,8 +49,13 @@ describe('side panel', () => {
     await panel.getByLabel('Post-only').check();
     await h.screenshot(panel, '42-side-panel');
     await qty.press('Enter');
-    await panel.getByTestId('ticket-result').filter({ hasText: /Resting on the book/ }).waitFor();
-    const resting = [...h.sandbox.ctx.venue.orders.values()].filter((o) => o.status === 'open' && o.iid === 2 && o.qty === 150_000_000n && o.po);
+    await panel
+      .getByTestId('ticket-result')
+      .filter({ hasText: /Resting on the book/ })
+      .waitFor();
+    const resting = [...h.sandbox.ctx.venue.orders.values()].filter(
+      (o) => o.status === 'open' && o.iid === 2 && o.qty === 150_000_000n && o.po,
+    );
     expect(resting).toHaveLength(1);
     await panel.locator(`li[data-oid="${resting[0]!.oid}"]`).waitFor();
   });

@@ -34,12 +34,23 @@ async function runDeciding(name: string, decisions: ('approve' | 'reject')[], ..
 
 beforeAll(async () => {
   const esbuild = await import('esbuild');
-  const built = await esbuild.build({ entryPoints: [resolve(import.meta.dirname, '../../lib/dapp/examples/examples.ts')], bundle: true, format: 'iife', globalName: 'examples', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent' });
+  const built = await esbuild.build({
+    entryPoints: [resolve(import.meta.dirname, '../../lib/dapp/examples/examples.ts')],
+    bundle: true,
+    format: 'iife',
+    globalName: 'examples',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+  });
   bundle = built.outputFiles[0]!.text;
   h = await launchHarness({
     extend: (app) => {
       app.get('/examples/app.js', (c) => c.body(bundle, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
-      app.get('/examples', (c) => c.html('<!doctype html><title>examples</title><script src="/examples/app.js"></script>'));
+      app.get('/examples', (c) =>
+        c.html('<!doctype html><title>examples</title><script src="/examples/app.js"></script>'),
+      );
     },
   });
   await onboardDemo(h, PASSWORD, { clob: true });
@@ -51,45 +62,82 @@ afterAll(async () => {
 });
 
 describe('site developer examples (lib/dapp/README.md) against the sandbox', () => {
-  it('discover + connect: EIP-6963 finds Countersign; eth_chainId, eth_requestAccounts (approved), eth_accounts', async () => {
-    const r = await runDeciding('connect', ['approve']);
-    expect(r).toEqual({ chainId: '0x13882', account: h.sandbox.demo.owner.address, accounts: [h.sandbox.demo.owner.address] });
-  });
+  it(
+    'discover + connect: EIP-6963 finds Countersign; ' + 'eth_chainId, eth_requestAccounts (approved), eth_accounts',
+    async () => {
+      const r = await runDeciding('connect', ['approve']);
+      expect(r).toEqual({
+        chainId: '0x13882',
+        account: h.sandbox.demo.owner.address,
+        accounts: [h.sandbox.demo.owner.address],
+      });
+    },
+  );
 
-  it('permissions: wallet_requestPermissions (approved) and wallet_getPermissions answer the eth_accounts permission', async () => {
-    const r = (await runDeciding('permissions', ['approve'])) as { requested: unknown[]; current: unknown[] };
-    const perm = { invoker: h.sandbox.url, parentCapability: 'eth_accounts', caveats: [{ type: 'restrictReturnedAccounts', value: [h.sandbox.demo.owner.address] }] };
-    expect(r.requested).toEqual([expect.objectContaining(perm)]);
-    expect(r.current).toEqual([expect.objectContaining(perm)]);
-  });
+  it(
+    'permissions: wallet_requestPermissions (approved) and ' +
+      'wallet_getPermissions answer the eth_accounts permission',
+    async () => {
+      const r = (await runDeciding('permissions', ['approve'])) as { requested: unknown[]; current: unknown[] };
+      const perm = {
+        invoker: h.sandbox.url,
+        parentCapability: 'eth_accounts',
+        caveats: [{ type: 'restrictReturnedAccounts', value: [h.sandbox.demo.owner.address] }],
+      };
+      expect(r.requested).toEqual([expect.objectContaining(perm)]);
+      expect(r.current).toEqual([expect.objectContaining(perm)]);
+    },
+  );
 
   it('perps_sendCommand (approved): the order rests at the sandbox', async () => {
-    const before = h.sandbox.ctx.requestLog.filter((q) => q.path === '/perps/v1/trade/orders' && q.status === 200).length;
+    const before = h.sandbox.ctx.requestLog.filter(
+      (q) => q.path === '/perps/v1/trade/orders' && q.status === 200,
+    ).length;
     const answer = await runDeciding('perpsSendCommand', ['approve']);
-    expect(answer).toEqual([expect.objectContaining({ status: 'ok', oid: expect.any(Number), coid: expect.stringMatching(/^[0-9a-f]{32}$/) })]);
-    expect(h.sandbox.ctx.requestLog.filter((q) => q.path === '/perps/v1/trade/orders' && q.status === 200).length - before).toBe(1);
+    expect(answer).toEqual([
+      expect.objectContaining({ status: 'ok', oid: expect.any(Number), coid: expect.stringMatching(/^[0-9a-f]{32}$/) }),
+    ]);
+    expect(
+      h.sandbox.ctx.requestLog.filter((q) => q.path === '/perps/v1/trade/orders' && q.status === 200).length - before,
+    ).toBe(1);
   });
 
   it('perps_signCommand (approved): a signed envelope comes back and nothing is sent', async () => {
     const before = h.sandbox.ctx.requestLog.length;
     const signed = (await runDeciding('perpsSignCommand', ['approve'])) as Record<string, unknown>;
-    expect(signed).toEqual(expect.objectContaining({ op: { type: 'cancelOrders', args: [123456] }, sig: expect.stringMatching(/^0x[0-9a-f]{130}$/), salt: expect.any(Number), ts: expect.any(Number) }));
+    expect(signed).toEqual(
+      expect.objectContaining({
+        op: { type: 'cancelOrders', args: [123456] },
+        sig: expect.stringMatching(/^0x[0-9a-f]{130}$/),
+        salt: expect.any(Number),
+        ts: expect.any(Number),
+      }),
+    );
     expect(h.sandbox.ctx.requestLog.slice(before).filter((q) => q.method !== 'GET')).toEqual([]);
   });
 
   it('clob_postOrders (approved): one result per order, accepted', async () => {
     const tokenId = h.sandbox.ctx.clob.markets[0]!.tokenIds[0];
-    const results = (await runDeciding('clobPostOrders', ['approve'], tokenId)) as { success: boolean; errorMsg: string }[];
+    const results = (await runDeciding('clobPostOrders', ['approve'], tokenId)) as {
+      success: boolean;
+      errorMsg: string;
+    }[];
     expect(results).toEqual([expect.objectContaining({ success: true, errorMsg: '' })]);
   });
 
   it('clob_signRequest (approved): five L2 headers the order book accepts', async () => {
     const r = await runDeciding('clobSignRequest', ['approve'], `${h.sandbox.url}/clob`);
-    expect(r).toEqual({ headerNames: ['SVC_ADDRESS', 'SVC_API_KEY', 'SVC_PASSPHRASE', 'SVC_SIGNATURE', 'SVC_TIMESTAMP'], status: 200 });
+    expect(r).toEqual({
+      headerNames: ['SVC_ADDRESS', 'SVC_API_KEY', 'SVC_PASSPHRASE', 'SVC_SIGNATURE', 'SVC_TIMESTAMP'],
+      status: 200,
+    });
   });
 
   it('wallet_grantPermissions (approved): the ERC-7715 answer names the countersign-grant', async () => {
-    const r = (await runDeciding('grantPermissions', ['approve'])) as { grantedPermissions: { type: string }[]; permissionsContext: string };
+    const r = (await runDeciding('grantPermissions', ['approve'])) as {
+      grantedPermissions: { type: string }[];
+      permissionsContext: string;
+    };
     expect(r.grantedPermissions.map((p) => p.type)).toEqual(['countersign-grant']);
     expect(typeof r.permissionsContext).toBe('string');
   });
@@ -104,33 +152,53 @@ describe('site developer examples (lib/dapp/README.md) against the sandbox', () 
     expect(Array.isArray(r.answer)).toBe(true);
   });
 
-  it('viem errors: a rejected window is viem\'s UserRejectedRequestError with code 4001', async () => {
+  it("viem errors: a rejected window is viem's UserRejectedRequestError with code 4001", async () => {
     expect(await runDeciding('viemError', ['reject'])).toEqual({ name: 'UserRejectedRequestError', code: 4001 });
   });
 
-  it('ethers v6: BrowserProvider getSigner, getNetwork and send; a refusal keeps the provider code on error', async () => {
-    const r = (await runDeciding('withEthers', ['approve'])) as { account: string; chainId: number; answer: unknown; refused: unknown };
-    expect(r).toEqual({ account: h.sandbox.demo.owner.address, chainId: 80002, answer: expect.any(Array), refused: { code: 'UNKNOWN_ERROR', providerCode: 4200 } });
-  });
+  it(
+    'ethers v6: BrowserProvider getSigner, getNetwork ' + 'and send; a refusal keeps the provider code on error',
+    async () => {
+      const r = (await runDeciding('withEthers', ['approve'])) as {
+        account: string;
+        chainId: number;
+        answer: unknown;
+        refused: unknown;
+      };
+      expect(r).toEqual({
+        account: h.sandbox.demo.owner.address,
+        chainId: 80002,
+        answer: expect.any(Array),
+        refused: { code: 'UNKNOWN_ERROR', providerCode: 4200 },
+      });
+    },
+  );
 
   it('wallet_revokePermissions ends the connection: eth_accounts answers []', async () => {
     expect(await run('revoke')).toEqual([]);
   });
 
   // Runs after the revoke: wagmi's connect starts from a site that is not connected (one connect window).
-  it('wagmi: the EIP-6963 connector connects (approved), reports the account and 80002, sends an order the sandbox acknowledges; a rejected window is UserRejectedRequestError 4001', async () => {
-    const orders = () => h.sandbox.ctx.requestLog.filter((q) => q.method === 'POST' && q.path === '/perps/v1/trade/orders' && q.status === 200);
-    const before = orders().length;
-    const r = (await runDeciding('withWagmi', ['approve', 'approve', 'reject'])) as Record<string, unknown>;
-    expect(r).toEqual({
-      address: h.sandbox.demo.owner.address,
-      status: 'connected',
-      chainId: 80002,
-      answer: [expect.objectContaining({ status: 'ok', oid: expect.any(Number) })],
-      rejected: { name: 'UserRejectedRequestError', code: 4001 },
-    });
-    const sent = orders().slice(before);
-    expect(sent).toHaveLength(1); // the approved createOrders; the rejected cancelOrders never left the extension
-    expect(JSON.parse(sent[0]!.body!).op.type).toBe('createOrders');
-  });
+  it(
+    'wagmi: the EIP-6963 connector connects (approved), reports the account and 80002, sends ' +
+      'an order the sandbox acknowledges; a rejected window is UserRejectedRequestError 4001',
+    async () => {
+      const orders = () =>
+        h.sandbox.ctx.requestLog.filter(
+          (q) => q.method === 'POST' && q.path === '/perps/v1/trade/orders' && q.status === 200,
+        );
+      const before = orders().length;
+      const r = (await runDeciding('withWagmi', ['approve', 'approve', 'reject'])) as Record<string, unknown>;
+      expect(r).toEqual({
+        address: h.sandbox.demo.owner.address,
+        status: 'connected',
+        chainId: 80002,
+        answer: [expect.objectContaining({ status: 'ok', oid: expect.any(Number) })],
+        rejected: { name: 'UserRejectedRequestError', code: 4001 },
+      });
+      const sent = orders().slice(before);
+      expect(sent).toHaveLength(1); // the approved createOrders; the rejected cancelOrders never left the extension
+      expect(JSON.parse(sent[0]!.body!).op.type).toBe('createOrders');
+    },
+  );
 });

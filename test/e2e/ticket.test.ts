@@ -14,33 +14,69 @@ import { formatStep } from '../../lib/format';
 const PASSWORD = 'correct horse battery staple';
 let h: Harness;
 let popup: Page;
-/** The demo page, connected once (a second `connectDemo` would wait for a connect window that an already connected site does not get). */
+/**
+ * The demo page, connected once (a second `connectDemo` would wait for a connect window that an already connected site
+ * does not get).
+ */
 let demoPage: Page | undefined;
 
 const owner = () => h.sandbox.ctx.venue.findAccount(h.sandbox.demo.owner.address);
 const position = (iid: number) => owner()?.positions.get(iid);
 /** The sandbox's portfolio for the demo account (the venue's read). */
 async function portfolio() {
-  const res = await fetch(`${h.sandbox.url}/perps/v1/account/portfolio`, { headers: { 'SERVICE-PROXY': h.sandbox.demo.proxy.address, 'SERVICE-SECRET': h.sandbox.demo.proxy.secret } });
-  return (await res.json()) as { positions: { instrument_id: number; size: string; entry_price: string; leverage: number; initial_margin: string; liquidation_price: string }[]; withdrawable: string };
+  const res = await fetch(`${h.sandbox.url}/perps/v1/account/portfolio`, {
+    headers: { 'SERVICE-PROXY': h.sandbox.demo.proxy.address, 'SERVICE-SECRET': h.sandbox.demo.proxy.secret },
+  });
+  return (await res.json()) as {
+    positions: {
+      instrument_id: number;
+      size: string;
+      entry_price: string;
+      leverage: number;
+      initial_margin: string;
+      liquidation_price: string;
+    }[];
+    withdrawable: string;
+  };
 }
 const text = async (id: string, page: Page = popup) => (await page.getByTestId(id).first().textContent())?.trim() ?? '';
-const num = (s: string) => Number(s.replace(/,/g, '').replace(/[^0-9.-]/g, ' ').trim().split(/\s+/)[0]);
-const near = (got: number, want: number, rel = 0.001) => expect(Math.abs(got - want), `${got} vs ${want}`).toBeLessThanOrEqual(Math.max(Math.abs(want) * rel, 0.01));
-const mark = (instrument_id: number, price: string) => fetch(`${h.sandbox.url}/admin/mark`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ instrument_id, price }) });
+const num = (s: string) =>
+  Number(
+    s
+      .replace(/,/g, '')
+      .replace(/[^0-9.-]/g, ' ')
+      .trim()
+      .split(/\s+/)[0],
+  );
+const near = (got: number, want: number, rel = 0.001) =>
+  expect(Math.abs(got - want), `${got} vs ${want}`).toBeLessThanOrEqual(Math.max(Math.abs(want) * rel, 0.01));
+const mark = (instrument_id: number, price: string) =>
+  fetch(`${h.sandbox.url}/admin/mark`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ instrument_id, price }),
+  });
 
 /** Chooses the instrument whose label (`BTC-PERP (#1)`) starts with `symbol`. */
 async function pick(symbol: string): Promise<void> {
-  const value = await popup.locator('select[name="instrument"] option', { hasText: `${symbol} (#` }).getAttribute('value');
+  const value = await popup
+    .locator('select[name="instrument"] option', { hasText: `${symbol} (#` })
+    .getAttribute('value');
   await popup.locator('select[name="instrument"]').selectOption(value ?? '');
   await popup.getByTestId('risk-leverage').filter({ hasText: '×' }).waitFor();
 }
 const esc = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-/** Fills size and price (price '' = protected market order) and waits for the preview of that order (the submit label names it). */
+/**
+ * Fills size and price (price '' = protected market order) and waits for the preview of that order (the submit label
+ * names it).
+ */
 async function order(qty: string, price: string): Promise<void> {
   await popup.locator('input[name="qty"]').fill(qty);
   await popup.locator('input[name="price"]').fill(price);
-  await popup.getByTestId('submit').filter({ hasText: new RegExp(` ${esc(qty)} \\S+ \\(#\\d+\\) ${price ? `@ ${esc(price)}` : 'at market'}$`) }).waitFor();
+  await popup
+    .getByTestId('submit')
+    .filter({ hasText: new RegExp(` ${esc(qty)} \\S+ \\(#\\d+\\) ${price ? `@ ${esc(price)}` : 'at market'}$`) })
+    .waitFor();
   await popup.getByTestId('risk-notional').waitFor();
 }
 /** A liquidity account of the test's own (the seeded market maker's levels get used up by the earlier orders). */
@@ -58,18 +94,26 @@ async function refill(iid: number, step: string, size: string, levels = 10): Pro
   const s = BigInt(Math.round(Number(step) * 1e8));
   const pxText = (v: bigint) => (Number(v) / 1e8).toFixed(8).replace(/\.?0+$/, '');
   const orders = [];
-  for (let k = 1n; k <= BigInt(levels); k++) for (const buy of [true, false]) orders.push({ iid, buy, qty: size, p: pxText(mid + (buy ? -k : k) * s), tif: 'gtc' as const, po: true });
+  for (let k = 1n; k <= BigInt(levels); k++)
+    for (const buy of [true, false])
+      orders.push({ iid, buy, qty: size, p: pxText(mid + (buy ? -k : k) * s), tif: 'gtc' as const, po: true });
   ctx.venue.placeOrders(lp, orders);
   const bestBid = formatStep(pxText(mid - s), pxText(inst.tick));
   await popup.locator('.ladder').getByText(bestBid, { exact: true }).first().waitFor();
 }
-/** Applies `lev`× (cross) for the instrument shown through the leverage form, and waits until the panel shows the venue's new value. */
+/**
+ * Applies `lev`× (cross) for the instrument shown through the leverage form, and waits until the panel shows the
+ * venue's new value.
+ */
 async function applyLeverage(lev: number): Promise<void> {
   const details = popup.locator('details.lev');
   if (!(await details.evaluate((d) => (d as HTMLDetailsElement).open))) await details.locator('summary').click();
   await popup.locator('input[name="lev"]').fill(String(lev));
   await popup.getByRole('button', { name: 'Set leverage' }).click();
-  await popup.getByTestId('risk-leverage').filter({ hasText: new RegExp(`^${lev}× cross$`) }).waitFor();
+  await popup
+    .getByTestId('risk-leverage')
+    .filter({ hasText: new RegExp(`^${lev}× cross$`) })
+    .waitFor();
 }
 /** The order numbers the risk panel shows now (the size after the fill as text: sizes compare exactly). */
 async function panelNumbers() {
@@ -100,11 +144,17 @@ async function checkAgainstVenue(iid: number, buy: boolean, qty: number, status:
   await submitAndWait(status);
   const after = await portfolio();
   const pos1 = after.positions.find((p) => p.instrument_id === iid);
-  const fills = owner()?.fills.slice(seen).filter((f) => f.iid === iid) ?? [];
+  const fills =
+    owner()
+      ?.fills.slice(seen)
+      .filter((f) => f.iid === iid) ?? [];
   expect(fills.length).toBeGreaterThan(0);
   expect(Number(shown.size)).toBe(Number(pos1?.size ?? '0'));
   if (pos1) near(shown.entry ?? 0, Number(pos1.entry_price));
-  near(shown.notional, fills.reduce((a, f) => a + Number(f.price * f.qty) / 1e16, 0));
+  near(
+    shown.notional,
+    fills.reduce((a, f) => a + Number(f.price * f.qty) / 1e16, 0),
+  );
   near(shown.fee, fills.reduce((a, f) => a + Number(f.fee), 0) / 1e6);
   near(shown.pnl, fills.reduce((a, f) => a + Number(f.pnl), 0) / 1e6);
   if (shown.liq === null) expect(Number(pos1?.liquidation_price ?? 0)).toBe(0);
@@ -141,7 +191,9 @@ describe('numbers before the click, the venue after it (Chromium)', () => {
     const avg = num(await text('risk-avg'));
     expect(await text('risk-avg')).toMatch(/slippage \d/);
     await submitAndWait(/Filled 0.7/);
-    const sent = [...h.sandbox.ctx.venue.orders.values()].filter((o) => o.iid === 1 && o.owner === h.sandbox.demo.owner.address.toLowerCase()).at(-1);
+    const sent = [...h.sandbox.ctx.venue.orders.values()]
+      .filter((o) => o.iid === 1 && o.owner === h.sandbox.demo.owner.address.toLowerCase())
+      .at(-1);
     expect(sent).toMatchObject({ tif: 'ioc', price: BigInt(Math.round(Math.floor((best * 1.01) / 0.5) * 0.5 * 1e8)) });
     const venue = (await portfolio()).positions.find((p) => p.instrument_id === 1);
     near(Number(venue?.entry_price), avg);
@@ -169,7 +221,7 @@ describe('numbers before the click, the venue after it (Chromium)', () => {
     await popup.getByRole('radio', { name: 'Buy' }).click();
   });
 
-  it('a flip that ends smaller shows the new side\'s margin, and the venue takes it', async () => {
+  it("a flip that ends smaller shows the new side's margin, and the venue takes it", async () => {
     await pick('ETH-PERP');
     await popup.getByRole('radio', { name: 'Sell' }).click();
     await order('5', '');
@@ -233,7 +285,10 @@ describe('numbers before the click, the venue after it (Chromium)', () => {
     expect(num(max)).toBe(Number(qty));
     expect(await popup.locator('button[type="submit"]').isEnabled()).toBe(true);
     await popup.locator('input[name="qty"]').fill((Number(qty) + 1).toFixed(1));
-    await popup.getByText(/Not enough free margin: the venue needs/).first().waitFor();
+    await popup
+      .getByText(/Not enough free margin: the venue needs/)
+      .first()
+      .waitFor();
     expect(await popup.locator('button[type="submit"]').isDisabled()).toBe(true);
     await popup.locator('input[name="qty"]').fill(qty);
     await submitAndWait(/Order #\d+: (Filled|Partly)/);
@@ -253,7 +308,10 @@ describe('numbers before the click, the venue after it (Chromium)', () => {
     await popup.getByTestId('close-confirm').click();
     await popup.getByText(/Close order sent/).waitFor();
     expect(position(3)).toBeUndefined();
-    const closing = owner()?.fills.slice(fills).filter((f) => f.iid === 3 && f.taker) ?? [];
+    const closing =
+      owner()
+        ?.fills.slice(fills)
+        .filter((f) => f.iid === 3 && f.taker) ?? [];
     near(closing.reduce((a, f) => a + Number(f.fee), 0) / 1e6, fee);
     near(closing.reduce((a, f) => a + Number(f.pnl), 0) / 1e6, pnl);
     const sent = [...h.sandbox.ctx.venue.orders.values()].filter((o) => o.iid === 3).at(-1);
@@ -305,11 +363,19 @@ describe('numbers before the click, the venue after it (Chromium)', () => {
     expect(h.sandbox.ctx.venue.configOf(owner()!, 1).leverage).toBe(2);
   });
 
-  it('the approval window shows the same numbers for a page\'s order, computed from the artifact', async () => {
+  it("the approval window shows the same numbers for a page's order, computed from the artifact", async () => {
     const demo = (demoPage ??= await connectDemo(h));
-    const opened = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
+    const opened = h.ctx.waitForEvent('page', {
+      predicate: (p) => p.url().endsWith('/approval.html'),
+      timeout: 10_000,
+    });
     const done = demo.evaluate(() =>
-      (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({ method: 'perps_sendCommand', params: { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true }] } } }),
+      (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({
+        method: 'perps_sendCommand',
+        params: {
+          op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true }] },
+        },
+      }),
     );
     const w = await opened;
     await w.getByTestId('approval-notional').waitFor();
@@ -320,7 +386,9 @@ describe('numbers before the click, the venue after it (Chromium)', () => {
     await h.screenshot(w, '42-approval-order-summary');
     const before = Number((await portfolio()).withdrawable);
     await w.bringToFront();
-    await w.waitForFunction(() => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled);
+    await w.waitForFunction(
+      () => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled,
+    );
     await w.getByTestId('approve').click();
     await done;
     near(before - Number((await portfolio()).withdrawable), margin);
@@ -332,9 +400,18 @@ describe('numbers before the click, the venue after it (Chromium)', () => {
     // More than the ten levels the window reads, at twice the best ask: the part past the book rests at the limit.
     const limit = Number(asks[0]?.[0]) * 2;
     const qty = Math.ceil(asks.reduce((a, l) => a + Number(l[1]), 0)) + 5;
-    const opened = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
+    const opened = h.ctx.waitForEvent('page', {
+      predicate: (p) => p.url().endsWith('/approval.html'),
+      timeout: 10_000,
+    });
     const done = demo.evaluate(
-      ([p, q]) => (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({ method: 'perps_sendCommand', params: { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: q, p, tif: 'gtc' }] } } }).catch(() => 'rejected'),
+      ([p, q]) =>
+        (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign
+          .request({
+            method: 'perps_sendCommand',
+            params: { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: q, p, tif: 'gtc' }] } },
+          })
+          .catch(() => 'rejected'),
       [String(limit), String(qty)],
     );
     const w = await opened;
@@ -348,74 +425,104 @@ describe('numbers before the click, the venue after it (Chromium)', () => {
     expect(await done).toBe('rejected');
   });
 
-  it("an order-book order's approval window shows its cost and fee from the signed amounts; approving it rests the order at the venue", async () => {
-    const send = messenger(popup);
-    expect((await send('clob.createOrDerive', { account: h.sandbox.demo.owner.address })).ok).toBe(true);
-    const demo = (demoPage ??= await connectDemo(h));
-    const market = h.sandbox.ctx.clob.markets[0]!;
-    const opened = h.ctx.waitForEvent('page', { predicate: (p) => p.url().endsWith('/approval.html'), timeout: 10_000 });
-    const done = demo.evaluate((tokenId) =>
-      (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({ method: 'clob_postOrders', params: { orders: [{ tokenId, side: 'BUY', price: '0.42', size: '25', orderType: 'GTC' }] } }),
-      market.tokenIds[0],
-    );
-    const w = await opened;
-    await w.getByTestId('approval-clob').waitFor();
-    // 25 shares at 0.42: 10.50 USDC paid (the maker amount), fee at the book's rate on the USDC side.
-    expect(num(await text('approval-clob-usdc', w))).toBe(10.5);
-    const bps = ((await (await fetch(`${h.sandbox.url}/clob/fee-rate?token_id=${market.tokenIds[0]}`)).json()) as { base_fee: number }).base_fee;
-    const feeText = await text('approval-clob-fee', w);
-    expect(feeText).toContain(`(${bps} bp)`);
-    expect(num(feeText)).toBeCloseTo((10.5 * bps) / 10_000, 6);
-    await h.screenshot(w, '43-approval-clob-summary');
-    await w.bringToFront();
-    await w.waitForFunction(() => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled);
-    await w.getByTestId('approve').click();
-    expect(await done).toBeTruthy();
-    const resting = [...h.sandbox.ctx.clob.orders.values()].filter((o) => o.status === 'live' && o.side === 'BUY' && o.originalSize === 25_000_000n && o.tokenId === market.tokenIds[0]);
-    expect(resting.length).toBe(1);
-  });
+  it(
+    "an order-book order's approval window shows its cost and fee from " +
+      'the signed amounts; approving it rests the order at the venue',
+    async () => {
+      const send = messenger(popup);
+      expect((await send('clob.createOrDerive', { account: h.sandbox.demo.owner.address })).ok).toBe(true);
+      const demo = (demoPage ??= await connectDemo(h));
+      const market = h.sandbox.ctx.clob.markets[0]!;
+      const opened = h.ctx.waitForEvent('page', {
+        predicate: (p) => p.url().endsWith('/approval.html'),
+        timeout: 10_000,
+      });
+      const done = demo.evaluate(
+        (tokenId) =>
+          (window as unknown as { countersign: { request: (a: unknown) => Promise<unknown> } }).countersign.request({
+            method: 'clob_postOrders',
+            params: { orders: [{ tokenId, side: 'BUY', price: '0.42', size: '25', orderType: 'GTC' }] },
+          }),
+        market.tokenIds[0],
+      );
+      const w = await opened;
+      await w.getByTestId('approval-clob').waitFor();
+      // 25 shares at 0.42: 10.50 USDC paid (the maker amount), fee at the book's rate on the USDC side.
+      expect(num(await text('approval-clob-usdc', w))).toBe(10.5);
+      const bps = (
+        (await (await fetch(`${h.sandbox.url}/clob/fee-rate?token_id=${market.tokenIds[0]}`)).json()) as {
+          base_fee: number;
+        }
+      ).base_fee;
+      const feeText = await text('approval-clob-fee', w);
+      expect(feeText).toContain(`(${bps} bp)`);
+      expect(num(feeText)).toBeCloseTo((10.5 * bps) / 10_000, 6);
+      await h.screenshot(w, '43-approval-clob-summary');
+      await w.bringToFront();
+      await w.waitForFunction(
+        () => !(document.querySelector('[data-testid="approve"]') as HTMLButtonElement | null)?.disabled,
+      );
+      await w.getByTestId('approve').click();
+      expect(await done).toBeTruthy();
+      const resting = [...h.sandbox.ctx.clob.orders.values()].filter(
+        (o) =>
+          o.status === 'live' && o.side === 'BUY' && o.originalSize === 25_000_000n && o.tokenId === market.tokenIds[0],
+      );
+      expect(resting.length).toBe(1);
+    },
+  );
 
-  it('order-book market orders (FOK / FAK) without a price: the average, slippage and cost shown are what the venue fills', async () => {
-    const market = h.sandbox.ctx.clob.markets.find((m) => m.slug === 'quarter-tick-market')!;
-    const token = market.tokenIds[0]!;
-    // The order-book credentials were created by the test before: the popup reads the account anew.
-    await popup.reload();
-    await popup.getByRole('tab', { name: 'Order book' }).click();
-    await popup.locator('input[name="market-search"]').fill('quarter-tick');
-    await popup.locator('input[name="market-search"]').press('Enter');
-    await popup.locator('ul.markets button', { hasText: 'quarter-tick' }).click();
-    await popup.locator('.ladder .level').first().waitFor();
-    /** Fills the form, reads the estimate, sends, and returns the estimate and the venue's taker trades of the order. */
-    const marketOrder = async (type: 'FOK' | 'FAK', size: string) => {
-      await popup.locator('select[name="order-type"]').selectOption(type);
-      await popup.locator('input[name="clob-price"]').fill('');
-      await popup.locator('input[name="clob-size"]').fill(size);
-      await popup.getByTestId('clob-est-avg').waitFor();
-      const shown = { avg: num(await text('clob-est-avg')), slip: num(await text('clob-est-slip')), cost: await text('clob-est-cost') };
-      const seen = h.sandbox.ctx.clob.trades.length;
-      await popup.getByTestId('clob-submit').click();
-      await expect.poll(() => h.sandbox.ctx.clob.trades.length > seen, { timeout: 10_000 }).toBe(true);
-      const trades = h.sandbox.ctx.clob.trades.slice(seen).filter((t) => t.role === 'TAKER' && t.tokenId === token);
-      // Exact: base units added as bigints, then one conversion (a float sum drifts in the last digit).
-      const shares = Number(trades.reduce((a, t) => a + t.size, 0n)) / 1e6;
-      const usdc = trades.reduce((a, t) => a + (Number(t.size) * Number(t.price)) / 1e12, 0);
-      return { shown, trades, shares, usdc, reference: Number(trades[0]?.price ?? 0n) / 1e6 };
-    };
-    // BUY 100 USDC: walks two ask levels within best + 1 %.
-    const buy = await marketOrder('FOK', '100');
-    expect(buy.trades.length).toBeGreaterThan(1);
-    near(buy.shown.avg, buy.usdc / buy.shares);
-    near(buy.shown.slip, ((buy.usdc / buy.shares - buy.reference) / buy.reference) * 10_000);
-    const [got, paid] = buy.shown.cost.match(/[\d.]+/g)!.map(Number);
-    expect(got).toBe(buy.shares);
-    near(paid!, buy.usdc);
-    // SELL 150 shares FAK: only the best bid lies within best − 1 %; what fills is what was shown.
-    await popup.getByRole('radio', { name: 'Sell' }).click();
-    const sell = await marketOrder('FAK', '150');
-    expect(sell.shown.cost).toMatch(/^100 shares/);
-    near(sell.shown.avg, sell.usdc / sell.shares);
-    const [sold, brought] = sell.shown.cost.match(/[\d.]+/g)!.map(Number);
-    expect(sold).toBe(sell.shares);
-    near(brought!, sell.usdc);
-  });
+  it(
+    'order-book market orders (FOK / FAK) without a price: the ' +
+      'average, slippage and cost shown are what the venue fills',
+    async () => {
+      const market = h.sandbox.ctx.clob.markets.find((m) => m.slug === 'quarter-tick-market')!;
+      const token = market.tokenIds[0]!;
+      // The order-book credentials were created by the test before: the popup reads the account anew.
+      await popup.reload();
+      await popup.getByRole('tab', { name: 'Order book' }).click();
+      await popup.locator('input[name="market-search"]').fill('quarter-tick');
+      await popup.locator('input[name="market-search"]').press('Enter');
+      await popup.locator('ul.markets button', { hasText: 'quarter-tick' }).click();
+      await popup.locator('.ladder .level').first().waitFor();
+      /**
+       * Fills the form, reads the estimate, sends, and returns the estimate and the venue's taker trades of the order.
+       */
+      const marketOrder = async (type: 'FOK' | 'FAK', size: string) => {
+        await popup.locator('select[name="order-type"]').selectOption(type);
+        await popup.locator('input[name="clob-price"]').fill('');
+        await popup.locator('input[name="clob-size"]').fill(size);
+        await popup.getByTestId('clob-est-avg').waitFor();
+        const shown = {
+          avg: num(await text('clob-est-avg')),
+          slip: num(await text('clob-est-slip')),
+          cost: await text('clob-est-cost'),
+        };
+        const seen = h.sandbox.ctx.clob.trades.length;
+        await popup.getByTestId('clob-submit').click();
+        await expect.poll(() => h.sandbox.ctx.clob.trades.length > seen, { timeout: 10_000 }).toBe(true);
+        const trades = h.sandbox.ctx.clob.trades.slice(seen).filter((t) => t.role === 'TAKER' && t.tokenId === token);
+        // Exact: base units added as bigints, then one conversion (a float sum drifts in the last digit).
+        const shares = Number(trades.reduce((a, t) => a + t.size, 0n)) / 1e6;
+        const usdc = trades.reduce((a, t) => a + (Number(t.size) * Number(t.price)) / 1e12, 0);
+        return { shown, trades, shares, usdc, reference: Number(trades[0]?.price ?? 0n) / 1e6 };
+      };
+      // BUY 100 USDC: walks two ask levels within best + 1 %.
+      const buy = await marketOrder('FOK', '100');
+      expect(buy.trades.length).toBeGreaterThan(1);
+      near(buy.shown.avg, buy.usdc / buy.shares);
+      near(buy.shown.slip, ((buy.usdc / buy.shares - buy.reference) / buy.reference) * 10_000);
+      const [got, paid] = buy.shown.cost.match(/[\d.]+/g)!.map(Number);
+      expect(got).toBe(buy.shares);
+      near(paid!, buy.usdc);
+      // SELL 150 shares FAK: only the best bid lies within best − 1 %; what fills is what was shown.
+      await popup.getByRole('radio', { name: 'Sell' }).click();
+      const sell = await marketOrder('FAK', '150');
+      expect(sell.shown.cost).toMatch(/^100 shares/);
+      near(sell.shown.avg, sell.usdc / sell.shares);
+      const [sold, brought] = sell.shown.cost.match(/[\d.]+/g)!.map(Number);
+      expect(sold).toBe(sell.shares);
+      near(brought!, sell.usdc);
+    },
+  );
 });

@@ -52,10 +52,24 @@ describe('a lost vault (Chromium)', () => {
     await popup.locator('input[name="password"]').fill(PASSWORD);
     await popup.getByRole('button', { name: 'Unlock' }).click();
     await popup.getByRole('tab', { name: 'Settings' }).waitFor();
-    const status = (await messenger(popup)('vault.status')) as { result: { unlocked: boolean; recoverable: boolean; activeAccount: string; accounts: { address: string; proxies: unknown[]; hasClobCredentials: boolean }[] } };
-    expect(status.result).toMatchObject({ unlocked: true, recoverable: false, activeAccount: h.sandbox.demo.owner.address });
+    const status = (await messenger(popup)('vault.status')) as {
+      result: {
+        unlocked: boolean;
+        recoverable: boolean;
+        activeAccount: string;
+        accounts: { address: string; proxies: unknown[]; hasClobCredentials: boolean }[];
+      };
+    };
+    expect(status.result).toMatchObject({
+      unlocked: true,
+      recoverable: false,
+      activeAccount: h.sandbox.demo.owner.address,
+    });
     expect(status.result.accounts).toHaveLength(1);
-    expect(status.result.accounts[0]).toMatchObject({ address: h.sandbox.demo.owner.address, hasClobCredentials: true });
+    expect(status.result.accounts[0]).toMatchObject({
+      address: h.sandbox.demo.owner.address,
+      hasClobCredentials: true,
+    });
     expect(status.result.accounts[0]?.proxies).toHaveLength(1);
   });
 });

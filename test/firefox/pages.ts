@@ -25,10 +25,15 @@ export async function pageAt(browser: Browser, match: (href: string) => boolean,
 export async function approveWindow(browser: Browser): Promise<void> {
   const w = await pageAt(browser, (u) => u.startsWith('moz-extension://') && u.endsWith('/approval.html'));
   await w.bringToFront();
-  await w.waitForFunction(() => {
-    const b = document.querySelector('[data-testid="approve"]');
-    return b instanceof HTMLButtonElement && !b.disabled;
-  }, { timeout: 20_000 });
+  await w.waitForFunction(
+    () => {
+      const b = document.querySelector('[data-testid="approve"]');
+      return b instanceof HTMLButtonElement && !b.disabled;
+    },
+    { timeout: 20_000 },
+  );
   await w.click('[data-testid="approve"]');
-  await w.waitForFunction(() => !document.querySelector('[data-testid="approve"]'), { timeout: 10_000 }).catch(() => undefined);
+  await w
+    .waitForFunction(() => !document.querySelector('[data-testid="approve"]'), { timeout: 10_000 })
+    .catch(() => undefined);
 }

@@ -46,7 +46,11 @@ export const browser: BackgroundBrowser = {
   },
   storage: { session: fakeBrowser.storage.session as unknown as BackgroundBrowser['storage']['session'] },
   alarms: fakeBrowser.alarms as unknown as BackgroundBrowser['alarms'],
-  windows: { create: async () => ({ id: 1 }), update: async () => undefined, onRemoved: { addListener: () => undefined } },
+  windows: {
+    create: async () => ({ id: 1 }),
+    update: async () => undefined,
+    onRemoved: { addListener: () => undefined },
+  },
   action: { setBadgeText: () => undefined },
 };
 
@@ -71,7 +75,7 @@ export type PagedBackground = Background & { page: (sender: BrowserSender, name?
  */
 export function withPages(bg: Background): PagedBackground {
   const connect = lastConnect;
-  if (!connect) throw new Error('No background listens for ports: start one on this kit\'s browser first.');
+  if (!connect) throw new Error("No background listens for ports: start one on this kit's browser first.");
   return { ...bg, page: (sender, name) => connectPage(connect, sender, name) };
 }
 
@@ -81,7 +85,11 @@ export function withPages(bg: Background): PagedBackground {
  * copied with `structuredClone` both ways. A request on a port the background disconnected rejects
  * with 4900 (retryable), as the content script answers.
  */
-function connectPage(connect: (port: BrowserPort) => void, sender: BrowserSender, name: string = PORT_NAME): PageClient {
+function connectPage(
+  connect: (port: BrowserPort) => void,
+  sender: BrowserSender,
+  name: string = PORT_NAME,
+): PageClient {
   const toBackground: ((m: unknown) => void)[] = [];
   const waiting = new Map<string, { resolve: (v: unknown) => void; reject: (e: ProviderRpcError) => void }>();
   const events: PageEventMessage[] = [];
@@ -117,7 +125,10 @@ function connectPage(connect: (port: BrowserPort) => void, sender: BrowserSender
   return {
     request: (method, params) =>
       new Promise((resolve, reject) => {
-        if (closed) return reject(disconnected('Countersign restarted before answering; retry the request.', { retryable: true }));
+        if (closed)
+          return reject(
+            disconnected('Countersign restarted before answering; retry the request.', { retryable: true }),
+          );
         const id = `page-${++seq}`;
         waiting.set(id, { resolve, reject });
         send({ id, method, ...(params === undefined ? {} : { params }) });
@@ -129,14 +140,20 @@ function connectPage(connect: (port: BrowserPort) => void, sender: BrowserSender
 }
 
 /** The popup as a sender (the extension's `/popup.html`). */
-export const popupSender = (): BrowserSender => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
+export const popupSender = (): BrowserSender => ({
+  id: fakeBrowser.runtime.id,
+  url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html`,
+});
 
 /** Calls procedure `type` on `bg` as `sender` (default: the popup); resolves the reply (`Reply`). */
 export function callAs(bg: Background, type: string, payload: unknown = {}, sender: BrowserSender = popupSender()) {
   return bg.handle({ type, payload }, sender);
 }
 
-/** Waits (about 10 s at most, returning as soon as they are there) until `bg` holds `k` pending approvals; returns what is pending. */
+/**
+ * Waits (about 10 s at most, returning as soon as they are there) until `bg` holds `k` pending approvals; returns what
+ * is pending.
+ */
 export async function waitPending(bg: Background, k = 1) {
   for (let i = 0; i < 2000 && bg.registry.size < k; i++) await new Promise((r) => setTimeout(r, 5));
   return bg.registry.list();
@@ -156,12 +173,28 @@ export async function until(fn: () => Promise<boolean> | boolean, tries = 400): 
  * URLs, the owner key, the demo proxy key and order-book credentials; then (unless `connect: false`)
  * `page` connects and the person approves it.
  */
-export async function onboardDemo(bg: PagedBackground, h: Harness, page: BrowserSender, o: { connect?: boolean } = {}): Promise<void> {
+export async function onboardDemo(
+  bg: PagedBackground,
+  h: Harness,
+  page: BrowserSender,
+  o: { connect?: boolean } = {},
+): Promise<void> {
   const owner = h.demo.owner.address;
   await callAs(bg, 'vault.create', { password: 'a good password' });
-  await callAs(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
+  await callAs(bg, 'settings.set', {
+    perpsUrl: h.perps,
+    clobUrl: h.clobUrl,
+    gammaUrl: `${h.url}/gamma`,
+    dataUrl: `${h.url}/data`,
+  });
   await callAs(bg, 'vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
-  await callAs(bg, 'proxy.import', { account: owner, privateKey: h.demo.proxy.privateKey, proxy: h.demo.proxy.address, secret: h.demo.proxy.secret, expiry: h.demo.proxy.expiry });
+  await callAs(bg, 'proxy.import', {
+    account: owner,
+    privateKey: h.demo.proxy.privateKey,
+    proxy: h.demo.proxy.address,
+    secret: h.demo.proxy.secret,
+    expiry: h.demo.proxy.expiry,
+  });
   await callAs(bg, 'clob.createOrDerive', { account: owner });
   if (o.connect === false) return;
   const connected = bg.page(page).request('eth_requestAccounts', undefined);
@@ -177,7 +210,11 @@ export type Reply = { ok: boolean; result?: unknown; error?: { name: string; sho
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A page's sender at `origin` (path `/app`) in tab `tab`, frame `frameId` (0: the top frame). */
-export const pageSender = (origin: string, tab: number, frameId = 0): BrowserSender & { frameId: number; tab: { id: number; url: string } } => ({
+export const pageSender = (
+  origin: string,
+  tab: number,
+  frameId = 0,
+): BrowserSender & { frameId: number; tab: { id: number; url: string } } => ({
   get id() {
     return fakeBrowser.runtime.id;
   },
@@ -279,8 +316,19 @@ export async function markPrice(h: Harness, iid: number): Promise<string> {
   return t.mark_price;
 }
 
-/** A BTC-PERP-only standing grant's limits (perps, 2 000 USDC per order, 20 000 per 24 h, 2 % band, 1 % slippage), as the grant suites use. */
-export const btcOnly = { venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2', slippagePct: '1' };
+/**
+ * A BTC-PERP-only standing grant's limits (perps, 2 000 USDC per order, 20 000 per 24 h, 2 % band, 1 % slippage), as
+ * the grant suites use.
+ */
+export const btcOnly = {
+  venue: 'perps',
+  instruments: [1],
+  allow: { order: true, cancel: true, leverage: false },
+  maxNotional: '2000',
+  dailyNotional: '20000',
+  priceBandPct: '2',
+  slippagePct: '1',
+};
 
 /** Connects the page `who` (`eth_requestAccounts`), approving its window; resolves the page's answer. */
 export async function connectSite(bg: PagedBackground, who: object): Promise<unknown> {
@@ -292,7 +340,8 @@ export async function connectSite(bg: PagedBackground, who: object): Promise<unk
 }
 
 /** How many perps order submissions (`POST …/perps/v1/trade/orders`) a recorded wire holds. */
-export const perpsPosts = (w: { sent: { url: string; method: string }[] }): number => w.sent.filter((s) => s.method === 'POST' && /\/perps\/v1\/trade\/orders$/.test(s.url)).length;
+export const perpsPosts = (w: { sent: { url: string; method: string }[] }): number =>
+  w.sent.filter((s) => s.method === 'POST' && /\/perps\/v1\/trade\/orders$/.test(s.url)).length;
 
 /** The wire log of `pagePathKit`'s backgrounds: every request sent, and an optional answer to swap in. */
 export type Wire = { sent: SentRequest[]; replaceAnswer?: (url: string, method: string) => Response | undefined };
@@ -307,24 +356,65 @@ export type Notice = { id: string; title: string; message: string };
  * and captured notifications, a worker restart, hooks that stop the grant flush or hold the use write, and
  * the BTC / ETH orders the suites send. `site` and `page` are the connected site; `dbPrefix` names the databases.
  */
-export function pagePathKit(o: { harness: () => Harness; started: PagedBackground[]; site: string; page: BrowserSender; dbPrefix: string }) {
+export function pagePathKit(o: {
+  harness: () => Harness;
+  started: PagedBackground[];
+  site: string;
+  page: BrowserSender;
+  dbPrefix: string;
+}) {
   const { started, page } = o;
   let n = 0;
   const h = () => o.harness();
-  const call = async (bg: PagedBackground, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply;
+  const call = async (bg: PagedBackground, type: string, payload: unknown = {}) =>
+    (await callAs(bg, type, payload)) as Reply;
   const owner = () => h().demo.owner.address;
   const mark = (iid: number) => markPrice(h(), iid);
-  const armed = async (bg: PagedBackground, venue = 'perps') => ((await call(bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] }).venues.some((v) => v.venue === venue && v.armed);
-  const grantOf = (bg: PagedBackground, limits: object = btcOnly, origin = o.site) => bg.grants().create({ origin, account: owner(), limits: limits as never, durationMs: 3_600_000 });
+  const armed = async (bg: PagedBackground, venue = 'perps') =>
+    ((await call(bg, 'deadman.status')).result as { venues: { venue: string; armed: boolean }[] }).venues.some(
+      (v) => v.venue === venue && v.armed,
+    );
+  const grantOf = (bg: PagedBackground, limits: object = btcOnly, origin = o.site) =>
+    bg.grants().create({ origin, account: owner(), limits: limits as never, durationMs: 3_600_000 });
 
-  /** A background on the sandbox (onboarded and connected unless `onboard: false`; its streams on `WebSocket` when given), its wire log and the notifications it raised. */
-  async function ready(x: { dbName?: string; onboard?: boolean; wire?: Wire; notices?: Notice[]; now?: () => number; WebSocket?: WebSocketConstructor } = {}): Promise<{ bg: PagedBackground; wire: Wire; dbName: string; notices: Notice[] }> {
+  /**
+   * A background on the sandbox (onboarded and connected unless `onboard: false`; its streams on `WebSocket` when
+   * given), its wire log and the notifications it raised.
+   */
+  async function ready(
+    x: {
+      dbName?: string;
+      onboard?: boolean;
+      wire?: Wire;
+      notices?: Notice[];
+      now?: () => number;
+      WebSocket?: WebSocketConstructor;
+    } = {},
+  ): Promise<{ bg: PagedBackground; wire: Wire; dbName: string; notices: Notice[] }> {
     const wire: Wire = x.wire ?? { sent: [] };
     const notices = x.notices ?? [];
     const fetchFn = recordingFetch(wire, { onAnswer: (url, method, res) => wire.replaceAnswer?.(url, method) ?? res });
     const dbName = x.dbName ?? `${o.dbPrefix}-${n++}`;
-    const notifying = { ...browser, notifications: { create: async (id: string, y: { title: string; message: string }) => (notices.push({ id, title: y.title, message: y.message }), id) } };
-    const bg = withPages(startBackground({ browser: notifying, dbName, kdf: KDF, bounds: BOUNDS, fetchFn, ...(x.now ? { now: x.now } : {}), ...(x.WebSocket ? { WebSocket: x.WebSocket } : {}) }));
+    const notifying = {
+      ...browser,
+      notifications: {
+        create: async (id: string, y: { title: string; message: string }) => (
+          notices.push({ id, title: y.title, message: y.message }),
+          id
+        ),
+      },
+    };
+    const bg = withPages(
+      startBackground({
+        browser: notifying,
+        dbName,
+        kdf: KDF,
+        bounds: BOUNDS,
+        fetchFn,
+        ...(x.now ? { now: x.now } : {}),
+        ...(x.WebSocket ? { WebSocket: x.WebSocket } : {}),
+      }),
+    );
     started.push(bg);
     if (x.onboard !== false) await onboardDemo(bg, h(), page);
     return { bg, wire, dbName, notices };
@@ -340,9 +430,19 @@ export function pagePathKit(o: { harness: () => Harness; started: PagedBackgroun
     grantOf,
     ready,
     codeOf: (e: unknown) => (e as { code?: number }).code,
-    settle: <T>(p: Promise<T>) => p.then((r) => ({ r, e: undefined as unknown }), (e: unknown) => ({ r: undefined as T | undefined, e })),
-    openOrders: () => [...h().ctx.venue.orders.values()].filter((x) => x.owner === owner().toLowerCase() && (x.status === 'open' || x.status === 'untriggered')),
-    /** A worker restart: a second background on the same database and session store (the first must be treated as stopped). */
+    settle: <T>(p: Promise<T>) =>
+      p.then(
+        (r) => ({ r, e: undefined as unknown }),
+        (e: unknown) => ({ r: undefined as T | undefined, e }),
+      ),
+    openOrders: () =>
+      [...h().ctx.venue.orders.values()].filter(
+        (x) => x.owner === owner().toLowerCase() && (x.status === 'open' || x.status === 'untriggered'),
+      ),
+    /**
+     * A worker restart: a second background on the same database and session store (the first must be treated as
+     * stopped).
+     */
     restart: async (dbName: string, wire: Wire, notices: Notice[] = []): Promise<PagedBackground> => {
       const { bg } = await ready({ dbName, onboard: false, wire, notices });
       await until(() => armed(bg), 1500);
@@ -350,7 +450,8 @@ export function pagePathKit(o: { harness: () => Harness; started: PagedBackgroun
     },
     /** The worker of `bg` stops: from here its head / held-bucket flush never runs (a stopped worker runs no timer). */
     stopFlush: (bg: PagedBackground): void => {
-      (grantUseRecords(bg.vault()) as unknown as { flushHeads: () => Promise<void> }).flushHeads = async () => undefined;
+      (grantUseRecords(bg.vault()) as unknown as { flushHeads: () => Promise<void> }).flushHeads = async () =>
+        undefined;
     },
     /**
      * Holds every grant use write of `bg` inside the vault's queue (the bucket is sealed inside
@@ -401,7 +502,9 @@ export function pagePathKit(o: { harness: () => Harness; started: PagedBackgroun
         },
       };
     },
-    /** Counts `SigningService.execute` calls of `bg` (a granted order reaches it, and signs, while its use is written). */
+    /**
+     * Counts `SigningService.execute` calls of `bg` (a granted order reaches it, and signs, while its use is written).
+     */
     countExecutes: (bg: PagedBackground): (() => number) => {
       const svc = bg.service() as unknown as { execute: (...a: unknown[]) => Promise<unknown> };
       const real = svc.execute.bind(svc);
@@ -412,13 +515,37 @@ export function pagePathKit(o: { harness: () => Harness; started: PagedBackgroun
       };
       return () => calls;
     },
-    btcOrder: async (qty = '0.01') => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: await mark(1), tif: 'gtc', po: true }] } }),
+    btcOrder: async (qty = '0.01') => ({
+      op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty, p: await mark(1), tif: 'gtc', po: true }] },
+    }),
     /** A resting BTC buy 1 % under the mark (inside a 2 % band) with client order id `c`. */
-    restingBtc: async (c: string) => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: onTick(Number(await mark(1)) * 0.99, 0.5, 1), tif: 'gtc', po: true, c }] } }),
-    /** A taker BTC order (IOC 0.5 % through the mark) with client order id `c`: it fills at once, so `c` is free again at the venue. */
-    iocBtc: async (c: string) => ({ op: { type: 'createOrders', args: [{ iid: 1, buy: true, qty: '0.01', p: onTick(Number(await mark(1)) * 1.005, 0.5, 1), tif: 'ioc', c }] } }),
+    restingBtc: async (c: string) => ({
+      op: {
+        type: 'createOrders',
+        args: [
+          { iid: 1, buy: true, qty: '0.01', p: onTick(Number(await mark(1)) * 0.99, 0.5, 1), tif: 'gtc', po: true, c },
+        ],
+      },
+    }),
+    /**
+     * A taker BTC order (IOC 0.5 % through the mark) with client order id `c`: it fills at once, so `c` is free again
+     * at the venue.
+     */
+    iocBtc: async (c: string) => ({
+      op: {
+        type: 'createOrders',
+        args: [{ iid: 1, buy: true, qty: '0.01', p: onTick(Number(await mark(1)) * 1.005, 0.5, 1), tif: 'ioc', c }],
+      },
+    }),
     /** A resting ETH buy 20 % under the mark (outside a BTC-only grant: it asks) with client order id `c`. */
-    restingEth: async (c: string) => ({ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: onTick(Number(await mark(2)) * 0.8, 0.05, 2), tif: 'gtc', po: true, c }] } }),
+    restingEth: async (c: string) => ({
+      op: {
+        type: 'createOrders',
+        args: [
+          { iid: 2, buy: true, qty: '0.1', p: onTick(Number(await mark(2)) * 0.8, 0.05, 2), tif: 'gtc', po: true, c },
+        ],
+      },
+    }),
     /** Approves every pending window of `bg` as shown. */
     approveAll: (bg: PagedBackground) => {
       for (const v of bg.registry.list()) bg.registry.decide(v.id, { approve: true, digest: v.digest });
@@ -460,12 +587,17 @@ export function useSandboxBackgrounds(o: { dbPrefix: string; onStart: (h: Harnes
   });
   return {
     harness,
-    call: async (bg: PagedBackground, type: string, payload: unknown = {}) => (await callAs(bg, type, payload)) as Reply,
+    call: async (bg: PagedBackground, type: string, payload: unknown = {}) =>
+      (await callAs(bg, type, payload)) as Reply,
     owner: () => harness().demo.owner.address,
     /** A background on the sandbox (`x.page`: onboarded with that page connected), locked after the test. */
-    start: async (x: { page?: BrowserSender } & Omit<BackgroundOptions, 'browser' | 'dbName' | 'kdf' | 'bounds'> = {}): Promise<PagedBackground> => {
+    start: async (
+      x: { page?: BrowserSender } & Omit<BackgroundOptions, 'browser' | 'dbName' | 'kdf' | 'bounds'> = {},
+    ): Promise<PagedBackground> => {
       const { page, ...options } = x;
-      const bg = withPages(startBackground({ browser, dbName: `${o.dbPrefix}-${n++}`, kdf: KDF, bounds: BOUNDS, ...options }));
+      const bg = withPages(
+        startBackground({ browser, dbName: `${o.dbPrefix}-${n++}`, kdf: KDF, bounds: BOUNDS, ...options }),
+      );
       started.push(bg);
       if (page) await onboardDemo(bg, harness(), page);
       return bg;
@@ -477,10 +609,16 @@ export function useSandboxBackgrounds(o: { dbPrefix: string; onStart: (h: Harnes
  * The set-up of the suites that read through a lying gateway, called once at a test file's top level:
  * the suite's sandbox (`sandboxSuite`; `onStart` receives it), the hop `startLyingGateway` puts in
  * front of it before all tests (`onGateway` receives it; closed after all tests), `kit` (`pagePathKit` for `site` /
- * `page`, databases named `dbPrefix`) and `onHop()`: a background onboarded on the sandbox, then
- * pointed at the hop for every venue URL (as a custom gateway URL).
+ * `page`, databases named `dbPrefix`) and `onHop()`: a background onboarded on the sandbox, then pointed at the hop for
+ * every venue URL (as a custom gateway URL).
  */
-export function lyingGatewaySuite(o: { site: string; page: BrowserSender; dbPrefix: string; onStart: (h: Harness) => void; onGateway: (hop: LyingGateway) => void }) {
+export function lyingGatewaySuite(o: {
+  site: string;
+  page: BrowserSender;
+  dbPrefix: string;
+  onStart: (h: Harness) => void;
+  onGateway: (hop: LyingGateway) => void;
+}) {
   let h: Harness | undefined;
   let hop: LyingGateway | undefined;
   const started = sandboxSuite((x) => {
@@ -503,23 +641,40 @@ export function lyingGatewaySuite(o: { site: string; page: BrowserSender; dbPref
   async function onHop(): Promise<PagedBackground> {
     if (!hop) throw new Error('No gateway hop: it starts before all tests.');
     const { bg } = await kit.ready();
-    const r = (await callAs(bg, 'settings.set', { perpsUrl: `${hop.url}/perps`, clobUrl: `${hop.url}/clob`, gammaUrl: `${hop.url}/gamma`, dataUrl: `${hop.url}/data` })) as { ok: boolean };
+    const r = (await callAs(bg, 'settings.set', {
+      perpsUrl: `${hop.url}/perps`,
+      clobUrl: `${hop.url}/clob`,
+      gammaUrl: `${hop.url}/gamma`,
+      dataUrl: `${hop.url}/data`,
+    })) as { ok: boolean };
     expect(r.ok).toBe(true);
     return bg;
   }
   return { started, kit, onHop };
 }
 
-/** One request a background sent through a `recordingFetch`: its URL, method (GET when none is given) and body (when a string, else ''). */
+/**
+ * One request a background sent through a `recordingFetch`: its URL, method (GET when none is given) and body (when a
+ * string, else '').
+ */
 export type SentRequest = { url: string; method: string; body: string };
 
-/** What a test does to the requests of a `recordingFetch`, at the three points of a request's way (each optional, read per request). */
+/**
+ * What a test does to the requests of a `recordingFetch`, at the three points of a request's way (each optional, read
+ * per request).
+ */
 export type FetchHooks = {
-  /** True: the request never leaves and is not logged; it fails as the network does (`TypeError` "fetch failed: ENETUNREACH"). */
+  /**
+   * True: the request never leaves and is not logged; it fails as the network does (`TypeError` "fetch failed:
+   * ENETUNREACH").
+   */
   refuse?: (url: string, method: string) => boolean;
   /** Runs once the request is logged, before it leaves: the request waits for it (a request held in flight). */
   beforeSend?: (url: string, method: string) => Promise<void> | void;
-  /** Runs with the venue's answer (the request reached the venue): its result is delivered instead; it may wait (an answer held) or throw (an answer lost). */
+  /**
+   * Runs with the venue's answer (the request reached the venue): its result is delivered instead; it may wait (an
+   * answer held) or throw (an answer lost).
+   */
   onAnswer?: (url: string, method: string, res: Response) => Promise<Response> | Response;
 };
 
@@ -546,7 +701,13 @@ export function recordingFetch(log: { sent: SentRequest[] }, hooks: FetchHooks =
  * `minutes` (default 60) through the `grant.create` procedure (asserted to succeed), then approves the
  * window as shown. Resolves the order's answer.
  */
-export async function grantAtOrderWindow(bg: PagedBackground, page: BrowserSender, order: unknown, limits: object, minutes = 60): Promise<unknown> {
+export async function grantAtOrderWindow(
+  bg: PagedBackground,
+  page: BrowserSender,
+  order: unknown,
+  limits: object,
+  minutes = 60,
+): Promise<unknown> {
   await connectSite(bg, page);
   const first = bg.page(page).request('perps_sendCommand', order);
   const [w] = await waitPending(bg);
@@ -561,11 +722,19 @@ export async function grantAtOrderWindow(bg: PagedBackground, page: BrowserSende
  * and answered with no window (its answer must be no error). A window that opens is closed (nothing signed)
  * and the request counts as not covered.
  */
-export async function coveredBy(bg: PagedBackground, who: BrowserSender, method: string, params: unknown): Promise<boolean> {
-  const p = bg.page(who).request(method, params).then(
-    (r) => ({ r, e: undefined as unknown }),
-    (e: unknown) => ({ r: undefined, e }),
-  );
+export async function coveredBy(
+  bg: PagedBackground,
+  who: BrowserSender,
+  method: string,
+  params: unknown,
+): Promise<boolean> {
+  const p = bg
+    .page(who)
+    .request(method, params)
+    .then(
+      (r) => ({ r, e: undefined as unknown }),
+      (e: unknown) => ({ r: undefined, e }),
+    );
   let done = false;
   void p.then(() => (done = true));
   await until(() => done || bg.registry.size > 0, 1000);
@@ -578,4 +747,3 @@ export async function coveredBy(bg: PagedBackground, who: BrowserSender, method:
   expect(e).toBeUndefined();
   return true;
 }
-

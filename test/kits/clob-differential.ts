@@ -15,7 +15,13 @@ import { createWalletClient, http, type Address, type Hex, type WalletClient } f
 import { privateKeyToAccount } from 'viem/accounts';
 import { ClobClient, OrderType, Side, orderToJsonV2, type SignedOrder } from '@polymarket/clob-client-v2';
 import { orderRequestAmounts } from '../../lib/clob/amounts';
-import { buildClobOrder, exchangeAddress, signClobOrder, toPostOrderBody, type SignatureType } from '../../lib/clob/order';
+import {
+  buildClobOrder,
+  exchangeAddress,
+  signClobOrder,
+  toPostOrderBody,
+  type SignatureType,
+} from '../../lib/clob/order';
 import { uupsDepositWallet } from '../../lib/relayer/wallet';
 import { pin, type Rng } from './seeded';
 
@@ -69,7 +75,13 @@ export function funderOf(c: OrderCase): Address | undefined {
 
 /** The official client's order for `c`, with its salt and clock pinned. Rejects where the client refuses. */
 export async function sdkOrder(c: OrderCase): Promise<BuiltOrder> {
-  const client = new ClobClient({ host: 'http://clob.invalid', chain: c.chainId, signer: walletOf(c.key), signatureType: c.signatureType, funderAddress: funderOf(c) });
+  const client = new ClobClient({
+    host: 'http://clob.invalid',
+    chain: c.chainId,
+    signer: walletOf(c.key),
+    signatureType: c.signatureType,
+    funderAddress: funderOf(c),
+  });
   client.tickSizes[c.tokenId] = c.tickSize;
   client.feeInfos[c.tokenId] = { rate: 0, exponent: 0 };
   if (c.builder) client.builderFeeRates[c.builder] = { maker: 0, taker: 0 };
@@ -80,11 +92,39 @@ export async function sdkOrder(c: OrderCase): Promise<BuiltOrder> {
     const options = { tickSize: c.tickSize, negRisk: c.negRisk, version: 2 as const };
     const market = c.orderType === 'FOK' || c.orderType === 'FAK';
     const signed: SignedOrder = market
-      ? await client.createMarketOrder({ tokenID: c.tokenId, side, amount: Number(c.size), price: Number(c.price), orderType: c.orderType === 'FOK' ? OrderType.FOK : OrderType.FAK, ...extra }, options)
-      : await client.createOrder({ tokenID: c.tokenId, side, size: Number(c.size), price: Number(c.price), ...(c.expiration === undefined ? {} : { expiration: c.expiration }), ...extra }, options);
+      ? await client.createMarketOrder(
+          {
+            tokenID: c.tokenId,
+            side,
+            amount: Number(c.size),
+            price: Number(c.price),
+            orderType: c.orderType === 'FOK' ? OrderType.FOK : OrderType.FAK,
+            ...extra,
+          },
+          options,
+        )
+      : await client.createOrder(
+          {
+            tokenID: c.tokenId,
+            side,
+            size: Number(c.size),
+            price: Number(c.price),
+            ...(c.expiration === undefined ? {} : { expiration: c.expiration }),
+            ...extra,
+          },
+          options,
+        );
     const o = signed as SignedOrder & { makerAmount: string; takerAmount: string; salt: string; signature: Hex };
-    const json = JSON.stringify(orderToJsonV2(o as Parameters<typeof orderToJsonV2>[0], c.owner, c.orderType as OrderType.GTC, c.postOnly));
-    return { makerAmount: o.makerAmount, takerAmount: o.takerAmount, signature: o.signature, salt: String(o.salt), json };
+    const json = JSON.stringify(
+      orderToJsonV2(o as Parameters<typeof orderToJsonV2>[0], c.owner, c.orderType as OrderType.GTC, c.postOnly),
+    );
+    return {
+      makerAmount: o.makerAmount,
+      takerAmount: o.takerAmount,
+      signature: o.signature,
+      salt: String(o.salt),
+      json,
+    };
   } finally {
     for (const restore of unpin) restore();
   }
@@ -100,9 +140,14 @@ export function sdkSalt(c: Pick<OrderCase, 'random' | 'nowMs'>): string {
  * exactly the official client's amounts), the same salt and time. Throws `InvalidFieldError` where
  * Countersign refuses.
  */
-export async function oursOrder(c: OrderCase, amounts?: { makerAmount: string; takerAmount: string }): Promise<BuiltOrder> {
+export async function oursOrder(
+  c: OrderCase,
+  amounts?: { makerAmount: string; takerAmount: string },
+): Promise<BuiltOrder> {
   const account = privateKeyToAccount(c.key);
-  const a = amounts ?? orderRequestAmounts({ side: c.side, price: c.price, size: c.size, orderType: c.orderType, tickSize: c.tickSize });
+  const a =
+    amounts ??
+    orderRequestAmounts({ side: c.side, price: c.price, size: c.size, orderType: c.orderType, tickSize: c.tickSize });
   const funder = funderOf(c);
   const order = buildClobOrder({
     signer: account.address,
@@ -117,15 +162,40 @@ export async function oursOrder(c: OrderCase, amounts?: { makerAmount: string; t
     ...(c.metadata ? { metadata: c.metadata } : {}),
     ...(c.builder ? { builder: c.builder } : {}),
   });
-  const signature = await signClobOrder(account, { chainId: c.chainId, verifyingContract: exchangeAddress({ negRisk: c.negRisk }), order });
-  const body = toPostOrderBody({ order, signature, owner: c.owner, orderType: c.orderType, postOnly: c.postOnly, ...(c.expiration === undefined ? {} : { expiration: c.expiration }), nowMs: c.nowMs });
-  return { makerAmount: order.makerAmount, takerAmount: order.takerAmount, signature, salt: order.salt, json: JSON.stringify(body) };
+  const signature = await signClobOrder(account, {
+    chainId: c.chainId,
+    verifyingContract: exchangeAddress({ negRisk: c.negRisk }),
+    order,
+  });
+  const body = toPostOrderBody({
+    order,
+    signature,
+    owner: c.owner,
+    orderType: c.orderType,
+    postOnly: c.postOnly,
+    ...(c.expiration === undefined ? {} : { expiration: c.expiration }),
+    nowMs: c.nowMs,
+  });
+  return {
+    makerAmount: order.makerAmount,
+    takerAmount: order.takerAmount,
+    signature,
+    salt: order.salt,
+    json: JSON.stringify(body),
+  };
 }
 
 // ------------------------------------------------------------------------------------------------
 // Generators
 
-const PRICE_DECIMALS: Record<TickSize, number> = { '0.1': 1, '0.01': 2, '0.005': 3, '0.0025': 4, '0.001': 3, '0.0001': 4 };
+const PRICE_DECIMALS: Record<TickSize, number> = {
+  '0.1': 1,
+  '0.01': 2,
+  '0.005': 3,
+  '0.0025': 4,
+  '0.001': 3,
+  '0.0001': 4,
+};
 
 /** Decimals of a price at `tick` (the official client's `ROUNDING_CONFIG[tick].price`). */
 export function priceDecimals(tick: TickSize): number {
@@ -208,7 +278,9 @@ export function orderCase(rng: Rng, style: 'limit' | 'market'): OrderCase {
 // ------------------------------------------------------------------------------------------------
 // The float drift of large orders
 
-/** Decimals of a computed amount at `tick` (the official client's `ROUNDING_CONFIG[tick].amount`): price decimals + 2. */
+/**
+ * Decimals of a computed amount at `tick` (the official client's `ROUNDING_CONFIG[tick].amount`): price decimals + 2.
+ */
 export function amountDecimals(tick: TickSize): number {
   return priceDecimals(tick) + 2;
 }
@@ -217,9 +289,9 @@ export function amountDecimals(tick: TickSize): number {
  * Where the official client's float can drift: it computes `size × price` (a market BUY: `amount / price`)
  * in binary floating point, then rounds up at (amount decimals + 4) and down at the amount decimals. Once
  * the value times 10^(amount decimals + 4) nears 2^52, the float's own error reaches those guard digits and
- * the result can land one unit of the last amount decimal off. This is the bound used: value ≥ 2^51 /
- * 10^(amount decimals + 4), i.e. about 225 000 USDC (or shares) at 6 amount decimals (ticks 0.0001 and
- * 0.0025), 2.25 million at 5 (0.001, 0.005); drift was seen from 379 216 USDC.
+ * the result can land one unit of the last amount decimal off. This is the bound used: value ≥ 2^51 / 10^(amount
+ * decimals + 4), i.e. about 225 000 USDC (or shares) at 6 amount decimals (ticks 0.0001 and 0.0025), 2.25 million at 5
+ * (0.001, 0.005); drift was seen from 379 216 USDC.
  */
 export function floatDriftFloor(tick: TickSize): number {
   return 2 ** 51 / 10 ** (amountDecimals(tick) + 4);
@@ -240,5 +312,9 @@ export function isFloatDrift(c: OrderCase, sdk: BuiltOrder, ours: BuiltOrder): b
   const input = computed === 'makerAmount' ? 'takerAmount' : 'makerAmount';
   const unit = 10n ** BigInt(6 - amountDecimals(c.tickSize));
   const gap = BigInt(sdk[computed]) - BigInt(ours[computed]);
-  return sdk[input] === ours[input] && (gap === unit || gap === -unit) && Number(ours[computed]) / 1e6 >= floatDriftFloor(c.tickSize);
+  return (
+    sdk[input] === ours[input] &&
+    (gap === unit || gap === -unit) &&
+    Number(ours[computed]) / 1e6 >= floatDriftFloor(c.tickSize)
+  );
 }

@@ -49,32 +49,69 @@ export function restart(): Bg {
 }
 
 export const SITE = 'https://trade.example';
-export const page = { get id() { return fakeBrowser.runtime.id; }, url: `${SITE}/app`, frameId: 0, tab: { id: 3, url: `${SITE}/app` } };
-export const popup = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html` });
-export const approvalWindow = () => ({ id: fakeBrowser.runtime.id, url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/approval.html` });
+export const page = {
+  get id() {
+    return fakeBrowser.runtime.id;
+  },
+  url: `${SITE}/app`,
+  frameId: 0,
+  tab: { id: 3, url: `${SITE}/app` },
+};
+export const popup = () => ({
+  id: fakeBrowser.runtime.id,
+  url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/popup.html`,
+});
+export const approvalWindow = () => ({
+  id: fakeBrowser.runtime.id,
+  url: `${fakeBrowser.runtime.getURL('/').replace(/\/$/, '')}/approval.html`,
+});
 /** A background with its page ports (`bg.page(page).request(method, params)`). */
 export type Bg = PagedBackground;
 export type Reply = { ok: boolean; result?: unknown; error?: { name: string; shortMessage: string; code?: number } };
-export const call = async (bg: Bg, type: string, payload: unknown = {}, sender: object = popup()) => (await bg.handle({ type, payload }, sender)) as Reply;
-
+export const call = async (bg: Bg, type: string, payload: unknown = {}, sender: object = popup()) =>
+  (await bg.handle({ type, payload }, sender)) as Reply;
 
 export const owner = () => h.demo.owner.address;
 /**
  * Requests that trade or cancel that reached the sandbox. The dead-man's own auto-cancel renewals are
  * not counted (the extension sends them while a grant is live); `autoCancelAt(t)` counts those with time `t`.
  */
-export const trading = () => h.ctx.requestLog.filter((r) => r.method !== 'GET' && /^\/perps\/v1\/trade\/(orders|orders-coid|orders\/all|leverage|margin)$|^\/clob\/orders?$/.test(r.path)).length;
-export const autoCancelAt = (t: number) => () => h.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/auto-cancel' && (JSON.parse(r.body ?? '{}') as { op?: { args?: { time?: number } } }).op?.args?.time === t).length;
-export const openPerps = () => [...h.ctx.venue.orders.values()].filter((o) => o.owner === owner().toLowerCase() && (o.status === 'open' || o.status === 'untriggered'));
+export const trading = () =>
+  h.ctx.requestLog.filter(
+    (r) =>
+      r.method !== 'GET' &&
+      /^\/perps\/v1\/trade\/(orders|orders-coid|orders\/all|leverage|margin)$|^\/clob\/orders?$/.test(r.path),
+  ).length;
+export const autoCancelAt = (t: number) => () =>
+  h.ctx.requestLog.filter(
+    (r) =>
+      r.path === '/perps/v1/trade/auto-cancel' &&
+      (JSON.parse(r.body ?? '{}') as { op?: { args?: { time?: number } } }).op?.args?.time === t,
+  ).length;
+export const openPerps = () =>
+  [...h.ctx.venue.orders.values()].filter(
+    (o) => o.owner === owner().toLowerCase() && (o.status === 'open' || o.status === 'untriggered'),
+  );
 export const BTC = '1';
 export const ETH = '2';
 
 export async function ready(): Promise<Bg> {
   const bg = withPages(startBackground({ browser, dbName: `${prefix}-${++n}`, kdf: KDF, bounds: BOUNDS }));
   await call(bg, 'vault.create', { password: 'a good password' });
-  await call(bg, 'settings.set', { perpsUrl: h.perps, clobUrl: h.clobUrl, gammaUrl: `${h.url}/gamma`, dataUrl: `${h.url}/data` });
+  await call(bg, 'settings.set', {
+    perpsUrl: h.perps,
+    clobUrl: h.clobUrl,
+    gammaUrl: `${h.url}/gamma`,
+    dataUrl: `${h.url}/data`,
+  });
   await call(bg, 'vault.importOwnerKey', { privateKey: h.demo.owner.privateKey });
-  await call(bg, 'proxy.import', { account: owner(), privateKey: h.demo.proxy.privateKey, proxy: h.demo.proxy.address, secret: h.demo.proxy.secret, expiry: h.demo.proxy.expiry });
+  await call(bg, 'proxy.import', {
+    account: owner(),
+    privateKey: h.demo.proxy.privateKey,
+    proxy: h.demo.proxy.address,
+    secret: h.demo.proxy.secret,
+    expiry: h.demo.proxy.expiry,
+  });
   await call(bg, 'clob.createOrDerive', { account: owner() });
   const p = bg.page(page).request('eth_requestAccounts', undefined);
   const [view] = await waitPending(bg);
@@ -87,22 +124,41 @@ export async function waitPending(bg: Bg, k = 1) {
   return bg.registry.list();
 }
 /** A narrow perps grant: BTC-PERP only, 2 000 USDC per order, 20 000 per 24 h, 2 % band. */
-export const btcOnly = { venue: 'perps', instruments: [1], allow: { order: true, cancel: true, leverage: false }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2', slippagePct: '1' };
-export const grant = (bg: Bg, limits: object) => bg.grants().create({ origin: SITE, account: owner(), limits: limits as never, durationMs: 3_600_000 });
+export const btcOnly = {
+  venue: 'perps',
+  instruments: [1],
+  allow: { order: true, cancel: true, leverage: false },
+  maxNotional: '2000',
+  dailyNotional: '20000',
+  priceBandPct: '2',
+  slippagePct: '1',
+};
+export const grant = (bg: Bg, limits: object) =>
+  bg.grants().create({ origin: SITE, account: owner(), limits: limits as never, durationMs: 3_600_000 });
 export const tokenA = () => h.ctx.clob.markets[0]!.tokenIds[0]!;
 export const tokenB = () => h.ctx.clob.markets[3]!.tokenIds[0]!;
-export const mark = async (iid: string) => ((await h.read('tickers', { instrument_id: Number(iid) })) as { mark_price: string }[])[0]!.mark_price;
+export const mark = async (iid: string) =>
+  ((await h.read('tickers', { instrument_id: Number(iid) })) as { mark_price: string }[])[0]!.mark_price;
 
 /**
  * Sends `method(params)` from the page and expects it to wait for a window: one pending approval whose
  * flags match `flag`, with nothing sent to the sandbox; then rejects it and expects 4001 and still nothing.
  */
-export async function expectAsks(bg: Bg, method: string, params: unknown, flag?: RegExp, reached: () => number = trading) {
+export async function expectAsks(
+  bg: Bg,
+  method: string,
+  params: unknown,
+  flag?: RegExp,
+  reached: () => number = trading,
+) {
   const before = reached();
-  const outcome = bg.page(page).request(method, params).then(
-    () => 'signed without a window',
-    (e: { code?: number }) => e,
-  );
+  const outcome = bg
+    .page(page)
+    .request(method, params)
+    .then(
+      () => 'signed without a window',
+      (e: { code?: number }) => e,
+    );
   const pending = await waitPending(bg);
   expect(pending, 'a window opens').toHaveLength(1);
   if (flag) expect(pending[0]!.flags.join('\n')).toMatch(flag);
@@ -115,20 +171,31 @@ export async function expectAsks(bg: Bg, method: string, params: unknown, flag?:
 
 // ------------------------------------------------------------------------------------------------
 // Grant uses carried by the audit journal (the page path; lib/grants/leftovers.test.ts and the grant
-// suites that restart the worker): a Vault, a GrantService and the journal over fake-indexeddb and an in-memory journal store, with
-// a clock seam; `restart()` opens all three again on the same stores (a worker restart). No background.
+// suites that restart the worker): a Vault, a GrantService and the journal over fake-indexeddb and an in-memory journal
+// store, with a clock seam; `restart()` opens all three again on the same stores (a worker restart). No background.
 
 /** The account these suites' grant belongs to (any address: nothing is signed). */
 export const USE_ACCOUNT = '0x5aA4Dd94dEa3FEb6B2Bd1a5E5DB3d9A5c3a40307';
 /** A minute boundary (Unix ms): the suites' clock starts here. */
 export const USE_T0 = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
 /** 0.01 ETH-PERP at 3 100: 31 USDC notional. */
-export const USE_ORDER: GrantRequest = { kind: 'order', venue: 'perps', orders: [{ market: '2', buy: true, size: '0.01', price: '3100', postOnly: true }] };
+export const USE_ORDER: GrantRequest = {
+  kind: 'order',
+  venue: 'perps',
+  orders: [{ market: '2', buy: true, size: '0.01', price: '3100', postOnly: true }],
+};
 /** The reference price and the kill switch `GrantService.decide` gets: 3 100, armed. */
 export const useRef = async () => ({ price: '3100', source: 'mark' as const });
 export const useArmed = async () => true;
 /** A granted submission's journal record, as the signer opens it (the use is added per order). */
-export const USE_RECORD = { at: USE_T0, origin: SITE, account: USE_ACCOUNT.toLowerCase(), kind: 'perps.createOrders', summary: 'Buy 0.01 ETH-PERP (standing permission)', digest: '0x01' };
+export const USE_RECORD = {
+  at: USE_T0,
+  origin: SITE,
+  account: USE_ACCOUNT.toLowerCase(),
+  kind: 'perps.createOrders',
+  summary: 'Buy 0.01 ETH-PERP (standing permission)',
+  digest: '0x01',
+};
 
 /** One worker of these suites. */
 export type UseWorker = { vault: Vault; grants: GrantService; journal: AuditJournal };
@@ -141,10 +208,13 @@ let useDbs = 0;
  * `USE_ACCOUNT`, 24 h long: ETH-PERP orders, 1 000 USDC per order and per 24 h, 2 % band, 1 % slippage,
  * with `limits` laid over those. `journal: true` wires the grant service to the journal's leftovers as
  * `compose.ts` does (otherwise the journal exists but the service does not read it). `restart(restore = true)`
- * opens the next worker on the same stores (a worker restart), expecting the vault's session to restore
- * unless told not to.
+ * opens the next worker on the same stores (a worker restart), expecting the vault's session to restore unless told not
+ * to.
  */
-export async function grantWorkers(db: string, o: { now: number; limits?: Record<string, unknown>; journal?: boolean }) {
+export async function grantWorkers(
+  db: string,
+  o: { now: number; limits?: Record<string, unknown>; journal?: boolean },
+) {
   const vaultDb = await openVaultDb(db);
   const clock = { now: o.now };
   const session = memorySessionStore();
@@ -152,7 +222,16 @@ export async function grantWorkers(db: string, o: { now: number; limits?: Record
   const open = (): UseWorker => {
     const vault = new Vault({ db: vaultDb, session, now: () => clock.now, kdf: KDF, bounds: BOUNDS });
     const journal = durableAuditJournal(store, () => clock.now);
-    return { vault, journal, grants: new GrantService({ authority: new Authority(), vault, now: () => clock.now, ...(o.journal ? { journal } : {}) }) };
+    return {
+      vault,
+      journal,
+      grants: new GrantService({
+        authority: new Authority(),
+        vault,
+        now: () => clock.now,
+        ...(o.journal ? { journal } : {}),
+      }),
+    };
   };
   const first = open();
   await first.vault.create('a long enough password');
@@ -160,7 +239,16 @@ export async function grantWorkers(db: string, o: { now: number; limits?: Record
     origin: SITE,
     account: USE_ACCOUNT,
     durationMs: DAY_MS,
-    limits: { venue: 'perps', instruments: [2], allow: { order: true }, maxNotional: '1000', dailyNotional: '1000', priceBandPct: '2', slippagePct: '1', ...o.limits } as never,
+    limits: {
+      venue: 'perps',
+      instruments: [2],
+      allow: { order: true },
+      maxNotional: '1000',
+      dailyNotional: '1000',
+      priceBandPct: '2',
+      slippagePct: '1',
+      ...o.limits,
+    } as never,
   });
   const restart = async (restore = true): Promise<UseWorker> => {
     const next = open();
@@ -175,7 +263,11 @@ export async function grantWorkers(db: string, o: { now: number; limits?: Record
  * grant's 24 h cap `daily` USDC, the grant service wired to the journal.
  */
 export async function useWorkers(prefix: string, daily = '100') {
-  const { clock, grant, store, first, restart } = await grantWorkers(`${prefix}-${useDbs++}`, { now: USE_T0, limits: { dailyNotional: daily }, journal: true });
+  const { clock, grant, store, first, restart } = await grantWorkers(`${prefix}-${useDbs++}`, {
+    now: USE_T0,
+    limits: { dailyNotional: daily },
+    journal: true,
+  });
   return { clock, grant, store, first, restart };
 }
 
@@ -187,7 +279,11 @@ export type Sealer = { sealBucket: (...a: unknown[]) => Promise<unknown> };
  * then, with `close`, its audit entry written (`journal.close`). `write`: 'lands', 'never' (the worker
  * stops before its write: it never runs) or 'fails' (a storage error). `ok` false: not covered.
  */
-export async function useOrder(w: UseWorker, write: 'lands' | 'never' | 'fails' = 'lands', o: { close?: boolean } = {}): Promise<{ ok: boolean; id?: string }> {
+export async function useOrder(
+  w: UseWorker,
+  write: 'lands' | 'never' | 'fails' = 'lands',
+  o: { close?: boolean } = {},
+): Promise<{ ok: boolean; id?: string }> {
   const v = grantUseRecords(w.vault) as unknown as Sealer;
   const real = v.sealBucket.bind(v);
   if (write === 'never') v.sealBucket = () => new Promise(() => undefined);
@@ -215,14 +311,24 @@ export async function useOrder(w: UseWorker, write: 'lands' | 'never' | 'fails' 
 /** The grant's uses of the last 24 h as `grant.list` reports them. */
 export const uses24h = async (g: GrantService) => (await g.list())[0]?.uses24h;
 /** The journal records the store holds. */
-export const journalRecords = (s: { store: { data: Record<string, unknown> } }) => Object.values(s.store.data as Record<string, { use?: unknown }>);
+export const journalRecords = (s: { store: { data: Record<string, unknown> } }) =>
+  Object.values(s.store.data as Record<string, { use?: unknown }>);
 
 /**
  * A stub signer's `preparePerps`: the artifact of `cmd` for `account` (a placeholder domain, salt 1,
  * never signed), for page-path tests that stand in for the signing service.
  */
 export const stubPerpsArtifact = (account: string, cmd: PerpsCommand, o: { submit: boolean }): PerpsArtifact =>
-  perpsArtifact({ account: account as Address, key: cmd.signer, signerAddress: account as Address, domain: { name: 'P', version: '1', chainId: 1 }, endpoint: cmd.endpoint, envelope: { op: cmd.body, salt: 1, ts: Date.now() }, submit: o.submit, builtAt: Date.now() });
+  perpsArtifact({
+    account: account as Address,
+    key: cmd.signer,
+    signerAddress: account as Address,
+    domain: { name: 'P', version: '1', chainId: 1 },
+    endpoint: cmd.endpoint,
+    envelope: { op: cmd.body, salt: 1, ts: Date.now() },
+    submit: o.submit,
+    builtAt: Date.now(),
+  });
 
 /**
  * A stub signer's `prepareClob`: the unsigned order-book artifact of `orders` for `account` (tick 0.01,
@@ -236,9 +342,29 @@ export const stubClobArtifact = (account: string, orders: readonly ClobOrderRequ
     builtAt: Date.now(),
     orders: orders.map((req) => {
       const a = orderRequestAmounts({ ...req, tickSize: '0.01' });
-      const order = buildClobOrder({ signer: account as Address, signatureType: 0, tokenId: req.tokenId, side: req.side, makerAmount: a.makerAmount, takerAmount: a.takerAmount, timestampMs: Date.now() });
-      const full = toPostOrderBody({ order, signature: '0x', owner: 'api-key', orderType: req.orderType, postOnly: req.postOnly ?? false, nowMs: Date.now() });
+      const order = buildClobOrder({
+        signer: account as Address,
+        signatureType: 0,
+        tokenId: req.tokenId,
+        side: req.side,
+        makerAmount: a.makerAmount,
+        takerAmount: a.takerAmount,
+        timestampMs: Date.now(),
+      });
+      const full = toPostOrderBody({
+        order,
+        signature: '0x',
+        owner: 'api-key',
+        orderType: req.orderType,
+        postOnly: req.postOnly ?? false,
+        nowMs: Date.now(),
+      });
       const { signature: _s, ...unsigned } = full.order;
-      return { verifyingContract: exchangeAddress({ negRisk: false }), negRisk: false, tickSize: '0.01', body: { ...full, order: unsigned } };
+      return {
+        verifyingContract: exchangeAddress({ negRisk: false }),
+        negRisk: false,
+        tickSize: '0.01',
+        body: { ...full, order: unsigned },
+      };
     }),
   });

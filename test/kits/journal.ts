@@ -1,8 +1,8 @@
 /**
  * An audit journal store in memory for the journal suites (`lib/audit/journal.ts` `JournalStore`): `data`
  * is what is stored (id → record, as written), `refuse` counts down writes to refuse (a full disk), and the
- * same store handed to a second `durableAuditJournal` is a restart (of the worker or of the browser: the
- * journal's store outlives both).
+ * same store handed to a second `durableAuditJournal` is a restart (of the worker or of the browser: the journal's
+ * store outlives both).
  */
 import type { JournalRecord, JournalStore } from '../../lib/audit/journal';
 

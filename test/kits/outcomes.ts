@@ -9,7 +9,8 @@ export function memoryOutcomeStore(): OutcomeStore & { readonly data: Map<string
   const data = new Map<string, StoredOutcome>();
   return {
     data,
-    load: async (since) => Object.fromEntries([...data].filter(([, o]) => o.at >= since).map(([k, o]) => [k, structuredClone(o)])),
+    load: async (since) =>
+      Object.fromEntries([...data].filter(([, o]) => o.at >= since).map(([k, o]) => [k, structuredClone(o)])),
     put: async (records) => {
       for (const [k, o] of Object.entries(records)) data.set(k, structuredClone(o));
     },

@@ -13,7 +13,15 @@
  */
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { createSecureClient, forkEnvironmentConfig, type EnvironmentConfig, type EnvironmentContracts, type PerpsSession, type ResumePerpsSessionRequest, type SecureClientOptions } from '@polymarket/client';
+import {
+  createSecureClient,
+  forkEnvironmentConfig,
+  type EnvironmentConfig,
+  type EnvironmentContracts,
+  type PerpsSession,
+  type ResumePerpsSessionRequest,
+  type SecureClientOptions,
+} from '@polymarket/client';
 import { privateKey } from '@polymarket/client/viem';
 import { pin, seeded } from './seeded';
 
@@ -23,7 +31,11 @@ export type SentCommand = { channel: 'ws' | 'rest'; method: string; path: string
 /** The answer every recorded command gets: a rejection the client turns into an error. */
 const REJECTION = 'differential oracle: recorded, not executed';
 /** The order-book API credentials the secure client is given (its only check lists them: answered by the fake). */
-const CREDS = { key: '00000000-0000-4000-8000-00000000d1ff', secret: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=', passphrase: 'differential' } as NonNullable<SecureClientOptions['credentials']>;
+const CREDS = {
+  key: '00000000-0000-4000-8000-00000000d1ff',
+  secret: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+  passphrase: 'differential',
+} as NonNullable<SecureClientOptions['credentials']>;
 /** A proxy expiry far ahead (Unix ms) so the resumed session stays valid. */
 const FAR_EXPIRY = 4_102_444_800_000;
 
@@ -47,7 +59,8 @@ class RecordingWebSocket extends EventTarget {
   send(text: string): void {
     const frame = JSON.parse(text) as { id: number; req?: string; op?: { type?: string } };
     const type = frame.op?.type;
-    if (frame.req === 'sub' || type === 'auth' || type === 'ping') return this.#answer({ id: frame.id, data: { status: 'ok' } });
+    if (frame.req === 'sub' || type === 'auth' || type === 'ping')
+      return this.#answer({ id: frame.id, data: { status: 'ok' } });
     sent.push({ channel: 'ws', method: 'post', path: new URL(this.url).pathname, body: frame });
     this.#answer({ id: frame.id, data: { status: 'err', error: REJECTION } });
   }
@@ -60,16 +73,25 @@ class RecordingWebSocket extends EventTarget {
   }
 }
 
-/** A `fetch` for the client: API keys and proxy credentials are answered, every other request is recorded and refused. */
+/**
+ * A `fetch` for the client: API keys and proxy credentials are answered, every other request is recorded and refused.
+ */
 function recordingFetch(owner: string, proxy: string): typeof fetch {
   return async (input, init) => {
     const request = new Request(input, init);
     const url = new URL(request.url);
-    const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+    const json = (status: number, body: unknown) =>
+      new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
     if (url.pathname.endsWith('/auth/api-keys')) return json(200, { apiKeys: [CREDS.key] });
-    if (url.pathname.endsWith('/v1/account/credentials')) return json(200, { address: owner, keys: [{ proxy, expiry: FAR_EXPIRY }] });
+    if (url.pathname.endsWith('/v1/account/credentials'))
+      return json(200, { address: owner, keys: [{ proxy, expiry: FAR_EXPIRY }] });
     const text = await request.text();
-    sent.push({ channel: 'rest', method: request.method, path: url.pathname, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} });
+    sent.push({
+      channel: 'rest',
+      method: request.method,
+      path: url.pathname,
+      body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+    });
     return json(400, { error: REJECTION });
   };
 }
@@ -78,7 +100,9 @@ function recordingFetch(owner: string, proxy: string): typeof fetch {
 export type PerpsOracle = {
   /** The command domain's chain (the client's environment). */
   chainId: number;
-  /** The withdraw domain's contract and the token and wallet a withdrawal names (the client's environment and account). */
+  /**
+   * The withdraw domain's contract and the token and wallet a withdrawal names (the client's environment and account).
+   */
   withdraw: { contract: Hex; token: Hex; account: Hex; to: Hex };
   /** The secure client (owner key): revoke, withdraw, open a session. */
   client: Awaited<ReturnType<typeof createSecureClient>>;
@@ -104,15 +128,34 @@ export async function startPerpsOracle(ownerKey: Hex, proxyKey: Hex): Promise<Pe
   const environment = forkEnvironmentConfig({
     name: 'differential',
     perps: { rest: 'http://perps.invalid', ws: 'ws://perps.invalid/v1/ws' },
-    clob: { rest: 'http://clob.invalid', market: { ws: 'ws://clob.invalid/market' }, user: { ws: 'ws://clob.invalid/user' } },
+    clob: {
+      rest: 'http://clob.invalid',
+      market: { ws: 'ws://clob.invalid/market' },
+      user: { ws: 'ws://clob.invalid/user' },
+    },
   }) as EnvironmentConfig & { contracts: EnvironmentContracts };
-  const client = await createSecureClient({ environment, signer: privateKey(ownerKey), wallet: owner, credentials: CREDS });
-  const credentials = { proxy, privateKey: proxyKey, secret: 'differential-secret', expiresAt: FAR_EXPIRY } as ResumePerpsSessionRequest['credentials'];
+  const client = await createSecureClient({
+    environment,
+    signer: privateKey(ownerKey),
+    wallet: owner,
+    credentials: CREDS,
+  });
+  const credentials = {
+    proxy,
+    privateKey: proxyKey,
+    secret: 'differential-secret',
+    expiresAt: FAR_EXPIRY,
+  } as ResumePerpsSessionRequest['credentials'];
   const session = await client.openPerpsSession({ credentials });
   const crypto = globalThis.crypto;
   return {
     chainId: environment.chainId,
-    withdraw: { contract: environment.contracts.perpsDepositContract, token: environment.contracts.collateralToken, account: owner, to: owner },
+    withdraw: {
+      contract: environment.contracts.perpsDepositContract,
+      token: environment.contracts.collateralToken,
+      account: owner,
+      to: owner,
+    },
     client,
     session,
     async command(ts, salt, send) {
@@ -120,7 +163,8 @@ export async function startPerpsOracle(ownerKey: Hex, proxyKey: Hex): Promise<Pe
       const bytes = seeded(salt);
       const fill = <T extends ArrayBufferView | null>(array: T): T => {
         if (array instanceof Uint32Array && array.length === 1) array[0] = salt;
-        else if (array) new Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(bytes.bytes(array.byteLength));
+        else if (array)
+          new Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(bytes.bytes(array.byteLength));
         return array;
       };
       const unpin = [pin(Date, 'now', () => ts), pin(crypto, 'getRandomValues', fill)];

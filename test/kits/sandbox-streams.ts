@@ -9,7 +9,10 @@ export type TestSocket = {
   ws: WebSocket;
   frames: unknown[];
   send: (frame: unknown) => void;
-  /** The first frame received (already or later) that `match` accepts and no earlier `next` returned; rejects after `timeoutMs`. */
+  /**
+   * The first frame received (already or later) that `match` accepts and no earlier `next` returned; rejects after
+   * `timeoutMs`.
+   */
   next: (match: (frame: unknown) => boolean, timeoutMs?: number) => Promise<unknown>;
   /** Resolves when the server closes the socket, with its close code. */
   closed: Promise<number>;
@@ -46,11 +49,24 @@ export function openTestSocket(url: string): Promise<TestSocket> {
         taken.add(i);
         return resolve(frames[i]);
       }
-      const timer = setTimeout(() => reject(new Error(`no matching frame within ${timeoutMs} ms; got ${JSON.stringify(frames).slice(0, 2_000)}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(new Error(`no matching frame within ${timeoutMs} ms; got ${JSON.stringify(frames).slice(0, 2_000)}`)),
+        timeoutMs,
+      );
       waiters.push({ match, resolve: (f) => (clearTimeout(timer), resolve(f)) });
     });
   return new Promise((resolve, reject) => {
     ws.once('error', reject);
-    ws.once('open', () => resolve({ ws, frames, send: (f) => ws.send(typeof f === 'string' ? f : JSON.stringify(f)), next, closed, close: () => ws.close() }));
+    ws.once('open', () =>
+      resolve({
+        ws,
+        frames,
+        send: (f) => ws.send(typeof f === 'string' ? f : JSON.stringify(f)),
+        next,
+        closed,
+        close: () => ws.close(),
+      }),
+    );
   });
 }

@@ -22,10 +22,23 @@ export type Harness = RunningSandbox & {
   proxy: LocalAccount;
   proxyAuth: { proxy: string; secret: string };
   /** Signs `command` with `account` at the sandbox clock and sends it. */
-  send: (account: LocalAccount, command: PerpsCommand, extra?: { exp?: number; nowMs?: number; salt?: number }) => Promise<unknown>;
-  read: (name: Parameters<typeof perpsRead>[1], query?: Record<string, string | number | undefined>, auth?: { proxy: string; secret: string }) => Promise<unknown>;
+  send: (
+    account: LocalAccount,
+    command: PerpsCommand,
+    extra?: { exp?: number; nowMs?: number; salt?: number },
+  ) => Promise<unknown>;
+  read: (
+    name: Parameters<typeof perpsRead>[1],
+    query?: Record<string, string | number | undefined>,
+    auth?: { proxy: string; secret: string },
+  ) => Promise<unknown>;
   /** Raw POST/DELETE/PATCH of a JSON body to the perps gateway (for malformed or tampered envelopes). */
-  raw: (method: string, path: string, body: unknown, headers?: Record<string, string>) => Promise<{ status: number; body: unknown; headers: Headers }>;
+  raw: (
+    method: string,
+    path: string,
+    body: unknown,
+    headers?: Record<string, string>,
+  ) => Promise<{ status: number; body: unknown; headers: Headers }>;
 };
 
 /**
@@ -109,7 +122,14 @@ export type HopLies = {
 /** A running hop: its base URL (`http://127.0.0.1:PORT`), the lies it tells (mutable between tests), `close()`. */
 export type LyingGateway = { url: string; lies: HopLies; close: () => Promise<void> };
 
-const HOP_HEADERS = new Set(['connection', 'content-length', 'content-encoding', 'transfer-encoding', 'keep-alive', 'host']);
+const HOP_HEADERS = new Set([
+  'connection',
+  'content-length',
+  'content-encoding',
+  'transfer-encoding',
+  'keep-alive',
+  'host',
+]);
 
 async function bodyOf(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -141,7 +161,8 @@ export function startLyingGateway(upstream: string, lies: HopLies = {}): Promise
     const method = req.method ?? 'GET';
     const url = new URL(req.url ?? '/', upstream);
     const headers: Record<string, string> = {};
-    for (const [k, val] of Object.entries(req.headers)) if (typeof val === 'string' && !HOP_HEADERS.has(k)) headers[k] = val;
+    for (const [k, val] of Object.entries(req.headers))
+      if (typeof val === 'string' && !HOP_HEADERS.has(k)) headers[k] = val;
     const body = method === 'GET' || method === 'HEAD' ? undefined : await bodyOf(req);
     const answer = await fetch(url, { method, headers, ...(body ? { body: new Uint8Array(body) } : {}) });
     const text = await answer.text();
@@ -187,7 +208,8 @@ export function startLyingGateway(upstream: string, lies: HopLies = {}): Promise
               out = undefined;
             }
           }
-          if (client.readyState === client.OPEN) client.send(out === undefined ? data : JSON.stringify(out), { binary });
+          if (client.readyState === client.OPEN)
+            client.send(out === undefined ? data : JSON.stringify(out), { binary });
         });
         client.on('close', () => up.close());
         up.on('close', () => client.close());
@@ -213,7 +235,10 @@ export function startLyingGateway(upstream: string, lies: HopLies = {}): Promise
 }
 
 /** Replaces, in a perps `instruments` answer, the fields `patch(instrument)` returns (by instrument id). */
-export function patchInstruments(body: unknown, patch: (i: Record<string, unknown>) => Record<string, unknown> | undefined): unknown {
+export function patchInstruments(
+  body: unknown,
+  patch: (i: Record<string, unknown>) => Record<string, unknown> | undefined,
+): unknown {
   const list = Array.isArray(body) ? body : (body as { data?: unknown[] } | undefined)?.data;
   if (!Array.isArray(list)) return undefined;
   const out = list.map((i) => ({ ...(i as Record<string, unknown>), ...(patch(i as Record<string, unknown>) ?? {}) }));

@@ -79,16 +79,20 @@ export function fuzzRun(name: string, defaultCases: number): FuzzRun {
   const env = process.env;
   const fuzzing = env.FUZZ_CASES !== undefined;
   const cases = fuzzing ? Number(env.FUZZ_CASES) : defaultCases;
-  if (!Number.isSafeInteger(cases) || cases < 1) throw new Error(`FUZZ_CASES must be a positive integer, not ${env.FUZZ_CASES}`);
+  if (!Number.isSafeInteger(cases) || cases < 1)
+    throw new Error(`FUZZ_CASES must be a positive integer, not ${env.FUZZ_CASES}`);
   let seed = DEFAULT_SEED;
   if (env.FUZZ_SEED !== undefined) seed = Number(env.FUZZ_SEED);
   else if (fuzzing) seed = crypto.getRandomValues(new Uint32Array(1))[0]!;
-  if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`FUZZ_SEED must be a non-negative integer, not ${env.FUZZ_SEED}`);
+  if (!Number.isSafeInteger(seed) || seed < 0)
+    throw new Error(`FUZZ_SEED must be a non-negative integer, not ${env.FUZZ_SEED}`);
   if (fuzzing) console.log(`${name}: FUZZ_SEED=${seed} FUZZ_CASES=${cases}`);
   return { seed, cases, fuzzing };
 }
 
-/** The seed of case `i` of `kind` in a run: the run's seed, the kind's name and `i` mixed (FNV-1a + murmur finaliser). */
+/**
+ * The seed of case `i` of `kind` in a run: the run's seed, the kind's name and `i` mixed (FNV-1a + murmur finaliser).
+ */
 export function caseSeed(runSeed: number, kind: string, i: number): number {
   let h = 0x811c9dc5 ^ runSeed;
   for (const c of `${kind}#${i}`) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193);
@@ -109,14 +113,22 @@ export function describeInput(input: unknown): string {
  * the case number and its input (the minimal report: later cases are not run). Resolves the number of
  * cases run.
  */
-export async function forEachCase<I>(run: FuzzRun, kind: string, generate: (rng: Rng) => I, check: (input: I) => Promise<void> | void): Promise<number> {
+export async function forEachCase<I>(
+  run: FuzzRun,
+  kind: string,
+  generate: (rng: Rng) => I,
+  check: (input: I) => Promise<void> | void,
+): Promise<number> {
   for (let i = 0; i < run.cases; i++) {
     const input = generate(seeded(caseSeed(run.seed, kind, i)));
     try {
       await check(input);
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      const failure = new Error(`${kind}: seed ${run.seed} case ${i} (FUZZ_SEED=${run.seed} FUZZ_CASES=${i + 1})\ninput: ${describeInput(input)}\n${reason}`);
+      const failure = new Error(
+        `${kind}: seed ${run.seed} case ${i} (FUZZ_SEED=${run.seed} ` +
+          `FUZZ_CASES=${i + 1})\ninput: ${describeInput(input)}\n${reason}`,
+      );
       if (err instanceof Error) failure.stack = `${failure.message}\n${err.stack ?? ''}`;
       throw failure;
     }

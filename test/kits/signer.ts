@@ -21,6 +21,12 @@ export async function demoVault(h: Harness, dbName: string): Promise<{ db: Vault
   await vault.create('integration password');
   const owner = (await vault.importOwnerKey(h.demo.owner.privateKey, 'demo')).address;
   const p = h.demo.proxy;
-  await vault.putProxy({ account: owner, privateKey: p.privateKey, proxy: p.address, secret: p.secret, expiry: p.expiry });
+  await vault.putProxy({
+    account: owner,
+    privateKey: p.privateKey,
+    proxy: p.address,
+    secret: p.secret,
+    expiry: p.expiry,
+  });
   return { db, vault, owner };
 }

@@ -9,7 +9,10 @@ import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const RELEASE_DIR = join(ROOT, '.output', 'release');
-const { name, version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+const { name, version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+};
 
 /** Path of release artifact `kind` (`chrome`, `firefox`, `sources` zip; `sbom` JSON) in `.output/release/`. */
 export function artifact(kind: 'chrome' | 'firefox' | 'sources' | 'sbom'): string {

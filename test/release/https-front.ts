@@ -15,27 +15,67 @@ import { join } from 'node:path';
 import { DEFAULT_SETTINGS, SANDBOX_BASE, type Settings } from '../../lib/settings';
 import { presetValuesOf } from '../../lib/settings/presets';
 
-/** A running front: `url` (`https://127.0.0.1:<port>`; `wss://` for WebSockets) forwards every request to the target as it came. */
+/**
+ * A running front: `url` (`https://127.0.0.1:<port>`; `wss://` for WebSockets) forwards every request to the target as
+ * it came.
+ */
 export type HttpsFront = { url: string; close: () => Promise<void> };
 
 /** Starts an https front on an ephemeral port forwarding to `target` (e.g. `http://127.0.0.1:8787`). */
 export async function startHttpsFront(target: string): Promise<HttpsFront> {
   const dir = mkdtempSync(join(tmpdir(), 'countersign-tls-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   const to = new URL(target);
-  const server: Server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (req, res) => {
-    const upstream = httpRequest({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: { ...req.headers, host: to.host } }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
-    upstream.on('error', () => res.writeHead(502).end());
-    req.pipe(upstream);
-  });
+  const server: Server = createServer(
+    { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+    (req, res) => {
+      const upstream = httpRequest(
+        {
+          host: to.hostname,
+          port: to.port,
+          path: req.url,
+          method: req.method,
+          headers: { ...req.headers, host: to.host },
+        },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.writeHead(502).end());
+      req.pipe(upstream);
+    },
+  );
   // A WebSocket upgrade (the perps session, the order-book channels): the raw bytes both ways once the
   // upstream answered the handshake.
   server.on('upgrade', (req, socket, head) => {
     const up = connect(Number(to.port), to.hostname, () => {
-      const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/1.1`, ...Object.entries({ ...req.headers, host: to.host }).flatMap(([k, v]) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((x) => `${k}: ${x}`)))];
+      const lines = [
+        `${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/1.1`,
+        ...Object.entries({ ...req.headers, host: to.host }).flatMap(([k, v]) =>
+          v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((x) => `${k}: ${x}`),
+        ),
+      ];
       up.write(`${lines.join('\r\n')}\r\n\r\n`);
       if (head.length) up.write(head);
       up.pipe(socket);
@@ -61,6 +101,11 @@ export async function startHttpsFront(target: string): Promise<HttpsFront> {
 export function frontSetup(front: HttpsFront): Partial<Settings> {
   const wss = front.url.replace(/^https/, 'wss');
   const sandbox = presetValuesOf(DEFAULT_SETTINGS);
-  const moved = Object.fromEntries(Object.entries(sandbox).map(([k, v]) => [k, typeof v === 'string' ? v.replace(SANDBOX_BASE, front.url).replace(SANDBOX_BASE.replace(/^http/, 'ws'), wss) : v]));
+  const moved = Object.fromEntries(
+    Object.entries(sandbox).map(([k, v]) => [
+      k,
+      typeof v === 'string' ? v.replace(SANDBOX_BASE, front.url).replace(SANDBOX_BASE.replace(/^http/, 'ws'), wss) : v,
+    ]),
+  );
   return { ...moved, preset: 'custom' };
 }

@@ -1,7 +1,7 @@
 /**
  * The extension's icons: the committed `public/icon/<size>.png` are a fresh render of `lib/release/icon.svg`
- * at each size the manifests name, and the tile reads on light and dark toolbars (WCAG contrast ≥ 3:1 for
- * the tile against #ffffff and #202124, and for the white mark against the tile).
+ * at each size the manifests name, and the tile reads on light and dark toolbars (WCAG contrast ≥ 3:1 for the tile
+ * against #ffffff and #202124, and for the white mark against the tile).
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';

@@ -34,11 +34,18 @@ declare const chrome: {
   developerPrivate: { addHostPermission: (id: string, host: string) => Promise<void> };
 };
 
-/** Gives the extension site access to `origins` as a person can on chrome://extensions (headless Chromium shows no prompt). */
+/**
+ * Gives the extension site access to `origins` as a person can on chrome://extensions (headless Chromium shows no
+ * prompt).
+ */
 async function grantSites(origins: string[]): Promise<void> {
   const settings = await h.ctx.newPage();
   await settings.goto('chrome://extensions');
-  for (const origin of origins) await settings.evaluate(([id, o]) => chrome.developerPrivate.addHostPermission(id, o), [h.extensionId, origin] as const);
+  for (const origin of origins)
+    await settings.evaluate(([id, o]) => chrome.developerPrivate.addHostPermission(id, o), [
+      h.extensionId,
+      origin,
+    ] as const);
   await settings.close();
 }
 
@@ -51,25 +58,41 @@ async function requestFromClick(page: Page, origins: string[]): Promise<boolean>
     const b = document.createElement('button');
     b.id = 'grant-for-test';
     b.textContent = 'grant';
-    b.onclick = () => void (globalThis as unknown as { chrome: { permissions: { request: (p: { origins: string[] }) => Promise<boolean> } } }).chrome.permissions.request({ origins: o }).then((granted) => b.setAttribute('data-granted', String(granted)));
+    b.onclick = () =>
+      void (
+        globalThis as unknown as {
+          chrome: { permissions: { request: (p: { origins: string[] }) => Promise<boolean> } };
+        }
+      ).chrome.permissions
+        .request({ origins: o })
+        .then((granted) => b.setAttribute('data-granted', String(granted)));
     document.body.append(b);
   }, origins);
   await page.click('#grant-for-test');
   await page.waitForSelector('#grant-for-test[data-granted]');
-  const granted = await page.evaluate(() => document.getElementById('grant-for-test')?.getAttribute('data-granted') === 'true');
+  const granted = await page.evaluate(
+    () => document.getElementById('grant-for-test')?.getAttribute('data-granted') === 'true',
+  );
   await page.evaluate(() => document.getElementById('grant-for-test')?.remove());
   return granted;
 }
 
 const last = (demo: Page, label: string) =>
-  demo.waitForFunction((l) => (window as unknown as { __last?: { label: string } }).__last?.label === l, label, { timeout: 30_000 }).then(() =>
-    demo.evaluate(() => (window as unknown as { __last: { ok: boolean; value?: unknown; message?: string } }).__last),
-  );
+  demo
+    .waitForFunction((l) => (window as unknown as { __last?: { label: string } }).__last?.label === l, label, {
+      timeout: 30_000,
+    })
+    .then(() =>
+      demo.evaluate(() => (window as unknown as { __last: { ok: boolean; value?: unknown; message?: string } }).__last),
+    );
 
 beforeAll(async () => {
   ensureRelease();
   dir = unzipFresh(artifact('chrome'), 'countersign-chrome-release-');
-  h = await launchHarness({}, { extensionDir: dir, sandboxPort: 8787, pointAtSandbox: false, args: ['--ignore-certificate-errors'] });
+  h = await launchHarness(
+    {},
+    { extensionDir: dir, sandboxPort: 8787, pointAtSandbox: false, args: ['--ignore-certificate-errors'] },
+  );
   front = await startHttpsFront(h.sandbox.url);
 }, 300_000);
 afterAll(async () => {
@@ -88,26 +111,39 @@ describe('the Chrome release zip in real Chromium', () => {
     expect(await popup.getByRole('radio').count()).toBe(2);
     expect(await popup.locator('input[name="venue"][value="sandbox"]').count()).toBe(0);
     expect(await popup.getByRole('button', { name: 'Continue' }).isDisabled()).toBe(true);
-    expect(((await messenger(popup)('vault.create', { password: PASSWORD })) as { ok: boolean; error?: { name: string } }).error?.name).toBe('Settings.VenueNotChosenError');
+    expect(
+      ((await messenger(popup)('vault.create', { password: PASSWORD })) as { ok: boolean; error?: { name: string } })
+        .error?.name,
+    ).toBe('Settings.VenueNotChosenError');
   });
 
-  it("choosing the venue's pre-production asks for its hosts and stores it; the Sandbox preset's plain http is refused", async () => {
-    const preproduction = presetById('preproduction');
-    if (!preproduction) throw new Error('no preproduction preset');
-    await grantSites(hostOrigins(preproduction.values));
-    await popup.locator('input[name="venue"][value="preproduction"]').check();
-    await popup.getByRole('button', { name: 'Continue' }).click();
-    await popup.locator('input[name="new-password"]').waitFor();
-    const s = (await messenger(popup)('settings.get')) as { ok: boolean; result: { settings: { preset: string; venueChosen: boolean } } };
-    expect(s.result.settings).toMatchObject({ preset: 'preproduction', venueChosen: true });
-    const sandbox = (await messenger(popup)('settings.set', { preset: 'sandbox' })) as { ok: boolean; error?: { name: string } };
-    expect(sandbox.error?.name).toBe('Http.InsecureTransportError');
-    // Every service of the sandbox behind the https / wss front: a custom setup on this machine's loopback.
-    await grantSites(['https://127.0.0.1/*']);
-    expect(await requestFromClick(popup, ['https://127.0.0.1/*'])).toBe(true);
-    const custom = (await messenger(popup)('settings.set', frontSetup(front))) as { ok: boolean; error?: unknown };
-    expect(custom.ok, JSON.stringify(custom.error)).toBe(true);
-  });
+  it(
+    "choosing the venue's pre-production asks for its hosts " +
+      "and stores it; the Sandbox preset's plain http is refused",
+    async () => {
+      const preproduction = presetById('preproduction');
+      if (!preproduction) throw new Error('no preproduction preset');
+      await grantSites(hostOrigins(preproduction.values));
+      await popup.locator('input[name="venue"][value="preproduction"]').check();
+      await popup.getByRole('button', { name: 'Continue' }).click();
+      await popup.locator('input[name="new-password"]').waitFor();
+      const s = (await messenger(popup)('settings.get')) as {
+        ok: boolean;
+        result: { settings: { preset: string; venueChosen: boolean } };
+      };
+      expect(s.result.settings).toMatchObject({ preset: 'preproduction', venueChosen: true });
+      const sandbox = (await messenger(popup)('settings.set', { preset: 'sandbox' })) as {
+        ok: boolean;
+        error?: { name: string };
+      };
+      expect(sandbox.error?.name).toBe('Http.InsecureTransportError');
+      // Every service of the sandbox behind the https / wss front: a custom setup on this machine's loopback.
+      await grantSites(['https://127.0.0.1/*']);
+      expect(await requestFromClick(popup, ['https://127.0.0.1/*'])).toBe(true);
+      const custom = (await messenger(popup)('settings.set', frontSetup(front))) as { ok: boolean; error?: unknown };
+      expect(custom.ok, JSON.stringify(custom.error)).toBe(true);
+    },
+  );
 
   it('onboards in the popup: password, owner key, proxy key', async () => {
     await popup.locator('input[name="new-password"]').fill(PASSWORD);
@@ -120,25 +156,31 @@ describe('the Chrome release zip in real Chromium', () => {
     await popup.getByRole('heading', { name: 'Order-book credentials' }).waitFor();
     await popup.getByRole('button', { name: 'Skip' }).click();
     await popup.getByRole('button', { name: 'Start trading' }).click();
-    const status = (await messenger(popup)('vault.status')) as { result: { unlocked: boolean; activeAccount: string; accounts: { proxies: unknown[] }[] } };
+    const status = (await messenger(popup)('vault.status')) as {
+      result: { unlocked: boolean; activeAccount: string; accounts: { proxies: unknown[] }[] };
+    };
     expect(status.result).toMatchObject({ unlocked: true, activeAccount: h.sandbox.demo.owner.address });
     expect(status.result.accounts[0]?.proxies.length).toBe(1);
   });
 
-  it("approves an https page's connection and order in the approval window; the sandbox verifies the order", async () => {
-    const demo = await h.ctx.newPage();
-    await demo.goto(`${front.url}/demo`);
-    await demo.getByText('Found Countersign').first().waitFor();
-    await demo.click('#connect');
-    await decideNext(h.ctx, 'approve');
-    expect((await last(demo, 'connect')).ok).toBe(true);
-    const placed = () => h.sandbox.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/orders' && r.status === 200).length;
-    const before = placed();
-    await demo.bringToFront();
-    await demo.click('#order');
-    await decideNext(h.ctx, 'approve');
-    const r = await last(demo, 'order');
-    expect(r.ok, r.message).toBe(true);
-    expect(placed() - before).toBe(1);
-  });
+  it(
+    "approves an https page's connection and order in " + 'the approval window; the sandbox verifies the order',
+    async () => {
+      const demo = await h.ctx.newPage();
+      await demo.goto(`${front.url}/demo`);
+      await demo.getByText('Found Countersign').first().waitFor();
+      await demo.click('#connect');
+      await decideNext(h.ctx, 'approve');
+      expect((await last(demo, 'connect')).ok).toBe(true);
+      const placed = () =>
+        h.sandbox.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/orders' && r.status === 200).length;
+      const before = placed();
+      await demo.bringToFront();
+      await demo.click('#order');
+      await decideNext(h.ctx, 'approve');
+      const r = await last(demo, 'order');
+      expect(r.ok, r.message).toBe(true);
+      expect(placed() - before).toBe(1);
+    },
+  );
 });

@@ -32,27 +32,38 @@ let ext: Page;
 
 declare const chrome: {
   runtime: { sendMessage: (m: unknown) => Promise<{ ok: boolean; result?: unknown; error?: unknown }> };
-  permissions: { contains: (p: { origins: string[] }) => Promise<boolean>; request: (p: { origins: string[] }) => Promise<boolean> };
+  permissions: {
+    contains: (p: { origins: string[] }) => Promise<boolean>;
+    request: (p: { origins: string[] }) => Promise<boolean>;
+  };
 };
-const send = (type: string, payload: unknown = {}) => ext.evaluate((t, p) => chrome.runtime.sendMessage({ type: t, payload: p }), type, payload);
+const send = (type: string, payload: unknown = {}) =>
+  ext.evaluate((t, p) => chrome.runtime.sendMessage({ type: t, payload: p }), type, payload);
 const loopbackGranted = () => ext.evaluate(() => chrome.permissions.contains({ origins: ['http://127.0.0.1/*'] }));
 const click = (p: Page, text: string) => p.locator(`::-p-text(${text})`).click();
 
-/** Asks the browser for `origins` from a click in the extension page, as Settings' Save does (Firefox grants only during a click). */
+/**
+ * Asks the browser for `origins` from a click in the extension page, as Settings' Save does (Firefox grants only during
+ * a click).
+ */
 async function requestFromClick(origins: string[]): Promise<boolean> {
   await ext.evaluate((o) => {
     const b = document.createElement('button');
     b.id = 'grant-for-test';
-    b.onclick = () => void chrome.permissions.request({ origins: o }).then((granted) => b.setAttribute('data-granted', String(granted)));
+    b.onclick = () =>
+      void chrome.permissions
+        .request({ origins: o })
+        .then((granted) => b.setAttribute('data-granted', String(granted)));
     document.body.append(b);
   }, origins);
   await ext.click('#grant-for-test');
   await ext.waitForSelector('#grant-for-test[data-granted]');
-  const granted = await ext.evaluate(() => document.getElementById('grant-for-test')?.getAttribute('data-granted') === 'true');
+  const granted = await ext.evaluate(
+    () => document.getElementById('grant-for-test')?.getAttribute('data-granted') === 'true',
+  );
   await ext.evaluate(() => document.getElementById('grant-for-test')?.remove());
   return granted;
 }
-
 
 // In CI the Firefox flow must run (CI installs firefox-esr); elsewhere it is skipped when Firefox is missing.
 describe.runIf(!!FIREFOX || !!process.env.CI)('the Firefox release zip in real Firefox ESR', () => {
@@ -82,20 +93,29 @@ describe.runIf(!!FIREFOX || !!process.env.CI)('the Firefox release zip in real F
   it('holds no loopback access at install and asks for the venue at first run, offering no sandbox', async () => {
     await ext.waitForSelector('[data-testid="venue-step"]');
     expect(await loopbackGranted()).toBe(false);
-    expect(await ext.$$eval('input[name="venue"]', (xs) => xs.map((x) => (x as HTMLInputElement).value))).toEqual(['polymarket', 'preproduction']);
+    expect(await ext.$$eval('input[name="venue"]', (xs) => xs.map((x) => (x as HTMLInputElement).value))).toEqual([
+      'polymarket',
+      'preproduction',
+    ]);
   });
 
-  it("choosing the venue's pre-production asks for its hosts and stores it; the Sandbox preset's plain http is refused", async () => {
-    await ext.click('input[name="venue"][value="preproduction"]');
-    await click(ext, 'Continue');
-    await ext.waitForSelector('input[name="new-password"]');
-    const s = (await send('settings.get')) as { result: { settings: { preset: string; venueChosen: boolean } } };
-    expect(s.result.settings).toMatchObject({ preset: 'preproduction', venueChosen: true });
-    expect(((await send('settings.set', { preset: 'sandbox' })) as { error?: { name: string } }).error?.name).toBe('Http.InsecureTransportError');
-    expect(await requestFromClick(['https://127.0.0.1/*'])).toBe(true);
-    const custom = (await send('settings.set', frontSetup(front))) as { ok: boolean; error?: unknown };
-    expect(custom.ok, JSON.stringify(custom.error)).toBe(true);
-  });
+  it(
+    "choosing the venue's pre-production asks for its hosts " +
+      "and stores it; the Sandbox preset's plain http is refused",
+    async () => {
+      await ext.click('input[name="venue"][value="preproduction"]');
+      await click(ext, 'Continue');
+      await ext.waitForSelector('input[name="new-password"]');
+      const s = (await send('settings.get')) as { result: { settings: { preset: string; venueChosen: boolean } } };
+      expect(s.result.settings).toMatchObject({ preset: 'preproduction', venueChosen: true });
+      expect(((await send('settings.set', { preset: 'sandbox' })) as { error?: { name: string } }).error?.name).toBe(
+        'Http.InsecureTransportError',
+      );
+      expect(await requestFromClick(['https://127.0.0.1/*'])).toBe(true);
+      const custom = (await send('settings.set', frontSetup(front))) as { ok: boolean; error?: unknown };
+      expect(custom.ok, JSON.stringify(custom.error)).toBe(true);
+    },
+  );
 
   it('onboards in the first-install tab: password, owner key, proxy key', async () => {
     await ext.type('input[name="new-password"]', PASSWORD);
@@ -109,26 +129,40 @@ describe.runIf(!!FIREFOX || !!process.env.CI)('the Firefox release zip in real F
     await ext.waitForFunction(() => document.body.innerText.includes('Order-book credentials'), { timeout: 15_000 });
     await click(ext, 'Skip');
     await click(ext, 'Start trading');
-    const status = (await send('vault.status')) as { result: { unlocked: boolean; activeAccount: string; accounts: { proxies: unknown[] }[] } };
+    const status = (await send('vault.status')) as {
+      result: { unlocked: boolean; activeAccount: string; accounts: { proxies: unknown[] }[] };
+    };
     expect(status.result).toMatchObject({ unlocked: true, activeAccount: sandbox.demo.owner.address });
     expect(status.result.accounts[0]?.proxies.length).toBe(1);
   });
 
-  it("approves an https page's connection and order in the approval window; the sandbox verifies the order", async () => {
-    const demo = await browser.newPage();
-    await demo.goto(`${front.url}/demo`);
-    await demo.waitForFunction(() => document.body.innerText.includes('Found Countersign'), { timeout: 15_000 });
-    await demo.click('#connect');
-    await approveWindow(browser);
-    await demo.waitForFunction(() => (window as unknown as { __last?: { label: string } }).__last?.label === 'connect', { timeout: 15_000 });
-    expect(await demo.evaluate(() => (window as unknown as { __last: { ok: boolean } }).__last.ok)).toBe(true);
-    const placed = () => sandbox.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/orders' && r.status === 200).length;
-    const before = placed();
-    await demo.bringToFront();
-    await demo.click('#order');
-    await approveWindow(browser);
-    await demo.waitForFunction(() => (window as unknown as { __last?: { label: string } }).__last?.label === 'order', { timeout: 30_000 });
-    expect(await demo.evaluate(() => (window as unknown as { __last: { ok: boolean } }).__last.ok)).toBe(true);
-    expect(placed() - before).toBe(1);
-  });
+  it(
+    "approves an https page's connection and order in " + 'the approval window; the sandbox verifies the order',
+    async () => {
+      const demo = await browser.newPage();
+      await demo.goto(`${front.url}/demo`);
+      await demo.waitForFunction(() => document.body.innerText.includes('Found Countersign'), { timeout: 15_000 });
+      await demo.click('#connect');
+      await approveWindow(browser);
+      await demo.waitForFunction(
+        () => (window as unknown as { __last?: { label: string } }).__last?.label === 'connect',
+        { timeout: 15_000 },
+      );
+      expect(await demo.evaluate(() => (window as unknown as { __last: { ok: boolean } }).__last.ok)).toBe(true);
+      const placed = () =>
+        sandbox.ctx.requestLog.filter((r) => r.path === '/perps/v1/trade/orders' && r.status === 200).length;
+      const before = placed();
+      await demo.bringToFront();
+      await demo.click('#order');
+      await approveWindow(browser);
+      await demo.waitForFunction(
+        () => (window as unknown as { __last?: { label: string } }).__last?.label === 'order',
+        {
+          timeout: 30_000,
+        },
+      );
+      expect(await demo.evaluate(() => (window as unknown as { __last: { ok: boolean } }).__last.ok)).toBe(true);
+      expect(placed() - before).toBe(1);
+    },
+  );
 });

@@ -19,7 +19,8 @@ let sources: string;
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) (e.isDirectory() ? walk(join(d, e.name)) : out.push(relative(dir, join(d, e.name))));
+    for (const e of readdirSync(d, { withFileTypes: true }))
+      e.isDirectory() ? walk(join(d, e.name)) : out.push(relative(dir, join(d, e.name)));
   };
   walk(dir);
   return out.sort();
@@ -49,7 +50,9 @@ describe('reproducible release', () => {
     const shipped = unzipFresh(artifact('firefox'), 'countersign-firefox-zip-');
     try {
       expect(filesUnder(built)).toEqual(filesUnder(shipped));
-      const differing = filesUnder(shipped).filter((f) => !readFileSync(join(built, f)).equals(readFileSync(join(shipped, f))));
+      const differing = filesUnder(shipped).filter(
+        (f) => !readFileSync(join(built, f)).equals(readFileSync(join(shipped, f))),
+      );
       expect(differing).toEqual([]);
     } finally {
       rmSync(shipped, { recursive: true, force: true });
@@ -58,7 +61,12 @@ describe('reproducible release', () => {
 
   it('a second release build from the sources gives byte-identical Chrome and Firefox zips', () => {
     for (const browser of ['chrome', 'firefox'] as const) {
-      execFileSync('npx', ['wxt', 'zip', '-b', browser, '--mv3'], { cwd: sources, stdio: 'pipe', timeout: 180_000, env: { ...process.env, WXT_COUNTERSIGN_RELEASE: '1' } });
+      execFileSync('npx', ['wxt', 'zip', '-b', browser, '--mv3'], {
+        cwd: sources,
+        stdio: 'pipe',
+        timeout: 180_000,
+        env: { ...process.env, WXT_COUNTERSIGN_RELEASE: '1' },
+      });
       const again = join(sources, '.output', relative(RELEASE_DIR, artifact(browser)));
       expect(readFileSync(again).equals(readFileSync(artifact(browser))), `${browser} zip differs`).toBe(true);
     }
@@ -72,12 +80,29 @@ describe('reproducible release', () => {
 
   it('SHA256SUMS names every artifact and sha256sum -c accepts it', () => {
     const sums = readFileSync(join(RELEASE_DIR, 'SHA256SUMS'), 'utf8');
-    expect(sums.trim().split('\n').map((l) => l.split('  ')[1]).sort()).toEqual(readdirSync(RELEASE_DIR).filter((n) => n !== 'SHA256SUMS').sort());
-    expect(execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: RELEASE_DIR, encoding: 'utf8' })).not.toContain('FAILED');
+    expect(
+      sums
+        .trim()
+        .split('\n')
+        .map((l) => l.split('  ')[1])
+        .sort(),
+    ).toEqual(
+      readdirSync(RELEASE_DIR)
+        .filter((n) => n !== 'SHA256SUMS')
+        .sort(),
+    );
+    expect(execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: RELEASE_DIR, encoding: 'utf8' })).not.toContain(
+      'FAILED',
+    );
   });
 
   it('the SBOM is CycloneDX of the production dependencies, without a timestamp or serial number', () => {
-    const sbom = JSON.parse(readFileSync(artifact('sbom'), 'utf8')) as { bomFormat: string; serialNumber?: string; metadata: { timestamp?: string }; components: { name: string; version: string }[] };
+    const sbom = JSON.parse(readFileSync(artifact('sbom'), 'utf8')) as {
+      bomFormat: string;
+      serialNumber?: string;
+      metadata: { timestamp?: string };
+      components: { name: string; version: string }[];
+    };
     expect(sbom.bomFormat).toBe('CycloneDX');
     expect(sbom.serialNumber).toBeUndefined();
     expect(sbom.metadata.timestamp).toBeUndefined();

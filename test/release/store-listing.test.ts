@@ -35,13 +35,16 @@ describe('store listing material', () => {
     expect(shots.length).toBeGreaterThanOrEqual(2);
     for (const f of shots) expect(sizeOf(join(LISTING, 'screenshots', f))).toBe(f.match(/(\d+x\d+)\.png$/)![1]);
     const stems = new Set(shots.map((f) => f.replace(/-\d+x\d+\.png$/, '')));
-    for (const s of stems) for (const size of ['1280x800', '640x400']) expect(existsSync(join(LISTING, 'screenshots', `${s}-${size}.png`))).toBe(true);
+    for (const s of stems)
+      for (const size of ['1280x800', '640x400'])
+        expect(existsSync(join(LISTING, 'screenshots', `${s}-${size}.png`))).toBe(true);
   });
 
   it('the short description fits Chrome’s 132 characters; the long one and the privacy statement are there', () => {
     expect(readFileSync(join(LISTING, 'short-description.txt'), 'utf8').trim().length).toBeLessThanOrEqual(132);
     expect(readFileSync(join(LISTING, 'long-description.md'), 'utf8').length).toBeGreaterThan(500);
     const privacy = readFileSync(join(LISTING, 'privacy.md'), 'utf8');
-    for (const words of ['What is stored', 'What never leaves the machine', 'IndexedDB', 'private keys']) expect(privacy).toContain(words);
+    for (const words of ['What is stored', 'What never leaves the machine', 'IndexedDB', 'private keys'])
+      expect(privacy).toContain(words);
   });
 });

@@ -75,7 +75,11 @@ export function testOnlyExports(root = ROOT): TestOnlyExport[] {
         const c = node.exportClause;
         if (!c || ts.isNamespaceExport(c)) useModule(node.moduleSpecifier, by);
         else for (const el of c.elements) use(checker.getSymbolAtLocation(el.propertyName ?? el.name), by);
-      } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0]) {
+      } else if (
+        ts.isCallExpression(node) &&
+        node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+        node.arguments[0]
+      ) {
         useModule(node.arguments[0], by);
       } else if (ts.isImportTypeNode(node) && node.qualifier) {
         use(checker.getSymbolAtLocation(node.qualifier), by);
@@ -96,7 +100,8 @@ export function testOnlyExports(root = ROOT): TestOnlyExport[] {
       const by = [...(users.get(key) ?? [])].filter((u) => u !== rel);
       const name = e.escapedName.toString();
       const mentions = sf.getFullText().match(new RegExp(`\\b${name}\\b`, 'g'))?.length ?? 0;
-      if (by.length > 0 && by.every(isTestFile)) out.push({ file: rel, name, users: by.sort(), usedInModule: mentions > 1 });
+      if (by.length > 0 && by.every(isTestFile))
+        out.push({ file: rel, name, users: by.sort(), usedInModule: mentions > 1 });
     }
   }
   return out.sort((a, b) => a.file.localeCompare(b.file) || a.name.localeCompare(b.name));

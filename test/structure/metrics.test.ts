@@ -24,7 +24,10 @@ const LIMITS = {
   undocumentedExports: 10,
   /** Import cycles between files, type imports included. */
   cycles: 0,
-  /** Import cycles between the folders of `lib/`, value imports only (a folder's code loads without the folders above it). */
+  /**
+   * Import cycles between the folders of `lib/`, value imports only (a folder's code loads without the folders above
+   * it).
+   */
   folderCycles: 0,
   /**
    * Exports of non-test source that only tests import. Each is used by its own module too (a pure helper
@@ -32,18 +35,23 @@ const LIMITS = {
    */
   testOnlyExports: 90,
   deadExports: 0,
-}
+};
 
 describe('structure of the non-test source', () => {
   const m = measure();
 
   it('has no more long functions than the bound, none longer than the longest allowed', () => {
-    expect(m.longFunctions.length, m.longFunctions.map((f) => `${f.file}:${f.line} ${f.name} ${f.lines}`).join('\n')).toBeLessThanOrEqual(LIMITS.longFunctions);
+    expect(
+      m.longFunctions.length,
+      m.longFunctions.map((f) => `${f.file}:${f.line} ${f.name} ${f.lines}`).join('\n'),
+    ).toBeLessThanOrEqual(LIMITS.longFunctions);
     expect(Math.max(0, ...m.longFunctions.map((f) => f.lines))).toBeLessThanOrEqual(LIMITS.longestFunction);
   });
 
   it('has no source file longer than the longest allowed', () => {
-    expect(m.longestFile.lines, m.longFiles.map((f) => `${f.file} ${f.lines}`).join('\n')).toBeLessThanOrEqual(LIMITS.longestFile);
+    expect(m.longestFile.lines, m.longFiles.map((f) => `${f.file} ${f.lines}`).join('\n')).toBeLessThanOrEqual(
+      LIMITS.longestFile,
+    );
   });
 
   it('has no more value-import cycles between the folders of lib/ than the bound', () => {
@@ -57,7 +65,9 @@ describe('structure of the non-test source', () => {
   });
 
   it('has no more undocumented exports than the bound', () => {
-    expect(m.undocumentedExports.length, m.undocumentedExports.join('\n')).toBeLessThanOrEqual(LIMITS.undocumentedExports);
+    expect(m.undocumentedExports.length, m.undocumentedExports.join('\n')).toBeLessThanOrEqual(
+      LIMITS.undocumentedExports,
+    );
   });
 
   it('has no more import cycles than the bound', () => {
@@ -66,8 +76,12 @@ describe('structure of the non-test source', () => {
 
   it('has no more exports used only by tests than the bound', () => {
     const found = testOnlyExports();
-    expect(found.length, found.map((e) => `${e.file}:${e.name}`).join('\n')).toBeLessThanOrEqual(LIMITS.testOnlyExports);
+    expect(found.length, found.map((e) => `${e.file}:${e.name}`).join('\n')).toBeLessThanOrEqual(
+      LIMITS.testOnlyExports,
+    );
     const dead = found.filter((e) => !e.usedInModule);
-    expect(dead.length, `dead exports:\n${dead.map((e) => `${e.file}:${e.name}`).join('\n')}`).toBeLessThanOrEqual(LIMITS.deadExports);
+    expect(dead.length, `dead exports:\n${dead.map((e) => `${e.file}:${e.name}`).join('\n')}`).toBeLessThanOrEqual(
+      LIMITS.deadExports,
+    );
   }, 120_000);
 });

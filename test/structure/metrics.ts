@@ -29,10 +29,18 @@ export function sourceFiles(root = ROOT): string[] {
 }
 
 /** One function longer than the limit: file (relative), first line, name, length in lines. */
-export interface LongFunction { file: string; line: number; name: string; lines: number }
+export interface LongFunction {
+  file: string;
+  line: number;
+  name: string;
+  lines: number;
+}
 
 /** One file longer than the limit: file (relative) and its length in lines. */
-export interface LongFile { file: string; lines: number }
+export interface LongFile {
+  file: string;
+  lines: number;
+}
 
 /** The figures `metrics.test.ts` bounds. */
 export interface Metrics {
@@ -69,13 +77,28 @@ function isExported(node: ts.Node): boolean {
 /** Measures the tree at `root`. */
 export function measure(root = ROOT, maxLines = 200, maxFileLines = 500): Metrics {
   const files = sourceFiles(root);
-  const m: Metrics = { files: files.length, longFunctions: [], longestFile: { file: '', lines: 0 }, longFiles: [], asCasts: 0, nonNull: 0, undocumentedExports: [], cycles: [] };
+  const m: Metrics = {
+    files: files.length,
+    longFunctions: [],
+    longestFile: { file: '', lines: 0 },
+    longFiles: [],
+    asCasts: 0,
+    nonNull: 0,
+    undocumentedExports: [],
+    cycles: [],
+  };
   const graph = new Map<string, string[]>();
   const host = ts.createCompilerHost({});
   for (const file of files) {
     const rel = relative(root, file);
     const text = ts.sys.readFile(file) ?? '';
-    const sf = ts.createSourceFile(file, text, ts.ScriptTarget.ESNext, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+    const sf = ts.createSourceFile(
+      file,
+      text,
+      ts.ScriptTarget.ESNext,
+      true,
+      file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+    );
     const fileLines = lineCount(text);
     if (fileLines > m.longestFile.lines) m.longestFile = { file: rel, lines: fileLines };
     if (fileLines > maxFileLines) m.longFiles.push({ file: rel, lines: fileLines });
@@ -89,10 +112,20 @@ export function measure(root = ROOT, maxLines = 200, maxFileLines = 500): Metric
       if (ts.isFunctionLike(node) && 'body' in node && node.body) {
         const a = sf.getLineAndCharacterOfPosition(node.getStart()).line;
         const b = sf.getLineAndCharacterOfPosition(node.getEnd()).line;
-        if (b - a + 1 > maxLines) m.longFunctions.push({ file: rel, line: a + 1, name: fnName(node), lines: b - a + 1 });
+        if (b - a + 1 > maxLines)
+          m.longFunctions.push({ file: rel, line: a + 1, name: fnName(node), lines: b - a + 1 });
       }
-      if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
-        const r = ts.resolveModuleName(node.moduleSpecifier.text, file, { moduleResolution: ts.ModuleResolutionKind.Bundler, allowImportingTsExtensions: true }, host);
+      if (
+        (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+        node.moduleSpecifier &&
+        ts.isStringLiteral(node.moduleSpecifier)
+      ) {
+        const r = ts.resolveModuleName(
+          node.moduleSpecifier.text,
+          file,
+          { moduleResolution: ts.ModuleResolutionKind.Bundler, allowImportingTsExtensions: true },
+          host,
+        );
         const target = r.resolvedModule?.resolvedFileName;
         if (target && !target.includes('node_modules')) deps.push(relative(root, target));
       }
@@ -102,7 +135,9 @@ export function measure(root = ROOT, maxLines = 200, maxFileLines = 500): Metric
     for (const st of sf.statements) {
       if (!isExported(st)) continue;
       if (hasDoc(st, sf)) continue;
-      const name = ts.isVariableStatement(st) ? st.declarationList.declarations.map((d) => d.name.getText()).join(',') : fnName(st);
+      const name = ts.isVariableStatement(st)
+        ? st.declarationList.declarations.map((d) => d.name.getText()).join(',')
+        : fnName(st);
       m.undocumentedExports.push(`${rel}:${name}`);
     }
     graph.set(rel, deps);
@@ -122,18 +157,33 @@ function lineCount(text: string): number {
 /** Strongly connected components of `graph` with more than one node (Tarjan), each sorted. */
 function components(graph: ReadonlyMap<string, Iterable<string>>): string[][] {
   let index = 0;
-  const idx = new Map<string, number>(), low = new Map<string, number>(), stack: string[] = [], on = new Set<string>();
+  const idx = new Map<string, number>(),
+    low = new Map<string, number>(),
+    stack: string[] = [],
+    on = new Set<string>();
   const out: string[][] = [];
   const strong = (v: string): void => {
-    idx.set(v, index); low.set(v, index); index++; stack.push(v); on.add(v);
+    idx.set(v, index);
+    low.set(v, index);
+    index++;
+    stack.push(v);
+    on.add(v);
     for (const w of graph.get(v) ?? []) {
-      if (!idx.has(w)) { strong(w); low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0)); }
-      else if (on.has(w)) low.set(v, Math.min(low.get(v) ?? 0, idx.get(w) ?? 0));
+      if (!idx.has(w)) {
+        strong(w);
+        low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v) ?? 0, idx.get(w) ?? 0));
     }
     if (low.get(v) === idx.get(v)) {
       const comp: string[] = [];
       let w: string | undefined;
-      do { w = stack.pop(); if (w) { on.delete(w); comp.push(w); } } while (w && w !== v);
+      do {
+        w = stack.pop();
+        if (w) {
+          on.delete(w);
+          comp.push(w);
+        }
+      } while (w && w !== v);
       if (comp.length > 1) out.push(comp.sort());
     }
   };
@@ -142,7 +192,10 @@ function components(graph: ReadonlyMap<string, Iterable<string>>): string[][] {
   return out;
 }
 
-/** True when an import or export declaration brings in a value at run time (not `import type`, not only `type` names, not `export type`). */
+/**
+ * True when an import or export declaration brings in a value at run time (not `import type`, not only `type` names,
+ * not `export type`).
+ */
 function isValueImport(st: ts.ImportDeclaration | ts.ExportDeclaration): boolean {
   if (ts.isExportDeclaration(st)) {
     if (st.isTypeOnly) return false;
@@ -157,8 +210,14 @@ function isValueImport(st: ts.ImportDeclaration | ts.ExportDeclaration): boolean
   return !(b && ts.isNamedImports(b) && b.elements.length > 0 && b.elements.every((e) => e.isTypeOnly));
 }
 
-/** One folder-level import cycle under `lib/`: its folders and, for each folder pair inside it, one example import (`from.ts -> to.ts`). */
-export interface FolderCycle { folders: string[]; edges: { from: string; to: string; example: string; count: number }[] }
+/**
+ * One folder-level import cycle under `lib/`: its folders and, for each folder pair inside it, one example import
+ * (`from.ts -> to.ts`).
+ */
+export interface FolderCycle {
+  folders: string[];
+  edges: { from: string; to: string; example: string; count: number }[];
+}
 
 /**
  * Import cycles between the top-level folders of `lib/` (`lib/clob`, `lib/relayer` …), counting value
@@ -183,14 +242,31 @@ export function folderCycles(root = ROOT): FolderCycle[] {
   };
   const edges = new Map<string, Map<string, string[]>>();
   for (const file of files.sort()) {
-    const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ESNext, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+    const sf = ts.createSourceFile(
+      file,
+      readFileSync(file, 'utf8'),
+      ts.ScriptTarget.ESNext,
+      true,
+      file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+    );
     for (const st of sf.statements) {
-      if (!(ts.isImportDeclaration(st) || ts.isExportDeclaration(st)) || !st.moduleSpecifier || !ts.isStringLiteral(st.moduleSpecifier)) continue;
+      if (
+        !(ts.isImportDeclaration(st) || ts.isExportDeclaration(st)) ||
+        !st.moduleSpecifier ||
+        !ts.isStringLiteral(st.moduleSpecifier)
+      )
+        continue;
       if (!isValueImport(st)) continue;
-      const r = ts.resolveModuleName(st.moduleSpecifier.text, file, { moduleResolution: ts.ModuleResolutionKind.Bundler, allowImportingTsExtensions: true }, host);
+      const r = ts.resolveModuleName(
+        st.moduleSpecifier.text,
+        file,
+        { moduleResolution: ts.ModuleResolutionKind.Bundler, allowImportingTsExtensions: true },
+        host,
+      );
       const target = r.resolvedModule?.resolvedFileName;
       if (!target || target.includes('node_modules')) continue;
-      const a = folderOf(file), b = folderOf(target);
+      const a = folderOf(file),
+        b = folderOf(target);
       if (!a || !b || a === b) continue;
       const from = edges.get(a) ?? new Map<string, string[]>();
       edges.set(a, from);
@@ -200,13 +276,19 @@ export function folderCycles(root = ROOT): FolderCycle[] {
   const graph = new Map([...edges].map(([a, to]) => [a, [...to.keys()]] as const));
   return components(graph).map((folders) => ({
     folders,
-    edges: folders.flatMap((a) => [...(edges.get(a) ?? [])].filter(([b]) => folders.includes(b)).map(([b, l]) => ({ from: a, to: b, example: l[0] ?? '', count: l.length }))),
+    edges: folders.flatMap((a) =>
+      [...(edges.get(a) ?? [])]
+        .filter(([b]) => folders.includes(b))
+        .map(([b, l]) => ({ from: a, to: b, example: l[0] ?? '', count: l.length })),
+    ),
   }));
 }
 
 /** A folder cycle as text: its folders, then one line per folder pair with an example import. */
 export function describeFolderCycle(c: FolderCycle): string {
-  return [c.folders.join(' ↔ '), ...c.edges.map((e) => `  ${e.from} → ${e.to} (${e.count}), e.g. ${e.example}`)].join('\n');
+  return [c.folders.join(' ↔ '), ...c.edges.map((e) => `  ${e.from} → ${e.to} (${e.count}), e.g. ${e.example}`)].join(
+    '\n',
+  );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -227,7 +309,12 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   for (const c of folders) console.log(describeFolderCycle(c).replace(/^/gm, '  '));
   void import('./exports').then(({ testOnlyExports }) => {
     const testOnly = testOnlyExports();
-    console.log(`exports used only by tests ${testOnly.length} (dead: not used by their own module either ${testOnly.filter((e) => !e.usedInModule).length})`);
-    if (process.argv.includes('-v')) for (const e of testOnly) console.log(`  ${e.usedInModule ? '' : 'DEAD '}${e.file}:${e.name} (${e.users.join(', ')})`);
+    console.log(
+      `exports used only by tests ${testOnly.length} (dead: not used by their ` +
+        `own module either ${testOnly.filter((e) => !e.usedInModule).length})`,
+    );
+    if (process.argv.includes('-v'))
+      for (const e of testOnly)
+        console.log(`  ${e.usedInModule ? '' : 'DEAD '}${e.file}:${e.name} (${e.users.join(', ')})`);
   });
 }

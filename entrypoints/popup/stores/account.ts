@@ -21,12 +21,20 @@ export type Deposit = PerpsReadAnswer<'deposits'>['data'][number];
 export type ProxyKey = PerpsReadAnswer<'credentials'>['keys'][number];
 
 /** A read's state: the last answer, the last error, and `load(query)`. */
-export type Resource<T, Q> = { data: ReturnType<typeof signal<T | undefined>>; error: ReturnType<typeof signal<string | undefined>>; load: (q: Q) => Promise<void> };
+export type Resource<T, Q> = {
+  data: ReturnType<typeof signal<T | undefined>>;
+  error: ReturnType<typeof signal<string | undefined>>;
+  load: (q: Q) => Promise<void>;
+};
 
 function resource<T, Q>(fetch: (q: Q) => Promise<T>): Resource<T, Q> {
   const data = signal<T | undefined>(undefined);
   const error = signal<string | undefined>(undefined);
-  const load = (q: Q) => fetch(q).then((d) => void (data.value = d), (e) => void (error.value = messageOf(e)));
+  const load = (q: Q) =>
+    fetch(q).then(
+      (d) => void (data.value = d),
+      (e) => void (error.value = messageOf(e)),
+    );
   return { data, error, load };
 }
 
@@ -44,28 +52,55 @@ export type PendingMove = { cmd: PerpsCommand; base: string };
  * Builds the command of a withdrawal or internal transfer of `amount` USDC (at most 6 decimals, above 0)
  * to `to`. Throws `InvalidFieldError` naming `amount`, or the field the command builder refuses (`to` …).
  */
-export function reviewMove(account: string, m: { kind: 'withdraw' | 'transfer'; to: string; amount: string; label: string }): PendingMove {
-  if (!/^(0|[1-9]\d*)(\.\d{1,6})?$/.test(m.amount) || /^0(\.0+)?$/.test(m.amount)) throw new InvalidFieldError({ field: 'amount', reason: 'must be a positive amount with at most 6 decimals' });
+export function reviewMove(
+  account: string,
+  m: { kind: 'withdraw' | 'transfer'; to: string; amount: string; label: string },
+): PendingMove {
+  if (!/^(0|[1-9]\d*)(\.\d{1,6})?$/.test(m.amount) || /^0(\.0+)?$/.test(m.amount))
+    throw new InvalidFieldError({ field: 'amount', reason: 'must be a positive amount with at most 6 decimals' });
   const base = parseUnits(m.amount, 6).toString();
   const cmd =
     m.kind === 'withdraw'
       ? withdraw({ account, token: COLLATERAL_TOKEN, amount: base, to: m.to.trim() })
-      : internalTransfer({ account, token: COLLATERAL_TOKEN, amount: m.amount, to: m.to.trim(), ...(m.label ? { label: m.label } : {}) });
+      : internalTransfer({
+          account,
+          token: COLLATERAL_TOKEN,
+          amount: m.amount,
+          to: m.to.trim(),
+          ...(m.label ? { label: m.label } : {}),
+        });
   return { cmd, base };
 }
 
 /** Why a move was refused, naming the field as the form labels it ("Destination: …"). */
-export const moveProblem = (err: unknown) => (err instanceof InvalidFieldError ? `${err.field === 'to' ? 'Destination' : err.field}: ${err.reason}` : messageOf(err));
+export const moveProblem = (err: unknown) =>
+  err instanceof InvalidFieldError
+    ? `${err.field === 'to' ? 'Destination' : err.field}: ${err.reason}`
+    : messageOf(err);
 
 /** The account store. */
 export type AccountStore = ReturnType<typeof createAccountStore>;
 
 /** Creates the store for `account`. */
 export function createAccountStore(account: Account, call: Call = popupCall) {
-  /** One venue read (with the account's proxy headers unless `withAccount` is false), its answer checked against the read's schema. */
-  const read = async <N extends PerpsReadName>(name: N, query: Record<string, string | number | undefined> = {}, withAccount = true): Promise<PerpsReadAnswer<N>> => {
+  /**
+   * One venue read (with the account's proxy headers unless `withAccount` is false), its answer checked against the
+   * read's schema.
+   */
+  const read = async <N extends PerpsReadName>(
+    name: N,
+    query: Record<string, string | number | undefined> = {},
+    withAccount = true,
+  ): Promise<PerpsReadAnswer<N>> => {
     const q = cleanQuery(query);
-    return parsePerpsAnswer(name, await call('perps.read', { ...(withAccount ? { account: account.address } : {}), name, ...(Object.keys(q).length ? { query: q } : {}) }));
+    return parsePerpsAnswer(
+      name,
+      await call('perps.read', {
+        ...(withAccount ? { account: account.address } : {}),
+        name,
+        ...(Object.keys(q).length ? { query: q } : {}),
+      }),
+    );
   };
 
   const deposits = resource((status: string) => read('deposits', { status }));
@@ -110,9 +145,14 @@ export function createAccountStore(account: Account, call: Call = popupCall) {
     }
   }
   /** Issues a proxy key valid for `days` days (signed by the owner key). */
-  const issueKey = (days: number, onChanged: () => Promise<void>) => keyAction(() => call('proxy.issue', { account: account.address, expiry: Date.now() + days * 86_400_000 }), onChanged);
+  const issueKey = (days: number, onChanged: () => Promise<void>) =>
+    keyAction(
+      () => call('proxy.issue', { account: account.address, expiry: Date.now() + days * 86_400_000 }),
+      onChanged,
+    );
   /** Deletes proxy key `proxy` at the gateway and in the vault. */
-  const deleteKey = (proxy: string, onChanged: () => Promise<void>) => keyAction(() => call('proxy.delete', { account: account.address, proxy }), onChanged);
+  const deleteKey = (proxy: string, onChanged: () => Promise<void>) =>
+    keyAction(() => call('proxy.delete', { account: account.address, proxy }), onChanged);
   /** Signs and sends a reviewed move; resolves to the venue's answer (`withdraw_id` or `transfer_id`). */
   const sendMove = (m: PendingMove) =>
     call('perps.send', { account: account.address, op: m.cmd.body, ...(m.cmd.label ? { label: m.cmd.label } : {}) });
@@ -142,7 +182,8 @@ export function createAccountStore(account: Account, call: Call = popupCall) {
     try {
       const answer = await sendMove(m);
       const r = Array.isArray(answer) ? {} : answer;
-      move.done.value = m.kind === 'withdraw' ? `Withdrawal #${r.withdraw_id} accepted` : `Transfer #${r.transfer_id} done`;
+      move.done.value =
+        m.kind === 'withdraw' ? `Withdrawal #${r.withdraw_id} accepted` : `Transfer #${r.transfer_id} done`;
       return true;
     } catch (err) {
       move.error.value = messageOf(err);
@@ -153,5 +194,22 @@ export function createAccountStore(account: Account, call: Call = popupCall) {
     }
   }
 
-  return { deposits, transfers, config, referral, funding, invite, keys, keysError, keysBusy, move, createInvite, loadKeys, issueKey, deleteKey, reviewFunds, confirmFunds };
+  return {
+    deposits,
+    transfers,
+    config,
+    referral,
+    funding,
+    invite,
+    keys,
+    keysError,
+    keysBusy,
+    move,
+    createInvite,
+    loadKeys,
+    issueKey,
+    deleteKey,
+    reviewFunds,
+    confirmFunds,
+  };
 }

@@ -26,9 +26,16 @@ export const ARM_DELAY_MS = 1_000;
 /** The part of a signing artifact the window shows: the EIP-712 digests the key will sign. */
 const signDigestsSchema = v.object({ signDigests: v.array(v.string()) });
 /** A perps artifact's account and the JSON `op` that will be signed (its orders are summarised). */
-const perpsArtifactSchema = v.object({ kind: v.literal('perps'), account: v.string(), envelope: v.object({ op: v.unknown() }) });
+const perpsArtifactSchema = v.object({
+  kind: v.literal('perps'),
+  account: v.string(),
+  envelope: v.object({ op: v.unknown() }),
+});
 
-/** The orders of a perps artifact's `createOrders` op, rebuilt and validated as the gateway does; none for anything else. */
+/**
+ * The orders of a perps artifact's `createOrders` op, rebuilt and validated as the gateway does; none for anything
+ * else.
+ */
 export function artifactOrders(artifact: unknown): { account: string; orders: PerpsOrderInput[] } | undefined {
   const a = v.safeParse(perpsArtifactSchema, artifact);
   if (!a.success) return undefined;
@@ -43,7 +50,19 @@ export function artifactOrders(artifact: unknown): { account: string; orders: Pe
 /** An order-book artifact's orders: side, token, amounts (base units) and order type. */
 const clobArtifactSchema = v.object({
   kind: v.literal('clob'),
-  orders: v.array(v.object({ body: v.object({ orderType: v.string(), order: v.object({ side: v.picklist(['BUY', 'SELL']), tokenId: v.string(), makerAmount: v.string(), takerAmount: v.string() }) }) })),
+  orders: v.array(
+    v.object({
+      body: v.object({
+        orderType: v.string(),
+        order: v.object({
+          side: v.picklist(['BUY', 'SELL']),
+          tokenId: v.string(),
+          makerAmount: v.string(),
+          takerAmount: v.string(),
+        }),
+      }),
+    }),
+  ),
 });
 
 /**
@@ -51,7 +70,10 @@ const clobArtifactSchema = v.object({
  * amount) or proceeds (SELL: the taker amount) and the fee at the book's rate on the USDC side (as `clobFee`), exact.
  * `feeRate(tokenId)` reads the rate (bp) through the background. Undefined for another artifact.
  */
-export async function clobNumbers(artifact: unknown, feeRate: (tokenId: string) => Promise<number>): Promise<ClobOrderNumbers[] | undefined> {
+export async function clobNumbers(
+  artifact: unknown,
+  feeRate: (tokenId: string) => Promise<number>,
+): Promise<ClobOrderNumbers[] | undefined> {
   const a = v.safeParse(clobArtifactSchema, artifact);
   if (!a.success) return undefined;
   const out: ClobOrderNumbers[] = [];
@@ -61,7 +83,15 @@ export async function clobNumbers(artifact: unknown, feeRate: (tokenId: string) 
     const usdc = side === 'BUY' ? makerAmount : takerAmount;
     // The same formatter as the window's line for this order (describeOrderBody): one set of numbers.
     const w = clobOrderWords({ side, makerAmount, takerAmount });
-    out.push({ side, shares: w.shares, price: w.price, usdc: w.usdc, fee: units(((BigInt(usdc) * BigInt(bps)) / 10_000n).toString()), feeRateBps: bps, orderType: body.orderType });
+    out.push({
+      side,
+      shares: w.shares,
+      price: w.price,
+      usdc: w.usdc,
+      fee: units(((BigInt(usdc) * BigInt(bps)) / 10_000n).toString()),
+      feeRateBps: bps,
+      orderType: body.orderType,
+    });
   }
   return out;
 }
@@ -69,7 +99,14 @@ export async function clobNumbers(artifact: unknown, feeRate: (tokenId: string) 
 /** The venue's reads for `account` through the background's `perps.read` (the window never holds a secret). */
 export function summaryReader(call: Call, account: string): SummaryReader {
   const read = async <N extends PerpsReadName>(name: N, query?: Record<string, string | number>) =>
-    parsePerpsAnswer(name, await call('perps.read', { ...(PERPS_READS[name].auth === 'proxy-headers' ? { account } : {}), name, ...(query ? { query } : {}) }));
+    parsePerpsAnswer(
+      name,
+      await call('perps.read', {
+        ...(PERPS_READS[name].auth === 'proxy-headers' ? { account } : {}),
+        name,
+        ...(query ? { query } : {}),
+      }),
+    );
   return {
     instruments: () => read('instruments'),
     fees: async () => {
@@ -91,7 +128,11 @@ export function toViewData(r: ProcedureOutput<'approval.list'>[number]): Approva
   const { artifact, ...rest } = r;
   const parsed = v.safeParse(signDigestsSchema, artifact);
   const orders = artifactOrders(artifact);
-  return { ...rest, ...(parsed.success ? { artifact: { signDigests: parsed.output.signDigests } } : {}), ...(orders ? { orderCount: orders.orders.length } : {}) };
+  return {
+    ...rest,
+    ...(parsed.success ? { artifact: { signDigests: parsed.output.signDigests } } : {}),
+    ...(orders ? { orderCount: orders.orders.length } : {}),
+  };
 }
 
 /** The window's focus: whether it has it now, and a subscription to focus / blur (returns the unsubscribe). */
@@ -130,7 +171,14 @@ export type ApprovalStoreOptions = {
 export type ApprovalStore = ReturnType<typeof createApprovalStore>;
 
 /** Creates the queue's store; `start()` begins reading and listening, and returns `stop`. */
-export function createApprovalStore({ call, onEmpty, reportShown = false, focus = windowFocus, pollMs = 1_000, armDelayMs = ARM_DELAY_MS }: ApprovalStoreOptions) {
+export function createApprovalStore({
+  call,
+  onEmpty,
+  reportShown = false,
+  focus = windowFocus,
+  pollMs = 1_000,
+  armDelayMs = ARM_DELAY_MS,
+}: ApprovalStoreOptions) {
   const queue = signal<ApprovalViewData[] | undefined>(undefined);
   const armed = signal(false);
   const busy = signal(false);
@@ -205,7 +253,9 @@ export function createApprovalStore({ call, onEmpty, reportShown = false, focus 
     try {
       await call('grant.create', { approvalId: h.id, limits, minutes });
       granting.value = undefined;
-      granted.value = `Saved for ${minutes / 60} h. Approve this request to send it; later requests within the limits will not ask.`;
+      granted.value =
+        `Saved for ${minutes / 60} h. Approve this request to ` +
+        `send it; later requests within the limits will not ask.`;
     } catch (err) {
       error.value = shortMessageOf(err, 'The permission could not be saved.');
     }
@@ -219,9 +269,13 @@ export function createApprovalStore({ call, onEmpty, reportShown = false, focus 
     if (summaries.value[key]) return;
     let s: ApprovalSummary;
     try {
-      const clob = o ? undefined : await clobNumbers(artifact, async (tokenId) => (await call('clob.book', { tokenId })).feeRateBps);
+      const clob = o
+        ? undefined
+        : await clobNumbers(artifact, async (tokenId) => (await call('clob.book', { tokenId })).feeRateBps);
       if (!o && !clob) return;
-      s = o ? { orders: await summarizeCommand(o.orders, summaryReader(call, o.account)) } : { orders: [], ...(clob ? { clob } : {}) };
+      s = o
+        ? { orders: await summarizeCommand(o.orders, summaryReader(call, o.account)) }
+        : { orders: [], ...(clob ? { clob } : {}) };
     } catch (err) {
       s = { orders: [], error: shortMessageOf(err, 'The venue could not be read: the numbers are unavailable.') };
     }
@@ -263,5 +317,23 @@ export function createApprovalStore({ call, onEmpty, reportShown = false, focus 
     };
   }
 
-  return { queue, head, armed, busy, error, now, granting, granted, summaries, load, arm, disarm, offer, decide, grant, summarize, start };
+  return {
+    queue,
+    head,
+    armed,
+    busy,
+    error,
+    now,
+    granting,
+    granted,
+    summaries,
+    load,
+    arm,
+    disarm,
+    offer,
+    decide,
+    grant,
+    summarize,
+    start,
+  };
 }

@@ -2,9 +2,28 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAuditStore, joinExport, PAGE } from './audit';
 import { fakeCall, FakeFailure } from './testkit';
 
-const entry = (id: number) => ({ id, at: id * 1000, origin: 'extension', account: '0xabc', kind: 'perps', summary: `entry ${id}`, result: 'ok', status: 'ok' });
+const entry = (id: number) => ({
+  id,
+  at: id * 1000,
+  origin: 'extension',
+  account: '0xabc',
+  kind: 'perps',
+  summary: `entry ${id}`,
+  result: 'ok',
+  status: 'ok',
+});
 /** A check answer as `audit.verify` gives it (the contract's `auditCheckSchema`). */
-const check = (over: object) => ({ ok: false, state: 'ok', count: 2, checked: 2, full: true, unauthenticated: 0, pending: 0, seals: [], ...over });
+const check = (over: object) => ({
+  ok: false,
+  state: 'ok',
+  count: 2,
+  checked: 2,
+  full: true,
+  unauthenticated: 0,
+  pending: 0,
+  seals: [],
+  ...over,
+});
 
 describe('joinExport', () => {
   it('concatenates CSV pages with CRLF', () => {
@@ -21,7 +40,8 @@ describe('createAuditStore', () => {
 
   it('pages entries by the last id and offers no older page after a short one', async () => {
     const { call, calls } = fakeCall({
-      'audit.list': (p) => (p.before === undefined ? Array.from({ length: PAGE }, (_, i) => entry(200 - i)) : [entry(10)]),
+      'audit.list': (p) =>
+        p.before === undefined ? Array.from({ length: PAGE }, (_, i) => entry(200 - i)) : [entry(10)],
     });
     const s = createAuditStore(call);
     await s.load();
@@ -41,7 +61,10 @@ describe('createAuditStore', () => {
   });
 
   it('exports every page, following `next`, and shows progress only while exporting', async () => {
-    const { call, calls } = fakeCall({ 'audit.export': (p) => (p.after === undefined ? { text: '[{"id":1}]', next: 1 } : { text: '[{"id":2}]', next: null }) });
+    const { call, calls } = fakeCall({
+      'audit.export': (p) =>
+        p.after === undefined ? { text: '[{"id":1}]', next: 1 } : { text: '[{"id":2}]', next: null },
+    });
     const s = createAuditStore(call);
     const parts = await s.exportAll('json');
     expect(JSON.parse((parts ?? []).join(''))).toEqual([{ id: 1 }, { id: 2 }]);
@@ -50,7 +73,11 @@ describe('createAuditStore', () => {
   });
 
   it('shows why an export failed', async () => {
-    const { call } = fakeCall({ 'audit.export': () => { throw new FakeFailure({ name: 'LockedError', shortMessage: 'Unlock first.' }); } });
+    const { call } = fakeCall({
+      'audit.export': () => {
+        throw new FakeFailure({ name: 'LockedError', shortMessage: 'Unlock first.' });
+      },
+    });
     const s = createAuditStore(call);
     expect(await s.exportAll('csv')).toBeUndefined();
     expect(s.error.value).toBe('Unlock first.');
@@ -58,7 +85,10 @@ describe('createAuditStore', () => {
 
   it('polls a full check until the background has finished', async () => {
     vi.useFakeTimers();
-    const answers = [check({ state: 'checking', progress: { done: 1, total: 2, full: true } }), check({ state: 'ok', ok: true })];
+    const answers = [
+      check({ state: 'checking', progress: { done: 1, total: 2, full: true } }),
+      check({ state: 'ok', ok: true }),
+    ];
     const { call, calls } = fakeCall({ 'audit.verify': () => answers.shift() });
     const s = createAuditStore(call, 400);
     s.runCheck(true);
@@ -69,17 +99,20 @@ describe('createAuditStore', () => {
     expect(calls.map((c) => c.payload)).toEqual([{ full: true }, {}]);
   });
 
-  it('shows the newest page before the chain check is asked for, and a check that never answers holds no row back', async () => {
-    const { call, calls } = fakeCall({
-      'audit.list': () => [entry(2), entry(1)],
-      'audit.verify': () => new Promise(() => undefined),
-      'audit.origins': () => ['extension'],
-    });
-    const s = createAuditStore(call);
-    s.start();
-    await vi.waitFor(() => expect(s.entries.value.map((e) => e.id)).toEqual([2, 1]));
-    expect(calls[0]?.type).toBe('audit.list');
-    await vi.waitFor(() => expect(calls.map((c) => c.type)).toContain('audit.verify'));
-    expect(s.check.value).toBeUndefined();
-  });
+  it(
+    'shows the newest page before the chain check is asked ' + 'for, and a check that never answers holds no row back',
+    async () => {
+      const { call, calls } = fakeCall({
+        'audit.list': () => [entry(2), entry(1)],
+        'audit.verify': () => new Promise(() => undefined),
+        'audit.origins': () => ['extension'],
+      });
+      const s = createAuditStore(call);
+      s.start();
+      await vi.waitFor(() => expect(s.entries.value.map((e) => e.id)).toEqual([2, 1]));
+      expect(calls[0]?.type).toBe('audit.list');
+      await vi.waitFor(() => expect(calls.map((c) => c.type)).toContain('audit.verify'));
+      expect(s.check.value).toBeUndefined();
+    },
+  );
 });

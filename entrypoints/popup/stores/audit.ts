@@ -30,7 +30,10 @@ export function joinExport(format: 'csv' | 'json', pages: readonly string[]): st
 /** The audit store. */
 export type AuditStore = ReturnType<typeof createAuditStore>;
 
-/** Creates the store; `start()` reads the newest page, then checks new entries and reads the origins, and returns `stop`. */
+/**
+ * Creates the store; `start()` reads the newest page, then checks new entries and reads the origins, and returns
+ * `stop`.
+ */
 export function createAuditStore(call: Call = popupCall, pollMs = 400) {
   const entries = signal<AuditEntryView[]>([]);
   const next = signal<number | null>(null);
@@ -46,16 +49,24 @@ export function createAuditStore(call: Call = popupCall, pollMs = 400) {
   function runCheck(full: boolean): void {
     clearTimeout(poll);
     const step = (first: boolean) =>
-      void call('audit.verify', first && full ? { full: true } : {}).then((r) => {
-        check.value = r;
-        if (r.state === 'checking') poll = setTimeout(() => step(false), pollMs);
-      }, (e) => (error.value = messageOf(e)));
+      void call('audit.verify', first && full ? { full: true } : {}).then(
+        (r) => {
+          check.value = r;
+          if (r.state === 'checking') poll = setTimeout(() => step(false), pollMs);
+        },
+        (e) => (error.value = messageOf(e)),
+      );
     step(true);
   }
   /** Reads the newest page under the filters, or (with `before`, an entry id) the older page, appended. */
   async function load(before?: number): Promise<void> {
     try {
-      const page = await call('audit.list', { limit: PAGE, ...(origin.value ? { origin: origin.value } : {}), ...(kind.value ? { kind: kind.value } : {}), ...(before === undefined ? {} : { before }) });
+      const page = await call('audit.list', {
+        limit: PAGE,
+        ...(origin.value ? { origin: origin.value } : {}),
+        ...(kind.value ? { kind: kind.value } : {}),
+        ...(before === undefined ? {} : { before }),
+      });
       entries.value = before === undefined ? page : [...entries.value, ...page];
       const last = page.at(-1);
       next.value = page.length === PAGE && last ? last.id : null;
@@ -98,7 +109,10 @@ export function createAuditStore(call: Call = popupCall, pollMs = 400) {
     void load().then(() => {
       if (stopped) return;
       runCheck(false);
-      void call('audit.origins', {}).then((o) => (origins.value = o), () => undefined);
+      void call('audit.origins', {}).then(
+        (o) => (origins.value = o),
+        () => undefined,
+      );
     });
     return () => {
       stopped = true;

@@ -25,7 +25,14 @@ export type BookInfo = ProcedureOutput<'clob.book'>;
 /** One answer of `clob.postOrders`, per order. */
 export type PostResult = ProcedureOutput<'clob.postOrders'>[number];
 /** What the person typed in the order-book ticket (decimal strings; GTD hours as typed). */
-export type ClobOrderDraft = { side: 'BUY' | 'SELL'; price: string; size: string; orderType: OrderType; postOnly: boolean; gtdHours: string };
+export type ClobOrderDraft = {
+  side: 'BUY' | 'SELL';
+  price: string;
+  size: string;
+  orderType: OrderType;
+  postOnly: boolean;
+  gtdHours: string;
+};
 
 /** Base units (6 decimals) as a human amount, exactly (never through a float). */
 export const units = (base: string) => formatUnitsMin2(base, 6);
@@ -34,7 +41,11 @@ export const units = (base: string) => formatUnitsMin2(base, 6);
  * The price an order is sent at: the typed one, else for a market-style order (FOK / FAK) the best
  * level ± the slippage cap (`capBps`, default `DEFAULT_SLIPPAGE_BPS`), else none.
  */
-function clobOrderPrice(info: BookInfo | undefined, d: Pick<ClobOrderDraft, 'side' | 'price' | 'orderType'>, capBps = DEFAULT_SLIPPAGE_BPS): string {
+function clobOrderPrice(
+  info: BookInfo | undefined,
+  d: Pick<ClobOrderDraft, 'side' | 'price' | 'orderType'>,
+  capBps = DEFAULT_SLIPPAGE_BPS,
+): string {
   if (d.price || !info || (d.orderType !== 'FOK' && d.orderType !== 'FAK')) return d.price;
   return protectedClobPrice(d.side === 'BUY' ? info.asks : info.bids, d.side, capBps, info.tickSize) ?? '';
 }
@@ -44,14 +55,31 @@ function clobOrderPrice(info: BookInfo | undefined, d: Pick<ClobOrderDraft, 'sid
  * size or book. A market-style order without a typed price is priced by `clobOrderPrice` and carries
  * its `price` and the visible book's `estimate` (average price, slippage, whether it fills whole).
  */
-export function clobPreview(info: BookInfo | undefined, d: Pick<ClobOrderDraft, 'side' | 'price' | 'size' | 'orderType'>, capBps = DEFAULT_SLIPPAGE_BPS): { amounts?: OrderAmounts; problem?: string; price?: string; estimate?: ClobMarketEstimate } {
+export function clobPreview(
+  info: BookInfo | undefined,
+  d: Pick<ClobOrderDraft, 'side' | 'price' | 'size' | 'orderType'>,
+  capBps = DEFAULT_SLIPPAGE_BPS,
+): { amounts?: OrderAmounts; problem?: string; price?: string; estimate?: ClobMarketEstimate } {
   const price = clobOrderPrice(info, d, capBps);
   if (!info || !price || !d.size) return {};
   try {
-    const amounts = orderRequestAmounts({ side: d.side, price, size: d.size, orderType: d.orderType, tickSize: info.tickSize });
+    const amounts = orderRequestAmounts({
+      side: d.side,
+      price,
+      size: d.size,
+      orderType: d.orderType,
+      tickSize: info.tickSize,
+    });
     const market = d.orderType === 'FOK' || d.orderType === 'FAK';
-    // A market BUY is sized by collateral: the venue spends the USDC at the makers' prices (a better price buys more shares).
-    return { amounts, price, ...(market ? { estimate: estimateClobMarket(d.side === 'BUY' ? info.asks : info.bids, d.side, d.size, price) } : {}) };
+    // A market BUY is sized by collateral: the venue spends the USDC at the makers' prices (a better price buys more
+    // shares).
+    return {
+      amounts,
+      price,
+      ...(market
+        ? { estimate: estimateClobMarket(d.side === 'BUY' ? info.asks : info.bids, d.side, d.size, price) }
+        : {}),
+    };
   } catch (err) {
     return { problem: err instanceof InvalidFieldError ? `${err.field}: ${err.reason}` : 'Invalid order' };
   }
@@ -59,12 +87,17 @@ export function clobPreview(info: BookInfo | undefined, d: Pick<ClobOrderDraft, 
 
 /** The fee in USDC base units: `feeRateBps` of the USDC side (maker amount to buy, taker amount to sell). */
 export function clobFee(amounts: OrderAmounts, side: 'BUY' | 'SELL', feeRateBps: number): string {
-  return ((BigInt(side === 'BUY' ? amounts.makerAmount : amounts.takerAmount) * BigInt(feeRateBps)) / 10_000n).toString();
+  return (
+    (BigInt(side === 'BUY' ? amounts.makerAmount : amounts.takerAmount) * BigInt(feeRateBps)) /
+    10_000n
+  ).toString();
 }
 
 /** A posted order's answer in plain words. */
 export function postResultText(r: PostResult): string {
-  return r.ok ? `Order ${r.orderID.slice(0, 10)}… ${r.status === 'live' ? 'is resting on the book' : r.status}` : `Refused: ${r.error}`;
+  return r.ok
+    ? `Order ${r.orderID.slice(0, 10)}… ${r.status === 'live' ? 'is resting on the book' : r.status}`
+    : `Refused: ${r.error}`;
 }
 
 /** The order-book store. */
@@ -103,7 +136,8 @@ export function createClobStore(account: Account, call: Call = popupCall, listen
       const p = mk.output.push;
       const cur = info.value;
       if (!cur || !('tokenId' in p) || p.tokenId !== tokenId.value) return;
-      if (p.kind === 'clobBook') info.value = { ...cur, bids: p.bids, asks: p.asks, bestBid: p.bestBid, bestAsk: p.bestAsk };
+      if (p.kind === 'clobBook')
+        info.value = { ...cur, bids: p.bids, asks: p.asks, bestBid: p.bestBid, bestAsk: p.bestAsk };
       else if (p.kind === 'clobTick') info.value = { ...cur, tickSize: p.tickSize };
       return;
     }
@@ -118,9 +152,11 @@ export function createClobStore(account: Account, call: Call = popupCall, listen
     } else if (p.kind === 'clobTrade') {
       // The person's own view of the trade (their order, maker or taker); a trade is one row per role.
       const { id, trader_side } = p.trade;
-      trades.value = [p.trade, ...trades.value.filter((t) => t.id !== id || t.trader_side !== trader_side)].slice(0, 50);
-    }
-    else if (p.kind === 'clobResync') open.value = p.openOrders;
+      trades.value = [p.trade, ...trades.value.filter((t) => t.id !== id || t.trader_side !== trader_side)].slice(
+        0,
+        50,
+      );
+    } else if (p.kind === 'clobResync') open.value = p.openOrders;
   }
 
   /** Searches the catalogue (`q` empty: every market); `more` appends the next page. */
@@ -184,7 +220,17 @@ export function createClobStore(account: Account, call: Call = popupCall, listen
     try {
       const r = await call('clob.postOrders', {
         account: account.address,
-        orders: [{ tokenId: token, side: d.side, price: d.price, size: d.size, orderType: d.orderType, ...(d.postOnly ? { postOnly: d.postOnly } : {}), ...(d.orderType === 'GTD' ? { expiration: Math.floor(Date.now() / 1000) + Number(d.gtdHours) * 3600 } : {}) }],
+        orders: [
+          {
+            tokenId: token,
+            side: d.side,
+            price: d.price,
+            size: d.size,
+            orderType: d.orderType,
+            ...(d.postOnly ? { postOnly: d.postOnly } : {}),
+            ...(d.orderType === 'GTD' ? { expiration: Math.floor(Date.now() / 1000) + Number(d.gtdHours) * 3600 } : {}),
+          },
+        ],
       });
       results.value = r.map(postResultText);
       await Promise.all([loadOpen(), loadPortfolio().catch(() => undefined), loadTrades().catch(() => undefined)]);
@@ -228,5 +274,31 @@ export function createClobStore(account: Account, call: Call = popupCall, listen
     return unlisten;
   }
 
-  return { markets, cursor, market, outcome, info, open, positions, value, posCursor, trades, error, results, busy, tokenId, search, loadPortfolio, loadTrades, loadOpen, choose, loadBook, post, cancel, createCredentials, dismiss, start };
+  return {
+    markets,
+    cursor,
+    market,
+    outcome,
+    info,
+    open,
+    positions,
+    value,
+    posCursor,
+    trades,
+    error,
+    results,
+    busy,
+    tokenId,
+    search,
+    loadPortfolio,
+    loadTrades,
+    loadOpen,
+    choose,
+    loadBook,
+    post,
+    cancel,
+    createCredentials,
+    dismiss,
+    start,
+  };
 }

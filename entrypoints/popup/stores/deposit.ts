@@ -15,7 +15,13 @@ import type { Call } from './perps';
 /** `clob.depositWallet.status` as the panel reads it. */
 export type DepositStatus = ProcedureOutput<'clob.depositWallet.status'>;
 /** The relayer transaction the panel follows: what it does (`label`) and its last known row. */
-export type TrackedTx = { label: string; transactionID: string; state: string; transactionHash: string; error?: string };
+export type TrackedTx = {
+  label: string;
+  transactionID: string;
+  state: string;
+  transactionHash: string;
+  error?: string;
+};
 
 const STEPS = ['STATE_NEW', 'STATE_EXECUTED', 'STATE_MINED'];
 
@@ -48,8 +54,15 @@ const inFlight = (state: string) => state === 'STATE_NEW' || state === 'STATE_EX
 /** The deposit-wallet store. */
 export type DepositStore = ReturnType<typeof createDepositStore>;
 
-/** Creates the store for `account` over `call`; `o.pollMs` between status reads while a transaction is in flight (default 1000). */
-export function createDepositStore(call: Call, account: string, o: { pollMs?: number; sleep?: (ms: number) => Promise<void> } = {}) {
+/**
+ * Creates the store for `account` over `call`; `o.pollMs` between status reads while a transaction is in flight
+ * (default 1000).
+ */
+export function createDepositStore(
+  call: Call,
+  account: string,
+  o: { pollMs?: number; sleep?: (ms: number) => Promise<void> } = {},
+) {
   const status = signal<DepositStatus | undefined>(undefined);
   const tx = signal<TrackedTx | undefined>(undefined);
   const busy = signal(false);
@@ -77,7 +90,8 @@ export function createDepositStore(call: Call, account: string, o: { pollMs?: nu
     const s = await call('clob.depositWallet.status', { account, ...(t ? { transactionID: t.transactionID } : {}) });
     status.value = s;
     if (t && s.transaction) tx.value = { label: t.label, ...s.transaction };
-    else if (!t && s.pending?.length) tx.value = [...s.pending].reverse().find((p) => inFlight(p.state)) ?? s.pending[s.pending.length - 1];
+    else if (!t && s.pending?.length)
+      tx.value = [...s.pending].reverse().find((p) => inFlight(p.state)) ?? s.pending[s.pending.length - 1];
   }
   /** Reads the wallet; a remembered transaction still in flight is followed again until it lands. */
   async function resume(): Promise<void> {
@@ -111,29 +125,48 @@ export function createDepositStore(call: Call, account: string, o: { pollMs?: nu
      * `replace` true only when the person confirmed switching an account's type 0-2 credentials to the
      * wallet (the background refuses the switch otherwise).
      */
-    setUp: (replace = false) => run(async () => {
-      await call('clob.depositWallet.derive', { account, ...(replace ? { replaceCredentials: true } : {}) });
-      await load();
-    }),
+    setUp: (replace = false) =>
+      run(async () => {
+        await call('clob.depositWallet.derive', { account, ...(replace ? { replaceCredentials: true } : {}) });
+        await load();
+      }),
     /** Creates the wallet through the relayer and follows the transaction until mined. */
-    create: () => run(async () => {
-      const r = await call('clob.depositWallet.create', { account });
-      if (r.transaction) await follow('Creating the deposit wallet', r.transaction);
-      else await load();
-    }),
+    create: () =>
+      run(async () => {
+        const r = await call('clob.depositWallet.create', { account });
+        if (r.transaction) await follow('Creating the deposit wallet', r.transaction);
+        else await load();
+      }),
     /** The setup approvals (collateral and outcome tokens for the exchanges), decided in the approval window. */
-    approve: () => run(async () => follow('Approving the exchanges', await call('clob.walletBatch', { account, batch: { kind: 'setup' } }))),
+    approve: () =>
+      run(async () =>
+        follow('Approving the exchanges', await call('clob.walletBatch', { account, batch: { kind: 'setup' } })),
+      ),
     /**
      * A bridge withdraw from the wallet (`amount` USDC, destination chain id, token, recipient), decided in
      * the approval window; followed until mined, and a failure is shown with its reason — never resubmitted.
      */
-    withdraw: (w: { amount: string; toChainId: string; toTokenAddress: string; recipient: string }) => run(async () => {
-      const toChainId = Number(w.toChainId);
-      if (!/^\d{1,15}$/.test(w.toChainId) || toChainId <= 0) throw new InvalidFieldError({ field: 'destination chain id', reason: 'a positive whole number' });
-      const r = await call('clob.walletBatch', { account, batch: { kind: 'withdraw', amount: w.amount, toChainId, toTokenAddress: w.toTokenAddress, recipient: w.recipient } });
-      await follow(`Withdrawing ${w.amount} USDC`, r);
-    }),
+    withdraw: (w: { amount: string; toChainId: string; toTokenAddress: string; recipient: string }) =>
+      run(async () => {
+        const toChainId = Number(w.toChainId);
+        if (!/^\d{1,15}$/.test(w.toChainId) || toChainId <= 0)
+          throw new InvalidFieldError({ field: 'destination chain id', reason: 'a positive whole number' });
+        const r = await call('clob.walletBatch', {
+          account,
+          batch: {
+            kind: 'withdraw',
+            amount: w.amount,
+            toChainId,
+            toTokenAddress: w.toTokenAddress,
+            recipient: w.recipient,
+          },
+        });
+        await follow(`Withdrawing ${w.amount} USDC`, r);
+      }),
     /** Redeems a resolved market's positions into the wallet (one approval, one batch). */
-    redeem: (conditionId: string) => run(async () => follow('Redeeming', await call('clob.walletBatch', { account, batch: { kind: 'redeem', conditionId } }))),
+    redeem: (conditionId: string) =>
+      run(async () =>
+        follow('Redeeming', await call('clob.walletBatch', { account, batch: { kind: 'redeem', conditionId } })),
+      ),
   };
 }

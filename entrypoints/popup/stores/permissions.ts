@@ -24,7 +24,10 @@ export function createPermissionsStore(call: Call = popupCall) {
 
   /** Reads the dead-man status (silently) and the grants (a failure shows the error). */
   async function load(): Promise<void> {
-    void call('deadman.status', {}).then((d) => (deadman.value = d), () => undefined);
+    void call('deadman.status', {}).then(
+      (d) => (deadman.value = d),
+      () => undefined,
+    );
     try {
       grants.value = await call('grant.list', {});
     } catch (e) {

@@ -7,7 +7,16 @@
  */
 import { signal } from '@preact/signals';
 import { PERPS_READS, type PerpsReadName } from '../../../lib/perps/reads';
-import { parsePerpsAnswer, type Book, type Instrument, type OrderView, type PerpsReadAnswer, type Portfolio, type Statistic, type Ticker } from '../../../lib/perps/wire';
+import {
+  parsePerpsAnswer,
+  type Book,
+  type Instrument,
+  type OrderView,
+  type PerpsReadAnswer,
+  type Portfolio,
+  type Statistic,
+  type Ticker,
+} from '../../../lib/perps/wire';
 import * as v from 'valibot';
 import { instrumentLabel } from '../../../lib/validation/venue-text';
 import { createCaller, RemoteError } from '../../../lib/messaging/client';
@@ -34,7 +43,9 @@ let firstWatch: Promise<{ account: string; iid: number; answer: WatchAnswer; at:
  * else asks afresh. Never rejects; resolves when the answer came (or none will).
  */
 export function beginFirstWatch(
-  hint: Promise<{ status?: { activeAccount: string | null; accounts: { address: string; proxies: { expiry: number }[] }[] } }>,
+  hint: Promise<{
+    status?: { activeAccount: string | null; accounts: { address: string; proxies: { expiry: number }[] }[] };
+  }>,
   last: number,
   call: Call = popupCall,
   early: Promise<EarlyWatch | undefined> | undefined = takeBootWatch(),
@@ -42,7 +53,8 @@ export function beginFirstWatch(
   firstWatch = hint
     .then(async ({ status }) => {
       const acc = status?.accounts.find((a) => a.address === status.activeAccount);
-      if (!acc || !acc.proxies.some((p) => p.expiry > Date.now()) || !Number.isInteger(last) || last <= 0) return undefined;
+      if (!acc || !acc.proxies.some((p) => p.expiry > Date.now()) || !Number.isInteger(last) || last <= 0)
+        return undefined;
       const boot = await early?.catch(() => undefined);
       // The boot script's reply when it asked the same; else ask now. Either way parsed by the contract.
       const came = boot && boot.account === acc.address && boot.iid === last ? await boot.reply : undefined;
@@ -54,14 +66,21 @@ export function beginFirstWatch(
   return firstWatch.then(() => undefined);
 }
 
-/** The first watch's answer when it was for `account` and `iid`, with when it came (once; later calls get undefined). */
-async function takeFirstWatch(account: string | undefined, iid: number | undefined): Promise<{ answer: WatchAnswer; at: number } | undefined> {
+/**
+ * The first watch's answer when it was for `account` and `iid`, with when it came (once; later calls get undefined).
+ */
+async function takeFirstWatch(
+  account: string | undefined,
+  iid: number | undefined,
+): Promise<{ answer: WatchAnswer; at: number } | undefined> {
   const pending = firstWatch;
   firstWatch = undefined;
   const got = pending && (await pending);
   return got && account && got.account.toLowerCase() === account.toLowerCase() && got.iid === iid ? got : undefined;
 }
-/** Subscribes to the background's stream pushes (`api.ts` `onStreamPush`; tests pass a fake); returns the unsubscribe. */
+/**
+ * Subscribes to the background's stream pushes (`api.ts` `onStreamPush`; tests pass a fake); returns the unsubscribe.
+ */
 export type Listen = typeof onStreamPush;
 
 /** A fill pushed by the live stream (the fills read's row shape, `lib/perps/wire.ts`). */
@@ -76,7 +95,8 @@ export type FeeRates = { taker: string; maker: string };
 
 const WINDOW_MS = 60_000;
 /** An error's `shortMessage` (background or gateway-answer errors), else `fallback`. */
-export const shortMessageOf = (e: unknown, fallback: string) => (e && typeof e === 'object' && 'shortMessage' in e ? messageOf(e) : fallback);
+export const shortMessageOf = (e: unknown, fallback: string) =>
+  e && typeof e === 'object' && 'shortMessage' in e ? messageOf(e) : fallback;
 const FAST_MS = 2_000;
 /**
  * How long (ms) the perps store's other reads wait at open for the popup's first watch's answer
@@ -90,25 +110,35 @@ const FIRST_ANSWER_WAIT_MS = 30;
  * after `FIRST_ANSWER_WAIT_MS`: the store's other reads wait for it, so that on the popup's one thread
  * their sends and answers do not come before it.
  */
-const firstAnswerOrLater = (watched: Promise<unknown>): Promise<unknown> => Promise.race([watched, new Promise((resolve) => setTimeout(resolve, FIRST_ANSWER_WAIT_MS))]);
+const firstAnswerOrLater = (watched: Promise<unknown>): Promise<unknown> =>
+  Promise.race([watched, new Promise((resolve) => setTimeout(resolve, FIRST_ANSWER_WAIT_MS))]);
 
 /** The smallest price step of an instrument (sandbox extra `tick_size`, else 10^-price_decimals). */
-export const tickOf = (i: Instrument) => i.tick_size ?? (i.price_decimals > 0 ? `0.${'0'.repeat(i.price_decimals - 1)}1` : '1');
+export const tickOf = (i: Instrument) =>
+  i.tick_size ?? (i.price_decimals > 0 ? `0.${'0'.repeat(i.price_decimals - 1)}1` : '1');
 /** The smallest size step (sandbox extra `lot_size`, else 10^-quantity_decimals). */
-export const lotOf = (i: Instrument) => i.lot_size ?? (i.quantity_decimals > 0 ? `0.${'0'.repeat(i.quantity_decimals - 1)}1` : '1');
+export const lotOf = (i: Instrument) =>
+  i.lot_size ?? (i.quantity_decimals > 0 ? `0.${'0'.repeat(i.quantity_decimals - 1)}1` : '1');
 /**
  * How the popup names instrument `iid`: the instruments read's validated symbol beside the id the
  * signature commits to (`BTC-PERP (#1)`), else `instrument #1` (`instrumentLabel`). Never a name another
  * read (a portfolio, an order) carries.
  */
-export const labelOf = (instruments: readonly Instrument[], iid: number): string => instrumentLabel(iid, instruments.find((i) => i.instrument_id === iid)?.symbol);
+export const labelOf = (instruments: readonly Instrument[], iid: number): string =>
+  instrumentLabel(iid, instruments.find((i) => i.instrument_id === iid)?.symbol);
 
 /**
  * The pushed state of order `oid` in `pushed` once the venue settled it (not accepted / untriggered /
  * armed): at once when known, else the next one a push brings (`waiters` are called on each pushed
  * order) within `ms`; undefined when none came, and at once when the stream is not `live`.
  */
-function settledOrder(pushed: Map<number, OrderView>, waiters: Set<() => void>, live: boolean, oid: number, ms: number): Promise<OrderView | undefined> {
+function settledOrder(
+  pushed: Map<number, OrderView>,
+  waiters: Set<() => void>,
+  live: boolean,
+  oid: number,
+  ms: number,
+): Promise<OrderView | undefined> {
   const settled = () => {
     const o = pushed.get(oid);
     return o && o.status !== 'accepted' && o.status !== 'untriggered' && o.status !== 'armed' ? o : undefined;
@@ -136,7 +166,8 @@ export type PerpsStore = ReturnType<typeof createPerpsStore>;
 /**
  * Creates the store for `account` (undefined: public reads only); `call` defaults to the popup's caller,
  * `listen` to the background's stream pushes; `activeAccount` (default `account`): the active account, whose
- * streams the header's badge shows (`venues`) even without a perps proxy. Call `start()` when shown, `stop()` when gone.
+ * streams the header's badge shows (`venues`) even without a perps proxy. Call `start()` when shown, `stop()` when
+ * gone.
  *
  * While the background's perps stream for `account` is live (`live`, asked every 2 s with
  * `streams.status`, which costs no venue weight), the portfolio and the open orders come from its pushes
@@ -149,7 +180,12 @@ export type PerpsStore = ReturnType<typeof createPerpsStore>;
  * are not polled. At open (and on `select`) the book the background holds is shown at once: fresh
  * ("loaded") when at most 1 s old, else marked `bookStale` until a newer book arrives.
  */
-export function createPerpsStore(account: string | undefined, call: Call = popupCall, listen: Listen = onStreamPush, activeAccount: string | undefined = account) {
+export function createPerpsStore(
+  account: string | undefined,
+  call: Call = popupCall,
+  listen: Listen = onStreamPush,
+  activeAccount: string | undefined = account,
+) {
   const instruments = signal<Instrument[]>([]);
   const iid = signal<number | undefined>(undefined);
   const book = signal<Book | undefined>(undefined);
@@ -178,25 +214,37 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
   let running = false;
   let lastSlow = 0;
 
-  /** Read `name` through the background, counted in the spend; the answer checked against its schema (`Perps.InvalidAnswerError`). */
-  async function read<N extends PerpsReadName>(name: N, query?: Record<string, string | number>): Promise<PerpsReadAnswer<N>> {
+  /**
+   * Read `name` through the background, counted in the spend; the answer checked against its schema
+   * (`Perps.InvalidAnswerError`).
+   */
+  async function read<N extends PerpsReadName>(
+    name: N,
+    query?: Record<string, string | number>,
+  ): Promise<PerpsReadAnswer<N>> {
     const r = PERPS_READS[name];
     const now = Date.now();
     spent.push({ at: now, w: r.weight });
     for (let first = spent[0]; first && first.at < now - WINDOW_MS; first = spent[0]) spent.shift();
     spend.value = spent.reduce((a, x) => a + x.w, 0);
-    const answer = await call('perps.read', { ...(r.auth === 'proxy-headers' && account ? { account } : {}), name, ...(query ? { query } : {}) });
+    const answer = await call('perps.read', {
+      ...(r.auth === 'proxy-headers' && account ? { account } : {}),
+      name,
+      ...(query ? { query } : {}),
+    });
     return parsePerpsAnswer(name, answer);
   }
 
-  const rateLimited = (e: unknown) => e instanceof RemoteError && (typeof e.data.retryAfterMs === 'number' || e.code === 429 || /rate/i.test(e.name));
+  const rateLimited = (e: unknown) =>
+    e instanceof RemoteError && (typeof e.data.retryAfterMs === 'number' || e.code === 429 || /rate/i.test(e.name));
 
   /** Reads what the streams do not bring (`skipBook`: the book just came fresh from the background). */
   async function refresh(opts: { skipBook?: boolean } = {}): Promise<void> {
     const id = iid.value;
     const jobs: Promise<unknown>[] = [];
     if (!marketLive.value) jobs.push(read('tickers').then((t) => (tickers.value = t)));
-    if (id !== undefined && !opts.skipBook && !(marketLive.value && book.value && !bookStale.value)) jobs.push(read('book', { instrument_id: id, depth: 10 }).then((b) => iid.value === id && showBook(b, false)));
+    if (id !== undefined && !opts.skipBook && !(marketLive.value && book.value && !bookStale.value))
+      jobs.push(read('book', { instrument_id: id, depth: 10 }).then((b) => iid.value === id && showBook(b, false)));
     if (account && !live.value) {
       jobs.push(read('portfolio').then((p) => (portfolio.value = p)));
       jobs.push(read('openOrders').then((o) => (openOrders.value = o)));
@@ -214,13 +262,17 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
 
   function schedule(): void {
     if (!running) return;
-    timer = setTimeout(async () => {
+    const tick = async () => {
       if (document.visibilityState !== 'hidden') await refresh().catch(() => undefined);
       schedule();
-    }, interval);
+    };
+    timer = setTimeout(() => void tick(), interval);
   }
 
-  const showBook = (b: Book, stale: boolean) => ((book.value = { bids: b.bids.slice(0, 10), asks: b.asks.slice(0, 10) }), (bookStale.value = stale));
+  const showBook = (b: Book, stale: boolean) => (
+    (book.value = { bids: b.bids.slice(0, 10), asks: b.asks.slice(0, 10) }),
+    (bookStale.value = stale)
+  );
 
   /** Takes one public market-data push (validated): the shown instrument's book, tickers, the stream's state. */
   function onMarket(m: unknown): void {
@@ -245,7 +297,12 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     const id = iid.value;
     try {
       const early = await takeFirstWatch(account, id);
-      const { perpsBook, perpsAccount } = early?.answer ?? (await call('streams.watch', { ...(id === undefined ? {} : { perpsIid: id }), ...(account ? { account } : {}) }));
+      const { perpsBook, perpsAccount } =
+        early?.answer ??
+        (await call('streams.watch', {
+          ...(id === undefined ? {} : { perpsIid: id }),
+          ...(account ? { account } : {}),
+        }));
       // The book's age now: an early answer may have waited for the first render.
       const waited = early ? Math.max(0, Date.now() - early.at) : 0;
       // Taken only before anything else showed the account (a push may be newer than this answer).
@@ -297,12 +354,18 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     }
   }
 
-  /** The pushed state of order `oid` once the venue settled it (not accepted / untriggered / armed), waiting up to `ms`; undefined when none came. */
+  /**
+   * The pushed state of order `oid` once the venue settled it (not accepted / untriggered / armed), waiting up to `ms`;
+   * undefined when none came.
+   */
   function orderPushed(oid: number, ms: number): Promise<OrderView | undefined> {
     return settledOrder(pushedOrders, orderWaiters, live.value, oid, ms);
   }
 
-  /** Listens to the pushes; reads instruments, fees, stream status and (an instrument chosen) book, tickers, account; at open those wait for the popup's first watch (`firstAnswerOrLater`). */
+  /**
+   * Listens to the pushes; reads instruments, fees, stream status and (an instrument chosen) book, tickers, account; at
+   * open those wait for the popup's first watch (`firstAnswerOrLater`).
+   */
   async function start(): Promise<void> {
     if (running) return;
     running = true;
@@ -321,11 +384,18 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
       const [list, f] = await Promise.all([read('instruments'), read('fees').catch(() => undefined)]);
       instruments.value = list;
       if (iid.value === undefined) iid.value = list[0]?.instrument_id;
-      if (f?.fee_schedule[0]) fees.value = { taker: f.fee_schedule[0].taker_fee_rate, maker: f.fee_schedule[0].maker_fee_rate };
+      if (f?.fee_schedule[0])
+        fees.value = { taker: f.fee_schedule[0].taker_fee_rate, maker: f.fee_schedule[0].maker_fee_rate };
     } catch (e) {
       error.value = shortMessageOf(e, 'The gateway did not answer.');
     }
-    await Promise.all([asked, early ?? watch().then((fresh) => refresh({ skipBook: fresh })).catch(() => undefined)]);
+    await Promise.all([
+      asked,
+      early ??
+        watch()
+          .then((fresh) => refresh({ skipBook: fresh }))
+          .catch(() => undefined),
+    ]);
     schedule();
   }
 
@@ -335,7 +405,9 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     iid.value = id;
     book.value = undefined;
     bookStale.value = false;
-    void watch().then((fresh) => refresh({ skipBook: fresh })).catch(() => undefined);
+    void watch()
+      .then((fresh) => refresh({ skipBook: fresh }))
+      .catch(() => undefined);
   }
 
   /** Stops polling (the popup closed or the screen is gone). */
@@ -347,5 +419,27 @@ export function createPerpsStore(account: string | undefined, call: Call = popup
     unlisten = undefined;
   }
 
-  return { instruments, iid, book, bookStale, tickers, statistics, portfolio, openOrders, fees, spend, error, live, marketLive, venues, fills, orderPushed, read, refresh, select, start, stop };
+  return {
+    instruments,
+    iid,
+    book,
+    bookStale,
+    tickers,
+    statistics,
+    portfolio,
+    openOrders,
+    fees,
+    spend,
+    error,
+    live,
+    marketLive,
+    venues,
+    fills,
+    orderPushed,
+    read,
+    refresh,
+    select,
+    start,
+    stop,
+  };
 }

@@ -20,7 +20,11 @@ export type Fill = PerpsReadAnswer<'fills'>['data'][number];
 /** A funding payment (`funding` USDC, `funding_rate` a fraction, `timestamp` Unix ms). */
 export type FundingPayment = PerpsReadAnswer<'fundingPayments'>['data'][number];
 /** The chart ranges: span (ms) and the venue's candle interval. */
-export const RANGES = { '1d': { ms: 86_400_000, interval: '1h' }, '7d': { ms: 7 * 86_400_000, interval: '4h' }, '30d': { ms: 30 * 86_400_000, interval: '1d' } } as const;
+export const RANGES = {
+  '1d': { ms: 86_400_000, interval: '1h' },
+  '7d': { ms: 7 * 86_400_000, interval: '4h' },
+  '30d': { ms: 30 * 86_400_000, interval: '1d' },
+} as const;
 /** A chart range name. */
 export type RangeName = keyof typeof RANGES;
 /** The range names in display order. */
@@ -28,10 +32,21 @@ export const RANGE_NAMES: readonly RangeName[] = ['1d', '7d', '30d'];
 
 /**
  * What closing a position does, as `ClosePreview` shows it (decimal strings; USDC for fee and PnL). `order`:
- * the close order as signed, through the perps formatter (`perpsOrderWords`: side, size, the instrument
- * beside its id, limit, IOC, reduce-only); `notes` its off-step flags.
+ * the close order as signed, through the perps formatter (`perpsOrderWords`: side, size, the instrument beside its id,
+ * limit, IOC, reduce-only); `notes` its off-step flags.
  */
-export type ClosePreviewData = { order: string; notes: string[]; size: string; fillable: string; limit: string; avgPrice: string; slippageBps: string | null; fee: string; realizedPnl: string; complete: boolean };
+export type ClosePreviewData = {
+  order: string;
+  notes: string[];
+  size: string;
+  fillable: string;
+  limit: string;
+  avgPrice: string;
+  slippageBps: string | null;
+  fee: string;
+  realizedPnl: string;
+  complete: boolean;
+};
 
 /** A fill's identity: the trade and the order (an account's self-trade has the same trade id twice). */
 const fillKey = (f: Fill) => `${f.trade_id}:${f.order_id}`;
@@ -63,14 +78,32 @@ export function marginRatioPct(p: Portfolio | undefined): number {
  * The reduce-only IOC order that closes `p` (the opposite side, its whole size), at `limit` — the
  * best level ± the slippage cap (never an unbounded market order; `closeLimit`).
  */
-export const closeOrder = (p: Position, limit: string) => createOrders({ orders: [{ iid: p.instrument_id, buy: p.size.startsWith('-'), qty: p.size.replace('-', ''), p: limit, tif: 'ioc', ro: true }] });
+export const closeOrder = (p: Position, limit: string) =>
+  createOrders({
+    orders: [
+      {
+        iid: p.instrument_id,
+        buy: p.size.startsWith('-'),
+        qty: p.size.replace('-', ''),
+        p: limit,
+        tif: 'ioc',
+        ro: true,
+      },
+    ],
+  });
 /**
  * The legs protecting the whole of `p` (the perps SDK's `placePositionTpSl`, group `"position"`): a
  * take-profit at `tp` and / or a stop-loss at `sl` ('' = none), each quantity "0", reduce-only, at market on
  * the exit side — the venue closes what the position holds when one fires, however it changed since.
  */
 export const protectOrder = (p: Position, tp: string, sl: string) => {
-  const leg = (tpsl: 'tp' | 'sl', trp: string) => ({ iid: p.instrument_id, buy: p.size.startsWith('-'), qty: '0', ro: true, tr: { tpsl, trp, market: true } });
+  const leg = (tpsl: 'tp' | 'sl', trp: string) => ({
+    iid: p.instrument_id,
+    buy: p.size.startsWith('-'),
+    qty: '0',
+    ro: true,
+    tr: { tpsl, trp, market: true },
+  });
   return createOrders({ orders: [...(tp ? [leg('tp', tp)] : []), ...(sl ? [leg('sl', sl)] : [])], group: 'position' });
 };
 
@@ -105,7 +138,13 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
   async function loadSeries(): Promise<void> {
     const r = RANGES[range.value];
     try {
-      points.value = (await perps.read(series.value, { interval: r.interval, start_timestamp: Date.now() - r.ms, end_timestamp: Date.now() })).data;
+      points.value = (
+        await perps.read(series.value, {
+          interval: r.interval,
+          start_timestamp: Date.now() - r.ms,
+          end_timestamp: Date.now(),
+        })
+      ).data;
     } catch {
       points.value = [];
     }
@@ -123,7 +162,10 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
    */
   function start(): () => void {
     void loadFills().catch((e) => (error.value = messageOf(e)));
-    void perps.read('fundingPayments').then((r) => (funding.value = r.data)).catch(() => undefined);
+    void perps
+      .read('fundingPayments')
+      .then((r) => (funding.value = r.data))
+      .catch(() => undefined);
     void loadSeries();
     return effect(() => {
       const pushed = perps.fills.value;
@@ -143,8 +185,13 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
       error.value = messageOf(e);
     }
   }
-  /** The close being previewed: the position, how it is named (`labelOf`, from the instruments read), the order sent and the preview. */
-  const closing = signal<{ p: Position; label: string; cmd: PerpsCommand; preview: ClosePreviewData } | undefined>(undefined);
+  /**
+   * The close being previewed: the position, how it is named (`labelOf`, from the instruments read), the order sent and
+   * the preview.
+   */
+  const closing = signal<{ p: Position; label: string; cmd: PerpsCommand; preview: ClosePreviewData } | undefined>(
+    undefined,
+  );
   /**
    * First step of closing `p`: reads the book now and previews a protected market order (reduce-only
    * IOC at the best level ± `capBps`): size, estimated price and slippage, fee at the taker rate and
@@ -173,16 +220,42 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
     }
     const r = previewOrder({
       // The exact average (not the tick-rounded one shown): the realised PnL is a small difference of prices.
-      buy, qty: est.fillable, price: est.avgExact ?? est.avgPrice, leverage: p.leverage, fees, liquidity: 'taker', reduceOnly: true,
-      markPrice: est.avgPrice, maxLeverage: inst.max_leverage, priceDecimals: decimalsOf(tickOf(inst)),
-      accountValue: portfolio.margin.total_account_value, withdrawable: portfolio.withdrawable,
+      buy,
+      qty: est.fillable,
+      price: est.avgExact ?? est.avgPrice,
+      leverage: p.leverage,
+      fees,
+      liquidity: 'taker',
+      reduceOnly: true,
+      markPrice: est.avgPrice,
+      maxLeverage: inst.max_leverage,
+      priceDecimals: decimalsOf(tickOf(inst)),
+      accountValue: portfolio.margin.total_account_value,
+      withdrawable: portfolio.withdrawable,
       position: { size: p.size, entryPrice: p.entry_price },
     });
-    // The words of the order that is sent, from that order (the instrument named by the instruments read, beside its id).
+    // The words of the order that is sent, from that order (the instrument named by the instruments read, beside its
+    // id).
     const cmd = closeOrder(p, est.limit);
     const words = perpsCommandOrderWords(cmd, () => label, { tick: tickOf(inst), lot: lotOf(inst) });
     if (!words) return;
-    closing.value = { p, label, cmd, preview: { order: words.head, notes: words.notes, size, fillable: est.fillable, limit: est.limit, avgPrice: est.avgPrice, slippageBps: est.slippageBps, fee: r.fee, realizedPnl: r.realizedPnl, complete: est.complete } };
+    closing.value = {
+      p,
+      label,
+      cmd,
+      preview: {
+        order: words.head,
+        notes: words.notes,
+        size,
+        fillable: est.fillable,
+        limit: est.limit,
+        avgPrice: est.avgPrice,
+        slippageBps: est.slippageBps,
+        fee: r.fee,
+        realizedPnl: r.realizedPnl,
+        complete: est.complete,
+      },
+    };
   }
   /** Second step: sends the previewed close (reduce-only IOC at the previewed limit). */
   async function confirmClose(): Promise<void> {
@@ -218,5 +291,25 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
     await run(cmd, `Protected the whole ${label} position: ${set}`);
   }
 
-  return { fills, more, funding, range, series, points, error, notice, marginRatio, closing, loadFills, moreFills, loadSeries, chart, start, close, confirmClose, cancelClose, protect };
+  return {
+    fills,
+    more,
+    funding,
+    range,
+    series,
+    points,
+    error,
+    notice,
+    marginRatio,
+    closing,
+    loadFills,
+    moreFills,
+    loadSeries,
+    chart,
+    start,
+    close,
+    confirmClose,
+    cancelClose,
+    protect,
+  };
 }

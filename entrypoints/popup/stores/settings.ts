@@ -27,7 +27,8 @@ export type CleartextNotice = ProcedureOutput<'settings.get'>['cleartext'][numbe
 export const DEFAULT_MAX_POSITION_USDC = 50_000;
 
 /** The stored field names as a person reads them: "autoLockMinutes (must be 1-1440)". */
-export const invalidText = (invalid: readonly InvalidSetting[]) => invalid.map((i) => `${i.field} (${i.reason})`).join('; ');
+export const invalidText = (invalid: readonly InvalidSetting[]) =>
+  invalid.map((i) => `${i.field} (${i.reason})`).join('; ');
 
 /** One service's connection-check result (`settings.checkConnections`). */
 export type ConnectionResult = ProcedureOutput<'settings.checkConnections'>['results'][number];
@@ -71,7 +72,10 @@ export function createSettingsStore(call: Call = popupCall) {
    * key (30 days) and then deletes the old ones at the gateway; `clob` replaces the order-book API
    * credentials (`clob.rotateCredentials`: the old key deleted at the exchange first).
    */
-  const rotate = (what: 'proxy' | 'clob', accounts: readonly { address: string; proxies: readonly { proxy: string }[]; hasClobCredentials: boolean }[]) =>
+  const rotate = (
+    what: 'proxy' | 'clob',
+    accounts: readonly { address: string; proxies: readonly { proxy: string }[]; hasClobCredentials: boolean }[],
+  ) =>
     run(async () => {
       let n = 0;
       let kept = 0;
@@ -87,7 +91,9 @@ export function createSettingsStore(call: Call = popupCall) {
         }
       }
       if (what === 'proxy') return `New proxy keys for ${n} account(s); the old ones were deleted.`;
-      const old = kept ? `the exchange refused to delete the old key of ${kept} of them: it may still be valid` : 'the old ones were deleted at the exchange';
+      const old = kept
+        ? `the exchange refused to delete the old key of ${kept} of them: it may still be valid`
+        : 'the old ones were deleted at the exchange';
       return `New order-book API credentials for ${n} account(s); ${old}.`;
     });
   /** Clears the record of services named in clear (the person rotated, or keeps, what it names). */
@@ -123,7 +129,10 @@ export function createSettingsStore(call: Call = popupCall) {
       const preset = presetById(id);
       if (!preset) return 'Nothing to switch';
       const origins = hostOrigins(preset.values);
-      if (!(await requestHostPermissions(origins))) throw new BaseError(`The browser did not allow Countersign to reach ${origins.join(', ')}: the preset was not switched.`);
+      if (!(await requestHostPermissions(origins)))
+        throw new BaseError(
+          `The browser did not allow Countersign to reach ${origins.join(', ')}: the preset was not switched.`,
+        );
       const next = await call('settings.set', { preset: id });
       saved.value = next;
       draft.value = next;
@@ -152,13 +161,17 @@ export function createSettingsStore(call: Call = popupCall) {
       error.value = messageOf(err);
     }
   }
-  /** Saves the draft (asking the browser for its https hosts first, in this click); the background answers the stored settings. */
+  /**
+   * Saves the draft (asking the browser for its https hosts first, in this click); the background answers the stored
+   * settings.
+   */
   const save = () =>
     run(async () => {
       const d = draft.value;
       if (!d) return 'Nothing to save';
       const origins = hostOrigins(d);
-      if (!(await requestHostPermissions(origins))) throw new BaseError(`The browser did not allow Countersign to reach ${origins.join(', ')}: nothing was saved.`);
+      if (!(await requestHostPermissions(origins)))
+        throw new BaseError(`The browser did not allow Countersign to reach ${origins.join(', ')}: nothing was saved.`);
       const { venueChosen: _chosen, ...patch } = d; // the background's to set
       const next = await call('settings.set', patch);
       saved.value = next;
@@ -172,7 +185,34 @@ export function createSettingsStore(call: Call = popupCall) {
   /** Replaces the vault with `backup`, decrypted with `password`. */
   const restore = (backup: string, password: string) => call('vault.restoreBackup', { backup, password });
   /** Changes the vault password. */
-  const changePassword = (oldPassword: string, newPassword: string) => call('vault.changePassword', { oldPassword, newPassword });
+  const changePassword = (oldPassword: string, newPassword: string) =>
+    call('vault.changePassword', { oldPassword, newPassword });
 
-  return { draft, saved, invalid, insecure, cleartext, rotate, clearCleartext, error, notice, theme, maxPositionUsdc, slippageBps, checks, checking, unconfirmed, load, edit, run, save, choosePreset, check, confirmVenue, exportBackup, restore, changePassword };
+  return {
+    draft,
+    saved,
+    invalid,
+    insecure,
+    cleartext,
+    rotate,
+    clearCleartext,
+    error,
+    notice,
+    theme,
+    maxPositionUsdc,
+    slippageBps,
+    checks,
+    checking,
+    unconfirmed,
+    load,
+    edit,
+    run,
+    save,
+    choosePreset,
+    check,
+    confirmVenue,
+    exportBackup,
+    restore,
+    changePassword,
+  };
 }

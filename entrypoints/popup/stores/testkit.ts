@@ -32,7 +32,8 @@ export function fakeCall(handlers: FakeHandlers) {
       // A fixture must have the contract's shape (the caller parses every answer by its output schema).
       if (isProcedureName(type)) {
         const checked = v.safeParse(PROCEDURES[type].output, result);
-        if (!checked.success) console.error(`fake ${type}: ${v.getDotPath(checked.issues[0])}: ${checked.issues[0].message}`);
+        if (!checked.success)
+          console.error(`fake ${type}: ${v.getDotPath(checked.issues[0])}: ${checked.issues[0].message}`);
       }
       return { ok: true, result };
     } catch (e) {

@@ -3,7 +3,14 @@
  * and following it until the venue settles it, cancelling, closing the position and setting leverage.
  * The click is the consent: each action signs and sends through `PerpsTicketDeps`.
  */
-import { cancelAll, cancelOrders, cancelOrdersCOID, createOrders, updateLeverage, type PerpsCommand } from '../../../lib/perps/commands';
+import {
+  cancelAll,
+  cancelOrders,
+  cancelOrdersCOID,
+  createOrders,
+  updateLeverage,
+  type PerpsCommand,
+} from '../../../lib/perps/commands';
 import { DEFAULT_SLIPPAGE_BPS } from '../../../lib/perps/risk';
 import { messageOf } from '../api';
 import type { PerpsStore } from './perps';
@@ -28,7 +35,12 @@ export type PerpsTicketDeps = {
 };
 
 /** The ticket's actions: editing helpers, then placing, following and cancelling orders at the venue. */
-export function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid = newCoid }: PerpsTicketDeps, f: TicketForm, o: TicketOrder, close: TicketClose) {
+export function ticketActions(
+  { store, send, place, pollMs = 300, coid: makeCoid = newCoid }: PerpsTicketDeps,
+  f: TicketForm,
+  o: TicketOrder,
+  close: TicketClose,
+) {
   const { qty, unit, price, priceTouched, po, ro, coid, lev, cross, error, result, busy } = f;
   const { best, tick, built } = o;
   /** Follows the book's best level while the person has not typed a price. */
@@ -74,7 +86,10 @@ export function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid
     f.sl.value = '';
     f.closeArmed.value = false;
   }
-  /** Another instrument was chosen: the price follows its book again; its leverage is read anew; notices, TP / SL prices (the old instrument's) and a pending close go. */
+  /**
+   * Another instrument was chosen: the price follows its book again; its leverage is read anew; notices, TP / SL prices
+   * (the old instrument's) and a pending close go.
+   */
   function instrumentChanged(): void {
     priceTouched.value = false;
     f.tp.value = '';
@@ -175,5 +190,22 @@ export function ticketActions({ store, send, place, pollMs = 300, coid: makeCoid
   /** Cancels every open order. */
   const cancelEverything = () => act(cancelAll({}), 'All orders cancelled');
 
-  return { prefill, setPrice, step, preset, toggleUnit, clear, instrumentChanged, loadConfig, submit, act, closePosition, cancelClose, applyLeverage, cancel, cancelByCoid, cancelEverything };
+  return {
+    prefill,
+    setPrice,
+    step,
+    preset,
+    toggleUnit,
+    clear,
+    instrumentChanged,
+    loadConfig,
+    submit,
+    act,
+    closePosition,
+    cancelClose,
+    applyLeverage,
+    cancel,
+    cancelByCoid,
+    cancelEverything,
+  };
 }

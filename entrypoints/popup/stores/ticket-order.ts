@@ -7,7 +7,16 @@
 import { computed, signal } from '@preact/signals';
 import { createOrders, type PerpsCommand, type PerpsOrderInput, type TimeInForce } from '../../../lib/perps/commands';
 import { summarizeOrder } from '../../../lib/perps/summary';
-import { contractsForUsdc, decimalsOf, estimateMarket, maxOrderSize, previewOrder, type Liquidity, type MarketEstimate, type OrderPreview } from '../../../lib/perps/risk';
+import {
+  contractsForUsdc,
+  decimalsOf,
+  estimateMarket,
+  maxOrderSize,
+  previewOrder,
+  type Liquidity,
+  type MarketEstimate,
+  type OrderPreview,
+} from '../../../lib/perps/risk';
 import { InvalidFieldError } from '../../../lib/validation';
 import { toUnits } from '../../../lib/decimal';
 import { lotOf, tickOf, type PerpsStore } from './perps';
@@ -43,7 +52,28 @@ export function ticketForm(makeCoid: () => string) {
   const result = signal<string | undefined>(undefined);
   const busy = signal(false);
 
-  return { buy, qty, unit, price, priceTouched, tif, po, ro, coid, lev, cross, venueLev, venueCross, slippage, tp, sl, closeArmed, error, result, busy };
+  return {
+    buy,
+    qty,
+    unit,
+    price,
+    priceTouched,
+    tif,
+    po,
+    ro,
+    coid,
+    lev,
+    cross,
+    venueLev,
+    venueCross,
+    slippage,
+    tp,
+    sl,
+    closeArmed,
+    error,
+    result,
+    busy,
+  };
 }
 /** The ticket form (`ticketForm`). */
 export type TicketForm = ReturnType<typeof ticketForm>;
@@ -52,7 +82,9 @@ export type TicketForm = ReturnType<typeof ticketForm>;
 export function ticketReads(store: PerpsStore, f: TicketForm) {
   const instrument = computed(() => store.instruments.value.find((i) => i.instrument_id === store.iid.value));
   /** How the ticket names its instrument: the venue's symbol beside the id the order signs (`instrumentLabel`). */
-  const label = computed(() => (instrument.value ? instrumentLabel(instrument.value.instrument_id, instrument.value.symbol) : ''));
+  const label = computed(() =>
+    instrument.value ? instrumentLabel(instrument.value.instrument_id, instrument.value.symbol) : '',
+  );
   const ticker = computed(() => store.tickers.value.find((t) => t.instrument_id === store.iid.value));
   const statistic = computed(() => store.statistics.value.find((s) => s.instrument_id === store.iid.value));
   const position = computed(() => store.portfolio.value?.positions.find((p) => p.instrument_id === store.iid.value));
@@ -64,7 +96,9 @@ export function ticketReads(store: PerpsStore, f: TicketForm) {
   /** A leverage typed and not applied: shown as pending, never used (the order goes at the venue's). */
   const pendingLeverage = computed(() => {
     const typed = Number(f.lev.value);
-    return leverage.value !== undefined && Number.isInteger(typed) && typed > 0 && typed !== leverage.value ? typed : undefined;
+    return leverage.value !== undefined && Number.isInteger(typed) && typed > 0 && typed !== leverage.value
+      ? typed
+      : undefined;
   });
   return { instrument, label, ticker, statistic, position, best, tick, lot, leverage, pendingLeverage };
 }
@@ -75,7 +109,13 @@ export type TicketReads = ReturnType<typeof ticketReads>;
 export function ticketMarket(store: PerpsStore, f: TicketForm, r: TicketReads, slippageBps: () => number) {
   const refPrice = computed(() => f.price.value || r.best.value || r.ticker.value?.mark_price || '');
   /** The size in contracts (converted from USDC at the reference price when the unit is USDC). */
-  const contracts = computed(() => (f.unit.value === 'usdc' ? (f.qty.value && refPrice.value ? contractsForUsdc(f.qty.value, refPrice.value, r.lot.value) : '') : f.qty.value));
+  const contracts = computed(() =>
+    f.unit.value === 'usdc'
+      ? f.qty.value && refPrice.value
+        ? contractsForUsdc(f.qty.value, refPrice.value, r.lot.value)
+        : ''
+      : f.qty.value,
+  );
   const cap = computed(() => capBps(f.slippage.value, slippageBps()));
   /** An empty price: the IOC limit at the best level ± the cap, with the average and slippage from the visible book. */
   const market = computed((): MarketEstimate | undefined => {
@@ -88,17 +128,28 @@ export function ticketMarket(store: PerpsStore, f: TicketForm, r: TicketReads, s
   return { refPrice, contracts, cap, market, marginPrice };
 }
 
-/** What follows from the form over the perps store's reads: the instrument, the command, the risk preview, the warnings. */
-export function ticketOrder(store: PerpsStore, f: TicketForm, maxPositionUsdc: () => number, slippageBps: () => number) {
+/**
+ * What follows from the form over the perps store's reads: the instrument, the command, the risk preview, the warnings.
+ */
+export function ticketOrder(
+  store: PerpsStore,
+  f: TicketForm,
+  maxPositionUsdc: () => number,
+  slippageBps: () => number,
+) {
   const { buy, price, tif, po, ro, coid, tp, sl } = f;
   const r = ticketReads(store, f);
   const m = ticketMarket(store, f, r, slippageBps);
   const { instrument, ticker, statistic, position, best, leverage } = r;
   const { contracts, market, marginPrice } = m;
-  const effectiveTif = computed<TimeInForce>(() => (price.value === '' ? (tif.value === 'fok' ? 'fok' : 'ioc') : tif.value));
+  const effectiveTif = computed<TimeInForce>(() =>
+    price.value === '' ? (tif.value === 'fok' ? 'fok' : 'ioc') : tif.value,
+  );
   /** Which fees the order pays: maker for post-only, taker for IOC / FOK / market, either for a GTC limit. */
   const liquidity = computed<Liquidity>(() => (effectiveTif.value !== 'gtc' ? 'taker' : po.value ? 'maker' : 'either'));
-  const feeRate = computed(() => store.fees.value && (liquidity.value === 'maker' ? store.fees.value.maker : store.fees.value.taker));
+  const feeRate = computed(
+    () => store.fees.value && (liquidity.value === 'maker' ? store.fees.value.maker : store.fees.value.taker),
+  );
 
   /** The command that Buy / Sell would sign (with its TP / SL trigger orders), or why the order cannot be built. */
   const built = computed((): { cmd?: PerpsCommand; order?: PerpsOrderInput; problem?: string } => {
@@ -110,11 +161,28 @@ export function ticketOrder(store: PerpsStore, f: TicketForm, maxPositionUsdc: (
     if (!p) return { problem: 'No book to price a market order: type a limit price.' };
     const tpsl = tpslProblem(buy.value, price.value || best.value || p, tp.value, sl.value);
     if (tpsl) return { problem: tpsl };
-    const exit = (kind: 'tp' | 'sl', trp: string) => ({ iid, buy: !buy.value, qty: size, ro: true, tr: { tpsl: kind, trp, market: true } });
-    const order: PerpsOrderInput = { iid, buy: buy.value, qty: size, p, tif: t, ...(po.value && t === 'gtc' ? { po: true } : {}), ...(ro.value ? { ro: true } : {}), c: coid.value };
+    const exit = (kind: 'tp' | 'sl', trp: string) => ({
+      iid,
+      buy: !buy.value,
+      qty: size,
+      ro: true,
+      tr: { tpsl: kind, trp, market: true },
+    });
+    const order: PerpsOrderInput = {
+      iid,
+      buy: buy.value,
+      qty: size,
+      p,
+      tif: t,
+      ...(po.value && t === 'gtc' ? { po: true } : {}),
+      ...(ro.value ? { ro: true } : {}),
+      c: coid.value,
+    };
     try {
       return {
-        cmd: createOrders({ orders: [order, ...(tp.value ? [exit('tp', tp.value)] : []), ...(sl.value ? [exit('sl', sl.value)] : [])] }),
+        cmd: createOrders({
+          orders: [order, ...(tp.value ? [exit('tp', tp.value)] : []), ...(sl.value ? [exit('sl', sl.value)] : [])],
+        }),
         order,
       };
     } catch (err) {
@@ -122,9 +190,15 @@ export function ticketOrder(store: PerpsStore, f: TicketForm, maxPositionUsdc: (
     }
   });
 
-  /** The execution price the preview assumes: the typed price, else the book's average within the cap, else the reference. */
+  /**
+   * The execution price the preview assumes: the typed price, else the book's average within the cap, else the
+   * reference.
+   */
   const execPrice = computed(() => price.value || market.value?.avgPrice || m.refPrice.value);
-  /** The typed limit rests (does not cross the best level on the other side): post-only, or a GTC limit below the ask / above the bid. */
+  /**
+   * The typed limit rests (does not cross the best level on the other side): post-only, or a GTC limit below the ask /
+   * above the bid.
+   */
   const rests = computed(() => {
     if (effectiveTif.value !== 'gtc' || !price.value) return false;
     const other = buy.value ? store.book.value?.asks[0]?.[0] : store.book.value?.bids[0]?.[0];
@@ -133,7 +207,10 @@ export function ticketOrder(store: PerpsStore, f: TicketForm, maxPositionUsdc: (
     return po.value || o === undefined || p === undefined || (buy.value ? p < o : p > o);
   });
 
-  /** What the order does to the account (lib/perps/summary — the approval window's code too), once an order can be built and the portfolio, fees and leverage are read. */
+  /**
+   * What the order does to the account (lib/perps/summary — the approval window's code too), once an order can be built
+   * and the portfolio, fees and leverage are read.
+   */
   const preview = computed((): OrderPreview | undefined => {
     const instrumentRead = instrument.value;
     const portfolio = store.portfolio.value;
@@ -143,7 +220,14 @@ export function ticketOrder(store: PerpsStore, f: TicketForm, maxPositionUsdc: (
     const order = built.value.order;
     if (!order || !instrumentRead || !portfolio || !book || !fees || lv === undefined) return undefined;
     const mark = ticker.value?.mark_price;
-    return summarizeOrder(order, { instrument: instrumentRead, book, portfolio, fees, leverage: lv, ...(mark ? { markPrice: mark } : {}) })?.preview;
+    return summarizeOrder(order, {
+      instrument: instrumentRead,
+      book,
+      portfolio,
+      fees,
+      leverage: lv,
+      ...(mark ? { markPrice: mark } : {}),
+    })?.preview;
   });
 
   /** Plain-words warnings shown in the risk panel. */
@@ -155,8 +239,12 @@ export function ticketOrder(store: PerpsStore, f: TicketForm, maxPositionUsdc: (
     if (p?.grows && execPrice.value && Number(p.newSize) !== 0 && exceedsNotional(p.newSize, execPrice.value, limit)) {
       out.push(`The position would exceed ${limit.toLocaleString('en-US')} USDC notional (Settings).`);
     }
-    if (market.value && !market.value.complete && market.value.avgPrice) out.push(`Only ${market.value.fillable} fills within the ${m.cap.value / 100} % slippage cap; the rest is cancelled.`);
-    if (r.pendingLeverage.value !== undefined) out.push(`Leverage ${r.pendingLeverage.value}× is typed but not applied: this order uses ${leverage.value}×.`);
+    if (market.value && !market.value.complete && market.value.avgPrice)
+      out.push(
+        `Only ${market.value.fillable} fills within the ${m.cap.value / 100} % slippage cap; the rest is cancelled.`,
+      );
+    if (r.pendingLeverage.value !== undefined)
+      out.push(`Leverage ${r.pendingLeverage.value}× is typed but not applied: this order uses ${leverage.value}×.`);
     return out;
   });
 
@@ -170,7 +258,11 @@ export function ticketOrder(store: PerpsStore, f: TicketForm, maxPositionUsdc: (
     if (!p) return leverage.value === undefined ? 'Reading the leverage…' : 'Reading the account…';
     if (market.value && !market.value.avgPrice) return `Nothing fills within the ${m.cap.value / 100} % slippage cap.`;
     if (p.reduceOnlyInvalid) return 'Reduce-only: there is no position to reduce on this side.';
-    if (p.insufficientMargin) return `Not enough free margin: the venue needs ${p.marginCheck} USDC + ${p.fee} fee, ${store.portfolio.value?.withdrawable ?? '0'} free.`;
+    if (p.insufficientMargin)
+      return (
+        `Not enough free margin: the venue needs ${p.marginCheck} USDC + ` +
+        `${p.fee} fee, ${store.portfolio.value?.withdrawable ?? '0'} free.`
+      );
     return undefined;
   }
 
@@ -185,33 +277,69 @@ export function ticketOrder(store: PerpsStore, f: TicketForm, maxPositionUsdc: (
     const lv = leverage.value;
     const mp = marginPrice.value;
     if (!portfolio || lv === undefined || !mp) return undefined;
-    return maxOrderSize({ withdrawable: portfolio.withdrawable, price: mp, leverage: lv, feeRate: feeRate.value ?? '0', lot: r.lot.value, fraction });
+    return maxOrderSize({
+      withdrawable: portfolio.withdrawable,
+      price: mp,
+      leverage: lv,
+      feeRate: feeRate.value ?? '0',
+      lot: r.lot.value,
+      fraction,
+    });
   }
   /** The max-size readout: the 100 % preset's size for the current side and order kind, in contracts. */
   const maxSize = computed(() => sizeFor('1'));
 
-  const change = computed(() => (ticker.value && statistic.value ? changePct(ticker.value.mark_price, statistic.value.open_price) : undefined));
+  const change = computed(() =>
+    ticker.value && statistic.value ? changePct(ticker.value.mark_price, statistic.value.open_price) : undefined,
+  );
   const spread = computed(() => spreadOf(store.book.value));
 
-  return { ...r, ...m, effectiveTif, liquidity, feeRate, built, execPrice, rests, preview, warnings, canSubmit, reason, sizeFor, maxSize, change, spread };
+  return {
+    ...r,
+    ...m,
+    effectiveTif,
+    liquidity,
+    feeRate,
+    built,
+    execPrice,
+    rests,
+    preview,
+    warnings,
+    canSubmit,
+    reason,
+    sizeFor,
+    maxSize,
+    change,
+    spread,
+  };
 }
 /** The order the form describes, with its preview and warnings (`ticketOrder`). */
 export type TicketOrder = ReturnType<typeof ticketOrder>;
 
 /** The close-position order and its preview: reduce-only IOC at the best level ± the cap, the whole position. */
 export function ticketClose(store: PerpsStore, f: TicketForm, o: TicketOrder) {
-  const closeOrder = computed((): { cmd: PerpsCommand; size: string; buy: boolean; estimate: MarketEstimate } | undefined => {
-    const pos = o.position.value;
-    const iid = store.iid.value;
-    if (!pos || iid === undefined || Number(pos.size) === 0) return undefined;
-    const buy = pos.size.startsWith('-');
-    const size = pos.size.replace('-', '');
-    const levels = buy ? store.book.value?.asks : store.book.value?.bids;
-    const estimate = levels ? estimateMarket(levels, buy, size, o.cap.value, o.tick.value) : undefined;
-    if (!estimate) return undefined;
-    return { cmd: createOrders({ orders: [{ iid, buy, qty: size, p: estimate.limit, tif: 'ioc', ro: true }] }), size, buy, estimate };
-  });
-  /** What closing does: the size, estimated price and slippage, fee and realised PnL (lib/perps/risk over the venue's reads). */
+  const closeOrder = computed(
+    (): { cmd: PerpsCommand; size: string; buy: boolean; estimate: MarketEstimate } | undefined => {
+      const pos = o.position.value;
+      const iid = store.iid.value;
+      if (!pos || iid === undefined || Number(pos.size) === 0) return undefined;
+      const buy = pos.size.startsWith('-');
+      const size = pos.size.replace('-', '');
+      const levels = buy ? store.book.value?.asks : store.book.value?.bids;
+      const estimate = levels ? estimateMarket(levels, buy, size, o.cap.value, o.tick.value) : undefined;
+      if (!estimate) return undefined;
+      return {
+        cmd: createOrders({ orders: [{ iid, buy, qty: size, p: estimate.limit, tif: 'ioc', ro: true }] }),
+        size,
+        buy,
+        estimate,
+      };
+    },
+  );
+  /**
+   * What closing does: the size, estimated price and slippage, fee and realised PnL (lib/perps/risk over the venue's
+   * reads).
+   */
   const closePreview = computed(() => {
     const c = closeOrder.value;
     const pos = o.position.value;
@@ -236,9 +364,23 @@ export function ticketClose(store: PerpsStore, f: TicketForm, o: TicketOrder) {
       position: { size: pos.size, entryPrice: pos.entry_price },
     });
     // The words of the close order that is sent, from that order (the instrument beside its id).
-    const words = perpsCommandOrderWords(c.cmd, (iid) => instrumentLabel(iid, inst.symbol), { tick: o.tick.value, lot: o.lot.value });
+    const words = perpsCommandOrderWords(c.cmd, (iid) => instrumentLabel(iid, inst.symbol), {
+      tick: o.tick.value,
+      lot: o.lot.value,
+    });
     if (!words) return undefined;
-    return { order: words.head, notes: words.notes, size: c.size, fillable: c.estimate.fillable, limit: c.estimate.limit, avgPrice: c.estimate.avgPrice, slippageBps: c.estimate.slippageBps, fee: p.fee, realizedPnl: p.realizedPnl, complete: c.estimate.complete };
+    return {
+      order: words.head,
+      notes: words.notes,
+      size: c.size,
+      fillable: c.estimate.fillable,
+      limit: c.estimate.limit,
+      avgPrice: c.estimate.avgPrice,
+      slippageBps: c.estimate.slippageBps,
+      fee: p.fee,
+      realizedPnl: p.realizedPnl,
+      complete: c.estimate.complete,
+    };
   });
   return { closeOrder, closePreview };
 }

@@ -34,7 +34,9 @@ export function describeStatus(o: Pick<OrderView, 'status' | 'filled_quantity'>)
     case 'ioc_expired':
     case 'cancelled':
     case 'auto_cancelled':
-      return filled ? `Partly filled (${o.filled_quantity}), rest cancelled` : `Cancelled${o.status === 'auto_cancelled' ? ' by the dead-man switch' : ''}`;
+      return filled
+        ? `Partly filled (${o.filled_quantity}), rest cancelled`
+        : `Cancelled${o.status === 'auto_cancelled' ? ' by the dead-man switch' : ''}`;
     case 'ioc_no_fill':
       return 'Cancelled: no liquidity at that price';
     default:
@@ -63,7 +65,9 @@ export function changePct(mark: string, open: string): number | undefined {
 }
 
 /** Best ask minus best bid (decimal strings, 8 decimals), or undefined when a side is empty. */
-export function spreadOf(book: { bids: readonly [string, string][]; asks: readonly [string, string][] } | undefined): string | undefined {
+export function spreadOf(
+  book: { bids: readonly [string, string][]; asks: readonly [string, string][] } | undefined,
+): string | undefined {
   const ask = book?.asks[0]?.[0];
   const bid = book?.bids[0]?.[0];
   return ask && bid ? fromUnits((toUnits(ask, 8) ?? 0n) - (toUnits(bid, 8) ?? 0n), 8) : undefined;
@@ -75,13 +79,18 @@ export function capBps(typed: string, fallback: number): number {
   return Math.min(1_000, Math.max(0, n));
 }
 
-/** Why TP / SL prices do not fit the order's side (a long's take-profit above the price, its stop-loss below), or undefined. */
+/**
+ * Why TP / SL prices do not fit the order's side (a long's take-profit above the price, its stop-loss below), or
+ * undefined.
+ */
 export function tpslProblem(buy: boolean, ref: string, tp: string, sl: string): string | undefined {
   const r = toUnits(ref, 8);
   if (r === undefined) return undefined;
   const tpU = tp ? toUnits(tp, 8) : undefined;
   const slU = sl ? toUnits(sl, 8) : undefined;
-  if (tp && (tpU === undefined || (buy ? tpU <= r : tpU >= r))) return `Take-profit must be ${buy ? 'above' : 'below'} ${ref} for a ${buy ? 'long' : 'short'}.`;
-  if (sl && (slU === undefined || (buy ? slU >= r : slU <= r))) return `Stop-loss must be ${buy ? 'below' : 'above'} ${ref} for a ${buy ? 'long' : 'short'}.`;
+  if (tp && (tpU === undefined || (buy ? tpU <= r : tpU >= r)))
+    return `Take-profit must be ${buy ? 'above' : 'below'} ${ref} for a ${buy ? 'long' : 'short'}.`;
+  if (sl && (slU === undefined || (buy ? slU >= r : slU <= r)))
+    return `Stop-loss must be ${buy ? 'below' : 'above'} ${ref} for a ${buy ? 'long' : 'short'}.`;
   return undefined;
 }

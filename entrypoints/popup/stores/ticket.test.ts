@@ -1,20 +1,72 @@
 import { describe, expect, it } from 'vitest';
 import { createPerpsStore } from './perps';
-import { createPerpsTicket, describeStatus, exceedsNotional, spreadOf, stepPrice, ticketKey, changePct } from './ticket';
+import {
+  createPerpsTicket,
+  describeStatus,
+  exceedsNotional,
+  spreadOf,
+  stepPrice,
+  ticketKey,
+  changePct,
+} from './ticket';
 import { fakeCall } from './testkit';
 import { submitLabel } from '../../../components/perps/TicketFooter';
 import { RemoteError } from '../../../lib/messaging/client';
 
-const BTC = { instrument_id: 1, symbol: 'BTC-PERP', price_decimals: 1, quantity_decimals: 3, max_leverage: 50, tick_size: '0.5', lot_size: '0.001' };
-const order = (status: string, filled: string) => ({ order_id: 42, instrument_id: 1, buy: true, price: '101', quantity: '0.01', filled_quantity: filled, resting_quantity: '0', status });
-const PORTFOLIO = { positions: [], margin: { total_account_value: '10000', total_initial_margin: '0', total_maintenance_margin: '0', total_position_value: '0' }, withdrawable: '10000' };
+const BTC = {
+  instrument_id: 1,
+  symbol: 'BTC-PERP',
+  price_decimals: 1,
+  quantity_decimals: 3,
+  max_leverage: 50,
+  tick_size: '0.5',
+  lot_size: '0.001',
+};
+const order = (status: string, filled: string) => ({
+  order_id: 42,
+  instrument_id: 1,
+  buy: true,
+  price: '101',
+  quantity: '0.01',
+  filled_quantity: filled,
+  resting_quantity: '0',
+  status,
+});
+const PORTFOLIO = {
+  positions: [],
+  margin: {
+    total_account_value: '10000',
+    total_initial_margin: '0',
+    total_maintenance_margin: '0',
+    total_position_value: '0',
+  },
+  withdrawable: '10000',
+};
 
 /** A perps store over a fake venue: one instrument, a book 100 / 101, a portfolio, orders by id. */
-async function setup(opts: { orders?: Record<string, unknown>[]; placeFails?: boolean; maxPositionUsdc?: number; portfolio?: unknown; leverage?: number; book?: unknown } = {}) {
+async function setup(
+  opts: {
+    orders?: Record<string, unknown>[];
+    placeFails?: boolean;
+    maxPositionUsdc?: number;
+    portfolio?: unknown;
+    leverage?: number;
+    book?: unknown;
+  } = {},
+) {
   const reads: Record<string, unknown> = {
     instruments: [BTC],
     fees: { fee_schedule: [{ taker_fee_rate: '0.0005', maker_fee_rate: '0.0002' }] },
-    tickers: [{ instrument_id: 1, mark_price: '100.5', index_price: '100.4', mid_price: '100.5', last_price: '100.5', funding_rate: '0' }],
+    tickers: [
+      {
+        instrument_id: 1,
+        mark_price: '100.5',
+        index_price: '100.4',
+        mid_price: '100.5',
+        last_price: '100.5',
+        funding_rate: '0',
+      },
+    ],
     book: opts.book ?? { bids: [['100', '2']], asks: [['101', '3']] },
     portfolio: opts.portfolio ?? PORTFOLIO,
     config: [{ instrument_id: 1, leverage: opts.leverage ?? 10, cross: true }],
@@ -31,7 +83,10 @@ async function setup(opts: { orders?: Record<string, unknown>[]; placeFails?: bo
   const sent: unknown[] = [];
   const ticket = createPerpsTicket({
     store,
-    send: async (cmd) => { sent.push(cmd.body); return {}; },
+    send: async (cmd) => {
+      sent.push(cmd.body);
+      return {};
+    },
     place: async (cmd) => {
       sent.push(cmd.body);
       if (opts.placeFails) throw new RemoteError({ name: 'GatewayError', shortMessage: 'Insufficient margin' });
@@ -39,7 +94,10 @@ async function setup(opts: { orders?: Record<string, unknown>[]; placeFails?: bo
     },
     maxPositionUsdc: () => opts.maxPositionUsdc ?? 50_000,
     pollMs: 0,
-    coid: (() => { let n = 0; return () => String(++n).padStart(32, '0'); })(),
+    coid: (() => {
+      let n = 0;
+      return () => String(++n).padStart(32, '0');
+    })(),
   });
   await ticket.loadConfig();
   return { store, ticket, calls, sent };
@@ -55,7 +113,13 @@ describe('stepPrice', () => {
 });
 
 describe('ticketKey', () => {
-  const k = (key: string, mods: Partial<{ ctrlKey: boolean }> = {}) => ({ key, ctrlKey: false, metaKey: false, altKey: false, ...mods });
+  const k = (key: string, mods: Partial<{ ctrlKey: boolean }> = {}) => ({
+    key,
+    ctrlKey: false,
+    metaKey: false,
+    altKey: false,
+    ...mods,
+  });
   it('maps B / S and 1-4 outside fields only', () => {
     expect(ticketKey(k('s'), false, false)).toEqual({ kind: 'side', buy: false });
     expect(ticketKey(k('3'), false, false)).toEqual({ kind: 'preset', fraction: '0.75' });
@@ -75,9 +139,13 @@ describe('ticketKey', () => {
 
 describe('helpers', () => {
   it('describes venue statuses in plain words', () => {
-    expect(describeStatus({ status: 'ioc_expired', filled_quantity: '0.4' })).toBe('Partly filled (0.4), rest cancelled');
+    expect(describeStatus({ status: 'ioc_expired', filled_quantity: '0.4' })).toBe(
+      'Partly filled (0.4), rest cancelled',
+    );
     expect(describeStatus({ status: 'auto_cancelled', filled_quantity: '0' })).toBe('Cancelled by the dead-man switch');
-    expect(describeStatus({ status: 'post_only_would_cross', filled_quantity: '0' })).toBe('Rejected: post only would cross');
+    expect(describeStatus({ status: 'post_only_would_cross', filled_quantity: '0' })).toBe(
+      'Rejected: post only would cross',
+    );
   });
   it('compares a short position notional with the limit', () => {
     expect(exceedsNotional('-2', '30000', 50_000)).toBe(true);
@@ -163,12 +231,33 @@ describe('createPerpsTicket', () => {
 
 describe('the numbers before the click', () => {
   const LONG = (size: string, entry: string) => ({
-    positions: [{ instrument_id: 1, symbol: 'BTC-PERP', size, entry_price: entry, leverage: 10, cross: true, initial_margin: '0', maintenance_margin: '1', position_value: '100', liquidation_price: '0', unrealized_pnl: '0', return_on_equity: '0', cumulative_funding: '0' }],
-    margin: { total_account_value: '10000', total_initial_margin: '0', total_maintenance_margin: '1', total_position_value: '100' },
+    positions: [
+      {
+        instrument_id: 1,
+        symbol: 'BTC-PERP',
+        size,
+        entry_price: entry,
+        leverage: 10,
+        cross: true,
+        initial_margin: '0',
+        maintenance_margin: '1',
+        position_value: '100',
+        liquidation_price: '0',
+        unrealized_pnl: '0',
+        return_on_equity: '0',
+        cumulative_funding: '0',
+      },
+    ],
+    margin: {
+      total_account_value: '10000',
+      total_initial_margin: '0',
+      total_maintenance_margin: '1',
+      total_position_value: '100',
+    },
     withdrawable: '10000',
   });
 
-  it('uses the venue\'s leverage, shows a typed one as pending and never signs it', async () => {
+  it("uses the venue's leverage, shows a typed one as pending and never signs it", async () => {
     const { ticket, sent } = await setup({ leverage: 5, orders: [order('filled', '1')] });
     ticket.lev.value = '20';
     ticket.qty.value = '10';
@@ -182,10 +271,24 @@ describe('the numbers before the click', () => {
   });
 
   it('an empty price sends a protected IOC limit at the best level + the cap, with the estimate shown', async () => {
-    const { ticket } = await setup({ book: { bids: [['100', '2']], asks: [['101', '1'], ['101.5', '1'], ['103', '5']] } });
+    const { ticket } = await setup({
+      book: {
+        bids: [['100', '2']],
+        asks: [
+          ['101', '1'],
+          ['101.5', '1'],
+          ['103', '5'],
+        ],
+      },
+    });
     ticket.qty.value = '2';
     ticket.setPrice('');
-    expect(ticket.market.value).toMatchObject({ limit: '102', avgPrice: '101.3', slippageBps: '24.75', complete: true });
+    expect(ticket.market.value).toMatchObject({
+      limit: '102',
+      avgPrice: '101.3',
+      slippageBps: '24.75',
+      complete: true,
+    });
     expect(ticket.built.value.cmd?.body).toMatchObject({ args: [{ p: '102', tif: 'ioc', qty: '2' }] });
     ticket.slippage.value = '50';
     expect(ticket.built.value.cmd?.body).toMatchObject({ args: [{ p: '101.5' }] });
@@ -209,24 +312,28 @@ describe('the numbers before the click', () => {
     expect(ticket.reason.value).toBeUndefined();
   });
 
-  it('shows the max size by the presets\' rule: a market order at its protected limit, a limit at its price, per side', async () => {
-    const { ticket } = await setup({ portfolio: { ...PORTFOLIO, withdrawable: '100' } });
-    ticket.setPrice('');
-    // Buy at market: 100 ÷ (102/10 + 102 × 0.0005) at the protected limit 102 (best ask 101 + 1 %, tick 0.5).
-    expect(ticket.maxSize.value).toBe('9.755');
-    ticket.preset('1');
-    expect(ticket.qty.value).toBe(ticket.maxSize.value);
-    // Sell at market: the limit is the best bid 100 − 1 % = 99.
-    ticket.buy.value = false;
-    expect(ticket.maxSize.value).toBe('10.05');
-    // A limit at 100: at its price, fee "up to" the taker rate.
-    ticket.setPrice('100');
-    expect(ticket.maxSize.value).toBe('9.95');
-    ticket.buy.value = true;
-    ticket.po.value = true;
-    // Post-only pays the maker rate: 100 ÷ (10 + 0.02).
-    expect(ticket.maxSize.value).toBe('9.98');
-  });
+  it(
+    "shows the max size by the presets' rule: a market order " +
+      'at its protected limit, a limit at its price, per side',
+    async () => {
+      const { ticket } = await setup({ portfolio: { ...PORTFOLIO, withdrawable: '100' } });
+      ticket.setPrice('');
+      // Buy at market: 100 ÷ (102/10 + 102 × 0.0005) at the protected limit 102 (best ask 101 + 1 %, tick 0.5).
+      expect(ticket.maxSize.value).toBe('9.755');
+      ticket.preset('1');
+      expect(ticket.qty.value).toBe(ticket.maxSize.value);
+      // Sell at market: the limit is the best bid 100 − 1 % = 99.
+      ticket.buy.value = false;
+      expect(ticket.maxSize.value).toBe('10.05');
+      // A limit at 100: at its price, fee "up to" the taker rate.
+      ticket.setPrice('100');
+      expect(ticket.maxSize.value).toBe('9.95');
+      ticket.buy.value = true;
+      ticket.po.value = true;
+      // Post-only pays the maker rate: 100 ÷ (10 + 0.02).
+      expect(ticket.maxSize.value).toBe('9.98');
+    },
+  );
 
   it('post-only shows the maker fee; a GTC limit "up to" the taker fee', async () => {
     const { ticket } = await setup();
@@ -242,9 +349,19 @@ describe('the numbers before the click', () => {
     await ticket.closePosition();
     expect(sent).toHaveLength(0);
     expect(ticket.closeArmed.value).toBe(true);
-    expect(ticket.closePreview.value).toMatchObject({ size: '2', avgPrice: '100', fee: '0.1', realizedPnl: '20', limit: '99' });
+    expect(ticket.closePreview.value).toMatchObject({
+      size: '2',
+      avgPrice: '100',
+      fee: '0.1',
+      realizedPnl: '20',
+      limit: '99',
+    });
     await ticket.closePosition();
-    expect(sent).toEqual([expect.objectContaining({ args: [expect.objectContaining({ buy: false, qty: '2', p: '99', tif: 'ioc', ro: true })] })]);
+    expect(sent).toEqual([
+      expect.objectContaining({
+        args: [expect.objectContaining({ buy: false, qty: '2', p: '99', tif: 'ioc', ro: true })],
+      }),
+    ]);
     ticket.cancelClose();
   });
 
@@ -255,7 +372,11 @@ describe('the numbers before the click', () => {
     ticket.tp.value = '110';
     ticket.sl.value = '95';
     expect(ticket.built.value.cmd?.body).toMatchObject({
-      args: [{ buy: true, qty: '1' }, { buy: false, qty: '1', ro: true, tr: { tpsl: 'tp', trp: '110', market: true } }, { buy: false, ro: true, tr: { tpsl: 'sl', trp: '95', market: true } }],
+      args: [
+        { buy: true, qty: '1' },
+        { buy: false, qty: '1', ro: true, tr: { tpsl: 'tp', trp: '110', market: true } },
+        { buy: false, ro: true, tr: { tpsl: 'sl', trp: '95', market: true } },
+      ],
     });
     ticket.sl.value = '105';
     expect(ticket.built.value.problem).toBe('Stop-loss must be below 101 for a long.');
@@ -277,18 +398,24 @@ describe('the numbers before the click', () => {
 });
 
 describe('how the ticket names its instrument', () => {
-  it('names the instrument the order signs by its id beside the venue\'s symbol, so look-alike names (BTC-PERP, BTC-PERF) cannot pass for each other', () => {
-    const { call } = fakeCall({ 'perps.read': () => [] });
-    const store = createPerpsStore('0xabc', call);
-    store.instruments.value = [
-      { ...BTC, symbol: 'BTC-PERF' },
-      { ...BTC, instrument_id: 2, symbol: 'BTC-PERP' },
-    ];
-    store.iid.value = 2;
-    const t = createPerpsTicket({ store, send: async () => ({}) } as never);
-    // The instrument the order signs (its `iid`) is the one the ticket names.
-    expect(t.instrument.value?.instrument_id).toBe(2);
-    expect(t.label.value).toBe('BTC-PERP (#2)');
-    expect(submitLabel({ buy: true, contracts: '0.01', symbol: t.label.value, price: '' })).toContain('BTC-PERP (#2)');
-  });
+  it(
+    "names the instrument the order signs by its id beside the venue's symbol, " +
+      'so look-alike names (BTC-PERP, BTC-PERF) cannot pass for each other',
+    () => {
+      const { call } = fakeCall({ 'perps.read': () => [] });
+      const store = createPerpsStore('0xabc', call);
+      store.instruments.value = [
+        { ...BTC, symbol: 'BTC-PERF' },
+        { ...BTC, instrument_id: 2, symbol: 'BTC-PERP' },
+      ];
+      store.iid.value = 2;
+      const t = createPerpsTicket({ store, send: async () => ({}) } as never);
+      // The instrument the order signs (its `iid`) is the one the ticket names.
+      expect(t.instrument.value?.instrument_id).toBe(2);
+      expect(t.label.value).toBe('BTC-PERP (#2)');
+      expect(submitLabel({ buy: true, contracts: '0.01', symbol: t.label.value, price: '' })).toContain(
+        'BTC-PERP (#2)',
+      );
+    },
+  );
 });

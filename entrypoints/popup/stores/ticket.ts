@@ -31,16 +31,26 @@ export function createPerpsTicket(deps: PerpsTicketDeps) {
 }
 
 /** What a key press does in the ticket. */
-export type TicketKeyAction = { kind: 'clear' } | { kind: 'step'; steps: 1 | -1 } | { kind: 'submit' } | { kind: 'side'; buy: boolean } | { kind: 'preset'; fraction: string };
+export type TicketKeyAction =
+  | { kind: 'clear' }
+  | { kind: 'step'; steps: 1 | -1 }
+  | { kind: 'submit' }
+  | { kind: 'side'; buy: boolean }
+  | { kind: 'preset'; fraction: string };
 
 /**
  * The ticket's keyboard map: Esc clears; ↑ / ↓ move the price one tick (outside text fields, or in the
  * price field); Enter submits outside text fields; B / S pick the side and 1-4 the presets outside
  * text fields and without Ctrl / Meta / Alt. `typing`: the key went to an input, select or textarea.
  */
-export function ticketKey(e: { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean }, typing: boolean, inPriceField: boolean): TicketKeyAction | undefined {
+export function ticketKey(
+  e: { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean },
+  typing: boolean,
+  inPriceField: boolean,
+): TicketKeyAction | undefined {
   if (e.key === 'Escape') return { kind: 'clear' };
-  if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && (!typing || inPriceField)) return { kind: 'step', steps: e.key === 'ArrowUp' ? 1 : -1 };
+  if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && (!typing || inPriceField))
+    return { kind: 'step', steps: e.key === 'ArrowUp' ? 1 : -1 };
   if (e.key === 'Enter' && !typing) return { kind: 'submit' };
   if (typing || e.ctrlKey || e.metaKey || e.altKey) return undefined;
   const k = e.key.toLowerCase();

@@ -8,11 +8,13 @@ import { call as popupCall, messageOf, readStartHint, writeStartHint, type Accou
 import type { Call } from './perps';
 
 /** A live proxy key (expiry in the future, Unix ms) of `account`. */
-export const hasLiveProxy = (account: Pick<Account, 'proxies'> | undefined, now = Date.now()) => !!account?.proxies.some((p) => p.expiry > now);
+export const hasLiveProxy = (account: Pick<Account, 'proxies'> | undefined, now = Date.now()) =>
+  !!account?.proxies.some((p) => p.expiry > now);
 
 /** The notice after switching to `address`: the account's label (or address) and what the switch did. */
 export const switchedText = (accounts: readonly Pick<Account, 'address' | 'label'>[], address: string) =>
-  `Now acting as ${accounts.find((x) => x.address === address)?.label || address}. Pending site requests were cancelled and connected sites were told.`;
+  `Now acting as ${accounts.find((x) => x.address === address)?.label || address}. ` +
+  `Pending site requests were cancelled and connected sites were told.`;
 
 /** The vault store. */
 export type VaultStore = ReturnType<typeof createVaultStore>;
@@ -59,7 +61,9 @@ export function createVaultStore(call: Call = popupCall, hints: Hints = popupHin
     if (s.unlocked && epoch !== undefined) void hints.write({ epoch, status: s });
     return s;
   }
-  /** Starts from the boot reads (`bootVault`): the hint's status while the status is on its way; resolves to the status. */
+  /**
+   * Starts from the boot reads (`bootVault`): the hint's status while the status is on its way; resolves to the status.
+   */
   async function start(boot: VaultBoot): Promise<Status> {
     const n = ++asked;
     const { status: hinted, epoch } = await boot.hint;

@@ -4,7 +4,10 @@ import { appendAudit } from '../../audit';
 import type { ACCOUNT_CONTRACT } from '../../messaging/accounts';
 import { auditOf, type ContractHandlers, type ProcedureDeps } from './deps';
 
-/** `account.select`: switches the active account; when it changed, audits it and tells the background (`onAccountChanged`). */
+/**
+ * `account.select`: switches the active account; when it changed, audits it and tells the background
+ * (`onAccountChanged`).
+ */
 export function accountProcedures(d: ProcedureDeps): ContractHandlers<typeof ACCOUNT_CONTRACT> {
   const { vault, db } = d;
   return {
@@ -13,7 +16,14 @@ export function accountProcedures(d: ProcedureDeps): ContractHandlers<typeof ACC
       if (changed) {
         // First: what was started for the previous account ends before anything else awaits.
         const told = d.onAccountChanged(active.address);
-        await appendAudit(auditOf(d), { at: Date.now(), origin: 'extension', account: active.address.toLowerCase(), kind: 'account.switch', summary: `Switched the active account to ${active.address}`, result: 'ok' });
+        await appendAudit(auditOf(d), {
+          at: Date.now(),
+          origin: 'extension',
+          account: active.address.toLowerCase(),
+          kind: 'account.switch',
+          summary: `Switched the active account to ${active.address}`,
+          result: 'ok',
+        });
         await told;
       }
       return { activeAccount: active.address, changed };

@@ -13,7 +13,10 @@ export function clobProcedures(d: ProcedureDeps): ContractHandlers<typeof CLOB_C
   return {
     'clob.createOrDerive': async ({ account, nonce }) => {
       const authority = service.authority.capture(PERSON_SCOPES);
-      const { info, derived } = await service.clobCreateOrDerive(account, { authority, ...(nonce === undefined ? {} : { nonce }) });
+      const { info, derived } = await service.clobCreateOrDerive(account, {
+        authority,
+        ...(nonce === undefined ? {} : { nonce }),
+      });
       return { account: info.account, nonce: info.nonce, derived };
     },
     'clob.rotateCredentials': async ({ account }) => {
@@ -22,13 +25,17 @@ export function clobProcedures(d: ProcedureDeps): ContractHandlers<typeof CLOB_C
       return { account: info.account, nonce: info.nonce, oldDeleted };
     },
     'clob.postOrders': async ({ account, orders }) => {
-      // The authority of the click, from the start: a switch, lock or venue change while the account is checked sends nothing.
+      // The authority of the click, from the start: a switch, lock or venue change while the account is checked sends
+      // nothing.
       const authority = service.authority.capture(PERSON_SCOPES);
       await requireActiveAccount(db, vault, account);
       const results = await service.clobPostOrders(account, orders, { origin: 'extension', authority });
-      return results.map((r) => (r.ok ? { ok: true, orderID: r.orderID, status: r.status } : { ok: false, error: r.error.shortMessage }));
+      return results.map((r) =>
+        r.ok ? { ok: true, orderID: r.orderID, status: r.status } : { ok: false, error: r.error.shortMessage },
+      );
     },
-    'clob.cancel': async ({ account, orderIds }) => service.clobCancel(account, orderIds, { authority: service.authority.capture(PERSON_SCOPES) }),
+    'clob.cancel': async ({ account, orderIds }) =>
+      service.clobCancel(account, orderIds, { authority: service.authority.capture(PERSON_SCOPES) }),
     'clob.openOrders': async ({ account }) => d.reads.clobOpenOrders(account),
   };
 }

@@ -22,7 +22,10 @@ export type ProcedureDeps = {
   service: SigningService;
   /** The venue reads (books, portfolio, open orders): the popup's reads go here, never through the signer. */
   reads: VenueReads;
-  /** Called after the vault becomes unlocked (arm auto-lock, announce to pages); `fromSession`: it was a trading session. */
+  /**
+   * Called after the vault becomes unlocked (arm auto-lock, announce to pages); `fromSession`: it was a trading
+   * session.
+   */
   onUnlocked: (o: { fromSession: boolean }) => Promise<void>;
   /**
    * Locks: every grant revoked at the call (before the vault's lock waits its turn behind queued writes),
@@ -48,7 +51,9 @@ export type ProcedureDeps = {
   showApprovals?: () => Promise<void>;
   /** The approval window displays request `id` at `digest` (closing the window rejects only that one). */
   onApprovalShown?: (id: string, digest: string) => void;
-  /** The approval window's queue is empty: close it (background-side, so a request arriving now gets a fresh window). */
+  /**
+   * The approval window's queue is empty: close it (background-side, so a request arriving now gets a fresh window).
+   */
   onApprovalEmpty?: () => Promise<boolean>;
   /** Stops the dead-man's renewals without disarming the venues' kill switches (panic; `DeadMan.halt`). */
   haltKillSwitches?: () => void;

@@ -45,8 +45,13 @@ export const SESSION_PROCEDURES: ReadonlySet<string> = new Set<ProcedureName>([
   'streams.status',
 ]);
 
-/** Builds every procedure's handler from `deps` (each domain module gets the same typed object); `streams.status` / `streams.watch` and `notifications.*` are the composition's (lib/background/streams.ts, notifications.ts). */
-export function createProcedures(deps: ProcedureDeps): Omit<Handlers, 'streams.status' | 'streams.watch' | 'notifications.get' | 'notifications.set'> {
+/**
+ * Builds every procedure's handler from `deps` (each domain module gets the same typed object); `streams.status` /
+ * `streams.watch` and `notifications.*` are the composition's (lib/background/streams.ts, notifications.ts).
+ */
+export function createProcedures(
+  deps: ProcedureDeps,
+): Omit<Handlers, 'streams.status' | 'streams.watch' | 'notifications.get' | 'notifications.set'> {
   return {
     ...vaultProcedures(deps),
     ...accountProcedures(deps),

@@ -9,23 +9,32 @@ import type { ContractHandlers, ProcedureDeps } from './deps';
 
 /**
  * A signed command for the active account (`NotActiveAccountError` otherwise; the click is the consent) and the
- * gateway's reads. `createProxy` is refused (`InvalidFieldError` on `op.type`): its answer carries the proxy's
- * secret, which never reaches the popup — `proxy.issue` issues proxies. The approval window's reads draw on the
- * sites' share of the weight budget (they show a site's request), the popup's on the person's.
+ * gateway's reads. `createProxy` is refused (`InvalidFieldError` on `op.type`): its answer carries the proxy's secret,
+ * which never reaches the popup — `proxy.issue` issues proxies. The approval window's reads draw on the sites' share of
+ * the weight budget (they show a site's request), the popup's on the person's.
  */
 export function perpsProcedures(d: ProcedureDeps): ContractHandlers<typeof PERPS_CONTRACT> {
   const { vault, db, service } = d;
   return {
     'perps.send': async ({ account, op, label, exp }) => {
-      // The authority of the click, from the start: a switch, lock or venue change while the account is checked sends nothing.
+      // The authority of the click, from the start: a switch, lock or venue change while the account is checked sends
+      // nothing.
       const authority = service.authority.capture(PERSON_SCOPES);
       await requireActiveAccount(db, vault, account);
       // Proxy issuance answers the proxy's secret: only `proxy.issue` issues proxies (the secret stays in the vault).
-      if (op.type === 'createProxy') throw new InvalidFieldError({ field: 'op.type', reason: 'createProxy goes through proxy.issue' });
+      if (op.type === 'createProxy')
+        throw new InvalidFieldError({ field: 'op.type', reason: 'createProxy goes through proxy.issue' });
       const command = commandFromBody(op, label);
-      return parseCommandAnswer(await service.perpsSend(account, command, { origin: 'extension', authority, ...(exp === undefined ? {} : { exp }) }));
+      return parseCommandAnswer(
+        await service.perpsSend(account, command, {
+          origin: 'extension',
+          authority,
+          ...(exp === undefined ? {} : { exp }),
+        }),
+      );
     },
     // The approval window reads to show a site's request: those reads are the site's (lib/ratelimit/reserve.ts).
-    'perps.read': async ({ account, name, query }, sender) => d.reads.perpsRead(account, name, query, { draw: sender.kind === 'approval' ? 'site' : 'person' }),
+    'perps.read': async ({ account, name, query }, sender) =>
+      d.reads.perpsRead(account, name, query, { draw: sender.kind === 'approval' ? 'site' : 'person' }),
   };
 }

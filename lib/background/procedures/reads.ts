@@ -19,20 +19,31 @@ const clobFeeRateSchema = v.object({ base_fee: v.pipe(v.number(), v.finite(), v.
 /** `GET /data/trades` page (only the rows are read). */
 const clobTradesPageSchema = v.object({ data: v.array(clobTradeSchema) });
 /** `GET /v2/positions` (PROTOCOL.md §3.4). */
-const dataPositionsSchema = v.object({ data: v.array(dataPositionSchema), pagination: v.object({ next_cursor: v.nullable(v.pipe(v.string(), v.maxLength(200))) }) });
+const dataPositionsSchema = v.object({
+  data: v.array(dataPositionSchema),
+  pagination: v.object({ next_cursor: v.nullable(v.pipe(v.string(), v.maxLength(200))) }),
+});
 /** `GET /v2/value?user=`: the account's total value (a decimal string or a number). */
 const dataValueSchema = v.object({ data: v.object({ value: v.union([v.string(), v.number()]) }) });
 /** `GET /markets/keyset` (PROTOCOL.md §3.3): a page of markets (each checked on its own) and the next cursor. */
 const keysetSchema = v.looseObject({ markets: v.array(v.unknown()), next_cursor: v.optional(v.unknown()) });
 /** One catalogue market; `clobTokenIds` and `outcomes` are JSON-encoded lists (arrays are accepted too). */
-const rawMarketSchema = v.looseObject({ question: v.optional(v.unknown()), slug: v.optional(v.unknown()), clobTokenIds: v.unknown(), outcomes: v.unknown(), negRisk: v.optional(v.unknown()) });
+const rawMarketSchema = v.looseObject({
+  question: v.optional(v.unknown()),
+  slug: v.optional(v.unknown()),
+  clobTokenIds: v.unknown(),
+  outcomes: v.unknown(),
+  negRisk: v.optional(v.unknown()),
+});
 const tokenIdsSchema = v.array(v.pipe(v.string(), v.regex(/^\d{1,78}$/)));
 const outcomesSchema = v.array(v.unknown());
 
 /** A catalogue list field: the array itself, or the array a JSON string encodes (throws on bad JSON). */
 const listOf = (x: unknown): unknown => (Array.isArray(x) ? x : JSON.parse(String(x)));
 
-/** A catalogue market as the popup lists it, or none when its token ids or outcomes are not lists of the right shape. */
+/**
+ * A catalogue market as the popup lists it, or none when its token ids or outcomes are not lists of the right shape.
+ */
 function catalogueMarket(raw: unknown) {
   const m = v.safeParse(rawMarketSchema, raw);
   if (!m.success) return [];
@@ -44,14 +55,24 @@ function catalogueMarket(raw: unknown) {
     // The catalogue's words, validated at the boundary (venue-text); a refused one is named by the token it stands for.
     const first = tokenIds.output[0] ?? '';
     const name = venueText(question, { max: 200 }) ?? `market of token ${shortToken(first)}`;
-    return [{ question: name, slug: String(slug ?? '').slice(0, 100), tokenIds: tokenIds.output, outcomes: outcomes.output.map((o, i) => venueText(o, { max: 40 }) ?? `outcome ${i + 1}`), negRisk: negRisk === true }];
+    return [
+      {
+        question: name,
+        slug: String(slug ?? '').slice(0, 100),
+        tokenIds: tokenIds.output,
+        outcomes: outcomes.output.map((o, i) => venueText(o, { max: 40 }) ?? `outcome ${i + 1}`),
+        negRisk: negRisk === true,
+      },
+    ];
   } catch {
     return [];
   }
 }
 
 /** Handlers of `perps.book`, `catalogue.markets`, `clob.book`, `clob.trades` and `data.portfolio`. */
-export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'reads' | 'vault' | 'service'>): ContractHandlers<typeof READ_CONTRACT> {
+export function gatewayReads(
+  d: Pick<ProcedureDeps, 'db' | 'reads' | 'vault' | 'service'>,
+): ContractHandlers<typeof READ_CONTRACT> {
   const { db, reads, vault } = d;
   /**
    * Whose positions the data service is asked for: `account`'s deposit wallet when it has one whose
@@ -61,7 +82,8 @@ export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'reads' | 'vault' | '
   const holder = async (account: string, chainId: number): Promise<string> => {
     const w = await vault.depositWallet(account);
     if (!w) return account;
-    const derived = w.kind === 'uups' ? uupsDepositWallet(w.account, chainId) : beaconDepositWallet(w.account, chainId, w.beacon);
+    const derived =
+      w.kind === 'uups' ? uupsDepositWallet(w.account, chainId) : beaconDepositWallet(w.account, chainId, w.beacon);
     return derived.toLowerCase() === w.wallet.toLowerCase() ? w.wallet : account;
   };
   return {
@@ -75,18 +97,27 @@ export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'reads' | 'vault' | '
       const body = v.safeParse(keysetSchema, res.body);
       if (res.status !== 200 || !body.success) throw new BaseError('The catalogue did not answer.');
       const next = body.output.next_cursor;
-      return { markets: body.output.markets.flatMap(catalogueMarket), next_cursor: typeof next === 'string' ? next : null };
+      return {
+        markets: body.output.markets.flatMap(catalogueMarket),
+        next_cursor: typeof next === 'string' ? next : null,
+      };
     },
     'clob.book': async ({ tokenId }) => {
       const { clobUrl } = await readSettings(db);
       const [res, fee] = await Promise.all([
         requestJson(`${clobUrl}/book?token_id=${tokenId}`, { method: 'GET' }, d.service.gatewayFetch()),
-        requestJson(`${clobUrl}/fee-rate?token_id=${tokenId}`, { method: 'GET' }, d.service.gatewayFetch()).catch(() => undefined),
+        requestJson(`${clobUrl}/fee-rate?token_id=${tokenId}`, { method: 'GET' }, d.service.gatewayFetch()).catch(
+          () => undefined,
+        ),
       ]);
       const b = v.safeParse(clobBookSchema, res.body);
       if (res.status !== 200 || !b.success) throw new BaseError('The exchange has no order book for this token.');
       // The venue lists bids ascending and asks descending (best last): best first here, 10 levels.
-      const best = (xs: { price: string; size: string }[]) => xs.slice(-10).reverse().map((l): [string, string] => [l.price, l.size]);
+      const best = (xs: { price: string; size: string }[]) =>
+        xs
+          .slice(-10)
+          .reverse()
+          .map((l): [string, string] => [l.price, l.size]);
       const feeRate = v.safeParse(clobFeeRateSchema, fee?.body);
       return {
         tickSize: String(b.output.tick_size),
@@ -115,7 +146,11 @@ export function gatewayReads(d: Pick<ProcedureDeps, 'db' | 'reads' | 'vault' | '
       const p = v.safeParse(dataPositionsSchema, pos.body);
       if (pos.status !== 200 || !p.success) throw new BaseError('The data service did not answer positions.');
       const value = v.safeParse(dataValueSchema, val.body);
-      return { positions: p.output.data, value: value.success ? String(value.output.data.value) : null, next_cursor: p.output.pagination.next_cursor };
+      return {
+        positions: p.output.data,
+        value: value.success ? String(value.output.data.value) : null,
+        next_cursor: p.output.pagination.next_cursor,
+      };
     },
   };
 }

@@ -20,7 +20,11 @@ export class HostsNotGrantedError extends BaseError {
   override name = 'Settings.HostsNotGrantedError';
   static override readonly code: number | undefined = 4100;
   constructor(origins: string[]) {
-    super(`Nothing was saved: the browser has not allowed Countersign to reach ${origins.join(', ')}. Allow it when the browser asks, then save again.`, { data: { hosts: origins.join(',') } });
+    super(
+      `Nothing was saved: the browser has not allowed Countersign to reach ` +
+        `${origins.join(', ')}. Allow it when the browser asks, then save again.`,
+      { data: { hosts: origins.join(',') } },
+    );
   }
 }
 
@@ -31,7 +35,12 @@ export class HostsNotGrantedError extends BaseError {
  * hosts the browser has not granted (`HostsNotGrantedError`). Returns the patch to store, with
  * `venueChosen` set when it names a preset or a venue's service.
  */
-async function checkedPatch(d: ProcedureDeps, rule: TransportRule, current: Settings, patch: Partial<Settings>): Promise<Partial<Settings>> {
+async function checkedPatch(
+  d: ProcedureDeps,
+  rule: TransportRule,
+  current: Settings,
+  patch: Partial<Settings>,
+): Promise<Partial<Settings>> {
   const settled = settlePreset(current, patch);
   assertSecureSettings(settled, rule);
   const next = { ...current, ...settled };
@@ -69,7 +78,11 @@ export function settingsProcedures(d: ProcedureDeps): ContractHandlers<typeof SE
   return {
     'settings.get': async () => {
       const report = await readSettingsReport(d.db);
-      return { ...report, insecure: insecureFields(report.settings, rule()), cleartext: await noteAndListCleartext(d, report.settings) };
+      return {
+        ...report,
+        insecure: insecureFields(report.settings, rule()),
+        cleartext: await noteAndListCleartext(d, report.settings),
+      };
     },
     'settings.set': async (patch) => {
       const current = await readSettings(d.db);
@@ -94,7 +107,12 @@ export function settingsProcedures(d: ProcedureDeps): ContractHandlers<typeof SE
     },
     'settings.checkConnections': async () => {
       const Ws: WebSocketConstructor | undefined = globalThis.WebSocket;
-      return { results: await checkConnections(await readSettings(d.db), { fetchFn: d.service.gatewayFetch(), WebSocket: Ws ? guardedWebSocket(Ws, rule()) : undefined }) };
+      return {
+        results: await checkConnections(await readSettings(d.db), {
+          fetchFn: d.service.gatewayFetch(),
+          WebSocket: Ws ? guardedWebSocket(Ws, rule()) : undefined,
+        }),
+      };
     },
   };
 }

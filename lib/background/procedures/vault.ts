@@ -15,7 +15,9 @@ async function accounts(vault: Vault) {
     owners.map(async (o) => ({
       address: o.address,
       label: o.label,
-      proxies: proxies.filter((p) => p.account.toLowerCase() === o.address.toLowerCase()).map(({ proxy, expiry, label }) => ({ proxy, expiry, label })),
+      proxies: proxies
+        .filter((p) => p.account.toLowerCase() === o.address.toLowerCase())
+        .map(({ proxy, expiry, label }) => ({ proxy, expiry, label })),
       hasClobCredentials: await vault.hasClobCredentials(o.address),
       ...(await clobType(vault, o.address)),
     })),
@@ -37,17 +39,27 @@ export function vaultProcedures(d: ProcedureDeps): ContractHandlers<typeof VAULT
   const { vault, db, service } = d;
   return {
     'vault.status': async () => {
-      // Independent reads, asked together (on a worker's first message each is a database read, the grants' one the longest).
+      // Independent reads, asked together (on a worker's first message each is a database read, the grants' one the
+      // longest).
       const [status, list, active, session] = await Promise.all([
         vault.status(),
         accounts(vault),
         activeAccount(db, vault),
         // Live grants' sites and expiry: "Trading session: <site>, <time left>".
-        vault.state === 'locked' ? [] : d.grants.list().then((live) => live.map((g) => ({ origin: g.origin, expiresAt: g.expiresAt }))),
+        vault.state === 'locked'
+          ? []
+          : d.grants.list().then((live) => live.map((g) => ({ origin: g.origin, expiresAt: g.expiresAt }))),
       ]);
       // A vault is created only once a venue was chosen (`vault.create`): only a new profile reads the settings for it.
       const venueChosen = status.initialized || (await readSettings(db)).venueChosen;
-      return { ...status, accounts: list, activeAccount: active?.address ?? null, pendingApprovals: d.registry.size, session, venueChosen };
+      return {
+        ...status,
+        accounts: list,
+        activeAccount: active?.address ?? null,
+        pendingApprovals: d.registry.size,
+        session,
+        venueChosen,
+      };
     },
     'vault.create': async ({ password }) => {
       assertVenueChosen(await readSettings(db)); // a release's first run: the venue first, whatever page asks
@@ -81,7 +93,9 @@ export function vaultProcedures(d: ProcedureDeps): ContractHandlers<typeof VAULT
       await activeAccount(db, vault);
       return { address: o.address };
     },
-    'vault.revealOwnerKey': async ({ address, password }) => ({ privateKey: await vault.revealOwnerKey(address, password) }),
+    'vault.revealOwnerKey': async ({ address, password }) => ({
+      privateKey: await vault.revealOwnerKey(address, password),
+    }),
     'vault.accounts': async () => accounts(vault),
     'vault.exportBackup': async () => ({ backup: await vault.exportBackup() }),
     'vault.restoreBackup': async ({ backup, password }) => {

@@ -14,7 +14,10 @@ import { BrowserProvider } from 'ethers';
 import { createWalletClient, custom, rpcSchema } from 'viem';
 
 // #region types
-/** The provider as a site sees it (EIP-1193): `request`, and the `accountsChanged` / `chainChanged` / `connect` / `disconnect` events. */
+/**
+ * The provider as a site sees it (EIP-1193): `request`, and the `accountsChanged` / `chainChanged` / `connect` /
+ * `disconnect` events.
+ */
 export type Provider = {
   request(args: { method: string; params?: readonly unknown[] | object }): Promise<unknown>;
   on(event: string, listener: (...args: unknown[]) => void): void;
@@ -45,7 +48,8 @@ export function discover(timeoutMs = 3000): Promise<Provider> {
 export async function connect(provider: Provider) {
   const chainId = await provider.request({ method: 'eth_chainId' }); // e.g. '0x13882' (80002)
   const [account] = (await provider.request({ method: 'eth_requestAccounts' })) as string[]; // ['0x5a…'] after approval
-  const accounts = await provider.request({ method: 'eth_accounts' }); // the same, without a window, while connected and unlocked
+  // the same, without a window, while connected and unlocked
+  const accounts = await provider.request({ method: 'eth_accounts' });
   return { chainId, account, accounts };
 }
 // #endregion connect
@@ -55,7 +59,8 @@ export async function connect(provider: Provider) {
 export async function permissions(provider: Provider) {
   const requested = await provider.request({ method: 'wallet_requestPermissions', params: [{ eth_accounts: {} }] });
   const current = await provider.request({ method: 'wallet_getPermissions' });
-  // [{ invoker: 'https://your.site', parentCapability: 'eth_accounts', caveats: [{ type: 'restrictReturnedAccounts', value: ['0x5a…'] }], date: 1795000000000 }]
+  // [{ invoker: 'https://your.site', parentCapability: 'eth_accounts', caveats: [{ type: 'restrictReturnedAccounts',
+  // value: ['0x5a…'] }], date: 1795000000000 }]
   return { requested, current };
 }
 // #endregion permissions
@@ -70,7 +75,10 @@ export async function perpsSendCommand(provider: Provider) {
     params: [
       {
         // createOrders: instrument id 2, buy 0.5 at 3000, good-til-cancelled, post-only, with a client order id
-        op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true, c: coid }] },
+        op: {
+          type: 'createOrders',
+          args: [{ iid: 2, buy: true, qty: '0.5', p: '3000', tif: 'gtc', po: true, c: coid }],
+        },
         idempotencyKey: coid, // optional: a repeat with this key joins the first or gets its unknown outcome
       },
     ],
@@ -104,8 +112,12 @@ export async function clobPostOrders(provider: Provider, tokenId: string) {
 // #region clob_signRequest
 /** L2 headers for one allowed order-book route; the site sends the request itself with them. */
 export async function clobSignRequest(provider: Provider, clobUrl: string) {
-  const headers = (await provider.request({ method: 'clob_signRequest', params: [{ method: 'GET', requestPath: '/data/orders' }] })) as Record<string, string>;
-  // { SVC_ADDRESS | POLY_ADDRESS, …_SIGNATURE, …_TIMESTAMP, …_API_KEY, …_PASSPHRASE } (the venue's names under a venue preset)
+  const headers = (await provider.request({
+    method: 'clob_signRequest',
+    params: [{ method: 'GET', requestPath: '/data/orders' }],
+  })) as Record<string, string>;
+  // { SVC_ADDRESS | POLY_ADDRESS, …_SIGNATURE, …_TIMESTAMP, …_API_KEY, …_PASSPHRASE } (the venue's names under a venue
+  // preset)
   const res = await fetch(`${clobUrl}/data/orders`, { headers });
   return { headerNames: Object.keys(headers).sort(), status: res.status };
 }
@@ -123,14 +135,22 @@ export async function grantPermissions(provider: Provider) {
         permissions: [
           {
             type: 'countersign-grant',
-            data: { venue: 'perps', instruments: [2], allow: { order: true, cancel: true }, maxNotional: '2000', dailyNotional: '20000', priceBandPct: '2' },
+            data: {
+              venue: 'perps',
+              instruments: [2],
+              allow: { order: true, cancel: true },
+              maxNotional: '2000',
+              dailyNotional: '20000',
+              priceBandPct: '2',
+            },
             policies: [],
           },
         ],
       },
     ],
   });
-  return granted; // { expiry, grantedPermissions: [{ type: 'countersign-grant', data, policies: [] }], permissionsContext }
+  // { expiry, grantedPermissions: [{ type: 'countersign-grant', data, policies: [] }], permissionsContext }
+  return granted;
 }
 // #endregion wallet_grantPermissions
 
@@ -138,7 +158,10 @@ export async function grantPermissions(provider: Provider) {
 /** Errors are EIP-1193 / EIP-1474 errors: read `code`, and `data` for -32002 (lib/dapp/README.md "Errors"). */
 export async function refusedTypedData(provider: Provider) {
   try {
-    await provider.request({ method: 'eth_signTypedData_v4', params: ['0x0000000000000000000000000000000000000000', '{}'] });
+    await provider.request({
+      method: 'eth_signTypedData_v4',
+      params: ['0x0000000000000000000000000000000000000000', '{}'],
+    });
     return { code: 0 };
   } catch (err) {
     const { code, message } = err as { code: number; message: string }; // an EIP-1193 ProviderRpcError
@@ -158,10 +181,31 @@ export async function revoke(provider: Provider) {
 // #region viem
 /** Countersign's page methods as a viem RPC schema (params as lib/dapp/README.md documents them). */
 type CountersignSchema = [
-  { Method: 'perps_sendCommand'; Parameters: [{ op: { type: string; args: unknown; grp?: unknown }; exp?: number; idempotencyKey?: string }]; ReturnType: unknown },
-  { Method: 'perps_signCommand'; Parameters: [{ op: { type: string; args: unknown; grp?: unknown }; exp?: number }]; ReturnType: unknown },
-  { Method: 'clob_postOrders'; Parameters: [{ orders: { tokenId: string; side: 'BUY' | 'SELL'; price: string; size: string; orderType: string }[]; idempotencyKey?: string }]; ReturnType: { success: boolean; orderID: string; status?: string; errorMsg: string }[] },
-  { Method: 'clob_signRequest'; Parameters: [{ method: 'GET' | 'POST' | 'DELETE' | 'PUT'; requestPath: string; body?: string }]; ReturnType: Record<string, string> },
+  {
+    Method: 'perps_sendCommand';
+    Parameters: [{ op: { type: string; args: unknown; grp?: unknown }; exp?: number; idempotencyKey?: string }];
+    ReturnType: unknown;
+  },
+  {
+    Method: 'perps_signCommand';
+    Parameters: [{ op: { type: string; args: unknown; grp?: unknown }; exp?: number }];
+    ReturnType: unknown;
+  },
+  {
+    Method: 'clob_postOrders';
+    Parameters: [
+      {
+        orders: { tokenId: string; side: 'BUY' | 'SELL'; price: string; size: string; orderType: string }[];
+        idempotencyKey?: string;
+      },
+    ];
+    ReturnType: { success: boolean; orderID: string; status?: string; errorMsg: string }[];
+  },
+  {
+    Method: 'clob_signRequest';
+    Parameters: [{ method: 'GET' | 'POST' | 'DELETE' | 'PUT'; requestPath: string; body?: string }];
+    ReturnType: Record<string, string>;
+  },
 ];
 
 /** viem: a wallet client over the provider with Countersign's schema; signing requests with retries off. */
@@ -170,8 +214,14 @@ export async function withViem(provider: Provider) {
   const [account] = await client.requestAddresses();
   const chainId = await client.getChainId();
   const answer = await client.request(
-    { method: 'perps_sendCommand', params: [{ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '2900', tif: 'gtc', po: true }] } }] },
-    { retryCount: 0 }, // never let a library retry a signing request: a retry would be a second order or a second window
+    {
+      method: 'perps_sendCommand',
+      params: [
+        { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '2900', tif: 'gtc', po: true }] } },
+      ],
+    },
+    // never let a library retry a signing request: a retry would be a second order or a second window
+    { retryCount: 0 },
   );
   return { account, chainId, answer };
 }
@@ -182,7 +232,10 @@ export async function withViem(provider: Provider) {
 export async function viemError(provider: Provider) {
   const client = createWalletClient({ transport: custom(provider), rpcSchema: rpcSchema<CountersignSchema>() });
   try {
-    await client.request({ method: 'perps_sendCommand', params: [{ op: { type: 'cancelOrders', args: [1] } }] }, { retryCount: 0 });
+    await client.request(
+      { method: 'perps_sendCommand', params: [{ op: { type: 'cancelOrders', args: [1] } }] },
+      { retryCount: 0 },
+    );
     return { name: 'none', code: 0 };
   } catch (err) {
     const { name, code } = err as { name: string; code: number };
@@ -197,7 +250,9 @@ export async function withEthers(provider: Provider) {
   const browserProvider = new BrowserProvider(provider);
   const signer = await browserProvider.getSigner(); // eth_requestAccounts: a window unless already connected
   const { chainId } = await browserProvider.getNetwork();
-  const answer = await browserProvider.send('perps_sendCommand', [{ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '2800', tif: 'gtc', po: true }] } }]);
+  const answer = await browserProvider.send('perps_sendCommand', [
+    { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '2800', tif: 'gtc', po: true }] } },
+  ]);
   try {
     await browserProvider.send('eth_signTypedData_v4', [signer.address, '{}']);
   } catch (err) {
@@ -219,23 +274,31 @@ export async function withWagmi() {
     chains: [polygonAmoy], // 80002, the sandbox's chain id; `polygon` (137) at the venue
     transports: { [polygonAmoy.id]: wagmi.http() }, // chain reads only: Countersign's methods go through the connector
   });
-  const countersign = config.connectors.find((c) => c.id === 'xyz.countersign'); // injected({ target: { ...info, id: info.rdns, provider } })
+  // injected({ target: { ...info, id: info.rdns, provider } })
+  const countersign = config.connectors.find((c) => c.id === 'xyz.countersign');
   if (!countersign) throw new Error('Countersign is not installed');
   await wagmi.connect(config, { connector: countersign }); // wallet_requestPermissions: a window asks the person
-  const { address, status } = wagmi.getConnection(config); // (`getAccount` is its older name) { address: '0x5a…', status: 'connected' }
+  // (`getAccount` is its older name) { address: '0x5a…', status: 'connected' }
+  const { address, status } = wagmi.getConnection(config);
   const chainId = wagmi.getChainId(config); // 80002
   const client = await wagmi.getConnectorClient(config); // a viem client over Countersign's provider, retries off
   type PerpsSendCommand = Extract<CountersignSchema[number], { Method: 'perps_sendCommand' }>; // the viem schema above
   const answer = await client.request<PerpsSendCommand>({
     method: 'perps_sendCommand',
-    params: [{ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '2700', tif: 'gtc', po: true }] } }],
+    params: [
+      { op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '2700', tif: 'gtc', po: true }] } },
+    ],
   });
   try {
-    await client.request<PerpsSendCommand>({ method: 'perps_sendCommand', params: [{ op: { type: 'cancelOrders', args: [1] } }] });
+    await client.request<PerpsSendCommand>({
+      method: 'perps_sendCommand',
+      params: [{ op: { type: 'cancelOrders', args: [1] } }],
+    });
     return { address, status, chainId, answer, rejected: undefined };
   } catch (err) {
     const { name, code } = err as { name: string; code: number }; // viem's error classes, as in "viem" above
-    return { address, status, chainId, answer, rejected: { name, code } }; // the person rejected: { name: 'UserRejectedRequestError', code: 4001 }
+    // the person rejected: { name: 'UserRejectedRequestError', code: 4001 }
+    return { address, status, chainId, answer, rejected: { name, code } };
   }
 }
 // #endregion wagmi

@@ -8,13 +8,17 @@ import { METHOD_POLICY } from '../../page/policy';
 import { README, regions, withExamples } from './regions';
 
 describe('site developers README', () => {
-  it('each example block equals its region in examples.ts, and every region is shown (npm run docs:examples rewrites them)', () => {
-    const readme = readFileSync(README, 'utf8');
-    const regs = regions();
-    expect(readme).toBe(withExamples(readme, regs));
-    const shown = [...readme.matchAll(/<!-- example: (\S+) -->/g)].map((m) => m[1]);
-    expect([...regs.keys()].filter((r) => !shown.includes(r))).toEqual([]);
-  });
+  it(
+    'each example block equals its region in examples.ts, and ' +
+      'every region is shown (npm run docs:examples rewrites them)',
+    () => {
+      const readme = readFileSync(README, 'utf8');
+      const regs = regions();
+      expect(readme).toBe(withExamples(readme, regs));
+      const shown = [...readme.matchAll(/<!-- example: (\S+) -->/g)].map((m) => m[1]);
+      expect([...regs.keys()].filter((r) => !shown.includes(r))).toEqual([]);
+    },
+  );
 
   it('the methods table names every page method', () => {
     const readme = readFileSync(README, 'utf8');

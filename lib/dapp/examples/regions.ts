@@ -14,7 +14,8 @@ export const README = resolve(import.meta.dirname, '../README.md');
 /** Region name → its text (without the region lines), in file order. */
 export function regions(source = readFileSync(EXAMPLES, 'utf8')): Map<string, string> {
   const out = new Map<string, string>();
-  for (const [, name, body] of source.matchAll(/^\/\/ #region (\S+)\n([\s\S]*?)^\/\/ #endregion \1$/gm)) if (name && body !== undefined) out.set(name, body.trimEnd());
+  for (const [, name, body] of source.matchAll(/^\/\/ #region (\S+)\n([\s\S]*?)^\/\/ #endregion \1$/gm))
+    if (name && body !== undefined) out.set(name, body.trimEnd());
   return out;
 }
 

@@ -35,11 +35,41 @@ export type L2Env = { Variables: { creds: ApiCreds; body: string } };
 
 /** Seed "Limits" tables: (method path) → budgets per 10 s / 10 min. */
 const LIMITS: [string, { limit: number; windowMs: number }[]][] = [
-  ['POST /order', [{ limit: 5_000, windowMs: 10_000 }, { limit: 120_000, windowMs: 600_000 }]],
-  ['POST /orders', [{ limit: 2_000, windowMs: 10_000 }, { limit: 21_000, windowMs: 600_000 }]],
-  ['DELETE /order', [{ limit: 5_000, windowMs: 10_000 }, { limit: 120_000, windowMs: 600_000 }]],
-  ['DELETE /orders', [{ limit: 2_000, windowMs: 10_000 }, { limit: 15_000, windowMs: 600_000 }]],
-  ['DELETE /cancel-all', [{ limit: 250, windowMs: 10_000 }, { limit: 6_000, windowMs: 600_000 }]],
+  [
+    'POST /order',
+    [
+      { limit: 5_000, windowMs: 10_000 },
+      { limit: 120_000, windowMs: 600_000 },
+    ],
+  ],
+  [
+    'POST /orders',
+    [
+      { limit: 2_000, windowMs: 10_000 },
+      { limit: 21_000, windowMs: 600_000 },
+    ],
+  ],
+  [
+    'DELETE /order',
+    [
+      { limit: 5_000, windowMs: 10_000 },
+      { limit: 120_000, windowMs: 600_000 },
+    ],
+  ],
+  [
+    'DELETE /orders',
+    [
+      { limit: 2_000, windowMs: 10_000 },
+      { limit: 15_000, windowMs: 600_000 },
+    ],
+  ],
+  [
+    'DELETE /cancel-all',
+    [
+      { limit: 250, windowMs: 10_000 },
+      { limit: 6_000, windowMs: 600_000 },
+    ],
+  ],
   ['GET /book', [{ limit: 1_500, windowMs: 10_000 }]],
   ['GET /price', [{ limit: 1_500, windowMs: 10_000 }]],
   ['GET /midpoint', [{ limit: 1_500, windowMs: 10_000 }]],
@@ -51,7 +81,12 @@ const LIMITS: [string, { limit: number; windowMs: number }[]][] = [
 ];
 
 /** The exchange's error answer: `{ error, ...extra }` with an HTTP status. */
-export function fail(c: Context, status: ContentfulStatusCode, error: string, extra: Record<string, unknown> = {}): Response {
+export function fail(
+  c: Context,
+  status: ContentfulStatusCode,
+  error: string,
+  extra: Record<string, unknown> = {},
+): Response {
   return c.json({ error, ...extra }, status);
 }
 
@@ -68,7 +103,11 @@ const l1Headers = v.object({
  * `SVC_NONCE` unless `fixedNonce` is given) — ClobAuth on the exchange chain — or undefined when they are
  * malformed, outside `config.clobTimestampWindowS` of the sandbox clock, or signed by another key.
  */
-export async function verifyL1(ctx: SandboxContext, c: Context, fixedNonce?: number): Promise<{ address: Address; nonce: number } | undefined> {
+export async function verifyL1(
+  ctx: SandboxContext,
+  c: Context,
+  fixedNonce?: number,
+): Promise<{ address: Address; nonce: number } | undefined> {
   const h = v.safeParse(l1Headers, {
     address: authHeader(c, 'SVC_ADDRESS') ?? '',
     signature: authHeader(c, 'SVC_SIGNATURE') ?? '',
@@ -79,7 +118,10 @@ export async function verifyL1(ctx: SandboxContext, c: Context, fixedNonce?: num
   const { address, signature, timestamp, nonce } = h.output;
   if (Math.abs(timestamp - Math.floor(ctx.now() / 1000)) > ctx.config.clobTimestampWindowS) return undefined;
   try {
-    const recovered = await recoverTypedDataAddress({ ...clobAuthTypedData(address, { chainId: ctx.config.clobChainId, timestamp, nonce }), signature });
+    const recovered = await recoverTypedDataAddress({
+      ...clobAuthTypedData(address, { chainId: ctx.config.clobChainId, timestamp, nonce }),
+      signature,
+    });
     return recovered.toLowerCase() === address.toLowerCase() ? { address: recovered, nonce } : undefined;
   } catch {
     return undefined;
@@ -111,7 +153,12 @@ export class ClobExchange {
     let w = this.ctx.clobLimits.get(name);
     if (!w) {
       const budgets = LIMITS.find(([k]) => k === name)?.[1] ?? [];
-      w = new MultiWindow(budgets.map((b) => ({ limit: Math.max(1, Math.floor(b.limit * this.ctx.config.clobRateLimitFactor)), windowMs: b.windowMs })));
+      w = new MultiWindow(
+        budgets.map((b) => ({
+          limit: Math.max(1, Math.floor(b.limit * this.ctx.config.clobRateLimitFactor)),
+          windowMs: b.windowMs,
+        })),
+      );
       this.ctx.clobLimits.set(name, w);
     }
     return w;
@@ -166,11 +213,18 @@ export class ClobExchange {
     const sig = h('SVC_SIGNATURE');
     const ts = h('SVC_TIMESTAMP');
     if (!creds || !address || !sig || !ts || !/^\d{1,12}$/.test(ts)) return fail(c, 401, UNAUTHORIZED);
-    if (h('SVC_PASSPHRASE') !== creds.passphrase || address.toLowerCase() !== creds.address.toLowerCase()) return fail(c, 401, UNAUTHORIZED);
+    if (h('SVC_PASSPHRASE') !== creds.passphrase || address.toLowerCase() !== creds.address.toLowerCase())
+      return fail(c, 401, UNAUTHORIZED);
     if (Math.abs(Number(ts) - this.nowS()) > this.ctx.config.clobTimestampWindowS) return fail(c, 401, UNAUTHORIZED);
     const body = await c.req.text();
     // PROTOCOL.md §2.2: the HMAC covers the path alone; query parameters travel unsigned.
-    const expected = buildL2SignatureSync({ secret: creds.secret, timestamp: Number(ts), method: c.req.method, requestPath: this.path(c), body });
+    const expected = buildL2SignatureSync({
+      secret: creds.secret,
+      timestamp: Number(ts),
+      method: c.req.method,
+      requestPath: this.path(c),
+      body,
+    });
     if (!l2SignaturesEqual(expected, sig)) return fail(c, 401, UNAUTHORIZED);
     c.set('creds', creds);
     c.set('body', body);
@@ -186,7 +240,8 @@ export class ClobExchange {
       const mode = this.venue.mode;
       if (mode === 'restarting') return fail(c, 425, 'Matching engine restarting');
       if (mode === 'disabled') return fail(c, 503, 'Trading is currently disabled. No orders or cancels are accepted.');
-      if (kind === 'order' && mode === 'cancel-only') return fail(c, 503, 'Trading is currently cancel-only. New orders are not accepted, but cancels are allowed.');
+      if (kind === 'order' && mode === 'cancel-only')
+        return fail(c, 503, 'Trading is currently cancel-only. New orders are not accepted, but cancels are allowed.');
       await next();
     });
   }

@@ -67,10 +67,25 @@ function asksPostOnly(raw: unknown): boolean {
 const txHash = (matchId: string) => keccak256(toHex(`sandbox-trade:${matchId}`));
 
 /** The answer item of a placed order (`makingAmount` / `takingAmount` empty until something matched). */
-type PlaceResult = { success: true; errorMsg: ''; orderID: string; status: string; makingAmount: string; takingAmount: string; tradeIDs: string[]; transactionsHashes: Hex[] };
+type PlaceResult = {
+  success: true;
+  errorMsg: '';
+  orderID: string;
+  status: string;
+  makingAmount: string;
+  takingAmount: string;
+  tradeIDs: string[];
+  transactionsHashes: Hex[];
+};
 
 /** The price (at `PRICE_SCALE`) an order's amounts give, on the market's tick; `OrderRejectedError` when off-tick. */
-function orderPrice(collateral: bigint, shares: bigint, side: 'BUY' | 'SELL', marketStyle: boolean, tickSize: string): bigint {
+function orderPrice(
+  collateral: bigint,
+  shares: bigint,
+  side: 'BUY' | 'SELL',
+  marketStyle: boolean,
+  tickSize: string,
+): bigint {
   const tick = toUnits(tickSize, 6) ?? PRICE_SCALE;
   const offTick = new OrderRejectedError(`price breaks minimum tick size rule: ${tickSize}`);
   // Limit orders carry an exact on-tick ratio. Market-style orders (FOK, FAK) carry amounts the client
@@ -78,7 +93,9 @@ function orderPrice(collateral: bigint, shares: bigint, side: 'BUY' | 'SELL', ma
   // ratio rounded to the tick in the taker's favour of the book (down for BUY, up for SELL).
   const exact = (collateral * PRICE_SCALE) % shares === 0n;
   let price = (collateral * PRICE_SCALE) / shares;
-  if (marketStyle) price = side === 'BUY' ? price - (price % tick) : price % tick === 0n && exact ? price : price - (price % tick) + tick;
+  if (marketStyle)
+    price =
+      side === 'BUY' ? price - (price % tick) : price % tick === 0n && exact ? price : price - (price % tick) + tick;
   else if (!exact || price % tick !== 0n) throw offTick;
   if (price % tick !== 0n || price < tick || price > PRICE_SCALE - tick) throw offTick;
   return price;
@@ -103,13 +120,19 @@ async function placeOrder(ex: ClobExchange, raw: unknown, creds: ApiCreds): Prom
   }
   const me = creds.address.toLowerCase();
   const type3 = order.signatureType === 3;
-  if (!type3 && order.signer.toLowerCase() !== me) throw new OrderRejectedError('the order signer address has to be the address of the API KEY');
+  if (!type3 && order.signer.toLowerCase() !== me)
+    throw new OrderRejectedError('the order signer address has to be the address of the API KEY');
   const expectedMaker = order.signatureType === 0 ? me : type3 ? order.signer.toLowerCase() : venue.funders.get(me);
-  if (!expectedMaker || order.maker.toLowerCase() !== expectedMaker) throw new OrderRejectedError('the order maker address has to be the funder address of the API KEY');
+  if (!expectedMaker || order.maker.toLowerCase() !== expectedMaker)
+    throw new OrderRejectedError('the order maker address has to be the funder address of the API KEY');
   const market = venue.tokenIndex.get(order.tokenId);
   if (!market) throw new OrderRejectedError('Invalid token id');
   if (market.closed) throw new OrderRejectedError('market not yet ready for orders');
-  const input = { chainId: ctx.config.clobChainId, verifyingContract: exchangeAddress({ negRisk: market.negRisk }), order };
+  const input = {
+    chainId: ctx.config.clobChainId,
+    verifyingContract: exchangeAddress({ negRisk: market.negRisk }),
+    order,
+  };
   if (type3) await checkDepositWalletOrder(ex, input, b.order.signature, me);
   else {
     let signer: Address;
@@ -122,30 +145,38 @@ async function placeOrder(ex: ClobExchange, raw: unknown, creds: ApiCreds): Prom
   }
   const postOnly = b.postOnly ?? false;
   const marketStyle = b.orderType === 'FOK' || b.orderType === 'FAK';
-  if (postOnly && marketStyle) throw new OrderRejectedError('invalid post-only order: FOK and FAK orders cannot be post-only');
+  if (postOnly && marketStyle)
+    throw new OrderRejectedError('invalid post-only order: FOK and FAK orders cannot be post-only');
   const expiration = Number(b.order.expiration);
-  if (b.orderType === 'GTD' ? expiration <= ex.nowS() : expiration !== 0) throw new OrderRejectedError('invalid expiration');
+  if (b.orderType === 'GTD' ? expiration <= ex.nowS() : expiration !== 0)
+    throw new OrderRejectedError('invalid expiration');
   const maker = BigInt(order.makerAmount);
   const taker = BigInt(order.takerAmount);
   if (maker === 0n || taker === 0n) throw new OrderRejectedError('Invalid order payload');
   const [collateral, shares] = order.side === 'BUY' ? [maker, taker] : [taker, maker];
   const price = orderPrice(collateral, shares, order.side, marketStyle, market.tickSize);
-  if (shares < (toUnits(market.minSize, 6) ?? 0n)) throw new OrderRejectedError(`size lower than the minimum: ${market.minSize}`);
-  const rec = venue.place({
-    id: clobOrderDigest(input),
-    owner: creds.apiKey,
-    address: me,
-    maker: order.maker.toLowerCase(),
-    tokenId: order.tokenId,
-    side: order.side,
-    price,
-    originalSize: shares,
-    orderType: b.orderType,
-    postOnly,
-    expiration,
-    created: ctx.now(),
-  }, order.side === 'BUY' && marketStyle ? collateral : undefined);
-  const matchedCost = venue.trades.filter((t) => t.orderId === rec.id).reduce((a, t) => a + (t.size * t.price) / PRICE_SCALE, 0n);
+  if (shares < (toUnits(market.minSize, 6) ?? 0n))
+    throw new OrderRejectedError(`size lower than the minimum: ${market.minSize}`);
+  const rec = venue.place(
+    {
+      id: clobOrderDigest(input),
+      owner: creds.apiKey,
+      address: me,
+      maker: order.maker.toLowerCase(),
+      tokenId: order.tokenId,
+      side: order.side,
+      price,
+      originalSize: shares,
+      orderType: b.orderType,
+      postOnly,
+      expiration,
+      created: ctx.now(),
+    },
+    order.side === 'BUY' && marketStyle ? collateral : undefined,
+  );
+  const matchedCost = venue.trades
+    .filter((t) => t.orderId === rec.id)
+    .reduce((a, t) => a + (t.size * t.price) / PRICE_SCALE, 0n);
   const tradeIDs = venue.matchesOf(rec.id);
   return {
     success: true,
@@ -160,7 +191,14 @@ async function placeOrder(ex: ClobExchange, raw: unknown, creds: ApiCreds): Prom
 }
 
 /** A failed item of a `POST /orders` answer. */
-const failedItem = (errorMsg: string) => ({ success: false, errorMsg, orderID: '', status: '', makingAmount: '', takingAmount: '' });
+const failedItem = (errorMsg: string) => ({
+  success: false,
+  errorMsg,
+  orderID: '',
+  status: '',
+  makingAmount: '',
+  takingAmount: '',
+});
 
 /** Cancels `ids` for `creds`' address: `{ canceled, not_canceled: { id: reason } }`. */
 function cancelMany(venue: ClobVenue, ids: string[], creds: ApiCreds) {
@@ -186,7 +224,10 @@ export function l2OrderRoutes(app: Hono, ex: ClobExchange): void {
     const raw = parseJson(c.var.body);
     if (venue.mode === 'post-only' && !asksPostOnly(raw)) {
       c.header('Retry-After', String(venue.retryAfterSeconds));
-      return fail(c, 503, 'Exchange is in post-only mode: only post-only orders and cancels are accepted.', { code: 'post_only_mode', retry_after_seconds: venue.retryAfterSeconds });
+      return fail(c, 503, 'Exchange is in post-only mode: only post-only orders and cancels are accepted.', {
+        code: 'post_only_mode',
+        retry_after_seconds: venue.retryAfterSeconds,
+      });
     }
     venue.expire();
     try {
@@ -199,7 +240,8 @@ export function l2OrderRoutes(app: Hono, ex: ClobExchange): void {
   app.post('/orders', ex.gate('order'), ex.l2, async (c) => {
     const raw = parseJson(c.var.body);
     if (!Array.isArray(raw) || raw.length === 0) return fail(c, 400, 'Invalid payload');
-    if (raw.length > CLOB_MAX_BATCH) return fail(c, 400, `Too many orders in payload: ${raw.length}, max allowed: ${CLOB_MAX_BATCH}`);
+    if (raw.length > CLOB_MAX_BATCH)
+      return fail(c, 400, `Too many orders in payload: ${raw.length}, max allowed: ${CLOB_MAX_BATCH}`);
     venue.expire();
     const out = [];
     for (const item of raw) {
@@ -226,7 +268,8 @@ export function l2OrderRoutes(app: Hono, ex: ClobExchange): void {
   app.delete('/orders', ex.gate('cancel'), ex.l2, (c) => {
     const b = v.safeParse(v.array(v.string()), parseJson(c.var.body));
     if (!b.success) return fail(c, 400, 'Invalid payload');
-    if (b.output.length > CANCEL_BATCH_MAX) return fail(c, 400, `Too many orders in payload, max allowed: ${CANCEL_BATCH_MAX}`);
+    if (b.output.length > CANCEL_BATCH_MAX)
+      return fail(c, 400, `Too many orders in payload, max allowed: ${CANCEL_BATCH_MAX}`);
     return c.json(cancelMany(venue, b.output, c.var.creds));
   });
 
@@ -237,12 +280,21 @@ export function l2OrderRoutes(app: Hono, ex: ClobExchange): void {
   });
 
   app.delete('/cancel-market-orders', ex.gate('cancel'), ex.l2, (c) => {
-    const b = v.safeParse(v.object({ market: v.optional(v.string()), asset_id: v.optional(v.string()) }), parseJson(c.var.body) ?? {});
+    const b = v.safeParse(
+      v.object({ market: v.optional(v.string()), asset_id: v.optional(v.string()) }),
+      parseJson(c.var.body) ?? {},
+    );
     if (!b.success) return fail(c, 400, 'Invalid payload');
     const { market, asset_id } = b.output;
     const me = c.var.creds.address.toLowerCase();
     const ids = [...venue.orders.values()]
-      .filter((o) => o.address === me && o.status === 'live' && (!asset_id || o.tokenId === asset_id) && (!market || venue.tokenIndex.get(o.tokenId)?.conditionId === market))
+      .filter(
+        (o) =>
+          o.address === me &&
+          o.status === 'live' &&
+          (!asset_id || o.tokenId === asset_id) &&
+          (!market || venue.tokenIndex.get(o.tokenId)?.conditionId === market),
+      )
       .map((o) => o.id);
     return c.json(cancelMany(venue, ids, c.var.creds));
   });
@@ -268,7 +320,14 @@ export function l2ReadRoutes(app: Hono, ex: ClobExchange): void {
   /** An order as `GET /data/order/{id}` and `/data/orders` answer it (bindings `OpenOrderSchema`). */
   const orderView = (o: ClobOrderRec) => ({
     id: o.id,
-    status: o.status === 'live' ? 'LIVE' : o.status === 'matched' ? 'MATCHED' : o.status === 'canceled' ? 'CANCELED' : 'UNMATCHED',
+    status:
+      o.status === 'live'
+        ? 'LIVE'
+        : o.status === 'matched'
+          ? 'MATCHED'
+          : o.status === 'canceled'
+            ? 'CANCELED'
+            : 'UNMATCHED',
     owner: o.owner,
     maker_address: o.maker,
     market: venue.tokenIndex.get(o.tokenId)?.conditionId ?? '',
@@ -338,7 +397,14 @@ export function l2ReadRoutes(app: Hono, ex: ClobExchange): void {
     const me = c.var.creds.address.toLowerCase();
     const { id, market, asset_id: asset } = c.req.query();
     const rows = [...venue.orders.values()]
-      .filter((o) => o.address === me && o.status === 'live' && (!id || o.id === id) && (!asset || o.tokenId === asset) && (!market || venue.tokenIndex.get(o.tokenId)?.conditionId === market))
+      .filter(
+        (o) =>
+          o.address === me &&
+          o.status === 'live' &&
+          (!id || o.id === id) &&
+          (!asset || o.tokenId === asset) &&
+          (!market || venue.tokenIndex.get(o.tokenId)?.conditionId === market),
+      )
       .sort((a, b) => b.seq - a.seq)
       .map(orderView);
     return page(c, rows);
@@ -381,7 +447,9 @@ export function l2ReadRoutes(app: Hono, ex: ClobExchange): void {
 
   app.get('/auth/api-keys', ex.l2, (c) => {
     const me = c.var.creds.address.toLowerCase();
-    return c.json({ apiKeys: [...venue.creds.values()].filter((k) => k.address.toLowerCase() === me).map((k) => k.apiKey) });
+    return c.json({
+      apiKeys: [...venue.creds.values()].filter((k) => k.address.toLowerCase() === me).map((k) => k.apiKey),
+    });
   });
 
   app.delete('/auth/api-key', ex.l2, (c) => {
@@ -395,9 +463,14 @@ export function l2ReadRoutes(app: Hono, ex: ClobExchange): void {
     const assetType = c.req.query('asset_type') ?? 'COLLATERAL';
     if (assetType !== 'COLLATERAL' && assetType !== 'CONDITIONAL') return fail(c, 400, 'Invalid asset type');
     const who = c.var.creds.address;
-    if (c.req.query('signature_type') === '3') return c.json(depositWalletBalance(ex, who, assetType, c.req.query('token_id') ?? ''));
-    const balance = assetType === 'COLLATERAL' ? venue.balanceOf(who) : venue.tokenBalance(who, c.req.query('token_id') ?? '');
+    if (c.req.query('signature_type') === '3')
+      return c.json(depositWalletBalance(ex, who, assetType, c.req.query('token_id') ?? ''));
+    const balance =
+      assetType === 'COLLATERAL' ? venue.balanceOf(who) : venue.tokenBalance(who, c.req.query('token_id') ?? '');
     const max = ((1n << 256n) - 1n).toString();
-    return c.json({ balance: balance.toString(), allowances: { [exchangeAddress({ negRisk: false })]: max, [exchangeAddress({ negRisk: true })]: max } });
+    return c.json({
+      balance: balance.toString(),
+      allowances: { [exchangeAddress({ negRisk: false })]: max, [exchangeAddress({ negRisk: true })]: max },
+    });
   });
 }

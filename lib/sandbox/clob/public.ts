@@ -15,7 +15,10 @@ import { fail, type ClobExchange } from './exchange';
 import { PRICE_SCALE, type ClobMarket, type ClobOrderRec } from './venue';
 
 /** A batch read's body: at most 500 `{ token_id, side? }` items. */
-const batchSchema = v.pipe(v.array(v.looseObject({ token_id: v.string(), side: v.optional(v.unknown()) })), v.maxLength(500));
+const batchSchema = v.pipe(
+  v.array(v.looseObject({ token_id: v.string(), side: v.optional(v.unknown()) })),
+  v.maxLength(500),
+);
 
 const NO_BOOK = 'No orderbook exists for the requested token id';
 
@@ -48,7 +51,10 @@ export function publicRoutes(app: Hono, ex: ClobExchange): void {
     return { tokenId, market };
   };
 
-  /** A book summary as the venue answers it, `hash` the SHA-1 of its JSON with `hash: ""` (the official client's `generateOrderBookSummaryHash`). */
+  /**
+   * A book summary as the venue answers it, `hash` the SHA-1 of its JSON with `hash: ""` (the official client's
+   * `generateOrderBookSummaryHash`).
+   */
   const bookView = (tokenId: string, m: ClobMarket) => {
     const b = venue.book(tokenId);
     const last = venue.lastTrade.get(tokenId);
@@ -76,7 +82,9 @@ export function publicRoutes(app: Hono, ex: ClobExchange): void {
     const { bids, asks } = venue.book(tokenId);
     return bids[0] && asks[0] ? asks[0].price - bids[0].price : undefined;
   };
-  /** Best price on the book side a `side` order would rest on (BUY: best bid; SELL: best ask), as the venue's `/price`. */
+  /**
+   * Best price on the book side a `side` order would rest on (BUY: best bid; SELL: best ask), as the venue's `/price`.
+   */
   const bestPrice = (tokenId: string, side: 'BUY' | 'SELL'): bigint | undefined => {
     const { bids, asks } = venue.book(tokenId);
     return (side === 'BUY' ? bids[0] : asks[0])?.price;
@@ -193,11 +201,19 @@ export function publicRoutes(app: Hono, ex: ClobExchange): void {
   app.get('/prices-history', (c) => {
     const tokenId = c.req.query('market') ?? '';
     if (!venue.tokenIndex.has(tokenId)) return fail(c, 400, 'Invalid market');
-    const spans: Record<string, number> = { '1h': 3_600, '6h': 21_600, '1d': 86_400, '1w': 604_800, '1m': 2_592_000, max: 2_592_000 };
+    const spans: Record<string, number> = {
+      '1h': 3_600,
+      '6h': 21_600,
+      '1d': 86_400,
+      '1w': 604_800,
+      '1m': 2_592_000,
+      max: 2_592_000,
+    };
     const end = c.req.query('endTs') ? Number(c.req.query('endTs')) : ex.nowS();
     const span = spans[c.req.query('interval') ?? ''];
     const start = c.req.query('startTs') ? Number(c.req.query('startTs')) : span ? end - span : undefined;
-    if (start === undefined || !Number.isFinite(start) || !Number.isFinite(end) || start > end) return fail(c, 400, 'Invalid interval or startTs/endTs');
+    if (start === undefined || !Number.isFinite(start) || !Number.isFinite(end) || start > end)
+      return fail(c, 400, 'Invalid interval or startTs/endTs');
     const step = Math.max(1, Number(c.req.query('fidelity') ?? '60')) * 60;
     const p = Number(price(mid(tokenId) ?? venue.lastTrade.get(tokenId)?.price ?? PRICE_SCALE / 2n));
     const history: { t: number; p: number }[] = [];
@@ -216,7 +232,10 @@ export function publicRoutes(app: Hono, ex: ClobExchange): void {
   marketRoutes(app, ex);
 }
 
-/** Mounts the market lookups: compact `/clob-markets/{condition_id}`, `/markets-by-token/{token_id}`, `/markets/{condition_id}`. */
+/**
+ * Mounts the market lookups: compact `/clob-markets/{condition_id}`, `/markets-by-token/{token_id}`,
+ * `/markets/{condition_id}`.
+ */
 function marketRoutes(app: Hono, ex: ClobExchange): void {
   const { venue } = ex;
   const marketByCondition = (id: string) => venue.markets.find((m) => m.conditionId.toLowerCase() === id.toLowerCase());
@@ -225,7 +244,10 @@ function marketRoutes(app: Hono, ex: ClobExchange): void {
     return bids[0] && asks[0] ? (bids[0].price + asks[0].price) / 2n : PRICE_SCALE / 2n;
   };
 
-  /** Compact market info (`c` condition, `t` tokens, `mts` tick, `nr` neg-risk, `fd` fee, `mos` min size, `ao` accepting orders). */
+  /**
+   * Compact market info (`c` condition, `t` tokens, `mts` tick, `nr` neg-risk, `fd` fee, `mos` min size, `ao` accepting
+   * orders).
+   */
   app.get('/clob-markets/:condition_id', (c) => {
     const m = marketByCondition(c.req.param('condition_id'));
     if (!m) return fail(c, 404, 'market not found');
@@ -260,7 +282,11 @@ function marketRoutes(app: Hono, ex: ClobExchange): void {
       minimum_order_size: Number(m.minSize),
       minimum_tick_size: Number(m.tickSize),
       neg_risk: m.negRisk,
-      tokens: m.tokenIds.map((t, i) => ({ token_id: t, outcome: m.outcomes[i], price: Number(fromUnits(midOf(t), 6)) })),
+      tokens: m.tokenIds.map((t, i) => ({
+        token_id: t,
+        outcome: m.outcomes[i],
+        price: Number(fromUnits(midOf(t), 6)),
+      })),
     });
   });
 }

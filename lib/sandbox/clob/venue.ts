@@ -34,7 +34,10 @@ export type ApiCreds = { apiKey: string; secret: string; passphrase: string; add
 /** Exchange mode (admin hook `/admin/clob-mode`): which order and cancel routes are open. */
 export type ExchangeMode = 'normal' | 'disabled' | 'cancel-only' | 'post-only' | 'restarting';
 
-/** An order the exchange holds: sizes bigint base units (6 decimals), `price` at `PRICE_SCALE`, times Unix ms (`expiration` s). */
+/**
+ * An order the exchange holds: sizes bigint base units (6 decimals), `price` at `PRICE_SCALE`, times Unix ms
+ * (`expiration` s).
+ */
 export type ClobOrderRec = {
   id: Hex;
   owner: string;
@@ -153,8 +156,13 @@ export class ClobVenue {
    */
   place(rec: Omit<ClobOrderRec, 'matched' | 'status' | 'seq'>, budget?: bigint): ClobOrderRec {
     if (this.orders.has(rec.id)) throw new OrderRejectedError(`order ${rec.id} is invalid. Duplicated.`);
-    const byCollateral = budget !== undefined && rec.side === 'BUY' && (rec.orderType === 'FOK' || rec.orderType === 'FAK');
-    const need = byCollateral ? budget : rec.side === 'BUY' ? (rec.originalSize * rec.price) / PRICE_SCALE : rec.originalSize;
+    const byCollateral =
+      budget !== undefined && rec.side === 'BUY' && (rec.orderType === 'FOK' || rec.orderType === 'FAK');
+    const need = byCollateral
+      ? budget
+      : rec.side === 'BUY'
+        ? (rec.originalSize * rec.price) / PRICE_SCALE
+        : rec.originalSize;
     const have =
       rec.side === 'BUY'
         ? this.balanceOf(rec.maker) - this.reserved(rec.maker, undefined, 'BUY')
@@ -173,10 +181,13 @@ export class ClobVenue {
         if (!crosses(m)) break;
         fillable += byCollateral ? ((m.originalSize - m.matched) * m.price) / PRICE_SCALE : m.originalSize - m.matched;
       }
-      if (fillable < (byCollateral ? budget : rec.originalSize)) throw new OrderRejectedError("order couldn't be fully filled. FOK orders are fully filled or killed.");
+      if (fillable < (byCollateral ? budget : rec.originalSize))
+        throw new OrderRejectedError("order couldn't be fully filled. FOK orders are fully filled or killed.");
     }
     if (rec.orderType === 'FAK' && !(best && crosses(best))) {
-      throw new OrderRejectedError('no orders found to match with FAK order. FAK orders are partially filled or killed if no match is found.');
+      throw new OrderRejectedError(
+        'no orders found to match with FAK order. FAK orders are partially filled or killed if no match is found.',
+      );
     }
     const o: ClobOrderRec = { ...rec, matched: 0n, status: 'live', seq: this.seq++ };
     this.orders.set(o.id, o);
@@ -217,9 +228,33 @@ export class ClobVenue {
     this.creditToken(seller, taker.tokenId, -q);
     const at = this.now();
     const matchId = `trade-${this.trades.length / 2 + 1}`;
-    const common = { matchId, tokenId: taker.tokenId, price, size: q, takerOrderId: taker.id, makerOrderId: maker.id, at };
-    this.trades.push({ ...common, id: `t${this.trades.length + 1}`, side: taker.side, address: taker.maker, owner: taker.owner, role: 'TAKER', orderId: taker.id });
-    this.trades.push({ ...common, id: `t${this.trades.length + 1}`, side: maker.side, address: maker.maker, owner: maker.owner, role: 'MAKER', orderId: maker.id });
+    const common = {
+      matchId,
+      tokenId: taker.tokenId,
+      price,
+      size: q,
+      takerOrderId: taker.id,
+      makerOrderId: maker.id,
+      at,
+    };
+    this.trades.push({
+      ...common,
+      id: `t${this.trades.length + 1}`,
+      side: taker.side,
+      address: taker.maker,
+      owner: taker.owner,
+      role: 'TAKER',
+      orderId: taker.id,
+    });
+    this.trades.push({
+      ...common,
+      id: `t${this.trades.length + 1}`,
+      side: maker.side,
+      address: maker.maker,
+      owner: maker.owner,
+      role: 'MAKER',
+      orderId: maker.id,
+    });
     this.lastTrade.set(taker.tokenId, { price, side: taker.side, at });
   }
 
@@ -251,7 +286,8 @@ export class ClobVenue {
     for (const [address, s] of this.heartbeats) {
       if (now - s.lastAt <= timeoutMs) continue;
       this.heartbeats.delete(address);
-      for (const o of this.orders.values()) if (o.address === address && o.status === 'live') this.cancel(o.id, address);
+      for (const o of this.orders.values())
+        if (o.address === address && o.status === 'live') this.cancel(o.id, address);
     }
   }
 
@@ -271,7 +307,8 @@ export class ClobVenue {
   expire(): void {
     const nowS = Math.floor(this.now() / 1000);
     for (const o of this.orders.values()) {
-      if (o.status === 'live' && o.orderType === 'GTD' && o.expiration > 0 && o.expiration <= nowS) this.cancel(o.id, o.address);
+      if (o.status === 'live' && o.orderType === 'GTD' && o.expiration > 0 && o.expiration <= nowS)
+        this.cancel(o.id, o.address);
     }
   }
 }

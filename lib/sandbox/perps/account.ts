@@ -21,65 +21,106 @@ function randomSecret(): string {
 
 /** `internalTransfer` / `withdraw` args (`[account, token, amount, to]` of the signed struct). */
 const transferArgs = v.object({ account: address, token: address, amount: v.string(), to: address });
-const withdrawArgs = v.object({ account: address, token: address, amount: v.pipe(baseUnitsString, v.transform((s: string) => BigInt(s))), to: address });
+const withdrawArgs = v.object({
+  account: address,
+  token: address,
+  amount: v.pipe(
+    baseUnitsString,
+    v.transform((s: string) => BigInt(s)),
+  ),
+  to: address,
+});
 const createProxyArgs = v.object({ owner: address, proxy: address, expiry: v.number() });
 
 /** Mounts the owner-signed `/v1/account/*` commands of `gw` on `app`. */
 export function accountCommandRoutes(app: Hono, gw: PerpsGateway): void {
   const { venue, config, proxyIndex } = gw.ctx;
 
-  gw.command(app, 'POST', '/v1/account/internal-transfer', { type: 'internalTransfer', args: transferArgs, owner: (a) => a.account }, (c) => {
-    const { account, args, envelope } = c.var;
-    const id = venue.nextTransferId++;
-    if (args.token.toLowerCase() !== config.usdc.toLowerCase()) throw new VenueError('unknown_token', 400, { transfer_id: id });
-    const amount = toUnits(args.amount, 6);
-    if (amount === undefined) throw new VenueError('invalid_amount', 400, { transfer_id: id });
-    if (args.to.toLowerCase() === account.owner.toLowerCase()) throw new VenueError('invalid_destination', 400, { transfer_id: id });
-    if (amount > venue.available(account)) throw new VenueError('insufficient_margin', 400, { transfer_id: id });
-    const dest = venue.findAccount(args.to) ?? gw.ctx.openAccount(args.to, 0n);
-    account.balance -= amount;
-    dest.balance += amount;
-    venue.snapshot(account);
-    venue.snapshot(dest);
-    const base = { transfer_id: id, asset: 'USDC', amount: fromUnits(amount, 6), created_timestamp: gw.now(), label: envelope.command.label ?? '' };
-    account.transfers.push({ ...base, direction: 'out', counterparty: dest.owner });
-    dest.transfers.push({ ...base, direction: 'in', counterparty: account.owner });
-    return { status: 'ok', transfer_id: id };
-  });
+  gw.command(
+    app,
+    'POST',
+    '/v1/account/internal-transfer',
+    { type: 'internalTransfer', args: transferArgs, owner: (a) => a.account },
+    (c) => {
+      const { account, args, envelope } = c.var;
+      const id = venue.nextTransferId++;
+      if (args.token.toLowerCase() !== config.usdc.toLowerCase())
+        throw new VenueError('unknown_token', 400, { transfer_id: id });
+      const amount = toUnits(args.amount, 6);
+      if (amount === undefined) throw new VenueError('invalid_amount', 400, { transfer_id: id });
+      if (args.to.toLowerCase() === account.owner.toLowerCase())
+        throw new VenueError('invalid_destination', 400, { transfer_id: id });
+      if (amount > venue.available(account)) throw new VenueError('insufficient_margin', 400, { transfer_id: id });
+      const dest = venue.findAccount(args.to) ?? gw.ctx.openAccount(args.to, 0n);
+      account.balance -= amount;
+      dest.balance += amount;
+      venue.snapshot(account);
+      venue.snapshot(dest);
+      const base = {
+        transfer_id: id,
+        asset: 'USDC',
+        amount: fromUnits(amount, 6),
+        created_timestamp: gw.now(),
+        label: envelope.command.label ?? '',
+      };
+      account.transfers.push({ ...base, direction: 'out', counterparty: dest.owner });
+      dest.transfers.push({ ...base, direction: 'in', counterparty: account.owner });
+      return { status: 'ok', transfer_id: id };
+    },
+  );
 
-  gw.command(app, 'POST', '/v1/account/withdraw', { type: 'withdraw', args: withdrawArgs, owner: (a) => a.account }, (c) => {
-    const { account, args } = c.var;
-    const id = venue.nextWithdrawId++;
-    if (args.token.toLowerCase() !== config.usdc.toLowerCase()) throw new VenueError('unknown_token', 400, { withdraw_id: id });
-    if (args.amount > venue.available(account)) throw new VenueError('insufficient_margin', 400, { withdraw_id: id });
-    account.balance -= args.amount;
-    account.withdrawals.push({ withdraw_id: id, amount: args.amount, to: args.to, token: args.token, ts: gw.now() });
-    venue.snapshot(account);
-    return { status: 'ok', withdraw_id: id };
-  });
+  gw.command(
+    app,
+    'POST',
+    '/v1/account/withdraw',
+    { type: 'withdraw', args: withdrawArgs, owner: (a) => a.account },
+    (c) => {
+      const { account, args } = c.var;
+      const id = venue.nextWithdrawId++;
+      if (args.token.toLowerCase() !== config.usdc.toLowerCase())
+        throw new VenueError('unknown_token', 400, { withdraw_id: id });
+      if (args.amount > venue.available(account)) throw new VenueError('insufficient_margin', 400, { withdraw_id: id });
+      account.balance -= args.amount;
+      account.withdrawals.push({ withdraw_id: id, amount: args.amount, to: args.to, token: args.token, ts: gw.now() });
+      venue.snapshot(account);
+      return { status: 'ok', withdraw_id: id };
+    },
+  );
 
-  gw.command(app, 'DELETE', '/v1/account/proxy', { type: 'deleteProxy', args: v.object({ proxy: v.string() }) }, (c) => {
-    const { account, args } = c.var;
-    const key = args.proxy.toLowerCase();
-    if (!account.proxies.has(key)) throw new VenueError('unknown_proxy');
-    account.proxies.delete(key);
-    proxyIndex.delete(key);
-    return { status: 'ok' };
-  });
+  gw.command(
+    app,
+    'DELETE',
+    '/v1/account/proxy',
+    { type: 'deleteProxy', args: v.object({ proxy: v.string() }) },
+    (c) => {
+      const { account, args } = c.var;
+      const key = args.proxy.toLowerCase();
+      if (!account.proxies.has(key)) throw new VenueError('unknown_proxy');
+      account.proxies.delete(key);
+      proxyIndex.delete(key);
+      return { status: 'ok' };
+    },
+  );
 
-  gw.command(app, 'POST', '/v1/account/proxy', { type: 'createProxy', args: createProxyArgs, owner: (a) => a.owner }, (c) => {
-    const { account, args, envelope } = c.var;
-    const t = gw.now();
-    const key = args.proxy.toLowerCase();
-    if (args.expiry <= t || args.expiry > t + config.maxProxyLifetimeMs) throw new VenueError('invalid_expiry');
-    if (proxyIndex.has(key) || venue.findAccount(key)) throw new VenueError('proxy_exists');
-    if (account.proxies.size >= config.maxProxiesPerAccount) throw new VenueError('too_many_proxies');
-    const secret = randomSecret();
-    account.proxies.set(key, { proxy: args.proxy, secret, expiry: args.expiry, label: envelope.command.label ?? '' });
-    proxyIndex.set(key, account.owner.toLowerCase());
-    c.header('Cache-Control', 'no-store');
-    return { status: 'ok', proxy: args.proxy, expiry: args.expiry, secret };
-  });
+  gw.command(
+    app,
+    'POST',
+    '/v1/account/proxy',
+    { type: 'createProxy', args: createProxyArgs, owner: (a) => a.owner },
+    (c) => {
+      const { account, args, envelope } = c.var;
+      const t = gw.now();
+      const key = args.proxy.toLowerCase();
+      if (args.expiry <= t || args.expiry > t + config.maxProxyLifetimeMs) throw new VenueError('invalid_expiry');
+      if (proxyIndex.has(key) || venue.findAccount(key)) throw new VenueError('proxy_exists');
+      if (account.proxies.size >= config.maxProxiesPerAccount) throw new VenueError('too_many_proxies');
+      const secret = randomSecret();
+      account.proxies.set(key, { proxy: args.proxy, secret, expiry: args.expiry, label: envelope.command.label ?? '' });
+      proxyIndex.set(key, account.owner.toLowerCase());
+      c.header('Cache-Control', 'no-store');
+      return { status: 'ok', proxy: args.proxy, expiry: args.expiry, secret };
+    },
+  );
 }
 
 /** Whether `ts` (ms) lies in the query's time range (open at the start). */
@@ -95,12 +136,18 @@ export function accountReadRoutes(app: Hono, gw: PerpsGateway): void {
 
   gw.accountRead(app, 'invite', (c, a) => {
     if (!a.invite) a.invite = `CS${a.owner.slice(2, 8).toUpperCase()}`;
-    return c.json({ status: 'ok', code: a.invite, referrals_available: Math.max(0, config.referralCap - a.children), cooldown_ms: null });
+    return c.json({
+      status: 'ok',
+      code: a.invite,
+      referrals_available: Math.max(0, config.referralCap - a.children),
+      cooldown_ms: null,
+    });
   });
 
   gw.accountRead(app, 'deposits', (c, a) => {
     const status = c.req.query('status');
-    if (status !== undefined && !['pending', 'confirmed', 'removed'].includes(status)) throw new VenueError('invalid_status');
+    if (status !== undefined && !['pending', 'confirmed', 'removed'].includes(status))
+      throw new VenueError('invalid_status');
     const hash = c.req.query('hash');
     const r = timeRange(c, now());
     const rows = a.deposits
@@ -113,7 +160,9 @@ export function accountReadRoutes(app: Hono, gw: PerpsGateway): void {
         confirmations: venue.confirmations(d, config.depositConfirmationMs),
         required_confirmations: d.requiredConfirmations,
         created_timestamp: d.created,
-        ...(d.credited ? { confirmed_timestamp: d.created + d.requiredConfirmations * config.depositConfirmationMs } : {}),
+        ...(d.credited
+          ? { confirmed_timestamp: d.created + d.requiredConfirmations * config.depositConfirmationMs }
+          : {}),
         status: d.removed ? 'removed' : d.credited ? 'confirmed' : 'pending',
       }))
       .filter((d) => (!status || d.status === status) && (!hash || d.hash === hash) && within(r, d.created_timestamp))
@@ -125,7 +174,9 @@ export function accountReadRoutes(app: Hono, gw: PerpsGateway): void {
     const direction = c.req.query('direction');
     if (direction !== undefined && direction !== 'in' && direction !== 'out') throw new VenueError('invalid_direction');
     const r = timeRange(c, now());
-    const rows = a.transfers.filter((x) => (!direction || x.direction === direction) && within(r, x.created_timestamp)).sort((x, y) => y.created_timestamp - x.created_timestamp);
+    const rows = a.transfers
+      .filter((x) => (!direction || x.direction === direction) && within(r, x.created_timestamp))
+      .sort((x, y) => y.created_timestamp - x.created_timestamp);
     return c.json(page(rows));
   });
 
@@ -145,16 +196,30 @@ export function accountReadRoutes(app: Hono, gw: PerpsGateway): void {
     }),
   );
 
-  gw.accountRead(app, 'credentials', (c, a) => c.json({ address: a.owner, keys: [...a.proxies.values()].map((p) => ({ proxy: p.proxy, expiry: p.expiry, label: p.label })) }));
+  gw.accountRead(app, 'credentials', (c, a) =>
+    c.json({
+      address: a.owner,
+      keys: [...a.proxies.values()].map((p) => ({ proxy: p.proxy, expiry: p.expiry, label: p.label })),
+    }),
+  );
 
-  /** `GET /v1/account/orders`: the account's orders, newest first, filtered by `order_id`, `client_order_id`, `instrument_id` and time. */
+  /**
+   * `GET /v1/account/orders`: the account's orders, newest first, filtered by `order_id`, `client_order_id`,
+   * `instrument_id` and time.
+   */
   gw.accountRead(app, 'orders', (c, a) => {
     const iid = qInt(c, 'instrument_id');
     const oid = qInt(c, 'order_id') ?? qInt(c, 'oid');
     const coid = c.req.query('client_order_id') ?? c.req.query('coid');
     const r = timeRange(c, now());
     const rows = mine(a)
-      .filter((o) => (iid === undefined || o.iid === iid) && (oid === undefined || o.oid === oid) && (coid === undefined || o.coid === coid) && within(r, o.created))
+      .filter(
+        (o) =>
+          (iid === undefined || o.iid === iid) &&
+          (oid === undefined || o.oid === oid) &&
+          (coid === undefined || o.coid === coid) &&
+          within(r, o.created),
+      )
       .sort((x, y) => y.oid - x.oid)
       .slice(0, PAGE)
       .map((o) => venue.view(o));
@@ -171,7 +236,6 @@ export function accountReadRoutes(app: Hono, gw: PerpsGateway): void {
         .map((o) => venue.view(o)),
     );
   });
-
 }
 
 /** Mounts the proxy-header `/v1/account/*` reads of positions, balances, fills, funding, withdrawals and history. */
@@ -182,7 +246,9 @@ export function portfolioReadRoutes(app: Hono, gw: PerpsGateway): void {
   /** `GET /v1/account/portfolio`: {@link portfolioOf} the account now. */
   gw.accountRead(app, 'portfolio', (c, a) => c.json(portfolioOf(venue, a, now())));
 
-  gw.accountRead(app, 'balances', (c, a) => c.json([{ asset: 'USDC', balance: usd(a.balance), value: usd(a.balance) }]));
+  gw.accountRead(app, 'balances', (c, a) =>
+    c.json([{ asset: 'USDC', balance: usd(a.balance), value: usd(a.balance) }]),
+  );
 
   gw.accountRead(app, 'stats', (c, a) => {
     const since = now() - 7 * 24 * HOUR;
@@ -237,7 +303,15 @@ export function portfolioReadRoutes(app: Hono, gw: PerpsGateway): void {
     const r = timeRange(c, now());
     const rows = a.funding.filter((f) => (iid === undefined || f.iid === iid) && within(r, f.ts)).reverse();
     return c.json({
-      data: rows.slice(0, PAGE).map((f) => ({ id: f.id, instrument_id: f.iid, size: px(f.size), funding_rate: f.rate, funding_asset: 'USDC', funding: usd(f.amount), timestamp: f.ts })),
+      data: rows.slice(0, PAGE).map((f) => ({
+        id: f.id,
+        instrument_id: f.iid,
+        size: px(f.size),
+        funding_rate: f.rate,
+        funding_asset: 'USDC',
+        funding: usd(f.amount),
+        timestamp: f.ts,
+      })),
       more: rows.length > PAGE,
     });
   });
@@ -245,7 +319,10 @@ export function portfolioReadRoutes(app: Hono, gw: PerpsGateway): void {
   /** `GET /v1/account/withdrawals`: newest first; the sandbox confirms a withdrawal at once (12 of 12). Times in ms. */
   gw.accountRead(app, 'withdrawals', (c, a) => {
     const r = timeRange(c, now());
-    const rows = a.withdrawals.filter((w) => within(r, w.ts)).slice().reverse();
+    const rows = a.withdrawals
+      .filter((w) => within(r, w.ts))
+      .slice()
+      .reverse();
     return c.json({
       data: rows.slice(0, PAGE).map((w) => ({
         withdraw_id: w.withdraw_id,
@@ -264,7 +341,10 @@ export function portfolioReadRoutes(app: Hono, gw: PerpsGateway): void {
     });
   });
 
-  /** Equity (`pick` 1) or cumulative PnL (`pick` 2) points (`[ts, value]`, oldest first) sampled at `interval` over the range. */
+  /**
+   * Equity (`pick` 1) or cumulative PnL (`pick` 2) points (`[ts, value]`, oldest first) sampled at `interval` over the
+   * range.
+   */
   const history = (c: Context, a: Account, pick: 1 | 2) => {
     venue.settleFunding(a);
     venue.snapshot(a);
@@ -332,7 +412,12 @@ export function portfolioOf(venue: PerpsVenue, a: Account, now: number) {
   }
   return {
     positions,
-    margin: { total_account_value: usd(venue.equity(a)), total_initial_margin: usd(im), total_maintenance_margin: usd(mm), total_position_value: usd(pv) },
+    margin: {
+      total_account_value: usd(venue.equity(a)),
+      total_initial_margin: usd(im),
+      total_maintenance_margin: usd(mm),
+      total_position_value: usd(pv),
+    },
     withdrawable: usd(venue.available(a)),
     in_liquidation: false,
     timestamp: now,

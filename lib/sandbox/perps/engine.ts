@@ -24,10 +24,30 @@ import type { Address } from 'viem';
 import type { PerpsOrderInput } from '../../perps/commands';
 import { abs, minB } from '../../decimal';
 import type { Book, OrderView } from '../../perps/wire';
-import { DEFAULT_LEVERAGE, NOTIONAL_DIV, VenueError, type Account, type Deposit, type Fill, type Instrument, type PerpsOrder, type PerpsVenueEvent, type Position, type Trade } from './model';
+import {
+  DEFAULT_LEVERAGE,
+  NOTIONAL_DIV,
+  VenueError,
+  type Account,
+  type Deposit,
+  type Fill,
+  type Instrument,
+  type PerpsOrder,
+  type PerpsVenueEvent,
+  type Position,
+  type Trade,
+} from './model';
 import { bookLevels, orderView } from './views';
 import { draftOrder, emptyAccount } from './orders';
-import { applyFill, fillFee, fundingAmount, liquidationPriceOf, maintenanceMargin, triggerCrossed, unrealizedPnl } from './risk';
+import {
+  applyFill,
+  fillFee,
+  fundingAmount,
+  liquidationPriceOf,
+  maintenanceMargin,
+  triggerCrossed,
+  unrealizedPnl,
+} from './risk';
 
 export * from './model';
 
@@ -148,7 +168,10 @@ export class PerpsVenue {
     const drafts: PerpsOrder[] = [];
     let extraMargin = 0n;
     const owner = a.owner.toLowerCase();
-    const coidOpen = (c: string) => [...this.orders.values()].some((x) => x.owner === owner && x.coid === c && (x.status === 'open' || x.status === 'untriggered'));
+    const coidOpen = (c: string) =>
+      [...this.orders.values()].some(
+        (x) => x.owner === owner && x.coid === c && (x.status === 'open' || x.status === 'untriggered'),
+      );
     for (const o of inputs) {
       const inst = this.instruments.get(o.iid);
       if (!inst) throw new VenueError('unknown_instrument');
@@ -250,7 +273,20 @@ export class PerpsVenue {
     const tradeId = taker ? this.nextTradeId++ : this.nextTradeId - 1;
     const trade = taker ? { tradeId, iid: o.iid, buy: o.buy, price, qty, ts: this.now() } : undefined;
     if (trade) this.trades.push(trade);
-    const done: Fill = { tradeId, oid: o.oid, iid: o.iid, buy: o.buy, price, qty, taker, fee, prevSize, prevEntry, pnl, ts: this.now() };
+    const done: Fill = {
+      tradeId,
+      oid: o.oid,
+      iid: o.iid,
+      buy: o.buy,
+      price,
+      qty,
+      taker,
+      fee,
+      prevSize,
+      prevEntry,
+      pnl,
+      ts: this.now(),
+    };
     a.fills.push(done);
     this.snapshot(a);
     const owner = a.owner.toLowerCase();
@@ -358,7 +394,10 @@ export class PerpsVenue {
     this.afterMarkMove();
   }
 
-  /** After any mark change: arm, fire, liquidate — until nothing more happens (a fill moves the mark again; at most 20 rounds). */
+  /**
+   * After any mark change: arm, fire, liquidate — until nothing more happens (a fill moves the mark again; at most 20
+   * rounds).
+   */
   afterMarkMove(): void {
     for (let round = 0; round < 20; round++) {
       this.armTriggers();
@@ -385,7 +424,10 @@ export class PerpsVenue {
     }
   }
 
-  /** Fires every armed trigger whose price the mark crossed: it executes as a reduce-only order (market, or its limit). Returns whether any fired. */
+  /**
+   * Fires every armed trigger whose price the mark crossed: it executes as a reduce-only order (market, or its limit).
+   * Returns whether any fired.
+   */
   private fireTriggers(): boolean {
     let any = false;
     for (const o of [...this.orders.values()]) {
@@ -416,7 +458,8 @@ export class PerpsVenue {
    */
   private endPositionLegs(a: Account, iid: number): void {
     for (const x of [...this.orders.values()]) {
-      if (x.iid === iid && x.status === 'untriggered' && x.trigger?.scope === 'position') this.cancel(a, x, 'position_closed');
+      if (x.iid === iid && x.status === 'untriggered' && x.trigger?.scope === 'position')
+        this.cancel(a, x, 'position_closed');
     }
   }
 
@@ -443,7 +486,22 @@ export class PerpsVenue {
     for (const [iid, p] of [...a.positions]) {
       const inst = this.instruments.get(iid);
       if (!inst || p.size === 0n) continue;
-      const o: PerpsOrder = { oid: this.nextOid++, owner: a.owner.toLowerCase(), iid, buy: p.size < 0n, qty: abs(p.size), filled: 0n, tif: 'ioc', po: false, ro: true, status: 'filled', reason: 'liquidation', seq: this.nextSeq++, created: this.now(), updated: this.now() };
+      const o: PerpsOrder = {
+        oid: this.nextOid++,
+        owner: a.owner.toLowerCase(),
+        iid,
+        buy: p.size < 0n,
+        qty: abs(p.size),
+        filled: 0n,
+        tif: 'ioc',
+        po: false,
+        ro: true,
+        status: 'filled',
+        reason: 'liquidation',
+        seq: this.nextSeq++,
+        created: this.now(),
+        updated: this.now(),
+      };
       this.orders.set(o.oid, o);
       this.fill(a, o, o.qty, inst.mark, true);
     }

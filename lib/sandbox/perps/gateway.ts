@@ -39,7 +39,12 @@ export type AccountEnv = { Variables: { account: Account } };
 export type CommandEnv<A> = { Variables: { account: Account; envelope: ParsedPerpsEnvelope; args: A } };
 
 /** The gateway's error answer: `{ status: 'err', error, ...extra }` with an HTTP status. */
-export function fail(c: Context, status: ContentfulStatusCode, error: string, extra: Record<string, unknown> = {}): Response {
+export function fail(
+  c: Context,
+  status: ContentfulStatusCode,
+  error: string,
+  extra: Record<string, unknown> = {},
+): Response {
   return c.json({ status: 'err', error, ...extra }, status);
 }
 
@@ -82,7 +87,9 @@ async function answer(c: Context, run: () => Response | Promise<Response>): Prom
 }
 
 /** A perps read that authenticates with proxy headers (`auth: 'proxy-headers'` in `PERPS_READS`). */
-export type AccountReadName = { [K in PerpsReadName]: (typeof PERPS_READS)[K]['auth'] extends 'proxy-headers' ? K : never }[PerpsReadName];
+export type AccountReadName = {
+  [K in PerpsReadName]: (typeof PERPS_READS)[K]['auth'] extends 'proxy-headers' ? K : never;
+}[PerpsReadName];
 
 /** A public perps read (`auth: 'none'` in `PERPS_READS`). */
 export type InfoReadName = Exclude<PerpsReadName, AccountReadName>;
@@ -114,7 +121,10 @@ export class PerpsGateway {
    */
   takeWeight(c: Context, key: string, request: number, action: number): boolean {
     const t = this.now();
-    const wait = Math.max(this.ctx.perpsRequestWeight.check(key, request, t), this.ctx.perpsActionWeight.check(key, action, t));
+    const wait = Math.max(
+      this.ctx.perpsRequestWeight.check(key, request, t),
+      this.ctx.perpsActionWeight.check(key, action, t),
+    );
     if (wait > 0) {
       c.header('Retry-After', String(Math.ceil(wait / 1000)));
       return false;
@@ -135,7 +145,8 @@ export class PerpsGateway {
     const owner = proxyIndex.get(proxy);
     const acct = owner ? venue.findAccount(owner) : undefined;
     const p = acct?.proxies.get(proxy);
-    if (!acct || !p || !l2SignaturesEqual(p.secret, authHeader(c, 'SERVICE-SECRET') ?? '') || p.expiry <= this.now()) return undefined;
+    if (!acct || !p || !l2SignaturesEqual(p.secret, authHeader(c, 'SERVICE-SECRET') ?? '') || p.expiry <= this.now())
+      return undefined;
     venue.settleDeposits(acct, config.depositConfirmationMs);
     venue.checkAutoCancel(acct);
     return acct;
@@ -153,7 +164,11 @@ export class PerpsGateway {
   }
 
   /** Registers an account read on its `PERPS_READS` path; `handler` receives the authenticated account. */
-  accountRead(app: Hono, name: AccountReadName, handler: (c: Context<AccountEnv>, account: Account) => Response | Promise<Response>): void {
+  accountRead(
+    app: Hono,
+    name: AccountReadName,
+    handler: (c: Context<AccountEnv>, account: Account) => Response | Promise<Response>,
+  ): void {
     const r = PERPS_READS[name];
     app.on(r.method, r.path, this.authenticated(r.weight), (c) => answer(c, () => handler(c, c.var.account)));
   }
@@ -193,7 +208,8 @@ export class PerpsGateway {
       try {
         envelope = parsePerpsEnvelope(body);
       } catch (err) {
-        if (err instanceof InvalidFieldError) return fail(c, 400, 'invalid_request', { field: err.field, reason: err.reason });
+        if (err instanceof InvalidFieldError)
+          return fail(c, 400, 'invalid_request', { field: err.field, reason: err.reason });
         throw err;
       }
       const { command: cmd } = envelope;
@@ -210,7 +226,10 @@ export class PerpsGateway {
       }
       let signer: Address;
       try {
-        signer = await recoverPerpsSigner(envelope, { domain: config.perpsDomain, withdrawDomain: config.perpsWithdrawDomain });
+        signer = await recoverPerpsSigner(envelope, {
+          domain: config.perpsDomain,
+          withdrawDomain: config.perpsWithdrawDomain,
+        });
       } catch {
         return fail(c, 401, 'invalid_signature');
       }
@@ -234,7 +253,8 @@ export class PerpsGateway {
       }
       const replayKey = `${signerKey}:${envelope.salt}:${envelope.ts}`;
       if (seenCommands.has(replayKey)) return fail(c, 409, 'replayed');
-      if (!this.takeWeight(c, account.owner.toLowerCase(), cmd.weight.request, cmd.weight.action)) return fail(c, 429, 'rate_limited');
+      if (!this.takeWeight(c, account.owner.toLowerCase(), cmd.weight.request, cmd.weight.action))
+        return fail(c, 429, 'rate_limited');
       seenCommands.set(replayKey, t);
       venue.settleDeposits(account, config.depositConfirmationMs);
       venue.checkAutoCancel(account);

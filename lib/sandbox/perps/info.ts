@@ -13,7 +13,10 @@ import { MAKER_FEE, TAKER_FEE, VenueError, type Instrument, type PerpsVenue } fr
 /** A candle: `[ts ms, open, high, low, close, volume, trades]`, prices and volume as decimal strings. */
 export type Candle = [number, string, string, string, string, string, number];
 
-/** Candles of `inst` from its public trades over `[start, end]` by `stepMs` (the last close when a step had none); at most 1000. */
+/**
+ * Candles of `inst` from its public trades over `[start, end]` by `stepMs` (the last close when a step had none); at
+ * most 1000.
+ */
 export function candles(venue: PerpsVenue, inst: Instrument, start: number, end: number, stepMs: number): Candle[] {
   const out: Candle[] = [];
   let prev = inst.mark;
@@ -47,15 +50,16 @@ export function infoRoutes(app: Hono, gw: PerpsGateway): void {
     return inst;
   };
   /** The instrument named by `instrument_id`, or every instrument when absent. */
-  const instrumentsOf = (c: Context): Instrument[] => (qInt(c, 'instrument_id') === undefined ? [...venue.instruments.values()] : [instrumentOf(c)]);
-
+  const instrumentsOf = (c: Context): Instrument[] =>
+    qInt(c, 'instrument_id') === undefined ? [...venue.instruments.values()] : [instrumentOf(c)];
 
   gw.infoRead(app, 'funding', (c) => {
     const inst = instrumentOf(c);
     const { start, end } = windowRange(c, now(), 7 * 24 * HOUR);
     const data: { funding_rate: string; timestamp: number }[] = [];
     let ts = Math.ceil(start / HOUR) * HOUR;
-    for (; ts <= end && data.length < PAGE; ts += HOUR) data.push({ funding_rate: gw.ctx.fundingRate(inst.iid, ts), timestamp: ts });
+    for (; ts <= end && data.length < PAGE; ts += HOUR)
+      data.push({ funding_rate: gw.ctx.fundingRate(inst.iid, ts), timestamp: ts });
     return c.json({ data, more: ts <= end });
   });
 
@@ -101,16 +105,26 @@ export function infoRoutes(app: Hono, gw: PerpsGateway): void {
   gw.infoRead(app, 'book', (c) => {
     const inst = instrumentOf(c);
     const depth = qInt(c, 'depth') ?? 100;
-    return c.json({ instrument_id: inst.iid, ...venue.levels(inst.iid, Math.min(depth, 1000)), timestamp: now(), sequence: venue.bookSequence });
+    return c.json({
+      instrument_id: inst.iid,
+      ...venue.levels(inst.iid, Math.min(depth, 1000)),
+      timestamp: now(),
+      sequence: venue.bookSequence,
+    });
   });
 
-  /** `GET /v1/info/tickers`: index (= mark here), mark, last, mid, open interest, funding rate and next funding time. */
+  /**
+   * `GET /v1/info/tickers`: index (= mark here), mark, last, mid, open interest, funding rate and next funding time.
+   */
   gw.infoRead(app, 'tickers', (c) => c.json(instrumentsOf(c).map((i) => tickerOf(gw.ctx, i, now()))));
 
   /** `GET /v1/info/statistics`: 24 h volume, open price and hourly candles per instrument. */
   gw.infoRead(app, 'statistics', (c) => c.json(instrumentsOf(c).map((i) => statisticsOf(venue, i, now()))));
 
-  /** `GET /v1/info/klines?instrument_id=&interval=&start_timestamp=&end_timestamp=`: `{ data: [ts, o, h, l, c, volume, trades][], more }`. */
+  /**
+   * `GET /v1/info/klines?instrument_id=&interval=&start_timestamp=&end_timestamp=`: `{ data: [ts, o, h, l, c, volume,
+   * trades][], more }`.
+   */
   gw.infoRead(app, 'klines', (c) => {
     const inst = instrumentOf(c);
     const step = INTERVALS[c.req.query('interval') ?? '1h'];
@@ -124,9 +138,19 @@ export function infoRoutes(app: Hono, gw: PerpsGateway): void {
   gw.infoRead(app, 'trades', (c) => {
     const iid = qInt(c, 'instrument_id');
     const { start, end } = timeRange(c, now());
-    const rows = venue.trades.filter((t) => (iid === undefined || t.iid === iid) && t.ts >= (start ?? 0) && t.ts <= end).reverse();
+    const rows = venue.trades
+      .filter((t) => (iid === undefined || t.iid === iid) && t.ts >= (start ?? 0) && t.ts <= end)
+      .reverse();
     return c.json({
-      data: rows.slice(0, PAGE).map((t) => ({ trade_id: t.tradeId, instrument_id: t.iid, side: t.buy ? 'long' : 'short', price: px(t.price), quantity: px(t.qty), timestamp: t.ts, hash: '0x' })),
+      data: rows.slice(0, PAGE).map((t) => ({
+        trade_id: t.tradeId,
+        instrument_id: t.iid,
+        side: t.buy ? 'long' : 'short',
+        price: px(t.price),
+        quantity: px(t.qty),
+        timestamp: t.ts,
+        hash: '0x',
+      })),
       more: rows.length > PAGE,
     });
   });
@@ -182,5 +206,11 @@ export function tickerOf(ctx: SandboxContext, inst: Instrument, now: number) {
 export function statisticsOf(venue: PerpsVenue, inst: Instrument, now: number) {
   const k = candles(venue, inst, now - 24 * HOUR, now, HOUR);
   const vol = venue.trades.filter((x) => x.iid === inst.iid && x.ts >= now - 24 * HOUR).reduce((a, x) => a + x.qty, 0n);
-  return { instrument_id: inst.iid, symbol: inst.symbol, volume: px(vol), open_price: k[0]?.[1] ?? px(inst.mark), klines: k };
+  return {
+    instrument_id: inst.iid,
+    symbol: inst.symbol,
+    volume: px(vol),
+    open_price: k[0]?.[1] ?? px(inst.mark),
+    klines: k,
+  };
 }

@@ -25,7 +25,10 @@ export type Instrument = {
 /** Order status as get-orders reports it. */
 export type OrderStatus = 'open' | 'filled' | 'cancelled' | 'rejected' | 'untriggered';
 
-/** A resting or finished order in the engine: prices and quantities scaled by 10^`PX_SCALE`, times Unix ms (the read view is `view()`: `OrderView` of lib/perps/wire). */
+/**
+ * A resting or finished order in the engine: prices and quantities scaled by 10^`PX_SCALE`, times Unix ms (the read
+ * view is `view()`: `OrderView` of lib/perps/wire).
+ */
 export type PerpsOrder = {
   oid: number;
   coid?: string;
@@ -43,7 +46,14 @@ export type PerpsOrder = {
    * once the mark crossed `trp`. `scope` `position` (a leg of a `"position"` group, quantity 0): it arms
    * for, and closes, the whole position as it is when it fires.
    */
-  trigger?: { tpsl: 'tp' | 'sl'; trp: bigint; market: boolean; scope: 'order' | 'position'; armedQty?: bigint; fired?: boolean };
+  trigger?: {
+    tpsl: 'tp' | 'sl';
+    trp: bigint;
+    market: boolean;
+    scope: 'order' | 'position';
+    armedQty?: bigint;
+    fired?: boolean;
+  };
   status: OrderStatus;
   reason?: string;
   seq: number;
@@ -51,7 +61,9 @@ export type PerpsOrder = {
   updated: number;
 };
 
-/** A position: `size` signed (PX units), `entry` price (PX units), cumulative `funding` (USDC base units, + received). */
+/**
+ * A position: `size` signed (PX units), `entry` price (PX units), cumulative `funding` (USDC base units, + received).
+ */
 export type Position = { size: bigint; entry: bigint; funding?: bigint };
 
 /** One fill of an account's order. Prices / quantities PX units; `fee`, `pnl` USDC base units; `ts` ms. */
@@ -81,7 +93,10 @@ export const MAKER_FEE = { num: 1n, den: 10_000n };
 /** A registered proxy key of an account: its address, secret (a credential), expiry (Unix ms) and label. */
 export type Proxy = { proxy: Address; secret: string; expiry: number; label: string };
 
-/** A deposit seen on chain: `amount` base units (USDC 6 decimals), credited after `requiredConfirmations`; `created` Unix ms. */
+/**
+ * A deposit seen on chain: `amount` base units (USDC 6 decimals), credited after `requiredConfirmations`; `created`
+ * Unix ms.
+ */
 export type Deposit = {
   hash: string;
   asset: string;

@@ -38,11 +38,19 @@ export function emptyAccount(owner: Address, now: number): Account {
  * `invalid_quantity`, `invalid_price`, `duplicate_client_order_id` (`coidOpen(c)`: an open or
  * untriggered order of `owner` has `c`) or `invalid_trigger_price`.
  */
-export function draftOrder(o: PerpsOrderInput, inst: Instrument, owner: string, now: number, coidOpen: (coid: string) => boolean, group?: string): PerpsOrder {
+export function draftOrder(
+  o: PerpsOrderInput,
+  inst: Instrument,
+  owner: string,
+  now: number,
+  coidOpen: (coid: string) => boolean,
+  group?: string,
+): PerpsOrder {
   const qty = px(o.qty);
   const price = o.p === undefined ? undefined : px(o.p);
   const whole = group === 'position';
-  if (qty === undefined || qty % inst.lot !== 0n || (qty === 0n) !== (whole && o.tr !== undefined)) throw new VenueError('invalid_quantity');
+  if (qty === undefined || qty % inst.lot !== 0n || (qty === 0n) !== (whole && o.tr !== undefined))
+    throw new VenueError('invalid_quantity');
   if (o.p !== undefined && (price === undefined || price % inst.tick !== 0n)) throw new VenueError('invalid_price');
   if (o.c && coidOpen(o.c)) throw new VenueError('duplicate_client_order_id');
   const trp = o.tr ? px(o.tr.trp) : undefined;
@@ -63,6 +71,8 @@ export function draftOrder(o: PerpsOrderInput, inst: Instrument, owner: string, 
     ...(o.c ? { coid: o.c } : {}),
     ...(price === undefined ? {} : { price }),
     ...(o.tif ? { tif: o.tif } : {}),
-    ...(o.tr && trp !== undefined ? { trigger: { tpsl: o.tr.tpsl, trp, market: o.tr.market === true, scope: whole ? 'position' : 'order' } } : {}),
+    ...(o.tr && trp !== undefined
+      ? { trigger: { tpsl: o.tr.tpsl, trp, market: o.tr.market === true, scope: whole ? 'position' : 'order' } }
+      : {}),
   };
 }

@@ -32,7 +32,10 @@ export function liquidationPriceOf(p: Position, maxLeverage: number, rest: bigin
   return price > 0n ? price : 0n;
 }
 
-/** One hourly funding payment of `p` at `mark` and `rate` (decimal string): positive rate, longs pay and shorts receive (base units, + received). */
+/**
+ * One hourly funding payment of `p` at `mark` and `rate` (decimal string): positive rate, longs pay and shorts receive
+ * (base units, + received).
+ */
 export function fundingAmount(p: Position, mark: bigint, rate: string): bigint {
   const r = toUnits(rate.replace(/^-/, ''), 8) ?? 0n;
   const value = (abs(p.size) * mark) / NOTIONAL_DIV;
@@ -65,10 +68,13 @@ export function applyFill(p: Position, signed: bigint, price: bigint): bigint {
 /** The fee of a fill of `qty` at `price` (base units): taker 5 bp, maker 1 bp of notional. */
 export function fillFee(qty: bigint, price: bigint, taker: boolean): bigint {
   const rate = taker ? TAKER_FEE : MAKER_FEE;
-  return ((qty * price) / NOTIONAL_DIV) * rate.num / rate.den;
+  return (((qty * price) / NOTIONAL_DIV) * rate.num) / rate.den;
 }
 
-/** Whether `mark` crossed `o`'s trigger: an exit that sells fires at or above its TP / at or below its SL; an exit that buys the reverse. */
+/**
+ * Whether `mark` crossed `o`'s trigger: an exit that sells fires at or above its TP / at or below its SL; an exit that
+ * buys the reverse.
+ */
 export function triggerCrossed(o: PerpsOrder, mark: bigint): boolean {
   const t = o.trigger;
   if (!t) return false;

@@ -11,7 +11,8 @@ import { PX_SCALE, type PerpsOrder } from './model';
  * The order as the venue's reads answer it (`@polymarket/bindings/perps` `PerpsOrderSchema`): status
  * `open` / `partial` / `filled` / `cancelled` / `auto_cancelled` / `ioc_expired` / `ioc_no_fill` /
  * `post_only_rejected` / `fok_unfilled` / `reduce_only_invalid`; a trigger order `untriggered` /
- * `armed` / `triggered` / `reduce_only_invalid_at_trigger` / `cancelled` (`triggerStatus`). Market orders show price `0`; trigger orders carry `tpsl`.
+ * `armed` / `triggered` / `reduce_only_invalid_at_trigger` / `cancelled` (`triggerStatus`). Market orders show price
+ * `0`; trigger orders carry `tpsl`.
  */
 export function orderView(o: PerpsOrder): OrderView {
   const STATUS: Record<string, string> = {
@@ -23,7 +24,15 @@ export function orderView(o: PerpsOrder): OrderView {
     fok_not_filled: 'fok_unfilled',
     reduce_only_would_increase_position: 'reduce_only_invalid',
   };
-  const status = o.trigger ? triggerStatus(o) : o.status === 'open' ? (o.filled > 0n ? 'partial' : 'open') : o.status === 'filled' ? 'filled' : (STATUS[o.reason ?? ''] ?? (o.status === 'rejected' ? 'rejected' : 'cancelled'));
+  const status = o.trigger
+    ? triggerStatus(o)
+    : o.status === 'open'
+      ? o.filled > 0n
+        ? 'partial'
+        : 'open'
+      : o.status === 'filled'
+        ? 'filled'
+        : (STATUS[o.reason ?? ''] ?? (o.status === 'rejected' ? 'rejected' : 'cancelled'));
   return {
     order_id: o.oid,
     instrument_id: o.iid,
@@ -39,11 +48,23 @@ export function orderView(o: PerpsOrder): OrderView {
     created_timestamp: o.created,
     updated_timestamp: o.updated,
     ...(o.coid ? { client_order_id: o.coid } : {}),
-    ...(o.trigger ? { tpsl: { kind: o.trigger.tpsl, scope: o.trigger.scope, trp: fromUnits(o.trigger.trp, PX_SCALE), ...(o.trigger.armedQty ? { armed_qty: fromUnits(o.trigger.armedQty, PX_SCALE) } : {}) } } : {}),
+    ...(o.trigger
+      ? {
+          tpsl: {
+            kind: o.trigger.tpsl,
+            scope: o.trigger.scope,
+            trp: fromUnits(o.trigger.trp, PX_SCALE),
+            ...(o.trigger.armedQty ? { armed_qty: fromUnits(o.trigger.armedQty, PX_SCALE) } : {}),
+          },
+        }
+      : {}),
   };
 }
 
-/** Aggregated levels of a book (`bids` best first, `asks` best first), at most `depth` a side: `[price, qty]` as decimal strings (the `Book` of `GET /v1/info/book`, lib/perps/wire). */
+/**
+ * Aggregated levels of a book (`bids` best first, `asks` best first), at most `depth` a side: `[price, qty]` as decimal
+ * strings (the `Book` of `GET /v1/info/book`, lib/perps/wire).
+ */
 export function bookLevels(b: { bids: readonly PerpsOrder[]; asks: readonly PerpsOrder[] }, depth = 20): Book {
   const agg = (side: readonly PerpsOrder[]) => {
     const out: [string, string][] = [];
@@ -64,9 +85,16 @@ export function bookLevels(b: { bids: readonly PerpsOrder[]; asks: readonly Perp
   return { bids: agg(b.bids), asks: agg(b.asks) };
 }
 
-/** The read status of a trigger order: waiting (`untriggered` / `armed`), `triggered` once fired (its fill in `filled_quantity`), or why it ended. */
+/**
+ * The read status of a trigger order: waiting (`untriggered` / `armed`), `triggered` once fired (its fill in
+ * `filled_quantity`), or why it ended.
+ */
 function triggerStatus(o: PerpsOrder): string {
   if (o.status === 'untriggered') return o.trigger?.armedQty ? 'armed' : 'untriggered';
   if (o.trigger?.fired) return o.status === 'rejected' ? 'reduce_only_invalid_at_trigger' : 'triggered';
-  return o.reason === 'auto_cancel' ? 'auto_cancelled' : o.reason === 'position_closed' ? 'position_closed' : 'cancelled';
+  return o.reason === 'auto_cancel'
+    ? 'auto_cancelled'
+    : o.reason === 'position_closed'
+      ? 'position_closed'
+      : 'cancelled';
 }

@@ -28,7 +28,8 @@ export function relayerRoutes(ctx: SandboxContext): Hono {
   const row = (tx: RelayerTxRec) => {
     const state = chain.stateOf(tx, ctx.now(), ctx.config.relayerMineMs);
     const landed = state === 'STATE_MINED' || state === 'STATE_CONFIRMED' || state === 'STATE_FAILED';
-    const updated = tx.outcome === 'pending' || tx.outcome === 'invalid' ? tx.submitted : tx.submitted + ctx.config.relayerMineMs;
+    const updated =
+      tx.outcome === 'pending' || tx.outcome === 'invalid' ? tx.submitted : tx.submitted + ctx.config.relayerMineMs;
     return {
       transactionID: tx.id,
       transactionHash: landed ? tx.hash : '',
@@ -53,10 +54,17 @@ export function relayerRoutes(ctx: SandboxContext): Hono {
     const key = chain.builderKeys.get(h('API_KEY') ?? '');
     const ts = h('TIMESTAMP') ?? '';
     const sig = h('SIGNATURE') ?? '';
-    if (!key || key.revokedAt !== null || h('PASSPHRASE') !== key.passphrase || !/^\d{1,12}$/.test(ts)) return undefined;
+    if (!key || key.revokedAt !== null || h('PASSPHRASE') !== key.passphrase || !/^\d{1,12}$/.test(ts))
+      return undefined;
     if (Math.abs(Number(ts) - Math.floor(ctx.now() / 1000)) > ctx.config.clobTimestampWindowS) return undefined;
     const path = new URL(c.req.url).pathname.replace(/^\/relayer/, '');
-    const expected = builderSignature({ secret: key.secret, timestamp: Number(ts), method: c.req.method, path, ...(body ? { body } : {}) });
+    const expected = builderSignature({
+      secret: key.secret,
+      timestamp: Number(ts),
+      method: c.req.method,
+      path,
+      ...(body ? { body } : {}),
+    });
     return l2SignaturesEqual(expected, sig) ? key : undefined;
   };
   const unauthorized = (c: Context) => c.json({ error: 'invalid builder credentials' }, 401);
@@ -65,7 +73,8 @@ export function relayerRoutes(ctx: SandboxContext): Hono {
     settle();
     const addr = c.req.query('address') ?? '';
     const type = c.req.query('type') ?? '';
-    if (!/^0x[0-9a-fA-F]{40}$/.test(addr) || !['WALLET', 'SAFE', 'PROXY'].includes(type)) return c.json({ error: 'invalid address or type' }, 400);
+    if (!/^0x[0-9a-fA-F]{40}$/.test(addr) || !['WALLET', 'SAFE', 'PROXY'].includes(type))
+      return c.json({ error: 'invalid address or type' }, 400);
     return c.json({ nonce: type === 'WALLET' ? chain.nonceOf(addr) : '0' });
   });
 
@@ -88,7 +97,13 @@ export function relayerRoutes(ctx: SandboxContext): Hono {
     settle();
     const key = builder(c, '');
     if (!key) return unauthorized(c);
-    return c.json(chain.txs.filter((t) => t.builderKey === key.key).slice().reverse().map(row));
+    return c.json(
+      chain.txs
+        .filter((t) => t.builderKey === key.key)
+        .slice()
+        .reverse()
+        .map(row),
+    );
   });
 
   relayer.post('/submit', async (c) => {
@@ -100,7 +115,11 @@ export function relayerRoutes(ctx: SandboxContext): Hono {
     try {
       const tx = await submitDepositWallet(ctx, body, key.key);
       const r = row(tx);
-      return c.json({ transactionID: r.transactionID, state: r.state, ...(tx.error === undefined ? {} : { errorMsg: tx.error }) });
+      return c.json({
+        transactionID: r.transactionID,
+        state: r.state,
+        ...(tx.error === undefined ? {} : { errorMsg: tx.error }),
+      });
     } catch (err) {
       if (err instanceof MalformedRelayRequest) return c.json({ error: err.message }, 400);
       throw err;

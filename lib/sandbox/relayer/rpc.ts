@@ -14,7 +14,9 @@ import type { SandboxContext } from '../context';
 import { parseJson } from '../http';
 
 /** Stand-in runtime code of a deployed deposit wallet (what `eth_getCode` answers; only its non-emptiness matters). */
-const WALLET_CODE = '0x363d3d373d3d363d7f360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc545af43d6000803e6038573d6000fd5b3d6000f3';
+const WALLET_CODE =
+  '0x363d3d373d3d363d7f360894a13ba1a3210667c828492db98dca3e2076cc' +
+  '3735a920a3ca505d382bbc545af43d6000803e6038573d6000fd5b3d6000f3';
 
 type RpcRequest = { id?: unknown; method?: unknown; params?: unknown };
 
@@ -34,8 +36,15 @@ export function rpcRoutes(ctx: SandboxContext): Hono {
       case 'eth_call': {
         const call: unknown = params[0];
         const to = typeof call === 'object' && call !== null && 'to' in call ? String(call.to) : '';
-        const data = typeof call === 'object' && call !== null ? String(('data' in call ? call.data : undefined) ?? ('input' in call ? call.input : '')) : '';
-        if (to.toLowerCase() === venueContracts(ctx.config.clobChainId).depositWalletFactory.toLowerCase() && data === FACTORY_BEACON_SELECTOR) return ok(`0x${'0'.repeat(64)}`);
+        const data =
+          typeof call === 'object' && call !== null
+            ? String(('data' in call ? call.data : undefined) ?? ('input' in call ? call.input : ''))
+            : '';
+        if (
+          to.toLowerCase() === venueContracts(ctx.config.clobChainId).depositWalletFactory.toLowerCase() &&
+          data === FACTORY_BEACON_SELECTOR
+        )
+          return ok(`0x${'0'.repeat(64)}`);
         return fail(3, 'execution reverted: the sandbox RPC stand-in answers only the factory BEACON()');
       }
       case 'eth_getCode': {
@@ -49,7 +58,8 @@ export function rpcRoutes(ctx: SandboxContext): Hono {
   app.post('/', async (c) => {
     const body = parseJson(await c.req.text());
     if (Array.isArray(body)) return c.json(body.map((r: RpcRequest) => answer(r)));
-    if (typeof body !== 'object' || body === null) return c.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } });
+    if (typeof body !== 'object' || body === null)
+      return c.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } });
     return c.json(answer(body));
   });
   return app;

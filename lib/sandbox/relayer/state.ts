@@ -1,9 +1,9 @@
 /**
  * What the sandbox relayer's transactions change "on chain", kept in memory (the sandbox has no chain):
  * deposit wallets and their owners, the owners' relayer nonces, the approvals a batch set, market
- * resolutions, builder API keys, the bridge's withdrawal deposit addresses, and the relayer's transaction rows (PROTOCOL.md §4.4). Effects of a
- * transaction apply when it is mined (`settle`); states follow the clock: NEW, then EXECUTED at half the
- * mining time, MINED at `mineMs`, CONFIRMED at twice it — or FAILED at `mineMs` with a reason, or
+ * resolutions, builder API keys, the bridge's withdrawal deposit addresses, and the relayer's transaction rows
+ * (PROTOCOL.md §4.4). Effects of a transaction apply when it is mined (`settle`); states follow the clock: NEW, then
+ * EXECUTED at half the mining time, MINED at `mineMs`, CONFIRMED at twice it — or FAILED at `mineMs` with a reason, or
  * INVALID at once (refused when submitted, with a reason).
  */
 import { encodeAbiParameters, getAddress, keccak256, type Address, type Hex } from 'viem';
@@ -13,7 +13,14 @@ import type { ExchangeName } from '../../relayer/contracts';
 export type DepositWalletRec = { address: string; owner: string; deployed: boolean };
 
 /** Builder API credentials, issued to an order-book API key's address (`owner`, lowercase); times Unix ms. */
-export type BuilderKeyRec = { key: string; secret: string; passphrase: string; owner: string; createdAt: number; revokedAt: number | null };
+export type BuilderKeyRec = {
+  key: string;
+  secret: string;
+  passphrase: string;
+  owner: string;
+  createdAt: number;
+  revokedAt: number | null;
+};
 
 /**
  * A bridge withdrawal route (the bridge's `POST /withdraw`): collateral sent to its deposit address is
@@ -22,7 +29,8 @@ export type BuilderKeyRec = { key: string; secret: string; passphrase: string; o
 export type BridgeRoute = { wallet: string; toChainId: number; toToken: string; recipient: string };
 
 /** The relayer's transaction states (enum `RelayerTransactionState`). */
-export type RelayerState = 'STATE_NEW' | 'STATE_EXECUTED' | 'STATE_MINED' | 'STATE_CONFIRMED' | 'STATE_FAILED' | 'STATE_INVALID';
+export type RelayerState =
+  'STATE_NEW' | 'STATE_EXECUTED' | 'STATE_MINED' | 'STATE_CONFIRMED' | 'STATE_FAILED' | 'STATE_INVALID';
 
 /**
  * One relayer transaction. `effect` runs once when mined and answers a failure reason (or undefined);
@@ -65,7 +73,16 @@ export class RelayerChain {
   /** The bridge's deposit address for `route` (the same route always gets the same address), registered. */
   bridgeAddressFor(route: BridgeRoute): Address {
     const hash = keccak256(
-      encodeAbiParameters([{ type: 'string' }, { type: 'address' }, { type: 'uint256' }, { type: 'address' }, { type: 'address' }], ['sandbox-bridge', getAddress(route.wallet), BigInt(route.toChainId), getAddress(route.toToken), getAddress(route.recipient)]),
+      encodeAbiParameters(
+        [{ type: 'string' }, { type: 'address' }, { type: 'uint256' }, { type: 'address' }, { type: 'address' }],
+        [
+          'sandbox-bridge',
+          getAddress(route.wallet),
+          BigInt(route.toChainId),
+          getAddress(route.toToken),
+          getAddress(route.recipient),
+        ],
+      ),
     );
     const address = getAddress(`0x${hash.slice(-40)}`);
     this.bridgeRoutes.set(address.toLowerCase(), route);

@@ -5,8 +5,9 @@
  * is refused, as the extension refuses to sign it). A refused request is recorded as `STATE_INVALID`
  * with its reason; a batch whose call fails when mined (a redeem before the market resolved, a transfer
  * beyond the balance) ends `STATE_FAILED` with the reason. Collateral transferred to a bridge deposit
- * address (`POST /bridge/withdraw`) is a bridge withdrawal: recorded in `bridgeWithdrawals` when mined. A mined `WALLET-CREATE` deploys the wallet and
- * credits it demo collateral (`config.newAccountBalance`, standing in for a deposit).
+ * address (`POST /bridge/withdraw`) is a bridge withdrawal: recorded in `bridgeWithdrawals` when mined. A mined
+ * `WALLET-CREATE` deploys the wallet and credits it demo collateral (`config.newAccountBalance`, standing in for a
+ * deposit).
  */
 import * as v from 'valibot';
 import { encodeAbiParameters, keccak256, recoverTypedDataAddress, toHex, type Address, type Hex } from 'viem';
@@ -20,7 +21,12 @@ import type { SandboxContext } from '../context';
 import type { RelayerChain, RelayerTxRec } from './state';
 
 const hexBytes = v.custom<Hex>((s) => typeof s === 'string' && /^0x(?:[0-9a-fA-F]{2})*$/.test(s));
-const createSchema = v.object({ type: v.literal('WALLET-CREATE'), from: address, to: address, metadata: v.optional(v.string()) });
+const createSchema = v.object({
+  type: v.literal('WALLET-CREATE'),
+  from: address,
+  to: address,
+  metadata: v.optional(v.string()),
+});
 const batchSchema = v.object({
   type: v.literal('WALLET'),
   from: address,
@@ -31,7 +37,11 @@ const batchSchema = v.object({
   depositWalletParams: v.object({
     depositWallet: address,
     deadline: v.pipe(v.string(), v.regex(/^\d{1,12}$/)),
-    calls: v.pipe(v.array(v.object({ target: address, value: v.pipe(v.string(), v.regex(/^\d{1,78}$/)), data: hexBytes })), v.minLength(1), v.maxLength(16)),
+    calls: v.pipe(
+      v.array(v.object({ target: address, value: v.pipe(v.string(), v.regex(/^\d{1,78}$/)), data: hexBytes })),
+      v.minLength(1),
+      v.maxLength(16),
+    ),
   }),
 });
 
@@ -40,22 +50,43 @@ export class MalformedRelayRequest extends Error {
   override name = 'MalformedRelayRequest';
 }
 
-/** Records a deposit-wallet `/submit` body for `builderKey`; returns the row (INVALID when refused). Throws `MalformedRelayRequest`. */
-export async function submitDepositWallet(ctx: SandboxContext, body: unknown, builderKey: string): Promise<RelayerTxRec> {
+/**
+ * Records a deposit-wallet `/submit` body for `builderKey`; returns the row (INVALID when refused). Throws
+ * `MalformedRelayRequest`.
+ */
+export async function submitDepositWallet(
+  ctx: SandboxContext,
+  body: unknown,
+  builderKey: string,
+): Promise<RelayerTxRec> {
   const chain = ctx.relayerChain;
   const factory = venueContracts(ctx.config.clobChainId).depositWalletFactory;
   const create = v.safeParse(createSchema, body);
   if (create.success) {
     const tx = walletCreate(ctx, create.output.from, factory, builderKey);
     const expected = walletCreateRequest(create.output.from, ctx.config.clobChainId);
-    return record(ctx, create.output.to.toLowerCase() === expected.to.toLowerCase() ? tx : { ...tx, outcome: 'invalid', error: 'to must be the deposit wallet factory', effect: () => undefined });
+    return record(
+      ctx,
+      create.output.to.toLowerCase() === expected.to.toLowerCase()
+        ? tx
+        : { ...tx, outcome: 'invalid', error: 'to must be the deposit wallet factory', effect: () => undefined },
+    );
   }
   const batch = v.safeParse(batchSchema, body);
-  if (!batch.success) throw new MalformedRelayRequest('invalid request: expected a WALLET-CREATE or WALLET deposit-wallet request');
+  if (!batch.success)
+    throw new MalformedRelayRequest('invalid request: expected a WALLET-CREATE or WALLET deposit-wallet request');
   const b = batch.output;
   const p = b.depositWalletParams;
   const calls: WalletCall[] = p.calls;
-  const tx = baseTx(ctx, { type: 'WALLET', from: b.from, to: factory, proxyAddress: p.depositWallet, nonce: b.nonce, builderKey, data: encodeCalls(calls) });
+  const tx = baseTx(ctx, {
+    type: 'WALLET',
+    from: b.from,
+    to: factory,
+    proxyAddress: p.depositWallet,
+    nonce: b.nonce,
+    builderKey,
+    data: encodeCalls(calls),
+  });
   const refuse = (why: string) => record(ctx, { ...tx, outcome: 'invalid', error: why });
   if (b.to.toLowerCase() !== factory.toLowerCase()) return refuse('to must be the deposit wallet factory');
   const wallet = chain.wallets.get(p.depositWallet.toLowerCase());
@@ -63,7 +94,13 @@ export async function submitDepositWallet(ctx: SandboxContext, body: unknown, bu
   if (wallet.owner !== b.from.toLowerCase()) return refuse('from is not the owner of the deposit wallet');
   if (b.nonce !== chain.nonceOf(b.from)) return refuse(`invalid nonce: expected ${chain.nonceOf(b.from)}`);
   if (Number(p.deadline) <= Math.floor(ctx.now() / 1000)) return refuse('deadline expired');
-  const typed = walletBatchTypedData({ chainId: ctx.config.clobChainId, wallet: p.depositWallet, nonce: b.nonce, deadline: p.deadline, calls });
+  const typed = walletBatchTypedData({
+    chainId: ctx.config.clobChainId,
+    wallet: p.depositWallet,
+    nonce: b.nonce,
+    deadline: p.deadline,
+    calls,
+  });
   const signer = await recoverTypedDataAddress({ ...typed, signature: b.signature }).catch(() => undefined);
   if (signer?.toLowerCase() !== wallet.owner) return refuse('invalid signature');
   let described: DescribedCall[];
@@ -79,8 +116,17 @@ export async function submitDepositWallet(ctx: SandboxContext, body: unknown, bu
 function walletCreate(ctx: SandboxContext, from: Address, factory: Address, builderKey: string): RelayerTxRec {
   const chain = ctx.relayerChain;
   const wallet = uupsDepositWallet(from, ctx.config.clobChainId);
-  const tx = baseTx(ctx, { type: 'WALLET-CREATE', from, to: factory, proxyAddress: wallet, nonce: '', builderKey, data: '0x' });
-  if (chain.wallets.has(wallet.toLowerCase())) return { ...tx, outcome: 'invalid', error: 'deposit wallet already deployed' };
+  const tx = baseTx(ctx, {
+    type: 'WALLET-CREATE',
+    from,
+    to: factory,
+    proxyAddress: wallet,
+    nonce: '',
+    builderKey,
+    data: '0x',
+  });
+  if (chain.wallets.has(wallet.toLowerCase()))
+    return { ...tx, outcome: 'invalid', error: 'deposit wallet already deployed' };
   const rec = { address: wallet.toLowerCase(), owner: from.toLowerCase(), deployed: false };
   chain.wallets.set(rec.address, rec);
   return {
@@ -93,9 +139,19 @@ function walletCreate(ctx: SandboxContext, from: Address, factory: Address, buil
   };
 }
 
-function baseTx(ctx: SandboxContext, t: Pick<RelayerTxRec, 'type' | 'from' | 'to' | 'proxyAddress' | 'nonce' | 'builderKey' | 'data'>): RelayerTxRec {
+function baseTx(
+  ctx: SandboxContext,
+  t: Pick<RelayerTxRec, 'type' | 'from' | 'to' | 'proxyAddress' | 'nonce' | 'builderKey' | 'data'>,
+): RelayerTxRec {
   const id = crypto.randomUUID();
-  return { ...t, id, hash: keccak256(toHex(`sandbox-relayer:${id}`)), submitted: ctx.now(), outcome: 'pending', effect: () => undefined };
+  return {
+    ...t,
+    id,
+    hash: keccak256(toHex(`sandbox-relayer:${id}`)),
+    submitted: ctx.now(),
+    outcome: 'pending',
+    effect: () => undefined,
+  };
 }
 
 function record(ctx: SandboxContext, tx: RelayerTxRec): RelayerTxRec {
@@ -106,7 +162,16 @@ function record(ctx: SandboxContext, tx: RelayerTxRec): RelayerTxRec {
 /** The calls as the wallet's `execute` would receive them (ABI `(address,uint256,bytes)[]`). */
 function encodeCalls(calls: readonly WalletCall[]): Hex {
   return encodeAbiParameters(
-    [{ type: 'tuple[]', components: [{ name: 'target', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'data', type: 'bytes' }] }],
+    [
+      {
+        type: 'tuple[]',
+        components: [
+          { name: 'target', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'data', type: 'bytes' },
+        ],
+      },
+    ],
     [calls.map((c) => ({ target: c.target, value: BigInt(c.value), data: c.data }))],
   );
 }
@@ -127,8 +192,10 @@ function precheck(ctx: SandboxContext, wallet: string, c: DescribedCall): string
     if (!ctx.relayerChain.resolutions.has(m.conditionId.toLowerCase())) return 'result for condition not received yet';
   }
   if (c.kind === 'transfer') {
-    if (c.ids.length === 0 && venue.balanceOf(wallet) < (c.amounts[0] ?? 0n)) return 'ERC20: transfer amount exceeds balance';
-    if (c.ids.some((id, i) => venue.tokenBalance(wallet, id.toString()) < (c.amounts[i] ?? 0n))) return 'ERC1155: insufficient balance for transfer';
+    if (c.ids.length === 0 && venue.balanceOf(wallet) < (c.amounts[0] ?? 0n))
+      return 'ERC20: transfer amount exceeds balance';
+    if (c.ids.some((id, i) => venue.tokenBalance(wallet, id.toString()) < (c.amounts[i] ?? 0n)))
+      return 'ERC1155: insufficient balance for transfer';
   }
   return undefined;
 }
@@ -168,7 +235,15 @@ function apply(chain: RelayerChain, ctx: SandboxContext, wallet: string, c: Desc
         venue.credit(wallet, -amount);
         const route = chain.bridgeRoutes.get(c.to.toLowerCase());
         // Sent to a bridge deposit address: the bridge forwards it (recorded; it leaves the sandbox).
-        if (route) ctx.bridgeWithdrawals.push({ id: crypto.randomUUID(), address: wallet, amount: amount.toString(), toChainId: route.toChainId, recipient: route.recipient, at: ctx.now() });
+        if (route)
+          ctx.bridgeWithdrawals.push({
+            id: crypto.randomUUID(),
+            address: wallet,
+            amount: amount.toString(),
+            toChainId: route.toChainId,
+            recipient: route.recipient,
+            at: ctx.now(),
+          });
         else venue.credit(c.to, amount);
       } else {
         c.ids.forEach((id, i) => {

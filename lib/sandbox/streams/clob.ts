@@ -93,7 +93,9 @@ export class ClobStreams {
   }
 
   private onMarketMessage(s: MarketSocket, msg: Record<string, unknown>): void {
-    const ids = Array.isArray(msg.assets_ids) ? msg.assets_ids.filter((x): x is string => typeof x === 'string' && TOKEN_ID.test(x)) : [];
+    const ids = Array.isArray(msg.assets_ids)
+      ? msg.assets_ids.filter((x): x is string => typeof x === 'string' && TOKEN_ID.test(x))
+      : [];
     const before = new Set(s.assets);
     if (msg.operation === 'unsubscribe') {
       for (const id of ids) s.assets.delete(id);
@@ -115,15 +117,24 @@ export class ClobStreams {
   }
 
   private onUserMessage(s: UserSocket, msg: Record<string, unknown>): void {
-    const markets = Array.isArray(msg.markets) ? msg.markets.filter((x): x is string => typeof x === 'string').map((x) => x.toLowerCase()) : undefined;
+    const markets = Array.isArray(msg.markets)
+      ? msg.markets.filter((x): x is string => typeof x === 'string').map((x) => x.toLowerCase())
+      : undefined;
     if (msg.auth !== undefined) {
       const a = msg.auth;
-      const field = (k: string) => (a !== null && typeof a === 'object' && k in a ? Object.entries(a).find(([n]) => n === k)?.[1] : undefined);
+      const field = (k: string) =>
+        a !== null && typeof a === 'object' && k in a ? Object.entries(a).find(([n]) => n === k)?.[1] : undefined;
       const apiKey = field('apiKey');
       const creds = typeof apiKey === 'string' ? this.venue.creds.get(apiKey) : undefined;
       const secret = field('secret');
       const passphrase = field('passphrase');
-      if (!creds || typeof secret !== 'string' || typeof passphrase !== 'string' || !l2SignaturesEqual(creds.secret, secret) || !l2SignaturesEqual(creds.passphrase, passphrase)) {
+      if (
+        !creds ||
+        typeof secret !== 'string' ||
+        typeof passphrase !== 'string' ||
+        !l2SignaturesEqual(creds.secret, secret) ||
+        !l2SignaturesEqual(creds.passphrase, passphrase)
+      ) {
         s.ws.close(4001, 'unauthorized');
         return;
       }
@@ -144,7 +155,9 @@ export class ClobStreams {
     const l = this.current(tokenId);
     this.levels.set(tokenId, l);
     const side = (map: Map<string, bigint>, desc: boolean) =>
-      [...map.entries()].sort(([a], [b]) => (desc ? Number(b) - Number(a) : Number(a) - Number(b))).map(([price, size]) => ({ price, size: dec(size) }));
+      [...map.entries()]
+        .sort(([a], [b]) => (desc ? Number(b) - Number(a) : Number(a) - Number(b)))
+        .map(([price, size]) => ({ price, size: dec(size) }));
     const last = this.venue.lastTrade.get(tokenId);
     // Like the REST book: bids ascending, asks descending (best price last).
     return {
@@ -188,14 +201,37 @@ export class ClobStreams {
     for (const t of trades) {
       const m = this.venue.tokenIndex.get(t.tokenId);
       if (t.role !== 'TAKER' || !m || !watched.has(t.tokenId)) continue;
-      events.push({ asset: t.tokenId, event: { event_type: 'last_trade_price', market: m.conditionId, asset_id: t.tokenId, price: dec(t.price), size: dec(t.size), fee_rate_bps: '0', side: t.side, timestamp: now } });
+      events.push({
+        asset: t.tokenId,
+        event: {
+          event_type: 'last_trade_price',
+          market: m.conditionId,
+          asset_id: t.tokenId,
+          price: dec(t.price),
+          size: dec(t.size),
+          fee_rate_bps: '0',
+          side: t.side,
+          timestamp: now,
+        },
+      });
     }
     for (const m of this.venue.markets) {
       const old = this.ticks.get(m.conditionId);
       this.ticks.set(m.conditionId, m.tickSize);
       if (old === undefined || old === m.tickSize) continue;
       for (const id of m.tokenIds) {
-        if (watched.has(id)) events.push({ asset: id, event: { event_type: 'tick_size_change', market: m.conditionId, asset_id: id, old_tick_size: old, new_tick_size: m.tickSize, timestamp: now } });
+        if (watched.has(id))
+          events.push({
+            asset: id,
+            event: {
+              event_type: 'tick_size_change',
+              market: m.conditionId,
+              asset_id: id,
+              old_tick_size: old,
+              new_tick_size: m.tickSize,
+              timestamp: now,
+            },
+          });
       }
     }
     for (const id of watched) {
@@ -207,7 +243,15 @@ export class ClobStreams {
       const changes = levelChanges(id, before, after);
       if (changes.length === 0) continue;
       const best = bestOf(after);
-      events.push({ asset: id, event: { event_type: 'price_change', market: m.conditionId, price_changes: changes.map((c) => ({ ...c, ...best })), timestamp: now } });
+      events.push({
+        asset: id,
+        event: {
+          event_type: 'price_change',
+          market: m.conditionId,
+          price_changes: changes.map((c) => ({ ...c, ...best })),
+          timestamp: now,
+        },
+      });
     }
     if (events.length === 0) return;
     for (const s of this.market) {
@@ -232,11 +276,14 @@ export class ClobStreams {
     for (const t of trades) {
       const o = this.venue.orders.get(t.orderId);
       const m = this.venue.tokenIndex.get(t.tokenId);
-      if (o && m) events.push({ address: o.address, market: m.conditionId.toLowerCase(), event: this.tradeEvent(t, m, now) });
+      if (o && m)
+        events.push({ address: o.address, market: m.conditionId.toLowerCase(), event: this.tradeEvent(t, m, now) });
     }
     if (events.length === 0) return;
     for (const s of this.user) {
-      const mine = events.filter((e) => e.address === s.address && (!s.markets || s.markets.has(e.market))).map((e) => e.event);
+      const mine = events
+        .filter((e) => e.address === s.address && (!s.markets || s.markets.has(e.market)))
+        .map((e) => e.event);
       if (mine.length) this.send(s.ws, mine);
     }
   }
@@ -288,7 +335,17 @@ export class ClobStreams {
       owner: t.owner,
       trade_owner: t.owner,
       maker_address: t.address,
-      maker_orders: makers.map((x) => ({ order_id: x.orderId, owner: x.owner, maker_address: x.address, matched_amount: dec(x.size), price: dec(x.price), fee_rate_bps: '0', asset_id: x.tokenId, outcome: outcome(x.tokenId), side: x.side })),
+      maker_orders: makers.map((x) => ({
+        order_id: x.orderId,
+        owner: x.owner,
+        maker_address: x.address,
+        matched_amount: dec(x.size),
+        price: dec(x.price),
+        fee_rate_bps: '0',
+        asset_id: x.tokenId,
+        outcome: outcome(x.tokenId),
+        side: x.side,
+      })),
       trader_side: t.role,
       timestamp: now,
     };
@@ -304,8 +361,10 @@ function stateOf(o: ClobOrderRec): string {
 function levelChanges(tokenId: string, before: Levels, after: Levels) {
   const out: { asset_id: string; price: string; size: string; side: 'BUY' | 'SELL' }[] = [];
   for (const side of ['BUY', 'SELL'] as const) {
-    for (const [price, size] of after[side]) if (before[side].get(price) !== size) out.push({ asset_id: tokenId, price, size: dec(size), side });
-    for (const price of before[side].keys()) if (!after[side].has(price)) out.push({ asset_id: tokenId, price, size: '0', side });
+    for (const [price, size] of after[side])
+      if (before[side].get(price) !== size) out.push({ asset_id: tokenId, price, size: dec(size), side });
+    for (const price of before[side].keys())
+      if (!after[side].has(price)) out.push({ asset_id: tokenId, price, size: '0', side });
   }
   return out;
 }
@@ -315,5 +374,8 @@ function bestOf(l: Levels): { best_bid: string; best_ask: string } {
   const prices = (m: Map<string, bigint>) => [...m.keys()].map(Number);
   const bids = prices(l.BUY);
   const asks = prices(l.SELL);
-  return { best_bid: bids.length ? String(Math.max(...bids)) : '', best_ask: asks.length ? String(Math.min(...asks)) : '' };
+  return {
+    best_bid: bids.length ? String(Math.max(...bids)) : '',
+    best_ask: asks.length ? String(Math.min(...asks)) : '',
+  };
 }

@@ -17,7 +17,9 @@ import { ClobStreams } from './clob';
 import { PerpsStreams } from './perps';
 import { SUBSCRIBE_FRAME_MAX_CHARS } from './socket';
 
-/** The streams of one sandbox: the `upgrade` handler to attach to its server, `sync()` after each request, `close()`. */
+/**
+ * The streams of one sandbox: the `upgrade` handler to attach to its server, `sync()` after each request, `close()`.
+ */
 export type SandboxStreams = {
   /** Handles an HTTP upgrade (`server.on('upgrade', streams.upgrade)`). */
   upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;

@@ -43,7 +43,9 @@ export function orderData(venue: PerpsVenue, o: PerpsOrder) {
   };
 }
 
-/** One element of a `fills` event's data (an array): the account's side of a fill; `coid` of its order when it has one. */
+/**
+ * One element of a `fills` event's data (an array): the account's side of a fill; `coid` of its order when it has one.
+ */
 export function fillData(f: Fill, coid: string | undefined) {
   return {
     tid: f.tradeId,
@@ -82,7 +84,9 @@ export function balanceData(balance: bigint) {
  * `undefined` (no `tpsl` frame; the `orders` event says `triggered` — or
  * `reduce_only_invalid_at_trigger` — and `fills` carries its fill).
  */
-export function tpslData(o: PerpsOrder): { oid: number; st: 'untriggered' | 'armed' | 'cancelled'; reason?: string } | undefined {
+export function tpslData(
+  o: PerpsOrder,
+): { oid: number; st: 'untriggered' | 'armed' | 'cancelled'; reason?: string } | undefined {
   if (o.trigger?.fired) return undefined;
   if (o.status === 'untriggered') return { oid: o.oid, st: o.trigger?.armedQty ? 'armed' : 'untriggered' };
   return { oid: o.oid, st: 'cancelled', ...(o.reason ? { reason: o.reason } : {}) };
@@ -104,13 +108,30 @@ export function bboData(venue: PerpsVenue, iid: number) {
 
 /** One element of a `trades::<iid>` event's data (an array): a public trade, taker side. */
 export function tradeData(t: PerpsVenue['trades'][number]) {
-  return { tid: t.tradeId, iid: t.iid, side: t.buy ? 'long' : 'short', p: px(t.price), qty: px(t.qty), ts: t.ts, hash: '0x' };
+  return {
+    tid: t.tradeId,
+    iid: t.iid,
+    side: t.buy ? 'long' : 'short',
+    p: px(t.price),
+    qty: px(t.qty),
+    ts: t.ts,
+    hash: '0x',
+  };
 }
 
 /** A `tickers::` event's data for `inst` at `now` (ms), from the tickers read. */
 export function tickerData(ctx: SandboxContext, inst: Instrument, now: number) {
   const t = tickerOf(ctx, inst, now);
-  return { iid: t.instrument_id, idx: t.index_price, mark: t.mark_price, last: t.last_price, mid: t.mid_price, oi: t.open_interest, fr: t.funding_rate, nxf: t.next_funding };
+  return {
+    iid: t.instrument_id,
+    idx: t.index_price,
+    mark: t.mark_price,
+    last: t.last_price,
+    mid: t.mid_price,
+    oi: t.open_interest,
+    fr: t.funding_rate,
+    nxf: t.next_funding,
+  };
 }
 
 /** A `statistics::` event's data for `inst` at `now` (ms), from the statistics read. */

@@ -66,8 +66,19 @@ const AUTO_CANCEL_SWEEP_MS = 200;
 /** Least wall time between two mark-driven `portfolio` events to one account (ms). */
 export const MARK_PUSH_MS = 1_000;
 
-const ACCOUNT_CHANNELS = new Set(['balances', 'portfolio', 'orders', 'fills', 'funding', 'deposits', 'withdrawals', 'notifications', 'tpsl']);
-const PUBLIC_CHANNEL = /^(?:(trades|bbo|book)::(\d{1,9})|(tickers|statistics)::(all|\d{1,9})|klines::(\d{1,9})::(1m|5m|15m|1h|4h|1d|1w))$/;
+const ACCOUNT_CHANNELS = new Set([
+  'balances',
+  'portfolio',
+  'orders',
+  'fills',
+  'funding',
+  'deposits',
+  'withdrawals',
+  'notifications',
+  'tpsl',
+]);
+const PUBLIC_CHANNEL =
+  /^(?:(trades|bbo|book)::(\d{1,9})|(tickers|statistics)::(all|\d{1,9})|klines::(\d{1,9})::(1m|5m|15m|1h|4h|1d|1w))$/;
 
 /** One open socket: its account once authenticated (`owner`, `proxy` lowercase), channels and `sq` counters. */
 type Session = { ws: WebSocket; owner?: string; proxy?: string; chs: Set<string>; sq: Map<string, number> };
@@ -77,7 +88,11 @@ type Session = { ws: WebSocket; owner?: string; proxy?: string; chs: Set<string>
  * its `tpsl` state for a trigger order), fills, funding payments, and whether the account changed.
  */
 type AccountBatch = {
-  orders: { iid: number; data: ReturnType<typeof frames.orderData>; tpsl?: NonNullable<ReturnType<typeof frames.tpslData>> }[];
+  orders: {
+    iid: number;
+    data: ReturnType<typeof frames.orderData>;
+    tpsl?: NonNullable<ReturnType<typeof frames.tpslData>>;
+  }[];
   fills: Fill[];
   funding: FundingPayment[];
   changed: boolean;
@@ -109,7 +124,8 @@ export class PerpsStreams {
     ctx.venue.listeners.add(this.listener);
     this.sweep = setInterval(() => {
       const now = ctx.now();
-      for (const a of ctx.venue.accounts.values()) if (a.autoCancelAt !== undefined && a.autoCancelAt <= now) ctx.venue.checkAutoCancel(a);
+      for (const a of ctx.venue.accounts.values())
+        if (a.autoCancelAt !== undefined && a.autoCancelAt <= now) ctx.venue.checkAutoCancel(a);
     }, AUTO_CANCEL_SWEEP_MS);
     this.sweep.unref?.();
   }
@@ -163,20 +179,33 @@ export class PerpsStreams {
 
   private auth(s: Session, id: number, args: unknown): void {
     const { proxyIndex, venue } = this.ctx;
-    const proxy = args !== null && typeof args === 'object' && 'proxy' in args && typeof args.proxy === 'string' ? args.proxy.toLowerCase() : '';
-    const secret = args !== null && typeof args === 'object' && 'secret' in args && typeof args.secret === 'string' ? args.secret : '';
+    const proxy =
+      args !== null && typeof args === 'object' && 'proxy' in args && typeof args.proxy === 'string'
+        ? args.proxy.toLowerCase()
+        : '';
+    const secret =
+      args !== null && typeof args === 'object' && 'secret' in args && typeof args.secret === 'string'
+        ? args.secret
+        : '';
     // A session belongs to one proxy: a second auth naming another is refused (the first stays).
-    if (s.proxy !== undefined && s.proxy !== proxy) return this.answer(s, id, { status: 'err', error: 'already_authenticated' });
+    if (s.proxy !== undefined && s.proxy !== proxy)
+      return this.answer(s, id, { status: 'err', error: 'already_authenticated' });
     const owner = proxyIndex.get(proxy);
     const p = owner ? venue.findAccount(owner)?.proxies.get(proxy) : undefined;
-    if (!owner || !p || !l2SignaturesEqual(p.secret, secret) || p.expiry <= this.ctx.now()) return this.answer(s, id, { status: 'err', error: 'unauthorized' });
+    if (!owner || !p || !l2SignaturesEqual(p.secret, secret) || p.expiry <= this.ctx.now())
+      return this.answer(s, id, { status: 'err', error: 'unauthorized' });
     s.owner = owner.toLowerCase();
     s.proxy = proxy;
     this.answer(s, id, { status: 'ok' });
   }
 
   private subscribe(s: Session, id: number, req: 'sub' | 'unsub', chs: unknown): void {
-    if (!Array.isArray(chs) || chs.length === 0 || chs.length > 100 || !chs.every((c): c is string => typeof c === 'string')) {
+    if (
+      !Array.isArray(chs) ||
+      chs.length === 0 ||
+      chs.length > 100 ||
+      !chs.every((c): c is string => typeof c === 'string')
+    ) {
       return this.answer(s, id, { status: 'err', error: 'invalid_channels' });
     }
     const unknown = chs.find((c) => !ACCOUNT_CHANNELS.has(c) && !PUBLIC_CHANNEL.test(c));
@@ -185,7 +214,8 @@ export class PerpsStreams {
       for (const c of chs) s.chs.delete(c);
       return this.answer(s, id, { status: 'ok' });
     }
-    if (!s.owner && chs.some((c) => ACCOUNT_CHANNELS.has(c))) return this.answer(s, id, { status: 'err', error: 'unauthenticated' });
+    if (!s.owner && chs.some((c) => ACCOUNT_CHANNELS.has(c)))
+      return this.answer(s, id, { status: 'err', error: 'unauthenticated' });
     for (const c of chs) s.chs.add(c);
     this.answer(s, id, { status: 'ok' });
     this.snapshot(s, chs);
@@ -201,7 +231,9 @@ export class PerpsStreams {
       const inst = which === undefined ? undefined : venue.instruments.get(Number(which));
       if (kind === 'book' && inst) this.event(s, ch, frames.bookData(venue, inst.iid));
       else if (kind === 'bbo' && inst) this.event(s, ch, frames.bboData(venue, inst.iid));
-      else if (kind === 'tickers') for (const i of which === 'all' ? venue.instruments.values() : inst ? [inst] : []) this.event(s, ch, frames.tickerData(this.ctx, i, now));
+      else if (kind === 'tickers')
+        for (const i of which === 'all' ? venue.instruments.values() : inst ? [inst] : [])
+          this.event(s, ch, frames.tickerData(this.ctx, i, now));
       else if (ch === 'portfolio' && account) this.event(s, ch, portfolioOf(venue, account, now));
       else if (ch === 'balances' && account) this.event(s, ch, frames.balanceData(account.balance));
     }
@@ -217,7 +249,11 @@ export class PerpsStreams {
     try {
       // Through the REST route of the command, marked with the session's proxy: the route's one
       // signature recovery also refuses another signer (`session_signer_mismatch`).
-      const req = new Request(`http://sandbox/perps${route.path}`, { method: route.method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(envelope) });
+      const req = new Request(`http://sandbox/perps${route.path}`, {
+        method: route.method,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(envelope),
+      });
       this.ctx.sessionRequests.set(req, proxy);
       const res = await this.fetchApp(req);
       this.answer(s, id, await res.json());
@@ -235,7 +271,10 @@ export class PerpsStreams {
     }
   }
 
-  /** An order's change as the `orders` (and, for a waiting or cancelled trigger order, `tpsl::<iid>`) channel reports it now. */
+  /**
+   * An order's change as the `orders` (and, for a waiting or cancelled trigger order, `tpsl::<iid>`) channel reports it
+   * now.
+   */
   private orderChange(o: PerpsOrder): AccountBatch['orders'][number] {
     const tpsl = o.trigger ? frames.tpslData(o) : undefined;
     return { iid: o.iid, data: frames.orderData(this.ctx.venue, o), ...(tpsl ? { tpsl } : {}) };
@@ -312,10 +351,13 @@ export class PerpsStreams {
     if (this.markTimers.has(owner)) return;
     const wait = (this.markPushedAt.get(owner) ?? -Infinity) + MARK_PUSH_MS - Date.now();
     if (wait > 0 || this.held.has(owner)) {
-      const t = setTimeout(() => {
-        this.markTimers.delete(owner);
-        this.markPush(owner);
-      }, Math.max(wait, ACK_GAP_MS));
+      const t = setTimeout(
+        () => {
+          this.markTimers.delete(owner);
+          this.markPush(owner);
+        },
+        Math.max(wait, ACK_GAP_MS),
+      );
       this.markTimers.set(owner, t);
       return;
     }
@@ -337,7 +379,12 @@ export class PerpsStreams {
     const portfolio = b.changed && account ? portfolioOf(venue, account, now) : undefined;
     for (const s of targets) {
       if (s.chs.has('orders')) for (const o of b.orders) this.event(s, 'orders', o.data);
-      if (b.fills.length && s.chs.has('fills')) this.event(s, 'fills', b.fills.map((f) => frames.fillData(f, venue.orders.get(f.oid)?.coid)));
+      if (b.fills.length && s.chs.has('fills'))
+        this.event(
+          s,
+          'fills',
+          b.fills.map((f) => frames.fillData(f, venue.orders.get(f.oid)?.coid)),
+        );
       if (s.chs.has('funding')) for (const p of b.funding) this.event(s, 'funding', frames.fundingData(p));
       for (const o of b.orders) {
         if (o.tpsl && (s.chs.has('tpsl') || s.chs.has(`tpsl::${o.iid}`))) this.event(s, `tpsl::${o.iid}`, o.tpsl);
@@ -368,11 +415,14 @@ export class PerpsStreams {
         const mine = trades.filter((t) => t.iid === iid);
         if (mine.length && s.chs.has(`trades::${iid}`)) this.event(s, `trades::${iid}`, mine.map(frames.tradeData));
         for (const scope of [String(iid), 'all']) {
-          if (s.chs.has(`tickers::${scope}`)) this.event(s, `tickers::${scope}`, frames.tickerData(this.ctx, inst, now));
-          if (mine.length && s.chs.has(`statistics::${scope}`)) this.event(s, `statistics::${scope}`, frames.statisticsData(venue, inst, now));
+          if (s.chs.has(`tickers::${scope}`))
+            this.event(s, `tickers::${scope}`, frames.tickerData(this.ctx, inst, now));
+          if (mine.length && s.chs.has(`statistics::${scope}`))
+            this.event(s, `statistics::${scope}`, frames.statisticsData(venue, inst, now));
         }
         for (const [name, step] of Object.entries(frames.STREAM_INTERVALS)) {
-          if (mine.length && s.chs.has(`klines::${iid}::${name}`)) this.event(s, `klines::${iid}::${name}`, frames.klinesData(venue, inst, step, now));
+          if (mine.length && s.chs.has(`klines::${iid}::${name}`))
+            this.event(s, `klines::${iid}::${name}`, frames.klinesData(venue, inst, step, now));
         }
       }
     }

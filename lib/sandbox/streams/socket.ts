@@ -14,7 +14,10 @@ export const FRAME_MAX_CHARS = 65_536;
  */
 export const SUBSCRIBE_FRAME_MAX_CHARS = 4 * 1024 * 1024;
 
-/** A client text frame parsed as a JSON object, or undefined (not JSON, not an object, over `maxChars`, default {@link FRAME_MAX_CHARS}). */
+/**
+ * A client text frame parsed as a JSON object, or undefined (not JSON, not an object, over `maxChars`, default {@link
+ * FRAME_MAX_CHARS}).
+ */
 export function parseFrame(text: string, maxChars = FRAME_MAX_CHARS): Record<string, unknown> | undefined {
   if (text.length > maxChars) return undefined;
   const v = parseJson(text);
