@@ -7,7 +7,7 @@
 #   typecheck  tsc --noEmit
 #   lint       npm run lint: Prettier's check (width 120) and ESLint with typescript-eslint's type-checked rules
 #              (floating and misused promises, awaited non-promises, exhaustive switches, no line over 120)
-#   unit       vitest (lib, components, entrypoints, test/unit, test/conformance, test/structure)
+#   unit       vitest (lib, components, entrypoints, test/conformance, test/structure, test/compat)
 #   build      the Chrome MV3 and Firefox MV3 builds
 #   browsers   test/setup-browsers.sh
 #   chromium   test/e2e in real Chromium (files in parallel, vitest.e2e.config.ts)

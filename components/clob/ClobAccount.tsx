@@ -4,7 +4,7 @@
  * as the data service and the exchange answer them (decimal strings; trade times in Unix seconds as
  * strings), events carry what to do.
  */
-import { clobTokenWords } from '../../lib/notifications/rules';
+import { clobTokenWords } from '../../lib/notifications/clob-notices';
 import { Button } from '../ui';
 
 /** A position row's fields. */

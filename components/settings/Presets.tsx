@@ -4,27 +4,53 @@
  * and the pinned perps domain, asks the browser for exactly its hosts, then checks each service (ok / error with its
  * reason / time). Venue presets say they never ran against the live venue, and until the person confirms one, nothing
  * is signed under it. Also the stream, bridge and domain-pin fields a custom setup edits (saved with the form around
- * it). State: the settings store.
+ * it). Presentational: it shows the draft, the saved preset and the last check it is given and reports the person's
+ * edits, preset choice, confirmation and check request.
  */
 import { Button, Field } from '../ui';
 import { OFFERED_PRESETS, PRESETS, presetById, type PresetId } from '../../lib/settings/presets';
-import type { SettingsStore } from '../../entrypoints/popup/stores/settings';
+import type { Settings } from '../../lib/settings';
+import type { ConnectionResult } from '../../lib/settings/check';
 
 const CHOICES: readonly PresetId[] = [...PRESETS.map((p) => p.id), 'custom'];
 /** `v` as a preset id (a `<select>` value narrowed without a cast). */
 const presetOf = (v: string): PresetId | undefined => CHOICES.find((c) => c === v);
 
-/** The Presets section (inside the Settings form). */
-export function Presets({ settings: st }: { settings: SettingsStore }) {
-  const s = st.draft.value;
-  const saved = st.saved.value;
-  if (!s || !saved) return null;
-  const live = presetById(saved.preset)?.live ?? false;
-  const checks = st.checks.value;
+/** The draft fields the Presets section shows and edits. */
+type PresetDraft = Pick<Settings, 'preset' | 'perpsWsUrl' | 'clobWsUrl' | 'bridgeUrl' | 'perpsDomain' | 'clobChainId'>;
+
+/**
+ * The Presets section (inside the Settings form). Props: `draft` the settings being edited, `savedPreset` the stored
+ * preset, `checks` the last connection check (undefined before one), `checking` while one runs, `unconfirmed` while the
+ * saved preset waits for the real-money confirmation; events: `onEdit` a draft patch (choosing Custom too),
+ * `onChoosePreset` another preset, `onConfirm` the real-money confirmation, `onCheck` a connection check.
+ */
+export function Presets({
+  draft: s,
+  savedPreset,
+  checks,
+  checking,
+  unconfirmed,
+  onEdit,
+  onChoosePreset,
+  onConfirm,
+  onCheck,
+}: {
+  draft: PresetDraft;
+  savedPreset: PresetId;
+  checks: readonly ConnectionResult[] | undefined;
+  checking: boolean;
+  unconfirmed: boolean;
+  onEdit: (patch: Partial<Settings>) => void;
+  onChoosePreset: (id: Exclude<PresetId, 'custom'>) => void;
+  onConfirm: () => void;
+  onCheck: () => void;
+}) {
+  const live = presetById(savedPreset)?.live ?? false;
   const choose = (id: PresetId | undefined) => {
-    if (!id || id === saved.preset) return;
-    if (id === 'custom') st.edit({ preset: 'custom' });
-    else void st.choosePreset(id);
+    if (!id || id === savedPreset) return;
+    if (id === 'custom') onEdit({ preset: 'custom' });
+    else onChoosePreset(id);
   };
   return (
     <section aria-label="Venue preset" data-testid="presets">
@@ -48,17 +74,17 @@ export function Presets({ settings: st }: { settings: SettingsStore }) {
           from a tested connection. Signatures under it move real money.
         </p>
       ) : null}
-      {st.unconfirmed.value ? (
+      {unconfirmed ? (
         <div class="actions" data-testid="preset-confirm">
           <p class="muted">Nothing is signed under this setup until you allow it (asked once per preset).</p>
-          <Button kind="danger" onClick={() => void st.confirmVenue()}>
+          <Button kind="danger" onClick={onConfirm}>
             Allow real-money signatures with this preset
           </Button>
         </div>
       ) : null}
       <div class="actions">
-        <Button onClick={() => void st.check()} disabled={st.checking.value}>
-          {st.checking.value ? 'Checking…' : 'Check connections'}
+        <Button onClick={onCheck} disabled={checking}>
+          {checking ? 'Checking…' : 'Check connections'}
         </Button>
       </div>
       {checks ? (
@@ -72,27 +98,27 @@ export function Presets({ settings: st }: { settings: SettingsStore }) {
         </ul>
       ) : null}
       <Field label="Perps session stream (WebSocket)">
-        <input name="perpsWsUrl" value={s.perpsWsUrl} onInput={(e) => st.edit({ perpsWsUrl: e.currentTarget.value })} />
+        <input name="perpsWsUrl" value={s.perpsWsUrl} onInput={(e) => onEdit({ perpsWsUrl: e.currentTarget.value })} />
       </Field>
       <Field label="Order-book channels (WebSocket base; /market and /user are added)">
-        <input name="clobWsUrl" value={s.clobWsUrl} onInput={(e) => st.edit({ clobWsUrl: e.currentTarget.value })} />
+        <input name="clobWsUrl" value={s.clobWsUrl} onInput={(e) => onEdit({ clobWsUrl: e.currentTarget.value })} />
       </Field>
       <Field label="Bridge">
-        <input name="bridgeUrl" value={s.bridgeUrl} onInput={(e) => st.edit({ bridgeUrl: e.currentTarget.value })} />
+        <input name="bridgeUrl" value={s.bridgeUrl} onInput={(e) => onEdit({ bridgeUrl: e.currentTarget.value })} />
       </Field>
       <div class="grid3">
         <Field label="Pinned perps domain name">
           <input
             name="perpsDomainName"
             value={s.perpsDomain.name}
-            onInput={(e) => st.edit({ perpsDomain: { ...s.perpsDomain, name: e.currentTarget.value } })}
+            onInput={(e) => onEdit({ perpsDomain: { ...s.perpsDomain, name: e.currentTarget.value } })}
           />
         </Field>
         <Field label="Version">
           <input
             name="perpsDomainVersion"
             value={s.perpsDomain.version}
-            onInput={(e) => st.edit({ perpsDomain: { ...s.perpsDomain, version: e.currentTarget.value } })}
+            onInput={(e) => onEdit({ perpsDomain: { ...s.perpsDomain, version: e.currentTarget.value } })}
           />
         </Field>
         <Field label="Chain id">
@@ -100,7 +126,7 @@ export function Presets({ settings: st }: { settings: SettingsStore }) {
             name="clobChainId"
             inputMode="numeric"
             value={String(s.clobChainId)}
-            onInput={(e) => st.edit({ clobChainId: Number(e.currentTarget.value) })}
+            onInput={(e) => onEdit({ clobChainId: Number(e.currentTarget.value) })}
           />
         </Field>
       </div>

@@ -5,7 +5,7 @@
 import { render } from 'preact';
 import { App } from './app';
 import { bootVault } from './stores/vault';
-import { beginFirstWatch } from './stores/perps';
+import { beginFirstWatch } from './stores/first-watch';
 import { LAST_INSTRUMENT } from '../../lib/messaging/start-hint-keys';
 import './style.css';
 

@@ -9,10 +9,10 @@ import { DeadManStatus } from '../../components/DeadManStatus';
 import { describeGrant, grantScope, marketName } from '../../lib/grants/evaluate';
 import { createPermissionsStore } from './stores/permissions';
 
-/** The "Standing permissions" section of the Settings tab (nothing until the grants are read). */
 /** Whole minutes from `now` to `expiresAt` (both ms since the epoch), never below 0. */
 const minutesLeft = (expiresAt: number, now: number) => Math.max(0, Math.round((expiresAt - now) / 60_000));
 
+/** The "Standing permissions" section of the Settings tab (nothing until the grants are read). */
 export function Permissions() {
   const s = useMemo(() => createPermissionsStore(), []);
   useEffect(() => void s.load(), [s]);

@@ -33,10 +33,6 @@ export function SettingsView({
   onChanged: () => Promise<void>;
   onAddKey: () => void;
 }) {
-  const [oldPw, setOldPw] = useState('');
-  const [newPw, setNewPw] = useState('');
-  const [restorePw, setRestorePw] = useState('');
-  const [restoreText, setRestoreText] = useState<string>();
   // Opening the tab reads the stored settings again (and which were invalid).
   useEffect(() => void st.load().catch(() => undefined), [st]);
   const s = st.draft.value;
@@ -58,7 +54,7 @@ export function SettingsView({
           </p>
         ) : null}
         <TransportNotices settings={st} accounts={accounts} onChanged={onChanged} />
-        <Presets settings={st} />
+        <PresetsSection settings={st} />
         <h3>Gateways</h3>
         <Field label="Perps gateway">
           <input name="perpsUrl" value={s.perpsUrl} onInput={(e) => st.edit({ perpsUrl: e.currentTarget.value })} />
@@ -142,6 +138,45 @@ export function SettingsView({
         </div>
       </form>
       <NotificationSettings load={loadNotifications} save={saveNotifications} />
+      <BackupSettings settings={st} onChanged={onChanged} />
+      <PasswordSettings settings={st} />
+      <h3>Keys</h3>
+      <Button onClick={onAddKey}>Add or generate an owner key</Button>
+      <ErrorText error={st.error.value} />
+      {st.notice.value ? <Notice>{st.notice.value}</Notice> : null}
+    </section>
+  );
+}
+
+/** The settings form's venue preset section: the store's draft, saved preset and check given to `Presets`. */
+function PresetsSection({ settings: st }: { settings: SettingsStore }) {
+  const draft = st.draft.value;
+  const saved = st.saved.value;
+  if (!draft || !saved) return null;
+  return (
+    <Presets
+      draft={draft}
+      savedPreset={saved.preset}
+      checks={st.checks.value}
+      checking={st.checking.value}
+      unconfirmed={st.unconfirmed.value}
+      onEdit={st.edit}
+      onChoosePreset={(id) => void st.choosePreset(id)}
+      onConfirm={() => void st.confirmVenue()}
+      onCheck={() => void st.check()}
+    />
+  );
+}
+
+/**
+ * Backup: exports the encrypted backup as a download, and restores one from a file with its password (then
+ * `onChanged` re-reads the vault status). The file's text and the password stay local.
+ */
+function BackupSettings({ settings: st, onChanged }: { settings: SettingsStore; onChanged: () => Promise<void> }) {
+  const [restorePw, setRestorePw] = useState('');
+  const [restoreText, setRestoreText] = useState<string>();
+  return (
+    <>
       <h3>Backup</h3>
       <div class="actions">
         <Button
@@ -185,6 +220,16 @@ export function SettingsView({
           </Button>
         </form>
       ) : null}
+    </>
+  );
+}
+
+/** Password: changes the vault password (current and new, at least 8 characters); the fields stay local. */
+function PasswordSettings({ settings: st }: { settings: SettingsStore }) {
+  const [oldPw, setOldPw] = useState('');
+  const [newPw, setNewPw] = useState('');
+  return (
+    <>
       <h3>Password</h3>
       <form
         onSubmit={(e) => {
@@ -217,11 +262,7 @@ export function SettingsView({
           Change password
         </Button>
       </form>
-      <h3>Keys</h3>
-      <Button onClick={onAddKey}>Add or generate an owner key</Button>
-      <ErrorText error={st.error.value} />
-      {st.notice.value ? <Notice>{st.notice.value}</Notice> : null}
-    </section>
+    </>
   );
 }
 

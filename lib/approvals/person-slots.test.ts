@@ -5,7 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { ApprovalRegistry, MAX_PENDING_TOTAL } from './registry';
 
-/** Slots kept for the person's own requests (README: "2 more are kept for your own requests"). */
+/**
+ * Slots kept for the person's own requests (README "Standing permissions (grants)": "2 more are kept for your own
+ * requests").
+ */
 const PERSON_SLOTS = 2;
 
 const view = (origin: string) => ({

@@ -18,7 +18,7 @@ import {
   type AuditInput,
   type AuditLog,
 } from './index';
-import { checkpointParts, entryParts } from './log';
+import { checkpointParts, entryParts } from './mac';
 
 let n = 0;
 const DAY = 86_400_000;

@@ -7,7 +7,8 @@
  * they are dropped: retention stops at the first one that does not verify, so it never destroys the
  * evidence of a change.
  */
-import { commitPrune, entryAuthentic, prepare, serial, shared, type AuditLog } from './log';
+import { commitPrune, prepare, serial, shared, type AuditLog } from './log';
+import { entryAuthentic } from './mac';
 import { readAuditRows } from '../vault/db';
 
 const CHUNK = 1_000;

@@ -8,7 +8,8 @@
  */
 import { unwrap } from 'idb';
 import { auditGroupOf, readAuditRows, type AuditEntry, type StoredAuditEntry } from '../vault/db';
-import { auditWritten, entryAuthentic, readCheckpoint, shared, type AuditLog, type Checkpoint } from './log';
+import { auditWritten, readCheckpoint, shared, type AuditLog, type Checkpoint } from './log';
+import { entryAuthentic } from './mac';
 import { backgroundTask } from '../tasks';
 
 /**

@@ -27,17 +27,8 @@
  * last full check passed while this background ran (absent: the ends and the new entries only).
  */
 import { readAuditRows, readMeta, type AuditSealEvent, type AuditVerifiedRecord } from '../vault/db';
-import {
-  entryAuthentic,
-  partsOk,
-  prepare,
-  serial,
-  shared,
-  signParts,
-  verifiedParts,
-  type AuditLog,
-  type Checkpoint,
-} from './log';
+import { prepare, serial, shared, type AuditLog, type Checkpoint } from './log';
+import { entryAuthentic, partsOk, signParts, verifiedParts } from './mac';
 
 /** Entries verified inline by one check; more run as a background check with progress. */
 export const INLINE_LIMIT = 10_000;

@@ -1,10 +1,9 @@
 /**
  * A keyed retry of an order the venue answered is never signed again, whatever shape the retry takes
- * (lib/README.md "Idempotent submissions"): an IOC order that filled at once (so its client order id is
- * free again at the venue, which cannot judge the reuse), answered to the page, then retried by a library
- * that adds an idempotencyKey, or that batches the same order with a new one — under a standing grant (no
- * window), in the same worker and after a browser restart. The real background on the fake browser
- * against the in-process sandbox.
+ * (lib/page/README.md "Idempotent submissions"): an IOC order that filled at once (so its client order id is
+ * free again at the venue, which cannot judge the reuse), answered to the page, then retried by a library that adds an
+ * idempotencyKey, or that batches the same order with a new one — under a standing grant (no window), in the same
+ * worker and after a browser restart. The real background on the fake browser against the in-process sandbox.
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';

@@ -8,6 +8,7 @@
  * assigned later; every service receives the ones it needs, built before it (the signer reaches the streams' perps
  * session through a function read at send time). The synchronous part — what `startBackground` must create inside
  * `main` because it registers listeners (lifetime, approval registry and window, badge, page ports) — is the `Shell`.
+ * What a stopped worker or a killed browser left is recovered by `./audit-recovery.ts`.
  */
 import { opfsCopyStore, storageFailure, type VaultCopyStore } from '../vault/copy';
 import { BUILD_TRANSPORT_RULE, type TransportRule } from '../settings/transport';
@@ -20,11 +21,7 @@ import type { ApprovalRegistry } from '../approvals/registry';
 import { userRejected } from '../errors/rpc';
 import { ProviderService } from '../page/request';
 import { idbOutcomeStore } from '../page/outcomes';
-import { auditLog } from '../audit';
 import { durableAuditJournal, idbJournalStore } from '../audit/journal';
-import { reconcileJournal, type ReconcileNotice } from '../audit/reconcile';
-import { orderFinders, venueLookup } from './venue-lookup';
-import { recordFoundOrders } from '../audit/lost-storage';
 import { GrantService } from '../grants/service';
 import { readSettings, type Settings } from '../settings';
 import { SigningService } from '../signer/service';
@@ -41,6 +38,7 @@ import type { PanicTiming } from './panic';
 import type { DeadMan } from './deadman';
 import type { Lifetime } from './lifetime';
 import { createProcedures } from './procedures';
+import type { ProcedureDeps } from './procedures/deps';
 import { createDeadMan, deadmanProviderHooks } from './deadman-wiring';
 import { Locks, procedureOf } from './lock';
 import type { PagePorts, ServePage } from './ports';
@@ -50,7 +48,8 @@ import type { WebSocketConstructor } from '../streams/perps';
 import { createBackgroundNotifications } from './notifications';
 import { Authority } from '../authority/epoch';
 import { startMark } from './start-marks';
-import { createGrantBooks } from './grant-books';
+import { createGrantBooks, type GrantBooks } from './grant-books';
+import { createAuditRecovery } from './audit-recovery';
 
 /** Options of `startBackground` (the extension passes only `browser`; tests lower the KDF and timings). */
 export type BackgroundOptions = {
@@ -163,6 +162,100 @@ function sessionStore(browser: BackgroundBrowser): SessionStore {
 }
 
 /**
+ * One settings read shared until `forget()`: it serves the signer until `settings.set` writes (their only writer, which
+ * calls `onSettings` right after, and that forgets it): it reads them up to three times per order (page path). A
+ * failed read is not kept.
+ */
+function sharedSettings(db: VaultDb): { read: () => Promise<Settings>; forget: () => void } {
+  let settingsRead: Promise<Settings> | undefined;
+  const read = () =>
+    (settingsRead ??= readSettings(db).catch((err: unknown) => {
+      settingsRead = undefined;
+      throw err;
+    }));
+  return { read, forget: () => (settingsRead = undefined) };
+}
+
+/**
+ * The runtime-message handler over the router `route`: the vault's session restored first, a procedure a trading
+ * session may not call answered `VaultLocked` (`inSession`), the person's activity noted after a reply that succeeded.
+ */
+function messageHandler(
+  vault: Vault,
+  locks: Locks,
+  route: (message: unknown, sender: BrowserSender) => Promise<Reply>,
+): Services['handle'] {
+  return async (message: unknown, sender: BrowserSender): Promise<Reply> => {
+    await vault.restoreSession();
+    const procedure = procedureOf(message);
+    if (locks.refusedInSession(procedure))
+      return { ok: false, error: toWireError(new VaultLockedError({ inSession: true })) };
+    const reply = await route(message, sender);
+    if (reply.ok) await locks.activity(procedure, sender);
+    startMark(`first.${procedure ?? 'message'}`);
+    return reply;
+  };
+}
+
+/** What the person's changes reach in the background (see `personChangeHooks`). */
+type PersonChangeDeps = {
+  db: VaultDb;
+  vault: Vault;
+  registry: ApprovalRegistry;
+  authority: Authority;
+  locks: Locks;
+  ports: PagePorts;
+  streams: BackgroundStreams;
+  grantBooks: GrantBooks;
+  /** The audit journal's recovery and the lost-storage sweep (`./audit-recovery.ts`). */
+  reconcile: () => void;
+  sweepLost: () => void;
+  /** Drops the settings read the signer shares, so the next use reads the stored ones. */
+  forgetSettings: () => void;
+};
+
+/**
+ * What follows the person's changes the procedures report (`ProcedureDeps`): an unlock (the locks, the lost-storage
+ * sweep, the journal's recovery), stored settings (a venue's authority ends, the settings are read again, the grants'
+ * streams follow new URLs), the chain id (`chainChanged` to pages), the active account (pending requests rejected, the
+ * authority of pages and of the person ended, the streams follow, each connected site told `accountsChanged`).
+ */
+function personChangeHooks(
+  d: PersonChangeDeps,
+): Pick<ProcedureDeps, 'onUnlocked' | 'onSettings' | 'onChainChanged' | 'onAccountChanged'> {
+  const { db, vault, registry, authority, locks, ports, streams, grantBooks, reconcile, sweepLost } = d;
+  return {
+    onUnlocked: async (how) => {
+      await locks.unlocked(how);
+      if (vault.takeStorageLost()) sweepLost();
+      reconcile();
+    },
+    onSettings: async (change) => {
+      // Ended before the write too (`settings.set`); a request started during the write read the old settings.
+      if (change?.venue) authority.end('all', 'venue');
+      d.forgetSettings();
+      await locks.settingsChanged();
+      void grantBooks.reconcile(); // new stream URLs
+    },
+    onChainChanged: (chainId) => ports.emit(undefined, 'chainChanged', numberToHex(chainId)),
+    onAccountChanged: async (active) => {
+      registry.rejectAll(() => userRejected('You switched accounts in Countersign; the request was cancelled.'));
+      // Page requests act for the active account, and the person's own actions were started for the old one.
+      authority.end('pages', 'account');
+      authority.end('person', 'account');
+      void streams.reconcile(); // the old account's stream closes now
+      for (const c of await db.getAll('connections')) {
+        ports.emit(
+          c.origin,
+          'accountsChanged',
+          c.accounts[0]?.toLowerCase() === active.toLowerCase() && vault.unlocked ? c.accounts : [],
+        );
+      }
+    },
+  };
+}
+
+/**
  * Builds every service in order (see the module docstring). Content scripts are first denied the
  * session store (it holds the exported master key). Resolves once the router is ready.
  */
@@ -188,14 +281,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   const vault = new Vault({ db, session: sessionStore(browser), now, kdf: o.kdf, bounds: o.bounds, ...copyStoreOf(o) });
   await vault.restoreSession();
   startMark('session');
-  // One settings read serves the signer until `settings.set` writes (their only writer, which calls `onSettings`
-  // right after): it reads them up to three times per order (page path).
-  let settingsRead: Promise<Settings> | undefined;
-  const settings = () =>
-    (settingsRead ??= readSettings(db).catch((err: unknown) => {
-      settingsRead = undefined;
-      throw err;
-    }));
+  const { read: settings, forget: forgetSettings } = sharedSettings(db);
   // Perps commands go over the account's live session when there is one; `streams` is built below and only read at send
   // time. The one authority epoch every signing path checks (`lib/authority/epoch.ts`).
   const authority = new Authority();
@@ -293,38 +379,9 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
   // raised from the stream pushes
   const notifications = createBackgroundNotifications({ browser, db, vault, grants, service, reads, now });
   streams.onPush(notifications.onPush);
-  // What a stopped worker or a killed browser left in the audit journal: asked of the venue and recorded
-  // once the vault is unlocked (its reads need the account's keys) — at start, or at the next unlock — off
-  // the first answers' path (`lib/audit/reconcile.ts`).
-  let reconciling: Promise<unknown> | undefined;
-  const reconcile = (): void => {
-    if (!vault.unlocked || reconciling) return;
-    const notify = ({ kind, venue, recorded }: ReconcileNotice) =>
-      notifications.unrecorded(kind.slice(kind.indexOf('.') + 1), { stopped: true, venue, recorded });
-    reconciling = reconcileJournal(
-      journal,
-      auditLog(db, () => vault.auditKey(), { now }),
-      venueLookup(reads, (a, p) => service.clobRead(a, p)),
-      notify,
-    )
-      .catch(() => undefined)
-      .finally(() => (reconciling = undefined));
-  };
-  // The browser discarded the database and the vault came back from its copy: the venues' orders of the
-  // last 24 h are recorded (`lib/audit/lost-storage.ts`), off the unlock's answer.
-  const sweepLost = (): void =>
-    void (async () => {
-      const owners = (await vault.listOwners()).map((x) => x.address.toLowerCase());
-      const finders = orderFinders(reads, (a) => vault.storedKeys(a));
-      notifications.storageLost(
-        await recordFoundOrders(
-          auditLog(db, () => vault.auditKey(), { now }),
-          owners,
-          finders,
-          now(),
-        ),
-      );
-    })().catch(() => undefined);
+  // What a stopped worker or a killed browser left in the audit journal (asked of the venue and recorded once the
+  // vault is unlocked, at start or at the next unlock) or lost with the database: off the first answers' path.
+  const { reconcile, sweepLost } = createAuditRecovery({ db, vault, reads, service, journal, notifications, now });
   // The vault's second copy follows a vault newer than it (a write whose copy failed), off the first answers' path.
   const startWork = () => {
     void vault.refreshCopy().catch(() => undefined);
@@ -352,34 +409,20 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
               hostsGranted: (origins: string[]) => browser.permissions?.contains({ origins }) ?? Promise.resolve(false),
             }
           : {}),
-        onUnlocked: async (how) => {
-          await locks.unlocked(how);
-          if (vault.takeStorageLost()) sweepLost();
-          reconcile();
-        },
         lock: locks.lock,
-        onSettings: async (change) => {
-          // Ended before the write too (`settings.set`); a request started during the write read the old settings.
-          if (change?.venue) authority.end('all', 'venue');
-          settingsRead = undefined;
-          await locks.settingsChanged();
-          void grantBooks.reconcile(); // new stream URLs
-        },
-        onChainChanged: (chainId) => ports.emit(undefined, 'chainChanged', numberToHex(chainId)),
-        onAccountChanged: async (active) => {
-          registry.rejectAll(() => userRejected('You switched accounts in Countersign; the request was cancelled.'));
-          // Page requests act for the active account, and the person's own actions were started for the old one.
-          authority.end('pages', 'account');
-          authority.end('person', 'account');
-          void streams.reconcile(); // the old account's stream closes now
-          for (const c of await db.getAll('connections')) {
-            ports.emit(
-              c.origin,
-              'accountsChanged',
-              c.accounts[0]?.toLowerCase() === active.toLowerCase() && vault.unlocked ? c.accounts : [],
-            );
-          }
-        },
+        ...personChangeHooks({
+          db,
+          vault,
+          registry,
+          authority,
+          locks,
+          ports,
+          streams,
+          grantBooks,
+          reconcile,
+          sweepLost,
+          forgetSettings,
+        }),
       }),
       'streams.status': () => streams.status(),
       'streams.watch': (w) => streams.watch(w),
@@ -387,16 +430,7 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     { extensionId: browser.runtime.id, extensionOrigin: browser.runtime.getURL('/') },
     { checkOutputs: OUTPUT_CHECKS, mapError: storageFailure },
   );
-  const handle = async (message: unknown, sender: BrowserSender): Promise<Reply> => {
-    await vault.restoreSession();
-    const procedure = procedureOf(message);
-    if (locks.refusedInSession(procedure))
-      return { ok: false, error: toWireError(new VaultLockedError({ inSession: true })) };
-    const reply = await route(message, sender);
-    if (reply.ok) await locks.activity(procedure, sender);
-    startMark(`first.${procedure ?? 'message'}`);
-    return reply;
-  };
+  const handle = messageHandler(vault, locks, route);
   startMark('ready');
   return { db, vault, service, reads, grants, deadman, locks, handle, servePage, streams, startWork };
 }

@@ -13,7 +13,8 @@ import type { SigningService } from '../signer/service';
 import type { VaultDb } from '../vault/db';
 import type { Vault } from '../vault/vault';
 import type { BackgroundBrowser } from './browser';
-import { DeadMan, targetsOf, type DeadManJournalRecord } from './deadman';
+import { DeadMan, targetsOf } from './deadman';
+import type { DeadManJournalRecord } from './deadman-audit';
 import type { Lifetime } from './lifetime';
 
 /** `storage.session` key of the dead-man's journal. */

@@ -1,16 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BaseError } from '../errors/base';
 import type { PerpsCommand } from '../perps/commands';
-import {
-  DeadMan,
-  HEARTBEAT_MS,
-  PERPS_LEAD_MS,
-  PERPS_RENEW_MS,
-  targetsOf,
-  type DeadManAuditEntry,
-  type DeadManDeps,
-  type DeadManTarget,
-} from './deadman';
+import { DeadMan, targetsOf, type DeadManDeps, type DeadManTarget } from './deadman';
+import type { DeadManAuditEntry } from './deadman-audit';
+import { HEARTBEAT_MS, PERPS_LEAD_MS, PERPS_RENEW_MS } from './deadman-switches';
 
 const ACCOUNT = '0x00000000000000000000000000000000000000A1';
 

@@ -38,32 +38,38 @@
  * when it ends, with its renewal count and the last renewal time — never one entry per renewal (the
  * renewals are signed with `perpsSend(…, { audit: false })`). A period cut short by the background being
  * stopped is closed at the next start from a journal kept in `storage.session`.
+ *
+ * The switches' timings are in ./deadman-switches.ts; the audit entries' texts and the journal's records in
+ * ./deadman-audit.ts.
  */
 import { autoCancel } from '../perps/commands';
 import { BaseError } from '../errors/base';
 import type { SigningService } from '../signer/service';
 import type { Vault } from '../vault/vault';
 import type { AuthorityTicket } from '../authority/epoch';
+import {
+  ARM_WAIT_MS,
+  HEARTBEAT_ARMED_WITHIN_MS,
+  HEARTBEAT_MS,
+  PERPS_ARMED_MIN_MS,
+  PERPS_LEAD_MS,
+  PERPS_RENEW_MS,
+  type DeadManVenue,
+} from './deadman-switches';
+import {
+  armedSummary,
+  auditTime,
+  endedSummary,
+  journalRecord,
+  notArmedSummary,
+  stoppedPeriodEntries,
+  type DeadManAuditEntry,
+  type DeadManJournal,
+} from './deadman-audit';
 
-/** A venue with a kill switch. */
-export type DeadManVenue = 'perps' | 'clob';
 /** One kill switch to keep armed: a venue and the account (owner address) whose orders it cancels. */
 export type DeadManTarget = { venue: DeadManVenue; account: string };
 
-/** How far ahead the perps auto-cancel is set (ms). Longer than the 30 s backstop alarm plus a renewal period. */
-export const PERPS_LEAD_MS = 60_000;
-/** How often the perps auto-cancel is renewed while the background is awake (ms). */
-export const PERPS_RENEW_MS = 10_000;
-/** The perps switch counts as armed while its cancel time is at least this far ahead (ms). */
-export const PERPS_ARMED_MIN_MS = 30_000;
-/** How often an order-book heartbeat is sent (ms). */
-export const HEARTBEAT_MS = 4_000;
-/** After this long without a heartbeat the exchange cancels the account's orders (ms; the venue's value). */
-export const HEARTBEAT_LAPSE_MS = 10_000;
-/** The order-book switch counts as armed while the last heartbeat is at most this old (ms): 4 s before the lapse. */
-export const HEARTBEAT_ARMED_WITHIN_MS = 6_000;
-/** Longest a granted request waits for a renewal in flight (e.g. the first one after a restart) before it asks (ms). */
-export const ARM_WAIT_MS = 5_000;
 /** The reason the dead-man holds the background. */
 export const DEADMAN_HOLD = 'dead-man';
 
@@ -87,29 +93,6 @@ export type DeadManVenueStatus = {
 };
 /** What `deadman.status` answers: `armed` when at least one switch is live; one row per switch. */
 export type DeadManStatus = { armed: boolean; venues: DeadManVenueStatus[] };
-
-/** An audit entry the dead-man writes (the caller adds time and origin). */
-export type DeadManAuditEntry = {
-  account: string;
-  kind: 'deadman.arm' | 'deadman.end';
-  summary: string;
-  result: 'ok' | 'error';
-  detail?: string;
-};
-
-/** A running period as saved in the journal (to close it in the audit log after an unexpected stop). */
-export type DeadManJournalRecord = {
-  venue: DeadManVenue;
-  account: string;
-  since: number;
-  renewals: number;
-  lastRenewal?: number;
-  cancelAt?: number;
-};
-/**
- * Where the journal lives (the background uses `storage.session`: gone with the browser, kept across worker restarts).
- */
-export type DeadManJournal = { load: () => Promise<unknown>; save: (records: DeadManJournalRecord[]) => Promise<void> };
 
 /** What the dead-man needs. */
 export type DeadManDeps = {
@@ -159,8 +142,6 @@ export function targetsOf(grants: readonly { account: string; venue?: DeadManVen
 }
 
 const key = (venue: DeadManVenue, account: string) => `${venue}:${account.toLowerCase()}`;
-const iso = (t: number | undefined) => (t === undefined ? 'never' : new Date(t).toISOString());
-const venueName = (v: DeadManVenue) => (v === 'perps' ? 'perps' : 'the order book');
 
 /** Keeps the kill switches of the live grants armed; see the module docstring. */
 export class DeadMan {
@@ -351,7 +332,7 @@ export class DeadMan {
           const time = this.now() + PERPS_LEAD_MS;
           await this.o.service.perpsSend(p.account, autoCancel({ time }), {
             origin: 'dead-man',
-            summary: `Dead-man: cancel all perps orders at ${iso(time)} unless renewed`,
+            summary: `Dead-man: cancel all perps orders at ${auditTime(time)} unless renewed`,
             audit: false,
             ...held,
           });
@@ -372,7 +353,7 @@ export class DeadMan {
         p.error = undefined;
         if (p.announced !== 'armed') {
           p.announced = 'armed';
-          await this.audit(p, 'deadman.arm', 'ok', this.armedText(p));
+          await this.audit(p, 'deadman.arm', 'ok', armedSummary(p));
         }
       } catch (err) {
         if (p.ended) return;
@@ -380,14 +361,7 @@ export class DeadMan {
         p.error = err instanceof BaseError ? err.shortMessage : 'The venue did not answer.';
         if (p.announced === 'none') {
           p.announced = 'failed';
-          await this.audit(
-            p,
-            'deadman.arm',
-            'error',
-            `Dead-man could not arm ${venueName(p.venue)} for ` +
-              `${p.account}; granted ${p.venue} requests ask until it does`,
-            p.error,
-          );
+          await this.audit(p, 'deadman.arm', 'error', notArmedSummary(p), p.error);
         }
       }
       await this.saveJournal(false);
@@ -397,15 +371,6 @@ export class DeadMan {
       if (p.inflight === run) p.inflight = undefined;
     });
     return run;
-  }
-
-  private armedText(p: Period): string {
-    return p.venue === 'perps'
-      ? `Dead-man armed for perps (${p.account}): the venue cancels every ` +
-          `perps order ${PERPS_LEAD_MS / 1000} s after the last renewal (renewed ` +
-          `every ${PERPS_RENEW_MS / 1000} s; first at ${iso(p.lastRenewal)})`
-      : `Dead-man armed for the order book (${p.account}): a heartbeat every ${HEARTBEAT_MS / 1000} s; ` +
-          `the exchange cancels every order-book order ${HEARTBEAT_LAPSE_MS / 1000} s after the last one`;
   }
 
   private stop(p: Period): void {
@@ -423,7 +388,7 @@ export class DeadMan {
     let outcome = 'the grant ended';
     const lapse = this.lapsed.delete(key(p.venue, p.account));
     if (lapse && p.venue === 'perps' && p.cancelAt !== undefined)
-      outcome += `; the site disconnected: auto-cancel left to fire at ${iso(p.cancelAt)}`;
+      outcome += `; the site disconnected: auto-cancel left to fire at ${auditTime(p.cancelAt)}`;
     else if (how === 'disarm' && p.venue === 'perps' && p.cancelAt !== undefined) {
       try {
         // Only with the vault fully unlocked: a trading session ending is a lock, and a lock never unsets.
@@ -440,7 +405,7 @@ export class DeadMan {
       } catch (err) {
         outcome +=
           `; auto-cancel not unset (${err instanceof BaseError ? err.shortMessage : 'the venue did not answer'}): ` +
-          `the venue cancels at ${iso(p.cancelAt)}`;
+          `the venue cancels at ${auditTime(p.cancelAt)}`;
       }
     } else if (p.venue === 'clob' && p.renewals > 0)
       outcome += '; heartbeats stopped: the exchange cancels the order-book orders after its lapse';
@@ -449,14 +414,7 @@ export class DeadMan {
 
   /** The end-of-period audit entry. */
   private async record(p: Period, outcome: string): Promise<void> {
-    const failures = p.failures ? `, ${p.failures} failed${p.error ? ` (last: ${p.error})` : ''}` : '';
-    await this.audit(
-      p,
-      'deadman.end',
-      'ok',
-      `Dead-man for ${venueName(p.venue)} (${p.account}) ended: ${outcome}. ${p.renewals} ` +
-        `renewal(s) since ${iso(p.since)}, the last at ${iso(p.lastRenewal)}${failures}`,
-    );
+    await this.audit(p, 'deadman.end', 'ok', endedSummary(p, outcome));
   }
 
   private async audit(
@@ -477,14 +435,7 @@ export class DeadMan {
   private async saveJournal(force: boolean): Promise<void> {
     if (!this.o.journal || (!force && this.now() - this.lastSave < PERPS_RENEW_MS)) return;
     this.lastSave = this.now();
-    const records: DeadManJournalRecord[] = [...this.periods.values()].map((p) => ({
-      venue: p.venue,
-      account: p.account,
-      since: p.since,
-      renewals: p.renewals,
-      ...(p.lastRenewal === undefined ? {} : { lastRenewal: p.lastRenewal }),
-      ...(p.cancelAt === undefined ? {} : { cancelAt: p.cancelAt }),
-    }));
+    const records = [...this.periods.values()].map(journalRecord);
     try {
       await this.o.journal.save(records);
     } catch {
@@ -502,29 +453,7 @@ export class DeadMan {
       return;
     }
     if (!Array.isArray(saved)) return;
-    for (const r of saved as Partial<DeadManJournalRecord>[]) {
-      if (
-        (r?.venue !== 'perps' && r?.venue !== 'clob') ||
-        typeof r.account !== 'string' ||
-        typeof r.since !== 'number' ||
-        typeof r.renewals !== 'number'
-      )
-        continue;
-      const fired =
-        r.venue === 'perps'
-          ? typeof r.cancelAt === 'number'
-            ? `the venue cancels at ${iso(r.cancelAt)} unless re-armed`
-            : 'never armed'
-          : 'the exchange cancels the order-book orders after its lapse';
-      await this.audit(
-        r as { account: string },
-        'deadman.end',
-        'ok',
-        `Dead-man for ${venueName(r.venue)} (${r.account}) ended when the background ` +
-          `stopped: ${fired}. ${r.renewals} renewal(s) since ${iso(r.since)}, the last ` +
-          `at ${iso(typeof r.lastRenewal === 'number' ? r.lastRenewal : undefined)}`,
-      );
-    }
+    for (const e of stoppedPeriodEntries(saved)) await this.audit(e, 'deadman.end', 'ok', e.summary);
     await this.saveJournal(true);
   }
 }

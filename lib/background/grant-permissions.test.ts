@@ -169,7 +169,7 @@ describe('a torn grant store covers nothing at the page', () => {
       const first = await bg.page(page).request('perps_sendCommand', await btcOrder());
       expect(first).toBeTruthy();
       await grantUseRecords(bg.vault())['flushHeads'](); // the head catches up with its use (at most HEAD_LAG_MS later)
-      // The head says n = 1; its bucket is lost (what the README calls "a head without its use").
+      // The head says n = 1; its bucket is lost (what lib/grants/README.md calls "a head without its use").
       const db = await openVaultDb(dbName);
       const keys = (await db.getAllKeys('secrets')).map(String).filter((k) => k.startsWith(`grantuse:${g.id}:`));
       expect(keys.length).toBe(1);

@@ -20,7 +20,7 @@ import { clobL2Request, createOrDeriveApiKey } from '../clob/client';
 import { toOrderAmounts } from '../clob/amounts';
 import { buildClobOrder, exchangeAddress, signClobOrder, toPostOrderBody } from '../clob/order';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { BURST_MS } from '../notifications/rules';
+import { BURST_MS } from '../notifications/bursts';
 import { shortToken } from '../validation/venue-text';
 import { startHarness, type Harness } from '../../test/kits/sandbox';
 import { DEFAULT_NOTIFICATION_PREFS } from '../notifications/prefs';

@@ -21,7 +21,9 @@
 import type { NOTIFICATIONS_CONTRACT } from '../messaging/notifications';
 import type { StreamPush } from '../messaging/streams';
 import { readNotificationPrefs, writeNotificationPrefs, type NotificationPrefs } from '../notifications/prefs';
-import { createNoticeBursts, createNotificationRules, type InstrumentInfo, type Notice } from '../notifications/rules';
+import { createNotificationRules, type InstrumentInfo } from '../notifications/rules';
+import { createNoticeBursts } from '../notifications/bursts';
+import type { Notice } from '../notifications/notice';
 import type { GrantService } from '../grants/service';
 import type { SigningService } from '../signer/service';
 import type { VenueReads } from '../reads/venue-reads';

@@ -22,27 +22,28 @@
  * `POPUP_TTL_MS` after the popup's last call. The last perps book per instrument is kept with its
  * receive time (the popup's first book); a gap in a book's `sq` or a reconnect re-reads it over REST.
  * A REST resync never puts an order back in time: events that arrived while it was read win (`Recency`).
+ *
+ * This module decides when each stream is open; the streams themselves: the account's perps session
+ * (`./perps-account-stream.ts`), the order-book user channel (`./clob-user-channel.ts`), the public channels
+ * (`./market-feeds.ts`).
  */
 import { BUILD_TRANSPORT_RULE, type TransportRule } from '../settings/transport';
 import { guardedWebSocket } from '../http/transport';
-import { coalesced, type Coalesced } from '../streams/coalesce';
 import { activeAccount } from '../accounts';
 import type { GrantService } from '../grants/service';
 import type { StreamPush } from '../messaging/streams';
-import { ownClobTrade } from '../messaging/reads';
 import type { VenueReads } from '../reads/venue-reads';
-import { createPerpsStream, type PerpsStream, type WebSocketConstructor } from '../streams/perps';
+import type { WebSocketConstructor } from '../streams/perps';
 import type { PerpsSessionTransport } from '../perps/transport';
-import type { PerpsMarketEvent, PerpsStreamEvent } from '../streams/perps-frames';
-import { createClobChannel, type ClobChannel, type ClobStreamEvent } from '../streams/clob';
-import { ClobBooks, Recency } from '../streams/books';
 import type { MarketPush } from '../messaging/streams';
 import type { Book, OrderView, Portfolio } from '../perps/wire';
-import type { ClobOpenOrder } from '../clob/wire';
 import type { VaultDb } from '../vault/db';
 import type { Vault } from '../vault/vault';
 import { clobChannelUrl } from '../settings';
 import type { Lifetime } from './lifetime';
+import { createMarketFeeds } from './market-feeds';
+import { createClobUser, type ClobUserCredentials } from './clob-user-channel';
+import { createPerpsAccountStreams } from './perps-account-stream';
 
 /** How long a popup's `streams.status` call counts as "the popup is open" (ms). */
 const POPUP_TTL_MS = 15_000;
@@ -51,8 +52,6 @@ const POPUP_TTL_MS = 15_000;
  * and when a grant is made or ends (`reconcile`, called by the composition).
  */
 const TICK_MS = 500;
-/** Order statuses that leave an order on the book (it keeps the stream wanted). */
-const OPEN_STATUSES = new Set(['accepted', 'open', 'partial', 'untriggered', 'armed']);
 
 /** What `createBackgroundStreams` needs; `WebSocket` defaults to the worker's, `now` to `Date.now`. */
 export type BackgroundStreamsDeps = {
@@ -100,207 +99,6 @@ export type BackgroundStreams = {
   onPush: (listener: (push: StreamPush) => void) => void;
 };
 
-/** What the public feeds need from the background. */
-type MarketDeps = {
-  Ws: WebSocketConstructor | undefined;
-  now: () => number;
-  broadcast: (p: MarketPush['push']) => void;
-  perpsBook: (iid: number) => Promise<Book>;
-};
-
-/**
- * The public channels the open popup watches: an unauthenticated perps socket for the instrument's
- * book, bbo and tickers, and the order-book market channel for the token. `set` is called on each
- * reconcile with what is wanted now (undefined: nothing) and the REST bases (a change of base reopens).
- */
-function createMarketFeeds(d: MarketDeps) {
-  const books = new Map<number, { book: Book; at: number }>();
-  const clobBooks = new ClobBooks();
-  let perps: { url: string; iid: number; stream: PerpsStream } | undefined;
-  let clob: { url: string; channel: ClobChannel } | undefined;
-  const state: { perps: State; clob: State } = { perps: 'down', clob: 'down' };
-  const status = (venue: 'perps' | 'clob', s: State) => {
-    if (state[venue] === s) return;
-    state[venue] = s;
-    d.broadcast({ kind: 'status', venue, state: s });
-  };
-  const keepBook = (iid: number, book: Book) => {
-    const at = d.now();
-    books.set(iid, { book, at });
-    d.broadcast({ kind: 'perpsBook', iid, book, at });
-  };
-  /** The shown instrument's book read again after a gap (coalesced: a flood of gaps costs one read per 5 s). */
-  const bookResync = coalesced(async () => {
-    const iid = perps?.iid;
-    if (iid === undefined) return;
-    const b = await d.perpsBook(iid);
-    if (perps?.iid === iid) keepBook(iid, b);
-  });
-
-  function onPerps(e: PerpsStreamEvent): void {
-    if (!isMarket(e)) return;
-    if (e.kind === 'book') keepBook(e.iid, e.book);
-    else if (e.kind === 'bbo') d.broadcast({ kind: 'perpsBbo', iid: e.iid, bid: e.bid, ask: e.ask });
-    else if (e.kind === 'ticker') d.broadcast({ kind: 'perpsTicker', ticker: [e.ticker] });
-  }
-  function onClob(e: ClobStreamEvent): void {
-    if (e.kind === 'tick_size') d.broadcast({ kind: 'clobTick', tokenId: e.tokenId, tickSize: e.tickSize });
-    for (const tokenId of clobBooks.apply(e)) {
-      const view = clobBooks.view(tokenId);
-      if (view) d.broadcast({ kind: 'clobBook', tokenId, ...view });
-    }
-  }
-
-  function setPerps(url: string | undefined, iid: number | undefined): void {
-    if (perps && (url === undefined || iid === undefined || perps.url !== url)) {
-      perps.stream.stop();
-      perps = undefined;
-      status('perps', 'down');
-    }
-    if (url === undefined || iid === undefined || !d.Ws) return;
-    const chs = [`book::${iid}`, `bbo::${iid}`, 'tickers::all'];
-    if (perps) {
-      if (perps.iid !== iid) perps.stream.setPublic(chs);
-      perps.iid = iid;
-      return;
-    }
-    const stream = createPerpsStream({
-      wsUrl: url,
-      publicChannels: chs,
-      WebSocket: d.Ws,
-      now: d.now,
-      onEvent: (e) => onPerps(e),
-      onResync: () => bookResync.request(),
-      onStatus: (st) => status('perps', st.state),
-    });
-    perps = { url, iid, stream };
-    stream.start();
-  }
-
-  function setClob(url: string | undefined, token: string | undefined): void {
-    if (clob && (url === undefined || token === undefined || clob.url !== url)) {
-      clob.channel.stop();
-      clob = undefined;
-      status('clob', 'down');
-    }
-    if (url === undefined || token === undefined || !d.Ws) return;
-    if (!clob) {
-      const channel = createClobChannel({
-        url,
-        channel: 'market',
-        WebSocket: d.Ws,
-        now: d.now,
-        onEvent: onClob,
-        onStatus: (st) => status('clob', st.state),
-      });
-      clob = { url, channel };
-      channel.start();
-    }
-    const old = clob.channel.assets().filter((a) => a !== token);
-    clob.channel.subscribe([token]);
-    if (old.length) clob.channel.unsubscribe(old);
-    clobBooks.retain(new Set([token]));
-  }
-
-  return {
-    /**
-     * The last book of `iid` with its age (ms), or null. While the live public socket follows `iid` the
-     * book is current however long ago it last changed (age 0): a change would have been pushed.
-     */
-    book(iid: number): { book: Book; ageMs: number } | null {
-      const b = books.get(iid);
-      if (!b) return null;
-      return { book: b.book, ageMs: perps?.iid === iid && state.perps === 'live' ? 0 : Math.max(0, d.now() - b.at) };
-    },
-    set(
-      perpsWs: string | undefined,
-      iid: number | undefined,
-      clobWs: string | undefined,
-      token: string | undefined,
-    ): void {
-      setPerps(perpsWs, iid);
-      setClob(clobWs, token);
-    },
-    state: () => ({ ...state }),
-  };
-}
-
-const isMarket = (e: PerpsStreamEvent): e is PerpsMarketEvent =>
-  e.kind === 'book' || e.kind === 'bbo' || e.kind === 'ticker' || e.kind === 'statistic';
-
-/** An account's order-book API credentials and the addresses its orders name (`Vault.clobCredentials`). */
-type ClobUserCredentials = {
-  apiKey: string;
-  secret: string;
-  passphrase: string;
-  info: { account: string; funder: string | null };
-};
-
-/**
- * The order-book user channel of one account: open-order tracking (it keeps the channel wanted) and
- * pushes. A trade is pushed as the person reads it (`ownClobTrade`): the account's own order in it, found
- * by the API key (compared in the channel client) or the account's addresses (the owner, the funder).
- */
-function createClobUser(
-  d: {
-    Ws: WebSocketConstructor;
-    now: () => number;
-    push: (p: StreamPush['push']) => void;
-    openOrders: () => Promise<{ data: ClobOpenOrder[] }>;
-  },
-  url: string,
-  creds: ClobUserCredentials,
-) {
-  const auth = { apiKey: creds.apiKey, secret: creds.secret, passphrase: creds.passphrase };
-  const addresses = creds.info.funder ? [creds.info.account, creds.info.funder] : [creds.info.account];
-  const open = new Set<string>();
-  const recency = new Recency<string, ClobOpenOrder>();
-  let closed = false;
-  async function resync(): Promise<void> {
-    const mark = recency.mark();
-    try {
-      const snap = await d.openOrders();
-      if (closed) return;
-      const merged = recency.merge(snap.data, (o) => o.id, mark);
-      open.clear();
-      for (const o of merged) open.add(o.id);
-      d.push({ kind: 'clobResync', openOrders: merged });
-    } catch {
-      /* the next reconnect retries; the popup reads after its own orders */
-    }
-  }
-  const channel = createClobChannel({
-    url,
-    channel: 'user',
-    auth,
-    WebSocket: d.Ws,
-    now: d.now,
-    onEvent: (e) => {
-      if (e.kind === 'order') {
-        const resting = e.order.status === 'LIVE' || e.order.status === 'DELAYED';
-        if (resting) open.add(e.order.id);
-        else open.delete(e.order.id);
-        recency.note(e.order.id, e.order, resting);
-        d.push({ kind: 'clobOrder', order: e.order });
-      } else if (e.kind === 'trade') d.push({ kind: 'clobTrade', trade: ownClobTrade(e.trade, addresses) });
-    },
-    onResync: () => resyncs.request(),
-    onStatus: (st) => d.push({ kind: 'clobStatus', state: st.state }),
-  });
-  const resyncs = coalesced(resync);
-  channel.start();
-  resyncs.request();
-  return {
-    channel,
-    hasOpen: () => open.size > 0,
-    stop() {
-      closed = true;
-      resyncs.stop();
-      channel.stop();
-    },
-  };
-}
-
 /**
  * Whether the perps session stream may be open: the vault unlocked, or a trading session (auto-lock with a
  * live grant), where it carries the grants' orders for an account the session kept (`keptBySession`) and
@@ -335,21 +133,30 @@ export function streamsWebSocket(
   return Ws ? guardedWebSocket(Ws, d.transportRule ?? BUILD_TRANSPORT_RULE) : undefined;
 }
 
+/**
+ * Whether `account` has open orders at either venue, read over REST (perps open orders with the proxy
+ * headers, weight as `PERPS_READS.openOrders`; order-book `GET /data/orders`): once per stream key
+ * and worker start, so that a stream kept only by open orders comes back after the MV3 worker
+ * restarted. A read that fails (no proxy, no API credentials, a silent venue) counts as none.
+ */
+async function restingAtVenue(
+  reads: Pick<VenueReads, 'perpsRead' | 'clobOpenOrders'>,
+  account: `0x${string}`,
+): Promise<boolean> {
+  const [perps, clob] = await Promise.all([
+    reads.perpsRead(account, 'openOrders').catch(() => []),
+    reads.clobOpenOrders(account).catch(() => ({ data: [] })),
+  ]);
+  return perps.length > 0 || clob.data.length > 0;
+}
+
 /** Starts the need check (every `TICK_MS`); see the module comment. */
 export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStreams {
   const now = d.now ?? Date.now;
   const Ws = streamsWebSocket(d);
   let popupSeenAt = -Infinity;
   let watching: { perpsIid?: number; clobToken?: string } = {};
-  let current: { key: string; account: `0x${string}`; stream: PerpsStream; resyncs: Coalesced } | undefined;
   let clobUser: { key: string; account: `0x${string}`; feed: ReturnType<typeof createClobUser> } | undefined;
-  const openOrders = new Set<number>();
-  const recency = new Recency<number, OrderView>();
-  /**
-   * The account's state as the live session last told it (the popup opens on it without REST reads); the current
-   * stream's key.
-   */
-  let held: { key: string; portfolio?: Portfolio; orders: Map<number, OrderView> } | undefined;
   let busy: Promise<void> = Promise.resolve();
   /** The stream key whose venue open orders were read once since this worker started (`restingAtVenue`). */
   let startChecked: string | undefined;
@@ -366,80 +173,17 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
     broadcast: (p) => d.broadcast({ type: 'streams.market', push: p }),
     perpsBook: (iid) => d.reads.perpsBook(iid),
   });
+  const perps = createPerpsAccountStreams({ Ws, now, reads: d.reads, lifetime: d.lifetime, push });
 
   function close(): void {
     closeClob();
-    closePerps();
-  }
-  function closePerps(): void {
-    if (!current) return;
-    current.stream.stop();
-    current.resyncs.stop();
-    current = undefined;
-    held = undefined;
-    openOrders.clear();
-    d.lifetime.release('streams');
+    perps.close();
   }
   function closeClob(): void {
     if (!clobUser) return;
     clobUser.feed.stop();
     clobUser = undefined;
     d.lifetime.release('streams-clob');
-  }
-
-  async function resync(account: `0x${string}`, key: string): Promise<void> {
-    const mark = recency.mark();
-    try {
-      const [orders, portfolio] = await Promise.all([
-        d.reads.perpsRead(account, 'openOrders'),
-        d.reads.perpsRead(account, 'portfolio'),
-      ]);
-      if (current?.key !== key) return;
-      // Events that arrived while the snapshot was read are newer than it (the snapshot race).
-      const merged = recency.merge(orders, (o) => o.order_id, mark);
-      openOrders.clear();
-      for (const o of merged) openOrders.add(o.order_id);
-      held = { key, portfolio, orders: new Map(merged.map((o) => [o.order_id, o])) };
-      push(account, { kind: 'resync', openOrders: merged, portfolio });
-    } catch {
-      /* the popup's REST polling covers it; the next gap or reconnect retries */
-    }
-  }
-
-  function onEvent(account: `0x${string}`, e: PerpsStreamEvent): void {
-    const mine = held?.key === current?.key ? held : undefined;
-    if (e.kind === 'order') {
-      const resting = OPEN_STATUSES.has(e.order.status);
-      if (resting) openOrders.add(e.order.order_id);
-      else openOrders.delete(e.order.order_id);
-      if (resting) mine?.orders.set(e.order.order_id, e.order);
-      else mine?.orders.delete(e.order.order_id);
-      recency.note(e.order.order_id, e.order, resting);
-      push(account, { kind: 'order', order: e.order });
-    } else if (e.kind === 'fills') push(account, { kind: 'fills', fills: e.fills });
-    else if (e.kind === 'portfolio') {
-      if (mine) mine.portfolio = e.portfolio;
-      push(account, { kind: 'portfolio', portfolio: e.portfolio });
-    }
-  }
-  function open(account: `0x${string}`, key: string, wsUrl: string, auth: { proxy: string; secret: string }): void {
-    if (!Ws) return;
-    const stream = createPerpsStream({
-      wsUrl,
-      proxy: auth.proxy,
-      secret: auth.secret,
-      WebSocket: Ws,
-      now,
-      onEvent: (e) => current?.key === key && onEvent(account, e),
-      onResync: () => resyncs.request(),
-      onStatus: (s) =>
-        current?.key === key && push(account, { kind: 'status', state: s.state, lastEventAt: s.lastEventAt }),
-    });
-    const resyncs = coalesced(() => resync(account, key));
-    current = { key, account, stream, resyncs };
-    d.lifetime.hold('streams');
-    stream.start();
-    resyncs.request();
   }
 
   /** Opens the account's order-book user channel (its API credentials read here, never pushed). */
@@ -480,21 +224,22 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
     const active = await activeAccount(d.db, d.vault);
     if (!active || !sessionAllowed()) return close();
     const key = `${settings.perpsUrl}|${settings.perpsWsUrl}|${settings.clobWsUrl}|${active.address.toLowerCase()}`;
-    if (current && current.key !== key) closePerps();
+    const held = perps.current();
+    if (held && held.key !== key) perps.close();
     if (clobUser && clobUser.key !== key) closeClob();
     if (d.vault.unlocked) {
       // Cheapest first: the grants are decrypted only when neither the popup nor an open order holds the stream.
-      let wanted = popupOpen || openOrders.size > 0 || !!clobUser?.feed.hasOpen() || (await d.grants.anyLive());
+      let wanted = popupOpen || perps.hasOpenOrders() || !!clobUser?.feed.hasOpen() || (await d.grants.anyLive());
       // After a worker restart the open orders known in memory are gone: read them once at the venues.
       if (!wanted && startChecked !== key) {
         startChecked = key;
-        wanted = await restingAtVenue(active.address);
+        wanted = await restingAtVenue(d.reads, active.address);
       }
       if (!wanted) return close();
       await openClob(active.address, key, clobChannelUrl(settings, 'user'));
       // a trading session: its grants' orders only
     } else if (!((await d.grants.anyLive()) && (await keptBySession(d.vault, active.address, now())))) return close();
-    if (current) return;
+    if (perps.current()) return;
     let auth: { proxy: string; secret: string };
     try {
       const p = await d.vault.proxyFor(active.address);
@@ -502,21 +247,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
     } catch {
       return; // no proxy yet: nothing to authenticate with
     }
-    if (sessionAllowed() && !current) open(active.address, key, settings.perpsWsUrl, auth);
-  }
-
-  /**
-   * Whether `account` has open orders at either venue, read over REST (perps open orders with the proxy
-   * headers, weight as `PERPS_READS.openOrders`; order-book `GET /data/orders`): once per stream key
-   * and worker start, so that a stream kept only by open orders comes back after the MV3 worker
-   * restarted. A read that fails (no proxy, no API credentials, a silent venue) counts as none.
-   */
-  async function restingAtVenue(account: `0x${string}`): Promise<boolean> {
-    const [perps, clob] = await Promise.all([
-      d.reads.perpsRead(account, 'openOrders').catch(() => []),
-      d.reads.clobOpenOrders(account).catch(() => ({ data: [] })),
-    ]);
-    return perps.length > 0 || clob.data.length > 0;
+    if (sessionAllowed() && !perps.current()) perps.open(active.address, key, settings.perpsWsUrl, auth);
   }
 
   /** Runs one reconcile after the previous (never two at once, so never two sockets). */
@@ -525,11 +256,11 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
   let ticks = 0;
   const timer = setInterval(() => {
     if (clobUser && !d.vault.unlocked) closeClob();
-    if (current && !sessionAllowed()) closePerps();
-    const c = current;
+    if (perps.current() && !sessionAllowed()) perps.close();
+    const c = perps.current();
     if (c && !d.vault.unlocked)
       void keptBySession(d.vault, c.account, now()).then(
-        (kept) => kept || (current === c && !d.vault.unlocked && closePerps()),
+        (kept) => kept || (perps.current() === c && !d.vault.unlocked && perps.close()),
       );
     // The full check (database reads; the grants' decryption only when the popup is away) every 10th tick: 5 s.
     if (++ticks % 10 === 0) void reconcile();
@@ -540,6 +271,7 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
       popupSeenAt = now();
       await reconcile();
       const streams: StreamStatusView[] = [];
+      const current = perps.current();
       if (current) {
         const s = current.stream.status();
         streams.push({ venue: 'perps', account: current.account, state: s.state, lastEventAt: s.lastEventAt });
@@ -559,28 +291,12 @@ export function createBackgroundStreams(d: BackgroundStreamsDeps): BackgroundStr
         ...(w.clobToken === undefined ? {} : { clobToken: w.clobToken }),
       };
       void reconcile(); // the book held now answers at once; the sockets follow
-      // The account as the live session holds it: current (every change is pushed while live), so the popup skips its
-      // first reads.
-      const c = current;
-      const live =
-        c &&
-        held?.key === c.key &&
-        held.portfolio &&
-        w.account?.toLowerCase() === c.account.toLowerCase() &&
-        c.stream.status().state === 'live'
-          ? held
-          : undefined;
-      return {
-        perpsBook: w.perpsIid === undefined ? null : market.book(w.perpsIid),
-        perpsAccount: live?.portfolio ? { portfolio: live.portfolio, openOrders: [...live.orders.values()] } : null,
-      };
+      // The account as the live session holds it, so the popup skips its first reads.
+      const perpsAccount = perps.liveAccount(w.account);
+      return { perpsBook: w.perpsIid === undefined ? null : market.book(w.perpsIid), perpsAccount };
     },
     reconcile,
-    // The key also names the order-book URL: the session is the one at this perps URL for this account.
-    session: (account, perpsUrl) =>
-      current && current.key.startsWith(`${perpsUrl}|`) && current.account.toLowerCase() === account.toLowerCase()
-        ? current.stream
-        : undefined,
+    session: (account, perpsUrl) => perps.session(account, perpsUrl),
     stop() {
       clearInterval(timer);
       close();

@@ -204,8 +204,8 @@ describe('a stored unknown outcome keeps the submission from leaving again', () 
       wire.replaceAnswer = undefined;
       expect(codeOf((lost as { e?: unknown }).e)).toBe(-32002);
       const before = perpsPosts(wire);
-      // The plain repeat is protected (README: "a repeat with the same key / ids within 10 min gets this error again
-      // and sends nothing").
+      // The plain repeat is protected (lib/page/README.md "Error codes": "a request carrying that key or any of those
+      // ids within 24 h gets this error again and sends nothing").
       expect(codeOf(((await settle(bg.page(page).request('perps_sendCommand', same))) as { e?: unknown }).e)).toBe(
         -32002,
       );

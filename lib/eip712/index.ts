@@ -2,9 +2,10 @@
  * Minimal EIP-712 hashing for the venue's fixed structs, with cached domain separators and type
  * hashes, so each signature costs one struct hash, one digest hash and one secp256k1 sign.
  *
- * Every function here must agree byte for byte with viem's `hashTypedData` for the same typed data;
- * `index.test.ts` pins that for each struct the project signs. Deep generics stay out: callers pass
- * already-encoded 32-byte words.
+ * Every function here must agree byte for byte with viem's `hashTypedData` for the same typed data; the
+ * tests of each struct the project signs pin that: `lib/perps/signing.test.ts` (Op, CreateProxy, Withdraw),
+ * `lib/clob/order.test.ts` (the exchange's Order) and `lib/clob/auth.test.ts` (ClobAuth). Deep generics stay
+ * out: callers pass already-encoded 32-byte words.
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { stringToBytes, hexToBytes, bytesToHex, type Hex, type LocalAccount, type TypedDataDefinition } from 'viem';

@@ -1,5 +1,5 @@
 /**
- * What a narrow standing grant covers, on the grants suites' setup (`./testkit`): a connected site holding
+ * What a narrow standing grant covers, on the grants suites' setup (`test/kits/grants.ts`): a connected site holding
  * the grant sends page requests to the real background (fake browser) against the in-process sandbox.
  * Every request outside the grant opens a window (a pending approval naming the limit) and nothing reaches
  * the sandbox before the person decides; in a trading session nothing can ask, so such a request is

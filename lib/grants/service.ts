@@ -6,15 +6,14 @@
  *
  * One grant per origin, account and venue: a site may hold a perps grant and an order-book grant at
  * once; creating another for the same venue replaces it. The orders the venue accepted under a grant
- * are recorded in its sealed uses (`recordOrders`, at most `MAX_OWNED_ORDERS`): those, and only those,
- * a granted cancel may reach.
+ * are recorded in its sealed uses (`recordOrders`, at most `MAX_OWNED_ORDERS`: `./owned-orders.ts`): those,
+ * and only those, a granted cancel may reach. A grant refused at its creation throws `./errors.ts`'s errors.
  *
  * Storage: the vault keeps a grant's uses in sealed per-minute records and this service keeps them in
  * memory with running 24 h / 60 s figures (`UseWindow`), so the cost of a granted order does not grow
  * with the uses of the day. Whether a use is counted and durable is the ledger's (`lib/grants/ledger.ts`):
  * a covered decision carries its `UseReservation`.
  */
-import { BaseError } from '../errors/base';
 import { TamperedRecordError } from '../vault/errors';
 import type { Vault } from '../vault/vault';
 import { fromUnits } from '../decimal';
@@ -23,7 +22,6 @@ import {
   evaluateGrant,
   grantScope,
   MAX_GRANT_MS,
-  MAX_OWNED_ORDERS,
   venueName,
   type Grant,
   type GrantLimits,
@@ -35,6 +33,8 @@ import {
   type RefPrice,
 } from './evaluate';
 import { grantLimitsSchema } from './schema';
+import { GrantDurationError, GrantLimitsError } from './errors';
+import { forgetOwnedCoids, recordOwnedOrders } from './owned-orders';
 import { UseWindow } from './usage';
 import { GrantLedger, type LedgerGrant, type UseReservation } from './ledger';
 import { grantUseRecords, type GrantUseRecords } from './use-records';
@@ -47,30 +47,6 @@ import {
   narrowTicket,
   type AuthorityTicket,
 } from '../authority/epoch';
-
-/** Thrown when a grant would last longer than 24 h or not at all. */
-export class GrantDurationError extends BaseError {
-  override name = 'Grants.DurationError';
-  /** EIP-1474 -32602 "invalid params": the expiry asked for is out of range (nothing created). */
-  static override readonly code: number | undefined = -32602;
-  constructor() {
-    super('A standing permission lasts from 1 minute to 24 hours.');
-  }
-}
-
-/**
- * Thrown by `GrantService.create` when the limits are missing or invalid (venue, instruments
- * / markets, per-order cap, 24 h cap and price band are required). `field` names it (`limits.maxNotional`).
- */
-export class GrantLimitsError extends BaseError {
-  override name = 'Grants.LimitsError';
-  static override readonly code = -32602;
-  readonly field: string;
-  constructor({ field, reason }: { field: string; reason: string }) {
-    super(`The permission cannot be saved: ${field} ${reason}.`, { data: { field } });
-    this.field = field;
-  }
-}
 
 export { GrantRevokedError };
 
@@ -383,28 +359,10 @@ export class GrantService {
     const found = (await this.live()).find((g) => g.grant.id === grantId);
     const target = found?.win.uses.findLast((u) => u.seq === seq);
     if (!found || !target) return;
-    const updated: GrantUse = {
-      ...target,
-      orders: [...(target.orders ?? []), ...orders.map((o) => ({ oid: o.oid, ...(o.coid ? { coid: o.coid } : {}) }))],
-    };
-    // Keep the newest MAX_OWNED_ORDERS: drop the oldest orders first (uses are in time order).
-    const owning = [...found.win.withOrders().filter((u) => u !== target), updated].sort(
-      (a, b) => a.at - b.at || (a.seq ?? 0) - (b.seq ?? 0),
-    );
-    const changed = new Map<number | undefined, GrantUse>([[updated.seq, updated]]);
-    let excess = owning.reduce((a, u) => a + (u.orders?.length ?? 0), 0) - MAX_OWNED_ORDERS;
-    for (const u of owning) {
-      if (excess <= 0) break;
-      const drop = Math.min(excess, u.orders?.length ?? 0);
-      excess -= drop;
-      const rest = (u.orders ?? []).slice(drop);
-      const { orders: _dropped, ...bare } = u;
-      changed.set(u.seq, rest.length ? { ...bare, orders: rest } : bare);
-    }
     // In memory at once (the next grant check sees these orders); written behind it, in the vault's call
     // order (page path: the next order does not wait for this write). A failed write loses only
     // the record of these orders: a granted cancel of them then asks (deny by default).
-    const list = [...changed.values()];
+    const list = recordOwnedOrders(found.win.withOrders(), target, orders);
     for (const u of list) found.win.replace(u);
     void this.records.updateGrantUses(found.grant.id, list, { defer: true }).catch(() => undefined);
   }
@@ -428,14 +386,7 @@ export class GrantService {
       for (const g of (await this.live()).filter(
         (x) => x.grant.account.toLowerCase() === account.toLowerCase() && x.grant.id !== o.except,
       )) {
-        const hit = g.win.withOrders().filter((u) => u.orders?.some((o) => o.coid && coids.includes(o.coid)));
-        await this.update(
-          g,
-          hit.map((u) => ({
-            ...u,
-            orders: (u.orders ?? []).map((o) => (o.coid && coids.includes(o.coid) ? { oid: o.oid } : o)),
-          })),
-        );
+        await this.update(g, forgetOwnedCoids(g.win.withOrders(), coids));
       }
     });
   }

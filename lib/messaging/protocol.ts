@@ -4,13 +4,15 @@
  * Every message is `{ type, payload }`; `type` names a procedure `<domain>.<verb>`. Each procedure is
  * declared in its domain's module beside this file (`vault.ts`, `accounts.ts`, `proxy.ts`, `clob.ts`,
  * `perps.ts`, `reads.ts` (keyless gateway reads), `approvals.ts`, `grants.ts`, `audit.ts`,
- * `settings.ts`, `session.ts`) with a valibot schema for its payload, a schema for its answer, the
- * sender kinds allowed to call it and whether a call is a person's activity. Senders are identified by
- * the browser's `sender` (extension id, URL, tab) — never by a field in the message. Every procedure is
- * for extension pages (popup, approval window); pages reach the provider through the content script's
- * port only. Replies are `{ ok: true, result } | { ok: false, error: { name, shortMessage, code? } }` and
- * never carry key material — except `vault.revealOwnerKey`, which exists to show the owner key to a
- * person who has just re-entered the password (popup only).
+ * `settings.ts`, `session.ts`, `deposit.ts`, `streams.ts`, `notifications.ts`; the list in
+ * `lib/messaging/README.md`) with a valibot schema for its payload, a schema for its answer, the sender
+ * kinds allowed to call it and whether a call is a person's activity. Senders are identified by the
+ * browser's `sender` (extension id, URL, tab) — never by a field in the message. Every procedure is for
+ * extension pages (popup, approval window); pages reach the provider through the content script's port
+ * only. Replies are `{ ok: true, result } | { ok: false, error: { name, shortMessage, code?, data? } }`
+ * (`WireError`, `lib/errors/base.ts`: `code` and `data` only when the error has them) and never carry key
+ * material — except `vault.revealOwnerKey`, which exists to show the owner key to a person who has just
+ * re-entered the password (popup only).
  *
  * `activity: true` marks the procedures that are a person's actions: only they re-arm
  * the auto-lock timer. Reads the popup and the approval window make on a schedule (`vault.status`,

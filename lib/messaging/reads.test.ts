@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { clobTradeSchema, clobTradesWirePageSchema, ownClobTrade, ownClobTradesPage } from './reads';
+import { clobTradeSchema, clobTradesWirePageSchema, ownClobTrade, ownClobTradesPage } from '../clob/trades';
 
 const YES = '11';
 const NO = '12';

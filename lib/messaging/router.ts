@@ -2,7 +2,7 @@
  * Background side of the message contract: identifies the sender from the browser's `sender`, checks
  * the procedure exists and that this kind of sender may call it, validates the payload, runs the
  * handler, optionally checks its answer against the output schema (`RouterOptions.checkOutputs`), and
- * turns any error into a `WireError` (name, shortMessage, code — never cause or details).
+ * turns any error into a `WireError` (name, shortMessage, code and data when present — never cause or details).
  */
 import * as v from 'valibot';
 import { BaseError, toWireError } from '../errors/base';

@@ -7,12 +7,8 @@
 import * as v from 'valibot';
 import { address, nonNegativeSafeInteger } from '../validation';
 import { bookSchema, PERPS_READ_ANSWERS } from '../perps/wire';
-import { clobOpenOrderSchema } from '../clob/wire';
-import { clobTradeSchema } from './reads';
+import { accountEventSchema, streamStateSchema } from '../streams/push';
 import { noInput, POPUP, procedure } from './procedure';
-
-/** `live`: events arrive; `connecting`; `down`: no stream (the popup polls REST). */
-const stateSchema = v.picklist(['live', 'connecting', 'down']);
 
 /**
  * One account stream's state: venue (`perps` session, `clob` user channel), account, `state`, `lastEventAt` (Unix ms of
@@ -21,7 +17,7 @@ const stateSchema = v.picklist(['live', 'connecting', 'down']);
 const streamStatusSchema = v.object({
   venue: v.picklist(['perps', 'clob']),
   account: address,
-  state: stateSchema,
+  state: streamStateSchema,
   lastEventAt: v.nullable(v.number()),
 });
 
@@ -35,7 +31,7 @@ export const STREAMS_CONTRACT = {
     input: noInput,
     output: v.object({
       streams: v.array(streamStatusSchema),
-      market: v.object({ perps: stateSchema, clob: stateSchema }),
+      market: v.object({ perps: streamStateSchema, clob: streamStateSchema }),
     }),
     senders: POPUP,
     activity: false,
@@ -69,30 +65,11 @@ export const STREAMS_CONTRACT = {
 /** The message `type` of a stream push (not a procedure: the background sends it, pages listen). */
 export const STREAM_PUSH = 'streams.push';
 
-/**
- * A push: for `account`, one of an order's new state, the fills of a match, the portfolio, the open
- * orders as re-read over REST after a reconnect or a sequence gap (`resync`), or the stream's state;
- * on the order-book user channel (`clob*`): an order's new state (a REST open-orders row), a trade (a
- * REST trades row), the open orders re-read over REST, the channel's state.
- */
+/** A push: one event of `account`'s stream (`accountEventSchema`, `lib/streams/push.ts`). */
 export const streamPushSchema = v.object({
   type: v.literal(STREAM_PUSH),
   account: address,
-  push: v.variant('kind', [
-    v.object({ kind: v.literal('order'), order: PERPS_READ_ANSWERS.openOrders.item }),
-    v.object({ kind: v.literal('fills'), fills: PERPS_READ_ANSWERS.fills.entries.data }),
-    v.object({ kind: v.literal('portfolio'), portfolio: PERPS_READ_ANSWERS.portfolio }),
-    v.object({
-      kind: v.literal('resync'),
-      openOrders: PERPS_READ_ANSWERS.openOrders,
-      portfolio: PERPS_READ_ANSWERS.portfolio,
-    }),
-    v.object({ kind: v.literal('status'), state: stateSchema, lastEventAt: v.nullable(v.number()) }),
-    v.object({ kind: v.literal('clobOrder'), order: clobOpenOrderSchema }),
-    v.object({ kind: v.literal('clobTrade'), trade: clobTradeSchema }),
-    v.object({ kind: v.literal('clobResync'), openOrders: v.array(clobOpenOrderSchema) }),
-    v.object({ kind: v.literal('clobStatus'), state: stateSchema }),
-  ]),
+  push: accountEventSchema,
 });
 
 /** The message `type` of a public market-data push (no account: the same for every page). */
@@ -119,7 +96,7 @@ export const marketPushSchema = v.object({
       bestAsk: v.nullable(v.string()),
     }),
     v.object({ kind: v.literal('clobTick'), tokenId: v.string(), tickSize: v.string() }),
-    v.object({ kind: v.literal('status'), venue: v.picklist(['perps', 'clob']), state: stateSchema }),
+    v.object({ kind: v.literal('status'), venue: v.picklist(['perps', 'clob']), state: streamStateSchema }),
   ]),
 });
 

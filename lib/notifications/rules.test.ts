@@ -9,8 +9,10 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamPush } from '../messaging/streams';
 import { DEFAULT_NOTIFICATION_PREFS, type NotificationPrefs } from './prefs';
-import { BURST_MS, clobTokenWords, createNoticeBursts, createNotificationRules } from './rules';
-import { ownClobTrade, type ClobVenueTrade } from '../messaging/reads';
+import { createNotificationRules } from './rules';
+import { BURST_MS, createNoticeBursts } from './bursts';
+import { clobTokenWords } from './clob-notices';
+import { ownClobTrade, type ClobVenueTrade } from '../clob/trades';
 
 const ACCOUNT = '0x1111111111111111111111111111111111111111';
 const P: NotificationPrefs = DEFAULT_NOTIFICATION_PREFS;

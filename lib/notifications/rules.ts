@@ -1,6 +1,6 @@
 /**
  * The notification rules, pure: they read the background's stream pushes
- * (`StreamPush`, `lib/messaging/streams.ts`: orders, fills, the portfolio, the stream's state) and say
+ * (`AccountPush`, `lib/streams/push.ts`: orders, fills, the portfolio, the stream's state) and say
  * which browser notifications to raise. No I/O, no clock of their own (`now` is passed), no secret in
  * their input or output: a notification names an instrument or token, a side, sizes and prices only.
  *
@@ -24,7 +24,8 @@
  *   (the caller says whether one is). Once per outage; a live stream ends the outage.
  *
  * Order-book orders (the user channel's `clobTrade` / `clobOrder` pushes), under the same `fills` and
- * `cancels` switches:
+ * `cancels` switches; these rules live in `clob-notices.ts` (`createClobNotices`, with `clobTokenWords`), which this
+ * module hands the order-book pushes to:
  * - `fill`: each trade of the account once per role (the channel repeats a trade as it is matched,
  *   mined and confirmed), from the trade as the person reads it (`ClobTrade`, `ownClobTrade`): the
  *   person's own order(s) in it — side, the size matched, price, token — and maker or taker. The
@@ -36,7 +37,7 @@
  *   channel does not say who cancelled, so the text names the likely causes — the venue (a lapsed
  *   heartbeat, the market closing) or another client with the same API key. Once per order.
  *
- * Bursts: each fill and cancel notice carries a `burst` (its kind per account and its line). The rules
+ * Bursts (`bursts.ts`): each fill and cancel notice carries a `burst` (its kind per account and its line). The rules
  * stay per event; `createNoticeBursts` — pure too, `now` passed — gathers the notices of one kind that
  * arrive within `BURST_MS` (1 s) of the first into one summary ("20 order-book orders cancelled outside
  * Countersign: …", the first lines and the count), a lone one raised unchanged. The wiring
@@ -46,29 +47,11 @@
 import { fromUnits, toUnits } from '../decimal';
 import { formatStep } from '../format';
 import { averagePrice, signedDecimal } from '../format/order-words';
-import { instrumentLabel, shortToken, venueText } from '../validation/venue-text';
-import { isVenueDecimal } from '../validation';
-import type { StreamPush } from '../messaging/streams';
+import { instrumentLabel } from '../validation/venue-text';
+import type { AccountEvent, AccountPush } from '../streams/push';
 import type { NotificationPrefs } from './prefs';
-
-/**
- * How a notice reads inside a burst (`createNoticeBursts`): notices of one `key` (a kind of event of one
- * account) gathered in one window read as one summary — title `<count> <many>`, message the first
- * `line`s, "and N more", then `note` (what they share, when anything).
- */
-export type NoticeBurst = { key: string; many: string; line: string; note?: string };
-
-/**
- * A notification to raise: `id` unique per notification, `kind` its rule, `title` and `message` plain
- * text; `burst` when a burst of its kind reads as one summary (fills and cancels).
- */
-export type Notice = {
-  id: string;
-  kind: 'fill' | 'cancel' | 'liquidation' | 'stream' | 'unrecorded';
-  title: string;
-  message: string;
-  burst?: NoticeBurst;
-};
+import { decimalOr, noticeMaker, type Notice } from './notice';
+import { createClobNotices } from './clob-notices';
 
 /**
  * An instrument's name and tick (decimal string), as the venue's instruments read gives them (`symbol` unset when
@@ -92,20 +75,12 @@ const VENUE_CANCELS: Readonly<Record<string, string>> = {
 const DEADMAN_CANCEL = 'auto_cancelled';
 /** Orders remembered for the fill and cancel texts (oldest dropped first). */
 const MAX_ORDERS = 500;
-/**
- * How long fills, or cancels, of one kind are gathered into one notification, from the first of them
- * (ms): a batch the venue fills or cancels at once arrives within it.
- */
-export const BURST_MS = 1_000;
-/** Lines a summary (or one trade's own orders) lists before "and N more". */
-const BURST_LINES = 3;
-
 type KnownOrder = { iid: number; buy: boolean; quantity: string; filled: string; status: string; price: string };
 
 /** The rules' state machine; see the module comment. */
 export type NotificationRules = {
   /** The notifications one push raises under `prefs` at `now` (Unix ms). */
-  onPush: (push: StreamPush, prefs: NotificationPrefs, now: number) => Notice[];
+  onPush: (push: AccountPush, prefs: NotificationPrefs, now: number) => Notice[];
   /** When the stream-down rule next needs a `checkStreamDown` (Unix ms), or `undefined` while nothing is pending. */
   streamDownDueAt: (prefs: NotificationPrefs) => number | undefined;
   /**
@@ -121,20 +96,13 @@ export function createNotificationRules(
   clobCancelledHere: (orderId: string) => boolean = () => true,
 ): NotificationRules {
   const orders = new Map<number, KnownOrder>();
-  /** Order-book trade ids already notified, and orders whose cancel was (oldest dropped first). */
-  const clobSeen = new Set<string>();
+  /** Perps orders whose cancel was notified (oldest dropped first). */
   const cancelled = new Set<number>();
   const nearLiquidation = new Set<string>();
   let downSince: number | undefined;
   let downNotified = false;
-  let seq = 0;
-  const notice = (kind: Notice['kind'], key: string, title: string, message: string, burst?: NoticeBurst): Notice => ({
-    id: `countersign-${kind}-${key}-${++seq}`,
-    kind,
-    title,
-    message,
-    ...(burst ? { burst } : {}),
-  });
+  const notice = noticeMaker();
+  const clob = createClobNotices(notice, clobCancelledHere);
   /** The instruments read's symbol (validated) beside the instrument id: `BTC-PERP (#1)`, else `instrument #1`. */
   const name = (iid: number) => instrumentLabel(iid, instrument(iid)?.symbol);
   /** An estimate (a mark, a liquidation price) to the instrument's tick (as given when the instrument is not known). */
@@ -156,7 +124,7 @@ export function createNotificationRules(
 
   function onOrder(
     account: string,
-    o: Extract<StreamPush['push'], { kind: 'order' }>['order'],
+    o: Extract<AccountEvent, { kind: 'order' }>['order'],
     prefs: NotificationPrefs,
   ): Notice[] {
     remember({
@@ -206,7 +174,7 @@ export function createNotificationRules(
 
   function onFills(
     account: string,
-    fills: Extract<StreamPush['push'], { kind: 'fills' }>['fills'],
+    fills: Extract<AccountEvent, { kind: 'fills' }>['fills'],
     prefs: NotificationPrefs,
   ): Notice[] {
     if (!prefs.fills) return [];
@@ -238,7 +206,7 @@ export function createNotificationRules(
 
   function onPortfolio(
     account: string,
-    positions: Extract<StreamPush['push'], { kind: 'portfolio' }>['portfolio']['positions'],
+    positions: Extract<AccountEvent, { kind: 'portfolio' }>['portfolio']['positions'],
     prefs: NotificationPrefs,
   ): Notice[] {
     const out: Notice[] = [];
@@ -276,70 +244,6 @@ export function createNotificationRules(
     return out;
   }
 
-  /** Remembers `key` in `clobSeen`; false when it was there already. */
-  const firstTime = (key: string) => {
-    if (clobSeen.has(key)) return false;
-    clobSeen.add(key);
-    if (clobSeen.size > MAX_ORDERS * 2) clobSeen.delete(clobSeen.values().next().value ?? key);
-    return true;
-  };
-
-  function onClobTrade(
-    account: string,
-    t: Extract<StreamPush['push'], { kind: 'clobTrade' }>['trade'],
-    prefs: NotificationPrefs,
-  ): Notice[] {
-    if (!firstTime(`trade:${t.id}:${t.trader_side}`) || !prefs.fills) return [];
-    const role = t.trader_side === 'MAKER' ? 'maker' : 'taker';
-    if (t.own.length === 0) {
-      return [
-        notice(
-          'fill',
-          `${account}-clob-${t.id}`,
-          'Order-book trade without your figures',
-          `The exchange reported a trade in which your order was the maker, but named none of your ` +
-            `orders in it: no side, size or price to show. Check the order book's trade history.`,
-        ),
-      ];
-    }
-    const line = `${ownFillWords(t.own)} (${role})`;
-    return [
-      notice('fill', `${account}-clob-${t.id}`, 'Order-book order filled', `${line}.`, {
-        key: `${account}|clob-fill`,
-        many: 'order-book fills',
-        line,
-      }),
-    ];
-  }
-
-  function onClobOrder(
-    account: string,
-    o: Extract<StreamPush['push'], { kind: 'clobOrder' }>['order'],
-    prefs: NotificationPrefs,
-  ): Notice[] {
-    if (
-      o.status.toUpperCase() !== 'CANCELED' ||
-      clobCancelledHere(o.id) ||
-      !firstTime(`cancel:${o.id}`) ||
-      !prefs.cancels
-    )
-      return [];
-    const filled = Number(o.size_matched) > 0 ? ` (${o.size_matched} had filled)` : '';
-    const line =
-      `${o.side === 'BUY' ? 'Buy' : 'Sell'} ${decimalOr(o.original_size)} ` +
-      `${clobTokenWords(o.asset_id, o.outcome)} at ${decimalOr(o.price)}${filled}`;
-    const note = 'cancelled by the venue (a lapsed heartbeat, the market closing) or by another client';
-    return [
-      notice(
-        'cancel',
-        `${account}-clob-${o.id}`,
-        'Order-book order cancelled outside Countersign',
-        `${line}: ${note}.`,
-        { key: `${account}|clob-cancel`, many: 'order-book orders cancelled outside Countersign', line, note },
-      ),
-    ];
-  }
-
   return {
     onPush(m, prefs, now) {
       const p = m.push;
@@ -352,9 +256,9 @@ export function createNotificationRules(
         case 'resync':
           return onPortfolio(m.account, p.portfolio.positions, prefs);
         case 'clobTrade':
-          return onClobTrade(m.account, p.trade, prefs);
+          return clob.onTrade(m.account, p.trade, prefs);
         case 'clobOrder':
-          return onClobOrder(m.account, p.order, prefs);
+          return clob.onOrder(m.account, p.order, prefs);
         case 'status':
           if (p.state === 'live') {
             downSince = undefined;
@@ -385,104 +289,6 @@ export function createNotificationRules(
       );
     },
   };
-}
-
-/** Held notices and when their window closes; see `createNoticeBursts`. */
-export type NoticeBursts = {
-  /** Holds `n` (a notice with a `burst`) from `now` (Unix ms); its key's window opens at its first notice. */
-  add: (n: Notice & { burst: NoticeBurst }, now: number) => void;
-  /** When the earliest window closes (Unix ms), or `undefined` while nothing is held. */
-  dueAt: () => number | undefined;
-  /**
-   * The notices of every window closed at `now`, oldest window first: a lone notice as it is, two or more as one
-   * summary.
-   */
-  flush: (now: number) => Notice[];
-};
-
-/**
- * Gathers fills and cancels into bursts, pure (`now` is passed): the notices of one `burst.key` arriving
- * within `windowMs` (default `BURST_MS`) of the first read as one notice — the first alone reads as it
- * did, two or more as `<count> <many>` with the first lines, "and N more" and the shared note. A lone
- * notice waits for its window too (at most `windowMs`).
- */
-export function createNoticeBursts(windowMs = BURST_MS): NoticeBursts {
-  const held = new Map<string, { since: number; notices: (Notice & { burst: NoticeBurst })[] }>();
-  let seq = 0;
-  /** One notice for a closed window: its only notice as it is, else the summary. */
-  function summary(notices: (Notice & { burst: NoticeBurst })[]): Notice | undefined {
-    const [first] = notices;
-    if (!first) return undefined;
-    if (notices.length === 1) return { id: first.id, kind: first.kind, title: first.title, message: first.message };
-    const b = first.burst;
-    const lines = notices.slice(0, BURST_LINES).map((n) => n.burst.line);
-    const more = notices.length > BURST_LINES ? `; and ${notices.length - BURST_LINES} more` : '';
-    return {
-      id: `countersign-${first.kind}-burst-${++seq}-${first.id}`,
-      kind: first.kind,
-      title: `${notices.length} ${b.many}`,
-      message: `${lines.join('; ')}${more}${b.note ? `: ${b.note}` : ''}.`,
-    };
-  }
-  return {
-    add(n, now) {
-      const g = held.get(n.burst.key);
-      if (g) g.notices.push(n);
-      else held.set(n.burst.key, { since: now, notices: [n] });
-    },
-    dueAt() {
-      let due: number | undefined;
-      for (const g of held.values()) due = Math.min(due ?? Infinity, g.since + windowMs);
-      return due;
-    },
-    flush(now) {
-      const out: Notice[] = [];
-      for (const [key, g] of [...held].sort((a, b) => a[1].since - b[1].since)) {
-        if (g.since + windowMs > now) continue;
-        held.delete(key);
-        const n = summary(g.notices);
-        if (n) out.push(n);
-      }
-      return out;
-    },
-  };
-}
-
-/**
- * How every surface names the token of an order-book order: the exchange's outcome label (validated;
- * the venue's claim) beside the token id — `“Yes” shares (token 123456…7890)` — or the id alone,
- * `shares of token 123456…7890`, when there is no label or it is refused.
- */
-export function clobTokenWords(assetId: string, outcome: unknown): string {
-  const label = venueText(outcome, { max: 40 });
-  return label ? `“${label}” shares (token ${shortToken(assetId)})` : `shares of token ${shortToken(assetId)}`;
-}
-
-/**
- * The person's own orders in one trade (`ClobTrade.own`), each as `Sold 10 “Yes” shares (token …) at
- * 0.6`: side, the size matched of it, the token (the exchange's label beside its id), its price; at most
- * `BURST_LINES` of them, then how many more.
- */
-function ownFillWords(
-  own: readonly { side: 'BUY' | 'SELL'; size: string; price: string; asset_id: string; outcome: string }[],
-): string {
-  const words = own.slice(0, BURST_LINES).map((f, i) => {
-    const verb = f.side === 'BUY' ? 'Bought' : 'Sold';
-    return (
-      `${i === 0 ? verb : verb.toLowerCase()} ${decimalOr(f.size)} ` +
-      `${clobTokenWords(f.asset_id, f.outcome)} at ${decimalOr(f.price)}`
-    );
-  });
-  const more = own.length > BURST_LINES ? `; and ${own.length - BURST_LINES} more of your orders` : '';
-  return `${words.join('; ')}${more}`;
-}
-
-/**
- * A number the venue reports (a venue decimal string, `isVenueDecimal`) as it is, grouped; `?` for anything that is not
- * one.
- */
-function decimalOr(x: unknown): string {
-  return isVenueDecimal(x) ? signedDecimal(x).text : '?';
 }
 
 /** Σ of decimal strings, exact (trailing zeros trimmed); a string that is not a decimal counts 0. */

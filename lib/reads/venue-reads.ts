@@ -29,7 +29,7 @@ import type { ClobOrderRequest } from '../clob/request';
 import { parseClobAnswer } from '../clob/client';
 import { readClobMarket, readClobMid, readClobTop, type ClobMarket } from '../clob/reads';
 import { clobBalanceSchema, clobOrdersPageSchema, type ClobOpenOrder } from '../clob/wire';
-import { clobTradesWirePageSchema, ownClobTradesPage, type ClobTrade } from '../messaging/reads';
+import { clobTradesWirePageSchema, ownClobTradesPage, type ClobTrade } from '../clob/trades';
 import { fromUnits } from '../decimal';
 import type { Drawer } from '../ratelimit/reserve';
 import type { WeightMeter } from '../ratelimit/meter';

@@ -10,6 +10,7 @@
  * - `./sign.ts` signs one verified artifact with the key it names;
  * - `./submit.ts` sends it (perps REST or session, order-book L2 with its retries), the audit journal
  *   and entry, the client-side weight meter;
+ * - `./clob-credentials.ts` the account's order-book API credentials (create or derive, store, rotate);
  * - `./classify.ts` the outcome classes (answered, refused, `OutcomeUnknownError`).
  *
  * The venue reads (books, portfolio, open orders, tick sizes) are not here: `lib/reads/venue-reads.ts`.
@@ -38,10 +39,10 @@ import type { PerpsEnvelope } from '../perps/envelope';
 import type { L2Headers } from '../clob/auth';
 import type { ClobOrderRequest } from '../clob/request';
 import type { ClobInfo } from '../vault/vault';
-import { createOrDeriveApiKey, parseClobAnswer } from '../clob/client';
+import { parseClobAnswer } from '../clob/client';
 import { clobCancelAnswerSchema, clobHeartbeatAnswerSchema, type ClobCancelAnswer } from '../clob/wire';
 import { ClobCancelLog } from '../clob/cancels';
-import { ClobError, type BatchOrderResult } from '../clob/errors';
+import type { BatchOrderResult } from '../clob/errors';
 import { assertVenueUsable } from '../settings/confirmation';
 import { assertSecureSettings, BUILD_TRANSPORT_RULE, type TransportRule } from '../settings/transport';
 import { VenueReads } from '../reads/venue-reads';
@@ -53,6 +54,7 @@ import type { ClobArtifact, L2Artifact, PerpsArtifact, SigningArtifact } from '.
 import { ArtifactPreparer, type PerpsDomains } from './prepare';
 import { SigningGate, type GateOptions } from './gate';
 import { Submitter } from './submit';
+import { ClobCredentials } from './clob-credentials';
 import type { ExecuteOptions, SigningServiceOptions } from './options';
 
 export { OutcomeUnknownError } from './classify';
@@ -61,9 +63,6 @@ export { MAX_CLOB_RETRY_WAIT_MS } from './submit';
 export type { ExecuteOptions, GatewaySettings, SigningServiceOptions } from './options';
 export { CLIENT_WEIGHT_BUDGETS, WeightBudgetError } from '../ratelimit/meter';
 export type { ClobOrderRequest };
-
-/** How many nonces after the stored one `clobRotateCredentials` tries before it gives up. */
-const ROTATE_NONCE_TRIES = 10;
 
 /**
  * The part of the gateway's answer to `CreateProxy` this service reads: the proxy's secret (a credential, stored in the
@@ -90,6 +89,8 @@ export class SigningService {
   private readonly gate: SigningGate;
   private readonly prepare: ArtifactPreparer;
   private readonly submit: Submitter;
+  /** The account's order-book API credentials (`./clob-credentials.ts`). */
+  private readonly credentials: ClobCredentials;
   /** The audit log, keyed by the vault's audit key. */
   private readonly auditLog: AuditLog;
 
@@ -135,6 +136,14 @@ export class SigningService {
       // Looked up at each write: every audit entry of this service goes through `audit`.
       audit: (entry, afterThisTask) => this.audit(entry, afterThisTask),
       clobCancels: this.clobCancels,
+    });
+    this.credentials = new ClobCredentials({
+      vault: o.vault,
+      settings: o.settings,
+      fetchFn: this.transport.fetchFn,
+      now: this.now,
+      ownerKey: (account, ticket) => this.ownerKey(account, ticket),
+      l2: (account, method, requestPath, body, opts) => this.submit.l2(account, method, requestPath, body, opts),
     });
   }
 
@@ -376,87 +385,19 @@ export class SigningService {
   // Order book
 
   /**
-   * Creates (or, when the nonce is used, derives) CLOB credentials for `account` and stores them. Each
-   * ClobAuth signature is made with the guarded owner key (`ownerKey`: the gate and `opts.authority` checked
-   * right before it), and checked again right before its request. Throws `HaltedError`, the ticket's ended error
-   * (`endedError`), `VenueNotConfirmedError`, the exchange's `ClobError`.
+   * Creates (or, when the nonce is used, derives) CLOB credentials for `account` and stores them
+   * (`ClobCredentials.createOrDerive`: ClobAuth signed with the guarded owner key, holding `opts.authority`).
    */
-  async clobCreateOrDerive(account: string, opts: { nonce?: number } & Held) {
-    const { credentials, derived } = await this.clobKeyAt(account, opts);
-    return { info: await this.storeClobCredentials(account, credentials, opts.nonce ?? 0), derived };
+  clobCreateOrDerive(account: string, opts: { nonce?: number } & Held): Promise<{ info: ClobInfo; derived: boolean }> {
+    return this.credentials.createOrDerive(account, opts);
   }
 
   /**
-   * Creates (or, when the nonce is used, derives) `account`'s CLOB credentials under `opts.nonce` (default 0), storing
-   * nothing (see `clobCreateOrDerive`).
+   * Replaces `account`'s CLOB credentials: the old key deleted at the exchange, new ones under the next unused nonce
+   * (`ClobCredentials.rotate`; `oldDeleted` false: the exchange refused the delete).
    */
-  private async clobKeyAt(account: string, opts: { nonce?: number } & Held) {
-    const { owner, check } = await this.ownerKey(account, opts.authority);
-    const { clobUrl, clobChainId } = await this.o.settings();
-    return createOrDeriveApiKey(
-      clobUrl,
-      owner,
-      { chainId: clobChainId, timestamp: Math.floor(this.now() / 1000), nonce: opts.nonce ?? 0 },
-      this.transport.fetchFn,
-      check, // before each ClobAuth signature and its request (the derive after a refused create too)
-    );
-  }
-
-  /**
-   * Stores `credentials` (under `nonce`) as `account`'s, keeping the signature type and funder of an account already
-   * set up.
-   */
-  private async storeClobCredentials(
-    account: string,
-    credentials: Awaited<ReturnType<typeof createOrDeriveApiKey>>['credentials'],
-    nonce: number,
-  ): Promise<ClobInfo> {
-    // The same owner derives the same key whatever the signature type: an account already set up keeps its
-    // type and funder (a deposit-wallet account is never turned back into type 0 by re-deriving its key).
-    const kept = (await this.o.vault.hasClobCredentials(account))
-      ? (await this.o.vault.clobCredentials(account)).info
-      : undefined;
-    return this.o.vault.putClobCredentials({
-      account,
-      ...credentials,
-      nonce,
-      ...(kept ? { signatureType: kept.signatureType, funder: kept.funder } : {}),
-    });
-  }
-
-  /**
-   * Replaces `account`'s CLOB credentials: deletes the stored key at the exchange (`DELETE /auth/api-key`,
-   * L2-signed with it; a key the exchange no longer knows counts as deleted), then creates credentials
-   * under the next nonce the exchange has not used (a used nonce derives an existing key, possibly the
-   * exposed one, never stored: up to `ROTATE_NONCE_TRIES` nonces are tried) and stores them. `oldDeleted` false: the
-   * exchange refused the delete (the new credentials are still stored; the old key may stay valid). Throws what
-   * `clobCreateOrDerive` throws, and `ClobError` when every nonce tried was used: then the vault keeps the old
-   * credentials (deleted at the exchange when `DELETE` succeeded: the error says which) and the person creates new ones
-   * under another nonce.
-   */
-  async clobRotateCredentials(account: string, opts: Held): Promise<{ info: ClobInfo; oldDeleted: boolean }> {
-    const { info: old } = await this.o.vault.clobCredentials(account);
-    const oldDeleted = await this.submit.l2(account, 'DELETE', '/auth/api-key', undefined, opts).then(
-      () => true,
-      (err: unknown) => {
-        if (err instanceof ClobError && err.status === 401) return true; // the exchange no longer knows the key
-        if (err instanceof ClobError) return false;
-        throw err;
-      },
-    );
-    // A used nonce derives a key that already exists (possibly the exposed one): it is never stored.
-    for (let nonce = old.nonce + 1; nonce <= old.nonce + ROTATE_NONCE_TRIES; nonce++) {
-      const { credentials, derived } = await this.clobKeyAt(account, { nonce, authority: opts.authority });
-      if (!derived) return { info: await this.storeClobCredentials(account, credentials, nonce), oldDeleted };
-    }
-    const oldWords = oldDeleted
-      ? 'The old API key was deleted at the exchange, so order-book requests fail until new credentials exist'
-      : 'The old API key could not be deleted at the exchange and may still be valid';
-    throw new ClobError(
-      `No unused API key nonce between ${old.nonce + 1} and ` +
-        `${old.nonce + ROTATE_NONCE_TRIES}: no new credentials were created. ${oldWords}.`,
-      { status: 400, exchangeMessage: '' },
-    );
+  clobRotateCredentials(account: string, opts: Held): Promise<{ info: ClobInfo; oldDeleted: boolean }> {
+    return this.credentials.rotate(account, opts);
   }
 
   /**

@@ -24,7 +24,7 @@
  */
 import * as v from 'valibot';
 import { backoff, type StreamState, type WebSocketConstructor, type WebSocketLike } from './perps';
-import { venueTradeOf, type ClobVenueTrade } from '../messaging/reads';
+import { venueTradeOf, type ClobVenueTrade } from '../clob/trades';
 
 const str = v.pipe(v.string(), v.maxLength(200));
 const decimal = v.pipe(v.string(), v.regex(/^\d{1,20}(\.\d{1,20})?$/));

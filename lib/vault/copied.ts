@@ -1,11 +1,12 @@
 /**
- * The vault's second copy in the vault's class chain (`VaultRecords` → `VaultCopied` → `VaultSession` →
- * `Vault`; the copy itself: `./copy.ts`): the generation every key-material write carries
- * (`nextGeneration` in the write's transaction, `bumpGeneration` before a write of its own), the read-back
- * checks (`metaOpensWith`, `passwordOpens`) and the copy after the write (`afterKeyWrite`); whether the
- * vault should be restored from its copy (`copyToRestore`); the copy written again at start
- * (`refreshCopy`); a new vault's metadata stored (`storeNewVault`). `copyMeta` and `restoreFromCopy` are
- * stubs here: `Vault` (`./vault.ts`) implements them with its backup parser and restore.
+ * The vault's second copy in the vault's class chain (`VaultRecords` → `VaultCopied` → `VaultOpenedKeys` →
+ * `VaultSession` → `VaultBackup` → `Vault`; the copy itself: `./copy.ts`): the generation every
+ * key-material write carries (`nextGeneration` in the write's transaction, `bumpGeneration` before a write
+ * of its own), the read-back checks (`metaOpensWith`, `passwordOpens`) and the copy after the write
+ * (`afterKeyWrite`); whether the vault should be restored from its copy (`copyToRestore`); the copy
+ * written again at start (`refreshCopy`); a new vault's metadata stored (`storeNewVault`). `copyMeta` and
+ * `restoreFromCopy` are stubs here: `VaultBackup` (`./backup.ts`) implements them with its backup parser
+ * and restore.
  */
 import { checkPassword, checkVerifier } from './keys';
 import type { KdfBounds } from './crypto';

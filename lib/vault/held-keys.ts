@@ -21,7 +21,7 @@
  *   when the read was called), since the call may still be queued behind it.
  * Background only; nothing here leaves the worker.
  */
-import type { SessionBundle } from './records';
+import type { SessionBundle } from './trading-session';
 
 /** What a held key was opened under (see the module docstring). */
 export type HeldStamp = {

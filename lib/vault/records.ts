@@ -12,11 +12,10 @@
  * calls all succeed and never leave a record that the index does not vouch for.
  *
  * `SealedRecords` is what the grant use records (`lib/grants/use-records.ts`) use: sealed grant heads and
- * loose use buckets, without the keys.
+ * loose use buckets, without the keys. The record kinds and their clear views: `./record-kinds.ts`; the
+ * session store: `./session-store.ts`; the trading session's bundle: `./trading-session.ts`.
  */
-import * as v from 'valibot';
-import { address, parseOrThrow } from '../validation';
-import type { Address, Hex, LocalAccount } from 'viem';
+import type { Hex, LocalAccount } from 'viem';
 import { SignerCache } from './signers';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
@@ -24,6 +23,9 @@ import { open, recordAad, seal, type Sealed } from './crypto';
 import { readMeta, type SecretRecord, type SessionRecord, type VaultDb } from './db';
 import { KeyNotFoundError, TamperedRecordError, VaultLockedError, VaultReadBackError } from './errors';
 import { vaultWrite, type VaultCopyStore } from './copy';
+import type { SealedHead } from './record-kinds';
+import { memorySessionStore, type SessionStore } from './session-store';
+import { SESSION_AAD, type SessionBundle } from './trading-session';
 
 /** Base64 of bytes. */
 export const b64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
@@ -36,8 +38,6 @@ export const dec = <T>(b: Uint8Array) => JSON.parse(new TextDecoder().decode(b))
 
 /** AAD of the sealed index (`meta/index`). */
 const INDEX_AAD = 'countersign/v1/meta/index';
-/** AAD of the trading session's bundle (`meta/session`). */
-export const SESSION_AAD = 'countersign/v1/meta/session';
 /** Id prefix of a grant head record: `grant:<grant id>`. */
 export const GRANT_PREFIX = 'grant:';
 /** Id prefix of a grant's use buckets: `grantuse:<grant id>:<minute, 10 digits>` (loose records). */
@@ -46,108 +46,6 @@ export const USE_PREFIX = 'grantuse:';
 const isKeyMaterial = (id: string) => !id.startsWith(GRANT_PREFIX) && !id.startsWith(USE_PREFIX);
 /** The ids from `prefix` up (IndexedDB key range over one kind of record). */
 export const idsFrom = (prefix: string) => IDBKeyRange.bound(prefix, `${prefix}\uffff`);
-
-/** Non-secret view of an owner key. */
-export type OwnerInfo = { address: Address; label: string; createdAt: number };
-/** Non-secret view of a proxy key. `expiry` Unix ms. */
-export type ProxyInfo = { id: string; account: Address; proxy: Address; expiry: number; label: string };
-/** Non-secret view of CLOB credentials. */
-export type ClobInfo = {
-  id: string;
-  account: Address;
-  nonce: number;
-  signatureType: 0 | 1 | 2 | 3;
-  funder: Address | null;
-};
-
-/**
- * The clear metadata of each record kind (written by `storeOwnerKey`, `putProxy`, `putClobCredentials`,
- * `putDepositWallet`).
- */
-export const ownerMetaSchema = v.object({ address, label: v.optional(v.string()) });
-const proxyMetaSchema = v.object({
-  account: address,
-  proxy: address,
-  expiry: v.number(),
-  label: v.optional(v.string()),
-});
-const clobMetaSchema = v.object({
-  account: address,
-  nonce: v.number(),
-  signatureType: v.picklist([0, 1, 2, 3]),
-  funder: v.nullable(address),
-});
-/** The clear metadata of a deposit wallet record (`deposit:<owner>`). */
-export const depositMetaSchema = v.object({
-  account: address,
-  wallet: address,
-  kind: v.picklist(['uups', 'beacon']),
-  beacon: address,
-});
-/** Non-secret view of a deposit wallet: owner `account`, its `wallet`, UUPS or beacon (`beacon` zero for UUPS). */
-export type DepositWalletInfo = v.InferOutput<typeof depositMetaSchema>;
-
-/** The proxy record `r`'s clear view (`InvalidFieldError` when its metadata is malformed). */
-export const proxyInfoOf = (r: SecretRecord): ProxyInfo => {
-  const m = parseOrThrow(proxyMetaSchema, r.meta, 'meta');
-  return { id: r.id, account: m.account, proxy: m.proxy, expiry: m.expiry, label: m.label ?? '' };
-};
-/** The CLOB credential record `r`'s clear view (`InvalidFieldError` when its metadata is malformed). */
-export const clobInfoOf = (r: SecretRecord): ClobInfo => {
-  const m = parseOrThrow(clobMetaSchema, r.meta, 'meta');
-  return { id: r.id, account: m.account, nonce: m.nonce, signatureType: m.signatureType, funder: m.funder };
-};
-
-/** The sealed part of a proxy record. */
-export type ProxySecret = { privateKey: Hex; secret: string };
-/** The sealed part of a CLOB credential record. */
-export type ClobSecret = { apiKey: string; secret: string; passphrase: string };
-/** A deposit wallet's builder API credentials (the sealed part of `deposit:<owner>`). */
-export type BuilderSecret = { key: string; secret: string; passphrase: string };
-
-/** A grant head as the vault stores it: sealed content it does not read, except the grant's id and account. */
-export type SealedHead = { grant: { id: string; account: string } };
-
-/**
- * The trading session's bundle, sealed by the session key in `meta/session` (AAD `SESSION_AAD`).
- * `accounts` lower-case; `auditKey` the audit MAC key's 32 raw bytes, base64.
- */
-export type SessionBundle = {
-  v: 1;
-  accounts: string[];
-  proxies: { info: ProxyInfo; privateKey: Hex; secret: string }[];
-  clob: { info: ClobInfo; apiKey: string; secret: string; passphrase: string }[];
-  /**
-   * The kept accounts' deposit-wallet builder credentials (`account` lower-case). Absent in bundles sealed before them.
-   */
-  deposit?: { account: string; key: string; secret: string; passphrase: string }[];
-  /** Each grant head (`lib/grants/use-records.ts`); its uses are loose bucket records sealed by the session key. */
-  grants: SealedHead[];
-  auditKey: string;
-};
-
-/**
- * What survives a worker restart (`storage.session`), base64 strings: the master key while 'unlocked'
- * (`mk`) or the trading session's key while in 'session' (`sk`), with the vault's salt at that time (a
- * restored, re-created or re-keyed vault no longer matches, and the state is not restored). A trading
- * session also names the digest of its sealed bundle (`bundle`, sha256 of iv ‖ ct, updated on every
- * re-seal): a store writer must not be able to put an older copy back (a grant revoked during the
- * session, or its usage before the daily cap was reached).
- */
-export type SessionState = { mk: string; salt: string } | { sk: string; salt: string; bundle: string };
-
-/** The session store (in the extension: `browser.storage.session`, access level trusted contexts only). */
-export type SessionStore = {
-  get: () => Promise<SessionState | undefined>;
-  set: (s: SessionState) => Promise<void>;
-  clear: () => Promise<void>;
-};
-
-/** A session store in memory (tests, and Firefox builds without `storage.session`). */
-export function memorySessionStore(): SessionStore {
-  let s: SessionState | undefined;
-  return { get: async () => s, set: async (v) => void (s = v), clear: async () => void (s = undefined) };
-}
 
 /**
  * The sealed-record storage the grant use records use (`lib/grants/use-records.ts`). Heads are indexed

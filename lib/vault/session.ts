@@ -1,6 +1,8 @@
 /**
  * The vault's states and its password: create, unlock, lock, change password, the trading session and
- * the audit chain's key. The sealed records it opens are `lib/vault/records.ts`; the keys, `lib/vault/vault.ts`.
+ * the audit chain's key. The sealed records it opens are `lib/vault/records.ts`; the keys, `lib/vault/vault.ts`;
+ * the keys opened and held in memory, `lib/vault/opened-keys.ts`; the trading session's bundle and what it
+ * keeps, `lib/vault/trading-session.ts`.
  *
  * ## States
  * - **'locked'**: no key in memory or in the session store. Metadata (addresses, labels, expiries) is
@@ -36,8 +38,6 @@
  *
  * Password checks and the master key's wrap: `lib/vault/keys.ts`.
  */
-import type { Address, Hex, LocalAccount } from 'viem';
-import { HeldKeys, stampOf, type HeldStamp } from './held-keys';
 import {
   DEFAULT_KDF,
   DEFAULT_KDF_BOUNDS,
@@ -51,16 +51,8 @@ import {
 } from './crypto';
 import { readMeta, type VaultMeta } from './db';
 import { vaultWrite } from './copy';
-import { deferredAccount } from './deferred-signer';
-import { VaultCopied } from './copied';
-import {
-  KeyNotFoundError,
-  VaultCopyExistsError,
-  VaultExistsError,
-  VaultLockedError,
-  VaultNotInitializedError,
-  WeakPasswordError,
-} from './errors';
+import { VaultOpenedKeys } from './opened-keys';
+import { VaultCopyExistsError, VaultExistsError, VaultNotInitializedError, WeakPasswordError } from './errors';
 import {
   checkPassword,
   checkVerifier,
@@ -72,24 +64,8 @@ import {
   type ChangePasswordHooks,
   type Unwrapped,
 } from './keys';
-import {
-  b64,
-  clobInfoOf,
-  dec,
-  digestOf,
-  enc,
-  GRANT_PREFIX,
-  proxyInfoOf,
-  SESSION_AAD,
-  unb64,
-  VaultRecords,
-  type BuilderSecret,
-  type ClobSecret,
-  type ProxySecret,
-  type RecordsOptions,
-  type SealedHead,
-  type SessionBundle,
-} from './records';
+import { b64, dec, digestOf, enc, GRANT_PREFIX, unb64, type RecordsOptions } from './records';
+import { keptBundle, SESSION_AAD, type SessionBundle } from './trading-session';
 
 /** The vault's state (see the module docstring): nothing usable, a trading session, or everything. */
 export type VaultState = 'locked' | 'session' | 'unlocked';
@@ -107,19 +83,8 @@ export type VaultOptions = RecordsOptions & {
  * The vault's states and password (see the module docstring); `Vault` (`lib/vault/vault.ts`) adds the
  * keys. Errors: `lib/vault/errors.ts` and `lib/vault/crypto.ts`.
  */
-export class VaultSession extends VaultCopied {
+export class VaultSession extends VaultOpenedKeys {
   private auditCache: { of: CryptoKey; key: CryptoKey } | undefined;
-  /**
-   * The keys opened last (proxy keys, owner keys, API credentials), so that a granted order's key read
-   * does not queue behind its own use write: `lib/vault/held-keys.ts` says when one may be served. Every
-   * call that changes keys, the master key or the state empties it before it queues.
-   */
-  protected heldKeys = new HeldKeys();
-  /**
-   * Calls made to `lock` and to delete, store or restore proxy keys: a proxy key read before one signs nothing after it
-   * (`proxySignerOf`).
-   */
-  protected keyEnds = { locks: 0, proxies: 0 };
   readonly kdf: KdfParams;
   readonly bounds: KdfBounds;
 
@@ -384,34 +349,7 @@ export class VaultSession extends VaultCopied {
       const keep = new Set(o.accounts.map((a) => a.toLowerCase()));
       const now = this.now();
       const all = await this.db.getAll('secrets');
-      const bundle: SessionBundle = {
-        v: 1,
-        accounts: [...keep],
-        proxies: [],
-        clob: [],
-        deposit: [],
-        grants: [],
-        auditKey: '',
-      };
-      for (const r of all) {
-        if (r.kind === 'proxy' && keep.has(r.account.toLowerCase()) && Number(r.meta.expiry) > now) {
-          const { secret } = await this.read<ProxySecret>(r.id);
-          bundle.proxies.push({ info: proxyInfoOf(r), privateKey: secret.privateKey, secret: secret.secret });
-        } else if (r.kind === 'clob' && keep.has(r.account.toLowerCase())) {
-          const { secret } = await this.read<ClobSecret>(r.id);
-          bundle.clob.push({ info: clobInfoOf(r), ...secret });
-        } else if (r.kind === 'deposit' && keep.has(r.account.toLowerCase())) {
-          const { secret } = await this.read<BuilderSecret>(r.id);
-          bundle.deposit?.push({
-            account: r.account.toLowerCase(),
-            key: secret.key,
-            secret: secret.secret,
-            passphrase: secret.passphrase,
-          });
-        } else if (r.kind === 'grant') {
-          bundle.grants.push((await this.read<SealedHead>(r.id)).secret);
-        }
-      }
+      const bundle = await keptBundle(all, keep, now, <T>(id: string) => this.read<T>(id));
       const auditRaw = await deriveAuditRaw(mk);
       bundle.auditKey = b64(auditRaw);
       auditRaw.fill(0);
@@ -482,61 +420,6 @@ export class VaultSession extends VaultCopied {
     });
   }
 
-  /**
-   * The signing account of a proxy key stored at `address` (`./deferred-signer.ts`): derived at its first signature,
-   * outside the one-writer section; refuses when the key is not `address`'s (`ProxyKeyMismatchError`), once the vault
-   * is locked or a lock was called after this read (`VaultLockedError`), and once a proxy key was deleted, stored or
-   * restored after it (`KeyNotFoundError`); `ends`: the counts when the read was asked for (a read queued before a
-   * delete call signs nothing after it), else now.
-   */
-  protected proxySignerOf(privateKey: Hex, address: Address, ends?: { locks: number; proxies: number }): LocalAccount {
-    const { locks, proxies } = ends ?? this.keyEnds;
-    const usable = () => {
-      if (this.keyEnds.locks !== locks || this.state === 'locked') throw new VaultLockedError();
-      if (this.keyEnds.proxies !== proxies)
-        throw new KeyNotFoundError('proxy key (deleted or replaced since it was read)');
-    };
-    return deferredAccount(address, () => this.signerOf(privateKey), usable);
-  }
-
-  /** The session bundle's part for `account`; `VaultLockedError` when no live grant names it. */
-  protected keptAccount(account: string): void {
-    if (!this.bundle?.accounts.includes(account.toLowerCase())) throw new VaultLockedError({ inSession: true });
-  }
-
-  /**
-   * Holds the kept proxy keys and API credentials of the trading session just opened (call inside
-   * `exclusive`, once `sk` and `bundle` are set): the session's first granted order then does not queue
-   * behind its own use write either. What is held is what `Vault.proxyFor` / `Vault.clobCredentials` return in
-   * 'session'. `since`: the holder's clear count once the calling transition cleared it (nothing is held when a change
-   * such as a lock was called since: it is queued behind this transition).
-   */
-  protected holdKept(since: number): void {
-    const b = this.bundle;
-    const stamp = this.heldStamp();
-    if (!b || !stamp) return;
-    const now = this.now();
-    for (const account of b.accounts) {
-      const live = liveProxyOf(b, account, now);
-      if (live)
-        this.heldKeys.set(
-          `proxy:${account}`,
-          since,
-          stamp,
-          stamp,
-          { info: { ...live.info }, signer: this.proxySignerOf(live.privateKey, live.info.proxy), secret: live.secret },
-          live.info.expiry,
-        );
-      const clob = b.clob.find((c) => c.info.account.toLowerCase() === account);
-      if (clob) this.heldKeys.set(`clob:${account}`, since, stamp, stamp, { ...clob, info: { ...clob.info } });
-    }
-  }
-
-  /** The live state's stamp for held keys (`lib/vault/held-keys.ts`); undefined when locked. */
-  protected heldStamp(): HeldStamp | undefined {
-    return stampOf(this.mk ?? this.sk, this.keyWrites, this.mk ? undefined : this.bundle);
-  }
-
   // ------------------------------------------------------------------------------------------
   // The audit chain's key
 
@@ -563,19 +446,4 @@ export class VaultSession extends VaultCopied {
       raw.fill(0);
     }
   }
-}
-
-/**
- * The kept proxy key of `account` a trading session signs with: the unexpired one (expiry after `now`,
- * Unix ms) with the latest expiry, or undefined.
- */
-export function liveProxyOf(
-  bundle: SessionBundle,
-  account: string,
-  now: number,
-): SessionBundle['proxies'][number] | undefined {
-  const a = account.toLowerCase();
-  return bundle.proxies
-    .filter((p) => p.info.account.toLowerCase() === a && p.info.expiry > now)
-    .sort((x, y) => y.info.expiry - x.info.expiry)[0];
 }

@@ -1,31 +1,22 @@
 /**
  * The vault: the encrypted key records (owner keys, proxy keys with their secret, CLOB API credentials,
- * deposit-wallet builder credentials), backup and restore, on top of the vault's states and password
- * (`lib/vault/session.ts`: locked / trading session / unlocked, create, unlock, lock, change password)
- * and its sealed records (`lib/vault/records.ts`: the sealed index, one writer at a time). The master
- * key's wrap and the password back-off: `lib/vault/keys.ts`. A grant's stored uses are
- * `lib/grants/use-records.ts` (on this vault's `SealedRecords`). Background only.
+ * deposit-wallet builder credentials), on top of backup and restore (`lib/vault/backup.ts`), the vault's
+ * states and password (`lib/vault/session.ts`: locked / trading session / unlocked, create, unlock, lock,
+ * change password) and its sealed records (`lib/vault/records.ts`: the sealed index, one writer at a time;
+ * the record kinds, `lib/vault/record-kinds.ts`). The master key's wrap and the password back-off:
+ * `lib/vault/keys.ts`. A grant's stored uses are `lib/grants/use-records.ts` (on this vault's
+ * `SealedRecords`). Background only.
  */
 import * as v from 'valibot';
 import { address, parseOrThrow } from '../validation';
 import type { Hex, LocalAccount } from 'viem';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
-import { checkKdfParams, KdfParamsError, open, recordAad, type Sealed } from './crypto';
-import type { SecretRecord, VaultMeta } from './db';
-import {
-  BackupInvalidError,
-  KeyNotFoundError,
-  ProxyKeyMismatchError,
-  VaultLockedError,
-  VaultNotInitializedError,
-} from './errors';
+import { KeyNotFoundError, ProxyKeyMismatchError, VaultLockedError, VaultNotInitializedError } from './errors';
 import {
   clobInfoOf,
   depositMetaSchema,
-  idsFrom,
   ownerMetaSchema,
   proxyInfoOf,
-  unb64,
   type BuilderSecret,
   type ClobInfo,
   type ClobSecret,
@@ -33,57 +24,24 @@ import {
   type OwnerInfo,
   type ProxyInfo,
   type ProxySecret,
-} from './records';
-import { liveProxyOf, VaultSession } from './session';
-import { deferredAccount } from './deferred-signer';
-import { backupJsonOf, vaultWrite, type VaultCopy } from './copy';
+} from './record-kinds';
+import { idsFrom } from './records';
+import { VaultBackup } from './backup';
+import { liveProxyOf } from './trading-session';
 
-export {
-  memorySessionStore,
-  type ClobInfo,
-  type DepositWalletInfo,
-  type OwnerInfo,
-  type ProxyInfo,
-  type SealedRecords,
-  type SessionState,
-  type SessionStore,
-} from './records';
+export type { ClobInfo, DepositWalletInfo, OwnerInfo, ProxyInfo } from './record-kinds';
+export type { SealedRecords } from './records';
+export { memorySessionStore, type SessionState, type SessionStore } from './session-store';
 export { MIN_PASSWORD_LENGTH, type ChangePasswordHooks } from './keys';
 export type { VaultOptions, VaultState } from './session';
-
-const unsealed = (s: { iv: string; ct: string }): Sealed => ({ iv: unb64(s.iv), ct: unb64(s.ct) });
-
-/** A sealed value in a backup: IV and ciphertext, base64. */
-const sealedJsonSchema = v.object({ iv: v.string(), ct: v.string() });
-/** The backup file (`exportBackup`): format tag, version 1, vault metadata and every sealed record. */
-const backupSchema = v.object({
-  format: v.literal('countersign-backup'),
-  version: v.literal(1),
-  meta: v.object({
-    kdf: v.unknown(),
-    salt: v.string(),
-    wrapped: sealedJsonSchema,
-    verifier: sealedJsonSchema,
-    createdAt: v.number(),
-  }),
-  secrets: v.array(
-    v.object({
-      id: v.string(),
-      kind: v.picklist(['owner', 'proxy', 'clob', 'grant', 'grantuse', 'deposit']),
-      account: v.string(),
-      meta: v.record(v.string(), v.union([v.string(), v.number(), v.boolean(), v.null()])),
-      sealed: sealedJsonSchema,
-      createdAt: v.number(),
-    }),
-  ),
-});
 
 /**
  * The vault (see the module docstring): states locked / session / unlocked (`VaultSession`), owner and
  * proxy keys, CLOB credentials and deposit wallets as sealed records, the sealed index, the audit key,
- * backup. Every mutation runs through one writer lock. Errors: `lib/vault/errors.ts` and `lib/vault/crypto.ts`.
+ * backup (`VaultBackup`). Every mutation runs through one writer lock. Errors: `lib/vault/errors.ts` and
+ * `lib/vault/crypto.ts`.
  */
-export class Vault extends VaultSession {
+export class Vault extends VaultBackup {
   /**
    * The owner list as last read (every page request reads it, and the read waited behind the previous
    * order's grant writes in the same store): valid while `keyWrites` is unchanged — every write or
@@ -158,21 +116,6 @@ export class Vault extends VaultSession {
       this.heldKeys.set(name, since, stamp, this.heldStamp(), signer);
       return signer;
     });
-  }
-
-  /**
-   * `signer`, refusing every signature (`VaultLockedError`) once a lock was called after this read, or
-   * while the vault is locked: an owner key read before a lock signs nothing after it, even after an unlock.
-   */
-  private lockChecked(signer: LocalAccount): LocalAccount {
-    const { locks } = this.keyEnds;
-    return deferredAccount(
-      signer.address,
-      () => signer,
-      () => {
-        if (this.keyEnds.locks !== locks || this.state === 'locked') throw new VaultLockedError();
-      },
-    );
   }
 
   /**
@@ -473,140 +416,5 @@ export class Vault extends VaultSession {
       }
       return (await this.read<BuilderSecret>(`deposit:${account.toLowerCase()}`)).secret;
     });
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Backup
-
-  /**
-   * An encrypted backup: the vault metadata (KDF, salt, wrapped master key, verifier) and every sealed
-   * record, as JSON. Useless without the password. Requires 'unlocked' (so a person proves presence).
-   */
-  async exportBackup(): Promise<string> {
-    return this.exclusive(async () => {
-      this.key();
-      const meta = await this.meta();
-      if (!meta) throw new VaultNotInitializedError();
-      return backupJsonOf(meta, await this.db.getAll('secrets'));
-    });
-  }
-
-  /**
-   * Restores a backup into this profile (replacing any vault here) after checking `password` opens it;
-   * the password goes through the back-off. A vault already here is replaced only while it is unlocked
-   * (the person proved presence with its password): locked or in a trading session, `VaultLockedError`
-   * before anything is read or counted. Throws `BackupInvalidError`, `WrongPasswordError`,
-   * `UnlockBackoffError`, `KdfParamsError`. Leaves the vault unlocked.
-   */
-  async restoreBackup(json: string, password: string): Promise<void> {
-    // before the held keys end: the session's orders go on
-    if (this.state === 'session') throw new VaultLockedError({ inSession: true });
-    this.heldKeys.clear(); // before queuing: a key read from memory never passes this call
-    this.keyEnds.proxies++; // before queuing: a proxy key read before this call signs nothing after it
-    const { meta, secrets } = this.parseBackup(json);
-    return this.exclusive(async () => {
-      if (this.state !== 'unlocked' && (await this.meta()))
-        throw new VaultLockedError({ inSession: this.state === 'session' });
-      await this.replaceWith(meta, secrets, password);
-    });
-  }
-
-  /** The vault metadata and sealed records of a backup (JSON text). Throws `BackupInvalidError`, `KdfParamsError`. */
-  private parseBackup(json: string): { meta: VaultMeta; secrets: SecretRecord[] } {
-    try {
-      const b = v.parse(backupSchema, JSON.parse(json));
-      const meta: VaultMeta = {
-        id: 'vault',
-        kdf: checkKdfParams(b.meta.kdf, this.bounds),
-        salt: unb64(b.meta.salt),
-        wrapped: unsealed(b.meta.wrapped),
-        verifier: unsealed(b.meta.verifier),
-        createdAt: b.meta.createdAt,
-      };
-      const secrets: SecretRecord[] = b.secrets.map((r) => ({
-        id: r.id,
-        kind: r.kind,
-        account: r.account,
-        meta: r.meta,
-        sealed: unsealed(r.sealed),
-        createdAt: r.createdAt,
-      }));
-      return { meta, secrets };
-    } catch (err) {
-      if (err instanceof KdfParamsError) throw err;
-      throw new BackupInvalidError();
-    }
-  }
-
-  /**
-   * Replaces this profile's vault with `meta` and `secrets` once `password` opens them (every record
-   * too: `BackupInvalidError`), in one transaction (`generation`, when given, is stored with it), then the
-   * second copy; leaves the vault unlocked. Call inside `exclusive`. Throws `WrongPasswordError`,
-   * `UnlockBackoffError`, `BackupInvalidError`, `VaultWriteError`, `VaultCopyError`.
-   */
-  private async replaceWith(
-    meta: VaultMeta,
-    secrets: readonly SecretRecord[],
-    password: string,
-    o: { generation?: number; settings?: unknown } = {},
-  ): Promise<void> {
-    const unwrapped = await this.checkPassword(meta, password);
-    try {
-      for (const r of secrets) {
-        await open(unwrapped.mk, r.sealed, recordAad('secrets', r.id, r.account)).catch(() => {
-          throw new BackupInvalidError();
-        });
-      }
-      this.keyWrites++; // the owners and proxies held in memory end here (and again once written)
-      if (o.generation === undefined) await this.bumpGeneration?.();
-      await vaultWrite(async () => {
-        const tx = this.db.transaction(['meta', 'secrets', 'settings'], 'readwrite');
-        await tx.objectStore('secrets').clear();
-        await tx.objectStore('meta').put(meta);
-        await tx.objectStore('meta').put({ id: 'backoff', failures: 0, nextAllowedAt: 0 });
-        // The restored records are trusted (the person restored them): the index is rebuilt from them.
-        await tx.objectStore('meta').delete('index');
-        await tx.objectStore('meta').delete('session');
-        if (o.generation !== undefined) await tx.objectStore('meta').put({ id: 'generation', n: o.generation });
-        // A copy's settings fill a profile that lost its own (a vault that was only rolled back keeps them).
-        if (o.settings !== undefined && (await tx.objectStore('settings').get('prefs')) === undefined)
-          await tx.objectStore('settings').put(o.settings, 'prefs');
-        for (const r of secrets) await tx.objectStore('secrets').put(r);
-        await tx.done;
-      });
-      this.keyWrites++;
-      this.index = undefined;
-      this.reset();
-      // The vault is replaced: whatever the copy does, the live key is the restored one from here on.
-      const copyFailed =
-        o.generation === undefined
-          ? await this.afterKeyWriteSettled(() => this.metaOpensWith(unwrapped.mk))
-          : undefined;
-      await this.setUnlocked(unwrapped.mk, meta.salt);
-      if (copyFailed) throw copyFailed;
-    } finally {
-      unwrapped.raw.fill(0);
-    }
-  }
-
-  /** The vault metadata of `copy` (its backup parsed), or undefined when it does not parse (a damaged copy). */
-  protected override copyMeta(copy: VaultCopy): VaultMeta | undefined {
-    try {
-      return this.parseBackup(copy.backup).meta;
-    } catch {
-      return undefined;
-    }
-  }
-
-  /**
-   * Restores the vault from its second copy with `password` (`VaultSession.unlock`, while the vault is
-   * missing or older than the copy; inside `exclusive`): the copy's records, generation and, where this
-   * profile has none, settings. Throws as `replaceWith`.
-   */
-  protected override async restoreFromCopy(copy: VaultCopy, password: string): Promise<void> {
-    this.heldKeys.clear();
-    this.keyEnds.proxies++;
-    const { meta, secrets } = this.parseBackup(copy.backup);
-    await this.replaceWith(meta, secrets, password, { generation: copy.generation, settings: copy.settings });
   }
 }

@@ -24,7 +24,8 @@ import {
   type AuditInput,
   type AuditLog,
 } from '../../lib/audit';
-import { checkpointParts, entryParts, ZERO } from '../../lib/audit/log';
+import { ZERO } from '../../lib/audit/log';
+import { checkpointParts, entryParts } from '../../lib/audit/mac';
 import {
   auditGroupOf,
   openVaultDb,

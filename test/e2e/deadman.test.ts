@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CDPSession, Page } from 'playwright-core';
 import { grantInWindow, grantOrderBook, messenger, startDemoSession, type Harness } from './harness';
-import { PERPS_LEAD_MS } from '../../lib/background/deadman';
+import { PERPS_LEAD_MS } from '../../lib/background/deadman-switches';
 
 const PASSWORD = 'correct horse battery staple';
 let h: Harness;

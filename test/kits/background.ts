@@ -306,7 +306,7 @@ export function recordingWebSocket(): { log: WsLog; WebSocket: WebSocketConstruc
   };
 }
 
-/** The error codes viem's transport retries (README "Error codes"): no page error may use them. */
+/** The error codes viem's transport retries (lib/page/README.md "Error codes"): no page error may use them. */
 export const VIEM_RETRIES: readonly number[] = [-1, -32005, -32603, 429, -32007];
 
 /** The sandbox's current mark price of instrument `iid` (decimal string), read as the venue serves it. */

@@ -4,7 +4,8 @@
  * at once; another account's or a malformed push changes nothing; when the stream is down polling resumes.
  */
 import { describe, expect, it } from 'vitest';
-import { beginFirstWatch, createPerpsStore } from './perps';
+import { createPerpsStore } from './perps';
+import { beginFirstWatch } from './first-watch';
 import { fakeCall } from './testkit';
 
 const ACCOUNT = '0x00000000000000000000000000000000000000aa';

@@ -19,65 +19,14 @@ import {
 } from '../../../lib/perps/wire';
 import * as v from 'valibot';
 import { instrumentLabel } from '../../../lib/validation/venue-text';
-import { createCaller, RemoteError } from '../../../lib/messaging/client';
-import type { EarlyWatch } from '../../../lib/messaging/start-hint-keys';
+import { RemoteError } from '../../../lib/messaging/client';
 import { marketPushSchema, streamPushSchema } from '../../../lib/messaging/streams';
-import { call as popupCall, messageOf, onStreamPush, takeBootWatch } from '../api';
+import { call as popupCall, messageOf, onStreamPush } from '../api';
+import { firstAnswerOrLater, firstWatchPending, takeFirstWatch } from './first-watch';
 
 /** The popup's caller (`api.ts`); stores take one so tests can pass a fake (`createCaller` over a fake send). */
 export type Call = typeof popupCall;
 
-/** The `streams.watch` answer. */
-type WatchAnswer = Awaited<ReturnType<typeof popupCall<'streams.watch'>>>;
-
-/** The popup's first `streams.watch` (see `beginFirstWatch`) and when its answer came (Unix ms); taken once. */
-let firstWatch: Promise<{ account: string; iid: number; answer: WatchAnswer; at: number } | undefined> | undefined;
-
-/**
- * Begins the popup's first `streams.watch` as soon as the start hint is read (popup open →
- * loaded), before the first render: for the hinted active account when it has a live proxy key, and
- * `last`, the instrument shown last (`LAST_INSTRUMENT`; not a positive integer: no early watch). When
- * the boot script already asked for that account and instrument (`early`, `takeBootWatch`), its
- * reply is taken instead, parsed by the procedure's output schema like any answer. The perps store of
- * that account takes the answer for its first watch of that instrument (`takeFirstWatch`); anything
- * else asks afresh. Never rejects; resolves when the answer came (or none will).
- */
-export function beginFirstWatch(
-  hint: Promise<{
-    status?: { activeAccount: string | null; accounts: { address: string; proxies: { expiry: number }[] }[] };
-  }>,
-  last: number,
-  call: Call = popupCall,
-  early: Promise<EarlyWatch | undefined> | undefined = takeBootWatch(),
-): Promise<void> {
-  firstWatch = hint
-    .then(async ({ status }) => {
-      const acc = status?.accounts.find((a) => a.address === status.activeAccount);
-      if (!acc || !acc.proxies.some((p) => p.expiry > Date.now()) || !Number.isInteger(last) || last <= 0)
-        return undefined;
-      const boot = await early?.catch(() => undefined);
-      // The boot script's reply when it asked the same; else ask now. Either way parsed by the contract.
-      const came = boot && boot.account === acc.address && boot.iid === last ? await boot.reply : undefined;
-      const ask = came ? createCaller(async () => came.reply) : call;
-      const answer = await ask('streams.watch', { account: acc.address, perpsIid: last });
-      return { account: acc.address, iid: last, answer, at: came?.at ?? Date.now() };
-    })
-    .catch(() => undefined);
-  return firstWatch.then(() => undefined);
-}
-
-/**
- * The first watch's answer when it was for `account` and `iid`, with when it came (once; later calls get undefined).
- */
-async function takeFirstWatch(
-  account: string | undefined,
-  iid: number | undefined,
-): Promise<{ answer: WatchAnswer; at: number } | undefined> {
-  const pending = firstWatch;
-  firstWatch = undefined;
-  const got = pending && (await pending);
-  return got && account && got.account.toLowerCase() === account.toLowerCase() && got.iid === iid ? got : undefined;
-}
 /**
  * Subscribes to the background's stream pushes (`api.ts` `onStreamPush`; tests pass a fake); returns the unsubscribe.
  */
@@ -98,21 +47,6 @@ const WINDOW_MS = 60_000;
 export const shortMessageOf = (e: unknown, fallback: string) =>
   e && typeof e === 'object' && 'shortMessage' in e ? messageOf(e) : fallback;
 const FAST_MS = 2_000;
-/**
- * How long (ms) the perps store's other reads wait at open for the popup's first watch's answer
- * (`beginFirstWatch`) before they are asked anyway: a running background answers within a few ms, and
- * one the browser stopped must not hold the instruments back.
- */
-const FIRST_ANSWER_WAIT_MS = 30;
-
-/**
- * Resolves when `watched` (the store's first watch at open, its answer already on its way) does, or
- * after `FIRST_ANSWER_WAIT_MS`: the store's other reads wait for it, so that on the popup's one thread
- * their sends and answers do not come before it.
- */
-const firstAnswerOrLater = (watched: Promise<unknown>): Promise<unknown> =>
-  Promise.race([watched, new Promise((resolve) => setTimeout(resolve, FIRST_ANSWER_WAIT_MS))]);
-
 /** The smallest price step of an instrument (sandbox extra `tick_size`, else 10^-price_decimals). */
 export const tickOf = (i: Instrument) =>
   i.tick_size ?? (i.price_decimals > 0 ? `0.${'0'.repeat(i.price_decimals - 1)}1` : '1');
@@ -160,6 +94,129 @@ function settledOrder(
   });
 }
 
+/** The perps store's signals: the venue reads shown, the read weight spent in the last 60 s, the streams' state. */
+function perpsSignals() {
+  const instruments = signal<Instrument[]>([]);
+  const iid = signal<number | undefined>(undefined);
+  const book = signal<Book | undefined>(undefined);
+  const tickers = signal<Ticker[]>([]);
+  const statistics = signal<Statistic[]>([]);
+  const portfolio = signal<Portfolio | undefined>(undefined);
+  const openOrders = signal<OrderView[]>([]);
+  const fees = signal<FeeRates | undefined>(undefined);
+  const spend = signal(0);
+  const error = signal<string | undefined>(undefined);
+  const live = signal(false);
+  /** Whether the book and tickers come from the background's public stream (not polled). */
+  const marketLive = signal(false);
+  /** Whether the shown book is older than 1 s (the background's cached book, shown until a fresh one). */
+  const bookStale = signal(false);
+  /** Each account stream's state by venue (`streams.status`; the header's badge). */
+  const venues = signal<{ venue: 'perps' | 'clob'; live: boolean }[]>([]);
+  const fills = signal<PushedFill[]>([]);
+  return {
+    instruments,
+    iid,
+    book,
+    bookStale,
+    tickers,
+    statistics,
+    portfolio,
+    openOrders,
+    fees,
+    spend,
+    error,
+    live,
+    marketLive,
+    venues,
+    fills,
+  };
+}
+/** The perps store's signals (`perpsSignals`). */
+type PerpsSignals = ReturnType<typeof perpsSignals>;
+
+/**
+ * The store's `read`: reads `name` through the background for `account` (when the read needs proxy headers), counted
+ * in `spend` (the weight of the last 60 s); the answer checked against its schema (`Perps.InvalidAnswerError`).
+ */
+function spendCountedReader(call: Call, account: string | undefined, spend: PerpsSignals['spend']) {
+  const spent: { at: number; w: number }[] = [];
+  return async function read<N extends PerpsReadName>(
+    name: N,
+    query?: Record<string, string | number>,
+  ): Promise<PerpsReadAnswer<N>> {
+    const r = PERPS_READS[name];
+    const now = Date.now();
+    spent.push({ at: now, w: r.weight });
+    for (let first = spent[0]; first && first.at < now - WINDOW_MS; first = spent[0]) spent.shift();
+    spend.value = spent.reduce((a, x) => a + x.w, 0);
+    const answer = await call('perps.read', {
+      ...(r.auth === 'proxy-headers' && account ? { account } : {}),
+      name,
+      ...(query ? { query } : {}),
+    });
+    return parsePerpsAnswer(name, answer);
+  };
+}
+
+/** Whether `e` is the venue's rate-limit answer (a retry delay, 429, or a rate error). */
+const rateLimited = (e: unknown) =>
+  e instanceof RemoteError && (typeof e.data.retryAfterMs === 'number' || e.code === 429 || /rate/i.test(e.name));
+
+/** Shows `b` (its first 10 levels a side) as the book, `stale` when it is older than 1 s. */
+const showBook = (s: Pick<PerpsSignals, 'book' | 'bookStale'>, b: Book, stale: boolean) => (
+  (s.book.value = { bids: b.bids.slice(0, 10), asks: b.asks.slice(0, 10) }),
+  (s.bookStale.value = stale)
+);
+
+/**
+ * The store's push listener over its signals `s`: public market data (validated) for the shown instrument, and the
+ * pushes of `account`'s stream (another account's or another shape is ignored); an order pushed is kept in
+ * `pushedOrders` and each of `orderWaiters` is called.
+ */
+function pushHandler(
+  s: PerpsSignals,
+  account: string | undefined,
+  pushedOrders: Map<number, OrderView>,
+  orderWaiters: Set<() => void>,
+): (m: unknown) => void {
+  /** Takes one public market-data push (validated): the shown instrument's book, tickers, the stream's state. */
+  function onMarket(m: unknown): void {
+    const r = v.safeParse(marketPushSchema, m);
+    if (!r.success) return;
+    const p = r.output.push;
+    if (p.kind === 'status' && p.venue === 'perps') s.marketLive.value = p.state === 'live';
+    else if (p.kind === 'perpsBook' && p.iid === s.iid.value) showBook(s, p.book, false);
+    else if (p.kind === 'perpsTicker') {
+      const byId = new Map(s.tickers.value.map((t) => [t.instrument_id, t]));
+      for (const t of p.ticker) byId.set(t.instrument_id, t);
+      s.tickers.value = [...byId.values()];
+    }
+  }
+
+  /** Takes one push of the background (validated; another account's or another shape is ignored). */
+  function onPush(m: unknown): void {
+    onMarket(m);
+    const r = v.safeParse(streamPushSchema, m);
+    if (!r.success || !account || r.output.account.toLowerCase() !== account.toLowerCase()) return;
+    const p = r.output.push;
+    if (p.kind === 'status') s.live.value = p.state === 'live';
+    else if (p.kind === 'portfolio') s.portfolio.value = p.portfolio;
+    else if (p.kind === 'fills') s.fills.value = [...p.fills, ...s.fills.value].slice(0, 50);
+    else if (p.kind === 'resync') {
+      s.portfolio.value = p.portfolio;
+      s.openOrders.value = p.openOrders;
+    } else if (p.kind === 'order') {
+      const o = p.order;
+      pushedOrders.set(o.order_id, o);
+      const rest = s.openOrders.value.filter((x) => x.order_id !== o.order_id);
+      s.openOrders.value = RESTING.has(o.status) ? [o, ...rest] : rest;
+      for (const w of orderWaiters) w();
+    }
+  }
+  return onPush;
+}
+
 /** The store `createPerpsStore` returns: its signals and `read`, `refresh`, `select`, `start`, `stop`. */
 export type PerpsStore = ReturnType<typeof createPerpsStore>;
 
@@ -186,57 +243,19 @@ export function createPerpsStore(
   listen: Listen = onStreamPush,
   activeAccount: string | undefined = account,
 ) {
-  const instruments = signal<Instrument[]>([]);
-  const iid = signal<number | undefined>(undefined);
-  const book = signal<Book | undefined>(undefined);
-  const tickers = signal<Ticker[]>([]);
-  const statistics = signal<Statistic[]>([]);
-  const portfolio = signal<Portfolio | undefined>(undefined);
-  const openOrders = signal<OrderView[]>([]);
-  const fees = signal<FeeRates | undefined>(undefined);
-  const spend = signal(0);
-  const error = signal<string | undefined>(undefined);
-  const live = signal(false);
-  /** Whether the book and tickers come from the background's public stream (not polled). */
-  const marketLive = signal(false);
-  /** Whether the shown book is older than 1 s (the background's cached book, shown until a fresh one). */
-  const bookStale = signal(false);
-  /** Each account stream's state by venue (`streams.status`; the header's badge). */
-  const venues = signal<{ venue: 'perps' | 'clob'; live: boolean }[]>([]);
-  const fills = signal<PushedFill[]>([]);
+  const state = perpsSignals();
+  const { instruments, iid, book, tickers, statistics, portfolio, openOrders, fees, spend, error, live } = state;
+  const { marketLive, bookStale, venues } = state;
   const pushedOrders = new Map<number, OrderView>();
   const orderWaiters = new Set<() => void>();
   let unlisten: (() => void) | undefined;
   let statusTimer: ReturnType<typeof setInterval> | undefined;
-  const spent: { at: number; w: number }[] = [];
   let interval = FAST_MS;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running = false;
   let lastSlow = 0;
 
-  /**
-   * Read `name` through the background, counted in the spend; the answer checked against its schema
-   * (`Perps.InvalidAnswerError`).
-   */
-  async function read<N extends PerpsReadName>(
-    name: N,
-    query?: Record<string, string | number>,
-  ): Promise<PerpsReadAnswer<N>> {
-    const r = PERPS_READS[name];
-    const now = Date.now();
-    spent.push({ at: now, w: r.weight });
-    for (let first = spent[0]; first && first.at < now - WINDOW_MS; first = spent[0]) spent.shift();
-    spend.value = spent.reduce((a, x) => a + x.w, 0);
-    const answer = await call('perps.read', {
-      ...(r.auth === 'proxy-headers' && account ? { account } : {}),
-      name,
-      ...(query ? { query } : {}),
-    });
-    return parsePerpsAnswer(name, answer);
-  }
-
-  const rateLimited = (e: unknown) =>
-    e instanceof RemoteError && (typeof e.data.retryAfterMs === 'number' || e.code === 429 || /rate/i.test(e.name));
+  const read = spendCountedReader(call, account, spend);
 
   /** Reads what the streams do not bring (`skipBook`: the book just came fresh from the background). */
   async function refresh(opts: { skipBook?: boolean } = {}): Promise<void> {
@@ -244,7 +263,9 @@ export function createPerpsStore(
     const jobs: Promise<unknown>[] = [];
     if (!marketLive.value) jobs.push(read('tickers').then((t) => (tickers.value = t)));
     if (id !== undefined && !opts.skipBook && !(marketLive.value && book.value && !bookStale.value))
-      jobs.push(read('book', { instrument_id: id, depth: 10 }).then((b) => iid.value === id && showBook(b, false)));
+      jobs.push(
+        read('book', { instrument_id: id, depth: 10 }).then((b) => iid.value === id && showBook(state, b, false)),
+      );
     if (account && !live.value) {
       jobs.push(read('portfolio').then((p) => (portfolio.value = p)));
       jobs.push(read('openOrders').then((o) => (openOrders.value = o)));
@@ -267,25 +288,6 @@ export function createPerpsStore(
       schedule();
     };
     timer = setTimeout(() => void tick(), interval);
-  }
-
-  const showBook = (b: Book, stale: boolean) => (
-    (book.value = { bids: b.bids.slice(0, 10), asks: b.asks.slice(0, 10) }),
-    (bookStale.value = stale)
-  );
-
-  /** Takes one public market-data push (validated): the shown instrument's book, tickers, the stream's state. */
-  function onMarket(m: unknown): void {
-    const r = v.safeParse(marketPushSchema, m);
-    if (!r.success) return;
-    const p = r.output.push;
-    if (p.kind === 'status' && p.venue === 'perps') marketLive.value = p.state === 'live';
-    else if (p.kind === 'perpsBook' && p.iid === iid.value) showBook(p.book, false);
-    else if (p.kind === 'perpsTicker') {
-      const byId = new Map(tickers.value.map((t) => [t.instrument_id, t]));
-      for (const t of p.ticker) byId.set(t.instrument_id, t);
-      tickers.value = [...byId.values()];
-    }
   }
 
   /**
@@ -312,31 +314,10 @@ export function createPerpsStore(
         openOrders.value = perpsAccount.openOrders;
       }
       if (!perpsBook || iid.value !== id || (book.value && !bookStale.value)) return false;
-      showBook(perpsBook.book, perpsBook.ageMs + waited > 1_000);
+      showBook(state, perpsBook.book, perpsBook.ageMs + waited > 1_000);
       return !bookStale.value;
     } catch {
       return false;
-    }
-  }
-
-  /** Takes one push of the background (validated; another account's or another shape is ignored). */
-  function onPush(m: unknown): void {
-    onMarket(m);
-    const r = v.safeParse(streamPushSchema, m);
-    if (!r.success || !account || r.output.account.toLowerCase() !== account.toLowerCase()) return;
-    const p = r.output.push;
-    if (p.kind === 'status') live.value = p.state === 'live';
-    else if (p.kind === 'portfolio') portfolio.value = p.portfolio;
-    else if (p.kind === 'fills') fills.value = [...p.fills, ...fills.value].slice(0, 50);
-    else if (p.kind === 'resync') {
-      portfolio.value = p.portfolio;
-      openOrders.value = p.openOrders;
-    } else if (p.kind === 'order') {
-      const o = p.order;
-      pushedOrders.set(o.order_id, o);
-      const rest = openOrders.value.filter((x) => x.order_id !== o.order_id);
-      openOrders.value = RESTING.has(o.status) ? [o, ...rest] : rest;
-      for (const w of orderWaiters) w();
     }
   }
 
@@ -369,8 +350,8 @@ export function createPerpsStore(
   async function start(): Promise<void> {
     if (running) return;
     running = true;
-    unlisten = listen(onPush);
-    const pending = firstWatch !== undefined && account !== undefined; // the popup's first watch is on its way
+    unlisten = listen(pushHandler(state, account, pushedOrders, orderWaiters));
+    const pending = firstWatchPending() && account !== undefined; // the popup's first watch is on its way
     // The background's book when fresh (≤ 1 s) spares the first REST book read.
     const watched = iid.value !== undefined ? watch() : undefined;
     if (pending && watched) {
@@ -420,21 +401,7 @@ export function createPerpsStore(
   }
 
   return {
-    instruments,
-    iid,
-    book,
-    bookStale,
-    tickers,
-    statistics,
-    portfolio,
-    openOrders,
-    fees,
-    spend,
-    error,
-    live,
-    marketLive,
-    venues,
-    fills,
+    ...state,
     orderPushed,
     read,
     refresh,

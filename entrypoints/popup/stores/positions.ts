@@ -6,7 +6,7 @@
  * take-profit and / or stop-loss legs on the whole position (`protectOrder`: the SDK's
  * `placePositionTpSl`). Derived: margin ratio (maintenance / account value, %).
  */
-import { computed, effect, signal } from '@preact/signals';
+import { computed, effect, signal, type Signal } from '@preact/signals';
 import { createOrders, type PerpsCommand } from '../../../lib/perps/commands';
 import { messageOf } from '../api';
 import { labelOf, lotOf, tickOf, type PerpsStore, type Portfolio, type Position } from './perps';
@@ -107,84 +107,15 @@ export const protectOrder = (p: Position, tp: string, sl: string) => {
   return createOrders({ orders: [...(tp ? [leg('tp', tp)] : []), ...(sl ? [leg('sl', sl)] : [])], group: 'position' });
 };
 
-/** The positions store. */
-export type PositionsStore = ReturnType<typeof createPositionsStore>;
-
-/** Creates the store over `perps`; `send` signs and sends a command. Call `start()` when the tab opens. */
-export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand) => Promise<unknown>) {
-  const fills = signal<Fill[]>([]);
-  const more = signal(false);
-  const funding = signal<FundingPayment[]>([]);
-  const range = signal<RangeName>('1d');
-  const series = signal<'equity' | 'pnl'>('equity');
-  const points = signal<[number, string][]>([]);
-  const error = signal<string | undefined>(undefined);
-  const notice = signal<string | undefined>(undefined);
-  const marginRatio = computed(() => marginRatioPct(perps.portfolio.value));
-
-  /** Reads the newest fills, or (with `before`, Unix ms) the page older than that and appends it. */
-  async function loadFills(before?: number): Promise<void> {
-    const page = await perps.read('fills', before === undefined ? {} : { end_timestamp: before });
-    // The first page keeps what the stream pushed while it was read (a read can miss a fill that just came).
-    fills.value = before === undefined ? withPushedFills(page.data, perps.fills.value) : [...fills.value, ...page.data];
-    more.value = page.more ?? false;
-  }
-  /** Reads the page of fills older than the last one shown. */
-  function moreFills(): Promise<void> {
-    const last = fills.value.at(-1);
-    return last ? loadFills(last.timestamp - 1) : loadFills();
-  }
-  /** Reads the chosen series over the chosen range (empty on failure). */
-  async function loadSeries(): Promise<void> {
-    const r = RANGES[range.value];
-    try {
-      points.value = (
-        await perps.read(series.value, {
-          interval: r.interval,
-          start_timestamp: Date.now() - r.ms,
-          end_timestamp: Date.now(),
-        })
-      ).data;
-    } catch {
-      points.value = [];
-    }
-  }
-  /** Shows another range and/or series and reads it. */
-  function chart(next: { range?: RangeName; series?: 'equity' | 'pnl' }): Promise<void> {
-    if (next.range) range.value = next.range;
-    if (next.series) series.value = next.series;
-    return loadSeries();
-  }
-  /**
-   * First reads: fills (an error is shown), funding payments, the chart; from then on the fills the
-   * perps store collects from the live stream (`perps.fills`) are added at the top of the list as they
-   * come (de-duplicated by trade and order id). Returns the function that stops taking them.
-   */
-  function start(): () => void {
-    void loadFills().catch((e) => (error.value = messageOf(e)));
-    void perps
-      .read('fundingPayments')
-      .then((r) => (funding.value = r.data))
-      .catch(() => undefined);
-    void loadSeries();
-    return effect(() => {
-      const pushed = perps.fills.value;
-      fills.value = withPushedFills(fills.peek(), pushed);
-    });
-  }
-  /** Sends `cmd`; on success shows `done` and re-reads the portfolio and the fills. */
-  async function run(cmd: PerpsCommand, done: string): Promise<void> {
-    error.value = undefined;
-    notice.value = undefined;
-    try {
-      await send(cmd);
-      notice.value = done;
-      await perps.refresh();
-      await loadFills();
-    } catch (e) {
-      error.value = messageOf(e);
-    }
-  }
+/**
+ * Closing a position in two steps over `perps`: `close` previews it (`closing`), `confirmClose` sends it through `run`
+ * (the store's send, notice and re-read), `cancelClose` drops it; a close that cannot be priced sets `error`.
+ */
+function closeActions(
+  perps: PerpsStore,
+  error: Signal<string | undefined>,
+  run: (cmd: PerpsCommand, done: string) => Promise<void>,
+) {
   /**
    * The close being previewed: the position, how it is named (`labelOf`, from the instruments read), the order sent and
    * the preview.
@@ -266,6 +197,89 @@ export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand
   }
   /** Drops the preview; nothing is sent. */
   const cancelClose = () => (closing.value = undefined);
+
+  return { closing, close, confirmClose, cancelClose };
+}
+
+/** The positions store. */
+export type PositionsStore = ReturnType<typeof createPositionsStore>;
+
+/** Creates the store over `perps`; `send` signs and sends a command. Call `start()` when the tab opens. */
+export function createPositionsStore(perps: PerpsStore, send: (cmd: PerpsCommand) => Promise<unknown>) {
+  const fills = signal<Fill[]>([]);
+  const more = signal(false);
+  const funding = signal<FundingPayment[]>([]);
+  const range = signal<RangeName>('1d');
+  const series = signal<'equity' | 'pnl'>('equity');
+  const points = signal<[number, string][]>([]);
+  const error = signal<string | undefined>(undefined);
+  const notice = signal<string | undefined>(undefined);
+  const marginRatio = computed(() => marginRatioPct(perps.portfolio.value));
+
+  /** Reads the newest fills, or (with `before`, Unix ms) the page older than that and appends it. */
+  async function loadFills(before?: number): Promise<void> {
+    const page = await perps.read('fills', before === undefined ? {} : { end_timestamp: before });
+    // The first page keeps what the stream pushed while it was read (a read can miss a fill that just came).
+    fills.value = before === undefined ? withPushedFills(page.data, perps.fills.value) : [...fills.value, ...page.data];
+    more.value = page.more ?? false;
+  }
+  /** Reads the page of fills older than the last one shown. */
+  function moreFills(): Promise<void> {
+    const last = fills.value.at(-1);
+    return last ? loadFills(last.timestamp - 1) : loadFills();
+  }
+  /** Reads the chosen series over the chosen range (empty on failure). */
+  async function loadSeries(): Promise<void> {
+    const r = RANGES[range.value];
+    try {
+      points.value = (
+        await perps.read(series.value, {
+          interval: r.interval,
+          start_timestamp: Date.now() - r.ms,
+          end_timestamp: Date.now(),
+        })
+      ).data;
+    } catch {
+      points.value = [];
+    }
+  }
+  /** Shows another range and/or series and reads it. */
+  function chart(next: { range?: RangeName; series?: 'equity' | 'pnl' }): Promise<void> {
+    if (next.range) range.value = next.range;
+    if (next.series) series.value = next.series;
+    return loadSeries();
+  }
+  /**
+   * First reads: fills (an error is shown), funding payments, the chart; from then on the fills the
+   * perps store collects from the live stream (`perps.fills`) are added at the top of the list as they
+   * come (de-duplicated by trade and order id). Returns the function that stops taking them.
+   */
+  function start(): () => void {
+    void loadFills().catch((e) => (error.value = messageOf(e)));
+    void perps
+      .read('fundingPayments')
+      .then((r) => (funding.value = r.data))
+      .catch(() => undefined);
+    void loadSeries();
+    return effect(() => {
+      const pushed = perps.fills.value;
+      fills.value = withPushedFills(fills.peek(), pushed);
+    });
+  }
+  /** Sends `cmd`; on success shows `done` and re-reads the portfolio and the fills. */
+  async function run(cmd: PerpsCommand, done: string): Promise<void> {
+    error.value = undefined;
+    notice.value = undefined;
+    try {
+      await send(cmd);
+      notice.value = done;
+      await perps.refresh();
+      await loadFills();
+    } catch (e) {
+      error.value = messageOf(e);
+    }
+  }
+  const { closing, close, confirmClose, cancelClose } = closeActions(perps, error, run);
   /**
    * Protects the whole of `p` with a take-profit at `tp` and / or a stop-loss at `sl` ('' = none). Refused
    * with words when a price is on the wrong side of the mark (of the entry while no mark is read): a

@@ -3,7 +3,7 @@ import { ApprovalNotFoundError } from '../../approvals/registry';
 import { appendAudit } from '../../audit';
 import { describeGrant } from '../../grants/evaluate';
 import { grantOffer, proposeCaps, serviceOfferReads, type GrantOffer } from '../../grants/offer';
-import { GrantLimitsError } from '../../grants/service';
+import { GrantLimitsError } from '../../grants/errors';
 import type { GrantLimitsInput } from '../../grants/schema';
 import { approvedPageScopes } from '../../authority/epoch';
 import { toUnits } from '../../decimal';

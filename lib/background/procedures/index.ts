@@ -23,10 +23,11 @@ import { vaultProcedures } from './vault';
 export type { ProcedureDeps } from './deps';
 
 /**
- * What an extension page may call during a trading session: status, unlock, lock, the
- * grants list and revoke, the dead-man status, panic, and the approval window's own calls. Everything
- * else (owner-key commands, reveal, backup, settings, new grants, popup trading, audit) needs the
- * password again: `VaultLockedError` (4900).
+ * What an extension page may call during a trading session: the vault's status, unlock and lock, the grants list and
+ * revoke, the dead-man status, panic, the approval window's own calls, a person's presence (`session.activity`), the
+ * settings read (`settings.get`) and the streams' status (`streams.status`). Everything else (owner-key commands,
+ * reveal, backup, settings changes, new grants, popup trading, audit) needs the password again: `VaultLockedError`
+ * (4900).
  */
 export const SESSION_PROCEDURES: ReadonlySet<string> = new Set<ProcedureName>([
   'vault.status',
@@ -47,7 +48,8 @@ export const SESSION_PROCEDURES: ReadonlySet<string> = new Set<ProcedureName>([
 
 /**
  * Builds every procedure's handler from `deps` (each domain module gets the same typed object); `streams.status` /
- * `streams.watch` and `notifications.*` are the composition's (lib/background/streams.ts, notifications.ts).
+ * `streams.watch` are the composition's (lib/background/compose.ts, over lib/background/streams.ts) and
+ * `notifications.*` are lib/background/notifications.ts's.
  */
 export function createProcedures(
   deps: ProcedureDeps,

@@ -2,23 +2,24 @@
  * The sandbox perps venue: accounts, instruments, a price-time-priority matching engine per
  * instrument, positions and margin. Pure in-memory state driven by a clock; the HTTP layer
  * (`routes.ts`) verifies signatures before anything here runs. The data model is `./model.ts` (re-exported
- * here), new accounts and order drafts `./orders.ts`, the position arithmetic `./risk.ts`, the order and
- * book reads `./views.ts`.
+ * here), new accounts and order drafts `./orders.ts`, the position arithmetic `./risk.ts`, arming and firing
+ * the trigger orders (TP / SL) `./triggers.ts`, the order and book reads `./views.ts`.
  *
  * Units: prices and quantities are bigint at `PX_SCALE` (8) decimals; collateral balances are bigint
  * USDC base units (6 decimals). Notional (base units) = price × qty / 10^(2·8 − 6).
  *
- * Margin model (deliberately simple, documented in README): each account has one collateral balance;
+ * Margin model (deliberately simple; documented in `lib/sandbox/README.md`, "Sandbox gateway", the
+ * "Perps venue" paragraph): each account has one collateral balance;
  * used margin = Σ |position| × entry / leverage + Σ resting-order remaining × price / leverage;
  * an order (or the part of it that grows the position) needs notional / leverage of free collateral,
  * else the whole command fails with `insufficient_margin` and nothing changes.
  *
- * Fees, funding and risk (the venue's values are unshown; chosen here and documented in README): taker
- * fee 5 bp and maker fee 1 bp of notional, charged on each fill; funding settles every hour on the hour
- * (`fundingRate`): a long pays `size × mark × rate`, a short receives it; maintenance margin is half the
- * initial margin at the instrument's maximum leverage (`notional / (2 × maxLeverage)`); the liquidation
- * price is where account value (balance + unrealised PnL) equals the maintenance margin, other positions
- * held at their mark.
+ * Fees, funding and risk (the venue's values are unshown; chosen here and documented in
+ * `lib/sandbox/README.md`, "Sandbox gateway", the "Perps venue" paragraph): taker fee 5 bp and maker fee
+ * 1 bp of notional, charged on each fill; funding settles every hour on the hour (`fundingRate`): a long
+ * pays `size × mark × rate`, a short receives it; maintenance margin is half the initial margin at the
+ * instrument's maximum leverage (`notional / (2 × maxLeverage)`); the liquidation price is where account
+ * value (balance + unrealised PnL) equals the maintenance margin, other positions held at their mark.
  */
 import type { Address } from 'viem';
 import type { PerpsOrderInput } from '../../perps/commands';
@@ -39,15 +40,8 @@ import {
 } from './model';
 import { bookLevels, orderView } from './views';
 import { draftOrder, emptyAccount } from './orders';
-import {
-  applyFill,
-  fillFee,
-  fundingAmount,
-  liquidationPriceOf,
-  maintenanceMargin,
-  triggerCrossed,
-  unrealizedPnl,
-} from './risk';
+import { applyFill, fillFee, fundingAmount, liquidationPriceOf, maintenanceMargin, unrealizedPnl } from './risk';
+import { armTriggers, fireTriggers } from './triggers';
 
 export * from './model';
 
@@ -383,7 +377,7 @@ export class PerpsVenue {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Triggers and liquidation: what happens when the mark moves.
+  // Triggers (`./triggers.ts`) and liquidation: what happens when the mark moves.
 
   /** Sets an instrument's mark price (PX units; the admin route `/admin/mark`), then fires triggers and liquidates. */
   setMark(iid: number, mark: bigint): void {
@@ -400,66 +394,10 @@ export class PerpsVenue {
    */
   afterMarkMove(): void {
     for (let round = 0; round < 20; round++) {
-      this.armTriggers();
-      const fired = this.fireTriggers();
+      armTriggers(this);
+      const fired = fireTriggers(this, (a, o) => this.execute(a, o));
       const liquidated = this.liquidateAll();
       if (!fired && !liquidated) return;
-    }
-  }
-
-  /**
-   * A waiting TP / SL is `armed` (with `armedQty`) while its account holds a position the order reduces,
-   * `untriggered` otherwise; a change (armed, disarmed, another armed size) is an `order` event.
-   */
-  private armTriggers(): void {
-    for (const o of this.orders.values()) {
-      if (!o.trigger || o.status !== 'untriggered') continue;
-      const pos = this.findAccount(o.owner)?.positions.get(o.iid)?.size ?? 0n;
-      const reduces = o.buy ? pos < 0n : pos > 0n;
-      const armedQty = !reduces ? undefined : o.trigger.scope === 'position' ? abs(pos) : minB(o.qty, abs(pos));
-      if (armedQty === o.trigger.armedQty) continue;
-      o.trigger.armedQty = armedQty;
-      o.updated = this.now();
-      this.emit({ kind: 'order', order: o });
-    }
-  }
-
-  /**
-   * Fires every armed trigger whose price the mark crossed: it executes as a reduce-only order (market, or its limit).
-   * Returns whether any fired.
-   */
-  private fireTriggers(): boolean {
-    let any = false;
-    for (const o of [...this.orders.values()]) {
-      if (!o.trigger || o.status !== 'untriggered' || !o.trigger.armedQty) continue;
-      const inst = this.instruments.get(o.iid);
-      if (!inst || !triggerCrossed(o, inst.mark)) continue;
-      const a = this.findAccount(o.owner);
-      if (!a) continue;
-      o.trigger.fired = true;
-      o.ro = true;
-      o.tif = 'ioc';
-      if (o.trigger.market) delete o.price;
-      if (o.trigger.scope === 'position') o.qty = o.trigger.armedQty; // the whole position as it is now
-      o.status = 'open';
-      this.execute(a, o);
-      this.emit({ kind: 'order', order: o });
-      if (o.trigger.scope === 'position' && !a.positions.get(o.iid)?.size) this.endPositionLegs(a, o.iid);
-      any = true;
-    }
-    return any;
-  }
-
-  /**
-   * Once a leg protecting the whole position fired and the position is gone, the other waiting position
-   * legs of `a` on `iid` end with `position_closed` (the venue's status for a TP / SL whose position is
-   * gone); a fired leg that closed only part of it (the book was thin) leaves them protecting the rest.
-   * Order-scoped triggers stay, disarmed while there is no position.
-   */
-  private endPositionLegs(a: Account, iid: number): void {
-    for (const x of [...this.orders.values()]) {
-      if (x.iid === iid && x.status === 'untriggered' && x.trigger?.scope === 'position')
-        this.cancel(a, x, 'position_closed');
     }
   }
 

@@ -1,9 +1,9 @@
 /**
  * The sandbox perps venue's position arithmetic (the values the venue leaves unshown, chosen here and
- * documented in README): unrealised PnL, maintenance margin (half the initial margin at the
- * instrument's maximum leverage), the liquidation price, an hourly funding payment, a fill's effect on a
- * position and its fee (taker 5 bp, maker 1 bp), and when a trigger fires. Pure: prices and quantities
- * bigint PX units (`PX_SCALE` decimals), amounts USDC base units.
+ * documented in `lib/sandbox/README.md`, "Sandbox gateway", the "Perps venue" paragraph): unrealised PnL,
+ * maintenance margin (half the initial margin at the instrument's maximum leverage), the liquidation price,
+ * an hourly funding payment, a fill's effect on a position and its fee (taker 5 bp, maker 1 bp), and when a
+ * trigger fires. Pure: prices and quantities bigint PX units (`PX_SCALE` decimals), amounts USDC base units.
  */
 import { abs, minB, toUnits } from '../../decimal';
 import { MAKER_FEE, NOTIONAL_DIV, TAKER_FEE, type Instrument, type PerpsOrder, type Position } from './model';
