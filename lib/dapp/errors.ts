@@ -1,6 +1,6 @@
 /**
  * Typed errors for dapps: what Countersign's provider answers, by EIP-1193 /
- * EIP-1474 code and `data`, as classes a dapp can `instanceof` (README "Error codes"). `toCountersignError`
+ * EIP-1474 code and `data`, as classes a dapp can `instanceof` (lib/page/README.md "Error codes"). `toCountersignError`
  * reads any error a viem client throws (viem wraps the provider's error in its own RPC error classes; the code and
  * `data` are found by walking `cause`).
  *
@@ -8,16 +8,28 @@
  * order may be at the venue already (look it up by its client order ids / order hashes), a
  * `VenueRefusedError` will be refused again, and a `BusyError` clears with time, not with a retry loop.
  */
-import { BaseError } from '../errors/base';
+/** Structured, non-secret values an error carries (`OutcomeUnknownError`'s order ids, `LockedError`'s `retryable`). */
+export type CountersignErrorData = Record<string, string | number | boolean>;
 
-/** A Countersign provider error as a dapp receives it: the code, the provider's message and its `data`. */
-export class CountersignError extends BaseError {
+/** A Countersign provider error as a site receives it: the code, the provider's message and its `data`. */
+export class CountersignError extends Error {
+  /** The code of this class's errors (EIP-1193 / EIP-1474; the base class: none, any code may come). */
+  static readonly code: number | undefined = undefined;
   override name = 'Countersign.Error';
   /** The provider's EIP-1193 / EIP-1474 code (the subclasses' `static code`; this class: whatever came). */
   readonly rpcCode: number;
-  constructor(rpcCode: number, message: string, data?: Record<string, string | number | boolean>) {
-    super(message, data ? { data } : {});
+  /** The same as `rpcCode` (the field EIP-1193 errors carry). */
+  readonly code: number;
+  /** The provider's own sentence, without any library's wrapping text. */
+  readonly shortMessage: string;
+  /** Structured values the provider sent with the error (undefined when none). */
+  readonly data: CountersignErrorData | undefined;
+  constructor(rpcCode: number, message: string, data?: CountersignErrorData) {
+    super(message);
     this.rpcCode = rpcCode;
+    this.code = rpcCode;
+    this.shortMessage = message;
+    this.data = data;
   }
 }
 
@@ -112,6 +124,41 @@ export class VenueRefusedError extends CountersignError {
   static override readonly code = -32003;
 }
 
+/**
+ * Raised by the client, not the provider: Countersign's provider is not there (no EIP-6963 announcement in
+ * time, or no `window` at all, as in server-side rendering). `rpcCode` 4900 (disconnected); nothing was sent.
+ */
+export class NotInstalledError extends CountersignError {
+  override name = 'Countersign.NotInstalledError';
+  constructor(message: string) {
+    super(4900, message);
+  }
+}
+
+/**
+ * Raised by `requireCountersign`: the installed extension is older than the site needs. `version` is its
+ * version (undefined when it predates `countersign_getCapabilities`), `missing` the methods it lacks. An
+ * `UnsupportedError` (4200), so code that handles unknown methods handles this too; the message says it in
+ * words: "Countersign 0.1.0 is older than this site needs: update the extension (missing: …)".
+ */
+export class ExtensionOutdatedError extends UnsupportedError {
+  override name = 'Countersign.ExtensionOutdatedError';
+  /** The extension's version, or undefined when it does not answer `countersign_getCapabilities`. */
+  readonly version: string | undefined;
+  /** The methods the site needs that the extension does not serve. */
+  readonly missing: readonly string[];
+  constructor(version: string | undefined, missing: readonly string[]) {
+    super(
+      4200,
+      `Countersign ${version ?? '(a version without countersign_getCapabilities)'} is older than this site needs: ` +
+        `update the extension (missing: ${missing.join(', ')})`,
+      { missing: missing.join(','), ...(version === undefined ? {} : { version }) },
+    );
+    this.version = version;
+    this.missing = missing;
+  }
+}
+
 const listOf = (x: unknown): string[] => (typeof x === 'string' && x ? x.split(',') : []);
 
 /**
@@ -137,7 +184,7 @@ function codeAndData(err: unknown): {
     }
     // The innermost message is the provider's own sentence (viem prefixes its own).
     if ('shortMessage' in e && typeof e.shortMessage === 'string') message = e.shortMessage;
-    else if (e instanceof Error) message = e.message;
+    else if ('message' in e && typeof e.message === 'string') message = e.message;
     e = 'cause' in e ? e.cause : undefined;
   }
   return { code, message, data };

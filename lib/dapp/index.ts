@@ -1,9 +1,11 @@
 /**
- * A typed client for dapps: extends a viem client with Countersign's page methods —
- * `client.extend(countersignActions)` on `createWalletClient({ transport: custom(provider) })` — and maps
- * every error to a typed one (`./errors`). Params are the provider's own schemas' input types
- * (`lib/page/params.ts`, `lib/page/permissions.ts`, `lib/grants/schema.ts`); nothing here
- * validates again (the extension does, at its boundary) and nothing here signs.
+ * `@countersign/site-client`: the typed client for sites. Discovery (`discoverCountersign`, EIP-6963), the
+ * viem actions of Countersign's own methods (`client.extend(countersignActions)` on
+ * `createWalletClient({ transport: custom(provider) })`; viem's own actions cover the standard ones, such as
+ * `requestAddresses` for `eth_requestAccounts`), the version check (`requireCountersign`), typed
+ * errors (`./errors`) and the idempotency helpers. Params and answers are the package's own copies of the
+ * extension's types (`./types`, held equal by `contract.test.ts`); nothing here validates again (the
+ * extension does, at its boundary), nothing here signs, and nothing imports the extension's code.
  *
  * Every action is sent with `retryCount: 0`: Countersign's answers never use a code viem retries, and a
  * typed action does not rely on that (a retry would be a second submission or a second window).
@@ -14,53 +16,27 @@
  * const [ack] = await client.perpsSendCommand({ op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.5', p:
  * '3000', tif: 'gtc', po: true, c: coid }] } });
  */
-import type * as v from 'valibot';
 import type { Client } from 'viem';
-import type { clobOrdersParamsSchema, clobSignParamsSchema, perpsParamsSchema } from '../page/params';
-import type { GrantLimitsInput } from '../grants/schema';
-import type { GrantLimits } from '../grants/evaluate';
-import type { PerpsBodyOp } from '../perps/commands';
-import type { PerpsCommandAnswer } from '../perps/wire';
-import type { L2Headers } from '../clob/auth';
-import { GRANT_PERMISSION_TYPE } from '../page/params';
-import type { AccountsPermission } from '../page/permissions';
-import { toCountersignError } from './errors';
+import {
+  COUNTERSIGN_GRANT,
+  type AccountsPermission,
+  type ClobPostOrderResult,
+  type ClobPostOrdersParameters,
+  type ClobSignRequestParameters,
+  type CountersignCapabilities,
+  type GrantPermissionsParameters,
+  type GrantPermissionsResult,
+  type L2Headers,
+  type PerpsCommandAnswer,
+  type PerpsSendCommandParameters,
+} from './types.js';
+import { toCountersignError } from './errors.js';
 
-export * from './errors';
-
-/** The ERC-7715 permission type of a standing grant (`countersign-grant`). */
-export const COUNTERSIGN_GRANT = GRANT_PERMISSION_TYPE;
-
-/**
- * `perps_sendCommand` params: one seed command (`op`: `{ type, args, grp? }`), optional `exp` (Unix ms), `label` and
- * `idempotencyKey` (a repeat joins the first or gets its unknown outcome).
- */
-export type PerpsSendCommandParameters = Omit<v.InferInput<typeof perpsParamsSchema>, 'op'> & { op: PerpsBodyOp };
-
-/** `clob_postOrders` params: 1-15 order requests and an optional `idempotencyKey` (a repeat joins the first). */
-export type ClobPostOrdersParameters = v.InferInput<typeof clobOrdersParamsSchema>;
-
-/** One `clob_postOrders` result: the exchange's answer per order (`errorMsg` empty on success). */
-export type ClobPostOrderResult = { success: boolean; orderID: string; status?: string; errorMsg: string };
-
-/** `clob_signRequest` params: method, path (with query on GET) and the exact body text. */
-export type ClobSignRequestParameters = v.InferInput<typeof clobSignParamsSchema>;
-
-/**
- * `grantPermissions` params: the grant's limits (venue, instruments / markets, caps, band) and its expiry (Unix
- * **seconds**, ≤ 24 h ahead).
- */
-export type GrantPermissionsParameters = { limits: GrantLimitsInput; expiry: number };
-
-/**
- * ERC-7715 answer: the grant's expiry (Unix s), the granted permission (its stored limits) and `permissionsContext`
- * (the grant id).
- */
-export type GrantPermissionsResult = {
-  expiry: number;
-  grantedPermissions: { type: typeof COUNTERSIGN_GRANT; data: GrantLimits; policies: [] }[];
-  permissionsContext: string;
-};
+export * from './errors.js';
+export * from './types.js';
+export { discoverCountersign, COUNTERSIGN_RDNS, type Eip1193Provider, type DiscoverOptions } from './discover.js';
+export { CAPABILITIES_METHOD, getCountersignCapabilities, requireCountersign } from './capabilities.js';
+export { newClientOrderId, newIdempotencyKey } from './idempotency.js';
 
 /** The actions `countersignActions` adds to a client. Each rejects with a `CountersignError` subclass. */
 export type CountersignActions = {
@@ -76,6 +52,11 @@ export type CountersignActions = {
   grantPermissions: (params: GrantPermissionsParameters) => Promise<GrantPermissionsResult>;
   /** EIP-2255 `wallet_getPermissions`: the site's `eth_accounts` permission (empty when not connected or locked). */
   getCountersignPermissions: () => Promise<AccountsPermission[]>;
+  /**
+   * `countersign_getCapabilities`: the extension's version and the methods it serves (4200, `UnsupportedError`, from
+   * an extension older than the method; `requireCountersign` says that in words).
+   */
+  getCapabilities: () => Promise<CountersignCapabilities>;
   /** EIP-2255 `wallet_revokePermissions`: ends the connection and every standing grant of the site. */
   revokeCountersign: () => Promise<void>;
 };
@@ -104,6 +85,7 @@ export function countersignActions(client: Pick<Client, 'request'>): Countersign
         { expiry, signer: { type: 'wallet' }, permissions: [{ type: COUNTERSIGN_GRANT, data: limits, policies: [] }] },
       ]),
     getCountersignPermissions: () => send('wallet_getPermissions', []),
+    getCapabilities: () => send('countersign_getCapabilities', []),
     revokeCountersign: async () => {
       await send('wallet_revokePermissions', [{ eth_accounts: {} }]);
     },

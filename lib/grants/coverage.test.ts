@@ -190,6 +190,7 @@ const METHODS = (owner: string): Record<PageMethod, unknown> => ({
       ],
     },
   ],
+  countersign_getCapabilities: undefined,
   wallet_revokePermissions: undefined,
 });
 

@@ -213,6 +213,7 @@ export function parseCall(method: PageMethod, params: unknown): PageCall {
     case 'wallet_connect':
     case 'wallet_getPermissions':
     case 'wallet_revokePermissions':
+    case 'countersign_getCapabilities':
       return { method };
   }
 }

@@ -32,6 +32,8 @@ export const METHOD_POLICY = {
   clob_postOrders: { connected: true, unlocked: true, approval: 'sign' },
   clob_signRequest: { connected: true, unlocked: true, approval: 'sign' },
   eth_signTypedData_v4: { connected: false, unlocked: false, approval: 'refused' },
+  // The extension's version and the methods it serves (`capabilities.ts`): anyone may ask, nothing is read.
+  countersign_getCapabilities: { connected: false, unlocked: false, approval: 'none' },
 } as const satisfies Record<string, MethodPolicy>;
 
 /** A method name listed in `METHOD_POLICY`. */
@@ -100,7 +102,11 @@ export function isAllowedOrigin(origin: string): boolean {
   }
 }
 
-/** Page methods a trading session serves (only what a live grant covers; the rest is 4900). */
+/**
+ * Of the methods with `unlocked: true`, those a trading session serves (only what a live grant covers; the others are
+ * 4900 until the vault is unlocked). `sessionGates` (`gates.ts`) reads this set only for `unlocked` methods: one that
+ * does not need the vault unlocked is served in a trading session whether it is listed here or not.
+ */
 export const SESSION_METHODS: ReadonlySet<PageMethod> = new Set<PageMethod>([
   'perps_sendCommand',
   'clob_postOrders',

@@ -3,8 +3,8 @@
  * of a web page. `ProviderService` is the background half of the EIP-1193 provider: the page half,
  * `window.countersign`, only frames requests (`lib/bridge/provider.ts`); `lib/background/ports.ts` and
  * `lib/background/compose.ts` (`servePage`) hand each one here with its origin. A request runs a chain of named
- * stages (the same as steps 4–8 of `lib/README.md`, "A page's order, from the page to the gateway", which follows an
- * order end to end):
+ * stages (the same as steps 4–8 of `lib/page/README.md`, "A page's order, from the page to the gateway", which follows
+ * an order end to end):
  *
  * 1. capture — the request's authority ticket, from its start (`lib/authority/epoch.ts`): checked before
  *    its window, its signature and its send;
@@ -12,7 +12,7 @@
  * 3. session gates (`gates.ts`) — connection, active account, lock, panic;
  * 4. parse (`params.ts`) — the params, validated once into a typed `PageCall`;
  * 5. dispatch — to the method's family: `accounts.ts`, `permissions.ts` (EIP-2255),
- *    `grant-permissions.ts` (ERC-7715), `perps.ts`, `orderbook.ts`.
+ *    `grant-permissions.ts` (ERC-7715), `perps.ts`, `orderbook.ts`, `capabilities.ts`.
  *
  * The families share one instance of each part: consent (`consent.ts`: build → window → approved
  * artifact), coverage (`coverage.ts`: a standing grant as a caveat, covered or ask), idempotency
@@ -30,6 +30,7 @@ import { AccountMethods } from './accounts';
 import { Connections } from './connections';
 import { Consent } from './consent';
 import type { PageRequest, ProviderDeps } from './context';
+import { capabilities } from './capabilities';
 import { Coverage } from './coverage';
 import { sessionGates } from './gates';
 import { GrantPermissionMethods } from './grant-permissions';
@@ -119,6 +120,8 @@ export class ProviderService {
         return this.orderBook.post(req, call.params);
       case 'clob_signRequest':
         return this.orderBook.sign(req, call.params);
+      case 'countersign_getCapabilities':
+        return Promise.resolve(capabilities());
       case 'eth_signTypedData_v4':
         // Refused at admission (`METHOD_POLICY`); listed so every method has its line.
         return Promise.reject(unsupported(typedDataRefusal(undefined)));
