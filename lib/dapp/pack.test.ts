@@ -6,40 +6,18 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { installSite, packSiteClient, run } from '../../test/kits/site-client';
 
 const HERE = import.meta.dirname;
 const ROOT = resolve(HERE, '../..');
 const tmp = mkdtempSync(join(tmpdir(), 'site-client-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** Runs `cmd args` in `cwd` (offline-safe npm: no audit, no fund, cache first, no install scripts). */
-const run = (cmd: string, args: string[], cwd: string) =>
-  execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 170_000 });
-
-/** Builds and packs the package; returns the tarball's path and `npm pack --json`'s file list. */
-function pack(): { tarball: string; files: { path: string; size: number }[]; size: number } {
-  const pkg = join(tmp, 'pkg');
-  mkdirSync(pkg);
-  for (const f of ['package.json', 'README.md', 'CHANGELOG.md', 'API.md']) copyFileSync(join(HERE, f), join(pkg, f));
-  run(
-    join(ROOT, 'node_modules/.bin/tsc'),
-    ['-p', join(HERE, 'tsconfig.build.json'), '--outDir', join(pkg, 'dist')],
-    ROOT,
-  );
-  const [out] = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], pkg)) as {
-    filename: string;
-    size: number;
-    files: { path: string; size: number }[];
-  }[];
-  if (!out) throw new Error('npm pack printed no result');
-  return { tarball: join(tmp, out.filename), files: out.files, size: out.size };
-}
-
 describe('the packed site client', () => {
-  const packed = pack();
+  const packed = packSiteClient(tmp);
 
   it('holds only the build, its declarations, the docs and package.json, within 64 KiB, with no secret', () => {
     const paths = packed.files.map((f) => f.path).sort();
@@ -69,13 +47,7 @@ describe('the packed site client', () => {
 
   it('installs into a fresh folder and imports in plain Node: nothing throws, discovery rejects cleanly', () => {
     const site = join(tmp, 'site');
-    mkdirSync(site);
-    writeFileSync(join(site, 'package.json'), JSON.stringify({ name: 'site', private: true, type: 'module' }));
-    run(
-      'npm',
-      ['install', packed.tarball, 'viem@2.57.1', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'],
-      site,
-    );
+    installSite(site, packed.tarball);
     writeFileSync(
       join(site, 'ssr.mjs'),
       `import * as cs from '@countersign/site-client';
