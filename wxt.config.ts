@@ -32,6 +32,9 @@ export default defineConfig({
   outDirTemplate: RELEASE
     ? '{{browser}}-mv{{manifestVersion}}-release'
     : '{{browser}}-mv{{manifestVersion}}{{modeSuffix}}',
+  // The site client's package name, for the site developers' examples (lib/dapp/examples/), which import it as a
+  // site does; no entrypoint imports it.
+  alias: { '@countersign/site-client': 'lib/dapp/index.ts' },
   vite: () => ({ plugins: [preact()] }),
   // `npm run release` writes the sources zip itself (lib/release/archive.ts: tracked files plus the build
   // instructions); WXT zips only the built extension, with fixed timestamps and sorted entries.

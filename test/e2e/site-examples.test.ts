@@ -36,6 +36,8 @@ beforeAll(async () => {
   const esbuild = await import('esbuild');
   const built = await esbuild.build({
     entryPoints: [resolve(import.meta.dirname, '../../lib/dapp/examples/examples.ts')],
+    // The package name the examples import, as a site does (the packed package itself: test/e2e/site-client.test.ts).
+    alias: { '@countersign/site-client': resolve(import.meta.dirname, '../../lib/dapp/index.ts') },
     bundle: true,
     format: 'iife',
     globalName: 'examples',
@@ -150,6 +152,21 @@ describe('site developer examples (lib/dapp/README.md) against the sandbox', () 
     const r = (await runDeciding('withViem', ['approve'])) as { account: string; chainId: number; answer: unknown };
     expect(r).toEqual(expect.objectContaining({ account: h.sandbox.demo.owner.address, chainId: 80002 }));
     expect(Array.isArray(r.answer)).toBe(true);
+  });
+
+  it('the site client: discovery, the version check and an order through its typed action', async () => {
+    const r = await runDeciding('withSiteClient', ['approve']);
+    expect(r).toEqual({
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      account: h.sandbox.demo.owner.address,
+      answer: [
+        expect.objectContaining({
+          status: 'ok',
+          oid: expect.any(Number),
+          coid: expect.stringMatching(/^[0-9a-f]{32}$/),
+        }),
+      ],
+    });
   });
 
   it("viem errors: a rejected window is viem's UserRejectedRequestError with code 4001", async () => {

@@ -178,6 +178,28 @@ export async function revoke(provider: Provider) {
 }
 // #endregion wallet_revokePermissions
 
+// #region site-client
+import {
+  countersignActions,
+  discoverCountersign,
+  newClientOrderId,
+  requireCountersign,
+} from '@countersign/site-client';
+
+/** The site client (`npm install @countersign/site-client viem`): discovery, the version check, typed actions. */
+export async function withSiteClient() {
+  const client = createWalletClient({ transport: custom(await discoverCountersign()) }).extend(countersignActions);
+  // An extension older than the site needs says so in words ("Countersign 0.1.0 is older than this site needs…").
+  const { version } = await requireCountersign(client, { methods: ['perps_sendCommand'] });
+  const [account] = await client.requestAddresses();
+  const c = newClientOrderId(); // keep it: a retry with the same id is answered, never sent twice
+  const answer = await client.perpsSendCommand({
+    op: { type: 'createOrders', args: [{ iid: 2, buy: true, qty: '0.1', p: '2900', tif: 'gtc', po: true, c }] },
+  });
+  return { version, account, answer };
+}
+// #endregion site-client
+
 // #region viem
 /** Countersign's page methods as a viem RPC schema (params as lib/dapp/README.md documents them). */
 type CountersignSchema = [
