@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchHarness, onboardDemo, type Harness } from './harness';
-import { serveSite, type ServedSite } from '../kits/site-client';
+import { ethGrantRequest, serveSite, type ServedSite } from '../kits/site-client';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -102,25 +102,7 @@ describe('a site built on the installed site client, in Chromium', () => {
   });
 
   it("a grant asked with viem's erc7715Actions covers a perps order and its cancel: no window for either", async () => {
-    const granted = await inWindow(true, 'grant', {
-      account: h.sandbox.demo.owner.address,
-      expiry: Math.floor(Date.now() / 1000) + 3600,
-      permissions: [
-        {
-          type: { custom: 'countersign-grant' },
-          data: {
-            venue: 'perps',
-            instruments: [2],
-            allow: { order: true, cancel: true },
-            maxNotional: '2000',
-            dailyNotional: '20000',
-            priceBandPct: '2',
-          },
-          policies: [],
-          required: true,
-        },
-      ],
-    });
+    const granted = await inWindow(true, 'grant', ethGrantRequest(h.sandbox.demo.owner.address));
     expect(granted).toMatchObject({ ok: true, value: { grantedPermissions: [{ type: 'countersign-grant' }] } });
     const before = windows;
     const c = await site.evaluate(() => window.__site.coid());

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { approveWindow, pageAt } from './pages';
 import { startSandbox, type RunningSandbox } from '../../lib/sandbox/server';
-import { serveSite, type ServedSite } from '../kits/site-client';
+import { ethGrantRequest, serveSite, type ServedSite } from '../kits/site-client';
 
 const FIREFOX = ['/usr/bin/firefox-esr', '/usr/bin/firefox'].find((p) => existsSync(p));
 const EXT = resolve(import.meta.dirname, '../../.output/firefox-mv3');
@@ -134,25 +134,7 @@ describe.runIf(ready || !!process.env.CI)('a site built on the installed site cl
   });
 
   it("a grant asked with viem's erc7715Actions covers a perps order and its cancel without a window", async () => {
-    const granted = await inWindow(true, 'grant', {
-      account: sandbox.demo.owner.address,
-      expiry: Math.floor(Date.now() / 1000) + 3600,
-      permissions: [
-        {
-          type: { custom: 'countersign-grant' },
-          data: {
-            venue: 'perps',
-            instruments: [2],
-            allow: { order: true, cancel: true },
-            maxNotional: '2000',
-            dailyNotional: '20000',
-            priceBandPct: '2',
-          },
-          policies: [],
-          required: true,
-        },
-      ],
-    });
+    const granted = await inWindow(true, 'grant', ethGrantRequest(sandbox.demo.owner.address));
     expect(granted).toMatchObject({ ok: true, value: { grantedPermissions: [{ type: 'countersign-grant' }] } });
     const c = await site.evaluate(() => window.__site.coid());
     const placed = await call('perps', {

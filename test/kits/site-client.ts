@@ -128,3 +128,27 @@ export async function serveSite(): Promise<ServedSite> {
     },
   };
 }
+
+/**
+ * What the site passes to viem's `erc7715Actions().grantPermissions` for a perps grant on ETH-PERP (instrument 2):
+ * orders and their cancels, 2 000 USDC per order, 20 000 per 24 h, within 2 % of the mark, for an hour.
+ */
+export const ethGrantRequest = (account: string) => ({
+  account,
+  expiry: Math.floor(Date.now() / 1000) + 3600,
+  permissions: [
+    {
+      type: { custom: 'countersign-grant' },
+      data: {
+        venue: 'perps',
+        instruments: [2],
+        allow: { order: true, cancel: true },
+        maxNotional: '2000',
+        dailyNotional: '20000',
+        priceBandPct: '2',
+      },
+      policies: [],
+      required: true,
+    },
+  ],
+});
