@@ -43,6 +43,7 @@ async function inWindow(approve: boolean, name: string, ...args: unknown[]): Pro
   await decide(await opened, approve);
   return outcome;
 }
+const owner = () => h.sandbox.demo.owner.address;
 /** Perps order requests that reached the sandbox (placements and cancels). */
 const perpsSent = () => h.sandbox.ctx.requestLog.filter((r) => r.path.startsWith('/perps/v1/trade/orders')).length;
 async function ethMark(): Promise<string> {
@@ -83,6 +84,15 @@ describe('a site built on the installed site client, in Chromium', () => {
       message: expect.stringContaining('update the extension (missing: perps_teleport)'),
     });
     expect(await inWindow(true, 'connect')).toEqual({ ok: true, value: [h.sandbox.demo.owner.address] });
+  });
+
+  it("viem's own EIP-2255 actions read the connection and ask for it again (one window), unchanged", async () => {
+    const perm = {
+      parentCapability: 'eth_accounts',
+      caveats: [{ type: 'restrictReturnedAccounts', value: [owner()] }],
+    };
+    expect(await call('getPermissions')).toMatchObject({ ok: true, value: [perm] });
+    expect(await inWindow(true, 'requestPermissions')).toMatchObject({ ok: true, value: [perm] });
   });
 
   it("a rejected window reaches the site as the package's UserRejectedError, and nothing is sent", async () => {

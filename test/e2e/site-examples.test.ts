@@ -212,6 +212,7 @@ describe('site developer examples (lib/dapp/README.md) against the sandbox', () 
         chainId: 80002,
         answer: [expect.objectContaining({ status: 'ok', oid: expect.any(Number) })],
         rejected: { name: 'UserRejectedRequestError', code: 4001 },
+        after: [],
       });
       const sent = orders().slice(before);
       expect(sent).toHaveLength(1); // the approved createOrders; the rejected cancelOrders never left the extension
