@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import type * as v from 'valibot';
 import type { PerpsBodyOp as ExtPerpsBodyOp } from '../perps/commands';
 import type { PerpsCommandAnswer as ExtPerpsCommandAnswer } from '../perps/wire';
+import type { PerpsEnvelope as ExtPerpsEnvelope } from '../perps/envelope';
 import type { L2Headers as ExtL2Headers } from '../clob/auth';
 import type { ClobOrderRequest as ExtClobOrderRequest } from '../clob/request';
 import type { GrantLimitsInput as ExtGrantLimitsInput } from '../grants/schema';
@@ -38,6 +39,7 @@ describe('the site client matches the extension', () => {
     expectTypeOf<Omit<pkg.PerpsSendCommandParameters, 'op'>>().toEqualTypeOf<
       Omit<v.InferInput<typeof perpsParamsSchema>, 'op'>
     >();
+    expectTypeOf<pkg.PerpsSignedEnvelope>().toEqualTypeOf<ExtPerpsEnvelope>();
     expectTypeOf<ReturnType<typeof capabilities>>().toExtend<pkg.CountersignCapabilities>();
     expect(pkg.COUNTERSIGN_GRANT).toBe(GRANT_PERMISSION_TYPE);
     expect(capabilities().methods).toContain(CAPABILITIES_METHOD);

@@ -29,6 +29,8 @@ import {
   type L2Headers,
   type PerpsCommandAnswer,
   type PerpsSendCommandParameters,
+  type PerpsSignCommandParameters,
+  type PerpsSignedEnvelope,
 } from './types.js';
 import { toCountersignError } from './errors.js';
 
@@ -44,6 +46,13 @@ export type CountersignActions = {
    * `perps_sendCommand`: signed and sent by Countersign (approval window, or a standing grant); the gateway's answer.
    */
   perpsSendCommand: (params: PerpsSendCommandParameters) => Promise<PerpsCommandAnswer>;
+  /**
+   * `perps_signCommand`: signed by Countersign after its window and handed back unsent; the site sends the envelope
+   * itself (it is the signature's only copy).
+   */
+  perpsSignCommand: (params: PerpsSignCommandParameters) => Promise<PerpsSignedEnvelope>;
+  /** `wallet_connect`: the connected account, after one window (as viem's `requestAddresses`, one element). */
+  connect: () => Promise<`0x${string}`[]>;
   /** `clob_postOrders`: order-book orders built, shown, signed and posted by Countersign; one result per order. */
   clobPostOrders: (params: ClobPostOrdersParameters) => Promise<ClobPostOrderResult[]>;
   /** `clob_signRequest`: the five L2 headers for one allowed route (always asks). */
@@ -78,6 +87,8 @@ export function countersignActions(client: Pick<Client, 'request'>): Countersign
   }
   return {
     perpsSendCommand: (params) => send('perps_sendCommand', [params]),
+    perpsSignCommand: (params) => send('perps_signCommand', [params]),
+    connect: () => send('wallet_connect', []),
     clobPostOrders: (params) => send('clob_postOrders', [params]),
     clobSignRequest: (params) => send('clob_signRequest', [params]),
     grantPermissions: ({ limits, expiry }) =>

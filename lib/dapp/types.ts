@@ -142,6 +142,22 @@ export const COUNTERSIGN_GRANT = 'countersign-grant';
  */
 export type PerpsSendCommandParameters = { op: PerpsBodyOp; exp?: number; label?: unknown; idempotencyKey?: string };
 
+/** `perps_signCommand` params: a command as for `perps_sendCommand`, without a key (nothing is submitted to key). */
+export type PerpsSignCommandParameters = Omit<PerpsSendCommandParameters, 'idempotencyKey'>;
+
+/**
+ * A signed perps envelope `perps_signCommand` hands back for the site to send itself: the command, its EIP-712
+ * signature `sig`, `salt`, `ts` (Unix ms) and `exp` / `label` when given.
+ */
+export type PerpsSignedEnvelope = {
+  op: PerpsBodyOp;
+  sig: `0x${string}`;
+  salt: number;
+  ts: number;
+  exp?: number;
+  label?: string;
+};
+
 /** `clob_postOrders` params: 1-15 order requests and an optional `idempotencyKey` (a repeat joins the first). */
 export type ClobPostOrdersParameters = { orders: ClobOrderRequest[]; idempotencyKey?: string };
 

@@ -95,6 +95,16 @@ describe('a site built on the installed site client, in Chromium', () => {
     expect(await inWindow(true, 'requestPermissions')).toMatchObject({ ok: true, value: [perm] });
   });
 
+  it('perps_signCommand through its action: the signed envelope comes back, nothing is sent', async () => {
+    const sent = perpsSent();
+    const op = { type: 'cancelOrders', args: [123456] };
+    expect(await inWindow(true, 'signPerps', { op })).toMatchObject({
+      ok: true,
+      value: { op, sig: expect.stringMatching(/^0x[0-9a-f]{130}$/), salt: expect.any(Number), ts: expect.any(Number) },
+    });
+    expect(perpsSent()).toBe(sent);
+  });
+
   it("a rejected window reaches the site as the package's UserRejectedError, and nothing is sent", async () => {
     const sent = perpsSent();
     const order = {

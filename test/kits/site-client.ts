@@ -75,6 +75,7 @@ discoverCountersign().then((provider) => {
     requestPermissions: () => settle(client.requestPermissions({ eth_accounts: {} })),
     grant: (args) => settle(client.grantPermissions(args)),
     perps: (params) => settle(client.perpsSendCommand(params)),
+    signPerps: (params) => settle(client.perpsSignCommand(params)),
     clob: (params) => settle(client.clobPostOrders(params)),
     coid: () => newClientOrderId(),
     cancelClob: (clobUrl, orderID) => settle((async () => {
