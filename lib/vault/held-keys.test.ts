@@ -174,6 +174,14 @@ describe(
       for (const r of reads) await expect(r).rejects.toMatchObject({ name: 'Vault.LockedError' });
     });
 
+    it('an owner key opened while unlocked signs nothing once the vault enters a trading session', async () => {
+      const { vault, owner } = await opened();
+      const signer = await vault.ownerAccount(owner);
+      await expect(signer.signMessage({ message: 'before' })).resolves.toMatch(/^0x/);
+      await vault.enterTradingSession({ accounts: [owner] });
+      await expect(signer.signMessage({ message: 'after' })).rejects.toMatchObject({ name: 'Vault.LockedError' });
+    });
+
     it(
       'in a trading session: lock (the session ends) → ' + 'the kept proxy key and API credentials are refused',
       async () => {

@@ -32,8 +32,9 @@ export class VaultOpenedKeys extends VaultCopied {
   }
 
   /**
-   * `signer`, refusing every signature (`VaultLockedError`) once a lock was called after this read, or
-   * while the vault is locked: an owner key read before a lock signs nothing after it, even after an unlock.
+   * An owner key's `signer`, refusing every signature (`VaultLockedError`) once a lock was called after this read, or
+   * while the master key is not open — locked, or in a trading session (which keeps no owner key): an owner key read
+   * before a lock or an auto-lock into a session signs nothing after it, even after an unlock.
    */
   protected lockChecked(signer: LocalAccount): LocalAccount {
     const { locks } = this.keyEnds;
@@ -41,9 +42,14 @@ export class VaultOpenedKeys extends VaultCopied {
       signer.address,
       () => signer,
       () => {
-        if (this.keyEnds.locks !== locks || this.noKeyLive()) throw new VaultLockedError();
+        if (this.keyEnds.locks !== locks || !this.masterKeyOpen()) throw new VaultLockedError();
       },
     );
+  }
+
+  /** Whether the master key is open (the vault unlocked; a trading session keeps only its bundle's keys). */
+  private masterKeyOpen(): boolean {
+    return !!this.mk;
   }
 
   /**
