@@ -316,16 +316,16 @@ export async function withWagmi() {
       method: 'perps_sendCommand',
       params: [{ op: { type: 'cancelOrders', args: [1] } }],
     });
-    return { address, status, chainId, answer, rejected: undefined, after: await disconnected() };
+    return { address, status, chainId, answer, rejected: undefined, after: await disconnected(countersign) };
   } catch (err) {
     const { name, code } = err as { name: string; code: number }; // viem's error classes, as in "viem" above
     // the person rejected: { name: 'UserRejectedRequestError', code: 4001 }
-    return { address, status, chainId, answer, rejected: { name, code }, after: await disconnected() };
+    return { address, status, chainId, answer, rejected: { name, code }, after: await disconnected(countersign) };
   }
   /** wagmi's disconnect sends wallet_revokePermissions: the site is no longer connected (eth_accounts → []). */
-  async function disconnected() {
-    const provider = (await countersign!.getProvider()) as Provider;
-    await wagmi.disconnect(config, { connector: countersign });
+  async function disconnected(connector: wagmi.Connector) {
+    const provider = (await connector.getProvider()) as Provider;
+    await wagmi.disconnect(config, { connector });
     return provider.request({ method: 'eth_accounts' });
   }
 }
