@@ -366,6 +366,19 @@ describe('background: page requests and approvals', () => {
     },
   );
 
+  it('wallet_connect connects as eth_requestAccounts does: one window, then the account without asking', async () => {
+    const bg = await ready();
+    const site = bg.page(page(SITE));
+    const first = site.request('wallet_connect', []);
+    const [view] = await waitPending(bg);
+    bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
+    const accounts = await first;
+    expect(accounts).toEqual([expect.stringMatching(/^0x[0-9a-fA-F]{40}$/)]);
+    expect(await site.request('wallet_connect', [])).toEqual(accounts);
+    expect(bg.registry.size).toBe(0);
+    expect(await site.request('eth_accounts', undefined)).toEqual(accounts);
+  });
+
   it('answers eth_chainId without a connection and refuses unknown methods with 4200', async () => {
     const bg = await ready();
     expect(await bg.page(page(SITE)).request('eth_chainId', undefined)).toBe('0x13882');

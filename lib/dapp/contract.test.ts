@@ -18,7 +18,8 @@ import type { GrantLimits as ExtGrantLimits } from '../grants/evaluate';
 import type { AccountsPermission as ExtAccountsPermission } from '../page/permissions';
 import type { clobOrdersParamsSchema, clobSignParamsSchema, perpsParamsSchema } from '../page/params';
 import { GRANT_PERMISSION_TYPE } from '../page/params';
-import { capabilities } from '../page/capabilities';
+import type { NO_PARAMS } from '../page/method';
+import { PAGE_METHODS, type PageMethod } from '../page/methods';
 import * as pkg from './types';
 import { CAPABILITIES_METHOD, CountersignError, toCountersignError } from './index';
 
@@ -40,9 +41,33 @@ describe('the site client matches the extension', () => {
       Omit<v.InferInput<typeof perpsParamsSchema>, 'op'>
     >();
     expectTypeOf<pkg.PerpsSignedEnvelope>().toEqualTypeOf<ExtPerpsEnvelope>();
-    expectTypeOf<ReturnType<typeof capabilities>>().toExtend<pkg.CountersignCapabilities>();
     expect(pkg.COUNTERSIGN_GRANT).toBe(GRANT_PERMISSION_TYPE);
-    expect(capabilities().methods).toContain(CAPABILITIES_METHOD);
+    expect(PAGE_METHODS.map((r) => r.name)).toContain(CAPABILITIES_METHOD);
+  });
+
+  it("the package's method schema names every method of Countersign's own, each with the extension's params", () => {
+    // Countersign's own methods: every record but the standard ones (viem's actions type those) and the refused one.
+    type Own = Exclude<PageMethod, `eth_${string}` | `wallet_${string}`>;
+    expectTypeOf<keyof pkg.CountersignMethods>().toEqualTypeOf<Own>();
+    type Record<M extends PageMethod> = Extract<(typeof PAGE_METHODS)[number], { name: M }>;
+    type ParamsMatch = {
+      [M in Own]: pkg.CountersignMethods[M]['Parameters'] extends [infer P]
+        ? [P] extends [v.InferInput<Record<M>['params']>]
+          ? true
+          : false
+        : Record<M>['params'] extends typeof NO_PARAMS
+          ? true // the method reads no params
+          : false;
+    };
+    expectTypeOf<ParamsMatch>().toEqualTypeOf<{ [M in Own]: true }>();
+    const own = PAGE_METHODS.map((r) => r.name).filter((m) => !/^(eth|wallet)_/.test(m));
+    expect(own.sort()).toEqual([
+      'clob_postOrders',
+      'clob_signRequest',
+      'countersign_getCapabilities',
+      'perps_sendCommand',
+      'perps_signCommand',
+    ]);
   });
 
   it('every error code a class of the extension declares becomes a typed class, not the catch-all', () => {

@@ -186,3 +186,24 @@ export type GrantPermissionsResult = {
   grantedPermissions: { type: typeof COUNTERSIGN_GRANT; data: GrantLimits; policies: [] }[];
   permissionsContext: string;
 };
+
+/**
+ * Countersign's own page methods (not the standard `eth_*` / `wallet_*` ones, which viem's actions type): each
+ * method's `Parameters` (the one-element params array) and `ReturnType`. `contract.test.ts` holds the names equal
+ * to the methods the extension serves and each params type to the extension's schema.
+ */
+export type CountersignMethods = {
+  perps_sendCommand: { Parameters: [PerpsSendCommandParameters]; ReturnType: PerpsCommandAnswer };
+  perps_signCommand: { Parameters: [PerpsSignCommandParameters]; ReturnType: PerpsSignedEnvelope };
+  clob_postOrders: { Parameters: [ClobPostOrdersParameters]; ReturnType: ClobPostOrderResult[] };
+  clob_signRequest: { Parameters: [ClobSignRequestParameters]; ReturnType: L2Headers };
+  countersign_getCapabilities: { Parameters: []; ReturnType: CountersignCapabilities };
+};
+
+/**
+ * `CountersignMethods` as a viem RPC schema: `createWalletClient({ transport, rpcSchema:
+ * rpcSchema<CountersignRpcSchema>() })` types `client.request` for them.
+ */
+export type CountersignRpcSchema = {
+  [M in keyof CountersignMethods]: { Method: M } & CountersignMethods[M];
+}[keyof CountersignMethods][];

@@ -1,5 +1,5 @@
 /**
- * What a grant can ever cover: every page method (`METHOD_POLICY`) and
+ * What a grant can ever cover: every page method (`PAGE_METHODS`) and
  * every perps command kind (`PerpsCommandType`) runs through the real provider and grant service with
  * the broadest grants possible; only the kinds the grant code names (`GRANTABLE_PAGE_METHODS`,
  * `GRANTABLE_PERPS_COMMANDS`, pinned here) are signed without a window. The sample tables are typed
@@ -16,7 +16,7 @@ import { memorySessionStore, Vault } from '../vault/vault';
 import { ApprovalRegistry } from '../approvals/registry';
 import { userRejected } from '../errors/rpc';
 import { ProviderService } from '../page/request';
-import { METHOD_POLICY, type PageMethod } from '../page/policy';
+import { PAGE_METHODS, type PageMethod } from '../page/methods';
 import { l2Artifact, type SigningArtifact } from '../signer/artifact';
 import { commandFromBody, type PerpsCommand, type PerpsCommandType } from '../perps/commands';
 import type { ClobOrderRequest } from '../clob/request';
@@ -241,7 +241,7 @@ describe('what a grant can ever cover', () => {
   it('every page method under the broadest grants: only the named methods are signed without a window', async () => {
     const { owner, covered } = await setup();
     const samples = METHODS(owner);
-    expect(Object.keys(samples).sort()).toEqual(Object.keys(METHOD_POLICY).sort());
+    expect(Object.keys(samples).sort()).toEqual(PAGE_METHODS.map((r) => r.name).sort());
     const coverable: string[] = [];
     for (const [method, params] of Object.entries(samples)) if (await covered(method, params)) coverable.push(method);
     expect(coverable.sort()).toEqual([...GRANTABLE_PAGE_METHODS].sort());

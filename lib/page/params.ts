@@ -1,7 +1,8 @@
 /**
- * Parse, the page path's stage after the session gates (`request.ts`, stage 4): every page method's params, validated
- * ONCE (`parseCall`) into one typed `PageCall` before anything reads them. Keys, windows, grant checks and signatures
- * read only the parsed value; a failure is an `InvalidFieldError` naming the field (-32602) and nothing else runs.
+ * The params schemas of the page methods (each record in `methods/` names its own): the parse stage
+ * (`request.ts`, stage 4; `methods/index.ts` `parseCall`) validates a request's params ONCE into one typed
+ * `PageCall` before anything reads them. Keys, windows, grant checks and signatures read only the parsed value; a
+ * failure is an `InvalidFieldError` naming the field (-32602) and nothing else runs.
  *
  * Params come as an object or as a one-element array holding it (both EIP-1193 styles). Unknown fields
  * are refused everywhere (strict objects). ERC-7715 as viem 2.x sends it (`viem/experimental`
@@ -13,7 +14,6 @@ import { InvalidFieldError, nonNegativeSafeInteger, parseOrThrow } from '../vali
 import { clobOrderRequestsSchema } from '../clob/request';
 import { grantLimitsSchema } from '../grants/schema';
 import { MAX_GRANT_MS, type GrantLimits } from '../grants/evaluate';
-import type { PageMethod } from './policy';
 
 /** A page's key for one submission: 1-64 printable ASCII characters. */
 const idempotencyKeySchema = v.pipe(
@@ -32,6 +32,18 @@ export const perpsParamsSchema = v.strictObject({
   label: v.optional(v.unknown()),
   idempotencyKey: v.optional(idempotencyKeySchema),
 });
+
+/**
+ * `perps_signCommand` params: those of `perps_sendCommand` without `idempotencyKey` (a signed-only command
+ * submits nothing to key; -32602 `params.idempotencyKey`).
+ */
+export const perpsSignParamsSchema = v.pipe(
+  perpsParamsSchema,
+  v.forward(
+    v.check((p) => p.idempotencyKey === undefined, 'is for perps_sendCommand only (perps_signCommand submits nothing)'),
+    ['idempotencyKey'],
+  ),
+);
 
 /** `clob_postOrders` params: 1-15 orders. */
 export const clobOrdersParamsSchema = v.strictObject({
@@ -126,9 +138,9 @@ export type GrantPermissionsParams = v.InferOutput<typeof grantPermissionsSchema
 export type GrantPermissionsRequest = { limits: GrantLimits; expiresAt: number };
 
 /**
- * Checks parsed `wallet_grantPermissions` params (`parseCall`) for `account` on chain `chainId` at `now`
- * (Unix ms): the chain and address, when named, must be these; the expiry must be 1 minute to 24 hours
- * ahead. Throws `InvalidFieldError` (-32602) naming the field (`params.expiry`, `params.address` …).
+ * Checks parsed `wallet_grantPermissions` params (`methods/index.ts` `parseCall`) for `account` on chain
+ * `chainId` at `now` (Unix ms): the chain and address, when named, must be these; the expiry must be 1 minute to
+ * 24 hours ahead. Throws `InvalidFieldError` (-32602) naming the field (`params.expiry`, `params.address` …).
  */
 export function checkGrantPermissions(
   p: GrantPermissionsParams,
@@ -154,66 +166,4 @@ export function checkGrantPermissions(
       reason: 'must hold exactly one countersign-grant permission',
     });
   return { limits: permission.data, expiresAt };
-}
-
-/** Accepts params as an object or as a one-element array holding it (both EIP-1193 styles). */
-export function unwrapParams(params: unknown): unknown {
-  return Array.isArray(params) && params.length === 1 ? params[0] : params;
-}
-
-/** Methods whose params Countersign reads (every other method's params are ignored). */
-type MethodWithParams =
-  | 'perps_sendCommand'
-  | 'perps_signCommand'
-  | 'clob_postOrders'
-  | 'clob_signRequest'
-  | 'wallet_requestPermissions'
-  | 'wallet_grantPermissions';
-
-/** One page request as the method families receive it: the method and its params, parsed. */
-export type PageCall =
-  | { method: 'perps_sendCommand' | 'perps_signCommand'; params: PerpsParams }
-  | { method: 'clob_postOrders'; params: ClobOrdersParams }
-  | { method: 'clob_signRequest'; params: ClobSignParams }
-  | { method: 'wallet_requestPermissions'; params: v.InferOutput<typeof requestPermissionsSchema> }
-  | { method: 'wallet_grantPermissions'; params: GrantPermissionsParams }
-  | { method: Exclude<PageMethod, MethodWithParams> };
-
-/**
- * Parses `params` of an admitted `method` once. Throws `InvalidFieldError` (-32602) naming the field
- * (`params.op.type`, `params.orders[0].price`, `params.permissions[0].data.maxNotional` …), and for an
- * `idempotencyKey` on `perps_signCommand` (a signed-only command submits nothing to key).
- */
-export function parseCall(method: PageMethod, params: unknown): PageCall {
-  const raw = () => unwrapParams(params);
-  switch (method) {
-    case 'perps_sendCommand':
-    case 'perps_signCommand': {
-      const p = parseOrThrow(perpsParamsSchema, raw(), 'params');
-      if (method === 'perps_signCommand' && p.idempotencyKey !== undefined)
-        throw new InvalidFieldError({
-          field: 'params.idempotencyKey',
-          reason: 'is for perps_sendCommand only (perps_signCommand submits nothing)',
-        });
-      return { method, params: p };
-    }
-    case 'clob_postOrders':
-      return { method, params: parseOrThrow(clobOrdersParamsSchema, raw(), 'params') };
-    case 'clob_signRequest':
-      return { method, params: parseOrThrow(clobSignParamsSchema, raw(), 'params') };
-    case 'wallet_requestPermissions':
-      return { method, params: parseOrThrow(requestPermissionsSchema, raw(), 'params') };
-    case 'wallet_grantPermissions':
-      return { method, params: parseOrThrow(grantPermissionsSchema, raw(), 'params') };
-    // Methods without params (anything a page sends is ignored).
-    case 'eth_accounts':
-    case 'eth_chainId':
-    case 'eth_requestAccounts':
-    case 'eth_signTypedData_v4':
-    case 'wallet_connect':
-    case 'wallet_getPermissions':
-    case 'wallet_revokePermissions':
-    case 'countersign_getCapabilities':
-      return { method };
-  }
 }

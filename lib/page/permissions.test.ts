@@ -26,7 +26,8 @@ import {
   type Bg,
 } from '../../test/kits/grants';
 import type { AccountsPermission } from './permissions';
-import { checkGrantPermissions, GRANT_PERMISSION_TYPE, parseCall } from './params';
+import { parseCall } from './methods';
+import { checkGrantPermissions, GRANT_PERMISSION_TYPE } from './params';
 
 /**
  * `wallet_grantPermissions` params as the page path reads them: parsed once (`parseCall`), then checked for the
@@ -36,9 +37,7 @@ function parseGrantPermissions(
   params: unknown,
   o: { account: string; chainId: number; now: number },
 ): ReturnType<typeof checkGrantPermissions> {
-  const call = parseCall('wallet_grantPermissions', params);
-  if (call.method !== 'wallet_grantPermissions') throw new Error('not parsed as wallet_grantPermissions');
-  return checkGrantPermissions(call.params, o);
+  return checkGrantPermissions(parseCall('wallet_grantPermissions', params).params, o);
 }
 
 grantSuite('permissions');

@@ -8,11 +8,13 @@
  *
  * 1. capture — the request's authority ticket, from its start (`lib/authority/epoch.ts`): checked before
  *    its window, its signature and its send;
- * 2. admit (`policy.ts`) — the origin (the browser's sender, never the message) and the method policy;
+ * 2. admit (`policy.ts`) — the origin (the browser's sender, never the message) and the method's record
+ *    (`methods/index.ts`: one record per method, with its policy);
  * 3. session gates (`gates.ts`) — connection, active account, lock, panic;
- * 4. parse (`params.ts`) — the params, validated once into a typed `PageCall`;
- * 5. dispatch — to the method's family: `accounts.ts`, `permissions.ts` (EIP-2255),
- *    `grant-permissions.ts` (ERC-7715), `perps.ts`, `orderbook.ts`, `capabilities.ts`.
+ * 4. parse (`methods/index.ts` `parseCall`) — the params, validated once by the record's schema into a typed
+ *    `PageCall`;
+ * 5. dispatch — the record's handler, in the method's family (`MethodHost`): `accounts.ts`, `permissions.ts`
+ *    (EIP-2255), `grant-permissions.ts` (ERC-7715), `perps.ts`, `orderbook.ts`.
  *
  * The families share one instance of each part: consent (`consent.ts`: build → window → approved
  * artifact), coverage (`coverage.ts`: a standing grant as a caveat, covered or ask), idempotency
@@ -24,22 +26,21 @@
  * venue struct is refused with the method that shows it decoded (4200), and so is anything else.
  */
 import { BaseError } from '../errors/base';
-import { unsupported } from '../errors/rpc';
 import { pageScopes, type Authority } from '../authority/epoch';
 import { AccountMethods } from './accounts';
 import { Connections } from './connections';
 import { Consent } from './consent';
 import type { PageRequest, ProviderDeps } from './context';
-import { capabilities } from './capabilities';
 import { Coverage } from './coverage';
 import { sessionGates } from './gates';
 import { GrantPermissionMethods } from './grant-permissions';
 import { Submissions } from './idempotency';
+import type { MethodHost } from './method';
+import { methodRecord, PAGE_METHODS, parseCall, type PageCall } from './methods';
 import { OrderBookMethods } from './orderbook';
-import { parseCall, type PageCall } from './params';
 import { PermissionMethods } from './permissions';
 import { PerpsMethods } from './perps';
-import { admit, typedDataRefusal } from './policy';
+import { admit } from './policy';
 import { PageReads } from './reads';
 
 /**
@@ -51,11 +52,8 @@ export class ProviderService {
   /** The authority epoch every page request captures at its start: the signer's, which the grants share. */
   private readonly authority: Authority;
   private readonly connections: Connections;
-  private readonly accounts: AccountMethods;
-  private readonly permissions: PermissionMethods;
-  private readonly grantPermissions: GrantPermissionMethods;
-  private readonly perps: PerpsMethods;
-  private readonly orderBook: OrderBookMethods;
+  /** The method families the records' handlers run in. */
+  private readonly host: MethodHost;
 
   /**
    * Builds the parts and the method families over `d`. Throws `BaseError` when the grants and the
@@ -72,12 +70,16 @@ export class ProviderService {
     const consent = new Consent(d, authority, reads);
     const coverage = new Coverage(d);
     this.connections = new Connections(d.db);
-    this.accounts = new AccountMethods(d, this.connections);
-    this.permissions = new PermissionMethods(d, authority, this.connections, this.accounts);
-    this.grantPermissions = new GrantPermissionMethods({ d, authority, consent, reads });
+    const accounts = new AccountMethods(d, this.connections);
     const parts = { d, consent, coverage, reads, submissions };
-    this.perps = new PerpsMethods(parts);
-    this.orderBook = new OrderBookMethods(parts);
+    this.host = {
+      accounts,
+      permissions: new PermissionMethods(d, authority, this.connections, accounts),
+      grantPermissions: new GrantPermissionMethods({ d, authority, consent, reads }),
+      perps: new PerpsMethods(parts),
+      orderBook: new OrderBookMethods(parts),
+      served: () => PAGE_METHODS.filter((r) => r.policy.approval !== 'refused').map((r) => r.name),
+    };
   }
 
   /**
@@ -87,44 +89,16 @@ export class ProviderService {
   async request(origin: string, method: string, params: unknown): Promise<unknown> {
     const ticket = this.authority.capture(pageScopes(origin));
     const admitted = admit(origin, method, params);
-    // Needs no connection, account or unlocked vault: answered without reading them.
-    if (admitted === 'eth_chainId') return this.accounts.chainId();
-    const session = await sessionGates(this.d, this.connections, origin, admitted);
+    // An `ungated` method needs no connection, account or unlocked vault: answered without reading them.
+    const session = methodRecord(admitted).ungated
+      ? { conn: undefined, active: undefined, granted: undefined }
+      : await sessionGates(this.d, this.connections, origin, admitted);
     const call = parseCall(admitted, params);
     return this.dispatch({ origin, ticket, session }, call);
   }
 
-  /** Runs `call` in its method family. */
+  /** Runs `call` in its method family: its record's handler. */
   private dispatch(req: PageRequest, call: PageCall): Promise<unknown> {
-    switch (call.method) {
-      case 'eth_chainId':
-        return this.accounts.chainId();
-      case 'eth_accounts':
-        return this.accounts.accounts(req);
-      case 'eth_requestAccounts':
-      case 'wallet_connect':
-        return this.accounts.connect(req.origin, req.session.active, false);
-      case 'wallet_requestPermissions':
-        return this.permissions.request(req);
-      case 'wallet_getPermissions':
-        return this.permissions.get(req);
-      case 'wallet_revokePermissions':
-        return this.permissions.revoke(req);
-      case 'wallet_grantPermissions':
-        return this.grantPermissions.grant(req, call.params);
-      case 'perps_sendCommand':
-        return this.perps.send(req, call.params);
-      case 'perps_signCommand':
-        return this.perps.sign(req, call.params);
-      case 'clob_postOrders':
-        return this.orderBook.post(req, call.params);
-      case 'clob_signRequest':
-        return this.orderBook.sign(req, call.params);
-      case 'countersign_getCapabilities':
-        return Promise.resolve(capabilities());
-      case 'eth_signTypedData_v4':
-        // Refused at admission (`METHOD_POLICY`); listed so every method has its line.
-        return Promise.reject(unsupported(typedDataRefusal(undefined)));
-    }
+    return methodRecord(call.method).run(this.host, req, call.params);
   }
 }

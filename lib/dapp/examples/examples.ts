@@ -201,38 +201,12 @@ export async function withSiteClient() {
 // #endregion site-client
 
 // #region viem
-/** Countersign's page methods as a viem RPC schema (params as lib/dapp/README.md documents them). */
-type CountersignSchema = [
-  {
-    Method: 'perps_sendCommand';
-    Parameters: [{ op: { type: string; args: unknown; grp?: unknown }; exp?: number; idempotencyKey?: string }];
-    ReturnType: unknown;
-  },
-  {
-    Method: 'perps_signCommand';
-    Parameters: [{ op: { type: string; args: unknown; grp?: unknown }; exp?: number }];
-    ReturnType: unknown;
-  },
-  {
-    Method: 'clob_postOrders';
-    Parameters: [
-      {
-        orders: { tokenId: string; side: 'BUY' | 'SELL'; price: string; size: string; orderType: string }[];
-        idempotencyKey?: string;
-      },
-    ];
-    ReturnType: { success: boolean; orderID: string; status?: string; errorMsg: string }[];
-  },
-  {
-    Method: 'clob_signRequest';
-    Parameters: [{ method: 'GET' | 'POST' | 'DELETE' | 'PUT'; requestPath: string; body?: string }];
-    ReturnType: Record<string, string>;
-  },
-];
+// Countersign's page methods as a viem RPC schema, from the site client's types (no runtime code).
+import type { CountersignRpcSchema } from '@countersign/site-client';
 
 /** viem: a wallet client over the provider with Countersign's schema; signing requests with retries off. */
 export async function withViem(provider: Provider) {
-  const client = createWalletClient({ transport: custom(provider), rpcSchema: rpcSchema<CountersignSchema>() });
+  const client = createWalletClient({ transport: custom(provider), rpcSchema: rpcSchema<CountersignRpcSchema>() });
   const [account] = await client.requestAddresses();
   const chainId = await client.getChainId();
   const answer = await client.request(
@@ -252,7 +226,7 @@ export async function withViem(provider: Provider) {
 // #region viem-errors
 /** What viem throws for Countersign's codes: its RPC error classes, with the provider's code on `code`. */
 export async function viemError(provider: Provider) {
-  const client = createWalletClient({ transport: custom(provider), rpcSchema: rpcSchema<CountersignSchema>() });
+  const client = createWalletClient({ transport: custom(provider), rpcSchema: rpcSchema<CountersignRpcSchema>() });
   try {
     await client.request(
       { method: 'perps_sendCommand', params: [{ op: { type: 'cancelOrders', args: [1] } }] },
@@ -304,7 +278,7 @@ export async function withWagmi() {
   const { address, status } = wagmi.getConnection(config);
   const chainId = wagmi.getChainId(config); // 80002
   const client = await wagmi.getConnectorClient(config); // a viem client over Countersign's provider, retries off
-  type PerpsSendCommand = Extract<CountersignSchema[number], { Method: 'perps_sendCommand' }>; // the viem schema above
+  type PerpsSendCommand = Extract<CountersignRpcSchema[number], { Method: 'perps_sendCommand' }>; // as in "viem"
   const answer = await client.request<PerpsSendCommand>({
     method: 'perps_sendCommand',
     params: [

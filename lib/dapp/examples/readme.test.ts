@@ -1,10 +1,9 @@
 /**
  * lib/dapp/README.md shows every example region of examples.ts verbatim (so the page cannot drift from
- * the code the browser test runs), and names every page method of `METHOD_POLICY`.
+ * the code the browser test runs); its methods table is held to the records by `lib/page/methods/methods.test.ts`.
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { METHOD_POLICY } from '../../page/policy';
 import { README, regions, withExamples } from './regions';
 
 describe('site developers README', () => {
@@ -19,10 +18,4 @@ describe('site developers README', () => {
       expect([...regs.keys()].filter((r) => !shown.includes(r))).toEqual([]);
     },
   );
-
-  it('the methods table names every page method', () => {
-    const readme = readFileSync(README, 'utf8');
-    const table = readme.slice(readme.indexOf('## Methods'), readme.indexOf('### Connect'));
-    expect(Object.keys(METHOD_POLICY).filter((m) => !table.includes(`\`${m}\``))).toEqual([]);
-  });
 });
