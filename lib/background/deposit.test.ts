@@ -210,6 +210,14 @@ describe('deposit wallet: a new account from derive to redeem', () => {
         wallet: { approvals: 'missing' },
       });
       operators.add('negRiskExchangeV2');
+      // While panic holds the signing gate closed the status signs no read: the approvals are unknown.
+      const readsBefore = sent.filter((x) => x.url.includes('/balance-allowance?')).length;
+      void bg.service().halt('panic in the test', 0);
+      expect(await ok(bg, 'clob.depositWallet.status', { account: owner })).toMatchObject({
+        wallet: { approvals: 'unknown' },
+      });
+      expect(sent.filter((x) => x.url.includes('/balance-allowance?')).length).toBe(readsBefore);
+      bg.service().resume();
 
       expect(
         (

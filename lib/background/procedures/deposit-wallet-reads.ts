@@ -5,9 +5,6 @@
  * or `unknown`.
  */
 import * as v from 'valibot';
-import type { Address } from 'viem';
-import type { ApiCredentials } from '../../clob/auth';
-import { clobL2Request } from '../../clob/client';
 import { requestJson } from '../../http/json';
 import { venueContracts } from '../../relayer/contracts';
 
@@ -68,25 +65,18 @@ const allowanceSchema = v.object({
  * on ConditionalTokens, per exchange, the same for every token) — without tokens there is nothing to sell,
  * so that approval is not asked. `approved` when exchange V2 and negative-risk exchange V2 both have every
  * allowance asked; `missing` when one is zero; `unknown` when the venue cannot be asked (no API
- * credentials, vault locked, no answer, another shape).
+ * credentials, vault locked, panic, no answer, another shape). `read` is the signing service's `clobRead` for the
+ * account (an L2-signed GET through the signing gate, under the person's authority), its 2xx body unvalidated.
  */
 export async function venueApprovals(
-  clobUrl: string,
   chainId: number,
-  account: Address,
   heldToken: string | undefined,
-  creds: () => Promise<ApiCredentials>,
-  fetchFn: typeof fetch,
+  read: (requestPath: string) => Promise<unknown>,
 ): Promise<'approved' | 'missing' | 'unknown'> {
   try {
-    const credentials = await creds();
     const c = venueContracts(chainId);
     const allows = async (query: string): Promise<boolean | undefined> => {
-      const answer = await clobL2Request(
-        clobUrl,
-        { address: account, credentials, method: 'GET', requestPath: `/balance-allowance?${query}&signature_type=3` },
-        fetchFn,
-      );
+      const answer = await read(`/balance-allowance?${query}&signature_type=3`);
       const p = v.safeParse(allowanceSchema, answer);
       if (!p.success) return undefined;
       const of = (spender: string) =>

@@ -173,14 +173,7 @@ export function depositProcedures(d: ProcedureDeps): ContractHandlers<typeof DEP
         ? await walletPositions(s.dataUrl, checked.wallet, fetchFn)
         : { redeemable: [], heldToken: undefined };
       const approvals = deployed
-        ? await venueApprovals(
-            s.clobUrl,
-            s.clobChainId,
-            account,
-            positions.heldToken,
-            () => vault.clobCredentials(account),
-            fetchFn,
-          )
+        ? await venueApprovals(s.clobChainId, positions.heldToken, (path) => service.clobRead(account, path))
         : 'missing';
       return {
         wallet: { wallet: checked.wallet, kind: checked.kind, deployed, approvals },
