@@ -33,8 +33,9 @@ export type PageErrorCode = 4001 | 4100 | 4200 | 4900 | -32602 | -32002 | -32003
 /**
  * A page method's documentation, the rows of the methods table in `lib/dapp/README.md` (`npm run docs:methods`
  * writes it): `summary` what it does (one sentence), `request` the params as a site sends them (`—`: none read),
- * `answer` what it resolves with, `errors` every code it may answer (at least the ones its policy implies:
- * `methods.test.ts`), `example` params it accepts (parsed by its schema in the tests), `note` words added to
+ * `answer` what it resolves with, `errors` every code it may answer beyond those any request may get (4100 for an
+ * origin that is not https, 4900 on a worker restart) — at least the ones its policy implies (`methods.test.ts`) —,
+ * `example` params it accepts (parsed by its schema in the tests), `note` words added to
  * its policy cell.
  */
 export type MethodDocs = {
@@ -47,8 +48,9 @@ export type MethodDocs = {
 };
 
 /**
- * The method families a handler runs in, one instance each per `ProviderService` (`request.ts`), and the
- * capability answer's list of served methods.
+ * What a handler runs in: the method families, one instance each per `ProviderService` (`request.ts`), and
+ * `served`, the capability answer's list of served methods (given here, not imported by the record, because it is
+ * derived from the list of records that holds the capability record itself).
  */
 export type MethodHost = {
   accounts: AccountMethods;
@@ -60,22 +62,27 @@ export type MethodHost = {
   served: () => string[];
 };
 
+/** The only policy an `ungated` method may have: no connection, no unlocked vault, no approval. */
+type OpenPolicy = { connected: false; unlocked: false; approval: 'none' };
+
 /**
  * One page method (see the module docstring). `params` parses what the page sent into `P` (`NO_PARAMS` for a
- * method that reads none). `ungated`: answered before the session gates (no connection, account or vault is
- * read). `refuse`: for an `approval: 'refused'` method, the 4200 message for `params` (read only to name the
- * reason). `run` serves an admitted, gated, parsed request in its family (`MethodHost`).
+ * method that reads none). `grantable`: a standing grant may cover it — what a grant covers is decided by the
+ * grants (`lib/grants/requests.ts` `GRANTABLE_PAGE_METHODS`, which `methods.test.ts` holds equal to the records'
+ * flags), and a trading session serves exactly the grantable methods (`policy.session`). `ungated`: answered
+ * without the session gates (no connection, account or vault is read), allowed only with the open policy (the
+ * type and `request.ts` both hold it). `refuse`: for an `approval: 'refused'` method, the 4200 message for
+ * `params` (read only to name the reason). `run` serves an admitted, gated, parsed request in its family
+ * (`MethodHost`) and resolves with the answer `R` the page receives.
  */
-export type PageMethodRecord<N extends string = string, P = unknown> = {
+export type PageMethodRecord<N extends string = string, P = unknown, R = unknown> = {
   name: N;
   params: v.GenericSchema<unknown, P>;
-  policy: MethodPolicy;
   grantable: boolean;
-  ungated?: true;
   refuse?: (params: unknown) => string;
-  run(host: MethodHost, req: PageRequest, params: P): Promise<unknown>;
+  run(host: MethodHost, req: PageRequest, params: P): Promise<R>;
   docs: MethodDocs;
-};
+} & ({ policy: MethodPolicy; ungated?: never } | { policy: OpenPolicy; ungated: true });
 
 /** The params schema of a method that reads none: whatever a page sent is ignored (parsed to `undefined`). */
 export const NO_PARAMS = v.pipe(
@@ -100,8 +107,8 @@ export function parseParams<P>(record: Pick<PageMethodRecord<string, P>, 'params
  * A record as written, its name and params schema types kept (`PAGE_METHODS` derives `PageMethod` and `PageCall`;
  * the site client's contract test compares each schema's input with the package's params type).
  */
-export function pageMethod<const N extends string, S extends v.GenericSchema<unknown, unknown>>(
-  record: PageMethodRecord<N, v.InferOutput<S>> & { params: S },
-): PageMethodRecord<N, v.InferOutput<S>> & { params: S } {
+export function pageMethod<const N extends string, S extends v.GenericSchema<unknown, unknown>, R>(
+  record: PageMethodRecord<N, v.InferOutput<S>, R> & { params: S },
+): PageMethodRecord<N, v.InferOutput<S>, R> & { params: S } {
   return record;
 }

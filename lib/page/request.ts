@@ -89,8 +89,11 @@ export class ProviderService {
   async request(origin: string, method: string, params: unknown): Promise<unknown> {
     const ticket = this.authority.capture(pageScopes(origin));
     const admitted = admit(origin, method, params);
-    // An `ungated` method needs no connection, account or unlocked vault: answered without reading them.
-    const session = methodRecord(admitted).ungated
+    // An `ungated` method needs no connection, account or unlocked vault: answered without reading them (only with
+    // the open policy, which its record's type requires too).
+    const { ungated, policy } = methodRecord(admitted);
+    const open = ungated === true && !policy.connected && !policy.unlocked && policy.approval === 'none';
+    const session = open
       ? { conn: undefined, active: undefined, granted: undefined }
       : await sessionGates(this.d, this.connections, origin, admitted);
     const call = parseCall(admitted, params);

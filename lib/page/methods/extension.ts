@@ -77,6 +77,7 @@ export const ethSignTypedDataV4 = pageMethod({
   policy: { connected: false, unlocked: false, approval: 'refused' },
   grantable: false,
   refuse: typedDataRefusal,
+  // Never reached: `admit` refuses the method with `refuse`'s message before anything runs.
   run: () => Promise.reject(unsupported(typedDataRefusal(undefined))),
   docs: {
     summary: 'Always refused: Countersign signs only what it built and showed.',

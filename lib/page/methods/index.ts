@@ -1,10 +1,10 @@
 /**
  * Every page method Countersign serves, one record each (`../method.ts`), in the order the documentation lists
- * them. What is derived from this list: `PageMethod` and `PageCall` (here), `METHOD_POLICY` and admission
- * (`../policy.ts`), the session gates (`../gates.ts`), parsing (`parseCall`), dispatch (`../request.ts`), the
- * capability answer, and the methods table of `lib/dapp/README.md` (`docs.ts`, `npm run docs:methods`).
- * Adding a method: its record in the family file (or a new one listed here) and its tests; `methods.test.ts`
- * names what a record still lacks.
+ * them. What is derived from this list: `PageMethod` and `PageCall` (here), admission (`../policy.ts` `admit`),
+ * the session gates (`../gates.ts`), parsing (`parseCall`), dispatch (`../request.ts`), the capability answer, and
+ * the methods table of `lib/dapp/README.md` (`docs.ts`, `npm run docs:methods`). Adding a method: its record in
+ * its family's file, listed in `PAGE_METHODS` here, and its tests (`lib/page/README.md` "To add a page method");
+ * `methods.test.ts` names what a record still lacks.
  */
 import type * as v from 'valibot';
 import type { GRANTABLE_PAGE_METHODS } from '../../grants/requests';
@@ -63,9 +63,9 @@ export function methodRecord(method: PageMethod): PageMethodRecord {
 }
 
 /**
- * Parses `params` of an admitted `method` once into a `PageCall` (its record's schema). Throws `InvalidFieldError`
- * (-32602) naming the field (`params.op.type`, `params.orders[0].price`, `params.permissions[0].data.maxNotional`
- * …), and for an `idempotencyKey` on `perps_signCommand` (a signed-only command submits nothing to key).
+ * Parses `params` of an admitted `method` once into a `PageCall` (its record's schema, from `../params.ts`).
+ * Throws `InvalidFieldError` (-32602) naming the field (`params.op.type`, `params.orders[0].price`,
+ * `params.permissions[0].data.maxNotional` …).
  */
 export function parseCall<M extends PageMethod>(method: M, params: unknown): Extract<PageCall, { method: M }> {
   return { method, params: parseParams(methodRecord(method), params) } as Extract<PageCall, { method: M }>;

@@ -108,8 +108,16 @@ describe('a page method is one record', () => {
     },
   );
 
-  it("the methods a grant may cover are the grants' own allow-list", () => {
+  it("the methods a grant may cover are the grants' own allow-list, and exactly those serve a trading session", () => {
     expect(PAGE_METHODS.filter((r) => r.grantable).map((r) => r.name)).toEqual([...GRANTABLE_PAGE_METHODS]);
+    for (const r of PAGE_METHODS)
+      expect([r.name, r.policy.unlocked && r.policy.session]).toEqual([r.name, r.grantable]);
+  });
+
+  it('a method answered without the session gates has the open policy: no connection, no unlock, no approval', () => {
+    for (const r of PAGE_METHODS)
+      if (r.ungated)
+        expect([r.name, r.policy]).toEqual([r.name, { connected: false, unlocked: false, approval: 'none' }]);
   });
 
   it.each(PAGE_METHODS.map((r) => [r.name, r] as const))(
