@@ -7,7 +7,9 @@
  */
 import { Button } from './ui';
 import { formatStep, formatUsdc, shortAddress } from '../lib/format';
-import { perpsOrderWords, signedDecimal } from '../lib/format/order-words';
+import { signedDecimal } from '../lib/format/order-words';
+import { perpsOrderWords } from '../lib/perps/words';
+import { clobOrderLine, type ClobOrderFacts } from '../lib/clob/words';
 import type { CommandOrderSummary } from '../lib/perps/summary';
 import { bpOf } from './RiskPanel';
 
@@ -17,16 +19,11 @@ import { bpOf } from './RiskPanel';
  */
 export type ApprovalSummary = { orders: CommandOrderSummary[]; clob?: ClobOrderNumbers[]; error?: string };
 
-/** An order-book order's numbers (USDC and shares as decimal strings; `fee` from the book's fee rate). */
-export type ClobOrderNumbers = {
-  side: 'BUY' | 'SELL';
-  shares: string;
-  price: string;
-  usdc: string;
-  fee: string;
-  feeRateBps: number;
-  orderType: string;
-};
+/**
+ * An order-book order as signed (its words: `clobOrderLine`) and its numbers: `usdc` what it pays or receives and
+ * `fee` at the book's rate `feeRateBps` (USDC decimal strings).
+ */
+export type ClobOrderNumbers = ClobOrderFacts & { usdc: string; fee: string; feeRateBps: number };
 
 /**
  * A pending request as the view shows it (the `approval.list` answer with the artifact reduced to its
@@ -150,8 +147,8 @@ function OrderNumbers({ summary }: { summary: ApprovalSummary | undefined }) {
     <section class="risk" aria-label="Order numbers" data-testid="approval-summary">
       {summary.orders.map((o, i) => {
         const p = o.summary?.preview;
-        // The signed size, limit and trigger through the one perps formatter (padded to the venue's step, never
-        // rounded; off-step values flagged); estimates (average, entry, liquidation) to the tick.
+        // The signed order in the perps venue's words (padded to the venue's step, never rounded; off-step values
+        // flagged); estimates (average, entry, liquidation) to the tick.
         const words = perpsOrderWords(o);
         const px = (v: string) => (o.tick ? formatStep(v, o.tick) : v);
         const sz = (v: string) => signedDecimal(v, o.lot).text;
@@ -160,10 +157,10 @@ function OrderNumbers({ summary }: { summary: ApprovalSummary | undefined }) {
             {words.notes.join(' ')}
           </dd>
         ) : null;
-        if (words.trigger)
+        if (o.trigger)
           return (
             <p key={i} class="small" data-testid="approval-trigger">
-              {words.trigger}
+              {words.line}
               {words.notes.length ? <strong class="warn"> {words.notes.join(' ')}</strong> : null}
             </p>
           );
@@ -171,7 +168,7 @@ function OrderNumbers({ summary }: { summary: ApprovalSummary | undefined }) {
           <dl class="kv" key={i}>
             <dt>Order</dt>
             <dd class="num" data-testid="approval-order">
-              {words.head}
+              {words.line}
             </dd>
             {notes}
             {p ? (
@@ -245,10 +242,10 @@ function ClobNumbers({ orders }: { orders: ClobOrderNumbers[] }) {
       {orders.map((o, i) => (
         <dl class="kv" key={i}>
           <dt>Order</dt>
-          <dd class="num">
-            {o.side === 'BUY' ? 'Buy' : 'Sell'} {o.shares} shares @ {o.price} {o.orderType}
+          <dd class="num" data-testid="approval-clob-order">
+            {clobOrderLine(o)}
           </dd>
-          <dt>{o.side === 'BUY' ? 'Cost' : 'Proceeds'}</dt>
+          <dt>{o.order.side === 'BUY' ? 'Cost' : 'Proceeds'}</dt>
           <dd class="num" data-testid="approval-clob-usdc">
             {o.usdc} USDC
           </dd>

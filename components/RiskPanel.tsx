@@ -10,6 +10,7 @@
 import type { MarketEstimate, OrderPreview } from '../lib/perps/risk';
 import { formatStep, formatUsdc, groupDecimal } from '../lib/format';
 import { signedDecimal } from '../lib/format/order-words';
+import { perpsMarketLimitWords, perpsTicketTriggerWords } from '../lib/perps/words';
 import { Button } from './ui';
 
 /** A decimal USDC figure with thousands separators (readable at a glance); non-decimals ("…") as given. */
@@ -70,7 +71,7 @@ export function RiskPanel(props: {
           <>
             <dt>Market limit</dt>
             <dd class="num" data-testid="risk-limit">
-              IOC @ {signed(m.limit, props.tick)} (cap {(props.slippageCapBps ?? 0) / 100} %)
+              {perpsMarketLimitWords(m.limit, props.tick, props.slippageCapBps ?? 0)}
             </dd>
             <dt>Est. avg price</dt>
             <dd class="num" data-testid="risk-avg">
@@ -94,7 +95,7 @@ export function RiskPanel(props: {
           <>
             <dt>Take-profit</dt>
             <dd class="num" data-testid="risk-tp">
-              {signed(props.tpsl.tp, props.tick)} (reduce-only, market)
+              {perpsTicketTriggerWords(props.tpsl.tp, props.tick)}
             </dd>
           </>
         ) : null}
@@ -102,7 +103,7 @@ export function RiskPanel(props: {
           <>
             <dt>Stop-loss</dt>
             <dd class="num" data-testid="risk-sl">
-              {signed(props.tpsl.sl, props.tick)} (reduce-only, market)
+              {perpsTicketTriggerWords(props.tpsl.sl, props.tick)}
             </dd>
           </>
         ) : null}
@@ -168,7 +169,10 @@ export function ClosePreview(props: {
   /** The instrument's tick and lot: prices and sizes shown to them. */
   tick?: string;
   lot?: string;
-  /** `order`: the close order's words as signed (`perpsOrderWords`), `notes` its off-step flags. */
+  /**
+   * `order`: the close order's words as signed (`perpsCommandOrderWords`, `lib/perps/words.ts`), `notes` its off-step
+   * flags.
+   */
   preview: {
     order: string;
     notes: string[];

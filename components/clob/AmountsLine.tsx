@@ -1,9 +1,10 @@
 /**
  * What an order-book order pays and receives before it is signed: maker and taker amounts in human units
- * and in base units, the price, and the fee. Presentational: amounts arrive in base units (6 decimals)
- * and are formatted exactly by `units`.
+ * and in base units and the price (the order book's words: `clobTicketWords`, amounts to at least 2 decimals,
+ * exact), and the fee. Presentational: amounts arrive in base units (6 decimals), the fee is formatted by `units`.
  */
 import type { OrderAmounts } from '../../lib/clob/amounts';
+import { clobTicketWords } from '../../lib/clob/words';
 
 /** The line (`data-testid="amounts"`, the fee `clob-fee`); `fee` in USDC base units. */
 export function AmountsLine(props: {
@@ -16,8 +17,7 @@ export function AmountsLine(props: {
   const { amounts: a, side, units } = props;
   return (
     <p class="muted small" data-testid="amounts">
-      You pay {units(a.makerAmount)} {side === 'BUY' ? 'USDC' : 'shares'} ({a.makerAmount} base units) for{' '}
-      {units(a.takerAmount)} {side === 'BUY' ? 'shares' : 'USDC'} ({a.takerAmount} base units) at {a.price}
+      {clobTicketWords({ side, makerAmount: a.makerAmount, takerAmount: a.takerAmount, price: a.price })}
       {' · '}
       <span data-testid="clob-fee">
         fee {props.feeRateBps} bp ≈ {units(props.fee)} USDC

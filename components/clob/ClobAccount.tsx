@@ -4,7 +4,7 @@
  * as the data service and the exchange answer them (decimal strings; trade times in Unix seconds as
  * strings), events carry what to do.
  */
-import { clobTokenWords } from '../../lib/notifications/clob-notices';
+import { clobOwnFillWords, clobVenueOrderWords } from '../../lib/clob/words';
 import { Button } from '../ui';
 
 /** A position row's fields. */
@@ -17,8 +17,15 @@ export type ClobPositionRow = {
   current_price: string;
   unrealized_pnl: string;
 };
-/** An open order row's fields. */
-export type ClobOrderRow = { id: string; side: string; price: string; original_size: string; outcome: string };
+/** An open order row's fields (`asset_id` the token id; `outcome` the exchange's label, validated). */
+export type ClobOrderRow = {
+  id: string;
+  side: string;
+  price: string;
+  original_size: string;
+  asset_id: string;
+  outcome: string;
+};
 /**
  * A trade as the person reads it (`ClobTrade`, `lib/messaging/reads.ts`): the role the person's order
  * played and the person's own order(s) in it — side, size matched, price, token id with the exchange's
@@ -68,7 +75,7 @@ export function ClobOpenOrders(props: { orders: readonly ClobOrderRow[]; onCance
       <ul class="orders">
         {props.orders.map((o) => (
           <li key={o.id} data-order-id={o.id}>
-            {o.side} {o.original_size} {o.outcome} @ {o.price}
+            {clobVenueOrderWords({ ...o, size: o.original_size })}
             <Button onClick={() => props.onCancel(o.id)}>Cancel</Button>
           </li>
         ))}
@@ -78,15 +85,15 @@ export function ClobOpenOrders(props: { orders: readonly ClobOrderRow[]; onCance
 }
 
 /**
- * One trade's line: the person's own order(s) in it (`SELL 10 “Yes” shares (token 123456…7890) @ 0.6`)
- * and the role (`maker`, `taker`); a trade naming none of the person's orders says so.
+ * One trade's line: the person's own order(s) in it, in the order book's words (`clobOwnFillWords`: `Sold 10 “Yes”
+ * shares (token 123456…7890) at 0.6`), and the role (`maker`, `taker`); a trade naming none of the person's orders
+ * says so.
  */
 export function tradeWords(t: ClobTradeRow): string {
   const role = t.trader_side.toLowerCase();
   if (t.own.length === 0)
     return `${tradeTime(t.match_time)} · ${role}: the exchange named none of your orders in this trade`;
-  const fills = t.own.map((f) => `${f.side} ${f.size} ${clobTokenWords(f.asset_id, f.outcome)} @ ${f.price}`);
-  return `${tradeTime(t.match_time)} · ${fills.join('; ')} · ${role}`;
+  return `${tradeTime(t.match_time)} · ${clobOwnFillWords(t.own, t.own.length)} · ${role}`;
 }
 
 /** Recent trades, each as the person's own order(s) in it (`tradeWords`). */

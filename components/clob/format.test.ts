@@ -16,14 +16,14 @@ describe('tradeWords', () => {
         trader_side: 'MAKER',
         own: [{ side: 'SELL', size: '10', price: '0.6', asset_id: '11', outcome: 'Yes' }],
       }),
-    ).toBe('11-14 22:13 · SELL 10 “Yes” shares (token 11) @ 0.6 · maker');
+    ).toBe('11-14 22:13 · Sold 10 “Yes” shares (token 11) at 0.6 · maker');
     expect(
       tradeWords({
         ...t,
         trader_side: 'TAKER',
         own: [{ side: 'BUY', size: '5', price: '0.4', asset_id: '12', outcome: '' }],
       }),
-    ).toBe('11-14 22:13 · BUY 5 shares of token 12 @ 0.4 · taker');
+    ).toBe('11-14 22:13 · Bought 5 shares of token 12 at 0.4 · taker');
   });
 
   it('a trade naming none of the person’s orders says so, with no figures', () => {

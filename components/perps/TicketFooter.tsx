@@ -1,9 +1,11 @@
 /**
  * The foot of the perps ticket (sticky under the summary): why the order cannot be built,
- * the error, then Buy / Sell (with size, symbol and price) and Close position, then the venue's answer
- * in a live region that exists before its text. `TicketMeta` is the client order id and weights line
- * shown below the sticky part. Presentational: strings in, clicks out; Buy / Sell is the form's submit.
+ * the error, then Buy / Sell (the ticket's summary of the order, in the perps venue's words: `perpsTicketWords`) and
+ * Close position, then the venue's answer in a live region that exists before its text. `TicketMeta` is the client
+ * order id and weights line shown below the sticky part. Presentational: strings in, clicks out; Buy / Sell is the
+ * form's submit.
  */
+import { perpsTicketWords } from '../../lib/perps/words';
 import { Button, ErrorText, Live } from '../ui';
 
 /** Props: `weights` of the built command (1 / 1 without one); `spend` the reads of the last minute. */
@@ -18,14 +20,13 @@ export type TicketFooterProps = {
   contracts: string;
   symbol: string;
   price: string;
+  /** The instrument's tick and lot (decimal strings), when known: the summary's price and size are padded to them. */
+  tick?: string | undefined;
+  lot?: string | undefined;
   canSubmit: boolean;
   hasPosition: boolean;
   onClosePosition: () => void;
 };
-
-/** The label of the submit button: "Buy 0.01 BTC-PERP @ 100000" or "Sell … at market". */
-export const submitLabel = (p: Pick<TicketFooterProps, 'buy' | 'contracts' | 'symbol' | 'price'>) =>
-  `${p.buy ? 'Buy' : 'Sell'} ${p.contracts || '…'} ${p.symbol} ${p.price ? `@ ${p.price}` : 'at market'}`;
 
 /** Notices and actions. */
 export function TicketFooter(props: TicketFooterProps) {
@@ -35,7 +36,14 @@ export function TicketFooter(props: TicketFooterProps) {
       <ErrorText error={props.error} />
       <div class="actions submit-row">
         <Button kind={props.buy ? 'primary' : 'danger'} type="submit" disabled={!props.canSubmit} data-testid="submit">
-          {submitLabel(props)}
+          {perpsTicketWords({
+            buy: props.buy,
+            contracts: props.contracts,
+            symbol: props.symbol,
+            price: props.price,
+            ...(props.tick ? { tick: props.tick } : {}),
+            ...(props.lot ? { lot: props.lot } : {}),
+          })}
         </Button>
         {props.hasPosition ? (
           <Button onClick={props.onClosePosition} data-testid="close-position">

@@ -293,6 +293,8 @@ function TicketFoot({ t, store }: { t: PerpsTicketState; store: PerpsStore }) {
       contracts={t.contracts.value}
       symbol={t.label.value}
       price={t.price.value}
+      tick={t.instrument.value ? t.tick.value : undefined}
+      lot={t.instrument.value ? t.lot.value : undefined}
       canSubmit={t.canSubmit.value}
       hasPosition={!!t.position.value}
       onClosePosition={() => void t.closePosition()}

@@ -358,7 +358,7 @@ describe('open orders', () => {
         }),
       );
       expect(text).toContain(`Buy ${placed!.qty} `);
-      expect(text).toContain(`@ ${groupDecimal(placed!.p!)}`);
+      expect(text).toContain(`at ${groupDecimal(placed!.p!)}`);
       expect(text).toContain(`#${order.order_id}`);
       await callAs(bg, 'perps.send', {
         account: h.demo.owner.address,

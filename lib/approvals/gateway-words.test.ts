@@ -184,7 +184,7 @@ describe('ticks and lots a gateway reports', () => {
       expect(sent).toMatchObject({ qty: '0.013', p: price });
       const summary = text.slice(text.indexOf('Order '));
       expect(summary).toContain(`Buy 0.013 `);
-      expect(summary).toContain(`@ ${groupDecimal(price)}`);
+      expect(summary).toContain(`at ${groupDecimal(price)}`);
       expect(summary).toMatch(/not a multiple of the tick 100 the venue reports/);
       hop.lies.rewrite = undefined;
     },
@@ -338,7 +338,7 @@ describe('order-book orders', () => {
       expect(body.order).toMatchObject({ side: 'BUY', makerAmount: '4000000', takerAmount: '10000000' });
       expect(view!.lines[0]).toContain('Buy 10.00 shares');
       expect(view!.lines[0]).toContain('at 0.40 (pay 4.00 USDC)');
-      expect(text).toContain('Buy 10.00 shares @ 0.40');
+      expect(text).toContain(`Order ${view!.lines[0]}`); // the Order row words it as the line
       expect(view!.flags.join(' ')).toMatch(/price asked, 0\.42, is signed as 0\.40 at the tick 0\.1/);
       hop.lies.rewrite = undefined;
     },
@@ -502,9 +502,9 @@ describe('the ticket summary', () => {
           warnings: [],
         }),
       );
-      expect(text).toContain('IOC @ 65,650.5');
-      expect(text).toContain('70,000.5 (reduce-only, market)');
-      expect(text).toContain('60,000.25 (reduce-only, market)');
+      expect(text).toContain('at 65,650.5, immediate-or-cancel');
+      expect(text).toContain('at market when the mark reaches 70,000.5, reduce-only');
+      expect(text).toContain('at market when the mark reaches 60,000.25, reduce-only');
     },
   );
 });
@@ -534,7 +534,7 @@ describe('the open orders list', () => {
           onCancelAll: () => undefined,
         }),
       );
-      expect(text).toContain('0.013 instrument #1 @ 65,000.5');
+      expect(text).toContain('0.013 instrument #1 at 65,000.5');
     },
   );
 });

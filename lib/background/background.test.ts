@@ -476,7 +476,7 @@ describe('background: page requests and approvals', () => {
     const [view] = await waitPending(bg);
     expect(view).toMatchObject({ origin: SITE, signer: 'proxy key', title: 'Place an order' });
     expect(view!.lines[0]).toBe(
-      'Buy 2.5 ETH-PERP (#2) at 3,120.50, good-til-cancelled, post-only — request weight 1, action weight 1',
+      'Buy 2.50 ETH-PERP (#2) at 3,120.50, good-til-cancelled, post-only — request weight 1, action weight 1',
     );
     expect(badge).toBe('1');
     expect(h.ctx.requestLog.slice(before).filter((r) => r.path.startsWith('/perps/v1/trade'))).toEqual([]);
@@ -718,7 +718,7 @@ describe('background: page requests and approvals', () => {
     });
     const [v2] = await waitPending(bg);
     expect(v2!.lines).toEqual([
-      expect.stringMatching(/^Buy 10\.00 shares of token .* at 0\.40 \(pay 4\.00 USDC\), GTC$/),
+      expect.stringMatching(/^Buy 10\.00 shares of token .* at 0\.40 \(pay 4\.00 USDC\), good-til-cancelled$/),
     ]);
     bg.registry.decide(v2!.id, { approve: true, digest: v2!.digest });
     await p2;

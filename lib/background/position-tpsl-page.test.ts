@@ -68,9 +68,9 @@ describe('a site protects the whole position with take-profit / stop-loss', () =
       expect(view!.grantable, 'the window offers no grant for it').toBeFalsy();
       expect(view!.title).toBe('Protect a position');
       expect(view!.lines[0]).toMatch(
-        /^Take-profit on the whole BTC-PERP \(#1\) position: sell what it holds at market when the mark reaches /,
+        /^Take-profit: sell what the whole BTC-PERP \(#1\) position holds at market when the mark reaches /,
       );
-      expect(view!.lines[1]).toMatch(/^Stop-loss on the whole BTC-PERP \(#1\) position/);
+      expect(view!.lines[1]).toMatch(/^Stop-loss: sell what the whole BTC-PERP \(#1\) position holds at market/);
       expect(perpsPosts(wire), 'nothing sent before the person approves').toBe(before);
       bg.registry.decide(view!.id, { approve: true, digest: view!.digest });
       const { r, e } = await answer;

@@ -13,6 +13,8 @@ import type { PerpsLookupOrder } from '../audit/journal';
 import type { FoundOrder, OrderFinder } from '../audit/lost-storage';
 import type { VenueLookup } from '../audit/reconcile';
 import { ClobError } from '../clob/errors';
+import { clobFoundOrderWords } from '../clob/words';
+import { perpsFoundOrderWords } from '../perps/words';
 import type { PerpsReadAnswer } from '../perps/wire';
 import type { VenueReads } from '../reads/venue-reads';
 
@@ -96,9 +98,7 @@ export function orderFinders(
           venue: 'perps' as const,
           account,
           at: o.created_timestamp,
-          words:
-            `${o.buy ? 'Buy' : 'Sell'} ${o.quantity} of instrument #${o.instrument_id} at ` +
-            `${o.price}${o.client_order_id ? `, client order id ${o.client_order_id}` : ''} (${o.status})`,
+          words: perpsFoundOrderWords(o),
           id: o.client_order_id ?? String(o.order_id),
         }));
       },
@@ -113,7 +113,7 @@ export function orderFinders(
             venue: 'clob',
             account,
             at: undefined,
-            words: `${o.side} ${o.original_size} ${o.outcome} at ${o.price} (open)`,
+            words: clobFoundOrderWords({ ...o, size: o.original_size }, 'open'),
             id: o.id,
           });
         }
@@ -124,7 +124,7 @@ export function orderFinders(
                 venue: 'clob',
                 account,
                 at: undefined,
-                words: `${f.side} ${f.size} ${f.outcome} at ${f.price} (traded)`,
+                words: clobFoundOrderWords(f, 'traded'),
                 id: f.order_id,
               });
           }

@@ -18,7 +18,7 @@ const matchTime = v.pipe(v.string(), v.regex(/^\d{1,13}$/));
  * shares matched of it in this trade and `price` its price (USDC per share), decimal strings; `asset_id`
  * the token the order is for (decimal uint256 string); `outcome` the exchange's label of that token —
  * the venue's claim, validated at the boundary (venue-text), `''` when absent or refused — shown only
- * beside the token id (`clobTokenWords`, `lib/notifications/clob-notices.ts`); `order_id` the order's id at the
+ * beside the token id (`clobTokenWords`, `lib/clob/words.ts`); `order_id` the order's id at the
  * exchange, when named.
  */
 const ownClobFillSchema = v.pipe(

@@ -1,14 +1,11 @@
 /**
- * The one formatter per venue for the numbers of an order a person approves or reads about: every
- * size, price and amount shown for an order (approval window lines and numbers, ticket, audit entry,
- * notifications) is computed here from the artifact being signed — perps: the signed decimal strings
- * (`qty`, `p`, trigger `trp`); order book: `makerAmount` / `takerAmount` in base units (6 decimals) and
- * the price they imply. A step a gateway reports (tick, lot) may pad a number with zeros to its
- * decimals, never round, snap or restate it; a value off that step is shown as it is and flagged in
- * words (the venue would refuse it, or the step the gateway reports is not the venue's). Pure.
+ * The number primitives of the order words (`lib/perps/words.ts`, `lib/clob/words.ts`: the one wording per venue,
+ * which every surface calls): a signed decimal padded to the step a gateway reports (`signedDecimal`), an order-book
+ * order's shares, USDC and implied price from its signed amounts (`clobOrderWords`), the average price of fills
+ * (`averagePrice`). A step (tick, lot) may pad a number with zeros to its decimals, never round, snap or restate it; a
+ * value off that step is reported (`offStep`) for the words to flag. Pure.
  */
 import { formatUnitsMin2, groupDecimal } from './index';
-import type { PerpsCommand } from '../perps/commands';
 
 const DECIMAL = /^-?\d+(?:\.\d+)?$/;
 
@@ -40,100 +37,6 @@ export function signedDecimal(value: string, step?: string): { text: string; off
   const [int, frac = ''] = value.split('.');
   const padded = frac.length >= stepScale ? value : `${int}.${frac.padEnd(stepScale, '0')}`;
   return { text: groupDecimal(padded), offStep };
-}
-
-/** A perps order as signed: side, size, the instrument as named (`instrumentLabel`), limit, flags; and its trigger. */
-export type PerpsOrderWordsInput = {
-  buy: boolean;
-  qty: string;
-  /** The instrument as every surface names it (`BTC-PERP (#1)`). */
-  symbol: string;
-  p?: string;
-  tif?: string;
-  po: boolean;
-  ro: boolean;
-  /**
-   * A TP / SL item's trigger; `whole`: a leg of a `"position"` group (quantity "0"), which closes the whole position.
-   */
-  trigger?: { kind: 'tp' | 'sl'; trp: string; whole?: boolean };
-  /** The tick and lot the venue's `instruments` read reports (decimal strings), when known. */
-  tick?: string;
-  lot?: string;
-};
-
-/**
- * The words of one signed perps order: `head` (`Buy 0.013 BTC-PERP (#1) @ 64,400.5 GTC post-only`),
- * its trigger line for a TP / SL item, and `notes` for a size or price off the step the venue reports.
- * A leg protecting the whole position reads `Stop-loss: close the whole BTC-PERP (#1) position (sell, at
- * market) when the mark reaches 50,000 (reduce-only)`: its signed quantity "0" is never shown as a size.
- */
-export function perpsOrderWords(o: PerpsOrderWordsInput): { head: string; trigger?: string; notes: string[] } {
-  const qty = signedDecimal(o.qty, o.lot);
-  const notes: string[] = [];
-  const whole = o.trigger?.whole === true;
-  if (o.lot && qty.offStep && !whole)
-    notes.push(`Size ${qty.text} is not a multiple of the lot ${o.lot} the venue reports.`);
-  const size = whole
-    ? `Close the whole ${o.symbol} position (${o.buy ? 'buy' : 'sell'}, at market)`
-    : `${o.buy ? 'Buy' : 'Sell'} ${qty.text} ${o.symbol}`;
-  if (o.trigger) {
-    const trp = signedDecimal(o.trigger.trp, o.tick);
-    if (o.tick && trp.offStep)
-      notes.push(`Trigger price ${trp.text} is not a multiple of the tick ${o.tick} the venue reports.`);
-    const what = whole ? size.replace('Close', 'close') : size;
-    return {
-      head: size,
-      trigger:
-        `${o.trigger.kind === 'tp' ? 'Take-profit' : 'Stop-loss'}: ` +
-        `${what} when the mark reaches ${trp.text} (reduce-only)`,
-      notes,
-    };
-  }
-  let head = size;
-  if (o.p !== undefined) {
-    const p = signedDecimal(o.p, o.tick);
-    if (o.tick && p.offStep) notes.push(`Price ${p.text} is not a multiple of the tick ${o.tick} the venue reports.`);
-    head += ` @ ${p.text}`;
-  }
-  if (o.tif) head += ` ${o.tif.toUpperCase()}`;
-  if (o.po) head += ' post-only';
-  if (o.ro) head += ' reduce-only';
-  return { head, notes };
-}
-
-/**
- * The words of the one order a perps `createOrders` command signs (the popup's close and trigger orders),
- * through `perpsOrderWords`; `symbol` names the order's instrument id (`instrumentLabel`). `undefined` for
- * any other command or more than one order.
- */
-export function perpsCommandOrderWords(
-  cmd: PerpsCommand,
-  symbol: (iid: number) => string,
-  steps: { tick?: string; lot?: string } = {},
-): { head: string; notes: string[] } | undefined {
-  const o = cmd.body.type === 'createOrders' && cmd.body.args.length === 1 ? cmd.body.args[0] : undefined;
-  if (!o) return undefined;
-  const w = perpsOrderWords({
-    buy: o.buy,
-    qty: o.qty,
-    symbol: symbol(o.iid),
-    po: o.po === true,
-    ro: o.ro === true,
-    ...(o.p === undefined ? {} : { p: o.p }),
-    ...(o.tif ? { tif: o.tif } : {}),
-    ...(o.tr
-      ? {
-          trigger: {
-            kind: o.tr.tpsl,
-            trp: o.tr.trp,
-            ...(cmd.body.type === 'createOrders' && cmd.body.grp === 'position' ? { whole: true } : {}),
-          },
-        }
-      : {}),
-    ...(steps.tick ? { tick: steps.tick } : {}),
-    ...(steps.lot ? { lot: steps.lot } : {}),
-  });
-  return { head: w.trigger ?? w.head, notes: w.notes };
 }
 
 /**

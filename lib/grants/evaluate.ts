@@ -32,6 +32,8 @@
  */
 import { fromUnits, toUnits } from '../decimal';
 import { SITE_SHARE_WORDS } from '../ratelimit/reserve';
+import { perpsGrantOrderWords } from '../perps/words';
+import { clobGrantOrderWords } from '../clob/words';
 
 /** Most a grant may last: 24 h. */
 export const MAX_GRANT_MS = 24 * 3_600_000;
@@ -332,21 +334,8 @@ export function describeGrant(g: GrantLimits & { names?: Record<string, string>;
     `At most ${g.maxNotional} USDC notional per order and ${g.dailyNotional} USDC ` +
       `per 24 h; an order counts at the higher of its price and the reference price.`,
   );
-  if (g.venue === 'perps') {
-    if (!g.allow.market) lines.push('No market orders, no trigger (stop / take-profit) orders.');
-    else {
-      const trig = g.allow.triggers
-        ? 'Market and trigger (stop / take-profit) orders allowed'
-        : 'Market orders allowed, no trigger (stop / take-profit) orders';
-      lines.push(
-        `${trig}; they count at the reference price moved ${g.slippagePct}% against ` +
-          `you (slippage allowance; a sell never counts below the reference price).`,
-      );
-    }
-  }
-  if (g.maxSize) lines.push(`At most ${g.maxSize} per order.`);
-  if (g.postOnly) lines.push('Post-only orders only.');
-  if (g.venue === 'perps' && g.reduceOnly) lines.push('Reduce-only orders only.');
+  // The orders it covers, in each venue's order words.
+  lines.push(...(g.venue === 'perps' ? perpsGrantOrderWords(g) : clobGrantOrderWords(g)));
   if (g.ratePerMinute !== undefined) lines.push(`At most ${g.ratePerMinute} requests a minute.`);
   if (g.venue === 'perps') lines.push(SITE_SHARE_WORDS);
   if (g.expiresAt !== undefined)

@@ -1,11 +1,11 @@
 /**
- * The order-book notification rules (the user channel's `clobTrade` / `clobOrder` pushes; see `rules.ts`) and the
- * words every surface uses for an order-book order's token and a trade's own orders.
+ * The order-book notification rules (the user channel's `clobTrade` / `clobOrder` pushes; see `rules.ts`); their
+ * lines are the order book's words (`lib/clob/words.ts`).
  */
 import type { AccountEvent } from '../streams/push';
-import { shortToken, venueText } from '../validation/venue-text';
+import { clobCancelNoticeWords, clobOwnFillWords } from '../clob/words';
 import type { NotificationPrefs } from './prefs';
-import { BURST_LINES, decimalOr, type Notice, type NoticeMaker } from './notice';
+import { BURST_LINES, type Notice, type NoticeMaker } from './notice';
 
 /** Order-book trades and cancels remembered so that each is notified once (oldest dropped first). */
 const MAX_SEEN = 1_000;
@@ -59,7 +59,7 @@ export function createClobNotices(notice: NoticeMaker, clobCancelledHere: (order
         ),
       ];
     }
-    const line = `${ownFillWords(t.own)} (${role})`;
+    const line = `${clobOwnFillWords(t.own, BURST_LINES)} (${role})`;
     return [
       notice('fill', `${account}-clob-${t.id}`, 'Order-book order filled', `${line}.`, {
         key: `${account}|clob-fill`,
@@ -81,10 +81,7 @@ export function createClobNotices(notice: NoticeMaker, clobCancelledHere: (order
       !prefs.cancels
     )
       return [];
-    const filled = Number(o.size_matched) > 0 ? ` (${o.size_matched} had filled)` : '';
-    const line =
-      `${o.side === 'BUY' ? 'Buy' : 'Sell'} ${decimalOr(o.original_size)} ` +
-      `${clobTokenWords(o.asset_id, o.outcome)} at ${decimalOr(o.price)}${filled}`;
+    const line = clobCancelNoticeWords(o);
     const note = 'cancelled by the venue (a lapsed heartbeat, the market closing) or by another client';
     return [
       notice(
@@ -98,33 +95,4 @@ export function createClobNotices(notice: NoticeMaker, clobCancelledHere: (order
   }
 
   return { onTrade, onOrder };
-}
-
-/**
- * How every surface names the token of an order-book order: the exchange's outcome label (validated;
- * the venue's claim) beside the token id — `“Yes” shares (token 123456…7890)` — or the id alone,
- * `shares of token 123456…7890`, when there is no label or it is refused.
- */
-export function clobTokenWords(assetId: string, outcome: unknown): string {
-  const label = venueText(outcome, { max: 40 });
-  return label ? `“${label}” shares (token ${shortToken(assetId)})` : `shares of token ${shortToken(assetId)}`;
-}
-
-/**
- * The person's own orders in one trade (`ClobTrade.own`), each as `Sold 10 “Yes” shares (token …) at
- * 0.6`: side, the size matched of it, the token (the exchange's label beside its id), its price; at most
- * `BURST_LINES` of them, then how many more.
- */
-function ownFillWords(
-  own: readonly { side: 'BUY' | 'SELL'; size: string; price: string; asset_id: string; outcome: string }[],
-): string {
-  const words = own.slice(0, BURST_LINES).map((f, i) => {
-    const verb = f.side === 'BUY' ? 'Bought' : 'Sold';
-    return (
-      `${i === 0 ? verb : verb.toLowerCase()} ${decimalOr(f.size)} ` +
-      `${clobTokenWords(f.asset_id, f.outcome)} at ${decimalOr(f.price)}`
-    );
-  });
-  const more = own.length > BURST_LINES ? `; and ${own.length - BURST_LINES} more of your orders` : '';
-  return `${words.join('; ')}${more}`;
 }

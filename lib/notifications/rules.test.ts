@@ -11,7 +11,6 @@ import type { StreamPush } from '../messaging/streams';
 import { DEFAULT_NOTIFICATION_PREFS, type NotificationPrefs } from './prefs';
 import { createNotificationRules } from './rules';
 import { BURST_MS, createNoticeBursts } from './bursts';
-import { clobTokenWords } from './clob-notices';
 import { ownClobTrade, type ClobVenueTrade } from '../clob/trades';
 
 const ACCOUNT = '0x1111111111111111111111111111111111111111';
@@ -440,15 +439,5 @@ describe('bursts (createNoticeBursts)', () => {
     for (const n of cancel(r, 'b')) if (n.burst) b.add({ ...n, burst: n.burst }, 2_000);
     expect(b.flush(2_999)).toEqual([]);
     expect(b.flush(3_000)).toHaveLength(1);
-  });
-});
-
-describe('clobTokenWords', () => {
-  it('the exchange’s label beside the token id; the id alone when the label is refused or absent', () => {
-    expect(clobTokenWords('71321045679252212594626385532706912750332728571942532289631379312455583992563', 'Yes')).toBe(
-      '“Yes” shares (token 713210…2563)',
-    );
-    expect(clobTokenWords('11', 'Y\u202Ees')).toBe('shares of token 11');
-    expect(clobTokenWords('11', '')).toBe('shares of token 11');
   });
 });

@@ -7,7 +7,8 @@
  * What a person reads after the fact is the person's own order: every figure is the side, size, price
  * and instrument / token of the person's order as the venue reports it, in whichever role it played;
  * the venue's words (instrument symbols, outcome labels) are its claim, validated and shown beside the
- * id the order committed to (`BTC-PERP (#1)`, `“Yes” shares (token 123456…7890)`).
+ * id the order committed to (`BTC-PERP (#1)`, `“Yes” shares (token 123456…7890)`). The lines of fill and cancel
+ * notices are each venue's order words (`lib/perps/words.ts`, `lib/clob/words.ts`).
  *
  * Kinds, each switchable (`NotificationPrefs`):
  * - `fill`: an order filled or partly filled — instrument, side, the size of this match, its average
@@ -24,8 +25,8 @@
  *   (the caller says whether one is). Once per outage; a live stream ends the outage.
  *
  * Order-book orders (the user channel's `clobTrade` / `clobOrder` pushes), under the same `fills` and
- * `cancels` switches; these rules live in `clob-notices.ts` (`createClobNotices`, with `clobTokenWords`), which this
- * module hands the order-book pushes to:
+ * `cancels` switches; these rules live in `clob-notices.ts` (`createClobNotices`; their words `lib/clob/words.ts`),
+ * which this module hands the order-book pushes to:
  * - `fill`: each trade of the account once per role (the channel repeats a trade as it is matched,
  *   mined and confirmed), from the trade as the person reads it (`ClobTrade`, `ownClobTrade`): the
  *   person's own order(s) in it — side, the size matched, price, token — and maker or taker. The
@@ -47,6 +48,7 @@
 import { fromUnits, toUnits } from '../decimal';
 import { formatStep } from '../format';
 import { averagePrice, signedDecimal } from '../format/order-words';
+import { perpsCancelNoticeWords, perpsFillNoticeWords } from '../perps/words';
 import { instrumentLabel } from '../validation/venue-text';
 import type { AccountEvent, AccountPush } from '../streams/push';
 import type { NotificationPrefs } from './prefs';
@@ -141,33 +143,23 @@ export function createNotificationRules(
     cancelled.add(o.order_id);
     if (cancelled.size > MAX_ORDERS) cancelled.delete(cancelled.values().next().value ?? o.order_id);
     if (!prefs.cancels) return [];
-    const what =
-      `${o.buy ? 'Buy' : 'Sell'} ${exact(o.quantity)} ${name(o.instrument_id)} ` +
-      `at ${exact(o.price, instrument(o.instrument_id)?.tick)}`;
-    const filled =
-      o.filled_quantity !== '0' && Number(o.filled_quantity) > 0 ? ` (${o.filled_quantity} had filled)` : '';
+    const what = perpsCancelNoticeWords(o, name(o.instrument_id), instrument(o.instrument_id)?.tick);
     if (reason === 'dead-man') {
       const note = "the venue's auto-cancel fired because the kill switch was not renewed";
       return [
-        notice(
-          'cancel',
-          `${account}-${o.order_id}`,
-          'Order cancelled by the dead-man switch',
-          `${what}${filled}: ${note}.`,
-          {
-            key: `${account}|perps-deadman-cancel`,
-            many: 'orders cancelled by the dead-man switch',
-            line: `${what}${filled}`,
-            note,
-          },
-        ),
+        notice('cancel', `${account}-${o.order_id}`, 'Order cancelled by the dead-man switch', `${what}: ${note}.`, {
+          key: `${account}|perps-deadman-cancel`,
+          many: 'orders cancelled by the dead-man switch',
+          line: what,
+          note,
+        }),
       ];
     }
     return [
-      notice('cancel', `${account}-${o.order_id}`, 'Order cancelled by the venue', `${what}${filled}: ${reason}.`, {
+      notice('cancel', `${account}-${o.order_id}`, 'Order cancelled by the venue', `${what}: ${reason}.`, {
         key: `${account}|perps-venue-cancel`,
         many: 'orders cancelled by the venue',
-        line: `${what}${filled}: ${reason}`,
+        line: `${what}: ${reason}`,
       }),
     ];
   }
@@ -191,8 +183,13 @@ export function createNotificationRules(
       const buy = o ? o.buy : first.side === 'long';
       const whole = o ? o.status === 'filled' || (o.filled === o.quantity && Number(o.quantity) > 0) : undefined;
       const title = whole === false ? 'Order partly filled' : 'Order filled';
-      const progress = o ? ` (${o.filled} of ${o.quantity} filled)` : '';
-      const line = `${buy ? 'Buy' : 'Sell'} ${size} ${name(iid)} at an average ${avg}${progress}`;
+      const line = perpsFillNoticeWords({
+        buy,
+        size,
+        symbol: name(iid),
+        avg,
+        ...(o ? { progress: { filled: o.filled, quantity: o.quantity } } : {}),
+      });
       out.push(
         notice('fill', `${account}-${oid}`, title, `${line}.`, {
           key: `${account}|perps-fill`,

@@ -28,7 +28,7 @@ const artifact = (now: number): SigningArtifact => ({
 });
 
 describe('the approval window of a page request', () => {
-  it('is opened once the artifact is built and the symbol table read, the two read together', async () => {
+  it('is opened once the artifact is built and the instruments read, the two read together', async () => {
     let symbolAsked!: () => void;
     let buildAsked!: () => void;
     const symbolStarted = new Promise<void>((r) => (symbolAsked = r));
@@ -44,6 +44,11 @@ describe('the approval window of a page request', () => {
         symbolAsked();
         await buildStarted;
         return (iid: number) => `#${iid}`;
+      },
+      // The steps come from the same read as the symbols.
+      steps: async () => {
+        await buildStarted;
+        return () => ({});
       },
     } as unknown as PageReads;
     const authority = new Authority();

@@ -99,11 +99,11 @@ export class Consent {
     };
     mustBeUnlocked();
     this.d.registry.checkCapacity(origin);
-    // The symbol table is read while the artifact is built (each is a venue read on a worker's first request).
-    const symbol = this.reads.symbol();
+    // The symbols and steps are read while the artifact is built (one venue read on a worker's first request).
+    const [symbol, steps] = [this.reads.symbol(), this.reads.steps()];
     const make = async () => {
       const artifact = await build();
-      const { title, lines, signer } = describeArtifact(artifact, await symbol);
+      const { title, lines, signer } = describeArtifact(artifact, await symbol, await steps);
       const refresh: ApprovalRefresh = {
         artifact,
         digest: artifact.digest,

@@ -87,9 +87,9 @@ export class PerpsMethods {
         : NOT_COVERED;
     return coverage.coveredOrAsk(check, 'send', {
       covered: async (grant, beforeSend) => {
-        const symbol = reads.symbol(); // read while the artifact is built
+        const [symbol, steps] = [reads.symbol(), reads.steps()]; // read while the artifact is built
         const artifact = await prepare();
-        const { lines } = describeArtifact(artifact, await symbol);
+        const { lines } = describeArtifact(artifact, await symbol, await steps);
         // Client order ids sent under this grant are no other grant's to cancel (another site's grant must never reach
         // this order).
         await coverage.forgetCoids(origin, account.address, sentCoids, grant.grantId);

@@ -1,6 +1,7 @@
 /**
  * `PageReads`: what the page path reads from the venues for its words and its grant checks, each answer
- * validated before use: instrument symbols (the window's names), reference prices (a grant's notional and
+ * validated before use: instrument symbols and steps (the window's names and the tick and lot its numbers are
+ * padded to), reference prices (a grant's notional and
  * price band) and the grant offer's reads (equity, names). It adds caches and validation over the
  * background's venue reads (`lib/reads/venue-reads.ts` `VenueReads`, reached as `service.reads`), and every
  * read draws on the site's share of the venue's request weight (`draw: 'site'`).
@@ -10,7 +11,7 @@ import { borneOut, tickerReference } from '../grants/reference';
 import type { RefPrice } from '../grants/evaluate';
 import { serviceOfferReads, type OfferReads } from '../grants/offer';
 import { readSettings } from '../settings';
-import { instrumentLabel, instrumentSymbols, shortToken } from '../validation/venue-text';
+import { instrumentLabel, instrumentSteps, instrumentSymbols, shortToken } from '../validation/venue-text';
 import type { ProviderDeps } from './context';
 
 const instrumentsAnswer = v.array(v.looseObject({ instrument_id: v.number(), symbol: v.unknown() }));
@@ -22,8 +23,16 @@ const tickersAnswer = v.array(
   }),
 );
 
+/** The instruments as the words name them: symbols (validated, unique) and steps, by instrument id. */
+type InstrumentTable = {
+  symbols: Map<number, string>;
+  steps: Map<number, { tick?: string; lot?: string }>;
+};
+
 /** The page path's venue reads (see the module docstring): one per `ProviderService`, with its caches. */
 export class PageReads {
+  /** The instruments read once (symbols and steps); reset after a failed read so the next request reads again. */
+  private table: Promise<InstrumentTable | undefined> | undefined;
   private symbols: Map<number, string> | undefined;
   private readonly refs = new Map<string, { at: number; ref: Promise<RefPrice | undefined> }>();
   /** Order-book reference reads in flight, by token id (`clobRef`). */
@@ -31,25 +40,39 @@ export class PageReads {
 
   constructor(private readonly d: Pick<ProviderDeps, 'service' | 'db' | 'grantBooks'>) {}
 
+  /** The instruments' symbols and steps, read once (undefined while they cannot be read). */
+  private instruments(): Promise<InstrumentTable | undefined> {
+    this.table ??= this.d.service.reads
+      .perpsRead(undefined, 'instruments', undefined, { draw: 'site' })
+      .then((raw) => {
+        const list = v.parse(instrumentsAnswer, raw);
+        const table = { symbols: instrumentSymbols(list), steps: instrumentSteps(list) };
+        this.symbols = table.symbols;
+        return table;
+      })
+      .catch(() => {
+        this.table = undefined;
+        return undefined;
+      });
+    return this.table;
+  }
+
   /**
    * Names instruments as `BTC-PERP (#1)`: the venue's symbol (validated) beside the id the signature
    * commits to. The instruments are read once; an id alone while they cannot be read.
    */
   async symbol(): Promise<(iid: number) => string> {
-    if (!this.symbols) {
-      try {
-        this.symbols = instrumentSymbols(
-          v.parse(
-            instrumentsAnswer,
-            await this.d.service.reads.perpsRead(undefined, 'instruments', undefined, { draw: 'site' }),
-          ),
-        );
-      } catch {
-        return (iid) => instrumentLabel(iid, undefined);
-      }
-    }
-    const m = this.symbols;
-    return (iid) => instrumentLabel(iid, m.get(iid));
+    const t = await this.instruments();
+    return (iid) => instrumentLabel(iid, t?.symbols.get(iid));
+  }
+
+  /**
+   * Each instrument's tick and lot as the venue's `instruments` read reports them (decimal strings), for the words'
+   * padding (`lib/perps/words.ts`); `{}` for an instrument without them or while they cannot be read.
+   */
+  async steps(): Promise<(iid: number) => { tick?: string; lot?: string }> {
+    const t = await this.instruments();
+    return (iid) => t?.steps.get(iid) ?? {};
   }
 
   /**

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { commandFromBody, createOrders, isWholePositionLeg, type PerpsOrderInput } from './commands';
 import { hashPerpsOp } from './signing';
 import { InvalidFieldError } from '../validation';
-import { perpsCommandOrderWords, perpsOrderWords } from '../format/order-words';
-import { describePerpsCommand } from './describe';
+import { describePerpsCommand, perpsCommandOrderWords, perpsOrderWords } from './words';
 
 /**
  * The legs the perps SDK's `placePositionTpSl` sends for a long (exit side sell): quantity "0", market, reduce-only.
@@ -122,21 +121,21 @@ describe('the words of a leg protecting the whole position', () => {
       symbol: 'BTC-PERP (#1)',
       po: false,
       ro: true,
-      trigger: { kind: 'sl', trp: '50000', whole: true },
+      trigger: { kind: 'sl', trp: '50000', market: true, whole: true },
       tick: '0.5',
       lot: '0.001',
     });
-    expect(words.trigger).toBe(
-      'Stop-loss: close the whole BTC-PERP (#1) position (sell, ' +
-        'at market) when the mark reaches 50,000.0 (reduce-only)',
+    expect(words.line).toBe(
+      'Stop-loss: sell what the whole BTC-PERP (#1) position holds at market ' +
+        'when the mark reaches 50,000.0, reduce-only',
     );
     expect(words.notes).toEqual([]);
-    expect(perpsCommandOrderWords(cmd, symbol)?.head).toBe(words.trigger?.replace(/\.0 /, ' '));
+    expect(perpsCommandOrderWords(cmd, symbol)?.line).toBe(words.line.replace(/\.0,/, ','));
     expect(describePerpsCommand(cmd, symbol)).toEqual({
       title: 'Protect a position',
       lines: [
-        'Stop-loss on the whole BTC-PERP (#1) position: sell what it ' +
-          'holds at market when the mark reaches 50,000, reduce-only',
+        'Stop-loss: sell what the whole BTC-PERP (#1) position holds at market ' +
+          'when the mark reaches 50,000, reduce-only',
         '— request weight 1, action weight 1',
       ],
     });

@@ -148,6 +148,7 @@ export function summarizeOrder(o: PerpsOrderInput, r: SummaryReads): OrderSummar
 
 /**
  * One order of a command as the approval window and the ticket summarise it; trigger orders listed with their trigger.
+ * Its words: `perpsOrderWords` (`./words`), which takes it as it is.
  */
 export type CommandOrderSummary = {
   /** The instrument as every surface names it: the venue's symbol beside its id (`instrumentLabel`). */
@@ -160,10 +161,10 @@ export type CommandOrderSummary = {
   po: boolean;
   ro: boolean;
   /**
-   * TP / SL trigger (`tp` / `sl` at `trp`), when the item is a trigger order; `whole`: it closes the whole position
-   * (`isWholePositionLeg`).
+   * TP / SL trigger (`tp` / `sl` at `trp`), when the item is a trigger order; `market`: it executes at market; `whole`:
+   * it closes the whole position (`isWholePositionLeg`).
    */
-  trigger?: { kind: 'tp' | 'sl'; trp: string; whole?: boolean };
+  trigger?: { kind: 'tp' | 'sl'; trp: string; market?: boolean; whole?: boolean };
   /** The numbers (absent for a trigger order, or when the venue's reads could not price it). */
   summary?: OrderSummary;
   /**
@@ -209,7 +210,14 @@ export async function summarizeCommand(
       po: o.po === true,
       ro: o.ro === true,
       ...(o.tr
-        ? { trigger: { kind: o.tr.tpsl, trp: o.tr.trp, ...(isWholePositionLeg(o) ? { whole: true } : {}) } }
+        ? {
+            trigger: {
+              kind: o.tr.tpsl,
+              trp: o.tr.trp,
+              ...(o.tr.market ? { market: true } : {}),
+              ...(isWholePositionLeg(o) ? { whole: true } : {}),
+            },
+          }
         : {}),
       ...(instrument ? { tick: tickOf(instrument), lot: lotOf(instrument) } : {}),
     };

@@ -238,7 +238,7 @@ describe('clobArtifact', () => {
     ]);
     expect(a.path).toBe('/order');
     expect(describeArtifact(a, symbol).lines).toEqual([
-      'Buy 10.00 shares of token 123456…7890 at 0.40 (pay 4.00 USDC), GTC',
+      'Buy 10.00 shares of token 123456…7890 at 0.40 (pay 4.00 USDC), good-til-cancelled',
     ]);
   });
 });

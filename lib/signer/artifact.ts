@@ -31,9 +31,8 @@ import {
 } from '../perps/signing';
 import { l2Message } from '../clob/auth';
 import { clobOrderDigest, exchangeAddress, parseClobOrder, type OrderType, type SignedOrderJson } from '../clob/order';
-import { formatUnitsMin2, shortAddress } from '../format';
-import { clobOrderWords } from '../format/order-words';
-import { describePerpsCommand } from '../perps/describe';
+import { clobOrderLine } from '../clob/words';
+import { describePerpsCommand, type PerpsSteps } from '../perps/words';
 
 /** The unsigned perps envelope: what is sent once `sig` is added. */
 export type UnsignedPerpsEnvelope = { op: PerpsBodyOp; salt: number; ts: number; exp?: number; label?: string };
@@ -275,22 +274,11 @@ export function verifyArtifact(a: SigningArtifact, approvedDigest: Hex): readonl
 export type ArtifactDescription = { title: string; lines: string[]; signer: 'owner key' | 'proxy key' | 'API key' };
 
 /**
- * One line per order, decoded from the signed amounts through the order book's one formatter
- * (`clobOrderWords`: shares, USDC and the price they imply — the same numbers the window's order
- * numbers show): side, shares, token id, price, USDC, order type and flags.
+ * One line per order-book order, the order book's words (`clobOrderLine`, `lib/clob/words.ts`) decoded from the signed
+ * amounts: side, shares, token id, price, USDC, order type and flags.
  */
-export function describeOrderBody(o: { body: UnsignedOrderBody; tickSize?: string; negRisk?: boolean }): string {
-  const b = o.body;
-  const w = clobOrderWords(b.order);
-  const buy = w.side === 'BUY';
-  const pay = buy ? `pay ${w.usdc} USDC` : `receive ${w.usdc} USDC`;
-  const token = `${b.order.tokenId.slice(0, 6)}…${b.order.tokenId.slice(-4)}`;
-  const parts = [`${buy ? 'Buy' : 'Sell'} ${w.shares} shares of token ${token} at ${w.price} (${pay}), ${b.orderType}`];
-  if (b.postOnly) parts.push('post-only');
-  if (b.orderType === 'GTD') parts.push(`until ${new Date(Number(b.order.expiration) * 1000).toISOString()}`);
-  if (o.negRisk) parts.push('negative-risk market');
-  if (b.order.maker.toLowerCase() !== b.order.signer.toLowerCase()) parts.push(`maker ${shortAddress(b.order.maker)}`);
-  return parts.join(', ');
+function describeOrderBody(o: { body: UnsignedOrderBody; negRisk?: boolean }): string {
+  return clobOrderLine({ ...o.body, negRisk: o.negRisk });
 }
 
 /** Plain words for an L2 request body the page will send (orders decoded, cancels listed). */
@@ -327,13 +315,18 @@ function describeL2Body(method: string, path: string, body: string | undefined):
 }
 
 /**
- * Decodes an artifact into what the approval window shows. `symbol` names a perps instrument id.
- * Throws the decoder's `InvalidFieldError` for an artifact that does not decode (nothing to approve).
+ * Decodes an artifact into what the approval window shows, in each venue's order words (`lib/perps/words.ts`,
+ * `lib/clob/words.ts`). `symbol` names a perps instrument id; `steps`, when given, the tick and lot its numbers are
+ * padded to. Throws the decoder's `InvalidFieldError` for an artifact that does not decode (nothing to approve).
  */
-export function describeArtifact(a: SigningArtifact, symbol: (iid: number) => string): ArtifactDescription {
+export function describeArtifact(
+  a: SigningArtifact,
+  symbol: (iid: number) => string,
+  steps?: (iid: number) => PerpsSteps,
+): ArtifactDescription {
   switch (a.kind) {
     case 'perps': {
-      const { title, lines } = describePerpsCommand(perpsArtifactCommand(a), symbol);
+      const { title, lines } = describePerpsCommand(perpsArtifactCommand(a), symbol, steps);
       return {
         title,
         lines: a.submit ? lines : [...lines, 'The signed command is returned to the site, which may submit it.'],

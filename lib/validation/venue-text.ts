@@ -77,6 +77,35 @@ export function instrumentSymbols(list: readonly { instrument_id: number; symbol
   return out;
 }
 
+/** A venue's step as a positive decimal string (`"0.01"`, `"1"`), or undefined for anything else. */
+function stepText(raw: unknown): string | undefined {
+  return typeof raw === 'string' && /^\d{1,20}(?:\.\d{1,20})?$/.test(raw) && /[1-9]/.test(raw) ? raw : undefined;
+}
+
+/** `10^-decimals` as a decimal string for 0-18 decimals (`2` → `"0.01"`), else undefined. */
+function stepOfDecimals(raw: unknown): string | undefined {
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0 || raw > 18) return undefined;
+  return raw > 0 ? `0.${'0'.repeat(raw - 1)}1` : '1';
+}
+
+/**
+ * Each instrument's tick and lot from the venue's `instruments` read, validated: `tick_size` / `lot_size` (the
+ * sandbox's extras) when they are positive decimal strings, else `10^-price_decimals` / `10^-quantity_decimals`
+ * (the seed's fields), as the order summary reads them (`lib/perps/summary.ts`); a step that is neither is left out
+ * (the words then show the number as signed, unpadded).
+ */
+export function instrumentSteps(
+  list: readonly { instrument_id: number; [k: string]: unknown }[],
+): Map<number, { tick?: string; lot?: string }> {
+  const out = new Map<number, { tick?: string; lot?: string }>();
+  for (const i of list) {
+    const tick = stepText(i.tick_size) ?? stepOfDecimals(i.price_decimals);
+    const lot = stepText(i.lot_size) ?? stepOfDecimals(i.quantity_decimals);
+    out.set(i.instrument_id, { ...(tick ? { tick } : {}), ...(lot ? { lot } : {}) });
+  }
+  return out;
+}
+
 /** A token id as words name it: its first 6 and last 4 digits (`123456…7890`); a short id whole. */
 export const shortToken = (tokenId: string): string =>
   tokenId.length > 12 ? `${tokenId.slice(0, 6)}…${tokenId.slice(-4)}` : tokenId;

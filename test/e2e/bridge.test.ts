@@ -138,7 +138,8 @@ describe('bridge in Chromium', () => {
       await w
         .getByTestId('approval-lines')
         .filter({
-          hasText: 'Buy 0.5 ETH-PERP (#2) at 3,000, good-til-cancelled, post-only — request weight 1, action weight 1',
+          hasText:
+            'Buy 0.50 ETH-PERP (#2) at 3,000.00, good-til-cancelled, post-only — request weight 1, action weight 1',
         })
         .waitFor();
       await w.getByText('proxy key').waitFor();
@@ -197,7 +198,10 @@ describe('bridge in Chromium', () => {
     await approve(w);
     expect(await lastResult('l2')).toMatchObject({ ok: true, value: { status: 200 } });
     const w2 = await clickAndApprovalWindow('clob');
-    await w2.getByText(/Buy 10\.00 shares of token .* at 0\.40 \(pay 4\.00 USDC\), GTC/).waitFor();
+    await w2
+      .getByText(/Buy 10\.00 shares of token .* at 0\.40 \(pay 4\.00 USDC\), good-til-cancelled/)
+      .first()
+      .waitFor();
     await approve(w2);
     const r = await lastResult('clob');
     expect((r.value as { success: boolean }[])[0]!.success).toBe(true);

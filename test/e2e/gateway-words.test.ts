@@ -98,7 +98,7 @@ describe('the approval window against a lying gateway', () => {
         expect(text).toContain('0.013');
         expect(text).toContain(grouped);
       }
-      expect(order).toMatch(/^Buy 0\.013 instrument #1 @ /);
+      expect(order).toMatch(/^Buy 0\.013 instrument #1 at /);
       expect(offStep).toContain('not a multiple of the tick 100 the venue reports');
     },
   );

@@ -155,7 +155,7 @@ describe('the popup fed by the stream (Chromium)', () => {
     await popup
       .getByTestId('clob-trades')
       .locator('li', {
-        hasText: `BUY 10 “Yes” shares (token ${tokenId.slice(0, 6)}…${tokenId.slice(-4)}) @ ${price} · maker`,
+        hasText: `Bought 10 “Yes” shares (token ${tokenId.slice(0, 6)}…${tokenId.slice(-4)}) at ${price} · maker`,
       })
       .waitFor({ timeout: 1_500 });
     expect(restReads(/\/clob\/(data\/orders|data\/trades|book)/)).toBe(0);

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { connectDemo, launchHarness, messenger, onboardDemo, type Harness } from './harness';
-import { formatStep } from '../../lib/format';
+import { formatStep, groupDecimal } from '../../lib/format';
 
 const PASSWORD = 'correct horse battery staple';
 let h: Harness;
@@ -66,6 +66,8 @@ async function pick(symbol: string): Promise<void> {
   await popup.getByTestId('risk-leverage').filter({ hasText: '×' }).waitFor();
 }
 const esc = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A typed number as the ticket's summary shows it: grouped, padded with zeros to the instrument's step. */
+const padded = (v: string) => `${esc(groupDecimal(v))}${v.includes('.') ? '0*' : '(?:\\.0+)?'}`;
 /**
  * Fills size and price (price '' = protected market order) and waits for the preview of that order (the submit label
  * names it).
@@ -75,7 +77,7 @@ async function order(qty: string, price: string): Promise<void> {
   await popup.locator('input[name="price"]').fill(price);
   await popup
     .getByTestId('submit')
-    .filter({ hasText: new RegExp(` ${esc(qty)} \\S+ \\(#\\d+\\) ${price ? `@ ${esc(price)}` : 'at market'}$`) })
+    .filter({ hasText: new RegExp(` ${padded(qty)} \\S+ \\(#\\d+\\) at ${price ? padded(price) : 'market'}$`) })
     .waitFor();
   await popup.getByTestId('risk-notional').waitFor();
 }

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApprovalStore, type FocusSource } from './approvals';
 import { fakeCall, FakeFailure } from './testkit';
 import { createOrders } from '../../../lib/perps/commands';
+import { clobOrderLine } from '../../../lib/clob/words';
 
 const request = (id: string, digest: string) => ({
   id,
@@ -252,9 +253,13 @@ describe('an order-book request shows its cost and fee', () => {
     const stop = store.start();
     await vi.advanceTimersByTimeAsync(0);
     await vi.advanceTimersByTimeAsync(0);
-    expect(store.head.value?.summary?.clob).toEqual([
-      { side: 'BUY', shares: '10.00', price: '0.31', usdc: '3.10', fee: '0.062', feeRateBps: 200, orderType: 'GTC' },
-    ]);
+    const [numbers, ...more] = store.head.value?.summary?.clob ?? [];
+    expect(more).toEqual([]);
+    expect(numbers).toMatchObject({ usdc: '3.10', fee: '0.062', feeRateBps: 200, orderType: 'GTC' });
+    // window Order row: the order book's words of the order as signed (the window's line words it the same).
+    expect(numbers && clobOrderLine(numbers)).toBe(
+      'Buy 10.00 shares of token 101 at 0.31 (pay 3.10 USDC), good-til-cancelled',
+    );
     stop();
   });
 });

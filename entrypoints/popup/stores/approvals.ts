@@ -47,18 +47,26 @@ export function artifactOrders(artifact: unknown): { account: string; orders: Pe
   }
 }
 
-/** An order-book artifact's orders: side, token, amounts (base units) and order type. */
+/**
+ * An order-book artifact's orders: side, token, amounts (base units), expiration, maker and signer, order type,
+ * post-only and negative risk.
+ */
 const clobArtifactSchema = v.object({
   kind: v.literal('clob'),
   orders: v.array(
     v.object({
+      negRisk: v.optional(v.boolean()),
       body: v.object({
         orderType: v.string(),
+        postOnly: v.optional(v.boolean()),
         order: v.object({
           side: v.picklist(['BUY', 'SELL']),
           tokenId: v.string(),
           makerAmount: v.string(),
           takerAmount: v.string(),
+          expiration: v.optional(v.string()),
+          maker: v.optional(v.string()),
+          signer: v.optional(v.string()),
         }),
       }),
     }),
@@ -66,9 +74,10 @@ const clobArtifactSchema = v.object({
 });
 
 /**
- * The numbers of an order-book artifact: per order the shares, price, cost (BUY: the maker
- * amount) or proceeds (SELL: the taker amount) and the fee at the book's rate on the USDC side (as `clobFee`), exact.
- * `feeRate(tokenId)` reads the rate (bp) through the background. Undefined for another artifact.
+ * The numbers of an order-book artifact: per order the order as signed (the window's Order row words it through
+ * `clobOrderLine`, as its line), the cost (BUY: the maker amount) or proceeds (SELL: the taker amount) and the fee at
+ * the book's rate on the USDC side (as `clobFee`), exact. `feeRate(tokenId)` reads the rate (bp) through the
+ * background. Undefined for another artifact.
  */
 export async function clobNumbers(
   artifact: unknown,
@@ -77,20 +86,17 @@ export async function clobNumbers(
   const a = v.safeParse(clobArtifactSchema, artifact);
   if (!a.success) return undefined;
   const out: ClobOrderNumbers[] = [];
-  for (const { body } of a.output.orders) {
+  for (const { body, negRisk } of a.output.orders) {
     const { side, tokenId, makerAmount, takerAmount } = body.order;
     const bps = await feeRate(tokenId);
     const usdc = side === 'BUY' ? makerAmount : takerAmount;
-    // The same formatter as the window's line for this order (describeOrderBody): one set of numbers.
-    const w = clobOrderWords({ side, makerAmount, takerAmount });
     out.push({
-      side,
-      shares: w.shares,
-      price: w.price,
-      usdc: w.usdc,
+      ...body,
+      ...(negRisk === undefined ? {} : { negRisk }),
+      // The same numbers as the window's line for this order (`clobOrderWords`).
+      usdc: clobOrderWords(body.order).usdc,
       fee: units(((BigInt(usdc) * BigInt(bps)) / 10_000n).toString()),
       feeRateBps: bps,
-      orderType: body.orderType,
     });
   }
   return out;

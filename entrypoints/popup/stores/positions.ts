@@ -10,7 +10,7 @@ import { computed, effect, signal, type Signal } from '@preact/signals';
 import { createOrders, type PerpsCommand } from '../../../lib/perps/commands';
 import { messageOf } from '../api';
 import { labelOf, lotOf, tickOf, type PerpsStore, type Portfolio, type Position } from './perps';
-import { perpsCommandOrderWords } from '../../../lib/format/order-words';
+import { perpsCommandOrderWords } from '../../../lib/perps/words';
 import { decimalsOf, DEFAULT_SLIPPAGE_BPS, estimateMarket, previewOrder } from '../../../lib/perps/risk';
 import { tpslProblem } from './ticket-values';
 import type { PerpsReadAnswer } from '../../../lib/perps/wire';
@@ -32,8 +32,8 @@ export const RANGE_NAMES: readonly RangeName[] = ['1d', '7d', '30d'];
 
 /**
  * What closing a position does, as `ClosePreview` shows it (decimal strings; USDC for fee and PnL). `order`:
- * the close order as signed, through the perps formatter (`perpsOrderWords`: side, size, the instrument beside its id,
- * limit, IOC, reduce-only); `notes` its off-step flags.
+ * the close order as signed, in the perps venue's words (`perpsCommandOrderWords`, `lib/perps/words.ts`: side, size,
+ * the instrument beside its id, limit, immediate-or-cancel, reduce-only); `notes` its off-step flags.
  */
 export type ClosePreviewData = {
   order: string;
@@ -175,7 +175,7 @@ function closeActions(
       label,
       cmd,
       preview: {
-        order: words.head,
+        order: words.line,
         notes: words.notes,
         size,
         fillable: est.fillable,

@@ -20,7 +20,7 @@ import {
 import { InvalidFieldError } from '../../../lib/validation';
 import { toUnits } from '../../../lib/decimal';
 import { lotOf, tickOf, type PerpsStore } from './perps';
-import { perpsCommandOrderWords } from '../../../lib/format/order-words';
+import { perpsCommandOrderWords } from '../../../lib/perps/words';
 import { instrumentLabel } from '../../../lib/validation/venue-text';
 import { exceedsNotional, changePct, spreadOf, capBps, tpslProblem } from './ticket-values';
 
@@ -370,7 +370,7 @@ export function ticketClose(store: PerpsStore, f: TicketForm, o: TicketOrder) {
     });
     if (!words) return undefined;
     return {
-      order: words.head,
+      order: words.line,
       notes: words.notes,
       size: c.size,
       fillable: c.estimate.fillable,

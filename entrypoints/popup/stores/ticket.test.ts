@@ -10,7 +10,7 @@ import {
   changePct,
 } from './ticket';
 import { fakeCall } from './testkit';
-import { submitLabel } from '../../../components/perps/TicketFooter';
+import { perpsTicketWords } from '../../../lib/perps/words';
 import { RemoteError } from '../../../lib/messaging/client';
 
 const BTC = {
@@ -413,7 +413,7 @@ describe('how the ticket names its instrument', () => {
       // The instrument the order signs (its `iid`) is the one the ticket names.
       expect(t.instrument.value?.instrument_id).toBe(2);
       expect(t.label.value).toBe('BTC-PERP (#2)');
-      expect(submitLabel({ buy: true, contracts: '0.01', symbol: t.label.value, price: '' })).toContain(
+      expect(perpsTicketWords({ buy: true, contracts: '0.01', symbol: t.label.value, price: '' })).toContain(
         'BTC-PERP (#2)',
       );
     },
