@@ -25,8 +25,8 @@ export const bpOf = (rate: string): string => String(Math.round(Number(rate) * 1
  */
 const stepped = (v: string, step: string | undefined): string => (step ? formatStep(v, step) : v);
 /**
- * A number the order signs (its limit, size, TP / SL trigger) through the perps formatter: padded to `step`, never
- * rounded.
+ * A number the order signs (its limit, size, TP / SL trigger) through `signedDecimal` (`lib/format/order-words.ts`):
+ * padded to `step`, never rounded.
  */
 const signed = (v: string, step: string | undefined): string => signedDecimal(v, step).text;
 

@@ -75,7 +75,7 @@ export function clobOrderLine(o: ClobOrderFacts): string {
   const w = clobOrderWords(o.order);
   const buy = w.side === 'BUY';
   const pay = buy ? `pay ${w.usdc} USDC` : `receive ${w.usdc} USDC`;
-  const kind = ORDER_TYPES[o.orderType] ?? o.orderType;
+  const kind = Object.hasOwn(ORDER_TYPES, o.orderType) ? (ORDER_TYPES[o.orderType] ?? o.orderType) : o.orderType;
   const until =
     o.orderType === 'GTD' && o.order.expiration !== undefined
       ? ` until ${new Date(Number(o.order.expiration) * 1000).toISOString()}`

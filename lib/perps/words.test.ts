@@ -51,7 +51,7 @@ const steps = (iid: number) => {
 
 /**
  * One order of the table and its words on every surface (`null`: the surface never shows such an order). `window`:
- * the approval window's line (no steps: the window's lines are built from the symbol table alone); `row`: its
+ * the approval window's line when the venue's steps are unknown (with them it is `row`); `row`: its
  * "Order" row (or trigger line) with `notes`; `ticket`: the ticket's summary of the order typed; `open`: the open
  * orders list; `cancel`: the cancel notification's line; `found`: the audit entry of the order found at the venue.
  */
@@ -127,18 +127,20 @@ const TABLE: Row[] = [
     row: 'Take-profit: sell 0.50 ETH-PERP (#2) at market when the mark reaches 3,300.00, reduce-only',
     ticket: null,
     open: 'Take-profit: sell 0.50 ETH-PERP (#2) at market when the mark reaches 3,300.00, reduce-only',
-    cancel: 'Take-profit: sell 0.5 ETH-PERP (#2) at market when the mark reaches 3,300.00, reduce-only',
+    cancel: 'Take-profit: sell 0.5 ETH-PERP (#2) at market when the mark reaches 3,300.00',
     found: 'Take-profit: sell 0.5 instrument #2 at market when the mark reaches 3,300, reduce-only (open)',
   },
   {
     name: 'a stop-loss with a limit, not reduce-only as signed',
     order: { iid: 2, buy: true, qty: '3', p: '2850', tr: { tpsl: 'sl', trp: '2900' } },
-    window: `Stop-loss: buy 3 ETH-PERP (#2) at 2,850 when the mark reaches 2,900, reduce-only${W}`,
-    row: 'Stop-loss: buy 3.00 ETH-PERP (#2) at 2,850.00 when the mark reaches 2,900.00, reduce-only',
+    // Reduce-only only when signed so.
+    window: `Stop-loss: buy 3 ETH-PERP (#2) at 2,850 when the mark reaches 2,900${W}`,
+    row: 'Stop-loss: buy 3.00 ETH-PERP (#2) at 2,850.00 when the mark reaches 2,900.00',
     ticket: null,
-    open: 'Stop-loss: buy 3.00 ETH-PERP (#2) at 2,850.00 when the mark reaches 2,900.00, reduce-only',
-    cancel: 'Stop-loss: buy 3 ETH-PERP (#2) at 2,850.00 when the mark reaches 2,900.00, reduce-only',
-    found: 'Stop-loss: buy 3 instrument #2 at 2,850 when the mark reaches 2,900, reduce-only (open)',
+    // The venue reports a limit, not whether the trigger executes at market.
+    open: 'Stop-loss: buy 3.00 ETH-PERP (#2) when the mark reaches 2,900.00 (limit 2,850.00 as the venue reports)',
+    cancel: 'Stop-loss: buy 3 ETH-PERP (#2) when the mark reaches 2,900.00 (limit 2,850.00 as the venue reports)',
+    found: 'Stop-loss: buy 3 instrument #2 when the mark reaches 2,900 (limit 2,850 as the venue reports) (open)',
   },
   {
     name: 'a stop-loss at market that also signs a limit',
@@ -147,9 +149,14 @@ const TABLE: Row[] = [
     row: 'Stop-loss: sell 0.50 ETH-PERP (#2) at market (limit 2,850.00) when the mark reaches 2,900.00, reduce-only',
     ticket: null,
     // The venue reports a limit, not whether the trigger executes at market.
-    open: 'Stop-loss: sell 0.50 ETH-PERP (#2) at 2,850.00 when the mark reaches 2,900.00, reduce-only',
-    cancel: 'Stop-loss: sell 0.5 ETH-PERP (#2) at 2,850.00 when the mark reaches 2,900.00, reduce-only',
-    found: 'Stop-loss: sell 0.5 instrument #2 at 2,850 when the mark reaches 2,900, reduce-only (open)',
+    open:
+      'Stop-loss: sell 0.50 ETH-PERP (#2) when the mark reaches 2,900.00 (limit 2,850.00 as the venue reports), ' +
+      'reduce-only',
+    // The cancel notice leaves out the order's flags.
+    cancel: 'Stop-loss: sell 0.5 ETH-PERP (#2) when the mark reaches 2,900.00 (limit 2,850.00 as the venue reports)',
+    found:
+      'Stop-loss: sell 0.5 instrument #2 when the mark reaches 2,900 (limit 2,850 as the venue reports), ' +
+      'reduce-only (open)',
   },
   {
     name: 'a stop-loss leg protecting the whole position',
@@ -165,9 +172,7 @@ const TABLE: Row[] = [
     open:
       'Stop-loss: sell what the whole BTC-PERP (#1) position holds at market ' +
       'when the mark reaches 60,000.0, reduce-only',
-    cancel:
-      'Stop-loss: sell what the whole BTC-PERP (#1) position holds at market ' +
-      'when the mark reaches 60,000.0, reduce-only',
+    cancel: 'Stop-loss: sell what the whole BTC-PERP (#1) position holds at market when the mark reaches 60,000.0',
     found:
       'Stop-loss: sell what the whole instrument #1 position holds at market ' +
       'when the mark reaches 60,000, reduce-only (open)',
@@ -187,9 +192,7 @@ const TABLE: Row[] = [
     open:
       'Take-profit: buy what the whole BTC-PERP (#1) position holds at market ' +
       'when the mark reaches 58,000.25, reduce-only',
-    cancel:
-      'Take-profit: buy what the whole BTC-PERP (#1) position holds at market ' +
-      'when the mark reaches 58,000.25, reduce-only',
+    cancel: 'Take-profit: buy what the whole BTC-PERP (#1) position holds at market when the mark reaches 58,000.25',
     found:
       'Take-profit: buy what the whole instrument #1 position holds at market ' +
       'when the mark reaches 58,000.25, reduce-only (open)',
@@ -259,6 +262,11 @@ const rows = TABLE.map((r) => [r.name, r] as const);
 
 describe('the perps order words, surface by surface', () => {
   it.each(rows)('window line: %s', (_, r) => {
+    // The page path reads the steps with the symbols: the line is the Order row's words (and the weights).
+    expect(describePerpsCommand(commandOf(r), symbol, steps).lines[0]).toBe(r.group ? r.row : `${r.row}${W}`);
+  });
+
+  it.each(rows)('window line while the instruments cannot be read (no steps): %s', (_, r) => {
     expect(describePerpsCommand(commandOf(r), symbol).lines[0]).toBe(r.window);
   });
 

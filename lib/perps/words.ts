@@ -10,8 +10,9 @@
  *   time in force spelled out (`good-til-cancelled`, `immediate-or-cancel`, `fill-or-kill`) and the flags,
  *   lowercase, comma-separated;
  * - a take-profit / stop-loss: `Stop-loss: sell 0.50 ETH-PERP (#2) at market when the mark reaches 2,900.00,
- *   reduce-only` (a limit trigger `at 2,850.00`); every trigger says `reduce-only`: the venue executes a fired
- *   trigger reduce-only whatever the order says;
+ *   reduce-only` (a limit trigger `at 2,850.00`; `reduce-only` only when the order is signed so); a trigger order the
+ *   venue reports with a limit reads `… when the mark reaches 2,900.00 (limit 2,850.00 as the venue reports)`: the
+ *   report does not say whether it fires at market;
  * - a leg protecting the whole position (signed quantity "0", `isWholePositionLeg`): `Take-profit: sell what the
  *   whole ETH-PERP (#2) position holds at market when the mark reaches 3,300.00, reduce-only` — its "0" is never
  *   shown as a size;
@@ -38,7 +39,8 @@ export type PerpsSteps = { tick?: string; lot?: string };
  * One perps order as the words read it: side, size (`qty`, decimal string; "0" on a whole-position leg), the
  * instrument as named (`symbol`: `BTC-PERP (#1)`), the limit `p` (absent: at market), time in force (`gtc` / `ioc` /
  * `fok`), post-only, reduce-only, its trigger (`whole`: a leg protecting the whole position; `market`: it executes at
- * market), and the instrument's steps. `CommandOrderSummary` (`./summary`) is one.
+ * market; `reported`: as the venue reports it, which does not say how it executes), and the instrument's steps.
+ * `CommandOrderSummary` (`./summary`) is one.
  */
 export type PerpsOrderFacts = PerpsSteps & {
   buy: boolean;
@@ -48,7 +50,7 @@ export type PerpsOrderFacts = PerpsSteps & {
   tif?: string;
   po?: boolean;
   ro?: boolean;
-  trigger?: { kind: 'tp' | 'sl'; trp: string; market?: boolean; whole?: boolean };
+  trigger?: { kind: 'tp' | 'sl'; trp: string; market?: boolean; whole?: boolean; reported?: boolean };
 };
 
 /** The words of one order: its `line` and the `notes` on a size or price off the step the venue reports. */
@@ -95,20 +97,23 @@ export function perpsOrderWords(o: PerpsOrderFacts): PerpsOrderWords {
   if (o.lot && qty.offStep && !whole)
     notes.push(`Size ${qty.text} is not a multiple of the lot ${o.lot} the venue reports.`);
   let at = 'at market';
+  let reported = '';
   if (o.p !== undefined && !whole) {
     const p = priceWords('Price', o.p, o.tick, notes);
     at = o.trigger?.market ? `at market (limit ${p})` : `at ${p}`;
+    // The venue's report of a trigger order does not say whether it fires at market: its limit is named as reported.
+    if (o.trigger?.reported && !o.trigger.market) [at, reported] = ['', ` (limit ${p} as the venue reports)`];
   }
   if (o.trigger) {
     const trp = priceWords('Trigger price', o.trigger.trp, o.tick, notes);
     const what = whole
       ? `${side.toLowerCase()} what the whole ${o.symbol} position holds at market`
-      : `${side.toLowerCase()} ${qty.text} ${o.symbol} ${at}`;
+      : `${side.toLowerCase()} ${qty.text} ${o.symbol}${at ? ` ${at}` : ''}`;
     const kind = o.trigger.kind === 'tp' ? 'Take-profit' : 'Stop-loss';
-    return { line: `${kind}: ${what} when the mark reaches ${trp}, reduce-only`, notes };
+    return { line: `${kind}: ${what} when the mark reaches ${trp}${reported}${o.ro ? ', reduce-only' : ''}`, notes };
   }
   const parts = [`${side} ${qty.text} ${o.symbol} ${at}`];
-  if (o.tif) parts.push(TIF[o.tif] ?? o.tif);
+  if (o.tif) parts.push(Object.hasOwn(TIF, o.tif) ? (TIF[o.tif] ?? o.tif) : o.tif);
   if (o.po) parts.push('post-only');
   if (o.ro) parts.push('reduce-only');
   return { line: parts.join(', '), notes };
@@ -275,7 +280,7 @@ export function venueOrderFacts(
           trigger: {
             kind: o.tpsl.kind === 'sl' ? 'sl' : 'tp',
             trp: o.tpsl.trp,
-            ...(o.price === '0' ? { market: true } : {}),
+            ...(o.price === '0' ? { market: true } : { reported: true }),
             ...(o.tpsl.scope === 'position' ? { whole: true } : {}),
           },
         }

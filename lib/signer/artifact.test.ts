@@ -244,6 +244,43 @@ describe('clobArtifact', () => {
 });
 
 describe('l2Artifact', () => {
+  it('words an order the page will post, and shows one missing its signer or its GTD expiration as undecodable', () => {
+    const order = {
+      tokenId: '123456789012345678901234567890',
+      side: 'BUY',
+      makerAmount: '4000000',
+      takerAmount: '10000000',
+      maker: OWNER,
+      signer: OWNER,
+      expiration: '1900000000',
+    };
+    const lines = (body: unknown) =>
+      describeArtifact(
+        l2Artifact({
+          account: OWNER,
+          method: 'POST',
+          requestPath: '/orders',
+          body: JSON.stringify(body),
+          timestamp: Math.floor(NOW / 1000),
+          builtAt: NOW,
+        }),
+        symbol,
+      ).lines.slice(1);
+    const { signer: _s, ...unsigned } = order;
+    const { expiration: _x, ...noExpiry } = order;
+    expect(
+      lines([
+        { order, orderType: 'GTD' },
+        { order: unsigned, orderType: 'GTC' },
+        { order: noExpiry, orderType: 'GTD' },
+      ]),
+    ).toEqual([
+      'Buy 10.00 shares of token 123456…7890 at 0.40 (pay 4.00 USDC), good-til-date until 2030-03-17T17:46:40.000Z',
+      expect.stringMatching(/^An order this window cannot decode: /),
+      expect.stringMatching(/^An order this window cannot decode: /),
+    ]);
+  });
+
   it('holds the exact HMAC message and decodes a cancel', () => {
     const a = l2();
     expect(a.message).toBe(`${Math.floor(NOW / 1000)}DELETE/order{"orderID":"0xabc"}`);

@@ -18,6 +18,7 @@
  * an artifact altered after approval — one byte anywhere — is refused before anything is signed.
  * Pure: no keys, no I/O.
  */
+import * as v from 'valibot';
 import { keccak256, stringToHex, type Address, type Hex } from 'viem';
 import { BaseError } from '../errors/base';
 import { commandFromBody, type PerpsBodyOp, type PerpsCommand, type PerpsEndpoint } from '../perps/commands';
@@ -281,6 +282,32 @@ function describeOrderBody(o: { body: UnsignedOrderBody; negRisk?: boolean }): s
   return clobOrderLine({ ...o.body, negRisk: o.negRisk });
 }
 
+const digits = v.pipe(v.string(), v.regex(/^\d{1,78}$/));
+const address = v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{40}$/));
+
+/**
+ * One order of an L2 `POST /order(s)` body a page will send itself, as far as the window words it: token id, side,
+ * maker / taker amounts (base-unit integer strings), maker and signer addresses, and an expiration (Unix seconds)
+ * that a GTD order must carry. An order without them is shown as one the window cannot decode, never worded with a
+ * part left out.
+ */
+const l2OrderBody = v.pipe(
+  v.looseObject({
+    order: v.looseObject({
+      tokenId: digits,
+      side: v.picklist(['BUY', 'SELL']),
+      makerAmount: digits,
+      takerAmount: digits,
+      maker: address,
+      signer: address,
+      expiration: v.optional(v.pipe(v.string(), v.regex(/^\d{1,12}$/))),
+    }),
+    orderType: v.pipe(v.string(), v.maxLength(8)),
+    postOnly: v.optional(v.boolean()),
+  }),
+  v.check((b) => b.orderType !== 'GTD' || b.order.expiration !== undefined, 'a GTD order needs an expiration'),
+);
+
 /** Plain words for an L2 request body the page will send (orders decoded, cancels listed). */
 function describeL2Body(method: string, path: string, body: string | undefined): string[] {
   if (!body) return ['No body.'];
@@ -295,8 +322,7 @@ function describeL2Body(method: string, path: string, body: string | undefined):
     const list = Array.isArray(parsed) ? parsed : [parsed];
     return list.slice(0, 15).map((x) => {
       try {
-        const b = x as UnsignedOrderBody;
-        return describeOrderBody({ body: b });
+        return clobOrderLine(v.parse(l2OrderBody, x));
       } catch {
         return `An order this window cannot decode: ${JSON.stringify(x).slice(0, 200)}`;
       }
