@@ -12,7 +12,8 @@ import { PositionRow } from '../../components/perps/PositionRow';
 import type { Account } from './api';
 import { sendPerps } from './perps';
 import { labelOf, lotOf, tickOf, type PerpsStore } from './stores/perps';
-import { formatStep, formatUsdc } from '../../lib/format';
+import { formatUsdc } from '../../lib/format';
+import { signedDecimal } from '../../lib/format/order-words';
 import { createPositionsStore, RANGE_NAMES } from './stores/positions';
 import { DEFAULT_SLIPPAGE_BPS } from '../../lib/perps/risk';
 import { Fragment } from 'preact';
@@ -142,10 +143,11 @@ export function PositionsView({
             <tr key={`${f.trade_id}-${f.order_id}`}>
               <td>{time(f.timestamp)}</td>
               <td class={f.side === 'long' ? 'buy-text' : 'sell-text'}>
-                {f.side === 'long' ? 'Buy' : 'Sell'} {formatStep(f.quantity, lot(f.instrument_id))}{' '}
+                {/* The venue's fill as reported: padded to the lot and tick, never rounded. */}
+                {f.side === 'long' ? 'Buy' : 'Sell'} {signedDecimal(f.quantity, lot(f.instrument_id)).text}{' '}
                 {label(f.instrument_id)}
               </td>
-              <td>{formatStep(f.price, tick(f.instrument_id))}</td>
+              <td>{signedDecimal(f.price, tick(f.instrument_id)).text}</td>
               <td data-testid="fill-fee">{formatUsdc(f.fee)}</td>
               <td data-testid="fill-pnl" class={f.pnl.startsWith('-') ? 'sell-text' : undefined}>
                 {formatUsdc(f.pnl)}
