@@ -285,13 +285,13 @@ describe('a new API user, from a fresh install to a filled type-3 order and a re
       await rpc.fill('http://localhost:8545');
       await h.screenshot(popup, '64-deposit-settings');
       await popup.getByRole('button', { name: 'Save', exact: true }).click();
-      // A venue setting's save ends what was allowed before it (windows, grants' requests) first: allow it a few
-      // seconds under load.
+      // A venue setting's save asks the browser for the host and ends what was allowed before it (windows, grants'
+      // requests) first: allow it time under load.
       await expect
         .poll(
           async () =>
             ((await messenger(popup)('settings.get')).result as { settings?: { rpcUrl?: string } }).settings?.rpcUrl,
-          { timeout: 10_000 },
+          { timeout: 30_000 },
         )
         .toBe('http://localhost:8545');
     },
