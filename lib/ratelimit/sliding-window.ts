@@ -10,19 +10,34 @@ export type Budget = { limit: number; windowMs: number };
  * Times in Unix ms.
  */
 export class SlidingWindow {
-  private readonly log = new Map<string, { at: number; cost: number }[]>();
+  /**
+   * Per key: the entries in time order, `head` the first one still in the window (the ones before it have left and are
+   * dropped in batches), `used` the sum of the costs from `head` on. Pruning walks from the front, so each entry is
+   * visited once however often the budget is asked: a busy key costs the same per request at any rate.
+   */
+  private readonly log = new Map<string, { list: { at: number; cost: number }[]; head: number; used: number }>();
   constructor(readonly budget: Budget) {}
 
+  /** `key`'s log with the entries at or before `now - windowMs` dropped from the front. */
   private entries(key: string, now: number) {
     const from = now - this.budget.windowMs;
-    const list = (this.log.get(key) ?? []).filter((e) => e.at > from);
-    this.log.set(key, list);
-    return list;
+    let l = this.log.get(key);
+    if (!l) this.log.set(key, (l = { list: [], head: 0, used: 0 }));
+    for (let e = l.list[l.head]; e !== undefined && e.at <= from; e = l.list[++l.head]) l.used -= e.cost;
+    if (l.head === l.list.length) {
+      l.list = [];
+      l.head = 0;
+      l.used = 0; // no float drift carried over an empty window
+    } else if (l.head > 64 && l.head * 2 > l.list.length) {
+      l.list = l.list.slice(l.head);
+      l.head = 0;
+    }
+    return l;
   }
 
   /** Used weight of `key` in the window ending at `now`. */
   used(key: string, now: number): number {
-    return this.entries(key, now).reduce((n, e) => n + e.cost, 0);
+    return this.entries(key, now).used;
   }
 
   /**
@@ -31,18 +46,18 @@ export class SlidingWindow {
    */
   take(key: string, cost: number, now: number): number {
     const wait = this.check(key, cost, now);
-    if (wait === 0 && cost > 0) this.entries(key, now).push({ at: now, cost });
+    if (wait === 0) this.record(key, cost, now);
     return wait;
   }
 
   /** Like `take` but records nothing; `limit` (default the budget's) is the most the window may hold with `cost`. */
   check(key: string, cost: number, now: number, limit = this.budget.limit): number {
     if (cost <= 0) return 0;
-    const list = this.entries(key, now);
-    let used = list.reduce((n, e) => n + e.cost, 0);
+    const l = this.entries(key, now);
+    let used = l.used;
     if (used + cost <= limit) return 0;
     if (cost > limit) return this.budget.windowMs;
-    for (const e of list) {
+    for (let i = l.head, e = l.list[i]; e !== undefined; e = l.list[++i]) {
       used -= e.cost;
       if (used + cost <= limit) return Math.max(1, e.at + this.budget.windowMs - now);
     }
@@ -51,7 +66,14 @@ export class SlidingWindow {
 
   /** Records `cost` unconditionally (after `check` said it fits). */
   record(key: string, cost: number, now: number): void {
-    if (cost > 0) this.entries(key, now).push({ at: now, cost });
+    if (cost <= 0) return;
+    const l = this.entries(key, now);
+    // Kept in time order (an entry dated before the newest — a clock stepped back — goes where it belongs).
+    let i = l.list.length;
+    while (i > l.head && (l.list[i - 1]?.at ?? now) > now) i--;
+    if (i === l.list.length) l.list.push({ at: now, cost });
+    else l.list.splice(i, 0, { at: now, cost });
+    l.used += cost;
   }
 }
 
