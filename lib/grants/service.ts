@@ -68,10 +68,16 @@ export type GrantDecision =
   | (GrantVerdict & { ok: false })
   | { ok: true; notional: string; grantId: string; seq: number; ticket: GrantTicket; reservation: UseReservation };
 
+/** Grants already found in the shape these rules read (a grant is never changed in place: checked once each). */
+const current = new WeakSet<Grant>();
+
 /** Whether a stored grant has the shape these rules read (one venue, explicit scope, caps and band). */
 function isCurrent(g: Grant): boolean {
+  if (current.has(g)) return true;
   const { id: _i, origin: _o, account: _a, createdAt: _c, expiresAt: _e, names: _n, ...limits } = g;
-  return v.safeParse(grantLimitsSchema, limits).success;
+  const ok = v.safeParse(grantLimitsSchema, limits).success;
+  if (ok) current.add(g);
+  return ok;
 }
 
 /** A live grant in memory: the grant and its uses with their running figures. */

@@ -217,6 +217,29 @@ describe('verifyArtifact', () => {
     expect(() => verifyArtifact(a, withdrawal().digest)).toThrow(ArtifactMismatchError);
   });
 
+  it('an artifact built here cannot be changed before it is signed, at any depth', () => {
+    for (const a of [order(), clob()]) {
+      const digests = verifyArtifact(a, a.digest);
+      const leaves: unknown[] = [a];
+      for (const x of leaves) if (x && typeof x === 'object') leaves.push(...Object.values(x));
+      for (const x of leaves) if (x && typeof x === 'object') expect(Object.isFrozen(x)).toBe(true);
+      expect(() => ((a.signDigests as Hex[])[0] = '0x00')).toThrow(TypeError);
+      expect(verifyArtifact(a, a.digest)).toEqual(digests);
+      expect(() => verifyArtifact(a, withdrawal().digest)).toThrow(ArtifactMismatchError);
+    }
+  });
+
+  it('refuses an artifact built inconsistent with its own command or contract, as when it was changed after', () => {
+    const wrongKey = perpsArtifact({ ...order(), key: 'owner' });
+    expect(() => verifyArtifact(wrongKey, wrongKey.digest)).toThrow(ArtifactMismatchError);
+    const c = clob();
+    const wrongContract = clobArtifact({
+      ...c,
+      orders: [{ ...c.orders[0]!, verifyingContract: NEG_RISK_EXCHANGE_V2 }],
+    });
+    expect(() => verifyArtifact(wrongContract, wrongContract.digest)).toThrow(ArtifactMismatchError);
+  });
+
   it('refuses an artifact whose stored digests were recomputed to hide a change', () => {
     const a = order();
     const b = altered(a, (x) => ((x.envelope.op.args as { qty: string }[])[0]!.qty = '25'));

@@ -123,10 +123,19 @@ export function bindingDigest(a: Omit<SigningArtifact, 'digest'> & { digest?: He
   return keccak256(stringToHex(JSON.stringify(rest)));
 }
 
+/**
+ * The digests of artifacts built in this worker by `perpsArtifact` / `clobArtifact`, computed from their content at the
+ * build and checked as `verifyArtifact` checks them: such an artifact is frozen through and through, so its content
+ * cannot differ from what was digested, and `verifyArtifact` need not encode and hash it again. An artifact that came
+ * any other way (a copy, one rebuilt from storage) is not here and is verified in full.
+ */
+const builtDigests = new WeakMap<SigningArtifact, readonly Hex[]>();
+
 /** Freezes an artifact and everything in it. */
 export function freezeArtifact<T extends SigningArtifact>(a: T): T {
+  // Every level, even one frozen already (a shallow freeze upstream leaves what is inside it open).
   const deep = (x: unknown): void => {
-    if (x && typeof x === 'object' && !Object.isFrozen(x)) {
+    if (x && typeof x === 'object') {
       Object.freeze(x);
       for (const v of Object.values(x)) deep(v);
     }
@@ -168,23 +177,35 @@ export function orderStructOf(body: UnsignedOrderBody) {
 export function perpsArtifact(
   input: Omit<PerpsArtifact, 'kind' | 'signDigests' | 'digest' | 'validUntil'>,
 ): PerpsArtifact {
-  const { digest: sd } = perpsEnvelopeDigest(input.domain, input.envelope);
+  const { command, digest: sd } = perpsEnvelopeDigest(input.domain, input.envelope);
   const base = {
     kind: 'perps' as const,
     ...input,
     signDigests: [sd],
     validUntil: input.builtAt + PERPS_ARTIFACT_TTL_MS,
   };
-  return freezeArtifact({ ...base, digest: bindingDigest(base) });
+  const a = freezeArtifact({ ...base, digest: bindingDigest(base) });
+  const consistent =
+    command.signer === a.key &&
+    command.endpoint.method === a.endpoint.method &&
+    command.endpoint.path === a.endpoint.path;
+  if (consistent) builtDigests.set(a, a.signDigests);
+  return a;
 }
 
 /** Builds an order-book artifact (digests filled in, frozen). */
 export function clobArtifact(
   input: Omit<ClobArtifact, 'kind' | 'key' | 'signDigests' | 'digest' | 'validUntil' | 'path'>,
 ): ClobArtifact {
-  const signDigests = input.orders.map((o) =>
-    clobOrderDigest({ chainId: input.chainId, verifyingContract: o.verifyingContract, order: orderStructOf(o.body) }),
-  );
+  let consistent = input.orders.length > 0;
+  const signDigests = input.orders.map((o) => {
+    const order = orderStructOf(o.body);
+    const signer = order.signatureType === 3 ? order.maker : input.signerAddress;
+    consistent &&=
+      o.verifyingContract === exchangeAddress({ negRisk: o.negRisk }) &&
+      order.signer.toLowerCase() === signer.toLowerCase();
+    return clobOrderDigest({ chainId: input.chainId, verifyingContract: o.verifyingContract, order });
+  });
   const path: ClobArtifact['path'] = input.orders.length === 1 ? '/order' : '/orders';
   const base = {
     kind: 'clob' as const,
@@ -198,7 +219,9 @@ export function clobArtifact(
     builtAt: input.builtAt,
     validUntil: input.builtAt + CLOB_ARTIFACT_TTL_MS,
   };
-  return freezeArtifact({ ...base, digest: bindingDigest(base) });
+  const a = freezeArtifact({ ...base, digest: bindingDigest(base) });
+  if (consistent) builtDigests.set(a, a.signDigests);
+  return a;
 }
 
 /** Builds an L2 artifact (message and digest filled in, frozen). */
@@ -230,9 +253,15 @@ export function l2Artifact(input: {
 /**
  * Recomputes every digest of `a` from its content and checks them against the stored ones and the
  * binding digest against `approvedDigest`. Returns the digests to sign. Throws `ArtifactMismatchError`
- * (or the decoder's `InvalidFieldError`) — before anything is signed.
+ * (or the decoder's `InvalidFieldError`) — before anything is signed. An artifact built in this worker (frozen, its
+ * digests checked at the build: `builtDigests`) is held to `approvedDigest` without encoding it again.
  */
 export function verifyArtifact(a: SigningArtifact, approvedDigest: Hex): readonly Hex[] {
+  const built = builtDigests.get(a); // checked at its build, and frozen since
+  if (built) {
+    if (a.digest !== approvedDigest) throw new ArtifactMismatchError('binding digest');
+    return built;
+  }
   let digests: Hex[];
   switch (a.kind) {
     case 'perps': {
