@@ -9,7 +9,16 @@
  * five headers on every trading request.
  */
 import { type Address, type Hex, type LocalAccount } from 'viem';
-import { addressWord, concatWords, keccak, keccakString, signDigest, typedDataDigest, uintWord } from '../eip712';
+import {
+  addressWord,
+  concatWords,
+  keccak,
+  keccakString,
+  lazyKeccakString,
+  signDigest,
+  typedDataDigest,
+  uintWord,
+} from '../eip712';
 import { InvalidFieldError } from '../validation';
 import { buildL2SignatureSync } from '../hmac';
 
@@ -36,8 +45,8 @@ export const clobAuthTypes = {
   ],
 } as const;
 
-const CLOB_AUTH_TYPEHASH = keccakString('ClobAuth(address address,string timestamp,uint256 nonce,string message)');
-const CLOB_AUTH_MESSAGE_HASH = keccakString(CLOB_AUTH_MESSAGE);
+const CLOB_AUTH_TYPEHASH = lazyKeccakString('ClobAuth(address address,string timestamp,uint256 nonce,string message)');
+const CLOB_AUTH_MESSAGE_HASH = lazyKeccakString(CLOB_AUTH_MESSAGE);
 
 /** ClobAuth domain for `chainId` (137 in production, 80002 on the test chain). */
 export function clobAuthDomain(chainId: number) {
@@ -61,11 +70,11 @@ export function clobAuthDigest(address: Address, input: ClobAuthInput): Hex {
   checkAuthInput(input);
   const structHash = keccak(
     concatWords([
-      CLOB_AUTH_TYPEHASH,
+      CLOB_AUTH_TYPEHASH(),
       addressWord(address),
       keccakString(String(input.timestamp)),
       uintWord(input.nonce),
-      CLOB_AUTH_MESSAGE_HASH,
+      CLOB_AUTH_MESSAGE_HASH(),
     ]),
   );
   return typedDataDigest(clobAuthDomain(input.chainId), structHash);

@@ -16,6 +16,7 @@ import {
   domainSeparator,
   keccak,
   keccakString,
+  lazyKeccakString,
   signDigest,
   typedDataDigest,
   uintWord,
@@ -81,7 +82,7 @@ export const clobOrderTypes = {
 const ORDER_TYPE_STRING =
   'Order(uint256 salt,address maker,address signer,uint256 tokenId,uint256 makerAmount,uint256 ' +
   'takerAmount,uint8 side,uint8 signatureType,uint256 timestamp,bytes32 metadata,bytes32 builder)';
-const ORDER_TYPEHASH = keccakString(ORDER_TYPE_STRING);
+const ORDER_TYPEHASH = lazyKeccakString(ORDER_TYPE_STRING);
 
 const orderSchema = v.strictObject({
   salt: uint256String,
@@ -134,7 +135,7 @@ function clobOrderStructHash(order: ClobOrder): Uint8Array {
   const o = parseClobOrder(order);
   return keccak(
     concatWords([
-      ORDER_TYPEHASH,
+      ORDER_TYPEHASH(),
       uintWord(BigInt(o.salt)),
       addressWord(o.maker),
       addressWord(o.signer),
@@ -317,12 +318,12 @@ export function toPostOrdersBody(orders: readonly PostOrderBody[]): PostOrderBod
 // ------------------------------------------------------------------------------------------------
 // Type 3: deposit wallets (ERC-1271 with ERC-7739 nested TypedDataSign), PROTOCOL.md §4.5
 
-const TDS_TYPEHASH = keccakString(
+const TDS_TYPEHASH = lazyKeccakString(
   `TypedDataSign(Order contents,string name,string version,uint256 ` +
     `chainId,address verifyingContract,bytes32 salt)${ORDER_TYPE_STRING}`,
 );
-const DEPOSIT_WALLET_NAME_HASH = keccakString('DepositWallet');
-const DEPOSIT_WALLET_VERSION_HASH = keccakString('1');
+const DEPOSIT_WALLET_NAME_HASH = lazyKeccakString('DepositWallet');
+const DEPOSIT_WALLET_VERSION_HASH = lazyKeccakString('1');
 const ORDER_TYPE_HEX = stringToHex(ORDER_TYPE_STRING);
 /** Byte length of a type-3 order signature: 65 + 32 + 32 + 186 + 2. */
 const DEPOSIT_WALLET_SIGNATURE_BYTES = 317;
@@ -335,10 +336,10 @@ const DEPOSIT_WALLET_SIGNATURE_BYTES = 317;
 function depositWalletOrderDigest({ chainId, verifyingContract, order, domainVersion }: SignClobOrderInput): Hex {
   const tds = keccak(
     concatWords([
-      TDS_TYPEHASH,
+      TDS_TYPEHASH(),
       clobOrderStructHash(order),
-      DEPOSIT_WALLET_NAME_HASH,
-      DEPOSIT_WALLET_VERSION_HASH,
+      DEPOSIT_WALLET_NAME_HASH(),
+      DEPOSIT_WALLET_VERSION_HASH(),
       uintWord(chainId),
       addressWord(order.signer),
       new Uint8Array(32),

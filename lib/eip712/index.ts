@@ -28,6 +28,15 @@ export function keccakString(s: string): Uint8Array {
   return keccak(stringToBytes(s));
 }
 
+/**
+ * The keccak256 of a type string (or another fixed string), computed at its first use and kept: a module's type hashes
+ * cost nothing when the worker starts, only at the first signature that needs them.
+ */
+export function lazyKeccakString(s: string): () => Uint8Array {
+  let hash: Uint8Array | undefined;
+  return () => (hash ??= keccakString(s));
+}
+
 /** 32-byte big-endian word of an unsigned integer (uint8 … uint256). Throws `RangeError` if negative or ≥ 2^256. */
 export function uintWord(value: bigint | number): Uint8Array {
   let n = BigInt(value);
@@ -67,8 +76,8 @@ export function concatWords(words: readonly Uint8Array[]): Uint8Array {
 
 const DOMAIN_TYPE = 'EIP712Domain(string name,string version,uint256 chainId)';
 const DOMAIN_TYPE_VC = 'EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)';
-const domainTypeHash = keccakString(DOMAIN_TYPE);
-const domainTypeHashVc = keccakString(DOMAIN_TYPE_VC);
+const domainTypeHash = lazyKeccakString(DOMAIN_TYPE);
+const domainTypeHashVc = lazyKeccakString(DOMAIN_TYPE_VC);
 const domainCache = new Map<string, Uint8Array>();
 
 /**
@@ -82,7 +91,7 @@ export function domainSeparator(domain: Eip712Domain): Uint8Array {
   let sep = domainCache.get(key);
   if (!sep) {
     const words = [
-      domain.verifyingContract ? domainTypeHashVc : domainTypeHash,
+      domain.verifyingContract ? domainTypeHashVc() : domainTypeHash(),
       keccakString(domain.name),
       keccakString(domain.version),
       uintWord(domain.chainId),

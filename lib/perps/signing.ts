@@ -18,6 +18,7 @@ import {
   concatWords,
   keccak,
   keccakString,
+  lazyKeccakString,
   signDigest,
   typedDataDigest,
   uintWord,
@@ -55,9 +56,9 @@ export const perpsTypes = {
   ],
 } as const;
 
-const OP_TYPEHASH = keccakString('Op(bytes32 data,uint64 salt,uint64 ts)');
-const CREATE_PROXY_TYPEHASH = keccakString('CreateProxy(address addr,uint64 exp,uint64 salt,uint64 ts)');
-const WITHDRAW_TYPEHASH = keccakString(
+const OP_TYPEHASH = lazyKeccakString('Op(bytes32 data,uint64 salt,uint64 ts)');
+const CREATE_PROXY_TYPEHASH = lazyKeccakString('CreateProxy(address addr,uint64 exp,uint64 salt,uint64 ts)');
+const WITHDRAW_TYPEHASH = lazyKeccakString(
   'Withdraw(address account,address token,uint256 amount,uint256 fee,address to,uint64 salt,uint64 ts)',
 );
 const ZERO_WORD = new Uint8Array(32);
@@ -104,7 +105,7 @@ export type PerpsOpSignInput = { domain: PerpsCommandDomain; op: PerpsOpTuple; s
 
 /** EIP-712 digest of an `Op` (what the key signs). Throws `RangeError` for a bad salt / ts. */
 export function perpsOpDigest({ domain, op, salt, ts }: PerpsOpSignInput): Hex {
-  const structHash = keccak(concatWords([OP_TYPEHASH, keccak(encodePerpsOp(op)), u64(salt, 'salt'), u64(ts, 'ts')]));
+  const structHash = keccak(concatWords([OP_TYPEHASH(), keccak(encodePerpsOp(op)), u64(salt, 'salt'), u64(ts, 'ts')]));
   return typedDataDigest(domain, structHash);
 }
 
@@ -138,7 +139,7 @@ export type CreateProxySignInput = {
 /** EIP-712 digest of a `CreateProxy`. */
 export function createProxyDigest({ domain, proxy, expiry, salt, ts }: CreateProxySignInput): Hex {
   const structHash = keccak(
-    concatWords([CREATE_PROXY_TYPEHASH, addressWord(proxy), u64(expiry, 'expiry'), u64(salt, 'salt'), u64(ts, 'ts')]),
+    concatWords([CREATE_PROXY_TYPEHASH(), addressWord(proxy), u64(expiry, 'expiry'), u64(salt, 'salt'), u64(ts, 'ts')]),
   );
   return typedDataDigest(domain, structHash);
 }
@@ -173,7 +174,7 @@ export type WithdrawSignInput = {
 export function withdrawDigest({ domain, account, token, amount, to, salt, ts }: WithdrawSignInput): Hex {
   const structHash = keccak(
     concatWords([
-      WITHDRAW_TYPEHASH,
+      WITHDRAW_TYPEHASH(),
       addressWord(account),
       addressWord(token),
       uintWord(amount),

@@ -16,7 +16,10 @@ import type { WalletCall } from './batch';
 import { venueContracts } from './contracts';
 
 const answerSchema = v.object({ address: v.object({ evm: address }) });
-const ABI = parseAbi(['function transfer(address to, uint256 amount)']);
+/** The contract functions these calls use; parsed at the first use, not when the worker starts. */
+const SIGNATURES = ['function transfer(address to, uint256 amount)'] as const;
+let abi: ReturnType<typeof parseAbi<typeof SIGNATURES>> | undefined;
+const ABI = () => (abi ??= parseAbi(SIGNATURES));
 
 /** Where a withdrawal goes: `toChainId` (EVM chain id), the token it arrives as there, and the recipient there. */
 export type BridgeDestination = { toChainId: number; toTokenAddress: Address; recipient: Address };
@@ -54,7 +57,7 @@ export function bridgeTransferCall(chainId: number, depositAddress: Address, uni
   return {
     target: venueContracts(chainId).collateral,
     value: '0',
-    data: encodeFunctionData({ abi: ABI, functionName: 'transfer', args: [depositAddress, units] }),
+    data: encodeFunctionData({ abi: ABI(), functionName: 'transfer', args: [depositAddress, units] }),
   };
 }
 

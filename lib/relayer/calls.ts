@@ -6,11 +6,14 @@ import { encodeFunctionData, maxUint256, parseAbi, zeroHash, type Hex } from 'vi
 import type { WalletCall } from './batch';
 import { venueContracts } from './contracts';
 
-const ABI = parseAbi([
+/** The contract functions these calls use; parsed at the first use, not when the worker starts. */
+const SIGNATURES = [
   'function approve(address spender, uint256 amount)',
   'function setApprovalForAll(address operator, bool approved)',
   'function redeemPositions(address collateral, bytes32 parentCollectionId, bytes32 conditionId, uint256[] indexSets)',
-]);
+] as const;
+let abi: ReturnType<typeof parseAbi<typeof SIGNATURES>> | undefined;
+const ABI = () => (abi ??= parseAbi(SIGNATURES));
 
 /**
  * A new user's setup on `chainId`: collateral `approve(exchange, max)` and outcome-token
@@ -23,12 +26,12 @@ export function setupCalls(chainId: number): WalletCall[] {
     {
       target: c.collateral,
       value: '0',
-      data: encodeFunctionData({ abi: ABI, functionName: 'approve', args: [ex, maxUint256] }),
+      data: encodeFunctionData({ abi: ABI(), functionName: 'approve', args: [ex, maxUint256] }),
     },
     {
       target: c.conditionalTokens,
       value: '0',
-      data: encodeFunctionData({ abi: ABI, functionName: 'setApprovalForAll', args: [ex, true] }),
+      data: encodeFunctionData({ abi: ABI(), functionName: 'setApprovalForAll', args: [ex, true] }),
     },
   ]);
 }
@@ -44,7 +47,7 @@ export function redeemCalls(chainId: number, conditionId: Hex): WalletCall[] {
       target: c.conditionalTokens,
       value: '0',
       data: encodeFunctionData({
-        abi: ABI,
+        abi: ABI(),
         functionName: 'redeemPositions',
         args: [c.collateral, zeroHash, conditionId, [1n, 2n]],
       }),

@@ -14,7 +14,8 @@ import { shortAddress } from '../format';
 import { exchangeNameOf, venueContracts, type ExchangeName, type VenueContracts } from './contracts';
 import type { WalletCall } from './batch';
 
-const ABI = parseAbi([
+/** The contract functions these calls use; parsed at the first use, not when the worker starts. */
+const SIGNATURES = [
   'function approve(address spender, uint256 amount)',
   'function transfer(address to, uint256 amount)',
   'function transferFrom(address from, address to, uint256 amount)',
@@ -22,7 +23,9 @@ const ABI = parseAbi([
   'function safeTransferFrom(address from, address to, uint256 id, uint256 amount, bytes data)',
   'function safeBatchTransferFrom(address from, address to, uint256[] ids, uint256[] amounts, bytes data)',
   'function redeemPositions(address collateral, bytes32 parentCollectionId, bytes32 conditionId, uint256[] indexSets)',
-]);
+] as const;
+let abi: ReturnType<typeof parseAbi<typeof SIGNATURES>> | undefined;
+const ABI = () => (abi ??= parseAbi(SIGNATURES));
 
 const MAX_UINT256 = (1n << 256n) - 1n;
 const EXCHANGE_LABEL: Record<ExchangeName, string> = {
@@ -65,12 +68,12 @@ export function describeWalletCalls(chainId: number, wallet: Address, calls: rea
 function decode(call: WalletCall, index: number) {
   let d;
   try {
-    d = decodeFunctionData({ abi: ABI, data: call.data });
+    d = decodeFunctionData({ abi: ABI(), data: call.data });
   } catch (cause) {
     throw new UndecodableCallError({ index, reason: 'its function is not one a deposit wallet needs', cause });
   }
   if (
-    encodeFunctionData({ abi: ABI, functionName: d.functionName, args: d.args }).toLowerCase() !==
+    encodeFunctionData({ abi: ABI(), functionName: d.functionName, args: d.args }).toLowerCase() !==
     call.data.toLowerCase()
   ) {
     throw new UndecodableCallError({ index, reason: 'its calldata carries bytes beyond the call it names' });
