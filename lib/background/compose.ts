@@ -50,6 +50,7 @@ import { Authority } from '../authority/epoch';
 import { startMark } from './start-marks';
 import { createGrantBooks, type GrantBooks } from './grant-books';
 import { createAuditRecovery } from './audit-recovery';
+import { ReadAhead } from './read-ahead';
 
 /** Options of `startBackground` (the extension passes only `browser`; tests lower the KDF and timings). */
 export type BackgroundOptions = {
@@ -388,12 +389,14 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     void grantBooks.reconcile();
     reconcile();
   };
+  const readAhead = new ReadAhead((r) => reads.perpsRead(r.account, r.name, r.query, { draw: 'person' }), now);
   const route = createRouter(
     {
       ...notifications.procedures,
       ...createProcedures({
         vault,
         db,
+        readAhead,
         service,
         reads,
         registry,
@@ -425,7 +428,11 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
         }),
       }),
       'streams.status': () => streams.status(),
-      'streams.watch': (w) => streams.watch(w),
+      'streams.watch': async (w) => {
+        const answer = await streams.watch(w);
+        readAhead.afterWatch({ asked: w, answer }); // what the popup reads next, on a cold worker
+        return answer;
+      },
     },
     { extensionId: browser.runtime.id, extensionOrigin: browser.runtime.getURL('/') },
     { checkOutputs: OUTPUT_CHECKS, mapError: storageFailure },

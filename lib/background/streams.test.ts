@@ -233,6 +233,28 @@ describe('background streams', () => {
     expect(await call('streams.status')).toMatchObject({ streams: [] });
   });
 
+  it('a cold worker: a popup’s first book and account reads are answered by the reads its watch started', async () => {
+    const { call } = await ready();
+    const account = h.demo.owner.address;
+    const portfolioReads = () => h.ctx.requestLog.filter((r) => r.path.includes('/v1/account/portfolio')).length;
+    const [books, portfolios] = [bookReads(), portfolioReads()];
+    const watched = await call('streams.watch', { perpsIid: 1, account });
+    expect(watched).toEqual({ perpsBook: null, perpsAccount: null });
+    // Started as the watch was answered, before the popup asks (the sockets' own first reads settle meanwhile).
+    await until(() => bookReads() > books && portfolioReads() > portfolios);
+    await new Promise((r) => setTimeout(r, 150));
+    const sent = [bookReads(), portfolioReads()];
+    const book = (await call('perps.read', { name: 'book', query: { instrument_id: 1, depth: 10 } })) as {
+      bids: unknown[];
+    };
+    expect(Array.isArray(book.bids)).toBe(true);
+    expect(await call('perps.read', { account, name: 'portfolio' })).toMatchObject({ positions: expect.any(Array) });
+    expect([bookReads(), portfolioReads()]).toEqual(sent);
+    // Each read ahead answers one read: the next is sent.
+    await call('perps.read', { name: 'book', query: { instrument_id: 1, depth: 10 } });
+    expect(bookReads()).toBe(sent[0]! + 1);
+  });
+
   it(
     'streams the book of the instrument the popup shows, answers the ' +
       'popup’s book from it, and re-reads it over REST after a gap in sq',

@@ -8,6 +8,7 @@ import { auditLog, type AuditLog } from '../../audit';
 import type { GrantService } from '../../grants/service';
 import type { SigningService } from '../../signer/service';
 import type { VenueReads } from '../../reads/venue-reads';
+import type { ReadAhead } from '../read-ahead';
 import type { VaultDb } from '../../vault/db';
 import type { Vault } from '../../vault/vault';
 import type { DeadManStatus } from '../deadman';
@@ -22,6 +23,11 @@ export type ProcedureDeps = {
   service: SigningService;
   /** The venue reads (books, portfolio, open orders): the popup's reads go here, never through the signer. */
   reads: VenueReads;
+  /**
+   * The reads started ahead of a popup on a cold worker (`../read-ahead.ts`): the popup's matching `perps.read` takes
+   * one instead of sending it again.
+   */
+  readAhead?: Pick<ReadAhead, 'take'>;
   /**
    * Called after the vault becomes unlocked (arm auto-lock, announce to pages); `fromSession`: it was a trading
    * session.

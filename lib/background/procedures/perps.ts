@@ -11,7 +11,8 @@ import type { ContractHandlers, ProcedureDeps } from './deps';
  * A signed command for the active account (`NotActiveAccountError` otherwise; the click is the consent) and the
  * gateway's reads. `createProxy` is refused (`InvalidFieldError` on `op.type`): its answer carries the proxy's secret,
  * which never reaches the popup — `proxy.issue` issues proxies. The approval window's reads draw on the sites' share of
- * the weight budget (they show a site's request), the popup's on the person's.
+ * the weight budget (they show a site's request), the popup's on the person's; a popup's read may be answered by the
+ * same read started ahead of it (`../read-ahead.ts`).
  */
 export function perpsProcedures(d: ProcedureDeps): ContractHandlers<typeof PERPS_CONTRACT> {
   const { vault, db, service } = d;
@@ -34,7 +35,15 @@ export function perpsProcedures(d: ProcedureDeps): ContractHandlers<typeof PERPS
       );
     },
     // The approval window reads to show a site's request: those reads are the site's (lib/ratelimit/reserve.ts).
-    'perps.read': async ({ account, name, query }, sender) =>
-      d.reads.perpsRead(account, name, query, { draw: sender.kind === 'approval' ? 'site' : 'person' }),
+    'perps.read': async ({ account, name, query }, sender) => {
+      const draw = sender.kind === 'approval' ? 'site' : 'person';
+      const fresh = () => d.reads.perpsRead(account, name, query, { draw });
+      // The same read started ahead of a popup on a cold worker (drawn on the person's share): taken once.
+      const ahead =
+        draw === 'person'
+          ? d.readAhead?.take({ ...(account ? { account } : {}), name, ...(query ? { query } : {}) })
+          : undefined;
+      return ahead ? (ahead as ReturnType<typeof fresh>).catch(fresh) : fresh();
+    },
   };
 }

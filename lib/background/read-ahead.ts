@@ -1,0 +1,88 @@
+/**
+ * Reads ahead of a popup that opened on a cold worker. The popup's first `streams.watch` names the instrument it shows
+ * and the account; when the background holds no fresh book for it (none, or older than 1 s) or no live session for
+ * the account, the popup reads them over REST next (`perps.read`: `book`, `portfolio`, `openOrders`) — after its first
+ * render, which on a worker the browser had stopped comes tens of ms later. `afterWatch` starts those reads as the
+ * watch is answered, and `take` hands each one to the popup's matching read (same account, read and query) instead of
+ * sending it again.
+ *
+ * Rules: a read ahead serves one read, of the popup (the person's weight share, as it was drawn) and only within
+ * `READ_AHEAD_MS` of its start; one that failed serves nothing (the popup's read is sent as always). Nothing of a
+ * site's path reads here. Held in memory only: a worker that stops forgets them.
+ */
+import type { PerpsReadName } from '../perps/reads';
+
+/** How long a read started ahead may answer the popup's read (ms): the popup's "fresh" book is at most 1 s old. */
+export const READ_AHEAD_MS = 1_000;
+
+/** The perps read the popup would send: `name`, `account` (proxy-header reads only) and `query`. */
+export type AheadRead = { account?: string; name: PerpsReadName; query?: Record<string, string | number> };
+
+/** What `streams.watch` was asked and answered (the parts read ahead of). */
+export type WatchSeen = {
+  asked: { perpsIid?: number; account?: string };
+  answer: { perpsBook: { ageMs: number } | null; perpsAccount: unknown };
+};
+
+/** The key of a read: account (lower case), name and query in a fixed order. */
+function keyOf(r: AheadRead): string {
+  const q = Object.entries(r.query ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([r.account?.toLowerCase() ?? '', r.name, q]);
+}
+
+/**
+ * The reads a popup makes at open on what its first watch did not bring: the shown instrument's book (10 levels, as
+ * the popup asks it) when no book at most 1 s old came, and the account's portfolio and open orders when no live
+ * session held them.
+ */
+export function readsAfterWatch(w: WatchSeen): AheadRead[] {
+  const out: AheadRead[] = [];
+  const iid = w.asked.perpsIid;
+  if (iid !== undefined && !(w.answer.perpsBook && w.answer.perpsBook.ageMs <= READ_AHEAD_MS))
+    out.push({ name: 'book', query: { instrument_id: iid, depth: 10 } });
+  const account = w.asked.account;
+  if (account && !w.answer.perpsAccount) out.push({ account, name: 'portfolio' }, { account, name: 'openOrders' });
+  return out;
+}
+
+/**
+ * The reads started ahead (see the module docstring). `read` sends one (the background's `perpsRead`, drawing on the
+ * person's share); `now` is the clock (ms).
+ */
+export class ReadAhead {
+  private readonly ahead = new Map<string, { at: number; answer: Promise<unknown>; failed: boolean }>();
+
+  constructor(
+    private readonly read: (r: AheadRead) => Promise<unknown>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Starts the reads `readsAfterWatch` names for a watch just answered (none when the answer brought everything). */
+  afterWatch(w: WatchSeen): void {
+    const at = this.now();
+    for (const [k, e] of this.ahead) if (at - e.at > READ_AHEAD_MS) this.ahead.delete(k);
+    for (const r of readsAfterWatch(w)) {
+      const k = keyOf(r);
+      if (this.ahead.has(k)) continue;
+      const entry = { at, answer: this.read(r), failed: false };
+      entry.answer.catch(() => {
+        entry.failed = true;
+        if (this.ahead.get(k) === entry) this.ahead.delete(k);
+      });
+      this.ahead.set(k, entry);
+    }
+  }
+
+  /**
+   * The answer of the read started ahead that matches `r`, once (undefined: none, too old, or it failed — send the
+   * read). A read ahead that fails after it was taken rejects for that read alone: then the caller reads again.
+   */
+  take(r: AheadRead): Promise<unknown> | undefined {
+    const k = keyOf(r);
+    const e = this.ahead.get(k);
+    if (!e) return undefined;
+    this.ahead.delete(k);
+    if (e.failed || this.now() - e.at > READ_AHEAD_MS) return undefined;
+    return e.answer;
+  }
+}
