@@ -29,6 +29,7 @@ import type { RunningSandbox } from '../../lib/sandbox/server';
 import { browserScript } from '../../lib/sandbox/demo';
 import type { BlockTimes, PeerConfig, PeerPage, PeerSide } from './peer-page';
 import { grantDemoPage } from './granted-demo';
+import { stageBreakdown } from './grant-paths';
 
 declare const countersignBench: BenchHooks;
 
@@ -221,18 +222,22 @@ function restingCheck(sandbox: RunningSandbox, account: string): string {
 }
 
 /**
- * Which transport carried 10 granted perps orders (the worker's `ws.send` and `fetch` calls while they ran,
- * `lib/background/bench-trace.ts`).
+ * Which transport carried 30 more of Countersign's granted orders of `side`, and where their time went in the worker
+ * (the worker's spans while they ran, `lib/background/bench-trace.ts`; `stageBreakdown`).
  */
-async function transportOf(h: Harness, page: Page, counter: { n: number }): Promise<string> {
+async function transportOf(h: Harness, page: Page, side: PeerSide, counter: { n: number }): Promise<string> {
   await h.worker.evaluate(() => countersignBench.traceStart());
   const start = counter.n;
-  counter.n += 10;
-  await page.evaluate((i) => (window as unknown as { peer: PeerPage }).peer.block('countersign-perps', 10, i), start);
+  counter.n += 30;
+  const times = await page.evaluate(([s, i]) => (window as unknown as { peer: PeerPage }).peer.block(s, 30, i), [
+    side,
+    start,
+  ] as const);
   const spans = await h.worker.evaluate(() => countersignBench.traceStop());
   return (
     `session stream sends ${spans.filter((x) => x.name === 'ws.send').length}, ` +
-    `REST fetches ${spans.filter((x) => x.name === 'fetch').length}`
+    `REST fetches ${spans.filter((x) => x.name === 'fetch').length}; stages (@start +length, ms after the request ` +
+    `reached servePage): ${stageBreakdown(spans, times.out)}`
   );
 }
 
@@ -305,9 +310,9 @@ async function oneRun(run: number): Promise<RunResult> {
         printComparison(r, relay);
         results.push(r);
       }
-      if (sides[0] !== 'countersign-perps') return;
       console.log(
-        `    Countersign's transport, 10 more orders traced in the worker: ${await transportOf(h, page, counter)}`,
+        `    Countersign's transport, 30 more orders traced in the worker: ` +
+          (await transportOf(h, page, sides[0]!, counter)),
       );
       await cancel();
     };
