@@ -389,7 +389,11 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
     void grantBooks.reconcile();
     reconcile();
   };
-  const readAhead = new ReadAhead((r) => reads.perpsRead(r.account, r.name, r.query, { draw: 'person' }), now);
+  const readAhead = new ReadAhead(
+    (r) => reads.perpsRead(r.account, r.name, r.query, { draw: 'person' }),
+    service.authority,
+    now,
+  );
   const route = createRouter(
     {
       ...notifications.procedures,

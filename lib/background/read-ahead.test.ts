@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Authority } from '../authority/epoch';
 import { READ_AHEAD_MS, ReadAhead, readsAfterWatch, type AheadRead, type WatchSeen } from './read-ahead';
 
 const ACCOUNT = '0x00000000000000000000000000000000000000Aa';
@@ -8,15 +9,17 @@ const cold: WatchSeen = { asked: { perpsIid: 2, account: ACCOUNT }, answer: { pe
 function ahead(fail: (r: AheadRead) => boolean = () => false) {
   let t = 1_000;
   const sent: AheadRead[] = [];
+  const authority = new Authority();
   const ra = new ReadAhead(
     async (r) => {
       sent.push(r);
       if (fail(r)) throw new Error('the venue did not answer');
       return { n: sent.length, name: r.name };
     },
+    authority,
     () => t,
   );
-  return { ra, sent, later: (ms: number) => (t += ms) };
+  return { ra, sent, authority, later: (ms: number) => (t += ms) };
 }
 
 describe('reads ahead of a popup on a cold worker', () => {
@@ -59,6 +62,26 @@ describe('reads ahead of a popup on a cold worker', () => {
     expect(ra.take({ account: ACCOUNT, name: 'portfolio' })).toBeUndefined();
     later(READ_AHEAD_MS + 1);
     expect(ra.take({ name: 'book', query: { instrument_id: 2, depth: 10 } })).toBeUndefined();
+  });
+
+  it('a lock, an account switch or a venue change drops every read ahead: none answers across it', () => {
+    for (const end of [
+      (a: Authority) => a.end('all', 'lock'),
+      (a: Authority) => a.end('person', 'account'),
+      (a: Authority) => a.end('all', 'venue'),
+      (a: Authority) => a.end('person', 'session'),
+    ]) {
+      const { ra, authority } = ahead();
+      ra.afterWatch(cold);
+      end(authority);
+      expect(ra.take({ account: ACCOUNT, name: 'portfolio' })).toBeUndefined();
+      expect(ra.take({ name: 'book', query: { instrument_id: 2, depth: 10 } })).toBeUndefined();
+    }
+    // A site's authority ending (a disconnect) is not the person's: the popup's reads stay.
+    const { ra, authority } = ahead();
+    ra.afterWatch(cold);
+    authority.end('origin:https://site.example', 'disconnect');
+    expect(ra.take({ account: ACCOUNT, name: 'portfolio' })).toBeDefined();
   });
 
   it('a second watch while reads are ahead sends no read twice', () => {

@@ -7,9 +7,12 @@
  * sending it again.
  *
  * Rules: a read ahead serves one read, of the popup (the person's weight share, as it was drawn) and only within
- * `READ_AHEAD_MS` of its start; one that failed serves nothing (the popup's read is sent as always). Nothing of a
- * site's path reads here. Held in memory only: a worker that stops forgets them.
+ * `READ_AHEAD_MS` of its start; one that failed serves nothing (the popup's read is sent as always). A lock, panic, an
+ * account switch, a trading session or a venue change (the person's authority ending, `lib/authority/epoch.ts`) drops
+ * every read ahead at once: none answers across it. Nothing of a site's path reads here. Held in memory only: a worker
+ * that stops forgets them.
  */
+import { PERSON_SCOPES, type Authority, type AuthorityTicket } from '../authority/epoch';
 import type { PerpsReadName } from '../perps/reads';
 
 /** How long a read started ahead may answer the popup's read (ms): the popup's "fresh" book is at most 1 s old. */
@@ -47,24 +50,34 @@ export function readsAfterWatch(w: WatchSeen): AheadRead[] {
 
 /**
  * The reads started ahead (see the module docstring). `read` sends one (the background's `perpsRead`, drawing on the
- * person's share); `now` is the clock (ms).
+ * person's share); `authority` is the background's epoch (the reads ahead end with the person's authority); `now` is
+ * the clock (ms).
  */
 export class ReadAhead {
-  private readonly ahead = new Map<string, { at: number; answer: Promise<unknown>; failed: boolean }>();
+  private readonly ahead = new Map<
+    string,
+    { at: number; answer: Promise<unknown>; failed: boolean; ticket: AuthorityTicket }
+  >();
 
   constructor(
     private readonly read: (r: AheadRead) => Promise<unknown>,
+    private readonly authority: Pick<Authority, 'capture' | 'endedBy' | 'onEnd'>,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    authority.onEnd(() => {
+      for (const [k, e] of this.ahead) if (authority.endedBy(e.ticket) !== undefined) this.ahead.delete(k);
+    });
+  }
 
   /** Starts the reads `readsAfterWatch` names for a watch just answered (none when the answer brought everything). */
   afterWatch(w: WatchSeen): void {
     const at = this.now();
+    const ticket = this.authority.capture(PERSON_SCOPES);
     for (const [k, e] of this.ahead) if (at - e.at > READ_AHEAD_MS) this.ahead.delete(k);
     for (const r of readsAfterWatch(w)) {
       const k = keyOf(r);
       if (this.ahead.has(k)) continue;
-      const entry = { at, answer: this.read(r), failed: false };
+      const entry = { at, answer: this.read(r), failed: false, ticket };
       entry.answer.catch(() => {
         entry.failed = true;
         if (this.ahead.get(k) === entry) this.ahead.delete(k);
@@ -82,7 +95,8 @@ export class ReadAhead {
     const e = this.ahead.get(k);
     if (!e) return undefined;
     this.ahead.delete(k);
-    if (e.failed || this.now() - e.at > READ_AHEAD_MS) return undefined;
+    if (e.failed || this.now() - e.at > READ_AHEAD_MS || this.authority.endedBy(e.ticket) !== undefined)
+      return undefined;
     return e.answer;
   }
 }

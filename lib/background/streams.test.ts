@@ -255,6 +255,19 @@ describe('background streams', () => {
     expect(bookReads()).toBe(sent[0]! + 1);
   });
 
+  it('a read started ahead of a popup answers nothing after a lock: the account read is refused', async () => {
+    const { bg, call } = await ready();
+    const account = h.demo.owner.address;
+    const portfolioReads = () => h.ctx.requestLog.filter((r) => r.path.includes('/v1/account/portfolio')).length;
+    const before = portfolioReads();
+    await call('streams.watch', { perpsIid: 1, account });
+    await until(() => portfolioReads() > before); // the read ahead was answered while unlocked
+    await new Promise((r) => setTimeout(r, 50));
+    await bg.lock();
+    const r = await bg.handle({ type: 'perps.read', payload: { account, name: 'portfolio' } }, popup());
+    expect(r).toMatchObject({ ok: false, error: { name: 'Vault.LockedError' } });
+  });
+
   it(
     'streams the book of the instrument the popup shows, answers the ' +
       'popup’s book from it, and re-reads it over REST after a gap in sq',

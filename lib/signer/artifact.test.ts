@@ -232,12 +232,30 @@ describe('verifyArtifact', () => {
   it('refuses an artifact built inconsistent with its own command or contract, as when it was changed after', () => {
     const wrongKey = perpsArtifact({ ...order(), key: 'owner' });
     expect(() => verifyArtifact(wrongKey, wrongKey.digest)).toThrow(ArtifactMismatchError);
+    const wrongKind = perpsArtifact({ ...order(), kind: 'l2' } as Parameters<typeof perpsArtifact>[0]);
+    expect(() => verifyArtifact(wrongKind, wrongKind.digest)).toThrow();
     const c = clob();
     const wrongContract = clobArtifact({
       ...c,
       orders: [{ ...c.orders[0]!, verifyingContract: NEG_RISK_EXCHANGE_V2 }],
     });
     expect(() => verifyArtifact(wrongContract, wrongContract.digest)).toThrow(ArtifactMismatchError);
+  });
+
+  it('an artifact built from input that can still change (a getter, a borrowed prototype) is verified in full', () => {
+    let qty = '2.5';
+    const op = structuredClone(buy.body);
+    Object.defineProperty((op.args as object[])[0], 'qty', { get: () => qty, enumerable: true });
+    const base = order();
+    const tricky = perpsArtifact({ ...base, envelope: { ...base.envelope, op } });
+    expect(verifyArtifact(tricky, tricky.digest)).toEqual(base.signDigests);
+    qty = '25';
+    expect(() => verifyArtifact(tricky, tricky.digest)).toThrow(ArtifactMismatchError);
+    const proto = { ...base.envelope };
+    const inherited = perpsArtifact({ ...base, envelope: Object.create(proto) as typeof base.envelope });
+    expect(verifyArtifact(inherited, inherited.digest)).toEqual(base.signDigests);
+    proto.salt = 78;
+    expect(() => verifyArtifact(inherited, inherited.digest)).toThrow(ArtifactMismatchError);
   });
 
   it('refuses an artifact whose stored digests were recomputed to hide a change', () => {

@@ -125,9 +125,10 @@ export function bindingDigest(a: Omit<SigningArtifact, 'digest'> & { digest?: He
 
 /**
  * The digests of artifacts built in this worker by `perpsArtifact` / `clobArtifact`, computed from their content at the
- * build and checked as `verifyArtifact` checks them: such an artifact is frozen through and through, so its content
- * cannot differ from what was digested, and `verifyArtifact` need not encode and hash it again. An artifact that came
- * any other way (a copy, one rebuilt from storage) is not here and is verified in full.
+ * build and checked as `verifyArtifact` checks them: such an artifact is plain data frozen through and through (no
+ * getter, no prototype but the plain ones), so its content cannot differ from what was digested, and `verifyArtifact`
+ * need not encode and hash it again. An artifact that came any other way (a copy, one rebuilt from storage) or is not
+ * plain data is not here and is verified in full.
  */
 const builtDigests = new WeakMap<SigningArtifact, readonly Hex[]>();
 
@@ -142,6 +143,19 @@ export function freezeArtifact<T extends SigningArtifact>(a: T): T {
   };
   deep(a);
   return a;
+}
+
+/**
+ * Whether `a` is plain data all through: objects and arrays of the plain prototypes with no getters or setters (a
+ * frozen getter still answers what it likes), so freezing it fixes every value `JSON.stringify` and the digests read.
+ */
+function plainData(x: unknown): boolean {
+  if (!x || typeof x !== 'object') return true;
+  const proto: unknown = Object.getPrototypeOf(x);
+  if (proto !== Object.prototype && proto !== Array.prototype && proto !== null) return false;
+  for (const d of Object.values(Object.getOwnPropertyDescriptors(x)))
+    if (d.get || d.set || !plainData(d.value)) return false;
+  return true;
 }
 
 /** The perps command the envelope's `op` (and `label`) decode to. Throws `InvalidFieldError`. */
@@ -186,6 +200,8 @@ export function perpsArtifact(
   };
   const a = freezeArtifact({ ...base, digest: bindingDigest(base) });
   const consistent =
+    a.kind === 'perps' &&
+    plainData(a) &&
     command.signer === a.key &&
     command.endpoint.method === a.endpoint.method &&
     command.endpoint.path === a.endpoint.path;
@@ -220,7 +236,7 @@ export function clobArtifact(
     validUntil: input.builtAt + CLOB_ARTIFACT_TTL_MS,
   };
   const a = freezeArtifact({ ...base, digest: bindingDigest(base) });
-  if (consistent) builtDigests.set(a, a.signDigests);
+  if (consistent && plainData(a)) builtDigests.set(a, a.signDigests);
   return a;
 }
 

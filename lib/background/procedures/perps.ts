@@ -43,7 +43,11 @@ export function perpsProcedures(d: ProcedureDeps): ContractHandlers<typeof PERPS
         draw === 'person'
           ? d.readAhead?.take({ ...(account ? { account } : {}), name, ...(query ? { query } : {}) })
           : undefined;
-      return ahead ? (ahead as ReturnType<typeof fresh>).catch(fresh) : fresh();
+      if (!ahead) return fresh();
+      ahead.catch(() => undefined); // answered below, or dropped when the key check throws
+      // A proxy-header read answers only while the account's proxy key opens now, as a fresh read would need.
+      if (account) await vault.proxyFor(account);
+      return (ahead as ReturnType<typeof fresh>).catch(fresh);
     },
   };
 }
