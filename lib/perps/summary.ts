@@ -11,7 +11,8 @@
  * numbers price the part that fills now at the book and the rest at the limit, the worst it can execute
  * at. An IOC / FOK order is bounded by its limit: the rest is cancelled.
  */
-import { isWholePositionLeg, type PerpsOrderInput } from './commands';
+import type { PerpsOrderInput } from './commands';
+import { orderFacts } from './words';
 import { decimalsOf, estimateWithin, previewOrder, splitWalk, type Liquidity, type OrderPreview } from './risk';
 import type { Book, Instrument, Portfolio } from './wire';
 import { fromUnits, toUnits, truncUnits } from '../decimal';
@@ -201,26 +202,9 @@ export async function summarizeCommand(
   const out: CommandOrderSummary[] = [];
   for (const o of orders) {
     const instrument = instruments.find((i) => i.instrument_id === o.iid);
-    const row: CommandOrderSummary = {
-      symbol: instrumentLabel(o.iid, instrument?.symbol),
-      buy: o.buy,
-      qty: o.qty,
-      ...(o.p === undefined ? {} : { p: o.p }),
-      ...(o.tif === undefined ? {} : { tif: o.tif }),
-      po: o.po === true,
-      ro: o.ro === true,
-      ...(o.tr
-        ? {
-            trigger: {
-              kind: o.tr.tpsl,
-              trp: o.tr.trp,
-              ...(o.tr.market ? { market: true } : {}),
-              ...(isWholePositionLeg(o) ? { whole: true } : {}),
-            },
-          }
-        : {}),
-      ...(instrument ? { tick: tickOf(instrument), lot: lotOf(instrument) } : {}),
-    };
+    // The order's facts as every surface words them (`orderFacts`, ./words.ts), with the instrument's steps.
+    const steps = instrument ? { tick: tickOf(instrument), lot: lotOf(instrument) } : {};
+    const row: CommandOrderSummary = orderFacts(o, instrumentLabel(o.iid, instrument?.symbol), steps);
     if (!o.tr && instrument && fees) {
       const [book, leverage, mark] = await Promise.all([read.book(o.iid), read.leverage(o.iid), read.mark(o.iid)]);
       const s =

@@ -57,7 +57,11 @@ export type PerpsOrderFacts = PerpsSteps & {
 export type PerpsOrderWords = { line: string; notes: string[] };
 
 /** The facts of a command's order item (`createOrders` args) named `symbol`, with its instrument's steps. */
-export function orderFacts(o: PerpsOrderInput, symbol: string, steps: PerpsSteps = {}): PerpsOrderFacts {
+export function orderFacts(
+  o: PerpsOrderInput,
+  symbol: string,
+  steps: PerpsSteps = {},
+): PerpsOrderFacts & { po: boolean; ro: boolean } {
   return {
     buy: o.buy,
     qty: o.qty,
