@@ -432,11 +432,8 @@ export async function compose(o: BackgroundOptions, shell: Shell): Promise<Servi
         }),
       }),
       'streams.status': () => streams.status(),
-      'streams.watch': async (w) => {
-        const answer = await streams.watch(w);
-        readAhead.afterWatch({ asked: w, answer }); // what the popup reads next, on a cold worker
-        return answer;
-      },
+      // What the popup reads next when the answer lacks it (a cold worker, another instrument) starts at the answer.
+      'streams.watch': (w) => readAhead.watch(w, () => streams.watch(w)),
     },
     { extensionId: browser.runtime.id, extensionOrigin: browser.runtime.getURL('/') },
     { checkOutputs: OUTPUT_CHECKS, mapError: storageFailure },

@@ -38,7 +38,7 @@ describe('reads ahead of a popup on a cold worker', () => {
 
   it("answers the popup's matching read once, from the read started at the watch", async () => {
     const { ra, sent } = ahead();
-    ra.afterWatch(cold);
+    await ra.watch(cold.asked, async () => cold.answer);
     expect(sent).toHaveLength(3);
     const book = ra.take({ name: 'book', query: { depth: 10, instrument_id: 2 } }); // any order of the query
     expect(await book).toEqual({ n: 1, name: 'book' });
@@ -46,9 +46,9 @@ describe('reads ahead of a popup on a cold worker', () => {
     expect(await ra.take({ account: ACCOUNT.toLowerCase(), name: 'portfolio' })).toEqual({ n: 2, name: 'portfolio' });
   });
 
-  it("never answers another account's read, another query, or a read of another name", () => {
+  it("never answers another account's read, another query, or a read of another name", async () => {
     const { ra } = ahead();
-    ra.afterWatch(cold);
+    await ra.watch(cold.asked, async () => cold.answer);
     expect(ra.take({ account: '0x00000000000000000000000000000000000000bb', name: 'portfolio' })).toBeUndefined();
     expect(ra.take({ name: 'book', query: { instrument_id: 2, depth: 20 } })).toBeUndefined();
     expect(ra.take({ name: 'book', query: { instrument_id: 3, depth: 10 } })).toBeUndefined();
@@ -57,14 +57,14 @@ describe('reads ahead of a popup on a cold worker', () => {
 
   it('answers nothing older than 1 s, and nothing that failed', async () => {
     const { ra, later } = ahead((r) => r.name === 'portfolio');
-    ra.afterWatch(cold);
+    await ra.watch(cold.asked, async () => cold.answer);
     await new Promise((r) => setTimeout(r, 0));
     expect(ra.take({ account: ACCOUNT, name: 'portfolio' })).toBeUndefined();
     later(READ_AHEAD_MS + 1);
     expect(ra.take({ name: 'book', query: { instrument_id: 2, depth: 10 } })).toBeUndefined();
   });
 
-  it('a lock, an account switch or a venue change drops every read ahead: none answers across it', () => {
+  it('a lock, an account switch or a venue change drops every read ahead: none answers across it', async () => {
     for (const end of [
       (a: Authority) => a.end('all', 'lock'),
       (a: Authority) => a.end('person', 'account'),
@@ -72,22 +72,32 @@ describe('reads ahead of a popup on a cold worker', () => {
       (a: Authority) => a.end('person', 'session'),
     ]) {
       const { ra, authority } = ahead();
-      ra.afterWatch(cold);
+      await ra.watch(cold.asked, async () => cold.answer);
       end(authority);
       expect(ra.take({ account: ACCOUNT, name: 'portfolio' })).toBeUndefined();
       expect(ra.take({ name: 'book', query: { instrument_id: 2, depth: 10 } })).toBeUndefined();
     }
     // A site's authority ending (a disconnect) is not the person's: the popup's reads stay.
     const { ra, authority } = ahead();
-    ra.afterWatch(cold);
+    await ra.watch(cold.asked, async () => cold.answer);
     authority.end('origin:https://site.example', 'disconnect');
     expect(ra.take({ account: ACCOUNT, name: 'portfolio' })).toBeDefined();
   });
 
-  it('a second watch while reads are ahead sends no read twice', () => {
+  it('a lock while the watch is being answered starts no read ahead', async () => {
+    const { ra, sent, authority } = ahead();
+    const answer = await ra.watch(cold.asked, async () => {
+      authority.end('all', 'lock');
+      return cold.answer;
+    });
+    expect(answer).toBe(cold.answer);
+    expect(sent).toEqual([]);
+  });
+
+  it('a second watch while reads are ahead sends no read twice', async () => {
     const { ra, sent } = ahead();
-    ra.afterWatch(cold);
-    ra.afterWatch(cold);
+    await ra.watch(cold.asked, async () => cold.answer);
+    await ra.watch(cold.asked, async () => cold.answer);
     expect(sent).toHaveLength(3);
   });
 });

@@ -1,10 +1,11 @@
 /**
- * Reads ahead of a popup that opened on a cold worker. The popup's first `streams.watch` names the instrument it shows
- * and the account; when the background holds no fresh book for it (none, or older than 1 s) or no live session for
- * the account, the popup reads them over REST next (`perps.read`: `book`, `portfolio`, `openOrders`) — after its first
- * render, which on a worker the browser had stopped comes tens of ms later. `afterWatch` starts those reads as the
- * watch is answered, and `take` hands each one to the popup's matching read (same account, read and query) instead of
- * sending it again.
+ * Reads ahead of the popup. Its `streams.watch` names the instrument it shows and the account; when the
+ * background holds no fresh book for it (none, or older than `FRESH_BOOK_MS`) or no live session for the
+ * account — a worker the browser had stopped, another instrument chosen, streams down — the popup reads them
+ * over REST next (`perps.read`: `book`, `portfolio`, `openOrders`), at open only after its first render, tens
+ * of ms later on a cold worker. `watch` starts those reads as the watch is answered (at most three, 2 weight
+ * each, on the person's share), and `take` hands each one to the popup's matching read (same account, read and
+ * query) instead of sending it again.
  *
  * Rules: a read ahead serves one read, of the popup (the person's weight share, as it was drawn) and only within
  * `READ_AHEAD_MS` of its start; one that failed serves nothing (the popup's read is sent as always). A lock, panic, an
@@ -17,6 +18,12 @@ import type { PerpsReadName } from '../perps/reads';
 
 /** How long a read started ahead may answer the popup's read (ms): the popup's "fresh" book is at most 1 s old. */
 export const READ_AHEAD_MS = 1_000;
+
+/**
+ * The age (ms) of a held book the popup shows as fresh and reads no book after (`entrypoints/popup/stores/perps.ts`
+ * adds the time its first render waited; a book that turns stale meanwhile is read by the popup as before).
+ */
+export const FRESH_BOOK_MS = 1_000;
 
 /** The perps read the popup would send: `name`, `account` (proxy-header reads only) and `query`. */
 export type AheadRead = { account?: string; name: PerpsReadName; query?: Record<string, string | number> };
@@ -41,7 +48,7 @@ function keyOf(r: AheadRead): string {
 export function readsAfterWatch(w: WatchSeen): AheadRead[] {
   const out: AheadRead[] = [];
   const iid = w.asked.perpsIid;
-  if (iid !== undefined && !(w.answer.perpsBook && w.answer.perpsBook.ageMs <= READ_AHEAD_MS))
+  if (iid !== undefined && !(w.answer.perpsBook && w.answer.perpsBook.ageMs <= FRESH_BOOK_MS))
     out.push({ name: 'book', query: { instrument_id: iid, depth: 10 } });
   const account = w.asked.account;
   if (account && !w.answer.perpsAccount) out.push({ account, name: 'portfolio' }, { account, name: 'openOrders' });
@@ -69,10 +76,21 @@ export class ReadAhead {
     });
   }
 
-  /** Starts the reads `readsAfterWatch` names for a watch just answered (none when the answer brought everything). */
-  afterWatch(w: WatchSeen): void {
-    const at = this.now();
+  /**
+   * Answers a watch (`answer`: the background's `streams.watch`) and starts the reads `readsAfterWatch` names for it
+   * (none when the answer brought everything), under the person's authority as it stood when the watch came: a lock or
+   * switch while it was answered leaves none.
+   */
+  async watch<A extends WatchSeen['answer']>(asked: WatchSeen['asked'], answer: () => Promise<A>): Promise<A> {
     const ticket = this.authority.capture(PERSON_SCOPES);
+    const out = await answer();
+    this.start({ asked, answer: out }, ticket);
+    return out;
+  }
+
+  private start(w: WatchSeen, ticket: AuthorityTicket): void {
+    if (this.authority.endedBy(ticket) !== undefined) return;
+    const at = this.now();
     for (const [k, e] of this.ahead) if (at - e.at > READ_AHEAD_MS) this.ahead.delete(k);
     for (const r of readsAfterWatch(w)) {
       const k = keyOf(r);

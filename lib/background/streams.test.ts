@@ -75,13 +75,20 @@ beforeEach(() => {
 });
 
 let n = 0;
-async function ready() {
+/** A clock at a tenth of real time (a read ahead's 1 s window lasts 10 s: no test races it on a busy machine). */
+function slowClock(): () => number {
+  const start = Date.now();
+  return () => start + Math.floor((Date.now() - start) / 10);
+}
+
+async function ready(o: { now?: () => number } = {}) {
   const bg = startBackground({
     browser,
     dbName: `streams-${n++}`,
     kdf: KDF,
     bounds: BOUNDS,
     WebSocket: TrackedWebSocket,
+    ...o,
   });
   const call = async (type: string, payload: unknown = {}) => {
     const r = await bg.handle({ type, payload }, popup());
@@ -234,7 +241,7 @@ describe('background streams', () => {
   });
 
   it('a cold worker: a popup’s first book and account reads are answered by the reads its watch started', async () => {
-    const { call } = await ready();
+    const { call } = await ready({ now: slowClock() });
     const account = h.demo.owner.address;
     const portfolioReads = () => h.ctx.requestLog.filter((r) => r.path.includes('/v1/account/portfolio')).length;
     const [books, portfolios] = [bookReads(), portfolioReads()];
@@ -256,16 +263,23 @@ describe('background streams', () => {
   });
 
   it('a read started ahead of a popup answers nothing after a lock: the account read is refused', async () => {
-    const { bg, call } = await ready();
+    const { bg, call } = await ready({ now: slowClock() });
     const account = h.demo.owner.address;
     const portfolioReads = () => h.ctx.requestLog.filter((r) => r.path.includes('/v1/account/portfolio')).length;
-    const before = portfolioReads();
+    const before = [bookReads(), portfolioReads()];
     await call('streams.watch', { perpsIid: 1, account });
-    await until(() => portfolioReads() > before); // the read ahead was answered while unlocked
-    await new Promise((r) => setTimeout(r, 50));
+    // The reads ahead were answered while unlocked.
+    await until(() => bookReads() > before[0]! && portfolioReads() > before[1]!);
+    await new Promise((r) => setTimeout(r, 150));
     await bg.lock();
     const r = await bg.handle({ type: 'perps.read', payload: { account, name: 'portfolio' } }, popup());
     expect(r).toMatchObject({ ok: false, error: { name: 'Vault.LockedError' } });
+    // Unlocked again within the read's second: the book read ahead (no key needed) was dropped with the lock, so the
+    // popup's book read is sent afresh.
+    await call('vault.unlock', { password: 'a good password' });
+    const books = bookReads();
+    await call('perps.read', { name: 'book', query: { instrument_id: 1, depth: 10 } });
+    expect(bookReads()).toBeGreaterThan(books);
   });
 
   it(

@@ -43,7 +43,9 @@ export const STREAMS_CONTRACT = {
    * (ms since it arrived), null when none: the popup shows it at once (stale when older than 1 s).
    * With `account`: that account's portfolio and open orders as the **live** perps session holds them
    * (`perpsAccount`, null unless the session of that account is live and has them), current because a
-   * live session pushes every change — the popup opens on them without its first REST reads.
+   * live session pushes every change — the popup opens on them without its first REST reads. What the answer
+   * lacks (the book, the account) the background starts reading at once on the person's weight share, for the popup's
+   * next `perps.read` of it to take (`lib/background/read-ahead.ts`).
    */
   'streams.watch': procedure({
     input: v.strictObject({

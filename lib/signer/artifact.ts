@@ -15,8 +15,10 @@
  * JSON without `digest`: what the approval binds and what the window shows. `verifyArtifact` recomputes
  * every digest from the artifact's content through the same decoders that built it (the perps tuple is
  * rebuilt from the JSON `op` that will be sent, each order struct from the body that will be sent), so
- * an artifact altered after approval — one byte anywhere — is refused before anything is signed.
- * Pure: no keys, no I/O.
+ * an artifact altered after approval — one byte anywhere — is refused before anything is signed. An
+ * artifact the builders here made cannot be altered (plain data, frozen at every level): its digests,
+ * checked at the build, are held to the approved one without encoding it again; any other object is
+ * recomputed in full. Pure: no keys, no I/O.
  */
 import * as v from 'valibot';
 import { keccak256, stringToHex, type Address, type Hex } from 'viem';
@@ -150,6 +152,7 @@ export function freezeArtifact<T extends SigningArtifact>(a: T): T {
  * frozen getter still answers what it likes), so freezing it fixes every value `JSON.stringify` and the digests read.
  */
 function plainData(x: unknown): boolean {
+  if (typeof x === 'function') return false; // an own `toJSON` would answer what it likes
   if (!x || typeof x !== 'object') return true;
   const proto: unknown = Object.getPrototypeOf(x);
   if (proto !== Object.prototype && proto !== Array.prototype && proto !== null) return false;
@@ -198,9 +201,9 @@ export function perpsArtifact(
     signDigests: [sd],
     validUntil: input.builtAt + PERPS_ARTIFACT_TTL_MS,
   };
+  if (base.kind !== 'perps') throw new ArtifactMismatchError('kind'); // input naming another kind
   const a = freezeArtifact({ ...base, digest: bindingDigest(base) });
   const consistent =
-    a.kind === 'perps' &&
     plainData(a) &&
     command.signer === a.key &&
     command.endpoint.method === a.endpoint.method &&
@@ -267,10 +270,10 @@ export function l2Artifact(input: {
 }
 
 /**
- * Recomputes every digest of `a` from its content and checks them against the stored ones and the
- * binding digest against `approvedDigest`. Returns the digests to sign. Throws `ArtifactMismatchError`
- * (or the decoder's `InvalidFieldError`) — before anything is signed. An artifact built in this worker (frozen, its
- * digests checked at the build: `builtDigests`) is held to `approvedDigest` without encoding it again.
+ * Recomputes every digest of `a` from its content and checks them against the stored ones and the binding digest
+ * against `approvedDigest`. Returns the digests to sign. Throws `ArtifactMismatchError` (or the decoder's
+ * `InvalidFieldError`) — before anything is signed. An artifact built in this worker (plain data frozen at every level,
+ * its digests checked at the build: `builtDigests`) is held to `approvedDigest` without encoding it again.
  */
 export function verifyArtifact(a: SigningArtifact, approvedDigest: Hex): readonly Hex[] {
   const built = builtDigests.get(a); // checked at its build, and frozen since

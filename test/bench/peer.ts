@@ -14,8 +14,10 @@
  * default 50, orders each; the order of the sides rotates every block), every resting order cancelled between blocks;
  * orders rest and never fill. Prints per comparison p50 / p90 of each side, the p50 ratio and difference with 95 %
  * bootstrap intervals (both sides resampled, 1 000 times), the p90 ratio, the relay floor (a page's `eth_chainId` round
- * trip through the provider) and each target as met or not; then the median over `BENCH_RUNS` (default 3) runs, each in
- * a process, browser and sandbox of its own. Skipped when Chromium is missing; never fails on timing.
+ * trip through the provider) and each target as met or not; after each path, 30 more of Countersign's orders traced
+ * in the worker (the transport, each stage's start and length: `lib/background/bench-trace.ts`); then the median over
+ * `BENCH_RUNS` (default 3) runs, each in a process, browser and sandbox of its own. Skipped when Chromium is missing;
+ * never fails on timing.
  */
 import { execFileSync, execSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
