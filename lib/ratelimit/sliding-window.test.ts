@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seeded } from '../../test/kits/seeded';
 import { MultiWindow, SlidingWindow, type Budget } from './sliding-window';
 
 /** The budget's rule written out plainly: every entry in (now - windowMs, now], summed on each ask. */
@@ -30,22 +31,10 @@ class PlainWindow {
   }
 }
 
-/** A seeded generator (mulberry32), so a failure names its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('sliding-window budgets', () => {
   it('admits, refuses and names the wait as the plain rule, with entries back-dated or the clock stepped back', () => {
     for (let seed = 1; seed <= 40; seed++) {
-      const r = rng(seed);
+      const r = seeded(seed).next;
       const budget = { limit: 20, windowMs: 1_000 };
       const fast = new SlidingWindow(budget);
       const plain = new PlainWindow(budget);

@@ -148,7 +148,7 @@ export function freezeArtifact<T extends SigningArtifact>(a: T): T {
 }
 
 /**
- * Whether `a` is plain data all through: objects and arrays of the plain prototypes with no getters or setters (a
+ * Whether `x` is plain data all through: objects and arrays of the plain prototypes with no getters or setters (a
  * frozen getter still answers what it likes), so freezing it fixes every value `JSON.stringify` and the digests read.
  */
 function plainData(x: unknown): boolean {

@@ -38,7 +38,7 @@ export function perpsProcedures(d: ProcedureDeps): ContractHandlers<typeof PERPS
     'perps.read': async ({ account, name, query }, sender) => {
       const draw = sender.kind === 'approval' ? 'site' : 'person';
       const fresh = () => d.reads.perpsRead(account, name, query, { draw });
-      // The same read started ahead of a popup on a cold worker (drawn on the person's share): taken once.
+      // The same read started ahead of the popup at its watch (drawn on the person's share): taken once.
       const ahead =
         draw === 'person'
           ? d.readAhead?.take({ ...(account ? { account } : {}), name, ...(query ? { query } : {}) })
