@@ -6,10 +6,11 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { openVaultDb } from '../vault/db';
-import { auditLog, pageAudit } from '.';
+import { appendAudit, auditLog, pageAudit } from '.';
 import { durableAuditJournal } from './journal';
 import { reconcileJournal } from './reconcile';
 import { journalStore } from '../../test/kits/journal';
+import { SEND_WAIT_MAX_MS } from '../tasks';
 
 const area = journalStore;
 const record = {
@@ -23,6 +24,26 @@ const record = {
 let n = 0;
 
 describe('the audit journal', () => {
+  it("an answered order's entry is written only once the next submission's record is stored", async () => {
+    const log = auditLog(await openVaultDb(`journal-${n++}`), async () => undefined);
+    const store = area();
+    let storeNow!: () => void;
+    const put = store.put;
+    store.put = (id, r) => new Promise<void>((res) => (storeNow = res)).then(() => put(id, r));
+    const j = durableAuditJournal(store);
+    const written = appendAudit(log, { ...record, result: 'ok' }, { afterSends: true }).then(() => 'entry');
+    const next = j.open({ ...record, summary: 'the next order' }).stored.then(() => 'record');
+    const first = await Promise.race([
+      written,
+      new Promise((r) => setTimeout(() => r('neither'), SEND_WAIT_MAX_MS / 2)),
+    ]);
+    expect(first, 'the entry waits while the next send waits for its record').toBe('neither');
+    storeNow();
+    expect(await Promise.race([written, next])).toBe('record');
+    await written;
+    expect((await pageAudit(log)).entries).toMatchObject([{ summary: record.summary, result: 'ok' }]);
+  });
+
   it(
     'keeps an open record across a restart; the next ' + 'worker records it as unknown, notifies, and closes it',
     async () => {

@@ -21,6 +21,7 @@
 import { BaseError } from '../errors/base';
 import { RELAXED, type VaultDb } from '../vault/db';
 import type { AuditInput } from './log';
+import { pressingWrite } from '../tasks';
 
 /**
  * A grant use as a journal record carries it: grant id `grant`, `at` Unix ms, `notional` USDC (decimal
@@ -289,7 +290,8 @@ export function durableAuditJournal(store: JournalStore, now: () => number = Dat
       }
       const kept = readRecord(record, now()) ?? { ...record };
       open.set(id, kept);
-      const stored = write(id).then(
+      // The send waits for this write: bookkeeping that follows an answer lets it go first (`pressingWrite`).
+      const stored = pressingWrite(write(id)).then(
         () => {
           if (open.get(id)?.use) carrying.add(id);
         },

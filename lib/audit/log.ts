@@ -23,7 +23,7 @@ import {
   type StoredAuditEntry,
   type VaultDb,
 } from '../vault/db';
-import { nextTask } from '../tasks';
+import { afterSends } from '../tasks';
 import { checkpointParts, macEntry, partsOk, sealCheckpoint } from './mac';
 
 /** Where the audit key comes from: the vault's `auditKey()` in the extension; tests make their own. */
@@ -352,14 +352,15 @@ async function appendKeyed(log: AuditLog, key: CryptoKey, entry: AuditEntry): Pr
  * (marked) at the next keyed append. Returns its id and whether it is sealed. Throws
  * `Audit.InvalidEntryError` (names the field) and nothing else on bad input.
  *
- * `afterThisTask`: the entry is queued now (in order, seen by `auditWritten`), and its sealing and
- * write start in the next task — what the current task still does (the signer posting an answer back to
- * a page) goes first.
+ * `afterSends`: the entry is queued now (in order, seen by `auditWritten`), and its sealing and
+ * write start in a later task (`afterSends`, `lib/tasks`: at least 8 ms later, once no send waits for its journal
+ * record) — what the current task still does (the signer posting an answer back to a page) and the next request's
+ * way to its send go first.
  */
 export async function appendAudit(
   log: AuditLog,
   input: AuditInput,
-  o: { afterThisTask?: boolean } = {},
+  o: { afterSends?: boolean } = {},
 ): Promise<{ id: number; sealed: boolean }> {
   const entry = normalize(input);
   // The key as it is now (a lock right after does not turn this entry into one "recorded while locked"),
@@ -368,7 +369,7 @@ export async function appendAudit(
   keyed.catch(() => undefined); // awaited below, maybe a task later: a refusal is not unhandled meanwhile
   const s = shared(log.db);
   return serial(s, 'tail', async () => {
-    if (o.afterThisTask) await nextTask();
+    if (o.afterSends) await afterSends();
     const key = await keyed;
     if (!key) {
       s.cp = undefined; // no key: forget the cached one with its checkpoint

@@ -40,6 +40,53 @@ function wrap(obj: object, key: string, name: string): void {
   });
 }
 
+/**
+ * Records each frame a socket that sends while traced receives: `ws.answer` (a frame with an `id` and no `ch`: a
+ * command's answer or a ping's) and `ws.event` (a channel frame), from the event's time stamp (its arrival on the
+ * worker's thread) to the end of this listener, added after the stream's own (so the end is when the stream's
+ * handling of it returned).
+ */
+function watchFrames(proto: object): void {
+  const p = proto as { send: (this: WebSocket, data: unknown) => void };
+  const send = p.send;
+  const seen = new WeakSet<object>();
+  p.send = function (this: WebSocket, data: unknown) {
+    if (!seen.has(this)) {
+      seen.add(this);
+      this.addEventListener('message', (ev: MessageEvent) => {
+        if (!undo.length) return;
+        const ch = typeof ev.data === 'string' && ev.data.includes('"ch"');
+        spans.push({ name: ch ? 'ws.event' : 'ws.answer', start: ev.timeStamp, end: performance.now() });
+      });
+    }
+    return send.call(this, data);
+  };
+  undo.push(() => (p.send = send));
+}
+
+/**
+ * Records each IndexedDB transaction as `idb.<stores>` (`idb.journal`, `idb.audit+meta`, …; `.r` when read-only), from
+ * its creation to its `complete`, `abort` or `error`.
+ */
+function watchTransactions(proto: object): void {
+  const p = proto as { transaction: (this: IDBDatabase, ...a: unknown[]) => IDBTransaction };
+  const transaction = p.transaction;
+  p.transaction = function (this: IDBDatabase, ...a: unknown[]) {
+    const tx = transaction.apply(this, a);
+    const stores = Array.isArray(a[0]) ? (a[0] as string[]).join('+') : String(a[0]);
+    const span: TraceSpan = {
+      name: `idb.${stores}${tx.mode === 'readonly' ? '.r' : ''}`,
+      start: performance.now(),
+      end: NaN,
+    };
+    spans.push(span);
+    const end = () => (span.end = performance.now());
+    for (const t of ['complete', 'abort', 'error']) tx.addEventListener(t, end);
+    return tx;
+  };
+  undo.push(() => (p.transaction = transaction));
+}
+
 /** Starts tracing `bg`'s page path (see the module docstring); a trace already running is stopped first. */
 export function traceStart(bg: Background): void {
   traceStop();
@@ -57,8 +104,12 @@ export function traceStart(bg: Background): void {
   };
   wrap(g, 'fetch', 'fetch');
   if (g.chrome?.storage?.session) wrap(g.chrome.storage.session, 'set', 'session.set');
-  if (g.WebSocket) wrap(g.WebSocket.prototype, 'send', 'ws.send');
+  if (g.WebSocket) {
+    wrap(g.WebSocket.prototype, 'send', 'ws.send');
+    watchFrames(g.WebSocket.prototype);
+  }
   if (g.chrome?.runtime) wrap(g.chrome.runtime, 'sendMessage', 'push');
+  if (typeof IDBDatabase !== 'undefined') watchTransactions(IDBDatabase.prototype);
 }
 
 /** Stops tracing: the calls are unwrapped; returns the spans recorded since `traceStart`. */

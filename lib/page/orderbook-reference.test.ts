@@ -48,3 +48,30 @@ describe('the order-book reference price of a grant check', () => {
     expect(reads.n).toBe(1);
   });
 });
+
+describe("the market channel's reference of an order-book request", () => {
+  /** Page reads over a market channel that counts its PINGs and answers `mid` for every token; no REST read. */
+  function channel(mid: string) {
+    const pings: string[] = [];
+    const grantBooks = {
+      ref: async (tokenId: string) => (pings.push(tokenId), { price: mid, source: 'midpoint' as const }),
+    };
+    const service = { reads: { clobMid: () => Promise.reject(new Error('no REST read expected')) } };
+    const reads = new PageReads({ service, db: undefined, grantBooks } as unknown as Pick<
+      ProviderDeps,
+      'service' | 'db' | 'grantBooks'
+    >);
+    return { reads, pings };
+  }
+
+  it('starts as the request arrives, once per token, and the grant check takes that reference', async () => {
+    const { reads, pings } = channel('0.500');
+    const started = reads.startClobRefs(['1', '2', '1']);
+    expect(pings, 'a PING per token, sent before any order is built').toEqual(['1', '2']);
+    expect((await reads.clobRef('1', started))?.price).toBe('0.500');
+    expect((await reads.clobRef('2', started))?.price).toBe('0.500');
+    expect(pings, 'the check sent no second PING').toEqual(['1', '2']);
+    await reads.clobRef('3', started);
+    expect(pings, 'a token the request did not name gets its own PING at the check').toEqual(['1', '2', '3']);
+  });
+});

@@ -73,13 +73,16 @@ export class OrderBookMethods {
     const { d, consent, coverage, reads } = this.c;
     const { origin, ticket } = req;
     const { orders } = p;
+    // The market channel's reference of each token starts as the request arrives (its `PING` under way while the
+    // orders are built); the grant check below takes it.
+    const refs = d.grants ? reads.startClobRefs(orders.map((o) => o.tokenId)) : undefined;
     // Judged on what will be signed: the built orders' amounts (tick-rounded price, shares, USDC). An order
     // rounding changed (a price off the tick the exchange reports, a size past 2 decimals) is no grant's to cover.
     const built: ClobArtifact | undefined = d.grants ? await d.service.prepareClob(account.address, orders) : undefined;
     const rounded = built !== undefined && clobRoundingFlags(orders, built).length > 0;
     const check =
       built && !rounded
-        ? await coverage.check(origin, account, clobGrantRequest(built), (m) => reads.clobRef(m), ticket)
+        ? await coverage.check(origin, account, clobGrantRequest(built), (m) => reads.clobRef(m, refs), ticket)
         : NOT_COVERED;
     type Results = Awaited<ReturnType<SigningService['clobPostOrders']>>;
     // The use is counted while the orders are signed; nothing is posted before it is (`beforeSend`).

@@ -24,6 +24,12 @@ const tickersAnswer = v.array(
 );
 
 /** The instruments as the words name them: symbols (validated, unique) and steps, by instrument id. */
+/**
+ * The market channel's references started for one order-book request as it arrived (`PageReads.startClobRefs`), by
+ * token id.
+ */
+export type StartedRefs = ReadonlyMap<string, Promise<RefPrice | undefined>>;
+
 type InstrumentTable = {
   symbols: Map<number, string>;
   steps: Map<number, { tick?: string; lot?: string }>;
@@ -116,13 +122,14 @@ export class PageReads {
   /**
    * The order-book midpoint of a token as a reference price for an order that arrived now, borne out by
    * the token's order book (`lib/grants/reference.ts`): from the market channel's book once the `PONG` of a
-   * `PING` sent now came (`grantBooks.ref`, `lib/streams/reference.ts`), else over REST. Checks made while a REST read
+   * `PING` sent now came (`grantBooks.ref`, `lib/streams/reference.ts`; `started`: the one `startClobRefs` sent when
+   * this request arrived), else over REST. Checks made while a REST read
    * is in flight share it; a settled read is never reused: the midpoint comes from the order book itself, which anyone
    * (a site too, from an account of its own) can move for an instant, so a reused read would carry such a move to the
    * orders after it.
    */
-  async clobRef(tokenId: string): Promise<RefPrice | undefined> {
-    const streamed = await this.d.grantBooks?.ref(tokenId);
+  async clobRef(tokenId: string, started?: StartedRefs): Promise<RefPrice | undefined> {
+    const streamed = await (started?.get(tokenId) ?? this.d.grantBooks?.ref(tokenId));
     if (streamed) return streamed;
     const inFlight = this.clobRefs.get(tokenId);
     if (inFlight) return inFlight;
@@ -140,6 +147,23 @@ export class PageReads {
     };
     ref.then(done, done);
     return ref;
+  }
+
+  /**
+   * Starts the market channel's reference of each token of an order that just arrived (`grantBooks.ref`: its `PING`
+   * goes now, while the orders are built), for `clobRef(tokenId, started)` to take. Nothing over REST: a token the
+   * channel cannot judge answers undefined at once.
+   */
+  startClobRefs(tokenIds: Iterable<string>): StartedRefs {
+    const started = new Map<string, Promise<RefPrice | undefined>>();
+    const books = this.d.grantBooks;
+    if (!books) return started;
+    for (const t of new Set(tokenIds)) {
+      const ref = books.ref(t);
+      ref.catch(() => undefined); // taken (and its refusal met) by `clobRef`, or not needed
+      started.set(t, ref);
+    }
+    return started;
   }
 
   /** The grant offer's reads (equity, names) over the signing service. */

@@ -134,7 +134,7 @@ export class SigningService {
       now: this.now,
       sleep: o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
       // Looked up at each write: every audit entry of this service goes through `audit`.
-      audit: (entry, afterThisTask) => this.audit(entry, afterThisTask),
+      audit: (entry, afterSends) => this.audit(entry, afterSends),
       clobCancels: this.clobCancels,
     });
     this.credentials = new ClobCredentials({
@@ -147,15 +147,18 @@ export class SigningService {
     });
   }
 
-  /** Appends `entry` (now); `afterThisTask`: queued now, written from the next task on (`appendAudit`). */
+  /**
+   * Appends `entry` (now); `afterSends`: queued now, written once the next request's journal record had its way
+   * (`appendAudit`).
+   */
   private async audit(
     entry: Pick<AuditEntry, 'origin' | 'account' | 'kind' | 'summary' | 'result'> & {
       digest?: string | undefined;
       detail?: string | undefined;
     },
-    afterThisTask = false,
+    afterSends = false,
   ): Promise<void> {
-    await appendAudit(this.auditLog, { at: this.now(), ...entry }, { afterThisTask });
+    await appendAudit(this.auditLog, { at: this.now(), ...entry }, { afterSends });
   }
 
   // ------------------------------------------------------------------------------------------

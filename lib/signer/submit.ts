@@ -62,8 +62,8 @@ type Entry = Pick<AuditEntry, 'origin' | 'account' | 'kind' | 'summary' | 'resul
 /**
  * What the submitter needs: the service's options (`vault`, `settings`, `journal`, `session`,
  * `onUnrecorded`), the gate, the shared weight meter, the gateway transport, the clock `now` (Unix ms),
- * `sleep` (back-off, ms), `audit` (appends one entry; `afterThisTask`: queued now, written from the next
- * task on — `appendAudit`) and the cancel log every L2 request is recorded in.
+ * `sleep` (back-off, ms), `audit` (appends one entry; `afterSends`: queued now, written once the next
+ * request's journal record had its way — `appendAudit`) and the cancel log every L2 request is recorded in.
  */
 export type SubmitDeps = {
   o: SigningServiceOptions;
@@ -72,7 +72,7 @@ export type SubmitDeps = {
   transport: GatewayTransport;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
-  audit: (entry: Entry, afterThisTask?: boolean) => Promise<void>;
+  audit: (entry: Entry, afterSends?: boolean) => Promise<void>;
   clobCancels: ClobCancelLog;
 };
 
@@ -95,8 +95,9 @@ export class Submitter {
   /**
    * The audit entry of an answered submission: `append` is already queued on the log (entries stay in
    * call order, and every read of the log waits for it — `auditWritten`), and the answer goes back without
-   * waiting for the write (which starts in the next task: `afterThisTask`, so its sealing does not hold the
-   * answer's way back to the page either). A failed write cannot turn an accepted order into an error a client would
+   * waiting for the write (which starts at least 8 ms later, once no send waits for its journal record:
+   * `afterSends`, so neither its sealing nor its transaction holds the answer's way back to the page or the next
+   * request's way to its send). A failed write cannot turn an accepted order into an error a client would
    * retry (a second order); the person is told instead (`onUnrecorded`, with what was sent: "order", "withdrawal", a
    * command type).
    */
@@ -123,7 +124,7 @@ export class Submitter {
     const audit =
       opts.audit === false
         ? async () => undefined
-        : (entry: Entry, afterThisTask?: boolean) => this.d.audit(entry, afterThisTask);
+        : (entry: Entry, afterSends?: boolean) => this.d.audit(entry, afterSends);
     const base = this.auditBase(artifact, opts);
     const kind = `perps.${artifact.envelope.op.type}`;
     // A submission's journal record is opened first, stored beside the digest check, the key read and the
@@ -194,7 +195,7 @@ export class Submitter {
     envelope: PerpsEnvelope,
     digests: readonly Hex[],
     opts: ExecuteOptions,
-    audit: (entry: Entry, afterThisTask?: boolean) => Promise<void>,
+    audit: (entry: Entry, afterSends?: boolean) => Promise<void>,
     base: ReturnType<Submitter['auditBase']>,
     journalId: string | undefined,
     recheck: () => void,

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { backgroundTask, nextTask } from '.';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SEND_GRACE_MS, SEND_WAIT_MAX_MS, afterSends, backgroundTask, nextTask, pressingWrite } from '.';
 
 describe('deferring to a later task (page path)', () => {
   it(
@@ -29,5 +29,55 @@ describe('deferring to a later task (page path)', () => {
       g.scheduler = before;
     }
     expect(seen).toEqual([{ priority: 'background' }]);
+  });
+});
+
+describe("an answer's bookkeeping lets the next send's durable write go first", () => {
+  afterEach(() => vi.useRealTimers());
+
+  /** Whether `p` settled, after the timers and microtasks due so far ran. */
+  async function settled(p: Promise<unknown>): Promise<boolean> {
+    let done = false;
+    void p.then(() => (done = true));
+    await vi.advanceTimersByTimeAsync(0);
+    return done;
+  }
+
+  it('waits its grace, then for the journal record in flight, whatever came first', async () => {
+    vi.useFakeTimers();
+    const later = afterSends();
+    await vi.advanceTimersByTimeAsync(SEND_GRACE_MS - 1);
+    expect(await settled(later), 'not before the grace: the next request is on its way').toBe(false);
+    let store!: () => void;
+    void pressingWrite(new Promise<void>((r) => (store = r))); // the next request's journal record
+    await vi.advanceTimersByTimeAsync(1 + 20);
+    expect(await settled(later), 'not while a send waits for its record').toBe(false);
+    store();
+    expect(await settled(later), 'at once when the record is stored').toBe(true);
+  });
+
+  it('goes at its grace when nothing is in flight, and never waits past the longest wait', async () => {
+    vi.useFakeTimers();
+    const quiet = afterSends();
+    await vi.advanceTimersByTimeAsync(SEND_GRACE_MS);
+    expect(await settled(quiet)).toBe(true);
+
+    let answer!: () => void;
+    void pressingWrite(new Promise<void>((r) => (answer = r))); // a write the storage does not answer
+    const stuck = afterSends();
+    await vi.advanceTimersByTimeAsync(SEND_GRACE_MS + SEND_WAIT_MAX_MS - 1);
+    expect(await settled(stuck)).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await settled(stuck), 'a storage that does not answer does not hold the log').toBe(true);
+    answer();
+  });
+
+  it('a refused record counts as done', async () => {
+    vi.useFakeTimers();
+    const refused = pressingWrite(Promise.reject(new Error('quota')));
+    refused.catch(() => undefined);
+    const after = afterSends();
+    await vi.advanceTimersByTimeAsync(SEND_GRACE_MS);
+    expect(await settled(after)).toBe(true);
   });
 });

@@ -2,8 +2,57 @@
  * Deferring work to a later task (page path): the page path's own steps — the signature, the
  * send, the answer posted back to the page — run first, and the bookkeeping they start (a grant use's
  * vault write, an audit entry, an owned-order record) runs after them, when the worker would otherwise
- * wait on the network. Nothing here changes the order of the deferred work among itself.
+ * wait on the network; an answer's bookkeeping also lets the next request's journal record go first
+ * (`afterSends`). Nothing here changes the order of the deferred work among itself.
  */
+
+/**
+ * Least time (ms) the bookkeeping of an answered submission waits (`afterSends`): a page that orders back to back
+ * sends its next request as it reads the answer, and that request's journal record (the durable write its send waits
+ * for) is stored in the meantime (about 3-5 ms after the answer left, on a loaded 2-core machine). The browser writes
+ * one extension's IndexedDB transactions one after the other, so bookkeeping started right after the answer held that
+ * record behind it.
+ */
+export const SEND_GRACE_MS = 8;
+
+/** Longest (ms) `afterSends` waits past its grace for the send-path writes in flight to end. */
+export const SEND_WAIT_MAX_MS = 100;
+
+let pressing = 0;
+const quietWaiters = new Set<() => void>();
+
+/**
+ * Marks `write` — a durable write a send waits for (a submission's journal record, `lib/audit/journal.ts`) — as in
+ * flight until it settles, so `afterSends` lets it go first. Returns `write` itself.
+ */
+export function pressingWrite<T>(write: Promise<T>): Promise<T> {
+  pressing++;
+  const done = () => {
+    if (--pressing === 0) for (const w of [...quietWaiters]) w();
+  };
+  write.then(done, done);
+  return write;
+}
+
+/**
+ * Resolves in a later task, at least `graceMs` (ms) from now, once no `pressingWrite` is in flight — or
+ * `SEND_WAIT_MAX_MS` past the grace, whatever is in flight (a burst of concurrent sends never starves it). For the
+ * bookkeeping that follows an answer (the audit entry, the journal record's close): it is not on any send's path, and
+ * the next request's durable write is.
+ */
+export async function afterSends(graceMs: number = SEND_GRACE_MS): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, graceMs));
+  if (pressing === 0) return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      quietWaiters.delete(done);
+      resolve();
+    };
+    const timer = setTimeout(done, SEND_WAIT_MAX_MS);
+    quietWaiters.add(done);
+  });
+}
 
 type PostTask = (cb: () => void, o: { priority: 'background' | 'user-visible' | 'user-blocking' }) => Promise<void>;
 

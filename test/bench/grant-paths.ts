@@ -172,12 +172,20 @@ const line = (name: string, r: Figures, floorMs: number) => {
  * `servePage` starts with) to the next; p50 of each stage's start (ms after `enter`) and length (its calls summed; "in
  * n" when only n of the requests made it), of the worker's part (enter → end of `execute`) and of the rest (page → ack
  * minus the worker's part: the content-script relay and port both ways, the dispatch before `servePage`, the reply).
+ * With `clocks` (each request's send time in the page and the worker's `performance.timeOrigin`, both ms since the
+ * epoch) the rest is split: the way in (page send → `enter`) and the way back (end of `execute` → the page's answer).
  */
-export function stageBreakdown(spans: TraceSpan[], page: number[]): string {
+export function stageBreakdown(
+  spans: TraceSpan[],
+  page: number[],
+  clocks?: { sent: number[]; origin: number },
+): string {
   const enters = spans.filter((x) => x.name === 'enter');
   const rows = new Map<string, { at: number[]; len: number[] }>();
   const worker: number[] = [];
   const rest: number[] = [];
+  const wayIn: number[] = [];
+  const wayBack: number[] = [];
   let k = 0;
   for (const [i, e] of enters.entries()) {
     const next = enters[i + 1]?.start ?? Infinity;
@@ -201,8 +209,13 @@ export function stageBreakdown(spans: TraceSpan[], page: number[]): string {
       rows.set(name, row);
     }
     worker.push(exec.end - e.start);
+    const sent = clocks?.sent[k];
     const p = page[k++];
     if (p !== undefined) rest.push(p - (exec.end - e.start));
+    if (clocks && p !== undefined && sent !== undefined) {
+      wayIn.push(clocks.origin + e.start - sent);
+      wayBack.push(sent + p - (clocks.origin + exec.end));
+    }
   }
   const order = [...rows.entries()].sort((a, b) => median(a[1].at) - median(b[1].at));
   const f2 = (x: number) => x.toFixed(2);
@@ -211,7 +224,9 @@ export function stageBreakdown(spans: TraceSpan[], page: number[]): string {
     `${order.map(([n, r]) => `${n} @${f2(median(r.at))} +${f2(median(r.len))}${partOf(r.at.length)}`).join(', ')}; ` +
     `worker (enter ` +
     `→ execute end) ${median(worker).toFixed(2)}; page → ack ${median(page).toFixed(2)}, ` +
-    `rest (relay, port, reply) ${median(rest).toFixed(2)} ms (p50 over ${worker.length})`
+    `rest (relay, port, reply) ${median(rest).toFixed(2)}` +
+    (wayIn.length ? ` (in ${median(wayIn).toFixed(2)}, back ${median(wayBack).toFixed(2)})` : '') +
+    ` ms (p50 over ${worker.length})`
   );
 }
 

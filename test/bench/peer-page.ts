@@ -33,8 +33,12 @@ export type PeerConfig = {
   clob: { tokenId: string; price: string; size: string };
 };
 
-/** Milliseconds of each timed request of a block; `failed` requests (rejected or refused) are not timed. */
-export type BlockTimes = { out: number[]; failed: number; firstError?: string };
+/**
+ * Milliseconds of each timed request of a block (`out`) and when each was sent (`sent`: `performance.timeOrigin +
+ * performance.now()`, ms since the epoch, comparable with the worker's clock); `failed` requests (rejected or refused)
+ * are not timed.
+ */
+export type BlockTimes = { out: number[]; sent: number[]; failed: number; firstError?: string };
 
 /**
  * The sides of a comparison the page can time: Countersign's provider, or the page holding the key (order-book client,
@@ -189,6 +193,7 @@ function peerPage(): PeerPage {
     },
     async block(side, count, start) {
       const out: number[] = [];
+      const sent: number[] = [];
       let failed = 0;
       let firstError: string | undefined;
       for (let i = 0; i < count; i++) {
@@ -197,14 +202,14 @@ function peerPage(): PeerPage {
           const answer = await one(side, start + i);
           const t = performance.now() - t0;
           const why = refused(answer);
-          if (why === undefined) out.push(t);
+          if (why === undefined) (out.push(t), sent.push(performance.timeOrigin + t0));
           else ((firstError ??= why), failed++);
         } catch (err) {
           firstError ??= String((err as Error)?.message ?? err).slice(0, 300);
           failed++; // not timed (a loaded machine's loopback can miss a deadline)
         }
       }
-      return { out, failed, ...(firstError === undefined ? {} : { firstError }) };
+      return { out, sent, failed, ...(firstError === undefined ? {} : { firstError }) };
     },
     async cancelAll() {
       await client.cancelAll();

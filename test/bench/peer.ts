@@ -236,10 +236,11 @@ async function transportOf(h: Harness, page: Page, side: PeerSide, counter: { n:
     start,
   ] as const);
   const spans = await h.worker.evaluate(() => countersignBench.traceStop());
+  const origin = await h.worker.evaluate(() => performance.timeOrigin);
   return (
     `session stream sends ${spans.filter((x) => x.name === 'ws.send').length}, ` +
     `REST fetches ${spans.filter((x) => x.name === 'fetch').length}; stages (@start +length, ms after the request ` +
-    `reached servePage): ${stageBreakdown(spans, times.out)}`
+    `reached servePage): ${stageBreakdown(spans, times.out, { sent: times.sent, origin })}`
   );
 }
 
