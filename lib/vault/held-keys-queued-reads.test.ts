@@ -4,6 +4,8 @@
  * ran first — but is not held: a read made after the call waits for it and returns what it left. Each
  * case: a use write holds the lock, a read queues (nothing held), a second use write queues, the change
  * is called; the first write ends, the queued read is answered; the next read must wait for the change.
+ * Reads of one key queued together (a cold worker's first reads) open it once: the later ones take what the first
+ * opened, as a read made after it would.
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -193,3 +195,22 @@ describe(
     );
   },
 );
+
+describe('key reads of one account queued together', () => {
+  it('open each key once: the reads queued behind the first answer from what it opened', async () => {
+    const { vault, owner, hold } = await stored();
+    const opened: string[] = [];
+    const v = vault as unknown as { read: (id: string) => Promise<unknown> };
+    const read = v.read.bind(vault);
+    v.read = (id: string) => (opened.push(id.split(':')[0] ?? id), read(id));
+    const first = hold(); // a cold worker's start work holds the lock
+    const proxies = [vault.proxyFor(owner), vault.proxyFor(owner)];
+    const clob = [vault.clobCredentials(owner)];
+    proxies.push(vault.proxyFor(owner));
+    clob.push(vault.clobCredentials(owner));
+    await first.release();
+    expect((await Promise.all(proxies)).map((p) => p.secret)).toEqual(['proxy-secret', 'proxy-secret', 'proxy-secret']);
+    expect((await Promise.all(clob)).map((c) => c.apiKey)).toEqual(['api-key', 'api-key']);
+    expect(opened.sort(), 'one decryption per key').toEqual(['clob', 'proxy']);
+  });
+});

@@ -209,6 +209,10 @@ export class Vault extends VaultBackup {
     return this.exclusive(async () => {
       const now = this.now();
       const stamp = this.heldStamp();
+      // A read of the same key queued before this one may have opened it meanwhile (a cold worker's first reads
+      // come together); held only while nothing ended it since (`lib/vault/held-keys.ts`), as at the top.
+      const opened = this.heldKeys.get<Found>(name, stamp, now);
+      if (opened) return { ...opened, info: { ...opened.info } };
       let found: Found;
       if (this.bundle) {
         this.keptAccount(account);
@@ -306,6 +310,8 @@ export class Vault extends VaultBackup {
     const since = this.heldKeys.since();
     return this.exclusive(async () => {
       const stamp = this.heldStamp();
+      const opened = this.heldKeys.get<Found>(name, stamp, this.now()); // opened by a read queued before (`proxyFor`)
+      if (opened) return { ...opened, info: { ...opened.info } };
       let found: Found;
       if (this.bundle) {
         this.keptAccount(account);
