@@ -68,6 +68,13 @@ type Shared = {
   job: { full: boolean; done: number; total: number } | undefined;
   /** When (Unix ms) the last full check that passed ended, in this worker; `undefined` until one has. */
   fullAt: number | undefined;
+  /**
+   * Appends and reads someone waits for, queued behind the tail (`appendAudit` without `afterSends`, `auditWritten`):
+   * while there is one, an entry's `afterSends` wait ends (`hurry`).
+   */
+  urgent: number;
+  /** Ends the wait of the entry now waiting for `afterSends`, if one is. */
+  hurry: (() => void) | undefined;
 };
 const SHARED = new WeakMap<VaultDb, Shared>();
 
@@ -77,7 +84,15 @@ export function shared(db: VaultDb): Shared {
   if (!s)
     SHARED.set(
       db,
-      (s = { tail: Promise.resolve(), walk: Promise.resolve(), cp: undefined, job: undefined, fullAt: undefined }),
+      (s = {
+        tail: Promise.resolve(),
+        walk: Promise.resolve(),
+        cp: undefined,
+        job: undefined,
+        fullAt: undefined,
+        urgent: 0,
+        hurry: undefined,
+      }),
     );
   return s;
 }
@@ -352,10 +367,11 @@ async function appendKeyed(log: AuditLog, key: CryptoKey, entry: AuditEntry): Pr
  * (marked) at the next keyed append. Returns its id and whether it is sealed. Throws
  * `Audit.InvalidEntryError` (names the field) and nothing else on bad input.
  *
- * `afterSends`: the entry is queued now (in order, seen by `auditWritten`), and its sealing and
- * write start in a later task (`afterSends`, `lib/tasks`: at least 8 ms later, once no send waits for its journal
- * record) — what the current task still does (the signer posting an answer back to a page) and the next request's
- * way to its send go first.
+ * `afterSends`: the entry is queued now (in order, seen by `auditWritten`), and its sealing and write start in a later
+ * task (`afterSends`, `lib/tasks`: `SEND_GRACE_MS` after this call, once no journal record a send waits for is being
+ * stored, `SEND_WAIT_MAX_MS` past the grace at the latest) — what the current task still does (the signer posting an
+ * answer back to a page) and the next request's way to its send go first. The wait ends at once when an append
+ * without `afterSends` or a read (`auditWritten`) is queued behind it: those are waited for.
  */
 export async function appendAudit(
   log: AuditLog,
@@ -368,8 +384,17 @@ export async function appendAudit(
   const keyed = log.key();
   keyed.catch(() => undefined); // awaited below, maybe a task later: a refusal is not unhandled meanwhile
   const s = shared(log.db);
+  const asked = performance.now();
+  if (!o.afterSends) urgentBehind(s);
   return serial(s, 'tail', async () => {
-    if (o.afterSends) await afterSends();
+    if (!o.afterSends) s.urgent--;
+    else if (s.urgent === 0) {
+      await new Promise<void>((resolve) => {
+        s.hurry = resolve;
+        void afterSends(asked).then(resolve);
+      });
+      s.hurry = undefined;
+    }
     const key = await keyed;
     if (!key) {
       s.cp = undefined; // no key: forget the cached one with its checkpoint
@@ -386,7 +411,19 @@ export async function appendAudit(
  * read that started later.
  */
 export async function auditWritten(log: Pick<AuditLog, 'db'>): Promise<void> {
-  await shared(log.db).tail;
+  const s = shared(log.db);
+  urgentBehind(s);
+  try {
+    await s.tail;
+  } finally {
+    s.urgent--;
+  }
+}
+
+/** Someone waits behind the tail: the entry waiting for `afterSends` is written now, and those after it do not wait. */
+function urgentBehind(s: Shared): void {
+  s.urgent++;
+  s.hurry?.();
 }
 
 /**

@@ -3,9 +3,10 @@
  * the worker. `traceStart(bg)` wraps, on the running background's own instances, the calls a granted page
  * request makes — the session restore that starts `servePage` (`enter`), the grant decision (`decide`), the
  * artifact build (`prepare`), signing with submission (`execute`), the key reads (`key`), the `storage.session` writes
- * (`session.set`: the audit journal and outcome records), the gateway `fetch` (REST), the perps stream's `send`
- * (`ws.send`) and the broadcasts to extension pages (`push`: `runtime.sendMessage`, the stream pushes) — and records
- * each call's start and end (`performance.now()`, ms). `traceStop()` unwraps them and returns the spans, in start
+ * (`session.set`), the gateway `fetch` (REST), a socket's `send` (`ws.send`), the frames a socket that sent receives
+ * (`ws.answer`, `ws.event`), each IndexedDB transaction (`idb.<stores>`: the journal, the grant uses, the audit log…)
+ * and the broadcasts to extension pages (`push`: `runtime.sendMessage`, the stream pushes) — and records each call's
+ * start and end (`performance.now()`, ms). `traceStop()` unwraps them and returns the spans that ended, in start
  * order. Nothing here changes what the calls do or answer.
  */
 import type { Background } from './index';
@@ -40,23 +41,31 @@ function wrap(obj: object, key: string, name: string): void {
   });
 }
 
+/** Sockets given a frame listener (once each, whatever the number of traces). */
+const watched = new WeakSet<object>();
+
 /**
- * Records each frame a socket that sends while traced receives: `ws.answer` (a frame with an `id` and no `ch`: a
- * command's answer or a ping's) and `ws.event` (a channel frame), from the event's time stamp (its arrival on the
- * worker's thread) to the end of this listener, added after the stream's own (so the end is when the stream's
- * handling of it returned).
+ * Whether a frame is an answer: the order-book channel's `PONG`, or a JSON object opening with its request's `id` and
+ * naming no channel (a perps command's or ping's answer, as the venues write them).
+ */
+const isAnswer = (data: unknown): boolean =>
+  data === 'PONG' || (typeof data === 'string' && data.startsWith('{"id":') && !data.includes('"ch"'));
+
+/**
+ * Records each frame a socket that sends while traced receives: `ws.answer` (`isAnswer`) and `ws.event` (any other: a
+ * channel's frame), from the event's time stamp (its arrival on the worker's thread) to the end of this listener,
+ * added after the stream's own (so the end is when the stream's handling of it returned).
  */
 function watchFrames(proto: object): void {
   const p = proto as { send: (this: WebSocket, data: unknown) => void };
   const send = p.send;
-  const seen = new WeakSet<object>();
   p.send = function (this: WebSocket, data: unknown) {
-    if (!seen.has(this)) {
-      seen.add(this);
+    if (!watched.has(this)) {
+      watched.add(this);
       this.addEventListener('message', (ev: MessageEvent) => {
         if (!undo.length) return;
-        const ch = typeof ev.data === 'string' && ev.data.includes('"ch"');
-        spans.push({ name: ch ? 'ws.event' : 'ws.answer', start: ev.timeStamp, end: performance.now() });
+        const name = isAnswer(ev.data) ? 'ws.answer' : 'ws.event';
+        spans.push({ name, start: ev.timeStamp, end: performance.now() });
       });
     }
     return send.call(this, data);
@@ -112,11 +121,14 @@ export function traceStart(bg: Background): void {
   if (typeof IDBDatabase !== 'undefined') watchTransactions(IDBDatabase.prototype);
 }
 
-/** Stops tracing: the calls are unwrapped; returns the spans recorded since `traceStart`. */
+/**
+ * Stops tracing: the calls are unwrapped; returns the spans recorded since `traceStart` that ended (a transaction or a
+ * call still open is left out), in start order.
+ */
 export function traceStop(): TraceSpan[] {
   for (const u of undo.reverse()) u();
   undo = [];
-  const out = spans;
+  const out = spans.filter((x) => Number.isFinite(x.end)).sort((a, b) => a.start - b.start);
   spans = [];
   return out;
 }

@@ -3,7 +3,8 @@
  * grant that needs them is live and closed when none is — grants end with a lock, so a locked vault holds
  * none open; public data only (no credential):
  * - the order-book market channel (`ClobStreamReference`), subscribed to every market a live order-book
- *   grant covers: `ref` sends a `PING` when a covered order arrives and answers its midpoint once the
+ *   grant covers: `ref` sends a `PING` for an order that arrived (as the request arrives, for the tokens its
+ *   origin's grant covers: `PageReads.startClobRefs`; else at its grant check) and answers its midpoint once the
  *   `PONG` came (the book then holds every change the venue sent before);
  * - a public perps socket (`PerpsStreamReference`) on `tickers::all` and the `bbo::<iid>` of every
  *   instrument a live perps grant covers: `perpsRef` posts a `ping` when a covered order arrives and

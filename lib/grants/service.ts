@@ -412,6 +412,24 @@ export class GrantService {
     });
   }
 
+  /**
+   * The order-book markets (token ids) the live grant of `origin` for `account` covers, as the grants held in memory
+   * say: empty when none is, the vault is locked or the grants were not read yet. Reads no storage and decides nothing
+   * (the grant check does): what an arriving request may start reading ahead of its check (`PageReads.startClobRefs`).
+   */
+  clobMarketsHeld(origin: string, account: string): ReadonlySet<string> {
+    if (this.o.vault.state === 'locked' || !this.cache) return new Set();
+    const now = this.now();
+    const held = this.cache.find(
+      ({ grant: g }) =>
+        g.venue === 'clob' &&
+        g.origin === origin &&
+        g.account.toLowerCase() === account.toLowerCase() &&
+        g.expiresAt > now,
+    );
+    return new Set(held?.grant.venue === 'clob' ? held.grant.markets : []);
+  }
+
   /** Whether any grant is live (the badge and the dead-man timer follow it). */
   async anyLive(): Promise<boolean> {
     return (await this.list()).length > 0;

@@ -67,7 +67,7 @@ describe("the market channel's reference of an order-book request", () => {
   it('starts as the request arrives, once per token, and the grant check takes that reference', async () => {
     const { reads, pings } = channel('0.500');
     const started = reads.startClobRefs(['1', '2', '1']);
-    expect(pings, 'a PING per token, sent before any order is built').toEqual(['1', '2']);
+    expect(pings, 'a PING per token named').toEqual(['1', '2']);
     expect((await reads.clobRef('1', started))?.price).toBe('0.500');
     expect((await reads.clobRef('2', started))?.price).toBe('0.500');
     expect(pings, 'the check sent no second PING').toEqual(['1', '2']);

@@ -73,9 +73,12 @@ export class OrderBookMethods {
     const { d, consent, coverage, reads } = this.c;
     const { origin, ticket } = req;
     const { orders } = p;
-    // The market channel's reference of each token starts as the request arrives (its `PING` under way while the
-    // orders are built); the grant check below takes it.
-    const refs = d.grants ? reads.startClobRefs(orders.map((o) => o.tokenId)) : undefined;
+    // The market channel's reference of each token the origin's grant covers starts as the request arrives (its `PING`
+    // under way while the orders are built); the grant check below takes it. A site without a grant sends no PING.
+    const covered = d.grants?.clobMarketsHeld(origin, account.address);
+    const refs = covered?.size
+      ? reads.startClobRefs(orders.flatMap((o) => (covered.has(o.tokenId) ? [o.tokenId] : [])))
+      : undefined;
     // Judged on what will be signed: the built orders' amounts (tick-rounded price, shares, USDC). An order
     // rounding changed (a price off the tick the exchange reports, a size past 2 decimals) is no grant's to cover.
     const built: ClobArtifact | undefined = d.grants ? await d.service.prepareClob(account.address, orders) : undefined;

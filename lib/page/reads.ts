@@ -23,13 +23,13 @@ const tickersAnswer = v.array(
   }),
 );
 
-/** The instruments as the words name them: symbols (validated, unique) and steps, by instrument id. */
 /**
  * The market channel's references started for one order-book request as it arrived (`PageReads.startClobRefs`), by
  * token id.
  */
 export type StartedRefs = ReadonlyMap<string, Promise<RefPrice | undefined>>;
 
+/** The instruments as the words name them: symbols (validated, unique) and steps, by instrument id. */
 type InstrumentTable = {
   symbols: Map<number, string>;
   steps: Map<number, { tick?: string; lot?: string }>;

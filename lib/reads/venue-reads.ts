@@ -83,15 +83,11 @@ export class VenueReads {
     query?: Record<string, string | number | undefined>,
     opts: { timeoutMs?: number; draw?: Drawer } = {},
   ): Promise<PerpsReadAnswer<N>> {
-    const r = PERPS_READS[name];
-    // The key is asked at once, beside the settings read: on a cold worker both are storage reads, and the key's waits
-    // its turn at the vault's lock, which the start-up work's reads take too.
-    const key = r.auth === 'proxy-headers' ? this.o.vault.proxyFor(account ?? '') : undefined;
-    key?.catch(() => undefined); // met below, after the settings
     const { perpsUrl } = await this.o.settings();
+    const r = PERPS_READS[name];
     let auth: { proxy: string; secret: string } | undefined;
-    if (key) {
-      const p = await key;
+    if (r.auth === 'proxy-headers') {
+      const p = await this.o.vault.proxyFor(account ?? '');
       auth = { proxy: p.info.proxy, secret: p.secret };
     }
     this.o.meter.take(perpsUrl, r.weight, 0, opts.draw ?? 'person');

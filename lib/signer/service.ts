@@ -148,8 +148,8 @@ export class SigningService {
   }
 
   /**
-   * Appends `entry` (now); `afterSends`: queued now, written once the next request's journal record had its way
-   * (`appendAudit`).
+   * Appends `entry` (now); `afterSends`: queued now, written from `SEND_GRACE_MS` on, once no journal record a send
+   * waits for is being stored (`appendAudit`).
    */
   private async audit(
     entry: Pick<AuditEntry, 'origin' | 'account' | 'kind' | 'summary' | 'result'> & {

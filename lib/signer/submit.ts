@@ -62,8 +62,9 @@ type Entry = Pick<AuditEntry, 'origin' | 'account' | 'kind' | 'summary' | 'resul
 /**
  * What the submitter needs: the service's options (`vault`, `settings`, `journal`, `session`,
  * `onUnrecorded`), the gate, the shared weight meter, the gateway transport, the clock `now` (Unix ms),
- * `sleep` (back-off, ms), `audit` (appends one entry; `afterSends`: queued now, written once the next
- * request's journal record had its way — `appendAudit`) and the cancel log every L2 request is recorded in.
+ * `sleep` (back-off, ms), `audit` (appends one entry; `afterSends`: queued now, written from `SEND_GRACE_MS` on, once
+ * no journal record a send waits for is being stored — `appendAudit`) and the cancel log every L2 request is recorded
+ * in.
  */
 export type SubmitDeps = {
   o: SigningServiceOptions;
@@ -95,11 +96,11 @@ export class Submitter {
   /**
    * The audit entry of an answered submission: `append` is already queued on the log (entries stay in
    * call order, and every read of the log waits for it — `auditWritten`), and the answer goes back without
-   * waiting for the write (which starts at least 8 ms later, once no send waits for its journal record:
-   * `afterSends`, so neither its sealing nor its transaction holds the answer's way back to the page or the next
-   * request's way to its send). A failed write cannot turn an accepted order into an error a client would
-   * retry (a second order); the person is told instead (`onUnrecorded`, with what was sent: "order", "withdrawal", a
-   * command type).
+   * waiting for the write (which starts `SEND_GRACE_MS` later, once no journal record a send waits for is being stored,
+   * `SEND_WAIT_MAX_MS` past the grace at the latest: `afterSends`, so neither its sealing nor its transaction holds the
+   * answer's way back to the page or the next request's way to its send). A failed write cannot turn an accepted order
+   * into an error a client would retry (a second order); the person is told instead (`onUnrecorded`, with what was
+   * sent: "order", "withdrawal", a command type).
    */
   private afterAnswer(append: Promise<void>, what: string, journalId?: string): void {
     const close = (): void => {

@@ -3,15 +3,15 @@
  * send, the answer posted back to the page — run first, and the bookkeeping they start (a grant use's
  * vault write, an audit entry, an owned-order record) runs after them, when the worker would otherwise
  * wait on the network; an answer's bookkeeping also lets the next request's journal record go first
- * (`afterSends`). Nothing here changes the order of the deferred work among itself.
+ * (`afterSends`). Nothing here changes the order of the work deferred by one helper among itself.
  */
 
 /**
- * Least time (ms) the bookkeeping of an answered submission waits (`afterSends`): a page that orders back to back
+ * Least time (ms) after an answer before its bookkeeping is written (`afterSends`): a page that orders back to back
  * sends its next request as it reads the answer, and that request's journal record (the durable write its send waits
- * for) is stored in the meantime (about 3-5 ms after the answer left, on a loaded 2-core machine). The browser writes
- * one extension's IndexedDB transactions one after the other, so bookkeeping started right after the answer held that
- * record behind it.
+ * for) is stored within this time on a loaded 2-core machine (`test/bench/README.md`). Chromium commits one
+ * extension's IndexedDB transactions one after the other, so bookkeeping written within it queues that record behind
+ * its own transactions.
  */
 export const SEND_GRACE_MS = 8;
 
@@ -22,8 +22,9 @@ let pressing = 0;
 const quietWaiters = new Set<() => void>();
 
 /**
- * Marks `write` — a durable write a send waits for (a submission's journal record, `lib/audit/journal.ts`) — as in
- * flight until it settles, so `afterSends` lets it go first. Returns `write` itself.
+ * Marks `write` — a durable write a send waits for: a submission's journal record (`lib/audit/journal.ts`; a grant
+ * use's own vault write, when there is no journal, is not marked) — as in flight until it settles, so `afterSends`
+ * lets it go first. Returns `write` itself. One count per worker: every journal shares it.
  */
 export function pressingWrite<T>(write: Promise<T>): Promise<T> {
   pressing++;
@@ -35,21 +36,24 @@ export function pressingWrite<T>(write: Promise<T>): Promise<T> {
 }
 
 /**
- * Resolves in a later task, at least `graceMs` (ms) from now, once no `pressingWrite` is in flight — or
- * `SEND_WAIT_MAX_MS` past the grace, whatever is in flight (a burst of concurrent sends never starves it). For the
- * bookkeeping that follows an answer (the audit entry, the journal record's close): it is not on any send's path, and
- * the next request's durable write is.
+ * Resolves in a later task, at least `SEND_GRACE_MS` after `from` (`performance.now()` ms: when the bookkeeping was
+ * asked, so work queued behind other work does not wait its grace again), once no `pressingWrite` is in flight — and at
+ * the latest `SEND_GRACE_MS + SEND_WAIT_MAX_MS` after `from`, whatever is in flight (a burst of concurrent sends never
+ * starves it). For the bookkeeping that follows an answer (the audit entry, the journal record's close): it is not on
+ * any send's path, and the next request's journal record is.
  */
-export async function afterSends(graceMs: number = SEND_GRACE_MS): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, graceMs));
-  if (pressing === 0) return;
+export async function afterSends(from: number = performance.now()): Promise<void> {
+  const grace = from + SEND_GRACE_MS - performance.now();
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, grace)));
+  const left = from + SEND_GRACE_MS + SEND_WAIT_MAX_MS - performance.now();
+  if (pressing === 0 || left <= 0) return;
   await new Promise<void>((resolve) => {
     const done = () => {
       clearTimeout(timer);
       quietWaiters.delete(done);
       resolve();
     };
-    const timer = setTimeout(done, SEND_WAIT_MAX_MS);
+    const timer = setTimeout(done, left);
     quietWaiters.add(done);
   });
 }

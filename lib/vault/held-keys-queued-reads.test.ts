@@ -4,8 +4,8 @@
  * ran first — but is not held: a read made after the call waits for it and returns what it left. Each
  * case: a use write holds the lock, a read queues (nothing held), a second use write queues, the change
  * is called; the first write ends, the queued read is answered; the next read must wait for the change.
- * Reads of one key queued together (a cold worker's first reads) open it once: the later ones take what the first
- * opened, as a read made after it would.
+ * Proxy key and API credential reads of one account queued together (a cold worker's first reads) open each once: the
+ * later ones take what the first opened, as a read made after it would.
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';

@@ -310,7 +310,7 @@ export class Vault extends VaultBackup {
     const since = this.heldKeys.since();
     return this.exclusive(async () => {
       const stamp = this.heldStamp();
-      const opened = this.heldKeys.get<Found>(name, stamp, this.now()); // opened by a read queued before (`proxyFor`)
+      const opened = this.heldKeys.get<Found>(name, stamp, this.now()); // opened by a read before it, as in proxyFor
       if (opened) return { ...opened, info: { ...opened.info } };
       let found: Found;
       if (this.bundle) {

@@ -172,8 +172,10 @@ const line = (name: string, r: Figures, floorMs: number) => {
  * `servePage` starts with) to the next; p50 of each stage's start (ms after `enter`) and length (its calls summed; "in
  * n" when only n of the requests made it), of the worker's part (enter → end of `execute`) and of the rest (page → ack
  * minus the worker's part: the content-script relay and port both ways, the dispatch before `servePage`, the reply).
- * With `clocks` (each request's send time in the page and the worker's `performance.timeOrigin`, both ms since the
- * epoch) the rest is split: the way in (page send → `enter`) and the way back (end of `execute` → the page's answer).
+ * With `clocks` (the send time of each request `page` times — in the same order — and the worker's
+ * `performance.timeOrigin`, both ms since the epoch) the rest is split into the way in (page send → `enter`) and the
+ * way back (end of `execute` → the page's answer); in + back = rest, and the split is as good as the two contexts'
+ * `timeOrigin` agree.
  */
 export function stageBreakdown(
   spans: TraceSpan[],

@@ -202,8 +202,10 @@ function peerPage(): PeerPage {
           const answer = await one(side, start + i);
           const t = performance.now() - t0;
           const why = refused(answer);
-          if (why === undefined) (out.push(t), sent.push(performance.timeOrigin + t0));
-          else ((firstError ??= why), failed++);
+          if (why === undefined) {
+            out.push(t);
+            sent.push(performance.timeOrigin + t0);
+          } else ((firstError ??= why), failed++);
         } catch (err) {
           firstError ??= String((err as Error)?.message ?? err).slice(0, 300);
           failed++; // not timed (a loaded machine's loopback can miss a deadline)
