@@ -94,4 +94,17 @@ describe('sliding-window budgets', () => {
     expect(m.take('k', 1, 100)).toBe(0);
     expect(m.take('k', 1, 200)).toBe(800);
   });
+
+  it('forgets a key whose window emptied: when it is asked, and once many other keys were recorded', () => {
+    const w = new SlidingWindow({ limit: 10, windowMs: 1_000 });
+    for (let i = 0; i < 2_000; i++) w.take(`ip ${i}`, 1, 0); // one request each, never again
+    expect(w.keys).toBe(2_000);
+    expect(w.used('ip 0', 1_000)).toBe(0);
+    expect(w.keys, 'asked after its window: forgotten').toBe(1_999);
+    expect(w.check('never seen', 1, 1_000)).toBe(0);
+    expect(w.keys, 'a check of an unknown key keeps nothing').toBe(1_999);
+    for (let i = 0; i < 1_100; i++) w.take(`later ${i}`, 1, 5_000);
+    expect(w.keys, 'the keys of the first second are swept').toBeLessThanOrEqual(1_100);
+    expect(w.take('later 0', 10, 5_000), 'a live key keeps its weight').toBeGreaterThan(0);
+  });
 });

@@ -16,18 +16,32 @@ export class SlidingWindow {
    * visited once however often the budget is asked: a busy key costs the same per request at any rate.
    */
   private readonly log = new Map<string, { list: { at: number; cost: number }[]; head: number; used: number }>();
+  /** Records since the last sweep of the keys whose window emptied (`SWEEP_EVERY`). */
+  private recorded = 0;
   constructor(readonly budget: Budget) {}
 
-  /** `key`'s log with the entries at or before `now - windowMs` dropped from the front. */
-  private entries(key: string, now: number) {
+  /** How many keys are held (one whose window emptied is forgotten when asked, and by a sweep every 1 024 records). */
+  get keys(): number {
+    return this.log.size;
+  }
+
+  /**
+   * `key`'s log with the entries at or before `now - windowMs` dropped from the front. An emptied log is forgotten
+   * unless `keep` (a record follows).
+   */
+  private entries(key: string, now: number, keep = false) {
     const from = now - this.budget.windowMs;
     let l = this.log.get(key);
-    if (!l) this.log.set(key, (l = { list: [], head: 0, used: 0 }));
+    if (!l) {
+      l = { list: [], head: 0, used: 0 };
+      if (keep) this.log.set(key, l);
+    }
     for (let e = l.list[l.head]; e !== undefined && e.at <= from; e = l.list[++l.head]) l.used -= e.cost;
     if (l.head === l.list.length) {
       l.list = [];
       l.head = 0;
       l.used = 0; // no float drift carried over an empty window
+      if (!keep) this.log.delete(key);
     } else if (l.head > 64 && l.head * 2 > l.list.length) {
       l.list = l.list.slice(l.head);
       l.head = 0;
@@ -67,7 +81,8 @@ export class SlidingWindow {
   /** Records `cost` unconditionally (after `check` said it fits). */
   record(key: string, cost: number, now: number): void {
     if (cost <= 0) return;
-    const l = this.entries(key, now);
+    if (++this.recorded >= SWEEP_EVERY) this.sweep(now);
+    const l = this.entries(key, now, true);
     // Kept in time order (an entry dated before the newest — a clock stepped back — goes where it belongs).
     let i = l.list.length;
     while (i > l.head && (l.list[i - 1]?.at ?? now) > now) i--;
@@ -75,7 +90,17 @@ export class SlidingWindow {
     else l.list.splice(i, 0, { at: now, cost });
     l.used += cost;
   }
+
+  /** Forgets every key whose newest entry left the window by `now` (a key asked once and never again). */
+  private sweep(now: number): void {
+    this.recorded = 0;
+    const from = now - this.budget.windowMs;
+    for (const [key, l] of this.log) if ((l.list[l.list.length - 1]?.at ?? from) <= from) this.log.delete(key);
+  }
 }
+
+/** Records between two sweeps of the keys whose window emptied (each sweep visits every key once). */
+const SWEEP_EVERY = 1_024;
 
 /** A set of sliding windows that must all admit a request (e.g. burst per 10 s and sustained per 10 min). */
 export class MultiWindow {
